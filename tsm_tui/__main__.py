@@ -1,0 +1,3 @@
+from tsm_tui.cli import main
+
+raise SystemExit(main())

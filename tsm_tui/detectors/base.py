@@ -1,0 +1,79 @@
+"""The detector interface: pure, incremental, no I/O, no UI.
+
+``update(record)`` takes one step record and returns the alerts it raises
+(usually none); ``result()`` is the check's current status; ``finalize()`` is
+called once when a finished log has been read to its end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tsm_tui.record import Alert, CheckResult, Status, StepRecord
+from tsm_tui.settings import RunInfo, Settings
+
+
+@dataclass
+class RunState:
+    """Facts about the run observed so far, shared (read-only) by detectors."""
+
+    info: RunInfo
+    first_step: int | None = None
+    last_step: int | None = None
+    records: int = 0
+    peak_lr: float | None = None
+    peak_lr_step: int | None = None
+    last_lr: float | None = None
+    resumes: list[tuple[int, int]] = field(default_factory=list)  # (from, to)
+    #: first step at which another check raised a warning or worse early in the run
+    early_trouble_step: int | None = None
+
+    @property
+    def total_steps(self) -> int | None:
+        return self.info.total_steps
+
+    def progress(self) -> float | None:
+        """Share of the planned steps done, when the plan is known."""
+        if self.info.total_steps and self.last_step is not None:
+            return self.last_step / self.info.total_steps
+        return None
+
+
+class Detector:
+    id: str = ""
+    title: str = ""
+
+    def __init__(self, settings: Settings, state: RunState) -> None:
+        self.s = settings
+        self.state = state
+
+    def update(self, rec: StepRecord) -> list[Alert]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def on_resume(self, step: int) -> None:
+        """The log went back to ``step`` (restart from a checkpoint)."""
+
+    def finalize(self) -> list[Alert]:
+        return []
+
+    def result(self) -> CheckResult:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _result(self, status: Status, summary: str) -> CheckResult:
+        return CheckResult(self.id, self.title, status, summary)
+
+
+def fmt(x: float | None) -> str:
+    """Short human number: 4 significant digits, scientific when small or big."""
+    if x is None:
+        return "n/a"
+    if x != x:
+        return "NaN"
+    if x in (float("inf"), float("-inf")):
+        return "Inf" if x > 0 else "-Inf"
+    ax = abs(x)
+    if ax != 0 and (ax < 1e-3 or ax >= 1e5):
+        m, e = f"{x:.2e}".split("e")
+        m = m.rstrip("0").rstrip(".")
+        return f"{m}e{int(e)}"
+    return f"{x:.4g}"

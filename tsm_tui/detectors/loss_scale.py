@@ -1,0 +1,132 @@
+"""fp16 dynamic loss scale: back-offs after start-up, the scale pinned at its
+minimum, a collapse from its running max, and skipped steps climbing.
+
+The halvings at the start are normal: the scaler searches down from 2^16
+(torch GradScaler) or 2^32 (Megatron). Sources: HF DeepSpeed docs ("Attempted
+loss scale: 1, reducing to 1" = the scaler cannot find a scale), OPT-175B
+(divergence followed the loss scalar crashing toward 0), Megatron's skipped /
+NaN iteration counters.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tsm_tui import advice
+from tsm_tui.detectors.base import Detector, fmt
+from tsm_tui.detectors.stats import RollingRate
+from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
+
+SKIP_WINDOW = 1000
+
+
+class LossScaleDetector(Detector):
+    id = "loss_scale"
+    title = "FP16 Loss Scale"
+
+    def __init__(self, settings, state) -> None:
+        super().__init__(settings, state)
+        self.n = 0
+        self.scale: float | None = None
+        self.max_scale = 0.0
+        self.min_scale = math.inf
+        self.backoffs = 0
+        self.grown = False
+        self.first_step: int | None = None
+        self._pinned = 0
+        self._skips = RollingRate(SKIP_WINDOW)
+        self.skipped_total = 0
+        self.overflows = 0
+        self.alerted: set[str] = set()
+        self.worst = Status.PASS
+        self.reasons: list[str] = []
+        self.constant_one = True
+        self._last_step: int | None = None
+
+    def _startup(self, rec: StepRecord) -> bool:
+        fs = self.first_step if self.first_step is not None else rec.step
+        return not self.grown and rec.step - fs < self.s.scale_startup_steps
+
+    def update(self, rec: StepRecord) -> list[Alert]:
+        if rec.loss_scale is None and rec.skipped is None and not rec.overflow:
+            return []
+        self.n += 1
+        if self.first_step is None:
+            self.first_step = rec.step
+        out: list[Alert] = []
+        sc = rec.loss_scale
+        if rec.overflow:
+            self.overflows += 1
+        if sc is not None and math.isfinite(sc):
+            if sc != 1.0:
+                self.constant_one = False
+            prev = self.scale
+            if prev is not None:
+                if sc > prev:
+                    self.grown = True
+                elif sc < prev and not self._startup(rec):
+                    self.backoffs += 1
+            self.scale = sc
+            self.max_scale = max(self.max_scale, sc)
+            self.min_scale = min(self.min_scale, sc)
+            if sc <= 1.0 and not self.constant_one:
+                self._pinned += 1
+            else:
+                self._pinned = 0
+            if self._pinned >= self.s.scale_min_records:
+                out += self._raise(rec, "pinned", Severity.CRITICAL,
+                                   f"Loss scale pinned at its minimum ({fmt(sc)}) for {self._pinned} records at step "
+                                   f"{rec.step}: every step overflows, the scaler cannot find a working scale.")
+            if (not self._startup(rec) and self.grown and self.max_scale / max(sc, 1e-30) >= self.s.scale_collapse):
+                out += self._raise(rec, "collapse", Severity.CRITICAL,
+                                   f"Loss scale collapsed to {fmt(sc)} from a high of {fmt(self.max_scale)} "
+                                   f"({self.max_scale / max(sc, 1e-30):.0f}x) at step {rec.step}.")
+        if rec.skipped is not None:
+            self.skipped_total += rec.skipped
+            span = rec.step - self._last_step if self._last_step is not None else 1
+            steps = max(1, rec.skipped, span)
+            for i in range(min(steps, SKIP_WINDOW)):
+                self._skips.update(i < rec.skipped)
+            self._last_step = rec.step
+            if not self._startup(rec) and len(self._skips) >= min(SKIP_WINDOW, 50):
+                rate = self._skips.get()
+                if rate >= self.s.scale_skip_fail:
+                    out += self._raise(rec, "skips_fail", Severity.CRITICAL,
+                                       f"{rate:.0%} of the last {len(self._skips)} steps were skipped for fp16 "
+                                       f"overflow (step {rec.step}).")
+                elif rate >= self.s.scale_skip_warn:
+                    out += self._raise(rec, "skips_warn", Severity.WARNING,
+                                       f"{rate:.1%} of the last {len(self._skips)} steps were skipped for fp16 "
+                                       f"overflow (step {rec.step}).")
+        return out
+
+    def _raise(self, rec, kind, sev, msg) -> list[Alert]:
+        status = Status.FAIL if sev == Severity.CRITICAL else Status.WARN
+        if status.rank > self.worst.rank:
+            self.worst = status
+        if kind in self.alerted:
+            return []
+        self.alerted.add(kind)
+        self.reasons.append(msg.split(":")[0].split(" at step")[0])
+        actions = [advice.bf16(),
+                   "If fp16 must stay: raise initial_scale_power to 32 (HF DeepSpeed docs) and lower the LR.",
+                   advice.rollback(self.state, rec.step, "the loss-scale collapse")]
+        return [Alert(self.id, sev, rec.step, msg, value=self.scale, baseline=self.max_scale or None,
+                      actions=actions, key=f"loss_scale_{kind}")]
+
+    def on_resume(self, step: int) -> None:
+        self.scale = None
+        self._pinned = 0
+        self.first_step = step
+        self.grown = False
+
+    def result(self) -> CheckResult:
+        if self.n == 0:
+            return self._result(Status.SKIP, "no loss scale logged (bf16 / fp32)")
+        if self.constant_one and not self.skipped_total and not self.overflows:
+            return self._result(Status.SKIP, "loss scale constant 1.0: bf16 / fp32, no scaling")
+        if self.worst != Status.PASS:
+            return self._result(self.worst, "; ".join(dict.fromkeys(self.reasons)))
+        extra = f", {self.backoffs} back-off(s) after start-up" if self.backoffs else ""
+        return self._result(Status.PASS, f"scale {fmt(self.scale)} (max {fmt(self.max_scale)}){extra}, "
+                                         f"{self.skipped_total} skipped step(s)")

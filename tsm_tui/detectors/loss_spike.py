@@ -1,0 +1,256 @@
+"""Loss spikes: find them, tell the ones that recover (WARN) from the ones that
+do not or that turn into divergence (FAIL).
+
+Rules (sources in tsm_tui/settings.py):
+- seed rule: loss > 2.5 x median of the window without its last 10 records,
+  kept from firing on noisy runs by a z >= 2.5 test on log-loss (ZClip);
+- OLMo-core rule: log-loss > mean + 6 sigma of the same baseline (with a 1.3x
+  floor so a smooth curve's tiny wiggles are not "spikes");
+- an absolute floor (0.05) so bumps near zero loss are ignored.
+Spiking values are kept out of the baseline (ZClip feeds its EMA the clipped
+value), so a spike does not hide the next one.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tsm_tui import advice
+from tsm_tui.detectors.base import Detector, fmt
+from tsm_tui.detectors.stats import Delay, RollingMedian, RollingMoments
+from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
+
+SIGMA_MIN_RATIO = 1.3
+RECOVERY_RECORDS = 3  # consecutive records back near baseline
+
+
+class _Incident:
+    __slots__ = ("onset", "baseline", "peak", "peak_step", "spike_records", "ok_run", "state")
+
+    def __init__(self, onset: int, baseline: float, value: float) -> None:
+        self.onset = onset
+        self.baseline = baseline
+        self.peak = value
+        self.peak_step = onset
+        self.spike_records = 1
+        self.ok_run = 0
+        self.state = "open"  # open / recovered / failed / diverged
+
+
+class LossSpikeDetector(Detector):
+    id = "loss_spike"
+    title = "Loss Spike Detection"
+
+    def __init__(self, settings, state) -> None:
+        super().__init__(settings, state)
+        base_len = max(5, settings.window - settings.spike_exclude_recent)
+        self._delay = Delay(settings.spike_exclude_recent)
+        self._med = RollingMedian(base_len)
+        self._logm = RollingMoments(base_len)
+        self._recent = RollingMedian(settings.window)  # undelayed, for divergence
+        self._best_med: float | None = None
+        self._best_step: int | None = None
+        self._incident: _Incident | None = None
+        self.incidents: list[_Incident] = []
+        self.n = 0
+        self.recovered = 0
+        self.failed = 0
+        self._last: StepRecord | None = None
+        self._diverged_at: int | None = None
+
+    # ------------------------------------------------------------------ update
+    def update(self, rec: StepRecord) -> list[Alert]:
+        x = rec.loss
+        if x is None or not math.isfinite(x):
+            return []
+        self.n += 1
+        self._last = rec
+        out: list[Alert] = []
+        med = self._med.get()
+        is_spike = False
+        if med is not None and len(self._med) >= self.s.min_baseline:
+            is_spike, ratio, z = self._test(x, med)
+            if is_spike:
+                out += self._on_spike(rec, x, med, ratio, z)
+        inc = self._incident
+        if inc is not None and not is_spike:
+            out += self._track(inc, rec, x)
+        # spiking values do not enter the baseline (ZClip feeds the clipped value)
+        fed = med if (is_spike and med is not None) else x
+        out_val = self._delay.push(fed)
+        if out_val is not None:
+            self._med.update(out_val)
+            if out_val > 0:
+                self._logm.update(math.log(out_val))
+        self._recent.update(x)
+        out += self._divergence(rec)
+        return out
+
+    def _test(self, x: float, med: float) -> tuple[bool, float, float]:
+        if x - med < self.s.spike_min_delta:
+            return False, x / med if med > 0 else 0.0, 0.0
+        if med <= 0 or x <= 0:
+            return False, 0.0, 0.0
+        ratio = x / med
+        std = self._logm.std
+        z = (math.log(x) - self._logm.mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
+        seed = ratio >= self.s.spike_factor and z >= self.s.spike_min_z
+        sigma = z >= self.s.sigma and ratio >= SIGMA_MIN_RATIO
+        return (seed or sigma), ratio, z
+
+    def _on_spike(self, rec, x, med, ratio, z) -> list[Alert]:
+        inc = self._incident
+        if inc is not None:
+            inc.spike_records += 1
+            inc.ok_run = 0
+            if x > inc.peak:
+                inc.peak, inc.peak_step = x, rec.step
+            return []
+        inc = self._incident = _Incident(rec.step, med, x)
+        self.incidents.append(inc)
+        zs = f", {z:.1f} sigma" if math.isfinite(z) else ""
+        return [
+            Alert(
+                self.id,
+                Severity.WARNING,
+                rec.step,
+                f"Loss spike at step {rec.step}: {fmt(x)} vs baseline {fmt(med)} ({ratio:.1f}x{zs}). "
+                f"Spikes that recover are normal; watching for recovery within {self.s.recovery_steps} steps.",
+                value=x,
+                baseline=med,
+                actions=[
+                    advice.clip(self.state),
+                    f"If it does not recover: {advice.rollback(self.state, rec.step)}",
+                ],
+                key=f"loss_spike:{rec.step}",
+            )
+        ]
+
+    def _track(self, inc: _Incident, rec: StepRecord, x: float) -> list[Alert]:
+        if x <= inc.baseline * self.s.recovery_factor:
+            inc.ok_run += 1
+        else:
+            inc.ok_run = 0
+        if inc.ok_run >= RECOVERY_RECORDS:
+            inc.state = "recovered"
+            self._incident = None
+            self.recovered += 1
+            took = rec.step - inc.onset
+            return [
+                Alert(
+                    self.id,
+                    Severity.INFO,
+                    rec.step,
+                    f"Loss recovered from the spike at step {inc.onset} (peak {fmt(inc.peak)} vs "
+                    f"baseline {fmt(inc.baseline)}) in {took} steps.",
+                    value=x,
+                    baseline=inc.baseline,
+                    actions=[],
+                    key=f"loss_spike_recovered:{inc.onset}",
+                )
+            ]
+        if rec.step - inc.onset >= self.s.recovery_steps:
+            return self._fail(inc, rec, x, f"has not recovered {rec.step - inc.onset} steps later")
+        return []
+
+    def _fail(self, inc: _Incident, rec: StepRecord, x: float, why: str, diverged: bool = False) -> list[Alert]:
+        inc.state = "diverged" if diverged else "failed"
+        self._incident = None
+        self.failed += 1
+        # the new level becomes the baseline so one failure is not re-reported each step
+        self._med.clear()
+        self._logm.clear()
+        self._delay.clear()
+        return [
+            Alert(
+                self.id,
+                Severity.CRITICAL,
+                rec.step,
+                f"Loss spike at step {inc.onset} {why}: loss {fmt(x)} vs {fmt(inc.baseline)} before it "
+                f"({x / inc.baseline:.1f}x)." if inc.baseline > 0 else f"Loss spike at step {inc.onset} {why}.",
+                value=x,
+                baseline=inc.baseline,
+                actions=[
+                    advice.rollback(self.state, inc.onset),
+                    advice.lower_lr(self.state),
+                    advice.clip(self.state),
+                ],
+                key=f"loss_spike_fail:{inc.onset}",
+            )
+        ]
+
+    def _divergence(self, rec: StepRecord) -> list[Alert]:
+        if len(self._recent) < self.s.window or self._diverged_at is not None:
+            return []
+        cur = self._recent.get()
+        if self._best_med is None or cur < self._best_med:
+            self._best_med, self._best_step = cur, rec.step
+            return []
+        best = self._best_med
+        if best > 0 and cur > best * self.s.divergence_factor and cur - best >= self.s.spike_min_delta:
+            self._diverged_at = rec.step
+            inc = self._incident
+            if inc is not None:
+                return self._fail(inc, rec, rec.loss, "turned into divergence", diverged=True)
+            self.failed += 1
+            onset = self._best_step or rec.step
+            return [
+                Alert(
+                    self.id,
+                    Severity.CRITICAL,
+                    rec.step,
+                    f"Loss is diverging: rolling median {fmt(cur)} at step {rec.step} vs its best "
+                    f"{fmt(best)} at step {onset} ({cur / best:.1f}x).",
+                    value=cur,
+                    baseline=best,
+                    actions=[
+                        advice.rollback(self.state, onset, "the climb"),
+                        advice.lower_lr(self.state),
+                        advice.clip(self.state),
+                    ],
+                    key="loss_divergence",
+                )
+            ]
+        return []
+
+    def on_resume(self, step: int) -> None:
+        self._med.clear()
+        self._logm.clear()
+        self._delay.clear()
+        self._recent.clear()
+        self._best_med = self._best_step = None
+        self._diverged_at = None
+        if self._incident is not None and self._incident.onset > step:
+            # the spike is in the superseded part: the restart is the remedy
+            self._incident.state = "recovered"
+            self.recovered += 1
+            self._incident = None
+
+    # ------------------------------------------------------------------ end
+    def finalize(self) -> list[Alert]:
+        inc = self._incident
+        last = self._last
+        if inc is None or last is None:
+            return []
+        x = last.loss
+        if x is not None and inc.baseline > 0 and x >= inc.baseline * self.s.spike_factor:
+            return self._fail(inc, last, x, "had not recovered by the end of the log")
+        return []
+
+    def result(self) -> CheckResult:
+        if self.n == 0:
+            return self._result(Status.SKIP, "no loss values in the log")
+        n_inc = len(self.incidents)
+        if self.failed:
+            bad = [i for i in self.incidents if i.state in ("failed", "diverged")]
+            if bad:
+                i = bad[0]
+                kind = "turned into divergence" if i.state == "diverged" else "did not recover"
+                return self._result(Status.FAIL, f"spike at step {i.onset} {kind}")
+            return self._result(Status.FAIL, f"loss diverging since step {self._best_step}")
+        if n_inc:
+            steps = ", ".join(str(i.onset) for i in self.incidents[:4])
+            more = f" (+{n_inc - 4} more)" if n_inc > 4 else ""
+            open_ = " (one still recovering)" if self._incident is not None else ""
+            return self._result(Status.WARN, f"{n_inc} spike(s) at step {steps}{more}, recovered{open_}")
+        return self._result(Status.PASS, f"no spikes in {self.n} loss values")

@@ -1,0 +1,222 @@
+"""LR schedule: warm-up present and long enough (>= 1% of steps, 2-5%
+recommended), peak LR against the model size, LR stuck at 0 while training
+continues, and a schedule that never decays.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tsm_tui import advice
+from tsm_tui.detectors.base import Detector, fmt
+from tsm_tui.detectors.references import lr_reference
+from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
+
+PEAK_TOL = 0.98  # LR within 2% of its max counts as "at peak"
+NO_WARMUP_RECORDS = 20  # records at the first LR before we call it "no warm-up"
+ZERO_RECORDS = 20  # (ours) LR == 0 for this many records ...
+ZERO_FRAC = 0.05  # ... and for 5% of the steps so far
+
+
+class LRScheduleDetector(Detector):
+    id = "lr_schedule"
+    title = "LR Schedule"
+
+    def __init__(self, settings, state) -> None:
+        super().__init__(settings, state)
+        self.n = 0
+        self.first_step: int | None = None
+        self.first_lr: float | None = None
+        self.max_lr = 0.0
+        self.peak_step: int | None = None
+        self.min_after_peak: float | None = None
+        self._peak_step_lr = 0.0
+        self._zero_run = 0
+        self._zero_from: int | None = None
+        self.zero_at: int | None = None
+        self.no_warmup_alerted = False
+        self.lr_alerted = ""
+
+    def update(self, rec: StepRecord) -> list[Alert]:
+        lr = rec.lr
+        if lr is None or not math.isfinite(lr):
+            return []
+        out: list[Alert] = []
+        self.n += 1
+        if self.first_lr is None:
+            self.first_lr, self.first_step = lr, rec.step
+        if lr > self.max_lr:
+            self.max_lr = lr
+            self.min_after_peak = lr
+            # peak_step: where the LR first came within 2% of its maximum
+            if self.peak_step is None or self._peak_step_lr < PEAK_TOL * lr:
+                self.peak_step, self._peak_step_lr = rec.step, lr
+        else:
+            self.min_after_peak = min(self.min_after_peak or lr, lr)
+        out += self._check_no_warmup(rec)
+        out += self._check_peak(rec)
+        out += self._check_zero(rec, lr)
+        return out
+
+    # -- warm-up -----------------------------------------------------------------
+    def _starts_at_beginning(self) -> bool:
+        total = self.state.info.total_steps
+        fs = self.first_step or 0
+        return fs <= max(10, 0.01 * total) if total else fs <= 10
+
+    def has_warmup(self) -> bool | None:
+        if self.n == 0 or not self._starts_at_beginning():
+            return None
+        return self.first_lr < self.max_lr * PEAK_TOL
+
+    def warmup_steps(self) -> int | None:
+        if not self.has_warmup():
+            return 0 if self.has_warmup() is False else None
+        fs, ps = self.first_step or 0, self.peak_step or 0
+        return ps if fs <= 1 else ps - fs
+
+    def _total(self) -> tuple[int | None, str]:
+        if self.state.info.total_steps:
+            return self.state.info.total_steps, "planned"
+        if self.state.last_step:
+            return self.state.last_step, "logged"
+        return None, ""
+
+    def _check_no_warmup(self, rec) -> list[Alert]:
+        if self.no_warmup_alerted or self.n < NO_WARMUP_RECORDS or self.has_warmup() is not False:
+            return []
+        self.no_warmup_alerted = True
+        return [
+            Alert(
+                self.id,
+                Severity.WARNING,
+                rec.step,
+                f"No LR warm-up: the LR starts at its peak {fmt(self.max_lr)} at step {self.first_step}. "
+                "Warm-up is mandatory: early Adam updates are large and can destabilise the run.",
+                value=self.first_lr,
+                baseline=self.max_lr,
+                actions=[advice.warmup(self.state)],
+                key="no_warmup",
+            )
+        ]
+
+    # -- peak vs size ------------------------------------------------------------
+    def _lr_ref(self):
+        p = self.state.info.params
+        if not p:
+            return None
+        total, _ = self._total()
+        bt = self.state.info.effective_batch_tokens()
+        tokens = bt * self.state.info.total_steps if (bt and self.state.info.total_steps) else None
+        return lr_reference(p, tokens)
+
+    def _check_peak(self, rec) -> list[Alert]:
+        if self.lr_alerted == "critical":
+            return []
+        ref = self._lr_ref()
+        if ref is None or self.max_lr <= self.s.lr_warn_factor * ref[0]:
+            return []
+        sev = Severity.CRITICAL if self.max_lr > self.s.lr_fail_factor * ref[0] else Severity.WARNING
+        if self.lr_alerted == sev.value:
+            return []
+        self.lr_alerted = sev.value  # warn once, then once more if it climbs past the FAIL line
+        return [
+            Alert(
+                self.id,
+                sev,
+                rec.step,
+                f"Peak LR {fmt(self.max_lr)} is {self.max_lr / ref[0]:.1f}x the reference {fmt(ref[0])} for "
+                f"{fmt(self.state.info.params)} parameters ({ref[1]}).",
+                value=self.max_lr,
+                baseline=ref[0],
+                actions=[
+                    f"Lower the peak LR from {fmt(self.max_lr)} to about {fmt(ref[0] * 2)} (at most 2x {ref[1]}).",
+                    advice.warmup(self.state),
+                ],
+                key=f"lr_peak_{sev.value}",
+            )
+        ]
+
+    # -- LR at zero ----------------------------------------------------------------
+    def _check_zero(self, rec, lr) -> list[Alert]:
+        if lr > 0 or self.max_lr <= 0:
+            self._zero_run, self._zero_from = 0, None
+            return []
+        if self.peak_step is None or rec.step <= self.peak_step:
+            return []
+        self._zero_run += 1
+        if self._zero_from is None:
+            self._zero_from = rec.step
+        total = self.state.info.total_steps
+        span = rec.step - (self.first_step or 0)
+        zero_steps = rec.step - self._zero_from
+        # a schedule that ends at 0 just before the run ends is not a fault: the
+        # LR must sit at 0 for 20+ records and 5% of the run (ours)
+        if self.zero_at is not None or self._zero_run < ZERO_RECORDS or zero_steps < ZERO_FRAC * span:
+            return []
+        if total and rec.step >= 0.98 * total:
+            return []
+        self.zero_at = self._zero_from
+        return [
+            Alert(
+                self.id,
+                Severity.WARNING,
+                rec.step,
+                f"LR has been 0 since step {self._zero_from} ({zero_steps} steps) while training continues: "
+                "the steps are wasted compute.",
+                value=0.0,
+                baseline=self.max_lr,
+                actions=["Check the scheduler's horizon (max_steps / decay steps) against the run length."],
+                key="lr_zero",
+            )
+        ]
+
+    def on_resume(self, step: int) -> None:
+        self._zero_run = 0
+
+    def result(self) -> CheckResult:
+        if self.n == 0:
+            return self._result(Status.SKIP, "LR not logged")
+        parts: list[str] = []
+        status = Status.PASS
+        hw = self.has_warmup()
+        total, kind = self._total()
+        if hw is None:
+            parts.append(f"log starts at step {self.first_step}: warm-up not visible")
+        elif hw is False:
+            early = self.state.early_trouble_step
+            if early is not None:
+                status = Status.FAIL
+                parts.append(f"no warm-up, and instability at step {early}")
+            else:
+                status = Status.WARN
+                parts.append("no warm-up")
+        else:
+            w = self.warmup_steps() or 0
+            if total:
+                frac = w / total
+                parts.append(f"warm-up {w} steps ({frac:.1%} of {total} {kind})")
+                if frac < self.s.warmup_min_frac:
+                    status = Status.WARN
+                    parts[-1] += f" < 1%"
+            else:
+                parts.append(f"warm-up {w} steps")
+        ref = self._lr_ref()
+        if ref is not None:
+            r = self.max_lr / ref[0]
+            if r > self.s.lr_fail_factor:
+                status = Status.FAIL
+            elif r > self.s.lr_warn_factor and status != Status.FAIL:
+                status = Status.WARN
+            parts.append(f"peak {fmt(self.max_lr)} = {r:.1f}x {ref[1]}")
+        else:
+            parts.append(f"peak {fmt(self.max_lr)}")
+        if self.zero_at is not None and not (total and self.zero_at >= 0.98 * total):
+            status = max(status, Status.WARN, key=lambda s: s.rank)
+            parts.append(f"LR 0 from step {self.zero_at}")
+        prog = self.state.progress()
+        if prog is not None and prog >= 0.9 and self.min_after_peak is not None and self.max_lr > 0:
+            if self.state.last_lr is not None and self.state.last_lr >= 0.9 * self.max_lr:
+                status = max(status, Status.WARN, key=lambda s: s.rank)
+                parts.append("LR never decayed (cosine decay to ~10% is standard)")
+        return self._result(status, "; ".join(parts))

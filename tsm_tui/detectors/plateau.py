@@ -1,0 +1,207 @@
+"""Loss plateau: the loss stops improving for a long stretch while the LR is
+still high. Told apart from convergence (LR decayed to <= 20% of its peak, or
+the run >= 90% done). A grad norm that collapses with it hints at dead units or
+a dead optimizer state.
+
+State is a bounded list of block means (at most MAX_BLOCKS; neighbours merge
+when it fills), so memory is constant and the work per record is O(1)
+amortised: the window is evaluated once per completed block.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tsm_tui import advice
+from tsm_tui.detectors.base import Detector, fmt
+from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
+
+MAX_BLOCKS = 64
+MIN_RECORDS = 20  # fewer records in the window cannot tell flat from noisy
+T_IMPROVING = 3.0  # Welch t of (first third - last third) means (ours)
+
+
+def _moments(blocks) -> tuple[float, float, int]:
+    n = sum(b.n for b in blocks)
+    m = sum(b.s for b in blocks) / n
+    v = max(0.0, sum(b.ss for b in blocks) / n - m * m)
+    return m, v, n
+
+
+class _Block:
+    __slots__ = ("first", "last", "s", "ss", "n", "gs", "gn")
+
+    def __init__(self, step: int) -> None:
+        self.first = self.last = step
+        self.s = 0.0
+        self.ss = 0.0
+        self.n = 0
+        self.gs = 0.0
+        self.gn = 0
+
+    def merge(self, o: "_Block") -> None:
+        self.last = o.last
+        self.s += o.s
+        self.ss += o.ss
+        self.n += o.n
+        self.gs += o.gs
+        self.gn += o.gn
+
+
+class PlateauDetector(Detector):
+    id = "plateau"
+    title = "Loss Plateau"
+
+    def __init__(self, settings, state) -> None:
+        super().__init__(settings, state)
+        self.blocks: list[_Block] = []
+        self.block_size = 1
+        self._cur: _Block | None = None
+        self.n = 0
+        self.start: int | None = None  # current plateau's first step
+        self.level: float | None = None
+        self.longest: tuple[int, int, bool] | None = None  # (start, end, converged)
+        self.warned = False
+        self.failed = False
+        self.dead_hint = False
+        self.converged_at: int | None = None
+        self._gn_early: float | None = None
+
+    def update(self, rec: StepRecord) -> list[Alert]:
+        x = rec.loss
+        if x is None or not math.isfinite(x):
+            return []
+        self.n += 1
+        b = self._cur
+        if b is None:
+            b = self._cur = _Block(rec.step)
+        b.last = rec.step
+        b.s += x
+        b.ss += x * x
+        b.n += 1
+        if rec.grad_norm is not None and math.isfinite(rec.grad_norm):
+            b.gs += rec.grad_norm
+            b.gn += 1
+        if b.n < self.block_size:
+            return []
+        self.blocks.append(b)
+        self._cur = None
+        if len(self.blocks) > MAX_BLOCKS:
+            merged = []
+            for i in range(0, len(self.blocks) - 1, 2):
+                a = self.blocks[i]
+                a.merge(self.blocks[i + 1])
+                merged.append(a)
+            if len(self.blocks) % 2:
+                merged.append(self.blocks[-1])
+            self.blocks = merged
+            self.block_size *= 2
+        return self._evaluate(rec)
+
+    def window_steps(self) -> int:
+        span = (self.state.last_step or 0) - (self.state.first_step or 0)
+        return max(self.s.plateau_steps, int(0.2 * span))
+
+    def _evaluate(self, rec: StepRecord) -> list[Alert]:
+        L = self.window_steps()
+        now = rec.step
+        win = [b for b in self.blocks if b.last > now - L]
+        if len(win) < 3 or sum(b.n for b in win) < MIN_RECORDS or now - win[0].first < 0.8 * L:
+            return []
+        k = max(1, len(win) // 3)
+        first, last = win[:k], win[-k:]
+        m1, v1, n1 = _moments(first)
+        m3, v3, n3 = _moments(last)
+        rel = (m1 - m3) / abs(m1) if m1 else 0.0
+        se = math.sqrt(v1 / n1 + v3 / n3)
+        t = (m1 - m3) / se if se > 0 else (math.inf if m1 > m3 else 0.0)
+        # still improving: by more than plateau_rel, or steadily (a significant
+        # drop, t >= T_IMPROVING: slow late-training progress is not a plateau)
+        if rel >= self.s.plateau_rel or (rel > 0 and t >= T_IMPROVING):
+            if self.start is not None:
+                self._close(now)
+            return []
+        if self.start is None:
+            self.start = win[0].first
+            self.level = m3
+            gpre = [b.gs / b.gn for b in self.blocks if b.gn and b.last < self.start]
+            self._gn_early = sorted(gpre)[len(gpre) // 2] if gpre else None
+        self.level = m3
+        gn_now = [b.gs / b.gn for b in last if b.gn]
+        if self._gn_early and gn_now and max(gn_now) < 0.1 * self._gn_early:
+            self.dead_hint = True
+        if self._converged():
+            if self.converged_at is None:
+                self.converged_at = self.start
+            return []
+        dur = now - self.start
+        out: list[Alert] = []
+        lr_txt = self._lr_text()
+        hint = (" The grad norm collapsed with it: dead units or a dead optimizer state."
+                if self.dead_hint else "")
+        if dur >= L and not self.warned:
+            self.warned = True
+            out.append(self._alert(Severity.WARNING, rec, dur, lr_txt, hint))
+        if dur >= 2 * L and not self.failed:
+            self.failed = True
+            out.append(self._alert(Severity.CRITICAL, rec, dur, lr_txt, hint))
+        return out
+
+    def _alert(self, sev, rec, dur, lr_txt, hint) -> Alert:
+        actions = [advice.rollback(self.state, self.start or rec.step, "the plateau")]
+        if self.dead_hint:
+            actions.append("Check for dead activations and a stuck optimizer (reset Adam moments on restart; "
+                           "lower epsilon to 1e-8 as OLMo 2 did).")
+        else:
+            actions.append("Check the data pipeline (repeated or shuffled-label batches) and the LR: too low "
+                           "stalls, too high bounces.")
+        return Alert(
+            self.id, sev, rec.step,
+            f"Loss flat for {dur} steps since step {self.start} at ~{fmt(self.level)}{lr_txt}.{hint}",
+            value=self.level, baseline=None, actions=actions,
+            key="plateau_fail" if sev == Severity.CRITICAL else "plateau",
+        )
+
+    def _lr_text(self) -> str:
+        st = self.state
+        if st.last_lr is not None and st.peak_lr:
+            return f", LR still {fmt(st.last_lr)} ({st.last_lr / st.peak_lr:.0%} of peak)"
+        return ""
+
+    def _converged(self) -> bool:
+        st = self.state
+        if st.last_lr is not None and st.peak_lr and st.last_lr <= self.s.decayed_lr_frac * st.peak_lr:
+            return True
+        prog = st.progress()
+        return prog is not None and prog >= 0.9
+
+    def _close(self, now: int) -> None:
+        if self.start is not None and (self.warned or self.failed):
+            if self.longest is None or now - self.start > self.longest[1] - self.longest[0]:
+                self.longest = (self.start, now, False)
+        self.start = None
+
+    def on_resume(self, step: int) -> None:
+        self.blocks = [b for b in self.blocks if b.last <= step]
+        self._cur = None
+        if self.start is not None and self.start > step:
+            self.start = None
+
+    def result(self) -> CheckResult:
+        if self.n < MIN_RECORDS:
+            return self._result(Status.SKIP, f"{self.n} loss values: too few to judge")
+        L = self.window_steps()
+        now = self.state.last_step or 0
+        dead = "; grad norm collapsed (dead units / optimizer state?)" if self.dead_hint else ""
+        if self.start is not None and not self._converged():
+            dur = now - self.start
+            if self.failed or dur >= 2 * L:
+                return self._result(Status.FAIL, f"flat for {dur} steps since step {self.start} at ~{fmt(self.level)}{dead}")
+            if self.warned or dur >= L:
+                return self._result(Status.WARN, f"flat for {dur} steps since step {self.start}{dead}")
+        if self.longest is not None:  # a stall that ended by itself is history, not a fault
+            a, b, _ = self.longest
+            return self._result(Status.PASS, f"stalled for {b - a} steps from step {a}, then improved")
+        if self.converged_at is not None:
+            return self._result(Status.PASS, f"flat since step {self.converged_at} with the LR decayed: converged")
+        return self._result(Status.PASS, f"loss still improving (window {L} steps)")

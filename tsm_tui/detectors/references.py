@@ -1,0 +1,69 @@
+"""Published reference points for LR and batch size against model size.
+
+GPT-3 Table 2.1 (Brown et al. 2020): params, batch size in tokens, peak LR.
+DeepSeek LLM (arXiv 2401.02954, Eq. 1): eta_opt = 0.3118 C^-0.125,
+B_opt = 0.2920 C^0.3271 (C = compute in FLOPs, ~6 N D).
+"""
+
+from __future__ import annotations
+
+import math
+
+GPT3_TABLE = [  # (params, batch tokens, peak LR)
+    (125e6, 0.5e6, 6.0e-4),
+    (350e6, 0.5e6, 3.0e-4),
+    (760e6, 0.5e6, 2.5e-4),
+    (1.3e9, 1e6, 2.0e-4),
+    (2.7e9, 1e6, 1.6e-4),
+    (6.7e9, 2e6, 1.2e-4),
+    (13e9, 2e6, 1.0e-4),
+    (175e9, 3.2e6, 0.6e-4),
+]
+
+
+def gpt3_lr_fit(params: float) -> float:
+    """Log-log fit of GPT-3 Table 2.1: LR ~= 0.1325 * N^-0.305 (detection-anchors 3.1)."""
+    return 0.1325 * params ** -0.305
+
+
+def deepseek_lr(compute: float) -> float:
+    return 0.3118 * compute ** -0.125
+
+
+def deepseek_batch_tokens(compute: float) -> float:
+    return 0.2920 * compute ** 0.3271
+
+
+def gpt3_lr(params: float) -> tuple[float, str]:
+    """GPT-3 Table 2.1 interpolated (log-log) inside its range, the fit outside it."""
+    t = GPT3_TABLE
+    if t[0][0] <= params <= t[-1][0]:
+        for (p0, _, l0), (p1, _, l1) in zip(t, t[1:]):
+            if p0 <= params <= p1:
+                w = (math.log(params) - math.log(p0)) / (math.log(p1) - math.log(p0))
+                return math.exp(math.log(l0) + w * (math.log(l1) - math.log(l0))), "GPT-3 Table 2.1"
+    return gpt3_lr_fit(params), "GPT-3 Table 2.1 fit"
+
+
+def lr_reference(params: float, tokens: float | None = None) -> tuple[float, str]:
+    """The most permissive of the references we can compute, and its name."""
+    ref, name = gpt3_lr(params)
+    if tokens:
+        ds = deepseek_lr(6.0 * params * tokens)
+        if ds > ref:
+            ref, name = ds, "DeepSeek eta_opt(C)"
+    return ref, name
+
+
+def gpt3_batch_tokens(params: float) -> float:
+    """Batch tokens interpolated (log-log) from GPT-3 Table 2.1, clamped to its ends."""
+    t = GPT3_TABLE
+    if params <= t[0][0]:
+        return t[0][1]
+    if params >= t[-1][0]:
+        return t[-1][1]
+    for (p0, b0, _), (p1, b1, _) in zip(t, t[1:]):
+        if p0 <= params <= p1:
+            w = (math.log(params) - math.log(p0)) / (math.log(p1) - math.log(p0))
+            return math.exp(math.log(b0) + w * (math.log(b1) - math.log(b0)))
+    return t[-1][1]

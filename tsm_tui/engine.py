@@ -1,0 +1,150 @@
+"""Read -> detect -> advise, for a finished log or run directory.
+
+``open_run`` finds the files and the run's configuration; ``analyze`` reads the
+chosen source through a Monitor and returns everything the report needs. The
+live tailer and the TUI reuse ``open_run`` and feed the same Monitor.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass, field
+
+from tsm_tui.monitor import Monitor
+from tsm_tui.settings import RunInfo, Settings
+from tsm_tui.sources import registry
+from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.checkpoints import find_checkpoints
+from tsm_tui.sources.config import apply_mapping, load_mapping, read_run_config
+
+
+class InputError(Exception):
+    """A problem with what the user pointed us at: exit code 2, one line."""
+
+
+@dataclass
+class Run:
+    path: str
+    root: str  # directory searched for checkpoints and configs
+    files: list[registry.FileInfo] = field(default_factory=list)
+    readers: dict[str, LineReader] = field(default_factory=dict)
+    primary: str | None = None
+    config_files: list[str] = field(default_factory=list)
+
+
+def _rank(fi: registry.FileInfo, reader: LineReader) -> tuple:
+    try:
+        size = os.path.getsize(fi.path)
+    except OSError:
+        size = 0
+    return (reader.priority, fi.score, size)
+
+
+def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: bool = False) -> Run:
+    """Resolve PATH into files and readers; fill ``info`` from configs and checkpoints."""
+    if not os.path.exists(path):
+        raise InputError(f"no such file or directory: {path}")
+    path = os.path.abspath(path)
+    if os.path.isdir(path):
+        root = path
+        try:
+            candidates = registry.candidate_files(path)
+        except OSError as e:
+            raise InputError(f"cannot read directory {path}: {e.strerror or e}")
+    else:
+        root = os.path.dirname(path)
+        candidates = [path]
+    run = Run(path=path, root=root)
+    if config:
+        m = load_mapping(config)
+        if m is None:
+            raise InputError(f"cannot read config {config}: not a JSON / YAML / TOML mapping")
+        apply_mapping(info, m, os.path.basename(config))
+        run.config_files.append(config)
+    run.config_files += read_run_config(info, root)
+    info.checkpoints = find_checkpoints(root)
+    info.checkpoint_dir_searched = os.path.isdir(path) or bool(info.checkpoints)
+    best = None
+    for p in candidates:
+        reader, fi = registry.open_reader(p)
+        run.files.append(fi)
+        if reader is None:
+            continue
+        run.readers[p] = reader
+        r = _rank(fi, reader)
+        if best is None or r > best[0]:
+            best = (r, p)
+    if best is None and not allow_empty:
+        if not candidates:
+            raise InputError(f"no log files found in {path}")
+        notes = "; ".join(f"{os.path.basename(f.path)}: {f.note}" for f in run.files[:3] if f.note)
+        raise InputError(f"nothing readable in {path} ({notes})" if notes else f"nothing readable in {path}")
+    if best is not None:
+        run.primary = best[1]
+    return run
+
+
+def apply_log_info(info: RunInfo, reader: LineReader) -> None:
+    ri = reader.run_info
+    origin = f"{os.path.basename(reader.path)} (log)"
+    for k in ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "clip",
+              "precision", "batch_tokens", "logging_steps", "save_steps"):
+        if k in ri:
+            info.set(k, ri[k], origin)
+
+
+@dataclass
+class Analysis:
+    run: Run
+    monitor: Monitor
+    settings: Settings
+
+
+def _read_one(path: str, reader: LineReader, fi: registry.FileInfo, settings: Settings,
+              base: RunInfo) -> Monitor:
+    info = copy.deepcopy(base)
+    mon = Monitor(settings, info)
+    known = 0
+    try:
+        for line in registry.iter_lines(path, reader):
+            recs = reader.feed(line)
+            if len(reader.run_info) != known:  # the log told us about the run
+                known = len(reader.run_info)
+                apply_log_info(info, reader)
+            for r in recs:
+                mon.feed(r)
+        mon.feed_many(reader.flush())
+    except OSError as e:
+        fi.note = f"read error: {e.strerror or e}"
+    fi.records = reader.records
+    fi.skipped_lines = reader.skipped
+    fi.skip_reasons = dict(reader.skip_reasons)
+    return mon
+
+
+def analyze(path: str, settings: Settings | None = None, info: RunInfo | None = None,
+            config: str | None = None) -> Analysis:
+    """Each readable file goes through its own Monitor (memory per monitor is
+    bounded); the file with the most loss records (then the most structured
+    format) is the run's source."""
+    settings = settings or Settings()
+    info = info or RunInfo()
+    run = open_run(path, info, config)
+    best = None
+    for p, reader in run.readers.items():
+        fi = next(f for f in run.files if f.path == p)
+        mon = _read_one(p, reader, fi, settings, info)
+        losses = mon.detectors[0].n if mon.detectors else 0
+        rank = (losses, mon.records, reader.priority, fi.score)
+        if best is None or rank > best[0]:
+            best = (rank, p, mon)
+    if best is None or best[2].records == 0:
+        fi = next((f for f in run.files if f.path == run.primary), None)
+        why = f" ({fi.skipped_lines} line(s) skipped)" if fi and fi.skipped_lines else ""
+        raise InputError(f"no training steps found in {run.primary or path}{why}")
+    _, run.primary, mon = best
+    for f in run.files:
+        f.used = f.path == run.primary
+    mon.finalize()
+    return Analysis(run, mon, settings)

@@ -1,0 +1,127 @@
+"""The data model shared by readers, detectors, the monitor and the views."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+@dataclass(slots=True)
+class StepRecord:
+    """What one log entry says about one training step.
+
+    Every field but ``step`` is optional: a record holds what the log has.
+    ``step`` is the step number as the log names it (iteration, global_step,
+    epoch for epoch-level logs).
+    """
+
+    step: int
+    loss: float | None = None
+    grad_norm: float | None = None
+    lr: float | None = None
+    loss_scale: float | None = None
+    #: optimizer steps skipped in the interval this record covers (fp16 overflow)
+    skipped: int | None = None
+    #: iterations with a NaN/Inf loss in the interval (Megatron's counter)
+    nan_iters: int | None = None
+    #: DeepSpeed "OVERFLOW!" line: the scale was reduced on this step
+    overflow: bool = False
+    tokens: float | None = None
+    time: float | None = None
+    epoch: float | None = None
+    val_loss: float | None = None
+    #: the loss field was absent although the line was a training line
+    #: (Megatron omits ``lm loss`` on NaN steps)
+    loss_missing: bool = False
+    #: other numeric fields, kept for the views (throughput, accuracy ...)
+    extra: dict[str, float] | None = None
+    source: str | None = None
+
+    def has_metrics(self) -> bool:
+        return (
+            self.loss is not None
+            or self.grad_norm is not None
+            or self.lr is not None
+            or self.loss_scale is not None
+            or self.val_loss is not None
+            or self.overflow
+            or self.loss_missing
+        )
+
+
+class Status(str, Enum):
+    PASS = "PASS"
+    WARN = "WARN"
+    FAIL = "FAIL"
+    SKIP = "SKIP"
+
+    @property
+    def rank(self) -> int:
+        return _STATUS_RANK[self]
+
+
+_STATUS_RANK = {Status.SKIP: 0, Status.PASS: 1, Status.WARN: 2, Status.FAIL: 3}
+
+
+class Severity(str, Enum):
+    CRITICAL = "critical"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(slots=True)
+class Alert:
+    """A finding at one step, with what to do about it."""
+
+    check: str
+    severity: Severity
+    step: int | None
+    message: str
+    value: float | None = None
+    baseline: float | None = None
+    actions: list[str] = field(default_factory=list)
+    #: a key alerts of one kind share; the monitor folds repeats of one key
+    key: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "check": self.check,
+            "severity": self.severity.value,
+            "step": self.step,
+            "value": json_float(self.value),
+            "baseline": json_float(self.baseline),
+            "message": self.message,
+            "actions": list(self.actions),
+        }
+
+
+@dataclass(slots=True)
+class CheckResult:
+    id: str
+    title: str
+    status: Status
+    summary: str
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "status": self.status.value,
+            "summary": self.summary,
+        }
+
+
+def json_float(x: float | None) -> float | str | None:
+    """JSON has no NaN/Inf: write them as strings so the output stays valid JSON."""
+    if x is None:
+        return None
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    return float(x)
+
+
+def is_finite(x: float | None) -> bool:
+    return x is not None and math.isfinite(x)

@@ -1,0 +1,47 @@
+"""Make untrusted log text safe to show in a terminal.
+
+Textual's ``Log`` / ``RichLog`` pass ESC through (textual#3506), so anything
+read from a log goes through :func:`clean` first: keep the last ``\\r``
+segment (tqdm redraws), drop CSI / OSC / DCS / other escape sequences, drop
+the remaining C0 (but tab) and C1 controls, and cap the length. Markup is a
+separate concern: the views never interpret log text as markup.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_LEN = 4096
+
+_ESC_SEQ = re.compile(
+    r"""
+    \x1b\[[0-?]*[ -/]*[@-~]          # CSI ... final byte
+  | \x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?  # OSC ... BEL or ST (or unterminated)
+  | \x1b[PX^_][^\x1b]*(?:\x1b\\)?    # DCS / SOS / PM / APC ... ST
+  | \x1b[@-Z\\-_]                    # other two-byte escapes (Fe)
+  | \x1b.?                           # lone ESC (+ one char)
+  | \x9b[0-?]*[ -/]*[@-~]            # 8-bit CSI
+  | [\x90\x98\x9d\x9e\x9f][^\x9c\x07]*[\x9c\x07]?  # 8-bit DCS/SOS/OSC/PM/APC
+    """,
+    re.VERBOSE,
+)
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def strip_ansi(text: str) -> str:
+    """Remove escape sequences only (keeps the text of the line)."""
+    if "\x1b" not in text and "\x9b" not in text and "\x9d" not in text and "\x90" not in text:
+        return text
+    return _ESC_SEQ.sub("", text)
+
+
+def clean(text: str, max_len: int = MAX_LEN) -> str:
+    """Text safe to print: no escape sequences, no control characters, bounded."""
+    if "\r" in text:
+        parts = [p for p in text.split("\r") if p.strip()]
+        text = parts[-1] if parts else ""
+    text = strip_ansi(text)
+    text = _CONTROLS.sub("", text.replace("\n", " ").replace("\t", " "))
+    if len(text) > max_len:
+        text = text[: max_len - 1] + "…"
+    return text

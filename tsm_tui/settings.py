@@ -1,0 +1,138 @@
+"""Detector thresholds and what we know about the run.
+
+Every default names its source. "(ours)" marks a heuristic derived from the
+cited numbers, not a published recommendation. References are collected in
+README.md ("Thresholds and their sources").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Settings:
+    # --- gradient norm -------------------------------------------------------
+    #: grad-norm threshold. 1.0 is the near-universal clip value (GPT-3 App. B,
+    #: LLaMA 1/2, OLMo 2, DeepSeek, BLOOM, Megatron's --clip-grad default).
+    grad_threshold: float = 1.0
+    #: "frequently above 5.0 -> lower the LR" (issue #2 / seed spec).
+    grad_high: float = 5.0
+    #: share of post-warm-up steps above the threshold that counts as "frequent"
+    #: (ours, from ZClip's 2.5-sigma clipping whose nominal exceedance is < 5%,
+    #: and the > 50% clip-rate rule in detection-anchors.md section 2.3).
+    grad_exceed_rate: float = 0.5
+    #: grad-norm spike: value > mean + 6 sigma of the trailing 128 values
+    #: (OLMo-core StabilityMonitorCallback / SkipStepOptimizer).
+    sigma: float = 6.0
+    sigma_window: int = 128
+    #: ... and at least this many times the rolling median (ours: keeps the
+    #: 6-sigma rule from firing on near-constant series).
+    grad_spike_ratio: float = 3.0
+    #: vanishing: below 1e-3 x the post-warm-up median (ours, section 2.3).
+    grad_vanish_ratio: float = 1e-3
+
+    # --- loss spikes ---------------------------------------------------------
+    #: rolling baseline length in records (issue #2: --window, default 100).
+    window: int = 100
+    #: the seed rule: loss > 2.5 x the median of the window without its last
+    #: 10 steps ("a sudden >2x jump").
+    spike_factor: float = 2.5
+    spike_exclude_recent: int = 10
+    #: a ratio spike must also stand out of the run's own noise: z of log-loss
+    #: against the window >= this (ZClip z_thresh = 2.5, Kumar et al. 2025).
+    spike_min_z: float = 2.5
+    #: absolute floor on the jump, in loss units (ours; cf. Lightning's atol
+    #: and OLMo-core's std < 1e-10 skip): bumps near zero loss are not spikes.
+    spike_min_delta: float = 0.05
+    #: a spike must recover within this many steps or it is a failure: BLOOM's
+    #: single spike recovered in ~200 steps; PaLM skipped 200-500 batches.
+    recovery_steps: int = 500
+    #: "recovered" = back within this factor of the pre-spike baseline (ours).
+    recovery_factor: float = 1.25
+    #: slow divergence: the rolling median rises this factor above the best
+    #: rolling median seen (ours; ml-engineering's "non-spike divergence").
+    divergence_factor: float = 1.5
+    #: records needed before any baseline is trusted (ours; ZClip uses 25).
+    min_baseline: int = 25
+
+    # --- LR schedule -----------------------------------------------------------
+    #: warm-up shorter than 1% of the steps -> WARN; 2-5% recommended
+    #: (issue #2; Wortsman et al. use 5%; LLaMA/OLMo 2 use 2000 steps).
+    warmup_min_frac: float = 0.01
+    #: peak LR above this many times the size reference -> WARN, and above
+    #: lr_fail_factor -> FAIL (ours, detection-anchors.md 3.4: "3x max(eta_ref)").
+    lr_warn_factor: float = 3.0
+    lr_fail_factor: float = 10.0
+
+    # --- batch size ------------------------------------------------------------
+    #: tokens per batch outside [ref / f, ref * f] of the GPT-3 Table 2.1
+    #: interpolation -> WARN (ours).
+    batch_factor: float = 10.0
+
+    # --- plateau -------------------------------------------------------------
+    #: flat loss for this many steps -> WARN; twice as long -> FAIL (ours).
+    #: The effective window grows with the run: max(plateau_steps, 20% of steps).
+    plateau_steps: int = 200
+    #: "flat" = relative improvement across the window below this (ours).
+    plateau_rel: float = 0.01
+    #: LR at or below this share of its peak means "decayed": flat loss there
+    #: is convergence, not a plateau (GPT-3 / LLaMA / OLMo 2 decay to 10%).
+    decayed_lr_frac: float = 0.2
+
+    # --- fp16 loss scale -----------------------------------------------------
+    #: halvings during the first steps are normal (the scaler searches down
+    #: from 2^16 / 2^32): ignore back-offs before this many steps (ours).
+    scale_startup_steps: int = 100
+    #: skipped-step rate over the trailing 1000 steps above this -> WARN (ours,
+    #: detection-anchors.md 7), above scale_skip_fail -> FAIL.
+    scale_skip_warn: float = 0.01
+    scale_skip_fail: float = 0.2
+    #: scale pinned at <= 1 for this many consecutive records -> FAIL (HF
+    #: DeepSpeed docs: "Attempted loss scale: 1, reducing to 1").
+    scale_min_records: int = 5
+    #: a drop of >= 2^8 from the running max after start-up is a collapse
+    #: (ours; OPT: divergence coincided with the loss scalar crashing).
+    scale_collapse: float = 256.0
+
+    # --- checkpoints -------------------------------------------------------------
+    #: the newest checkpoint further behind than this share of the run -> WARN (ours).
+    ckpt_max_gap_frac: float = 0.25
+
+
+@dataclass
+class RunInfo:
+    """What is known about the run's configuration (flags > config files > log)."""
+
+    total_steps: int | None = None
+    warmup_steps: int | None = None
+    peak_lr: float | None = None
+    params: float | None = None
+    batch_tokens: float | None = None
+    batch_size: int | None = None
+    seq_len: int | None = None
+    clip: float | None = None
+    precision: str | None = None  # "fp16" / "bf16" / "fp32"
+    logging_steps: int | None = None
+    save_steps: int | None = None
+    schedule: str | None = None
+    #: step numbers of checkpoints found on disk, ascending, with their names
+    checkpoints: list[tuple[int, str]] = field(default_factory=list)
+    #: whether the checkpoint search looked at a run directory at all
+    checkpoint_dir_searched: bool = False
+    #: where each value came from, for the report
+    origin: dict[str, str] = field(default_factory=dict)
+
+    def set(self, name: str, value, origin: str, override: bool = False) -> None:
+        if value is None:
+            return
+        if getattr(self, name) is None or override:
+            setattr(self, name, value)
+            self.origin[name] = origin
+
+    def effective_batch_tokens(self) -> float | None:
+        if self.batch_tokens:
+            return self.batch_tokens
+        if self.batch_size and self.seq_len:
+            return float(self.batch_size * self.seq_len)
+        return None

@@ -1,0 +1,1 @@
+"""Sources: find a run's files, parse their lines into StepRecords."""

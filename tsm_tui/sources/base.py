@@ -1,0 +1,107 @@
+"""The reader interface.
+
+A reader turns one file's lines into StepRecords, incrementally: the same
+object serves a one-shot report (feed every line, then ``flush``) and the live
+tailer (feed lines as they are appended). ``skipped`` counts lines that should
+have parsed but did not (corrupt JSON, a truncated row, an over-long line):
+nothing is dropped silently. ``run_info`` collects what the log itself says
+about the run (total steps, parameter count, batch size ...).
+"""
+
+from __future__ import annotations
+
+import math
+
+from tsm_tui.record import StepRecord
+from tsm_tui.sources.fields import field_for, to_float
+
+METRICS = frozenset({"loss", "val_loss", "grad_norm", "lr", "loss_scale"})
+MAX_LINE = 1 << 20  # 1 MiB: longer lines are counted as skipped, never parsed
+
+
+class LineReader:
+    #: format name shown in the report
+    name = "text"
+    #: preference when several readers could read a file (higher wins)
+    priority = 0
+
+    def __init__(self, path: str = "") -> None:
+        self.path = path
+        self.records = 0
+        self.skipped = 0
+        self.skip_reasons: dict[str, int] = {}
+        self.run_info: dict[str, object] = {}
+        self._fields: dict[str, str | None] = {}
+        self._last_step = 0
+        #: records whose step was inferred by counting (the log names none)
+        self.inferred_steps = 0
+
+    # -- sniffing ---------------------------------------------------------------
+    @classmethod
+    def sniff(cls, path: str, head: list[str]) -> float:
+        """How sure (0..1) this reader is that it reads a file starting with ``head``."""
+        return 0.0
+
+    # -- reading ----------------------------------------------------------------
+    def feed(self, line: str) -> list[StepRecord]:
+        """One complete line (without its newline) in, zero or more records out."""
+        raise NotImplementedError
+
+    def flush(self) -> list[StepRecord]:
+        """End of input (or of a file that was replaced): emit anything pending."""
+        return []
+
+    def skip(self, reason: str) -> None:
+        self.skipped += 1
+        self.skip_reasons[reason] = self.skip_reasons.get(reason, 0) + 1
+
+    # -- helpers ------------------------------------------------------------------
+    def field(self, key: str) -> str | None:
+        try:
+            return self._fields[key]
+        except KeyError:
+            f = self._fields[key] = field_for(key)
+            return f
+
+    def build(self, items, step: int | None = None, keep_extra: bool = True) -> StepRecord | None:
+        """A record from (key, value) pairs; None when there is no step or no metric."""
+        rec = StepRecord(step=-1, source=self.path)
+        extra: dict[str, float] | None = None
+        got = False
+        for k, v in items:
+            f = self.field(k)
+            if f is None:
+                if keep_extra:
+                    x = to_float(v)
+                    if x is not None:
+                        if extra is None:
+                            extra = {}
+                        extra[k] = x
+                continue
+            x = to_float(v)
+            if x is None:
+                continue
+            if f == "step":
+                if step is None and math.isfinite(x):
+                    step = int(x)
+                continue
+            if f in ("skipped", "nan_iters"):
+                if math.isfinite(x):
+                    setattr(rec, f, int(x))
+                    got = True
+                continue
+            if getattr(rec, f) is None:  # first alias wins (loss before train_loss ...)
+                setattr(rec, f, x)
+            if f in METRICS:
+                got = True
+        if not got:
+            return None
+        if step is None:
+            # the log names no step (printed HF dicts, some CSVs): count records
+            step = self._last_step + 1
+            self.inferred_steps += 1
+        self._last_step = step
+        rec.step = step
+        rec.extra = extra
+        self.records += 1
+        return rec

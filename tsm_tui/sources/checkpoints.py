@@ -1,0 +1,64 @@
+"""Find checkpoints in a run directory and the step each one was saved at.
+
+Names understood: HF ``checkpoint-N/``, DeepSpeed ``global_stepN/``, Megatron
+``iter_000N/``, Lightning ``*step=N*.ckpt``, and ``step_N`` / ``step-N`` /
+``ckpt_N`` / ``model_N`` files or dirs (``.pt``, ``.pth``, ``.ckpt``,
+``.safetensors``, ``.bin``). Only names are read, never the files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+_PATTERNS = [
+    re.compile(r"^checkpoint[-_](\d+)$"),
+    re.compile(r"^global_step(\d+)$"),
+    re.compile(r"^iter_(\d+)$"),
+    re.compile(r"step[=_\-]?(\d+)"),
+    re.compile(r"^(?:ckpt|model|checkpoint|state)[_\-]?(\d+)"),
+]
+_EXT = (".pt", ".pth", ".ckpt", ".safetensors", ".bin", ".distcp", "")
+MAX_ENTRIES = 20000  # bound the walk on huge dirs
+
+
+def checkpoint_step(name: str, is_dir: bool) -> int | None:
+    base = name
+    if not is_dir:
+        low = name.lower()
+        ext = next((e for e in _EXT if e and low.endswith(e)), None)
+        if ext is None:
+            return None
+        base = name[: -len(ext)]
+    for pat in _PATTERNS:
+        m = pat.search(base)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def find_checkpoints(root: str, max_depth: int = 3) -> list[tuple[int, str]]:
+    """(step, relative name) pairs, ascending by step; one entry per step."""
+    found: dict[int, str] = {}
+    seen = 0
+    root = os.path.abspath(root)
+    base_depth = root.rstrip(os.sep).count(os.sep)
+    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: None):
+        depth = dirpath.count(os.sep) - base_depth
+        keep = []
+        for d in dirnames:
+            seen += 1
+            st = checkpoint_step(d, True)
+            if st is not None:
+                found.setdefault(st, os.path.relpath(os.path.join(dirpath, d), root))
+            elif depth < max_depth and not d.startswith("."):
+                keep.append(d)
+        dirnames[:] = keep  # do not descend into checkpoints themselves
+        for f in filenames:
+            seen += 1
+            st = checkpoint_step(f, False)
+            if st is not None:
+                found.setdefault(st, os.path.relpath(os.path.join(dirpath, f), root))
+        if seen > MAX_ENTRIES:
+            break
+    return sorted(found.items())

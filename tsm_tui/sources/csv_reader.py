@@ -1,0 +1,96 @@
+"""CSV with a header: Lightning CSVLogger (sparse rows, sorted header, rewritten
+when a column appears), Keras CSVLogger (CRLF, one row per epoch), and
+similar. A row whose cell count does not match the header is skipped and
+counted. Without a step column, the epoch is the step.
+"""
+
+from __future__ import annotations
+
+import csv
+
+from tsm_tui.record import StepRecord
+from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.fields import field_for
+
+
+class CsvReader(LineReader):
+    name = "csv"
+    priority = 15
+
+    @classmethod
+    def sniff(cls, path: str, head: list[str]) -> float:
+        lines = [ln.strip("\r") for ln in head if ln.strip()]
+        if len(lines) < 2 or "," not in lines[0]:
+            return 0.0
+        try:
+            header = next(csv.reader([lines[0]]))
+        except csv.Error:
+            return 0.0
+        fields = [field_for(h) for h in header]
+        if not any(f and f != "step" for f in fields):
+            return 0.0
+        if not ("step" in fields or "epoch" in [h.strip().lower() for h in header]):
+            return 0.0
+        n = len(header)
+        good = sum(1 for ln in lines[1:20] if len(next(csv.reader([ln]), [])) == n)
+        return 0.4 + 0.5 * good / max(1, len(lines[1:20]))
+
+    def __init__(self, path: str = "") -> None:
+        super().__init__(path)
+        self.header: list[str] | None = None
+        self._step_col: int | None = None
+        self._epoch_col: int | None = None
+
+    def feed(self, line: str) -> list[StepRecord]:
+        line = line.rstrip("\r")
+        if not line.strip():
+            return []
+        try:
+            row = next(csv.reader([line]))
+        except csv.Error:
+            self.skip("malformed CSV")
+            return []
+        if self.header is None or row == self.header:
+            self._set_header(row)
+            return []
+        if len(row) != len(self.header):
+            # Lightning rewrites the file with a new header when a column appears:
+            # a row that looks like a header replaces the old one
+            if all(field_for(c) is not None or not _is_number(c) for c in row) and not any(_is_number(c) for c in row):
+                self._set_header(row)
+                return []
+            self.skip("wrong number of cells")
+            return []
+        step = None
+        if self._step_col is not None:
+            v = row[self._step_col].strip()
+            if v:
+                try:
+                    step = int(float(v))
+                except ValueError:
+                    self.skip("bad step")
+                    return []
+        elif self._epoch_col is not None:
+            v = row[self._epoch_col].strip()
+            try:
+                step = int(float(v)) if v else None
+            except ValueError:
+                step = None
+        items = [(h, c) for h, c in zip(self.header, row) if c != ""]
+        rec = self.build(items, step=step)
+        return [rec] if rec is not None else []
+
+    def _set_header(self, row: list[str]) -> None:
+        self.header = [h.strip() for h in row]
+        fields = [field_for(h) for h in self.header]
+        self._step_col = fields.index("step") if "step" in fields else None
+        low = [h.lower() for h in self.header]
+        self._epoch_col = low.index("epoch") if "epoch" in low else None
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False

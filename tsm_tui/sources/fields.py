@@ -1,0 +1,92 @@
+"""Field names frameworks use, mapped onto StepRecord fields.
+
+Keys are normalised (lower case, spaces and dashes to ``_``) before lookup.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+STEP_KEYS = {
+    "step", "steps", "iter", "iteration", "iterations", "it", "s", "global_step", "_step",
+    "current_steps", "trainer/global_step", "train/global_step", "num_updates", "update", "batch",
+    "train/step",
+}
+ALIASES = {
+    # loss
+    "loss": "loss", "train_loss": "loss", "lm_loss": "loss", "trl": "loss", "train/loss": "loss",
+    "train_loss_step": "loss", "loss/train/total": "loss", "train/crossentropyloss": "loss",
+    "reduced_train_loss": "loss", "train/ce_loss": "loss", "training_loss": "loss", "train/lm_loss": "loss",
+    "train_lm_loss": "loss", "loss_step": "loss", "train/loss_step": "loss",
+    # validation loss
+    "val_loss": "val_loss", "tel": "val_loss", "eval_loss": "val_loss", "validation_loss": "val_loss",
+    "val/loss": "val_loss", "eval/loss": "val_loss", "valid_loss": "val_loss", "val_loss_epoch": "val_loss",
+    "test_loss": "val_loss",
+    # gradient norm
+    "grad_norm": "grad_norm", "gnorm": "grad_norm", "total_grad_norm": "grad_norm", "norm": "grad_norm",
+    "optim/total_grad_norm": "grad_norm", "l2_norm/grad/global": "grad_norm", "train/grad_norm": "grad_norm",
+    "grad_norm_total": "grad_norm", "gradient_norm": "grad_norm", "grad_l2_norm": "grad_norm",
+    "grad_2.0_norm_total": "grad_norm", "grad_norm/total": "grad_norm",
+    # learning rate
+    "lr": "lr", "learning_rate": "lr", "train/learning_rate": "lr", "optim/lr": "lr", "train/lr": "lr",
+    "lr_abs": "lr", "lr-adam": "lr", "optim/learning_rate_group0": "lr",
+    # fp16
+    "loss_scale": "loss_scale", "scale": "loss_scale", "loss_scaler": "loss_scale", "grad_scale": "loss_scale",
+    "fp16_grad_scale": "loss_scale",
+    "number_of_skipped_iterations": "skipped", "skipped": "skipped", "skipped_iterations": "skipped",
+    "number_of_nan_iterations": "nan_iters", "nan_iterations": "nan_iters",
+    # progress
+    "tokens": "tokens", "consumed_tokens": "tokens", "num_tokens": "tokens", "num_input_tokens_seen": "tokens",
+    "tokens_seen": "tokens", "total_tokens": "tokens", "train/tokens": "tokens",
+    "epoch": "epoch", "epochs": "epoch",
+    "time": "time", "timestamp": "time", "_timestamp": "time", "wall_time": "time",
+}
+# prefixes that identify a field family (Lightning's LearningRateMonitor: lr-AdamW,
+# lr-AdamW/pg1; Composer: lr-DecoupledAdamW/group0)
+PREFIXES = (("lr-", "lr"), ("lr_", "lr"), ("learning_rate/", "lr"), ("lr/", "lr"))
+
+_NORM = re.compile(r"[\s\-]+")
+
+
+def normalise(key: str) -> str:
+    return _NORM.sub("_", key.strip().lower())
+
+
+def field_for(key: str) -> str | None:
+    """Which StepRecord field a log key feeds (``"step"`` for step keys), or None."""
+    k = normalise(key)
+    if k in STEP_KEYS:
+        return "step"
+    f = ALIASES.get(k) or ALIASES.get(k.replace("_", "-"))
+    if f:
+        return f
+    for p, f in PREFIXES:
+        if k.startswith(p):
+            # lr-AdamW/pg2 etc: only the first param group
+            return f if ("/pg" not in k or k.endswith("/pg1")) and "momentum" not in k else None
+    return None
+
+
+def to_float(v) -> float | None:
+    """A number from a log value: int/float, numeric strings (fairseq), NaN/Inf spellings."""
+    if v is None or isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str):
+        t = v.strip().replace(",", "")
+        if not t:
+            return None
+        try:
+            return float(t)
+        except ValueError:
+            low = t.lower()
+            if low in ("nan", "-nan"):
+                return math.nan
+            if low in ("inf", "infinity", "+inf"):
+                return math.inf
+            if low in ("-inf", "-infinity"):
+                return -math.inf
+            return None
+    return None

@@ -1,0 +1,148 @@
+"""Find a run's log files, sniff which reader applies, read them line by line.
+
+Readers are tried in priority order; the best sniff score wins. Binary files,
+checkpoints and configs are passed over with a stated reason.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from tsm_tui.record import StepRecord
+from tsm_tui.sources.base import MAX_LINE, LineReader
+from tsm_tui.sources.config import CONFIG_NAMES
+from tsm_tui.sources.csv_reader import CsvReader
+from tsm_tui.sources.jsonl import JsonlReader
+from tsm_tui.sources.kv_text import KeyValueTextReader
+
+READERS: list[type[LineReader]] = [JsonlReader, CsvReader, KeyValueTextReader]
+
+LOG_EXT = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".log", ".txt", ".out", ".err", ".stdout")
+SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv", "site-packages", "wandb-cache"}
+HEAD_BYTES = 64 * 1024
+MAX_FILES = 2000
+MAX_DEPTH = 6
+
+
+def register(reader: type[LineReader]) -> None:
+    """Add a reader (framework formats plug in here)."""
+    if reader not in READERS:
+        READERS.append(reader)
+        READERS.sort(key=lambda r: -r.priority)
+
+
+@dataclass
+class FileInfo:
+    path: str
+    format: str | None = None
+    records: int = 0
+    skipped_lines: int = 0
+    skip_reasons: dict[str, int] = field(default_factory=dict)
+    note: str | None = None
+    used: bool = False
+    score: float = 0.0
+
+    def to_json(self) -> dict:
+        d = {"path": self.path, "format": self.format, "records": self.records,
+             "skipped_lines": self.skipped_lines, "used": self.used}
+        if self.skip_reasons:
+            d["skip_reasons"] = dict(self.skip_reasons)
+        if self.note:
+            d["note"] = self.note
+        return d
+
+
+def candidate_files(root: str) -> list[str]:
+    """Log-like files below ``root`` (newest first within a directory is not assumed)."""
+    out: list[str] = []
+    root = os.path.abspath(root)
+    base = root.rstrip(os.sep).count(os.sep)
+    from tsm_tui.sources.checkpoints import checkpoint_step
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: None):
+        depth = dirpath.count(os.sep) - base
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in SKIP_DIRS and not d.startswith(".") and depth < MAX_DEPTH
+            and checkpoint_step(d, True) is None
+        )
+        for f in sorted(filenames):
+            low = f.lower()
+            if f in CONFIG_NAMES or low.endswith(("_config.json", "args.json")):
+                continue
+            if low.endswith(LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log"):
+                out.append(os.path.join(dirpath, f))
+                if len(out) >= MAX_FILES:
+                    return out
+    return out
+
+
+def read_head(path: str) -> tuple[list[str] | None, str | None]:
+    """First lines of a file, or (None, reason) for unreadable / binary files."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(HEAD_BYTES)
+            more = bool(f.read(1))
+    except OSError as e:
+        return None, f"cannot read: {e.strerror or e}"
+    if not raw:
+        return [], None
+    if b"\x00" in raw:
+        return None, "binary file (NUL bytes): not a text log"
+    text = raw.decode("utf-8", "replace")
+    lines = text.split("\n")
+    if more and len(lines) > 1:
+        lines = lines[:-1]  # the cut last line would not parse
+    return [ln.rstrip("\r") for ln in lines], None
+
+
+def sniff(path: str, head: list[str]) -> tuple[type[LineReader] | None, float]:
+    best, score = None, 0.0
+    for r in READERS:
+        s = r.sniff(path, head)
+        if s > score:
+            best, score = r, s
+    return best, score
+
+
+def open_reader(path: str) -> tuple[LineReader | None, FileInfo]:
+    info = FileInfo(path=path)
+    head, why = read_head(path)
+    if head is None:
+        info.note = why
+        return None, info
+    if not any(ln.strip() for ln in head):
+        info.note = "empty file"
+        return None, info
+    cls, score = sniff(path, head)
+    if cls is None:
+        info.note = "no training metrics recognised"
+        return None, info
+    info.format, info.score = cls.name, score
+    return cls(path), info
+
+
+def iter_lines(path: str, reader: LineReader, start: int = 0) -> Iterator[str]:
+    """Complete lines of a file from ``start``; over-long and undecodable ones are counted."""
+    with open(path, "rb") as f:
+        if start:
+            f.seek(start)
+        for raw in f:
+            if len(raw) > MAX_LINE:
+                reader.skip(f"line longer than {MAX_LINE // (1 << 20)} MiB")
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                line = raw.decode("utf-8", "replace")
+                reader.skip_reasons["non-UTF-8 bytes (replaced, line still read)"] = (
+                    reader.skip_reasons.get("non-UTF-8 bytes (replaced, line still read)", 0) + 1)
+            yield line.rstrip("\n").rstrip("\r")
+
+
+def read_records(path: str, reader: LineReader) -> Iterator[StepRecord]:
+    for line in iter_lines(path, reader):
+        yield from reader.feed(line)
+    yield from reader.flush()
