@@ -7,11 +7,11 @@ live tailer and the TUI reuse ``open_run`` and feed the same Monitor.
 
 from __future__ import annotations
 
-import copy
 import os
 from dataclasses import dataclass, field
 
 from tsm_tui.monitor import Monitor
+from tsm_tui.session import Session
 from tsm_tui.settings import RunInfo, Settings
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import LineReader
@@ -85,15 +85,6 @@ def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: b
     return run
 
 
-def apply_log_info(info: RunInfo, reader: LineReader) -> None:
-    ri = reader.run_info
-    origin = f"{os.path.basename(reader.path)} (log)"
-    for k in ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "clip",
-              "precision", "batch_tokens", "logging_steps", "save_steps"):
-        if k in ri:
-            info.set(k, ri[k], origin)
-
-
 @dataclass
 class Analysis:
     run: Run
@@ -101,49 +92,35 @@ class Analysis:
     settings: Settings
 
 
-def _read_one(path: str, reader: LineReader, fi: registry.FileInfo, settings: Settings,
-              base: RunInfo) -> Monitor:
-    info = copy.deepcopy(base)
-    mon = Monitor(settings, info)
-    known = 0
-    try:
-        for line in registry.iter_lines(path, reader):
-            recs = reader.feed(line)
-            if len(reader.run_info) != known:  # the log told us about the run
-                known = len(reader.run_info)
-                apply_log_info(info, reader)
-            for r in recs:
-                mon.feed(r)
-        mon.feed_many(reader.flush())
-    except OSError as e:
-        fi.note = f"read error: {e.strerror or e}"
-    fi.records = reader.records
-    fi.skipped_lines = reader.skipped
-    fi.skip_reasons = dict(reader.skip_reasons)
-    return mon
-
-
 def analyze(path: str, settings: Settings | None = None, info: RunInfo | None = None,
             config: str | None = None) -> Analysis:
-    """Each readable file goes through its own Monitor (memory per monitor is
-    bounded); the file with the most loss records (then the most structured
-    format) is the run's source."""
+    """Read every readable file of a finished run through a Session and return
+    the primary source's Monitor, finalized."""
     settings = settings or Settings()
     info = info or RunInfo()
     run = open_run(path, info, config)
-    best = None
+    session = Session(settings, info)
     for p, reader in run.readers.items():
         fi = next(f for f in run.files if f.path == p)
-        mon = _read_one(p, reader, fi, settings, info)
-        losses = mon.detectors[0].n if mon.detectors else 0
-        rank = (losses, mon.records, reader.priority, fi.score)
-        if best is None or rank > best[0]:
-            best = (rank, p, mon)
-    if best is None or best[2].records == 0:
+        batch: list = []
+        try:
+            for rec in registry.read_records(p, reader):
+                batch.append(rec)
+                if len(batch) >= 4096:
+                    session.feed(p, batch, reader)
+                    batch = []
+        except OSError as e:
+            fi.note = f"read error: {e.strerror or e}"
+        session.feed(p, batch, reader)
+        fi.records = reader.records
+        fi.skipped_lines = reader.skipped
+        fi.skip_reasons = dict(reader.skip_reasons)
+    mon = session.monitor
+    if mon is None or mon.records == 0:
         fi = next((f for f in run.files if f.path == run.primary), None)
         why = f" ({fi.skipped_lines} line(s) skipped)" if fi and fi.skipped_lines else ""
         raise InputError(f"no training steps found in {run.primary or path}{why}")
-    _, run.primary, mon = best
+    run.primary = session.primary
     for f in run.files:
         f.used = f.path == run.primary
     mon.finalize()

@@ -20,6 +20,13 @@ MAX_LINE = 1 << 20  # 1 MiB: longer lines are counted as skipped, never parsed
 
 
 class LineReader:
+    """Text formats read line by line (JSONL, CSV, console logs)."""
+
+    #: how the tailer and the report feed this reader: "lines" (complete text
+    #: lines), "bytes" (raw appended bytes: binary formats such as TensorBoard
+    #: event files) or "snapshot" (the whole file re-read when it changes, e.g.
+    #: HF trainer_state.json; the caller drops steps it has already seen)
+    kind = "lines"
     #: format name shown in the report
     name = "text"
     #: preference when several readers could read a file (higher wins)
@@ -105,3 +112,34 @@ class LineReader:
         rec.extra = extra
         self.records += 1
         return rec
+
+
+class ByteReader(LineReader):
+    """Binary append-only formats: ``feed_bytes`` gets raw appended bytes and
+    keeps any incomplete record for the next call."""
+
+    kind = "bytes"
+
+    def feed(self, line: str) -> list[StepRecord]:  # pragma: no cover - not line based
+        raise TypeError("ByteReader takes bytes: use feed_bytes")
+
+    @classmethod
+    def sniff_bytes(cls, path: str) -> float:
+        """How sure this reader is that it reads the (binary) file at ``path``."""
+        return 0.0
+
+    def feed_bytes(self, data: bytes) -> list[StepRecord]:
+        raise NotImplementedError
+
+
+class SnapshotReader(LineReader):
+    """Files rewritten whole (HF trainer_state.json): ``read_all`` parses the
+    current content; callers keep only records past what they already fed."""
+
+    kind = "snapshot"
+
+    def feed(self, line: str) -> list[StepRecord]:  # pragma: no cover - not line based
+        raise TypeError("SnapshotReader reads whole files: use read_all")
+
+    def read_all(self, data: bytes) -> list[StepRecord]:
+        raise NotImplementedError

@@ -22,6 +22,7 @@ READERS: list[type[LineReader]] = [JsonlReader, CsvReader, KeyValueTextReader]
 LOG_EXT = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".log", ".txt", ".out", ".err", ".stdout")
 SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv", "site-packages", "wandb-cache"}
 HEAD_BYTES = 64 * 1024
+BINARY = "binary file (NUL bytes): not a text log"
 MAX_FILES = 2000
 MAX_DEPTH = 6
 
@@ -90,7 +91,7 @@ def read_head(path: str) -> tuple[list[str] | None, str | None]:
     if not raw:
         return [], None
     if b"\x00" in raw:
-        return None, "binary file (NUL bytes): not a text log"
+        return None, BINARY
     text = raw.decode("utf-8", "replace")
     lines = text.split("\n")
     if more and len(lines) > 1:
@@ -110,6 +111,14 @@ def sniff(path: str, head: list[str]) -> tuple[type[LineReader] | None, float]:
 def open_reader(path: str) -> tuple[LineReader | None, FileInfo]:
     info = FileInfo(path=path)
     head, why = read_head(path)
+    if head is None and why == BINARY:
+        # binary formats (TensorBoard events) sniff on the raw bytes
+        for r in READERS:
+            if r.kind == "bytes":
+                s = r.sniff_bytes(path)
+                if s > 0:
+                    info.format, info.score = r.name, s
+                    return r(path), info
     if head is None:
         info.note = why
         return None, info
@@ -142,7 +151,23 @@ def iter_lines(path: str, reader: LineReader, start: int = 0) -> Iterator[str]:
             yield line.rstrip("\n").rstrip("\r")
 
 
+CHUNK = 1 << 20
+
+
 def read_records(path: str, reader: LineReader) -> Iterator[StepRecord]:
-    for line in iter_lines(path, reader):
-        yield from reader.feed(line)
+    """Every record of a finished file, whatever the reader's kind."""
+    if reader.kind == "lines":
+        for line in iter_lines(path, reader):
+            yield from reader.feed(line)
+    elif reader.kind == "bytes":
+        with open(path, "rb") as f:
+            while True:
+                data = f.read(CHUNK)
+                if not data:
+                    break
+                yield from reader.feed_bytes(data)
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+        yield from reader.read_all(data)
     yield from reader.flush()
