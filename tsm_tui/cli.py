@@ -133,9 +133,12 @@ def demo_path() -> str:
     return os.path.join(here, "data", "demo")
 
 
-def run_report(args, out=sys.stdout) -> int:
+def run_report(args, out=None) -> int:
     from tsm_tui import report
+
     from tsm_tui.engine import analyze
+
+    out = out or sys.stdout
 
     an = analyze(args.path, settings_from(args), info_from(args), args.config)
     if args.json:

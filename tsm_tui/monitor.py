@@ -37,19 +37,21 @@ class Monitor:
         """One record in; the alerts it raised out (already stored)."""
         st = self.state
         new: list[Alert] = []
-        if st.last_step is not None and rec.step < st.last_step and rec.has_metrics():
+        metrics = rec.has_metrics()
+        if metrics and st.last_step is not None and rec.step < st.last_step:
             new.append(self._resume(rec.step))
-        if rec.has_metrics():
+        if metrics:
             self.records += 1
             st.records += 1
             if st.first_step is None:
                 st.first_step = rec.step
             if st.last_step is None or rec.step > st.last_step:
                 st.last_step = rec.step
-            if rec.lr is not None and rec.lr == rec.lr:
-                st.last_lr = rec.lr
-                if st.peak_lr is None or rec.lr > st.peak_lr:
-                    st.peak_lr, st.peak_lr_step = rec.lr, rec.step
+            lr = rec.lr
+            if lr is not None and lr == lr:
+                st.last_lr = lr
+                if st.peak_lr is None or lr > st.peak_lr:
+                    st.peak_lr, st.peak_lr_step = lr, rec.step
         for d in self.detectors:
             found = d.update(rec)
             if found:

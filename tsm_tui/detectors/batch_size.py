@@ -21,6 +21,7 @@ class BatchSizeDetector(Detector):
         self._prev_tokens: tuple[int, float] | None = None
         self.observed_tokens: float | None = None  # tokens per step from cumulative counters
         self.alerted = False
+        self._tick = 0
 
     def update(self, rec: StepRecord) -> list[Alert]:
         if rec.tokens is not None and rec.tokens > 0:
@@ -30,6 +31,10 @@ class BatchSizeDetector(Detector):
             self._prev_tokens = (rec.step, rec.tokens)
         if self.alerted:
             return []
+        self._tick += 1
+        if self._tick < 64 and self._tick != 1:  # sizes rarely change: judge every 64 records
+            return []
+        self._tick = 1
         verdict = self._verdict()
         if verdict is None or verdict[0] == Status.PASS:
             return []

@@ -15,6 +15,7 @@ from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
 RATE_WINDOW = 1000  # OLMo-core / detection-anchors 2.3: rates over ~1000 steps
 HIGH_RATE = 0.2  # (ours) "frequently above 5.0": one step in five
 VANISH_RECORDS = 5
+RATE_EVERY = 16
 
 
 class GradNormDetector(Detector):
@@ -37,6 +38,7 @@ class GradNormDetector(Detector):
         self._vanish_run = 0
         self.vanished_at: int | None = None
         self.max_gn = 0.0
+        self._tick = 0
 
     def _post_warmup(self, rec: StepRecord) -> bool:
         w = self.state.info.warmup_steps
@@ -68,7 +70,10 @@ class GradNormDetector(Detector):
         if self._post_warmup(rec):
             self._over.update(g > self.s.grad_threshold)
             self._high.update(g > self.s.grad_high)
-            out += self._rates(rec)
+            self._tick += 1
+            if self._tick >= RATE_EVERY:  # rates move slowly: look every few records
+                self._tick = 0
+                out += self._rates(rec)
             out += self._vanishing(rec, g, med)
         return out
 
