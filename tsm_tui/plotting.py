@@ -1,0 +1,156 @@
+"""Text plots for the live monitor: pure functions from a downsampled
+:class:`~tsm_tui.series.Window` and a size to text.
+
+This is the only module that imports plotext (pinned to 5.x: 6.0 removed the
+classic API). plotext 5 keeps one global figure, so every build holds
+``_LOCK``. Callers downsample first (one column per character cell): a build
+then costs a few milliseconds whatever the length of the run.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+
+from rich.text import Text
+
+from tsm_tui.series import Window
+
+_LOCK = threading.Lock()
+_BLOCKS = "▁▂▃▄▅▆▇█"
+BAD_MARK = "×"  # a column holding NaN/Inf
+
+
+def fmt(v: float | None) -> str:
+    """A compact number: 2.345, 3.0e-04, 1.2e+05, NaN."""
+    if v is None:
+        return "-"
+    if not math.isfinite(v):
+        return "NaN" if math.isnan(v) else ("Inf" if v > 0 else "-Inf")
+    a = abs(v)
+    if a == 0:
+        return "0"
+    if a >= 1e5 or a < 1e-2:
+        return f"{v:.1e}"
+    if a >= 100:
+        return f"{v:.0f}"
+    return f"{v:.3g}" if a < 1 else f"{v:.4g}"
+
+
+def _tr(v: float, log: bool) -> float | None:
+    if v is None:
+        return None
+    if log:
+        return math.log10(v) if v > 0 else None
+    return v
+
+
+def spark(win: Window, width: int, log: bool = False) -> str:
+    """One character per column, the column's maximum (spikes stay visible).
+
+    Gaps (no value fell in a column) repeat the previous column; a column with
+    a NaN/Inf shows ``×``. ``width`` pads or cuts the result.
+    """
+    if width <= 0:
+        return ""
+    vals = [_tr(v, log) if v is not None else None for v in win.maxs]
+    finite = [v for v in vals if v is not None]
+    if not finite:
+        out = "".join(BAD_MARK if b else " " for b in win.bad)
+        return out[:width].ljust(width)
+    lo, hi = min(finite), max(finite)
+    rng = hi - lo
+    chars = []
+    prev = None
+    for v, b in zip(vals, win.bad):
+        if b:
+            chars.append(BAD_MARK)
+            continue
+        if v is None:
+            v = prev
+        if v is None:
+            chars.append(" ")
+            continue
+        prev = v
+        i = int((v - lo) / rng * (len(_BLOCKS) - 1) + 0.5) if rng > 0 else 0
+        chars.append(_BLOCKS[max(0, min(len(_BLOCKS) - 1, i))])
+    s = "".join(chars)
+    return s[-width:].rjust(width) if len(s) > width else s.ljust(width)
+
+
+def focus_plot(win: Window, width: int, height: int, *, log: bool = False, title: str = "",
+               marker: int | None = None, color: str = "cyan") -> Text:
+    """An axes plot of the window's max and min envelopes (plotext, braille).
+
+    ``marker`` draws a vertical line at that step (a selected alert).
+    Returns a Rich ``Text`` built from plotext's ANSI output (the text is ours:
+    numbers and metric names, never log text).
+    """
+    width, height = max(10, width), max(4, height)
+    xs, hi_y, lo_y = [], [], []
+    for x, mn, mx in zip(win.steps, win.mins, win.maxs):
+        if mx is None:
+            continue
+        if log and (mn is None or mn <= 0):
+            if mx <= 0:
+                continue
+            mn = mx
+        xs.append(x)
+        hi_y.append(mx)
+        lo_y.append(mn if mn is not None else mx)
+    bad_x = [x for x, b in zip(win.steps, win.bad) if b]
+    import plotext as plt  # the one place plotext is imported
+
+    with _LOCK:
+        plt.clf()
+        plt.limitsize(False, False)
+        plt.plotsize(width, height)
+        plt.theme("clear")
+        plt.frame(False)
+        if title:
+            plt.title(title)
+        if xs:
+            if any(a != b for a, b in zip(hi_y, lo_y)):
+                plt.plot(xs, lo_y, marker="braille", color="gray")
+            plt.plot(xs, hi_y, marker="braille", color=color)
+            if log:
+                plt.yscale("log")
+        else:
+            plt.ylim(0, 1)
+        lo_x, hi_x = win.lo, max(win.hi, win.lo + 1)
+        plt.xlim(lo_x, hi_x)
+        ticks = step_ticks(lo_x, hi_x, max(2, width // 14))
+        plt.xticks(ticks, [_tick_label(t) for t in ticks])
+        for x in bad_x[:50]:
+            plt.vline(x, "red")
+        if marker is not None and win.lo <= marker <= win.hi:
+            plt.vline(marker, "yellow")
+        try:
+            out = plt.build()
+        except Exception as e:  # plotext edge cases (one point, flat log axis ...): never crash the UI
+            out = f"(plot unavailable: {type(e).__name__})"
+    text = Text.from_ansi(out, no_wrap=True, end="")
+    text.rstrip_end(width)
+    return text
+
+
+def step_ticks(lo: int, hi: int, n: int) -> list[int]:
+    """About ``n`` round step numbers inside lo..hi (1, 2, 5 x 10^k apart)."""
+    span = max(1, hi - lo)
+    raw = span / max(1, n)
+    mag = 10 ** int(math.floor(math.log10(raw))) if raw >= 1 else 1
+    step = next((m * mag for m in (1, 2, 5, 10) if m * mag >= raw), 10 * mag)
+    first = int(math.ceil(lo / step) * step)
+    return list(range(first, hi + 1, int(step))) or [lo]
+
+
+def _tick_label(t: int) -> str:
+    if abs(t) >= 1_000_000:
+        return f"{t / 1e6:g}M"
+    if abs(t) >= 10_000:
+        return f"{t / 1e3:g}k"
+    return str(t)
+
+
+def window_label(win: Window) -> str:
+    return f"steps {win.lo}-{win.hi}"

@@ -1,0 +1,331 @@
+"""Bounded per-metric series for the live plots.
+
+A run can log millions of steps; the views need a few hundred columns. Each
+metric is kept as a multi-resolution bucket array:
+
+* level 0 holds the last ``cap`` points as they came (one bucket per record);
+* level k+1 holds buckets that merge two adjacent level-k buckets, again at
+  most ``cap`` of them. Level k+1 is created (from level k's contents) the
+  moment level k is about to lose its oldest bucket, so the coarsest level
+  always covers the whole run.
+
+Each bucket keeps its step range, min, max and last value, so downsampling to
+a widget's width keeps spikes (min/max per column, never a plain mean).
+Appending is O(1) amortised (each record takes part in one merge per level, a
+geometric series); memory is ``cap`` buckets per level and there are
+log2(records / cap) + 1 levels at most.
+
+A resumed run (the step goes backwards) drops the superseded tail: every
+bucket that reaches the resume step is discarded at every level.
+
+Non-finite values (NaN/Inf) are not folded into min/max; a bucket counts them
+(``bad``) so the views can mark where they happened.
+
+No UI imports here: this module is plain Python.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from collections import deque
+from dataclasses import dataclass, field
+
+DEFAULT_CAP = 1024
+
+# bucket layout (a list, for speed): [lo_step, hi_step, vmin, vmax, last, bad]
+_LO, _HI, _MIN, _MAX, _LAST, _BAD = range(6)
+
+
+def _merge(a: list, b: list) -> list:
+    mn = a[_MIN] if b[_MIN] is None else (b[_MIN] if a[_MIN] is None else min(a[_MIN], b[_MIN]))
+    mx = a[_MAX] if b[_MAX] is None else (b[_MAX] if a[_MAX] is None else max(a[_MAX], b[_MAX]))
+    last = b[_LAST] if b[_LAST] is not None else a[_LAST]
+    return [a[_LO], b[_HI], mn, mx, last, a[_BAD] + b[_BAD]]
+
+
+class _Level:
+    __slots__ = ("buckets", "pending", "dropped")
+
+    def __init__(self, cap: int) -> None:
+        self.buckets: deque[list] = deque(maxlen=cap)
+        self.pending: list | None = None  # first half of a pair waiting for its partner
+        self.dropped = False  # has lost buckets off its left end
+
+
+@dataclass
+class Window:
+    """A downsampled view: one column per entry (None where no data fell)."""
+
+    lo: int
+    hi: int
+    steps: list[float] = field(default_factory=list)  # column centre (step)
+    mins: list[float | None] = field(default_factory=list)
+    maxs: list[float | None] = field(default_factory=list)
+    lasts: list[float | None] = field(default_factory=list)
+    bad: list[int] = field(default_factory=list)  # non-finite values in the column
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def values(self) -> list[float]:
+        """Finite values present (maxima and minima)."""
+        out = [v for v in self.maxs if v is not None]
+        out += [v for v in self.mins if v is not None]
+        return out
+
+
+class Series:
+    """One metric: multi-resolution min/max buckets over steps."""
+
+    def __init__(self, cap: int = DEFAULT_CAP) -> None:
+        if cap < 4 or cap % 2:
+            raise ValueError("cap must be an even number >= 4")
+        self.cap = cap
+        self.levels: list[_Level] = [_Level(cap)]
+        self.count = 0  # values appended (after truncations)
+        self.first_step: int | None = None
+        self.last_step: int | None = None
+        self.last: float | None = None  # last value (finite or not)
+        self.vmin: float | None = None  # over the retained history
+        self.vmax: float | None = None
+
+    # ------------------------------------------------------------------ write
+    def append(self, step: int, value: float) -> None:
+        if self.last_step is not None and step < self.last_step:
+            self.truncate(step)
+        finite = math.isfinite(value)
+        v = value if finite else None
+        b = [step, step, v, v, v, 0 if finite else 1]
+        self._push(0, b)
+        self.count += 1
+        if self.first_step is None:
+            self.first_step = step
+        self.last_step = step
+        self.last = value
+        if finite:
+            if self.vmin is None or value < self.vmin:
+                self.vmin = value
+            if self.vmax is None or value > self.vmax:
+                self.vmax = value
+
+    def _push(self, k: int, b: list) -> None:
+        lvl = self.levels[k]
+        if len(lvl.buckets) == self.cap:
+            if k + 1 == len(self.levels):
+                self._grow(k)
+            lvl.dropped = True
+        lvl.buckets.append(b)
+        if k + 1 < len(self.levels):
+            if lvl.pending is None:
+                lvl.pending = b
+            else:
+                merged = _merge(lvl.pending, b)
+                lvl.pending = None
+                self._push(k + 1, merged)
+
+    def _grow(self, k: int) -> None:
+        """Level k is full and has the whole history: build level k+1 from it."""
+        lvl = self.levels[k]
+        up = _Level(self.cap)
+        items = list(lvl.buckets)
+        for i in range(0, len(items) - 1, 2):
+            up.buckets.append(_merge(items[i], items[i + 1]))
+        lvl.pending = items[-1] if len(items) % 2 else None
+        self.levels.append(up)
+
+    def truncate(self, step: int) -> None:
+        """A resume at ``step``: forget everything at or after it."""
+        for lvl in self.levels:
+            bs = lvl.buckets
+            while bs and bs[-1][_HI] >= step:
+                bs.pop()
+            if lvl.pending is not None and lvl.pending[_HI] >= step:
+                lvl.pending = None
+        # drop empty upper levels (keep level 0)
+        while len(self.levels) > 1 and not self.levels[-1].buckets and not self.levels[-2].dropped:
+            self.levels.pop()
+            self.levels[-1].pending = None
+        tails = [lvl.buckets[-1] for lvl in self.levels if lvl.buckets]
+        if tails:
+            newest = max(tails, key=lambda b: b[_HI])
+            self.last_step, self.last = newest[_HI], newest[_LAST]
+            self.first_step = min(lvl.buckets[0][_LO] for lvl in self.levels if lvl.buckets)
+        else:
+            self.last_step = self.first_step = self.last = None
+        if not self.levels[0].dropped:
+            self.count = len(self.levels[0].buckets)
+        self._recompute_range()
+
+    def _recompute_range(self) -> None:
+        top = self.levels[-1].buckets
+        mins = [b[_MIN] for b in top if b[_MIN] is not None]
+        maxs = [b[_MAX] for b in top if b[_MAX] is not None]
+        self.vmin = min(mins) if mins else None
+        self.vmax = max(maxs) if maxs else None
+
+    # ------------------------------------------------------------------ read
+    def _level_for(self, lo: int) -> _Level:
+        for lvl in self.levels:
+            if not lvl.dropped or (lvl.buckets and lvl.buckets[0][_LO] <= lo):
+                return lvl
+        return self.levels[-1]
+
+    def _buckets(self, lo: int, hi: int) -> list[list]:
+        """Buckets covering lo..hi: the finest level that reaches back to lo,
+        then the newer buckets of finer levels (upper levels lag by a pending
+        pair at each level below them)."""
+        k = self.levels.index(self._level_for(lo))
+        bs = self.levels[k].buckets
+        start = _bisect_hi(bs, lo)
+        out = [bs[i] for i in range(start, len(bs)) if bs[i][_LO] <= hi] if start < len(bs) else []
+        cur = out[-1][_HI] if out else (bs[-1][_HI] if bs else lo - 1)
+        for j in range(k - 1, -1, -1):
+            fine = self.levels[j].buckets
+            tail = []
+            for b in reversed(fine):
+                if b[_HI] <= cur:
+                    break
+                tail.append(b)
+            for b in reversed(tail):
+                if b[_LO] > cur and lo <= b[_HI] and b[_LO] <= hi:
+                    out.append(b)
+            if tail:
+                cur = max(cur, tail[0][_HI])
+        return out
+
+    def memory_buckets(self) -> int:
+        return sum(len(lvl.buckets) for lvl in self.levels)
+
+    def window(self, lo: int | None, hi: int | None, columns: int) -> Window:
+        """Downsample steps ``lo..hi`` (None: the run's ends) to ``columns`` columns."""
+        if self.last_step is None or columns <= 0:
+            return Window(lo or 0, hi or 0)
+        first = self.first_step if self.first_step is not None else 0
+        if self.levels[-1].buckets:
+            first = self.levels[-1].buckets[0][_LO]
+        lo = first if lo is None else max(lo, first)
+        hi = self.last_step if hi is None else hi
+        if hi < lo:
+            hi = lo
+        bs = self._buckets(lo, hi)
+        span = hi - lo + 1
+        ncol = min(columns, span)
+        win = Window(lo, hi)
+        mins: list[float | None] = [None] * ncol
+        maxs: list[float | None] = [None] * ncol
+        lasts: list[float | None] = [None] * ncol
+        bad = [0] * ncol
+        scale = ncol / span
+        for b in bs:
+            mid = (b[_LO] + b[_HI]) * 0.5
+            c = int((mid - lo) * scale)
+            if c < 0:
+                c = 0
+            elif c >= ncol:
+                c = ncol - 1
+            bmn, bmx = b[_MIN], b[_MAX]
+            if bmn is not None:
+                m = mins[c]
+                if m is None or bmn < m:
+                    mins[c] = bmn
+                m = maxs[c]
+                if m is None or bmx > m:
+                    maxs[c] = bmx
+                lasts[c] = b[_LAST]
+            bad[c] += b[_BAD]
+        win.steps = [lo + (c + 0.5) / scale for c in range(ncol)]
+        win.mins, win.maxs, win.lasts, win.bad = mins, maxs, lasts, bad
+        return win
+
+
+def _bisect_hi(bs: deque, lo: int) -> int:
+    a, b = 0, len(bs)
+    while a < b:
+        m = (a + b) // 2
+        if bs[m][_HI] < lo:
+            a = m + 1
+        else:
+            b = m
+    return a
+
+
+class SeriesStore:
+    """The series of one run, by metric name."""
+
+    #: the metrics the views know, in display order: (name, label)
+    METRICS = (("loss", "loss"), ("grad_norm", "grad norm"), ("lr", "lr"),
+               ("loss_scale", "loss scale"), ("throughput", "tokens/s"))
+    _THROUGHPUT_KEYS = ("tokens_per_sec", "tokens_per_second", "tok/s", "tokens/s", "throughput",
+                        "train_tokens_per_second", "samples_per_second", "train_samples_per_second",
+                        "tflops", "mfu")
+
+    def __init__(self, cap: int = DEFAULT_CAP) -> None:
+        self.cap = cap
+        self.series: dict[str, Series] = {}
+        self.last_step: int | None = None
+        self.first_step: int | None = None
+        self.resumes = 0
+
+    def get(self, name: str) -> Series | None:
+        return self.series.get(name)
+
+    def names(self) -> list[str]:
+        """Metrics with data, in display order (loss, grad norm, lr are always listed)."""
+        out = [n for n, _ in self.METRICS[:3]]
+        out += [n for n, _ in self.METRICS[3:] if n in self.series]
+        return out
+
+    def _add(self, name: str, step: int, value: float) -> None:
+        s = self.series.get(name)
+        if s is None:
+            s = self.series[name] = Series(self.cap)
+        s.append(step, value)
+
+    def add(self, rec) -> None:
+        """One StepRecord (anything with step/loss/grad_norm/lr/loss_scale/extra)."""
+        step = rec.step
+        if self.last_step is not None and step < self.last_step and _has_metric(rec):
+            self.resumes += 1
+            for s in self.series.values():
+                s.truncate(step)
+            self.last_step = step
+        if rec.loss is not None:
+            self._add("loss", step, rec.loss)
+        if rec.grad_norm is not None:
+            self._add("grad_norm", step, rec.grad_norm)
+        if rec.lr is not None:
+            self._add("lr", step, rec.lr)
+        if rec.loss_scale is not None:
+            self._add("loss_scale", step, rec.loss_scale)
+        tp = throughput_of(rec)
+        if tp is not None:
+            self._add("throughput", step, tp)
+        if _has_metric(rec):
+            if self.first_step is None:
+                self.first_step = step
+            if self.last_step is None or step > self.last_step:
+                self.last_step = step
+
+    def extend(self, recs) -> None:
+        for r in recs:
+            self.add(r)
+
+
+def _has_metric(rec) -> bool:
+    return rec.loss is not None or rec.grad_norm is not None or rec.lr is not None or rec.loss_scale is not None
+
+
+def throughput_of(rec) -> float | None:
+    ex = rec.extra
+    if not ex:
+        return None
+    for k in SeriesStore._THROUGHPUT_KEYS:
+        v = ex.get(k)
+        if v is not None:
+            return v
+    for k, v in ex.items():  # "perf/tokens_per_sec", "throughput/tok_s" ...
+        kl = k.lower()
+        if "tok" in kl and ("/s" in kl or "per_s" in kl or "sec" in kl):
+            return v
+    return None
