@@ -8,7 +8,7 @@ DeepSeek LLM B_opt(C) = 0.2920 C^0.3271 when the token budget is known. The
 from __future__ import annotations
 
 from tsm_tui.detectors.base import Detector, fmt
-from tsm_tui.detectors.references import deepseek_batch_tokens, gpt3_batch_tokens
+from tsm_tui.detectors.references import batch_reference
 from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
 
 
@@ -49,20 +49,16 @@ class BatchSizeDetector(Detector):
     def _tokens(self) -> float | None:
         return self.state.info.effective_batch_tokens() or self.observed_tokens
 
-    def _ref(self) -> tuple[float, str]:
+    def _ref(self) -> tuple[float, str] | None:
         info = self.state.info
-        p = info.params or 0.0
-        ref, name = gpt3_batch_tokens(p), "GPT-3 Table 2.1"
         bt = self._tokens()
-        if bt and info.total_steps:
-            ds = deepseek_batch_tokens(6.0 * p * bt * info.total_steps)
-            ref, name = (ref * ds) ** 0.5, "GPT-3 Table 2.1 / DeepSeek B_opt(C)"
-        return ref, name
+        total = bt * info.total_steps if (bt and info.total_steps) else None
+        return batch_reference(info.params or 0.0, total)
 
     def _verdict(self):
         info = self.state.info
         bt = self._tokens()
-        if not info.params or not bt:
+        if not info.params or not bt or self._ref() is None:
             return None
         ref, name = self._ref()
         r = bt / ref
@@ -93,5 +89,8 @@ class BatchSizeDetector(Detector):
             return self._result(Status.SKIP, f"model size unknown (--params); batch {fmt(bt)} tokens")
         if not bt:
             return self._result(Status.SKIP, f"batch size unknown (--batch-tokens); {fmt(info.params)} params")
+        if self._ref() is None:
+            return self._result(Status.SKIP, f"{fmt(info.params)} params is below the published references "
+                                             "(GPT-3 Table 2.1 starts at 125M; DeepSeek's fit at ~1e17 FLOPs)")
         status, msg, _ = self._verdict()
         return self._result(status, msg.split(":")[0] if status != Status.PASS else msg)

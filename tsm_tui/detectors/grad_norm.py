@@ -57,7 +57,8 @@ class GradNormDetector(Detector):
         out: list[Alert] = []
         med = self._med.get()
         spike = False
-        if med is not None and len(self._logm) >= self.s.min_baseline and g > 0 and med > 0:
+        if med is not None and g >= self.s.grad_spike_ratio * med and len(self._logm) >= self.s.min_baseline \
+                and g > 0 and med > 0:
             std = self._logm.std
             z = (math.log(g) - self._logm.mean) / std if std > 1e-12 else math.inf
             if z >= self.s.sigma and g >= self.s.grad_spike_ratio * med:

@@ -87,9 +87,8 @@ class LossSpikeDetector(Detector):
         return out
 
     def _test(self, x: float, med: float) -> tuple[bool, float, float]:
-        if x - med < self.s.spike_min_delta:
-            return False, x / med if med > 0 else 0.0, 0.0
-        if med <= 0 or x <= 0:
+        # both rules need x >= 1.3 x median: most records stop here, no log()
+        if x - med < self.s.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
             return False, 0.0, 0.0
         ratio = x / med
         std = self._logm.std

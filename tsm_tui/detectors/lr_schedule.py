@@ -12,7 +12,8 @@ from tsm_tui.detectors.base import Detector, fmt
 from tsm_tui.detectors.references import lr_reference
 from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
 
-PEAK_TOL = 0.98  # LR within 2% of its max counts as "at peak"
+PEAK_TOL = 0.98
+JUMP_FACTOR = 1.5  # LR above 1.5x the warm-up peak later on: a jump, not a schedule (ours)  # LR within 2% of its max counts as "at peak"
 NO_WARMUP_RECORDS = 20  # records at the first LR before we call it "no warm-up"
 ZERO_RECORDS = 20  # (ours) LR == 0 for this many records ...
 ZERO_FRAC = 0.05  # ... and for 5% of the steps so far
@@ -31,6 +32,10 @@ class LRScheduleDetector(Detector):
         self.peak_step: int | None = None
         self.min_after_peak: float | None = None
         self._peak_step_lr = 0.0
+        self._prev_lr = -1.0
+        self.ramp_done = False
+        self.ramp_peak = 0.0
+        self.jump_at: int | None = None
         self._zero_run = 0
         self._zero_from: int | None = None
         self.zero_at: int | None = None
@@ -48,11 +53,27 @@ class LRScheduleDetector(Detector):
         if lr > self.max_lr:
             self.max_lr = lr
             self.min_after_peak = lr
-            # peak_step: where the LR first came within 2% of its maximum
-            if self.peak_step is None or self._peak_step_lr < PEAK_TOL * lr:
+            # peak_step: where the LR first came within 2% of its maximum, during
+            # the initial ramp only (a later jump is not warm-up)
+            if not self.ramp_done and (self.peak_step is None or self._peak_step_lr < PEAK_TOL * lr):
                 self.peak_step, self._peak_step_lr = rec.step, lr
         else:
             self.min_after_peak = min(self.min_after_peak or lr, lr)
+        if not self.ramp_done:
+            if lr < self._prev_lr or (lr == self._prev_lr and lr >= self.max_lr * PEAK_TOL and self.n > 2):
+                self.ramp_done = True
+                self.ramp_peak = self.max_lr
+        elif lr > self.ramp_peak * JUMP_FACTOR and not self.jump_at:
+            self.jump_at = rec.step
+            out.append(Alert(
+                self.id, Severity.WARNING, rec.step,
+                f"LR jumped to {fmt(lr)} at step {rec.step}, {lr / self.ramp_peak:.1f}x the schedule's peak "
+                f"{fmt(self.ramp_peak)}: a config change or a scheduler state not restored on resume?",
+                value=lr, baseline=self.ramp_peak,
+                actions=[f"Check the LR scheduler after the restart: the peak was {fmt(self.ramp_peak)}.",
+                         advice.rollback(self.state, rec.step, "the LR jump")],
+                key="lr_jump"))
+        self._prev_lr = lr
         out += self._check_no_warmup(rec)
         out += self._check_peak(rec)
         out += self._check_zero(rec, lr)
@@ -67,7 +88,8 @@ class LRScheduleDetector(Detector):
     def has_warmup(self) -> bool | None:
         if self.n == 0 or not self._starts_at_beginning():
             return None
-        return self.first_lr < self.max_lr * PEAK_TOL
+        peak = self.ramp_peak if self.ramp_done else self.max_lr
+        return self.first_lr < peak * PEAK_TOL
 
     def warmup_steps(self) -> int | None:
         if not self.has_warmup():
@@ -173,6 +195,7 @@ class LRScheduleDetector(Detector):
 
     def on_resume(self, step: int) -> None:
         self._zero_run = 0
+        self._prev_lr = -1.0
 
     def result(self) -> CheckResult:
         if self.n == 0:
@@ -211,6 +234,9 @@ class LRScheduleDetector(Detector):
             parts.append(f"peak {fmt(self.max_lr)} = {r:.1f}x {ref[1]}")
         else:
             parts.append(f"peak {fmt(self.max_lr)}")
+        if self.jump_at is not None:
+            status = max(status, Status.WARN, key=lambda s: s.rank)
+            parts.append(f"LR jumped {self.max_lr / self.ramp_peak:.0f}x at step {self.jump_at}")
         if self.zero_at is not None and not (total and self.zero_at >= 0.98 * total):
             status = max(status, Status.WARN, key=lambda s: s.rank)
             parts.append(f"LR 0 from step {self.zero_at}")

@@ -45,14 +45,34 @@ def gpt3_lr(params: float) -> tuple[float, str]:
     return gpt3_lr_fit(params), "GPT-3 Table 2.1 fit"
 
 
-def lr_reference(params: float, tokens: float | None = None) -> tuple[float, str]:
-    """The most permissive of the references we can compute, and its name."""
-    ref, name = gpt3_lr(params)
-    if tokens:
+#: below these the published fits are extrapolated too far to judge a run by
+MIN_PARAMS = 10e6  # GPT-3 Table 2.1 starts at 125M; its log-log fit holds roughly to ~10M
+MIN_COMPUTE = 1e16  # DeepSeek's fit used 1e17-2e19 FLOPs
+
+
+def lr_reference(params: float, tokens: float | None = None) -> tuple[float, str] | None:
+    """The most permissive of the references that apply at this size, and its name."""
+    ref = gpt3_lr(params) if params >= MIN_PARAMS else None
+    if tokens and 6.0 * params * tokens >= MIN_COMPUTE:
         ds = deepseek_lr(6.0 * params * tokens)
-        if ds > ref:
-            ref, name = ds, "DeepSeek eta_opt(C)"
-    return ref, name
+        if ref is None or ds > ref[0]:
+            ref = (ds, "DeepSeek eta_opt(C)")
+    return ref
+
+
+def batch_reference(params: float, tokens_total: float | None) -> tuple[float, str] | None:
+    """Batch tokens reference: GPT-3 Table 2.1 (>= 100M params), DeepSeek B_opt(C)
+    when the compute is in reach of its fit; the geometric mean when both apply."""
+    g = gpt3_batch_tokens(params) if params >= 100e6 else None
+    c = 6.0 * params * tokens_total if tokens_total else 0.0
+    d = deepseek_batch_tokens(c) if c >= MIN_COMPUTE else None
+    if g and d:
+        return (g * d) ** 0.5, "GPT-3 Table 2.1 / DeepSeek B_opt(C)"
+    if g:
+        return g, "GPT-3 Table 2.1"
+    if d:
+        return d, "DeepSeek B_opt(C)"
+    return None
 
 
 def gpt3_batch_tokens(params: float) -> float:
