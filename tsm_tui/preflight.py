@@ -1,0 +1,642 @@
+"""Pre-flight: check a planned run's configuration before it starts (issue #6).
+
+``tsm-watch --preflight PATH [--json]`` reads the run's config (a file or a
+directory of them, see ``tsm_tui.sources.config.read_plan``), lets the command
+line override it, and runs seven checks, each citing its published reference
+and saying what to change, with numbers:
+
+==============  ==========================================================================
+lr_schedule     warm-up, decay, schedule length, peak LR against model size
+batch_size      tokens per step against model size and compute
+grad_norm       gradient clipping configured
+precision       bf16 over fp16; fp16 needs dynamic loss scaling
+logging         every step, not averaged; HF's NaN filter off; grad norm logged
+checkpoints     rollback points close enough together
+optimizer       Adam beta2 / epsilon for large models; warm-up >= 2/(1-beta2)
+==============  ==========================================================================
+
+Thresholds follow ``tsm_tui.settings.Settings`` (warm-up 1%, LR 3x / 10x, batch
+band 10x); "(ours)" marks a heuristic of ours, not a published number. The
+published numbers are collected in ../shared/notes/detection-anchors.md.
+
+Exit codes: 0 no critical issue, 1 a check FAILed, 2 unreadable input
+(``InputError``: one line on stderr).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+
+from tsm_tui.detectors.base import fmt
+from tsm_tui.detectors.references import (GPT3_TABLE, deepseek_batch_tokens, deepseek_lr, gpt3_batch_tokens,
+                                          gpt3_lr)
+from tsm_tui.engine import InputError
+from tsm_tui.record import Status
+from tsm_tui.sanitize import clean
+from tsm_tui.settings import Settings
+from tsm_tui.sources.config import PLAN_FIELDS, ConfigError, Plan, finalize_plan, read_plan
+
+SCHEMA = 1
+
+# --- published anchors (detection-anchors.md) -----------------------------------------
+
+#: Modern recipes' peak LR by size (section 3.2): LLaMA-1 Table 2 / Llama 2 Table 1
+#: [T], OLMo 2 configs [P], Llama 3 Table 3 [T]. Used as a reference for models
+#: within 1.5x of these sizes, next to GPT-3 Table 2.1 and DeepSeek eta_opt(C).
+RECIPE_LR = [
+    (6.7e9, 3.0e-4, "LLaMA 7B / OLMo 2 7B recipe"),
+    (13e9, 3.0e-4, "LLaMA 13B / OLMo 2 13B recipe"),
+    (32e9, 6.0e-4, "OLMo 2 32B recipe"),
+    (65e9, 1.5e-4, "LLaMA 65B / Llama 2 70B recipe"),
+    (405e9, 8.0e-5, "Llama 3 405B recipe"),
+]
+#: Long-run warm-ups that are < 1% of the steps but are the published practice
+#: (section 4): 2000 steps (LLaMA 1/2, OLMo 2, DeepSeek, OPT) and 375M tokens
+#: (GPT-3 App. B, BLOOM). A warm-up at least this long passes the 1% rule.
+WARMUP_STEPS_PUBLISHED = 2000
+WARMUP_TOKENS_PUBLISHED = 375e6
+#: warm-up of 2-5% of the run recommended (issue #6; Wortsman et al. use 5%)
+WARMUP_REC = (0.02, 0.05)
+#: a schedule horizon this much longer than the run leaves the LR high at the end
+#: (ours; Chinchilla: the cosine cycle should match the training horizon)
+DECAY_TOO_LONG = 1.25
+#: logging intervals: > 10 steps WARN; >= 100 steps averages spikes away (ours;
+#: HF's default is 500 and its logged loss is the mean over the interval)
+LOG_WARN, LOG_AVERAGED = 10, 100
+#: checkpoint interval: > 10% of the run or > 5000 steps, or > 6 hours (ours)
+CKPT_MAX_FRAC, CKPT_MAX_STEPS, CKPT_MAX_HOURS = 0.10, 5000, 6.0
+#: optimizer: "large" model, beta2 and eps limits (GPT-3 / LLaMA / OLMo 2 use
+#: beta2 0.95, eps 1e-8; OLMo 2 moved eps 1e-5 -> 1e-8)
+LARGE_PARAMS, BETA2_MAX, EPS_MAX = 1e9, 0.99, 1e-6
+
+REFERENCES = {
+    "lr_schedule": "warm-up: >= 1% of steps, 2-5% recommended (issue #6, Wortsman et al. 5%), or the published "
+                   "2000 steps (LLaMA 1/2, OLMo 2, DeepSeek) / 375M tokens (GPT-3 App. B); decay to 10% over the "
+                   "run (GPT-3, LLaMA, OLMo 2; Chinchilla: cycle = run); peak LR: GPT-3 Table 2.1, LLaMA / OLMo 2 "
+                   "recipes, DeepSeek LLM eta_opt(C) = 0.3118 C^-0.125; > 3x WARN, >= 10x FAIL (ours)",
+    "batch_size": "GPT-3 Table 2.1 (0.5M-3.2M tokens by size); DeepSeek LLM B_opt(C) = 0.2920 C^0.3271; critical "
+                  "batch size (McCandlish et al. 2018, Kaplan et al. 2020); 1/10x-10x band ours",
+    "grad_norm": "global-norm clip 1.0: GPT-3 App. B, LLaMA 1/2, OLMo 2, DeepSeek, BLOOM, Megatron --clip-grad "
+                 "default; OPT-175B tightened to 0.3",
+    "precision": "BLOOM-176B (bf16 after the 104B fp16 runs failed), OPT-175B (fp16 loss-scale collapse before "
+                 "divergence); torch GradScaler / Megatron / DeepSpeed dynamic loss scaling",
+    "logging": "HF Trainer: logging_steps=500 default, loss averaged over the interval, logging_nan_inf_filter=True "
+               "default hides NaN losses; grad norm leads the loss (OLMo 2, GLM-130B); > 10 steps WARN (ours)",
+    "checkpoints": "PaLM (restart ~100 steps before a spike, skip 200-500 batches), OPT-175B (35+ manual restarts), "
+                   "LLM360 K2; > 10% of the run, > 5000 steps or > 6 h apart WARN (ours)",
+    "optimizer": "GPT-3 App. B, LLaMA, OLMo 2: Adam beta2 0.95, eps 1e-8; OLMo 2 moved eps 1e-5 -> 1e-8; Molybog "
+                 "et al. 2023 (eps -> 0); Ma & Yarats 2021: warm-up >= 2/(1-beta2) steps",
+}
+TITLES = {"lr_schedule": "LR Schedule", "batch_size": "Batch Size", "grad_norm": "Gradient Clipping",
+          "precision": "Precision", "logging": "Logging", "checkpoints": "Checkpoints",
+          "optimizer": "Optimizer (Adam beta2 / eps)"}
+
+# what each setting is called in each framework, for the actions
+_KEYS = {
+    "hf": {"warmup_steps": "warmup_steps", "peak_lr": "learning_rate", "clip": "max_grad_norm",
+           "logging_steps": "logging_steps", "save_steps": "save_steps", "beta2": "adam_beta2",
+           "eps": "adam_epsilon", "schedule": "lr_scheduler_type", "decay_steps": "max_steps"},
+    "megatron": {"warmup_steps": "--lr-warmup-iters", "peak_lr": "--lr", "clip": "--clip-grad",
+                 "logging_steps": "--log-interval", "save_steps": "--save-interval", "beta2": "--adam-beta2",
+                 "eps": "--adam-eps", "schedule": "--lr-decay-style", "decay_steps": "--lr-decay-iters"},
+    "torchtitan": {"warmup_steps": "[lr_scheduler] warmup_steps", "peak_lr": "[optimizer] lr",
+                   "clip": "[training] max_norm", "logging_steps": "[metrics] log_freq",
+                   "save_steps": "[checkpoint] interval", "beta2": "[optimizer] beta2", "eps": "[optimizer] eps",
+                   "schedule": "[lr_scheduler] decay_type", "decay_steps": "[lr_scheduler] decay_ratio"},
+    "lightning": {"clip": "gradient_clip_val", "logging_steps": "log_every_n_steps",
+                  "save_steps": "ModelCheckpoint(every_n_train_steps)"},
+    "nanogpt": {"warmup_steps": "warmup_iters", "clip": "grad_clip", "logging_steps": "log_interval",
+                "save_steps": "eval_interval", "beta2": "beta2", "decay_steps": "lr_decay_iters"},
+}
+_KEYS["axolotl"] = _KEYS["hf"]
+_GENERIC = {"warmup_steps": "warmup_steps", "peak_lr": "learning_rate", "clip": "max_grad_norm",
+            "logging_steps": "log_interval", "save_steps": "save_interval", "beta2": "adam_beta2",
+            "eps": "adam_eps", "schedule": "lr_schedule", "decay_steps": "lr_decay_steps"}
+_BF16 = {"hf": "set bf16=true (fp16=false)", "axolotl": "set bf16: true (fp16: false)",
+         "megatron": "use --bf16 instead of --fp16", "lightning": "set precision='bf16-mixed'",
+         "torchtitan": 'set [training] mixed_precision_param = "bfloat16"', "nanogpt": "set dtype='bfloat16'",
+         "deepspeed": 'set "bf16": {"enabled": true} and "fp16": {"enabled": false}'}
+FRAMEWORKS = {"hf": "HF TrainingArguments", "axolotl": "Axolotl (HF names)", "megatron": "Megatron-LM arguments",
+              "torchtitan": "torchtitan TOML", "lightning": "Lightning hparams", "nanogpt": "nanoGPT-style",
+              "olmo": "OLMo YAML", "deepspeed": "DeepSpeed JSON", "generic": "plain config"}
+
+
+def key(plan: Plan, field_name: str) -> str:
+    """The name to use in an action: the key read from the file, else the framework's."""
+    k = plan.keys.get(field_name)
+    if k and plan.origin.get(field_name) != "command line" and "(" not in k and " " not in k and "default" not in (
+            plan.origin.get(field_name) or ""):
+        return f"--{k.replace('_', '-')}" if plan.framework == "megatron" else k
+    return _KEYS.get(plan.framework or "", {}).get(field_name) or _GENERIC.get(field_name, field_name)
+
+
+def human(x: float | None) -> str:
+    """125M, 6.74B, 0.5M: parameter and token counts."""
+    if x is None:
+        return "n/a"
+    x = float(f"{x:.3g}")
+    for div, suf in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= div:
+            return f"{x / div:.3g}{suf}"
+    return f"{x:.3g}"
+
+
+def pct(x: float) -> str:
+    return f"{x * 100:.2g}%" if x < 0.1 else f"{x * 100:.0f}%"
+
+
+# --- results ----------------------------------------------------------------------------
+
+
+@dataclass
+class PreCheck:
+    id: str
+    status: Status
+    summary: str
+    reference: str
+    actions: list[str] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        return TITLES[self.id]
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "title": self.title, "status": self.status.value, "summary": self.summary,
+                "reference": self.reference, "actions": list(self.actions)}
+
+
+class _Acc:
+    """Findings of one check: the worst status wins, texts and actions accumulate."""
+
+    def __init__(self, cid: str):
+        self.id = cid
+        self.status = Status.SKIP
+        self.texts: list[tuple[int, str]] = []
+        self.actions: list[str] = []
+
+    def add(self, status: Status, text: str, action: str | None = None) -> None:
+        if status.rank > self.status.rank:
+            self.status = status
+        self.texts.append((status.rank, text))
+        if action and status in (Status.WARN, Status.FAIL) and action not in self.actions:
+            self.actions.append(action)
+
+    def info(self, text: str) -> None:  # a remark that does not change the status
+        self.texts.append((0, text))
+
+    def result(self, skip_reason: str = "") -> PreCheck:
+        if self.status == Status.SKIP:
+            text = skip_reason or "; ".join(t for _, t in self.texts) or "not enough configuration"
+            return PreCheck(self.id, Status.SKIP, text, REFERENCES[self.id])
+        # the worst findings first, then the rest in order
+        ordered = sorted(self.texts, key=lambda t: -t[0])
+        return PreCheck(self.id, self.status, "; ".join(t for _, t in ordered), REFERENCES[self.id], self.actions)
+
+
+# --- shared references ----------------------------------------------------------------------
+
+
+def lr_ref(plan: Plan) -> tuple[float, str] | None:
+    """The most permissive of GPT-3 Table 2.1 (interpolated / fit), a modern recipe of
+    this size and DeepSeek eta_opt(C) (when the token budget is known)."""
+    p = plan.params
+    if not p:
+        return None
+    ref, name = gpt3_lr(p)
+    name = f"{name} for {human(p)}"
+    for size, lr, recipe in RECIPE_LR:
+        if size / 1.5 <= p <= size * 1.5 and lr > ref:
+            ref, name = lr, recipe
+    if plan.total_tokens:
+        c = 6.0 * p * plan.total_tokens
+        ds = deepseek_lr(c)
+        if ds > ref:
+            ref, name = ds, (f"DeepSeek eta_opt(C) for {human(p)} params on {human(plan.total_tokens)} tokens, "
+                             f"C = {c:.2g} FLOPs")
+    return ref, name
+
+
+def _lr_ratio(plan: Plan) -> float | None:
+    r = lr_ref(plan)
+    return plan.peak_lr / r[0] if (r and plan.peak_lr) else None
+
+
+# --- the checks -----------------------------------------------------------------------------
+
+
+def check_lr_schedule(plan: Plan, s: Settings) -> PreCheck:
+    a = _Acc("lr_schedule")
+    W, T, ft = plan.warmup_steps, plan.total_steps, bool(plan.finetune)
+    wk = key(plan, "warmup_steps")
+
+    def rec_range() -> str:
+        lo, hi = max(1, round(T * WARMUP_REC[0])), max(1, round(T * WARMUP_REC[1]))
+        return f"{lo}-{hi} (2-5% of {T})"
+
+    if W is None:
+        a.info("warm-up unknown" + (f" ({plan.warmup_ratio:g} of an unknown run length)" if plan.warmup_ratio else ""))
+    elif W == 0:
+        what = "fine-tune" if ft else "from-scratch run"
+        act = f"set {wk} to {rec_range()}" if T else f"add a linear warm-up of 2-5% of the steps ({wk})"
+        a.add(Status.WARN if ft else Status.FAIL, f"no LR warm-up ({what}): the first Adam updates hit at the "
+              f"peak LR", act + ", then cosine decay to 10% of the peak")
+    elif T:
+        frac = W / T
+        published = W >= WARMUP_STEPS_PUBLISHED or (
+            plan.warmup_tokens is not None and plan.warmup_tokens >= WARMUP_TOKENS_PUBLISHED)
+        if W >= T:
+            a.add(Status.WARN, f"warm-up {W} steps >= the run's {T}: the LR never leaves warm-up",
+                  f"set {wk} to {rec_range()}")
+        elif frac < s.warmup_min_frac and not published:
+            a.add(Status.WARN, f"warm-up {W} steps is {pct(frac)} of {T} (< 1%; 2-5% recommended)",
+                  f"set {wk} to {rec_range()}")
+        else:
+            why = ""
+            if frac < WARMUP_REC[0] and published:
+                why = ("; >= 2000 steps, as LLaMA / OLMo 2 / DeepSeek" if W >= WARMUP_STEPS_PUBLISHED
+                       else f"; {human(plan.warmup_tokens)} tokens, as GPT-3")
+            elif frac < WARMUP_REC[0]:
+                why = "; 2-5% recommended"
+            a.add(Status.PASS, f"warm-up {W} steps ({pct(frac)} of {T}{why})")
+    else:
+        a.add(Status.PASS, f"warm-up {W} steps (run length unknown: --total-steps)")
+
+    # decay after warm-up
+    sch = (plan.schedule or "").lower()
+    sk = key(plan, "schedule")
+    if sch:
+        no_decay = sch in ("constant", "constant_with_warmup", "none", "fixed", "const") or (
+            plan.min_lr_ratio is not None and plan.min_lr_ratio >= 0.999)
+        if no_decay and not ft:
+            a.add(Status.WARN, f"{sch} LR: no decay after warm-up",
+                  f"set {sk}=cosine (decay to 10% of the peak over the run: GPT-3, LLaMA, OLMo 2)")
+        elif no_decay:
+            a.info(f"{sch} LR (fine-tune)")
+        else:
+            a.add(Status.PASS, f"{sch} decay" + (f" to {plan.min_lr_ratio:.0%} of the peak"
+                                                  if plan.min_lr_ratio is not None else ""))
+    if plan.decay_steps and T:
+        r = plan.decay_steps / T
+        if r > DECAY_TOO_LONG:
+            a.add(Status.WARN, f"the schedule decays over {plan.decay_steps} steps but the run is {T} "
+                  f"({r:.2g}x): the LR is still high when training stops",
+                  f"set {key(plan, 'decay_steps')} to {T} (the run's length; Chinchilla)")
+
+    # peak LR against model size
+    ref = lr_ref(plan)
+    lr = plan.peak_lr
+    if lr and ref:
+        ratio = lr / ref[0]
+        lk = key(plan, "peak_lr")
+        g = gpt3_lr(plan.params)[0]
+        also = f"; GPT-3 Table 2.1: {fmt(g)}" if "GPT-3" not in ref[1] else ""
+        text = f"peak LR {fmt(lr)} is {ratio:.3g}x the reference {fmt(ref[0])} ({ref[1]}{also})"
+        act = f"lower {lk} from {fmt(lr)} to <= {fmt(2 * ref[0])} (2x {ref[1]})"
+        if ratio >= s.lr_fail_factor * (1 - 1e-9):
+            a.add(Status.FAIL, text, act)
+        elif ratio > s.lr_warn_factor:
+            a.add(Status.WARN, text, act)
+        else:
+            a.add(Status.PASS, f"peak LR {fmt(lr)} = {ratio:.2g}x the reference {fmt(ref[0])} ({ref[1]})")
+    elif lr:
+        a.info(f"peak LR {fmt(lr)} (model size unknown: --params)")
+    return a.result("warm-up, schedule and LR not in the config (--warmup-steps, --total-steps, --peak-lr)")
+
+
+def check_batch(plan: Plan, s: Settings) -> PreCheck:
+    a = _Acc("batch_size")
+    p, bt = plan.params, plan.effective_batch_tokens()
+    if not p or not bt:
+        if plan.batch_size and not plan.seq_len and not plan.batch_tokens:
+            why = f"batch {plan.batch_size} sequences, sequence length unknown (--batch-tokens)"
+        elif not p and not bt:
+            why = "model size and batch size unknown (--params, --batch-tokens)"
+        elif not p:
+            why = f"model size unknown (--params); batch {human(bt)} tokens"
+        else:
+            why = f"batch size unknown (--batch-tokens); {human(p)} params"
+        return a.result(why)
+    if plan.finetune:
+        return a.result(f"fine-tune: the GPT-3 / DeepSeek batch references are for pre-training; batch {human(bt)} "
+                        f"tokens for {human(p)} params")
+    g = gpt3_batch_tokens(p)
+    ref, name = g, f"GPT-3 Table 2.1 for {human(p)}"
+    ds = None
+    if plan.total_tokens:
+        ds = deepseek_batch_tokens(6.0 * p * plan.total_tokens)
+        ref = math.sqrt(g * ds)
+        name = f"geometric mean of GPT-3 Table 2.1 {human(g)} and DeepSeek B_opt(C) {human(ds)}"
+    r = bt / ref
+    f = s.batch_factor
+    assumed = " (world size assumed 1)" if "assumed 1" in (plan.keys.get("batch_size") or "") else ""
+    seq = plan.seq_len
+    if r < 1 / f:
+        need = ref / f
+        seqs = f" = {math.ceil(need / seq)} sequences of {seq}" if seq else ""
+        a.add(Status.WARN, f"batch {human(bt)} tokens{assumed} is {1 / r:.0f}x below the {human(ref)}-token "
+              f"reference ({name}): noisy gradients, spikes more likely",
+              f"raise the global batch to >= {human(need)} tokens{seqs} (reference {human(ref)}; gradient "
+              f"accumulation or more devices), or lower the LR (Adam's best LR scales ~ sqrt(batch))")
+    elif r > f:
+        a.add(Status.WARN, f"batch {human(bt)} tokens is {r:.0f}x above the {human(ref)}-token reference ({name}): "
+              "beyond the critical batch size, tokens are wasted",
+              f"lower the batch to <= {human(ref * f)} tokens or ramp it up over the first 1-5% of tokens "
+              "(GPT-3, Llama 3, DeepSeek-V3)")
+    else:
+        a.add(Status.PASS, f"{human(bt)} tokens/step{assumed} = {r:.2g}x the reference {human(ref)} ({name})")
+    return a.result()
+
+
+def check_clipping(plan: Plan, s: Settings) -> PreCheck:
+    a = _Acc("grad_norm")
+    c = plan.clip
+    ck = key(plan, "clip")
+    if c is not None and c > 0:
+        extra = " (looser than the usual 1.0)" if c > 1.0 else ""
+        a.add(Status.PASS, f"clip at {fmt(c)}{extra}")
+        return a.result()
+    what = "clipping disabled" + (f" ({plan.keys.get('clip')}={fmt(c)})" if c is not None else "") if c is not None \
+        else "no gradient clipping in the config"
+    worse = []
+    if plan.precision in ("fp16", "fp16-pure"):
+        worse.append("fp16: an overflowing step is applied unclipped")
+    ratio = _lr_ratio(plan)
+    if ratio is not None and ratio > s.lr_warn_factor:
+        worse.append(f"the peak LR is {ratio:.2g}x the size reference")
+    status = Status.FAIL if worse else Status.WARN
+    text = what + (" and " + " and ".join(worse) if worse else ": one bad batch can blow up the weights")
+    a.add(status, text, f"set {ck}=1.0 (GPT-3, LLaMA, OLMo 2, DeepSeek all clip at 1.0)")
+    return a.result()
+
+
+def check_precision(plan: Plan, s: Settings) -> PreCheck:
+    a = _Acc("precision")
+    p = plan.precision
+    fw = plan.framework or "generic"
+    to_bf16 = _BF16.get(fw, "set precision: bf16")
+    if p is None:
+        return a.result("precision not in the config (bf16 / fp16 settings)")
+    if p == "bf16":
+        a.add(Status.PASS, "bf16: fp32's exponent range, no loss scaling needed")
+    elif p == "fp32":
+        a.add(Status.PASS, "fp32 (no mixed precision): stable; bf16 would be ~2x faster")
+    elif plan.dynamic_scaling is False:
+        if p == "fp16-pure":
+            why = f"pure fp16 ({plan.keys.get('precision', 'precision')}): no loss scaler"
+        elif plan.loss_scale:
+            why = f"static loss scale {fmt(plan.loss_scale)} ({plan.keys.get('loss_scale', 'loss_scale')})"
+        else:
+            why = f"loss scaler disabled ({plan.keys.get('dynamic_scaling', '')})"
+        a.add(Status.FAIL, f"fp16 without dynamic loss scaling, {why}: gradients under- or overflow (fp16 max "
+              "65504) with nothing to back off", f"{to_bf16}; or at least dynamic loss scaling "
+              "(Megatron: drop --loss-scale; DeepSpeed: loss_scale 0)")
+    else:
+        sure = "" if plan.dynamic_scaling or fw in ("hf", "axolotl", "megatron", "lightning", "nanogpt",
+                                                     "deepspeed") else " (scaler assumed)"
+        a.add(Status.WARN, f"fp16 with dynamic loss scaling{sure}: works, but overflow skips steps and a collapsing "
+              "loss scale preceded OPT-175B's divergences", to_bf16)
+    return a.result()
+
+
+def check_logging(plan: Plan, s: Settings) -> PreCheck:
+    a = _Acc("logging")
+    n, strat = plan.logging_steps, plan.logging_strategy
+    lk = key(plan, "logging_steps")
+    if strat in ("no", "none"):
+        a.add(Status.WARN, "logging disabled (logging_strategy=no)", f"set logging_strategy=steps and {lk}=1")
+    elif strat == "epoch":
+        a.add(Status.WARN, "loss logged once per epoch: spikes are averaged away",
+              f"set logging_strategy=steps and {lk}=1")
+    elif n is not None:
+        src = plan.origin.get("logging_steps", "")
+        default = " (HF's default logging_steps=500)" if "HF" in src and "default" in src else (
+            " (HF's default value)" if n == 500 and plan.framework in ("hf", "axolotl") else "")
+        if n >= LOG_AVERAGED:
+            a.add(Status.WARN, f"loss logged every {n} steps{default}: the logged loss is the mean over the "
+                  f"interval, so a spike is averaged away and seen up to {n} steps late", f"set {lk}=1")
+        elif n > LOG_WARN:
+            a.add(Status.WARN, f"loss logged every {n} steps (> {LOG_WARN}): short spikes are smoothed out",
+                  f"set {lk}=1")
+        else:
+            a.add(Status.PASS, f"loss logged every {n} step{'s' if n != 1 else ''}")
+    if plan.logging_nan_inf_filter:
+        src = plan.origin.get("logging_nan_inf_filter", "")
+        d = " (HF default)" if "default" in src else ""
+        a.add(Status.WARN, f"logging_nan_inf_filter=true{d}: HF logs the running mean instead of a NaN/Inf loss, "
+              "so a broken run shows finite losses", "set logging_nan_inf_filter=false")
+    elif plan.logging_nan_inf_filter is False:
+        a.add(Status.PASS, "NaN filter off")
+    if plan.log_grad_norm is False:
+        a.add(Status.WARN, "grad norm not logged: it leads the loss (OLMo 2, GLM-130B)",
+              f"log the gradient norm ({plan.keys.get('log_grad_norm', 'log_grad_norm')}=true)")
+    return a.result("logging interval not in the config (e.g. logging_steps, log_interval)")
+
+
+def check_checkpoints(plan: Plan, s: Settings) -> PreCheck:
+    a = _Acc("checkpoints")
+    T, S, strat = plan.total_steps, plan.save_steps, plan.save_strategy
+    sk = key(plan, "save_steps")
+    rec = min(1000, max(10, round(T * 0.05))) if T else 1000
+    act = f"set {sk} <= {rec} (a rollback point a few hundred steps before any spike: PaLM restarted ~100 " \
+          "steps before)"
+    if strat in ("no", "none", "false"):
+        how = plan.keys.get("save_strategy", "save_strategy=no")
+        a.add(Status.WARN, f"no checkpoints configured ({how}): nothing to roll back to", act)
+    elif strat == "end":
+        a.add(Status.WARN, f"checkpoint only at the end ({plan.keys.get('save_strategy')})", act)
+    elif strat == "epoch" and S is None or (strat == "epoch" and plan.framework in ("hf", "axolotl")):
+        if T and plan.epochs:
+            per = T / plan.epochs
+            st = Status.WARN if (per / T > CKPT_MAX_FRAC or per > CKPT_MAX_STEPS) else Status.PASS
+            a.add(st, f"checkpoint once per epoch = every {per:.0f} steps ({pct(per / T)} of {T})", act)
+        else:
+            a.add(Status.WARN, "checkpoint once per epoch: rollback points could be far apart (steps per epoch "
+                  "unknown)", act)
+    elif S is not None:
+        if T:
+            frac = S / T
+            if frac > CKPT_MAX_FRAC or S > CKPT_MAX_STEPS:
+                a.add(Status.WARN, f"checkpoint every {S} steps = {pct(frac)} of {T} (> 10% or > 5000 steps)", act)
+            else:
+                a.add(Status.PASS, f"every {S} steps ({pct(frac)} of {T}, {T // S} rollback points)")
+        elif S > CKPT_MAX_STEPS:
+            a.add(Status.WARN, f"checkpoint every {S} steps (> {CKPT_MAX_STEPS})", act)
+        else:
+            a.add(Status.PASS, f"every {S} steps (run length unknown)")
+    if plan.save_hours is not None:
+        if plan.save_hours > CKPT_MAX_HOURS:
+            a.add(Status.WARN, f"checkpoint every {plan.save_hours:.3g} h (> {CKPT_MAX_HOURS:g} h)",
+                  f"save at least every {CKPT_MAX_HOURS:g} hours")
+        else:
+            a.add(Status.PASS, f"every {plan.save_hours:.3g} h")
+    if a.status == Status.SKIP:
+        a.add(Status.WARN, "no checkpoint interval in the config: there may be nothing to roll back to", act)
+    return a.result()
+
+
+def check_optimizer(plan: Plan, s: Settings) -> PreCheck:
+    a = _Acc("optimizer")
+    name = (plan.optimizer or "").lower()
+    if name and not any(x in name for x in ("adam", "lamb", "lion_adam")):
+        return a.result(f"optimizer {plan.optimizer}: the beta2 / epsilon checks are for Adam(W)")
+    b2, eps, p, W = plan.beta2, plan.eps, plan.params, plan.warmup_steps
+    if b2 is None and eps is None:
+        return a.result("Adam beta2 and epsilon not in the config")
+    large = p is not None and p > LARGE_PARAMS
+    size = f" for {human(p)} params" if p else ""
+    if b2 is not None:
+        if b2 > BETA2_MAX and large and plan.finetune:
+            a.add(Status.PASS, f"beta2 {b2:g} (fine-tune; pre-training recipes use 0.95 at this size)")
+        elif b2 > BETA2_MAX and large:
+            a.add(Status.WARN, f"beta2 {b2:g}{size}: GPT-3, LLaMA and OLMo 2 use 0.95 (a slow second moment "
+                  "lags gradient spikes; Bai et al. 2025)", f"set {key(plan, 'beta2')}=0.95")
+        else:
+            a.add(Status.PASS, f"beta2 {b2:g}" + ("" if p else " (model size unknown)"))
+        need = math.ceil(2.0 / (1.0 - b2)) if b2 < 1 else None
+        if need and W:
+            if W < need:
+                a.add(Status.WARN, f"warm-up {W} steps < 2/(1-beta2) = {need} steps (Ma & Yarats 2021)",
+                      f"set {key(plan, 'warmup_steps')} >= {need} (or beta2 0.95: 40 steps)")
+            else:
+                a.add(Status.PASS, f"warm-up >= 2/(1-beta2) = {need}")
+    if eps is not None:
+        if eps > EPS_MAX and large:
+            a.add(Status.WARN, f"eps {eps:g}{size}: OLMo 2 moved 1e-5 -> 1e-8 (larger early updates, faster "
+                  "stabilisation); updates degrade as gradients approach eps (Molybog et al.)",
+                  f"set {key(plan, 'eps')}=1e-8")
+        else:
+            a.add(Status.PASS, f"eps {eps:g}")
+    return a.result()
+
+
+CHECKS = (check_lr_schedule, check_batch, check_clipping, check_precision, check_logging, check_checkpoints,
+          check_optimizer)
+
+
+def run_checks(plan: Plan, settings: Settings | None = None) -> list[PreCheck]:
+    s = settings or Settings()
+    return [c(plan, s) for c in CHECKS]
+
+
+def counts(checks: list[PreCheck]) -> tuple[int, int]:
+    return (sum(c.status == Status.FAIL for c in checks), sum(c.status == Status.WARN for c in checks))
+
+
+def actions(checks: list[PreCheck]) -> list[str]:
+    out: list[str] = []
+    for st in (Status.FAIL, Status.WARN):
+        for c in checks:
+            if c.status == st:
+                for a in c.actions:
+                    if a not in out:
+                        out.append(a)
+    return out
+
+
+# --- reading the plan and the command line ---------------------------------------------------
+
+
+def plan_from(args) -> Plan:
+    path = getattr(args, "path", None)
+    config = getattr(args, "config", None)
+    if not path and not config:
+        raise InputError("--preflight needs PATH: a config file or a directory holding the run's config files")
+    try:
+        plan = read_plan(path or config, extra_config=config if path else None)
+    except ConfigError as e:
+        raise InputError(str(e))
+    for name in ("total_steps", "warmup_steps", "params", "batch_tokens", "peak_lr"):
+        v = getattr(args, name, None)
+        if v is not None:
+            plan.put(name, v, "command line", f"--{name.replace('_', '-')}", override=True)
+            if name == "total_steps":
+                plan.total_tokens = None  # recomputed from the new run length
+            if name == "warmup_steps":
+                plan.warmup_ratio = None
+    return finalize_plan(plan)
+
+
+def _value(v):
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return int(v)
+    return v
+
+
+def _show(name: str, v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if name in ("params", "total_tokens", "batch_tokens"):
+        return human(v)
+    if isinstance(v, float):
+        return fmt(v)
+    return str(v)
+
+
+def config_items(plan: Plan):
+    for f in PLAN_FIELDS:
+        v = getattr(plan, f)
+        if v is not None:
+            yield f, v
+
+
+def json_report(plan: Plan, checks: list[PreCheck], path: str) -> dict:
+    crit, warn = counts(checks)
+    return {
+        "schema": SCHEMA,
+        "kind": "preflight",
+        "path": path,
+        "framework": plan.framework,
+        "files": list(plan.files),
+        "config": {f: _value(v) for f, v in config_items(plan)},
+        "sources": {f: (f"{plan.origin.get(f, '')}: {plan.keys[f]}" if plan.keys.get(f) else plan.origin.get(f, ""))
+                    for f, _ in config_items(plan)},
+        "notes": list(plan.notes),
+        "checks": [c.to_json() for c in checks],
+        "critical": crit,
+        "warnings": warn,
+        "actions": actions(checks),
+    }
+
+
+def text_report(plan: Plan, checks: list[PreCheck], colour: bool = False) -> str:
+    from tsm_tui.report import _tag
+
+    crit, warn = counts(checks)
+    lines = ["=== Pre-flight Check ==="]
+    for c in checks:
+        lines.append(f"{_tag(c.status, colour)} {c.title} - {clean(c.summary)}")
+    lines += ["", f"CRITICAL ISSUES: {crit}", f"WARNINGS: {warn}", "", "Recommended Actions:"]
+    acts = actions(checks)
+    lines += [f"{i}. {clean(a)}" for i, a in enumerate(acts, 1)] or ["None: no check failed or warned."]
+    lines += ["", "Configuration read:"]
+    import os
+
+    fw = FRAMEWORKS.get(plan.framework or "", plan.framework or "")
+    lines.append(f"  files: {clean(', '.join(os.path.basename(f) for f in plan.files))}" + (f" ({fw})" if fw else ""))
+    for f, v in config_items(plan):
+        src = plan.origin.get(f, "")
+        k = plan.keys.get(f)
+        where = f"{src}: {k}" if k else src
+        lines.append(f"  {f} = {clean(_show(f, v))}" + (f"  [{clean(where)}]" if where else ""))
+    for n in plan.notes:
+        lines.append(f"  note: {clean(n)}")
+    lines += ["", "References:"]
+    for c in checks:
+        lines.append(f"  {c.id}: {c.reference}")
+    return "\n".join(lines) + "\n"
+
+
+def main(args, out=None) -> int:
+    from tsm_tui.report import dumps, use_colour
+
+    out = out or sys.stdout
+    plan = plan_from(args)
+    checks = run_checks(plan)
+    if getattr(args, "json", False):
+        out.write(dumps(json_report(plan, checks, getattr(args, "path", None) or args.config)) + "\n")
+    else:
+        out.write(text_report(plan, checks, colour=use_colour(out)))
+    crit, _ = counts(checks)
+    return 1 if crit else 0
