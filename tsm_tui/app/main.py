@@ -18,6 +18,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Input, Label, OptionList, Static
 
 from tsm_tui.app.widgets import CHECK_IDS, AlertDetail, AlertList, CheckPanel, HelpScreen, safe
@@ -144,6 +145,14 @@ class TsmApp(App):
     # ------------------------------------------------------------ data path
     def tick(self) -> None:
         """Drain the feed (all batches since the last tick), update the model, repaint once."""
+        if not self.is_running:
+            return
+        try:
+            self._tick()
+        except NoMatches:  # the screen is being torn down (quit in progress)
+            pass
+
+    def _tick(self) -> None:
         now = self.clock()
         finished_before = self.feed.finished
         batches = self.feed.drain()

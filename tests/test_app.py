@@ -1,0 +1,349 @@
+"""Pilot tests of the live monitor (tsm_tui.app) on the sample runs and on
+synthetic logs. Async bodies run under asyncio.run (no pytest-asyncio here)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import random
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tsm_tui.app import TsmApp
+from tsm_tui.app.widgets import CHECK_IDS, SHORT_TITLES, AlertDetail, AlertList, CheckRow, HelpScreen
+from tsm_tui.cli import build_parser, info_from, settings_from
+from tsm_tui.engine import analyze, open_run
+from tsm_tui.feed import Feed, ReplayFeed
+from tsm_tui.session import Session
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_runs"
+
+
+# ------------------------------------------------------------------ helpers
+def llmc_log(path: Path, n: int = 400, spike_at: int | None = 250, start: int = 1, seed: int = 1) -> None:
+    """A synthetic llm.c main.log (s:N trl:LOSS lr:LR norm:GN) with one recovering spike."""
+    path.write_text("".join(llmc_lines(n, spike_at, start, seed)))
+
+
+def llmc_lines(n: int, spike_at: int | None, start: int = 1, seed: int = 1) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        s = start + i
+        loss = 2.0 + 4.0 * math.exp(-s / 120) + rng.gauss(0, 0.02)
+        gn = 0.5 + rng.gauss(0, 0.03)
+        if spike_at is not None and s == spike_at:
+            loss, gn = loss * 4.0, 25.0
+        lr = 6e-4 * min(1.0, s / 20)
+        out.append(f"s:{s} trl:{loss:.4f} lr:{lr:.6f} norm:{gn:.4f}\n")
+    return out
+
+
+def sample(name: str) -> Path:
+    p = SAMPLES / name
+    if not p.exists():
+        pytest.skip(f"sample run {name} not generated here")
+    return p
+
+
+def make_app(path, feed: Feed | None = None, argv: tuple = (), **kw) -> TsmApp:
+    """The app on a finished run: the whole history through a ReplayFeed, finalized at the end."""
+    args = build_parser().parse_args([str(path), *argv])
+    info = info_from(args)
+    run = open_run(args.path, info, args.config, allow_empty=True)
+    session = Session(settings_from(args), info)
+    session.set_checkpoints(info.checkpoints)
+    feed = feed or ReplayFeed(run.readers, speed=None)
+    kw.setdefault("mode", "finished")
+    kw.setdefault("bell", False)
+    return TsmApp(session, feed, path=run.path, root=run.root, **kw)
+
+
+async def wait_loaded(pilot, app: TsmApp, timeout: float = 10.0) -> None:
+    t0 = time.monotonic()
+    while not app.loaded and time.monotonic() - t0 < timeout:
+        await pilot.pause(0.05)
+    assert app.loaded, "the run did not load"
+    await pilot.pause()
+
+
+def screen_lines(app: TsmApp) -> list[str]:
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+
+
+def raw_segments(app: TsmApp) -> str:
+    return "".join(seg.text for strip in app.screen._compositor.render_strips() for seg in strip)
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+# ------------------------------------------------------------------ checks
+@pytest.mark.parametrize("name", ["spikes_recover", "nan_divergence", "healthy"])
+def test_checks_equal_report(name):
+    path = sample(name)
+    expected = {c.id: c.status.value for c in analyze(str(path)).monitor.checks()}
+
+    async def body():
+        app = make_app(path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_loaded(pilot, app)
+            assert app.check_statuses() == expected
+            # all 8 rows visible at 80x24, inside the screen and inside the panel
+            panel = app.query_one("#checks")
+            rows = list(app.query(CheckRow))
+            assert [r.check_id for r in rows] == CHECK_IDS
+            for r in rows:
+                assert r.region.height == 1 and r.region.y + 1 <= 24
+                assert panel.content_region.contains_region(r.region)
+            text = "\n".join(screen_lines(app))
+            for cid in CHECK_IDS:
+                assert SHORT_TITLES[cid] in text
+            for status in set(expected.values()):
+                assert status in text
+
+    run(body())
+
+
+def test_spike_alerts_actions_and_detail():
+    path = sample("spikes_recover")
+
+    async def body():
+        app = make_app(path)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await wait_loaded(pilot, app)
+            assert app.check_statuses()["loss_spike"] in ("WARN", "FAIL")
+            lst = app.query_one(AlertList)
+            spikes = [i for i, a in enumerate(lst.alerts) if a.check == "loss_spike" and a.actions]
+            assert spikes, [a.check for a in lst.alerts]
+            i = spikes[0]
+            alert = lst.alerts[i]
+            lst.focus()
+            lst.highlighted = i
+            await pilot.press("enter")
+            await pilot.pause()
+            detail = app.query_one(AlertDetail)
+            assert detail.has_class("-open")
+            text = "\n".join(screen_lines(app))
+            assert "Recommended actions:" in text and "1. " in text
+            assert app.centre == alert.step
+            assert f"step {alert.step}" in str(app.query_one("#focus").border_title)
+            assert f"at step {alert.step}" in text  # status line
+            await pilot.press("escape")  # back to following
+            await pilot.pause()
+            assert app.centre is None and not detail.has_class("-open")
+
+    run(body())
+
+
+def test_keys_pause_follow_log_filter_help_quit():
+    path = sample("spikes_recover")
+
+    async def body():
+        app = make_app(path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_loaded(pilot, app)
+            await pilot.press("p")
+            assert app.paused and "PAUSED" in "\n".join(screen_lines(app))
+            await pilot.press("f")
+            assert not app.paused
+            await pilot.press("l")
+            assert app.log_scale and "log" in str(app.query_one("#focus").border_title)
+            await pilot.press("l")
+            assert not app.log_scale
+            await pilot.press("m")
+            assert app.metric == "grad_norm"
+            await pilot.press("3")
+            assert app.metric == "lr"
+            await pilot.press("w")
+            assert "last 1000" in str(app.query_one("#focus").border_title)
+            lst = app.query_one(AlertList)
+            total = len(lst.alerts)
+            await pilot.press("slash")
+            assert app.query_one("#filter").has_focus
+            await pilot.press(*"grad")
+            await pilot.pause()
+            assert 0 < len(lst.alerts) < total
+            assert all("grad" in a.check or "grad" in a.message.lower() or
+                       any("grad" in x.lower() for x in a.actions) for a in lst.alerts)
+            await pilot.press("enter")  # keep the filter, back to the list
+            assert lst.has_focus and app.filter_text == "grad"
+            await pilot.press("j", "k", "down")
+            assert lst.highlighted is not None
+            await pilot.press("slash", "escape")  # clear it
+            await pilot.pause()
+            assert len(lst.alerts) == total and app.filter_text == ""
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, HelpScreen)
+            await pilot.press("q")
+            await pilot.pause()
+        assert app.return_code == 0
+
+    run(body())
+
+
+def test_resize_reflows():
+    path = sample("spikes_recover")
+
+    async def body():
+        app = make_app(path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_loaded(pilot, app)
+            narrow = app.query_one("#focus").size
+            assert app.screen.has_class("-narrow")
+            await pilot.resize_terminal(200, 60)
+            await pilot.pause(0.3)
+            assert app.screen.has_class("-wide")
+            wide = app.query_one("#focus").size
+            assert wide.width > narrow.width and wide.height > narrow.height
+            lines = screen_lines(app)
+            assert len(lines) == 60 and max(len(x) for x in lines) == 200
+            # the plot was redrawn for the new size: its x axis reaches the right part of the panel
+            await pilot.resize_terminal(80, 24)
+            await pilot.pause(0.3)
+            assert app.query_one("#focus").size == narrow
+
+    run(body())
+
+
+def test_bell_on_new_fail():
+    path = sample("nan_divergence")
+
+    async def body():
+        app = make_app(path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_loaded(pilot, app)
+            assert app.check_statuses()["nonfinite"] == "FAIL"
+            assert app.bells == 1  # counted, not rung (bell=False in make_app)
+            await pilot.pause(0.6)
+            assert app.bells == 1  # once per transition, not per tick
+
+    run(body())
+
+
+# ------------------------------------------------------------------ untrusted text
+EVIL = "\x1b]0;PWNED\x07[bold red]x[/]"
+
+
+class EventFeed(ReplayFeed):
+    def _run(self) -> None:
+        self._event(f"train.log truncated {EVIL}\x1b[2J")
+        super()._run()
+
+
+def test_log_text_is_shown_literally(tmp_path):
+    name = "\x1b]0;PWNED\x07[bold red]x"  # no "/" in a file name
+    run_dir = tmp_path / f"run{name}"
+    run_dir.mkdir()
+    lines = llmc_lines(300, spike_at=200)
+    lines.insert(5, f"warning: {EVIL} \x1b[31mred\x1b[0m\n")
+    lines.insert(50, f"s:50 trl:{EVIL} lr:x norm:{EVIL}\n")
+    (run_dir / "main.log").write_text("".join(lines))
+    (run_dir / f"checkpoint-150{name}").mkdir()
+
+    async def body():
+        args = build_parser().parse_args([str(run_dir)])
+        info = info_from(args)
+        r = open_run(args.path, info, None, allow_empty=True)
+        app = make_app(run_dir, feed=EventFeed(r.readers, speed=None))
+        async with app.run_test(size=(160, 48), notifications=True) as pilot:
+            await wait_loaded(pilot, app)
+            await pilot.pause(0.2)
+            raw = raw_segments(app)
+            assert "\x1b" not in raw and "\x07" not in raw
+            text = "\n".join(screen_lines(app))
+            assert "run[bold red]x" in text  # the path in the status line, literally
+            notes = [n.message for n in app._notifications]
+            assert any("[bold red]x[/]" in m and "\x1b" not in m for m in notes), notes
+            assert "[bold red]x[/]" in text  # the feed event's toast, literally
+            assert "PWNED" not in text  # the OSC sequence was removed whole
+
+    run(body())
+
+
+def test_alert_text_never_markup():
+    from tsm_tui.app.widgets import alert_detail, alert_prompt
+    from tsm_tui.record import Alert, Severity
+
+    a = Alert("loss_spike", Severity.CRITICAL, 7, f"bad {EVIL}", 1.0, 0.5, actions=[f"do {EVIL}"])
+    for c in (alert_prompt(a), alert_detail(a)):
+        assert "\x1b" not in c.plain and "\x07" not in c.plain
+        assert "[bold red]x[/]" in c.plain
+        assert not any("red" in str(s.style) for s in c.spans)
+
+
+# ------------------------------------------------------------------ live / replay / demo
+def test_live_tail_shows_new_spike_within_a_second(tmp_path):
+    pytest.importorskip("tsm_tui.tail")
+    log = tmp_path / "main.log"
+    lines = llmc_lines(400, spike_at=300)
+    log.write_text("".join(lines[:200]))
+
+    async def body():
+        app = TsmApp.from_args(build_parser().parse_args([str(tmp_path), "--no-bell"]))
+        assert app.mode == "live"
+        async with app.run_test(size=(80, 24)) as pilot:
+            t0 = time.monotonic()
+            while app._last_step() != 200 and time.monotonic() - t0 < 5:
+                await pilot.pause(0.05)
+            assert app._last_step() == 200
+            assert not any(a.check == "loss_spike" for a in app.query_one(AlertList).alerts)
+            with open(log, "a") as f:
+                f.write("".join(lines[200:310]))
+            t1 = time.monotonic()
+            while not any(a.check == "loss_spike" for a in app.query_one(AlertList).alerts) \
+                    and time.monotonic() - t1 < 5:
+                await pilot.pause(0.05)
+            took = time.monotonic() - t1
+            assert any(a.check == "loss_spike" and a.step == 300 for a in app.query_one(AlertList).alerts)
+            assert took < 1.5, took
+            assert app._last_step() == 310
+            assert "following" in "\n".join(screen_lines(app))
+
+    run(body())
+
+
+def test_replay_plays_back_and_demo_data_is_bundled():
+    from tsm_tui.cli import demo_path
+
+    demo = Path(demo_path())
+    assert (demo / "main.log").is_file()
+
+    async def body():
+        app = TsmApp.from_args(build_parser().parse_args(["--demo", str(demo), "--speed", "400"]))
+        assert app.mode == "replay"
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.6)
+            mid = app._last_step()
+            assert mid is not None and mid < 1500  # playing, not loaded at once
+            t0 = time.monotonic()
+            while not app.loaded and time.monotonic() - t0 < 10:
+                await pilot.pause(0.1)
+            assert app._last_step() == 1500
+            assert app.check_statuses()["loss_spike"] in ("WARN", "FAIL")
+            assert "replay done" in "\n".join(screen_lines(app))
+
+    run(body())
+
+
+def test_stalled_after_silence():
+    now = [1000.0]
+    app = make_app(sample("spikes_recover"), mode="live", clock=lambda: now[0])
+    app._last_arrival = 1000.0
+    app._arrivals.extend([0.25] * 10)
+    assert app.stalled_for(1030.0) is None
+    assert app.stalled_for(1061.0) == pytest.approx(61.0)
+    app._arrivals.clear()
+    app._arrivals.extend([30.0] * 10)  # a run that logs every 30 s: 10x the interval
+    assert app.stalled_for(1200.0) is None
+    assert app.stalled_for(1301.0) is not None
