@@ -34,7 +34,7 @@ from tsm_tui.session import Session
 from tsm_tui.sources.checkpoints import find_checkpoints
 from tsm_tui.tail import Tailer
 
-TICK = 0.1  # seconds between drains
+TICK = 0.25  # longest sleep between drains (the tailer wakes the loop when data arrive)
 CHECKPOINT_EVERY = 5.0  # seconds between checkpoint re-scans
 HOOK_TIMEOUT = 30.0
 HOOK_QUEUE = 100
@@ -186,6 +186,7 @@ def main(args) -> int:
 
     def _on_signal(signum, frame):
         stop.set()
+        tailer.ready.set()
 
     old = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -233,7 +234,9 @@ def main(args) -> int:
                     if previous.get(c.id) != st:
                         printer.status(c.id, st, previous.get(c.id, "SKIP"), c.summary, step)
                         previous[c.id] = st
-            stop.wait(TICK)
+            # sleep until the tailer has something (or a tick passes)
+            tailer.ready.wait(TICK)
+            tailer.ready.clear()
     finally:
         tailer.stop()
         for sig, h in old.items():
