@@ -74,7 +74,7 @@ def _unescape(s: str) -> str:
         return s
     out, i = [], 0
     while i < len(s):
-        if s[i] == "\\" and i + 3 < len(s) + 0 and s[i + 1:i + 4].isdigit():
+        if s[i] == "\\" and i + 3 < len(s) and s[i + 1:i + 4].isdigit():
             out.append(chr(int(s[i + 1:i + 4], 8)))
             i += 4
         else:
