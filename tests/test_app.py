@@ -133,7 +133,7 @@ def test_spike_alerts_actions_and_detail():
             text = "\n".join(screen_lines(app))
             assert "Recommended actions:" in text and "1. " in text
             assert app.centre == alert.step
-            assert f"step {alert.step}" in str(app.query_one("#focus").border_title)
+            assert f"alert at {alert.step}" in str(app.query_one("#focus").border_title)
             assert f"at step {alert.step}" in text  # status line
             await pilot.press("escape")  # back to following
             await pilot.pause()

@@ -80,24 +80,39 @@ def spark(win: Window, width: int, log: bool = False) -> str:
 
 def focus_plot(win: Window, width: int, height: int, *, log: bool = False, title: str = "",
                marker: int | None = None, color: str = "cyan") -> Text:
-    """An axes plot of the window's max and min envelopes (plotext, braille).
+    """An axes plot of the window's min/max envelope (plotext, braille).
 
     ``marker`` draws a vertical line at that step (a selected alert).
     Returns a Rich ``Text`` built from plotext's ANSI output (the text is ours:
     numbers and metric names, never log text).
     """
     width, height = max(10, width), max(4, height)
-    xs, hi_y, lo_y = [], [], []
-    for x, mn, mx in zip(win.steps, win.mins, win.maxs):
+    # min/max per column, drawn as one line through (x, first) -> (x, second) of
+    # every column: a flat stretch is a thin line, a noisy one a band, and a
+    # one-step spike a full-height stroke (a plain mean would flatten it)
+    xs: list[float] = []
+    ys: list[float] = []
+    prev_hi = None
+    for x, mn, mx, last in zip(win.steps, win.mins, win.maxs, win.lasts):
         if mx is None:
             continue
-        if log and (mn is None or mn <= 0):
+        if mn is None:
+            mn = mx
+        if log and mn <= 0:
             if mx <= 0:
                 continue
             mn = mx
+        # visit the end nearer to the previous column first: no spurious strokes
+        if prev_hi is not None and abs(mx - prev_hi) < abs(mn - prev_hi):
+            first, second = mx, mn
+        else:
+            first, second = mn, mx
         xs.append(x)
-        hi_y.append(mx)
-        lo_y.append(mn if mn is not None else mx)
+        ys.append(first)
+        if second != first:
+            xs.append(x)
+            ys.append(second)
+        prev_hi = second
     bad_x = [x for x, b in zip(win.steps, win.bad) if b]
     import plotext as plt  # the one place plotext is imported
 
@@ -110,16 +125,14 @@ def focus_plot(win: Window, width: int, height: int, *, log: bool = False, title
         if title:
             plt.title(title)
         if xs:
-            if any(a != b for a, b in zip(hi_y, lo_y)):
-                plt.plot(xs, lo_y, marker="braille", color="gray")
-            plt.plot(xs, hi_y, marker="braille", color=color)
+            plt.plot(xs, ys, marker="braille", color=color)
             if log:
                 plt.yscale("log")
         else:
             plt.ylim(0, 1)
         lo_x, hi_x = win.lo, max(win.hi, win.lo + 1)
         plt.xlim(lo_x, hi_x)
-        ticks = step_ticks(lo_x, hi_x, max(2, width // 14))
+        ticks = step_ticks(lo_x, hi_x, max(3, width // 12))
         plt.xticks(ticks, [_tick_label(t) for t in ticks])
         for x in bad_x[:50]:
             plt.vline(x, "red")
@@ -139,9 +152,22 @@ def step_ticks(lo: int, hi: int, n: int) -> list[int]:
     span = max(1, hi - lo)
     raw = span / max(1, n)
     mag = 10 ** int(math.floor(math.log10(raw))) if raw >= 1 else 1
-    step = next((m * mag for m in (1, 2, 5, 10) if m * mag >= raw), 10 * mag)
+    cands = [m * mag for m in (1, 2, 5, 10)]
+    step = next((c for c in cands if c >= raw), 10 * mag)
+    ticks = _ticks(lo, hi, step)
+    if len(ticks) < 2:  # a round step that leaves one tick: take the next finer one
+        finer = [c for c in cands + [mag / 2, mag / 5] if c < step and c >= 1]
+        for c in sorted(finer, reverse=True):
+            ticks = _ticks(lo, hi, c)
+            if len(ticks) >= 2:
+                break
+    return ticks or [lo]
+
+
+def _ticks(lo: int, hi: int, step: float) -> list[int]:
+    step = max(1, int(step))
     first = int(math.ceil(lo / step) * step)
-    return list(range(first, hi + 1, int(step))) or [lo]
+    return list(range(first, hi + 1, step))
 
 
 def _tick_label(t: int) -> str:

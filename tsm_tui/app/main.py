@@ -368,14 +368,14 @@ class TsmApp(App):
         self._plot_dirty = False
         s = store.get(self.metric)
         fw, fh = focus.content_size.width, focus.content_size.height
-        title = f"{LABELS.get(self.metric, self.metric)} · {wtitle}" + (" · log" if self.log_scale else "")
+        lo, hi = self._window_bounds(store)
         if self.centre is not None:
-            title += f" · step {self.centre}"
+            wtitle = f"steps {lo}-{hi} · alert at {self.centre}"
+        title = f"{LABELS.get(self.metric, self.metric)} · {wtitle}" + (" · log" if self.log_scale else "")
         focus.border_title = title
         if s is None or s.last_step is None or fw < 10 or fh < 3:
             focus.update(Content(f"{LABELS.get(self.metric, self.metric)}: not logged" if fw >= 10 else ""))
             return
-        lo, hi = self._window_bounds(store)
         win = s.window(lo, hi, max(10, fw - 8) * 2)
         focus.update(focus_plot(win, fw, fh, log=self.log_scale, marker=self.centre))
 

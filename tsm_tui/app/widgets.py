@@ -109,12 +109,12 @@ def what_happened(a: Alert) -> str:
 
 
 def alert_prompt(a: Alert) -> Content:
-    """One alert as a list row: severity, step, check, what happened, how many actions."""
+    """One alert as a list row: severity, step, what happened, how many actions
+    (the message names its check: "Loss spike at step 500: 7.19 vs baseline 2.26")."""
     step = "-" if a.step is None else str(a.step)
     parts: list = [
         (f"{SEV_WORD[a.severity]:<4} ", SEV_STYLE[a.severity]),
         (f"{step:>6} ", "bold"),
-        (f"{SHORT_TITLES.get(a.check, safe(a.check, 40))}: ", "$text-muted"),
         what_happened(a),
     ]
     if a.actions:
@@ -176,6 +176,10 @@ class AlertList(OptionList):
         self.add_options([Option(alert_prompt(a)) for a in alerts])
         if follow:
             self.scroll_end(animate=False, immediate=True)
+
+    def on_focus(self, event) -> None:
+        if self.highlighted is None and self.option_count:
+            self.highlighted = self.option_count - 1  # the newest: Enter opens it
 
     def selected_alert(self) -> Alert | None:
         i = self.highlighted

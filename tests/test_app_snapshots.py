@@ -1,0 +1,68 @@
+"""A few SVG snapshots of the live monitor (pytest-textual-snapshot).
+
+They use the bundled demo run (tsm_tui/data/demo) and a seeded synthetic
+divergence, so they do not move when sample_runs/ is regenerated. Update with
+``pytest tests/test_app_snapshots.py --snapshot-update`` after a deliberate
+layout change (and look at the diff report first).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from tsm_tui.app import TsmApp
+from tsm_tui.app.widgets import AlertList
+from tsm_tui.cli import build_parser, demo_path, info_from, settings_from
+from tsm_tui.engine import open_run
+from tsm_tui.feed import ReplayFeed
+from tsm_tui.session import Session
+
+
+def finished_app(path: str, shown: str) -> TsmApp:
+    args = build_parser().parse_args([path])
+    info = info_from(args)
+    run = open_run(path, info, None, allow_empty=True)
+    session = Session(settings_from(args), info)
+    session.set_checkpoints(info.checkpoints)
+    return TsmApp(session, ReplayFeed(run.readers, speed=None), path=shown, mode="finished", bell=False,
+                  root=run.root)
+
+
+async def loaded(pilot) -> None:
+    app = pilot.app
+    t0 = time.monotonic()
+    while not app.loaded and time.monotonic() - t0 < 10:
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
+def test_snapshot_demo_80x24(snap_compare):
+    assert snap_compare(finished_app(demo_path(), "demo"), terminal_size=(80, 24), run_before=loaded)
+
+
+def test_snapshot_demo_spike_selected_160x48(snap_compare):
+    async def select_spike(pilot):
+        await loaded(pilot)
+        lst = pilot.app.query_one(AlertList)
+        lst.highlighted = next(i for i, a in enumerate(lst.alerts) if a.check == "loss_spike")
+        await pilot.press("enter")
+        await pilot.pause()
+
+    assert snap_compare(finished_app(demo_path(), "demo"), terminal_size=(160, 48), run_before=select_spike)
+
+
+def test_snapshot_divergence_fail_120x36(snap_compare, tmp_path):
+    rng = random.Random(7)
+    rows = []
+    for s in range(1, 601):
+        loss = 2.0 + 4.0 * math.exp(-s / 100) + rng.gauss(0, 0.02)
+        gn = 0.6 + rng.gauss(0, 0.05)
+        if s >= 520:
+            loss, gn = float("nan"), float("nan")
+        rows.append(f'{{"step": {s}, "loss": {loss}, "grad_norm": {gn}, "lr": {3e-4 * min(1, s / 30):.6g}}}\n')
+    (tmp_path / "metrics.jsonl").write_text("".join(rows).replace("NaN", "NaN"))
+    for s in (200, 400):
+        (tmp_path / f"checkpoint-{s}").mkdir()
+    assert snap_compare(finished_app(str(tmp_path), "runs/diverged"), terminal_size=(120, 36), run_before=loaded)
