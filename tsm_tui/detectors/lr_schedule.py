@@ -13,6 +13,7 @@ from tsm_tui.detectors.references import lr_reference
 from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
 
 PEAK_TOL = 0.98
+WARMUP_ABS_OK = 2000  # LLaMA 1/2, OLMo 2, DeepSeek LLM / V3 warm up for 2000 steps
 JUMP_FACTOR = 1.5  # LR above 1.5x the warm-up peak later on: a jump, not a schedule (ours)  # LR within 2% of its max counts as "at peak"
 NO_WARMUP_RECORDS = 20  # records at the first LR before we call it "no warm-up"
 ZERO_RECORDS = 20  # (ours) LR == 0 for this many records ...
@@ -219,9 +220,11 @@ class LRScheduleDetector(Detector):
             if total:
                 frac = w / total
                 parts.append(f"warm-up {w} steps ({frac:.1%} of {total} {kind})")
-                if frac < self.s.warmup_min_frac:
+                # < 1% warns, except the 2000-step warm-ups of LLaMA / OLMo 2 /
+                # DeepSeek, which are well under 1% of their very long runs
+                if frac < self.s.warmup_min_frac and w < WARMUP_ABS_OK:
                     status = Status.WARN
-                    parts[-1] += f" < 1%"
+                    parts[-1] += " < 1%"
             else:
                 parts.append(f"warm-up {w} steps")
         ref = self._lr_ref()
