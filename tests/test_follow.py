@@ -173,6 +173,7 @@ def test_on_alert_failing_command_is_reported_not_fatal(tmp_path, follow):
     log = tmp_path / "m.jsonl"
     write_lines(log, [record(s) for s in range(1, 101)], "w")
     f = follow(tmp_path, "--on-alert", "echo no pager here >&2; exit 3")
+    assert f.wait_for(lambda: any("-> PASS" in x for x in f.err)), f.err  # the backlog was read
     bad = record(101)
     bad["loss"] = float("inf")
     write_lines(log, [bad])
@@ -213,3 +214,17 @@ def test_printer_and_sanitising():
     obj = json.loads(out.getvalue())
     assert obj == {"event": "alert", "check": "nonfinite", "severity": "critical", "step": 7, "value": "NaN",
                    "baseline": None, "message": "m", "actions": ["a"]}
+
+
+def test_on_alert_does_not_page_for_the_backlog(tmp_path, follow):
+    """A restarted follower prints old alerts but must not page again for them."""
+    log = tmp_path / "m.jsonl"
+    got = tmp_path / "paged.json"
+    recs = [record(s) for s in range(1, 101)]
+    recs[50]["loss"] = float("nan")  # an old critical, already in the file
+    write_lines(log, recs, "w")
+    f = follow(tmp_path, "--json", "--on-alert", f"cat >> {got}")
+    assert f.wait_for(lambda: any('"nonfinite"' in x and '"alert"' in x for x in f.out)), f.out
+    time.sleep(1.0)
+    assert not got.exists()
+    assert f.stop() == 0

@@ -27,6 +27,8 @@ class Batch:
     source: str  # the file the records came from
     reader: LineReader  # its reader (format name, priority, run_info, skipped counts)
     records: list[StepRecord] = field(default_factory=list)
+    #: read from the history present when watching started (not new data)
+    backlog: bool = False
 
 
 class Feed:
@@ -59,7 +61,7 @@ class Feed:
             self._out.clear()
         merged: list[Batch] = []
         for b in items:
-            if merged and merged[-1].source == b.source:
+            if merged and merged[-1].source == b.source and merged[-1].backlog == b.backlog:
                 merged[-1].records.extend(b.records)
             else:
                 merged.append(b)

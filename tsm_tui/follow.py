@@ -209,7 +209,9 @@ def main(args) -> int:
                 fed = True
                 for a in session.feed(batch.source, batch.records, batch.reader):
                     printer.alert(a)
-                    if hook is not None and a.severity == Severity.CRITICAL:
+                    # the backlog read at start is printed but not paged: a restart
+                    # of the follower must not page again for an old problem
+                    if hook is not None and not batch.backlog and a.severity == Severity.CRITICAL:
                         d = {"event": "alert"}
                         d.update(a.to_json())
                         hook.submit(d)

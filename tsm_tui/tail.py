@@ -207,6 +207,8 @@ class Tailer(Feed):
         #: set whenever records or events are waiting: a consumer may sleep on it
         #: (``ready.wait(tick)``) instead of a fixed tick, for a lower latency
         self.ready = threading.Event()
+        #: set once the files present at start have been read to their end
+        self.caught_up = threading.Event()
         self._rescan = threading.Event()
         self._rescan_soon = False  # set by watchdog events; rate-limited
         self._queued = 0
@@ -250,7 +252,7 @@ class Tailer(Feed):
             while self._queued > MAX_QUEUED and not self._stop.is_set():
                 self._space.wait(0.5)  # backpressure: the consumer is behind
             self._queued += len(records)
-            self._out.append(Batch(source, reader, records))
+            self._out.append(Batch(source, reader, records, backlog=not self.caught_up.is_set()))
         self.ready.set()
 
     def _event(self, text: str) -> None:
@@ -299,6 +301,9 @@ class Tailer(Feed):
                 if self._stop.is_set():
                     return
                 self._check(f)
+            if not self.caught_up.is_set():
+                self.caught_up.set()  # the history present at start has been queued
+                self.ready.set()
             self._wake.wait(period)
             if self._wake.is_set() and not self._stop.is_set():
                 self._stop.wait(MIN_GAP)  # let a burst of writes settle into one pass
