@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widgets import Footer, Input, Label, OptionList, Static
 
-from tsm_tui.app.widgets import CHECK_IDS, AlertDetail, AlertList, CheckPanel, HelpScreen, safe
+from tsm_tui.app.widgets import CHECK_IDS, AlertDetail, AlertList, CheckPanel, HelpScreen, safe, set_text
 from tsm_tui.feed import Feed, ReplayFeed
 from tsm_tui.plotting import focus_plot, fmt, spark
 from tsm_tui.record import Alert, CheckResult, Status
@@ -32,6 +32,7 @@ TICK = 0.25  # drain + repaint period (4 Hz)
 PLOT_EVERY = 0.5  # focus plot rebuild at most this often (s)
 WINDOWS = (None, 1000, 200)  # whole run, last 1000, last 200 steps
 STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x median interval)
+CHECKS_EVERY = 1.0  # s between check-reason repaints (a status change repaints at once)
 CKPT_EVERY = 30.0  # s between checkpoint re-scans while following a live run
 LABELS = dict(SeriesStore.METRICS)
 
@@ -93,6 +94,8 @@ class TsmApp(App):
         self._plot_dirty = True
         self._plot_at = 0.0
         self._ckpt_at = clock()
+        self._checks_at = 0.0
+        self._shown_statuses: list[Status] = []
         self.bells = 0  # rung so far (tests)
 
     # ------------------------------------------------------------ construction
@@ -106,7 +109,12 @@ class TsmApp(App):
         session = Session(settings_from(args), info)
         session.set_checkpoints(info.checkpoints)
         feed, mode = make_feed(args, run)
-        return cls(session, feed, path=run.path, mode=mode, bell=not getattr(args, "no_bell", False),
+        from tsm_tui.cli import demo_path
+
+        shown = run.path
+        if getattr(args, "demo", False) and os.path.samefile(run.path, demo_path()):
+            shown = "demo (bundled llm.c run with spikes)"
+        return cls(session, feed, path=shown, mode=mode, bell=not getattr(args, "no_bell", False),
                    root=run.root)
 
     # ------------------------------------------------------------ layout
@@ -193,9 +201,12 @@ class TsmApp(App):
             self.pending_while_paused += n
             self._update_status(now)
             return
+        statuses = [c.status for c in checks]
         with self.batch_update():
             self._update_status(now)
-            if checks:
+            # reasons carry counts that change every tick: repaint them at 1 Hz, a status change at once
+            if checks and (statuses != self._shown_statuses or now - self._checks_at >= CHECKS_EVERY):
+                self._shown_statuses, self._checks_at = statuses, now
                 self.query_one(CheckPanel).show(checks)
             self._show_alerts(new_alerts, rebuilt)
             self._repaint_plots()
@@ -255,8 +266,10 @@ class TsmApp(App):
             lst.set_alerts([a for a in self._all_alerts if self._matches(a)], follow=following)
         elif new:
             lst.append_alerts([a for a in new if self._matches(a)], follow=following)
-        lst.border_title = f"alerts ({len(lst.alerts)}" + (f" of {len(self._all_alerts)}, filter: "
-                                                           f"{safe(self.filter_text, 30)})" if self.filter_text else ")")
+        title = f"alerts ({len(lst.alerts)}" + (f" of {len(self._all_alerts)}, filter: "
+                                                        f"{safe(self.filter_text, 30)})" if self.filter_text else ")")
+        if lst.border_title != title:
+            lst.border_title = title
 
     # ------------------------------------------------------------ status line
     def _last_step(self) -> int | None:
@@ -300,11 +313,11 @@ class TsmApp(App):
                 parts += [f"  {rate:.1f} steps/s"]
             if self._last_arrival is not None and self.mode == "live":
                 parts += [f"  last {_ago(now - self._last_arrival)} ago"]
-        self.query_one("#status", Label).update(Content.assemble(*parts))
+        set_text(self.query_one("#status", Label), Content.assemble(*parts))
         state = self.query_one("#state", Label)
         stalled = self.stalled_for(now)
         if self.paused:
-            text = "PAUSED" + (f" +{self.pending_while_paused} new" if self.pending_while_paused else "")
+            text = "PAUSED" + (f" +{self.pending_while_paused}" if self.pending_while_paused else "")
         elif stalled is not None:
             text = f"stalled {int(stalled)}s"
         elif self.centre is not None:
@@ -318,7 +331,7 @@ class TsmApp(App):
         state.set_class(self.paused, "-paused")
         state.set_class(stalled is not None and not self.paused, "-stalled")
         state.set_class(self.centre is not None and not self.paused and stalled is None, "-inspect")
-        state.update(Content(text))
+        set_text(state, Content(text))
 
     # ------------------------------------------------------------ plots
     def _window_bounds(self, store: SeriesStore, centred: bool = True) -> tuple[int | None, int | None]:
@@ -339,8 +352,8 @@ class TsmApp(App):
         focus = self.query_one("#focus", Static)
         wtitle = {None: "whole run", 1000: "last 1000", 200: "last 200"}[WINDOWS[self.window_i]]
         if store is None:
-            sparks.update(Content("waiting for records…"))
-            focus.update(Content(""))
+            set_text(sparks, Content("waiting for records…"))
+            set_text(focus, Content(""))
             return
         names = store.names()
         lo, hi = self._window_bounds(store, centred=False)
@@ -359,8 +372,9 @@ class TsmApp(App):
                 line = Content.assemble((label, style), spark(win, sw, self.log_scale), " ",
                                         (fmt(s.last).rjust(val_w - 1), "bold"))
             lines.append(line)
-        sparks.update(Content("\n").join(lines))
-        sparks.styles.height = len(lines) + 2
+        if sparks.styles.height is None or sparks.styles.height.value != len(lines) + 2:
+            sparks.styles.height = len(lines) + 2
+        set_text(sparks, Content("\n").join(lines))
         now = self.clock()
         if not (force or self._plot_dirty) or (not force and now - self._plot_at < PLOT_EVERY and not self.loaded):
             return
@@ -372,12 +386,14 @@ class TsmApp(App):
         if self.centre is not None:
             wtitle = f"steps {lo}-{hi} · alert at {self.centre}"
         title = f"{LABELS.get(self.metric, self.metric)} · {wtitle}" + (" · log" if self.log_scale else "")
-        focus.border_title = title
+        if focus.border_title != title:
+            focus.border_title = title
         if s is None or s.last_step is None or fw < 10 or fh < 3:
-            focus.update(Content(f"{LABELS.get(self.metric, self.metric)}: not logged" if fw >= 10 else ""))
+            set_text(focus, Content(f"{LABELS.get(self.metric, self.metric)}: not logged" if fw >= 10 else ""))
             return
-        win = s.window(lo, hi, max(10, fw - 8) * 2)
-        focus.update(focus_plot(win, fw, fh, log=self.log_scale, marker=self.centre))
+        win = s.window(lo, hi, max(10, fw - 6))  # one min/max pair per cell: 2 braille sub-columns
+        focus._tsm_shown = None
+        focus.update(focus_plot(win, fw, fh, log=self.log_scale, marker=self.centre), layout=False)
 
     # ------------------------------------------------------------ actions
     def action_help(self) -> None:

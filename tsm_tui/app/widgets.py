@@ -37,6 +37,15 @@ SEV_STYLE = {Severity.CRITICAL: "bold $error", Severity.WARNING: "bold $warning"
 SEV_WORD = {Severity.CRITICAL: "FAIL", Severity.WARNING: "WARN", Severity.INFO: "info"}
 
 
+def set_text(widget, content: Content) -> None:
+    """Update a fixed-size Static/Label only when its text changed, without a
+    layout pass (a layout per tick was most of the idle cost)."""
+    if getattr(widget, "_tsm_shown", None) == content:
+        return
+    widget._tsm_shown = content
+    widget.update(content, layout=False)
+
+
 def safe(text: object, max_len: int = 2000) -> str:
     """Log-derived text made printable (no escapes, no controls, bounded)."""
     return clean(str(text), max_len=max_len)
@@ -64,12 +73,16 @@ class CheckRow(Horizontal):
         yield Label(Content("waiting for data"), classes="reason")
 
     def show(self, res: CheckResult) -> None:
-        self.status = res.status
-        for st in Status:
-            self.set_class(st == res.status, f"-{st.value.lower()}")
-        self.query_one(".badge", Label).update(Content(res.status.value))
-        self.query_one(".reason", Label).update(Content(safe(res.summary, 400)))
-        self.tooltip = Content(f"{res.title}: {safe(res.summary, 1000)}")
+        if self.status != res.status or not self.has_class(f"-{res.status.value.lower()}"):
+            self.status = res.status
+            for st in Status:
+                self.set_class(st == res.status, f"-{st.value.lower()}")
+        set_text(self.query_one(".badge", Label), Content(res.status.value))
+        summary = safe(res.summary, 400)
+        if getattr(self, "_summary", None) != summary:
+            self._summary = summary
+            set_text(self.query_one(".reason", Label), Content(summary))
+            self.tooltip = Content(f"{res.title}: {safe(res.summary, 1000)}")
 
 
 class CheckPanel(Vertical):
