@@ -82,6 +82,11 @@ def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: b
         raise InputError(f"nothing readable in {path} ({notes})" if notes else f"nothing readable in {path}")
     if best is not None:
         run.primary = best[1]
+        # the config beside the chosen log (Lightning's version_N/hparams.yaml, an
+        # MLflow run dir) when it is not in the searched root itself
+        d = os.path.dirname(best[1].rstrip(os.sep))
+        if os.path.isdir(path) and d != root and d.startswith(root):
+            run.config_files += [c for c in read_run_config(info, d) if c not in run.config_files]
     return run
 
 

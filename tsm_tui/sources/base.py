@@ -143,3 +143,14 @@ class SnapshotReader(LineReader):
 
     def read_all(self, data: bytes) -> list[StepRecord]:
         raise NotImplementedError
+
+    @classmethod
+    def sniff_path(cls, path: str) -> float:
+        """Sources that are not one text file (an MLflow ``metrics/`` directory, a
+        SQLite database): how sure this reader is that it reads ``path``."""
+        return 0.0
+
+    def read_path(self, path: str) -> list[StepRecord]:
+        """The whole source at ``path`` (a file by default; directory sources override)."""
+        with open(path, "rb") as f:
+            return self.read_all(f.read())

@@ -19,27 +19,34 @@ ALIASES = {
     "train_loss_step": "loss", "loss/train/total": "loss", "train/crossentropyloss": "loss",
     "reduced_train_loss": "loss", "train/ce_loss": "loss", "training_loss": "loss", "train/lm_loss": "loss",
     "train_lm_loss": "loss", "loss_step": "loss", "train/loss_step": "loss",
+    # TensorBoard tags: Keras (epoch_/batch_), Megatron-LM, torchtitan, NeMo
+    "epoch_loss": "loss", "batch_loss": "loss", "lm_loss_training/lm_loss": "loss",
+    "loss_metrics/global_avg_loss": "loss", "train/reduced_train_loss": "loss",
     # validation loss
     "val_loss": "val_loss", "tel": "val_loss", "eval_loss": "val_loss", "validation_loss": "val_loss",
     "val/loss": "val_loss", "eval/loss": "val_loss", "valid_loss": "val_loss", "val_loss_epoch": "val_loss",
-    "test_loss": "val_loss",
+    "test_loss": "val_loss", "lm_loss_validation": "val_loss", "lm_loss_validation/lm_loss_validation": "val_loss",
+    "epoch_val_loss": "val_loss", "lm_loss_value": "val_loss", "eval/lm_loss": "val_loss", "val/lm_loss": "val_loss",
     # gradient norm
     "grad_norm": "grad_norm", "gnorm": "grad_norm", "total_grad_norm": "grad_norm", "norm": "grad_norm",
     "optim/total_grad_norm": "grad_norm", "l2_norm/grad/global": "grad_norm", "train/grad_norm": "grad_norm",
     "grad_norm_total": "grad_norm", "gradient_norm": "grad_norm", "grad_l2_norm": "grad_norm",
-    "grad_2.0_norm_total": "grad_norm", "grad_norm/total": "grad_norm",
+    "grad_2.0_norm_total": "grad_norm", "grad_norm/total": "grad_norm", "train/gradient_norm": "grad_norm",
+    "grad_2.0_norm/total": "grad_norm", "train/grad_2.0_norm_total": "grad_norm",
     # learning rate
     "lr": "lr", "learning_rate": "lr", "train/learning_rate": "lr", "optim/lr": "lr", "train/lr": "lr",
     "lr_abs": "lr", "lr-adam": "lr", "optim/learning_rate_group0": "lr",
+    "epoch_learning_rate": "lr", "epoch_lr": "lr", "batch_learning_rate": "lr",
     # fp16
     "loss_scale": "loss_scale", "scale": "loss_scale", "loss_scaler": "loss_scale", "grad_scale": "loss_scale",
-    "fp16_grad_scale": "loss_scale",
+    "fp16_grad_scale": "loss_scale", "train/loss_scale": "loss_scale",
     "number_of_skipped_iterations": "skipped", "skipped": "skipped", "skipped_iterations": "skipped",
     "number_of_nan_iterations": "nan_iters", "nan_iterations": "nan_iters",
     # progress
     "tokens": "tokens", "consumed_tokens": "tokens", "num_tokens": "tokens", "num_input_tokens_seen": "tokens",
     "tokens_seen": "tokens", "total_tokens": "tokens", "train/tokens": "tokens",
-    "epoch": "epoch", "epochs": "epoch",
+    "throughput/total_tokens": "tokens",
+    "epoch": "epoch", "epochs": "epoch", "train/epoch": "epoch",
     "time": "time", "timestamp": "time", "_timestamp": "time", "wall_time": "time",
 }
 # prefixes that identify a field family (Lightning's LearningRateMonitor: lr-AdamW,

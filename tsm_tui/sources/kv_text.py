@@ -26,12 +26,13 @@ WORD = r"[A-Za-z_][\w./\-]*(?:\([\w/%]+\))?"
 # key: up to five words ("number of skipped iterations", "elapsed time per iteration (ms)")
 PAIR = re.compile(rf"(?<![\w.])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w.])")
 # a dict repr: 'key': value
-DICT_PAIR = re.compile(rf"'([^']+)':\s*(?:np\.float\d*\(|tensor\()?({NUM})")
+# (transformers >= 5 prints the values as strings: {'loss': '5.381', ...})
+DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
 # space-separated metrics nanoGPT prints ("loss 4.2082", "train loss 4.23, val loss 4.25")
 SPACED = re.compile(rf"\b((?:train |val |lm )?loss|lr|learning rate|grad norm|gnorm)\s+({NUM})(?![\w.])", re.I)
 STEP = re.compile(r"(?<![\w/])(?:iteration|iter|step|it|s)\s*[:= ]\s*(\d+)(?:\s*/\s*(\d+))?(?![\d.])", re.I)
 OVERFLOW = re.compile(
-    rf"OVERFLOW!.*?(?:Attempted loss scale:\s*({NUM}),\s*reducing to\s*({NUM}))?", re.I)
+    rf"OVERFLOW!(?:.*?Attempted loss scale:\s*({NUM}),?\s*reducing to\s*({NUM}))?", re.I)
 GRAD_OVERFLOW_STEP = re.compile(r"Grad overflow on iteration:?\s*(\d+)", re.I)
 # things the log says about the run
 PARAMS = re.compile(r"(?:number of parameters|num(?:ber)?[_ ]params|total params(?:eters)?|"

@@ -13,11 +13,27 @@ from typing import Iterator
 from tsm_tui.record import StepRecord
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.config import CONFIG_NAMES
+from tsm_tui.sources.blocks import ComposerReader, OLMoReader
 from tsm_tui.sources.csv_reader import CsvReader
+from tsm_tui.sources.fairseq import FairseqReader
+from tsm_tui.sources.hf_stdout import HFStdoutReader
+from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.kv_text import KeyValueTextReader
+from tsm_tui.sources.mlflow import MlflowFileStoreReader, MlflowSqliteReader
+from tsm_tui.sources.structured import KerasCsvReader, LightningCsvReader, LlamaFactoryReader, WandbSummaryReader
+from tsm_tui.sources.tensorboard import TensorBoardReader
+from tsm_tui.sources.text_formats import (DeepSpeedReader, LlmcReader, MegatronReader, ModdedNanoGPTReader,
+                                          NanoGPTReader, NeMoReader, TorchtitanReader, WandbOutputReader)
 
-READERS: list[type[LineReader]] = [JsonlReader, CsvReader, KeyValueTextReader]
+# highest priority first; a file goes to the reader with the best sniff score
+READERS: list[type[LineReader]] = sorted([
+    HFTrainerStateReader, TensorBoardReader, MlflowFileStoreReader, MlflowSqliteReader,
+    LlamaFactoryReader, JsonlReader, LightningCsvReader, KerasCsvReader, CsvReader,
+    OLMoReader, ComposerReader, FairseqReader, HFStdoutReader,
+    MegatronReader, NeMoReader, LlmcReader, ModdedNanoGPTReader, NanoGPTReader, TorchtitanReader,
+    WandbOutputReader, DeepSpeedReader, KeyValueTextReader, WandbSummaryReader,
+], key=lambda r: -r.priority)
 
 LOG_EXT = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".log", ".txt", ".out", ".err", ".stdout")
 SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv", "site-packages", "wandb-cache"}
@@ -55,8 +71,24 @@ class FileInfo:
         return d
 
 
+def _is_candidate(f: str) -> bool:
+    low = f.lower()
+    if f in CONFIG_NAMES or low.endswith(("_config.json", "args.json")):
+        return False
+    if low.startswith("events.out.tfevents."):
+        return not low.endswith("profile-empty")
+    return low.endswith(LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log", "mlflow.db")
+
+
 def candidate_files(root: str) -> list[str]:
-    """Log-like files below ``root`` (newest first within a directory is not assumed)."""
+    """Log-like files below ``root`` (newest first within a directory is not assumed).
+
+    Besides text logs: TensorBoard event files, MLflow ``mlflow.db`` and each MLflow
+    run's ``metrics/`` *directory* (one source per run: its metric files together).
+    Checkpoint directories are not searched, except that the newest checkpoint's
+    ``trainer_state.json`` is offered when its parent has no root copy (it holds
+    the full history: the older checkpoints' copies would count steps twice).
+    """
     out: list[str] = []
     root = os.path.abspath(root)
     base = root.rstrip(os.sep).count(os.sep)
@@ -64,19 +96,30 @@ def candidate_files(root: str) -> list[str]:
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: None):
         depth = dirpath.count(os.sep) - base
-        dirnames[:] = sorted(
-            d for d in dirnames
-            if d not in SKIP_DIRS and not d.startswith(".") and depth < MAX_DEPTH
-            and checkpoint_step(d, True) is None
-        )
-        for f in sorted(filenames):
-            low = f.lower()
-            if f in CONFIG_NAMES or low.endswith(("_config.json", "args.json")):
+        ckpts = []
+        keep = []
+        for d in sorted(dirnames):
+            if d in SKIP_DIRS or d.startswith(".") or depth >= MAX_DEPTH:
                 continue
-            if low.endswith(LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log"):
+            s = checkpoint_step(d, True)
+            if s is not None:
+                ckpts.append((s, d))
+            elif d == "metrics" and "meta.yaml" in filenames:
+                out.append(os.path.join(dirpath, d))  # an MLflow run's metrics
+            else:
+                keep.append(d)
+        dirnames[:] = keep
+        for f in sorted(filenames):
+            if _is_candidate(f):
                 out.append(os.path.join(dirpath, f))
                 if len(out) >= MAX_FILES:
                     return out
+        if ckpts and "trainer_state.json" not in filenames:
+            for _, d in sorted(ckpts, reverse=True):
+                p = os.path.join(dirpath, d, "trainer_state.json")
+                if os.path.isfile(p):
+                    out.append(p)
+                    break
     return out
 
 
@@ -103,22 +146,31 @@ def sniff(path: str, head: list[str]) -> tuple[type[LineReader] | None, float]:
     best, score = None, 0.0
     for r in READERS:
         s = r.sniff(path, head)
-        if s > score:
+        # a tie goes to the more specific reader (a named flavour of the generic one)
+        if s > score or (s == score and s > 0 and best is not None and issubclass(r, best)):
             best, score = r, s
     return best, score
 
 
 def open_reader(path: str) -> tuple[LineReader | None, FileInfo]:
     info = FileInfo(path=path)
+    if os.path.isdir(path):
+        # directory sources (an MLflow run's metrics/)
+        for r in READERS:
+            if r.kind == "snapshot" and r.sniff_path(path) > 0:
+                info.format, info.score = r.name, r.sniff_path(path)
+                return r(path), info
+        info.note = "directory: not a known source"
+        return None, info
     head, why = read_head(path)
     if head is None and why == BINARY:
-        # binary formats (TensorBoard events) sniff on the raw bytes
+        # binary formats (TensorBoard events, SQLite) sniff on the raw bytes / the path
         for r in READERS:
-            if r.kind == "bytes":
-                s = r.sniff_bytes(path)
-                if s > 0:
-                    info.format, info.score = r.name, s
-                    return r(path), info
+            s = r.sniff_bytes(path) if r.kind == "bytes" else (
+                r.sniff_path(path) if r.kind == "snapshot" else 0.0)
+            if s > 0:
+                info.format, info.score = r.name, s
+                return r(path), info
     if head is None:
         info.note = why
         return None, info
@@ -167,7 +219,5 @@ def read_records(path: str, reader: LineReader) -> Iterator[StepRecord]:
                     break
                 yield from reader.feed_bytes(data)
     else:
-        with open(path, "rb") as f:
-            data = f.read()
-        yield from reader.read_all(data)
+        yield from reader.read_path(path)
     yield from reader.flush()

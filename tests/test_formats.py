@@ -1,0 +1,421 @@
+"""Framework formats: real excerpts (tests/data/real, licensed), the real logs in
+../shared/real_logs (unlicensed ones never copied: skipped when absent), small
+synthetic lines for formats without a committed real log, and corrupt input."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import sqlite3
+import struct
+from pathlib import Path
+
+import pytest
+
+from tsm_tui.sources import registry
+from tsm_tui.sources.tensorboard import TensorBoardReader, crc32c, masked_crc
+
+HERE = Path(__file__).resolve().parent
+REAL = HERE / "data" / "real"
+SHARED = HERE.parent.parent / "shared" / "real_logs"
+need_shared = pytest.mark.skipif(not SHARED.exists(), reason="../shared/real_logs not present")
+
+
+def read(path):
+    path = str(path)
+    reader, fi = registry.open_reader(path)
+    assert reader is not None, fi.note
+    recs = list(registry.read_records(path, reader))
+    return fi.format, recs, reader
+
+
+def at(recs, step):
+    return next(r for r in recs if r.step == step and (r.loss is not None or r.grad_norm is not None))
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+    return p
+
+
+# -- licensed real excerpts --------------------------------------------------------------
+def test_llmc_excerpt():
+    fmt, recs, _ = read(REAL / "llmc_main.log")
+    assert fmt == "llmc"
+    train = [r for r in recs if r.loss is not None]
+    assert len(train) == 298 + 21  # 300 lines minus two val lines, plus steps 9015-9035
+    assert train[0].step == 0 and train[-1].step == 9035
+    assert at(recs, 9025).grad_norm == pytest.approx(2.02)
+    assert any(r.val_loss is not None for r in recs)
+
+
+def test_modded_nanogpt_2024_excerpt():
+    fmt, recs, reader = read(REAL / "modded_nanogpt_2024.txt")
+    assert fmt == "modded-nanogpt"
+    train = [r for r in recs if r.loss is not None]
+    assert train[0].step == 1 and train[-1].step == 5970
+    assert at(recs, 5964).loss == pytest.approx(5.7021)
+    assert reader.run_info["total_steps"] == 20344
+
+
+def test_modded_nanogpt_2025_val_only():
+    fmt, recs, reader = read(REAL / "modded_nanogpt_2025.txt")
+    assert fmt == "modded-nanogpt"
+    assert all(r.loss is None for r in recs)  # this format logs no train loss
+    vals = [r for r in recs if r.val_loss is not None]
+    assert vals[-1].step == 2315 and vals[-1].val_loss == pytest.approx(3.2783)
+    assert reader.run_info["total_steps"] == 2315
+
+
+def test_olmo_excerpt_blocks_and_config():
+    fmt, recs, reader = read(REAL / "olmo_train_1B.log")
+    assert fmt == "olmo"
+    steps = [r.step for r in recs]
+    assert steps[:2] == [2500, 2501] and steps[-1] == 7640
+    assert len(recs) == 41 + 1  # steps 2500-2540 and the last block
+    r = at(recs, 2519)
+    assert r.grad_norm == pytest.approx(2.629) and r.loss == pytest.approx(4.074)
+    assert r.tokens == 330_170_368  # thousands separators
+    ri = reader.run_info
+    assert ri["total_steps"] == 7630 and ri["warmup_steps"] == 500 and ri["peak_lr"] == 4e-4
+    assert ri["batch_size"] == 64 and ri["seq_len"] == 2048 and ri["clip"] == 1.0
+    assert ri["params"] == 1_176_764_416 and ri["precision"] == "bf16"
+
+
+def test_megatron_deepspeed_excerpt():
+    fmt, recs, reader = read(REAL / "megatron_deepspeed_bigscience.txt")
+    assert fmt == "megatron"
+    iters = [r for r in recs if r.loss is not None or r.loss_missing]
+    assert len(iters) >= 65
+    r9027 = next(r for r in recs if r.step == 9027)
+    assert r9027.loss is None and r9027.loss_missing and r9027.loss_scale == 8192
+    assert at(recs, 31219).grad_norm == pytest.approx(960.351)
+    assert at(recs, 29050).loss == pytest.approx(7.34, abs=0.01)
+
+
+def test_llama_factory_excerpt():
+    fmt, recs, reader = read(REAL / "llama_factory_trainer_log.jsonl")
+    assert fmt == "llama-factory"
+    assert len(recs) == 200 and recs[0].step == 10 and recs[-1].step == 2000
+    assert recs[0].loss == pytest.approx(3.9862)
+    assert reader.run_info["total_steps"] == 23800
+
+
+def test_keras_csvlogger_crlf_epochs():
+    fmt, recs, _ = read(REAL / "keras_training.log")
+    assert fmt == "keras-csv"
+    assert len(recs) == 24 and recs[0].step == 0 and recs[-1].step == 23
+    assert recs[4].lr == pytest.approx(2e-4) and recs[4].val_loss is not None
+
+
+# -- every file in ../shared/real_logs (licensed or not), in place --------------------------
+EXPECTED = {
+    # path: (format, records with a loss (or val loss), first step, last step)
+    "hf-trainer/trainer_state.json": ("hf-trainer-state", 6687, 1, 6687),
+    "keras-csvlogger/training.log": ("keras-csv", 24, 0, 23),
+    "lightning-csvlogger/metrics.csv": ("lightning-csv", 2824, 49, 140739),
+    "llama-factory/trainer_log.jsonl": ("llama-factory", 2380, 10, 23800),
+    "llmc/main.log": ("llmc", 19640, 0, 19560),
+    "megatron-deepspeed/bigscience_chronicles_log_excerpts.txt": ("megatron", 67, 29020, 45000),
+    "mlflow/mlruns/1/ed05f9cd599442fe9a0c9222184710b8/metrics": ("mlflow", 10, 0, 9),
+    "modded-nanogpt/87bd51fd-6203-4c88-b3aa-8a849a6a83ca.txt": ("modded-nanogpt", 20508, 0, 20344),
+    "modded-nanogpt/088a77ee-9b67-475a-bbb9-3e92e4698799.txt": ("modded-nanogpt", 11, 0, 2315),
+    "nanogpt/train.log": ("nanogpt", 96, 0, 450),
+    "olmo/train_1B.log": ("olmo", 7640, 1, 7640),
+    "wandb/output.log": ("wandb-output", 500, 0, 499),
+    "wandb/wandb-summary.json": ("wandb-summary", 1, 499, 499),
+}
+
+
+@need_shared
+def test_every_shared_source_is_found_and_named():
+    found = {os.path.relpath(p, SHARED): p for p in registry.candidate_files(str(SHARED))}
+    for rel, (fmt, n, first, last) in EXPECTED.items():
+        assert rel in found, rel
+    got = {}
+    for rel, p in found.items():
+        reader, fi = registry.open_reader(p)
+        got[rel] = fi.format
+    for rel, (fmt, *_rest) in EXPECTED.items():
+        assert got[rel] == fmt, (rel, got[rel])
+
+
+@need_shared
+@pytest.mark.parametrize("rel", sorted(EXPECTED))
+def test_shared_source_steps(rel):
+    fmt, n, first, last = EXPECTED[rel]
+    got_fmt, recs, reader = read(SHARED / rel)
+    assert got_fmt == fmt
+    with_metric = [r for r in recs if r.loss is not None or r.val_loss is not None or r.loss_missing]
+    assert len(with_metric) >= n - 2, (len(with_metric), n)
+    assert recs[0].step == first and max(r.step for r in recs) == last
+    assert reader.skipped == 0
+
+
+@need_shared
+def test_shared_specific_values():
+    _, recs, reader = read(SHARED / "nanogpt/train.log")
+    assert at(recs, 420).loss == pytest.approx(3.5023) and math.isnan(at(recs, 425).loss)
+    assert reader.run_info["params"] == pytest.approx(10.65e6)
+    _, recs, reader = read(SHARED / "hf-trainer/trainer_state.json")
+    assert at(recs, 6544).grad_norm == pytest.approx(2.155, abs=1e-3)
+    assert reader.run_info == {"total_steps": 6687, "logging_steps": 1, "save_steps": 100, "batch_size": 2}
+    _, recs, _ = read(SHARED / "olmo/train_1B.log")
+    assert at(recs, 2519).grad_norm == pytest.approx(2.629)
+    _, recs, _ = read(SHARED / "lightning-csvlogger/metrics.csv")
+    assert sum(r.loss is not None for r in recs) == 2814
+    assert sum(r.val_loss is not None for r in recs) == 10
+    _, recs, _ = read(SHARED / "mlflow/mlruns/1/ed05f9cd599442fe9a0c9222184710b8/metrics")
+    assert recs[0].loss == pytest.approx(332.6841735839844) and recs[-1].step == 9
+
+
+# -- formats without a committed real log: lines from the notes (framework format strings) --
+def test_hf_stdout_dicts_tqdm_and_eval(tmp_path):
+    bar = "\r  {n}/60 [00:01<00:33,  1.73it/s]"
+    text = (
+        "loading...\n"
+        + bar.format(n=9) + bar.format(n=10) + "\r      \r{'loss': 1.5618, 'grad_norm': nan, 'learning_rate': 9.9e-05, 'epoch': 0.01}\n"
+        + bar.format(n=20) + "{'loss': 0.0, 'grad_norm': inf, 'learning_rate': 9.8e-05, 'epoch': 0.02}\n"
+        + "\r  3/8 [00:01<00:02,  3.0it/s]{'eval_loss': 2.5, 'eval_runtime': 1.0, 'epoch': 0.02}\n"
+        + "{'loss': '1.4', 'grad_norm': '1.0', 'learning_rate': '9.7e-05', 'epoch': '0.03'}\n"
+        + "{'train_runtime': 10.0, 'train_loss': 1.2, 'epoch': 0.03}\n"
+    )
+    fmt, recs, reader = read(write(tmp_path, "train.log", text))
+    assert fmt == "hf-stdout"
+    assert [r.step for r in recs] == [10, 20, 20, 30]  # eval at the current step; interval 10 inferred
+    assert math.isnan(recs[0].grad_norm) and recs[1].loss == 0.0 and math.isinf(recs[1].grad_norm)
+    assert recs[2].val_loss == 2.5 and recs[2].loss is None
+    assert recs[3].loss == 1.4  # transformers >= 5 prints values as strings
+    assert reader.run_info["total_steps"] == 60
+
+
+def test_fairseq_simple_json_legacy_and_overflow(tmp_path):
+    text = (
+        "2025-10-15 11:33:32 | INFO | train_inner | epoch 001:    100 / 487 loss=4.655, nll_loss=3.1, ppl=8.5, "
+        "wps=1000, ups=1, wpb=2000, bsz=32, num_updates=100, lr=0.0005, gnorm=1.2, loss_scale=8, train_wall=10\n"
+        "2023-01-18 06:21:13 | INFO | fairseq.trainer | NOTE: gradient overflow detected, ignoring gradient, "
+        "setting loss scale to: 64.0\n"
+        '2020-02-07 13:21:07 | INFO | train_inner | {"epoch": 1, "loss": "11.049", "gnorm": "3.1", '
+        '"loss_scale": "64", "num_updates": "200", "lr": "0.0004"}\n'
+        '2020-02-07 13:22:07 | INFO | valid | {"epoch": 1, "valid_loss": "10.5", "valid_num_updates": "200"}\n'
+        '2020-02-07 13:22:08 | INFO | train | {"epoch": 1, "train_loss": "11.2", "train_num_updates": "200"}\n'
+        "| epoch 022 | loss 3.882 | nll_loss 2.204 | ppl 4.61 | num_updates 5586 | lr 0.000846213 | gnorm 0.309 "
+        "| clip 0% | loss_scale 1.000 | wall 8409\n"
+    )
+    fmt, recs, _ = read(write(tmp_path, "train.log", text))
+    assert fmt == "fairseq"
+    assert [r.step for r in recs] == [100, 100, 200, 200, 5586]
+    assert recs[0].loss == 4.655 and recs[0].grad_norm == 1.2 and recs[0].loss_scale == 8
+    assert recs[1].overflow and recs[1].loss_scale == 64
+    assert recs[2].loss == 11.049 and recs[3].val_loss == 10.5 and recs[3].loss is None
+    assert recs[4].grad_norm == 0.309
+
+
+def test_composer_blocks(tmp_path):
+    text = "Run name: x\n" + "".join(
+        f"[batch={i}/4800]:\n\t Train time/batch: {i - 1}\n\t Train loss/train/total: {11 - i / 10}\n"
+        f"\t Train lr-DecoupledAdamW/group0: 0.0001\n\t Train l2_norm/grad/global: 1.5\n"
+        for i in (10, 20, 30)
+    )
+    fmt, recs, reader = read(write(tmp_path, "console.log", text))
+    assert fmt == "composer"
+    assert [r.step for r in recs] == [10, 20, 30]
+    assert recs[0].loss == 10.0 and recs[0].lr == 1e-4 and recs[0].grad_norm == 1.5
+    assert reader.run_info["total_steps"] == 4800
+
+
+def test_torchtitan_ansi_and_rank_duplicates(tmp_path):
+    red, green, reset = "\x1b[31m", "\x1b[32m", "\x1b[39m"
+    lines = []
+    for s in (1, 2, 3):
+        line = (f"[rank0]:[titan] 2026-05-18 16:04:50,821 - root - INFO - {red}step: {s:2}  {green}loss: "
+                f"{8 - s:8.5f}  grad_norm:  0.7675  memory:  9.46GiB(64.99%)  tps: 7,322  mfu: 0.17%{reset}")
+        lines += [line, line.replace("[rank0]:", "")]  # every rank prints it
+    fmt, recs, _ = read(write(tmp_path, "train.log", "\n".join(lines) + "\n"))
+    assert fmt == "torchtitan"
+    assert [r.step for r in recs] == [1, 2, 3] and recs[0].loss == 7.0 and recs[0].grad_norm == 0.7675
+
+
+def test_nemo_and_deepspeed_lines(tmp_path):
+    text = "".join(
+        f"Training epoch 0, iteration {i}/149 | lr: 3e-05 | consumed_samples: {i + 1} | global_batch_size: 1 | "
+        f"global_step: {i} | reduced_train_loss: {1 + i / 100} | train_step_timing in s: 0.03\n" for i in (10, 20)
+    )
+    fmt, recs, _ = read(write(tmp_path, "nemo.log", text))
+    assert fmt == "nemo" and [r.step for r in recs] == [10, 20] and recs[0].loss == 1.1
+    text = (
+        "[2023-04-28 06:51:30,648] [INFO] [loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! Rank 0 "
+        "Skipping step. Attempted loss scale: 65536, reducing to 32768\n"
+        "[INFO] [logging.py:96:log_dist] [Rank 0] step=2, skipped=1, lr=[1.5e-07, 1.5e-07], mom=[(0.9, 0.95)]\n"
+    )
+    fmt, recs, _ = read(write(tmp_path, "ds.log", text))
+    assert fmt == "deepspeed"
+    assert recs[0].overflow and recs[0].loss_scale == 32768
+
+
+def test_custom_print_format_generic_text(tmp_path):
+    text = "".join(f"Step {i} -- Train loss: {2.6 + i / 1000}, Train Acc: 0.13\n" for i in range(12))
+    fmt, recs, _ = read(write(tmp_path, "run.txt", text))
+    assert fmt == "text" and len(recs) == 12 and recs[-1].step == 11 and recs[-1].extra["Train Acc"] == 0.13
+
+
+# -- MLflow ---------------------------------------------------------------------------
+def test_mlflow_file_store_dir_source(tmp_path):
+    run = tmp_path / "mlruns" / "1" / "abc"
+    write(run, "meta.yaml", "run_id: abc\nstatus: 3\n")
+    write(run, "metrics/loss", "".join(f"16286977{i:05d} {3 - i / 10} {i}\n" for i in range(5)) + "1 nan 5\n")
+    write(run, "metrics/train/grad_norm", "".join(f"1 {0.5 + i} {i}\n" for i in range(6)))
+    write(run, "metrics/val_loss", "1 2.5 4\n")
+    write(run, "params/lr", "0.001")
+    files = registry.candidate_files(str(tmp_path))
+    assert files == [str(run / "metrics")]  # one source for the run's metric files
+    fmt, recs, _ = read(run / "metrics")
+    assert fmt == "mlflow" and [r.step for r in recs] == list(range(6))
+    assert recs[4].val_loss == 2.5 and recs[4].grad_norm == 4.5 and math.isnan(recs[5].loss)
+
+
+def test_mlflow_sqlite(tmp_path):
+    db = tmp_path / "mlflow.db"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE metrics (key TEXT, value FLOAT, timestamp BIGINT, run_uuid TEXT, step BIGINT, "
+                "is_nan BOOLEAN)")
+    rows = [("loss", 3.0 - s / 10, s, "r1", s, 0) for s in range(8)] + [("loss", 0.0, 9, "r1", 8, 1)]
+    rows += [("learning_rate", 1e-3, s, "r1", s, 0) for s in range(9)] + [("loss", 1.0, 0, "r0", 0, 0)]
+    con.executemany("INSERT INTO metrics VALUES (?,?,?,?,?,?)", rows)
+    con.commit()
+    con.close()
+    assert registry.candidate_files(str(tmp_path)) == [str(db)]
+    fmt, recs, reader = read(db)
+    assert fmt == "mlflow-sqlite" and len(recs) == 9 and recs[0].lr == 1e-3
+    assert math.isnan(recs[-1].loss) and reader.run_info["mlflow_run"] == "r1"
+
+
+# -- HF trainer_state.json in checkpoints ------------------------------------------------
+def _state(n, nan_at=None):
+    hist = [{"epoch": s / 10, "grad_norm": (math.nan if s == nan_at else 0.5), "learning_rate": 1e-4,
+             "loss": 2.0, "step": s} for s in range(1, n + 1)]
+    hist.append({"epoch": n / 10, "eval_loss": 1.9, "eval_runtime": 1.0, "step": n})
+    hist.append({"epoch": n / 10, "step": n, "total_flos": 1.0, "train_loss": 2.0, "train_runtime": 1.0})
+    return json.dumps({"global_step": n, "max_steps": 30, "logging_steps": 1, "save_steps": 10,
+                       "train_batch_size": 4, "log_history": hist}, indent=2)
+
+
+def test_trainer_state_newest_checkpoint_only(tmp_path):
+    for n in (10, 20, 30):
+        write(tmp_path, f"checkpoint-{n}/trainer_state.json", _state(n, nan_at=25))
+    files = registry.candidate_files(str(tmp_path))
+    assert files == [str(tmp_path / "checkpoint-30" / "trainer_state.json")]
+    fmt, recs, reader = read(files[0])
+    assert fmt == "hf-trainer-state"
+    assert [r.step for r in recs] == list(range(1, 31)) + [30]  # + the eval entry; not the summary
+    assert math.isnan(recs[24].grad_norm) and recs[24].loss == 2.0  # logging_nan_inf_filter
+    assert reader.run_info == {"total_steps": 30, "logging_steps": 1, "save_steps": 10, "batch_size": 4}
+    # a root copy wins over the checkpoints
+    write(tmp_path, "trainer_state.json", _state(30))
+    assert registry.candidate_files(str(tmp_path)) == [str(tmp_path / "trainer_state.json")]
+
+
+def test_trainer_state_half_written(tmp_path):
+    p = write(tmp_path, "trainer_state.json", _state(5)[:200])
+    fmt, recs, reader = read(p)
+    assert fmt == "hf-trainer-state" and recs == [] and reader.skipped == 1
+
+
+# -- TensorBoard framing, CRCs, corruption -------------------------------------------------
+EV0 = bytes.fromhex("1800000000000000a37f4b220900000040fc54d9411a0d627261696e2e4576656e743a32eced8f9d")
+EV1 = bytes.fromhex("1a00000000000000129bd82d0900000040fc54d94110642a0d0a0b0a046c6f73731500002040e4ce56c8")
+
+
+def _event(step, tag, value, tensor=False):
+    def key(n, wt):
+        return bytes([n << 3 | wt])
+
+    def ld(n, b):
+        assert len(b) < 128
+        return key(n, 2) + bytes([len(b)]) + b
+
+    if tensor:  # TF2 / new_style: TensorProto{dtype DT_FLOAT, tensor_content}
+        val = ld(8, key(1, 0) + b"\x01" + ld(2, b"") + ld(4, struct.pack("<f", value)))
+    else:
+        val = key(2, 5) + struct.pack("<f", value)
+    data = key(1, 1) + struct.pack("<d", 1.7e9) + key(2, 0) + bytes([step]) + ld(5, ld(1, ld(1, tag.encode()) + val))
+    head = struct.pack("<Q", len(data))
+    return head + struct.pack("<I", masked_crc(head)) + data + struct.pack("<I", masked_crc(data))
+
+
+def test_tensorboard_known_vectors_and_crc():
+    assert crc32c(b"123456789") == 0xE3069283
+    assert _event(100, "loss", 2.5)[12:-4] == EV1[12:-4]
+    r = TensorBoardReader("events.out.tfevents.1")
+    assert r.feed_bytes(EV0 + EV1[:20]) == []  # half a record: wait
+    assert r.feed_bytes(EV1[20:]) == []  # step 100 stays open until another step
+    recs = r.flush()
+    assert [(x.step, x.loss) for x in recs] == [(100, 2.5)] and r.skipped == 0
+
+
+def test_tensorboard_merges_tags_tensor_values_and_skips_other_axes():
+    data = (EV0 + _event(1, "train/loss", 3.0, tensor=True) + _event(1, "train/grad_norm", 1.5)
+            + _event(1, "learning-rate", 1e-3) + _event(90, "lm loss vs samples", 9.0)
+            + _event(2, "lm-loss-training/lm loss", 2.5) + _event(2, "loss-scale", 65536.0))
+    r = TensorBoardReader("events.out.tfevents.1")
+    recs = r.feed_bytes(data) + r.flush()
+    assert [(x.step, x.loss, x.grad_norm) for x in recs] == [(1, 3.0, 1.5), (2, 2.5, None)]
+    assert recs[0].lr == pytest.approx(1e-3) and recs[1].loss_scale == 65536
+
+
+def test_tensorboard_corrupt_records_counted_and_resynced():
+    good = [_event(s, "loss", float(s)) for s in range(1, 6)]
+    bad = bytearray(b"".join(good))
+    n = len(good[0])
+    bad[n + 14] ^= 0xFF  # data of record 2
+    bad[3 * n + 2] ^= 0xFF  # length of record 4
+    r = TensorBoardReader("events.out.tfevents.1")
+    recs = r.feed_bytes(bytes(bad) + b"\x10\x00") + r.flush()
+    assert [x.step for x in recs] == [1, 3, 5]
+    assert r.skip_reasons == {"corrupt record (data CRC mismatch)": 1, "corrupt record header (CRC mismatch)": 1,
+                              "truncated record at end of file": 1}
+
+
+def test_tensorboard_file_sniffed_as_binary(tmp_path):
+    p = tmp_path / "runs" / "events.out.tfevents.1700000000.host.1.0"
+    p.parent.mkdir()
+    p.write_bytes(EV0 + EV1)
+    (tmp_path / "runs" / "events.out.tfevents.1700000000.host.profile-empty").write_bytes(EV0)
+    assert registry.candidate_files(str(tmp_path)) == [str(p)]
+    fmt, recs, _ = read(p)
+    assert fmt == "tensorboard" and recs[0].loss == 2.5
+
+
+def test_keras_validation_dir_is_val_loss(tmp_path):
+    p = tmp_path / "logs" / "validation" / "events.out.tfevents.1.v2"
+    p.parent.mkdir(parents=True)
+    p.write_bytes(EV0 + _event(0, "epoch_loss", 0.5, tensor=True) + _event(1, "epoch_loss", 0.4, tensor=True))
+    _, recs, _ = read(p)
+    assert [(x.step, x.loss, x.val_loss) for x in recs] == [(0, None, 0.5), (1, None, pytest.approx(0.4))]
+
+
+# -- corrupt text input is counted --------------------------------------------------------
+def test_corrupt_jsonl_and_csv_counted(tmp_path):
+    lines = [json.dumps({"current_steps": i, "loss": 1.0}) for i in range(1, 6)]
+    lines.insert(2, '{"current_steps": 3, "loss": 1.0')  # truncated
+    fmt, recs, reader = read(write(tmp_path, "trainer_log.jsonl", "\n".join(lines) + "\n"))
+    assert fmt == "llama-factory" and len(recs) == 5 and reader.skipped == 1
+    csv = "epoch,loss,lr,val_loss\r\n0,1.0,0.001,1.1\r\n1,0.9,0.001\r\n2,0.8,0.001,0.9\r\n"
+    fmt, recs, reader = read(write(tmp_path, "training.log", csv))
+    assert fmt == "keras-csv" and [r.step for r in recs] == [0, 2] and reader.skipped == 1
+
+
+def test_shared_dir_is_not_modified_by_reading(tmp_path):
+    # reading a copied run dir leaves no files behind (read-only sources)
+    if not SHARED.exists():
+        pytest.skip("../shared/real_logs not present")
+    dst = tmp_path / "mlflow"
+    shutil.copytree(SHARED / "mlflow", dst)
+    before = sorted(p.name for p in dst.rglob("*"))
+    for p in registry.candidate_files(str(dst)):
+        read(p)
+    assert sorted(p.name for p in dst.rglob("*")) == before
