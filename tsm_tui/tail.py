@@ -40,6 +40,8 @@ partial line is capped, and the worker pauses when the consumer falls behind.
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
+import stat
 import threading
 import time
 from array import array
@@ -504,7 +506,7 @@ class Tailer(Feed):
         close-to-open consistency makes the client revalidate its cached
         attributes (a long-held descriptor can lag other hosts by 10-30 s)."""
         if not self.network:
-            return os.stat(f.path)
+            return _dir_aware(os.stat(f.path), f.path)
         fd = os.open(f.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         try:
             st = os.fstat(fd)
@@ -516,7 +518,7 @@ class Tailer(Feed):
             f.fd = fd  # read through the fresh descriptor
         else:
             _close_fd(fd)
-        return st
+        return _dir_aware(st, f.path)
 
     def _same_content(self, f: _File) -> bool:
         """The bytes we read are still there (else: rewritten in place)."""
@@ -677,15 +679,13 @@ class Tailer(Feed):
         self._put(f.path, reader, f.accept(out))
 
     def _read_snapshot(self, f: _File, st) -> None:
+        f.size, f.mtime_ns = st.st_size, st.st_mtime_ns
         try:
-            with open(f.path, "rb") as fh:
-                data = fh.read()
+            # read_path: a file's bytes, or a directory source (MLflow metrics/)
+            recs = f.reader.read_path(f.path)
         except OSError as e:
             self._error(f, f.path, e, "read error")
             return
-        f.size, f.mtime_ns = st.st_size, st.st_mtime_ns
-        try:
-            recs = f.reader.read_all(data)
         except Exception:
             f.snap_dirty = True  # half-written (a save in progress): try again next pass
             return
@@ -702,6 +702,26 @@ class Tailer(Feed):
         f.parsed = 0
         f.skip_floor = None
         self._put(f.path, f.reader, f.accept(new))
+
+
+def _dir_aware(st, path: str):
+    """A directory source (MLflow ``metrics/``) changes when its files do, not
+    when the directory entry does: report the files' total size and newest mtime."""
+    if not stat.S_ISDIR(st.st_mode):
+        return st
+    size, mtime = 0, st.st_mtime_ns
+    try:
+        with os.scandir(path) as it:
+            for e in it:
+                try:
+                    est = e.stat()
+                except OSError:
+                    continue
+                size += est.st_size
+                mtime = max(mtime, est.st_mtime_ns)
+    except OSError:
+        pass
+    return SimpleNamespace(st_dev=st.st_dev, st_ino=st.st_ino, st_size=size, st_mtime_ns=mtime, st_mode=st.st_mode)
 
 
 def _temporary(name: str) -> bool:
