@@ -292,7 +292,7 @@ def test_live_tail_shows_new_spike_within_a_second(tmp_path):
     async def body():
         app = TsmApp.from_args(build_parser().parse_args([str(tmp_path), "--no-bell"]))
         assert app.mode == "live"
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with app.run_test(size=(160, 48)) as pilot:  # a big plot: built in a thread worker
             t0 = time.monotonic()
             while app._last_step() != 200 and time.monotonic() - t0 < 5:
                 await pilot.pause(0.05)
@@ -308,7 +308,10 @@ def test_live_tail_shows_new_spike_within_a_second(tmp_path):
             assert any(a.check == "loss_spike" and a.step == 300 for a in app.query_one(AlertList).alerts)
             assert took < 1.5, took
             assert app._last_step() == 310
-            assert "following" in "\n".join(screen_lines(app))
+            await pilot.pause(0.8)
+            text = "\n".join(screen_lines(app))
+            assert "following" in text
+            assert "300" in app.query_one("#focus").render().plain  # the plot's x axis reached the spike
 
     run(body())
 

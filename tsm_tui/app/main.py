@@ -14,12 +14,14 @@ import statistics
 import time
 from collections import deque
 
+from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widgets import Footer, Input, Label, OptionList, Static
+from textual.worker import get_current_worker
 
 from tsm_tui.app.widgets import CHECK_IDS, AlertDetail, AlertList, CheckPanel, HelpScreen, safe, set_text
 from tsm_tui.feed import Feed, ReplayFeed
@@ -32,6 +34,7 @@ TICK = 0.25  # drain + repaint period (4 Hz)
 PLOT_EVERY = 0.5  # focus plot rebuild at most this often (s)
 WINDOWS = (None, 1000, 200)  # whole run, last 1000, last 200 steps
 STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x median interval)
+SYNC_PLOT_CELLS = 1500  # focus plots up to this many cells are built on the UI thread (~15 ms)
 CHECKS_EVERY = 1.0  # s between check-reason repaints (a status change repaints at once)
 CKPT_EVERY = 30.0  # s between checkpoint re-scans while following a live run
 LABELS = dict(SeriesStore.METRICS)
@@ -93,6 +96,7 @@ class TsmApp(App):
         self._rate: deque[tuple[float, int]] = deque(maxlen=64)
         self._plot_dirty = True
         self._plot_at = 0.0
+        self._plot_gen = 0
         self._ckpt_at = clock()
         self._checks_at = 0.0
         self._shown_statuses: list[Status] = []
@@ -113,7 +117,7 @@ class TsmApp(App):
 
         shown = run.path
         if getattr(args, "demo", False) and os.path.samefile(run.path, demo_path()):
-            shown = "demo (bundled llm.c run with spikes)"
+            shown = "--demo (bundled run)"
         return cls(session, feed, path=shown, mode=mode, bell=not getattr(args, "no_bell", False),
                    root=run.root)
 
@@ -392,8 +396,27 @@ class TsmApp(App):
             set_text(focus, Content(f"{LABELS.get(self.metric, self.metric)}: not logged" if fw >= 10 else ""))
             return
         win = s.window(lo, hi, max(10, fw - 6))  # one min/max pair per cell: 2 braille sub-columns
+        self._plot_gen += 1
+        if force or self.loaded or fw * fh <= SYNC_PLOT_CELLS:
+            self._apply_plot(focus_plot(win, fw, fh, log=self.log_scale, marker=self.centre), self._plot_gen)
+        else:  # a big plot (tens of ms to build): off the UI thread so typing never stalls
+            self._plot_worker(win, fw, fh, self.log_scale, self.centre, self._plot_gen)
+
+    @work(thread=True, exclusive=True, group="focus-plot", exit_on_error=False)
+    def _plot_worker(self, win, fw: int, fh: int, log: bool, marker: int | None, gen: int) -> None:
+        text = focus_plot(win, fw, fh, log=log, marker=marker)
+        if gen == self._plot_gen and not get_current_worker().is_cancelled:
+            try:
+                self.call_from_thread(self._apply_plot, text, gen)  # one hand-over per build (<= 2 Hz)
+            except RuntimeError:  # the app is shutting down
+                pass
+
+    def _apply_plot(self, text, gen: int) -> None:
+        if gen != self._plot_gen:
+            return  # a newer build (a key press, a resize) already replaced it
+        focus = self.query_one("#focus", Static)
         focus._tsm_shown = None
-        focus.update(focus_plot(win, fw, fh, log=self.log_scale, marker=self.centre), layout=False)
+        focus.update(text, layout=False)
 
     # ------------------------------------------------------------ actions
     def action_help(self) -> None:

@@ -249,8 +249,8 @@ class HelpScreen(ModalScreen[None]):
                 with Horizontal(classes="row"):
                     yield Label(Content(key), classes="key")
                     yield Label(Content(what))
-            yield Label(Content("Status: PASS / WARN / FAIL / SKIP per check; a new FAIL rings the bell "
-                                "(--no-bell turns it off)."), classes="muted")
+            yield Label(Content("Checks: PASS / WARN / FAIL / SKIP. A new FAIL rings the bell"), classes="muted")
+            yield Label(Content("(--no-bell turns it off)."), classes="muted")
 
     async def action_dismiss(self, result=None) -> None:
         self.dismiss(None)
