@@ -108,13 +108,15 @@ class TsmApp(App):
         from tsm_tui.cli import info_from, settings_from
         from tsm_tui.engine import open_run
 
+        from tsm_tui.cli import demo_path
+
+        if getattr(args, "demo", False) and not args.path:
+            args.path = demo_path()
         info = info_from(args)
         run = open_run(args.path, info, getattr(args, "config", None), allow_empty=True)
         session = Session(settings_from(args), info)
         session.set_checkpoints(info.checkpoints)
         feed, mode = make_feed(args, run)
-        from tsm_tui.cli import demo_path
-
         shown = run.path
         if getattr(args, "demo", False) and os.path.samefile(run.path, demo_path()):
             shown = "--demo (bundled run)"
