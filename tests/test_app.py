@@ -179,6 +179,10 @@ def test_keys_pause_follow_log_filter_help_quit():
             await pilot.press("slash", "escape")  # clear it
             await pilot.pause()
             assert len(lst.alerts) == total and app.filter_text == ""
+            app.theme = "ansi-dark"  # the tmux-friendly theme (ctrl+p -> change theme)
+            await pilot.pause()
+            assert app.current_theme.name == "ansi-dark"
+            assert "WARN" in "\n".join(screen_lines(app))
             await pilot.press("question_mark")
             await pilot.pause()
             assert isinstance(app.screen, HelpScreen)
