@@ -58,6 +58,15 @@ class Monitor:
                 new.extend(found)
         return self._store(new)
 
+    def feed_aux(self, rec: StepRecord) -> list[Alert]:
+        """A record from an auxiliary source (a ``samples.jsonl`` beside the training
+        log): only the detectors that read generations see it; the step counters do not."""
+        new: list[Alert] = []
+        for d in self.detectors:
+            if d.reads_samples:
+                new += d.update(rec)
+        return self._store(new)
+
     def feed_many(self, recs) -> list[Alert]:
         out: list[Alert] = []
         for r in recs:

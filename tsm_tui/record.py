@@ -37,6 +37,8 @@ class StepRecord:
     #: other numeric fields, kept for the views (throughput, accuracy ...)
     extra: dict[str, float] | None = None
     source: str | None = None
+    #: text the run generated at this step (sample / generation blocks), as logged
+    samples: list[str] | None = None
 
     def has_metrics(self) -> bool:
         return (
@@ -47,6 +49,7 @@ class StepRecord:
             or self.val_loss is not None
             or self.overflow
             or self.loss_missing
+            or self.samples is not None
         )
 
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import copy
 import os
+from collections import deque
 
 from tsm_tui.monitor import Monitor
 from tsm_tui.record import Alert, StepRecord
 from tsm_tui.settings import RunInfo, Settings
 from tsm_tui.sources.base import LineReader
 
+AUX_KEEP = 2000  # auxiliary records (sampling steps) kept for monitors created later
 _INFO_KEYS = ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "clip",
               "precision", "batch_tokens", "logging_steps", "save_steps")
 
@@ -38,12 +40,17 @@ class Session:
         self.readers: dict[str, LineReader] = {}
         self._known: dict[str, int] = {}
         self.primary: str | None = None
+        #: records of auxiliary sources (generations files): fed to every monitor,
+        #: kept (bounded) for monitors created later
+        self.aux: deque[StepRecord] = deque(maxlen=AUX_KEEP)
 
     def monitor_for(self, source: str, reader: LineReader | None = None) -> Monitor:
         mon = self.monitors.get(source)
         if mon is None:
             mon = self.monitors[source] = Monitor(self.settings, copy.deepcopy(self.info))
             mon.state.info.checkpoints = self.info.checkpoints  # shared, refreshed by the caller
+            for r in self.aux:
+                mon.feed_aux(r)
         if reader is not None:
             self.readers[source] = reader
             n = len(reader.run_info)
@@ -54,6 +61,8 @@ class Session:
 
     def feed(self, source: str, records, reader: LineReader | None = None) -> list[Alert]:
         """Records of one source; returns the alerts to show (primary source only)."""
+        if reader is not None and getattr(reader, "auxiliary", False):
+            return self._feed_aux(records)
         mon = self.monitor_for(source, reader)
         out: list[Alert] = []
         for r in records:
@@ -62,6 +71,16 @@ class Session:
             self.monitor_for(source, reader)
         self._choose()
         return out if source == self.primary else []
+
+    def _feed_aux(self, records) -> list[Alert]:
+        out: list[Alert] = []
+        for r in records:
+            self.aux.append(r)
+            for src, mon in self.monitors.items():
+                found = mon.feed_aux(r)
+                if src == self.primary:
+                    out += found
+        return out
 
     def _rank(self, source: str) -> tuple:
         mon = self.monitors[source]

@@ -42,6 +42,8 @@ class RunState:
 class Detector:
     id: str = ""
     title: str = ""
+    #: also fed the records of auxiliary sources (generations files beside the log)
+    reads_samples: bool = False
 
     def __init__(self, settings: Settings, state: RunState) -> None:
         self.s = settings

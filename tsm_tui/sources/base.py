@@ -17,6 +17,27 @@ from tsm_tui.sources.fields import field_for, to_float
 
 METRICS = frozenset({"loss", "val_loss", "grad_norm", "lr", "loss_scale"})
 MAX_LINE = 1 << 20  # 1 MiB: longer lines are counted as skipped, never parsed
+#: text fields that carry the run's generations (issue #8): strings (or lists of
+#: strings) under these keys become ``StepRecord.samples``
+SAMPLE_KEYS = frozenset({"sample", "samples", "text", "generation", "generations", "generated_text",
+                         "completion", "output"})
+MAX_SAMPLES = 16  # samples kept per record
+MAX_SAMPLE_CHARS = 16384  # characters kept per sample
+
+
+def _add_samples(v, samples: list[str] | None) -> list[str] | None:
+    """Text under a sample key: a string or a list of strings."""
+    if isinstance(v, str):
+        vals = [v]
+    elif isinstance(v, list):
+        vals = [t for t in v if isinstance(t, str)]
+    else:
+        return samples
+    if samples is None:
+        samples = []
+    for t in vals[: MAX_SAMPLES - len(samples)]:
+        samples.append(t[:MAX_SAMPLE_CHARS])
+    return samples
 
 
 class LineReader:
@@ -75,6 +96,7 @@ class LineReader:
         rec = StepRecord(step=-1, source=self.path)
         extra: dict[str, float] | None = None
         got = False
+        samples: list[str] | None = None
         for k, v in items:
             f = self.field(k)
             if f is None:
@@ -84,6 +106,8 @@ class LineReader:
                         if extra is None:
                             extra = {}
                         extra[k] = x
+                    elif k in SAMPLE_KEYS:  # text: only non-numeric values get here
+                        samples = _add_samples(v, samples)
                 continue
             x = to_float(v)
             if x is None:
@@ -102,7 +126,11 @@ class LineReader:
             if f in METRICS:
                 got = True
         if not got:
-            return None
+            if samples is None:
+                return None
+            # generations alone: their own step, or the last step seen
+            if step is None:
+                step = self._last_step
         if step is None:
             # the log names no step (printed HF dicts, some CSVs): count records
             step = self._last_step + 1
@@ -110,6 +138,8 @@ class LineReader:
         self._last_step = step
         rec.step = step
         rec.extra = extra
+        if samples is not None:
+            rec.samples = samples
         self.records += 1
         return rec
 

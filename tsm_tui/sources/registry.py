@@ -7,6 +7,7 @@ checkpoints and configs are passed over with a stated reason.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -21,6 +22,7 @@ from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.kv_text import KeyValueTextReader
 from tsm_tui.sources.mlflow import MlflowFileStoreReader, MlflowSqliteReader
+from tsm_tui.sources.samples import GENERATION_DIRS, GenerationTextReader, SamplesJsonlReader
 from tsm_tui.sources.structured import KerasCsvReader, LightningCsvReader, LlamaFactoryReader, WandbSummaryReader
 from tsm_tui.sources.tensorboard import TensorBoardReader
 from tsm_tui.sources.text_formats import (DeepSpeedReader, LlmcReader, MegatronReader, ModdedNanoGPTReader,
@@ -33,6 +35,7 @@ READERS: list[type[LineReader]] = sorted([
     OLMoReader, ComposerReader, FairseqReader, HFStdoutReader,
     MegatronReader, NeMoReader, LlmcReader, ModdedNanoGPTReader, NanoGPTReader, TorchtitanReader,
     WandbOutputReader, DeepSpeedReader, KeyValueTextReader, WandbSummaryReader,
+    SamplesJsonlReader, GenerationTextReader,
 ], key=lambda r: -r.priority)
 
 LOG_EXT = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".log", ".txt", ".out", ".err", ".stdout")
@@ -80,6 +83,10 @@ def _is_candidate(f: str) -> bool:
     return low.endswith(LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log", "mlflow.db")
 
 
+def _natural(name: str) -> list:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
 def candidate_files(root: str) -> list[str]:
     """Log-like files below ``root`` (newest first within a directory is not assumed).
 
@@ -109,7 +116,9 @@ def candidate_files(root: str) -> list[str]:
             else:
                 keep.append(d)
         dirnames[:] = keep
-        for f in sorted(filenames):
+        # generations/step_<N>.txt in step order (step_20 before step_100)
+        gen = os.path.basename(dirpath) in GENERATION_DIRS
+        for f in (sorted(filenames, key=_natural) if gen else sorted(filenames)):
             if _is_candidate(f):
                 out.append(os.path.join(dirpath, f))
                 if len(out) >= MAX_FILES:
@@ -174,7 +183,7 @@ def open_reader(path: str) -> tuple[LineReader | None, FileInfo]:
     if head is None:
         info.note = why
         return None, info
-    if not any(ln.strip() for ln in head):
+    if not any(ln.strip() for ln in head) and GenerationTextReader.step_of(path) is None:
         info.note = "empty file"
         return None, info
     cls, score = sniff(path, head)

@@ -12,7 +12,58 @@ import os
 import re
 
 from tsm_tui.record import StepRecord
+from tsm_tui.sources.base import MAX_SAMPLE_CHARS
 from tsm_tui.sources.kv_text import KeyValueTextReader
+
+MAX_BLOCK_LINES = 400  # a generation block never closed (a crash) ends here
+
+
+class _GenerationBlocks(KeyValueTextReader):
+    """llm.c's sample blocks: ``generating:``, ``---``, the text (any number of
+    lines), ``---``. The text becomes a record at the last step seen. While a
+    block is open the instance's ``_line`` is the block reader, so lines outside
+    blocks pay nothing; ``generating:`` is spotted where step-less lines go
+    (``_info``). A step line inside an open block closes it (a lost marker)."""
+
+    def _start_block(self) -> None:
+        self._gen_buf: list[str] = []
+        self._gen_open = False
+        self._line = self._gen_line  # instance attribute: shadows the class method
+
+    def _gen_line(self, line: str) -> list[StepRecord]:
+        if not self._gen_open:
+            if line.strip() == "---":
+                self._gen_open = True
+                return []
+            self._end_block(emit=False)  # "generating:" without a block
+            return type(self)._line(self, line)
+        if line.strip() == "---":
+            return self._end_block()
+        if self.MARK.search(line):
+            return self._end_block() + type(self)._line(self, line)
+        self._gen_buf.append(line)
+        if len(self._gen_buf) >= MAX_BLOCK_LINES:
+            return self._end_block()
+        return []
+
+    def _end_block(self, emit: bool = True) -> list[StepRecord]:
+        self.__dict__.pop("_line", None)
+        text = "\n".join(self._gen_buf)
+        self._gen_buf = []
+        if not emit:
+            return []
+        self.records += 1
+        return [StepRecord(step=max(self._last_step, 0), samples=[text[:MAX_SAMPLE_CHARS]], source=self.path)]
+
+    def flush(self) -> list[StepRecord]:
+        out = self._end_block() if "_line" in self.__dict__ else []
+        return out + super().flush()
+
+    def _info(self, line: str) -> None:
+        if line.startswith("generating:"):
+            self._start_block()
+            return
+        super()._info(line)
 
 
 class _Flavour(KeyValueTextReader):
@@ -66,12 +117,14 @@ class NeMoReader(_Flavour):
         return s + 0.05 if s else 0.0  # its lines also look like Megatron's
 
 
-class LlmcReader(_Flavour):
-    """llm.c ``main.log`` (``s:12 trl:9.79 lr:0.000011 norm:3.01``, ``s:250 tel:4.1``) and
-    its stdout (``step   10/74 | loss 9.935300 (+nanz)| norm 3.8500 (+nanz)| lr 9.00e-06``)."""
+class LlmcReader(_GenerationBlocks, _Flavour):
+    """llm.c ``main.log`` (``s:12 trl:9.79 lr:0.000011 norm:3.01``, ``s:250 tel:4.1``), its
+    stdout (``step   10/74 | loss 9.935300 (+nanz)| norm 3.8500 (+nanz)| lr 9.00e-06``), the
+    CPU trainer's (``step 12: train loss 4.677 (took 1190.3 ms)``) and the ``generating:``
+    sample blocks of both."""
 
     name = "llmc"
-    MARK = re.compile(r"^s:\d+ t[re]l:|^step\s+\d+/\d+ \| loss [\d.]+ \([+-]")
+    MARK = re.compile(r"^s:\d+ t[re]l:|^step\s+\d+/\d+ \| loss [\d.]+ \([+-]|^step \d+: train loss [\d.]+ \(took")
     _HDR = re.compile(r"^\|\s*(num_parameters|max_seq_len|total_batch_size[^|]*|train_num_batches|"
                       r"learning_rate|warmup_iterations|grad_clip|max_steps)\s*\|\s*([^|\s]+)\s*\|")
     _KEYS = {"num_parameters": ("params", float), "max_seq_len": ("seq_len", int),
@@ -140,12 +193,26 @@ class TorchtitanReader(_Flavour):
         return keep
 
 
-class WandbOutputReader(_Flavour):
+class WandbOutputReader(_GenerationBlocks, _Flavour):
     """A W&B run dir's ``files/output.log``: the script's own prints, read by the generic
-    rules (``Step 12 -- Train loss: 2.61, Train Acc: 0.13``)."""
+    rules (``Step 12 -- Train loss: 2.61, Train Acc: 0.13``); samples printed one per line
+    (``Step 12 sample: <text>``, ``sample: <text>`` at the last step; also ``generation``,
+    ``generated text``, ``completion``) or as llm.c ``generating:`` blocks."""
 
     name = "wandb-output"
-    MARK = re.compile(r"")
+    MARK = re.compile(r"^\s*(?:\[\w+\]\s*)?(?:step|iter(?:ation)?)\s*[:= ]?\s*\d+.*(?:loss|lr)", re.I)
+    SAMPLE = re.compile(r"^\s*(?:(?:step|iter(?:ation)?)\s*[:= ]?\s*(\d+)\s*[-:|,]*\s*)?"
+                        r"(?:samples?|generation|generated text|completion)\s*:[ \t]?(.*)$", re.I)
+
+    def _line(self, line: str) -> list[StepRecord]:
+        if "ample" in line or "enerat" in line or "ompletion" in line:
+            m = self.SAMPLE.match(line)
+            if m:
+                step = int(m.group(1)) if m.group(1) else max(self._last_step, 0)
+                self._last_step = step
+                self.records += 1
+                return [StepRecord(step=step, samples=[m.group(2)[:MAX_SAMPLE_CHARS]], source=self.path)]
+        return super()._line(line)
 
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:
