@@ -9,6 +9,7 @@ from tsm_tui.detectors.loss_scale import LossScaleDetector
 from tsm_tui.detectors.loss_spike import LossSpikeDetector
 from tsm_tui.detectors.lr_schedule import LRScheduleDetector
 from tsm_tui.detectors.nonfinite import NonFiniteDetector
+from tsm_tui.detectors.output_collapse import OutputCollapseDetector
 from tsm_tui.detectors.plateau import PlateauDetector
 
 DETECTORS: list[type[Detector]] = [
@@ -20,6 +21,7 @@ DETECTORS: list[type[Detector]] = [
     NonFiniteDetector,
     LossScaleDetector,
     CheckpointDetector,
+    OutputCollapseDetector,
 ]
 
 __all__ = ["DETECTORS", "Detector", "RunState"]
