@@ -56,7 +56,7 @@ class Monitor:
             found = d.update(rec)
             if found:
                 new.extend(found)
-        return self._store(new)
+        return self._store(new) if new else new
 
     def feed_aux(self, rec: StepRecord) -> list[Alert]:
         """A record from an auxiliary source (a ``samples.jsonl`` beside the training

@@ -57,7 +57,7 @@ class GradNormDetector(Detector):
         out: list[Alert] = []
         med = self._med.get()
         spike = False
-        if med is not None and g >= self.s.grad_spike_ratio * med and len(self._logm) >= self.s.min_baseline \
+        if med is not None and g >= self.s.grad_spike_ratio * med and len(self._logm._fifo) >= self.s.min_baseline \
                 and g > 0 and med > 0:
             std = self._logm.std
             z = (math.log(g) - self._logm.mean) / std if std > 1e-12 else math.inf

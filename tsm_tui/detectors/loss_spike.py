@@ -68,7 +68,7 @@ class LossSpikeDetector(Detector):
         out: list[Alert] = []
         med = self._med.get()
         is_spike = False
-        if med is not None and len(self._med) >= self.s.min_baseline:
+        if med is not None and len(self._med._fifo) >= self.s.min_baseline:
             is_spike, ratio, z = self._test(x, med)
             if is_spike:
                 out += self._on_spike(rec, x, med, ratio, z)
@@ -179,7 +179,7 @@ class LossSpikeDetector(Detector):
         ]
 
     def _divergence(self, rec: StepRecord) -> list[Alert]:
-        if len(self._recent) < self.s.window or self._diverged_at is not None:
+        if self._diverged_at is not None or len(self._recent._fifo) < self.s.window:
             return []
         cur = self._recent.get()
         if self._best_med is None or cur < self._best_med:

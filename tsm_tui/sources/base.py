@@ -17,6 +17,8 @@ from tsm_tui.sources.fields import field_for, to_float
 
 METRICS = frozenset({"loss", "val_loss", "grad_norm", "lr", "loss_scale"})
 MAX_LINE = 1 << 20  # 1 MiB: longer lines are counted as skipped, never parsed
+_UNSEEN = object()
+isfinite = math.isfinite
 #: text fields that carry the run's generations (issue #8): strings (or lists of
 #: strings) under these keys become ``StepRecord.samples``
 SAMPLE_KEYS = frozenset({"sample", "samples", "text", "generation", "generations", "generated_text",
@@ -93,31 +95,40 @@ class LineReader:
 
     def build(self, items, step: int | None = None, keep_extra: bool = True) -> StepRecord | None:
         """A record from (key, value) pairs; None when there is no step or no metric."""
-        rec = StepRecord(step=-1, source=self.path)
+        # hot path (every record of every reader): the field map and float() are
+        # inlined for the common value types; to_float handles the rest
+        rec = StepRecord(-1, source=self.path)
         extra: dict[str, float] | None = None
         got = False
         samples: list[str] | None = None
+        fields = self._fields
         for k, v in items:
-            f = self.field(k)
+            f = fields.get(k, _UNSEEN)
+            if f is _UNSEEN:
+                f = self.field(k)
+            tv = type(v)
+            if tv is float:
+                x = v
+            elif tv is int:
+                x = float(v)
+            else:
+                x = to_float(v)
             if f is None:
-                if keep_extra:
-                    x = to_float(v)
-                    if x is not None:
-                        if extra is None:
-                            extra = {}
-                        extra[k] = x
-                    elif k in SAMPLE_KEYS:  # text: only non-numeric values get here
-                        samples = _add_samples(v, samples)
+                if keep_extra and x is not None:
+                    if extra is None:
+                        extra = {}
+                    extra[k] = x
+                elif keep_extra and k in SAMPLE_KEYS:  # text: only non-numeric values get here
+                    samples = _add_samples(v, samples)
                 continue
-            x = to_float(v)
             if x is None:
                 continue
             if f == "step":
-                if step is None and math.isfinite(x):
+                if step is None and isfinite(x):
                     step = int(x)
                 continue
-            if f in ("skipped", "nan_iters"):
-                if math.isfinite(x):
+            if f == "skipped" or f == "nan_iters":
+                if isfinite(x):
                     setattr(rec, f, int(x))
                     got = True
                 continue
