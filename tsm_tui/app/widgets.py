@@ -31,6 +31,7 @@ SHORT_TITLES = {
     "nonfinite": "NaN/Inf",
     "loss_scale": "Loss scale",
     "checkpoints": "Checkpoints",
+    "output_collapse": "Outputs",
 }
 CHECK_IDS = [d.id for d in DETECTORS]
 SEV_STYLE = {Severity.CRITICAL: "bold $error", Severity.WARNING: "bold $warning", Severity.INFO: "$text-muted"}
