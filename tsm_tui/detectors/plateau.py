@@ -19,6 +19,7 @@ from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
 MAX_BLOCKS = 64
 MIN_RECORDS = 20  # fewer records in the window cannot tell flat from noisy
 T_IMPROVING = 3.0  # Welch t of (first third - last third) means (ours)
+T_SIGNIFICANT = 2.0
 
 
 def _moments(blocks) -> tuple[float, float, int]:
@@ -115,9 +116,12 @@ class PlateauDetector(Detector):
         rel = (m1 - m3) / abs(m1) if m1 else 0.0
         se = math.sqrt(v1 / n1 + v3 / n3)
         t = (m1 - m3) / se if se > 0 else (math.inf if m1 > m3 else 0.0)
-        # still improving: by more than plateau_rel, or steadily (a significant
-        # drop, t >= T_IMPROVING: slow late-training progress is not a plateau)
-        if rel >= self.s.plateau_rel or (rel > 0 and t >= T_IMPROVING):
+        # still improving: a drop that is significant against the loss's own noise
+        # (Welch t >= 2) and either material (>= plateau_rel) or very significant
+        # (t >= 3: slow late-training progress is not a plateau). Ending a plateau
+        # that is already open takes t >= 3, so one lucky window does not close it.
+        t_need = T_IMPROVING if self.start is not None else T_SIGNIFICANT
+        if t >= t_need and (rel >= self.s.plateau_rel or t >= T_IMPROVING):
             if self.start is not None:
                 self._close(now)
             return []
@@ -169,9 +173,11 @@ class PlateauDetector(Detector):
         return ""
 
     def _converged(self) -> bool:
+        """Flat loss is convergence when the LR has decayed; only when the LR is
+        not logged does "the run is >= 90% done" stand in for it."""
         st = self.state
-        if st.last_lr is not None and st.peak_lr and st.last_lr <= self.s.decayed_lr_frac * st.peak_lr:
-            return True
+        if st.last_lr is not None and st.peak_lr:
+            return st.last_lr <= self.s.decayed_lr_frac * st.peak_lr
         prog = st.progress()
         return prog is not None and prog >= 0.9
 
