@@ -83,11 +83,11 @@ def load_corpus():
 TRAIN, VAL = load_corpus()
 
 
-def get_batch(gen, split="train", ctx=0):
+def get_batch(gen, split="train", ctx=0, batch=None):
     """Random windows of SEQ+1+ctx bytes; returns (x, y) with y = next byte."""
     d = TRAIN if split == "train" else VAL
     L = SEQ + ctx
-    ix = torch.randint(len(d) - L - 1, (BATCH,), generator=gen)
+    ix = torch.randint(len(d) - L - 1, (batch or BATCH,), generator=gen)
     xb = torch.stack([d[i:i + L] for i in ix.tolist()])
     yb = torch.stack([d[i + 1 + ctx:i + L + 1] for i in ix.tolist()])
     return xb, yb
@@ -275,7 +275,9 @@ def jline(obj):
 # ----------------------------------------------------------------------------
 # the runs
 
-def run_healthy(name="healthy", max_steps=1500, lr=1e-3, logging_steps=2, save_steps=500, seed=0):
+def run_healthy(name="healthy", max_steps=1500, lr=1e-3, logging_steps=2, save_steps=250, seed=0, batch=128):
+    # a healthy run looks like real pre-training: a batch large enough that the
+    # grad norm settles below the clip value (0.3-0.6), checkpoints every 250 steps
     d = run_dir(name)
     gen = seed_all(seed)
     model = TinyGPT()
@@ -285,7 +287,7 @@ def run_healthy(name="healthy", max_steps=1500, lr=1e-3, logging_steps=2, save_s
     tmp = tempfile.mkdtemp()
     with open(os.path.join(d, "metrics.jsonl"), "w") as f:
         for step in range(1, max_steps + 1):
-            xb, yb = get_batch(gen)
+            xb, yb = get_batch(gen, batch=batch)
             cur_lr = sched.get_last_lr()[0]
             loss = lm_loss(model, xb, yb)
             opt.zero_grad(set_to_none=True)
@@ -296,13 +298,14 @@ def run_healthy(name="healthy", max_steps=1500, lr=1e-3, logging_steps=2, save_s
             clock.tick()
             if step % logging_steps == 0 or step == 1:
                 f.write(jline({"step": step, "loss": sig(loss.item()), "grad_norm": sig(gn, 4),
-                               "lr": sig(cur_lr, 4), "tokens": step * BATCH * SEQ,
+                               "lr": sig(cur_lr, 4), "tokens": step * batch * SEQ,
                                "time": round(clock.t, 3)}))
             if step % save_steps == 0:
                 save_checkpoint(d, tmp, step, model, opt, sched)
     shutil.rmtree(tmp)
     write_config(d, max_steps=max_steps, warmup_steps=warmup, learning_rate=lr,
-                 n_params=n_params(model), logging_steps=logging_steps, save_steps=save_steps)
+                 n_params=n_params(model), logging_steps=logging_steps, save_steps=save_steps,
+                 per_device_train_batch_size=batch)
     return {"format": "jsonl", "fault_steps": [],
             "notes": "healthy reference run, nothing injected"}
 

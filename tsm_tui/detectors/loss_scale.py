@@ -67,7 +67,8 @@ class LossScaleDetector(Detector):
                 elif sc < prev and not self._startup(rec):
                     self.backoffs += 1
             self.scale = sc
-            self.max_scale = max(self.max_scale, sc)
+            if not self._startup(rec):  # the start-up search is not a level to fall from
+                self.max_scale = max(self.max_scale, sc)
             self.min_scale = min(self.min_scale, sc)
             if sc <= 1.0 and not self.constant_one:
                 self._pinned += 1
@@ -84,11 +85,13 @@ class LossScaleDetector(Detector):
         if rec.skipped is not None:
             self.skipped_total += rec.skipped
             span = rec.step - self._last_step if self._last_step is not None else 1
+            self._last_step = rec.step
+            if self._startup(rec):
+                return out  # the start-up back-offs do not count towards the skip rate
             steps = max(1, rec.skipped, span)
             for i in range(min(steps, SKIP_WINDOW)):
                 self._skips.update(i < rec.skipped)
-            self._last_step = rec.step
-            if not self._startup(rec) and len(self._skips) >= min(SKIP_WINDOW, 50):
+            if len(self._skips) >= min(SKIP_WINDOW, 50):
                 rate = self._skips.get()
                 if rate >= self.s.scale_skip_fail:
                     out += self._raise(rec, "skips_fail", Severity.CRITICAL,
@@ -107,7 +110,7 @@ class LossScaleDetector(Detector):
         if kind in self.alerted:
             return []
         self.alerted.add(kind)
-        self.reasons.append(msg.split(":")[0].split(" at step")[0])
+        self.reasons.append(_SHORT[kind](self, rec))
         actions = [advice.bf16(),
                    "If fp16 must stay: raise initial_scale_power to 32 (HF DeepSpeed docs) and lower the LR.",
                    advice.rollback(self.state, rec.step, "the loss-scale collapse")]
@@ -126,7 +129,15 @@ class LossScaleDetector(Detector):
         if self.constant_one and not self.skipped_total and not self.overflows:
             return self._result(Status.SKIP, "loss scale constant 1.0: bf16 / fp32, no scaling")
         if self.worst != Status.PASS:
-            return self._result(self.worst, "; ".join(dict.fromkeys(self.reasons)))
+            return self._result(self.worst, "; ".join(list(dict.fromkeys(self.reasons))[:3]))
         extra = f", {self.backoffs} back-off(s) after start-up" if self.backoffs else ""
         return self._result(Status.PASS, f"scale {fmt(self.scale)} (max {fmt(self.max_scale)}){extra}, "
                                          f"{self.skipped_total} skipped step(s)")
+
+
+_SHORT = {
+    "pinned": lambda d, r: f"scale pinned at its minimum from step {r.step}",
+    "collapse": lambda d, r: f"scale collapsed {d.max_scale / max(d.scale or 1e-30, 1e-30):.0f}x at step {r.step}",
+    "skips_fail": lambda d, r: f"{d._skips.get():.0%} of steps skipped (step {r.step})",
+    "skips_warn": lambda d, r: f"{d._skips.get():.1%} of steps skipped (step {r.step})",
+}

@@ -14,6 +14,7 @@ from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
 
 PEAK_TOL = 0.98
 WARMUP_ABS_OK = 2000  # LLaMA 1/2, OLMo 2, DeepSeek LLM / V3 warm up for 2000 steps
+HOLD_RECORDS = 3  # records at the maximum that end the ramp (a constant-LR phase)
 JUMP_FACTOR = 1.5  # LR above 1.5x the warm-up peak later on: a jump, not a schedule (ours)  # LR within 2% of its max counts as "at peak"
 NO_WARMUP_RECORDS = 20  # records at the first LR before we call it "no warm-up"
 ZERO_RECORDS = 20  # (ours) LR == 0 for this many records ...
@@ -35,6 +36,7 @@ class LRScheduleDetector(Detector):
         self._peak_step_lr = 0.0
         self._prev_lr = -1.0
         self.ramp_done = False
+        self._hold = 0
         self.ramp_peak = 0.0
         self.jump_at: int | None = None
         self._zero_run = 0
@@ -61,7 +63,14 @@ class LRScheduleDetector(Detector):
         else:
             self.min_after_peak = min(self.min_after_peak or lr, lr)
         if not self.ramp_done:
-            if lr < self._prev_lr or (lr == self._prev_lr and lr >= self.max_lr * PEAK_TOL and self.n > 2):
+            # the ramp ends when the LR falls, or holds its maximum for a few
+            # records in which steps were really taken (skipped fp16 steps do
+            # not advance the scheduler, so the LR repeats during start-up)
+            if lr == self._prev_lr and not rec.skipped and lr >= self.max_lr * PEAK_TOL:
+                self._hold += 1
+            elif lr != self._prev_lr:
+                self._hold = 0
+            if lr < self._prev_lr * PEAK_TOL or self._hold >= HOLD_RECORDS:
                 self.ramp_done = True
                 self.ramp_peak = self.max_lr
         elif lr > self.ramp_peak * JUMP_FACTOR and not self.jump_at:

@@ -186,7 +186,10 @@ class OutputCollapseDetector(Detector):
         if rec.samples is not None:
             out = self._samples(rec)
         x = rec.loss
-        if x is not None and x == x:
+        g = rec.grad_norm
+        # loss 0.0 beside a NaN/Inf grad norm is a dead run (HF's NaN filter), not
+        # memorisation: the NaN check reports it
+        if x is not None and x == x and not (g is not None and not math.isfinite(g)):
             self._loss_n += 1
             low = 0.0 <= x < MEMO_LOSS
             if low and self._low_start is None:
