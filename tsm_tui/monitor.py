@@ -142,8 +142,9 @@ class Monitor:
         seen = set()
         for a in relevant:
             for act in a.actions:
-                # one action of each shape: the most urgent rollback, not one per spike
-                shape = _NUMBERS.sub("#", act)
+                # one action of each kind: the most urgent rollback, not one per
+                # spike (kind = the first words, numbers and paths blanked)
+                shape = " ".join(_NUMBERS.sub("#", act).split()[:4])
                 if shape not in seen:
                     seen.add(shape)
                     out.append(act)

@@ -125,7 +125,7 @@ class GradNormDetector(Detector):
                     f"{len(self._over)} steps after warm-up: clipping is active on most steps.",
                     value=rec.grad_norm,
                     baseline=self.s.grad_threshold,
-                    actions=[advice.lower_lr(self.state, 0.7), advice.warmup(self.state)],
+                    actions=[advice.lower_lr(self.state, 0.7)],
                     key="grad_over",
                 )
             )

@@ -22,10 +22,11 @@ from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
 
 SIGMA_MIN_RATIO = 1.3
 RECOVERY_RECORDS = 3  # consecutive records back near baseline
+IF_NOT_RECOVERED = "If it does not recover: "
 
 
 class _Incident:
-    __slots__ = ("onset", "baseline", "peak", "peak_step", "spike_records", "ok_run", "state")
+    __slots__ = ("onset", "baseline", "peak", "peak_step", "spike_records", "ok_run", "state", "alert")
 
     def __init__(self, onset: int, baseline: float, value: float) -> None:
         self.onset = onset
@@ -35,6 +36,13 @@ class _Incident:
         self.spike_records = 1
         self.ok_run = 0
         self.state = "open"  # open / recovered / failed / diverged
+        self.alert: Alert | None = None  # the onset alert, updated when the spike resolves
+
+    def resolve(self) -> None:
+        """The conditional rollback of the onset alert is moot once the spike
+        recovered (nothing to do) or failed (the critical alert carries it)."""
+        if self.alert is not None:
+            self.alert.actions = [a for a in self.alert.actions if not a.startswith(IF_NOT_RECOVERED)]
 
 
 class LossSpikeDetector(Detector):
@@ -108,8 +116,7 @@ class LossSpikeDetector(Detector):
         inc = self._incident = _Incident(rec.step, med, x)
         self.incidents.append(inc)
         zs = f", {z:.1f} sigma" if math.isfinite(z) else ""
-        return [
-            Alert(
+        inc.alert = Alert(
                 self.id,
                 Severity.WARNING,
                 rec.step,
@@ -119,11 +126,11 @@ class LossSpikeDetector(Detector):
                 baseline=med,
                 actions=[
                     advice.clip(self.state),
-                    f"If it does not recover: {advice.rollback(self.state, rec.step)}",
+                    f"{IF_NOT_RECOVERED}{advice.rollback(self.state, rec.step)}",
                 ],
                 key=f"loss_spike:{rec.step}",
             )
-        ]
+        return [inc.alert]
 
     def _track(self, inc: _Incident, rec: StepRecord, x: float) -> list[Alert]:
         if x <= inc.baseline * self.s.recovery_factor:
@@ -132,6 +139,7 @@ class LossSpikeDetector(Detector):
             inc.ok_run = 0
         if inc.ok_run >= RECOVERY_RECORDS:
             inc.state = "recovered"
+            inc.resolve()
             self._incident = None
             self.recovered += 1
             took = rec.step - inc.onset
@@ -154,6 +162,7 @@ class LossSpikeDetector(Detector):
 
     def _fail(self, inc: _Incident, rec: StepRecord, x: float, why: str, diverged: bool = False) -> list[Alert]:
         inc.state = "diverged" if diverged else "failed"
+        inc.resolve()
         self._incident = None
         self.failed += 1
         # the new level becomes the baseline so one failure is not re-reported each step
@@ -222,6 +231,7 @@ class LossSpikeDetector(Detector):
         if self._incident is not None and self._incident.onset > step:
             # the spike is in the superseded part: the restart is the remedy
             self._incident.state = "recovered"
+            self._incident.resolve()
             self.recovered += 1
             self._incident = None
 

@@ -70,7 +70,7 @@ class LRScheduleDetector(Detector):
                 self._hold += 1
             elif lr != self._prev_lr:
                 self._hold = 0
-            if lr < self._prev_lr * PEAK_TOL or self._hold >= HOLD_RECORDS:
+            if (0 <= lr < self._prev_lr and lr >= 0.0) or self._hold >= HOLD_RECORDS:
                 self.ramp_done = True
                 self.ramp_peak = self.max_lr
         elif lr > self.ramp_peak * JUMP_FACTOR and not self.jump_at:

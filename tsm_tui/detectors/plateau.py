@@ -121,7 +121,9 @@ class PlateauDetector(Detector):
         # (t >= 3: slow late-training progress is not a plateau). Ending a plateau
         # that is already open takes t >= 3, so one lucky window does not close it.
         t_need = T_IMPROVING if self.start is not None else T_SIGNIFICANT
-        if t >= t_need and (rel >= self.s.plateau_rel or t >= T_IMPROVING):
+        rising = -rel >= self.s.plateau_rel and t <= -t_need
+        if rising or (t >= t_need and (rel >= self.s.plateau_rel or t >= T_IMPROVING)):
+            # a loss that climbs is diverging (loss_spike reports it), not flat
             if self.start is not None:
                 self._close(now)
             return []
