@@ -1,0 +1,59 @@
+"""Behaviour guard for hot-path edits: ``tsm-watch PATH --report --json`` from two
+source trees (e.g. a ``git worktree`` of the last commit and the work tree) on
+every sample run, every real log and any extra paths; prints the differences.
+
+    python bench/compare_reports.py /tmp/tsm-base /work/main [extra paths ...]
+
+Exit 0 when every report is identical, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def targets(extra: list[str]) -> list[str]:
+    out = sorted(p for p in glob.glob(os.path.join(ROOT, "sample_runs", "*")) if os.path.isdir(p))
+    out += sorted(p for p in glob.glob("/work/shared/real_logs/*") if os.path.isdir(p))
+    out += sorted(glob.glob("/work/shared/real_logs/*/*"))
+    out += sorted(p for p in glob.glob(os.path.join(ROOT, "tests", "data", "**", "*"), recursive=True)
+                  if os.path.isfile(p) and not p.endswith((".json", ".yaml", ".toml", ".pt")))
+    return out + extra
+
+
+def report(tree: str, path: str) -> tuple[int, str]:
+    env = dict(os.environ, PYTHONPATH=tree, NO_COLOR="1")
+    p = subprocess.run([sys.executable, "-m", "tsm_tui", path, "--report", "--json"], capture_output=True,
+                       text=True, env=env, cwd=tree, timeout=600)
+    out = p.stdout
+    try:
+        out = json.dumps(json.loads(out), indent=1, sort_keys=True)
+    except ValueError:
+        out = out + "\nSTDERR:" + p.stderr
+    return p.returncode, out
+
+
+def main() -> int:
+    a, b, *extra = sys.argv[1:]
+    bad = 0
+    ts = targets(extra)
+    for t in ts:
+        ra, rb = report(a, t), report(b, t)
+        if ra != rb:
+            bad += 1
+            print(f"DIFF {t}: rc {ra[0]} vs {rb[0]}")
+            import difflib
+            for ln in list(difflib.unified_diff(ra[1].splitlines(), rb[1].splitlines(), lineterm="", n=1))[:40]:
+                print("   ", ln)
+    print(f"{len(ts) - bad}/{len(ts)} reports identical")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

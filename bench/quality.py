@@ -1,0 +1,289 @@
+"""Detection quality (issue #7, part 6): precision and recall of spike, divergence
+and plateau alerts on a labelled corpus, tsm against two standalone rules on the
+same loss series:
+
+- seed rule: loss > 2.5 x median of the last 100 values without the most recent
+  10 (the issue's original rule);
+- OLMo rule: log(loss) > mean + 6 sigma of the previous 128 log-losses
+  (OLMo-core ``StabilityMonitorCallback``).
+
+Corpus: the sample runs in ``sample_runs/`` (labels from ``EXPECTED.json``) plus
+generated runs with known injected events (recovering spikes, non-recovering
+jumps, slow divergence, NaN, plateaus) and healthy runs that are hard on purpose
+(small-batch noise, fast early descent, warm-up bump).
+
+Scoring: an alert matches a label of a compatible class when its step is in the
+label's window (spike [-5, +50] steps, divergence [-10, +600], plateau
+[0, end of run]). Recall per class = labels matched / labels; precision = alerts
+matching some label / alerts. tsm's classes: ``loss_spike`` warnings = spike;
+``loss_spike`` criticals and ``nonfinite`` = divergence; ``plateau`` = plateau.
+The rules have one class (a flagged step; consecutive flags within 50 steps are
+one alert), scored against spike and divergence labels.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import sys
+from collections import deque
+from statistics import median
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+
+WIN = {"spike": (-5, 50), "divergence": (-10, 600), "plateau": (0, 10 ** 9)}
+COMPAT = {"spike": ("spike", "divergence"), "divergence": ("divergence",), "plateau": ("plateau",),
+          "rule": ("spike", "divergence")}
+
+
+# ----------------------------------------------------------------------------- corpus
+def _run(n, seed, *, noise=0.015, tau=None, warm=None, spikes=(), jump=None, climb=None, nan=None,
+         plateau=None, bump=None):
+    """Loss/grad/LR series with injected events; returns the records."""
+    rng = random.Random(seed)
+    tau = tau or n * 0.15
+    warm = warm or max(10, n // 50)
+    recs = []
+    amp = 0.0
+    sp = dict(spikes)
+    for s in range(1, n + 1):
+        lr = 3e-4 * s / warm if s <= warm else 3e-4 * (0.1 + 0.45 * (1 + math.cos(math.pi * (s - warm) / (n - warm))))
+        base = 2.0 + 6.0 * math.exp(-s / tau)
+        if bump and bump[0] <= s < bump[0] + bump[1]:
+            base *= 1.15  # a warm-up bump: loss rises a little while the LR ramps
+        if plateau and s >= plateau:
+            base = 2.0 + 6.0 * math.exp(-plateau / tau)
+            lr = 3e-4
+        if s in sp:
+            amp = sp[s] - 1.0
+        loss = base * math.exp(rng.gauss(0, noise)) * (1 + amp)
+        amp *= 0.8 if amp else 0
+        if jump and s >= jump:
+            loss *= 3.0
+        if climb and s >= climb:
+            loss *= 1.002 ** (s - climb)
+        gn = 0.5 * math.exp(rng.gauss(0, 0.15)) * (1 + 2 * amp)
+        if nan and s >= nan:
+            loss, gn = float("nan"), float("nan")
+        recs.append({"step": s, "loss": loss, "grad_norm": gn, "lr": lr})
+    return recs
+
+
+def generated(quick: bool) -> list[tuple[str, list[dict], dict]]:
+    seeds = (1, 2) if quick else (1, 2, 3)
+    out = []
+    for sd in seeds:
+        rng = random.Random(100 + sd)
+        n = 3000
+        sp = sorted(rng.sample(range(400, n - 200, 150), 4))
+        out.append((f"gen_spikes_recover_s{sd}", _run(n, sd, spikes=[(s, rng.uniform(2.0, 5.0)) for s in sp]),
+                    {"spike": sp}))
+        j = rng.randrange(1200, 2200)
+        out.append((f"gen_jump_no_recover_s{sd}", _run(n, sd, jump=j), {"divergence": [j]}))
+        c = rng.randrange(1200, 2000)
+        out.append((f"gen_slow_divergence_s{sd}", _run(n, sd, climb=c), {"divergence": [c]}))
+        q = rng.randrange(1500, 2500)
+        out.append((f"gen_nan_s{sd}", _run(n, sd, nan=q), {"divergence": [q]}))
+        p = rng.randrange(800, 1200)
+        out.append((f"gen_plateau_s{sd}", _run(n, sd, plateau=p, tau=300), {"plateau": [p]}))
+        out.append((f"gen_healthy_small_batch_s{sd}", _run(n, sd, noise=0.08), {}))
+        out.append((f"gen_healthy_fast_descent_s{sd}", _run(n, sd, tau=60), {}))
+        out.append((f"gen_healthy_warmup_bump_s{sd}", _run(n, sd, warm=200, bump=(50, 100)), {}))
+    return out
+
+
+def sample_labels() -> list[tuple[str, str, dict]]:
+    """(name, dir, labels) for the sample runs, from EXPECTED.json."""
+    p = os.path.join(ROOT, "sample_runs", "EXPECTED.json")
+    if not os.path.exists(p):
+        return []
+    with open(p) as f:
+        exp = json.load(f)
+    out = []
+    for name, e in exp.items():
+        d = os.path.join(ROOT, "sample_runs", name)
+        if not os.path.isdir(d):
+            continue
+        lab: dict = {}
+        notes = (e.get("notes") or "").lower()
+        if e.get("spike_steps"):
+            lab["spike"] = list(e["spike_steps"])
+        if name == "spikes_recover":  # the LR x20 step also spikes the loss (notes)
+            lab["spike"] = sorted(set(lab.get("spike", [])) | set(e.get("fault_steps") or []))
+        if name == "spike_no_recover" or "never recovers" in notes:
+            lab["divergence"] = list(e.get("fault_steps") or [])
+        if e.get("nan_first_step") is not None:
+            lab["divergence"] = [e["nan_first_step"]]
+        if name == "plateau" or "goes flat" in notes:
+            lab["plateau"] = list(e.get("fault_steps") or [])
+        out.append((name, d, lab))
+    return out
+
+
+# ----------------------------------------------------------------------------- detectors
+def tsm_alerts(path: str, final_only: bool = False) -> list[tuple[str, int]]:
+    from tsm_tui.engine import analyze
+    from tsm_tui.record import Severity
+
+    an = analyze(path)
+    final = {c.id: c.status.value for c in an.monitor.checks()}
+    out = []
+    for a in an.monitor.alerts:
+        if a.step is None:
+            continue
+        if a.check == "loss_spike" and a.severity == Severity.WARNING:
+            out.append(("spike", a.step))
+        elif (a.check == "loss_spike" and a.severity == Severity.CRITICAL) or a.check == "nonfinite":
+            out.append(("divergence", a.step))
+        elif a.check == "plateau" and a.severity != Severity.INFO and (not final_only or final["plateau"] != "PASS"):
+            out.append(("plateau", a.step))
+    # one plateau episode raises WARN then FAIL: count it once
+    seen, dedup = set(), []
+    for c, s in out:
+        k = (c, s) if c != "plateau" else (c,)
+        if k not in seen:
+            seen.add(k)
+            dedup.append((c, s))
+    return dedup
+
+
+def _merge(flags: list[int]) -> list[tuple[str, int]]:
+    out, last = [], None
+    for s in flags:
+        if last is None or s - last > 50:
+            out.append(("rule", s))
+        last = s
+    return out
+
+
+def seed_rule(series: list[tuple[int, float]]) -> list[tuple[str, int]]:
+    vals: deque = deque(maxlen=100)
+    flags = []
+    for s, x in series:
+        if len(vals) >= 20:
+            base = list(vals)[:-10]
+            if base and x > 2.5 * median(base):
+                flags.append(s)
+        vals.append(x)
+    return _merge(flags)
+
+
+def olmo_rule(series: list[tuple[int, float]]) -> list[tuple[str, int]]:
+    vals: deque = deque(maxlen=128)
+    flags = []
+    for s, x in series:
+        if x > 0 and math.isfinite(x):
+            lx = math.log(x)
+            if len(vals) >= 16:
+                m = sum(vals) / len(vals)
+                sd = math.sqrt(max(0.0, sum((v - m) ** 2 for v in vals) / len(vals)))
+                if sd > 0 and lx > m + 6 * sd:
+                    flags.append(s)
+            vals.append(lx)
+    return _merge(flags)
+
+
+def loss_series(path: str) -> list[tuple[int, float]]:
+    from tsm_tui.engine import open_run
+    from tsm_tui.settings import RunInfo
+    from tsm_tui.sources import registry
+
+    run = open_run(path, RunInfo())
+    reader = run.readers[run.primary]
+    return [(r.step, r.loss) for r in registry.read_records(run.primary, reader) if r.loss is not None]
+
+
+# ----------------------------------------------------------------------------- scoring
+def score(alerts, labels, last_step) -> dict:
+    """Per class: [tp_labels, n_labels]; and [tp_alerts, n_alerts]."""
+    res = {c: [0, len(v)] for c, v in labels.items()}
+    hit_alerts = 0
+    used = set()
+    for cls, steps in labels.items():
+        lo, hi = WIN[cls]
+        for st in steps:
+            ok = False
+            for i, (ac, s) in enumerate(alerts):
+                if cls in COMPAT[ac] and st + lo <= s <= min(st + hi, last_step + 1):
+                    ok = True
+                    used.add(i)
+            res[cls][0] += ok
+    hit_alerts = len(used)
+    fps = [f"{c}@{s}" for i, (c, s) in enumerate(alerts) if i not in used]
+    return {"labels": res, "alerts": [hit_alerts, len(alerts)], "fp": fps}
+
+
+def run(quick: bool = False, say=print, table=None) -> dict:
+    tmp = os.path.join(HERE, "out", "quality")
+    os.makedirs(tmp, exist_ok=True)
+    corpus = []
+    for name, d, lab in sample_labels():
+        corpus.append((name, d, lab))
+    for name, recs, lab in generated(quick):
+        d = os.path.join(tmp, name)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "metrics.jsonl"), "w") as f:
+            for r in recs:
+                f.write(json.dumps(r) + "\n")
+        corpus.append((name, d, lab))
+    methods = {"tsm alerts": None, "tsm, plateau by final check": None, "seed rule (2.5x median)": None,
+               "OLMo 6 sigma / 128": None}
+    tot = {m: {"labels": {}, "alerts": [0, 0]} for m in methods}
+    per_run = []
+    from tsm_tui.engine import InputError
+
+    skipped = []
+    for name, d, lab in corpus:
+        try:
+            ser = loss_series(d)
+        except InputError as e:  # a sample run being regenerated (no log yet)
+            skipped.append(f"{name} ({e})")
+            continue
+        last = ser[-1][0] if ser else 0
+        got = {"tsm alerts": tsm_alerts(d), "tsm, plateau by final check": tsm_alerts(d, True), "seed rule (2.5x median)": seed_rule(ser), "OLMo 6 sigma / 128": olmo_rule(ser)}
+        row = [name, ", ".join(f"{c} {v}" for c, v in lab.items()) or "healthy"]
+        for m, al in got.items():
+            sc = score(al, lab, last)
+            t = tot[m]
+            t["alerts"][0] += sc["alerts"][0]
+            t["alerts"][1] += sc["alerts"][1]
+            for c, (h, n) in sc["labels"].items():
+                x = t["labels"].setdefault(c, [0, 0])
+                x[0] += h
+                x[1] += n
+            fp = sc["alerts"][1] - sc["alerts"][0]
+            row.append(f"{sum(h for h, _ in sc['labels'].values())}/{sum(n for _, n in sc['labels'].values())}"
+                       f" found, {fp} FP" + (f" ({', '.join(sc['fp'][:3])})" if fp else ""))
+        per_run.append(row)
+    say(f"corpus: {len(corpus)} runs ({sum(1 for c in corpus if not c[0].startswith('gen_'))} sample runs, "
+        f"{sum(1 for c in corpus if c[0].startswith('gen_'))} generated)\n")
+    if skipped:
+        say("skipped (unreadable right now): " + "; ".join(skipped) + "\n")
+    rows = []
+    for m, t in tot.items():
+        r = [m]
+        for c in ("spike", "divergence", "plateau"):
+            h, n = t["labels"].get(c, [0, 0])
+            r.append(f"{h}/{n} = {h / n:.2f}" if n else "n/a")
+        h, n = t["alerts"]
+        r.append(f"{h}/{n} = {h / n:.2f}" if n else "no alerts")
+        rows.append(r)
+    if table:
+        table(["method", "recall: spike", "recall: divergence (incl. NaN)", "recall: plateau", "precision (all alerts)"],
+              rows)
+        table(["run", "labels (step)", *methods], per_run)
+    return {"totals": tot, "runs": per_run, "skipped": skipped}
+
+
+if __name__ == "__main__":
+    def _table(head, rows):
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for r in rows:
+            print("| " + " | ".join(str(x) for x in r) + " |")
+        print()
+    run(quick="--quick" in sys.argv, table=_table)
