@@ -29,6 +29,7 @@ import time
 from tsm_tui import cli
 from tsm_tui.engine import InputError, open_run
 from tsm_tui.record import Alert, Severity
+from tsm_tui.report import use_colour
 from tsm_tui.sanitize import clean
 from tsm_tui.session import Session
 from tsm_tui.sources.checkpoints import find_checkpoints
@@ -108,7 +109,7 @@ class Printer:
         self.json = as_json
         self.out = out or sys.stdout
         self.err = err or sys.stderr
-        self.colour = not as_json and _use_colour(self.out)
+        self.colour = not as_json and use_colour(self.out)
 
     def _emit(self, stream, line: str) -> None:
         stream.write(line + "\n")
@@ -142,15 +143,6 @@ class Printer:
             self._emit(self.out, json.dumps({"event": "source", "message": message}, ensure_ascii=False))
         else:
             self._emit(self.err, f"# {clean(message)}")
-
-
-def _use_colour(stream) -> bool:
-    if os.environ.get("NO_COLOR"):
-        return False
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def _prepare(args, info):

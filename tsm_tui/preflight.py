@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass, field
 
 from tsm_tui.detectors.base import fmt
-from tsm_tui.detectors.references import (GPT3_TABLE, deepseek_batch_tokens, deepseek_lr, gpt3_batch_tokens,
+from tsm_tui.detectors.references import (deepseek_batch_tokens, deepseek_lr, gpt3_batch_tokens,
                                           gpt3_lr)
 from tsm_tui.engine import InputError
 from tsm_tui.record import Status

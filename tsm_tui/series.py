@@ -27,7 +27,6 @@ No UI imports here: this module is plain Python.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from collections import deque
 from dataclasses import dataclass, field
 

@@ -19,7 +19,6 @@ import re
 from tsm_tui.record import StepRecord
 from tsm_tui.sanitize import strip_ansi
 from tsm_tui.sources.base import LineReader
-from tsm_tui.sources.fields import field_for
 
 NUM = r"[-+]?(?:\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|inf|Inf|Infinity|-inf)"
 # the word's run is possessive (*+): what follows a maximal run is none of the chars

@@ -29,7 +29,6 @@ import struct
 
 from tsm_tui.record import StepRecord
 from tsm_tui.sources.base import ByteReader
-from tsm_tui.sources.fields import field_for
 
 # -- CRC32C (Castagnoli), table driven -----------------------------------------------
 try:  # optional C implementations, used when present
