@@ -41,9 +41,9 @@ def rollback(state: RunState, step: int, what: str = "the spike") -> str:
 
 
 def lower_lr(state: RunState, factor: float = 0.5) -> str:
-    # the LR the run really reached wins over the configured one (a run that
-    # jumped above its config is not following it)
-    peak = max(state.info.peak_lr or 0.0, state.peak_lr or 0.0)
+    # the configured peak when known (a run that jumped above it gets its own
+    # "restore the schedule" advice from the LR check), else the peak reached
+    peak = state.info.peak_lr or state.peak_lr
     if peak:
         return f"Lower the peak LR from {fmt(peak)} to {fmt(peak * factor)}."
     return f"Lower the peak LR (x{factor:g})."
