@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import statistics
+import threading
 import time
 from collections import deque
 
@@ -30,6 +31,8 @@ from tsm_tui.record import Alert, CheckResult, Status
 from tsm_tui.series import SeriesStore
 from tsm_tui.session import Session
 
+PUMP_SLICE = 2048  # records fed per lock hold (~50 ms of detector work at most)
+PUMP_IDLE = 0.05  # s the pump sleeps when the feed is empty
 TICK = 0.25  # drain + repaint period (4 Hz)
 PLOT_EVERY = 0.5  # focus plot rebuild at most this often (s)
 WINDOWS = (None, 1000, 200)  # whole run, last 1000, last 200 steps
@@ -38,6 +41,18 @@ SYNC_PLOT_CELLS = 1500  # focus plots up to this many cells are built on the UI 
 CHECKS_EVERY = 1.0  # s between check-reason repaints (a status change repaints at once)
 CKPT_EVERY = 30.0  # s between checkpoint re-scans while following a live run
 LABELS = dict(SeriesStore.METRICS)
+
+
+
+def _locked(method):
+    """Run a UI method holding the app's data lock (the pump thread feeds the
+    session and the series stores concurrently)."""
+    def wrapper(self, *a, **kw):
+        with self._lock:
+            return method(self, *a, **kw)
+    wrapper.__name__ = method.__name__
+    wrapper.__doc__ = method.__doc__
+    return wrapper
 
 
 class TsmApp(App):
@@ -101,6 +116,14 @@ class TsmApp(App):
         self._checks_at = 0.0
         self._shown_statuses: list[Status] = []
         self.bells = 0  # rung so far (tests)
+        # the pump thread feeds the detectors off the UI thread; the lock guards
+        # the session and the series stores between it and the UI's ticks
+        self._lock = threading.RLock()
+        self._pumped = 0  # records fed by the pump so far
+        self._ticked = 0  # ... of which the UI has accounted for
+        self._drained_after_finish = False
+        self._pump_stop = threading.Event()
+        self._pump: threading.Thread | None = None
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -146,11 +169,45 @@ class TsmApp(App):
         self.query_one("#alerts").border_title = "alerts"
         self.query_one("#detail").border_title = "alert"
         self.feed.start()
+        self._pump = threading.Thread(target=self._pump_loop, name="tsm-pump", daemon=True)
+        self._pump.start()
         self.set_interval(TICK, self.tick)
         self.tick()
 
     def on_unmount(self) -> None:
+        self._pump_stop.set()
         self.feed.stop(timeout=1.0)
+        if self._pump is not None:
+            self._pump.join(timeout=1.0)
+
+    # ------------------------------------------------------------ the pump (worker thread)
+    def _pump_loop(self) -> None:
+        """Drain the feed and run the detectors here, not on the UI thread: a
+        1M-step history takes tens of seconds of detector work, and the UI
+        must keep answering keys meanwhile. Work is done in slices so the UI
+        never waits long for the lock."""
+        while not self._pump_stop.is_set():
+            finished_before = self.feed.finished
+            batches = self.feed.drain()
+            if not batches:
+                if finished_before:
+                    self._drained_after_finish = True
+                self._pump_stop.wait(PUMP_IDLE)
+                continue
+            for b in batches:
+                recs = b.records
+                for i in range(0, len(recs), PUMP_SLICE):
+                    part = recs[i:i + PUMP_SLICE]
+                    with self._lock:
+                        self.session.feed(b.source, part, b.reader)
+                        store = self.stores.get(b.source)
+                        if store is None:
+                            store = self.stores[b.source] = SeriesStore()
+                        store.extend(part)
+                        self.formats[b.source] = getattr(b.reader, "name", "?")
+                        self._pumped += len(part)
+                    if self._pump_stop.is_set():
+                        return
 
     def on_resize(self) -> None:
         self._plot_dirty = True
@@ -158,37 +215,31 @@ class TsmApp(App):
 
     # ------------------------------------------------------------ data path
     def tick(self) -> None:
-        """Drain the feed (all batches since the last tick), update the model, repaint once."""
+        """Take what the pump fed since the last tick and repaint once."""
         if not self.is_running:
             return
         try:
-            self._tick()
+            with self._lock:
+                self._tick()
         except NoMatches:  # the screen is being torn down (quit in progress)
             pass
 
     def _tick(self) -> None:
         now = self.clock()
-        finished_before = self.feed.finished
-        batches = self.feed.drain()
         for ev in self.feed.drain_events():
             self.notify(safe(ev, 300), title="feed", markup=False, severity="warning")
-        n = 0
-        for b in batches:
-            self.session.feed(b.source, b.records, b.reader)
-            store = self.stores.get(b.source)
-            if store is None:
-                store = self.stores[b.source] = SeriesStore()
-            store.extend(b.records)
-            self.formats[b.source] = getattr(b.reader, "name", "?")
-            n += len(b.records)
+        n = self._pumped - self._ticked
+        self._ticked = self._pumped
         if n:
             self.records_seen += n
             if self._last_arrival is not None:
                 self._arrivals.append(now - self._last_arrival)
             self._last_arrival = now
             self._plot_dirty = True
-        if finished_before and not batches and not self.loaded:
+        if self._drained_after_finish and not self.loaded:
             self.loaded = True
+            self._checks_at = -CHECKS_EVERY  # show the final reasons now, not at the next 1 Hz repaint
+            self._plot_dirty = True
             if not self.finalized and self.session.monitor is not None:
                 self.finalized = True
                 self.session.finalize()
@@ -217,6 +268,7 @@ class TsmApp(App):
             self._show_alerts(new_alerts, rebuilt)
             self._repaint_plots()
 
+    @_locked
     def _rescan_checkpoints(self) -> None:
         try:
             from tsm_tui.sources.checkpoints import find_checkpoints
@@ -265,6 +317,7 @@ class TsmApp(App):
         return f in a.check.lower() or f in a.message.lower() or f in a.severity.value or \
             any(f in x.lower() for x in a.actions) or (a.step is not None and f == str(a.step))
 
+    @_locked
     def _show_alerts(self, new: list[Alert], rebuilt: bool, force: bool = False) -> None:
         lst = self.query_one(AlertList)
         following = self.centre is None
@@ -304,6 +357,7 @@ class TsmApp(App):
         (t0, s0), (t1, s1) = horizon[0], horizon[-1]
         return (s1 - s0) / (t1 - t0) if t1 > t0 and s1 >= s0 else None
 
+    @_locked
     def _update_status(self, now: float) -> None:
         parts: list = [(safe(_short_path(self.path), 200), "bold")]
         if self.formats:
@@ -352,6 +406,7 @@ class TsmApp(App):
             return None, None
         return max(last - n + 1, store.first_step or 0), last
 
+    @_locked
     def _repaint_plots(self, force: bool = False) -> None:
         store = self._store()
         sparks = self.query_one("#sparks", Static)
@@ -499,6 +554,7 @@ class TsmApp(App):
                 event.input.remove_class("-open")
             self.query_one(AlertList).focus()
 
+    @_locked
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         lst = self.query_one(AlertList)
         a = lst.selected_alert()
