@@ -29,23 +29,14 @@ sys.path.insert(0, ROOT)
 
 from tsm_tui.app import TsmApp  # noqa: E402
 from tsm_tui.app.widgets import AlertList  # noqa: E402
-from tsm_tui.cli import build_parser, demo_path, info_from, settings_from  # noqa: E402
-from tsm_tui.engine import open_run  # noqa: E402
-from tsm_tui.feed import ReplayFeed  # noqa: E402
-from tsm_tui.session import Session  # noqa: E402
+from tsm_tui.cli import demo_path  # noqa: E402
 
 OUT = os.path.join(ROOT, "screenshots")
 MONO = "DejaVu Sans Mono"
 
 
 def finished_app(path: str, shown: str) -> TsmApp:
-    args = build_parser().parse_args([path])
-    info = info_from(args)
-    run = open_run(path, info, None, allow_empty=True)
-    session = Session(settings_from(args), info)
-    session.set_checkpoints(info.checkpoints)
-    return TsmApp(session, ReplayFeed(run.readers, speed=None), path=shown, mode="finished", bell=False,
-                  root=run.root)
+    return TsmApp.finished(path, shown)
 
 
 async def shoot(name: str, path: str, shown: str, size: tuple[int, int], select: str | None = None,

@@ -14,20 +14,11 @@ import time
 
 from tsm_tui.app import TsmApp
 from tsm_tui.app.widgets import AlertList
-from tsm_tui.cli import build_parser, demo_path, info_from, settings_from
-from tsm_tui.engine import open_run
-from tsm_tui.feed import ReplayFeed
-from tsm_tui.session import Session
+from tsm_tui.cli import demo_path
 
 
 def finished_app(path: str, shown: str) -> TsmApp:
-    args = build_parser().parse_args([path])
-    info = info_from(args)
-    run = open_run(path, info, None, allow_empty=True)
-    session = Session(settings_from(args), info)
-    session.set_checkpoints(info.checkpoints)
-    return TsmApp(session, ReplayFeed(run.readers, speed=None), path=shown, mode="finished", bell=False,
-                  root=run.root)
+    return TsmApp.finished(path, shown)
 
 
 async def loaded(pilot) -> None:

@@ -127,6 +127,21 @@ class TsmApp(App):
 
     # ------------------------------------------------------------ construction
     @classmethod
+    def finished(cls, path: str, shown: str | None = None) -> "TsmApp":
+        """The app on a finished run, read at once and without the bell
+        (screenshots, snapshot tests)."""
+        from tsm_tui.cli import build_parser, info_from, settings_from
+        from tsm_tui.engine import open_run
+
+        args = build_parser().parse_args([path])
+        info = info_from(args)
+        run = open_run(path, info, None, allow_empty=True)
+        session = Session(settings_from(args), info)
+        session.set_checkpoints(info.checkpoints)
+        return cls(session, ReplayFeed(run.readers, speed=None), path=shown or run.path, mode="finished",
+                   bell=False, root=run.root)
+
+    @classmethod
     def from_args(cls, args) -> "TsmApp":
         from tsm_tui.cli import info_from, settings_from
         from tsm_tui.engine import open_run
