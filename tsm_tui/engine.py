@@ -41,6 +41,14 @@ def _rank(fi: registry.FileInfo, reader: LineReader) -> tuple:
     return (reader.priority, fi.score, size)
 
 
+def apply_config_file(info: RunInfo, config: str) -> None:
+    """``--config FILE`` into ``info``; an unreadable file is an input error."""
+    m = load_mapping(config)
+    if m is None:
+        raise InputError(f"cannot read config {config}: not a JSON / YAML / TOML mapping")
+    apply_mapping(info, m, os.path.basename(config))
+
+
 def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: bool = False) -> Run:
     """Resolve PATH into files and readers; fill ``info`` from configs and checkpoints."""
     if not os.path.exists(path):
@@ -57,10 +65,7 @@ def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: b
         candidates = [path]
     run = Run(path=path, root=root)
     if config:
-        m = load_mapping(config)
-        if m is None:
-            raise InputError(f"cannot read config {config}: not a JSON / YAML / TOML mapping")
-        apply_mapping(info, m, os.path.basename(config))
+        apply_config_file(info, config)
         run.config_files.append(config)
     run.config_files += read_run_config(info, root)
     info.checkpoints = find_checkpoints(root)

@@ -27,7 +27,7 @@ import threading
 import time
 
 from tsm_tui import cli
-from tsm_tui.engine import InputError, open_run
+from tsm_tui.engine import InputError, apply_config_file, open_run
 from tsm_tui.record import Alert, Severity
 from tsm_tui.report import use_colour
 from tsm_tui.sanitize import clean
@@ -155,12 +155,7 @@ def _prepare(args, info):
     if not os.path.isdir(parent):
         raise InputError(f"no such file or directory: {args.path} (nor its parent directory)")
     if args.config:
-        from tsm_tui.sources.config import apply_mapping, load_mapping
-
-        m = load_mapping(args.config)
-        if m is None:
-            raise InputError(f"cannot read config {args.config}: not a JSON / YAML / TOML mapping")
-        apply_mapping(info, m, os.path.basename(args.config))
+        apply_config_file(info, args.config)
     # not there yet: a directory-to-be unless it is named like a log file
     return parent if os.path.splitext(path)[1] else path
 
