@@ -67,12 +67,6 @@ class Monitor:
                 new += d.update(rec)
         return self._store(new)
 
-    def feed_many(self, recs) -> list[Alert]:
-        out: list[Alert] = []
-        for r in recs:
-            out += self.feed(r)
-        return out
-
     def _resume(self, step: int) -> Alert:
         st = self.state
         prev = st.last_step
@@ -127,9 +121,6 @@ class Monitor:
     def counts(self, checks: list[CheckResult] | None = None) -> tuple[int, int]:
         checks = checks if checks is not None else self.checks()
         return (sum(c.status == Status.FAIL for c in checks), sum(c.status == Status.WARN for c in checks))
-
-    def folded_extra(self, key: str) -> int:
-        return max(0, self.folded.get(key, 0) - PER_KEY)
 
     def actions(self, checks: list[CheckResult] | None = None, limit: int = 12) -> list[str]:
         """De-duplicated actions of the checks that are not passing, most urgent first."""

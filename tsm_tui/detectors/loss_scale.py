@@ -29,7 +29,6 @@ class LossScaleDetector(Detector):
         self.n = 0
         self.scale: float | None = None
         self.max_scale = 0.0
-        self.min_scale = math.inf
         self.backoffs = 0
         self.grown = False
         self.first_step: int | None = None
@@ -69,7 +68,6 @@ class LossScaleDetector(Detector):
             self.scale = sc
             if not self._startup(rec):  # the start-up search is not a level to fall from
                 self.max_scale = max(self.max_scale, sc)
-            self.min_scale = min(self.min_scale, sc)
             if sc <= 1.0 and not self.constant_one:
                 self._pinned += 1
             else:

@@ -61,7 +61,7 @@ class PlateauDetector(Detector):
         self.n = 0
         self.start: int | None = None  # current plateau's first step
         self.level: float | None = None
-        self.longest: tuple[int, int, bool] | None = None  # (start, end, converged)
+        self.longest: tuple[int, int] | None = None  # (start, end) of the longest stall that ended
         self.warned = False
         self.failed = False
         self.dead_hint = False
@@ -186,7 +186,7 @@ class PlateauDetector(Detector):
     def _close(self, now: int) -> None:
         if self.start is not None and (self.warned or self.failed):
             if self.longest is None or now - self.start > self.longest[1] - self.longest[0]:
-                self.longest = (self.start, now, False)
+                self.longest = (self.start, now)
         self.start = None
 
     def on_resume(self, step: int) -> None:
@@ -208,7 +208,7 @@ class PlateauDetector(Detector):
             if self.warned or dur >= L:
                 return self._result(Status.WARN, f"flat for {dur} steps since step {self.start}{dead}")
         if self.longest is not None:  # a stall that ended by itself is history, not a fault
-            a, b, _ = self.longest
+            a, b = self.longest
             return self._result(Status.PASS, f"stalled for {b - a} steps from step {a}, then improved")
         if self.converged_at is not None:
             return self._result(Status.PASS, f"flat since step {self.converged_at} with the LR decayed: converged")
