@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from tsm_tui.frame import Frame
 from tsm_tui.monitor import Monitor
 from tsm_tui.session import Session
 from tsm_tui.settings import RunInfo, Settings
@@ -114,9 +115,9 @@ def analyze(path: str, settings: Settings | None = None, info: RunInfo | None = 
         fi = next(f for f in run.files if f.path == p)
         batch: list = []
         try:
-            for rec in registry.read_records(p, reader):
-                batch.append(rec)
-                if len(batch) >= 4096:
+            for item in registry.read_items(p, reader):  # StepRecords and Frames
+                batch.append(item)
+                if len(batch) >= 4096 or type(item) is Frame:
                     session.feed(p, batch, reader)
                     batch = []
         except OSError as e:

@@ -9,6 +9,7 @@ import re
 from collections import deque
 
 from tsm_tui.detectors import DETECTORS, RunState
+from tsm_tui.frame import Frame, FrameState, first_resume
 from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
 from tsm_tui.settings import RunInfo, Settings
 
@@ -18,6 +19,10 @@ EARLY_FRAC = 0.1  # "early in the run" for the no-warm-up escalation (ours)
 EARLY_STEPS = 500
 _NUMBERS = re.compile(r"[\w.-]*\d[\w.+-]*")
 _SEV_RANK = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+def _alert_step(a: Alert) -> int:
+    return a.step if a.step is not None else -1
 
 
 class Monitor:
@@ -57,6 +62,36 @@ class Monitor:
             if found:
                 new.extend(found)
         return self._store(new) if new else new
+
+    def feed_frame(self, fr: Frame) -> list[Alert]:
+        """Rows of one shape in, as columns; the same alerts, checks and state as
+        feeding ``fr.record(i)`` one by one (detectors without a columnar path
+        run row by row)."""
+        out: list[Alert] = []
+        while fr.n:
+            r = first_resume(fr.step, self.state.last_step)
+            if r == 0:  # a resume: its own record, then the rest
+                out += self.feed(fr.at_plain(0))
+                fr = fr.slice(1, fr.n)
+                continue
+            part, fr = (fr, fr.slice(0, 0)) if r < 0 else (fr.slice(0, r), fr.slice(r, fr.n))
+            out += self._feed_part(part)
+        return out
+
+    def _feed_part(self, fr: Frame) -> list[Alert]:
+        fs = fr._state = FrameState(self.state, fr)
+        self.records += fr.n
+        new: list[Alert] = []
+        for d in self.detectors:
+            found = d.update_frame(fr)
+            if found:
+                new += found
+        fs.sync(fr.n - 1)
+        if not new:
+            return new
+        # per record, alerts come in step order, detector order within a step
+        new.sort(key=_alert_step)
+        return self._store(new)
 
     def feed_aux(self, rec: StepRecord) -> list[Alert]:
         """A record from an auxiliary source (a ``samples.jsonl`` beside the training

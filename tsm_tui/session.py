@@ -13,6 +13,7 @@ import copy
 import os
 from collections import deque
 
+from tsm_tui.frame import Frame, expand
 from tsm_tui.monitor import Monitor
 from tsm_tui.record import Alert, StepRecord
 from tsm_tui.settings import RunInfo, Settings
@@ -60,13 +61,16 @@ class Session:
         return mon
 
     def feed(self, source: str, records, reader: LineReader | None = None) -> list[Alert]:
-        """Records of one source; returns the alerts to show (primary source only)."""
+        """Records (and Frames) of one source; returns the alerts to show (primary source only)."""
         if reader is not None and getattr(reader, "auxiliary", False):
             return self._feed_aux(records)
         mon = self.monitor_for(source, reader)
         out: list[Alert] = []
         for r in records:
-            out += mon.feed(r)
+            if type(r) is Frame:
+                out += mon.feed_frame(r)
+            else:
+                out += mon.feed(r)
         if reader is not None:  # a header line may have told us more
             self.monitor_for(source, reader)
         self._choose()
@@ -74,7 +78,7 @@ class Session:
 
     def _feed_aux(self, records) -> list[Alert]:
         out: list[Alert] = []
-        for r in records:
+        for r in expand(records):
             self.aux.append(r)
             for src, mon in self.monitors.items():
                 found = mon.feed_aux(r)

@@ -52,6 +52,18 @@ class Detector:
     def update(self, rec: StepRecord) -> list[Alert]:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def update_frame(self, fr) -> list[Alert]:
+        """A Frame (tsm_tui.frame) of records: by default row by row, with the
+        RunState each row saw. Detectors override this with a columnar path that
+        must give exactly the same result."""
+        out: list[Alert] = []
+        update = self.update
+        for i in range(fr.n):
+            found = update(fr.at(i))
+            if found:
+                out += found
+        return out
+
     def on_resume(self, step: int) -> None:
         """The log went back to ``step`` (restart from a checkpoint)."""
 

@@ -77,6 +77,35 @@ class LineReader:
         """One complete line (without its newline) in, zero or more records out."""
         raise NotImplementedError
 
+    def feed_chunk(self, data: bytes) -> list:
+        """Complete lines of a file (a replay reads ~1 MiB at a time) in; records
+        and Frames (tsm_tui.frame) out, in log order. Readers with a columnar fast
+        path override this; the default feeds line by line."""
+        out: list = []
+        lines = data.split(b"\n")
+        last_open = not data.endswith(b"\n")
+        if not last_open:
+            lines.pop()
+        feed = self.feed
+        n = len(lines)
+        for i, raw in enumerate(lines):
+            out += feed(self.decode_line(raw, last_open and i == n - 1))
+        return out
+
+    def decode_line(self, raw: bytes, last_open: bool = False) -> str:
+        """One raw line (no newline) as text: over-long lines become "" (counted),
+        undecodable bytes are replaced (counted)."""
+        if len(raw) + (0 if last_open else 1) > MAX_LINE:
+            self.skip(f"line longer than {MAX_LINE // (1 << 20)} MiB")
+            return ""
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            line = raw.decode("utf-8", "replace")
+            key = "non-UTF-8 bytes (replaced, line still read)"
+            self.skip_reasons[key] = self.skip_reasons.get(key, 0) + 1
+        return line.rstrip("\r")
+
     def flush(self) -> list[StepRecord]:
         """End of input (or of a file that was replaced): emit anything pending."""
         return []

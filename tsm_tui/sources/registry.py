@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
+from tsm_tui.frame import expand
 from tsm_tui.record import StepRecord
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.config import CONFIG_NAMES
@@ -215,11 +216,35 @@ def iter_lines(path: str, reader: LineReader, start: int = 0) -> Iterator[str]:
 CHUNK = 1 << 20
 
 
-def read_records(path: str, reader: LineReader) -> Iterator[StepRecord]:
-    """Every record of a finished file, whatever the reader's kind."""
+def read_items(path: str, reader: LineReader) -> Iterator:
+    """Every record of a finished file, whatever the reader's kind, as StepRecords
+    and (for the long uniform stretches of line formats) Frames, in log order."""
     if reader.kind == "lines":
-        for line in iter_lines(path, reader):
-            yield from reader.feed(line)
+        with open(path, "rb") as f:
+            rest = b""
+            discard = False  # inside a line longer than MAX_LINE: drop to its end
+            while True:
+                data = f.read(CHUNK)
+                if not data:
+                    break
+                j = data.rfind(b"\n")
+                if j < 0:
+                    rest += data
+                    if len(rest) > MAX_LINE and not discard:
+                        discard = True
+                        reader.skip(f"line longer than {MAX_LINE // (1 << 20)} MiB")
+                    if discard:
+                        rest = b""
+                    continue
+                head = rest + data[: j + 1]
+                rest = data[j + 1:]
+                if discard:
+                    head = head[head.find(b"\n") + 1:]
+                    discard = False
+                if head:
+                    yield from reader.feed_chunk(head)
+            if rest and not discard:
+                yield from reader.feed_chunk(rest)
     elif reader.kind == "bytes":
         with open(path, "rb") as f:
             while True:
@@ -230,3 +255,8 @@ def read_records(path: str, reader: LineReader) -> Iterator[StepRecord]:
     else:
         yield from reader.read_path(path)
     yield from reader.flush()
+
+
+def read_records(path: str, reader: LineReader) -> Iterator[StepRecord]:
+    """Every record of a finished file, one StepRecord at a time (frames expanded)."""
+    yield from expand(read_items(path, reader))
