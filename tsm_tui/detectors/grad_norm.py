@@ -9,7 +9,7 @@ import math
 
 from tsm_tui import advice
 from tsm_tui.detectors.base import Detector, fmt
-from tsm_tui.detectors.stats import RollingMedian, RollingMoments, RollingRate
+from tsm_tui.detectors.stats import RollingMedian, RollingMoments, RollingRate, mean_std
 from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
 
 RATE_WINDOW = 1000  # OLMo-core / detection-anchors 2.3: rates over ~1000 steps
@@ -59,8 +59,8 @@ class GradNormDetector(Detector):
         spike = False
         if med is not None and g >= self.s.grad_spike_ratio * med and len(self._logm._fifo) >= self.s.min_baseline \
                 and g > 0 and med > 0:
-            std = self._logm.std
-            z = (math.log(g) - self._logm.mean) / std if std > 1e-12 else math.inf
+            mean, std = mean_std(self._logm._fifo)
+            z = (math.log(g) - mean) / std if std > 1e-12 else math.inf
             if z >= self.s.sigma and g >= self.s.grad_spike_ratio * med:
                 spike = True
                 out.append(self._spike(rec, g, med, z))

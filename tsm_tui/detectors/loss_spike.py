@@ -17,7 +17,7 @@ import math
 
 from tsm_tui import advice
 from tsm_tui.detectors.base import Detector, fmt
-from tsm_tui.detectors.stats import Delay, RollingMedian, RollingMoments
+from tsm_tui.detectors.stats import Delay, RollingMedian, RollingMoments, mean_std
 from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
 
 SIGMA_MIN_RATIO = 1.3
@@ -99,8 +99,8 @@ class LossSpikeDetector(Detector):
         if x - med < self.s.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
             return False, 0.0, 0.0
         ratio = x / med
-        std = self._logm.std
-        z = (math.log(x) - self._logm.mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
+        mean, std = mean_std(self._logm._fifo)
+        z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
         seed = ratio >= self.s.spike_factor and z >= self.s.spike_min_z
         sigma = z >= self.s.sigma and ratio >= SIGMA_MIN_RATIO
         return (seed or sigma), ratio, z

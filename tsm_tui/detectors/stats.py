@@ -54,47 +54,49 @@ class RollingMedian:
         self._sorted.clear()
 
 
-class RollingMoments:
-    """Mean and population std of the last ``size`` values from running sums."""
+def mean_std(xs) -> tuple[float, float]:
+    """Mean and population std of ``xs``, exactly rounded (math.fsum, two passes):
+    the same numbers whatever order or path (per record or columnar) fed them."""
+    n = len(xs)
+    if not n:
+        return 0.0, 0.0
+    m = math.fsum(xs) / n
+    if n < 2:
+        return m, 0.0
+    return m, math.sqrt(math.fsum([(x - m) * (x - m) for x in xs]) / n)
 
-    __slots__ = ("size", "_fifo", "_s", "_ss")
+
+class RollingMoments:
+    """Mean and population std of the last ``size`` values.
+
+    ``update`` only appends (O(1)); the moments are computed from the window when
+    asked (O(W)), which detectors do only for a candidate event (a value already
+    past a ratio test), so the common path pays nothing and the result does not
+    drift the way running sums do.
+    """
+
+    __slots__ = ("size", "_fifo")
 
     def __init__(self, size: int) -> None:
         self.size = max(1, int(size))
-        self._fifo: deque[float] = deque()
-        self._s = 0.0
-        self._ss = 0.0
+        self._fifo: deque[float] = deque(maxlen=self.size)
 
     def update(self, x: float) -> None:
         self._fifo.append(x)
-        self._s += x
-        self._ss += x * x
-        if len(self._fifo) > self.size:
-            old = self._fifo.popleft()
-            self._s -= old
-            self._ss -= old * old
 
     def __len__(self) -> int:
         return len(self._fifo)
 
     @property
     def mean(self) -> float:
-        n = len(self._fifo)
-        return self._s / n if n else 0.0
+        return mean_std(self._fifo)[0]
 
     @property
     def std(self) -> float:
-        n = len(self._fifo)
-        if n < 2:
-            return 0.0
-        m = self._s / n
-        var = self._ss / n - m * m
-        # running sums drift; clamp tiny negative variances from cancellation
-        return math.sqrt(var) if var > 0 else 0.0
+        return mean_std(self._fifo)[1]
 
     def clear(self) -> None:
         self._fifo.clear()
-        self._s = self._ss = 0.0
 
 
 class Delay:
