@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import math
 
+import bottleneck as bn
+import numpy as np
+
 from tsm_tui import advice
 from tsm_tui.detectors.base import Detector, fmt
 from tsm_tui.detectors.stats import Delay, RollingMedian, RollingMoments, mean_std
@@ -93,6 +96,129 @@ class LossSpikeDetector(Detector):
         self._recent.update(x)
         out += self._divergence(rec)
         return out
+
+    # ------------------------------------------------------------------ frames
+    def update_frame(self, fr) -> list[Alert]:
+        """Columnar path: stretches with no spike candidate and no divergence are
+        taken in bulk; a real spike and its incident go record by record."""
+        loss = fr.get("loss")
+        if loss is None:
+            return []
+        idx = np.flatnonzero(np.isfinite(loss))  # non-finite losses never touch this check
+        xs = loss[idx]
+        out: list[Alert] = []
+        p, n = 0, idx.size
+        while p < n:
+            if self._incident is not None:  # an open spike: record by record until it resolves
+                out += self.update(fr.at(int(idx[p])))
+                p += 1
+                continue
+            stop = self._bulk(fr, idx, xs, p)
+            if stop < n:
+                out += self.update(fr.at(int(idx[stop])))
+                stop += 1
+            p = stop
+        return out
+
+    def _bulk(self, fr, idx, xs, p: int) -> int:
+        """Take rows p.. of the finite losses in bulk up to the first row whose
+        record could raise something (a spike or divergence); commit the state
+        for the rows before it and return its position (len when none)."""
+        s = self.s
+        fed = xs[p:]
+        m = fed.size
+        nd = self._delay.n
+        dq = np.fromiter(self._delay._q, float, len(self._delay._q))
+        # the delay passes values on unchanged while nothing spikes
+        dseq = np.concatenate((dq, fed))
+        nout = np.maximum(0, dq.size + np.arange(m) - nd)  # values out of the delay before row j
+        outs = dseq[: max(0, dseq.size - nd)] if nd else fed
+        base = np.fromiter(self._med._fifo, float, len(self._med._fifo))
+        bseq = np.concatenate((base, outs))
+        t = base.size + nout - 1  # index in bseq of the newest baseline value row j sees
+        count = np.minimum(self._med.size, t + 1)
+        lb = (bn.move_min(bseq, min(self._med.size, bseq.size), min_count=1)[np.maximum(t, 0)] if bseq.size
+              else np.zeros(m))
+        # the window's minimum bounds its median from below: a row below 1.3x the
+        # minimum or within spike_min_delta of it cannot pass the spike test
+        cand = (count >= s.min_baseline) & (t >= 0) & (fed >= SIGMA_MIN_RATIO * lb) & (fed - lb >= s.spike_min_delta)
+        stop = m
+        for j in np.flatnonzero(cand):
+            j = int(j)
+            win = sorted(bseq[max(0, t[j] - self._med.size + 1): t[j] + 1].tolist())
+            k = len(win)
+            med = win[k // 2] if k % 2 else 0.5 * (win[k // 2 - 1] + win[k // 2])
+            if self._test_window(float(fed[j]), med, bseq, t[j]):
+                stop = j
+                break
+        # divergence: the exact rolling median of the undelayed window
+        div_stop, best = self._divergence_scan(fr, idx, xs, p, stop)
+        stop = min(stop, div_stop)
+        # commit rows p .. p+stop-1 as if fed one by one
+        if stop:
+            self.n += stop
+            self._last = fr.record(int(idx[p + stop - 1]))
+            k_out = max(0, dq.size + stop - nd)  # values out of the delay after these rows
+            self._delay._q.clear()
+            self._delay._q.extend(dseq[k_out: dq.size + stop].tolist())
+            new_base = bseq[: base.size + k_out]
+            _refill(self._med, new_base[-self._med.size:])
+            pos = [math.log(v) for v in outs[:k_out].tolist() if v > 0]
+            self._logm._fifo.extend(pos[-self._logm.size:])
+            rec_seq = np.concatenate((np.fromiter(self._recent._fifo, float, len(self._recent._fifo)), fed[:stop]))
+            _refill(self._recent, rec_seq[-self._recent.size:])
+            if best is not None:
+                self._best_med, self._best_step = best
+        return p + stop
+
+    def _test_window(self, x: float, med: float, bseq, t: int) -> bool:
+        """The spike test of ``_test`` for a candidate row, with the log-moments
+        window rebuilt from the baseline sequence up to index ``t``."""
+        s = self.s
+        if x - med < s.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
+            return False
+        ratio = x / med
+        n_old = len(self._med._fifo)
+        new = [math.log(v) for v in bseq[n_old: t + 1].tolist() if v > 0]
+        logs = (list(self._logm._fifo) + new)[-self._logm.size:]
+        mean, std = mean_std(logs)
+        z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
+        return (ratio >= s.spike_factor and z >= s.spike_min_z) or (z >= s.sigma and ratio >= SIGMA_MIN_RATIO)
+
+    def _divergence_scan(self, fr, idx, xs, p: int, stop: int):
+        """First row (relative to p, before ``stop``) where ``_divergence`` would
+        fire, and the best rolling median (value, step) after the rows before it."""
+        if self._diverged_at is not None or stop == 0:
+            return stop, None
+        s = self.s
+        W = self._recent.size
+        old = np.fromiter(self._recent._fifo, float, len(self._recent._fifo))
+        seq = np.concatenate((old, xs[p: p + stop]))
+        if seq.size < W:
+            return stop, None
+        cur = bn.move_median(seq, W, min_count=W)[old.size:]
+        valid = np.flatnonzero(~np.isnan(cur))
+        if not valid.size:
+            return stop, None
+        c = cur[valid]
+        b0 = self._best_med
+        prev = np.empty(c.size)
+        prev[0] = np.inf if b0 is None else b0
+        if c.size > 1:
+            prev[1:] = np.minimum.accumulate(c[:-1])
+            if b0 is not None:
+                np.minimum(prev, b0, out=prev)
+        upd = c < prev
+        fire = ~upd & (prev > 0) & (c > prev * s.divergence_factor) & (c - prev >= s.spike_min_delta)
+        hits = np.flatnonzero(fire)
+        end = int(hits[0]) if hits.size else c.size  # rows of c taken in bulk
+        stop_at = int(valid[end]) if hits.size else stop
+        best = None
+        u = np.flatnonzero(upd[:end])
+        if u.size:
+            j = int(u[-1])
+            best = (float(c[j]), int(fr.step[idx[p + int(valid[j])]]))
+        return stop_at, best
 
     def _test(self, x: float, med: float) -> tuple[bool, float, float]:
         # both rules need x >= 1.3 x median: most records stop here, no log()
@@ -263,3 +389,11 @@ class LossSpikeDetector(Detector):
             open_ = " (one still recovering)" if self._incident is not None else ""
             return self._result(Status.WARN, f"{n_inc} spike(s) at step {steps}{more}, recovered{open_}")
         return self._result(Status.PASS, f"no spikes in {self.n} loss values")
+
+
+def _refill(rm: RollingMedian, values) -> None:
+    """A RollingMedian holding exactly ``values`` (oldest first)."""
+    vals = values.tolist() if hasattr(values, "tolist") else list(values)
+    rm._fifo.clear()
+    rm._fifo.extend(vals)
+    rm._sorted[:] = sorted(vals)

@@ -8,9 +8,14 @@ and counted.
 from __future__ import annotations
 
 import json
+from itertools import chain
+from operator import itemgetter
 
+import numpy as np
+
+from tsm_tui.frame import INT_FIELDS, METRIC_FIELDS, Frame
 from tsm_tui.record import StepRecord
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.fields import field_for
 
 try:  # orjson is ~3x faster but rejects NaN; use it first and fall back.
@@ -21,6 +26,8 @@ try:  # orjson is ~3x faster but rejects NaN; use it first and fall back.
 except ImportError:  # pragma: no cover - optional
     _fast_loads = None
     _FastError = ValueError
+
+MIN_RUN = 16  # lines of one key set worth a Frame
 
 
 def _loads(line: str):
@@ -71,6 +78,116 @@ class JsonlReader(LineReader):
     def __init__(self, path: str = "") -> None:
         super().__init__(path)
         self._count = 0
+        self._plans: dict[tuple, tuple | None] = {}
+
+    # -- replay fast path ------------------------------------------------------------
+    def feed_chunk(self, data: bytes) -> list:
+        """Whole chunks of lines with one key set become Frames: orjson parses each
+        line, then one numpy conversion takes all values. Anything the per-line
+        path would treat differently (NaN / Infinity tokens, booleans, strings
+        that are not numbers, nested objects, corrupt lines, another key set)
+        goes line by line through ``feed``; a run of same-key lines inside a mixed
+        chunk is still a Frame."""
+        if _fast_loads is None:
+            return super().feed_chunk(data)
+        # a boolean would become 1.0 / 0.0 in the conversion; build() ignores it
+        bools = b"true" in data or b"false" in data
+        lines = data.split(b"\n")
+        last_open = not data.endswith(b"\n")
+        if not last_open:
+            lines.pop()
+        if not lines:
+            return []
+        try:
+            objs = list(map(_fast_loads, lines))
+        except _FastError:
+            return self._mixed(lines, last_open, bools=bools)
+        if (len(data) >= MAX_LINE and max(map(len, lines)) >= MAX_LINE) or set(map(type, objs)) != {dict} \
+                or len(set(map(len, objs))) != 1:
+            return self._mixed(lines, last_open, objs, bools)
+        fr = self._frame(objs, bools)
+        return [fr] if fr is not None else self._mixed(lines, last_open, objs, bools)
+
+    def _mixed(self, lines: list[bytes], last_open: bool, objs: list | None = None, bools: bool = True) -> list:
+        if objs is None:
+            objs = []
+            for raw in lines:
+                try:
+                    objs.append(_fast_loads(raw))
+                except _FastError:
+                    objs.append(None)
+        out: list = []
+        n = len(lines)
+        i = 0
+        while i < n:
+            o = objs[i]
+            j = i + 1
+            if type(o) is dict and len(lines[i]) < MAX_LINE:
+                keys = tuple(o)
+                while j < n and type(objs[j]) is dict and tuple(objs[j]) == keys and len(lines[j]) < MAX_LINE:
+                    j += 1
+                fr = self._frame(objs[i:j], bools) if j - i >= MIN_RUN else None
+                if fr is not None:
+                    out.append(fr)
+                    i = j
+                    continue
+            for k in range(i, j):
+                out += self.feed(self.decode_line(lines[k], last_open and k == n - 1))
+            i = j
+        return out
+
+    def _plan(self, keys: tuple):
+        """Which column feeds which record field, exactly as ``build`` maps a
+        line with these keys; None when such lines cannot be a Frame."""
+        try:
+            return self._plans[keys]
+        except KeyError:
+            pass
+        plan = None
+        step = None
+        fields: dict[str, int] = {}
+        extra: list[tuple[str, int]] = []
+        for i, k in enumerate(keys):
+            f = self.field(k)
+            if f is None:
+                extra.append((k, i))
+            elif f == "step":
+                if step is None:
+                    step = i
+            elif f in INT_FIELDS:
+                fields[f] = i  # the last one wins in build
+            elif f not in fields:
+                fields[f] = i  # the first alias wins in build
+        if step is not None and (set(fields) & METRIC_FIELDS or set(fields) & set(INT_FIELDS)):
+            plan = (itemgetter(*keys) if len(keys) > 1 else (lambda d, _k=keys[0]: (d[_k],)), step, fields, extra)
+        self._plans[keys] = plan
+        return plan
+
+    def _frame(self, objs: list, bools: bool = True) -> Frame | None:
+        keys = tuple(objs[0])
+        plan = self._plan(keys)
+        if plan is None:
+            return None
+        getter, step_i, fields, extra = plan
+        rows = list(map(getter, objs))
+        if bools and bool in set(map(type, chain.from_iterable(rows))):
+            return None
+        try:
+            arr = np.array(rows, dtype=np.float64)
+        except (KeyError, ValueError, TypeError, OverflowError):
+            return None  # a missing key, a string that is not a number, a nested object
+        if arr.ndim != 2 or arr.shape[1] != len(keys):
+            return None
+        steps = arr[:, step_i]
+        ints = [i for f, i in fields.items() if f in INT_FIELDS]
+        if not np.isfinite(steps).all() or (ints and not np.isfinite(arr[:, ints]).all()):
+            return None  # the per-line path skips non-finite steps and counters
+        cols = {f: (arr[:, i].astype(np.int64) if f in INT_FIELDS else arr[:, i].copy()) for f, i in fields.items()}
+        n = len(objs)
+        fr = Frame(steps.astype(np.int64), cols, {k: arr[:, i].copy() for k, i in extra}, self.path)
+        self.records += n
+        self._last_step = int(fr.step[-1])
+        return fr
 
     def feed(self, line: str) -> list[StepRecord]:
         s = line.strip()
