@@ -15,10 +15,14 @@ DeepSpeed ``OVERFLOW!`` lines become overflow records.
 from __future__ import annotations
 
 import re
+from itertools import chain
 
+import numpy as np
+
+from tsm_tui.frame import INT_FIELDS, Frame
 from tsm_tui.record import StepRecord
 from tsm_tui.sanitize import strip_ansi
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import MAX_LINE, LineReader
 
 NUM = r"[-+]?(?:\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|inf|Inf|Infinity|-inf)"
 # the word's run is possessive (*+): what follows a maximal run is none of the chars
@@ -118,6 +122,102 @@ class KeyValueTextReader(LineReader):
             rec.loss_missing = True
         return [rec]
 
+    # -- replay fast path ------------------------------------------------------------
+    def _templated(self) -> bool:
+        """Lines are a pure function of their text for this reader (no subclass
+        hook, no open generation block): templates apply."""
+        cls = type(self)
+        return (cls._line is KeyValueTextReader._line and cls.feed is KeyValueTextReader.feed
+                and "_line" not in self.__dict__)
+
+    def feed_chunk(self, data: bytes) -> list:
+        """Runs of lines that share a skeleton (the same text, numbers aside)
+        become Frames: one regex pass captures the numbers, orjson converts them.
+        A skeleton becomes a template the second time it is seen, after probing
+        the per-line parser (``learn_template``); everything else goes line by line."""
+        if not self._templated():
+            return super().feed_chunk(data)
+        lines = data.split(b"\n")
+        last_open = not data.endswith(b"\n")
+        if not last_open:
+            lines.pop()
+        if not lines:
+            return []
+        if not hasattr(self, "_tpls"):
+            self._tpls: dict[bytes, object] = {}
+            self._tpl = None
+        tpl = self._tpl
+        if tpl is not None:
+            found = tpl.regex.findall(data)
+            if len(found) == len(lines) and (len(data) < MAX_LINE or max(map(len, lines)) < MAX_LINE):
+                return [self._frame(tpl, found)]
+        out: list = []
+        run: list = []
+        run_lines: list[bytes] = []
+        n = len(lines)
+        for i, raw in enumerate(lines):
+            m = tpl.regex.fullmatch(raw) if tpl is not None else None
+            if m is None and self._templated() and len(raw) < MAX_LINE and b"\0" not in raw:
+                sk = _skeleton(raw)
+                got = self._tpls.get(sk)
+                if got is None:  # first sighting: remember it, read the line as usual
+                    if len(self._tpls) >= MAX_TEMPLATES:
+                        self._tpls.clear()
+                    self._tpls[sk] = 1
+                elif got == 1:  # second sighting: learn the template
+                    got = self._tpls[sk] = learn_template(type(self), self.path, raw) or 0
+                if isinstance(got, _Template):
+                    m = got.regex.fullmatch(raw)
+                    if m is not None:
+                        if tpl is not got:
+                            out += self._flush_run(tpl, run, run_lines)
+                            run, run_lines = [], []
+                        tpl = self._tpl = got
+            if m is not None:
+                run.append(m.groups())
+                run_lines.append(raw)
+                continue
+            out += self._flush_run(tpl, run, run_lines)
+            run, run_lines = [], []
+            out += self.feed(self.decode_line(raw, last_open and i == n - 1))
+        out += self._flush_run(tpl, run, run_lines)
+        return out
+
+    def _flush_run(self, tpl, run: list, run_lines: list[bytes]) -> list:
+        if not run:
+            return []
+        if len(run) >= MIN_RUN:
+            return [self._frame(tpl, run)]
+        out: list = []
+        for raw in run_lines:
+            out += self.feed(raw.decode("ascii"))
+        return out
+
+    def _frame(self, tpl, found: list) -> Frame:
+        n = len(found)
+        k = tpl.ncap
+        flat = found if k == 1 else list(chain.from_iterable(found))
+        try:
+            vals = np.array(_orjson_loads(b"[" + b",".join(flat) + b"]"), dtype=np.float64)
+        except (ValueError, TypeError):  # "+1.5", "007": JSON has no such numbers
+            vals = np.array(list(map(float, flat)), dtype=np.float64)
+        arr = vals.reshape(n, k)
+        steps = arr[:, tpl.step_col].astype(np.int64)  # digit runs: exact below 2**53
+        cols = {}
+        for f in _NUMERIC:
+            if f in tpl.cols:
+                c = arr[:, tpl.cols[f]]
+                cols[f] = c.astype(np.int64) if f in INT_FIELDS else c.copy()
+            elif f in tpl.const:
+                cols[f] = np.full(n, tpl.const[f], dtype=np.int64 if f in INT_FIELDS else np.float64)
+        extra = {}
+        for key in tpl.extra_keys:
+            c = tpl.extra_cols[key]
+            extra[key] = np.full(n, c[1]) if isinstance(c, tuple) else arr[:, c].copy()
+        self.records += n
+        self._last_step = int(steps[-1])
+        return Frame(steps, cols, extra, self.path)
+
     def _overflow(self, line: str) -> list[StepRecord]:
         m = OVERFLOW.search(line)
         if not m:
@@ -162,3 +262,133 @@ class KeyValueTextReader(LineReader):
 
 def _is_megatron_train(line: str) -> bool:
     return "iteration" in line and "learning rate" in line and "|" in line
+
+
+# -- replay fast path: line templates -------------------------------------------------------
+# A standalone number in a line (not part of a word such as grad_2.0_norm)
+_TOK = re.compile(rb"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
+_DIGITS = re.compile(rb"\d+")
+MIN_RUN = 16  # lines of one template worth a Frame
+MAX_TEMPLATES = 256
+_NUMERIC = ("loss", "grad_norm", "lr", "loss_scale", "tokens", "time", "epoch", "val_loss", "skipped", "nan_iters")
+
+
+def _shape(tok: bytes) -> bytes:
+    """A number's regex with its punctuation kept and each digit run free: the
+    parsing regexes treat every digit alike and never count digits, so lines that
+    differ only there parse alike."""
+    return b"".join(re.escape(p) if i % 2 == 0 else rb"\d+"
+                    for i, p in enumerate(re.split(rb"(\d+)", tok)))
+
+
+def _skeleton(line: bytes) -> bytes:
+    return _TOK.sub(lambda m: b"\0" + _DIGITS.sub(b"0", m.group()), line)
+
+
+def _bump(tok: bytes) -> bytes:
+    """The same number shape with every digit changed (a probe value)."""
+    return bytes((0x30 + (c - 0x30 + 3) % 10) if 0x30 <= c <= 0x39 else c for c in tok)
+
+
+class _Template:
+    """Lines with one skeleton: which captured number feeds which record field."""
+
+    __slots__ = ("regex", "cols", "step_col", "const", "extra_keys", "extra_cols", "ncap")
+
+    def __init__(self, regex, cols, step_col, const, extra_keys, extra_cols, ncap) -> None:
+        self.regex = regex
+        self.cols = cols  # field -> capture index
+        self.step_col = step_col
+        self.const = const  # field -> value the skeleton fixes
+        self.extra_keys = extra_keys  # extra keys in the record's order
+        self.extra_cols = extra_cols  # extra key -> capture index or ("const", value)
+        self.ncap = ncap
+
+
+def _sig(rec: StepRecord):
+    return (tuple(f for f in _NUMERIC if getattr(rec, f) is not None), tuple(rec.extra or ()), rec.overflow,
+            rec.loss_missing, rec.samples is not None)
+
+
+def learn_template(cls, path: str, line: bytes) -> _Template | None:
+    """Probe the per-line parser: change one number at a time and see which field
+    follows it. Numbers that change anything else (a key, the set of fields, the
+    run facts) stay literal; a line that is not one plain step record gets None."""
+    def parse(raw: bytes):
+        probe = cls(path)
+        try:
+            recs = probe.feed(raw.decode("ascii"))
+        except UnicodeDecodeError:
+            return None, None
+        return (recs[0] if len(recs) == 1 else None), probe.run_info
+
+    if b"\x1b" in line or b"\r" in line or not line.isascii():
+        return None
+    r0, info0 = parse(line)
+    if r0 is None or r0.overflow or r0.loss_missing or r0.samples is not None:
+        return None
+    toks = list(_TOK.finditer(line))
+    sig0 = _sig(r0)
+    pieces: list[bytes] = []
+    cols: dict[str, int] = {}
+    extra_cols: dict[str, object] = {}
+    step_col = None
+    pos = 0
+    ncap = 0
+    for m in toks:
+        tok = m.group()
+        probe_tok = _bump(tok)
+        ri, infoi = parse(line[: m.start()] + probe_tok + line[m.end():])
+        pieces.append(re.escape(line[pos: m.start()]))
+        pos = m.end()
+        role = None
+        if ri is not None and _sig(ri) == sig0 and infoi == info0:
+            changed = [f for f in ("step",) + _NUMERIC if getattr(ri, f) != getattr(r0, f)
+                       and not (getattr(r0, f) != getattr(r0, f) and getattr(ri, f) != getattr(ri, f))]
+            xchanged = [k for k in (r0.extra or {}) if ri.extra[k] != r0.extra[k]]
+            try:
+                want = float(probe_tok)
+            except ValueError:
+                want = None
+            if len(changed) + len(xchanged) == 0:
+                role = "free"
+            elif len(changed) + len(xchanged) == 1 and want is not None:
+                if changed:
+                    f = changed[0]
+                    v = getattr(ri, f)
+                    if (f == "step" and v == int(probe_tok)) or (f != "step" and v == want):
+                        role = f
+                elif ri.extra[xchanged[0]] == want:
+                    role = ("extra", xchanged[0])
+        if role is None:  # structural or unclear: keep the text as is
+            pieces.append(re.escape(tok))
+            continue
+        if role == "free":
+            pieces.append(_shape(tok))
+            continue
+        pieces.append(b"(" + _shape(tok) + b")")
+        if role == "step":
+            if step_col is not None:
+                return None
+            step_col = ncap
+        elif isinstance(role, tuple):
+            extra_cols[role[1]] = ncap
+        else:
+            if role in cols:
+                return None
+            cols[role] = ncap
+        ncap += 1
+    pieces.append(re.escape(line[pos:]))
+    if step_col is None:
+        return None
+    const = {f: getattr(r0, f) for f in _NUMERIC if getattr(r0, f) is not None and f not in cols}
+    for k, v in (r0.extra or {}).items():
+        extra_cols.setdefault(k, ("const", v))
+    regex = re.compile(b"^" + b"".join(pieces) + b"$", re.M)
+    return _Template(regex, cols, step_col, const, tuple(r0.extra or ()), extra_cols, ncap)
+
+
+try:
+    from orjson import loads as _orjson_loads
+except ImportError:  # pragma: no cover
+    from json import loads as _orjson_loads
