@@ -81,6 +81,39 @@ class Frame:
         self._state.sync(i)
 
 
+MIN_RUN = 16  # records of one shape worth a Frame
+
+
+def _shape(r: StepRecord):
+    if r.samples is not None or r.overflow or r.loss_missing:
+        return None
+    return (r.loss is None, r.grad_norm is None, r.lr is None, r.loss_scale is None, r.tokens is None,
+            r.time is None, r.epoch is None, r.val_loss is None, r.skipped is None, r.nan_iters is None,
+            tuple(r.extra) if r.extra else ())
+
+
+def pack(recs: list[StepRecord], min_run: int = MIN_RUN) -> list:
+    """Runs of ``min_run`` or more same-shape records as Frames, the rest as they are
+    (readers that build StepRecords: TensorBoard, CSV, trainer_state.json ...)."""
+    if len(recs) < min_run:
+        return recs
+    shapes = list(map(_shape, recs))
+    out: list = []
+    i, n = 0, len(recs)
+    while i < n:
+        sh = shapes[i]
+        j = i + 1
+        while j < n and shapes[j] == sh:
+            j += 1
+        fr = frame_from_records(recs[i:j]) if sh is not None and j - i >= min_run else None
+        if fr is None:
+            out += recs[i:j]
+        else:
+            out.append(fr)
+        i = j
+    return out
+
+
 def frame_from_records(recs: list[StepRecord]) -> Frame | None:
     """A frame from records that all carry the same fields (tests and adapters);
     None when they differ in shape or carry what a frame cannot (samples, flags)."""

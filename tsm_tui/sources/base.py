@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from tsm_tui.frame import pack
 from tsm_tui.record import StepRecord
 from tsm_tui.sources.fields import field_for, to_float
 
@@ -90,7 +91,7 @@ class LineReader:
         n = len(lines)
         for i, raw in enumerate(lines):
             out += feed(self.decode_line(raw, last_open and i == n - 1))
-        return out
+        return pack(out)
 
     def decode_line(self, raw: bytes, last_open: bool = False) -> str:
         """One raw line (no newline) as text: over-long lines become "" (counted),

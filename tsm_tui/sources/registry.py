@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from tsm_tui.frame import expand
+from tsm_tui.frame import expand, pack
 from tsm_tui.record import StepRecord
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.config import CONFIG_NAMES
@@ -251,9 +251,9 @@ def read_items(path: str, reader: LineReader) -> Iterator:
                 data = f.read(CHUNK)
                 if not data:
                     break
-                yield from reader.feed_bytes(data)
+                yield from pack(reader.feed_bytes(data))
     else:
-        yield from reader.read_path(path)
+        yield from pack(reader.read_path(path))
     yield from reader.flush()
 
 
