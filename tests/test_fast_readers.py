@@ -103,7 +103,7 @@ def test_jsonl_variants(tmp_path):
     out = []
     step = 0
     for block in range(200):
-        kind = rng.randint(0, 12)
+        kind = rng.randint(0, 14)
         for _ in range(rng.randint(1, 60)):
             step += 1
             d = {"step": step, "loss": rng.random() * 3, "grad_norm": rng.random(), "lr": 1e-4}
@@ -133,6 +133,10 @@ def test_jsonl_variants(tmp_path):
                 d = {"lr": 1e-3, "step": step, "loss": 1e300, "loss_scale": 2.0 ** 16, "tokens_per_s": 3}
             elif kind == 12:
                 d = {"step": step + 0.5, "loss": 1.0}
+            elif kind == 13:
+                d["grad_norm"] = None  # null: the field is absent, not NaN
+            elif kind == 14:
+                d = {"step": step, "loss": " 2.5 ", "lr": "nan", "x": "1_000"}
             out.append(json.dumps(d) + ("\r" if kind == 7 and rng.random() < 0.3 else ""))
     p = tmp_path / "metrics.jsonl"
     p.write_bytes(("\n".join(out)).encode() + b'\n{"step": 99999, "loss": 1.0, "x": "\xff\xfe"}\n{"step": 100000, "loss": 2}')

@@ -28,6 +28,7 @@ except ImportError:  # pragma: no cover - optional
     _FastError = ValueError
 
 MIN_RUN = 16  # lines of one key set worth a Frame
+_PLAIN = {int, float, str}
 
 
 def _loads(line: str):
@@ -83,15 +84,17 @@ class JsonlReader(LineReader):
     # -- replay fast path ------------------------------------------------------------
     def feed_chunk(self, data: bytes) -> list:
         """Whole chunks of lines with one key set become Frames: orjson parses each
-        line, then one numpy conversion takes all values. Anything the per-line
-        path would treat differently (NaN / Infinity tokens, booleans, strings
-        that are not numbers, nested objects, corrupt lines, another key set)
+        line, numpy takes all values in one pass. Anything the per-line path would
+        treat differently (NaN / Infinity tokens, booleans, nulls, strings that are
+        not numbers, nested objects, corrupt or over-long lines, another key set)
         goes line by line through ``feed``; a run of same-key lines inside a mixed
         chunk is still a Frame."""
         if _fast_loads is None:
             return super().feed_chunk(data)
-        # a boolean would become 1.0 / 0.0 in the conversion; build() ignores it
-        bools = b"true" in data or b"false" in data
+        # numpy would turn a boolean into 1.0 and a null into NaN; build() ignores both
+        # (single-byte gates first: memchr, ~20x cheaper than the word searches)
+        flagged = ((b"u" in data and (b"true" in data or b"null" in data))
+                   or (b"f" in data and b"false" in data))
         lines = data.split(b"\n")
         last_open = not data.endswith(b"\n")
         if not last_open:
@@ -100,15 +103,15 @@ class JsonlReader(LineReader):
             return []
         try:
             objs = list(map(_fast_loads, lines))
-        except _FastError:
-            return self._mixed(lines, last_open, bools=bools)
-        if (len(data) >= MAX_LINE and max(map(len, lines)) >= MAX_LINE) or set(map(type, objs)) != {dict} \
-                or len(set(map(len, objs))) != 1:
-            return self._mixed(lines, last_open, objs, bools)
-        fr = self._frame(objs, bools)
-        return [fr] if fr is not None else self._mixed(lines, last_open, objs, bools)
+            same = len(set(map(len, objs))) == 1
+        except (_FastError, TypeError):
+            return self._mixed(lines, last_open, flagged=flagged)
+        if not same or (len(data) >= MAX_LINE and max(map(len, lines)) >= MAX_LINE):
+            return self._mixed(lines, last_open, objs, flagged)
+        fr = self._frame(objs, flagged)
+        return [fr] if fr is not None else self._mixed(lines, last_open, objs, flagged)
 
-    def _mixed(self, lines: list[bytes], last_open: bool, objs: list | None = None, bools: bool = True) -> list:
+    def _mixed(self, lines: list[bytes], last_open: bool, objs: list | None = None, flagged: bool = True) -> list:
         if objs is None:
             objs = []
             for raw in lines:
@@ -126,7 +129,7 @@ class JsonlReader(LineReader):
                 keys = tuple(o)
                 while j < n and type(objs[j]) is dict and tuple(objs[j]) == keys and len(lines[j]) < MAX_LINE:
                     j += 1
-                fr = self._frame(objs[i:j], bools) if j - i >= MIN_RUN else None
+                fr = self._frame(objs[i:j], flagged) if j - i >= MIN_RUN else None
                 if fr is not None:
                     out.append(fr)
                     i = j
@@ -163,21 +166,27 @@ class JsonlReader(LineReader):
         self._plans[keys] = plan
         return plan
 
-    def _frame(self, objs: list, bools: bool = True) -> Frame | None:
-        keys = tuple(objs[0])
+    def _frame(self, objs: list, flagged: bool = True) -> Frame | None:
+        try:
+            keys = tuple(objs[0])
+        except TypeError:
+            return None
         plan = self._plan(keys)
-        if plan is None:
+        if plan is None or type(objs[0]) is not dict:
             return None
         getter, step_i, fields, extra = plan
-        rows = list(map(getter, objs))
-        if bools and bool in set(map(type, chain.from_iterable(rows))):
-            return None
+        n, k = len(objs), len(keys)
         try:
-            arr = np.array(rows, dtype=np.float64)
+            if flagged:  # only numbers and numeric strings: what to_float reads the same way
+                rows = list(map(getter, objs))
+                if not set(map(type, chain.from_iterable(rows))) <= _PLAIN:
+                    return None
+                vals = chain.from_iterable(rows)
+            else:
+                vals = chain.from_iterable(map(getter, objs))
+            arr = np.fromiter(vals, np.float64, n * k).reshape(n, k)
         except (KeyError, ValueError, TypeError, OverflowError):
-            return None  # a missing key, a string that is not a number, a nested object
-        if arr.ndim != 2 or arr.shape[1] != len(keys):
-            return None
+            return None  # a missing key, a string that is not a number, a nested object, not a dict
         steps = arr[:, step_i]
         ints = [i for f, i in fields.items() if f in INT_FIELDS]
         if not np.isfinite(steps).all() or (ints and not np.isfinite(arr[:, ints]).all()):

@@ -227,17 +227,18 @@ def read_items(path: str, reader: LineReader) -> Iterator:
                 data = f.read(CHUNK)
                 if not data:
                     break
-                j = data.rfind(b"\n")
+                buf = rest + data if rest else data
+                j = buf.rfind(b"\n")
                 if j < 0:
-                    rest += data
+                    rest = buf
                     if len(rest) > MAX_LINE and not discard:
                         discard = True
                         reader.skip(f"line longer than {MAX_LINE // (1 << 20)} MiB")
                     if discard:
                         rest = b""
                     continue
-                head = rest + data[: j + 1]
-                rest = data[j + 1:]
+                head = buf if j == len(buf) - 1 else buf[: j + 1]
+                rest = buf[j + 1:]
                 if discard:
                     head = head[head.find(b"\n") + 1:]
                     discard = False
