@@ -17,6 +17,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+from tsm_tui.frame import Frame
 from tsm_tui.record import StepRecord
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import LineReader
@@ -26,7 +27,8 @@ from tsm_tui.sources.base import LineReader
 class Batch:
     source: str  # the file the records came from
     reader: LineReader  # its reader (format name, priority, run_info, skipped counts)
-    records: list[StepRecord] = field(default_factory=list)
+    #: StepRecords; a finished file's replay also carries Frames (tsm_tui.frame)
+    records: list = field(default_factory=list)
     #: read from the history present when watching started (not new data)
     backlog: bool = False
 
@@ -110,11 +112,11 @@ class ReplayFeed(Feed):
             self.finished = True
 
     def _read_all(self, path: str, reader: LineReader) -> None:
-        chunk: list[StepRecord] = []
+        chunk: list = []  # StepRecords and Frames (the columnar fast path)
         try:
-            for rec in registry.read_records(path, reader):
-                chunk.append(rec)
-                if len(chunk) >= 4096:
+            for item in registry.read_items(path, reader):
+                chunk.append(item)
+                if len(chunk) >= 4096 or type(item) is Frame:
                     self._put(path, reader, chunk)
                     chunk = []
                     if self._stop.is_set():

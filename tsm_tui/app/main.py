@@ -26,6 +26,7 @@ from textual.worker import get_current_worker
 
 from tsm_tui.app.widgets import CHECK_IDS, AlertDetail, AlertList, CheckPanel, HelpScreen, safe, set_text
 from tsm_tui.feed import Feed, ReplayFeed
+from tsm_tui.frame import Frame, expand
 from tsm_tui.plotting import focus_plot, fmt, spark
 from tsm_tui.record import Alert, CheckResult, Status
 from tsm_tui.series import SeriesStore
@@ -210,17 +211,16 @@ class TsmApp(App):
                 self._pump_stop.wait(PUMP_IDLE)
                 continue
             for b in batches:
-                recs = b.records
-                for i in range(0, len(recs), PUMP_SLICE):
-                    part = recs[i:i + PUMP_SLICE]
+                for part in _slices(b.records):
+                    rows = list(expand(part))
                     with self._lock:
                         self.session.feed(b.source, part, b.reader)
                         store = self.stores.get(b.source)
                         if store is None:
                             store = self.stores[b.source] = SeriesStore()
-                        store.extend(part)
+                        store.extend(rows)
                         self.formats[b.source] = getattr(b.reader, "name", "?")
-                        self._pumped += len(part)
+                        self._pumped += len(rows)
                     if self._pump_stop.is_set():
                         return
 
@@ -592,6 +592,25 @@ class TsmApp(App):
     # ------------------------------------------------------------ test helpers
     def check_statuses(self) -> dict[str, str]:
         return self.query_one(CheckPanel).statuses()
+
+
+def _slices(items: list):
+    """Feed-sized parts of a batch: PUMP_SLICE records at a time, Frames cut to that size."""
+    part: list = []
+    for it in items:
+        if type(it) is Frame:
+            if part:
+                yield part
+                part = []
+            for a in range(0, it.n, PUMP_SLICE):
+                yield [it.slice(a, min(it.n, a + PUMP_SLICE))]
+            continue
+        part.append(it)
+        if len(part) >= PUMP_SLICE:
+            yield part
+            part = []
+    if part:
+        yield part
 
 
 def make_feed(args, run) -> tuple[Feed, str]:
