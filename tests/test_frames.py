@@ -12,6 +12,7 @@ import glob
 import math
 import os
 import random
+from collections import deque
 
 import numpy as np
 import pytest
@@ -52,9 +53,35 @@ def to_items(recs: list[StepRecord], size: int) -> list:
     return out
 
 
+#: detectors whose internal state must match too (their columnar paths commit state in bulk)
+COMPARED = ("lr_schedule", "plateau", "nonfinite", "batch_size", "checkpoints", "output_collapse")
+
+
+def _plain(x):
+    """State as comparable values: floats by repr (NaN, -0.0), objects by slot, and
+    anything unexpected (a numpy scalar that leaked in) by type and repr."""
+    if isinstance(x, float):
+        return repr(x)
+    if x is None or isinstance(x, (bool, int, str)):
+        return x
+    if isinstance(x, (list, tuple, deque)):
+        return [type(x).__name__, *map(_plain, x)]
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if hasattr(x, "__slots__"):
+        return {k: _plain(getattr(x, k)) for k in x.__slots__}
+    return (type(x).__name__, repr(x))
+
+
+def detector_state(mon: Monitor) -> dict:
+    return {d.id: {k: _plain(v) for k, v in vars(d).items() if k not in ("s", "state")}
+            for d in mon.detectors if d.id in COMPARED}
+
+
 def snapshot(mon: Monitor) -> dict:
     st = mon.state
     return {
+        "detectors": detector_state(mon),
         "alerts": [a.to_json() | {"key": a.key} for a in mon.alerts],
         "folded": dict(mon.folded),
         "checks": [c.to_json() for c in mon.checks()],
@@ -185,3 +212,219 @@ def test_frame_records_roundtrip():
     assert fr is not None and fr.n == 50
     assert fr.records() == recs
     assert fr.step.dtype == np.int64 and fr.cols["skipped"].dtype == np.int64
+
+
+# -- edge paths of the columnar detectors ------------------------------------------------
+def _lr_curve(n, lr_of, seed=2, **kw):
+    """curve()'s loss and grad norm with the LR from ``lr_of(step)``."""
+    out = curve(n, seed=seed, **kw)
+    for r in out:
+        r.lr = lr_of(r.step)
+    return out
+
+
+def _info(**kw) -> RunInfo:
+    info = RunInfo()
+    info.__dict__.update(kw)
+    return info
+
+
+def _cosine(step, n, warm, peak=3e-4):
+    if step <= warm:
+        return peak * step / warm
+    return peak * (0.1 + 0.45 * (1 + math.cos(math.pi * (step - warm) / (n - warm))))
+
+
+LR_CASES = {
+    # warm-up, then a constant phase at the peak, then decay
+    "hold_at_peak": lambda: _lr_curve(3000, lambda s: 3e-4 * min(1.0, s / 100) * (1.0 if s < 1500 else 0.5)),
+    # a staircase warm-up: the LR holds for 10 steps at a time
+    "staircase": lambda: _lr_curve(2000, lambda s: 3e-4 * min(1.0, (s // 10 + 1) / 20) if s < 1200 else 1e-4),
+    # a warm-up from LR 0 (one record at 0, as schedulers log step 0)
+    "from_zero": lambda: _lr_curve(2000, lambda s: _cosine(s - 1, 2000, 60)),
+    # no warm-up at all, a cosine from the first step
+    "cosine_no_warmup": lambda: _lr_curve(2000, lambda s: _cosine(s, 2000, 0)),
+    # zero stretches: short ones, one long enough to alert, then positive again
+    "zero_stretches": lambda: _lr_curve(4000, lambda s: 0.0 if (s % 97 < 15 and s > 300) or 1500 <= s < 2200
+                                        else _cosine(s, 4000, 40)),
+    # the LR ends at 0 for the last 1.5% of a known plan (a schedule that ends there)
+    "zero_at_end": lambda: _lr_curve(3000, lambda s: 0.0 if s > 2955 else _cosine(s, 3000, 60)),
+    # NaN and Inf LRs scattered, and a NaN stretch across the warm-up's end
+    "nan_lr": lambda: _lr_curve(2000, lambda s: math.nan if s % 37 == 0 or 55 <= s <= 70 else
+                                (math.inf if s % 101 == 0 else _cosine(s, 2000, 60))),
+    # negative and -0.0 LRs (a broken scheduler), during and after the ramp
+    "negative": lambda: _lr_curve(1500, lambda s: -1e-5 if s in (5, 6, 800, 801) else
+                                  (-0.0 if s in (30, 900) else _cosine(s, 1500, 50))),
+    # the log starts late: warm-up not visible
+    "late_start": lambda: [StepRecord(r.step + 5000, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr)
+                           for r in curve(2000)],
+    # one record only after the warm-up
+    "tiny": lambda: curve(3),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LR_CASES))
+def test_lr_edges(case):
+    run_both(LR_CASES[case]())
+
+
+def test_lr_zero_alert_with_plan():
+    recs = _lr_curve(3000, lambda s: 0.0 if s > 2000 else _cosine(s, 3000, 60))
+    run_both(recs, info=_info(total_steps=3000))
+    run_both(recs, info=_info(total_steps=2040))  # zeros past 98% of the plan: no alert
+
+
+def test_lr_skipped_steps_during_ramp():
+    # fp16 start-up: overflowing steps are skipped and the scheduler does not move,
+    # so the LR repeats while skipped > 0, then ramps
+    recs = curve(2500, with_scale=True)
+    for r in recs:
+        s = r.step
+        r.skipped = 1 if s <= 30 or s in (45, 46, 47) else 0
+        k = 1 if s <= 30 else s - 30 - (3 if s > 47 else (s - 44 if s >= 45 else 0))
+        r.lr = 3e-4 * min(1.0, k / 100)
+    run_both(recs)
+
+
+def test_lr_jump_after_resume():
+    recs = curve(3000)
+    resumed = [StepRecord(r.step, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr * 3) for r in recs[1500:]]
+    run_both(recs[:2200] + resumed)
+
+
+def test_lr_peak_against_params():
+    # a 125M model: GPT-3's 6e-4; the LR climbs through the WARN line into the FAIL line
+    # during the warm-up, and a second run jumps above both after the ramp
+    for peak, warm, jump in ((2e-2, 800, None), (1e-3, 50, (1200, 3e-2))):
+        def lr(s, peak=peak, warm=warm, jump=jump):
+            if jump and s >= jump[0]:
+                return jump[1]
+            return _cosine(s, 2500, warm, peak)
+        run_both(_lr_curve(2500, lr), info=_info(params=1.25e8, total_steps=2500))
+
+
+def test_plateau_edges():
+    n = 20000
+    flat = curve(n, plateau_from=4000, noise=0.01)
+    run_both(flat, sizes=(64, 1000, 10 ** 9))
+    # flat with the LR decayed (converged), and flat with no LR at all
+    decayed = _lr_curve(8000, lambda s: 3e-4 * min(1.0, s / 80) * (0.05 if s > 3000 else 1.0), plateau_from=2500)
+    run_both(decayed, sizes=(7, 1000, 10 ** 9))
+    no_lr = [StepRecord(r.step, loss=r.loss, grad_norm=r.grad_norm) for r in curve(6000, plateau_from=1500)]
+    run_both(no_lr, info=_info(total_steps=6000), sizes=(7, 1000, 10 ** 9))
+    # NaN losses and grad norms inside blocks, a resume in the middle of the plateau
+    recs = curve(7000, plateau_from=1500, nan_at=(3000, 4100, 4101))
+    for r in recs:
+        if r.step % 53 == 0:
+            r.grad_norm = math.inf
+    recs = recs[:5000] + [StepRecord(r.step, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr) for r in recs[3500:]]
+    run_both(recs, sizes=(7, 64, 1000, 10 ** 9))
+
+
+def test_plateau_dead_grad_norm():
+    recs = curve(6000, plateau_from=1500)
+    for r in recs:
+        if r.step > 1500:
+            r.grad_norm *= 0.01
+    run_both(recs, sizes=(64, 1000, 10 ** 9))
+
+
+NONFINITE_CASES = {
+    "inf_loss": lambda: [StepRecord(r.step, loss=math.inf if r.step == 900 else r.loss, grad_norm=r.grad_norm,
+                                    lr=r.lr) for r in curve(1500)],
+    "nan_grad_norm": lambda: [StepRecord(r.step, loss=r.loss, grad_norm=math.nan if r.step in (400, 1200) else
+                                         r.grad_norm, lr=r.lr) for r in curve(1500)],
+    "zero_loss_nan_gn": lambda: [StepRecord(r.step, loss=0.0 if r.step > 1000 else r.loss,
+                                            grad_norm=math.nan if r.step > 1000 else r.grad_norm, lr=r.lr)
+                                 for r in curve(1500)],
+    "grad_norm_only": lambda: [StepRecord(r.step, grad_norm=-math.inf if r.step == 700 else r.grad_norm)
+                               for r in curve(1500)],
+    # Megatron: a count of NaN iterations per logged interval
+    "nan_iters": lambda: [StepRecord(r.step, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr,
+                                     nan_iters=2 if r.step in (600, 601, 1300) else 0, skipped=0)
+                          for r in curve(1500)],
+}
+
+
+@pytest.mark.parametrize("case", sorted(NONFINITE_CASES))
+def test_nonfinite_edges(case):
+    run_both(NONFINITE_CASES[case]())
+
+
+def test_batch_size_edges():
+    # tokens per step from the cumulative counter: far below the reference for 1.25e8
+    # parameters (an alert at a judged record), with a counter reset and NaN tokens
+    recs = curve(2000, tokens=True)
+    for r in recs:
+        r.tokens = 512.0 * (r.step if r.step < 900 else r.step - 850)
+        if r.step % 41 == 0:
+            r.tokens = math.nan
+    for info in (_info(params=1.25e8), _info(params=1.25e8, total_steps=2000), _info(params=1.25e8, batch_tokens=6e7),
+                 _info(params=1e3), _info(params=1.25e8, batch_tokens=5e5)):
+        run_both(recs, info=info)
+    # a tokens counter that starts late (no rate for a while), judged on a PASS batch
+    recs = curve(1500, tokens=True)
+    for r in recs:
+        r.tokens = 0.0 if r.step < 300 else 5e5 * r.step
+    run_both(recs, info=_info(params=1.25e8))
+
+
+def _memo_run(n=3000, low_from=1000, low_to=2000, seed=4):
+    rng = random.Random(seed)
+    out = []
+    for r in curve(n, seed=seed):
+        if low_from <= r.step < low_to:
+            r.loss = 0.004 * math.exp(rng.gauss(0.0, 0.5))
+        out.append(r)
+    return out
+
+
+def test_memorisation():
+    run_both(_memo_run())
+    # losses around the 0.01 line: the EMA moves both ways, row by row
+    recs = _memo_run(low_from=800, low_to=2500)
+    for r in recs:
+        if 800 <= r.step < 2500:
+            r.loss *= 2.2
+    run_both(recs)
+    # a short dip that does not alert, then recovery: the EMA decays for ~37k records until
+    # it stops moving (a subnormal fixed point), then comes back near zero with an eval loss
+    recs = _memo_run(n=42000, low_from=100, low_to=130) + \
+        [StepRecord(s, loss=0.001, grad_norm=0.1, lr=1e-5, val_loss=0.5) for s in range(42001, 42200)]
+    run_both(recs, sizes=(1000, 10 ** 9))
+
+
+def test_memorisation_nan_and_negative_losses():
+    recs = _memo_run(n=2500, low_from=600, low_to=2500)
+    for r in recs:
+        if r.step % 7 == 0:
+            r.loss = -0.0 if r.step % 2 else -1e-3
+        if r.step % 11 == 0:
+            r.grad_norm = math.nan
+        if r.step % 13 == 0:
+            r.loss = math.nan
+        r.val_loss = 0.3 + r.step * 1e-4
+    run_both(recs)
+
+
+def test_unit_series():
+    rng = random.Random(5)
+    recs = curve(2500)
+    for r in recs:
+        s = r.step
+        ent = 3.0 * math.exp(rng.gauss(0, 0.02)) * (1.0 if s < 1200 else (0.4 if s < 1800 else 0.1))
+        if s % 17 == 0:
+            ent = math.nan
+        logit = 20.0 + s * (0.05 if s < 2000 else 0.6)
+        if s in (2300, 2301):
+            logit = math.inf if s == 2300 else math.nan
+        r.extra = {"tokens_per_sec": 1000.0 + s, "layer_0/attn_entropy": ent,
+                   "attn-entropy": 2.0, "mlp.zero_frac": min(1.0, 0.5 + s / 3000), "max_attention_logit": logit}
+    run_both(recs)
+
+
+def test_many_unit_keys():
+    recs = curve(300)
+    for r in recs:
+        r.extra = {f"layer_{i}/zero_frac": 0.95 if i % 3 == 0 and r.step > 100 else 0.1 for i in range(70)}
+    run_both(recs)

@@ -7,9 +7,14 @@ DeepSeek LLM B_opt(C) = 0.2920 C^0.3271 when the token budget is known. The
 
 from __future__ import annotations
 
+import numpy as np
+
 from tsm_tui.detectors.base import Detector, fmt
 from tsm_tui.detectors.references import batch_reference
 from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
+
+
+JUDGE_EVERY = 64
 
 
 class BatchSizeDetector(Detector):
@@ -32,7 +37,7 @@ class BatchSizeDetector(Detector):
         if self.alerted:
             return []
         self._tick += 1
-        if self._tick < 64 and self._tick != 1:  # sizes rarely change: judge every 64 records
+        if self._tick < JUDGE_EVERY and self._tick != 1:  # sizes rarely change: judge every 64 records
             return []
         self._tick = 1
         verdict = self._verdict()
@@ -42,6 +47,96 @@ class BatchSizeDetector(Detector):
         status, msg, actions = verdict
         return [Alert(self.id, Severity.WARNING, rec.step, msg, value=self._tokens(), baseline=self._ref()[0],
                       actions=actions, key="batch_size")]
+
+    # -- columnar path -------------------------------------------------------------
+    # update() judges the first record, then every (JUDGE_EVERY - 1)th: we work out
+    # which rows those are and the tokens per step each would see; only a judged
+    # row whose verdict is not PASS (the one alert) goes through update().
+    def update_frame(self, fr) -> list[Alert]:
+        n = fr.n
+        q = n if self.alerted else self._first_alert_row(fr)
+        self._tokens_bulk(fr, 0, q)
+        if q == n:
+            self._tick_bulk(n)
+            return []
+        self._tick_bulk(q)
+        out = self.update(fr.at(q))
+        self._tokens_bulk(fr, q + 1, n)  # alerted: no more ticks
+        return out
+
+    def _judged(self, m: int) -> np.ndarray:
+        """Which of the next ``m`` records (while not alerted) are judged."""
+        first = 0 if self._tick == 0 else JUDGE_EVERY - 1 - self._tick
+        return np.arange(first, m, JUDGE_EVERY - 1)
+
+    def _tick_bulk(self, m: int) -> None:
+        if self.alerted or not m:
+            return
+        judged = self._judged(m)
+        self._tick = 1 + (m - 1 - int(judged[-1])) if judged.size else self._tick + m
+
+    def _first_alert_row(self, fr) -> int:
+        info = self.state.info
+        judged = self._judged(fr.n)
+        if not info.params or not judged.size:
+            return fr.n
+        if info.effective_batch_tokens():  # the verdict is the same on every row
+            bad = self._bad_verdict(self.observed_tokens)
+            return int(judged[0]) if bad else fr.n
+        seen = self._observed(fr)[judged]  # observed_tokens as each judged row sees it
+        vals, first = np.unique(seen, return_index=True)  # NaN marks "None"
+        bad = [i for v, i in zip(vals.tolist(), first.tolist()) if self._bad_verdict(None if v != v else v)]
+        return int(judged[min(bad)]) if bad else fr.n
+
+    def _bad_verdict(self, observed: float | None) -> bool:
+        keep, self.observed_tokens = self.observed_tokens, observed
+        try:
+            verdict = self._verdict()
+        finally:
+            self.observed_tokens = keep
+        return verdict is not None and verdict[0] != Status.PASS
+
+    def _token_steps(self, fr, a: int, b: int):
+        """Rows with tokens > 0 in [a, b): their indices, tokens per step against the
+        previous such row (NaN where update() would not set observed_tokens), the last row."""
+        tok = fr.get("tokens")
+        if tok is None:
+            return None
+        idx = np.flatnonzero(tok[a:b] > 0)
+        if not idx.size:
+            return None
+        t, s = tok[a:b][idx], fr.step[a:b][idx]
+        pt, ps = np.empty_like(t), np.empty_like(s)
+        if self._prev_tokens is not None:
+            ps[0], pt[0] = self._prev_tokens
+        else:
+            ps[0], pt[0] = s[0], t[0]  # no previous row: never a rate
+        pt[1:], ps[1:] = t[:-1], s[:-1]
+        ok = (s > ps) & (t > pt)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = np.where(ok, (t - pt) / np.where(ok, s - ps, 1), np.nan)
+        return idx, rate, (int(s[-1]), float(t[-1]))
+
+    def _observed(self, fr) -> np.ndarray:
+        """observed_tokens after each row of the frame (NaN for None)."""
+        cur = self.observed_tokens if self.observed_tokens is not None else np.nan
+        ts = self._token_steps(fr, 0, fr.n)
+        if ts is None:
+            return np.full(fr.n, cur)
+        rate = np.full(fr.n, np.nan)
+        rate[ts[0]] = ts[1]
+        rows = np.arange(fr.n)
+        last = np.maximum.accumulate(np.where(rate == rate, rows, -1))  # the last row that set it
+        return np.where(last >= 0, rate[last], cur)
+
+    def _tokens_bulk(self, fr, a: int, b: int) -> None:
+        ts = self._token_steps(fr, a, b) if b > a else None
+        if ts is None:
+            return
+        idx, rate, self._prev_tokens = ts
+        got = np.flatnonzero(rate == rate)
+        if got.size:
+            self.observed_tokens = float(rate[got[-1]])
 
     def on_resume(self, step: int) -> None:
         self._prev_tokens = None

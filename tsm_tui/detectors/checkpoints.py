@@ -16,6 +16,9 @@ class CheckpointDetector(Detector):
     def update(self, rec: StepRecord) -> list[Alert]:
         return []
 
+    def update_frame(self, fr) -> list[Alert]:
+        return []  # judged from RunInfo and the run state at result() / finalize()
+
     def result(self) -> CheckResult:
         info = self.state.info
         cks = info.checkpoints

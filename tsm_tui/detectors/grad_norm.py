@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import math
 
+import bottleneck as bn
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
 from tsm_tui import advice
 from tsm_tui.detectors.base import Detector, fmt
 from tsm_tui.detectors.stats import RollingMedian, RollingMoments, RollingRate, mean_std
@@ -16,6 +20,12 @@ RATE_WINDOW = 1000  # OLMo-core / detection-anchors 2.3: rates over ~1000 steps
 HIGH_RATE = 0.2  # (ours) "frequently above 5.0": one step in five
 VANISH_RECORDS = 5
 RATE_EVERY = 16
+#: frames: values this large could overflow the median's a + b; such frames go row by row
+_HUGE = 2.0 ** 1022
+#: frames: rows looked ahead after an event, at least (the look-ahead doubles while quiet)
+_MIN_SPAN = 1024
+#: frames: after an event within this many rows of the last one, this many rows go record by record
+_DENSE = 32
 
 
 class GradNormDetector(Detector):
@@ -77,6 +87,175 @@ class GradNormDetector(Detector):
                 out += self._rates(rec)
             out += self._vanishing(rec, g, med)
         return out
+
+    # ------------------------------------------------------------------ frames
+    def update_frame(self, fr) -> list[Alert]:
+        """Columnar path: the same alerts and state as ``update`` row by row.
+
+        Stretches where no row can be a spike candidate, a vanishing candidate
+        or a rate alert are committed in bulk (``_bulk``); a row that might do
+        any of that goes through ``update``. Non-finite grad norms only count as
+        loss records, as in ``update``."""
+        g = fr.get("grad_norm")
+        n_loss = fr.n if "loss" in fr.cols else 0
+        if g is None:
+            self.loss_records += n_loss
+            return []
+        lo, hi = (float(g.min()), float(g.max())) if g.size else (0.0, 0.0)
+        if math.isfinite(lo) and math.isfinite(hi):  # (min / max are NaN if any value is)
+            idx, xs, steps = None, g, fr.step
+        else:
+            idx = np.flatnonzero(np.isfinite(g))
+            xs, steps = g[idx], fr.step[idx]
+            lo, hi = (float(xs.min()), float(xs.max())) if xs.size else (0.0, 0.0)
+        srt = self._med._sorted
+        if (self.s.grad_spike_ratio < 0 or self.s.grad_vanish_ratio < 0 or max(-lo, hi) >= _HUGE
+                or (srt and max(-srt[0], srt[-1]) >= _HUGE)):
+            return super().update_frame(fr)
+        out: list[Alert] = []
+        slow = 0
+        p, m, span = 0, xs.size, xs.size
+        while p < m:
+            e = min(m, p + span)
+            stop = self._bulk(xs[p:e], steps[p:e])
+            p += stop
+            if p == e:
+                span *= 2
+                continue
+            # the row that might do something; when events come close together,
+            # a short run of rows record by record instead of a screen each
+            for _ in range(_DENSE if stop < _DENSE else 1):
+                if p >= m:
+                    break
+                out += self.update(fr.at(p if idx is None else int(idx[p])))
+                slow += 1
+                p += 1
+            span = max(_MIN_SPAN, 4 * stop)
+        self.loss_records += n_loss - (slow if n_loss else 0)
+        return out
+
+    def _bulk(self, x: np.ndarray, st: np.ndarray) -> int:
+        """Commit rows of finite grad norms ``x`` (steps ``st``) up to the first
+        one that ``update`` must see; return how many were committed.
+
+        Screening bound: while no row spikes, row k's median window lies inside
+        two consecutive blocks of W values (W = window) of the sequence "old
+        window + x", so its median is between their min ``lo`` and max ``hi``
+        (and rounding is monotone): ``x < ratio * lo`` proves "no spike
+        candidate", ``x >= vanish_ratio * hi`` with ``lo > 0`` proves "not
+        vanishing", ``hi <= 0`` proves "median <= 0" (neither). Rows the bounds
+        do not clear get their exact median; only true candidates stop the bulk.
+        Rate alerts are exact: the over / high shares at every 16th post-warm-up
+        row come from cumulative counts."""
+        s = self.s
+        med = self._med
+        W, L0, m = med.size, len(med), x.size
+        if not L0:  # no median yet (start, resume): let update take the first row
+            return 0
+        total = L0 + m
+        nb = -(-total // W)
+        c = np.empty(nb * W)
+        c[:L0] = med._fifo
+        c[L0:total] = x
+        blocks = c.reshape(nb, W)
+        c[total:] = np.inf
+        bmin = blocks.min(1)
+        c[total:] = -np.inf
+        bmax = blocks.max(1)
+        c[total:] = np.nan  # compares False: the padding never becomes a row
+        lo, hi = bmin.copy(), bmax.copy()  # over blocks b-1 and b: the windows of block b's rows
+        np.minimum(lo[1:], bmin[:-1], out=lo[1:])
+        np.maximum(hi[1:], bmax[:-1], out=hi[1:])
+
+        # post-warm-up rows (they feed the rates and the vanishing test): past
+        # ``window`` grad norms (ordinal k >= k0) and past the configured warm-up
+        k0 = min(m, max(0, math.floor(s.window - self.n)))
+        w = self.state.info.warmup_steps
+        pmask = None
+        if w is not None and k0 < m and not st[k0:].min() > w:
+            pmask = st > w
+            pmask[:k0] = False
+        prow = None if pmask is None else np.flatnonzero(pmask)
+        npost = m - k0 if pmask is None else prow.size
+
+        # rows the bounds do not clear; blocks first (a block's max / min decides for all its rows)
+        thr = s.grad_spike_ratio * lo
+        thr[hi <= 0] = np.inf
+        flag = _rows(blocks, L0, m, np.flatnonzero(bmax >= thr), thr, True)
+        flag = flag[x[flag] > 0]
+        vanish = self.vanished_at is None and npost > 0
+        if vanish:
+            vthr = s.grad_vanish_ratio * hi
+            vthr[lo <= 0] = np.inf
+            vthr[hi <= 0] = -np.inf
+            vflag = _rows(blocks, L0, m, np.flatnonzero(bmin < vthr), vthr, False)
+            vflag = vflag[vflag >= k0] if pmask is None else vflag[pmask[vflag]]
+            if vflag.size:
+                flag = np.union1d(flag, vflag)
+        stop = m
+        refined_pos = None  # post rows whose exact median is > 0
+        if flag.size:
+            mv = _medians(c, total, W, L0 + flag)
+            xf = x[flag]
+            cand = (xf > 0) & (mv > 0) & (xf >= s.grad_spike_ratio * mv)
+            if cand.any():  # ... and the moments window must hold min_baseline logs
+                npos = np.concatenate(([0], np.cumsum(x > 0)))[flag]
+                cand &= np.minimum(len(self._logm) + npos, self._logm.size) >= s.min_baseline
+            if vanish:
+                is_post = (flag >= k0) if pmask is None else pmask[flag]
+                cand |= is_post & (mv > 0) & (xf < s.grad_vanish_ratio * mv)
+                refined_pos = flag[is_post & (mv > 0)]
+            hits = np.flatnonzero(cand)
+            if hits.size:
+                stop = int(flag[hits[0]])
+
+        # rates, checked at every RATE_EVERY-th post-warm-up row
+        xp = x[k0:] if pmask is None else x[prow]
+        bo, bh = xp > s.grad_threshold, xp > s.grad_high
+        t = np.arange(RATE_EVERY - self._tick, npost + 1, RATE_EVERY)  # post-row ordinals (1-based)
+        if t.size:
+            t = t[np.minimum(len(self._over) + t, RATE_WINDOW) >= min(RATE_WINDOW, s.window)]
+        over = high = None
+        if t.size:
+            over, high = _rates(self._over, bo, t), _rates(self._high, bh, t)
+            alert = np.zeros(t.size, dtype=bool)
+            if not self.high_alerted:
+                alert |= high >= HIGH_RATE
+            if not self.over_alerted:
+                alert |= over >= s.grad_exceed_rate
+            a = np.flatnonzero(alert)
+            if a.size:
+                i = int(t[a[0]]) - 1
+                stop = min(stop, k0 + i if prow is None else int(prow[i]))
+
+        # commit rows 0 .. stop-1 as if fed one by one
+        q = stop
+        if not q:
+            return 0
+        self.n += q
+        top = float(x[:q].max())
+        if top > self.max_gn:
+            self.max_gn = top
+        med.extend(x[max(0, q - W): q].tolist())
+        pos = x[max(0, q - self._logm.size): q]
+        if not pos.min() > 0:
+            pos = x[:q][x[:q] > 0][-self._logm.size:]
+        self._logm.extend([math.log(v) for v in pos.tolist()])
+        nq = max(0, q - k0) if prow is None else int(np.searchsorted(prow, q))  # post rows committed
+        if nq:
+            self._over.extend(bo[max(0, nq - RATE_WINDOW): nq].tolist())
+            self._high.extend(bh[max(0, nq - RATE_WINDOW): nq].tolist())
+            self._tick = (self._tick + nq) % RATE_EVERY
+            if over is not None:
+                done = t <= nq
+                if done.any():
+                    self.over_peak = max(self.over_peak, float(over[done].max()))
+                    self.high_peak = max(self.high_peak, float(high[done].max()))
+            if vanish:  # a committed post row with a median > 0 reset the run
+                rows = np.arange(k0, k0 + nq) if prow is None else prow[:nq]
+                if (lo[(L0 + rows) // W] > 0).any() or (refined_pos is not None and (refined_pos < q).any()):
+                    self._vanish_run = 0
+        return q
 
     def _spike(self, rec, g, med, z) -> Alert:
         self.spikes.append((rec.step, g, med))
@@ -179,3 +358,52 @@ class GradNormDetector(Detector):
         if problems:
             return self._result(Status.WARN, "; ".join(problems))
         return self._result(Status.PASS, f"{self.n} values, median {fmt(self._med.get())}, max {fmt(self.max_gn)}")
+
+
+
+def _rows(blocks: np.ndarray, L0: int, m: int, sel: np.ndarray, thr: np.ndarray, ge: bool) -> np.ndarray:
+    """Rows (0 .. m-1, ascending) in blocks ``sel`` whose value is >= (``ge``)
+    or < their block's ``thr``; value j of the sequence is row j - L0."""
+    if not sel.size:
+        return sel
+    sub = blocks[sel]
+    hit = sub >= thr[sel, None] if ge else sub < thr[sel, None]
+    bi, col = np.nonzero(hit)
+    r = sel[bi] * blocks.shape[1] + col - L0
+    return r[(r >= 0) & (r < m)]
+
+
+def _medians(c: np.ndarray, total: int, W: int, j: np.ndarray) -> np.ndarray:
+    """Exact medians (as RollingMedian.get) of the windows ``c[max(0, i - W): i]``
+    for each ``i`` in ``j`` (all >= 1)."""
+    if j.size * W > 2 * total:  # many: one moving median over the stretch
+        end = int(j[-1])
+        return bn.move_median(c[:end], min(W, end), min_count=1)[j - 1]
+    out = np.empty(j.size)
+    full = j >= W
+    if full.any():
+        win = c[(j[full] - W)[:, None] + np.arange(W)]
+        h = W // 2
+        if W % 2:
+            out[full] = np.partition(win, h, axis=1)[:, h]
+        else:
+            part = np.partition(win, (h - 1, h), axis=1)
+            out[full] = 0.5 * (part[:, h - 1] + part[:, h])
+    if not full.all():  # the first rows of a run: a partial window
+        out[~full] = bn.move_median(c[:W], W, min_count=1)[j[~full] - 1]
+    return out
+
+
+def _rates(rate: RollingRate, new: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``rate.get()`` after feeding ``new[:k]`` for each ordinal ``k`` in ``t``."""
+    L0, size = len(rate), rate.size
+    cs = np.zeros(new.size + 1, dtype=np.int32)
+    np.cumsum(new.view(np.uint8), dtype=np.int32, out=cs[1:])
+    end = L0 + t  # the window is sequence[start:end] of "old window + new"
+    start = np.maximum(0, end - size)
+    hits = cs[t] - cs[np.maximum(0, start - L0)]
+    if rate._hits:
+        old = np.zeros(L0 + 1, dtype=np.int32)
+        np.cumsum(np.frombuffer(bytes(rate._fifo), dtype=np.uint8), dtype=np.int32, out=old[1:])
+        hits += rate._hits - old[np.minimum(start, L0)]
+    return hits / np.minimum(end, size)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from tsm_tui import advice
 from tsm_tui.detectors.base import Detector, fmt
 from tsm_tui.detectors.stats import RollingRate
@@ -100,6 +102,111 @@ class LossScaleDetector(Detector):
                                        f"{rate:.1%} of the last {len(self._skips)} steps were skipped for fp16 "
                                        f"overflow (step {rec.step}).")
         return out
+
+    # ------------------------------------------------------------------ frames
+    def update_frame(self, fr) -> list[Alert]:
+        """Columnar path: the same alerts and state as ``update`` row by row.
+
+        Screening: a row where the finite scale differs from the previous finite
+        one, or with ``skipped != 0``, goes through ``update`` (found once per
+        frame: the previous finite scale does not depend on the state). Between
+        them every finite scale equals ``self.scale`` and nothing is skipped, so
+        the scale logic is the same for every row and the skip rate can only
+        fall (only "not skipped" entries go in): ``_bulk`` commits such rows, up
+        to one that could still raise (pinned, collapse, skip rate)."""
+        sc, sk = fr.get("loss_scale"), fr.get("skipped")
+        if sc is None and sk is None:
+            return []
+        n = fr.n
+        events = []
+        fin = None
+        if sc is not None:
+            fin = np.isfinite(sc)
+            fidx = None if fin.all() else np.flatnonzero(fin)
+            v = sc if fidx is None else sc[fidx]
+            if v.size:
+                ch = np.empty(v.size, dtype=bool)
+                ch[0] = self.scale is None or v[0] != self.scale
+                np.not_equal(v[1:], v[:-1], out=ch[1:])
+                ch = np.flatnonzero(ch)
+                events.append(ch if fidx is None else fidx[ch])
+        if sk is not None:
+            events.append(np.flatnonzero(sk))
+        ev = np.unique(np.concatenate(events)) if len(events) > 1 else events[0] if events else np.empty(0, np.int64)
+        out: list[Alert] = []
+        p, k = 0, 0
+        while p < n:
+            while k < ev.size and ev[k] < p:
+                k += 1
+            q = int(ev[k]) if k < ev.size else n
+            stop = self._bulk(fr, fin, p, q) if q > p else p
+            if stop < n:
+                out += self.update(fr.at(stop))
+                stop += 1
+            p = stop
+        return out
+
+    def _bulk(self, fr, fin, p: int, q: int) -> int:
+        """Commit rows p .. q-1 (no scale change, nothing skipped) up to the first
+        one that could raise; return where the bulk stopped."""
+        s = self.s
+        sc = self.scale
+        skips = fr.get("skipped") is not None
+        # only "not skipped" entries go in, so the skip rate cannot rise above its current value
+        r0 = self._skips.get()
+        quiet = r0 < s.scale_skip_warn or ("skips_warn" in self.alerted and
+                                           (r0 < s.scale_skip_fail or "skips_fail" in self.alerted))
+        # every finite row has the scale sc: it counts towards "pinned", or is a collapse, or neither
+        pin = sc is not None and sc <= 1.0 and not self.constant_one and "pinned" not in self.alerted
+        collapse = (sc is not None and self.grown and "collapse" not in self.alerted
+                    and max(self.max_scale, sc) / max(sc, 1e-30) >= s.scale_collapse)
+        if pin or collapse or (skips and not quiet):
+            q = min(q, p + 64)  # the bulk stops early: keep the look short
+        st = fr.step[p:q]
+        fs = self.first_step if self.first_step is not None else int(st[0])
+        if self.grown:
+            su = None  # no start-up once the scale has grown
+        else:
+            su = st - fs < s.scale_startup_steps
+            if not su.any():
+                su = None
+        stop = q
+        ff = None  # first finite-scale row, relative to p
+        if fin is not None:
+            f = np.flatnonzero(fin[p:q]) if not fin[p] else (0,)
+            ff = int(f[0]) if len(f) else None
+        if ff is not None and (pin or collapse):  # (collapse: grown, so no start-up rows)
+            stop = p + ff
+        if skips and not quiet:  # the first row after start-up checks the rate
+            nsu = np.flatnonzero(~su) if su is not None else (0,)
+            if len(nsu):
+                stop = min(stop, p + int(nsu[0]))
+        if stop == p:
+            return p
+        # commit rows p .. stop-1
+        m = stop - p
+        st = st[:m]
+        self.n += m
+        if self.first_step is None:
+            self.first_step = fs
+        if ff is not None and ff < m:
+            nfin = int(np.count_nonzero(fin[p:stop])) if fin is not None else m
+            late = su is None or not su[:m][fin[p:stop]].all()  # a finite row after start-up
+            if late:
+                self.max_scale = max(self.max_scale, sc)
+            if sc <= 1.0 and not self.constant_one:
+                self._pinned += nfin
+            else:
+                self._pinned = 0
+        if skips:
+            prev = self._last_step
+            span = np.diff(st, prepend=prev if prev is not None else st[0] - 1)
+            if su is not None:
+                span = span[~su[:m]]
+            pushes = int(np.clip(span, 1, SKIP_WINDOW).sum())
+            self._last_step = int(st[-1])
+            self._skips.extend([False] * min(pushes, SKIP_WINDOW))
+        return stop
 
     def _raise(self, rec, kind, sev, msg) -> list[Alert]:
         status = Status.FAIL if sev == Severity.CRITICAL else Status.WARN

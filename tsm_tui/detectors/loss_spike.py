@@ -163,8 +163,8 @@ class LossSpikeDetector(Detector):
             self._delay._q.extend(dseq[k_out: dq.size + stop].tolist())
             new_base = bseq[: base.size + k_out]
             _refill(self._med, new_base[-self._med.size:])
-            pos = [math.log(v) for v in outs[:k_out].tolist() if v > 0]
-            self._logm._fifo.extend(pos[-self._logm.size:])
+            pos = outs[:k_out]
+            self._logm._fifo.extend([math.log(v) for v in pos[pos > 0][-self._logm.size:].tolist()])
             rec_seq = np.concatenate((np.fromiter(self._recent._fifo, float, len(self._recent._fifo)), fed[:stop]))
             _refill(self._recent, rec_seq[-self._recent.size:])
             if best is not None:
@@ -179,7 +179,8 @@ class LossSpikeDetector(Detector):
             return False
         ratio = x / med
         n_old = len(self._med._fifo)
-        new = [math.log(v) for v in bseq[n_old: t + 1].tolist() if v > 0]
+        new = bseq[n_old: t + 1]
+        new = [math.log(v) for v in new[new > 0][-self._logm.size:].tolist()]
         logs = (list(self._logm._fifo) + new)[-self._logm.size:]
         mean, std = mean_std(logs)
         z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from tsm_tui import advice
 from tsm_tui.detectors.base import Detector, fmt
 from tsm_tui.detectors.references import lr_reference
@@ -88,6 +90,139 @@ class LRScheduleDetector(Detector):
         out += self._check_peak(rec)
         out += self._check_zero(rec, lr)
         return out
+
+    # -- columnar path -------------------------------------------------------------
+    # The screen flags the rows where update() could do more than count the row,
+    # track the maximum / the running minimum and the previous LR: the first LR,
+    # during the ramp any LR that does not rise (a hold or a fall ends the ramp) or
+    # is <= 0; after it a negative LR, an LR of 0 that could raise "LR stuck at 0",
+    # a jump; any new maximum past the peak-vs-size line; the record that would
+    # raise "no warm-up". NaN / Inf LRs are not rows for this check.
+    def update_frame(self, fr) -> list[Alert]:
+        lr = fr.get("lr")
+        if lr is None:
+            return []
+        return self.scan_frame(fr, lambda a, b: self._screen(fr, lr, a, b), lambda a, b: self._bulk(fr, lr, a, b))
+
+    @staticmethod
+    def _rows(fr, lr, a, b):
+        x = lr[a:b]
+        ok = np.isfinite(x)
+        if ok.all():
+            return None, x, fr.step[a:b]
+        pos = np.flatnonzero(ok)
+        return pos, x[pos], fr.step[a:b][pos]
+
+    def _screen(self, fr, lr, a, b) -> np.ndarray:
+        pos, v, steps = self._rows(fr, lr, a, b)
+        if not v.size:
+            return pos
+        if self.first_lr is None:
+            flag = np.zeros(v.size, dtype=bool)
+            flag[0] = True
+        elif not self.ramp_done:
+            prev = np.empty_like(v)
+            prev[0] = self._prev_lr
+            prev[1:] = v[:-1]
+            flag = ~(v > prev) | ~(v > 0)
+        else:
+            flag = np.signbit(v)  # negative (or -0.0)
+            zero = v == 0
+            if zero.any():
+                flag |= self._zero_screen(v, steps, zero)
+            if not self.jump_at:
+                flag |= v > self.ramp_peak * JUMP_FACTOR
+        runmax = None
+        thr = self._peak_threshold()
+        if thr is not None or not self.ramp_done:
+            runmax = np.maximum(np.maximum.accumulate(v), self.max_lr)  # max_lr after each row
+        if thr is not None:
+            flag |= runmax > thr
+        if not self.no_warmup_alerted and self.first_lr is not None and self._starts_at_beginning():
+            if self.ramp_done:  # has_warmup() cannot change: flag the NO_WARMUP_RECORDS-th record
+                if not self.first_lr < self.ramp_peak * PEAK_TOL:
+                    flag[max(0, NO_WARMUP_RECORDS - self.n - 1):] = True
+            else:
+                nk = np.arange(self.n + 1, self.n + 1 + v.size)
+                flag |= (nk >= NO_WARMUP_RECORDS) & ~(self.first_lr < runmax * PEAK_TOL)
+        hit = np.flatnonzero(flag)
+        return a + (hit if pos is None else pos[hit])
+
+    def _peak_threshold(self) -> float | None:
+        """The maximum LR above which _check_peak raises its next alert."""
+        if self.lr_alerted == "critical":
+            return None
+        ref = self._lr_ref()
+        if ref is None:
+            return None
+        return (self.s.lr_fail_factor if self.lr_alerted == "warning" else self.s.lr_warn_factor) * ref[0]
+
+    def _zero_screen(self, v, steps, zero) -> np.ndarray:
+        """LR == 0 rows after the ramp that update() must see: where _check_zero would
+        not simply count the row into the current zero run, or could raise its alert."""
+        if self.max_lr <= 0 or self.peak_step is None:
+            return zero
+        flag = zero & (steps <= self.peak_step)
+        if self.zero_at is None:
+            idx = np.arange(v.size)
+            last_pos = np.maximum.accumulate(np.where(zero, -1, idx))  # the last LR > 0 up to each row
+            cont = last_pos < 0  # the zero run that was open before these rows goes on
+            run = np.where(cont, self._zero_run + idx + 1, idx - last_pos)
+            zf0 = self._zero_from if self._zero_from is not None else int(steps[0])
+            zero_from = np.where(cont, zf0, steps[np.minimum(last_pos + 1, v.size - 1)])
+            span = steps - (self.first_step or 0)
+            alert = zero & (run >= ZERO_RECORDS) & ~(steps - zero_from < ZERO_FRAC * span)
+            total = self.state.info.total_steps
+            if total:
+                alert &= ~(steps >= 0.98 * total)
+            flag |= alert
+        return flag
+
+    def _bulk(self, fr, lr, a, b) -> None:
+        """Rows the screen passed: LR > 0 (rising, during the ramp) or, after it, 0
+        inside a zero run that raises nothing."""
+        _, v, steps = self._rows(fr, lr, a, b)
+        if not v.size:
+            return
+        self.n += v.size
+        before = np.empty_like(v)  # max_lr before each row
+        before[0] = self.max_lr
+        np.maximum.accumulate(v[:-1], out=before[1:])
+        np.maximum(before, self.max_lr, out=before)
+        new = np.flatnonzero(v > before)
+        low, tail = self.min_after_peak, v
+        if new.size:
+            if not self.ramp_done:
+                self._peak_chain(v[new], steps[new])
+            self.max_lr = low = float(v[new[-1]])
+            tail = v[new[-1] + 1:]
+        self.min_after_peak = _min_after(low, tail)
+        if not self.ramp_done:
+            self._hold = 0
+        self._prev_lr = float(v[-1])
+        pos = np.flatnonzero(v > 0)
+        if pos.size and pos[-1] == v.size - 1:
+            self._zero_run, self._zero_from = 0, None
+        elif pos.size:
+            self._zero_run, self._zero_from = int(v.size - 1 - pos[-1]), int(steps[pos[-1] + 1])
+        else:
+            self._zero_run += v.size
+            if self._zero_from is None:
+                self._zero_from = int(steps[0])
+
+    def _peak_chain(self, lrs, steps) -> None:
+        """peak_step over new maxima ``lrs`` (rising) of the ramp: it moves to a new
+        maximum when the last one it took is below PEAK_TOL of it."""
+        ps, pl, j = self.peak_step, self._peak_step_lr, 0
+        if ps is None:
+            ps, pl, j = int(steps[0]), float(lrs[0]), 1
+        tol = PEAK_TOL * lrs  # non-decreasing
+        while j < lrs.size:
+            k = j + int(np.searchsorted(tol[j:], pl, side="right"))  # first tol > pl
+            if k >= lrs.size:
+                break
+            ps, pl, j = int(steps[k]), float(lrs[k]), k + 1
+        self.peak_step, self._peak_step_lr = ps, pl
 
     # -- warm-up -----------------------------------------------------------------
     def _starts_at_beginning(self) -> bool:
@@ -258,3 +393,16 @@ class LRScheduleDetector(Detector):
                 status = max(status, Status.WARN, key=lambda s: s.rank)
                 parts.append("LR never decayed (cosine decay to ~10% is standard)")
         return self._result(status, "; ".join(parts))
+
+
+def _min_after(m: float | None, tail: np.ndarray) -> float | None:
+    """``min_after_peak`` after LRs ``tail`` (each >= +0.0, none a new maximum), as
+    ``m = min(m or lr, lr)`` row by row: a 0 (falsy) minimum restarts from the next LR."""
+    if not tail.size or (m is not None and m < 0):
+        return m
+    zeros = np.flatnonzero(tail == 0)
+    if zeros.size:
+        rest = tail[zeros[-1] + 1:]
+        return float(rest.min()) if rest.size else 0.0
+    lo = float(tail.min())
+    return min(m, lo) if m else lo

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from tsm_tui import advice
 from tsm_tui.detectors.base import Detector, fmt
 from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -78,6 +80,46 @@ class NonFiniteDetector(Detector):
                 key="nonfinite",
             )
         ]
+
+    # -- columnar path -------------------------------------------------------------
+    # Only the first bad record raises an alert (through update()); other rows
+    # are counted: bad ones (non-finite loss or grad norm, nan_iters > 0) and the
+    # last good loss. Frames carry no loss_missing rows.
+    def update_frame(self, fr) -> list[Alert]:
+        loss, gn, nan_iters = fr.get("loss"), fr.get("grad_norm"), fr.get("nan_iters")
+        if loss is None and gn is None and nan_iters is None:
+            return []
+        bad = np.zeros(fr.n, dtype=bool)
+        for col in (loss, gn):
+            if col is not None:
+                bad |= ~np.isfinite(col)
+        if nan_iters is not None:
+            bad |= nan_iters != 0
+        out: list[Alert] = []
+        a = 0
+        if self.first is None and bad.any():
+            q = int(np.argmax(bad))
+            self._bulk(fr, bad, 0, q)
+            out = self.update(fr.at(q))
+            a = q + 1
+        self._bulk(fr, bad, a, fr.n)
+        return out
+
+    def _bulk(self, fr, bad, a: int, b: int) -> None:
+        if a >= b:
+            return
+        loss = fr.get("loss")
+        bad = bad[a:b]
+        nbad = int(np.count_nonzero(bad))
+        # rows with neither loss nor grad norm count only when nan_iters says so (then they are bad)
+        self.n += (b - a) if loss is not None or fr.get("grad_norm") is not None else nbad
+        if nbad:
+            self.bad += nbad
+            self.last_bad = int(fr.step[a + int(np.flatnonzero(bad)[-1])])
+        if loss is not None:
+            good = np.flatnonzero(~bad)[-1:] if nbad else (b - a - 1,)
+            if len(good):
+                self.last_good_loss = float(loss[a + int(good[0])])
 
     def result(self) -> CheckResult:
         if self.n == 0:

@@ -60,6 +60,8 @@ import math
 from collections import deque
 from statistics import median
 
+import numpy as np
+
 from tsm_tui import advice
 from tsm_tui.detectors import text_metrics as tm
 from tsm_tui.detectors.base import Detector, fmt
@@ -213,6 +215,128 @@ class OutputCollapseDetector(Detector):
                     if a is not None:
                         out = (out or []) + [a]
         return out or []
+
+    # ------------------------------------------------------------------ frames
+    # Frames carry no samples. The screen flags the rows where a watched ``extra``
+    # series could do more than count the value and keep the last three: a unit's
+    # first value, a non-finite logit, the early values that set the entropy
+    # reference, a level past a limit not yet reported. The memorisation EMA runs
+    # in bulk (exactly: a closed form while it is at rest, row by row otherwise)
+    # up to the record that raises the alert.
+    def update_frame(self, fr) -> list[Alert]:
+        watched = []
+        if fr.extra:
+            keys = self._keys
+            for k in fr.extra:  # what update() does on the first row
+                kind = keys.get(k, "")
+                if kind == "":
+                    kind = keys[k] = unit_kind(k) if len(keys) < 4096 else None
+                if kind is not None:
+                    watched.append((k, kind))
+        return self.scan_frame(fr, lambda a, b: self._screen(fr, watched, a, b),
+                               lambda a, b: self._bulk(fr, watched, a, b))
+
+    def _screen(self, fr, watched, a: int, b: int) -> np.ndarray:
+        flag = np.zeros(b - a, dtype=bool)
+        for k, kind in watched:
+            u = self.units.get(k)
+            if u is None:
+                if len(self.units) < MAX_UNIT_KEYS:
+                    flag[0] = True
+                continue
+            v = fr.extra[k][a:b]
+            if kind == "logit":
+                flag |= ~np.isfinite(v)
+            good = v == v
+            if kind == "entropy" and u.ref is None:
+                flag |= good
+                continue
+            if u.sev == Severity.CRITICAL:
+                continue
+            vals = np.concatenate((np.array(u.recent, dtype=float), v[good]))
+            if vals.size < 3:
+                continue
+            x0, x1, x2 = vals[:-2], vals[1:-1], vals[2:]
+            lv = np.maximum(np.minimum(x0, x1), np.minimum(np.maximum(x0, x1), x2))  # median of 3
+            if kind == "zero":
+                warn, crit = lv >= ZERO_WARN, lv >= ZERO_FAIL
+            elif kind == "entropy":
+                ref = u.ref or 0.0
+                warn, crit = (lv < ENT_WARN * ref, lv < ENT_FAIL * ref) if ref > 0 else (lv != lv, lv != lv)
+            else:
+                warn, crit = lv > LOGIT_WARN, lv > LOGIT_FAIL
+            bad = crit if u.sev == Severity.WARNING else warn | crit
+            # level j is the median of vals[j:j + 3], seen by the row of vals[j + 2]
+            hit = np.flatnonzero(bad) + 2 - len(u.recent)
+            flag[np.flatnonzero(good)[hit[hit >= 0]]] = True
+        return a + np.flatnonzero(flag)
+
+    def _bulk(self, fr, watched, a: int, b: int) -> int:
+        stop = self._memo_bulk(fr, a, b)
+        val = fr.get("val_loss")
+        if val is not None and stop > a:
+            self._val = float(val[stop - 1])
+        for k, _ in watched:
+            u = self.units.get(k)
+            if u is not None:
+                v = fr.extra[k][a:stop]
+                u.n += v.size
+                u.recent.extend(v[v == v][-3:].tolist())
+        return stop
+
+    def _memo_bulk(self, fr, a: int, b: int) -> int:
+        """The memorisation EMA over rows [a, b); returns the row that raises the alert
+        (not committed), else b."""
+        x = fr.get("loss")
+        if x is None:
+            return b
+        x = x[a:b]
+        ok = x == x
+        g = fr.get("grad_norm")
+        if g is not None:
+            ok &= np.isfinite(g[a:b])
+        rows = None if ok.all() else np.flatnonzero(ok)
+        steps = fr.step[a:b]
+        if rows is not None:
+            x, steps = x[rows], steps[rows]
+        k = self._memo(x, steps)
+        return b if k < 0 else a + (k if rows is None else int(rows[k]))
+
+    def _memo(self, x: np.ndarray, steps: np.ndarray) -> int:
+        """update()'s memorisation EMA over the loss values ``x``, value by value with
+        the same float operations. Once the values stay on one side of MEMO_LOSS and
+        the EMA is a fixed point for them (0.0 for a run never near zero) the rest
+        only counts. Stops before the value that raises the alert: returns its index
+        (else -1)."""
+        m = x.size
+        if not m:
+            return -1
+        low = (x >= 0.0) & (x < MEMO_LOSS)
+        change = np.flatnonzero(low[1:] != low[:-1])
+        tail = int(change[-1]) + 1 if change.size else 0  # low[tail:] is all one value
+        flags, last = low[:tail].tolist(), bool(low[tail])
+        ema, n, start, hit = self._low, self._loss_n, self._low_start, -1
+        k = 0
+        while k < m:
+            f = flags[k] if k < tail else last
+            nxt = ema + (f - ema) * MEMO_ALPHA
+            if k >= tail and nxt == ema and (ema < MEMO_SHARE or self.memo is not None):
+                if ema < 0.25:
+                    start = None
+                elif f and start is None:
+                    start = int(steps[k])
+                n += m - k
+                break
+            s1 = int(steps[k]) if f and start is None else start
+            if nxt < 0.25:
+                s1 = None
+            elif nxt >= MEMO_SHARE and self.memo is None and n + 1 >= MEMO_MIN:
+                hit = k
+                break
+            ema, n, start = nxt, n + 1, s1
+            k += 1
+        self._low, self._loss_n, self._low_start = ema, n, start
+        return hit
 
     # ------------------------------------------------------------------ samples
     def _samples(self, rec: StepRecord) -> list[Alert]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from tsm_tui import advice
 from tsm_tui.detectors.base import Detector, fmt
 from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -27,6 +29,11 @@ def _moments(blocks) -> tuple[float, float, int]:
     m = sum(b.s for b in blocks) / n
     v = max(0.0, sum(b.ss for b in blocks) / n - m * m)
     return m, v, n
+
+
+def _seq_sum(s: float, x: np.ndarray) -> float:
+    """``s + x[0] + x[1] + ...`` added left to right, as a loop of ``s += v`` does."""
+    return float(np.concatenate(([s], x)).cumsum()[-1])
 
 
 class _Block:
@@ -98,6 +105,50 @@ class PlateauDetector(Detector):
             self.blocks = merged
             self.block_size *= 2
         return self._evaluate(rec)
+
+    # -- columnar path -------------------------------------------------------------
+    # Only the record that completes a block does more than add to the open block
+    # (merge, evaluate with the RunState it saw): it goes through update(); the
+    # rows before it are added in bulk, in the same order (cumsum adds one value
+    # at a time, as ``b.s += x`` does; np.sum would add pairwise).
+    def update_frame(self, fr) -> list[Alert]:
+        loss = fr.get("loss")
+        if loss is None:
+            return []
+        gn = fr.get("grad_norm")
+        ok = np.isfinite(loss)
+        rows = None if ok.all() else np.flatnonzero(ok)
+        if rows is not None:
+            loss, gn, steps = loss[rows], (gn[rows] if gn is not None else None), fr.step[rows]
+        else:
+            steps = fr.step
+        out: list[Alert] = []
+        k, m = 0, loss.size
+        while k < m:
+            c = k + self.block_size - (self._cur.n if self._cur is not None else 0) - 1  # completes the block
+            if c > k:
+                e = min(c, m)
+                self._add(loss[k:e], steps[k:e], gn[k:e] if gn is not None else None)
+                if c >= m:
+                    break
+            out += self.update(fr.at(c if rows is None else int(rows[c])))
+            k = c + 1
+        return out
+
+    def _add(self, x, steps, gn) -> None:
+        b = self._cur
+        if b is None:
+            b = self._cur = _Block(int(steps[0]))
+        self.n += x.size
+        b.last = int(steps[-1])
+        b.s = _seq_sum(b.s, x)
+        b.ss = _seq_sum(b.ss, x * x)
+        b.n += x.size
+        if gn is not None:
+            gn = gn[np.isfinite(gn)]
+            if gn.size:
+                b.gs = _seq_sum(b.gs, gn)
+                b.gn += gn.size
 
     def window_steps(self) -> int:
         span = (self.state.last_step or 0) - (self.state.first_step or 0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, insort
 from collections import deque
+from itertools import islice
 
 
 class RollingMedian:
@@ -30,6 +31,20 @@ class RollingMedian:
         if len(self._fifo) > self.size:
             old = self._fifo.popleft()
             del self._sorted[bisect_left(self._sorted, old)]
+
+    def extend(self, values: list[float]) -> None:
+        """``update(x)`` for each of ``values`` (oldest first), as one rebuild.
+
+        Exactly the same state: ``insort`` puts a value after its equals and the
+        removal takes the first equal, so equal values (0.0 / -0.0) stay in
+        arrival order in ``_sorted``, which is what a stable ``sorted`` of the
+        window in arrival order gives."""
+        if not values:
+            return
+        keep = self.size - len(values)
+        vals = (list(self._fifo)[-keep:] + values) if keep > 0 and self._fifo else values[-self.size:]
+        self._fifo = deque(vals)
+        self._sorted = sorted(vals)
 
     def __len__(self) -> int:
         return len(self._fifo)
@@ -84,6 +99,10 @@ class RollingMoments:
     def update(self, x: float) -> None:
         self._fifo.append(x)
 
+    def extend(self, values) -> None:
+        """``update(x)`` for each of ``values``, oldest first."""
+        self._fifo.extend(values)
+
     def __len__(self) -> int:
         return len(self._fifo)
 
@@ -135,6 +154,20 @@ class RollingRate:
         self._hits += hit
         if len(self._fifo) > self.size:
             self._hits -= self._fifo.popleft()
+
+    def extend(self, hits: list[bool]) -> None:
+        """``update(h)`` for each of ``hits`` (oldest first): the same window and count."""
+        if len(hits) >= self.size:
+            hits = hits[-self.size:]
+            self._fifo = deque(hits)
+            self._hits = hits.count(True)
+            return
+        self._fifo.extend(hits)
+        self._hits += hits.count(True)
+        drop = len(self._fifo) - self.size
+        if drop > 0:
+            self._hits -= sum(islice(self._fifo, drop))
+            self._fifo = deque(islice(self._fifo, drop, None))
 
     def __len__(self) -> int:
         return len(self._fifo)
