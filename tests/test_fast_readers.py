@@ -144,6 +144,40 @@ def test_jsonl_variants(tmp_path):
     assert framed > 1000
 
 
+# lines that would parse differently as one array than one by one: split
+# ("},{" inside a line), merged (brackets closed on the next line), braces in
+# strings, whitespace around the object, NaN, a truncated last line
+_ODD = [
+    '{"step": 7, "loss": 1.0},{"step": 8, "loss": 2.0}',
+    '{"step": 9, "loss": [[\n]], "x": 1}',
+    '{"step": 7, "loss": 1.0},{"step": 8, "loss": 2.0}\n{"step": 9, "loss": [[\n]], "x": 1}',
+    '{"step": 10, "loss": 1.5, "note": "{"}',
+    ' {"step": 11, "loss": 1.5}',
+    '{"step": 12, "loss": 1.5}  \r',
+    '{"step": 13, "loss": NaN}',
+    '{"step": 14, "loss": 1.5, "tag": "a}b"}',
+    '{"step": 15, "loss": 1.5}}',
+    '{"step": 16, "loss": 1.5}]',
+    '{"step": 17, "loss": 1.5}, 5',
+    '{"step": 18, "loss": 1.5}, {"step": 19, "loss": 1.5}',
+    '{"step": 20, "loss": {"a": 1}}',
+    "",
+]
+
+
+@pytest.mark.parametrize("odd", range(len(_ODD) + 1))
+def test_jsonl_whole_chunk(tmp_path, odd):
+    """Uniform chunks parse as one array (JsonlReader._whole); one odd line
+    anywhere must give exactly what the per-line path gives."""
+    lines = [json.dumps({"step": s, "loss": 2.0 + s * 1e-5, "grad_norm": 0.5, "lr": 1e-4}) for s in range(1, 30001)]
+    if odd < len(_ODD):
+        at = 20000 + odd * 7
+        lines[at:at] = _ODD[odd].split("\n")
+    p = tmp_path / "metrics.jsonl"
+    p.write_text("\n".join(lines) + ("\n" if odd % 2 else ""))  # half without a final newline
+    assert check(str(p)) > 20000
+
+
 FILES = sorted(p for pat in ("sample_runs/**/*", "tests/data/**/*") for p in glob.glob(os.path.join(ROOT, pat),
                                                                                          recursive=True)
                if os.path.isfile(p) and not p.endswith((".pt", ".png", ".svg")))

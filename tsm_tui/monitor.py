@@ -82,11 +82,14 @@ class Monitor:
         fs = fr._state = FrameState(self.state, fr)
         self.records += fr.n
         new: list[Alert] = []
-        for d in self.detectors:
-            found = d.update_frame(fr)
-            if found:
-                new += found
-        fs.sync(fr.n - 1)
+        try:
+            for d in self.detectors:
+                found = d.update_frame(fr)
+                if found:
+                    new += found
+            fs.sync(fr.n - 1)
+        finally:
+            fr._state = None  # frame <-> state is a cycle: free the frame's arrays now, not at a GC pass
         if not new:
             return new
         # per record, alerts come in step order, detector order within a step

@@ -83,8 +83,9 @@ class JsonlReader(LineReader):
 
     # -- replay fast path ------------------------------------------------------------
     def feed_chunk(self, data: bytes) -> list:
-        """Whole chunks of lines with one key set become Frames: orjson parses each
-        line, numpy takes all values in one pass. Anything the per-line path would
+        """Whole chunks of lines with one key set become Frames: orjson parses the
+        chunk as one array when that provably equals parsing each line (``_whole``),
+        else each line; numpy takes all values in one pass. Anything the per-line path would
         treat differently (NaN / Infinity tokens, booleans, nulls, strings that are
         not numbers, nested objects, corrupt or over-long lines, another key set)
         goes line by line through ``feed``; a run of same-key lines inside a mixed
@@ -95,6 +96,11 @@ class JsonlReader(LineReader):
         # (single-byte gates first: memchr, ~20x cheaper than the word searches)
         flagged = ((b"u" in data and (b"true" in data or b"null" in data))
                    or (b"f" in data and b"false" in data))
+        objs = self._whole(data)
+        if objs is not None:
+            fr = self._frame(objs, flagged)
+            if fr is not None:
+                return [fr]
         lines = data.split(b"\n")
         last_open = not data.endswith(b"\n")
         if not last_open:
@@ -110,6 +116,36 @@ class JsonlReader(LineReader):
             return self._mixed(lines, last_open, objs, flagged)
         fr = self._frame(objs, flagged)
         return [fr] if fr is not None else self._mixed(lines, last_open, objs, flagged)
+
+    @staticmethod
+    def _whole(data: bytes) -> list | None:
+        """The chunk's objects from one orjson call over the lines joined as an
+        array, when that is provably what parsing each line gives; else None.
+
+        Proof: every line starts with "{" and the chunk holds no other "{", so
+        each "{" opens a top-level object (n objects, none nested, none in a
+        string) and object i starts at line i. It must close before line i + 1
+        starts, and only JSON whitespace may follow it (anything else breaks the
+        array or adds a non-object element): line i is exactly object i, which
+        is what parsing line i alone gives. NaN / Infinity (which orjson
+        rejects), corrupt lines and lines long enough to be skipped keep the
+        per-line path."""
+        body = data[:-1] if data.endswith(b"\n") else data
+        if not body.startswith(b"{") or body.endswith(b"\n"):  # (an empty last line)
+            return None
+        a = np.frombuffer(body, np.uint8)  # numpy counts bytes ~7x faster than bytes.count
+        nl, ob = a == 10, a == 123  # "\n", "{"
+        n = int(np.count_nonzero(nl)) + 1
+        if (int(np.count_nonzero(ob)) != n or int(np.count_nonzero(nl[:-1] & ob[1:])) != n - 1
+                or len(body) - n + 1 >= MAX_LINE):
+            return None
+        try:
+            objs = _fast_loads(b"[" + body.replace(b"\n", b",") + b"]")
+        except _FastError:  # NaN / Infinity, a corrupt line: line by line
+            return None
+        if len(objs) != n or set(map(type, objs)) != {dict} or len(set(map(len, objs))) != 1:
+            return None
+        return objs
 
     def _mixed(self, lines: list[bytes], last_open: bool, objs: list | None = None, flagged: bool = True) -> list:
         if objs is None:

@@ -137,20 +137,23 @@ class KeyValueTextReader(LineReader):
         the per-line parser (``learn_template``); everything else goes line by line."""
         if not self._templated():
             return super().feed_chunk(data)
-        lines = data.split(b"\n")
-        last_open = not data.endswith(b"\n")
-        if not last_open:
-            lines.pop()
-        if not lines:
+        if not data:
             return []
+        last_open = not data.endswith(b"\n")
         if not hasattr(self, "_tpls"):
             self._tpls: dict[bytes, object] = {}
             self._tpl = None
         tpl = self._tpl
-        if tpl is not None:
+        if tpl is not None:  # the usual case: every line of the chunk fits the current template
             found = tpl.regex.findall(data)
-            if len(found) == len(lines) and (len(data) < MAX_LINE or max(map(len, lines)) < MAX_LINE):
+            n = data.count(b"\n") + last_open
+            # the other n - 1 lines take a byte each at least: no line is longer than len - n + 1
+            if len(found) == n and (len(data) - n + 1 < MAX_LINE
+                                    or max(map(len, data.split(b"\n"))) < MAX_LINE):
                 return [self._frame(tpl, found)]
+        lines = data.split(b"\n")
+        if not last_open:
+            lines.pop()
         out: list = []
         run: list = []
         run_lines: list[bytes] = []
