@@ -6,7 +6,8 @@ its own and imports are not timed). Prints one JSON line: seconds, records.
 Modes: ``tsm`` (``tsm-watch PATH --report``: read, every detector, the report
 text; the imports happen before the clock and are reported as ``startup_s``), ``bare-json`` (orjson.loads per line), ``bare-regex`` (one compiled regex
 per Megatron line), ``bare-tfrecord`` (TFRecord framing only: no CRC, no
-protobuf), ``pandas-json`` (``read_json(lines=True)``), ``pandas-csv``
+protobuf), ``bare-protobuf`` (framing + tensorboard's compiled ``Event.FromString``
+per record, no CRC), ``pandas-json`` (``read_json(lines=True)``), ``pandas-csv``
 (``read_csv`` of the Megatron text with ``sep="|"``), ``tb-accumulator``
 (TensorBoard's ``EventAccumulator.Reload()``).
 """
@@ -75,6 +76,23 @@ def main() -> int:
         unpack = struct.unpack_from
         while pos + 12 <= end:
             ln = unpack("<Q", data, pos)[0]
+            pos += 16 + ln
+            n += 1
+        dt = time.perf_counter() - t0
+    elif mode == "bare-protobuf":
+        # the TensorBoard analogue of "orjson per line": framing plus one compiled
+        # protobuf parse per record (tensorboard's Event class, upb / C++ backed)
+        from tensorboard.compat.proto.event_pb2 import Event
+
+        parse = Event.FromString
+        t0 = time.perf_counter()
+        with open(path, "rb") as f:
+            data = f.read()
+        pos, end = 0, len(data)
+        unpack = struct.unpack_from
+        while pos + 12 <= end:
+            ln = unpack("<Q", data, pos)[0]
+            parse(data[pos + 12: pos + 12 + ln])
             pos += 16 + ln
             n += 1
         dt = time.perf_counter() - t0

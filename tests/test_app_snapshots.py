@@ -26,6 +26,9 @@ async def loaded(pilot) -> None:
     t0 = time.monotonic()
     while not app.loaded and time.monotonic() - t0 < 10:
         await pilot.pause(0.05)
+    # let the last layout pass settle: once, under heavy CPU load, the alert list was
+    # captured before its options were re-rendered at their final width (no "…")
+    await pilot.pause(0.2)
     await pilot.pause()
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import random
 import shutil
 import sqlite3
 import struct
@@ -378,6 +379,65 @@ def test_tensorboard_corrupt_records_counted_and_resynced():
     assert [x.step for x in recs] == [1, 3, 5]
     assert r.skip_reasons == {"corrupt record (data CRC mismatch)": 1, "corrupt record header (CRC mismatch)": 1,
                               "truncated record at end of file": 1}
+
+
+def _varint_bytes(x):
+    out = bytearray()
+    while True:
+        b, x = x & 0x7F, x >> 7
+        out.append(b | (0x80 if x else 0))
+        if not x:
+            return bytes(out)
+
+
+def test_tensorboard_fast_decoder_equals_general():
+    """decode_event's one-regex path for add_scalar events gives what walking the
+    wire format gives, for odd tags, steps and values, and refuses look-alikes."""
+    from tsm_tui.sources.tensorboard import decode_event, decode_event_general
+
+    rng = random.Random(3)
+
+    def ld(n, b):
+        return bytes([n << 3 | 2]) + _varint_bytes(len(b)) + b
+
+    cases = []
+    for _ in range(3000):
+        tag = bytes(rng.choice([0x15, 0x0A, 0x2A, 0xFF, 0xC3, 0xA9, 0x61, 0x00]) for _ in range(rng.choice(
+            [0, 1, 4, 40, 118, 119, 120, 127, 128, 200])))
+        step = rng.choice([0, 1, 127, 128, 300, 2 ** 31, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, rng.randrange(2 ** 70)])
+        val = struct.pack("<f", rng.choice([0.0, -0.0, 2.5, float("nan"), float("inf"), rng.random()]))
+        wall = struct.pack("<d", rng.random() * 2e9)
+        data = b"\x09" + wall + b"\x10" + _varint_bytes(step) + ld(5, ld(1, ld(1, tag) + b"\x15" + val))
+        k = rng.randrange(8)
+        if k == 1:  # a second value in the summary
+            data += ld(5, ld(1, ld(1, b"lr") + b"\x15" + val))
+        elif k == 2:  # metadata after the value
+            data = data[:-5] + data[-5:] + b"\x4a\x00"
+        elif k == 3:  # a byte off somewhere
+            i = rng.randrange(len(data))
+            data = data[:i] + bytes([data[i] ^ (1 << rng.randrange(8))]) + data[i + 1:]
+        elif k == 4:  # truncated
+            data = data[: rng.randrange(len(data))]
+        cases.append(data)
+    fast = 0
+    for data in cases:
+        try:
+            want = decode_event_general(data)
+        except Exception as e:  # noqa: BLE001 - the general decoder's errors must stay the same
+            want = type(e)
+        try:
+            got = decode_event(data)
+        except Exception as e:  # noqa: BLE001
+            got = type(e)
+        assert repr(got) == repr(want), data.hex()
+        fast += _fast_match(data)
+    assert fast > 1000
+
+
+def _fast_match(data):
+    from tsm_tui.sources.tensorboard import _SIMPLE
+
+    return _SIMPLE.fullmatch(data) is not None
 
 
 def test_tensorboard_file_sniffed_as_binary(tmp_path):

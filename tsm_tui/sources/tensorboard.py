@@ -25,6 +25,7 @@ x-axis (Megatron's ``... vs samples``) are ignored.
 from __future__ import annotations
 
 import os
+import re
 import struct
 
 from tsm_tui.record import StepRecord
@@ -156,8 +157,34 @@ def _tensor_scalar(b: bytes) -> float | None:
     return None
 
 
+# The event add_scalar writes (torch SummaryWriter, tensorboardX): wall time, step and
+# one Summary.Value{tag, simple_value}, every length one byte. One regex call reads it;
+# the lengths are checked against what the general decoder would walk, so a match
+# means exactly the same result. Anything else goes through the general decoder.
+_SIMPLE = re.compile(rb"\x09(.{8})\x10([\x80-\xff]{0,9}[\x00-\x7f])\x2a([\x00-\x7f])\x0a([\x00-\x7f])"
+                     rb"\x0a([\x00-\x7f])(.*)\x15(.{4})", re.S)
+_unpack_d = struct.Struct("<d").unpack
+_unpack_f = struct.Struct("<f").unpack
+
+
 def decode_event(data: bytes) -> tuple[int, float | None, list[tuple[str, float]]]:
     """(step, wall_time, [(tag, scalar)]) of one serialized Event."""
+    m = _SIMPLE.fullmatch(data)
+    if m is not None:
+        wall, st, l1, l2, lt, tag, val = m.groups()
+        lt = lt[0]
+        if len(tag) == lt and l2[0] == lt + 7 and l1[0] == lt + 9:
+            k = len(st)
+            step = (st[0] if k == 1 else (st[0] & 0x7F) | st[1] << 7 if k == 2
+                    else (st[0] & 0x7F) | (st[1] & 0x7F) << 7 | st[2] << 14 if k == 3 else _varint(st, 0)[0])
+            if step >= 1 << 63:
+                step -= 1 << 64
+            return step, _unpack_d(wall)[0], [(tag.decode("utf-8", "replace"), _unpack_f(val)[0])]
+    return decode_event_general(data)
+
+
+def decode_event_general(data: bytes) -> tuple[int, float | None, list[tuple[str, float]]]:
+    """decode_event by walking the wire format (any field order, tensors, several values)."""
     step = 0
     wall = None
     scalars: list[tuple[str, float]] = []
