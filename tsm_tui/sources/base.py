@@ -194,6 +194,11 @@ class ByteReader(LineReader):
     def feed(self, line: str) -> list[StepRecord]:  # pragma: no cover - not line based
         raise TypeError("ByteReader takes bytes: use feed_bytes")
 
+    def feed_chunk(self, data: bytes) -> list:
+        """Replay: a chunk of a finished file as records and Frames (readers may
+        override with a columnar path giving the same records)."""
+        return pack(self.feed_bytes(data))
+
     @classmethod
     def sniff_bytes(cls, path: str) -> float:
         """How sure this reader is that it reads the (binary) file at ``path``."""

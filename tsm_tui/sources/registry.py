@@ -252,7 +252,7 @@ def read_items(path: str, reader: LineReader) -> Iterator:
                 data = f.read(CHUNK)
                 if not data:
                     break
-                yield from pack(reader.feed_bytes(data))
+                yield from reader.feed_chunk(data)
     else:
         yield from pack(reader.read_path(path))
     yield from reader.flush()

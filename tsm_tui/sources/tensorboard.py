@@ -28,8 +28,12 @@ import os
 import re
 import struct
 
+import numpy as np
+
+from tsm_tui.frame import MIN_RUN, Frame, pack
 from tsm_tui.record import StepRecord
-from tsm_tui.sources.base import ByteReader
+from tsm_tui.sources import tb_columns as tbc
+from tsm_tui.sources.base import METRICS, ByteReader
 
 # -- CRC32C (Castagnoli), table driven -----------------------------------------------
 try:  # optional C implementations, used when present
@@ -302,6 +306,150 @@ class TensorBoardReader(ByteReader):
             self._pending += scalars
         del buf[:pos]
         return out
+
+    # -- replay fast path ----------------------------------------------------------
+    def feed_chunk(self, data: bytes) -> list:
+        """``pack(feed_bytes(data))`` computed on columns (tb_columns): the same
+        records, skips and counters. Chunks with anything unusual (a corrupt
+        record, a resync, an event that does not decode) go through feed_bytes."""
+        if self._resync or not data:
+            return pack(self.feed_bytes(data))
+        buf = bytes(self._buf) + data if self._buf else data
+        framed = tbc.frame_records(buf, MAX_RECORD)
+        if framed is None:
+            return pack(self.feed_bytes(data))
+        starts, lens, end = framed
+        a = np.frombuffer(buf, np.uint8)
+        tail_bad = len(buf) - end >= 12 and struct.unpack_from("<I", buf, end + 8)[0] != masked_crc(buf[end:end + 8])
+        if not starts.size or tail_bad or not tbc.crcs_ok(a, starts, lens):
+            return pack(self.feed_bytes(data))
+        ok, step, wall, val, tag, names = tbc.simple_events(a, starts, lens)
+        tags = [t.decode("utf-8", "replace") for t in names]
+        keep = np.array([not _other_axis(t) for t in tags] + [False], dtype=bool)  # id -1: not simple
+        odd = np.flatnonzero(~ok)
+        extra_items = []  # (record index, step, wall, scalars) of events decoded one by one
+        for i in odd.tolist():
+            p = int(starts[i]) + 12
+            try:
+                st, w, sc = decode_event(buf[p:p + int(lens[i])])
+            except (_Bad, struct.error, IndexError):
+                return pack(self.feed_bytes(data))  # undecodable: counted by the per-record path
+            sc = [(t, x) for t, x in sc if not _other_axis(t)]
+            if sc:
+                extra_items.append((i, st, w, sc))
+        # the chunk is taken: from here on the state moves
+        self._buf = bytearray(buf[end:])
+        self.events += int(starts.size)
+        sel = ok & keep[tag]
+        ids = {t: k for k, t in enumerate(tags)}  # (two byte strings may decode alike: ids stay apart)
+        names_by_id = list(tags)
+
+        def tid(t: str) -> int:
+            k = ids.get(t)
+            if k is None:
+                k = ids[t] = len(names_by_id)
+                names_by_id.append(t)
+            return k
+        pend = self._pending if self._pending_step is not None else []
+        # items in log order: the open step of the last chunk, then this chunk's scalars
+        # (several scalars of one record stay together, in order: a stable sort by record)
+        if extra_items or pend:
+            pos = np.flatnonzero(sel)
+            rec_of = [np.full(len(pend), -1, dtype=np.int64), pos]
+            it_step = [np.full(len(pend), self._pending_step or 0, dtype=np.int64), step[pos]]
+            pw = self._pending_wall
+            it_wall = [np.full(len(pend), np.nan if pw is None else pw), wall[pos]]
+            it_none = [np.full(len(pend), pw is None), np.zeros(pos.size, dtype=bool)]
+            it_tag = [np.array([tid(t) for t, _ in pend], dtype=np.int64), tag[pos]]
+            it_val = [np.array([x for _, x in pend], dtype=np.float64), val[pos]]
+            for i, st, w, sc in extra_items:
+                k = len(sc)
+                rec_of.append(np.full(k, i, dtype=np.int64))
+                it_step.append(np.full(k, st, dtype=np.int64))
+                it_wall.append(np.full(k, np.nan if w is None else w))
+                it_none.append(np.full(k, w is None))
+                it_tag.append(np.array([tid(t) for t, _ in sc], dtype=np.int64))
+                it_val.append(np.array([x for _, x in sc], dtype=np.float64))
+            order = np.concatenate(rec_of).argsort(kind="stable")
+            i_step, i_wall, i_none, i_tag, i_val = (np.concatenate(c)[order]
+                                                    for c in (it_step, it_wall, it_none, it_tag, it_val))
+        else:
+            i_step, i_wall, i_tag, i_val = step[sel], wall[sel], tag[sel], val[sel]
+            i_none = np.zeros(i_step.size, dtype=bool)
+        self._pending, self._pending_step, self._pending_wall = [], None, None
+        n = i_step.size
+        if not n:
+            return []
+        bounds = np.concatenate(([0], np.flatnonzero(i_step[1:] != i_step[:-1]) + 1, [n]))
+        out = self._runs(i_step, i_wall, i_none, i_tag, i_val, bounds[:-1], names_by_id)
+        # the last step stays open: its next scalar may be in the next chunk
+        a0 = int(bounds[-2])
+        self._pending_step = int(i_step[a0])
+        self._pending = [(names_by_id[t], x) for t, x in zip(i_tag[a0:].tolist(), i_val[a0:].tolist())]
+        self._pending_wall = None if i_none[-1] else float(i_wall[-1])
+        return out
+
+    def _runs(self, i_step, i_wall, i_none, i_tag, i_val, bounds, names) -> list:
+        """Records of the complete steps: runs [bounds[k], bounds[k+1]) of items."""
+        nrun = bounds.size - 1
+        if nrun <= 0:
+            return []
+        lens = np.diff(bounds)
+        r = int(lens[0])
+        if nrun >= MIN_RUN and (lens == r).all():
+            pat = i_tag[: nrun * r].reshape(nrun, r)
+            if (pat == pat[0]).all() and not i_none[r - 1: nrun * r: r].any():
+                fr = self._uniform(i_step[: nrun * r: r], i_wall[r - 1: nrun * r: r],
+                                   i_val[: nrun * r].reshape(nrun, r), [names[t] for t in pat[0].tolist()])
+                if fr is not None:
+                    return fr
+        out: list[StepRecord] = []
+        for k in range(nrun):
+            a, b = int(bounds[k]), int(bounds[k + 1])
+            self._pending_step = int(i_step[a])
+            self._pending_wall = None if i_none[b - 1] else float(i_wall[b - 1])
+            self._pending = [(names[t], x) for t, x in zip(i_tag[a:b].tolist(), i_val[a:b].tolist())]
+            rec = self._emit()
+            if rec is not None:
+                out.append(rec)
+        return pack(out)
+
+    def _uniform(self, steps, walls, vals, seq: list[str]) -> list | None:
+        """Steps that all carry the tags ``seq`` in this order: one Frame, built as
+        ``build`` would build each record; None when build's result could depend
+        on the values (counters that must be finite integers)."""
+        if self._validation:
+            seq = [("val_loss" if self.field(t) == "loss" else t) for t in seq]
+        cols: dict[str, int] = {}
+        extra: dict[str, int] = {}
+        got = False
+        for j, t in enumerate(seq):
+            f = self.field(t)
+            if f is None:
+                extra[t] = j  # the last value of a repeated key wins, at its first place
+                continue
+            if f == "step":
+                continue
+            if f in ("skipped", "nan_iters"):
+                return None
+            if f not in cols:
+                cols[f] = j  # first alias wins
+            if f in METRICS:
+                got = True
+        for t in seq:
+            if len(self.tags) < 200:
+                self.tags.add(t)
+        if not got:
+            return []
+        n = steps.size
+        fcols = {f: vals[:, j].copy() for f, j in cols.items()}
+        if "time" not in fcols:
+            fcols["time"] = walls.astype(np.float64)
+        fr = Frame(steps.astype(np.int64), fcols, {k: vals[:, j].copy() for k, j in extra.items()} or None,
+                   self.path)
+        self.records += n
+        self._last_step = int(steps[-1])
+        return [fr]
 
     def _emit(self) -> StepRecord | None:
         items = self._pending
