@@ -195,24 +195,6 @@ def open_reader(path: str) -> tuple[LineReader | None, FileInfo]:
     return cls(path), info
 
 
-def iter_lines(path: str, reader: LineReader, start: int = 0) -> Iterator[str]:
-    """Complete lines of a file from ``start``; over-long and undecodable ones are counted."""
-    with open(path, "rb") as f:
-        if start:
-            f.seek(start)
-        for raw in f:
-            if len(raw) > MAX_LINE:
-                reader.skip(f"line longer than {MAX_LINE // (1 << 20)} MiB")
-                continue
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                line = raw.decode("utf-8", "replace")
-                reader.skip_reasons["non-UTF-8 bytes (replaced, line still read)"] = (
-                    reader.skip_reasons.get("non-UTF-8 bytes (replaced, line still read)", 0) + 1)
-            yield line.rstrip("\n").rstrip("\r")
-
-
 CHUNK = 1 << 20
 
 
