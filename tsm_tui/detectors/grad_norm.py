@@ -9,7 +9,6 @@ import math
 
 import bottleneck as bn
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from tsm_tui import advice
 from tsm_tui.detectors.base import Detector, fmt
