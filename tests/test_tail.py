@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from tsm_tui.frame import Frame, expand
 from tsm_tui.record import StepRecord
 from tsm_tui.session import Session
 from tsm_tui.sources import registry
@@ -28,11 +29,14 @@ class Collector:
         self.steps: dict[str, list[int]] = {}
         self.records: list[StepRecord] = []
         self.events: list[str] = []
+        self.framed = 0  # rows that came as Frames (big reads take the chunked path)
 
     def pump(self) -> None:
         for b in self.t.drain():
-            self.steps.setdefault(b.source, []).extend(r.step for r in b.records)
-            self.records.extend(b.records)
+            self.framed += sum(it.n for it in b.records if type(it) is Frame)
+            recs = list(expand(b.records))
+            self.steps.setdefault(b.source, []).extend(r.step for r in recs)
+            self.records.extend(recs)
         self.events += self.t.drain_events()
 
     def all_steps(self) -> list[int]:
@@ -205,6 +209,27 @@ def test_stress_polling(tmp_path, tail):
 
 
 # ----------------------------------------------------------------------------- behaviours
+def test_history_and_bursts_take_the_chunked_path(tmp_path, tail):
+    """A long history present at start, a burst appended in one write (with a line
+    begun by the previous write), then single lines: the records are exactly those
+    of reading the finished file, and the big reads came as Frames."""
+    p = tmp_path / "metrics.jsonl"
+    rows = [jline(s, loss=2.0 + (s % 97) * 1e-3, grad_norm=0.5 + (s % 13) * 1e-2, lr=1e-4) for s in range(1, 40_001)]
+    append(p, "".join(rows[:20_000]) + rows[20_000][:25])  # the history ends inside a line
+    c = tail(p)
+    assert c.wait_for(lambda: len(c.records) >= 20_000)
+    append(p, rows[20_000][25:] + "".join(rows[20_001:39_990]))  # one burst, ~800 KiB
+    for r in rows[39_990:]:
+        append(p, r)
+    assert c.wait_for(lambda: len(c.records) >= 40_000)
+    c.settle(0.3)
+    reader, _ = registry.open_reader(str(p))
+    want = list(registry.read_records(str(p), reader))
+    assert [(r.step, r.loss, r.grad_norm, r.lr) for r in c.records] == \
+        [(r.step, r.loss, r.grad_norm, r.lr) for r in want]
+    assert c.framed > 30_000
+
+
 def test_files_appearing_later_in_empty_dir(tmp_path, tail):
     run = tmp_path / "run"  # does not exist yet
     c = tail(run)

@@ -47,11 +47,13 @@ import time
 from array import array
 
 from tsm_tui.feed import Batch, Feed
+from tsm_tui.frame import Frame
 from tsm_tui.record import StepRecord
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import MAX_LINE, LineReader
 
 CHUNK = 1 << 20  # bytes read per syscall
+CHUNKED_MIN = 64 << 10  # reads at least this big go through the reader's chunked (Frame) path
 FINGERPRINT = 256  # bytes compared at the head and before the offset to spot rewrites
 MAX_QUEUED = 200_000  # records waiting for the consumer before the worker pauses
 MAX_RETIRED = 256  # rotated-away files kept open (to recognise them under their new name)
@@ -159,20 +161,33 @@ class _File:
         self.error: str | None = None  # last error reported (one event per kind)
         self.opened = 0  # incarnations opened at this path
 
-    def accept(self, recs: list[StepRecord]) -> list[StepRecord]:
-        """Drop records a rewrite repeats; track what was delivered."""
+    def accept(self, recs: list) -> list:
+        """Drop records a rewrite repeats; track what was delivered (a Frame counts
+        its rows; while a rewrite is being skipped over it goes row by row)."""
         out = []
         for r in recs:
-            idx = self.parsed
-            self.parsed += 1
-            if self.skip_floor is not None:
-                if idx < self.skip_n and r.step <= self.skip_floor:
+            if type(r) is Frame:
+                if self.skip_floor is None:
+                    self.parsed += r.n
+                    out.append(r)
+                    top = int(r.step.max())
+                    if self.max_step is None or top > self.max_step:
+                        self.max_step = top
                     continue
-                self.skip_floor = None  # past the old content: normal delivery from here
-            out.append(r)
-            if self.max_step is None or r.step > self.max_step:
-                self.max_step = r.step
-        self.delivered += len(out)
+                rows = r.records()
+            else:
+                rows = (r,)
+            for x in rows:
+                idx = self.parsed
+                self.parsed += 1
+                if self.skip_floor is not None:
+                    if idx < self.skip_n and x.step <= self.skip_floor:
+                        continue
+                    self.skip_floor = None  # past the old content: normal delivery from here
+                out.append(x)
+                if self.max_step is None or x.step > self.max_step:
+                    self.max_step = x.step
+        self.delivered += sum(x.n if type(x) is Frame else 1 for x in out)
         return out
 
     def start_rewrite(self) -> None:
@@ -253,7 +268,7 @@ class Tailer(Feed):
         with self._space:
             while self._queued > MAX_QUEUED and not self._stop.is_set():
                 self._space.wait(0.5)  # backpressure: the consumer is behind
-            self._queued += len(records)
+            self._queued += sum(r.n if type(r) is Frame else 1 for r in records)
             self._out.append(Batch(source, reader, records, backlog=not self.caught_up.is_set()))
         self.ready.set()
 
@@ -619,7 +634,8 @@ class Tailer(Feed):
             f.tail = (f.tail + data[-FINGERPRINT:])[-FINGERPRINT:]
             if f.reader.kind == "bytes":
                 try:
-                    recs = f.reader.feed_bytes(data)
+                    # a big read (history, a burst): the replay's columnar path, same records
+                    recs = f.reader.feed_chunk(data) if len(data) >= CHUNKED_MIN else f.reader.feed_bytes(data)
                 except Exception as e:  # a reader bug must not stop the tailer
                     f.reader.skip(f"reader error: {type(e).__name__}")
                     recs = []
@@ -628,6 +644,27 @@ class Tailer(Feed):
                 self._feed_lines(f, data)
 
     def _feed_lines(self, f: _File, data: bytes) -> None:
+        reader = f.reader
+        if len(data) >= CHUNKED_MIN and not f.discarding:
+            # a big read (the history present at start, a burst): whole lines go through
+            # the replay's chunked path (Frames; the same records as line by line); a
+            # line begun in the last read and the partial last line go line by line
+            j = data.rfind(b"\n")
+            k = data.find(b"\n") + 1 if f.partial else 0
+            if 0 <= k <= j:
+                if k:
+                    self._feed_each_line(f, data[:k])
+                try:
+                    items = reader.feed_chunk(data[k: j + 1])
+                except Exception as e:  # a reader bug must not stop the tailer
+                    lines = data.count(b"\n", k, j + 1)
+                    reader.skip(f"reader error: {type(e).__name__} (a chunk of {lines} lines)")
+                    items = []
+                self._put(f.path, reader, f.accept(items))
+                data = data[j + 1:]
+        self._feed_each_line(f, data)
+
+    def _feed_each_line(self, f: _File, data: bytes) -> None:
         reader = f.reader
         out: list[StepRecord] = []
         start = 0
