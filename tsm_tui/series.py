@@ -310,6 +310,44 @@ class SeriesStore:
         for r in recs:
             self.add(r)
 
+    def add_frame(self, fr) -> None:
+        """The rows of a Frame (tsm_tui.frame), exactly as ``add`` would take them one
+        by one, without building a StepRecord per row: each metric's column goes
+        into its series in one loop. A frame whose steps go back anywhere (a
+        resume truncates the series) goes row by row."""
+        n = fr.n
+        if not n:
+            return
+        steps = fr.step
+        if (steps[1:] < steps[:-1]).any() or any(
+                s.last_step is not None and steps[0] < s.last_step for s in self.series.values()) or (
+                self.last_step is not None and steps[0] < self.last_step):
+            for i in range(n):
+                self.add(fr.record(i))
+            return
+        cols = fr.cols
+        st = steps.tolist()
+        for name in ("loss", "grad_norm", "lr", "loss_scale"):
+            col = cols.get(name)
+            if col is not None:
+                self._append_all(name, st, col.tolist())
+        key = _throughput_key(fr.extra) if fr.extra else None
+        if key is not None:
+            self._append_all("throughput", st, fr.extra[key].tolist())
+        if any(k in cols for k in ("loss", "grad_norm", "lr", "loss_scale")):
+            if self.first_step is None:
+                self.first_step = st[0]
+            if self.last_step is None or st[-1] > self.last_step:
+                self.last_step = st[-1]
+
+    def _append_all(self, name: str, steps: list[int], values: list[float]) -> None:
+        s = self.series.get(name)
+        if s is None:
+            s = self.series[name] = Series(self.cap)
+        append = s.append
+        for step, v in zip(steps, values):
+            append(step, v)
+
 
 def _has_metric(rec) -> bool:
     return rec.loss is not None or rec.grad_norm is not None or rec.lr is not None or rec.loss_scale is not None
@@ -327,4 +365,17 @@ def throughput_of(rec) -> float | None:
         kl = k.lower()
         if "tok" in kl and ("/s" in kl or "per_s" in kl or "sec" in kl):
             return v
+    return None
+
+
+def _throughput_key(extra: dict) -> str | None:
+    """The key ``throughput_of`` reads in a record with these extra keys (a Frame's
+    values are floats, never None)."""
+    for k in SeriesStore._THROUGHPUT_KEYS:
+        if k in extra:
+            return k
+    for k in extra:
+        kl = k.lower()
+        if "tok" in kl and ("/s" in kl or "per_s" in kl or "sec" in kl):
+            return k
     return None

@@ -26,7 +26,7 @@ from textual.worker import get_current_worker
 
 from tsm_tui.app.widgets import CHECK_IDS, AlertDetail, AlertList, CheckPanel, HelpScreen, safe, set_text
 from tsm_tui.feed import Feed, ReplayFeed
-from tsm_tui.frame import Frame, expand
+from tsm_tui.frame import Frame
 from tsm_tui.plotting import focus_plot, fmt, spark
 from tsm_tui.record import Alert, CheckResult, Status
 from tsm_tui.series import SeriesStore
@@ -212,15 +212,21 @@ class TsmApp(App):
                 continue
             for b in batches:
                 for part in _slices(b.records):
-                    rows = list(expand(part))
                     with self._lock:
                         self.session.feed(b.source, part, b.reader)
                         store = self.stores.get(b.source)
                         if store is None:
                             store = self.stores[b.source] = SeriesStore()
-                        store.extend(rows)
+                        n = 0
+                        for it in part:
+                            if type(it) is Frame:
+                                store.add_frame(it)
+                                n += it.n
+                            else:
+                                store.add(it)
+                                n += 1
                         self.formats[b.source] = getattr(b.reader, "name", "?")
-                        self._pumped += len(rows)
+                        self._pumped += n
                     if self._pump_stop.is_set():
                         return
 
