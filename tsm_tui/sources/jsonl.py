@@ -85,11 +85,11 @@ class JsonlReader(LineReader):
     def feed_chunk(self, data: bytes) -> list:
         """Whole chunks of lines with one key set become Frames: orjson parses the
         chunk as one array when that provably equals parsing each line (``_whole``),
-        else each line; numpy takes all values in one pass. Anything the per-line path would
-        treat differently (NaN / Infinity tokens, booleans, nulls, strings that are
-        not numbers, nested objects, corrupt or over-long lines, another key set)
-        goes line by line through ``feed``; a run of same-key lines inside a mixed
-        chunk is still a Frame."""
+        else each line; numpy takes all values in one pass. Anything the per-line
+        path would treat differently (NaN / Infinity tokens, booleans, nulls,
+        strings that are not numbers, nested objects, corrupt or over-long lines,
+        another key set) goes line by line through ``feed``; a run of same-key
+        lines inside a mixed chunk is still a Frame."""
         if _fast_loads is None:
             return super().feed_chunk(data)
         # numpy would turn a boolean into 1.0 and a null into NaN; build() ignores both
