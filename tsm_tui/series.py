@@ -325,16 +325,14 @@ class SeriesStore:
             for i in range(n):
                 self.add(fr.record(i))
             return
-        cols = fr.cols
         st = steps.tolist()
-        for name in ("loss", "grad_norm", "lr", "loss_scale"):
-            col = cols.get(name)
-            if col is not None:
-                self._append_all(name, st, col.tolist())
+        metrics = [name for name in ("loss", "grad_norm", "lr", "loss_scale") if name in fr.cols]
+        for name in metrics:
+            self._append_all(name, st, fr.cols[name].tolist())
         key = _throughput_key(fr.extra) if fr.extra else None
         if key is not None:
             self._append_all("throughput", st, fr.extra[key].tolist())
-        if any(k in cols for k in ("loss", "grad_norm", "lr", "loss_scale")):
+        if metrics:  # (what _has_metric says of every row)
             if self.first_step is None:
                 self.first_step = st[0]
             if self.last_step is None or st[-1] > self.last_step:
@@ -355,26 +353,17 @@ def _has_metric(rec) -> bool:
 
 def throughput_of(rec) -> float | None:
     ex = rec.extra
-    if not ex:
-        return None
-    for k in SeriesStore._THROUGHPUT_KEYS:
-        v = ex.get(k)
-        if v is not None:
-            return v
-    for k, v in ex.items():  # "perf/tokens_per_sec", "throughput/tok_s" ...
-        kl = k.lower()
-        if "tok" in kl and ("/s" in kl or "per_s" in kl or "sec" in kl):
-            return v
-    return None
+    k = _throughput_key(ex) if ex else None
+    return ex[k] if k is not None else None
 
 
 def _throughput_key(extra: dict) -> str | None:
-    """The key ``throughput_of`` reads in a record with these extra keys (a Frame's
-    values are floats, never None)."""
+    """Which of a record's extra values is its throughput (a record's ``extra``, or a
+    Frame's, whose values are columns)."""
     for k in SeriesStore._THROUGHPUT_KEYS:
-        if k in extra:
+        if extra.get(k) is not None:
             return k
-    for k in extra:
+    for k in extra:  # "perf/tokens_per_sec", "throughput/tok_s" ...
         kl = k.lower()
         if "tok" in kl and ("/s" in kl or "per_s" in kl or "sec" in kl):
             return k

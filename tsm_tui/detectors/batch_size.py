@@ -133,7 +133,7 @@ class BatchSizeDetector(Detector):
         ts = self._token_steps(fr, a, b) if b > a else None
         if ts is None:
             return
-        idx, rate, self._prev_tokens = ts
+        _, rate, self._prev_tokens = ts
         got = np.flatnonzero(rate == rate)
         if got.size:
             self.observed_tokens = float(rate[got[-1]])

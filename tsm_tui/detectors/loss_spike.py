@@ -161,12 +161,11 @@ class LossSpikeDetector(Detector):
             k_out = max(0, dq.size + stop - nd)  # values out of the delay after these rows
             self._delay._q.clear()
             self._delay._q.extend(dseq[k_out: dq.size + stop].tolist())
-            new_base = bseq[: base.size + k_out]
-            _refill(self._med, new_base[-self._med.size:])
+            # (only the values that can still be in a window need to go in)
+            self._med.extend(outs[max(0, k_out - self._med.size): k_out].tolist())
             pos = outs[:k_out]
-            self._logm._fifo.extend([math.log(v) for v in pos[pos > 0][-self._logm.size:].tolist()])
-            rec_seq = np.concatenate((np.fromiter(self._recent._fifo, float, len(self._recent._fifo)), fed[:stop]))
-            _refill(self._recent, rec_seq[-self._recent.size:])
+            self._logm.extend([math.log(v) for v in pos[pos > 0][-self._logm.size:].tolist()])
+            self._recent.extend(fed[max(0, stop - self._recent.size): stop].tolist())
             if best is not None:
                 self._best_med, self._best_step = best
         return p + stop
@@ -392,9 +391,3 @@ class LossSpikeDetector(Detector):
         return self._result(Status.PASS, f"no spikes in {self.n} loss values")
 
 
-def _refill(rm: RollingMedian, values) -> None:
-    """A RollingMedian holding exactly ``values`` (oldest first)."""
-    vals = values.tolist() if hasattr(values, "tolist") else list(values)
-    rm._fifo.clear()
-    rm._fifo.extend(vals)
-    rm._sorted[:] = sorted(vals)
