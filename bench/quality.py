@@ -120,6 +120,10 @@ def sample_labels() -> list[tuple[str, str, dict]]:
             lab["divergence"] = [e["nan_first_step"]]
         if name == "plateau" or "goes flat" in notes:
             lab["plateau"] = list(e.get("fault_steps") or [])
+        if e.get("loss_scale_min_step") is not None and "every later iteration is skipped" in notes:
+            # the scale pinned at its minimum and every update skipped: the weights
+            # stop changing, the loss goes flat with the LR still high (a plateau)
+            lab["plateau"] = [e["loss_scale_min_step"]]
         out.append((name, d, lab))
     return out
 

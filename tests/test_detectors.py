@@ -1,11 +1,15 @@
 """Detectors on seeded synthetic streams: exact detection steps."""
 
 import math
+import os
+import random
 
 from conftest import curve, run, status
 
 from tsm_tui.record import StepRecord
 from tsm_tui.settings import RunInfo, Settings
+
+SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample_runs")
 
 
 def test_healthy_run_has_no_alerts(healthy):
@@ -186,3 +190,43 @@ def test_memory_is_bounded():
     assert len(sp._med) <= 100 and len(sp._recent) <= 100
     pl = mon.detectors[4]
     assert len(pl.blocks) <= 64
+
+
+def _slow_descent(n=1500, seed=5, noise=0.03):
+    """Loss that keeps improving ~1.5% per 100 steps, LR at its peak throughout."""
+    rng = random.Random(seed)
+    return [StepRecord(step=s, loss=3.0 * math.exp(-s / 6000) * (1 + rng.gauss(0, noise)), grad_norm=0.5, lr=3e-4)
+            for s in range(1, n + 1)]
+
+
+def test_plateau_not_raised_by_a_recovering_spike_on_a_descent():
+    # a 3x spike that decays over ~15 steps lifts the last third of the window:
+    # its mean and spread make the descent look flat unless the spike is seen
+    recs = _slow_descent()
+    for r in recs:
+        if r.step >= 700:
+            r.loss *= 1 + 2.0 * 0.8 ** (r.step - 700)
+    mon, alerts = run(recs)
+    assert [a.step for a in alerts if a.check == "loss_spike"][:1] == [700]
+    assert [a for a in alerts if a.check == "plateau"] == []
+    assert status(mon, "plateau") == "PASS"
+    # the same spike on a loss that goes flat at step 600: still a plateau,
+    # reported once the spike has left the window
+    flat = _slow_descent()
+    for r in flat:
+        if r.step > 600:
+            r.loss = 2.85 * (1 + 0.03 * math.sin(r.step)) * (1 + 2.0 * 0.8 ** (r.step - 700) if r.step >= 700 else 1)
+    mon, alerts = run(flat)
+    pl = [a for a in alerts if a.check == "plateau"]
+    assert pl and pl[0].severity.value == "warning" and pl[0].step > 700 + 200
+    assert status(mon, "plateau") == "FAIL"
+
+
+def test_plateau_not_raised_on_slow_noisy_descents_of_the_samples():
+    # real runs (sample_runs): a noisy descent at a constant LR (no_warmup: one
+    # window at rel 2.4%, t 1.9) and recovering spikes (spikes_recover) used to
+    # raise "Loss flat" warnings on losses that were still improving
+    from tsm_tui.engine import analyze
+    for name in ("no_warmup", "spikes_recover"):
+        an = analyze(os.path.join(SAMPLES, name))
+        assert [a.step for a in an.monitor.alerts if a.check == "plateau"] == [], name

@@ -22,6 +22,16 @@ MAX_BLOCKS = 64
 MIN_RECORDS = 20  # fewer records in the window cannot tell flat from noisy
 T_IMPROVING = 3.0  # Welch t of (first third - last third) means (ours)
 T_SIGNIFICANT = 2.0
+#: a loss above the recent level + max(SPIKE_SD sd, SPIKE_REL x level) is a spike
+#: (level and sd of the newest blocks holding >= REF_RECORDS records). 1.3x is the
+#: smallest spike the loss-spike rules report (SIGMA_MIN_RATIO); 4 sd keeps noise out.
+SPIKE_SD = 4.0
+SPIKE_REL = 0.3
+REF_RECORDS = 20
+#: a plateau is reported once it has stayed open (not measurably improving) for
+#: this share of the window after the flat window that opened it (ours): one
+#: noisy window of a slow descent (10 records a third) can look flat by chance.
+CONFIRM = 1 / 4
 
 
 def _moments(blocks) -> tuple[float, float, int]:
@@ -74,12 +84,18 @@ class PlateauDetector(Detector):
         self.dead_hint = False
         self.converged_at: int | None = None
         self._gn_early: float | None = None
+        self._cap: float | None = None  # a loss above it is a spike (see SPIKE_SD)
+        self._spike_at: int | None = None  # step of the newest one
+        self._opened_at = 0  # step of the evaluation that opened the current plateau
+        self._confirmed = False  # the last evaluated window was flat, CONFIRM x L after the opening
 
     def update(self, rec: StepRecord) -> list[Alert]:
         x = rec.loss
         if x is None or not math.isfinite(x):
             return []
         self.n += 1
+        if self._cap is not None and x > self._cap:
+            self._spike_at = rec.step
         b = self._cur
         if b is None:
             b = self._cur = _Block(rec.step)
@@ -104,7 +120,18 @@ class PlateauDetector(Detector):
                 merged.append(self.blocks[-1])
             self.blocks = merged
             self.block_size *= 2
+        self._cap = self._level_cap()
         return self._evaluate(rec)
+
+    def _level_cap(self) -> float | None:
+        """Above this a loss is a spike (see SPIKE_SD); None until REF_RECORDS are in blocks."""
+        n, sm, ss = 0, 0.0, 0.0
+        for b in reversed(self.blocks):
+            n, sm, ss = n + b.n, sm + b.s, ss + b.ss
+            if n >= REF_RECORDS:
+                m = sm / n
+                return m + max(SPIKE_SD * math.sqrt(max(0.0, ss / n - m * m)), SPIKE_REL * abs(m))
+        return None
 
     # -- columnar path -------------------------------------------------------------
     # Only the record that completes a block does more than add to the open block
@@ -140,6 +167,10 @@ class PlateauDetector(Detector):
         if b is None:
             b = self._cur = _Block(int(steps[0]))
         self.n += x.size
+        if self._cap is not None:
+            hit = np.flatnonzero(x > self._cap)
+            if hit.size:
+                self._spike_at = int(steps[hit[-1]])
         b.last = int(steps[-1])
         b.s = _seq_sum(b.s, x)
         b.ss = _seq_sum(b.ss, x * x)
@@ -150,6 +181,12 @@ class PlateauDetector(Detector):
                 b.gs = _seq_sum(b.gs, gn)
                 b.gn += gn.size
 
+    def _moving(self, rel: float, t: float, t_need: float) -> bool:
+        """The window's loss measurably improves, or climbs, at significance ``t_need``."""
+        improving = t >= t_need and (rel >= self.s.plateau_rel or t >= T_IMPROVING)
+        rising = -rel >= self.s.plateau_rel and t <= -t_need
+        return improving or rising
+
     def window_steps(self) -> int:
         span = (self.state.last_step or 0) - (self.state.first_step or 0)
         return max(self.s.plateau_steps, int(0.2 * span))
@@ -157,6 +194,7 @@ class PlateauDetector(Detector):
     def _evaluate(self, rec: StepRecord) -> list[Alert]:
         L = self.window_steps()
         now = rec.step
+        self._confirmed = False
         win = [b for b in self.blocks if b.last > now - L]
         if len(win) < 3 or sum(b.n for b in win) < MIN_RECORDS or now - win[0].first < 0.8 * L:
             return []
@@ -172,14 +210,23 @@ class PlateauDetector(Detector):
         # (t >= 3: slow late-training progress is not a plateau). Ending a plateau
         # that is already open takes t >= 3, so one lucky window does not close it.
         t_need = T_IMPROVING if self.start is not None else T_SIGNIFICANT
-        rising = -rel >= self.s.plateau_rel and t <= -t_need
-        if rising or (t >= t_need and (rel >= self.s.plateau_rel or t >= T_IMPROVING)):
+        if self._moving(rel, t, t_need):
             # a loss that climbs is diverging (loss_spike reports it), not flat
             if self.start is not None:
                 self._close(now)
             return []
+        # A window opens a plateau, or raises one that is open, only when it is
+        # flat: no significant move (|t| < 2), no material improvement either
+        # (rel < plateau_rel; a noisy descent, rel 2.4% at t 1.9, is not flat, just
+        # not yet significant), and no spike in it (a recovering spike in the last
+        # third lifts its mean and spread: a descending loss would look flat). An
+        # open plateau whose window is not flat stays open and raises nothing.
+        spiky = self._spike_at is not None and self._spike_at > now - L
+        if rel >= self.s.plateau_rel or spiky or self._moving(rel, t, T_SIGNIFICANT):
+            return []
         if self.start is None:
             self.start = win[0].first
+            self._opened_at = now
             self.level = m3
             gpre = [b.gs / b.gn for b in self.blocks if b.gn and b.last < self.start]
             self._gn_early = sorted(gpre)[len(gpre) // 2] if gpre else None
@@ -192,6 +239,9 @@ class PlateauDetector(Detector):
                 self.converged_at = self.start
             return []
         dur = now - self.start
+        if now - self._opened_at < CONFIRM * L:  # one flat window is not yet a plateau
+            return []
+        self._confirmed = True
         out: list[Alert] = []
         lr_txt = self._lr_text()
         hint = (" The grad norm collapsed with it: dead units or a dead optimizer state."
@@ -243,6 +293,9 @@ class PlateauDetector(Detector):
     def on_resume(self, step: int) -> None:
         self.blocks = [b for b in self.blocks if b.last <= step]
         self._cur = None
+        self._cap = self._level_cap()
+        if self._spike_at is not None and self._spike_at > step:
+            self._spike_at = None
         if self.start is not None and self.start > step:
             self.start = None
 
@@ -254,9 +307,9 @@ class PlateauDetector(Detector):
         dead = "; grad norm collapsed (dead units / optimizer state?)" if self.dead_hint else ""
         if self.start is not None and not self._converged():
             dur = now - self.start
-            if self.failed or dur >= 2 * L:
+            if self.failed or (self._confirmed and dur >= 2 * L):
                 return self._result(Status.FAIL, f"flat for {dur} steps since step {self.start} at ~{fmt(self.level)}{dead}")
-            if self.warned or dur >= L:
+            if self.warned or (self._confirmed and dur >= L):
                 return self._result(Status.WARN, f"flat for {dur} steps since step {self.start}{dead}")
         if self.longest is not None:  # a stall that ended by itself is history, not a fault
             a, b = self.longest
