@@ -119,3 +119,35 @@ def test_store_add_frame_equals_add(size):
         else:
             got.add_frame(fr)
     assert _store_state(got) == _store_state(ref)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_series_extend_equals_append(seed):
+    """Series.extend (the bulk path) against append one by one: small caps so that
+    levels grow, fill and drop inside one call; NaN, +-Inf, -0.0 / 0.0 ties,
+    repeated steps, chunks of 1 .. 5000 values, resumes (appends) in between."""
+    import random
+
+    rng = random.Random(seed)
+    cap = rng.choice([4, 6, 8, 64])
+    ref, got = Series(cap), Series(cap)
+    step = 0
+    for _ in range(60):
+        n = rng.choice([1, 2, 3, cap - 1, cap, cap + 1, 2 * cap + 3, 500, 5000])
+        if rng.random() < 0.1 and step > 10:  # a resume, through append
+            step = rng.randrange(1, step)
+            ref.append(step, 1.0)
+            got.append(step, 1.0)
+        steps, vals = [], []
+        for _ in range(n):
+            step += rng.choice([0, 1, 1, 1, 5])
+            steps.append(step)
+            vals.append(rng.choice([rng.random(), rng.random(), 0.0, -0.0, 0.5, math.nan, math.inf, -math.inf]))
+        for s_, v in zip(steps, vals):
+            ref.append(s_, v)
+        got.extend(steps, vals)
+        one = SeriesStore()
+        one.series = {"x": got}
+        two = SeriesStore()
+        two.series = {"x": ref}
+        assert _store_state(one) == _store_state(two)

@@ -21,7 +21,7 @@ bucket that reaches the resume step is discarded at every level.
 Non-finite values (NaN/Inf) are not folded into min/max; a bucket counts them
 (``bad``) so the views can mark where they happened.
 
-No UI imports here: this module is plain Python.
+No UI imports here: plain Python, and numpy for the bulk path (``Series.extend``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
+
+import numpy as np
 
 DEFAULT_CAP = 1024
 
@@ -107,6 +109,66 @@ class Series:
                 self.vmin = value
             if self.vmax is None or value > self.vmax:
                 self.vmax = value
+
+    # ------------------------------------------------------------------ bulk write
+    # ``extend`` gives exactly the state of ``append`` called for each value in
+    # turn (tests/test_app_series.py compares every bucket), in O(n) numpy work
+    # plus at most ``cap`` bucket lists per level: a level's final content and
+    # what it sends up depend only on the stream of buckets it receives, so the
+    # streams are built level by level as arrays (pairs merged with the same
+    # rules as ``_merge``; None is NaN here, which a bucket never holds).
+    def extend(self, steps, values) -> None:
+        """Append many values whose steps never go back (numpy arrays or lists)."""
+        st = np.asarray(steps, dtype=np.int64)
+        raw = np.asarray(values, dtype=np.float64)
+        n = st.size
+        if not n:
+            return
+        if (self.last_step is not None and st[0] < self.last_step) or (st[1:] < st[:-1]).any():
+            for step, v in zip(st.tolist(), raw.tolist()):
+                self.append(step, v)
+            return
+        fin = np.isfinite(raw)
+        v = np.where(fin, raw, np.nan)
+        self._push_many(0, (st, st, v, v, v, (~fin).astype(np.int64)))
+        self.count += n
+        if self.first_step is None:
+            self.first_step = int(st[0])
+        self.last_step = int(st[-1])
+        self.last = float(raw[-1])
+        if fin.any():
+            fv = raw[fin]
+            lo, hi = fv[int(np.argmin(fv))], fv[int(np.argmax(fv))]  # first of equals, as the loop keeps
+            if self.vmin is None or lo < self.vmin:
+                self.vmin = float(lo)
+            if self.vmax is None or hi > self.vmax:
+                self.vmax = float(hi)
+
+    def _push_many(self, k: int, S: tuple) -> None:
+        m = S[0].size
+        if not m:
+            return
+        lvl = self.levels[k]
+        if k + 1 == len(self.levels):
+            room = self.cap - len(lvl.buckets)
+            if m <= room:
+                lvl.buckets.extend(_rows(S))
+                return
+            lvl.buckets.extend(_rows(tuple(a[:room] for a in S)))
+            self._grow(k)  # the level is full and loses its oldest bucket next: as _push
+            S = tuple(a[room:] for a in S)
+            m = S[0].size
+        if len(lvl.buckets) + m > self.cap:
+            lvl.dropped = True
+        lvl.buckets.extend(_rows(tuple(a[max(0, m - self.cap):] for a in S)))
+        # pair up for level k + 1, starting with the bucket waiting for its partner
+        if lvl.pending is not None:
+            S = tuple(np.concatenate(([x], a)) for x, a in zip(_cols(lvl.pending), S))
+            m += 1
+        even = m - m % 2
+        lvl.pending = _rows(tuple(a[even:] for a in S))[0] if m % 2 else None
+        if even:
+            self._push_many(k + 1, _merge_pairs(tuple(a[:even] for a in S)))
 
     def _push(self, k: int, b: list) -> None:
         lvl = self.levels[k]
@@ -238,6 +300,33 @@ class Series:
         return win
 
 
+def _merge_pairs(S: tuple) -> tuple:
+    """``_merge`` of buckets 0+1, 2+3, ... of a stream of bucket columns."""
+    lo, hi, mn, mx, last, bad = S
+    amn, bmn, amx, bmx = mn[0::2], mn[1::2], mx[0::2], mx[1::2]
+    return (lo[0::2], hi[1::2],
+            np.where(np.isnan(amn) | (bmn < amn), bmn, amn),  # min(a, b) keeps a on ties
+            np.where(np.isnan(amx) | (bmx > amx), bmx, amx),
+            np.where(np.isnan(last[1::2]), last[0::2], last[1::2]),
+            bad[0::2] + bad[1::2])
+
+
+def _cols(b: list) -> tuple:
+    return tuple(np.nan if x is None else x for x in b)
+
+
+def _rows(S: tuple) -> list[list]:
+    """Bucket lists from bucket columns (NaN -> None)."""
+    lo, hi, mn, mx, last, bad = S
+    out = []
+    for a in (mn, mx, last):
+        vals = a.tolist()
+        if np.isnan(a).any():
+            vals = [None if x != x else x for x in vals]
+        out.append(vals)
+    return list(map(list, zip(lo.tolist(), hi.tolist(), out[0], out[1], out[2], bad.tolist())))
+
+
 def _bisect_hi(bs: deque, lo: int) -> int:
     a, b = 0, len(bs)
     while a < b:
@@ -276,10 +365,7 @@ class SeriesStore:
         return out
 
     def _add(self, name: str, step: int, value: float) -> None:
-        s = self.series.get(name)
-        if s is None:
-            s = self.series[name] = Series(self.cap)
-        s.append(step, value)
+        self._series(name).append(step, value)
 
     def add(self, rec) -> None:
         """One StepRecord (anything with step/loss/grad_norm/lr/loss_scale/extra)."""
@@ -325,26 +411,23 @@ class SeriesStore:
             for i in range(n):
                 self.add(fr.record(i))
             return
-        st = steps.tolist()
         metrics = [name for name in ("loss", "grad_norm", "lr", "loss_scale") if name in fr.cols]
         for name in metrics:
-            self._append_all(name, st, fr.cols[name].tolist())
+            self._series(name).extend(steps, fr.cols[name])
         key = _throughput_key(fr.extra) if fr.extra else None
         if key is not None:
-            self._append_all("throughput", st, fr.extra[key].tolist())
+            self._series("throughput").extend(steps, fr.extra[key])
         if metrics:  # (what _has_metric says of every row)
             if self.first_step is None:
-                self.first_step = st[0]
-            if self.last_step is None or st[-1] > self.last_step:
-                self.last_step = st[-1]
+                self.first_step = int(steps[0])
+            if self.last_step is None or steps[-1] > self.last_step:
+                self.last_step = int(steps[-1])
 
-    def _append_all(self, name: str, steps: list[int], values: list[float]) -> None:
+    def _series(self, name: str) -> Series:
         s = self.series.get(name)
         if s is None:
             s = self.series[name] = Series(self.cap)
-        append = s.append
-        for step, v in zip(steps, values):
-            append(step, v)
+        return s
 
 
 def _has_metric(rec) -> bool:

@@ -33,6 +33,7 @@ from tsm_tui.series import SeriesStore
 from tsm_tui.session import Session
 
 PUMP_SLICE = 2048  # records fed per lock hold (~50 ms of detector work at most)
+FRAME_SLICE = 16384  # rows of a Frame per lock hold (columnar: ~10 ms of detectors and plot store)
 PUMP_IDLE = 0.05  # s the pump sleeps when the feed is empty
 TICK = 0.25  # drain + repaint period (4 Hz)
 PLOT_EVERY = 0.5  # focus plot rebuild at most this often (s)
@@ -601,15 +602,15 @@ class TsmApp(App):
 
 
 def _slices(items: list):
-    """Feed-sized parts of a batch: PUMP_SLICE records at a time, Frames cut to that size."""
+    """Feed-sized parts of a batch: PUMP_SLICE records at a time, Frames cut to FRAME_SLICE rows."""
     part: list = []
     for it in items:
         if type(it) is Frame:
             if part:
                 yield part
                 part = []
-            for a in range(0, it.n, PUMP_SLICE):
-                yield [it.slice(a, min(it.n, a + PUMP_SLICE))]
+            for a in range(0, it.n, FRAME_SLICE):
+                yield [it.slice(a, min(it.n, a + FRAME_SLICE))]
             continue
         part.append(it)
         if len(part) >= PUMP_SLICE:
