@@ -230,3 +230,22 @@ def test_plateau_not_raised_on_slow_noisy_descents_of_the_samples():
     for name in ("no_warmup", "spikes_recover"):
         an = analyze(os.path.join(SAMPLES, name))
         assert [a.step for a in an.monitor.alerts if a.check == "plateau"] == [], name
+
+
+def test_plateau_not_raised_during_warm_up():
+    # a long warm-up (2000 steps): the loss barely moves while the LR is tiny,
+    # then falls. The LR sets a new peak at every step: no plateau until the
+    # peak is a window behind (the old check warned "flat ... LR still 100% of peak")
+    rng = random.Random(1)
+    recs = []
+    for s in range(1, 4001):
+        lr = 3e-4 * min(1.0, s / 2000)
+        loss = (10.0 if s <= 1000 else 10.0 * math.exp(-(s - 1000) / 800)) * (1 + rng.gauss(0, 0.01))
+        recs.append(StepRecord(step=s, loss=loss, grad_norm=1.0, lr=lr))
+    mon, alerts = run(recs)
+    assert [a.step for a in alerts if a.check == "plateau"] == []
+    # the same flat start with the LR already at its peak: a plateau
+    for r in recs:
+        r.lr = 3e-4
+    mon, alerts = run(recs)
+    assert [a.severity.value for a in alerts if a.check == "plateau"][:1] == ["warning"]

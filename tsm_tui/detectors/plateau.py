@@ -222,7 +222,10 @@ class PlateauDetector(Detector):
         # third lifts its mean and spread: a descending loss would look flat). An
         # open plateau whose window is not flat stays open and raises nothing.
         spiky = self._spike_at is not None and self._spike_at > now - L
-        if rel >= self.s.plateau_rel or spiky or self._moving(rel, t, T_SIGNIFICANT):
+        # ... and not in a warm-up: a loss that waits for a still-rising LR is not
+        # a plateau (the LR set its running peak inside the window)
+        warming = self.state.peak_lr_step is not None and self.state.peak_lr_step > now - L
+        if rel >= self.s.plateau_rel or spiky or warming or self._moving(rel, t, T_SIGNIFICANT):
             return []
         if self.start is None:
             self.start = win[0].first
