@@ -3,6 +3,11 @@ still high. Told apart from convergence (LR decayed to <= 20% of its peak, or
 the run >= 90% done). A grad norm that collapses with it hints at dead units or
 a dead optimizer state.
 
+A window is evidence of a stall only when it is flat by every test: no
+material drop (< plateau_rel), no significant move (|t| < 2), no spike in it
+and no new LR peak (warm-up); a plateau it opens is reported once it has stayed
+open a quarter window more (the numbers behind each rule: bench/RESULTS.md 6).
+
 State is a bounded list of block means (at most MAX_BLOCKS; neighbours merge
 when it fills), so memory is constant and the work per record is O(1)
 amortised: the window is evaluated once per completed block.
