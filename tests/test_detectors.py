@@ -249,3 +249,18 @@ def test_plateau_not_raised_during_warm_up():
         r.lr = 3e-4
     mon, alerts = run(recs)
     assert [a.severity.value for a in alerts if a.check == "plateau"][:1] == ["warning"]
+
+
+def test_grad_norm_spike_lasting_several_steps_is_one_alert():
+    # a grad-norm spike that stays high for 6 records is one incident (one WARN);
+    # another one 200 records later is a second incident
+    recs = curve(n=1500)
+    for r in recs:
+        if 700 <= r.step < 706 or 900 <= r.step < 902:
+            r.grad_norm *= 10.0
+    mon, alerts = run(recs)
+    gs = [a for a in alerts if a.check == "grad_norm" and a.key == "grad_spike"]
+    assert [a.step for a in gs] == [700, 900]
+    det = [d for d in mon.detectors if d.id == "grad_norm"][0]
+    assert [s[0] for s in det.spikes] == [700, 900]
+    assert "2 spike(s) at step 700, 900" in det.result().summary

@@ -25,6 +25,9 @@ _HUGE = 2.0 ** 1022
 _MIN_SPAN = 1024
 #: frames: after an event within this many rows of the last one, this many rows go record by record
 _DENSE = 32
+#: spiking records at most this many records apart are one incident: one alert (ours;
+#: a spike's grad norm often stays high for a few steps, and each used to warn)
+SPIKE_GAP = 10
 
 
 class GradNormDetector(Detector):
@@ -39,7 +42,8 @@ class GradNormDetector(Detector):
         self._high = RollingRate(RATE_WINDOW)
         self.n = 0
         self.loss_records = 0
-        self.spikes: list[tuple[int, float, float]] = []
+        self.spikes: list[tuple[int, float, float]] = []  # incidents: (onset step, peak, median before)
+        self._last_spike_n: int | None = None  # record count at the newest spiking record
         self.over_alerted = False
         self.high_alerted = False
         self.over_peak = 0.0
@@ -72,7 +76,14 @@ class GradNormDetector(Detector):
             z = (math.log(g) - mean) / std if std > 1e-12 else math.inf
             if z >= self.s.sigma and g >= self.s.grad_spike_ratio * med:
                 spike = True
-                out.append(self._spike(rec, g, med, z))
+                last = self._last_spike_n
+                self._last_spike_n = self.n
+                if last is not None and self.n - last <= SPIKE_GAP:
+                    onset, peak, base = self.spikes[-1]  # the same incident: no second alert
+                    if g > peak:
+                        self.spikes[-1] = (onset, g, base)
+                else:
+                    out.append(self._spike(rec, g, med, z))
         if not spike:
             self._med.update(g)
             if g > 0:
