@@ -264,3 +264,19 @@ def test_grad_norm_spike_lasting_several_steps_is_one_alert():
     det = [d for d in mon.detectors if d.id == "grad_norm"][0]
     assert [s[0] for s in det.spikes] == [700, 900]
     assert "2 spike(s) at step 700, 900" in det.result().summary
+
+
+def test_checkpoint_advice_uses_the_plan_and_a_floor():
+    # no checkpoints on disk: the advice asks for 5% of the planned run when the
+    # plan is known, within 10..1000 steps (the pre-flight rule)
+    def advice(n, total=None):
+        info = RunInfo(total_steps=total)
+        info.checkpoint_dir_searched = True
+        mon, alerts = run(curve(n=n), info=info)
+        (a,) = [a for a in alerts if a.check == "checkpoints"]
+        return a.actions[0]
+
+    assert advice(24).startswith("Save a checkpoint every 10 steps or more often")  # was "every ~1 steps"
+    assert advice(300, total=10_000).startswith("Save a checkpoint every 500 steps")  # 5% of the plan, not of 300
+    assert advice(2000).startswith("Save a checkpoint every 100 steps")
+    assert advice(300, total=311_541).startswith("Save a checkpoint every 1000 steps")  # BLOOM-176B: not 15.6k

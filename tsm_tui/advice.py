@@ -11,6 +11,13 @@ from __future__ import annotations
 from tsm_tui.detectors.base import RunState, fmt
 
 
+def checkpoint_every(steps: int | None) -> int:
+    """Steps between checkpoints to ask for: 5% of the run, kept within 10..1000 (a
+    rollback point a few hundred steps before a spike: PaLM restarted ~100 steps
+    before; the bounds are ours). Pre-flight and the live check use the same rule."""
+    return min(1000, max(10, round(steps * 0.05))) if steps else 1000
+
+
 def checkpoint_before(state: RunState, step: int) -> tuple[int, str] | None:
     """The newest checkpoint saved strictly before ``step``."""
     best = None

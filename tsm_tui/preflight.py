@@ -29,6 +29,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 
+from tsm_tui.advice import checkpoint_every
 from tsm_tui.detectors.base import fmt
 from tsm_tui.detectors.references import (deepseek_batch_tokens, deepseek_lr, gpt3_batch_tokens,
                                           gpt3_lr)
@@ -438,7 +439,7 @@ def check_checkpoints(plan: Plan, s: Settings) -> PreCheck:
     a = _Acc("checkpoints")
     T, S, strat = plan.total_steps, plan.save_steps, plan.save_strategy
     sk = key(plan, "save_steps")
-    rec = min(1000, max(10, round(T * 0.05))) if T else 1000
+    rec = checkpoint_every(T)
     act = f"set {sk} <= {rec} (a rollback point a few hundred steps before any spike: PaLM restarted ~100 " \
           "steps before)"
     if strat in ("no", "none", "false"):

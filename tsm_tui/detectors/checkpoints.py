@@ -5,6 +5,7 @@ newest is far behind the run (a rollback would throw away much of it).
 
 from __future__ import annotations
 
+from tsm_tui.advice import checkpoint_every
 from tsm_tui.detectors.base import Detector
 from tsm_tui.record import Alert, CheckResult, Severity, Status, StepRecord
 
@@ -47,20 +48,10 @@ class CheckpointDetector(Detector):
         if res.status != Status.WARN:
             return []
         last = self.state.last_step or 0
-        every = _nice(last * 0.05) if last else 1000
-
-
+        # of the planned run when the plan is known (a live run at step 10 of 100k), else of the steps seen
+        every = checkpoint_every(self.state.info.total_steps or last)
         return [Alert(self.id, Severity.WARNING, last, f"Checkpoints: {res.summary}.",
-                      actions=[f"Save a checkpoint every ~{every} steps (5% of this run) or more often, not per epoch, "
-                               "so a spike can be rolled back ~100 steps before its onset."],
+                      actions=[f"Save a checkpoint every {every} steps or more often, not per epoch, so a spike "
+                               "can be rolled back to a few hundred steps before its onset (PaLM restarted ~100 "
+                               "steps before)."],
                       key="checkpoints")]
-
-
-def _nice(x: float) -> int:
-    """Round to 1, 2 or 5 times a power of ten."""
-    if x <= 1:
-        return 1
-    import math
-
-    p = 10 ** math.floor(math.log10(x))
-    return int(min((abs(x - m * p), m * p) for m in (1, 2, 5, 10))[1])
