@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 DEFAULT_CAP = 1024
+BULK_MIN = 64  # fewer values than this: append one by one (numpy's per-call cost is higher)
 
 # bucket layout (a list, for speed): [lo_step, hi_step, vmin, vmax, last, bad]
 _LO, _HI, _MIN, _MAX, _LAST, _BAD = range(6)
@@ -124,7 +125,7 @@ class Series:
         n = st.size
         if not n:
             return
-        if (self.last_step is not None and st[0] < self.last_step) or (st[1:] < st[:-1]).any():
+        if n < BULK_MIN or (self.last_step is not None and st[0] < self.last_step) or (st[1:] < st[:-1]).any():
             for step, v in zip(st.tolist(), raw.tolist()):
                 self.append(step, v)
             return
