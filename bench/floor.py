@@ -22,9 +22,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from tsm_tui.detectors import DETECTORS, Detector  # noqa: E402
-from tsm_tui.frame import Frame, expand  # noqa: E402
-from tsm_tui.monitor import Monitor  # noqa: E402
+from tsm_tui.analysis.detectors import DETECTORS, Detector  # noqa: E402
+from tsm_tui.core.frame import Frame, expand  # noqa: E402
+from tsm_tui.analysis.monitor import Monitor  # noqa: E402
 from tsm_tui.sources import registry  # noqa: E402
 
 

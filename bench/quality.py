@@ -130,8 +130,8 @@ def sample_labels() -> list[tuple[str, str, dict]]:
 
 # ----------------------------------------------------------------------------- detectors
 def tsm_alerts(path: str, final_only: bool = False) -> list[tuple[str, int]]:
-    from tsm_tui.engine import analyze
-    from tsm_tui.record import Severity
+    from tsm_tui.analysis.engine import analyze
+    from tsm_tui.core.record import Severity
 
     an = analyze(path)
     final = {c.id: c.status.value for c in an.monitor.checks()}
@@ -192,8 +192,8 @@ def olmo_rule(series: list[tuple[int, float]]) -> list[tuple[str, int]]:
 
 
 def loss_series(path: str) -> list[tuple[int, float]]:
-    from tsm_tui.engine import open_run
-    from tsm_tui.settings import RunInfo
+    from tsm_tui.analysis.engine import open_run
+    from tsm_tui.core.settings import RunInfo
     from tsm_tui.sources import registry
 
     run = open_run(path, RunInfo())
@@ -238,7 +238,7 @@ def run(quick: bool = False, say=print, table=None) -> dict:
                "OLMo 6 sigma / 128": None}
     tot = {m: {"labels": {}, "alerts": [0, 0]} for m in methods}
     per_run = []
-    from tsm_tui.engine import InputError
+    from tsm_tui.core.errors import InputError
 
     skipped = []
     for name, d, lab in corpus:

@@ -36,7 +36,9 @@ def main() -> int:
         # imports before the clock, as for the bare loops (orjson, pandas ...); the
         # start-up (numpy and our modules) is reported on its own
         t0 = time.perf_counter()
-        from tsm_tui import cli, engine, report  # noqa: F401  (cli.main imports these lazily)
+        from tsm_tui import cli
+        from tsm_tui.analysis import engine
+        from tsm_tui.views import report  # noqa: F401  (cli.main imports these lazily)
         startup = time.perf_counter() - t0
         out = io.StringIO()
         t0 = time.perf_counter()

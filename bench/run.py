@@ -294,11 +294,11 @@ def bench_cpu(a) -> None:
 
 # ----------------------------------------------------------------------------- 5. tui
 async def _tui_times(path: str, frames: int) -> dict:
-    from tsm_tui.app.main import TsmApp
-    from tsm_tui.engine import open_run
-    from tsm_tui.feed import ReplayFeed
-    from tsm_tui.session import Session
-    from tsm_tui.settings import RunInfo, Settings
+    from tsm_tui.views.tui.app import TsmApp
+    from tsm_tui.analysis.engine import open_run
+    from tsm_tui.sources.feed import ReplayFeed
+    from tsm_tui.analysis.session import Session
+    from tsm_tui.core.settings import RunInfo, Settings
 
     t0 = time.perf_counter()
     info = RunInfo()
@@ -320,9 +320,9 @@ async def _tui_times(path: str, frames: int) -> dict:
         res["records"] = app.records_seen
         await pilot.pause()
         ticks, full = [], []
-        for _ in range(frames):  # one 4 Hz tick: drain, checks, alerts, sparklines, then the screen update
+        for _ in range(frames):  # one repaint after new data: status, checks, sparklines, then the screen update
             s = time.perf_counter()
-            app._tick()
+            app._repaint(app.clock())
             await pilot.pause()
             ticks.append(time.perf_counter() - s)
         for _ in range(frames):  # a forced full repaint (key press / resize): focus plot rebuilt

@@ -19,7 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from tsm_tui.tail import Tailer  # noqa: E402
+from tsm_tui.sources.tail import Tailer  # noqa: E402
 
 # the same writer protocol as tests/test_tail.py (kept in sync by hand)
 WRITER = r'''

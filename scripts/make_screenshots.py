@@ -27,8 +27,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from tsm_tui.app import TsmApp  # noqa: E402
-from tsm_tui.app.widgets import AlertList  # noqa: E402
+from tsm_tui.views.tui import TsmApp  # noqa: E402
+from tsm_tui.views.tui.widgets import AlertList  # noqa: E402
 from tsm_tui.cli import demo_path  # noqa: E402
 
 OUT = os.path.join(ROOT, "screenshots")

@@ -3,9 +3,9 @@ import random
 
 import pytest
 
-from tsm_tui.monitor import Monitor
-from tsm_tui.record import StepRecord
-from tsm_tui.settings import RunInfo, Settings
+from tsm_tui.analysis.monitor import Monitor
+from tsm_tui.core.record import StepRecord
+from tsm_tui.core.settings import RunInfo, Settings
 
 
 def curve(n=2000, seed=0, noise=0.02, warmup=60, peak=3e-4, start=1):

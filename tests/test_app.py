@@ -1,4 +1,4 @@
-"""Pilot tests of the live monitor (tsm_tui.app) on the sample runs and on
+"""Pilot tests of the live monitor (tsm_tui.views.tui) on the sample runs and on
 synthetic logs. Async bodies run under asyncio.run (no pytest-asyncio here)."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tsm_tui.app import TsmApp
-from tsm_tui.app.widgets import CHECK_IDS, SHORT_TITLES, AlertDetail, AlertList, CheckRow, HelpScreen
-from tsm_tui.cli import build_parser, info_from, settings_from
-from tsm_tui.engine import analyze, open_run
-from tsm_tui.feed import Feed, ReplayFeed
-from tsm_tui.session import Session
+from tsm_tui.views.tui import TsmApp
+from tsm_tui.views.tui.widgets import CHECK_IDS, SHORT_TITLES, AlertDetail, AlertList, CheckRow, HelpScreen
+from tsm_tui.cli import parse
+from tsm_tui.analysis.engine import analyze, open_run
+from tsm_tui.sources.feed import Feed, ReplayFeed
+from tsm_tui.analysis.session import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_runs"
@@ -53,10 +53,10 @@ def sample(name: str) -> Path:
 
 def make_app(path, feed: Feed | None = None, argv: tuple = (), **kw) -> TsmApp:
     """The app on a finished run: the whole history through a ReplayFeed, finalized at the end."""
-    args = build_parser().parse_args([str(path), *argv])
-    info = info_from(args)
-    run = open_run(args.path, info, args.config, allow_empty=True)
-    session = Session(settings_from(args), info)
+    opts = parse([str(path), *argv])
+    info = opts.fresh_info()
+    run = open_run(opts.path, info, opts.config, allow_empty=True)
+    session = Session(opts.settings, info)
     session.set_checkpoints(info.checkpoints)
     feed = feed or ReplayFeed(run.readers, speed=None)
     kw.setdefault("mode", "finished")
@@ -256,9 +256,9 @@ def test_log_text_is_shown_literally(tmp_path):
     (run_dir / f"checkpoint-150{name}").mkdir()
 
     async def body():
-        args = build_parser().parse_args([str(run_dir)])
-        info = info_from(args)
-        r = open_run(args.path, info, None, allow_empty=True)
+        opts = parse([str(run_dir)])
+        info = opts.fresh_info()
+        r = open_run(opts.path, info, None, allow_empty=True)
         app = make_app(run_dir, feed=EventFeed(r.readers, speed=None))
         async with app.run_test(size=(160, 48), notifications=True) as pilot:
             await wait_loaded(pilot, app)
@@ -276,8 +276,8 @@ def test_log_text_is_shown_literally(tmp_path):
 
 
 def test_alert_text_never_markup():
-    from tsm_tui.app.widgets import alert_detail, alert_prompt
-    from tsm_tui.record import Alert, Severity
+    from tsm_tui.views.tui.widgets import alert_detail, alert_prompt
+    from tsm_tui.core.record import Alert, Severity
 
     a = Alert("loss_spike", Severity.CRITICAL, 7, f"bad {EVIL}", 1.0, 0.5, actions=[f"do {EVIL}"])
     for c in (alert_prompt(a), alert_detail(a)):
@@ -288,13 +288,13 @@ def test_alert_text_never_markup():
 
 # ------------------------------------------------------------------ live / replay / demo
 def test_live_tail_shows_new_spike_within_a_second(tmp_path):
-    pytest.importorskip("tsm_tui.tail")
+    pytest.importorskip("tsm_tui.sources.tail")
     log = tmp_path / "main.log"
     lines = llmc_lines(400, spike_at=300)
     log.write_text("".join(lines[:200]))
 
     async def body():
-        app = TsmApp.from_args(build_parser().parse_args([str(tmp_path), "--no-bell"]))
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]))
         assert app.mode == "live"
         async with app.run_test(size=(160, 48)) as pilot:  # a big plot: built in a thread worker
             t0 = time.monotonic()
@@ -327,7 +327,7 @@ def test_replay_plays_back_and_demo_data_is_bundled():
     assert (demo / "main.log").is_file()
 
     async def body():
-        app = TsmApp.from_args(build_parser().parse_args(["--demo", str(demo), "--speed", "400"]))
+        app = TsmApp.from_options(parse(["--demo", str(demo), "--speed", "400"]), demo=str(demo))
         assert app.mode == "replay"
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause(0.6)

@@ -10,24 +10,24 @@ from pathlib import Path
 import pytest
 
 try:
-    from tsm_tui.app import TsmApp
-    from tsm_tui.app.widgets import AlertList
-    from tsm_tui.cli import build_parser, info_from, settings_from
-    from tsm_tui.feed import ReplayFeed
+    from tsm_tui.views.tui import TsmApp
+    from tsm_tui.views.tui.widgets import AlertList
+    from tsm_tui.cli import parse
+    from tsm_tui.sources.feed import ReplayFeed
 except Exception as e:  # pragma: no cover - the app is another engineer's, may be mid-change
     pytest.skip(f"app not importable: {e}", allow_module_level=True)
 
-from tsm_tui.engine import analyze, open_run
-from tsm_tui.session import Session
+from tsm_tui.analysis.engine import analyze, open_run
+from tsm_tui.analysis.session import Session
 
 GEN = Path(__file__).resolve().parent.parent / "sample_runs" / "generations"
 
 
 def make_app(path: Path) -> TsmApp:
-    args = build_parser().parse_args([str(path)])
-    info = info_from(args)
-    run = open_run(args.path, info, args.config, allow_empty=True)
-    session = Session(settings_from(args), info)
+    opts = parse([str(path)])
+    info = opts.fresh_info()
+    run = open_run(opts.path, info, opts.config, allow_empty=True)
+    session = Session(opts.settings, info)
     session.set_checkpoints(info.checkpoints)
     return TsmApp(session, ReplayFeed(run.readers, speed=None), path=run.path, root=run.root,
                   mode="finished", bell=False)

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from tsm_tui.plotting import BAD_MARK, focus_plot, spark, step_ticks
-from tsm_tui.record import StepRecord
-from tsm_tui.series import Series, SeriesStore
+from tsm_tui.views.tui.plotting import BAD_MARK, focus_plot, spark, step_ticks
+from tsm_tui.core.record import StepRecord
+from tsm_tui.views.tui.series import Series, SeriesStore
 
 
 def test_spike_survives_downsampling_and_memory_is_bounded():
@@ -99,7 +99,7 @@ def test_store_add_frame_equals_add(size):
     resume inside a frame and between frames."""
     import random
 
-    from tsm_tui.frame import frame_from_records
+    from tsm_tui.core.frame import frame_from_records
 
     rng = random.Random(size)
     recs = []

@@ -12,8 +12,8 @@ import math
 import random
 import time
 
-from tsm_tui.app import TsmApp
-from tsm_tui.app.widgets import AlertList
+from tsm_tui.views.tui import TsmApp
+from tsm_tui.views.tui.widgets import AlertList
 from tsm_tui.cli import demo_path
 
 

@@ -6,8 +6,8 @@ import random
 
 from conftest import curve, run, status
 
-from tsm_tui.record import StepRecord
-from tsm_tui.settings import RunInfo, Settings
+from tsm_tui.core.record import StepRecord
+from tsm_tui.core.settings import RunInfo, Settings
 
 SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample_runs")
 
@@ -181,7 +181,7 @@ def test_resume_is_an_event_not_a_spike():
 
 
 def test_memory_is_bounded():
-    from tsm_tui.monitor import Monitor
+    from tsm_tui.analysis.monitor import Monitor
 
     mon = Monitor()
     for r in curve(n=20000, seed=5):
@@ -226,7 +226,7 @@ def test_plateau_not_raised_on_slow_noisy_descents_of_the_samples():
     # real runs (sample_runs): a noisy descent at a constant LR (no_warmup: one
     # window at rel 2.4%, t 1.9) and recovering spikes (spikes_recover) used to
     # raise "Loss flat" warnings on losses that were still improving
-    from tsm_tui.engine import analyze
+    from tsm_tui.analysis.engine import analyze
     for name in ("no_warmup", "spikes_recover"):
         an = analyze(os.path.join(SAMPLES, name))
         assert [a.step for a in an.monitor.alerts if a.check == "plateau"] == [], name

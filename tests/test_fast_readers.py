@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from tsm_tui.frame import Frame
+from tsm_tui.core.frame import Frame
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import MAX_LINE
 

@@ -197,8 +197,8 @@ def test_missing_path_with_missing_parent_is_exit_2(tmp_path):
 def test_printer_and_sanitising():
     import io
 
-    from tsm_tui.follow import Printer
-    from tsm_tui.record import Alert, Severity
+    from tsm_tui.views.follow import Printer
+    from tsm_tui.core.record import Alert, Severity
 
     out, err = io.StringIO(), io.StringIO()
     pr = Printer(False, out, err)

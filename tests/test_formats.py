@@ -487,7 +487,7 @@ def _tb_stream(seed: int) -> tuple[bytes, random.Random]:
 def test_tensorboard_columnar_chunks_equal_per_record(seed):
     """A finished file read in chunks on columns (feed_chunk, the replay path) gives
     exactly the records, skips and counters of the per-record path (feed_bytes)."""
-    from tsm_tui.frame import Frame, expand
+    from tsm_tui.core.frame import Frame, expand
 
     blob, rng = _tb_stream(seed)
     path = "runs/x/" + rng.choice(["train", "validation"]) + "/events.out.tfevents.1"

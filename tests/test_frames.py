@@ -17,11 +17,11 @@ from collections import deque
 import numpy as np
 import pytest
 
-from tsm_tui import engine
-from tsm_tui.frame import Frame, frame_from_records
-from tsm_tui.monitor import Monitor
-from tsm_tui.record import StepRecord
-from tsm_tui.settings import RunInfo, Settings
+from tsm_tui.analysis import engine
+from tsm_tui.core.frame import Frame, frame_from_records
+from tsm_tui.analysis.monitor import Monitor
+from tsm_tui.core.record import StepRecord
+from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-from tsm_tui.engine import analyze
+from tsm_tui.analysis.engine import analyze
 
 RUNS = Path(__file__).resolve().parent / "data" / "frameworks"
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from tsm_tui.cli import main
-from tsm_tui.detectors import text_metrics as tm
-from tsm_tui.detectors.output_collapse import OutputCollapseDetector, unit_kind
-from tsm_tui.engine import analyze
-from tsm_tui.monitor import Monitor
-from tsm_tui.record import Severity, Status, StepRecord
+from tsm_tui.analysis.detectors import text_metrics as tm
+from tsm_tui.analysis.detectors.output_collapse import OutputCollapseDetector, unit_kind
+from tsm_tui.analysis.engine import analyze
+from tsm_tui.analysis.monitor import Monitor
+from tsm_tui.core.record import Severity, Status, StepRecord
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.text_formats import LlmcReader, WandbOutputReader
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tsm_tui.cli import main
-from tsm_tui.engine import analyze
+from tsm_tui.analysis.engine import analyze
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_runs"
 EXPECTED = json.loads((SAMPLES / "EXPECTED.json").read_text())

@@ -11,12 +11,12 @@ import time
 
 import pytest
 
-from tsm_tui.frame import Frame, expand
-from tsm_tui.record import StepRecord
-from tsm_tui.session import Session
+from tsm_tui.core.frame import Frame, expand
+from tsm_tui.core.record import StepRecord
+from tsm_tui.analysis.session import Session
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import MAX_LINE, SnapshotReader
-from tsm_tui.tail import Tailer, filesystem_type, is_network_fs, parse_mounts
+from tsm_tui.sources.tail import Tailer, filesystem_type, is_network_fs, parse_mounts
 
 WAIT = 10.0  # generous: the events normally arrive in well under a second
 

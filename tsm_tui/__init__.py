@@ -2,7 +2,7 @@
 
 Data flows one way: sources (find, tail and parse logs into StepRecords) ->
 detectors (pure, incremental) -> monitor (check status, alerts, advice) ->
-views (text / JSON report, Textual app). Nothing below ``tsm_tui.app``
+views (text / JSON report, Textual app). Nothing below ``tsm_tui.views.tui``
 imports Textual.
 """
 

@@ -1,5 +1,10 @@
 """Command line: ``tsm-watch PATH [--report] [--json] ...``.
 
+Every flag is defined once, in ``FLAGS``: its argparse spelling, its type, its
+help and where its value goes (an ``Options`` field, a ``Settings`` threshold
+or a ``RunInfo`` value that overrides the run's files). ``options_from`` turns
+the parsed namespace into typed ``Options``; the views get those.
+
 Exit codes: 0 no critical issue; 1 critical issues found; 2 usage or input
 error (one line on stderr, never a traceback).
 """
@@ -9,16 +14,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 
 from tsm_tui import __version__
-from tsm_tui.settings import RunInfo, Settings
+from tsm_tui.core.errors import EXIT_CRITICAL, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from tsm_tui.core.options import Options
+from tsm_tui.core.settings import Settings
 
-EXIT_OK, EXIT_CRITICAL, EXIT_USAGE = 0, 1, 2
+__all__ = ["main", "build_parser", "options_from", "parse", "FLAGS", "EXIT_OK", "EXIT_CRITICAL", "EXIT_USAGE"]
+
 _SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
-
-
-class UsageError(Exception):
-    pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,18 +42,29 @@ def size(text: str) -> float:
         v = float(t) * mult
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r} (e.g. 125M, 7B, 1.3e9)")
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    if not 0 < v < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number: {text!r}")
     return v
 
 
 def positive_int(text: str) -> int:
     try:
-        v = int(float(text))
-    except ValueError:
+        f = float(text)
+        v = int(f)
+    except (ValueError, OverflowError):
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}")
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    if v <= 0 or v >= 1 << 62:
+        raise argparse.ArgumentTypeError(f"must be a positive integer below 2^62: {text!r}")
+    return v
+
+
+def nonneg_int(text: str) -> int:
+    try:
+        v = int(float(text))
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}")
+    if v < 0 or v >= 1 << 62:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer below 2^62: {text!r}")
     return v
 
 
@@ -57,13 +73,79 @@ def positive_float(text: str) -> float:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}")
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    if not 0 < v < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number: {text!r}")
     return v
 
 
+@dataclass(frozen=True)
+class Flag:
+    """One command-line flag and where its value goes.
+
+    ``to`` is ``"options.<field>"``, ``"settings.<field>"`` (a threshold; its
+    default is the Settings default) or ``"info.<field>"`` (a fact about the
+    run that overrides what its files say; origin "command line").
+    """
+
+    name: str
+    to: str
+    help: str
+    group: str = "mode"
+    type: object = None
+    metavar: str | None = None
+    store_true: bool = False
+    default: object = None
+
+
+_D = Settings()
+
+FLAGS: tuple[Flag, ...] = (
+    Flag("--report", "options.report", "print the Training Stability Report and exit", store_true=True),
+    Flag("--json", "options.json", "with --report (or --follow): machine-readable JSON", store_true=True),
+    Flag("--follow", "options.follow", "headless: print alerts as they happen until interrupted", store_true=True),
+    Flag("--replay", "options.replay", "TUI: play a finished run back as if live", store_true=True),
+    Flag("--speed", "options.speed", "--replay speed in steps per second (default 50)", type=positive_float,
+         default=50.0),
+    Flag("--demo", "options.demo", "TUI on a bundled sample run with a spike", store_true=True),
+    Flag("--preflight", "options.preflight", "check a run's configuration before it starts", store_true=True),
+    Flag("--poll", "options.poll", "force polling every SECONDS (network filesystems)", type=positive_float,
+         metavar="SECONDS"),
+    Flag("--on-alert", "options.on_alert", "run CMD for each critical alert, alert JSON on stdin", metavar="CMD"),
+    Flag("--no-bell", "options.no_bell", "TUI: no terminal bell on a new FAIL", store_true=True),
+    Flag("--threshold", "settings.grad_threshold",
+         f"gradient-norm threshold (default {_D.grad_threshold}: the usual clip value, GPT-3/LLaMA/OLMo 2)",
+         group="thresholds", type=positive_float),
+    Flag("--window", "settings.window", f"records in the rolling baseline (default {_D.window})",
+         group="thresholds", type=positive_int),
+    Flag("--spike-factor", "settings.spike_factor",
+         f"loss spike = loss > FACTOR x rolling median (default {_D.spike_factor}, the seed rule)",
+         group="thresholds", type=positive_float),
+    Flag("--sigma", "settings.sigma", f"spike = value > mean + SIGMA std (default {_D.sigma}, OLMo-core)",
+         group="thresholds", type=positive_float),
+    Flag("--recovery-steps", "settings.recovery_steps",
+         f"steps a spike may take to recover (default {_D.recovery_steps}: BLOOM ~200, PaLM 200-500)",
+         group="thresholds", type=positive_int),
+    Flag("--plateau-steps", "settings.plateau_steps",
+         f"flat loss for this many steps is a plateau (default {_D.plateau_steps}, at least 20%% of the run)",
+         group="thresholds", type=positive_int),
+    Flag("--config", "options.config", "the run's config (YAML / TOML / JSON with the usual names)",
+         group="run", metavar="FILE"),
+    Flag("--total-steps", "info.total_steps", "planned optimizer steps", group="run", type=positive_int),
+    Flag("--warmup-steps", "info.warmup_steps", "planned warm-up steps", group="run", type=nonneg_int),
+    Flag("--params", "info.params", "model parameters, e.g. 125M, 7B", group="run", type=size),
+    Flag("--batch-tokens", "info.batch_tokens", "tokens per optimizer step, e.g. 0.5M", group="run", type=size),
+    Flag("--peak-lr", "info.peak_lr", "planned peak learning rate", group="run", type=positive_float),
+)
+
+_GROUPS = {"mode": "mode", "thresholds": "thresholds (defaults and sources in README)",
+           "run": "run configuration (overrides what the run's files say)"}
+
+
+def _dest(f: Flag) -> str:
+    return f.name.lstrip("-").replace("-", "_")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    d = Settings()
     p = _Parser(
         prog="tsm-watch",
         description="Watch a training run's logs for instabilities (loss spikes, gradient trouble, LR schedule, "
@@ -72,60 +154,43 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("path", nargs="?", help="a log file or a run directory (searched recursively)")
     p.add_argument("--version", action="version", version=f"tsm-watch {__version__}")
-    mode = p.add_argument_group("mode")
-    mode.add_argument("--report", action="store_true", help="print the Training Stability Report and exit")
-    mode.add_argument("--json", action="store_true", help="with --report (or --follow): machine-readable JSON")
-    mode.add_argument("--follow", action="store_true", help="headless: print alerts as they happen until interrupted")
-    mode.add_argument("--replay", action="store_true", help="TUI: play a finished run back as if live")
-    mode.add_argument("--speed", type=positive_float, default=50.0, help="--replay speed in steps per second (default 50)")
-    mode.add_argument("--demo", action="store_true", help="TUI on a bundled sample run with a spike")
-    mode.add_argument("--preflight", action="store_true", help="check a run's configuration before it starts")
-    mode.add_argument("--poll", type=positive_float, metavar="SECONDS", help="force polling every SECONDS (network filesystems)")
-    mode.add_argument("--on-alert", metavar="CMD", help="run CMD for each critical alert, alert JSON on stdin")
-    mode.add_argument("--no-bell", action="store_true", help="TUI: no terminal bell on a new FAIL")
-    k = p.add_argument_group("thresholds (defaults and sources in README)")
-    k.add_argument("--threshold", type=positive_float, default=d.grad_threshold,
-                   help=f"gradient-norm threshold (default {d.grad_threshold}: the usual clip value, GPT-3/LLaMA/OLMo 2)")
-    k.add_argument("--window", type=positive_int, default=d.window,
-                   help=f"records in the rolling baseline (default {d.window})")
-    k.add_argument("--spike-factor", type=positive_float, default=d.spike_factor,
-                   help=f"loss spike = loss > FACTOR x rolling median (default {d.spike_factor}, the seed rule)")
-    k.add_argument("--sigma", type=positive_float, default=d.sigma,
-                   help=f"spike = value > mean + SIGMA std (default {d.sigma}, OLMo-core)")
-    k.add_argument("--recovery-steps", type=positive_int, default=d.recovery_steps,
-                   help=f"steps a spike may take to recover (default {d.recovery_steps}: BLOOM ~200, PaLM 200-500)")
-    k.add_argument("--plateau-steps", type=positive_int, default=d.plateau_steps,
-                   help=f"flat loss for this many steps is a plateau (default {d.plateau_steps}, at least 20%% of the run)")
-    r = p.add_argument_group("run configuration (overrides what the run's files say)")
-    r.add_argument("--config", metavar="FILE", help="the run's config (YAML / TOML / JSON with the usual names)")
-    r.add_argument("--total-steps", type=positive_int, help="planned optimizer steps")
-    r.add_argument("--warmup-steps", type=int, help="planned warm-up steps")
-    r.add_argument("--params", type=size, help="model parameters, e.g. 125M, 7B")
-    r.add_argument("--batch-tokens", type=size, help="tokens per optimizer step, e.g. 0.5M")
-    r.add_argument("--peak-lr", type=positive_float, help="planned peak learning rate")
-    r.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    groups = {k: p.add_argument_group(title) for k, title in _GROUPS.items()}
+    for f in FLAGS:
+        kw: dict = {"help": f.help, "dest": _dest(f)}
+        if f.store_true:
+            kw["action"] = "store_true"
+        else:
+            if f.type is not None:
+                kw["type"] = f.type
+            if f.metavar:
+                kw["metavar"] = f.metavar
+            kw["default"] = f.default
+        groups[f.group].add_argument(f.name, **kw)
+    p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return p
 
 
-def settings_from(args) -> Settings:
-    s = Settings()
-    s.grad_threshold = args.threshold
-    s.window = args.window
-    s.spike_factor = args.spike_factor
-    s.sigma = args.sigma
-    s.recovery_steps = args.recovery_steps
-    s.plateau_steps = args.plateau_steps
-    return s
+def options_from(ns: argparse.Namespace) -> Options:
+    """The parsed flags as typed Options (thresholds into Settings, run facts into RunInfo)."""
+    o = Options(path=ns.path, debug=bool(getattr(ns, "debug", False)))
+    for f in FLAGS:
+        v = getattr(ns, _dest(f))
+        where, attr = f.to.split(".", 1)
+        if where == "settings":
+            if v is not None:
+                setattr(o.settings, attr, v)
+        elif where == "info":
+            if v is not None:
+                o.info.set(attr, v, "command line", override=True)
+        elif attr == "no_bell":
+            o.bell = not v
+        else:
+            setattr(o, attr, v)
+    return o
 
 
-def info_from(args) -> RunInfo:
-    info = RunInfo()
-    for name, attr in (("total_steps", "total_steps"), ("warmup_steps", "warmup_steps"), ("params", "params"),
-                       ("batch_tokens", "batch_tokens"), ("peak_lr", "peak_lr")):
-        v = getattr(args, attr, None)
-        if v is not None:
-            info.set(name, v, "command line", override=True)
-    return info
+def parse(argv: list[str] | None = None) -> Options:
+    return options_from(build_parser().parse_args(argv))
 
 
 def demo_path() -> str:
@@ -133,15 +198,13 @@ def demo_path() -> str:
     return os.path.join(here, "data", "demo")
 
 
-def run_report(args, out=None) -> int:
-    from tsm_tui import report
-
-    from tsm_tui.engine import analyze
+def run_report(opts: Options, out=None) -> int:
+    from tsm_tui.analysis.engine import analyze
+    from tsm_tui.views import report
 
     out = out or sys.stdout
-
-    an = analyze(args.path, settings_from(args), info_from(args), args.config)
-    if args.json:
+    an = analyze(opts.path, opts.settings, opts.fresh_info(), opts.config)
+    if opts.json:
         out.write(report.dumps(report.json_report(an)) + "\n")
     else:
         out.write(report.text_report(an, colour=report.use_colour(out)))
@@ -149,40 +212,31 @@ def run_report(args, out=None) -> int:
     return EXIT_CRITICAL if crit else EXIT_OK
 
 
-def dispatch(args) -> int:
-    if args.preflight:
-        try:
-            from tsm_tui import preflight
-        except ImportError:
-            raise UsageError("--preflight is not available in this build")
-        return preflight.main(args)
-    if args.demo and not args.path:
-        args.path = demo_path()
-    if not args.path:
+def dispatch(opts: Options) -> int:
+    # views are imported when chosen, so ``--help`` and ``--report`` never load Textual
+    if opts.preflight:
+        from tsm_tui import preflight
+
+        return preflight.main(opts)
+    if opts.demo and not opts.path:
+        opts.path = demo_path()
+    if not opts.path:
         raise UsageError("PATH is required (a log file or a run directory); try --demo")
-    if args.follow:
-        try:
-            from tsm_tui import follow
-        except ImportError:
-            raise UsageError("--follow is not available in this build")
-        return follow.main(args)
-    if args.report or args.json or not sys.stdout.isatty():
-        return run_report(args)
-    try:
-        from tsm_tui.app import run_app
-    except ImportError:
-        return run_report(args)  # the live TUI is not in this build: print the report
-    return run_app(args)
+    if opts.follow:
+        from tsm_tui.views import follow
+
+        return follow.main(opts)
+    if opts.report or opts.json or not sys.stdout.isatty():
+        return run_report(opts)
+    from tsm_tui.views.tui import run_app
+
+    return run_app(opts, demo=demo_path() if opts.demo else None)
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tsm_tui.engine import InputError
-
-    parser = build_parser()
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     try:
-        args = parser.parse_args(argv)
-        return dispatch(args)
+        return dispatch(parse(argv))
     except UsageError as e:
         print(f"tsm-watch: {e} (see tsm-watch --help)", file=sys.stderr)
         return EXIT_USAGE

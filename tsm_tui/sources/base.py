@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 
-from tsm_tui.frame import pack
-from tsm_tui.record import StepRecord
+from tsm_tui.core.frame import pack
+from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.fields import field_for, to_float
 
 METRICS = frozenset({"loss", "val_loss", "grad_norm", "lr", "loss_scale"})
@@ -80,7 +80,7 @@ class LineReader:
 
     def feed_chunk(self, data: bytes) -> list:
         """Complete lines of a file (a replay reads ~1 MiB at a time) in; records
-        and Frames (tsm_tui.frame) out, in log order. Readers with a columnar fast
+        and Frames (tsm_tui.core.frame) out, in log order. Readers with a columnar fast
         path override this; the default feeds line by line."""
         out: list = []
         lines = data.split(b"\n")

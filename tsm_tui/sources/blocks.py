@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 
-from tsm_tui.record import StepRecord
-from tsm_tui.sanitize import strip_ansi
+from tsm_tui.core.record import StepRecord
+from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.fields import to_float
 

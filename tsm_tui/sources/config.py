@@ -1,4 +1,7 @@
-"""Run configuration read from the run itself (config files beside the logs).
+"""Config files: one loader for every JSON / YAML / TOML file and argument list
+(``read_config_file``), and the run configuration beside the logs
+(``read_run_config``: the usual names into a RunInfo). The pre-flight plan, which
+reads the same files in full, is in ``tsm_tui.preflight.plan``.
 
 Generic: any JSON / YAML / TOML mapping that uses the usual names (HF
 TrainingArguments, Megatron arguments, nanoGPT / llm.c, Lightning hparams) is
@@ -9,9 +12,12 @@ flattened and matched against the aliases below. Never unpickles anything
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
+import shlex
 
-from tsm_tui.settings import RunInfo
+from tsm_tui.core.settings import RunInfo
 
 CONFIG_NAMES = ("config.json", "training_args.json", "hparams.yaml", "hparams.yml", "config.yaml",
                 "config.yml", "train_config.yaml", "args.json", "config.toml", "train.toml")
@@ -36,6 +42,8 @@ _ALIASES: dict[str, tuple[str, ...]] = {
 _INT = {"total_steps", "warmup_steps", "batch_size", "seq_len", "logging_steps", "save_steps"}
 
 
+
+
 def _flatten(d, prefix="", out=None):
     if out is None:
         out = {}
@@ -47,69 +55,6 @@ def _flatten(d, prefix="", out=None):
                 out.setdefault(str(k).lower(), v)
                 out[f"{prefix}{k}".lower()] = v
     return out
-
-
-def load_mapping(path: str) -> dict | None:
-    """Parse a JSON / YAML / TOML config; None when it is not one (no exception)."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(4 << 20)
-    except OSError:
-        return None
-    low = path.lower()
-    try:
-        if low.endswith(".json"):
-            obj = json.loads(raw.decode("utf-8", "replace"))
-        elif low.endswith((".yaml", ".yml")):
-            import yaml
-
-            obj = yaml.safe_load(raw.decode("utf-8", "replace"))
-        elif low.endswith(".toml"):
-            import tomllib
-
-            obj = tomllib.loads(raw.decode("utf-8", "replace"))
-        else:
-            return None
-    except Exception:  # any parse error: not a config we can use
-        return None
-    return obj if isinstance(obj, dict) else None
-
-
-def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> None:
-    flat = _flatten(mapping)
-    for field, names in _ALIASES.items():
-        for n in names:
-            v = flat.get(n)
-            if v is None or isinstance(v, (dict, list)):
-                continue
-            try:
-                if field == "schedule":
-                    val = str(v)
-                elif isinstance(v, bool):
-                    continue
-                else:
-                    val = int(float(v)) if field in _INT else float(v)
-            except (TypeError, ValueError):
-                continue
-            if field in ("params", "peak_lr", "total_steps") and not val > 0:
-                continue  # HF writes max_steps=-1 for an epoch-based run
-            info.set(field, val, origin)
-            break
-    ratio = flat.get("warmup_ratio")
-    if info.warmup_steps in (None, 0) and isinstance(ratio, (int, float)) and ratio > 0 and info.total_steps:
-        info.set("warmup_steps", int(ratio * info.total_steps), origin, override=True)
-    if info.precision is None:
-        if flat.get("bf16") is True or str(flat.get("precision", "")).startswith("bf16"):
-            info.set("precision", "bf16", origin)
-        elif flat.get("fp16") is True or str(flat.get("precision", "")) in ("16", "16-mixed", "fp16"):
-            info.set("precision", "fp16", origin)
-    if info.params is None:
-        layers = flat.get("num_hidden_layers") or flat.get("n_layer") or flat.get("num_layers") or flat.get("n_layers")
-        hidden = flat.get("hidden_size") or flat.get("n_embd") or flat.get("d_model") or flat.get("dim")
-        vocab = flat.get("vocab_size") or flat.get("padded_vocab_size")
-        if all(isinstance(x, (int, float)) and x > 0 for x in (layers, hidden)):
-            p = 12.0 * layers * hidden * hidden + (vocab or 0) * hidden
-            info.set("params", p, f"{origin} (12*L*d^2 + V*d)")
 
 
 def read_run_config(info: RunInfo, directory: str) -> list[str]:
@@ -125,35 +70,7 @@ def read_run_config(info: RunInfo, directory: str) -> list[str]:
     return used
 
 
-# =============================================================================
-# Pre-flight: the planned run's configuration, read in full (issue #6)
-# =============================================================================
-#
-# ``read_plan(path)`` reads a config file or a directory of them into a Plan:
-# a RunInfo plus what the pre-flight checks need beyond it (Adam beta2/eps,
-# loss-scale settings, HF's NaN filter, checkpoint interval, ...). Every value
-# remembers the file and the key it came from, so the report can say
-# "learning_rate = 3e-4 (train.yaml: learning_rate)" and the actions can name
-# the key to change. Inputs:
-#
-# * Hugging Face TrainingArguments (``to_json_string()`` JSON, LLaMA-Factory /
-#   Axolotl YAML): global batch = per_device_train_batch_size x
-#   gradient_accumulation_steps x world size (when given); ``max_steps=-1`` is
-#   an epoch-based run. Keys the file leaves out take HF's defaults
-#   (logging_steps=500, logging_nan_inf_filter=True, max_grad_norm=1.0,
-#   adam_beta2=0.999, adam_epsilon=1e-8, lr_scheduler_type=linear, save_steps=500).
-# * the model's ``config.json`` (parameter count from the architecture, see
-#   ``count_params``);
-# * Lightning ``hparams.yaml``, torchtitan TOML, Megatron argument lists (a text
-#   or shell file: ``--num-layers 24 --lr 3e-4 ...``), DeepSpeed JSON, OLMo YAML
-#   and plain YAML / TOML / JSON with the usual names.
-#
-# ``training_args.bin`` is a pickle (torch.save): it is never opened.
-
-import math
-import re
-import shlex
-from dataclasses import dataclass, field as _field
+# --- loading ------------------------------------------------------------------
 
 MAX_CONFIG_BYTES = 4 << 20
 
@@ -161,101 +78,6 @@ MAX_CONFIG_BYTES = 4 << 20
 class ConfigError(ValueError):
     """The input cannot be read as a run configuration (the CLI exits 2)."""
 
-
-@dataclass
-class Plan(RunInfo):
-    """RunInfo plus the settings only a pre-flight check needs."""
-
-    beta1: float | None = None
-    beta2: float | None = None
-    eps: float | None = None
-    optimizer: str | None = None
-    #: static loss scale (> 0) or 0 / None for dynamic (Megatron, DeepSpeed)
-    loss_scale: float | None = None
-    #: False when the fp16 loss scaler is explicitly disabled or static
-    dynamic_scaling: bool | None = None
-    logging_nan_inf_filter: bool | None = None
-    logging_strategy: str | None = None
-    log_grad_norm: bool | None = None
-    save_strategy: str | None = None
-    save_hours: float | None = None
-    #: decay horizon of the LR schedule in steps (lr_decay_iters, t_max ...)
-    decay_steps: int | None = None
-    min_lr_ratio: float | None = None
-    warmup_ratio: float | None = None
-    warmup_tokens: float | None = None
-    total_tokens: float | None = None
-    epochs: float | None = None
-    dataset_samples: int | None = None
-    micro_batch: int | None = None
-    grad_accum: int | None = None
-    world_size: int | None = None
-    finetune: bool | None = None
-    framework: str | None = None
-    #: config key each value was read from, for the report and the actions
-    keys: dict[str, str] = _field(default_factory=dict)
-    #: what the reader could not know or assumed, one sentence each
-    notes: list[str] = _field(default_factory=list)
-    files: list[str] = _field(default_factory=list)
-
-    def put(self, name: str, value, origin: str, key: str | None = None, override: bool = False) -> None:
-        if value is None:
-            return
-        if getattr(self, name) is None or override:
-            setattr(self, name, value)
-            self.origin[name] = origin
-            if key:
-                self.keys[name] = key
-
-    def key(self, name: str, default: str) -> str:
-        return self.keys.get(name) or default
-
-    def note(self, text: str) -> None:
-        if text not in self.notes:
-            self.notes.append(text)
-
-
-# --- scalar parsing ------------------------------------------------------------
-
-_SIZE = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
-
-
-def num(v, sizes: bool = False) -> float | None:
-    """3e-4, "3e-4" (YAML 1.1 reads it as a string), "7B" (sizes=True) -> float."""
-    if isinstance(v, bool) or v is None:
-        return None
-    if isinstance(v, (int, float)):
-        return float(v) if math.isfinite(v) else None
-    if isinstance(v, str):
-        t = v.strip().replace(",", "").replace("_", "")
-        mult = 1.0
-        if sizes and t and t[-1].lower() in _SIZE:
-            mult, t = _SIZE[t[-1].lower()], t[:-1]
-        try:
-            x = float(t) * mult
-        except ValueError:
-            return None
-        return x if math.isfinite(x) else None
-    return None
-
-
-def _int(v) -> int | None:
-    x = num(v)
-    return int(round(x)) if x is not None else None
-
-
-def flag(v) -> bool | None:
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, (int, float)):
-        return bool(v)
-    if isinstance(v, str):
-        s = v.strip().lower()
-        if s in ("true", "yes", "on", "1", "auto"):
-            return True
-        if s in ("false", "no", "off", "0", "none", "null", ""):
-            return False
-    return None
 
 
 # --- Megatron-style argument lists -----------------------------------------------
@@ -301,6 +123,28 @@ def parse_arg_list(text: str) -> dict | None:
     return out if len(out) >= 2 else None
 
 
+_SIZE = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+
+
+def num(v, sizes: bool = False) -> float | None:
+    """3e-4, "3e-4" (YAML 1.1 reads it as a string), "7B" (sizes=True) -> float."""
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, (int, float)):
+        return float(v) if math.isfinite(v) else None
+    if isinstance(v, str):
+        t = v.strip().replace(",", "").replace("_", "")
+        mult = 1.0
+        if sizes and t and t[-1].lower() in _SIZE:
+            mult, t = _SIZE[t[-1].lower()], t[:-1]
+        try:
+            x = float(t) * mult
+        except ValueError:
+            return None
+        return x if math.isfinite(x) else None
+    return None
+
+
 def _scalar(s: str):
     x = num(s)
     if x is not None:
@@ -314,9 +158,6 @@ def _scalar(s: str):
 # --- reading files ---------------------------------------------------------------
 
 #: JSON / YAML files in a run or model directory that are not configurations
-_NOT_CONFIG = ("trainer_state.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
-               "generation_config.json", "vocab.json", "added_tokens.json", "all_results.json",
-               "train_results.json", "eval_results.json", "preprocessor_config.json", "adapter_config.json")
 _ARG_EXT = (".sh", ".txt", ".args", ".cmd", ".slurm", ".sbatch")
 
 
@@ -365,664 +206,48 @@ def read_config_file(path: str) -> tuple[dict | None, str]:
     return None, ""
 
 
-def is_model_config(m: dict) -> bool:
-    keys = set(m)
-    return bool(keys & {"architectures", "model_type"}) or (
-        bool(keys & {"num_hidden_layers", "n_layer"}) and bool(keys & {"hidden_size", "n_embd"})
-        and not keys & {"learning_rate", "lr", "max_iters", "max_steps"}
-    )
-
-
-def read_plan(path: str, extra_config: str | None = None) -> Plan:
-    """Read PATH (a config file or a directory holding the run's configs)."""
-    if not os.path.exists(path):
-        raise ConfigError(f"no such file or directory: {path}")
-    plan = Plan()
-    paths: list[str] = []
-    if extra_config:
-        if not os.path.isfile(extra_config):
-            raise ConfigError(f"no such config file: {extra_config}")
-        paths.append(extra_config)
-    if os.path.isdir(path):
-        try:
-            names = sorted(os.listdir(path))
-        except OSError as e:
-            raise ConfigError(f"cannot read directory {path}: {e.strerror or e}")
-        files = [os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))]
-        # training configs first (their values win), the model's config.json last
-        files.sort(key=lambda p: (os.path.basename(p) == "config.json", os.path.basename(p)))
-        paths += files
-    else:
-        paths.append(path)
-    training, models, pickles, bad = [], [], [], []
-    for p in paths:
-        if os.path.basename(p).lower() in _NOT_CONFIG or p.lower().endswith(".index.json"):
-            continue
-        try:
-            m, kind = read_config_file(p)
-        except ConfigError as e:
-            if p == path or p == extra_config:
-                raise
-            bad.append(str(e))
-            continue
-        if kind == "pickle":
-            pickles.append(p)
-            continue
-        if not m:
-            continue
-        (models if is_model_config(m) else training).append((p, m, kind))
-    for p in pickles:
-        plan.note(f"{os.path.basename(p)} ignored: it is a pickle and is never loaded "
-                  "(export the arguments with TrainingArguments.to_json_string() instead)")
-    for msg in bad:
-        plan.note(f"skipped: {msg}")
-    if not training and not models:
-        if pickles:
-            raise ConfigError(f"only pickled files in {path} ({', '.join(os.path.basename(p) for p in pickles)}): "
-                              "they are never unpickled; save the TrainingArguments with to_json_string() "
-                              "or pass a YAML / JSON / TOML config")
-        if bad:
-            raise ConfigError(bad[0])
-        raise ConfigError(f"no run configuration found in {path} (JSON / YAML / TOML or a Megatron argument list)")
-    for p, m, kind in training:
-        apply_plan(plan, m, os.path.basename(p), kind)
-        plan.files.append(p)
-    for p, m, kind in models:
-        apply_model_config(plan, m, os.path.basename(p))
-        plan.files.append(p)
-    return plan
-
-
-# --- the training configuration --------------------------------------------------
-
-
-def _flat_all(d, prefix="", out=None) -> dict:
-    """Flatten nested mappings to ``a.b.c`` keys AND bare leaf names (first one wins)."""
-    if out is None:
-        out = {}
-    if isinstance(d, dict):
-        for k, v in d.items():
-            k = str(k).lower().replace("-", "_")
-            if isinstance(v, dict):
-                _flat_all(v, f"{prefix}{k}.", out)
-            else:
-                out[f"{prefix}{k}"] = v
-                out.setdefault(f"~{k}", v)  # bare name, lowest priority
-    return out
-
-
-def _get(flat: dict, *names):
-    """First present, non-null value among dotted names, then bare names: (key, value)."""
-    for n in names:
-        if n in flat and flat[n] is not None:
-            return n, flat[n]
-    for n in names:
-        if "." not in n and f"~{n}" in flat and flat[f"~{n}"] is not None:
-            return n, flat[f"~{n}"]
-    return None, None
-
-
-def _has(flat: dict, *names) -> bool:
-    return any(n in flat or f"~{n}" in flat for n in names)
-
-
-_HF_MARKERS = ("per_device_train_batch_size", "num_train_epochs", "lr_scheduler_type", "logging_nan_inf_filter",
-               "gradient_accumulation_steps", "logging_steps", "save_strategy", "finetuning_type",
-               "micro_batch_size")
-_MEGATRON_MARKERS = ("train_iters", "lr_warmup_iters", "global_batch_size", "num_layers", "save_interval",
-                     "log_interval", "clip_grad", "lr_decay_style", "tensor_model_parallel_size")
-
-
-def detect_framework(m: dict, kind: str) -> str:
-    top = {str(k).lower().replace("-", "_") for k in m}
-    if kind == "args" and top & set(_MEGATRON_MARKERS):
-        return "megatron"
-    if kind == "toml" and isinstance(m.get("training"), dict) and (
-            "job" in m or "lr_scheduler" in m or "parallelism" in m or "checkpoint" in m):
-        return "torchtitan"
-    if "base_model" in top and ("micro_batch_size" in top or "sequence_len" in top):
-        return "axolotl"
-    if top & {"per_device_train_batch_size", "num_train_epochs", "logging_nan_inf_filter", "lr_scheduler_type",
-              "finetuning_type"}:
-        return "hf"
-    if "zero_optimization" in top or "train_micro_batch_size_per_gpu" in top:
-        return "deepspeed"
-    if isinstance(m.get("scheduler"), dict) and isinstance(m.get("optimizer"), dict) and "model" in m:
-        return "olmo"
-    if top & {"accumulate_grad_batches", "gradient_clip_val", "log_every_n_steps", "every_n_train_steps"}:
-        return "lightning"
-    if top & {"max_iters", "lr_decay_iters", "warmup_iters", "decay_lr", "init_from"}:
-        return "nanogpt"
-    return "generic"
-
-
-#: HF TrainingArguments defaults (transformers 4.x) for keys a YAML leaves out
-HF_DEFAULTS = {"learning_rate": 5e-5, "max_grad_norm": 1.0, "logging_steps": 500, "logging_nan_inf_filter": True,
-               "adam_beta1": 0.9, "adam_beta2": 0.999, "adam_epsilon": 1e-8, "lr_scheduler_type": "linear",
-               "save_steps": 500, "save_strategy": "steps", "warmup_steps": 0,
-               "logging_strategy": "steps"}
-#: Megatron-LM arguments.py defaults for options a launch line leaves out
-MEGATRON_DEFAULTS = {"clip_grad": 1.0, "log_interval": 100, "adam_beta1": 0.9, "adam_beta2": 0.999,
-                     "adam_eps": 1e-8, "lr_decay_style": "linear", "lr_warmup_iters": 0}
-#: torchtitan JobConfig defaults (job_config.py) for keys the TOML leaves out
-TORCHTITAN_DEFAULTS = {"training.max_norm": 1.0, "metrics.log_freq": 10, "optimizer.eps": 1e-8,
-                       "optimizer.beta2": 0.95, "training.mixed_precision_param": "bfloat16",
-                       "checkpoint.interval": 500}
-
-_FT_STAGES = ("sft", "dpo", "rm", "ppo", "kto", "orpo", "simpo", "grpo")
-
-
-def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
-    """Fill ``plan`` from one training-config mapping (values already set win)."""
-    fw = detect_framework(mapping, kind)
-    if plan.framework is None or plan.framework == "generic":
-        plan.framework = fw
-    flat = _flat_all(mapping)
-    defaults = {"hf": HF_DEFAULTS, "axolotl": HF_DEFAULTS, "megatron": MEGATRON_DEFAULTS,
-                "torchtitan": TORCHTITAN_DEFAULTS}.get(fw, {})
-    dflt_origin = {"hf": "HF TrainingArguments", "axolotl": "HF TrainingArguments",
-                   "megatron": "Megatron-LM", "torchtitan": "torchtitan"}.get(fw, "")
-    dflt_origin = f"{dflt_origin} default (not set in {origin})"
-
-    def get(*names, default=True):
-        k, v = _get(flat, *names)
-        if k is None and default:
-            for n in names:
-                if n in defaults:
-                    return n, defaults[n], dflt_origin
-        return k, v, origin
-
-    def put(name, value, k, o, **kw):
-        if value is not None:
-            plan.put(name, value, o, k, **kw)
-
-    # --- model size given outright (plain configs) ---------------------------
-    k, v, o = get("params", "n_params", "num_params", "num_parameters", "param_count", "model_params",
-                  "model.params", "model_size")
-    p = num(v, sizes=True)
-    if p and p > 0:
-        put("params", p, k, o)
-
-    # --- steps, tokens, epochs ------------------------------------------------------
-    k, v, o = get("training.steps" if fw == "torchtitan" else "max_steps", "max_steps", "train_iters", "max_iters",
-                  "total_steps", "num_training_steps", "train_steps", "training_steps", "trainer.max_steps",
-                  "total_num_steps")
-    n = _int(v)
-    if n is not None and n > 0:
-        put("total_steps", n, k, o)
-    elif n is not None and n <= 0 and k == "max_steps":
-        plan.note(f"{origin}: max_steps={n} means an epoch-based run")
-    k, v, o = get("max_duration")
-    if isinstance(v, (str, int, float)) and v is not None:
-        s = str(v).strip().lower()
-        m = re.fullmatch(r"([\d.e+_]+)\s*(ba|tok|t|ep|sp)?", s)
-        if m:
-            x, unit = num(m.group(1)), m.group(2) or "ba"
-            if x:
-                if unit == "ba":
-                    put("total_steps", int(x), k, o)
-                elif unit in ("t", "tok"):
-                    put("total_tokens", x, k, o)
-                elif unit == "ep":
-                    put("epochs", x, k, o)
-    k, v, o = get("total_tokens", "train_tokens", "max_tokens", "num_tokens", "training_tokens", "tokens")
-    t = num(v, sizes=True)
-    if t and t > 0:
-        put("total_tokens", t, k, o)
-    k, v, o = get("train_samples")  # Megatron --train-samples: samples over the whole run
-    if _int(v) and _int(v) > 0:
-        plan._train_samples = _int(v)  # type: ignore[attr-defined]
-    k, v, o = get("num_train_epochs", "num_epochs", "max_epochs", "epochs", "trainer.max_epochs")
-    e = num(v)
-    if e and e > 0:
-        put("epochs", e, k, o)
-    k, v, o = get("num_train_samples", "dataset_size", "num_examples", "train_dataset_size", "num_samples")
-    if _int(v):
-        put("dataset_samples", _int(v), k, o)
-
-    # --- batch -------------------------------------------------------------------------
-    k, v, o = get("batch_tokens", "tokens_per_batch", "global_batch_size_tokens", "batch_size_tokens",
-                  "total_batch_size" if fw in ("generic", "nanogpt") else "batch_tokens")
-    bt = num(v, sizes=True)
-    if bt and bt > 0:
-        put("batch_tokens", bt, k, o)
-    k, v, o = get("global_batch_size", "global_train_batch_size", "train_batch_size", "training.global_batch_size")
-    g = _int(v)
-    if g and g > 0:
-        put("batch_size", g, k, o)
-    k, v, o = get("per_device_train_batch_size", "micro_batch_size", "train_micro_batch_size_per_gpu",
-                  "training.local_batch_size", "local_batch_size", "device_train_microbatch_size",
-                  "training.batch_size", "batch_size")
-    mb = _int(v)
-    if mb and mb > 0:
-        put("micro_batch", mb, k, o)
-    k, v, o = get("gradient_accumulation_steps", "accumulate_grad_batches", "grad_accum", "gradient_accumulation")
-    ga = _int(v)
-    if ga and ga > 0:
-        put("grad_accum", ga, k, o)
-    ws = None
-    k, v, o = get("world_size", "n_gpus", "num_gpus", "gpus", "devices", "nproc_per_node", "num_devices",
-                  "data_parallel_size", "parallelism.data_parallel_shard_degree", "dp_degree")
-    if _int(v) and _int(v) > 0:
-        ws = _int(v)
-        kn, vn, _ = get("nnodes", "num_nodes", "trainer.num_nodes")
-        if _int(vn) and _int(vn) > 1 and k in ("nproc_per_node", "gpus", "devices", "n_gpus", "num_gpus"):
-            ws *= _int(vn)
-            k = f"{k} x {kn}"
-        put("world_size", ws, k, o)
-    k, v, o = get("training.seq_len", "seq_length", "seq_len", "max_seq_length", "block_size", "max_seq_len",
-                  "sequence_length", "sequence_len", "context_length", "cutoff_len", "max_sequence_length",
-                  "encoder_seq_length", "model.max_sequence_length")
-    sl = _int(v)
-    if sl and sl > 0:
-        put("seq_len", sl, k, o)
-
-    # --- learning rate and schedule ------------------------------------------------------
-    k, v, o = get("optimizer.lr", "optimizer.learning_rate", "optimizer.params.lr", "learning_rate", "lr",
-                  "max_lr", "peak_lr", "warmup_max_lr", "base_lr")
-    lr = num(v)
-    if lr is not None and lr > 0:
-        put("peak_lr", lr, k, o)
-    units_tokens = str(_get(flat, "scheduler.units", "units")[1] or "").lower() == "tokens"
-    k, v, o = get("lr_scheduler.warmup_steps" if fw == "torchtitan" else "warmup_steps", "warmup_steps",
-                  "lr_warmup_iters", "warmup_iters", "num_warmup_steps", "lr_warmup_steps", "warmup_num_steps",
-                  "scheduler.t_warmup", "t_warmup")
-    w = num(v, sizes=True)
-    if w is not None and w >= 0:
-        if units_tokens and k in ("scheduler.t_warmup", "t_warmup"):
-            put("warmup_tokens", w, k, o)
-        else:
-            put("warmup_steps", int(w), k, o)
-    k, v, o = get("warmup_tokens", "lr_warmup_tokens")
-    wt = num(v, sizes=True)
-    if wt is not None and wt >= 0:
-        put("warmup_tokens", wt, k, o)
-    k, v, o = get("warmup_ratio", "lr_warmup_fraction", "warmup_fraction", "warmup_pct")
-    wr = num(v)
-    if wr is not None and wr > 0:
-        put("warmup_ratio", wr, k, o)
-    k, v, o = get("lr_warmup_samples")
-    if _int(v) and _int(v) > 0:
-        plan._warmup_samples = _int(v)  # type: ignore[attr-defined]
-    k, v, o = get("lr_scheduler_type", "lr_decay_style", "lr_scheduler.decay_type", "scheduler.name",
-                  "lr_scheduler", "scheduler", "lr_schedule", "schedule", "decay_type")
-    if isinstance(v, str) and v.strip():
-        put("schedule", v.strip(), k, o)
-    elif v is None:
-        k2, d = _get(flat, "decay_lr")
-        if isinstance(flag(d), bool):
-            plan.put("schedule", "cosine" if flag(d) else "constant", origin, f"{k2}={d}")
-    k, v, o = get("lr_decay_iters", "lr_decay_steps", "decay_steps", "scheduler.t_max", "t_max",
-                  "scheduler.params.total_num_steps")
-    ds = num(v, sizes=True)
-    if ds and ds > 0:
-        if units_tokens and k in ("scheduler.t_max", "t_max"):
-            plan._decay_tokens = (ds, f"{k}", origin)  # type: ignore[attr-defined]
-        else:
-            put("decay_steps", int(ds), k, o)
-    k, v, o = get("lr_decay_tokens")
-    if num(v, sizes=True):
-        plan._decay_tokens = (num(v, sizes=True), k, origin)  # type: ignore[attr-defined]
-    k, v, o = get("min_lr_ratio", "alpha_f", "lr_scheduler.min_lr_factor", "min_lr_rate", "final_lr_ratio")
-    if num(v) is not None:
-        put("min_lr_ratio", num(v), k, o)
-    else:
-        k, v, o = get("min_lr", "lr_min", "lr_scheduler.lr_min", "final_lr")
-        if num(v) is not None and plan.peak_lr:
-            put("min_lr_ratio", num(v) / plan.peak_lr, k, o)
-
-    # --- clipping --------------------------------------------------------------------------
-    clip_names = ("training.max_norm" if fw == "torchtitan" else "max_grad_norm", "max_grad_norm", "clip_grad",
-                  "grad_clip", "gradient_clipping", "clip_grad_norm", "max_norm", "gradient_clip_val",
-                  "trainer.gradient_clip_val", "grad_clip_norm")
-    k, v, o = get(*clip_names, default=False)
-    if k is None:
-        for n in clip_names:
-            if _has(flat, n):  # present and null: clipping disabled (HF / Lightning treat None as off)
-                k, v, o = n, 0.0, origin
-                break
-        else:
-            k, v, o = get(*clip_names)
-    c = num(v) if not isinstance(v, bool) else (None if v else 0.0)
-    if k is not None and c is not None:
-        put("clip", max(c, 0.0), k, o)
-
-    # --- precision and loss scaling -----------------------------------------------------------
-    prec, pk, po = _precision(flat, get, fw)
-    if prec:
-        put("precision", prec, pk, po)
-    k, v, o = get("loss_scale", "fp16.loss_scale", "static_loss_scale")
-    ls = num(v)
-    if ls is not None:
-        put("loss_scale", ls, k, o)
-        if ls > 0:
-            plan.put("dynamic_scaling", False, origin, f"{k}={v}")
-    k, v, o = get("dynamic_loss_scale", "use_grad_scaler", "grad_scaler", "use_loss_scaling", "loss_scaling",
-                  "dynamic_loss_scaling", "amp_scaler")
-    if v is not None:
-        if isinstance(v, str) and v.lower() in ("static", "dynamic"):
-            plan.put("dynamic_scaling", v.lower() == "dynamic", origin, f"{k}={v}")
-        elif flag(v) is not None:
-            plan.put("dynamic_scaling", flag(v), origin, f"{k}={v}")
-    if plan.precision == "fp16-pure":
-        plan.put("dynamic_scaling", False, plan.origin.get("precision", origin), plan.keys.get("precision"))
-
-    # --- logging --------------------------------------------------------------------------------
-    k, v, o = get("metrics.log_freq" if fw == "torchtitan" else "logging_steps", "logging_steps", "log_interval",
-                  "log_every", "log_every_n_steps", "log_freq", "console_log_interval", "trainer.log_every_n_steps",
-                  "steps_per_print")
-    if _int(v) is not None and _int(v) > 0:
-        put("logging_steps", _int(v), k, o)
-    k, v, o = get("logging_strategy")
-    if isinstance(v, str):
-        put("logging_strategy", v.lower(), k, o)
-    k, v, o = get("logging_nan_inf_filter")
-    if flag(v) is not None:
-        put("logging_nan_inf_filter", flag(v), k, o)
-    k, v, o = get("log_grad_norm", "log_grad_norms", "log_gradient_norm", "track_grad_norm")
-    if flag(v) is not None:
-        put("log_grad_norm", flag(v), k, o)
-
-    # --- checkpoints ----------------------------------------------------------------------------
-    k, v, o = get("save_strategy")
-    if isinstance(v, str):
-        put("save_strategy", v.lower(), k, o)
-    k, v, o = get("checkpoint.enable_checkpoint", "checkpoint.enable", "enable_checkpointing",
-                  "trainer.enable_checkpointing")
-    if flag(v) is False:
-        put("save_strategy", "no", k, o)
-    elif flag(v) is True:
-        put("save_strategy", "steps", k, o)
-    k, v, o = get("checkpoint.interval" if fw == "torchtitan" else "save_steps", "save_steps", "save_interval",
-                  "checkpoint_every", "save_every", "ckpt_interval", "every_n_train_steps", "checkpoint_interval",
-                  "save_interval_unsharded", "checkpoint.every_n_train_steps", "save_every_n_steps")
-    si = _int(v)
-    if si is not None and si > 0:
-        put("save_steps", si, k, o)
-    if fw == "nanogpt" and plan.save_steps is None:
-        k, v, o = get("eval_interval")
-        if _int(v):
-            put("save_steps", _int(v), f"{k} (nanoGPT saves at each eval)", o)
-    if fw == "megatron":
-        if not _has(flat, "save"):
-            plan.put("save_strategy", "no", origin, "no --save")
-        elif plan.save_steps is None:
-            plan.put("save_strategy", "end", origin, "--save without --save-interval")
-    k, v, o = get("save_interval_hours", "checkpoint_interval_hours", "save_every_hours")
-    if num(v):
-        put("save_hours", num(v), k, o)
-    k, v, o = get("save_interval_minutes", "save_every_minutes", "checkpoint_interval_minutes",
-                  "train_time_interval_minutes")
-    if num(v):
-        put("save_hours", num(v) / 60, k, o)
-
-    # --- optimizer ------------------------------------------------------------------------------
-    k, v, o = get("optim", "optimizer.name", "optimizer_type", "optimizer", "optimizer.type")
-    if isinstance(v, str):
-        put("optimizer", v, k, o)
-    k, v, o = get("betas", "optimizer.betas", "adam_betas", "optimizer.params.betas")
-    if isinstance(v, (list, tuple)) and len(v) == 2 and all(num(x) is not None for x in v):
-        put("beta1", num(v[0]), f"{k}[0]", o)
-        put("beta2", num(v[1]), f"{k}[1]", o)
-    k, v, o = get("adam_beta2", "beta2", "optimizer.beta2")
-    if num(v) is not None:
-        put("beta2", num(v), k, o)
-    k, v, o = get("adam_beta1", "beta1", "optimizer.beta1")
-    if num(v) is not None:
-        put("beta1", num(v), k, o)
-    k, v, o = get("optimizer.eps", "adam_epsilon", "adam_eps", "eps", "epsilon", "optimizer.params.eps", "adam_epsilon")
-    if num(v) is not None:
-        put("eps", num(v), k, o)
-
-    # --- fine-tune or pre-training ---------------------------------------------------------------
-    stage = str(_get(flat, "stage")[1] or "").lower()
-    if stage == "pt":
-        plan.put("finetune", False, origin, "stage=pt")
-    elif stage in _FT_STAGES:
-        plan.put("finetune", True, origin, f"stage={stage}")
-    else:
-        for n in ("finetuning_type", "adapter", "base_model", "model_name_or_path", "pretrained_model_name_or_path",
-                  "finetune"):
-            kk, vv = _get(flat, n)
-            if vv not in (None, False, "", "none"):
-                plan.put("finetune", True, origin, f"{kk}={vv}")
-                break
-        kk, vv = _get(flat, "init_from")
-        if isinstance(vv, str):
-            plan.put("finetune", vv != "scratch", origin, f"init_from={vv}")
-
-    # --- the model, when described inline (nanoGPT, Megatron, OLMo, Lightning) -----------------
-    if plan.params is None:
-        model = mapping.get("model") if isinstance(mapping.get("model"), dict) else mapping
-        if fw == "torchtitan":
-            flavor = str(_get(flat, "model.flavor")[1] or "")
-            p = num(flavor, sizes=True)
-            if p:
-                plan.put("params", p, origin, f"model.flavor={flavor}")
-        else:
-            est = count_params(model, fw)
-            if est:
-                plan.put("params", est[0], origin, est[1])
-                for msg in est[2]:
-                    plan.note(msg)
-
-
-def _precision(flat: dict, get, fw: str):
-    """(precision, key, origin); precision is bf16 / fp16 / fp16-pure / fp32."""
-    k, v, o = get("fp16.enabled")
-    if flag(v):
-        return "fp16", k, o
-    k, v, o = get("bf16.enabled")
-    if flag(v):
-        return "bf16", k, o
-    for name in ("bf16", "fp16", "half"):
-        k, v = _get(flat, name)
-        if isinstance(v, (bool, str)) and flag(v):
-            return ("bf16" if name == "bf16" else "fp16"), k, get(name)[2]
-    for name in ("training.mixed_precision_param", "mixed_precision_param", "precision", "mixed_precision", "dtype",
-                 "autocast_precision", "trainer.precision", "amp_dtype", "torch_dtype_training"):
-        k, v, o = get(name)
-        if v is None:
-            continue
-        s = str(v).strip().lower()
-        if s in ("16-true", "fp16-true", "half-true"):
-            return "fp16-pure", k, o  # Lightning "16-true": fp16 weights, no GradScaler
-        if "bf16" in s or "bfloat16" in s:
-            return "bf16", k, o
-        if s in ("16", "16-mixed", "fp16", "float16", "half", "amp", "amp_fp16", "fp16-mixed") or "float16" in s:
-            return "fp16", k, o
-        if s in ("32", "32-true", "fp32", "float32", "full", "no", "tf32"):
-            return "fp32", k, o
-    if fw in ("hf", "axolotl"):
-        kb, vb = _get(flat, "bf16")
-        kf, vf = _get(flat, "fp16")
-        if flag(vb) is False or flag(vf) is False or kb is None:
-            return "fp32", "bf16=false, fp16=false" if kb else "no fp16/bf16 (HF default)", get("fp16")[2]
-    if fw == "megatron":
-        return "fp32", "no --fp16/--bf16", get("clip_grad")[2]
-    return None, None, None
-
-
-# --- parameter count from the architecture ------------------------------------------------
-
-_LLAMA_LIKE = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
-               "gemma3_text", "olmo", "olmo2", "olmoe", "phi3", "internlm2", "yi", "deepseek", "deepseek_v2",
-               "deepseek_v3", "baichuan", "cohere", "granite", "smollm3", "llama4_text", "ministral")
-_LEARNED_POS = ("gpt2", "gpt_neo", "opt", "bert", "roberta", "gpt_bigcode", "biogpt", "xglm")
-_BIAS = ("gpt2", "gpt_neo", "gpt_neox", "opt", "bloom", "gptj", "gpt_bigcode", "phi", "bert", "roberta", "starcoder2")
-
-
-def count_params(cfg: dict, fw: str = "") -> tuple[float, str, list[str]] | None:
-    """Parameters from an architecture description: (count, how, notes) or None.
-
-    Embedding V*d (+ learned positions) + per layer: attention d*(H*hd) for Q,
-    2*d*(KV*hd) for K/V (grouped-query attention), (H*hd)*d for the output;
-    MLP with 3 matrices when gated (SwiGLU: silu / llama-like models / Megatron
-    --swiglu) else 2, times the experts of an MoE; biases where the family has
-    them; two norms per layer and a final one (weight only for RMSNorm); an
-    untied output head adds V*d. LLaMA-7B's config gives 6,738,415,616 and
-    GPT-2's 124,439,808, the published counts.
-    """
-    if not isinstance(cfg, dict):
+def load_mapping(path: str) -> dict | None:
+    """A JSON / YAML / TOML config (or an argument list) as a mapping; None when
+    it is not one or cannot be read (no exception)."""
+    try:
+        m, _kind = read_config_file(path)
+    except ConfigError:
         return None
-    c = {str(k).lower().replace("-", "_"): v for k, v in cfg.items()}
+    return m
 
-    def g(*names):
+
+def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> None:
+    flat = _flatten(mapping)
+    for field, names in _ALIASES.items():
         for n in names:
-            if n in c and c[n] is not None and not isinstance(c[n], bool):
-                x = num(c[n])
-                if x is not None and x > 0:
-                    return x
-        return None
-
-    L = g("num_hidden_layers", "n_layer", "num_layers", "n_layers")
-    d = g("hidden_size", "n_embd", "d_model", "dim", "model_dim")
-    if not L or not d:
-        return None
-    notes: list[str] = []
-    mt = str(c.get("model_type") or "").lower()
-    H = g("num_attention_heads", "n_head", "n_heads", "num_heads")
-    kv = g("num_key_value_heads", "n_kv_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num")
-    if fw == "megatron" and c.get("group_query_attention"):
-        kv = g("num_query_groups") or kv
-    hd = g("head_dim", "kv_channels", "d_head")
-    if H and not hd:
-        hd = d / H
-    H = H or 1
-    hd = hd or d
-    kv = kv or H
-    act = str(c.get("hidden_act") or c.get("activation_function") or c.get("activation_type")
-              or c.get("activation") or "").lower()
-    gated = (mt in _LLAMA_LIKE or act in ("silu", "swiglu", "swish", "geglu") or bool(c.get("swiglu"))
-             or (mt.startswith("gemma")))
-    ff = g("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim", "d_ff", "moe_intermediate_size")
-    if ff is None and g("mlp_hidden_size") and gated:
-        ff = g("mlp_hidden_size") / 2  # OLMo's fused gate+up width
-    if ff is None:
-        ff = g("mlp_hidden_size") or ((8 * d / 3) if gated else 4 * d)
-    V = g("embedding_size", "padded_vocab_size", "vocab_size", "n_vocab")
-    if V is None:
-        V = 50304
-        notes.append("vocabulary size not in the config: assumed 50304 (GPT-2 BPE padded to 128)")
-    if fw == "megatron":
-        bias = not c.get("disable_bias_linear")
-        rms = str(c.get("normalization") or "").lower() == "rmsnorm"
-        learned = str(c.get("position_embedding_type") or "learned_absolute") == "learned_absolute" and not c.get(
-            "use_rotary_position_embeddings")
-        tied = not c.get("untie_embeddings_and_output_weights")
-    else:
-        if "bias" in c and isinstance(c["bias"], bool):
-            bias = c["bias"]
-        else:
-            bias = mt in _BIAS or (bool(c.get("n_embd")) and mt == "")
-        rms = mt in _LLAMA_LIKE or "rms_norm_eps" in c or "rms" in str(c.get("layer_norm_type") or "")
-        learned = mt in _LEARNED_POS or (mt == "" and "n_embd" in c and "block_size" in c) or (
-            mt == "" and "n_positions" in c)
-        tie = c.get("tie_word_embeddings", c.get("weight_tying", c.get("tie_embeddings")))
-        tied = bool(tie) if isinstance(tie, bool) else mt not in _LLAMA_LIKE
-    experts = g("num_local_experts", "n_routed_experts", "num_experts") or 1
-    shared = g("n_shared_experts") or 0
-    attn = d * H * hd + 2 * d * kv * hd + H * hd * d
-    if bias:
-        attn += H * hd + 2 * kv * hd + d
-    elif mt.startswith("qwen2"):
-        attn += H * hd + 2 * kv * hd  # q/k/v biases
-    mlp = (3 if gated else 2) * d * ff + ((ff * (2 if gated else 1) + d) if bias else 0)
-    mlp_total = mlp * (experts + shared) + (d * experts if experts > 1 else 0)
-    norm = d if rms or (not bias and fw != "megatron" and mt == "") else 2 * d
-    layer = attn + mlp_total + 2 * norm
-    emb = V * d
-    pos = 0.0
-    if learned:
-        pos = (g("max_position_embeddings", "n_positions", "block_size", "seq_length") or 0) * d
-    total = L * layer + emb + pos + norm + (0 if tied else V * d)
-    how = (f"{int(L)} layers x d={int(d)}, ffn {int(ff)}{' gated' if gated else ''}, "
-           f"{int(kv)}/{int(H)} KV heads, vocab {int(V)}{', tied' if tied else ''}")
-    return float(total), f"from the architecture ({how})", notes
-
-
-def apply_model_config(plan: Plan, mapping: dict, origin: str) -> None:
-    """A model's config.json: the parameter count and, as a fallback, the context length."""
-    est = count_params(mapping)
-    if est and plan.params is None:
-        plan.put("params", est[0], origin, est[1])
-        for msg in est[2]:
-            plan.note(msg)
-    ctx = _int(mapping.get("max_position_embeddings") or mapping.get("n_positions"))
-    if plan.seq_len is None and ctx:
-        plan.put("seq_len", ctx, origin, "max_position_embeddings (assumed training length)")
-        plan.note(f"sequence length not in the training config: assumed {ctx} from {origin}")
-
-
-def finalize_plan(plan: Plan) -> Plan:
-    """Derive what follows from the values read (after command-line overrides)."""
-    # global batch from its parts: micro x accumulation x data-parallel world size
-    if plan.batch_size is None and plan.batch_tokens is None and plan.micro_batch:
-        ga = plan.grad_accum or 1
-        ws = plan.world_size
-        gb = plan.micro_batch * ga * (ws or 1)
-        parts = f"{plan.key('micro_batch', 'batch')} {plan.micro_batch} x {plan.key('grad_accum', 'accumulation')} {ga}"
-        global_like = plan.keys.get("micro_batch") in ("batch_size", "training.batch_size") and plan.framework in (
-            "generic", "olmo", "deepspeed")
-        if ws:
-            parts += f" x world size {ws}"
-        elif plan.framework == "nanogpt" or global_like:
-            # nanoGPT's gradient_accumulation_steps is the total over all ranks; a plain
-            # config's batch_size is taken as the global batch
-            parts = f"{plan.key('micro_batch', 'batch')} {plan.micro_batch}" + (f" x {plan.key('grad_accum', '')} {ga}"
-                                                                              if plan.grad_accum else "")
-        else:
-            parts += " x world size (not given: assumed 1)"
-            plan.note("world size not given: the global batch assumes 1 device (pass --batch-tokens to override)")
-        plan.put("batch_size", gb, plan.origin.get("micro_batch", ""), parts)
-    bt = plan.effective_batch_tokens()
-    ts = getattr(plan, "_train_samples", None)
-    if plan.total_steps is None and ts and plan.batch_size:
-        plan.put("total_steps", math.ceil(ts / plan.batch_size), plan.origin.get("batch_size", ""),
-                 "train_samples / global batch")
-    samples = getattr(plan, "_warmup_samples", None)
-    if plan.warmup_steps is None and samples and plan.batch_size:
-        plan.put("warmup_steps", math.ceil(samples / plan.batch_size), plan.origin.get("batch_size", ""),
-                 "lr_warmup_samples / global batch")
-    # total steps from tokens, or from epochs x dataset size
-    if plan.total_steps is None and plan.total_tokens and bt:
-        plan.put("total_steps", int(round(plan.total_tokens / bt)), plan.origin.get("total_tokens", ""),
-                 f"{plan.key('total_tokens', 'tokens')} / batch tokens")
-    if plan.total_steps is None and plan.epochs and plan.dataset_samples and plan.batch_size:
-        steps = math.ceil(plan.dataset_samples / plan.batch_size) * plan.epochs
-        plan.put("total_steps", int(math.ceil(steps)), plan.origin.get("dataset_samples", ""),
-                 f"{plan.key('epochs', 'epochs')} x ceil(samples / global batch)")
-    if plan.total_steps is None and plan.epochs is None and plan.framework in ("hf", "axolotl"):
-        plan.note("no max_steps and no num_train_epochs: HF trains 3 epochs by default, total steps unknown "
-                  "(set max_steps or pass --total-steps)")
-    if plan.total_steps is None and plan.epochs:
-        plan.note(f"epoch-based run ({plan.epochs:g} epochs) without a dataset size: total steps unknown "
-                  "(set max_steps or pass --total-steps)")
-    if plan.total_tokens is None and plan.total_steps and bt:
-        plan.total_tokens = plan.total_steps * bt
-    # warm-up from tokens or from a ratio
-    if plan.warmup_tokens is not None and bt and (plan.warmup_steps is None or plan.warmup_steps == 0
-                                                   and "default" in plan.origin.get("warmup_steps", "")):
-        plan.put("warmup_steps", int(round(plan.warmup_tokens / bt)), plan.origin.get("warmup_tokens", ""),
-                 f"{plan.key('warmup_tokens', 'warmup tokens')} / batch tokens", override=True)
-    if plan.warmup_ratio and plan.total_steps and not plan.warmup_steps:
-        plan.put("warmup_steps", int(math.ceil(plan.warmup_ratio * plan.total_steps)),
-                 plan.origin.get("warmup_ratio", ""), f"{plan.key('warmup_ratio', 'warmup_ratio')} x total steps",
-                 override=True)
-    elif plan.warmup_ratio and not plan.total_steps and not plan.warmup_steps:
-        plan.note(f"warm-up is {plan.warmup_ratio:g} of the run, but the run length is unknown")
-    dt = getattr(plan, "_decay_tokens", None)
-    if dt and plan.decay_steps is None and bt:
-        plan.put("decay_steps", int(round(dt[0] / bt)), dt[2], f"{dt[1]} / batch tokens")
-    if plan.decay_steps is None and plan.framework in ("megatron", "nanogpt") and plan.total_steps:
-        # Megatron: lr_decay_iters defaults to train_iters; nanoGPT's lr_decay_iters "should be ~= max_iters"
-        plan.put("decay_steps", plan.total_steps, plan.origin.get("total_steps", ""), "= total steps")
-    return plan
-
-
-#: fields shown in the report, in order
-PLAN_FIELDS = ("params", "total_steps", "total_tokens", "warmup_steps", "peak_lr", "schedule", "decay_steps",
-               "min_lr_ratio", "batch_size", "seq_len", "batch_tokens", "micro_batch", "grad_accum", "world_size",
-               "epochs", "clip", "precision", "loss_scale", "dynamic_scaling", "logging_steps", "logging_strategy",
-               "logging_nan_inf_filter", "log_grad_norm", "save_steps", "save_strategy", "save_hours", "optimizer",
-               "beta1", "beta2", "eps", "finetune")
+            v = flat.get(n)
+            if v is None or isinstance(v, (dict, list)):
+                continue
+            try:
+                if field == "schedule":
+                    val = str(v)
+                elif isinstance(v, bool):
+                    continue
+                else:
+                    val = int(float(v)) if field in _INT else float(v)
+            except (TypeError, ValueError):
+                continue
+            if field in ("params", "peak_lr", "total_steps") and not val > 0:
+                continue  # HF writes max_steps=-1 for an epoch-based run
+            info.set(field, val, origin)
+            break
+    ratio = flat.get("warmup_ratio")
+    if info.warmup_steps in (None, 0) and isinstance(ratio, (int, float)) and ratio > 0 and info.total_steps:
+        info.set("warmup_steps", int(ratio * info.total_steps), origin, override=True)
+    if info.precision is None:
+        if flat.get("bf16") is True or str(flat.get("precision", "")).startswith("bf16"):
+            info.set("precision", "bf16", origin)
+        elif flat.get("fp16") is True or str(flat.get("precision", "")) in ("16", "16-mixed", "fp16"):
+            info.set("precision", "fp16", origin)
+    if info.params is None:
+        layers = flat.get("num_hidden_layers") or flat.get("n_layer") or flat.get("num_layers") or flat.get("n_layers")
+        hidden = flat.get("hidden_size") or flat.get("n_embd") or flat.get("d_model") or flat.get("dim")
+        vocab = flat.get("vocab_size") or flat.get("padded_vocab_size")
+        if all(isinstance(x, (int, float)) and x > 0 for x in (layers, hidden)):
+            p = 12.0 * layers * hidden * hidden + (vocab or 0) * hidden
+            info.set("params", p, f"{origin} (12*L*d^2 + V*d)")

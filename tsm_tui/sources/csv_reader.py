@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 
-from tsm_tui.record import StepRecord
+from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.fields import field_for
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 
-from tsm_tui.record import StepRecord
+from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.fields import to_float
 

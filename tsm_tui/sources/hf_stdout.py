@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from tsm_tui.record import StepRecord
-from tsm_tui.sanitize import strip_ansi
+from tsm_tui.core.record import StepRecord
+from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.kv_text import DICT_PAIR
 

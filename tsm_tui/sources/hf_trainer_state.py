@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 
-from tsm_tui.record import StepRecord
+from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import SnapshotReader
 
 _INFO = {"max_steps": "total_steps", "logging_steps": "logging_steps", "save_steps": "save_steps",

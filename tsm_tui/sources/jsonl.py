@@ -13,8 +13,8 @@ from operator import itemgetter
 
 import numpy as np
 
-from tsm_tui.frame import INT_FIELDS, METRIC_FIELDS, Frame
-from tsm_tui.record import StepRecord
+from tsm_tui.core.frame import INT_FIELDS, METRIC_FIELDS, Frame
+from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.fields import field_for
 

@@ -19,9 +19,9 @@ from itertools import chain
 
 import numpy as np
 
-from tsm_tui.frame import INT_FIELDS, Frame
-from tsm_tui.record import StepRecord
-from tsm_tui.sanitize import strip_ansi
+from tsm_tui.core.frame import INT_FIELDS, Frame
+from tsm_tui.core.record import StepRecord
+from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.sources.base import MAX_LINE, LineReader
 
 NUM = r"[-+]?(?:\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|inf|Inf|Infinity|-inf)"

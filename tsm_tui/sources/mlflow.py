@@ -18,7 +18,7 @@ import math
 import os
 import sqlite3
 
-from tsm_tui.record import StepRecord
+from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import SnapshotReader
 from tsm_tui.sources.fields import to_float
 

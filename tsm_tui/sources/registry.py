@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from tsm_tui.frame import expand, pack
-from tsm_tui.record import StepRecord
+from tsm_tui.core.frame import expand, pack
+from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.config import CONFIG_NAMES
 from tsm_tui.sources.blocks import ComposerReader, OLMoReader

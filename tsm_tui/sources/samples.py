@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 
-from tsm_tui.record import StepRecord
+from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import MAX_SAMPLE_CHARS, SnapshotReader
 from tsm_tui.sources.jsonl import JsonlReader
 

@@ -29,8 +29,8 @@ import struct
 
 import numpy as np
 
-from tsm_tui.frame import MIN_RUN, Frame, pack
-from tsm_tui.record import StepRecord
+from tsm_tui.core.frame import MIN_RUN, Frame, pack
+from tsm_tui.core.record import StepRecord
 from tsm_tui.sources import tb_columns as tbc
 from tsm_tui.sources.base import METRICS, ByteReader
 

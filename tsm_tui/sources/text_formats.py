@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 
-from tsm_tui.record import StepRecord
+from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import MAX_SAMPLE_CHARS
 from tsm_tui.sources.kv_text import KeyValueTextReader
 

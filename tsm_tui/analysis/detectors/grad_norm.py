@@ -1,0 +1,420 @@
+"""Gradient norm: above the clip threshold too often, far above it (lower the
+LR), spikes against the run's own level (grad norm leads loss), vanishing, and
+not logged at all ("flying blind").
+"""
+
+from __future__ import annotations
+
+import math
+
+import bottleneck as bn
+import numpy as np
+
+from tsm_tui.analysis import advice
+from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.core.numbers import fmt
+from tsm_tui.analysis.detectors.stats import RollingMedian, RollingMoments, RollingRate, mean_std
+from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
+
+RATE_WINDOW = 1000  # OLMo-core / detection-anchors 2.3: rates over ~1000 steps
+HIGH_RATE = 0.2  # (ours) "frequently above 5.0": one step in five
+VANISH_RECORDS = 5
+RATE_EVERY = 16
+#: frames: values this large could overflow the median's a + b; such frames go row by row
+_HUGE = 2.0 ** 1022
+#: frames: rows looked ahead after an event, at least (the look-ahead doubles while quiet)
+_MIN_SPAN = 1024
+#: frames: after an event within this many rows of the last one, this many rows go record by record
+_DENSE = 32
+#: spiking records at most this many records apart are one incident: one alert (ours;
+#: a spike's grad norm often stays high for a few steps, and each used to warn)
+SPIKE_GAP = 10
+
+
+class GradNormDetector(Detector):
+    id = "grad_norm"
+    title = "Gradient Norm"
+
+    def __init__(self, settings, state) -> None:
+        super().__init__(settings, state)
+        self._med = RollingMedian(settings.window)
+        self._logm = RollingMoments(settings.sigma_window)
+        self._over = RollingRate(RATE_WINDOW)
+        self._high = RollingRate(RATE_WINDOW)
+        self.n = 0
+        self.loss_records = 0
+        self.spikes: list[tuple[int, float, float]] = []  # incidents: (onset step, peak, median before)
+        self._last_spike_n: int | None = None  # record count at the newest spiking record
+        self.over_alerted = False
+        self.high_alerted = False
+        self.over_peak = 0.0
+        self.high_peak = 0.0
+        self._vanish_run = 0
+        self.vanished_at: int | None = None
+        self.max_gn = 0.0
+        self._tick = 0
+
+    def _post_warmup(self, rec: StepRecord) -> bool:
+        w = self.state.info.warmup_steps
+        if w is not None and rec.step <= w:
+            return False
+        return self.n > self.s.window
+
+    def update(self, rec: StepRecord) -> list[Alert]:
+        if rec.loss is not None:
+            self.loss_records += 1
+        g = rec.grad_norm
+        if g is None or not math.isfinite(g):
+            return []
+        self.n += 1
+        self.max_gn = max(self.max_gn, g)
+        out: list[Alert] = []
+        med = self._med.get()
+        spike = False
+        if med is not None and g >= self.s.grad_spike_ratio * med and len(self._logm._fifo) >= self.s.min_baseline \
+                and g > 0 and med > 0:
+            mean, std = mean_std(self._logm._fifo)
+            z = (math.log(g) - mean) / std if std > 1e-12 else math.inf
+            if z >= self.s.sigma and g >= self.s.grad_spike_ratio * med:
+                spike = True
+                last = self._last_spike_n
+                self._last_spike_n = self.n
+                if last is not None and self.n - last <= SPIKE_GAP:
+                    onset, peak, base = self.spikes[-1]  # the same incident: no second alert
+                    if g > peak:
+                        self.spikes[-1] = (onset, g, base)
+                else:
+                    out.append(self._spike(rec, g, med, z))
+        if not spike:
+            self._med.update(g)
+            if g > 0:
+                self._logm.update(math.log(g))
+        if self._post_warmup(rec):
+            self._over.update(g > self.s.grad_threshold)
+            self._high.update(g > self.s.grad_high)
+            self._tick += 1
+            if self._tick >= RATE_EVERY:  # rates move slowly: look every few records
+                self._tick = 0
+                out += self._rates(rec)
+            out += self._vanishing(rec, g, med)
+        return out
+
+    # ------------------------------------------------------------------ frames
+    def update_frame(self, fr) -> list[Alert]:
+        """Columnar path: the same alerts and state as ``update`` row by row.
+
+        Stretches where no row can be a spike candidate, a vanishing candidate
+        or a rate alert are committed in bulk (``_bulk``); a row that might do
+        any of that goes through ``update``. Non-finite grad norms only count as
+        loss records, as in ``update``."""
+        g = fr.get("grad_norm")
+        n_loss = fr.n if "loss" in fr.cols else 0
+        if g is None:
+            self.loss_records += n_loss
+            return []
+        lo, hi = (float(g.min()), float(g.max())) if g.size else (0.0, 0.0)
+        if math.isfinite(lo) and math.isfinite(hi):  # (min / max are NaN if any value is)
+            idx, xs, steps = None, g, fr.step
+        else:
+            idx = np.flatnonzero(np.isfinite(g))
+            xs, steps = g[idx], fr.step[idx]
+            lo, hi = (float(xs.min()), float(xs.max())) if xs.size else (0.0, 0.0)
+        srt = self._med._sorted
+        if (self.s.grad_spike_ratio < 0 or self.s.grad_vanish_ratio < 0 or max(-lo, hi) >= _HUGE
+                or (srt and max(-srt[0], srt[-1]) >= _HUGE)):
+            return super().update_frame(fr)
+        out: list[Alert] = []
+        slow = 0
+        p, m, span = 0, xs.size, xs.size
+        while p < m:
+            e = min(m, p + span)
+            stop = self._bulk(xs[p:e], steps[p:e])
+            p += stop
+            if p == e:
+                span *= 2
+                continue
+            # the row that might do something; when events come close together,
+            # a short run of rows record by record instead of a screen each
+            for _ in range(_DENSE if stop < _DENSE else 1):
+                if p >= m:
+                    break
+                out += self.update(fr.at(p if idx is None else int(idx[p])))
+                slow += 1
+                p += 1
+            span = max(_MIN_SPAN, 4 * stop)
+        self.loss_records += n_loss - (slow if n_loss else 0)
+        return out
+
+    def _bulk(self, x: np.ndarray, st: np.ndarray) -> int:
+        """Commit rows of finite grad norms ``x`` (steps ``st``) up to the first
+        one that ``update`` must see; return how many were committed.
+
+        Screening bound: while no row spikes, row k's median window lies inside
+        two consecutive blocks of W values (W = window) of the sequence "old
+        window + x", so its median is between their min ``lo`` and max ``hi``
+        (and rounding is monotone): ``x < ratio * lo`` proves "no spike
+        candidate", ``x >= vanish_ratio * hi`` with ``lo > 0`` proves "not
+        vanishing", ``hi <= 0`` proves "median <= 0" (neither). Rows the bounds
+        do not clear get their exact median; only true candidates stop the bulk.
+        Rate alerts are exact: the over / high shares at every 16th post-warm-up
+        row come from cumulative counts."""
+        s = self.s
+        med = self._med
+        W, L0, m = med.size, len(med), x.size
+        if not L0:  # no median yet (start, resume): let update take the first row
+            return 0
+        total = L0 + m
+        nb = -(-total // W)
+        c = np.empty(nb * W)
+        c[:L0] = med._fifo
+        c[L0:total] = x
+        blocks = c.reshape(nb, W)
+        c[total:] = np.inf
+        bmin = blocks.min(1)
+        c[total:] = -np.inf
+        bmax = blocks.max(1)
+        c[total:] = np.nan  # compares False: the padding never becomes a row
+        lo, hi = bmin.copy(), bmax.copy()  # over blocks b-1 and b: the windows of block b's rows
+        np.minimum(lo[1:], bmin[:-1], out=lo[1:])
+        np.maximum(hi[1:], bmax[:-1], out=hi[1:])
+
+        # post-warm-up rows (they feed the rates and the vanishing test): past
+        # ``window`` grad norms (ordinal k >= k0) and past the configured warm-up
+        k0 = min(m, max(0, math.floor(s.window - self.n)))
+        w = self.state.info.warmup_steps
+        pmask = None
+        if w is not None and k0 < m and not st[k0:].min() > w:
+            pmask = st > w
+            pmask[:k0] = False
+        prow = None if pmask is None else np.flatnonzero(pmask)
+        npost = m - k0 if pmask is None else prow.size
+
+        # rows the bounds do not clear; blocks first (a block's max / min decides for all its rows)
+        thr = s.grad_spike_ratio * lo
+        thr[hi <= 0] = np.inf
+        flag = _rows(blocks, L0, m, np.flatnonzero(bmax >= thr), thr, True)
+        flag = flag[x[flag] > 0]
+        vanish = self.vanished_at is None and npost > 0
+        if vanish:
+            vthr = s.grad_vanish_ratio * hi
+            vthr[lo <= 0] = np.inf
+            vthr[hi <= 0] = -np.inf
+            vflag = _rows(blocks, L0, m, np.flatnonzero(bmin < vthr), vthr, False)
+            vflag = vflag[vflag >= k0] if pmask is None else vflag[pmask[vflag]]
+            if vflag.size:
+                flag = np.union1d(flag, vflag)
+        stop = m
+        refined_pos = None  # post rows whose exact median is > 0
+        if flag.size:
+            mv = _medians(c, total, W, L0 + flag)
+            xf = x[flag]
+            cand = (xf > 0) & (mv > 0) & (xf >= s.grad_spike_ratio * mv)
+            if cand.any():  # ... and the moments window must hold min_baseline logs
+                npos = np.concatenate(([0], np.cumsum(x > 0)))[flag]
+                cand &= np.minimum(len(self._logm) + npos, self._logm.size) >= s.min_baseline
+            if vanish:
+                is_post = (flag >= k0) if pmask is None else pmask[flag]
+                cand |= is_post & (mv > 0) & (xf < s.grad_vanish_ratio * mv)
+                refined_pos = flag[is_post & (mv > 0)]
+            hits = np.flatnonzero(cand)
+            if hits.size:
+                stop = int(flag[hits[0]])
+
+        # rates, checked at every RATE_EVERY-th post-warm-up row
+        xp = x[k0:] if pmask is None else x[prow]
+        bo, bh = xp > s.grad_threshold, xp > s.grad_high
+        t = np.arange(RATE_EVERY - self._tick, npost + 1, RATE_EVERY)  # post-row ordinals (1-based)
+        if t.size:
+            t = t[np.minimum(len(self._over) + t, RATE_WINDOW) >= min(RATE_WINDOW, s.window)]
+        over = high = None
+        if t.size:
+            over, high = _rates(self._over, bo, t), _rates(self._high, bh, t)
+            alert = np.zeros(t.size, dtype=bool)
+            if not self.high_alerted:
+                alert |= high >= HIGH_RATE
+            if not self.over_alerted:
+                alert |= over >= s.grad_exceed_rate
+            a = np.flatnonzero(alert)
+            if a.size:
+                i = int(t[a[0]]) - 1
+                stop = min(stop, k0 + i if prow is None else int(prow[i]))
+
+        # commit rows 0 .. stop-1 as if fed one by one
+        q = stop
+        if not q:
+            return 0
+        self.n += q
+        top = float(x[:q].max())
+        if top > self.max_gn:
+            self.max_gn = top
+        med.extend(x[max(0, q - W): q].tolist())
+        pos = x[max(0, q - self._logm.size): q]
+        if not pos.min() > 0:
+            pos = x[:q][x[:q] > 0][-self._logm.size:]
+        self._logm.extend([math.log(v) for v in pos.tolist()])
+        nq = max(0, q - k0) if prow is None else int(np.searchsorted(prow, q))  # post rows committed
+        if nq:
+            self._over.extend(bo[max(0, nq - RATE_WINDOW): nq].tolist())
+            self._high.extend(bh[max(0, nq - RATE_WINDOW): nq].tolist())
+            self._tick = (self._tick + nq) % RATE_EVERY
+            if over is not None:
+                done = t <= nq
+                if done.any():
+                    self.over_peak = max(self.over_peak, float(over[done].max()))
+                    self.high_peak = max(self.high_peak, float(high[done].max()))
+            if vanish:  # a committed post row with a median > 0 reset the run
+                rows = np.arange(k0, k0 + nq) if prow is None else prow[:nq]
+                if (lo[(L0 + rows) // W] > 0).any() or (refined_pos is not None and (refined_pos < q).any()):
+                    self._vanish_run = 0
+        return q
+
+    def _spike(self, rec, g, med, z) -> Alert:
+        self.spikes.append((rec.step, g, med))
+        return Alert(
+            self.id,
+            Severity.WARNING,
+            rec.step,
+            f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)} ({g / med:.1f}x, "
+            f"{z:.0f} sigma). The grad norm usually leads the loss: watch the next steps.",
+            value=g,
+            baseline=med,
+            actions=[advice.clip(self.state), advice.check_data(rec.step)],
+            key="grad_spike",
+        )
+
+    def _rates(self, rec: StepRecord) -> list[Alert]:
+        out = []
+        if len(self._over) < min(RATE_WINDOW, self.s.window):
+            return out
+        over, high = self._over.get(), self._high.get()
+        self.over_peak = max(self.over_peak, over)
+        self.high_peak = max(self.high_peak, high)
+        if high >= HIGH_RATE and not self.high_alerted:
+            self.high_alerted = True
+            out.append(
+                Alert(
+                    self.id,
+                    Severity.WARNING,
+                    rec.step,
+                    f"Gradient norm above {fmt(self.s.grad_high)} in {high:.0%} of the last "
+                    f"{len(self._high)} steps (median {fmt(self._med.get())}).",
+                    value=rec.grad_norm,
+                    baseline=self.s.grad_high,
+                    actions=[advice.lower_lr(self.state), advice.clip(self.state)],
+                    key="grad_high",
+                )
+            )
+        elif over >= self.s.grad_exceed_rate and not self.over_alerted:
+            self.over_alerted = True
+            out.append(
+                Alert(
+                    self.id,
+                    Severity.WARNING,
+                    rec.step,
+                    f"Gradient norm above {fmt(self.s.grad_threshold)} in {over:.0%} of the last "
+                    f"{len(self._over)} steps after warm-up: clipping is active on most steps.",
+                    value=rec.grad_norm,
+                    baseline=self.s.grad_threshold,
+                    actions=[advice.lower_lr(self.state, 0.7)],
+                    key="grad_over",
+                )
+            )
+        return out
+
+    def _vanishing(self, rec, g, med) -> list[Alert]:
+        if med is None or med <= 0 or self.vanished_at is not None:
+            return []
+        if g < self.s.grad_vanish_ratio * med:
+            self._vanish_run += 1
+        else:
+            self._vanish_run = 0
+        if self._vanish_run >= VANISH_RECORDS:
+            self.vanished_at = rec.step
+            return [
+                Alert(
+                    self.id,
+                    Severity.WARNING,
+                    rec.step,
+                    f"Gradient norm vanishing at step {rec.step}: {fmt(g)} vs median {fmt(med)}. "
+                    "The optimizer may have stopped learning (dead units or dead optimizer state).",
+                    value=g,
+                    baseline=med,
+                    actions=[advice.rollback(self.state, rec.step, "the collapse"), "Check for dead activations (ReLU) and a frozen or zero LR."],
+                    key="grad_vanish",
+                )
+            ]
+        return []
+
+    def on_resume(self, step: int) -> None:
+        self._med.clear()
+        self._logm.clear()
+        self._vanish_run = 0
+
+    def result(self) -> CheckResult:
+        if self.n == 0:
+            if self.loss_records:
+                return self._result(Status.WARN, "grad norm not logged: flying blind (log it every step)")
+            return self._result(Status.SKIP, "no grad norm or loss in the log")
+        problems = []
+        if self.high_alerted:
+            problems.append(f"above {fmt(self.s.grad_high)} in up to {self.high_peak:.0%} of steps")
+        elif self.over_alerted:
+            problems.append(f"above {fmt(self.s.grad_threshold)} in up to {self.over_peak:.0%} of steps")
+        if self.spikes:
+            st = ", ".join(str(s[0]) for s in self.spikes[:3])
+            more = f" +{len(self.spikes) - 3}" if len(self.spikes) > 3 else ""
+            problems.append(f"{len(self.spikes)} spike(s) at step {st}{more}")
+        if self.vanished_at is not None:
+            problems.append(f"vanishing at step {self.vanished_at}")
+        if problems:
+            return self._result(Status.WARN, "; ".join(problems))
+        return self._result(Status.PASS, f"{self.n} values, median {fmt(self._med.get())}, max {fmt(self.max_gn)}")
+
+
+
+def _rows(blocks: np.ndarray, L0: int, m: int, sel: np.ndarray, thr: np.ndarray, ge: bool) -> np.ndarray:
+    """Rows (0 .. m-1, ascending) in blocks ``sel`` whose value is >= (``ge``)
+    or < their block's ``thr``; value j of the sequence is row j - L0."""
+    if not sel.size:
+        return sel
+    sub = blocks[sel]
+    hit = sub >= thr[sel, None] if ge else sub < thr[sel, None]
+    bi, col = np.nonzero(hit)
+    r = sel[bi] * blocks.shape[1] + col - L0
+    return r[(r >= 0) & (r < m)]
+
+
+def _medians(c: np.ndarray, total: int, W: int, j: np.ndarray) -> np.ndarray:
+    """Exact medians (as RollingMedian.get) of the windows ``c[max(0, i - W): i]``
+    for each ``i`` in ``j`` (all >= 1)."""
+    if j.size * W > 2 * total:  # many: one moving median over the stretch
+        end = int(j[-1])
+        return bn.move_median(c[:end], min(W, end), min_count=1)[j - 1]
+    out = np.empty(j.size)
+    full = j >= W
+    if full.any():
+        win = c[(j[full] - W)[:, None] + np.arange(W)]
+        h = W // 2
+        if W % 2:
+            out[full] = np.partition(win, h, axis=1)[:, h]
+        else:
+            part = np.partition(win, (h - 1, h), axis=1)
+            out[full] = 0.5 * (part[:, h - 1] + part[:, h])
+    if not full.all():  # the first rows of a run: a partial window
+        out[~full] = bn.move_median(c[:W], W, min_count=1)[j[~full] - 1]
+    return out
+
+
+def _rates(rate: RollingRate, new: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``rate.get()`` after feeding ``new[:k]`` for each ordinal ``k`` in ``t``."""
+    L0, size = len(rate), rate.size
+    cs = np.zeros(new.size + 1, dtype=np.int32)
+    np.cumsum(new.view(np.uint8), dtype=np.int32, out=cs[1:])
+    end = L0 + t  # the window is sequence[start:end] of "old window + new"
+    start = np.maximum(0, end - size)
+    hits = cs[t] - cs[np.maximum(0, start - L0)]
+    if rate._hits:
+        old = np.zeros(L0 + 1, dtype=np.int32)
+        np.cumsum(np.frombuffer(bytes(rate._fifo), dtype=np.uint8), dtype=np.int32, out=old[1:])
+        hits += rate._hits - old[np.minimum(start, L0)]
+    return hits / np.minimum(end, size)

@@ -1,0 +1,409 @@
+"""LR schedule: warm-up present and long enough (>= 1% of steps, 2-5%
+recommended), peak LR against the model size, LR stuck at 0 while training
+continues, and a schedule that never decays.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tsm_tui.analysis import advice
+from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.core.numbers import fmt
+from tsm_tui.analysis.detectors.references import lr_reference
+from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
+
+PEAK_TOL = 0.98
+WARMUP_ABS_OK = 2000  # LLaMA 1/2, OLMo 2, DeepSeek LLM / V3 warm up for 2000 steps
+HOLD_RECORDS = 3  # records at the maximum that end the ramp (a constant-LR phase)
+JUMP_FACTOR = 1.5  # LR above 1.5x the warm-up peak later on: a jump, not a schedule (ours)  # LR within 2% of its max counts as "at peak"
+NO_WARMUP_RECORDS = 20  # records at the first LR before we call it "no warm-up"
+ZERO_RECORDS = 20  # (ours) LR == 0 for this many records ...
+ZERO_FRAC = 0.05  # ... and for 5% of the steps so far
+
+
+class LRScheduleDetector(Detector):
+    id = "lr_schedule"
+    title = "LR Schedule"
+
+    def __init__(self, settings, state) -> None:
+        super().__init__(settings, state)
+        self.n = 0
+        self.first_step: int | None = None
+        self.first_lr: float | None = None
+        self.max_lr = 0.0
+        self.peak_step: int | None = None
+        self.min_after_peak: float | None = None
+        self._peak_step_lr = 0.0
+        self._prev_lr = -1.0
+        self.ramp_done = False
+        self._hold = 0
+        self.ramp_peak = 0.0
+        self.jump_at: int | None = None
+        self._zero_run = 0
+        self._zero_from: int | None = None
+        self.zero_at: int | None = None
+        self.no_warmup_alerted = False
+        self.lr_alerted = ""
+
+    def update(self, rec: StepRecord) -> list[Alert]:
+        lr = rec.lr
+        if lr is None or not math.isfinite(lr):
+            return []
+        out: list[Alert] = []
+        self.n += 1
+        if self.first_lr is None:
+            self.first_lr, self.first_step = lr, rec.step
+        if lr > self.max_lr:
+            self.max_lr = lr
+            self.min_after_peak = lr
+            # peak_step: where the LR first came within 2% of its maximum, during
+            # the initial ramp only (a later jump is not warm-up)
+            if not self.ramp_done and (self.peak_step is None or self._peak_step_lr < PEAK_TOL * lr):
+                self.peak_step, self._peak_step_lr = rec.step, lr
+        else:
+            self.min_after_peak = min(self.min_after_peak or lr, lr)
+        if not self.ramp_done:
+            # the ramp ends when the LR falls, or holds its maximum for a few
+            # records in which steps were really taken (skipped fp16 steps do
+            # not advance the scheduler, so the LR repeats during start-up)
+            if lr == self._prev_lr and not rec.skipped and lr >= self.max_lr * PEAK_TOL:
+                self._hold += 1
+            elif lr != self._prev_lr:
+                self._hold = 0
+            if (0 <= lr < self._prev_lr and lr >= 0.0) or self._hold >= HOLD_RECORDS:
+                self.ramp_done = True
+                self.ramp_peak = self.max_lr
+        elif lr > self.ramp_peak * JUMP_FACTOR and not self.jump_at:
+            self.jump_at = rec.step
+            out.append(Alert(
+                self.id, Severity.WARNING, rec.step,
+                f"LR jumped to {fmt(lr)} at step {rec.step}, {lr / self.ramp_peak:.1f}x the schedule's peak "
+                f"{fmt(self.ramp_peak)}: a config change or a scheduler state not restored on resume?",
+                value=lr, baseline=self.ramp_peak,
+                actions=[f"Check the LR scheduler after the restart: the peak was {fmt(self.ramp_peak)}.",
+                         advice.rollback(self.state, rec.step, "the LR jump")],
+                key="lr_jump"))
+        self._prev_lr = lr
+        out += self._check_no_warmup(rec)
+        out += self._check_peak(rec)
+        out += self._check_zero(rec, lr)
+        return out
+
+    # -- columnar path -------------------------------------------------------------
+    # The screen flags the rows where update() could do more than count the row,
+    # track the maximum / the running minimum and the previous LR: the first LR,
+    # during the ramp any LR that does not rise (a hold or a fall ends the ramp) or
+    # is <= 0; after it a negative LR, an LR of 0 that could raise "LR stuck at 0",
+    # a jump; any new maximum past the peak-vs-size line; the record that would
+    # raise "no warm-up". NaN / Inf LRs are not rows for this check.
+    def update_frame(self, fr) -> list[Alert]:
+        lr = fr.get("lr")
+        if lr is None:
+            return []
+        return self.scan_frame(fr, lambda a, b: self._screen(fr, lr, a, b), lambda a, b: self._bulk(fr, lr, a, b))
+
+    @staticmethod
+    def _rows(fr, lr, a, b):
+        x = lr[a:b]
+        ok = np.isfinite(x)
+        if ok.all():
+            return None, x, fr.step[a:b]
+        pos = np.flatnonzero(ok)
+        return pos, x[pos], fr.step[a:b][pos]
+
+    def _screen(self, fr, lr, a, b) -> np.ndarray:
+        pos, v, steps = self._rows(fr, lr, a, b)
+        if not v.size:
+            return pos
+        if self.first_lr is None:
+            flag = np.zeros(v.size, dtype=bool)
+            flag[0] = True
+        elif not self.ramp_done:
+            prev = np.empty_like(v)
+            prev[0] = self._prev_lr
+            prev[1:] = v[:-1]
+            flag = ~(v > prev) | ~(v > 0)
+        else:
+            flag = np.signbit(v)  # negative (or -0.0)
+            zero = v == 0
+            if zero.any():
+                flag |= self._zero_screen(v, steps, zero)
+            if not self.jump_at:
+                flag |= v > self.ramp_peak * JUMP_FACTOR
+        runmax = None
+        thr = self._peak_threshold()
+        if thr is not None or not self.ramp_done:
+            runmax = np.maximum(np.maximum.accumulate(v), self.max_lr)  # max_lr after each row
+        if thr is not None:
+            flag |= runmax > thr
+        if not self.no_warmup_alerted and self.first_lr is not None and self._starts_at_beginning():
+            if self.ramp_done:  # has_warmup() cannot change: flag the NO_WARMUP_RECORDS-th record
+                if not self.first_lr < self.ramp_peak * PEAK_TOL:
+                    flag[max(0, NO_WARMUP_RECORDS - self.n - 1):] = True
+            else:
+                nk = np.arange(self.n + 1, self.n + 1 + v.size)
+                flag |= (nk >= NO_WARMUP_RECORDS) & ~(self.first_lr < runmax * PEAK_TOL)
+        hit = np.flatnonzero(flag)
+        return a + (hit if pos is None else pos[hit])
+
+    def _peak_threshold(self) -> float | None:
+        """The maximum LR above which _check_peak raises its next alert."""
+        if self.lr_alerted == "critical":
+            return None
+        ref = self._lr_ref()
+        if ref is None:
+            return None
+        return (self.s.lr_fail_factor if self.lr_alerted == "warning" else self.s.lr_warn_factor) * ref[0]
+
+    def _zero_screen(self, v, steps, zero) -> np.ndarray:
+        """LR == 0 rows after the ramp that update() must see: where _check_zero would
+        not simply count the row into the current zero run, or could raise its alert."""
+        if self.max_lr <= 0 or self.peak_step is None:
+            return zero
+        flag = zero & (steps <= self.peak_step)
+        if self.zero_at is None:
+            idx = np.arange(v.size)
+            last_pos = np.maximum.accumulate(np.where(zero, -1, idx))  # the last LR > 0 up to each row
+            cont = last_pos < 0  # the zero run that was open before these rows goes on
+            run = np.where(cont, self._zero_run + idx + 1, idx - last_pos)
+            zf0 = self._zero_from if self._zero_from is not None else int(steps[0])
+            zero_from = np.where(cont, zf0, steps[np.minimum(last_pos + 1, v.size - 1)])
+            span = steps - (self.first_step or 0)
+            alert = zero & (run >= ZERO_RECORDS) & ~(steps - zero_from < ZERO_FRAC * span)
+            total = self.state.info.total_steps
+            if total:
+                alert &= ~(steps >= 0.98 * total)
+            flag |= alert
+        return flag
+
+    def _bulk(self, fr, lr, a, b) -> None:
+        """Rows the screen passed: LR > 0 (rising, during the ramp) or, after it, 0
+        inside a zero run that raises nothing."""
+        _, v, steps = self._rows(fr, lr, a, b)
+        if not v.size:
+            return
+        self.n += v.size
+        before = np.empty_like(v)  # max_lr before each row
+        before[0] = self.max_lr
+        np.maximum.accumulate(v[:-1], out=before[1:])
+        np.maximum(before, self.max_lr, out=before)
+        new = np.flatnonzero(v > before)
+        low, tail = self.min_after_peak, v
+        if new.size:
+            if not self.ramp_done:
+                self._peak_chain(v[new], steps[new])
+            self.max_lr = low = float(v[new[-1]])
+            tail = v[new[-1] + 1:]
+        self.min_after_peak = _min_after(low, tail)
+        if not self.ramp_done:
+            self._hold = 0
+        self._prev_lr = float(v[-1])
+        pos = np.flatnonzero(v > 0)
+        if pos.size and pos[-1] == v.size - 1:
+            self._zero_run, self._zero_from = 0, None
+        elif pos.size:
+            self._zero_run, self._zero_from = int(v.size - 1 - pos[-1]), int(steps[pos[-1] + 1])
+        else:
+            self._zero_run += v.size
+            if self._zero_from is None:
+                self._zero_from = int(steps[0])
+
+    def _peak_chain(self, lrs, steps) -> None:
+        """peak_step over new maxima ``lrs`` (rising) of the ramp: it moves to a new
+        maximum when the last one it took is below PEAK_TOL of it."""
+        ps, pl, j = self.peak_step, self._peak_step_lr, 0
+        if ps is None:
+            ps, pl, j = int(steps[0]), float(lrs[0]), 1
+        tol = PEAK_TOL * lrs  # non-decreasing
+        while j < lrs.size:
+            k = j + int(np.searchsorted(tol[j:], pl, side="right"))  # first tol > pl
+            if k >= lrs.size:
+                break
+            ps, pl, j = int(steps[k]), float(lrs[k]), k + 1
+        self.peak_step, self._peak_step_lr = ps, pl
+
+    # -- warm-up -----------------------------------------------------------------
+    def _starts_at_beginning(self) -> bool:
+        total = self.state.info.total_steps
+        fs = self.first_step or 0
+        return fs <= max(10, 0.01 * total) if total else fs <= 10
+
+    def has_warmup(self) -> bool | None:
+        if self.n == 0 or not self._starts_at_beginning():
+            return None
+        peak = self.ramp_peak if self.ramp_done else self.max_lr
+        return self.first_lr < peak * PEAK_TOL
+
+    def warmup_steps(self) -> int | None:
+        if not self.has_warmup():
+            return 0 if self.has_warmup() is False else None
+        fs, ps = self.first_step or 0, self.peak_step or 0
+        return ps if fs <= 1 else ps - fs
+
+    def _total(self) -> tuple[int | None, str]:
+        if self.state.info.total_steps:
+            return self.state.info.total_steps, "planned"
+        if self.state.last_step:
+            return self.state.last_step, "logged"
+        return None, ""
+
+    def _check_no_warmup(self, rec) -> list[Alert]:
+        if self.no_warmup_alerted or self.n < NO_WARMUP_RECORDS or self.has_warmup() is not False:
+            return []
+        self.no_warmup_alerted = True
+        return [
+            Alert(
+                self.id,
+                Severity.WARNING,
+                rec.step,
+                f"No LR warm-up: the LR starts at its peak {fmt(self.max_lr)} at step {self.first_step}. "
+                "Warm-up is mandatory: early Adam updates are large and can destabilise the run.",
+                value=self.first_lr,
+                baseline=self.max_lr,
+                actions=[advice.warmup(self.state)],
+                key="no_warmup",
+            )
+        ]
+
+    # -- peak vs size ------------------------------------------------------------
+    def _lr_ref(self):
+        p = self.state.info.params
+        if not p:
+            return None
+        total, _ = self._total()
+        bt = self.state.info.effective_batch_tokens()
+        tokens = bt * self.state.info.total_steps if (bt and self.state.info.total_steps) else None
+        return lr_reference(p, tokens)
+
+    def _check_peak(self, rec) -> list[Alert]:
+        if self.lr_alerted == "critical":
+            return []
+        ref = self._lr_ref()
+        if ref is None or self.max_lr <= self.s.lr_warn_factor * ref[0]:
+            return []
+        sev = Severity.CRITICAL if self.max_lr > self.s.lr_fail_factor * ref[0] else Severity.WARNING
+        if self.lr_alerted == sev.value:
+            return []
+        self.lr_alerted = sev.value  # warn once, then once more if it climbs past the FAIL line
+        return [
+            Alert(
+                self.id,
+                sev,
+                rec.step,
+                f"Peak LR {fmt(self.max_lr)} is {self.max_lr / ref[0]:.1f}x the reference {fmt(ref[0])} for "
+                f"{fmt(self.state.info.params)} parameters ({ref[1]}).",
+                value=self.max_lr,
+                baseline=ref[0],
+                actions=[
+                    f"Lower the peak LR from {fmt(self.max_lr)} to about {fmt(ref[0] * 2)} (at most 2x {ref[1]}).",
+                    advice.warmup(self.state),
+                ],
+                key=f"lr_peak_{sev.value}",
+            )
+        ]
+
+    # -- LR at zero ----------------------------------------------------------------
+    def _check_zero(self, rec, lr) -> list[Alert]:
+        if lr > 0 or self.max_lr <= 0:
+            self._zero_run, self._zero_from = 0, None
+            return []
+        if self.peak_step is None or rec.step <= self.peak_step:
+            return []
+        self._zero_run += 1
+        if self._zero_from is None:
+            self._zero_from = rec.step
+        total = self.state.info.total_steps
+        span = rec.step - (self.first_step or 0)
+        zero_steps = rec.step - self._zero_from
+        # a schedule that ends at 0 just before the run ends is not a fault: the
+        # LR must sit at 0 for 20+ records and 5% of the run (ours)
+        if self.zero_at is not None or self._zero_run < ZERO_RECORDS or zero_steps < ZERO_FRAC * span:
+            return []
+        if total and rec.step >= 0.98 * total:
+            return []
+        self.zero_at = self._zero_from
+        return [
+            Alert(
+                self.id,
+                Severity.WARNING,
+                rec.step,
+                f"LR has been 0 since step {self._zero_from} ({zero_steps} steps) while training continues: "
+                "the steps are wasted compute.",
+                value=0.0,
+                baseline=self.max_lr,
+                actions=["Check the scheduler's horizon (max_steps / decay steps) against the run length."],
+                key="lr_zero",
+            )
+        ]
+
+    def on_resume(self, step: int) -> None:
+        self._zero_run = 0
+        self._prev_lr = -1.0
+
+    def result(self) -> CheckResult:
+        if self.n == 0:
+            return self._result(Status.SKIP, "LR not logged")
+        parts: list[str] = []
+        status = Status.PASS
+        hw = self.has_warmup()
+        total, kind = self._total()
+        if hw is None:
+            parts.append(f"log starts at step {self.first_step}: warm-up not visible")
+        elif hw is False:
+            early = self.state.early_trouble_step
+            if early is not None:
+                status = Status.FAIL
+                parts.append(f"no warm-up, and instability at step {early}")
+            else:
+                status = Status.WARN
+                parts.append("no warm-up")
+        else:
+            w = self.warmup_steps() or 0
+            if total:
+                frac = w / total
+                parts.append(f"warm-up {w} steps ({frac:.1%} of {total} {kind})")
+                # < 1% warns, except the 2000-step warm-ups of LLaMA / OLMo 2 /
+                # DeepSeek, which are well under 1% of their very long runs
+                if frac < self.s.warmup_min_frac and w < WARMUP_ABS_OK:
+                    status = Status.WARN
+                    parts[-1] += " < 1%"
+            else:
+                parts.append(f"warm-up {w} steps")
+        ref = self._lr_ref()
+        if ref is not None:
+            r = self.max_lr / ref[0]
+            if r > self.s.lr_fail_factor:
+                status = Status.FAIL
+            elif r > self.s.lr_warn_factor and status != Status.FAIL:
+                status = Status.WARN
+            parts.append(f"peak {fmt(self.max_lr)} = {r:.1f}x {ref[1]}")
+        else:
+            parts.append(f"peak {fmt(self.max_lr)}")
+        if self.jump_at is not None:
+            status = max(status, Status.WARN, key=lambda s: s.rank)
+            parts.append(f"LR jumped {self.max_lr / self.ramp_peak:.0f}x at step {self.jump_at}")
+        if self.zero_at is not None and not (total and self.zero_at >= 0.98 * total):
+            status = max(status, Status.WARN, key=lambda s: s.rank)
+            parts.append(f"LR 0 from step {self.zero_at}")
+        prog = self.state.progress()
+        if prog is not None and prog >= 0.9 and self.min_after_peak is not None and self.max_lr > 0:
+            if self.state.last_lr is not None and self.state.last_lr >= 0.9 * self.max_lr:
+                status = max(status, Status.WARN, key=lambda s: s.rank)
+                parts.append("LR never decayed (cosine decay to ~10% is standard)")
+        return self._result(status, "; ".join(parts))
+
+
+def _min_after(m: float | None, tail: np.ndarray) -> float | None:
+    """``min_after_peak`` after LRs ``tail`` (each >= +0.0, none a new maximum), as
+    ``m = min(m or lr, lr)`` row by row: a 0 (falsy) minimum restarts from the next LR."""
+    if not tail.size or (m is not None and m < 0):
+        return m
+    zeros = np.flatnonzero(tail == 0)
+    if zeros.size:
+        rest = tail[zeros[-1] + 1:]
+        return float(rest.min()) if rest.size else 0.0
+    lo = float(tail.min())
+    return min(m, lo) if m else lo

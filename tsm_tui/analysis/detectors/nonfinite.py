@@ -1,0 +1,131 @@
+"""NaN / Inf in the loss or the grad norm: always critical.
+
+Also where frameworks hide it: HF replaces a NaN loss with the running mean
+(``logging_nan_inf_filter``), so a finite loss beside a NaN grad norm is a NaN
+step, and ``loss == 0.0`` with a NaN grad norm is a dead run; Megatron omits
+``lm loss`` and counts ``number of nan iterations``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tsm_tui.analysis import advice
+from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.core.numbers import fmt
+from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
+
+
+def _bad(x: float | None) -> bool:
+    return x is not None and not math.isfinite(x)
+
+
+class NonFiniteDetector(Detector):
+    id = "nonfinite"
+    title = "NaN/Inf Values"
+
+    def __init__(self, settings, state) -> None:
+        super().__init__(settings, state)
+        self.n = 0
+        self.bad = 0
+        self.first: int | None = None
+        self.last_bad: int | None = None
+        self.first_what = ""
+        self.last_good_loss: float | None = None
+
+    def update(self, rec: StepRecord) -> list[Alert]:
+        if rec.loss is None and rec.grad_norm is None and not rec.nan_iters and not rec.loss_missing:
+            return []
+        self.n += 1
+        what = None
+        if _bad(rec.loss):
+            what = f"loss is {fmt(rec.loss)}"
+        elif _bad(rec.grad_norm):
+            if rec.loss == 0.0:
+                what = f"loss is 0.0 with grad norm {fmt(rec.grad_norm)} (a dead run, not convergence)"
+            elif rec.loss is not None:
+                what = (f"grad norm is {fmt(rec.grad_norm)} while the logged loss looks finite ({fmt(rec.loss)}): "
+                        "the logger is hiding a NaN loss (HF logging_nan_inf_filter)")
+            else:
+                what = f"grad norm is {fmt(rec.grad_norm)}"
+        elif rec.nan_iters:
+            what = f"{rec.nan_iters} iteration(s) with a NaN loss in the interval"
+        elif rec.loss_missing and not rec.skipped:
+            what = "loss missing from the training line (Megatron omits it on NaN steps)"
+        if what is None:
+            if rec.loss is not None:
+                self.last_good_loss = rec.loss
+            return []
+        self.bad += 1
+        self.last_bad = rec.step
+        if self.first is not None:
+            return []
+        self.first = rec.step
+        self.first_what = what
+        return [
+            Alert(
+                self.id,
+                Severity.CRITICAL,
+                rec.step,
+                f"Non-finite values at step {rec.step}: {what}.",
+                value=rec.grad_norm if _bad(rec.grad_norm) and not _bad(rec.loss) else rec.loss,
+                baseline=self.last_good_loss,
+                actions=[
+                    advice.rollback(self.state, rec.step, "the first NaN"),
+                    advice.lower_lr(self.state),
+                    advice.clip(self.state),
+                    advice.bf16() if self.state.info.precision == "fp16" else advice.check_data(rec.step),
+                ],
+                key="nonfinite",
+            )
+        ]
+
+    # -- columnar path -------------------------------------------------------------
+    # Only the first bad record raises an alert (through update()); other rows
+    # are counted: bad ones (non-finite loss or grad norm, nan_iters > 0) and the
+    # last good loss. Frames carry no loss_missing rows.
+    def update_frame(self, fr) -> list[Alert]:
+        loss, gn, nan_iters = fr.get("loss"), fr.get("grad_norm"), fr.get("nan_iters")
+        if loss is None and gn is None and nan_iters is None:
+            return []
+        bad = np.zeros(fr.n, dtype=bool)
+        for col in (loss, gn):
+            if col is not None:
+                bad |= ~np.isfinite(col)
+        if nan_iters is not None:
+            bad |= nan_iters != 0
+        out: list[Alert] = []
+        a = 0
+        if self.first is None and bad.any():
+            q = int(np.argmax(bad))
+            self._bulk(fr, bad, 0, q)
+            out = self.update(fr.at(q))
+            a = q + 1
+        self._bulk(fr, bad, a, fr.n)
+        return out
+
+    def _bulk(self, fr, bad, a: int, b: int) -> None:
+        if a >= b:
+            return
+        loss = fr.get("loss")
+        bad = bad[a:b]
+        nbad = int(np.count_nonzero(bad))
+        # rows with neither loss nor grad norm count only when nan_iters says so (then they are bad)
+        self.n += (b - a) if loss is not None or fr.get("grad_norm") is not None else nbad
+        if nbad:
+            self.bad += nbad
+            self.last_bad = int(fr.step[a + int(np.flatnonzero(bad)[-1])])
+        if loss is not None:
+            good = np.flatnonzero(~bad)[-1:] if nbad else (b - a - 1,)
+            if len(good):
+                self.last_good_loss = float(loss[a + int(good[0])])
+
+    def result(self) -> CheckResult:
+        if self.n == 0:
+            return self._result(Status.SKIP, "no loss or grad norm in the log")
+        if self.bad:
+            tail = f", last at {self.last_bad}" if self.last_bad != self.first else ""
+            return self._result(Status.FAIL, f"{self.bad} non-finite record(s), first at step {self.first}{tail}")
+        return self._result(Status.PASS, f"all {self.n} records finite")

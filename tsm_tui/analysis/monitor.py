@@ -1,0 +1,181 @@
+"""The monitor: runs the detectors over step records, keeps check status,
+alerts and the recommended actions. No I/O, no UI: the report, ``--follow``
+and the Textual app all drive this one class.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+
+from tsm_tui.analysis.detectors import DETECTORS
+from tsm_tui.analysis.state import RunState
+from tsm_tui.core.frame import Frame, FrameState, first_resume
+from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
+from tsm_tui.core.settings import RunInfo, Settings
+
+MAX_ALERTS = 1000  # alerts kept; older ones are counted, not stored
+PER_KEY = 5  # repeats of one kind of alert kept (grad-norm spikes ...)
+EARLY_FRAC = 0.1  # "early in the run" for the no-warm-up escalation (ours)
+EARLY_STEPS = 500
+_NUMBERS = re.compile(r"[\w.-]*\d[\w.+-]*")
+_SEV_RANK = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+def _alert_step(a: Alert) -> int:
+    return a.step if a.step is not None else -1
+
+
+class Monitor:
+    def __init__(self, settings: Settings | None = None, info: RunInfo | None = None,
+                 detectors=None) -> None:
+        self.settings = settings or Settings()
+        self.state = RunState(info or RunInfo())
+        self.detectors = [cls(self.settings, self.state) for cls in (detectors or DETECTORS)]
+        self.alerts: deque[Alert] = deque(maxlen=MAX_ALERTS)
+        self.dropped_alerts = 0
+        self.folded: dict[str, int] = {}
+        self.records = 0
+        self.finalized = False
+
+    # ------------------------------------------------------------------ feed
+    def feed(self, rec: StepRecord) -> list[Alert]:
+        """One record in; the alerts it raised out (already stored)."""
+        st = self.state
+        new: list[Alert] = []
+        metrics = rec.has_metrics()
+        if metrics and st.last_step is not None and rec.step < st.last_step:
+            new.append(self._resume(rec.step))
+        if metrics:
+            self.records += 1
+            st.records += 1
+            if st.first_step is None:
+                st.first_step = rec.step
+            if st.last_step is None or rec.step > st.last_step:
+                st.last_step = rec.step
+            lr = rec.lr
+            if lr is not None and lr == lr:
+                st.last_lr = lr
+                if st.peak_lr is None or lr > st.peak_lr:
+                    st.peak_lr, st.peak_lr_step = lr, rec.step
+        for d in self.detectors:
+            found = d.update(rec)
+            if found:
+                new.extend(found)
+        return self._store(new) if new else new
+
+    def feed_frame(self, fr: Frame) -> list[Alert]:
+        """Rows of one shape in, as columns; the same alerts, checks and state as
+        feeding ``fr.record(i)`` one by one (detectors without a columnar path
+        run row by row)."""
+        out: list[Alert] = []
+        while fr.n:
+            r = first_resume(fr.step, self.state.last_step)
+            if r == 0:  # a resume: its own record, then the rest
+                out += self.feed(fr.at_plain(0))
+                fr = fr.slice(1, fr.n)
+                continue
+            part, fr = (fr, fr.slice(0, 0)) if r < 0 else (fr.slice(0, r), fr.slice(r, fr.n))
+            out += self._feed_part(part)
+        return out
+
+    def _feed_part(self, fr: Frame) -> list[Alert]:
+        fs = fr._state = FrameState(self.state, fr)
+        self.records += fr.n
+        new: list[Alert] = []
+        try:
+            for d in self.detectors:
+                found = d.update_frame(fr)
+                if found:
+                    new += found
+            fs.sync(fr.n - 1)
+        finally:
+            fr._state = None  # frame <-> state is a cycle: free the frame's arrays now, not at a GC pass
+        if not new:
+            return new
+        # per record, alerts come in step order, detector order within a step
+        new.sort(key=_alert_step)
+        return self._store(new)
+
+    def feed_aux(self, rec: StepRecord) -> list[Alert]:
+        """A record from an auxiliary source (a ``samples.jsonl`` beside the training
+        log): only the detectors that read generations see it; the step counters do not."""
+        new: list[Alert] = []
+        for d in self.detectors:
+            if d.reads_samples:
+                new += d.update(rec)
+        return self._store(new)
+
+    def _resume(self, step: int) -> Alert:
+        st = self.state
+        prev = st.last_step
+        st.resumes.append((prev, step))
+        st.last_step = step
+        for d in self.detectors:
+            d.on_resume(step)
+        return Alert("resume", Severity.INFO, step,
+                     f"Run resumed at step {step} after reaching step {prev}: steps {step + 1}-{prev} are "
+                     f"superseded by the new segment.", value=float(prev), baseline=None, actions=[],
+                     key=f"resume:{step}")
+
+    def _store(self, alerts: list[Alert]) -> list[Alert]:
+        kept = []
+        for a in alerts:
+            if a.severity != Severity.INFO and a.step is not None and self.state.early_trouble_step is None \
+                    and a.check in ("loss_spike", "grad_norm", "nonfinite") and self._early(a.step):
+                self.state.early_trouble_step = a.step
+            k = a.key or a.check
+            n = self.folded.get(k, 0) + 1
+            self.folded[k] = n
+            if n > PER_KEY:
+                continue
+            if len(self.alerts) == self.alerts.maxlen:
+                self.dropped_alerts += 1
+            self.alerts.append(a)
+            kept.append(a)
+        return kept
+
+    def _early(self, step: int) -> bool:
+        st = self.state
+        first = st.first_step or 0
+        total = st.info.total_steps
+        horizon = max(EARLY_STEPS, EARLY_FRAC * total) if total else EARLY_STEPS
+        return step - first <= horizon
+
+    # ------------------------------------------------------------------ end
+    def finalize(self) -> list[Alert]:
+        """The log has been read to its end (report mode)."""
+        if self.finalized:
+            return []
+        self.finalized = True
+        new: list[Alert] = []
+        for d in self.detectors:
+            new += d.finalize()
+        return self._store(new)
+
+    # ------------------------------------------------------------------ views
+    def checks(self) -> list[CheckResult]:
+        return [d.result() for d in self.detectors]
+
+    def counts(self, checks: list[CheckResult] | None = None) -> tuple[int, int]:
+        checks = checks if checks is not None else self.checks()
+        return (sum(c.status == Status.FAIL for c in checks), sum(c.status == Status.WARN for c in checks))
+
+    def actions(self, checks: list[CheckResult] | None = None, limit: int = 12) -> list[str]:
+        """De-duplicated actions of the checks that are not passing, most urgent first."""
+        checks = checks if checks is not None else self.checks()
+        status = {c.id: c.status for c in checks}
+        relevant = [a for a in self.alerts if a.actions and status.get(a.check, Status.FAIL) in (Status.WARN, Status.FAIL)]
+        relevant.sort(key=lambda a: (_SEV_RANK[a.severity], -status[a.check].rank if a.check in status else 0,
+                                     a.step if a.step is not None else 0))
+        out: list[str] = []
+        seen = set()
+        for a in relevant:
+            for act in a.actions:
+                # one action of each kind: the most urgent rollback, not one per
+                # spike (kind = the first words, numbers and paths blanked)
+                shape = " ".join(_NUMBERS.sub("#", act).split()[:4])
+                if shape not in seen:
+                    seen.add(shape)
+                    out.append(act)
+        return out[:limit]

@@ -1,0 +1,127 @@
+"""One run, several sources: a Monitor per source file, one of them primary.
+
+The report, ``--follow`` and the TUI all feed a Session. Each source file gets
+its own Monitor (each bounded in memory), so the same series logged to two
+places (stdout and a JSONL file) is never counted twice; the primary source is
+the one with the most loss values, then the most structured format. Alerts are
+passed on from the primary source only.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections import deque
+
+from tsm_tui.core.frame import Frame, expand
+from tsm_tui.analysis.monitor import Monitor
+from tsm_tui.core.record import Alert, StepRecord
+from tsm_tui.core.settings import RunInfo, Settings
+from tsm_tui.sources.base import LineReader
+
+AUX_KEEP = 2000  # auxiliary records (sampling steps) kept for monitors created later
+_INFO_KEYS = ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "clip",
+              "precision", "batch_tokens", "logging_steps", "save_steps")
+
+
+def apply_log_info(info: RunInfo, reader: LineReader) -> None:
+    """What the log itself says about the run (never overrides flags or configs)."""
+    ri = reader.run_info
+    origin = f"{os.path.basename(reader.path)} (log)"
+    for k in _INFO_KEYS:
+        if k in ri:
+            info.set(k, ri[k], origin)
+
+
+class Session:
+    def __init__(self, settings: Settings | None = None, info: RunInfo | None = None) -> None:
+        self.settings = settings or Settings()
+        self.info = info or RunInfo()
+        self.monitors: dict[str, Monitor] = {}
+        self.readers: dict[str, LineReader] = {}
+        self._known: dict[str, int] = {}
+        self.primary: str | None = None
+        #: records of auxiliary sources (generations files): fed to every monitor,
+        #: kept (bounded) for monitors created later
+        self.aux: deque[StepRecord] = deque(maxlen=AUX_KEEP)
+
+    def monitor_for(self, source: str, reader: LineReader | None = None) -> Monitor:
+        mon = self.monitors.get(source)
+        if mon is None:
+            mon = self.monitors[source] = Monitor(self.settings, copy.deepcopy(self.info))
+            mon.state.info.checkpoints = self.info.checkpoints  # shared, refreshed by the caller
+            for r in self.aux:
+                mon.feed_aux(r)
+        if reader is not None:
+            self.readers[source] = reader
+            n = len(reader.run_info)
+            if n != self._known.get(source, 0):
+                self._known[source] = n
+                apply_log_info(mon.state.info, reader)
+        return mon
+
+    def feed(self, source: str, records, reader: LineReader | None = None) -> list[Alert]:
+        """Records (and Frames) of one source; returns the alerts to show (primary source only)."""
+        if reader is not None and getattr(reader, "auxiliary", False):
+            return self._feed_aux(records)
+        mon = self.monitor_for(source, reader)
+        out: list[Alert] = []
+        for r in records:
+            if type(r) is Frame:
+                out += mon.feed_frame(r)
+            else:
+                out += mon.feed(r)
+        if reader is not None:  # a header line may have told us more
+            self.monitor_for(source, reader)
+        self._choose()
+        return out if source == self.primary else []
+
+    def _feed_aux(self, records) -> list[Alert]:
+        out: list[Alert] = []
+        for r in expand(records):
+            self.aux.append(r)
+            for src, mon in self.monitors.items():
+                found = mon.feed_aux(r)
+                if src == self.primary:
+                    out += found
+        return out
+
+    def _rank(self, source: str) -> tuple:
+        mon = self.monitors[source]
+        r = self.readers.get(source)
+        return (mon.detectors[0].n, mon.records, r.priority if r else 0)
+
+    def _choose(self) -> None:
+        if not self.monitors:
+            return
+        best = max(self.monitors, key=self._rank)
+        if self.primary is None or self._rank(best) > self._rank(self.primary):
+            self.primary = best
+
+    @property
+    def monitor(self) -> Monitor | None:
+        return self.monitors.get(self.primary) if self.primary else None
+
+    def set_info(self, info: RunInfo) -> None:
+        """The run's configuration changed (a config file appeared or was
+        rewritten): every monitor takes it, plus what its own log says; the
+        checkpoints found so far are kept."""
+        info.checkpoints = self.info.checkpoints
+        info.checkpoint_dir_searched = info.checkpoint_dir_searched or self.info.checkpoint_dir_searched
+        self.info = info
+        for src, mon in self.monitors.items():
+            new = copy.deepcopy(info)
+            new.checkpoints = info.checkpoints  # shared, refreshed by set_checkpoints
+            reader = self.readers.get(src)
+            if reader is not None:
+                apply_log_info(new, reader)
+            mon.state.info = new
+
+    def set_checkpoints(self, checkpoints: list[tuple[int, str]]) -> None:
+        self.info.checkpoints = checkpoints
+        for m in self.monitors.values():
+            m.state.info.checkpoints = checkpoints
+
+    def finalize(self) -> list[Alert]:
+        mon = self.monitor
+        return mon.finalize() if mon else []

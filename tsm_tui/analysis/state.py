@@ -1,0 +1,34 @@
+"""What the detectors share about the run: the plan (RunInfo) and the facts
+observed so far. Written by the Monitor, read by detectors and advice."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tsm_tui.core.settings import RunInfo
+
+
+@dataclass
+class RunState:
+    """Facts about the run observed so far, shared (read-only) by detectors."""
+
+    info: RunInfo
+    first_step: int | None = None
+    last_step: int | None = None
+    records: int = 0
+    peak_lr: float | None = None
+    peak_lr_step: int | None = None
+    last_lr: float | None = None
+    resumes: list[tuple[int, int]] = field(default_factory=list)  # (from, to)
+    #: first step at which another check raised a warning or worse early in the run
+    early_trouble_step: int | None = None
+
+    @property
+    def total_steps(self) -> int | None:
+        return self.info.total_steps
+
+    def progress(self) -> float | None:
+        """Share of the planned steps done, when the plan is known."""
+        if self.info.total_steps and self.last_step is not None:
+            return self.last_step / self.info.total_steps
+        return None

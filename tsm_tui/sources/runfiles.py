@@ -1,0 +1,109 @@
+"""The files of a run that are not logs: its configs and its checkpoints.
+
+``RunFiles`` reads them for the report (once) and for the live loop (again
+whenever the file system says they changed, and on a slow stat check anyway).
+Checkpoints are found by name only; configs through the one loader in
+``sources.config``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from tsm_tui.core.errors import InputError
+from tsm_tui.core.settings import RunInfo
+from tsm_tui.sources.checkpoints import checkpoint_step, find_checkpoints
+from tsm_tui.sources.config import CONFIG_NAMES, apply_mapping, load_mapping, read_run_config
+
+
+def apply_config_file(info: RunInfo, config: str) -> None:
+    """``--config FILE`` into ``info``; an unreadable file is an input error."""
+    m = load_mapping(config)
+    if m is None:
+        raise InputError(f"cannot read config {config}: not a JSON / YAML / TOML mapping")
+    apply_mapping(info, m, os.path.basename(config))
+
+
+def _copy_flags(flags: RunInfo) -> RunInfo:
+    info = RunInfo()
+    for name, origin in flags.origin.items():
+        info.set(name, getattr(flags, name), origin, override=True)
+    return info
+
+
+class RunFiles:
+    """Configs and checkpoints of one run rooted at ``root``.
+
+    ``flags`` holds what the command line said (it wins over every file);
+    ``config`` is ``--config FILE``.
+    """
+
+    def __init__(self, root: str, flags: RunInfo | None = None, config: str | None = None,
+                 searched_dir: bool = True) -> None:
+        self.root = os.path.abspath(root)
+        self.flags = _copy_flags(flags or RunInfo())  # a snapshot: what the command line said
+        self.config = config
+        self.searched_dir = searched_dir
+
+    # -- configuration ---------------------------------------------------------
+    def _dirs(self, primary: str | None) -> list[str]:
+        dirs = [self.root]
+        if primary:
+            d = os.path.dirname(primary.rstrip(os.sep))
+            if d != self.root and d.startswith(self.root + os.sep):
+                dirs.append(d)  # Lightning's version_N/hparams.yaml, an MLflow run dir
+        return dirs
+
+    def read_info(self, primary: str | None = None, strict: bool = True) -> tuple[RunInfo, list[str]]:
+        """A RunInfo from the flags, ``--config`` and the config files beside the
+        logs (flags > --config > files); and the config files used. ``strict``:
+        an unreadable ``--config`` raises InputError (else it is left out)."""
+        info = _copy_flags(self.flags)
+        used: list[str] = []
+        if self.config:
+            try:
+                apply_config_file(info, self.config)
+                used.append(self.config)
+            except InputError:
+                if strict:
+                    raise
+        for d in self._dirs(primary):
+            used += [c for c in read_run_config(info, d) if c not in used]
+        return info, used
+
+    def config_signature(self, primary: str | None = None) -> tuple:
+        """(path, size, mtime) of every config file that ``read_info`` would read."""
+        out = []
+        paths = [self.config] if self.config else []
+        for d in self._dirs(primary):
+            paths += [os.path.join(d, n) for n in CONFIG_NAMES]
+        for p in paths:
+            try:
+                st = os.stat(p)
+            except OSError:
+                continue
+            out.append((p, st.st_size, st.st_mtime_ns))
+        return tuple(out)
+
+    # -- checkpoints -------------------------------------------------------------
+    def checkpoints(self) -> list[tuple[int, str]]:
+        if not os.path.isdir(self.root):
+            return []
+        try:
+            return find_checkpoints(self.root)
+        except OSError:
+            return []
+
+    # -- file-system hints ----------------------------------------------------------
+    def classify(self, path: str) -> str | None:
+        """What a changed path means for this run: "config", "checkpoint" or None."""
+        name = os.path.basename(path.rstrip(os.sep))
+        if name in CONFIG_NAMES or (self.config and os.path.abspath(path) == os.path.abspath(self.config)):
+            return "config"
+        if checkpoint_step(name, True) is not None or checkpoint_step(name, False) is not None:
+            return "checkpoint"
+        # a file written inside a checkpoint directory (the save in progress)
+        parent = os.path.basename(os.path.dirname(path.rstrip(os.sep)))
+        if parent and checkpoint_step(parent, True) is not None:
+            return "checkpoint"
+        return None

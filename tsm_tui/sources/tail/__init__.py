@@ -1,0 +1,8 @@
+"""Live tailing: ``Tailer`` follows a log file or a run directory and hands
+over every record exactly once (see ``tailer``); ``mounts`` tells network
+filesystems apart; ``filestate`` is the per-file bookkeeping."""
+
+from tsm_tui.sources.tail.mounts import NETWORK_FS, filesystem_type, is_network_fs, parse_mounts
+from tsm_tui.sources.tail.tailer import Tailer
+
+__all__ = ["NETWORK_FS", "Tailer", "filesystem_type", "is_network_fs", "parse_mounts"]

@@ -1,0 +1,653 @@
+"""The live tailer: every record a running job writes, exactly once.
+
+``Tailer(path)`` watches a log file or a run directory and hands over batches
+through the ``Feed`` interface (``start`` / ``drain`` / ``drain_events`` /
+``stop``). The design follows one rule: *filesystem events are hints, the file
+is the truth*. On every watchdog (inotify) event and on a periodic ``stat``
+check anyway, each file is read from its saved offset to EOF.
+
+Per file the tailer keeps the offset, the inode and device, a partial-line
+buffer (an incomplete last line waits for its newline; capped at MAX_LINE),
+the reader and what was already delivered. Then:
+
+- new files (an empty run dir at start, new rank logs, ``version_N/``) are
+  found by re-scanning the directory (periodically, and at once on a
+  "created"/"moved" event); a file that cannot be sniffed yet (empty, only a
+  header) is tried again when it grows;
+- truncation (size below the offset), or a rewrite in place (the first bytes
+  or the bytes just before the offset changed: Lightning's metrics.csv when a
+  column appears) -> a fresh reader from offset 0, and the records the file
+  already gave are not delivered again (see ``_File.accept``);
+- rotation (renamed away, a new file at the path) -> the old handle is read to
+  EOF, then the new file from 0; the rotated copy is not read a second time
+  when a directory scan meets it under its new name;
+- atomic replace / delete + re-create -> like a rewrite: the records already
+  delivered are skipped, the new ones delivered;
+- "snapshot" readers (HF trainer_state.json, rewritten whole at each save)
+  re-read the whole file on change and deliver the records past the longest
+  step prefix shared with the previous snapshot (a resumed run's shorter
+  history therefore shows up as a resume, not as nothing);
+- network filesystems (NFS, Lustre, GPFS, CIFS, sshfs, BeeGFS, Ceph, 9p ...)
+  get no inotify events for other hosts' writes: they are detected from
+  /proc/self/mountinfo and polled, re-opening the file at each check
+  (close-to-open consistency); ``poll=SECONDS`` forces polling anywhere.
+
+I/O errors (permission denied, a file vanishing mid-read) are counted and
+reported as events, never raised. Memory is bounded: no record is stored, the
+partial line is capped, and the worker pauses when the consumer falls behind.
+"""
+
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+import stat
+import threading
+import time
+from array import array
+
+from tsm_tui.sources.feed import Batch, Feed
+from tsm_tui.core.frame import Frame
+from tsm_tui.core.record import StepRecord
+from tsm_tui.sources import registry
+from tsm_tui.sources.base import MAX_LINE, LineReader
+from tsm_tui.sources.tail.filestate import _File
+from tsm_tui.sources.tail.mounts import filesystem_type, is_network_fs
+
+CHUNK = 1 << 20  # bytes read per syscall
+CHUNKED_MIN = 64 << 10  # reads at least this big go through the reader's chunked (Frame) path
+FINGERPRINT = 256  # bytes compared at the head and before the offset to spot rewrites
+MAX_QUEUED = 200_000  # records waiting for the consumer before the worker pauses
+MAX_RETIRED = 256  # rotated-away files kept open (to recognise them under their new name)
+SNIFF_RETRY_LIMIT = 4 << 20  # stop re-sniffing a file that is still unreadable past this size
+RESCAN_MIN_GAP = 0.25  # seconds between two event-driven directory scans
+TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".part", ".partial", ".lock", "~")
+MIN_GAP = 0.02  # seconds between two event-driven passes (bounds CPU under heavy writing)
+NON_UTF8 = "non-UTF-8 bytes (replaced, line still read)"
+
+
+
+# ----------------------------------------------------------------------------- tailer
+class Tailer(Feed):
+    """Follow a log file or a run directory; see the module docstring."""
+
+    def __init__(self, path: str, *, poll: float | None = None, interval: float = 1.0) -> None:
+        super().__init__()
+        self.path = os.path.abspath(path)
+        self.interval = max(0.01, float(interval))
+        self.forced_poll = poll
+        self.fstype = filesystem_type(self.path)
+        self.network = is_network_fs(self.fstype)
+        if poll is not None:
+            self.poll_interval: float | None = max(0.01, float(poll))
+        elif self.network:
+            self.poll_interval = self.interval
+        else:
+            self.poll_interval = None
+        self.files: dict[str, _File] = {}
+        self._pending: dict[str, tuple[int, int]] = {}  # unsniffable path -> (size, ctime) last tried
+        self._retired: list[tuple[int, tuple[int, int], str]] = []  # (fd, dev_ino, logical path)
+        self.errors = 0
+        self.read_bytes = 0
+        self.mode = "polling" if self.poll_interval is not None else "inotify"
+        self._wake = threading.Event()
+        #: set once the files present at start have been read to their end
+        self.caught_up = threading.Event()
+        self._rescan = threading.Event()
+        self._rescan_soon = False  # set by watchdog events; rate-limited
+        self._queued = 0
+        self._space = threading.Condition(self._lock)
+        self._observer = None
+        self._watched: str | None = None
+
+    # -- consumer side ------------------------------------------------------------
+    def describe(self) -> str:
+        fs = self.fstype or "unknown fs"
+        if self.poll_interval is None:
+            return f"watching {self.path} ({fs}, inotify + stat every {self.interval:g}s)"
+        why = "forced" if self.forced_poll is not None else f"network filesystem {fs}"
+        return f"watching {self.path} (polling every {self.poll_interval:g}s: {why})"
+
+    def drain(self) -> list[Batch]:
+        out = super().drain()
+        if out:
+            with self._space:
+                self._queued = 0
+                self._space.notify_all()
+        return out
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        with self._space:
+            self._space.notify_all()
+        super().stop(timeout)
+
+    def wake(self) -> None:
+        """Ask for a pass now (tests, or a caller that knows something changed)."""
+        self._rescan.set()
+        self._wake.set()
+
+    # -- producer side ------------------------------------------------------------
+    def _put(self, source: str, reader: LineReader, records: list[StepRecord]) -> None:
+        if not records:
+            return
+        with self._space:
+            while self._queued > MAX_QUEUED and not self._stop.is_set():
+                self._space.wait(0.5)  # backpressure: the consumer is behind
+            self._queued += sum(r.n if type(r) is Frame else 1 for r in records)
+            self._out.append(Batch(source, reader, records, backlog=not self.caught_up.is_set()))
+        self.ready.set()
+
+    def _error(self, f: _File | None, path: str, e: OSError, what: str) -> None:
+        self.errors += 1
+        msg = f"{path}: {what}: {e.strerror or e}"
+        if f is not None:
+            if f.error == msg:
+                return  # said once; counted every time
+            f.error = msg
+        self._event(msg)
+
+    # -- the worker ---------------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            self._guarded(self._loop)
+        finally:
+            self._stop_observer()
+            for f in self.files.values():
+                self._close(f)
+            for fd, _, _ in self._retired:
+                _close_fd(fd)
+            self._retired.clear()
+
+    def _loop(self) -> None:
+        period = self.poll_interval if self.poll_interval is not None else self.interval
+        rescan_every = max(2.0, 2 * self.interval)
+        if self.poll_interval is not None:
+            rescan_every = max(rescan_every, self.poll_interval)
+        last_scan = -1e9
+        while not self._stop.is_set():
+            now = time.monotonic()
+            if self.poll_interval is None:
+                self._ensure_observer()
+            soon = self._rescan_soon and now - last_scan >= RESCAN_MIN_GAP
+            if soon or self._rescan.is_set() or now - last_scan >= rescan_every:
+                self._rescan.clear()
+                self._rescan_soon = False
+                last_scan = now
+                self._scan()
+            self._wake.clear()
+            for f in list(self.files.values()):
+                if self._stop.is_set():
+                    return
+                self._check(f)
+            if not self.caught_up.is_set():
+                self.caught_up.set()  # the history present at start has been queued
+                self.ready.set()
+            self._wake.wait(period)
+            if self._wake.is_set() and not self._stop.is_set():
+                self._stop.wait(MIN_GAP)  # let a burst of writes settle into one pass
+
+    # -- watchdog: a hint that wakes the worker ------------------------------------
+    def _ensure_observer(self) -> None:
+        target = self.path if os.path.isdir(self.path) else os.path.dirname(self.path)
+        while not os.path.isdir(target) and os.path.dirname(target) != target:
+            target = os.path.dirname(target)
+        if target == self._watched:
+            return
+        self._stop_observer()
+        try:
+            from watchdog.events import FileSystemEventHandler
+            from watchdog.observers import Observer
+        except ImportError:  # pragma: no cover - watchdog is a dependency
+            self._fallback("watchdog is not installed")
+            return
+        tailer = self
+
+        class _Hint(FileSystemEventHandler):
+            def on_any_event(self, event):  # noqa: D401 - watchdog callback
+                et = event.event_type
+                if et in ("opened", "closed_no_write"):
+                    return
+                path = event.src_path
+                if et in ("created", "moved", "deleted"):
+                    tailer._rescan_soon = True
+                    tailer._change(path)
+                    if et == "moved":
+                        tailer._change(getattr(event, "dest_path", "") or path)
+                elif event.is_directory or path not in tailer.files:
+                    tailer._change(path)  # a config rewritten, a file saved into a checkpoint dir
+                if et == "modified" and not event.is_directory and path not in tailer.files \
+                        and _looks_like_log(path):
+                    tailer._rescan_soon = True  # an empty file we could not sniff has grown
+                tailer._wake.set()
+
+        try:
+            obs = Observer()
+            obs.schedule(_Hint(), target, recursive=os.path.isdir(self.path))
+            obs.daemon = True
+            obs.start()
+        except Exception as e:  # inotify limits (ENOSPC / EMFILE), odd filesystems
+            self._fallback(f"inotify unavailable ({e})")
+            return
+        self._observer, self._watched = obs, target
+        self._rescan.set()  # files may have appeared before the watch was in place
+
+    def _fallback(self, why: str) -> None:
+        self.poll_interval = self.interval
+        self.mode = "polling"
+        self._event(f"{why}: polling every {self.interval:g}s")
+
+    def _stop_observer(self) -> None:
+        obs, self._observer, self._watched = self._observer, None, None
+        if obs is not None:
+            try:
+                obs.stop()
+                obs.join(2.0)
+            except Exception:
+                pass
+
+    # -- discovery ------------------------------------------------------------------
+    def _targets(self) -> list[str]:
+        if os.path.isdir(self.path):
+            try:
+                found = registry.candidate_files(self.path)
+            except OSError:
+                return []
+            # temporary files (``x.log.tmp`` before an atomic replace, editor swap
+            # files, dot-files) would be read once under their own name and again
+            # once renamed into place
+            return [p for p in found if not _temporary(os.path.basename(p))]
+        if os.path.exists(self.path):
+            return [self.path]
+        return []
+
+    def _known_ids(self) -> set[tuple[int, int]]:
+        ids = {f.dev_ino for f in self.files.values() if f.dev_ino is not None and not f.gone}
+        ids.update(di for _, di, _ in self._retired)
+        return ids
+
+    def _scan(self) -> None:
+        self._prune_retired()
+        targets = [p for p in self._targets() if p not in self.files]
+        if not targets:
+            return
+        known = self._known_ids()
+        for p in targets:
+            try:
+                st = os.stat(p)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) in known:
+                continue  # a rotated copy (or a hard link) of a file already followed
+            key = (st.st_size, st.st_ctime_ns)
+            last = self._pending.get(p)
+            if last is not None and (last == key or last[0] > SNIFF_RETRY_LIMIT):
+                continue  # tried in this state already
+            reader, fi = registry.open_reader(p)
+            if reader is None:
+                if fi.note and fi.note.startswith("cannot read") and last is None:
+                    self.errors += 1
+                    self._event(f"{p}: {fi.note}")
+                self._pending[p] = key
+                continue
+            self._pending.pop(p, None)
+            f = self.files[p] = _File(p, reader)
+            self._open(f)
+            if f.fd is not None:
+                known.add(f.dev_ino)
+
+    def _prune_retired(self) -> None:
+        keep = []
+        for fd, di, src in self._retired:
+            try:
+                alive = os.fstat(fd).st_nlink > 0
+            except OSError:
+                alive = False
+            if alive:
+                keep.append((fd, di, src))
+            else:
+                _close_fd(fd)
+        while len(keep) > MAX_RETIRED:
+            _close_fd(keep.pop(0)[0])
+        self._retired = keep
+
+    # -- one file ---------------------------------------------------------------------
+    def _open(self, f: _File) -> bool:
+        try:
+            fd = os.open(f.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            return False
+        except OSError as e:
+            self._error(f, f.path, e, "cannot open")
+            return False
+        st = os.fstat(fd)
+        f.opened += 1
+        f.fd, f.dev_ino = fd, (st.st_dev, st.st_ino)
+        f.offset, f.size, f.mtime_ns = 0, -1, -1
+        f.partial.clear()
+        f.discarding = False
+        f.head = f.tail = b""
+        f.gone = False
+        f.error = None
+        return True
+
+    def _close(self, f: _File) -> None:
+        if f.fd is not None:
+            _close_fd(f.fd)
+            f.fd = None
+
+    def _fresh_reader(self, f: _File) -> None:
+        try:
+            f.reader = type(f.reader)(f.path)
+        except Exception:  # a reader needing other arguments: keep the old one
+            pass
+
+    def _check(self, f: _File) -> None:
+        try:
+            st = self._stat(f)
+        except FileNotFoundError:
+            self._vanished(f)
+            return
+        except OSError as e:
+            self._error(f, f.path, e, "cannot stat")
+            return
+        if f.fd is None:  # the path came back (or could not be opened before)
+            came_back = f.opened > 0
+            if not self._open(f):
+                return
+            if came_back:
+                self._fresh_reader(f)
+                if f.reopen_floor:
+                    f.start_rewrite()
+                else:
+                    f.parsed, f.skip_floor = 0, None
+                self._event(f"{_short(f.path)} appeared again: reading it from the start")
+            f.reopen_floor = False
+        if (st.st_dev, st.st_ino) != f.dev_ino:
+            self._switch(f)
+            return
+        if st.st_size == f.size and st.st_mtime_ns == f.mtime_ns and not f.snap_dirty:
+            return  # nothing new
+        if f.reader.kind == "snapshot":
+            self._read_snapshot(f, st)
+            return
+        self._catch_up(f, st.st_size)
+        f.size, f.mtime_ns = st.st_size, st.st_mtime_ns
+
+    def _catch_up(self, f: _File, size: int) -> None:
+        """Read to EOF, starting over first if the file was truncated or rewritten."""
+        if size < f.offset:
+            self._restart(f, f"{_short(f.path)} truncated ({size} < {f.offset} bytes read): "
+                             "reading it from the start")
+        elif f.offset and not self._same_content(f):
+            self._restart(f, f"{_short(f.path)} rewritten: reading it from the start "
+                             "(records already seen are not counted twice)")
+        self._read_to_eof(f)
+
+    def _stat(self, f: _File):
+        """stat the path; on a network filesystem through a fresh open, since
+        close-to-open consistency makes the client revalidate its cached
+        attributes (a long-held descriptor can lag other hosts by 10-30 s)."""
+        if not self.network:
+            return _dir_aware(os.stat(f.path), f.path)
+        fd = os.open(f.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            _close_fd(fd)
+            raise
+        if f.fd is not None and (st.st_dev, st.st_ino) == f.dev_ino:
+            _close_fd(f.fd)
+            f.fd = fd  # read through the fresh descriptor
+        else:
+            _close_fd(fd)
+        return _dir_aware(st, f.path)
+
+    def _same_content(self, f: _File) -> bool:
+        """The bytes we read are still there (else: rewritten in place)."""
+        try:
+            if f.head and os.pread(f.fd, len(f.head), 0) != f.head:
+                return False
+            if f.tail and os.pread(f.fd, len(f.tail), f.offset - len(f.tail)) != f.tail:
+                return False
+        except OSError:
+            return True  # cannot tell: keep reading forward
+        return True
+
+    def _restart(self, f: _File, why: str) -> None:
+        """Truncated or rewritten: start over at 0 with a fresh reader."""
+        self._event(why)
+        self._finish_reader(f)
+        self._fresh_reader(f)
+        f.start_rewrite()
+        f.offset = 0
+        f.partial.clear()
+        f.discarding = False
+        f.head = f.tail = b""
+
+    def _finish_reader(self, f: _File) -> None:
+        try:
+            recs = f.reader.flush()
+        except Exception:
+            recs = []
+        self._put(f.path, f.reader, f.accept(recs))
+
+    def _switch(self, f: _File) -> None:
+        """A different file sits at the path now: finish the old one, start the new one."""
+        rotated = self._finish_old(f)
+        self._event(f"{_short(f.path)} {'rotated' if rotated else 'replaced'}: "
+                    "finished the old file, reading the new one from the start")
+        self._fresh_reader(f)
+        if not self._open(f):
+            f.gone = True
+            f.reopen_floor = not rotated
+            return
+        if not rotated:
+            f.start_rewrite()
+        else:
+            f.parsed = 0
+            f.skip_floor = None
+        self._check(f)
+
+    def _finish_old(self, f: _File) -> bool:
+        """Read the old handle to EOF; True when it still exists elsewhere (rotated)."""
+        rotated = False
+        if f.fd is not None:
+            if f.reader.kind != "snapshot":  # (a new snapshot supersedes the old one)
+                try:
+                    # it may have been truncated or rewritten since the last check, too
+                    self._catch_up(f, os.fstat(f.fd).st_size)
+                except OSError as e:
+                    self._error(f, f.path, e, "read error")
+            self._finish_reader(f)
+            try:
+                rotated = os.fstat(f.fd).st_nlink > 0
+            except OSError:
+                rotated = False
+            if rotated and f.dev_ino is not None:
+                self._retired.append((f.fd, f.dev_ino, f.path))
+                f.fd = None
+            else:
+                self._close(f)
+        f.partial.clear()
+        f.discarding = False
+        return rotated
+
+    def _vanished(self, f: _File) -> None:
+        if f.gone:
+            return
+        f.gone = True
+        rotated = self._finish_old(f)
+        f.reopen_floor = not rotated
+        f.size = f.mtime_ns = -1
+        self._event(f"{_short(f.path)} {'moved away' if rotated else 'deleted'}: "
+                    "read what was there; watching for it to reappear")
+
+    # -- reading ----------------------------------------------------------------------
+    def _read_to_eof(self, f: _File) -> None:
+        if f.fd is None:
+            return
+        while not self._stop.is_set():
+            try:
+                data = os.pread(f.fd, CHUNK, f.offset)
+            except OSError as e:
+                self._error(f, f.path, e, "read error")
+                return
+            if not data:
+                return
+            f.offset += len(data)
+            self.read_bytes += len(data)
+            if len(f.head) < FINGERPRINT:
+                f.head = (f.head + data)[:FINGERPRINT]
+            f.tail = (f.tail + data[-FINGERPRINT:])[-FINGERPRINT:]
+            if f.reader.kind == "bytes":
+                try:
+                    # a big read (history, a burst): the replay's columnar path, same records
+                    recs = f.reader.feed_chunk(data) if len(data) >= CHUNKED_MIN else f.reader.feed_bytes(data)
+                except Exception as e:  # a reader bug must not stop the tailer
+                    f.reader.skip(f"reader error: {type(e).__name__}")
+                    recs = []
+                self._put(f.path, f.reader, f.accept(recs))
+            else:
+                self._feed_lines(f, data)
+
+    def _feed_lines(self, f: _File, data: bytes) -> None:
+        reader = f.reader
+        if len(data) >= CHUNKED_MIN and not f.discarding:
+            # a big read (the history present at start, a burst): whole lines go through
+            # the replay's chunked path (Frames; the same records as line by line); a
+            # line begun in the last read and the partial last line go line by line
+            j = data.rfind(b"\n")
+            k = data.find(b"\n") + 1 if f.partial else 0
+            if 0 <= k <= j:
+                if k:
+                    self._feed_each_line(f, data[:k])
+                try:
+                    items = reader.feed_chunk(data[k: j + 1])
+                except Exception as e:  # a reader bug must not stop the tailer
+                    lines = data.count(b"\n", k, j + 1)
+                    reader.skip(f"reader error: {type(e).__name__} (a chunk of {lines} lines)")
+                    items = []
+                self._put(f.path, reader, f.accept(items))
+                data = data[j + 1:]
+        self._feed_each_line(f, data)
+
+    def _feed_each_line(self, f: _File, data: bytes) -> None:
+        reader = f.reader
+        out: list[StepRecord] = []
+        start = 0
+        n = len(data)
+        while start < n:
+            nl = data.find(b"\n", start)
+            if nl < 0:
+                rest = data[start:]
+                if f.discarding:
+                    break
+                if len(f.partial) + len(rest) > MAX_LINE:
+                    reader.skip(f"line longer than {MAX_LINE // (1 << 20)} MiB")
+                    f.partial.clear()
+                    f.discarding = True
+                else:
+                    f.partial += rest
+                break
+            piece = data[start:nl]
+            start = nl + 1
+            if f.discarding:
+                f.discarding = False
+                continue
+            if f.partial:
+                f.partial += piece
+                raw = bytes(f.partial)
+                f.partial.clear()
+            else:
+                raw = piece
+            if len(raw) + 1 > MAX_LINE:
+                reader.skip(f"line longer than {MAX_LINE // (1 << 20)} MiB")
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                line = raw.decode("utf-8", "replace")
+                reader.skip_reasons[NON_UTF8] = reader.skip_reasons.get(NON_UTF8, 0) + 1
+            if line.endswith("\r"):
+                line = line.rstrip("\r")
+            try:
+                recs = reader.feed(line)
+            except Exception as e:  # a reader bug must not stop the tailer
+                reader.skip(f"reader error: {type(e).__name__}")
+                continue
+            if recs:
+                out.extend(recs)
+                if len(out) >= 4096:
+                    self._put(f.path, reader, f.accept(out))
+                    out = []
+        self._put(f.path, reader, f.accept(out))
+
+    def _read_snapshot(self, f: _File, st) -> None:
+        f.size, f.mtime_ns = st.st_size, st.st_mtime_ns
+        try:
+            # read_path: a file's bytes, or a directory source (MLflow metrics/)
+            recs = f.reader.read_path(f.path)
+        except OSError as e:
+            self._error(f, f.path, e, "read error")
+            return
+        except Exception:
+            f.snap_dirty = True  # half-written (a save in progress): try again next pass
+            return
+        f.snap_dirty = False
+        old = f.snap_steps
+        common = 0
+        lim = min(len(old), len(recs))
+        while common < lim and old[common] == recs[common].step:
+            common += 1
+        f.snap_steps = array("q", (r.step for r in recs))
+        new = recs[common:]
+        if common < len(old) and new:
+            self._event(f"{_short(f.path)}: history rewritten from step {new[0].step} (resumed run)")
+        f.parsed = 0
+        f.skip_floor = None
+        self._put(f.path, f.reader, f.accept(new))
+
+
+def _dir_aware(st, path: str):
+    """A directory source (MLflow ``metrics/``) changes when its files do, not
+    when the directory entry does: report the files' total size and newest mtime."""
+    if not stat.S_ISDIR(st.st_mode):
+        return st
+    size, mtime = 0, st.st_mtime_ns
+    try:
+        with os.scandir(path) as it:
+            for e in it:
+                try:
+                    est = e.stat()
+                except OSError:
+                    continue
+                size += est.st_size
+                mtime = max(mtime, est.st_mtime_ns)
+    except OSError:
+        pass
+    return SimpleNamespace(st_dev=st.st_dev, st_ino=st.st_ino, st_size=size, st_mtime_ns=mtime, st_mode=st.st_mode)
+
+
+def _temporary(name: str) -> bool:
+    low = name.lower()
+    return low.startswith(".") or low.endswith(TEMP_SUFFIXES)
+
+
+def _looks_like_log(path: str) -> bool:
+    low = os.path.basename(path).lower()
+    if _temporary(low):
+        return False
+    return low.endswith(registry.LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log")
+
+
+def _close_fd(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def _short(path: str) -> str:
+    return os.path.basename(path) or path

@@ -1,0 +1,221 @@
+"""Headless follow: ``tsm-watch RUN --follow [--json] [--on-alert CMD] [--poll S]``.
+
+Tails the run (tsm_tui.sources.tail.Tailer), feeds a Session and prints every alert as
+it happens, one line each, flushed at once, until SIGINT / SIGTERM (exit 0).
+
+Text:  ``[critical] step 4312 loss_spike: <message> -> <first action>`` on
+stdout; status changes and feed notes (truncation, rotation ...) as
+``# ...`` lines on stderr.
+JSON Lines (``--json``), all on stdout:
+  ``{"event": "alert", "check", "severity", "step", "value", "baseline", "message", "actions"}``
+  ``{"event": "status", "check", "status", "previous", "summary", "step"}``
+  ``{"event": "source", "message"}``
+``--on-alert CMD`` runs CMD (through the shell) for each critical alert with
+the alert's JSON on stdin, in a background thread; a failing or hanging
+command (30 s timeout) is reported on stderr and counted, never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+
+from tsm_tui.analysis.engine import open_run
+from tsm_tui.analysis.live import LiveLoop
+from tsm_tui.core.errors import EXIT_OK, EXIT_USAGE, InputError
+from tsm_tui.core.options import Options
+from tsm_tui.core.record import Alert, Severity
+from tsm_tui.core.output import use_colour
+from tsm_tui.core.sanitize import clean
+from tsm_tui.analysis.session import Session
+from tsm_tui.sources.runfiles import RunFiles
+from tsm_tui.sources.tail import Tailer
+
+TICK = 0.25  # longest sleep between drains (the tailer wakes the loop when data arrive)
+HOOK_TIMEOUT = 30.0
+HOOK_QUEUE = 100
+
+_COLOURS = {"critical": "\x1b[31;1m", "warning": "\x1b[33m", "info": "\x1b[2m"}
+_RESET = "\x1b[0m"
+
+
+class AlertHook:
+    """Runs ``--on-alert CMD`` for critical alerts, off the main loop."""
+
+    def __init__(self, cmd: str, err=None) -> None:
+        self.cmd = cmd
+        self.err = err or sys.stderr
+        self.q: queue.Queue = queue.Queue(maxsize=HOOK_QUEUE)
+        self.ran = 0
+        self.failed = 0
+        self.dropped = 0
+        self._t = threading.Thread(target=self._work, name="on-alert", daemon=True)
+        self._t.start()
+
+    def submit(self, payload: dict) -> None:
+        try:
+            self.q.put_nowait(payload)
+        except queue.Full:
+            self.dropped += 1
+            self._warn("--on-alert: too many alerts waiting; this one was not sent")
+
+    def _warn(self, text: str) -> None:
+        try:
+            self.err.write(f"tsm-watch: {text}\n")
+            self.err.flush()
+        except (OSError, ValueError):
+            pass
+
+    def _work(self) -> None:
+        while True:
+            payload = self.q.get()
+            if payload is None:
+                return
+            what = f"{payload.get('check')} at step {payload.get('step')}"
+            try:
+                p = subprocess.run(self.cmd, shell=True, input=json.dumps(payload).encode() + b"\n",
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=HOOK_TIMEOUT)
+                self.ran += 1
+                if p.returncode != 0:
+                    self.failed += 1
+                    tail = clean(p.stderr.decode("utf-8", "replace").strip().splitlines()[-1], 200) \
+                        if p.stderr.strip() else ""
+                    self._warn(f"--on-alert command failed (exit {p.returncode}) for {what}"
+                               + (f": {tail}" if tail else ""))
+            except subprocess.TimeoutExpired:
+                self.ran += 1
+                self.failed += 1
+                self._warn(f"--on-alert command timed out after {HOOK_TIMEOUT:g}s for {what}")
+            except OSError as e:
+                self.failed += 1
+                self._warn(f"--on-alert command could not run for {what}: {e.strerror or e}")
+
+    def close(self, wait: float = 2.0) -> None:
+        """Let a page in flight finish (briefly); never block the exit for long."""
+        try:
+            self.q.put_nowait(None)
+        except queue.Full:
+            pass
+        self._t.join(wait)
+
+
+class Printer:
+    def __init__(self, as_json: bool, out=None, err=None) -> None:
+        self.json = as_json
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.colour = not as_json and use_colour(self.out)
+
+    def _emit(self, stream, line: str) -> None:
+        stream.write(line + "\n")
+        stream.flush()
+
+    def alert(self, a: Alert) -> None:
+        if self.json:
+            d = {"event": "alert"}
+            d.update(a.to_json())
+            self._emit(self.out, json.dumps(d, ensure_ascii=False))
+            return
+        sev = a.severity.value
+        head = f"[{sev}]" + (f" step {a.step}" if a.step is not None else "") + f" {a.check}: "
+        line = head + clean(a.message)
+        if a.actions:
+            line += " -> " + clean(a.actions[0])
+        if self.colour:
+            line = _COLOURS.get(sev, "") + line + _RESET
+        self._emit(self.out, line)
+
+    def status(self, check: str, status: str, previous: str, summary: str, step) -> None:
+        if self.json:
+            self._emit(self.out, json.dumps({"event": "status", "check": check, "status": status,
+                                             "previous": previous, "summary": summary, "step": step},
+                                            ensure_ascii=False))
+        else:
+            self._emit(self.err, f"# {check}: {previous} -> {status}: {clean(summary)}")
+
+    def source(self, message: str) -> None:
+        if self.json:
+            self._emit(self.out, json.dumps({"event": "source", "message": message}, ensure_ascii=False))
+        else:
+            self._emit(self.err, f"# {clean(message)}")
+
+
+def _prepare(opts: Options, info) -> RunFiles:
+    """The run's configs and checkpoints; an empty or not-yet-existing run dir is fine."""
+    path = os.path.abspath(opts.path)
+    if os.path.exists(path):
+        run = open_run(path, info, opts.config, allow_empty=True)
+        return run.files_of
+    parent = os.path.dirname(path)
+    if not os.path.isdir(parent):
+        raise InputError(f"no such file or directory: {opts.path} (nor its parent directory)")
+    # not there yet: a directory-to-be unless it is named like a log file
+    root = parent if os.path.splitext(path)[1] else path
+    files = RunFiles(root, info, opts.config)
+    found, _ = files.read_info()
+    for name, origin in found.origin.items():
+        info.set(name, getattr(found, name), origin, override=True)
+    return files
+
+
+def main(opts: Options) -> int:
+    info = opts.fresh_info()
+    files = _prepare(opts, info)
+    session = Session(opts.settings, info)
+    printer = Printer(opts.json)
+    hook = AlertHook(opts.on_alert) if opts.on_alert else None
+    tailer = Tailer(opts.path, poll=opts.poll)
+    loop = LiveLoop(session, tailer, files, polling=tailer.poll_interval is not None)
+
+    stop = threading.Event()
+
+    def _on_signal(signum, frame):
+        stop.set()
+        tailer.ready.set()
+
+    old = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            old[sig] = signal.signal(sig, _on_signal)
+        except (ValueError, OSError):  # not the main thread
+            pass
+
+    rc = EXIT_OK
+    try:
+        printer.source(tailer.describe())
+        loop.start()
+        while not stop.is_set():
+            up = loop.step()
+            for a, backlog in up.alerts:
+                printer.alert(a)
+                # the backlog read at start is printed but not paged: a restart
+                # of the follower must not page again for an old problem
+                if hook is not None and not backlog and a.severity == Severity.CRITICAL:
+                    d = {"event": "alert"}
+                    d.update(a.to_json())
+                    hook.submit(d)
+            for ev in up.events:
+                printer.source(ev)
+            for ch in up.statuses:
+                printer.status(ch.check, ch.status.value, ch.previous.value, ch.summary, ch.step)
+            if up.error:
+                printer.source(f"the tailer stopped: {up.error}")
+                print(f"tsm-watch: reading the run stopped: {clean(up.error)}", file=sys.stderr)
+                rc = EXIT_USAGE
+                break
+            loop.wait(TICK)
+    finally:
+        loop.stop()
+        for sig, h in old.items():
+            try:
+                signal.signal(sig, h)
+            except (ValueError, OSError):
+                pass
+        if hook is not None:
+            hook.close()
+    return rc

@@ -1,0 +1,718 @@
+"""The live monitor: ``tsm-watch run_dir/``.
+
+Data path: a Feed (the live Tailer, or a ReplayFeed for a finished run /
+``--replay`` / ``--demo``) reads in its own thread. A thread worker drives the
+one LiveLoop (the same as ``--follow``: checkpoints and configs re-read when
+the file system says they changed, each alert once per run), adds the records
+to the plot store and posts what changed to the app as messages: ``LiveData``
+and ``ChecksChanged`` (coalesced: a newer one replaces an older one still
+queued), ``NewAlerts``, ``FeedNotes`` and ``FeedEnded``. The UI repaints on
+those messages, at most every ``REPAINT_EVERY`` seconds while data flows and
+not at all while nothing changes (a 1 Hz timer only ages the status line).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import threading
+import time
+from collections import deque
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.css.query import NoMatches
+from textual.message import Message
+from textual.widgets import Footer, Input, Label, OptionList, Static
+from textual.worker import get_current_worker
+
+from tsm_tui.analysis.engine import open_run
+from tsm_tui.analysis.live import LiveLoop
+from tsm_tui.analysis.monitor import MAX_ALERTS
+from tsm_tui.analysis.session import Session
+from tsm_tui.core.frame import Frame
+from tsm_tui.core.numbers import fmt
+from tsm_tui.core.options import Options
+from tsm_tui.core.record import Alert, CheckResult, Status
+from tsm_tui.sources.feed import Feed, ReplayFeed
+from tsm_tui.sources.runfiles import RunFiles
+from tsm_tui.sources.tail import Tailer
+from tsm_tui.views.tui.plotting import focus_plot, spark
+from tsm_tui.views.tui.series import SeriesStore
+from tsm_tui.views.tui.widgets import CHECK_IDS, AlertDetail, AlertList, CheckPanel, HelpScreen, safe, set_text
+
+PUMP_SLICE = 2048  # records added to the plot store per lock hold
+FRAME_SLICE = 16384  # rows of a Frame added to the plot store per lock hold
+LIVE_WAIT = 0.25  # longest sleep of the live worker between two loop steps
+LIVE_BUDGET = 65536  # records per loop step: a long history reaches the screen in parts
+REPAINT_EVERY = 0.25  # s between two repaints while data keeps coming
+STATUS_EVERY = 1.0  # s: the status line's age ("last 3s ago") is refreshed this often
+PLOT_EVERY = 0.5  # focus plot rebuild at most this often (s)
+WINDOWS = (None, 1000, 200)  # whole run, last 1000, last 200 steps
+STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x median interval)
+SYNC_PLOT_CELLS = 1500  # focus plots up to this many cells are built on the UI thread (~15 ms)
+CHECKS_EVERY = 1.0  # s between check-reason repaints (a status change repaints at once)
+LABELS = dict(SeriesStore.METRICS)
+
+
+class LiveData(Message):
+    """Records were fed: ``total`` so far (a newer message replaces an older one)."""
+
+    def __init__(self, total: int, at: float) -> None:
+        super().__init__()
+        self.total, self.at = total, at
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LiveData)
+
+
+class NewAlerts(Message):
+    """Alerts new for the run, in order (never coalesced)."""
+
+    def __init__(self, alerts: list[Alert]) -> None:
+        super().__init__()
+        self.alerts = alerts
+
+
+class ChecksChanged(Message):
+    """The checks as recomputed (a newer message replaces an older one)."""
+
+    def __init__(self, checks: list[CheckResult]) -> None:
+        super().__init__()
+        self.checks = checks
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ChecksChanged)
+
+
+class FeedNotes(Message):
+    """Notes about the files (truncated, rotated, unreadable ...)."""
+
+    def __init__(self, notes: list[str]) -> None:
+        super().__init__()
+        self.notes = notes
+
+
+class FeedEnded(Message):
+    """The feed finished (everything drained, the monitor finalized), or its
+    worker died (``error``: shown, never silent)."""
+
+    def __init__(self, error: str | None = None) -> None:
+        super().__init__()
+        self.error = error
+
+
+def _locked(method):
+    """Run a UI method holding the plot store's lock (the live worker adds to it)."""
+    def wrapper(self, *a, **kw):
+        with self._lock:
+            return method(self, *a, **kw)
+    wrapper.__name__ = method.__name__
+    wrapper.__doc__ = method.__doc__
+    return wrapper
+
+
+class TsmApp(App):
+    """tsm-watch's dashboard. Build it with :meth:`from_options`, or directly with a
+    Session and a Feed (tests)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "tsm-watch"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    AUTO_FOCUS = "#alerts"
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        Binding("question_mark", "help", "Help"),
+        Binding("p", "pause", "Pause"),
+        Binding("f", "follow", "Follow"),
+        Binding("slash", "filter", "Filter"),
+        Binding("l", "log_scale", "Log"),
+        Binding("m", "next_metric", "Metric"),
+        Binding("w", "cycle_window", "Window"),
+        Binding("escape", "back", "Back", show=False),
+        *[Binding(str(i), f"metric({i - 1})", show=False) for i in range(1, 6)],
+    ]
+
+    def __init__(self, session: Session, feed: Feed, *, path: str = "", mode: str = "live",
+                 bell: bool = True, root: str | None = None, files: RunFiles | None = None,
+                 clock=time.monotonic) -> None:
+        super().__init__()
+        self.session = session
+        self.feed = feed
+        self.path = path
+        self.mode = mode  # "live" | "finished" | "replay"
+        self.bell_on = bell
+        self.root = root
+        self.clock = clock
+        if files is None and root and mode == "live":
+            files = RunFiles(root, session.info)
+        self.live = LiveLoop(session, feed, files, polling=getattr(feed, "poll_interval", None) is not None,
+                             clock=clock)
+        self.stores: dict[str, SeriesStore] = {}
+        self.formats: dict[str, str] = {}
+        # view state
+        self.paused = False
+        self.log_scale = False
+        self.metric = "loss"
+        self.window_i = 0
+        self.centre: int | None = None  # focus plot centred on an alert's step
+        self.filter_text = ""
+        # bookkeeping
+        self.loaded = False  # the feed finished and everything was drained
+        self.records_seen = 0
+        self.pending_while_paused = 0
+        self.feed_error: str | None = None
+        self._all_alerts: deque[Alert] = deque(maxlen=MAX_ALERTS)
+        self._prev_status: dict[str, Status] = {}
+        self._checks: list[CheckResult] = []
+        self._last_arrival: float | None = None
+        self._arrivals: deque[float] = deque(maxlen=64)
+        self._rate: deque[tuple[float, int]] = deque(maxlen=64)
+        self._plot_dirty = True
+        self._plot_at = 0.0
+        self._plot_gen = 0
+        self._checks_at = 0.0
+        self._shown_statuses: list[Status] = []
+        self._repaint_at = -1e9
+        self._repaint_pending = False
+        self.bells = 0  # rung so far (tests)
+        # the plot stores are written by the live worker and read by the UI
+        self._lock = threading.RLock()
+        self._fed = 0  # records added to the plot stores so far (live worker)
+        self._live_stop = threading.Event()
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def finished(cls, path: str, shown: str | None = None) -> "TsmApp":
+        """The app on a finished run, read at once and without the bell
+        (screenshots, snapshot tests)."""
+        return cls.from_options(Options(path=path, bell=False), mode="finished", shown=shown)
+
+    @classmethod
+    def from_options(cls, opts: Options, *, demo: str | None = None, mode: str | None = None,
+                     shown: str | None = None) -> "TsmApp":
+        """The app for what the command line asked (``demo``: the bundled run's path)."""
+        if opts.demo and not opts.path:
+            opts.path = demo
+        info = opts.fresh_info()
+        run = open_run(opts.path, info, opts.config, allow_empty=True)
+        session = Session(opts.settings, info)
+        session.set_checkpoints(info.checkpoints)
+        if mode == "finished":
+            feed: Feed = ReplayFeed(run.readers, speed=None)
+        elif opts.replay or opts.demo:
+            feed, mode = ReplayFeed(run.readers, speed=opts.speed or 50.0), "replay"
+        else:
+            feed, mode = Tailer(run.path, poll=opts.poll), "live"
+        if shown is None:
+            shown = run.path
+            if opts.demo and demo and os.path.samefile(run.path, demo):
+                shown = "--demo (bundled run)"
+        return cls(session, feed, path=shown, mode=mode, bell=opts.bell and mode != "finished",
+                   root=run.root, files=run.files_of if mode == "live" else None)
+
+    # ------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="statusbar"):
+            yield Label(id="status")
+            yield Label(id="state")
+        with Horizontal(id="body"):
+            with Vertical(id="plots"):
+                yield Static(id="sparks")
+                yield Static(id="focus")
+            with Vertical(id="side"):
+                yield CheckPanel(id="checks")
+                yield Input(placeholder="filter alerts (Enter: keep, Esc: clear)", id="filter")
+                yield AlertList(id="alerts")
+                yield AlertDetail(id="detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#sparks").border_title = "metrics"
+        self.query_one("#focus").border_title = "loss"
+        self.query_one("#checks").border_title = "checks"
+        self.query_one("#alerts").border_title = "alerts"
+        self.query_one("#detail").border_title = "alert"
+        self._live_worker()
+        self.set_interval(STATUS_EVERY, self._age_status)
+        self.repaint(force=True)
+
+    def on_unmount(self) -> None:
+        self._live_stop.set()
+        self.feed.ready.set()
+        self.live.stop(timeout=1.0)
+
+    # ------------------------------------------------------------ the live worker (a thread)
+    @work(thread=True, exclusive=True, group="live", exit_on_error=False)
+    def _live_worker(self) -> None:
+        """Drive the LiveLoop off the UI thread (a 1M-step history is seconds of
+        detector work; the UI keeps answering keys meanwhile) and post what
+        changed. Only the plot store is shared with the UI, under a lock held
+        for one slice at a time."""
+        loop = self.live
+        worker = get_current_worker()
+        try:
+            loop.start()
+            while not self._live_stop.is_set() and not worker.is_cancelled:
+                up = loop.step(budget=LIVE_BUDGET)
+                for b in up.batches:
+                    self._add_to_store(b)
+                if up.batches:
+                    self._post(LiveData(self._fed, self.clock()))
+                if up.alerts:
+                    self._post(NewAlerts([a for a, _ in up.alerts]))
+                if up.checks is not None:
+                    self._post(ChecksChanged(up.checks))
+                if up.events:
+                    self._post(FeedNotes(up.events))
+                if up.finished or up.error:
+                    self._post(FeedEnded(up.error))
+                    if up.error:
+                        return
+                if not up.batches or not loop.pending:
+                    loop.wait(LIVE_WAIT)
+        except Exception as e:  # noqa: BLE001 - shown on screen, never silent
+            self._post(FeedEnded(f"{type(e).__name__}: {e}"))
+
+    def _post(self, message: Message) -> None:
+        if not self._live_stop.is_set():
+            self.post_message(message)
+
+    def _add_to_store(self, b) -> None:
+        for part in _slices(b.records):
+            with self._lock:
+                store = self.stores.get(b.source)
+                if store is None:
+                    store = self.stores[b.source] = SeriesStore()
+                n = 0
+                for it in part:
+                    if type(it) is Frame:
+                        store.add_frame(it)
+                        n += it.n
+                    else:
+                        store.add(it)
+                        n += 1
+                self.formats[b.source] = getattr(b.reader, "name", "?")
+                self._fed += n
+            if self._live_stop.is_set():
+                return
+
+    def on_resize(self) -> None:
+        self._plot_dirty = True
+        self.call_after_refresh(self._repaint_plots, True)
+
+    # ------------------------------------------------------------ messages from the worker
+    def on_live_data(self, message: LiveData) -> None:
+        n = message.total - self.records_seen
+        if n <= 0:
+            return
+        self.records_seen = message.total
+        now = self.clock()
+        if self._last_arrival is not None:
+            self._arrivals.append(now - self._last_arrival)
+        self._last_arrival = now
+        last = self._last_step()
+        if last is not None:
+            self._rate.append((now, last))
+        self._plot_dirty = True
+        if self.paused:
+            self.pending_while_paused += n
+        self.repaint()
+
+    def on_new_alerts(self, message: NewAlerts) -> None:
+        self._all_alerts.extend(message.alerts)
+        if not self.paused:
+            self._show_alerts(message.alerts, False)
+
+    def on_checks_changed(self, message: ChecksChanged) -> None:
+        self._ring_on_new_fail(message.checks)
+        self._checks = message.checks
+        self.repaint()
+
+    def on_feed_notes(self, message: FeedNotes) -> None:
+        for ev in message.notes:
+            self.notify(safe(ev, 300), title="feed", markup=False, severity="warning")
+
+    def on_feed_ended(self, message: FeedEnded) -> None:
+        if message.error:
+            self.feed_error = message.error
+            self.notify(safe(f"reading the run stopped: {message.error}", 300), title="feed",
+                        markup=False, severity="error", timeout=3600)
+        else:
+            self.loaded = True
+            self._checks_at = -CHECKS_EVERY  # show the final reasons now, not at the next 1 Hz repaint
+            self._plot_dirty = True
+        self.repaint(force=True)
+
+    # ------------------------------------------------------------ repainting
+    def repaint(self, force: bool = False) -> None:
+        """Repaint what the data changed, at most every REPAINT_EVERY seconds."""
+        if not self.is_running:
+            return
+        now = self.clock()
+        wait = self._repaint_at + REPAINT_EVERY - now
+        if not force and wait > 0:
+            self._repaint_later(wait)
+            return
+        self._repaint_at = now
+        try:
+            self._repaint(now)
+        except NoMatches:  # the screen is being torn down (quit in progress)
+            pass
+
+    def _repaint_later(self, wait: float) -> None:
+        if not self._repaint_pending:
+            self._repaint_pending = True
+            self.set_timer(max(0.01, wait), self._deferred_repaint)
+
+    def _deferred_repaint(self) -> None:
+        self._repaint_pending = False
+        self.repaint(force=True)
+
+    def _age_status(self) -> None:
+        """The status line's age and "stalled" move with the clock, not with data."""
+        if self.mode == "live" and self._last_arrival is not None and not self.paused:
+            try:
+                self._update_status(self.clock())
+            except NoMatches:
+                pass
+
+    def _repaint(self, now: float) -> None:
+        if self.paused:
+            self._update_status(now)
+            return
+        checks = self._checks
+        statuses = [c.status for c in checks]
+        with self.batch_update():
+            self._update_status(now)
+            # reasons carry counts that change all the time: repaint them at 1 Hz, a status change at once
+            if checks and (statuses != self._shown_statuses or now - self._checks_at >= CHECKS_EVERY):
+                self._shown_statuses, self._checks_at = statuses, now
+                self.query_one(CheckPanel).show(checks)
+            self._repaint_plots()
+
+    def _ring_on_new_fail(self, checks: list[CheckResult]) -> None:
+        rang = False
+        for c in checks:
+            before = self._prev_status.get(c.id)
+            if c.status == Status.FAIL and before != Status.FAIL and not rang:
+                rang = True
+                self.bells += 1
+                if self.bell_on:
+                    self.bell()
+            self._prev_status[c.id] = c.status
+
+    def _matches(self, a: Alert) -> bool:
+        if not self.filter_text:
+            return True
+        f = self.filter_text.lower()
+        return f in a.check.lower() or f in a.message.lower() or f in a.severity.value or \
+            any(f in x.lower() for x in a.actions) or (a.step is not None and f == str(a.step))
+
+    def _show_alerts(self, new: list[Alert], rebuilt: bool, force: bool = False) -> None:
+        lst = self.query_one(AlertList)
+        following = self.centre is None
+        if rebuilt or force:
+            lst.set_alerts([a for a in self._all_alerts if self._matches(a)], follow=following)
+        elif new:
+            lst.append_alerts([a for a in new if self._matches(a)], follow=following)
+        title = f"alerts ({len(lst.alerts)}" + (f" of {len(self._all_alerts)}, filter: "
+                                                        f"{safe(self.filter_text, 30)})" if self.filter_text else ")")
+        if lst.border_title != title:
+            lst.border_title = title
+
+    # ------------------------------------------------------------ status line
+    def _last_step(self) -> int | None:
+        store = self._store()
+        return store.last_step if store else None
+
+    def _store(self) -> SeriesStore | None:
+        p = self.session.primary
+        return self.stores.get(p) if p else None
+
+    def stalled_for(self, now: float | None = None) -> float | None:
+        """Seconds without a record when that counts as stalled (following a live run)."""
+        if self.mode != "live" or self._last_arrival is None:
+            return None
+        now = self.clock() if now is None else now
+        idle = now - self._last_arrival
+        med = statistics.median(self._arrivals) if self._arrivals else 0.0
+        return idle if idle > max(STALL_MIN, 10 * med) else None
+
+    def steps_per_s(self, now: float) -> float | None:
+        if len(self._rate) < 2:
+            return None
+        horizon = [(t, s) for t, s in self._rate if now - t <= 10.0]
+        if len(horizon) < 2:
+            return 0.0
+        (t0, s0), (t1, s1) = horizon[0], horizon[-1]
+        return (s1 - s0) / (t1 - t0) if t1 > t0 and s1 >= s0 else None
+
+    @_locked
+    def _update_status(self, now: float) -> None:
+        parts: list = [(safe(_short_path(self.path), 200), "bold")]
+        if self.formats:
+            fm = ", ".join(f"{safe(os.path.basename(p), 60)} ({safe(n, 20)})" for p, n in self.formats.items()
+                           if p == self.session.primary) or ""
+            extra = len(self.formats) - 1
+            parts += ["  ", (fm + (f" +{extra}" if extra > 0 else ""), "$text-muted")]
+        last = self._last_step()
+        parts += ["  step ", ("-" if last is None else str(last), "bold")]
+        if self.mode != "finished":
+            rate = self.steps_per_s(now)
+            if rate is not None:
+                parts += [f"  {rate:.1f} steps/s"]
+            if self._last_arrival is not None and self.mode == "live":
+                parts += [f"  last {_ago(now - self._last_arrival)} ago"]
+        set_text(self.query_one("#status", Label), Content.assemble(*parts))
+        state = self.query_one("#state", Label)
+        stalled = self.stalled_for(now)
+        if self.paused:
+            text = "PAUSED" + (f" +{self.pending_while_paused}" if self.pending_while_paused else "")
+        elif stalled is not None:
+            text = f"stalled {int(stalled)}s"
+        elif self.centre is not None:
+            text = f"at step {self.centre}"
+        elif self.mode == "finished":
+            text = "finished" if self.loaded else "loading"
+        elif self.mode == "replay":
+            text = "replay done" if self.loaded else "replaying"
+        else:
+            text = "following"
+        state.set_class(self.paused, "-paused")
+        state.set_class(stalled is not None and not self.paused, "-stalled")
+        state.set_class(self.centre is not None and not self.paused and stalled is None, "-inspect")
+        set_text(state, Content(text))
+
+    # ------------------------------------------------------------ plots
+    def _window_bounds(self, store: SeriesStore, centred: bool = True) -> tuple[int | None, int | None]:
+        n = WINDOWS[self.window_i]
+        last = store.last_step
+        if self.centre is not None and centred:
+            first = store.first_step or 0
+            span = n or max(200, ((last or 0) - first) // 5)
+            lo = max(first, self.centre - span // 2)
+            return lo, lo + span
+        if n is None or last is None:
+            return None, None
+        return max(last - n + 1, store.first_step or 0), last
+
+    @_locked
+    def _repaint_plots(self, force: bool = False) -> None:
+        store = self._store()
+        sparks = self.query_one("#sparks", Static)
+        focus = self.query_one("#focus", Static)
+        wtitle = {None: "whole run", 1000: "last 1000", 200: "last 200"}[WINDOWS[self.window_i]]
+        if store is None:
+            set_text(sparks, Content("waiting for records…"))
+            set_text(focus, Content(""))
+            return
+        names = store.names()
+        lo, hi = self._window_bounds(store, centred=False)
+        width = max(10, sparks.content_size.width)
+        label_w, val_w = 11, 9
+        sw = max(4, width - label_w - val_w - 1)
+        lines: list = []
+        for i, name in enumerate(names):
+            s = store.get(name)
+            label = f"{i + 1} {LABELS.get(name, name)}"[:label_w].ljust(label_w)
+            style = "bold $accent" if name == self.metric else "$text-muted"
+            if s is None or s.last_step is None:
+                line = Content.assemble((label, style), ("not logged", "$text-muted"))
+            else:
+                win = s.window(lo, hi, sw)
+                line = Content.assemble((label, style), spark(win, sw, self.log_scale), " ",
+                                        (fmt(s.last, 3, "-").rjust(val_w - 1), "bold"))
+            lines.append(line)
+        if sparks.styles.height is None or sparks.styles.height.value != len(lines) + 2:
+            sparks.styles.height = len(lines) + 2
+        set_text(sparks, Content("\n").join(lines))
+        now = self.clock()
+        if not (force or self._plot_dirty):
+            return
+        if not force and now - self._plot_at < PLOT_EVERY and not self.loaded:
+            self._repaint_later(self._plot_at + PLOT_EVERY - now)  # the newest data still gets drawn
+            return
+        self._plot_at = now
+        self._plot_dirty = False
+        s = store.get(self.metric)
+        fw, fh = focus.content_size.width, focus.content_size.height
+        lo, hi = self._window_bounds(store)
+        if self.centre is not None:
+            wtitle = f"steps {lo}-{hi} · alert at {self.centre}"
+        title = f"{LABELS.get(self.metric, self.metric)} · {wtitle}" + (" · log" if self.log_scale else "")
+        if focus.border_title != title:
+            focus.border_title = title
+        if s is None or s.last_step is None or fw < 10 or fh < 3:
+            set_text(focus, Content(f"{LABELS.get(self.metric, self.metric)}: not logged" if fw >= 10 else ""))
+            return
+        win = s.window(lo, hi, max(10, fw - 6))  # one min/max pair per cell: 2 braille sub-columns
+        self._plot_gen += 1
+        if force or self.loaded or fw * fh <= SYNC_PLOT_CELLS:
+            self._apply_plot(focus_plot(win, fw, fh, log=self.log_scale, marker=self.centre), self._plot_gen)
+        else:  # a big plot (tens of ms to build): off the UI thread so typing never stalls
+            self._plot_worker(win, fw, fh, self.log_scale, self.centre, self._plot_gen)
+
+    @work(thread=True, exclusive=True, group="focus-plot", exit_on_error=False)
+    def _plot_worker(self, win, fw: int, fh: int, log: bool, marker: int | None, gen: int) -> None:
+        text = focus_plot(win, fw, fh, log=log, marker=marker)
+        if gen == self._plot_gen and not get_current_worker().is_cancelled:
+            try:
+                self.call_from_thread(self._apply_plot, text, gen)  # one hand-over per build (<= 2 Hz)
+            except RuntimeError:  # the app is shutting down
+                pass
+
+    def _apply_plot(self, text, gen: int) -> None:
+        if gen != self._plot_gen:
+            return  # a newer build (a key press, a resize) already replaced it
+        focus = self.query_one("#focus", Static)
+        focus._tsm_shown = None
+        focus.update(text, layout=False)
+
+    # ------------------------------------------------------------ actions
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_pause(self) -> None:
+        self.paused = not self.paused
+        if not self.paused:
+            self._resume_view()
+        else:
+            self.pending_while_paused = 0
+            self._update_status(self.clock())
+
+    def _resume_view(self) -> None:
+        self.pending_while_paused = 0
+        self._plot_dirty = True
+        with self.batch_update():
+            self._update_status(self.clock())
+            if self._checks:
+                self.query_one(CheckPanel).show(self._checks)
+            self._show_alerts([], False, force=True)
+            self._repaint_plots(force=True)
+
+    def action_follow(self) -> None:
+        self.paused = False
+        self.centre = None
+        self.query_one(AlertDetail).show(None)
+        self._resume_view()
+        self.query_one(AlertList).scroll_end(animate=False)
+
+    def action_log_scale(self) -> None:
+        self.log_scale = not self.log_scale
+        self._repaint_plots(force=True)
+
+    def action_next_metric(self) -> None:
+        store = self._store()
+        names = store.names() if store else [n for n, _ in SeriesStore.METRICS[:3]]
+        i = names.index(self.metric) if self.metric in names else -1
+        self.metric = names[(i + 1) % len(names)]
+        self._repaint_plots(force=True)
+
+    def action_metric(self, i: int) -> None:
+        store = self._store()
+        names = store.names() if store else [n for n, _ in SeriesStore.METRICS[:3]]
+        if 0 <= i < len(names):
+            self.metric = names[i]
+            self._repaint_plots(force=True)
+
+    def action_cycle_window(self) -> None:
+        self.window_i = (self.window_i + 1) % len(WINDOWS)
+        self._repaint_plots(force=True)
+
+    def action_filter(self) -> None:
+        inp = self.query_one("#filter", Input)
+        inp.add_class("-open")
+        inp.focus()
+
+    def action_back(self) -> None:
+        inp = self.query_one("#filter", Input)
+        if inp.has_focus or inp.has_class("-open"):
+            inp.value = ""
+            inp.remove_class("-open")
+            self.filter_text = ""
+            self._show_alerts([], False, force=True)
+            self.query_one(AlertList).focus()
+            return
+        if self.centre is not None or self.query_one(AlertDetail).has_class("-open"):
+            self.action_follow()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "filter":
+            self.filter_text = event.value.strip()
+            self._show_alerts([], False, force=True)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "filter":
+            if not event.value.strip():
+                event.input.remove_class("-open")
+            self.query_one(AlertList).focus()
+
+    @_locked
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        lst = self.query_one(AlertList)
+        a = lst.selected_alert()
+        if a is None:
+            return
+        self.query_one(AlertDetail).show(a)
+        if a.step is not None:
+            self.centre = a.step
+            if a.check in ("loss_spike", "plateau"):
+                self.metric = "loss"
+            elif a.check == "grad_norm":
+                self.metric = "grad_norm"
+            elif a.check == "lr_schedule":
+                self.metric = "lr"
+            elif a.check == "loss_scale" and self._store() and self._store().get("loss_scale"):
+                self.metric = "loss_scale"
+        self._update_status(self.clock())
+        self._repaint_plots(force=True)
+
+    # ------------------------------------------------------------ test helpers
+    def check_statuses(self) -> dict[str, str]:
+        return self.query_one(CheckPanel).statuses()
+
+
+def _slices(items: list):
+    """Feed-sized parts of a batch: PUMP_SLICE records at a time, Frames cut to FRAME_SLICE rows."""
+    part: list = []
+    for it in items:
+        if type(it) is Frame:
+            if part:
+                yield part
+                part = []
+            for a in range(0, it.n, FRAME_SLICE):
+                yield [it.slice(a, min(it.n, a + FRAME_SLICE))]
+            continue
+        part.append(it)
+        if len(part) >= PUMP_SLICE:
+            yield part
+            part = []
+    if part:
+        yield part
+
+
+def _short_path(p: str) -> str:
+    home = os.path.expanduser("~")
+    if home and home != "/" and p.startswith(home + os.sep):
+        p = "~" + p[len(home):]
+    if len(p) > 60:
+        p = "…" + p[-59:]
+    return p
+
+
+def _ago(s: float) -> str:
+    if s < 1:
+        return "<1s"
+    if s < 120:
+        return f"{s:.0f}s"
+    if s < 7200:
+        return f"{s / 60:.0f}m"
+    return f"{s / 3600:.1f}h"
+
+
+__all__ = ["TsmApp", "CHECK_IDS", "LiveData", "NewAlerts", "ChecksChanged", "FeedNotes", "FeedEnded"]

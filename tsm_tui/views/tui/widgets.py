@@ -1,0 +1,257 @@
+"""The monitor's panels. Parents set attributes / call ``show_*`` methods;
+every string that came from a log (messages, actions, summaries, paths, format
+names) is passed through :func:`tsm_tui.core.sanitize.clean` and rendered as a
+``Content`` object, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+import math
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tsm_tui.analysis.detectors import DETECTORS
+from tsm_tui.core.numbers import fmt
+from tsm_tui.core.record import Alert, CheckResult, Severity, Status
+from tsm_tui.core.sanitize import clean
+
+#: short titles for narrow panes (the report's titles are longer)
+SHORT_TITLES = {
+    "loss_spike": "Loss spike",
+    "grad_norm": "Grad norm",
+    "lr_schedule": "LR schedule",
+    "batch_size": "Batch size",
+    "plateau": "Plateau",
+    "nonfinite": "NaN/Inf",
+    "loss_scale": "Loss scale",
+    "checkpoints": "Checkpoints",
+    "output_collapse": "Outputs",
+}
+CHECK_IDS = [d.id for d in DETECTORS]
+SEV_STYLE = {Severity.CRITICAL: "bold $error", Severity.WARNING: "bold $warning", Severity.INFO: "$text-muted"}
+SEV_WORD = {Severity.CRITICAL: "FAIL", Severity.WARNING: "WARN", Severity.INFO: "info"}
+
+
+def set_text(widget, content: Content) -> None:
+    """Update a fixed-size Static/Label only when its text changed, without a
+    layout pass (a layout per tick was most of the idle cost)."""
+    if getattr(widget, "_tsm_shown", None) == content:
+        return
+    widget._tsm_shown = content
+    widget.update(content, layout=False)
+
+
+def safe(text: object, max_len: int = 2000) -> str:
+    """Log-derived text made printable (no escapes, no controls, bounded)."""
+    return clean(str(text), max_len=max_len)
+
+
+# --------------------------------------------------------------------- checks
+class CheckRow(Horizontal):
+    """One check: a status badge (coloured by class through theme variables) and its reason."""
+
+    DEFAULT_CSS = """
+    CheckRow { height: 1; width: 1fr; }
+    CheckRow .badge { width: 5; text-style: bold; }
+    CheckRow .title { width: 12; }
+    CheckRow .reason { width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; color: $text-muted; }
+    """
+
+    def __init__(self, check_id: str) -> None:
+        super().__init__(id=f"check-{check_id}", classes="check-row -skip")
+        self.check_id = check_id
+        self.status: Status = Status.SKIP
+
+    def compose(self) -> ComposeResult:
+        yield Label("····", classes="badge")
+        yield Label(SHORT_TITLES.get(self.check_id, self.check_id), classes="title")
+        yield Label(Content("waiting for data"), classes="reason")
+
+    def show(self, res: CheckResult) -> None:
+        if self.status != res.status or not self.has_class(f"-{res.status.value.lower()}"):
+            self.status = res.status
+            for st in Status:
+                self.set_class(st == res.status, f"-{st.value.lower()}")
+        set_text(self.query_one(".badge", Label), Content(res.status.value))
+        summary = safe(res.summary, 400)
+        if getattr(self, "_summary", None) != summary:
+            self._summary = summary
+            set_text(self.query_one(".reason", Label), Content(summary))
+            self.tooltip = Content(f"{res.title}: {safe(res.summary, 1000)}")
+
+
+class CheckPanel(Vertical):
+    DEFAULT_CSS = """
+    CheckPanel { height: auto; }
+    """
+
+    def compose(self) -> ComposeResult:
+        for cid in CHECK_IDS:
+            yield CheckRow(cid)
+
+    def show(self, results: list[CheckResult]) -> None:
+        for res in results:
+            try:
+                self.query_one(f"#check-{res.id}", CheckRow).show(res)
+            except Exception:  # an unknown check id: ignore rather than crash the view
+                continue
+
+    def statuses(self) -> dict[str, str]:
+        return {row.check_id: row.status.value for row in self.query(CheckRow)}
+
+
+# --------------------------------------------------------------------- alerts
+def _val(v: float | None) -> str:
+    return fmt(v) if v is not None else "-"
+
+
+def what_happened(a: Alert) -> str:
+    """The first sentence of the message (value against baseline), sanitised."""
+    msg = safe(a.message, 600)
+    cut = msg.find(". ")
+    if 0 < cut < 160:
+        msg = msg[: cut + 1]
+    elif len(msg) > 160:
+        msg = msg[:159] + "…"
+    return msg
+
+
+def alert_prompt(a: Alert) -> Content:
+    """One alert as a list row: severity, step, what happened, how many actions
+    (the message names its check: "Loss spike at step 500: 7.19 vs baseline 2.26")."""
+    step = "-" if a.step is None else str(a.step)
+    parts: list = [
+        (f"{SEV_WORD[a.severity]:<4} ", SEV_STYLE[a.severity]),
+        (f"{step:>6} ", "bold"),
+        what_happened(a),
+    ]
+    if a.actions:
+        parts.append((f"  [{len(a.actions)} action{'s' if len(a.actions) != 1 else ''}]", "$accent"))
+    return Content.assemble(*parts)
+
+
+def alert_detail(a: Alert) -> Content:
+    """Everything about one alert: message, value vs baseline, numbered actions."""
+    step = "-" if a.step is None else str(a.step)
+    parts: list = [
+        (f"{SEV_WORD[a.severity]} ", SEV_STYLE[a.severity]),
+        (f"{SHORT_TITLES.get(a.check, safe(a.check, 40))} at step {step}", "bold"),
+        "\n",
+        safe(a.message, 2000),
+    ]
+    if a.value is not None or a.baseline is not None:
+        ratio = ""
+        if a.value is not None and a.baseline and math.isfinite(a.value) and a.baseline > 0:
+            ratio = f" ({a.value / a.baseline:.2g}x)"
+        parts += ["\n", ("value ", "$text-muted"), _val(a.value), ("  baseline ", "$text-muted"),
+                  _val(a.baseline), ratio]
+    if a.actions:
+        parts += ["\n", ("Recommended actions:", "bold")]
+        for i, act in enumerate(a.actions, 1):
+            parts += ["\n", (f"{i}. ", "$accent"), safe(act, 1000)]
+    else:
+        parts += ["\n", ("No action needed.", "$text-muted")]
+    return Content.assemble(*parts)
+
+
+class AlertList(OptionList):
+    """The alert feed: newest at the bottom; j/k move like the arrows."""
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+    ]
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.alerts: list[Alert] = []  # the alerts currently listed, in order
+
+    def set_alerts(self, alerts: list[Alert], follow: bool) -> None:
+        """Replace the list (a filter change, a new primary source)."""
+        keep = self.highlighted
+        self.alerts = list(alerts)
+        self.clear_options()
+        self.add_options([Option(alert_prompt(a)) for a in self.alerts])
+        if follow:
+            self.scroll_end(animate=False, immediate=True)
+        elif keep is not None and keep < len(self.alerts):
+            self.highlighted = keep
+
+    def append_alerts(self, alerts: list[Alert], follow: bool) -> None:
+        if not alerts:
+            return
+        self.alerts.extend(alerts)
+        self.add_options([Option(alert_prompt(a)) for a in alerts])
+        if follow:
+            self.scroll_end(animate=False, immediate=True)
+
+    def on_focus(self, event) -> None:
+        if self.highlighted is None and self.option_count:
+            self.highlighted = self.option_count - 1  # the newest: Enter opens it
+
+    def selected_alert(self) -> Alert | None:
+        i = self.highlighted
+        return self.alerts[i] if i is not None and 0 <= i < len(self.alerts) else None
+
+
+class AlertDetail(VerticalScroll):
+    DEFAULT_CSS = """
+    AlertDetail { height: auto; max-height: 12; display: none; }
+    AlertDetail.-open { display: block; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="detail-text")
+
+    def show(self, a: Alert | None) -> None:
+        self.set_class(a is not None, "-open")
+        if a is not None:
+            self.query_one("#detail-text", Static).update(alert_detail(a))
+            self.scroll_home(animate=False)
+
+
+# ----------------------------------------------------------------------- help
+HELP_KEYS = [
+    ("q / ctrl+q", "quit"),
+    ("?", "this help"),
+    ("p", "pause the view (data keeps flowing)"),
+    ("f", "follow the tail (unpause, back to the newest step)"),
+    ("/", "filter alerts (Enter keeps it, Esc clears it)"),
+    ("l", "log scale on/off"),
+    ("m / 1-5", "next metric / pick a metric for the focus plot"),
+    ("w", "window: whole run / last 1000 / last 200 steps"),
+    ("up/down, j/k", "move in the alert list"),
+    ("Enter", "alert detail; the plot centres on its step"),
+    ("Esc", "close the detail / filter"),
+    ("ctrl+p", "command palette (themes: try ansi-dark in tmux)"),
+]
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > Vertical { width: auto; max-width: 90%; height: auto; max-height: 90%;
+        border: round $accent; background: $surface; padding: 0 1; }
+    HelpScreen .key { width: 14; color: $accent; text-style: bold; }
+    HelpScreen .row { height: auto; width: auto; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as v:
+            v.border_title = "tsm-watch keys"
+            for key, what in HELP_KEYS:
+                with Horizontal(classes="row"):
+                    yield Label(Content(key), classes="key")
+                    yield Label(Content(what))
+            yield Label(Content("Checks: PASS / WARN / FAIL / SKIP. A new FAIL rings the bell"), classes="muted")
+            yield Label(Content("(--no-bell turns it off)."), classes="muted")
+
+    async def action_dismiss(self, result=None) -> None:
+        self.dismiss(None)
