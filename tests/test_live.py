@@ -1,0 +1,225 @@
+"""The one live loop (tsm_tui.analysis.live) that --follow and the TUI share:
+each alert once per run however many files carry the series, checkpoints and
+configs re-read when they change, on files really being written."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+
+import pytest
+
+from livefiles import append, curve, hf_stdout_line, replace, tb_records, trainer_state
+from test_follow import WAIT, Follow
+
+from tsm_tui.analysis.live import LiveLoop
+from tsm_tui.analysis.session import Session
+from tsm_tui.core.record import StepRecord
+from tsm_tui.sources.feed import Feed
+
+
+@pytest.fixture
+def follow():
+    procs = []
+
+    def make(*args, **kw):
+        f = Follow(*args, **kw)
+        procs.append(f)
+        return f
+
+    yield make
+    for f in procs:
+        if f.p.poll() is None:
+            f.p.kill()
+            f.p.wait()
+
+
+def spiky(step: int, spike_at: int) -> dict:
+    r = curve(step)
+    if step == spike_at:
+        r["loss"] *= 5
+    return r
+
+
+class _Reader:
+    def __init__(self, name: str, priority: int) -> None:
+        self.name, self.priority, self.run_info, self.path = name, priority, {}, name
+        self.auxiliary = False
+
+
+class ListFeed(Feed):
+    """A feed the test fills by hand (no thread)."""
+
+    def start(self) -> None:
+        pass
+
+    def push(self, source: str, recs: list[StepRecord], priority: int = 5) -> None:
+        self._put(source, _Reader(source, priority), recs)
+
+
+def recs(lo: int, hi: int, spike_at: int | None = None) -> list[StepRecord]:
+    out = []
+    for s in range(lo, hi):
+        r = spiky(s, spike_at or -1)
+        out.append(StepRecord(step=s, loss=r["loss"], grad_norm=r["grad_norm"], lr=r["learning_rate"]))
+    return out
+
+
+def test_loop_returns_each_alert_once_for_the_run():
+    feed = ListFeed()
+    loop = LiveLoop(Session(), feed)
+    feed.push("a/train.log", recs(1, 301), priority=8)
+    feed.push("a/events.tfevents", recs(1, 301), priority=9)
+    assert not [a for a, _ in loop.step(force_status=True).alerts if a.check == "loss_spike"]
+    # the spike arrives in the stdout log first, then in the event file, which then
+    # becomes the primary source: one alert for the run
+    feed.push("a/train.log", recs(301, 302, spike_at=301), priority=8)
+    up1 = loop.step()
+    feed.push("a/events.tfevents", recs(301, 302, spike_at=301), priority=9)
+    up2 = loop.step()
+    spikes = [a for up in (up1, up2) for a, _ in up.alerts if a.check == "loss_spike"]
+    assert [a.step for a in spikes] == [301]
+    assert any(c.check == "loss_spike" and c.status.value != "PASS" for c in up1.statuses + up2.statuses)
+    # a third copy (trainer_state.json's whole history) adds nothing
+    feed.push("a/trainer_state.json", recs(1, 302, spike_at=301), priority=10)
+    assert not [a for a, _ in loop.step().alerts if a.check == "loss_spike"]
+
+
+def test_budget_feeds_a_long_history_in_parts():
+    feed = ListFeed()
+    loop = LiveLoop(Session(), feed)
+    feed.push("run.jsonl", recs(1, 5001))
+    seen = 0
+    for _ in range(10):
+        up = loop.step(budget=1000)
+        seen += up.records
+        if not loop.pending and up.records == 0:
+            break
+    assert seen == 5000
+    assert loop.session.monitor.state.last_step == 5000
+
+
+def _hf_dir(tmp_path, n: int):
+    run = tmp_path / "out"
+    tb = run / "runs" / "Dec04_03-30-00_node1"
+    tb.mkdir(parents=True)
+    hist = [curve(s) for s in range(1, n + 1)]
+    append(run / "train.log", "".join(hf_stdout_line(r) for r in hist), "w")
+    append(tb / "events.out.tfevents.1796000000.node1.1.0", tb_records(hist, header=True), "w")
+    replace(run / "trainer_state.json", trainer_state(hist))
+    return run, tb / "events.out.tfevents.1796000000.node1.1.0", hist
+
+
+def test_follow_hf_output_dir_prints_each_alert_once(tmp_path, follow):
+    run, events, hist = _hf_dir(tmp_path, 250)
+    f = follow(run, "--json")
+    assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
+    new = [spiky(s, 301) for s in range(251, 321)]
+    append(run / "train.log", "".join(hf_stdout_line(r) for r in new))
+    append(events, tb_records(new))
+    assert f.wait_for(lambda: any('"loss_spike"' in x and '"alert"' in x for x in f.out)), (f.out, f.err)
+    replace(run / "trainer_state.json", trainer_state(hist + new))  # the next save rewrites the history
+    time.sleep(2.5)
+    objs = f.json()
+    alerts = [(o["check"], o["step"], o["severity"], o["message"][:40]) for o in objs if o["event"] == "alert"]
+    assert len(alerts) == len(set(alerts)), alerts  # nothing printed twice
+    spikes = [a for a in alerts if a[0] == "loss_spike" and a[1] == 301]
+    assert len(spikes) == 1, alerts
+    assert f.stop() == 0
+
+
+def test_on_alert_runs_once_per_critical_alert_across_files(tmp_path, follow):
+    run = tmp_path / "run"
+    (run / "tb").mkdir(parents=True)
+    hist = [curve(s) for s in range(1, 201)]
+    append(run / "metrics.jsonl", "".join(json.dumps(r) + "\n" for r in hist), "w")
+    events = run / "tb" / "events.out.tfevents.1796000000.node1.1.0"
+    append(events, tb_records(hist, header=True), "w")
+    pages = tmp_path / "pages.txt"
+    hook = f"{sys.executable} -c \"import sys; open({str(pages)!r}, 'a').write(sys.stdin.read())\""
+    f = follow(run, "--on-alert", hook)
+    assert f.wait_for(lambda: any("watching" in x for x in f.err)), f.err
+    time.sleep(1.0)  # the backlog is read (never paged)
+    nan = dict(curve(201), loss=math.nan)
+    append(run / "metrics.jsonl", json.dumps(nan) + "\n")  # json.dumps writes NaN
+    append(events, tb_records([nan]))
+    assert f.wait_for(lambda: pages.exists() and pages.read_text().strip(), WAIT), (f.out, f.err)
+    time.sleep(2.0)  # a second copy would have arrived by now
+    paged = [json.loads(x) for x in pages.read_text().splitlines() if x.strip()]
+    assert [(p["check"], p["step"]) for p in paged] == [("nonfinite", 201)], paged
+    assert f.stop() == 0
+
+
+def test_checkpoint_saved_a_second_before_the_nan_is_named(tmp_path, follow):
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "checkpoints" / "step_000200.pt").write_bytes(b"x")
+    append(run / "metrics.jsonl", "".join(json.dumps(curve(s)) + "\n" for s in range(1, 251)), "w")
+    f = follow(run, "--json")
+    assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
+    (run / "checkpoints" / "step_000250.pt").write_bytes(b"y" * 1000)
+    time.sleep(1.0)
+    append(run / "metrics.jsonl", "".join(json.dumps(curve(s)) + "\n" for s in range(251, 300))
+           + json.dumps(dict(curve(300), loss=math.nan)) + "\n")
+    assert f.wait_for(lambda: any('"nonfinite"' in x and '"alert"' in x for x in f.out)), (f.out, f.err)
+    alert = next(o for o in f.json() if o["event"] == "alert" and o["check"] == "nonfinite")
+    text = " ".join(alert["actions"])
+    assert "step_000250.pt" in text and "step_000200.pt" not in text, alert
+    assert f.stop() == 0
+
+
+def _flat_run(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    # 99 warm-up steps of 300 logged: fine against 300 steps, too short against 100000 planned
+    lines = []
+    for s in range(1, 301):
+        lr = 3e-4 * min(1.0, s / 99) * (1.0 if s <= 99 else 0.999 ** (s - 99))
+        lines.append(json.dumps({"step": s, "loss": 2.0 + 4.0 * math.exp(-s / 80), "grad_norm": 0.4,
+                                 "lr": lr}) + "\n")
+    append(run / "metrics.jsonl", "".join(lines), "w")
+    return run
+
+
+def test_config_written_after_start_changes_the_plan_in_follow(tmp_path, follow):
+    run = _flat_run(tmp_path)
+    f = follow(run, "--json")
+    assert f.wait_for(lambda: any('"status"' in x and '"lr_schedule"' in x for x in f.out)), (f.out, f.err)
+    before = [o for o in f.json() if o["event"] == "status" and o["check"] == "lr_schedule"][-1]
+    assert before["status"] == "PASS" and "logged" in before["summary"], before
+    replace(run / "config.json", json.dumps({"max_steps": 100000, "warmup_steps": 99}))
+    assert f.wait_for(lambda: any('"lr_schedule"' in x and "100000 planned" in x for x in f.out)), f.out
+    after = [o for o in f.json() if o["event"] == "status" and o["check"] == "lr_schedule"][-1]
+    assert after["status"] == "WARN" and "100000 planned" in after["summary"], after
+    assert f.stop() == 0
+
+
+def test_config_written_after_start_changes_the_plan_in_the_tui(tmp_path):
+    import asyncio
+
+    from tsm_tui.cli import parse
+    from tsm_tui.views.tui import TsmApp
+
+    run = _flat_run(tmp_path)
+
+    async def body():
+        app = TsmApp.from_options(parse([str(run), "--no-bell"]))
+        assert app.mode == "live"
+        async with app.run_test(size=(120, 36)) as pilot:
+            t0 = time.monotonic()
+            while app.check_statuses().get("lr_schedule") != "PASS" and time.monotonic() - t0 < WAIT:
+                await pilot.pause(0.05)
+            assert app.check_statuses()["lr_schedule"] == "PASS"
+            replace(run / "config.json", json.dumps({"max_steps": 100000, "warmup_steps": 99}))
+            t0 = time.monotonic()
+            while app.check_statuses().get("lr_schedule") != "WARN" and time.monotonic() - t0 < WAIT:
+                await pilot.pause(0.05)
+            assert app.check_statuses()["lr_schedule"] == "WARN"
+            mon = app.session.monitor
+            assert mon.state.info.total_steps == 100000
+            assert any("100000 planned" in c.summary for c in app._checks if c.id == "lr_schedule")
+
+    asyncio.run(body())
