@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import random
-import threading
 import time
 from pathlib import Path
 

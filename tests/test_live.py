@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 import time
 
@@ -73,19 +72,19 @@ def test_loop_returns_each_alert_once_for_the_run():
     loop = LiveLoop(Session(), feed)
     feed.push("a/train.log", recs(1, 301), priority=8)
     feed.push("a/events.tfevents", recs(1, 301), priority=9)
-    assert not [a for a, _ in loop.step(force_status=True).alerts if a.check == "loss_spike"]
+    assert not [a for a, _, _ in loop.step(force_status=True).alerts if a.check == "loss_spike"]
     # the spike arrives in the stdout log first, then in the event file, which then
     # becomes the primary source: one alert for the run
     feed.push("a/train.log", recs(301, 302, spike_at=301), priority=8)
     up1 = loop.step()
     feed.push("a/events.tfevents", recs(301, 302, spike_at=301), priority=9)
     up2 = loop.step()
-    spikes = [a for up in (up1, up2) for a, _ in up.alerts if a.check == "loss_spike"]
+    spikes = [a for up in (up1, up2) for a, _, _ in up.alerts if a.check == "loss_spike"]
     assert [a.step for a in spikes] == [301]
     assert any(c.check == "loss_spike" and c.status.value != "PASS" for c in up1.statuses + up2.statuses)
     # a third copy (trainer_state.json's whole history) adds nothing
     feed.push("a/trainer_state.json", recs(1, 302, spike_at=301), priority=10)
-    assert not [a for a, _ in loop.step().alerts if a.check == "loss_spike"]
+    assert not [a for a, _, _ in loop.step().alerts if a.check == "loss_spike"]
 
 
 def test_budget_feeds_a_long_history_in_parts():

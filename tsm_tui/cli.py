@@ -128,6 +128,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--plateau-steps", "settings.plateau_steps",
          f"flat loss for this many steps is a plateau (default {_D.plateau_steps}, at least 20%% of the run)",
          group="thresholds", type=positive_int),
+    Flag("--run", "options.run", "PATH holds several runs: pick this one (its path relative to PATH, or its name)",
+         metavar="NAME"),
     Flag("--config", "options.config", "the run's config (YAML / TOML / JSON with the usual names)",
          group="run", metavar="FILE"),
     Flag("--total-steps", "info.total_steps", "planned optimizer steps", group="run", type=positive_int),
@@ -199,17 +201,25 @@ def demo_path() -> str:
 
 
 def run_report(opts: Options, out=None) -> int:
-    from tsm_tui.analysis.engine import analyze
+    from tsm_tui.analysis.engine import Analysis, analyze_runs
     from tsm_tui.views import report
 
     out = out or sys.stdout
-    an = analyze(opts.path, opts.settings, opts.fresh_info(), opts.config)
+    results = analyze_runs(opts.path, opts.settings, opts.info, opts.config, only=opts.run)
+    if len(results) == 1:
+        an = results[0]
+        if opts.json:
+            out.write(report.dumps(report.json_report(an)) + "\n")
+        else:
+            out.write(report.text_report(an, colour=report.use_colour(out)))
+        return EXIT_CRITICAL if an.counts()[0] else EXIT_OK
+    path = os.path.abspath(opts.path)
     if opts.json:
-        out.write(report.dumps(report.json_report(an)) + "\n")
+        out.write(report.dumps(report.json_runs_report(results, path)) + "\n")
     else:
-        out.write(report.text_report(an, colour=report.use_colour(out)))
-    crit, _ = an.monitor.counts()
-    return EXIT_CRITICAL if crit else EXIT_OK
+        out.write(report.text_runs_report(results, path, colour=report.use_colour(out)))
+    failing = any(isinstance(r, Analysis) and r.counts()[0] for r in results)
+    return EXIT_CRITICAL if failing else EXIT_OK
 
 
 def dispatch(opts: Options) -> int:

@@ -1,8 +1,12 @@
-"""Read -> detect -> advise, for a finished log or run directory.
+"""Read -> detect -> advise, for a finished log, a run directory, or a directory
+of many runs.
 
-``open_run`` finds the files and the run's configuration; ``analyze`` reads the
-chosen source through a Monitor and returns everything the report needs. The
-live tailer and the TUI reuse ``open_run`` and feed the same Monitor.
+``open_runs`` finds the runs under a path (``sources.runs``: a run is the set
+of files one job wrote) and, for each, its files, readers, configuration and
+checkpoints; ``analyze_runs`` reads each run through its own Session and
+returns everything the report needs, one Analysis per run. ``open_run`` /
+``analyze`` are the one-run forms. The live loop reuses ``open_runs`` and
+feeds the same Sessions.
 """
 
 from __future__ import annotations
@@ -10,14 +14,17 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from tsm_tui.core.errors import InputError
-from tsm_tui.core.frame import Frame
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.analysis.session import Session
+from tsm_tui.core.errors import InputError
+from tsm_tui.analysis.ranks import RankTracker, summarize
+from tsm_tui.core.frame import Frame
+from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.runfiles import RunFiles, apply_config_file  # noqa: F401  (re-exported)
+from tsm_tui.sources.runs import RunSpec, group_runs, other_roots, rank_of
 
 
 @dataclass
@@ -29,6 +36,11 @@ class Run:
     primary: str | None = None
     config_files: list[str] = field(default_factory=list)
     files_of: RunFiles | None = None  # configs and checkpoints
+    #: the run's name: its path relative to the watched path (the path's own name for one run)
+    name: str = ""
+    info: RunInfo | None = None
+    #: per-rank log files of the run (empty unless several ranks wrote it)
+    ranks: list[str] = field(default_factory=list)
 
 
 def _rank(fi: registry.FileInfo, reader: LineReader) -> tuple:
@@ -39,28 +51,40 @@ def _rank(fi: registry.FileInfo, reader: LineReader) -> tuple:
     return (reader.priority, fi.score, size)
 
 
-def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: bool = False) -> Run:
-    """Resolve PATH into files and readers; fill ``info`` from configs and checkpoints."""
+def _assign(info: RunInfo, found: RunInfo) -> None:
+    """Copy what ``found`` knows into ``info`` (in place: callers hold ``info``)."""
+    for name, origin in found.origin.items():
+        info.set(name, getattr(found, name), origin, override=True)
+
+
+def _fresh(flags: RunInfo) -> RunInfo:
+    info = RunInfo()
+    _assign(info, flags)
+    return info
+
+
+def _candidates(path: str) -> list[str]:
     if not os.path.exists(path):
         raise InputError(f"no such file or directory: {path}")
-    path = os.path.abspath(path)
     if os.path.isdir(path):
-        root = path
         try:
-            candidates = registry.candidate_files(path)
+            return registry.candidate_files(path)
         except OSError as e:
             raise InputError(f"cannot read directory {path}: {e.strerror or e}")
-    else:
-        root = os.path.dirname(path)
-        candidates = [path]
-    run = Run(path=path, root=root)
-    run.files_of = RunFiles(root, info, config, searched_dir=os.path.isdir(path))
+    return [path]
+
+
+def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=()) -> Run:
+    """Files, readers, configuration and checkpoints of one run."""
+    run = Run(path=os.path.join(path, spec.name) if os.path.isdir(path) else path, root=spec.root,
+              name=spec.name, info=info, ranks=list(spec.ranks))
+    run.files_of = RunFiles(spec.root, info, config, searched_dir=os.path.isdir(path), exclude=exclude)
     found, run.config_files = run.files_of.read_info()
     _assign(info, found)
     info.checkpoints = run.files_of.checkpoints()
     info.checkpoint_dir_searched = os.path.isdir(path) or bool(info.checkpoints)
     best = None
-    for p in candidates:
+    for p in spec.files:
         reader, fi = registry.open_reader(p)
         run.files.append(fi)
         if reader is None:
@@ -69,25 +93,85 @@ def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: b
         r = _rank(fi, reader)
         if best is None or r > best[0]:
             best = (r, p)
-    if best is None and not allow_empty:
-        if not candidates:
-            raise InputError(f"no log files found in {path}")
-        notes = "; ".join(f"{os.path.basename(f.path)}: {f.note}" for f in run.files[:3] if f.note)
-        raise InputError(f"nothing readable in {path} ({notes})" if notes else f"nothing readable in {path}")
     if best is not None:
         run.primary = best[1]
         # the config beside the chosen log (Lightning's version_N/hparams.yaml, an
-        # MLflow run dir) when it is not in the searched root itself
+        # MLflow run dir) when it is not in the run's root itself
         found, used = run.files_of.read_info(run.primary)
         _assign(info, found)
         run.config_files += [c for c in used if c not in run.config_files]
     return run
 
 
-def _assign(info: RunInfo, found: RunInfo) -> None:
-    """Copy what ``found`` knows into ``info`` (in place: callers hold ``info``)."""
-    for name, origin in found.origin.items():
-        info.set(name, getattr(found, name), origin, override=True)
+def _nothing_readable(path: str, candidates: list[str], files: list[registry.FileInfo]) -> InputError:
+    if not candidates:
+        return InputError(f"no log files found in {path}")
+    notes = "; ".join(f"{os.path.basename(f.path)}: {f.note}" for f in files[:3] if f.note)
+    return InputError(f"nothing readable in {path} ({notes})" if notes else f"nothing readable in {path}")
+
+
+def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: bool = False) -> Run:
+    """PATH as one run (every file under it): files and readers; fills ``info``
+    from configs and checkpoints."""
+    candidates = _candidates(path)
+    path = os.path.abspath(path)
+    root = path if os.path.isdir(path) else os.path.dirname(path)
+    spec = RunSpec(os.path.basename(path.rstrip(os.sep)) or path, root, candidates)
+    run = _open(spec, path, info, config)
+    run.path = path
+    if run.primary is None and not allow_empty:
+        raise _nothing_readable(path, candidates, run.files)
+    return run
+
+
+def open_runs(path: str, flags: RunInfo | None = None, config: str | None = None,
+              allow_empty: bool = False, only: str | None = None) -> list[Run]:
+    """The runs under PATH, each with its own RunInfo (flags > configs > logs).
+
+    Runs with no readable file are left out (their files are listed in the
+    first run's ``files`` only when PATH is one run). ``only``: the run named
+    so (its relative path, or a unique last component)."""
+    flags = flags or RunInfo()
+    candidates = _candidates(path)
+    path = os.path.abspath(path)
+    if os.path.isdir(path):
+        specs = group_runs(candidates, path)
+    else:
+        specs = [RunSpec(os.path.basename(path), os.path.dirname(path), candidates)]
+    if only is not None:
+        specs = [pick_run(specs, only, path)]
+    if len(specs) == 1:
+        info = _fresh(flags)
+        run = _open(specs[0], path, info, config)
+        if only is None:
+            run.path = path
+        if run.primary is None and not allow_empty:
+            raise _nothing_readable(path, candidates, run.files)
+        return [run]
+    runs = []
+    unread: list[registry.FileInfo] = []
+    for spec in specs:
+        run = _open(spec, path, _fresh(flags), config, exclude=other_roots(spec, specs))
+        if run.primary is None:
+            unread += run.files
+            continue
+        runs.append(run)
+    if not runs and not allow_empty:
+        raise _nothing_readable(path, candidates, unread)
+    return runs
+
+
+def pick_run(specs: list[RunSpec], name: str, path: str) -> RunSpec:
+    want = name.strip().rstrip(os.sep)
+    exact = [s for s in specs if s.name == want or os.path.abspath(s.root) == os.path.abspath(want)]
+    if not exact:
+        exact = [s for s in specs if os.path.basename(s.name.rstrip(os.sep)) == os.path.basename(want)]
+    if len(exact) == 1:
+        return exact[0]
+    names = ", ".join(s.name for s in specs[:12]) + (" ..." if len(specs) > 12 else "")
+    if not exact:
+        raise InputError(f"no run named {name!r} in {path} (runs: {names})")
+    raise InputError(f"{name!r} names several runs in {path}: {', '.join(s.name for s in exact)}")
 
 
 @dataclass
@@ -95,21 +179,38 @@ class Analysis:
     run: Run
     monitor: Monitor
     settings: Settings
+    session: Session | None = None
+    #: the ranks check (runs with several per-rank logs only) and its alerts
+    ranks: CheckResult | None = None
+    rank_alerts: list[Alert] = field(default_factory=list)
+
+    def checks(self) -> list[CheckResult]:
+        out = self.monitor.checks()
+        return out + [self.ranks] if self.ranks is not None else out
+
+    def alerts(self) -> list[Alert]:
+        return list(self.monitor.alerts) + self.rank_alerts
+
+    def counts(self) -> tuple[int, int]:
+        return self.monitor.counts(self.checks())
+
+    def actions(self) -> list[str]:
+        acts = self.monitor.actions(self.checks())
+        if self.ranks is not None and self.ranks.status in (Status.WARN, Status.FAIL):
+            extra = [a for al in self.rank_alerts for a in al.actions if a not in acts]
+            acts = (extra + acts) if self.ranks.status == Status.FAIL else (acts + extra)
+        return acts[:12]
 
 
-def analyze(path: str, settings: Settings | None = None, info: RunInfo | None = None,
-            config: str | None = None) -> Analysis:
-    """Read every readable file of a finished run through a Session and return
-    the primary source's Monitor, finalized."""
-    settings = settings or Settings()
-    info = info or RunInfo()
-    run = open_run(path, info, config)
-    session = Session(settings, info)
+def _read(run: Run, session: Session, trackers: dict | None = None) -> None:
     for p, reader in run.readers.items():
         fi = next(f for f in run.files if f.path == p)
         batch: list = []
+        tracker = (trackers or {}).get(p)
         try:
             for item in registry.read_items(p, reader):  # StepRecords and Frames
+                if tracker is not None:
+                    tracker.update(item)
                 batch.append(item)
                 if len(batch) >= 4096 or type(item) is Frame:
                     session.feed(p, batch, reader)
@@ -120,13 +221,57 @@ def analyze(path: str, settings: Settings | None = None, info: RunInfo | None = 
         fi.records = reader.records
         fi.skipped_lines = reader.skipped
         fi.skip_reasons = dict(reader.skip_reasons)
+
+
+def analyze_run(run: Run, settings: Settings) -> Analysis:
+    """Read every readable file of one finished run through a Session; the
+    primary source's Monitor, finalized."""
+    session = Session(settings, run.info or RunInfo())
+    trackers = {p: RankTracker(p, rank_of(p)) for p in run.ranks if p in run.readers}
+    _read(run, session, trackers)
     mon = session.monitor
     if mon is None or mon.records == 0:
         fi = next((f for f in run.files if f.path == run.primary), None)
         why = f" ({fi.skipped_lines} line(s) skipped)" if fi and fi.skipped_lines else ""
-        raise InputError(f"no training steps found in {run.primary or path}{why}")
+        raise InputError(f"no training steps found in {run.primary or run.path}{why}")
     run.primary = session.primary
     for f in run.files:
         f.used = f.path == run.primary
     mon.finalize()
-    return Analysis(run, mon, settings)
+    an = Analysis(run, mon, settings, session)
+    if len(trackers) >= 2:
+        an.ranks, an.rank_alerts = summarize(list(trackers.values()))
+    return an
+
+
+def analyze(path: str, settings: Settings | None = None, info: RunInfo | None = None,
+            config: str | None = None) -> Analysis:
+    """PATH as one run (every file under it), finished."""
+    settings = settings or Settings()
+    info = info or RunInfo()
+    return analyze_run(open_run(path, info, config), settings)
+
+
+@dataclass
+class RunFailure:
+    """A run that could not be analysed (no training steps): shown, never fatal for the others."""
+
+    run: Run
+    reason: str
+
+
+def analyze_runs(path: str, settings: Settings | None = None, flags: RunInfo | None = None,
+                 config: str | None = None, only: str | None = None) -> list[Analysis | RunFailure]:
+    """Every run under PATH, each analysed alone (a run's verdict inside a sweep
+    equals its verdict alone). One run: its Analysis, or InputError as before."""
+    settings = settings or Settings()
+    runs = open_runs(path, flags, config, only=only)
+    if len(runs) == 1:
+        return [analyze_run(runs[0], settings)]
+    out: list[Analysis | RunFailure] = []
+    for run in runs:
+        try:
+            out.append(analyze_run(run, settings))
+        except InputError as e:
+            out.append(RunFailure(run, str(e)))
+    return out

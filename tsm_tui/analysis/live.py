@@ -1,6 +1,10 @@
-"""The one live loop: a feed in, the run's new alerts and status changes out.
+"""The one live loop: a feed in, each run's new alerts and status changes out.
 
-``--follow`` and the TUI both drive a ``LiveLoop``. Each ``step()``:
+``--follow`` and the TUI both drive a ``LiveLoop``. It follows one run
+(``LiveLoop(session, feed, files)``) or every run under a directory
+(``LiveLoop.many(feed, top, ...)``: each file is routed to its run by
+``sources.runs.run_root``; a run that starts later appears when its first
+record arrives). Each ``step()``:
 
 1. applies what the file system said changed besides the logs: a checkpoint
    directory or file saved, a config file written or rewritten. These are
@@ -10,12 +14,13 @@
    planned total, the warm-up and the model size that the checks use. Without
    events (polling, network filesystems) the same files are stat-checked on a
    slow timer;
-2. feeds the records into the Session (one Monitor per source file);
+2. feeds the records into the run's Session (one Monitor per source file);
 3. returns a ``LiveUpdate``: the alerts that are new *for the run* (the same
    alert found in the stdout log, the JSONL file and the TensorBoard events,
    or again when ``trainer_state.json`` is rewritten or the primary source
    changes, is returned once), the status changes of the checks, and the
-   feed's notes.
+   feed's notes. A loss spike at a step where another run of the sweep
+   spiked too says so (the data at that step, not the optimizer).
 
 Statuses are recomputed only after something changed, and at most every
 ``STATUS_EVERY`` seconds (``Monitor.checks()`` is the costly part of a pass).
@@ -24,21 +29,33 @@ No I/O of its own beyond the RunFiles re-reads, no UI.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import OrderedDict, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
+from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources.feed import Batch, Feed
 from tsm_tui.sources.runfiles import RunFiles
+from tsm_tui.sources.runs import run_name, run_root
 
 STATUS_EVERY = 0.2  # s between two status recomputations while records keep coming
 FALLBACK_EVENTS = 30.0  # s between stat checks of configs / checkpoints when events arrive
 FALLBACK_POLL = 2.0  # ... when nothing reports events (polling, network filesystems)
-MAX_SEEN = 20_000  # alert identities remembered for de-duplication (oldest forgotten)
+MAX_SEEN = 20_000  # alert identities remembered per run for de-duplication (oldest forgotten)
+MAX_SPIKE_STEPS = 4096  # spike steps remembered across runs (same-step spikes in a sweep)
+
+
+class LiveAlert(NamedTuple):
+    alert: Alert
+    #: read from the history present when watching started (printed, not paged)
+    backlog: bool
+    run: str
 
 
 @dataclass(slots=True)
@@ -48,31 +65,40 @@ class StatusChange:
     previous: Status
     summary: str
     step: int | None
+    run: str = ""
 
 
 @dataclass
 class LiveUpdate:
-    #: (alert, from_backlog): new for the run; backlog = read from the history
-    #: present when watching started (printed, not paged)
-    alerts: list[tuple[Alert, bool]] = field(default_factory=list)
+    alerts: list[LiveAlert] = field(default_factory=list)
     statuses: list[StatusChange] = field(default_factory=list)
-    #: the current checks, when they were recomputed in this step
-    checks: list[CheckResult] | None = None
+    #: run name -> its checks, for the runs whose checks were recomputed in this step
+    run_checks: dict[str, list[CheckResult]] = field(default_factory=dict)
     #: notes about the files (truncated, rotated, unreadable ...)
     events: list[str] = field(default_factory=list)
     records: int = 0
-    #: the batches fed in this step (the TUI's plot store reads them)
+    #: the batches fed in this step, with the run each went to (the TUI's plot store reads them)
     batches: list[Batch] = field(default_factory=list)
+    batch_runs: list[str] = field(default_factory=list)
     #: what changed besides the logs: "checkpoints", "config"
     changed: set[str] = field(default_factory=set)
-    #: the feed ended and everything was drained (replays); the monitor is finalized
+    #: runs seen for the first time in this step
+    new_runs: list[str] = field(default_factory=list)
+    #: the feed ended and everything was drained (replays); the monitors are finalized
     finished: bool = False
     #: the feed's worker died: why (the views say so; --follow exits non-zero)
     error: str | None = None
 
+    @property
+    def checks(self) -> list[CheckResult] | None:
+        """The recomputed checks when exactly one run's were (the one-run views)."""
+        if len(self.run_checks) == 1:
+            return next(iter(self.run_checks.values()))
+        return None
+
     def __bool__(self) -> bool:
         return bool(self.alerts or self.statuses or self.events or self.records or self.changed
-                    or self.finished or self.error or self.checks is not None)
+                    or self.finished or self.error or self.run_checks or self.new_runs)
 
 
 def alert_identity(a: Alert) -> tuple:
@@ -80,26 +106,109 @@ def alert_identity(a: Alert) -> tuple:
     return (a.check, a.key or a.check, a.step, a.severity)
 
 
-class LiveLoop:
-    def __init__(self, session: Session, feed: Feed, files: RunFiles | None = None, *,
-                 polling: bool = False, clock=time.monotonic) -> None:
+class RunLive:
+    """One run's live state: its Session, its side files, what was already said."""
+
+    def __init__(self, name: str, session: Session, files: RunFiles | None, *, fallback_every: float,
+                 clock) -> None:
+        self.name = name
         self.session = session
-        self.feed = feed
         self.files = files
         self.clock = clock
-        self._queue: deque[Batch] = deque()
-        self._seen: OrderedDict[tuple, None] = OrderedDict()
+        self.seen: OrderedDict[tuple, None] = OrderedDict()
         # what an empty run shows: only changes from there are reported
-        self._status: dict[str, Status] = {c.id: c.status for c in Monitor(session.settings, session.info).checks()}
-        self._dirty = True
-        self._status_at = -1e9
-        self._primary: str | None = None
+        self.status: dict[str, Status] = {c.id: c.status for c in Monitor(session.settings, session.info).checks()}
+        self.dirty = True
+        self.status_at = -1e9
+        self.primary: str | None = None
+        self.fallback_every = fallback_every
+        self.fallback_at = clock()
+        self.config_sig = files.config_signature() if files else ()
+        self.checkpoints = list(session.info.checkpoints or [])
+        self.records = 0
+        self.last_arrival: float | None = None
+        self.finished = False
+
+    def side_files(self, kinds: set[str], up: LiveUpdate) -> None:
+        if self.files is None:
+            return
+        now = self.clock()
+        if now - self.fallback_at >= self.fallback_every:
+            self.fallback_at = now
+            kinds = kinds | {"config", "checkpoint"}
+        if "checkpoint" in kinds:
+            found = self.files.checkpoints()
+            if found != self.checkpoints:
+                self.checkpoints = found
+                self.session.set_checkpoints(found)
+                up.changed.add("checkpoints")
+                self.dirty = True
+        if "config" in kinds:
+            sig = self.files.config_signature(self.session.primary)
+            if sig != self.config_sig:
+                self.config_sig = sig
+                info, _used = self.files.read_info(self.session.primary, strict=False)
+                self.session.set_info(info)
+                up.changed.add("config")
+                self.dirty = True
+
+    def statuses(self, up: LiveUpdate, now: float) -> None:
+        self.dirty = False
+        self.status_at = now
+        mon = self.session.monitor
+        if mon is None:
+            return
+        checks = mon.checks()
+        up.run_checks[self.name] = checks
+        step = mon.state.last_step
+        for c in checks:
+            before = self.status.get(c.id, Status.SKIP)
+            if c.status != before:
+                up.statuses.append(StatusChange(c.id, c.status, before, c.summary, step, self.name))
+            self.status[c.id] = c.status
+
+
+class LiveLoop:
+    def __init__(self, session: Session, feed: Feed, files: RunFiles | None = None, *,
+                 polling: bool = False, clock=time.monotonic, name: str = "") -> None:
+        """One run: every file the feed delivers belongs to ``session``."""
+        self.feed = feed
+        self.clock = clock
         self._fallback_every = FALLBACK_POLL if polling else FALLBACK_EVENTS
-        self._fallback_at = clock()
-        self._config_sig = files.config_signature() if files else ()
-        self._checkpoints = list(session.info.checkpoints or [])
+        self._queue: deque[Batch] = deque()
+        self.runs: dict[str, RunLive] = {}
+        self._route_cache: dict[str, RunLive] = {}
+        self._top: str | None = None
+        self._settings = session.settings if session is not None else Settings()
+        self._flags = RunInfo()
+        self._config: str | None = None
+        self._spikes: OrderedDict[int, set[str]] = OrderedDict()
         self.finished = False
         self.error: str | None = None
+        if session is not None:
+            self.runs[name] = RunLive(name, session, files, fallback_every=self._fallback_every, clock=clock)
+
+    @classmethod
+    def many(cls, feed: Feed, top: str, settings: Settings, flags: RunInfo | None = None,
+             config: str | None = None, *, polling: bool = False, clock=time.monotonic,
+             known: list | None = None) -> "LiveLoop":
+        """Every run under ``top``; ``known``: runs opened already (engine.Run)."""
+        loop = cls(None, feed, polling=polling, clock=clock)  # type: ignore[arg-type]
+        loop._top = os.path.abspath(top)
+        loop._settings = settings
+        loop._flags = flags or RunInfo()
+        loop._config = config
+        for r in known or []:
+            s = Session(settings, r.info)
+            s.set_checkpoints(r.info.checkpoints)
+            loop.runs[r.name] = RunLive(r.name, s, r.files_of, fallback_every=loop._fallback_every, clock=clock)
+        return loop
+
+    # ------------------------------------------------------------------ one-run views
+    @property
+    def session(self) -> Session:
+        """The run's Session (one-run loops)."""
+        return next(iter(self.runs.values())).session
 
     # ------------------------------------------------------------------ driving
     def start(self) -> None:
@@ -111,8 +220,10 @@ class LiveLoop:
     def wait(self, timeout: float) -> None:
         """Sleep until the feed has something, or ``timeout`` (capped so that a
         pending status recomputation is not late)."""
-        if self._dirty:
-            timeout = min(timeout, max(0.0, self._status_at + STATUS_EVERY - self.clock()))
+        now = self.clock()
+        for r in self.runs.values():
+            if r.dirty:
+                timeout = min(timeout, max(0.0, r.status_at + STATUS_EVERY - now))
         self.feed.ready.wait(timeout)
         self.feed.ready.clear()
 
@@ -154,100 +265,115 @@ class LiveLoop:
             break
         return out
 
+    def _route(self, source: str, up: LiveUpdate) -> RunLive:
+        r = self._route_cache.get(source)
+        if r is not None:
+            return r
+        if self._top is None:
+            r = next(iter(self.runs.values()))
+        else:
+            root = run_root(source, self._top)
+            name = run_name(root, self._top)
+            r = self.runs.get(name)
+            if r is None:
+                d = root if os.path.isdir(root) else os.path.dirname(root)
+                files = RunFiles(d, self._flags, self._config)
+                info, _ = files.read_info(source, strict=False)
+                info.checkpoints = files.checkpoints()
+                info.checkpoint_dir_searched = True
+                s = Session(self._settings, info)
+                s.set_checkpoints(info.checkpoints)
+                r = self.runs[name] = RunLive(name, s, files, fallback_every=self._fallback_every,
+                                              clock=self.clock)
+                up.new_runs.append(name)
+        self._route_cache[source] = r
+        return r
+
     def step(self, force_status: bool = False, budget: int | None = None) -> LiveUpdate:
         """One pass (never blocks). ``budget``: at most about this many records
         are fed; the rest waits for the next step (``pending``)."""
         up = LiveUpdate()
         finished_before = self.feed.finished and not self._queue
         self._side_files(up)
+        now = self.clock()
         for b in self._take(budget):
+            run = self._route(b.source, up)
             up.batches.append(b)
+            up.batch_runs.append(run.name)
             n = sum(r.n if type(r) is Frame else 1 for r in b.records)
             up.records += n
-            self._dirty = True
-            for a in self.session.feed(b.source, b.records, b.reader):
-                self._emit(a, b.backlog, up)
-        self._primary_changed(up)
+            run.records += n
+            run.last_arrival = now
+            run.dirty = True
+            for a in run.session.feed(b.source, b.records, b.reader):
+                self._emit(run, a, b.backlog, up)
+        for run in self.runs.values():
+            self._primary_changed(run, up)
         up.events = self.feed.drain_events()
         if self.feed.error and self.error is None:
             self.error = up.error = self.feed.error
         if finished_before and not self.finished and not up.batches and not self._queue:
             self.finished = up.finished = True
-            for a in self.session.finalize():
-                self._emit(a, True, up)
-            self._dirty = force_status = True
+            for run in self.runs.values():
+                for a in run.session.finalize():
+                    self._emit(run, a, True, up)
+                run.dirty = True
+            force_status = True
         now = self.clock()
-        # an alert usually moves a status: recompute at once, not at the next period
-        if self._dirty and (force_status or up.alerts or up.changed or now - self._status_at >= STATUS_EVERY):
-            self._statuses(up, now)
+        for run in self.runs.values():
+            # an alert usually moves a status: recompute at once, not at the next period
+            if run.dirty and (force_status or up.alerts or up.changed or now - run.status_at >= STATUS_EVERY):
+                run.statuses(up, now)
         return up
 
     # ------------------------------------------------------------------ parts
-    def _emit(self, a: Alert, backlog: bool, up: LiveUpdate) -> None:
+    def _emit(self, run: RunLive, a: Alert, backlog: bool, up: LiveUpdate) -> None:
         ident = alert_identity(a)
-        if ident in self._seen:
+        if ident in run.seen:
             return
-        self._seen[ident] = None
-        if len(self._seen) > MAX_SEEN:
-            self._seen.popitem(last=False)
-        up.alerts.append((a, backlog))
+        run.seen[ident] = None
+        if len(run.seen) > MAX_SEEN:
+            run.seen.popitem(last=False)
+        if self._top is not None and a.check == "loss_spike" and a.severity.value != "info" \
+                and a.step is not None:
+            others = self._spikes.setdefault(a.step, set())
+            if len(self._spikes) > MAX_SPIKE_STEPS:
+                self._spikes.popitem(last=False)
+            peers = sorted(others - {run.name})
+            others.add(run.name)
+            if peers:
+                # a new Alert (never a change to one already said): the sweep's evidence
+                a = replace(a, message=a.message + f" Also in {len(peers)} other run(s) at this step "
+                            f"({', '.join(peers[:3])}{' ...' if len(peers) > 3 else ''}): the data at this "
+                            "step, not the optimizer.")
+        up.alerts.append(LiveAlert(a, backlog, run.name))
 
-    def _primary_changed(self, up: LiveUpdate) -> None:
+    def _primary_changed(self, run: RunLive, up: LiveUpdate) -> None:
         """A new primary source: what it found before it became primary is new
         for the run unless another file already said it."""
-        if self.session.primary == self._primary:
+        if run.session.primary == run.primary:
             return
-        self._primary = self.session.primary
-        mon = self.session.monitor
+        run.primary = run.session.primary
+        mon = run.session.monitor
         if mon is None:
             return
-        backlog = all(b.backlog for b in up.batches) if up.batches else True
+        mine = [b for b, n in zip(up.batches, up.batch_runs) if n == run.name]
+        backlog = all(b.backlog for b in mine) if mine else True
         for a in list(mon.alerts):
-            self._emit(a, backlog, up)
+            self._emit(run, a, backlog, up)
 
     def _side_files(self, up: LiveUpdate) -> None:
-        if self.files is None:
-            self.feed.drain_changes()
+        changes = self.feed.drain_changes()
+        if not self.runs:
             return
-        kinds = set()
-        for p in self.feed.drain_changes():
-            if p == "*":
-                kinds |= {"config", "checkpoint"}
-                break
-            k = self.files.classify(p)
-            if k:
-                kinds.add(k)
-        now = self.clock()
-        if now - self._fallback_at >= self._fallback_every:
-            self._fallback_at = now
-            kinds |= {"config", "checkpoint"}
-        if "checkpoint" in kinds:
-            found = self.files.checkpoints()
-            if found != self._checkpoints:
-                self._checkpoints = found
-                self.session.set_checkpoints(found)
-                up.changed.add("checkpoints")
-                self._dirty = True
-        if "config" in kinds:
-            sig = self.files.config_signature(self.session.primary)
-            if sig != self._config_sig:
-                self._config_sig = sig
-                info, _used = self.files.read_info(self.session.primary, strict=False)
-                self.session.set_info(info)
-                up.changed.add("config")
-                self._dirty = True
-
-    def _statuses(self, up: LiveUpdate, now: float) -> None:
-        self._dirty = False
-        self._status_at = now
-        mon = self.session.monitor
-        if mon is None:
-            return
-        checks = mon.checks()
-        up.checks = checks
-        step = mon.state.last_step
-        for c in checks:
-            before = self._status.get(c.id, Status.SKIP)
-            if c.status != before:
-                up.statuses.append(StatusChange(c.id, c.status, before, c.summary, step))
-            self._status[c.id] = c.status
+        every = "*" in changes
+        for run in self.runs.values():
+            kinds: set[str] = {"config", "checkpoint"} if every else set()
+            if run.files is not None and not every:
+                for p in changes:
+                    k = run.files.classify(p)
+                    if k and (self._top is None or p == run.files.root
+                              or p.startswith(run.files.root.rstrip(os.sep) + os.sep)
+                              or (run.files.config and os.path.abspath(p) == os.path.abspath(run.files.config))):
+                        kinds.add(k)
+            run.side_files(kinds, up)

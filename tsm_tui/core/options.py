@@ -19,6 +19,8 @@ class Options:
     #: what the flags say about the run (``--total-steps``, ``--params`` ...): wins over files
     info: RunInfo = field(default_factory=RunInfo)
     config: str | None = None
+    #: ``--run NAME``: one run of a directory holding several
+    run: str | None = None
     report: bool = False
     json: bool = False
     follow: bool = False

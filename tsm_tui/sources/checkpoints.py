@@ -37,9 +37,11 @@ def checkpoint_step(name: str, is_dir: bool) -> int | None:
     return None
 
 
-def find_checkpoints(root: str, max_depth: int = 3) -> list[tuple[int, str]]:
-    """(step, relative name) pairs, ascending by step; one entry per step."""
+def find_checkpoints(root: str, max_depth: int = 3, exclude=()) -> list[tuple[int, str]]:
+    """(step, relative name) pairs, ascending by step; one entry per step.
+    ``exclude``: directories not searched (other runs below this one)."""
     found: dict[int, str] = {}
+    skip = {os.path.abspath(e) for e in exclude}
     seen = 0
     root = os.path.abspath(root)
     base_depth = root.rstrip(os.sep).count(os.sep)
@@ -51,7 +53,7 @@ def find_checkpoints(root: str, max_depth: int = 3) -> list[tuple[int, str]]:
             st = checkpoint_step(d, True)
             if st is not None:
                 found.setdefault(st, os.path.relpath(os.path.join(dirpath, d), root))
-            elif depth < max_depth and not d.startswith("."):
+            elif depth < max_depth and not d.startswith(".") and os.path.join(dirpath, d) not in skip:
                 keep.append(d)
         dirnames[:] = keep  # do not descend into checkpoints themselves
         for f in filenames:

@@ -188,11 +188,21 @@ def open_reader(path: str) -> tuple[LineReader | None, FileInfo]:
         info.note = "empty file"
         return None, info
     cls, score = sniff(path, head)
+    if cls is not None and cls.kind == "lines" and _json_document(path, head):
+        cls = None  # EXPECTED.json, labels.json, a pretty-printed config: one document, not a log
     if cls is None:
         info.note = "no training metrics recognised"
         return None, info
     info.format, info.score = cls.name, score
     return cls(path), info
+
+
+def _json_document(path: str, head: list[str]) -> bool:
+    """A ``.json`` file holding one pretty-printed document rather than JSON Lines."""
+    if not path.lower().endswith(".json"):
+        return False
+    first = next((ln.strip() for ln in head if ln.strip()), "")
+    return first.startswith(("{", "[")) and not (first.startswith("{") and first.endswith("}"))
 
 
 CHUNK = 1 << 20

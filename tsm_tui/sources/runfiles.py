@@ -39,8 +39,10 @@ class RunFiles:
     """
 
     def __init__(self, root: str, flags: RunInfo | None = None, config: str | None = None,
-                 searched_dir: bool = True) -> None:
+                 searched_dir: bool = True, exclude=()) -> None:
         self.root = os.path.abspath(root)
+        #: roots of other runs below this one: their checkpoints are not ours
+        self.exclude = tuple(exclude)
         self.flags = _copy_flags(flags or RunInfo())  # a snapshot: what the command line said
         self.config = config
         self.searched_dir = searched_dir
@@ -90,13 +92,15 @@ class RunFiles:
         if not os.path.isdir(self.root):
             return []
         try:
-            return find_checkpoints(self.root)
+            return find_checkpoints(self.root, exclude=self.exclude)
         except OSError:
             return []
 
     # -- file-system hints ----------------------------------------------------------
     def classify(self, path: str) -> str | None:
         """What a changed path means for this run: "config", "checkpoint" or None."""
+        if any(path == e or path.startswith(e.rstrip(os.sep) + os.sep) for e in self.exclude):
+            return None
         name = os.path.basename(path.rstrip(os.sep))
         if name in CONFIG_NAMES or (self.config and os.path.abspath(path) == os.path.abspath(self.config)):
             return "config"

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import threading
 
-from tsm_tui.analysis.engine import open_run
+from tsm_tui.analysis.engine import open_runs
 from tsm_tui.analysis.live import LiveLoop
 from tsm_tui.core.errors import EXIT_OK, EXIT_USAGE, InputError
 from tsm_tui.core.options import Options
@@ -104,25 +104,34 @@ class AlertHook:
         self._t.join(wait)
 
 
+def alert_event(a: Alert, run: str | None) -> dict:
+    """The ``--follow --json`` / ``--on-alert`` object of one alert."""
+    d = {"event": "alert"}
+    d.update(a.to_json())
+    if run is not None:
+        d["run"] = run
+    return d
+
+
 class Printer:
     def __init__(self, as_json: bool, out=None, err=None) -> None:
         self.json = as_json
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.colour = not as_json and use_colour(self.out)
+        self.many = False  # several runs: text lines name the run
 
     def _emit(self, stream, line: str) -> None:
         stream.write(line + "\n")
         stream.flush()
 
-    def alert(self, a: Alert) -> None:
+    def alert(self, a: Alert, run: str | None = None) -> None:
         if self.json:
-            d = {"event": "alert"}
-            d.update(a.to_json())
-            self._emit(self.out, json.dumps(d, ensure_ascii=False))
+            self._emit(self.out, json.dumps(alert_event(a, run), ensure_ascii=False))
             return
         sev = a.severity.value
-        head = f"[{sev}]" + (f" step {a.step}" if a.step is not None else "") + f" {a.check}: "
+        head = f"[{sev}]" + (f" {clean(run, 80)}:" if run and self.many else "") \
+            + (f" step {a.step}" if a.step is not None else "") + f" {a.check}: "
         line = head + clean(a.message)
         if a.actions:
             line += " -> " + clean(a.actions[0])
@@ -130,13 +139,16 @@ class Printer:
             line = _COLOURS.get(sev, "") + line + _RESET
         self._emit(self.out, line)
 
-    def status(self, check: str, status: str, previous: str, summary: str, step) -> None:
+    def status(self, check: str, status: str, previous: str, summary: str, step, run: str | None = None) -> None:
         if self.json:
-            self._emit(self.out, json.dumps({"event": "status", "check": check, "status": status,
-                                             "previous": previous, "summary": summary, "step": step},
-                                            ensure_ascii=False))
+            d = {"event": "status", "check": check, "status": status, "previous": previous, "summary": summary,
+                 "step": step}
+            if run is not None:
+                d["run"] = run
+            self._emit(self.out, json.dumps(d, ensure_ascii=False))
         else:
-            self._emit(self.err, f"# {check}: {previous} -> {status}: {clean(summary)}")
+            where = f"{clean(run, 80)}: " if run and self.many else ""
+            self._emit(self.err, f"# {where}{check}: {previous} -> {status}: {clean(summary)}")
 
     def source(self, message: str) -> None:
         if self.json:
@@ -145,32 +157,34 @@ class Printer:
             self._emit(self.err, f"# {clean(message)}")
 
 
-def _prepare(opts: Options, info) -> RunFiles:
-    """The run's configs and checkpoints; an empty or not-yet-existing run dir is fine."""
+def _loop(opts: Options, tailer: Tailer) -> LiveLoop:
+    """One run (its files, configs, checkpoints), or every run under a directory
+    that holds several (or none yet: runs appear as they start)."""
     path = os.path.abspath(opts.path)
+    polling = tailer.poll_interval is not None
     if os.path.exists(path):
-        run = open_run(path, info, opts.config, allow_empty=True)
-        return run.files_of
+        runs = open_runs(path, opts.info, opts.config, allow_empty=True, only=opts.run)
+        if len(runs) == 1 and (runs[0].readers or not os.path.isdir(path)):
+            r = runs[0]
+            session = Session(opts.settings, r.info)
+            return LiveLoop(session, tailer, r.files_of, polling=polling, name=r.name)
+        return LiveLoop.many(tailer, path, opts.settings, opts.info, opts.config, polling=polling, known=runs)
     parent = os.path.dirname(path)
     if not os.path.isdir(parent):
         raise InputError(f"no such file or directory: {opts.path} (nor its parent directory)")
-    # not there yet: a directory-to-be unless it is named like a log file
-    root = parent if os.path.splitext(path)[1] else path
-    files = RunFiles(root, info, opts.config)
-    found, _ = files.read_info()
-    for name, origin in found.origin.items():
-        info.set(name, getattr(found, name), origin, override=True)
-    return files
+    if os.path.splitext(path)[1]:  # a log file that does not exist yet
+        files = RunFiles(parent, opts.info, opts.config)
+        info, _ = files.read_info()
+        return LiveLoop(Session(opts.settings, info), tailer, files, polling=polling,
+                        name=os.path.basename(path))
+    return LiveLoop.many(tailer, path, opts.settings, opts.info, opts.config, polling=polling)
 
 
 def main(opts: Options) -> int:
-    info = opts.fresh_info()
-    files = _prepare(opts, info)
-    session = Session(opts.settings, info)
     printer = Printer(opts.json)
     hook = AlertHook(opts.on_alert) if opts.on_alert else None
     tailer = Tailer(opts.path, poll=opts.poll)
-    loop = LiveLoop(session, tailer, files, polling=tailer.poll_interval is not None)
+    loop = _loop(opts, tailer)
 
     stop = threading.Event()
 
@@ -191,18 +205,17 @@ def main(opts: Options) -> int:
         loop.start()
         while not stop.is_set():
             up = loop.step()
-            for a, backlog in up.alerts:
-                printer.alert(a)
+            printer.many = len(loop.runs) > 1  # text lines name the run once there are several
+            for a, backlog, run in up.alerts:
+                printer.alert(a, run)
                 # the backlog read at start is printed but not paged: a restart
                 # of the follower must not page again for an old problem
                 if hook is not None and not backlog and a.severity == Severity.CRITICAL:
-                    d = {"event": "alert"}
-                    d.update(a.to_json())
-                    hook.submit(d)
+                    hook.submit(alert_event(a, run))
             for ev in up.events:
                 printer.source(ev)
             for ch in up.statuses:
-                printer.status(ch.check, ch.status.value, ch.previous.value, ch.summary, ch.step)
+                printer.status(ch.check, ch.status.value, ch.previous.value, ch.summary, ch.step, ch.run)
             if up.error:
                 printer.source(f"the tailer stopped: {up.error}")
                 print(f"tsm-watch: reading the run stopped: {clean(up.error)}", file=sys.stderr)

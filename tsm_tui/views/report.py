@@ -6,23 +6,25 @@ from __future__ import annotations
 import os
 
 from tsm_tui.core.numbers import fmt
-from tsm_tui.analysis.engine import Analysis
+from tsm_tui.analysis.engine import Analysis, RunFailure
 from tsm_tui.core.output import dumps, tag, use_colour  # noqa: F401  (re-exported for callers)
+from tsm_tui.core.record import Status
 from tsm_tui.core.sanitize import clean
 
 SCHEMA = 1
 
 
-def text_report(an: Analysis, colour: bool = False) -> str:
+def text_report(an: Analysis, colour: bool = False, also: dict | None = None) -> str:
+    """``also``: (check, step) -> names of other runs with the same alert at that step."""
     mon = an.monitor
-    checks = mon.checks()
+    checks = an.checks()
     crit, warn = mon.counts(checks)
     lines = ["=== Training Stability Report ==="]
     for c in checks:
         reason = f" - {clean(c.summary)}" if c.summary else ""
         lines.append(f"{tag(c.status, colour)} {c.title}{reason}")
     lines += ["", f"CRITICAL ISSUES: {crit}", f"WARNINGS: {warn}", "", "Recommended Actions:"]
-    actions = mon.actions(checks)
+    actions = an.actions()
     if actions:
         lines += [f"{i}. {clean(a)}" for i, a in enumerate(actions, 1)]
     else:
@@ -44,16 +46,18 @@ def text_report(an: Analysis, colour: bool = False) -> str:
     if len(others) > 5:
         lines.append(f"  ... and {len(others) - 5} more file(s)")
     lines.append(f"  steps: {st.first_step}-{st.last_step} ({mon.records} records)")
+    if an.ranks is not None:
+        lines.append(f"  ranks: {len(an.run.ranks)} rank logs read; the checks use {clean(_rel(an.run.primary, an.run.path))}")
     for prev, to in st.resumes:
         lines.append(f"  resumed at step {to} after reaching {prev}")
     known = [f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in _info_items(an)]
     if known:
         lines.append("  config: " + ", ".join(known))
-    alerts = [a for a in mon.alerts if a.severity.value != "info"]
+    alerts = [a for a in an.alerts() if a.severity.value != "info"]
     if alerts:
         lines += ["", "Alerts:"]
         for a in alerts[:20]:
-            lines.append(f"  [{a.severity.value}] step {a.step}: {clean(a.message)}")
+            lines.append(f"  [{a.severity.value}] step {a.step}: {clean(a.message)}{_also_text(a, also)}")
         if len(alerts) > 20:
             lines.append(f"  ... {len(alerts) - 20} more (see --json)")
     return "\n".join(lines) + "\n"
@@ -77,25 +81,167 @@ def _info_items(an: Analysis):
             yield k, v
 
 
-def json_report(an: Analysis) -> dict:
+def json_report(an: Analysis, also: dict | None = None) -> dict:
     mon = an.monitor
-    checks = mon.checks()
+    checks = an.checks()
     crit, warn = mon.counts(checks)
     st = mon.state
     info = st.info
-    return {
+    d = {
         "schema": SCHEMA,
         "path": an.run.path,
         "files": [f.to_json() for f in an.run.files],
         "steps": {"first": st.first_step, "last": st.last_step, "count": mon.records},
         "checks": [c.to_json() for c in checks],
-        "alerts": [a.to_json() for a in mon.alerts],
+        "alerts": [_alert_json(a, also) for a in an.alerts()],
         "critical": crit,
         "warnings": warn,
-        "actions": mon.actions(checks),
+        "actions": an.actions(),
         "resumes": [{"from": a, "to": b} for a, b in st.resumes],
         "run": {k: v for k, v in _info_items(an)} | {
             "checkpoints": [{"step": s, "name": n} for s, n in info.checkpoints],
             "config_files": an.run.config_files,
         },
     }
+    if an.ranks is not None:
+        d["ranks"] = {"count": len(an.run.ranks), "files": list(an.run.ranks), "used": an.run.primary}
+    return d
+
+
+# --------------------------------------------------------------------------- many runs
+CORE = ("loss_spike", "grad_norm", "lr_schedule", "batch_size", "plateau")
+_SHORT = {"loss_spike": "spike", "grad_norm": "grad", "lr_schedule": "lr", "batch_size": "batch", "plateau": "plat."}
+_SPIKE_NEAR = 0  # steps apart that still count as "the same step" in two runs of a sweep
+
+
+def _also_text(a, also: dict | None) -> str:
+    names = (also or {}).get((a.check, a.step))
+    if not names:
+        return ""
+    return (f" Also in {len(names)} other run(s) at this step ({', '.join(names[:3])}"
+            f"{' ...' if len(names) > 3 else ''}): the data at this step, not the optimizer.")
+
+
+def _alert_json(a, also: dict | None) -> dict:
+    d = a.to_json()
+    names = (also or {}).get((a.check, a.step))
+    if names:
+        d["also_in_runs"] = list(names)
+    return d
+
+
+def same_step_spikes(results: list) -> dict:
+    """(check, step) -> the other runs with a loss spike at that step (within a
+    step): the same step spiking across a sweep points at the data (every 2024
+    modded-nanogpt 124M record spikes at steps 919 and 947)."""
+    onsets: dict[str, set[int]] = {}
+    for r in results:
+        if isinstance(r, Analysis):
+            onsets[r.run.name] = {a.step for a in r.monitor.alerts if a.check == "loss_spike" and a.step is not None
+                                  and a.severity.value != "info"}
+    out: dict = {}
+    for name, steps in onsets.items():
+        for s in steps:
+            others = sorted(n for n, o in onsets.items() if n != name and any(abs(s - x) <= _SPIKE_NEAR for x in o))
+            if others:
+                out.setdefault(name, {})[("loss_spike", s)] = others
+    return out
+
+
+def _cell(width: int, text: str) -> str:
+    text = clean(text)
+    if len(text) > width:
+        keep = width - 1
+        text = text[: keep // 2] + "…" + text[len(text) - (keep - keep // 2):]
+    return text.ljust(width)
+
+
+def _worst_other(checks) -> str:
+    others = [c for c in checks if c.id not in CORE]
+    worst = max(others, key=lambda c: (c.status.rank, c.status == Status.FAIL), default=None)
+    if worst is None or worst.status.rank <= Status.PASS.rank:
+        return "-"
+    return f"{worst.id} {worst.status.value}"
+
+
+def runs_table(results: list, colour: bool = False, also: dict | None = None) -> list[str]:
+    w = max([len("run")] + [len(clean(r.run.name)) for r in results])
+    w = min(w, 32)
+    head = (f"{'run'.ljust(w)}  {'format'.ljust(14)}  {'step / planned'.ljust(15)}  "
+            + " ".join(_SHORT[c].ljust(5) for c in CORE) + f"  {'worst other'.ljust(20)}  crit warn")
+    lines = [head]
+    for r in results:
+        name = _cell(w, r.run.name)
+        if isinstance(r, RunFailure):
+            lines.append(f"{name}  {clean(r.reason)[:80]}")
+            continue
+        mon = r.monitor
+        fmt_name = next((f.format for f in r.run.files if f.used), None) or "?"
+        planned = mon.state.info.total_steps
+        step = f"{mon.state.last_step}/{planned}" if planned else f"{mon.state.last_step}"
+        checks = r.checks()
+        by = {c.id: c for c in checks}
+        cells = " ".join((tag(by[c].status, colour)[1:-1] if not colour else tag(by[c].status, colour)).ljust(5)
+                         if c in by else "-".ljust(5) for c in CORE)
+        crit, warn = r.counts()
+        note = ""
+        mine = (also or {}).get(r.run.name, {})
+        if mine:
+            (chk, s), names = min(mine.items(), key=lambda kv: kv[0][1])
+            note = f"  spike at {s} also in {len(names)} other run(s)"
+        lines.append(f"{name}  {_cell(14, fmt_name)}  {step.ljust(15)}  {cells}  {_cell(20, _worst_other(checks))}"
+                     f"  {crit:>4} {warn:>4}{note}")
+    return lines
+
+
+def _order(results: list) -> list:
+    """Failing runs first, then warning ones, then the rest (each in path order)."""
+    def key(r):
+        if isinstance(r, RunFailure):
+            return (1, 0)
+        crit, warn = r.counts()
+        return (0 if crit else (1 if warn else 2), 0)
+    return sorted(results, key=key)
+
+
+def text_runs_report(results: list, path: str, colour: bool = False) -> str:
+    also = same_step_spikes(results)
+    ordered = _order(results)
+    crit = sum(r.counts()[0] for r in results if isinstance(r, Analysis))
+    warn = sum(r.counts()[1] for r in results if isinstance(r, Analysis))
+    failing = sum(1 for r in results if isinstance(r, Analysis) and r.counts()[0])
+    lines = [f"=== Runs: {len(results)} in {clean(path)} ===", *runs_table(ordered, colour, also), "",
+             f"RUNS FAILING: {failing} of {len(results)}", f"CRITICAL ISSUES: {crit}", f"WARNINGS: {warn}"]
+    shared = sorted({(s, tuple(sorted([n, *others]))) for n, m in also.items() for (_, s), others in m.items()})
+    if shared:
+        lines += ["", "Spikes at the same step in several runs (the data at that step, not the optimizer):"]
+        seen = set()
+        for s, names in shared:
+            if names in seen and any(abs(s - x) <= _SPIKE_NEAR for x, ns in shared if ns == names and x != s):
+                continue
+            seen.add(names)
+            lines.append(f"  step {s}: {len(names)} runs ({clean(', '.join(names[:6]))}{' ...' if len(names) > 6 else ''})")
+    out = "\n".join(lines) + "\n"
+    for r in ordered:
+        out += f"\n--- run: {clean(r.run.name)} ({clean(r.run.path)}) ---\n"
+        if isinstance(r, RunFailure):
+            out += f"not analysed: {clean(r.reason)}\n"
+        else:
+            out += text_report(r, colour, also.get(r.run.name))
+    return out
+
+
+def json_runs_report(results: list, path: str) -> dict:
+    also = same_step_spikes(results)
+    runs = []
+    for r in results:
+        if isinstance(r, RunFailure):
+            runs.append({"run": r.run.name, "path": r.run.path, "error": r.reason,
+                         "files": [f.to_json() for f in r.run.files]})
+            continue
+        d = json_report(r, also.get(r.run.name))
+        d["run_info"] = d.pop("run")  # "run" names the run here (schema 1, kind "runs")
+        d["run"] = r.run.name
+        runs.append(d)
+    return {"schema": SCHEMA, "kind": "runs", "path": path, "runs": runs,
+            "critical": sum(x.get("critical", 0) for x in runs), "warnings": sum(x.get("warnings", 0) for x in runs)}

@@ -264,7 +264,7 @@ class TsmApp(App):
                 if up.batches:
                     self._post(LiveData(self._fed, self.clock()))
                 if up.alerts:
-                    self._post(NewAlerts([a for a, _ in up.alerts]))
+                    self._post(NewAlerts([la.alert for la in up.alerts]))
                 if up.checks is not None:
                     self._post(ChecksChanged(up.checks))
                 if up.events:

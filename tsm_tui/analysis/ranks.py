@@ -1,0 +1,130 @@
+"""Ranks of one run: the checks run on one rank's series (the one with the
+loss, the Session's primary source); the others are watched here, cheaply,
+for a rank that departs from the rest and for a straggler.
+
+Per rank: records, last step, the first non-finite loss, the median of its
+last ``TAIL`` losses and the median step time (from a logged step duration,
+else from the wall-clock time between records), all in bounded memory.
+
+- NaN on some ranks only: FAIL (a rank-local fault: hardware, data shard).
+- a diverging rank: its recent median loss above ``DIVERGE`` x the median of
+  the ranks' (ours; the spike rule's 1.5x divergence factor).
+- a straggler: a rank's median step time above ``STRAGGLER`` x the median
+  over ranks (Levanter's rule, 1.15x; Megatron has a straggler detector too).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+from collections import deque
+
+from tsm_tui.core.frame import Frame
+from tsm_tui.core.numbers import fmt
+from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
+
+TAIL = 100
+DIVERGE = 1.5  # ours (the divergence factor of the loss-spike check)
+STRAGGLER = 1.15  # Levanter: a host's step time above 1.15x the median
+_DT_KEYS = ("elapsed time per iteration (ms)", "elapsed_time_per_iteration_ms", "step_time", "iter_time",
+            "time_per_step", "dt", "dt_ms", "time_ms", "step_time_ms", "train/step_time")
+
+
+class RankTracker:
+    def __init__(self, path: str, rank: int | None) -> None:
+        self.path = path
+        self.rank = rank
+        self.records = 0
+        self.last_step: int | None = None
+        self.nan_step: int | None = None
+        self.losses: deque[float] = deque(maxlen=TAIL)
+        self.dts: deque[float] = deque(maxlen=1000)
+        self._last_time: float | None = None
+
+    def _row(self, step: int, loss, t, dt) -> None:
+        self.records += 1
+        self.last_step = step if self.last_step is None else max(self.last_step, step)
+        if loss is not None:
+            if math.isfinite(loss):
+                self.losses.append(loss)
+            elif self.nan_step is None:
+                self.nan_step = step
+        if dt is not None and math.isfinite(dt) and dt > 0:
+            self.dts.append(dt)
+        elif t is not None and math.isfinite(t):
+            if self._last_time is not None and t > self._last_time:
+                self.dts.append(t - self._last_time)
+            self._last_time = t
+
+    def update(self, item) -> None:
+        if type(item) is Frame:
+            for i in range(item.n):
+                self.update(item.record(i))
+            return
+        r: StepRecord = item
+        if r.loss is None and not r.loss_missing:
+            return
+        dt = None
+        if r.extra:
+            for k in _DT_KEYS:
+                if k in r.extra:
+                    dt = r.extra[k] / (1000.0 if k.endswith("ms") or "(ms)" in k else 1.0)
+                    break
+        self._row(r.step, math.nan if r.loss_missing else r.loss, r.time, dt)
+
+    @property
+    def name(self) -> str:
+        return f"rank {self.rank}" if self.rank is not None else os.path.basename(self.path)
+
+
+def summarize(trackers: list[RankTracker]) -> tuple[CheckResult, list[Alert]]:
+    """The ranks check: departures and stragglers among the ranks read."""
+    n = len(trackers)
+    alerts: list[Alert] = []
+    problems: list[str] = []
+    status = Status.PASS
+    nan = [t for t in trackers if t.nan_step is not None]
+    if nan and len(nan) < n:
+        status = Status.FAIL
+        first = min(nan, key=lambda t: t.nan_step)
+        names = ", ".join(t.name for t in nan[:4]) + (f" +{len(nan) - 4}" if len(nan) > 4 else "")
+        problems.append(f"NaN on {names} only (first at step {first.nan_step})")
+        alerts.append(Alert("ranks", Severity.CRITICAL, first.nan_step,
+                            f"Non-finite loss on {names} at step {first.nan_step} while the other "
+                            f"{n - len(nan)} rank(s) stay finite: a rank-local fault (a GPU, a node, a data shard).",
+                            actions=[f"Check the node and GPU of {first.name} (ECC errors, thermal throttling, "
+                                     "NCCL errors in its log) and its data shard; restart without that node."],
+                            key="rank_nan"))
+    meds = [statistics.median(t.losses) for t in trackers if t.losses]
+    if len(meds) >= 2:
+        centre = statistics.median(meds)
+        far = [t for t in trackers if t.losses and centre > 0 and statistics.median(t.losses) > DIVERGE * centre]
+        if far:
+            status = max(status, Status.WARN, key=lambda s: s.rank)
+            t = far[0]
+            v = statistics.median(t.losses)
+            problems.append(f"{t.name} diverges ({fmt(v)} vs {fmt(centre)})")
+            alerts.append(Alert("ranks", Severity.WARNING, t.last_step,
+                                f"{t.name} departs from the other ranks: recent loss {fmt(v)} vs the ranks' "
+                                f"median {fmt(centre)} ({v / centre:.1f}x).", value=v, baseline=centre,
+                                actions=[f"Compare {t.name}'s data shard and hardware with the others; a rank "
+                                         "that trains on different data or with a faulty GPU drifts apart."],
+                                key="rank_diverge"))
+    steps = [statistics.median(t.dts) for t in trackers if len(t.dts) >= 5]
+    if len(steps) >= 2:
+        centre = statistics.median(steps)
+        slow = [t for t in trackers if len(t.dts) >= 5 and statistics.median(t.dts) > STRAGGLER * centre]
+        if slow:
+            status = max(status, Status.WARN, key=lambda s: s.rank)
+            t = max(slow, key=lambda t: statistics.median(t.dts))
+            v = statistics.median(t.dts)
+            problems.append(f"{t.name} straggles ({v / centre:.2f}x the median step time)")
+            alerts.append(Alert("ranks", Severity.WARNING, t.last_step,
+                                f"Straggler: {t.name}'s median step time {fmt(v)} s is {v / centre:.2f}x the ranks' "
+                                f"median {fmt(centre)} s (Levanter flags > 1.15x); every step waits for it.",
+                                value=v, baseline=centre,
+                                actions=[f"Check {t.name}'s node (thermal throttling, a slow disk or NIC, another "
+                                         "job on it) or exclude it."], key="rank_straggler"))
+    summary = f"{n} ranks read" + (": " + "; ".join(problems) if problems else ", none departs from the rest")
+    return CheckResult("ranks", "Ranks", status, summary), alerts
