@@ -68,6 +68,35 @@ def nonneg_int(text: str) -> int:
     return v
 
 
+def port(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}")
+    if not 0 <= v <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number 0-65535 (0: any free port): {text!r}")
+    return v
+
+
+PRINTABLE = ("prometheus-rules", "grafana-dashboard")
+
+
+def printable(text: str) -> str:
+    if text not in PRINTABLE:
+        raise argparse.ArgumentTypeError(f"{text!r}: choose from {', '.join(PRINTABLE)}")
+    return text
+
+
+def nonneg_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}")
+    if not 0 <= v < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a non-negative finite number: {text!r}")
+    return v
+
+
 def positive_float(text: str) -> float:
     try:
         v = float(text)
@@ -111,7 +140,22 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--poll", "options.poll", "force polling every SECONDS (network filesystems)", type=positive_float,
          metavar="SECONDS"),
     Flag("--on-alert", "options.on_alert", "run CMD for each critical alert, alert JSON on stdin", metavar="CMD"),
+    Flag("--alert-cooldown", "options.alert_cooldown",
+         "--on-alert: one page per incident of a check; it resolves after SECONDS below FAIL, and "
+         "repeats within SECONDS are not paged (default 300; 0 pages every critical alert)",
+         type=nonneg_float, metavar="SECONDS", default=300.0),
     Flag("--no-bell", "options.no_bell", "TUI: no terminal bell on a new FAIL", store_true=True),
+    Flag("--prom-file", "options.prom_file",
+         "write the verdicts as Prometheus metrics to PATH (node_exporter textfile collector: *.prom), "
+         "atomically, at most once a second", group="export", metavar="PATH"),
+    Flag("--metrics-port", "options.metrics_port",
+         "serve the metrics on http://HOST:PORT/metrics (with --follow or the TUI)", group="export",
+         type=port, metavar="PORT"),
+    Flag("--metrics-host", "options.metrics_host", "address for --metrics-port (default 127.0.0.1)",
+         group="export", metavar="HOST", default="127.0.0.1"),
+    Flag("--print", "options.print_what",
+         "print a file for the cluster and exit: prometheus-rules (alerting rules) or grafana-dashboard (JSON)",
+         group="export", type=printable, metavar="WHAT"),
     Flag("--threshold", "settings.grad_threshold",
          f"gradient-norm threshold (default {_D.grad_threshold}: the usual clip value, GPT-3/LLaMA/OLMo 2)",
          group="thresholds", type=positive_float),
@@ -139,7 +183,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--peak-lr", "info.peak_lr", "planned peak learning rate", group="run", type=positive_float),
 )
 
-_GROUPS = {"mode": "mode", "thresholds": "thresholds (defaults and sources in README)",
+_GROUPS = {"mode": "mode", "export": "Prometheus / Grafana (README: Many jobs)", "thresholds": "thresholds (defaults and sources in README)",
            "run": "run configuration (overrides what the run's files say)"}
 
 
@@ -200,12 +244,28 @@ def demo_path() -> str:
     return os.path.join(here, "data", "demo")
 
 
+def _root(path: str) -> str:
+    p = os.path.abspath(path)
+    return p if os.path.isdir(p) else os.path.dirname(p)
+
+
 def run_report(opts: Options, out=None) -> int:
     from tsm_tui.analysis.engine import Analysis, analyze_runs
     from tsm_tui.views import report
 
     out = out or sys.stdout
+    exp = None
+    if opts.prom_file:  # checked (directory writable) before the runs are read
+        from tsm_tui.views import prometheus
+
+        exp = prometheus.Exporter(opts.prom_file)
     results = analyze_runs(opts.path, opts.settings, opts.info, opts.config, only=opts.run)
+    if exp is not None:
+        top = _root(opts.path)
+        for r in results:
+            if isinstance(r, Analysis):
+                exp.from_analysis(prometheus.label(r.run.name or prometheus.run_name(opts.path)), top, r)
+        exp.close()
     if len(results) == 1:
         an = results[0]
         if opts.json:
@@ -222,8 +282,24 @@ def run_report(opts: Options, out=None) -> int:
     return EXIT_CRITICAL if failing else EXIT_OK
 
 
+def _check_export(opts: Options) -> None:
+    if opts.print_what and opts.path:
+        raise UsageError("--print takes no PATH: tsm-watch --print prometheus-rules > tsm-rules.yml")
+    exporting = opts.prom_file or opts.metrics_port is not None
+    if exporting and opts.preflight:
+        raise UsageError("--prom-file / --metrics-port work with --follow, --report or the TUI, not --preflight")
+    if opts.metrics_port is not None and not opts.follow and (opts.report or opts.json or not sys.stdout.isatty()):
+        raise UsageError("--metrics-port needs --follow or the TUI (a report exits at once: use --prom-file)")
+
+
 def dispatch(opts: Options) -> int:
     # views are imported when chosen, so ``--help`` and ``--report`` never load Textual
+    _check_export(opts)
+    if opts.print_what:
+        from tsm_tui.views import prometheus_rules
+
+        sys.stdout.write(prometheus_rules.text(opts.print_what))
+        return EXIT_OK
     if opts.preflight:
         from tsm_tui import preflight
 

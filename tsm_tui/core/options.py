@@ -31,6 +31,14 @@ class Options:
     poll: float | None = None
     on_alert: str | None = None
     bell: bool = True
+    #: --on-alert: seconds a check stays below FAIL before its incident resolves,
+    #: and within which repeats of an incident are not paged
+    alert_cooldown: float = 300.0
+    #: Prometheus: textfile-collector file, /metrics port and address, ``--print`` WHAT
+    prom_file: str | None = None
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
+    print_what: str | None = None
     debug: bool = False
 
     def fresh_info(self) -> RunInfo:

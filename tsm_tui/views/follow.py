@@ -10,9 +10,13 @@ JSON Lines (``--json``), all on stdout:
   ``{"event": "alert", "check", "severity", "step", "value", "baseline", "message", "actions"}``
   ``{"event": "status", "check", "status", "previous", "summary", "step"}``
   ``{"event": "source", "message"}``
-``--on-alert CMD`` runs CMD (through the shell) for each critical alert with
-the alert's JSON on stdin, in a background thread; a failing or hanging
-command (30 s timeout) is reported on stderr and counted, never fatal.
+``--on-alert CMD`` runs CMD (through the shell) with an event's JSON on
+stdin, in a background thread: one page per incident (a check at FAIL), and
+its resolution (tsm_tui.views.incidents documents the ``alert`` / ``firing``
+/ ``resolved`` events and ``--alert-cooldown``); a failing or hanging command
+(30 s timeout) is reported on stderr and counted, never fatal.
+``--prom-file`` / ``--metrics-port``: the verdicts as Prometheus metrics
+(tsm_tui.views.prometheus), refreshed from every step of the loop.
 """
 
 from __future__ import annotations
@@ -29,12 +33,14 @@ from tsm_tui.analysis.engine import open_runs
 from tsm_tui.analysis.live import LiveLoop
 from tsm_tui.core.errors import EXIT_OK, EXIT_USAGE, InputError
 from tsm_tui.core.options import Options
-from tsm_tui.core.record import Alert, Severity
+from tsm_tui.core.record import Alert
 from tsm_tui.core.output import use_colour
 from tsm_tui.core.sanitize import clean
 from tsm_tui.analysis.session import Session
 from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.tail import Tailer
+from tsm_tui.views import prometheus
+from tsm_tui.views.incidents import Incidents
 
 TICK = 0.25  # longest sleep between drains (the tailer wakes the loop when data arrive)
 HOOK_TIMEOUT = 30.0
@@ -77,6 +83,8 @@ class AlertHook:
             if payload is None:
                 return
             what = f"{payload.get('check')} at step {payload.get('step')}"
+            if payload.get("event") not in (None, "alert"):
+                what = f"{payload.get('event')} {what}"
             try:
                 p = subprocess.run(self.cmd, shell=True, input=json.dumps(payload).encode() + b"\n",
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=HOOK_TIMEOUT)
@@ -180,11 +188,24 @@ def _loop(opts: Options, tailer: Tailer) -> LiveLoop:
     return LiveLoop.many(tailer, path, opts.settings, opts.info, opts.config, polling=polling)
 
 
+def _host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
 def main(opts: Options) -> int:
     printer = Printer(opts.json)
     hook = AlertHook(opts.on_alert) if opts.on_alert else None
+    top = os.path.abspath(opts.path)
+    incidents = Incidents(hook.submit, opts.alert_cooldown) if hook is not None else None
+    exporter = None
+    if opts.prom_file or opts.metrics_port is not None:
+        exporter = prometheus.Exporter(opts.prom_file, opts.metrics_port, opts.metrics_host)
     tailer = Tailer(opts.path, poll=opts.poll)
     loop = _loop(opts, tailer)
+    if exporter is not None:
+        exporter.default_name = prometheus.run_name(opts.path)
+        for name in loop.runs:  # each run's heartbeat shows before its first record
+            exporter.run(name or prometheus.run_name(opts.path), top)
 
     stop = threading.Event()
 
@@ -202,16 +223,27 @@ def main(opts: Options) -> int:
     rc = EXIT_OK
     try:
         printer.source(tailer.describe())
+        if exporter is not None and exporter.port is not None:
+            printer.source(f"serving metrics on http://{_host(opts.metrics_host)}:{exporter.port}/metrics")
         loop.start()
+        live = False
         while not stop.is_set():
             up = loop.step()
             printer.many = len(loop.runs) > 1  # text lines name the run once there are several
             for a, backlog, run in up.alerts:
                 printer.alert(a, run)
+            if incidents is not None:
                 # the backlog read at start is printed but not paged: a restart
                 # of the follower must not page again for an old problem
-                if hook is not None and not backlog and a.severity == Severity.CRITICAL:
-                    hook.submit(alert_event(a, run))
+                live = live or any(not b.backlog for b in up.batches)
+                backlog = all(b.backlog for b in up.batches) if up.batches else not live
+                if up.alerts or up.statuses:
+                    incidents.update(up.alerts, up.statuses, backlog)
+                else:
+                    incidents.tick()
+            if exporter is not None:
+                exporter.update(up, loop, top)
+                exporter.publish()
             for ev in up.events:
                 printer.source(ev)
             for ch in up.statuses:
@@ -224,6 +256,8 @@ def main(opts: Options) -> int:
             loop.wait(TICK)
     finally:
         loop.stop()
+        if exporter is not None:
+            exporter.close()
         for sig, h in old.items():
             try:
                 signal.signal(sig, h)

@@ -9,7 +9,17 @@ from tsm_tui.views.tui.app import TsmApp
 def run_app(opts: Options, demo: str | None = None) -> int:
     """Open the run (errors raise ``InputError`` before the screen starts) and run the app."""
     app = TsmApp.from_options(opts, demo=demo)
-    app.run()
+    exporter = None
+    if opts.prom_file or opts.metrics_port is not None:
+        from tsm_tui.views import prometheus
+
+        exporter = prometheus.Exporter(opts.prom_file, opts.metrics_port, opts.metrics_host)
+        app.exporter = exporter.bound(prometheus.run_name(opts.path), app.root or opts.path)
+    try:
+        app.run()
+    finally:
+        if exporter is not None:
+            exporter.close()
     return 0 if app.return_code is None else app.return_code
 
 

@@ -137,6 +137,8 @@ class TsmApp(App):
         *[Binding(str(i), f"metric({i - 1})", show=False) for i in range(1, 6)],
     ]
 
+    exporter = None  # set by run_app for --prom-file / --metrics-port
+
     def __init__(self, session: Session, feed: Feed, *, path: str = "", mode: str = "live",
                  bell: bool = True, root: str | None = None, files: RunFiles | None = None,
                  clock=time.monotonic) -> None:
@@ -259,6 +261,8 @@ class TsmApp(App):
             loop.start()
             while not self._live_stop.is_set() and not worker.is_cancelled:
                 up = loop.step(budget=LIVE_BUDGET)
+                if self.exporter is not None:  # --prom-file / --metrics-port (views/prometheus.py)
+                    self.exporter.feed(up, loop)
                 for b in up.batches:
                     self._add_to_store(b)
                 if up.batches:

@@ -1,0 +1,520 @@
+"""Verdicts for Prometheus: ``--prom-file PATH`` and ``--metrics-port PORT``.
+
+A cluster already runs Prometheus, node_exporter and Alertmanager; a
+``tsm-watch`` beside each job exports what it found where Prometheus looks:
+
+* ``--prom-file PATH``: the text exposition format, for node_exporter's
+  textfile collector (``--collector.textfile.directory``; it reads ``*.prom``
+  and does not accept sample timestamps). Written atomically (a temp file in
+  the same directory, then ``os.replace``) when something changed, at most
+  once a second, and at least every ``HEARTBEAT`` seconds (the heartbeat gauge
+  tells a live monitor from a stale file).
+* ``--metrics-port PORT``: ``/metrics`` served by ``prometheus_client`` from its
+  own registry holding one custom collector.
+
+The model is a dict ``run name -> RunModel`` (one per run; several runs of a
+directory drop in as more entries). The loop thread feeds each RunModel from
+its ``LiveUpdate`` (or a finished report) and, at most once a second, turns
+the models into immutable ``RunSnapshot`` objects and the metric families built
+from them. A scrape only formats those prebuilt families: no run state is read
+from the HTTP thread, so it needs no lock beyond swapping one reference.
+
+Metric names and labels (README "Many jobs: Prometheus and Grafana"; the
+mapping is ours, after ``shared/notes/peers-round2.md`` (c)):
+every series carries ``run``; ``check`` / ``severity`` where they apply. No
+step numbers or other unbounded values in labels; the ``summary`` and
+``action`` labels of ``tsm_check_info`` change only when the check's status
+changes, so a check has at most one series per status it went through.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from tsm_tui.core.errors import InputError
+from tsm_tui.core.frame import Frame
+from tsm_tui.core.record import Alert, CheckResult, Status
+from tsm_tui.core.sanitize import clean
+
+MIN_WRITE = 1.0  # s between two textfile writes (node_exporter reads it at each scrape, 15-60 s)
+HEARTBEAT = 30.0  # s: the file is rewritten (and the heartbeat moved) at least this often
+GAPS = 32  # record-arrival gaps kept for the usual interval (median)
+RATE_SAMPLES = 32  # (time, step) samples kept for steps per second
+SCAN_BACK = 64  # records looked at, from a batch's end, for the last loss / grad norm / LR
+LABEL_MAX = 160  # characters of a label value (summaries, actions, file names)
+
+STATUS_VALUE = {Status.PASS: 0, Status.WARN: 1, Status.FAIL: 2, Status.SKIP: -1}
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_VALUES = ("loss", "grad_norm", "lr", "loss_scale")
+
+
+def label(text: object, max_len: int = LABEL_MAX) -> str:
+    """A label value from untrusted text (file names, log-derived summaries):
+    no control, escape or bidi sequences, one line, bounded. Quoting and
+    escaping of ``\\``, ``"`` and newlines is the exposition writer's job."""
+    s = clean(str(text), 4 * max_len)
+    s = _BIDI.sub("", s).replace("\n", " ").replace("\t", " ").strip()
+    return s if len(s) <= max_len else s[: max_len - 1] + "\u2026"
+
+
+def run_name(path: str) -> str:
+    """Today one run per watched path: named after its basename."""
+    p = os.path.abspath(path).rstrip(os.sep) or os.sep
+    return label(os.path.basename(p) or p)
+
+
+def _epoch(t) -> float | None:
+    """A record's own wall time, when it looks like one (TensorBoard wall_time)."""
+    if t is None:
+        return None
+    try:
+        t = float(t)
+    except (TypeError, ValueError):
+        return None
+    return t if 1e9 < t < time.time() + 86400 else None
+
+
+@dataclass
+class _Source:
+    """What one source file said last (the primary one is exported)."""
+
+    values: dict = field(default_factory=dict)  # field -> last value logged (NaN kept)
+    last_ts: float | None = None
+    prev_ts: float | None = None
+    gaps: deque = field(default_factory=lambda: deque(maxlen=GAPS))
+    rate: deque = field(default_factory=lambda: deque(maxlen=RATE_SAMPLES))
+    last_step: int | None = None
+
+
+@dataclass(frozen=True)
+class CheckSnap:
+    check: str
+    status: Status
+    summary: str
+    action: str
+
+
+@dataclass(frozen=True)
+class RunSnapshot:
+    """One run as the exporter shows it (immutable: the HTTP thread reads it)."""
+
+    run: str
+    format: str
+    source: str
+    checks: tuple[CheckSnap, ...]
+    alerts: tuple[tuple[str, str, int], ...]  # (check, severity, count)
+    last_step: int | None
+    planned_steps: int | None
+    last_ts: float | None
+    steps_per_s: float | None
+    interval: float | None
+    values: tuple[tuple[str, float], ...]
+    nonfinite: int
+    heartbeat: float
+
+
+class RunModel:
+    """One run's metrics, fed by the loop thread."""
+
+    def __init__(self, name: str, root: str) -> None:
+        self.name = name
+        self.root = root
+        self.sources: dict[str, _Source] = {}
+        self.formats: dict[str, str] = {}
+        self.primary: str | None = None
+        self.alerts: dict[tuple[str, str], int] = {}
+        self.actions: dict[str, str] = {}  # check -> first action of its latest alert with one
+        self.checks: dict[str, CheckSnap] = {}
+        self.last_step: int | None = None
+        self.planned: int | None = None
+        self.nonfinite = 0
+
+    # -- feeding
+    def observe(self, source: str, records: list, backlog: bool, fmt: str | None = None,
+                now: float | None = None) -> None:
+        """One batch of one source: its last values and when it arrived (O(1)
+        amortised: at most SCAN_BACK records from its end are looked at)."""
+        if not records:
+            return
+        src = self.sources.get(source)
+        if src is None:
+            src = self.sources[source] = _Source()
+        if fmt:
+            self.formats[source] = fmt
+        missing = set(_VALUES)
+        rec_time = None
+        step = None
+        for r in reversed(records[-SCAN_BACK:]):
+            if type(r) is Frame:
+                if r.n == 0:
+                    continue
+                if step is None:
+                    step = int(r.step[-1])
+                    tcol = r.cols.get("time")
+                    rec_time = _epoch(tcol[-1]) if tcol is not None else None
+                for k in list(missing):
+                    col = r.cols.get(k)
+                    if col is not None:
+                        src.values[k] = float(col[-1])
+                        missing.discard(k)
+            else:
+                if step is None and r.has_metrics():
+                    step = r.step
+                    rec_time = _epoch(r.time)
+                for k in list(missing):
+                    v = getattr(r, k, None)
+                    if v is not None:
+                        src.values[k] = float(v)
+                        missing.discard(k)
+            if not missing and step is not None:
+                break
+        if step is None:
+            return
+        now = time.time() if now is None else now
+        ts = rec_time
+        if ts is None:
+            if backlog:  # history present at the start: when the file was last written
+                try:
+                    ts = os.stat(source).st_mtime
+                except OSError:
+                    ts = None
+            else:
+                ts = now
+        if ts is None:
+            return
+        timed = rec_time is not None or not backlog  # arrival times of a backlog say nothing
+        if timed and src.prev_ts is not None and ts > src.prev_ts and (src.last_step is None or step > src.last_step):
+            src.gaps.append(ts - src.prev_ts)
+        if timed:
+            src.prev_ts = ts
+            src.rate.append((ts, step))
+        src.last_ts = ts if src.last_ts is None else max(src.last_ts, ts)
+        src.last_step = step
+
+    def alert(self, a: Alert) -> None:
+        k = (a.check, a.severity.value)
+        self.alerts[k] = self.alerts.get(k, 0) + 1
+        if a.actions:
+            self.actions[a.check] = a.actions[0]
+
+    def set_checks(self, checks: list[CheckResult]) -> None:
+        for c in checks:
+            old = self.checks.get(c.id)
+            if old is not None and old.status == c.status:
+                continue  # summaries and actions move with the status only (bounded series)
+            action = self.actions.get(c.id, "") if c.status in (Status.WARN, Status.FAIL) else ""
+            self.checks[c.id] = CheckSnap(c.id, c.status, label(c.summary), label(action))
+
+    def from_monitor(self, mon, primary: str | None, reader_name: str | None = None) -> None:
+        """Run-level facts from the primary Monitor (the loop calls it after a step)."""
+        if mon is None:
+            return
+        self.primary = primary
+        if primary and reader_name:
+            self.formats[primary] = reader_name
+        self.last_step = mon.state.last_step
+        self.planned = mon.state.info.total_steps
+        for d in mon.detectors:
+            if d.id == "nonfinite":
+                self.nonfinite = int(getattr(d, "bad", 0))
+
+    # -- reading
+    def snapshot(self, heartbeat: float) -> RunSnapshot:
+        src = self.sources.get(self.primary) if self.primary else None
+        if src is None and self.sources:
+            src = next(iter(self.sources.values()))
+        steps_per_s = interval = None
+        values: tuple = ()
+        last_ts = None
+        if src is not None:
+            last_ts = src.last_ts
+            if len(src.rate) >= 2:
+                (t0, s0), (t1, s1) = src.rate[0], src.rate[-1]
+                if t1 > t0 and s1 >= s0:
+                    steps_per_s = (s1 - s0) / (t1 - t0)
+            if len(src.gaps) >= 3:
+                interval = statistics.median(src.gaps)
+            values = tuple((k, src.values[k]) for k in _VALUES if k in src.values)
+        rel = ""
+        if self.primary:
+            try:
+                rel = os.path.relpath(self.primary, self.root) if self.root else self.primary
+            except ValueError:
+                rel = self.primary
+        return RunSnapshot(
+            run=self.name, format=label(self.formats.get(self.primary or "", "") or "unknown"),
+            source=label(rel or "none"),
+            checks=tuple(self.checks[k] for k in sorted(self.checks)),
+            alerts=tuple((c, s, n) for (c, s), n in sorted(self.alerts.items())),
+            last_step=self.last_step, planned_steps=self.planned, last_ts=last_ts,
+            steps_per_s=steps_per_s, interval=interval, values=values, nonfinite=self.nonfinite,
+            heartbeat=heartbeat,
+        )
+
+
+# ---------------------------------------------------------------------- metric families
+_VALUE_METRICS = {
+    "loss": ("tsm_loss", "Last training loss logged by the run (NaN when it was NaN)."),
+    "grad_norm": ("tsm_grad_norm", "Last gradient norm logged by the run."),
+    "lr": ("tsm_learning_rate", "Last learning rate logged by the run."),
+    "loss_scale": ("tsm_loss_scale", "Last fp16 loss scale logged by the run (only when logged)."),
+}
+
+HELP = {
+    "tsm_check_status": "Status of a tsm-watch check: 0 PASS, 1 WARN, 2 FAIL, -1 SKIP (no data for it).",
+    "tsm_check_info": "The check's status, its summary and its first action (changes only with the status).",
+    "tsm_alerts": "Alerts raised for the run since tsm-watch started, by check and severity.",
+    "tsm_last_step": "Last training step seen in the run's logs.",
+    "tsm_planned_steps": "Planned optimizer steps (config or --total-steps), when known.",
+    "tsm_last_record_timestamp_seconds": "When the run last logged a step (the log's own time when it has one, "
+                                         "else when tsm-watch read it; the file's mtime for the history).",
+    "tsm_expected_interval_seconds": "The run's usual time between two logged steps (median of recent gaps).",
+    "tsm_steps_per_second": "Training steps per second over the recent records.",
+    "tsm_nonfinite": "Non-finite (NaN/Inf) loss or gradient-norm values seen in the run.",
+    "tsm_run_info": "The run's primary log: its format and path relative to the watched path.",
+    "tsm_monitor_heartbeat_timestamp_seconds": "When tsm-watch last refreshed these metrics (a stale value means "
+                                               "the monitor is gone).",
+}
+
+
+def families(snaps: dict[str, RunSnapshot]) -> list:
+    """prometheus_client metric families for every run (built once per change)."""
+    from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+    def g(name, labels=("run",), doc=None):
+        return GaugeMetricFamily(name, doc or HELP[name], labels=list(labels))
+
+    status = g("tsm_check_status", ("run", "check"))
+    info = g("tsm_check_info", ("run", "check", "status", "summary", "action"))
+    alerts = CounterMetricFamily("tsm_alerts", HELP["tsm_alerts"], labels=["run", "check", "severity"])
+    last_step = g("tsm_last_step")
+    planned = g("tsm_planned_steps")
+    last_ts = g("tsm_last_record_timestamp_seconds")
+    interval = g("tsm_expected_interval_seconds")
+    rate = g("tsm_steps_per_second")
+    values = {k: g(n, doc=d) for k, (n, d) in _VALUE_METRICS.items()}
+    nonfinite = CounterMetricFamily("tsm_nonfinite", HELP["tsm_nonfinite"], labels=["run"])
+    run_info = g("tsm_run_info", ("run", "format", "source"))
+    beat = g("tsm_monitor_heartbeat_timestamp_seconds")
+    for name in sorted(snaps):
+        s = snaps[name]
+        r = s.run
+        for c in s.checks:
+            status.add_metric([r, c.check], STATUS_VALUE[c.status])
+            info.add_metric([r, c.check, c.status.value, c.summary, c.action], 1)
+        for check, sev, n in s.alerts:
+            alerts.add_metric([r, check, sev], n)
+        if s.last_step is not None:
+            last_step.add_metric([r], s.last_step)
+        if s.planned_steps is not None:
+            planned.add_metric([r], s.planned_steps)
+        if s.last_ts is not None:
+            last_ts.add_metric([r], s.last_ts)
+        if s.interval is not None:
+            interval.add_metric([r], s.interval)
+        if s.steps_per_s is not None:
+            rate.add_metric([r], s.steps_per_s)
+        for k, v in s.values:
+            values[k].add_metric([r], v)
+        nonfinite.add_metric([r], s.nonfinite)
+        run_info.add_metric([r, s.format, s.source], 1)
+        beat.add_metric([r], s.heartbeat)
+    out = [status, info, alerts, last_step, planned, last_ts, interval, rate, *values.values(), nonfinite,
+           run_info, beat]
+    return out
+
+
+class BoundRun:
+    def __init__(self, exporter: "Exporter", name: str, root: str) -> None:
+        self.exporter, self.name, self.root = exporter, name, root
+
+    def feed(self, up, loop) -> None:
+        self.exporter.update(up, loop, self.root)
+        self.exporter.publish()
+
+
+class _Collector:
+    """The registry's one collector: yields the families the loop prebuilt."""
+
+    def __init__(self, exporter: "Exporter") -> None:
+        self.exporter = exporter
+
+    def collect(self):
+        return iter(self.exporter._families)  # one reference read: swapped whole by the loop
+
+    def describe(self):
+        return []
+
+
+class Exporter:
+    """Runs -> exposition text, into a textfile and / or an HTTP endpoint."""
+
+    def __init__(self, prom_file: str | None = None, port: int | None = None, host: str = "127.0.0.1",
+                 err=None, clock=time.time) -> None:
+        from prometheus_client import CollectorRegistry
+
+        self.prom_file = os.path.abspath(prom_file) if prom_file else None
+        self.err = err or sys.stderr
+        self.clock = clock
+        self.runs: dict[str, RunModel] = {}
+        self.default_name = "run"  # the name of a run the loop left unnamed (set by the views)
+        self.registry = CollectorRegistry(auto_describe=False)
+        self._families: list = []
+        self._dirty = True
+        self._built_at = -1e18
+        self._written_at = -1e18
+        self._write_failed = False
+        self.writes = 0
+        self._server = None
+        self._thread = None
+        if self.prom_file:
+            self._check_dir()
+        self.registry.register(_Collector(self))
+        if port is not None:
+            self._serve(host, port)
+
+    def _check_dir(self) -> None:
+        d = os.path.dirname(self.prom_file)
+        if os.path.isdir(self.prom_file):
+            raise InputError(f"--prom-file: {self.prom_file} is a directory; give a file name such as "
+                             f"{os.path.join(self.prom_file, 'tsm.prom')}")
+        if not os.path.isdir(d):
+            raise InputError(f"--prom-file: no such directory: {d}")
+        if not os.access(d, os.W_OK):
+            raise InputError(f"--prom-file: cannot write in {d}")
+        if not self.prom_file.endswith(".prom"):
+            self._warn(f"--prom-file {os.path.basename(self.prom_file)}: node_exporter's textfile collector "
+                       "reads *.prom files only")
+
+    def _serve(self, host: str, port: int) -> None:
+        from prometheus_client import start_http_server
+
+        try:
+            self._server, self._thread = start_http_server(port, addr=host, registry=self.registry)
+        except OSError as e:
+            raise InputError(f"--metrics-port {port}: cannot listen on {host}:{port}: {e.strerror or e}")
+        except ValueError as e:  # a host that does not resolve
+            raise InputError(f"--metrics-host {host}: {e}")
+
+    @property
+    def port(self) -> int | None:
+        return self._server.server_address[1] if self._server else None
+
+    def _warn(self, text: str) -> None:
+        try:
+            self.err.write(f"tsm-watch: {text}\n")
+            self.err.flush()
+        except (OSError, ValueError):
+            pass
+
+    # -- feeding (the loop thread)
+    def run(self, name: str, root: str) -> RunModel:
+        m = self.runs.get(name)
+        if m is None:
+            m = self.runs[name] = RunModel(name, root)
+        return m
+
+    def update(self, up, loop, top: str) -> None:
+        """One LiveUpdate of a LiveLoop (one run or every run of a directory):
+        each batch, alert and recomputed check goes to its run's model."""
+        if not up:
+            return
+        now = self.clock()
+        touched: set[str] = set(up.new_runs)
+        for b, name in zip(up.batches, up.batch_runs):
+            touched.add(name)
+            self.run(self._name(name), top).observe(b.source, b.records, b.backlog, getattr(b.reader, "name", None),
+                                                     now)
+        for la in up.alerts:
+            touched.add(la.run)
+            self.run(self._name(la.run), top).alert(la.alert)
+        for name, checks in up.run_checks.items():
+            touched.add(name)
+            self.run(self._name(name), top).set_checks(checks)
+        if up.changed:
+            touched |= set(loop.runs)
+        for name in touched:
+            r = loop.runs.get(name)
+            if r is None:
+                continue
+            s = r.session
+            reader = s.readers.get(s.primary) if s.primary else None
+            self.run(self._name(name), top).from_monitor(s.monitor, s.primary, getattr(reader, "name", None))
+        self._dirty = True
+
+    def _name(self, name: str) -> str:
+        return label(name) if name else self.default_name
+
+    def bound(self, name: str, root: str) -> "BoundRun":
+        """This exporter fed by a view's loop: ``.feed(up, loop)`` after each step."""
+        self.default_name = name
+        return BoundRun(self, name, root)
+
+    def from_analysis(self, name: str, root: str, an) -> None:
+        """A finished run (``--report``): its Monitor's alerts and checks."""
+        m = self.run(name, root)
+        for a in an.monitor.alerts:
+            m.alert(a)
+        m.set_checks(an.monitor.checks())
+        reader = an.run.readers.get(an.run.primary)
+        m.from_monitor(an.monitor, an.run.primary, getattr(reader, "name", None))
+        self._dirty = True
+
+    def publish(self, force: bool = False) -> bool:
+        """Rebuild the families and write the file when due; True if it wrote."""
+        now = self.clock()
+        if not (force or (self._dirty and now - self._built_at >= MIN_WRITE) or now - self._built_at >= HEARTBEAT):
+            return False
+        snaps = {n: m.snapshot(now) for n, m in self.runs.items()}
+        self._families = families(snaps)
+        self._dirty = False
+        self._built_at = now
+        if self.prom_file:
+            return self._write(now)
+        return False
+
+    def text(self) -> str:
+        from prometheus_client import generate_latest
+
+        return generate_latest(self.registry).decode("utf-8")
+
+    def _write(self, now: float) -> bool:
+        tmp = f"{self.prom_file}.{os.getpid()}.tmp"  # same directory (rename is atomic), not *.prom
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(self.text())
+            os.replace(tmp, self.prom_file)
+        except OSError as e:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            if not self._write_failed:
+                self._write_failed = True
+                self._warn(f"--prom-file: cannot write {self.prom_file}: {e.strerror or e} (will retry)")
+            return False
+        if self._write_failed:
+            self._write_failed = False
+            self._warn(f"--prom-file: writing {self.prom_file} works again")
+        self._written_at = now
+        self.writes += 1
+        return True
+
+    def close(self) -> None:
+        """A last write (the final state), then the server stops."""
+        if self.prom_file:
+            self.publish(force=True)
+        if self._server is not None:
+            try:
+                self._server.shutdown()
+                self._server.server_close()
+            except Exception:  # noqa: BLE001 - shutting down
+                pass
+            self._server = None
