@@ -357,3 +357,27 @@ def test_real_prometheus_fires_tsm_check_failed_for_a_nan_only(tmp_path, follow)
             prom.wait()
         for p in procs.values():
             p.stop()
+
+
+# ---------------------------------------------------------------------- the TUI's live worker
+def test_tui_live_worker_feeds_the_exporter(tmp_path):
+    import asyncio
+
+    from test_app import wait_loaded
+    from tsm_tui.views.tui import TsmApp
+
+    prom = tmp_path / "tsm.prom"
+    run = os.path.join(ROOT, "sample_runs", "nan_divergence")
+
+    async def go():
+        app = TsmApp.finished(run)
+        exp = prometheus.Exporter(str(prom))
+        app.exporter = exp.bound(prometheus.run_name(run), run)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_loaded(pilot, app)
+        exp.close()
+
+    asyncio.run(go())
+    s = samples(prom.read_text())
+    assert s['tsm_check_status{check="nonfinite",run="nan_divergence"}'] == 2
+    assert s['tsm_last_step{run="nan_divergence"}'] == 800
