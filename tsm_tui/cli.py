@@ -139,7 +139,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--preflight", "options.preflight", "check a run's configuration before it starts", store_true=True),
     Flag("--poll", "options.poll", "force polling every SECONDS (network filesystems)", type=positive_float,
          metavar="SECONDS"),
-    Flag("--on-alert", "options.on_alert", "run CMD for each critical alert, alert JSON on stdin", metavar="CMD"),
+    Flag("--on-alert", "options.on_alert", "run CMD for each incident of the run: a page when a check fails, one when it resolves (event JSON on stdin)", metavar="CMD"),
     Flag("--alert-cooldown", "options.alert_cooldown",
          "--on-alert: one page per incident of a check; it resolves after SECONDS below FAIL, and "
          "repeats within SECONDS are not paged (default 300; 0 pages every critical alert)",
