@@ -180,25 +180,25 @@ def test_print_dashboard_is_json_with_the_panels(capsys):
 
 # ---------------------------------------------------------------------- incidents (--on-alert)
 def _sc(status, previous, step=1):
-    return StatusChange("nonfinite", status, previous, f"{status.value} summary", step)
+    return StatusChange("nonfinite", status, previous, f"{status.value} summary", step, "r")
 
 
 def test_flapping_check_pages_once_and_resolves_once():
     sent, clock = [], Clock()
     inc = Incidents(sent.append, cooldown=300, clock=clock)
     nan = Alert("nonfinite", Severity.CRITICAL, 5, "NaN", actions=["Restart"])
-    inc.update("r", [(nan, False)], [_sc(Status.FAIL, Status.PASS)], backlog=False)
+    inc.update([(nan, False, "r")], [_sc(Status.FAIL, Status.PASS)], backlog=False)
     assert [d["event"] for d in sent] == ["alert"] and sent[0]["lifecycle"] == "firing"
     assert sent[0]["message"] == "NaN" and sent[0]["actions"] == ["Restart"] and sent[0]["run"] == "r"
     for i in range(20):  # flaps FAIL <-> WARN every 10 s, more critical alerts
         clock.t += 10
-        inc.update("r", [], [_sc(Status.WARN, Status.FAIL)], backlog=False)
+        inc.update([], [_sc(Status.WARN, Status.FAIL)], backlog=False)
         clock.t += 10
-        inc.update("r", [(Alert("nonfinite", Severity.CRITICAL, 10 + i, "NaN again"), False)],
+        inc.update([(Alert("nonfinite", Severity.CRITICAL, 10 + i, "NaN again"), False, "r")],
                    [_sc(Status.FAIL, Status.WARN)], backlog=False)
     assert len(sent) == 1 and inc.suppressed == 20
     clock.t += 10
-    inc.update("r", [], [_sc(Status.PASS, Status.FAIL)], backlog=False)
+    inc.update([], [_sc(Status.PASS, Status.FAIL)], backlog=False)
     clock.t += 299
     inc.tick()
     assert len(sent) == 1
@@ -207,21 +207,21 @@ def test_flapping_check_pages_once_and_resolves_once():
     assert sent[-1]["event"] == "resolved" and sent[-1]["flaps"] == 20 and sent[-1]["incident"] == sent[0]["incident"]
     # a new incident later pages again, as "firing" when no critical alert came with it
     clock.t += 1000
-    inc.update("r", [], [_sc(Status.FAIL, Status.PASS)], backlog=False)
+    inc.update([], [_sc(Status.FAIL, Status.PASS)], backlog=False)
     assert sent[-1]["event"] == "firing" and len(sent) == 3
 
 
 def test_backlog_opens_incidents_silently_and_cooldown_zero_pages_each_alert():
     sent, clock = [], Clock()
     inc = Incidents(sent.append, cooldown=300, clock=clock)
-    inc.update("r", [(Alert("nonfinite", Severity.CRITICAL, 5, "NaN"), True)], [_sc(Status.FAIL, Status.PASS)],
+    inc.update([(Alert("nonfinite", Severity.CRITICAL, 5, "NaN"), True, "r")], [_sc(Status.FAIL, Status.PASS)],
                backlog=True)
-    inc.update("r", [(Alert("nonfinite", Severity.CRITICAL, 9, "NaN"), False)], [], backlog=False)
+    inc.update([(Alert("nonfinite", Severity.CRITICAL, 9, "NaN"), False, "r")], [], backlog=False)
     assert sent == []  # an old problem, still open: no page on restart
     sent2 = []
     inc0 = Incidents(sent2.append, cooldown=0, clock=clock)
     for s in range(3):
-        inc0.update("r", [(Alert("grad_norm", Severity.CRITICAL, s, "spike"), False)], [], backlog=False)
+        inc0.update([(Alert("grad_norm", Severity.CRITICAL, s, "spike"), False, "r")], [], backlog=False)
     assert [d["event"] for d in sent2] == ["alert"] * 3
 
 
@@ -381,3 +381,21 @@ def test_tui_live_worker_feeds_the_exporter(tmp_path):
     s = samples(prom.read_text())
     assert s['tsm_check_status{check="nonfinite",run="nan_divergence"}'] == 2
     assert s['tsm_last_step{run="nan_divergence"}'] == 800
+
+
+def test_follow_a_sweep_exports_one_series_set_per_run(tmp_path, follow):  # noqa: F811
+    top = tmp_path / "sweep"
+    for name in ("lr-1e-4", "lr-3e-4"):
+        (top / name).mkdir(parents=True)
+        write_lines(top / name / "trainer_log.jsonl", [record(s) for s in range(1, 81)], "w")
+    prom = tmp_path / "tsm_sweep.prom"
+    f = follow(top, "--prom-file", prom)
+    assert f.wait_for(lambda: prom.exists() and all(f'tsm_last_step{{run="{n}"}} 80.0' in prom.read_text()
+                                                    for n in ("lr-1e-4", "lr-3e-4")))
+    write_lines(top / "lr-3e-4" / "trainer_log.jsonl", [dict(record(81), loss=float("nan"))])
+    assert f.wait_for(lambda: 'tsm_check_status{check="nonfinite",run="lr-3e-4"} 2.0' in prom.read_text())
+    s = samples(prom.read_text())
+    assert s['tsm_check_status{check="nonfinite",run="lr-1e-4"}'] == 0
+    if PROMTOOL:
+        promtool_metrics(prom.read_text())
+    assert f.stop() == 0
