@@ -259,12 +259,20 @@ def run_report(opts: Options, out=None) -> int:
         from tsm_tui.views import prometheus
 
         exp = prometheus.Exporter(opts.prom_file)
-    results = analyze_runs(opts.path, opts.settings, opts.info, opts.config, only=opts.run)
+    top = _root(opts.path)
+
+    def _name(run) -> str:
+        return prometheus.label(run.name or prometheus.run_name(opts.path))
+
+    def on_batch(run, source, items, reader) -> None:  # the last values (loss, grad norm, LR ...)
+        exp.run(_name(run), top).observe(source, items, True, getattr(reader, "name", None))
+
+    results = analyze_runs(opts.path, opts.settings, opts.info, opts.config, only=opts.run,
+                           on_batch=on_batch if exp is not None else None)
     if exp is not None:
-        top = _root(opts.path)
         for r in results:
             if isinstance(r, Analysis):
-                exp.from_analysis(prometheus.label(r.run.name or prometheus.run_name(opts.path)), top, r)
+                exp.from_analysis(_name(r.run), top, r)
         exp.close()
     if len(results) == 1:
         an = results[0]

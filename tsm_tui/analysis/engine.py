@@ -202,7 +202,12 @@ class Analysis:
         return acts[:12]
 
 
-def _read(run: Run, session: Session, trackers: dict | None = None) -> None:
+def _read(run: Run, session: Session, trackers: dict | None = None, on_batch=None) -> None:
+    def feed(p, batch, reader):
+        session.feed(p, batch, reader)
+        if on_batch is not None and batch:
+            on_batch(run, p, batch, reader)
+
     for p, reader in run.readers.items():
         fi = next(f for f in run.files if f.path == p)
         batch: list = []
@@ -213,22 +218,22 @@ def _read(run: Run, session: Session, trackers: dict | None = None) -> None:
                     tracker.update(item)
                 batch.append(item)
                 if len(batch) >= 4096 or type(item) is Frame:
-                    session.feed(p, batch, reader)
+                    feed(p, batch, reader)
                     batch = []
         except OSError as e:
             fi.note = f"read error: {e.strerror or e}"
-        session.feed(p, batch, reader)
+        feed(p, batch, reader)
         fi.records = reader.records
         fi.skipped_lines = reader.skipped
         fi.skip_reasons = dict(reader.skip_reasons)
 
 
-def analyze_run(run: Run, settings: Settings) -> Analysis:
+def analyze_run(run: Run, settings: Settings, on_batch=None) -> Analysis:
     """Read every readable file of one finished run through a Session; the
     primary source's Monitor, finalized."""
     session = Session(settings, run.info or RunInfo())
     trackers = {p: RankTracker(p, rank_of(p)) for p in run.ranks if p in run.readers}
-    _read(run, session, trackers)
+    _read(run, session, trackers, on_batch)
     mon = session.monitor
     if mon is None or mon.records == 0:
         fi = next((f for f in run.files if f.path == run.primary), None)
@@ -261,17 +266,19 @@ class RunFailure:
 
 
 def analyze_runs(path: str, settings: Settings | None = None, flags: RunInfo | None = None,
-                 config: str | None = None, only: str | None = None) -> list[Analysis | RunFailure]:
+                 config: str | None = None, only: str | None = None,
+                 on_batch=None) -> list[Analysis | RunFailure]:
     """Every run under PATH, each analysed alone (a run's verdict inside a sweep
-    equals its verdict alone). One run: its Analysis, or InputError as before."""
+    equals its verdict alone). One run: its Analysis, or InputError as before.
+    ``on_batch(run, source, items, reader)`` sees every batch fed (exporters)."""
     settings = settings or Settings()
     runs = open_runs(path, flags, config, only=only)
     if len(runs) == 1:
-        return [analyze_run(runs[0], settings)]
+        return [analyze_run(runs[0], settings, on_batch)]
     out: list[Analysis | RunFailure] = []
     for run in runs:
         try:
-            out.append(analyze_run(run, settings))
+            out.append(analyze_run(run, settings, on_batch))
         except InputError as e:
             out.append(RunFailure(run, str(e)))
     return out
