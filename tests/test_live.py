@@ -9,31 +9,14 @@ import math
 import sys
 import time
 
-import pytest
 
 from livefiles import append, curve, hf_stdout_line, replace, tb_records, trainer_state
-from test_follow import WAIT, Follow
+from test_follow import WAIT, follow  # noqa: F401  (the fixture)
 
 from tsm_tui.analysis.live import LiveLoop
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.feed import Feed
-
-
-@pytest.fixture
-def follow():
-    procs = []
-
-    def make(*args, **kw):
-        f = Follow(*args, **kw)
-        procs.append(f)
-        return f
-
-    yield make
-    for f in procs:
-        if f.p.poll() is None:
-            f.p.kill()
-            f.p.wait()
 
 
 def spiky(step: int, spike_at: int) -> dict:

@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label
 
 from tsm_tui.core.record import Alert, CheckResult, Status
-from tsm_tui.views.tui.widgets import safe
+from tsm_tui.views.tui.widgets import ago, safe
 
 STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x the run's usual interval)
 COLUMNS = (("loss_spike", "spike"), ("grad_norm", "grad"), ("lr_schedule", "lr"), ("batch_size", "batch"),
@@ -74,16 +74,6 @@ class RunRow:
         core = {c for c, _ in COLUMNS}
         rest = [c for c in self.checks.values() if c.id not in core and c.status.rank > Status.PASS.rank]
         return max(rest, key=lambda c: c.status.rank, default=None)
-
-
-def _ago(s: float) -> str:
-    if s < 1:
-        return "<1s"
-    if s < 120:
-        return f"{s:.0f}s"
-    if s < 7200:
-        return f"{s / 60:.0f}m"
-    return f"{s / 3600:.1f}h"
 
 
 class RunsScreen(Screen):
@@ -151,8 +141,8 @@ class RunsScreen(Screen):
     def _cells(self, r: RunRow, now: float) -> list:
         stalled = r.stalled_for(now)
         rate = r.steps_per_s(now)
-        age = "-" if r.last_arrival is None else (f"stalled {_ago(stalled)}" if stalled is not None
-                                                    else _ago(now - r.last_arrival))
+        age = "-" if r.last_arrival is None else (f"stalled {ago(stalled)}" if stalled is not None
+                                                    else ago(now - r.last_arrival))
         cells: list = [Content(safe(r.name, 48)), Content("-" if r.last_step is None else str(r.last_step)),
                        Content("-" if rate is None else f"{rate:.1f}"),
                        Content.styled(age, "bold $warning") if stalled is not None else Content(age)]
