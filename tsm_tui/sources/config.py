@@ -17,6 +17,7 @@ import os
 import re
 import shlex
 
+from tsm_tui.core.safeio import open_regular
 from tsm_tui.core.settings import RunInfo
 
 CONFIG_NAMES = ("config.json", "training_args.json", "hparams.yaml", "hparams.yml", "config.yaml",
@@ -171,10 +172,9 @@ def read_config_file(path: str) -> tuple[dict | None, str]:
     if low.endswith((".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".safetensors")):
         return None, "pickle" if not low.endswith(".safetensors") else ""
     try:
-        size = os.path.getsize(path)
-        if size > MAX_CONFIG_BYTES:
-            return None, ""
-        with open(path, "rb") as f:
+        with open_regular(path) as f:  # a FIFO named config.yaml must not block
+            if os.fstat(f.fileno()).st_size > MAX_CONFIG_BYTES:
+                return None, ""
             raw = f.read(MAX_CONFIG_BYTES)
     except OSError as e:
         raise ConfigError(f"cannot read {path}: {e.strerror or e}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 
 from tsm_tui.core.record import StepRecord
+from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.fields import field_for
 
@@ -66,14 +67,16 @@ class CsvReader(LineReader):
             v = row[self._step_col].strip()
             if v:
                 try:
-                    step = int(float(v))
+                    step = int64(float(v))
                 except ValueError:
+                    step = None
+                if step is None:
                     self.skip("bad step")
                     return []
         elif self._epoch_col is not None:
             v = row[self._epoch_col].strip()
             try:
-                step = int(float(v)) if v else None
+                step = int64(float(v)) if v else None
             except ValueError:
                 step = None
         items = [(h, c) for h, c in zip(self.header, row) if c != ""]

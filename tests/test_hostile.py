@@ -1,0 +1,196 @@
+"""Hostile inputs (issue 20): lines built to make a regex backtrack, values no
+float or int64 holds, files that are not regular files. Every case must end in
+records or counted skips: never an exception, a hang or a crash of the report."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tsm_tui.sources.blocks import ComposerReader, OLMoReader
+from tsm_tui.sources.fairseq import FairseqReader
+from tsm_tui.sources.hf_stdout import HFStdoutReader
+from tsm_tui.sources.kv_text import KeyValueTextReader
+from tsm_tui.sources.text_formats import LlmcReader, WandbOutputReader
+
+N = 200_000  # characters per pathological line (lines up to 1 MiB are parsed)
+
+# shapes that made one of the line regexes quadratic (or would, if a piece of a
+# pattern overlapped the next): long runs of digits, spaces, colons, commas,
+# repeated phrases, with a character at the end that makes the match fail
+SHAPES = {
+    "digits after a key": "s:5 trl:" + "1" * N + "x",
+    "digits then a dot": "s:5 loss:1." + "1" * N + ".",
+    "commas in a number": "s:5 loss:1" + "," * N + "x",
+    "exponent digits": "s:5 loss:1e" + "1" * N + "x",
+    "digits and colons": "1:" * (N // 2),
+    "colons and digits": ":1" * (N // 2),
+    "spaces after a step word": "s" + " " * N + "x",
+    "spaces before a colon": "step" + " " * N + ":x",
+    "spaces after a param key": "num_params" + " " * N + "x",
+    "a long step number": "step " + "1" * N,
+    "a sample after spaces": "step 5" + " " * N + "x",
+    "a tqdm-like count": "1" * N + "/x",
+    "repeated overflow phrase": "gradient overflow detected " * (N // 27),
+    "indented item": " " * N + "x",
+    "indented item with =": " a" + " " * N + "=",
+    "llm.c header": "| total_batch_size" + " " * N + "x",
+    "many pairs": "s:5 " + "a:1 " * (N // 4),
+    "a dict of quotes": "{'" + "'a':" * (N // 4),
+    "escape sequences": "\x1b[" + "1;" * (N // 2),
+}
+READERS = [KeyValueTextReader, WandbOutputReader, LlmcReader, OLMoReader, ComposerReader,
+           FairseqReader, HFStdoutReader]
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_line_regexes_are_linear_on_pathological_lines(shape):
+    line = SHAPES[shape]
+    t = time.perf_counter()
+    for cls in READERS:
+        cls("train.log").feed(line)
+    kv = KeyValueTextReader("train.log")
+    kv.feed_chunk((line + "\n").encode() * 2)
+    # a quadratic regex takes minutes on 200k characters (16 s for 16k digits
+    # before the fix); linear work is well under a second. The bound is generous
+    # on purpose (a shared, loaded CI machine): it only separates the two classes.
+    assert time.perf_counter() - t < 20
+
+
+def test_linear_regexes_still_read_the_usual_lines():
+    r = KeyValueTextReader("train.log")
+    (rec,) = r.feed("s:12 trl:9.79 lr:0.000011 norm:3.01")
+    assert (rec.step, rec.loss, rec.lr, rec.grad_norm) == (12, 9.79, 0.000011, 3.01)
+    (rec,) = r.feed("step\t 7 : loss 1,234.5")
+    assert (rec.step, rec.loss) == (7, 1234.5)
+    (rec,) = r.feed("iteration 10/ 1500 | lm loss: 7.1E+00 | loss scale: 1.0 | grad norm: 1.2 |")
+    assert (rec.step, rec.loss, rec.loss_scale, rec.grad_norm) == (10, 7.1, 1.0, 1.2)
+    assert r.feed("step\t5 loss 1.0") == []  # a tab alone is not a step separator (as before)
+    f = FairseqReader("train.log")
+    (rec,) = f.feed("| WARNING | fairseq.trainer | NOTE: gradient overflow detected, ignoring gradient, "
+                    "setting loss scale to: 64.0")
+    assert rec.overflow and rec.loss_scale == 64.0
+
+
+# -- the report on hostile run directories (a real subprocess: a hang is a timeout) --------
+import json  # noqa: E402
+import os  # noqa: E402
+import sqlite3  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+GOOD = "".join(f'{{"step": {i}, "loss": {4.0 - i * 0.001:.4f}}}\n' for i in range(1, 200))
+
+
+def cli(*args, timeout=60, env=None):
+    e = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, "-m", "tsm_tui", *map(str, args)], capture_output=True,
+                          timeout=timeout, env=e)
+
+
+def report_json(d):
+    r = cli(d, "--report", "--json")
+    assert r.returncode in (0, 1), r.stderr.decode(errors="replace")
+    return json.loads(r.stdout)
+
+
+def test_a_fifo_named_like_a_log_is_listed_not_opened(tmp_path):
+    (tmp_path / "metrics.jsonl").write_text(GOOD)
+    os.mkfifo(tmp_path / "train.log")
+    os.symlink(tmp_path / "train.log", tmp_path / "link.log")
+    rep = report_json(tmp_path)  # before: blocked forever in open()
+    notes = {os.path.basename(f["path"]): f.get("note") for f in rep["files"]}
+    assert "not a regular file" in notes["train.log"] and "not a regular file" in notes["link.log"]
+
+
+def test_a_fifo_config_does_not_block_preflight(tmp_path):
+    os.mkfifo(tmp_path / "config.yaml")
+    (tmp_path / "config.json").write_text('{"max_steps": 1000, "learning_rate": 3e-4}')
+    r = cli("--preflight", tmp_path, timeout=60)
+    assert r.returncode in (0, 1), r.stderr
+    r = cli("--preflight", tmp_path / "config.yaml", timeout=60)
+    assert r.returncode == 2 and b"not a regular file" in r.stderr
+
+
+def test_an_mlflow_metric_linked_to_dev_zero_is_refused(tmp_path):
+    run = tmp_path / "mlruns" / "0" / "abc"
+    (run / "metrics").mkdir(parents=True)
+    (run / "meta.yaml").write_text("run_id: abc\n")
+    (run / "metrics" / "loss").write_text("".join(f"1700000000000 {3 - i / 100} {i}\n" for i in range(50)))
+    os.symlink("/dev/zero", run / "metrics" / "grad_norm")
+    rep = report_json(tmp_path)  # before: read /dev/zero whole (GBs, then MemoryError)
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["records"] == 50 and src["skip_reasons"] == {"unreadable metric file": 1}
+
+
+@pytest.mark.parametrize("bad,reason", [
+    ('{"step": 150, "loss": ' + "9" * 400 + "}", "number out of range"),
+    ('{"step": 1e309, "loss": 1.0}', None),  # a non-finite step: the record has none (as before)
+    ('{"step": 9223372036854775808, "loss": 1.0}', "step out of range"),
+    ('{"step": 150, "loss": 1.0, "skipped": 1e300}', None),
+    ('{"a": ' * 100_000, "JSON nested too deeply"),
+], ids=["400-digit loss", "1e309 step", "2^63 step", "1e300 counter", "deep nesting"])
+def test_one_bad_value_is_a_counted_skip_not_an_internal_error(tmp_path, bad, reason):
+    lines = GOOD.splitlines(keepends=True)
+    (tmp_path / "m.jsonl").write_text("".join(lines[:100]) + bad + "\n" + "".join(lines[100:]))
+    rep = report_json(tmp_path)  # before: exit 2 "internal error" (OverflowError ...)
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["records"] >= 199
+    if reason:
+        assert src["skip_reasons"].get(reason) == 1, src
+
+
+def test_huge_steps_never_wrap_on_the_fast_paths(tmp_path):
+    """Steps >= 2^63 used to wrap to -9223372036854775808 in the int64 columns (a fake resume)."""
+    from tsm_tui.sources import registry
+
+    big = 1 << 63
+    p = tmp_path / "m.jsonl"
+    p.write_text("".join(f'{{"step": {big + i}, "loss": 1.0}}\n' for i in range(40)) + GOOD)
+    t = tmp_path / "t.log"
+    t.write_text("".join(f"step {big + i} loss 1.0\n" for i in range(40))
+                 + "".join(f"step {i} loss {3 - i / 1000:.4f}\n" for i in range(1, 200)))
+    for path in (p, t):
+        reader, _ = registry.open_reader(str(path))
+        steps = [r.step for r in registry.read_records(str(path), reader)]
+        assert steps == list(range(1, 200)), path
+        assert reader.skip_reasons == {"step out of range": 40}
+
+
+def test_a_reader_raising_is_contained_per_line(tmp_path):
+    from tsm_tui.sources import registry
+    from tsm_tui.sources.kv_text import KeyValueTextReader
+
+    class Fragile(KeyValueTextReader):
+        def _line(self, line):
+            if "boom" in line:
+                raise RecursionError("maximum recursion depth exceeded")
+            return super()._line(line)
+
+    p = tmp_path / "t.log"
+    p.write_text("".join(f"step {i} loss 2.0\n" for i in range(1, 50)) + "step 50 boom\n"
+                 + "".join(f"step {i} loss 2.0\n" for i in range(51, 100)))
+    r = Fragile(str(p))
+    steps = [x.step for x in registry.read_records(str(p), r)]
+    assert steps == [s for s in range(1, 100) if s != 50]
+    assert r.skip_reasons == {"unreadable (RecursionError)": 1}
+
+
+def _wal_db(path):
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("CREATE TABLE metrics (key TEXT, value REAL, timestamp INT, run_uuid TEXT, step INT, is_nan INT)")
+    con.executemany("INSERT INTO metrics VALUES (?, ?, 0, 'r1', ?, 0)",
+                    [("loss", 3 - i / 100, i) for i in range(60)])
+    con.commit()
+    con.close()  # the last connection checkpoints and removes -wal / -shm
+
+
+def test_a_wal_mode_mlflow_db_gets_no_side_files(tmp_path):
+    _wal_db(str(tmp_path / "mlflow.db"))
+    before = sorted(os.listdir(tmp_path))
+    rep = report_json(tmp_path)  # before: mlflow.db-wal and mlflow.db-shm appeared
+    assert sorted(os.listdir(tmp_path)) == before
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["format"] == "mlflow-sqlite" and src["records"] == 60
