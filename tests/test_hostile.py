@@ -194,3 +194,55 @@ def test_a_wal_mode_mlflow_db_gets_no_side_files(tmp_path):
     assert sorted(os.listdir(tmp_path)) == before
     (src,) = [f for f in rep["files"] if f["used"]]
     assert src["format"] == "mlflow-sqlite" and src["records"] == 60
+
+
+# -- configs ------------------------------------------------------------------------------
+def _laughs() -> str:
+    """The 'billion laughs' as YAML mappings: 9 levels of 9 aliases, ~620 bytes, 9^8 leaves."""
+    lines = ["a: &a {" + ", ".join(f"k{i}: lol" for i in range(9)) + "}"]
+    prev = "a"
+    for n in "bcdefgh":
+        lines.append(f"{n}: &{n} {{" + ", ".join(f"{n}{i}: *{prev}" for i in range(9)) + "}")
+        prev = n
+    return "\n".join(lines) + "\n"
+
+
+def test_a_yaml_alias_bomb_is_refused_quickly(tmp_path):
+    from tsm_tui.sources.config import ConfigError, read_config_file
+
+    bomb = _laughs()
+    assert len(bomb) < 700
+    (tmp_path / "config.yaml").write_text(bomb)
+    with pytest.raises(ConfigError, match="alias bomb"):
+        read_config_file(str(tmp_path / "config.yaml"))  # before: 12 s, 1 GB (then _flatten)
+    r = cli("--preflight", tmp_path / "config.yaml", timeout=60)
+    assert r.returncode == 2 and b"alias bomb" in r.stderr
+    # as a run's hparams.yaml it is left out; the report still runs
+    (tmp_path / "config.yaml").unlink()
+    (tmp_path / "hparams.yaml").write_text(bomb)
+    (tmp_path / "m.jsonl").write_text(GOOD)
+    assert report_json(tmp_path)["files"]
+
+
+def test_plain_yaml_with_a_few_aliases_still_loads(tmp_path):
+    from tsm_tui.sources.config import read_config_file
+
+    (tmp_path / "c.yaml").write_text("base: &b {lr: 3.0e-4, warmup: 10}\ntrain: *b\nmax_steps: 100\n")
+    m, kind = read_config_file(str(tmp_path / "c.yaml"))
+    assert kind == "yaml" and m["train"] == {"lr": 3e-4, "warmup": 10}
+
+
+def test_out_of_range_config_values_are_ignored_not_fatal(tmp_path):
+    (tmp_path / "m.jsonl").write_text(GOOD)
+    (tmp_path / "config.json").write_text('{"learning_rate": 1e400, "max_steps": 1e400, "n_layer": 1e308, '
+                                          '"n_embd": 1e308, "warmup_ratio": 1e308}')
+    rep = report_json(tmp_path)  # before: "Out of range float values are not JSON compliant"
+    assert rep["run"].get("peak_lr") is None
+    r = cli(tmp_path, "--report")
+    assert r.returncode in (0, 1) and b"Inf to Inf" not in r.stdout
+    (tmp_path / "train.yaml").write_text("n_layer: 1.0e+308\nn_embd: 4096\nmax_steps: 1000\nwarmup_steps: 10\n"
+                                         "learning_rate: 3.0e-4\nglobal_batch_size: 1.0e+300\n")
+    for args in (("--preflight", tmp_path / "train.yaml"), ("--preflight", tmp_path / "train.yaml", "--json")):
+        r = cli(*args)  # before: OverflowError / ZeroDivisionError -> exit 2 "internal error"
+        assert r.returncode in (0, 1), r.stderr
+    json.loads(r.stdout)
