@@ -246,3 +246,65 @@ def test_out_of_range_config_values_are_ignored_not_fatal(tmp_path):
         r = cli(*args)  # before: OverflowError / ZeroDivisionError -> exit 2 "internal error"
         assert r.returncode in (0, 1), r.stderr
     json.loads(r.stdout)
+
+
+# -- the tailer: a bad file mid-run costs that file, never the stream -----------------------
+def test_follow_keeps_going_when_bad_files_appear_mid_run(tmp_path):
+    from test_follow import Follow, line, record
+
+    log = tmp_path / "metrics.jsonl"
+    log.write_text("".join(line(record(s)) for s in range(1, 101)))
+    f = Follow(tmp_path, "--json")
+    try:
+        assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
+        # the three: a notes file of deeply nested JSON, a lone CR inside a CSV
+        # row, a 5,000-digit step; each used to kill the tailer thread (exit 0, no alerts)
+        (tmp_path / "notes.jsonl").write_text('{"step": 1, "loss": 1.0}\n' + '{"a": ' * 50_000 + "\n")
+        (tmp_path / "eval.csv").write_text("step,loss\n1,2.0\n2,\"a\rb\"\n3,1.5\n")
+        (tmp_path / "train.log").write_text("step 1 loss 2.0\nstep " + "9" * 5000 + " loss 1.0\nstep 2 loss 1.9\n")
+        os.mkfifo(tmp_path / "pipe.log")  # and a FIFO: never opened
+        time.sleep(1.5)  # a rescan picks them up
+        bad = record(101)
+        bad["loss"] = float("nan")
+        with open(log, "a") as fh:
+            fh.write(line(bad))
+        assert f.wait_for(lambda: any('"nonfinite"' in x and '"critical"' in x for x in f.out), timeout=15), \
+            (f.out[-5:], f.err[-5:])
+    finally:
+        rc = f.stop()
+    assert rc == 0, f.err
+    assert not any("Traceback" in x for x in f.err), f.err
+
+
+def test_a_tailer_survives_a_file_whose_sniffing_raises(tmp_path, monkeypatch):
+    from tsm_tui.sources import registry
+    from tsm_tui.sources.tail import Tailer
+
+    real = registry.open_reader
+
+    def flaky(p):
+        if p.endswith("bad.jsonl"):
+            raise MemoryError("simulated")
+        return real(p)
+
+    monkeypatch.setattr(registry, "open_reader", flaky)
+    (tmp_path / "bad.jsonl").write_text(GOOD)
+    (tmp_path / "good.jsonl").write_text(GOOD)
+    t = Tailer(str(tmp_path), interval=0.05)
+    t.start()
+    try:
+        assert t.caught_up.wait(10)
+        with open(tmp_path / "good.jsonl", "a") as fh:
+            fh.write('{"step": 500, "loss": 1.0}\n')
+        t.wake()
+        steps: list = []
+        end = time.monotonic() + 10
+        while 500 not in steps and time.monotonic() < end:
+            for b in t.drain():
+                steps += [r.step for r in b.records if hasattr(r, "step") and not hasattr(r, "n")]
+                steps += [int(s) for r in b.records if hasattr(r, "n") for s in r.step]
+            time.sleep(0.05)
+        assert 500 in steps
+        assert t.error is None and any("bad.jsonl" in e and "MemoryError" in e for e in t.drain_events())
+    finally:
+        t.stop()
