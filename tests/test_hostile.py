@@ -308,3 +308,37 @@ def test_a_tailer_survives_a_file_whose_sniffing_raises(tmp_path, monkeypatch):
         assert t.error is None and any("bad.jsonl" in e and "MemoryError" in e for e in t.drain_events())
     finally:
         t.stop()
+
+
+# -- terminal: bidi / C1 / undecodable names never reach the output raw ----------------------
+RAW_BAD = ("\u202e", "\u2066", "\u200f", "\x9b", "\x9d")
+
+
+def test_bidi_and_c1_from_file_names_and_keys_are_stripped_from_reports(tmp_path):
+    bad_name = os.fsdecode(b"x\x9b\x9d\xe2\x80\xaegol.jsonl")  # non-UTF-8 bytes + U+202E
+    (tmp_path / bad_name).write_text(GOOD)
+    (tmp_path / "b\u2066.log").write_text("step 1 lo\u202ess: 2.0\n")
+    for env in ({}, {"PYTHONIOENCODING": "utf-8"}):  # before: UnicodeEncodeError with utf-8
+        for args in (("--report",), ("--report", "--json")):
+            r = cli(tmp_path, *args, env=env)
+            assert r.returncode in (0, 1), r.stderr
+            out = r.stdout.decode("utf-8", "surrogateescape")
+            assert not [c for c in out if c in RAW_BAD or "\udc80" <= c <= "\udcff"], out[:400]
+            assert b"\x9b" not in r.stdout and b"\xc2\x9b" not in r.stdout
+    rep = json.loads(cli(tmp_path, "--report", "--json").stdout)
+    assert any("gol.jsonl" in f["path"] for f in rep["files"])
+
+
+def test_follow_json_escapes_c1_and_bidi_but_keeps_them():
+    import io
+
+    from tsm_tui.core.record import Alert, Severity
+    from tsm_tui.views.follow import Printer
+
+    out, err = io.StringIO(), io.StringIO()
+    msg = "loss of r\u202eun\x9b31m x\u00e9"
+    Printer(True, out, err).alert(Alert("nonfinite", Severity.CRITICAL, 7, msg, 1.0, None, ["a"]))
+    Printer(False, out, err).alert(Alert("nonfinite", Severity.CRITICAL, 7, msg, 1.0, None, ["a"]))
+    js, text = out.getvalue().splitlines()
+    assert not [c for c in js + text if c in RAW_BAD]
+    assert json.loads(js)["message"] == msg and "x\u00e9" in js  # escaped, not lost; other text as is

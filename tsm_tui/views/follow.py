@@ -35,7 +35,7 @@ from tsm_tui.core.errors import EXIT_OK, EXIT_USAGE, InputError
 from tsm_tui.core.options import Options
 from tsm_tui.core.record import Alert
 from tsm_tui.core.output import use_colour
-from tsm_tui.core.sanitize import clean
+from tsm_tui.core.sanitize import clean, json_safe, terminal_safe
 from tsm_tui.analysis.session import Session
 from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.tail import Tailer
@@ -72,7 +72,7 @@ class AlertHook:
 
     def _warn(self, text: str) -> None:
         try:
-            self.err.write(f"tsm-watch: {text}\n")
+            self.err.write(terminal_safe(f"tsm-watch: {text}\n"))
             self.err.flush()
         except (OSError, ValueError):
             pass
@@ -130,7 +130,8 @@ class Printer:
         self.many = False  # several runs: text lines name the run
 
     def _emit(self, stream, line: str) -> None:
-        stream.write(line + "\n")
+        # JSON keeps every character (as an escape); text loses C1 / bidi controls
+        stream.write((json_safe(line) if self.json and stream is self.out else terminal_safe(line)) + "\n")
         stream.flush()
 
     def alert(self, a: Alert, run: str | None = None) -> None:
@@ -250,7 +251,7 @@ def main(opts: Options) -> int:
                 printer.status(ch.check, ch.status.value, ch.previous.value, ch.summary, ch.step, ch.run)
             if up.error:
                 printer.source(f"the tailer stopped: {up.error}")
-                print(f"tsm-watch: reading the run stopped: {clean(up.error)}", file=sys.stderr)
+                print(f"tsm-watch: reading the run stopped: {clean(up.error)}", file=sys.stderr)  # (clean: safe)
                 rc = EXIT_USAGE
                 break
             loop.wait(TICK)
