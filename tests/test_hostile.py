@@ -342,3 +342,67 @@ def test_follow_json_escapes_c1_and_bidi_but_keeps_them():
     js, text = out.getvalue().splitlines()
     assert not [c for c in js + text if c in RAW_BAD]
     assert json.loads(js)["message"] == msg and "x\u00e9" in js  # escaped, not lost; other text as is
+
+
+# -- --on-alert: no page lost at exit, no orphan after a timeout ------------------------------
+def test_pages_queued_at_sigterm_are_still_run(tmp_path):
+    from test_follow import Follow, line, record
+
+    log = tmp_path / "m.jsonl"
+    paged = tmp_path / "paged.txt"
+    log.write_text("".join(line(record(s)) for s in range(1, 101)))
+    f = Follow(tmp_path, "--json", "--on-alert", f"sleep 1.5; cat >> {paged}")
+    try:
+        assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
+        with open(log, "a") as fh:
+            for s in range(101, 200):  # two critical alerts: a NaN loss, then a loss that stays 5x up
+                rec = record(s)
+                if s == 101:
+                    rec["loss"] = float("nan")
+                if s >= 141:
+                    rec["loss"] *= 5
+                fh.write(line(rec))
+        assert f.wait_for(lambda: sum('"critical"' in x for x in f.out) >= 2), f.out
+    finally:
+        rc = f.stop()  # SIGTERM with a page running and one queued (each takes 1.5 s)
+    assert rc == 0
+    crit = [json.loads(x) for x in f.out if '"critical"' in x]
+    got = [json.loads(x) for x in paged.read_text().splitlines()]
+    assert len(got) == len(crit) >= 2, f.err  # before: the exit waited 2 s, the second page was lost
+
+
+def test_pages_that_cannot_run_before_exit_are_named():
+    import io
+
+    from tsm_tui.views.follow import AlertHook
+
+    err = io.StringIO()
+    hook = AlertHook("sleep 1", err=err)
+    for s in (1, 2, 3):
+        hook.submit({"check": "nonfinite", "step": s})
+    hook.close(wait=0.3)
+    said = err.getvalue()
+    assert "still running" in said and "2 page(s) not sent" in said and "step 3" in said
+
+
+def test_a_hook_that_times_out_is_ended_with_its_children(tmp_path):
+    from tsm_tui.views.follow import AlertHook
+
+    pidfile = tmp_path / "child.pid"
+    err = __import__("io").StringIO()
+    hook = AlertHook(f"sleep 60 & echo $! > {pidfile}; wait", err=err)
+    hook.timeout = 0.5
+    hook.submit({"check": "nonfinite", "step": 7})
+    hook.close(wait=10)
+    pid = int(pidfile.read_text())
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:  # still alive: clean up, then fail
+        os.kill(pid, 9)
+        pytest.fail("the hook's child survived its timeout (orphaned)")
+    assert "timed out" in err.getvalue() and "process group" in err.getvalue()
