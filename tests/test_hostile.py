@@ -406,3 +406,63 @@ def test_a_hook_that_times_out_is_ended_with_its_children(tmp_path):
         os.kill(pid, 9)
         pytest.fail("the hook's child survived its timeout (orphaned)")
     assert "timed out" in err.getvalue() and "process group" in err.getvalue()
+
+
+# -- hostile file systems -------------------------------------------------------------------
+def test_a_huge_sparse_log_is_bounded(tmp_path):
+    """A 2 GiB hole (truncate) with a few real lines after it: holes are NUL bytes,
+    binary to the sniffer; the report stays bounded and names the file."""
+    p = tmp_path / "train.log"
+    with open(p, "wb") as f:
+        f.truncate(2 << 30)
+    (tmp_path / "m.jsonl").write_text(GOOD)
+    rep = report_json(tmp_path)
+    note = {os.path.basename(f["path"]): f.get("note") for f in rep["files"]}["train.log"]
+    assert note and "binary" in note
+
+
+def test_an_unreadable_file_is_a_note(tmp_path, monkeypatch):
+    """chmod 000 does not stop root (the tests run as root): the code path is the same
+    OSError, so open_regular is made to raise it."""
+    from tsm_tui.core import safeio
+    from tsm_tui.sources import registry
+
+    (tmp_path / "m.jsonl").write_text(GOOD)
+    (tmp_path / "secret.log").write_text("step 1 loss 2.0\n")
+    os.chmod(tmp_path / "secret.log", 0)
+    real = safeio.open_fd
+
+    def denied(path):
+        if path.endswith("secret.log"):
+            raise PermissionError(13, "Permission denied", path)
+        return real(path)
+
+    monkeypatch.setattr(safeio, "open_fd", denied)
+    reader, fi = registry.open_reader(str(tmp_path / "secret.log"))
+    assert reader is None and fi.note == "cannot read: Permission denied"
+
+
+def test_a_deep_tree_is_searched_to_a_depth_and_not_followed_below(tmp_path):
+    from tsm_tui.sources import registry
+
+    d = tmp_path
+    for i in range(40):
+        d = d / f"d{i}"
+    d.mkdir(parents=True)
+    (d / "deep.jsonl").write_text(GOOD)
+    (tmp_path / "m.jsonl").write_text(GOOD)
+    found = registry.candidate_files(str(tmp_path))
+    assert [os.path.basename(p) for p in found] == ["m.jsonl"]
+
+
+def test_a_low_fd_limit_is_a_clear_message_not_a_traceback(tmp_path):
+    """ulimit -n 16 with 40 logs: the report reads them one at a time (one fd each,
+    closed after); it must not crash."""
+    for i in range(40):
+        (tmp_path / f"rank{i}.jsonl").write_text(GOOD)
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16)); "
+            "from tsm_tui.cli import main; sys.exit(main(sys.argv[1:]))")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path), "--report", "--json"], capture_output=True,
+                       timeout=120)
+    assert r.returncode in (0, 1), r.stderr
+    assert len(json.loads(r.stdout)["files"]) == 40

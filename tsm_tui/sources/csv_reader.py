@@ -33,7 +33,7 @@ class CsvReader(LineReader):
         if not ("step" in fields or "epoch" in [h.strip().lower() for h in header]):
             return 0.0
         n = len(header)
-        good = sum(1 for ln in lines[1:20] if len(next(csv.reader([ln]), [])) == n)
+        good = sum(1 for ln in lines[1:20] if len(_cells(ln) or ()) == n)
         return 0.4 + 0.5 * good / max(1, len(lines[1:20]))
 
     def __init__(self, path: str = "") -> None:
@@ -89,6 +89,14 @@ class CsvReader(LineReader):
         self._step_col = fields.index("step") if "step" in fields else None
         low = [h.lower() for h in self.header]
         self._epoch_col = low.index("epoch") if "epoch" in low else None
+
+
+def _cells(line: str) -> list[str] | None:
+    """One CSV row's cells; None when it is not one (a lone CR inside a cell ...)."""
+    try:
+        return next(csv.reader([line]), [])
+    except csv.Error:
+        return None
 
 
 def _is_number(s: str) -> bool:
