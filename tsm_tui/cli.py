@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from tsm_tui import __version__
 from tsm_tui.core.errors import EXIT_CRITICAL, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from tsm_tui.core.options import Options
+from tsm_tui.core.sanitize import terminal_safe
 from tsm_tui.core.settings import Settings
 
 __all__ = ["main", "build_parser", "options_from", "parse", "FLAGS", "EXIT_OK", "EXIT_CRITICAL", "EXIT_USAGE"]
@@ -279,13 +280,13 @@ def run_report(opts: Options, out=None) -> int:
         if opts.json:
             out.write(report.dumps(report.json_report(an)) + "\n")
         else:
-            out.write(report.text_report(an, colour=report.use_colour(out)))
+            out.write(terminal_safe(report.text_report(an, colour=report.use_colour(out))))
         return EXIT_CRITICAL if an.counts()[0] else EXIT_OK
     path = os.path.abspath(opts.path)
     if opts.json:
         out.write(report.dumps(report.json_runs_report(results, path)) + "\n")
     else:
-        out.write(report.text_runs_report(results, path, colour=report.use_colour(out)))
+        out.write(terminal_safe(report.text_runs_report(results, path, colour=report.use_colour(out))))
     failing = any(isinstance(r, Analysis) and r.counts()[0] for r in results)
     return EXIT_CRITICAL if failing else EXIT_OK
 
@@ -332,10 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return dispatch(parse(argv))
     except UsageError as e:
-        print(f"tsm-watch: {e} (see tsm-watch --help)", file=sys.stderr)
+        print(terminal_safe(f"tsm-watch: {e} (see tsm-watch --help)"), file=sys.stderr)
         return EXIT_USAGE
     except InputError as e:
-        print(f"tsm-watch: {e}", file=sys.stderr)
+        print(terminal_safe(f"tsm-watch: {e}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_OK
@@ -348,5 +349,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # never a traceback for users; --debug shows it
         if debug:
             raise
-        print(f"tsm-watch: internal error: {type(e).__name__}: {e} (rerun with --debug for details)", file=sys.stderr)
+        print(terminal_safe(f"tsm-watch: internal error: {type(e).__name__}: {e} (rerun with --debug for details)"),
+              file=sys.stderr)
         return EXIT_USAGE

@@ -26,4 +26,17 @@ def tag(status: Status, colour: bool) -> str:
 
 
 def dumps(obj: dict) -> str:
-    return json.dumps(obj, indent=None, separators=(", ", ": "), allow_nan=False)
+    try:
+        return json.dumps(obj, indent=None, separators=(", ", ": "), allow_nan=False)
+    except ValueError:  # a non-finite number the view did not expect: null, never a crash
+        return json.dumps(_finite(obj), indent=None, separators=(", ", ": "), allow_nan=False)
+
+
+def _finite(o):
+    if isinstance(o, float):
+        return o if o == o and o not in (float("inf"), float("-inf")) else None
+    if isinstance(o, dict):
+        return {k: _finite(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_finite(v) for v in o]
+    return o

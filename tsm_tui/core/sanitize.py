@@ -25,7 +25,35 @@ _ESC_SEQ = re.compile(
     """,
     re.VERBOSE,
 )
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# what no output may carry, whatever built it: C1 controls (0x9B is CSI on many
+# terminals), bidi controls (U+202E turns "gpj.exe" around: Trojan Source,
+# CVE-2021-42574) and lone surrogates (a non-UTF-8 file name decoded with
+# surrogateescape: written back raw they are C1 bytes again, and with
+# PYTHONIOENCODING=utf-8 they are a UnicodeEncodeError)
+_UNSAFE = re.compile("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _repl(m: re.Match) -> str:
+    return "\ufffd" if "\ud800" <= m.group() <= "\udfff" else ""
+
+
+def terminal_safe(text: str) -> str:
+    """A whole output (report, alert line) with C1 and bidi controls removed and
+    undecodable bytes shown as U+FFFD. Colour sequences the views add (ESC ...)
+    are kept: untrusted text inside went through :func:`clean` already."""
+    if text.isascii():
+        return text
+    return _UNSAFE.sub(_repl, text)
+
+
+def json_safe(text: str) -> str:
+    """JSON text made with ``ensure_ascii=False``: the same characters as
+    ``\\uXXXX`` escapes (they only occur inside strings), so the data is kept
+    and nothing reaches a terminal raw."""
+    if text.isascii():
+        return text
+    return _UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
 
 
 def strip_ansi(text: str) -> str:
@@ -42,6 +70,8 @@ def clean(text: str, max_len: int = MAX_LEN) -> str:
         text = parts[-1] if parts else ""
     text = strip_ansi(text)
     text = _CONTROLS.sub("", text.replace("\n", " ").replace("\t", " "))
+    if not text.isascii():
+        text = _UNSAFE.sub(_repl, text)
     if len(text) > max_len:
         text = text[: max_len - 1] + "…"
     return text

@@ -308,9 +308,21 @@ CHECKS = (check_lr_schedule, check_batch, check_clipping, check_precision, check
           check_optimizer)
 
 
+_IDS = {check_lr_schedule: "lr_schedule", check_batch: "batch_size", check_clipping: "grad_norm",
+        check_precision: "precision", check_logging: "logging", check_checkpoints: "checkpoints",
+        check_optimizer: "optimizer"}
+
+
 def run_checks(plan: Plan, settings: Settings | None = None) -> list[PreCheck]:
     s = settings or Settings()
-    return [c(plan, s) for c in CHECKS]
+    out = []
+    for c in CHECKS:
+        try:
+            out.append(c(plan, s))
+        except (ArithmeticError, ValueError, TypeError) as e:  # a value no arithmetic survives
+            out.append(PreCheck(_IDS[c], Status.SKIP, f"not evaluated: a configured value is out of range "
+                                f"({type(e).__name__})", ""))
+    return out
 
 
 def counts(checks: list[PreCheck]) -> tuple[int, int]:

@@ -72,6 +72,9 @@ class Plan(RunInfo):
     def put(self, name: str, value, origin: str, key: str | None = None, override: bool = False) -> None:
         if value is None:
             return
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not abs(value) <= MAX_VALUE:
+            self.note(f"{key or name} = {value:g} ignored ({origin}): not a usable number")
+            return
         if getattr(self, name) is None or override:
             setattr(self, name, value)
             self.origin[name] = origin
@@ -84,6 +87,11 @@ class Plan(RunInfo):
     def note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)
+
+
+#: the largest number a plan holds (ours): 1e18 is beyond any step, token or
+#: parameter count; Inf, NaN and 1e308 would only overflow the checks' arithmetic
+MAX_VALUE = 1e18
 
 
 # --- scalar parsing ------------------------------------------------------------
@@ -685,6 +693,8 @@ def count_params(cfg: dict, fw: str = "") -> tuple[float, str, list[str]] | None
     if learned:
         pos = (g("max_position_embeddings", "n_positions", "block_size", "seq_length") or 0) * d
     total = L * layer + emb + pos + norm + (0 if tied else V * d)
+    if not total <= MAX_VALUE:  # n_layer: 1e308 and the like: no parameter count
+        return None
     how = (f"{int(L)} layers x d={int(d)}, ffn {int(ff)}{' gated' if gated else ''}, "
            f"{int(kv)}/{int(H)} KV heads, vocab {int(V)}{', tied' if tied else ''}")
     return float(total), f"from the architecture ({how})", notes

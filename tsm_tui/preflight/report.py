@@ -8,7 +8,7 @@ from tsm_tui.core.numbers import fmt
 from tsm_tui.core.errors import InputError
 from tsm_tui.core.options import Options
 from tsm_tui.core.output import dumps, tag, use_colour
-from tsm_tui.core.sanitize import clean
+from tsm_tui.core.sanitize import clean, terminal_safe
 from tsm_tui.preflight.plan import PLAN_FIELDS, ConfigError, Plan, finalize_plan, read_plan
 
 from tsm_tui.preflight.references import FRAMEWORKS, PreCheck, SCHEMA, human
@@ -111,6 +111,6 @@ def main(opts: Options, out=None) -> int:
     if opts.json:
         out.write(dumps(json_report(plan, checks, opts.path or opts.config)) + "\n")
     else:
-        out.write(text_report(plan, checks, colour=use_colour(out)))
+        out.write(terminal_safe(text_report(plan, checks, colour=use_colour(out))))
     crit, _ = counts(checks)
     return 1 if crit else 0

@@ -13,11 +13,14 @@ from __future__ import annotations
 import math
 
 from tsm_tui.core.frame import pack
+from tsm_tui.core.numbers import MAX_INT, int64
 from tsm_tui.core.record import StepRecord
+from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.fields import field_for, to_float
 
 METRICS = frozenset({"loss", "val_loss", "grad_norm", "lr", "loss_scale"})
 MAX_LINE = 1 << 20  # 1 MiB: longer lines are counted as skipped, never parsed
+MAX_SNAPSHOT = 256 << 20  # bytes of a file re-read whole (trainer_state.json): memory stays bounded
 _UNSEEN = object()
 isfinite = math.isfinite
 #: text fields that carry the run's generations (issue #8): strings (or lists of
@@ -140,7 +143,11 @@ class LineReader:
             if tv is float:
                 x = v
             elif tv is int:
-                x = float(v)
+                try:
+                    x = float(v)
+                except OverflowError:  # a 400-digit integer: no float holds it
+                    self.skip("number out of range")
+                    return None
             else:
                 x = to_float(v)
             if f is None:
@@ -155,11 +162,15 @@ class LineReader:
                 continue
             if f == "step":
                 if step is None and isfinite(x):
-                    step = int(x)
+                    step = int64(x)
+                    if step is None:
+                        self.skip("step out of range")
+                        return None
                 continue
             if f == "skipped" or f == "nan_iters":
-                if isfinite(x):
-                    setattr(rec, f, int(x))
+                n = int64(x)
+                if n is not None:
+                    setattr(rec, f, n)
                     got = True
                 continue
             if getattr(rec, f) is None:  # first alias wins (loss before train_loss ...)
@@ -172,6 +183,9 @@ class LineReader:
             # generations alone: their own step, or the last step seen
             if step is None:
                 step = self._last_step
+        if step is not None and not -MAX_INT <= step <= MAX_INT:
+            self.skip("step out of range")  # (a reader's own step: a 2^63 iteration number)
+            return None
         if step is None:
             # the log names no step (printed HF dicts, some CSVs): count records
             step = self._last_step + 1
@@ -228,5 +242,5 @@ class SnapshotReader(LineReader):
 
     def read_path(self, path: str) -> list[StepRecord]:
         """The whole source at ``path`` (a file by default; directory sources override)."""
-        with open(path, "rb") as f:
-            return self.read_all(f.read())
+        with open_regular(path) as f:
+            return self.read_all(f.read(MAX_SNAPSHOT + 1)[:MAX_SNAPSHOT])

@@ -25,6 +25,7 @@ import re
 
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
+from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.fields import to_float
 
@@ -64,9 +65,11 @@ class BlockReader(LineReader):
         out = self._close()
         m = self.HEADER.search(line)
         if m:
-            self._step = int(m.group(1))
-            if m.group(2):
-                self.run_info.setdefault("total_steps", int(m.group(2)))
+            self._step = int64(m.group(1))
+            if self._step is None:
+                self.skip("step out of range")
+            if m.group(2) and int64(m.group(2)) is not None:
+                self.run_info.setdefault("total_steps", int64(m.group(2)))
         else:
             self.other_lines += 1
             if line:
@@ -101,7 +104,7 @@ _OLMO_PARAMS = re.compile(r"Total number of parameters:\s*([\d,]+)")
 class OLMoReader(BlockReader):
     name = "olmo"
     HEADER = re.compile(r"\[step=(\d+)(?:/(\d+))?(?:,[^\]]*)?\]\s*$")
-    ITEM = re.compile(r"\s+([\w/.\-() ]+?)=(\S+)\s*$")
+    ITEM = re.compile(r"\s++([\w/.\-() ]+?)=(\S+)\s*$")
 
     def _info(self, line: str) -> None:
         if "TrainConfig(" in line:
@@ -133,7 +136,7 @@ class OLMoReader(BlockReader):
 class ComposerReader(BlockReader):
     name = "composer"
     HEADER = re.compile(r"\[batch=(\d+)(?:/(\d+))?\]:?\s*$")
-    ITEM = re.compile(r"\s+(?:Train |Eval )?([^:]+):\s*(\S+)\s*$")
+    ITEM = re.compile(r"\s++(?:Train |Eval )?([^:]+):\s*(\S+)\s*$")
 
     def feed(self, line: str) -> list[StepRecord]:
         # "Eval" lines are validation metrics: keep their loss apart

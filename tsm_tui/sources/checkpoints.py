@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from tsm_tui.core.numbers import int64
 
 _PATTERNS = [
     re.compile(r"^checkpoint[-_](\d+)$"),
@@ -33,7 +34,7 @@ def checkpoint_step(name: str, is_dir: bool) -> int | None:
     for pat in _PATTERNS:
         m = pat.search(base)
         if m:
-            return int(m.group(1))
+            return int64(m.group(1))
     return None
 
 

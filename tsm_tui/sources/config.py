@@ -17,6 +17,7 @@ import os
 import re
 import shlex
 
+from tsm_tui.core.safeio import open_regular
 from tsm_tui.core.settings import RunInfo
 
 CONFIG_NAMES = ("config.json", "training_args.json", "hparams.yaml", "hparams.yml", "config.yaml",
@@ -171,10 +172,9 @@ def read_config_file(path: str) -> tuple[dict | None, str]:
     if low.endswith((".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".safetensors")):
         return None, "pickle" if not low.endswith(".safetensors") else ""
     try:
-        size = os.path.getsize(path)
-        if size > MAX_CONFIG_BYTES:
-            return None, ""
-        with open(path, "rb") as f:
+        with open_regular(path) as f:  # a FIFO named config.yaml must not block
+            if os.fstat(f.fileno()).st_size > MAX_CONFIG_BYTES:
+                return None, ""
             raw = f.read(MAX_CONFIG_BYTES)
     except OSError as e:
         raise ConfigError(f"cannot read {path}: {e.strerror or e}")
@@ -185,9 +185,7 @@ def read_config_file(path: str) -> tuple[dict | None, str]:
             if kind == "json":
                 obj = json.loads(text)
             elif kind == "yaml":
-                import yaml
-
-                obj = yaml.safe_load(text)
+                obj = safe_yaml(text)
             else:
                 import tomllib
 
@@ -204,6 +202,44 @@ def read_config_file(path: str) -> tuple[dict | None, str]:
         m = parse_arg_list(text)
         return (m, "args") if m else (None, "")
     return None, ""
+
+
+#: YAML nodes a config may expand to, aliases counted where they are used (ours:
+#: the largest real configs we read are a few thousand nodes); a "billion laughs"
+#: alias bomb of 639 bytes expands to 9^9 nodes (12 s and 1 GB before this bound)
+MAX_YAML_NODES = 100_000
+
+
+def safe_yaml(text: str):
+    """``yaml.safe_load`` with aliases bounded: the composed node graph is
+    measured (each node once, memoised) before anything is constructed, and a
+    document that would expand past MAX_YAML_NODES is refused (ValueError)."""
+    import yaml
+
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        sizes: dict[int, int] = {}
+        stack = [(node, False)]
+        while stack:  # iterative: deep nesting costs no recursion here
+            n, done = stack.pop()
+            if id(n) in sizes:
+                continue
+            kids = [c for pair in n.value for c in pair] if isinstance(n, yaml.MappingNode) else (
+                n.value if isinstance(n, yaml.SequenceNode) else [])
+            if done:
+                total = 1 + sum(sizes.get(id(c), 1) for c in kids)
+                sizes[id(n)] = total
+                if total > MAX_YAML_NODES:
+                    raise ValueError(f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)")
+                continue
+            stack.append((n, True))
+            stack.extend((c, False) for c in kids if id(c) not in sizes)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def load_mapping(path: str) -> dict | None:
@@ -229,15 +265,19 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> None:
                 elif isinstance(v, bool):
                     continue
                 else:
-                    val = int(float(v)) if field in _INT else float(v)
-            except (TypeError, ValueError):
+                    x = float(v)
+                    if not math.isfinite(x) or abs(x) > 1e18:  # 1e400, "inf": not a setting (ours: 1e18)
+                        continue
+                    val = int(x) if field in _INT else x
+            except (TypeError, ValueError, OverflowError):
                 continue
             if field in ("params", "peak_lr", "total_steps") and not val > 0:
                 continue  # HF writes max_steps=-1 for an epoch-based run
             info.set(field, val, origin)
             break
     ratio = flat.get("warmup_ratio")
-    if info.warmup_steps in (None, 0) and isinstance(ratio, (int, float)) and ratio > 0 and info.total_steps:
+    if (info.warmup_steps in (None, 0) and isinstance(ratio, (int, float)) and not isinstance(ratio, bool)
+            and 0 < ratio <= 1 and info.total_steps):
         info.set("warmup_steps", int(ratio * info.total_steps), origin, override=True)
     if info.precision is None:
         if flat.get("bf16") is True or str(flat.get("precision", "")).startswith("bf16"):
@@ -249,5 +289,11 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> None:
         hidden = flat.get("hidden_size") or flat.get("n_embd") or flat.get("d_model") or flat.get("dim")
         vocab = flat.get("vocab_size") or flat.get("padded_vocab_size")
         if all(isinstance(x, (int, float)) and x > 0 for x in (layers, hidden)):
-            p = 12.0 * layers * hidden * hidden + (vocab or 0) * hidden
-            info.set("params", p, f"{origin} (12*L*d^2 + V*d)")
+            if not isinstance(vocab, (int, float)) or isinstance(vocab, bool):
+                vocab = 0
+            try:
+                p = 12.0 * layers * hidden * hidden + vocab * hidden
+            except OverflowError:  # integers beyond a float
+                p = math.inf
+            if p <= 1e18:  # n_layer: 1e308 is no model
+                info.set("params", p, f"{origin} (12*L*d^2 + V*d)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 
 from tsm_tui.core.record import StepRecord
+from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.fields import field_for
 
@@ -32,7 +33,7 @@ class CsvReader(LineReader):
         if not ("step" in fields or "epoch" in [h.strip().lower() for h in header]):
             return 0.0
         n = len(header)
-        good = sum(1 for ln in lines[1:20] if len(next(csv.reader([ln]), [])) == n)
+        good = sum(1 for ln in lines[1:20] if len(_cells(ln) or ()) == n)
         return 0.4 + 0.5 * good / max(1, len(lines[1:20]))
 
     def __init__(self, path: str = "") -> None:
@@ -66,14 +67,16 @@ class CsvReader(LineReader):
             v = row[self._step_col].strip()
             if v:
                 try:
-                    step = int(float(v))
+                    step = int64(float(v))
                 except ValueError:
+                    step = None
+                if step is None:
                     self.skip("bad step")
                     return []
         elif self._epoch_col is not None:
             v = row[self._epoch_col].strip()
             try:
-                step = int(float(v)) if v else None
+                step = int64(float(v)) if v else None
             except ValueError:
                 step = None
         items = [(h, c) for h, c in zip(self.header, row) if c != ""]
@@ -86,6 +89,14 @@ class CsvReader(LineReader):
         self._step_col = fields.index("step") if "step" in fields else None
         low = [h.lower() for h in self.header]
         self._epoch_col = low.index("epoch") if "epoch" in low else None
+
+
+def _cells(line: str) -> list[str] | None:
+    """One CSV row's cells; None when it is not one (a lone CR inside a cell ...)."""
+    try:
+        return next(csv.reader([line]), [])
+    except csv.Error:
+        return None
 
 
 def _is_number(s: str) -> bool:

@@ -16,13 +16,28 @@ from __future__ import annotations
 import json
 import re
 
+from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.fields import to_float
 
 KV_EQ = re.compile(r"([A-Za-z_][\w]*)=([^,\s]+)")
 KV_PIPE = re.compile(r"\|\s*([A-Za-z_][\w]*)\s+([^|\s]+)")
-OVERFLOW = re.compile(r"gradient overflow detected.*?loss scale to:?\s*([\d.eE+-]+)|overflow detected, setting loss scale to:?\s*([\d.eE+-]+)")
+# "gradient overflow detected ... loss scale to: X" as one regex ("detected.*?loss scale") is
+# quadratic on a line repeating the first phrase; a search from its first occurrence is not
+_LOSS_SCALE_TO = re.compile(r"loss scale to:?\s*+([\d.eE+-]+)")
+_OVERFLOW_SET = re.compile(r"overflow detected, setting loss scale to:?\s*+([\d.eE+-]+)")
+
+
+def _overflow_scale(line: str) -> str | None:
+    """The new loss scale of a fairseq overflow line ("" when none is named), or None."""
+    i = line.find("gradient overflow detected")
+    if i >= 0:
+        m = _LOSS_SCALE_TO.search(line, i)
+        if m:
+            return m.group(1)
+    m = _OVERFLOW_SET.search(line)
+    return m.group(1) if m else None
 SNIFF = re.compile(r"\| (?:train_inner|train|valid) \||\| epoch \d+ \|.*num_updates|num_updates[=\"]")
 
 
@@ -41,10 +56,10 @@ class FairseqReader(LineReader):
 
     def feed(self, line: str) -> list[StepRecord]:
         if "overflow" in line:
-            m = OVERFLOW.search(line)
-            if m:
+            scale = _overflow_scale(line)
+            if scale is not None:
                 rec = StepRecord(step=max(self._last_step, 0), overflow=True, source=self.path,
-                                 loss_scale=to_float(m.group(1) or m.group(2)))
+                                 loss_scale=to_float(scale))
                 self.records += 1
                 return [rec]
         if "num_updates" not in line:
@@ -83,5 +98,9 @@ class FairseqReader(LineReader):
             items = [("val_loss" if k == "loss" else "valid_" + k, v) for k, v in items
                      if k not in ("num_updates", "epoch")]
         items = [(k, v) for k, v in items if k not in ("num_updates", "epoch")]
-        rec = self.build(items, step=int(step))
+        step = int64(step)
+        if step is None:
+            self.skip("step out of range")
+            return []
+        rec = self.build(items, step=step)
         return [rec] if rec is not None else []

@@ -16,10 +16,11 @@ import re
 
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
+from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.kv_text import DICT_PAIR
 
-TQDM = re.compile(r"(\d+)/(\d+) \[")
+TQDM = re.compile(r"(?<!\d)(\d+)/(\d++) \[")  # linear: one attempt per digit run
 DICT_START = re.compile(r"\{'[^']+': ")
 SNIFF = re.compile(r"\{'(?:loss|grad_norm|learning_rate|eval_loss|train_runtime)': ")
 
@@ -76,7 +77,9 @@ class HFStdoutReader(LineReader):
         if "/" not in text or " [" not in text:
             return
         for m in TQDM.finditer(text):
-            n, total = int(m.group(1)), int(m.group(2))
+            n, total = int64(m.group(1)), int64(m.group(2))
+            if n is None or total is None:
+                continue
             if self._total is None:
                 self._total = total
                 self.run_info.setdefault("total_steps", total)

@@ -22,6 +22,7 @@ import json
 import os
 
 from tsm_tui.core.record import StepRecord
+from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import SnapshotReader
 
 _INFO = {"max_steps": "total_steps", "logging_steps": "logging_steps", "save_steps": "save_steps",
@@ -72,7 +73,11 @@ class HFTrainerStateReader(SnapshotReader):
                 continue  # predict_* entries have no step
             if "train_runtime" in e or "total_flos" in e:
                 continue  # the final summary: run-average loss, not a step
-            rec = self.build(e.items(), step=int(step))
+            step = int64(step)
+            if step is None:
+                self.skip("step out of range")
+                continue
+            rec = self.build(e.items(), step=step)
             if rec is not None:
                 out.append(rec)
         return out

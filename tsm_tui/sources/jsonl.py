@@ -29,6 +29,7 @@ except ImportError:  # pragma: no cover - optional
 
 MIN_RUN = 16  # lines of one key set worth a Frame
 _PLAIN = {int, float, str}
+_INT64_END = float(1 << 63)
 
 
 def _loads(line: str):
@@ -68,7 +69,7 @@ class JsonlReader(LineReader):
                 continue
             try:
                 obj = json.loads(s)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(obj, dict) and any(field_for(k) for k in flatten(obj)):
                 ok += 1
@@ -230,6 +231,8 @@ class JsonlReader(LineReader):
         ints = [i for f, i in fields.items() if f in INT_FIELDS]
         if not np.isfinite(steps).all() or (ints and not np.isfinite(arr[:, ints]).all()):
             return None  # the per-line path skips non-finite steps and counters
+        if np.abs(steps).max() >= _INT64_END or (ints and np.abs(arr[:, ints]).max() >= _INT64_END):
+            return None  # would wrap in int64: the per-line path counts it as skipped
         cols = {f: (arr[:, i].astype(np.int64) if f in INT_FIELDS else arr[:, i].copy()) for f, i in fields.items()}
         n = len(objs)
         fr = Frame(steps.astype(np.int64), cols, {k: arr[:, i].copy() for k, i in extra}, self.path)
@@ -248,6 +251,9 @@ class JsonlReader(LineReader):
             obj = _loads(s)
         except ValueError:
             self.skip("invalid JSON")
+            return []
+        except RecursionError:  # json's decoder recurses per level (orjson stops at 1024)
+            self.skip("JSON nested too deeply")
             return []
         if not isinstance(obj, dict):
             self.skip("not a JSON object")

@@ -22,9 +22,14 @@ import numpy as np
 from tsm_tui.core.frame import INT_FIELDS, Frame
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
+from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import MAX_LINE, LineReader
 
-NUM = r"[-+]?(?:\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|inf|Inf|Infinity|-inf)"
+# Every regex here must stay linear in the line's length (issue 20: "s:5 trl:" + 16k
+# digits took 16 s when the integer part's [\d,]* and a following \d* shared the
+# digits): no two adjacent pieces may match the same characters unless one of
+# them is possessive. tests/test_hostile.py feeds 200k-char lines of such shapes.
+NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|inf|Inf|Infinity|-inf)"
 # the word's run is possessive (*+): what follows a maximal run is none of the chars
 # the rest of the pattern could use ("(", " ", ":", "=", spaces), so giving chars
 # back never yields a match; it only cost backtracking (36% of PAIR's time)
@@ -39,13 +44,13 @@ SPACED = re.compile(rf"\b((?:train |val |lm )?loss|lr|learning rate|grad norm|gn
 # a cheap necessary condition for SPACED on ASCII text, matched against the lowered
 # line (re.I over an alternation is the slowest regex here: ~10x this one)
 _SPACED_HINT = re.compile(r"(?:loss|lr|rate|norm)\s+[-+.\dni]")
-STEP = re.compile(r"(?<![\w/])(?:iteration|iter|step|it|s)\s*[:= ]\s*(\d+)(?:\s*/\s*(\d+))?(?![\d.])", re.I)
+STEP = re.compile(r"(?<![\w/])(?:iteration|iter|step|it|s)(?:\s*+[:=]\s*+|(?=[^\S ]*+ )\s++)(\d+)(?:\s*/\s*(\d+))?(?![\d.])", re.I)
 OVERFLOW = re.compile(
     rf"OVERFLOW!(?:.*?Attempted loss scale:\s*({NUM}),?\s*reducing to\s*({NUM}))?", re.I)
 GRAD_OVERFLOW_STEP = re.compile(r"Grad overflow on iteration:?\s*(\d+)", re.I)
 # things the log says about the run
 PARAMS = re.compile(r"(?:number of parameters|num(?:ber)?[_ ]params|total params(?:eters)?|"
-                    r"parameters on \(tensor, pipeline\) model parallel rank \(0, 0\))\s*[:=]?\s*([\d.,]+)\s*([KMBkmb])?")
+                    r"parameters on \(tensor, pipeline\) model parallel rank \(0, 0\))\s*+[:=]?\s*+([\d.,]+)\s*([KMBkmb])?")
 ARG = re.compile(r"^\s*(\w+)\s+\.{3,}\s+(\S+)\s*$")  # Megatron "  lr ........ 0.0003"
 TOKENS_PER_ITER = re.compile(r"tokens per iteration will be:\s*([\d,]+)")
 
@@ -107,9 +112,12 @@ class KeyValueTextReader(LineReader):
             self._info(line)
             self.other_lines += 1
             return []
-        step = int(m.group(1))
-        if m.group(2):
-            self.run_info.setdefault("total_steps", int(m.group(2)))
+        step = int64(m.group(1))
+        if step is None:
+            self.skip("step out of range")
+            return []
+        if m.group(2) and int64(m.group(2)) is not None:
+            self.run_info.setdefault("total_steps", int64(m.group(2)))
         rest = line[: m.start()] + " " + line[m.end():]
         pairs = PAIR.findall(rest)
         if not rest.isascii() or _SPACED_HINT.search(rest.lower()):
@@ -251,7 +259,7 @@ class KeyValueTextReader(LineReader):
             key = _ARG_KEYS[m.group(1)]
             val = m.group(2)
             try:
-                self.run_info.setdefault(key, float(val) if key in ("peak_lr", "clip") else int(float(val)))
+                self.run_info.setdefault(key, float(val) if key in ("peak_lr", "clip") else int64(float(val)))
             except ValueError:
                 pass
             return
@@ -369,7 +377,14 @@ def learn_template(cls, path: str, line: bytes) -> _Template | None:
         if role == "free":
             pieces.append(_shape(tok))
             continue
-        pieces.append(b"(" + _shape(tok) + b")")
+        if role == "step" or role in INT_FIELDS:
+            # int64 columns: at most 15 digits (exact in the float64 the values pass
+            # through, never wrapping); a longer number goes line by line (a counted skip)
+            if not tok.isdigit():
+                return None
+            pieces.append(rb"(\d{1,15})")
+        else:
+            pieces.append(b"(" + _shape(tok) + b")")
         if role == "step":
             if step_col is not None:
                 return None

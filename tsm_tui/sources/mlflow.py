@@ -17,10 +17,15 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
+from urllib.parse import quote
 
+from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
+from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import SnapshotReader
 from tsm_tui.sources.fields import to_float
+
+MAX_METRIC_BYTES = 256 << 20  # one metric file (about 8M points)
 
 
 def _records(reader: SnapshotReader, points: dict[int, list[tuple[str, float]]]) -> list[StepRecord]:
@@ -54,11 +59,17 @@ class MlflowFileStoreReader(SnapshotReader):
                 full = os.path.join(dirpath, f)
                 key = os.path.relpath(full, path).replace(os.sep, "/")
                 try:
-                    with open(full, encoding="utf-8", errors="replace") as fh:
-                        lines = fh.read().splitlines()
+                    # bounded: a metric file linked to /dev/zero (refused: not a regular
+                    # file) or grown huge is read to MAX_METRIC_BYTES, the rest counted
+                    with open_regular(full) as fh:
+                        raw = fh.read(MAX_METRIC_BYTES + 1)
                 except OSError:
                     self.skip("unreadable metric file")
                     continue
+                if len(raw) > MAX_METRIC_BYTES:
+                    self.skip(f"metric file larger than {MAX_METRIC_BYTES >> 20} MiB (read up to there)")
+                    raw = raw[: raw.rfind(b"\n", 0, MAX_METRIC_BYTES) + 1]
+                lines = raw.decode("utf-8", "replace").splitlines()
                 # many points at one step (MLflow's default step 0): use line order
                 steps = {ln.split()[2] for ln in lines if len(ln.split()) > 2}
                 by_order = len(steps) == 1 and len(lines) > 1
@@ -70,9 +81,8 @@ class MlflowFileStoreReader(SnapshotReader):
                         self.skip("malformed metric line")
                         continue
                     v = to_float(parts[1])
-                    try:
-                        step = int(parts[2]) if len(parts) > 2 and not by_order else i
-                    except ValueError:
+                    step = int64(parts[2]) if len(parts) > 2 and not by_order else i
+                    if step is None:
                         self.skip("malformed metric line")
                         continue
                     if v is None:
@@ -80,6 +90,21 @@ class MlflowFileStoreReader(SnapshotReader):
                         continue
                     points.setdefault(step, []).append((key, v))
         return _records(self, points)
+
+
+def _connect_ro(path: str) -> sqlite3.Connection:
+    """A read-only connection that creates nothing beside the database.
+
+    ``mode=ro`` alone still creates ``mlflow.db-wal`` / ``-shm`` for a WAL-mode
+    database (SQLite needs them to read one). With no ``-wal`` beside it (no
+    writer active, or a rollback-journal database) the file is opened
+    ``immutable=1``: no locks, no side files. While a writer runs, its ``-wal`` and
+    ``-shm`` exist already: ``mode=ro`` then reads the newest data and adds nothing.
+    """
+    uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
+    if not os.path.exists(path + "-wal"):
+        uri += "&immutable=1"
+    return sqlite3.connect(uri, uri=True)
 
 
 class MlflowSqliteReader(SnapshotReader):
@@ -91,13 +116,13 @@ class MlflowSqliteReader(SnapshotReader):
         if not os.path.isfile(path):
             return 0.0
         try:
-            with open(path, "rb") as f:
+            with open_regular(path) as f:
                 if f.read(16) != b"SQLite format 3\x00":
                     return 0.0
         except OSError:
             return 0.0
         try:
-            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            con = _connect_ro(path)
             try:
                 cols = {r[1] for r in con.execute("PRAGMA table_info(metrics)")}
             finally:
@@ -110,7 +135,7 @@ class MlflowSqliteReader(SnapshotReader):
         self.records = 0
         points: dict[int, list[tuple[str, float]]] = {}
         try:
-            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            con = _connect_ro(path)
         except sqlite3.Error as e:
             self.skip(f"cannot open database: {e}")
             return []
@@ -128,7 +153,11 @@ class MlflowSqliteReader(SnapshotReader):
                 if v is None:
                     self.skip("non-numeric metric value")
                     continue
-                points.setdefault(int(step or 0), []).append((key, v))
+                s = int64(step or 0)
+                if s is None:
+                    self.skip("step out of range")
+                    continue
+                points.setdefault(s, []).append((key, v))
         except sqlite3.Error as e:
             self.skip(f"database error: {e}")
         finally:

@@ -13,6 +13,7 @@ from typing import Iterator
 
 from tsm_tui.core.frame import expand, pack
 from tsm_tui.core.record import StepRecord
+from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.config import CONFIG_NAMES
 from tsm_tui.sources.blocks import ComposerReader, OLMoReader
@@ -136,7 +137,7 @@ def candidate_files(root: str) -> list[str]:
 def read_head(path: str) -> tuple[list[str] | None, str | None]:
     """First lines of a file, or (None, reason) for unreadable / binary files."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             raw = f.read(HEAD_BYTES)
             more = bool(f.read(1))
     except OSError as e:
@@ -155,7 +156,10 @@ def read_head(path: str) -> tuple[list[str] | None, str | None]:
 def sniff(path: str, head: list[str]) -> tuple[type[LineReader] | None, float]:
     best, score = None, 0.0
     for r in READERS:
-        s = r.sniff(path, head)
+        try:
+            s = r.sniff(path, head)
+        except Exception:  # noqa: BLE001 - a reader that cannot sniff this head does not read it
+            continue
         # a tie goes to the more specific reader (a named flavour of the generic one)
         if s > score or (s == score and s > 0 and best is not None and issubclass(r, best)):
             best, score = r, s
@@ -208,11 +212,47 @@ def _json_document(path: str, head: list[str]) -> bool:
 CHUNK = 1 << 20
 
 
+def reader_error(e: BaseException) -> str:
+    """The skip reason for input a reader raised on (deeply nested JSON, a value
+    no type holds ...): counted per file, never the end of the report."""
+    return f"unreadable ({type(e).__name__})"
+
+
+def guarded_chunk(reader: LineReader, data: bytes) -> list:
+    """``reader.feed_chunk(data)``; when it raises, the chunk's lines one by one,
+    each line that raises a counted skip (the others are still read)."""
+    try:
+        return reader.feed_chunk(data)
+    except Exception as e:  # noqa: BLE001 - contained, counted
+        if reader.kind != "lines":
+            reader.skip(reader_error(e))
+            return []
+    lines = data.split(b"\n")
+    last_open = not data.endswith(b"\n")
+    if not last_open:
+        lines.pop()
+    out: list = []
+    for i, raw in enumerate(lines):
+        try:
+            out += reader.feed(reader.decode_line(raw, last_open and i == len(lines) - 1))
+        except Exception as e:  # noqa: BLE001
+            reader.skip(reader_error(e))
+    return out
+
+
+def guarded_flush(reader: LineReader) -> list:
+    try:
+        return reader.flush()
+    except Exception as e:  # noqa: BLE001
+        reader.skip(reader_error(e))
+        return []
+
+
 def read_items(path: str, reader: LineReader) -> Iterator:
     """Every record of a finished file, whatever the reader's kind, as StepRecords
     and (for the long uniform stretches of line formats) Frames, in log order."""
     if reader.kind == "lines":
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             rest = b""
             discard = False  # inside a line longer than MAX_LINE: drop to its end
             while True:
@@ -235,19 +275,26 @@ def read_items(path: str, reader: LineReader) -> Iterator:
                     head = head[head.find(b"\n") + 1:]
                     discard = False
                 if head:
-                    yield from reader.feed_chunk(head)
+                    yield from guarded_chunk(reader, head)
             if rest and not discard:
-                yield from reader.feed_chunk(rest)
+                yield from guarded_chunk(reader, rest)
     elif reader.kind == "bytes":
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             while True:
                 data = f.read(CHUNK)
                 if not data:
                     break
-                yield from reader.feed_chunk(data)
+                yield from guarded_chunk(reader, data)
     else:
-        yield from pack(reader.read_path(path))
-    yield from reader.flush()
+        try:
+            recs = reader.read_path(path)
+        except OSError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a snapshot that does not parse: counted
+            reader.skip(reader_error(e))
+            recs = []
+        yield from pack(recs)
+    yield from guarded_flush(reader)
 
 
 def read_records(path: str, reader: LineReader) -> Iterator[StepRecord]:

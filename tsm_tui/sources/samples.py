@@ -20,6 +20,7 @@ import os
 import re
 
 from tsm_tui.core.record import StepRecord
+from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import MAX_SAMPLE_CHARS, SnapshotReader
 from tsm_tui.sources.jsonl import JsonlReader
 
@@ -55,7 +56,7 @@ class GenerationTextReader(SnapshotReader):
         if os.path.basename(os.path.dirname(path)).lower() not in _DIRS:
             return None
         m = _STEP_FILE.match(os.path.basename(path))
-        return int(m.group(1)) if m else None
+        return int64(m.group(1)) if m else None
 
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:

@@ -9,6 +9,7 @@ import csv
 import os
 import re
 
+from tsm_tui.core.numbers import int64
 from tsm_tui.sources.csv_reader import CsvReader
 from tsm_tui.sources.jsonl import JsonlReader
 
@@ -30,8 +31,8 @@ class LlamaFactoryReader(JsonlReader):
         out = super().feed(line)
         if out and "total_steps" not in self.run_info and '"total_steps"' in line:
             m = re.search(r'"total_steps":\s*(\d+)', line)
-            if m:
-                self.run_info["total_steps"] = int(m.group(1))
+            if m and int64(m.group(1)) is not None:
+                self.run_info["total_steps"] = int64(m.group(1))
         return out
 
 

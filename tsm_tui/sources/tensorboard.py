@@ -29,6 +29,7 @@ import struct
 
 import numpy as np
 
+from tsm_tui.core.safeio import open_regular
 from tsm_tui.core.frame import MIN_RUN, Frame, pack
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources import tb_columns as tbc
@@ -232,7 +233,7 @@ class TensorBoardReader(ByteReader):
         if "tfevents" not in base or base.endswith("profile-empty"):
             return 0.0
         try:
-            with open(path, "rb") as f:
+            with open_regular(path) as f:
                 head = f.read(12)
         except OSError:
             return 0.0
@@ -479,7 +480,7 @@ class TensorBoardReader(ByteReader):
 
 def iter_scalars(path: str):
     """(step, tag, value) of every scalar in an event file (for tests and tools)."""
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         data = f.read()
     pos = 0
     while pos + 12 <= len(data):

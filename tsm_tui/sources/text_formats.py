@@ -12,6 +12,7 @@ import os
 import re
 
 from tsm_tui.core.record import StepRecord
+from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import MAX_SAMPLE_CHARS
 from tsm_tui.sources.kv_text import KeyValueTextReader
 
@@ -125,7 +126,7 @@ class LlmcReader(_GenerationBlocks, _Flavour):
 
     name = "llmc"
     MARK = re.compile(r"^s:\d+ t[re]l:|^step\s+\d+/\d+ \| loss [\d.]+ \([+-]|^step \d+: train loss [\d.]+ \(took")
-    _HDR = re.compile(r"^\|\s*(num_parameters|max_seq_len|total_batch_size[^|]*|train_num_batches|"
+    _HDR = re.compile(r"^\|\s*(num_parameters|max_seq_len|total_batch_size[^|]*+|train_num_batches|"
                       r"learning_rate|warmup_iterations|grad_clip|max_steps)\s*\|\s*([^|\s]+)\s*\|")
     _KEYS = {"num_parameters": ("params", float), "max_seq_len": ("seq_len", int),
              "train_num_batches": ("total_steps", int), "learning_rate": ("peak_lr", float),
@@ -200,15 +201,18 @@ class WandbOutputReader(_GenerationBlocks, _Flavour):
     ``generated text``, ``completion``) or as llm.c ``generating:`` blocks."""
 
     name = "wandb-output"
-    MARK = re.compile(r"^\s*(?:\[\w+\]\s*)?(?:step|iter(?:ation)?)\s*[:= ]?\s*\d+.*(?:loss|lr)", re.I)
-    SAMPLE = re.compile(r"^\s*(?:(?:step|iter(?:ation)?)\s*[:= ]?\s*(\d+)\s*[-:|,]*\s*)?"
+    MARK = re.compile(r"^\s*(?:\[\w+\]\s*)?(?:step|iter(?:ation)?)\s*+[:= ]?\s*+\d++.*(?:loss|lr)", re.I)
+    SAMPLE = re.compile(r"^\s*(?:(?:step|iter(?:ation)?)\s*+[:= ]?\s*+(\d++)\s*+[-:|,]*+\s*+)?"
                         r"(?:samples?|generation|generated text|completion)\s*:[ \t]?(.*)$", re.I)
 
     def _line(self, line: str) -> list[StepRecord]:
         if "ample" in line or "enerat" in line or "ompletion" in line:
             m = self.SAMPLE.match(line)
             if m:
-                step = int(m.group(1)) if m.group(1) else max(self._last_step, 0)
+                step = int64(m.group(1)) if m.group(1) else max(self._last_step, 0)
+                if step is None:
+                    self.skip("step out of range")
+                    return []
                 self._last_step = step
                 self.records += 1
                 return [StepRecord(step=step, samples=[m.group(2)[:MAX_SAMPLE_CHARS]], source=self.path)]

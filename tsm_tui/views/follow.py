@@ -35,7 +35,7 @@ from tsm_tui.core.errors import EXIT_OK, EXIT_USAGE, InputError
 from tsm_tui.core.options import Options
 from tsm_tui.core.record import Alert
 from tsm_tui.core.output import use_colour
-from tsm_tui.core.sanitize import clean
+from tsm_tui.core.sanitize import clean, json_safe, terminal_safe
 from tsm_tui.analysis.session import Session
 from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.tail import Tailer
@@ -45,6 +45,7 @@ from tsm_tui.views.incidents import Incidents
 TICK = 0.25  # longest sleep between drains (the tailer wakes the loop when data arrive)
 HOOK_TIMEOUT = 30.0
 HOOK_QUEUE = 100
+HOOK_EXIT_WAIT = 10.0  # seconds at exit for the queued pages to run (ours: below systemd's 90 s stop timeout)
 
 _COLOURS = {"critical": "\x1b[31;1m", "warning": "\x1b[33m", "info": "\x1b[2m"}
 _RESET = "\x1b[0m"
@@ -60,6 +61,8 @@ class AlertHook:
         self.ran = 0
         self.failed = 0
         self.dropped = 0
+        self.timeout = HOOK_TIMEOUT
+        self._current: dict | None = None  # the page being run
         self._t = threading.Thread(target=self._work, name="on-alert", daemon=True)
         self._t.start()
 
@@ -72,7 +75,7 @@ class AlertHook:
 
     def _warn(self, text: str) -> None:
         try:
-            self.err.write(f"tsm-watch: {text}\n")
+            self.err.write(terminal_safe(f"tsm-watch: {text}\n"))
             self.err.flush()
         except (OSError, ValueError):
             pass
@@ -82,34 +85,77 @@ class AlertHook:
             payload = self.q.get()
             if payload is None:
                 return
-            what = f"{payload.get('check')} at step {payload.get('step')}"
-            if payload.get("event") not in (None, "alert"):
-                what = f"{payload.get('event')} {what}"
-            try:
-                p = subprocess.run(self.cmd, shell=True, input=json.dumps(payload).encode() + b"\n",
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=HOOK_TIMEOUT)
-                self.ran += 1
-                if p.returncode != 0:
-                    self.failed += 1
-                    tail = clean(p.stderr.decode("utf-8", "replace").strip().splitlines()[-1], 200) \
-                        if p.stderr.strip() else ""
-                    self._warn(f"--on-alert command failed (exit {p.returncode}) for {what}"
-                               + (f": {tail}" if tail else ""))
-            except subprocess.TimeoutExpired:
-                self.ran += 1
-                self.failed += 1
-                self._warn(f"--on-alert command timed out after {HOOK_TIMEOUT:g}s for {what}")
-            except OSError as e:
-                self.failed += 1
-                self._warn(f"--on-alert command could not run for {what}: {e.strerror or e}")
+            self._current = payload
+            self._page(payload)
+            self._current = None
 
-    def close(self, wait: float = 2.0) -> None:
-        """Let a page in flight finish (briefly); never block the exit for long."""
+    def _page(self, payload: dict) -> None:
+        what = _what(payload)
         try:
-            self.q.put_nowait(None)
+            # its own session (process group): a timed-out hook is ended with every
+            # child it started (a pager's curl, a shell pipeline), none left orphaned
+            p = subprocess.Popen(self.cmd, shell=True, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, start_new_session=True)
+        except OSError as e:
+            self.failed += 1
+            self._warn(f"--on-alert command could not run for {what}: {e.strerror or e}")
+            return
+        try:
+            _, err = p.communicate(json.dumps(payload).encode() + b"\n", timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(p)
+            self.ran += 1
+            self.failed += 1
+            self._warn(f"--on-alert command timed out after {self.timeout:g}s for {what} (its process group was ended)")
+            return
+        self.ran += 1
+        if p.returncode != 0:
+            self.failed += 1
+            tail = clean(err.decode("utf-8", "replace").strip().splitlines()[-1], 200) if err.strip() else ""
+            self._warn(f"--on-alert command failed (exit {p.returncode}) for {what}" + (f": {tail}" if tail else ""))
+
+    def close(self, wait: float = HOOK_EXIT_WAIT) -> None:
+        """At exit: run the pages still queued for up to ``wait`` seconds; any page
+        left unsent after that is named on stderr (never dropped without a word)."""
+        try:
+            self.q.put(None, timeout=wait)
         except queue.Full:
             pass
         self._t.join(wait)
+        if not self._t.is_alive():
+            return
+        left = []
+        running = self._current
+        while True:
+            try:
+                x = self.q.get_nowait()
+            except queue.Empty:
+                break
+            if x is not None:
+                left.append(x)
+        if running is not None:
+            self._warn(f"--on-alert: exiting while the page for {_what(running)} is still running")
+        if left:
+            self._warn(f"--on-alert: exiting with {len(left)} page(s) not sent: "
+                       + "; ".join(_what(x) for x in left[:10]) + (" ..." if len(left) > 10 else ""))
+
+
+def _what(payload: dict) -> str:
+    what = f"{payload.get('check')} at step {payload.get('step')}"
+    if payload.get("event") not in (None, "alert"):
+        what = f"{payload.get('event')} {what}"
+    return what
+
+
+def _kill_group(p: subprocess.Popen) -> None:
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except OSError:  # already gone
+        pass
+    try:
+        p.communicate(timeout=2)
+    except (subprocess.TimeoutExpired, OSError, ValueError):
+        pass
 
 
 def alert_event(a: Alert, run: str | None) -> dict:
@@ -130,7 +176,8 @@ class Printer:
         self.many = False  # several runs: text lines name the run
 
     def _emit(self, stream, line: str) -> None:
-        stream.write(line + "\n")
+        # JSON keeps every character (as an escape); text loses C1 / bidi controls
+        stream.write((json_safe(line) if self.json and stream is self.out else terminal_safe(line)) + "\n")
         stream.flush()
 
     def alert(self, a: Alert, run: str | None = None) -> None:
@@ -250,7 +297,7 @@ def main(opts: Options) -> int:
                 printer.status(ch.check, ch.status.value, ch.previous.value, ch.summary, ch.step, ch.run)
             if up.error:
                 printer.source(f"the tailer stopped: {up.error}")
-                print(f"tsm-watch: reading the run stopped: {clean(up.error)}", file=sys.stderr)
+                print(f"tsm-watch: reading the run stopped: {clean(up.error)}", file=sys.stderr)  # (clean: safe)
                 rc = EXIT_USAGE
                 break
             loop.wait(TICK)

@@ -49,6 +49,7 @@ from array import array
 from tsm_tui.sources.feed import Batch, Feed
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import StepRecord
+from tsm_tui.core.safeio import open_fd
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.tail.filestate import _File
@@ -180,7 +181,10 @@ class Tailer(Feed):
             for f in list(self.files.values()):
                 if self._stop.is_set():
                     return
-                self._check(f)
+                try:
+                    self._check(f)
+                except Exception as e:  # noqa: BLE001 - one file's failure is that file's
+                    self._file_failed(f, f.path, e)
             if not self.caught_up.is_set():
                 self.caught_up.set()  # the history present at start has been queued
                 self.ready.set()
@@ -275,27 +279,49 @@ class Tailer(Feed):
         known = self._known_ids()
         for p in targets:
             try:
-                st = os.stat(p)
-            except OSError:
-                continue
-            if (st.st_dev, st.st_ino) in known:
-                continue  # a rotated copy (or a hard link) of a file already followed
-            key = (st.st_size, st.st_ctime_ns)
-            last = self._pending.get(p)
-            if last is not None and (last == key or last[0] > SNIFF_RETRY_LIMIT):
-                continue  # tried in this state already
-            reader, fi = registry.open_reader(p)
-            if reader is None:
-                if fi.note and fi.note.startswith("cannot read") and last is None:
-                    self.errors += 1
-                    self._event(f"{p}: {fi.note}")
-                self._pending[p] = key
-                continue
-            self._pending.pop(p, None)
-            f = self.files[p] = _File(p, reader)
-            self._open(f)
-            if f.fd is not None:
-                known.add(f.dev_ino)
+                self._scan_one(p, known)
+            except Exception as e:  # noqa: BLE001 - a file that breaks sniffing is skipped, not the tailer
+                self._file_failed(self.files.get(p), p, e)
+
+    def _file_failed(self, f: _File | None, path: str, e: Exception) -> None:
+        """A reader (or anything else) raised on one file: count it as a skip of
+        that file, say so once, keep following every file (issue 20: the thread
+        used to die and the views kept saying "following")."""
+        self.errors += 1
+        why = registry.reader_error(e)
+        if f is not None:
+            f.reader.skip(why)
+            msg = f"{path}: {why}: skipped what could not be read, still following"
+            if f.error == msg:
+                return
+            f.error = msg
+        else:
+            msg = f"{path}: {why}: not followed"
+        self._event(msg)
+
+    def _scan_one(self, p: str, known: set) -> None:
+        try:
+            st = os.stat(p)
+        except OSError:
+            return
+        if (st.st_dev, st.st_ino) in known:
+            return  # a rotated copy (or a hard link) of a file already followed
+        key = (st.st_size, st.st_ctime_ns)
+        last = self._pending.get(p)
+        if last is not None and (last == key or last[0] > SNIFF_RETRY_LIMIT):
+            return  # tried in this state already
+        self._pending[p] = key  # (kept if sniffing raises: tried again when the file changes)
+        reader, fi = registry.open_reader(p)
+        if reader is None:
+            if fi.note and fi.note.startswith("cannot read") and last is None:
+                self.errors += 1
+                self._event(f"{p}: {fi.note}")
+            return
+        self._pending.pop(p, None)
+        f = self.files[p] = _File(p, reader)
+        self._open(f)
+        if f.fd is not None:
+            known.add(f.dev_ino)
 
     def _prune_retired(self) -> None:
         keep = []
@@ -315,7 +341,7 @@ class Tailer(Feed):
     # -- one file ---------------------------------------------------------------------
     def _open(self, f: _File) -> bool:
         try:
-            fd = os.open(f.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            fd = open_fd(f.path)  # regular files only: a FIFO at the path must not block
         except FileNotFoundError:
             return False
         except OSError as e:
@@ -391,7 +417,7 @@ class Tailer(Feed):
         attributes (a long-held descriptor can lag other hosts by 10-30 s)."""
         if not self.network:
             return _dir_aware(os.stat(f.path), f.path)
-        fd = os.open(f.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        fd = open_fd(f.path)
         try:
             st = os.fstat(fd)
         except OSError:

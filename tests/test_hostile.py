@@ -1,0 +1,468 @@
+"""Hostile inputs (issue 20): lines built to make a regex backtrack, values no
+float or int64 holds, files that are not regular files. Every case must end in
+records or counted skips: never an exception, a hang or a crash of the report."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tsm_tui.sources.blocks import ComposerReader, OLMoReader
+from tsm_tui.sources.fairseq import FairseqReader
+from tsm_tui.sources.hf_stdout import HFStdoutReader
+from tsm_tui.sources.kv_text import KeyValueTextReader
+from tsm_tui.sources.text_formats import LlmcReader, WandbOutputReader
+
+N = 200_000  # characters per pathological line (lines up to 1 MiB are parsed)
+
+# shapes that made one of the line regexes quadratic (or would, if a piece of a
+# pattern overlapped the next): long runs of digits, spaces, colons, commas,
+# repeated phrases, with a character at the end that makes the match fail
+SHAPES = {
+    "digits after a key": "s:5 trl:" + "1" * N + "x",
+    "digits then a dot": "s:5 loss:1." + "1" * N + ".",
+    "commas in a number": "s:5 loss:1" + "," * N + "x",
+    "exponent digits": "s:5 loss:1e" + "1" * N + "x",
+    "digits and colons": "1:" * (N // 2),
+    "colons and digits": ":1" * (N // 2),
+    "spaces after a step word": "s" + " " * N + "x",
+    "spaces before a colon": "step" + " " * N + ":x",
+    "spaces after a param key": "num_params" + " " * N + "x",
+    "a long step number": "step " + "1" * N,
+    "a sample after spaces": "step 5" + " " * N + "x",
+    "a tqdm-like count": "1" * N + "/x",
+    "repeated overflow phrase": "gradient overflow detected " * (N // 27),
+    "indented item": " " * N + "x",
+    "indented item with =": " a" + " " * N + "=",
+    "llm.c header": "| total_batch_size" + " " * N + "x",
+    "many pairs": "s:5 " + "a:1 " * (N // 4),
+    "a dict of quotes": "{'" + "'a':" * (N // 4),
+    "escape sequences": "\x1b[" + "1;" * (N // 2),
+}
+READERS = [KeyValueTextReader, WandbOutputReader, LlmcReader, OLMoReader, ComposerReader,
+           FairseqReader, HFStdoutReader]
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_line_regexes_are_linear_on_pathological_lines(shape):
+    line = SHAPES[shape]
+    t = time.perf_counter()
+    for cls in READERS:
+        cls("train.log").feed(line)
+    kv = KeyValueTextReader("train.log")
+    kv.feed_chunk((line + "\n").encode() * 2)
+    # a quadratic regex takes minutes on 200k characters (16 s for 16k digits
+    # before the fix); linear work is well under a second. The bound is generous
+    # on purpose (a shared, loaded CI machine): it only separates the two classes.
+    assert time.perf_counter() - t < 20
+
+
+def test_linear_regexes_still_read_the_usual_lines():
+    r = KeyValueTextReader("train.log")
+    (rec,) = r.feed("s:12 trl:9.79 lr:0.000011 norm:3.01")
+    assert (rec.step, rec.loss, rec.lr, rec.grad_norm) == (12, 9.79, 0.000011, 3.01)
+    (rec,) = r.feed("step\t 7 : loss 1,234.5")
+    assert (rec.step, rec.loss) == (7, 1234.5)
+    (rec,) = r.feed("iteration 10/ 1500 | lm loss: 7.1E+00 | loss scale: 1.0 | grad norm: 1.2 |")
+    assert (rec.step, rec.loss, rec.loss_scale, rec.grad_norm) == (10, 7.1, 1.0, 1.2)
+    assert r.feed("step\t5 loss 1.0") == []  # a tab alone is not a step separator (as before)
+    f = FairseqReader("train.log")
+    (rec,) = f.feed("| WARNING | fairseq.trainer | NOTE: gradient overflow detected, ignoring gradient, "
+                    "setting loss scale to: 64.0")
+    assert rec.overflow and rec.loss_scale == 64.0
+
+
+# -- the report on hostile run directories (a real subprocess: a hang is a timeout) --------
+import json  # noqa: E402
+import os  # noqa: E402
+import sqlite3  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+GOOD = "".join(f'{{"step": {i}, "loss": {4.0 - i * 0.001:.4f}}}\n' for i in range(1, 200))
+
+
+def cli(*args, timeout=60, env=None):
+    e = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, "-m", "tsm_tui", *map(str, args)], capture_output=True,
+                          timeout=timeout, env=e)
+
+
+def report_json(d):
+    r = cli(d, "--report", "--json")
+    assert r.returncode in (0, 1), r.stderr.decode(errors="replace")
+    return json.loads(r.stdout)
+
+
+def test_a_fifo_named_like_a_log_is_listed_not_opened(tmp_path):
+    (tmp_path / "metrics.jsonl").write_text(GOOD)
+    os.mkfifo(tmp_path / "train.log")
+    os.symlink(tmp_path / "train.log", tmp_path / "link.log")
+    rep = report_json(tmp_path)  # before: blocked forever in open()
+    notes = {os.path.basename(f["path"]): f.get("note") for f in rep["files"]}
+    assert "not a regular file" in notes["train.log"] and "not a regular file" in notes["link.log"]
+
+
+def test_a_fifo_config_does_not_block_preflight(tmp_path):
+    os.mkfifo(tmp_path / "config.yaml")
+    (tmp_path / "config.json").write_text('{"max_steps": 1000, "learning_rate": 3e-4}')
+    r = cli("--preflight", tmp_path, timeout=60)
+    assert r.returncode in (0, 1), r.stderr
+    r = cli("--preflight", tmp_path / "config.yaml", timeout=60)
+    assert r.returncode == 2 and b"not a regular file" in r.stderr
+
+
+def test_an_mlflow_metric_linked_to_dev_zero_is_refused(tmp_path):
+    run = tmp_path / "mlruns" / "0" / "abc"
+    (run / "metrics").mkdir(parents=True)
+    (run / "meta.yaml").write_text("run_id: abc\n")
+    (run / "metrics" / "loss").write_text("".join(f"1700000000000 {3 - i / 100} {i}\n" for i in range(50)))
+    os.symlink("/dev/zero", run / "metrics" / "grad_norm")
+    rep = report_json(tmp_path)  # before: read /dev/zero whole (GBs, then MemoryError)
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["records"] == 50 and src["skip_reasons"] == {"unreadable metric file": 1}
+
+
+@pytest.mark.parametrize("bad,reason", [
+    ('{"step": 150, "loss": ' + "9" * 400 + "}", "number out of range"),
+    ('{"step": 1e309, "loss": 1.0}', None),  # a non-finite step: the record has none (as before)
+    ('{"step": 9223372036854775808, "loss": 1.0}', "step out of range"),
+    ('{"step": 150, "loss": 1.0, "skipped": 1e300}', None),
+    ('{"a": ' * 100_000, "JSON nested too deeply"),
+], ids=["400-digit loss", "1e309 step", "2^63 step", "1e300 counter", "deep nesting"])
+def test_one_bad_value_is_a_counted_skip_not_an_internal_error(tmp_path, bad, reason):
+    lines = GOOD.splitlines(keepends=True)
+    (tmp_path / "m.jsonl").write_text("".join(lines[:100]) + bad + "\n" + "".join(lines[100:]))
+    rep = report_json(tmp_path)  # before: exit 2 "internal error" (OverflowError ...)
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["records"] >= 199
+    if reason:
+        assert src["skip_reasons"].get(reason) == 1, src
+
+
+def test_huge_steps_never_wrap_on_the_fast_paths(tmp_path):
+    """Steps >= 2^63 used to wrap to -9223372036854775808 in the int64 columns (a fake resume)."""
+    from tsm_tui.sources import registry
+
+    big = 1 << 63
+    p = tmp_path / "m.jsonl"
+    p.write_text("".join(f'{{"step": {big + i}, "loss": 1.0}}\n' for i in range(40)) + GOOD)
+    t = tmp_path / "t.log"
+    t.write_text("".join(f"step {big + i} loss 1.0\n" for i in range(40))
+                 + "".join(f"step {i} loss {3 - i / 1000:.4f}\n" for i in range(1, 200)))
+    for path in (p, t):
+        reader, _ = registry.open_reader(str(path))
+        steps = [r.step for r in registry.read_records(str(path), reader)]
+        assert steps == list(range(1, 200)), path
+        assert reader.skip_reasons == {"step out of range": 40}
+
+
+def test_a_reader_raising_is_contained_per_line(tmp_path):
+    from tsm_tui.sources import registry
+    from tsm_tui.sources.kv_text import KeyValueTextReader
+
+    class Fragile(KeyValueTextReader):
+        def _line(self, line):
+            if "boom" in line:
+                raise RecursionError("maximum recursion depth exceeded")
+            return super()._line(line)
+
+    p = tmp_path / "t.log"
+    p.write_text("".join(f"step {i} loss 2.0\n" for i in range(1, 50)) + "step 50 boom\n"
+                 + "".join(f"step {i} loss 2.0\n" for i in range(51, 100)))
+    r = Fragile(str(p))
+    steps = [x.step for x in registry.read_records(str(p), r)]
+    assert steps == [s for s in range(1, 100) if s != 50]
+    assert r.skip_reasons == {"unreadable (RecursionError)": 1}
+
+
+def _wal_db(path):
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("CREATE TABLE metrics (key TEXT, value REAL, timestamp INT, run_uuid TEXT, step INT, is_nan INT)")
+    con.executemany("INSERT INTO metrics VALUES (?, ?, 0, 'r1', ?, 0)",
+                    [("loss", 3 - i / 100, i) for i in range(60)])
+    con.commit()
+    con.close()  # the last connection checkpoints and removes -wal / -shm
+
+
+def test_a_wal_mode_mlflow_db_gets_no_side_files(tmp_path):
+    _wal_db(str(tmp_path / "mlflow.db"))
+    before = sorted(os.listdir(tmp_path))
+    rep = report_json(tmp_path)  # before: mlflow.db-wal and mlflow.db-shm appeared
+    assert sorted(os.listdir(tmp_path)) == before
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["format"] == "mlflow-sqlite" and src["records"] == 60
+
+
+# -- configs ------------------------------------------------------------------------------
+def _laughs() -> str:
+    """The 'billion laughs' as YAML mappings: 9 levels of 9 aliases, ~620 bytes, 9^8 leaves."""
+    lines = ["a: &a {" + ", ".join(f"k{i}: lol" for i in range(9)) + "}"]
+    prev = "a"
+    for n in "bcdefgh":
+        lines.append(f"{n}: &{n} {{" + ", ".join(f"{n}{i}: *{prev}" for i in range(9)) + "}")
+        prev = n
+    return "\n".join(lines) + "\n"
+
+
+def test_a_yaml_alias_bomb_is_refused_quickly(tmp_path):
+    from tsm_tui.sources.config import ConfigError, read_config_file
+
+    bomb = _laughs()
+    assert len(bomb) < 700
+    (tmp_path / "config.yaml").write_text(bomb)
+    with pytest.raises(ConfigError, match="alias bomb"):
+        read_config_file(str(tmp_path / "config.yaml"))  # before: 12 s, 1 GB (then _flatten)
+    r = cli("--preflight", tmp_path / "config.yaml", timeout=60)
+    assert r.returncode == 2 and b"alias bomb" in r.stderr
+    # as a run's hparams.yaml it is left out; the report still runs
+    (tmp_path / "config.yaml").unlink()
+    (tmp_path / "hparams.yaml").write_text(bomb)
+    (tmp_path / "m.jsonl").write_text(GOOD)
+    assert report_json(tmp_path)["files"]
+
+
+def test_plain_yaml_with_a_few_aliases_still_loads(tmp_path):
+    from tsm_tui.sources.config import read_config_file
+
+    (tmp_path / "c.yaml").write_text("base: &b {lr: 3.0e-4, warmup: 10}\ntrain: *b\nmax_steps: 100\n")
+    m, kind = read_config_file(str(tmp_path / "c.yaml"))
+    assert kind == "yaml" and m["train"] == {"lr": 3e-4, "warmup": 10}
+
+
+def test_out_of_range_config_values_are_ignored_not_fatal(tmp_path):
+    (tmp_path / "m.jsonl").write_text(GOOD)
+    (tmp_path / "config.json").write_text('{"learning_rate": 1e400, "max_steps": 1e400, "n_layer": 1e308, '
+                                          '"n_embd": 1e308, "warmup_ratio": 1e308}')
+    rep = report_json(tmp_path)  # before: "Out of range float values are not JSON compliant"
+    assert rep["run"].get("peak_lr") is None
+    r = cli(tmp_path, "--report")
+    assert r.returncode in (0, 1) and b"Inf to Inf" not in r.stdout
+    (tmp_path / "train.yaml").write_text("n_layer: 1.0e+308\nn_embd: 4096\nmax_steps: 1000\nwarmup_steps: 10\n"
+                                         "learning_rate: 3.0e-4\nglobal_batch_size: 1.0e+300\n")
+    for args in (("--preflight", tmp_path / "train.yaml"), ("--preflight", tmp_path / "train.yaml", "--json")):
+        r = cli(*args)  # before: OverflowError / ZeroDivisionError -> exit 2 "internal error"
+        assert r.returncode in (0, 1), r.stderr
+    json.loads(r.stdout)
+
+
+# -- the tailer: a bad file mid-run costs that file, never the stream -----------------------
+def test_follow_keeps_going_when_bad_files_appear_mid_run(tmp_path):
+    from test_follow import Follow, line, record
+
+    log = tmp_path / "metrics.jsonl"
+    log.write_text("".join(line(record(s)) for s in range(1, 101)))
+    f = Follow(tmp_path, "--json")
+    try:
+        assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
+        # the issue's three: a notes file of deeply nested JSON, a lone CR inside a CSV
+        # row, a 5,000-digit step; each used to kill the tailer thread (exit 0, no alerts)
+        (tmp_path / "notes.jsonl").write_text('{"step": 1, "loss": 1.0}\n' + '{"a": ' * 50_000 + "\n")
+        (tmp_path / "eval.csv").write_text("step,loss\n1,2.0\n2,\"a\rb\"\n3,1.5\n")
+        (tmp_path / "train.log").write_text("step 1 loss 2.0\nstep " + "9" * 5000 + " loss 1.0\nstep 2 loss 1.9\n")
+        os.mkfifo(tmp_path / "pipe.log")  # and a FIFO: never opened
+        time.sleep(1.5)  # a rescan picks them up
+        bad = record(101)
+        bad["loss"] = float("nan")
+        with open(log, "a") as fh:
+            fh.write(line(bad))
+        assert f.wait_for(lambda: any('"nonfinite"' in x and '"critical"' in x for x in f.out), timeout=15), \
+            (f.out[-5:], f.err[-5:])
+    finally:
+        rc = f.stop()
+    assert rc == 0, f.err
+    assert not any("Traceback" in x for x in f.err), f.err
+
+
+def test_a_tailer_survives_a_file_whose_sniffing_raises(tmp_path, monkeypatch):
+    from tsm_tui.sources import registry
+    from tsm_tui.sources.tail import Tailer
+
+    real = registry.open_reader
+
+    def flaky(p):
+        if p.endswith("bad.jsonl"):
+            raise MemoryError("simulated")
+        return real(p)
+
+    monkeypatch.setattr(registry, "open_reader", flaky)
+    (tmp_path / "bad.jsonl").write_text(GOOD)
+    (tmp_path / "good.jsonl").write_text(GOOD)
+    t = Tailer(str(tmp_path), interval=0.05)
+    t.start()
+    try:
+        assert t.caught_up.wait(10)
+        with open(tmp_path / "good.jsonl", "a") as fh:
+            fh.write('{"step": 500, "loss": 1.0}\n')
+        t.wake()
+        steps: list = []
+        end = time.monotonic() + 10
+        while 500 not in steps and time.monotonic() < end:
+            for b in t.drain():
+                steps += [r.step for r in b.records if hasattr(r, "step") and not hasattr(r, "n")]
+                steps += [int(s) for r in b.records if hasattr(r, "n") for s in r.step]
+            time.sleep(0.05)
+        assert 500 in steps
+        assert t.error is None and any("bad.jsonl" in e and "MemoryError" in e for e in t.drain_events())
+    finally:
+        t.stop()
+
+
+# -- terminal: bidi / C1 / undecodable names never reach the output raw ----------------------
+RAW_BAD = ("\u202e", "\u2066", "\u200f", "\x9b", "\x9d")
+
+
+def test_bidi_and_c1_from_file_names_and_keys_are_stripped_from_reports(tmp_path):
+    bad_name = os.fsdecode(b"x\x9b\x9d\xe2\x80\xaegol.jsonl")  # non-UTF-8 bytes + U+202E
+    (tmp_path / bad_name).write_text(GOOD)
+    (tmp_path / "b\u2066.log").write_text("step 1 lo\u202ess: 2.0\n")
+    for env in ({}, {"PYTHONIOENCODING": "utf-8"}):  # before: UnicodeEncodeError with utf-8
+        for args in (("--report",), ("--report", "--json")):
+            r = cli(tmp_path, *args, env=env)
+            assert r.returncode in (0, 1), r.stderr
+            out = r.stdout.decode("utf-8", "surrogateescape")
+            assert not [c for c in out if c in RAW_BAD or "\udc80" <= c <= "\udcff"], out[:400]
+            assert b"\x9b" not in r.stdout and b"\xc2\x9b" not in r.stdout
+    rep = json.loads(cli(tmp_path, "--report", "--json").stdout)
+    assert any("gol.jsonl" in f["path"] for f in rep["files"])
+
+
+def test_follow_json_escapes_c1_and_bidi_but_keeps_them():
+    import io
+
+    from tsm_tui.core.record import Alert, Severity
+    from tsm_tui.views.follow import Printer
+
+    out, err = io.StringIO(), io.StringIO()
+    msg = "loss of r\u202eun\x9b31m x\u00e9"
+    Printer(True, out, err).alert(Alert("nonfinite", Severity.CRITICAL, 7, msg, 1.0, None, ["a"]))
+    Printer(False, out, err).alert(Alert("nonfinite", Severity.CRITICAL, 7, msg, 1.0, None, ["a"]))
+    js, text = out.getvalue().splitlines()
+    assert not [c for c in js + text if c in RAW_BAD]
+    assert json.loads(js)["message"] == msg and "x\u00e9" in js  # escaped, not lost; other text as is
+
+
+# -- --on-alert: no page lost at exit, no orphan after a timeout ------------------------------
+def test_pages_queued_at_sigterm_are_still_run(tmp_path):
+    from test_follow import Follow, line, record
+
+    log = tmp_path / "m.jsonl"
+    paged = tmp_path / "paged.txt"
+    log.write_text("".join(line(record(s)) for s in range(1, 101)))
+    f = Follow(tmp_path, "--json", "--on-alert", f"sleep 1.5; cat >> {paged}")
+    try:
+        assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
+        with open(log, "a") as fh:
+            for s in range(101, 200):  # two critical alerts: a NaN loss, then a loss that stays 5x up
+                rec = record(s)
+                if s == 101:
+                    rec["loss"] = float("nan")
+                if s >= 141:
+                    rec["loss"] *= 5
+                fh.write(line(rec))
+        assert f.wait_for(lambda: sum('"critical"' in x for x in f.out) >= 2), f.out
+    finally:
+        rc = f.stop()  # SIGTERM with a page running and one queued (each takes 1.5 s)
+    assert rc == 0
+    crit = [json.loads(x) for x in f.out if '"critical"' in x]
+    got = [json.loads(x) for x in paged.read_text().splitlines()]
+    assert len(got) == len(crit) >= 2, f.err  # before: the exit waited 2 s, the second page was lost
+
+
+def test_pages_that_cannot_run_before_exit_are_named():
+    import io
+
+    from tsm_tui.views.follow import AlertHook
+
+    err = io.StringIO()
+    hook = AlertHook("sleep 1", err=err)
+    for s in (1, 2, 3):
+        hook.submit({"check": "nonfinite", "step": s})
+    hook.close(wait=0.3)
+    said = err.getvalue()
+    assert "still running" in said and "2 page(s) not sent" in said and "step 3" in said
+
+
+def test_a_hook_that_times_out_is_ended_with_its_children(tmp_path):
+    from tsm_tui.views.follow import AlertHook
+
+    pidfile = tmp_path / "child.pid"
+    err = __import__("io").StringIO()
+    hook = AlertHook(f"sleep 60 & echo $! > {pidfile}; wait", err=err)
+    hook.timeout = 0.5
+    hook.submit({"check": "nonfinite", "step": 7})
+    hook.close(wait=10)
+    pid = int(pidfile.read_text())
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:  # still alive: clean up, then fail
+        os.kill(pid, 9)
+        pytest.fail("the hook's child survived its timeout (orphaned)")
+    assert "timed out" in err.getvalue() and "process group" in err.getvalue()
+
+
+# -- hostile file systems -------------------------------------------------------------------
+def test_a_huge_sparse_log_is_bounded(tmp_path):
+    """A 2 GiB hole (truncate) with a few real lines after it: holes are NUL bytes,
+    binary to the sniffer; the report stays bounded and names the file."""
+    p = tmp_path / "train.log"
+    with open(p, "wb") as f:
+        f.truncate(2 << 30)
+    (tmp_path / "m.jsonl").write_text(GOOD)
+    rep = report_json(tmp_path)
+    note = {os.path.basename(f["path"]): f.get("note") for f in rep["files"]}["train.log"]
+    assert note and "binary" in note
+
+
+def test_an_unreadable_file_is_a_note(tmp_path, monkeypatch):
+    """chmod 000 does not stop root (the tests run as root): the code path is the same
+    OSError, so open_regular is made to raise it."""
+    from tsm_tui.core import safeio
+    from tsm_tui.sources import registry
+
+    (tmp_path / "m.jsonl").write_text(GOOD)
+    (tmp_path / "secret.log").write_text("step 1 loss 2.0\n")
+    os.chmod(tmp_path / "secret.log", 0)
+    real = safeio.open_fd
+
+    def denied(path):
+        if path.endswith("secret.log"):
+            raise PermissionError(13, "Permission denied", path)
+        return real(path)
+
+    monkeypatch.setattr(safeio, "open_fd", denied)
+    reader, fi = registry.open_reader(str(tmp_path / "secret.log"))
+    assert reader is None and fi.note == "cannot read: Permission denied"
+
+
+def test_a_deep_tree_is_searched_to_a_depth_and_not_followed_below(tmp_path):
+    from tsm_tui.sources import registry
+
+    d = tmp_path
+    for i in range(40):
+        d = d / f"d{i}"
+    d.mkdir(parents=True)
+    (d / "deep.jsonl").write_text(GOOD)
+    (tmp_path / "m.jsonl").write_text(GOOD)
+    found = registry.candidate_files(str(tmp_path))
+    assert [os.path.basename(p) for p in found] == ["m.jsonl"]
+
+
+def test_a_low_fd_limit_is_a_clear_message_not_a_traceback(tmp_path):
+    """ulimit -n 16 with 40 logs: the report reads them one at a time (one fd each,
+    closed after); it must not crash."""
+    for i in range(40):
+        (tmp_path / f"rank{i}.jsonl").write_text(GOOD)
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16)); "
+            "from tsm_tui.cli import main; sys.exit(main(sys.argv[1:]))")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path), "--report", "--json"], capture_output=True,
+                       timeout=120)
+    assert r.returncode in (0, 1), r.stderr
+    assert len(json.loads(r.stdout)["files"]) == 40
