@@ -216,6 +216,29 @@ def decode_event_general(data: bytes) -> tuple[int, float | None, list[tuple[str
 
 
 MAX_RECORD = 256 << 20  # a length beyond this is a corrupt header
+RESYNC_SCAN = 4 << 20  # bytes screened at a time while resyncing
+
+
+def _next_header(buf: bytearray, start: int, n: int) -> int:
+    """The first offset >= ``start`` holding a record header whose CRC checks,
+    else the first offset that cannot hold a whole header yet (``n - 11``).
+
+    A zero-filled hole (copy-truncate) or garbage is screened in numpy: a
+    plausible header has a length in [1, MAX_RECORD] (bytes 4..7 zero, byte 3 at
+    most 0x10), so the CRC runs only on those offsets, not on every byte."""
+    end = n - 12  # the last offset with a whole header
+    while start <= end:
+        stop = min(end + 1, start + RESYNC_SCAN)
+        k = stop - start
+        a = np.frombuffer(bytes(buf[start:stop + 11]), dtype=np.uint8)
+        ok = ((a[4:4 + k] | a[5:5 + k] | a[6:6 + k] | a[7:7 + k]) == 0) & (a[3:3 + k] <= 0x10) \
+            & ((a[0:k] | a[1:1 + k] | a[2:2 + k] | a[3:3 + k]) != 0)
+        for o in np.flatnonzero(ok):
+            p = start + int(o)
+            if struct.unpack_from("<I", buf, p + 8)[0] == masked_crc(bytes(buf[p:p + 8])):
+                return p
+        start = stop
+    return max(start, n - 11)
 
 
 def _other_axis(tag: str) -> bool:
@@ -268,7 +291,7 @@ class TensorBoardReader(ByteReader):
                 if not self._resync:
                     self.skip("corrupt record header (CRC mismatch)")
                     self._resync = True
-                pos += 1
+                pos = _next_header(buf, pos + 1, n)
                 continue
             end = pos + 12 + length + 4
             if end > n:
