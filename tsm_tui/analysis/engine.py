@@ -12,6 +12,7 @@ feeds the same Sessions.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 
 from tsm_tui.analysis.monitor import Monitor
@@ -20,6 +21,7 @@ from tsm_tui.core.errors import InputError
 from tsm_tui.analysis.ranks import RankTracker, summarize
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
+from tsm_tui.core.sanitize import terminal_safe
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import LineReader
@@ -68,9 +70,13 @@ def _candidates(path: str) -> list[str]:
         raise InputError(f"no such file or directory: {path}")
     if os.path.isdir(path):
         try:
-            return registry.candidate_files(path)
+            found = registry.candidate_files(path)
         except OSError as e:
             raise InputError(f"cannot read directory {path}: {e.strerror or e}")
+        if len(found) >= registry.MAX_FILES:
+            print(f"tsm-watch: {terminal_safe(registry.LIMIT_NOTE.format(n=registry.MAX_FILES, path=path))}",
+                  file=sys.stderr)
+        return found
     return [path]
 
 

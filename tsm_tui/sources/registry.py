@@ -44,7 +44,9 @@ LOG_EXT = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".log", ".txt", ".out",
 SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv", "site-packages", "wandb-cache"}
 HEAD_BYTES = 64 * 1024
 BINARY = "binary file (NUL bytes): not a text log"
-MAX_FILES = 2000
+MAX_FILES = 10000  # log files taken from one tree; reaching it is said (never silent)
+LIMIT_NOTE = ("more than {n} log files under {path}: only the first {n} are read "
+              "(point tsm-watch at a smaller directory, or use --run)")
 MAX_DEPTH = 6
 
 

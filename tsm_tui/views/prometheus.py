@@ -33,7 +33,6 @@ import os
 import re
 import statistics
 import sys
-import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field

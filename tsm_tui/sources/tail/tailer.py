@@ -62,6 +62,8 @@ MAX_QUEUED = 200_000  # records waiting for the consumer before the worker pause
 MAX_RETIRED = 256  # rotated-away files kept open (to recognise them under their new name)
 SNIFF_RETRY_LIMIT = 4 << 20  # stop re-sniffing a file that is still unreadable past this size
 RESCAN_MIN_GAP = 0.25  # seconds between two event-driven directory scans
+RESCAN_SAFETY = 30.0  # s between two walks of the tree when inotify reports new files
+RESCAN_COST_FACTOR = 50  # a walk that takes t seconds waits at least 50 t for the next one (<= 2% of a core)
 TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".part", ".partial", ".lock", "~")
 MIN_GAP = 0.02  # seconds between two event-driven passes (bounds CPU under heavy writing)
 NON_UTF8 = "non-UTF-8 bytes (replaced, line still read)"
@@ -100,6 +102,7 @@ class Tailer(Feed):
         self._space = threading.Condition(self._lock)
         self._observer = None
         self._watched: str | None = None
+        self._limit_said = False
 
     # -- consumer side ------------------------------------------------------------
     def describe(self) -> str:
@@ -167,16 +170,23 @@ class Tailer(Feed):
         if self.poll_interval is not None:
             rescan_every = max(rescan_every, self.poll_interval)
         last_scan = -1e9
+        scan_cost = 0.0
         while not self._stop.is_set():
             now = time.monotonic()
             if self.poll_interval is None:
                 self._ensure_observer()
-            soon = self._rescan_soon and now - last_scan >= RESCAN_MIN_GAP
-            if soon or self._rescan.is_set() or now - last_scan >= rescan_every:
+            # with inotify, new files announce themselves (created / moved): the periodic
+            # walk is a safety net; polling walks every period. Either way the walk is
+            # spaced so that it costs at most ~2% of a core on a big tree
+            every = max(rescan_every if self.poll_interval is not None or self._observer is None
+                        else RESCAN_SAFETY, scan_cost * RESCAN_COST_FACTOR)
+            soon = self._rescan_soon and now - last_scan >= max(RESCAN_MIN_GAP, scan_cost * 4)
+            if soon or self._rescan.is_set() or now - last_scan >= every:
                 self._rescan.clear()
                 self._rescan_soon = False
                 last_scan = now
                 self._scan()
+                scan_cost = time.monotonic() - now
             self._wake.clear()
             for f in list(self.files.values()):
                 if self._stop.is_set():
@@ -228,7 +238,10 @@ class Tailer(Feed):
 
         try:
             obs = Observer()
-            obs.schedule(_Hint(), target, recursive=os.path.isdir(self.path))
+            # only changes: our own opens and reads (IN_OPEN, IN_ACCESS, IN_CLOSE_NOWRITE)
+            # would otherwise come back as events, a pass per event, and overflow the
+            # inotify queue on a big tree
+            obs.schedule(_Hint(), target, recursive=os.path.isdir(self.path), event_filter=_EVENTS)
             obs.daemon = True
             obs.start()
         except Exception as e:  # inotify limits (ENOSPC / EMFILE), odd filesystems
@@ -258,6 +271,9 @@ class Tailer(Feed):
                 found = registry.candidate_files(self.path)
             except OSError:
                 return []
+            if len(found) >= registry.MAX_FILES and not self._limit_said:
+                self._limit_said = True
+                self._event(registry.LIMIT_NOTE.format(n=registry.MAX_FILES, path=self.path))
             # temporary files (``x.log.tmp`` before an atomic replace, editor swap
             # files, dot-files) would be read once under their own name and again
             # once renamed into place
@@ -634,6 +650,20 @@ class Tailer(Feed):
         f.parsed = 0
         f.skip_floor = None
         self._put(f.path, f.reader, f.accept(new))
+
+
+def _change_events() -> list:
+    from watchdog import events as ev
+
+    names = ("FileModifiedEvent", "FileCreatedEvent", "FileDeletedEvent", "FileMovedEvent", "FileClosedEvent",
+             "DirModifiedEvent", "DirCreatedEvent", "DirDeletedEvent", "DirMovedEvent")
+    return [getattr(ev, n) for n in names if hasattr(ev, n)]
+
+
+try:
+    _EVENTS = _change_events()
+except ImportError:  # pragma: no cover - watchdog is a dependency
+    _EVENTS = None
 
 
 def _dir_aware(st, path: str):
