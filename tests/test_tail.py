@@ -479,3 +479,51 @@ def test_forced_poll_mode(tmp_path):
     assert t.mode == "polling" and "polling every 0.3s" in t.describe()
     t2 = Tailer(str(tmp_path))
     assert t2.mode == "inotify" or t2.network
+
+
+def test_at_most_max_open_files_are_held_open_and_parked_files_still_deliver(tmp_path, monkeypatch):
+    """Files beyond the tailer's MAX_OPEN are closed while idle (their offsets kept)
+    and reopened when they change: every record still arrives once; a file replaced
+    while parked is read from the start."""
+    from tsm_tui.sources.tail import tailer as _tailer
+
+    monkeypatch.setattr(_tailer, "MAX_OPEN", 4)
+    paths = []
+    for i in range(12):
+        p = tmp_path / f"rank{i}.jsonl"
+        p.write_text("".join(f'{{"step": {s}, "loss": {2 + 1 / s}}}\n' for s in range(1, 11)))
+        paths.append(p)
+    t = Tailer(str(tmp_path), poll=0.05)
+    got: dict[str, list[int]] = {}
+
+    def drain():
+        for b in t.drain():
+            for r in b.records:
+                for x in (r.records() if hasattr(r, "records") else [r]):
+                    got.setdefault(os.path.basename(b.source), []).append(x.step)
+
+    t.start()
+    try:
+        deadline = time.monotonic() + 10
+        while sum(len(v) for v in got.values()) < 120 and time.monotonic() < deadline:
+            drain()
+            time.sleep(0.05)
+        time.sleep(0.3)
+        drain()
+        held = [f for f in t.files.values() if f.fd is not None]
+        assert len(held) <= 4 and sum(f.parked for f in t.files.values()) >= 8
+        for p in paths:  # every parked file gets new lines
+            with open(p, "a") as fh:
+                fh.write("".join(f'{{"step": {s}, "loss": 2.0}}\n' for s in range(11, 14)))
+        os.replace(tmp_path / "rank0.jsonl", tmp_path / "rank0.old")  # rotated while parked ...
+        (tmp_path / "rank0.jsonl").write_text('{"step": 100, "loss": 2.0}\n')
+        deadline = time.monotonic() + 10
+        while (sum(len(v) for v in got.values()) < 120 + 11 * 3 + 1) and time.monotonic() < deadline:
+            drain()
+            time.sleep(0.05)
+        for i in range(1, 12):
+            assert got[f"rank{i}.jsonl"] == list(range(1, 14)), (i, got[f"rank{i}.jsonl"])
+        assert 100 in got["rank0.jsonl"]
+        assert len([f for f in t.files.values() if f.fd is not None]) <= 4
+    finally:
+        t.stop()

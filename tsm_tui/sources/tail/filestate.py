@@ -38,6 +38,8 @@ class _File:
         self.snap_dirty = False
         self.error: str | None = None  # last error reported (one event per kind)
         self.opened = 0  # incarnations opened at this path
+        self.parked = False  # closed to stay within the tailer's MAX_OPEN; reopened on change
+        self.active_at = 0.0  # monotonic time of the last bytes read (the idlest are parked first)
 
     def accept(self, recs: list) -> list:
         """Drop records a rewrite repeats; track what was delivered (a Frame counts

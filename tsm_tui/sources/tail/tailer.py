@@ -60,6 +60,7 @@ CHUNKED_MIN = 64 << 10  # reads at least this big go through the reader's chunke
 FINGERPRINT = 256  # bytes compared at the head and before the offset to spot rewrites
 MAX_QUEUED = 200_000  # records waiting for the consumer before the worker pauses
 MAX_RETIRED = 256  # rotated-away files kept open (to recognise them under their new name)
+MAX_OPEN = 256  # followed files held open at once; the idle rest is reopened when it changes
 SNIFF_RETRY_LIMIT = 4 << 20  # stop re-sniffing a file that is still unreadable past this size
 RESCAN_MIN_GAP = 0.25  # seconds between two event-driven directory scans
 RESCAN_SAFETY = 30.0  # s between two walks of the tree when inotify reports new files
@@ -195,6 +196,7 @@ class Tailer(Feed):
                     self._check(f)
                 except Exception as e:  # noqa: BLE001 - one file's failure is that file's
                     self._file_failed(f, f.path, e)
+            self._park_idle()
             if not self.caught_up.is_set():
                 self.caught_up.set()  # the history present at start has been queued
                 self.ready.set()
@@ -394,6 +396,12 @@ class Tailer(Feed):
         except OSError as e:
             self._error(f, f.path, e, "cannot stat")
             return
+        if f.parked:  # closed to stay within MAX_OPEN: reopen only when it changed
+            if (st.st_dev, st.st_ino) == f.dev_ino and st.st_size == f.size and st.st_mtime_ns == f.mtime_ns \
+                    and not f.snap_dirty:
+                return
+            if not self._unpark(f, st):
+                return
         if f.fd is None:  # the path came back (or could not be opened before)
             came_back = f.opened > 0
             if not self._open(f):
@@ -416,6 +424,43 @@ class Tailer(Feed):
             return
         self._catch_up(f, st.st_size)
         f.size, f.mtime_ns = st.st_size, st.st_mtime_ns
+
+    def _unpark(self, f: _File, st) -> bool:
+        """Open a parked file again; the same file continues where it stopped, a
+        different one at its path (rotated while not held open) starts over."""
+        f.parked = False
+        try:
+            fd = open_fd(f.path)
+        except OSError as e:
+            self._error(f, f.path, e, "cannot open")
+            f.parked = True
+            return False
+        try:
+            fst = os.fstat(fd)
+        except OSError:
+            _close_fd(fd)
+            f.parked = True
+            return False
+        if (fst.st_dev, fst.st_ino) == f.dev_ino:
+            f.fd = fd
+            return True
+        _close_fd(fd)
+        self._event(f"{_short(f.path)} was replaced while not held open: reading the new file from the start "
+                    "(the old file's last lines, if any were written after the last read, are not read)")
+        f.fd = None
+        f.reopen_floor = True
+        return True
+
+    def _park_idle(self) -> None:
+        """At most MAX_OPEN files are held open: the longest idle ones are closed
+        (their offsets kept) and reopened when they change."""
+        held = [f for f in self.files.values() if f.fd is not None]
+        if len(held) <= MAX_OPEN:
+            return
+        held.sort(key=lambda f: f.active_at)
+        for f in held[: len(held) - MAX_OPEN]:
+            self._close(f)
+            f.parked = True
 
     def _catch_up(self, f: _File, size: int) -> None:
         """Read to EOF, starting over first if the file was truncated or rewritten."""
@@ -539,6 +584,7 @@ class Tailer(Feed):
             if not data:
                 return
             f.offset += len(data)
+            f.active_at = time.monotonic()
             self.read_bytes += len(data)
             if len(f.head) < FINGERPRINT:
                 f.head = (f.head + data)[:FINGERPRINT]
