@@ -17,12 +17,14 @@ from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.config import CONFIG_NAMES
 from tsm_tui.sources.blocks import ComposerReader, OLMoReader
+from tsm_tui.sources.build_nanogpt import BuildNanoGPTReader
 from tsm_tui.sources.csv_reader import CsvReader
 from tsm_tui.sources.fairseq import FairseqReader
 from tsm_tui.sources.hf_stdout import HFStdoutReader
 from tsm_tui.sources.head import DEEP_BYTES, HOLE, deep_lines, sample_head, skip_hole, strip_nul
 from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
 from tsm_tui.sources.jsonl import JsonlReader
+from tsm_tui.sources.keras_stdout import KerasProgressReader
 from tsm_tui.sources.kv_text import KeyValueTextReader
 from tsm_tui.sources.mlflow import MlflowFileStoreReader, MlflowSqliteReader
 from tsm_tui.sources import segments as _segments
@@ -39,7 +41,7 @@ READERS: list[type[LineReader]] = sorted([
     OLMoReader, ComposerReader, FairseqReader, HFStdoutReader,
     MegatronReader, NeMoReader, LlmcReader, ModdedNanoGPTReader, NanoGPTReader, TorchtitanReader,
     WandbOutputReader, DeepSpeedReader, KeyValueTextReader, WandbSummaryReader,
-    SamplesJsonlReader, GenerationTextReader,
+    SamplesJsonlReader, GenerationTextReader, BuildNanoGPTReader, KerasProgressReader,
 ], key=lambda r: -r.priority)
 
 LOG_EXT = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".log", ".txt", ".out", ".err", ".stdout")
