@@ -38,10 +38,11 @@ def used(d: dict) -> dict:
 # ----------------------------------------------------------------------------- fixtures
 def shell_trace(nbytes: int) -> str:
     """What a launcher prints first: `set -x` trace, an environment dump, NCCL chatter."""
-    out, i = [], 0
-    while sum(map(len, out)) < nbytes:
+    out, i, n = [], 0, 0
+    while n < nbytes:
         out.append(f"+ export NCCL_SOCKET_IFNAME=ib{i % 4} CUDA_DEVICE_MAX_CONNECTIONS=1 OMP_NUM_THREADS={i}\n")
         out.append(f"node{i % 8}:{i}:{i} [0] NCCL INFO Channel {i % 32:02d}/32 :    0   1   2   3   4   5   6   7\n")
+        n += len(out[-1]) + len(out[-2])
         i += 1
     return "".join(out)
 

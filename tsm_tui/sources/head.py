@@ -16,14 +16,13 @@
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 
 from tsm_tui.core.safeio import open_regular
 
 HEAD_BYTES = 64 * 1024
 LONG_HEAD = 3 << 20  # a head with < 2 complete lines grows up to this (lines up to 1 MiB are read)
-DEEP_BYTES = 16 << 20  # how far into a file nothing-recognised-yet is searched (ours)
+DEEP_BYTES = 8 << 20  # how far into a file nothing-recognised-yet is searched (ours)
 DEEP_WINDOW = 256 << 10
 DEEP_LINES = 400  # candidate lines taken from one window
 DEEP_MAX_LINES = 4000  # candidate lines sniffed in all
@@ -31,8 +30,10 @@ HOLE = "NUL bytes skipped (a hole left by copy-truncate log rotation)"
 BINARY_FRAC = 0.01  # control bytes + invalid UTF-8 allowed in a text head (ours)
 # bytes that never occur in a text log (\t \n \f \r ESC and backspace do)
 _CTRL = bytes(c for c in range(32) if c not in (8, 9, 10, 12, 13, 27)) + b"\x7f"
-# a word most training-metric lines carry; the sniffers see only such lines of a deep window
-_HINT = re.compile(rb"[Ll]oss|LOSS|[Ii]ter|[Ss]tep|STEP|[Ee]poch|trl:|tel:|\{'|\bval\b|\btrain\b")
+# words most training-metric lines carry; the sniffers see only such lines of a deep
+# window (found with bytes.find: a regex alternation would scan at ~10 MB/s)
+# (looked for in the lowered window: one pass, then one find per word)
+_HINTS = (b"loss", b"iter", b"step", b"epoch", b"trl:", b"{'", b" val ", b" train ")
 
 
 @dataclass
@@ -141,17 +142,15 @@ def deep_lines(path: str, start: int, stop: int = DEEP_BYTES):
                 carry = buf[j + 1:]
                 pos += len(data)
                 buf, _ = strip_nul(buf[: j + 1])
-                out: list[str] = []
-                i = 0
-                search = _HINT.search
-                while len(out) < DEEP_LINES:
-                    m = search(buf, i)
-                    if m is None:
-                        break
-                    a = buf.rfind(b"\n", 0, m.start()) + 1
-                    b = buf.find(b"\n", m.end())
-                    out.append(buf[a:b].decode("utf-8", "replace").rstrip("\r"))
-                    i = b + 1
+                starts: set[int] = set()
+                low = buf.lower()
+                for lit in _HINTS:
+                    i = low.find(lit)
+                    while i >= 0 and len(starts) < DEEP_LINES:
+                        starts.add(low.rfind(b"\n", 0, i) + 1)
+                        i = low.find(lit, low.find(b"\n", i) + 1)
+                out = [buf[a: buf.find(b"\n", a)].decode("utf-8", "replace").rstrip("\r")
+                       for a in sorted(starts)[:DEEP_LINES]]
                 taken += len(out)
                 yield out, pos - len(carry)
     except OSError:
