@@ -99,7 +99,8 @@ class Orderer:
         return out
 
     def _record(self, r: StepRecord, out: list) -> None:
-        if not r.has_metrics():
+        if not r.has_metrics() or r.overflow:
+            # (DeepSpeed OVERFLOW! lines carry the last step and repeat alike: each is an event)
             out.append(r)
             return
         sig = _sig(r)
