@@ -69,7 +69,7 @@ class Session:
             return self._feed_aux(records)
         mon = self.monitor_for(source, reader)
         out: list[Alert] = []
-        if reader is None or reader.kind != "lines":
+        if getattr(reader, "kind", None) != "lines":
             # one writer (a snapshot, an event file), or a caller feeding records itself
             return self._feed_mon(source, mon, records, reader, out)
         order = self.orderers.get(source)
