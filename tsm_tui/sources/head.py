@@ -109,6 +109,10 @@ def sample_head(path: str, binary_reason: str) -> Head:
             end = f.tell() - (1 if more else 0)
     except OSError as e:
         return Head(None, f"cannot read: {e.strerror or e}")
+    if not raw and hole:
+        # nothing but NUL bytes as far as the head looks (a hole with no data yet, or binary)
+        return Head(None, f"only NUL bytes in its first {max(1, pos >> 20)} MiB (a hole, or a binary file): "
+                          "not read", pos, more, hole)
     if not raw:
         return Head([], None, end, more, hole)
     if hole and not looks_text(raw):

@@ -329,7 +329,8 @@ class Tailer(Feed):
         self._pending[p] = key + (last[2] if last else 0,)
         # a file that showed nothing recognisable yet is searched on from where
         # the last try stopped (a long preamble: pip output, argument dumps)
-        reader, fi = registry.open_reader(p, deep_from=max(0, last[2] - 4096) if last else 0)
+        deep = max(0, last[2] - 4096) if last else 0
+        reader, fi = registry.open_reader(p, deep_from=deep) if deep else registry.open_reader(p)
         segs = self._segments.get(p, [])
         if reader is None and segs:  # the live file is empty (just rotated): the newest segment says
             r2, _ = registry.open_reader(segs[-1])
