@@ -73,7 +73,7 @@ def test_json_schema(spike_file, capsys):
                                              "nonfinite", "loss_scale", "checkpoints", "output_collapse"]
     f = d["files"][0]
     assert set(f) >= {"path", "format", "records", "skipped_lines"} and f["format"] == "jsonl"
-    assert d["steps"] == {"first": 1, "last": 1500, "count": 1500}
+    assert d["steps"] == {"first": 1, "last": 1500, "count": 1500, "records": 1500}
     a = next(a for a in d["alerts"] if a["check"] == "loss_spike")
     assert set(a) == {"check", "severity", "step", "value", "baseline", "message", "actions"}
     assert a["step"] == 900 and a["severity"] == "warning"

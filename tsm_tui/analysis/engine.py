@@ -43,6 +43,8 @@ class Run:
     info: RunInfo | None = None
     #: per-rank log files of the run (empty unless several ranks wrote it)
     ranks: list[str] = field(default_factory=list)
+    #: a log's older rotated segments (x.log.2.gz, x.log.1), oldest first: read before it
+    segments: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _rank(fi: registry.FileInfo, reader: LineReader) -> tuple:
@@ -90,12 +92,29 @@ def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=(
     info.checkpoints = run.files_of.checkpoints()
     info.checkpoint_dir_searched = os.path.isdir(path) or bool(info.checkpoints)
     best = None
-    for p in spec.files:
+    for group in registry.group_sources(spec.files):
+        p, older = group[-1], group[:-1]
         reader, fi = registry.open_reader(p)
+        if reader is None and older:  # the live file is empty (just rotated): sniff the newest segment
+            r2, fi2 = registry.open_reader(older[-1])
+            if r2 is not None and r2.kind == "lines":
+                reader, fi.format, fi.score, fi.note = type(r2)(p), fi2.format, fi2.score, None
+        if older and (reader is None or reader.kind != "lines"):
+            for q in older:  # not one text series: each file on its own, as before
+                r3, fi3 = registry.open_reader(q)
+                run.files.append(fi3)
+                if r3 is not None:
+                    run.readers[q] = r3
+                    rk = _rank(fi3, r3)
+                    if best is None or rk > best[0]:
+                        best = (rk, q)
+            older = []
         run.files.append(fi)
         if reader is None:
             continue
         run.readers[p] = reader
+        if older:
+            run.segments[p] = fi.segments = older
         r = _rank(fi, reader)
         if best is None or r > best[0]:
             best = (r, p)
@@ -219,7 +238,7 @@ def _read(run: Run, session: Session, trackers: dict | None = None, on_batch=Non
         batch: list = []
         tracker = (trackers or {}).get(p)
         try:
-            for item in registry.read_items(p, reader):  # StepRecords and Frames
+            for item in registry.read_items(p, reader, run.segments.get(p, ())):  # StepRecords and Frames
                 if tracker is not None:
                     tracker.update(item)
                 batch.append(item)
@@ -240,6 +259,7 @@ def analyze_run(run: Run, settings: Settings, on_batch=None) -> Analysis:
     session = Session(settings, run.info or RunInfo())
     trackers = {p: RankTracker(p, rank_of(p)) for p in run.ranks if p in run.readers}
     _read(run, session, trackers, on_batch)
+    session.flush()  # records held back as a possible resume (analysis/ordering.py)
     mon = session.monitor
     if mon is None or mon.records == 0:
         fi = next((f for f in run.files if f.path == run.primary), None)

@@ -15,6 +15,7 @@ from collections import deque
 
 from tsm_tui.core.frame import Frame, expand
 from tsm_tui.analysis.monitor import Monitor
+from tsm_tui.analysis.ordering import Orderer
 from tsm_tui.core.record import Alert, StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources.base import LineReader
@@ -38,6 +39,8 @@ class Session:
         self.settings = settings or Settings()
         self.info = info or RunInfo()
         self.monitors: dict[str, Monitor] = {}
+        #: per source: duplicates of two writers dropped, resumes told from stray lines
+        self.orderers: dict[str, Orderer] = {}
         self.readers: dict[str, LineReader] = {}
         self._known: dict[str, int] = {}
         self.primary: str | None = None
@@ -66,6 +69,20 @@ class Session:
             return self._feed_aux(records)
         mon = self.monitor_for(source, reader)
         out: list[Alert] = []
+        if getattr(reader, "kind", None) != "lines":
+            # one writer (a snapshot, an event file), or a caller feeding records itself
+            return self._feed_mon(source, mon, records, reader, out)
+        order = self.orderers.get(source)
+        if order is None:
+            order = self.orderers[source] = Orderer()
+        before = dict(order.counts)
+        records = order.push(records)
+        if reader is not None and order.counts != before:
+            for k, v in order.counts.items():  # shown with the file's skip reasons
+                reader.skip_reasons[k] = reader.skip_reasons.get(k, 0) + v - before.get(k, 0)
+        return self._feed_mon(source, mon, records, reader, out)
+
+    def _feed_mon(self, source: str, mon: Monitor, records, reader, out: list[Alert]) -> list[Alert]:
         for r in records:
             if type(r) is Frame:
                 out += mon.feed_frame(r)
@@ -122,6 +139,17 @@ class Session:
         for m in self.monitors.values():
             m.state.info.checkpoints = checkpoints
 
+    def flush(self) -> list[Alert]:
+        """The end of every source's input: records held back as a possible resume
+        stayed back, so they are one (see analysis/ordering.py)."""
+        out: list[Alert] = []
+        for src, order in self.orderers.items():
+            recs = order.flush()
+            if recs:
+                out += self._feed_mon(src, self.monitors[src], recs, self.readers.get(src), [])
+        return out
+
     def finalize(self) -> list[Alert]:
+        out = self.flush()
         mon = self.monitor
-        return mon.finalize() if mon else []
+        return out + (mon.finalize() if mon else [])

@@ -126,6 +126,8 @@ class RunInfo:
     def set(self, name: str, value, origin: str, override: bool = False) -> None:
         if value is None:
             return
+        if name == "total_steps" and isinstance(value, (int, float)) and value <= 0:
+            return  # max_steps -1 / 0 means "not set" (HF, llm.c): never a planned total
         if getattr(self, name) is None or override:
             setattr(self, name, value)
             self.origin[name] = origin

@@ -22,6 +22,8 @@ from tsm_tui.sources.kv_text import DICT_PAIR
 
 TQDM = re.compile(r"(?<!\d)(\d+)/(\d++) \[")  # linear: one attempt per digit run
 DICT_START = re.compile(r"\{'[^']+': ")
+# ms-swift's dicts (string values) name their step: 'global_step/max_steps': '5/84'
+GLOBAL_STEP = re.compile(r"'global_step/max_steps':\s*'(\d+)/(\d+)'")
 SNIFF = re.compile(r"\{'(?:loss|grad_norm|learning_rate|eval_loss|train_runtime)': ")
 
 
@@ -66,6 +68,13 @@ class HFStdoutReader(LineReader):
         pairs = DICT_PAIR.findall(body)
         out: list[StepRecord] = []
         if pairs:
+            g = GLOBAL_STEP.search(body) if "'global_step/" in body else None
+            if g is not None:
+                pairs = [p for p in pairs if p[0] != "global_step/max_steps"]
+                if int(g.group(2)) > 0:
+                    self.run_info.setdefault("total_steps", int(g.group(2)))
+                if not any(k.startswith("eval_") for k, _ in pairs):
+                    self._counter = int(g.group(1))  # the dict's own step, better than any bar
             rec = self._dict(pairs)
             if rec is not None:
                 out.append(rec)
@@ -81,6 +90,8 @@ class HFStdoutReader(LineReader):
             if n is None or total is None:
                 continue
             if self._total is None:
+                if total <= 0:
+                    continue
                 self._total = total
                 self.run_info.setdefault("total_steps", total)
             if total == self._total:

@@ -24,6 +24,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import MAX_LINE, LineReader
+from tsm_tui.sources.fields import normalise
 
 # Every regex here must stay linear in the line's length (issue 20: "s:5 trl:" + 16k
 # digits took 16 s when the integer part's [\d,]* and a following \d* shared the
@@ -40,10 +41,15 @@ PAIR = re.compile(rf"(?<![\w.])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w
 # (transformers >= 5 prints the values as strings: {'loss': '5.381', ...})
 DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
 # space-separated metrics nanoGPT prints ("loss 4.2082", "train loss 4.23, val loss 4.25")
-SPACED = re.compile(rf"\b((?:train |val |lm )?loss|lr|learning rate|grad norm|gnorm)\s+({NUM})(?![\w.])", re.I)
+# ("norm 3.9078": llm.c's stdout prints the grad norm so)
+SPACED = re.compile(rf"\b((?:train |val |lm )?loss|lr|learning rate|(?:grad )?norm|gnorm)\s+({NUM})(?![\w.])", re.I)
 # a cheap necessary condition for SPACED on ASCII text, matched against the lowered
 # line (re.I over an alternation is the slowest regex here: ~10x this one)
 _SPACED_HINT = re.compile(r"(?:loss|lr|rate|norm)\s+[-+.\dni]")
+# step keys that name a step on their own (not "batch", "s", "it": config echoes have those)
+NAMED_STEP_KEYS = frozenset({"step", "steps", "global_step", "_step", "iteration", "iter", "num_updates",
+                             "current_steps", "train/step", "train/global_step", "trainer/global_step"})
+_STEP_HINT = re.compile(r"(?i)step|iter|update|batch")
 STEP = re.compile(r"(?<![\w/])(?:iteration|iter|step|it|s)(?:\s*+[:=]\s*+|(?=[^\S ]*+ )\s++)(\d+)(?:\s*/\s*(\d+))?(?![\d.])", re.I)
 OVERFLOW = re.compile(
     rf"OVERFLOW!(?:.*?Attempted loss scale:\s*({NUM}),?\s*reducing to\s*({NUM}))?", re.I)
@@ -109,6 +115,9 @@ class KeyValueTextReader(LineReader):
                     return [rec]
         m = STEP.search(line)
         if m is None:
+            rec = self._named_step(line)
+            if rec is not None:
+                return [rec]
             self._info(line)
             self.other_lines += 1
             return []
@@ -129,6 +138,22 @@ class KeyValueTextReader(LineReader):
         if rec.loss is None and rec.val_loss is None and _is_megatron_train(line):
             rec.loss_missing = True
         return [rec]
+
+    def _named_step(self, line: str) -> StepRecord | None:
+        """Any other line whose step is one of its named numbers (``global_step=5``,
+        ``num_updates: 12``, ``train/step=3``; STEP_KEYS in fields.py) next to a metric."""
+        if not _STEP_HINT.search(line):
+            return None
+        pairs = PAIR.findall(line)
+        if not any(normalise(k) in NAMED_STEP_KEYS for k, _ in pairs):
+            return None
+        last = self._last_step
+        rec = self.build(pairs)
+        if rec is not None and rec.loss is None and rec.val_loss is None and rec.grad_norm is None:
+            self.records -= 1  # a step and an LR alone (a config echo) is not a training line
+            self._last_step = last
+            return None
+        return rec
 
     # -- replay fast path ------------------------------------------------------------
     def _templated(self) -> bool:

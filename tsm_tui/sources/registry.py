@@ -17,13 +17,17 @@ from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.config import CONFIG_NAMES
 from tsm_tui.sources.blocks import ComposerReader, OLMoReader
+from tsm_tui.sources.build_nanogpt import BuildNanoGPTReader
 from tsm_tui.sources.csv_reader import CsvReader
 from tsm_tui.sources.fairseq import FairseqReader
 from tsm_tui.sources.hf_stdout import HFStdoutReader
+from tsm_tui.sources.head import DEEP_BYTES, HOLE, deep_lines, sample_head, skip_hole, strip_nul
 from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
 from tsm_tui.sources.jsonl import JsonlReader
+from tsm_tui.sources.keras_stdout import KerasProgressReader
 from tsm_tui.sources.kv_text import KeyValueTextReader
 from tsm_tui.sources.mlflow import MlflowFileStoreReader, MlflowSqliteReader
+from tsm_tui.sources import segments as _segments
 from tsm_tui.sources.samples import GENERATION_DIRS, GenerationTextReader, SamplesJsonlReader
 from tsm_tui.sources.structured import KerasCsvReader, LightningCsvReader, LlamaFactoryReader, WandbSummaryReader
 from tsm_tui.sources.tensorboard import TensorBoardReader
@@ -37,12 +41,12 @@ READERS: list[type[LineReader]] = sorted([
     OLMoReader, ComposerReader, FairseqReader, HFStdoutReader,
     MegatronReader, NeMoReader, LlmcReader, ModdedNanoGPTReader, NanoGPTReader, TorchtitanReader,
     WandbOutputReader, DeepSpeedReader, KeyValueTextReader, WandbSummaryReader,
-    SamplesJsonlReader, GenerationTextReader,
+    SamplesJsonlReader, GenerationTextReader, BuildNanoGPTReader, KerasProgressReader,
 ], key=lambda r: -r.priority)
 
 LOG_EXT = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".log", ".txt", ".out", ".err", ".stdout")
 SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv", "site-packages", "wandb-cache"}
-HEAD_BYTES = 64 * 1024
+HEAD_BYTES = 64 * 1024  # (the head is sampled by sources/head.py)
 BINARY = "binary file (NUL bytes): not a text log"
 MAX_FILES = 10000  # log files taken from one tree; reaching it is said (never silent)
 LIMIT_NOTE = ("more than {n} log files under {path}: only the first {n} are read "
@@ -67,6 +71,10 @@ class FileInfo:
     note: str | None = None
     used: bool = False
     score: float = 0.0
+    #: older rotated segments read before this file, oldest first (one series)
+    segments: list[str] = field(default_factory=list)
+    #: bytes the sniffing looked at (the tailer resumes a deep sniff from here)
+    sniffed_to: int = 0
 
     def to_json(self) -> dict:
         d = {"path": self.path, "format": self.format, "records": self.records,
@@ -75,6 +83,8 @@ class FileInfo:
             d["skip_reasons"] = dict(self.skip_reasons)
         if self.note:
             d["note"] = self.note
+        if self.segments:
+            d["segments"] = list(self.segments)
         return d
 
 
@@ -84,7 +94,24 @@ def _is_candidate(f: str) -> bool:
         return False
     if low.startswith("events.out.tfevents."):
         return not low.endswith("profile-empty")
-    return low.endswith(LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log", "mlflow.db")
+    if low.endswith(LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log", "mlflow.db"):
+        return True
+    rb = _segments.rotated_base(f)  # train.log-20261203, stdout.1, metrics.jsonl.gz
+    return rb is not None and _is_log_name(rb[0])
+
+
+def _is_log_name(name: str) -> bool:
+    """A text log's name (the base of rotated segments)."""
+    low = name.lower()
+    if low.startswith("events.out.tfevents.") or low == "mlflow.db" or name in CONFIG_NAMES:
+        return False
+    return low.endswith(LOG_EXT) or low in ("stdout", "stderr", "log")
+
+
+def group_sources(paths: list[str]) -> list[list[str]]:
+    """Candidate paths as logical sources: rotated segments of one log together,
+    oldest first, the live file last (sources/segments.py)."""
+    return _segments.group(paths, _is_log_name)
 
 
 def _natural(name: str) -> list:
@@ -137,22 +164,28 @@ def candidate_files(root: str) -> list[str]:
 
 
 def read_head(path: str) -> tuple[list[str] | None, str | None]:
-    """First lines of a file, or (None, reason) for unreadable / binary files."""
-    try:
-        with open_regular(path) as f:
-            raw = f.read(HEAD_BYTES)
-            more = bool(f.read(1))
-    except OSError as e:
-        return None, f"cannot read: {e.strerror or e}"
-    if not raw:
-        return [], None
-    if b"\x00" in raw:
-        return None, BINARY
-    text = raw.decode("utf-8", "replace")
-    lines = text.split("\n")
-    if more and len(lines) > 1:
-        lines = lines[:-1]  # the cut last line would not parse
-    return [ln.rstrip("\r") for ln in lines], None
+    """First lines of a file, or (None, reason) for unreadable / binary files
+    (NUL holes skipped, long first lines read whole: sources/head.py)."""
+    h = sample_head(path, BINARY)
+    return h.lines, h.why
+
+
+def deep_sniff(path: str, start: int, stop: int = DEEP_BYTES) -> tuple[type[LineReader] | None, float, int]:
+    """Nothing recognised in the head: scan on from ``start`` in bounded windows,
+    sniffing the lines that carry a metric-ish word; stop at a confident match
+    (>= 0.7: a named format, or five generic hits). Returns (reader, score, offset reached)."""
+    best, score, reached = None, 0.0, start
+    cands: list[str] = []
+    for lines, reached in deep_lines(path, start, stop):
+        if not lines:
+            continue
+        cands += lines
+        cls, s = sniff(path, cands[-2000:])
+        if cls is not None and s > score:
+            best, score = cls, s
+        if score >= 0.7:
+            break
+    return best, score, reached
 
 
 def sniff(path: str, head: list[str]) -> tuple[type[LineReader] | None, float]:
@@ -168,7 +201,10 @@ def sniff(path: str, head: list[str]) -> tuple[type[LineReader] | None, float]:
     return best, score
 
 
-def open_reader(path: str) -> tuple[LineReader | None, FileInfo]:
+def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileInfo]:
+    """The reader for ``path`` and what is known about it. ``deep_from``: a file
+    sniffed before up to that offset (the tailer's retry as it grows) is searched
+    on from there, not again from its start."""
     info = FileInfo(path=path)
     if os.path.isdir(path):
         # directory sources (an MLflow run's metrics/)
@@ -178,7 +214,9 @@ def open_reader(path: str) -> tuple[LineReader | None, FileInfo]:
                 return r(path), info
         info.note = "directory: not a known source"
         return None, info
-    head, why = read_head(path)
+    h = sample_head(path, BINARY)
+    head, why = h.lines, h.why
+    info.sniffed_to = h.end
     if head is None and why == BINARY:
         # binary formats (TensorBoard events, SQLite) sniff on the raw bytes / the path
         for r in READERS:
@@ -194,8 +232,12 @@ def open_reader(path: str) -> tuple[LineReader | None, FileInfo]:
         info.note = "empty file"
         return None, info
     cls, score = sniff(path, head)
+    sniffed = cls is not None
     if cls is not None and cls.kind == "lines" and _json_document(path, head):
         cls = None  # EXPECTED.json, labels.json, a pretty-printed config: one document, not a log
+    if not sniffed and h.more and (head is not None and len(head) > 1 or deep_from):
+        # the metrics may start late (pip output, an argument dump, NCCL chatter)
+        cls, score, info.sniffed_to = deep_sniff(path, max(h.end, deep_from))
     if cls is None:
         info.note = "no training metrics recognised"
         return None, info
@@ -250,36 +292,19 @@ def guarded_flush(reader: LineReader) -> list:
         return []
 
 
-def read_items(path: str, reader: LineReader) -> Iterator:
+def _hole(reader: LineReader, n: int) -> None:
+    if n:
+        reader.skip_reasons[HOLE] = reader.skip_reasons.get(HOLE, 0) + n
+
+
+def read_items(path: str, reader: LineReader, segments: list[str] | tuple = ()) -> Iterator:
     """Every record of a finished file, whatever the reader's kind, as StepRecords
-    and (for the long uniform stretches of line formats) Frames, in log order."""
+    and (for the long uniform stretches of line formats) Frames, in log order.
+    ``segments``: older rotated parts of the same log, read first (oldest first)."""
     if reader.kind == "lines":
-        with open_regular(path) as f:
-            rest = b""
-            discard = False  # inside a line longer than MAX_LINE: drop to its end
-            while True:
-                data = f.read(CHUNK)
-                if not data:
-                    break
-                buf = rest + data if rest else data
-                j = buf.rfind(b"\n")
-                if j < 0:
-                    rest = buf
-                    if len(rest) > MAX_LINE and not discard:
-                        discard = True
-                        reader.skip(f"line longer than {MAX_LINE // (1 << 20)} MiB")
-                    if discard:
-                        rest = b""
-                    continue
-                head = buf if j == len(buf) - 1 else buf[: j + 1]
-                rest = buf[j + 1:]
-                if discard:
-                    head = head[head.find(b"\n") + 1:]
-                    discard = False
-                if head:
-                    yield from guarded_chunk(reader, head)
-            if rest and not discard:
-                yield from guarded_chunk(reader, rest)
+        for seg in segments:
+            yield from _read_lines(seg, reader)
+        yield from _read_lines(path, reader)
     elif reader.kind == "bytes":
         with open_regular(path) as f:
             while True:
@@ -297,6 +322,55 @@ def read_items(path: str, reader: LineReader) -> Iterator:
             recs = []
         yield from pack(recs)
     yield from guarded_flush(reader)
+
+
+def read_segment(path: str, reader: LineReader) -> Iterator:
+    """A rotated segment's records (no flush: the live file goes on)."""
+    return _read_lines(path, reader)
+
+
+def _read_lines(path: str, reader: LineReader) -> Iterator:
+    """One text file (or ``.gz`` segment) through a line reader, in 1 MiB chunks;
+    NUL bytes (copy-truncate holes) are dropped and counted."""
+    with _segments.open_segment(path) as f:
+        rest = b""
+        discard = False  # inside a line longer than MAX_LINE: drop to its end
+        first = True
+        while True:
+            data = f.read(CHUNK)
+            if not data:
+                break
+            if first:
+                first = False
+                if data[:1] == b"\0" and not path.endswith(".gz"):
+                    off = skip_hole(f, path)  # a sparse hole: jump it
+                    if off:
+                        _hole(reader, off)
+                        data = f.read(CHUNK)
+            if b"\0" in data:
+                data, n = strip_nul(data)
+                _hole(reader, n)
+                if not data:
+                    continue
+            buf = rest + data if rest else data
+            j = buf.rfind(b"\n")
+            if j < 0:
+                rest = buf
+                if len(rest) > MAX_LINE and not discard:
+                    discard = True
+                    reader.skip(f"line longer than {MAX_LINE // (1 << 20)} MiB")
+                if discard:
+                    rest = b""
+                continue
+            head = buf if j == len(buf) - 1 else buf[: j + 1]
+            rest = buf[j + 1:]
+            if discard:
+                head = head[head.find(b"\n") + 1:]
+                discard = False
+            if head:
+                yield from guarded_chunk(reader, head)
+        if rest and not discard:
+            yield from guarded_chunk(reader, rest)
 
 
 def read_records(path: str, reader: LineReader) -> Iterator[StepRecord]:

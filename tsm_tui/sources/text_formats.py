@@ -121,11 +121,13 @@ class NeMoReader(_Flavour):
 class LlmcReader(_GenerationBlocks, _Flavour):
     """llm.c ``main.log`` (``s:12 trl:9.79 lr:0.000011 norm:3.01``, ``s:250 tel:4.1``), its
     stdout (``step   10/74 | loss 9.935300 (+nanz)| norm 3.8500 (+nanz)| lr 9.00e-06``), the
+    newer stdout (``step 12/19560 | train loss 3.2104 | norm 3.9078 (+11.13z) | lr 1.2e-04``), the
     CPU trainer's (``step 12: train loss 4.677 (took 1190.3 ms)``) and the ``generating:``
     sample blocks of both."""
 
     name = "llmc"
-    MARK = re.compile(r"^s:\d+ t[re]l:|^step\s+\d+/\d+ \| loss [\d.]+ \([+-]|^step \d+: train loss [\d.]+ \(took")
+    MARK = re.compile(r"^s:\d+ t[re]l:|^step\s+\d+/\d+ \| (?:train )?loss [\d.]+ (?:\([+-]|\| norm )|"
+                      r"^step \d+: train loss [\d.]+ \(took")
     _HDR = re.compile(r"^\|\s*(num_parameters|max_seq_len|total_batch_size[^|]*+|train_num_batches|"
                       r"learning_rate|warmup_iterations|grad_clip|max_steps)\s*\|\s*([^|\s]+)\s*\|")
     _KEYS = {"num_parameters": ("params", float), "max_seq_len": ("seq_len", int),
@@ -140,9 +142,12 @@ class LlmcReader(_GenerationBlocks, _Flavour):
                 k = m.group(1).strip()
                 key, typ = ("batch_tokens", float) if k.startswith("total_batch_size") else self._KEYS[k]
                 try:
-                    self.run_info.setdefault(key, typ(float(m.group(2))))
-                except ValueError:
-                    pass
+                    v = typ(float(m.group(2)))
+                except (ValueError, OverflowError):
+                    return
+                if key == "total_steps" and v <= 0:
+                    return  # max_steps -1: "run the whole data set", not a total
+                self.run_info.setdefault(key, v)
                 return
         super()._info(line)
 

@@ -45,7 +45,8 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
         lines.append(f"  also: {clean(_rel(f.path, an.run.path))}: {clean(what)}")
     if len(others) > 5:
         lines.append(f"  ... and {len(others) - 5} more file(s)")
-    lines.append(f"  steps: {st.first_step}-{st.last_step} ({mon.records} records)")
+    with_loss = f", {mon.loss_steps} steps with a training loss" if mon.loss_steps != mon.records else ""
+    lines.append(f"  steps: {st.first_step}-{st.last_step} ({mon.records} records{with_loss})")
     if an.ranks is not None:
         lines.append(f"  ranks: {len(an.run.ranks)} rank logs read; the checks use {clean(_rel(an.run.primary, an.run.path))}")
     for prev, to in st.resumes:
@@ -91,7 +92,8 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
         "schema": SCHEMA,
         "path": an.run.path,
         "files": [f.to_json() for f in an.run.files],
-        "steps": {"first": st.first_step, "last": st.last_step, "count": mon.records},
+        "steps": {"first": st.first_step, "last": st.last_step, "count": mon.loss_steps,
+                  "records": mon.records},
         "checks": [c.to_json() for c in checks],
         "alerts": [_alert_json(a, also) for a in an.alerts()],
         "critical": crit,

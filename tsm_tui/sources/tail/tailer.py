@@ -52,6 +52,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_fd
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import MAX_LINE, LineReader
+from tsm_tui.sources.head import DEEP_BYTES, HOLE, strip_nul
 from tsm_tui.sources.tail.filestate import _File
 from tsm_tui.sources.tail.mounts import filesystem_type, is_network_fs
 
@@ -61,7 +62,9 @@ FINGERPRINT = 256  # bytes compared at the head and before the offset to spot re
 MAX_QUEUED = 200_000  # records waiting for the consumer before the worker pauses
 MAX_RETIRED = 256  # rotated-away files kept open (to recognise them under their new name)
 MAX_OPEN = 256  # followed files held open at once; the idle rest is reopened when it changes
-SNIFF_RETRY_LIMIT = 4 << 20  # stop re-sniffing a file that is still unreadable past this size
+# stop re-sniffing a file that is still unreadable past this size (each retry sniffs
+# only what was added since the last one: sources/head.py's bounded deep scan)
+SNIFF_RETRY_LIMIT = DEEP_BYTES
 RESCAN_MIN_GAP = 0.25  # seconds between two event-driven directory scans
 RESCAN_SAFETY = 30.0  # s between two walks of the tree when inotify reports new files
 RESCAN_COST_FACTOR = 50  # a walk that takes t seconds waits at least 50 t for the next one (<= 2% of a core)
@@ -89,8 +92,11 @@ class Tailer(Feed):
         else:
             self.poll_interval = None
         self.files: dict[str, _File] = {}
-        self._pending: dict[str, tuple[int, int]] = {}  # unsniffable path -> (size, ctime) last tried
+        # unsniffable path -> (size, ctime, bytes sniffed) when last tried
+        self._pending: dict[str, tuple[int, int, int]] = {}
         self._retired: list[tuple[int, tuple[int, int], str]] = []  # (fd, dev_ino, logical path)
+        self._segments: dict[str, list[str]] = {}  # live path -> older rotated segments at discovery
+        self._retired_ids: set[tuple[int, int]] = set()  # segments read as history
         self.errors = 0
         self.read_bytes = 0
         self.mode = "polling" if self.poll_interval is not None else "inotify"
@@ -279,7 +285,15 @@ class Tailer(Feed):
             # temporary files (``x.log.tmp`` before an atomic replace, editor swap
             # files, dot-files) would be read once under their own name and again
             # once renamed into place
-            return [p for p in found if not _temporary(os.path.basename(p))]
+            found = [p for p in found if not _temporary(os.path.basename(p))]
+            # rotated segments (x.log.1, x.log.2.gz) are the history of their live
+            # file: read once before it (``_history``), never followed on their own
+            out = []
+            for g in registry.group_sources(found):
+                out.append(g[-1])
+                if len(g) > 1:
+                    self._segments[g[-1]] = g[:-1]
+            return out
         if os.path.exists(self.path):
             return [self.path]
         return []
@@ -287,6 +301,7 @@ class Tailer(Feed):
     def _known_ids(self) -> set[tuple[int, int]]:
         ids = {f.dev_ino for f in self.files.values() if f.dev_ino is not None and not f.gone}
         ids.update(di for _, di, _ in self._retired)
+        ids.update(self._retired_ids)
         return ids
 
     def _scan(self) -> None:
@@ -326,20 +341,51 @@ class Tailer(Feed):
             return  # a rotated copy (or a hard link) of a file already followed
         key = (st.st_size, st.st_ctime_ns)
         last = self._pending.get(p)
-        if last is not None and (last == key or last[0] > SNIFF_RETRY_LIMIT):
+        if last is not None and (last[:2] == key or last[2] >= SNIFF_RETRY_LIMIT):
             return  # tried in this state already
-        self._pending[p] = key  # (kept if sniffing raises: tried again when the file changes)
-        reader, fi = registry.open_reader(p)
+        # (kept if sniffing raises: tried again when the file changes)
+        self._pending[p] = key + (last[2] if last else 0,)
+        # a file that showed nothing recognisable yet is searched on from where
+        # the last try stopped (a long preamble: pip output, argument dumps)
+        deep = max(0, last[2] - 4096) if last else 0
+        reader, fi = registry.open_reader(p, deep_from=deep) if deep else registry.open_reader(p)
+        segs = self._segments.get(p, [])
+        if reader is None and segs:  # the live file is empty (just rotated): the newest segment says
+            r2, _ = registry.open_reader(segs[-1])
+            if r2 is not None and r2.kind == "lines":
+                reader = type(r2)(p)
         if reader is None:
             if fi.note and fi.note.startswith("cannot read") and last is None:
                 self.errors += 1
                 self._event(f"{p}: {fi.note}")
+            self._pending[p] = key + (max(fi.sniffed_to, last[2] if last else 0),)
             return
         self._pending.pop(p, None)
         f = self.files[p] = _File(p, reader)
+        if segs and reader.kind == "lines":
+            self._history(f, segs)
         self._open(f)
         if f.fd is not None:
             known.add(f.dev_ino)
+
+    def _history(self, f: _File, segs: list[str]) -> None:
+        """The older rotated segments of a live file, oldest first, as its history
+        (one series, one reader); their files are known, so never followed again."""
+        for seg in segs:
+            try:
+                st = os.stat(seg)
+                self._retired_ids.add((st.st_dev, st.st_ino))
+                batch: list = []
+                for item in registry.read_segment(seg, f.reader):
+                    batch.append(item)
+                    if len(batch) >= 4096 or type(item) is Frame:
+                        self._put(f.path, f.reader, batch)
+                        batch = []
+                self._put(f.path, f.reader, batch)
+            except OSError as e:
+                self._error(f, seg, e, "read error")
+            except Exception as e:  # a reader bug (or a corrupt .gz) must not stop the tailer
+                f.reader.skip(f"reader error: {type(e).__name__} (segment {_short(seg)})")
 
     def _prune_retired(self) -> None:
         keep = []
@@ -602,6 +648,9 @@ class Tailer(Feed):
 
     def _feed_lines(self, f: _File, data: bytes) -> None:
         reader = f.reader
+        if b"\0" in data:  # a copy-truncate hole (or NUL runs mid-file): dropped, counted
+            data, n = strip_nul(data)
+            reader.skip_reasons[HOLE] = reader.skip_reasons.get(HOLE, 0) + n
         if len(data) >= CHUNKED_MIN and not f.discarding:
             # a big read (the history present at start, a burst): whole lines go through
             # the replay's chunked path (Frames; the same records as line by line); a

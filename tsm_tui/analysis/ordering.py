@@ -1,0 +1,173 @@
+"""Two writers in one file: duplicates dropped, stray lines told from resumes.
+
+When two ranks write the same log (both print every line, interleaved in whatever
+order their buffers flush), a record comes twice and the steps seem to go back at
+every flush. Per source, before its Monitor:
+
+- a record identical (every field) to the last one delivered for its step, among
+  the last ``RECENT`` steps, is a duplicate: dropped and counted (``DUP``);
+- a record whose step goes below the highest step delivered is held back. A resume
+  is the step going back *and staying back*: once ``CONFIRM`` records in a row stay
+  below the old maximum, the held records are delivered (the Monitor sees the
+  resume at the first of them). A record back at or past the old maximum first
+  means the held ones were stray lines of a lagging writer: dropped and counted
+  (``STRAY``). At the end of the input (``flush``) held records are a resume.
+
+Frames (the replay's columnar path) whose steps never go back pass straight
+through, with their adjacent duplicates removed in one numpy pass; a frame that
+goes back is taken row by row. Either way the records delivered are the same, so
+the row-vs-frame equivalence of the Monitor is kept. Memory: the last record per
+step for the last ``RECENT`` steps and at most ``CONFIRM`` held records.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+from tsm_tui.core.frame import Frame, first_resume
+from tsm_tui.core.record import StepRecord
+
+CONFIRM = 3  # records staying below the old maximum that make a resume (ours)
+# records (steps) looked back on for the duplicate test: two writers' copies of a line
+# come within this many records of each other (their buffers lag by a few KiB); a
+# resume that goes back further is a resume even when the repeated steps print the
+# same values (a deterministic restart), ours
+RECENT = 64
+DUP = "duplicate record (same step, same values: two writers in one file)"
+STRAY = "stray record of a lagging writer (step back, then forward again)"
+
+
+def _sig(r: StepRecord) -> tuple:
+    return (r.loss, r.grad_norm, r.lr, r.loss_scale, r.skipped, r.nan_iters, r.overflow, r.tokens, r.time,
+            r.epoch, r.val_loss, r.loss_missing, tuple(sorted(r.extra.items())) if r.extra else (),
+            tuple(r.samples) if r.samples else None)
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    # NaN == NaN here: two writers printing the same NaN loss are one record
+    return a == b or (len(a) == len(b) and all(x == y or (x != x and y != y) for x, y in zip(a, b)))
+
+
+class Orderer:
+    def __init__(self) -> None:
+        self.max_step: int | None = None
+        self.recent: OrderedDict[int, tuple] = OrderedDict()  # records delivered since the last frame
+        self.tail: Frame | None = None  # the last frame delivered (its last RECENT rows are looked at)
+        self.older: OrderedDict[int, tuple] = OrderedDict()  # ``recent`` as it was before that frame
+        self.held: list[StepRecord] = []
+        self.counts: dict[str, int] = {}
+
+    def _count(self, why: str, n: int = 1) -> None:
+        self.counts[why] = self.counts.get(why, 0) + n
+
+    def _remember(self, step: int, sig: tuple) -> None:
+        rc = self.recent
+        rc[step] = sig
+        rc.move_to_end(step)
+        if len(rc) > RECENT:
+            rc.popitem(last=False)
+
+    def _last_sig(self, step: int) -> tuple | None:
+        """The last delivered record of ``step`` (among the recent ones)."""
+        got = self.recent.get(step)
+        if got is not None:
+            return got
+        fr = self.tail
+        if fr is not None:
+            lo = max(0, fr.n - RECENT)
+            hits = np.flatnonzero(fr.step[lo:] == step)
+            if hits.size:
+                return _sig(fr.record(lo + int(hits[-1])))
+        return self.older.get(step)
+
+    def _deliver(self, r: StepRecord, out: list) -> None:
+        out.append(r)
+        self._remember(r.step, _sig(r))
+        if self.max_step is None or r.step > self.max_step:
+            self.max_step = r.step
+
+    def push(self, items) -> list:
+        """Records and Frames in, the records and Frames to feed out."""
+        out: list = []
+        for it in items:
+            if type(it) is Frame:
+                self._frame(it, out)
+            else:
+                self._record(it, out)
+        return out
+
+    def _record(self, r: StepRecord, out: list) -> None:
+        if not r.has_metrics() or r.overflow:
+            # (DeepSpeed OVERFLOW! lines carry the last step and repeat alike: each is an event)
+            out.append(r)
+            return
+        sig = _sig(r)
+        prev = self._last_sig(r.step)
+        if prev is not None and _same(prev, sig):
+            self._count(DUP)
+            return
+        if self.max_step is None or r.step >= self.max_step:
+            if self.held:
+                self._count(STRAY, len(self.held))
+                self.held = []
+            self._deliver(r, out)
+            return
+        if any(h.step == r.step and _same(_sig(h), sig) for h in self.held):
+            self._count(DUP)  # the other writer's copy of a held record
+            return
+        self.held.append(r)
+        if len(self.held) >= CONFIRM:
+            self._confirm(out)
+
+    def _confirm(self, out: list) -> None:
+        held, self.held = self.held, []
+        self.max_step = None  # a new segment: its own maximum from here
+        self.recent.clear()
+        self.older.clear()
+        self.tail = None
+        for r in held:
+            self._deliver(r, out)
+
+    def _frame(self, fr: Frame, out: list) -> None:
+        if self.held or fr.n == 0 or first_resume(fr.step, self.max_step) >= 0:
+            for i in range(fr.n):
+                self._record(fr.record(i), out)
+            return
+        # steps never go back: only records equal to the previous one of their step drop
+        step = fr.step
+        same = np.zeros(fr.n, dtype=bool)
+        if fr.n > 1:
+            eq = step[1:] == step[:-1]
+            for col in list(fr.cols.values()) + (list(fr.extra.values()) if fr.extra else []):
+                if not eq.any():
+                    break
+                a, b = col[1:], col[:-1]
+                if col.dtype.kind == "f":
+                    eq &= (a == b) | (np.isnan(a) & np.isnan(b))
+                else:
+                    eq &= a == b
+            same[1:] = eq
+        prev = self._last_sig(int(step[0]))
+        if prev is not None and _same(prev, _sig(fr.record(0))):
+            same[0] = True
+        if same.any():
+            self._count(DUP, int(same.sum()))
+            keep = np.flatnonzero(~same)
+            if keep.size == 0:
+                return
+            fr = Frame(step[keep], {k: v[keep] for k, v in fr.cols.items()},
+                       {k: v[keep] for k, v in fr.extra.items()} if fr.extra else None, fr.source)
+        out.append(fr)
+        self.older, self.recent, self.tail = self.recent if self.recent else self.older, OrderedDict(), fr
+        top = int(fr.step.max())
+        if self.max_step is None or top > self.max_step:
+            self.max_step = top
+
+    def flush(self) -> list:
+        """End of the input: records still held stayed back to the end (a resume)."""
+        out: list = []
+        if self.held:
+            self._confirm(out)
+        return out

@@ -1,0 +1,71 @@
+"""Keras ``model.fit`` console output (``python train.py > train.log``).
+
+``Epoch 3/10`` starts an epoch; the progress bar's last state closes it:
+``1875/1875 [==============================] - 5s 3ms/step - loss: 0.2 - accuracy: 0.93 - val_loss: ...``
+(Keras 2) or ``1875/1875 ━━━━━━━━━━━━━━━━━━━━ 3s 1ms/step - accuracy: 0.86 - loss: 0.49 ...`` (Keras 3).
+One record per epoch, at the epoch number as printed (the bar's intermediate redraws,
+separated by ``\\r`` or backspaces, are running averages within the epoch and are not
+steps); ``Epoch N/M`` gives the planned total (M epochs, steps being epochs here).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tsm_tui.core.record import StepRecord
+from tsm_tui.core.sanitize import strip_ansi
+from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.kv_text import NUM
+
+EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
+BAR = re.compile(r"(\d+)/(\d+) (?:\[[=>.]*\]|[━─\u2501\u2578\u257a]+)")
+METRIC = re.compile(rf" - (\w+): ({NUM})(?![\w.])")
+SNIFF = re.compile(r"^\s*Epoch \d+/\d+\s*$|\d+/\d+ (?:\[[=>.]*\]|━+).* - (?:loss|accuracy): ")
+
+
+class KerasProgressReader(LineReader):
+    name = "keras-stdout"
+    priority = 7
+
+    @classmethod
+    def sniff(cls, path: str, head: list[str]) -> float:
+        ep = bar = 0
+        for ln in head[:2000]:
+            if "Epoch" in ln and EPOCH.match(ln):
+                ep += 1
+            elif " - " in ln and SNIFF.search(ln):
+                bar += 1
+            if ep >= 3 and bar >= 3:
+                break
+        if not (ep and bar):
+            return 0.0
+        return 0.8 + 0.03 * min(ep, bar)
+
+    def __init__(self, path: str = "") -> None:
+        super().__init__(path)
+        self._epoch: int | None = None
+        self.other_lines = 0
+
+    def feed(self, line: str) -> list[StepRecord]:
+        if "\x1b" in line:
+            line = strip_ansi(line)
+        m = EPOCH.match(line)
+        if m:
+            self._epoch = int(m.group(1))
+            total = int(m.group(2))
+            if total > 0:
+                self.run_info.setdefault("total_steps", total)
+            return []
+        if self._epoch is None or " - " not in line:
+            self.other_lines += 1
+            return []
+        # the bar's last redraw on the line (\r or backspaces between redraws)
+        part = re.split(r"[\r\x08]+", line.strip("\r\x08"))[-1]
+        b = BAR.search(part)
+        if b is None or b.group(1) != b.group(2):
+            return []  # an epoch still running (or not a bar)
+        rec = self.build(METRIC.findall(part, b.end()), step=self._epoch)
+        if rec is None:
+            return []
+        self._epoch = None  # one record per epoch
+        return [rec]
