@@ -43,6 +43,8 @@ SETTLE_REL = 0.03
 #: the last LOCAL values: during a fast initial descent the delayed median lags far
 #: above the loss and hides a bad batch (ours)
 LOCAL = 5
+LOCAL_LAG = 1.2  # ... when it is at least 1.2x lower (a descent, not noise; ours)
+LOCAL_WINDOWS = 5  # ... in the first 5 windows of records only (the initial descent; ours)
 #: records of context (LR, grad norm, loss scale) kept to tell the cause of a spike
 CTX = 16
 CTX_NEAR = 5  # the records just before the onset (and the onset) vs the older ones
@@ -126,7 +128,7 @@ class LossSpikeDetector(Detector):
         med = self._med.get()
         is_spike = False
         if med is not None and len(self._med._fifo) >= self.s.min_baseline:
-            base = _local_base(med, self._loc)
+            base = _local_base(med, self._loc, self.n <= LOCAL_WINDOWS * self.s.window)
             is_spike, ratio, z = self._test(x, base)
             if is_spike:
                 out += self._on_spike(rec, x, base, ratio, z)
@@ -204,7 +206,8 @@ class LossSpikeDetector(Detector):
             win = sorted(bseq[max(0, t[j] - self._med.size + 1): t[j] + 1].tolist())
             k = len(win)
             med = win[k // 2] if k % 2 else 0.5 * (win[k // 2 - 1] + win[k // 2])
-            base = _local_base(med, lseq[max(0, j + L0 - LOCAL): j + L0].tolist())
+            base = _local_base(med, lseq[max(0, j + L0 - LOCAL): j + L0].tolist(),
+                               self.n + j + 1 <= LOCAL_WINDOWS * s.window)
             if self._test_window(float(fed[j]), base, bseq, t[j]):
                 stop = j
                 break
@@ -646,15 +649,15 @@ def _ctx_rows(fr, rows) -> list[tuple]:
     return list(zip(steps, *cols))
 
 
-def _local_base(med: float, loc) -> float:
+def _local_base(med: float, loc, early: bool = True) -> float:
     """The spike baseline: the delayed window's median, or the median of the last
-    LOCAL values when it is lower (see LOCAL)."""
-    if len(loc) < LOCAL:
+    LOCAL values when that is LOCAL_LAG times lower (see LOCAL)."""
+    if not early or len(loc) < LOCAL:
         return med
     srt = sorted(loc)
     k = len(srt)
     lm = srt[k // 2] if k % 2 else 0.5 * (srt[k // 2 - 1] + srt[k // 2])
-    return lm if lm < med else med
+    return lm if lm * LOCAL_LAG < med else med
 
 
 def _median(xs) -> float:

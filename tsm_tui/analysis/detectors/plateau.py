@@ -430,7 +430,7 @@ class PlateauDetector(Detector):
         if cur is not None and self.best is not None and self.best[0] > 0 \
                 and cur >= self.s.divergence_factor * self.best[0]:
             return self._result(Status.SKIP, f"loss {fmt(cur)}, {cur / self.best[0]:.1f}x its best {fmt(self.best[0])} "
-                                             f"(step {self.best[1]}): diverged, not flat (see Loss Spike Detection)")
+                                             f"(step {self.best[1]}): rising, not flat (see Loss Spike Detection)")
         if self.longest is not None:  # a stall that ended by itself is history, not a fault
             a, b = self.longest
             return self._result(Status.PASS, f"stalled for {b - a} steps from step {a}, then improved")
