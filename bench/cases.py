@@ -132,7 +132,40 @@ def lr_frozen(seed: int = 8, n: int = 2000):
     return out, {"plateau": [940]}, {"total_steps": n, "warmup_steps": 40}
 
 
+def optimizer_spike(seed: int = 9, n: int = 1500):
+    """The grad norm climbs for 4 records (2x, 3x, 4x, 6x) before the loss spikes 3x at
+    step 900; the loss takes ~80 steps to come back (Adam's second-moment estimates)."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        loss = _base(s) * math.exp(rng.gauss(0, 0.015))
+        gn = 0.5 * math.exp(rng.gauss(0, 0.08))
+        if 896 <= s < 900:
+            gn *= (2.0, 3.0, 4.0, 6.0)[s - 896]
+        if s >= 900:
+            loss *= 1 + 2.0 * math.exp(-(s - 900) / 25)
+            gn *= 1 + 8.0 * math.exp(-(s - 900) / 10)
+        out.append({"step": s, "loss": loss, "grad_norm": gn, "lr": _lr(s, n, 30)})
+    return out, {"spike": [900]}, {"total_steps": n, "warmup_steps": 30}
+
+
+def fp16_spike(seed: int = 10, n: int = 1500):
+    """fp16: the loss scale collapses 2^16 -> 2^4 over steps 698-700 and the loss spikes 3x at 700."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        loss = _base(s) * math.exp(rng.gauss(0, 0.015))
+        scale = 65536.0 if s < 698 else (4096.0 if s < 700 else 16.0 if s < 760 else 1024.0)
+        if 700 <= s < 703:
+            loss *= 3.0
+        out.append({"step": s, "loss": loss, "grad_norm": 0.5 * math.exp(rng.gauss(0, 0.1)),
+                    "lr": _lr(s, n, 30), "loss_scale": scale})
+    return out, {"spike": [700]}, {"total_steps": n, "warmup_steps": 30, "precision": "fp16"}
+
+
 CASES = {
+    "case_optimizer_spike": optimizer_spike,
+    "case_fp16_spike": fp16_spike,
     "case_lr_bump_excursion": lr_bump_excursion,
     "case_lr_bump_damaged": lr_bump_damaged,
     "case_grad_incident": grad_incident,
