@@ -37,7 +37,7 @@ DECAY_TOO_LONG = 1.25
 #: logging intervals: > 10 steps WARN; >= 100 steps averages spikes away (ours;
 #: HF's default is 500 and its logged loss is the mean over the interval)
 LOG_WARN, LOG_AVERAGED = 10, 100
-#: checkpoint interval: > 10% of the run or > 5000 steps, or > 6 hours (ours; the
+#: checkpoint interval: > 20% of the run or > 5000 steps, or > 6 hours (ours; the
 #: report's Checkpoints check uses the same numbers, core/settings.py)
 CKPT_MAX_FRAC, CKPT_MAX_STEPS, CKPT_MAX_HOURS = Settings.ckpt_max_gap_frac, Settings.ckpt_max_gap_steps, 6.0
 #: optimizer: "large" model, beta2 and eps limits (GPT-3 / LLaMA / OLMo 2 use
