@@ -33,6 +33,9 @@ IF_NOT_RECOVERED = "If it does not recover: "
 #: llmfoundry/callbacks/kill_loss_spike_callback.py: outlier_multiplier=2, patience=4)
 SUSTAIN_FACTOR = 2.0
 SUSTAIN_RECORDS = 5
+#: ... and not fading fast: the loss still >= 0.75x its value 4 records earlier (a bad
+#: batch's spike decaying 20% a step is back under 2x a few records later; ours)
+SUSTAIN_HOLD = 0.75
 #: lasting damage (ours): medians of blocks of BLOCK records since the onset; when
 #: the last SETTLE_BLOCKS medians differ by < SETTLE_REL and the level is still above
 #: recovery_factor x the baseline, the loss has settled at a worse level: no recovery.
@@ -64,7 +67,7 @@ CAUSES = {
 class _Incident:
     __slots__ = ("onset", "baseline", "peak", "peak_step", "spike_records", "ok_run", "state", "alert",
                  "records", "high_run", "excursion", "buf", "meds", "cause", "evidence", "lr_jump",
-                 "end", "last_spike")
+                 "end", "last_spike", "hist")
 
     def __init__(self, onset: int, baseline: float, value: float) -> None:
         self.onset = onset
@@ -85,6 +88,7 @@ class _Incident:
         self.lr_jump: tuple[float, float, int] | None = None  # (LR before, LR after, step)
         self.end: int | None = None  # step of the resolution
         self.last_spike = onset
+        self.hist: list[float] = [value]  # the last SUSTAIN_RECORDS values since the onset
 
     def resolve(self) -> None:
         """The conditional rollback of the onset alert is moot once the spike
@@ -405,7 +409,9 @@ class LossSpikeDetector(Detector):
         if rec.step != inc.onset:
             inc.records += 1
             inc.high_run = inc.high_run + 1 if base > 0 and x > SUSTAIN_FACTOR * base else 0
-        if inc.excursion is None and inc.high_run >= SUSTAIN_RECORDS and base > 0:
+            inc.hist = (inc.hist + [x])[-SUSTAIN_RECORDS:]
+        if (inc.excursion is None and inc.high_run >= SUSTAIN_RECORDS and base > 0
+                and x >= SUSTAIN_HOLD * inc.hist[0]):
             inc.excursion = rec.step
             out.append(self._excursion(inc, rec, x))
         inc.buf.append(x)
@@ -458,7 +464,7 @@ class LossSpikeDetector(Detector):
             return None
         return m[-1] if abs(m[-1] - m[0]) <= SETTLE_REL * m[0] else None
 
-    def _excursion(self, inc: _Incident, rec: StepRecord, x: float) -> Alert:
+    def _excursion(self, inc: _Incident, rec: StepRecord, x: float) -> Alert:  # noqa: C901
         self.failed += 1
         cause = f" {self._cause_text(inc)}" if inc.cause else ""
         return Alert(
