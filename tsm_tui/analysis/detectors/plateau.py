@@ -422,6 +422,9 @@ class PlateauDetector(Detector):
             if sl and lv is not None and (sl - lv) / abs(sl) >= SLOW_DROP and (self.warned or self._confirmed):
                 return self._result(Status.WARN, f"improving slowly: {fmt(sl)} -> {fmt(lv)} over {dur} steps since "
                                                  f"step {self.start} (< {self.s.plateau_rel:.0%} per {L}-step window)")
+            if self.longest is not None:  # an earlier stall of the same run: it never really moved on
+                a, b = self.longest
+                dead += f"; flat for {b - a} steps from step {a} before"
             if self.failed or (self._confirmed and dur >= 2 * L):
                 return self._result(Status.FAIL, f"flat for {dur} steps since step {self.start} at ~{fmt(self.level)}{dead}")
             if self.warned or (self._confirmed and dur >= L):
