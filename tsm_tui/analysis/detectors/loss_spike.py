@@ -510,10 +510,16 @@ class LossSpikeDetector(Detector):
             msg = f"Loss spike at step {inc.onset} {why}."
         if inc.cause:
             msg += f" {self._cause_text(inc)}"
+        # one critical alert (one page) per incident: after the sustained-excursion
+        # alert, how the incident ended is a warning that completes the story
+        sev = Severity.CRITICAL
+        if inc.excursion is not None:
+            sev = Severity.WARNING
+            msg += f" (critical since step {inc.excursion}.)" if not msg.endswith(".") else                 f" Critical since step {inc.excursion}."
         return [
             Alert(
                 self.id,
-                Severity.CRITICAL,
+                sev,
                 rec.step,
                 msg,
                 value=x if damaged is None else damaged,
