@@ -34,6 +34,10 @@ from statistics import median
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
+sys.path.insert(0, HERE)
+#: ``--tree DIR``: score another source tree's tsm_tui (a baseline worktree) on this corpus
+if "--tree" in sys.argv:
+    sys.path.insert(0, os.path.abspath(sys.argv[sys.argv.index("--tree") + 1]))
 
 WIN = {"spike": (-5, 50), "divergence": (-10, 600), "plateau": (0, 10 ** 9)}
 COMPAT = {"spike": ("spike", "divergence"), "divergence": ("divergence",), "plateau": ("plateau",),
@@ -129,6 +133,26 @@ def sample_labels() -> list[tuple[str, str, dict]]:
 
 
 # ----------------------------------------------------------------------------- detectors
+def first_critical(path: str) -> list[int]:
+    """Steps of tsm's critical alerts (any check), ascending."""
+    from tsm_tui.analysis.engine import analyze
+    from tsm_tui.core.record import Severity
+
+    an = analyze(path)
+    return sorted(a.step for a in an.monitor.alerts if a.severity == Severity.CRITICAL and a.step is not None)
+
+
+def critical_latency(crit: list[int], labels: dict) -> list[int | None]:
+    """For each divergence label: steps from its onset to the first critical alert at or
+    after onset - 10 (the divergence window), None when there is none within 600 steps."""
+    out = []
+    lo, hi = WIN["divergence"]
+    for st in labels.get("divergence", []):
+        hit = [c for c in crit if st + lo <= c <= st + hi]
+        out.append(max(0, hit[0] - st) if hit else None)
+    return out
+
+
 def tsm_alerts(path: str, final_only: bool = False) -> list[tuple[str, int]]:
     from tsm_tui.analysis.engine import analyze
     from tsm_tui.core.record import Severity
@@ -234,6 +258,19 @@ def run(quick: bool = False, say=print, table=None) -> dict:
             for r in recs:
                 f.write(json.dumps(r) + "\n")
         corpus.append((name, d, lab))
+    import cases  # the verdict classes of issue 17, with their plan in a config.json
+
+    for name, make in cases.CASES.items():
+        recs, lab, plan = make()
+        d = os.path.join(tmp, name)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "metrics.jsonl"), "w") as f:
+            for r in recs:
+                f.write(json.dumps(r) + "\n")
+        cfg = {"max_steps": plan.get("total_steps"), "warmup_steps": plan.get("warmup_steps")}
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump({k: v for k, v in cfg.items() if v is not None}, f)
+        corpus.append((name, d, lab))
     methods = {"tsm alerts": None, "tsm, plateau by final check": None, "seed rule (2.5x median)": None,
                "OLMo 6 sigma / 128": None}
     tot = {m: {"labels": {}, "alerts": [0, 0]} for m in methods}
@@ -241,6 +278,7 @@ def run(quick: bool = False, say=print, table=None) -> dict:
     from tsm_tui.core.errors import InputError
 
     skipped = []
+    latency: list[tuple[str, int | None]] = []
     for name, d, lab in corpus:
         try:
             ser = loss_series(d)
@@ -248,6 +286,8 @@ def run(quick: bool = False, say=print, table=None) -> dict:
             skipped.append(f"{name} ({e})")
             continue
         last = ser[-1][0] if ser else 0
+        for lat in critical_latency(first_critical(d), lab):
+            latency.append((name, lat))
         got = {"tsm alerts": tsm_alerts(d), "tsm, plateau by final check": tsm_alerts(d, True), "seed rule (2.5x median)": seed_rule(ser), "OLMo 6 sigma / 128": olmo_rule(ser)}
         row = [name, ", ".join(f"{c} {v}" for c, v in lab.items()) or "healthy"]
         for m, al in got.items():
@@ -263,8 +303,9 @@ def run(quick: bool = False, say=print, table=None) -> dict:
             row.append(f"{sum(h for h, _ in sc['labels'].values())}/{sum(n for _, n in sc['labels'].values())}"
                        f" found, {fp} FP" + (f" ({', '.join(sc['fp'][:3])})" if fp else ""))
         per_run.append(row)
-    say(f"corpus: {len(corpus)} runs ({sum(1 for c in corpus if not c[0].startswith('gen_'))} sample runs, "
-        f"{sum(1 for c in corpus if c[0].startswith('gen_'))} generated)\n")
+    say(f"corpus: {len(corpus)} runs ({sum(1 for c in corpus if not c[0].startswith(('gen_', 'case_')))} sample "
+        f"runs, {sum(1 for c in corpus if c[0].startswith('gen_'))} generated, "
+        f"{sum(1 for c in corpus if c[0].startswith('case_'))} verdict cases of bench/cases.py)\n")
     if skipped:
         say("skipped (unreadable right now): " + "; ".join(skipped) + "\n")
     rows = []
@@ -276,11 +317,22 @@ def run(quick: bool = False, say=print, table=None) -> dict:
         h, n = t["alerts"]
         r.append(f"{h}/{n} = {h / n:.2f}" if n else "no alerts")
         rows.append(r)
+    got_l = sorted(v for _, v in latency if v is not None)
+    missed = [n for n, v in latency if v is None]
+    lat = {"labels": len(latency), "found": len(got_l),
+           "median": median(got_l) if got_l else None, "worst": got_l[-1] if got_l else None,
+           "missed": missed, "per_run": latency}
+    rows[0].append(f"median {lat['median']}, worst {lat['worst']} ({len(got_l)}/{len(latency)} critical"
+                   + (f"; missed {', '.join(missed)}" if missed else "") + ")")
+    for r in rows[1:]:
+        r.append("n/a (no severities)" if not r[0].startswith("tsm") else "as above")
+    say("time to the first critical alert per divergence label (steps after the onset): "
+        + ", ".join(f"{n} {v if v is not None else 'missed'}" for n, v in latency) + "\n")
     if table:
-        table(["method", "recall: spike", "recall: divergence (incl. NaN)", "recall: plateau", "precision (all alerts)"],
-              rows)
+        table(["method", "recall: spike", "recall: divergence (incl. NaN)", "recall: plateau", "precision (all alerts)",
+               "time to first critical (steps after the divergence onset)"], rows)
         table(["run", "labels (step)", *methods], per_run)
-    return {"totals": tot, "runs": per_run, "skipped": skipped}
+    return {"totals": tot, "runs": per_run, "skipped": skipped, "critical_latency": lat}
 
 
 if __name__ == "__main__":

@@ -263,7 +263,7 @@ def test_grad_norm_spike_lasting_several_steps_is_one_alert():
     assert [a.step for a in gs] == [700, 900]
     det = [d for d in mon.detectors if d.id == "grad_norm"][0]
     assert [s[0] for s in det.spikes] == [700, 900]
-    assert "2 spike(s) at step 700, 900" in det.result().summary
+    assert "2 spike(s) at step 700 (11.2x at 701), 900 (9.8x at 901)" in det.result().summary
 
 
 def test_checkpoint_advice_uses_the_plan_and_a_floor():

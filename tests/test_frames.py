@@ -12,6 +12,7 @@ import glob
 import math
 import os
 import random
+import sys
 from collections import deque
 
 import numpy as np
@@ -54,7 +55,8 @@ def to_items(recs: list[StepRecord], size: int) -> list:
 
 
 #: detectors whose internal state must match too (their columnar paths commit state in bulk)
-COMPARED = ("lr_schedule", "plateau", "nonfinite", "batch_size", "checkpoints", "output_collapse")
+COMPARED = ("lr_schedule", "plateau", "nonfinite", "batch_size", "checkpoints", "output_collapse", "loss_spike",
+            "grad_norm")
 
 
 def _plain(x):
@@ -428,3 +430,17 @@ def test_many_unit_keys():
     for r in recs:
         r.extra = {f"layer_{i}/zero_frac": 0.95 if i % 3 == 0 and r.step > 100 else 0.1 for i in range(70)}
     run_both(recs)
+
+
+# -- the verdict cases of issue 17 (bench/cases.py): every detector they exercise ---------------
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import cases as verdict_cases  # noqa: E402
+
+
+@pytest.mark.parametrize("name", sorted(verdict_cases.CASES))
+def test_verdict_cases(name):
+    rows, _, plan = verdict_cases.CASES[name]()
+    if len(rows) > 3000:  # the 68k-step QLoRA case: every 4th record keeps the test fast
+        rows = rows[::4]
+    info = RunInfo(**plan)
+    run_both([StepRecord(**r) for r in rows], info=info, sizes=(1, 7, 64, 10 ** 9))

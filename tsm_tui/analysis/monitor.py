@@ -24,6 +24,16 @@ _NUMBERS = re.compile(r"[\w.-]*\d[\w.+-]*")
 _SEV_RANK = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
+def _size(a: Alert) -> tuple:
+    """How large an alert is, for the per-key budget: severity, then value / baseline."""
+    v, b = a.value, a.baseline
+    try:
+        r = abs(v / b) if (v is not None and b) else abs(v or 0.0)
+    except (TypeError, ZeroDivisionError):
+        r = 0.0
+    return (-_SEV_RANK[a.severity], r if r == r else 0.0)
+
+
 def _alert_step(a: Alert) -> int:
     return a.step if a.step is not None else -1
 
@@ -37,6 +47,7 @@ class Monitor:
         self.alerts: deque[Alert] = deque(maxlen=MAX_ALERTS)
         self.dropped_alerts = 0
         self.folded: dict[str, int] = {}
+        self._by_key: dict[str, list[Alert]] = {}  # the alerts kept of each key (at most PER_KEY)
         self.records = 0
         #: distinct steps with a training loss: a loss record counts when its step is
         #: past every loss step before it (duplicates, eval lines at the same step and
@@ -147,8 +158,22 @@ class Monitor:
             k = a.key or a.check
             n = self.folded.get(k, 0) + 1
             self.folded[k] = n
+            kept_k = self._by_key.get(k)
+            if kept_k is None and n > 1:  # (keys seen once, one per spike step, are never listed)
+                kept_k = self._by_key[k] = [x for x in self.alerts if (x.key or x.check) == k]
             if n > PER_KEY:
-                continue
+                # the budget keeps the largest: a later, larger alert of this kind takes the
+                # place of the smallest one kept (which is dropped, never changed)
+                low = min(kept_k, key=_size) if kept_k else None
+                if low is None or _size(a) <= _size(low):
+                    continue
+                kept_k.remove(low)
+                try:
+                    self.alerts.remove(low)
+                except ValueError:  # already pushed out by MAX_ALERTS
+                    pass
+            if kept_k is not None:
+                kept_k.append(a)
             if len(self.alerts) == self.alerts.maxlen:
                 self.dropped_alerts += 1
             self.alerts.append(a)

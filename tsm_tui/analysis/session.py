@@ -22,7 +22,7 @@ from tsm_tui.sources.base import LineReader
 
 AUX_KEEP = 2000  # auxiliary records (sampling steps) kept for monitors created later
 _INFO_KEYS = ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "clip",
-              "precision", "batch_tokens", "logging_steps", "save_steps")
+              "precision", "batch_tokens", "logging_steps", "save_steps", "schedule")
 
 
 def apply_log_info(info: RunInfo, reader: LineReader) -> None:

@@ -86,9 +86,11 @@ class Alert:
     actions: list[str] = field(default_factory=list)
     #: a key alerts of one kind share; the monitor folds repeats of one key
     key: str | None = None
+    #: what kind of event it most likely is (loss spikes: data / optimizer / lr / fp16)
+    cause: str | None = None
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "check": self.check,
             "severity": self.severity.value,
             "step": self.step,
@@ -97,6 +99,9 @@ class Alert:
             "message": self.message,
             "actions": list(self.actions),
         }
+        if self.cause:
+            out["cause"] = self.cause
+        return out
 
 
 @dataclass(slots=True)

@@ -96,8 +96,13 @@ class Settings:
     scale_collapse: float = 256.0
 
     # --- checkpoints -------------------------------------------------------------
-    #: the newest checkpoint further behind than this share of the run -> WARN (ours).
-    ckpt_max_gap_frac: float = 0.25
+    #: checkpoints further apart (or the newest further behind) than this share of the
+    #: run, or than ckpt_max_gap_steps -> WARN (ours: a rollback may lose at most a
+    #: fifth of the run; the advice asks for 5%). "The run" is the plan (total steps)
+    #: when known, so the verdict does not flip after every save; the same rule as
+    #: pre-flight (tsm_tui/preflight/references.py CKPT_MAX_FRAC / CKPT_MAX_STEPS).
+    ckpt_max_gap_frac: float = 0.20
+    ckpt_max_gap_steps: int = 5000
 
 
 @dataclass

@@ -251,7 +251,7 @@ def check_checkpoints(plan: Plan, s: Settings) -> PreCheck:
         if T:
             frac = S / T
             if frac > CKPT_MAX_FRAC or S > CKPT_MAX_STEPS:
-                a.add(Status.WARN, f"checkpoint every {S} steps = {pct(frac)} of {T} (> 10% or > 5000 steps)", act)
+                a.add(Status.WARN, f"checkpoint every {S} steps = {pct(frac)} of {T} (> {CKPT_MAX_FRAC:.0%} or > {CKPT_MAX_STEPS} steps)", act)
             else:
                 a.add(Status.PASS, f"every {S} steps ({pct(frac)} of {T}, {T // S} rollback points)")
         elif S > CKPT_MAX_STEPS:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from tsm_tui.analysis.detectors.references import (deepseek_lr, gpt3_lr)
 from tsm_tui.core.record import Status
+from tsm_tui.core.settings import Settings
 from tsm_tui.preflight.plan import Plan
 
 
@@ -36,8 +37,9 @@ DECAY_TOO_LONG = 1.25
 #: logging intervals: > 10 steps WARN; >= 100 steps averages spikes away (ours;
 #: HF's default is 500 and its logged loss is the mean over the interval)
 LOG_WARN, LOG_AVERAGED = 10, 100
-#: checkpoint interval: > 10% of the run or > 5000 steps, or > 6 hours (ours)
-CKPT_MAX_FRAC, CKPT_MAX_STEPS, CKPT_MAX_HOURS = 0.10, 5000, 6.0
+#: checkpoint interval: > 20% of the run or > 5000 steps, or > 6 hours (ours; the
+#: report's Checkpoints check uses the same numbers, core/settings.py)
+CKPT_MAX_FRAC, CKPT_MAX_STEPS, CKPT_MAX_HOURS = Settings.ckpt_max_gap_frac, Settings.ckpt_max_gap_steps, 6.0
 #: optimizer: "large" model, beta2 and eps limits (GPT-3 / LLaMA / OLMo 2 use
 #: beta2 0.95, eps 1e-8; OLMo 2 moved eps 1e-5 -> 1e-8)
 LARGE_PARAMS, BETA2_MAX, EPS_MAX = 1e9, 0.99, 1e-6

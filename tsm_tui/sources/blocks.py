@@ -98,6 +98,7 @@ _OLMO_CFG = {
     "console_log_interval": ("logging_steps", int),
 }
 _CFG_RE = re.compile(r"\b(" + "|".join(_OLMO_CFG) + r"|learning_rate|precision)=('?)([\w.+-]+)")
+_OLMO_SCHED = re.compile(r"SchedulerConfig\(name='?([\w.-]+)")
 _OLMO_PARAMS = re.compile(r"Total number of parameters:\s*([\d,]+)")
 
 
@@ -108,6 +109,9 @@ class OLMoReader(BlockReader):
 
     def _info(self, line: str) -> None:
         if "TrainConfig(" in line:
+            sm = _OLMO_SCHED.search(line)
+            if sm:
+                self.run_info.setdefault("schedule", sm.group(1))
             lr_done = False
             for k, _, v in _CFG_RE.findall(line):
                 if k == "learning_rate":

@@ -31,16 +31,21 @@ class CheckpointDetector(Detector):
         steps = [s for s, _ in cks]
         gaps = [b - a for a, b in zip(steps, steps[1:])]
         interval = max(gaps) if gaps else None
-        span = max(last or 0, steps[-1]) - (self.state.first_step or 0)
+        # one rule with pre-flight, against the plan when it is known (the steps logged
+        # so far would flip the verdict after every save)
+        total = info.total_steps
+        span = total if total else max(last or 0, steps[-1]) - (self.state.first_step or 0)
         behind = (last - steps[-1]) if last is not None else 0
         desc = f"{len(cks)} checkpoint(s), newest {cks[-1][1]} (step {steps[-1]})"
         if interval:
             desc += f", every ~{interval} steps"
-        limit = self.s.ckpt_max_gap_frac * span if span > 0 else None
+        limit = min(self.s.ckpt_max_gap_frac * span, self.s.ckpt_max_gap_steps) if span > 0 else None
         if limit and ((interval and interval > limit) or behind > limit):
             worst = max(interval or 0, behind)
-            return self._result(Status.WARN, f"{desc}; a rollback could lose {worst} steps "
-                                             f"(> {self.s.ckpt_max_gap_frac:.0%} of the run)")
+            of = f"{total} planned" if total else f"{span} logged"
+            why = (f"> {self.s.ckpt_max_gap_frac:.0%} of the run ({of})" if limit < self.s.ckpt_max_gap_steps
+                   else f"> {self.s.ckpt_max_gap_steps} steps")
+            return self._result(Status.WARN, f"{desc}; a rollback could lose {worst} steps ({why})")
         return self._result(Status.PASS, desc)
 
     def finalize(self) -> list[Alert]:

@@ -29,6 +29,12 @@ _DENSE = 32
 #: spiking records at most this many records apart are one incident: one alert (ours;
 #: a spike's grad norm often stays high for a few steps, and each used to warn)
 SPIKE_GAP = 10
+#: a spike inside an open incident this many times the largest value reported for it
+#: is a new alert: the incident's peak, not folded into its onset (ours)
+PEAK_REALERT = 2.0
+#: a log too short for the rolling rates (fewer than ``window`` post-warm-up values, e.g.
+#: excerpts in short blocks) is judged on all its values at the end, from this many (ours)
+ABS_MIN_VALUES = 10
 
 
 class GradNormDetector(Detector):
@@ -43,7 +49,11 @@ class GradNormDetector(Detector):
         self._high = RollingRate(RATE_WINDOW)
         self.n = 0
         self.loss_records = 0
-        self.spikes: list[tuple[int, float, float]] = []  # incidents: (onset step, peak, median before)
+        #: incidents: [onset step, peak, peak step, median before, last spiking step, largest value alerted]
+        self.spikes: list[list] = []
+        self.n_post = 0  # values after the configured warm-up (absolute levels at the end)
+        self.n_post_over = 0
+        self.n_post_high = 0
         self._last_spike_n: int | None = None  # record count at the newest spiking record
         self.over_alerted = False
         self.high_alerted = False
@@ -80,15 +90,24 @@ class GradNormDetector(Detector):
                 last = self._last_spike_n
                 self._last_spike_n = self.n
                 if last is not None and self.n - last <= SPIKE_GAP:
-                    onset, peak, base = self.spikes[-1]  # the same incident: no second alert
-                    if g > peak:
-                        self.spikes[-1] = (onset, g, base)
+                    inc = self.spikes[-1]  # the same incident: a new alert only for a much larger peak
+                    inc[4] = rec.step
+                    if g > inc[1]:
+                        inc[1], inc[2] = g, rec.step
+                    if g >= PEAK_REALERT * inc[5]:
+                        inc[5] = g
+                        out.append(self._peak(rec, g, med, z, inc))
                 else:
                     out.append(self._spike(rec, g, med, z))
         if not spike:
             self._med.update(g)
             if g > 0:
                 self._logm.update(math.log(g))
+        w = self.state.info.warmup_steps
+        if w is None or rec.step > w:
+            self.n_post += 1
+            self.n_post_over += g > self.s.grad_threshold
+            self.n_post_high += g > self.s.grad_high
         if self._post_warmup(rec):
             self._over.update(g > self.s.grad_threshold)
             self._high.update(g > self.s.grad_high)
@@ -244,6 +263,10 @@ class GradNormDetector(Detector):
         if not q:
             return 0
         self.n += q
+        xq = x[:q] if w is None else x[:q][st[:q] > w]
+        self.n_post += xq.size
+        self.n_post_over += int(np.count_nonzero(xq > s.grad_threshold))
+        self.n_post_high += int(np.count_nonzero(xq > s.grad_high))
         top = float(x[:q].max())
         if top > self.max_gn:
             self.max_gn = top
@@ -268,8 +291,21 @@ class GradNormDetector(Detector):
                     self._vanish_run = 0
         return q
 
+    def _peak(self, rec, g, med, z, inc) -> Alert:
+        return Alert(
+            self.id,
+            Severity.WARNING,
+            rec.step,
+            f"Gradient-norm spike incident since step {inc[0]} grew: {fmt(g)} at step {rec.step} vs median "
+            f"{fmt(inc[3])} ({g / inc[3]:.1f}x, {z:.0f} sigma).",
+            value=g,
+            baseline=inc[3],
+            actions=[advice.clip(self.state), advice.check_data(inc[0])],
+            key="grad_spike",
+        )
+
     def _spike(self, rec, g, med, z) -> Alert:
-        self.spikes.append((rec.step, g, med))
+        self.spikes.append([rec.step, g, rec.step, med, rec.step, g])
         return Alert(
             self.id,
             Severity.WARNING,
@@ -350,6 +386,37 @@ class GradNormDetector(Detector):
         self._logm.clear()
         self._vanish_run = 0
 
+    def _abs_levels(self) -> tuple[float, float] | None:
+        """Shares of all post-warm-up values above 5.0 and above the threshold, for a
+        log too short for the rolling rates (the seed's absolute rules need no baseline)."""
+        if self.high_alerted or self.over_alerted or len(self._over) >= min(RATE_WINDOW, self.s.window):
+            return None
+        if self.n_post < ABS_MIN_VALUES:
+            return None
+        return self.n_post_high / self.n_post, self.n_post_over / self.n_post
+
+    def finalize(self) -> list[Alert]:
+        lv = self._abs_levels()
+        if lv is None:
+            return []
+        high, over = lv
+        step = self.state.last_step
+        if high >= HIGH_RATE:
+            self.high_alerted, self.high_peak = True, high
+            return [Alert(self.id, Severity.WARNING, step,
+                          f"Gradient norm above {fmt(self.s.grad_high)} in {high:.0%} of the {self.n_post} values "
+                          f"logged after warm-up (median {fmt(self._med.get())}, max {fmt(self.max_gn)}).",
+                          value=self.max_gn, baseline=self.s.grad_high,
+                          actions=[advice.lower_lr(self.state), advice.clip(self.state)], key="grad_high")]
+        if over >= self.s.grad_exceed_rate:
+            self.over_alerted, self.over_peak = True, over
+            return [Alert(self.id, Severity.WARNING, step,
+                          f"Gradient norm above {fmt(self.s.grad_threshold)} in {over:.0%} of the {self.n_post} "
+                          f"values logged after warm-up: clipping is active on most steps.",
+                          value=self.max_gn, baseline=self.s.grad_threshold,
+                          actions=[advice.lower_lr(self.state, 0.7)], key="grad_over")]
+        return []
+
     def result(self) -> CheckResult:
         if self.n == 0:
             if self.loss_records:
@@ -361,9 +428,10 @@ class GradNormDetector(Detector):
         elif self.over_alerted:
             problems.append(f"above {fmt(self.s.grad_threshold)} in up to {self.over_peak:.0%} of steps")
         if self.spikes:
-            st = ", ".join(str(s[0]) for s in self.spikes[:3])
-            more = f" +{len(self.spikes) - 3}" if len(self.spikes) > 3 else ""
-            problems.append(f"{len(self.spikes)} spike(s) at step {st}{more}")
+            n = len(self.spikes)
+            big = sorted(self.spikes, key=lambda i: -(i[1] / i[3]))[:3] if n > 3 else self.spikes
+            st = ", ".join(f"{i[0]} ({i[1] / i[3]:.1f}x" + (f" at {i[2]})" if i[2] != i[0] else ")") for i in big)
+            problems.append(f"{n} spike(s), the largest at step {st}" if n > 3 else f"{n} spike(s) at step {st}")
         if self.vanished_at is not None:
             problems.append(f"vanishing at step {self.vanished_at}")
         if problems:

@@ -14,6 +14,7 @@ value), so a spike does not hide the next one.
 from __future__ import annotations
 
 import math
+from collections import deque
 
 import bottleneck as bn
 import numpy as np
@@ -27,10 +28,46 @@ from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 SIGMA_MIN_RATIO = 1.3
 RECOVERY_RECORDS = 3  # consecutive records back near baseline
 IF_NOT_RECOVERED = "If it does not recover: "
+#: a sustained excursion: the loss above 2x its pre-spike baseline for more than 4
+#: records is divergence in progress, called at once (llm-foundry KillLossSpike,
+#: llmfoundry/callbacks/kill_loss_spike_callback.py: outlier_multiplier=2, patience=4)
+SUSTAIN_FACTOR = 2.0
+SUSTAIN_RECORDS = 5
+#: ... and not fading fast: the loss still >= 0.75x its value 4 records earlier (a bad
+#: batch's spike decaying 20% a step is back under 2x a few records later; ours)
+SUSTAIN_HOLD = 0.75
+#: lasting damage (ours): medians of blocks of BLOCK records since the onset; when
+#: the last SETTLE_BLOCKS medians differ by < SETTLE_REL and the level is still above
+#: recovery_factor x the baseline, the loss has settled at a worse level: no recovery.
+BLOCK = 10
+SETTLE_BLOCKS = 3
+SETTLE_REL = 0.03
+#: the spike baseline is the smaller of the delayed window's median and the median of
+#: the last LOCAL values: during a fast initial descent the delayed median lags far
+#: above the loss and hides a bad batch (ours)
+LOCAL = 5
+LOCAL_LAG = 1.2  # ... when it is at least 1.2x lower (a descent, not noise; ours)
+LOCAL_WINDOWS = 5  # ... in the first 5 windows of records only (the initial descent; ours)
+#: records of context (LR, grad norm, loss scale) kept to tell the cause of a spike
+CTX = 16
+CTX_NEAR = 5  # the records just before the onset (and the onset) vs the older ones
+LR_JUMP = 1.5  # LR above 1.5x its level before: a jump (as lr_schedule.JUMP_FACTOR; ours)
+GN_SPIKE = 3.0  # grad norm >= 3x its level on the onset step (grad_spike_ratio)
+GN_CLIMB = 1.5  # grad norm above 1.5x its level on the records before the onset (ours)
+SCALE_DROP = 4.0  # loss scale down 4x (two halvings) around the onset: an fp16 overflow (ours)
+SLOW_RECOVERY = 50  # steps: a recovery slower than this points at the optimizer state (ours)
+CAUSES = {
+    "data": "a bad batch",
+    "optimizer": "optimizer state",
+    "lr": "an LR change",
+    "fp16": "fp16 overflow",
+}
 
 
 class _Incident:
-    __slots__ = ("onset", "baseline", "peak", "peak_step", "spike_records", "ok_run", "state", "alert")
+    __slots__ = ("onset", "baseline", "peak", "peak_step", "spike_records", "ok_run", "state", "alert",
+                 "records", "high_run", "excursion", "buf", "meds", "cause", "evidence", "lr_jump",
+                 "end", "last_spike", "hist")
 
     def __init__(self, onset: int, baseline: float, value: float) -> None:
         self.onset = onset
@@ -39,8 +76,19 @@ class _Incident:
         self.peak_step = onset
         self.spike_records = 1
         self.ok_run = 0
-        self.state = "open"  # open / recovered / failed / diverged
+        self.state = "open"  # open / recovered / failed / diverged / damaged
         self.alert: Alert | None = None  # the onset alert, updated when the spike resolves
+        self.records = 1  # records since the onset, the onset included
+        self.high_run = int(value > SUSTAIN_FACTOR * baseline)  # consecutive records above 2x baseline
+        self.excursion: int | None = None  # step of the sustained-excursion alert
+        self.buf: list[float] = []  # the current block of BLOCK records
+        self.meds: list[float] = []  # medians of the last blocks (at most 3)
+        self.cause: str | None = None  # data / optimizer / lr / fp16 (None: not told apart)
+        self.evidence = ""
+        self.lr_jump: tuple[float, float, int] | None = None  # (LR before, LR after, step)
+        self.end: int | None = None  # step of the resolution
+        self.last_spike = onset
+        self.hist: list[float] = [value]  # the last SUSTAIN_RECORDS values since the onset
 
     def resolve(self) -> None:
         """The conditional rollback of the onset alert is moot once the spike
@@ -69,6 +117,9 @@ class LossSpikeDetector(Detector):
         self.failed = 0
         self._last: StepRecord | None = None
         self._diverged_at: int | None = None
+        self._loc: deque = deque(maxlen=LOCAL)  # the last values fed to the baseline, undelayed
+        #: (step, lr, grad norm, loss scale) of the last CTX records with a finite loss
+        self._ctx: deque = deque(maxlen=CTX)
 
     # ------------------------------------------------------------------ update
     def update(self, rec: StepRecord) -> list[Alert]:
@@ -81,20 +132,23 @@ class LossSpikeDetector(Detector):
         med = self._med.get()
         is_spike = False
         if med is not None and len(self._med._fifo) >= self.s.min_baseline:
-            is_spike, ratio, z = self._test(x, med)
+            base = _local_base(med, self._loc, self.n <= LOCAL_WINDOWS * self.s.window)
+            is_spike, ratio, z = self._test(x, base)
             if is_spike:
-                out += self._on_spike(rec, x, med, ratio, z)
+                out += self._on_spike(rec, x, base, ratio, z)
         inc = self._incident
-        if inc is not None and not is_spike:
-            out += self._track(inc, rec, x)
+        if inc is not None:
+            out += self._track(inc, rec, x, is_spike)
         # spiking values do not enter the baseline (ZClip feeds the clipped value)
         fed = med if (is_spike and med is not None) else x
+        self._loc.append(base if is_spike else x)
         out_val = self._delay.push(fed)
         if out_val is not None:
             self._med.update(out_val)
             if out_val > 0:
                 self._logm.update(math.log(out_val))
         self._recent.update(x)
+        self._ctx.append((rec.step, _num(rec.lr), _num(rec.grad_norm), _num(rec.loss_scale)))
         out += self._divergence(rec)
         return out
 
@@ -140,6 +194,13 @@ class LossSpikeDetector(Detector):
         count = np.minimum(self._med.size, t + 1)
         lb = (bn.move_min(bseq, min(self._med.size, bseq.size), min_count=1)[np.maximum(t, 0)] if bseq.size
               else np.zeros(m))
+        # the local baseline (the last LOCAL values, undelayed) bounds it too
+        L0 = len(self._loc)
+        lseq = np.concatenate((np.fromiter(self._loc, float, L0), fed))
+        lpos = np.arange(m) + L0 - 1  # the newest local value row j sees
+        lmin = bn.move_min(lseq, min(LOCAL, lseq.size), min_count=1)[np.maximum(lpos, 0)]
+        lmin[lpos < 0] = np.inf
+        lb = np.minimum(lb, lmin)
         # the window's minimum bounds its median from below: a row below 1.3x the
         # minimum or within spike_min_delta of it cannot pass the spike test
         cand = (count >= s.min_baseline) & (t >= 0) & (fed >= SIGMA_MIN_RATIO * lb) & (fed - lb >= s.spike_min_delta)
@@ -149,7 +210,9 @@ class LossSpikeDetector(Detector):
             win = sorted(bseq[max(0, t[j] - self._med.size + 1): t[j] + 1].tolist())
             k = len(win)
             med = win[k // 2] if k % 2 else 0.5 * (win[k // 2 - 1] + win[k // 2])
-            if self._test_window(float(fed[j]), med, bseq, t[j]):
+            base = _local_base(med, lseq[max(0, j + L0 - LOCAL): j + L0].tolist(),
+                               self.n + j + 1 <= LOCAL_WINDOWS * s.window)
+            if self._test_window(float(fed[j]), base, bseq, t[j]):
                 stop = j
                 break
         # divergence: the exact rolling median of the undelayed window
@@ -167,6 +230,8 @@ class LossSpikeDetector(Detector):
             pos = outs[:k_out]
             self._logm.extend([math.log(v) for v in pos[pos > 0][-self._logm.size:].tolist()])
             self._recent.extend(fed[max(0, stop - self._recent.size): stop].tolist())
+            self._loc.extend(fed[max(0, stop - LOCAL): stop].tolist())
+            self._ctx.extend(_ctx_rows(fr, idx[p + max(0, stop - CTX): p + stop]))
             if best is not None:
                 self._best_med, self._best_step = best
         return p + stop
@@ -237,80 +302,236 @@ class LossSpikeDetector(Detector):
         if inc is not None:
             inc.spike_records += 1
             inc.ok_run = 0
+            inc.last_spike = rec.step
             if x > inc.peak:
                 inc.peak, inc.peak_step = x, rec.step
             return []
         inc = self._incident = _Incident(rec.step, med, x)
         self.incidents.append(inc)
+        self._classify(inc, rec)
         zs = f", {z:.1f} sigma" if math.isfinite(z) else ""
+        cause = f" {self._cause_text(inc)}" if inc.evidence else ""
         inc.alert = Alert(
                 self.id,
                 Severity.WARNING,
                 rec.step,
-                f"Loss spike at step {rec.step}: {fmt(x)} vs baseline {fmt(med)} ({ratio:.1f}x{zs}). "
+                f"Loss spike at step {rec.step}: {fmt(x)} vs baseline {fmt(med)} ({ratio:.1f}x{zs}).{cause} "
                 f"Spikes that recover are normal; watching for recovery within {self.s.recovery_steps} steps.",
                 value=x,
                 baseline=med,
                 actions=[
+                    *self._cause_actions(inc, rec.step)[:1],
                     advice.clip(self.state),
                     f"{IF_NOT_RECOVERED}{advice.rollback(self.state, rec.step)}",
                 ],
                 key=f"loss_spike:{rec.step}",
+                cause=inc.cause,
             )
         return [inc.alert]
 
-    def _track(self, inc: _Incident, rec: StepRecord, x: float) -> list[Alert]:
-        if x <= inc.baseline * self.s.recovery_factor:
+    # -- what kind of spike ------------------------------------------------------
+    def _classify(self, inc: _Incident, rec: StepRecord) -> None:
+        """The cause the evidence at the onset points to: an LR change, an fp16
+        overflow (loss-scale collapse), the optimizer (grad norm climbing for several
+        records first), or a bad batch (grad norm spiking on the onset step alone;
+        confirmed when the loss recovers at once). Evidence only from what is logged."""
+        ctx = list(self._ctx)
+        now = (rec.step, _num(rec.lr), _num(rec.grad_norm), _num(rec.loss_scale))
+        near, old = ctx[-(CTX_NEAR - 1):] + [now] if CTX_NEAR > 1 else [now], ctx[:-(CTX_NEAR - 1)]
+        lr_old = [c[1] for c in old if c[1] is not None]
+        lr_near = [c for c in near if c[1] is not None]
+        if lr_old and lr_near:
+            ref = _median(lr_old)
+            hi = max(lr_near, key=lambda c: c[1])
+            if ref > 0 and hi[1] >= LR_JUMP * ref:
+                inc.cause, inc.lr_jump = "lr", (ref, hi[1], hi[0])
+                inc.evidence = f"the LR jumped {hi[1] / ref:.0f}x ({fmt(ref)} -> {fmt(hi[1])}) at step {hi[0]}"
+                return
+        sc_old = [c[3] for c in old if c[3] is not None]
+        sc_near = [c[3] for c in near if c[3] is not None]
+        if sc_old and sc_near and max(sc_old) > 0 and min(sc_near) * SCALE_DROP <= max(sc_old):
+            inc.cause = "fp16"
+            inc.evidence = f"the fp16 loss scale fell {max(sc_old) / max(min(sc_near), 1e-30):.0f}x alongside"
+            return
+        gn_old = [c[2] for c in old if c[2] is not None]
+        if len(gn_old) >= 3 and now[2] is not None:
+            ref = _median(gn_old)
+            before = [c[2] for c in near[:-1] if c[2] is not None]
+            if ref > 0 and len(before) >= 3 and all(g >= GN_CLIMB * ref for g in before[-3:]):
+                inc.cause = "optimizer"
+                inc.evidence = (f"the grad norm climbed for {len(before)} records before the loss "
+                                f"({fmt(before[-3])} -> {fmt(now[2])} vs {fmt(ref)})")
+                return
+            if ref > 0 and now[2] >= GN_SPIKE * ref:
+                inc.cause = "data"
+                inc.evidence = f"the grad norm spiked on the same step ({now[2] / ref:.1f}x)"
+                return
+
+    def _settle_cause(self, inc: _Incident, took: int) -> None:
+        """At the resolution: a one-step spike that recovered at once is a bad batch; a
+        slow recovery points at the optimizer state (Molybog et al. 2023)."""
+        if inc.cause in ("lr", "fp16"):
+            return
+        if inc.spike_records <= 2 and took <= 10 and inc.state == "recovered":
+            if inc.cause is None:
+                inc.cause, inc.evidence = "data", "a one-step spike that recovered at once"
+            elif inc.cause == "data":
+                inc.evidence += " and it recovered at once"
+        elif took > SLOW_RECOVERY and inc.state == "recovered" and inc.cause != "optimizer":
+            inc.cause, inc.evidence = "optimizer", f"a slow recovery ({took} steps)"
+
+    @staticmethod
+    def _cause_text(inc: _Incident) -> str:
+        if not inc.cause:
+            return ""
+        return f"Likely cause: {CAUSES[inc.cause]} ({inc.evidence})."
+
+    def _cause_actions(self, inc: _Incident, step: int) -> list[str]:
+        c = inc.cause
+        if c == "lr" and inc.lr_jump:
+            before, after, at = inc.lr_jump
+            return [f"Restore the LR schedule: the LR went from {fmt(before)} to {fmt(after)} at step {at} "
+                    "(a config change, or a scheduler state not restored on resume)."]
+        if c == "fp16":
+            return [advice.bf16()]
+        if c == "optimizer":
+            return ["Lower the LR and Adam's beta2 (0.95) and epsilon (1e-8): spikes from Adam's second-moment "
+                    "estimates follow the grad norm (Molybog et al. 2023); skip the batches of the spike on restart."]
+        if c == "data":
+            return [f"Inspect and skip the batch(es) at step {step}: a one-step spike with the grad norm points at "
+                    "bad data, not at the model."]
+        return []
+
+    # -- tracking an open incident -----------------------------------------------
+    def _track(self, inc: _Incident, rec: StepRecord, x: float, spiking: bool) -> list[Alert]:
+        out: list[Alert] = []
+        base = inc.baseline
+        if rec.step != inc.onset:
+            inc.records += 1
+            inc.high_run = inc.high_run + 1 if base > 0 and x > SUSTAIN_FACTOR * base else 0
+            inc.hist = (inc.hist + [x])[-SUSTAIN_RECORDS:]
+        if (inc.excursion is None and inc.high_run >= SUSTAIN_RECORDS and base > 0
+                and x >= SUSTAIN_HOLD * inc.hist[0]):
+            inc.excursion = rec.step
+            out.append(self._excursion(inc, rec, x))
+        inc.buf.append(x)
+        if len(inc.buf) >= BLOCK:
+            inc.meds = (inc.meds + [_median(inc.buf)])[-SETTLE_BLOCKS:]
+            inc.buf = []
+            level = self._settled(inc, SETTLE_BLOCKS)
+            if level is not None and not spiking:
+                return out + self._fail(inc, rec, x, "did not recover", damaged=level)
+        if spiking:
+            return out
+        if x <= base * self.s.recovery_factor:
             inc.ok_run += 1
         else:
             inc.ok_run = 0
         if inc.ok_run >= RECOVERY_RECORDS:
             inc.state = "recovered"
             inc.resolve()
+            inc.end = rec.step
             self._incident = None
             self.recovered += 1
             took = rec.step - inc.onset
-            return [
+            self._settle_cause(inc, took)
+            cause = f" {self._cause_text(inc)}" if inc.cause else ""
+            return out + [
                 Alert(
                     self.id,
                     Severity.INFO,
                     rec.step,
-                    f"Loss recovered from the spike at step {inc.onset} (peak {fmt(inc.peak)} vs "
-                    f"baseline {fmt(inc.baseline)}) in {took} steps.",
+                    f"Loss recovered from the spike at step {inc.onset} (peak {fmt(inc.peak)} at step "
+                    f"{inc.peak_step} vs baseline {fmt(base)}) in {took} steps.{cause}",
                     value=x,
-                    baseline=inc.baseline,
+                    baseline=base,
                     actions=[],
                     key=f"loss_spike_recovered:{inc.onset}",
+                    cause=inc.cause,
                 )
             ]
         if rec.step - inc.onset >= self.s.recovery_steps:
-            return self._fail(inc, rec, x, f"has not recovered {rec.step - inc.onset} steps later")
-        return []
+            return out + self._fail(inc, rec, x, f"has not recovered {rec.step - inc.onset} steps later")
+        return out
 
-    def _fail(self, inc: _Incident, rec: StepRecord, x: float, why: str, diverged: bool = False) -> list[Alert]:
-        inc.state = "diverged" if diverged else "failed"
-        inc.resolve()
-        self._incident = None
+    def _settled(self, inc: _Incident, blocks: int) -> float | None:
+        """The level the loss settled at, when the last ``blocks`` block medians since
+        the onset agree within SETTLE_REL and it is still above recovery_factor x the
+        baseline (and below SUSTAIN_FACTOR x: higher is an excursion, not a level)."""
+        m = inc.meds[-blocks:]
+        b = inc.baseline
+        if len(m) < blocks or b <= 0 or not (b * self.s.recovery_factor < m[-1] < b * SUSTAIN_FACTOR):
+            return None
+        return m[-1] if abs(m[-1] - m[0]) <= SETTLE_REL * m[0] else None
+
+    def _excursion(self, inc: _Incident, rec: StepRecord, x: float) -> Alert:  # noqa: C901
         self.failed += 1
+        cause = f" {self._cause_text(inc)}" if inc.cause else ""
+        return Alert(
+            self.id,
+            Severity.CRITICAL,
+            rec.step,
+            f"Loss above {SUSTAIN_FACTOR:g}x its baseline for {inc.high_run} records since the spike at step "
+            f"{inc.onset}: {fmt(x)} vs {fmt(inc.baseline)} ({x / inc.baseline:.1f}x). A sustained excursion is "
+            f"divergence in progress (llm-foundry's KillLossSpike stops the run here).{cause}",
+            value=x,
+            baseline=inc.baseline,
+            actions=[
+                advice.rollback(self.state, inc.onset),
+                *self._cause_actions(inc, inc.onset),
+                advice.lower_lr(self.state),
+                advice.clip(self.state),
+            ],
+            key=f"loss_spike_excursion:{inc.onset}",
+            cause=inc.cause,
+        )
+
+    def _fail(self, inc: _Incident, rec: StepRecord, x: float, why: str, diverged: bool = False,
+              damaged: float | None = None) -> list[Alert]:
+        inc.state = "diverged" if diverged else ("damaged" if damaged is not None else "failed")
+        inc.resolve()
+        inc.end = rec.step
+        self._incident = None
+        if inc.excursion is None:
+            self.failed += 1
+        self._settle_cause(inc, rec.step - inc.onset)
         # the new level becomes the baseline so one failure is not re-reported each step
         self._med.clear()
         self._logm.clear()
         self._delay.clear()
+        self._loc.clear()
+        b = inc.baseline
+        if damaged is not None:
+            msg = (f"Loss spike at step {inc.onset} {why}: the loss settled at ~{fmt(damaged)}, "
+                   f"{damaged / b:.2f}x its {fmt(b)} before the spike, and is not coming back: lasting damage.")
+        elif b > 0:
+            msg = f"Loss spike at step {inc.onset} {why}: loss {fmt(x)} vs {fmt(b)} before it ({x / b:.1f}x)."
+        else:
+            msg = f"Loss spike at step {inc.onset} {why}."
+        if inc.cause:
+            msg += f" {self._cause_text(inc)}"
+        # one critical alert (one page) per incident: after the sustained-excursion
+        # alert, how the incident ended is a warning that completes the story
+        sev = Severity.CRITICAL
+        if inc.excursion is not None:
+            sev = Severity.WARNING
+            msg += f" (critical since step {inc.excursion}.)" if not msg.endswith(".") else                 f" Critical since step {inc.excursion}."
         return [
             Alert(
                 self.id,
-                Severity.CRITICAL,
+                sev,
                 rec.step,
-                f"Loss spike at step {inc.onset} {why}: loss {fmt(x)} vs {fmt(inc.baseline)} before it "
-                f"({x / inc.baseline:.1f}x)." if inc.baseline > 0 else f"Loss spike at step {inc.onset} {why}.",
-                value=x,
-                baseline=inc.baseline,
+                msg,
+                value=x if damaged is None else damaged,
+                baseline=b,
                 actions=[
                     advice.rollback(self.state, inc.onset),
+                    *self._cause_actions(inc, inc.onset),
                     advice.lower_lr(self.state),
                     advice.clip(self.state),
                 ],
                 key=f"loss_spike_fail:{inc.onset}",
+                cause=inc.cause,
             )
         ]
 
@@ -326,6 +547,10 @@ class LossSpikeDetector(Detector):
             self._diverged_at = rec.step
             inc = self._incident
             if inc is not None:
+                m = inc.meds
+                level = m[-1] if len(m) >= 2 and m[-1] <= m[-2] * (1 + SETTLE_REL) else None
+                if level is not None and inc.baseline * self.s.recovery_factor < level < inc.baseline * SUSTAIN_FACTOR:
+                    return self._fail(inc, rec, rec.loss, "did not recover", damaged=level)
                 return self._fail(inc, rec, rec.loss, "turned into divergence", diverged=True)
             self.failed += 1
             onset = self._best_step or rec.step
@@ -369,26 +594,85 @@ class LossSpikeDetector(Detector):
         if inc is None or last is None:
             return []
         x = last.loss
-        if x is not None and inc.baseline > 0 and x >= inc.baseline * self.s.spike_factor:
-            return self._fail(inc, last, x, "had not recovered by the end of the log")
+        if x is None or inc.baseline <= 0 or inc.records < BLOCK:
+            return []  # too few records since the onset to tell: still open at the end
+        level = _median(list(self._recent._fifo)[-min(BLOCK, inc.records):])
+        if level > inc.baseline * self.s.recovery_factor:
+            return self._fail(inc, last, x, "had not recovered by the end of the log",
+                              damaged=level if level < inc.baseline * SUSTAIN_FACTOR else None)
         return []
+
+    @staticmethod
+    def _incident_text(i: _Incident) -> str:
+        what = f"at step {i.onset}"
+        if i.peak_step != i.onset:
+            what += f" (peak {fmt(i.peak)} at step {i.peak_step})"
+        return what
 
     def result(self) -> CheckResult:
         if self.n == 0:
             return self._result(Status.SKIP, "no loss values in the log")
         n_inc = len(self.incidents)
-        if self.failed:
-            bad = [i for i in self.incidents if i.state in ("failed", "diverged")]
-            if bad:
-                i = bad[0]
-                kind = "turned into divergence" if i.state == "diverged" else "did not recover"
-                return self._result(Status.FAIL, f"spike at step {i.onset} {kind}")
+        bad = [i for i in self.incidents if i.state in ("failed", "diverged", "damaged")
+               or (i.state == "open" and i.excursion is not None)]
+        if bad:
+            i = bad[0]
+            kind = {"diverged": "turned into divergence", "failed": "did not recover",
+                    "damaged": "did not recover: lasting damage", "open": "is a sustained excursion"}[i.state]
+            more = f" ({len(bad) - 1} more)" if len(bad) > 1 else ""
+            why = f"; likely {CAUSES[i.cause]}" if i.cause else ""
+            return self._result(Status.FAIL, f"spike {self._incident_text(i)} {kind}{more}{why}")
+        if self._diverged_at is not None:
             return self._result(Status.FAIL, f"loss diverging since step {self._best_step}")
         if n_inc:
-            steps = ", ".join(str(i.onset) for i in self.incidents[:4])
-            more = f" (+{n_inc - 4} more)" if n_inc > 4 else ""
-            open_ = " (one still recovering)" if self._incident is not None else ""
-            return self._result(Status.WARN, f"{n_inc} spike(s) at step {steps}{more}, recovered{open_}")
+            # the largest first when there are more than fit on the line
+            shown = self.incidents if n_inc <= 4 else sorted(
+                self.incidents, key=lambda i: -(i.peak / i.baseline if i.baseline > 0 else 0))[:3]
+            txt = ", ".join(str(i.onset) for i in shown)
+            if n_inc > 4:
+                txt = f"{txt} (largest; +{n_inc - 3} more)"
+            causes = sorted({CAUSES[i.cause] for i in self.incidents if i.cause})
+            why = f"; likely {', '.join(causes)}" if causes else ""
+            open_ = [i for i in self.incidents if i.state == "open"]
+            done = n_inc - len(open_)
+            if not open_:
+                state = "all recovered" if n_inc > 1 else "recovered"
+            elif done:
+                state = f"{done} recovered, the one at step {open_[0].onset} still open"
+            else:
+                state = "still open at the end of the log"
+            sustained = [i for i in self.incidents if i.excursion is not None]
+            if sustained:
+                state += f" (after a sustained excursion at step {sustained[0].onset})"
+            return self._result(Status.WARN, f"{n_inc} spike(s) at step {txt}, {state}{why}")
         return self._result(Status.PASS, f"no spikes in {self.n} loss values")
 
+def _num(v) -> float | None:
+    return v if v is not None and v == v else None
 
+
+def _ctx_rows(fr, rows) -> list[tuple]:
+    """(step, lr, grad norm, loss scale) of frame rows, as ``update`` records them."""
+    steps = fr.step[rows].tolist()
+    cols = []
+    for name in ("lr", "grad_norm", "loss_scale"):
+        c = fr.get(name)
+        cols.append([None] * len(steps) if c is None else [_num(v) for v in c[rows].tolist()])
+    return list(zip(steps, *cols))
+
+
+def _local_base(med: float, loc, early: bool = True) -> float:
+    """The spike baseline: the delayed window's median, or the median of the last
+    LOCAL values when that is LOCAL_LAG times lower (see LOCAL)."""
+    if not early or len(loc) < LOCAL:
+        return med
+    srt = sorted(loc)
+    k = len(srt)
+    lm = srt[k // 2] if k % 2 else 0.5 * (srt[k // 2 - 1] + srt[k // 2])
+    return lm if lm * LOCAL_LAG < med else med
+
+
+def _median(xs) -> float:
+    srt = sorted(xs)
+    k = len(srt)
+    return srt[k // 2] if k % 2 else 0.5 * (srt[k // 2 - 1] + srt[k // 2])

@@ -78,13 +78,21 @@ class LRScheduleDetector(Detector):
                 self.ramp_peak = self.max_lr
         elif lr > self.ramp_peak * JUMP_FACTOR and not self.jump_at:
             self.jump_at = rec.step
+            res = self.state.resumes
+            if res:  # the advice fits what happened: a restart, or a change without one
+                why = f"a scheduler state not restored when the run resumed at step {res[-1][1]}?"
+                fix = (f"Check the LR scheduler after the restart at step {res[-1][1]}: the schedule's peak was "
+                       f"{fmt(self.ramp_peak)}.")
+            else:
+                why = "no restart in the log: a config change, or an LR set by hand?"
+                fix = (f"Restore the LR schedule: the LR went to {fmt(lr)} at step {rec.step}; the schedule's peak "
+                       f"was {fmt(self.ramp_peak)}.")
             out.append(Alert(
                 self.id, Severity.WARNING, rec.step,
                 f"LR jumped to {fmt(lr)} at step {rec.step}, {lr / self.ramp_peak:.1f}x the schedule's peak "
-                f"{fmt(self.ramp_peak)}: a config change or a scheduler state not restored on resume?",
+                f"{fmt(self.ramp_peak)}: {why}",
                 value=lr, baseline=self.ramp_peak,
-                actions=[f"Check the LR scheduler after the restart: the peak was {fmt(self.ramp_peak)}.",
-                         advice.rollback(self.state, rec.step, "the LR jump")],
+                actions=[fix, advice.rollback(self.state, rec.step, "the LR jump")],
                 key="lr_jump"))
         self._prev_lr = lr
         out += self._check_no_warmup(rec)
@@ -343,9 +351,47 @@ class LRScheduleDetector(Detector):
         self._zero_run = 0
         self._prev_lr = -1.0
 
+    def _from_config(self) -> CheckResult | None:
+        """The LR is not logged but the run's config (or the flags) gives the plan:
+        judge the warm-up and the peak from it, and say so."""
+        info = self.state.info
+        w, total, peak = info.warmup_steps, info.total_steps, info.peak_lr
+        if w is None and peak is None:
+            return None
+        src = sorted({info.origin[k].replace(" (log)", "") for k in ("warmup_steps", "peak_lr", "schedule",
+                                                                      "total_steps") if k in info.origin})
+        parts, status = [], Status.PASS
+        if w is not None:
+            if w <= 0:
+                status = Status.WARN
+                parts.append("no warm-up")
+            elif total:
+                frac = w / total
+                parts.append(f"warm-up {w} steps ({frac:.1%} of {total} planned)")
+                if frac < self.s.warmup_min_frac and w < WARMUP_ABS_OK:
+                    status = Status.WARN
+                    parts[-1] += " < 1%"
+            else:
+                parts.append(f"warm-up {w} steps")
+        if peak is not None:
+            ref = self._lr_ref()
+            if ref is not None:
+                r = peak / ref[0]
+                if r > self.s.lr_fail_factor:
+                    status = Status.FAIL
+                elif r > self.s.lr_warn_factor and status != Status.FAIL:
+                    status = Status.WARN
+                parts.append(f"peak {fmt(peak)} = {r:.1f}x {ref[1]}")
+            else:
+                parts.append(f"peak {fmt(peak)}")
+        if info.schedule:
+            parts.append(str(info.schedule))
+        where = f" ({', '.join(src)})" if src else " or the flags"
+        return self._result(status, f"LR not logged; from the config{where}: " + ", ".join(parts))
+
     def result(self) -> CheckResult:
         if self.n == 0:
-            return self._result(Status.SKIP, "LR not logged")
+            return self._from_config() or self._result(Status.SKIP, "LR not logged")
         parts: list[str] = []
         status = Status.PASS
         hw = self.has_warmup()
@@ -380,11 +426,13 @@ class LRScheduleDetector(Detector):
             elif r > self.s.lr_warn_factor and status != Status.FAIL:
                 status = Status.WARN
             parts.append(f"peak {fmt(self.max_lr)} = {r:.1f}x {ref[1]}")
+        elif self.jump_at is not None:  # the schedule's peak, not the jump's
+            parts.append(f"peak {fmt(self.ramp_peak)}")
         else:
             parts.append(f"peak {fmt(self.max_lr)}")
         if self.jump_at is not None:
             status = max(status, Status.WARN, key=lambda s: s.rank)
-            parts.append(f"LR jumped {self.max_lr / self.ramp_peak:.0f}x at step {self.jump_at}")
+            parts.append(f"LR jumped {self.max_lr / self.ramp_peak:.0f}x to {fmt(self.max_lr)} at step {self.jump_at}")
         if self.zero_at is not None and not (total and self.zero_at >= 0.98 * total):
             status = max(status, Status.WARN, key=lambda s: s.rank)
             parts.append(f"LR 0 from step {self.zero_at}")

@@ -38,6 +38,23 @@ REF_RECORDS = 20
 #: this share of the window after the flat window that opened it (ours): one
 #: noisy window of a slow descent (10 records a third) can look flat by chance.
 CONFIRM = 1 / 4
+#: a decayed LR means "converged" only this far into a planned run (ours: a cosine
+#: to 10% passes 20% of its peak at 69% of the run, a linear decay at 80%, WSD later);
+#: earlier, an LR at ~0 is a frozen scheduler / dead optimizer state
+CONVERGE_PROGRESS = 0.6
+#: a run whose loss has improved by less than this share of its first level since a
+#: log that starts at the beginning has not materially learned: a statistically
+#: significant drift (Welch t >= 3 over many records) alone does not end its plateau (ours)
+RUN_MIN_GAIN = 0.10
+FIRST_RECORDS = 20  # records whose mean is the run's first level
+#: the very same loss value this many records in a row and over >= CONST_FRAC of the
+#: run is not a plateau but a loss that is not computed (exactly 0: masked or leaked
+#: labels; any constant: frozen weights or a logging bug) (ours)
+CONST_RECORDS = 20
+CONST_FRAC = 0.1
+#: an open plateau whose level has still dropped this much since it opened is a slow
+#: improvement (WARN), not a stall (ours)
+SLOW_DROP = 0.05
 
 
 def _moments(blocks) -> tuple[float, float, int]:
@@ -94,6 +111,16 @@ class PlateauDetector(Detector):
         self._spike_at: int | None = None  # step of the newest one
         self._opened_at = 0  # step of the evaluation that opened the current plateau
         self._confirmed = False  # the last evaluated window was flat, CONFIRM x L after the opening
+        self._first_n = 0  # the run's first level: mean of its first FIRST_RECORDS losses
+        self._first_s = 0.0
+        self._same_val: float | None = None  # the current run of identical loss values
+        self._same_from: int | None = None
+        self._same_n = 0
+        self.const: tuple[float, int] | None = None  # (value, first step) of a constant loss
+        self.rising: tuple[float, float] | None = None  # the last window climbed: (from, to) means
+        self.lr_early: float | None = None  # progress at which a decayed LR was seen too early
+        self.best: tuple[float, int] | None = None  # the lowest completed block mean and its last step
+        self.start_level: float | None = None  # the level when the open plateau began
 
     def update(self, rec: StepRecord) -> list[Alert]:
         x = rec.loss
@@ -102,6 +129,13 @@ class PlateauDetector(Detector):
         self.n += 1
         if self._cap is not None and x > self._cap:
             self._spike_at = rec.step
+        if self._first_n < FIRST_RECORDS:
+            self._first_n += 1
+            self._first_s += x
+        if x == self._same_val:
+            self._same_n += 1
+        else:
+            self._same_val, self._same_from, self._same_n = x, rec.step, 1
         b = self._cur
         if b is None:
             b = self._cur = _Block(rec.step)
@@ -116,6 +150,9 @@ class PlateauDetector(Detector):
             return []
         self.blocks.append(b)
         self._cur = None
+        bm = b.s / b.n
+        if self.best is None or bm < self.best[0]:
+            self.best = (bm, b.last)
         if len(self.blocks) > MAX_BLOCKS:
             merged = []
             for i in range(0, len(self.blocks) - 1, 2):
@@ -127,7 +164,28 @@ class PlateauDetector(Detector):
             self.blocks = merged
             self.block_size *= 2
         self._cap = self._level_cap()
-        return self._evaluate(rec)
+        return self._constant(rec) + self._evaluate(rec)
+
+    def _constant(self, rec: StepRecord) -> list[Alert]:
+        """The very same loss for CONST_RECORDS records and CONST_FRAC of the run so far."""
+        if self.const is not None or self._same_n < CONST_RECORDS or self._same_from is None:
+            return []
+        span = rec.step - (self.state.first_step or 0)
+        if span <= 0 or rec.step - self._same_from < CONST_FRAC * span:
+            return []
+        v = self._same_val
+        self.const = (v, self._same_from)
+        why = ("a loss of exactly 0: the labels are masked out or leak into the inputs, the loss is not computed, "
+               "or NaN / Inf is logged as 0 (HF logging_nan_inf_filter)"
+               if v == 0 else "frozen weights (no optimizer step applied) or a logging bug")
+        return [Alert(
+            self.id, Severity.CRITICAL, rec.step,
+            f"Loss exactly {fmt(v)} for {self._same_n} records since step {self._same_from}: the model is not "
+            f"learning ({why}).",
+            value=v, baseline=None,
+            actions=["Check the loss computation and the labels (masking, padding, label shift) on one batch by hand.",
+                     "Check that optimizer steps are applied (grad norm, skipped steps, frozen parameters)."],
+            key="plateau_const")]
 
     def _level_cap(self) -> float | None:
         """Above this a loss is a spike (see SPIKE_SD); None until REF_RECORDS are in blocks."""
@@ -173,6 +231,16 @@ class PlateauDetector(Detector):
         if b is None:
             b = self._cur = _Block(int(steps[0]))
         self.n += x.size
+        if self._first_n < FIRST_RECORDS:
+            k = min(x.size, FIRST_RECORDS - self._first_n)
+            self._first_s = _seq_sum(self._first_s, x[:k])
+            self._first_n += k
+        ch = np.flatnonzero(x[1:] != x[:-1])
+        if not ch.size and x[0] == self._same_val:
+            self._same_n += x.size
+        else:
+            k = int(ch[-1]) + 1 if ch.size else 0
+            self._same_val, self._same_from, self._same_n = float(x[k]), int(steps[k]), x.size - k
         if self._cap is not None:
             hit = np.flatnonzero(x > self._cap)
             if hit.size:
@@ -187,9 +255,20 @@ class PlateauDetector(Detector):
                 b.gs = _seq_sum(b.gs, gn)
                 b.gn += gn.size
 
-    def _moving(self, rel: float, t: float, t_need: float) -> bool:
+    def _gained(self, level: float) -> bool:
+        """The run has materially improved since its first level (see RUN_MIN_GAIN); a
+        log that does not start at the beginning of the run cannot tell."""
+        st = self.state
+        total = st.info.total_steps
+        if (st.first_step or 0) > (max(100, 0.01 * total) if total else 100) or not self._first_n:
+            return True
+        first = self._first_s / self._first_n
+        return first == 0 or (first - level) / abs(first) >= RUN_MIN_GAIN
+
+    def _moving(self, rel: float, t: float, t_need: float, level: float | None = None) -> bool:
         """The window's loss measurably improves, or climbs, at significance ``t_need``."""
-        improving = t >= t_need and (rel >= self.s.plateau_rel or t >= T_IMPROVING)
+        slow_ok = t >= T_IMPROVING and (level is None or self._gained(level))
+        improving = t >= t_need and (rel >= self.s.plateau_rel or slow_ok)
         rising = -rel >= self.s.plateau_rel and t <= -t_need
         return improving or rising
 
@@ -201,6 +280,12 @@ class PlateauDetector(Detector):
         L = self.window_steps()
         now = rec.step
         self._confirmed = False
+        st = self.state
+        prog = st.progress()
+        if (self.lr_early is None and prog is not None and prog < CONVERGE_PROGRESS and st.last_lr is not None
+                and st.peak_lr and st.peak_lr_step is not None and st.peak_lr_step < now
+                and st.last_lr <= self.s.decayed_lr_frac * st.peak_lr):
+            self.lr_early = prog  # the LR fell to ~0 long before the plan's end: it never "finished"
         win = [b for b in self.blocks if b.last > now - L]
         if len(win) < 3 or sum(b.n for b in win) < MIN_RECORDS or now - win[0].first < 0.8 * L:
             return []
@@ -216,7 +301,8 @@ class PlateauDetector(Detector):
         # (t >= 3: slow late-training progress is not a plateau). Ending a plateau
         # that is already open takes t >= 3, so one lucky window does not close it.
         t_need = T_IMPROVING if self.start is not None else T_SIGNIFICANT
-        if self._moving(rel, t, t_need):
+        self.rising = (m1, m3) if (-rel >= self.s.plateau_rel and t <= -T_SIGNIFICANT) else None
+        if self._moving(rel, t, t_need, m3):
             # a loss that climbs is diverging (loss_spike reports it), not flat
             if self.start is not None:
                 self._close(now)
@@ -231,19 +317,20 @@ class PlateauDetector(Detector):
         # ... and not in a warm-up: a loss that waits for a still-rising LR is not
         # a plateau (the LR set its running peak inside the window)
         warming = self.state.peak_lr_step is not None and self.state.peak_lr_step > now - L
-        if rel >= self.s.plateau_rel or spiky or warming or self._moving(rel, t, T_SIGNIFICANT):
+        if rel >= self.s.plateau_rel or spiky or warming or self._moving(rel, t, T_SIGNIFICANT, m3):
             return []
         if self.start is None:
             self.start = win[0].first
             self._opened_at = now
-            self.level = m3
+            self.level = self.start_level = m3
             gpre = [b.gs / b.gn for b in self.blocks if b.gn and b.last < self.start]
             self._gn_early = sorted(gpre)[len(gpre) // 2] if gpre else None
         self.level = m3
         gn_now = [b.gs / b.gn for b in last if b.gn]
         if self._gn_early and gn_now and max(gn_now) < 0.1 * self._gn_early:
             self.dead_hint = True
-        if self._converged():
+        if self._converged() and not (self.warned or self.failed):
+            # (a plateau reported while the LR was high stays one when the LR decays later)
             if self.converged_at is None:
                 self.converged_at = self.start
             return []
@@ -281,17 +368,29 @@ class PlateauDetector(Detector):
     def _lr_text(self) -> str:
         st = self.state
         if st.last_lr is not None and st.peak_lr:
+            if st.last_lr <= self.s.decayed_lr_frac * st.peak_lr and self.lr_early is not None:
+                return (f", LR {fmt(st.last_lr)} ({st.last_lr / st.peak_lr:.0%} of peak) since {self.lr_early:.0%} "
+                        "of the planned run: a frozen LR / dead optimizer state, not a finished schedule")
             return f", LR still {fmt(st.last_lr)} ({st.last_lr / st.peak_lr:.0%} of peak)"
         return ""
 
     def _converged(self) -> bool:
-        """Flat loss is convergence when the LR has decayed; only when the LR is
-        not logged does "the run is >= 90% done" stand in for it."""
+        """Flat loss is convergence when the LR has decayed (and, with a plan, the run is
+        past CONVERGE_PROGRESS: an LR at 0 at 47% of a cosine is frozen, not done); only
+        when the LR is not logged does "the run is >= 90% done" stand in for it."""
         st = self.state
-        if st.last_lr is not None and st.peak_lr:
-            return st.last_lr <= self.s.decayed_lr_frac * st.peak_lr
         prog = st.progress()
+        if st.last_lr is not None and st.peak_lr:
+            return st.last_lr <= self.s.decayed_lr_frac * st.peak_lr and self.lr_early is None
         return prog is not None and prog >= 0.9
+
+    def _recent_level(self) -> float | None:
+        n, sm = 0, 0.0
+        for b in reversed(self.blocks):
+            n, sm = n + b.n, sm + b.s
+            if n >= REF_RECORDS:
+                return sm / n
+        return None
 
     def _close(self, now: int) -> None:
         if self.start is not None and (self.warned or self.failed):
@@ -314,15 +413,34 @@ class PlateauDetector(Detector):
         L = self.window_steps()
         now = self.state.last_step or 0
         dead = "; grad norm collapsed (dead units / optimizer state?)" if self.dead_hint else ""
-        if self.start is not None and not self._converged():
+        if self.const is not None and self._same_val == self.const[0] and self._same_from == self.const[1]:
+            return self._result(Status.FAIL, f"loss exactly {fmt(self.const[0])} since step {self.const[1]}: "
+                                             "not learning")
+        if self.start is not None and (not self._converged() or self.warned or self.failed):
             dur = now - self.start
+            sl, lv = self.start_level, self.level
+            if sl and lv is not None and (sl - lv) / abs(sl) >= SLOW_DROP and (self.warned or self._confirmed):
+                return self._result(Status.WARN, f"improving slowly: {fmt(sl)} -> {fmt(lv)} over {dur} steps since "
+                                                 f"step {self.start} (< {self.s.plateau_rel:.0%} per {L}-step window)")
+            if self.longest is not None:  # an earlier stall of the same run: it never really moved on
+                a, b = self.longest
+                dead += f"; flat for {b - a} steps from step {a} before"
             if self.failed or (self._confirmed and dur >= 2 * L):
                 return self._result(Status.FAIL, f"flat for {dur} steps since step {self.start} at ~{fmt(self.level)}{dead}")
             if self.warned or (self._confirmed and dur >= L):
                 return self._result(Status.WARN, f"flat for {dur} steps since step {self.start}{dead}")
+        cur = self._recent_level()
+        if cur is not None and self.best is not None and self.best[0] > 0 \
+                and cur >= self.s.divergence_factor * self.best[0]:
+            return self._result(Status.SKIP, f"loss {fmt(cur)}, {cur / self.best[0]:.1f}x its best {fmt(self.best[0])} "
+                                             f"(step {self.best[1]}): rising, not flat (see Loss Spike Detection)")
         if self.longest is not None:  # a stall that ended by itself is history, not a fault
             a, b = self.longest
             return self._result(Status.PASS, f"stalled for {b - a} steps from step {a}, then improved")
+        if self.rising is not None:
+            a, b = self.rising
+            return self._result(Status.SKIP, f"loss climbing ({fmt(a)} -> {fmt(b)} over the last {L} steps): "
+                                             "diverging, not flat (see Loss Spike Detection)")
         if self.converged_at is not None:
             return self._result(Status.PASS, f"flat since step {self.converged_at} with the LR decayed: converged")
         return self._result(Status.PASS, f"loss still improving (window {L} steps)")

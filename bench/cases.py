@@ -1,0 +1,177 @@
+"""Seeded synthetic runs for the verdict classes of issue 17 (tests and bench/quality.py).
+
+Each case returns ``(records, labels, info)``: records as dicts
+(``step, loss, grad_norm, lr`` and optionally ``loss_scale``), labels as
+``{"spike": [...], "divergence": [...], "plateau": [...]}`` (onset steps) and
+RunInfo keyword arguments (the plan a config would give).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+
+def _lr(s: int, n: int, warm: int, peak: float = 3e-4) -> float:
+    if s <= warm:
+        return peak * s / warm
+    return peak * (0.1 + 0.45 * (1 + math.cos(math.pi * (s - warm) / (n - warm))))
+
+
+def _base(s: int, tau: float = 150.0, floor: float = 1.65, amp: float = 6.0, n: int = 1500) -> float:
+    """A descent that keeps improving slowly (a healthy run is never flat): ~1.9 at step 800."""
+    return floor + amp * math.exp(-s / tau) + 0.45 * max(0.0, 1 - s / n)
+
+
+def lr_bump_excursion(seed: int = 1, n: int = 1500):
+    """LR x100 at step 801 for 40 steps, no clipping: the loss jumps 1.9 -> 7.3,
+    stays above 2x its baseline for ~30 steps, then comes back to its trend."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        lr = _lr(s, n, 30)
+        loss = _base(s) * math.exp(rng.gauss(0, 0.015))
+        gn = 0.5 * math.exp(rng.gauss(0, 0.1))
+        if 801 <= s < 841:
+            lr *= 100
+            loss *= 1 + 2.85 * math.exp(-(s - 801) / 25)
+            gn *= 20
+        elif 841 <= s < 880:
+            loss *= 1 + 2.85 * math.exp(-40 / 25) * math.exp(-(s - 841) / 5)
+        out.append({"step": s, "loss": loss, "grad_norm": gn, "lr": lr})
+    return out, {"divergence": [801]}, {"total_steps": n, "warmup_steps": 30, "peak_lr": 3e-4, "clip": 0.0}
+
+
+def lr_bump_damaged(seed: int = 2, n: int = 1200):
+    """LR x100 from step 801 to the end: the loss jumps 1.9 -> 5.8, settles near 2.9
+    (1.5x its pre-bump level) and stays there."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        lr = _lr(s, n, 30)
+        loss = _base(s) * math.exp(rng.gauss(0, 0.015))
+        gn = 0.5 * math.exp(rng.gauss(0, 0.1))
+        if s >= 801:
+            lr *= 100
+            loss = (2.9 + 2.9 * math.exp(-(s - 801) / 15)) * math.exp(rng.gauss(0, 0.02))
+            gn *= 3
+        out.append({"step": s, "loss": loss, "grad_norm": gn, "lr": lr})
+    return out, {"divergence": [801]}, {"total_steps": n, "warmup_steps": 30, "peak_lr": 3e-4}
+
+
+def grad_incident(seed: int = 3, n: int = 1500):
+    """Grad-norm spikes: 3.3x at 700 then 15x seven steps later (one incident), then
+    seven later incidents of growing size (the largest, 17.5x and 13.8x, last)."""
+    rng = random.Random(seed)
+    spikes = {700: 3.3, 707: 15.0, 800: 4.0, 900: 4.2, 1000: 4.4, 1100: 5.0, 1200: 6.0, 1300: 17.5, 1400: 13.8}
+    out = []
+    for s in range(1, n + 1):
+        gn = 0.5 * math.exp(rng.gauss(0, 0.05)) * spikes.get(s, 1.0)
+        loss = _base(s) * math.exp(rng.gauss(0, 0.015))
+        out.append({"step": s, "loss": loss, "grad_norm": gn, "lr": _lr(s, n, 30)})
+    return out, {}, {"total_steps": n, "warmup_steps": 30}
+
+
+def early_spike(seed: int = 4, n: int = 1500):
+    """A 2.6x bad batch at step 60 of 1500 during the fast initial descent."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        loss = _base(s, tau=80, amp=8.0) * math.exp(rng.gauss(0, 0.015))
+        gn = (0.5 + 2 * math.exp(-s / 40)) * math.exp(rng.gauss(0, 0.1))
+        if s == 60:
+            loss *= 2.6
+            gn *= 6
+        out.append({"step": s, "loss": loss, "grad_norm": gn, "lr": _lr(s, n, 30)})
+    return out, {"spike": [60]}, {"total_steps": n, "warmup_steps": 30}
+
+
+def flat_at_chance(seed: int = 5, n: int = 500):
+    """Loss falls for 50 steps to chance level (ln 13.5 = 2.60) and stays there."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        lvl = 2.60 + 1.5 * max(0.0, 1 - s / 50)
+        out.append({"step": s, "loss": lvl * math.exp(rng.gauss(0, 0.01)),
+                    "grad_norm": 0.3 * math.exp(rng.gauss(0, 0.1)), "lr": _lr(s, n, 10)})
+    return out, {"plateau": [50]}, {"total_steps": n, "warmup_steps": 10}
+
+
+def zero_loss(seed: int = 6, n: int = 300):
+    """Loss exactly 0.0 from step 20 (labels leaked into the inputs, a masked loss)."""
+    out = []
+    for s in range(1, n + 1):
+        loss = 2.0 * (1 - s / 20) if s < 20 else 0.0
+        out.append({"step": s, "loss": loss, "grad_norm": 0.0 if s >= 20 else 1.0, "lr": _lr(s, n, 10)})
+    return out, {"plateau": [20]}, {"total_steps": n, "warmup_steps": 10}
+
+
+def slow_qlora(seed: int = 7, n: int = 68000, every: int = 50):
+    """A QLoRA fine-tune whose loss goes 1.42 -> 1.36 over all its 68k steps (noise 3%)."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(every, n + 1, every):
+        lvl = 1.42 - 0.06 * s / n
+        out.append({"step": s, "loss": lvl * math.exp(rng.gauss(0, 0.03)),
+                    "grad_norm": 0.4 * math.exp(rng.gauss(0, 0.1)), "lr": _lr(s, n, 100, 2e-4)})
+    return out, {"plateau": [every]}, {"total_steps": n, "warmup_steps": 100}
+
+
+def lr_frozen(seed: int = 8, n: int = 2000):
+    """Cosine schedule planned over 2000 steps; the LR drops to 0 at step 940 (47%)
+    and the loss stops moving: a dead optimizer state, not convergence."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        lr = _lr(s, n, 40)
+        lvl = _base(min(s, 940), tau=300)
+        if s >= 940:
+            lr = 0.0
+        out.append({"step": s, "loss": lvl * math.exp(rng.gauss(0, 0.01)),
+                    "grad_norm": 0.4 * math.exp(rng.gauss(0, 0.1)), "lr": lr})
+    return out, {"plateau": [940]}, {"total_steps": n, "warmup_steps": 40}
+
+
+def optimizer_spike(seed: int = 9, n: int = 1500):
+    """The grad norm climbs for 4 records (2x, 3x, 4x, 6x) before the loss spikes 3x at
+    step 900; the loss takes ~80 steps to come back (Adam's second-moment estimates)."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        loss = _base(s) * math.exp(rng.gauss(0, 0.015))
+        gn = 0.5 * math.exp(rng.gauss(0, 0.08))
+        if 896 <= s < 900:
+            gn *= (2.0, 3.0, 4.0, 6.0)[s - 896]
+        if s >= 900:
+            loss *= 1 + 2.0 * math.exp(-(s - 900) / 25)
+            gn *= 1 + 8.0 * math.exp(-(s - 900) / 10)
+        out.append({"step": s, "loss": loss, "grad_norm": gn, "lr": _lr(s, n, 30)})
+    return out, {"spike": [900]}, {"total_steps": n, "warmup_steps": 30}
+
+
+def fp16_spike(seed: int = 10, n: int = 1500):
+    """fp16: the loss scale collapses 2^16 -> 2^4 over steps 698-700 and the loss spikes 3x at 700."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        loss = _base(s) * math.exp(rng.gauss(0, 0.015))
+        scale = 65536.0 if s < 698 else (4096.0 if s < 700 else 16.0 if s < 760 else 1024.0)
+        if 700 <= s < 703:
+            loss *= 3.0
+        out.append({"step": s, "loss": loss, "grad_norm": 0.5 * math.exp(rng.gauss(0, 0.1)),
+                    "lr": _lr(s, n, 30), "loss_scale": scale})
+    return out, {"spike": [700]}, {"total_steps": n, "warmup_steps": 30, "precision": "fp16"}
+
+
+CASES = {
+    "case_optimizer_spike": optimizer_spike,
+    "case_fp16_spike": fp16_spike,
+    "case_lr_bump_excursion": lr_bump_excursion,
+    "case_lr_bump_damaged": lr_bump_damaged,
+    "case_grad_incident": grad_incident,
+    "case_early_spike": early_spike,
+    "case_flat_at_chance": flat_at_chance,
+    "case_zero_loss": zero_loss,
+    "case_slow_qlora": slow_qlora,
+    "case_lr_frozen": lr_frozen,
+}

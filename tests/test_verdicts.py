@@ -1,0 +1,212 @@
+"""Issue 17: truer verdicts, pinned to exact steps on seeded streams (bench/cases.py)
+and on the real-training samples in sample_runs/."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from tsm_tui.analysis.engine import analyze
+from tsm_tui.analysis.monitor import PER_KEY, Monitor
+from tsm_tui.core.record import Alert, Severity, StepRecord
+from tsm_tui.core.settings import RunInfo, Settings
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import cases  # noqa: E402
+
+
+def feed(name, **plan):
+    rows, labels, info = cases.CASES[name]()
+    info.update(plan)
+    mon = Monitor(Settings(), RunInfo(**info))
+    alerts = []
+    for r in rows:
+        alerts += mon.feed(StepRecord(**r))
+    alerts += mon.finalize()
+    return mon, alerts
+
+
+def check(mon, cid):
+    return next(c for c in mon.checks() if c.id == cid)
+
+
+def of(alerts, cid, sev=None):
+    return [(a.step, a.severity.value) for a in alerts if a.check == cid and (sev is None or a.severity.value == sev)]
+
+
+# -- 1. divergence called within a handful of records of a sustained excursion ----------------
+def test_lr_bump_excursion_is_critical_after_five_records():
+    mon, alerts = feed("case_lr_bump_excursion")
+    assert of(alerts, "loss_spike") == [(801, "warning"), (805, "critical"), (847, "info")]
+    crit = [a for a in alerts if a.severity == Severity.CRITICAL][0]
+    assert "KillLossSpike" in crit.message and crit.cause == "lr"
+    assert any("Restore the LR schedule" in x for x in crit.actions)
+    res = check(mon, "loss_spike")  # it came back: a warning with its history, not a pass
+    assert res.status.value == "WARN" and "sustained excursion at step 801" in res.summary
+
+
+def test_spike_no_recover_sample_is_critical_at_1020_and_plateau_does_not_call_it_improving():
+    an = analyze(os.path.join(ROOT, "sample_runs", "spike_no_recover"))
+    crit = [a for a in an.monitor.alerts if a.check == "loss_spike" and a.severity == Severity.CRITICAL]
+    assert crit[0].step == 1020  # was 1215 (10x the baseline at 1025, 230x at 1060)
+    assert crit[0].cause == "lr" and "LR jumped" in crit[0].message
+    pl = check(an.monitor, "plateau")
+    assert pl.status.value == "SKIP" and "rising, not flat" in pl.summary and "improving" not in pl.summary
+
+
+# -- 2. lasting damage is not recovery --------------------------------------------------------
+def test_lr_bump_for_the_rest_of_the_run_is_lasting_damage_with_its_cause():
+    mon, alerts = feed("case_lr_bump_damaged")
+    assert of(alerts, "loss_spike") == [(801, "warning"), (805, "critical"), (851, "warning")]  # one page per incident
+    dmg = [a for a in alerts if a.check == "loss_spike"][-1]
+    assert "lasting damage" in dmg.message and "1.6" in dmg.message and dmg.cause == "lr"
+    assert dmg.actions[0].startswith("Restart from the last checkpoint before step 801")
+    assert dmg.actions[1].startswith("Restore the LR schedule: the LR went from")
+    res = check(mon, "loss_spike")
+    assert res.status.value == "FAIL" and "lasting damage" in res.summary and "recovered" not in res.summary
+
+
+def test_open_spike_at_the_end_is_not_called_recovered():
+    rows, _, info = cases.lr_bump_damaged()
+    mon = Monitor(Settings(), RunInfo(**info))
+    for r in rows[:803]:  # the log ends 3 records after the onset
+        mon.feed(StepRecord(**r))
+    mon.finalize()
+    s = check(mon, "loss_spike").summary
+    assert "still open" in s and "recovered" not in s.replace("still open", "")
+
+
+# -- 3. incidents keep their largest event; the budget keeps the largest ---------------------------
+def test_grad_incident_peak_is_a_new_alert_and_the_summary_names_the_largest():
+    mon, alerts = feed("case_grad_incident")
+    gs = [a for a in alerts if a.key == "grad_spike"]
+    assert [a.step for a in gs] == [700, 707, 800, 900, 1000, 1100, 1200, 1300, 1400]
+    assert "grew" in gs[1].message and gs[1].value > 4 * gs[0].value
+    kept = sorted(a.step for a in mon.alerts if a.key == "grad_spike")
+    assert kept == [707, 1100, 1200, 1300, 1400]  # the five largest, not the first five
+    assert len(kept) == PER_KEY
+    assert check(mon, "grad_norm").summary == \
+        "8 spike(s), the largest at step 1300 (18.0x), 700 (16.2x at 707), 1400 (13.5x)"
+
+
+def test_budget_never_mutates_an_alert():
+    mon = Monitor()
+    sent = [Alert("grad_norm", Severity.WARNING, i, f"m{i}", value=float(v), baseline=1.0, key="k")
+            for i, v in enumerate([5, 4, 3, 2, 1, 9, 0.5])]
+    before = [(a.step, a.value, a.message) for a in sent]
+    kept = mon._store(list(sent))
+    assert [a.step for a in kept] == [0, 1, 2, 3, 4, 5]
+    assert sorted(a.step for a in mon.alerts) == [0, 1, 2, 3, 5]
+    assert [(a.step, a.value, a.message) for a in sent] == before
+
+
+# -- 4. plateaus end as plateaus ---------------------------------------------------------------
+def test_flat_at_chance_level_fails():
+    mon, alerts = feed("case_flat_at_chance")
+    assert of(alerts, "plateau") == [(297, "warning"), (441, "critical")]
+    assert check(mon, "plateau").status.value == "FAIL"
+
+
+def test_loss_exactly_zero_is_not_convergence():
+    mon, alerts = feed("case_zero_loss")
+    assert of(alerts, "plateau") == [(39, "critical")]
+    res = check(mon, "plateau")
+    assert res.status.value == "FAIL" and res.summary == "loss exactly 0 since step 20: not learning"
+
+
+def test_slow_qlora_that_never_improved_is_a_plateau():
+    mon, alerts = feed("case_slow_qlora")
+    assert of(alerts, "plateau") == [(4950, "warning"), (7050, "critical")]
+    res = check(mon, "plateau")
+    assert res.status.value == "FAIL" and "improved" not in res.summary
+    assert res.summary == "flat for 20700 steps since step 47300 at ~1.366; flat for 52350 steps from step 3700 before"
+
+
+def test_lr_frozen_at_zero_mid_schedule_is_dead_optimizer_state_not_convergence():
+    mon, alerts = feed("case_lr_frozen")
+    assert of(alerts, "plateau") == [(1217, "warning"), (1537, "critical")]
+    assert "frozen LR / dead optimizer state" in [a for a in alerts if a.check == "plateau"][0].message
+    res = check(mon, "plateau")
+    assert res.status.value == "FAIL" and "converged" not in res.summary
+
+
+# -- 7. early spikes ----------------------------------------------------------------------------
+def test_early_spike_in_the_fast_descent_is_found():
+    mon, alerts = feed("case_early_spike")
+    assert of(alerts, "loss_spike") == [(60, "warning"), (63, "info")]
+    assert alerts[0].cause == "data"
+
+
+# -- 10. the kind of spike ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name,step,cause,evidence", [
+    ("case_early_spike", 60, "data", "grad norm spiked on the same step"),
+    ("case_optimizer_spike", 900, "optimizer", "grad norm climbed for 4 records"),
+    ("case_lr_bump_excursion", 801, "lr", "LR jumped"),
+    ("case_fp16_spike", 700, "fp16", "loss scale fell"),
+])
+def test_spike_cause(name, step, cause, evidence):
+    mon, alerts = feed(name)
+    onset = [a for a in alerts if a.check == "loss_spike" and a.severity == Severity.WARNING][0]
+    assert onset.step == step and onset.cause == cause and evidence in onset.message
+    assert onset.to_json()["cause"] == cause
+    assert f"likely {__import__('tsm_tui.analysis.detectors.loss_spike', fromlist=['CAUSES']).CAUSES[cause]}" \
+        in check(mon, "loss_spike").summary
+
+
+def test_spikes_recover_sample_is_bad_data():
+    an = analyze(os.path.join(ROOT, "sample_runs", "spikes_recover"))
+    rec = [a for a in an.monitor.alerts if a.check == "loss_spike" and a.severity == Severity.INFO]
+    assert [(a.step, a.cause) for a in rec] == [(503, "data"), (903, "data"), (1204, "data")]
+    assert check(an.monitor, "loss_spike").summary == "3 spike(s) at step 500, 900, 1200, all recovered; likely a bad batch"
+
+
+# -- 5, 6, 8, 9: config, absolute levels, advice, checkpoints ----------------------------------------
+def test_lr_schedule_judged_from_the_config_when_not_logged():
+    info = RunInfo(total_steps=7630, warmup_steps=500, peak_lr=4e-4, schedule="cosine_with_warmup")
+    info.origin.update(total_steps="train.log", warmup_steps="train.log", peak_lr="train.log")
+    mon = Monitor(Settings(), info)
+    for s in range(1, 50):
+        mon.feed(StepRecord(s, loss=3.0 - s * 0.01))
+    res = check(mon, "lr_schedule")
+    assert res.status.value == "PASS"
+    assert res.summary == ("LR not logged; from the config (train.log): warm-up 500 steps (6.6% of 7630 planned), "
+                           "peak 4e-4, cosine_with_warmup")
+
+
+def test_short_grad_norm_log_is_judged_on_absolute_levels():
+    mon = Monitor()
+    for s in range(1, 40):
+        mon.feed(StepRecord(s * 100, loss=3.0, grad_norm=6.0 + (s % 3)))
+    alerts = mon.finalize()
+    assert [(a.check, a.key) for a in alerts if a.check == "grad_norm"] == [("grad_norm", "grad_high")]
+    assert check(mon, "grad_norm").status.value == "WARN"
+
+
+def test_lr_jump_without_restart_does_not_blame_a_restart():
+    mon, alerts = feed("case_lr_bump_excursion")
+    jump = [a for a in alerts if a.check == "lr_schedule"][0]
+    assert "restart" not in jump.actions[0] and jump.actions[0].startswith("Restore the LR schedule")
+    assert "peak 3e-4; LR jumped 52x to 0.01546 at step 801" in check(mon, "lr_schedule").summary
+
+
+def test_clip_read_from_lightning_gradient_clip_val(tmp_path):
+    from tsm_tui.sources.config import read_run_config
+    (tmp_path / "hparams.yaml").write_text("gradient_clip_val: 1.0\nmax_steps: 500\n")
+    info = RunInfo()
+    read_run_config(info, str(tmp_path))
+    assert info.clip == 1.0
+
+
+def test_checkpoint_verdict_is_against_the_plan():
+    info = RunInfo(total_steps=500, checkpoints=[(50, "ckpt-50")], checkpoint_dir_searched=True)
+    mon = Monitor(Settings(), info)
+    for s in range(1, 68):
+        mon.feed(StepRecord(s, loss=2.0))
+    assert check(mon, "checkpoints").status.value == "PASS"  # 17 steps behind, of 500 planned
+    for s in range(68, 160):
+        mon.feed(StepRecord(s, loss=2.0))
+    res = check(mon, "checkpoints")
+    assert res.status.value == "WARN" and "(> 20% of the run (500 planned))" in res.summary
