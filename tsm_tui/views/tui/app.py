@@ -444,7 +444,7 @@ class TsmApp(App):
 
     def _show_alerts(self, new: list[Alert], rebuilt: bool, force: bool = False) -> None:
         lst = self.query_one(AlertList)
-        following = self.centre is None
+        following = self.centre is None and not self.query_one(AlertDetail).has_class("-open")
         if rebuilt or force:
             lst.set_alerts([a for a in self._all_alerts if self._matches(a)], follow=following)
         elif new:
@@ -748,6 +748,7 @@ class TsmApp(App):
             return
         detail.show(a)
         self._fit_side()
+        self.call_after_refresh(lst.scroll_to_highlight)  # the list got shorter: keep the row in view
         if a.step is not None:
             self.centre = a.step
             if a.check in ("loss_spike", "plateau"):
@@ -817,9 +818,7 @@ def _short_path(p: str) -> str:
     home = os.path.expanduser("~")
     if home and home != "/" and p.startswith(home + os.sep):
         p = "~" + p[len(home):]
-    if len(p) > 60:
-        p = "…" + p[-59:]
-    return p
+    return p  # elided in the middle to the room left on the status line
 
 
 def _elide_middle(text: str, width: int) -> str:

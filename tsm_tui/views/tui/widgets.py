@@ -185,9 +185,10 @@ def alert_detail(a: Alert) -> Content:
             parts += ["\n", (f"{i}. ", "$accent"), safe(act, 1000)]
     else:
         parts += ["\n", ("No action needed.", "$text-muted")]
-    full = safe(a.message, 2000)
-    if full != what_happened(a):  # the whole message after the actions: they come first on a small screen
-        parts += ["\n", ("Details: ", "$text-muted"), full]
+    full, first = safe(a.message, 2000), what_happened(a)
+    rest = full[len(first):].strip() if full.startswith(first) else full
+    if rest:  # the rest of the message after the actions: they come first on a small screen
+        parts += ["\n", ("Details: ", "$text-muted"), rest]
     parts += ["\n", ("PgUp/PgDn or [ ] scroll · arrows: next alert · Esc closes", "$text-muted")]
     return Content.assemble(*parts)
 
@@ -210,6 +211,7 @@ class AlertList(OptionList):
         self.alerts = list(alerts)
         self.clear_options()
         self.add_options([Option(alert_prompt(a)) for a in self.alerts])
+        self._highlight_newest()
         if follow:
             self.scroll_end(animate=False, immediate=True)
         elif keep is not None and keep < len(self.alerts):
@@ -218,10 +220,20 @@ class AlertList(OptionList):
     def append_alerts(self, alerts: list[Alert], follow: bool) -> None:
         if not alerts:
             return
+        on_newest = self.highlighted is not None and self.highlighted == self.option_count - 1
         self.alerts.extend(alerts)
         self.add_options([Option(alert_prompt(a)) for a in alerts])
+        self._highlight_newest()
+        if follow and on_newest:  # following: the highlight stays on the newest alert
+            self.highlighted = self.option_count - 1
         if follow:
             self.scroll_end(animate=False, immediate=True)
+
+    def _highlight_newest(self) -> None:
+        """Focused with nothing highlighted (the list was empty when it got the
+        focus): the newest alert is, so Enter opens it at once."""
+        if self.highlighted is None and self.option_count and self.has_focus:
+            self.highlighted = self.option_count - 1
 
     def on_focus(self, event) -> None:
         if self.highlighted is None and self.option_count:
