@@ -50,12 +50,13 @@ PUMP_SLICE = 2048  # records added to the plot store per lock hold
 FRAME_SLICE = 1 << 18  # rows of Frames joined into one plot-store extend (one lock hold, ~30 ms)
 LIVE_WAIT = 0.25  # longest sleep of the live worker between two loop steps
 LIVE_BUDGET = 1 << 18  # records per loop step: a long history reaches the screen in parts
-REPAINT_EVERY = 0.5  # s between two repaints of the step, rate and sparklines while data keeps coming
+REPAINT_EVERY = 1.0  # s between two repaints (step, rate, sparklines, plot, reasons: one batch) while data flows
 STATUS_EVERY = 1.0  # s: the status line's age ("3s ago") is looked at this often (redrawn when it reads differently)
 PLOT_EVERY = 1.0  # s: the focus plot is rebuilt at most this often while data keeps coming
 WINDOWS = (None, 1000, 200)  # whole run, last 1000, last 200 steps
 STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x median interval)
-CHECKS_EVERY = 1.0  # s between check-reason repaints (a status change repaints at once)
+MESSAGE_EVERY = 0.5  # s: LiveData / ChecksChanged posted at most this often (alerts and status changes at once)
+CHECKS_EVERY = 3.0  # s between check-reason repaints (their counts; a status change repaints at once)
 SHORT_SCREEN = 36  # rows: below this an open alert detail takes the checks panel's place
 LABELS = dict(SeriesStore.METRICS)
 
@@ -193,6 +194,9 @@ class TsmApp(App):
         self._lock = threading.RLock()
         self._fed = 0  # records added to the plot stores so far (live worker)
         self._live_stop = threading.Event()
+        self._posted_at: dict[str, float] = {}  # live worker: when each kind of message was last posted
+        self._held: dict[str, Message] = {}  # ... and the newest one held back
+        self._posted_statuses: list[Status] = []
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -272,11 +276,14 @@ class TsmApp(App):
                     self.exporter.feed(up, loop)
                 self._add_to_store(up.batches)
                 if up.batches:
-                    self._post(LiveData(self._fed, self.clock()))
+                    self._post_held("data", LiveData(self._fed, self.clock()))
                 if up.alerts:
                     self._post(NewAlerts([la.alert for la in up.alerts]))
                 if up.checks is not None:
-                    self._post(ChecksChanged(up.checks))
+                    statuses = [c.status for c in up.checks]
+                    self._post_held("checks", ChecksChanged(up.checks), urgent=statuses != self._posted_statuses)
+                    self._posted_statuses = statuses
+                self._flush_held()
                 if up.events:
                     self._post(FeedNotes(up.events))
                 if up.finished or up.error:
@@ -284,13 +291,30 @@ class TsmApp(App):
                     if up.error:
                         return
                 if not up.batches or not loop.pending:
-                    loop.wait(LIVE_WAIT)
+                    loop.wait(min(LIVE_WAIT, MESSAGE_EVERY) if self._held else LIVE_WAIT)
         except Exception as e:  # noqa: BLE001 - shown on screen, never silent
             self._post(FeedEnded(f"{type(e).__name__}: {e}"))
 
     def _post(self, message: Message) -> None:
         if not self._live_stop.is_set():
             self.post_message(message)
+
+    def _post_held(self, key: str, message: Message, urgent: bool = False) -> None:
+        """Post at most every MESSAGE_EVERY seconds per kind (a job logging 10
+        lines/s would otherwise wake the UI 15 times a second for a screen that
+        is redrawn once); what is held is posted by ``_flush_held`` when due.
+        ``urgent`` (a check's status moved) goes at once."""
+        now = self.clock()
+        if urgent or now - self._posted_at.get(key, -1e9) >= MESSAGE_EVERY:
+            self._posted_at[key] = now
+            self._held.pop(key, None)
+            self._post(message)
+        else:
+            self._held[key] = message
+
+    def _flush_held(self) -> None:
+        for key, message in list(self._held.items()):
+            self._post_held(key, message)
 
     def _add_to_store(self, batches) -> None:
         """The step's batches into the plot stores (consecutive batches of one
@@ -403,7 +427,8 @@ class TsmApp(App):
     def _age_status(self) -> None:
         """The status line's age and "stalled" move with the clock, not with data
         (the text is rebuilt; the screen only when it reads differently)."""
-        if self.mode == "live" and self._last_arrival is not None and not self.paused:
+        if self.mode == "live" and self._last_arrival is not None and not self.paused \
+                and self.clock() - self._repaint_at >= STATUS_EVERY * 0.9:  # (a repaint just drew it)
             try:
                 self._update_status(self.clock())
             except NoMatches:
