@@ -129,6 +129,10 @@ def test_sparkline_labels_whole_with_a_gap():
             text = "\n".join(lines)
             for label in ("1 loss ", "2 grad norm ", "3 lr ", "4 loss scale "):
                 assert label in text, text
+            # a fourth sparkline made the focus plot shorter: it was redrawn at its new size
+            # (its last line is the x axis, not a data row cut off by the border)
+            f = app.query_one("#focus").content_region
+            assert "500" in screen_lines(app)[f.bottom - 1][f.x:f.right]
             for ln in lines[1:-1]:
                 body_ = ln.strip("│")
                 lab_end = body_.index(" ", body_.index(" ") + 1) if body_.startswith(("2", "4")) else None

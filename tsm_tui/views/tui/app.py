@@ -287,6 +287,7 @@ class TsmApp(App):
                 if up.events:
                     self._post(FeedNotes(up.events))
                 if up.finished or up.error:
+                    self._flush_held(now=True)  # the last data and checks before the end, never after
                     self._post(FeedEnded(up.error))
                     if up.error:
                         return
@@ -312,9 +313,9 @@ class TsmApp(App):
         else:
             self._held[key] = message
 
-    def _flush_held(self) -> None:
+    def _flush_held(self, now: bool = False) -> None:
         for key, message in list(self._held.items()):
-            self._post_held(key, message)
+            self._post_held(key, message, urgent=now)
 
     def _add_to_store(self, batches) -> None:
         """The step's batches into the plot stores (consecutive batches of one
@@ -622,6 +623,8 @@ class TsmApp(App):
             lines.append(line)
         if sparks.styles.height is None or sparks.styles.height.value != len(lines) + 2:
             sparks.styles.height = len(lines) + 2
+            self._plot_dirty = True  # the focus plot below got shorter or taller: redraw it at its new size
+            self.call_after_refresh(self._repaint_plots, True)
         set_text(sparks, Content("\n").join(lines))
 
     def _repaint_focus(self, store: SeriesStore, focus: Static, now: float) -> None:

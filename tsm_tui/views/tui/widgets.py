@@ -214,6 +214,7 @@ class AlertList(OptionList):
         self._highlight_newest()
         if follow:
             self.scroll_end(animate=False, immediate=True)
+            self.call_after_refresh(self.scroll_end, animate=False)  # again once laid out (its size known)
         elif keep is not None and keep < len(self.alerts):
             self.highlighted = keep
 
@@ -228,6 +229,7 @@ class AlertList(OptionList):
             self.highlighted = self.option_count - 1
         if follow:
             self.scroll_end(animate=False, immediate=True)
+            self.call_after_refresh(self.scroll_end, animate=False)  # again once laid out (its size known)
 
     def _highlight_newest(self) -> None:
         """Focused with nothing highlighted (the list was empty when it got the
