@@ -108,6 +108,15 @@ class FeedEnded(Message):
         self.error = error
 
 
+class FocusPlot(Static):
+    """The focus plot: tells the app when its size changed, so it is redrawn at
+    the new size (the screen did not resize when a fourth sparkline made it shorter)."""
+
+    def on_resize(self) -> None:
+        if hasattr(self.app, "plot_resized"):
+            self.app.plot_resized()
+
+
 def _locked(method):
     """Run a UI method holding the plot store's lock (the live worker adds to it)."""
     def wrapper(self, *a, **kw):
@@ -236,7 +245,7 @@ class TsmApp(App):
         with Horizontal(id="body"):
             with Vertical(id="plots"):
                 yield Static(id="sparks")
-                yield Static(id="focus")
+                yield FocusPlot(id="focus")
             with Vertical(id="side"):
                 yield CheckPanel(id="checks")
                 yield Input(placeholder="filter alerts (Enter: keep, Esc: clear)", id="filter")
@@ -348,6 +357,11 @@ class TsmApp(App):
                     self._fed += n
                 if self._live_stop.is_set():
                     return
+
+    def plot_resized(self) -> None:
+        """The focus plot's own size changed (a sparkline added above it, a resize)."""
+        self._plot_dirty = True
+        self.call_after_refresh(self._repaint_plots, True)
 
     def on_resize(self) -> None:
         self._plot_dirty = True
@@ -623,8 +637,6 @@ class TsmApp(App):
             lines.append(line)
         if sparks.styles.height is None or sparks.styles.height.value != len(lines) + 2:
             sparks.styles.height = len(lines) + 2
-            self._plot_dirty = True  # the focus plot below got shorter or taller: redraw it at its new size
-            self.call_after_refresh(self._repaint_plots, True)
         set_text(sparks, Content("\n").join(lines))
 
     def _repaint_focus(self, store: SeriesStore, focus: Static, now: float) -> None:
