@@ -60,3 +60,37 @@ def test_snapshot_divergence_fail_120x36(snap_compare, tmp_path):
     for s in (200, 400):
         (tmp_path / f"checkpoint-{s}").mkdir()
     assert snap_compare(finished_app(str(tmp_path), "runs/diverged"), terminal_size=(120, 36), run_before=loaded)
+
+
+# ---- the sample runs at the three sizes people use (issue #18)
+def _sample(name: str) -> str:
+    import os
+
+    import pytest
+
+    p = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample_runs", name)
+    if not os.path.isdir(p):
+        pytest.skip(f"sample run {name} not generated here")
+    return p
+
+
+def test_snapshot_spikes_recover_detail_open_80x24(snap_compare):
+    async def open_grad_spike(pilot):
+        await loaded(pilot)
+        lst = pilot.app.query_one(AlertList)
+        lst.highlighted = next(i for i, a in enumerate(lst.alerts) if a.check == "grad_norm" and a.actions)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+
+    assert snap_compare(finished_app(_sample("spikes_recover"), "runs/spikes_recover"), terminal_size=(80, 24),
+                        run_before=open_grad_spike)
+
+
+def test_snapshot_fp16_loss_scale_120x36(snap_compare):
+    assert snap_compare(finished_app(_sample("fp16_loss_scale"), "runs/fp16_loss_scale"), terminal_size=(120, 36),
+                        run_before=loaded)
+
+
+def test_snapshot_nan_divergence_200x50(snap_compare):
+    assert snap_compare(finished_app(_sample("nan_divergence"), "runs/nan_divergence"), terminal_size=(200, 50),
+                        run_before=loaded)

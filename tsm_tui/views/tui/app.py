@@ -19,6 +19,8 @@ import threading
 import time
 from collections import deque
 
+import numpy as np
+
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -45,16 +47,17 @@ from tsm_tui.views.tui.series import SeriesStore
 from tsm_tui.views.tui.widgets import CHECK_IDS, AlertDetail, AlertList, CheckPanel, HelpScreen, safe, set_text
 
 PUMP_SLICE = 2048  # records added to the plot store per lock hold
-FRAME_SLICE = 16384  # rows of a Frame added to the plot store per lock hold
+FRAME_SLICE = 1 << 18  # rows of Frames joined into one plot-store extend (one lock hold, ~30 ms)
 LIVE_WAIT = 0.25  # longest sleep of the live worker between two loop steps
-LIVE_BUDGET = 65536  # records per loop step: a long history reaches the screen in parts
-REPAINT_EVERY = 0.25  # s between two repaints while data keeps coming
-STATUS_EVERY = 1.0  # s: the status line's age ("last 3s ago") is refreshed this often
-PLOT_EVERY = 0.5  # focus plot rebuild at most this often (s)
+LIVE_BUDGET = 1 << 18  # records per loop step: a long history reaches the screen in parts
+REPAINT_EVERY = 1.0  # s between two repaints (step, rate, sparklines, plot, reasons: one batch) while data flows
+STATUS_EVERY = 1.0  # s: the status line's age ("3s ago") is looked at this often (redrawn when it reads differently)
+PLOT_EVERY = 1.0  # s: the focus plot is rebuilt at most this often while data keeps coming
 WINDOWS = (None, 1000, 200)  # whole run, last 1000, last 200 steps
 STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x median interval)
-SYNC_PLOT_CELLS = 1500  # focus plots up to this many cells are built on the UI thread (~15 ms)
-CHECKS_EVERY = 1.0  # s between check-reason repaints (a status change repaints at once)
+MESSAGE_EVERY = 0.5  # s: LiveData / ChecksChanged posted at most this often (alerts and status changes at once)
+CHECKS_EVERY = 3.0  # s between check-reason repaints (their counts; a status change repaints at once)
+SHORT_SCREEN = 36  # rows: below this an open alert detail takes the checks panel's place
 LABELS = dict(SeriesStore.METRICS)
 
 
@@ -105,6 +108,15 @@ class FeedEnded(Message):
         self.error = error
 
 
+class FocusPlot(Static):
+    """The focus plot: tells the app when its size changed, so it is redrawn at
+    the new size (the screen did not resize when a fourth sparkline made it shorter)."""
+
+    def on_resize(self) -> None:
+        if hasattr(self.app, "plot_resized"):
+            self.app.plot_resized()
+
+
 def _locked(method):
     """Run a UI method holding the plot store's lock (the live worker adds to it)."""
     def wrapper(self, *a, **kw):
@@ -134,6 +146,10 @@ class TsmApp(App):
         Binding("m", "next_metric", "Metric"),
         Binding("w", "cycle_window", "Window"),
         Binding("escape", "back", "Back", show=False),
+        Binding("pagedown", "detail_scroll(1)", "Scroll", show=False, priority=True),
+        Binding("pageup", "detail_scroll(-1)", show=False, priority=True),
+        Binding("right_square_bracket", "detail_scroll(1)", show=False),
+        Binding("left_square_bracket", "detail_scroll(-1)", show=False),
         *[Binding(str(i), f"metric({i - 1})", show=False) for i in range(1, 6)],
     ]
 
@@ -175,8 +191,9 @@ class TsmApp(App):
         self._arrivals: deque[float] = deque(maxlen=64)
         self._rate: deque[tuple[float, int]] = deque(maxlen=64)
         self._plot_dirty = True
-        self._plot_at = 0.0
-        self._plot_gen = 0
+        self._plot_at = -1e9
+        self._plot_key: tuple | None = None  # what the focus plot on screen was drawn from
+        self._sparks_key: tuple | None = None  # ... and the sparklines
         self._checks_at = 0.0
         self._shown_statuses: list[Status] = []
         self._repaint_at = -1e9
@@ -186,6 +203,9 @@ class TsmApp(App):
         self._lock = threading.RLock()
         self._fed = 0  # records added to the plot stores so far (live worker)
         self._live_stop = threading.Event()
+        self._posted_at: dict[str, float] = {}  # live worker: when each kind of message was last posted
+        self._held: dict[str, Message] = {}  # ... and the newest one held back
+        self._posted_statuses: list[Status] = []
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -220,12 +240,12 @@ class TsmApp(App):
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         with Horizontal(id="statusbar"):
-            yield Label(id="status")
             yield Label(id="state")
+            yield Label(id="status")
         with Horizontal(id="body"):
             with Vertical(id="plots"):
                 yield Static(id="sparks")
-                yield Static(id="focus")
+                yield FocusPlot(id="focus")
             with Vertical(id="side"):
                 yield CheckPanel(id="checks")
                 yield Input(placeholder="filter alerts (Enter: keep, Esc: clear)", id="filter")
@@ -263,22 +283,25 @@ class TsmApp(App):
                 up = loop.step(budget=LIVE_BUDGET)
                 if self.exporter is not None:  # --prom-file / --metrics-port (views/prometheus.py)
                     self.exporter.feed(up, loop)
-                for b in up.batches:
-                    self._add_to_store(b)
+                self._add_to_store(up.batches)
                 if up.batches:
-                    self._post(LiveData(self._fed, self.clock()))
+                    self._post_held("data", LiveData(self._fed, self.clock()))
                 if up.alerts:
                     self._post(NewAlerts([la.alert for la in up.alerts]))
                 if up.checks is not None:
-                    self._post(ChecksChanged(up.checks))
+                    statuses = [c.status for c in up.checks]
+                    self._post_held("checks", ChecksChanged(up.checks), urgent=statuses != self._posted_statuses)
+                    self._posted_statuses = statuses
+                self._flush_held()
                 if up.events:
                     self._post(FeedNotes(up.events))
                 if up.finished or up.error:
+                    self._flush_held(now=True)  # the last data and checks before the end, never after
                     self._post(FeedEnded(up.error))
                     if up.error:
                         return
                 if not up.batches or not loop.pending:
-                    loop.wait(LIVE_WAIT)
+                    loop.wait(min(LIVE_WAIT, MESSAGE_EVERY) if self._held else LIVE_WAIT)
         except Exception as e:  # noqa: BLE001 - shown on screen, never silent
             self._post(FeedEnded(f"{type(e).__name__}: {e}"))
 
@@ -286,27 +309,63 @@ class TsmApp(App):
         if not self._live_stop.is_set():
             self.post_message(message)
 
-    def _add_to_store(self, b) -> None:
-        for part in _slices(b.records):
-            with self._lock:
-                store = self.stores.get(b.source)
-                if store is None:
-                    store = self.stores[b.source] = SeriesStore()
-                n = 0
-                for it in part:
-                    if type(it) is Frame:
-                        store.add_frame(it)
-                        n += it.n
-                    else:
-                        store.add(it)
-                        n += 1
-                self.formats[b.source] = getattr(b.reader, "name", "?")
-                self._fed += n
-            if self._live_stop.is_set():
-                return
+    def _post_held(self, key: str, message: Message, urgent: bool = False) -> None:
+        """Post at most every MESSAGE_EVERY seconds per kind (a job logging 10
+        lines/s would otherwise wake the UI 15 times a second for a screen that
+        is redrawn once); what is held is posted by ``_flush_held`` when due.
+        ``urgent`` (a check's status moved) goes at once."""
+        now = self.clock()
+        if urgent or now - self._posted_at.get(key, -1e9) >= MESSAGE_EVERY:
+            self._posted_at[key] = now
+            self._held.pop(key, None)
+            self._post(message)
+        else:
+            self._held[key] = message
+
+    def _flush_held(self, now: bool = False) -> None:
+        for key, message in list(self._held.items()):
+            self._post_held(key, message, urgent=now)
+
+    def _add_to_store(self, batches) -> None:
+        """The step's batches into the plot stores (consecutive batches of one
+        source are joined: see ``_slices``)."""
+        i = 0
+        while i < len(batches):
+            b = batches[i]
+            records = b.records
+            j = i + 1
+            while j < len(batches) and batches[j].source == b.source and batches[j].reader is b.reader:
+                if j == i + 1:
+                    records = list(records)
+                records += batches[j].records
+                j += 1
+            i = j
+            for part in _slices(records):
+                with self._lock:
+                    store = self.stores.get(b.source)
+                    if store is None:
+                        store = self.stores[b.source] = SeriesStore()
+                    n = 0
+                    for it in part:
+                        if type(it) is Frame:
+                            store.add_frame(it)
+                            n += it.n
+                        else:
+                            store.add(it)
+                            n += 1
+                    self.formats[b.source] = getattr(b.reader, "name", "?")
+                    self._fed += n
+                if self._live_stop.is_set():
+                    return
+
+    def plot_resized(self) -> None:
+        """The focus plot's own size changed (a sparkline added above it, a resize)."""
+        self._plot_dirty = True
+        self.call_after_refresh(self._repaint_plots, True)
 
     def on_resize(self) -> None:
         self._plot_dirty = True
+        self._fit_side()
         self.call_after_refresh(self._repaint_plots, True)
 
     # ------------------------------------------------------------ messages from the worker
@@ -335,7 +394,10 @@ class TsmApp(App):
     def on_checks_changed(self, message: ChecksChanged) -> None:
         self._ring_on_new_fail(message.checks)
         self._checks = message.checks
-        self.repaint()
+        if not self.paused and [c.status for c in message.checks] != self._shown_statuses:
+            self._show_checks(self.clock())  # a status change is news: at once, not at the next repaint
+        else:
+            self.repaint()
 
     def on_feed_notes(self, message: FeedNotes) -> None:
         for ev in message.notes:
@@ -378,8 +440,10 @@ class TsmApp(App):
         self.repaint(force=True)
 
     def _age_status(self) -> None:
-        """The status line's age and "stalled" move with the clock, not with data."""
-        if self.mode == "live" and self._last_arrival is not None and not self.paused:
+        """The status line's age and "stalled" move with the clock, not with data
+        (the text is rebuilt; the screen only when it reads differently)."""
+        if self.mode == "live" and self._last_arrival is not None and not self.paused \
+                and self.clock() - self._repaint_at >= STATUS_EVERY * 0.9:  # (a repaint just drew it)
             try:
                 self._update_status(self.clock())
             except NoMatches:
@@ -389,15 +453,16 @@ class TsmApp(App):
         if self.paused:
             self._update_status(now)
             return
-        checks = self._checks
-        statuses = [c.status for c in checks]
         with self.batch_update():
             self._update_status(now)
             # reasons carry counts that change all the time: repaint them at 1 Hz, a status change at once
-            if checks and (statuses != self._shown_statuses or now - self._checks_at >= CHECKS_EVERY):
-                self._shown_statuses, self._checks_at = statuses, now
-                self.query_one(CheckPanel).show(checks)
+            if self._checks and now - self._checks_at >= CHECKS_EVERY:
+                self._show_checks(now)
             self._repaint_plots()
+
+    def _show_checks(self, now: float) -> None:
+        self._shown_statuses, self._checks_at = [c.status for c in self._checks], now
+        self.query_one(CheckPanel).show(self._checks)
 
     def _ring_on_new_fail(self, checks: list[CheckResult]) -> None:
         rang = False
@@ -419,7 +484,7 @@ class TsmApp(App):
 
     def _show_alerts(self, new: list[Alert], rebuilt: bool, force: bool = False) -> None:
         lst = self.query_one(AlertList)
-        following = self.centre is None
+        following = self.centre is None and not self.query_one(AlertDetail).has_class("-open")
         if rebuilt or force:
             lst.set_alerts([a for a in self._all_alerts if self._matches(a)], follow=following)
         elif new:
@@ -456,41 +521,61 @@ class TsmApp(App):
         (t0, s0), (t1, s1) = horizon[0], horizon[-1]
         return (s1 - s0) / (t1 - t0) if t1 > t0 and s1 >= s0 else None
 
+    def _state_text(self, now: float) -> tuple[str, str]:
+        """The state word and its class: what the view is doing, first on the line."""
+        stalled = self.stalled_for(now)
+        if self.paused:
+            return "PAUSED" + (f" +{self.pending_while_paused}" if self.pending_while_paused else ""), "-paused"
+        if stalled is not None:
+            return f"stalled {_ago(stalled)}", "-stalled"
+        if self.centre is not None:
+            return f"at step {self.centre}", "-inspect"
+        if self.mode == "finished":
+            return ("finished" if self.loaded else "loading"), ""
+        if self.mode == "replay":
+            return ("replay done" if self.loaded else "replaying"), ""
+        return "following", ""
+
     @_locked
     def _update_status(self, now: float) -> None:
-        parts: list = [(safe(_short_path(self.path), 200), "bold")]
-        if self.formats:
-            fm = ", ".join(f"{safe(os.path.basename(p), 60)} ({safe(n, 20)})" for p, n in self.formats.items()
-                           if p == self.session.primary) or ""
-            extra = len(self.formats) - 1
-            parts += ["  ", (fm + (f" +{extra}" if extra > 0 else ""), "$text-muted")]
+        """``following  step 2051  9.8/s  2s ago  ~/runs/…/hf  trainer_state.json (hf)``: the
+        state, the step and the age first (the facts that matter at 3 a.m.), then
+        the run, its path elided in the middle to what is left of the line."""
+        text, cls = self._state_text(now)
+        state = self.query_one("#state", Label)
+        for c in ("-paused", "-stalled", "-inspect"):
+            state.set_class(c == cls, c)
+        shown = getattr(state, "_tsm_shown", None)
+        if shown is None or shown.plain != text:
+            state._tsm_shown = Content(text)
+            state.update(state._tsm_shown, layout=shown is None or len(shown.plain) != len(text))  # auto width
         last = self._last_step()
-        parts += ["  step ", ("-" if last is None else str(last), "bold")]
+        parts: list = [("step ", "$text-muted"), ("-" if last is None else str(last), "bold")]
         if self.mode != "finished":
             rate = self.steps_per_s(now)
             if rate is not None:
-                parts += [f"  {rate:.1f} steps/s"]
+                parts += [f"  {rate:.1f}/s"]
             if self._last_arrival is not None and self.mode == "live":
-                parts += [f"  last {_ago(now - self._last_arrival)} ago"]
-        set_text(self.query_one("#status", Label), Content.assemble(*parts))
-        state = self.query_one("#state", Label)
-        stalled = self.stalled_for(now)
-        if self.paused:
-            text = "PAUSED" + (f" +{self.pending_while_paused}" if self.pending_while_paused else "")
-        elif stalled is not None:
-            text = f"stalled {int(stalled)}s"
-        elif self.centre is not None:
-            text = f"at step {self.centre}"
-        elif self.mode == "finished":
-            text = "finished" if self.loaded else "loading"
-        elif self.mode == "replay":
-            text = "replay done" if self.loaded else "replaying"
-        else:
-            text = "following"
-        state.set_class(self.paused, "-paused")
-        state.set_class(stalled is not None and not self.paused, "-stalled")
-        state.set_class(self.centre is not None and not self.paused and stalled is None, "-inspect")
-        set_text(state, Content(text))
+                parts += [f"  {_ago(now - self._last_arrival)} ago"]
+        head = Content.assemble(*parts)
+        fm = ""
+        if self.formats:
+            fm = next((f"{safe(os.path.basename(p), 60)} ({safe(n, 20)})" for p, n in self.formats.items()
+                       if p == self.session.primary), "")
+            extra = len(self.formats) - 1
+            fm += f" +{extra}" if extra > 0 else ""
+        label = self.query_one("#status", Label)
+        room = (label.content_size.width or max(20, self.size.width - 16)) - len(head.plain) - 2
+        path = safe(_short_path(self.path), 200)
+        if fm and room < len(path) + 2 + len(fm):
+            fm = _elide_middle(fm, max(0, min(len(fm), room - min(len(path), 16) - 2)))
+        path = _elide_middle(path, max(0, room - (len(fm) + 2 if fm else 0)))
+        tail: list = []
+        if path:
+            tail += ["  ", (path, "bold")]
+        if fm:
+            tail += ["  ", (fm, "$text-muted")]
+        set_text(label, Content.assemble(head, *tail))
 
     # ------------------------------------------------------------ plots
     def _window_bounds(self, store: SeriesStore, centred: bool = True) -> tuple[int | None, int | None]:
@@ -507,73 +592,81 @@ class TsmApp(App):
 
     @_locked
     def _repaint_plots(self, force: bool = False) -> None:
+        """The sparklines and the focus plot, each redrawn only when what it is
+        drawn from changed (the store's version, the window, a key, the size)."""
         store = self._store()
         sparks = self.query_one("#sparks", Static)
         focus = self.query_one("#focus", Static)
-        wtitle = {None: "whole run", 1000: "last 1000", 200: "last 200"}[WINDOWS[self.window_i]]
         if store is None:
             set_text(sparks, Content("waiting for records…"))
             set_text(focus, Content(""))
             return
-        names = store.names()
-        lo, hi = self._window_bounds(store, centred=False)
-        width = max(10, sparks.content_size.width)
-        label_w, val_w = 11, 9
-        sw = max(4, width - label_w - val_w - 1)
-        lines: list = []
-        for i, name in enumerate(names):
-            s = store.get(name)
-            label = f"{i + 1} {LABELS.get(name, name)}"[:label_w].ljust(label_w)
-            style = "bold $accent" if name == self.metric else "$text-muted"
-            if s is None or s.last_step is None:
-                line = Content.assemble((label, style), ("not logged", "$text-muted"))
-            else:
-                win = s.window(lo, hi, sw)
-                line = Content.assemble((label, style), spark(win, sw, self.log_scale), " ",
-                                        (fmt(s.last, 3, "-").rjust(val_w - 1), "bold"))
-            lines.append(line)
-        if sparks.styles.height is None or sparks.styles.height.value != len(lines) + 2:
-            sparks.styles.height = len(lines) + 2
-        set_text(sparks, Content("\n").join(lines))
+        self._repaint_sparks(store, sparks, force)
         now = self.clock()
         if not (force or self._plot_dirty):
             return
         if not force and now - self._plot_at < PLOT_EVERY and not self.loaded:
             self._repaint_later(self._plot_at + PLOT_EVERY - now)  # the newest data still gets drawn
             return
-        self._plot_at = now
         self._plot_dirty = False
+        self._repaint_focus(store, focus, now)
+
+    def _repaint_sparks(self, store: SeriesStore, sparks: Static, force: bool) -> None:
+        names = store.names()
+        lo, hi = self._window_bounds(store, centred=False)
+        width = max(10, sparks.content_size.width)
+        key = (store.version, tuple(names), lo, hi, width, self.metric, self.log_scale)
+        if key == self._sparks_key and not force:
+            return
+        self._sparks_key = key
+        labels = [f"{i + 1} {LABELS.get(name, name)}" for i, name in enumerate(names)]
+        label_w = max(len(x) for x in labels) + 1  # never clipped, always a gap before the bars
+        val_w = 9
+        sw = max(4, width - label_w - val_w)
+        lines: list = []
+        for name, label in zip(names, labels):
+            s = store.get(name)
+            style = "bold $accent" if name == self.metric else "$text-muted"
+            label = label.ljust(label_w)
+            if s is None or s.last_step is None:
+                line = Content.assemble((label, style), ("not logged", "$text-muted"))
+            else:
+                win = s.window(lo, hi, sw)
+                line = Content.assemble((label, style), spark(win, sw, self.log_scale),
+                                        (fmt(s.last, 3, "-").rjust(val_w), "bold"))
+            lines.append(line)
+        if sparks.styles.height is None or sparks.styles.height.value != len(lines) + 2:
+            sparks.styles.height = len(lines) + 2
+        set_text(sparks, Content("\n").join(lines))
+
+    def _repaint_focus(self, store: SeriesStore, focus: Static, now: float) -> None:
         s = store.get(self.metric)
         fw, fh = focus.content_size.width, focus.content_size.height
         lo, hi = self._window_bounds(store)
+        wtitle = {None: "whole run", 1000: "last 1000", 200: "last 200"}[WINDOWS[self.window_i]]
         if self.centre is not None:
             wtitle = f"steps {lo}-{hi} · alert at {self.centre}"
         title = f"{LABELS.get(self.metric, self.metric)} · {wtitle}" + (" · log" if self.log_scale else "")
         if focus.border_title != title:
             focus.border_title = title
         if s is None or s.last_step is None or fw < 10 or fh < 3:
+            self._plot_key = None
             set_text(focus, Content(f"{LABELS.get(self.metric, self.metric)}: not logged" if fw >= 10 else ""))
             return
-        win = s.window(lo, hi, max(10, fw - 6))  # one min/max pair per cell: 2 braille sub-columns
-        self._plot_gen += 1
-        if force or self.loaded or fw * fh <= SYNC_PLOT_CELLS:
-            self._apply_plot(focus_plot(win, fw, fh, log=self.log_scale, marker=self.centre), self._plot_gen)
-        else:  # a big plot (tens of ms to build): off the UI thread so typing never stalls
-            self._plot_worker(win, fw, fh, self.log_scale, self.centre, self._plot_gen)
+        key = (s.version, lo, hi, fw, fh, self.log_scale, self.centre, self.metric)
+        if key == self._plot_key:
+            return  # nothing it is drawn from changed: no rebuild, no repaint
+        self._plot_key, self._plot_at = key, now
+        # two columns a cell (braille has two dot columns): one min/max pair each
+        win = s.window(lo, hi, 2 * max(10, fw - 6))
+        self._apply_plot(focus_plot(win, fw, fh, log=self.log_scale, marker=self.centre))
 
-    @work(thread=True, exclusive=True, group="focus-plot", exit_on_error=False)
-    def _plot_worker(self, win, fw: int, fh: int, log: bool, marker: int | None, gen: int) -> None:
-        text = focus_plot(win, fw, fh, log=log, marker=marker)
-        if gen == self._plot_gen and not get_current_worker().is_cancelled:
-            try:
-                self.call_from_thread(self._apply_plot, text, gen)  # one hand-over per build (<= 2 Hz)
-            except RuntimeError:  # the app is shutting down
-                pass
-
-    def _apply_plot(self, text, gen: int) -> None:
-        if gen != self._plot_gen:
-            return  # a newer build (a key press, a resize) already replaced it
+    def _apply_plot(self, text) -> None:
         focus = self.query_one("#focus", Static)
+        shown = (text.plain, tuple(text.spans))
+        if getattr(focus, "_tsm_plot", None) == shown:
+            return
+        focus._tsm_plot = shown
         focus._tsm_shown = None
         focus.update(text, layout=False)
 
@@ -603,8 +696,28 @@ class TsmApp(App):
         self.paused = False
         self.centre = None
         self.query_one(AlertDetail).show(None)
+        self._fit_side()
         self._resume_view()
         self.query_one(AlertList).scroll_end(animate=False)
+
+    def action_detail_scroll(self, pages: int) -> None:
+        """PageDown / PageUp (and ] / [) scroll an open alert detail, wherever the focus is."""
+        detail = self.query_one(AlertDetail)
+        if detail.has_class("-open"):
+            (detail.scroll_page_down if pages > 0 else detail.scroll_page_up)(animate=False)
+        else:
+            lst = self.query_one(AlertList)
+            (lst.action_page_down if pages > 0 else lst.action_page_up)()
+
+    def _fit_side(self) -> None:
+        """On a short screen an open detail takes the checks panel's place (its
+        actions are then above the fold)."""
+        try:
+            side = self.query_one("#side")
+            detail = self.query_one(AlertDetail)
+        except NoMatches:
+            return
+        side.set_class(detail.has_class("-open") and self.size.height < SHORT_SCREEN, "-detail")
 
     def action_log_scale(self) -> None:
         self.log_scale = not self.log_scale
@@ -656,13 +769,26 @@ class TsmApp(App):
                 event.input.remove_class("-open")
             self.query_one(AlertList).focus()
 
-    @_locked
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        """An open detail follows the selection (arrows, j/k)."""
+        if self.query_one(AlertDetail).has_class("-open"):
+            self._open_alert()
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self._open_alert()
+
+    @_locked
+    def _open_alert(self) -> None:
         lst = self.query_one(AlertList)
         a = lst.selected_alert()
         if a is None:
             return
-        self.query_one(AlertDetail).show(a)
+        detail = self.query_one(AlertDetail)
+        if detail.has_class("-open") and detail.alert is a:
+            return
+        detail.show(a)
+        self._fit_side()
+        self.call_after_refresh(lst.scroll_to_highlight)  # the list got shorter: keep the row in view
         if a.step is not None:
             self.centre = a.step
             if a.check in ("loss_spike", "plateau"):
@@ -682,20 +808,48 @@ class TsmApp(App):
 
 
 def _slices(items: list):
-    """Feed-sized parts of a batch: PUMP_SLICE records at a time, Frames cut to FRAME_SLICE rows."""
+    """Parts of a batch for the plot store, one lock hold each: PUMP_SLICE records
+    at a time; consecutive Frames of the same columns are joined (up to
+    FRAME_SLICE rows), because what a Series keeps from one extend costs the
+    same whatever its length (``cap`` buckets per level), so fewer, longer
+    extends load a long history several times faster."""
     part: list = []
+    frames: list = []
+    rows = 0
+
+    def joined():
+        if len(frames) == 1:
+            return frames[0]
+        return Frame(np.concatenate([f.step for f in frames]),
+                     {k: np.concatenate([f.cols[k] for f in frames]) for k in frames[0].cols},
+                     {k: np.concatenate([f.extra[k] for f in frames]) for k in frames[0].extra}
+                     if frames[0].extra else None, frames[0].source)
+
     for it in items:
         if type(it) is Frame:
             if part:
                 yield part
                 part = []
-            for a in range(0, it.n, FRAME_SLICE):
-                yield [it.slice(a, min(it.n, a + FRAME_SLICE))]
+            if frames and (it.cols.keys() != frames[0].cols.keys() or
+                           (it.extra or {}).keys() != (frames[0].extra or {}).keys() or rows + it.n > FRAME_SLICE):
+                yield [joined()]
+                frames, rows = [], 0
+            if it.n >= FRAME_SLICE:
+                for a in range(0, it.n, FRAME_SLICE):
+                    yield [it.slice(a, min(it.n, a + FRAME_SLICE))]
+                continue
+            frames.append(it)
+            rows += it.n
             continue
+        if frames:
+            yield [joined()]
+            frames, rows = [], 0
         part.append(it)
         if len(part) >= PUMP_SLICE:
             yield part
             part = []
+    if frames:
+        yield [joined()]
     if part:
         yield part
 
@@ -704,18 +858,31 @@ def _short_path(p: str) -> str:
     home = os.path.expanduser("~")
     if home and home != "/" and p.startswith(home + os.sep):
         p = "~" + p[len(home):]
-    if len(p) > 60:
-        p = "…" + p[-59:]
-    return p
+    return p  # elided in the middle to the room left on the status line
+
+
+def _elide_middle(text: str, width: int) -> str:
+    """``~/runs/exp/…/hf`` : both ends kept (the run's name is at the end)."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    tail = (width - 1 + 1) // 2
+    head = width - 1 - tail
+    return text[:head] + "…" + text[len(text) - tail:]
 
 
 def _ago(s: float) -> str:
+    """An age that reads the same for a while (the status line is redrawn only
+    when it reads differently): seconds, then 5 s steps, minutes, hours."""
     if s < 1:
         return "<1s"
-    if s < 120:
-        return f"{s:.0f}s"
+    if s < 10:
+        return f"{int(s)}s"
+    if s < 60:
+        return f"{int(s) // 5 * 5}s"
     if s < 7200:
-        return f"{s / 60:.0f}m"
+        return f"{int(s // 60)}m"
     return f"{s / 3600:.1f}h"
 
 

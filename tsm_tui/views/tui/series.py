@@ -91,9 +91,11 @@ class Series:
         self.last: float | None = None  # last value (finite or not)
         self.vmin: float | None = None  # over the retained history
         self.vmax: float | None = None
+        self.version = 0  # bumped by every change: the views redraw only when it moved
 
     # ------------------------------------------------------------------ write
     def append(self, step: int, value: float) -> None:
+        self.version += 1
         if self.last_step is not None and step < self.last_step:
             self.truncate(step)
         finite = math.isfinite(value)
@@ -125,6 +127,7 @@ class Series:
         n = st.size
         if not n:
             return
+        self.version += 1
         if n < BULK_MIN or (self.last_step is not None and st[0] < self.last_step) or (st[1:] < st[:-1]).any():
             for step, v in zip(st.tolist(), raw.tolist()):
                 self.append(step, v)
@@ -198,6 +201,7 @@ class Series:
 
     def truncate(self, step: int) -> None:
         """A resume at ``step``: forget everything at or after it."""
+        self.version += 1
         for lvl in self.levels:
             bs = lvl.buckets
             while bs and bs[-1][_HI] >= step:
@@ -358,6 +362,11 @@ class SeriesStore:
 
     def get(self, name: str) -> Series | None:
         return self.series.get(name)
+
+    @property
+    def version(self) -> tuple:
+        """Changes whenever any series changed (the views compare it)."""
+        return tuple(s.version for s in self.series.values())
 
     def names(self) -> list[str]:
         """Metrics with data, in display order (loss, grad norm, lr are always listed)."""

@@ -7,6 +7,7 @@ names) is passed through :func:`tsm_tui.core.sanitize.clean` and rendered as a
 from __future__ import annotations
 
 import math
+import re
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -68,10 +69,12 @@ class CheckRow(Horizontal):
     """One check: a status badge (coloured by class through theme variables) and its reason."""
 
     DEFAULT_CSS = """
-    CheckRow { height: 1; width: 1fr; }
+    CheckRow { height: auto; max-height: 2; width: 1fr; }
     CheckRow .badge { width: 5; text-style: bold; }
     CheckRow .title { width: 12; }
-    CheckRow .reason { width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; color: $text-muted; }
+    CheckRow .reason { width: 1fr; height: auto; max-height: 1; text-wrap: nowrap; text-overflow: ellipsis;
+        color: $text-muted; }
+    CheckRow.-warn .reason, CheckRow.-fail .reason { max-height: 2; text-wrap: wrap; }
     """
 
     def __init__(self, check_id: str) -> None:
@@ -91,10 +94,24 @@ class CheckRow(Horizontal):
                 self.set_class(st == res.status, f"-{st.value.lower()}")
         set_text(self.query_one(".badge", Label), Content(res.status.value))
         summary = safe(res.summary, 400)
+        if res.status in (Status.WARN, Status.FAIL):
+            summary = step_first(summary)
         if getattr(self, "_summary", None) != summary:
             self._summary = summary
             set_text(self.query_one(".reason", Label), Content(summary))
             self.tooltip = Content(f"{res.title}: {safe(res.summary, 1000)}")
+
+
+_STEP = re.compile(r"\bsteps? (\d[\d,]*)")
+
+
+def step_first(summary: str) -> str:
+    """A reason that names a step, led by it: ``@2001 1 spike(s) at step 2001 …``
+    (a narrow pane cuts the end of the line, where the step usually is)."""
+    m = _STEP.search(summary)
+    if m is None or m.start() == 0:
+        return summary
+    return f"@{m.group(1).rstrip(',')} {summary}"
 
 
 class CheckPanel(Vertical):
@@ -154,7 +171,7 @@ def alert_detail(a: Alert) -> Content:
         (f"{SEV_WORD[a.severity]} ", SEV_STYLE[a.severity]),
         (f"{SHORT_TITLES.get(a.check, safe(a.check, 40))} at step {step}", "bold"),
         "\n",
-        safe(a.message, 2000),
+        what_happened(a),
     ]
     if a.value is not None or a.baseline is not None:
         ratio = ""
@@ -168,6 +185,11 @@ def alert_detail(a: Alert) -> Content:
             parts += ["\n", (f"{i}. ", "$accent"), safe(act, 1000)]
     else:
         parts += ["\n", ("No action needed.", "$text-muted")]
+    full, first = safe(a.message, 2000), what_happened(a)
+    rest = full[len(first):].strip() if full.startswith(first) else full
+    if rest:  # the rest of the message after the actions: they come first on a small screen
+        parts += ["\n", ("Details: ", "$text-muted"), rest]
+    parts += ["\n", ("PgUp/PgDn or [ ] scroll · arrows: next alert · Esc closes", "$text-muted")]
     return Content.assemble(*parts)
 
 
@@ -189,18 +211,31 @@ class AlertList(OptionList):
         self.alerts = list(alerts)
         self.clear_options()
         self.add_options([Option(alert_prompt(a)) for a in self.alerts])
+        self._highlight_newest()
         if follow:
             self.scroll_end(animate=False, immediate=True)
+            self.call_after_refresh(self.scroll_end, animate=False)  # again once laid out (its size known)
         elif keep is not None and keep < len(self.alerts):
             self.highlighted = keep
 
     def append_alerts(self, alerts: list[Alert], follow: bool) -> None:
         if not alerts:
             return
+        on_newest = self.highlighted is not None and self.highlighted == self.option_count - 1
         self.alerts.extend(alerts)
         self.add_options([Option(alert_prompt(a)) for a in alerts])
+        self._highlight_newest()
+        if follow and on_newest:  # following: the highlight stays on the newest alert
+            self.highlighted = self.option_count - 1
         if follow:
             self.scroll_end(animate=False, immediate=True)
+            self.call_after_refresh(self.scroll_end, animate=False)  # again once laid out (its size known)
+
+    def _highlight_newest(self) -> None:
+        """Focused with nothing highlighted (the list was empty when it got the
+        focus): the newest alert is, so Enter opens it at once."""
+        if self.highlighted is None and self.option_count and self.has_focus:
+            self.highlighted = self.option_count - 1
 
     def on_focus(self, event) -> None:
         if self.highlighted is None and self.option_count:
@@ -217,10 +252,13 @@ class AlertDetail(VerticalScroll):
     AlertDetail.-open { display: block; }
     """
 
+    alert: Alert | None = None  # the alert shown
+
     def compose(self) -> ComposeResult:
         yield Static(id="detail-text")
 
     def show(self, a: Alert | None) -> None:
+        self.alert = a
         self.set_class(a is not None, "-open")
         if a is not None:
             self.query_one("#detail-text", Static).update(alert_detail(a))
@@ -237,8 +275,9 @@ HELP_KEYS = [
     ("l", "log scale on/off"),
     ("m / 1-5", "next metric / pick a metric for the focus plot"),
     ("w", "window: whole run / last 1000 / last 200 steps"),
-    ("up/down, j/k", "move in the alert list"),
+    ("up/down, j/k", "move in the alert list (an open detail follows)"),
     ("Enter", "alert detail; the plot centres on its step"),
+    ("PgDn/PgUp, ] [", "scroll the alert detail (its actions)"),
     ("Esc", "close the detail / filter"),
     ("ctrl+p", "command palette (themes: try ansi-dark in tmux)"),
 ]

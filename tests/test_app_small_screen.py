@@ -1,0 +1,143 @@
+"""What a person sees at 80x24 (issue #18), as pilot tests: the status line's
+live facts first, check reasons that keep their step, an alert detail whose
+actions are reachable and that follows the selection, sparkline labels whole."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tsm_tui.views.tui.app import _ago, _elide_middle
+from tsm_tui.views.tui.widgets import AlertDetail, AlertList, CheckRow, HelpScreen, step_first
+
+from test_app import make_app, sample, screen_lines, wait_loaded
+
+LONG = "/mnt/shared/checkpoints/team-llm/experiments/2024-q3/ablation-lr-warmup-long-name/runs/hf"
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_status_line_state_step_and_age_first_path_elided_in_the_middle():
+    async def body():
+        app = make_app(sample("spikes_recover"), mode="live")
+        app.path = LONG
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_loaded(pilot, app)
+            app._age_status()
+            await pilot.pause()
+            top = screen_lines(app)[0]
+            assert top.lstrip().startswith("following step 1500")
+            assert "ago" in top.split("step 1500", 1)[1][:22]  # the age right after the step
+            assert "…" in top and "runs/hf" in top and "/mnt/" in top  # both ends of the path kept
+            assert len(top.rstrip()) <= 80
+            # a wide screen shows the whole path
+            await pilot.resize_terminal(200, 50)
+            await pilot.pause(0.2)
+            app._update_status(app.clock())
+            await pilot.pause()
+            assert LONG in screen_lines(app)[0]
+
+    run(body())
+
+
+def test_elide_middle_and_age_steps():
+    assert _elide_middle("abcdefghij", 20) == "abcdefghij"
+    e = _elide_middle("/a/b/c/d/e/f/g/h/run", 9)
+    assert len(e) == 9 and e.startswith("/a/b") and e.endswith("/run") and "…" in e
+    assert _elide_middle("abc", 0) == ""
+    assert [_ago(x) for x in (0.5, 3.2, 9.9, 12, 17, 59, 61, 3599, 7300)] == \
+        ["<1s", "3s", "9s", "10s", "15s", "55s", "1m", "59m", "2.0h"]
+
+
+def test_check_reasons_lead_with_their_step():
+    assert step_first("1 spike(s) at step 2001, recovered") == "@2001 1 spike(s) at step 2001, recovered"
+    assert step_first("no spikes in 96 loss values") == "no spikes in 96 loss values"
+    assert step_first("flat for 480 steps since step 520 at ~2.173").startswith("@520 ")
+
+    async def body():
+        app = make_app(sample("spikes_recover"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_loaded(pilot, app)
+            await pilot.pause(0.1)
+            row = app.query_one("#check-loss_spike", CheckRow)
+            assert row.status.value == "WARN"
+            lines = screen_lines(app)
+            r = row.region
+            shown = " ".join(lines[y][r.x:r.right] for y in range(r.y, r.bottom))
+            assert "@500" in shown and "900" in shown  # the first step is never cut off
+            assert r.height == 2  # the reason took a second line rather than vanish
+            passing = app.query_one("#check-nonfinite", CheckRow)
+            assert passing.region.height == 1
+
+    run(body())
+
+
+def test_detail_actions_reachable_and_detail_follows_the_selection():
+    async def body():
+        app = make_app(sample("spikes_recover"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_loaded(pilot, app)
+            lst = app.query_one(AlertList)
+            assert app.focused is lst and lst.highlighted == len(lst.alerts) - 1  # Enter works at once
+            gn = next(i for i, a in enumerate(lst.alerts) if a.check == "grad_norm" and a.actions)
+            lst.highlighted = gn
+            await pilot.press("enter")
+            await pilot.pause(0.2)
+            detail = app.query_one(AlertDetail)
+            assert detail.alert is lst.alerts[gn]
+            # on a short screen the detail takes the checks' place: its actions are on screen
+            assert not app.query_one("#checks").display or app.query_one("#checks").region.height == 0
+            text = "\n".join(screen_lines(app))
+            assert "Recommended actions" in text and "1. " in text
+            # the selected row stays in view beside the detail
+            assert lst.scrollable_content_region.height >= 1
+            assert lst.scroll_y <= gn < lst.scroll_y + lst.scrollable_content_region.height
+            # PageDown scrolls the detail (the focus stays on the list)
+            if detail.max_scroll_y > 0:
+                await pilot.press("pagedown")
+                await pilot.pause(0.1)
+                assert detail.scroll_y > 0 and app.focused is lst
+            # arrows move the selection and the open detail follows it, plot centred on its step
+            await pilot.press("up")
+            await pilot.pause(0.2)
+            assert detail.alert is lst.alerts[gn - 1]
+            assert app.centre == lst.alerts[gn - 1].step
+            assert str(lst.alerts[gn - 1].step) in screen_lines(app)[0]  # "at step N"
+            # Esc closes it and the checks come back
+            await pilot.press("escape")
+            await pilot.pause(0.2)
+            assert not detail.has_class("-open") and app.query_one("#checks").region.height > 0
+            # ? says how to scroll it
+            await pilot.press("question_mark")
+            await pilot.pause(0.2)
+            assert isinstance(app.screen, HelpScreen)
+            assert "PgDn" in "\n".join(screen_lines(app))
+
+    run(body())
+
+
+def test_sparkline_labels_whole_with_a_gap():
+    async def body():
+        app = make_app(sample("fp16_loss_scale"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_loaded(pilot, app)
+            await pilot.pause(0.1)
+            sparks = app.query_one("#sparks")
+            r = sparks.region
+            lines = [ln[r.x:r.right] for ln in screen_lines(app)[r.y:r.bottom]]
+            text = "\n".join(lines)
+            for label in ("1 loss ", "2 grad norm ", "3 lr ", "4 loss scale "):
+                assert label in text, text
+            # a fourth sparkline made the focus plot shorter: it was redrawn at its new size
+            # (its last line is the x axis, not a data row cut off by the border)
+            f = app.query_one("#focus").content_region
+            assert "500" in screen_lines(app)[f.bottom - 1][f.x:f.right]
+            for ln in lines[1:-1]:
+                body_ = ln.strip("│")
+                lab_end = body_.index(" ", body_.index(" ") + 1) if body_.startswith(("2", "4")) else None
+                if lab_end:  # the two-word labels: a space between the label and the bars
+                    rest = body_[len("2 grad norm"):] if body_.startswith("2") else body_[len("4 loss scale"):]
+                    assert rest.startswith(" ")
+
+    run(body())
