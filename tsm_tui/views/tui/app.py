@@ -31,7 +31,7 @@ from textual.message import Message
 from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.worker import get_current_worker
 
-from tsm_tui.analysis.engine import open_run
+from tsm_tui.analysis.engine import open_run, open_runs
 from tsm_tui.analysis.live import LiveLoop
 from tsm_tui.analysis.monitor import MAX_ALERTS
 from tsm_tui.analysis.session import Session
@@ -43,6 +43,7 @@ from tsm_tui.sources.feed import Feed, ReplayFeed
 from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.tail import Tailer
 from tsm_tui.views.tui.plotting import focus_plot, spark
+from tsm_tui.views.tui.runs import RunRow, RunsScreen
 from tsm_tui.views.tui.series import SeriesStore
 from tsm_tui.views.tui.widgets import CHECK_IDS, AlertDetail, AlertList, CheckPanel, HelpScreen, safe, set_text
 
@@ -73,11 +74,21 @@ class LiveData(Message):
 
 
 class NewAlerts(Message):
-    """Alerts new for the run, in order (never coalesced)."""
+    """Alerts new for the run, in order (never coalesced); ``runs``: the run of each."""
 
-    def __init__(self, alerts: list[Alert]) -> None:
+    def __init__(self, alerts: list[Alert], runs: list[str] | None = None) -> None:
         super().__init__()
         self.alerts = alerts
+        self.runs = runs or [""] * len(alerts)
+
+
+class RunsUpdate(Message):
+    """Several runs: what changed per run since the last one (checks recomputed,
+    records arrived: run -> (time, last step))."""
+
+    def __init__(self, checks: dict[str, list[CheckResult]], arrivals: dict[str, tuple[float, int | None]]) -> None:
+        super().__init__()
+        self.checks, self.arrivals = checks, arrivals
 
 
 class ChecksChanged(Message):
@@ -157,7 +168,7 @@ class TsmApp(App):
 
     def __init__(self, session: Session, feed: Feed, *, path: str = "", mode: str = "live",
                  bell: bool = True, root: str | None = None, files: RunFiles | None = None,
-                 clock=time.monotonic) -> None:
+                 clock=time.monotonic, live: LiveLoop | None = None, runs: list | None = None) -> None:
         super().__init__()
         self.session = session
         self.feed = feed
@@ -168,8 +179,21 @@ class TsmApp(App):
         self.clock = clock
         if files is None and root and mode == "live":
             files = RunFiles(root, session.info)
-        self.live = LiveLoop(session, feed, files, polling=getattr(feed, "poll_interval", None) is not None,
-                             clock=clock)
+        self.live = live or LiveLoop(session, feed, files,
+                                     polling=getattr(feed, "poll_interval", None) is not None, clock=clock)
+        # several runs under PATH: the runs screen first, Enter opens a run's dashboard
+        self.runs_mode = live is not None and live._top is not None
+        self.top = path
+        self.run_rows: dict[str, RunRow] = {}
+        self.current_run: str | None = None
+        self._run_alerts: dict[str, deque] = {}
+        self._run_checks: dict[str, list[CheckResult]] = {}
+        self._run_paths: dict[str, str] = {}
+        self._run_prev: dict[str, dict[str, Status]] = {}
+        self._runs_pending: tuple[dict, dict] = ({}, {})
+        self._runs_posted_at = -1e9
+        for r in runs or []:
+            self._add_run(r.name, r.path)
         self.stores: dict[str, SeriesStore] = {}
         self.formats: dict[str, str] = {}
         # view state
@@ -220,8 +244,11 @@ class TsmApp(App):
         """The app for what the command line asked (``demo``: the bundled run's path)."""
         if opts.demo and not opts.path:
             opts.path = demo
+        runs = open_runs(opts.path, opts.info, opts.config, allow_empty=True, only=opts.run)
+        if len(runs) > 1:
+            return cls._for_runs(opts, runs, mode, shown)
         info = opts.fresh_info()
-        run = open_run(opts.path, info, opts.config, allow_empty=True)
+        run = open_run(runs[0].path if opts.run else opts.path, info, opts.config, allow_empty=True)
         session = Session(opts.settings, info)
         session.set_checkpoints(info.checkpoints)
         if mode == "finished":
@@ -236,6 +263,60 @@ class TsmApp(App):
                 shown = "--demo (bundled run)"
         return cls(session, feed, path=shown, mode=mode, bell=opts.bell and mode != "finished",
                    root=run.root, files=run.files_of if mode == "live" else None)
+
+    @classmethod
+    def _for_runs(cls, opts: Options, runs: list, mode: str | None, shown: str | None) -> "TsmApp":
+        readers = {p: r for run in runs for p, r in run.readers.items()}
+        if mode == "finished":
+            feed: Feed = ReplayFeed(readers, speed=None)
+        elif opts.replay or opts.demo:
+            feed, mode = ReplayFeed(readers, speed=opts.speed or 50.0), "replay"
+        else:
+            feed, mode = Tailer(opts.path, poll=opts.poll), "live"
+        path = os.path.abspath(opts.path)
+        live = LiveLoop.many(feed, path, opts.settings, opts.info, opts.config,
+                             polling=getattr(feed, "poll_interval", None) is not None, known=runs)
+        first = live.runs[runs[0].name].session
+        return cls(first, feed, path=shown or path, mode=mode, bell=opts.bell and mode != "finished",
+                   root=path, live=live, runs=runs)
+
+    def _add_run(self, name: str, path: str | None = None) -> None:
+        if name not in self.run_rows:
+            self.run_rows[name] = RunRow(name)
+            self._run_alerts[name] = deque(maxlen=MAX_ALERTS)
+            self._run_paths[name] = path or os.path.join(self.top, name)
+
+    def open_run(self, name: str) -> None:
+        """Show this run's dashboard (the runs screen's Enter)."""
+        if name not in self.live.runs:
+            return
+        self.current_run = name
+        self.session = self.live.runs[name].session
+        self.path = self._run_paths.get(name, name)
+        self._all_alerts = self._run_alerts[name]
+        self._checks = self._run_checks.get(name, [])
+        row = self.run_rows[name]
+        self._last_arrival = row.last_arrival
+        self._arrivals = deque(row.arrivals, maxlen=64)
+        self._rate = deque(row.rate, maxlen=64)
+        self.centre = None
+        self._shown_statuses = []
+        self._plot_key = self._sparks_key = None
+        self._plot_dirty = True
+        if isinstance(self.screen, RunsScreen):
+            self.pop_screen()
+        self.query_one(AlertDetail).show(None)
+        self._show_alerts([], True)
+        if self._checks:
+            self._show_checks(self.clock())
+        self.repaint(force=True)
+
+    def on_runs_screen_open(self, message: RunsScreen.Open) -> None:
+        self.open_run(message.name)
+
+    def show_runs(self) -> None:
+        if self.runs_mode and not isinstance(self.screen, RunsScreen):
+            self.push_screen(RunsScreen(self.run_rows, path=self.top, clock=self.clock))
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -261,6 +342,11 @@ class TsmApp(App):
         self.query_one("#detail").border_title = "alert"
         self._live_worker()
         self.set_interval(STATUS_EVERY, self._age_status)
+        if self.runs_mode:
+            self.current_run = next(iter(self.run_rows), None)
+            if self.current_run is not None:
+                self._all_alerts = self._run_alerts[self.current_run]
+            self.show_runs()
         self.repaint(force=True)
 
     def on_unmount(self) -> None:
@@ -287,8 +373,10 @@ class TsmApp(App):
                 if up.batches:
                     self._post_held("data", LiveData(self._fed, self.clock()))
                 if up.alerts:
-                    self._post(NewAlerts([la.alert for la in up.alerts]))
-                if up.checks is not None:
+                    self._post(NewAlerts([la.alert for la in up.alerts], [la.run for la in up.alerts]))
+                if self.runs_mode:
+                    self._runs_step(up, loop)
+                elif up.checks is not None:
                     statuses = [c.status for c in up.checks]
                     self._post_held("checks", ChecksChanged(up.checks), urgent=statuses != self._posted_statuses)
                     self._posted_statuses = statuses
@@ -304,6 +392,21 @@ class TsmApp(App):
                     loop.wait(min(LIVE_WAIT, MESSAGE_EVERY) if self._held else LIVE_WAIT)
         except Exception as e:  # noqa: BLE001 - shown on screen, never silent
             self._post(FeedEnded(f"{type(e).__name__}: {e}"))
+
+    def _runs_step(self, up, loop) -> None:
+        """Several runs: per-run checks and arrivals, posted at most every MESSAGE_EVERY
+        (at once when a status moved)."""
+        checks, arrivals = self._runs_pending
+        checks.update(up.run_checks)
+        now = self.clock()
+        for name in set(up.batch_runs) | set(up.new_runs):
+            mon = loop.runs[name].session.monitor
+            arrivals[name] = (now, mon.state.last_step if mon is not None else None)
+        urgent = bool(up.statuses or up.new_runs or up.finished)
+        if (checks or arrivals) and (urgent or now - self._runs_posted_at >= MESSAGE_EVERY):
+            self._runs_posted_at = now
+            self._runs_pending = ({}, {})
+            self._post(RunsUpdate(checks, arrivals))
 
     def _post(self, message: Message) -> None:
         if not self._live_stop.is_set():
@@ -375,6 +478,11 @@ class TsmApp(App):
             return
         self.records_seen = message.total
         now = self.clock()
+        if self.runs_mode:
+            self._plot_dirty = True
+            if not isinstance(self.screen, RunsScreen):
+                self.repaint()
+            return
         if self._last_arrival is not None:
             self._arrivals.append(now - self._last_arrival)
         self._last_arrival = now
@@ -387,9 +495,51 @@ class TsmApp(App):
         self.repaint()
 
     def on_new_alerts(self, message: NewAlerts) -> None:
+        if self.runs_mode:
+            mine = []
+            for a, run in zip(message.alerts, message.runs):
+                self._add_run(run)
+                self._run_alerts[run].append(a)
+                self.run_rows[run].newest = a
+                if run == self.current_run:
+                    mine.append(a)
+            if mine and not self.paused and not isinstance(self.screen, RunsScreen):
+                self._show_alerts(mine, False)
+            return
         self._all_alerts.extend(message.alerts)
         if not self.paused:
             self._show_alerts(message.alerts, False)
+
+    def on_runs_update(self, message: RunsUpdate) -> None:
+        rang = False
+        for name, (t, step) in message.arrivals.items():
+            self._add_run(name)
+            self.run_rows[name].arrived(self.clock(), step)
+        for name, checks in message.checks.items():
+            self._add_run(name)
+            self._run_checks[name] = checks
+            row = self.run_rows[name]
+            row.checks = {c.id: c for c in checks}
+            prev = self._run_prev.setdefault(name, {})
+            for c in checks:
+                if c.status == Status.FAIL and prev.get(c.id) != Status.FAIL and not rang:
+                    rang = True
+                    self.bells += 1
+                    if self.bell_on:
+                        self.bell()
+                prev[c.id] = c.status
+        cur = self.current_run
+        if cur in message.arrivals:
+            row = self.run_rows[cur]
+            self._last_arrival, self._arrivals, self._rate = row.last_arrival, deque(row.arrivals, maxlen=64), \
+                deque(row.rate, maxlen=64)
+            self._plot_dirty = True
+        if cur in message.checks:
+            self._checks = message.checks[cur]
+        if isinstance(self.screen, RunsScreen):
+            self.screen.refresh_rows()
+        else:
+            self.repaint()
 
     def on_checks_changed(self, message: ChecksChanged) -> None:
         self._ring_on_new_fail(message.checks)
@@ -562,7 +712,7 @@ class TsmApp(App):
         if self.formats:
             fm = next((f"{safe(os.path.basename(p), 60)} ({safe(n, 20)})" for p, n in self.formats.items()
                        if p == self.session.primary), "")
-            extra = len(self.formats) - 1
+            extra = (len(self.session.monitors) if self.runs_mode else len(self.formats)) - 1
             fm += f" +{extra}" if extra > 0 else ""
         label = self.query_one("#status", Label)
         room = (label.content_size.width or max(20, self.size.width - 16)) - len(head.plain) - 2
@@ -757,6 +907,8 @@ class TsmApp(App):
             return
         if self.centre is not None or self.query_one(AlertDetail).has_class("-open"):
             self.action_follow()
+            return
+        self.show_runs()  # several runs: Esc goes back to the runs screen
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "filter":

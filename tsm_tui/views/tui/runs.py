@@ -76,6 +76,13 @@ class RunRow:
         return max(rest, key=lambda c: c.status.rank, default=None)
 
 
+def _elide(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text
+    keep = width - 1
+    return text[: keep // 2] + "…" + text[len(text) - (keep - keep // 2):]
+
+
 class RunsScreen(Screen):
     """All runs under PATH, the sick ones first."""
 
@@ -109,13 +116,14 @@ class RunsScreen(Screen):
 
     def on_mount(self) -> None:
         t = self.query_one(DataTable)
-        t.add_column("run", key="run")
-        for key, title in (("step", "step"), ("rate", "st/s"), ("age", "last")):
-            t.add_column(title, key=key)
+        longest = max((len(n) for n in self.rows), default=3)
+        t.add_column("run", key="run", width=max(3, min(28, longest)))
+        for key, title, w in (("step", "step", 7), ("rate", "st/s", 5), ("age", "last", 7)):
+            t.add_column(title, key=key, width=w)
         for cid, title in COLUMNS:
-            t.add_column(title, key=cid)
-        t.add_column("other", key="other")
-        t.add_column("newest alert", key="alert")
+            t.add_column(title, key=cid, width=5)
+        t.add_column("other", key="other", width=16)
+        t.add_column("newest alert", key="alert", width=60)
         self.query_one("#runs-filter").display = False
         self.refresh_rows()
         t.focus()
@@ -143,7 +151,7 @@ class RunsScreen(Screen):
         rate = r.steps_per_s(now)
         age = "-" if r.last_arrival is None else (f"stalled {ago(stalled)}" if stalled is not None
                                                     else ago(now - r.last_arrival))
-        cells: list = [Content(safe(r.name, 48)), Content("-" if r.last_step is None else str(r.last_step)),
+        cells: list = [Content(_elide(safe(r.name, 200), 28)), Content("-" if r.last_step is None else str(r.last_step)),
                        Content("-" if rate is None else f"{rate:.1f}"),
                        Content.styled(age, "bold $warning") if stalled is not None else Content(age)]
         for cid, _ in COLUMNS:
