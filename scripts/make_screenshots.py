@@ -105,13 +105,17 @@ SHOTS = [
     ("spike-alert", "DEMO", "tsm-watch --demo", (160, 48), "loss_spike", ()),
     ("divergence-rollback", "sample_runs/nan_divergence", "sample_runs/nan_divergence", (160, 48), "nonfinite", ()),
     ("spike-80x24", "DEMO", "tsm-watch --demo", (80, 24), None, ()),
+    ("runs", "sample_runs", "sample_runs", (120, 24), None, ()),
 ]
 
 
 def main() -> int:
     os.makedirs(OUT, exist_ok=True)
     made = []
+    only = set(sys.argv[1:])  # names to make (default: all)
     for name, run, shown, size, select, keys in SHOTS:
+        if only and name not in only:
+            continue
         path = demo_path() if run == "DEMO" else os.path.join(ROOT, run)
         if not os.path.exists(path):
             print(f"skip {name}: {run} not found (python sample_runs/make_samples.py)", file=sys.stderr)

@@ -29,7 +29,7 @@ STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x the run's u
 COLUMNS = (("loss_spike", "spike"), ("grad_norm", "grad"), ("lr_schedule", "lr"), ("batch_size", "batch"),
            ("plateau", "plat"), ("nonfinite", "nan"))
 _STYLE = {Status.FAIL: "bold $error", Status.WARN: "bold $warning", Status.PASS: "$success",
-          Status.SKIP: "$text-muted"}
+          Status.SKIP: "dim"}
 SORTS = ("health", "name", "step", "age")
 
 
