@@ -191,6 +191,8 @@ def deep_sniff(path: str, start: int, stop: int = DEEP_BYTES) -> tuple[type[Line
 def sniff(path: str, head: list[str]) -> tuple[type[LineReader] | None, float]:
     best, score = None, 0.0
     for r in READERS:
+        if score >= 1.0 and not issubclass(r, best):
+            continue  # no sniff scores above 1.0: only a more specific flavour could still win (a tie)
         try:
             s = r.sniff(path, head)
         except Exception:  # noqa: BLE001 - a reader that cannot sniff this head does not read it
