@@ -56,7 +56,7 @@ def to_items(recs: list[StepRecord], size: int) -> list:
 
 #: detectors whose internal state must match too (their columnar paths commit state in bulk)
 COMPARED = ("lr_schedule", "plateau", "nonfinite", "batch_size", "checkpoints", "output_collapse", "loss_spike",
-            "grad_norm")
+            "grad_norm", "loss_scale")
 
 
 def _plain(x):

@@ -214,7 +214,7 @@ class Analysis:
         return out + [self.ranks] if self.ranks is not None else out
 
     def alerts(self) -> list[Alert]:
-        return list(self.monitor.alerts) + self.rank_alerts
+        return self.monitor.view_alerts() + self.rank_alerts
 
     def counts(self) -> tuple[int, int]:
         return self.monitor.counts(self.checks())

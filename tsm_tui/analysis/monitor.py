@@ -206,11 +206,17 @@ class Monitor:
         checks = checks if checks is not None else self.checks()
         return (sum(c.status == Status.FAIL for c in checks), sum(c.status == Status.WARN for c in checks))
 
+    def view_alerts(self) -> list[Alert]:
+        """The stored alerts as they read now (``Detector.view``: e.g. a recovered
+        spike's conditional rollback left out); the stored alerts are never changed."""
+        by = {d.id: d for d in self.detectors}
+        return [by[a.check].view(a) if a.check in by else a for a in self.alerts]
+
     def actions(self, checks: list[CheckResult] | None = None, limit: int = 12) -> list[str]:
         """De-duplicated actions of the checks that are not passing, most urgent first."""
         checks = checks if checks is not None else self.checks()
         status = {c.id: c.status for c in checks}
-        relevant = [a for a in self.alerts if a.actions and status.get(a.check, Status.FAIL) in (Status.WARN, Status.FAIL)]
+        relevant = [a for a in self.view_alerts() if a.actions and status.get(a.check, Status.FAIL) in (Status.WARN, Status.FAIL)]
         relevant.sort(key=lambda a: (_SEV_RANK[a.severity], -status[a.check].rank if a.check in status else 0,
                                      a.step if a.step is not None else 0))
         out: list[str] = []

@@ -73,6 +73,11 @@ class Detector:
             a, win = e, RESCREEN  # a short screen first: events often come in clusters
         return out
 
+    def view(self, a: Alert) -> Alert:
+        """How one of this detector's alerts reads now (a report after later
+        records); never changes the alert itself. Default: as it was said."""
+        return a
+
     def on_resume(self, step: int) -> None:
         """The log went back to ``step`` (restart from a checkpoint)."""
 

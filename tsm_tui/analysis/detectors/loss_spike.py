@@ -13,6 +13,8 @@ value), so a spike does not hide the next one.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import math
 from collections import deque
 
@@ -90,11 +92,13 @@ class _Incident:
         self.last_spike = onset
         self.hist: list[float] = [value]  # the last SUSTAIN_RECORDS values since the onset
 
-    def resolve(self) -> None:
+    def resolve(self, moot: set) -> None:
         """The conditional rollback of the onset alert is moot once the spike
-        recovered (nothing to do) or failed (the critical alert carries it)."""
-        if self.alert is not None:
-            self.alert.actions = [a for a in self.alert.actions if not a.startswith(IF_NOT_RECOVERED)]
+        recovered (nothing to do) or failed (the critical alert carries it). The
+        alert itself is never changed (it was said already): its key is noted and
+        ``LossSpikeDetector.view`` leaves that action out of the report's view."""
+        if self.alert is not None and self.alert.key:
+            moot.add(self.alert.key)
 
 
 class LossSpikeDetector(Detector):
@@ -103,6 +107,8 @@ class LossSpikeDetector(Detector):
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)
+        #: onset alerts whose "if it does not recover" action is moot (the incident resolved)
+        self.moot_keys: set[str] = set()
         base_len = max(5, settings.window - settings.spike_exclude_recent)
         self._delay = Delay(settings.spike_exclude_recent)
         self._med = RollingMedian(base_len)
@@ -429,7 +435,7 @@ class LossSpikeDetector(Detector):
             inc.ok_run = 0
         if inc.ok_run >= RECOVERY_RECORDS:
             inc.state = "recovered"
-            inc.resolve()
+            inc.resolve(self.moot_keys)
             inc.end = rec.step
             self._incident = None
             self.recovered += 1
@@ -489,7 +495,7 @@ class LossSpikeDetector(Detector):
     def _fail(self, inc: _Incident, rec: StepRecord, x: float, why: str, diverged: bool = False,
               damaged: float | None = None) -> list[Alert]:
         inc.state = "diverged" if diverged else ("damaged" if damaged is not None else "failed")
-        inc.resolve()
+        inc.resolve(self.moot_keys)
         inc.end = rec.step
         self._incident = None
         if inc.excursion is None:
@@ -583,7 +589,7 @@ class LossSpikeDetector(Detector):
         if self._incident is not None and self._incident.onset > step:
             # the spike is in the superseded part: the restart is the remedy
             self._incident.state = "recovered"
-            self._incident.resolve()
+            self._incident.resolve(self.moot_keys)
             self.recovered += 1
             self._incident = None
 
@@ -608,6 +614,11 @@ class LossSpikeDetector(Detector):
         if i.peak_step != i.onset:
             what += f" (peak {fmt(i.peak)} at step {i.peak_step})"
         return what
+
+    def view(self, a: Alert) -> Alert:
+        if a.key in self.moot_keys and any(x.startswith(IF_NOT_RECOVERED) for x in a.actions):
+            return replace(a, actions=[x for x in a.actions if not x.startswith(IF_NOT_RECOVERED)])
+        return a
 
     def result(self) -> CheckResult:
         if self.n == 0:
