@@ -81,9 +81,9 @@ class GradNormDetector(Detector):
         out: list[Alert] = []
         med = self._med.get()
         spike = False
-        if med is not None and g >= self.s.grad_spike_ratio * med and len(self._logm._fifo) >= self.s.min_baseline \
+        if med is not None and g >= self.s.grad_spike_ratio * med and len(self._logm) >= self.s.min_baseline \
                 and g > 0 and med > 0:
-            mean, std = mean_std(self._logm._fifo)
+            mean, std = mean_std(self._logm.values())
             z = (math.log(g) - mean) / std if std > 1e-12 else math.inf
             if z >= self.s.sigma and g >= self.s.grad_spike_ratio * med:
                 spike = True
@@ -138,7 +138,7 @@ class GradNormDetector(Detector):
             idx = np.flatnonzero(np.isfinite(g))
             xs, steps = g[idx], fr.step[idx]
             lo, hi = (float(xs.min()), float(xs.max())) if xs.size else (0.0, 0.0)
-        srt = self._med._sorted
+        srt = self._med.sorted_values()
         if (self.s.grad_spike_ratio < 0 or self.s.grad_vanish_ratio < 0 or max(-lo, hi) >= _HUGE
                 or (srt and max(-srt[0], srt[-1]) >= _HUGE)):
             return super().update_frame(fr)
@@ -185,7 +185,7 @@ class GradNormDetector(Detector):
         total = L0 + m
         nb = -(-total // W)
         c = np.empty(nb * W)
-        c[:L0] = med._fifo
+        c[:L0] = med.values()
         c[L0:total] = x
         blocks = c.reshape(nb, W)
         c[total:] = np.inf
@@ -483,6 +483,6 @@ def _rates(rate: RollingRate, new: np.ndarray, t: np.ndarray) -> np.ndarray:
     hits = cs[t] - cs[np.maximum(0, start - L0)]
     if rate._hits:
         old = np.zeros(L0 + 1, dtype=np.int32)
-        np.cumsum(np.frombuffer(bytes(rate._fifo), dtype=np.uint8), dtype=np.int32, out=old[1:])
+        np.cumsum(np.frombuffer(bytes(rate.values()), dtype=np.uint8), dtype=np.int32, out=old[1:])
         hits += rate._hits - old[np.minimum(start, L0)]
     return hits / np.minimum(end, size)

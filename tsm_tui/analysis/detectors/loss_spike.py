@@ -137,7 +137,7 @@ class LossSpikeDetector(Detector):
         out: list[Alert] = []
         med = self._med.get()
         is_spike = False
-        if med is not None and len(self._med._fifo) >= self.s.min_baseline:
+        if med is not None and len(self._med) >= self.s.min_baseline:
             base = _local_base(med, self._loc, self.n <= LOCAL_WINDOWS * self.s.window)
             is_spike, ratio, z = self._test(x, base)
             if is_spike:
@@ -189,12 +189,12 @@ class LossSpikeDetector(Detector):
         fed = xs[p:]
         m = fed.size
         nd = self._delay.n
-        dq = np.fromiter(self._delay._q, float, len(self._delay._q))
+        dq = np.fromiter(self._delay.values(), float, len(self._delay))
         # the delay passes values on unchanged while nothing spikes
         dseq = np.concatenate((dq, fed))
         nout = np.maximum(0, dq.size + np.arange(m) - nd)  # values out of the delay before row j
         outs = dseq[: max(0, dseq.size - nd)] if nd else fed
-        base = np.fromiter(self._med._fifo, float, len(self._med._fifo))
+        base = np.fromiter(self._med.values(), float, len(self._med))
         bseq = np.concatenate((base, outs))
         t = base.size + nout - 1  # index in bseq of the newest baseline value row j sees
         count = np.minimum(self._med.size, t + 1)
@@ -229,8 +229,7 @@ class LossSpikeDetector(Detector):
             self.n += stop
             self._last = fr.record(int(idx[p + stop - 1]))
             k_out = max(0, dq.size + stop - nd)  # values out of the delay after these rows
-            self._delay._q.clear()
-            self._delay._q.extend(dseq[k_out: dq.size + stop].tolist())
+            self._delay.replace(dseq[k_out: dq.size + stop].tolist())
             # (only the values that can still be in a window need to go in)
             self._med.extend(outs[max(0, k_out - self._med.size): k_out].tolist())
             pos = outs[:k_out]
@@ -249,10 +248,10 @@ class LossSpikeDetector(Detector):
         if x - med < s.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
             return False
         ratio = x / med
-        n_old = len(self._med._fifo)
+        n_old = len(self._med)
         new = bseq[n_old: t + 1]
         new = [math.log(v) for v in new[new > 0][-self._logm.size:].tolist()]
-        logs = (list(self._logm._fifo) + new)[-self._logm.size:]
+        logs = (list(self._logm.values()) + new)[-self._logm.size:]
         mean, std = mean_std(logs)
         z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
         return (ratio >= s.spike_factor and z >= s.spike_min_z) or (z >= s.sigma and ratio >= SIGMA_MIN_RATIO)
@@ -264,7 +263,7 @@ class LossSpikeDetector(Detector):
             return stop, None
         s = self.s
         W = self._recent.size
-        old = np.fromiter(self._recent._fifo, float, len(self._recent._fifo))
+        old = np.fromiter(self._recent.values(), float, len(self._recent))
         seq = np.concatenate((old, xs[p: p + stop]))
         if seq.size < W:
             return stop, None
@@ -297,7 +296,7 @@ class LossSpikeDetector(Detector):
         if x - med < self.s.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
             return False, 0.0, 0.0
         ratio = x / med
-        mean, std = mean_std(self._logm._fifo)
+        mean, std = mean_std(self._logm.values())
         z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
         seed = ratio >= self.s.spike_factor and z >= self.s.spike_min_z
         sigma = z >= self.s.sigma and ratio >= SIGMA_MIN_RATIO
@@ -542,7 +541,7 @@ class LossSpikeDetector(Detector):
         ]
 
     def _divergence(self, rec: StepRecord) -> list[Alert]:
-        if self._diverged_at is not None or len(self._recent._fifo) < self.s.window:
+        if self._diverged_at is not None or len(self._recent) < self.s.window:
             return []
         cur = self._recent.get()
         if self._best_med is None or cur < self._best_med:
@@ -602,7 +601,7 @@ class LossSpikeDetector(Detector):
         x = last.loss
         if x is None or inc.baseline <= 0 or inc.records < BLOCK:
             return []  # too few records since the onset to tell: still open at the end
-        level = _median(list(self._recent._fifo)[-min(BLOCK, inc.records):])
+        level = _median(list(self._recent.values())[-min(BLOCK, inc.records):])
         if level > inc.baseline * self.s.recovery_factor:
             return self._fail(inc, last, x, "had not recovered by the end of the log",
                               damaged=level if level < inc.baseline * SUSTAIN_FACTOR else None)

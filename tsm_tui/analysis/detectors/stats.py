@@ -46,8 +46,16 @@ class RollingMedian:
         self._fifo = deque(vals)
         self._sorted = sorted(vals)
 
+    def values(self):
+        """The window, oldest first (read-only: change it through update / extend)."""
+        return self._fifo
+
     def __len__(self) -> int:
         return len(self._fifo)
+
+    def sorted_values(self) -> list[float]:
+        """The window in ascending order (read-only)."""
+        return self._sorted
 
     def get(self) -> float | None:
         n = len(self._sorted)
@@ -103,6 +111,10 @@ class RollingMoments:
         """``update(x)`` for each of ``values``, oldest first."""
         self._fifo.extend(values)
 
+    def values(self):
+        """The window, oldest first (read-only: change it through update / extend)."""
+        return self._fifo
+
     def __len__(self) -> int:
         return len(self._fifo)
 
@@ -134,6 +146,18 @@ class Delay:
         if len(self._q) > self.n:
             return self._q.popleft()
         return None
+
+    def values(self):
+        """The values held back, oldest first (read-only)."""
+        return self._q
+
+    def __len__(self) -> int:
+        return len(self._q)
+
+    def replace(self, values) -> None:
+        """Hold these values back instead (a bulk commit of a frame)."""
+        self._q.clear()
+        self._q.extend(values)
 
     def clear(self) -> None:
         self._q.clear()
@@ -168,6 +192,10 @@ class RollingRate:
         if drop > 0:
             self._hits -= sum(islice(self._fifo, drop))
             self._fifo = deque(islice(self._fifo, drop, None))
+
+    def values(self):
+        """The window, oldest first (read-only: change it through update / extend)."""
+        return self._fifo
 
     def __len__(self) -> int:
         return len(self._fifo)
