@@ -142,6 +142,31 @@ def test_spike_alerts_actions_and_detail():
     run(body())
 
 
+def test_listed_alerts_read_as_the_report_once_a_spike_recovered(tmp_path):
+    """A spike that recovered no longer asks "if it does not recover: roll back" in the
+    TUI either: the live loop's revision reaches the list (and an open detail)."""
+    llmc_log(tmp_path / "main.log", n=400, spike_at=250)
+    want = [(a.check, a.step, a.actions) for a in analyze(str(tmp_path)).monitor.view_alerts()]
+    assert any(c == "loss_spike" and s == 250 for c, s, _ in want)
+
+    async def body():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_loaded(pilot, app)
+            await pilot.pause(0.2)
+            lst = app.query_one(AlertList)
+            assert [(a.check, a.step, a.actions) for a in lst.alerts] == want
+            i = next(i for i, a in enumerate(lst.alerts) if a.check == "loss_spike" and a.step == 250)
+            lst.focus()
+            lst.highlighted = i
+            await pilot.press("enter")
+            await pilot.pause()
+            text = "\n".join(screen_lines(app))
+            assert "Recommended actions:" in text and "If it does not recover" not in text
+
+    run(body())
+
+
 def test_keys_pause_follow_log_filter_help_quit():
     path = sample("spikes_recover")
 

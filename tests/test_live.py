@@ -70,6 +70,27 @@ def test_loop_returns_each_alert_once_for_the_run():
     assert not [a for a, _, _ in loop.step().alerts if a.check == "loss_spike"]
 
 
+def test_a_recovered_spike_is_revised_not_changed():
+    """The onset alert said "if it does not recover: roll back"; once the loss is back
+    the loop hands out its new reading (same identity, that action gone) and the
+    alert first returned is left as it was said."""
+    feed = ListFeed()
+    loop = LiveLoop(Session(), feed)
+    feed.push("run.jsonl", recs(1, 302, spike_at=301))
+    onset = [la.alert for la in loop.step().alerts if la.alert.check == "loss_spike"]
+    assert [a.step for a in onset] == [301]
+    assert any(x.startswith("If it does not recover") for x in onset[0].actions)
+    said = list(onset[0].actions)
+    revised = []
+    for lo in range(302, 340, 4):
+        feed.push("run.jsonl", recs(lo, lo + 4))
+        revised += loop.step().revised
+    assert [(la.alert.check, la.alert.step) for la in revised] == [("loss_spike", 301)]
+    assert not any(x.startswith("If it does not recover") for x in revised[0].alert.actions)
+    assert revised[0].alert.actions == [x for x in said if not x.startswith("If it does not recover")]
+    assert onset[0].actions == said  # never mutated
+
+
 def test_budget_feeds_a_long_history_in_parts():
     feed = ListFeed()
     loop = LiveLoop(Session(), feed)

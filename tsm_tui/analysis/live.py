@@ -71,6 +71,10 @@ class StatusChange:
 @dataclass
 class LiveUpdate:
     alerts: list[LiveAlert] = field(default_factory=list)
+    #: alerts said before that read differently now (``Monitor.revisions``: a spike
+    #: that recovered no longer needs its "if it does not recover" rollback); the
+    #: alert itself was not changed, this is its new reading (same identity)
+    revised: list[LiveAlert] = field(default_factory=list)
     statuses: list[StatusChange] = field(default_factory=list)
     #: run name -> its checks, for the runs whose checks were recomputed in this step
     run_checks: dict[str, list[CheckResult]] = field(default_factory=dict)
@@ -97,7 +101,7 @@ class LiveUpdate:
         return None
 
     def __bool__(self) -> bool:
-        return bool(self.alerts or self.statuses or self.events or self.records or self.changed
+        return bool(self.alerts or self.revised or self.statuses or self.events or self.records or self.changed
                     or self.finished or self.error or self.run_checks or self.new_runs)
 
 
@@ -319,6 +323,11 @@ class LiveLoop:
                     self._emit(run, a, True, up)
                 run.dirty = True
             force_status = True
+        for run in self.runs.values():
+            if run.dirty:
+                for a in run.session.revisions():
+                    if alert_identity(a) in run.seen:
+                        up.revised.append(LiveAlert(a, True, run.name))
         now = self.clock()
         for run in self.runs.values():
             # an alert usually moves a status: recompute at once, not at the next period

@@ -212,6 +212,17 @@ class Monitor:
         by = {d.id: d for d in self.detectors}
         return [by[a.check].view(a) if a.check in by else a for a in self.alerts]
 
+    def revisions(self) -> list[Alert]:
+        """The stored alerts whose view changed since the last call, as they read
+        now (a recovered spike's onset alert without its conditional rollback)."""
+        keys: set[str] = set()
+        for d in self.detectors:
+            keys.update(d.revised())
+        if not keys:
+            return []
+        by = {d.id: d for d in self.detectors}
+        return [by[a.check].view(a) for a in self.alerts if a.key in keys and a.check in by]
+
     def actions(self, checks: list[CheckResult] | None = None, limit: int = 12) -> list[str]:
         """De-duplicated actions of the checks that are not passing, most urgent first."""
         checks = checks if checks is not None else self.checks()

@@ -149,6 +149,16 @@ class Session:
                 out += self._feed_mon(src, self.monitors[src], recs, self.readers.get(src), [])
         return out
 
+    def revisions(self) -> list[Alert]:
+        """Alerts of the primary source that read differently now (``Monitor.revisions``);
+        the other sources' are drained and dropped (their alerts were never shown)."""
+        out: list[Alert] = []
+        for src, mon in self.monitors.items():
+            found = mon.revisions()
+            if src == self.primary:
+                out = found
+        return out
+
     def finalize(self) -> list[Alert]:
         out = self.flush()
         mon = self.monitor

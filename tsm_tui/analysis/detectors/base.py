@@ -78,6 +78,11 @@ class Detector:
         records); never changes the alert itself. Default: as it was said."""
         return a
 
+    def revised(self) -> list[str]:
+        """Keys of this detector's alerts whose ``view`` changed since the last
+        call (the live views re-show them). Default: none ever does."""
+        return []
+
     def on_resume(self, step: int) -> None:
         """The log went back to ``step`` (restart from a checkpoint)."""
 

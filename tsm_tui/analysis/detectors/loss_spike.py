@@ -109,6 +109,7 @@ class LossSpikeDetector(Detector):
         super().__init__(settings, state)
         #: onset alerts whose "if it does not recover" action is moot (the incident resolved)
         self.moot_keys: set[str] = set()
+        self._revised: list[str] = []  # moot keys not yet reported by ``revised``
         base_len = max(5, settings.window - settings.spike_exclude_recent)
         self._delay = Delay(settings.spike_exclude_recent)
         self._med = RollingMedian(base_len)
@@ -434,7 +435,7 @@ class LossSpikeDetector(Detector):
             inc.ok_run = 0
         if inc.ok_run >= RECOVERY_RECORDS:
             inc.state = "recovered"
-            inc.resolve(self.moot_keys)
+            self._resolve(inc)
             inc.end = rec.step
             self._incident = None
             self.recovered += 1
@@ -494,7 +495,7 @@ class LossSpikeDetector(Detector):
     def _fail(self, inc: _Incident, rec: StepRecord, x: float, why: str, diverged: bool = False,
               damaged: float | None = None) -> list[Alert]:
         inc.state = "diverged" if diverged else ("damaged" if damaged is not None else "failed")
-        inc.resolve(self.moot_keys)
+        self._resolve(inc)
         inc.end = rec.step
         self._incident = None
         if inc.excursion is None:
@@ -588,7 +589,7 @@ class LossSpikeDetector(Detector):
         if self._incident is not None and self._incident.onset > step:
             # the spike is in the superseded part: the restart is the remedy
             self._incident.state = "recovered"
-            self._incident.resolve(self.moot_keys)
+            self._resolve(self._incident)
             self.recovered += 1
             self._incident = None
 
@@ -613,6 +614,16 @@ class LossSpikeDetector(Detector):
         if i.peak_step != i.onset:
             what += f" (peak {fmt(i.peak)} at step {i.peak_step})"
         return what
+
+    def _resolve(self, inc: _Incident) -> None:
+        n = len(self.moot_keys)
+        inc.resolve(self.moot_keys)
+        if len(self.moot_keys) != n and inc.alert is not None:
+            self._revised.append(inc.alert.key)
+
+    def revised(self) -> list[str]:
+        out, self._revised = self._revised, []
+        return out
 
     def view(self, a: Alert) -> Alert:
         if a.key in self.moot_keys and any(x.startswith(IF_NOT_RECOVERED) for x in a.actions):

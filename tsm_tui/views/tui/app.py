@@ -18,6 +18,7 @@ import statistics
 import threading
 import time
 from collections import deque
+from dataclasses import replace
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.worker import get_current_worker
 
 from tsm_tui.analysis.engine import open_run, open_runs
-from tsm_tui.analysis.live import LiveLoop
+from tsm_tui.analysis.live import LiveLoop, alert_identity
 from tsm_tui.analysis.monitor import MAX_ALERTS
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.frame import Frame
@@ -80,6 +81,16 @@ class NewAlerts(Message):
         super().__init__()
         self.alerts = alerts
         self.runs = runs or [""] * len(alerts)
+
+
+class AlertsRevised(Message):
+    """Alerts said before that read differently now (a recovered spike's onset
+    alert without its conditional rollback); matched by identity, never coalesced."""
+
+    def __init__(self, alerts: list[Alert], runs: list[str]) -> None:
+        super().__init__()
+        self.alerts = alerts
+        self.runs = runs
 
 
 class RunsUpdate(Message):
@@ -374,6 +385,8 @@ class TsmApp(App):
                     self._post_held("data", LiveData(self._fed, self.clock()))
                 if up.alerts:
                     self._post(NewAlerts([la.alert for la in up.alerts], [la.run for la in up.alerts]))
+                if up.revised:
+                    self._post(AlertsRevised([la.alert for la in up.revised], [la.run for la in up.revised]))
                 if self.runs_mode:
                     self._runs_step(up, loop)
                 elif up.checks is not None:
@@ -509,6 +522,24 @@ class TsmApp(App):
         self._all_alerts.extend(message.alerts)
         if not self.paused:
             self._show_alerts(message.alerts, False)
+
+    def on_alerts_revised(self, message: AlertsRevised) -> None:
+        """Re-read alerts in place: the stored copy takes the new actions (its message
+        may carry the sweep's "also in N other runs", which the revision lacks)."""
+        for new, run in zip(message.alerts, message.runs):
+            store = self._run_alerts.get(run) if self.runs_mode else self._all_alerts
+            if not store:
+                continue
+            ident = alert_identity(new)
+            for i, old in enumerate(store):
+                if alert_identity(old) == ident:
+                    store[i] = replace(old, actions=list(new.actions))
+                    if not self.runs_mode or run == self.current_run:
+                        self.query_one(AlertList).revise(old, store[i])
+                        detail = self.query_one(AlertDetail)
+                        if detail.has_class("-open") and detail.alert is old:
+                            detail.show(store[i], keep_scroll=True)
+                    break
 
     def on_runs_update(self, message: RunsUpdate) -> None:
         rang = False
@@ -1038,4 +1069,4 @@ def _ago(s: float) -> str:
     return f"{s / 3600:.1f}h"
 
 
-__all__ = ["TsmApp", "CHECK_IDS", "LiveData", "NewAlerts", "ChecksChanged", "FeedNotes", "FeedEnded"]
+__all__ = ["TsmApp", "CHECK_IDS", "LiveData", "NewAlerts", "AlertsRevised", "ChecksChanged", "FeedNotes", "FeedEnded"]

@@ -231,6 +231,14 @@ class AlertList(OptionList):
             self.scroll_end(animate=False, immediate=True)
             self.call_after_refresh(self.scroll_end, animate=False)  # again once laid out (its size known)
 
+    def revise(self, old: Alert, new: Alert) -> None:
+        """``old`` (listed) reads as ``new`` now: same row, new text."""
+        for i, a in enumerate(self.alerts):
+            if a is old:
+                self.alerts[i] = new
+                self.replace_option_prompt_at_index(i, alert_prompt(new))
+                return
+
     def _highlight_newest(self) -> None:
         """Focused with nothing highlighted (the list was empty when it got the
         focus): the newest alert is, so Enter opens it at once."""
@@ -257,12 +265,13 @@ class AlertDetail(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(id="detail-text")
 
-    def show(self, a: Alert | None) -> None:
+    def show(self, a: Alert | None, keep_scroll: bool = False) -> None:
         self.alert = a
         self.set_class(a is not None, "-open")
         if a is not None:
             self.query_one("#detail-text", Static).update(alert_detail(a))
-            self.scroll_home(animate=False)
+            if not keep_scroll:
+                self.scroll_home(animate=False)
 
 
 # ----------------------------------------------------------------------- help
