@@ -40,11 +40,12 @@ partial line is capped, and the worker pauses when the consumer falls behind.
 from __future__ import annotations
 
 import os
-from types import SimpleNamespace
+import socket
 import stat
 import threading
 import time
 from array import array
+from types import SimpleNamespace
 
 from tsm_tui.sources.feed import Batch, Feed
 from tsm_tui.core.frame import Frame
@@ -53,6 +54,7 @@ from tsm_tui.core.safeio import open_fd
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.head import DEEP_BYTES, HOLE, strip_nul
+from tsm_tui.sources.tail import inotify
 from tsm_tui.sources.tail.filestate import _File
 from tsm_tui.sources.tail.mounts import filesystem_type, is_network_fs
 
@@ -110,7 +112,10 @@ class Tailer(Feed):
         self._rescan_soon = False  # set by watchdog events; rate-limited
         self._queued = 0
         self._space = threading.Condition(self._lock)
-        self._observer = None
+        self._observer = None  # watchdog's, where our own inotify is not available
+        self._ino: inotify.Inotify | None = None
+        self._wake_r: socket.socket | None = None  # a byte here interrupts ``_sleep``
+        self._wake_w: socket.socket | None = None
         self._watched: str | None = None
         self._limit_said = False
 
@@ -132,7 +137,7 @@ class Tailer(Feed):
 
     def stop(self, timeout: float = 2.0) -> None:
         self._stop.set()
-        self._wake.set()
+        self._poke()
         with self._space:
             self._space.notify_all()
         super().stop(timeout)
@@ -140,7 +145,7 @@ class Tailer(Feed):
     def wake(self) -> None:
         """Ask for a pass now (tests, or a caller that knows something changed)."""
         self._rescan.set()
-        self._wake.set()
+        self._poke()
 
     # -- producer side ------------------------------------------------------------
     def _put(self, source: str, reader: LineReader, records: list[StepRecord]) -> None:
@@ -168,6 +173,9 @@ class Tailer(Feed):
             self._guarded(self._loop)
         finally:
             self._stop_observer()
+            for sock in (self._wake_r, self._wake_w):
+                if sock is not None:
+                    sock.close()
             for f in self.files.values():
                 self._close(f)
             for fd, _, _ in self._retired:
@@ -188,7 +196,9 @@ class Tailer(Feed):
             # with inotify, new files announce themselves (created / moved): the periodic
             # walk is a safety net; polling walks every period. Either way the walk is
             # spaced so that it costs at most ~2% of a core on a big tree
-            every = max(rescan_every if self.poll_interval is not None or self._observer is None
+            self._read_events()
+            watching = self._observer is not None or self._ino is not None
+            every = max(rescan_every if self.poll_interval is not None or not watching
                         else RESCAN_SAFETY, scan_cost * RESCAN_COST_FACTOR)
             soon = self._rescan_soon and now - last_scan >= max(RESCAN_MIN_GAP, scan_cost * 4)
             if soon or self._rescan.is_set() or now - last_scan >= every:
@@ -210,19 +220,41 @@ class Tailer(Feed):
                 self.caught_up.set()  # the history present at start has been queued
                 self.ready.set()
             passed = time.monotonic()
-            self._wake.wait(period)
-            if self._wake.is_set() and not self._stop.is_set():
+            wait = period
+            if self._rescan_soon:  # a new file was announced while walks were rate-limited:
+                # walk as soon as allowed, not after the next event or the safety period
+                wait = min(wait, max(0.0, last_scan + max(RESCAN_MIN_GAP, scan_cost * 4) - passed))
+            if self._sleep(wait) and not self._stop.is_set():
                 # let a burst of writes settle into one pass, and space passes out while they keep coming
                 self._stop.wait(max(MIN_GAP, passed + BUSY_GAP - time.monotonic()))
 
-    # -- watchdog: a hint that wakes the worker ------------------------------------
+    # -- file system events: hints that wake the worker ------------------------------
     def _ensure_observer(self) -> None:
         target = self.path if os.path.isdir(self.path) else os.path.dirname(self.path)
         while not os.path.isdir(target) and os.path.dirname(target) != target:
             target = os.path.dirname(target)
-        if target == self._watched:
+        if target == self._watched and (self._ino is None or self._ino.alive):
             return
         self._stop_observer()
+        recursive = os.path.isdir(self.path)
+        if inotify.available():
+            # our own inotify, read in this thread (sources/tail/inotify.py): watchdog's
+            # threads cost an event object per write before anything could coalesce
+            try:
+                self._ino = inotify.Inotify(target, recursive)
+            except OSError as e:  # out of watches / instances, odd filesystems
+                self._fallback(f"inotify unavailable ({e.strerror or e})")
+                return
+            if self._ino.full:
+                self._event(f"{_short(target)}: more directories than inotify watches "
+                            f"({self._ino.watches:,} watched); the rest is found by the periodic walk")
+            if self._wake_r is None:
+                self._wake_r, self._wake_w = socket.socketpair()
+                self._wake_r.setblocking(False)
+                self._wake_w.setblocking(False)
+            self._watched = target
+            self._rescan.set()  # files may have appeared before the watch was in place
+            return
         try:
             from watchdog.events import FileSystemEventHandler
             from watchdog.observers import Observer
@@ -236,17 +268,9 @@ class Tailer(Feed):
                 et = event.event_type
                 if et in ("opened", "closed_no_write"):
                     return
-                path = event.src_path
-                if et in ("created", "moved", "deleted"):
-                    tailer._rescan_soon = True
-                    tailer._change(path)
-                    if et == "moved":
-                        tailer._change(getattr(event, "dest_path", "") or path)
-                elif event.is_directory or path not in tailer.files:
-                    tailer._change(path)  # a config rewritten, a file saved into a checkpoint dir
-                if et == "modified" and not event.is_directory and path not in tailer.files \
-                        and _looks_like_log(path):
-                    tailer._rescan_soon = True  # an empty file we could not sniff has grown
+                tailer._hint(et, event.src_path, event.is_directory)
+                if et == "moved":
+                    tailer._change(getattr(event, "dest_path", "") or event.src_path)
                 tailer._wake.set()
 
         try:
@@ -254,7 +278,7 @@ class Tailer(Feed):
             # only changes: our own opens and reads (IN_OPEN, IN_ACCESS, IN_CLOSE_NOWRITE)
             # would otherwise come back as events, a pass per event, and overflow the
             # inotify queue on a big tree
-            obs.schedule(_Hint(), target, recursive=os.path.isdir(self.path), event_filter=_EVENTS)
+            obs.schedule(_Hint(), target, recursive=recursive, event_filter=_EVENTS)
             obs.daemon = True
             obs.start()
         except Exception as e:  # inotify limits (ENOSPC / EMFILE), odd filesystems
@@ -263,12 +287,64 @@ class Tailer(Feed):
         self._observer, self._watched = obs, target
         self._rescan.set()  # files may have appeared before the watch was in place
 
+    def _hint(self, kind: str, path: str, is_dir: bool) -> None:
+        """One file system event: what it says besides "look again" (a new file to
+        sniff, a config or checkpoint written: ``Feed.drain_changes``)."""
+        if kind in ("created", "moved", "deleted"):
+            self._rescan_soon = True
+            self._change(path)
+        elif is_dir or path not in self.files:
+            self._change(path)  # a config rewritten, a file saved into a checkpoint dir
+        if kind == "modified" and not is_dir and path not in self.files and _looks_like_log(path):
+            self._rescan_soon = True  # an empty file we could not sniff has grown
+
+    def _read_events(self) -> None:
+        """Everything the kernel queued since the last pass, in one read."""
+        ino = self._ino
+        if ino is None:
+            return
+        for kind, path, is_dir in ino.read():
+            if kind == inotify.OVERFLOW:  # events were lost: look at everything
+                self._rescan.set()
+                self._change("*")
+                continue
+            self._hint(kind, path, is_dir)
+
+    def _sleep(self, period: float) -> bool:
+        """Wait for an event (or a wake-up, or ``period``); True when woken early."""
+        ino = self._ino
+        if ino is None or self._wake_r is None:
+            self._wake.wait(period)
+            return self._wake.is_set()
+        if self._wake.is_set():
+            return True
+        woke = ino.wait(period, self._wake_r.fileno())
+        try:
+            while self._wake_r.recv(4096):
+                pass
+        except OSError:
+            pass
+        return woke or self._wake.is_set()
+
+    def _poke(self) -> None:
+        """Interrupt ``_sleep`` (stop, wake)."""
+        self._wake.set()
+        w = self._wake_w
+        if w is not None:
+            try:
+                w.send(b"x")
+            except OSError:  # full (a wake-up is pending anyway) or closed
+                pass
+
     def _fallback(self, why: str) -> None:
         self.poll_interval = self.interval
         self.mode = "polling"
         self._event(f"{why}: polling every {self.interval:g}s")
 
     def _stop_observer(self) -> None:
+        ino, self._ino = self._ino, None
+        if ino is not None:
+            ino.close()
         obs, self._observer, self._watched = self._observer, None, None
         if obs is not None:
             try:
