@@ -527,3 +527,34 @@ def test_at_most_max_open_files_are_held_open_and_parked_files_still_deliver(tmp
         assert len([f for f in t.files.values() if f.fd is not None]) <= 4
     finally:
         t.stop()
+
+
+# ----------------------------------------------------------------------------- every feed
+def test_replay_feed_is_bounded_when_the_consumer_is_behind_and_says_when_it_ends(tmp_path, monkeypatch):
+    """A replay reads faster than the detectors run: the producer pauses once
+    MAX_QUEUED records wait (a 5M-step history held every Frame: 272 MiB), and
+    the end wakes a consumer asleep on ``ready``."""
+    from tsm_tui.sources import feed as feedmod
+    from tsm_tui.sources.feed import ReplayFeed
+
+    monkeypatch.setattr(feedmod, "MAX_QUEUED", 2000)
+    p = tmp_path / "metrics.jsonl"
+    p.write_text("".join(jline(s, 2.0 + 1.0 / s) for s in range(1, 50_001)))
+    reader, _ = registry.open_reader(str(p))
+    f = ReplayFeed({str(p): reader})
+    f.start()
+    try:
+        time.sleep(1.0)
+        assert not f.finished  # paused, not done
+        assert f.error is None and 0 < f._queued <= 2000 + 70_000  # at most one chunk past the bound
+        steps: list[int] = []
+        end = time.monotonic() + WAIT
+        while time.monotonic() < end and not (f.finished and len(steps) == 50_000):
+            f.ready.wait(1.0)
+            f.ready.clear()
+            for b in f.drain():
+                steps += [r.step for r in expand(b.records)]
+        assert steps == list(range(1, 50_001))
+        assert f.finished
+    finally:
+        f.stop()

@@ -23,6 +23,9 @@ from tsm_tui.sources import registry
 from tsm_tui.sources.base import LineReader
 
 MAX_CHANGES = 512  # changed paths kept between two drains; beyond: "*" (everything may have changed)
+#: records waiting for the consumer before the producer pauses: memory stays bounded
+#: when reading is faster than the detectors (a 5M-step replay held every Frame: 272 MiB)
+MAX_QUEUED = 50_000
 
 
 @dataclass
@@ -45,6 +48,8 @@ class Feed:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._changes: set[str] = set()
+        self._queued = 0  # records in ``_out``
+        self._space = threading.Condition(self._lock)
         self.finished = False  # no more data will come (replay done)
         #: set whenever records, notes or changes are waiting (or the feed finished):
         #: a consumer sleeps on it (``ready.wait(tick)``) instead of a fixed tick
@@ -59,6 +64,8 @@ class Feed:
 
     def stop(self, timeout: float = 2.0) -> None:
         self._stop.set()
+        with self._space:
+            self._space.notify_all()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
 
@@ -69,6 +76,8 @@ class Feed:
                 return []
             items = list(self._out)
             self._out.clear()
+            self._queued = 0
+            self._space.notify_all()
         merged: list[Batch] = []
         for b in items:
             if merged and merged[-1].source == b.source and merged[-1].backlog == b.backlog:
@@ -92,11 +101,16 @@ class Feed:
         return ev
 
     # -- producer side ---------------------------------------------------------
-    def _put(self, source: str, reader: LineReader, records: list[StepRecord]) -> None:
-        if records:
-            with self._lock:
-                self._out.append(Batch(source, reader, records))
-            self.ready.set()
+    def _put(self, source: str, reader: LineReader, records: list[StepRecord], backlog: bool = False) -> None:
+        if not records:
+            return
+        n = sum(r.n if type(r) is Frame else 1 for r in records)
+        with self._space:
+            while self._queued > MAX_QUEUED and not self._stop.is_set():
+                self._space.wait(0.5)  # backpressure: the consumer is behind
+            self._queued += n
+            self._out.append(Batch(source, reader, records, backlog))
+        self.ready.set()
 
     def _event(self, text: str) -> None:
         with self._lock:
@@ -149,6 +163,7 @@ class ReplayFeed(Feed):
                 self._paced()
         finally:
             self.finished = True
+            self.ready.set()  # a consumer asleep on ``ready`` sees the end now, not at its next tick
 
     def _read_all(self, path: str, reader: LineReader) -> None:
         chunk: list = []  # StepRecords and Frames (the columnar fast path)

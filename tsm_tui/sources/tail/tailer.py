@@ -47,7 +47,7 @@ import time
 from array import array
 from types import SimpleNamespace
 
-from tsm_tui.sources.feed import Batch, Feed
+from tsm_tui.sources.feed import Feed
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_fd
@@ -61,7 +61,6 @@ from tsm_tui.sources.tail.mounts import filesystem_type, is_network_fs
 CHUNK = 1 << 20  # bytes read per syscall
 CHUNKED_MIN = 64 << 10  # reads at least this big go through the reader's chunked (Frame) path
 FINGERPRINT = 256  # bytes compared at the head and before the offset to spot rewrites
-MAX_QUEUED = 200_000  # records waiting for the consumer before the worker pauses
 MAX_RETIRED = 256  # rotated-away files kept open (to recognise them under their new name)
 MAX_OPEN = 256  # followed files held open at once; the idle rest is reopened when it changes
 # stop re-sniffing a file that is still unreadable past this size (each retry sniffs
@@ -110,8 +109,6 @@ class Tailer(Feed):
         self.caught_up = threading.Event()
         self._rescan = threading.Event()
         self._rescan_soon = False  # set by watchdog events; rate-limited
-        self._queued = 0
-        self._space = threading.Condition(self._lock)
         self._observer = None  # watchdog's, where our own inotify is not available
         self._ino: inotify.Inotify | None = None
         self._wake_r: socket.socket | None = None  # a byte here interrupts ``_sleep``
@@ -127,19 +124,9 @@ class Tailer(Feed):
         why = "forced" if self.forced_poll is not None else f"network filesystem {fs}"
         return f"watching {self.path} (polling every {self.poll_interval:g}s: {why})"
 
-    def drain(self) -> list[Batch]:
-        out = super().drain()
-        if out:
-            with self._space:
-                self._queued = 0
-                self._space.notify_all()
-        return out
-
     def stop(self, timeout: float = 2.0) -> None:
         self._stop.set()
         self._poke()
-        with self._space:
-            self._space.notify_all()
         super().stop(timeout)
 
     def wake(self) -> None:
@@ -148,15 +135,8 @@ class Tailer(Feed):
         self._poke()
 
     # -- producer side ------------------------------------------------------------
-    def _put(self, source: str, reader: LineReader, records: list[StepRecord]) -> None:
-        if not records:
-            return
-        with self._space:
-            while self._queued > MAX_QUEUED and not self._stop.is_set():
-                self._space.wait(0.5)  # backpressure: the consumer is behind
-            self._queued += sum(r.n if type(r) is Frame else 1 for r in records)
-            self._out.append(Batch(source, reader, records, backlog=not self.caught_up.is_set()))
-        self.ready.set()
+    def _put(self, source: str, reader: LineReader, records: list[StepRecord], backlog: bool = False) -> None:
+        super()._put(source, reader, records, backlog=not self.caught_up.is_set())
 
     def _error(self, f: _File | None, path: str, e: OSError, what: str) -> None:
         self.errors += 1
