@@ -189,6 +189,9 @@ class LiveLoop:
         self._spikes: OrderedDict[int, set[str]] = OrderedDict()
         self.finished = False
         self.error: str | None = None
+        #: s between two status recomputations while records keep coming (the TUI,
+        #: which shows checks at most every 0.5 s, sets its own)
+        self.status_every = STATUS_EVERY
         if session is not None:
             self.runs[name] = RunLive(name, session, files, fallback_every=self._fallback_every, clock=clock)
 
@@ -227,7 +230,7 @@ class LiveLoop:
         now = self.clock()
         for r in self.runs.values():
             if r.dirty:
-                timeout = min(timeout, max(0.0, r.status_at + STATUS_EVERY - now))
+                timeout = min(timeout, max(0.0, r.status_at + self.status_every - now))
         self.feed.ready.wait(timeout)
         self.feed.ready.clear()
 
@@ -331,7 +334,7 @@ class LiveLoop:
         now = self.clock()
         for run in self.runs.values():
             # an alert usually moves a status: recompute at once, not at the next period
-            if run.dirty and (force_status or up.alerts or up.changed or now - run.status_at >= STATUS_EVERY):
+            if run.dirty and (force_status or up.alerts or up.changed or now - run.status_at >= self.status_every):
                 run.statuses(up, now)
         return up
 

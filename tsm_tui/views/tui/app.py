@@ -192,6 +192,9 @@ class TsmApp(App):
             files = RunFiles(root, session.info)
         self.live = live or LiveLoop(session, feed, files,
                                      polling=getattr(feed, "poll_interval", None) is not None, clock=clock)
+        # checks reach the screen at most every MESSAGE_EVERY (a status move at once, with its
+        # alert): recomputing them more often only wakes the worker
+        self.live.status_every = MESSAGE_EVERY
         # several runs under PATH: the runs screen first, Enter opens a run's dashboard
         self.runs_mode = live is not None and live._top is not None
         self.top = path
