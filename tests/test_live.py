@@ -5,9 +5,12 @@ configs re-read when they change, on files really being written."""
 from __future__ import annotations
 
 import json
+import os
 import math
 import sys
 import time
+
+import pytest
 
 
 from livefiles import append, curve, hf_stdout_line, replace, tb_records, trainer_state
@@ -226,3 +229,124 @@ def test_config_written_after_start_changes_the_plan_in_the_tui(tmp_path):
             assert any("100000 planned" in c.summary for c in app._checks if c.id == "lr_schedule")
 
     asyncio.run(body())
+
+
+def _ckpt_dir_run(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "checkpoint-200").mkdir()
+    (run / "checkpoint-200" / "model.safetensors").write_bytes(b"w" * 100)
+    append(run / "metrics.jsonl", "".join(json.dumps(curve(s)) + "\n" for s in range(1, 251)), "w")
+    return run
+
+
+def test_polling_names_the_checkpoint_directory_saved_a_second_before_the_nan(tmp_path, follow):
+    """No events on a network filesystem: the checkpoints are looked at again before
+    new records are fed, so the rollback is the checkpoint saved just before."""
+    run = _ckpt_dir_run(tmp_path)
+    f = follow(run, "--json", "--poll", "0.5")
+    assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
+    time.sleep(1.0)
+    (run / "tmp-checkpoint-300").mkdir()  # HF saves into a temporary name, then renames
+    (run / "tmp-checkpoint-300" / "model.safetensors").write_bytes(b"w" * 100)
+    os.rename(run / "tmp-checkpoint-300", run / "checkpoint-300")
+    time.sleep(0.3)  # well inside the 2 s stat period of polling
+    append(run / "metrics.jsonl", "".join(json.dumps(curve(s)) + "\n" for s in range(251, 310))
+           + json.dumps(dict(curve(310), loss=math.nan)) + "\n")
+    assert f.wait_for(lambda: any('"nonfinite"' in x and '"alert"' in x for x in f.out)), (f.out, f.err)
+    alert = next(o for o in f.json() if o["event"] == "alert" and o["check"] == "nonfinite")
+    text = " ".join(alert["actions"])
+    assert "checkpoint-300" in text and "checkpoint-200" not in text, alert
+    assert f.stop() == 0
+
+
+def test_polling_loop_rereads_checkpoints_before_feeding_new_records(tmp_path):
+    """The same, with the loop's clock in hand: 0.5 s after the last look (well inside
+    the 2 s stat period of polling) a checkpoint saved since is the one named."""
+    from tsm_tui.sources.runfiles import RunFiles
+
+    run = tmp_path / "run"
+    (run / "checkpoint-200").mkdir(parents=True)
+    now = [100.0]
+    feed = ListFeed()
+    files = RunFiles(str(run))
+    session = Session()
+    session.set_checkpoints(files.checkpoints())
+    loop = LiveLoop(session, feed, files, polling=True, clock=lambda: now[0])
+    feed.push("run/metrics.jsonl", recs(1, 251))
+    loop.step()
+    (run / "checkpoint-300").mkdir()
+    now[0] += 0.5
+    feed.push("run/metrics.jsonl", recs(251, 310) + [StepRecord(step=310, loss=math.nan)])
+    alerts = [la.alert for la in loop.step().alerts if la.alert.check == "nonfinite"]
+    assert alerts and "checkpoint-300" in " ".join(alerts[0].actions), alerts
+
+
+def test_a_check_the_config_alone_fails_is_reported_at_the_start(tmp_path, follow):
+    """A config read at the start that puts a check at WARN / FAIL (a 0.1% warm-up of
+    100000 planned steps) is said at the first pass, not only when it changes."""
+    run = _flat_run(tmp_path)
+    replace(run / "config.json", json.dumps({"max_steps": 100000, "warmup_steps": 99}))
+    f = follow(run, "--json")
+    assert f.wait_for(lambda: any('"lr_schedule"' in x and '"status"' in x for x in f.out)), (f.out, f.err)
+    st = [o for o in f.json() if o["event"] == "status" and o["check"] == "lr_schedule"][-1]
+    assert st["status"] in ("WARN", "FAIL") and "100000 planned" in st["summary"], st
+    assert f.stop() == 0
+
+
+LLAMA_7B = {"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096,
+            "intermediate_size": 11008, "vocab_size": 32000, "num_attention_heads": 32, "model_type": "llama"}
+
+
+def _hot_run(tmp_path):
+    """300 logged steps of a run whose LR peaks at 3e-3 (fine for a toy, 25x too high
+    for a 7B model) with 262k tokens a step."""
+    run = tmp_path / "run"
+    run.mkdir()
+    lines = []
+    for s in range(1, 301):
+        lr = 3e-3 * min(1.0, s / 99)
+        lines.append(json.dumps({"step": s, "loss": 2.0 + 4.0 * math.exp(-s / 80), "grad_norm": 0.4, "lr": lr,
+                                 "tokens": s * 262144}) + "\n")
+    append(run / "metrics.jsonl", "".join(lines), "w")
+    return run
+
+
+def test_a_late_config_that_fails_a_check_is_paged_once(tmp_path, follow):
+    """No new log line after the start: configs written later that turn a check to
+    FAIL (the model is 7B, the plan 100000 steps) are news: paged once, not backlog."""
+    run = _hot_run(tmp_path)
+    pages = tmp_path / "pages.txt"
+    hook = f"{sys.executable} -c \"import sys; open({str(pages)!r}, 'a').write(sys.stdin.read() + chr(10))\""
+    f = follow(run, "--json", "--on-alert", hook)
+    assert f.wait_for(lambda: any('"lr_schedule"' in x and '"status"' in x for x in f.out)), (f.out, f.err)
+    time.sleep(0.5)
+    replace(run / "config.json", json.dumps(LLAMA_7B))
+    replace(run / "training_args.json", json.dumps({"max_steps": 100000, "warmup_steps": 99, "learning_rate": 3e-3,
+                                                    "per_device_train_batch_size": 64}))
+    assert f.wait_for(lambda: any('"lr_schedule"' in x and '"FAIL"' in x for x in f.out)), f.out
+    assert f.wait_for(lambda: pages.exists() and "lr_schedule" in pages.read_text(), WAIT), (f.out, f.err)
+    time.sleep(1.0)
+    paged = [json.loads(x) for x in pages.read_text().splitlines() if x.strip()]
+    lr = [p for p in paged if p.get("check") == "lr_schedule"]
+    assert len(lr) == 1 and "lifecycle" not in lr[0] and lr[0]["event"] == "firing", paged
+    assert "100000 planned" in lr[0]["summary"], lr[0]
+    assert f.stop() == 0
+
+
+def test_late_config_sets_warmup_and_model_size_in_follow(tmp_path, follow):
+    run = _hot_run(tmp_path)
+    f = follow(run, "--json")
+    assert f.wait_for(lambda: any('"status"' in x and '"lr_schedule"' in x for x in f.out)), (f.out, f.err)
+    first = [o for o in f.json() if o["event"] == "status" and o["check"] == "lr_schedule"][-1]
+    assert "300 logged" in first["summary"] and "GPT-3" not in first["summary"], first
+    replace(run / "config.json", json.dumps(LLAMA_7B))
+    replace(run / "training_args.json", json.dumps({"max_steps": 100000, "warmup_steps": 99}))
+    assert f.wait_for(lambda: any('"batch_size"' in x for x in f.out)), f.out
+    time.sleep(0.5)
+    sts = {o["check"]: o for o in f.json() if o["event"] == "status"}
+    # the warm-up against the plan, the peak LR against the 7B reference, the batch against the model size
+    assert "0.1% of 100000 planned" in sts["lr_schedule"]["summary"], sts["lr_schedule"]
+    assert "GPT-3 Table 2.1" in sts["lr_schedule"]["summary"], sts["lr_schedule"]
+    assert sts["batch_size"]["status"] != "SKIP" and "tokens/step" in sts["batch_size"]["summary"], sts["batch_size"]
+    assert f.stop() == 0

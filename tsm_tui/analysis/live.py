@@ -47,6 +47,7 @@ from tsm_tui.sources.runs import run_name, run_root
 STATUS_EVERY = 0.2  # s between two status recomputations while records keep coming
 FALLBACK_EVENTS = 30.0  # s between stat checks of configs / checkpoints when events arrive
 FALLBACK_POLL = 2.0  # ... when nothing reports events (polling, network filesystems)
+MIN_RECHECK = 0.2  # s: polling re-reads them before feeding new records, at most this often
 MAX_SEEN = 20_000  # alert identities remembered per run for de-duplication (oldest forgotten)
 MAX_SPIKE_STEPS = 4096  # spike steps remembered across runs (same-step spikes in a sweep)
 
@@ -120,8 +121,10 @@ class RunLive:
         self.files = files
         self.clock = clock
         self.seen: OrderedDict[tuple, None] = OrderedDict()
-        # what an empty run shows: only changes from there are reported
-        self.status: dict[str, Status] = {c.id: c.status for c in Monitor(session.settings, session.info).checks()}
+        # what an empty run without a config shows: only changes from there are reported,
+        # so a check that the configs alone already put at WARN / FAIL (no warm-up in
+        # the plan) is reported at the first pass
+        self.status: dict[str, Status] = {c.id: c.status for c in Monitor(session.settings, RunInfo()).checks()}
         self.dirty = True
         self.status_at = -1e9
         self.primary: str | None = None
@@ -133,11 +136,16 @@ class RunLive:
         self.last_arrival: float | None = None
         self.finished = False
 
-    def side_files(self, kinds: set[str], up: LiveUpdate) -> None:
+    def side_files(self, kinds: set[str], up: LiveUpdate, records_waiting: bool = False) -> None:
         if self.files is None:
             return
         now = self.clock()
-        if now - self.fallback_at >= self.fallback_every:
+        if records_waiting and self.fallback_every == FALLBACK_POLL and now - self.fallback_at >= MIN_RECHECK:
+            # polling (no events): records are about to be fed, and a checkpoint saved since
+            # the last look must be the one their alerts name, not the one before it
+            kinds = kinds | {"config", "checkpoint"}
+            self.fallback_at = now
+        elif now - self.fallback_at >= self.fallback_every:
             self.fallback_at = now
             kinds = kinds | {"config", "checkpoint"}
         if "checkpoint" in kinds:
@@ -378,6 +386,11 @@ class LiveLoop:
         changes = self.feed.drain_changes()
         if not self.runs:
             return
+        if not self._queue:
+            self._queue.extend(self.feed.drain())  # what is waiting decides which runs look again
+        waiting = {b.source for b in self._queue}
+        routed = {self._route_cache[s].name for s in waiting if s in self._route_cache}
+        unrouted = any(s not in self._route_cache for s in waiting)
         every = "*" in changes
         for run in self.runs.values():
             kinds: set[str] = {"config", "checkpoint"} if every else set()
@@ -388,4 +401,4 @@ class LiveLoop:
                               or p.startswith(run.files.root.rstrip(os.sep) + os.sep)
                               or (run.files.config and os.path.abspath(p) == os.path.abspath(run.files.config))):
                         kinds.add(k)
-            run.side_files(kinds, up)
+            run.side_files(kinds, up, records_waiting=run.name in routed or (unrouted and self._top is None))

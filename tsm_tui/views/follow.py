@@ -235,6 +235,12 @@ def _loop(opts: Options, tailer: Tailer) -> LiveLoop:
     return LiveLoop.many(tailer, path, opts.settings, opts.info, opts.config, polling=polling)
 
 
+def loop_caught_up(loop) -> bool:
+    """The history present at the start has been read (the tailer says so)."""
+    ev = getattr(loop.feed, "caught_up", None)
+    return ev is None or ev.is_set()
+
+
 def _host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
@@ -283,6 +289,9 @@ def main(opts: Options) -> int:
                 # the backlog read at start is printed but not paged: a restart
                 # of the follower must not page again for an old problem
                 live = live or any(not b.backlog for b in up.batches)
+                # a config or checkpoint written after the start is news (a late config
+                # with no warm-up turns the LR check to FAIL with no new log line)
+                live = live or (loop_caught_up(loop) and bool(up.changed))
                 backlog = all(b.backlog for b in up.batches) if up.batches else not live
                 if up.alerts or up.statuses:
                     incidents.update(up.alerts, up.statuses, backlog)

@@ -55,6 +55,9 @@ class Incidents:
         self.last_page: dict[tuple[str, str], float] = {}
         self.count = 0
         self.suppressed = 0
+        #: (run, check) -> the actions of its newest alert that had some (a FAIL that
+        #: comes without a critical alert of its own still pages what to do)
+        self.actions: dict[tuple[str, str], list[str]] = {}
 
     def _recent(self, key, now) -> bool:
         t = self.last_page.get(key)
@@ -71,6 +74,8 @@ class Incidents:
         firing = {(s.run, s.check): s for s in statuses if s.status == Status.FAIL and s.previous != Status.FAIL}
         opened: set[tuple[str, str]] = set()
         for a, from_backlog, run in alerts:
+            if a.actions:
+                self.actions[(run, a.check)] = list(a.actions)
             if a.severity != Severity.CRITICAL:
                 continue
             key = (run, a.check)
@@ -109,7 +114,7 @@ class Incidents:
                 if inc.paged:
                     self._page(key, {"event": "firing", "run": run, "check": s.check, "status": s.status.value,
                                      "previous": s.previous.value, "summary": s.summary, "step": s.step,
-                                     "actions": [], "incident": inc.id}, now)
+                                     "actions": self.actions.get(key, []), "incident": inc.id}, now)
             elif inc is not None and inc.resolving_since is None:
                 inc.resolving_since = now
                 inc.last = (s.status.value, s.summary, s.step)
