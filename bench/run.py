@@ -229,6 +229,7 @@ def _rss_of(pid: int) -> float:
 
 
 def _run_dir(history: int) -> tuple[str, str]:
+    os.makedirs(gen.OUT, exist_ok=True)  # a fresh clone has no bench/out yet
     d = tempfile.mkdtemp(prefix="tsm-cpu-", dir=gen.OUT)
     path = os.path.join(d, "metrics.jsonl")
     with open(path, "w") as f:

@@ -189,6 +189,7 @@ def bench_latency(a) -> list[float]:
     """A spike line written -> its alert row on the TUI's screen (tmux capture every ~5 ms)."""
     import random
 
+    os.makedirs(gen.OUT, exist_ok=True)
     d = tempfile.mkdtemp(prefix="tsm-lat-", dir=gen.OUT)
     path = os.path.join(d, "metrics.jsonl")
     step = 0

@@ -152,8 +152,26 @@ def test_report_writes_the_file(tmp_path):
     assert s['tsm_check_status{check="nonfinite",run="nan_divergence"}'] == 2
     assert s['tsm_nonfinite_total{run="nan_divergence"}'] > 0
     assert s['tsm_planned_steps{run="nan_divergence"}'] == 2000
+    assert s['tsm_following{run="nan_divergence"}'] == 0  # a one-shot export: no stall / monitor-down rule
     if PROMTOOL:
         promtool_metrics(out.read_text())
+
+
+def test_run_label_names_jobs_whose_directories_share_a_name(tmp_path):
+    """Two jobs on one node, both in a directory called ``output``: --run-label keeps
+    their series apart in node_exporter's textfile directory; a log file given
+    directly is named after its directory, not the file."""
+    src = os.path.join(ROOT, "sample_runs", "nan_divergence")
+    out = tmp_path / "a.prom"
+    assert main([src, "--report", "--json", "--prom-file", str(out), "--run-label", "job-41/output"]) == 1
+    s = samples(out.read_text())
+    assert s['tsm_check_status{check="nonfinite",run="job-41/output"}'] == 2
+    log = next(os.path.join(src, f) for f in sorted(os.listdir(src)) if f.endswith((".jsonl", ".log")))
+    out2 = tmp_path / "b.prom"
+    main([log, "--report", "--json", "--prom-file", str(out2)])
+    s2 = samples(out2.read_text())
+    assert any(k.startswith("tsm_last_step{") and 'run="nan_divergence"' in k for k in s2), sorted(s2)[:5]
+    assert main([src, "--report", "--run-label", "x"]) == 2  # it labels exported metrics only
 
 
 # ---------------------------------------------------------------------- rules and dashboard
@@ -372,7 +390,7 @@ def test_tui_live_worker_feeds_the_exporter(tmp_path):
     async def go():
         app = TsmApp.finished(run)
         exp = prometheus.Exporter(str(prom))
-        app.exporter = exp.bound(prometheus.run_name(run), run)
+        app.exporter = exp.bound(run, run)
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_loaded(pilot, app)
         exp.close()

@@ -154,6 +154,10 @@ FLAGS: tuple[Flag, ...] = (
          type=port, metavar="PORT"),
     Flag("--metrics-host", "options.metrics_host", "address for --metrics-port (default 127.0.0.1)",
          group="export", metavar="HOST", default="127.0.0.1"),
+    Flag("--run-label", "options.run_label",
+         "the run label of the exported metrics (default: the run directory's name; several runs "
+         "under PATH are NAME/<run>): tell apart jobs whose directories share a name",
+         group="export", metavar="NAME"),
     Flag("--print", "options.print_what",
          "print a file for the cluster and exit: prometheus-rules (alerting rules) or grafana-dashboard (JSON)",
          group="export", type=printable, metavar="WHAT"),
@@ -259,11 +263,14 @@ def run_report(opts: Options, out=None) -> int:
     if opts.prom_file:  # checked (directory writable) before the runs are read
         from tsm_tui.views import prometheus
 
-        exp = prometheus.Exporter(opts.prom_file)
+        # a one-shot export: the rules' stall and heartbeat checks do not apply to it
+        exp = prometheus.Exporter(opts.prom_file, run_label=opts.run_label, following=False)
     top = _root(opts.path)
 
     def _name(run) -> str:
-        return prometheus.label(run.name or prometheus.run_name(opts.path))
+        # the watched path's own run (one run, or the root of several) is named after the path
+        own = os.path.abspath(run.root or top) == top
+        return exp.name_for("" if own else run.name, opts.path)
 
     def on_batch(run, source, items, reader) -> None:  # the last values (loss, grad norm, LR ...)
         exp.run(_name(run), top).observe(source, items, True, getattr(reader, "name", None))
@@ -295,6 +302,9 @@ def _check_export(opts: Options) -> None:
     if opts.print_what and opts.path:
         raise UsageError("--print takes no PATH: tsm-watch --print prometheus-rules > tsm-rules.yml")
     exporting = opts.prom_file or opts.metrics_port is not None
+    if opts.run_label and not exporting:
+        raise UsageError("--run-label names the run in the exported metrics: use it with --prom-file or "
+                         "--metrics-port")
     if exporting and opts.preflight:
         raise UsageError("--prom-file / --metrics-port work with --follow, --report or the TUI, not --preflight")
     if opts.metrics_port is not None and not opts.follow and (opts.report or opts.json or not sys.stdout.isatty()):

@@ -38,6 +38,7 @@ class Options:
     prom_file: str | None = None
     metrics_port: int | None = None
     metrics_host: str = "127.0.0.1"
+    run_label: str | None = None
     print_what: str | None = None
     debug: bool = False
 

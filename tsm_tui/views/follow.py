@@ -252,13 +252,14 @@ def main(opts: Options) -> int:
     incidents = Incidents(hook.submit, opts.alert_cooldown) if hook is not None else None
     exporter = None
     if opts.prom_file or opts.metrics_port is not None:
-        exporter = prometheus.Exporter(opts.prom_file, opts.metrics_port, opts.metrics_host)
+        exporter = prometheus.Exporter(opts.prom_file, opts.metrics_port, opts.metrics_host,
+                                       run_label=opts.run_label)
     tailer = Tailer(opts.path, poll=opts.poll)
     loop = _loop(opts, tailer)
     if exporter is not None:
-        exporter.default_name = prometheus.run_name(opts.path)
+        exporter.watch(opts.path)
         for name in loop.runs:  # each run's heartbeat shows before its first record
-            exporter.run(name or prometheus.run_name(opts.path), top)
+            exporter.run(exporter.name_for(name, opts.path), top)
 
     stop = threading.Event()
 

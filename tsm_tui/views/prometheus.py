@@ -64,8 +64,11 @@ def label(text: object, max_len: int = LABEL_MAX) -> str:
 
 
 def run_name(path: str) -> str:
-    """Today one run per watched path: named after its basename."""
+    """The run label of a watched path: its directory's name (a log file given
+    directly is named after the directory it is in, not ``metrics.jsonl``)."""
     p = os.path.abspath(path).rstrip(os.sep) or os.sep
+    if not os.path.isdir(p):
+        p = os.path.dirname(p) or p
     return label(os.path.basename(p) or p)
 
 
@@ -117,6 +120,7 @@ class RunSnapshot:
     values: tuple[tuple[str, float], ...]
     nonfinite: int
     heartbeat: float
+    following: bool = True
 
 
 class RunModel:
@@ -225,7 +229,7 @@ class RunModel:
                 self.nonfinite = int(getattr(d, "bad", 0))
 
     # -- reading
-    def snapshot(self, heartbeat: float) -> RunSnapshot:
+    def snapshot(self, heartbeat: float, following: bool = True) -> RunSnapshot:
         src = self.sources.get(self.primary) if self.primary else None
         if src is None and self.sources:
             src = next(iter(self.sources.values()))
@@ -254,7 +258,7 @@ class RunModel:
             alerts=tuple((c, s, n) for (c, s), n in sorted(self.alerts.items())),
             last_step=self.last_step, planned_steps=self.planned, last_ts=last_ts,
             steps_per_s=steps_per_s, interval=interval, values=values, nonfinite=self.nonfinite,
-            heartbeat=heartbeat,
+            heartbeat=heartbeat, following=following,
         )
 
 
@@ -280,6 +284,8 @@ HELP = {
     "tsm_run_info": "The run's primary log: its format and path relative to the watched path.",
     "tsm_monitor_heartbeat_timestamp_seconds": "When tsm-watch last refreshed these metrics (a stale value means "
                                                "the monitor is gone).",
+    "tsm_following": "1 while tsm-watch follows the run live (--follow, the TUI); 0 for a one-shot --report "
+                     "export, to which the stall and monitor-down rules do not apply.",
 }
 
 
@@ -302,6 +308,7 @@ def families(snaps: dict[str, RunSnapshot]) -> list:
     nonfinite = CounterMetricFamily("tsm_nonfinite", HELP["tsm_nonfinite"], labels=["run"])
     run_info = g("tsm_run_info", ("run", "format", "source"))
     beat = g("tsm_monitor_heartbeat_timestamp_seconds")
+    following = g("tsm_following")
     for name in sorted(snaps):
         s = snaps[name]
         r = s.run
@@ -325,8 +332,9 @@ def families(snaps: dict[str, RunSnapshot]) -> list:
         nonfinite.add_metric([r], s.nonfinite)
         run_info.add_metric([r, s.format, s.source], 1)
         beat.add_metric([r], s.heartbeat)
+        following.add_metric([r], 1 if s.following else 0)
     out = [status, info, alerts, last_step, planned, last_ts, interval, rate, *values.values(), nonfinite,
-           run_info, beat]
+           run_info, beat, following]
     return out
 
 
@@ -356,9 +364,15 @@ class Exporter:
     """Runs -> exposition text, into a textfile and / or an HTTP endpoint."""
 
     def __init__(self, prom_file: str | None = None, port: int | None = None, host: str = "127.0.0.1",
-                 err=None, clock=time.time) -> None:
+                 err=None, clock=time.time, run_label: str | None = None, following: bool = True) -> None:
         from prometheus_client import CollectorRegistry
 
+        #: ``--run-label``: the label of the watched path's run (two jobs whose run
+        #: directories share a name on one node would otherwise collide), and the
+        #: prefix of each run's label when the path holds several
+        self.run_label = label(run_label) if run_label else None
+        #: live modes (the heartbeat moves); ``--report`` exports once (following=False)
+        self.following = following
         self.prom_file = os.path.abspath(prom_file) if prom_file else None
         self.err = err or sys.stderr
         self.clock = clock
@@ -449,12 +463,22 @@ class Exporter:
         self._dirty = True
 
     def _name(self, name: str) -> str:
-        return label(name) if name else self.default_name
+        if not name:
+            return self.default_name
+        return label(f"{self.run_label}/{name}") if self.run_label else label(name)
 
-    def bound(self, name: str, root: str) -> "BoundRun":
+    def name_for(self, run: str, path: str) -> str:
+        """The label of a run named ``run`` ("" for the watched path's own run) under ``path``."""
+        return self._name(run) if run else (self.run_label or run_name(path))
+
+    def watch(self, path: str) -> None:
+        """The views say what is watched: its own run's label."""
+        self.default_name = self.run_label or run_name(path)
+
+    def bound(self, path: str, root: str) -> "BoundRun":
         """This exporter fed by a view's loop: ``.feed(up, loop)`` after each step."""
-        self.default_name = name
-        return BoundRun(self, name, root)
+        self.watch(path)
+        return BoundRun(self, self.default_name, root)
 
     def from_analysis(self, name: str, root: str, an) -> None:
         """A finished run (``--report``): its Monitor's alerts and checks."""
@@ -471,7 +495,7 @@ class Exporter:
         now = self.clock()
         if not (force or (self._dirty and now - self._built_at >= MIN_WRITE) or now - self._built_at >= HEARTBEAT):
             return False
-        snaps = {n: m.snapshot(now) for n, m in self.runs.items()}
+        snaps = {n: m.snapshot(now, self.following) for n, m in self.runs.items()}
         self._families = families(snaps)
         self._dirty = False
         self._built_at = now

@@ -14,6 +14,9 @@ by node_exporter. Thresholds are ours:
   once the planned steps are done;
 * ``TsmMonitorDown``: the ``tsm`` scrape job is down, or a textfile's
   heartbeat (rewritten every 30 s) is 2 minutes old.
+
+Neither of the last two applies to a one-shot ``--report --prom-file`` export
+(``tsm_following 0``): nothing keeps it fresh, and its run is not being watched.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ groups:
                 unless tsm_expected_interval_seconds)
           )
           unless (tsm_last_step >= tsm_planned_steps)
+          unless (tsm_following == 0)
         for: 1m
         labels:
           severity: critical
@@ -81,7 +85,8 @@ groups:
         expr: |
           up{{job="tsm"}} == 0
             or
-          (time() - tsm_monitor_heartbeat_timestamp_seconds) > {HEARTBEAT_STALE}
+          ((time() - tsm_monitor_heartbeat_timestamp_seconds) > {HEARTBEAT_STALE}
+            unless (tsm_following == 0))
         for: 2m
         labels:
           severity: warning

@@ -13,8 +13,9 @@ def run_app(opts: Options, demo: str | None = None) -> int:
     if opts.prom_file or opts.metrics_port is not None:
         from tsm_tui.views import prometheus
 
-        exporter = prometheus.Exporter(opts.prom_file, opts.metrics_port, opts.metrics_host)
-        app.exporter = exporter.bound(prometheus.run_name(opts.path), app.root or opts.path)
+        exporter = prometheus.Exporter(opts.prom_file, opts.metrics_port, opts.metrics_host,
+                                       run_label=opts.run_label)
+        app.exporter = exporter.bound(opts.path, app.root or opts.path)
     try:
         app.run()
     finally:
