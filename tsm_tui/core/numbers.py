@@ -1,7 +1,9 @@
-"""The one number formatter: reports, alerts, pre-flight and the TUI print a
-value the same way."""
+"""The one number formatter (reports, alerts, pre-flight and the TUI print a
+value the same way) and the one reader of numbers written in configs."""
 
 from __future__ import annotations
+
+import math
 
 
 def fmt(x: float | None, digits: int = 4, missing: str = "n/a") -> str:
@@ -44,4 +46,26 @@ def int64(v) -> int | None:
             return int64(int(s))
         except ValueError:
             return None
+    return None
+
+
+_SIZE = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+
+
+def num(v, sizes: bool = False) -> float | None:
+    """3e-4, "3e-4" (YAML 1.1 reads it as a string), "7B" (sizes=True) -> float."""
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, (int, float)):
+        return float(v) if math.isfinite(v) else None
+    if isinstance(v, str):
+        t = v.strip().replace(",", "").replace("_", "")
+        mult = 1.0
+        if sizes and t and t[-1].lower() in _SIZE:
+            mult, t = _SIZE[t[-1].lower()], t[:-1]
+        try:
+            x = float(t) * mult
+        except ValueError:
+            return None
+        return x if math.isfinite(x) else None
     return None

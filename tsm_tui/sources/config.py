@@ -17,8 +17,10 @@ import os
 import re
 import shlex
 
+from tsm_tui.core.numbers import num  # noqa: F401  (configs' numbers; re-exported for the readers)
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.core.settings import RunInfo
+from tsm_tui.sources.params import count_params
 
 CONFIG_NAMES = ("config.json", "training_args.json", "hparams.yaml", "hparams.yml", "config.yaml",
                 "config.yml", "train_config.yaml", "args.json", "config.toml", "train.toml")
@@ -123,28 +125,6 @@ def parse_arg_list(text: str) -> dict | None:
                     out[name] = True
             i += 1
     return out if len(out) >= 2 else None
-
-
-_SIZE = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
-
-
-def num(v, sizes: bool = False) -> float | None:
-    """3e-4, "3e-4" (YAML 1.1 reads it as a string), "7B" (sizes=True) -> float."""
-    if isinstance(v, bool) or v is None:
-        return None
-    if isinstance(v, (int, float)):
-        return float(v) if math.isfinite(v) else None
-    if isinstance(v, str):
-        t = v.strip().replace(",", "").replace("_", "")
-        mult = 1.0
-        if sizes and t and t[-1].lower() in _SIZE:
-            mult, t = _SIZE[t[-1].lower()], t[:-1]
-        try:
-            x = float(t) * mult
-        except ValueError:
-            return None
-        return x if math.isfinite(x) else None
-    return None
 
 
 def _scalar(s: str):
@@ -286,15 +266,9 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> None:
         elif flat.get("fp16") is True or str(flat.get("precision", "")) in ("16", "16-mixed", "fp16"):
             info.set("precision", "fp16", origin)
     if info.params is None:
-        layers = flat.get("num_hidden_layers") or flat.get("n_layer") or flat.get("num_layers") or flat.get("n_layers")
-        hidden = flat.get("hidden_size") or flat.get("n_embd") or flat.get("d_model") or flat.get("dim")
-        vocab = flat.get("vocab_size") or flat.get("padded_vocab_size")
-        if all(isinstance(x, (int, float)) and x > 0 for x in (layers, hidden)):
-            if not isinstance(vocab, (int, float)) or isinstance(vocab, bool):
-                vocab = 0
-            try:
-                p = 12.0 * layers * hidden * hidden + vocab * hidden
-            except OverflowError:  # integers beyond a float
-                p = math.inf
-            if p <= 1e18:  # n_layer: 1e308 is no model
-                info.set("params", p, f"{origin} (12*L*d^2 + V*d)")
+        try:
+            est = count_params(flat)
+        except (OverflowError, ValueError, TypeError):  # integers beyond a float, odd values
+            est = None
+        if est is not None and 0 < est[0] <= 1e18:  # n_layer: 1e308 is no model
+            info.set("params", est[0], f"{origin} (architecture)")
