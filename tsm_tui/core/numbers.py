@@ -19,7 +19,8 @@ def fmt(x: float | None, digits: int = 4, missing: str = "n/a") -> str:
         m, e = f"{x:.{max(0, digits - 2)}e}".split("e")
         m = m.rstrip("0").rstrip(".")
         return f"{m}e{int(e)}"
-    return f"{x:.{digits}g}"
+    s = f"{x:.{digits}g}"
+    return f"{x:.0f}" if "e" in s else s  # 4220 with 3 digits: "4220", not Python's "4.22e+03"
 
 
 #: the largest step / counter a record holds: steps live in int64 columns (Frames,

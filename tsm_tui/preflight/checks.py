@@ -74,7 +74,7 @@ def check_lr_schedule(plan: Plan, s: Settings) -> PreCheck:
         r = plan.decay_steps / T
         if r > DECAY_TOO_LONG:
             a.add(Status.WARN, f"the schedule decays over {plan.decay_steps} steps but the run is {T} "
-                  f"({r:.2g}x): the LR is still high when training stops",
+                  f"({fmt(r, 2)}x): the LR is still high when training stops",
                   f"set {key(plan, 'decay_steps')} to {T} (the run's length; Chinchilla)")
 
     # peak LR against model size
@@ -85,14 +85,14 @@ def check_lr_schedule(plan: Plan, s: Settings) -> PreCheck:
         lk = key(plan, "peak_lr")
         g = gpt3_lr(plan.params)[0]
         also = f"; GPT-3 Table 2.1: {fmt(g)}" if "GPT-3" not in ref[1] else ""
-        text = f"peak LR {fmt(lr)} is {ratio:.3g}x the reference {fmt(ref[0])} ({ref[1]}{also})"
+        text = f"peak LR {fmt(lr)} is {fmt(ratio, 3)}x the reference {fmt(ref[0])} ({ref[1]}{also})"
         act = f"lower {lk} from {fmt(lr)} to <= {fmt(2 * ref[0])} (2x {ref[1]})"
         if ratio >= s.lr_fail_factor * (1 - 1e-9):
             a.add(Status.FAIL, text, act)
         elif ratio > s.lr_warn_factor:
             a.add(Status.WARN, text, act)
         else:
-            a.add(Status.PASS, f"peak LR {fmt(lr)} = {ratio:.2g}x the reference {fmt(ref[0])} ({ref[1]})")
+            a.add(Status.PASS, f"peak LR {fmt(lr)} = {fmt(ratio, 2)}x the reference {fmt(ref[0])} ({ref[1]})")
     elif lr:
         a.info(f"peak LR {fmt(lr)} (model size unknown: --params)")
     return a.result("warm-up, schedule and LR not in the config (--warmup-steps, --total-steps, --peak-lr)")
@@ -138,7 +138,7 @@ def check_batch(plan: Plan, s: Settings) -> PreCheck:
               f"lower the batch to <= {human(ref * f)} tokens or ramp it up over the first 1-5% of tokens "
               "(GPT-3, Llama 3, DeepSeek-V3)")
     else:
-        a.add(Status.PASS, f"{human(bt)} tokens/step{assumed} = {r:.2g}x the reference {human(ref)} ({name})")
+        a.add(Status.PASS, f"{human(bt)} tokens/step{assumed} = {fmt(r, 2)}x the reference {human(ref)} ({name})")
     return a.result()
 
 
@@ -157,7 +157,7 @@ def check_clipping(plan: Plan, s: Settings) -> PreCheck:
         worse.append("fp16: an overflowing step is applied unclipped")
     ratio = _lr_ratio(plan)
     if ratio is not None and ratio > s.lr_warn_factor:
-        worse.append(f"the peak LR is {ratio:.2g}x the size reference")
+        worse.append(f"the peak LR is {fmt(ratio, 2)}x the size reference")
     status = Status.FAIL if worse else Status.WARN
     text = what + (" and " + " and ".join(worse) if worse else ": one bad batch can blow up the weights")
     a.add(status, text, f"set {ck}=1.0 (GPT-3, LLaMA, OLMo 2, DeepSeek all clip at 1.0)")
@@ -260,10 +260,10 @@ def check_checkpoints(plan: Plan, s: Settings) -> PreCheck:
             a.add(Status.PASS, f"every {S} steps (run length unknown)")
     if plan.save_hours is not None:
         if plan.save_hours > CKPT_MAX_HOURS:
-            a.add(Status.WARN, f"checkpoint every {plan.save_hours:.3g} h (> {CKPT_MAX_HOURS:g} h)",
+            a.add(Status.WARN, f"checkpoint every {fmt(plan.save_hours, 3)} h (> {CKPT_MAX_HOURS:g} h)",
                   f"save at least every {CKPT_MAX_HOURS:g} hours")
         else:
-            a.add(Status.PASS, f"every {plan.save_hours:.3g} h")
+            a.add(Status.PASS, f"every {fmt(plan.save_hours, 3)} h")
     if a.status == Status.SKIP:
         a.add(Status.WARN, "no checkpoint interval in the config: there may be nothing to roll back to", act)
     return a.result()

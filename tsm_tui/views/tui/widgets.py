@@ -176,7 +176,7 @@ def alert_detail(a: Alert) -> Content:
     if a.value is not None or a.baseline is not None:
         ratio = ""
         if a.value is not None and a.baseline and math.isfinite(a.value) and a.baseline > 0:
-            ratio = f" ({a.value / a.baseline:.2g}x)"
+            ratio = f" ({fmt(a.value / a.baseline, 2)}x)"
         parts += ["\n", ("value ", "$text-muted"), _val(a.value), ("  baseline ", "$text-muted"),
                   _val(a.baseline), ratio]
     if a.actions:
