@@ -163,6 +163,51 @@ def fp16_spike(seed: int = 10, n: int = 1500):
     return out, {"spike": [700]}, {"total_steps": n, "warmup_steps": 30, "precision": "fp16"}
 
 
+def _noisy_level(shape: str, s: int, n: int) -> float:
+    if shape == "pretrain":  # a power law, still falling ~1.3% per 20% of the run at its end
+        return 2.2 + 4.8 * (1 + s / (0.02 * n)) ** -0.8
+    # a fine-tune: a fast drop, then a long tail that keeps falling ~8% over the run
+    return 1.2 * (1 - 0.08 * s / n) + 1.0 * math.exp(-s / (0.05 * n))
+
+
+def healthy_noisy(seed: int = 11, n: int = 10000, every: int = 10, noise: float = 0.06, shape: str = "pretrain"):
+    """A healthy run that improves to its end, with per-record noise (small batches):
+    no window of it is flat, but one noisy window can look flat (issue 17 audit, B1)."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(every, n + 1, every):
+        out.append({"step": s, "loss": _noisy_level(shape, s, n) * math.exp(rng.gauss(0, noise)),
+                    "grad_norm": 0.5 * (1 + 2 * math.exp(-s / (0.05 * n))) * math.exp(rng.gauss(0, 0.1 + noise)),
+                    "lr": _lr(s, n, max(1, n // 50))})
+    return out, {}, {"total_steps": n, "warmup_steps": max(1, n // 50)}
+
+
+#: the noisy healthy runs of the quality bench: shapes x noise x logging interval
+HEALTHY_NOISY = {f"case_healthy_{shape}_noise{noise}_e{every}": (shape, noise, every, n)
+                 for shape in ("pretrain", "finetune") for noise in (0.03, 0.06, 0.12)
+                 for every, n in ((1, 5000), (10, 20000))}
+
+
+def two_plateaus(seed: int = 12, n: int = 3000):
+    """The loss falls to 3.0, stays there for 800 steps with the LR at its peak, falls
+    again to 2.4 (a phase change) and stays there to the end: two plateaus, each its
+    own alert (a later plateau is not a silent continuation of the first; audit B2)."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        if s < 400:
+            lvl = 3.0 + 3.0 * (1 - s / 400) ** 2
+        elif s < 1200:
+            lvl = 3.0
+        elif s < 1500:
+            lvl = 3.0 - 0.6 * (s - 1200) / 300
+        else:
+            lvl = 2.4
+        out.append({"step": s, "loss": lvl * math.exp(rng.gauss(0, 0.02)),
+                    "grad_norm": 0.5 * math.exp(rng.gauss(0, 0.1)), "lr": 3e-4 * min(1.0, s / 30)})
+    return out, {"plateau": [400, 1500]}, {"total_steps": n, "warmup_steps": 30}
+
+
 CASES = {
     "case_optimizer_spike": optimizer_spike,
     "case_fp16_spike": fp16_spike,
@@ -174,4 +219,8 @@ CASES = {
     "case_zero_loss": zero_loss,
     "case_slow_qlora": slow_qlora,
     "case_lr_frozen": lr_frozen,
+    "case_two_plateaus": two_plateaus,
+    **{name: (lambda shape=shape, noise=noise, every=every, n=n, seed=21 + i:
+              healthy_noisy(seed, n, every, noise, shape))
+       for i, (name, (shape, noise, every, n)) in enumerate(HEALTHY_NOISY.items())},
 }

@@ -27,6 +27,7 @@ import json
 import math
 import os
 import random
+import re
 import sys
 from collections import deque
 from statistics import median
@@ -133,13 +134,35 @@ def sample_labels() -> list[tuple[str, str, dict]]:
 
 
 # ----------------------------------------------------------------------------- detectors
+_ANALYSED: dict = {}
+
+
+def _analyse(path: str):
+    """(alerts, final check statuses) of ``tsm-watch PATH --report``, once per path."""
+    if path not in _ANALYSED:
+        from tsm_tui.analysis.engine import analyze
+
+        an = analyze(path)
+        _ANALYSED[path] = (list(an.monitor.alerts), {c.id: c.status.value for c in an.monitor.checks()})
+    return _ANALYSED[path]
+
+
 def first_critical(path: str) -> list[int]:
     """Steps of tsm's critical alerts (any check), ascending."""
-    from tsm_tui.analysis.engine import analyze
     from tsm_tui.core.record import Severity
 
-    an = analyze(path)
-    return sorted(a.step for a in an.monitor.alerts if a.severity == Severity.CRITICAL and a.step is not None)
+    alerts, _ = _analyse(path)
+    return sorted(a.step for a in alerts if a.severity == Severity.CRITICAL and a.step is not None)
+
+
+def false_plateau(path: str) -> tuple[bool, bool]:
+    """On a run labelled healthy: (a plateau warning or critical was raised, the plateau
+    check ends WARN / FAIL)."""
+    from tsm_tui.core.record import Severity
+
+    alerts, final = _analyse(path)
+    raised = any(a.check == "plateau" and a.severity != Severity.INFO for a in alerts)
+    return raised, final.get("plateau") in ("WARN", "FAIL")
 
 
 def critical_latency(crit: list[int], labels: dict) -> list[int | None]:
@@ -154,27 +177,25 @@ def critical_latency(crit: list[int], labels: dict) -> list[int | None]:
 
 
 def tsm_alerts(path: str, final_only: bool = False) -> list[tuple[str, int]]:
-    from tsm_tui.analysis.engine import analyze
     from tsm_tui.core.record import Severity
 
-    an = analyze(path)
-    final = {c.id: c.status.value for c in an.monitor.checks()}
+    alerts, final = _analyse(path)
     out = []
-    for a in an.monitor.alerts:
+    for a in alerts:
         if a.step is None:
             continue
         if a.check == "loss_spike" and a.severity == Severity.WARNING:
-            out.append(("spike", a.step))
+            out.append(("spike", a.step, a.step))
         elif (a.check == "loss_spike" and a.severity == Severity.CRITICAL) or a.check == "nonfinite":
-            out.append(("divergence", a.step))
+            out.append(("divergence", a.step, a.step))
         elif a.check == "plateau" and a.severity != Severity.INFO and (not final_only or final["plateau"] != "PASS"):
-            out.append(("plateau", a.step))
+            m = re.search(r"since step (-?\d+)", a.message)  # the episode: a plateau's WARN and FAIL share it
+            out.append(("plateau", a.step, int(m.group(1)) if m else None))
     # one plateau episode raises WARN then FAIL: count it once
     seen, dedup = set(), []
-    for c, s in out:
-        k = (c, s) if c != "plateau" else (c,)
-        if k not in seen:
-            seen.add(k)
+    for c, s, ep in out:
+        if (c, ep) not in seen:
+            seen.add((c, ep))
             dedup.append((c, s))
     return dedup
 
@@ -279,6 +300,7 @@ def run(quick: bool = False, say=print, table=None) -> dict:
 
     skipped = []
     latency: list[tuple[str, int | None]] = []
+    healthy = {"runs": 0, "raised": [], "ended": [], "noisy": 0, "noisy_raised": [], "noisy_ended": []}
     for name, d, lab in corpus:
         try:
             ser = loss_series(d)
@@ -286,6 +308,16 @@ def run(quick: bool = False, say=print, table=None) -> dict:
             skipped.append(f"{name} ({e})")
             continue
         last = ser[-1][0] if ser else 0
+        if not lab:
+            raised, ended = false_plateau(d)
+            noisy = name in cases.HEALTHY_NOISY
+            for k, hit in (("raised", raised), ("ended", ended)):
+                if hit:
+                    healthy[k].append(name)
+                    if noisy:
+                        healthy["noisy_" + k].append(name)
+            healthy["runs"] += 1
+            healthy["noisy"] += noisy
         for lat in critical_latency(first_critical(d), lab):
             latency.append((name, lat))
         got = {"tsm alerts": tsm_alerts(d), "tsm, plateau by final check": tsm_alerts(d, True), "seed rule (2.5x median)": seed_rule(ser), "OLMo 6 sigma / 128": olmo_rule(ser)}
@@ -328,11 +360,15 @@ def run(quick: bool = False, say=print, table=None) -> dict:
         r.append("n/a (no severities)" if not r[0].startswith("tsm") else "as above")
     say("time to the first critical alert per divergence label (steps after the onset): "
         + ", ".join(f"{n} {v if v is not None else 'missed'}" for n, v in latency) + "\n")
+    say(f"false plateaus on the {healthy['runs']} healthy runs: {len(healthy['raised'])} raise a plateau alert, "
+        f"{len(healthy['ended'])} end WARN/FAIL; of them the {healthy['noisy']} noisy ones (cases.HEALTHY_NOISY): "
+        f"{len(healthy['noisy_raised'])} and {len(healthy['noisy_ended'])}"
+        + (f" ({', '.join(healthy['raised'])})" if healthy["raised"] else "") + "\n")
     if table:
         table(["method", "recall: spike", "recall: divergence (incl. NaN)", "recall: plateau", "precision (all alerts)",
                "time to first critical (steps after the divergence onset)"], rows)
         table(["run", "labels (step)", *methods], per_run)
-    return {"totals": tot, "runs": per_run, "skipped": skipped, "critical_latency": lat}
+    return {"totals": tot, "runs": per_run, "skipped": skipped, "critical_latency": lat, "false_plateau": healthy}
 
 
 if __name__ == "__main__":

@@ -323,6 +323,15 @@ def test_plateau_edges():
     run_both(recs, sizes=(7, 64, 1000, 10 ** 9))
 
 
+def test_plateau_constant_loss_inside_a_block():
+    # the constant-loss alert is raised by the record that makes the run CONST_RECORDS
+    # long, wherever a block or a frame ends (HF logs a NaN loss as 0.0)
+    for at, val in ((700, 0.0), (1333, 2.5), (90, 0.0)):
+        recs = [StepRecord(r.step, loss=val if r.step >= at else r.loss, grad_norm=r.grad_norm, lr=r.lr)
+                for r in curve(1500)]
+        run_both(recs, sizes=(1, 7, 19, 64, 1000, 10 ** 9))
+
+
 def test_plateau_dead_grad_norm():
     recs = curve(6000, plateau_from=1500)
     for r in recs:
