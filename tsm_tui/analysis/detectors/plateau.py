@@ -32,6 +32,8 @@ import numpy as np
 
 from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
+from tsm_tui.analysis.detectors.lr_schedule import JUMP_FACTOR
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
@@ -78,6 +80,11 @@ FIRST_RECORDS = 20  # records whose mean is the run's first level (ours: one MIN
 #: labels; any constant: frozen weights or a logging bug) (ours)
 CONST_RECORDS = 20
 CONST_FRAC = 0.1
+
+
+def _times(r: float) -> str:
+    """A ratio for "N x": one decimal, or 3 significant digits when it is huge."""
+    return f"{r:.1f}" if r < 1000 else fmt(r)
 
 
 def _seq_sum(s: float, x: np.ndarray) -> float:
@@ -158,6 +165,7 @@ class PlateauDetector(Detector):
         self.lr_early: float | None = None  # progress at which a decayed LR was seen too early
         self.best: tuple[float, int] | None = None  # the lowest completed block mean and its last step
         self._pace: float | None = None  # improvement rate over the window before the open plateau
+        self._sched = SchedulePeak()  # the LR schedule's peak (an LR jump is not it)
 
     def update(self, rec: StepRecord) -> list[Alert]:
         x = rec.loss
@@ -166,6 +174,7 @@ class PlateauDetector(Detector):
         self.n += 1
         if self._t0 is None:
             self._t0 = rec.step
+        self._sched.update(rec.lr)
         b = self._cur
         if b is None:
             b = self._cur = _Block(rec.step)
@@ -320,11 +329,12 @@ class PlateauDetector(Detector):
         loss = fr.get("loss")
         if loss is None:
             return []
-        gn = fr.get("grad_norm")
+        gn, lr = fr.get("grad_norm"), fr.get("lr")
         ok = np.isfinite(loss)
         rows = None if ok.all() else np.flatnonzero(ok)
         if rows is not None:
-            loss, gn, steps = loss[rows], (gn[rows] if gn is not None else None), fr.step[rows]
+            loss, steps = loss[rows], fr.step[rows]
+            gn, lr = (gn[rows] if gn is not None else None), (lr[rows] if lr is not None else None)
         else:
             steps = fr.step
         first = self.state.first_step if self.state.first_step is not None else int(fr.step[0])
@@ -340,11 +350,12 @@ class PlateauDetector(Detector):
                 if r is not None:  # the constant's alert comes from this row: update() says it
                     if r:
                         self._add(x[:r], steps[k:k + r], gn[k:k + r] if gn is not None else None,
-                                  ch[ch < r - 1])
+                                  ch[ch < r - 1], lr[k:k + r] if lr is not None else None)
                     out += self.update(fr.at(k + r if rows is None else int(rows[k + r])))
                     k += r + 1
                     continue
-                self._add(x, steps[k:e], gn[k:e] if gn is not None else None, ch)
+                self._add(x, steps[k:e], gn[k:e] if gn is not None else None, ch,
+                          lr[k:e] if lr is not None else None)
                 if c >= m:
                     break
             out += self.update(fr.at(c if rows is None else int(rows[c])))
@@ -373,9 +384,11 @@ class PlateauDetector(Detector):
         hit = np.flatnonzero((n >= CONST_RECORDS) & (span > 0) & ~(steps - src < CONST_FRAC * span))
         return int(hit[0]) if hit.size else None
 
-    def _add(self, x, steps, gn, ch=None) -> None:
+    def _add(self, x, steps, gn, ch=None, lr=None) -> None:
         if self._t0 is None:
             self._t0 = int(steps[0])
+        if lr is not None:
+            self._sched.update_many(lr)
         b = self._cur
         if b is None:
             b = self._cur = _Block(int(steps[0]))
@@ -427,8 +440,8 @@ class PlateauDetector(Detector):
         st = self.state
         prog = st.progress()
         if (self.lr_early is None and prog is not None and prog < CONVERGE_PROGRESS and st.last_lr is not None
-                and st.peak_lr and st.peak_lr_step is not None and st.peak_lr_step < now
-                and st.last_lr <= self.s.decayed_lr_frac * st.peak_lr):
+                and self._sched.peak and st.peak_lr_step is not None and st.peak_lr_step < now
+                and st.last_lr <= self.s.decayed_lr_frac * self._sched.peak):
             self.lr_early = prog  # the LR fell to ~0 long before the plan's end: it never "finished"
         blocks = self.blocks
         j = bisect_right(self._lasts, now - L)  # the window: blocks that end in the last L steps
@@ -466,11 +479,12 @@ class PlateauDetector(Detector):
             self._close(now)
             return []
         if not (spiky or warming or self.warned) and not self._flat(f):
-            # the span is not proven flat, but its last 2 windows or its last window may
-            # be: its head was the end of the descent before the stall, which starts later
-            # (a plateau already reported keeps the start it was reported with)
-            for jj in (bisect_right(self._lasts, now - 2 * L), j):
-                if blocks[jj].first > self.start:
+            # the span is not proven flat, but without its first block, or its last 2
+            # windows, or its last window may be: its head was the end of the descent (or
+            # of a spike) before the stall, which starts later (a plateau already reported
+            # keeps the start it was reported with)
+            for jj in (k + 1, bisect_right(self._lasts, now - 2 * L), j):
+                if jj < len(blocks) and blocks[jj].first > self.start:
                     g = fw if jj == j else self._fit(jj, L)
                     if g is not None and self._flat(g):
                         self.start, f = blocks[jj].first, g
@@ -498,14 +512,28 @@ class PlateauDetector(Detector):
                 if self.dead_hint else "")
         if dur >= 2 * L and not self.failed:  # (a first report that is already critical is one alert)
             self.warned = self.failed = True
-            return [self._alert(Severity.CRITICAL, rec, dur, lr_txt, hint)]
+            return [self._alert(Severity.CRITICAL, rec.step, dur, lr_txt, hint)]
         if dur >= L and not self.warned:
             self.warned = True
-            return [self._alert(Severity.WARNING, rec, dur, lr_txt, hint)]
+            return [self._alert(Severity.WARNING, rec.step, dur, lr_txt, hint)]
         return []
 
-    def _alert(self, sev, rec, dur, lr_txt, hint) -> Alert:
-        actions = [advice.rollback(self.state, self.start or rec.step, "the plateau")]
+    def finalize(self) -> list[Alert]:
+        """The log ended with a plateau proven but not yet said (its proof came within
+        CONFIRM of the end): the report's verdict gets its alert and actions."""
+        if self.start is None or self.warned or self.failed or not self._proven or self._converged():
+            return []
+        now = self.state.last_step or 0
+        dur, L = now - self.start, self.window_steps()
+        if dur < L:
+            return []
+        sev = Severity.CRITICAL if dur >= 2 * L else Severity.WARNING
+        self.warned, self.failed = True, sev == Severity.CRITICAL
+        hint = " The grad norm collapsed with it: dead units or a dead optimizer state." if self.dead_hint else ""
+        return [self._alert(sev, now, dur, self._lr_text(), hint)]
+
+    def _alert(self, sev, step, dur, lr_txt, hint) -> Alert:
+        actions = [advice.rollback(self.state, self.start or step, "the plateau")]
         if self.dead_hint:
             actions.append("Check for dead activations and a stuck optimizer (reset Adam moments on restart; "
                            "lower epsilon to 1e-8 as OLMo 2 did).")
@@ -513,7 +541,7 @@ class PlateauDetector(Detector):
             actions.append("Check the data pipeline (repeated or shuffled-label batches) and the LR: too low "
                            "stalls, too high bounces.")
         return Alert(
-            self.id, sev, rec.step,
+            self.id, sev, step,
             f"Loss flat for {dur} steps since step {self.start} at ~{fmt(self.level)}{lr_txt}.{hint}",
             value=self.level, baseline=None, actions=actions,
             key="plateau_fail" if sev == Severity.CRITICAL else "plateau",
@@ -521,11 +549,13 @@ class PlateauDetector(Detector):
 
     def _lr_text(self) -> str:
         st = self.state
-        peak = st.peak_lr
+        peak = self._sched.peak  # the schedule's, not a jump's (audit B5)
         if st.last_lr is not None and peak:
             if st.last_lr <= self.s.decayed_lr_frac * peak and self.lr_early is not None:
                 return (f", LR {fmt(st.last_lr)} ({st.last_lr / peak:.0%} of peak) since {self.lr_early:.0%} "
                         "of the planned run: a frozen LR / dead optimizer state, not a finished schedule")
+            if st.last_lr > JUMP_FACTOR * peak:
+                return f", LR {fmt(st.last_lr)}, {st.last_lr / peak:.0f}x the schedule's peak {fmt(peak)}"
             return f", LR still {fmt(st.last_lr)} ({st.last_lr / peak:.0%} of peak)"
         return ""
 
@@ -535,8 +565,9 @@ class PlateauDetector(Detector):
         when the LR is not logged does "the run is >= 90% done" stand in for it."""
         st = self.state
         prog = st.progress()
-        if st.last_lr is not None and st.peak_lr:
-            return st.last_lr <= self.s.decayed_lr_frac * st.peak_lr and self.lr_early is None
+        peak = self._sched.peak
+        if st.last_lr is not None and peak:
+            return st.last_lr <= self.s.decayed_lr_frac * peak and self.lr_early is None
         return prog is not None and prog >= 0.9
 
     def _recent_level(self) -> float | None:
@@ -592,7 +623,7 @@ class PlateauDetector(Detector):
         cur = self._recent_level()
         if cur is not None and self.best is not None and self.best[0] > 0 \
                 and cur >= self.s.divergence_factor * self.best[0]:
-            return self._result(Status.SKIP, f"loss {fmt(cur)}, {cur / self.best[0]:.1f}x its best {fmt(self.best[0])} "
+            return self._result(Status.SKIP, f"loss {fmt(cur)}, {_times(cur / self.best[0])}x its best {fmt(self.best[0])} "
                                              f"(step {self.best[1]}): rising, not flat (see Loss Spike Detection)")
         if self.longest is not None:  # a stall that ended by itself is history, not a fault
             a, b = self.longest
