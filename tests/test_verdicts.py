@@ -235,6 +235,36 @@ def test_early_spike_in_the_fast_descent_is_found():
     assert alerts[0].cause == "data"
 
 
+@pytest.mark.parametrize("at,mult,tau", [(30, 2.6, 40), (30, 3.0, 150), (100, 3.0, 40), (100, 2.6, 60)])
+def test_early_spike_before_the_baseline_window_fills_and_in_a_fast_descent(at, mult, tau):
+    # audit B4: no spike at step 30 was ever looked at (the baseline needs 35 records),
+    # and at step 100 of a fast descent the window's spread is the descent itself
+    import math
+    import random
+    rng = random.Random(at * 7 + tau)
+    mon = Monitor(Settings(), RunInfo())
+    alerts = []
+    for s in range(1, 1501):
+        loss = (2.0 + 8.0 * math.exp(-s / tau) + 0.3 * (1 - s / 1500)) * math.exp(rng.gauss(0, 0.015))
+        alerts += mon.feed(StepRecord(s, loss=loss * (mult if s == at else 1.0), lr=3e-4 * min(1, s / 20)))
+    assert of(alerts, "loss_spike")[:1] == [(at, "warning")]
+    assert [x for x in of(alerts, "loss_spike") if x[1] != "info"] == [(at, "warning")]
+
+
+def test_healthy_fast_descents_raise_no_early_spike():
+    import math
+    import random
+    for seed in range(20):
+        rng = random.Random(seed)
+        mon = Monitor(Settings(), RunInfo())
+        alerts = []
+        for s in range(1, 801):
+            noise = 0.02 + 0.1 * (seed % 4) / 3  # 2-12%
+            loss = (2.0 + 8.0 * math.exp(-s / (30 + 10 * seed))) * math.exp(rng.gauss(0, noise))
+            alerts += mon.feed(StepRecord(s, loss=loss, lr=3e-4 * min(1, s / 20)))
+        assert of(alerts, "loss_spike") == [], seed
+
+
 # -- 10. the kind of spike ---------------------------------------------------------------------------
 @pytest.mark.parametrize("name,step,cause,evidence", [
     ("case_early_spike", 60, "data", "grad norm spiked on the same step"),
@@ -269,6 +299,44 @@ def test_lr_schedule_judged_from_the_config_when_not_logged():
     assert res.status.value == "PASS"
     assert res.summary == ("LR not logged; from the config (train.log): warm-up 500 steps (6.6% of 7630 planned), "
                            "peak 4e-4, cosine_with_warmup")
+
+
+def test_lr_schedule_warn_from_the_config_comes_with_an_alert_and_its_actions():
+    # audit B7: "LR not logged; from the config: no warm-up" WARNed with no alert, so the
+    # report said "Recommended Actions: None"; and 5 steps of 20000 printed "0.0%"
+    info = RunInfo(total_steps=7630, warmup_steps=0, peak_lr=4e-4)
+    info.origin.update(total_steps="o.log", warmup_steps="o.log", peak_lr="o.log")
+    mon = Monitor(Settings(), info)
+    alerts = []
+    for s in range(1, 50):
+        alerts += mon.feed(StepRecord(s, loss=3.0 - s * 0.01))
+    assert [(a.step, a.key) for a in alerts if a.check == "lr_schedule"] == [(20, "lr_config")]
+    assert check(mon, "lr_schedule").status.value == "WARN"
+    assert mon.actions() == ["Add a linear LR warm-up of 153-382 steps (2-5% of 7630), then cosine decay to 10% of peak."]
+    info = RunInfo(total_steps=20000, warmup_steps=5, peak_lr=4e-4)
+    mon = Monitor(Settings(), info)
+    for s in range(1, 10):  # shorter than 20 records: said at the end of the log
+        mon.feed(StepRecord(s, loss=3.0))
+    assert [a.key for a in mon.finalize() if a.check == "lr_schedule"] == ["lr_config"]
+    assert "warm-up 5 steps (0.025% of 20000 planned) < 1%" in check(mon, "lr_schedule").summary
+
+
+@pytest.mark.parametrize("jump_at,blamed", [(3000, False), (810, True)])
+def test_lr_jump_blames_a_restart_only_right_after_it(jump_at, blamed):
+    # audit B6: an LR jump at step 3000 was "the scheduler after the restart at step 801"
+    import math
+    mon = Monitor(Settings(), RunInfo(total_steps=4000, warmup_steps=40))
+    steps = [(s, 0) for s in range(1, 1001)] + [(s, 1) for s in range(801, 4001)]  # crashed at 1000, resumed from 800
+    alerts = []
+    for s, seg in steps:
+        lr = 3e-4 * min(1.0, s / 40) * (0.55 + 0.45 * math.cos(math.pi * s / 4000)) * (40 if seg and s >= jump_at else 1)
+        alerts += mon.feed(StepRecord(s, loss=2.0 + 3.0 * math.exp(-s / 300), lr=lr))
+    (jump,) = [a for a in alerts if a.key == "lr_jump"]
+    if blamed:
+        assert jump.actions[0].startswith("Check the LR scheduler after the restart at step 801")
+    else:
+        assert jump.actions[0].startswith("Restore the LR schedule: the LR went to")
+        assert "not at a restart (the run resumed at step 801, 2199 steps before)" in jump.message
 
 
 def test_short_grad_norm_log_is_judged_on_absolute_levels():

@@ -52,6 +52,14 @@ SETTLE_REL = 0.03
 LOCAL = 5
 LOCAL_LAG = 1.2  # ... when it is at least 1.2x lower (a descent, not noise; ours)
 LOCAL_WINDOWS = 5  # ... in the first 5 windows of records only (the initial descent; ours)
+#: in that initial descent the window's spread of log-losses is mostly the descent itself
+#: (a 3x bad batch at step 100 of a fast descent was 2 sigma): the spike rules also take
+#: a detrended spread, from the first differences of the last EARLY_K log-losses
+#: (see _detrended_sd), and,
+#: before the baseline window has filled, test against the median of the last LOCAL
+#: values from EARLY_MIN records on (a bad batch at step 30 was never looked at) (ours)
+EARLY_K = 30
+EARLY_MIN = 20
 #: records of context (LR, grad norm, loss scale) kept to tell the cause of a spike
 #: (ours: 16 covers the few records over which a grad norm climbs before the loss,
 #: and leaves 11 older ones for the reference level)
@@ -158,16 +166,22 @@ class LossSpikeDetector(Detector):
         out: list[Alert] = []
         med = self._med.get()
         is_spike = False
+        early = self.n <= LOCAL_WINDOWS * self.s.window
         if med is not None and len(self._med) >= self.s.min_baseline:
-            base = _local_base(med, self._loc, self.n <= LOCAL_WINDOWS * self.s.window)
-            is_spike, ratio, z = self._test(x, base)
+            base = _local_base(med, self._loc, early)
+            is_spike, ratio, z = self._test(x, base, self._recent.values() if early else None)
+            if is_spike:
+                out += self._on_spike(rec, x, base, ratio, z)
+        elif early and self.n > EARLY_MIN and len(self._loc) >= LOCAL:
+            base = _median(self._loc)  # before the baseline window has filled (see EARLY_K)
+            is_spike, ratio, z = self._test(x, base, self._recent.values(), window=False)
             if is_spike:
                 out += self._on_spike(rec, x, base, ratio, z)
         inc = self._incident
         if inc is not None:
             out += self._track(inc, rec, x, is_spike)
         # spiking values do not enter the baseline (ZClip feeds the clipped value)
-        fed = med if (is_spike and med is not None) else x
+        fed = (med if med is not None else base) if is_spike else x
         self._loc.append(base if is_spike else x)
         out_val = self._delay.push(fed)
         if out_val is not None:
@@ -232,14 +246,23 @@ class LossSpikeDetector(Detector):
         # minimum or within spike_min_delta of it cannot pass the spike test
         cand = (count >= s.min_baseline) & (t >= 0) & (fed >= SIGMA_MIN_RATIO * lb) & (fed - lb >= s.spike_min_delta)
         stop = m
-        for j in np.flatnonzero(cand):
+        # before the baseline window has filled, a row 1.3x over its last LOCAL values
+        # goes through update() (the early test; see EARLY_K)
+        nth = self.n + 1 + np.arange(m)  # self.n as update() sees it at each row
+        early_end = LOCAL_WINDOWS * s.window
+        pre = np.flatnonzero((count < s.min_baseline) & (nth > EARLY_MIN) & (nth <= early_end)
+                             & (lpos >= LOCAL - 1) & (fed >= SIGMA_MIN_RATIO * lmin) & (fed - lmin >= s.spike_min_delta))
+        if pre.size:
+            stop = int(pre[0])
+        for j in np.flatnonzero(cand[:stop]):
             j = int(j)
             win = sorted(bseq[max(0, t[j] - self._med.size + 1): t[j] + 1].tolist())
             k = len(win)
             med = win[k // 2] if k % 2 else 0.5 * (win[k // 2 - 1] + win[k // 2])
-            base = _local_base(med, lseq[max(0, j + L0 - LOCAL): j + L0].tolist(),
-                               self.n + j + 1 <= LOCAL_WINDOWS * s.window)
-            if self._test_window(float(fed[j]), base, bseq, t[j]):
+            early = self.n + j + 1 <= early_end
+            base = _local_base(med, lseq[max(0, j + L0 - LOCAL): j + L0].tolist(), early)
+            recent = (list(self._recent.values()) + fed[max(0, j - EARLY_K): j].tolist()) if early else None
+            if self._test_window(float(fed[j]), base, bseq, t[j], recent):
                 stop = j
                 break
         # divergence: the exact rolling median of the undelayed window
@@ -282,9 +305,10 @@ class LossSpikeDetector(Detector):
                 self._best_med, self._best_step = best
         return p + stop
 
-    def _test_window(self, x: float, med: float, bseq, t: int) -> bool:
+    def _test_window(self, x: float, med: float, bseq, t: int, recent=None) -> bool:
         """The spike test of ``_test`` for a candidate row, with the log-moments
-        window rebuilt from the baseline sequence up to index ``t``."""
+        window rebuilt from the baseline sequence up to index ``t`` (and ``recent``:
+        the undelayed values before the row, in the initial descent)."""
         s = self.s
         if x - med < s.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
             return False
@@ -295,6 +319,10 @@ class LossSpikeDetector(Detector):
         logs = (list(self._logm.values()) + new)[-self._logm.size:]
         mean, std = mean_std(logs)
         z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
+        if recent is not None:
+            sd = _detrended_sd(recent)
+            if sd is not None:
+                z = max(z, math.log(ratio) / sd if sd > 1e-12 else math.inf)
         return (ratio >= s.spike_factor and z >= s.spike_min_z) or (z >= s.sigma and ratio >= SIGMA_MIN_RATIO)
 
     def _divergence_scan(self, fr, idx, xs, p: int, stop: int):
@@ -332,13 +360,19 @@ class LossSpikeDetector(Detector):
             best = (float(c[j]), int(fr.step[idx[p + int(valid[j])]]))
         return stop_at, best
 
-    def _test(self, x: float, med: float) -> tuple[bool, float, float]:
+    def _test(self, x: float, med: float, recent=None, window: bool = True) -> tuple[bool, float, float]:
         # both rules need x >= 1.3 x median: most records stop here, no log()
         if x - med < self.s.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
             return False, 0.0, 0.0
         ratio = x / med
-        mean, std = mean_std(self._logm.values())
-        z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
+        z = -math.inf
+        if window:
+            mean, std = mean_std(self._logm.values())
+            z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
+        if recent is not None:  # the initial descent: against a detrended spread too (see EARLY_K)
+            sd = _detrended_sd(recent)
+            if sd is not None:
+                z = max(z, math.log(ratio) / sd if sd > 1e-12 else math.inf)
         seed = ratio >= self.s.spike_factor and z >= self.s.spike_min_z
         sigma = z >= self.s.sigma and ratio >= SIGMA_MIN_RATIO
         return (seed or sigma), ratio, z
@@ -768,6 +802,25 @@ def _local_base(med: float, loc, early: bool = True) -> float:
 def _times(r: float) -> str:
     """A ratio for "N x": one decimal, or 3 significant digits when it is huge."""
     return f"{r:.1f}" if r < 1000 else fmt(r)
+
+
+def _detrended_sd(values) -> float | None:
+    """Noise of the log-loss in the last EARLY_K ``values``, free of their trend: the
+    larger of 1.4826 x the MAD of their first differences / sqrt 2 and the residual
+    sd around their least-squares line (either alone underestimates the noise now and
+    then, and a 6-sigma rule needs it not to). None with fewer than EARLY_MIN values."""
+    v = [math.log(x) for x in list(values)[-EARLY_K:] if x > 0]
+    n = len(v)
+    if n < EARLY_MIN:
+        return None
+    d = sorted(b - a for a, b in zip(v, v[1:]))
+    m = _median(d)
+    mad = 1.4826 * _median([abs(e - m) for e in d]) / math.sqrt(2.0)
+    tb, vb = (n - 1) / 2, math.fsum(v) / n
+    stt = math.fsum((i - tb) ** 2 for i in range(n))
+    slope = math.fsum((i - tb) * (x - vb) for i, x in enumerate(v)) / stt
+    ssr = math.fsum((x - vb - slope * (i - tb)) ** 2 for i, x in enumerate(v))
+    return max(mad, math.sqrt(ssr / (n - 2)))
 
 
 def _median(xs) -> float:
