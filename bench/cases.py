@@ -86,6 +86,18 @@ def early_spike(seed: int = 4, n: int = 1500):
     return out, {"spike": [60]}, {"total_steps": n, "warmup_steps": 30}
 
 
+def early_spike_fast(seed: int = 17, n: int = 1500, at: int = 30, mult: float = 2.6, tau: float = 40):
+    """A bad batch at step 30 of a fast descent (before the 35 records the spike baseline
+    window needs) or, with at=100, a 3x one where the window's spread is the descent
+    itself (audit B4; its sweep: 0 of 40 at step 30 were found)."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        loss = (2.0 + 8.0 * math.exp(-s / tau) + 0.3 * (1 - s / n)) * math.exp(rng.gauss(0, 0.015))
+        out.append({"step": s, "loss": loss * (mult if s == at else 1.0), "lr": 3e-4 * min(1.0, s / 20)})
+    return out, {"spike": [at]}, {"total_steps": n, "warmup_steps": 20}
+
+
 def flat_at_chance(seed: int = 5, n: int = 500):
     """Loss falls for 50 steps to chance level (ln 13.5 = 2.60) and stays there."""
     rng = random.Random(seed)
@@ -272,6 +284,8 @@ CASES = {
     "case_lr_bump_damaged": lr_bump_damaged,
     "case_grad_incident": grad_incident,
     "case_early_spike": early_spike,
+    "case_early_spike_30": early_spike_fast,
+    "case_early_spike_100": lambda: early_spike_fast(18, at=100, mult=3.0),
     "case_flat_at_chance": flat_at_chance,
     "case_zero_loss": zero_loss,
     "case_slow_qlora": slow_qlora,

@@ -248,12 +248,14 @@ class LossSpikeDetector(Detector):
         stop = m
         # before the baseline window has filled, a row 1.3x over its last LOCAL values
         # goes through update() (the early test; see EARLY_K)
-        nth = self.n + 1 + np.arange(m)  # self.n as update() sees it at each row
         early_end = LOCAL_WINDOWS * s.window
-        pre = np.flatnonzero((count < s.min_baseline) & (nth > EARLY_MIN) & (nth <= early_end)
-                             & (lpos >= LOCAL - 1) & (fed >= SIGMA_MIN_RATIO * lmin) & (fed - lmin >= s.spike_min_delta))
-        if pre.size:
-            stop = int(pre[0])
+        e = min(m, early_end - self.n)  # rows still in the initial descent
+        if e > 0 and len(self._med) < s.min_baseline:
+            nth = self.n + 1 + np.arange(e)  # self.n as update() sees it at each row
+            pre = np.flatnonzero((count[:e] < s.min_baseline) & (nth > EARLY_MIN) & (lpos[:e] >= LOCAL - 1)
+                                 & (fed[:e] >= SIGMA_MIN_RATIO * lmin[:e]) & (fed[:e] - lmin[:e] >= s.spike_min_delta))
+            if pre.size:
+                stop = int(pre[0])
         for j in np.flatnonzero(cand[:stop]):
             j = int(j)
             win = sorted(bseq[max(0, t[j] - self._med.size + 1): t[j] + 1].tolist())

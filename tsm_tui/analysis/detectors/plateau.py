@@ -10,12 +10,16 @@ and the rate's standard error se (from the larger of the within-block and the
 between-block scatter, so autocorrelated noise widens it). One test, ``moving``,
 opens and closes: a window that is not measurably moving opens a candidate
 plateau; the candidate closes as soon as its whole span (from its start to now)
-is measurably moving. A candidate is reported only when its whole span is
-proven flat (r + Z se below the bar): a noisy descent that cannot be told from
-flat yet raises nothing, and the longer a span, the tighter its bound. What
-"moving" means depends on the run's progress: a run that has not materially
-improved since its first records must improve by plateau_rel per window; one
-that has may be slow (late training), as long as it still measurably improves.
+is measurably moving. A candidate is reported only when its whole span (or,
+when the span's head was the end of the descent, its last 2 windows or its last
+window) is proven flat, |r| + Z se below the bar, at every evaluation for
+CONFIRM of a window: the level over the span has not dropped, and a noisy
+descent that cannot be told from flat yet raises nothing (the longer a span, the
+tighter its bound). The bars follow the run's progress (``_bar``): a run that has
+not materially improved since its first records must improve by plateau_rel per
+window (less with a plan: what gains RUN_MIN_GAIN by its end); one that has may be
+slow (late training) as long as it still measurably improves, and is flat below
+plateau_rel and below half its pace before the stall.
 
 State is a bounded list of block means (at most MAX_BLOCKS; neighbours merge
 when it fills) with prefix sums of their regression moments, so memory is
@@ -40,8 +44,9 @@ from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 MAX_BLOCKS = 32
 MIN_RECORDS = 20  # fewer records in the window cannot tell flat from noisy (ours)
 #: confidence of the rate's bounds: one-sided z of the normal (2.25: ~98.8%; ours: the
-#: bounds are looked at once per block, at up to three starts; at 2.0 the repeated looks
-#: proved 9 of 480 generated slow descents flat for a while, at 2.25 3, bench/RESULTS.md 6)
+#: bounds are looked at once per block, at up to four starts; on 480 generated healthy
+#: runs the repeated looks raised a plateau alert on 6 at 2.0, 2 at 2.25, 1 at 2.5, for
+#: 338 / 337 / 321 of 480 generated plateaus caught; bench/RESULTS.md 6)
 Z = 2.25
 #: in a run that has materially improved (RUN_MIN_GAIN), a loss still measurably
 #: improving by this share of plateau_rel per window is moving: slower than 0.25% per
