@@ -12,6 +12,9 @@ generated runs with known injected events (recovering spikes, non-recovering
 jumps, slow divergence, NaN, plateaus) and healthy runs that are hard on purpose
 (small-batch noise, fast early descent, warm-up bump).
 
+``--sweeps``: the plateau sweep (false plateaus on healthy runs that still improve,
+plateaus caught, by noise) and the spike-rule sweep on healthy runs without spikes.
+
 Scoring: an alert matches a label of a compatible class when its step is in the
 label's window (spike [-5, +50] steps, divergence [-10, +600], plateau
 [0, end of run]). Recall per class = labels matched / labels; precision = alerts
@@ -371,6 +374,101 @@ def run(quick: bool = False, say=print, table=None) -> dict:
     return {"totals": tot, "runs": per_run, "skipped": skipped, "critical_latency": lat, "false_plateau": healthy}
 
 
+# ----------------------------------------------------------------------------- sweeps
+def _sweep_lr(s: int, n: int, warm: int, peak: float = 3e-4) -> float:
+    if s <= warm:
+        return peak * s / warm
+    return peak * (0.1 + 0.45 * (1 + math.cos(math.pi * min(1.0, (s - warm) / (n - warm)))))
+
+
+def _sweep_run(kind: str, shape: str, n: int, every: int, noise: float, seed: int) -> list:
+    from tsm_tui.core.record import StepRecord
+
+    rng = random.Random(f"{kind}{shape}{n}{every}{noise}{seed}")
+    warm = max(1, int(0.02 * n))
+    out = []
+    for s in range(every, n + 1, every):
+        lr = _sweep_lr(s, n, warm)
+        if kind == "healthy":  # still improving to the end
+            lvl = {"pow": 2.2 + 4.8 * (1 + s / (0.02 * n)) ** -0.8,
+                   "ft": 1.2 * (1 - 0.08 * s / n) + math.exp(-s / (0.05 * n)),
+                   "pow2": 2.0 + 6.0 * (1 + s / (0.01 * n)) ** -0.5,
+                   "lin": 3.0 * (1 - 0.15 * s / n)}[shape]
+        else:  # plateaus, the LR at its peak (or frozen at 0) through them
+            lvl = {"chance": 2.6 + 1.5 * max(0.0, 1 - s / (0.1 * n)),
+                   "qlora": 1.42 - 0.06 * s / n,
+                   "after": 2.0 + 6.0 * math.exp(-min(s, 0.4 * n) / (0.1 * n)),
+                   "frozen": 1.65 + 6.0 * math.exp(-min(s, 0.47 * n) / (0.15 * n))}[shape]
+            lr = (0.0 if s >= 0.47 * n else lr) if shape == "frozen" else (3e-4 if s > warm else lr)
+        out.append(StepRecord(s, loss=lvl * math.exp(rng.gauss(0, noise)), grad_norm=0.4, lr=lr))
+    return out
+
+
+def plateau_sweep(seeds: int = 5, say=print) -> dict:
+    """False plateaus on healthy runs that still improve and plateaus caught, by noise:
+    4 healthy and 4 plateau shapes x noise 1-12% x 300-50k steps logged every 1/10/50 x seeds,
+    through the plateau check alone (a Monitor with PlateauDetector)."""
+    from tsm_tui.analysis.detectors.plateau import PlateauDetector
+    from tsm_tui.analysis.monitor import Monitor
+    from tsm_tui.core.settings import RunInfo, Settings
+
+    sizes = ((300, 1), (2000, 1), (5000, 1), (10000, 10), (20000, 10), (50000, 50))
+    res: dict = {}
+    for kind, shapes in (("healthy", ("pow", "ft", "pow2", "lin")), ("plateau", ("chance", "qlora", "after", "frozen"))):
+        for shape in shapes:
+            for noise in (0.01, 0.03, 0.06, 0.12):
+                for n, every in sizes:
+                    for sd in range(seeds):
+                        mon = Monitor(Settings(), RunInfo(total_steps=n), detectors=[PlateauDetector])
+                        alerts = []
+                        for r in _sweep_run(kind, shape, n, every, noise, sd):
+                            alerts += mon.feed(r)
+                        alerts += mon.finalize()
+                        hit = (any(a.severity.value != "info" for a in alerts) if kind == "healthy"
+                               else mon.checks()[0].status.value in ("WARN", "FAIL"))
+                        c = res.setdefault((kind, noise), [0, 0])
+                        c[0] += hit
+                        c[1] += 1
+    say("| noise | healthy runs with a plateau alert | plateaus ending WARN/FAIL |")
+    say("|---|---|---|")
+    for noise in (0.01, 0.03, 0.06, 0.12):
+        h, p = res[("healthy", noise)], res[("plateau", noise)]
+        say(f"| {noise:.0%} | {h[0]}/{h[1]} | {p[0]}/{p[1]} |")
+    return res
+
+
+def spike_noise_sweep(seeds: int = 8, say=print) -> dict:
+    """Loss-spike alerts on healthy runs with no spike in them: 3 shapes x noise 1-20%,
+    Gaussian and heavy-tailed (a t-like scale mixture), x lengths x seeds."""
+    from tsm_tui.analysis.detectors.loss_spike import LossSpikeDetector
+    from tsm_tui.analysis.monitor import Monitor
+    from tsm_tui.core.record import StepRecord
+    from tsm_tui.core.settings import RunInfo, Settings
+
+    res = {False: [0, 0], True: [0, 0]}
+    for shape in ("pow", "ft", "fast"):
+        for noise in (0.01, 0.03, 0.06, 0.12, 0.2):
+            for heavy in (False, True):
+                for n, e in ((1500, 1), (5000, 1), (10000, 10)):
+                    for sd in range(seeds):
+                        rng = random.Random(f"{shape}{noise}{heavy}{n}{sd}")
+                        mon = Monitor(Settings(), RunInfo(total_steps=n), detectors=[LossSpikeDetector])
+                        alerts = []
+                        for s in range(e, n + 1, e):
+                            lvl = {"pow": 2.2 + 4.8 * (1 + s / (0.02 * n)) ** -0.8,
+                                   "ft": 1.2 * (1 - 0.08 * s / n) + math.exp(-s / (0.05 * n)),
+                                   "fast": 2.0 + 8.0 * math.exp(-s / 40) + 0.3 * (1 - s / n)}[shape]
+                            eps = rng.gauss(0, noise)
+                            if heavy:
+                                eps /= math.sqrt(max(0.2, rng.gammavariate(2.5, 1 / 2.5)))
+                            alerts += mon.feed(StepRecord(s, loss=lvl * math.exp(eps), lr=3e-4))
+                        res[heavy][0] += any(a.severity.value != "info" for a in alerts)
+                        res[heavy][1] += 1
+    say(f"runs with a loss-spike alert: Gaussian noise {res[False][0]}/{res[False][1]}, "
+        f"heavy-tailed {res[True][0]}/{res[True][1]}")
+    return res
+
+
 if __name__ == "__main__":
     def _table(head, rows):
         print("| " + " | ".join(head) + " |")
@@ -378,4 +476,8 @@ if __name__ == "__main__":
         for r in rows:
             print("| " + " | ".join(str(x) for x in r) + " |")
         print()
-    run(quick="--quick" in sys.argv, table=_table)
+    if "--sweeps" in sys.argv:
+        plateau_sweep()
+        spike_noise_sweep()
+    else:
+        run(quick="--quick" in sys.argv, table=_table)

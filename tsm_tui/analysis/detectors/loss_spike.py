@@ -291,7 +291,8 @@ class LossSpikeDetector(Detector):
                 self._paged_ok = int(run[stop - 1])
             lr = fr.get("lr")
             if lr is not None:
-                self._sched.update_many(lr[idx[p: p + stop]])
+                a, b = int(idx[p]), int(idx[p + stop - 1]) + 1
+                self._sched.update_many(lr[a:b] if b - a == stop else lr[idx[p: p + stop]])
             self.n += stop
             self._last = fr.record(int(idx[p + stop - 1]))
             k_out = max(0, dq.size + stop - nd)  # values out of the delay after these rows

@@ -55,6 +55,11 @@ class SchedulePeak:
     def update_many(self, lrs: np.ndarray) -> None:
         """``update`` for each of ``lrs``, in order: strictly rising stretches of the
         ramp at once, its other records one by one, then only the LRs above the peak."""
+        if self.done and lrs.size:  # the usual case: one pass finds nothing above the peak
+            top, last = lrs.max(), lrs[-1]
+            if top <= self.peak and math.isfinite(last):  # (a NaN max fails the test)
+                self.prev = float(last)
+                return
         v = lrs[np.isfinite(lrs)]
         i, n = 0, v.size
         while i < n and not self.done:

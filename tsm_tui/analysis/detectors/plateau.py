@@ -372,6 +372,8 @@ class PlateauDetector(Detector):
         alert (the same value CONST_RECORDS times in a row, over CONST_FRAC of the
         run), or None. ``ch``: positions i where x[i + 1] != x[i]."""
         carry = self._same_n if x[0] == self._same_val else 0
+        if ch.size >= x.size - 1 and carry + 1 < CONST_RECORDS:  # every row differs from the one before
+            return None
         starts = ch + 1  # where a new run of equal values begins
         longest = max(carry + (int(starts[0]) if starts.size else x.size),
                       int(np.diff(starts).max()) if starts.size > 1 else 0,
