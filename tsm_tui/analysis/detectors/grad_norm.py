@@ -11,7 +11,7 @@ import bottleneck as bn
 import numpy as np
 
 from tsm_tui.analysis import advice
-from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.base import ROWS, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors.stats import RollingMedian, RollingMoments, RollingRate, mean_std
@@ -23,10 +23,6 @@ VANISH_RECORDS = 5
 RATE_EVERY = 16
 #: frames: values this large could overflow the median's a + b; such frames go row by row
 _HUGE = 2.0 ** 1022
-#: frames: rows looked ahead after an event, at least (the look-ahead doubles while quiet)
-_MIN_SPAN = 1024
-#: frames: after an event within this many rows of the last one, this many rows go record by record
-_DENSE = 32
 #: spiking records at most this many records apart are one incident: one alert (ours;
 #: a spike's grad norm often stays high for a few steps, and each used to warn)
 SPIKE_GAP = 10
@@ -122,55 +118,49 @@ class GradNormDetector(Detector):
         return out
 
     # ------------------------------------------------------------------ frames
-    def update_frame(self, fr) -> list[Alert]:
-        """Columnar path: the same alerts and state as ``update`` row by row.
-
-        Stretches where no row can be a spike candidate, a vanishing candidate
-        or a rate alert are committed in bulk (``_bulk``); a row that might do
-        any of that goes through ``update``. Non-finite grad norms only count as
-        loss records, as in ``update``."""
+    # Columnar hooks (the driver is Detector.update_frame). No screen: ``_bulk``
+    # bounds the rolling median over blocks of the rows and commits stretches where
+    # no row can be a spike candidate, a vanishing candidate or a rate alert,
+    # stopping at the first row that might be one (it goes through ``update``).
+    # Non-finite grad norms only count as loss records, as in ``update``.
+    def prepare(self, fr):
         g = fr.get("grad_norm")
-        n_loss = fr.n if "loss" in fr.cols else 0
         if g is None:
-            self.loss_records += n_loss
-            return []
+            return None
         lo, hi = (float(g.min()), float(g.max())) if g.size else (0.0, 0.0)
         if math.isfinite(lo) and math.isfinite(hi):  # (min / max are NaN if any value is)
-            idx, xs, steps = None, g, fr.step
+            idx = None
         else:
-            idx = np.flatnonzero(np.isfinite(g))
-            xs, steps = g[idx], fr.step[idx]
-            lo, hi = (float(xs.min()), float(xs.max())) if xs.size else (0.0, 0.0)
+            idx = np.flatnonzero(np.isfinite(g))  # frame index of each finite grad norm
+            lo, hi = (float(g[idx].min()), float(g[idx].max())) if idx.size else (0.0, 0.0)
         srt = self._med.sorted_values()
         if (self.s.grad_spike_ratio < 0 or self.s.grad_vanish_ratio < 0 or max(-lo, hi) >= _HUGE
                 or (srt and max(-srt[0], srt[-1]) >= _HUGE)):
-            return super().update_frame(fr)
-        lr = fr.get("lr")
-        if lr is not None and idx is not None:
-            lr = lr[idx]
-        out: list[Alert] = []
-        slow = 0
-        p, m, span = 0, xs.size, xs.size
-        while p < m:
-            e = min(m, p + span)
-            stop = self._bulk(xs[p:e], steps[p:e])
-            if stop and lr is not None:
-                self._sched.update_many(lr[p:p + stop])
-            p += stop
-            if p == e:
-                span *= 2
-                continue
-            # the row that might do something; when events come close together,
-            # a short run of rows record by record instead of a screen each
-            for _ in range(_DENSE if stop < _DENSE else 1):
-                if p >= m:
-                    break
-                out += self.update(fr.at(p if idx is None else int(idx[p])))
-                slow += 1
-                p += 1
-            span = max(_MIN_SPAN, 4 * stop)
-        self.loss_records += n_loss - (slow if n_loss else 0)
-        return out
+            return ROWS  # the bounds would overflow: row by row
+        return idx
+
+    def bulk(self, fr, idx, a: int, q: int) -> int | None:
+        g = fr.get("grad_norm")
+        if g is None:
+            if "loss" in fr.cols:
+                self.loss_records += q - a
+            return None
+        if idx is None:
+            sel = slice(a, q)
+        else:
+            k, e = np.searchsorted(idx, (a, q))
+            sel = idx[k:e]
+        xs, steps = g[sel], fr.step[sel]
+        stop = self._bulk(xs, steps) if xs.size else 0
+        if stop:
+            lr = fr.get("lr")
+            if lr is not None:
+                self._sched.update_many(lr[sel][:stop])
+        # the frame row of the first grad norm not committed (q: all of them)
+        s = q if stop == xs.size else (a + stop if idx is None else int(sel[stop]))
+        if "loss" in fr.cols:  # every committed row, finite grad norm or not, is a loss record
+            self.loss_records += s - a
+        return s
 
     def _bulk(self, x: np.ndarray, st: np.ndarray) -> int:
         """Commit rows of finite grad norms ``x`` (steps ``st``) up to the first
