@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 
-import bottleneck as bn
 import numpy as np
 
 from tsm_tui.analysis import advice
@@ -223,7 +222,7 @@ class GradNormDetector(Detector):
         stop = m
         refined_pos = None  # post rows whose exact median is > 0
         if flag.size:
-            mv = _medians(c, total, W, L0 + flag)
+            mv = med.medians_after(x, flag)  # the median each of these rows sees
             xf = x[flag]
             cand = (xf > 0) & (mv > 0) & (xf >= s.grad_spike_ratio * mv)
             if cand.any():  # ... and the moments window must hold min_baseline logs
@@ -245,7 +244,7 @@ class GradNormDetector(Detector):
             t = t[np.minimum(len(self._over) + t, RATE_WINDOW) >= min(RATE_WINDOW, s.window)]
         over = high = None
         if t.size:
-            over, high = _rates(self._over, bo, t), _rates(self._high, bh, t)
+            over, high = self._over.rates(bo, t), self._high.rates(bh, t)
             alert = np.zeros(t.size, dtype=bool)
             if not self.high_alerted:
                 alert |= high >= HIGH_RATE
@@ -268,15 +267,15 @@ class GradNormDetector(Detector):
         top = float(x[:q].max())
         if top > self.max_gn:
             self.max_gn = top
-        med.extend(x[max(0, q - W): q].tolist())
+        med.extend(x[:q])
         pos = x[max(0, q - self._logm.size): q]
         if not pos.min() > 0:
             pos = x[:q][x[:q] > 0][-self._logm.size:]
         self._logm.extend([math.log(v) for v in pos.tolist()])
         nq = max(0, q - k0) if prow is None else int(np.searchsorted(prow, q))  # post rows committed
         if nq:
-            self._over.extend(bo[max(0, nq - RATE_WINDOW): nq].tolist())
-            self._high.extend(bh[max(0, nq - RATE_WINDOW): nq].tolist())
+            self._over.extend(bo[:nq])
+            self._high.extend(bh[:nq])
             self._tick = (self._tick + nq) % RATE_EVERY
             if over is not None:
                 done = t <= nq
@@ -449,38 +448,3 @@ def _rows(blocks: np.ndarray, L0: int, m: int, sel: np.ndarray, thr: np.ndarray,
     r = sel[bi] * blocks.shape[1] + col - L0
     return r[(r >= 0) & (r < m)]
 
-
-def _medians(c: np.ndarray, total: int, W: int, j: np.ndarray) -> np.ndarray:
-    """Exact medians (as RollingMedian.get) of the windows ``c[max(0, i - W): i]``
-    for each ``i`` in ``j`` (all >= 1)."""
-    if j.size * W > 2 * total:  # many: one moving median over the stretch
-        end = int(j[-1])
-        return bn.move_median(c[:end], min(W, end), min_count=1)[j - 1]
-    out = np.empty(j.size)
-    full = j >= W
-    if full.any():
-        win = c[(j[full] - W)[:, None] + np.arange(W)]
-        h = W // 2
-        if W % 2:
-            out[full] = np.partition(win, h, axis=1)[:, h]
-        else:
-            part = np.partition(win, (h - 1, h), axis=1)
-            out[full] = 0.5 * (part[:, h - 1] + part[:, h])
-    if not full.all():  # the first rows of a run: a partial window
-        out[~full] = bn.move_median(c[:W], W, min_count=1)[j[~full] - 1]
-    return out
-
-
-def _rates(rate: RollingRate, new: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """``rate.get()`` after feeding ``new[:k]`` for each ordinal ``k`` in ``t``."""
-    L0, size = len(rate), rate.size
-    cs = np.zeros(new.size + 1, dtype=np.int32)
-    np.cumsum(new.view(np.uint8), dtype=np.int32, out=cs[1:])
-    end = L0 + t  # the window is sequence[start:end] of "old window + new"
-    start = np.maximum(0, end - size)
-    hits = cs[t] - cs[np.maximum(0, start - L0)]
-    if rate._hits:
-        old = np.zeros(L0 + 1, dtype=np.int32)
-        np.cumsum(np.frombuffer(bytes(rate.values()), dtype=np.uint8), dtype=np.int32, out=old[1:])
-        hits += rate._hits - old[np.minimum(start, L0)]
-    return hits / np.minimum(end, size)

@@ -228,12 +228,10 @@ class LossSpikeDetector(Detector):
         s = self.s
         fed = xs
         m = fed.size
-        nd = self._delay.n
-        dq = np.fromiter(self._delay.values(), float, len(self._delay))
+        nd, held = self._delay.n, len(self._delay)
         # the delay passes values on unchanged while nothing spikes
-        dseq = np.concatenate((dq, fed))
-        nout = np.maximum(0, dq.size + np.arange(m) - nd)  # values out of the delay before row j
-        outs = dseq[: max(0, dseq.size - nd)] if nd else fed
+        outs = self._delay.outputs(fed)
+        nout = np.maximum(0, held + np.arange(m) - nd)  # values out of the delay before row j
         base = np.fromiter(self._med.values(), float, len(self._med))
         bseq = np.concatenate((base, outs))
         t = base.size + nout - 1  # index in bseq of the newest baseline value row j sees
@@ -300,13 +298,12 @@ class LossSpikeDetector(Detector):
                 self._sched.update_many(lr[a:b] if b - a == stop else lr[idx[:stop]])
             self.n += stop
             self._last = fr.record(int(idx[stop - 1]))
-            k_out = max(0, dq.size + stop - nd)  # values out of the delay after these rows
-            self._delay.replace(dseq[k_out: dq.size + stop].tolist())
-            # (only the values that can still be in a window need to go in)
-            self._med.extend(outs[max(0, k_out - self._med.size): k_out].tolist())
+            k_out = max(0, held + stop - nd)  # values out of the delay after these rows
+            self._delay.extend(fed[:stop])
+            self._med.extend(outs[:k_out])
             pos = outs[:k_out]
             self._logm.extend([math.log(v) for v in pos[pos > 0][-self._logm.size:].tolist()])
-            self._recent.extend(fed[max(0, stop - self._recent.size): stop].tolist())
+            self._recent.extend(fed[:stop])
             self._loc.extend(fed[max(0, stop - LOCAL): stop].tolist())
             self._ctx.extend(_ctx_rows(fr, idx[max(0, stop - CTX): stop]))
             if best is not None:
@@ -323,9 +320,7 @@ class LossSpikeDetector(Detector):
         ratio = x / med
         n_old = len(self._med)
         new = bseq[n_old: t + 1]
-        new = [math.log(v) for v in new[new > 0][-self._logm.size:].tolist()]
-        logs = (list(self._logm.values()) + new)[-self._logm.size:]
-        mean, std = mean_std(logs)
+        mean, std = self._logm.mean_std_after([math.log(v) for v in new[new > 0][-self._logm.size:].tolist()])
         z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
         if recent is not None:
             sd = _detrended_sd(recent)
@@ -339,16 +334,11 @@ class LossSpikeDetector(Detector):
         if self._diverged_at is not None or self._paged is not None or stop == 0:
             return stop, None
         s = self.s
-        W = self._recent.size
-        old = np.fromiter(self._recent.values(), float, len(self._recent))
-        seq = np.concatenate((old, xs[:stop]))
-        if seq.size < W:
+        # the rows from v0 on see a full window: its exact median after each
+        v0 = max(0, self._recent.size - len(self._recent) - 1)
+        if v0 >= stop:
             return stop, None
-        cur = bn.move_median(seq, W, min_count=W)[old.size:]
-        valid = np.flatnonzero(~np.isnan(cur))
-        if not valid.size:
-            return stop, None
-        c = cur[valid]
+        c = self._recent.medians_after(xs[:stop])[v0:]
         b0 = self._best_med
         prev = np.empty(c.size)
         prev[0] = np.inf if b0 is None else b0
@@ -360,12 +350,12 @@ class LossSpikeDetector(Detector):
         fire = ~upd & (prev > 0) & (c > prev * s.divergence_factor) & (c - prev >= s.spike_min_delta)
         hits = np.flatnonzero(fire)
         end = int(hits[0]) if hits.size else c.size  # rows of c taken in bulk
-        stop_at = int(valid[end]) if hits.size else stop
+        stop_at = v0 + end if hits.size else stop
         best = None
         u = np.flatnonzero(upd[:end])
         if u.size:
             j = int(u[-1])
-            best = (float(c[j]), int(fr.step[idx[int(valid[j])]]))
+            best = (float(c[j]), int(fr.step[idx[v0 + j]]))
         return stop_at, best
 
     def _test(self, x: float, med: float, recent=None, window: bool = True) -> tuple[bool, float, float]:
