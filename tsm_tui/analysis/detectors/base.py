@@ -149,6 +149,8 @@ NONE = np.empty(0, dtype=np.int64)
 def _run_end(idx: np.ndarray) -> int:
     """End (exclusive) of the cluster of flagged rows that starts at ``idx[0]``."""
     q = int(idx[0])
+    if len(idx) == 1 or idx[1] - q > GAP:  # (the usual case: one row)
+        return q + 1
     near = idx[:RUN]
     near = near[near < q + RUN]
     far = np.flatnonzero(np.diff(near) > GAP)

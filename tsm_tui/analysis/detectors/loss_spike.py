@@ -203,6 +203,10 @@ class LossSpikeDetector(Detector):
         loss = fr.get("loss")
         if loss is None:
             return None
+        with np.errstate(invalid="ignore", over="ignore"):
+            total = loss.sum()
+        if math.isfinite(total):  # every loss finite (a NaN or an Inf makes the sum one; so may a huge sum)
+            return None
         ok = np.isfinite(loss)
         return None if ok.all() else np.flatnonzero(ok)  # frame index of each finite loss
 

@@ -335,8 +335,12 @@ class PlateauDetector(Detector):
         loss = fr.get("loss")
         if loss is None:
             return None
-        ok = np.isfinite(loss)
-        rows = None if ok.all() else np.flatnonzero(ok)  # frame index of each finite loss
+        rows = None  # frame index of each finite loss (None: every row)
+        with np.errstate(invalid="ignore", over="ignore"):
+            total = loss.sum()
+        if not math.isfinite(total):  # (a NaN or an Inf makes the sum one; so may a huge sum)
+            ok = np.isfinite(loss)
+            rows = None if ok.all() else np.flatnonzero(ok)
         first = self.state.first_step if self.state.first_step is not None else int(fr.step[0])
         return rows, first
 
