@@ -59,19 +59,34 @@ COMPARED = ("lr_schedule", "plateau", "nonfinite", "batch_size", "checkpoints", 
             "grad_norm", "loss_scale")
 
 
+def _slots(cls) -> list[str]:
+    """Every slot of a class, its bases' included."""
+    out = []
+    for c in cls.__mro__:
+        sl = c.__dict__.get("__slots__", ())
+        out += [sl] if isinstance(sl, str) else [k for k in sl if k not in ("__dict__", "__weakref__")]
+    return out
+
+
 def _plain(x):
-    """State as comparable values: floats by repr (NaN, -0.0), objects by slot, and
-    anything unexpected (a numpy scalar that leaked in) by type and repr."""
+    """State as comparable values: floats by repr (NaN, -0.0; a numpy scalar that leaked
+    in reads differently), objects by every slot and attribute, sets sorted, and
+    anything unexpected by type and repr."""
     if isinstance(x, float):
         return repr(x)
     if x is None or isinstance(x, (bool, int, str)):
-        return x
+        return (type(x).__name__, x) if type(x) not in (bool, int, str) else x
     if isinstance(x, (list, tuple, deque)):
-        return [type(x).__name__, *map(_plain, x)]
+        return [type(x).__name__, *map(_plain, x)] + ([("maxlen", x.maxlen)] if isinstance(x, deque) else [])
     if isinstance(x, dict):
         return {k: _plain(v) for k, v in x.items()}
-    if hasattr(x, "__slots__"):
-        return {k: _plain(getattr(x, k)) for k in x.__slots__}
+    if isinstance(x, (set, frozenset)):
+        return [type(x).__name__, *sorted(map(repr, map(_plain, x)))]
+    slots = _slots(type(x))
+    if slots or hasattr(x, "__dict__"):
+        out = {k: _plain(getattr(x, k)) for k in slots if hasattr(x, k)}
+        out.update({k: _plain(v) for k, v in getattr(x, "__dict__", {}).items()})
+        return (type(x).__name__, out)
     return (type(x).__name__, repr(x))
 
 
@@ -403,6 +418,38 @@ def test_batch_size_edges():
     run_both(recs, info=_info(params=1.25e8))
 
 
+def _scaled(n, scale_of, skipped_of=lambda s: 0, seed=6):
+    """curve()'s records with an fp16 loss scale and a skipped-steps count."""
+    out = curve(n, seed=seed)
+    for r in out:
+        r.loss_scale, r.skipped = scale_of(r.step), skipped_of(r.step)
+    return out
+
+
+LOSS_SCALE_CASES = {
+    # the start-up search halves, then growth, then a collapse far below the running max
+    "collapse": lambda: _scaled(2000, lambda s: 2.0 ** (16 - min(s, 6)) if s < 300 else
+                                (2.0 ** 14 if s < 1200 else 16.0)),
+    # pinned at its minimum for long, with NaN / Inf scales among the pinned records
+    "pinned_with_nan": lambda: _scaled(1500, lambda s: (math.nan if s % 7 == 0 else math.inf if s % 11 == 0 else 1.0)
+                                       if s > 600 else 65536.0 / (2 ** (s // 150))),
+    # skipped steps: a burst past the warning line, then a long one past the failing line
+    "skips": lambda: _scaled(3000, lambda s: 65536.0, lambda s: 1 if 900 <= s < 915 or (2000 <= s < 2400 and s % 3)
+                             else 0),
+    # a scale of 1.0 throughout (bf16 logged as fp16): nothing to say
+    "constant_one": lambda: _scaled(1200, lambda s: 1.0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOSS_SCALE_CASES))
+def test_loss_scale_edges(case):
+    recs = LOSS_SCALE_CASES[case]()
+    if case == "collapse":  # a restart from a checkpoint in the middle: the start-up search again
+        recs = recs[:1500] + [StepRecord(r.step, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr, loss_scale=r.loss_scale,
+                                         skipped=r.skipped) for r in recs[1000:]]
+    run_both(recs)
+
+
 def _memo_run(n=3000, low_from=1000, low_to=2000, seed=4):
     rng = random.Random(seed)
     out = []
@@ -476,3 +523,294 @@ def test_verdict_cases(name):
         rows = rows[::4]
     info = RunInfo(**plan)
     run_both([StepRecord(**r) for r in rows], info=info, sizes=(1, 7, 64, 10 ** 9))
+
+
+# -- random streams, cut at random, compared at every frame boundary ----------------------------
+UNIT_KEYS = ("layer_0/attn_entropy", "mlp.zero_frac", "max_attention_logit", "tokens_per_sec")
+
+
+def random_stream(seed: int) -> tuple[list[StepRecord], RunInfo]:
+    """A record stream that touches every detector's rules at random: warm-ups and LR
+    jumps / zeros / NaNs, loss spikes, plateaus, constant and near-zero losses, NaN /
+    Inf / negative values, grad-norm spikes and collapses, fp16 scales that halve,
+    grow and pin, skipped steps, NaN iterations, token counters that reset, unit
+    series, step gaps, a resume; and a random plan."""
+    rng = random.Random(seed)
+    n = rng.randrange(150, 2500)
+    has = {f: rng.random() < p for f, p in (("loss", 0.92), ("grad_norm", 0.8), ("lr", 0.8), ("loss_scale", 0.3),
+                                            ("skipped", 0.3), ("tokens", 0.3), ("nan_iters", 0.2),
+                                            ("val_loss", 0.15), ("extra", 0.3))}
+    noise = rng.choice([0.005, 0.02, 0.1, 0.4])
+    gn_level = rng.choice([0.5, 0.5, 2.0, 8.0])
+    const = rng.choice([0.0, 2.5])
+    warm = rng.choice([1, 10, max(10, n // 50), n // 5])
+    peak = rng.choice([3e-4, 1e-3, 3e-2])
+    events = {}
+    for kind, k in (("spike", rng.randrange(0, 4)), ("gn_spike", rng.randrange(0, 4)), ("lr_jump", rng.random() < 0.2),
+                    ("lr_zero", rng.random() < 0.2), ("const", rng.random() < 0.15), ("low", rng.random() < 0.1),
+                    ("diverge", rng.random() < 0.1),
+                    ("plateau", rng.random() < 0.3), ("vanish", rng.random() < 0.1), ("halve", rng.randrange(0, 6)),
+                    ("pin", rng.random() < 0.15), ("skip", rng.randrange(0, 4)), ("nan", rng.randrange(0, 3)),
+                    ("gap", rng.randrange(0, 3)), ("drop", rng.randrange(0, 4))):
+        for _ in range(int(k)):
+            events.setdefault(kind, []).append(rng.randrange(1, n + 1))
+    at = lambda kind, s, span=1: any(e <= s < e + span for e in events.get(kind, ()))  # noqa: E731
+    out, step, amp, scale, tok = [], 0, 0.0, 65536.0, 0.0
+    resume = rng.randrange(n // 3, n) if rng.random() < 0.2 and n > 300 else None
+    for i in range(1, n + 1):
+        step += 1 + (rng.randrange(1, 50) if at("gap", i) else 0)
+        if resume is not None and i == resume:
+            step = max(1, step - rng.randrange(5, 200))
+        lr = peak * min(1.0, i / warm) * (0.1 + 0.45 * (1 + math.cos(math.pi * i / n)) if i > warm else 1.0)
+        if at("lr_jump", i, n):
+            lr *= 4
+        if at("lr_zero", i, n // 4):
+            lr = 0.0
+        if rng.random() < 0.003:
+            lr = rng.choice([math.nan, math.inf, -1e-5])
+        if at("spike", i):
+            amp = rng.choice([0.5, 2.0, 5.0])
+        base = 2.0 + 8.0 * math.exp(-i / (n * 0.05))
+        if at("plateau", i, n):
+            base = 2.3
+        loss = base * math.exp(rng.gauss(0.0, noise)) * (1.0 + amp)
+        amp = amp * rng.choice([0.5, 0.85, 1.0]) if amp > 1e-3 else 0.0
+        if at("diverge", i, n):
+            loss *= 1.0 + 3.0 * (i - events["diverge"][0]) / n
+        if at("const", i, max(60, n // 5)):
+            loss = const
+        if at("low", i, n // 3):
+            loss = 0.005 * math.exp(rng.gauss(0.0, 0.5))
+        if at("nan", i) or rng.random() < 0.002:
+            loss = rng.choice([math.nan, math.inf, -math.inf])
+        gn = gn_level * math.exp(rng.gauss(0.0, 0.2)) * (1.0 + 3 * amp) * (30.0 if at("gn_spike", i) else 1.0)
+        if at("vanish", i, 40):
+            gn *= 1e-5
+        if rng.random() < 0.002:
+            gn = rng.choice([math.nan, math.inf, 0.0])
+        r = StepRecord(step)
+        if has["loss"]:
+            r.loss = loss
+        if has["grad_norm"]:
+            r.grad_norm = gn
+        if has["lr"]:
+            r.lr = lr
+        if has["loss_scale"]:
+            if at("halve", i):
+                scale /= 2
+            elif i % 200 == 0:
+                scale *= 2
+            r.loss_scale = 1.0 if at("pin", i, 30) else scale
+            if rng.random() < 0.01:
+                r.loss_scale = rng.choice([math.nan, math.inf])
+        if has["skipped"]:
+            r.skipped = 1 if at("skip", i, 3) or rng.random() < 0.004 else 0
+        if has["nan_iters"]:
+            r.nan_iters = 1 if rng.random() < 0.003 else 0
+        if has["tokens"]:
+            tok = 0.0 if rng.random() < 0.002 else tok + 4096.0 * rng.choice([1, 1, 1, 2])
+            r.tokens = math.nan if rng.random() < 0.01 else tok
+        if has["val_loss"]:
+            r.val_loss = 2.0 + rng.random()
+        if has["extra"]:
+            ent = 3.0 * math.exp(rng.gauss(0, 0.02)) * (0.2 if at("plateau", i, n) else 1.0)
+            r.extra = {"layer_0/attn_entropy": math.nan if rng.random() < 0.02 else ent,
+                       "mlp.zero_frac": min(1.0, 0.2 + i / n), "max_attention_logit": 20.0 + i * 0.05,
+                       "tokens_per_sec": 1000.0 + i}
+        if at("drop", i, 5):  # a record of another shape: the frame ends there
+            r.grad_norm = None
+        out.append(r)
+    info = RunInfo()
+    if rng.random() < 0.5:
+        info.params = rng.choice([1.25e8, 7e9, 1e3])
+    if rng.random() < 0.5:
+        info.total_steps = rng.choice([n, 2 * n, n // 2 + 1])
+    if rng.random() < 0.3:
+        info.warmup_steps = warm
+    if rng.random() < 0.2:
+        info.batch_tokens = rng.choice([4096.0, 5e5])
+    if rng.random() < 0.3:
+        info.checkpoints = [(s, f"ckpt-{s}") for s in range(n // 4, n, n // 4)]
+        info.checkpoint_dir_searched = True
+    return out, info
+
+
+def random_items(recs: list[StepRecord], rng: random.Random) -> list:
+    """The records as Frames cut at random lengths (1 .. 3000), the rest as records."""
+    out, i = [], 0
+    while i < len(recs):
+        size = rng.choice([1, 2, 5, 17, 64, 333, 1000, 3000])
+        j = i + 1
+        sh = _shape(recs[i])
+        while sh is not None and j < len(recs) and j - i < size and _shape(recs[j]) == sh:
+            j += 1
+        fr = frame_from_records(recs[i:j]) if sh is not None else None
+        out += recs[i:j] if fr is None else [fr]
+        i = j
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_streams(seed):
+    """Frames cut at random against the rows one by one: the same state of all nine
+    detectors after every frame (not only at the end: a difference that later washes
+    out is still a bug), and the same alerts, checks and actions at the end."""
+    recs, info = random_stream(seed)
+
+    def fresh() -> Monitor:
+        i = RunInfo()
+        i.__dict__.update({k: v for k, v in info.__dict__.items()})
+        return Monitor(Settings(), i)
+
+    items = random_items(recs, random.Random(seed + 1000))
+    ends, k = set(), 0
+    for it in items:
+        k += it.n if isinstance(it, Frame) else 1
+        ends.add(k)
+    ref, want = fresh(), {}
+    for k, r in enumerate(recs, 1):
+        ref.feed(r)
+        if k in ends:
+            want[k] = detector_state(ref)
+    mon, k = fresh(), 0
+    for it in items:
+        if isinstance(it, Frame):
+            mon.feed_frame(it)
+            k += it.n
+        else:
+            mon.feed(it)
+            k += 1
+        got = detector_state(mon)
+        for d in want[k]:
+            assert got[d] == want[k][d], f"seed {seed}: {d} differs after {k} records"
+    ref.finalize()
+    mon.finalize()
+    a, b = snapshot(ref), snapshot(mon)
+    for key in a:
+        assert b[key] == a[key], f"seed {seed}: {key} differs"
+
+
+def test_every_detector_uses_the_driver():
+    """One columnar path: no detector has a frame loop of its own."""
+    from tsm_tui.analysis.detectors import DETECTORS, Detector
+
+    for D in DETECTORS:
+        assert D.update_frame is Detector.update_frame, D.__name__
+        assert D.bulk is not Detector.bulk, f"{D.__name__} has no columnar hooks (fed row by row)"
+
+
+def test_a_new_detector_writes_nothing_for_frames():
+    """A detector with update() and result() only is fed frames row by row, with the
+    RunState each row saw; one whose hooks are sloppy (a screen that flags extra
+    rows, a bulk that stops early for no reason) is still exact."""
+    from tsm_tui.analysis.detectors import DETECTORS
+    from tsm_tui.analysis.detectors.base import Detector
+    from tsm_tui.core.record import Alert, Severity, Status
+
+    class Watch(Detector):
+        id, title = "watch", "Watch"
+
+        def __init__(self, settings, state) -> None:
+            super().__init__(settings, state)
+            self.seen: list = []
+
+        def update(self, rec):
+            self.seen.append((rec.step, rec.loss, self.state.records, self.state.last_step, self.state.last_lr))
+            if rec.loss is not None and rec.loss > 20:
+                return [Alert(self.id, Severity.WARNING, rec.step, f"loss {rec.loss}", key=f"w{rec.step}")]
+            return []
+
+        def result(self):
+            return self._result(Status.PASS, f"{len(self.seen)} records")
+
+    class Sloppy(Watch):
+        id = "sloppy"
+
+        def screen(self, fr, cx, a, b):
+            return np.arange(a, b)[::7]
+
+        def bulk(self, fr, cx, a, q):
+            for i in range(a, min(q, a + 3)):  # commits 3 rows as update would, then stops
+                self.update(fr.at(i))
+            return min(q, a + 3) if q - a > 3 else None
+
+    recs = curve(1500, spikes=(700,))
+    for r in recs:
+        r.loss *= 3
+    for D in (Watch, Sloppy):
+        want = Monitor(Settings(), RunInfo(), detectors=[*DETECTORS, D])
+        for r in recs:
+            want.feed(r)
+        for size in (1, 7, 64, 10 ** 9):
+            got = Monitor(Settings(), RunInfo(), detectors=[*DETECTORS, D])
+            for it in to_items(recs, size):
+                got.feed_frame(it) if isinstance(it, Frame) else got.feed(it)
+            assert got.detectors[-1].seen == want.detectors[-1].seen, (D.id, size)
+            assert [a.to_json() for a in got.alerts] == [a.to_json() for a in want.alerts], (D.id, size)
+
+
+# -- the rolling statistics' bulk operations against their update() ---------------------------
+def test_rolling_bulk_operations_match_updates():
+    from tsm_tui.analysis.detectors.stats import Delay, RollingMedian, RollingMoments, RollingRate
+
+    rng = random.Random(11)
+    for _ in range(300):
+        size = rng.choice([1, 2, 3, 5, 10, 64])
+        pre = [rng.choice([0.0, -0.0, 1.0, 2.5, rng.random()]) for _ in range(rng.randrange(0, 3 * size))]
+        new = np.array([rng.choice([0.0, -0.0, 1.0, 2.5, rng.random()]) for _ in range(rng.randrange(0, 4 * size))])
+        # RollingMedian: medians_after and extend
+        a, b = RollingMedian(size), RollingMedian(size)
+        for x in pre:
+            a.update(x)
+            b.update(x)
+        ks = sorted(rng.sample(range(0 if pre else 1, new.size + 1), min(new.size + (1 if pre else 0), 5))) \
+            if new.size or pre else []
+        got = b.medians_after(new, np.array(ks, dtype=np.int64))
+        for k, m in zip(ks, got.tolist()):
+            c = RollingMedian(size)
+            for x in pre + new[:k].tolist():
+                c.update(x)
+            assert repr(m) == repr(c.get()) or m == c.get(), (size, pre, new, k)
+        if new.size:
+            full = b.medians_after(new)
+            assert full.size == new.size
+        for x in new.tolist():
+            a.update(x)
+        b.extend(new)
+        assert list(a.values()) == list(b.values()) and list(map(repr, a.sorted_values())) == \
+            list(map(repr, b.sorted_values()))
+        # RollingMoments
+        a, b = RollingMoments(size), RollingMoments(size)
+        for x in pre:
+            a.update(x)
+            b.update(x)
+        want = b.mean_std_after(new.tolist())
+        for x in new.tolist():
+            a.update(x)
+        assert (a.mean, a.std) == want
+        b.extend(new)
+        assert list(a.values()) == list(b.values()) and all(type(v) is float for v in b.values())
+        # Delay
+        n = rng.choice([0, 1, 3, 10])
+        a, b = Delay(n), Delay(n)
+        for x in pre:
+            a.push(x)
+            b.push(x)
+        outs = [o for o in (a.push(x) for x in new.tolist()) if o is not None]
+        assert list(map(repr, b.outputs(new).tolist())) == list(map(repr, outs))
+        b.extend(new)
+        assert list(a.values()) == list(b.values()) and all(type(v) is float for v in b.values())
+        # RollingRate: rates and extend
+        hits = np.array([rng.random() < 0.3 for _ in range(new.size)], dtype=bool)
+        pre_hits = [rng.random() < 0.3 for _ in range(len(pre))]
+        a, b = RollingRate(size), RollingRate(size)
+        for h in pre_hits:
+            a.update(h)
+            b.update(h)
+        t = np.arange(1, hits.size + 1)
+        rates = b.rates(hits, t) if t.size else np.empty(0)
+        for k, h in enumerate(hits.tolist()):
+            a.update(h)
+            assert rates[k] == a.get()
+        b.extend(hits)
+        assert list(a.values()) == list(b.values()) and a.get() == b.get()

@@ -3,6 +3,11 @@
 ``update(record)`` takes one step record and returns the alerts it raises
 (usually none); ``result()`` is the check's current status; ``finalize()`` is
 called once when a finished log has been read to its end.
+
+``update`` is the only semantics. Frames (many rows as numpy columns) go through
+one shared driver, ``Detector.update_frame``, which asks the detector's optional
+hooks (``prepare`` / ``screen`` / ``bulk``, contract below) which rows can be
+committed in bulk and feeds the others to ``update``; without hooks, every row.
 """
 
 from __future__ import annotations
@@ -27,11 +32,76 @@ class Detector:
     def update(self, rec: StepRecord) -> list[Alert]:  # pragma: no cover - interface
         raise NotImplementedError
 
+    # -- the columnar path ------------------------------------------------------------
+    # One driver for every detector: ``update_frame`` below. A detector gets it by
+    # defining ``bulk`` (and usually ``screen``, sometimes ``prepare``); one that
+    # defines none of them is fed its frames row by row through ``update``, so a new
+    # check writes nothing for frames and is exact from the start.
+    #
+    # The contract (``update`` stays the only semantics; the hooks only decide which
+    # rows can skip it, and must leave exactly the state ``update`` would):
+    #
+    # ``prepare(fr) -> cx``  once per frame: what the hooks read of it (the columns,
+    #     a mask of the rows that count ...), passed to them as ``cx``; kept out of
+    #     the detector's state. ``ROWS`` instead: this frame goes row by row (values
+    #     the bulk path's bounds cannot handle). Default: None.
+    # ``screen(fr, cx, a, b) -> indices``  sorted indices of the rows in ``[a, b)``
+    #     that need ``update``, judged from the detector's state after the rows
+    #     before ``a``: it may flag rows that do not need it, never miss one.
+    #     Default: none (``bulk`` finds them itself).
+    # ``bulk(fr, cx, a, q) -> None | s``  commits rows ``[a, q)``, none of them
+    #     flagged, exactly as ``update`` would (counts, rolling windows, running
+    #     maxima ...). It may stop early: rows ``[a, s)`` committed, ``s`` (a <= s < q)
+    #     goes through ``update`` next; stopping at a row that did not need it is
+    #     only slower. None (or q): all committed.
+    #
+    # The driver: screen the rest of the frame; bulk-commit up to the first flagged
+    # row; feed the flagged rows (with the rows between them when they come close
+    # together) through ``update``; screen again from the new state, over a short
+    # window first (RESCREEN rows: events cluster), then over the rest of the frame.
+    # When the bulk stops within RUN rows of the last event (a detector whose bulk
+    # does its own screening, in an incident), the next RUN rows go through
+    # ``update``: cheaper than a bulk call per row.
+    def prepare(self, fr):
+        return None
+
+    def screen(self, fr, cx, a: int, b: int) -> np.ndarray:
+        return NONE
+
+    def bulk(self, fr, cx, a: int, q: int) -> int | None:  # pragma: no cover - hook
+        raise NotImplementedError
+
     def update_frame(self, fr) -> list[Alert]:
-        """A Frame (tsm_tui.core.frame) of records: by default row by row, with the
-        RunState each row saw. Detectors override this with a columnar path that
-        must give exactly the same result."""
-        return self.update_rows(fr, 0, fr.n)
+        """A Frame (tsm_tui.core.frame) of records: exactly what feeding its rows one
+        by one through ``update`` gives (alerts, checks, state), through the hooks
+        above when the detector has them, else row by row."""
+        n = fr.n
+        if type(self).bulk is Detector.bulk:
+            return self.update_rows(fr, 0, n)
+        cx = self.prepare(fr)
+        if cx is ROWS:
+            return self.update_rows(fr, 0, n)
+        screen, bulk = self.screen, self.bulk
+        out: list[Alert] = []
+        a, win, hot = 0, n, False
+        while a < n:
+            b = min(n, a + win)
+            idx = screen(fr, cx, a, b)
+            q = int(idx[0]) if len(idx) else b
+            stopped = False
+            if q > a:
+                stop = bulk(fr, cx, a, q)
+                if stop is not None and stop < q:
+                    q, idx, stopped = stop, np.array([stop]), True
+            if q == b:  # quiet: the rest of the frame next
+                a, win, hot = b, n, False
+                continue
+            e = _run_end(idx)
+            if stopped and hot and q - a < RUN:  # the bulk found another event right away
+                e = max(e, min(n, q + RUN))
+            out += self.update_rows(fr, q, e)
+            a, win, hot = e, RESCREEN, True
+        return out
 
     def update_rows(self, fr, a: int, b: int) -> list[Alert]:
         """Rows ``a`` .. ``b - 1`` of a frame through ``update``, each with the RunState it saw."""
@@ -41,36 +111,6 @@ class Detector:
             found = update(fr.at(i))
             if found:
                 out += found
-        return out
-
-    def scan_frame(self, fr, screen, bulk) -> list[Alert]:
-        """The usual shape of a columnar ``update_frame``.
-
-        ``screen(a, b)`` returns the sorted indices of the rows in ``[a, b)`` that
-        need the per-record path, judged from the detector's state at row ``a``
-        with the rows before the first of them committed in bulk: it may flag rows
-        that do not need it, never miss one. ``bulk(a, q)`` commits rows that need
-        nothing but the plain state update, exactly as ``update`` would; it may
-        stop at a row that needs ``update`` after all and return its index. Flagged
-        rows (with the rows between them when they come close together) go through
-        ``update``; then the screen starts again from the new state.
-        """
-        out: list[Alert] = []
-        a, n, win = 0, fr.n, fr.n
-        while a < n:
-            b = min(n, a + win)
-            idx = screen(a, b)
-            q = int(idx[0]) if len(idx) else b
-            if q > a:
-                stop = bulk(a, q)
-                if stop is not None and stop < q:
-                    q, idx = stop, np.array([stop])
-            if q == b:
-                a, win = b, n
-                continue
-            e = _run_end(idx)
-            out += self.update_rows(fr, q, e)
-            a, win = e, RESCREEN  # a short screen first: events often come in clusters
         return out
 
     def view(self, a: Alert) -> Alert:
@@ -98,12 +138,19 @@ class Detector:
 
 #: flagged rows at most GAP apart go through ``update`` together, up to RUN rows at a time
 GAP, RUN = 8, 32
+#: rows screened right after an event (events cluster), before the rest of the frame
 RESCREEN = 1024
+#: what ``prepare`` returns to have a frame fed row by row
+ROWS = object()
+#: what ``screen`` returns when no row needs ``update``
+NONE = np.empty(0, dtype=np.int64)
 
 
 def _run_end(idx: np.ndarray) -> int:
     """End (exclusive) of the cluster of flagged rows that starts at ``idx[0]``."""
     q = int(idx[0])
+    if len(idx) == 1 or idx[1] - q > GAP:  # (the usual case: one row)
+        return q + 1
     near = idx[:RUN]
     near = near[near < q + RUN]
     far = np.flatnonzero(np.diff(near) > GAP)

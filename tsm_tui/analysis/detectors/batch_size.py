@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors.references import batch_reference
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -49,21 +49,19 @@ class BatchSizeDetector(Detector):
         return [Alert(self.id, Severity.WARNING, rec.step, msg, value=self._tokens(), baseline=self._ref()[0],
                       actions=actions, key="batch_size")]
 
-    # -- columnar path -------------------------------------------------------------
-    # update() judges the first record, then every (JUDGE_EVERY - 1)th: we work out
-    # which rows those are and the tokens per step each would see; only a judged
-    # row whose verdict is not PASS (the one alert) goes through update().
-    def update_frame(self, fr) -> list[Alert]:
-        n = fr.n
-        q = n if self.alerted else self._first_alert_row(fr)
-        self._tokens_bulk(fr, 0, q)
-        if q == n:
-            self._tick_bulk(n)
-            return []
-        self._tick_bulk(q)
-        out = self.update(fr.at(q))
-        self._tokens_bulk(fr, q + 1, n)  # alerted: no more ticks
-        return out
+    # -- columnar hooks (the driver is Detector.update_frame) -------------------------
+    # update() judges the first record, then every (JUDGE_EVERY - 1)th: the screen
+    # works out which rows those are and the tokens per step each would see; only a
+    # judged row whose verdict is not PASS (the one alert) goes through update().
+    def screen(self, fr, cx, a: int, b: int) -> np.ndarray:
+        if self.alerted:
+            return NONE
+        q = self._first_alert_row(fr, a, b)
+        return NONE if q is None else np.array([q])
+
+    def bulk(self, fr, cx, a: int, b: int) -> None:
+        self._tokens_bulk(fr, a, b)
+        self._tick_bulk(b - a)
 
     def _judged(self, m: int) -> np.ndarray:
         """Which of the next ``m`` records (while not alerted) are judged."""
@@ -76,18 +74,19 @@ class BatchSizeDetector(Detector):
         judged = self._judged(m)
         self._tick = 1 + (m - 1 - int(judged[-1])) if judged.size else self._tick + m
 
-    def _first_alert_row(self, fr) -> int:
+    def _first_alert_row(self, fr, a: int, b: int) -> int | None:
+        """The first judged row of ``[a, b)`` whose verdict is not PASS, or None."""
         info = self.state.info
-        judged = self._judged(fr.n)
+        judged = self._judged(b - a)
         if not info.params or not judged.size:
-            return fr.n
+            return None
         if info.effective_batch_tokens():  # the verdict is the same on every row
             bad = self._bad_verdict(self.observed_tokens)
-            return int(judged[0]) if bad else fr.n
-        seen = self._observed(fr)[judged]  # observed_tokens as each judged row sees it
+            return a + int(judged[0]) if bad else None
+        seen = self._observed(fr, a, b)[judged]  # observed_tokens as each judged row sees it
         vals, first = np.unique(seen, return_index=True)  # NaN marks "None"
         bad = [i for v, i in zip(vals.tolist(), first.tolist()) if self._bad_verdict(None if v != v else v)]
-        return int(judged[min(bad)]) if bad else fr.n
+        return a + int(judged[min(bad)]) if bad else None
 
     def _bad_verdict(self, observed: float | None) -> bool:
         keep, self.observed_tokens = self.observed_tokens, observed
@@ -98,8 +97,8 @@ class BatchSizeDetector(Detector):
         return verdict is not None and verdict[0] != Status.PASS
 
     def _token_steps(self, fr, a: int, b: int):
-        """Rows with tokens > 0 in [a, b): their indices, tokens per step against the
-        previous such row (NaN where update() would not set observed_tokens), the last row."""
+        """Rows with tokens > 0 in [a, b): their indices (from a), tokens per step against
+        the previous such row (NaN where update() would not set observed_tokens), the last row."""
         tok = fr.get("tokens")
         if tok is None:
             return None
@@ -118,15 +117,15 @@ class BatchSizeDetector(Detector):
             rate = np.where(ok, (t - pt) / np.where(ok, s - ps, 1), np.nan)
         return idx, rate, (int(s[-1]), float(t[-1]))
 
-    def _observed(self, fr) -> np.ndarray:
-        """observed_tokens after each row of the frame (NaN for None)."""
+    def _observed(self, fr, a: int, b: int) -> np.ndarray:
+        """observed_tokens after each row of ``[a, b)`` (NaN for None)."""
         cur = self.observed_tokens if self.observed_tokens is not None else np.nan
-        ts = self._token_steps(fr, 0, fr.n)
+        ts = self._token_steps(fr, a, b)
         if ts is None:
-            return np.full(fr.n, cur)
-        rate = np.full(fr.n, np.nan)
+            return np.full(b - a, cur)
+        rate = np.full(b - a, np.nan)
         rate[ts[0]] = ts[1]
-        rows = np.arange(fr.n)
+        rows = np.arange(b - a)
         last = np.maximum.accumulate(np.where(rate == rate, rows, -1))  # the last row that set it
         return np.where(last >= 0, rate[last], cur)
 

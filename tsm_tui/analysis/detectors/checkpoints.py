@@ -20,10 +20,10 @@ class CheckpointDetector(Detector):
     title = "Checkpoints"
 
     def update(self, rec: StepRecord) -> list[Alert]:
-        return []
-
-    def update_frame(self, fr) -> list[Alert]:
         return []  # judged from RunInfo and the run state at result() / finalize()
+
+    def bulk(self, fr, cx, a: int, b: int) -> None:
+        """Frames: no row needs ``update`` (no screen), and there is nothing to commit."""
 
     def result(self) -> CheckResult:
         info = self.state.info

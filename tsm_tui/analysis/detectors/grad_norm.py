@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import math
 
-import bottleneck as bn
 import numpy as np
 
 from tsm_tui.analysis import advice
-from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.base import ROWS, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors.stats import RollingMedian, RollingMoments, RollingRate, mean_std
@@ -23,10 +22,6 @@ VANISH_RECORDS = 5
 RATE_EVERY = 16
 #: frames: values this large could overflow the median's a + b; such frames go row by row
 _HUGE = 2.0 ** 1022
-#: frames: rows looked ahead after an event, at least (the look-ahead doubles while quiet)
-_MIN_SPAN = 1024
-#: frames: after an event within this many rows of the last one, this many rows go record by record
-_DENSE = 32
 #: spiking records at most this many records apart are one incident: one alert (ours;
 #: a spike's grad norm often stays high for a few steps, and each used to warn)
 SPIKE_GAP = 10
@@ -122,55 +117,49 @@ class GradNormDetector(Detector):
         return out
 
     # ------------------------------------------------------------------ frames
-    def update_frame(self, fr) -> list[Alert]:
-        """Columnar path: the same alerts and state as ``update`` row by row.
-
-        Stretches where no row can be a spike candidate, a vanishing candidate
-        or a rate alert are committed in bulk (``_bulk``); a row that might do
-        any of that goes through ``update``. Non-finite grad norms only count as
-        loss records, as in ``update``."""
+    # Columnar hooks (the driver is Detector.update_frame). No screen: ``_bulk``
+    # bounds the rolling median over blocks of the rows and commits stretches where
+    # no row can be a spike candidate, a vanishing candidate or a rate alert,
+    # stopping at the first row that might be one (it goes through ``update``).
+    # Non-finite grad norms only count as loss records, as in ``update``.
+    def prepare(self, fr):
         g = fr.get("grad_norm")
-        n_loss = fr.n if "loss" in fr.cols else 0
         if g is None:
-            self.loss_records += n_loss
-            return []
+            return None
         lo, hi = (float(g.min()), float(g.max())) if g.size else (0.0, 0.0)
         if math.isfinite(lo) and math.isfinite(hi):  # (min / max are NaN if any value is)
-            idx, xs, steps = None, g, fr.step
+            idx = None
         else:
-            idx = np.flatnonzero(np.isfinite(g))
-            xs, steps = g[idx], fr.step[idx]
-            lo, hi = (float(xs.min()), float(xs.max())) if xs.size else (0.0, 0.0)
+            idx = np.flatnonzero(np.isfinite(g))  # frame index of each finite grad norm
+            lo, hi = (float(g[idx].min()), float(g[idx].max())) if idx.size else (0.0, 0.0)
         srt = self._med.sorted_values()
         if (self.s.grad_spike_ratio < 0 or self.s.grad_vanish_ratio < 0 or max(-lo, hi) >= _HUGE
                 or (srt and max(-srt[0], srt[-1]) >= _HUGE)):
-            return super().update_frame(fr)
-        lr = fr.get("lr")
-        if lr is not None and idx is not None:
-            lr = lr[idx]
-        out: list[Alert] = []
-        slow = 0
-        p, m, span = 0, xs.size, xs.size
-        while p < m:
-            e = min(m, p + span)
-            stop = self._bulk(xs[p:e], steps[p:e])
-            if stop and lr is not None:
-                self._sched.update_many(lr[p:p + stop])
-            p += stop
-            if p == e:
-                span *= 2
-                continue
-            # the row that might do something; when events come close together,
-            # a short run of rows record by record instead of a screen each
-            for _ in range(_DENSE if stop < _DENSE else 1):
-                if p >= m:
-                    break
-                out += self.update(fr.at(p if idx is None else int(idx[p])))
-                slow += 1
-                p += 1
-            span = max(_MIN_SPAN, 4 * stop)
-        self.loss_records += n_loss - (slow if n_loss else 0)
-        return out
+            return ROWS  # the bounds would overflow: row by row
+        return idx
+
+    def bulk(self, fr, idx, a: int, q: int) -> int | None:
+        g = fr.get("grad_norm")
+        if g is None:
+            if "loss" in fr.cols:
+                self.loss_records += q - a
+            return None
+        if idx is None:
+            sel = slice(a, q)
+        else:
+            k, e = np.searchsorted(idx, (a, q))
+            sel = idx[k:e]
+        xs, steps = g[sel], fr.step[sel]
+        stop = self._bulk(xs, steps) if xs.size else 0
+        if stop:
+            lr = fr.get("lr")
+            if lr is not None:
+                self._sched.update_many(lr[sel][:stop])
+        # the frame row of the first grad norm not committed (q: all of them)
+        s = q if stop == xs.size else (a + stop if idx is None else int(sel[stop]))
+        if "loss" in fr.cols:  # every committed row, finite grad norm or not, is a loss record
+            self.loss_records += s - a
+        return s
 
     def _bulk(self, x: np.ndarray, st: np.ndarray) -> int:
         """Commit rows of finite grad norms ``x`` (steps ``st``) up to the first
@@ -233,7 +222,7 @@ class GradNormDetector(Detector):
         stop = m
         refined_pos = None  # post rows whose exact median is > 0
         if flag.size:
-            mv = _medians(c, total, W, L0 + flag)
+            mv = med.medians_after(x, flag)  # the median each of these rows sees
             xf = x[flag]
             cand = (xf > 0) & (mv > 0) & (xf >= s.grad_spike_ratio * mv)
             if cand.any():  # ... and the moments window must hold min_baseline logs
@@ -255,7 +244,7 @@ class GradNormDetector(Detector):
             t = t[np.minimum(len(self._over) + t, RATE_WINDOW) >= min(RATE_WINDOW, s.window)]
         over = high = None
         if t.size:
-            over, high = _rates(self._over, bo, t), _rates(self._high, bh, t)
+            over, high = self._over.rates(bo, t), self._high.rates(bh, t)
             alert = np.zeros(t.size, dtype=bool)
             if not self.high_alerted:
                 alert |= high >= HIGH_RATE
@@ -278,15 +267,15 @@ class GradNormDetector(Detector):
         top = float(x[:q].max())
         if top > self.max_gn:
             self.max_gn = top
-        med.extend(x[max(0, q - W): q].tolist())
+        med.extend(x[:q])
         pos = x[max(0, q - self._logm.size): q]
         if not pos.min() > 0:
             pos = x[:q][x[:q] > 0][-self._logm.size:]
         self._logm.extend([math.log(v) for v in pos.tolist()])
         nq = max(0, q - k0) if prow is None else int(np.searchsorted(prow, q))  # post rows committed
         if nq:
-            self._over.extend(bo[max(0, nq - RATE_WINDOW): nq].tolist())
-            self._high.extend(bh[max(0, nq - RATE_WINDOW): nq].tolist())
+            self._over.extend(bo[:nq])
+            self._high.extend(bh[:nq])
             self._tick = (self._tick + nq) % RATE_EVERY
             if over is not None:
                 done = t <= nq
@@ -459,38 +448,3 @@ def _rows(blocks: np.ndarray, L0: int, m: int, sel: np.ndarray, thr: np.ndarray,
     r = sel[bi] * blocks.shape[1] + col - L0
     return r[(r >= 0) & (r < m)]
 
-
-def _medians(c: np.ndarray, total: int, W: int, j: np.ndarray) -> np.ndarray:
-    """Exact medians (as RollingMedian.get) of the windows ``c[max(0, i - W): i]``
-    for each ``i`` in ``j`` (all >= 1)."""
-    if j.size * W > 2 * total:  # many: one moving median over the stretch
-        end = int(j[-1])
-        return bn.move_median(c[:end], min(W, end), min_count=1)[j - 1]
-    out = np.empty(j.size)
-    full = j >= W
-    if full.any():
-        win = c[(j[full] - W)[:, None] + np.arange(W)]
-        h = W // 2
-        if W % 2:
-            out[full] = np.partition(win, h, axis=1)[:, h]
-        else:
-            part = np.partition(win, (h - 1, h), axis=1)
-            out[full] = 0.5 * (part[:, h - 1] + part[:, h])
-    if not full.all():  # the first rows of a run: a partial window
-        out[~full] = bn.move_median(c[:W], W, min_count=1)[j[~full] - 1]
-    return out
-
-
-def _rates(rate: RollingRate, new: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """``rate.get()`` after feeding ``new[:k]`` for each ordinal ``k`` in ``t``."""
-    L0, size = len(rate), rate.size
-    cs = np.zeros(new.size + 1, dtype=np.int32)
-    np.cumsum(new.view(np.uint8), dtype=np.int32, out=cs[1:])
-    end = L0 + t  # the window is sequence[start:end] of "old window + new"
-    start = np.maximum(0, end - size)
-    hits = cs[t] - cs[np.maximum(0, start - L0)]
-    if rate._hits:
-        old = np.zeros(L0 + 1, dtype=np.int32)
-        np.cumsum(np.frombuffer(bytes(rate.values()), dtype=np.uint8), dtype=np.int32, out=old[1:])
-        hits += rate._hits - old[np.minimum(start, L0)]
-    return hits / np.minimum(end, size)

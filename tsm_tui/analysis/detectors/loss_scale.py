@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from tsm_tui.analysis import advice
-from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors.stats import RollingRate
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -105,26 +105,23 @@ class LossScaleDetector(Detector):
         return out
 
     # ------------------------------------------------------------------ frames
-    def update_frame(self, fr) -> list[Alert]:
-        """Columnar path: the same alerts and state as ``update`` row by row.
-
-        Screening: a row where the finite scale differs from the previous finite
-        one, or with ``skipped != 0``, goes through ``update`` (found once per
-        frame: the previous finite scale does not depend on the state). Between
-        them every finite scale equals ``self.scale`` and nothing is skipped, so
-        the scale logic is the same for every row and the skip rate can only
-        fall (only "not skipped" entries go in): ``_bulk`` commits such rows, up
-        to one that could still raise (pinned, collapse, skip rate)."""
+    # Columnar hooks (the driver is Detector.update_frame). The screen flags a row
+    # where the finite scale differs from the previous finite one (self.scale before
+    # the first), or with ``skipped != 0``. Between them every finite scale equals
+    # ``self.scale`` and nothing is skipped, so the scale logic is the same for every
+    # row and the skip rate can only fall (only "not skipped" entries go in): the
+    # bulk commits such rows, up to one that could still raise (pinned, collapse,
+    # skip rate).
+    def prepare(self, fr):
         sc, sk = fr.get("loss_scale"), fr.get("skipped")
-        if sc is None and sk is None:
-            return []
-        n = fr.n
+        return sc, sk, (None if sc is None else np.isfinite(sc))
+
+    def screen(self, fr, cx, a: int, b: int) -> np.ndarray:
+        sc, sk, fin = cx
         events = []
-        fin = None
         if sc is not None:
-            fin = np.isfinite(sc)
-            fidx = None if fin.all() else np.flatnonzero(fin)
-            v = sc if fidx is None else sc[fidx]
+            fidx = None if fin[a:b].all() else np.flatnonzero(fin[a:b])
+            v = sc[a:b] if fidx is None else sc[a:b][fidx]
             if v.size:
                 ch = np.empty(v.size, dtype=bool)
                 ch[0] = self.scale is None or v[0] != self.scale
@@ -132,27 +129,20 @@ class LossScaleDetector(Detector):
                 ch = np.flatnonzero(ch)
                 events.append(ch if fidx is None else fidx[ch])
         if sk is not None:
-            events.append(np.flatnonzero(sk))
-        ev = np.unique(np.concatenate(events)) if len(events) > 1 else events[0] if events else np.empty(0, np.int64)
-        out: list[Alert] = []
-        p, k = 0, 0
-        while p < n:
-            while k < ev.size and ev[k] < p:
-                k += 1
-            q = int(ev[k]) if k < ev.size else n
-            stop = self._bulk(fr, fin, p, q) if q > p else p
-            if stop < n:
-                out += self.update(fr.at(stop))
-                stop += 1
-            p = stop
-        return out
+            events.append(np.flatnonzero(sk[a:b]))
+        if not events:
+            return NONE
+        return a + (np.union1d(*events) if len(events) > 1 else events[0])
 
-    def _bulk(self, fr, fin, p: int, q: int) -> int:
+    def bulk(self, fr, cx, p: int, q: int) -> int:
         """Commit rows p .. q-1 (no scale change, nothing skipped) up to the first
         one that could raise; return where the bulk stopped."""
+        sc_col, skipped, fin = cx
+        if sc_col is None and skipped is None:
+            return q  # no row counts
         s = self.s
         sc = self.scale
-        skips = fr.get("skipped") is not None
+        skips = skipped is not None
         # only "not skipped" entries go in, so the skip rate cannot rise above its current value
         r0 = self._skips.get()
         quiet = r0 < s.scale_skip_warn or ("skips_warn" in self.alerted and
@@ -216,12 +206,22 @@ class LossScaleDetector(Detector):
         if kind in self.alerted:
             return []
         self.alerted.add(kind)
-        self.reasons.append(_SHORT[kind](self, rec))
+        self.reasons.append(self._short(kind, rec.step))
         actions = [advice.bf16(),
                    "If fp16 must stay: raise initial_scale_power to 32 (HF DeepSpeed docs) and lower the LR.",
                    advice.rollback(self.state, rec.step, "the loss-scale collapse")]
         return [Alert(self.id, sev, rec.step, msg, value=self.scale, baseline=self.max_scale or None,
                       actions=actions, key=f"loss_scale_{kind}")]
+
+    def _short(self, kind: str, step: int) -> str:
+        """The reason as the check's summary lists it."""
+        if kind == "pinned":
+            return f"scale pinned at its minimum from step {step}"
+        if kind == "collapse":
+            return f"scale collapsed {self.max_scale / max(self.scale or 1e-30, 1e-30):.0f}x at step {step}"
+        rate = self._skips.get()
+        return f"{rate:.0%} of steps skipped (step {step})" if kind == "skips_fail" else \
+            f"{rate:.1%} of steps skipped (step {step})"
 
     def on_resume(self, step: int) -> None:
         self.scale = None
@@ -240,10 +240,3 @@ class LossScaleDetector(Detector):
         return self._result(Status.PASS, f"scale {fmt(self.scale)} (max {fmt(self.max_scale)}){extra}, "
                                          f"{self.skipped_total} skipped step(s)")
 
-
-_SHORT = {
-    "pinned": lambda d, r: f"scale pinned at its minimum from step {r.step}",
-    "collapse": lambda d, r: f"scale collapsed {d.max_scale / max(d.scale or 1e-30, 1e-30):.0f}x at step {r.step}",
-    "skips_fail": lambda d, r: f"{d._skips.get():.0%} of steps skipped (step {r.step})",
-    "skips_warn": lambda d, r: f"{d._skips.get():.1%} of steps skipped (step {r.step})",
-}

@@ -22,7 +22,7 @@ import bottleneck as bn
 import numpy as np
 
 from tsm_tui.analysis import advice
-from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors.stats import Delay, RollingMedian, RollingMoments, mean_std
@@ -194,41 +194,48 @@ class LossSpikeDetector(Detector):
         return out
 
     # ------------------------------------------------------------------ frames
-    def update_frame(self, fr) -> list[Alert]:
-        """Columnar path: stretches with no spike candidate and no divergence are
-        taken in bulk; a real spike and its incident go record by record."""
+    # Columnar hooks (the driver is Detector.update_frame): stretches with no spike
+    # candidate and no divergence are taken in bulk (``_bulk`` stops at the first row
+    # that could raise something); a real spike and its incident go record by record
+    # (the screen flags every row while an incident is open). Non-finite losses never
+    # touch this check.
+    def prepare(self, fr):
         loss = fr.get("loss")
         if loss is None:
-            return []
-        idx = np.flatnonzero(np.isfinite(loss))  # non-finite losses never touch this check
-        xs = loss[idx]
-        out: list[Alert] = []
-        p, n = 0, idx.size
-        while p < n:
-            if self._incident is not None:  # an open spike: record by record until it resolves
-                out += self.update(fr.at(int(idx[p])))
-                p += 1
-                continue
-            stop = self._bulk(fr, idx, xs, p)
-            if stop < n:
-                out += self.update(fr.at(int(idx[stop])))
-                stop += 1
-            p = stop
-        return out
+            return None
+        with np.errstate(invalid="ignore", over="ignore"):
+            total = loss.sum()
+        if math.isfinite(total):  # every loss finite (a NaN or an Inf makes the sum one; so may a huge sum)
+            return None
+        ok = np.isfinite(loss)
+        return None if ok.all() else np.flatnonzero(ok)  # frame index of each finite loss
 
-    def _bulk(self, fr, idx, xs, p: int) -> int:
-        """Take rows p.. of the finite losses in bulk up to the first row whose
-        record could raise something (a spike or divergence); commit the state
-        for the rows before it and return its position (len when none)."""
+    def screen(self, fr, rows, a: int, b: int) -> np.ndarray:
+        if self._incident is not None:  # an open spike: record by record until it resolves
+            return np.arange(a, b)
+        return NONE
+
+    def bulk(self, fr, rows, a: int, q: int) -> int | None:
+        loss = fr.get("loss")
+        if loss is None:
+            return None
+        idx = np.arange(a, q) if rows is None else rows[slice(*np.searchsorted(rows, (a, q)))]
+        if not idx.size:
+            return None
+        stop = self._bulk(fr, idx, loss[idx] if rows is not None else loss[a:q])
+        return None if stop == idx.size else int(idx[stop])
+
+    def _bulk(self, fr, idx, xs) -> int:
+        """Take finite losses ``xs`` (frame rows ``idx``) in bulk up to the first whose
+        record could raise something (a spike or divergence); commit the state for
+        the rows before it and return its position (len when none)."""
         s = self.s
-        fed = xs[p:]
+        fed = xs
         m = fed.size
-        nd = self._delay.n
-        dq = np.fromiter(self._delay.values(), float, len(self._delay))
+        nd, held = self._delay.n, len(self._delay)
         # the delay passes values on unchanged while nothing spikes
-        dseq = np.concatenate((dq, fed))
-        nout = np.maximum(0, dq.size + np.arange(m) - nd)  # values out of the delay before row j
-        outs = dseq[: max(0, dseq.size - nd)] if nd else fed
+        outs = self._delay.outputs(fed)
+        nout = np.maximum(0, held + np.arange(m) - nd)  # values out of the delay before row j
         base = np.fromiter(self._med.values(), float, len(self._med))
         bseq = np.concatenate((base, outs))
         t = base.size + nout - 1  # index in bseq of the newest baseline value row j sees
@@ -268,7 +275,7 @@ class LossSpikeDetector(Detector):
                 stop = j
                 break
         # divergence: the exact rolling median of the undelayed window
-        div_stop, best = self._divergence_scan(fr, idx, xs, p, stop)
+        div_stop, best = self._divergence_scan(fr, idx, xs, stop)
         stop = min(stop, div_stop)
         pg = self._paged
         if pg is not None:  # the row at which the paged incident recovers goes through update()
@@ -282,31 +289,30 @@ class LossSpikeDetector(Detector):
             hit = np.flatnonzero(run >= RECOVERY_RECORDS)
             if hit.size:
                 stop = min(stop, int(hit[0]))
-        # commit rows p .. p+stop-1 as if fed one by one
+        # commit rows 0 .. stop-1 as if fed one by one
         if stop:
             if pg is not None:
                 top = int(np.argmax(fed[:stop]))
                 if fed[top] > pg.peak:
-                    pg.peak, pg.peak_step = float(fed[top]), int(fr.step[idx[p + top]])
+                    pg.peak, pg.peak_step = float(fed[top]), int(fr.step[idx[top]])
                 self._paged_ok = int(run[stop - 1])
             lr = fr.get("lr")
             if lr is not None:
-                a, b = int(idx[p]), int(idx[p + stop - 1]) + 1
-                self._sched.update_many(lr[a:b] if b - a == stop else lr[idx[p: p + stop]])
+                a, b = int(idx[0]), int(idx[stop - 1]) + 1
+                self._sched.update_many(lr[a:b] if b - a == stop else lr[idx[:stop]])
             self.n += stop
-            self._last = fr.record(int(idx[p + stop - 1]))
-            k_out = max(0, dq.size + stop - nd)  # values out of the delay after these rows
-            self._delay.replace(dseq[k_out: dq.size + stop].tolist())
-            # (only the values that can still be in a window need to go in)
-            self._med.extend(outs[max(0, k_out - self._med.size): k_out].tolist())
+            self._last = fr.record(int(idx[stop - 1]))
+            k_out = max(0, held + stop - nd)  # values out of the delay after these rows
+            self._delay.extend(fed[:stop])
+            self._med.extend(outs[:k_out])
             pos = outs[:k_out]
             self._logm.extend([math.log(v) for v in pos[pos > 0][-self._logm.size:].tolist()])
-            self._recent.extend(fed[max(0, stop - self._recent.size): stop].tolist())
+            self._recent.extend(fed[:stop])
             self._loc.extend(fed[max(0, stop - LOCAL): stop].tolist())
-            self._ctx.extend(_ctx_rows(fr, idx[p + max(0, stop - CTX): p + stop]))
+            self._ctx.extend(_ctx_rows(fr, idx[max(0, stop - CTX): stop]))
             if best is not None:
                 self._best_med, self._best_step = best
-        return p + stop
+        return stop
 
     def _test_window(self, x: float, med: float, bseq, t: int, recent=None) -> bool:
         """The spike test of ``_test`` for a candidate row, with the log-moments
@@ -318,9 +324,7 @@ class LossSpikeDetector(Detector):
         ratio = x / med
         n_old = len(self._med)
         new = bseq[n_old: t + 1]
-        new = [math.log(v) for v in new[new > 0][-self._logm.size:].tolist()]
-        logs = (list(self._logm.values()) + new)[-self._logm.size:]
-        mean, std = mean_std(logs)
+        mean, std = self._logm.mean_std_after([math.log(v) for v in new[new > 0][-self._logm.size:].tolist()])
         z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
         if recent is not None:
             sd = _detrended_sd(recent)
@@ -328,22 +332,17 @@ class LossSpikeDetector(Detector):
                 z = max(z, math.log(ratio) / sd if sd > 1e-12 else math.inf)
         return (ratio >= s.spike_factor and z >= s.spike_min_z) or (z >= s.sigma and ratio >= SIGMA_MIN_RATIO)
 
-    def _divergence_scan(self, fr, idx, xs, p: int, stop: int):
-        """First row (relative to p, before ``stop``) where ``_divergence`` would
+    def _divergence_scan(self, fr, idx, xs, stop: int):
+        """First row (before ``stop``) where ``_divergence`` would
         fire, and the best rolling median (value, step) after the rows before it."""
         if self._diverged_at is not None or self._paged is not None or stop == 0:
             return stop, None
         s = self.s
-        W = self._recent.size
-        old = np.fromiter(self._recent.values(), float, len(self._recent))
-        seq = np.concatenate((old, xs[p: p + stop]))
-        if seq.size < W:
+        # the rows from v0 on see a full window: its exact median after each
+        v0 = max(0, self._recent.size - len(self._recent) - 1)
+        if v0 >= stop:
             return stop, None
-        cur = bn.move_median(seq, W, min_count=W)[old.size:]
-        valid = np.flatnonzero(~np.isnan(cur))
-        if not valid.size:
-            return stop, None
-        c = cur[valid]
+        c = self._recent.medians_after(xs[:stop])[v0:]
         b0 = self._best_med
         prev = np.empty(c.size)
         prev[0] = np.inf if b0 is None else b0
@@ -355,12 +354,12 @@ class LossSpikeDetector(Detector):
         fire = ~upd & (prev > 0) & (c > prev * s.divergence_factor) & (c - prev >= s.spike_min_delta)
         hits = np.flatnonzero(fire)
         end = int(hits[0]) if hits.size else c.size  # rows of c taken in bulk
-        stop_at = int(valid[end]) if hits.size else stop
+        stop_at = v0 + end if hits.size else stop
         best = None
         u = np.flatnonzero(upd[:end])
         if u.size:
             j = int(u[-1])
-            best = (float(c[j]), int(fr.step[idx[p + int(valid[j])]]))
+            best = (float(c[j]), int(fr.step[idx[v0 + j]]))
         return stop_at, best
 
     def _test(self, x: float, med: float, recent=None, window: bool = True) -> tuple[bool, float, float]:

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from tsm_tui.analysis import advice
-from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors.references import lr_reference
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -117,25 +117,30 @@ class LRScheduleDetector(Detector):
         out += self._check_zero(rec, lr)
         return out
 
-    # -- columnar path -------------------------------------------------------------
+    # -- columnar hooks (the driver is Detector.update_frame) -------------------------
     # The screen flags the rows where update() could do more than count the row,
     # track the maximum / the running minimum and the previous LR: the first LR,
     # during the ramp any LR that does not rise (a hold or a fall ends the ramp) or
     # is <= 0; after it a negative LR, an LR of 0 that could raise "LR stuck at 0",
     # a jump; any new maximum past the peak-vs-size line; the record that would
-    # raise "no warm-up". NaN / Inf LRs are not rows for this check.
-    def update_frame(self, fr) -> list[Alert]:
+    # raise "no warm-up". NaN / Inf LRs are not rows for this check. Frames without
+    # an LR only count towards the config's verdict (NO_WARMUP_RECORDS of them).
+    def screen(self, fr, cx, a: int, b: int) -> np.ndarray:
         lr = fr.get("lr")
         if lr is None:
             if self.n or self.config_alerted:
-                return []
-            k = NO_WARMUP_RECORDS - self._unlogged - 1  # the row whose record says the config's verdict
-            if k >= fr.n:
-                self._unlogged += fr.n
-                return []
-            self._unlogged += k
-            return self.update(fr.at(k))  # (it says the verdict: the rows after it are not counted)
-        return self.scan_frame(fr, lambda a, b: self._screen(fr, lr, a, b), lambda a, b: self._bulk(fr, lr, a, b))
+                return NONE
+            k = a + NO_WARMUP_RECORDS - self._unlogged - 1  # the row whose record says the config's verdict
+            return np.array([k]) if k < b else NONE
+        return self._screen(fr, lr, a, b)
+
+    def bulk(self, fr, cx, a: int, b: int) -> None:
+        lr = fr.get("lr")
+        if lr is None:
+            if not (self.n or self.config_alerted):
+                self._unlogged += b - a
+            return
+        self._bulk(fr, lr, a, b)
 
     @staticmethod
     def _rows(fr, lr, a, b):

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from tsm_tui.analysis import advice
-from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -85,32 +85,29 @@ class NonFiniteDetector(Detector):
             )
         ]
 
-    # -- columnar path -------------------------------------------------------------
-    # Only the first bad record raises an alert (through update()); other rows
-    # are counted: bad ones (non-finite loss or grad norm, nan_iters > 0) and the
-    # last good loss. Frames carry no loss_missing rows.
-    def update_frame(self, fr) -> list[Alert]:
+    # -- columnar hooks (the driver is Detector.update_frame) -------------------------
+    # Only the first bad record raises an alert (through update()); other rows are
+    # counted: bad ones (non-finite loss or grad norm, nan_iters > 0) and the last
+    # good loss. Frames carry no loss_missing rows.
+    def prepare(self, fr):
         loss, gn, nan_iters = fr.get("loss"), fr.get("grad_norm"), fr.get("nan_iters")
         if loss is None and gn is None and nan_iters is None:
-            return []
+            return None  # no row counts
         bad = np.zeros(fr.n, dtype=bool)
         for col in (loss, gn):
             if col is not None:
                 bad |= ~np.isfinite(col)
         if nan_iters is not None:
             bad |= nan_iters != 0
-        out: list[Alert] = []
-        a = 0
-        if self.first is None and bad.any():
-            q = int(np.argmax(bad))
-            self._bulk(fr, bad, 0, q)
-            out = self.update(fr.at(q))
-            a = q + 1
-        self._bulk(fr, bad, a, fr.n)
-        return out
+        return bad
 
-    def _bulk(self, fr, bad, a: int, b: int) -> None:
-        if a >= b:
+    def screen(self, fr, bad, a: int, b: int) -> np.ndarray:
+        if bad is None or self.first is not None:
+            return NONE
+        return a + np.flatnonzero(bad[a:b])[:1]  # the first bad row says the alert
+
+    def bulk(self, fr, bad, a: int, b: int) -> None:
+        if bad is None:
             return
         loss = fr.get("loss")
         bad = bad[a:b]

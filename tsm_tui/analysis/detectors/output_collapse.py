@@ -218,13 +218,15 @@ class OutputCollapseDetector(Detector):
         return out or []
 
     # ------------------------------------------------------------------ frames
-    # Frames carry no samples. The screen flags the rows where a watched ``extra``
-    # series could do more than count the value and keep the last three: a unit's
-    # first value, a non-finite logit, the early values that set the entropy
-    # reference, a level past a limit not yet reported. The memorisation EMA runs
-    # in bulk (exactly: a closed form while it is at rest, row by row otherwise)
-    # up to the record that raises the alert.
-    def update_frame(self, fr) -> list[Alert]:
+    # Columnar hooks (the driver is Detector.update_frame). Frames carry no samples.
+    # The screen flags the rows where a watched ``extra`` series could do more than
+    # count the value and keep the last three: a unit's first value, a non-finite
+    # logit, the early values that set the entropy reference, a level past a limit
+    # not yet reported. The memorisation EMA runs in bulk (exactly: a closed form
+    # while it is at rest, row by row otherwise) up to the record that raises the
+    # alert.
+    def prepare(self, fr):
+        """The watched ``extra`` series of this frame: (key, kind)."""
         watched = []
         if fr.extra:
             keys = self._keys
@@ -234,10 +236,9 @@ class OutputCollapseDetector(Detector):
                     kind = keys[k] = unit_kind(k) if len(keys) < 4096 else None
                 if kind is not None:
                     watched.append((k, kind))
-        return self.scan_frame(fr, lambda a, b: self._screen(fr, watched, a, b),
-                               lambda a, b: self._bulk(fr, watched, a, b))
+        return watched
 
-    def _screen(self, fr, watched, a: int, b: int) -> np.ndarray:
+    def screen(self, fr, watched, a: int, b: int) -> np.ndarray:
         flag = np.zeros(b - a, dtype=bool)
         for k, kind in watched:
             u = self.units.get(k)
@@ -272,7 +273,7 @@ class OutputCollapseDetector(Detector):
             flag[np.flatnonzero(good)[hit[hit >= 0]]] = True
         return a + np.flatnonzero(flag)
 
-    def _bulk(self, fr, watched, a: int, b: int) -> int:
+    def bulk(self, fr, watched, a: int, b: int) -> int:
         stop = self._memo_bulk(fr, a, b)
         val = fr.get("val_loss")
         if val is not None and stop > a:

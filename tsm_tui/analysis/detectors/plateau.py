@@ -35,7 +35,7 @@ from bisect import bisect_left, bisect_right
 import numpy as np
 
 from tsm_tui.analysis import advice
-from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.analysis.detectors.lr_schedule import JUMP_FACTOR
 from tsm_tui.core.numbers import fmt
@@ -324,56 +324,64 @@ class PlateauDetector(Detector):
                 return m + max(SPIKE_SD * math.sqrt(max(0.0, ss / n - m * m)), SPIKE_REL * abs(m))
         return None
 
-    # -- columnar path -------------------------------------------------------------
+    # -- columnar hooks (the driver is Detector.update_frame) -------------------------
     # Only the record that completes a block does more than add to the open block
     # (merge, evaluate with the RunState it saw), and the one that makes the loss a
-    # constant (CONST_RECORDS): they go through update(); the rows before them are
-    # added in bulk, in the same order (cumsum adds one value at a time, as
-    # ``b.s += x`` does; np.sum would add pairwise).
-    def update_frame(self, fr) -> list[Alert]:
+    # constant (CONST_RECORDS): the screen flags them; the bulk adds the rows before
+    # them to the open block, in the same order (cumsum adds one value at a time, as
+    # ``b.s += x`` does; np.sum would add pairwise). Non-finite losses are not rows
+    # for this check.
+    def prepare(self, fr):
         loss = fr.get("loss")
         if loss is None:
-            return []
-        gn, lr = fr.get("grad_norm"), fr.get("lr")
-        ok = np.isfinite(loss)
-        rows = None if ok.all() else np.flatnonzero(ok)
-        if rows is not None:
-            loss, steps = loss[rows], fr.step[rows]
-            gn, lr = (gn[rows] if gn is not None else None), (lr[rows] if lr is not None else None)
-        else:
-            steps = fr.step
+            return None
+        rows = None  # frame index of each finite loss (None: every row)
+        with np.errstate(invalid="ignore", over="ignore"):
+            total = loss.sum()
+        if not math.isfinite(total):  # (a NaN or an Inf makes the sum one; so may a huge sum)
+            ok = np.isfinite(loss)
+            rows = None if ok.all() else np.flatnonzero(ok)
         first = self.state.first_step if self.state.first_step is not None else int(fr.step[0])
-        out: list[Alert] = []
-        k, m = 0, loss.size
-        while k < m:
-            c = k + self.block_size - (self._cur.n if self._cur is not None else 0) - 1  # completes the block
-            if c > k:
-                e = min(c, m)
-                x = loss[k:e]
-                ch = np.flatnonzero(x[1:] != x[:-1])
-                r = self._const_row(x, steps[k:e], ch, first) if self.const is None else None
-                if r is not None:  # the constant's alert comes from this row: update() says it
-                    if r:
-                        self._add(x[:r], steps[k:k + r], gn[k:k + r] if gn is not None else None,
-                                  ch[ch < r - 1], lr[k:k + r] if lr is not None else None)
-                    out += self.update(fr.at(k + r if rows is None else int(rows[k + r])))
-                    k += r + 1
-                    continue
-                self._add(x, steps[k:e], gn[k:e] if gn is not None else None, ch,
-                          lr[k:e] if lr is not None else None)
-                if c >= m:
-                    break
-            out += self.update(fr.at(c if rows is None else int(rows[c])))
-            k = c + 1
-        return out
+        return rows, first
 
-    def _const_row(self, x, steps, ch, first: int) -> int | None:
+    def screen(self, fr, cx, a: int, b: int) -> np.ndarray:
+        if cx is None:
+            return NONE
+        rows, first = cx
+        k, e = (a, b) if rows is None else np.searchsorted(rows, (a, b))  # finite losses [k, e)
+        if k >= e:
+            return NONE
+        c = k + self.block_size - (self._cur.n if self._cur is not None else 0) - 1  # completes the block
+        flag = [c] if c < e else []
+        if self.const is None and c > k:
+            x = fr.cols["loss"][k:min(c, e)] if rows is None else fr.cols["loss"][rows[k:min(c, e)]]
+            st = fr.step[k:k + x.size] if rows is None else fr.step[rows[k:k + x.size]]
+            r = self._const_row(x, st, first)
+            if r is not None:  # the constant's alert comes from this row: update() says it
+                flag = [k + r]
+        if not flag:
+            return NONE
+        return np.array(flag) if rows is None else rows[flag]
+
+    def bulk(self, fr, cx, a: int, b: int) -> None:
+        if cx is None:
+            return
+        rows = cx[0]
+        sel = slice(a, b) if rows is None else rows[slice(*np.searchsorted(rows, (a, b)))]
+        x = fr.cols["loss"][sel]
+        if not x.size:
+            return
+        gn, lr = fr.get("grad_norm"), fr.get("lr")
+        self._add(x, fr.step[sel], None if gn is None else gn[sel], None if lr is None else lr[sel])
+
+    def _const_row(self, x, steps, first: int) -> int | None:
         """Position of the first of rows ``x`` at which ``_constant`` would raise its
         alert (the same value CONST_RECORDS times in a row, over CONST_FRAC of the
-        run), or None. ``ch``: positions i where x[i + 1] != x[i]."""
+        run), or None."""
         carry = self._same_n if x[0] == self._same_val else 0
-        if ch.size >= x.size - 1 and carry + 1 < CONST_RECORDS:  # every row differs from the one before
+        if carry + 1 < CONST_RECORDS and not (x[1:] == x[:-1]).any():  # every row differs from the one before
             return None
+        ch = np.flatnonzero(x[1:] != x[:-1])  # a new run of equal values begins after these
         starts = ch + 1  # where a new run of equal values begins
         longest = max(carry + (int(starts[0]) if starts.size else x.size),
                       int(np.diff(starts).max()) if starts.size > 1 else 0,
@@ -391,7 +399,7 @@ class PlateauDetector(Detector):
         hit = np.flatnonzero((n >= CONST_RECORDS) & (span > 0) & ~(steps - src < CONST_FRAC * span))
         return int(hit[0]) if hit.size else None
 
-    def _add(self, x, steps, gn, ch=None, lr=None) -> None:
+    def _add(self, x, steps, gn, lr=None) -> None:
         if self._t0 is None:
             self._t0 = int(steps[0])
         if lr is not None:
@@ -404,13 +412,16 @@ class PlateauDetector(Detector):
             k = min(x.size, FIRST_RECORDS - self._first_n)
             self._first_s = _seq_sum(self._first_s, x[:k])
             self._first_n += k
-        if ch is None:
-            ch = np.flatnonzero(x[1:] != x[:-1])
-        if not ch.size and x[0] == self._same_val:
-            self._same_n += x.size
+        m, last = x.size, x[-1]
+        if m > 1 and x[-2] != last:  # (the usual case: the last value starts its own run)
+            k = m - 1
+        else:  # where the last run of equal values begins
+            diff = x[::-1] != last
+            k = m - int(diff.argmax()) if diff.any() else 0
+        if not k and x[0] == self._same_val:
+            self._same_n += m
         else:
-            k = int(ch[-1]) + 1 if ch.size else 0
-            self._same_val, self._same_from, self._same_n = float(x[k]), int(steps[k]), x.size - k
+            self._same_val, self._same_from, self._same_n = float(x[k]), int(steps[k]), m - k
         if self._cap is not None:
             hit = np.flatnonzero(x > self._cap)
             if hit.size:

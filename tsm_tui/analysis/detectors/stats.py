@@ -1,6 +1,10 @@
 """Small incremental statistics (river-style ``update`` / ``get``), O(1) or O(log W).
 
-All windows are bounded, so detector memory never grows with the run.
+All windows are bounded, so detector memory never grows with the run. Each also
+owns its bulk operations for the columnar path (``extend``: many updates at once;
+``medians_after`` / ``rates`` / ``outputs`` / ``mean_std_after``: what ``get``
+would say after feeding an array, without feeding it): detectors never reach
+into a window's fields.
 """
 
 from __future__ import annotations
@@ -9,6 +13,9 @@ import math
 from bisect import bisect_left, insort
 from collections import deque
 from itertools import islice
+
+import bottleneck as bn
+import numpy as np
 
 
 class RollingMedian:
@@ -32,13 +39,15 @@ class RollingMedian:
             old = self._fifo.popleft()
             del self._sorted[bisect_left(self._sorted, old)]
 
-    def extend(self, values: list[float]) -> None:
-        """``update(x)`` for each of ``values`` (oldest first), as one rebuild.
+    def extend(self, values) -> None:
+        """``update(x)`` for each of ``values`` (a list or an array, oldest first), as one rebuild.
 
         Exactly the same state: ``insort`` puts a value after its equals and the
         removal takes the first equal, so equal values (0.0 / -0.0) stay in
         arrival order in ``_sorted``, which is what a stable ``sorted`` of the
         window in arrival order gives."""
+        if isinstance(values, np.ndarray):
+            values = values[-self.size:].tolist()
         if not values:
             return
         keep = self.size - len(values)
@@ -52,6 +61,34 @@ class RollingMedian:
 
     def __len__(self) -> int:
         return len(self._fifo)
+
+    def medians_after(self, new: np.ndarray, j: np.ndarray | None = None) -> np.ndarray:
+        """``get()`` after feeding ``new[:k]``, for each ``k`` in ``j`` (ascending, 0 ..
+        len(new), with at least one value in the window; default 1 .. len(new)), without
+        feeding anything: the exact medians, as ``get`` computes them."""
+        L0, W = len(self._fifo), self.size
+        c = np.concatenate((np.fromiter(self._fifo, float, L0), new))
+        if j is None and new.size * W > 2 * c.size:  # every prefix: one moving median
+            return bn.move_median(c, min(W, c.size), min_count=1)[L0:]
+        end = L0 + (np.arange(1, new.size + 1) if j is None else np.asarray(j))  # windows c[end - W: end]
+        if not end.size:
+            return np.empty(0)
+        if end.size * W > 2 * c.size:  # many: one moving median over the stretch
+            top = int(end[-1])
+            return bn.move_median(c[:top], min(W, top), min_count=1)[end - 1]
+        out = np.empty(end.size)
+        full = end >= W
+        if full.any():
+            win = c[(end[full] - W)[:, None] + np.arange(W)]
+            h = W // 2
+            if W % 2:
+                out[full] = np.partition(win, h, axis=1)[:, h]
+            else:
+                part = np.partition(win, (h - 1, h), axis=1)
+                out[full] = 0.5 * (part[:, h - 1] + part[:, h])
+        if not full.all():  # a window not full yet
+            out[~full] = bn.move_median(c[:W], min(W, c.size), min_count=1)[end[~full] - 1]
+        return out
 
     def sorted_values(self) -> list[float]:
         """The window in ascending order (read-only)."""
@@ -109,7 +146,7 @@ class RollingMoments:
 
     def extend(self, values) -> None:
         """``update(x)`` for each of ``values``, oldest first."""
-        self._fifo.extend(values)
+        self._fifo.extend(values[-self.size:].tolist() if isinstance(values, np.ndarray) else values)
 
     def values(self):
         """The window, oldest first (read-only: change it through update / extend)."""
@@ -117,6 +154,10 @@ class RollingMoments:
 
     def __len__(self) -> int:
         return len(self._fifo)
+
+    def mean_std_after(self, values) -> tuple[float, float]:
+        """``mean_std`` of the window after feeding ``values`` (oldest first), without feeding them."""
+        return mean_std((list(self._fifo) + list(values))[-self.size:])
 
     @property
     def mean(self) -> float:
@@ -154,10 +195,24 @@ class Delay:
     def __len__(self) -> int:
         return len(self._q)
 
-    def replace(self, values) -> None:
-        """Hold these values back instead (a bulk commit of a frame)."""
-        self._q.clear()
-        self._q.extend(values)
+    def extend(self, values) -> None:
+        """``push(x)`` for each of ``values``, oldest first (what falls out is dropped)."""
+        if self.n == 0:
+            return
+        vals = values[-self.n:]
+        vals = vals.tolist() if isinstance(vals, np.ndarray) else list(vals)
+        if len(vals) < self.n:
+            vals = list(self._q)[-(self.n - len(vals)):] + vals if self._q else vals
+        self._q = deque(vals)
+
+    def outputs(self, values: np.ndarray) -> np.ndarray:
+        """What ``push`` would return for each of ``values`` (floats, oldest first), the
+        Nones left out, without pushing: the values held back, then ``values``, less
+        the last ``n``."""
+        if self.n == 0:
+            return values
+        seq = np.concatenate((np.fromiter(self._q, float, len(self._q)), values))
+        return seq[:max(0, seq.size - self.n)]
 
     def clear(self) -> None:
         self._q.clear()
@@ -179,8 +234,10 @@ class RollingRate:
         if len(self._fifo) > self.size:
             self._hits -= self._fifo.popleft()
 
-    def extend(self, hits: list[bool]) -> None:
-        """``update(h)`` for each of ``hits`` (oldest first): the same window and count."""
+    def extend(self, hits) -> None:
+        """``update(h)`` for each of ``hits`` (bools, oldest first): the same window and count."""
+        if isinstance(hits, np.ndarray):
+            hits = hits[-self.size:].tolist()
         if len(hits) >= self.size:
             hits = hits[-self.size:]
             self._fifo = deque(hits)
@@ -202,6 +259,21 @@ class RollingRate:
 
     def get(self) -> float:
         return self._hits / len(self._fifo) if self._fifo else 0.0
+
+    def rates(self, new: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """``get()`` after feeding ``new[:k]`` (bools, oldest first), for each ``k`` in ``t``
+        (ascending, >= 1), without feeding anything: the running rates over an array."""
+        L0, size = len(self._fifo), self.size
+        cs = np.zeros(new.size + 1, dtype=np.int32)
+        np.cumsum(new.view(np.uint8), dtype=np.int32, out=cs[1:])
+        end = L0 + t  # the window is sequence[start:end] of "old window + new"
+        start = np.maximum(0, end - size)
+        hits = cs[t] - cs[np.maximum(0, start - L0)]
+        if self._hits:  # the part of the old window still in it
+            old = np.zeros(L0 + 1, dtype=np.int32)
+            np.cumsum(np.frombuffer(bytes(self._fifo), dtype=np.uint8), dtype=np.int32, out=old[1:])
+            hits += self._hits - old[np.minimum(start, L0)]
+        return hits / np.minimum(end, size)
 
     def clear(self) -> None:
         self._fifo.clear()
