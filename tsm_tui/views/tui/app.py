@@ -956,20 +956,29 @@ class TsmApp(App):
             self.query_one(AlertList).focus()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        """An open detail follows the selection (arrows, j/k)."""
-        if self.query_one(AlertDetail).has_class("-open"):
+        """An open detail follows the selection (arrows, j/k). Only the alert list's own
+        events (the command palette has option lists too), and never once the screen
+        is being torn down (a highlight can arrive while the app quits)."""
+        if not isinstance(event.option_list, AlertList):
+            return
+        details = self.query(AlertDetail)
+        if details and details.first().has_class("-open"):
             self._open_alert()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self._open_alert()
+        if isinstance(event.option_list, AlertList):
+            self._open_alert()
 
     @_locked
     def _open_alert(self) -> None:
-        lst = self.query_one(AlertList)
+        try:
+            lst = self.query_one(AlertList)
+            detail = self.query_one(AlertDetail)
+        except NoMatches:  # the screen is being torn down
+            return
         a = lst.selected_alert()
         if a is None:
             return
-        detail = self.query_one(AlertDetail)
         if detail.has_class("-open") and detail.alert is a:
             return
         detail.show(a)
