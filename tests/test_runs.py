@@ -544,3 +544,53 @@ def test_other_ranks_cost_a_tracker_not_nine_detectors(tmp_path):
     an = analyze_runs(str(tmp_path))[0]
     assert len(an.session.monitors) == 1 and an.run.primary.endswith("rank0.jsonl")
     assert an.ranks.status.value == "FAIL" and "rank 9" in an.ranks.summary
+
+
+def test_live_created_runs_keep_their_own_checkpoints(tmp_path):
+    """Runs that appear while watching get the same side files as in the report: the root
+    run's rollback is its own checkpoint, never the run below it (B4d)."""
+    from tsm_tui.analysis.live import LiveLoop
+    from tsm_tui.core.settings import Settings
+    from tsm_tui.sources import registry
+    from tsm_tui.sources.feed import ReplayFeed
+
+    jsonl(tmp_path / "train_log.jsonl", n=300)
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "step_100.pt").write_bytes(b"")
+    jsonl(tmp_path / "b" / "metrics.jsonl", n=300)
+    (tmp_path / "b" / "checkpoints").mkdir()
+    (tmp_path / "b" / "checkpoints" / "step_225.pt").write_bytes(b"")
+    readers = {p: registry.open_reader(p)[0] for p in registry.candidate_files(str(tmp_path))}
+    loop = LiveLoop.many(ReplayFeed(readers), str(tmp_path), Settings())
+    loop.start()
+    try:
+        t0 = time.monotonic()
+        while not loop.finished and time.monotonic() - t0 < 20:
+            loop.step(force_status=True)
+            loop.wait(0.05)
+    finally:
+        loop.stop()
+    assert set(loop.runs) == {".", "b"}
+    assert [c[1] for c in loop.runs["."].session.info.checkpoints] == ["checkpoints/step_100.pt"]
+    assert [c[1] for c in loop.runs["b"].session.info.checkpoints] == ["checkpoints/step_225.pt"]
+
+
+def test_follow_says_rank_departures_with_the_run(tmp_path):
+    """--follow on a job directory: NaN on one rank and a straggler, as they happen, with "run"."""
+    job = tmp_path / "job"
+    for r in range(4):
+        nanogpt_log(job / f"rank{r}.log", n=150, seed=r, ms=1300.0 if r == 1 else 1000.0)
+    f = Follow(job, "--json")
+    try:
+        assert f.wait_for(lambda: any('"rank_straggler"' in x or "Straggler" in x for x in f.out)), (f.out, f.err)
+        with open(job / "rank2.log", "a") as fh:
+            fh.write("".join(f"iter {s}: loss nan, time 1000.00ms, mfu 40.00%\n" for s in range(151, 156)))
+        assert f.wait_for(lambda: any("Non-finite loss on rank 2" in x for x in f.out)), (f.out, f.err)
+        objs = f.json()
+        nan = next(o for o in objs if o["event"] == "alert" and o["check"] == "ranks" and o["severity"] == "critical")
+        assert nan["run"] == "job" and nan["step"] == 151
+        assert all("run" in o for o in objs)
+        ranks = [o for o in objs if o["event"] == "status" and o["check"] == "ranks"]
+        assert ranks and ranks[-1]["status"] == "FAIL"
+    finally:
+        assert f.stop() == 0

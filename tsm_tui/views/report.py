@@ -7,6 +7,7 @@ import os
 
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.engine import Analysis, RunFailure
+from tsm_tui.analysis.live import SPIKE_NEAR  # (the same slack as the live loop's)
 from tsm_tui.core.output import dumps, tag, use_colour  # noqa: F401  (re-exported for callers)
 from tsm_tui.core.record import Status
 from tsm_tui.core.sanitize import clean
@@ -117,7 +118,6 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
 
 
 # --------------------------------------------------------------------------- many runs
-SPIKE_NEAR = 1  # steps apart that still count as "the same step" in two runs of a sweep (ours)
 CORE = ("loss_spike", "grad_norm", "lr_schedule", "batch_size", "plateau")
 _SHORT = {"loss_spike": "spike", "grad_norm": "grad", "lr_schedule": "lr", "batch_size": "batch", "plateau": "plat."}
 
