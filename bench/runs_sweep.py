@@ -2,9 +2,13 @@
 1M records in all, against one 1M-record JSONL file (issue: at most 1.5x).
 
     python bench/runs_sweep.py [--runs 50] [--records 1000000] [--rounds 3]
+    python bench/runs_sweep.py --idle [--seconds 30]   # the TUI idle: runs screen vs one run's dashboard
 
 Wall time and peak RSS of the whole command (fresh interpreter each round,
 median of the rounds), run in a subprocess so the numbers are what a user sees.
+``--idle``: CPU (% of one core) of ``tsm-watch PATH`` at 80x24 in tmux, nothing
+being written, on the runs screen of a 50-run sweep and on one run's dashboard
+(the issue: the runs screen idles no higher than one run's dashboard).
 """
 
 from __future__ import annotations
@@ -50,12 +54,41 @@ def timed(path: str) -> tuple[float, float]:
     return float(secs), float(rss) / 1024
 
 
+def idle(a) -> None:
+    import shutil
+
+    import tui_cost
+
+    if not shutil.which("tmux"):
+        raise SystemExit("tmux is needed (a real pty)")
+    sweep = sweep_dir(a.runs, a.runs * 2000)
+    one = os.path.join(sweep, "run_000")
+    res = {}
+    for name, path in (("one run's dashboard", one), (f"runs screen, {a.runs} runs", sweep)):
+        pane = tui_cost.Pane(name.split()[0].strip("'"), f"{sys.executable} -m tsm_tui {path} --no-bell", (80, 24))
+        try:
+            time.sleep(8.0)  # start-up and the history
+            c0, t0 = tui_cost.cpu_of(pane.pid), time.monotonic()
+            time.sleep(a.seconds)
+            res[name] = (100 * (tui_cost.cpu_of(pane.pid) - c0) / (time.monotonic() - t0), tui_cost.rss_of(pane.pid))
+        finally:
+            pane.close()
+        print(f"{name:>26}: {res[name][0]:.2f}% of a core idle, RSS {res[name][1]:.0f} MiB ({a.seconds:g} s)",
+              flush=True)
+    print(f"load {tui_cost.load()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--records", type=int, default=1_000_000)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--idle", action="store_true")
+    ap.add_argument("--seconds", type=float, default=30.0)
     a = ap.parse_args()
+    if a.idle:
+        idle(a)
+        return
     one = os.path.dirname(gen.write_jsonl(a.records))
     sweep = sweep_dir(a.runs, a.records)
     rows = {}

@@ -258,6 +258,8 @@ class LiveLoop:
         self._config: str | None = None
         self._spikes: OrderedDict[int, set[str]] = OrderedDict()
         self._file_runs: dict[str, RunLive] = {}  # files of known runs (a directory split into runs)
+        #: run -> (step, number of other runs) of its loss spike shared with the most other runs
+        self.shared_spikes: dict[str, tuple[int, int]] = {}
         self.finished = False
         self.error: str | None = None
         #: s between two status recomputations while records keep coming (the TUI,
@@ -463,6 +465,10 @@ class LiveLoop:
                 near |= self._spikes.get(s, set())
             peers = sorted(near - {run.name})
             self._spikes.setdefault(a.step, set()).add(run.name)
+            for r in peers + [run.name] if peers else []:
+                n = len((near | {run.name}) - {r})
+                if n > self.shared_spikes.get(r, (0, 0))[1]:
+                    self.shared_spikes[r] = (a.step, n)
             if len(self._spikes) > MAX_SPIKE_STEPS:
                 self._spikes.popitem(last=False)
             if peers:
