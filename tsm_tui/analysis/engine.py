@@ -258,10 +258,14 @@ class Analysis:
     #: the ranks check (runs with several per-rank logs only) and its alerts
     ranks: CheckResult | None = None
     rank_alerts: list[Alert] = field(default_factory=list)
+    _checks: list[CheckResult] | None = field(default=None, repr=False)
 
     def checks(self) -> list[CheckResult]:
-        out = self.monitor.checks()
-        return out + [self.ranks] if self.ranks is not None else out
+        """The finished run's checks (computed once: the report asks for them per view)."""
+        if self._checks is None:
+            out = self.monitor.checks()
+            self._checks = out + [self.ranks] if self.ranks is not None else out
+        return list(self._checks)
 
     def alerts(self) -> list[Alert]:
         return self.monitor.view_alerts() + self.rank_alerts
