@@ -256,3 +256,29 @@ def test_same_step_spikes_noted_in_the_runs_table(tmp_path):
             assert _cell(screen, "r3", "also") == ""
 
     asyncio.run(body())
+
+
+def test_rank_departures_reach_the_runs_screen(tmp_path):
+    """A job directory among the runs: NaN on one rank only is its worst check (the ranks
+    check runs in the live loop, not only in --report)."""
+    for r in range(4):
+        lines = []
+        for s in range(1, 201):
+            loss = "nan" if (r == 2 and s >= 150) else f"{curve(s)['loss']:.4f}"
+            lines.append(f"iter {s}: loss {loss}, time {1000 + r:.2f}ms, mfu 40.00%\n")
+        (tmp_path / "job").mkdir(exist_ok=True)
+        (tmp_path / "job" / f"rank{r}.log").write_text("".join(lines))
+    jsonl(tmp_path / "other" / "metrics.jsonl", n=200)
+
+    async def body():
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]), mode="finished")
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await until(pilot, lambda: app.loaded and all(r.checks for r in app.run_rows.values()))
+            screen = app.screen
+            assert await until(pilot, lambda: "ranks" in app.run_rows["job"].checks)
+            assert app.run_rows["job"].checks["ranks"].status.value == "FAIL"
+            assert await until(pilot, lambda: _cell(screen, "job", "worst") == "ranks FAIL")
+            assert screen._order[0] == "job"
+            assert app.run_rows["job"].checks["nonfinite"].status.value == "PASS"  # rank 0's series
+
+    asyncio.run(body())

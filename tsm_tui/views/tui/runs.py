@@ -37,8 +37,11 @@ from tsm_tui.views.tui.widgets import safe
 
 STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x the run's usual interval)
 TICK = 1.0  # s between two looks at the clock (ages, "stalled")
-COLUMNS = (("loss_spike", "spike", "s"), ("grad_norm", "grad", "g"), ("lr_schedule", "lr", "l"),
-           ("batch_size", "batch", "b"), ("plateau", "plat", "p"), ("nonfinite", "nan", "n"))
+COLUMNS = (("loss_spike", "spk", "s"), ("grad_norm", "grad", "g"), ("lr_schedule", "lr", "l"),
+           ("batch_size", "bs", "b"), ("plateau", "plat", "p"), ("nonfinite", "nan", "n"))
+#: which of two checks with the same status a row names as its worst: what a person acts on first
+_FIRST = ("nonfinite", "ranks", "loss_spike", "loss_scale", "grad_norm", "output_collapse", "lr_schedule",
+          "plateau", "batch_size", "checkpoints")
 SHORT = {"loss_spike": "spike", "grad_norm": "grad", "lr_schedule": "lr", "batch_size": "batch",
          "plateau": "plat", "nonfinite": "nan", "loss_scale": "fp16", "checkpoints": "ckpt",
          "output_collapse": "gen", "ranks": "ranks"}
@@ -107,7 +110,8 @@ class RunRow:
         return idle if idle > max(STALL_MIN, 10 * med) else None
 
     def worst_check(self) -> CheckResult | None:
-        return max(self.checks.values(), key=lambda c: c.status.rank, default=None)
+        return min(self.checks.values(), default=None,
+                   key=lambda c: (-c.status.rank, _FIRST.index(c.id) if c.id in _FIRST else len(_FIRST)))
 
     def worst(self) -> Status:
         c = self.worst_check()
@@ -368,11 +372,10 @@ class RunsScreen(Screen):
     def _status(self, now: float, wall: float, cw: int, width: int) -> None:
         failing = sum(1 for r in self.rows.values() if r.worst() == Status.FAIL)
         stalled = sum(1 for r in self.rows.values() if self._stalled(r, now, wall) is not None)
-        text = (f"{len(self.rows)} runs · {failing} failing · {stalled} stalled · order {SORTS[self.sort_i]}"
-                + (f" · filter {safe(self.filter_text, 20)}" if self.filter_text else ""))
+        text = (f"{len(self.rows)} runs, {failing} failing, {stalled} stalled, by {SORTS[self.sort_i]}"
+                + (f", filter {safe(self.filter_text, 20)}" if self.filter_text else ""))
         if cw == 1:
-            text += " · " + " ".join(letter for _, _, letter in COLUMNS) + ": " \
-                + " ".join(title for _, title, _ in COLUMNS)
+            text += "; sglbpn = spike grad lr batch plat nan"
         room = width - len(text) - 2
         if room > 8:
             text = f"{_elide(safe(self.path, 200), room)}  {text}"
