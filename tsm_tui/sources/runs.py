@@ -491,7 +491,7 @@ def split_series(spec: RunSpec, readers: dict, segments: dict, top: str) -> list
     return out
 
 
-MAX_SIBLINGS = 16  # a file given alone: siblings compared with it (more: a directory of many runs' logs)
+MAX_SIBLINGS = 16  # a file given alone: siblings compared with it (more: a directory of many runs' logs; ours)
 
 
 def file_spec(path: str) -> RunSpec:
