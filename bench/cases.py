@@ -86,6 +86,18 @@ def early_spike(seed: int = 4, n: int = 1500):
     return out, {"spike": [60]}, {"total_steps": n, "warmup_steps": 30}
 
 
+def early_spike_fast(seed: int = 17, n: int = 1500, at: int = 30, mult: float = 2.6, tau: float = 40):
+    """A bad batch at step 30 of a fast descent (before the 35 records the spike baseline
+    window needs) or, with at=100, a 3x one where the window's spread is the descent
+    itself (audit B4; its sweep: 0 of 40 at step 30 were found)."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        loss = (2.0 + 8.0 * math.exp(-s / tau) + 0.3 * (1 - s / n)) * math.exp(rng.gauss(0, 0.015))
+        out.append({"step": s, "loss": loss * (mult if s == at else 1.0), "lr": 3e-4 * min(1.0, s / 20)})
+    return out, {"spike": [at]}, {"total_steps": n, "warmup_steps": 20}
+
+
 def flat_at_chance(seed: int = 5, n: int = 500):
     """Loss falls for 50 steps to chance level (ln 13.5 = 2.60) and stays there."""
     rng = random.Random(seed)
@@ -163,6 +175,108 @@ def fp16_spike(seed: int = 10, n: int = 1500):
     return out, {"spike": [700]}, {"total_steps": n, "warmup_steps": 30, "precision": "fp16"}
 
 
+def damage_settles(seed: int = 13, n: int = 3000, onset: int = 2001, peak: float = 1.8, settle: float = 1.4,
+                   peak_records: int = 5, noise: float = 0.02, log_lr: bool = True):
+    """The LR goes 20x up at ``onset`` for the rest of the run: the loss peaks at 1.8x its
+    level for 5 records and settles at 1.4x. Every record after the onset stays above
+    the spike rule's line against the pre-spike baseline, and that is the damage: it must
+    be said live, not at the end of the log (audit B3)."""
+    rng = random.Random(seed)
+    out = []
+    pre = _base(onset, n=n)
+    for s in range(1, n + 1):
+        lr, lvl = _lr(s, n, 60), _base(s, n=n)
+        if s >= onset:
+            lvl = pre * (peak if s - onset < peak_records else settle)
+            lr *= 20
+        r = {"step": s, "loss": lvl * math.exp(rng.gauss(0, noise)), "grad_norm": 0.4 * math.exp(rng.gauss(0, 0.1))}
+        if log_lr:
+            r["lr"] = lr
+        out.append(r)
+    return out, {"divergence": [onset]}, {"total_steps": n, "warmup_steps": 60}
+
+
+def damage_noisy(seed: int = 14):
+    """As damage_settles, peak 3x for 6 records, settled at 1.5x, 10% noise: the sustained
+    excursion pages at once; the damage and the rolling median that climbs past 1.5x
+    its best afterwards are the same incident (one page; audit B8)."""
+    return damage_settles(seed, n=3000, onset=1501, peak=3.0, settle=1.5, peak_records=6, noise=0.10)
+
+
+def damage_no_lr(seed: int = 15):
+    """A jump to 3x with the grad norm 6x on the same step (a bad batch, by the onset's
+    evidence), then 1.5x for the rest of the run, the LR not logged: a bad batch recovers,
+    so the cause is revised and 'skip the batch' leaves the actions (audit B10)."""
+    rng = random.Random(seed)
+    out = []
+    n, onset = 2000, 1201
+    pre = _base(onset)
+    for s in range(1, n + 1):
+        lvl, gn = _base(s), 0.4 * math.exp(rng.gauss(0, 0.1))
+        if s >= onset:
+            lvl = pre * (1.5 + 1.5 * math.exp(-(s - onset) / 15))
+            gn *= 6 if s == onset else 3
+        out.append({"step": s, "loss": lvl * math.exp(rng.gauss(0, 0.015)), "grad_norm": gn})
+    return out, {"divergence": [onset]}, {"total_steps": n}
+
+
+def blowup(seed: int = 16, n: int = 3000, onset: int = 2000, rate: float = 0.05):
+    """From ``onset`` the loss grows 5% a record to the end (to ~1e21): one incident, one
+    page, however many times the rebuilt baseline would call the climb a new spike (B8)."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        lvl = _base(s, n=n) if s < onset else _base(onset, n=n) * (1 + rate) ** (s - onset + 1)
+        gn = 0.4 * math.exp(rng.gauss(0, 0.1)) * (1 + 0.3 * max(0, s - onset + 1))
+        out.append({"step": s, "loss": lvl * math.exp(rng.gauss(0, 0.02)), "grad_norm": gn, "lr": _lr(s, n, 60)})
+    return out, {"divergence": [onset]}, {"total_steps": n, "warmup_steps": 60}
+
+
+def _noisy_level(shape: str, s: int, n: int) -> float:
+    if shape == "pretrain":  # a power law, still falling ~1.3% per 20% of the run at its end
+        return 2.2 + 4.8 * (1 + s / (0.02 * n)) ** -0.8
+    # a fine-tune: a fast drop, then a long tail that keeps falling ~8% over the run
+    return 1.2 * (1 - 0.08 * s / n) + 1.0 * math.exp(-s / (0.05 * n))
+
+
+def healthy_noisy(seed: int = 11, n: int = 10000, every: int = 10, noise: float = 0.06, shape: str = "pretrain"):
+    """A healthy run that improves to its end, with per-record noise (small batches):
+    no window of it is flat, but one noisy window can look flat (issue 17 audit, B1)."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(every, n + 1, every):
+        out.append({"step": s, "loss": _noisy_level(shape, s, n) * math.exp(rng.gauss(0, noise)),
+                    "grad_norm": 0.5 * (1 + 2 * math.exp(-s / (0.05 * n))) * math.exp(rng.gauss(0, 0.1 + noise)),
+                    "lr": _lr(s, n, max(1, n // 50))})
+    return out, {}, {"total_steps": n, "warmup_steps": max(1, n // 50)}
+
+
+#: the noisy healthy runs of the quality bench: shapes x noise x logging interval
+HEALTHY_NOISY = {f"case_healthy_{shape}_noise{noise}_e{every}": (shape, noise, every, n)
+                 for shape in ("pretrain", "finetune") for noise in (0.03, 0.06, 0.12)
+                 for every, n in ((1, 5000), (10, 20000))}
+
+
+def two_plateaus(seed: int = 12, n: int = 3000):
+    """The loss falls to 3.0, stays there for 800 steps with the LR at its peak, falls
+    again to 2.4 (a phase change) and stays there to the end: two plateaus, each its
+    own alert (a later plateau is not a silent continuation of the first; audit B2)."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        if s < 400:
+            lvl = 3.0 + 3.0 * (1 - s / 400) ** 2
+        elif s < 1200:
+            lvl = 3.0
+        elif s < 1500:
+            lvl = 3.0 - 0.6 * (s - 1200) / 300
+        else:
+            lvl = 2.4
+        out.append({"step": s, "loss": lvl * math.exp(rng.gauss(0, 0.02)),
+                    "grad_norm": 0.5 * math.exp(rng.gauss(0, 0.1)), "lr": 3e-4 * min(1.0, s / 30)})
+    return out, {"plateau": [400, 1500]}, {"total_steps": n, "warmup_steps": 30}
+
+
 CASES = {
     "case_optimizer_spike": optimizer_spike,
     "case_fp16_spike": fp16_spike,
@@ -170,8 +284,18 @@ CASES = {
     "case_lr_bump_damaged": lr_bump_damaged,
     "case_grad_incident": grad_incident,
     "case_early_spike": early_spike,
+    "case_early_spike_30": early_spike_fast,
+    "case_early_spike_100": lambda: early_spike_fast(18, at=100, mult=3.0),
     "case_flat_at_chance": flat_at_chance,
     "case_zero_loss": zero_loss,
     "case_slow_qlora": slow_qlora,
     "case_lr_frozen": lr_frozen,
+    "case_two_plateaus": two_plateaus,
+    "case_damage_settles": damage_settles,
+    "case_damage_noisy": damage_noisy,
+    "case_damage_no_lr": damage_no_lr,
+    "case_blowup": blowup,
+    **{name: (lambda shape=shape, noise=noise, every=every, n=n, seed=21 + i:
+              healthy_noisy(seed, n, every, noise, shape))
+       for i, (name, (shape, noise, every, n)) in enumerate(HEALTHY_NOISY.items())},
 }

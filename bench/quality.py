@@ -12,6 +12,9 @@ generated runs with known injected events (recovering spikes, non-recovering
 jumps, slow divergence, NaN, plateaus) and healthy runs that are hard on purpose
 (small-batch noise, fast early descent, warm-up bump).
 
+``--sweeps``: the plateau sweep (false plateaus on healthy runs that still improve,
+plateaus caught, by noise) and the spike-rule sweep on healthy runs without spikes.
+
 Scoring: an alert matches a label of a compatible class when its step is in the
 label's window (spike [-5, +50] steps, divergence [-10, +600], plateau
 [0, end of run]). Recall per class = labels matched / labels; precision = alerts
@@ -27,6 +30,7 @@ import json
 import math
 import os
 import random
+import re
 import sys
 from collections import deque
 from statistics import median
@@ -133,13 +137,35 @@ def sample_labels() -> list[tuple[str, str, dict]]:
 
 
 # ----------------------------------------------------------------------------- detectors
+_ANALYSED: dict = {}
+
+
+def _analyse(path: str):
+    """(alerts, final check statuses) of ``tsm-watch PATH --report``, once per path."""
+    if path not in _ANALYSED:
+        from tsm_tui.analysis.engine import analyze
+
+        an = analyze(path)
+        _ANALYSED[path] = (list(an.monitor.alerts), {c.id: c.status.value for c in an.monitor.checks()})
+    return _ANALYSED[path]
+
+
 def first_critical(path: str) -> list[int]:
     """Steps of tsm's critical alerts (any check), ascending."""
-    from tsm_tui.analysis.engine import analyze
     from tsm_tui.core.record import Severity
 
-    an = analyze(path)
-    return sorted(a.step for a in an.monitor.alerts if a.severity == Severity.CRITICAL and a.step is not None)
+    alerts, _ = _analyse(path)
+    return sorted(a.step for a in alerts if a.severity == Severity.CRITICAL and a.step is not None)
+
+
+def false_plateau(path: str) -> tuple[bool, bool]:
+    """On a run labelled healthy: (a plateau warning or critical was raised, the plateau
+    check ends WARN / FAIL)."""
+    from tsm_tui.core.record import Severity
+
+    alerts, final = _analyse(path)
+    raised = any(a.check == "plateau" and a.severity != Severity.INFO for a in alerts)
+    return raised, final.get("plateau") in ("WARN", "FAIL")
 
 
 def critical_latency(crit: list[int], labels: dict) -> list[int | None]:
@@ -154,27 +180,25 @@ def critical_latency(crit: list[int], labels: dict) -> list[int | None]:
 
 
 def tsm_alerts(path: str, final_only: bool = False) -> list[tuple[str, int]]:
-    from tsm_tui.analysis.engine import analyze
     from tsm_tui.core.record import Severity
 
-    an = analyze(path)
-    final = {c.id: c.status.value for c in an.monitor.checks()}
+    alerts, final = _analyse(path)
     out = []
-    for a in an.monitor.alerts:
+    for a in alerts:
         if a.step is None:
             continue
         if a.check == "loss_spike" and a.severity == Severity.WARNING:
-            out.append(("spike", a.step))
+            out.append(("spike", a.step, a.step))
         elif (a.check == "loss_spike" and a.severity == Severity.CRITICAL) or a.check == "nonfinite":
-            out.append(("divergence", a.step))
+            out.append(("divergence", a.step, a.step))
         elif a.check == "plateau" and a.severity != Severity.INFO and (not final_only or final["plateau"] != "PASS"):
-            out.append(("plateau", a.step))
+            m = re.search(r"since step (-?\d+)", a.message)  # the episode: a plateau's WARN and FAIL share it
+            out.append(("plateau", a.step, int(m.group(1)) if m else None))
     # one plateau episode raises WARN then FAIL: count it once
     seen, dedup = set(), []
-    for c, s in out:
-        k = (c, s) if c != "plateau" else (c,)
-        if k not in seen:
-            seen.add(k)
+    for c, s, ep in out:
+        if (c, ep) not in seen:
+            seen.add((c, ep))
             dedup.append((c, s))
     return dedup
 
@@ -279,6 +303,7 @@ def run(quick: bool = False, say=print, table=None) -> dict:
 
     skipped = []
     latency: list[tuple[str, int | None]] = []
+    healthy = {"runs": 0, "raised": [], "ended": [], "noisy": 0, "noisy_raised": [], "noisy_ended": []}
     for name, d, lab in corpus:
         try:
             ser = loss_series(d)
@@ -286,6 +311,16 @@ def run(quick: bool = False, say=print, table=None) -> dict:
             skipped.append(f"{name} ({e})")
             continue
         last = ser[-1][0] if ser else 0
+        if not lab:
+            raised, ended = false_plateau(d)
+            noisy = name in cases.HEALTHY_NOISY
+            for k, hit in (("raised", raised), ("ended", ended)):
+                if hit:
+                    healthy[k].append(name)
+                    if noisy:
+                        healthy["noisy_" + k].append(name)
+            healthy["runs"] += 1
+            healthy["noisy"] += noisy
         for lat in critical_latency(first_critical(d), lab):
             latency.append((name, lat))
         got = {"tsm alerts": tsm_alerts(d), "tsm, plateau by final check": tsm_alerts(d, True), "seed rule (2.5x median)": seed_rule(ser), "OLMo 6 sigma / 128": olmo_rule(ser)}
@@ -328,11 +363,110 @@ def run(quick: bool = False, say=print, table=None) -> dict:
         r.append("n/a (no severities)" if not r[0].startswith("tsm") else "as above")
     say("time to the first critical alert per divergence label (steps after the onset): "
         + ", ".join(f"{n} {v if v is not None else 'missed'}" for n, v in latency) + "\n")
+    say(f"false plateaus on the {healthy['runs']} healthy runs: {len(healthy['raised'])} raise a plateau alert, "
+        f"{len(healthy['ended'])} end WARN/FAIL; of them the {healthy['noisy']} noisy ones (cases.HEALTHY_NOISY): "
+        f"{len(healthy['noisy_raised'])} and {len(healthy['noisy_ended'])}"
+        + (f" ({', '.join(healthy['raised'])})" if healthy["raised"] else "") + "\n")
     if table:
         table(["method", "recall: spike", "recall: divergence (incl. NaN)", "recall: plateau", "precision (all alerts)",
                "time to first critical (steps after the divergence onset)"], rows)
         table(["run", "labels (step)", *methods], per_run)
-    return {"totals": tot, "runs": per_run, "skipped": skipped, "critical_latency": lat}
+    return {"totals": tot, "runs": per_run, "skipped": skipped, "critical_latency": lat, "false_plateau": healthy}
+
+
+# ----------------------------------------------------------------------------- sweeps
+def _sweep_lr(s: int, n: int, warm: int, peak: float = 3e-4) -> float:
+    if s <= warm:
+        return peak * s / warm
+    return peak * (0.1 + 0.45 * (1 + math.cos(math.pi * min(1.0, (s - warm) / (n - warm)))))
+
+
+def _sweep_run(kind: str, shape: str, n: int, every: int, noise: float, seed: int) -> list:
+    from tsm_tui.core.record import StepRecord
+
+    rng = random.Random(f"{kind}{shape}{n}{every}{noise}{seed}")
+    warm = max(1, int(0.02 * n))
+    out = []
+    for s in range(every, n + 1, every):
+        lr = _sweep_lr(s, n, warm)
+        if kind == "healthy":  # still improving to the end
+            lvl = {"pow": 2.2 + 4.8 * (1 + s / (0.02 * n)) ** -0.8,
+                   "ft": 1.2 * (1 - 0.08 * s / n) + math.exp(-s / (0.05 * n)),
+                   "pow2": 2.0 + 6.0 * (1 + s / (0.01 * n)) ** -0.5,
+                   "lin": 3.0 * (1 - 0.15 * s / n)}[shape]
+        else:  # plateaus, the LR at its peak (or frozen at 0) through them
+            lvl = {"chance": 2.6 + 1.5 * max(0.0, 1 - s / (0.1 * n)),
+                   "qlora": 1.42 - 0.06 * s / n,
+                   "after": 2.0 + 6.0 * math.exp(-min(s, 0.4 * n) / (0.1 * n)),
+                   "frozen": 1.65 + 6.0 * math.exp(-min(s, 0.47 * n) / (0.15 * n))}[shape]
+            lr = (0.0 if s >= 0.47 * n else lr) if shape == "frozen" else (3e-4 if s > warm else lr)
+        out.append(StepRecord(s, loss=lvl * math.exp(rng.gauss(0, noise)), grad_norm=0.4, lr=lr))
+    return out
+
+
+def plateau_sweep(seeds: int = 5, say=print) -> dict:
+    """False plateaus on healthy runs that still improve and plateaus caught, by noise:
+    4 healthy and 4 plateau shapes x noise 1-12% x 300-50k steps logged every 1/10/50 x seeds,
+    through the plateau check alone (a Monitor with PlateauDetector)."""
+    from tsm_tui.analysis.detectors.plateau import PlateauDetector
+    from tsm_tui.analysis.monitor import Monitor
+    from tsm_tui.core.settings import RunInfo, Settings
+
+    sizes = ((300, 1), (2000, 1), (5000, 1), (10000, 10), (20000, 10), (50000, 50))
+    res: dict = {}
+    for kind, shapes in (("healthy", ("pow", "ft", "pow2", "lin")), ("plateau", ("chance", "qlora", "after", "frozen"))):
+        for shape in shapes:
+            for noise in (0.01, 0.03, 0.06, 0.12):
+                for n, every in sizes:
+                    for sd in range(seeds):
+                        mon = Monitor(Settings(), RunInfo(total_steps=n), detectors=[PlateauDetector])
+                        alerts = []
+                        for r in _sweep_run(kind, shape, n, every, noise, sd):
+                            alerts += mon.feed(r)
+                        alerts += mon.finalize()
+                        hit = (any(a.severity.value != "info" for a in alerts) if kind == "healthy"
+                               else mon.checks()[0].status.value in ("WARN", "FAIL"))
+                        c = res.setdefault((kind, noise), [0, 0])
+                        c[0] += hit
+                        c[1] += 1
+    say("| noise | healthy runs with a plateau alert | plateaus ending WARN/FAIL |")
+    say("|---|---|---|")
+    for noise in (0.01, 0.03, 0.06, 0.12):
+        h, p = res[("healthy", noise)], res[("plateau", noise)]
+        say(f"| {noise:.0%} | {h[0]}/{h[1]} | {p[0]}/{p[1]} |")
+    return res
+
+
+def spike_noise_sweep(seeds: int = 8, say=print) -> dict:
+    """Loss-spike alerts on healthy runs with no spike in them: 3 shapes x noise 1-20%,
+    Gaussian and heavy-tailed (a t-like scale mixture), x lengths x seeds."""
+    from tsm_tui.analysis.detectors.loss_spike import LossSpikeDetector
+    from tsm_tui.analysis.monitor import Monitor
+    from tsm_tui.core.record import StepRecord
+    from tsm_tui.core.settings import RunInfo, Settings
+
+    res = {False: [0, 0], True: [0, 0]}
+    for shape in ("pow", "ft", "fast"):
+        for noise in (0.01, 0.03, 0.06, 0.12, 0.2):
+            for heavy in (False, True):
+                for n, e in ((1500, 1), (5000, 1), (10000, 10)):
+                    for sd in range(seeds):
+                        rng = random.Random(f"{shape}{noise}{heavy}{n}{sd}")
+                        mon = Monitor(Settings(), RunInfo(total_steps=n), detectors=[LossSpikeDetector])
+                        alerts = []
+                        for s in range(e, n + 1, e):
+                            lvl = {"pow": 2.2 + 4.8 * (1 + s / (0.02 * n)) ** -0.8,
+                                   "ft": 1.2 * (1 - 0.08 * s / n) + math.exp(-s / (0.05 * n)),
+                                   "fast": 2.0 + 8.0 * math.exp(-s / 40) + 0.3 * (1 - s / n)}[shape]
+                            eps = rng.gauss(0, noise)
+                            if heavy:
+                                eps /= math.sqrt(max(0.2, rng.gammavariate(2.5, 1 / 2.5)))
+                            alerts += mon.feed(StepRecord(s, loss=lvl * math.exp(eps), lr=3e-4))
+                        res[heavy][0] += any(a.severity.value != "info" for a in alerts)
+                        res[heavy][1] += 1
+    say(f"runs with a loss-spike alert: Gaussian noise {res[False][0]}/{res[False][1]}, "
+        f"heavy-tailed {res[True][0]}/{res[True][1]}")
+    return res
 
 
 if __name__ == "__main__":
@@ -342,4 +476,8 @@ if __name__ == "__main__":
         for r in rows:
             print("| " + " | ".join(str(x) for x in r) + " |")
         print()
-    run(quick="--quick" in sys.argv, table=_table)
+    if "--sweeps" in sys.argv:
+        plateau_sweep()
+        spike_noise_sweep()
+    else:
+        run(quick="--quick" in sys.argv, table=_table)

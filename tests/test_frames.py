@@ -323,6 +323,38 @@ def test_plateau_edges():
     run_both(recs, sizes=(7, 64, 1000, 10 ** 9))
 
 
+def test_plateau_constant_loss_inside_a_block():
+    # the constant-loss alert is raised by the record that makes the run CONST_RECORDS
+    # long, wherever a block or a frame ends (HF logs a NaN loss as 0.0)
+    for at, val in ((700, 0.0), (1333, 2.5), (90, 0.0)):
+        recs = [StepRecord(r.step, loss=val if r.step >= at else r.loss, grad_norm=r.grad_norm, lr=r.lr)
+                for r in curve(1500)]
+        run_both(recs, sizes=(1, 7, 19, 64, 1000, 10 ** 9))
+
+
+def test_schedule_peak_columns_match_records():
+    # lr_peak.SchedulePeak (the schedule's peak for advice): per LR and per column agree,
+    # cut anywhere, through ramps, holds, falls, jumps, zeros, negatives and NaN / Inf
+    from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randrange(1, 120)
+        v, lr = [], rng.choice([0.0, 1e-5, 1e-4, -1e-4])
+        for _ in range(n):
+            k = rng.random()
+            lr = (lr * rng.choice([1.0, 1.01, 1.2, 1.6, 3.0]) + 1e-6 if k < 0.5 else lr * rng.uniform(0.5, 1.0)
+                  if k < 0.8 else lr if k < 0.9 else rng.choice([0.0, math.nan, math.inf, 50 * abs(lr) + 1e-3]))
+            v.append(lr)
+        one = SchedulePeak()
+        for x in v:
+            one.update(x)
+        cut = sorted(rng.sample(range(n + 1), min(n + 1, rng.randrange(1, 5))))
+        many = SchedulePeak()
+        for a, b in zip([0] + cut, cut + [n]):
+            many.update_many(np.array(v[a:b], dtype=float))
+        assert [repr(getattr(one, k)) for k in one.__slots__] == [repr(getattr(many, k)) for k in many.__slots__], v
+
+
 def test_plateau_dead_grad_norm():
     recs = curve(6000, plateau_from=1500)
     for r in recs:

@@ -79,6 +79,59 @@ def test_open_spike_at_the_end_is_not_called_recovered():
     assert "still open" in s and "recovered" not in s.replace("still open", "")
 
 
+def test_lasting_damage_is_said_live_while_every_record_still_counts_as_a_spike():
+    # audit B3: 1.8x for 5 records, then 1.4x for good: the settle rule and the deadline
+    # did not run while records counted as spikes, so only the end of the log said it
+    rows, _, info = cases.damage_settles()
+    mon = Monitor(Settings(), RunInfo(**info))
+    live = []
+    for r in rows:
+        live += mon.feed(StepRecord(**r))  # no finalize: --follow
+    assert of(live, "loss_spike") == [(2001, "warning"), (2040, "critical")]
+    dmg = [a for a in live if a.check == "loss_spike"][-1]
+    assert "lasting damage" in dmg.message and "1.39x" in dmg.message and dmg.cause == "lr"
+    assert check(mon, "loss_spike").summary == "spike at step 2001 did not recover: lasting damage; likely an LR change"
+
+
+@pytest.mark.parametrize("name,pages", [("case_damage_noisy", [(1505, "critical")]),
+                                        ("case_blowup", [(2018, "critical")])])
+def test_one_incident_pages_once(name, pages):
+    # audit B8: after the damage (or the divergence) the rolling median against the
+    # pre-spike best, and spikes against the rebuilt baseline of a blow-up, paged again
+    mon, alerts = feed(name)
+    assert of(alerts, "loss_spike", "critical") == pages
+    assert check(mon, "loss_spike").status.value == "FAIL"
+
+
+def test_blowup_is_one_incident_with_its_peak():
+    mon, alerts = feed("case_blowup")
+    assert of(alerts, "loss_spike") == [(2005, "warning"), (2018, "critical"), (2058, "warning")]
+    assert check(mon, "loss_spike").summary == ("spike at step 2005 (peak 2.96e21 at step 3000) turned into "
+                                                 "divergence; likely optimizer state")
+
+
+def test_a_bad_batch_that_never_recovers_is_not_a_bad_batch():
+    # audit B10: the onset (grad norm 3x on the same step) says "a bad batch"; the loss
+    # stays above 2x for 5 records and settles at 1.5x: the cause is revised (the LR is
+    # not logged, so an LR change cannot be ruled out) and "skip the batch" goes
+    mon, alerts = feed("case_damage_no_lr")
+    ls = [a for a in alerts if a.check == "loss_spike"]
+    assert [(a.step, a.cause) for a in ls] == [(1201, "data"), (1205, "optimizer"), (1251, "optimizer")]
+    assert "the LR is not logged, so an LR change cannot be ruled out" in ls[1].message
+    assert check(mon, "loss_spike").summary.endswith("lasting damage; likely optimizer state")
+    assert not any(x.startswith("Inspect and skip the batch") for x in mon.actions())
+    assert any(x.startswith("Inspect and skip the batch") for x in ls[0].actions)  # said, never changed
+
+
+def test_lower_lr_advice_uses_the_schedules_peak_not_the_jump():
+    # audit B5: no learning_rate in the config, the LR jumps 20x: "Lower the peak LR from
+    # <the jumped LR>" was the advice; the schedule's peak was 3e-4
+    mon, alerts = feed("case_damage_settles")
+    assert "Lower the peak LR from 3e-4 to 1.5e-4." in mon.actions()
+    mon, alerts = feed("case_damage_settles", peak_lr=2e-4)  # a configured peak wins
+    assert "Lower the peak LR from 2e-4 to 1e-4." in mon.actions()
+
+
 # -- 3. incidents keep their largest event; the budget keeps the largest ---------------------------
 def test_grad_incident_peak_is_a_new_alert_and_the_summary_names_the_largest():
     mon, alerts = feed("case_grad_incident")
@@ -106,7 +159,7 @@ def test_budget_never_mutates_an_alert():
 # -- 4. plateaus end as plateaus ---------------------------------------------------------------
 def test_flat_at_chance_level_fails():
     mon, alerts = feed("case_flat_at_chance")
-    assert of(alerts, "plateau") == [(297, "warning"), (441, "critical")]
+    assert of(alerts, "plateau") == [(305, "warning"), (449, "critical")]
     assert check(mon, "plateau").status.value == "FAIL"
 
 
@@ -119,18 +172,60 @@ def test_loss_exactly_zero_is_not_convergence():
 
 def test_slow_qlora_that_never_improved_is_a_plateau():
     mon, alerts = feed("case_slow_qlora")
-    assert of(alerts, "plateau") == [(4950, "warning"), (7050, "critical")]
+    # not gained 10% and, at its pace, will not over the rest of its 68k-step plan:
+    # proven flat at step 16050 for 2 windows already, so its first alert is critical
+    assert of(alerts, "plateau") == [(16050, "critical")]
     res = check(mon, "plateau")
     assert res.status.value == "FAIL" and "improved" not in res.summary
-    assert res.summary == "flat for 20700 steps since step 47300 at ~1.366; flat for 52350 steps from step 3700 before"
+    assert res.summary == "flat for 64700 steps since step 3300 at ~1.373"
 
 
 def test_lr_frozen_at_zero_mid_schedule_is_dead_optimizer_state_not_convergence():
     mon, alerts = feed("case_lr_frozen")
-    assert of(alerts, "plateau") == [(1217, "warning"), (1537, "critical")]
+    assert of(alerts, "plateau") == [(1217, "warning"), (1601, "critical")]
     assert "frozen LR / dead optimizer state" in [a for a in alerts if a.check == "plateau"][0].message
     res = check(mon, "plateau")
     assert res.status.value == "FAIL" and "converged" not in res.summary
+
+
+@pytest.mark.parametrize("name", sorted(cases.HEALTHY_NOISY))
+def test_healthy_noisy_run_raises_no_plateau_and_ends_pass(name):
+    # audit B1: a noisy run that still improves (power law / fine-tune tail, 3-12% noise,
+    # logged every 1 or 10 steps) raised "Loss flat" alerts from one noisy window each
+    mon, alerts = feed(name)
+    assert of(alerts, "plateau") == []
+    res = check(mon, "plateau")
+    assert res.status.value == "PASS" and res.summary.startswith("loss still improving")
+
+
+def test_a_later_plateau_is_reported_again():
+    # audit B2: closing a reported plateau reset nothing, so the next one was FAIL with no alert
+    mon, alerts = feed("case_two_plateaus")
+    assert of(alerts, "plateau") == [(769, "warning"), (833, "critical"), (2305, "warning"), (2689, "critical")]
+    msgs = [a.message for a in alerts if a.check == "plateau"]
+    assert "since step 402 at ~3" in msgs[0] and "since step 1538 at ~2.395" in msgs[2]
+    res = check(mon, "plateau")
+    assert res.status.value == "FAIL"
+    assert res.summary == "flat for 1462 steps since step 1538 at ~2.399; flat for 1007 steps from step 402 before"
+
+
+def test_a_plateau_is_reported_only_when_its_whole_span_is_flat():
+    # the level over the open span must not have dropped: a loss that falls 0.8% per
+    # window (a fine-tune's tail, 1% noise) is moving; the same loss held flat is not
+    from tsm_tui.analysis.detectors.plateau import PlateauDetector
+
+    def run(drop):
+        mon = Monitor(Settings(), RunInfo(total_steps=4000), detectors=[PlateauDetector])
+        rng = __import__("random").Random(3)
+        out = []
+        for s in range(1, 4001):
+            lvl = 2.0 + 3.0 * __import__("math").exp(-s / 150) - drop * s / 4000
+            out += mon.feed(StepRecord(s, loss=lvl * (1 + rng.gauss(0, 0.01)), lr=3e-4))
+        return [(a.step, a.severity.value) for a in out], mon.checks()[0]
+    alerts, res = run(0.12)  # 6% over the run, ~1.2% per 800-step window at the end
+    assert alerts == [] and res.status.value == "PASS"
+    alerts, res = run(0.0)
+    assert alerts[:1] == [(1089, "warning")] and res.status.value == "FAIL"
 
 
 # -- 7. early spikes ----------------------------------------------------------------------------
@@ -138,6 +233,36 @@ def test_early_spike_in_the_fast_descent_is_found():
     mon, alerts = feed("case_early_spike")
     assert of(alerts, "loss_spike") == [(60, "warning"), (63, "info")]
     assert alerts[0].cause == "data"
+
+
+@pytest.mark.parametrize("at,mult,tau", [(30, 2.6, 40), (30, 3.0, 150), (100, 3.0, 40), (100, 2.6, 60)])
+def test_early_spike_before_the_baseline_window_fills_and_in_a_fast_descent(at, mult, tau):
+    # audit B4: no spike at step 30 was ever looked at (the baseline needs 35 records),
+    # and at step 100 of a fast descent the window's spread is the descent itself
+    import math
+    import random
+    rng = random.Random(at * 7 + tau)
+    mon = Monitor(Settings(), RunInfo())
+    alerts = []
+    for s in range(1, 1501):
+        loss = (2.0 + 8.0 * math.exp(-s / tau) + 0.3 * (1 - s / 1500)) * math.exp(rng.gauss(0, 0.015))
+        alerts += mon.feed(StepRecord(s, loss=loss * (mult if s == at else 1.0), lr=3e-4 * min(1, s / 20)))
+    assert of(alerts, "loss_spike")[:1] == [(at, "warning")]
+    assert [x for x in of(alerts, "loss_spike") if x[1] != "info"] == [(at, "warning")]
+
+
+def test_healthy_fast_descents_raise_no_early_spike():
+    import math
+    import random
+    for seed in range(20):
+        rng = random.Random(seed)
+        mon = Monitor(Settings(), RunInfo())
+        alerts = []
+        for s in range(1, 801):
+            noise = 0.02 + 0.1 * (seed % 4) / 3  # 2-12%
+            loss = (2.0 + 8.0 * math.exp(-s / (30 + 10 * seed))) * math.exp(rng.gauss(0, noise))
+            alerts += mon.feed(StepRecord(s, loss=loss, lr=3e-4 * min(1, s / 20)))
+        assert of(alerts, "loss_spike") == [], seed
 
 
 # -- 10. the kind of spike ---------------------------------------------------------------------------
@@ -174,6 +299,44 @@ def test_lr_schedule_judged_from_the_config_when_not_logged():
     assert res.status.value == "PASS"
     assert res.summary == ("LR not logged; from the config (train.log): warm-up 500 steps (6.6% of 7630 planned), "
                            "peak 4e-4, cosine_with_warmup")
+
+
+def test_lr_schedule_warn_from_the_config_comes_with_an_alert_and_its_actions():
+    # audit B7: "LR not logged; from the config: no warm-up" WARNed with no alert, so the
+    # report said "Recommended Actions: None"; and 5 steps of 20000 printed "0.0%"
+    info = RunInfo(total_steps=7630, warmup_steps=0, peak_lr=4e-4)
+    info.origin.update(total_steps="o.log", warmup_steps="o.log", peak_lr="o.log")
+    mon = Monitor(Settings(), info)
+    alerts = []
+    for s in range(1, 50):
+        alerts += mon.feed(StepRecord(s, loss=3.0 - s * 0.01))
+    assert [(a.step, a.key) for a in alerts if a.check == "lr_schedule"] == [(20, "lr_config")]
+    assert check(mon, "lr_schedule").status.value == "WARN"
+    assert mon.actions() == ["Add a linear LR warm-up of 153-382 steps (2-5% of 7630), then cosine decay to 10% of peak."]
+    info = RunInfo(total_steps=20000, warmup_steps=5, peak_lr=4e-4)
+    mon = Monitor(Settings(), info)
+    for s in range(1, 10):  # shorter than 20 records: said at the end of the log
+        mon.feed(StepRecord(s, loss=3.0))
+    assert [a.key for a in mon.finalize() if a.check == "lr_schedule"] == ["lr_config"]
+    assert "warm-up 5 steps (0.025% of 20000 planned) < 1%" in check(mon, "lr_schedule").summary
+
+
+@pytest.mark.parametrize("jump_at,blamed", [(3000, False), (810, True)])
+def test_lr_jump_blames_a_restart_only_right_after_it(jump_at, blamed):
+    # audit B6: an LR jump at step 3000 was "the scheduler after the restart at step 801"
+    import math
+    mon = Monitor(Settings(), RunInfo(total_steps=4000, warmup_steps=40))
+    steps = [(s, 0) for s in range(1, 1001)] + [(s, 1) for s in range(801, 4001)]  # crashed at 1000, resumed from 800
+    alerts = []
+    for s, seg in steps:
+        lr = 3e-4 * min(1.0, s / 40) * (0.55 + 0.45 * math.cos(math.pi * s / 4000)) * (40 if seg and s >= jump_at else 1)
+        alerts += mon.feed(StepRecord(s, loss=2.0 + 3.0 * math.exp(-s / 300), lr=lr))
+    (jump,) = [a for a in alerts if a.key == "lr_jump"]
+    if blamed:
+        assert jump.actions[0].startswith("Check the LR scheduler after the restart at step 801")
+    else:
+        assert jump.actions[0].startswith("Restore the LR schedule: the LR went to")
+        assert "not at a restart (the run resumed at step 801, 2199 steps before)" in jump.message
 
 
 def test_short_grad_norm_log_is_judged_on_absolute_levels():

@@ -48,10 +48,12 @@ def rollback(state: RunState, step: int, what: str = "the spike") -> str:
     )
 
 
-def lower_lr(state: RunState, factor: float = 0.5) -> str:
+def lower_lr(state: RunState, factor: float = 0.5, peak: float | None = None) -> str:
     # the configured peak when known (a run that jumped above it gets its own
-    # "restore the schedule" advice from the LR check), else the peak reached
-    peak = state.info.peak_lr or state.peak_lr
+    # "restore the schedule" advice from the LR check), else the schedule's peak as
+    # the caller saw it in the log (a jumped LR is not the peak: lr_peak.SchedulePeak),
+    # else the highest LR reached
+    peak = state.info.peak_lr or peak or state.peak_lr
     if peak:
         return f"Lower the peak LR from {fmt(peak)} to {fmt(peak * factor)}."
     return f"Lower the peak LR (x{factor:g})."

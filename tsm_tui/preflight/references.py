@@ -58,7 +58,7 @@ REFERENCES = {
     "logging": "HF Trainer: logging_steps=500 default, loss averaged over the interval, logging_nan_inf_filter=True "
                "default hides NaN losses; grad norm leads the loss (OLMo 2, GLM-130B); > 10 steps WARN (ours)",
     "checkpoints": "PaLM (restart ~100 steps before a spike, skip 200-500 batches), OPT-175B (35+ manual restarts), "
-                   "LLM360 K2; > 10% of the run, > 5000 steps or > 6 h apart WARN (ours)",
+                   "LLM360 K2; > 20% of the run, > 5000 steps or > 6 h apart WARN (ours; the same rule as the live check)",
     "optimizer": "GPT-3 App. B, LLaMA, OLMo 2: Adam beta2 0.95, eps 1e-8; OLMo 2 moved eps 1e-5 -> 1e-8; Molybog "
                  "et al. 2023 (eps -> 0); Ma & Yarats 2021: warm-up >= 2/(1-beta2) steps",
 }

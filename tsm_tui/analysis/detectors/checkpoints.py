@@ -10,6 +10,11 @@ from tsm_tui.analysis.detectors.base import Detector
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
 
+#: a planned save is looked for on disk this share of the save interval after its
+#: step (writing a checkpoint takes a while; ours)
+SAVE_GRACE = 0.1
+
+
 class CheckpointDetector(Detector):
     id = "checkpoints"
     title = "Checkpoints"
@@ -26,27 +31,47 @@ class CheckpointDetector(Detector):
         last = self.state.last_step
         if not info.checkpoint_dir_searched:
             return self._result(Status.SKIP, "no run directory to search for checkpoints")
-        if not cks:
-            return self._result(Status.WARN, "no checkpoints found in the run directory: nothing to roll back to")
         steps = [s for s, _ in cks]
-        gaps = [b - a for a, b in zip(steps, steps[1:])]
-        interval = max(gaps) if gaps else None
         # one rule with pre-flight, against the plan when it is known (the steps logged
         # so far would flip the verdict after every save)
-        total = info.total_steps
-        span = total if total else max(last or 0, steps[-1]) - (self.state.first_step or 0)
+        total, save, first = info.total_steps, info.save_steps, self.state.first_step or 0
+        span = total if total else max(last or 0, steps[-1] if steps else 0) - first
+        limit = min(self.s.ckpt_max_gap_frac * span, self.s.ckpt_max_gap_steps) if span > 0 else None
+        of = f"{total} planned" if total else f"{span} logged"
+        why = (f"> {self.s.ckpt_max_gap_frac:.0%} of the run ({of})" if limit and limit < self.s.ckpt_max_gap_steps
+               else f"> {self.s.ckpt_max_gap_steps} steps")
+        if not cks:
+            return self._none_yet(last, first, save, total, limit, why)
+        gaps = [b - a for a, b in zip(steps, steps[1:])]
+        interval = max(gaps) if gaps else None
         behind = (last - steps[-1]) if last is not None else 0
         desc = f"{len(cks)} checkpoint(s), newest {cks[-1][1]} (step {steps[-1]})"
         if interval:
             desc += f", every ~{interval} steps"
-        limit = min(self.s.ckpt_max_gap_frac * span, self.s.ckpt_max_gap_steps) if span > 0 else None
         if limit and ((interval and interval > limit) or behind > limit):
             worst = max(interval or 0, behind)
-            of = f"{total} planned" if total else f"{span} logged"
-            why = (f"> {self.s.ckpt_max_gap_frac:.0%} of the run ({of})" if limit < self.s.ckpt_max_gap_steps
-                   else f"> {self.s.ckpt_max_gap_steps} steps")
             return self._result(Status.WARN, f"{desc}; a rollback could lose {worst} steps ({why})")
         return self._result(Status.PASS, desc)
+
+    def _none_yet(self, last, first, save, total, limit, why) -> CheckResult:
+        """Nothing on disk yet: judged against the planned saves (the config's save_steps)
+        or, without them, the gap the plan allows; before the first save is due, a run
+        that has none is on plan (the verdict used to flip WARN -> PASS at its first save)."""
+        ran = (last or first) - first
+        if save:
+            if limit and save > limit:
+                return self._result(Status.WARN, f"no checkpoint yet; saves planned every {save} steps: a rollback "
+                                                 f"could lose {save} steps ({why})")
+            due = (first // save + 1) * save  # the first save after the log's start
+            if last is None or last < due + SAVE_GRACE * save:
+                return self._result(Status.PASS, f"no checkpoint yet: the first is planned at step {due} "
+                                                 f"(every {save} steps)")
+            return self._result(Status.WARN, f"no checkpoints found in the run directory, though one was planned at "
+                                             f"step {due} (every {save} steps): nothing to roll back to")
+        if total and limit and ran <= limit:
+            return self._result(Status.PASS, f"no checkpoint yet, {ran} steps into the run (a rollback point is due "
+                                             f"within {int(limit)} steps of {total} planned)")
+        return self._result(Status.WARN, "no checkpoints found in the run directory: nothing to roll back to")
 
     def finalize(self) -> list[Alert]:
         res = self.result()

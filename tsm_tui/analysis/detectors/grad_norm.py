@@ -12,6 +12,7 @@ import numpy as np
 
 from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors.stats import RollingMedian, RollingMoments, RollingRate, mean_std
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -44,6 +45,7 @@ class GradNormDetector(Detector):
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)
         self._med = RollingMedian(settings.window)
+        self._sched = SchedulePeak()  # the LR schedule's peak, for "lower the peak LR" (a jump is not it)
         self._logm = RollingMoments(settings.sigma_window)
         self._over = RollingRate(RATE_WINDOW)
         self._high = RollingRate(RATE_WINDOW)
@@ -77,6 +79,7 @@ class GradNormDetector(Detector):
         if g is None or not math.isfinite(g):
             return []
         self.n += 1
+        self._sched.update(rec.lr)
         self.max_gn = max(self.max_gn, g)
         out: list[Alert] = []
         med = self._med.get()
@@ -142,12 +145,17 @@ class GradNormDetector(Detector):
         if (self.s.grad_spike_ratio < 0 or self.s.grad_vanish_ratio < 0 or max(-lo, hi) >= _HUGE
                 or (srt and max(-srt[0], srt[-1]) >= _HUGE)):
             return super().update_frame(fr)
+        lr = fr.get("lr")
+        if lr is not None and idx is not None:
+            lr = lr[idx]
         out: list[Alert] = []
         slow = 0
         p, m, span = 0, xs.size, xs.size
         while p < m:
             e = min(m, p + span)
             stop = self._bulk(xs[p:e], steps[p:e])
+            if stop and lr is not None:
+                self._sched.update_many(lr[p:p + stop])
             p += stop
             if p == e:
                 span *= 2
@@ -336,7 +344,7 @@ class GradNormDetector(Detector):
                     f"{len(self._high)} steps (median {fmt(self._med.get())}).",
                     value=rec.grad_norm,
                     baseline=self.s.grad_high,
-                    actions=[advice.lower_lr(self.state), advice.clip(self.state)],
+                    actions=[advice.lower_lr(self.state, peak=self._sched.peak), advice.clip(self.state)],
                     key="grad_high",
                 )
             )
@@ -351,7 +359,7 @@ class GradNormDetector(Detector):
                     f"{len(self._over)} steps after warm-up: clipping is active on most steps.",
                     value=rec.grad_norm,
                     baseline=self.s.grad_threshold,
-                    actions=[advice.lower_lr(self.state, 0.7)],
+                    actions=[advice.lower_lr(self.state, 0.7, peak=self._sched.peak)],
                     key="grad_over",
                 )
             )
@@ -407,14 +415,14 @@ class GradNormDetector(Detector):
                           f"Gradient norm above {fmt(self.s.grad_high)} in {high:.0%} of the {self.n_post} values "
                           f"logged after warm-up (median {fmt(self._med.get())}, max {fmt(self.max_gn)}).",
                           value=self.max_gn, baseline=self.s.grad_high,
-                          actions=[advice.lower_lr(self.state), advice.clip(self.state)], key="grad_high")]
+                          actions=[advice.lower_lr(self.state, peak=self._sched.peak), advice.clip(self.state)], key="grad_high")]
         if over >= self.s.grad_exceed_rate:
             self.over_alerted, self.over_peak = True, over
             return [Alert(self.id, Severity.WARNING, step,
                           f"Gradient norm above {fmt(self.s.grad_threshold)} in {over:.0%} of the {self.n_post} "
                           f"values logged after warm-up: clipping is active on most steps.",
                           value=self.max_gn, baseline=self.s.grad_threshold,
-                          actions=[advice.lower_lr(self.state, 0.7)], key="grad_over")]
+                          actions=[advice.lower_lr(self.state, 0.7, peak=self._sched.peak)], key="grad_over")]
         return []
 
     def result(self) -> CheckResult:

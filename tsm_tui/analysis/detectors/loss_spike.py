@@ -23,6 +23,7 @@ import numpy as np
 
 from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors.stats import Delay, RollingMedian, RollingMoments, mean_std
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -30,6 +31,7 @@ from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 SIGMA_MIN_RATIO = 1.3
 RECOVERY_RECORDS = 3  # consecutive records back near baseline
 IF_NOT_RECOVERED = "If it does not recover: "
+SKIP_BATCH = "Inspect and skip the batch(es)"
 #: a sustained excursion: the loss above 2x its pre-spike baseline for more than 4
 #: records is divergence in progress, called at once (llm-foundry KillLossSpike,
 #: llmfoundry/callbacks/kill_loss_spike_callback.py: outlier_multiplier=2, patience=4)
@@ -50,9 +52,19 @@ SETTLE_REL = 0.03
 LOCAL = 5
 LOCAL_LAG = 1.2  # ... when it is at least 1.2x lower (a descent, not noise; ours)
 LOCAL_WINDOWS = 5  # ... in the first 5 windows of records only (the initial descent; ours)
+#: in that initial descent the window's spread of log-losses is mostly the descent itself
+#: (a 3x bad batch at step 100 of a fast descent was 2 sigma): the spike rules also take
+#: a detrended spread, from the first differences of the last EARLY_K log-losses
+#: (see _detrended_sd), and,
+#: before the baseline window has filled, test against the median of the last LOCAL
+#: values from EARLY_MIN records on (a bad batch at step 30 was never looked at) (ours)
+EARLY_K = 30
+EARLY_MIN = 20
 #: records of context (LR, grad norm, loss scale) kept to tell the cause of a spike
+#: (ours: 16 covers the few records over which a grad norm climbs before the loss,
+#: and leaves 11 older ones for the reference level)
 CTX = 16
-CTX_NEAR = 5  # the records just before the onset (and the onset) vs the older ones
+CTX_NEAR = 5  # the records just before the onset (and the onset) vs the older ones (ours)
 LR_JUMP = 1.5  # LR above 1.5x its level before: a jump (as lr_schedule.JUMP_FACTOR; ours)
 GN_SPIKE = 3.0  # grad norm >= 3x its level on the onset step (grad_spike_ratio)
 GN_CLIMB = 1.5  # grad norm above 1.5x its level on the records before the onset (ours)
@@ -109,6 +121,8 @@ class LossSpikeDetector(Detector):
         super().__init__(settings, state)
         #: onset alerts whose "if it does not recover" action is moot (the incident resolved)
         self.moot_keys: set[str] = set()
+        #: onset alerts whose "skip the batch" action is moot (not a bad batch after all)
+        self.cause_moot: set[str] = set()
         self._revised: list[str] = []  # moot keys not yet reported by ``revised``
         base_len = max(5, settings.window - settings.spike_exclude_recent)
         self._delay = Delay(settings.spike_exclude_recent)
@@ -127,6 +141,12 @@ class LossSpikeDetector(Detector):
         self._loc: deque = deque(maxlen=LOCAL)  # the last values fed to the baseline, undelayed
         #: (step, lr, grad norm, loss scale) of the last CTX records with a finite loss
         self._ctx: deque = deque(maxlen=CTX)
+        self._sched = SchedulePeak()  # the LR schedule's peak, for "lower the peak LR" (a jump is not it)
+        #: the incident that went critical and turned into divergence or did not recover,
+        #: until the loss is back near its baseline: it is still the same incident, so
+        #: spikes in it are folded in and divergence is not said again (one page each)
+        self._paged: _Incident | None = None
+        self._paged_ok = 0  # records in a row back under recovery_factor x its baseline
 
     # ------------------------------------------------------------------ update
     def update(self, rec: StepRecord) -> list[Alert]:
@@ -135,19 +155,33 @@ class LossSpikeDetector(Detector):
             return []
         self.n += 1
         self._last = rec
+        self._sched.update(rec.lr)
+        pg = self._paged
+        if pg is not None:
+            if x > pg.peak:
+                pg.peak, pg.peak_step = x, rec.step
+            self._paged_ok = self._paged_ok + 1 if x <= pg.baseline * self.s.recovery_factor else 0
+            if self._paged_ok >= RECOVERY_RECORDS:
+                self._paged, self._paged_ok = None, 0
         out: list[Alert] = []
         med = self._med.get()
         is_spike = False
+        early = self.n <= LOCAL_WINDOWS * self.s.window
         if med is not None and len(self._med) >= self.s.min_baseline:
-            base = _local_base(med, self._loc, self.n <= LOCAL_WINDOWS * self.s.window)
-            is_spike, ratio, z = self._test(x, base)
+            base = _local_base(med, self._loc, early)
+            is_spike, ratio, z = self._test(x, base, self._recent.values() if early else None)
+            if is_spike:
+                out += self._on_spike(rec, x, base, ratio, z)
+        elif early and self.n > EARLY_MIN and len(self._loc) >= LOCAL:
+            base = _median(self._loc)  # before the baseline window has filled (see EARLY_K)
+            is_spike, ratio, z = self._test(x, base, self._recent.values(), window=False)
             if is_spike:
                 out += self._on_spike(rec, x, base, ratio, z)
         inc = self._incident
         if inc is not None:
             out += self._track(inc, rec, x, is_spike)
         # spiking values do not enter the baseline (ZClip feeds the clipped value)
-        fed = med if (is_spike and med is not None) else x
+        fed = (med if med is not None else base) if is_spike else x
         self._loc.append(base if is_spike else x)
         out_val = self._delay.push(fed)
         if out_val is not None:
@@ -212,21 +246,53 @@ class LossSpikeDetector(Detector):
         # minimum or within spike_min_delta of it cannot pass the spike test
         cand = (count >= s.min_baseline) & (t >= 0) & (fed >= SIGMA_MIN_RATIO * lb) & (fed - lb >= s.spike_min_delta)
         stop = m
-        for j in np.flatnonzero(cand):
+        # before the baseline window has filled, a row 1.3x over its last LOCAL values
+        # goes through update() (the early test; see EARLY_K)
+        early_end = LOCAL_WINDOWS * s.window
+        e = min(m, early_end - self.n)  # rows still in the initial descent
+        if e > 0 and len(self._med) < s.min_baseline:
+            nth = self.n + 1 + np.arange(e)  # self.n as update() sees it at each row
+            pre = np.flatnonzero((count[:e] < s.min_baseline) & (nth > EARLY_MIN) & (lpos[:e] >= LOCAL - 1)
+                                 & (fed[:e] >= SIGMA_MIN_RATIO * lmin[:e]) & (fed[:e] - lmin[:e] >= s.spike_min_delta))
+            if pre.size:
+                stop = int(pre[0])
+        for j in np.flatnonzero(cand[:stop]):
             j = int(j)
             win = sorted(bseq[max(0, t[j] - self._med.size + 1): t[j] + 1].tolist())
             k = len(win)
             med = win[k // 2] if k % 2 else 0.5 * (win[k // 2 - 1] + win[k // 2])
-            base = _local_base(med, lseq[max(0, j + L0 - LOCAL): j + L0].tolist(),
-                               self.n + j + 1 <= LOCAL_WINDOWS * s.window)
-            if self._test_window(float(fed[j]), base, bseq, t[j]):
+            early = self.n + j + 1 <= early_end
+            base = _local_base(med, lseq[max(0, j + L0 - LOCAL): j + L0].tolist(), early)
+            recent = (list(self._recent.values()) + fed[max(0, j - EARLY_K): j].tolist()) if early else None
+            if self._test_window(float(fed[j]), base, bseq, t[j], recent):
                 stop = j
                 break
         # divergence: the exact rolling median of the undelayed window
         div_stop, best = self._divergence_scan(fr, idx, xs, p, stop)
         stop = min(stop, div_stop)
+        pg = self._paged
+        if pg is not None:  # the row at which the paged incident recovers goes through update()
+            ok = fed <= pg.baseline * s.recovery_factor
+            bad = np.flatnonzero(~ok)
+            # length of the run of ok rows ending at each row (carrying the one before)
+            last_bad = np.full(m, -1, dtype=np.int64)
+            last_bad[bad] = bad
+            last_bad = np.maximum.accumulate(last_bad)
+            run = np.arange(m) - last_bad + np.where(last_bad < 0, self._paged_ok, 0)
+            hit = np.flatnonzero(run >= RECOVERY_RECORDS)
+            if hit.size:
+                stop = min(stop, int(hit[0]))
         # commit rows p .. p+stop-1 as if fed one by one
         if stop:
+            if pg is not None:
+                top = int(np.argmax(fed[:stop]))
+                if fed[top] > pg.peak:
+                    pg.peak, pg.peak_step = float(fed[top]), int(fr.step[idx[p + top]])
+                self._paged_ok = int(run[stop - 1])
+            lr = fr.get("lr")
+            if lr is not None:
+                a, b = int(idx[p]), int(idx[p + stop - 1]) + 1
+                self._sched.update_many(lr[a:b] if b - a == stop else lr[idx[p: p + stop]])
             self.n += stop
             self._last = fr.record(int(idx[p + stop - 1]))
             k_out = max(0, dq.size + stop - nd)  # values out of the delay after these rows
@@ -242,9 +308,10 @@ class LossSpikeDetector(Detector):
                 self._best_med, self._best_step = best
         return p + stop
 
-    def _test_window(self, x: float, med: float, bseq, t: int) -> bool:
+    def _test_window(self, x: float, med: float, bseq, t: int, recent=None) -> bool:
         """The spike test of ``_test`` for a candidate row, with the log-moments
-        window rebuilt from the baseline sequence up to index ``t``."""
+        window rebuilt from the baseline sequence up to index ``t`` (and ``recent``:
+        the undelayed values before the row, in the initial descent)."""
         s = self.s
         if x - med < s.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
             return False
@@ -255,12 +322,16 @@ class LossSpikeDetector(Detector):
         logs = (list(self._logm.values()) + new)[-self._logm.size:]
         mean, std = mean_std(logs)
         z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
+        if recent is not None:
+            sd = _detrended_sd(recent)
+            if sd is not None:
+                z = max(z, math.log(ratio) / sd if sd > 1e-12 else math.inf)
         return (ratio >= s.spike_factor and z >= s.spike_min_z) or (z >= s.sigma and ratio >= SIGMA_MIN_RATIO)
 
     def _divergence_scan(self, fr, idx, xs, p: int, stop: int):
         """First row (relative to p, before ``stop``) where ``_divergence`` would
         fire, and the best rolling median (value, step) after the rows before it."""
-        if self._diverged_at is not None or stop == 0:
+        if self._diverged_at is not None or self._paged is not None or stop == 0:
             return stop, None
         s = self.s
         W = self._recent.size
@@ -292,18 +363,26 @@ class LossSpikeDetector(Detector):
             best = (float(c[j]), int(fr.step[idx[p + int(valid[j])]]))
         return stop_at, best
 
-    def _test(self, x: float, med: float) -> tuple[bool, float, float]:
+    def _test(self, x: float, med: float, recent=None, window: bool = True) -> tuple[bool, float, float]:
         # both rules need x >= 1.3 x median: most records stop here, no log()
         if x - med < self.s.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
             return False, 0.0, 0.0
         ratio = x / med
-        mean, std = mean_std(self._logm.values())
-        z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
+        z = -math.inf
+        if window:
+            mean, std = mean_std(self._logm.values())
+            z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
+        if recent is not None:  # the initial descent: against a detrended spread too (see EARLY_K)
+            sd = _detrended_sd(recent)
+            if sd is not None:
+                z = max(z, math.log(ratio) / sd if sd > 1e-12 else math.inf)
         seed = ratio >= self.s.spike_factor and z >= self.s.spike_min_z
         sigma = z >= self.s.sigma and ratio >= SIGMA_MIN_RATIO
         return (seed or sigma), ratio, z
 
     def _on_spike(self, rec, x, med, ratio, z) -> list[Alert]:
+        if self._paged is not None:  # still the incident that went critical: folded in
+            return []
         inc = self._incident
         if inc is not None:
             inc.spike_records += 1
@@ -375,8 +454,13 @@ class LossSpikeDetector(Detector):
 
     def _settle_cause(self, inc: _Incident, took: int) -> None:
         """At the resolution: a one-step spike that recovered at once is a bad batch; a
-        slow recovery points at the optimizer state (Molybog et al. 2023)."""
+        slow recovery points at the optimizer state (Molybog et al. 2023); one that did
+        not recover was not a bad batch whatever the onset looked like."""
         if inc.cause in ("lr", "fp16"):
+            return
+        if inc.state != "recovered":
+            if inc.cause == "data":
+                self._not_data(inc, "the loss did not come back (a bad batch's spike recovers at once)")
             return
         if inc.spike_records <= 2 and took <= 10 and inc.state == "recovered":
             if inc.cause is None:
@@ -385,6 +469,18 @@ class LossSpikeDetector(Detector):
                 inc.evidence += " and it recovered at once"
         elif took > SLOW_RECOVERY and inc.state == "recovered" and inc.cause != "optimizer":
             inc.cause, inc.evidence = "optimizer", f"a slow recovery ({took} steps)"
+
+    def _not_data(self, inc: _Incident, why: str) -> None:
+        """Revise a "bad batch" cause that the incident's course contradicts: a bad batch
+        spikes for a step or two and recovers. What is left is the optimizer state, or an
+        LR change the log cannot show. The onset alert is not changed; its "skip the
+        batch" action is left out of the report's view (``view``)."""
+        lr_logged = any(c[1] is not None for c in self._ctx)
+        inc.cause = "optimizer"
+        inc.evidence = why + ("" if lr_logged else "; the LR is not logged, so an LR change cannot be ruled out")
+        if inc.alert is not None and inc.alert.key and inc.alert.key not in self.cause_moot:
+            self.cause_moot.add(inc.alert.key)
+            self._revised.append(inc.alert.key)
 
     @staticmethod
     def _cause_text(inc: _Incident) -> str:
@@ -404,7 +500,7 @@ class LossSpikeDetector(Detector):
             return ["Lower the LR and Adam's beta2 (0.95) and epsilon (1e-8): spikes from Adam's second-moment "
                     "estimates follow the grad norm (Molybog et al. 2023); skip the batches of the spike on restart."]
         if c == "data":
-            return [f"Inspect and skip the batch(es) at step {step}: a one-step spike with the grad norm points at "
+            return [f"{SKIP_BATCH} at step {step}: a one-step spike with the grad norm points at "
                     "bad data, not at the model."]
         return []
 
@@ -425,14 +521,11 @@ class LossSpikeDetector(Detector):
             inc.meds = (inc.meds + [_median(inc.buf)])[-SETTLE_BLOCKS:]
             inc.buf = []
             level = self._settled(inc, SETTLE_BLOCKS)
-            if level is not None and not spiking:
+            if level is not None:  # (also while every record still counts as a spike against
+                # the pre-spike baseline: a loss settled at 1.4x is one, and that is the damage)
                 return out + self._fail(inc, rec, x, "did not recover", damaged=level)
-        if spiking:
-            return out
-        if x <= base * self.s.recovery_factor:
-            inc.ok_run += 1
-        else:
-            inc.ok_run = 0
+        if not spiking:
+            inc.ok_run = inc.ok_run + 1 if x <= base * self.s.recovery_factor else 0
         if inc.ok_run >= RECOVERY_RECORDS:
             inc.state = "recovered"
             self._resolve(inc)
@@ -457,6 +550,9 @@ class LossSpikeDetector(Detector):
                 )
             ]
         if rec.step - inc.onset >= self.s.recovery_steps:
+            m = inc.meds
+            if len(m) >= 2 and m[-1] > m[-2] * (1 + SETTLE_REL) and base > 0 and x > SUSTAIN_FACTOR * base:
+                return out + self._fail(inc, rec, x, "turned into divergence", diverged=True)  # still climbing
             return out + self._fail(inc, rec, x, f"has not recovered {rec.step - inc.onset} steps later")
         return out
 
@@ -472,6 +568,9 @@ class LossSpikeDetector(Detector):
 
     def _excursion(self, inc: _Incident, rec: StepRecord, x: float) -> Alert:  # noqa: C901
         self.failed += 1
+        if inc.cause == "data":
+            self._not_data(inc, f"the loss stayed above {SUSTAIN_FACTOR:g}x its baseline for {inc.high_run} records "
+                                "(a bad batch's spike lasts a step or two)")
         cause = f" {self._cause_text(inc)}" if inc.cause else ""
         return Alert(
             self.id,
@@ -485,7 +584,7 @@ class LossSpikeDetector(Detector):
             actions=[
                 advice.rollback(self.state, inc.onset),
                 *self._cause_actions(inc, inc.onset),
-                advice.lower_lr(self.state),
+                advice.lower_lr(self.state, peak=self._sched.peak),
                 advice.clip(self.state),
             ],
             key=f"loss_spike_excursion:{inc.onset}",
@@ -506,12 +605,19 @@ class LossSpikeDetector(Detector):
         self._logm.clear()
         self._delay.clear()
         self._loc.clear()
+        if damaged is not None:
+            # a loss settled at a worse level: that level is the reference from now on (the
+            # rolling median against the pre-spike best would call it divergence again)
+            self._recent.clear()
+            self._best_med = self._best_step = None
+        else:  # diverging or not recovered: the same incident until the loss is back
+            self._paged, self._paged_ok = inc, 0
         b = inc.baseline
         if damaged is not None:
             msg = (f"Loss spike at step {inc.onset} {why}: the loss settled at ~{fmt(damaged)}, "
                    f"{damaged / b:.2f}x its {fmt(b)} before the spike, and is not coming back: lasting damage.")
         elif b > 0:
-            msg = f"Loss spike at step {inc.onset} {why}: loss {fmt(x)} vs {fmt(b)} before it ({x / b:.1f}x)."
+            msg = f"Loss spike at step {inc.onset} {why}: loss {fmt(x)} vs {fmt(b)} before it ({_times(x / b)}x)."
         else:
             msg = f"Loss spike at step {inc.onset} {why}."
         if inc.cause:
@@ -533,7 +639,7 @@ class LossSpikeDetector(Detector):
                 actions=[
                     advice.rollback(self.state, inc.onset),
                     *self._cause_actions(inc, inc.onset),
-                    advice.lower_lr(self.state),
+                    advice.lower_lr(self.state, peak=self._sched.peak),
                     advice.clip(self.state),
                 ],
                 key=f"loss_spike_fail:{inc.onset}",
@@ -542,7 +648,7 @@ class LossSpikeDetector(Detector):
         ]
 
     def _divergence(self, rec: StepRecord) -> list[Alert]:
-        if self._diverged_at is not None or len(self._recent) < self.s.window:
+        if self._diverged_at is not None or self._paged is not None or len(self._recent) < self.s.window:
             return []
         cur = self._recent.get()
         if self._best_med is None or cur < self._best_med:
@@ -571,7 +677,7 @@ class LossSpikeDetector(Detector):
                     baseline=best,
                     actions=[
                         advice.rollback(self.state, onset, "the climb"),
-                        advice.lower_lr(self.state),
+                        advice.lower_lr(self.state, peak=self._sched.peak),
                         advice.clip(self.state),
                     ],
                     key="loss_divergence",
@@ -580,6 +686,7 @@ class LossSpikeDetector(Detector):
         return []
 
     def on_resume(self, step: int) -> None:
+        self._paged, self._paged_ok = None, 0  # a restart from a checkpoint ends it
         self._med.clear()
         self._logm.clear()
         self._delay.clear()
@@ -626,8 +733,10 @@ class LossSpikeDetector(Detector):
         return out
 
     def view(self, a: Alert) -> Alert:
-        if a.key in self.moot_keys and any(x.startswith(IF_NOT_RECOVERED) for x in a.actions):
-            return replace(a, actions=[x for x in a.actions if not x.startswith(IF_NOT_RECOVERED)])
+        drop = ((IF_NOT_RECOVERED,) if a.key in self.moot_keys else ()) + \
+               ((SKIP_BATCH,) if a.key in self.cause_moot else ())
+        if drop and any(x.startswith(drop) for x in a.actions):
+            return replace(a, actions=[x for x in a.actions if not x.startswith(drop)])
         return a
 
     def result(self) -> CheckResult:
@@ -691,6 +800,30 @@ def _local_base(med: float, loc, early: bool = True) -> float:
     k = len(srt)
     lm = srt[k // 2] if k % 2 else 0.5 * (srt[k // 2 - 1] + srt[k // 2])
     return lm if lm * LOCAL_LAG < med else med
+
+
+def _times(r: float) -> str:
+    """A ratio for "N x": one decimal, or 3 significant digits when it is huge."""
+    return f"{r:.1f}" if r < 1000 else fmt(r)
+
+
+def _detrended_sd(values) -> float | None:
+    """Noise of the log-loss in the last EARLY_K ``values``, free of their trend: the
+    larger of 1.4826 x the MAD of their first differences / sqrt 2 and the residual
+    sd around their least-squares line (either alone underestimates the noise now and
+    then, and a 6-sigma rule needs it not to). None with fewer than EARLY_MIN values."""
+    v = [math.log(x) for x in list(values)[-EARLY_K:] if x > 0]
+    n = len(v)
+    if n < EARLY_MIN:
+        return None
+    d = sorted(b - a for a, b in zip(v, v[1:]))
+    m = _median(d)
+    mad = 1.4826 * _median([abs(e - m) for e in d]) / math.sqrt(2.0)
+    tb, vb = (n - 1) / 2, math.fsum(v) / n
+    stt = math.fsum((i - tb) ** 2 for i in range(n))
+    slope = math.fsum((i - tb) * (x - vb) for i, x in enumerate(v)) / stt
+    ssr = math.fsum((x - vb - slope * (i - tb)) ** 2 for i, x in enumerate(v))
+    return max(mad, math.sqrt(ssr / (n - 2)))
 
 
 def _median(xs) -> float:

@@ -15,10 +15,13 @@ from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors.references import lr_reference
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
-PEAK_TOL = 0.98
+PEAK_TOL = 0.98  # LR within 2% of its max counts as "at peak"
 WARMUP_ABS_OK = 2000  # LLaMA 1/2, OLMo 2, DeepSeek LLM / V3 warm up for 2000 steps
 HOLD_RECORDS = 3  # records at the maximum that end the ramp (a constant-LR phase)
-JUMP_FACTOR = 1.5  # LR above 1.5x the warm-up peak later on: a jump, not a schedule (ours)  # LR within 2% of its max counts as "at peak"
+JUMP_FACTOR = 1.5  # LR above 1.5x the warm-up peak later on: a jump, not a schedule (ours)
+#: a jump this few LR records after a resume is the resume's (a scheduler state not
+#: restored shows at the first records of the new segment); later, it is not (ours)
+RESUME_NEAR = 20
 NO_WARMUP_RECORDS = 20  # records at the first LR before we call it "no warm-up"
 ZERO_RECORDS = 20  # (ours) LR == 0 for this many records ...
 ZERO_FRAC = 0.05  # ... and for 5% of the steps so far
@@ -47,13 +50,24 @@ class LRScheduleDetector(Detector):
         self.zero_at: int | None = None
         self.no_warmup_alerted = False
         self.lr_alerted = ""
+        self._since_resume: int | None = None  # LR records since the last resume
+        self._unlogged = 0  # records without an LR while none had one
+        self.config_alerted = False
 
     def update(self, rec: StepRecord) -> list[Alert]:
         lr = rec.lr
-        if lr is None or not math.isfinite(lr):
+        if lr is None:
+            if self.n == 0 and not self.config_alerted:
+                self._unlogged += 1
+                if self._unlogged >= NO_WARMUP_RECORDS:
+                    return self._config_alert(rec.step)
+            return []
+        if not math.isfinite(lr):
             return []
         out: list[Alert] = []
         self.n += 1
+        if self._since_resume is not None:
+            self._since_resume += 1
         if self.first_lr is None:
             self.first_lr, self.first_step = lr, rec.step
         if lr > self.max_lr:
@@ -79,12 +93,15 @@ class LRScheduleDetector(Detector):
         elif lr > self.ramp_peak * JUMP_FACTOR and not self.jump_at:
             self.jump_at = rec.step
             res = self.state.resumes
-            if res:  # the advice fits what happened: a restart, or a change without one
+            near = res and self._since_resume is not None and self._since_resume <= RESUME_NEAR
+            if near:  # the advice fits what happened: a restart, or a change without one
                 why = f"a scheduler state not restored when the run resumed at step {res[-1][1]}?"
                 fix = (f"Check the LR scheduler after the restart at step {res[-1][1]}: the schedule's peak was "
                        f"{fmt(self.ramp_peak)}.")
             else:
-                why = "no restart in the log: a config change, or an LR set by hand?"
+                why = ("no restart in the log" if not res else
+                       f"not at a restart (the run resumed at step {res[-1][1]}, {rec.step - res[-1][1]} steps before)")
+                why += ": a config change, or an LR set by hand?"
                 fix = (f"Restore the LR schedule: the LR went to {fmt(lr)} at step {rec.step}; the schedule's peak "
                        f"was {fmt(self.ramp_peak)}.")
             out.append(Alert(
@@ -110,7 +127,14 @@ class LRScheduleDetector(Detector):
     def update_frame(self, fr) -> list[Alert]:
         lr = fr.get("lr")
         if lr is None:
-            return []
+            if self.n or self.config_alerted:
+                return []
+            k = NO_WARMUP_RECORDS - self._unlogged - 1  # the row whose record says the config's verdict
+            if k >= fr.n:
+                self._unlogged += fr.n
+                return []
+            self._unlogged += k
+            return self.update(fr.at(k))  # (it says the verdict: the rows after it are not counted)
         return self.scan_frame(fr, lambda a, b: self._screen(fr, lr, a, b), lambda a, b: self._bulk(fr, lr, a, b))
 
     @staticmethod
@@ -194,6 +218,8 @@ class LRScheduleDetector(Detector):
         if not v.size:
             return
         self.n += v.size
+        if self._since_resume is not None:
+            self._since_resume += v.size
         before = np.empty_like(v)  # max_lr before each row
         before[0] = self.max_lr
         np.maximum.accumulate(v[:-1], out=before[1:])
@@ -350,6 +376,32 @@ class LRScheduleDetector(Detector):
     def on_resume(self, step: int) -> None:
         self._zero_run = 0
         self._prev_lr = -1.0
+        self._since_resume = 0
+
+    def _config_alert(self, step: int) -> list[Alert]:
+        """The LR is not logged (NO_WARMUP_RECORDS records without one, or the end of the
+        log) and the config's plan WARNs or FAILs: an alert, so the verdict comes with
+        its actions (a WARN without one left "Recommended Actions: None")."""
+        self.config_alerted = True
+        res = self._from_config()
+        if res is None or res.status not in (Status.WARN, Status.FAIL):
+            return []
+        info = self.state.info
+        acts = []
+        w, total = info.warmup_steps, info.total_steps
+        if w is not None and (w <= 0 or (total and w / total < self.s.warmup_min_frac and w < WARMUP_ABS_OK)):
+            acts.append(advice.warmup(self.state))
+        ref = self._lr_ref()
+        if info.peak_lr is not None and ref is not None and info.peak_lr > self.s.lr_warn_factor * ref[0]:
+            acts.append(f"Lower the peak LR from {fmt(info.peak_lr)} to about {fmt(ref[0] * 2)} (at most 2x {ref[1]}).")
+        sev = Severity.CRITICAL if res.status == Status.FAIL else Severity.WARNING
+        return [Alert(self.id, sev, step, f"LR schedule: {res.summary}.", value=info.peak_lr,
+                      baseline=ref[0] if ref else None, actions=acts, key="lr_config")]
+
+    def finalize(self) -> list[Alert]:
+        if self.n == 0 and not self.config_alerted and self.state.last_step is not None:
+            return self._config_alert(self.state.last_step)
+        return []
 
     def _from_config(self) -> CheckResult | None:
         """The LR is not logged but the run's config (or the flags) gives the plan:
@@ -367,7 +419,7 @@ class LRScheduleDetector(Detector):
                 parts.append("no warm-up")
             elif total:
                 frac = w / total
-                parts.append(f"warm-up {w} steps ({frac:.1%} of {total} planned)")
+                parts.append(f"warm-up {w} steps ({_pct(frac)} of {total} planned)")
                 if frac < self.s.warmup_min_frac and w < WARMUP_ABS_OK:
                     status = Status.WARN
                     parts[-1] += " < 1%"
@@ -410,7 +462,7 @@ class LRScheduleDetector(Detector):
             w = self.warmup_steps() or 0
             if total:
                 frac = w / total
-                parts.append(f"warm-up {w} steps ({frac:.1%} of {total} {kind})")
+                parts.append(f"warm-up {w} steps ({_pct(frac)} of {total} {kind})")
                 # < 1% warns, except the 2000-step warm-ups of LLaMA / OLMo 2 /
                 # DeepSeek, which are well under 1% of their very long runs
                 if frac < self.s.warmup_min_frac and w < WARMUP_ABS_OK:
@@ -442,6 +494,12 @@ class LRScheduleDetector(Detector):
                 status = max(status, Status.WARN, key=lambda s: s.rank)
                 parts.append("LR never decayed (cosine decay to ~10% is standard)")
         return self._result(status, "; ".join(parts))
+
+
+def _pct(frac: float) -> str:
+    """A share as a percentage with one decimal, or 2 significant digits when that
+    would print 0.0% (5 steps of 20000 is 0.025%, not 0.0%)."""
+    return f"{frac:.1%}" if frac >= 0.0005 or frac <= 0 else f"{frac * 100:.2g}%"
 
 
 def _min_after(m: float | None, tail: np.ndarray) -> float | None:

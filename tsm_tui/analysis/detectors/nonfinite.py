@@ -14,6 +14,7 @@ import numpy as np
 
 from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
@@ -34,11 +35,13 @@ class NonFiniteDetector(Detector):
         self.last_bad: int | None = None
         self.first_what = ""
         self.last_good_loss: float | None = None
+        self._sched = SchedulePeak()  # the LR schedule's peak, for "lower the peak LR" (a jump is not it)
 
     def update(self, rec: StepRecord) -> list[Alert]:
         if rec.loss is None and rec.grad_norm is None and not rec.nan_iters and not rec.loss_missing:
             return []
         self.n += 1
+        self._sched.update(rec.lr)
         what = None
         if _bad(rec.loss):
             what = f"loss is {fmt(rec.loss)}"
@@ -74,7 +77,7 @@ class NonFiniteDetector(Detector):
                 baseline=self.last_good_loss,
                 actions=[
                     advice.rollback(self.state, rec.step, "the first NaN"),
-                    advice.lower_lr(self.state),
+                    advice.lower_lr(self.state, peak=self._sched.peak),
                     advice.clip(self.state),
                     advice.bf16() if self.state.info.precision == "fp16" else advice.check_data(rec.step),
                 ],
@@ -112,6 +115,9 @@ class NonFiniteDetector(Detector):
         loss = fr.get("loss")
         bad = bad[a:b]
         nbad = int(np.count_nonzero(bad))
+        lr = fr.get("lr")
+        if lr is not None:  # the rows update() would count
+            self._sched.update_many(lr[a:b] if loss is not None or fr.get("grad_norm") is not None else lr[a:b][bad])
         # rows with neither loss nor grad norm count only when nan_iters says so (then they are bad)
         self.n += (b - a) if loss is not None or fr.get("grad_norm") is not None else nbad
         if nbad:

@@ -3,65 +3,93 @@ still high. Told apart from convergence (LR decayed to <= 20% of its peak, or
 the run >= 90% done). A grad norm that collapses with it hints at dead units or
 a dead optimizer state.
 
-A window is evidence of a stall only when it is flat by every test: no
-material drop (< plateau_rel), no significant move (|t| < 2), no spike in it
-and no new LR peak (warm-up); a plateau it opens is reported once it has stayed
-open a quarter window more (the numbers behind each rule: bench/RESULTS.md 6).
+How much the loss still moves is measured, not guessed from one noisy window:
+a weighted least-squares line through the block means of a stretch gives its
+improvement rate r (the drop per window of L steps, relative to the loss level)
+and the rate's standard error se (from the larger of the within-block and the
+between-block scatter, so autocorrelated noise widens it). One test, ``moving``,
+opens and closes: a window that is not measurably moving opens a candidate
+plateau; the candidate closes as soon as its whole span (from its start to now)
+is measurably moving. A candidate is reported only when its whole span (or,
+when the span's head was the end of the descent, its last 2 windows or its last
+window) is proven flat, |r| + Z se below the bar, at every evaluation for
+CONFIRM of a window: the level over the span has not dropped, and a noisy
+descent that cannot be told from flat yet raises nothing (the longer a span, the
+tighter its bound). The bars follow the run's progress (``_bar``): a run that has
+not materially improved since its first records must improve by plateau_rel per
+window (less with a plan: what gains RUN_MIN_GAIN by its end); one that has may be
+slow (late training) as long as it still measurably improves, and is flat below
+plateau_rel and below half its pace before the stall.
 
 State is a bounded list of block means (at most MAX_BLOCKS; neighbours merge
-when it fills), so memory is constant and the work per record is O(1)
-amortised: the window is evaluated once per completed block.
+when it fills) with prefix sums of their regression moments, so memory is
+constant and a window or span is fitted in O(1) (two prefix differences and a
+bisection) once per completed block: O(1) amortised per record.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 
 import numpy as np
 
 from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
+from tsm_tui.analysis.detectors.lr_schedule import JUMP_FACTOR
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
-MAX_BLOCKS = 64
-MIN_RECORDS = 20  # fewer records in the window cannot tell flat from noisy
-T_IMPROVING = 3.0  # Welch t of (first third - last third) means (ours)
-T_SIGNIFICANT = 2.0
+MAX_BLOCKS = 32
+MIN_RECORDS = 20  # fewer records in the window cannot tell flat from noisy (ours)
+#: confidence of the rate's bounds: one-sided z of the normal (2.25: ~98.8%; ours: the
+#: bounds are looked at once per block, at up to four starts; on 480 generated healthy
+#: runs the repeated looks raised a plateau alert on 6 at 2.0, 2 at 2.25, 1 at 2.5, for
+#: 338 / 337 / 321 of 480 generated plateaus caught; bench/RESULTS.md 6)
+Z = 2.25
+#: in a run that has materially improved (RUN_MIN_GAIN), a loss still measurably
+#: improving by this share of plateau_rel per window is moving: slower than 0.25% per
+#: window (a window is 20% of the run so far) it would need 8x the run so far to
+#: improve 10% more, flat whatever its significance (ours)
+FLOOR = 0.25
+#: ... and it has stalled only if it moves slower than this share of its pace over the
+#: window before the stall began: a steady slow descent (a fine-tune's long tail) keeps
+#: its pace, a stall loses it (ours)
+PACE = 0.5
 #: a loss above the recent level + max(SPIKE_SD sd, SPIKE_REL x level) is a spike
 #: (level and sd of the newest blocks holding >= REF_RECORDS records). 1.3x is the
-#: smallest spike the loss-spike rules report (SIGMA_MIN_RATIO); 4 sd keeps noise out.
+#: smallest spike the loss-spike rules report (SIGMA_MIN_RATIO); 4 sd keeps noise out
+#: (ours). A block holding one is left out of the fits, and no window with one in
+#: it opens or raises a plateau.
 SPIKE_SD = 4.0
 SPIKE_REL = 0.3
 REF_RECORDS = 20
-#: a plateau is reported once it has stayed open (not measurably improving) for
-#: this share of the window after the flat window that opened it (ours): one
-#: noisy window of a slow descent (10 records a third) can look flat by chance.
+#: a plateau is reported once its span has been proven flat at every evaluation for
+#: this share of the window (ours): the fit of a noisy slow descent wanders, and one
+#: evaluation whose bound happens to fall under the bar is not yet a plateau
 CONFIRM = 1 / 4
 #: a decayed LR means "converged" only this far into a planned run (ours: a cosine
 #: to 10% passes 20% of its peak at 69% of the run, a linear decay at 80%, WSD later);
 #: earlier, an LR at ~0 is a frozen scheduler / dead optimizer state
 CONVERGE_PROGRESS = 0.6
 #: a run whose loss has improved by less than this share of its first level since a
-#: log that starts at the beginning has not materially learned: a statistically
-#: significant drift (Welch t >= 3 over many records) alone does not end its plateau (ours)
+#: log that starts at the beginning has not materially learned: it must improve by
+#: plateau_rel per window to count as moving, or, with a plan, by what would gain this
+#: share again over the rest of the plan when that is less (a slow but steady fine-tune
+#: is not a QLoRA run that goes 1.42 -> 1.36 in 68k steps) (ours)
 RUN_MIN_GAIN = 0.10
-FIRST_RECORDS = 20  # records whose mean is the run's first level
+FIRST_RECORDS = 20  # records whose mean is the run's first level (ours: one MIN_RECORDS window)
 #: the very same loss value this many records in a row and over >= CONST_FRAC of the
 #: run is not a plateau but a loss that is not computed (exactly 0: masked or leaked
 #: labels; any constant: frozen weights or a logging bug) (ours)
 CONST_RECORDS = 20
 CONST_FRAC = 0.1
-#: an open plateau whose level has still dropped this much since it opened is a slow
-#: improvement (WARN), not a stall (ours)
-SLOW_DROP = 0.05
 
 
-def _moments(blocks) -> tuple[float, float, int]:
-    n = sum(b.n for b in blocks)
-    m = sum(b.s for b in blocks) / n
-    v = max(0.0, sum(b.ss for b in blocks) / n - m * m)
-    return m, v, n
+def _times(r: float) -> str:
+    """A ratio for "N x": one decimal, or 3 significant digits when it is huge."""
+    return f"{r:.1f}" if r < 1000 else fmt(r)
 
 
 def _seq_sum(s: float, x: np.ndarray) -> float:
@@ -70,7 +98,7 @@ def _seq_sum(s: float, x: np.ndarray) -> float:
 
 
 class _Block:
-    __slots__ = ("first", "last", "s", "ss", "n", "gs", "gn")
+    __slots__ = ("first", "last", "s", "ss", "n", "gs", "gn", "spk")
 
     def __init__(self, step: int) -> None:
         self.first = self.last = step
@@ -79,6 +107,7 @@ class _Block:
         self.n = 0
         self.gs = 0.0
         self.gn = 0
+        self.spk = 0  # losses above the spike cap in it
 
     def merge(self, o: "_Block") -> None:
         self.last = o.last
@@ -87,6 +116,21 @@ class _Block:
         self.n += o.n
         self.gs += o.gs
         self.gn += o.gn
+        self.spk += o.spk
+
+
+class _Fit:
+    """A weighted least-squares line through block means: the improvement rate per
+    window ``r`` (relative to the level), its standard error ``se``, the fitted level
+    at the last block and the number of records."""
+
+    __slots__ = ("r", "se", "level", "n")
+
+    def __init__(self, r: float, se: float, level: float, n: float) -> None:
+        self.r, self.se, self.level, self.n = r, se, level, n
+
+
+_ZERO = (0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 class PlateauDetector(Detector):
@@ -96,39 +140,52 @@ class PlateauDetector(Detector):
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)
         self.blocks: list[_Block] = []
+        self._lasts: list[int] = []  # blocks' last steps (bisection)
+        #: prefix sums over blocks of (count, n, n t, n t^2, s, s t, s^2 / n, ss), t = the
+        #: block's mid step - t0; a block with a spike in it adds nothing
+        self._P: list[tuple] = [_ZERO]
+        self._t0: int | None = None
         self.block_size = 1
         self._cur: _Block | None = None
         self.n = 0
-        self.start: int | None = None  # current plateau's first step
+        self.start: int | None = None  # current (candidate) plateau's first step
         self.level: float | None = None
-        self.longest: tuple[int, int] | None = None  # (start, end) of the longest stall that ended
-        self.warned = False
+        self.longest: tuple[int, int] | None = None  # (start, end) of the longest reported stall that ended
+        self.warned = False  # the current plateau raised its warning / critical alert
         self.failed = False
         self.dead_hint = False
         self.converged_at: int | None = None
         self._gn_early: float | None = None
         self._cap: float | None = None  # a loss above it is a spike (see SPIKE_SD)
         self._spike_at: int | None = None  # step of the newest one
-        self._opened_at = 0  # step of the evaluation that opened the current plateau
-        self._confirmed = False  # the last evaluated window was flat, CONFIRM x L after the opening
+        self._proven_since: int | None = None  # first evaluation of the current run of flat proofs
+        self._proven = False  # the last evaluation proved the open span flat
         self._first_n = 0  # the run's first level: mean of its first FIRST_RECORDS losses
         self._first_s = 0.0
         self._same_val: float | None = None  # the current run of identical loss values
         self._same_from: int | None = None
         self._same_n = 0
         self.const: tuple[float, int] | None = None  # (value, first step) of a constant loss
-        self.rising: tuple[float, float] | None = None  # the last window climbed: (from, to) means
+        self.rising: tuple[float, float] | None = None  # the last window climbed: (from, to) levels
         self.lr_early: float | None = None  # progress at which a decayed LR was seen too early
         self.best: tuple[float, int] | None = None  # the lowest completed block mean and its last step
-        self.start_level: float | None = None  # the level when the open plateau began
+        self._pace: float | None = None  # improvement rate over the window before the open plateau
+        self._sched = SchedulePeak()  # the LR schedule's peak (an LR jump is not it)
 
     def update(self, rec: StepRecord) -> list[Alert]:
         x = rec.loss
         if x is None or not math.isfinite(x):
             return []
         self.n += 1
+        if self._t0 is None:
+            self._t0 = rec.step
+        self._sched.update(rec.lr)
+        b = self._cur
+        if b is None:
+            b = self._cur = _Block(rec.step)
         if self._cap is not None and x > self._cap:
             self._spike_at = rec.step
+            b.spk += 1
         if self._first_n < FIRST_RECORDS:
             self._first_n += 1
             self._first_s += x
@@ -136,9 +193,7 @@ class PlateauDetector(Detector):
             self._same_n += 1
         else:
             self._same_val, self._same_from, self._same_n = x, rec.step, 1
-        b = self._cur
-        if b is None:
-            b = self._cur = _Block(rec.step)
+        out = self._constant(rec) if self._same_n >= CONST_RECORDS and self.const is None else []
         b.last = rec.step
         b.s += x
         b.ss += x * x
@@ -147,12 +202,12 @@ class PlateauDetector(Detector):
             b.gs += rec.grad_norm
             b.gn += 1
         if b.n < self.block_size:
-            return []
-        self.blocks.append(b)
+            return out
         self._cur = None
         bm = b.s / b.n
         if self.best is None or bm < self.best[0]:
             self.best = (bm, b.last)
+        self.blocks.append(b)
         if len(self.blocks) > MAX_BLOCKS:
             merged = []
             for i in range(0, len(self.blocks) - 1, 2):
@@ -163,11 +218,83 @@ class PlateauDetector(Detector):
                 merged.append(self.blocks[-1])
             self.blocks = merged
             self.block_size *= 2
+            self._reindex()
+        else:
+            self._lasts.append(b.last)
+            self._P.append(self._prefix(self._P[-1], b))
         self._cap = self._level_cap()
-        return self._constant(rec) + self._evaluate(rec)
+        return out + self._evaluate(rec)
+
+    def _prefix(self, p: tuple, b: _Block) -> tuple:
+        if b.spk:
+            return p
+        n, s = b.n, b.s
+        t = 0.5 * (b.first + b.last) - self._t0
+        nt = n * t
+        return (p[0] + 1, p[1] + n, p[2] + nt, p[3] + nt * t, p[4] + s, p[5] + s * t, p[6] + s * s / n,
+                p[7] + b.ss)
+
+    def _reindex(self) -> None:
+        self._lasts = [b.last for b in self.blocks]
+        P = [_ZERO]
+        for b in self.blocks:
+            P.append(self._prefix(P[-1], b))
+        self._P = P
+
+    def _fit(self, j: int, L: int, end: int | None = None) -> _Fit | None:
+        """The line through the block means of ``blocks[j:end]`` (blocks with a spike left
+        out); None with fewer than 3 blocks or MIN_RECORDS records."""
+        a, b = self._P[j], self._P[-1 if end is None else end]
+        k = b[0] - a[0]
+        W = b[1] - a[1]
+        if k < 3 or W < MIN_RECORDS:
+            return None
+        Tw, TTw, S, TS, MM, SS = (b[i] - a[i] for i in range(2, 8))
+        m = S / W
+        tb = Tw / W
+        Stt = TTw - Tw * tb
+        if Stt <= 0 or m == 0:
+            return None
+        slope = (TS - tb * S) / Stt
+        Smm = MM - S * m
+        between = max(0.0, Smm - slope * (TS - tb * S)) / (k - 2)
+        within = max(0.0, SS - MM) / (W - k) if W > k else 0.0
+        se = math.sqrt(max(between, within) / Stt)
+        scale = abs(m) / L
+        lb = self.blocks[-1 if end is None else end - 1]
+        t_end = 0.5 * (lb.first + lb.last) - self._t0
+        return _Fit(-slope / scale, se / scale, m + slope * (t_end - tb), W)
+
+    def _bar(self, level: float) -> tuple[float, float]:
+        """(rate a moving loss beats, rate a flat loss stays under) per window, for this
+        run's progress. A run that has not materially improved must move by plateau_rel
+        per window, or by what gains RUN_MIN_GAIN over the rest of its plan when that is
+        less. A run that has: any measurable improvement above FLOOR is moving, and it
+        is flat below plateau_rel and below PACE x the pace it had before the stall."""
+        rel = self.s.plateau_rel
+        if self._gained(level):
+            flat = rel if self._pace is None else min(rel, PACE * self._pace)
+            return FLOOR * rel, flat
+        st = self.state
+        total, now = st.info.total_steps, st.last_step
+        if total and now is not None and total > now:
+            rel = min(rel, RUN_MIN_GAIN * self.window_steps() / (total - now))
+        return rel, rel
+
+    def _moving(self, f: _Fit) -> bool:
+        """Measurably improving (beyond the bar for this run's progress), or climbing
+        by more than plateau_rel per window: either way not flat."""
+        move, _ = self._bar(f.level)
+        return f.r - Z * f.se > move or -f.r - Z * f.se > self.s.plateau_rel
+
+    def _flat(self, f: _Fit) -> bool:
+        """Proven to move by less than the flat bar per window, either way (an equivalence
+        test: a noisy descent whose estimate happens to climb is not proven flat)."""
+        return abs(f.r) + Z * f.se < self._bar(f.level)[1]
 
     def _constant(self, rec: StepRecord) -> list[Alert]:
-        """The very same loss for CONST_RECORDS records and CONST_FRAC of the run so far."""
+        """The very same loss for CONST_RECORDS records and CONST_FRAC of the run so far
+        (checked at every record: a loss of 0 is said at once, not at a block's end)."""
         if self.const is not None or self._same_n < CONST_RECORDS or self._same_from is None:
             return []
         span = rec.step - (self.state.first_step or 0)
@@ -199,34 +326,76 @@ class PlateauDetector(Detector):
 
     # -- columnar path -------------------------------------------------------------
     # Only the record that completes a block does more than add to the open block
-    # (merge, evaluate with the RunState it saw): it goes through update(); the
-    # rows before it are added in bulk, in the same order (cumsum adds one value
-    # at a time, as ``b.s += x`` does; np.sum would add pairwise).
+    # (merge, evaluate with the RunState it saw), and the one that makes the loss a
+    # constant (CONST_RECORDS): they go through update(); the rows before them are
+    # added in bulk, in the same order (cumsum adds one value at a time, as
+    # ``b.s += x`` does; np.sum would add pairwise).
     def update_frame(self, fr) -> list[Alert]:
         loss = fr.get("loss")
         if loss is None:
             return []
-        gn = fr.get("grad_norm")
+        gn, lr = fr.get("grad_norm"), fr.get("lr")
         ok = np.isfinite(loss)
         rows = None if ok.all() else np.flatnonzero(ok)
         if rows is not None:
-            loss, gn, steps = loss[rows], (gn[rows] if gn is not None else None), fr.step[rows]
+            loss, steps = loss[rows], fr.step[rows]
+            gn, lr = (gn[rows] if gn is not None else None), (lr[rows] if lr is not None else None)
         else:
             steps = fr.step
+        first = self.state.first_step if self.state.first_step is not None else int(fr.step[0])
         out: list[Alert] = []
         k, m = 0, loss.size
         while k < m:
             c = k + self.block_size - (self._cur.n if self._cur is not None else 0) - 1  # completes the block
             if c > k:
                 e = min(c, m)
-                self._add(loss[k:e], steps[k:e], gn[k:e] if gn is not None else None)
+                x = loss[k:e]
+                ch = np.flatnonzero(x[1:] != x[:-1])
+                r = self._const_row(x, steps[k:e], ch, first) if self.const is None else None
+                if r is not None:  # the constant's alert comes from this row: update() says it
+                    if r:
+                        self._add(x[:r], steps[k:k + r], gn[k:k + r] if gn is not None else None,
+                                  ch[ch < r - 1], lr[k:k + r] if lr is not None else None)
+                    out += self.update(fr.at(k + r if rows is None else int(rows[k + r])))
+                    k += r + 1
+                    continue
+                self._add(x, steps[k:e], gn[k:e] if gn is not None else None, ch,
+                          lr[k:e] if lr is not None else None)
                 if c >= m:
                     break
             out += self.update(fr.at(c if rows is None else int(rows[c])))
             k = c + 1
         return out
 
-    def _add(self, x, steps, gn) -> None:
+    def _const_row(self, x, steps, ch, first: int) -> int | None:
+        """Position of the first of rows ``x`` at which ``_constant`` would raise its
+        alert (the same value CONST_RECORDS times in a row, over CONST_FRAC of the
+        run), or None. ``ch``: positions i where x[i + 1] != x[i]."""
+        carry = self._same_n if x[0] == self._same_val else 0
+        if ch.size >= x.size - 1 and carry + 1 < CONST_RECORDS:  # every row differs from the one before
+            return None
+        starts = ch + 1  # where a new run of equal values begins
+        longest = max(carry + (int(starts[0]) if starts.size else x.size),
+                      int(np.diff(starts).max()) if starts.size > 1 else 0,
+                      x.size - int(starts[-1]) if starts.size else 0)
+        if longest < CONST_RECORDS:
+            return None
+        idx = np.arange(x.size)
+        begin = np.zeros(x.size, dtype=np.int64)
+        begin[starts] = starts
+        begin = np.maximum.accumulate(begin)  # the row where each row's run began (0: the carried run)
+        cont = (begin == 0) & (carry > 0)
+        n = np.where(cont, carry + idx + 1, idx - begin + 1)
+        src = np.where(cont, self._same_from if self._same_from is not None else 0, steps[begin])
+        span = steps - first
+        hit = np.flatnonzero((n >= CONST_RECORDS) & (span > 0) & ~(steps - src < CONST_FRAC * span))
+        return int(hit[0]) if hit.size else None
+
+    def _add(self, x, steps, gn, ch=None, lr=None) -> None:
+        if self._t0 is None:
+            self._t0 = int(steps[0])
+        if lr is not None:
+            self._sched.update_many(lr)
         b = self._cur
         if b is None:
             b = self._cur = _Block(int(steps[0]))
@@ -235,7 +404,8 @@ class PlateauDetector(Detector):
             k = min(x.size, FIRST_RECORDS - self._first_n)
             self._first_s = _seq_sum(self._first_s, x[:k])
             self._first_n += k
-        ch = np.flatnonzero(x[1:] != x[:-1])
+        if ch is None:
+            ch = np.flatnonzero(x[1:] != x[:-1])
         if not ch.size and x[0] == self._same_val:
             self._same_n += x.size
         else:
@@ -245,6 +415,7 @@ class PlateauDetector(Detector):
             hit = np.flatnonzero(x > self._cap)
             if hit.size:
                 self._spike_at = int(steps[hit[-1]])
+                b.spk += int(hit.size)
         b.last = int(steps[-1])
         b.s = _seq_sum(b.s, x)
         b.ss = _seq_sum(b.ss, x * x)
@@ -265,13 +436,6 @@ class PlateauDetector(Detector):
         first = self._first_s / self._first_n
         return first == 0 or (first - level) / abs(first) >= RUN_MIN_GAIN
 
-    def _moving(self, rel: float, t: float, t_need: float, level: float | None = None) -> bool:
-        """The window's loss measurably improves, or climbs, at significance ``t_need``."""
-        slow_ok = t >= T_IMPROVING and (level is None or self._gained(level))
-        improving = t >= t_need and (rel >= self.s.plateau_rel or slow_ok)
-        rising = -rel >= self.s.plateau_rel and t <= -t_need
-        return improving or rising
-
     def window_steps(self) -> int:
         span = (self.state.last_step or 0) - (self.state.first_step or 0)
         return max(self.s.plateau_steps, int(0.2 * span))
@@ -279,54 +443,67 @@ class PlateauDetector(Detector):
     def _evaluate(self, rec: StepRecord) -> list[Alert]:
         L = self.window_steps()
         now = rec.step
-        self._confirmed = False
+        self._proven = False
         st = self.state
         prog = st.progress()
         if (self.lr_early is None and prog is not None and prog < CONVERGE_PROGRESS and st.last_lr is not None
-                and st.peak_lr and st.peak_lr_step is not None and st.peak_lr_step < now
-                and st.last_lr <= self.s.decayed_lr_frac * st.peak_lr):
+                and self._sched.peak and st.peak_lr_step is not None and st.peak_lr_step < now
+                and st.last_lr <= self.s.decayed_lr_frac * self._sched.peak):
             self.lr_early = prog  # the LR fell to ~0 long before the plan's end: it never "finished"
-        win = [b for b in self.blocks if b.last > now - L]
-        if len(win) < 3 or sum(b.n for b in win) < MIN_RECORDS or now - win[0].first < 0.8 * L:
+        blocks = self.blocks
+        j = bisect_right(self._lasts, now - L)  # the window: blocks that end in the last L steps
+        if len(blocks) - j < 3 or now - blocks[j].first < 0.8 * L:
             return []
-        k = max(1, len(win) // 3)
-        first, last = win[:k], win[-k:]
-        m1, v1, n1 = _moments(first)
-        m3, v3, n3 = _moments(last)
-        rel = (m1 - m3) / abs(m1) if m1 else 0.0
-        se = math.sqrt(v1 / n1 + v3 / n3)
-        t = (m1 - m3) / se if se > 0 else (math.inf if m1 > m3 else 0.0)
-        # still improving: a drop that is significant against the loss's own noise
-        # (Welch t >= 2) and either material (>= plateau_rel) or very significant
-        # (t >= 3: slow late-training progress is not a plateau). Ending a plateau
-        # that is already open takes t >= 3, so one lucky window does not close it.
-        t_need = T_IMPROVING if self.start is not None else T_SIGNIFICANT
-        self.rising = (m1, m3) if (-rel >= self.s.plateau_rel and t <= -T_SIGNIFICANT) else None
-        if self._moving(rel, t, t_need, m3):
-            # a loss that climbs is diverging (loss_spike reports it), not flat
-            if self.start is not None:
-                self._close(now)
+        fw = self._fit(j, L)
+        if fw is None:
             return []
-        # A window opens a plateau, or raises one that is open, only when it is
-        # flat: no significant move (|t| < 2), no material improvement either
-        # (rel < plateau_rel; a noisy descent, rel 2.4% at t 1.9, is not flat, just
-        # not yet significant), and no spike in it (a recovering spike in the last
-        # third lifts its mean and spread: a descending loss would look flat). An
-        # open plateau whose window is not flat stays open and raises nothing.
+        rel = self.s.plateau_rel
+        self.rising = (fw.level * (1 + fw.r), fw.level) if -fw.r - Z * fw.se > rel else None
+        # no window with a spike in it (a recovering spike lifts its end: a descent
+        # would look flat) and none in a warm-up (the LR set its running peak inside
+        # it: a loss that waits for a still-rising LR is not a plateau) is evidence
         spiky = self._spike_at is not None and self._spike_at > now - L
-        # ... and not in a warm-up: a loss that waits for a still-rising LR is not
-        # a plateau (the LR set its running peak inside the window)
-        warming = self.state.peak_lr_step is not None and self.state.peak_lr_step > now - L
-        if rel >= self.s.plateau_rel or spiky or warming or self._moving(rel, t, T_SIGNIFICANT, m3):
-            return []
+        warming = st.peak_lr_step is not None and st.peak_lr_step > now - L
         if self.start is None:
-            self.start = win[0].first
-            self._opened_at = now
-            self.level = self.start_level = m3
-            gpre = [b.gs / b.gn for b in self.blocks if b.gn and b.last < self.start]
+            if spiky or warming or self._moving(fw):
+                return []
+            self.start = blocks[j].first
+            gpre = [b.gs / b.gn for b in blocks[:j] if b.gn]
             self._gn_early = sorted(gpre)[len(gpre) // 2] if gpre else None
-        self.level = m3
-        gn_now = [b.gs / b.gn for b in last if b.gn]
+            # the pace before it: the rate over the window before its start
+            jb = bisect_right(self._lasts, self.start - 1 - L)
+            fb = self._fit(jb, L, j) if j - jb >= 3 and blocks[jb].first <= self.start - 0.8 * L else None
+            self._pace = fb.r if fb is not None and fb.r - Z * fb.se > 0 else None  # (measurably improving)
+        # the whole span of the open plateau: the same test closes it (a block that
+        # merged records from before its start is left out)
+        k = bisect_left(self._lasts, self.start)
+        if k < len(blocks) and blocks[k].first < self.start:
+            k += 1
+        f = self._fit(k, L)
+        if f is None:
+            return []
+        if self._moving(f):
+            self._close(now)
+            return []
+        if not (spiky or warming or self.warned) and not self._flat(f):
+            # the span is not proven flat, but without its first block, or its last 2
+            # windows, or its last window may be: its head was the end of the descent (or
+            # of a spike) before the stall, which starts later (a plateau already reported
+            # keeps the start it was reported with)
+            for jj in (k + 1, bisect_right(self._lasts, now - 2 * L), j):
+                if jj < len(blocks) and blocks[jj].first > self.start:
+                    g = fw if jj == j else self._fit(jj, L)
+                    if g is not None and self._flat(g):
+                        self.start, f = blocks[jj].first, g
+                        break
+        if spiky or warming or not self._flat(f):
+            self._proven_since = None
+            return []  # not yet proven flat: nothing to say
+        self.level = f.level
+        self._proven = True
+        if self._proven_since is None:
+            self._proven_since = now
+        gn_now = [b.gs / b.gn for b in blocks[j:] if b.gn]
         if self._gn_early and gn_now and max(gn_now) < 0.1 * self._gn_early:
             self.dead_hint = True
         if self._converged() and not (self.warned or self.failed):
@@ -335,23 +512,35 @@ class PlateauDetector(Detector):
                 self.converged_at = self.start
             return []
         dur = now - self.start
-        if now - self._opened_at < CONFIRM * L:  # one flat window is not yet a plateau
+        if now - self._proven_since < CONFIRM * L:  # one flat evaluation is not yet a plateau
             return []
-        self._confirmed = True
-        out: list[Alert] = []
         lr_txt = self._lr_text()
         hint = (" The grad norm collapsed with it: dead units or a dead optimizer state."
                 if self.dead_hint else "")
+        if dur >= 2 * L and not self.failed:  # (a first report that is already critical is one alert)
+            self.warned = self.failed = True
+            return [self._alert(Severity.CRITICAL, rec.step, dur, lr_txt, hint)]
         if dur >= L and not self.warned:
             self.warned = True
-            out.append(self._alert(Severity.WARNING, rec, dur, lr_txt, hint))
-        if dur >= 2 * L and not self.failed:
-            self.failed = True
-            out.append(self._alert(Severity.CRITICAL, rec, dur, lr_txt, hint))
-        return out
+            return [self._alert(Severity.WARNING, rec.step, dur, lr_txt, hint)]
+        return []
 
-    def _alert(self, sev, rec, dur, lr_txt, hint) -> Alert:
-        actions = [advice.rollback(self.state, self.start or rec.step, "the plateau")]
+    def finalize(self) -> list[Alert]:
+        """The log ended with a plateau proven but not yet said (its proof came within
+        CONFIRM of the end): the report's verdict gets its alert and actions."""
+        if self.start is None or self.warned or self.failed or not self._proven or self._converged():
+            return []
+        now = self.state.last_step or 0
+        dur, L = now - self.start, self.window_steps()
+        if dur < L:
+            return []
+        sev = Severity.CRITICAL if dur >= 2 * L else Severity.WARNING
+        self.warned, self.failed = True, sev == Severity.CRITICAL
+        hint = " The grad norm collapsed with it: dead units or a dead optimizer state." if self.dead_hint else ""
+        return [self._alert(sev, now, dur, self._lr_text(), hint)]
+
+    def _alert(self, sev, step, dur, lr_txt, hint) -> Alert:
+        actions = [advice.rollback(self.state, self.start or step, "the plateau")]
         if self.dead_hint:
             actions.append("Check for dead activations and a stuck optimizer (reset Adam moments on restart; "
                            "lower epsilon to 1e-8 as OLMo 2 did).")
@@ -359,7 +548,7 @@ class PlateauDetector(Detector):
             actions.append("Check the data pipeline (repeated or shuffled-label batches) and the LR: too low "
                            "stalls, too high bounces.")
         return Alert(
-            self.id, sev, rec.step,
+            self.id, sev, step,
             f"Loss flat for {dur} steps since step {self.start} at ~{fmt(self.level)}{lr_txt}.{hint}",
             value=self.level, baseline=None, actions=actions,
             key="plateau_fail" if sev == Severity.CRITICAL else "plateau",
@@ -367,11 +556,14 @@ class PlateauDetector(Detector):
 
     def _lr_text(self) -> str:
         st = self.state
-        if st.last_lr is not None and st.peak_lr:
-            if st.last_lr <= self.s.decayed_lr_frac * st.peak_lr and self.lr_early is not None:
-                return (f", LR {fmt(st.last_lr)} ({st.last_lr / st.peak_lr:.0%} of peak) since {self.lr_early:.0%} "
+        peak = self._sched.peak  # the schedule's, not a jump's (audit B5)
+        if st.last_lr is not None and peak:
+            if st.last_lr <= self.s.decayed_lr_frac * peak and self.lr_early is not None:
+                return (f", LR {fmt(st.last_lr)} ({st.last_lr / peak:.0%} of peak) since {self.lr_early:.0%} "
                         "of the planned run: a frozen LR / dead optimizer state, not a finished schedule")
-            return f", LR still {fmt(st.last_lr)} ({st.last_lr / st.peak_lr:.0%} of peak)"
+            if st.last_lr > JUMP_FACTOR * peak:
+                return f", LR {fmt(st.last_lr)}, {st.last_lr / peak:.0f}x the schedule's peak {fmt(peak)}"
+            return f", LR still {fmt(st.last_lr)} ({st.last_lr / peak:.0%} of peak)"
         return ""
 
     def _converged(self) -> bool:
@@ -380,8 +572,9 @@ class PlateauDetector(Detector):
         when the LR is not logged does "the run is >= 90% done" stand in for it."""
         st = self.state
         prog = st.progress()
-        if st.last_lr is not None and st.peak_lr:
-            return st.last_lr <= self.s.decayed_lr_frac * st.peak_lr and self.lr_early is None
+        peak = self._sched.peak
+        if st.last_lr is not None and peak:
+            return st.last_lr <= self.s.decayed_lr_frac * peak and self.lr_early is None
         return prog is not None and prog >= 0.9
 
     def _recent_level(self) -> float | None:
@@ -393,19 +586,27 @@ class PlateauDetector(Detector):
         return None
 
     def _close(self, now: int) -> None:
+        """The open plateau ended (its span moves): a reported one is remembered; the
+        next plateau is a new one, reported afresh."""
         if self.start is not None and (self.warned or self.failed):
             if self.longest is None or now - self.start > self.longest[1] - self.longest[0]:
                 self.longest = (self.start, now)
         self.start = None
+        self.warned = self.failed = False
+        self.dead_hint = False
+        self._proven = False
+        self._proven_since = None
 
     def on_resume(self, step: int) -> None:
         self.blocks = [b for b in self.blocks if b.last <= step]
+        self._reindex()
         self._cur = None
         self._cap = self._level_cap()
         if self._spike_at is not None and self._spike_at > step:
             self._spike_at = None
-        if self.start is not None and self.start > step:
-            self.start = None
+        if self.start is not None and self.start > step:  # in the superseded part: gone
+            self.warned = self.failed = False
+            self._close(step)
 
     def result(self) -> CheckResult:
         if self.n < MIN_RECORDS:
@@ -416,23 +617,20 @@ class PlateauDetector(Detector):
         if self.const is not None and self._same_val == self.const[0] and self._same_from == self.const[1]:
             return self._result(Status.FAIL, f"loss exactly {fmt(self.const[0])} since step {self.const[1]}: "
                                              "not learning")
-        if self.start is not None and (not self._converged() or self.warned or self.failed):
+        reported = self.warned or self.failed
+        if self.start is not None and (reported or (self._proven and not self._converged())):
             dur = now - self.start
-            sl, lv = self.start_level, self.level
-            if sl and lv is not None and (sl - lv) / abs(sl) >= SLOW_DROP and (self.warned or self._confirmed):
-                return self._result(Status.WARN, f"improving slowly: {fmt(sl)} -> {fmt(lv)} over {dur} steps since "
-                                                 f"step {self.start} (< {self.s.plateau_rel:.0%} per {L}-step window)")
             if self.longest is not None:  # an earlier stall of the same run: it never really moved on
                 a, b = self.longest
                 dead += f"; flat for {b - a} steps from step {a} before"
-            if self.failed or (self._confirmed and dur >= 2 * L):
+            if self.failed or (self._proven and dur >= 2 * L):
                 return self._result(Status.FAIL, f"flat for {dur} steps since step {self.start} at ~{fmt(self.level)}{dead}")
-            if self.warned or (self._confirmed and dur >= L):
+            if self.warned or (self._proven and dur >= L):
                 return self._result(Status.WARN, f"flat for {dur} steps since step {self.start}{dead}")
         cur = self._recent_level()
         if cur is not None and self.best is not None and self.best[0] > 0 \
                 and cur >= self.s.divergence_factor * self.best[0]:
-            return self._result(Status.SKIP, f"loss {fmt(cur)}, {cur / self.best[0]:.1f}x its best {fmt(self.best[0])} "
+            return self._result(Status.SKIP, f"loss {fmt(cur)}, {_times(cur / self.best[0])}x its best {fmt(self.best[0])} "
                                              f"(step {self.best[1]}): rising, not flat (see Loss Spike Detection)")
         if self.longest is not None:  # a stall that ended by itself is history, not a fault
             a, b = self.longest
