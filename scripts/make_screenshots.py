@@ -46,7 +46,9 @@ async def shoot(name: str, path: str, shown: str, size: tuple[int, int], select:
         t0 = time.monotonic()
         while not app.loaded and time.monotonic() - t0 < 20:
             await pilot.pause(0.05)
-        await pilot.pause(0.2)
+        while app.runs_mode and not all(r.checks for r in app.run_rows.values()) and time.monotonic() - t0 < 60:
+            await pilot.pause(0.05)
+        await pilot.pause(1.2 if app.runs_mode else 0.2)  # (the runs screen's 1 s tick)
         if select:
             lst = app.query_one(AlertList)
             idx = next((i for i, a in enumerate(lst.alerts) if a.check == select and a.actions), None)
@@ -99,6 +101,34 @@ def to_png(svg: str) -> str | None:
         os.remove(tmp)
 
 
+def sweep50() -> str:
+    """50 small runs of a learning-rate / weight-decay / seed sweep (two go NaN, three share
+    a loss spike at step 250), written once under bench/out; mtimes two hours back."""
+    import json
+    import math
+
+    d = os.path.join(ROOT, "bench", "out", "screenshot-sweep50")
+    if os.path.isdir(d) and len(os.listdir(d)) == 50:
+        return d
+    back = time.time() - 2 * 3600
+    for i in range(50):
+        name = f"lr{(1, 2, 3, 6, 10)[i % 5]}e-4_wd0.{i % 2}_seed{i // 10}_{i:02d}"
+        p = os.path.join(d, name, "metrics.jsonl")
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            for s in range(1, 401):
+                loss = 2.0 + 6.0 * math.exp(-s / 120) * (1 + 0.01 * math.sin(s * (i + 1)))
+                if i in (7, 33) and s >= 300:
+                    loss = float("nan")
+                if i in (4, 18, 41) and s == 250:
+                    loss *= 5
+                lr = 3e-4 * min(1.0, s / 30)
+                f.write(json.dumps({"step": s, "loss": loss, "grad_norm": 0.4 + 0.01 * math.cos(s), "lr": lr})
+                        + "\n")
+        os.utime(p, (back, back))
+    return d
+
+
 SHOTS = [
     # name, run, path shown, size, alert to select, keys
     ("healthy", "sample_runs/healthy", "sample_runs/healthy", (160, 48), None, ()),
@@ -106,6 +136,7 @@ SHOTS = [
     ("divergence-rollback", "sample_runs/nan_divergence", "sample_runs/nan_divergence", (160, 48), "nonfinite", ()),
     ("spike-80x24", "DEMO", "tsm-watch --demo", (80, 24), None, ()),
     ("runs", "sample_runs", "sample_runs", (120, 24), None, ()),
+    ("runs-80x24", "SWEEP50", "sweep/", (80, 24), None, ()),
 ]
 
 
@@ -116,7 +147,7 @@ def main() -> int:
     for name, run, shown, size, select, keys in SHOTS:
         if only and name not in only:
             continue
-        path = demo_path() if run == "DEMO" else os.path.join(ROOT, run)
+        path = demo_path() if run == "DEMO" else (sweep50() if run == "SWEEP50" else os.path.join(ROOT, run))
         if not os.path.exists(path):
             print(f"skip {name}: {run} not found (python sample_runs/make_samples.py)", file=sys.stderr)
             continue

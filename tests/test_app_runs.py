@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import time
 
 from livefiles import append, curve
@@ -82,5 +83,202 @@ def test_runs_screen_live_new_run_appears(tmp_path):
             screen = app.screen
             assert isinstance(screen, RunsScreen)
             assert await until(pilot, lambda: screen.order()[0] == "r1")
+
+    asyncio.run(body())
+
+
+def _cell(screen, name, key):
+    """The text a runs-table cell shows now."""
+    return screen._shown[(name, key)][0]
+
+
+def test_runs_screen_filter_and_sort(tmp_path):
+    for name, n in (("alpha_1", 300), ("alpha_2", 200), ("beta_1", 250)):
+        jsonl(tmp_path / name / "metrics.jsonl", n=n, nan_at=150 if name == "beta_1" else None)
+
+    async def body():
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]), mode="finished")
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await until(pilot, lambda: app.loaded and all(r.checks for r in app.run_rows.values()))
+            screen = app.screen
+            assert await until(pilot, lambda: screen._order and screen._order[0] == "beta_1")
+            await pilot.press("slash", *"alpha")
+            assert await until(pilot, lambda: screen._order == ["alpha_1", "alpha_2"])
+            assert "filter alpha" in screen._texts["runs-status"]
+            await pilot.press("enter", "escape")  # keep the filter, then clear it
+            assert await until(pilot, lambda: len(screen._order) == 3)
+            await pilot.press("s")  # by name
+            assert await until(pilot, lambda: screen._order == ["alpha_1", "alpha_2", "beta_1"])
+            await pilot.press("s")  # by step
+            assert await until(pilot, lambda: screen._order == ["alpha_1", "beta_1", "alpha_2"])
+            assert _cell(screen, "alpha_2", "step") == "200"
+
+    asyncio.run(body())
+
+
+def test_runs_screen_stalled_after_silence(tmp_path):
+    """Ages move with the clock, not with new writes: a run silent for two minutes reads
+    "stall 2m" and goes on top, without a single new record (the 1 s timer)."""
+    jsonl(tmp_path / "quiet" / "metrics.jsonl", n=100)
+    jsonl(tmp_path / "busy" / "metrics.jsonl", n=100)
+    shift = [0.0]
+
+    async def body():
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]))
+        app.wall = lambda: time.time() + shift[0]
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await until(pilot, lambda: all(r.last_step == 100 for r in app.run_rows.values()))
+            for s in (101, 102):  # both write while watched
+                for name in ("quiet", "busy"):
+                    append(tmp_path / name / "metrics.jsonl", json.dumps(dict(curve(s), lr=3e-4)) + "\n")
+                await pilot.pause(0.3)
+            assert await until(pilot, lambda: all(r.last_step == 102 for r in app.run_rows.values()))
+            screen = app.screen
+            assert await until(pilot, lambda: _cell(screen, "quiet", "age") == "<10s")
+            repaints = screen.repaints
+            await pilot.pause(1.5)
+            assert screen.repaints - repaints == 0  # nothing reads differently: nothing redrawn
+            shift[0] = 125.0  # two minutes of silence for both ...
+            append(tmp_path / "busy" / "metrics.jsonl", json.dumps(dict(curve(103), lr=3e-4)) + "\n")  # ... but one
+            assert await until(pilot, lambda: _cell(screen, "quiet", "age") == "stall 2m", timeout=5)
+            assert _cell(screen, "busy", "age") == "<10s"
+            assert "1 stalled" in screen._texts["runs-status"]
+            assert screen._order[0] == "quiet"
+
+    asyncio.run(body())
+
+
+def test_finished_runs_show_the_time_since_they_wrote(tmp_path):
+    jsonl(tmp_path / "old" / "metrics.jsonl", n=100)
+    jsonl(tmp_path / "new" / "metrics.jsonl", n=100)
+    hour = time.time() - 3600
+    os.utime(tmp_path / "old" / "metrics.jsonl", (hour, hour))
+
+    async def body():
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]), mode="finished")
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await until(pilot, lambda: app.loaded and all(r.checks for r in app.run_rows.values()))
+            screen = app.screen
+            assert await until(pilot, lambda: _cell(screen, "old", "age") == "1h")
+            assert _cell(screen, "new", "age") == "<10s"
+            assert "stall" not in _cell(screen, "old", "age")  # a finished run is not stalled
+
+    asyncio.run(body())
+
+
+def test_fifty_runs_at_80x24(tmp_path):
+    """50 runs at 80x24: the table fits the width (no horizontal scroll), the failing runs
+    are on top with their worst check and counts, the highlighted run's newest critical
+    alert is on screen below the table."""
+    for i in range(50):
+        jsonl(tmp_path / f"lr{i % 5}e-4_wd0.{i % 2}_seed{i}" / "metrics.jsonl", n=120,
+              nan_at=100 if i in (7, 33) else None)
+
+    async def body():
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]), mode="finished")
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await until(pilot, lambda: app.loaded and len(app.run_rows) == 50
+                               and all(r.checks for r in app.run_rows.values()), timeout=60)
+            screen = app.screen
+            await pilot.pause(1.2)
+            t = screen.query_one("#runs")
+            assert t.virtual_size.width <= t.size.width, (t.virtual_size, t.size)
+            top = screen._order[:2]
+            assert sorted(top) == sorted(["lr2e-4_wd0.1_seed7", "lr3e-4_wd0.1_seed33"])
+            assert _cell(screen, top[0], "worst") == "nan FAIL" and _cell(screen, top[0], "cw").startswith("1/")
+            assert _cell(screen, top[0], "checks")[5] == "F"  # the nan letter of "sglbpn"
+            detail = screen._texts["runs-detail"]
+            assert detail.startswith(top[0]) and "newest critical: step 100 nonfinite" in detail
+            region = screen.query_one("#runs-detail").region
+            assert region.y + region.height <= 24 and region.width > 0
+
+    asyncio.run(body())
+
+
+def test_long_run_names_widen_the_column(tmp_path):
+    jsonl(tmp_path / "a" / "metrics.jsonl", n=60)
+    jsonl(tmp_path / "b" / "metrics.jsonl", n=60)
+
+    async def body():
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]))
+        async with app.run_test(size=(140, 30)) as pilot:
+            assert await until(pilot, lambda: "a" in app.run_rows and app.run_rows["a"].last_step == 60)
+            assert app.screen.query_one("#runs").columns["run"].width == 4  # (the title's width)
+            long = "sweep_lr3e-4_wd0.1_warmup2000_seed17"
+            jsonl(tmp_path / long / "metrics.jsonl", n=50)
+            screen = app.screen
+            assert await until(pilot, lambda: long in screen._order)
+            t = screen.query_one("#runs")
+            assert t.columns["run"].width == 32  # NAME_MAX: elided in the middle, not cut
+            cell = _cell(screen, long, "run")
+            assert len(cell) == 32 and cell.startswith("sweep_lr3e-4") and cell.endswith("_seed17") and "…" in cell
+
+    asyncio.run(body())
+
+
+def test_opening_a_run_without_checks_shows_none_of_the_previous_ones(tmp_path):
+    jsonl(tmp_path / "a_nan" / "metrics.jsonl", n=200, nan_at=150)
+    jsonl(tmp_path / "b_ok" / "metrics.jsonl", n=200)
+
+    async def body():
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]), mode="finished")
+        async with app.run_test(size=(100, 30)) as pilot:
+            assert await until(pilot, lambda: app.loaded and all(r.checks for r in app.run_rows.values()))
+            app.open_run("a_nan")
+            assert await until(pilot, lambda: app.check_statuses().get("nonfinite") == "FAIL")
+            app.show_runs()
+            app._run_checks.pop("b_ok")  # as a run that has not been judged yet
+            app.open_run("b_ok")
+            await pilot.pause(0.3)
+            assert app.check_statuses()["nonfinite"] == "SKIP"
+
+    asyncio.run(body())
+
+
+def test_same_step_spikes_noted_in_the_runs_table(tmp_path):
+    for i in range(4):
+        path = tmp_path / f"r{i}" / "metrics.jsonl"
+        jsonl(path, n=400)
+        if i < 3:  # a spike at step 250 in three runs
+            lines = path.read_text().splitlines(keepends=True)
+            rec = json.loads(lines[249])
+            rec["loss"] *= 5
+            lines[249] = json.dumps(rec) + "\n"
+            path.write_text("".join(lines))
+
+    async def body():
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]), mode="finished")
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await until(pilot, lambda: app.loaded and all(r.checks for r in app.run_rows.values()))
+            screen = app.screen
+            assert await until(pilot, lambda: all(app.run_rows[f"r{i}"].shared == (250, 2) for i in range(3)))
+            assert await until(pilot, lambda: _cell(screen, "r0", "also") == "+2")
+            assert _cell(screen, "r3", "also") == ""
+
+    asyncio.run(body())
+
+
+def test_rank_departures_reach_the_runs_screen(tmp_path):
+    """A job directory among the runs: NaN on one rank only is its worst check (the ranks
+    check runs in the live loop, not only in --report)."""
+    for r in range(4):
+        lines = []
+        for s in range(1, 201):
+            loss = "nan" if (r == 2 and s >= 150) else f"{curve(s)['loss']:.4f}"
+            lines.append(f"iter {s}: loss {loss}, time {1000 + r:.2f}ms, mfu 40.00%\n")
+        (tmp_path / "job").mkdir(exist_ok=True)
+        (tmp_path / "job" / f"rank{r}.log").write_text("".join(lines))
+    jsonl(tmp_path / "other" / "metrics.jsonl", n=200)
+
+    async def body():
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]), mode="finished")
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await until(pilot, lambda: app.loaded and all(r.checks for r in app.run_rows.values()))
+            screen = app.screen
+            assert await until(pilot, lambda: "ranks" in app.run_rows["job"].checks)
+            assert app.run_rows["job"].checks["ranks"].status.value == "FAIL"
+            assert await until(pilot, lambda: _cell(screen, "job", "worst") == "ranks FAIL")
+            assert screen._order[0] == "job"
+            assert app.run_rows["job"].checks["nonfinite"].status.value == "PASS"  # rank 0's series
 
     asyncio.run(body())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -235,5 +236,361 @@ def test_follow_several_runs_names_the_run(tmp_path):
         assert nan["run"] == "b" and nan["step"] == 159
         assert all("run" in o for o in objs if o["event"] in ("alert", "status"))
         assert {o["run"] for o in objs if o["event"] == "status"} >= {"a", "b", "c"}
+    finally:
+        assert f.stop() == 0
+
+
+# --------------------------------------------------------------------------- layouts of the audit (issue 15, B1-B7, B12)
+def nanogpt_log(path: Path, n: int = 300, nan_at: int | None = None, spike_at: int | None = None,
+                ms: float = 1000.0, scale: float = 1.0, seed: int = 0) -> None:
+    """nanoGPT's stdout: ``iter N: loss X, time Tms, mfu M%``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for s in range(1, n + 1):
+        loss = curve(s)["loss"] * scale * (1 + 0.003 * math.sin(s * (seed + 1)))
+        if nan_at and s >= nan_at:
+            loss = math.nan
+        if spike_at and s >= spike_at:
+            loss *= 3  # a spike that does not recover
+        t = ms * (1 + 0.01 * math.sin(s + seed))
+        lines.append(f"iter {s}: loss {loss:.4f}, time {t:.2f}ms, mfu 40.00%\n")
+    path.write_text("".join(lines))
+
+
+def megatron_log(path: Path, n: int = 200, ms: float = 1000.0) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for s in range(1, n + 1):
+        t = ms * (1 + 0.01 * math.sin(s))
+        lines.append(f" iteration {s:8d}/ {1000:8d} | consumed samples: {512 * s:12d} | elapsed time per iteration "
+                     f"(ms): {t:.1f} | learning rate: 3.000E-04 | global batch size:   512 | lm loss: "
+                     f"{curve(s)['loss']:.6E} | loss scale: 4096.0 | grad norm: 0.400 | number of skipped "
+                     f"iterations:   0 | number of nan iterations:   0 |\n")
+    path.write_text("".join(lines))
+
+
+def llmc_log(path: Path, n: int = 600) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"s:{s} trl:{11.0 - 0.01 * s + 0.02 * math.sin(s):.4f} lr:0.000300 norm:{0.4:.2f}\n"
+                            for s in range(0, n)))
+
+
+def report(path, *extra) -> tuple[int, dict]:
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = main([str(path), "--report", "--json", *map(str, extra)])
+    return code, json.loads(buf.getvalue())
+
+
+def statuses(d: dict) -> dict:
+    return {c["id"]: c["status"] for c in d["checks"]}
+
+
+def test_slurm_array_tasks_are_runs_not_ranks(tmp_path):
+    """Slurm's default ``slurm-%A_%a.out`` names array tasks: different runs. Task 2
+    diverges: the sweep FAILs (exit 1) as task 2 alone does."""
+    d = tmp_path / "slurm_array"
+    for t in range(4):
+        nanogpt_log(d / f"slurm-4242_{t}.out", n=600, spike_at=400 if t == 2 else None)
+    code, sweep = report(d)
+    assert code == 1 and sweep["kind"] == "runs"
+    got = {r["run"]: r for r in sweep["runs"]}
+    assert set(got) == {f"slurm-4242_{t}.out" for t in range(4)}
+    assert statuses(got["slurm-4242_2.out"])["loss_spike"] == "FAIL"
+    assert statuses(got["slurm-4242_0.out"])["loss_spike"] == "PASS"
+    assert all("ranks" not in r for r in sweep["runs"])
+    code_alone, alone = report(d / "slurm-4242_2.out")
+    assert code_alone == 1 and _strip(got["slurm-4242_2.out"]) == _strip(alone)
+
+
+def test_seed_files_are_runs(tmp_path):
+    for seed in (1, 2, 3):
+        nanogpt_log(tmp_path / f"train_seed_{seed}.log", seed=seed, nan_at=250 if seed == 3 else None)
+    code, sweep = report(tmp_path)
+    assert code == 1
+    by = {r["run"]: statuses(r) for r in sweep["runs"]}
+    assert set(by) == {"train_seed_1.log", "train_seed_2.log", "train_seed_3.log"}
+    assert by["train_seed_3.log"]["nonfinite"] == "FAIL" and by["train_seed_1.log"]["nonfinite"] == "PASS"
+
+
+def test_slurm_tasks_of_one_step_are_ranks(tmp_path):
+    """``srun --output=slurm-%j.%t.out``: tasks 0..N-1 of one job step that ended together."""
+    for t in range(4):
+        nanogpt_log(tmp_path / f"slurm-777.{t}.out", seed=t, nan_at=200 if t == 1 else None)
+    runs = open_runs(str(tmp_path))
+    assert len(runs) == 1 and len(runs[0].ranks) == 4
+    code, d = report(tmp_path)
+    assert code == 1 and statuses(d)["ranks"] == "FAIL" and "rank 1" in d["checks"][-1]["summary"]
+
+
+def test_torchrun_log_dir_is_one_run_with_ranks(tmp_path):
+    """torchrun ``--log-dir``: ``<run_id>/attempt_0/<rank>/stdout.log``; rank 3 is 20% slower:
+    a straggler found from nanoGPT's printed step time."""
+    top = tmp_path / "torchrun_logs"
+    for r in range(4):
+        base = top / "none_abc123" / "attempt_0" / str(r)
+        nanogpt_log(base / "stdout.log", seed=r, ms=1200.0 if r == 3 else 1000.0)
+        (base / "stderr.log").write_text("")
+    runs = open_runs(str(top))
+    assert len(runs) == 1 and len(runs[0].ranks) == 4
+    code, d = report(top)
+    assert "kind" not in d and statuses(d)["ranks"] == "WARN"
+    ranks = next(c for c in d["checks"] if c["id"] == "ranks")
+    assert "rank 3 straggles (1.20x" in ranks["summary"]
+    assert d["ranks"]["count"] == 4 and d["ranks"]["used"].endswith("attempt_0/0/stdout.log")
+
+
+def test_rank_dirs_are_one_run(tmp_path):
+    for r in range(4):
+        nanogpt_log(tmp_path / "job" / f"rank_{r}" / "train.log", seed=r, nan_at=150 if r == 2 else None)
+    runs = open_runs(str(tmp_path / "job"))
+    assert len(runs) == 1 and len(runs[0].ranks) == 4
+    code, d = report(tmp_path / "job")
+    assert code == 1 and statuses(d)["ranks"] == "FAIL"
+    assert statuses(d)["nonfinite"] == "PASS"  # the checks read rank 0's series
+
+
+def test_megatron_rank_logs_straggler(tmp_path):
+    """Megatron's ``elapsed time per iteration (ms)`` reaches the ranks check (it was dropped)."""
+    for r in range(8):
+        megatron_log(tmp_path / f"log_rank_{r}.txt", ms=1200.0 if r == 5 else 1000.0)
+    code, d = report(tmp_path)
+    ranks = next(c for c in d["checks"] if c["id"] == "ranks")
+    assert ranks["status"] == "WARN" and "rank 5 straggles (1.20x" in ranks["summary"]
+
+
+def test_straggler_threshold_is_levanters(tmp_path):
+    for slow, want in ((1.14, "PASS"), (1.16, "WARN")):
+        job = tmp_path / f"job_{slow}"
+        for r in range(8):
+            lines = [json.dumps({"step": s, "loss": curve(s)["loss"], "step_time": (slow if r == 2 else 1.0)})
+                     + "\n" for s in range(1, 120)]
+            job.mkdir(exist_ok=True)
+            (job / f"rank{r}.jsonl").write_text("".join(lines))
+        _, d = report(job)
+        assert statuses(d)["ranks"] == want, slow
+
+
+def test_flat_directory_of_two_runs(tmp_path):
+    """A nanoGPT train.log that goes NaN beside an unrelated llm.c main.log: two runs (their
+    losses at the same steps disagree), the NaN one FAILs, exit 1."""
+    nanogpt_log(tmp_path / "train.log", n=450, nan_at=425)
+    llmc_log(tmp_path / "main.log")
+    code, sweep = report(tmp_path)
+    assert code == 1 and sweep["kind"] == "runs"
+    by = {r["run"]: statuses(r) for r in sweep["runs"]}
+    assert by["train.log"]["nonfinite"] == "FAIL" and by["main.log"]["nonfinite"] == "PASS"
+    for r in sweep["runs"]:  # a file among other runs' files has no checkpoints of its own
+        assert statuses(r)["checkpoints"] == "SKIP"
+        _, alone = report(tmp_path / r["run"])
+        assert _strip(r) == _strip(alone), r["run"]
+
+
+def test_hf_output_dir_stdout_jsonl_tensorboard_stay_one_run(tmp_path):
+    """One run writing the same series to stdout, trainer_state.json and TensorBoard."""
+    from livefiles import hf_stdout_line
+    out = tmp_path / "out"
+    hf_output_dir(out, n=200, nan_at=180)
+    (out / "train_stdout.log").write_text("".join(hf_stdout_line(dict(curve(s), loss=math.nan if s == 180 else
+                                                                       curve(s)["loss"])) for s in range(1, 201)))
+    runs = open_runs(str(out))
+    assert len(runs) == 1 and len(runs[0].readers) == 3
+    code, d = report(out)
+    assert code == 1 and "kind" not in d and statuses(d)["checkpoints"] == "PASS"
+
+
+def test_modded_nanogpt_checkpoints_stay_with_their_run(tmp_path):
+    """``logs/<uuid>.txt`` + ``logs/<uuid>/state_step*.pt``: the other run in ``logs/`` gets none."""
+    a, b = "088a77ee-9b67-475a-bbb9-3e92e4698799", "87bd51fd-6203-4c88-b3aa-8a849a6a83ca"
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for u in (a, b):
+        (logs / f"{u}.txt").write_text("".join(f"step:{s}/1000 train_loss:{curve(s)['loss']:.4f} "
+                                               f"train_time:{s * 100}ms step_avg:100.00ms\n" for s in range(1, 600)))
+    (logs / a).mkdir()
+    for s in (200, 400):
+        (logs / a / f"state_step{s:06d}.pt").write_bytes(b"")
+    _, sweep = report(tmp_path)
+    got = {r["run"]: r for r in sweep["runs"]}
+    assert [c["step"] for c in got[f"logs/{a}.txt"]["run_info"]["checkpoints"]] == [200, 400]
+    assert got[f"logs/{b}.txt"]["run_info"]["checkpoints"] == []
+    assert statuses(got[f"logs/{b}.txt"])["checkpoints"] == "SKIP"
+    for name, r in got.items():  # inside == alone (B7)
+        _, alone = report(tmp_path / name)
+        assert _strip(r) == _strip(alone), name
+
+
+def test_root_run_keeps_its_own_checkpoints(tmp_path):
+    """A root run with train_log.jsonl: ``crashed/checkpoints`` (no log) and another run's
+    ``ablation_a/checkpoints`` are not its rollback points, with or without ``--run``."""
+    jsonl(tmp_path / "train_log.jsonl", n=300, nan_at=240)
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "step_100.pt").write_bytes(b"")
+    (tmp_path / "crashed" / "checkpoints").mkdir(parents=True)
+    (tmp_path / "crashed" / "checkpoints" / "step_230.pt").write_bytes(b"")
+    jsonl(tmp_path / "ablation_a" / "metrics.jsonl", n=300)
+    (tmp_path / "ablation_a" / "checkpoints").mkdir()
+    (tmp_path / "ablation_a" / "checkpoints" / "step_225.pt").write_bytes(b"")
+    code, sweep = report(tmp_path)
+    got = {r["run"]: r for r in sweep["runs"]}
+    assert set(got) == {".", "ablation_a"}
+    root = got["."]
+    assert root["path"] == str(tmp_path)  # the path itself, not path/path
+    assert [c["name"] for c in root["run_info"]["checkpoints"]] == ["checkpoints/step_100.pt"]
+    assert "step_100" in " ".join(root["actions"]) or any("step_100" in a["message"] + " ".join(a["actions"])
+                                                         for a in root["alerts"])
+    assert [c["name"] for c in got["ablation_a"]["run_info"]["checkpoints"]] == ["checkpoints/step_225.pt"]
+    code, one = report(tmp_path, "--run", ".")
+    assert [c["name"] for c in one["run"]["checkpoints"]] == ["checkpoints/step_100.pt"]
+
+
+def test_hf_output_dir_before_its_first_save(tmp_path):
+    """``hf_a/runs/<date_host>/events`` alone is run ``hf_a`` (not ``hf_a/runs/...``), and
+    the same run once ``checkpoint-200`` appears: the NaN and the rollback stay together."""
+    for name in ("hf_a", "hf_b"):
+        hist = [curve(s) for s in range(1, 220)]
+        if name == "hf_a":
+            hist[210]["loss"] = math.nan
+        tb = tmp_path / name / "runs" / "Dec04_03-30-00_node1"
+        tb.mkdir(parents=True)
+        (tb / "events.out.tfevents.1796000000.node1.1.0").write_bytes(tb_records(hist, header=True))
+    assert names(tmp_path) == ["hf_a", "hf_b"]
+    (tmp_path / "hf_a" / "checkpoint-200").mkdir()
+    (tmp_path / "hf_a" / "checkpoint-200" / "trainer_state.json").write_text(
+        trainer_state([curve(s) for s in range(1, 201)]))
+    code, sweep = report(tmp_path)
+    got = {r["run"]: r for r in sweep["runs"]}
+    assert set(got) == {"hf_a", "hf_b"} and code == 1
+    assert statuses(got["hf_a"])["nonfinite"] == "FAIL"
+    assert [c["step"] for c in got["hf_a"]["run_info"]["checkpoints"]] == [200]
+    assert any("checkpoint-200" in a for a in got["hf_a"]["actions"])
+
+
+def test_documents_and_notes_are_not_runs(tmp_path):
+    for i in range(2):
+        jsonl(tmp_path / f"run_{i}" / "metrics.jsonl", n=200)
+    (tmp_path / "EXPECTED.json").write_text(json.dumps({"run_1": {"nan": 450, "loss": 1.0, "step": 3}}))
+    (tmp_path / "labels.json").write_text(json.dumps({"run_a": "healthy", "step": 250, "loss": 9.1}))
+    (tmp_path / "results_summary.json").write_text(json.dumps({"step": 200, "loss": 2.1}) + "\n")
+    (tmp_path / "one.json").write_text(json.dumps({"best": {"step": 3, "loss": 1.0}}))
+    (tmp_path / "notes.txt").write_text("sweep notes\nstep 100 loss 4.1 looked fine\nlr 3e-4 was best\n")
+    assert names(tmp_path) == ["run_0", "run_1"]
+    code, sweep = report(tmp_path)
+    assert code == 0 and [r["run"] for r in sweep["runs"]] == ["run_0", "run_1"]
+    # W&B's own summary is still read (a reader owns that name)
+    w = tmp_path / "wandb" / "run-20261204_010101-aaaa1111" / "files"
+    w.mkdir(parents=True)
+    (w / "wandb-summary.json").write_text(json.dumps({"loss": 2.1, "_step": 399}))
+    from tsm_tui.sources import registry
+    assert registry.open_reader(str(w / "wandb-summary.json"))[0] is not None
+    assert registry.open_reader(str(tmp_path / "labels.json"))[0] is None
+
+
+def test_near_step_spikes_across_runs(tmp_path):
+    """The same spike one step apart in two runs (a log counting from 0 against one counting
+    from 1) is the same step of the data."""
+    jsonl(tmp_path / "a" / "metrics.jsonl", n=400, spike_at=250)
+    jsonl(tmp_path / "b" / "metrics.jsonl", n=400, spike_at=251)
+    jsonl(tmp_path / "c" / "metrics.jsonl", n=400, spike_at=300)
+    _, sweep = report(tmp_path)
+    got = {r["run"]: r for r in sweep["runs"]}
+    a = next(x for x in got["a"]["alerts"] if x["check"] == "loss_spike" and x["step"] == 250)
+    assert a["also_in_runs"] == ["b"]
+    c = next(x for x in got["c"]["alerts"] if x["check"] == "loss_spike" and x["step"] == 300)
+    assert "also_in_runs" not in c
+
+
+# --------------------------------------------------------------------------- ranks: cost and live (B13, B14)
+def test_rank_tracker_reads_frames_as_rows():
+    """A frame by column gives the tracker the state its rows give one by one."""
+    import numpy as np
+
+    from tsm_tui.analysis.ranks import RankTracker
+    from tsm_tui.core.frame import Frame
+
+    rng = np.random.default_rng(3)
+    for case in range(30):
+        n = int(rng.integers(1, 300))
+        step = np.arange(1, n + 1, dtype=np.int64) * int(rng.integers(1, 4))
+        loss = rng.normal(3.0, 0.2, n)
+        loss[rng.random(n) < 0.05] = np.nan
+        cols = {"loss": loss}
+        extra = None
+        if case % 3 != 0:
+            t = 1.7e9 + np.cumsum(rng.random(n))
+            t[rng.random(n) < 0.1] = np.nan
+            cols["time"] = t
+        if case % 3 != 1:
+            dt = rng.normal(1.0, 0.1, n) * 1000
+            dt[rng.random(n) < 0.2] = np.nan
+            extra = {"time_ms": dt}
+        fr = Frame(step, cols, extra)
+        a, b = RankTracker("x", 0), RankTracker("x", 0)
+        a.update(fr.slice(0, n // 2))
+        a.update(fr.slice(n // 2, n))
+        for i in range(n):
+            b.update(fr.record(i))
+        for k in ("records", "last_step", "nan_step", "loss_seen"):
+            assert getattr(a, k) == getattr(b, k), (case, k)
+        assert list(a.losses) == list(b.losses), case
+        assert np.allclose(list(a.dts), list(b.dts)), case
+
+
+def test_other_ranks_cost_a_tracker_not_nine_detectors(tmp_path):
+    for r in range(16):
+        jsonl(tmp_path / f"rank{r}.jsonl", n=300, nan_at=200 if r == 9 else None)
+    an = analyze_runs(str(tmp_path))[0]
+    assert len(an.session.monitors) == 1 and an.run.primary.endswith("rank0.jsonl")
+    assert an.ranks.status.value == "FAIL" and "rank 9" in an.ranks.summary
+
+
+def test_live_created_runs_keep_their_own_checkpoints(tmp_path):
+    """Runs that appear while watching get the same side files as in the report: the root
+    run's rollback is its own checkpoint, never the run below it (B4d)."""
+    from tsm_tui.analysis.live import LiveLoop
+    from tsm_tui.core.settings import Settings
+    from tsm_tui.sources import registry
+    from tsm_tui.sources.feed import ReplayFeed
+
+    jsonl(tmp_path / "train_log.jsonl", n=300)
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "step_100.pt").write_bytes(b"")
+    jsonl(tmp_path / "b" / "metrics.jsonl", n=300)
+    (tmp_path / "b" / "checkpoints").mkdir()
+    (tmp_path / "b" / "checkpoints" / "step_225.pt").write_bytes(b"")
+    readers = {p: registry.open_reader(p)[0] for p in registry.candidate_files(str(tmp_path))}
+    loop = LiveLoop.many(ReplayFeed(readers), str(tmp_path), Settings())
+    loop.start()
+    try:
+        t0 = time.monotonic()
+        while not loop.finished and time.monotonic() - t0 < 20:
+            loop.step(force_status=True)
+            loop.wait(0.05)
+    finally:
+        loop.stop()
+    assert set(loop.runs) == {".", "b"}
+    assert [c[1] for c in loop.runs["."].session.info.checkpoints] == ["checkpoints/step_100.pt"]
+    assert [c[1] for c in loop.runs["b"].session.info.checkpoints] == ["checkpoints/step_225.pt"]
+
+
+def test_follow_says_rank_departures_with_the_run(tmp_path):
+    """--follow on a job directory: NaN on one rank and a straggler, as they happen, with "run"."""
+    job = tmp_path / "job"
+    for r in range(4):
+        nanogpt_log(job / f"rank{r}.log", n=150, seed=r, ms=1300.0 if r == 1 else 1000.0)
+    f = Follow(job, "--json")
+    try:
+        assert f.wait_for(lambda: any('"rank_straggler"' in x or "Straggler" in x for x in f.out)), (f.out, f.err)
+        with open(job / "rank2.log", "a") as fh:
+            fh.write("".join(f"iter {s}: loss nan, time 1000.00ms, mfu 40.00%\n" for s in range(151, 156)))
+        assert f.wait_for(lambda: any("Non-finite loss on rank 2" in x for x in f.out)), (f.out, f.err)
+        objs = f.json()
+        nan = next(o for o in objs if o["event"] == "alert" and o["check"] == "ranks" and o["severity"] == "critical")
+        assert nan["run"] == "job" and nan["step"] == 151
+        assert all("run" in o for o in objs)
+        ranks = [o for o in objs if o["event"] == "status" and o["check"] == "ranks"]
+        assert ranks and ranks[-1]["status"] == "FAIL"
     finally:
         assert f.stop() == 0

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.errors import InputError
-from tsm_tui.analysis.ranks import RankTracker, summarize
+from tsm_tui.analysis.ranks import RankSet, summarize
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.core.sanitize import terminal_safe
@@ -26,7 +26,8 @@ from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.runfiles import RunFiles, apply_config_file  # noqa: F401  (re-exported)
-from tsm_tui.sources.runs import RunSpec, group_runs, other_roots, rank_of
+from tsm_tui.sources.runs import (RunSpec, file_spec, group_runs, other_roots, rank_groups, slurm_task,
+                                  split_series)
 
 
 @dataclass
@@ -82,32 +83,37 @@ def _candidates(path: str) -> list[str]:
     return [path]
 
 
-def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=()) -> Run:
-    """Files, readers, configuration and checkpoints of one run."""
-    run = Run(path=os.path.join(path, spec.name) if os.path.isdir(path) else path, root=spec.root,
-              name=spec.name, info=info, ranks=list(spec.ranks))
-    run.files_of = RunFiles(spec.root, info, config, searched_dir=os.path.isdir(path), exclude=exclude)
+def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=(), opened: dict | None = None) -> Run:
+    """Files, readers, configuration and checkpoints of one run. ``opened``: path ->
+    (reader, FileInfo) sniffed already (a directory split into runs by ``split_series``)."""
+    run = Run(path=spec.path, root=spec.root, name=spec.name, info=info)
+    run.files_of = RunFiles(spec.root, info, config, searched_dir=spec.searched, exclude=exclude,
+                            ckpt_dir=spec.ckpt_dir)
     found, run.config_files = run.files_of.read_info()
     _assign(info, found)
     info.checkpoints = run.files_of.checkpoints()
-    info.checkpoint_dir_searched = os.path.isdir(path) or bool(info.checkpoints)
-    best = None
+    info.checkpoint_dir_searched = spec.searched or bool(info.checkpoints)
+    opened = opened if opened is not None else {}
+
+    def sniff(p):
+        got = opened.get(p)
+        if got is None:
+            got = opened[p] = registry.open_reader(p)
+        return got
+
     for group in registry.group_sources(spec.files):
         p, older = group[-1], group[:-1]
-        reader, fi = registry.open_reader(p)
+        reader, fi = sniff(p)
         if reader is None and older:  # the live file is empty (just rotated): sniff the newest segment
-            r2, fi2 = registry.open_reader(older[-1])
+            r2, fi2 = sniff(older[-1])
             if r2 is not None and r2.kind == "lines":
                 reader, fi.format, fi.score, fi.note = type(r2)(p), fi2.format, fi2.score, None
         if older and (reader is None or reader.kind != "lines"):
             for q in older:  # not one text series: each file on its own, as before
-                r3, fi3 = registry.open_reader(q)
+                r3, fi3 = sniff(q)
                 run.files.append(fi3)
                 if r3 is not None:
                     run.readers[q] = r3
-                    rk = _rank(fi3, r3)
-                    if best is None or rk > best[0]:
-                        best = (rk, q)
             older = []
         run.files.append(fi)
         if reader is None:
@@ -115,6 +121,22 @@ def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=(
         run.readers[p] = reader
         if older:
             run.segments[p] = fi.segments = older
+    # per-rank files: the group with the most readable members
+    groups = [[p for p in g if p in run.readers] for g in spec.rank_groups]
+    best_group = max(groups, key=len, default=[])
+    run.ranks = best_group if len(best_group) >= 2 else []
+    spec.ranks = run.ranks
+    _choose_primary(run)
+    return run
+
+
+def _choose_primary(run: Run) -> None:
+    best = None
+    rank_set = set(run.ranks[1:])  # ranks past the first are read for the ranks check only
+    for p, reader in run.readers.items():
+        if p in rank_set:
+            continue
+        fi = next(f for f in run.files if f.path == p)
         r = _rank(fi, reader)
         if best is None or r > best[0]:
             best = (r, p)
@@ -123,9 +145,8 @@ def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=(
         # the config beside the chosen log (Lightning's version_N/hparams.yaml, an
         # MLflow run dir) when it is not in the run's root itself
         found, used = run.files_of.read_info(run.primary)
-        _assign(info, found)
+        _assign(run.info, found)
         run.config_files += [c for c in used if c not in run.config_files]
-    return run
 
 
 def _nothing_readable(path: str, candidates: list[str], files: list[registry.FileInfo]) -> InputError:
@@ -140,13 +161,22 @@ def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: b
     from configs and checkpoints."""
     candidates = _candidates(path)
     path = os.path.abspath(path)
-    root = path if os.path.isdir(path) else os.path.dirname(path)
-    spec = RunSpec(os.path.basename(path.rstrip(os.sep)) or path, root, candidates)
+    if os.path.isdir(path):
+        spec = RunSpec(os.path.basename(path.rstrip(os.sep)) or path, path, candidates,
+                       rank_groups=rank_groups(candidates))
+    else:
+        spec = file_spec(path)
     run = _open(spec, path, info, config)
     run.path = path
     if run.primary is None and not allow_empty:
         raise _nothing_readable(path, candidates, run.files)
     return run
+
+
+def _specs(path: str, candidates: list[str]) -> list[RunSpec]:
+    if os.path.isdir(path):
+        return group_runs(candidates, path)
+    return [file_spec(path)]
 
 
 def open_runs(path: str, flags: RunInfo | None = None, config: str | None = None,
@@ -159,15 +189,35 @@ def open_runs(path: str, flags: RunInfo | None = None, config: str | None = None
     flags = flags or RunInfo()
     candidates = _candidates(path)
     path = os.path.abspath(path)
-    if os.path.isdir(path):
-        specs = group_runs(candidates, path)
-    else:
-        specs = [RunSpec(os.path.basename(path), os.path.dirname(path), candidates)]
+    specs = _specs(path, candidates)
+    # a directory's files are one run per series (sources/runs.py: split_series)
+    opened: dict = {}  # path -> (reader, FileInfo): each file is sniffed once
+    done: dict[int, Run] = {}  # id(spec) -> its run, opened already
+    final: list[RunSpec] = []
+    for spec in specs:
+        exclude = other_roots(spec, specs)
+        if not os.path.isdir(spec.path):
+            final.append(spec)
+            continue
+        run = _open(spec, path, _fresh(flags), config, exclude=exclude, opened=opened)
+        parts = split_series(spec, run.readers, run.segments, path)
+        if len(parts) == 1:
+            done[id(spec)] = run
+            final.append(spec)
+        else:
+            final += parts
+    specs = final
     if only is not None:
         specs = [pick_run(specs, only, path)]
+
+    def run_of(spec: RunSpec) -> Run:
+        run = done.get(id(spec))
+        if run is None:
+            run = _open(spec, path, _fresh(flags), config, exclude=other_roots(spec, final), opened=opened)
+        return run
+
     if len(specs) == 1:
-        info = _fresh(flags)
-        run = _open(specs[0], path, info, config)
+        run = run_of(specs[0])
         if only is None:
             run.path = path
         if run.primary is None and not allow_empty:
@@ -176,7 +226,7 @@ def open_runs(path: str, flags: RunInfo | None = None, config: str | None = None
     runs = []
     unread: list[registry.FileInfo] = []
     for spec in specs:
-        run = _open(spec, path, _fresh(flags), config, exclude=other_roots(spec, specs))
+        run = run_of(spec)
         if run.primary is None:
             unread += run.files
             continue
@@ -208,10 +258,14 @@ class Analysis:
     #: the ranks check (runs with several per-rank logs only) and its alerts
     ranks: CheckResult | None = None
     rank_alerts: list[Alert] = field(default_factory=list)
+    _checks: list[CheckResult] | None = field(default=None, repr=False)
 
     def checks(self) -> list[CheckResult]:
-        out = self.monitor.checks()
-        return out + [self.ranks] if self.ranks is not None else out
+        """The finished run's checks (computed once: the report asks for them per view)."""
+        if self._checks is None:
+            out = self.monitor.checks()
+            self._checks = out + [self.ranks] if self.ranks is not None else out
+        return list(self._checks)
 
     def alerts(self) -> list[Alert]:
         return self.monitor.view_alerts() + self.rank_alerts
@@ -227,20 +281,32 @@ class Analysis:
         return acts[:12]
 
 
-def _read(run: Run, session: Session, trackers: dict | None = None, on_batch=None) -> None:
+def rank_set(run: Run) -> RankSet | None:
+    """The run's per-rank files (two or more), each with its rank."""
+    if len(run.ranks) < 2:
+        return None
+    return RankSet({p: slurm_task(p, run.ranks) for p in run.ranks})
+
+
+def _read(run: Run, session: Session, ranks: RankSet | None = None, on_batch=None) -> None:
     def feed(p, batch, reader):
+        if ranks is not None and p in ranks and not ranks.route(p, batch):
+            return  # another rank: its tracker only
         session.feed(p, batch, reader)
         if on_batch is not None and batch:
             on_batch(run, p, batch, reader)
 
-    for p, reader in run.readers.items():
+    order = list(run.readers)
+    if ranks is not None:  # ranks in rank order, where the first of them was
+        i = min(order.index(p) for p in run.ranks if p in run.readers)
+        rest = [p for p in order if p not in ranks]
+        order = rest[:i] + [p for p in run.ranks if p in run.readers] + rest[i:]
+    for p in order:
+        reader = run.readers[p]
         fi = next(f for f in run.files if f.path == p)
         batch: list = []
-        tracker = (trackers or {}).get(p)
         try:
             for item in registry.read_items(p, reader, run.segments.get(p, ())):  # StepRecords and Frames
-                if tracker is not None:
-                    tracker.update(item)
                 batch.append(item)
                 if len(batch) >= 4096 or type(item) is Frame:
                     feed(p, batch, reader)
@@ -255,10 +321,11 @@ def _read(run: Run, session: Session, trackers: dict | None = None, on_batch=Non
 
 def analyze_run(run: Run, settings: Settings, on_batch=None) -> Analysis:
     """Read every readable file of one finished run through a Session; the
-    primary source's Monitor, finalized."""
+    primary source's Monitor, finalized. Per-rank files past the one whose
+    series the checks use feed the ranks check only."""
     session = Session(settings, run.info or RunInfo())
-    trackers = {p: RankTracker(p, rank_of(p)) for p in run.ranks if p in run.readers}
-    _read(run, session, trackers, on_batch)
+    ranks = rank_set(run)
+    _read(run, session, ranks, on_batch)
     session.flush()  # records held back as a possible resume (analysis/ordering.py)
     mon = session.monitor
     if mon is None or mon.records == 0:
@@ -270,8 +337,8 @@ def analyze_run(run: Run, settings: Settings, on_batch=None) -> Analysis:
         f.used = f.path == run.primary
     mon.finalize()
     an = Analysis(run, mon, settings, session)
-    if len(trackers) >= 2:
-        an.ranks, an.rank_alerts = summarize(list(trackers.values()))
+    if ranks is not None:
+        an.ranks, an.rank_alerts = summarize(list(ranks.trackers.values()))
     return an
 
 

@@ -15,12 +15,16 @@ record arrives). Each ``step()``:
    events (polling, network filesystems) the same files are stat-checked on a
    slow timer;
 2. feeds the records into the run's Session (one Monitor per source file);
+   a run's per-rank files feed its ranks check (``analysis.ranks.RankSet``:
+   one rank's series goes to the Session, every rank to a cheap tracker), so
+   NaN on one rank, a diverging rank and a straggler are said live too;
 3. returns a ``LiveUpdate``: the alerts that are new *for the run* (the same
    alert found in the stdout log, the JSONL file and the TensorBoard events,
    or again when ``trainer_state.json`` is rewritten or the primary source
    changes, is returned once), the status changes of the checks, and the
-   feed's notes. A loss spike at a step where another run of the sweep
-   spiked too says so (the data at that step, not the optimizer).
+   feed's notes (each with its run). A loss spike at a step where another run
+   of the sweep spiked too (give or take SPIKE_NEAR steps) says so (the data at
+   that step, not the optimizer).
 
 Statuses are recomputed only after something changed, and at most every
 ``STATUS_EVERY`` seconds (``Monitor.checks()`` is the costly part of a pass).
@@ -30,19 +34,21 @@ No I/O of its own beyond the RunFiles re-reads, no UI.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from tsm_tui.analysis.monitor import Monitor
+from tsm_tui.analysis.ranks import RankSet
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources.feed import Batch, Feed
 from tsm_tui.sources.runfiles import RunFiles
-from tsm_tui.sources.runs import run_name, run_root
+from tsm_tui.sources.runs import rank_of, run_name, run_root, slurm_task, uuid_dir
 
 STATUS_EVERY = 0.2  # s between two status recomputations while records keep coming
 FALLBACK_EVENTS = 30.0  # s between stat checks of configs / checkpoints when events arrive
@@ -50,6 +56,8 @@ FALLBACK_POLL = 2.0  # ... when nothing reports events (polling, network filesys
 MIN_RECHECK = 0.2  # s: polling re-reads them before feeding new records, at most this often
 MAX_SEEN = 20_000  # alert identities remembered per run for de-duplication (oldest forgotten)
 MAX_SPIKE_STEPS = 4096  # spike steps remembered across runs (same-step spikes in a sweep)
+SPIKE_NEAR = 1  # steps apart that still count as "the same step" in two runs of a sweep (ours: one
+#                step of slack for a log that counts from 0 against one that counts from 1)
 
 
 class LiveAlert(NamedTuple):
@@ -81,6 +89,8 @@ class LiveUpdate:
     run_checks: dict[str, list[CheckResult]] = field(default_factory=dict)
     #: notes about the files (truncated, rotated, unreadable ...)
     events: list[str] = field(default_factory=list)
+    #: the run each note is about (None: the feed as a whole)
+    event_runs: list[str | None] = field(default_factory=list)
     records: int = 0
     #: the batches fed in this step, with the run each went to (the TUI's plot store reads them)
     batches: list[Batch] = field(default_factory=list)
@@ -115,11 +125,20 @@ class RunLive:
     """One run's live state: its Session, its side files, what was already said."""
 
     def __init__(self, name: str, session: Session, files: RunFiles | None, *, fallback_every: float,
-                 clock) -> None:
+                 clock, ranks: list[str] | None = None) -> None:
         self.name = name
         self.session = session
         self.files = files
         self.clock = clock
+        #: per-rank files (two or more make the ranks check); found as they appear too
+        self.ranks: RankSet | None = None
+        self._rank_shape: str | None = None
+        for p in ranks or ():
+            self.add_rank(p, slurm_task(p, list(ranks)))
+        self.rank_check: CheckResult | None = None
+        self.rank_dirty = False
+        self._rank_said: dict[str, tuple] = {}
+        self.backlog = True  # the last records fed were history read at the start
         self.seen: OrderedDict[tuple, None] = OrderedDict()
         # what an empty run without a config shows: only changes from there are reported,
         # so a check that the configs alone already put at WARN / FAIL (no warm-up in
@@ -135,6 +154,45 @@ class RunLive:
         self.records = 0
         self.last_arrival: float | None = None
         self.finished = False
+
+    def add_rank(self, path: str, rank: int | None) -> None:
+        """A per-rank file of this run (ranks of one log: the same name but for the rank)."""
+        shape = re.sub(r"\d+", "#", path)
+        if self._rank_shape is None:
+            self._rank_shape = shape
+        elif shape != self._rank_shape:
+            return  # another per-rank log (stderr beside stdout): read as an ordinary source
+        if self.ranks is None:
+            self.ranks = RankSet({})
+        self.ranks.add(path, rank)
+
+    def feed(self, b: Batch) -> list[Alert]:
+        """One batch: its rank's tracker (per-rank files), the Session (unless it is a rank
+        whose series the checks do not use)."""
+        self.backlog = b.backlog
+        if self.ranks is not None and b.source in self.ranks:
+            self.rank_dirty = True
+            if not self.ranks.route(b.source, b.records):
+                return []
+        return self.session.feed(b.source, b.records, b.reader)
+
+    def rank_alerts(self) -> list[Alert]:
+        """The ranks check recomputed; its alerts that are news (each departure once per
+        rank, again only after it ended)."""
+        self.rank_dirty = False
+        got = self.ranks.check() if self.ranks is not None else None
+        if got is None:
+            return []
+        self.rank_check, alerts = got
+        out = []
+        now: dict[str, tuple] = {}
+        for a, who in alerts:
+            ident = (a.severity, who)
+            now[a.key or a.check] = ident
+            if self._rank_said.get(a.key or a.check) != ident:
+                out.append(a)
+        self._rank_said = now
+        return out
 
     def side_files(self, kinds: set[str], up: LiveUpdate, records_waiting: bool = False) -> None:
         if self.files is None:
@@ -171,6 +229,8 @@ class RunLive:
         if mon is None:
             return
         checks = mon.checks()
+        if self.rank_check is not None:
+            checks = checks + [self.rank_check]
         up.run_checks[self.name] = checks
         step = mon.state.last_step
         for c in checks:
@@ -182,8 +242,10 @@ class RunLive:
 
 class LiveLoop:
     def __init__(self, session: Session, feed: Feed, files: RunFiles | None = None, *,
-                 polling: bool = False, clock=time.monotonic, name: str = "") -> None:
-        """One run: every file the feed delivers belongs to ``session``."""
+                 polling: bool = False, clock=time.monotonic, name: str = "",
+                 ranks: list[str] | None = None) -> None:
+        """One run: every file the feed delivers belongs to ``session``; ``ranks``: its
+        per-rank log files (more are recognised as they appear)."""
         self.feed = feed
         self.clock = clock
         self._fallback_every = FALLBACK_POLL if polling else FALLBACK_EVENTS
@@ -195,13 +257,17 @@ class LiveLoop:
         self._flags = RunInfo()
         self._config: str | None = None
         self._spikes: OrderedDict[int, set[str]] = OrderedDict()
+        self._file_runs: dict[str, RunLive] = {}  # files of known runs (a directory split into runs)
+        #: run -> (step, number of other runs) of its loss spike shared with the most other runs
+        self.shared_spikes: dict[str, tuple[int, int]] = {}
         self.finished = False
         self.error: str | None = None
         #: s between two status recomputations while records keep coming (the TUI,
         #: which shows checks at most every 0.5 s, sets its own)
         self.status_every = STATUS_EVERY
         if session is not None:
-            self.runs[name] = RunLive(name, session, files, fallback_every=self._fallback_every, clock=clock)
+            self.runs[name] = RunLive(name, session, files, fallback_every=self._fallback_every, clock=clock,
+                                      ranks=ranks)
 
     @classmethod
     def many(cls, feed: Feed, top: str, settings: Settings, flags: RunInfo | None = None,
@@ -216,7 +282,12 @@ class LiveLoop:
         for r in known or []:
             s = Session(settings, r.info)
             s.set_checkpoints(r.info.checkpoints)
-            loop.runs[r.name] = RunLive(r.name, s, r.files_of, fallback_every=loop._fallback_every, clock=clock)
+            live = loop.runs[r.name] = RunLive(r.name, s, r.files_of, fallback_every=loop._fallback_every,
+                                               clock=clock, ranks=getattr(r, "ranks", None))
+            for f in getattr(r, "files", []):
+                loop._file_runs[f.path] = live
+                for seg in f.segments:
+                    loop._file_runs[seg] = live
         return loop
 
     # ------------------------------------------------------------------ one-run views
@@ -287,22 +358,51 @@ class LiveLoop:
         if self._top is None:
             r = next(iter(self.runs.values()))
         else:
-            root = run_root(source, self._top)
-            name = run_name(root, self._top)
-            r = self.runs.get(name)
-            if r is None:
-                d = root if os.path.isdir(root) else os.path.dirname(root)
-                files = RunFiles(d, self._flags, self._config)
-                info, _ = files.read_info(source, strict=False)
-                info.checkpoints = files.checkpoints()
-                info.checkpoint_dir_searched = True
-                s = Session(self._settings, info)
-                s.set_checkpoints(info.checkpoints)
-                r = self.runs[name] = RunLive(name, s, files, fallback_every=self._fallback_every,
-                                              clock=self.clock)
-                up.new_runs.append(name)
+            r = self._file_runs.get(source) or self._new_or_known(source, up)
+        if rank_of(source) is not None:
+            r.add_rank(source, rank_of(source))
         self._route_cache[source] = r
         return r
+
+    def _new_or_known(self, source: str, up: LiveUpdate) -> RunLive:
+        """The run a file belongs to by the directory conventions; a run that starts
+        after the watching did is created (its side files with the same rules as
+        ``engine.open_runs``: other runs' checkpoints excluded both ways)."""
+        root = run_root(source, self._top)
+        name = run_name(root, self._top)
+        r = self.runs.get(name)
+        if r is not None:
+            return r
+        if os.path.isdir(root):
+            d, ckpt, searched = root, root, True
+        else:  # modded-nanogpt's logs/<uuid>.txt: its checkpoints are in logs/<uuid>/
+            d = ckpt = uuid_dir(root)
+            searched = os.path.isdir(d)
+        me = d.rstrip(os.sep) + os.sep
+        below = [o.files.root for o in self.runs.values() if o.files is not None and o.files.root.startswith(me)]
+        files = RunFiles(d, self._flags, self._config, exclude=below, ckpt_dir=ckpt)
+        for o in self.runs.values():  # a run above this one: this run's checkpoints are not its
+            if o.files is not None and d.startswith(o.files.root.rstrip(os.sep) + os.sep):
+                o.files.add_exclude(d)
+        info, _ = files.read_info(source, strict=False)
+        info.checkpoints = files.checkpoints()
+        info.checkpoint_dir_searched = searched or bool(info.checkpoints)
+        s = Session(self._settings, info)
+        s.set_checkpoints(info.checkpoints)
+        r = self.runs[name] = RunLive(name, s, files, fallback_every=self._fallback_every, clock=self.clock)
+        up.new_runs.append(name)
+        return r
+
+    def _event_run(self, note) -> str | None:
+        path = getattr(note, "path", None)
+        if path is None:
+            return None
+        r = self._route_cache.get(path) or self._file_runs.get(path)
+        if r is None and self._top is None and self.runs:
+            r = next(iter(self.runs.values()))
+        if r is None and self._top is not None:
+            r = self.runs.get(run_name(run_root(path, self._top), self._top))
+        return r.name if r is not None else None
 
     def step(self, force_status: bool = False, budget: int | None = None) -> LiveUpdate:
         """One pass (never blocks). ``budget``: at most about this many records
@@ -320,11 +420,12 @@ class LiveLoop:
             run.records += n
             run.last_arrival = now
             run.dirty = True
-            for a in run.session.feed(b.source, b.records, b.reader):
+            for a in run.feed(b):
                 self._emit(run, a, b.backlog, up)
         for run in self.runs.values():
             self._primary_changed(run, up)
         up.events = self.feed.drain_events()
+        up.event_runs = [self._event_run(e) for e in up.events]
         if self.feed.error and self.error is None:
             self.error = up.error = self.feed.error
         if finished_before and not self.finished and not up.batches and not self._queue:
@@ -343,6 +444,9 @@ class LiveLoop:
         for run in self.runs.values():
             # an alert usually moves a status: recompute at once, not at the next period
             if run.dirty and (force_status or up.alerts or up.changed or now - run.status_at >= self.status_every):
+                if run.rank_dirty:
+                    for a in run.rank_alerts():
+                        self._emit(run, a, run.backlog, up)
                 run.statuses(up, now)
         return up
 
@@ -356,11 +460,17 @@ class LiveLoop:
             run.seen.popitem(last=False)
         if self._top is not None and a.check == "loss_spike" and a.severity.value != "info" \
                 and a.step is not None:
-            others = self._spikes.setdefault(a.step, set())
+            near: set[str] = set()
+            for s in range(a.step - SPIKE_NEAR, a.step + SPIKE_NEAR + 1):
+                near |= self._spikes.get(s, set())
+            peers = sorted(near - {run.name})
+            self._spikes.setdefault(a.step, set()).add(run.name)
+            for r in peers + [run.name] if peers else []:
+                n = len((near | {run.name}) - {r})
+                if n > self.shared_spikes.get(r, (0, 0))[1]:
+                    self.shared_spikes[r] = (a.step, n)
             if len(self._spikes) > MAX_SPIKE_STEPS:
                 self._spikes.popitem(last=False)
-            peers = sorted(others - {run.name})
-            others.add(run.name)
             if peers:
                 # a new Alert (never a change to one already said): the sweep's evidence
                 a = replace(a, message=a.message + f" Also in {len(peers)} other run(s) at this step "

@@ -20,6 +20,8 @@ import os
 import statistics
 from collections import deque
 
+import numpy as np
+
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -28,10 +30,21 @@ TAIL = 100
 DIVERGE = 1.5  # ours (the divergence factor of the loss-spike check)
 STRAGGLER = 1.15  # Levanter: a host's step time above 1.15x the median
 _DT_KEYS = ("elapsed time per iteration (ms)", "elapsed_time_per_iteration_ms", "step_time", "iter_time",
-            "time_per_step", "dt", "dt_ms", "time_ms", "step_time_ms", "train/step_time")
+            "time_per_step", "dt", "dt_ms", "time_ms", "step_time_ms", "train/step_time", "took_ms", "step_avg_ms")
+
+
+def _dt_key(keys) -> tuple[str, float] | None:
+    """The logged step-duration key among ``keys`` and its scale to seconds."""
+    for k in _DT_KEYS:
+        if k in keys:
+            return k, (1e-3 if k.endswith("ms") or "(ms)" in k else 1.0)
+    return None
 
 
 class RankTracker:
+    """What the ranks check needs of one rank's series, in bounded memory; Frames
+    are read by column (never expanded row by row)."""
+
     def __init__(self, path: str, rank: int | None) -> None:
         self.path = path
         self.rank = rank
@@ -41,6 +54,7 @@ class RankTracker:
         self.losses: deque[float] = deque(maxlen=TAIL)
         self.dts: deque[float] = deque(maxlen=1000)
         self._last_time: float | None = None
+        self.loss_seen = False
 
     def _row(self, step: int, loss, t, dt) -> None:
         self.records += 1
@@ -48,6 +62,7 @@ class RankTracker:
         if loss is not None:
             if math.isfinite(loss):
                 self.losses.append(loss)
+                self.loss_seen = True
             elif self.nan_step is None:
                 self.nan_step = step
         if dt is not None and math.isfinite(dt) and dt > 0:
@@ -59,28 +74,121 @@ class RankTracker:
 
     def update(self, item) -> None:
         if type(item) is Frame:
-            for i in range(item.n):
-                self.update(item.record(i))
+            self._frame(item)
             return
         r: StepRecord = item
         if r.loss is None and not r.loss_missing:
             return
         dt = None
         if r.extra:
-            for k in _DT_KEYS:
-                if k in r.extra:
-                    dt = r.extra[k] / (1000.0 if k.endswith("ms") or "(ms)" in k else 1.0)
-                    break
+            got = _dt_key(r.extra)
+            if got is not None:
+                dt = r.extra[got[0]] * got[1]
         self._row(r.step, math.nan if r.loss_missing else r.loss, r.time, dt)
+
+    def _frame(self, fr: Frame) -> None:
+        """The rows of a frame, by column: the same state as ``update`` row by row."""
+        loss = fr.get("loss")
+        if loss is None or fr.n == 0:
+            return  # rows without a loss are not a rank's training steps
+        n = fr.n
+        self.records += n
+        top = int(fr.step.max())
+        self.last_step = top if self.last_step is None else max(self.last_step, top)
+        fin = np.isfinite(loss)
+        if self.nan_step is None and not fin.all():
+            self.nan_step = int(fr.step[int(np.argmin(fin))])
+        good = loss[fin]
+        if len(good):
+            self.loss_seen = True
+            self.losses.extend(good[-TAIL:].tolist())
+        got = _dt_key(fr.extra) if fr.extra else None
+        use_dt = np.zeros(n, dtype=bool)
+        if got is not None:
+            dt = fr.extra[got[0]] * got[1]
+            use_dt = np.isfinite(dt) & (dt > 0)
+        t = fr.get("time")
+        if t is None:
+            if use_dt.any():
+                self.dts.extend(dt[use_dt][-self.dts.maxlen:].tolist())
+            return
+        # rows without a usable duration take the wall-clock time since the previous such row
+        tm = ~use_dt & np.isfinite(t)
+        if not tm.any():
+            if use_dt.any():
+                self.dts.extend(dt[use_dt][-self.dts.maxlen:].tolist())
+            return
+        idx = np.flatnonzero(tm)
+        tv = t[idx]
+        prev = np.empty_like(tv)
+        prev[1:] = tv[:-1]
+        prev[0] = self._last_time if self._last_time is not None else np.nan
+        with np.errstate(invalid="ignore"):
+            d = tv - prev
+            ok = d > 0  # (NaN: no earlier time)
+        self._last_time = float(tv[-1])
+        vals = np.full(n, np.nan)
+        if got is not None:
+            vals[use_dt] = dt[use_dt]
+        vals[idx[ok]] = d[ok]
+        keep = vals[~np.isnan(vals)]
+        self.dts.extend(keep[-self.dts.maxlen:].tolist())
 
     @property
     def name(self) -> str:
         return f"rank {self.rank}" if self.rank is not None else os.path.basename(self.path)
 
 
+class RankSet:
+    """The per-rank files of one run: each rank's tracker, and which ranks' records
+    go to the run's Session. The checks run on one rank's series: the first rank
+    read is fed to the Session, and the next ones only until a rank with a loss
+    has been (Megatron prints the loss on the last pipeline stage only); every
+    other rank costs a RankTracker, not nine detectors."""
+
+    def __init__(self, ranks: dict[str, int | None]) -> None:
+        self.trackers = {p: RankTracker(p, r) for p, r in ranks.items()}
+        self.fed: list[str] = []
+        self._fed_loss = False
+
+    def __contains__(self, path: str) -> bool:
+        return path in self.trackers
+
+    def add(self, path: str, rank: int | None) -> None:
+        if path not in self.trackers:
+            self.trackers[path] = RankTracker(path, rank)
+
+    def route(self, path: str, items) -> bool:
+        """Track ``items`` of rank file ``path``; True when they go to the Session too."""
+        t = self.trackers[path]
+        for it in items:
+            t.update(it)
+        if path not in self.fed:
+            if self._fed_loss:
+                return False
+            self.fed.append(path)
+        if t.loss_seen:
+            self._fed_loss = True
+        return True
+
+    def check(self) -> tuple[CheckResult, list[tuple[Alert, str]]] | None:
+        """The ranks check and its alerts, each with the rank it names (None: one rank)."""
+        if len(self.trackers) < 2:
+            return None
+        return summarize_named(list(self.trackers.values()))
+
+
 def summarize(trackers: list[RankTracker]) -> tuple[CheckResult, list[Alert]]:
     """The ranks check: departures and stragglers among the ranks read."""
+    check, named = summarize_named(trackers)
+    return check, [a for a, _ in named]
+
+
+def summarize_named(trackers: list[RankTracker]) -> tuple[CheckResult, list[tuple[Alert, str]]]:
+    """``summarize``, each alert with the rank(s) it is about (the live loop says a
+    departure once per rank)."""
     n = len(trackers)
+    subjects: list[str] = []
     alerts: list[Alert] = []
     problems: list[str] = []
     status = Status.PASS
@@ -96,6 +204,7 @@ def summarize(trackers: list[RankTracker]) -> tuple[CheckResult, list[Alert]]:
                             actions=[f"Check the node and GPU of {first.name} (ECC errors, thermal throttling, "
                                      "NCCL errors in its log) and its data shard; restart without that node."],
                             key="rank_nan"))
+        subjects.append(names)
     meds = [statistics.median(t.losses) for t in trackers if t.losses]
     if len(meds) >= 2:
         centre = statistics.median(meds)
@@ -111,6 +220,7 @@ def summarize(trackers: list[RankTracker]) -> tuple[CheckResult, list[Alert]]:
                                 actions=[f"Compare {t.name}'s data shard and hardware with the others; a rank "
                                          "that trains on different data or with a faulty GPU drifts apart."],
                                 key="rank_diverge"))
+            subjects.append(t.name)
     steps = [statistics.median(t.dts) for t in trackers if len(t.dts) >= 5]
     if len(steps) >= 2:
         centre = statistics.median(steps)
@@ -126,5 +236,6 @@ def summarize(trackers: list[RankTracker]) -> tuple[CheckResult, list[Alert]]:
                                 value=v, baseline=centre,
                                 actions=[f"Check {t.name}'s node (thermal throttling, a slow disk or NIC, another "
                                          "job on it) or exclude it."], key="rank_straggler"))
+            subjects.append(t.name)
     summary = f"{n} ranks read" + (": " + "; ".join(problems) if problems else ", none departs from the rest")
-    return CheckResult("ranks", "Ranks", status, summary), alerts
+    return CheckResult("ranks", "Ranks", status, summary), list(zip(alerts, subjects))

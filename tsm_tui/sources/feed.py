@@ -38,6 +38,18 @@ class Batch:
     backlog: bool = False
 
 
+class Note(str):
+    """A feed's note: its text, and the file it is about (``path``; None for the
+    feed as a whole), so that a view of several runs can say which run."""
+
+    path: str | None
+
+    def __new__(cls, text: str, path: str | None = None) -> "Note":
+        obj = super().__new__(cls, text)
+        obj.path = path
+        return obj
+
+
 class Feed:
     """Base class: subclasses fill ``_out`` from a worker thread."""
 
@@ -94,7 +106,8 @@ class Feed:
         return ch
 
     def drain_events(self) -> list[str]:
-        """Human-readable notes ("train.log truncated: reading from the start")."""
+        """Human-readable notes ("train.log truncated: reading from the start"); each a
+        ``Note``, whose ``path`` is the file it is about (None: the feed as a whole)."""
         with self._lock:
             ev = list(self._events)
             self._events.clear()
@@ -112,9 +125,9 @@ class Feed:
             self._out.append(Batch(source, reader, records, backlog))
         self.ready.set()
 
-    def _event(self, text: str) -> None:
+    def _event(self, text: str, path: str | None = None) -> None:
         with self._lock:
-            self._events.append(text)
+            self._events.append(Note(text, path))
         self.ready.set()
 
     def _change(self, path: str) -> None:
@@ -176,7 +189,7 @@ class ReplayFeed(Feed):
                     if self._stop.is_set():
                         return
         except OSError as e:
-            self._event(f"{path}: read error: {e.strerror or e}")
+            self._event(f"{path}: read error: {e.strerror or e}", path)
         self._put(path, reader, chunk)
 
     def _paced(self) -> None:
@@ -198,7 +211,7 @@ class ReplayFeed(Feed):
                 except StopIteration:
                     del iters[path]
                 except OSError as e:
-                    self._event(f"{path}: read error: {e.strerror or e}")
+                    self._event(f"{path}: read error: {e.strerror or e}", path)
                     del iters[path]
                 self._put(path, self.readers[path], out)
             time.sleep(tick)

@@ -43,6 +43,11 @@ DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
 # space-separated metrics nanoGPT prints ("loss 4.2082", "train loss 4.23, val loss 4.25")
 # ("norm 3.9078": llm.c's stdout prints the grad norm so)
 SPACED = re.compile(rf"\b((?:train |val |lm )?loss|lr|learning rate|(?:grad )?norm|gnorm)\s+({NUM})(?![\w.])", re.I)
+# step times printed with their unit (kept for the ranks check's straggler rule):
+# nanoGPT "time 1431.27ms", modded-nanogpt "train_time:1234ms step_avg:246.80ms",
+# llm.c "(took 1190.3 ms)" -> "<key>_ms"; Megatron "elapsed time per iteration (ms): 1000.0"
+MS_PAIR = re.compile(rf"(?<![\w.])([A-Za-z_]\w*+)(?:\s*+[:=]\s*+|\s++)({NUM})\s?ms(?![\w.])")
+MEGATRON_MS = re.compile(rf"(elapsed time per iteration \(ms\)):\s*+({NUM})(?![\w.])")
 # a cheap necessary condition for SPACED on ASCII text, matched against the lowered
 # line (re.I over an alternation is the slowest regex here: ~10x this one)
 _SPACED_HINT = re.compile(r"(?:loss|lr|rate|norm)\s+[-+.\dni]")
@@ -131,6 +136,8 @@ class KeyValueTextReader(LineReader):
         pairs = PAIR.findall(rest)
         if not rest.isascii() or _SPACED_HINT.search(rest.lower()):
             pairs += SPACED.findall(rest)
+        if "ms" in rest:
+            pairs += _step_times(rest)
         rec = self.build(pairs, step=step)
         if rec is None:
             self.other_lines += 1
@@ -296,13 +303,20 @@ class KeyValueTextReader(LineReader):
             self.run_info.setdefault("batch_tokens", float(m.group(1).replace(",", "")))
 
 
+def _step_times(rest: str) -> list[tuple[str, str]]:
+    if "(ms)" in rest:
+        return MEGATRON_MS.findall(rest)
+    return [(k + "_ms", v) for k, v in MS_PAIR.findall(rest)]
+
+
 def _is_megatron_train(line: str) -> bool:
     return "iteration" in line and "learning rate" in line and "|" in line
 
 
 # -- replay fast path: line templates -------------------------------------------------------
 # A standalone number in a line (not part of a word such as grad_2.0_norm)
-_TOK = re.compile(rb"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
+# (a number followed by "ms" is one too: nanoGPT's "time 1431.27ms" is a step time)
+_TOK = re.compile(rb"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?:(?![\w.])|(?=ms(?![\w.])))")
 _DIGITS = re.compile(rb"\d+")
 MIN_RUN = 16  # lines of one template worth a Frame
 MAX_TEMPLATES = 256

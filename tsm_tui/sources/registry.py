@@ -235,8 +235,11 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileI
         return None, info
     cls, score = sniff(path, head)
     sniffed = cls is not None
-    if cls is not None and cls.kind == "lines" and _json_document(path, head):
-        cls = None  # EXPECTED.json, labels.json, a pretty-printed config: one document, not a log
+    if cls is not None and cls.kind == "lines":
+        why_not = not_a_log(path, head, cls, score, h.more)
+        if why_not:
+            info.note = why_not  # EXPECTED.json, labels.json, a pretty-printed config, notes
+            return None, info
     if not sniffed and h.more and (head is not None and len(head) > 1 or deep_from):
         # the metrics may start late (pip output, an argument dump, NCCL chatter)
         cls, score, info.sniffed_to = deep_sniff(path, max(h.end, deep_from))
@@ -245,6 +248,36 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileI
         return None, info
     info.format, info.score = cls.name, score
     return cls(path), info
+
+
+_NOT_LOG_JSON = re.compile(r"^(?:expected|labels?)[^/]*\.json$|summary[^/]*\.json$", re.I)
+PROSE_EXT = (".txt", ".md")
+PROSE_MIN = 0.7  # the generic text reader's score for 5 record lines in the head (fewer: notes, not a log; ours)
+
+
+def not_a_log(path: str, head: list[str], cls, score: float, more: bool) -> str | None:
+    """Why a file that a line reader would read is not a log, or None.
+
+    - ``EXPECTED*.json``, ``labels*.json``, ``*summary*.json``: documents about runs
+      (except a summary a reader owns: W&B's ``wandb-summary.json``);
+    - a ``.json`` file that is one document (pretty-printed, or one line holding one
+      object or array): a log is a series of records, one per line;
+    - a ``.txt`` / ``.md`` file the generic text reader finds fewer than five records in:
+      prose (notes saying "step 100 loss 4.1"), not a training log.
+    """
+    name = os.path.basename(path)
+    owned = cls is WandbSummaryReader
+    if not owned and _NOT_LOG_JSON.search(name):
+        return "a document about runs (by its name), not a log"
+    if path.lower().endswith(".json") and not owned:
+        if _json_document(path, head):
+            return "one JSON document, not a log"
+        lines = [ln for ln in head if ln.strip()]
+        if len(lines) == 1 and not more:
+            return "one JSON object, not a series of records"
+    if cls is KeyValueTextReader and path.lower().endswith(PROSE_EXT) and score < PROSE_MIN:
+        return "too few records for a log (notes?)"
+    return None
 
 
 def _json_document(path: str, head: list[str]) -> bool:

@@ -2,8 +2,10 @@
 
 ``RunFiles`` reads them for the report (once) and for the live loop (again
 whenever the file system says they changed, and on a slow stat check anyway).
-Checkpoints are found by name only; configs through the one loader in
-``sources.config``.
+Checkpoints are found by name only, and only those that are the run's: in its
+checkpoint directory and the directories that organise its files
+(``sources.runs.owns_checkpoint``), never below another run's root; configs
+through the one loader in ``sources.config``.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ import os
 
 from tsm_tui.core.errors import InputError
 from tsm_tui.core.settings import RunInfo
-from tsm_tui.sources.checkpoints import checkpoint_step, find_checkpoints
+from tsm_tui.sources.checkpoints import MAX_ENTRIES, checkpoint_step
 from tsm_tui.sources.config import CONFIG_NAMES, apply_mapping, load_mapping, read_run_config
+from tsm_tui.sources.runs import owns_checkpoint
 
 
 def apply_config_file(info: RunInfo, config: str) -> None:
@@ -35,14 +38,17 @@ class RunFiles:
     """Configs and checkpoints of one run rooted at ``root``.
 
     ``flags`` holds what the command line said (it wins over every file);
-    ``config`` is ``--config FILE``.
+    ``config`` is ``--config FILE``; ``ckpt_dir``: where its checkpoints are
+    (default ``root``; None: the run has no directory of its own, as a log among
+    other runs' logs).
     """
 
     def __init__(self, root: str, flags: RunInfo | None = None, config: str | None = None,
-                 searched_dir: bool = True, exclude=()) -> None:
+                 searched_dir: bool = True, exclude=(), ckpt_dir: str | None = "") -> None:
         self.root = os.path.abspath(root)
+        self.ckpt_dir = self.root if ckpt_dir == "" else (os.path.abspath(ckpt_dir) if ckpt_dir else None)
         #: roots of other runs below this one: their checkpoints are not ours
-        self.exclude = tuple(exclude)
+        self.exclude = tuple(os.path.abspath(e) for e in exclude)
         self.flags = _copy_flags(flags or RunInfo())  # a snapshot: what the command line said
         self.config = config
         self.searched_dir = searched_dir
@@ -88,11 +94,18 @@ class RunFiles:
         return tuple(out)
 
     # -- checkpoints -------------------------------------------------------------
+    def add_exclude(self, root: str) -> None:
+        """Another run was found below this one (live): its checkpoints are not ours."""
+        root = os.path.abspath(root)
+        if root not in self.exclude:
+            self.exclude += (root,)
+
     def checkpoints(self) -> list[tuple[int, str]]:
-        if not os.path.isdir(self.root):
+        """(step, name relative to the checkpoint directory), ascending, one per step."""
+        if self.ckpt_dir is None or not os.path.isdir(self.ckpt_dir):
             return []
         try:
-            return find_checkpoints(self.root, exclude=self.exclude)
+            return _find(self.ckpt_dir, set(self.exclude))
         except OSError:
             return []
 
@@ -100,6 +113,9 @@ class RunFiles:
     def classify(self, path: str) -> str | None:
         """What a changed path means for this run: "config", "checkpoint" or None."""
         if any(path == e or path.startswith(e.rstrip(os.sep) + os.sep) for e in self.exclude):
+            return None
+        if self.ckpt_dir is not None and path.startswith(self.ckpt_dir + os.sep) \
+                and not owns_checkpoint(os.path.relpath(path, self.ckpt_dir)):
             return None
         name = os.path.basename(path.rstrip(os.sep))
         if name in CONFIG_NAMES or (self.config and os.path.abspath(path) == os.path.abspath(self.config)):
@@ -111,3 +127,32 @@ class RunFiles:
         if parent and checkpoint_step(parent, True) is not None:
             return "checkpoint"
         return None
+
+
+def _find(root: str, exclude: set[str], max_depth: int = 3) -> list[tuple[int, str]]:
+    """``sources.checkpoints.find_checkpoints`` that descends only into the
+    directories that organise the run's own files (``runs.owns_checkpoint``):
+    a sub-directory of another name is another run's, or a run's that left no log."""
+    found: dict[int, str] = {}
+    seen = 0
+    base_depth = root.rstrip(os.sep).count(os.sep)
+    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: None):
+        depth = dirpath.count(os.sep) - base_depth
+        keep = []
+        for d in dirnames:
+            seen += 1
+            st = checkpoint_step(d, True)
+            if st is not None:
+                found.setdefault(st, os.path.relpath(os.path.join(dirpath, d), root))
+            elif depth < max_depth and not d.startswith(".") and os.path.join(dirpath, d) not in exclude \
+                    and owns_checkpoint(os.path.join(d, "x")):
+                keep.append(d)
+        dirnames[:] = keep  # never into checkpoints themselves, nor into other runs' directories
+        for f in filenames:
+            seen += 1
+            st = checkpoint_step(f, False)
+            if st is not None:
+                found.setdefault(st, os.path.relpath(os.path.join(dirpath, f), root))
+        if seen > MAX_ENTRIES:
+            break
+    return sorted(found.items())

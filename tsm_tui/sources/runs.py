@@ -9,15 +9,35 @@ conventions:
 - W&B: ``wandb/run-*/`` (and ``offline-run-*``) one each; ``latest-run`` is a
   link to one of them and is never walked (links are not followed);
 - MLflow: ``mlruns/<exp>/<run_id>/`` (``meta.yaml`` beside ``metrics/``);
-- HF Trainer ``output_dir``: ``runs/<date_host>/`` event files and
-  ``checkpoint-N/`` belong to the directory above them;
+- HF Trainer ``output_dir``: ``checkpoint-N/`` and ``runs/<date_host>/`` (a
+  directory of TensorBoard event files under ``runs/``) belong to the
+  directory above them, always: before the first save the output_dir holds
+  nothing else, and it is the same run after it;
+- torchrun ``--log-dir``: ``<run_id>/attempt_K/<rank>/stdout.log`` is rank
+  ``<rank>`` of the run ``<run_id>``; ``rank_N/`` (``rank-N``, ``rankN``)
+  directories are ranks of the run above them;
 - directories that only organise one run's files (``logs/``, ``tb/``,
   ``train/``, ``validation/``, ``checkpoints/``, ``files/`` ...) belong to
   their parent;
 - modded-nanogpt's ``logs/<uuid>.txt``: one run per file (the name is the run);
-- anything else: the directory holding the file. Files in one directory are
-  one run: per-rank logs (``rank0.log``, ``log_rank_1.txt`` ...) are its ranks,
-  stdout next to a JSONL or TensorBoard file is the same series twice.
+  its checkpoints are in ``logs/<uuid>/``;
+- anything else: the directory holding the file.
+
+Ranks are named explicitly (``rank3.log``, ``log_rank_3.txt``, ``rank-3``,
+``local_rank_3``, ``node-1.log``, ``worker_2``, the torchrun and ``rank_N/``
+directories above, and Slurm's per-task ``slurm-<job>.<task>.out`` when the
+tasks are 0..N-1 of one job and ended together). A bare trailing number is
+not a rank: ``slurm-4242_3.out`` (Slurm's ``%A_%a`` array default) and
+``train_seed_1.log`` are different runs.
+
+Files in one directory are one run unless their series say otherwise
+(``split_series``, after the files are sniffed): two logs that both start
+training at the same step are different runs when they are numbered siblings
+(``slurm-4242_0.out``, ``slurm-4242_1.out``) or when their losses at the same
+steps disagree beyond the precision they were printed with (nanoGPT's
+``train.log`` beside llm.c's ``main.log``). The same series written twice
+(stdout, JSONL and TensorBoard of one HF run) agrees and stays one run; a log
+that starts later (a resumed run's new file) or logs no loss is kept with it.
 
 A sweep directory whose subdirectories each hold a run is many runs; the
 path itself is one run when all its files lead to it.
@@ -25,6 +45,7 @@ path itself is one run when all its files lead to it.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -35,14 +56,20 @@ from tsm_tui.sources.checkpoints import checkpoint_step
 INNER_DIRS = frozenset({
     "logs", "log", "files", "tb", "tensorboard", "tb_logs", "tblogs", "events", "metrics", "train",
     "training", "validation", "val", "valid", "eval", "evaluation", "test", "checkpoints", "checkpoint",
-    "ckpt", "ckpts", "samples", "generations", "stdout", "stderr", "console",
+    "ckpt", "ckpts", "samples", "generations", "stdout", "stderr", "console", "artifacts", "weights",
 })
 _VERSION = re.compile(r"^version_\d+$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
-#: a number naming a rank / node / process in a file name
-_RANK = re.compile(r"(?:^|[^a-z0-9])(?:rank|local_rank|node|proc|process|worker|gpu|device|r)[-_.]?(\d{1,5})"
+#: a rank / node / process named in a file name (never a bare trailing number)
+_RANK = re.compile(r"(?:^|[^a-z0-9])(?:local_rank|global_rank|rank|node|worker|process|proc)[-_.]?(\d{1,5})"
                    r"(?=$|[^0-9])", re.I)
-_TRAILING_NUM = re.compile(r"[-_.](\d{1,5})$")
+_RANK_DIR = re.compile(r"^(?:local_rank|global_rank|rank|node|worker)[-_]?(\d{1,5})$", re.I)
+_ATTEMPT = re.compile(r"^attempt_\d+$")
+_DIGITS = re.compile(r"^\d{1,5}$")
+#: Slurm ``--output=slurm-%j.%t.out``: task ``%t`` of job ``%j``
+_SLURM_TASK = re.compile(r"^slurm-(\d+)\.(\d{1,5})\.(?:out|err|log)$")
+SLURM_TASKS_TOGETHER = 300.0  # s: tasks of one job step end together (ours); job steps run one after another
+_CKPTISH = re.compile(r"ckpt|checkpoint", re.I)
 _TB = "events.out.tfevents."
 
 
@@ -54,31 +81,35 @@ def _is_mlflow_run(d: str) -> bool:
     return os.path.isfile(os.path.join(d, "meta.yaml")) and os.path.isdir(os.path.join(d, "metrics"))
 
 
-def _only_event_files(d: str) -> bool:
+def _only_event_files(d: str, depth: int = 0) -> bool:
+    """``d`` holds TensorBoard event files only (HF's hparams sub-directory of them allowed)."""
     try:
-        names = os.listdir(d)
+        entries = list(os.scandir(d))
     except OSError:
         return False
-    return bool(names) and all(n.startswith(_TB) or n.startswith(".") for n in names)
+    seen = False
+    for e in entries:
+        if e.name.startswith("."):
+            continue
+        if e.name.startswith(_TB):
+            seen = True
+        elif depth == 0 and e.is_dir(follow_symlinks=False) and _only_event_files(e.path, 1):
+            seen = True
+        else:
+            return False
+    return seen
 
 
-def _has_run_files(d: str) -> bool:
-    """``d`` holds a run of its own (an HF output_dir): a trainer state, arguments,
-    a checkpoint or a log file directly in it."""
-    try:
-        names = os.listdir(d)
-    except OSError:
-        return False
-    for n in names:
-        low = n.lower()
-        if n in ("trainer_state.json", "training_args.bin", "config.json", "all_results.json") \
-                or _checkpoint_dir(n) or low.endswith((".log", ".jsonl", ".out", ".csv")):
-            return True
-    return False
+def _climbs(name: str, pname: str) -> bool:
+    """A directory called ``name`` (in ``pname``) only organises its parent's run."""
+    low = name.lower()
+    return (low in INNER_DIRS or _checkpoint_dir(name) or bool(_RANK_DIR.match(name)) or bool(_ATTEMPT.match(name))
+            or (bool(_DIGITS.match(name)) and bool(_ATTEMPT.match(pname))))
 
 
 def run_root(path: str, top: str) -> str:
-    """The directory of the run that the log file (or MLflow ``metrics/`` dir) ``path`` belongs to."""
+    """The directory of the run that the log file (or MLflow ``metrics/`` dir) ``path``
+    belongs to; for modded-nanogpt's ``logs/<uuid>.txt`` the file itself."""
     top = os.path.abspath(top).rstrip(os.sep) or os.sep
     path = os.path.abspath(path)
     if path == top:
@@ -97,82 +128,412 @@ def run_root(path: str, top: str) -> str:
             return d
         if _is_mlflow_run(d):
             return d
-        if _checkpoint_dir(name) or name.lower() in INNER_DIRS:
+        if _climbs(name, pname):
             d = parent
             continue
-        if pname == "runs" and _only_event_files(d) and _has_run_files(os.path.dirname(parent)):
+        if pname == "runs" and parent != top and _only_event_files(d):
             d = os.path.dirname(parent)  # HF: output_dir/runs/<date_host>/events.out.tfevents.*
             continue
         return d
     return top
 
 
+def climb(d: str) -> str:
+    """The run directory above ``d`` for a file given alone (no watched path above it):
+    ``exp/logs`` -> ``exp``, ``job/rank_3`` -> ``job``."""
+    d = os.path.abspath(d)
+    while True:
+        name, parent = os.path.basename(d), os.path.dirname(d)
+        if parent == d or not _climbs(name, os.path.basename(parent)):
+            return d
+        d = parent
+
+
 def rank_of(path: str) -> int | None:
-    """The rank a per-rank log file names (``rank3.log``, ``log_rank_3.txt``,
-    ``slurm-123_3.out``, ``node-1.log``), else None."""
+    """The rank a per-rank log names: in its file name (``rank3.log``, ``log_rank_3.txt``,
+    ``rank-3.jsonl``, ``node-1.log``) or its directory (``rank_3/train.log``, torchrun's
+    ``attempt_0/3/stdout.log``), else None. Slurm task files are ranks only as a group
+    (``rank_groups``)."""
     base = os.path.basename(path)
-    stem = base.split(".")[0] if not base.startswith(_TB) else base
-    m = _RANK.search(stem)
+    if base.startswith(_TB):
+        return None
+    m = _RANK.search(base.split(".")[0])
     if m:
         return int(m.group(1))
-    m = _TRAILING_NUM.search(os.path.splitext(base)[0])
-    return int(m.group(1)) if m else None
+    d = os.path.dirname(path)
+    dname = os.path.basename(d)
+    m = _RANK_DIR.match(dname)
+    if m:
+        return int(m.group(1))
+    if _DIGITS.match(dname) and _ATTEMPT.match(os.path.basename(os.path.dirname(d))):
+        return int(dname)
+    return None
 
 
-def rank_group(files: list[str]) -> list[str]:
-    """The files of one run that are ranks of the same log: same directory, same
-    extension, names equal but for the rank number (two or more of them)."""
-    groups: dict[tuple, list[str]] = {}
+def _shape(path: str) -> str:
+    return re.sub(r"\d+", "#", path)
+
+
+def _slurm_tasks(files: list[str]) -> dict[str, int]:
+    """Slurm ``slurm-<job>.<task>.out`` files that are the tasks 0..N-1 of one job step:
+    path -> task. Job steps (``%j.%s``) look the same but run one after another: the
+    tasks of one step end together (their files' mtimes within SLURM_TASKS_TOGETHER)."""
+    by_job: dict[tuple, list[tuple[int, str]]] = {}
     for f in files:
-        if os.path.isdir(f) or os.path.basename(f).startswith(_TB):
+        m = _SLURM_TASK.match(os.path.basename(f))
+        if m:
+            by_job.setdefault((os.path.dirname(f), m.group(1), os.path.splitext(f)[1]), []).append((int(m.group(2)), f))
+    out: dict[str, int] = {}
+    for tasks in by_job.values():
+        ids = sorted(t for t, _ in tasks)
+        if len(ids) < 2 or ids != list(range(len(ids))):
             continue
-        r = rank_of(f)
+        try:
+            times = [os.stat(f).st_mtime for _, f in tasks]
+        except OSError:
+            continue
+        if max(times) - min(times) <= SLURM_TASKS_TOGETHER:
+            out.update({f: t for t, f in tasks})
+    return out
+
+
+def rank_groups(files: list[str]) -> list[list[str]]:
+    """Groups of per-rank files of one run: the same log (path equal but for the rank
+    number and the attempt), two or more ranks, each sorted by rank; the largest first."""
+    slurm = _slurm_tasks(files)
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for f in files:
+        if os.path.isdir(f):
+            continue
+        r = slurm.get(f)
+        if r is None:
+            r = rank_of(f)
         if r is None:
             continue
-        base = os.path.basename(f)
-        shape = re.sub(r"\d+", "#", base)
-        groups.setdefault((os.path.dirname(f), shape), []).append(f)
-    best = max(groups.values(), key=len, default=[])
-    return sorted(best, key=lambda p: rank_of(p) or 0) if len(best) >= 2 else []
+        groups.setdefault(_shape(f), []).append((r, f))
+    out = []
+    for members in groups.values():
+        ranks = {r for r, _ in members}
+        if len(ranks) < 2:
+            continue
+        if len(ranks) < len(members):  # torchrun restarts: attempt_0/3 and attempt_1/3: the newest attempt
+            newest: dict[int, str] = {}
+            for r, f in sorted(members, key=lambda x: _attempt(x[1])):
+                newest[r] = f
+            members = list(newest.items())
+        out.append([f for _, f in sorted(members)])
+    out.sort(key=lambda g: -len(g))
+    return out
+
+
+def _attempt(path: str) -> int:
+    for part in reversed(path.split(os.sep)):
+        if _ATTEMPT.match(part):
+            return int(part.split("_")[1])
+    return 0
+
+
+def slurm_task(path: str, ranks: list[str]) -> int | None:
+    """The rank of ``path`` in the rank list (Slurm tasks have no rank token)."""
+    r = rank_of(path)
+    if r is None:
+        m = _SLURM_TASK.match(os.path.basename(path))
+        if m and path in ranks:
+            r = int(m.group(2))
+    return r
 
 
 @dataclass
 class RunSpec:
-    name: str  # the run's path relative to the watched path; the path's own name for the path itself
-    root: str  # where its configs and checkpoints are searched
+    name: str  # the run's path relative to the watched path ("." for the path itself in a sweep)
+    root: str  # where its configs are searched (and its checkpoints, unless ckpt_dir says otherwise)
     files: list[str] = field(default_factory=list)
-    #: per-rank log files of this run (empty: not a multi-rank run)
+    #: per-rank log files of this run (empty: not a multi-rank run); set when the files are opened
     ranks: list[str] = field(default_factory=list)
+    #: candidate groups of per-rank files (``rank_groups``)
+    rank_groups: list[list[str]] = field(default_factory=list)
+    #: the run's own path (a directory, or the one file that is the run)
+    path: str = ""
+    #: where its checkpoints are (None: it has no directory of its own: a file among other runs' files)
+    ckpt_dir: str | None = ""
+    #: the checkpoint directory counts as searched (a directory run; a file run only when found)
+    searched: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.path:
+            self.path = self.root
+        if self.ckpt_dir == "":
+            self.ckpt_dir = self.root
 
 
 def run_name(root: str, top: str) -> str:
     top = os.path.abspath(top)
     if os.path.abspath(root) == top:
-        return os.path.basename(top.rstrip(os.sep)) or top
+        return "."
     return os.path.relpath(root, top)
 
 
+def _natural(p: str) -> list:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p)]
+
+
+def uuid_dir(path: str) -> str:
+    """modded-nanogpt's checkpoints of ``logs/<uuid>.txt``: ``logs/<uuid>/``."""
+    return os.path.splitext(path)[0]
+
+
+def _spec_for_root(root: str, top: str, fs: list[str]) -> RunSpec:
+    if not os.path.isdir(root):  # a file that is a run of its own (modded-nanogpt's logs/<uuid>.txt)
+        own = uuid_dir(root)
+        return RunSpec(run_name(root, top), own, fs, rank_groups=[], path=root,
+                       ckpt_dir=own, searched=os.path.isdir(own))
+    return RunSpec(run_name(root, top), root, fs, rank_groups=rank_groups(fs), path=root)
+
+
 def group_runs(files: list[str], top: str) -> list[RunSpec]:
-    """Candidate log files under ``top`` grouped into runs, in path order. One
-    run found: its root is ``top`` itself (configs and checkpoints are searched
-    from there, as for a single run directory)."""
+    """Candidate log files under ``top`` grouped into runs by directory conventions,
+    in path order (``split_series`` may split a directory's files further once they
+    are sniffed). One run found: it is named after ``top``."""
     top = os.path.abspath(top)
     by_root: dict[str, list[str]] = {}
     for f in files:
         by_root.setdefault(run_root(f, top), []).append(f)
     if len(by_root) <= 1:
-        root = top if os.path.isdir(top) else os.path.dirname(top)
-        fs = next(iter(by_root.values()), [])
-        return [RunSpec(run_name(top, top), root, fs, rank_group(fs))]
-    out = []
-    for root in sorted(by_root, key=lambda r: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", r)]):
-        fs = by_root[root]
-        out.append(RunSpec(run_name(root, top), root if os.path.isdir(root) else os.path.dirname(root),
-                           fs, rank_group(fs)))
-    return out
+        root, fs = next(iter(by_root.items()), (top if os.path.isdir(top) else os.path.dirname(top), []))
+        spec = _spec_for_root(root, top, fs)
+        spec.name = os.path.basename(top.rstrip(os.sep)) or top
+        return [spec]
+    return [_spec_for_root(root, top, by_root[root]) for root in sorted(by_root, key=_natural)]
 
 
 def other_roots(spec: RunSpec, runs: list[RunSpec]) -> list[str]:
     """Roots of the other runs below this one's root (their checkpoints are not this run's)."""
     me = spec.root.rstrip(os.sep) + os.sep
-    return [r.root for r in runs if r is not spec and r.root.startswith(me)]
+    return [r.root for r in runs if r is not spec and r.root.startswith(me) and os.path.isdir(r.root)]
+
+
+# --------------------------------------------------------------------------- checkpoints
+def _owning_part(name: str) -> bool:
+    """A directory between a run's root and a checkpoint that keeps the checkpoint the run's."""
+    return (name.lower() in INNER_DIRS or bool(_CKPTISH.search(name)) or bool(_RANK_DIR.match(name))
+            or checkpoint_step(name, True) is not None)
+
+
+def owns_checkpoint(rel: str) -> bool:
+    """A checkpoint at ``rel`` (relative to a run's root) is that run's: every directory on
+    the way is one that organises the run's files (``checkpoints/``, ``ckpt_v2/``,
+    ``rank_0/``); ``crashed/checkpoints/step_230.pt`` belongs to ``crashed/``, a directory
+    of its own (another run, or a run that left no log), not to the run above it."""
+    parts = rel.split(os.sep)[:-1]
+    return all(_owning_part(p) for p in parts)
+
+
+# --------------------------------------------------------------------------- series
+HEAD_RECORDS = 256  # loss records compared per file (ours: a few hundred steps say whether two series are one)
+AGREE = 0.8  # share of the common steps whose losses agree for "the same series" (ours)
+DISAGREE = 0.5  # below this share: different series (ours); in between: kept together
+
+
+@dataclass
+class Head:
+    """The start of one file's loss series."""
+
+    steps: list[int]
+    losses: list[float]
+    inferred: bool  # the log names no steps (counted): not comparable by step
+
+    @property
+    def first(self) -> int | None:
+        return self.steps[0] if self.steps else None
+
+    @property
+    def interval(self) -> int:
+        d = [b - a for a, b in zip(self.steps, self.steps[1:]) if b > a]
+        return sorted(d)[len(d) // 2] if d else 1
+
+
+def _decimals(x: float) -> int:
+    """Decimal places a value was printed with (up to 8: a float32 or full-precision value)."""
+    for d in range(9):
+        if abs(round(x, d) - x) <= 1e-9 * max(1.0, abs(x)):
+            return d
+    return 9
+
+
+def agree(a: float, b: float) -> bool:
+    """Two loss values are the same value printed twice (to the coarser precision)."""
+    tol = 0.5 * 10.0 ** -min(_decimals(a), _decimals(b)) + 1e-5 * max(abs(a), abs(b))
+    return abs(a - b) <= tol
+
+
+def relation(a: Head, b: Head, numbered: bool) -> str:
+    """"same", "different" or "unknown" for two files' series."""
+    if a.inferred or b.inferred or not a.steps or not b.steps:
+        return "unknown"
+    if abs(a.first - b.first) > max(a.interval, b.interval, 1):
+        return "unknown"  # not both from the start: a resumed run's new log, a later segment
+    if numbered:
+        return "different"  # slurm-4242_0.out, slurm-4242_1.out: an array, seeds
+    la = dict(zip(a.steps, a.losses))
+    common = [s for s in b.steps if s in la]
+    if not common:
+        return "unknown"
+    lb = dict(zip(b.steps, b.losses))
+    ok = sum(1 for s in common if agree(la[s], lb[s]))
+    if ok >= AGREE * len(common):
+        return "same"
+    return "different" if ok < DISAGREE * len(common) else "same"
+
+
+def numbered_siblings(p: str, q: str) -> bool:
+    """Two files in one directory whose names differ only in their numbers."""
+    return (os.path.dirname(p) == os.path.dirname(q) and os.path.basename(p) != os.path.basename(q)
+            and _shape(os.path.basename(p)) == _shape(os.path.basename(q)))
+
+
+def cluster(units: list[tuple[str, Head]]) -> list[list[int]]:
+    """Units (representative path, head) into series: each joins the first cluster none
+    of whose members it is a different run from."""
+    clusters: list[list[int]] = []
+    for i, (p, h) in enumerate(units):
+        for c in clusters:
+            if all(relation(units[j][1], h, numbered_siblings(units[j][0], p)) != "different" for j in c):
+                c.append(i)
+                break
+        else:
+            clusters.append([i])
+    return clusters
+
+
+def head_of(path: str, reader_cls, segments=()) -> Head:
+    """The first HEAD_RECORDS loss values of a file (a fresh reader; never the one that reads it)."""
+    from tsm_tui.core.frame import Frame
+    from tsm_tui.sources.registry import read_items
+
+    reader = reader_cls(path)
+    steps: list[int] = []
+    losses: list[float] = []
+    try:
+        for it in read_items(path, reader, segments):
+            if type(it) is Frame:
+                col = it.get("loss")
+                if col is None:
+                    continue
+                for s, v in zip(it.step[:HEAD_RECORDS].tolist(), col[:HEAD_RECORDS].tolist()):
+                    if math.isfinite(v):
+                        steps.append(s)
+                        losses.append(v)
+            elif it.loss is not None and math.isfinite(it.loss):
+                steps.append(it.step)
+                losses.append(it.loss)
+            if len(steps) >= HEAD_RECORDS:
+                break
+    except Exception:  # noqa: BLE001 - a file that does not read is not compared
+        return Head([], [], False)
+    return Head(steps[:HEAD_RECORDS], losses[:HEAD_RECORDS], getattr(reader, "inferred_steps", 0) > 0)
+
+
+def _unit_key(p: str, reader) -> tuple:
+    try:
+        size = os.path.getsize(p)
+    except OSError:
+        size = 0
+    return (-getattr(reader, "priority", 0), -size, p)
+
+
+def split_series(spec: RunSpec, readers: dict, segments: dict, top: str) -> list[RunSpec]:
+    """A directory run's files as one run per series (see the module docstring).
+    ``readers``: path -> reader of its readable files (not read yet; a fresh reader
+    reads each head); ``segments``: path -> its older rotated segments. The run
+    itself when its files are one series (the usual case: one log, or the same
+    series written to stdout, JSONL and TensorBoard)."""
+    rank_set = set(spec.ranks)
+    units: list[str] = []
+    for p, r in readers.items():
+        if p in rank_set or getattr(r, "auxiliary", False) or rank_of(p) is not None:
+            continue
+        units.append(p)
+    if spec.ranks:
+        units.append(next((p for p in spec.ranks if p in readers), spec.ranks[0]))
+    if len(units) < 2:
+        return [spec]
+    units.sort(key=lambda p: _unit_key(p, readers.get(p)))
+    heads = [head_of(p, type(readers[p]), segments.get(p, ())) for p in units]
+    groups = cluster(list(zip(units, heads)))
+    if len(groups) == 1:
+        return [spec]
+    top = os.path.abspath(top)
+    placed: set[str] = set()
+    members: list[list[str]] = []
+    for g in groups:
+        fs: list[str] = []
+        for i in g:
+            p = units[i]
+            fs += [p] + list(segments.get(p, ()))
+            if spec.ranks and p in rank_set:
+                fs += [q for q in spec.ranks if q != p]
+        members.append(fs)
+        placed.update(fs)
+    # what is not a series of its own (unreadable files, generations, another rank
+    # group such as stderr) stays with the first series (the most structured format)
+    members[0] += [f for f in spec.files if f not in placed]
+    out = []
+    for g, fs in zip(groups, members):
+        rep = units[g[0]]
+        d = os.path.dirname(rep)
+        own = d != spec.root and all(os.path.dirname(f) == d or f.startswith(d + os.sep) for f in fs) \
+            and not any(f.startswith(d + os.sep) for m in members if m is not fs for f in m)
+        path = d if own else rep
+        ranks = list(spec.ranks) if any(f in rank_set for f in fs) else []
+        out.append(RunSpec(run_name(path, top), spec.root, sorted(fs), ranks=ranks,
+                           rank_groups=[ranks] if ranks else [], path=path,
+                           ckpt_dir=d if own else None, searched=own))
+    return out
+
+
+MAX_SIBLINGS = 16  # a file given alone: siblings compared with it (more: a directory of many runs' logs; ours)
+
+
+def file_spec(path: str) -> RunSpec:
+    """PATH is one log file: the run it is, with the same checkpoint rule as in a
+    directory report (a file among other runs' files has no checkpoints of its own)."""
+    path = os.path.abspath(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if _UUID.match(stem):
+        own = uuid_dir(path)
+        return RunSpec(os.path.basename(path), own, [path], path=path, ckpt_dir=own, searched=os.path.isdir(own))
+    root = climb(os.path.dirname(path))
+    shared = _shares_dir(path)
+    return RunSpec(os.path.basename(path), root, [path], path=path, ckpt_dir=None if shared else root,
+                   searched=False)
+
+
+def _shares_dir(path: str) -> bool:
+    """The directory of ``path`` holds logs of other runs (numbered siblings or other
+    series that start with it: ``split_series``'s rule)."""
+    from tsm_tui.sources import registry
+
+    d = os.path.dirname(path)
+    try:
+        names = sorted(n for n in os.listdir(d) if registry._is_candidate(n))
+    except OSError:
+        return False
+    paths = [os.path.join(d, n) for n in names if os.path.isfile(os.path.join(d, n))]
+    groups = [g for g in registry.group_sources(paths) if path not in g]
+    if not groups:
+        return False
+    if len(groups) > MAX_SIBLINGS:
+        return True
+    me = None
+    for g in groups:
+        reader, _ = registry.open_reader(g[-1])
+        if reader is None or getattr(reader, "auxiliary", False) or rank_of(g[-1]) is not None:
+            continue
+        if me is None:
+            r0, _ = registry.open_reader(path)
+            if r0 is None:
+                return False
+            me = head_of(path, type(r0))
+        if relation(me, head_of(g[-1], type(reader), g[:-1]), numbered_siblings(path, g[-1])) == "different":
+            return True
+    return False

@@ -9,7 +9,11 @@ stdout; status changes and feed notes (truncation, rotation ...) as
 JSON Lines (``--json``), all on stdout:
   ``{"event": "alert", "check", "severity", "step", "value", "baseline", "message", "actions"}``
   ``{"event": "status", "check", "status", "previous", "summary", "step"}``
-  ``{"event": "source", "message"}``
+  ``{"event": "source", "message", "run"}`` (``run``: the run the note is about,
+  null for the feed as a whole)
+Every event names its run (``"run"``); so does the ``--on-alert`` JSON. A run's
+per-rank files feed its ranks check live (NaN on one rank, a diverging rank, a
+straggler), printed like any other check's alerts.
 ``--on-alert CMD`` runs CMD (through the shell) with an event's JSON on
 stdin, in a background thread: one page per incident (a check at FAIL), and
 its resolution (tsm_tui.views.incidents documents the ``alert`` / ``firing``
@@ -205,11 +209,13 @@ class Printer:
             where = f"{clean(run, 80)}: " if run and self.many else ""
             self._emit(self.err, f"# {where}{check}: {previous} -> {status}: {clean(summary)}")
 
-    def source(self, message: str) -> None:
+    def source(self, message: str, run: str | None = None) -> None:
         if self.json:
-            self._emit(self.out, json.dumps({"event": "source", "message": message}, ensure_ascii=False))
+            self._emit(self.out, json.dumps({"event": "source", "message": message, "run": run},
+                                            ensure_ascii=False))
         else:
-            self._emit(self.err, f"# {clean(message)}")
+            where = f"{clean(run, 80)}: " if run and self.many else ""
+            self._emit(self.err, f"# {where}{clean(message)}")
 
 
 def _loop(opts: Options, tailer: Tailer) -> LiveLoop:
@@ -222,7 +228,7 @@ def _loop(opts: Options, tailer: Tailer) -> LiveLoop:
         if len(runs) == 1 and (runs[0].readers or not os.path.isdir(path)):
             r = runs[0]
             session = Session(opts.settings, r.info)
-            return LiveLoop(session, tailer, r.files_of, polling=polling, name=r.name)
+            return LiveLoop(session, tailer, r.files_of, polling=polling, name=r.name, ranks=r.ranks)
         return LiveLoop.many(tailer, path, opts.settings, opts.info, opts.config, polling=polling, known=runs)
     parent = os.path.dirname(path)
     if not os.path.isdir(parent):
@@ -301,8 +307,8 @@ def main(opts: Options) -> int:
             if exporter is not None:
                 exporter.update(up, loop, top)
                 exporter.publish()
-            for ev in up.events:
-                printer.source(ev)
+            for ev, run in zip(up.events, up.event_runs):
+                printer.source(ev, run)
             for ch in up.statuses:
                 printer.status(ch.check, ch.status.value, ch.previous.value, ch.summary, ch.step, ch.run)
             if up.error:

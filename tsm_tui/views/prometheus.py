@@ -463,13 +463,13 @@ class Exporter:
         self._dirty = True
 
     def _name(self, name: str) -> str:
-        if not name:
+        if not name or name == ".":  # "." : the watched path's own files, in a directory of several runs
             return self.default_name
         return label(f"{self.run_label}/{name}") if self.run_label else label(name)
 
     def name_for(self, run: str, path: str) -> str:
         """The label of a run named ``run`` ("" for the watched path's own run) under ``path``."""
-        return self._name(run) if run else (self.run_label or run_name(path))
+        return self._name(run) if run and run != "." else (self.run_label or run_name(path))
 
     def watch(self, path: str) -> None:
         """The views say what is watched: its own run's label."""

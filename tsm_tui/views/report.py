@@ -7,6 +7,7 @@ import os
 
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.engine import Analysis, RunFailure
+from tsm_tui.analysis.live import SPIKE_NEAR  # (the same slack as the live loop's)
 from tsm_tui.core.output import dumps, tag, use_colour  # noqa: F401  (re-exported for callers)
 from tsm_tui.core.record import Status
 from tsm_tui.core.sanitize import clean
@@ -40,8 +41,14 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
                 why = " (" + ", ".join(f"{k}: {v}" for k, v in f.skip_reasons.items()) + ")"
             lines.append(f"  source: {clean(_rel(f.path, an.run.path))} [{f.format}], {f.records} records{skip}{why}")
     others = [f for f in an.run.files if not f.used]
+    ranks = set(an.run.ranks)
     for f in others[:5]:
-        what = f"[{f.format}], {f.records} records, not used (another file was chosen)" if f.format else (f.note or "not read")
+        if f.format and f.path in ranks:
+            what = f"[{f.format}], {f.records} records, another rank (read for the ranks check)"
+        elif f.format:
+            what = f"[{f.format}], {f.records} records, not used (another file was chosen)"
+        else:
+            what = f.note or "not read"
         lines.append(f"  also: {clean(_rel(f.path, an.run.path))}: {clean(what)}")
     if len(others) > 5:
         lines.append(f"  ... and {len(others) - 5} more file(s)")
@@ -113,7 +120,6 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
 # --------------------------------------------------------------------------- many runs
 CORE = ("loss_spike", "grad_norm", "lr_schedule", "batch_size", "plateau")
 _SHORT = {"loss_spike": "spike", "grad_norm": "grad", "lr_schedule": "lr", "batch_size": "batch", "plateau": "plat."}
-_SPIKE_NEAR = 0  # steps apart that still count as "the same step" in two runs of a sweep
 
 
 def _also_text(a, also: dict | None) -> str:
@@ -133,9 +139,9 @@ def _alert_json(a, also: dict | None) -> dict:
 
 
 def same_step_spikes(results: list) -> dict:
-    """(check, step) -> the other runs with a loss spike at that step (within a
-    step): the same step spiking across a sweep points at the data (every 2024
-    modded-nanogpt 124M record spikes at steps 919 and 947)."""
+    """run -> {(check, step) -> the other runs with a loss spike at that step, give
+    or take SPIKE_NEAR steps}: the same step spiking across a sweep points at the
+    data (every 2024 modded-nanogpt 124M record spikes at steps 919 and 947)."""
     onsets: dict[str, set[int]] = {}
     for r in results:
         if isinstance(r, Analysis):
@@ -144,7 +150,7 @@ def same_step_spikes(results: list) -> dict:
     out: dict = {}
     for name, steps in onsets.items():
         for s in steps:
-            others = sorted(n for n, o in onsets.items() if n != name and any(abs(s - x) <= _SPIKE_NEAR for x in o))
+            others = sorted(n for n, o in onsets.items() if n != name and any(abs(s - x) <= SPIKE_NEAR for x in o))
             if others:
                 out.setdefault(name, {})[("loss_spike", s)] = others
     return out
@@ -219,7 +225,7 @@ def text_runs_report(results: list, path: str, colour: bool = False) -> str:
         lines += ["", "Spikes at the same step in several runs (the data at that step, not the optimizer):"]
         seen = set()
         for s, names in shared:
-            if names in seen and any(abs(s - x) <= _SPIKE_NEAR for x, ns in shared if ns == names and x != s):
+            if names in seen and any(abs(s - x) <= SPIKE_NEAR for x, ns in shared if ns == names and x != s):
                 continue
             seen.add(names)
             lines.append(f"  step {s}: {len(names)} runs ({clean(', '.join(names[:6]))}{' ...' if len(names) > 6 else ''})")

@@ -145,7 +145,7 @@ class Tailer(Feed):
             if f.error == msg:
                 return  # said once; counted every time
             f.error = msg
-        self._event(msg)
+        self._event(msg, path)
 
     # -- the worker ---------------------------------------------------------------
     def _run(self) -> None:
@@ -391,7 +391,7 @@ class Tailer(Feed):
             f.error = msg
         else:
             msg = f"{path}: {why}: not followed"
-        self._event(msg)
+        self._event(msg, path)
 
     def _scan_one(self, p: str, known: set) -> None:
         try:
@@ -418,7 +418,7 @@ class Tailer(Feed):
         if reader is None:
             if fi.note and fi.note.startswith("cannot read") and last is None:
                 self.errors += 1
-                self._event(f"{p}: {fi.note}")
+                self._event(f"{p}: {fi.note}", p)
             self._pending[p] = key + (max(fi.sniffed_to, last[2] if last else 0),)
             return
         self._pending.pop(p, None)
@@ -519,7 +519,7 @@ class Tailer(Feed):
                     f.start_rewrite()
                 else:
                     f.parsed, f.skip_floor = 0, None
-                self._event(f"{_short(f.path)} appeared again: reading it from the start")
+                self._event(f"{_short(f.path)} appeared again: reading it from the start", f.path)
             f.reopen_floor = False
         if (st.st_dev, st.st_ino) != f.dev_ino:
             self._switch(f)
@@ -553,7 +553,7 @@ class Tailer(Feed):
             return True
         _close_fd(fd)
         self._event(f"{_short(f.path)} was replaced while not held open: reading the new file from the start "
-                    "(the old file's last lines, if any were written after the last read, are not read)")
+                    "(the old file's last lines, if any were written after the last read, are not read)", f.path)
         f.fd = None
         f.reopen_floor = True
         return True
@@ -611,7 +611,7 @@ class Tailer(Feed):
 
     def _restart(self, f: _File, why: str) -> None:
         """Truncated or rewritten: start over at 0 with a fresh reader."""
-        self._event(why)
+        self._event(why, f.path)
         self._finish_reader(f)
         self._fresh_reader(f)
         f.start_rewrite()
@@ -631,7 +631,7 @@ class Tailer(Feed):
         """A different file sits at the path now: finish the old one, start the new one."""
         rotated = self._finish_old(f)
         self._event(f"{_short(f.path)} {'rotated' if rotated else 'replaced'}: "
-                    "finished the old file, reading the new one from the start")
+                    "finished the old file, reading the new one from the start", f.path)
         self._fresh_reader(f)
         if not self._open(f):
             f.gone = True
@@ -676,7 +676,7 @@ class Tailer(Feed):
         f.reopen_floor = not rotated
         f.size = f.mtime_ns = -1
         self._event(f"{_short(f.path)} {'moved away' if rotated else 'deleted'}: "
-                    "read what was there; watching for it to reappear")
+                    "read what was there; watching for it to reappear", f.path)
 
     # -- reading ----------------------------------------------------------------------
     def _read_to_eof(self, f: _File) -> None:
@@ -802,7 +802,7 @@ class Tailer(Feed):
         f.snap_steps = array("q", (r.step for r in recs))
         new = recs[common:]
         if common < len(old) and new:
-            self._event(f"{_short(f.path)}: history rewritten from step {new[0].step} (resumed run)")
+            self._event(f"{_short(f.path)}: history rewritten from step {new[0].step} (resumed run)", f.path)
         f.parsed = 0
         f.skip_floor = None
         self._put(f.path, f.reader, f.accept(new))

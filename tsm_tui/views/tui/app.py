@@ -42,6 +42,7 @@ from tsm_tui.core.options import Options
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.sources.feed import Feed, ReplayFeed
 from tsm_tui.sources.runfiles import RunFiles
+from tsm_tui.sources.runs import slurm_task
 from tsm_tui.sources.tail import Tailer
 from tsm_tui.views.tui.plotting import focus_plot, spark
 from tsm_tui.views.tui.runs import RunRow, RunsScreen
@@ -95,11 +96,44 @@ class AlertsRevised(Message):
 
 class RunsUpdate(Message):
     """Several runs: what changed per run since the last one (checks recomputed,
-    records arrived: run -> (time, last step))."""
+    records arrived: run -> (time, last step, when the run wrote them, live),
+    loss spikes shared with other runs: run -> (step, other runs))."""
 
-    def __init__(self, checks: dict[str, list[CheckResult]], arrivals: dict[str, tuple[float, int | None]]) -> None:
+    def __init__(self, checks: dict[str, list[CheckResult]], arrivals: dict[str, tuple],
+                 shared: dict[str, tuple[int, int]] | None = None) -> None:
         super().__init__()
-        self.checks, self.arrivals = checks, arrivals
+        self.checks, self.arrivals, self.shared = checks, arrivals, shared or {}
+
+
+def written_at(batches, wall: float, history: bool = False) -> tuple[float, bool]:
+    """When a run wrote the newest of these records (wall clock) and whether they were
+    written while watching: the records' own timestamp when they carry one, else the
+    arrival of live records, else (history read at the start, a finished run's
+    replay: ``history``) the file's mtime."""
+    live = not history and any(not b.backlog for b in batches)
+    best = None
+    for b in batches:
+        last = b.records[-1] if b.records else None
+        if last is None:
+            continue
+        if type(last) is Frame:
+            col = last.get("time")
+            v = float(col[-1]) if col is not None and len(col) else None
+        else:
+            v = last.time
+        if v is not None and 1e9 < v < wall + 86400:  # an epoch timestamp (not seconds since the start)
+            best = v if best is None else max(best, v)
+    if best is not None:
+        return best, live
+    if live:
+        return wall, True
+    times = []
+    for b in batches:
+        try:
+            times.append(os.stat(b.source).st_mtime)
+        except OSError:
+            pass
+    return (max(times) if times else wall), False
 
 
 class ChecksChanged(Message):
@@ -176,6 +210,7 @@ class TsmApp(App):
     ]
 
     exporter = None  # set by run_app for --prom-file / --metrics-port
+    wall = staticmethod(time.time)  # the wall clock (when runs wrote their records; tests replace it)
 
     def __init__(self, session: Session, feed: Feed, *, path: str = "", mode: str = "live",
                  bell: bool = True, root: str | None = None, files: RunFiles | None = None,
@@ -205,6 +240,7 @@ class TsmApp(App):
         self._run_paths: dict[str, str] = {}
         self._run_prev: dict[str, dict[str, Status]] = {}
         self._runs_pending: tuple[dict, dict] = ({}, {})
+        self._shared_seen: dict[str, tuple[int, int]] = {}
         self._runs_posted_at = -1e9
         for r in runs or []:
             self._add_run(r.name, r.path)
@@ -275,8 +311,11 @@ class TsmApp(App):
             shown = run.path
             if opts.demo and demo and os.path.samefile(run.path, demo):
                 shown = "--demo (bundled run)"
-        return cls(session, feed, path=shown, mode=mode, bell=opts.bell and mode != "finished",
-                   root=run.root, files=run.files_of if mode == "live" else None)
+        app = cls(session, feed, path=shown, mode=mode, bell=opts.bell and mode != "finished",
+                  root=run.root, files=run.files_of if mode == "live" else None)
+        for p in run.ranks:  # per-rank files: the ranks check, live as in --report
+            next(iter(app.live.runs.values())).add_rank(p, slurm_task(p, run.ranks))
+        return app
 
     @classmethod
     def _for_runs(cls, opts: Options, runs: list, mode: str | None, shown: str | None) -> "TsmApp":
@@ -321,8 +360,12 @@ class TsmApp(App):
             self.pop_screen()
         self.query_one(AlertDetail).show(None)
         self._show_alerts([], True)
-        if self._checks:
-            self._show_checks(self.clock())
+        # never the previous run's checks: a run with none yet shows every check waiting
+        shown = {c.id for c in self._checks}
+        self._checks = list(self._checks) + [CheckResult(cid, cid, Status.SKIP, "waiting for data")
+                                             for cid in CHECK_IDS if cid not in shown]
+        self._show_checks(self.clock())
+        self._checks = self._run_checks.get(name, [])
         self.repaint(force=True)
 
     def on_runs_screen_open(self, message: RunsScreen.Open) -> None:
@@ -330,7 +373,8 @@ class TsmApp(App):
 
     def show_runs(self) -> None:
         if self.runs_mode and not isinstance(self.screen, RunsScreen):
-            self.push_screen(RunsScreen(self.run_rows, path=self.top, clock=self.clock))
+            self.push_screen(RunsScreen(self.run_rows, path=self.top, clock=self.clock, wall=self.wall,
+                                        live=self.mode == "live"))
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -415,14 +459,26 @@ class TsmApp(App):
         checks, arrivals = self._runs_pending
         checks.update(up.run_checks)
         now = self.clock()
+        wall = self.wall()
+        by_run: dict[str, list] = {}
+        for b, name in zip(up.batches, up.batch_runs):
+            by_run.setdefault(name, []).append(b)
         for name in set(up.batch_runs) | set(up.new_runs):
             mon = loop.runs[name].session.monitor
-            arrivals[name] = (now, mon.state.last_step if mon is not None else None)
-        urgent = bool(up.statuses or up.new_runs or up.finished)
-        if (checks or arrivals) and (urgent or now - self._runs_posted_at >= MESSAGE_EVERY):
+            written, live = (written_at(by_run[name], wall, history=self.mode != "live") if name in by_run
+                             else (None, False))
+            prev = arrivals.get(name)
+            if prev is not None and prev[2] is not None and (written is None or prev[2] > written):
+                written = prev[2]
+            arrivals[name] = (now, mon.state.last_step if mon is not None else None, written,
+                              live or bool(prev and prev[3]))
+        shared = {k: v for k, v in loop.shared_spikes.items() if self._shared_seen.get(k) != v}
+        urgent = bool(up.statuses or up.new_runs or up.finished or shared)
+        if (checks or arrivals or shared) and (urgent or now - self._runs_posted_at >= MESSAGE_EVERY):
             self._runs_posted_at = now
             self._runs_pending = ({}, {})
-            self._post(RunsUpdate(checks, arrivals))
+            self._shared_seen.update(shared)
+            self._post(RunsUpdate(checks, arrivals, shared))
 
     def _post(self, message: Message) -> None:
         if not self._live_stop.is_set():
@@ -517,6 +573,8 @@ class TsmApp(App):
                 self._add_run(run)
                 self._run_alerts[run].append(a)
                 self.run_rows[run].newest = a
+                if a.severity.value == "critical":
+                    self.run_rows[run].newest_critical = a
                 if run == self.current_run:
                     mine.append(a)
             if mine and not self.paused and not isinstance(self.screen, RunsScreen):
@@ -546,9 +604,12 @@ class TsmApp(App):
 
     def on_runs_update(self, message: RunsUpdate) -> None:
         rang = False
-        for name, (t, step) in message.arrivals.items():
+        for name, (t, step, written, live) in message.arrivals.items():
             self._add_run(name)
-            self.run_rows[name].arrived(self.clock(), step)
+            self.run_rows[name].arrived(self.clock(), step, written, live and self.mode == "live")
+        for name, shared in message.shared.items():
+            self._add_run(name)
+            self.run_rows[name].shared = shared
         for name, checks in message.checks.items():
             self._add_run(name)
             self._run_checks[name] = checks
@@ -626,6 +687,8 @@ class TsmApp(App):
     def _age_status(self) -> None:
         """The status line's age and "stalled" move with the clock, not with data
         (the text is rebuilt; the screen only when it reads differently)."""
+        if isinstance(self.screen, RunsScreen):
+            return  # the runs screen keeps its own ages (RunsScreen.tick); the dashboard is hidden
         if self.mode == "live" and self._last_arrival is not None and not self.paused \
                 and self.clock() - self._repaint_at >= STATUS_EVERY * 0.9:  # (a repaint just drew it)
             try:

@@ -1,11 +1,21 @@
 """The runs screen: one row per run when PATH holds several (a sweep,
 ``lightning_logs/``, ``wandb/``, a cluster's job directory).
 
-Each row: the run's name, its last step, steps/s, the time since its last
-record (or "stalled"), a coloured cell per check and its newest alert. Failing
-and stalled runs come first; ``/`` filters by name, ``s`` cycles the order,
-Enter opens the run's dashboard (``RunsScreen.Open``), Esc there comes back.
-Text from file names and logs is sanitised and never read as markup.
+Each row, most telling first so that 80 columns hold it: the run's name, the
+time since its last record (or "stalled"), its last step, its worst check,
+its critical / warning counts, the number of other runs that spiked at the
+same step, then a cell per core check (one letter when narrow: ``F`` / ``W``
+/ ``P`` / ``-``; the word when there is room) and steps/s. Below the table,
+the highlighted run's worst check and newest alert. Failing and stalled runs
+come first; ``/`` filters by name, ``s`` cycles the order, Enter opens the
+run's dashboard (``RunsScreen.Open``), Esc there comes back.
+
+The age is the time since the run *wrote* its last record (the record's own
+timestamp when it has one, else the file's mtime for history read at start,
+else the arrival of a live record), not since the tool read it. A 1 s timer
+moves ages and "stalled" on without new writes; a cell is redrawn only when
+its text changes. Text from file names and logs is sanitised and never read
+as markup.
 """
 
 from __future__ import annotations
@@ -23,14 +33,27 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label
 
 from tsm_tui.core.record import Alert, CheckResult, Status
-from tsm_tui.views.tui.widgets import ago, safe
+from tsm_tui.views.tui.widgets import safe
 
 STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x the run's usual interval)
-COLUMNS = (("loss_spike", "spike"), ("grad_norm", "grad"), ("lr_schedule", "lr"), ("batch_size", "batch"),
-           ("plateau", "plat"), ("nonfinite", "nan"))
+TICK = 1.0  # s between two looks at the clock (ages, "stalled")
+COLUMNS = (("loss_spike", "spk", "s"), ("grad_norm", "grad", "g"), ("lr_schedule", "lr", "l"),
+           ("batch_size", "bs", "b"), ("plateau", "plat", "p"), ("nonfinite", "nan", "n"))
+#: which of two checks with the same status a row names as its worst: what a person acts on first
+_FIRST = ("nonfinite", "ranks", "loss_spike", "loss_scale", "grad_norm", "output_collapse", "lr_schedule",
+          "plateau", "batch_size", "checkpoints")
+SHORT = {"loss_spike": "spike", "grad_norm": "grad", "lr_schedule": "lr", "batch_size": "batch",
+         "plateau": "plat", "nonfinite": "nan", "loss_scale": "fp16", "checkpoints": "ckpt",
+         "output_collapse": "gen", "ranks": "ranks"}
 _STYLE = {Status.FAIL: "bold $error", Status.WARN: "bold $warning", Status.PASS: "$success",
           Status.SKIP: "dim"}
+_LETTER = {Status.FAIL: "F", Status.WARN: "W", Status.PASS: "P", Status.SKIP: "-"}
+_WORD = {Status.FAIL: "FAIL", Status.WARN: "WARN", Status.PASS: "ok", Status.SKIP: "-"}
 SORTS = ("health", "name", "step", "age")
+NAME_MAX = 32  # cells: longer run names are elided in the middle
+NAME_MIN = 20  # a name gets at least this much before the check cells take words, and steps/s a column
+#: (key, title, width) of the columns before the check cells
+LEAD = (("age", "last", 8), ("step", "step", 7), ("worst", "worst", 10), ("cw", "c/w", 5), ("also", "also", 4))
 
 
 @dataclass
@@ -41,17 +64,30 @@ class RunRow:
     last_step: int | None = None
     checks: dict[str, CheckResult] = field(default_factory=dict)
     newest: Alert | None = None
-    last_arrival: float | None = None
+    newest_critical: Alert | None = None
+    last_arrival: float | None = None  # monotonic: when the tool got its last records
+    #: wall clock (epoch s): when the run wrote its last record (record time / mtime / arrival)
+    last_write: float | None = None
     arrivals: deque = field(default_factory=lambda: deque(maxlen=32))
     rate: deque = field(default_factory=lambda: deque(maxlen=32))  # (time, step)
+    #: a loss spike at a step where other runs spiked too: (step, their number)
+    shared: tuple[int, int] | None = None
 
-    def arrived(self, now: float, step: int | None) -> None:
-        if self.last_arrival is not None:
-            self.arrivals.append(now - self.last_arrival)
-        self.last_arrival = now
+    def arrived(self, now: float, step: int | None, written: float | None = None, live: bool = True) -> None:
+        """Records arrived at ``now`` (monotonic); ``written``: when the run wrote the newest
+        of them (wall clock); ``live``: written while watching (else history read at start)."""
+        if live:
+            if self.last_arrival is not None:
+                self.arrivals.append(now - self.last_arrival)
+            self.last_arrival = now
+        elif self.last_arrival is None:
+            self.last_arrival = now
+        if written is not None:
+            self.last_write = written if self.last_write is None else max(self.last_write, written)
         if step is not None:
             self.last_step = step
-            self.rate.append((now, step))
+            if live:
+                self.rate.append((now, step))
 
     def steps_per_s(self, now: float) -> float | None:
         pts = [(t, s) for t, s in self.rate if now - t <= 30.0]
@@ -60,20 +96,50 @@ class RunRow:
         (t0, s0), (t1, s1) = pts[0], pts[-1]
         return (s1 - s0) / (t1 - t0) if t1 > t0 and s1 >= s0 else None
 
-    def stalled_for(self, now: float) -> float | None:
-        if self.last_arrival is None:
+    def idle(self, now: float, wall: float) -> float | None:
+        """Seconds since the run's last record."""
+        if self.last_write is not None:
+            return max(0.0, wall - self.last_write)
+        return None if self.last_arrival is None else now - self.last_arrival
+
+    def stalled_for(self, now: float, wall: float | None = None) -> float | None:
+        idle = self.idle(now, time.time() if wall is None else wall)
+        if idle is None:
             return None
-        idle = now - self.last_arrival
         med = statistics.median(self.arrivals) if self.arrivals else 0.0
         return idle if idle > max(STALL_MIN, 10 * med) else None
 
+    def worst_check(self) -> CheckResult | None:
+        return min(self.checks.values(), default=None,
+                   key=lambda c: (-c.status.rank, _FIRST.index(c.id) if c.id in _FIRST else len(_FIRST)))
+
     def worst(self) -> Status:
-        return max((c.status for c in self.checks.values()), key=lambda s: s.rank, default=Status.SKIP)
+        c = self.worst_check()
+        return c.status if c is not None else Status.SKIP
+
+    def counts(self) -> tuple[int, int]:
+        return (sum(c.status == Status.FAIL for c in self.checks.values()),
+                sum(c.status == Status.WARN for c in self.checks.values()))
 
     def other(self) -> CheckResult | None:
-        core = {c for c, _ in COLUMNS}
+        core = {c for c, _, _ in COLUMNS}
         rest = [c for c in self.checks.values() if c.id not in core and c.status.rank > Status.PASS.rank]
         return max(rest, key=lambda c: c.status.rank, default=None)
+
+
+def age_text(s: float) -> str:
+    """A run's age as the table shows it: coarse enough that a quiet table is not
+    redrawn every second (``<10s``, ``20s``, ``3m``, ``4h``, ``2d``), fine enough to tell
+    a live run from a quiet one."""
+    if s < 10:
+        return "<10s"
+    if s < 60:
+        return f"{int(s // 10) * 10}s"
+    if s < 3600:
+        return f"{int(s // 60)}m"
+    if s < 48 * 3600:
+        return f"{int(s // 3600)}h"
+    return f"{int(s // 86400)}d"
 
 
 def _elide(text: str, width: int) -> str:
@@ -83,8 +149,34 @@ def _elide(text: str, width: int) -> str:
     return text[: keep // 2] + "…" + text[len(text) - (keep - keep // 2):]
 
 
+def _content(text: str, style) -> Content:
+    if isinstance(style, tuple):  # a style per character
+        return Content.assemble(*[(ch, st) for ch, st in zip(text, style)])
+    return Content.styled(text, style) if style else Content(text)
+
+
+def layout(width: int, longest: int) -> tuple[int, int, bool]:
+    """(name width, check-cell width, steps/s shown) for a table ``width`` cells wide:
+    the name first (up to NAME_MIN), then the check cells as words, then steps/s."""
+    avail = width - 2  # the vertical scrollbar
+    lead = sum(w + 2 for _, _, w in LEAD)
+    want = max(4, min(NAME_MAX, longest))
+    for cw, rate in ((4, True), (4, False), (1, True), (1, False)):
+        checks = 6 * (cw + 2) if cw > 1 else 8  # narrow: one column of six coloured letters
+        name = avail - lead - checks - (7 if rate else 0) - 2
+        if name >= min(want, NAME_MIN):
+            return min(want, name), cw, rate
+    return max(4, min(want, avail - lead - 8 - 2)), 1, False
+
+
 class RunsScreen(Screen):
     """All runs under PATH, the sick ones first."""
+
+    DEFAULT_CSS = """
+    RunsScreen #runs { height: 1fr; }
+    RunsScreen #runs-detail { height: 2; width: 1fr; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
+    RunsScreen #runs-status { width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
+    """
 
     BINDINGS = [
         Binding("enter", "open", "Open"),
@@ -98,95 +190,221 @@ class RunsScreen(Screen):
             super().__init__()
             self.name = name
 
-    def __init__(self, rows: dict[str, RunRow], *, path: str = "", clock=time.monotonic) -> None:
+    def __init__(self, rows: dict[str, RunRow], *, path: str = "", clock=time.monotonic, wall=time.time,
+                 live: bool = True) -> None:
         super().__init__()
         self.rows = rows
         self.path = path
         self.clock = clock
+        self.wall = wall
+        self.live = live  # following: a run that stops writing is "stalled"
         self.filter_text = ""
         self.sort_i = 0
         self._order: list[str] = []
+        self._layout: tuple[int, int, bool] | None = None
+        self._shown: dict[tuple[str, str], tuple[str, str | None]] = {}
+        self._texts: dict[str, str] = {}
+        self._n_rows = -1
+        self._longest = 3
+        self.repaints = 0  # cells redrawn so far (tests, the idle benchmark)
 
     def compose(self) -> ComposeResult:
         yield Label(id="runs-status")
         yield Input(placeholder="filter runs by name (Enter: keep, Esc: clear)", id="runs-filter")
-        table = DataTable(id="runs", cursor_type="row", zebra_stripes=False)
-        yield table
+        yield DataTable(id="runs", cursor_type="row", zebra_stripes=False)
+        yield Label(id="runs-detail")
         yield Footer()
 
     def on_mount(self) -> None:
-        t = self.query_one(DataTable)
-        longest = max((len(n) for n in self.rows), default=3)
-        t.add_column("run", key="run", width=max(3, min(28, longest)))
-        for key, title, w in (("step", "step", 7), ("rate", "st/s", 5), ("age", "last", 7)):
-            t.add_column(title, key=key, width=w)
-        for cid, title in COLUMNS:
-            t.add_column(title, key=cid, width=5)
-        t.add_column("other", key="other", width=16)
-        t.add_column("newest alert", key="alert", width=60)
         self.query_one("#runs-filter").display = False
         self.refresh_rows()
-        t.focus()
+        self.query_one(DataTable).focus()
+        self.set_interval(TICK, self.tick)
+
+    def tick(self) -> None:
+        """The clock moved: only the ages can read differently (and a run turning
+        stalled moves up: then the whole table)."""
+        if not self._order or self._layout is None:
+            self.refresh_rows()
+            return
+        try:
+            t = self.query_one(DataTable)
+        except Exception:  # noqa: BLE001 - not mounted (any more)
+            return
+        now, wall = self.clock(), self.wall()
+        changed = []
+        for name in self._order:
+            cell = self._age(self.rows[name], now, wall)
+            old = self._shown.get((name, "age"))
+            if old != cell:
+                if old is None or (old[1] is None) != (cell[1] is None):  # stalled or no longer
+                    self.refresh_rows()
+                    return
+                changed.append((name, cell))
+        for name, cell in changed:
+            self._shown[(name, "age")] = cell
+            t.update_cell(name, "age", _content(*cell))
+            self.repaints += 1
+
+    def on_resize(self) -> None:
+        self.refresh_rows()
 
     # ---------------------------------------------------------------- rows
-    def _key(self, r: RunRow, now: float):
+    def _stalled(self, r: RunRow, now: float, wall: float) -> float | None:
+        return r.stalled_for(now, wall) if self.live else None
+
+    def _key(self, r: RunRow, now: float, wall: float):
         mode = SORTS[self.sort_i]
         if mode == "name":
             return (r.name,)
         if mode == "step":
             return (-(r.last_step or 0), r.name)
         if mode == "age":
-            return (-(now - r.last_arrival) if r.last_arrival is not None else 0.0, r.name)
-        stalled = r.stalled_for(now) is not None
+            idle = r.idle(now, wall)
+            return (idle if idle is not None else float("inf"), r.name)
+        stalled = self._stalled(r, now, wall) is not None
         return (-r.worst().rank - (0.5 if stalled else 0.0), r.name)
 
     def order(self, now: float | None = None) -> list[str]:
         now = self.clock() if now is None else now
+        wall = self.wall()
         f = self.filter_text.lower()
         rows = [r for r in self.rows.values() if not f or f in r.name.lower()]
-        return [r.name for r in sorted(rows, key=lambda r: self._key(r, now))]
+        return [r.name for r in sorted(rows, key=lambda r: self._key(r, now, wall))]
 
-    def _cells(self, r: RunRow, now: float) -> list:
-        stalled = r.stalled_for(now)
-        rate = r.steps_per_s(now)
-        age = "-" if r.last_arrival is None else (f"stalled {ago(stalled)}" if stalled is not None
-                                                    else ago(now - r.last_arrival))
-        cells: list = [Content(_elide(safe(r.name, 200), 28)), Content("-" if r.last_step is None else str(r.last_step)),
-                       Content("-" if rate is None else f"{rate:.1f}"),
-                       Content.styled(age, "bold $warning") if stalled is not None else Content(age)]
-        for cid, _ in COLUMNS:
-            c = r.checks.get(cid)
-            cells.append(Content.styled(c.status.value, _STYLE[c.status]) if c else Content("-"))
-        o = r.other()
-        cells.append(Content.styled(f"{o.id} {o.status.value}", _STYLE[o.status]) if o else Content("-"))
-        a = r.newest
-        cells.append(Content(safe(f"{a.step}: {a.message}", 80)) if a is not None else Content(""))
-        return cells
+    def _age(self, r: RunRow, now: float, wall: float) -> tuple[str, str | None]:
+        stalled = self._stalled(r, now, wall)
+        idle = r.idle(now, wall)
+        age = "-" if idle is None else (f"stall {age_text(stalled)}" if stalled is not None else age_text(idle))
+        return age, "bold $warning" if stalled is not None else None
+
+    def _cells(self, r: RunRow, now: float, wall: float, cw: int, rate_col: bool) -> list[tuple[str, str, str | None]]:
+        """(column key, text, style) of one row."""
+        w = r.worst_check()
+        crit, warn = r.counts()
+        out = [("age", *self._age(r, now, wall)),
+               ("step", "-" if r.last_step is None else str(r.last_step), None),
+               ("worst", "-" if w is None else (f"{SHORT.get(w.id, w.id)[:5]} {_WORD[w.status]}"
+                                                if w.status.rank > Status.PASS.rank else "ok"),
+                _STYLE[w.status] if w is not None else None),
+               ("cw", f"{crit}/{warn}", "bold $error" if crit else ("bold $warning" if warn else None)),
+               ("also", f"+{r.shared[1]}" if r.shared else "", "bold $warning" if r.shared else None)]
+        if cw == 1:  # one column: a coloured letter per check
+            got = [r.checks.get(cid) for cid, _, _ in COLUMNS]
+            out.append(("checks", "".join(_LETTER[c.status] if c else "-" for c in got),
+                        tuple(_STYLE[c.status] if c else "dim" for c in got)))
+        else:
+            for cid, _, _ in COLUMNS:
+                c = r.checks.get(cid)
+                out.append((cid, "-", "dim") if c is None else (cid, _WORD[c.status], _STYLE[c.status]))
+        if rate_col:
+            rate = r.steps_per_s(now)
+            out.append(("rate", "-" if rate is None else f"{rate:.1f}", None))
+        return out
+
+    def _columns(self, t: DataTable, name_w: int, cw: int, rate_col: bool) -> None:
+        t.clear(columns=True)
+        t.add_column("run", key="run", width=name_w)
+        for key, title, w in LEAD:
+            t.add_column(title, key=key, width=w)
+        if cw == 1:
+            t.add_column("".join(letter for _, _, letter in COLUMNS), key="checks", width=6)
+        else:
+            for cid, title, _ in COLUMNS:
+                t.add_column(title[:cw], key=cid, width=cw)
+        if rate_col:
+            t.add_column("st/s", key="rate", width=5)
+        self._order = []
+        self._shown = {}
 
     def refresh_rows(self) -> None:
-        t = self.query_one(DataTable)
-        now = self.clock()
+        """Rows as the clock and the data say now; only cells whose text changed are redrawn."""
+        try:
+            t = self.query_one(DataTable)
+        except Exception:  # noqa: BLE001 - not mounted (yet / any more)
+            return
+        now, wall = self.clock(), self.wall()
+        width = t.size.width or self.size.width or 80
+        if len(self.rows) != self._n_rows:
+            self._n_rows = len(self.rows)
+            self._longest = max((len(safe(n, 200)) for n in self.rows), default=3)
+        longest = self._longest
+        lay = layout(width, longest)
+        if lay != self._layout:  # a resize, or a new run with a longer name
+            self._layout = lay
+            self._columns(t, *lay)
+        name_w, cw, rate_col = lay
         order = self.order(now)
+        highlighted = self._order[t.cursor_row] if 0 <= t.cursor_row < len(self._order) else None
         if order != self._order:
-            keep = t.cursor_row
             t.clear()
+            self._shown = {}
             for name in order:
-                t.add_row(*self._cells(self.rows[name], now), key=name)
+                cells = [("run", _elide(safe(name, 200), name_w), None)] + self._cells(self.rows[name], now, wall,
+                                                                                       cw, rate_col)
+                t.add_row(*[_content(x, s) for _, x, s in cells], key=name)
+                for key, x, s in cells:
+                    self._shown[(name, key)] = (x, s)
+                self.repaints += len(cells)
             self._order = order
             if order:
-                t.move_cursor(row=min(keep, len(order) - 1))
+                # the cursor on top stays on top (the sickest run); moved down, it follows its run
+                if t.cursor_row > 0 and highlighted in order:
+                    row = order.index(highlighted)
+                else:
+                    row = min(max(t.cursor_row, 0), len(order) - 1)
+                t.move_cursor(row=row)
         else:
             for name in order:
-                for col, cell in zip(["run", "step", "rate", "age", *[c for c, _ in COLUMNS], "other", "alert"],
-                                     self._cells(self.rows[name], now)):
-                    t.update_cell(name, col, cell)
+                for key, x, s in self._cells(self.rows[name], now, wall, cw, rate_col):
+                    if self._shown.get((name, key)) != (x, s):
+                        self._shown[(name, key)] = (x, s)
+                        t.update_cell(name, key, _content(x, s))
+                        self.repaints += 1
+        self._status(now, wall, cw, width)
+        self._detail(t)
+
+    def _set(self, widget_id: str, text: str) -> None:
+        if self._texts.get(widget_id) != text:
+            self._texts[widget_id] = text
+            self.query_one(f"#{widget_id}", Label).update(Content(text))
+
+    def _status(self, now: float, wall: float, cw: int, width: int) -> None:
         failing = sum(1 for r in self.rows.values() if r.worst() == Status.FAIL)
-        stalled = sum(1 for r in self.rows.values() if r.stalled_for(now) is not None)
-        text = (f"{safe(self.path, 60)}  {len(self.rows)} runs  {failing} failing  {stalled} stalled  "
-                f"order: {SORTS[self.sort_i]}" + (f"  filter: {safe(self.filter_text, 20)}" if self.filter_text else ""))
-        self.query_one("#runs-status", Label).update(Content(text))
+        stalled = sum(1 for r in self.rows.values() if self._stalled(r, now, wall) is not None)
+        text = (f"{len(self.rows)} runs, {failing} failing, {stalled} stalled, by {SORTS[self.sort_i]}"
+                + (f", filter {safe(self.filter_text, 20)}" if self.filter_text else ""))
+        if cw == 1:
+            text += "; sglbpn = spike grad lr batch plat nan"
+        room = width - len(text) - 2
+        if room > 8:
+            text = f"{_elide(safe(self.path, 200), room)}  {text}"
+        self._set("runs-status", text)
+
+    def _detail(self, t: DataTable) -> None:
+        """The highlighted run: its worst check's reason and its newest alert."""
+        name = self._order[t.cursor_row] if 0 <= t.cursor_row < len(self._order) else None
+        if name is None:
+            self._set("runs-detail", "")
+            return
+        r = self.rows[name]
+        w = r.worst_check()
+        first = safe(name, 80)
+        if w is not None and w.status.rank > Status.PASS.rank:
+            first += f": {w.title} {w.status.value} - {safe(w.summary, 300)}"
+        elif w is not None:
+            first += ": every check passes or has nothing to judge yet"
+        if r.shared:
+            first += f" · spike at {r.shared[0]} also in {r.shared[1]} other run(s)"
+        a = r.newest_critical or r.newest
+        what = "newest critical" if r.newest_critical is not None else "newest"
+        second = f"{what}: step {a.step} {a.check}: {safe(a.message, 300)}" if a is not None else "no alert yet"
+        self._set("runs-detail", f"{first}\n{second}")
 
     # ---------------------------------------------------------------- keys
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._detail(self.query_one(DataTable))
+
     def action_open(self) -> None:
         t = self.query_one(DataTable)
         if 0 <= t.cursor_row < len(self._order):
