@@ -166,6 +166,28 @@ def test_finished_runs_show_the_time_since_they_wrote(tmp_path):
     asyncio.run(body())
 
 
+def test_a_run_that_reached_its_planned_steps_is_done_not_stalled(tmp_path):
+    """Followed live, an hour-old run that reached the steps its config planned reads
+    "done 1h" (dim), one that stopped short of them "stall 1h" on top."""
+    for name, n in (("complete", 100), ("cut_short", 60)):
+        jsonl(tmp_path / name / "metrics.jsonl", n=n)
+        (tmp_path / name / "config.json").write_text(json.dumps({"max_steps": 100, "warmup_steps": 5}))
+        hour = time.time() - 3600
+        os.utime(tmp_path / name / "metrics.jsonl", (hour, hour))
+
+    async def body():
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]))
+        assert app.mode == "live"
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = app.screen
+            assert await until(pilot, lambda: _cell(screen, "cut_short", "age") == "stall 1h")
+            assert _cell(screen, "complete", "age") == "done 1h"
+            assert "1 stalled" in screen._texts["runs-status"]
+            assert screen._order[0] == "cut_short"
+
+    asyncio.run(body())
+
+
 def test_fifty_runs_at_80x24(tmp_path):
     """50 runs at 80x24: the table fits the width (no horizontal scroll), the failing runs
     are on top with their worst check and counts, the highlighted run's newest critical

@@ -471,7 +471,8 @@ class TsmApp(App):
             if prev is not None and prev[2] is not None and (written is None or prev[2] > written):
                 written = prev[2]
             arrivals[name] = (now, mon.state.last_step if mon is not None else None, written,
-                              live or bool(prev and prev[3]))
+                              live or bool(prev and prev[3]),
+                              mon.state.info.total_steps if mon is not None else None)
         shared = {k: v for k, v in loop.shared_spikes.items() if self._shared_seen.get(k) != v}
         urgent = bool(up.statuses or up.new_runs or up.finished or shared)
         if (checks or arrivals or shared) and (urgent or now - self._runs_posted_at >= MESSAGE_EVERY):
@@ -604,9 +605,11 @@ class TsmApp(App):
 
     def on_runs_update(self, message: RunsUpdate) -> None:
         rang = False
-        for name, (t, step, written, live) in message.arrivals.items():
+        for name, (t, step, written, live, planned) in message.arrivals.items():
             self._add_run(name)
-            self.run_rows[name].arrived(self.clock(), step, written, live and self.mode == "live")
+            row = self.run_rows[name]
+            row.planned = planned
+            row.arrived(self.clock(), step, written, live and self.mode == "live")
         for name, shared in message.shared.items():
             self._add_run(name)
             self.run_rows[name].shared = shared

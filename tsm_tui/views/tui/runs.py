@@ -53,7 +53,7 @@ SORTS = ("health", "name", "step", "age")
 NAME_MAX = 32  # cells: longer run names are elided in the middle
 NAME_MIN = 20  # a name gets at least this much before the check cells take words, and steps/s a column
 #: (key, title, width) of the columns before the check cells
-LEAD = (("age", "last", 8), ("step", "step", 7), ("worst", "worst", 10), ("cw", "c/w", 5), ("also", "also", 4))
+LEAD = (("age", "last", 9), ("step", "step", 7), ("worst", "worst", 10), ("cw", "c/w", 5), ("also", "also", 4))
 
 
 @dataclass
@@ -72,6 +72,14 @@ class RunRow:
     rate: deque = field(default_factory=lambda: deque(maxlen=32))  # (time, step)
     #: a loss spike at a step where other runs spiked too: (step, their number)
     shared: tuple[int, int] | None = None
+    #: the planned steps, when the run's config says (a run that reached them is done)
+    planned: int | None = None
+
+    @property
+    def done(self) -> bool:
+        """The run reached its planned steps: quiet since is not a stall (the rules'
+        ``TsmRunStalled`` says the same). Lightning counts steps from 0: its last is planned - 1."""
+        return bool(self.planned) and self.last_step is not None and self.last_step >= self.planned - 1
 
     def arrived(self, now: float, step: int | None, written: float | None = None, live: bool = True) -> None:
         """Records arrived at ``now`` (monotonic); ``written``: when the run wrote the newest
@@ -104,7 +112,7 @@ class RunRow:
 
     def stalled_for(self, now: float, wall: float | None = None) -> float | None:
         idle = self.idle(now, time.time() if wall is None else wall)
-        if idle is None:
+        if idle is None or self.done:
             return None
         med = statistics.median(self.arrivals) if self.arrivals else 0.0
         return idle if idle > max(STALL_MIN, 10 * med) else None
@@ -275,8 +283,13 @@ class RunsScreen(Screen):
     def _age(self, r: RunRow, now: float, wall: float) -> tuple[str, str | None]:
         stalled = self._stalled(r, now, wall)
         idle = r.idle(now, wall)
-        age = "-" if idle is None else (f"stall {age_text(stalled)}" if stalled is not None else age_text(idle))
-        return age, "bold $warning" if stalled is not None else None
+        if idle is None:
+            return "-", None
+        if stalled is not None:
+            return f"stall {age_text(stalled)}", "bold $warning"
+        if r.done:
+            return f"done {age_text(idle)}", "$text-muted"
+        return age_text(idle), None
 
     def _cells(self, r: RunRow, now: float, wall: float, cw: int, rate_col: bool) -> list[tuple[str, str, str | None]]:
         """(column key, text, style) of one row."""
