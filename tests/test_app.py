@@ -381,3 +381,37 @@ def test_stalled_after_silence():
     app._arrivals.extend([30.0] * 10)  # a run that logs every 30 s: 10x the interval
     assert app.stalled_for(1200.0) is None
     assert app.stalled_for(1301.0) is not None
+
+
+def test_live_dashboard_ages_from_when_the_run_wrote(tmp_path):
+    """Opened live on a run that wrote its last line three hours ago: the status line
+    says so ("stalled 3.0h", "3.0h ago"), not the seconds since the tool read it; the
+    same run, had it reached its planned steps, is "done"."""
+    import json
+    import os
+
+    for name, planned in (("cut", 1000), ("complete", 400)):
+        d = tmp_path / name
+        d.mkdir()
+        llmc_log(d / "main.log", n=400, spike_at=None)
+        (d / "config.json").write_text(json.dumps({"max_steps": planned, "warmup_steps": 20}))
+        old = time.time() - 3 * 3600
+        os.utime(d / "main.log", (old, old))
+
+    async def body(name):
+        app = TsmApp.from_options(parse([str(tmp_path / name), "--no-bell"]))
+        assert app.mode == "live"
+        async with app.run_test(size=(100, 30)) as pilot:
+            t0 = time.monotonic()
+            while app._last_step() != 400 and time.monotonic() - t0 < 10:
+                await pilot.pause(0.05)
+            await pilot.pause(0.3)
+            app._update_status(app.clock())
+            await pilot.pause(0.2)
+            return "\n".join(screen_lines(app))
+
+    cut = run(body("cut"))
+    assert "stalled 3.0h" in cut and "3.0h ago" in cut, cut.splitlines()[0]
+    done = run(body("complete"))
+    first = done.splitlines()[0]
+    assert first.lstrip().startswith("done") and "stalled" not in first, first

@@ -67,9 +67,11 @@ LABELS = dict(SeriesStore.METRICS)
 class LiveData(Message):
     """Records were fed: ``total`` so far (a newer message replaces an older one)."""
 
-    def __init__(self, total: int, at: float) -> None:
+    def __init__(self, total: int, at: float, written: float | None = None) -> None:
         super().__init__()
         self.total, self.at = total, at
+        #: wall clock: when the run wrote the newest record so far (see ``written_at``)
+        self.written = written
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, LiveData)
@@ -276,6 +278,8 @@ class TsmApp(App):
         # the plot stores are written by the live worker and read by the UI
         self._lock = threading.RLock()
         self._fed = 0  # records added to the plot stores so far (live worker)
+        self._written: float | None = None  # when the run wrote its newest record (live worker)
+        self._last_write: float | None = None  # ... as the UI knows it (wall clock)
         self._live_stop = threading.Event()
         self._posted_at: dict[str, float] = {}  # live worker: when each kind of message was last posted
         self._held: dict[str, Message] = {}  # ... and the newest one held back
@@ -350,6 +354,7 @@ class TsmApp(App):
         self._checks = self._run_checks.get(name, [])
         row = self.run_rows[name]
         self._last_arrival = row.last_arrival
+        self._last_write = row.last_write
         self._arrivals = deque(row.arrivals, maxlen=64)
         self._rate = deque(row.rate, maxlen=64)
         self.centre = None
@@ -429,7 +434,10 @@ class TsmApp(App):
                     self.exporter.feed(up, loop)
                 self._add_to_store(up.batches)
                 if up.batches:
-                    self._post_held("data", LiveData(self._fed, self.clock()))
+                    if not self.runs_mode:
+                        w, _ = written_at(up.batches, self.wall(), history=self.mode != "live")
+                        self._written = w if self._written is None else max(self._written, w)
+                    self._post_held("data", LiveData(self._fed, self.clock(), self._written))
                 if up.alerts:
                     self._post(NewAlerts([la.alert for la in up.alerts], [la.run for la in up.alerts]))
                 if up.revised:
@@ -559,6 +567,8 @@ class TsmApp(App):
         if self._last_arrival is not None:
             self._arrivals.append(now - self._last_arrival)
         self._last_arrival = now
+        if message.written is not None:
+            self._last_write = message.written
         last = self._last_step()
         if last is not None:
             self._rate.append((now, last))
@@ -631,6 +641,7 @@ class TsmApp(App):
             row = self.run_rows[cur]
             self._last_arrival, self._arrivals, self._rate = row.last_arrival, deque(row.arrivals, maxlen=64), \
                 deque(row.rate, maxlen=64)
+            self._last_write = row.last_write
             self._plot_dirty = True
         if cur in message.checks:
             self._checks = message.checks[cur]
@@ -753,12 +764,31 @@ class TsmApp(App):
         p = self.session.primary
         return self.stores.get(p) if p else None
 
+    def idle_for(self, now: float | None = None) -> float | None:
+        """Seconds since the run wrote its last record: the records' own time or the
+        file's mtime for the history read at the start (a run that wrote its last line
+        three hours ago is three hours quiet, not "3s ago"), else since it arrived."""
+        if self._last_write is not None:
+            return max(0.0, self.wall() - self._last_write)
+        if self._last_arrival is None:
+            return None
+        return (self.clock() if now is None else now) - self._last_arrival
+
+    def run_done(self) -> bool:
+        """The run reached the steps its config planned (Lightning's last 0-based step
+        is planned - 1): quiet since is not a stall."""
+        mon = self.session.monitor if self.session is not None else None
+        planned = mon.state.info.total_steps if mon is not None else None
+        last = self._last_step()
+        return bool(planned) and last is not None and last >= planned - 1
+
     def stalled_for(self, now: float | None = None) -> float | None:
         """Seconds without a record when that counts as stalled (following a live run)."""
-        if self.mode != "live" or self._last_arrival is None:
+        if self.mode != "live" or self._last_arrival is None or self.run_done():
             return None
-        now = self.clock() if now is None else now
-        idle = now - self._last_arrival
+        idle = self.idle_for(now)
+        if idle is None:
+            return None
         med = statistics.median(self._arrivals) if self._arrivals else 0.0
         return idle if idle > max(STALL_MIN, 10 * med) else None
 
@@ -784,6 +814,9 @@ class TsmApp(App):
             return ("finished" if self.loaded else "loading"), ""
         if self.mode == "replay":
             return ("replay done" if self.loaded else "replaying"), ""
+        idle = self.idle_for(now)
+        if self.run_done() and idle is not None and idle > STALL_MIN:
+            return "done", ""  # reached its planned steps and quiet since
         return "following", ""
 
     @_locked
@@ -805,8 +838,9 @@ class TsmApp(App):
             rate = self.steps_per_s(now)
             if rate is not None:
                 parts += [f"  {rate:.1f}/s"]
-            if self._last_arrival is not None and self.mode == "live":
-                parts += [f"  {_ago(now - self._last_arrival)} ago"]
+            idle = self.idle_for(now) if self.mode == "live" else None
+            if idle is not None:
+                parts += [f"  {_ago(idle)} ago"]
         head = Content.assemble(*parts)
         fm = ""
         if self.formats:
@@ -1144,7 +1178,9 @@ def _ago(s: float) -> str:
         return f"{int(s) // 5 * 5}s"
     if s < 7200:
         return f"{int(s // 60)}m"
-    return f"{s / 3600:.1f}h"
+    if s < 48 * 3600:
+        return f"{s / 3600:.1f}h"
+    return f"{int(s // 86400)}d"
 
 
 __all__ = ["TsmApp", "CHECK_IDS", "LiveData", "NewAlerts", "AlertsRevised", "ChecksChanged", "FeedNotes", "FeedEnded"]
