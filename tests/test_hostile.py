@@ -8,30 +8,31 @@ import time
 
 import pytest
 
-from tsm_tui.sources.blocks import ComposerReader, OLMoReader
+from tsm_tui.sources import registry
+from tsm_tui.sources.base import ByteReader, SnapshotReader
 from tsm_tui.sources.fairseq import FairseqReader
-from tsm_tui.sources.hf_stdout import HFStdoutReader
 from tsm_tui.sources.kv_text import KeyValueTextReader
-from tsm_tui.sources.text_formats import LlmcReader, WandbOutputReader
 
 N = 200_000  # characters per pathological line (lines up to 1 MiB are parsed)
+D = "1" * N
 
-# shapes that made one of the line regexes quadratic (or would, if a piece of a
-# pattern overlapped the next): long runs of digits, spaces, colons, commas,
-# repeated phrases, with a character at the end that makes the match fail
+# shapes that made a regex super-linear (or would, if a piece of a pattern overlapped
+# the next, or a pattern could start at every character of a run): long runs of
+# digits, spaces, colons, commas, word characters joined by '-', '/' or '.', repeated
+# phrases and bars, with a character at the end that makes the match fail.
 SHAPES = {
-    "digits after a key": "s:5 trl:" + "1" * N + "x",
-    "digits then a dot": "s:5 loss:1." + "1" * N + ".",
+    "digits after a key": "s:5 trl:" + D + "x",
+    "digits then a dot": "s:5 loss:1." + D + ".",
     "commas in a number": "s:5 loss:1" + "," * N + "x",
-    "exponent digits": "s:5 loss:1e" + "1" * N + "x",
+    "exponent digits": "s:5 loss:1e" + D + "x",
     "digits and colons": "1:" * (N // 2),
     "colons and digits": ":1" * (N // 2),
     "spaces after a step word": "s" + " " * N + "x",
     "spaces before a colon": "step" + " " * N + ":x",
     "spaces after a param key": "num_params" + " " * N + "x",
-    "a long step number": "step " + "1" * N,
+    "a long step number": "step " + D,
     "a sample after spaces": "step 5" + " " * N + "x",
-    "a tqdm-like count": "1" * N + "/x",
+    "a tqdm-like count": D + "/x",
     "repeated overflow phrase": "gradient overflow detected " * (N // 27),
     "indented item": " " * N + "x",
     "indented item with =": " a" + " " * N + "=",
@@ -39,23 +40,89 @@ SHAPES = {
     "many pairs": "s:5 " + "a:1 " * (N // 4),
     "a dict of quotes": "{'" + "'a':" * (N // 4),
     "escape sequences": "\x1b[" + "1;" * (N // 2),
+    # issue 20 follow-up (audit): each of these hung a reader or the sniffing
+    "build-nanogpt: digits then a letter": "1 train " + D + "x",  # (\d+\.?\d*: 60k digits > 60 s)
+    "a key of dashes": "step 1 " + "a-" * (N // 2) + "=x",  # (PAIR restarted after each '-')
+    "a key of slashes": "step 1 " + "a/" * (N // 2) + ": 1x",
+    "a key of dots": "step 1 " + "a." * (N // 2) + "=x",
+    "digits before a keras metric": D + " - loss: x",  # (keras sniffing: \d+/\d+ ... .*)
+    "a keras count": D + "/1 [" + "=" * 10,
+    "an epoch of digits": "Epoch 1/" + D,
+    "a list of numbers": "s:5 trl:" + "1," * (N // 2) + "x",  # (template learning: a parse per number)
+    "numbers and colons after a step": "step 1 " + "1:" * (N // 2),
+    "repeated bars": "1/1 [" * (N // 5),
+    "repeated OLMo headers": "[step=1," * (N // 8),
+    "a long word": "a" * N + "x",
+    "epochs and steps": "Epoch [1/5], Step [" * (N // 19) + "x",
+    "epoch words": "Epoch 1 | " * (N // 10) + "Batch " + D,
+    "json in a line": "[INFO] " + '{"a": ' * (N // 6),
+    "tab pairs": "step\t1\t" + "a\t1\t" * (N // 4) + "x",
+    "thousands": "step 1" + ",000" * (N // 4) + "x",
+    "a dict of digits": "{'loss': " + D + "x",
 }
-READERS = [KeyValueTextReader, WandbOutputReader, LlmcReader, OLMoReader, ComposerReader,
-           FairseqReader, HFStdoutReader]
+#: the known killers, also at the longest line parsed (1 MiB)
+LONG = ["build-nanogpt: digits then a letter", "a key of dashes", "a key of slashes", "digits after a key",
+        "digits before a keras metric", "a list of numbers"]
+BOUND = 3.0  # s per line and reader: quadratic work takes minutes at 200k characters (16 s for 16k
+#             digits before #20, > 60 s for the build-nanogpt line); linear work well under 0.1 s.
+#             Generous on purpose (a shared, loaded CI machine): it only separates the two classes.
 
 
-@pytest.mark.parametrize("shape", list(SHAPES))
-def test_line_regexes_are_linear_on_pathological_lines(shape):
-    line = SHAPES[shape]
+def _ops(cls, line: str):
+    """Everything a file's line goes through: sniffing, the line path, the chunk path
+    (twice: templates are learnt from the second sighting)."""
+    yield "sniff", lambda: cls.sniff("run/train.log", [line])
+    raw = line.encode("utf-8", "surrogateescape")
+    if issubclass(cls, ByteReader):
+        yield "feed_bytes", lambda: cls("run/events.out.tfevents.1.host").feed_bytes(raw)
+    elif issubclass(cls, SnapshotReader):
+        if cls.read_all is not SnapshotReader.read_all:  # (MLflow's read directories: str.split only)
+            yield "read_all", lambda: cls("run/trainer_state.json").read_all(raw)
+    else:
+        yield "feed", lambda: cls("run/train.log").feed(line)
+        yield "feed_chunk", lambda: cls("run/train.log").feed_chunk((raw + b"\n") * 2)
+
+
+def _timed(f) -> float:
     t = time.perf_counter()
-    for cls in READERS:
-        cls("train.log").feed(line)
-    kv = KeyValueTextReader("train.log")
-    kv.feed_chunk((line + "\n").encode() * 2)
-    # a quadratic regex takes minutes on 200k characters (16 s for 16k digits
-    # before the fix); linear work is well under a second. The bound is generous
-    # on purpose (a shared, loaded CI machine): it only separates the two classes.
-    assert time.perf_counter() - t < 20
+    try:
+        f()
+    except ValueError:
+        pass  # a snapshot that does not parse: counted by the caller
+    return time.perf_counter() - t
+
+
+@pytest.mark.parametrize("cls", registry.READERS, ids=lambda c: c.__name__)
+def test_every_reader_is_linear_on_hostile_lines(cls):
+    """Every reader of the registry, every shape, every path a line takes (issue 20 and
+    its audit: the hostility test used to cover seven readers, and missed two quadratic
+    regexes in readers it did not run)."""
+    slow = []
+    cases = [(name, line) for name, line in SHAPES.items()]
+    cases += [(name + " (1 MiB)", _long(SHAPES[name])) for name in LONG]
+    for name, line in cases:
+        for op, f in _ops(cls, line):
+            t = _timed(f)
+            if t > BOUND:
+                slow.append(f"{op} on {name!r}: {t:.1f} s")
+    assert not slow, slow
+
+
+def _long(line: str) -> str:
+    """The shape grown to just under 1 MiB (MAX_LINE), its last character kept."""
+    body, end = line[:-1], line[-1]
+    k = (registry.MAX_LINE - 64) // len(line)
+    return body[: len(body) // 2] + body[len(body) // 2:] * k + end if k > 1 else line
+
+
+def test_the_registry_sniffs_a_hostile_head_in_bounded_time(tmp_path):
+    """A file whose head is one of the shapes, through open_reader (head, deep scan, tail)."""
+    for i, name in enumerate(LONG):
+        p = tmp_path / f"notes{i}.txt"
+        p.write_text(_long(SHAPES[name]) + "\n")
+        t = time.perf_counter()
+        registry.open_reader(str(p))
+        assert time.perf_counter() - t < BOUND, name
 
 
 def test_linear_regexes_still_read_the_usual_lines():
@@ -536,3 +603,51 @@ def test_idle_follow_on_a_big_tree_does_not_walk_it_every_pass(tmp_path):
         assert str(tmp_path / "run_new" / "metrics.jsonl") in t.files  # found through the event
     finally:
         t.stop()
+
+
+# -- audit of #20 (follow-up): what the first pass left ----------------------------------------
+
+
+def test_template_learning_never_raises_on_a_fractional_step():
+    """Found by the fuzz suite's long-input run: a dict whose step key holds 1.56 made the
+    template probe call int(b'4.89') (a ValueError out of feed_chunk)."""
+    from tsm_tui.sources.text_formats import ModdedNanoGPTReader
+
+    line = b"{'s': 1.56, 'grad_norm': nan, 'learning_rate': 4e-05, 'epoch': 0.01}\n"
+    for cls in (KeyValueTextReader, ModdedNanoGPTReader):
+        assert [r.step for r in cls("x").feed_chunk(line * 3)] == [1, 1, 1]
+
+
+# -- the offline audit: every reader x a cross product of shapes (TSM_REGEX_AUDIT=1) ----------
+AUDIT_UNITS = ["1", "a", " ", "-", "a-", "a/", "a.", "1.", "1,", ".1", ":", ":1", "1:", "a:", "a=", "=", "=1",
+               "a=1 ", "a:1 ", "'a':", "{'", "'", "[", "]", "|", "\t", "1/", "/1", "1 ", "a ", "e1", "1e", "step ",
+               "loss ", "s:", "(", "()", "a(", "x1", "_", "%", ",", ", ", "| ", " |", "\r", "\x1b[", "1;", "{", "}",
+               '"', '":', "--", "=a", "\\", "a b ", "1 1 ", "[1]", "[1/", "nan", "Epoch ", "1/1 ", "a: ", "1/1 [",
+               "a - ", " - a: 1", "1%", "it", "Step [", "1][", "1\t", "a\t", '{"a":', "-1", "+", "e", "1e1", "━", "=>"]
+AUDIT_PREFIXES = ["", "step 1 ", "s:5 trl:", "1 train ", "{'loss': ", "Epoch 1/", "iteration 1/ 10 | ", "| ",
+                  "[step=1] ", '{"step": 1, ', "global_step=1 ", "Epoch [1/5], Step [", "Train: 1 [ ", "1/1 [",
+                  "x INFO ", "step\t1\t"]
+AUDIT_ENDS = ["x", "", "=x", "/x", ":x", " [x", ".x", ")", "]", "'", ": ", "/1 [", " - loss: x", " |", "ms", "1e",
+              "(", "{"]
+
+
+@pytest.mark.skipif(not os.environ.get("TSM_REGEX_AUDIT"), reason="offline audit (~10 min): TSM_REGEX_AUDIT=1")
+def test_regex_audit_over_the_cross_product():
+    """Every prefix x unit x end (18,000+ lines of 10k characters) through every reader's
+    sniff, feed and feed_chunk; whatever takes over 8 ms is timed again at 4x the length:
+    linear work grows 4x, quadratic 16x. Flags growth over 7x."""
+    n = 10_000
+    flagged = []
+    for p in AUDIT_PREFIXES:
+        for u in AUDIT_UNITS:
+            for e in AUDIT_ENDS:
+                line = p + u * (n // len(u)) + e
+                for cls in registry.READERS:
+                    for op, f in _ops(cls, line):
+                        t1 = _timed(f)
+                        if t1 > 0.008:
+                            big = p + u * (4 * n // len(u)) + e
+                            t4 = _timed(dict(_ops(cls, big))[op])
+                            if t4 > 7 * t1:
+                                flagged.append(f"{cls.__name__}.{op} {p!r}+{u!r}*n+{e!r}: {t1:.3f}s -> {t4:.3f}s")
+    assert not flagged, flagged

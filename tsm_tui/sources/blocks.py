@@ -104,7 +104,8 @@ _OLMO_PARAMS = re.compile(r"Total number of parameters:\s*([\d,]+)")
 
 class OLMoReader(BlockReader):
     name = "olmo"
-    HEADER = re.compile(r"\[step=(\d+)(?:/(\d+))?(?:,[^\]]*)?\]\s*$")
+    # ("[^][]": a run of "[step=1," used to scan to the line's end from each of them)
+    HEADER = re.compile(r"\[step=(\d++)(?:/(\d++))?(?:,[^\][]*+)?\]\s*+$")
     ITEM = re.compile(r"\s++([\w/.\-() ]+?)=(\S+)\s*$")
 
     def _info(self, line: str) -> None:
@@ -139,7 +140,7 @@ class OLMoReader(BlockReader):
 
 class ComposerReader(BlockReader):
     name = "composer"
-    HEADER = re.compile(r"\[batch=(\d+)(?:/(\d+))?\]:?\s*$")
+    HEADER = re.compile(r"\[batch=(\d++)(?:/(\d++))?\]:?\s*+$")
     ITEM = re.compile(r"\s++(?:Train |Eval )?([^:]+):\s*(\S+)\s*$")
 
     def feed(self, line: str) -> list[StepRecord]:

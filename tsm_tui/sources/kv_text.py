@@ -36,7 +36,10 @@ NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|N
 # back never yields a match; it only cost backtracking (36% of PAIR's time)
 WORD = r"[A-Za-z_][\w./\-]*+(?:\([\w/%]+\))?"
 # key: up to five words ("number of skipped iterations", "elapsed time per iteration (ms)")
-PAIR = re.compile(rf"(?<![\w.])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w.])")
+# a key starts at a letter that no word character, '.', '/' or '-' precedes: a key
+# never starts inside another (each start position of "a-a-a-...=x" used to run
+# to the line's end: quadratic, a 1 MiB line of them took minutes)
+PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w.])")
 # a dict repr: 'key': value
 # (transformers >= 5 prints the values as strings: {'loss': '5.381', ...})
 DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
@@ -193,7 +196,7 @@ class KeyValueTextReader(LineReader):
         n = len(lines)
         for i, raw in enumerate(lines):
             m = tpl.regex.fullmatch(raw) if tpl is not None else None
-            if m is None and self._templated() and len(raw) < MAX_LINE and b"\0" not in raw:
+            if m is None and self._templated() and len(raw) <= MAX_TEMPLATE_LINE and b"\0" not in raw:
                 sk = _skeleton(raw)
                 got = self._tpls.get(sk)
                 if got is None:  # first sighting: remember it, read the line as usual
@@ -306,6 +309,11 @@ _TOK = re.compile(rb"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
 _DIGITS = re.compile(rb"\d+")
 MIN_RUN = 16  # lines of one template worth a Frame
 MAX_TEMPLATES = 256
+# learning a template parses the line once per number in it: only lines a log's
+# metric line could be (the longest real ones: ~600 bytes, ~20 numbers) are learnt;
+# others go line by line (the same records)
+MAX_TEMPLATE_LINE = 4096
+MAX_TEMPLATE_NUMBERS = 64
 _NUMERIC = ("loss", "grad_norm", "lr", "loss_scale", "tokens", "time", "epoch", "val_loss", "skipped", "nan_iters")
 
 
@@ -356,14 +364,18 @@ def learn_template(cls, path: str, line: bytes) -> _Template | None:
             recs = probe.feed(raw.decode("ascii"))
         except UnicodeDecodeError:
             return None, None
+        if getattr(probe, "_no_template", False):
+            return None, None  # a step made of several numbers (epoch and counter)
         return (recs[0] if len(recs) == 1 else None), probe.run_info
 
-    if b"\x1b" in line or b"\r" in line or not line.isascii():
+    if b"\x1b" in line or b"\r" in line or not line.isascii() or len(line) > MAX_TEMPLATE_LINE:
         return None
+    toks = list(_TOK.finditer(line))
+    if len(toks) > MAX_TEMPLATE_NUMBERS:
+        return None  # each number costs a parse of the whole line: "1,1,1,..." would be quadratic
     r0, info0 = parse(line)
     if r0 is None or r0.overflow or r0.loss_missing or r0.samples is not None:
         return None
-    toks = list(_TOK.finditer(line))
     sig0 = _sig(r0)
     pieces: list[bytes] = []
     cols: dict[str, int] = {}
@@ -392,7 +404,7 @@ def learn_template(cls, path: str, line: bytes) -> _Template | None:
                 if changed:
                     f = changed[0]
                     v = getattr(ri, f)
-                    if (f == "step" and v == int(probe_tok)) or (f != "step" and v == want):
+                    if (f == "step" and probe_tok.isdigit() and v == int(probe_tok)) or (f != "step" and v == want):
                         role = f
                 elif ri.extra[xchanged[0]] == want:
                     role = ("extra", xchanged[0])
