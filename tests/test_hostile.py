@@ -193,7 +193,7 @@ def test_an_mlflow_metric_linked_to_dev_zero_is_refused(tmp_path):
 
 @pytest.mark.parametrize("bad,reason", [
     ('{"step": 150, "loss": ' + "9" * 400 + "}", "number out of range"),
-    ('{"step": 1e309, "loss": 1.0}', None),  # a non-finite step: the record has none (as before)
+    ('{"step": 1e309, "loss": 1.0}', "step out of range"),  # (was read as a record without a step: counted)
     ('{"step": 9223372036854775808, "loss": 1.0}', "step out of range"),
     ('{"step": 150, "loss": 1.0, "skipped": 1e300}', None),
     ('{"a": ' * 100_000, "JSON nested too deeply"),
@@ -606,6 +606,33 @@ def test_idle_follow_on_a_big_tree_does_not_walk_it_every_pass(tmp_path):
 
 
 # -- audit of #20 (follow-up): what the first pass left ----------------------------------------
+
+
+def test_follow_reads_a_growing_mlflow_file_store_and_pages_its_nan(tmp_path):
+    """An MLflow run's metrics/ is a directory source: open_fd refused it ("not a regular
+    file (a directory)"), so --follow never saw a point, and a NaN was never alerted."""
+    from test_follow import Follow
+
+    run = tmp_path / "mlruns" / "0" / "abc123"
+    (run / "metrics").mkdir(parents=True)
+    (run / "meta.yaml").write_text("run_id: abc123\n")
+    loss, gn = run / "metrics" / "loss", run / "metrics" / "grad_norm"
+    loss.write_text("".join(f"{1700000000000 + i} {3 - i / 100} {i}\n" for i in range(1, 60)))
+    gn.write_text("".join(f"{1700000000000 + i} 0.5 {i}\n" for i in range(1, 60)))
+    f = Follow(tmp_path, "--json")
+    try:
+        assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
+        assert not any("cannot open" in x for x in f.out + f.err), f.out + f.err
+        for i in range(60, 80):  # the run goes on: points appended to the metric files
+            with open(loss, "a") as fh:
+                fh.write(f"{1700000000000 + i} {3 - i / 100} {i}\n")
+            time.sleep(0.02)
+        with open(loss, "a") as fh:
+            fh.write(f"{1700000000000 + 80} nan 80\n")
+        assert f.wait_for(lambda: any('"nonfinite"' in x and '"critical"' in x for x in f.out), timeout=15), \
+            (f.out[-5:], f.err[-5:])
+    finally:
+        f.stop()
 
 
 def test_template_learning_never_raises_on_a_fractional_step():

@@ -558,3 +558,26 @@ def test_replay_feed_is_bounded_when_the_consumer_is_behind_and_says_when_it_end
         assert f.finished
     finally:
         f.stop()
+
+
+# -- audit follow-ups -------------------------------------------------------------------------
+def test_an_mlflow_file_store_run_is_followed(tmp_path, tail):
+    """metrics/ is a directory source: the tailer's open refused it ("not a regular file
+    (a directory)") and the run was never followed."""
+    run = tmp_path / "mlruns" / "0" / "abc123"
+    (run / "metrics").mkdir(parents=True)
+    (run / "meta.yaml").write_text("run_id: abc123\n")
+    loss = run / "metrics" / "loss"
+    append(loss, "".join(f"{1700000000000 + i} {3 - i / 100} {i}\n" for i in range(1, 11)), "w")
+    c = tail(tmp_path)
+    assert c.wait_for(lambda: c.all_steps() == list(range(1, 11))), c.events
+    for i in range(11, 31):  # the run goes on
+        append(loss, f"{1700000000000 + i} {3 - i / 100} {i}\n")
+        time.sleep(0.01)
+    append(run / "metrics" / "grad_norm", "1700000000031 nan 31\n")  # a new metric file
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [31]), (c.all_steps()[-5:], c.events)
+    assert c.all_steps() == list(range(1, 32))
+    assert c.records[-1].grad_norm != c.records[-1].grad_norm  # the NaN
+    assert not any("cannot open" in e for e in c.events), c.events
+
+

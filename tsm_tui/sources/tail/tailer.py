@@ -466,7 +466,9 @@ class Tailer(Feed):
     # -- one file ---------------------------------------------------------------------
     def _open(self, f: _File) -> bool:
         try:
-            fd = open_fd(f.path)  # regular files only: a FIFO at the path must not block
+            # regular files only (a FIFO at the path must not block); a snapshot reader's
+            # directory source (MLflow metrics/) is opened as a directory
+            fd = open_fd(f.path, allow_dir=f.reader.kind == "snapshot")
         except FileNotFoundError:
             return False
         except OSError as e:
@@ -537,7 +539,7 @@ class Tailer(Feed):
         different one at its path (rotated while not held open) starts over."""
         f.parked = False
         try:
-            fd = open_fd(f.path)
+            fd = open_fd(f.path, allow_dir=f.reader.kind == "snapshot")
         except OSError as e:
             self._error(f, f.path, e, "cannot open")
             f.parked = True
@@ -585,7 +587,7 @@ class Tailer(Feed):
         attributes (a long-held descriptor can lag other hosts by 10-30 s)."""
         if not self.network:
             return _dir_aware(os.stat(f.path), f.path)
-        fd = open_fd(f.path)
+        fd = open_fd(f.path, allow_dir=f.reader.kind == "snapshot")
         try:
             st = os.fstat(fd)
         except OSError:
