@@ -413,3 +413,90 @@ def test_steps_count_counts_steps_with_a_loss(tmp_path, capsys):
     assert d["steps"]["count"] == 80 and d["steps"]["records"] == 160
     assert main([str(p), "--report"]) in (0, 1)
     assert "(160 records, 80 steps with a training loss)" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- audit follow-ups
+# two writers: a lag of several lines and one real resume (the duplicate memory used to be
+# cleared when the resume was confirmed: each later line of the lagging writer jumped forward)
+def lagged_writers(path, lag, jitter=False, seed=1):
+    import random
+
+    rnd = random.Random(seed)
+    steps = [(i, 0) for i in range(1, 301)] + [(i, 1) for i in range(201, 501)]  # resume 300 -> 201
+    lines = [json.dumps({"current_steps": i, "total_steps": 500, "loss": round(5 - i / 200 + seg * 0.01, 5),
+                         "learning_rate": 2e-5}) + "\n" for i, seg in steps]
+    out, a, b, n = [], 0, 0, len(lines)
+    while a < n or b < n:  # writer A leads, B follows within ``lag`` lines (fixed, or jittered up to it)
+        ahead = a - b
+        if a < n and (ahead < (rnd.randint(1, lag) if jitter else lag)):
+            out.append(lines[a])
+            a += 1
+        else:
+            out.append(lines[b])
+            b += 1
+    path.write_text("".join(out))
+
+
+@pytest.mark.parametrize("lag,jitter,seed", [(1, False, 0), (3, False, 0), (4, False, 0), (10, False, 0),
+                                             (3, True, 1), (10, True, 2), (30, True, 3), (30, True, 4)])
+def test_two_writers_with_a_lag_report_one_resume(tmp_path, capsys, lag, jitter, seed):
+    lagged_writers(tmp_path / "trainer_log.jsonl", lag, jitter, seed)
+    d = report(tmp_path, capsys)
+    assert d["resumes"] == [{"from": 300, "to": 201}], (lag, d["resumes"][:5])
+    assert d["steps"]["count"] == 500 and d["steps"]["records"] == 600
+    dup = "duplicate record (same step, same values: two writers in one file)"
+    assert used(d)["skip_reasons"] == {dup: 600}
+
+
+def test_a_deterministic_restart_still_repeats_its_steps(tmp_path, capsys):
+    """One writer whose resumed segment repeats the old values exactly: a resume, every
+    repeated step delivered (only a lagging writer's copies are duplicates)."""
+    steps = list(range(1, 301)) + list(range(201, 401))
+    (tmp_path / "m.jsonl").write_text("".join(json.dumps({"step": s, "loss": 5 - s / 200}) + "\n" for s in steps))
+    d = report(tmp_path, capsys)
+    assert d["resumes"] == [{"from": 300, "to": 201}]
+    assert d["steps"]["records"] == 500 and not used(d).get("skip_reasons")
+
+
+def test_records_after_a_resume_are_not_held_live():
+    """A resume's first records waited for 3 in a row below the old maximum, and nothing
+    delivered them live: a job that resumed and logged NaN at once was never paged."""
+    from tsm_tui.analysis import ordering
+    from tsm_tui.core.record import StepRecord
+    from tsm_tui.sources.base import LineReader
+
+    reader = LineReader("m.jsonl")
+    s = Session()
+    s.feed("m.jsonl", [StepRecord(i, loss=4 - i / 1000) for i in range(1, 301)], reader)
+    alerts = s.feed("m.jsonl", [StepRecord(201, loss=float("nan"))], reader)  # non-finite: at once
+    assert {a.check for a in alerts} >= {"resume", "nonfinite"}
+    s2 = Session()
+    s2.feed("m.jsonl", [StepRecord(i, loss=4 - i / 1000) for i in range(1, 301)], reader)
+    assert s2.feed("m.jsonl", [StepRecord(201, loss=3.0)], reader) == []  # held: maybe a stray line
+    assert s2.release_held(idle=60) == []  # not idle long enough
+    s2.orderers["m.jsonl"].pushed_at -= ordering.HOLD_IDLE + 1
+    assert [a.check for a in s2.release_held()] == ["resume"]  # idle: a resume, delivered
+
+
+def test_follow_pages_a_nan_right_after_a_resume(tmp_path):
+    from test_follow import Follow
+
+    log = tmp_path / "metrics.jsonl"
+    log.write_text("".join(json.dumps({"step": i, "loss": 4 - i / 1000}) + "\n" for i in range(1, 301)))
+    f = Follow(tmp_path, "--json")
+    try:
+        assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
+        with open(log, "a") as fh:
+            fh.write('{"step": 201, "loss": 3.5}\n{"step": 202, "loss": NaN}\n')
+        assert f.wait_for(lambda: any('"nonfinite"' in x and '"critical"' in x for x in f.out), timeout=15), \
+            f.out[-5:]
+    finally:
+        f.stop()
+
+
+# rank files: train.log.0 .. train.log.3 (or .1 .. .4) are not rotation
+
+
+# a preamble longer than the deep search
+
+

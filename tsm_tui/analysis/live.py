@@ -323,6 +323,9 @@ class LiveLoop:
             for a in run.session.feed(b.source, b.records, b.reader):
                 self._emit(run, a, b.backlog, up)
         for run in self.runs.values():
+            for a in run.session.release_held():  # a resume's first records never wait for more
+                self._emit(run, a, False, up)
+                run.dirty = True
             self._primary_changed(run, up)
         up.events = self.feed.drain_events()
         if self.feed.error and self.error is None:
