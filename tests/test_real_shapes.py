@@ -495,6 +495,59 @@ def test_follow_pages_a_nan_right_after_a_resume(tmp_path):
 
 
 # rank files: train.log.0 .. train.log.3 (or .1 .. .4) are not rotation
+def nano(a, b, r=0):
+    return "".join(f"iter {i}: loss {3 - i / 1000 + r * 0.01:.4f}, time 12.3ms, mfu 40.00%\n" for i in range(a, b))
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_per_rank_files_are_not_rotated_segments(tmp_path, capsys, first):
+    for r in range(first, first + 4):
+        (tmp_path / f"train.log.{r}").write_text(nano(1, 201, r))
+    d = report(tmp_path, capsys)
+    assert d["resumes"] == []
+    assert len(d["files"]) == 4 and not any(f.get("segments") for f in d["files"])
+    assert all(f["records"] == 200 for f in d["files"])
+    assert (d["steps"]["first"], d["steps"]["last"]) == (1, 200)
+
+
+def test_numbered_plain_segments_in_step_order_are_rotation(tmp_path, capsys):
+    (tmp_path / "train.log.2").write_text(nano(1, 101))
+    (tmp_path / "train.log.1").write_text(nano(101, 201))
+    (tmp_path / "train.log").write_text(nano(201, 251))
+    d = report(tmp_path, capsys)
+    (f,) = d["files"]
+    assert [os.path.basename(s) for s in f["segments"]] == ["train.log.2", "train.log.1"]
+    assert f["records"] == 250 and d["resumes"] == []
+
+
+@pytest.mark.parametrize("kind", ["truncated", "not gzip", "trailing garbage"])
+def test_a_bad_gz_segment_costs_that_segment_only(tmp_path, capsys, kind):
+    """A truncated .gz ended the report ("internal error: EOFError"); one that is not gzip,
+    or has garbage after its data, lost the whole series, the live file included."""
+    good = gzip.compress(nano(1, 100).encode())
+    data = {"truncated": good[: len(good) // 2], "not gzip": nano(1, 100).encode(),
+            "trailing garbage": good + b"\0junk" * 8}[kind]
+    (tmp_path / "train.log.2.gz").write_bytes(data)
+    (tmp_path / "train.log.1").write_text(nano(100, 200))
+    (tmp_path / "train.log").write_text(nano(200, 300))
+    d = report(tmp_path, capsys)
+    f = used(d)
+    assert d["steps"]["last"] == 299 and f["records"] >= 200
+    if kind == "trailing garbage":
+        assert f["records"] == 299  # the data before the garbage is read
+    (why,) = f["skip_reasons"]
+    assert why.startswith("rotated segment train.log.2.gz: ") and f["skip_reasons"][why] == 1
+
+
+def test_a_bad_gz_segment_while_tailing(tmp_path, tail):
+    (tmp_path / "train.log.2.gz").write_bytes(gzip.compress(nano(1, 100).encode())[:40])
+    (tmp_path / "train.log.1").write_text(nano(100, 200))
+    (tmp_path / "train.log").write_text(nano(200, 300))
+    c = tail(tmp_path)
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [299])
+    append(tmp_path / "train.log", nano(300, 310))
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [309])
+    assert c.t.error is None
 
 
 # a preamble longer than the deep search
