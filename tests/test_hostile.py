@@ -608,6 +608,117 @@ def test_idle_follow_on_a_big_tree_does_not_walk_it_every_pass(tmp_path):
 # -- audit of #20 (follow-up): what the first pass left ----------------------------------------
 
 
+BIG = "9" * 400
+
+
+@pytest.mark.parametrize("name,text", [
+    ("train.log", "".join(f"Epoch {e}/{BIG}\n100/100 [==============================] - 3s 30ms/step - loss: "
+                          f"{2 - e / 10:.4f}\n" for e in range(1, 8))),
+    ("trainer_state.json", json.dumps({"max_steps": int(BIG), "log_history": [
+        {"step": i, "loss": 3 - i / 100} for i in range(1, 50)]}, indent=1)),
+    ("trainer_state.json", json.dumps({"max_steps": 1e308, "log_history": [
+        {"step": i, "loss": 3 - i / 100} for i in range(1, 50)]}, indent=1).replace("1e+308", "1e400")),
+    ("main.log", f"| num_parameters        | {BIG} |\n| max_steps | 1e400 |\n"
+                 + "".join(f"s:{i} trl:{3 - i / 100:.4f} lr:0.0001 norm:1.0\n" for i in range(1, 50))),
+    ("trainer_log.jsonl", "".join(json.dumps({"current_steps": i, "total_steps": int(BIG), "loss": 3 - i / 100})
+                                  + "\n" for i in range(1, 50))),
+    ("train.log", "".join(f"iteration {i}/{BIG} | lm loss: {3 - i / 100:.4f} | learning rate: 1e-4 |\n"
+                          for i in range(1, 50))),
+], ids=["keras epochs", "trainer_state 400 digits", "trainer_state 1e400", "llm.c header", "llama-factory total",
+        "megatron total"])
+def test_numbers_a_log_says_about_the_run_are_bounded(tmp_path, name, text):
+    """A total, a parameter count that no int64 or float holds (or 1e400): the report used
+    to end with "internal error" (OverflowError in the advice, ZeroDivisionError in the LR
+    check) or lose the whole file; now the value is no fact and the records are read."""
+    (tmp_path / name).write_text(text)
+    rep = report_json(tmp_path)
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["records"] >= 7 and rep["steps"]["count"] >= 7
+    assert rep["run"].get("total_steps") is None and rep["run"].get("params") is None
+
+
+def test_run_facts_are_bounded_in_one_place():
+    from tsm_tui.core.numbers import run_fact
+    from tsm_tui.core.settings import RunInfo
+    from tsm_tui.sources.base import LineReader
+
+    r = LineReader("x")
+    for bad in (BIG, int(BIG), 1e400, float("nan"), float("inf"), -1, 0, "abc", True, None, 2.0 ** 70):
+        r.run_info["total_steps"] = bad
+        r.run_info.setdefault("params", bad)
+    assert r.run_info == {}
+    r.run_info.setdefault("total_steps", "1000")
+    r.run_info["peak_lr"] = "3e-4"
+    r.run_info["warmup_steps"] = 0
+    r.run_info["precision"] = "bf16"
+    assert r.run_info == {"total_steps": 1000, "peak_lr": 3e-4, "warmup_steps": 0, "precision": "bf16"}
+    assert run_fact("clip", 0.0) == 0.0 and run_fact("peak_lr", 0.0) is None and run_fact("batch_size", 1e19) is None
+    info = RunInfo()
+    info.set("total_steps", int(BIG), "x")
+    info.set("params", 1e400, "x")
+    info.set("peak_lr", float("nan"), "x")
+    assert (info.total_steps, info.params, info.peak_lr) == (None, None, None)
+
+
+def test_a_detector_that_raises_is_a_skipped_check_not_the_end(tmp_path):
+    """Monitor.feed / feed_frame / finalize / checks contain a detector's failure: its
+    check reads SKIP with the reason; the other checks and the alerts go on."""
+    from tsm_tui.analysis.detectors import DETECTORS
+    from tsm_tui.analysis.monitor import Monitor
+    from tsm_tui.core.frame import pack
+    from tsm_tui.core.record import Status, StepRecord
+
+    class Boom(DETECTORS[1]):
+        def update(self, rec):
+            if rec.step == 50:
+                raise ZeroDivisionError("float division by zero")
+            return super().update(rec)
+
+        def update_frame(self, fr):
+            if 50 in fr.step:
+                raise ZeroDivisionError("float division by zero")
+            return super().update_frame(fr)
+
+    class BoomAtEnd(DETECTORS[2]):
+        def finalize(self):
+            raise OverflowError("int too large to convert to float")
+
+    dets = [DETECTORS[0], Boom, BoomAtEnd] + list(DETECTORS[3:])
+    for framed in (False, True):
+        mon = Monitor(detectors=dets)
+        recs = [StepRecord(i, loss=3 - i / 1000, lr=1e-4, grad_norm=0.5) for i in range(1, 100)]
+        recs.append(StepRecord(100, loss=float("nan")))
+        alerts = []
+        for it in (pack(recs) if framed else recs):
+            alerts += mon.feed_frame(it) if hasattr(it, "n") else mon.feed(it)
+        alerts += mon.finalize()
+        by = {c.id: c for c in mon.checks()}
+        assert by[Boom.id].status == Status.SKIP and "ZeroDivisionError" in by[Boom.id].summary
+        assert by[BoomAtEnd.id].status == Status.SKIP and "OverflowError" in by[BoomAtEnd.id].summary
+        assert any(a.check == "nonfinite" for a in alerts)  # the others still run
+        mon.actions()
+
+
+@pytest.mark.parametrize("name,body", [
+    ("t.log", lambda v: "".join(f"step {i} loss: {v if i == 50 else 2.0}\n" for i in range(1, 100))),
+    ("t.csv", lambda v: "step,loss\n" + "".join(f"{i},{v if i == 50 else 2.0}\n" for i in range(1, 100))),
+    ("t.jsonl", lambda v: "".join(f'{{"step": {i}, "loss": {v if i == 50 else 2.0}}}\n' for i in range(1, 100))),
+], ids=["text", "csv", "jsonl"])
+@pytest.mark.parametrize("value", [BIG, "1e400"], ids=["400 digits", "1e400"])
+def test_an_out_of_range_loss_is_a_counted_skip_in_every_format(tmp_path, name, body, value):
+    """Text and CSV turned a 400-digit loss into Inf (a critical NaN/Inf alert) while JSON
+    skipped it: the same counted skip everywhere now; a real "inf" / "Infinity" is still Inf."""
+    (tmp_path / name).write_text(body(value))
+    rep = report_json(tmp_path)
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["records"] == 98 and src["skip_reasons"].get("number out of range") == 1, src
+    assert not any(a["check"] == "nonfinite" for a in rep["alerts"])
+    inf = "Infinity" if name.endswith(".jsonl") else "inf"
+    (tmp_path / name).write_text(body(inf))
+    rep = report_json(tmp_path)
+    assert any(a["check"] == "nonfinite" for a in rep["alerts"])
+
+
 def test_follow_reads_a_growing_mlflow_file_store_and_pages_its_nan(tmp_path):
     """An MLflow run's metrics/ is a directory source: open_fd refused it ("not a regular
     file (a directory)"), so --follow never saw a point, and a NaN was never alerted."""

@@ -126,10 +126,8 @@ class OLMoReader(BlockReader):
                     if p:
                         self.run_info.setdefault("precision", p)
                 else:
-                    key, typ = _OLMO_CFG[k]
-                    x = to_float(v)
-                    if x is not None:
-                        self.run_info.setdefault(key, typ(x))
+                    key, _typ = _OLMO_CFG[k]
+                    self.run_info.setdefault(key, to_float(v))  # (bounded and typed by RunFacts)
             return
         m = _OLMO_PARAMS.search(line)
         if m:

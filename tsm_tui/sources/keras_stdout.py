@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.sources.base import LineReader
@@ -56,10 +57,12 @@ class KerasProgressReader(LineReader):
             line = strip_ansi(line)
         m = EPOCH.match(line)
         if m:
-            self._epoch = int(m.group(1))
-            total = int(m.group(2))
-            if total > 0:
-                self.run_info.setdefault("total_steps", total)
+            epoch = int64(m.group(1))
+            if epoch is None:
+                self.skip("step out of range")
+                return []
+            self._epoch = epoch
+            self.run_info.setdefault("total_steps", m.group(2))  # (bounded where run facts are kept)
             return []
         if self._epoch is None or " - " not in line:
             self.other_lines += 1

@@ -186,7 +186,9 @@ class KeyValueTextReader(LineReader):
             # the other n - 1 lines take a byte each at least: no line is longer than len - n + 1
             if len(found) == n and (len(data) - n + 1 < MAX_LINE
                                     or max(map(len, data.split(b"\n"))) < MAX_LINE):
-                return [self._frame(tpl, found)]
+                fr = self._frame(tpl, found)
+                if fr is not None:
+                    return [fr]
         lines = data.split(b"\n")
         if not last_open:
             lines.pop()
@@ -226,20 +228,26 @@ class KeyValueTextReader(LineReader):
         if not run:
             return []
         if len(run) >= MIN_RUN:
-            return [self._frame(tpl, run)]
+            fr = self._frame(tpl, run)
+            if fr is not None:
+                return [fr]
         out: list = []
         for raw in run_lines:
             out += self.feed(raw.decode("ascii"))
         return out
 
-    def _frame(self, tpl, found: list) -> Frame:
+    def _frame(self, tpl, found: list) -> Frame | None:
+        """The run as a Frame; None when a number is out of range (1e400: the lines
+        go one by one, where it is a counted skip)."""
         n = len(found)
         k = tpl.ncap
         flat = found if k == 1 else list(chain.from_iterable(found))
         try:
             vals = np.array(_orjson_loads(b"[" + b",".join(flat) + b"]"), dtype=np.float64)
-        except (ValueError, TypeError):  # "+1.5", "007": JSON has no such numbers
+        except (ValueError, TypeError):  # "+1.5", "007" (JSON has no such numbers), 1e400
             vals = np.array(list(map(float, flat)), dtype=np.float64)
+            if not np.isfinite(vals).all():
+                return None
         arr = vals.reshape(n, k)
         steps = arr[:, tpl.step_col].astype(np.int64)  # digit runs: exact below 2**53
         cols = {}
