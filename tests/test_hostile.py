@@ -608,6 +608,84 @@ def test_idle_follow_on_a_big_tree_does_not_walk_it_every_pass(tmp_path):
 # -- audit of #20 (follow-up): what the first pass left ----------------------------------------
 
 
+def test_a_file_named_with_superscript_digits_costs_nothing(tmp_path):
+    """samples/² : '²'.isdigit() is True, int('²') raises; it used to end the report
+    (exit 2) and kill the tailer thread at its first scan."""
+    from tsm_tui.sources.registry import _natural
+
+    assert _natural("step_20.txt") < _natural("step_100.txt")
+    for name in ("²", "x²", "a1²", "²³", "٣", "step_²"):
+        _natural(name)
+    sorted(["²", "a1²", "1", "b", "٣"], key=_natural)
+    (tmp_path / "metrics.jsonl").write_text(GOOD)
+    (tmp_path / "samples").mkdir()
+    (tmp_path / "samples" / "²").write_text("hi\n")
+    (tmp_path / "samples" / "a1²").write_text("hi\n")
+    rep = report_json(tmp_path)
+    assert any(f["used"] and f["records"] == 199 for f in rep["files"])
+
+
+def test_the_tailer_survives_a_listing_that_raises(tmp_path, monkeypatch):
+    """One odd name (or anything else) raising while the tree is listed costs that scan:
+    the files already followed are still read, and it is said once."""
+    from tsm_tui.sources import registry
+    from tsm_tui.sources.tail import Tailer
+
+    (tmp_path / "good.jsonl").write_text(GOOD)
+    t = Tailer(str(tmp_path), interval=0.05)
+    t.start()
+    try:
+        assert t.caught_up.wait(10)
+        monkeypatch.setattr(registry, "candidate_files", lambda p: int("²"))
+        t.wake()
+        time.sleep(0.3)
+        with open(tmp_path / "good.jsonl", "a") as fh:
+            fh.write('{"step": 500, "loss": 1.0}\n')
+        t.wake()
+        steps: list = []
+        end = time.monotonic() + 10
+        while 500 not in steps and time.monotonic() < end:
+            for b in t.drain():
+                steps += [r.step for r in b.records if not hasattr(r, "n")]
+                steps += [int(s) for r in b.records if hasattr(r, "n") for s in r.step]
+            time.sleep(0.05)
+        assert 500 in steps and t.error is None
+        events = t.drain_events()
+        assert sum("listing the files failed (ValueError)" in e for e in events) == 1, events
+    finally:
+        t.stop()
+
+
+def test_the_tui_says_stopped_when_its_feed_dies(tmp_path):
+    """The status line said "following" while a toast said the feed had died."""
+    import asyncio
+
+    from tsm_tui.analysis.session import Session
+    from tsm_tui.sources.feed import Feed
+    from tsm_tui.views.tui import TsmApp
+
+    class Dying(Feed):
+        def _run(self):
+            def body():
+                time.sleep(0.2)
+                raise ValueError("invalid literal for int() with base 10: '²'")
+            self._guarded(body)
+
+    async def body():
+        app = TsmApp(Session(), Dying(), path=str(tmp_path), root=str(tmp_path), mode="live", bell=False)
+        async with app.run_test(size=(100, 24)) as pilot:
+            end = time.monotonic() + 10
+            while app.feed_error is None and time.monotonic() < end:
+                await pilot.pause(0.05)
+            await pilot.pause(0.3)
+            text, cls = app._state_text(time.monotonic())
+            assert text.startswith("STOPPED") and "ValueError" in text and cls == "-stalled", text
+            top = "".join(seg.text for seg in app.screen._compositor.render_strips()[0])
+            assert "STOPPED" in top and "following" not in top, top
+
+    asyncio.run(body())
+
+
 BIG = "9" * 400
 
 

@@ -115,6 +115,7 @@ class Tailer(Feed):
         self._wake_w: socket.socket | None = None
         self._watched: str | None = None
         self._limit_said = False
+        self._scan_error: str | None = None
 
     # -- consumer side ------------------------------------------------------------
     def describe(self) -> str:
@@ -338,7 +339,8 @@ class Tailer(Feed):
         if os.path.isdir(self.path):
             try:
                 found = registry.candidate_files(self.path)
-            except OSError:
+            except Exception as e:  # noqa: BLE001 - one odd name or directory never ends the tailer
+                self._scan_failed(e)
                 return []
             if len(found) >= registry.MAX_FILES and not self._limit_said:
                 self._limit_said = True
@@ -349,8 +351,13 @@ class Tailer(Feed):
             found = [p for p in found if not _temporary(os.path.basename(p))]
             # rotated segments (x.log.1, x.log.2.gz) are the history of their live
             # file: read once before it (``_history``), never followed on their own
+            try:
+                groups = registry.group_sources(found)
+            except Exception as e:  # noqa: BLE001 - (as above): every file on its own then
+                self._scan_failed(e)
+                groups = [[p] for p in found]
             out = []
-            for g in registry.group_sources(found):
+            for g in groups:
                 out.append(g[-1])
                 if len(g) > 1:
                     self._segments[g[-1]] = g[:-1]
@@ -358,6 +365,15 @@ class Tailer(Feed):
         if os.path.exists(self.path):
             return [self.path]
         return []
+
+    def _scan_failed(self, e: Exception) -> None:
+        """Listing the tree raised: counted and said once per kind; the files
+        already followed are still read, the next scan tries again."""
+        self.errors += 1
+        msg = f"{_short(self.path)}: listing the files failed ({type(e).__name__}): following what was found"
+        if msg != self._scan_error:
+            self._scan_error = msg
+            self._event(msg)
 
     def _known_ids(self) -> set[tuple[int, int]]:
         ids = {f.dev_ino for f in self.files.values() if f.dev_ino is not None and not f.gone}
