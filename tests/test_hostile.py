@@ -867,3 +867,17 @@ def test_regex_audit_over_the_cross_product():
                             if t4 > 7 * t1:
                                 flagged.append(f"{cls.__name__}.{op} {p!r}+{u!r}*n+{e!r}: {t1:.3f}s -> {t4:.3f}s")
     assert not flagged, flagged
+
+
+def test_run_directories_and_mount_points_with_superscript_digits(tmp_path):
+    """The same int('²') in the run grouping's sort key (a run directory 'run1²') and
+    in the mountinfo unescaping ('\\²³⁴', '\\999')."""
+    from tsm_tui.sources.tail.mounts import _unescape
+
+    for name in ("run1²", "run2"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "metrics.jsonl").write_text(GOOD)
+    r = cli(tmp_path, "--report")
+    assert r.returncode in (0, 1), r.stderr
+    assert _unescape("/mnt/a\\040b") == "/mnt/a b"
+    assert _unescape("/mnt/x\\²³⁴y\\999") == "/mnt/x\\²³⁴y\\999"

@@ -165,7 +165,7 @@ def group_runs(files: list[str], top: str) -> list[RunSpec]:
         fs = next(iter(by_root.values()), [])
         return [RunSpec(run_name(top, top), root, fs, rank_group(fs))]
     out = []
-    for root in sorted(by_root, key=lambda r: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", r)]):
+    for root in sorted(by_root, key=lambda r: [int(t) if i % 2 else t for i, t in enumerate(re.split(r"([0-9]+)", r))]):
         fs = by_root[root]
         out.append(RunSpec(run_name(root, top), root if os.path.isdir(root) else os.path.dirname(root),
                            fs, rank_group(fs)))
