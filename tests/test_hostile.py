@@ -686,6 +686,34 @@ def test_the_tui_says_stopped_when_its_feed_dies(tmp_path):
     asyncio.run(body())
 
 
+def test_a_flat_yaml_list_and_blank_lines_are_bounded(tmp_path):
+    """A 4 MiB flat YAML list (no bomb) was composed node by node before the node bound:
+    --report > 60 s, --preflight 37 s. A launch script of blank lines made the argument
+    parser's regex quadratic (40k blank lines: 38 s)."""
+    from tsm_tui.sources.config import ConfigError, parse_arg_list, read_config_file
+
+    (tmp_path / "hparams.yaml").write_text("a: [" + "1," * 2_000_000 + "1]\n")
+    t = time.perf_counter()
+    with pytest.raises(ConfigError, match="more than 100000 nodes"):
+        read_config_file(str(tmp_path / "hparams.yaml"))
+    (tmp_path / "deep.yaml").write_text("a:\n" + "".join(" " * i + "- \n" for i in range(1, 400)))
+    with pytest.raises(ConfigError, match="nested"):
+        read_config_file(str(tmp_path / "deep.yaml"))
+    assert time.perf_counter() - t < BOUND
+    for text in ("\n" * 400_000 + "x", 'A="' * 100_000, "  \n" * 200_000 + "--a 1 --b 2\n"):
+        t = time.perf_counter()
+        parse_arg_list(text)
+        assert time.perf_counter() - t < BOUND
+    assert parse_arg_list('GBS=512\n\nexport LR="3e-4"\ntorchrun x --lr $LR --gbs $GBS --bf16\n') == \
+        {"lr": 3e-4, "gbs": 512, "bf16": True}
+    (tmp_path / "metrics.jsonl").write_text(GOOD)
+    t = time.perf_counter()
+    assert report_json(tmp_path)["files"]
+    r = cli("--preflight", tmp_path / "hparams.yaml", timeout=60)
+    assert r.returncode == 2 and b"more than 100000 nodes" in r.stderr
+    assert time.perf_counter() - t < 30  # (two interpreter start-ups)
+
+
 BIG = "9" * 400
 
 
