@@ -549,3 +549,45 @@ def test_shared_dir_is_not_modified_by_reading(tmp_path):
     for p in registry.candidate_files(str(dst)):
         read(p)
     assert sorted(p.name for p in dst.rglob("*")) == before
+
+
+# -- audit follow-ups: data bars, the generic reader's rules ---------------------------------
+def hf_train(total=1000, log_every=10, first_bar="Map (num_proc=8): 100%|##########| 51760/51760 "
+             "[00:02<00:00, 20000.00 examples/s]\n", eval_every=None):
+    s = first_bar
+    for st in range(1, total + 1):
+        s += f"\r  {st * 100 // total}%|#  | {st}/{total} [00:{st % 60:02d}<00:10,  1.2it/s]"
+        if st % log_every == 0:
+            s += "{'loss': %.4f, 'grad_norm': 1.0, 'learning_rate': 2e-05, 'epoch': %.2f}\n" % (3 - st / total, st / total)
+        if eval_every and st % eval_every == 0:  # an evaluation bar (no label, it/s) and its dict
+            s += "".join(f"\r  {k * 2}%|#  | {k}/50 [00:0{k % 10}<00:10,  5.1it/s]" for k in range(0, 51, 10))
+            s += "\n{'eval_loss': 2.1, 'eval_runtime': 1.0, 'epoch': 0.5}\n"
+    return s
+
+
+@pytest.mark.parametrize("first_bar", [
+    "Map (num_proc=8): 100%|##########| 51760/51760 [00:02<00:00, 20000.00 examples/s]\n",
+    "Running tokenizer on dataset: 100%|####| 9000/9000 [00:01<00:00, 5000.00 examples/s]\n",
+    "Filter: 100%|##########| 5000/5000 [00:00<00:00, 1.00 ba/s]\n",
+    "  100%|##########| 120/120 [00:10<00:00, 12.0it/s]\n{'eval_loss': 3.0, 'eval_runtime': 1.0, 'epoch': 0}\n",
+], ids=["map", "tokenizer", "filter", "eval on start"])
+def test_hf_stdout_steps_come_from_the_training_bar(tmp_path, first_bar):
+    """The first bar used to be taken as the training bar: a datasets Map bar made the
+    steps 51760.. and the planned total 51760."""
+    fmt, recs, reader = read(write(tmp_path, "train.log", hf_train(first_bar=first_bar, eval_every=250)))
+    assert fmt == "hf-stdout"
+    train = [r.step for r in recs if r.loss is not None]
+    assert train == list(range(10, 1001, 10))
+    assert [r.step for r in recs if r.val_loss is not None and r.loss is None][-4:] == [250, 500, 750, 1000]
+    assert reader.run_info["total_steps"] == 1000
+
+
+def test_ms_swift_steps_and_total_despite_a_map_bar(tmp_path):
+    text = "Map: 100%|##########| 10000/10000 [00:01<00:00, 9000.00 examples/s]\n" + "".join(
+        f"Train:  {st // 5}%|#  | {st}/500 [00:10<16:00,  1.94s/it]{{'loss': '{3 - st / 500:.4f}', "
+        f"'grad_norm': '0.8', 'learning_rate': '9.9e-05', 'global_step/max_steps': '{st}/500', "
+        f"'percentage': '1%'}}\n" for st in range(5, 501, 5))
+    _, recs, reader = read(write(tmp_path, "stdout.log", text))
+    assert [r.step for r in recs] == list(range(5, 501, 5)) and reader.run_info["total_steps"] == 500
+
+
