@@ -581,3 +581,19 @@ def test_an_mlflow_file_store_run_is_followed(tmp_path, tail):
     assert not any("cannot open" in e for e in c.events), c.events
 
 
+def test_the_newest_tensorboard_step_is_delivered_when_the_file_goes_quiet(tmp_path, tail):
+    """TensorBoard's reader holds the newest step until the next step's first event: live,
+    a final NaN was never seen. After IDLE_FLUSH seconds without bytes it is delivered."""
+    from livefiles import append, tb_event
+
+    p = tmp_path / "events.out.tfevents.1700000000.host.1.0"
+    append(p, tb_event(0, file_version="brain.Event:2") + b"".join(
+        tb_event(i, "train/loss", 4 - i / 1000) for i in range(1, 100)), "w")
+    c = tail(tmp_path)
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [99])  # (99 comes once the file is quiet)
+    append(p, tb_event(100, "train/loss", float("nan")))
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [100], timeout=5)
+    assert c.records[-1].loss != c.records[-1].loss
+    append(p, tb_event(101, "train/loss", 1.0) + tb_event(101, "train/grad_norm", 0.5))
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [101], timeout=5)
+    assert c.all_steps() == list(range(1, 102))

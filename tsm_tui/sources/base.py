@@ -137,6 +137,11 @@ class LineReader:
         """End of input (or of a file that was replaced): emit anything pending."""
         return []
 
+    def idle(self) -> list[StepRecord]:
+        """Live, no new bytes for ``IDLE_FLUSH`` seconds: emit what waits for more input
+        that may never come (TensorBoard's newest step); the reader goes on after."""
+        return []
+
     def skip(self, reason: str) -> None:
         self.skipped += 1
         self.skip_reasons[reason] = self.skip_reasons.get(reason, 0) + 1

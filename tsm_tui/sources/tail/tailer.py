@@ -75,6 +75,7 @@ BUSY_GAP = 0.1  # s between two event-driven passes while writes keep coming: a 
 #                 lines/s costs 10 passes/s, not one per write, and the first line after a quiet
 #                 spell still waits only MIN_GAP (ours: well inside the 100 ms on-screen goal)
 NON_UTF8 = "non-UTF-8 bytes (replaced, line still read)"
+IDLE_FLUSH = 1.0  # s without new bytes before a reader's held-back record is delivered (ours)
 
 
 
@@ -524,6 +525,7 @@ class Tailer(Feed):
         if f.parked:  # closed to stay within MAX_OPEN: reopen only when it changed
             if (st.st_dev, st.st_ino) == f.dev_ino and st.st_size == f.size and st.st_mtime_ns == f.mtime_ns \
                     and not f.snap_dirty:
+                self._idle(f)
                 return
             if not self._unpark(f, st):
                 return
@@ -543,12 +545,26 @@ class Tailer(Feed):
             self._switch(f)
             return
         if st.st_size == f.size and st.st_mtime_ns == f.mtime_ns and not f.snap_dirty:
+            self._idle(f)
             return  # nothing new
         if f.reader.kind == "snapshot":
             self._read_snapshot(f, st)
             return
         self._catch_up(f, st.st_size)
         f.size, f.mtime_ns = st.st_size, st.st_mtime_ns
+
+    def _idle(self, f: _File) -> None:
+        """No new bytes for IDLE_FLUSH seconds: what the reader holds back waiting for
+        more (TensorBoard's newest step) is delivered (a final NaN is seen live)."""
+        if f.reader.kind != "bytes" or time.monotonic() - f.active_at < IDLE_FLUSH:
+            return
+        try:
+            recs = f.reader.idle()
+        except Exception as e:  # noqa: BLE001 - a reader bug must not stop the tailer
+            f.reader.skip(f"reader error: {type(e).__name__}")
+            return
+        if recs:
+            self._put(f.path, f.reader, f.accept(recs))
 
     def _unpark(self, f: _File, st) -> bool:
         """Open a parked file again; the same file continues where it stopped, a
