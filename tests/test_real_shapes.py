@@ -551,5 +551,24 @@ def test_a_bad_gz_segment_while_tailing(tmp_path, tail):
 
 
 # a preamble longer than the deep search
+def test_a_preamble_past_the_deep_search_still_finds_the_metrics(tmp_path, capsys):
+    p = tmp_path / "train.log"
+    p.write_text(shell_trace(9 << 20) + megatron_lines(1, 301, 300))
+    d = report(tmp_path, capsys)
+    assert used(d)["format"] == "megatron" and used(d)["records"] == 300
+    q = tmp_path / "notes" / "notes.txt"
+    q.parent.mkdir()
+    q.write_text(shell_trace(9 << 20))
+    assert main([str(q), "--report"]) == 2
+    err = capsys.readouterr().err
+    assert "no training metrics recognised in the first" in err and "MiB" in err and "stops there" in err, err
 
 
+def test_a_preamble_past_the_deep_search_while_tailing(tmp_path, tail):
+    p = tmp_path / "train.log"
+    append(p, shell_trace(9 << 20), "w")
+    c = tail(tmp_path)
+    c.settle(0.6)
+    assert c.records == []
+    append(p, megatron_lines(1, 31, 300))
+    assert c.wait_for(lambda: c.all_steps() == list(range(1, 31)), timeout=20)

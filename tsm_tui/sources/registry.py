@@ -23,7 +23,7 @@ from tsm_tui.sources.build_nanogpt import BuildNanoGPTReader
 from tsm_tui.sources.csv_reader import CsvReader
 from tsm_tui.sources.fairseq import FairseqReader
 from tsm_tui.sources.hf_stdout import HFStdoutReader
-from tsm_tui.sources.head import DEEP_BYTES, HOLE, deep_lines, sample_head, skip_hole, strip_nul
+from tsm_tui.sources.head import DEEP_BYTES, HOLE, TAIL_BYTES, deep_lines, sample_head, skip_hole, strip_nul, tail_lines
 from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.keras_stdout import KerasProgressReader
@@ -283,6 +283,16 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileI
     if not sniffed and h.more and (head is not None and len(head) > 1 or deep_from):
         # the metrics may start late (pip output, an argument dump, NCCL chatter)
         cls, score, info.sniffed_to = deep_sniff(path, max(h.end, deep_from))
+        if cls is None:
+            # a preamble longer than the deep search: the file's end says what it is
+            lines, size = tail_lines(path, info.sniffed_to)
+            if lines:
+                cls, score = sniff(path, lines)
+            if cls is None and size > info.sniffed_to + HEAD_BYTES:  # (stopped short of the end)
+                info.note = (f"no training metrics recognised in the first {info.sniffed_to / (1 << 20):.1f} MiB "
+                             f"and the last {TAIL_BYTES >> 10} KiB of {size / (1 << 20):.1f} MiB (the search "
+                             f"stops there; point tsm-watch at the part that holds the metrics)")
+                return None, info
     if cls is None:
         info.note = "no training metrics recognised"
         return None, info

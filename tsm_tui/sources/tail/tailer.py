@@ -63,8 +63,9 @@ CHUNKED_MIN = 64 << 10  # reads at least this big go through the reader's chunke
 FINGERPRINT = 256  # bytes compared at the head and before the offset to spot rewrites
 MAX_RETIRED = 256  # rotated-away files kept open (to recognise them under their new name)
 MAX_OPEN = 256  # followed files held open at once; the idle rest is reopened when it changes
-# stop re-sniffing a file that is still unreadable past this size (each retry sniffs
-# only what was added since the last one: sources/head.py's bounded deep scan)
+# a file still unreadable is sniffed again as it grows, from where the last try
+# stopped, up to this offset (sources/head.py's bounded deep scan); past it each
+# retry samples the head and the file's last 256 KiB only
 SNIFF_RETRY_LIMIT = DEEP_BYTES
 RESCAN_MIN_GAP = 0.25  # seconds between two event-driven directory scans
 RESCAN_SAFETY = 30.0  # s between two walks of the tree when inotify reports new files
@@ -419,8 +420,8 @@ class Tailer(Feed):
             return  # a rotated copy (or a hard link) of a file already followed
         key = (st.st_size, st.st_ctime_ns)
         last = self._pending.get(p)
-        if last is not None and (last[:2] == key or last[2] >= SNIFF_RETRY_LIMIT):
-            return  # tried in this state already
+        if last is not None and last[:2] == key:
+            return  # tried in this state already (past SNIFF_RETRY_LIMIT a retry samples the file's end only)
         # (kept if sniffing raises: tried again when the file changes)
         self._pending[p] = key + (last[2] if last else 0,)
         # a file that showed nothing recognisable yet is searched on from where
