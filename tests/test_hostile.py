@@ -606,6 +606,27 @@ def test_idle_follow_on_a_big_tree_does_not_walk_it_every_pass(tmp_path):
 
 
 # -- audit of #20 (follow-up): what the first pass left ----------------------------------------
+def test_a_wal_without_its_shm_is_read_without_writing_beside_it(tmp_path):
+    """A crashed writer's -wal without its -shm: mode=ro used to create mlflow.db-shm."""
+    db = str(tmp_path / "mlflow.db")
+    _wal_db(db)
+    code = (f"import sqlite3, os; c = sqlite3.connect({db!r}); "
+            "c.execute(\"INSERT INTO metrics VALUES ('loss', 1.0, 0, 'r1', 60, 0)\"); c.commit(); os._exit(0)")
+    subprocess.run([sys.executable, "-c", code], check=True)  # exits without a checkpoint: the -wal stays
+    os.remove(db + "-shm")
+    before = sorted(os.listdir(tmp_path))
+    assert before == ["mlflow.db", "mlflow.db-wal"]
+    rep = report_json(tmp_path)
+    assert sorted(os.listdir(tmp_path)) == before
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["records"] == 61  # the -wal's row was read too (through a private copy)
+    os.mkfifo(tmp_path / "x.db-wal")  # a -wal that is a FIFO is never opened
+    os.rename(tmp_path / "mlflow.db", tmp_path / "x.db")
+    from tsm_tui.sources.mlflow import _connect_ro
+
+    with _connect_ro(str(tmp_path / "x.db")) as con:
+        assert con.execute("SELECT COUNT(*) FROM metrics").fetchone()[0] >= 60
+    assert not (tmp_path / "x.db-shm").exists()
 
 
 def test_a_file_named_with_superscript_digits_costs_nothing(tmp_path):
