@@ -43,6 +43,7 @@ SEEDS = [
     "[titan] 2024-05-01 step:  5  loss:  7.9  grad_norm:  1.4  memory: 12.0GiB",
     "{'loss': 1.56, 'grad_norm': nan, 'learning_rate': 4e-05, 'epoch': 0.01}",
     " 12%|#2        | 120/1000 [00:10<01:20, 10.9it/s]",
+    "2024 | INFO | train_inner | {\"epoch\": 1, \"update\": 0.1, \"loss\": \"2.61\", \"num_updates\": \"12\"}",
     "[step=12/1000, epoch=0]", "    train/CrossEntropyLoss=2.61", "[batch=12/1000]:", "\t Train loss/train/total: 2.61",
     "2024-01-01 | INFO | train_inner | epoch 001:     12 / 100 loss=2.61, num_updates=12, lr=0.0003",
     "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768",

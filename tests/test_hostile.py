@@ -930,3 +930,16 @@ def test_run_directories_and_mount_points_with_superscript_digits(tmp_path):
     assert r.returncode in (0, 1), r.stderr
     assert _unescape("/mnt/a\\040b") == "/mnt/a b"
     assert _unescape("/mnt/x\\²³⁴y\\999") == "/mnt/x\\²³⁴y\\999"
+
+
+def test_deeply_nested_json_in_a_snapshot_or_a_fairseq_line_is_a_counted_skip():
+    """Found by the fuzz suite's long inputs: json's decoder recurses per level, and a
+    RecursionError escaped trainer_state's read_all (the tailer then re-read the file on
+    every pass) and fairseq's JSON lines."""
+    from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
+
+    r = HFTrainerStateReader("trainer_state.json")
+    assert r.read_all(b"[" * 100_000) == [] and r.skip_reasons == {"JSON nested too deeply": 1}
+    f = FairseqReader("train.log")
+    assert f.feed('| train_inner | {"num_updates": 5, "a": ' + "[" * 100_000 + "}") == []
+    assert f.skip_reasons == {"JSON nested too deeply": 1}

@@ -78,6 +78,9 @@ class FairseqReader(LineReader):
             except ValueError:
                 self.skip("invalid JSON")
                 return []
+            except RecursionError:
+                self.skip("JSON nested too deeply")
+                return []
             items = list(obj.items())
         elif "=" in line:
             items = KV_EQ.findall(line)

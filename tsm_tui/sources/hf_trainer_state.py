@@ -52,6 +52,9 @@ class HFTrainerStateReader(SnapshotReader):
             # a save in progress (or a corrupt file): nothing this time
             self.skip("invalid JSON (file being rewritten?)")
             return []
+        except RecursionError:  # ("[[[[...": json's decoder recurses per level)
+            self.skip("JSON nested too deeply")
+            return []
         if not isinstance(state, dict):
             self.skip("not a trainer_state object")
             return []
