@@ -549,3 +549,99 @@ def test_shared_dir_is_not_modified_by_reading(tmp_path):
     for p in registry.candidate_files(str(dst)):
         read(p)
     assert sorted(p.name for p in dst.rglob("*")) == before
+
+
+# -- audit follow-ups: data bars, the generic reader's rules ---------------------------------
+def hf_train(total=1000, log_every=10, first_bar="Map (num_proc=8): 100%|##########| 51760/51760 "
+             "[00:02<00:00, 20000.00 examples/s]\n", eval_every=None):
+    s = first_bar
+    for st in range(1, total + 1):
+        s += f"\r  {st * 100 // total}%|#  | {st}/{total} [00:{st % 60:02d}<00:10,  1.2it/s]"
+        if st % log_every == 0:
+            s += "{'loss': %.4f, 'grad_norm': 1.0, 'learning_rate': 2e-05, 'epoch': %.2f}\n" % (3 - st / total, st / total)
+        if eval_every and st % eval_every == 0:  # an evaluation bar (no label, it/s) and its dict
+            s += "".join(f"\r  {k * 2}%|#  | {k}/50 [00:0{k % 10}<00:10,  5.1it/s]" for k in range(0, 51, 10))
+            s += "\n{'eval_loss': 2.1, 'eval_runtime': 1.0, 'epoch': 0.5}\n"
+    return s
+
+
+@pytest.mark.parametrize("first_bar", [
+    "Map (num_proc=8): 100%|##########| 51760/51760 [00:02<00:00, 20000.00 examples/s]\n",
+    "Running tokenizer on dataset: 100%|####| 9000/9000 [00:01<00:00, 5000.00 examples/s]\n",
+    "Filter: 100%|##########| 5000/5000 [00:00<00:00, 1.00 ba/s]\n",
+    "  100%|##########| 120/120 [00:10<00:00, 12.0it/s]\n{'eval_loss': 3.0, 'eval_runtime': 1.0, 'epoch': 0}\n",
+], ids=["map", "tokenizer", "filter", "eval on start"])
+def test_hf_stdout_steps_come_from_the_training_bar(tmp_path, first_bar):
+    """The first bar used to be taken as the training bar: a datasets Map bar made the
+    steps 51760.. and the planned total 51760."""
+    fmt, recs, reader = read(write(tmp_path, "train.log", hf_train(first_bar=first_bar, eval_every=250)))
+    assert fmt == "hf-stdout"
+    train = [r.step for r in recs if r.loss is not None]
+    assert train == list(range(10, 1001, 10))
+    assert [r.step for r in recs if r.val_loss is not None and r.loss is None][-4:] == [250, 500, 750, 1000]
+    assert reader.run_info["total_steps"] == 1000
+
+
+def test_ms_swift_steps_and_total_despite_a_map_bar(tmp_path):
+    text = "Map: 100%|##########| 10000/10000 [00:01<00:00, 9000.00 examples/s]\n" + "".join(
+        f"Train:  {st // 5}%|#  | {st}/500 [00:10<16:00,  1.94s/it]{{'loss': '{3 - st / 500:.4f}', "
+        f"'grad_norm': '0.8', 'learning_rate': '9.9e-05', 'global_step/max_steps': '{st}/500', "
+        f"'percentage': '1%'}}\n" for st in range(5, 501, 5))
+    _, recs, reader = read(write(tmp_path, "stdout.log", text))
+    assert [r.step for r in recs] == list(range(5, 501, 5)) and reader.run_info["total_steps"] == 500
+
+
+GENERIC = {
+    "Epoch [{e}/5], Step [{b}/600], Loss: {l:.4f}": "per epoch",
+    "Epoch {e} | Batch {b}/600 | Loss: {l:.4f} | Acc: 0.51": "per epoch",
+    "Epoch(train) [{e}][{b}/600]  lr: 1.0000e-04  eta: 0:01:00  time: 0.3  loss: {l:.4f}  grad_norm: 1.1": "per epoch",
+    "Train: {e0} [ {b:>4d}/600 ({p:>3.0f}%)]  Loss: {l:.3f} ({l:.3f})  Time: 0.3s,  LR: 1.000e-04": "per epoch",
+    "Epoch {e} | Step {g}/1800 | Loss: {l:.4f}": "global",
+    "step\t{g}\tloss\t{l:.4f}\tlr\t0.0001": "global",
+    "2024-05-01 10:00:00 INFO metrics: {{\"step\": {g}, \"loss\": {l:.4f}, \"lr\": 1e-4}}": "global",
+    "[rank0] step {g}: metrics {{\"loss\": {l:.4f}}}": "global",
+}
+
+
+@pytest.mark.parametrize("fmt_line", list(GENERIC))
+def test_generic_reader_reads_common_shapes(tmp_path, fmt_line):
+    lines = ["Starting training...", "Loading epoch 1 of the data set", "Epoch 1 took 100/200 s"]
+    for e in (1, 2, 3):
+        for b in range(100, 601, 100):
+            g = (e - 1) * 600 + b
+            lines.append(fmt_line.format(e=e, e0=e - 1, b=b, g=g, p=b / 6, l=3 - g / 1000))
+    fmt, recs, reader = read(write(tmp_path, "train.log", "\n".join(lines) + "\n"))
+    assert fmt == "text"
+    assert [r.step for r in recs] == list(range(100, 1801, 100)), GENERIC[fmt_line]
+    assert recs[-1].loss == pytest.approx(3 - 1800 / 1000, abs=1e-3)
+    if "[{e}/5]" in fmt_line:
+        assert reader.run_info["total_steps"] == 3000
+
+
+def test_generic_reader_thousands_separators_and_prose(tmp_path):
+    from tsm_tui.sources.kv_text import KeyValueTextReader
+
+    r = KeyValueTextReader("x")
+    (rec,) = r.feed("step 1,001 | loss 2.5")
+    assert rec.step == 1001
+    prose = ["Epoch 3 finished in 100/200 seconds", "the epoch 1 ended; 5/6 of the data read", "step 5 of 10 done",
+             'config {"lr": 0.1, "warmup_steps": 10}', 'saved {"step": 5, "lr": 1e-4}', "Train: 5 [ 10/20 ]",
+             "name\tvalue", "step\t5\tlr\t0.1"]
+    assert [r.feed(p) for p in prose] == [[]] * len(prose)
+
+
+def test_tab_separated_table(tmp_path):
+    text = "step\tloss\tlr\n" + "".join(f"{i}\t{3 - i / 100:.4f}\t0.0001\n" for i in range(1, 51))
+    fmt, recs, _ = read(write(tmp_path, "metrics.tsv", text))
+    assert fmt == "csv" and [r.step for r in recs] == list(range(1, 51)) and recs[0].loss == 2.99
+
+
+def test_llmc_stdout_val_loss_lines(tmp_path):
+    text = ("val loss 4.5000\n" + "".join(
+        f"step {s:4d}/74 | train loss {5 - s / 100:.6f} | norm 3.8500 | lr 9.00e-06 | 110.61 ms | 38.3% A100 fp16 "
+        f"MFU | 148132 tok/s\n" + (f"val loss {4.5 - s / 100:.4f}\n" if s % 10 == 0 else "") for s in range(1, 41)))
+    fmt, recs, _ = read(write(tmp_path, "train.log", text))
+    assert fmt == "llmc"
+    val = [(r.step, r.val_loss) for r in recs if r.val_loss is not None]
+    assert val == [(0, 4.5), (10, 4.4), (20, 4.3), (30, 4.2), (40, 4.1)]
+    assert len([r for r in recs if r.loss is not None]) == 40

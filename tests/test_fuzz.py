@@ -4,13 +4,19 @@ input and on noise. The property: no exception escapes; what cannot be read is a
 counted skip (or, for configs, a ConfigError with a message).
 
 Fixed time budget: ``TSM_FUZZ_EXAMPLES`` examples per test (default 60: the whole
-file runs in well under a minute; README "Reliability" gives a longer run's figures).
+file runs in about a minute; README "Reliability" gives a longer run's figures).
+
+Bounded time per input: every example has a deadline (``TSM_FUZZ_DEADLINE_MS``, 3 s),
+and one line in six is long: a seed's start, a fragment repeated to 20k-200k
+characters, a closing character (the shapes that make a regex backtrack; inputs of
+at most 300 characters never showed the two quadratic regexes the audit found).
 """
 
 from __future__ import annotations
 
 import os
 import struct
+from datetime import timedelta
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,7 +28,8 @@ from tsm_tui.sources.base import ByteReader, SnapshotReader
 from tsm_tui.sources.config import ConfigError, apply_mapping, parse_arg_list, read_config_file, safe_yaml
 
 N = int(os.environ.get("TSM_FUZZ_EXAMPLES", "60"))
-FUZZ = settings(max_examples=N, deadline=None, derandomize=os.environ.get("TSM_FUZZ_RANDOM") is None,
+DEADLINE = timedelta(milliseconds=int(os.environ.get("TSM_FUZZ_DEADLINE_MS", "3000")))
+FUZZ = settings(max_examples=N, deadline=DEADLINE, derandomize=os.environ.get("TSM_FUZZ_RANDOM") is None,
                 suppress_health_check=list(HealthCheck), database=None)
 
 #: lines of the formats the readers know (real shapes; see tests/data and ../shared/real_logs)
@@ -36,23 +43,52 @@ SEEDS = [
     "[titan] 2024-05-01 step:  5  loss:  7.9  grad_norm:  1.4  memory: 12.0GiB",
     "{'loss': 1.56, 'grad_norm': nan, 'learning_rate': 4e-05, 'epoch': 0.01}",
     " 12%|#2        | 120/1000 [00:10<01:20, 10.9it/s]",
+    "2024 | INFO | train_inner | {\"epoch\": 1, \"update\": 0.1, \"loss\": \"2.61\", \"num_updates\": \"12\"}",
     "[step=12/1000, epoch=0]", "    train/CrossEntropyLoss=2.61", "[batch=12/1000]:", "\t Train loss/train/total: 2.61",
     "2024-01-01 | INFO | train_inner | epoch 001:     12 / 100 loss=2.61, num_updates=12, lr=0.0003",
     "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768",
     "Step 12 -- Train loss: 2.61, Train Acc: 0.13", "step 12 sample: the cat sat",
     '{"current_steps": 12, "total_steps": 100, "loss": 2.61, "lr": 0.0003}',
     "step:12/1000 train_loss:2.61 train_time:1000ms step_avg:83ms",
+    "12 train 2.61", "Epoch 3/10", "1875/1875 [==============================] - 5s 3ms/step - loss: 0.2",
+    "Epoch [1/5], Step [100/600], Loss: 0.1234", "Train: 1 [ 100/500 ( 20%)]  Loss: 1.23 (1.25)",
+    "Epoch(train) [1][100/500]  lr: 1.0000e-04  loss: 0.1234", "step\t12\tloss\t2.61",
+    '2024-05-01 INFO metrics: {"step": 12, "loss": 2.61}', "val loss 3.21",
 ]
+#: fragments a long line repeats: digits, separators, words joined by '-', '/', '.'
+FRAGMENTS = ["1", " ", "a-", "a/", "a.", "1,", "1:", ":1", "1/", "1/1 [", "a:1 ", "'a':", "[step=1,", "Epoch 1 ",
+             "\t", '{"a": ', "e1", "1.", "s:", "a", ",000", "- ", " - a: 1"]
+ENDS = ["x", "", ":", "=", "/", " [", ".", ")", "]", "'", "}", "\t1", " - loss: x", ": 1x", "=x"]
 HOSTILE = ["9" * 400, "1e309", "-1e309", "9223372036854775808", "nan", "Infinity", "\r", "\x00", "\x1b[31m",
            "\u202e", "\udc9b", "{", "[" * 300, '{"a": ' * 300, '"', ",", ":", "=", "|", " " * 200, "1" * 5000,
            "s:", "step ", "'", "{'", "True", "null", "\t", "\n"]
 
 
 @st.composite
+def long_line(draw) -> str:
+    """A seed line with one of its tokens grown to 20k-200k characters: the token's own
+    first character or a fragment, repeated, then a closing character that makes a
+    match fail (``12 train 2222...2x``, ``step 5 a-a-a-...=x``); or a seed's start, a
+    fragment repeated, a closing character."""
+    seed = draw(st.sampled_from(SEEDS))
+    toks = seed.split(" ")
+    i = draw(st.integers(0, len(toks) - 1))
+    frag = draw(st.one_of(st.just(toks[i][:1] or " "), st.sampled_from(FRAGMENTS), st.text(min_size=1, max_size=6)))
+    n = draw(st.integers(20_000, 200_000)) // len(frag)
+    grown = frag * n + draw(st.sampled_from(ENDS))
+    if draw(st.booleans()):
+        return " ".join(toks[:i] + [grown] + toks[i + 1:])
+    return seed[: draw(st.integers(0, len(seed)))] + grown
+
+
+@st.composite
 def mutated(draw) -> str:
-    """A seed line with hostile fragments spliced in, or noise."""
-    if draw(st.integers(0, 5)) == 0:
+    """A seed line with hostile fragments spliced in, a long repetitive line, or noise."""
+    kind = draw(st.integers(0, 5))
+    if kind == 0:
         return draw(st.text(max_size=300))
+    if kind == 1:
+        return draw(long_line())
     s = draw(st.sampled_from(SEEDS))
     for _ in range(draw(st.integers(1, 4))):
         i = draw(st.integers(0, len(s)))

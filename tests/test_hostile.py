@@ -8,30 +8,31 @@ import time
 
 import pytest
 
-from tsm_tui.sources.blocks import ComposerReader, OLMoReader
+from tsm_tui.sources import registry
+from tsm_tui.sources.base import ByteReader, SnapshotReader
 from tsm_tui.sources.fairseq import FairseqReader
-from tsm_tui.sources.hf_stdout import HFStdoutReader
 from tsm_tui.sources.kv_text import KeyValueTextReader
-from tsm_tui.sources.text_formats import LlmcReader, WandbOutputReader
 
 N = 200_000  # characters per pathological line (lines up to 1 MiB are parsed)
+D = "1" * N
 
-# shapes that made one of the line regexes quadratic (or would, if a piece of a
-# pattern overlapped the next): long runs of digits, spaces, colons, commas,
-# repeated phrases, with a character at the end that makes the match fail
+# shapes that made a regex super-linear (or would, if a piece of a pattern overlapped
+# the next, or a pattern could start at every character of a run): long runs of
+# digits, spaces, colons, commas, word characters joined by '-', '/' or '.', repeated
+# phrases and bars, with a character at the end that makes the match fail.
 SHAPES = {
-    "digits after a key": "s:5 trl:" + "1" * N + "x",
-    "digits then a dot": "s:5 loss:1." + "1" * N + ".",
+    "digits after a key": "s:5 trl:" + D + "x",
+    "digits then a dot": "s:5 loss:1." + D + ".",
     "commas in a number": "s:5 loss:1" + "," * N + "x",
-    "exponent digits": "s:5 loss:1e" + "1" * N + "x",
+    "exponent digits": "s:5 loss:1e" + D + "x",
     "digits and colons": "1:" * (N // 2),
     "colons and digits": ":1" * (N // 2),
     "spaces after a step word": "s" + " " * N + "x",
     "spaces before a colon": "step" + " " * N + ":x",
     "spaces after a param key": "num_params" + " " * N + "x",
-    "a long step number": "step " + "1" * N,
+    "a long step number": "step " + D,
     "a sample after spaces": "step 5" + " " * N + "x",
-    "a tqdm-like count": "1" * N + "/x",
+    "a tqdm-like count": D + "/x",
     "repeated overflow phrase": "gradient overflow detected " * (N // 27),
     "indented item": " " * N + "x",
     "indented item with =": " a" + " " * N + "=",
@@ -39,23 +40,89 @@ SHAPES = {
     "many pairs": "s:5 " + "a:1 " * (N // 4),
     "a dict of quotes": "{'" + "'a':" * (N // 4),
     "escape sequences": "\x1b[" + "1;" * (N // 2),
+    # issue 20 follow-up (audit): each of these hung a reader or the sniffing
+    "build-nanogpt: digits then a letter": "1 train " + D + "x",  # (\d+\.?\d*: 60k digits > 60 s)
+    "a key of dashes": "step 1 " + "a-" * (N // 2) + "=x",  # (PAIR restarted after each '-')
+    "a key of slashes": "step 1 " + "a/" * (N // 2) + ": 1x",
+    "a key of dots": "step 1 " + "a." * (N // 2) + "=x",
+    "digits before a keras metric": D + " - loss: x",  # (keras sniffing: \d+/\d+ ... .*)
+    "a keras count": D + "/1 [" + "=" * 10,
+    "an epoch of digits": "Epoch 1/" + D,
+    "a list of numbers": "s:5 trl:" + "1," * (N // 2) + "x",  # (template learning: a parse per number)
+    "numbers and colons after a step": "step 1 " + "1:" * (N // 2),
+    "repeated bars": "1/1 [" * (N // 5),
+    "repeated OLMo headers": "[step=1," * (N // 8),
+    "a long word": "a" * N + "x",
+    "epochs and steps": "Epoch [1/5], Step [" * (N // 19) + "x",
+    "epoch words": "Epoch 1 | " * (N // 10) + "Batch " + D,
+    "json in a line": "[INFO] " + '{"a": ' * (N // 6),
+    "tab pairs": "step\t1\t" + "a\t1\t" * (N // 4) + "x",
+    "thousands": "step 1" + ",000" * (N // 4) + "x",
+    "a dict of digits": "{'loss': " + D + "x",
 }
-READERS = [KeyValueTextReader, WandbOutputReader, LlmcReader, OLMoReader, ComposerReader,
-           FairseqReader, HFStdoutReader]
+#: the known killers, also at the longest line parsed (1 MiB)
+LONG = ["build-nanogpt: digits then a letter", "a key of dashes", "a key of slashes", "digits after a key",
+        "digits before a keras metric", "a list of numbers"]
+BOUND = 3.0  # s per line and reader: quadratic work takes minutes at 200k characters (16 s for 16k
+#             digits before #20, > 60 s for the build-nanogpt line); linear work well under 0.1 s.
+#             Generous on purpose (a shared, loaded CI machine): it only separates the two classes.
 
 
-@pytest.mark.parametrize("shape", list(SHAPES))
-def test_line_regexes_are_linear_on_pathological_lines(shape):
-    line = SHAPES[shape]
+def _ops(cls, line: str):
+    """Everything a file's line goes through: sniffing, the line path, the chunk path
+    (twice: templates are learnt from the second sighting)."""
+    yield "sniff", lambda: cls.sniff("run/train.log", [line])
+    raw = line.encode("utf-8", "surrogateescape")
+    if issubclass(cls, ByteReader):
+        yield "feed_bytes", lambda: cls("run/events.out.tfevents.1.host").feed_bytes(raw)
+    elif issubclass(cls, SnapshotReader):
+        if cls.read_all is not SnapshotReader.read_all:  # (MLflow's read directories: str.split only)
+            yield "read_all", lambda: cls("run/trainer_state.json").read_all(raw)
+    else:
+        yield "feed", lambda: cls("run/train.log").feed(line)
+        yield "feed_chunk", lambda: cls("run/train.log").feed_chunk((raw + b"\n") * 2)
+
+
+def _timed(f) -> float:
     t = time.perf_counter()
-    for cls in READERS:
-        cls("train.log").feed(line)
-    kv = KeyValueTextReader("train.log")
-    kv.feed_chunk((line + "\n").encode() * 2)
-    # a quadratic regex takes minutes on 200k characters (16 s for 16k digits
-    # before the fix); linear work is well under a second. The bound is generous
-    # on purpose (a shared, loaded CI machine): it only separates the two classes.
-    assert time.perf_counter() - t < 20
+    try:
+        f()
+    except ValueError:
+        pass  # a snapshot that does not parse: counted by the caller
+    return time.perf_counter() - t
+
+
+@pytest.mark.parametrize("cls", registry.READERS, ids=lambda c: c.__name__)
+def test_every_reader_is_linear_on_hostile_lines(cls):
+    """Every reader of the registry, every shape, every path a line takes (issue 20 and
+    its audit: the hostility test used to cover seven readers, and missed two quadratic
+    regexes in readers it did not run)."""
+    slow = []
+    cases = [(name, line) for name, line in SHAPES.items()]
+    cases += [(name + " (1 MiB)", _long(SHAPES[name])) for name in LONG]
+    for name, line in cases:
+        for op, f in _ops(cls, line):
+            t = _timed(f)
+            if t > BOUND:
+                slow.append(f"{op} on {name!r}: {t:.1f} s")
+    assert not slow, slow
+
+
+def _long(line: str) -> str:
+    """The shape grown to just under 1 MiB (MAX_LINE), its last character kept."""
+    body, end = line[:-1], line[-1]
+    k = (registry.MAX_LINE - 64) // len(line)
+    return body[: len(body) // 2] + body[len(body) // 2:] * k + end if k > 1 else line
+
+
+def test_the_registry_sniffs_a_hostile_head_in_bounded_time(tmp_path):
+    """A file whose head is one of the shapes, through open_reader (head, deep scan, tail)."""
+    for i, name in enumerate(LONG):
+        p = tmp_path / f"notes{i}.txt"
+        p.write_text(_long(SHAPES[name]) + "\n")
+        t = time.perf_counter()
+        registry.open_reader(str(p))
+        assert time.perf_counter() - t < BOUND, name
 
 
 def test_linear_regexes_still_read_the_usual_lines():
@@ -126,7 +193,7 @@ def test_an_mlflow_metric_linked_to_dev_zero_is_refused(tmp_path):
 
 @pytest.mark.parametrize("bad,reason", [
     ('{"step": 150, "loss": ' + "9" * 400 + "}", "number out of range"),
-    ('{"step": 1e309, "loss": 1.0}', None),  # a non-finite step: the record has none (as before)
+    ('{"step": 1e309, "loss": 1.0}', "step out of range"),  # (was read as a record without a step: counted)
     ('{"step": 9223372036854775808, "loss": 1.0}', "step out of range"),
     ('{"step": 150, "loss": 1.0, "skipped": 1e300}', None),
     ('{"a": ' * 100_000, "JSON nested too deeply"),
@@ -536,3 +603,348 @@ def test_idle_follow_on_a_big_tree_does_not_walk_it_every_pass(tmp_path):
         assert str(tmp_path / "run_new" / "metrics.jsonl") in t.files  # found through the event
     finally:
         t.stop()
+
+
+# -- audit of #20 (follow-up): what the first pass left ----------------------------------------
+def test_a_wal_without_its_shm_is_read_without_writing_beside_it(tmp_path):
+    """A crashed writer's -wal without its -shm: mode=ro used to create mlflow.db-shm."""
+    db = str(tmp_path / "mlflow.db")
+    _wal_db(db)
+    code = (f"import sqlite3, os; c = sqlite3.connect({db!r}); "
+            "c.execute(\"INSERT INTO metrics VALUES ('loss', 1.0, 0, 'r1', 60, 0)\"); c.commit(); os._exit(0)")
+    subprocess.run([sys.executable, "-c", code], check=True)  # exits without a checkpoint: the -wal stays
+    os.remove(db + "-shm")
+    before = sorted(os.listdir(tmp_path))
+    assert before == ["mlflow.db", "mlflow.db-wal"]
+    rep = report_json(tmp_path)
+    assert sorted(os.listdir(tmp_path)) == before
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["records"] == 61  # the -wal's row was read too (through a private copy)
+    os.mkfifo(tmp_path / "x.db-wal")  # a -wal that is a FIFO is never opened
+    os.rename(tmp_path / "mlflow.db", tmp_path / "x.db")
+    from tsm_tui.sources.mlflow import _connect_ro
+
+    with _connect_ro(str(tmp_path / "x.db")) as con:
+        assert con.execute("SELECT COUNT(*) FROM metrics").fetchone()[0] >= 60
+    assert not (tmp_path / "x.db-shm").exists()
+
+
+def test_a_file_named_with_superscript_digits_costs_nothing(tmp_path):
+    """samples/² : '²'.isdigit() is True, int('²') raises; it used to end the report
+    (exit 2) and kill the tailer thread at its first scan."""
+    from tsm_tui.sources.registry import _natural
+
+    assert _natural("step_20.txt") < _natural("step_100.txt")
+    for name in ("²", "x²", "a1²", "²³", "٣", "step_²"):
+        _natural(name)
+    sorted(["²", "a1²", "1", "b", "٣"], key=_natural)
+    (tmp_path / "metrics.jsonl").write_text(GOOD)
+    (tmp_path / "samples").mkdir()
+    (tmp_path / "samples" / "²").write_text("hi\n")
+    (tmp_path / "samples" / "a1²").write_text("hi\n")
+    rep = report_json(tmp_path)
+    assert any(f["used"] and f["records"] == 199 for f in rep["files"])
+
+
+def test_the_tailer_survives_a_listing_that_raises(tmp_path, monkeypatch):
+    """One odd name (or anything else) raising while the tree is listed costs that scan:
+    the files already followed are still read, and it is said once."""
+    from tsm_tui.sources import registry
+    from tsm_tui.sources.tail import Tailer
+
+    (tmp_path / "good.jsonl").write_text(GOOD)
+    t = Tailer(str(tmp_path), interval=0.05)
+    t.start()
+    try:
+        assert t.caught_up.wait(10)
+        monkeypatch.setattr(registry, "candidate_files", lambda p: int("²"))
+        t.wake()
+        time.sleep(0.3)
+        with open(tmp_path / "good.jsonl", "a") as fh:
+            fh.write('{"step": 500, "loss": 1.0}\n')
+        t.wake()
+        steps: list = []
+        end = time.monotonic() + 10
+        while 500 not in steps and time.monotonic() < end:
+            for b in t.drain():
+                steps += [r.step for r in b.records if not hasattr(r, "n")]
+                steps += [int(s) for r in b.records if hasattr(r, "n") for s in r.step]
+            time.sleep(0.05)
+        assert 500 in steps and t.error is None
+        events = t.drain_events()
+        assert sum("listing the files failed (ValueError)" in e for e in events) == 1, events
+    finally:
+        t.stop()
+
+
+def test_the_tui_says_stopped_when_its_feed_dies(tmp_path):
+    """The status line said "following" while a toast said the feed had died."""
+    import asyncio
+
+    from tsm_tui.analysis.session import Session
+    from tsm_tui.sources.feed import Feed
+    from tsm_tui.views.tui import TsmApp
+
+    class Dying(Feed):
+        def _run(self):
+            def body():
+                time.sleep(0.2)
+                raise ValueError("invalid literal for int() with base 10: '²'")
+            self._guarded(body)
+
+    async def body():
+        app = TsmApp(Session(), Dying(), path=str(tmp_path), root=str(tmp_path), mode="live", bell=False)
+        async with app.run_test(size=(100, 24)) as pilot:
+            end = time.monotonic() + 10
+            while app.feed_error is None and time.monotonic() < end:
+                await pilot.pause(0.05)
+            await pilot.pause(0.3)
+            text, cls = app._state_text(time.monotonic())
+            assert text.startswith("STOPPED") and "ValueError" in text and cls == "-stalled", text
+            top = "".join(seg.text for seg in app.screen._compositor.render_strips()[0])
+            assert "STOPPED" in top and "following" not in top, top
+
+    asyncio.run(body())
+
+
+def test_a_flat_yaml_list_and_blank_lines_are_bounded(tmp_path):
+    """A 4 MiB flat YAML list (no bomb) was composed node by node before the node bound:
+    --report > 60 s, --preflight 37 s. A launch script of blank lines made the argument
+    parser's regex quadratic (40k blank lines: 38 s)."""
+    from tsm_tui.sources.config import ConfigError, parse_arg_list, read_config_file
+
+    (tmp_path / "hparams.yaml").write_text("a: [" + "1," * 2_000_000 + "1]\n")
+    t = time.perf_counter()
+    with pytest.raises(ConfigError, match="more than 100000 nodes"):
+        read_config_file(str(tmp_path / "hparams.yaml"))
+    (tmp_path / "deep.yaml").write_text("a:\n" + "".join(" " * i + "- \n" for i in range(1, 400)))
+    with pytest.raises(ConfigError, match="nested"):
+        read_config_file(str(tmp_path / "deep.yaml"))
+    assert time.perf_counter() - t < BOUND
+    for text in ("\n" * 400_000 + "x", 'A="' * 100_000, "  \n" * 200_000 + "--a 1 --b 2\n"):
+        t = time.perf_counter()
+        parse_arg_list(text)
+        assert time.perf_counter() - t < BOUND
+    assert parse_arg_list('GBS=512\n\nexport LR="3e-4"\ntorchrun x --lr $LR --gbs $GBS --bf16\n') == \
+        {"lr": 3e-4, "gbs": 512, "bf16": True}
+    (tmp_path / "metrics.jsonl").write_text(GOOD)
+    t = time.perf_counter()
+    assert report_json(tmp_path)["files"]
+    r = cli("--preflight", tmp_path / "hparams.yaml", timeout=60)
+    assert r.returncode == 2 and b"more than 100000 nodes" in r.stderr
+    assert time.perf_counter() - t < 30  # (two interpreter start-ups)
+
+
+BIG = "9" * 400
+
+
+@pytest.mark.parametrize("name,text", [
+    ("train.log", "".join(f"Epoch {e}/{BIG}\n100/100 [==============================] - 3s 30ms/step - loss: "
+                          f"{2 - e / 10:.4f}\n" for e in range(1, 8))),
+    ("trainer_state.json", json.dumps({"max_steps": int(BIG), "log_history": [
+        {"step": i, "loss": 3 - i / 100} for i in range(1, 50)]}, indent=1)),
+    ("trainer_state.json", json.dumps({"max_steps": 1e308, "log_history": [
+        {"step": i, "loss": 3 - i / 100} for i in range(1, 50)]}, indent=1).replace("1e+308", "1e400")),
+    ("main.log", f"| num_parameters        | {BIG} |\n| max_steps | 1e400 |\n"
+                 + "".join(f"s:{i} trl:{3 - i / 100:.4f} lr:0.0001 norm:1.0\n" for i in range(1, 50))),
+    ("trainer_log.jsonl", "".join(json.dumps({"current_steps": i, "total_steps": int(BIG), "loss": 3 - i / 100})
+                                  + "\n" for i in range(1, 50))),
+    ("train.log", "".join(f"iteration {i}/{BIG} | lm loss: {3 - i / 100:.4f} | learning rate: 1e-4 |\n"
+                          for i in range(1, 50))),
+], ids=["keras epochs", "trainer_state 400 digits", "trainer_state 1e400", "llm.c header", "llama-factory total",
+        "megatron total"])
+def test_numbers_a_log_says_about_the_run_are_bounded(tmp_path, name, text):
+    """A total, a parameter count that no int64 or float holds (or 1e400): the report used
+    to end with "internal error" (OverflowError in the advice, ZeroDivisionError in the LR
+    check) or lose the whole file; now the value is no fact and the records are read."""
+    (tmp_path / name).write_text(text)
+    rep = report_json(tmp_path)
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["records"] >= 7 and rep["steps"]["count"] >= 7
+    assert rep["run"].get("total_steps") is None and rep["run"].get("params") is None
+
+
+def test_run_facts_are_bounded_in_one_place():
+    from tsm_tui.core.numbers import run_fact
+    from tsm_tui.core.settings import RunInfo
+    from tsm_tui.sources.base import LineReader
+
+    r = LineReader("x")
+    for bad in (BIG, int(BIG), 1e400, float("nan"), float("inf"), -1, 0, "abc", True, None, 2.0 ** 70):
+        r.run_info["total_steps"] = bad
+        r.run_info.setdefault("params", bad)
+    assert r.run_info == {}
+    r.run_info.setdefault("total_steps", "1000")
+    r.run_info["peak_lr"] = "3e-4"
+    r.run_info["warmup_steps"] = 0
+    r.run_info["precision"] = "bf16"
+    assert r.run_info == {"total_steps": 1000, "peak_lr": 3e-4, "warmup_steps": 0, "precision": "bf16"}
+    assert run_fact("clip", 0.0) == 0.0 and run_fact("peak_lr", 0.0) is None and run_fact("batch_size", 1e19) is None
+    info = RunInfo()
+    info.set("total_steps", int(BIG), "x")
+    info.set("params", 1e400, "x")
+    info.set("peak_lr", float("nan"), "x")
+    assert (info.total_steps, info.params, info.peak_lr) == (None, None, None)
+
+
+def test_a_detector_that_raises_is_a_skipped_check_not_the_end(tmp_path):
+    """Monitor.feed / feed_frame / finalize / checks contain a detector's failure: its
+    check reads SKIP with the reason; the other checks and the alerts go on."""
+    from tsm_tui.analysis.detectors import DETECTORS
+    from tsm_tui.analysis.monitor import Monitor
+    from tsm_tui.core.frame import pack
+    from tsm_tui.core.record import Status, StepRecord
+
+    class Boom(DETECTORS[1]):
+        def update(self, rec):
+            if rec.step == 50:
+                raise ZeroDivisionError("float division by zero")
+            return super().update(rec)
+
+        def update_frame(self, fr):
+            if 50 in fr.step:
+                raise ZeroDivisionError("float division by zero")
+            return super().update_frame(fr)
+
+    class BoomAtEnd(DETECTORS[2]):
+        def finalize(self):
+            raise OverflowError("int too large to convert to float")
+
+    dets = [DETECTORS[0], Boom, BoomAtEnd] + list(DETECTORS[3:])
+    for framed in (False, True):
+        mon = Monitor(detectors=dets)
+        recs = [StepRecord(i, loss=3 - i / 1000, lr=1e-4, grad_norm=0.5) for i in range(1, 100)]
+        recs.append(StepRecord(100, loss=float("nan")))
+        alerts = []
+        for it in (pack(recs) if framed else recs):
+            alerts += mon.feed_frame(it) if hasattr(it, "n") else mon.feed(it)
+        alerts += mon.finalize()
+        by = {c.id: c for c in mon.checks()}
+        assert by[Boom.id].status == Status.SKIP and "ZeroDivisionError" in by[Boom.id].summary
+        assert by[BoomAtEnd.id].status == Status.SKIP and "OverflowError" in by[BoomAtEnd.id].summary
+        assert any(a.check == "nonfinite" for a in alerts)  # the others still run
+        mon.actions()
+
+
+@pytest.mark.parametrize("name,body", [
+    ("t.log", lambda v: "".join(f"step {i} loss: {v if i == 50 else 2.0}\n" for i in range(1, 100))),
+    ("t.csv", lambda v: "step,loss\n" + "".join(f"{i},{v if i == 50 else 2.0}\n" for i in range(1, 100))),
+    ("t.jsonl", lambda v: "".join(f'{{"step": {i}, "loss": {v if i == 50 else 2.0}}}\n' for i in range(1, 100))),
+], ids=["text", "csv", "jsonl"])
+@pytest.mark.parametrize("value", [BIG, "1e400"], ids=["400 digits", "1e400"])
+def test_an_out_of_range_loss_is_a_counted_skip_in_every_format(tmp_path, name, body, value):
+    """Text and CSV turned a 400-digit loss into Inf (a critical NaN/Inf alert) while JSON
+    skipped it: the same counted skip everywhere now; a real "inf" / "Infinity" is still Inf."""
+    (tmp_path / name).write_text(body(value))
+    rep = report_json(tmp_path)
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["records"] == 98 and src["skip_reasons"].get("number out of range") == 1, src
+    assert not any(a["check"] == "nonfinite" for a in rep["alerts"])
+    inf = "Infinity" if name.endswith(".jsonl") else "inf"
+    (tmp_path / name).write_text(body(inf))
+    rep = report_json(tmp_path)
+    assert any(a["check"] == "nonfinite" for a in rep["alerts"])
+
+
+def test_follow_reads_a_growing_mlflow_file_store_and_pages_its_nan(tmp_path):
+    """An MLflow run's metrics/ is a directory source: open_fd refused it ("not a regular
+    file (a directory)"), so --follow never saw a point, and a NaN was never alerted."""
+    from test_follow import Follow
+
+    run = tmp_path / "mlruns" / "0" / "abc123"
+    (run / "metrics").mkdir(parents=True)
+    (run / "meta.yaml").write_text("run_id: abc123\n")
+    loss, gn = run / "metrics" / "loss", run / "metrics" / "grad_norm"
+    loss.write_text("".join(f"{1700000000000 + i} {3 - i / 100} {i}\n" for i in range(1, 60)))
+    gn.write_text("".join(f"{1700000000000 + i} 0.5 {i}\n" for i in range(1, 60)))
+    f = Follow(tmp_path, "--json")
+    try:
+        assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
+        assert not any("cannot open" in x for x in f.out + f.err), f.out + f.err
+        for i in range(60, 80):  # the run goes on: points appended to the metric files
+            with open(loss, "a") as fh:
+                fh.write(f"{1700000000000 + i} {3 - i / 100} {i}\n")
+            time.sleep(0.02)
+        with open(loss, "a") as fh:
+            fh.write(f"{1700000000000 + 80} nan 80\n")
+        assert f.wait_for(lambda: any('"nonfinite"' in x and '"critical"' in x for x in f.out), timeout=15), \
+            (f.out[-5:], f.err[-5:])
+    finally:
+        f.stop()
+
+
+def test_template_learning_never_raises_on_a_fractional_step():
+    """Found by the fuzz suite's long-input run: a dict whose step key holds 1.56 made the
+    template probe call int(b'4.89') (a ValueError out of feed_chunk)."""
+    from tsm_tui.sources.text_formats import ModdedNanoGPTReader
+
+    line = b"{'s': 1.56, 'grad_norm': nan, 'learning_rate': 4e-05, 'epoch': 0.01}\n"
+    for cls in (KeyValueTextReader, ModdedNanoGPTReader):
+        assert [r.step for r in cls("x").feed_chunk(line * 3)] == [1, 1, 1]
+
+
+# -- the offline audit: every reader x a cross product of shapes (TSM_REGEX_AUDIT=1) ----------
+AUDIT_UNITS = ["1", "a", " ", "-", "a-", "a/", "a.", "1.", "1,", ".1", ":", ":1", "1:", "a:", "a=", "=", "=1",
+               "a=1 ", "a:1 ", "'a':", "{'", "'", "[", "]", "|", "\t", "1/", "/1", "1 ", "a ", "e1", "1e", "step ",
+               "loss ", "s:", "(", "()", "a(", "x1", "_", "%", ",", ", ", "| ", " |", "\r", "\x1b[", "1;", "{", "}",
+               '"', '":', "--", "=a", "\\", "a b ", "1 1 ", "[1]", "[1/", "nan", "Epoch ", "1/1 ", "a: ", "1/1 [",
+               "a - ", " - a: 1", "1%", "it", "Step [", "1][", "1\t", "a\t", '{"a":', "-1", "+", "e", "1e1", "━", "=>"]
+AUDIT_PREFIXES = ["", "step 1 ", "s:5 trl:", "1 train ", "{'loss': ", "Epoch 1/", "iteration 1/ 10 | ", "| ",
+                  "[step=1] ", '{"step": 1, ', "global_step=1 ", "Epoch [1/5], Step [", "Train: 1 [ ", "1/1 [",
+                  "x INFO ", "step\t1\t"]
+AUDIT_ENDS = ["x", "", "=x", "/x", ":x", " [x", ".x", ")", "]", "'", ": ", "/1 [", " - loss: x", " |", "ms", "1e",
+              "(", "{"]
+
+
+@pytest.mark.skipif(not os.environ.get("TSM_REGEX_AUDIT"), reason="offline audit (~10 min): TSM_REGEX_AUDIT=1")
+def test_regex_audit_over_the_cross_product():
+    """Every prefix x unit x end (23,328 lines of 10k characters) through every reader's
+    sniff, feed and feed_chunk; whatever takes over 8 ms is timed again at 4x the length
+    (linear work grows 4x, quadratic 16x) and, when that grew over 7x, at 16x (linear:
+    16x, quadratic: 256x; timer noise on a loaded machine does not reach 64x)."""
+    n = 10_000
+    flagged = []
+    for p in AUDIT_PREFIXES:
+        for u in AUDIT_UNITS:
+            for e in AUDIT_ENDS:
+                line = p + u * (n // len(u)) + e
+                for cls in registry.READERS:
+                    for op, f in _ops(cls, line):
+                        t1 = _timed(f)
+                        if t1 > 0.008:
+                            big = p + u * (4 * n // len(u)) + e
+                            t4 = _timed(dict(_ops(cls, big))[op])
+                            if t4 > 7 * t1:
+                                huge = p + u * (16 * n // len(u)) + e
+                                t16 = _timed(dict(_ops(cls, huge))[op])
+                                if t16 > 64 * t1:
+                                    flagged.append(f"{cls.__name__}.{op} {p!r}+{u!r}*n+{e!r}: "
+                                                   f"{t1:.3f}s, 4x {t4:.3f}s, 16x {t16:.3f}s")
+    assert not flagged, "\n".join(flagged)
+
+
+def test_run_directories_and_mount_points_with_superscript_digits(tmp_path):
+    """The same int('²') in the run grouping's sort key (a run directory 'run1²') and
+    in the mountinfo unescaping ('\\²³⁴', '\\999')."""
+    from tsm_tui.sources.tail.mounts import _unescape
+
+    for name in ("run1²", "run2"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "metrics.jsonl").write_text(GOOD)
+    r = cli(tmp_path, "--report")
+    assert r.returncode in (0, 1), r.stderr
+    assert _unescape("/mnt/a\\040b") == "/mnt/a b"
+    assert _unescape("/mnt/x\\²³⁴y\\999") == "/mnt/x\\²³⁴y\\999"
+
+
+def test_deeply_nested_json_in_a_snapshot_or_a_fairseq_line_is_a_counted_skip():
+    """Found by the fuzz suite's long inputs: json's decoder recurses per level, and a
+    RecursionError escaped trainer_state's read_all (the tailer then re-read the file on
+    every pass) and fairseq's JSON lines."""
+    from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
+
+    r = HFTrainerStateReader("trainer_state.json")
+    assert r.read_all(b"[" * 100_000) == [] and r.skip_reasons == {"JSON nested too deeply": 1}
+    f = FairseqReader("train.log")
+    assert f.feed('| train_inner | {"num_updates": 5, "a": ' + "[" * 100_000 + "}") == []
+    assert f.skip_reasons == {"JSON nested too deeply": 1}

@@ -93,8 +93,9 @@ def test_llmc_generating_blocks():
              "step    3/10 | loss 3.800000 (+0.00z)| norm 1.0000 (+0.00z)| lr 1.00e-03 | 1.0 ms"]
     out = [rec for ln in lines for rec in r.feed(ln)] + r.flush()
     got = [(x.step, x.loss, x.samples) for x in out]
-    assert got == [(1, 4.0, None), (1, None, ["first line\nstep 5: not a step, text"]), (2, 3.9, None),
-                   (2, None, [""]), (2, None, ["never closed"]), (3, 3.8, None)]
+    assert got == [(1, 4.0, None), (1, None, None), (1, None, ["first line\nstep 5: not a step, text"]),
+                   (2, 3.9, None), (2, None, [""]), (2, None, ["never closed"]), (3, 3.8, None)]
+    assert out[1].val_loss == 4.1  # llm.c's "val loss X" line: the last step printed
     assert all(x.has_metrics() for x in out)
 
 

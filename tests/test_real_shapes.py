@@ -413,3 +413,162 @@ def test_steps_count_counts_steps_with_a_loss(tmp_path, capsys):
     assert d["steps"]["count"] == 80 and d["steps"]["records"] == 160
     assert main([str(p), "--report"]) in (0, 1)
     assert "(160 records, 80 steps with a training loss)" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- audit follow-ups
+# two writers: a lag of several lines and one real resume (the duplicate memory used to be
+# cleared when the resume was confirmed: each later line of the lagging writer jumped forward)
+def lagged_writers(path, lag, jitter=False, seed=1):
+    import random
+
+    rnd = random.Random(seed)
+    steps = [(i, 0) for i in range(1, 301)] + [(i, 1) for i in range(201, 501)]  # resume 300 -> 201
+    lines = [json.dumps({"current_steps": i, "total_steps": 500, "loss": round(5 - i / 200 + seg * 0.01, 5),
+                         "learning_rate": 2e-5}) + "\n" for i, seg in steps]
+    out, a, b, n = [], 0, 0, len(lines)
+    while a < n or b < n:  # writer A leads, B follows within ``lag`` lines (fixed, or jittered up to it)
+        ahead = a - b
+        if a < n and (ahead < (rnd.randint(1, lag) if jitter else lag)):
+            out.append(lines[a])
+            a += 1
+        else:
+            out.append(lines[b])
+            b += 1
+    path.write_text("".join(out))
+
+
+@pytest.mark.parametrize("lag,jitter,seed", [(1, False, 0), (3, False, 0), (4, False, 0), (10, False, 0),
+                                             (3, True, 1), (10, True, 2), (30, True, 3), (30, True, 4)])
+def test_two_writers_with_a_lag_report_one_resume(tmp_path, capsys, lag, jitter, seed):
+    lagged_writers(tmp_path / "trainer_log.jsonl", lag, jitter, seed)
+    d = report(tmp_path, capsys)
+    assert d["resumes"] == [{"from": 300, "to": 201}], (lag, d["resumes"][:5])
+    assert d["steps"]["count"] == 500 and d["steps"]["records"] == 600
+    dup = "duplicate record (same step, same values: two writers in one file)"
+    assert used(d)["skip_reasons"] == {dup: 600}
+
+
+def test_a_deterministic_restart_still_repeats_its_steps(tmp_path, capsys):
+    """One writer whose resumed segment repeats the old values exactly: a resume, every
+    repeated step delivered (only a lagging writer's copies are duplicates)."""
+    steps = list(range(1, 301)) + list(range(201, 401))
+    (tmp_path / "m.jsonl").write_text("".join(json.dumps({"step": s, "loss": 5 - s / 200}) + "\n" for s in steps))
+    d = report(tmp_path, capsys)
+    assert d["resumes"] == [{"from": 300, "to": 201}]
+    assert d["steps"]["records"] == 500 and not used(d).get("skip_reasons")
+
+
+def test_records_after_a_resume_are_not_held_live():
+    """A resume's first records waited for 3 in a row below the old maximum, and nothing
+    delivered them live: a job that resumed and logged NaN at once was never paged."""
+    from tsm_tui.analysis import ordering
+    from tsm_tui.core.record import StepRecord
+    from tsm_tui.sources.base import LineReader
+
+    reader = LineReader("m.jsonl")
+    s = Session()
+    s.feed("m.jsonl", [StepRecord(i, loss=4 - i / 1000) for i in range(1, 301)], reader)
+    alerts = s.feed("m.jsonl", [StepRecord(201, loss=float("nan"))], reader)  # non-finite: at once
+    assert {a.check for a in alerts} >= {"resume", "nonfinite"}
+    s2 = Session()
+    s2.feed("m.jsonl", [StepRecord(i, loss=4 - i / 1000) for i in range(1, 301)], reader)
+    assert s2.feed("m.jsonl", [StepRecord(201, loss=3.0)], reader) == []  # held: maybe a stray line
+    assert s2.release_held(idle=60) == []  # not idle long enough
+    s2.orderers["m.jsonl"].pushed_at -= ordering.HOLD_IDLE + 1
+    assert [a.check for a in s2.release_held()] == ["resume"]  # idle: a resume, delivered
+
+
+def test_follow_pages_a_nan_right_after_a_resume(tmp_path):
+    from test_follow import Follow
+
+    log = tmp_path / "metrics.jsonl"
+    log.write_text("".join(json.dumps({"step": i, "loss": 4 - i / 1000}) + "\n" for i in range(1, 301)))
+    f = Follow(tmp_path, "--json")
+    try:
+        assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
+        with open(log, "a") as fh:
+            fh.write('{"step": 201, "loss": 3.5}\n{"step": 202, "loss": NaN}\n')
+        assert f.wait_for(lambda: any('"nonfinite"' in x and '"critical"' in x for x in f.out), timeout=15), \
+            f.out[-5:]
+    finally:
+        f.stop()
+
+
+# rank files: train.log.0 .. train.log.3 (or .1 .. .4) are not rotation
+def nano(a, b, r=0):
+    return "".join(f"iter {i}: loss {3 - i / 1000 + r * 0.01:.4f}, time 12.3ms, mfu 40.00%\n" for i in range(a, b))
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_per_rank_files_are_not_rotated_segments(tmp_path, capsys, first):
+    for r in range(first, first + 4):
+        (tmp_path / f"train.log.{r}").write_text(nano(1, 201, r))
+    d = report(tmp_path, capsys)
+    assert d["resumes"] == []
+    assert len(d["files"]) == 4 and not any(f.get("segments") for f in d["files"])
+    assert all(f["records"] == 200 for f in d["files"])
+    assert (d["steps"]["first"], d["steps"]["last"]) == (1, 200)
+
+
+def test_numbered_plain_segments_in_step_order_are_rotation(tmp_path, capsys):
+    (tmp_path / "train.log.2").write_text(nano(1, 101))
+    (tmp_path / "train.log.1").write_text(nano(101, 201))
+    (tmp_path / "train.log").write_text(nano(201, 251))
+    d = report(tmp_path, capsys)
+    (f,) = d["files"]
+    assert [os.path.basename(s) for s in f["segments"]] == ["train.log.2", "train.log.1"]
+    assert f["records"] == 250 and d["resumes"] == []
+
+
+@pytest.mark.parametrize("kind", ["truncated", "not gzip", "trailing garbage"])
+def test_a_bad_gz_segment_costs_that_segment_only(tmp_path, capsys, kind):
+    """A truncated .gz ended the report ("internal error: EOFError"); one that is not gzip,
+    or has garbage after its data, lost the whole series, the live file included."""
+    good = gzip.compress(nano(1, 100).encode())
+    data = {"truncated": good[: len(good) // 2], "not gzip": nano(1, 100).encode(),
+            "trailing garbage": good + b"\0junk" * 8}[kind]
+    (tmp_path / "train.log.2.gz").write_bytes(data)
+    (tmp_path / "train.log.1").write_text(nano(100, 200))
+    (tmp_path / "train.log").write_text(nano(200, 300))
+    d = report(tmp_path, capsys)
+    f = used(d)
+    assert d["steps"]["last"] == 299 and f["records"] >= 200
+    if kind == "trailing garbage":
+        assert f["records"] == 299  # the data before the garbage is read
+    (why,) = f["skip_reasons"]
+    assert why.startswith("rotated segment train.log.2.gz: ") and f["skip_reasons"][why] == 1
+
+
+def test_a_bad_gz_segment_while_tailing(tmp_path, tail):
+    (tmp_path / "train.log.2.gz").write_bytes(gzip.compress(nano(1, 100).encode())[:40])
+    (tmp_path / "train.log.1").write_text(nano(100, 200))
+    (tmp_path / "train.log").write_text(nano(200, 300))
+    c = tail(tmp_path)
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [299])
+    append(tmp_path / "train.log", nano(300, 310))
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [309])
+    assert c.t.error is None
+
+
+# a preamble longer than the deep search
+def test_a_preamble_past_the_deep_search_still_finds_the_metrics(tmp_path, capsys):
+    p = tmp_path / "train.log"
+    p.write_text(shell_trace(9 << 20) + megatron_lines(1, 301, 300))
+    d = report(tmp_path, capsys)
+    assert used(d)["format"] == "megatron" and used(d)["records"] == 300
+    q = tmp_path / "notes" / "notes.txt"
+    q.parent.mkdir()
+    q.write_text(shell_trace(9 << 20))
+    assert main([str(q), "--report"]) == 2
+    err = capsys.readouterr().err
+    assert "no training metrics recognised in the first" in err and "MiB" in err and "stops there" in err, err
+
+
+def test_a_preamble_past_the_deep_search_while_tailing(tmp_path, tail):
+    p = tmp_path / "train.log"
+    append(p, shell_trace(9 << 20), "w")
+    c = tail(tmp_path)
+    c.settle(0.6)
+    assert c.records == []
+    append(p, megatron_lines(1, 31, 300))
+    assert c.wait_for(lambda: c.all_steps() == list(range(1, 31)), timeout=20)

@@ -558,3 +558,42 @@ def test_replay_feed_is_bounded_when_the_consumer_is_behind_and_says_when_it_end
         assert f.finished
     finally:
         f.stop()
+
+
+# -- audit follow-ups -------------------------------------------------------------------------
+def test_an_mlflow_file_store_run_is_followed(tmp_path, tail):
+    """metrics/ is a directory source: the tailer's open refused it ("not a regular file
+    (a directory)") and the run was never followed."""
+    run = tmp_path / "mlruns" / "0" / "abc123"
+    (run / "metrics").mkdir(parents=True)
+    (run / "meta.yaml").write_text("run_id: abc123\n")
+    loss = run / "metrics" / "loss"
+    append(loss, "".join(f"{1700000000000 + i} {3 - i / 100} {i}\n" for i in range(1, 11)), "w")
+    c = tail(tmp_path)
+    assert c.wait_for(lambda: c.all_steps() == list(range(1, 11))), c.events
+    for i in range(11, 31):  # the run goes on
+        append(loss, f"{1700000000000 + i} {3 - i / 100} {i}\n")
+        time.sleep(0.01)
+    append(run / "metrics" / "grad_norm", "1700000000031 nan 31\n")  # a new metric file
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [31]), (c.all_steps()[-5:], c.events)
+    assert c.all_steps() == list(range(1, 32))
+    assert c.records[-1].grad_norm != c.records[-1].grad_norm  # the NaN
+    assert not any("cannot open" in e for e in c.events), c.events
+
+
+def test_the_newest_tensorboard_step_is_delivered_when_the_file_goes_quiet(tmp_path, tail):
+    """TensorBoard's reader holds the newest step until the next step's first event: live,
+    a final NaN was never seen. After IDLE_FLUSH seconds without bytes it is delivered."""
+    from livefiles import append, tb_event
+
+    p = tmp_path / "events.out.tfevents.1700000000.host.1.0"
+    append(p, tb_event(0, file_version="brain.Event:2") + b"".join(
+        tb_event(i, "train/loss", 4 - i / 1000) for i in range(1, 100)), "w")
+    c = tail(tmp_path)
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [99])  # (99 comes once the file is quiet)
+    append(p, tb_event(100, "train/loss", float("nan")))
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [100], timeout=5)
+    assert c.records[-1].loss != c.records[-1].loss
+    append(p, tb_event(101, "train/loss", 1.0) + tb_event(101, "train/grad_norm", 0.5))
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [101], timeout=5)
+    assert c.all_steps() == list(range(1, 102))

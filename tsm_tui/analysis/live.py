@@ -423,6 +423,9 @@ class LiveLoop:
             for a in run.feed(b):
                 self._emit(run, a, b.backlog, up)
         for run in self.runs.values():
+            for a in run.session.release_held():  # a resume's first records never wait for more
+                self._emit(run, a, False, up)
+                run.dirty = True
             self._primary_changed(run, up)
         up.events = self.feed.drain_events()
         up.event_runs = [self._event_run(e) for e in up.events]

@@ -34,6 +34,13 @@ def _size(a: Alert) -> tuple:
     return (-_SEV_RANK[a.severity], r if r == r else 0.0)
 
 
+def _view(d, a: Alert) -> Alert:
+    try:
+        return d.view(a)
+    except Exception:  # noqa: BLE001 - an alert reads as it was said
+        return a
+
+
 def _alert_step(a: Alert) -> int:
     return a.step if a.step is not None else -1
 
@@ -44,6 +51,11 @@ class Monitor:
         self.settings = settings or Settings()
         self.state = RunState(info or RunInfo())
         self.detectors = [cls(self.settings, self.state) for cls in (detectors or DETECTORS)]
+        #: the detectors still running: one that raised (a value its arithmetic cannot
+        #: take) is left out from then on and its check reads SKIP with the reason
+        #: (``failed``), never the end of the report or of the live loop
+        self._active = list(self.detectors)
+        self.failed: dict[str, str] = {}
         self.alerts: deque[Alert] = deque(maxlen=MAX_ALERTS)
         self.dropped_alerts = 0
         self.folded: dict[str, int] = {}
@@ -79,11 +91,20 @@ class Monitor:
                 st.last_lr = lr
                 if st.peak_lr is None or lr > st.peak_lr:
                     st.peak_lr, st.peak_lr_step = lr, rec.step
-        for d in self.detectors:
-            found = d.update(rec)
+        for d in self._active:
+            try:
+                found = d.update(rec)
+            except Exception as e:  # noqa: BLE001 - contained: that check is SKIP, the others go on
+                self._fail(d, e)
+                continue
             if found:
                 new.extend(found)
         return self._store(new) if new else new
+
+    def _fail(self, d, e: Exception) -> None:
+        if d.id not in self.failed:
+            self.failed[d.id] = f"{type(e).__name__}: {e}"[:200]
+        self._active = [x for x in self._active if x is not d]
 
     def feed_frame(self, fr: Frame) -> list[Alert]:
         """Rows of one shape in, as columns; the same alerts, checks and state as
@@ -115,8 +136,12 @@ class Monitor:
             self._loss_top = t if self._loss_top is None else max(t, self._loss_top)
         new: list[Alert] = []
         try:
-            for d in self.detectors:
-                found = d.update_frame(fr)
+            for d in self._active:
+                try:
+                    found = d.update_frame(fr)
+                except Exception as e:  # noqa: BLE001 - contained (see feed)
+                    self._fail(d, e)
+                    continue
                 if found:
                     new += found
             fs.sync(fr.n - 1)
@@ -132,9 +157,12 @@ class Monitor:
         """A record from an auxiliary source (a ``samples.jsonl`` beside the training
         log): only the detectors that read generations see it; the step counters do not."""
         new: list[Alert] = []
-        for d in self.detectors:
+        for d in self._active:
             if d.reads_samples:
-                new += d.update(rec)
+                try:
+                    new += d.update(rec)
+                except Exception as e:  # noqa: BLE001 - contained (see feed)
+                    self._fail(d, e)
         return self._store(new)
 
     def _resume(self, step: int) -> Alert:
@@ -142,8 +170,11 @@ class Monitor:
         prev = st.last_step
         st.resumes.append((prev, step))
         st.last_step = step
-        for d in self.detectors:
-            d.on_resume(step)
+        for d in self._active:
+            try:
+                d.on_resume(step)
+            except Exception as e:  # noqa: BLE001 - contained (see feed)
+                self._fail(d, e)
         return Alert("resume", Severity.INFO, step,
                      f"Run resumed at step {step} after reaching step {prev}: steps {step + 1}-{prev} are "
                      f"superseded by the new segment.", value=float(prev), baseline=None, actions=[],
@@ -194,13 +225,26 @@ class Monitor:
             return []
         self.finalized = True
         new: list[Alert] = []
-        for d in self.detectors:
-            new += d.finalize()
+        for d in self._active:
+            try:
+                new += d.finalize()
+            except Exception as e:  # noqa: BLE001 - contained (see feed)
+                self._fail(d, e)
         return self._store(new)
 
     # ------------------------------------------------------------------ views
     def checks(self) -> list[CheckResult]:
-        return [d.result() for d in self.detectors]
+        return [self._result(d) for d in self.detectors]
+
+    def _result(self, d) -> CheckResult:
+        if d.id not in self.failed:
+            try:
+                return d.result()
+            except Exception as e:  # noqa: BLE001 - contained (see feed)
+                self._fail(d, e)
+        return CheckResult(d.id, d.title, Status.SKIP,
+                           f"not checked: the check failed on this run's values ({self.failed[d.id]}); "
+                           "the other checks are unaffected")
 
     def counts(self, checks: list[CheckResult] | None = None) -> tuple[int, int]:
         checks = checks if checks is not None else self.checks()
@@ -209,19 +253,22 @@ class Monitor:
     def view_alerts(self) -> list[Alert]:
         """The stored alerts as they read now (``Detector.view``: e.g. a recovered
         spike's conditional rollback left out); the stored alerts are never changed."""
-        by = {d.id: d for d in self.detectors}
-        return [by[a.check].view(a) if a.check in by else a for a in self.alerts]
+        by = {d.id: d for d in self._active}
+        return [_view(by[a.check], a) if a.check in by else a for a in self.alerts]
 
     def revisions(self) -> list[Alert]:
         """The stored alerts whose view changed since the last call, as they read
         now (a recovered spike's onset alert without its conditional rollback)."""
         keys: set[str] = set()
-        for d in self.detectors:
-            keys.update(d.revised())
+        for d in self._active:
+            try:
+                keys.update(d.revised())
+            except Exception as e:  # noqa: BLE001 - contained (see feed)
+                self._fail(d, e)
         if not keys:
             return []
-        by = {d.id: d for d in self.detectors}
-        return [by[a.check].view(a) for a in self.alerts if a.key in keys and a.check in by]
+        by = {d.id: d for d in self._active}
+        return [_view(by[a.check], a) for a in self.alerts if a.key in keys and a.check in by]
 
     def actions(self, checks: list[CheckResult] | None = None, limit: int = 12) -> list[str]:
         """De-duplicated actions of the checks that are not passing, most urgent first."""

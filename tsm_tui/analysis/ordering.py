@@ -13,6 +13,20 @@ every flush. Per source, before its Monitor:
   means the held ones were stray lines of a lagging writer: dropped and counted
   (``STRAY``). At the end of the input (``flush``) held records are a resume.
 
+A confirmed resume starts a new segment, but the lagging writer is still printing
+the end of the old one: the old segment's memory is kept (tagged as the previous
+segment) with the lagging writer's position (the step of the last duplicate). A
+record identical to the previous segment's record of its step, past that position,
+is that writer's copy (a duplicate), not a jump forward in the new segment (two
+writers and one real resume used to give a phantom resume per lag; a deterministic
+restart's records, which repeat the old values at the new segment's front, are
+never past that position). The previous segment is forgotten once the new one
+passes its maximum or after ``2 * RECENT`` records.
+
+Live, a record is never held for long: a non-finite one confirms the resume at
+once (a job that resumes and dies at once is paged), and ``release`` lets the live
+loop deliver what waited ``HOLD_IDLE`` seconds with no new record of its source.
+
 Frames (the replay's columnar path) whose steps never go back pass straight
 through, with their adjacent duplicates removed in one numpy pass; a frame that
 goes back is taken row by row. Either way the records delivered are the same, so
@@ -22,6 +36,8 @@ step for the last ``RECENT`` steps and at most ``CONFIRM`` held records.
 
 from __future__ import annotations
 
+import math
+import time
 from collections import OrderedDict
 
 import numpy as np
@@ -35,6 +51,9 @@ CONFIRM = 3  # records staying below the old maximum that make a resume (ours)
 # resume that goes back further is a resume even when the repeated steps print the
 # same values (a deterministic restart), ours
 RECENT = 64
+#: live: seconds a held record waits with no new record of its source before it is
+#: delivered as a resume (ours: well above a burst's spread, well below a page's urgency)
+HOLD_IDLE = 2.0
 DUP = "duplicate record (same step, same values: two writers in one file)"
 STRAY = "stray record of a lagging writer (step back, then forward again)"
 
@@ -50,6 +69,26 @@ def _same(a: tuple, b: tuple) -> bool:
     return a == b or (len(a) == len(b) and all(x == y or (x != x and y != y) for x, y in zip(a, b)))
 
 
+def _nonfinite(r: StepRecord) -> bool:
+    for v in (r.loss, r.grad_norm, r.val_loss, r.lr):
+        if v is not None and not math.isfinite(v):
+            return True
+    return False
+
+
+def _lookup(recent: OrderedDict, tail: Frame | None, older: OrderedDict, step: int) -> tuple | None:
+    """The last delivered record of ``step`` in one segment's memory."""
+    got = recent.get(step)
+    if got is not None:
+        return got
+    if tail is not None:
+        lo = max(0, tail.n - RECENT)
+        hits = np.flatnonzero(tail.step[lo:] == step)
+        if hits.size:
+            return _sig(tail.record(lo + int(hits[-1])))
+    return older.get(step)
+
+
 class Orderer:
     def __init__(self) -> None:
         self.max_step: int | None = None
@@ -58,6 +97,16 @@ class Orderer:
         self.older: OrderedDict[int, tuple] = OrderedDict()  # ``recent`` as it was before that frame
         self.held: list[StepRecord] = []
         self.counts: dict[str, int] = {}
+        self._seen = 0  # records with metrics pushed
+        self._dup_step: int | None = None  # the lagging writer's position: the last duplicate's step
+        self._dup_at = -1  # ``_seen`` then
+        # the previous segment (after a confirmed resume): its memory, its maximum, the
+        # lagging writer's position in it and when the segment ended
+        self._prev: tuple | None = None
+        self._prev_max = 0
+        self._prev_cursor = 0
+        self._prev_until = 0
+        self.pushed_at = 0.0  # monotonic time of the last push (``release``)
 
     def _count(self, why: str, n: int = 1) -> None:
         self.counts[why] = self.counts.get(why, 0) + n
@@ -71,26 +120,20 @@ class Orderer:
 
     def _last_sig(self, step: int) -> tuple | None:
         """The last delivered record of ``step`` (among the recent ones)."""
-        got = self.recent.get(step)
-        if got is not None:
-            return got
-        fr = self.tail
-        if fr is not None:
-            lo = max(0, fr.n - RECENT)
-            hits = np.flatnonzero(fr.step[lo:] == step)
-            if hits.size:
-                return _sig(fr.record(lo + int(hits[-1])))
-        return self.older.get(step)
+        return _lookup(self.recent, self.tail, self.older, step)
 
     def _deliver(self, r: StepRecord, out: list) -> None:
         out.append(r)
         self._remember(r.step, _sig(r))
         if self.max_step is None or r.step > self.max_step:
             self.max_step = r.step
+            if self._prev is not None and r.step > self._prev_max:
+                self._prev = None  # the new segment is past the old one: nothing of it can lag behind
 
     def push(self, items) -> list:
         """Records and Frames in, the records and Frames to feed out."""
         out: list = []
+        self.pushed_at = time.monotonic()
         for it in items:
             if type(it) is Frame:
                 self._frame(it, out)
@@ -98,15 +141,39 @@ class Orderer:
                 self._record(it, out)
         return out
 
+    def _dup(self, step: int) -> None:
+        self._count(DUP)
+        self._dup_step, self._dup_at = step, self._seen
+
+    def _lagging_copy(self, r: StepRecord, sig: tuple) -> bool:
+        """``r`` is the lagging writer's copy of a record of the previous segment."""
+        prev = self._prev
+        if prev is None:
+            return False
+        if self._seen > self._prev_until:
+            self._prev = None
+            return False
+        if r.step <= self._prev_cursor:
+            return False
+        got = _lookup(*prev, r.step)
+        if got is None or not _same(got, sig):
+            return False
+        self._prev_cursor = r.step
+        return True
+
     def _record(self, r: StepRecord, out: list) -> None:
         if not r.has_metrics() or r.overflow:
             # (DeepSpeed OVERFLOW! lines carry the last step and repeat alike: each is an event)
             out.append(r)
             return
+        self._seen += 1
         sig = _sig(r)
         prev = self._last_sig(r.step)
         if prev is not None and _same(prev, sig):
-            self._count(DUP)
+            self._dup(r.step)
+            return
+        if self._lagging_copy(r, sig):
+            self._dup(r.step)
             return
         if self.max_step is None or r.step >= self.max_step:
             if self.held:
@@ -115,23 +182,45 @@ class Orderer:
             self._deliver(r, out)
             return
         if any(h.step == r.step and _same(_sig(h), sig) for h in self.held):
-            self._count(DUP)  # the other writer's copy of a held record
+            self._dup(r.step)  # the other writer's copy of a held record
             return
         self.held.append(r)
-        if len(self.held) >= CONFIRM:
-            self._confirm(out)
+        if len(self.held) >= CONFIRM or _nonfinite(r):
+            self._confirm(out)  # (a NaN never waits: a job that resumed and died at once)
 
     def _confirm(self, out: list) -> None:
         held, self.held = self.held, []
-        self.max_step = None  # a new segment: its own maximum from here
-        self.recent.clear()
-        self.older.clear()
+        # a new segment: its own maximum and memory from here; the old one's memory is
+        # kept as the previous segment while the lagging writer may still print it
+        if self._dup_at >= 0 and self._seen - self._dup_at <= RECENT and self.max_step is not None:
+            self._prev = (self.recent, self.tail, self.older)
+            self._prev_max = self.max_step
+            self._prev_cursor = self._dup_step if self._dup_step is not None else self.max_step
+            self._prev_until = self._seen + 2 * RECENT
+        else:
+            self._prev = None  # one writer (no recent duplicate): nothing lags behind
+        self.max_step = None
+        self.recent = OrderedDict()
+        self.older = OrderedDict()
         self.tail = None
+        self._dup_step, self._dup_at = None, -1
         for r in held:
             self._deliver(r, out)
 
+    def release(self, idle: float = HOLD_IDLE, now: float | None = None) -> list:
+        """Live: records held with no new record of their source for ``idle`` seconds
+        are delivered (a resume; see the module docstring)."""
+        if not self.held:
+            return []
+        now = time.monotonic() if now is None else now
+        if now - self.pushed_at < idle:
+            return []
+        out: list = []
+        self._confirm(out)
+        return out
+
     def _frame(self, fr: Frame, out: list) -> None:
-        if self.held or fr.n == 0 or first_resume(fr.step, self.max_step) >= 0:
+        if self.held or fr.n == 0 or self._prev is not None or first_resume(fr.step, self.max_step) >= 0:
             for i in range(fr.n):
                 self._record(fr.record(i), out)
             return
@@ -152,8 +241,11 @@ class Orderer:
         prev = self._last_sig(int(step[0]))
         if prev is not None and _same(prev, _sig(fr.record(0))):
             same[0] = True
+        self._seen += fr.n
         if same.any():
             self._count(DUP, int(same.sum()))
+            last = int(np.flatnonzero(same)[-1])
+            self._dup_step, self._dup_at = int(step[last]), self._seen - (fr.n - 1 - last)
             keep = np.flatnonzero(~same)
             if keep.size == 0:
                 return

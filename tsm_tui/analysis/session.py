@@ -15,7 +15,7 @@ from collections import deque
 
 from tsm_tui.core.frame import Frame, expand
 from tsm_tui.analysis.monitor import Monitor
-from tsm_tui.analysis.ordering import Orderer
+from tsm_tui.analysis.ordering import HOLD_IDLE, Orderer
 from tsm_tui.core.record import Alert, StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources.base import LineReader
@@ -147,6 +147,18 @@ class Session:
             recs = order.flush()
             if recs:
                 out += self._feed_mon(src, self.monitors[src], recs, self.readers.get(src), [])
+        return out
+
+    def release_held(self, idle: float = HOLD_IDLE) -> list[Alert]:
+        """Live: records held back as a possible resume that waited ``idle`` seconds
+        with nothing new from their source are a resume (analysis/ordering.py):
+        delivered now, not at an end that a live run never reaches."""
+        out: list[Alert] = []
+        for src, order in self.orderers.items():
+            if order.held:
+                recs = order.release(idle)
+                if recs:
+                    out += self._feed_mon(src, self.monitors[src], recs, self.readers.get(src), [])
         return out
 
     def revisions(self) -> list[Alert]:

@@ -70,3 +70,61 @@ def num(v, sizes: bool = False) -> float | None:
             return None
         return x if math.isfinite(x) else None
     return None
+
+
+# -- what a log or a config says about the run ----------------------------------------------
+#: the largest value a run fact may have (ours: 1e18 steps, parameters or tokens is
+#: beyond any run; past it a value is hostile or a typo, and the arithmetic of the
+#: checks, e.g. a reference LR from the parameter count, would overflow or underflow)
+MAX_FACT = 1e18
+#: counts (int64): the smallest value each may take (warm-up 0 is "no warm-up")
+FACT_COUNTS = {"total_steps": 1, "warmup_steps": 0, "batch_size": 1, "seq_len": 1, "logging_steps": 1,
+               "save_steps": 1}
+#: amounts (float): whether 0 is allowed (clip 0 is "no clipping")
+FACT_AMOUNTS = {"peak_lr": False, "params": False, "batch_tokens": False, "clip": True}
+MAX_FACT_TEXT = 200
+
+
+def _fact_number(v) -> float | int | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, int):
+        return v if -MAX_FACT <= v <= MAX_FACT else None
+    if isinstance(v, float):
+        return v if math.isfinite(v) and abs(v) <= MAX_FACT else None
+    if isinstance(v, (str, bytes)):
+        s = v.strip().replace(",", "").replace("_", "") if isinstance(v, str) else v.strip().decode("ascii", "replace")
+        if not s or len(s) > 40:  # (40 characters: a plain number past 1e18 is out anyway)
+            return None
+        try:
+            return _fact_number(int(s))
+        except ValueError:
+            pass
+        try:
+            return _fact_number(float(s))
+        except ValueError:
+            return None
+    return None
+
+
+def run_fact(key: str, v):
+    """The one bound on what a log or a config says about the run (``RunInfo.set``
+    and every reader's ``run_info`` go through it): counts are int64 within
+    [minimum, 1e18], amounts finite floats within (0, 1e18] (clip: [0, 1e18]), text
+    capped; anything else is None (not a fact). Never raises: a 400-digit
+    ``max_steps`` or ``1e400`` is None, not an OverflowError three modules later."""
+    if key in FACT_COUNTS:
+        x = _fact_number(v)
+        if x is None or x < FACT_COUNTS[key]:
+            return None
+        return int(x)
+    if key in FACT_AMOUNTS:
+        x = _fact_number(v)
+        if x is None or x < 0 or (x == 0 and not FACT_AMOUNTS[key]):
+            return None
+        return float(x)
+    if isinstance(v, str):
+        return v[:MAX_FACT_TEXT]
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return _fact_number(v)
+    return v

@@ -34,15 +34,18 @@ def _kind(mode: int) -> str:
     return "special"
 
 
-def open_fd(path: str) -> int:
-    """A read-only descriptor of the regular file at ``path`` (never blocks)."""
+def open_fd(path: str, allow_dir: bool = False) -> int:
+    """A read-only descriptor of the regular file at ``path`` (never blocks).
+    ``allow_dir``: a directory is accepted too (a directory source, an MLflow
+    run's ``metrics/``: its descriptor identifies it, its files are read with
+    :func:`open_regular`)."""
     fd = os.open(path, _FLAGS)
     try:
         st = os.fstat(fd)
     except OSError:
         os.close(fd)
         raise
-    if not stat.S_ISREG(st.st_mode):
+    if not (stat.S_ISREG(st.st_mode) or (allow_dir and stat.S_ISDIR(st.st_mode))):
         os.close(fd)
         raise NotRegularFile(0, f"{NOT_REGULAR} ({_kind(st.st_mode)})", path)
     return fd

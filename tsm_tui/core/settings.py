@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tsm_tui.core.numbers import run_fact
+
 
 @dataclass
 class Settings:
@@ -129,10 +131,11 @@ class RunInfo:
     origin: dict[str, str] = field(default_factory=dict)
 
     def set(self, name: str, value, origin: str, override: bool = False) -> None:
+        # bounded (core/numbers.run_fact): max_steps -1 / 0 means "not set" (HF, llm.c),
+        # never a planned total; 1e400, a 400-digit count or NaN is no setting
+        value = run_fact(name, value)
         if value is None:
             return
-        if name == "total_steps" and isinstance(value, (int, float)) and value <= 0:
-            return  # max_steps -1 / 0 means "not set" (HF, llm.c): never a planned total
         if getattr(self, name) is None or override:
             setattr(self, name, value)
             self.origin[name] = origin

@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 
 from tsm_tui.core.frame import pack
-from tsm_tui.core.numbers import MAX_INT, int64
+from tsm_tui.core.numbers import MAX_INT, int64, run_fact
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
-from tsm_tui.sources.fields import field_for, to_float
+from tsm_tui.sources.fields import field_for, overflowed, to_float
 
 METRICS = frozenset({"loss", "val_loss", "grad_norm", "lr", "loss_scale"})
 MAX_LINE = 1 << 20  # 1 MiB: longer lines are counted as skipped, never parsed
@@ -46,6 +46,29 @@ def _add_samples(v, samples: list[str] | None) -> list[str] | None:
     return samples
 
 
+class RunFacts(dict):
+    """A reader's ``run_info``: every value is bounded on the way in
+    (``core.numbers.run_fact``: counts int64 in range, amounts finite and > 0);
+    a value that is none is not kept, so a later good value still gets in."""
+
+    def __setitem__(self, key, value) -> None:
+        value = run_fact(key, value)
+        if value is not None:
+            super().__setitem__(key, value)
+
+    def setdefault(self, key, value=None):
+        if key in self:
+            return self[key]
+        value = run_fact(key, value)
+        if value is not None:
+            super().__setitem__(key, value)
+        return value
+
+    def update(self, *args, **kw) -> None:
+        for k, v in dict(*args, **kw).items():
+            self[k] = v
+
+
 class LineReader:
     """Text formats read line by line (JSONL, CSV, console logs)."""
 
@@ -64,7 +87,7 @@ class LineReader:
         self.records = 0
         self.skipped = 0
         self.skip_reasons: dict[str, int] = {}
-        self.run_info: dict[str, object] = {}
+        self.run_info: dict[str, object] = RunFacts()
         self._fields: dict[str, str | None] = {}
         self._last_step = 0
         #: records whose step was inferred by counting (the log names none)
@@ -114,6 +137,11 @@ class LineReader:
         """End of input (or of a file that was replaced): emit anything pending."""
         return []
 
+    def idle(self) -> list[StepRecord]:
+        """Live, no new bytes for ``IDLE_FLUSH`` seconds: emit what waits for more input
+        that may never come (TensorBoard's newest step); the reader goes on after."""
+        return []
+
     def skip(self, reason: str) -> None:
         self.skipped += 1
         self.skip_reasons[reason] = self.skip_reasons.get(reason, 0) + 1
@@ -146,10 +174,19 @@ class LineReader:
                 try:
                     x = float(v)
                 except OverflowError:  # a 400-digit integer: no float holds it
-                    self.skip("number out of range")
+                    if f is None:
+                        continue  # an extra (LLaMA-Factory's total_steps): left out, the record kept
+                    self.skip("step out of range" if f == "step" else "number out of range")
                     return None
             else:
                 x = to_float(v)
+                if x is not None and not isfinite(x) and x == x and overflowed(v):
+                    # "1e400", 400 digits in text, CSV or a JSON float: out of range, as a
+                    # JSON integer is (not an Inf: "inf", "Infinity" are spelled so)
+                    if f is None:
+                        continue
+                    self.skip("step out of range" if f == "step" else "number out of range")
+                    return None
             if f is None:
                 if keep_extra and x is not None:
                     if extra is None:

@@ -104,7 +104,8 @@ _OLMO_PARAMS = re.compile(r"Total number of parameters:\s*([\d,]+)")
 
 class OLMoReader(BlockReader):
     name = "olmo"
-    HEADER = re.compile(r"\[step=(\d+)(?:/(\d+))?(?:,[^\]]*)?\]\s*$")
+    # ("[^][]": a run of "[step=1," used to scan to the line's end from each of them)
+    HEADER = re.compile(r"\[step=(\d++)(?:/(\d++))?(?:,[^\][]*+)?\]\s*+$")
     ITEM = re.compile(r"\s++([\w/.\-() ]+?)=(\S+)\s*$")
 
     def _info(self, line: str) -> None:
@@ -125,10 +126,8 @@ class OLMoReader(BlockReader):
                     if p:
                         self.run_info.setdefault("precision", p)
                 else:
-                    key, typ = _OLMO_CFG[k]
-                    x = to_float(v)
-                    if x is not None:
-                        self.run_info.setdefault(key, typ(x))
+                    key, _typ = _OLMO_CFG[k]
+                    self.run_info.setdefault(key, to_float(v))  # (bounded and typed by RunFacts)
             return
         m = _OLMO_PARAMS.search(line)
         if m:
@@ -139,7 +138,7 @@ class OLMoReader(BlockReader):
 
 class ComposerReader(BlockReader):
     name = "composer"
-    HEADER = re.compile(r"\[batch=(\d+)(?:/(\d+))?\]:?\s*$")
+    HEADER = re.compile(r"\[batch=(\d++)(?:/(\d++))?\]:?\s*+$")
     ITEM = re.compile(r"\s++(?:Train |Eval )?([^:]+):\s*(\S+)\s*$")
 
     def feed(self, line: str) -> list[StepRecord]:

@@ -12,7 +12,9 @@ import re
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import LineReader
 
-LINE = re.compile(r"^\s*(\d+) (train|val|hella) ([-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|nan|inf))\s*$")
+# possessive runs: "\d+\.?\d*" let both runs share the digits of "1 train <60k digits>x"
+# (quadratic: a minute for one line, and every file is sniffed with this)
+LINE = re.compile(r"^\s*+(\d++) (train|val|hella) ([-+]?(?:\d++(?:\.\d*+)?(?:[eE][-+]?\d++)?|nan|inf))\s*+$")
 _FIELD = {"train": "loss", "val": "val_loss"}
 
 

@@ -1,7 +1,8 @@
 """CSV with a header: Lightning CSVLogger (sparse rows, sorted header, rewritten
 when a column appears), Keras CSVLogger (CRLF, one row per epoch), and
 similar. A row whose cell count does not match the header is skipped and
-counted. Without a step column, the epoch is the step.
+counted. Without a step column, the epoch is the step. Tab-separated tables
+(``step<TAB>loss``: a header with tabs and no comma) are read the same way.
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ class CsvReader(LineReader):
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:
         lines = [ln.strip("\r") for ln in head if ln.strip()]
-        if len(lines) < 2 or "," not in lines[0]:
+        if len(lines) < 2:
+            return 0.0
+        delim = _delimiter(lines[0])
+        if delim is None:
             return 0.0
         try:
-            header = next(csv.reader([lines[0]]))
+            header = next(csv.reader([lines[0]], delimiter=delim))
         except csv.Error:
             return 0.0
         fields = [field_for(h) for h in header]
@@ -33,7 +37,7 @@ class CsvReader(LineReader):
         if not ("step" in fields or "epoch" in [h.strip().lower() for h in header]):
             return 0.0
         n = len(header)
-        good = sum(1 for ln in lines[1:20] if len(_cells(ln) or ()) == n)
+        good = sum(1 for ln in lines[1:20] if len(_cells(ln, delim) or ()) == n)
         return 0.4 + 0.5 * good / max(1, len(lines[1:20]))
 
     def __init__(self, path: str = "") -> None:
@@ -41,13 +45,16 @@ class CsvReader(LineReader):
         self.header: list[str] | None = None
         self._step_col: int | None = None
         self._epoch_col: int | None = None
+        self._delim = ","
 
     def feed(self, line: str) -> list[StepRecord]:
         line = line.rstrip("\r")
         if not line.strip():
             return []
+        if self.header is None:
+            self._delim = _delimiter(line) or ","
         try:
-            row = next(csv.reader([line]))
+            row = next(csv.reader([line], delimiter=self._delim))
         except csv.Error:
             self.skip("malformed CSV")
             return []
@@ -91,10 +98,19 @@ class CsvReader(LineReader):
         self._epoch_col = low.index("epoch") if "epoch" in low else None
 
 
-def _cells(line: str) -> list[str] | None:
+def _delimiter(header: str) -> str | None:
+    """"," for a CSV header, tab for a tab-separated one, else None."""
+    if "," in header:
+        return ","
+    if "\t" in header:
+        return "\t"
+    return None
+
+
+def _cells(line: str, delim: str = ",") -> list[str] | None:
     """One CSV row's cells; None when it is not one (a lone CR inside a cell ...)."""
     try:
-        return next(csv.reader([line]), [])
+        return next(csv.reader([line], delimiter=delim), [])
     except csv.Error:
         return None
 

@@ -21,8 +21,9 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.fields import to_float
 
-KV_EQ = re.compile(r"([A-Za-z_][\w]*)=([^,\s]+)")
-KV_PIPE = re.compile(r"\|\s*([A-Za-z_][\w]*)\s+([^|\s]+)")
+# keys start at a word's first character (a long word without "=" was scanned from each of its letters)
+KV_EQ = re.compile(r"(?<!\w)([A-Za-z_]\w*+)=([^,\s]++)")
+KV_PIPE = re.compile(r"\|\s*+([A-Za-z_]\w*+)\s++([^|\s]++)")
 # "gradient overflow detected ... loss scale to: X" as one regex ("detected.*?loss scale") is
 # quadratic on a line repeating the first phrase; a search from its first occurrence is not
 _LOSS_SCALE_TO = re.compile(r"loss scale to:?\s*+([\d.eE+-]+)")
@@ -76,6 +77,9 @@ class FairseqReader(LineReader):
                 obj = json.loads(line[i:])
             except ValueError:
                 self.skip("invalid JSON")
+                return []
+            except RecursionError:
+                self.skip("JSON nested too deeply")
                 return []
             items = list(obj.items())
         elif "=" in line:

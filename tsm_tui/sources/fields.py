@@ -75,6 +75,12 @@ def field_for(key: str) -> str | None:
     return None
 
 
+def overflowed(v) -> bool:
+    """``v`` (whose ``to_float`` is infinite) is a finite number written too big for
+    a float ("1e400", 400 digits), not an infinity spelled out ("inf", "Infinity")."""
+    return isinstance(v, str) and "inf" not in v.lower()
+
+
 def to_float(v) -> float | None:
     """A number from a log value: int/float, numeric strings (fairseq), NaN/Inf spellings."""
     if v is None or isinstance(v, bool):

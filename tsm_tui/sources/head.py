@@ -26,6 +26,7 @@ DEEP_BYTES = 8 << 20  # how far into a file nothing-recognised-yet is searched (
 DEEP_WINDOW = 256 << 10
 DEEP_LINES = 400  # candidate lines taken from one window
 DEEP_MAX_LINES = 4000  # candidate lines sniffed in all
+TAIL_BYTES = 256 << 10  # the end of a file whose start the deep search did not get past
 HOLE = "NUL bytes skipped (a hole left by copy-truncate log rotation)"
 BINARY_FRAC = 0.01  # control bytes + invalid UTF-8 allowed in a text head (ours)
 # bytes that never occur in a text log (\t \n \f \r ESC and backspace do)
@@ -145,17 +146,42 @@ def deep_lines(path: str, start: int, stop: int = DEEP_BYTES):
                     continue
                 carry = buf[j + 1:]
                 pos += len(data)
-                buf, _ = strip_nul(buf[: j + 1])
-                starts: set[int] = set()
-                low = buf.lower()
-                for lit in _HINTS:
-                    i = low.find(lit)
-                    while i >= 0 and len(starts) < DEEP_LINES:
-                        starts.add(low.rfind(b"\n", 0, i) + 1)
-                        i = low.find(lit, low.find(b"\n", i) + 1)
-                out = [buf[a: buf.find(b"\n", a)].decode("utf-8", "replace").rstrip("\r")
-                       for a in sorted(starts)[:DEEP_LINES]]
+                out = _hinted(buf[: j + 1])
                 taken += len(out)
                 yield out, pos - len(carry)
     except OSError:
         return
+
+
+def _hinted(buf: bytes) -> list[str]:
+    """The complete lines of ``buf`` (which ends with a newline) that carry a metric word."""
+    buf, _ = strip_nul(buf)
+    starts: set[int] = set()
+    low = buf.lower()
+    for lit in _HINTS:
+        i = low.find(lit)
+        while i >= 0 and len(starts) < DEEP_LINES:
+            starts.add(low.rfind(b"\n", 0, i) + 1)
+            i = low.find(lit, low.find(b"\n", i) + 1)
+    return [buf[a: buf.find(b"\n", a)].decode("utf-8", "replace").rstrip("\r")
+            for a in sorted(starts)[:DEEP_LINES]]
+
+
+def tail_lines(path: str, start: int, nbytes: int = TAIL_BYTES) -> tuple[list[str], int]:
+    """The lines with a metric word in the last ``nbytes`` of ``path`` (not before
+    ``start``), and the file's size: where the deep search stopped short of the end
+    (a preamble longer than DEEP_BYTES), the end of the file is sampled too."""
+    try:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            at = max(start, size - nbytes)
+            if at >= size:
+                return [], size
+            f.seek(at)
+            buf = f.read(size - at)
+    except OSError:
+        return [], 0
+    if at > 0:
+        buf = buf[buf.find(b"\n") + 1:]  # a cut first line
+    buf = buf[: buf.rfind(b"\n") + 1]
+    return (_hinted(buf) if buf else []), size

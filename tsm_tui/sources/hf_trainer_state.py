@@ -52,13 +52,15 @@ class HFTrainerStateReader(SnapshotReader):
             # a save in progress (or a corrupt file): nothing this time
             self.skip("invalid JSON (file being rewritten?)")
             return []
+        except RecursionError:  # ("[[[[...": json's decoder recurses per level)
+            self.skip("JSON nested too deeply")
+            return []
         if not isinstance(state, dict):
             self.skip("not a trainer_state object")
             return []
         for k, key in _INFO.items():
-            v = state.get(k)
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
-                self.run_info[key] = int(v)
+            if k in state:
+                self.run_info[key] = state[k]  # bounded by RunFacts (1e400, 400 digits: left out)
         out: list[StepRecord] = []
         hist = state.get("log_history") or []
         if not isinstance(hist, list):

@@ -30,6 +30,12 @@ except ImportError:  # pragma: no cover - optional
 MIN_RUN = 16  # lines of one key set worth a Frame
 _PLAIN = {int, float, str}
 _INT64_END = float(1 << 63)
+_INF = float("inf")
+
+
+def _parse_float(s: str):
+    x = float(s)
+    return s if x in (_INF, -_INF) else x  # 1e400: its text, a counted "number out of range" in build
 
 
 def _loads(line: str):
@@ -38,7 +44,7 @@ def _loads(line: str):
             return _fast_loads(line)
         except _FastError:
             pass
-    return json.loads(line)
+    return json.loads(line, parse_float=_parse_float)
 
 
 def flatten(d: dict, prefix: str = "", out: dict | None = None) -> dict:
@@ -227,6 +233,8 @@ class JsonlReader(LineReader):
             arr = np.fromiter(vals, np.float64, n * k).reshape(n, k)
         except (KeyError, ValueError, TypeError, OverflowError):
             return None  # a missing key, a string that is not a number, a nested object, not a dict
+        if not np.isfinite(arr).all():
+            return None  # "nan" / "1e400" strings: the per-line path tells an NaN from a number out of range
         steps = arr[:, step_i]
         ints = [i for f, i in fields.items() if f in INT_FIELDS]
         if not np.isfinite(steps).all() or (ints and not np.isfinite(arr[:, ints]).all()):

@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import re
 
+from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.kv_text import NUM
 
-EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
-BAR = re.compile(r"(\d+)/(\d+) (?:\[[=>.]*\]|[━─\u2501\u2578\u257a]+)")
+# linear: a count starts at the first digit of a run ((?<!\d), possessive), and the
+# sniffer's "bar ... - loss: " is a bar followed by a substring test, not ".*" (a line
+# of 40k digits then " - loss: x" took 2.5 s to sniff, every file is sniffed)
+EPOCH = re.compile(r"^\s*+Epoch (\d++)/(\d++)\s*+$")
+BAR = re.compile(r"(?<!\d)(\d++)/(\d++) (?:\[[=>.]*+\]|[━─\u2501\u2578\u257a]++)")
 METRIC = re.compile(rf" - (\w+): ({NUM})(?![\w.])")
-SNIFF = re.compile(r"^\s*Epoch \d+/\d+\s*$|\d+/\d+ (?:\[[=>.]*\]|━+).* - (?:loss|accuracy): ")
+SNIFF_BAR = re.compile(r"(?<!\d)\d++/\d++ (?:\[[=>.]*+\]|━)")
 
 
 class KerasProgressReader(LineReader):
@@ -33,8 +37,10 @@ class KerasProgressReader(LineReader):
         for ln in head[:2000]:
             if "Epoch" in ln and EPOCH.match(ln):
                 ep += 1
-            elif " - " in ln and SNIFF.search(ln):
-                bar += 1
+            elif " - " in ln and (" - loss: " in ln or " - accuracy: " in ln):
+                b = SNIFF_BAR.search(ln)
+                if b is not None and (ln.find(" - loss: ", b.end()) >= 0 or ln.find(" - accuracy: ", b.end()) >= 0):
+                    bar += 1
             if ep >= 3 and bar >= 3:
                 break
         if not (ep and bar):
@@ -51,10 +57,12 @@ class KerasProgressReader(LineReader):
             line = strip_ansi(line)
         m = EPOCH.match(line)
         if m:
-            self._epoch = int(m.group(1))
-            total = int(m.group(2))
-            if total > 0:
-                self.run_info.setdefault("total_steps", total)
+            epoch = int64(m.group(1))
+            if epoch is None:
+                self.skip("step out of range")
+                return []
+            self._epoch = epoch
+            self.run_info.setdefault("total_steps", m.group(2))  # (bounded where run facts are kept)
             return []
         if self._epoch is None or " - " not in line:
             self.other_lines += 1

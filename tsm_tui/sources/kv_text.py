@@ -22,9 +22,10 @@ import numpy as np
 from tsm_tui.core.frame import INT_FIELDS, Frame
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
-from tsm_tui.core.numbers import int64
+from tsm_tui.core.numbers import MAX_INT, int64
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.fields import normalise
+from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
 
 # Every regex here must stay linear in the line's length (issue 20: "s:5 trl:" + 16k
 # digits took 16 s when the integer part's [\d,]* and a following \d* shared the
@@ -36,7 +37,10 @@ NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|N
 # back never yields a match; it only cost backtracking (36% of PAIR's time)
 WORD = r"[A-Za-z_][\w./\-]*+(?:\([\w/%]+\))?"
 # key: up to five words ("number of skipped iterations", "elapsed time per iteration (ms)")
-PAIR = re.compile(rf"(?<![\w.])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w.])")
+# a key starts at a letter that no word character, '.', '/' or '-' precedes: a key
+# never starts inside another (each start position of "a-a-a-...=x" used to run
+# to the line's end: quadratic, a 1 MiB line of them took minutes)
+PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w.])")
 # a dict repr: 'key': value
 # (transformers >= 5 prints the values as strings: {'loss': '5.381', ...})
 DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
@@ -55,7 +59,24 @@ _SPACED_HINT = re.compile(r"(?:loss|lr|rate|norm)\s+[-+.\dni]")
 NAMED_STEP_KEYS = frozenset({"step", "steps", "global_step", "_step", "iteration", "iter", "num_updates",
                              "current_steps", "train/step", "train/global_step", "trainer/global_step"})
 _STEP_HINT = re.compile(r"(?i)step|iter|update|batch")
-STEP = re.compile(r"(?<![\w/])(?:iteration|iter|step|it|s)(?:\s*+[:=]\s*+|(?=[^\S ]*+ )\s++)(\d+)(?:\s*/\s*(\d+))?(?![\d.])", re.I)
+# (a step with thousands separators, "step 1,001", is 1001, not 1)
+STEP = re.compile(r"(?<![\w/])(?:iteration|iter|step|it|s)(?:\s*+[:=]\s*+|(?=[^\S ]*+ )\s++)"
+                  r"(\d{1,3}(?:,\d{3})++|\d++)(?:\s*/\s*(\d+))?(?![\d.])", re.I)
+# an epoch and a counter within it (or a global one): "Epoch [1/5], Step [100/600]",
+# "Epoch 3 | Batch 100/5000", mmengine "Epoch(train) [1][100/500]", timm
+# "Train: 1 [ 100/500 ( 20%)]". Whether the counter starts again at each epoch is
+# seen at the first change of epoch (``_epoch_step``). Linear: it starts only at the
+# word, every run is possessive, and the counter needs its "/total".
+EPOCH_COUNTER = re.compile(
+    r"(?<![\w/])(?:epoch(?:\(train\))?|train:)\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\]?"
+    r"[\s,|:\-\]]*+(?:(step|iter(?:ation)?|batch|it)\b\s*+[:=]?\s*+)?\[?\s*+(\d++)\s*+/\s*+(\d++)(?![\d.])",
+    re.I)
+# mmengine's iteration-based runs: "Iter(train) [ 100/1000]  lr: ...  loss: ..."
+ITER_COUNTER = re.compile(r"(?<![\w/])iter\((?:train)\)\s*+\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]", re.I)
+_EPOCH_HINT = re.compile(r"(?i)epoch|train:|iter\(")
+# key<TAB>value<TAB>key<TAB>value ... (a name, then a number)
+_TAB_KEY = re.compile(r"[A-Za-z_][\w./\- ]*+")
+_NUM_FULL = re.compile(NUM)
 OVERFLOW = re.compile(
     rf"OVERFLOW!(?:.*?Attempted loss scale:\s*({NUM}),?\s*reducing to\s*({NUM}))?", re.I)
 GRAD_OVERFLOW_STEP = re.compile(r"Grad overflow on iteration:?\s*(\d+)", re.I)
@@ -118,22 +139,40 @@ class KeyValueTextReader(LineReader):
                 rec = self.build(DICT_PAIR.findall(line[i:]))
                 if rec is not None:
                     return [rec]
+        if '{"' in line:
+            rec = self._json_in_line(line)
+            if rec is not None:
+                return [rec]
+        if "\t" in line:
+            rec = self._tabbed(line)
+            if rec is not None:
+                return [rec]
+        if _EPOCH_HINT.search(line):
+            got = self._epoch_line(line)
+            if got is not None:
+                return got
         m = STEP.search(line)
         if m is None:
             rec = self._named_step(line)
             if rec is not None:
                 return [rec]
-            self._info(line)
+            got = self._info(line)
+            if got:
+                return got  # (a flavour's own step-less record: llm.c's "val loss X")
             self.other_lines += 1
             return []
-        step = int64(m.group(1))
+        step = int64(m.group(1).replace(",", ""))
         if step is None:
             self.skip("step out of range")
             return []
-        if m.group(2) and int64(m.group(2)) is not None:
-            self.run_info.setdefault("total_steps", int64(m.group(2)))
+        if m.group(2):
+            self.run_info.setdefault("total_steps", m.group(2))
+        return self._with_step(line, m, step)
+
+    def _with_step(self, line: str, m, step: int, pairs: list | None = None) -> list[StepRecord]:
+        """The record of a line whose step ``m`` matched: its other pairs are the metrics."""
         rest = line[: m.start()] + " " + line[m.end():]
-        pairs = PAIR.findall(rest)
+        pairs = (pairs or []) + PAIR.findall(rest)
         if not rest.isascii() or _SPACED_HINT.search(rest.lower()):
             pairs += SPACED.findall(rest)
         if "ms" in rest:
@@ -146,6 +185,105 @@ class KeyValueTextReader(LineReader):
             rec.loss_missing = True
         return [rec]
 
+    def _epoch_line(self, line: str) -> list[StepRecord] | None:
+        """A line whose step is an epoch and a counter (EPOCH_COUNTER, ITER_COUNTER)."""
+        m = EPOCH_COUNTER.search(line)
+        if m is None:
+            m = ITER_COUNTER.search(line)
+            if m is None:
+                return None
+            step = int64(m.group(1))
+            if step is None:
+                self.skip("step out of range")
+                return []
+            self.run_info.setdefault("total_steps", m.group(2))
+            self._no_template = True
+            return self._with_step(line, m, step)
+        e, n, per = int64(m.group(1)), int64(m.group(4)), int64(m.group(5))
+        if e is None or n is None or per is None or per <= 0:
+            self.skip("step out of range")
+            return []
+        step = self._epoch_step(e, int64(m.group(2)) if m.group(2) else None, n, per)
+        if step is None:
+            self.skip("step out of range")
+            return []
+        word = (m.group(3) or "").lower()
+        if self._ep[3] is None and word and word != "batch" and not m.group(2):
+            # "epoch 0, iteration 5/299" (NeMo): read as "iteration 5/299" always was, until
+            # a new epoch shows whether the counter starts again
+            self.run_info.setdefault("total_steps", per)
+        self._no_template = True  # (the step is no single number of the line: no template)
+        return self._with_step(line, m, step, [("epoch", m.group(1))])
+
+    def _epoch_step(self, e: int, epochs: int | None, n: int, per: int) -> int | None:
+        """The step of counter ``n`` (of ``per``) in epoch ``e``: ``n`` itself while the
+        counter runs on across epochs (a global step), ``(e - first epoch) * per + n``
+        once it is seen to start again at a new epoch (a batch index)."""
+        st = getattr(self, "_ep", None)
+        if st is None:
+            st = self._ep = [e, e, n, None]  # first epoch, last epoch, last counter, mode
+        if e != st[1] and st[3] is None:
+            st[3] = "epoch" if n <= st[2] else "global"
+            if st[3] == "global":
+                self.run_info.setdefault("total_steps", per)
+        st[1], st[2] = e, n
+        if st[3] == "epoch":
+            if epochs:
+                self.run_info.setdefault("total_steps", epochs * per)
+            step = (e - st[0]) * per + n
+            return step if -MAX_INT <= step <= MAX_INT else None
+        return n
+
+    def _json_in_line(self, line: str) -> StepRecord | None:
+        """A JSON object inside a text line (``2024-05-01 INFO metrics: {"step": 5, "loss": 2.3}``):
+        its pairs, the step its own or the line's (STEP before it); none: not a record."""
+        i = line.find('{"')
+        j = line.rfind("}")
+        if j < i:
+            return None
+        try:
+            obj = _json_loads(line[i: j + 1])
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(obj, dict):
+            return None
+        items = list(_flatten(obj).items())
+        if any(normalise(str(k)) in NAMED_STEP_KEYS for k, _ in items):
+            return self._metric_record(items)
+        m = STEP.search(line, 0, i)
+        if m is None:
+            return None
+        step = int64(m.group(1).replace(",", ""))
+        if step is None:
+            self.skip("step out of range")
+            return None
+        return self.build(items, step=step)
+
+    def _tabbed(self, line: str) -> StepRecord | None:
+        """``step<TAB>12<TAB>loss<TAB>2.3``: names and numbers alternating, a step among them."""
+        parts = [p.strip() for p in line.split("\t")]
+        parts = [p for p in parts if p]
+        if len(parts) < 4 or len(parts) % 2:
+            return None
+        keys, vals = parts[0::2], parts[1::2]
+        if not all(_TAB_KEY.fullmatch(k) for k in keys) or not all(_NUM_FULL.fullmatch(v) for v in vals):
+            return None
+        items = list(zip(keys, vals))
+        if not any(normalise(k) in NAMED_STEP_KEYS for k in keys):
+            return None
+        return self._metric_record(items)
+
+    def _metric_record(self, items) -> StepRecord | None:
+        """A record from pairs naming their own step, when it holds a loss, a validation
+        loss or a grad norm (a step and an LR alone is a config echo)."""
+        last = self._last_step
+        rec = self.build(items)
+        if rec is not None and rec.loss is None and rec.val_loss is None and rec.grad_norm is None:
+            self.records -= 1
+            self._last_step = last
+            return None
+        return rec
+
     def _named_step(self, line: str) -> StepRecord | None:
         """Any other line whose step is one of its named numbers (``global_step=5``,
         ``num_updates: 12``, ``train/step=3``; STEP_KEYS in fields.py) next to a metric."""
@@ -154,13 +292,7 @@ class KeyValueTextReader(LineReader):
         pairs = PAIR.findall(line)
         if not any(normalise(k) in NAMED_STEP_KEYS for k, _ in pairs):
             return None
-        last = self._last_step
-        rec = self.build(pairs)
-        if rec is not None and rec.loss is None and rec.val_loss is None and rec.grad_norm is None:
-            self.records -= 1  # a step and an LR alone (a config echo) is not a training line
-            self._last_step = last
-            return None
-        return rec
+        return self._metric_record(pairs)
 
     # -- replay fast path ------------------------------------------------------------
     def _templated(self) -> bool:
@@ -190,7 +322,9 @@ class KeyValueTextReader(LineReader):
             # the other n - 1 lines take a byte each at least: no line is longer than len - n + 1
             if len(found) == n and (len(data) - n + 1 < MAX_LINE
                                     or max(map(len, data.split(b"\n"))) < MAX_LINE):
-                return [self._frame(tpl, found)]
+                fr = self._frame(tpl, found)
+                if fr is not None:
+                    return [fr]
         lines = data.split(b"\n")
         if not last_open:
             lines.pop()
@@ -200,7 +334,7 @@ class KeyValueTextReader(LineReader):
         n = len(lines)
         for i, raw in enumerate(lines):
             m = tpl.regex.fullmatch(raw) if tpl is not None else None
-            if m is None and self._templated() and len(raw) < MAX_LINE and b"\0" not in raw:
+            if m is None and self._templated() and len(raw) <= MAX_TEMPLATE_LINE and b"\0" not in raw:
                 sk = _skeleton(raw)
                 got = self._tpls.get(sk)
                 if got is None:  # first sighting: remember it, read the line as usual
@@ -230,20 +364,26 @@ class KeyValueTextReader(LineReader):
         if not run:
             return []
         if len(run) >= MIN_RUN:
-            return [self._frame(tpl, run)]
+            fr = self._frame(tpl, run)
+            if fr is not None:
+                return [fr]
         out: list = []
         for raw in run_lines:
             out += self.feed(raw.decode("ascii"))
         return out
 
-    def _frame(self, tpl, found: list) -> Frame:
+    def _frame(self, tpl, found: list) -> Frame | None:
+        """The run as a Frame; None when a number is out of range (1e400: the lines
+        go one by one, where it is a counted skip)."""
         n = len(found)
         k = tpl.ncap
         flat = found if k == 1 else list(chain.from_iterable(found))
         try:
             vals = np.array(_orjson_loads(b"[" + b",".join(flat) + b"]"), dtype=np.float64)
-        except (ValueError, TypeError):  # "+1.5", "007": JSON has no such numbers
+        except (ValueError, TypeError):  # "+1.5", "007" (JSON has no such numbers), 1e400
             vals = np.array(list(map(float, flat)), dtype=np.float64)
+            if not np.isfinite(vals).all():
+                return None
         arr = vals.reshape(n, k)
         steps = arr[:, tpl.step_col].astype(np.int64)  # digit runs: exact below 2**53
         cols = {}
@@ -275,7 +415,9 @@ class KeyValueTextReader(LineReader):
         self.records += 1
         return [rec]
 
-    def _info(self, line: str) -> None:
+    def _info(self, line: str) -> list[StepRecord] | None:
+        """What a line without a step says about the run (parameter count, arguments);
+        a flavour may return records of its own for such lines."""
         m = PARAMS.search(line)
         if m:
             try:
@@ -320,6 +462,11 @@ _TOK = re.compile(rb"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?:(?![\w.])|(
 _DIGITS = re.compile(rb"\d+")
 MIN_RUN = 16  # lines of one template worth a Frame
 MAX_TEMPLATES = 256
+# learning a template parses the line once per number in it: only lines a log's
+# metric line could be (the longest real ones: ~600 bytes, ~20 numbers) are learnt;
+# others go line by line (the same records)
+MAX_TEMPLATE_LINE = 4096
+MAX_TEMPLATE_NUMBERS = 64
 _NUMERIC = ("loss", "grad_norm", "lr", "loss_scale", "tokens", "time", "epoch", "val_loss", "skipped", "nan_iters")
 
 
@@ -370,14 +517,18 @@ def learn_template(cls, path: str, line: bytes) -> _Template | None:
             recs = probe.feed(raw.decode("ascii"))
         except UnicodeDecodeError:
             return None, None
+        if getattr(probe, "_no_template", False):
+            return None, None  # a step made of several numbers (epoch and counter)
         return (recs[0] if len(recs) == 1 else None), probe.run_info
 
-    if b"\x1b" in line or b"\r" in line or not line.isascii():
+    if b"\x1b" in line or b"\r" in line or not line.isascii() or len(line) > MAX_TEMPLATE_LINE:
         return None
+    toks = list(_TOK.finditer(line))
+    if len(toks) > MAX_TEMPLATE_NUMBERS:
+        return None  # each number costs a parse of the whole line: "1,1,1,..." would be quadratic
     r0, info0 = parse(line)
     if r0 is None or r0.overflow or r0.loss_missing or r0.samples is not None:
         return None
-    toks = list(_TOK.finditer(line))
     sig0 = _sig(r0)
     pieces: list[bytes] = []
     cols: dict[str, int] = {}
@@ -406,7 +557,7 @@ def learn_template(cls, path: str, line: bytes) -> _Template | None:
                 if changed:
                     f = changed[0]
                     v = getattr(ri, f)
-                    if (f == "step" and v == int(probe_tok)) or (f != "step" and v == want):
+                    if (f == "step" and probe_tok.isdigit() and v == int(probe_tok)) or (f != "step" and v == want):
                         role = f
                 elif ri.extra[xchanged[0]] == want:
                     role = ("extra", xchanged[0])

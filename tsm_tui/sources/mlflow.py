@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import sqlite3
+import stat
+import tempfile
+from contextlib import contextmanager
 from urllib.parse import quote
 
 from tsm_tui.core.numbers import int64
@@ -91,20 +95,93 @@ class MlflowFileStoreReader(SnapshotReader):
                     points.setdefault(step, []).append((key, v))
         return _records(self, points)
 
+MAX_DB_COPY = 256 << 20  # a database + its -wal copied to read them without writing beside them
 
-def _connect_ro(path: str) -> sqlite3.Connection:
+
+def _side(path: str) -> str:
+    """"none", "file" (a regular file with data) or "other" (a FIFO, a device ...)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "none"
+    if not stat.S_ISREG(st.st_mode):
+        return "other"
+    return "file" if st.st_size > 0 else "none"
+
+
+@contextmanager
+def _connect_ro(path: str):
     """A read-only connection that creates nothing beside the database.
 
     ``mode=ro`` alone still creates ``mlflow.db-wal`` / ``-shm`` for a WAL-mode
-    database (SQLite needs them to read one). With no ``-wal`` beside it (no
-    writer active, or a rollback-journal database) the file is opened
-    ``immutable=1``: no locks, no side files. While a writer runs, its ``-wal`` and
-    ``-shm`` exist already: ``mode=ro`` then reads the newest data and adds nothing.
+    database (SQLite needs them to read one). So:
+
+    - no ``-wal`` with data beside it (no writer, a rollback-journal database, or a
+      ``-wal`` that is no regular file, never opened): ``immutable=1``, no locks, no
+      side files;
+    - ``-wal`` and ``-shm`` both there (a writer is running): ``mode=ro`` reads the
+      newest data and adds nothing;
+    - a ``-wal`` without its ``-shm`` (a crashed writer's run dir, copied without it):
+      SQLite would create the ``-shm``. The database and its ``-wal`` are copied into
+      a private temporary directory and read there (up to MAX_DB_COPY; past it the
+      database alone, ``immutable=1``: the last un-checkpointed points are not seen).
     """
+    wal, shm = _side(path + "-wal"), _side(path + "-shm")
     uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
-    if not os.path.exists(path + "-wal"):
-        uri += "&immutable=1"
-    return sqlite3.connect(uri, uri=True)
+    if wal != "file":
+        con = sqlite3.connect(uri + "&immutable=1", uri=True)
+    elif shm == "file":
+        con = sqlite3.connect(uri, uri=True)
+    else:
+        tmp = _private_copy(path)
+        if tmp is None:
+            con = sqlite3.connect(uri + "&immutable=1", uri=True)
+        else:
+            try:
+                con = sqlite3.connect("file:" + quote(os.path.join(tmp, "m.db")) + "?mode=ro", uri=True)
+                try:
+                    yield con
+                finally:
+                    con.close()
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+            return
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def _private_copy(path: str) -> str | None:
+    """The database and its -wal copied into a new temporary directory (None: too big or unreadable)."""
+    try:
+        if os.path.getsize(path) + os.path.getsize(path + "-wal") > MAX_DB_COPY:
+            return None
+    except OSError:
+        return None
+    tmp = tempfile.mkdtemp(prefix="tsm-mlflow-")
+    try:
+        for src, dst in ((path, "m.db"), (path + "-wal", "m.db-wal")):
+            with open_regular(src) as fin, open(os.path.join(tmp, dst), "wb") as fout:
+                shutil.copyfileobj(_Bounded(fin, MAX_DB_COPY), fout, 1 << 20)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return None
+    return tmp
+
+
+class _Bounded:
+    """A file read to at most ``limit`` bytes (a file that grows while copied)."""
+
+    def __init__(self, f, limit: int) -> None:
+        self.f, self.left = f, limit
+
+    def read(self, n: int = -1) -> bytes:
+        if self.left <= 0:
+            return b""
+        data = self.f.read(min(n if n >= 0 else self.left, self.left))
+        self.left -= len(data)
+        return data
 
 
 class MlflowSqliteReader(SnapshotReader):
@@ -122,11 +199,8 @@ class MlflowSqliteReader(SnapshotReader):
         except OSError:
             return 0.0
         try:
-            con = _connect_ro(path)
-            try:
+            with _connect_ro(path) as con:
                 cols = {r[1] for r in con.execute("PRAGMA table_info(metrics)")}
-            finally:
-                con.close()
         except sqlite3.Error:
             return 0.0
         return 0.95 if {"key", "value", "step", "run_uuid"} <= cols else 0.0
@@ -135,16 +209,20 @@ class MlflowSqliteReader(SnapshotReader):
         self.records = 0
         points: dict[int, list[tuple[str, float]]] = {}
         try:
-            con = _connect_ro(path)
+            with _connect_ro(path) as con:
+                self._query(con, points)
         except sqlite3.Error as e:
             self.skip(f"cannot open database: {e}")
             return []
+        return _records(self, points)
+
+    def _query(self, con, points: dict) -> None:
         try:
             cols = {r[1] for r in con.execute("PRAGMA table_info(metrics)")}
             row = con.execute("SELECT run_uuid, COUNT(*) AS n FROM metrics GROUP BY run_uuid "
                               "ORDER BY n DESC LIMIT 1").fetchone()
             if row is None:
-                return []
+                return
             self.run_info["mlflow_run"] = row[0]
             nan = ", is_nan" if "is_nan" in cols else ", 0"
             q = f"SELECT key, value, step{nan} FROM metrics WHERE run_uuid = ? ORDER BY step, timestamp"
@@ -160,6 +238,3 @@ class MlflowSqliteReader(SnapshotReader):
                 points.setdefault(s, []).append((key, v))
         except sqlite3.Error as e:
             self.skip(f"database error: {e}")
-        finally:
-            con.close()
-        return _records(self, points)

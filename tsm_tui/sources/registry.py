@@ -6,8 +6,10 @@ checkpoints and configs are passed over with a stated reason.
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
+import zlib
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -21,7 +23,7 @@ from tsm_tui.sources.build_nanogpt import BuildNanoGPTReader
 from tsm_tui.sources.csv_reader import CsvReader
 from tsm_tui.sources.fairseq import FairseqReader
 from tsm_tui.sources.hf_stdout import HFStdoutReader
-from tsm_tui.sources.head import DEEP_BYTES, HOLE, deep_lines, sample_head, skip_hole, strip_nul
+from tsm_tui.sources.head import DEEP_BYTES, HOLE, TAIL_BYTES, deep_lines, sample_head, skip_hole, strip_nul, tail_lines
 from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.keras_stdout import KerasProgressReader
@@ -110,12 +112,53 @@ def _is_log_name(name: str) -> bool:
 
 def group_sources(paths: list[str]) -> list[list[str]]:
     """Candidate paths as logical sources: rotated segments of one log together,
-    oldest first, the live file last (sources/segments.py)."""
-    return _segments.group(paths, _is_log_name)
+    oldest first, the live file last (sources/segments.py; per-rank ``x.log.N``
+    files are told from rotation by their steps)."""
+    return _segments.group(paths, _is_log_name, step_span)
+
+
+SPAN_BYTES = 64 << 10  # bytes read at each end of a file to find its first and last step
+
+
+def step_span(path: str) -> tuple[int, int] | None:
+    """(first step, last step) of a text log from its first and last 64 KiB, or
+    None when they cannot be told (not a line format, no step named, unreadable)."""
+    try:
+        reader, _ = open_reader(path)
+        if reader is None or reader.kind != "lines":
+            return None
+        with open_regular(path) as f:
+            head = f.read(SPAN_BYTES)
+            size = os.fstat(f.fileno()).st_size
+            f.seek(max(0, size - SPAN_BYTES))
+            tail = f.read(SPAN_BYTES)
+    except Exception:  # noqa: BLE001 - no span: the caller falls back on the files' times
+        return None
+    steps = []
+    for data, cut in ((head, False), (tail, size > SPAN_BYTES)):
+        if cut:
+            data = data[data.find(b"\n") + 1:]
+        data = data[: data.rfind(b"\n") + 1]
+        r = type(reader)(path)
+        try:
+            recs = [x for x in expand(r.feed_chunk(strip_nul(data)[0])) if x.has_metrics()]
+        except Exception:  # noqa: BLE001
+            return None
+        if not recs or r.inferred_steps:
+            return None  # (a step counted, not read, tells nothing)
+        steps.append(recs[0].step if not steps else recs[-1].step)
+    return steps[0], steps[1]
+
+
+_ASCII_DIGITS = re.compile(r"([0-9]+)")
 
 
 def _natural(name: str) -> list:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+    """Sort key: ``step_20`` before ``step_100``. Only ASCII digit runs are numbers
+    (``"²".isdigit()`` is True but ``int("²")`` raises: a file named so in samples/
+    used to end the report and kill the tailer). Keys of any two names compare:
+    text and numbers alternate from a text part."""
+    return [int(t) if i % 2 else t for i, t in enumerate(_ASCII_DIGITS.split(name))]
 
 
 def candidate_files(root: str) -> list[str]:
@@ -243,6 +286,16 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileI
     if not sniffed and h.more and (head is not None and len(head) > 1 or deep_from):
         # the metrics may start late (pip output, an argument dump, NCCL chatter)
         cls, score, info.sniffed_to = deep_sniff(path, max(h.end, deep_from))
+        if cls is None:
+            # a preamble longer than the deep search: the file's end says what it is
+            lines, size = tail_lines(path, info.sniffed_to)
+            if lines:
+                cls, score = sniff(path, lines)
+            if cls is None and size > info.sniffed_to + HEAD_BYTES:  # (stopped short of the end)
+                info.note = (f"no training metrics recognised in the first {info.sniffed_to / (1 << 20):.1f} MiB "
+                             f"and the last {TAIL_BYTES >> 10} KiB of {size / (1 << 20):.1f} MiB (the search "
+                             f"stops there; point tsm-watch at the part that holds the metrics)")
+                return None, info
     if cls is None:
         info.note = "no training metrics recognised"
         return None, info
@@ -338,7 +391,7 @@ def read_items(path: str, reader: LineReader, segments: list[str] | tuple = ()) 
     ``segments``: older rotated parts of the same log, read first (oldest first)."""
     if reader.kind == "lines":
         for seg in segments:
-            yield from _read_lines(seg, reader)
+            yield from read_segment(seg, reader)
         yield from _read_lines(path, reader)
     elif reader.kind == "bytes":
         with open_regular(path) as f:
@@ -360,19 +413,36 @@ def read_items(path: str, reader: LineReader, segments: list[str] | tuple = ()) 
 
 
 def read_segment(path: str, reader: LineReader) -> Iterator:
-    """A rotated segment's records (no flush: the live file goes on)."""
-    return _read_lines(path, reader)
+    """A rotated segment's records (no flush: the live file goes on). A segment that
+    cannot be read to its end (a truncated ``.gz``, one that is not gzip, trailing
+    garbage, a read error) costs that segment's rest, a counted skip: the records
+    before the fault, the other segments and the live file are still read."""
+    try:
+        yield from _read_lines(path, reader)
+    except (OSError, EOFError, zlib.error) as e:  # (gzip.BadGzipFile is an OSError)
+        reader.skip(f"rotated segment {os.path.basename(path)}: {_segment_fault(e)}: read up to there")
+
+
+def _segment_fault(e: BaseException) -> str:
+    if isinstance(e, EOFError):
+        return "compressed data cut short"
+    if isinstance(e, gzip.BadGzipFile) or isinstance(e, zlib.error):
+        return f"not gzip data ({str(e)[:60]})" if "Not a gzipped" in str(e) else "corrupt gzip data"
+    return f"cannot read: {getattr(e, 'strerror', None) or e}"
 
 
 def _read_lines(path: str, reader: LineReader) -> Iterator:
     """One text file (or ``.gz`` segment) through a line reader, in 1 MiB chunks;
     NUL bytes (copy-truncate holes) are dropped and counted."""
     with _segments.open_segment(path) as f:
+        # .gz: one member's output at a time (read1): what came before a bad member
+        # (trailing garbage) is delivered before its error
+        read = f.read1 if path.endswith(".gz") else f.read
         rest = b""
         discard = False  # inside a line longer than MAX_LINE: drop to its end
         first = True
         while True:
-            data = f.read(CHUNK)
+            data = read(CHUNK)
             if not data:
                 break
             if first:

@@ -274,7 +274,8 @@ def run_name(root: str, top: str) -> str:
 
 
 def _natural(p: str) -> list:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p)]
+    # [0-9], not \d: '²' is a digit to str.isdigit() and re's \d, and int('²') raises.
+    return [int(t) if i % 2 else t for i, t in enumerate(re.split(r"([0-9]+)", p))]
 
 
 def uuid_dir(path: str) -> str:

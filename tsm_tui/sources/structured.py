@@ -9,9 +9,11 @@ import csv
 import os
 import re
 
-from tsm_tui.core.numbers import int64
 from tsm_tui.sources.csv_reader import CsvReader
 from tsm_tui.sources.jsonl import JsonlReader
+
+
+_TOTAL = re.compile(r'"total_steps":\s*+(\d++)')
 
 
 class LlamaFactoryReader(JsonlReader):
@@ -30,9 +32,9 @@ class LlamaFactoryReader(JsonlReader):
     def feed(self, line):
         out = super().feed(line)
         if out and "total_steps" not in self.run_info and '"total_steps"' in line:
-            m = re.search(r'"total_steps":\s*(\d+)', line)
-            if m and int64(m.group(1)) is not None:
-                self.run_info["total_steps"] = int64(m.group(1))
+            m = _TOTAL.search(line)
+            if m:
+                self.run_info["total_steps"] = m.group(1)  # (bounded by RunFacts)
         return out
 
 

@@ -489,6 +489,16 @@ class TensorBoardReader(ByteReader):
             rec.time = self._pending_wall
         return rec
 
+    def idle(self) -> list[StepRecord]:
+        """Live, the file has been quiet for a while: the newest step is complete as
+        far as anyone can tell (its record waits for the next step's first event
+        otherwise, and a final NaN would never be seen). Scalars of that step that
+        come later make a record of their own at the same step."""
+        if self._pending_step is None:
+            return []
+        rec = self._emit()
+        return [rec] if rec is not None else []
+
     def flush(self) -> list[StepRecord]:
         out: list[StepRecord] = []
         if self._pending_step is not None:

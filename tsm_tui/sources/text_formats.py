@@ -60,11 +60,11 @@ class _GenerationBlocks(KeyValueTextReader):
         out = self._end_block() if "_line" in self.__dict__ else []
         return out + super().flush()
 
-    def _info(self, line: str) -> None:
+    def _info(self, line: str) -> list[StepRecord] | None:
         if line.startswith("generating:"):
             self._start_block()
-            return
-        super()._info(line)
+            return None
+        return super()._info(line)
 
 
 class _Flavour(KeyValueTextReader):
@@ -135,7 +135,12 @@ class LlmcReader(_GenerationBlocks, _Flavour):
              "warmup_iterations": ("warmup_steps", int), "grad_clip": ("clip", float),
              "max_steps": ("total_steps", int)}
 
-    def _info(self, line: str) -> None:
+    def _info(self, line: str) -> list[StepRecord] | None:
+        if line.startswith("val loss "):
+            # the stdout's validation loss, printed on its own line before the next step's
+            # line: it belongs to the last step printed (0 before the first)
+            rec = self.build([("val_loss", line[9:].strip())], step=max(self._last_step, 0))
+            return [rec] if rec is not None else None
         if line.startswith("|"):
             m = self._HDR.match(line)
             if m:
@@ -148,8 +153,8 @@ class LlmcReader(_GenerationBlocks, _Flavour):
                 if key == "total_steps" and v <= 0:
                     return  # max_steps -1: "run the whole data set", not a total
                 self.run_info.setdefault(key, v)
-                return
-        super()._info(line)
+                return None
+        return super()._info(line)
 
 
 class ModdedNanoGPTReader(_Flavour):

@@ -20,7 +20,7 @@ def _unescape(s: str) -> str:
         return s
     out, i = [], 0
     while i < len(s):
-        if s[i] == "\\" and i + 3 < len(s) and s[i + 1:i + 4].isdigit():
+        if s[i] == "\\" and i + 3 < len(s) and all(c in "01234567" for c in s[i + 1:i + 4]):  # (not "²³⁴", not 8/9)
             out.append(chr(int(s[i + 1:i + 4], 8)))
             i += 4
         else:

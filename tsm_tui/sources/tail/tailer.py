@@ -63,8 +63,9 @@ CHUNKED_MIN = 64 << 10  # reads at least this big go through the reader's chunke
 FINGERPRINT = 256  # bytes compared at the head and before the offset to spot rewrites
 MAX_RETIRED = 256  # rotated-away files kept open (to recognise them under their new name)
 MAX_OPEN = 256  # followed files held open at once; the idle rest is reopened when it changes
-# stop re-sniffing a file that is still unreadable past this size (each retry sniffs
-# only what was added since the last one: sources/head.py's bounded deep scan)
+# a file still unreadable is sniffed again as it grows, from where the last try
+# stopped, up to this offset (sources/head.py's bounded deep scan); past it each
+# retry samples the head and the file's last 256 KiB only
 SNIFF_RETRY_LIMIT = DEEP_BYTES
 RESCAN_MIN_GAP = 0.25  # seconds between two event-driven directory scans
 RESCAN_SAFETY = 30.0  # s between two walks of the tree when inotify reports new files
@@ -75,6 +76,7 @@ BUSY_GAP = 0.1  # s between two event-driven passes while writes keep coming: a 
 #                 lines/s costs 10 passes/s, not one per write, and the first line after a quiet
 #                 spell still waits only MIN_GAP (ours: well inside the 100 ms on-screen goal)
 NON_UTF8 = "non-UTF-8 bytes (replaced, line still read)"
+IDLE_FLUSH = 1.0  # s without new bytes before a reader's held-back record is delivered (ours)
 
 
 
@@ -115,6 +117,7 @@ class Tailer(Feed):
         self._wake_w: socket.socket | None = None
         self._watched: str | None = None
         self._limit_said = False
+        self._scan_error: str | None = None
 
     # -- consumer side ------------------------------------------------------------
     def describe(self) -> str:
@@ -338,7 +341,8 @@ class Tailer(Feed):
         if os.path.isdir(self.path):
             try:
                 found = registry.candidate_files(self.path)
-            except OSError:
+            except Exception as e:  # noqa: BLE001 - one odd name or directory never ends the tailer
+                self._scan_failed(e)
                 return []
             if len(found) >= registry.MAX_FILES and not self._limit_said:
                 self._limit_said = True
@@ -349,8 +353,13 @@ class Tailer(Feed):
             found = [p for p in found if not _temporary(os.path.basename(p))]
             # rotated segments (x.log.1, x.log.2.gz) are the history of their live
             # file: read once before it (``_history``), never followed on their own
+            try:
+                groups = registry.group_sources(found)
+            except Exception as e:  # noqa: BLE001 - (as above): every file on its own then
+                self._scan_failed(e)
+                groups = [[p] for p in found]
             out = []
-            for g in registry.group_sources(found):
+            for g in groups:
                 out.append(g[-1])
                 if len(g) > 1:
                     self._segments[g[-1]] = g[:-1]
@@ -358,6 +367,15 @@ class Tailer(Feed):
         if os.path.exists(self.path):
             return [self.path]
         return []
+
+    def _scan_failed(self, e: Exception) -> None:
+        """Listing the tree raised: counted and said once per kind; the files
+        already followed are still read, the next scan tries again."""
+        self.errors += 1
+        msg = f"{_short(self.path)}: listing the files failed ({type(e).__name__}): following what was found"
+        if msg != self._scan_error:
+            self._scan_error = msg
+            self._event(msg)
 
     def _known_ids(self) -> set[tuple[int, int]]:
         ids = {f.dev_ino for f in self.files.values() if f.dev_ino is not None and not f.gone}
@@ -402,8 +420,8 @@ class Tailer(Feed):
             return  # a rotated copy (or a hard link) of a file already followed
         key = (st.st_size, st.st_ctime_ns)
         last = self._pending.get(p)
-        if last is not None and (last[:2] == key or last[2] >= SNIFF_RETRY_LIMIT):
-            return  # tried in this state already
+        if last is not None and last[:2] == key:
+            return  # tried in this state already (past SNIFF_RETRY_LIMIT a retry samples the file's end only)
         # (kept if sniffing raises: tried again when the file changes)
         self._pending[p] = key + (last[2] if last else 0,)
         # a file that showed nothing recognisable yet is searched on from where
@@ -466,7 +484,9 @@ class Tailer(Feed):
     # -- one file ---------------------------------------------------------------------
     def _open(self, f: _File) -> bool:
         try:
-            fd = open_fd(f.path)  # regular files only: a FIFO at the path must not block
+            # regular files only (a FIFO at the path must not block); a snapshot reader's
+            # directory source (MLflow metrics/) is opened as a directory
+            fd = open_fd(f.path, allow_dir=f.reader.kind == "snapshot")
         except FileNotFoundError:
             return False
         except OSError as e:
@@ -506,6 +526,7 @@ class Tailer(Feed):
         if f.parked:  # closed to stay within MAX_OPEN: reopen only when it changed
             if (st.st_dev, st.st_ino) == f.dev_ino and st.st_size == f.size and st.st_mtime_ns == f.mtime_ns \
                     and not f.snap_dirty:
+                self._idle(f)
                 return
             if not self._unpark(f, st):
                 return
@@ -525,6 +546,7 @@ class Tailer(Feed):
             self._switch(f)
             return
         if st.st_size == f.size and st.st_mtime_ns == f.mtime_ns and not f.snap_dirty:
+            self._idle(f)
             return  # nothing new
         if f.reader.kind == "snapshot":
             self._read_snapshot(f, st)
@@ -532,12 +554,25 @@ class Tailer(Feed):
         self._catch_up(f, st.st_size)
         f.size, f.mtime_ns = st.st_size, st.st_mtime_ns
 
+    def _idle(self, f: _File) -> None:
+        """No new bytes for IDLE_FLUSH seconds: what the reader holds back waiting for
+        more (TensorBoard's newest step) is delivered (a final NaN is seen live)."""
+        if f.reader.kind != "bytes" or time.monotonic() - f.active_at < IDLE_FLUSH:
+            return
+        try:
+            recs = f.reader.idle()
+        except Exception as e:  # noqa: BLE001 - a reader bug must not stop the tailer
+            f.reader.skip(f"reader error: {type(e).__name__}")
+            return
+        if recs:
+            self._put(f.path, f.reader, f.accept(recs))
+
     def _unpark(self, f: _File, st) -> bool:
         """Open a parked file again; the same file continues where it stopped, a
         different one at its path (rotated while not held open) starts over."""
         f.parked = False
         try:
-            fd = open_fd(f.path)
+            fd = open_fd(f.path, allow_dir=f.reader.kind == "snapshot")
         except OSError as e:
             self._error(f, f.path, e, "cannot open")
             f.parked = True
@@ -585,7 +620,7 @@ class Tailer(Feed):
         attributes (a long-held descriptor can lag other hosts by 10-30 s)."""
         if not self.network:
             return _dir_aware(os.stat(f.path), f.path)
-        fd = open_fd(f.path)
+        fd = open_fd(f.path, allow_dir=f.reader.kind == "snapshot")
         try:
             st = os.fstat(fd)
         except OSError:

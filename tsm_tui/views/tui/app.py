@@ -803,6 +803,8 @@ class TsmApp(App):
 
     def _state_text(self, now: float) -> tuple[str, str]:
         """The state word and its class: what the view is doing, first on the line."""
+        if self.feed_error:  # the feed died: nothing is followed any more, whatever else holds
+            return f"STOPPED: {safe(self.feed_error, 60)}", "-stalled"
         stalled = self.stalled_for(now)
         if self.paused:
             return "PAUSED" + (f" +{self.pending_while_paused}" if self.pending_while_paused else ""), "-paused"
