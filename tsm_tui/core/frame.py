@@ -58,11 +58,12 @@ class Frame:
 
     def record(self, i: int) -> StepRecord:
         """Row ``i`` as the StepRecord the per-line reader would have built."""
-        rec = StepRecord(int(self.step[i]), source=self.source)
-        for k, col in self.cols.items():
-            setattr(rec, k, int(col[i]) if k in INT_FIELDS else float(col[i]))
+        # (``item`` gives the Python number without a numpy scalar in between)
+        rec = StepRecord(self.step.item(i), source=self.source,
+                         **{k: int(col.item(i)) if k in INT_FIELDS else float(col.item(i))
+                            for k, col in self.cols.items()})
         if self.extra:
-            rec.extra = {k: float(col[i]) for k, col in self.extra.items()}
+            rec.extra = {k: float(col.item(i)) for k, col in self.extra.items()}
         return rec
 
     def at_plain(self, i: int) -> StepRecord:
@@ -73,15 +74,24 @@ class Frame:
 
     # -- the RunState as each row saw it ---------------------------------------------
     def at(self, i: int) -> StepRecord:
-        """Set the shared RunState to row ``i``'s view and return the row's record."""
-        self._state.sync(i)
-        return self.record(i)
+        """Set the shared RunState to row ``i``'s view and return the row's record: one
+        record object per row for every detector, as the per-record path feeds them."""
+        fs = self._state
+        fs.sync(i)
+        rec = fs.recs.get(i)
+        if rec is None:
+            if len(fs.recs) >= RECS_KEPT:  # (a frame fed row by row: kept small)
+                fs.recs.clear()
+            rec = fs.recs[i] = self.record(i)
+        return rec
 
     def sync(self, i: int) -> None:
         self._state.sync(i)
 
 
 MIN_RUN = 16  # records of one shape worth a Frame
+#: records of a frame's rows kept for the next detector fed the same rows (Frame.at)
+RECS_KEPT = 1024
 
 
 def _shape(r: StepRecord):
@@ -144,6 +154,7 @@ class FrameState:
     def __init__(self, state, fr: Frame) -> None:
         self.state = state
         self.fr = fr
+        self.recs: dict[int, StepRecord] = {}  # the rows' records built so far (Frame.at)
         n = fr.n
         self.records0 = state.records
         self.first = state.first_step if state.first_step is not None else int(fr.step[0])
@@ -177,13 +188,14 @@ class FrameState:
         st = self.state
         st.records = self.records0 + i + 1
         st.first_step = self.first
-        st.last_step = int(self.last[i])
+        st.last_step = int(self.last.item(i))
         if self.has_lr:
-            j = self.last_lr_idx[i]
-            st.last_lr = float(self.fr.cols["lr"][j]) if j >= 0 else self.last_lr0
-            k = self.peak_idx[i]
+            lr = self.fr.cols["lr"]
+            j = self.last_lr_idx.item(i)
+            st.last_lr = float(lr.item(j)) if j >= 0 else self.last_lr0
+            k = self.peak_idx.item(i)
             if k >= 0:
-                st.peak_lr, st.peak_lr_step = float(self.fr.cols["lr"][k]), int(self.fr.step[k])
+                st.peak_lr, st.peak_lr_step = float(lr.item(k)), int(self.fr.step.item(k))
             else:
                 st.peak_lr, st.peak_lr_step = self.peak0, self.peak_step0
 

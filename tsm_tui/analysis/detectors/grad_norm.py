@@ -179,6 +179,9 @@ class GradNormDetector(Detector):
         W, L0, m = med.size, len(med), x.size
         if not L0:  # no median yet (start, resume): let update take the first row
             return 0
+        g0, m0 = x.item(0), med.get()
+        if g0 > 0 and m0 > 0 and g0 >= s.grad_spike_ratio * m0 and len(self._logm) >= s.min_baseline:
+            return 0  # the first row is a spike candidate (the test of update): no columns for it
         total = L0 + m
         nb = -(-total // W)
         c = np.empty(nb * W)
@@ -271,7 +274,7 @@ class GradNormDetector(Detector):
         pos = x[max(0, q - self._logm.size): q]
         if not pos.min() > 0:
             pos = x[:q][x[:q] > 0][-self._logm.size:]
-        self._logm.extend([math.log(v) for v in pos.tolist()])
+        self._logm.extend(list(map(math.log, pos.tolist())))
         nq = max(0, q - k0) if prow is None else int(np.searchsorted(prow, q))  # post rows committed
         if nq:
             self._over.extend(bo[:nq])

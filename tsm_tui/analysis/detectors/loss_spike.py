@@ -306,7 +306,7 @@ class LossSpikeDetector(Detector):
             self._delay.extend(fed[:stop])
             self._med.extend(outs[:k_out])
             pos = outs[:k_out]
-            self._logm.extend([math.log(v) for v in pos[pos > 0][-self._logm.size:].tolist()])
+            self._logm.extend(list(map(math.log, pos[pos > 0][-self._logm.size:].tolist())))
             self._recent.extend(fed[:stop])
             self._loc.extend(fed[max(0, stop - LOCAL): stop].tolist())
             self._ctx.extend(_ctx_rows(fr, idx[max(0, stop - CTX): stop]))

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from itertools import repeat
 
 import numpy as np
 
@@ -85,6 +86,9 @@ FIRST_RECORDS = 20  # records whose mean is the run's first level (ours: one MIN
 #: labels; any constant: frozen weights or a logging bug) (ours)
 CONST_RECORDS = 20
 CONST_FRAC = 0.1
+#: frames: a block completed with at most this many rows left is filled row by row (cheaper
+#: than the columnar ``_add`` for a few rows)
+SMALL_BLOCK = 12
 
 
 def _times(r: float) -> str:
@@ -176,15 +180,25 @@ class PlateauDetector(Detector):
         x = rec.loss
         if x is None or not math.isfinite(x):
             return []
+        full = self._row(x, rec.step, rec.grad_norm, rec.lr)
+        out = self._constant(rec.step) if self._same_n >= CONST_RECORDS and self.const is None else []
+        if not full:
+            return out
+        self._complete()
+        return out + self._evaluate(rec.step)
+
+    def _row(self, x: float, step: int, g, lr) -> bool:
+        """Add one finite loss (and its grad norm and LR) to the open block; True when
+        that completes the block (``_complete`` and ``_evaluate`` come next)."""
         self.n += 1
         if self._t0 is None:
-            self._t0 = rec.step
-        self._sched.update(rec.lr)
+            self._t0 = step
+        self._sched.update(lr)
         b = self._cur
         if b is None:
-            b = self._cur = _Block(rec.step)
+            b = self._cur = _Block(step)
         if self._cap is not None and x > self._cap:
-            self._spike_at = rec.step
+            self._spike_at = step
             b.spk += 1
         if self._first_n < FIRST_RECORDS:
             self._first_n += 1
@@ -192,17 +206,20 @@ class PlateauDetector(Detector):
         if x == self._same_val:
             self._same_n += 1
         else:
-            self._same_val, self._same_from, self._same_n = x, rec.step, 1
-        out = self._constant(rec) if self._same_n >= CONST_RECORDS and self.const is None else []
-        b.last = rec.step
+            self._same_val, self._same_from, self._same_n = x, step, 1
+        b.last = step
         b.s += x
         b.ss += x * x
         b.n += 1
-        if rec.grad_norm is not None and math.isfinite(rec.grad_norm):
-            b.gs += rec.grad_norm
+        if g is not None and math.isfinite(g):
+            b.gs += g
             b.gn += 1
-        if b.n < self.block_size:
-            return out
+        return b.n >= self.block_size
+
+    def _complete(self) -> None:
+        """The open block is full: into the list (neighbours merge when it is full),
+        the prefix sums and the spike cap."""
+        b = self._cur
         self._cur = None
         bm = b.s / b.n
         if self.best is None or bm < self.best[0]:
@@ -223,7 +240,6 @@ class PlateauDetector(Detector):
             self._lasts.append(b.last)
             self._P.append(self._prefix(self._P[-1], b))
         self._cap = self._level_cap()
-        return out + self._evaluate(rec)
 
     def _prefix(self, p: tuple, b: _Block) -> tuple:
         if b.spk:
@@ -292,13 +308,13 @@ class PlateauDetector(Detector):
         test: a noisy descent whose estimate happens to climb is not proven flat)."""
         return abs(f.r) + Z * f.se < self._bar(f.level)[1]
 
-    def _constant(self, rec: StepRecord) -> list[Alert]:
+    def _constant(self, step: int) -> list[Alert]:
         """The very same loss for CONST_RECORDS records and CONST_FRAC of the run so far
         (checked at every record: a loss of 0 is said at once, not at a block's end)."""
         if self.const is not None or self._same_n < CONST_RECORDS or self._same_from is None:
             return []
-        span = rec.step - (self.state.first_step or 0)
-        if span <= 0 or rec.step - self._same_from < CONST_FRAC * span:
+        span = step - (self.state.first_step or 0)
+        if span <= 0 or step - self._same_from < CONST_FRAC * span:
             return []
         v = self._same_val
         self.const = (v, self._same_from)
@@ -306,7 +322,7 @@ class PlateauDetector(Detector):
                "or NaN / Inf is logged as 0 (HF logging_nan_inf_filter)"
                if v == 0 else "frozen weights (no optimizer step applied) or a logging bug")
         return [Alert(
-            self.id, Severity.CRITICAL, rec.step,
+            self.id, Severity.CRITICAL, step,
             f"Loss exactly {fmt(v)} for {self._same_n} records since step {self._same_from}: the model is not "
             f"learning ({why}).",
             value=v, baseline=None,
@@ -351,28 +367,86 @@ class PlateauDetector(Detector):
         k, e = (a, b) if rows is None else np.searchsorted(rows, (a, b))  # finite losses [k, e)
         if k >= e:
             return NONE
-        c = k + self.block_size - (self._cur.n if self._cur is not None else 0) - 1  # completes the block
-        flag = [c] if c < e else []
-        if self.const is None and c > k:
-            x = fr.cols["loss"][k:min(c, e)] if rows is None else fr.cols["loss"][rows[k:min(c, e)]]
+        flag = e
+        if self.start is not None or not self._bulk_evaluates():
+            # a candidate is open: the evaluation at the block's end can raise the alert
+            flag = k + self.block_size - (self._cur.n if self._cur is not None else 0) - 1
+        if self.const is None and flag > k:
+            x = fr.cols["loss"][k:min(flag, e)] if rows is None else fr.cols["loss"][rows[k:min(flag, e)]]
             st = fr.step[k:k + x.size] if rows is None else fr.step[rows[k:k + x.size]]
             r = self._const_row(x, st, first)
             if r is not None:  # the constant's alert comes from this row: update() says it
-                flag = [k + r]
-        if not flag:
+                flag = k + r
+        if flag >= e:
             return NONE
-        return np.array(flag) if rows is None else rows[flag]
+        return np.array([flag]) if rows is None else rows[flag:flag + 1]
 
-    def bulk(self, fr, cx, a: int, b: int) -> None:
+    def _bulk_evaluates(self) -> bool:
+        """The bulk may complete blocks and evaluate them itself while no candidate is
+        open: such an evaluation can open one, never say one (a candidate is said only
+        after CONFIRM x L steps of flat proofs, L >= plateau_steps > 0)."""
+        return self.s.plateau_steps > 0
+
+    def bulk(self, fr, cx, a: int, b: int) -> int | None:
+        """Rows [a, b): added to the open block; a block they complete is completed and
+        evaluated here, with the RunState its last record saw, while no candidate is
+        open (see ``_bulk_evaluates``); a completion with one open stops the bulk
+        (``update`` takes it)."""
         if cx is None:
-            return
+            return None
         rows = cx[0]
         sel = slice(a, b) if rows is None else rows[slice(*np.searchsorted(rows, (a, b)))]
         x = fr.cols["loss"][sel]
-        if not x.size:
-            return
+        m = x.size
+        if not m:
+            return None
+        steps = fr.step[sel]
         gn, lr = fr.get("grad_norm"), fr.get("lr")
-        self._add(x, fr.step[sel], None if gn is None else gn[sel], None if lr is None else lr[sel])
+        gn = None if gn is None else gn[sel]
+        lr = None if lr is None else lr[sel]
+        pos = 0
+        while True:
+            c = pos + self.block_size - (self._cur.n if self._cur is not None else 0) - 1  # completes the block
+            if c >= m:  # no completion in the rest
+                if pos < m:
+                    self._add(x[pos:], steps[pos:], None if gn is None else gn[pos:], None if lr is None else lr[pos:])
+                return None
+            if self.start is not None or not self._bulk_evaluates():
+                if c > pos:
+                    self._add(x[pos:c], steps[pos:c], None if gn is None else gn[pos:c],
+                              None if lr is None else lr[pos:c])
+                return a + c if rows is None else int(sel[c])
+            e = c + 1
+            bs = self.block_size
+            if e - pos == bs and bs > SMALL_BLOCK and self._first_n >= FIRST_RECORDS:
+                k = min((m - pos) // bs, MAX_BLOCKS + 1 - len(self.blocks))  # whole blocks, up to a merge
+                if k > 1:
+                    pos += self._blocks(fr, (lambda i, p=pos: a + p + i) if rows is None else (lambda i, p=pos: int(sel[p + i])),
+                                        x[pos:], steps[pos:], None if gn is None else gn[pos:],
+                                        None if lr is None else lr[pos:], k)
+                    continue
+            if e - pos <= SMALL_BLOCK:  # a few rows: one by one is cheaper than the columns
+                row = self._row
+                for v, t, g, r in zip(x[pos:e].tolist(), steps[pos:e].tolist(),
+                                      repeat(None) if gn is None else gn[pos:e].tolist(),
+                                      repeat(None) if lr is None else lr[pos:e].tolist()):
+                    row(v, t, g, r)
+            else:
+                self._add(x[pos:e], steps[pos:e], None if gn is None else gn[pos:e], None if lr is None else lr[pos:e])
+            self._complete()
+            now = int(steps[c])
+            if not self._idle(now):
+                fr.sync(a + c if rows is None else int(sel[c]))
+                self._evaluate(now)  # (says nothing: no candidate was open)
+            pos = e
+
+    def _idle(self, now: int) -> bool:
+        """``_evaluate(now)`` would change nothing, with no candidate open: the blocks
+        span less than 0.8 x plateau_steps (<= 0.8 x the window: it cannot be judged,
+        see ``_evaluate``) and the early-LR check cannot fire (no plan, or said)."""
+        blocks = self.blocks
+        return ((not blocks or now - blocks[0].first < 0.8 * self.s.plateau_steps)
+                and (self.lr_early is not None or not self.state.info.total_steps))
 
     def _const_row(self, x, steps, first: int) -> int | None:
         """Position of the first of rows ``x`` at which ``_constant`` would raise its
@@ -412,16 +486,7 @@ class PlateauDetector(Detector):
             k = min(x.size, FIRST_RECORDS - self._first_n)
             self._first_s = _seq_sum(self._first_s, x[:k])
             self._first_n += k
-        m, last = x.size, x[-1]
-        if m > 1 and x[-2] != last:  # (the usual case: the last value starts its own run)
-            k = m - 1
-        else:  # where the last run of equal values begins
-            diff = x[::-1] != last
-            k = m - int(diff.argmax()) if diff.any() else 0
-        if not k and x[0] == self._same_val:
-            self._same_n += m
-        else:
-            self._same_val, self._same_from, self._same_n = float(x[k]), int(steps[k]), m - k
+        self._same_run(x, steps)
         if self._cap is not None:
             hit = np.flatnonzero(x > self._cap)
             if hit.size:
@@ -437,6 +502,74 @@ class PlateauDetector(Detector):
                 b.gs = _seq_sum(b.gs, gn)
                 b.gn += gn.size
 
+    def _same_run(self, x, steps) -> None:
+        """The run of identical losses after rows ``x`` (steps ``steps``)."""
+        m, last = x.size, x[-1]
+        if m > 1 and x[-2] != last:  # (the usual case: the last value starts its own run)
+            k = m - 1
+        else:  # where the last run of equal values begins
+            diff = x[::-1] != last
+            k = m - int(diff.argmax()) if diff.any() else 0
+        if not k and x[0] == self._same_val:
+            self._same_n += m
+        else:
+            self._same_val, self._same_from, self._same_n = float(x[k]), int(steps[k]), m - k
+
+    def _blocks(self, fr, at, x, steps, gn, lr, k: int) -> int:
+        """Rows ``x`` (frame rows ``at(i)``) as ``k`` whole blocks of the current size,
+        none of them the last before a merge but the k-th, the open block empty:
+        their sums at once (each one added left to right from 0.0, as ``b.s += x``
+        does: a cumulative sum along the row), then each block completed and
+        evaluated in turn, as ``update`` does at its last record. Stops after a block
+        whose evaluation opened a candidate; returns the rows committed."""
+        bs = self.block_size
+        m = k * bs
+        X = x[:m].reshape(k, bs)
+        Z = np.zeros((k, bs + 1))
+
+        def sums(v):
+            Z[:, 1:] = v
+            return Z.cumsum(axis=1)[:, -1].tolist()
+
+        S, SS = sums(X), sums(X * X)
+        if gn is not None:
+            G = gn[:m].reshape(k, bs)
+            ok = np.isfinite(G)
+            GS, GN = sums(np.where(ok, G, 0.0)), ok.sum(axis=1).tolist()  # (+ 0.0: the sum unchanged)
+        top = X.max(axis=1).tolist()
+        first, last = steps[:m:bs].tolist(), steps[bs - 1:m:bs].tolist()
+        sched = self._sched
+        # the schedule's peak (read by the evaluations) cannot move: the LRs go in at the end
+        fixed = lr is None or (sched.done and bool(lr[:m].max() <= sched.peak))
+        done = k
+        for i in range(k):
+            b = _Block(first[i])
+            b.last, b.s, b.ss, b.n = last[i], S[i], SS[i], bs
+            if gn is not None:
+                b.gs, b.gn = GS[i], GN[i]
+            cap = self._cap
+            if cap is not None and top[i] > cap:
+                hit = np.flatnonzero(X[i] > cap)
+                b.spk = int(hit.size)
+                self._spike_at = int(steps[i * bs + int(hit[-1])])
+            self.n += bs
+            if not fixed:
+                sched.update_many(lr[i * bs:(i + 1) * bs])
+            self._cur = b
+            self._complete()
+            now = last[i]
+            if not self._idle(now):
+                fr.sync(at((i + 1) * bs - 1))
+                self._evaluate(now)  # (says nothing: no candidate was open)
+                if self.start is not None:
+                    done = i + 1
+                    break
+        m = done * bs
+        if fixed and lr is not None:
+            sched.update_many(lr[:m])
+        self._same_run(x[:m], steps[:m])
+        return m
+
     def _gained(self, level: float) -> bool:
         """The run has materially improved since its first level (see RUN_MIN_GAIN); a
         log that does not start at the beginning of the run cannot tell."""
@@ -451,9 +584,9 @@ class PlateauDetector(Detector):
         span = (self.state.last_step or 0) - (self.state.first_step or 0)
         return max(self.s.plateau_steps, int(0.2 * span))
 
-    def _evaluate(self, rec: StepRecord) -> list[Alert]:
+    def _evaluate(self, now: int) -> list[Alert]:
+        """The evaluation at the completion of a block (the record at step ``now``)."""
         L = self.window_steps()
-        now = rec.step
         self._proven = False
         st = self.state
         prog = st.progress()
@@ -530,10 +663,10 @@ class PlateauDetector(Detector):
                 if self.dead_hint else "")
         if dur >= 2 * L and not self.failed:  # (a first report that is already critical is one alert)
             self.warned = self.failed = True
-            return [self._alert(Severity.CRITICAL, rec.step, dur, lr_txt, hint)]
+            return [self._alert(Severity.CRITICAL, now, dur, lr_txt, hint)]
         if dur >= L and not self.warned:
             self.warned = True
-            return [self._alert(Severity.WARNING, rec.step, dur, lr_txt, hint)]
+            return [self._alert(Severity.WARNING, now, dur, lr_txt, hint)]
         return []
 
     def finalize(self) -> list[Alert]:

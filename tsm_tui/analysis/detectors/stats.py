@@ -219,39 +219,39 @@ class Delay:
 
 
 class RollingRate:
-    """Share of True among the last ``size`` booleans."""
+    """Share of True among the last ``size`` booleans.
+
+    The window is a bytearray of 0 / 1 (oldest first): the bulk operations read it
+    as a numpy array without a loop over Python objects."""
 
     __slots__ = ("size", "_fifo", "_hits")
 
     def __init__(self, size: int) -> None:
         self.size = max(1, int(size))
-        self._fifo: deque[bool] = deque()
+        self._fifo = bytearray()
         self._hits = 0
 
     def update(self, hit: bool) -> None:
-        self._fifo.append(hit)
-        self._hits += hit
-        if len(self._fifo) > self.size:
-            self._hits -= self._fifo.popleft()
+        f = self._fifo
+        f.append(1 if hit else 0)
+        self._hits += 1 if hit else 0
+        if len(f) > self.size:
+            self._hits -= f[0]
+            del f[0]
 
     def extend(self, hits) -> None:
         """``update(h)`` for each of ``hits`` (bools, oldest first): the same window and count."""
-        if isinstance(hits, np.ndarray):
-            hits = hits[-self.size:].tolist()
-        if len(hits) >= self.size:
-            hits = hits[-self.size:]
-            self._fifo = deque(hits)
-            self._hits = hits.count(True)
-            return
-        self._fifo.extend(hits)
-        self._hits += hits.count(True)
-        drop = len(self._fifo) - self.size
+        new = (np.asarray(hits[-self.size:], dtype=bool).tobytes() if isinstance(hits, np.ndarray)
+               else bytes(1 if h else 0 for h in hits[-self.size:]))
+        f = self._fifo
+        f += new
+        drop = len(f) - self.size
         if drop > 0:
-            self._hits -= sum(islice(self._fifo, drop))
-            self._fifo = deque(islice(self._fifo, drop, None))
+            del f[:drop]
+        self._hits = f.count(1)
 
     def values(self):
-        """The window, oldest first (read-only: change it through update / extend)."""
+        """The window, oldest first, as 0 / 1 (read-only: change it through update / extend)."""
         return self._fifo
 
     def __len__(self) -> int:
