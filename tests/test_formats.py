@@ -645,3 +645,54 @@ def test_llmc_stdout_val_loss_lines(tmp_path):
     val = [(r.step, r.val_loss) for r in recs if r.val_loss is not None]
     assert val == [(0, 4.5), (10, 4.4), (20, 4.3), (30, 4.2), (40, 4.1)]
     assert len([r for r in recs if r.loss is not None]) == 40
+
+
+def _both_paths(path):
+    """Records of a file through the line path and the replay's chunk path."""
+    from tsm_tui.sources.kv_text import KeyValueTextReader
+
+    text = open(path, encoding="utf-8").read()
+    lines = KeyValueTextReader(str(path))
+    by_line = [r for ln in text.splitlines(keepends=True) for r in lines.feed(ln)]
+    _, by_chunk, reader = read(path)
+    return by_line, by_chunk, reader
+
+
+def test_torchtune_bar_the_global_step_and_loss(tmp_path):
+    # torchtune's recipes: pbar.set_description(f"{epoch + 1}|{global_step}|Loss: {loss}"), tqdm
+    # redrawing with \r into the captured stdout; the bar's own n/N is the epoch's batch
+    text = "".join(f"\r{1 + (g - 1) // 50}|{g}|Loss: {3 - g / 100:.4f}:   {g % 50 * 2}%|##   | {1 + (g - 1) % 50}/50 "
+                   f"[00:03<01:24,  3.14s/it]" for g in range(1, 121)) + "\n"
+    p = write(tmp_path, "log.txt", text)
+    by_line, by_chunk, _ = _both_paths(p)
+    for recs in (by_line, by_chunk):
+        assert [r.step for r in recs] == list(range(1, 121))
+        assert recs[-1].loss == pytest.approx(1.8) and recs[-1].grad_norm is None
+
+
+def test_per_epoch_log_the_epoch_is_the_step(tmp_path):
+    text = "Starting training...\nEpoch 1/40 took 100/200 s\n" + "".join(
+        f"Epoch {e}/40, loss={2 / e:.4f}, val_loss={2.1 / e:.4f}\n" for e in range(1, 41))
+    p = write(tmp_path, "train.log", text)
+    by_line, by_chunk, reader = _both_paths(p)
+    for recs in (by_line, by_chunk):
+        assert [r.step for r in recs] == list(range(1, 41))
+        assert recs[9].loss == pytest.approx(0.2) and recs[9].val_loss == pytest.approx(0.21)
+    assert reader.run_info["total_steps"] == 40
+
+
+def test_epoch_summary_after_step_lines_is_not_a_step(tmp_path):
+    # a log with steps of its own: "Epoch 1/3, val_loss=..." between them is a summary, never step 1
+    text = "".join(f"step {s} loss={3 - s / 100:.3f}\n" + (f"Epoch {s // 50}/3, val_loss={2 - s / 1000:.3f}\n"
+                                                           if s % 50 == 0 else "") for s in range(1, 151))
+    by_line, by_chunk, _ = _both_paths(write(tmp_path, "train.log", text))
+    for recs in (by_line, by_chunk):
+        assert [r.step for r in recs] == list(range(1, 151))
+
+
+def test_detectron2_total_loss_is_the_loss(tmp_path):
+    text = "".join(f"[05/01 10:00:{s % 60:02d} d2.utils.events]:  eta: 1:00:00  iter: {s}  total_loss: {3 - s / 100:.3f}  "
+                   f"loss_cls: 0.1  loss_box_reg: 0.2  lr: 0.02  max_mem: 3000M\n" for s in range(19, 400, 20))
+    fmt, recs, _ = read(write(tmp_path, "log.txt", text))
+    assert fmt == "text" and [r.step for r in recs] == list(range(19, 400, 20))
+    assert recs[0].loss == pytest.approx(2.81) and recs[0].extra.get("loss_cls") == pytest.approx(0.1)

@@ -22,6 +22,8 @@ ALIASES = {
     # TensorBoard tags: Keras (epoch_/batch_), Megatron-LM, torchtitan, NeMo
     "epoch_loss": "loss", "batch_loss": "loss", "lm_loss_training/lm_loss": "loss",
     "loss_metrics/global_avg_loss": "loss", "train/reduced_train_loss": "loss",
+    # detectron2's events printer (the sum of its loss terms is the objective)
+    "total_loss": "loss",
     # validation loss
     "val_loss": "val_loss", "tel": "val_loss", "eval_loss": "val_loss", "validation_loss": "val_loss",
     "val/loss": "val_loss", "eval/loss": "val_loss", "valid_loss": "val_loss", "val_loss_epoch": "val_loss",

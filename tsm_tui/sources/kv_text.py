@@ -74,6 +74,11 @@ EPOCH_COUNTER = re.compile(
 # mmengine's iteration-based runs: "Iter(train) [ 100/1000]  lr: ...  loss: ..."
 ITER_COUNTER = re.compile(r"(?<![\w/])iter\((?:train)\)\s*+\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]", re.I)
 _EPOCH_HINT = re.compile(r"(?i)epoch|train:|iter\(")
+# an epoch with its total and no counter, the only step a per-epoch log has:
+# "Epoch 3/120, loss=0.41, val_loss=0.45" (read so while the file has shown no other step)
+EPOCH_ONLY = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I)
+# torchtune's progress bar: "<epoch>|<global step>|Loss: <loss>:  0%|...| 5/1617 [...]"
+TORCHTUNE_BAR = re.compile(rf"^\s*+(\d{{1,9}})\|(\d++)\|Loss:\s*+({NUM})")
 # key<TAB>value<TAB>key<TAB>value ... (a name, then a number)
 _TAB_KEY = re.compile(r"[A-Za-z_][\w./\- ]*+")
 _NUM_FULL = re.compile(NUM)
@@ -107,8 +112,7 @@ class KeyValueTextReader(LineReader):
             if not ln.strip():
                 continue
             n += 1
-            if probe.feed(ln):
-                hits += 1
+            hits += len(probe.feed(ln))  # (a tqdm line's \r redraws are records each)
         if not hits:
             return 0.0
         return 0.3 + 0.4 * min(1.0, hits / 5)
@@ -147,6 +151,10 @@ class KeyValueTextReader(LineReader):
             rec = self._tabbed(line)
             if rec is not None:
                 return [rec]
+        if "|Loss:" in line:
+            t = TORCHTUNE_BAR.match(line)
+            if t is not None:
+                return self._bar_step(t)
         if _EPOCH_HINT.search(line):
             got = self._epoch_line(line)
             if got is not None:
@@ -185,13 +193,44 @@ class KeyValueTextReader(LineReader):
             rec.loss_missing = True
         return [rec]
 
+    def _bar_step(self, t) -> list[StepRecord]:
+        """torchtune's bar: the global step and the loss (the bar's own counter is the
+        epoch's batch, its rate and times are not metrics)."""
+        step = int64(t.group(2))
+        if step is None:
+            self.skip("step out of range")
+            return []
+        self._no_template = True
+        rec = self.build([("loss", t.group(3)), ("epoch", t.group(1))], step=step)
+        return [rec] if rec is not None else []
+
+    def _epoch_only(self, line: str) -> list[StepRecord] | None:
+        """``Epoch 3/120, loss=0.41``: the epoch is the step, its total the planned
+        steps, while no line of the file has named a step of its own."""
+        if self.records != getattr(self, "_epoch_records", 0) or _STEP_HINT.search(line) or STEP.search(line):
+            return None  # (a record with a step of its own was read: an epoch line is a summary)
+        m = EPOCH_ONLY.search(line)
+        if m is None:
+            return None
+        e = int64(m.group(1))
+        if e is None:
+            self.skip("step out of range")
+            return []
+        got = self._with_step(line, m, e)
+        if got:
+            self._epoch_records = self.records
+            self.run_info.setdefault("total_steps", m.group(2))
+            self._no_template = True
+        return got
+
     def _epoch_line(self, line: str) -> list[StepRecord] | None:
-        """A line whose step is an epoch and a counter (EPOCH_COUNTER, ITER_COUNTER)."""
+        """A line whose step is an epoch and a counter (EPOCH_COUNTER, ITER_COUNTER),
+        or an epoch alone (EPOCH_ONLY)."""
         m = EPOCH_COUNTER.search(line)
         if m is None:
             m = ITER_COUNTER.search(line)
             if m is None:
-                return None
+                return self._epoch_only(line)
             step = int64(m.group(1))
             if step is None:
                 self.skip("step out of range")
