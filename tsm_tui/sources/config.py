@@ -173,6 +173,8 @@ def read_config_file(path: str) -> tuple[dict | None, str]:
                 import tomllib
 
                 obj = tomllib.loads(text)
+        except RecursionError:
+            raise ConfigError(f"cannot parse {path} as {kind.upper()}: nested too deeply") from None
         except Exception as e:  # any parse error: say where, one line
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise ConfigError(f"cannot parse {path} as {kind.upper()}: {msg}")
