@@ -128,14 +128,15 @@ class Flag:
 
 
 _D = Settings()
+_O = Options()  # the defaults of the mode and export flags live in Options, once
 
 FLAGS: tuple[Flag, ...] = (
     Flag("--report", "options.report", "print the Training Stability Report and exit", store_true=True),
     Flag("--json", "options.json", "with --report (or --follow): machine-readable JSON", store_true=True),
     Flag("--follow", "options.follow", "headless: print alerts as they happen until interrupted", store_true=True),
     Flag("--replay", "options.replay", "TUI: play a finished run back as if live", store_true=True),
-    Flag("--speed", "options.speed", "--replay speed in steps per second (default 50)", type=positive_float,
-         default=50.0),
+    Flag("--speed", "options.speed", f"--replay speed in steps per second (default {_O.speed:g})", type=positive_float,
+         default=_O.speed),
     Flag("--demo", "options.demo", "TUI on a bundled sample run with a spike", store_true=True),
     Flag("--preflight", "options.preflight", "check a run's configuration before it starts", store_true=True),
     Flag("--poll", "options.poll", "force polling every SECONDS (network filesystems)", type=positive_float,
@@ -143,8 +144,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--on-alert", "options.on_alert", "run CMD for each incident of the run: a page when a check fails, one when it resolves (event JSON on stdin)", metavar="CMD"),
     Flag("--alert-cooldown", "options.alert_cooldown",
          "--on-alert: one page per incident of a check; it resolves after SECONDS below FAIL, and "
-         "repeats within SECONDS are not paged (default 300; 0 pages every critical alert)",
-         type=nonneg_float, metavar="SECONDS", default=300.0),
+         f"repeats within SECONDS are not paged (default {_O.alert_cooldown:g}; 0 pages every critical alert)",
+         type=nonneg_float, metavar="SECONDS", default=_O.alert_cooldown),
     Flag("--no-bell", "options.no_bell", "TUI: no terminal bell on a new FAIL", store_true=True),
     Flag("--prom-file", "options.prom_file",
          "write the verdicts as Prometheus metrics to PATH (node_exporter textfile collector: *.prom), "
@@ -152,8 +153,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--metrics-port", "options.metrics_port",
          "serve the metrics on http://HOST:PORT/metrics (with --follow or the TUI)", group="export",
          type=port, metavar="PORT"),
-    Flag("--metrics-host", "options.metrics_host", "address for --metrics-port (default 127.0.0.1)",
-         group="export", metavar="HOST", default="127.0.0.1"),
+    Flag("--metrics-host", "options.metrics_host", f"address for --metrics-port (default {_O.metrics_host})",
+         group="export", metavar="HOST", default=_O.metrics_host),
     Flag("--run-label", "options.run_label",
          "the run label of the exported metrics (default: the run directory's name; several runs "
          "under PATH are NAME/<run>): tell apart jobs whose directories share a name",

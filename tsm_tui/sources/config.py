@@ -16,6 +16,7 @@ import math
 import os
 import re
 import shlex
+import stat
 
 from tsm_tui.core.numbers import num  # noqa: F401  (configs' numbers; re-exported for the readers)
 from tsm_tui.core.safeio import open_regular
@@ -61,13 +62,26 @@ def _flatten(d, prefix="", out=None):
     return out
 
 
-def read_run_config(info: RunInfo, directory: str) -> list[str]:
-    """Apply the config files found in ``directory``; returns the files used."""
+def read_run_config(info: RunInfo, directory: str, cache: dict | None = None) -> list[str]:
+    """Apply the config files found in ``directory``; returns the files used.
+    ``cache`` (path -> ((size, mtime), mapping)): a file unchanged since it was
+    last loaded is not read and parsed again."""
     used = []
     for name in CONFIG_NAMES:
         p = os.path.join(directory, name)
-        if os.path.isfile(p):
-            m = load_mapping(p)
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            sig = (st.st_size, st.st_mtime_ns)
+            hit = cache.get(p) if cache is not None else None
+            if hit is not None and hit[0] == sig:
+                m = hit[1]
+            else:
+                m = load_mapping(p)
+                if cache is not None:
+                    cache[p] = (sig, m)
             if m:
                 apply_mapping(info, m, name)
                 used.append(p)

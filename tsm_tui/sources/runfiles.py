@@ -52,6 +52,7 @@ class RunFiles:
         self.flags = _copy_flags(flags or RunInfo())  # a snapshot: what the command line said
         self.config = config
         self.searched_dir = searched_dir
+        self._configs: dict = {}  # config files as loaded (read_run_config's cache)
 
     # -- configuration ---------------------------------------------------------
     def _dirs(self, primary: str | None) -> list[str]:
@@ -76,7 +77,7 @@ class RunFiles:
                 if strict:
                     raise
         for d in self._dirs(primary):
-            used += [c for c in read_run_config(info, d) if c not in used]
+            used += [c for c in read_run_config(info, d, self._configs) if c not in used]
         return info, used
 
     def config_signature(self, primary: str | None = None) -> tuple:
