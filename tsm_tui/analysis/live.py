@@ -54,6 +54,7 @@ STATUS_EVERY = 0.2  # s between two status recomputations while records keep com
 FALLBACK_EVENTS = 30.0  # s between stat checks of configs / checkpoints when events arrive
 FALLBACK_POLL = 2.0  # ... when nothing reports events (polling, network filesystems)
 MIN_RECHECK = 0.2  # s: polling re-reads them before feeding new records, at most this often
+HELD_TICK = 0.25  # s: the longest sleep while records are held as a possible resume (released after HOLD_IDLE)
 MAX_SEEN = 20_000  # alert identities remembered per run for de-duplication (oldest forgotten)
 MAX_SPIKE_STEPS = 4096  # spike steps remembered across runs (same-step spikes in a sweep)
 SPIKE_NEAR = 1  # steps apart that still count as "the same step" in two runs of a sweep (ours: one
@@ -310,6 +311,10 @@ class LiveLoop:
         for r in self.runs.values():
             if r.dirty:
                 timeout = min(timeout, max(0.0, r.status_at + self.status_every - now))
+            if r.files is not None:  # the stat fallback for configs and checkpoints
+                timeout = min(timeout, max(0.0, r.fallback_at + r.fallback_every - now))
+            if r.session.holding():
+                timeout = min(timeout, HELD_TICK)
         self.feed.ready.wait(timeout)
         self.feed.ready.clear()
 

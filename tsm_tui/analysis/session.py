@@ -149,6 +149,10 @@ class Session:
                 out += self._feed_mon(src, self.monitors[src], recs, self.readers.get(src), [])
         return out
 
+    def holding(self) -> bool:
+        """Records are held back as a possible resume (``release_held`` will want a look)."""
+        return any(o.held for o in self.orderers.values())
+
     def release_held(self, idle: float = HOLD_IDLE) -> list[Alert]:
         """Live: records held back as a possible resume that waited ``idle`` seconds
         with nothing new from their source are a resume (analysis/ordering.py):

@@ -46,7 +46,8 @@ from tsm_tui.sources.tail import Tailer
 from tsm_tui.views import prometheus
 from tsm_tui.views.incidents import Incidents
 
-TICK = 0.25  # longest sleep between drains (the tailer wakes the loop when data arrive)
+TICK = 1.0  # longest sleep between drains (the tailer wakes the loop when data arrive; LiveLoop.wait
+#            wakes it sooner for a status, a stat fallback or held records that are due)
 HOOK_TIMEOUT = 30.0
 HOOK_QUEUE = 100
 HOOK_EXIT_WAIT = 10.0  # seconds at exit for the queued pages to run (ours: below systemd's 90 s stop timeout)

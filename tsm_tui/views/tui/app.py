@@ -51,7 +51,9 @@ from tsm_tui.views.tui.widgets import CHECK_IDS, AlertDetail, AlertList, CheckPa
 
 PUMP_SLICE = 2048  # records added to the plot store per lock hold
 FRAME_SLICE = 1 << 18  # rows of Frames joined into one plot-store extend (one lock hold, ~30 ms)
-LIVE_WAIT = 0.25  # longest sleep of the live worker between two loop steps
+#: longest sleep of the live worker between two loop steps: new data, an event, a status or
+#: a stat fallback that is due, and held records wake it sooner (LiveLoop.wait)
+LIVE_WAIT = 1.0
 LIVE_BUDGET = 1 << 18  # records per loop step: a long history reaches the screen in parts
 REPAINT_EVERY = 1.0  # s between two repaints (step, rate, sparklines, plot, reasons: one batch) while data flows
 STATUS_EVERY = 1.0  # s: the status line's age ("3s ago") is looked at this often (redrawn when it reads differently)
