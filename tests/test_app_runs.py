@@ -138,6 +138,8 @@ def test_runs_screen_stalled_after_silence(tmp_path):
             repaints = screen.repaints
             await pilot.pause(1.5)
             assert screen.repaints - repaints == 0  # nothing reads differently: nothing redrawn
+            # ... and the 1 s timer does not even look: "<10s" reads so for seconds yet
+            assert screen._tick_due > screen.clock() + 3
             shift[0] = 125.0  # two minutes of silence for both ...
             append(tmp_path / "busy" / "metrics.jsonl", json.dumps(dict(curve(103), lr=3e-4)) + "\n")  # ... but one
             assert await until(pilot, lambda: _cell(screen, "quiet", "age") == "stall 2m", timeout=5)
@@ -304,3 +306,13 @@ def test_rank_departures_reach_the_runs_screen(tmp_path):
             assert app.run_rows["job"].checks["nonfinite"].status.value == "PASS"  # rank 0's series
 
     asyncio.run(body())
+
+
+def test_age_changes_in_agrees_with_age_text():
+    from tsm_tui.views.tui.runs import age_changes_in, age_text
+
+    for s in (0.0, 3.2, 9.99, 10.0, 17.0, 59.5, 60.0, 61.0, 119.9, 3599.0, 3600.0, 7300.0, 48 * 3600.0 + 5, 3e6):
+        d = age_changes_in(s)
+        assert d > 0
+        assert age_text(s + d * 0.999) == age_text(s)  # the same text until then ...
+        assert age_text(s + d + 1e-6) != age_text(s)  # ... and different right after

@@ -110,12 +110,19 @@ class RunRow:
             return max(0.0, wall - self.last_write)
         return None if self.last_arrival is None else now - self.last_arrival
 
-    def stalled_for(self, now: float, wall: float | None = None) -> float | None:
-        idle = self.idle(now, time.time() if wall is None else wall)
-        if idle is None or self.done:
+    def stall_after(self) -> float | None:
+        """Seconds of quiet after which the run is stalled (None: a run that is done never is)."""
+        if self.done:
             return None
         med = statistics.median(self.arrivals) if self.arrivals else 0.0
-        return idle if idle > max(STALL_MIN, 10 * med) else None
+        return max(STALL_MIN, 10 * med)
+
+    def stalled_for(self, now: float, wall: float | None = None) -> float | None:
+        idle = self.idle(now, time.time() if wall is None else wall)
+        if idle is None:
+            return None
+        after = self.stall_after()
+        return idle if after is not None and idle > after else None
 
     def worst_check(self) -> CheckResult | None:
         return min(self.checks.values(), default=None,
@@ -148,6 +155,18 @@ def age_text(s: float) -> str:
     if s < 48 * 3600:
         return f"{int(s // 3600)}h"
     return f"{int(s // 86400)}d"
+
+
+def age_changes_in(s: float) -> float:
+    """Seconds until ``age_text(s)`` reads differently."""
+    for unit, upto in ((10.0, 60.0), (60.0, 3600.0), (3600.0, 48 * 3600.0)):
+        if s < upto:
+            return (s // unit + 1) * unit - s
+    return (s // 86400 + 1) * 86400 - s
+
+
+#: the longest the age tick trusts its own forecast (a wall clock that jumps is seen within this)
+TICK_TRUST = 30.0
 
 
 def _elide(text: str, width: int) -> str:
@@ -214,6 +233,7 @@ class RunsScreen(Screen):
         self._texts: dict[str, str] = {}
         self._n_rows = -1
         self._longest = 3
+        self._tick_due = 0.0  # monotonic time before which no age can read differently
         self.repaints = 0  # cells redrawn so far (tests, the idle benchmark)
 
     def compose(self) -> ComposeResult:
@@ -235,14 +255,25 @@ class RunsScreen(Screen):
         if not self._order or self._layout is None:
             self.refresh_rows()
             return
+        now = self.clock()
+        if now < self._tick_due:  # no age can read differently yet (forecast below)
+            return
         try:
             t = self.query_one(DataTable)
         except Exception:  # noqa: BLE001 - not mounted (any more)
             return
-        now, wall = self.clock(), self.wall()
+        wall = self.wall()
         changed = []
+        due = TICK_TRUST
         for name in self._order:
-            cell = self._age(self.rows[name], now, wall)
+            r = self.rows[name]
+            idle = r.idle(now, wall)
+            if idle is not None:  # when this row's age text or its "stalled" next changes
+                due = min(due, age_changes_in(idle))
+                after = r.stall_after() if self.live else None
+                if after is not None and idle <= after:
+                    due = min(due, after - idle)
+            cell = self._age(r, now, wall)
             old = self._shown.get((name, "age"))
             if old != cell:
                 if old is None or (old[1] is None) != (cell[1] is None):  # stalled or no longer
@@ -253,6 +284,7 @@ class RunsScreen(Screen):
             self._shown[(name, "age")] = cell
             t.update_cell(name, "age", _content(*cell))
             self.repaints += 1
+        self._tick_due = now + max(0.0, due)
 
     def on_resize(self) -> None:
         self.refresh_rows()
@@ -332,6 +364,7 @@ class RunsScreen(Screen):
 
     def refresh_rows(self) -> None:
         """Rows as the clock and the data say now; only cells whose text changed are redrawn."""
+        self._tick_due = 0.0  # the data moved: the next tick forecasts again
         try:
             t = self.query_one(DataTable)
         except Exception:  # noqa: BLE001 - not mounted (yet / any more)
