@@ -64,7 +64,9 @@ def _slots(cls) -> list[str]:
     out = []
     for c in cls.__mro__:
         sl = c.__dict__.get("__slots__", ())
-        out += [sl] if isinstance(sl, str) else [k for k in sl if k not in ("__dict__", "__weakref__")]
+        derived = getattr(cls, "DERIVED", ())  # caches of what the other slots determine
+        out += [sl] if isinstance(sl, str) else [k for k in sl if k not in ("__dict__", "__weakref__")
+                                                 and k not in derived]
     return out
 
 

@@ -13,7 +13,7 @@ from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import ROWS, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
-from tsm_tui.analysis.detectors.stats import RollingMedian, RollingMoments, RollingRate, mean_std
+from tsm_tui.analysis.detectors.stats import RollingMedian, RollingMoments, RollingRate
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
 RATE_WINDOW = 1000  # OLMo-core / detection-anchors 2.3: rates over ~1000 steps
@@ -81,7 +81,7 @@ class GradNormDetector(Detector):
         spike = False
         if med is not None and g >= self.s.grad_spike_ratio * med and len(self._logm) >= self.s.min_baseline \
                 and g > 0 and med > 0:
-            mean, std = mean_std(self._logm.values())
+            mean, std = self._logm.moments()
             z = (math.log(g) - mean) / std if std > 1e-12 else math.inf
             if z >= self.s.sigma and g >= self.s.grad_spike_ratio * med:
                 spike = True

@@ -25,7 +25,7 @@ from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
-from tsm_tui.analysis.detectors.stats import Delay, RollingMedian, RollingMoments, mean_std
+from tsm_tui.analysis.detectors.stats import Delay, RollingMedian, RollingMoments
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
 SIGMA_MIN_RATIO = 1.3
@@ -369,7 +369,7 @@ class LossSpikeDetector(Detector):
         ratio = x / med
         z = -math.inf
         if window:
-            mean, std = mean_std(self._logm.values())
+            mean, std = self._logm.moments()
             z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
         if recent is not None:  # the initial descent: against a detrended spread too (see EARLY_K)
             sd = _detrended_sd(recent)

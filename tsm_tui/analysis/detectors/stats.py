@@ -135,18 +135,31 @@ class RollingMoments:
     drift the way running sums do.
     """
 
-    __slots__ = ("size", "_fifo")
+    __slots__ = ("size", "_fifo", "_moments")
+    #: slots that only cache what the others determine (state comparisons skip them)
+    DERIVED = ("_moments",)
 
     def __init__(self, size: int) -> None:
         self.size = max(1, int(size))
         self._fifo: deque[float] = deque(maxlen=self.size)
+        self._moments: tuple[float, float] | None = None  # of the window as it is (None: not computed)
 
     def update(self, x: float) -> None:
         self._fifo.append(x)
+        self._moments = None
 
     def extend(self, values) -> None:
         """``update(x)`` for each of ``values``, oldest first."""
         self._fifo.extend(values[-self.size:].tolist() if isinstance(values, np.ndarray) else values)
+        self._moments = None
+
+    def moments(self) -> tuple[float, float]:
+        """``mean_std`` of the window, computed once per change of the window (the rows
+        of an incident, whose values stay out of it, ask again and again)."""
+        m = self._moments
+        if m is None:
+            m = self._moments = mean_std(self._fifo)
+        return m
 
     def values(self):
         """The window, oldest first (read-only: change it through update / extend)."""
@@ -161,14 +174,15 @@ class RollingMoments:
 
     @property
     def mean(self) -> float:
-        return mean_std(self._fifo)[0]
+        return self.moments()[0]
 
     @property
     def std(self) -> float:
-        return mean_std(self._fifo)[1]
+        return self.moments()[1]
 
     def clear(self) -> None:
         self._fifo.clear()
+        self._moments = None
 
 
 class Delay:
