@@ -68,6 +68,18 @@ BOUND = 3.0  # s per line and reader: quadratic work takes minutes at 200k chara
 #             Generous on purpose (a shared, loaded CI machine): it only separates the two classes.
 
 
+def _steps_until(t, step: int, timeout: float = 10.0) -> list:
+    """The steps a Tailer delivers (records and Frame rows) until ``step`` is among them."""
+    steps: list = []
+    end = time.monotonic() + timeout
+    while step not in steps and time.monotonic() < end:
+        for b in t.drain():
+            steps += [r.step for r in b.records if hasattr(r, "step") and not hasattr(r, "n")]
+            steps += [int(s) for r in b.records if hasattr(r, "n") for s in r.step]
+        time.sleep(0.05)
+    return steps
+
+
 def _ops(cls, line: str):
     """Everything a file's line goes through: sniffing, the line path, the chunk path
     (twice: templates are learnt from the second sighting)."""
@@ -364,14 +376,7 @@ def test_a_tailer_survives_a_file_whose_sniffing_raises(tmp_path, monkeypatch):
         with open(tmp_path / "good.jsonl", "a") as fh:
             fh.write('{"step": 500, "loss": 1.0}\n')
         t.wake()
-        steps: list = []
-        end = time.monotonic() + 10
-        while 500 not in steps and time.monotonic() < end:
-            for b in t.drain():
-                steps += [r.step for r in b.records if hasattr(r, "step") and not hasattr(r, "n")]
-                steps += [int(s) for r in b.records if hasattr(r, "n") for s in r.step]
-            time.sleep(0.05)
-        assert 500 in steps
+        assert 500 in _steps_until(t, 500)
         assert t.error is None and any("bad.jsonl" in e and "MemoryError" in e for e in t.drain_events())
     finally:
         t.stop()
@@ -663,14 +668,7 @@ def test_the_tailer_survives_a_listing_that_raises(tmp_path, monkeypatch):
         with open(tmp_path / "good.jsonl", "a") as fh:
             fh.write('{"step": 500, "loss": 1.0}\n')
         t.wake()
-        steps: list = []
-        end = time.monotonic() + 10
-        while 500 not in steps and time.monotonic() < end:
-            for b in t.drain():
-                steps += [r.step for r in b.records if not hasattr(r, "n")]
-                steps += [int(s) for r in b.records if hasattr(r, "n") for s in r.step]
-            time.sleep(0.05)
-        assert 500 in steps and t.error is None
+        assert 500 in _steps_until(t, 500) and t.error is None
         events = t.drain_events()
         assert sum("listing the files failed (ValueError)" in e for e in events) == 1, events
     finally:

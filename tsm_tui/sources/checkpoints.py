@@ -38,9 +38,10 @@ def checkpoint_step(name: str, is_dir: bool) -> int | None:
     return None
 
 
-def find_checkpoints(root: str, max_depth: int = 3, exclude=()) -> list[tuple[int, str]]:
+def find_checkpoints(root: str, max_depth: int = 3, exclude=(), descend=None) -> list[tuple[int, str]]:
     """(step, relative name) pairs, ascending by step; one entry per step.
-    ``exclude``: directories not searched (other runs below this one)."""
+    ``exclude``: directories not searched (other runs below this one); ``descend(name)``:
+    whether a sub-directory that is no checkpoint is searched (default: every one)."""
     found: dict[int, str] = {}
     skip = {os.path.abspath(e) for e in exclude}
     seen = 0
@@ -54,7 +55,8 @@ def find_checkpoints(root: str, max_depth: int = 3, exclude=()) -> list[tuple[in
             st = checkpoint_step(d, True)
             if st is not None:
                 found.setdefault(st, os.path.relpath(os.path.join(dirpath, d), root))
-            elif depth < max_depth and not d.startswith(".") and os.path.join(dirpath, d) not in skip:
+            elif depth < max_depth and not d.startswith(".") and os.path.join(dirpath, d) not in skip \
+                    and (descend is None or descend(d)):
                 keep.append(d)
         dirnames[:] = keep  # do not descend into checkpoints themselves
         for f in filenames:

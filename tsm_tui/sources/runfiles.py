@@ -14,7 +14,7 @@ import os
 
 from tsm_tui.core.errors import InputError
 from tsm_tui.core.settings import RunInfo
-from tsm_tui.sources.checkpoints import MAX_ENTRIES, checkpoint_step
+from tsm_tui.sources.checkpoints import checkpoint_step, find_checkpoints
 from tsm_tui.sources.config import CONFIG_NAMES, apply_mapping, load_mapping, read_run_config
 from tsm_tui.sources.runs import owns_checkpoint
 
@@ -106,7 +106,10 @@ class RunFiles:
         if self.ckpt_dir is None or not os.path.isdir(self.ckpt_dir):
             return []
         try:
-            return _find(self.ckpt_dir, set(self.exclude))
+            # only into the directories that organise the run's own files (runs.owns_checkpoint):
+            # a sub-directory of another name is another run's, or a run's that left no log
+            return find_checkpoints(self.ckpt_dir, exclude=self.exclude,
+                                    descend=lambda d: owns_checkpoint(os.path.join(d, "x")))
         except OSError:
             return []
 
@@ -128,32 +131,3 @@ class RunFiles:
         if parent and checkpoint_step(parent, True) is not None:
             return "checkpoint"
         return None
-
-
-def _find(root: str, exclude: set[str], max_depth: int = 3) -> list[tuple[int, str]]:
-    """``sources.checkpoints.find_checkpoints`` that descends only into the
-    directories that organise the run's own files (``runs.owns_checkpoint``):
-    a sub-directory of another name is another run's, or a run's that left no log."""
-    found: dict[int, str] = {}
-    seen = 0
-    base_depth = root.rstrip(os.sep).count(os.sep)
-    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: None):
-        depth = dirpath.count(os.sep) - base_depth
-        keep = []
-        for d in dirnames:
-            seen += 1
-            st = checkpoint_step(d, True)
-            if st is not None:
-                found.setdefault(st, os.path.relpath(os.path.join(dirpath, d), root))
-            elif depth < max_depth and not d.startswith(".") and os.path.join(dirpath, d) not in exclude \
-                    and owns_checkpoint(os.path.join(d, "x")):
-                keep.append(d)
-        dirnames[:] = keep  # never into checkpoints themselves, nor into other runs' directories
-        for f in filenames:
-            seen += 1
-            st = checkpoint_step(f, False)
-            if st is not None:
-                found.setdefault(st, os.path.relpath(os.path.join(dirpath, f), root))
-        if seen > MAX_ENTRIES:
-            break
-    return sorted(found.items())
