@@ -315,8 +315,11 @@ class LiveLoop:
                 timeout = min(timeout, max(0.0, r.fallback_at + r.fallback_every - now))
             if r.session.holding():
                 timeout = min(timeout, HELD_TICK)
+        if self.feed.finished and not self.finished:
+            return  # the next step finalizes (it needs one step without data after the end)
+        # cleared before each drain (``_take``), never here: a set between this wait's
+        # return and a clear here would be lost, and the consumer would sleep its whole timeout
         self.feed.ready.wait(timeout)
-        self.feed.ready.clear()
 
     @property
     def pending(self) -> int:
@@ -325,6 +328,7 @@ class LiveLoop:
 
     def _take(self, budget: int | None) -> list[Batch]:
         if not self._queue:
+            self.feed.ready.clear()  # before the drain: what arrives after it sets ``ready`` again
             self._queue.extend(self.feed.drain())
         if budget is None:
             out = list(self._queue)

@@ -78,6 +78,7 @@ class Feed:
         self._stop.set()
         with self._space:
             self._space.notify_all()
+        self.ready.set()  # a consumer asleep on ``ready`` wakes and sees the stop
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
 

@@ -71,10 +71,11 @@ RESCAN_MIN_GAP = 0.25  # seconds between two event-driven directory scans
 RESCAN_SAFETY = 30.0  # s between two walks of the tree when inotify reports new files
 RESCAN_COST_FACTOR = 50  # a walk that takes t seconds waits at least 50 t for the next one (<= 2% of a core)
 TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".part", ".partial", ".lock", "~")
-MIN_GAP = 0.02  # s from a write to its pass: a burst of writes settles into one pass
-BUSY_GAP = 0.1  # s between two event-driven passes while writes keep coming: a job logging 100
-#                 lines/s costs 10 passes/s, not one per write, and the first line after a quiet
-#                 spell still waits only MIN_GAP (ours: well inside the 100 ms on-screen goal)
+BUSY_GAP = 0.1  # s between two event-driven passes while writes come faster than one per
+#                 BUSY_GAP / 2: a job logging 100 lines/s costs 10 passes/s, not one per write;
+#                 a write after a quiet spell of 50 ms or more is read at once (ours)
+QUIET_AFTER = 60.0  # s without new bytes in any followed file: the run is quiet ...
+QUIET_SAFETY = 5.0  # s ... and the stat pass (the net under inotify) runs this often, not every second
 NON_UTF8 = "non-UTF-8 bytes (replaced, line still read)"
 IDLE_FLUSH = 1.0  # s without new bytes before a reader's held-back record is delivered (ours)
 
@@ -105,6 +106,7 @@ class Tailer(Feed):
         self._retired_ids: set[tuple[int, int]] = set()  # segments read as history
         self.errors = 0
         self.read_bytes = 0
+        self._active_at = -1e9  # the last new bytes read from any followed file (the history is not new)
         self.mode = "polling" if self.poll_interval is not None else "inotify"
         self._wake = threading.Event()
         #: set once the files present at start have been read to their end
@@ -204,12 +206,22 @@ class Tailer(Feed):
                 self.ready.set()
             passed = time.monotonic()
             wait = period
+            if self.poll_interval is None and self._ino is not None and not self._ino.full \
+                    and passed - self._active_at > QUIET_AFTER:
+                # a quiet run: every change wakes us through inotify; the stat pass is
+                # only the net for a missed event, and each wake-up costs CPU
+                wait = max(wait, QUIET_SAFETY)
             if self._rescan_soon:  # a new file was announced while walks were rate-limited:
                 # walk as soon as allowed, not after the next event or the safety period
                 wait = min(wait, max(0.0, last_scan + max(RESCAN_MIN_GAP, scan_cost * 4) - passed))
             if self._sleep(wait) and not self._stop.is_set():
-                # let a burst of writes settle into one pass, and space passes out while they keep coming
-                self._stop.wait(max(MIN_GAP, passed + BUSY_GAP - time.monotonic()))
+                # writes keep coming faster than one per BUSY_GAP: space the passes out (one
+                # pass reads them all). Slower writes get a pass each at once: no timed sleep,
+                # whose wake-up costs more than the pass (a line written in pieces waits
+                # as a partial line for its rest, whose own event wakes us)
+                gap = passed + BUSY_GAP - time.monotonic()
+                if gap > BUSY_GAP / 2:
+                    self._stop.wait(gap)
 
     # -- file system events: hints that wake the worker ------------------------------
     def _ensure_observer(self) -> None:
@@ -727,6 +739,8 @@ class Tailer(Feed):
                 return
             f.offset += len(data)
             f.active_at = time.monotonic()
+            if self.caught_up.is_set():
+                self._active_at = f.active_at
             self.read_bytes += len(data)
             if len(f.head) < FINGERPRINT:
                 f.head = (f.head + data)[:FINGERPRINT]
@@ -819,6 +833,8 @@ class Tailer(Feed):
 
     def _read_snapshot(self, f: _File, st) -> None:
         f.size, f.mtime_ns = st.st_size, st.st_mtime_ns
+        if self.caught_up.is_set():
+            self._active_at = time.monotonic()
         try:
             # read_path: a file's bytes, or a directory source (MLflow metrics/)
             recs = f.reader.read_path(f.path)

@@ -45,20 +45,23 @@ from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.runs import slurm_task
 from tsm_tui.sources.tail import Tailer
 from tsm_tui.views.tui.plotting import focus_plot, spark
-from tsm_tui.views.tui.runs import RunRow, RunsScreen
+from tsm_tui.views.tui.runs import TICK_SLACK, TICK_TRUST, RunRow, RunsScreen
 from tsm_tui.views.tui.series import SeriesStore
+from tsm_tui.views.tui.ticker import Ticker
 from tsm_tui.views.tui.widgets import CHECK_IDS, AlertDetail, AlertList, CheckPanel, HelpScreen, safe, set_text
 
 PUMP_SLICE = 2048  # records added to the plot store per lock hold
 FRAME_SLICE = 1 << 18  # rows of Frames joined into one plot-store extend (one lock hold, ~30 ms)
 #: longest sleep of the live worker between two loop steps: new data, an event, a status or
-#: a stat fallback that is due, and held records wake it sooner (LiveLoop.wait)
-LIVE_WAIT = 1.0
+#: a stat fallback that is due, held records and a stop wake it sooner (LiveLoop.wait) ...
+LIVE_WAIT = 1.0  # ... with an exporter (--prom-file / --metrics-port: its heartbeat)
+LIVE_IDLE_WAIT = 30.0  # ... without (nothing else is due: each wake-up of a quiet run costs CPU)
 LIVE_BUDGET = 1 << 18  # records per loop step: a long history reaches the screen in parts
 REPAINT_EVERY = 1.0  # s between two repaints (step, rate, sparklines, plot, reasons: one batch) while data flows
 STATUS_EVERY = 1.0  # s: the status line's age ("3s ago") is looked at this often (redrawn when it reads differently)
 PLOT_EVERY = 1.0  # s: the focus plot is rebuilt at most this often while data keeps coming
 WINDOWS = (None, 1000, 200)  # whole run, last 1000, last 200 steps
+RATE_HORIZON = 10.0  # s: steps/s is measured over the records that arrived this recently
 STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x median interval)
 MESSAGE_EVERY = 0.5  # s: LiveData / ChecksChanged posted at most this often (alerts and status changes at once)
 CHECKS_EVERY = 3.0  # s between check-reason repaints (their counts; a status change repaints at once)
@@ -276,6 +279,7 @@ class TsmApp(App):
         self._shown_statuses: list[Status] = []
         self._repaint_at = -1e9
         self._repaint_pending = False
+        self._age_ticker = Ticker(self, self._age_status)  # armed for when the age can next read differently
         self.bells = 0  # rung so far (tests)
         # the plot stores are written by the live worker and read by the UI
         self._lock = threading.RLock()
@@ -286,6 +290,16 @@ class TsmApp(App):
         self._posted_at: dict[str, float] = {}  # live worker: when each kind of message was last posted
         self._held: dict[str, Message] = {}  # ... and the newest one held back
         self._posted_statuses: list[Status] = []
+
+    def get_driver_class(self):
+        """Textual's driver for this terminal; on Linux the one whose input thread
+        does not wake ten times a second (views/tui/driver.py)."""
+        cls = super().get_driver_class()
+        if cls.__name__ == "LinuxDriver" and cls.__module__ == "textual.drivers.linux_driver":
+            from tsm_tui.views.tui.driver import QuietLinuxDriver
+
+            return QuietLinuxDriver
+        return cls
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -406,7 +420,7 @@ class TsmApp(App):
         self.query_one("#alerts").border_title = "alerts"
         self.query_one("#detail").border_title = "alert"
         self._live_worker()
-        self.set_interval(STATUS_EVERY, self._age_status)
+        self._age_ticker.arm(STATUS_EVERY)
         if self.runs_mode:
             self.current_run = next(iter(self.run_rows), None)
             if self.current_run is not None:
@@ -459,7 +473,12 @@ class TsmApp(App):
                     if up.error:
                         return
                 if not up.batches or not loop.pending:
-                    loop.wait(min(LIVE_WAIT, MESSAGE_EVERY) if self._held else LIVE_WAIT)
+                    # data, a due status / stat fallback / held record and a stop wake it
+                    # sooner (LiveLoop.wait); an exporter writes its heartbeat every second
+                    wait = LIVE_WAIT if self.exporter is not None else LIVE_IDLE_WAIT
+                    if self._held or any(self._runs_pending):
+                        wait = min(wait, MESSAGE_EVERY)
+                    loop.wait(wait)
         except Exception as e:  # noqa: BLE001 - shown on screen, never silent
             self._post(FeedEnded(f"{type(e).__name__}: {e}"))
 
@@ -680,6 +699,7 @@ class TsmApp(App):
         """Repaint what the data changed, at most every REPAINT_EVERY seconds."""
         if not self.is_running:
             return
+        self._age_ticker.arm(STATUS_EVERY)  # the data moved: the age counts again from here
         now = self.clock()
         wait = self._repaint_at + REPAINT_EVERY - now
         if not force and wait > 0:
@@ -702,15 +722,34 @@ class TsmApp(App):
 
     def _age_status(self) -> None:
         """The status line's age and "stalled" move with the clock, not with data
-        (the text is rebuilt; the screen only when it reads differently)."""
+        (the text is rebuilt; the screen only when it reads differently). Re-armed for
+        when they can next read differently; data, a resume and a run opened re-arm it
+        sooner."""
         if isinstance(self.screen, RunsScreen):
-            return  # the runs screen keeps its own ages (RunsScreen.tick); the dashboard is hidden
-        if self.mode == "live" and self._last_arrival is not None and not self.paused \
-                and self.clock() - self._repaint_at >= STATUS_EVERY * 0.9:  # (a repaint just drew it)
+            return  # the runs screen keeps its own ages (RunsScreen.tick); open_run re-arms this
+        if self.mode != "live" or self._last_arrival is None or self.paused:
+            return  # nothing here moves with the clock: data or a resume re-arms
+        now = self.clock()
+        if now - self._repaint_at >= STATUS_EVERY * 0.9:  # (a repaint just drew it)
             try:
-                self._update_status(self.clock())
+                self._update_status(now)
             except NoMatches:
-                pass
+                return
+        self._age_ticker.arm(self._status_changes_in(now))
+
+    def _status_changes_in(self, now: float) -> float:
+        """Seconds until the status line can read differently with no new data: its
+        age (``_ago``), the rate's horizon, the turn to "stalled" or "done"."""
+        idle = self.idle_for(now)
+        if idle is None or self._last_arrival is None or now - self._last_arrival < RATE_HORIZON + 1:
+            return STATUS_EVERY
+        due = _ago_changes_in(idle)
+        if self.stalled_for(now) is None:
+            med = statistics.median(self._arrivals) if self._arrivals else 0.0
+            for turn in (STALL_MIN, max(STALL_MIN, 10 * med)):
+                if idle < turn:
+                    due = min(due, turn - idle)
+        return min(TICK_TRUST, max(STATUS_EVERY, due + TICK_SLACK))
 
     def _repaint(self, now: float) -> None:
         if self.paused:
@@ -797,7 +836,7 @@ class TsmApp(App):
     def steps_per_s(self, now: float) -> float | None:
         if len(self._rate) < 2:
             return None
-        horizon = [(t, s) for t, s in self._rate if now - t <= 10.0]
+        horizon = [(t, s) for t, s in self._rate if now - t <= RATE_HORIZON]
         if len(horizon) < 2:
             return 0.0
         (t0, s0), (t1, s1) = horizon[0], horizon[-1]
@@ -965,6 +1004,7 @@ class TsmApp(App):
     def action_pause(self) -> None:
         self.paused = not self.paused
         if not self.paused:
+            self._age_ticker.arm(STATUS_EVERY)
             self._resume_view()
         else:
             self.pending_while_paused = 0
@@ -1169,6 +1209,14 @@ def _elide_middle(text: str, width: int) -> str:
     tail = (width - 1 + 1) // 2
     head = width - 1 - tail
     return text[:head] + "…" + text[len(text) - tail:]
+
+
+def _ago_changes_in(s: float) -> float:
+    """Seconds until ``_ago(s)`` reads differently."""
+    for unit, upto in ((1.0, 1.0), (1.0, 10.0), (5.0, 60.0), (60.0, 7200.0), (360.0, 48 * 3600.0)):
+        if s < upto:
+            return (s // unit + 1) * unit - s
+    return (s // 86400 + 1) * 86400 - s
 
 
 def _ago(s: float) -> str:

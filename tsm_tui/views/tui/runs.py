@@ -33,6 +33,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label
 
 from tsm_tui.core.record import Alert, CheckResult, Status
+from tsm_tui.views.tui.ticker import Ticker
 from tsm_tui.views.tui.widgets import safe
 
 STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x the run's usual interval)
@@ -167,6 +168,8 @@ def age_changes_in(s: float) -> float:
 
 #: the longest the age tick trusts its own forecast (a wall clock that jumps is seen within this)
 TICK_TRUST = 30.0
+TICK_MIN = 0.05  # s: the soonest a forecast tick is armed
+TICK_SLACK = 0.02  # s after the forecast change: the text has surely moved by then
 
 
 def _elide(text: str, width: int) -> str:
@@ -234,6 +237,8 @@ class RunsScreen(Screen):
         self._n_rows = -1
         self._longest = 3
         self._tick_due = 0.0  # monotonic time before which no age can read differently
+        self._ticker = Ticker(self, self.tick)  # armed for then (not a fixed 1 Hz: every wake-up costs)
+        self._mounted = False
         self.repaints = 0  # cells redrawn so far (tests, the idle benchmark)
 
     def compose(self) -> ComposeResult:
@@ -247,7 +252,16 @@ class RunsScreen(Screen):
         self.query_one("#runs-filter").display = False
         self.refresh_rows()
         self.query_one(DataTable).focus()
-        self.set_interval(TICK, self.tick)
+        self._mounted = True
+        self._ticker.arm(TICK)
+
+    def on_unmount(self) -> None:
+        self._mounted = False
+        self._ticker.stop()
+
+    def _arm(self, delay: float) -> None:
+        if self._mounted:
+            self._ticker.arm(delay)
 
     def tick(self) -> None:
         """The clock moved: only the ages can read differently (and a run turning
@@ -257,6 +271,7 @@ class RunsScreen(Screen):
             return
         now = self.clock()
         if now < self._tick_due:  # no age can read differently yet (forecast below)
+            self._arm(self._tick_due - now + TICK_SLACK)
             return
         try:
             t = self.query_one(DataTable)
@@ -285,6 +300,7 @@ class RunsScreen(Screen):
             t.update_cell(name, "age", _content(*cell))
             self.repaints += 1
         self._tick_due = now + max(0.0, due)
+        self._arm(max(TICK_MIN, due) + TICK_SLACK)
 
     def on_resize(self) -> None:
         self.refresh_rows()
@@ -365,6 +381,7 @@ class RunsScreen(Screen):
     def refresh_rows(self) -> None:
         """Rows as the clock and the data say now; only cells whose text changed are redrawn."""
         self._tick_due = 0.0  # the data moved: the next tick forecasts again
+        self._arm(TICK)
         try:
             t = self.query_one(DataTable)
         except Exception:  # noqa: BLE001 - not mounted (yet / any more)
