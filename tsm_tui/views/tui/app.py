@@ -59,11 +59,15 @@ LIVE_IDLE_WAIT = 30.0  # ... without (nothing else is due: each wake-up of a qui
 LIVE_BUDGET = 1 << 18  # records per loop step: a long history reaches the screen in parts
 REPAINT_EVERY = 1.0  # s between two repaints (step, rate, sparklines, plot, reasons: one batch) while data flows
 STATUS_EVERY = 1.0  # s: the status line's age ("3s ago") is looked at this often (redrawn when it reads differently)
-PLOT_EVERY = 1.0  # s: the focus plot is rebuilt at most this often while data keeps coming
+#: s: the sparklines and the focus plot are redrawn at most this often while data keeps coming
+#: (Textual's compositor is most of the UI's cost: bench/RESULTS.md 7d); the status line's step,
+#: rate and age every REPAINT_EVERY; an alert, a status change, a key and the run's end at once
+PLOT_EVERY = 2.0
 WINDOWS = (None, 1000, 200)  # whole run, last 1000, last 200 steps
 RATE_HORIZON = 10.0  # s: steps/s is measured over the records that arrived this recently
 STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x median interval)
-MESSAGE_EVERY = 0.5  # s: LiveData / ChecksChanged posted at most this often (alerts and status changes at once)
+MESSAGE_EVERY = 1.0  # s: LiveData / ChecksChanged posted at most this often (alerts and status changes at once;
+#                     the status line is redrawn once a second, check reasons every CHECKS_EVERY)
 CHECKS_EVERY = 3.0  # s between check-reason repaints (their counts; a status change repaints at once)
 SHORT_SCREEN = 36  # rows: below this an open alert detail takes the checks panel's place
 LABELS = dict(SeriesStore.METRICS)
@@ -928,7 +932,6 @@ class TsmApp(App):
             set_text(sparks, Content("waiting for records…"))
             set_text(focus, Content(""))
             return
-        self._repaint_sparks(store, sparks, force)
         now = self.clock()
         if not (force or self._plot_dirty):
             return
@@ -936,6 +939,8 @@ class TsmApp(App):
             self._repaint_later(self._plot_at + PLOT_EVERY - now)  # the newest data still gets drawn
             return
         self._plot_dirty = False
+        self._plot_at = now
+        self._repaint_sparks(store, sparks, force)
         self._repaint_focus(store, focus, now)
 
     def _repaint_sparks(self, store: SeriesStore, sparks: Static, force: bool) -> None:
@@ -983,7 +988,7 @@ class TsmApp(App):
         key = (s.version, lo, hi, fw, fh, self.log_scale, self.centre, self.metric)
         if key == self._plot_key:
             return  # nothing it is drawn from changed: no rebuild, no repaint
-        self._plot_key, self._plot_at = key, now
+        self._plot_key = key
         # two columns a cell (braille has two dot columns): one min/max pair each
         win = s.window(lo, hi, 2 * max(10, fw - 6))
         self._apply_plot(focus_plot(win, fw, fh, log=self.log_scale, marker=self.centre))

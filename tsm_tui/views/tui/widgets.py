@@ -204,6 +204,13 @@ class AlertList(OptionList):
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
         self.alerts: list[Alert] = []  # the alerts currently listed, in order
+        self._stick_end = False  # the last set / append asked to follow the newest alert
+
+    def watch_virtual_size(self, old, new) -> None:
+        """The list measures its lines when it renders, after the scroll_end of a
+        set / append may have run against the old size: follow the newest again."""
+        if self._stick_end and new.height > old.height:
+            self.scroll_end(animate=False, immediate=True)
 
     def set_alerts(self, alerts: list[Alert], follow: bool) -> None:
         """Replace the list (a filter change, a new primary source)."""
@@ -212,6 +219,7 @@ class AlertList(OptionList):
         self.clear_options()
         self.add_options([Option(alert_prompt(a)) for a in self.alerts])
         self._highlight_newest()
+        self._stick_end = follow
         if follow:
             self.scroll_end(animate=False, immediate=True)
             self.call_after_refresh(self.scroll_end, animate=False)  # again once laid out (its size known)
@@ -227,6 +235,7 @@ class AlertList(OptionList):
         self._highlight_newest()
         if follow and on_newest:  # following: the highlight stays on the newest alert
             self.highlighted = self.option_count - 1
+        self._stick_end = follow
         if follow:
             self.scroll_end(animate=False, immediate=True)
             self.call_after_refresh(self.scroll_end, animate=False)  # again once laid out (its size known)
