@@ -354,10 +354,14 @@ def test_schedule_peak_columns_match_records():
     # cut anywhere, through ramps, holds, falls, jumps, zeros, negatives and NaN / Inf
     from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
     rng = random.Random(7)
-    for _ in range(300):
+    for t in range(600):
         n = rng.randrange(1, 120)
         v, lr = [], rng.choice([0.0, 1e-5, 1e-4, -1e-4])
+        hold = rng.random() < 0.5 if t >= 300 else False  # long holds: a constant LR, held peaks
         for _ in range(n):
+            if hold and rng.random() < 0.85:
+                v.append(lr)
+                continue
             k = rng.random()
             lr = (lr * rng.choice([1.0, 1.01, 1.2, 1.6, 3.0]) + 1e-6 if k < 0.5 else lr * rng.uniform(0.5, 1.0)
                   if k < 0.8 else lr if k < 0.9 else rng.choice([0.0, math.nan, math.inf, 50 * abs(lr) + 1e-3]))

@@ -10,6 +10,7 @@ import math
 import sys
 import time
 
+import numpy as np
 import pytest
 
 
@@ -350,3 +351,100 @@ def test_late_config_sets_warmup_and_model_size_in_follow(tmp_path, follow):
     assert "GPT-3 Table 2.1" in sts["lr_schedule"]["summary"], sts["lr_schedule"]
     assert sts["batch_size"]["status"] != "SKIP" and "tokens/step" in sts["batch_size"]["summary"], sts["batch_size"]
     assert f.stop() == 0
+
+
+# ---- the Tailer hands its passes to the loop's thread once the history is read
+def _inline_loop(tmp_path, lines: int = 300):
+    from tsm_tui.sources.tail import Tailer
+
+    path = tmp_path / "metrics.jsonl"
+    path.write_text("".join(json.dumps(curve(s)) + "\n" for s in range(1, lines + 1)))
+    feed = Tailer(str(tmp_path), interval=0.05)
+    loop = LiveLoop(Session(), feed)
+    loop.start()
+    return path, feed, loop
+
+
+def _step_until(loop, cond, timeout: float = 10.0) -> list:
+    got, end = [], time.monotonic() + timeout
+    while time.monotonic() < end:
+        up = loop.step()
+        got.append(up)
+        if cond(got):
+            return got
+        if not up.batches or not loop.pending:
+            loop.wait(0.1)
+    raise AssertionError("timed out")
+
+
+def _steps(ups) -> list[int]:
+    out = []
+    for up in ups:
+        for b in up.batches:
+            for r in b.records:
+                out.extend(r.step.tolist() if isinstance(r.step, np.ndarray) else [r.step])
+    return out
+
+
+def test_the_tailer_hands_its_passes_to_the_loops_thread(tmp_path):
+    """After the history the feed's thread ends and LiveLoop.wait makes the passes:
+    lines appended later arrive, in order, through the loop alone."""
+    path, feed, loop = _inline_loop(tmp_path)
+    try:
+        ups = _step_until(loop, lambda got: len(_steps(got)) >= 300 and feed.inline)
+        feed._thread.join(2)
+        assert feed.inline and not feed._thread.is_alive()
+        append(path, "".join(json.dumps(curve(s)) + "\n" for s in range(301, 311)))
+        ups += _step_until(loop, lambda got: 310 in _steps(got))
+        assert _steps(ups) == list(range(1, 311))
+        # truncated in place and rewritten shorter: read from the start, as with the thread
+        append(path, "".join(json.dumps(curve(s)) + "\n" for s in range(1, 6)), mode="w")
+        ups = _step_until(loop, lambda got: any("truncated" in e for up in got for e in up.events))
+    finally:
+        loop.stop()
+    assert feed._wake_r is None  # stop() closed what the loop's thread had open
+
+
+def test_an_inline_pass_reads_at_most_about_the_queue_bound(tmp_path):
+    """A burst appended at once (120k lines) is read in parts that the loop drains
+    between passes: the queue stays near MAX_QUEUED (the thread's backpressure did
+    that before), and every record arrives once, in order."""
+    from tsm_tui.sources.feed import MAX_QUEUED
+
+    path, feed, loop = _inline_loop(tmp_path, lines=10)
+    try:
+        _step_until(loop, lambda got: feed.inline)
+        with open(path, "a") as fh:
+            fh.write("".join(json.dumps({"step": s, "loss": 2.0 + 1e-6 * s}) + "\n" for s in range(11, 120_011)))
+        peak, seen = 0, []
+        end = time.monotonic() + 30
+        while (not seen or seen[-1] < 120_010) and time.monotonic() < end:
+            loop.wait(0.1)
+            peak = max(peak, feed._queued)
+            seen += _steps([loop.step()])
+        assert seen == list(range(11, 120_011))
+        assert MAX_QUEUED < peak <= MAX_QUEUED + 20_000, peak  # one 1 MiB read past the bound at most
+    finally:
+        loop.stop()
+
+
+def test_an_inline_pass_that_raises_ends_the_feed_with_its_reason(tmp_path):
+    path, feed, loop = _inline_loop(tmp_path, lines=10)
+    try:
+        _step_until(loop, lambda got: feed.inline)
+
+        def boom():
+            raise RuntimeError("listing exploded")
+
+        feed._read_events = boom
+        append(path, json.dumps(curve(11)) + "\n")
+        ups = _step_until(loop, lambda got: any(up.error for up in got))
+        assert "RuntimeError: listing exploded" in next(up.error for up in ups if up.error)
+        t0, n = time.monotonic(), 0
+        while time.monotonic() - t0 < 1.0:  # a dead feed: each wait still waits (no busy loop)
+            loop.step()
+            loop.wait(0.3)
+            n += 1
+        assert n <= 12, n
+    finally:
+        loop.stop()

@@ -299,7 +299,12 @@ class LiveLoop:
 
     # ------------------------------------------------------------------ driving
     def start(self) -> None:
-        self.feed.start()
+        if getattr(self.feed, "pump", None) is not None:
+            # the Tailer reads the history in its own thread, then hands the passes to
+            # ours (``wait`` pumps): one thread woken per write instead of two
+            self.feed.start(handover=True)
+        else:
+            self.feed.start()
 
     def stop(self, timeout: float = 2.0) -> None:
         self.feed.stop(timeout)
@@ -317,6 +322,9 @@ class LiveLoop:
                 timeout = min(timeout, HELD_TICK)
         if self.feed.finished and not self.finished:
             return  # the next step finalizes (it needs one step without data after the end)
+        if self.feed.inline:  # we make the feed's passes: wait for a change, then read it
+            self.feed.pump(timeout)
+            return
         # cleared before each drain (``_take``), never here: a set between this wait's
         # return and a clear here would be lost, and the consumer would sleep its whole timeout
         self.feed.ready.wait(timeout)

@@ -53,6 +53,9 @@ class Note(str):
 class Feed:
     """Base class: subclasses fill ``_out`` from a worker thread."""
 
+    #: the consumer's thread makes the feed's passes (``Tailer.pump``): ``_put`` never waits
+    inline = False
+
     def __init__(self) -> None:
         self._out: deque[Batch] = deque()
         self._events: deque[str] = deque(maxlen=200)
@@ -120,8 +123,8 @@ class Feed:
             return
         n = sum(r.n if type(r) is Frame else 1 for r in records)
         with self._space:
-            while self._queued > MAX_QUEUED and not self._stop.is_set():
-                self._space.wait(0.5)  # backpressure: the consumer is behind
+            while self._queued > MAX_QUEUED and not self._stop.is_set() and not self.inline:
+                self._space.wait(0.5)  # backpressure: the consumer is behind (inline: it is us)
             self._queued += n
             self._out.append(Batch(source, reader, records, backlog))
         self.ready.set()

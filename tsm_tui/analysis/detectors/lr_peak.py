@@ -53,8 +53,10 @@ class SchedulePeak:
         self.prev = lr
 
     def update_many(self, lrs: np.ndarray) -> None:
-        """``update`` for each of ``lrs``, in order: strictly rising stretches of the
-        ramp at once, its other records one by one, then only the LRs above the peak."""
+        """``update`` for each of ``lrs``, in order: an LR holding its first value and
+        strictly rising stretches of the ramp at once, its other records one by one,
+        then only the LRs above the peak. O(len) numpy work per call (a constant LR,
+        which never ends a ramp, was a numpy pass over the rest of the column per record)."""
         if self.done and lrs.size:  # the usual case: one pass finds nothing above the peak
             top, last = lrs.max(), lrs[-1]
             if top <= self.peak and math.isfinite(last):  # (a NaN max fails the test)
@@ -62,22 +64,40 @@ class SchedulePeak:
                 return
         v = lrs[np.isfinite(lrs)]
         i, n = 0, v.size
-        while i < n and not self.done:
-            if self.peak is not None:
-                # a strictly rising stretch of the ramp only raises the peak (the LR
-                # never fell during the ramp, so the previous LR is the peak)
-                up = v[i:] > np.concatenate(([self.prev], v[i:n - 1]))
-                d = np.flatnonzero(~up)
-                j = i + (int(d[0]) if d.size else n - i)
-                if j > i:
+        if n and self.peak is None:
+            self.update(float(v[0]))
+            i = 1
+        if i < n and not self.done:
+            if not self.rose:
+                # an LR at its first value (the peak: it never rose) only resets the hold
+                # count and becomes ``prev``, however many records hold it
+                other = np.flatnonzero(v[i:] != self.peak)
+                skip = int(other[0]) if other.size else n - i
+                if skip:
+                    self.hold, self.prev = 0, self.peak
+                    i += skip
+                if i >= n:
+                    return
+            # where the LR does not rise above the one before it (the previous record's,
+            # ``prev`` for the first): fixed by the column, whatever is processed before
+            prev = np.empty(n - i)
+            prev[0] = self.prev
+            prev[1:] = v[i:n - 1]
+            stops = np.flatnonzero(v[i:] <= prev) + i
+            k = 0
+            while i < n and not self.done:
+                while k < stops.size and stops[k] < i:
+                    k += 1
+                j = int(stops[k]) if k < stops.size else n
+                if j > i:  # a strictly rising stretch of the ramp only raises the peak
                     top = float(v[j - 1])
                     if top > self.peak:
                         self.peak = top
                         self.rose = True
                     self.prev, self.hold, i = top, 0, j
                     continue
-            self.update(float(v[i]))
-            i += 1
+                self.update(float(v[i]))
+                i += 1
         if i >= n:
             return
         rest = v[i:]

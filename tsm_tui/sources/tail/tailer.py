@@ -47,7 +47,7 @@ import time
 from array import array
 from types import SimpleNamespace
 
-from tsm_tui.sources.feed import Feed
+from tsm_tui.sources.feed import MAX_QUEUED, Feed
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_fd
@@ -107,6 +107,19 @@ class Tailer(Feed):
         self.errors = 0
         self.read_bytes = 0
         self._active_at = -1e9  # the last new bytes read from any followed file (the history is not new)
+        # the passes' schedule (``_pass`` / ``_own_wait``), kept here: the feed's thread makes
+        # them, then (``inline``) the consumer's
+        self._rescan_every = max(2.0, 2 * self.interval)
+        if self.poll_interval is not None:
+            self._rescan_every = max(self._rescan_every, self.poll_interval)
+        self._last_scan = -1e9
+        self._scan_cost = 0.0
+        self._passed = 0.0
+        self._more = False  # the last pass stopped reading at the queue's bound: pass again at once
+        self._handover = False
+        #: the consumer makes the passes (``pump``), the feed's thread has ended
+        self.inline = False
+        self._pump_lock = threading.RLock()
         self.mode = "polling" if self.poll_interval is not None else "inotify"
         self._wake = threading.Event()
         #: set once the files present at start have been read to their end
@@ -133,6 +146,11 @@ class Tailer(Feed):
         self._stop.set()
         self._poke()
         super().stop(timeout)
+        if self.inline and self._pump_lock.acquire(timeout=timeout):  # not inside a pump any more
+            try:
+                self._cleanup()
+            finally:
+                self._pump_lock.release()
 
     def wake(self) -> None:
         """Ask for a pass now (tests, or a caller that knows something changed)."""
@@ -157,71 +175,127 @@ class Tailer(Feed):
         try:
             self._guarded(self._loop)
         finally:
-            self._stop_observer()
-            for sock in (self._wake_r, self._wake_w):
-                if sock is not None:
-                    sock.close()
-            for f in self.files.values():
-                self._close(f)
-            for fd, _, _ in self._retired:
-                _close_fd(fd)
-            self._retired.clear()
+            if not self.inline:  # handed over: the consumer's thread goes on with everything open
+                self._cleanup()
 
     def _loop(self) -> None:
-        period = self.poll_interval if self.poll_interval is not None else self.interval
-        rescan_every = max(2.0, 2 * self.interval)
-        if self.poll_interval is not None:
-            rescan_every = max(rescan_every, self.poll_interval)
-        last_scan = -1e9
-        scan_cost = 0.0
         while not self._stop.is_set():
-            now = time.monotonic()
-            if self.poll_interval is None:
-                self._ensure_observer()
-            # with inotify, new files announce themselves (created / moved): the periodic
-            # walk is a safety net; polling walks every period. Either way the walk is
-            # spaced so that it costs at most ~2% of a core on a big tree
-            self._read_events()
-            watching = self._observer is not None or self._ino is not None
-            every = max(rescan_every if self.poll_interval is not None or not watching
-                        else RESCAN_SAFETY, scan_cost * RESCAN_COST_FACTOR)
-            soon = self._rescan_soon and now - last_scan >= max(RESCAN_MIN_GAP, scan_cost * 4)
-            if soon or self._rescan.is_set() or now - last_scan >= every:
-                self._rescan.clear()
-                self._rescan_soon = False
-                last_scan = now
-                self._scan()
-                scan_cost = time.monotonic() - now
-            self._wake.clear()
-            for f in list(self.files.values()):
-                if self._stop.is_set():
-                    return
-                try:
-                    self._check(f)
-                except Exception as e:  # noqa: BLE001 - one file's failure is that file's
-                    self._file_failed(f, f.path, e)
-            self._park_idle()
-            if not self.caught_up.is_set():
-                self.caught_up.set()  # the history present at start has been queued
+            if not self._pass():
+                return
+            if self._handover and self.caught_up.is_set():
+                # the history is queued: from here the consumer's own thread waits for
+                # changes and makes the passes (``pump``); one thread woken per write,
+                # not two handing the records and the interpreter lock to each other
+                self.inline = True
+                return
+            woke = self._sleep(self._own_wait())
+            if woke and not self._stop.is_set():
+                self._busy_gap()
+
+    def _pass(self) -> bool:
+        """One look at the tree and every followed file; False when stopped midway."""
+        now = time.monotonic()
+        self._more = False
+        if self.poll_interval is None:
+            self._ensure_observer()
+        # with inotify, new files announce themselves (created / moved): the periodic
+        # walk is a safety net; polling walks every period. Either way the walk is
+        # spaced so that it costs at most ~2% of a core on a big tree
+        self._read_events()
+        watching = self._observer is not None or self._ino is not None
+        every = max(self._rescan_every if self.poll_interval is not None or not watching
+                    else RESCAN_SAFETY, self._scan_cost * RESCAN_COST_FACTOR)
+        soon = self._rescan_soon and now - self._last_scan >= max(RESCAN_MIN_GAP, self._scan_cost * 4)
+        if soon or self._rescan.is_set() or now - self._last_scan >= every:
+            self._rescan.clear()
+            self._rescan_soon = False
+            self._last_scan = now
+            self._scan()
+            self._scan_cost = time.monotonic() - now
+        self._wake.clear()
+        for f in list(self.files.values()):
+            if self._stop.is_set():
+                return False
+            try:
+                self._check(f)
+            except Exception as e:  # noqa: BLE001 - one file's failure is that file's
+                self._file_failed(f, f.path, e)
+        self._park_idle()
+        if not self.caught_up.is_set() and not self._more:
+            self.caught_up.set()  # the history present at start has been queued
+            self.ready.set()
+        self._passed = time.monotonic()
+        return True
+
+    def _own_wait(self) -> float:
+        """How long the next sleep may last: the stat period (longer once the run is
+        quiet), shorter when a rate-limited walk is due."""
+        passed = self._passed
+        wait = self.poll_interval if self.poll_interval is not None else self.interval
+        if self.poll_interval is None and self._ino is not None and not self._ino.full \
+                and passed - self._active_at > QUIET_AFTER:
+            # a quiet run: every change wakes us through inotify; the stat pass is
+            # only the net for a missed event, and each wake-up costs CPU
+            wait = max(wait, QUIET_SAFETY)
+        if self._rescan_soon:  # a new file was announced while walks were rate-limited:
+            # walk as soon as allowed, not after the next event or the safety period
+            wait = min(wait, max(0.0, self._last_scan + max(RESCAN_MIN_GAP, self._scan_cost * 4) - passed))
+        return wait
+
+    def _busy_gap(self) -> None:
+        """Woken by a change: writes coming faster than one per BUSY_GAP / 2 get their
+        passes spaced out (one pass reads them all). Slower writes get a pass each at
+        once: no timed sleep, whose wake-up costs more than the pass (a line written in
+        pieces waits as a partial line for its rest, whose own event wakes us)."""
+        gap = self._passed + BUSY_GAP - time.monotonic()
+        if gap > BUSY_GAP / 2:
+            self._stop.wait(gap)
+
+    # -- inline: the consumer's thread makes the passes once the history is read ----------
+    def start(self, handover: bool = False) -> None:
+        """Start reading in the feed's thread; ``handover``: once the history present
+        at start is queued (read with the feed's backpressure), the thread ends and the
+        consumer calls :meth:`pump` from its own thread instead of waiting on ``ready``."""
+        self._handover = handover
+        super().start()
+
+    def pump(self, timeout: float) -> None:
+        """Inline mode: wait up to ``timeout`` for a change (or this tailer's own period),
+        then make a pass, in the caller's thread. A pass reads at most about MAX_QUEUED
+        records ahead of the caller (``_read_to_eof``); the next pump goes on at once."""
+        with self._pump_lock:
+            if self._stop.is_set():
+                return
+            if self.error is not None:
+                self._stop.wait(timeout)  # the consumer reports it; never a busy loop
+                return
+            try:
+                if not self._more:
+                    own = self._own_wait()
+                    woke = self._sleep(min(timeout, own))
+                    if self._stop.is_set():
+                        return
+                    if woke:
+                        self._busy_gap()
+                    elif timeout < own and time.monotonic() - self._passed < own:
+                        return  # the caller's deadline (a status, a held record), not ours
+                self._pass()
+            except Exception as e:  # noqa: BLE001 - reported like the thread's death (Feed._guarded)
+                self.error = f"{type(e).__name__}: {e}"
+                self._event(f"reading stopped: {self.error}")
                 self.ready.set()
-            passed = time.monotonic()
-            wait = period
-            if self.poll_interval is None and self._ino is not None and not self._ino.full \
-                    and passed - self._active_at > QUIET_AFTER:
-                # a quiet run: every change wakes us through inotify; the stat pass is
-                # only the net for a missed event, and each wake-up costs CPU
-                wait = max(wait, QUIET_SAFETY)
-            if self._rescan_soon:  # a new file was announced while walks were rate-limited:
-                # walk as soon as allowed, not after the next event or the safety period
-                wait = min(wait, max(0.0, last_scan + max(RESCAN_MIN_GAP, scan_cost * 4) - passed))
-            if self._sleep(wait) and not self._stop.is_set():
-                # writes keep coming faster than one per BUSY_GAP: space the passes out (one
-                # pass reads them all). Slower writes get a pass each at once: no timed sleep,
-                # whose wake-up costs more than the pass (a line written in pieces waits
-                # as a partial line for its rest, whose own event wakes us)
-                gap = passed + BUSY_GAP - time.monotonic()
-                if gap > BUSY_GAP / 2:
-                    self._stop.wait(gap)
+
+    def _cleanup(self) -> None:
+        self._stop_observer()
+        for sock in (self._wake_r, self._wake_w):
+            if sock is not None:
+                sock.close()
+        self._wake_r = self._wake_w = None
+        for f in self.files.values():
+            self._close(f)
+        for fd, _, _ in self._retired:
+            _close_fd(fd)
+        self._retired.clear()
 
     # -- file system events: hints that wake the worker ------------------------------
     def _ensure_observer(self) -> None:
@@ -563,8 +637,9 @@ class Tailer(Feed):
         if f.reader.kind == "snapshot":
             self._read_snapshot(f, st)
             return
-        self._catch_up(f, st.st_size)
-        f.size, f.mtime_ns = st.st_size, st.st_mtime_ns
+        if self._catch_up(f, st.st_size, budget=True):
+            f.size, f.mtime_ns = st.st_size, st.st_mtime_ns
+        # else: stopped at the queue's bound (inline); the size still differs, the next pass goes on
 
     def _idle(self, f: _File) -> None:
         """No new bytes for IDLE_FLUSH seconds: what the reader holds back waiting for
@@ -616,15 +691,16 @@ class Tailer(Feed):
             self._close(f)
             f.parked = True
 
-    def _catch_up(self, f: _File, size: int) -> None:
-        """Read to EOF, starting over first if the file was truncated or rewritten."""
+    def _catch_up(self, f: _File, size: int, budget: bool = False) -> bool:
+        """Read to EOF, starting over first if the file was truncated or rewritten;
+        False when stopped at the queue's bound (``budget``, inline only)."""
         if size < f.offset:
             self._restart(f, f"{_short(f.path)} truncated ({size} < {f.offset} bytes read): "
                              "reading it from the start")
         elif f.offset and not self._same_content(f):
             self._restart(f, f"{_short(f.path)} rewritten: reading it from the start "
                              "(records already seen are not counted twice)")
-        self._read_to_eof(f)
+        return self._read_to_eof(f, budget)
 
     def _stat(self, f: _File):
         """stat the path; on a network filesystem through a fresh open, since
@@ -726,17 +802,22 @@ class Tailer(Feed):
                     "read what was there; watching for it to reappear", f.path)
 
     # -- reading ----------------------------------------------------------------------
-    def _read_to_eof(self, f: _File) -> None:
+    def _read_to_eof(self, f: _File, budget: bool = False) -> bool:
+        """Read what is new; False when stopped early: at the queue's bound (``budget``,
+        inline: the caller is the consumer, who drains before the next pass) or a stop."""
         if f.fd is None:
-            return
+            return True
         while not self._stop.is_set():
+            if budget and self.inline and self._queued > MAX_QUEUED:
+                self._more = True
+                return False
             try:
                 data = os.pread(f.fd, CHUNK, f.offset)
             except OSError as e:
                 self._error(f, f.path, e, "read error")
-                return
+                return True
             if not data:
-                return
+                return True
             f.offset += len(data)
             f.active_at = time.monotonic()
             if self.caught_up.is_set():
