@@ -72,13 +72,15 @@ def idle(a) -> None:
         pane = tui_cost.Pane(name.split()[0].strip("'"), f"{sys.executable} -m tsm_tui {path} --no-bell", (80, 24))
         try:
             time.sleep(8.0)  # start-up and the history
-            c0, t0 = tui_cost.cpu_of(pane.pid), time.monotonic()
+            c0, e0, t0 = tui_cost.cpu_of(pane.pid), tui_cost.exec_of(pane.pid), time.monotonic()
             time.sleep(a.seconds)
-            res[name] = (100 * (tui_cost.cpu_of(pane.pid) - c0) / (time.monotonic() - t0), tui_cost.rss_of(pane.pid))
+            dt = time.monotonic() - t0
+            res[name] = (100 * (tui_cost.cpu_of(pane.pid) - c0) / dt, tui_cost.rss_of(pane.pid),
+                         100 * (tui_cost.exec_of(pane.pid) - e0) / dt)
         finally:
             pane.close()
-        print(f"{name:>26}: {res[name][0]:.2f}% of a core idle, RSS {res[name][1]:.0f} MiB ({a.seconds:g} s)",
-              flush=True)
+        print(f"{name:>26}: {res[name][0]:.2f}% of a core idle in clock ticks, {res[name][2]:.3f}% on CPU "
+              f"(schedstat), RSS {res[name][1]:.0f} MiB ({a.seconds:g} s)", flush=True)
     print(f"load {tui_cost.load()}")
 
 

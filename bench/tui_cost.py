@@ -67,6 +67,20 @@ def cpu_of(pid: int) -> float:
     return sum(int(v) for v in x[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
+def exec_of(pid: int) -> float:
+    """Time on a CPU of a process's live threads, in seconds, from the scheduler's own
+    nanosecond count (``/proc/<pid>/task/<tid>/schedstat``): ``cpu_of`` counts 10 ms
+    clock ticks, too coarse for an idle process over a minute (0.05% is 3 ticks)."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total / 1e9
+
+
 def rss_of(pid: int) -> float:
     try:
         with open(f"/proc/{pid}/status") as f:

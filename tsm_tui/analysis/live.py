@@ -53,6 +53,7 @@ from tsm_tui.sources.runs import rank_of, run_name, run_root, slurm_task, uuid_d
 STATUS_EVERY = 0.2  # s between two status recomputations while records keep coming
 FALLBACK_EVENTS = 30.0  # s between stat checks of configs / checkpoints when events arrive
 FALLBACK_POLL = 2.0  # ... when nothing reports events (polling, network filesystems)
+FALLBACK_SLACK = 0.1  # a run's look is taken with another's that is due up to 10% of the period sooner
 MIN_RECHECK = 0.2  # s: polling re-reads them before feeding new records, at most this often
 HELD_TICK = 0.25  # s: the longest sleep while records are held as a possible resume (released after HOLD_IDLE)
 MAX_SEEN = 20_000  # alert identities remembered per run for de-duplication (oldest forgotten)
@@ -204,7 +205,8 @@ class RunLive:
             # the last look must be the one their alerts name, not the one before it
             kinds = kinds | {"config", "checkpoint"}
             self.fallback_at = now
-        elif now - self.fallback_at >= self.fallback_every:
+        elif now - self.fallback_at >= self.fallback_every * (1 - FALLBACK_SLACK):
+            # (the slack: runs opened a few ms apart look together, one wake-up for all)
             self.fallback_at = now
             kinds = kinds | {"config", "checkpoint"}
         if "checkpoint" in kinds:
@@ -323,8 +325,13 @@ class LiveLoop:
         if self.feed.finished and not self.finished:
             return  # the next step finalizes (it needs one step without data after the end)
         if self.feed.inline:  # we make the feed's passes: wait for a change, then read it
-            self.feed.pump(timeout)
-            return
+            # a pass that found nothing (the tailer's own safety look at a quiet run) is no
+            # reason to return: only something to drain, a stop or our own deadline is
+            end = time.monotonic() + timeout
+            while True:
+                self.feed.pump(max(0.0, end - time.monotonic()))
+                if self.feed.ready.is_set() or time.monotonic() >= end - 0.001:
+                    return
         # cleared before each drain (``_take``), never here: a set between this wait's
         # return and a clear here would be lost, and the consumer would sleep its whole timeout
         self.feed.ready.wait(timeout)
@@ -334,10 +341,13 @@ class LiveLoop:
         """Batches drained from the feed but not fed yet (over a step's budget)."""
         return len(self._queue)
 
+    def _drain_feed(self) -> None:
+        self.feed.ready.clear()  # before the drain: what arrives after it sets ``ready`` again
+        self._queue.extend(self.feed.drain())
+
     def _take(self, budget: int | None) -> list[Batch]:
         if not self._queue:
-            self.feed.ready.clear()  # before the drain: what arrives after it sets ``ready`` again
-            self._queue.extend(self.feed.drain())
+            self._drain_feed()
         if budget is None:
             out = list(self._queue)
             self._queue.clear()
@@ -517,7 +527,7 @@ class LiveLoop:
         if not self.runs:
             return
         if not self._queue:
-            self._queue.extend(self.feed.drain())  # what is waiting decides which runs look again
+            self._drain_feed()  # what is waiting decides which runs look again
         waiting = {b.source for b in self._queue}
         routed = {self._route_cache[s].name for s in waiting if s in self._route_cache}
         unrouted = any(s not in self._route_cache for s in waiting)
