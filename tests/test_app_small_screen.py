@@ -141,3 +141,46 @@ def test_sparkline_labels_whole_with_a_gap():
                     assert rest.startswith(" ")
 
     run(body())
+
+
+def test_status_age_changes_in_agrees_with_its_text():
+    """The status line's age ticker is armed for when ``_ago`` next reads differently."""
+    from tsm_tui.views.tui.app import _ago, _ago_changes_in
+
+    for s in (0.0, 0.5, 3.2, 9.99, 10.0, 17.0, 59.5, 60.0, 61.0, 119.9, 3599.0, 7199.0, 7300.0, 9000.0,
+              48 * 3600.0 - 1, 48 * 3600.0 + 5, 3e6):
+        d = _ago_changes_in(s)
+        assert d > 0
+        assert _ago(s + d * 0.999) == _ago(s), s  # the same text until then ...
+        assert _ago(s + d + 1e-6) != _ago(s), s  # ... and different right after
+
+
+def test_quiet_driver_sleeps_until_a_key_or_its_parsers_deadline():
+    """Textual's input thread polled ten times a second; ours waits for a key, for
+    the parser's own deadline (a lone ESC), or for the pipe that quit writes to."""
+    import asyncio
+    import os
+    import select
+
+    from textual._xterm_parser import XTermParser
+
+    from tsm_tui.views.tui import driver
+
+    class FakeApp:  # Driver.__init__ only keeps it
+        pass
+
+    async def make():  # Driver.__init__ asks for the running loop
+        return driver.QuietLinuxDriver(FakeApp())
+
+    d = asyncio.run(make())
+    try:
+        parser = XTermParser()
+        assert d._input_timeout(parser) == driver.IDLE_WAIT
+        list(parser.feed("\x1b"))  # a lone ESC: the parser waits for the rest of a sequence
+        assert 0 <= d._input_timeout(parser) <= driver.PENDING_TICK
+        d.exit_event.set()  # what disable_input does on quit / suspend: the select wakes
+        assert select.select([d._wake_r], [], [], 1.0)[0] == [d._wake_r]
+        assert os.read(d._wake_r, 10) == b"x"
+    finally:
+        d.close()
+    d.exit_event.set()  # after close: no write to a closed (or reused) descriptor

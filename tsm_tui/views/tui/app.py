@@ -23,7 +23,7 @@ from dataclasses import replace
 import numpy as np
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, ScreenStackError
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -433,6 +433,7 @@ class TsmApp(App):
         self.repaint(force=True)
 
     def on_unmount(self) -> None:
+        self._age_ticker.stop()
         self._live_stop.set()
         self.feed.ready.set()
         self.live.stop(timeout=1.0)
@@ -729,7 +730,11 @@ class TsmApp(App):
         (the text is rebuilt; the screen only when it reads differently). Re-armed for
         when they can next read differently; data, a resume and a run opened re-arm it
         sooner."""
-        if isinstance(self.screen, RunsScreen):
+        try:
+            screen = self.screen
+        except ScreenStackError:  # the app is being torn down
+            return
+        if isinstance(screen, RunsScreen):
             return  # the runs screen keeps its own ages (RunsScreen.tick); open_run re-arms this
         if self.mode != "live" or self._last_arrival is None or self.paused:
             return  # nothing here moves with the clock: data or a resume re-arms
@@ -1236,7 +1241,7 @@ def _ago(s: float) -> str:
     if s < 7200:
         return f"{int(s // 60)}m"
     if s < 48 * 3600:
-        return f"{s / 3600:.1f}h"
+        return f"{int(s // 360) / 10:.1f}h"  # (floored, like the other units: 2.09h reads 2.0h)
     return f"{int(s // 86400)}d"
 
 
