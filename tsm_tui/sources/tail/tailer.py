@@ -74,6 +74,7 @@ TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".part", ".partial", ".lock", "~")
 BUSY_GAP = 0.1  # s between two event-driven passes while writes come faster than one per
 #                 BUSY_GAP / 2: a job logging 100 lines/s costs 10 passes/s, not one per write;
 #                 a write after a quiet spell of 50 ms or more is read at once (ours)
+CHANGE_SETTLE = 0.05  # s a pass waits for the rest of a group of config / checkpoint writes (ours)
 QUIET_AFTER = 60.0  # s without new bytes in any followed file: the run is quiet ...
 QUIET_SAFETY = 5.0  # s ... and the stat pass (the net under inotify) runs this often, not every second
 NON_UTF8 = "non-UTF-8 bytes (replaced, line still read)"
@@ -202,6 +203,12 @@ class Tailer(Feed):
         # walk is a safety net; polling walks every period. Either way the walk is
         # spaced so that it costs at most ~2% of a core on a big tree
         self._read_events()
+        if self._changes and not self._stop.is_set():
+            # a config, a checkpoint or a new file changed (not a followed log's append):
+            # such writes come in groups (config.json then training_args.json, a
+            # checkpoint's files); let the group land so that it is applied as one
+            self._stop.wait(CHANGE_SETTLE)
+            self._read_events()
         watching = self._observer is not None or self._ino is not None
         every = max(self._rescan_every if self.poll_interval is not None or not watching
                     else RESCAN_SAFETY, self._scan_cost * RESCAN_COST_FACTOR)
