@@ -327,6 +327,8 @@ class LiveLoop:
         if self.feed.inline:  # we make the feed's passes: wait for a change, then read it
             # a pass that found nothing (the tailer's own safety look at a quiet run) is no
             # reason to return: only something to drain, a stop or our own deadline is
+            if self.feed.ready.is_set():
+                return  # something waits to be drained already
             end = time.monotonic() + timeout
             while True:
                 self.feed.pump(max(0.0, end - time.monotonic()))
