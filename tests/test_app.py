@@ -363,6 +363,7 @@ def test_replay_plays_back_and_demo_data_is_bundled():
             t0 = time.monotonic()
             while not app.loaded and time.monotonic() - t0 < 10:
                 await pilot.pause(0.1)
+            await pilot.pause(0.2)  # the end's repaint reaches the screen (under load it had not yet)
             assert app._last_step() == 1500
             assert app.check_statuses()["loss_spike"] in ("WARN", "FAIL")
             assert "replay done" in "\n".join(screen_lines(app))

@@ -117,9 +117,7 @@ class Tailer(Feed):
         self._scan_cost = 0.0
         self._passed = 0.0
         self._more = False  # the last pass stopped reading at the queue's bound: pass again at once
-        self._handover = False
-        #: the consumer makes the passes (``pump``), the feed's thread has ended
-        self.inline = False
+        self._handover = False  # at caught_up the thread ends and ``inline`` is set (Feed.inline)
         self._pump_lock = threading.RLock()
         self.mode = "polling" if self.poll_interval is not None else "inotify"
         self._wake = threading.Event()

@@ -45,9 +45,9 @@ from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.runs import slurm_task
 from tsm_tui.sources.tail import Tailer
 from tsm_tui.views.tui.plotting import focus_plot, spark
-from tsm_tui.views.tui.runs import TICK_SLACK, TICK_TRUST, RunRow, RunsScreen
+from tsm_tui.views.tui.runs import RunRow, RunsScreen
 from tsm_tui.views.tui.series import SeriesStore
-from tsm_tui.views.tui.ticker import Ticker
+from tsm_tui.views.tui.ticker import TICK_SLACK, TICK_TRUST, Ticker, changes_in
 from tsm_tui.views.tui.widgets import CHECK_IDS, AlertDetail, AlertList, CheckPanel, HelpScreen, safe, set_text
 
 PUMP_SLICE = 2048  # records added to the plot store per lock hold
@@ -1223,10 +1223,7 @@ def _elide_middle(text: str, width: int) -> str:
 
 def _ago_changes_in(s: float) -> float:
     """Seconds until ``_ago(s)`` reads differently."""
-    for unit, upto in ((1.0, 1.0), (1.0, 10.0), (5.0, 60.0), (60.0, 7200.0), (360.0, 48 * 3600.0)):
-        if s < upto:
-            return (s // unit + 1) * unit - s
-    return (s // 86400 + 1) * 86400 - s
+    return changes_in(s, ((1.0, 10.0), (5.0, 60.0), (60.0, 7200.0), (360.0, 48 * 3600.0)))
 
 
 def _ago(s: float) -> str:

@@ -33,7 +33,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label
 
 from tsm_tui.core.record import Alert, CheckResult, Status
-from tsm_tui.views.tui.ticker import Ticker
+from tsm_tui.views.tui.ticker import TICK_MIN, TICK_SLACK, TICK_TRUST, Ticker, changes_in
 from tsm_tui.views.tui.widgets import safe
 
 STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x the run's usual interval)
@@ -160,16 +160,7 @@ def age_text(s: float) -> str:
 
 def age_changes_in(s: float) -> float:
     """Seconds until ``age_text(s)`` reads differently."""
-    for unit, upto in ((10.0, 60.0), (60.0, 3600.0), (3600.0, 48 * 3600.0)):
-        if s < upto:
-            return (s // unit + 1) * unit - s
-    return (s // 86400 + 1) * 86400 - s
-
-
-#: the longest the age tick trusts its own forecast (a wall clock that jumps is seen within this)
-TICK_TRUST = 30.0
-TICK_MIN = 0.05  # s: the soonest a forecast tick is armed
-TICK_SLACK = 0.02  # s after the forecast change: the text has surely moved by then
+    return changes_in(s, ((10.0, 60.0), (60.0, 3600.0), (3600.0, 48 * 3600.0)))
 
 
 def _elide(text: str, width: int) -> str:

@@ -17,6 +17,21 @@ from textual.message_pump import MessagePump
 from textual.timer import Timer
 
 
+#: the longest a view trusts its own forecast (a wall clock that jumps is seen within this)
+TICK_TRUST = 30.0
+TICK_MIN = 0.05  # s: the soonest a forecast tick is armed
+TICK_SLACK = 0.02  # s after the forecast change: the text has surely moved by then
+
+
+def changes_in(s: float, steps) -> float:
+    """Seconds until an age of ``s`` seconds, shown in ``steps`` ((unit, below) pairs,
+    ascending; whole days above the last), next reads differently."""
+    for unit, below in steps:
+        if s < below:
+            return (s // unit + 1) * unit - s
+    return (s // 86400 + 1) * 86400 - s
+
+
 class Ticker:
     """Calls ``callback`` once, at the earliest time asked for by :meth:`arm`."""
 
