@@ -25,6 +25,10 @@ For every labelled log this runs ``CMD PATH --report --json`` and judges, with e
 * error: exit code other than 0/1, a Python traceback on stderr, output that is not JSON, a timeout;
 * time per log (wall clock of the subprocess).
 
+One difference from score.py: a report in the runs shape (the log's folder held several runs) is
+scored as its run with the most steps, with the alerts of every run, and a FAIL in any of its runs
+is a false FAIL on a healthy log (score.py reads 0 steps from such a report).
+
 ``info_events`` (validation over-fitting, crashes, dead runs, ...) are matched with the same rule and
 the map extended by ``crash -> crash`` and ``overfit -> overfitting``; they are reported apart and not
 scored yet. ``ambiguous_events`` are listed by ``--verbose`` only.
@@ -96,6 +100,27 @@ def matches(event, alerts, fit=FIT):
     return hits
 
 
+def as_one_report(rep):
+    """A report in the runs shape (the path held several runs, ``"kind": "runs"``) scored as its run
+    with the most steps, with every run's alerts; a FAIL in any run counts (a false FAIL on a
+    healthy log). score.py reads only the single-run shape (0 steps for a runs report)."""
+    if not isinstance(rep, dict) or rep.get("kind") != "runs" or not rep.get("runs"):
+        return rep
+    runs = rep["runs"]
+    main = max(runs, key=lambda r: ((r.get("steps") or {}).get("count") or 0))
+    one = dict(main)
+    one["alerts"] = [a for r in runs for a in r.get("alerts", [])]
+    checks = {c.get("id"): dict(c) for c in main.get("checks", [])}
+    for r in runs:
+        for c in r.get("checks", []):
+            if c.get("status") == "FAIL" and c.get("id") in checks:
+                checks[c["id"]] = dict(c)
+    one["checks"] = list(checks.values())
+    one["critical"] = rep.get("critical", main.get("critical"))
+    one["files"] = [f for r in runs for f in r.get("files", [])]
+    return one
+
+
 def steps_read(rep):
     st = rep.get("steps") or {}
     n = st.get("count")
@@ -137,7 +162,7 @@ def classify_run(rc, out, err, timeout):
         problem = (problem + "; " if problem else "") + "traceback: " + (last[-1] if last else "")
     if rc in (0, 1):
         try:
-            rep = json.loads(out)
+            rep = as_one_report(json.loads(out))
         except ValueError as e:
             kinds.append("bad_json")
             problem = (problem + "; " if problem else "") + f"output is not JSON ({e})"
