@@ -24,7 +24,7 @@ from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.core.sanitize import terminal_safe
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import LineReader, channel_file
 from tsm_tui.sources.runfiles import RunFiles, apply_config_file  # noqa: F401  (re-exported)
 from tsm_tui.sources.runs import (RunSpec, file_spec, group_runs, other_roots, rank_groups, slurm_task,
                                   split_series)
@@ -108,7 +108,7 @@ def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=(
             r2, fi2 = sniff(older[-1])
             if r2 is not None and r2.kind == "lines":
                 reader, fi.format, fi.score, fi.note = type(r2)(p), fi2.format, fi2.score, None
-        if older and (reader is None or reader.kind != "lines"):
+        if older and (reader is None or (reader.kind != "lines" and not hasattr(reader, "next_file"))):
             for q in older:  # not one text series: each file on its own, as before
                 r3, fi3 = sniff(q)
                 run.files.append(fi3)
@@ -317,6 +317,7 @@ def _read(run: Run, session: Session, ranks: RankSet | None = None, on_batch=Non
         fi.records = reader.records
         fi.skipped_lines = reader.skipped
         fi.skip_reasons = dict(reader.skip_reasons)
+        fi.details = reader.describe()
 
 
 def analyze_run(run: Run, settings: Settings, on_batch=None) -> Analysis:
@@ -333,8 +334,10 @@ def analyze_run(run: Run, settings: Settings, on_batch=None) -> Analysis:
         why = f" ({fi.skipped_lines} line(s) skipped)" if fi and fi.skipped_lines else ""
         raise InputError(f"no training steps found in {run.primary or run.path}{why}")
     run.primary = session.primary
+    used, channel = channel_file(run.primary or "")
     for f in run.files:
-        f.used = f.path == run.primary
+        f.used = f.path == used
+        f.channel = channel if f.used else None
     mon.finalize()
     an = Analysis(run, mon, settings, session)
     if ranks is not None:

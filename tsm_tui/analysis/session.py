@@ -64,9 +64,29 @@ class Session:
         return mon
 
     def feed(self, source: str, records, reader: LineReader | None = None) -> list[Alert]:
-        """Records (and Frames) of one source; returns the alerts to show (primary source only)."""
+        """Records (and Frames) of one source; returns the alerts to show (primary source only).
+        A reader with channels (a W&B run file: its history and its console) feeds each
+        channel as a source of its own, so the richest one is chosen like any file."""
         if reader is not None and getattr(reader, "auxiliary", False):
             return self._feed_aux(records)
+        split = getattr(reader, "channels", None)
+        if split is not None and records:
+            out: list[Alert] = []
+            for src, recs, rdr in split(records):
+                out += self._feed_source(self._continued(src, reader), recs, rdr)
+            return out
+        return self._feed_source(self._continued(source, reader), records, reader)
+
+    def _continued(self, source: str, reader: LineReader | None) -> str:
+        """Live, a resumed W&B run writes a new run file in a new run dir: its records
+        go on in the source of the file it continues (``reader.continues``)."""
+        prev = getattr(reader, "continues", None)
+        if prev is None or reader is None:
+            return source
+        alias = prev + source[len(reader.path):] if source.startswith(reader.path) else prev
+        return alias if alias in self.monitors else source
+
+    def _feed_source(self, source: str, records, reader: LineReader | None) -> list[Alert]:
         mon = self.monitor_for(source, reader)
         out: list[Alert] = []
         if getattr(reader, "kind", None) != "lines":

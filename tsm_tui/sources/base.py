@@ -46,6 +46,17 @@ def _add_samples(v, samples: list[str] | None) -> list[str] | None:
     return samples
 
 
+#: a second channel of one file (a W&B run file's console: ``run-x.wandb#console``)
+CONSOLE = "#console"
+
+
+def channel_file(source: str) -> tuple[str, str | None]:
+    """The file and channel of a source name: ``run.wandb#console`` -> (``run.wandb``, ``console``)."""
+    if source.endswith(CONSOLE):
+        return source[: -len(CONSOLE)], CONSOLE[1:]
+    return source, None
+
+
 class RunFacts(dict):
     """A reader's ``run_info``: every value is bounded on the way in
     (``core.numbers.run_fact``: counts int64 in range, amounts finite and > 0);
@@ -136,6 +147,11 @@ class LineReader:
     def flush(self) -> list[StepRecord]:
         """End of input (or of a file that was replaced): emit anything pending."""
         return []
+
+    def describe(self) -> dict:
+        """What the report's file entry says besides records and skips (a reader that
+        knows how it took the steps, a run's exit code ...): JSON-ready."""
+        return {}
 
     def idle(self) -> list[StepRecord]:
         """Live, no new bytes for ``IDLE_FLUSH`` seconds: emit what waits for more input

@@ -33,12 +33,13 @@ from tsm_tui.sources import segments as _segments
 from tsm_tui.sources.samples import GENERATION_DIRS, GenerationTextReader, SamplesJsonlReader
 from tsm_tui.sources.structured import KerasCsvReader, LightningCsvReader, LlamaFactoryReader, WandbSummaryReader
 from tsm_tui.sources.tensorboard import TensorBoardReader
+from tsm_tui.sources.wandb_run import WandbRunReader, same_run_files
 from tsm_tui.sources.text_formats import (DeepSpeedReader, LlmcReader, MegatronReader, ModdedNanoGPTReader,
                                           NanoGPTReader, NeMoReader, TorchtitanReader, WandbOutputReader)
 
 # highest priority first; a file goes to the reader with the best sniff score
 READERS: list[type[LineReader]] = sorted([
-    HFTrainerStateReader, TensorBoardReader, MlflowFileStoreReader, MlflowSqliteReader,
+    HFTrainerStateReader, TensorBoardReader, WandbRunReader, MlflowFileStoreReader, MlflowSqliteReader,
     LlamaFactoryReader, JsonlReader, LightningCsvReader, KerasCsvReader, CsvReader,
     OLMoReader, ComposerReader, FairseqReader, HFStdoutReader,
     MegatronReader, NeMoReader, LlmcReader, ModdedNanoGPTReader, NanoGPTReader, TorchtitanReader,
@@ -77,6 +78,10 @@ class FileInfo:
     segments: list[str] = field(default_factory=list)
     #: bytes the sniffing looked at (the tailer resumes a deep sniff from here)
     sniffed_to: int = 0
+    #: what the reader says of the file (``LineReader.describe``: the step's key, a console, an exit code)
+    details: dict = field(default_factory=dict)
+    #: the file's channel the run's checks use, when not its main one (``console``)
+    channel: str | None = None
 
     def to_json(self) -> dict:
         d = {"path": self.path, "format": self.format, "records": self.records,
@@ -87,7 +92,16 @@ class FileInfo:
             d["note"] = self.note
         if self.segments:
             d["segments"] = list(self.segments)
+        if self.details:
+            d.update(self.details)
+        if self.channel:
+            d["channel"] = self.channel
         return d
+
+
+#: W&B's own diagnostics (``wandb/debug.log``, ``run-*/logs/debug-internal.log``, links
+#: at ``wandb/`` to the newest run's): the SDK's log, never the training's
+WANDB_DEBUG = ("debug.log", "debug-internal.log", "debug-core.log")
 
 
 def _is_candidate(f: str) -> bool:
@@ -96,6 +110,8 @@ def _is_candidate(f: str) -> bool:
         return False
     if low.startswith("events.out.tfevents."):
         return not low.endswith("profile-empty")
+    if low.endswith(".wandb"):
+        return low.startswith("run-")  # W&B's run file (run-<id>.wandb)
     if low.endswith(LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log", "mlflow.db"):
         return True
     rb = _segments.rotated_base(f)  # train.log-20261203, stdout.1, metrics.jsonl.gz
@@ -114,7 +130,13 @@ def group_sources(paths: list[str]) -> list[list[str]]:
     """Candidate paths as logical sources: rotated segments of one log together,
     oldest first, the live file last (sources/segments.py; per-rank ``x.log.N``
     files are told from rotation by their steps)."""
-    return _segments.group(paths, _is_log_name, step_span)
+    resumed = same_run_files([p for p in paths if p.endswith(".wandb")])
+    if not resumed:
+        return _segments.group(paths, _is_log_name, step_span)
+    # a W&B run resumed into new run dirs: its run files are one source, oldest first
+    inner = {p for g in resumed.values() for p in g}
+    out = _segments.group([p for p in paths if p not in inner], _is_log_name, step_span)
+    return out + list(resumed.values())
 
 
 SPAN_BYTES = 64 << 10  # bytes read at each end of a file to find its first and last step
@@ -192,7 +214,10 @@ def candidate_files(root: str) -> list[str]:
         dirnames[:] = keep
         # generations/step_<N>.txt in step order (step_20 before step_100)
         gen = os.path.basename(dirpath) in GENERATION_DIRS
+        in_wandb = "wandb" in dirpath.split(os.sep)[-3:]
         for f in (sorted(filenames, key=_natural) if gen else sorted(filenames)):
+            if in_wandb and (f in WANDB_DEBUG or f.startswith("debug-cli.")):
+                continue
             if _is_candidate(f):
                 out.append(os.path.join(dirpath, f))
                 if len(out) >= MAX_FILES:
@@ -244,6 +269,15 @@ def sniff(path: str, head: list[str]) -> tuple[type[LineReader] | None, float]:
         if s > score or (s == score and s > 0 and best is not None and issubclass(r, best)):
             best, score = r, s
     return best, score
+
+
+def _console_reader(path: str, head: list[str]) -> type[LineReader] | None:
+    cls, _score = sniff(path, head)
+    return cls if cls is not None and cls.kind == "lines" else None
+
+
+# the console inside a W&B run file reads like its files/output.log
+WandbRunReader.console_sniffer = staticmethod(_console_reader)
 
 
 def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileInfo]:
@@ -394,12 +428,16 @@ def read_items(path: str, reader: LineReader, segments: list[str] | tuple = ()) 
             yield from read_segment(seg, reader)
         yield from _read_lines(path, reader)
     elif reader.kind == "bytes":
-        with open_regular(path) as f:
-            while True:
-                data = f.read(CHUNK)
-                if not data:
-                    break
-                yield from guarded_chunk(reader, data)
+        # older files of the same run first (W&B: a resumed run's earlier run dirs)
+        for p in (*segments, path):
+            with open_regular(p) as f:
+                while True:
+                    data = f.read(CHUNK)
+                    if not data:
+                        break
+                    yield from guarded_chunk(reader, data)
+            if p != path:
+                reader.next_file()
     else:
         try:
             recs = reader.read_path(path)

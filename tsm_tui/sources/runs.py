@@ -51,6 +51,7 @@ import re
 from dataclasses import dataclass, field
 
 from tsm_tui.sources.checkpoints import checkpoint_step
+from tsm_tui.sources.wandb_run import run_dir_id
 
 #: directories that hold part of one run's files (climbed through to the run)
 INNER_DIRS = frozenset({
@@ -299,12 +300,32 @@ def group_runs(files: list[str], top: str) -> list[RunSpec]:
     by_root: dict[str, list[str]] = {}
     for f in files:
         by_root.setdefault(run_root(f, top), []).append(f)
+    _join_resumed_wandb(by_root)
     if len(by_root) <= 1:
         root, fs = next(iter(by_root.items()), (top if os.path.isdir(top) else os.path.dirname(top), []))
         spec = _spec_for_root(root, top, fs)
         spec.name = os.path.basename(top.rstrip(os.sep)) or top
         return [spec]
     return [_spec_for_root(root, top, by_root[root]) for root in sorted(by_root, key=_natural)]
+
+
+def _join_resumed_wandb(by_root: dict[str, list[str]]) -> None:
+    """W&B run dirs of one run id (``resume=``: each process writes a new
+    ``run-<time>-<id>/``) are one run, rooted at the newest."""
+    by_id: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for root in by_root:
+        if os.path.basename(os.path.dirname(root)) != "wandb":
+            continue
+        rid = run_dir_id(os.path.basename(root))
+        if rid is not None:
+            by_id.setdefault((os.path.dirname(root), rid[1]), []).append((rid[0], root))
+    for group in by_id.values():
+        if len(group) < 2:
+            continue
+        group.sort()
+        newest = group[-1][1]
+        for _, root in group[:-1]:
+            by_root[newest] = by_root.pop(root) + by_root[newest]
 
 
 def other_roots(spec: RunSpec, runs: list[RunSpec]) -> list[str]:

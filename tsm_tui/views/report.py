@@ -40,6 +40,7 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
             if f.skip_reasons:
                 why = " (" + ", ".join(f"{k}: {v}" for k, v in f.skip_reasons.items()) + ")"
             lines.append(f"  source: {clean(_rel(f.path, an.run.path))} [{f.format}], {f.records} records{skip}{why}")
+            lines += [f"    {clean(t)}" for t in _details(f)]
     others = [f for f in an.run.files if not f.used]
     ranks = set(an.run.ranks)
     for f in others[:5]:
@@ -69,6 +70,26 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
         if len(alerts) > 20:
             lines.append(f"  ... {len(alerts) - 20} more (see --json)")
     return "\n".join(lines) + "\n"
+
+
+def _details(f) -> list[str]:
+    """What a reader said of its file (``FileInfo.details``), as report lines."""
+    d = f.details or {}
+    out = []
+    if f.channel == "console":
+        c = d.get("console") or {}
+        out.append(f"the checks read its console ({c.get('format')}, {c.get('records')} records): "
+                   "its history has fewer training losses")
+    if f.segments:
+        names = ", ".join(os.path.basename(os.path.dirname(p)) + "/" + os.path.basename(p) for p in f.segments[:3])
+        out.append(f"read after {len(f.segments)} earlier file(s) of the same log: {names}")
+    if d.get("step_source"):
+        out.append(f"steps from {d['step_source']}")
+    if d.get("exit_code") is not None:
+        out.append(f"the run ended with exit code {d['exit_code']}")
+    for a in (d.get("tracker_alerts") or [])[:5]:
+        out.append(f"tracker alert [{a.get('level')}] at step {a.get('step')}: {a.get('text')}")
+    return out
 
 
 def _rel(p: str, base: str) -> str:

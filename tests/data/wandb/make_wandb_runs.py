@@ -1,0 +1,180 @@
+"""Make the W&B run-file fixtures under tests/data/wandb/ with the real SDK (offline, CPU).
+
+    pip install wandb torch==2.13.0 transformers accelerate
+    python tests/data/wandb/make_wandb_runs.py [OUT_DIR] [--only NAME ...]
+
+Every run is written by ``wandb`` itself in offline mode (``WANDB_MODE=offline``: no
+network, no account): the run files are the SDK's own bytes. Only what a run dir holds
+besides them is pruned (``requirements.txt``, the SDK's debug logs, ``tmp/``), and
+``files/output.log`` is deleted where a test needs a run whose console exists only
+inside the ``.wandb`` file.
+
+- ``plain_nan/``: a plain script, ``wandb.log({"train/loss", "train/grad_norm", "lr"})``
+  every step for 120 steps, warm-up then cosine; the loss is NaN at step 80 and
+  after (the run diverged); it prints nothing; ``output.log`` deleted.
+- ``hf_gradspike/``: transformers ``Trainer`` with a 2-layer GPT-2 (byte vocabulary),
+  ``report_to="wandb"``, ``logging_steps=1``, ``max_steps=60``, 6 warm-up steps; at
+  step 40 a callback scales the input embeddings by 40 for one step (a grad-norm
+  spike, the weights restored after the step); HF's own define_metric
+  (``train/global_step``); ``output.log`` deleted (the console is in the run file).
+- ``console_only/``: a script that logs nothing with ``wandb.log`` and prints
+  ``step N | loss X | lr Y | grad_norm Z`` lines (a loss spike at step 50);
+  ``output.log`` deleted: the metrics exist only in the run file's console records.
+- ``resumed/``: one run (``id`` fixed) written by two processes: steps 0-59, then a
+  second process resumes it (``resume="allow"``) and logs steps 60-119 with ``step=``;
+  offline mode gives each process its own ``offline-run-*`` directory.
+
+Run from a venv with the packages above; ``tests/test_wandb_run.py`` regenerates the
+fixtures into a temporary directory and compares what the reader makes of them when
+``wandb`` is importable.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+PLAIN_NAN = r'''
+import math, wandb
+run = wandb.init(project="tsm-fixtures", name="plain_nan", mode="offline",
+                 config={"learning_rate": 3e-4, "max_steps": 120, "warmup_steps": 10, "batch_size": 32})
+for step in range(120):
+    lr = 3e-4 * min(1.0, (step + 1) / 10) * (0.55 + 0.45 * math.cos(math.pi * step / 120))
+    loss = 2.0 + 3.0 * math.exp(-step / 25) + 0.01 * math.sin(step)
+    if step >= 80:
+        loss = float("nan")
+    run.log({"train/loss": loss, "train/grad_norm": 0.8 + 0.05 * math.cos(step), "lr": lr})
+run.finish()
+'''
+
+CONSOLE_ONLY = r'''
+import math, wandb
+run = wandb.init(project="tsm-fixtures", name="console_only", mode="offline",
+                 config={"lr": 1e-3, "max_steps": 100})
+for step in range(1, 101):
+    loss = 1.5 + 2.5 * math.exp(-step / 20) + 0.005 * math.cos(step)
+    if step == 50:
+        loss *= 6.0
+    print(f"step {step} | loss {loss:.4f} | lr {1e-3 * min(1, step / 5):.2e} | grad_norm {0.5 + 0.01 * step % 3:.3f}", flush=True)
+run.finish()
+'''
+
+RESUMED = r'''
+import math, sys, wandb
+part = int(sys.argv[1])
+run = wandb.init(project="tsm-fixtures", id="tsmresume1", name="resumed", mode="offline", resume="allow",
+                 config={"learning_rate": 1e-3, "max_steps": 120})
+lo, hi = (0, 60) if part == 1 else (60, 120)
+for step in range(lo, hi):
+    loss = 1.0 + 4.0 * math.exp(-step / 30)
+    run.log({"train/loss": loss, "train/learning_rate": 1e-3}, step=step)
+run.finish()
+'''
+
+HF = r'''
+import os, sysconfig, torch
+from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments, TrainerCallback
+torch.manual_seed(0)
+SEQ = 64
+lib = sysconfig.get_paths()["stdlib"]
+data = b""
+for name in ("os.py", "inspect.py", "argparse.py"):
+    data += open(os.path.join(lib, name), "rb").read()
+t = torch.tensor(list(data[:120_000]), dtype=torch.long)
+n = (len(t) - 1) // SEQ
+blocks = t[: n * SEQ].view(n, SEQ)
+
+class DS(torch.utils.data.Dataset):
+    def __len__(self):
+        return len(blocks)
+    def __getitem__(self, i):
+        return {"input_ids": blocks[i], "labels": blocks[i]}
+
+model = GPT2LMHeadModel(GPT2Config(vocab_size=256, n_positions=SEQ, n_embd=32, n_layer=2, n_head=2))
+
+class Spike(TrainerCallback):
+    """Scale the input embeddings by 40 for step 40 only (a grad-norm spike)."""
+    saved = None
+    def on_step_begin(self, args, state, control, **kw):
+        if state.global_step == 39:  # the 40th optimizer step
+            w = model.transformer.wte.weight
+            self.saved = w.detach().clone()
+            with torch.no_grad():
+                w.mul_(40.0)
+    def on_step_end(self, args, state, control, **kw):
+        if self.saved is not None:
+            with torch.no_grad():
+                model.transformer.wte.weight.copy_(self.saved)
+            self.saved = None
+
+args = TrainingArguments(output_dir="out", max_steps=60, per_device_train_batch_size=8, learning_rate=3e-3,
+                         warmup_steps=6, lr_scheduler_type="cosine", logging_steps=1, save_strategy="no",
+                         report_to="wandb", run_name="hf_gradspike", disable_tqdm=True, use_cpu=True,
+                         dataloader_num_workers=0, seed=0)
+Trainer(model=model, args=args, train_dataset=DS(), callbacks=[Spike()]).train()
+import wandb
+wandb.finish()
+'''
+
+
+def _run(script: str, cwd: str, *argv: str) -> None:
+    env = dict(os.environ, WANDB_MODE="offline", WANDB_SILENT="true", WANDB_DIR=cwd,
+               WANDB_PROJECT="tsm-fixtures", WANDB_DISABLE_GIT="true", WANDB_CONSOLE="wrap",
+               TOKENIZERS_PARALLELISM="false", HF_HUB_OFFLINE="1", PYTHONHASHSEED="0")
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(script), *argv], cwd=cwd, env=env,
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        raise SystemExit(f"{script[:60]!r} failed:\n{p.stdout[-2000:]}\n{p.stderr[-4000:]}")
+
+
+def _prune(root: str, drop_output: bool) -> None:
+    """Keep the run dirs' run files and W&B metadata; drop the SDK's own logs."""
+    wb = os.path.join(root, "wandb")
+    for name in os.listdir(wb):
+        p = os.path.join(wb, name)
+        if os.path.islink(p) or not os.path.isdir(p):
+            os.remove(p)  # latest-run, debug.log links (a test makes its own link)
+            continue
+        for sub in ("logs", "tmp"):
+            shutil.rmtree(os.path.join(p, sub), ignore_errors=True)
+        files = os.path.join(p, "files")
+        for f in ("requirements.txt", "wandb-metadata.json", "conda-environment.yaml", "diff.patch"):
+            if os.path.exists(os.path.join(files, f)):
+                os.remove(os.path.join(files, f))
+        if drop_output and os.path.exists(os.path.join(files, "output.log")):
+            os.remove(os.path.join(files, "output.log"))
+    for junk in ("out",):
+        shutil.rmtree(os.path.join(root, junk), ignore_errors=True)
+
+
+def make(out: str, only: list[str] | None = None) -> None:
+    jobs = {
+        "plain_nan": lambda d: _run(PLAIN_NAN, d),
+        "console_only": lambda d: _run(CONSOLE_ONLY, d),
+        "resumed": lambda d: (_run(RESUMED, d, "1"), _run(RESUMED, d, "2")),
+        "hf_gradspike": lambda d: _run(HF, d),
+    }
+    for name, job in jobs.items():
+        if only and name not in only:
+            continue
+        d = os.path.join(out, name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        job(d)
+        _prune(d, drop_output=name in ("plain_nan", "console_only", "hf_gradspike"))
+        print(f"{name}: done", flush=True)
+
+
+if __name__ == "__main__":
+    argv = sys.argv[1:]
+    only = None
+    if "--only" in argv:
+        i = argv.index("--only")
+        only, argv = argv[i + 1:], argv[:i]
+    make(argv[0] if argv else HERE, only)
