@@ -86,3 +86,53 @@ def replace(path, text: str) -> None:
     with open(tmp, "w") as f:
         f.write(text)
     os.replace(tmp, path)
+
+
+# -- W&B run files (run-<id>.wandb): a test-only writer of the SDK's framing -----------------
+WB_BLOCK = 32 * 1024
+
+
+def wb_frame(payloads: list[bytes], version: int = 0, max_chunk: int | None = None) -> bytes:
+    """Records framed as W&B writes them: the 7-byte header, 32 KiB blocks, FULL /
+    FIRST / MIDDLE / LAST chunks, zero padding, CRC-32/IEEE over type + payload."""
+    import zlib
+
+    out = bytearray(b":W&B\xe1\xbe" + bytes((version,)))
+    for p in payloads:
+        first = True
+        while True:
+            left = WB_BLOCK - len(out) % WB_BLOCK
+            if left < 7:
+                out += b"\0" * left
+                continue
+            room = left - 7 if max_chunk is None else min(left - 7, max_chunk)
+            part, p = p[:room], p[room:]
+            typ = (1 if not p else 2) if first else (4 if not p else 3)
+            out += struct.pack("<IHB", zlib.crc32(part, zlib.crc32(bytes((typ,)))), len(part), typ) + part
+            first = False
+            if not p:
+                break
+    return bytes(out)
+
+
+def _wb_item(key: str, value_json: str, nested: bool = True) -> bytes:
+    k = b"".join(_ld(2, part.encode()) for part in [key]) if nested else _ld(1, key.encode())
+    return k + _varint(16 << 3 | 2) + _varint(len(value_json.encode())) + value_json.encode()
+
+
+def wb_history(step: int, row: dict, nested: bool = True) -> bytes:
+    """A ``Record{history}`` as the Go core writes it (``nested_key`` items, ``_step``)."""
+    items = {**row, "_step": step}
+    body = b"".join(_ld(1, _wb_item(k, v if isinstance(v, str) else repr(float(v)).replace("nan", "NaN")
+                                   .replace("inf", "Infinity"), nested)) for k, v in items.items())
+    body += _ld(2, (b"\x08" + _varint(step)) if step else b"")
+    return b"\x08" + _varint(step + 1) + _ld(2, body)
+
+
+def wb_output(line: str) -> bytes:
+    """A ``Record{output_raw}`` (stdout)."""
+    return _ld(13, b"\x08\x01" + _ld(3, line.encode()))
+
+
+def wb_record(field: int, body: bytes = b"") -> bytes:
+    return _ld(field, body)

@@ -60,8 +60,11 @@ _CHUNK = struct.Struct("<IHB")
 # Record's oneof fields (wandb/proto/wandb_internal.proto)
 R_HISTORY, R_SUMMARY, R_OUTPUT, R_CONFIG, R_ALERT, R_METRIC, R_OUTPUT_RAW, R_RUN, R_EXIT = 2, 3, 4, 5, 10, 12, 13, 17, 18
 _USED = frozenset({R_HISTORY, R_SUMMARY, R_OUTPUT, R_CONFIG, R_ALERT, R_METRIC, R_OUTPUT_RAW, R_RUN, R_EXIT})
-#: the other oneof members: read past, never an error (files, stats, telemetry, artifacts ...)
+#: the other oneof members the SDK writes (files, stats, artifacts, telemetry, final, header,
+#: footer, preempting, links, environment, output_logger, requests): read past, not counted
 _OTHER = frozenset({6, 7, 8, 9, 11, 20, 21, 22, 23, 24, 25, 26, 27, 100})
+#: Record fields beside the oneof (num, control, uuid, _info)
+_BESIDE = frozenset({1, 16, 19, 200})
 
 #: step metrics the frameworks declare (HF Trainer's WandbCallback, Lightning's WandbLogger)
 FRAMEWORK_STEPS = ("train/global_step", "trainer/global_step")
@@ -187,7 +190,7 @@ def record_body(p: bytes) -> tuple[int, int, int] | None:
             j = i + ln
             if j > n:
                 raise _Bad("field past the end of the record")
-            if f in _USED or f in _OTHER:
+            if f not in _BESIDE:
                 return f, i, j
             i = j
         elif wt == 0:
@@ -259,6 +262,30 @@ def json_value(v):
         return None
 
 
+MAX_LEAVES = 256  # numbers taken from one dict value
+MAX_NEST = 4
+
+
+def _leaves(prefix: str, obj, depth: int = 0, out: list | None = None) -> list[tuple[str, float]]:
+    """The numbers of a dict value as ``prefix.key`` pairs (media and tables, which
+    carry ``_type``, are not metrics)."""
+    if out is None:
+        out = []
+    if not isinstance(obj, dict) or "_type" in obj or depth >= MAX_NEST:
+        return out
+    for k, v in obj.items():
+        if len(out) >= MAX_LEAVES:
+            break
+        key = f"{prefix}.{k}"
+        if isinstance(v, dict):
+            _leaves(key, v, depth + 1, out)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            x = number(v)
+            if x is not None:
+                out.append((key, x))
+    return out
+
+
 class Framer:
     """The LevelDB-log framing, incremental: bytes in, record payloads out.
 
@@ -275,6 +302,7 @@ class Framer:
         self.parts_len = 0
         self.drop = 0  # bytes still to pass over (a resync to the next block beyond what we had)
         self.bad = False  # not a W&B run file: nothing more is read
+        self.resynced = False
 
     def _resync(self, pos: int, n: int, reason: str) -> int:
         """Count ``reason`` and go to the next block boundary."""
@@ -282,6 +310,7 @@ class Framer:
         if self.parts is not None:
             self.parts = None
             self.parts_len = 0
+        self.resynced = True  # the next block may open with the rest of a record lost here
         nxt = pos + (BLOCK - (self.off + pos) % BLOCK)
         if nxt > n:
             self.drop = nxt - n
@@ -347,6 +376,7 @@ class Framer:
                 pos = self._resync(pos, n, "bad checksum: rest of the block skipped")
                 continue
             pos = end
+            resynced, self.resynced = self.resynced, False
             if typ == FULL:
                 if self.parts is not None:
                     self.skip("record cut short (its last part missing)")
@@ -358,7 +388,8 @@ class Framer:
                 self.parts = [payload]
                 self.parts_len = ln
             elif self.parts is None:
-                self.skip("part of a record without its first part")
+                if not resynced:  # (after a resync: the damage already counted)
+                    self.skip("part of a record without its first part")
             else:
                 self.parts_len += ln
                 if self.parts_len > MAX_RECORD:
@@ -555,6 +586,8 @@ class WandbRunReader(ByteReader):
                     self._exit(p, a, z)
                 elif f == R_ALERT:
                     self._alert(p, a, z)
+                elif f not in _OTHER:
+                    self.skip(f"record of a type this reader does not know (field {f})")
             except (_Bad, IndexError, struct.error):
                 self.skip("record that does not decode")
         return out
@@ -590,6 +623,7 @@ class WandbRunReader(ByteReader):
             if f is None and "." in k:  # a nested dict logged: train.loss as train/loss
                 f = field_for(k.replace(".", "/"))
             got = self._keys[k] = (f, f == "step" or k == self.step_metric)
+            self._fields[k] = f  # (build() maps the key the same way)
         return got
 
     def _history(self, p: bytes, a: int, z: int) -> StepRecord | None:
@@ -620,6 +654,12 @@ class WandbRunReader(ByteReader):
                 continue
             x = number(v)
             if x is None:
+                if type(v) is bytes and v[:1] == b"{":
+                    # a dict logged whole (older SDKs keep {"loss": ...} as one JSON value)
+                    for k2, x2 in _leaves(k, json_value(v)):
+                        if not self._key(k2)[1]:
+                            pairs.append((k2, x2))
+                    continue
                 if k in SAMPLE_KEYS or k.rsplit("/", 1)[-1] in SAMPLE_KEYS:
                     t = json_value(v)
                     if isinstance(t, str) and t:

@@ -3,6 +3,10 @@
     pip install wandb torch==2.13.0 transformers accelerate
     python tests/data/wandb/make_wandb_runs.py [OUT_DIR] [--only NAME ...]
 
+OUT_DIR defaults to ``tests/data/wandb/sdk-<wandb version>/``: the fixtures come from two
+SDK generations (0.16, whose Python writer keeps ``key`` and logs a dict as one JSON
+value, and the Go core of 0.18+, which writes ``nested_key`` and typed records).
+
 Every run is written by ``wandb`` itself in offline mode (``WANDB_MODE=offline``: no
 network, no account): the run files are the SDK's own bytes. Only what a run dir holds
 besides them is pruned (``requirements.txt``, the SDK's debug logs, ``tmp/``), and
@@ -41,7 +45,8 @@ import textwrap
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 PLAIN_NAN = r'''
-import math, wandb
+import json, math, wandb
+twin = open("../plain_nan.jsonl", "w")
 run = wandb.init(project="tsm-fixtures", name="plain_nan", mode="offline",
                  config={"learning_rate": 3e-4, "max_steps": 120, "warmup_steps": 10, "batch_size": 32})
 for step in range(120):
@@ -49,31 +54,38 @@ for step in range(120):
     loss = 2.0 + 3.0 * math.exp(-step / 25) + 0.01 * math.sin(step)
     if step >= 80:
         loss = float("nan")
-    run.log({"train/loss": loss, "train/grad_norm": 0.8 + 0.05 * math.cos(step), "lr": lr})
+    row = {"train/loss": loss, "train/grad_norm": 0.8 + 0.05 * math.cos(step), "lr": lr}
+    run.log(row)
+    twin.write(json.dumps({"step": step, **row}) + "\n")
 run.finish()
 '''
 
 CONSOLE_ONLY = r'''
-import math, wandb
+import json, math, wandb
+twin = open("../console_only.jsonl", "w")
 run = wandb.init(project="tsm-fixtures", name="console_only", mode="offline",
                  config={"lr": 1e-3, "max_steps": 100})
 for step in range(1, 101):
     loss = 1.5 + 2.5 * math.exp(-step / 20) + 0.005 * math.cos(step)
     if step == 50:
         loss *= 6.0
-    print(f"step {step} | loss {loss:.4f} | lr {1e-3 * min(1, step / 5):.2e} | grad_norm {0.5 + 0.01 * step % 3:.3f}", flush=True)
+    lr = float(f"{1e-3 * min(1, step / 5):.2e}")
+    print(f"step {step} | loss {loss:.4f} | lr {lr:.2e}", flush=True)
+    twin.write(json.dumps({"step": step, "loss": round(loss, 4), "lr": lr}) + "\n")
 run.finish()
 '''
 
 RESUMED = r'''
-import math, sys, wandb
+import json, math, sys, wandb
 part = int(sys.argv[1])
+twin = open("../resumed.jsonl", "a")
 run = wandb.init(project="tsm-fixtures", id="tsmresume1", name="resumed", mode="offline", resume="allow",
                  config={"learning_rate": 1e-3, "max_steps": 120})
 lo, hi = (0, 60) if part == 1 else (60, 120)
 for step in range(lo, hi):
     loss = 1.0 + 4.0 * math.exp(-step / 30)
     run.log({"train/loss": loss, "train/learning_rate": 1e-3}, step=step)
+    twin.write(json.dumps({"step": step, "train/loss": loss, "train/learning_rate": 1e-3}) + "\n")
 run.finish()
 '''
 
@@ -98,6 +110,16 @@ class DS(torch.utils.data.Dataset):
 
 model = GPT2LMHeadModel(GPT2Config(vocab_size=256, n_positions=SEQ, n_embd=32, n_layer=2, n_head=2))
 
+class Twin(TrainerCallback):
+    """The numbers the Trainer logs, as JSON Lines beside the run (the test's reference)."""
+    f = open("../hf_gradspike.jsonl", "w")
+    def on_log(self, args, state, control, logs=None, **kw):
+        import json
+        if "train_runtime" in (logs or {}):
+            return  # the end-of-training totals: HF's WandbCallback puts them in the summary
+        self.f.write(json.dumps({"step": state.global_step, **(logs or {})}) + "\n")
+        self.f.flush()
+
 class Spike(TrainerCallback):
     """Scale the input embeddings by 40 for step 40 only (a grad-norm spike)."""
     saved = None
@@ -117,7 +139,7 @@ args = TrainingArguments(output_dir="out", max_steps=60, per_device_train_batch_
                          warmup_steps=6, lr_scheduler_type="cosine", logging_steps=1, save_strategy="no",
                          report_to="wandb", run_name="hf_gradspike", disable_tqdm=True, use_cpu=True,
                          dataloader_num_workers=0, seed=0)
-Trainer(model=model, args=args, train_dataset=DS(), callbacks=[Spike()]).train()
+Trainer(model=model, args=args, train_dataset=DS(), callbacks=[Spike(), Twin()]).train()
 import wandb
 wandb.finish()
 '''
@@ -154,16 +176,27 @@ def _prune(root: str, drop_output: bool) -> None:
 
 
 def make(out: str, only: list[str] | None = None) -> None:
+    """Each run into ``out/<name>/`` (its JSON Lines twin at ``out/<name>.jsonl``)."""
+    out = os.path.abspath(out)
+    try:
+        import transformers  # noqa: F401
+        have_hf = True
+    except ImportError:  # an older SDK's venv: the plain runs only
+        have_hf = False
     jobs = {
         "plain_nan": lambda d: _run(PLAIN_NAN, d),
         "console_only": lambda d: _run(CONSOLE_ONLY, d),
         "resumed": lambda d: (_run(RESUMED, d, "1"), _run(RESUMED, d, "2")),
         "hf_gradspike": lambda d: _run(HF, d),
     }
+    if not have_hf:
+        jobs.pop("hf_gradspike")
     for name, job in jobs.items():
         if only and name not in only:
             continue
         d = os.path.join(out, name)
+        if os.path.exists(d + ".jsonl"):
+            os.remove(d + ".jsonl")
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
         job(d)
@@ -177,4 +210,9 @@ if __name__ == "__main__":
     if "--only" in argv:
         i = argv.index("--only")
         only, argv = argv[i + 1:], argv[:i]
-    make(argv[0] if argv else HERE, only)
+    if argv:
+        dest = argv[0]
+    else:
+        import wandb
+        dest = os.path.join(HERE, f"sdk-{wandb.__version__}")
+    make(dest, only)

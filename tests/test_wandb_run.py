@@ -1,0 +1,349 @@
+"""W&B's run file (``run-<id>.wandb``) read on its own: real files written by the SDK
+(tests/data/wandb/sdk-*/, made by make_wandb_runs.py with wandb 0.16.6 and 0.31.0 in
+offline mode), damaged copies of them, and a file growing while it is tailed."""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from livefiles import WB_BLOCK, wb_frame, wb_history, wb_output, wb_record
+from tsm_tui.analysis.engine import analyze, analyze_runs, open_runs
+from tsm_tui.core.frame import expand
+from tsm_tui.core.settings import RunInfo, Settings
+from tsm_tui.sources import registry
+from tsm_tui.sources.wandb_run import Framer, WandbRunReader
+
+DATA = Path(__file__).resolve().parent / "data" / "wandb"
+SDKS = sorted(p.name for p in DATA.glob("sdk-*"))
+RUNS = [(sdk, name) for sdk in SDKS for name in ("plain_nan", "console_only", "resumed", "hf_gradspike")
+        if (DATA / sdk / name).is_dir()]
+CLI = [sys.executable, "-m", "tsm_tui"]
+
+
+def run_file(d: Path) -> str:
+    found = sorted(glob.glob(str(d / "wandb" / "*" / "run-*.wandb")))
+    assert found, d
+    return found[-1]
+
+
+def verdicts(an):
+    checks = {c.id: c.status.value for c in an.checks()}
+    alerts = sorted((a.check, a.step, a.severity.value) for a in an.alerts())
+    return checks, alerts
+
+
+def test_fixtures_come_from_two_sdk_generations():
+    assert "sdk-0.16.6" in SDKS and any(s >= "sdk-0.31" for s in SDKS)
+    # 0.16's Python writer keeps ``key``, the Go core writes ``nested_key``: both read
+    for sdk in SDKS:
+        r = WandbRunReader(run_file(DATA / sdk / "plain_nan"))
+        data = open(r.path, "rb").read()
+        recs = list(expand(r.feed_chunk(data))) + r.flush()
+        assert [x.step for x in recs] == list(range(120))
+        assert r.framer.version == 0 and not r.skip_reasons
+
+
+@pytest.mark.parametrize("sdk,name", RUNS)
+def test_same_verdicts_from_the_run_file_alone_as_from_json_lines_of_the_same_numbers(tmp_path, sdk, name):
+    """The numbers each script logged (its JSON Lines twin, written by the script itself)
+    judged with the same configuration give the same checks and alerts as the run dir."""
+    an = analyze(str(DATA / sdk / name))
+    used = [f for f in an.run.files if f.used]
+    assert len(used) == 1 and used[0].format == "wandb" and used[0].path.endswith(".wandb")
+    twin = tmp_path / name
+    twin.mkdir()
+    shutil.copy(DATA / sdk / f"{name}.jsonl", twin / "metrics.jsonl")
+    info = RunInfo()
+    for k, origin in an.monitor.state.info.origin.items():
+        info.set(k, getattr(an.monitor.state.info, k), origin)
+    ref = analyze(str(twin), info=info)
+    assert ref.monitor.records == an.monitor.records
+    assert verdicts(an) == verdicts(ref)
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_plain_script_nan_and_its_config(sdk):
+    an = analyze(str(DATA / sdk / "plain_nan"))
+    checks = {c.id: c for c in an.checks()}
+    assert checks["nonfinite"].status.value == "FAIL"
+    assert [a.step for a in an.alerts() if a.check == "nonfinite"][:1] == [80]
+    info = an.monitor.state.info
+    # the config the script passed to wandb.init, from the run file's run / config records
+    assert (info.total_steps, info.warmup_steps, info.peak_lr, info.batch_size) == (120, 10, 3e-4, 32)
+    f = next(f for f in an.run.files if f.used)
+    assert f.details["step_source"] == "_step" and f.details["exit_code"] == 0
+    # a run dir with no output.log and (0.31) no summary: the report is complete
+    files = os.listdir(os.path.dirname(f.path))
+    assert "output.log" not in os.listdir(os.path.join(os.path.dirname(f.path), "files")) if "files" in files else True
+
+
+def test_hf_trainer_declared_step_metric_and_grad_norm_spike():
+    sdk = next(s for s in SDKS if (DATA / s / "hf_gradspike").is_dir())
+    an = analyze(str(DATA / sdk / "hf_gradspike"))
+    f = next(f for f in an.run.files if f.used)
+    assert f.details["step_source"] == "train/global_step (declared with define_metric)"
+    assert (an.monitor.state.first_step, an.monitor.state.last_step) == (1, 60)
+    grads = [a for a in an.alerts() if a.check == "grad_norm" and a.severity.value != "info"]
+    assert [a.step for a in grads][:1] == [40]
+    info = an.monitor.state.info
+    # HF's TrainingArguments (run config): max_steps, warm-up, LR, batch, clip; the model's size
+    assert (info.total_steps, info.warmup_steps, info.peak_lr, info.batch_size, info.clip) == (60, 6, 3e-3, 8, 1.0)
+    assert info.params and 1e4 < info.params < 1e5
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_printed_metrics_are_read_from_the_console_inside_the_run_file(sdk):
+    d = DATA / sdk / "console_only"
+    assert not glob.glob(str(d / "wandb" / "*" / "files" / "output.log"))
+    an = analyze(str(d))
+    f = next(f for f in an.run.files if f.used)
+    assert f.channel == "console" and f.details["console"]["records"] == 100
+    assert an.monitor.records == 100
+    assert [a.step for a in an.alerts() if a.check == "loss_spike"][:1] == [50]
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_a_run_resumed_into_a_second_run_dir_is_one_run(sdk):
+    d = DATA / sdk / "resumed"
+    runs = open_runs(str(d))
+    assert len(runs) == 1
+    an = analyze_runs(str(d))[0]
+    f = next(f for f in an.run.files if f.used)
+    assert len(f.segments) == 1 and f.segments[0].endswith(".wandb")
+    assert (an.monitor.state.first_step, an.monitor.state.last_step, an.monitor.records) == (0, 119, 120)
+    assert not an.monitor.state.resumes
+
+
+def test_latest_run_link_and_debug_logs_are_not_a_run(tmp_path):
+    d = tmp_path / "proj"
+    shutil.copytree(DATA / SDKS[-1] / "plain_nan", d)
+    run = next((d / "wandb").iterdir())
+    (d / "wandb" / "latest-run").symlink_to(run.name)
+    (run / "logs").mkdir()
+    (run / "logs" / "debug-internal.log").write_text("2026-12-05 step 1 loss 2.0\n" * 10)
+    (d / "wandb" / "debug.log").symlink_to(run / "logs" / "debug-internal.log")
+    runs = open_runs(str(d))
+    assert len(runs) == 1
+    assert [os.path.basename(p) for p in runs[0].readers] == [os.path.basename(run_file(d))]
+
+
+def test_report_json_names_the_format(tmp_path):
+    d = DATA / SDKS[-1] / "plain_nan"
+    p = subprocess.run(CLI + [str(d), "--report", "--json"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1, p.stderr
+    rep = json.loads(p.stdout)
+    used = [f for f in rep["files"] if f["used"]]
+    assert used[0]["format"] == "wandb" and used[0]["step_source"] == "_step"
+    assert rep["steps"]["count"] == 120 and rep["steps"]["last"] == 119
+
+
+# -- damage: a counted skip with its reason, the rest read ---------------------------------
+def _rows(data: bytes) -> tuple[list[int], dict]:
+    r = WandbRunReader("x/run-abc.wandb")
+    recs = list(expand(r.feed_chunk(data))) + r.flush()
+    hist = [x for x in recs if not (x.source or "").endswith("#console")]
+    return [x.step for x in hist if x.loss is not None or x.grad_norm is not None], r.skip_reasons
+
+
+def _synthetic(n: int = 3000) -> tuple[bytes, list[int]]:
+    """A run file of n history rows spanning several blocks, a console line every 100."""
+    recs = []
+    for s in range(n):
+        recs.append(wb_history(s, {"train/loss": 2.0 + 1.0 / (s + 1), "train/grad_norm": 0.5}))
+        if s % 100 == 0:
+            recs.append(wb_output(f"step {s} | loss {2.0 + 1.0 / (s + 1):.4f}\n"))
+    return wb_frame(recs), list(range(n))
+
+
+def test_the_test_writer_matches_the_sdk_framing():
+    real = open(run_file(DATA / SDKS[-1] / "plain_nan"), "rb").read()
+    got = []
+    f = Framer(lambda why: got.append(why))
+    payloads = f.feed(real)
+    f.end()
+    assert not got
+    assert wb_frame(payloads) == real  # the same bytes: chunking, padding and CRCs as the SDK's
+
+
+def test_bad_checksum_skips_the_rest_of_its_block_only():
+    data, steps = _synthetic()
+    assert len(data) > 3 * WB_BLOCK
+    bad = bytearray(data)
+    bad[WB_BLOCK + 5000] ^= 0xFF  # a byte inside some chunk of block 1
+    got, why = _rows(bytes(bad))
+    assert why == {"bad checksum: rest of the block skipped": 1}
+    lost = set(steps) - set(got)
+    per_block = WB_BLOCK // len(wb_history(1000, {"train/loss": 2.001, "train/grad_norm": 0.5}))
+    assert 0 < len(lost) <= per_block + 1  # one block's rows at most, the rest read
+    assert max(lost) - min(lost) == len(lost) - 1  # (one stretch)
+    assert got == sorted(got)
+
+
+def test_garbage_and_zeroed_stretches_resync_at_the_next_block():
+    data, steps = _synthetic()
+    bad = bytearray(data)
+    bad[40000:50000] = os.urandom(10000)
+    bad[70000:72000] = b"\0" * 2000
+    got, why = _rows(bytes(bad))
+    assert sum(why.values()) >= 1 and all("skipped" in k or "record" in k for k in why)
+    assert got[-1] == steps[-1] and len(got) > 0.8 * len(steps)
+
+
+def test_truncated_end_is_counted_and_a_live_cut_is_waited_for():
+    data, steps = _synthetic(500)
+    got, why = _rows(data[:-3])
+    assert got == steps[:-1] and why == {"record cut short at the end of the file": 1}
+    # live: the same bytes in arbitrary pieces give every row once, nothing skipped
+    r = WandbRunReader("x/run-abc.wandb")
+    out = []
+    i = 0
+    for k, cut in enumerate([1, 6, 7, 8, 500, 3, 32761, 2, 40000]):
+        out += r.feed_bytes(data[i:i + cut])
+        i += cut
+    out += r.feed_bytes(data[i:])
+    assert [x.step for x in out if x.loss is not None] == steps and not r.skip_reasons
+
+
+def test_unknown_record_type_newer_version_and_orphan_parts_are_counted():
+    recs = [wb_history(s, {"loss": 1.0}) for s in range(5)]
+    data = wb_frame(recs[:2] + [wb_record(99, b"\x08\x01")] + recs[2:], version=1)
+    got, why = _rows(data)
+    assert got == [0, 1, 2, 3, 4]
+    assert why["record of a type this reader does not know (field 99)"] == 1
+    assert any(k.startswith("format version 1") for k in why)
+    # a record split over chunks whose first part is lost: its other parts are counted
+    big = wb_history(7, {"loss": 1.0, "note": json.dumps("x" * 3000)})
+    framed = wb_frame([big], max_chunk=1000)
+    hdr = 7
+    first_len = int.from_bytes(framed[hdr + 4:hdr + 6], "little")
+    orphan = framed[:hdr] + framed[hdr + 7 + first_len:]
+    got, why = _rows(orphan)
+    assert got == [] and why.get("part of a record without its first part", 0) >= 1
+
+
+def test_not_a_wandb_file_is_said_once():
+    got, why = _rows(b"not a run file at all" * 10)
+    assert got == [] and why == {"not a W&B run file (no :W&B header)": 1}
+
+
+def test_numbers_nan_infinity_out_of_range_and_dicts():
+    rec = wb_history(3, {"train/loss": "NaN", "train/grad_norm": "Infinity", "lr": "1e400"})
+    got, why = _rows(wb_frame([rec]))
+    assert got == [] and why == {"number out of range": 1}  # a loss of 1e400 is no loss
+    r = WandbRunReader("x/run-abc.wandb")
+    out = r.feed_bytes(wb_frame([wb_history(3, {"train/loss": "NaN", "train/grad_norm": "Infinity"}),
+                                 wb_history(4, {"train": '{"loss": 2.5, "img": {"_type": "image-file"}}'})]))
+    assert out[0].loss != out[0].loss and out[0].grad_norm == float("inf")
+    assert out[1].step == 4 and out[1].loss == 2.5  # {"train": {"loss": ...}} is train.loss, a loss
+
+
+def test_registry_sniffs_the_run_file_and_nothing_else(tmp_path):
+    p = tmp_path / "run-abc.wandb"
+    p.write_bytes(wb_frame([wb_history(0, {"loss": 1.0})]))
+    reader, fi = registry.open_reader(str(p))
+    assert isinstance(reader, WandbRunReader) and fi.format == "wandb"
+    q = tmp_path / "run-def.wandb"
+    q.write_bytes(b"\x00\x01garbage" * 10)
+    reader, fi = registry.open_reader(str(q))
+    assert reader is None
+
+
+# -- live --------------------------------------------------------------------------------
+def test_tailing_a_growing_run_file_delivers_every_row_once(tmp_path):
+    from test_tail import Collector
+    from tsm_tui.sources.tail import Tailer
+
+    data, steps = _synthetic(2000)
+    d = tmp_path / "wandb" / "run-20261205_000000-abc"
+    d.mkdir(parents=True)
+    p = d / "run-abc.wandb"
+    p.write_bytes(data[:20000])
+    t = Tailer(str(tmp_path), interval=0.2)
+    t.start()
+    try:
+        c = Collector(t)
+        pos = 20000
+        while pos < len(data):  # appends that cut chunks anywhere
+            n = 997 if pos % 2 else 4099
+            with open(p, "ab") as f:
+                f.write(data[pos:pos + n])
+            pos += n
+            if pos % 7 == 0:
+                time.sleep(0.005)
+        assert c.wait_for(lambda: len([s for k, v in c.steps.items() if not k.endswith("#console") for s in v])
+                          >= len(steps), timeout=15)
+        c.settle(0.3)
+        hist = [r.step for r in c.records if not (r.source or "").endswith("#console")]
+        assert hist == steps
+    finally:
+        t.stop()
+
+
+HAVE_WANDB = importlib.util.find_spec("wandb") is not None
+
+
+@pytest.mark.skipif(not HAVE_WANDB, reason="wandb not installed (pip install -e '.[test]')")
+def test_follow_a_run_while_the_sdk_writes_it(tmp_path):
+    """The real SDK writes a run file row by row while ``--follow --json`` reads it: every
+    step once, the NaN alerted while the script still runs."""
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import math, time, wandb\n"
+        "run = wandb.init(project='t', mode='offline')\n"
+        "for s in range(60):\n"
+        "    run.log({'train/loss': float('nan') if s == 45 else 3.0 - s / 100, 'train/grad_norm': 0.5})\n"
+        "    time.sleep(0.05)\n"
+        "time.sleep(2)\n"
+        "run.finish()\n")
+    env = dict(os.environ, WANDB_MODE="offline", WANDB_SILENT="true", WANDB_DIR=str(tmp_path))
+    follow = subprocess.Popen(CLI + [str(tmp_path), "--follow", "--json"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(follow.stdout), daemon=True)
+    reader.start()
+    try:
+        train = subprocess.run([sys.executable, str(script)], env=env, cwd=tmp_path, timeout=120,
+                               capture_output=True, text=True)
+        assert train.returncode == 0, train.stderr[-2000:]
+        end = time.monotonic() + 15
+        while time.monotonic() < end and not any('"nonfinite"' in ln for ln in lines):
+            time.sleep(0.1)
+    finally:
+        follow.terminate()
+        follow.wait(10)
+        reader.join(5)
+    events = [json.loads(ln) for ln in lines if ln.startswith("{")]
+    nan = [e for e in events if e.get("event") == "alert" and e.get("check") == "nonfinite"]
+    assert len(nan) == 1 and nan[0]["step"] == 45, events[-5:]
+
+
+@pytest.mark.skipif(not HAVE_WANDB, reason="wandb not installed (pip install -e '.[test]')")
+def test_regenerated_fixtures_read_like_their_json_lines_twins(tmp_path):
+    """make_wandb_runs.py with the installed SDK: each run judged from its run file alone
+    equals its JSON Lines twin (the committed fixtures are checked the same way above)."""
+    only = ["plain_nan", "console_only", "resumed"]
+    p = subprocess.run([sys.executable, str(DATA / "make_wandb_runs.py"), str(tmp_path), "--only", *only],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    for name in only:
+        an = analyze_runs(str(tmp_path / name))
+        assert len(an) == 1
+        an = an[0]
+        twin = tmp_path / f"{name}-twin"
+        twin.mkdir()
+        shutil.copy(tmp_path / f"{name}.jsonl", twin / "metrics.jsonl")
+        info = RunInfo()
+        for k, origin in an.monitor.state.info.origin.items():
+            info.set(k, getattr(an.monitor.state.info, k), origin)
+        assert verdicts(an) == verdicts(analyze(str(twin), Settings(), info=info)), name
