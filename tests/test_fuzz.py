@@ -165,6 +165,65 @@ def test_byte_readers_never_raise(cls, parts, cut):
     _check_counts(r)
 
 
+def _wandb_payloads() -> list[bytes]:
+    """Real Record payloads (every type the SDK wrote) from the committed W&B fixtures."""
+    import glob
+
+    from tsm_tui.sources.wandb_run import Framer
+
+    out: list[bytes] = []
+    here = os.path.join(os.path.dirname(__file__), "data", "wandb")
+    for p in sorted(glob.glob(os.path.join(here, "sdk-*", "*", "wandb", "*", "run-*.wandb")))[:4]:
+        with open(p, "rb") as f:
+            out += Framer(lambda why: None).feed(f.read())[:60]
+    return out
+
+
+_WB = _wandb_payloads()
+
+
+def _mutate(payload: bytes, at: int, how: int) -> bytes:
+    """A real record with one byte flipped, a stretch cut out or a varint grown."""
+    if not payload:
+        return payload
+    i = at % len(payload)
+    if how == 0:
+        return payload[:i] + bytes([payload[i] ^ 0xFF]) + payload[i + 1:]
+    if how == 1:
+        return payload[:i] + payload[i + 1 + at % 17:]
+    if how == 2:
+        return payload[:i] + b"\xff" * 11 + payload[i:]  # a varint of 11 bytes
+    return payload[:i] + payload[i:] * 3
+
+
+@FUZZ
+@given(recs=st.lists(st.one_of(st.binary(max_size=300),
+                               st.builds(_mutate, st.sampled_from(_WB or [b""]), st.integers(0, 1 << 16),
+                                         st.integers(0, 3)),
+                               st.sampled_from(_WB or [b""])), max_size=24),
+       version=st.integers(0, 2), chunk=st.one_of(st.none(), st.integers(1, 400)),
+       flip=st.one_of(st.none(), st.integers(0, 1 << 20)), cut=st.integers(0, 1 << 20))
+def test_wandb_run_reader_never_raises(recs, version, chunk, flip, cut):
+    """The W&B run file: real records (mutated or not) and noise, framed as the SDK does,
+    then damaged on the frame level; fed whole and in two pieces."""
+    from livefiles import wb_frame
+    from tsm_tui.sources.wandb_run import WandbRunReader
+
+    data = wb_frame(recs, version=version, max_chunk=chunk)
+    if flip is not None:
+        i = flip % len(data)
+        data = data[:i] + bytes([data[i] ^ 0x5A]) + data[i + 1:]
+    r = WandbRunReader("run/wandb/run-x/run-x.wandb")
+    cut %= len(data) + 1
+    r.feed_bytes(data[:cut])
+    r.feed_bytes(data[cut:])
+    r.flush()
+    _check_counts(r)
+    c = WandbRunReader("run/wandb/run-x/run-x.wandb")
+    c.feed_chunk(data)
+    c.flush()
+
+
 SNAPSHOT_READERS = [r for r in registry.READERS if issubclass(r, SnapshotReader)
                     and r.read_all is not SnapshotReader.read_all]
 

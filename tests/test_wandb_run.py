@@ -347,3 +347,49 @@ def test_regenerated_fixtures_read_like_their_json_lines_twins(tmp_path):
         for k, origin in an.monitor.state.info.origin.items():
             info.set(k, getattr(an.monitor.state.info, k), origin)
         assert verdicts(an) == verdicts(analyze(str(twin), Settings(), info=info)), name
+
+
+# -- hostile shapes: linear time, bounded memory ------------------------------------------
+def _hist_raw(items: list[tuple[str, str]], step: int = 1) -> bytes:
+    from livefiles import _ld, _varint
+
+    body = b"".join(_ld(1, _ld(2, k.encode()) + _varint(16 << 3 | 2) + _varint(len(v.encode())) + v.encode())
+                    for k, v in items)
+    return _ld(2, body + _ld(2, b"\x08" + _varint(step)))
+
+
+@pytest.mark.parametrize("shape", ["long_key", "long_number", "deep_json", "many_items", "many_keys"])
+def test_hostile_rows_take_linear_time(shape):
+    n = 1 << 20
+    rows = {
+        "long_key": [_hist_raw([("k" * n, "1.5"), ("loss", "2.0")])],
+        "long_number": [_hist_raw([("loss", "1" * n)])],
+        "deep_json": [_hist_raw([("train", "{\"a\":" * 100_000 + "1" + "}" * 100_000), ("loss", "1.0")])],
+        "many_items": [_hist_raw([(f"m{i}", "1.0") for i in range(100_000)] + [("loss", "1.0")])],
+        "many_keys": [_hist_raw([(f"sample_{s}", "1.0"), ("loss", "1.0")], s) for s in range(1, 20_000)],
+    }[shape]
+    data = wb_frame(rows)
+    t = time.perf_counter()
+    r = WandbRunReader("x/run-abc.wandb")
+    out = list(expand(r.feed_chunk(data))) + r.flush()
+    assert time.perf_counter() - t < 3.0  # (a hang guard: these take ~0.1 s)
+    assert len(r._keys) <= 4096
+    if shape == "long_number":  # a loss no float holds: the row is a counted skip
+        assert out == [] and r.skip_reasons == {"number out of range": 1}
+    else:
+        assert out and out[-1].loss == (2.0 if shape == "long_key" else 1.0)
+
+
+def test_a_record_that_never_ends_is_bounded(monkeypatch):
+    import tsm_tui.sources.wandb_run as wr
+
+    monkeypatch.setattr(wr, "MAX_RECORD", 100_000)
+    big = wb_history(1, {"loss": 1.0, "note": json.dumps("x" * 300_000)})
+    data = wb_frame([big, wb_history(2, {"loss": 1.0})], max_chunk=4000)
+    got, why = _rows(data)
+    assert got == [2] and why["record over 0 MiB"] == 1 and r_parts_dropped(why)
+
+
+def r_parts_dropped(why: dict) -> bool:
+    # the record's remaining parts after the bound are orphans of a record already counted
+    return set(why) <= {"record over 0 MiB", "part of a record without its first part"}

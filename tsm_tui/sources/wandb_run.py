@@ -69,6 +69,7 @@ _BESIDE = frozenset({1, 16, 19, 200})
 #: step metrics the frameworks declare (HF Trainer's WandbCallback, Lightning's WandbLogger)
 FRAMEWORK_STEPS = ("train/global_step", "trainer/global_step")
 MAX_ALERTS = 100
+MAX_KEYS = 4096  # history keys whose field mapping is cached
 MAX_HEAD_LINES = 4000  # console lines kept while the console's format is not known yet
 SNIFF_AT = (20, 200, 1000, MAX_HEAD_LINES)
 
@@ -619,6 +620,9 @@ class WandbRunReader(ByteReader):
     def _key(self, k: str) -> tuple[str | None, bool]:
         got = self._keys.get(k)
         if got is None:
+            if len(self._keys) >= MAX_KEYS:  # a key per row (sample_123 ...): the cache stays bounded
+                self._keys.clear()
+                self._fields.clear()
             f = field_for(k)
             if f is None and "." in k:  # a nested dict logged: train.loss as train/loss
                 f = field_for(k.replace(".", "/"))
