@@ -18,8 +18,9 @@ from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.analysis.ordering import HOLD_IDLE, Orderer
 from tsm_tui.core.record import Alert, StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import LineReader, channel_file
 
+CHANNEL_MARGIN = 10  # losses a console channel needs beyond its file's history to be used (ours)
 AUX_KEEP = 2000  # auxiliary records (sampling steps) kept for monitors created later
 _INFO_KEYS = ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "clip",
               "precision", "batch_tokens", "logging_steps", "save_steps", "schedule")
@@ -134,6 +135,13 @@ class Session:
         best = max(self.monitors, key=self._rank)
         if self.primary is None or self._rank(best) > self._rank(self.primary):
             self.primary = best
+        # a file's console channel stands in for its structured history only when the history
+        # clearly has fewer losses (twice, and 10 more): a live run's first print does not flip it
+        main, channel = channel_file(self.primary)
+        if channel is not None and main in self.monitors:
+            n_con, n_main = self.monitors[self.primary].detectors[0].n, self.monitors[main].detectors[0].n
+            if n_con < 2 * n_main or n_con < n_main + CHANNEL_MARGIN:
+                self.primary = main
 
     @property
     def monitor(self) -> Monitor | None:

@@ -235,6 +235,78 @@ def _item(b: bytes, a: int, z: int) -> tuple[str, object]:
     return key or "", val
 
 
+class _Slow(Exception):
+    """A history row the fast walk leaves to the general one."""
+
+
+def _history_items(p: bytes, a: int, z: int) -> tuple[list[tuple[str, object]], int]:
+    """A HistoryRecord's items and step, walked for the layout both SDK generations
+    write (``key`` or ``nested_key`` strings, then ``value_json``; lengths < 128 inline).
+    Anything else (typed values, long fields, unknown tags) raises ``_Slow``."""
+    items: list[tuple[str, object]] = []
+    step = 0
+    i = a
+    while i < z:
+        t = p[i]
+        ln = p[i + 1]
+        if ln >= 0x80:
+            ln, s = _varint(p, i + 1)
+        else:
+            s = i + 2
+        j = s + ln
+        if j > z:
+            raise _Bad("history item past the end")
+        if t == 0x0A:  # item
+            key = None
+            v = None
+            q = s
+            while q < j:
+                tt = p[q]
+                if tt == 0x12 or tt == 0x0A:
+                    l2 = p[q + 1]
+                    if l2 >= 0x80:
+                        raise _Slow
+                    seg = p[q + 2:q + 2 + l2]
+                    q += 2 + l2
+                    key = seg if key is None or tt == 0x0A else key + b"." + seg
+                elif tt == 0x82 and p[q + 1] == 0x01:
+                    l2 = p[q + 2]
+                    if l2 >= 0x80:
+                        raise _Slow
+                    v = p[q + 3:q + 3 + l2]
+                    q += 3 + l2
+                else:
+                    raise _Slow
+            if q != j:
+                raise _Bad("history item overruns")
+            items.append((key.decode("utf-8", "replace") if key is not None else "", v))
+        elif t == 0x12:  # step
+            if ln:
+                if p[s] != 0x08:
+                    raise _Slow
+                x, _ = _varint(p, s + 1)
+                step = x - (1 << 64) if x >= 1 << 63 else x
+        elif t == 0x92 or t == 0xC2:  # (HistoryRecord._info = 200)
+            pass
+        else:
+            raise _Slow
+        i = j
+    return items, step
+
+
+def _history_items_general(p: bytes, a: int, z: int) -> tuple[list[tuple[str, object]], int]:
+    items: list[tuple[str, object]] = []
+    step = 0
+    for f, wt, v in fields(p, a, z):
+        if f == 1 and wt == 2:
+            items.append(_item(p, *v))
+        elif f == 2 and wt == 2:
+            for g, wt2, x in fields(p, *v):
+                if g == 1 and wt2 == 0:
+                    step = x - (1 << 64) if x >= 1 << 63 else x
+    return items, step
+
+
 def number(v) -> float | None:
     """A history value as a float (bare NaN / Infinity included), or None (text,
     media, tables, booleans)."""
@@ -631,15 +703,10 @@ class WandbRunReader(ByteReader):
         return got
 
     def _history(self, p: bytes, a: int, z: int) -> StepRecord | None:
-        items: list[tuple[str, object]] = []
-        wire_step = 0
-        for f, wt, v in fields(p, a, z):
-            if f == 1 and wt == 2:
-                items.append(_item(p, *v))
-            elif f == 2 and wt == 2:
-                for g, wt2, x in fields(p, *v):
-                    if g == 1 and wt2 == 0:
-                        wire_step = x - (1 << 64) if x >= 1 << 63 else x
+        try:
+            items, wire_step = _history_items(p, a, z)
+        except _Slow:  # a layout the fast walk does not take: the general one
+            items, wire_step = _history_items_general(p, a, z)
         step = self._step_of(items, wire_step)
         if step is None:
             self.skip("step out of range")

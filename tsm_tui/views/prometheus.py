@@ -486,7 +486,8 @@ class Exporter:
         for a in an.monitor.alerts:
             m.alert(a)
         m.set_checks(an.monitor.checks())
-        reader = an.run.readers.get(an.run.primary)
+        readers = an.session.readers if an.session is not None else an.run.readers  # (channels too)
+        reader = readers.get(an.run.primary)
         m.from_monitor(an.monitor, an.run.primary, getattr(reader, "name", None))
         self._dirty = True
 
