@@ -39,14 +39,16 @@ import re
 import struct
 import zlib
 
-from tsm_tui.core.frame import pack
+import numpy as np
+
+from tsm_tui.core.frame import INT_FIELDS, METRIC_FIELDS, MIN_RUN, Frame
 from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.core.settings import RunInfo
-from tsm_tui.sources.base import CONSOLE, MAX_LINE, SAMPLE_KEYS, ByteReader, LineReader
+from tsm_tui.sources.base import CONSOLE, MAX_LINE, MAX_SAMPLE_CHARS, SAMPLE_KEYS, ByteReader, LineReader
 from tsm_tui.sources.config import apply_mapping
-from tsm_tui.sources.fields import field_for
+from tsm_tui.sources.fields import field_for, normalise
 
 MAGIC = b":W&B\xe1\xbe"
 KNOWN_VERSION = 0
@@ -68,6 +70,12 @@ _BESIDE = frozenset({1, 16, 19, 200})
 
 #: step metrics the frameworks declare (HF Trainer's WandbCallback, Lightning's WandbLogger)
 FRAMEWORK_STEPS = ("train/global_step", "trainer/global_step")
+#: step keys a script logs as values (``run.log({"step": s, ...})``); not ``batch`` / ``it``
+#: / ``s``, which a row may hold with another meaning
+OWN_STEPS = frozenset({"step", "steps", "global_step", "iteration", "iter", "train/step", "num_updates",
+                       "current_steps"})
+# what a history key is (WandbRunReader._kind)
+K_SKIP, K_VALUE, K_DECLARED, K_FRAMEWORK, K_OWN, K_WANDB = range(6)
 MAX_ALERTS = 100
 MAX_KEYS = 4096  # history keys whose field mapping is cached
 MAX_HEAD_LINES = 4000  # console lines kept while the console's format is not known yet
@@ -645,34 +653,96 @@ class WandbRunReader(ByteReader):
                     rec = self._history(p, a, z)
                     if rec is not None:
                         out.append(rec)
-                elif f == R_OUTPUT_RAW or f == R_OUTPUT:
-                    out += self._output(p, a, z)
-                elif f == R_METRIC:
-                    self._metric(p, a, z)
-                elif f == R_CONFIG:
-                    self._config(p, a, z)
-                elif f == R_RUN:
-                    self._run(p, a, z)
-                elif f == R_SUMMARY:
-                    self._summary(p, a, z)
-                elif f == R_EXIT:
-                    self._exit(p, a, z)
-                elif f == R_ALERT:
-                    self._alert(p, a, z)
-                elif f not in _OTHER:
-                    self.skip(f"record of a type this reader does not know (field {f})")
+                else:
+                    out += self._other(f, p, a, z)
             except (_Bad, IndexError, struct.error):
                 self.skip("record that does not decode")
         return out
 
+    def _other(self, f: int, p: bytes, a: int, z: int) -> list[StepRecord]:
+        """A record that is not a history row; the console's records, if any."""
+        if f == R_OUTPUT_RAW or f == R_OUTPUT:
+            return self._output(p, a, z)
+        if f == R_SUMMARY:
+            self._summary(p, a, z)
+        elif f == R_METRIC:
+            self._metric(p, a, z)
+        elif f == R_CONFIG:
+            self._config(p, a, z)
+        elif f == R_RUN:
+            self._run(p, a, z)
+        elif f == R_EXIT:
+            self._exit(p, a, z)
+        elif f == R_ALERT:
+            self._alert(p, a, z)
+        elif f not in _OTHER:
+            self.skip(f"record of a type this reader does not know (field {f})")
+        return []
+
     def feed_chunk(self, data: bytes) -> list:
-        """A replay's chunk: the history's long uniform stretches as Frames (the
-        console's records stay records: they are another channel's)."""
-        recs = self.feed_bytes(data)
-        con = self.console.source if self.console is not None else None
-        if con is None or all(r.source != con for r in recs):
-            return pack(recs)
-        return pack([r for r in recs if r.source != con]) + [r for r in recs if r.source == con]
+        """A replay's chunk: what ``feed_bytes`` gives, with the history's runs of rows of
+        one shape (the same fields, in any order) as Frames built from the rows' values
+        (no StepRecord per row); the console's records come after (another channel)."""
+        out: list = self._carry
+        self._carry = []
+        console: list[StepRecord] = []
+        shape = None
+        steps: list[int] = []
+        cols: dict[str, list] = {}
+        xcols: dict[str, list] = {}
+        rows: list = []
+
+        def close() -> None:
+            if not steps:
+                return
+            if len(steps) >= MIN_RUN:
+                out.append(Frame(np.array(steps, dtype=np.int64),
+                                 {f: np.array(c, dtype=np.float64) for f, c in cols.items()},
+                                 {k: np.array(c, dtype=np.float64) for k, c in xcols.items()} or None,
+                                 self.path))
+            else:
+                out.extend(self._record(r) for r in rows)
+            steps.clear()
+            rows.clear()
+
+        for p in self.framer.feed(data):
+            try:
+                body = record_body(p)
+                if body is None:
+                    continue
+                f, a, z = body
+                if f != R_HISTORY:
+                    got = self._other(f, p, a, z)
+                    if got:
+                        console += got
+                    continue
+                row = self._decode_row(p, a, z)
+            except (_Bad, IndexError, struct.error):
+                self.skip("record that does not decode")
+                continue
+            if row is None:
+                continue
+            step, vals, extra, _samples, regular = row
+            if not regular:
+                close()
+                shape = None
+                out.append(self._record(row))
+                continue
+            sh = (vals.keys(), extra.keys() if extra else None)
+            if shape is None or sh[0] != shape[0] or sh[1] != shape[1]:
+                close()
+                shape = (frozenset(vals), frozenset(extra) if extra else None)
+                cols = {k: [] for k in vals}
+                xcols = {k: [] for k in extra} if extra else {}
+            steps.append(step)
+            rows.append(row)
+            for k, x in vals.items():
+                cols[k].append(x)
+            if extra:
+                for k, x in extra.items():
+                    xcols[k].append(x)
+        close()
+        return out + console
 
     def flush(self) -> list[StepRecord]:
         self.framer.end()
@@ -689,100 +759,160 @@ class WandbRunReader(ByteReader):
         return out
 
     # -- records --------------------------------------------------------------------
-    def _key(self, k: str) -> tuple[str | None, bool]:
+    # -- history rows ----------------------------------------------------------------
+    def _kind(self, k: str) -> tuple[int, str | None]:
+        """What a history key is to this run (cached; the cache is cleared when the
+        declared step metric changes): a step candidate, the timestamp, skipped, or a
+        value with its StepRecord field (None: an extra)."""
         got = self._keys.get(k)
-        if got is None:
-            if len(self._keys) >= MAX_KEYS:  # a key per row (sample_123 ...): the cache stays bounded
-                self._keys.clear()
-                self._fields.clear()
+        if got is not None:
+            return got
+        if len(self._keys) >= MAX_KEYS:  # a key per row (sample_123 ...): the cache stays bounded
+            self._keys.clear()
+        if k == self.step_metric:
+            got = (K_DECLARED, None)
+        elif k in FRAMEWORK_STEPS:
+            got = (K_FRAMEWORK, None)
+        elif k == "_step":
+            got = (K_WANDB, None)
+        elif k == "_timestamp":
+            got = (K_VALUE, "time")
+        elif k.startswith("_"):
+            got = (K_SKIP, None)
+        else:
             f = field_for(k)
             if f is None and "." in k:  # a nested dict logged: train.loss as train/loss
                 f = field_for(k.replace(".", "/"))
-            got = self._keys[k] = (f, f == "step" or k == self.step_metric)
-            self._fields[k] = f  # (build() maps the key the same way)
+            if f == "step":
+                got = (K_OWN, None) if normalise(k) in OWN_STEPS else (K_SKIP, None)
+            else:
+                got = (K_VALUE, f)
+        self._keys[k] = got
         return got
 
-    def _history(self, p: bytes, a: int, z: int) -> StepRecord | None:
+    def _decode_row(self, p: bytes, a: int, z: int):
+        """One history row: ``(step, fields, extra, samples, regular)`` or None (no
+        metric in it, or a counted skip). ``regular``: a row a Frame can hold."""
         try:
-            items, wire_step = _history_items(p, a, z)
+            items, wire = _history_items(p, a, z)
         except _Slow:  # a layout the fast walk does not take: the general one
-            items, wire_step = _history_items_general(p, a, z)
-        step = self._step_of(items, wire_step)
-        if step is None:
-            self.skip("step out of range")
-            return None
-        pairs: list[tuple[str, float]] = []
+            items, wire = _history_items_general(p, a, z)
+        kind_of = self._kind
+        keys = self._keys
+        vals: dict[str, float] = {}
+        extra: dict[str, float] | None = None
         samples: list[str] | None = None
+        regular = True
+        declared = framework = own = wandb_step = None
+        fw_key = own_key = None
         for k, v in items:
-            if k.startswith("_"):
-                if k == "_timestamp":
-                    x = number(v)
-                    if x is not None:
-                        pairs.append((k, x))
+            ki = keys.get(k) or kind_of(k)
+            kind = ki[0]
+            if kind != K_VALUE:
+                if kind == K_SKIP:
+                    continue
+                x = number(v)
+                if kind == K_DECLARED:
+                    declared = x
+                elif kind == K_FRAMEWORK:
+                    if framework is None:
+                        framework, fw_key = x, k
+                elif kind == K_OWN:
+                    if own is None:
+                        own, own_key = x, k
+                else:
+                    wandb_step = x
                 continue
-            fld, is_step = self._key(k)
-            if is_step:
-                continue
-            x = number(v)
+            if type(v) is bytes:
+                try:
+                    x = float(v)
+                except ValueError:
+                    x = None
+            else:
+                x = number(v)
+            f = ki[1]
             if x is None:
+                regular = False
                 if type(v) is bytes and v[:1] == b"{":
                     # a dict logged whole (older SDKs keep {"loss": ...} as one JSON value)
                     for k2, x2 in _leaves(k, json_value(v)):
-                        if not self._key(k2)[1]:
-                            pairs.append((k2, x2))
-                    continue
-                if k in SAMPLE_KEYS or k.rsplit("/", 1)[-1] in SAMPLE_KEYS:
+                        k2i = kind_of(k2)
+                        if k2i[0] != K_VALUE:
+                            continue
+                        if k2i[1] is None:
+                            extra = extra or {}
+                            extra.setdefault(k2, x2)
+                        else:
+                            vals.setdefault(k2i[1], x2)
+                elif k in SAMPLE_KEYS or k.rsplit("/", 1)[-1] in SAMPLE_KEYS:
                     t = json_value(v)
                     if isinstance(t, str) and t:
-                        samples = (samples or []) + [t[:16384]]
+                        samples = (samples or []) + [t[:MAX_SAMPLE_CHARS]]
                 continue
-            if x - x == 0 or x != x or type(v) is not bytes or b"nf" in v:
-                pairs.append((k, x))  # finite, NaN, or an infinity spelled so
-            elif fld is not None:  # 1e400 written out: no float holds it
-                self.skip("number out of range")
-                return None
+            if x - x != 0 and x == x and type(v) is bytes and b"nf" not in v:
+                if f is not None:  # 1e400 written out: no float holds it
+                    self.skip("number out of range")
+                    return None
+                continue
+            if f is None:
+                if extra is None:
+                    extra = {k: x}
+                else:
+                    extra.setdefault(k, x)
+            elif f in INT_FIELDS:
+                regular = False
+                n = int64(x)
+                if n is not None and f not in vals:
+                    vals[f] = n
+            elif f not in vals:  # the first alias wins
+                vals[f] = x
+        step = self._pick_step(declared, framework, fw_key, own, own_key, wandb_step, wire)
+        if step is None:
+            self.skip("step out of range")
+            return None
+        if not (vals.keys() & METRIC_FIELDS or "skipped" in vals or "nan_iters" in vals) and not samples:
+            return None
         self.rows += 1
-        rec = self.build(pairs, step=step)
-        if samples:
-            if rec is None:
-                rec = StepRecord(step, source=self.path)
-                self.records += 1
-            rec.samples = samples
-        return rec
+        self.records += 1
+        self._last_step = step
+        return step, vals, extra, samples, regular
 
-    def _step_of(self, items: list[tuple[str, object]], wire_step: int) -> int | None:
-        """The row's step: the declared step metric, else a framework's step key, else
-        ``_step`` (W&B's own counter), else the record's step number."""
+    def _pick_step(self, declared, framework, fw_key, own, own_key, wandb_step, wire: int) -> int | None:
+        """The row's step: the run's declared step metric (``define_metric``; a row without
+        it carries its last value, as ``step_sync`` does), else a framework's step key
+        (``train/global_step``), else a step the script logs itself (``step``,
+        ``iteration``), else ``_step`` (W&B's row counter), else the record's number."""
         by = None
-        want = self.step_metric
-        if want is not None:
-            for k, v in items:
-                if k == want:
-                    by = number(v)
-                    break
-            if by is None and self._step_last is not None:
-                by = self._step_last  # step_sync: the row carries the last value
+        if self.step_metric is not None:
+            by = declared if declared is not None else self._step_last
             if by is not None:
                 self._step_last = by
-                self._said(f"{want} (declared with define_metric)")
+                self._said(f"{self.step_metric} (declared with define_metric)")
+        if by is None and framework is not None:
+            by = framework
+            self._said(fw_key)
+        if by is None and own is not None:
+            by = own
+            self._said(own_key)
         if by is None:
-            for k, v in items:
-                if k in FRAMEWORK_STEPS:
-                    by = number(v)
-                    if by is not None:
-                        self._said(k)
-                        break
-        if by is None:
-            for k, v in items:
-                if k == "_step":
-                    by = number(v)
-                    break
-            if by is None:
-                by = float(wire_step)
+            by = wandb_step if wandb_step is not None else float(wire)
             self._said("_step")
-        if by != by or abs(by) == math.inf:
+        if by != by or by - by != 0:
             return None
         return int64(by)
+
+    def _history(self, p: bytes, a: int, z: int) -> StepRecord | None:
+        row = self._decode_row(p, a, z)
+        return None if row is None else self._record(row)
+
+    def _record(self, row) -> StepRecord:
+        step, vals, extra, samples, _regular = row
+        rec = StepRecord(step, source=self.path, **vals)
+        if extra:
+            rec.extra = extra
+        if samples:
+            rec.samples = samples
+        return rec
 
     def _said(self, src: str) -> None:
         if self.step_source != src:
