@@ -436,3 +436,43 @@ def test_the_replay_path_gives_the_records_of_the_live_path(path):
         got = [r for r in expand(got) if not (r.source or "").endswith("#console")]
         assert _same(got, want), cut
         assert rep.records == live.records and rep.skip_reasons == live.skip_reasons
+
+
+@pytest.mark.parametrize("others", [False, True])
+def test_live_a_run_resumed_into_a_new_run_dir_goes_on_as_one_run(tmp_path, others):
+    """Followed live (the loop ``--follow`` and the TUI build): the second process's run
+    dir appears while the first is watched; its rows go on in the same run and monitor
+    (no new run, no resume), alone or beside another run."""
+    from tsm_tui.core.options import Options
+    from tsm_tui.sources.tail import Tailer
+    from tsm_tui.views.follow import _loop
+
+    src = DATA / SDKS[-1] / "resumed" / "wandb"
+    first, second = sorted(src.iterdir())
+    (tmp_path / "wandb").mkdir()
+    shutil.copytree(first, tmp_path / "wandb" / first.name)
+    if others:
+        shutil.copytree(DATA / SDKS[-1] / "plain_nan" / "wandb", tmp_path / "other" / "wandb")
+    tailer = Tailer(str(tmp_path), interval=0.2)
+    loop = _loop(Options(path=str(tmp_path)), tailer)
+    tailer.start()
+
+    def mine():
+        return [r for r in loop.runs.values() if "tsmresume1" in r.name or not others]
+
+    def pump(n):
+        end = time.monotonic() + 10
+        while time.monotonic() < end and sum(r.records for r in mine()) < n:
+            loop.step()
+            time.sleep(0.05)
+
+    try:
+        pump(60)
+        shutil.copytree(second, tmp_path / "wandb" / second.name)
+        pump(120)
+        assert len(mine()) == 1 and len(loop.runs) == (2 if others else 1)
+        mon = mine()[0].session.monitor
+        assert (mon.state.first_step, mon.state.last_step, mon.records) == (0, 119, 120)
+        assert not mon.state.resumes
+    finally:
+        tailer.stop()

@@ -380,12 +380,14 @@ class LiveLoop:
             break
         return out
 
-    def _route(self, source: str, up: LiveUpdate) -> RunLive:
+    def _route(self, source: str, up: LiveUpdate, continues: str | None = None) -> RunLive:
         r = self._route_cache.get(source)
         if r is not None:
             return r
         if self._top is None:
             r = next(iter(self.runs.values()))
+        elif continues is not None and continues in self._route_cache:
+            r = self._route_cache[continues]  # a resumed W&B run's new run dir: the same run
         else:
             r = self._file_runs.get(source) or self._new_or_known(source, up)
         if rank_of(source) is not None:
@@ -441,7 +443,7 @@ class LiveLoop:
         self._side_files(up)
         now = self.clock()
         for b in self._take(budget):
-            run = self._route(b.source, up)
+            run = self._route(b.source, up, getattr(b.reader, "continues", None))
             up.batches.append(b)
             up.batch_runs.append(run.name)
             n = sum(r.n if type(r) is Frame else 1 for r in b.records)
