@@ -946,3 +946,18 @@ def test_deeply_nested_json_in_a_snapshot_or_a_fairseq_line_is_a_counted_skip():
     f = FairseqReader("train.log")
     assert f.feed('| train_inner | {"num_updates": 5, "a": ' + "[" * 100_000 + "}") == []
     assert f.skip_reasons == {"JSON nested too deeply": 1}
+
+
+def test_a_tensorboard_file_with_a_megabyte_record_replays_at_once(tmp_path):
+    """TF1's Keras callback stores the graph (2.3 MB) in the event file: the column-wise CRC
+    looped once per byte of it (112 s for a real 2.3 MB file); long records get a C CRC each."""
+    from livefiles import tb_event
+    from tsm_tui.analysis.engine import analyze
+
+    p = tmp_path / "events.out.tfevents.1508492203.brain"
+    p.write_bytes(tb_event(0, file_version="brain.Event:2") + tb_event(0, file_version="\x01\x02" * (1 << 20))
+                  + b"".join(tb_event(i, "loss", 1.0 / i) for i in range(1, 41)))
+    t = time.perf_counter()
+    an = analyze(str(p))
+    assert time.perf_counter() - t < 5.0  # (a hang guard: ~0.1 s)
+    assert an.monitor.records == 40

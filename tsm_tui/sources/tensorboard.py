@@ -35,38 +35,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.sources import tb_columns as tbc
 from tsm_tui.sources.base import METRICS, ByteReader
 
-# -- CRC32C (Castagnoli), table driven -----------------------------------------------
-try:  # optional C implementations, used when present
-    import google_crc32c as _gcrc  # type: ignore
-
-    def crc32c(data: bytes) -> int:
-        return _gcrc.value(data)
-except ImportError:  # pragma: no cover - depends on the environment
-    try:
-        import crc32c as _crc  # type: ignore
-
-        def crc32c(data: bytes) -> int:
-            return _crc.crc32c(data)
-    except ImportError:
-        _TABLE = []
-        for _i in range(256):
-            _c = _i
-            for _ in range(8):
-                _c = (_c >> 1) ^ 0x82F63B78 if _c & 1 else _c >> 1
-            _TABLE.append(_c)
-        _TABLE = tuple(_TABLE)
-
-        def crc32c(data: bytes) -> int:
-            c = 0xFFFFFFFF
-            t = _TABLE
-            for b in data:
-                c = t[(c ^ b) & 0xFF] ^ (c >> 8)
-            return c ^ 0xFFFFFFFF
-
-
-def masked_crc(data: bytes) -> int:
-    c = crc32c(data)
-    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+from tsm_tui.sources.crc32c import crc32c, masked_crc  # noqa: F401  (re-exported: tests frame records)
 
 
 # -- protobuf wire format --------------------------------------------------------------
