@@ -8,13 +8,13 @@ from __future__ import annotations
 import re
 from collections import deque
 
-import numpy as np
 
 from tsm_tui.analysis.detectors import DETECTORS
 from tsm_tui.analysis.state import RunState
 from tsm_tui.core.frame import Frame, FrameState, first_resume
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
+from tsm_tui.core.steps import StepSet
 
 MAX_ALERTS = 1000  # alerts kept; older ones are counted, not stored
 PER_KEY = 5  # repeats of one kind of alert kept (grad-norm spikes ...)
@@ -61,12 +61,15 @@ class Monitor:
         self.folded: dict[str, int] = {}
         self._by_key: dict[str, list[Alert]] = {}  # the alerts kept of each key (at most PER_KEY)
         self.records = 0
-        #: distinct steps with a training loss: a loss record counts when its step is
-        #: past every loss step before it (duplicates, eval lines at the same step and
-        #: the steps a resume repeats are not counted again)
-        self.loss_steps = 0
-        self._loss_top: int | None = None
+        #: distinct steps with a training loss (duplicates, eval lines at the same step,
+        #: the steps a resume repeats and earlier steps revisited are not counted again)
+        self._loss_steps = StepSet()
         self.finalized = False
+
+    @property
+    def loss_steps(self) -> int:
+        """Distinct steps with a training loss (``core.steps.StepSet``)."""
+        return self._loss_steps.count
 
     # ------------------------------------------------------------------ feed
     def feed(self, rec: StepRecord) -> list[Alert]:
@@ -79,9 +82,8 @@ class Monitor:
         if metrics:
             self.records += 1
             st.records += 1
-            if rec.loss is not None and (self._loss_top is None or rec.step > self._loss_top):
-                self.loss_steps += 1
-                self._loss_top = rec.step
+            if rec.loss is not None:
+                self._loss_steps.add(rec.step)
             if st.first_step is None:
                 st.first_step = rec.step
             if st.last_step is None or rec.step > st.last_step:
@@ -124,16 +126,8 @@ class Monitor:
     def _feed_part(self, fr: Frame) -> list[Alert]:
         fs = fr._state = FrameState(self.state, fr)
         self.records += fr.n
-        if "loss" in fr.cols:  # rows past the running maximum of the loss steps
-            top = np.maximum.accumulate(fr.step)
-            prev = np.empty_like(top)
-            prev[0] = self._loss_top if self._loss_top is not None else np.iinfo(np.int64).min
-            prev[1:] = top[:-1]
-            if self._loss_top is not None:
-                np.maximum(prev, self._loss_top, out=prev)
-            self.loss_steps += int(np.count_nonzero(fr.step > prev))
-            t = int(top[-1])
-            self._loss_top = t if self._loss_top is None else max(t, self._loss_top)
+        if "loss" in fr.cols:
+            self._loss_steps.add_array(fr.step)
         new: list[Alert] = []
         try:
             for d in self._active:
