@@ -28,6 +28,7 @@ from tsm_tui.sources.base import LineReader, channel_file
 from tsm_tui.sources.runfiles import RunFiles, apply_config_file  # noqa: F401  (re-exported)
 from tsm_tui.sources.runs import (RunSpec, file_spec, group_runs, other_roots, rank_groups, slurm_task,
                                   split_series)
+from tsm_tui.sources.siblings import merge as merge_siblings
 
 
 @dataclass
@@ -46,6 +47,8 @@ class Run:
     ranks: list[str] = field(default_factory=list)
     #: a log's older rotated segments (x.log.2.gz, x.log.1), oldest first: read before it
     segments: dict[str, list[str]] = field(default_factory=dict)
+    #: other directories of the run (sibling loggers of one job merged into it)
+    members: list[str] = field(default_factory=list)
 
 
 def _rank(fi: registry.FileInfo, reader: LineReader) -> tuple:
@@ -86,9 +89,9 @@ def _candidates(path: str) -> list[str]:
 def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=(), opened: dict | None = None) -> Run:
     """Files, readers, configuration and checkpoints of one run. ``opened``: path ->
     (reader, FileInfo) sniffed already (a directory split into runs by ``split_series``)."""
-    run = Run(path=spec.path, root=spec.root, name=spec.name, info=info)
+    run = Run(path=spec.path, root=spec.root, name=spec.name, info=info, members=list(spec.members))
     run.files_of = RunFiles(spec.root, info, config, searched_dir=spec.searched, exclude=exclude,
-                            ckpt_dir=spec.ckpt_dir)
+                            ckpt_dir=spec.ckpt_dir, also=spec.members)
     found, run.config_files = run.files_of.read_info()
     _assign(info, found)
     info.checkpoints = run.files_of.checkpoints()
@@ -194,18 +197,22 @@ def open_runs(path: str, flags: RunInfo | None = None, config: str | None = None
     opened: dict = {}  # path -> (reader, FileInfo): each file is sniffed once
     done: dict[int, Run] = {}  # id(spec) -> its run, opened already
     final: list[RunSpec] = []
+    segments: dict[str, list[str]] = {}
     for spec in specs:
         exclude = other_roots(spec, specs)
         if not os.path.isdir(spec.path):
             final.append(spec)
             continue
         run = _open(spec, path, _fresh(flags), config, exclude=exclude, opened=opened)
+        segments.update(run.segments)
         parts = split_series(spec, run.readers, run.segments, path)
         if len(parts) == 1:
             done[id(spec)] = run
             final.append(spec)
         else:
             final += parts
+    if len(final) > 1:  # sibling loggers of one job are one run (sources/siblings.py)
+        final, _ = merge_siblings(final, path, {p: r for p, (r, _fi) in opened.items() if r is not None}, segments)
     specs = final
     if only is not None:
         specs = [pick_run(specs, only, path)]
