@@ -10,6 +10,7 @@ from collections import deque
 
 
 from tsm_tui.analysis.detectors import DETECTORS
+from tsm_tui.analysis.launches import Launches
 from tsm_tui.analysis.state import RunState
 from tsm_tui.core.frame import Frame, FrameState, first_resume
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -50,7 +51,8 @@ class Monitor:
                  detectors=None) -> None:
         self.settings = settings or Settings()
         self.state = RunState(info or RunInfo())
-        self.detectors = [cls(self.settings, self.state) for cls in (detectors or DETECTORS)]
+        self._classes = list(detectors or DETECTORS)
+        self.detectors = [cls(self.settings, self.state) for cls in self._classes]
         #: the detectors still running: one that raised (a value its arithmetic cannot
         #: take) is left out from then on and its check reads SKIP with the reason
         #: (``failed``), never the end of the report or of the live loop
@@ -64,6 +66,9 @@ class Monitor:
         #: distinct steps with a training loss (duplicates, eval lines at the same step,
         #: the steps a resume repeats and earlier steps revisited are not counted again)
         self._loss_steps = StepSet()
+        #: the file's launch segments; a new run restarts the checks (analysis/launches.py)
+        self.launches = Launches()
+        self._released: tuple | None = None  # (checks, alert views) once released
         self.finalized = False
 
     @property
@@ -77,6 +82,10 @@ class Monitor:
         st = self.state
         new: list[Alert] = []
         metrics = rec.has_metrics()
+        if metrics:
+            if self.launches.boundary(rec, st.last_step) == "new run":
+                new.append(self._new_run(rec))
+            self.launches.seen(rec)
         if metrics and st.last_step is not None and rec.step < st.last_step:
             new.append(self._resume(rec.step))
         if metrics:
@@ -124,6 +133,7 @@ class Monitor:
         return out
 
     def _feed_part(self, fr: Frame) -> list[Alert]:
+        self.launches.seen_frame(fr.step, fr.cols.get("loss"))
         fs = fr._state = FrameState(self.state, fr)
         self.records += fr.n
         if "loss" in fr.cols:
@@ -158,6 +168,27 @@ class Monitor:
                 except Exception as e:  # noqa: BLE001 - contained (see feed)
                     self._fail(d, e)
         return self._store(new)
+
+    def _new_run(self, rec: StepRecord) -> Alert:
+        """A new run in the same file (analysis/launches.py): the checks start again on
+        it; the file's counters (records, distinct steps) and its launches go on."""
+        st = self.state
+        prev_first, prev_last = st.first_step, st.last_step
+        st.__init__(st.info)  # in place: the views and the Session hold this object
+        self.detectors = [cls(self.settings, st) for cls in self._classes]
+        self._active = list(self.detectors)
+        self.failed = {}
+        self.alerts.clear()
+        self.dropped_alerts = 0
+        self.folded = {}
+        self._by_key = {}
+        self.launches.new_run()
+        n = len(self.launches.segments) + self.launches.dropped
+        return Alert("resume", Severity.INFO, rec.step,
+                     f"New run at step {rec.step} (launch {n} in this file): the steps restarted after "
+                     f"{prev_first}-{prev_last} and the loss is back at its starting level; the checks judge "
+                     f"this run, the launches before it are listed.", value=float(prev_last), baseline=None,
+                     actions=[], key=f"launch:{n}")
 
     def _resume(self, step: int) -> Alert:
         st = self.state

@@ -207,6 +207,9 @@ class Orderer:
         if prev is not None and _same(prev, sig):
             self._dup(r.step)
             return
+        if r.launch:  # a new process wrote from here (sources/launches.py)
+            self._launch(r, out)
+            return
         if self._lagging_copy(r, sig):
             self._dup(r.step)
             return
@@ -222,6 +225,20 @@ class Orderer:
         self.held.append(r)
         if len(self.held) >= CONFIRM or _nonfinite(r):
             self._confirm(out)  # (a NaN never waits: a job that resumed and died at once)
+
+    def _launch(self, r: StepRecord, out: list) -> None:
+        """The first record after a launch banner (not a copy of a recent record): records
+        held before it stayed back (a resume); a step at or below the maximum starts a new
+        segment at once, with no writer of the old process lagging behind."""
+        if self.held:
+            self._confirm(out)
+        if self.max_step is not None and r.step <= self.max_step:
+            self._prev = None
+            self.max_step = self.first_step = None
+            self.recent, self.older, self.tail = OrderedDict(), OrderedDict(), None
+            self._dup_step, self._dup_at = None, -1
+            self.two_writers = False
+        self._deliver(r, out)
 
     def _confirm(self, out: list) -> None:
         held, self.held = self.held, []

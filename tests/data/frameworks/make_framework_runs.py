@@ -341,6 +341,7 @@ def launch_child(argv: list[str]) -> None:
     ap.add_argument("--crash-at", type=int, default=0)
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--save-every", type=int, default=25)
+    ap.add_argument("--batch-size", type=int, default=8)
     args = ap.parse_args(argv)
     print(args, flush=True)
     torch.manual_seed(0)
@@ -359,7 +360,7 @@ def launch_child(argv: list[str]) -> None:
     x = blocks(corpus())
     g = torch.Generator().manual_seed(start)
     for step in range(start, args.max_steps + 1):
-        b = x[torch.randint(0, len(x), (8,), generator=g)]
+        b = x[torch.randint(0, len(x), (args.batch_size,), generator=g)]
         loss = torch.nn.functional.cross_entropy(model(b[:, :-1]).reshape(-1, 256), b[:, 1:].reshape(-1))
         opt.zero_grad()
         loss.backward()
@@ -375,18 +376,17 @@ def launch_child(argv: list[str]) -> None:
 
 def launches(out: str) -> None:
     """Four launches appended to one Slurm output (``#SBATCH --open-mode=append``): a smoke
-    test of 10 steps, a run from scratch that crashes at step 70, its resume from the step-50
-    checkpoint to 150, then a new run from scratch (the same script re-submitted) to 40."""
+    test of 10 steps (batch 4), a run from scratch that crashes at step 70, its resume from
+    the step-50 checkpoint to 150, then a new run from scratch (the same script re-submitted,
+    checkpoints cleared) to 40."""
     log = os.path.join(out, "slurm-4242.out")
     ck = os.path.join(out, "checkpoints")
-    plan = [["--max-steps", "10", "--save-every", "1000"],
+    plan = [["--max-steps", "10", "--save-every", "1000", "--batch-size", "4"],
             ["--crash-at", "70"],
             ["--resume"],
             ["--max-steps", "40", "--save-every", "1000"]]
     for i, extra in enumerate(plan):
-        if i == 2:  # the step-70 crash left step_25, step_50; the resume takes step_50
-            pass
-        if i == 3:
+        if i == 3:  # (the step-70 crash left step_25 and step_50; the resume took step_50)
             shutil.rmtree(ck)
         with open(log, "a") as f:
             subprocess.run([sys.executable, __file__, "launch-child", "--out", out] + extra, stdout=f,
