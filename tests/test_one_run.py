@@ -229,3 +229,151 @@ def test_live_routes_a_new_file_of_a_sibling_logger_to_the_merged_run(tmp_path):
     new.write_bytes(b"")
     up = LiveUpdate()
     assert loop._route(str(new), up).name == runs[0].name and up.new_runs == []
+
+
+# ----------------------------------------------------------------------------- one file, several launches
+def test_launches_appended_to_one_slurm_out(capsys):
+    """A real Slurm-style .out: a smoke test (10 steps), a run from scratch that crashed at
+    step 70 (its traceback in the file), its resume from the step-50 checkpoint to 150, then
+    the script re-submitted from scratch to step 40. Each launch a segment; the checks judge
+    the last run."""
+    d = report(RUNS / "launches" / "slurm-4242.out", capsys)
+    assert [(s["kind"], s["first"], s["last"], s["records"]) for s in d["launches"]] == [
+        ("start", 1, 10, 10), ("new run", 1, 70, 70), ("resume", 51, 150, 100), ("new run", 1, 40, 40)]
+    assert d["steps"]["first"] == 1 and d["steps"]["last"] == 40  # the judged run
+    assert d["steps"]["records"] == 220 and d["steps"]["count"] == 150  # the whole file
+    assert d["resumes"] == []  # (the resume 70 -> 51 belongs to an earlier run)
+    assert "skip_reasons" not in d["files"][0]  # no launch taken for a second writer's copies
+    assert main([str(RUNS / "launches" / "slurm-4242.out"), "--report"]) in (0, 1)
+    assert "launches: 4 in this file (start 1-10, new run 1-70, resume 51-150, new run 1-40)" in capsys.readouterr().out
+
+
+def curve_rows(a: int, b: int, top: float, end: float, n: int, spike_at: int | None = None, nan_at=None):
+    rows = []
+    for s in range(a, b + 1):
+        loss = end + (top - end) * np.exp(-s / (n / 5))
+        if s == spike_at:
+            loss *= 6
+        rows.append(json.dumps({"step": s, "loss": float("nan") if s == nan_at else round(float(loss), 4),
+                                "lr": 1e-4}).replace("NaN", "NaN"))
+    return rows
+
+
+def test_a_new_run_appended_without_banner_is_judged_alone(tmp_path, capsys):
+    """No banner (JSONL): the step restarting at 1 with the loss back at its starting level is
+    a new run; the first run's NaN is not the new run's verdict."""
+    rows = curve_rows(1, 300, 5.0, 2.0, 300, nan_at=280) + curve_rows(1, 200, 5.1, 2.2, 200)
+    (tmp_path / "m.jsonl").write_text("\n".join(rows) + "\n")
+    d = report(tmp_path / "m.jsonl", capsys)
+    assert [(s["kind"], s["first"], s["last"]) for s in d["launches"]] == [("start", 1, 300), ("new run", 1, 200)]
+    assert next(c for c in d["checks"] if c["id"] == "nonfinite")["status"] == "PASS"
+    assert d["steps"]["first"] == 1 and d["steps"]["last"] == 200
+
+
+def test_a_step_counter_reset_with_the_loss_where_it_was_is_a_resume(tmp_path, capsys):
+    """Steps back at 1 but the loss goes on from where it was (an epoch-local counter, a
+    resume that counts from 0): the same run, judged whole, as before."""
+    rows = curve_rows(1, 300, 5.0, 2.0, 300)
+    rows += [json.dumps({"step": s, "loss": round(2.0 - s / 1000, 4), "lr": 1e-4}) for s in range(1, 201)]
+    (tmp_path / "m.jsonl").write_text("\n".join(rows) + "\n")
+    d = report(tmp_path / "m.jsonl", capsys)
+    assert [s["kind"] for s in d["launches"]] == ["start", "resume"]
+    assert d["resumes"] == [{"from": 300, "to": 1}]
+
+
+def test_a_resume_after_a_banner_continues_the_run(tmp_path, capsys):
+    """A crash between two log lines, the job resumed past the last step logged: one series
+    (a 'continue' launch), judged whole."""
+    lines = [f"step {s} | loss {5 - s / 100:.4f} | lr 3.000e-03" for s in range(1, 101)]
+    lines += ["Traceback (most recent call last):", "RuntimeError: NCCL timeout",
+              "Namespace(resume=True, max_steps=200)"]
+    lines += [f"step {s} | loss {4 - s / 200:.4f} | lr 3.000e-03" for s in range(101, 201)]
+    (tmp_path / "slurm-7.out").write_text("\n".join(lines) + "\n")
+    d = report(tmp_path / "slurm-7.out", capsys)
+    assert [(s["kind"], s["first"], s["last"]) for s in d["launches"]] == [("start", 1, 100), ("continue", 101, 200)]
+    assert d["steps"]["first"] == 1 and d["steps"]["last"] == 200 and d["resumes"] == []
+
+
+# ----------------------------------------------------------------------------- big trees (issue 33 item 7)
+def distinct_log(i: int, n: int = 30) -> str:
+    """Run ``i`` of a sweep: its own level and slope, some noise (runs 1e-3 apart in loss)."""
+    return "".join(json.dumps({"step": s, "loss": round(5 - s * (0.01 + i * 1e-5) + i * 1e-3
+                                                        + 3.7e-4 * ((s * 7 + i * 13) % 11), 5), "lr": 1e-4}) + "\n"
+                   for s in range(1, n + 1))
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """The series comparisons made by the run clustering and the sibling merge."""
+    from tsm_tui.sources import runs as R
+    from tsm_tui.sources import siblings
+
+    got = {"compared": 0}
+    orig = R.cluster
+
+    def cluster(units, stats=None):
+        return orig(units, got)
+
+    monkeypatch.setattr(R, "cluster", cluster)
+    orig_merge = siblings.merge
+
+    def merge(*a, **k):
+        out, n = orig_merge(*a, **k)
+        got["compared"] += n
+        return out, n
+
+    import tsm_tui.analysis.engine as E
+    monkeypatch.setattr(E, "merge_siblings", merge)
+    return got
+
+
+def test_a_directory_of_many_runs_costs_linear_comparisons(tmp_path, counted):
+    """N distinct runs' logs in one directory: every pair was compared (N^2 / 2 = 80,000 for
+    400); now a bounded number per file."""
+    n = 400
+    for i in range(n):
+        (tmp_path / f"run_{i:05d}.jsonl").write_text(distinct_log(i))
+    runs = open_runs(str(tmp_path))
+    assert len(runs) == n
+    assert counted["compared"] <= 25 * n, counted
+
+
+def test_the_same_series_twice_is_still_found_among_many(tmp_path, counted):
+    """200 runs, each written twice (JSONL and stdout) into one directory: 200 runs of two
+    files each, found with a bounded number of comparisons per file."""
+    n = 200
+    for i in range(n):
+        (tmp_path / f"run_{i:05d}.jsonl").write_text(distinct_log(i))
+        rows = [json.loads(x) for x in distinct_log(i).splitlines()]
+        (tmp_path / f"run_{i:05d}.log").write_text(
+            "".join(f"step {r['step']} | loss {r['loss']:.4f} | lr {r['lr']:.1e}\n" for r in rows))
+    runs = open_runs(str(tmp_path))
+    assert len(runs) == n
+    assert all(len(r.files) == 2 and len({os.path.splitext(f.path)[0] for f in r.files}) == 1 for r in runs)
+    assert counted["compared"] <= 25 * 2 * n, counted
+
+
+def test_many_one_run_directories_with_sibling_loggers(tmp_path, counted):
+    """300 jobs, each with csv/version_0 and tb-like siblings (JSONL here), in one tree: 300
+    runs, the sibling merge comparing each job's loggers only."""
+    n = 300
+    for i in range(n):
+        for logger in ("csv", "jsonl"):
+            d = tmp_path / f"job_{i:04d}" / logger / "version_0"
+            d.mkdir(parents=True)
+            (d / "metrics.jsonl").write_text(distinct_log(i))
+    runs = open_runs(str(tmp_path))
+    assert sorted(r.name for r in runs) == [f"job_{i:04d}" for i in range(n)]
+    assert counted["compared"] <= 4 * n, counted
+
+
+def test_a_sparse_trainer_state_is_read_to_its_data(tmp_path, capsys):
+    """trainer_state.json, then a hole to 1 GiB (a file extended past its data): read to the
+    hole (it was read 256 MiB deep, copied, and did not parse)."""
+    hist = [{"step": s, "loss": 5 - s / 1000, "learning_rate": 1e-4} for s in range(1, 301)]
+    p = tmp_path / "trainer_state.json"
+    with open(p, "wb") as f:
+        f.write(json.dumps({"global_step": 300, "max_steps": 300, "log_history": hist}, indent=2).encode())
+        f.truncate(1 << 30)
+    d = report(tmp_path, capsys)
+    assert d["steps"]["count"] == 300

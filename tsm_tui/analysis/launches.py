@@ -5,8 +5,8 @@ Smoke tests, crashed attempts, resumes and new runs end up appended to one Slurm
 seen), or the first record after a launch banner (``sources.launches``: an
 argument dump, a start banner, a traceback). What the new launch is:
 
-- **new run**: its step restarted at the beginning (at most one logging interval
-  past the first step of the series judged so far, or step 0/1) and its loss is
+- **new run**: its step restarted at the beginning (within one logging interval of
+  the first step of the series judged so far, or at step 0/1) and its loss is
   fresh: nearer (in log space) to the level the series started at (median of its
   first ``LEVEL_N`` losses) than to the level it had reached (median of its last
   ``LEVEL_N``). Nothing was resumed: the checks judge the new run alone, and
@@ -74,8 +74,8 @@ class Launches:
         loss = rec.loss
         if loss is None or not math.isfinite(loss) or self._first is None or not self._head or not self._tail:
             return False
-        if rec.step > max(self._first + self._interval, 1):
-            return False
+        if rec.step > 1 and abs(rec.step - self._first) > self._interval:
+            return False  # (not at 0/1, nor at the series' first step: a file of excerpts going back)
         return _dist(loss, median(self._head)) <= _dist(loss, median(self._tail))
 
     def new_run(self) -> None:

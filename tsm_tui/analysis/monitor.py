@@ -257,8 +257,22 @@ class Monitor:
                 self._fail(d, e)
         return self._store(new)
 
+    def release(self) -> None:
+        """A finished run among many (``--report`` on a big tree): its checks and alert
+        views are kept as they read now, the detectors (their windows) are let go."""
+        if self._released is not None:
+            return
+        self._released = (self.checks(), self.view_alerts())
+        self.detectors = []
+        self._active = []
+        self._by_key = {}
+        self.alerts = list(self.alerts)  # type: ignore[assignment]  (no alert is stored any more)
+        self.launches.release()
+
     # ------------------------------------------------------------------ views
     def checks(self) -> list[CheckResult]:
+        if self._released is not None:
+            return list(self._released[0])
         return [self._result(d) for d in self.detectors]
 
     def _result(self, d) -> CheckResult:
@@ -278,6 +292,8 @@ class Monitor:
     def view_alerts(self) -> list[Alert]:
         """The stored alerts as they read now (``Detector.view``: e.g. a recovered
         spike's conditional rollback left out); the stored alerts are never changed."""
+        if self._released is not None:
+            return list(self._released[1])
         by = {d.id: d for d in self._active}
         return [_view(by[a.check], a) if a.check in by else a for a in self.alerts]
 

@@ -339,4 +339,36 @@ class SnapshotReader(LineReader):
     def read_path(self, path: str) -> list[StepRecord]:
         """The whole source at ``path`` (a file by default; directory sources override)."""
         with open_regular(path) as f:
-            return self.read_all(f.read(MAX_SNAPSHOT + 1)[:MAX_SNAPSHOT])
+            first = f.read(1)
+            f.seek(0)
+            if first == b"\0":  # NUL bytes first (a sparse hole, copy-truncate): jump them, 1 MiB at a time
+                skip_hole(f, path)
+                while True:
+                    pos = f.tell()
+                    chunk = f.read(1 << 20)
+                    k = len(chunk) - len(chunk.lstrip(b"\0"))
+                    if k < len(chunk) or not chunk:
+                        f.seek(pos + k)
+                        break
+            data = f.read(min(MAX_SNAPSHOT, _data_end(f, path) - f.tell()))
+        if data[-1:] == b"\0":  # NUL bytes after the document (a file extended past its data)
+            data = data.rstrip(b"\0")
+        return self.read_all(data)
+
+
+def _data_end(f, path: str) -> int:
+    """Where the data from ``f``'s position ends: the next sparse hole (``SEEK_HOLE``), else
+    the file's size. A 1 GiB trainer_state.json that is the document and then a hole was read
+    256 MiB deep and copied (558 MB)."""
+    pos = f.tell()
+    size = os.fstat(f.fileno()).st_size
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return size
+    try:
+        return min(size, os.lseek(fd, pos, os.SEEK_HOLE))
+    except (AttributeError, OSError, ValueError):
+        return size
+    finally:
+        os.close(fd)

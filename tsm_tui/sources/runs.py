@@ -332,10 +332,27 @@ def _join_resumed_wandb(by_root: dict[str, list[str]]) -> None:
             by_root[newest] = by_root.pop(root) + by_root[newest]
 
 
-def other_roots(spec: RunSpec, runs: list[RunSpec]) -> list[str]:
+class Roots:
+    """The runs' roots, sorted: the roots below one root found by bisection (a tree of
+    20,000 runs compared every pair)."""
+
+    def __init__(self, runs: list[RunSpec]) -> None:
+        self.roots = sorted({r.root for r in runs})
+
+    def below(self, root: str) -> list[str]:
+        me = root.rstrip(os.sep) + os.sep
+        i = bisect.bisect_left(self.roots, me)
+        out = []
+        while i < len(self.roots) and self.roots[i].startswith(me):
+            out.append(self.roots[i])
+            i += 1
+        return out
+
+
+def other_roots(spec: RunSpec, runs: list[RunSpec], roots: Roots | None = None) -> list[str]:
     """Roots of the other runs below this one's root (their checkpoints are not this run's)."""
-    me = spec.root.rstrip(os.sep) + os.sep
-    return [r.root for r in runs if r is not spec and r.root.startswith(me) and os.path.isdir(r.root)]
+    below = (roots or Roots(runs)).below(spec.root)
+    return [r for r in below if r != spec.root and os.path.isdir(r)]
 
 
 # --------------------------------------------------------------------------- checkpoints
@@ -436,21 +453,38 @@ def numbered_siblings(p: str, q: str) -> bool:
 FIRST_CLUSTERS = 4  # clusters every unit is tried against, in order (ours)
 MAX_CANDIDATES = 16  # more clusters tried, those whose loss values match the unit's most (ours)
 FREE_SCAN = 64  # clusters looked through for one with no member that starts with the unit (ours)
-#: records of a head indexed by (step, loss to 0.1) to find where the same series may be:
+#: records of a head indexed by (step, loss bucket) to find where the same series may be:
 #: spread over the head (the runs of a sweep start alike and part later)
 KEY_AT = (0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233)
 KEY_CAP = 32  # clusters kept per index key (a key shared by more tells nothing; bounded work; ours)
-_BUCKET = 10.0  # 1 / the bucket width of that index (0.1: wider than any printed precision's tolerance but 0 decimals)
+#: bucket widths of the index: a value and its copy printed to the coarser precision are in
+#: the same or a neighbouring bucket of every width above their tolerance (``agree``); the
+#: fine ones tell a sweep's close runs apart
+WIDTHS = (0.1, 0.01, 0.001)
 
 
-def _keys(h: Head):
+def _keys(h: Head, probe: bool = False):
+    """(width, step, bucket) keys of a head; ``probe``: each with the nearest other bucket
+    too, and only the widths its own precision allows."""
     n = len(h.steps)
     for i in KEY_AT:
         if i >= n:
             break
         v = h.losses[i]
-        if math.isfinite(v) and abs(v) < 1e12:
-            yield h.steps[i], math.floor(v * _BUCKET)
+        if not (math.isfinite(v) and abs(v) < 1e12):
+            continue
+        tol = 0.5 * 10.0 ** -_decimals(v) + 1e-5 * abs(v)
+        for w in WIDTHS:
+            if probe and w < tol:
+                break
+            x = v / w
+            b = math.floor(x)
+            yield (w, h.steps[i], b)
+            if probe:  # the buckets a value within ``tol`` of v can fall in
+                if x - b < tol / w:
+                    yield (w, h.steps[i], b - 1)
+                if b + 1 - x <= tol / w:
+                    yield (w, h.steps[i], b + 1)
 
 
 class _Cluster:
@@ -469,8 +503,8 @@ class Clusterer:
     Linear in the units: a unit is only ever "different" from members that start with it
     (``comparable``), found by bisection in each cluster; and it is tried against the first
     FIRST_CLUSTERS clusters and the MAX_CANDIDATES others whose members logged the same loss
-    values at the same steps (an index of (step, loss to 0.1) at KEY_AT records of each head,
-    KEY_CAP clusters per key), then against the first
+    values at the same steps (an index of (step, loss to 0.1, 0.01 and 0.001) at KEY_AT records
+    of each head, KEY_CAP clusters per key), then against the first
     cluster among the first FREE_SCAN with no member that starts with it (a resumed run's
     new log joins the run it continues). A unit "different" from every cluster tried
     starts a new one: in a directory of thousands of distinct runs, a cluster beyond those
@@ -510,11 +544,10 @@ class Clusterer:
         tried: list[int] = list(range(min(FIRST_CLUSTERS, len(self.clusters))))
         if len(self.clusters) > FIRST_CLUSTERS and h.steps and not h.inferred:
             score: dict[int, int] = {}
-            for s, b in _keys(h):
-                for k in (b - 1, b, b + 1):
-                    for ci in self._index.get((s, k), ()):
-                        if ci >= FIRST_CLUSTERS:
-                            score[ci] = score.get(ci, 0) + 1
+            for key in _keys(h, probe=True):
+                for ci in self._index.get(key, ()):
+                    if ci >= FIRST_CLUSTERS:
+                        score[ci] = score.get(ci, 0) + 1
             tried += sorted(sorted(score, key=lambda c: (-score[c], c))[:MAX_CANDIDATES])
             free = next((ci for ci in range(FIRST_CLUSTERS, min(len(self.clusters), FREE_SCAN))
                          if not self._has_comparable(self.clusters[ci], h)), None)

@@ -63,8 +63,10 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
     if len(launches) > 1:
         segs = ", ".join(f"{s['kind']} {s['first']}-{s['last']}" for s in launches[:8])
         more = f" ... ({len(launches) - 8 + mon.launches.dropped} more)" if len(launches) > 8 else ""
-        lines.append(f"  launches: {len(launches) + mon.launches.dropped} in this file ({segs}{more}); "
-                     f"the checks judge the last new run and what resumed it")
+        new = [s for s in launches if s["kind"] == "new run"]
+        judged = (f"the checks judge the new run from step {new[-1]['first']} and what follows it" if new
+                  else "the checks judge the resumed whole")
+        lines.append(f"  launches: {len(launches) + mon.launches.dropped} in this file ({segs}{more}); {judged}")
     known = [f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in _info_items(an)]
     if known:
         lines.append("  config: " + ", ".join(known))
