@@ -33,7 +33,8 @@ def per_line(path: str, reader) -> list:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
                 line = raw.decode("utf-8", "replace")
-            out += reader.feed(line.rstrip("\n").rstrip("\r"))
+            line = line.rstrip("\n").rstrip("\r")
+            out += reader.take_line(line, reader.feed(line))  # (as the tailer feeds a line: launch marks too)
     return out + reader.flush()
 
 

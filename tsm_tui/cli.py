@@ -276,12 +276,12 @@ def run_report(opts: Options, out=None) -> int:
     def on_batch(run, source, items, reader) -> None:  # the last values (loss, grad norm, LR ...)
         exp.run(_name(run), top).observe(source, items, True, getattr(reader, "name", None))
 
+    def on_run(an) -> None:  # (before the run is compacted: the exporter reads its detectors)
+        exp.from_analysis(_name(an.run), top, an)
+
     results = analyze_runs(opts.path, opts.settings, opts.info, opts.config, only=opts.run,
-                           on_batch=on_batch if exp is not None else None)
+                           on_batch=on_batch if exp is not None else None, on_run=on_run if exp is not None else None)
     if exp is not None:
-        for r in results:
-            if isinstance(r, Analysis):
-                exp.from_analysis(_name(r.run), top, r)
         exp.close()
     if len(results) == 1:
         an = results[0]

@@ -261,6 +261,8 @@ class LiveLoop:
         self._config: str | None = None
         self._spikes: OrderedDict[int, set[str]] = OrderedDict()
         self._file_runs: dict[str, RunLive] = {}  # files of known runs (a directory split into runs)
+        #: directories of known runs that are not their roots (sibling loggers merged into a run)
+        self._dir_runs: dict[str, RunLive] = {}
         #: run -> (step, number of other runs) of its loss spike shared with the most other runs
         self.shared_spikes: dict[str, tuple[int, int]] = {}
         self.finished = False
@@ -291,6 +293,8 @@ class LiveLoop:
                 loop._file_runs[f.path] = live
                 for seg in f.segments:
                     loop._file_runs[seg] = live
+            for m in getattr(r, "members", []):
+                loop._dir_runs[os.path.abspath(m)] = live
         return loop
 
     # ------------------------------------------------------------------ one-run views
@@ -400,6 +404,9 @@ class LiveLoop:
         after the watching did is created (its side files with the same rules as
         ``engine.open_runs``: other runs' checkpoints excluded both ways)."""
         root = run_root(source, self._top)
+        r = self._dir_runs.get(root)  # a sibling logger's directory of a known run
+        if r is not None:
+            return r
         name = run_name(root, self._top)
         r = self.runs.get(name)
         if r is not None:
@@ -432,7 +439,8 @@ class LiveLoop:
         if r is None and self._top is None and self.runs:
             r = next(iter(self.runs.values()))
         if r is None and self._top is not None:
-            r = self.runs.get(run_name(run_root(path, self._top), self._top))
+            root = run_root(path, self._top)
+            r = self._dir_runs.get(root) or self.runs.get(run_name(root, self._top))
         return r.name if r is not None else None
 
     def step(self, force_status: bool = False, budget: int | None = None) -> LiveUpdate:

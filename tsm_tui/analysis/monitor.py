@@ -8,13 +8,14 @@ from __future__ import annotations
 import re
 from collections import deque
 
-import numpy as np
 
 from tsm_tui.analysis.detectors import DETECTORS
+from tsm_tui.analysis.launches import Launches
 from tsm_tui.analysis.state import RunState
 from tsm_tui.core.frame import Frame, FrameState, first_resume
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
+from tsm_tui.core.steps import StepSet
 
 MAX_ALERTS = 1000  # alerts kept; older ones are counted, not stored
 PER_KEY = 5  # repeats of one kind of alert kept (grad-norm spikes ...)
@@ -50,7 +51,8 @@ class Monitor:
                  detectors=None) -> None:
         self.settings = settings or Settings()
         self.state = RunState(info or RunInfo())
-        self.detectors = [cls(self.settings, self.state) for cls in (detectors or DETECTORS)]
+        self._classes = list(detectors or DETECTORS)
+        self.detectors = [cls(self.settings, self.state) for cls in self._classes]
         #: the detectors still running: one that raised (a value its arithmetic cannot
         #: take) is left out from then on and its check reads SKIP with the reason
         #: (``failed``), never the end of the report or of the live loop
@@ -61,12 +63,18 @@ class Monitor:
         self.folded: dict[str, int] = {}
         self._by_key: dict[str, list[Alert]] = {}  # the alerts kept of each key (at most PER_KEY)
         self.records = 0
-        #: distinct steps with a training loss: a loss record counts when its step is
-        #: past every loss step before it (duplicates, eval lines at the same step and
-        #: the steps a resume repeats are not counted again)
-        self.loss_steps = 0
-        self._loss_top: int | None = None
+        #: distinct steps with a training loss (duplicates, eval lines at the same step,
+        #: the steps a resume repeats and earlier steps revisited are not counted again)
+        self._loss_steps = StepSet()
+        #: the file's launch segments; a new run restarts the checks (analysis/launches.py)
+        self.launches = Launches()
+        self._released: tuple | None = None  # (checks, alert views) once released
         self.finalized = False
+
+    @property
+    def loss_steps(self) -> int:
+        """Distinct steps with a training loss (``core.steps.StepSet``)."""
+        return self._loss_steps.count
 
     # ------------------------------------------------------------------ feed
     def feed(self, rec: StepRecord) -> list[Alert]:
@@ -74,14 +82,17 @@ class Monitor:
         st = self.state
         new: list[Alert] = []
         metrics = rec.has_metrics()
+        if metrics:
+            if self.launches.boundary(rec, st.last_step) == "new run":
+                new.append(self._new_run(rec))
+            self.launches.seen(rec)
         if metrics and st.last_step is not None and rec.step < st.last_step:
             new.append(self._resume(rec.step))
         if metrics:
             self.records += 1
             st.records += 1
-            if rec.loss is not None and (self._loss_top is None or rec.step > self._loss_top):
-                self.loss_steps += 1
-                self._loss_top = rec.step
+            if rec.loss is not None:
+                self._loss_steps.add(rec.step)
             if st.first_step is None:
                 st.first_step = rec.step
             if st.last_step is None or rec.step > st.last_step:
@@ -122,18 +133,11 @@ class Monitor:
         return out
 
     def _feed_part(self, fr: Frame) -> list[Alert]:
+        self.launches.seen_frame(fr.step, fr.cols.get("loss"))
         fs = fr._state = FrameState(self.state, fr)
         self.records += fr.n
-        if "loss" in fr.cols:  # rows past the running maximum of the loss steps
-            top = np.maximum.accumulate(fr.step)
-            prev = np.empty_like(top)
-            prev[0] = self._loss_top if self._loss_top is not None else np.iinfo(np.int64).min
-            prev[1:] = top[:-1]
-            if self._loss_top is not None:
-                np.maximum(prev, self._loss_top, out=prev)
-            self.loss_steps += int(np.count_nonzero(fr.step > prev))
-            t = int(top[-1])
-            self._loss_top = t if self._loss_top is None else max(t, self._loss_top)
+        if "loss" in fr.cols:
+            self._loss_steps.add_array(fr.step)
         new: list[Alert] = []
         try:
             for d in self._active:
@@ -164,6 +168,27 @@ class Monitor:
                 except Exception as e:  # noqa: BLE001 - contained (see feed)
                     self._fail(d, e)
         return self._store(new)
+
+    def _new_run(self, rec: StepRecord) -> Alert:
+        """A new run in the same file (analysis/launches.py): the checks start again on
+        it; the file's counters (records, distinct steps) and its launches go on."""
+        st = self.state
+        prev_first, prev_last = st.first_step, st.last_step
+        st.__init__(st.info)  # in place: the views and the Session hold this object
+        self.detectors = [cls(self.settings, st) for cls in self._classes]
+        self._active = list(self.detectors)
+        self.failed = {}
+        self.alerts.clear()
+        self.dropped_alerts = 0
+        self.folded = {}
+        self._by_key = {}
+        self.launches.new_run()
+        n = len(self.launches.segments) + self.launches.dropped
+        return Alert("resume", Severity.INFO, rec.step,
+                     f"New run at step {rec.step} (launch {n} in this file): the steps restarted after "
+                     f"{prev_first}-{prev_last} and the loss is back at its starting level; the checks judge "
+                     f"this run, the launches before it are listed.", value=float(prev_last), baseline=None,
+                     actions=[], key=f"launch:{n}")
 
     def _resume(self, step: int) -> Alert:
         st = self.state
@@ -232,8 +257,22 @@ class Monitor:
                 self._fail(d, e)
         return self._store(new)
 
+    def release(self) -> None:
+        """A finished run among many (``--report`` on a big tree): its checks and alert
+        views are kept as they read now, the detectors (their windows) are let go."""
+        if self._released is not None:
+            return
+        self._released = (self.checks(), self.view_alerts())
+        self.detectors = []
+        self._active = []
+        self._by_key = {}
+        self.alerts = list(self.alerts)  # type: ignore[assignment]  (no alert is stored any more)
+        self.launches.release()
+
     # ------------------------------------------------------------------ views
     def checks(self) -> list[CheckResult]:
+        if self._released is not None:
+            return list(self._released[0])
         return [self._result(d) for d in self.detectors]
 
     def _result(self, d) -> CheckResult:
@@ -253,6 +292,8 @@ class Monitor:
     def view_alerts(self) -> list[Alert]:
         """The stored alerts as they read now (``Detector.view``: e.g. a recovered
         spike's conditional rollback left out); the stored alerts are never changed."""
+        if self._released is not None:
+            return list(self._released[1])
         by = {d.id: d for d in self._active}
         return [_view(by[a.check], a) if a.check in by else a for a in self.alerts]
 

@@ -5,7 +5,14 @@ order their buffers flush), a record comes twice and the steps seem to go back a
 every flush. Per source, before its Monitor:
 
 - a record identical (every field) to the last one delivered for its step, among
-  the last ``RECENT`` steps, is a duplicate: dropped and counted (``DUP``);
+  the last ``RECENT`` steps, is a duplicate: dropped and counted (``DUP``); so is one
+  among the last ``LAG`` steps once the file has shown two writers (a duplicate seen
+  already), or when it repeats the first step of the segment (the second writer's
+  first buffer). Ranks printing through Python's block-buffered stdout (``python
+  train.py > log``) interleave in blocks of a buffer's worth of lines (8 KiB: 143
+  lines of 57 bytes in tests/data/frameworks/two_writers/spawn), far beyond
+  ``RECENT``; a single writer that resumes and repeats its old values exactly (a
+  deterministic restart) does not start its repeat at the first step, and is a resume;
 - a record whose step goes below the highest step delivered is held back. A resume
   is the step going back *and staying back*: once ``CONFIRM`` records in a row stay
   below the old maximum, the held records are delivered (the Monitor sees the
@@ -21,7 +28,7 @@ is that writer's copy (a duplicate), not a jump forward in the new segment (two
 writers and one real resume used to give a phantom resume per lag; a deterministic
 restart's records, which repeat the old values at the new segment's front, are
 never past that position). The previous segment is forgotten once the new one
-passes its maximum or after ``2 * RECENT`` records.
+passes its maximum or after ``2 * LAG`` records.
 
 Live, a record is never held for long: a non-finite one confirms the resume at
 once (a job that resumes and dies at once is paged), and ``release`` lets the live
@@ -31,7 +38,7 @@ Frames (the replay's columnar path) whose steps never go back pass straight
 through, with their adjacent duplicates removed in one numpy pass; a frame that
 goes back is taken row by row. Either way the records delivered are the same, so
 the row-vs-frame equivalence of the Monitor is kept. Memory: the last record per
-step for the last ``RECENT`` steps and at most ``CONFIRM`` held records.
+step for the last ``LAG`` steps and at most ``CONFIRM`` held records.
 """
 
 from __future__ import annotations
@@ -51,6 +58,9 @@ CONFIRM = 3  # records staying below the old maximum that make a resume (ours)
 # resume that goes back further is a resume even when the repeated steps print the
 # same values (a deterministic restart), ours
 RECENT = 64
+#: records (steps) looked back on once two writers are seen: a block-buffered stdout's
+#: worth of lines (8 KiB of lines of 8+ bytes; the real file's lag is 143), ours
+LAG = 1024
 #: live: seconds a held record waits with no new record of its source before it is
 #: delivered as a resume (ours: well above a burst's spread, well below a page's urgency)
 HOLD_IDLE = 2.0
@@ -76,25 +86,36 @@ def _nonfinite(r: StepRecord) -> bool:
     return False
 
 
-def _lookup(recent: OrderedDict, tail: Frame | None, older: OrderedDict, step: int) -> tuple | None:
-    """The last delivered record of ``step`` in one segment's memory."""
+def _lookup(mem: tuple, step: int, now: int) -> tuple[tuple | None, int]:
+    """The last delivered record of ``step`` in one segment's memory ``(recent, tail,
+    tail_seq, older)``, and how many records were delivered since (its lag)."""
+    recent, tail, tail_seq, older = mem
     got = recent.get(step)
     if got is not None:
-        return got
+        return got[1], now - got[0]
     if tail is not None:
-        lo = max(0, tail.n - RECENT)
+        lo = max(0, tail.n - LAG)
         hits = np.flatnonzero(tail.step[lo:] == step)
         if hits.size:
-            return _sig(tail.record(lo + int(hits[-1])))
-    return older.get(step)
+            i = lo + int(hits[-1])
+            return _sig(tail.record(i)), now - (tail_seq - (tail.n - i))
+    got = older.get(step)
+    if got is not None:
+        return got[1], now - got[0]
+    return None, 0
 
 
 class Orderer:
     def __init__(self) -> None:
         self.max_step: int | None = None
-        self.recent: OrderedDict[int, tuple] = OrderedDict()  # records delivered since the last frame
-        self.tail: Frame | None = None  # the last frame delivered (its last RECENT rows are looked at)
+        self.first_step: int | None = None  # the segment's first step
+        #: step -> (delivery number, signature) of records delivered since the last frame
+        self.recent: OrderedDict[int, tuple] = OrderedDict()
+        self.tail: Frame | None = None  # the last frame delivered (its last LAG rows are looked at)
+        self._tail_seq = 0  # the delivery number after that frame
         self.older: OrderedDict[int, tuple] = OrderedDict()  # ``recent`` as it was before that frame
+        self._delivered = 0  # records delivered (their delivery numbers)
+        self.two_writers = False  # a duplicate was seen: lags up to LAG are a second writer's
         self.held: list[StepRecord] = []
         self.counts: dict[str, int] = {}
         self._seen = 0  # records with metrics pushed
@@ -113,18 +134,31 @@ class Orderer:
 
     def _remember(self, step: int, sig: tuple) -> None:
         rc = self.recent
-        rc[step] = sig
+        self._delivered += 1
+        rc[step] = (self._delivered, sig)
         rc.move_to_end(step)
-        if len(rc) > RECENT:
+        if len(rc) > LAG:
             rc.popitem(last=False)
 
+    def _mem(self) -> tuple:
+        return (self.recent, self.tail, self._tail_seq, self.older)
+
     def _last_sig(self, step: int) -> tuple | None:
-        """The last delivered record of ``step`` (among the recent ones)."""
-        return _lookup(self.recent, self.tail, self.older, step)
+        """The last delivered record of ``step`` that a copy of it could lag behind:
+        among the last RECENT records, or LAG once two writers are seen (or for the
+        segment's first step)."""
+        sig, lag = _lookup(self._mem(), step, self._delivered)
+        if sig is None:
+            return None
+        if lag <= RECENT or (lag <= LAG and (self.two_writers or step == self.first_step)):
+            return sig
+        return None
 
     def _deliver(self, r: StepRecord, out: list) -> None:
         out.append(r)
         self._remember(r.step, _sig(r))
+        if self.first_step is None:
+            self.first_step = r.step
         if self.max_step is None or r.step > self.max_step:
             self.max_step = r.step
             if self._prev is not None and r.step > self._prev_max:
@@ -143,6 +177,7 @@ class Orderer:
 
     def _dup(self, step: int) -> None:
         self._count(DUP)
+        self.two_writers = True
         self._dup_step, self._dup_at = step, self._seen
 
     def _lagging_copy(self, r: StepRecord, sig: tuple) -> bool:
@@ -155,7 +190,7 @@ class Orderer:
             return False
         if r.step <= self._prev_cursor:
             return False
-        got = _lookup(*prev, r.step)
+        got, _ = _lookup(prev, r.step, 0)
         if got is None or not _same(got, sig):
             return False
         self._prev_cursor = r.step
@@ -171,6 +206,9 @@ class Orderer:
         prev = self._last_sig(r.step)
         if prev is not None and _same(prev, sig):
             self._dup(r.step)
+            return
+        if r.launch:  # a new process wrote from here (sources/launches.py)
+            self._launch(r, out)
             return
         if self._lagging_copy(r, sig):
             self._dup(r.step)
@@ -188,18 +226,33 @@ class Orderer:
         if len(self.held) >= CONFIRM or _nonfinite(r):
             self._confirm(out)  # (a NaN never waits: a job that resumed and died at once)
 
+    def _launch(self, r: StepRecord, out: list) -> None:
+        """The first record after a launch banner (not a copy of a recent record): records
+        held before it stayed back (a resume); a step at or below the maximum starts a new
+        segment at once, with no writer of the old process lagging behind."""
+        if self.held:
+            self._confirm(out)
+        if self.max_step is not None and r.step <= self.max_step:
+            self._prev = None
+            self.max_step = self.first_step = None
+            self.recent, self.older, self.tail = OrderedDict(), OrderedDict(), None
+            self._dup_step, self._dup_at = None, -1
+            self.two_writers = False
+        self._deliver(r, out)
+
     def _confirm(self, out: list) -> None:
         held, self.held = self.held, []
         # a new segment: its own maximum and memory from here; the old one's memory is
         # kept as the previous segment while the lagging writer may still print it
-        if self._dup_at >= 0 and self._seen - self._dup_at <= RECENT and self.max_step is not None:
-            self._prev = (self.recent, self.tail, self.older)
+        if self._dup_at >= 0 and self._seen - self._dup_at <= LAG and self.max_step is not None:
+            self._prev = self._mem()
             self._prev_max = self.max_step
             self._prev_cursor = self._dup_step if self._dup_step is not None else self.max_step
-            self._prev_until = self._seen + 2 * RECENT
+            self._prev_until = self._seen + 2 * LAG
         else:
             self._prev = None  # one writer (no recent duplicate): nothing lags behind
         self.max_step = None
+        self.first_step = None
         self.recent = OrderedDict()
         self.older = OrderedDict()
         self.tail = None
@@ -253,6 +306,10 @@ class Orderer:
                        {k: v[keep] for k, v in fr.extra.items()} if fr.extra else None, fr.source)
         out.append(fr)
         self.older, self.recent, self.tail = self.recent if self.recent else self.older, OrderedDict(), fr
+        self._delivered += fr.n
+        self._tail_seq = self._delivered
+        if self.first_step is None:
+            self.first_step = int(fr.step[0])
         top = int(fr.step.max())
         if self.max_step is None or top > self.max_step:
             self.max_step = top

@@ -95,7 +95,7 @@ RECS_KEPT = 1024
 
 
 def _shape(r: StepRecord):
-    if r.samples is not None or r.overflow or r.loss_missing:
+    if r.samples is not None or r.overflow or r.loss_missing or r.launch:
         return None
     return (r.loss is None, r.grad_norm is None, r.lr is None, r.loss_scale is None, r.tokens is None,
             r.time is None, r.epoch is None, r.val_loss is None, r.skipped is None, r.nan_iters is None,
@@ -133,7 +133,7 @@ def frame_from_records(recs: list[StepRecord]) -> Frame | None:
     present = tuple(f for f in FIELDS if getattr(r0, f) is not None)
     xkeys = tuple(r0.extra) if r0.extra else ()
     for r in recs:
-        if r.samples is not None or r.overflow or r.loss_missing:
+        if r.samples is not None or r.overflow or r.loss_missing or r.launch:
             return None
         if tuple(f for f in FIELDS if getattr(r, f) is not None) != present:
             return None

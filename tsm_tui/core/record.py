@@ -39,6 +39,8 @@ class StepRecord:
     source: str | None = None
     #: text the run generated at this step (sample / generation blocks), as logged
     samples: list[str] | None = None
+    #: the first record after a launch banner (a new process wrote from here: sources/launches.py)
+    launch: bool = False
 
     def has_metrics(self) -> bool:
         return (

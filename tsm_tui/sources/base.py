@@ -11,12 +11,15 @@ about the run (total steps, parameter count, batch size ...).
 from __future__ import annotations
 
 import math
+import os
 
 from tsm_tui.core.frame import pack
 from tsm_tui.core.numbers import MAX_INT, int64, run_fact
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.fields import field_for, overflowed, to_float
+from tsm_tui.sources.head import skip_hole
+from tsm_tui.sources.launches import is_banner, may_hold_banner
 
 METRICS = frozenset({"loss", "val_loss", "grad_norm", "lr", "loss_scale"})
 MAX_LINE = 1 << 20  # 1 MiB: longer lines are counted as skipped, never parsed
@@ -103,6 +106,12 @@ class LineReader:
         self._last_step = 0
         #: records whose step was inferred by counting (the log names none)
         self.inferred_steps = 0
+        #: a launch banner was read and no record since (sources/launches.py)
+        self.launch_pending = False
+        #: launch banners read
+        self.launch_lines = 0
+        #: lines are tested for banners (a chunk with no banner literal in it turns this off)
+        self.banner_scan = True
 
     # -- sniffing ---------------------------------------------------------------
     @classmethod
@@ -126,9 +135,43 @@ class LineReader:
             lines.pop()
         feed = self.feed
         n = len(lines)
-        for i, raw in enumerate(lines):
-            out += feed(self.decode_line(raw, last_open and i == n - 1))
+        self.banner_scan = may_hold_banner(data)
+        try:
+            for i, raw in enumerate(lines):
+                line = self.decode_line(raw, last_open and i == n - 1)
+                recs = feed(line)
+                if recs:
+                    if self.launch_pending:
+                        self.mark_launch(recs)
+                    out += recs
+                elif line and self.banner_scan:
+                    self.note_line(line)
+        finally:
+            self.banner_scan = True
         return pack(out)
+
+    def note_line(self, line: str) -> None:
+        """A line that gave no record: a launch banner sets the pending launch mark."""
+        if is_banner(line):
+            self.launch_pending = True
+            self.launch_lines += 1
+
+    def mark_launch(self, recs: list) -> None:
+        """The first record after a launch banner carries ``launch``."""
+        for r in recs:
+            if type(r) is StepRecord and r.has_metrics():
+                r.launch = True
+                self.launch_pending = False
+                return
+
+    def take_line(self, line: str, recs: list) -> list:
+        """Per-line callers (the tailer): the launch mark for one line's records."""
+        if recs:
+            if self.launch_pending:
+                self.mark_launch(recs)
+        elif line and self.banner_scan:
+            self.note_line(line)
+        return recs
 
     def decode_line(self, raw: bytes, last_open: bool = False) -> str:
         """One raw line (no newline) as text: over-long lines become "" (counted),
@@ -296,4 +339,36 @@ class SnapshotReader(LineReader):
     def read_path(self, path: str) -> list[StepRecord]:
         """The whole source at ``path`` (a file by default; directory sources override)."""
         with open_regular(path) as f:
-            return self.read_all(f.read(MAX_SNAPSHOT + 1)[:MAX_SNAPSHOT])
+            first = f.read(1)
+            f.seek(0)
+            if first == b"\0":  # NUL bytes first (a sparse hole, copy-truncate): jump them, 1 MiB at a time
+                skip_hole(f, path)
+                while True:
+                    pos = f.tell()
+                    chunk = f.read(1 << 20)
+                    k = len(chunk) - len(chunk.lstrip(b"\0"))
+                    if k < len(chunk) or not chunk:
+                        f.seek(pos + k)
+                        break
+            data = f.read(min(MAX_SNAPSHOT, _data_end(f, path) - f.tell()))
+        if data[-1:] == b"\0":  # NUL bytes after the document (a file extended past its data)
+            data = data.rstrip(b"\0")
+        return self.read_all(data)
+
+
+def _data_end(f, path: str) -> int:
+    """Where the data from ``f``'s position ends: the next sparse hole (``SEEK_HOLE``), else
+    the file's size. A 1 GiB trainer_state.json that is the document and then a hole was read
+    256 MiB deep and copied (558 MB)."""
+    pos = f.tell()
+    size = os.fstat(f.fileno()).st_size
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return size
+    try:
+        return min(size, os.lseek(fd, pos, os.SEEK_HOLE))
+    except (AttributeError, OSError, ValueError):
+        return size
+    finally:
+        os.close(fd)

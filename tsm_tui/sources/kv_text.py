@@ -23,6 +23,7 @@ from tsm_tui.core.frame import INT_FIELDS, Frame
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.core.numbers import MAX_INT, int64
+from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.fields import normalise
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
@@ -355,7 +356,7 @@ class KeyValueTextReader(LineReader):
             self._tpls: dict[bytes, object] = {}
             self._tpl = None
         tpl = self._tpl
-        if tpl is not None:  # the usual case: every line of the chunk fits the current template
+        if tpl is not None and not self.launch_pending:  # the usual case: every line fits the current template
             found = tpl.regex.findall(data)
             n = data.count(b"\n") + last_open
             # the other n - 1 lines take a byte each at least: no line is longer than len - n + 1
@@ -367,6 +368,13 @@ class KeyValueTextReader(LineReader):
         lines = data.split(b"\n")
         if not last_open:
             lines.pop()
+        self.banner_scan = may_hold_banner(data)
+        try:
+            return self._lines(lines, tpl, last_open)
+        finally:
+            self.banner_scan = True
+
+    def _lines(self, lines: list[bytes], tpl, last_open: bool) -> list:
         out: list = []
         run: list = []
         run_lines: list[bytes] = []
@@ -389,13 +397,14 @@ class KeyValueTextReader(LineReader):
                             out += self._flush_run(tpl, run, run_lines)
                             run, run_lines = [], []
                         tpl = self._tpl = got
-            if m is not None:
+            if m is not None and not self.launch_pending:
                 run.append(m.groups())
                 run_lines.append(raw)
                 continue
             out += self._flush_run(tpl, run, run_lines)
             run, run_lines = [], []
-            out += self.feed(self.decode_line(raw, last_open and i == n - 1))
+            line = self.decode_line(raw, last_open and i == n - 1)
+            out += self.take_line(line, self.feed(line))  # (a launch banner marks the next record)
         out += self._flush_run(tpl, run, run_lines)
         return out
 

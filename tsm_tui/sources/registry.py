@@ -400,7 +400,8 @@ def guarded_chunk(reader: LineReader, data: bytes) -> list:
     out: list = []
     for i, raw in enumerate(lines):
         try:
-            out += reader.feed(reader.decode_line(raw, last_open and i == len(lines) - 1))
+            line = reader.decode_line(raw, last_open and i == len(lines) - 1)
+            out += reader.take_line(line, reader.feed(line))
         except Exception as e:  # noqa: BLE001
             reader.skip(reader_error(e))
     return out

@@ -44,8 +44,10 @@ class RunFiles:
     """
 
     def __init__(self, root: str, flags: RunInfo | None = None, config: str | None = None,
-                 searched_dir: bool = True, exclude=(), ckpt_dir: str | None = "") -> None:
+                 searched_dir: bool = True, exclude=(), ckpt_dir: str | None = "", also=()) -> None:
         self.root = os.path.abspath(root)
+        #: more directories of the run (sibling loggers of one job): their checkpoints are its too
+        self.also = tuple(os.path.abspath(a) for a in also)
         self.ckpt_dir = self.root if ckpt_dir == "" else (os.path.abspath(ckpt_dir) if ckpt_dir else None)
         #: roots of other runs below this one: their checkpoints are not ours
         self.exclude = tuple(os.path.abspath(e) for e in exclude)
@@ -103,13 +105,26 @@ class RunFiles:
 
     def checkpoints(self) -> list[tuple[int, str]]:
         """(step, name relative to the checkpoint directory), ascending, one per step."""
-        if self.ckpt_dir is None or not os.path.isdir(self.ckpt_dir):
+        found = self._find(self.ckpt_dir)
+        if self.also and self.ckpt_dir is not None:
+            base = self.ckpt_dir
+            names = dict(found)
+            for d in self.also:
+                if not (d + os.sep).startswith(base.rstrip(os.sep) + os.sep):
+                    base = os.path.commonpath([base, d])
+            for d in self.also:
+                for step, name in self._find(d):
+                    names.setdefault(step, os.path.relpath(os.path.join(d, name), base))
+            found = sorted(names.items())
+        return found
+
+    def _find(self, d: str | None) -> list[tuple[int, str]]:
+        if d is None or not os.path.isdir(d):
             return []
         try:
             # only into the directories that organise the run's own files (runs.owns_checkpoint):
             # a sub-directory of another name is another run's, or a run's that left no log
-            return find_checkpoints(self.ckpt_dir, exclude=self.exclude,
-                                    descend=lambda d: owns_checkpoint(os.path.join(d, "x")))
+            return find_checkpoints(d, exclude=self.exclude, descend=lambda x: owns_checkpoint(os.path.join(x, "x")))
         except OSError:
             return []
 

@@ -45,6 +45,7 @@ path itself is one run when all its files lead to it.
 
 from __future__ import annotations
 
+import bisect
 import math
 import os
 import re
@@ -259,6 +260,9 @@ class RunSpec:
     ckpt_dir: str | None = ""
     #: the checkpoint directory counts as searched (a directory run; a file run only when found)
     searched: bool = True
+    #: other directories of this run (sibling loggers merged into it, ``sources.siblings``):
+    #: their checkpoints are its too
+    members: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.path:
@@ -328,10 +332,27 @@ def _join_resumed_wandb(by_root: dict[str, list[str]]) -> None:
             by_root[newest] = by_root.pop(root) + by_root[newest]
 
 
-def other_roots(spec: RunSpec, runs: list[RunSpec]) -> list[str]:
+class Roots:
+    """The runs' roots, sorted: the roots below one root found by bisection (a tree of
+    20,000 runs compared every pair)."""
+
+    def __init__(self, runs: list[RunSpec]) -> None:
+        self.roots = sorted({r.root for r in runs})
+
+    def below(self, root: str) -> list[str]:
+        me = root.rstrip(os.sep) + os.sep
+        i = bisect.bisect_left(self.roots, me)
+        out = []
+        while i < len(self.roots) and self.roots[i].startswith(me):
+            out.append(self.roots[i])
+            i += 1
+        return out
+
+
+def other_roots(spec: RunSpec, runs: list[RunSpec], roots: Roots | None = None) -> list[str]:
     """Roots of the other runs below this one's root (their checkpoints are not this run's)."""
-    me = spec.root.rstrip(os.sep) + os.sep
-    return [r.root for r in runs if r is not spec and r.root.startswith(me) and os.path.isdir(r.root)]
+    below = (roots or Roots(runs)).below(spec.root)
+    return [r for r in below if r != spec.root and os.path.isdir(r)]
 
 
 # --------------------------------------------------------------------------- checkpoints
@@ -363,6 +384,8 @@ class Head:
     steps: list[int]
     losses: list[float]
     inferred: bool  # the log names no steps (counted): not comparable by step
+    _interval: int | None = field(default=None, repr=False)
+    _by_step: dict | None = field(default=None, repr=False)
 
     @property
     def first(self) -> int | None:
@@ -370,8 +393,16 @@ class Head:
 
     @property
     def interval(self) -> int:
-        d = [b - a for a, b in zip(self.steps, self.steps[1:]) if b > a]
-        return sorted(d)[len(d) // 2] if d else 1
+        if self._interval is None:
+            d = [b - a for a, b in zip(self.steps, self.steps[1:]) if b > a]
+            self._interval = sorted(d)[len(d) // 2] if d else 1
+        return self._interval
+
+    @property
+    def by_step(self) -> dict:
+        if self._by_step is None:
+            self._by_step = dict(zip(self.steps, self.losses))
+        return self._by_step
 
 
 def _decimals(x: float) -> int:
@@ -388,19 +419,25 @@ def agree(a: float, b: float) -> bool:
     return abs(a - b) <= tol
 
 
+def comparable(a: Head, b: Head) -> bool:
+    """Both series name their steps and start together (within a logging interval):
+    only then can they be told "same" or "different"."""
+    if a.inferred or b.inferred or not a.steps or not b.steps:
+        return False
+    return abs(a.first - b.first) <= max(a.interval, b.interval, 1)
+
+
 def relation(a: Head, b: Head, numbered: bool) -> str:
     """"same", "different" or "unknown" for two files' series."""
-    if a.inferred or b.inferred or not a.steps or not b.steps:
-        return "unknown"
-    if abs(a.first - b.first) > max(a.interval, b.interval, 1):
-        return "unknown"  # not both from the start: a resumed run's new log, a later segment
+    if not comparable(a, b):
+        return "unknown"  # (not both from the start: a resumed run's new log, a later segment)
     if numbered:
         return "different"  # slurm-4242_0.out, slurm-4242_1.out: an array, seeds
-    la = dict(zip(a.steps, a.losses))
+    la = a.by_step
     common = [s for s in b.steps if s in la]
     if not common:
         return "unknown"
-    lb = dict(zip(b.steps, b.losses))
+    lb = b.by_step
     ok = sum(1 for s in common if agree(la[s], lb[s]))
     if ok >= AGREE * len(common):
         return "same"
@@ -413,18 +450,139 @@ def numbered_siblings(p: str, q: str) -> bool:
             and _shape(os.path.basename(p)) == _shape(os.path.basename(q)))
 
 
-def cluster(units: list[tuple[str, Head]]) -> list[list[int]]:
-    """Units (representative path, head) into series: each joins the first cluster none
-    of whose members it is a different run from."""
-    clusters: list[list[int]] = []
-    for i, (p, h) in enumerate(units):
-        for c in clusters:
-            if all(relation(units[j][1], h, numbered_siblings(units[j][0], p)) != "different" for j in c):
-                c.append(i)
+FIRST_CLUSTERS = 4  # clusters every unit is tried against, in order (ours)
+MAX_CANDIDATES = 16  # more clusters tried, those whose loss values match the unit's most (ours)
+FREE_SCAN = 64  # clusters looked through for one with no member that starts with the unit (ours)
+#: records of a head indexed by (step, loss bucket) to find where the same series may be:
+#: spread over the head (the runs of a sweep start alike and part later)
+KEY_AT = (0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233)
+KEY_CAP = 32  # clusters kept per index key (a key shared by more tells nothing; bounded work; ours)
+#: bucket widths of the index: a value and its copy printed to the coarser precision are in
+#: the same or a neighbouring bucket of every width above their tolerance (``agree``); the
+#: fine ones tell a sweep's close runs apart
+WIDTHS = (0.1, 0.01, 0.001)
+
+
+def _keys(h: Head, probe: bool = False):
+    """(width, step, bucket) keys of a head; ``probe``: each with the nearest other bucket
+    too, and only the widths its own precision allows."""
+    n = len(h.steps)
+    for i in KEY_AT:
+        if i >= n:
+            break
+        v = h.losses[i]
+        if not (math.isfinite(v) and abs(v) < 1e12):
+            continue
+        tol = 0.5 * 10.0 ** -_decimals(v) + 1e-5 * abs(v)
+        for w in WIDTHS:
+            if probe and w < tol:
                 break
-        else:
-            clusters.append([i])
-    return clusters
+            x = v / w
+            b = math.floor(x)
+            yield (w, h.steps[i], b)
+            if probe:  # the buckets a value within ``tol`` of v can fall in
+                if x - b < tol / w:
+                    yield (w, h.steps[i], b - 1)
+                if b + 1 - x <= tol / w:
+                    yield (w, h.steps[i], b + 1)
+
+
+class _Cluster:
+    __slots__ = ("members", "firsts", "span")
+
+    def __init__(self) -> None:
+        self.members: list[int] = []
+        self.firsts: list[tuple[int, int]] = []  # (first step, unit) of comparable members, sorted
+        self.span = 1  # the largest logging interval of those members
+
+
+class Clusterer:
+    """Units (representative path, head) into series: each joins the first cluster none
+    of whose members it is a different run from (``relation``).
+
+    Linear in the units: a unit is only ever "different" from members that start with it
+    (``comparable``), found by bisection in each cluster; and it is tried against the first
+    FIRST_CLUSTERS clusters and the MAX_CANDIDATES others whose members logged the same loss
+    values at the same steps (an index of (step, loss to 0.1, 0.01 and 0.001) at KEY_AT records
+    of each head, KEY_CAP clusters per key), then against the first
+    cluster among the first FREE_SCAN with no member that starts with it (a resumed run's
+    new log joins the run it continues). A unit "different" from every cluster tried
+    starts a new one: in a directory of thousands of distinct runs, a cluster beyond those
+    is one whose values never matched. ``compared`` counts the series comparisons made."""
+
+    def __init__(self) -> None:
+        self.clusters: list[_Cluster] = []
+        self.compared = 0
+        self._index: dict[tuple[int, int], dict[int, None]] = {}  # (step, bucket) -> clusters (ordered)
+        self._units: list[tuple[str, Head, str, str]] = []  # path, head, directory, name shape
+
+    def _differs(self, c: _Cluster, u: int) -> bool:
+        p, h, d, shape = self._units[u]
+        if h.inferred or not h.steps:
+            return False
+        r = max(h.interval, c.span, 1)
+        lo = bisect.bisect_left(c.firsts, (h.first - r, -1))
+        for first, j in c.firsts[lo:]:
+            if first > h.first + r:
+                break
+            q, hq, dq, shq = self._units[j]
+            numbered = d == dq and shape == shq and os.path.basename(p) != os.path.basename(q)
+            self.compared += 1
+            if relation(hq, h, numbered) == "different":
+                return True
+        return False
+
+    def _has_comparable(self, c: _Cluster, h: Head) -> bool:
+        r = max(h.interval, c.span, 1)
+        lo = bisect.bisect_left(c.firsts, (h.first - r, -1))
+        return lo < len(c.firsts) and c.firsts[lo][0] <= h.first + r
+
+    def add(self, path: str, h: Head) -> int:
+        """The unit's cluster index."""
+        u = len(self._units)
+        self._units.append((path, h, os.path.dirname(path), _shape(os.path.basename(path))))
+        tried: list[int] = list(range(min(FIRST_CLUSTERS, len(self.clusters))))
+        if len(self.clusters) > FIRST_CLUSTERS and h.steps and not h.inferred:
+            score: dict[int, int] = {}
+            for key in _keys(h, probe=True):
+                for ci in self._index.get(key, ()):
+                    if ci >= FIRST_CLUSTERS:
+                        score[ci] = score.get(ci, 0) + 1
+            tried += sorted(sorted(score, key=lambda c: (-score[c], c))[:MAX_CANDIDATES])
+            free = next((ci for ci in range(FIRST_CLUSTERS, min(len(self.clusters), FREE_SCAN))
+                         if not self._has_comparable(self.clusters[ci], h)), None)
+            if free is not None and free not in tried:
+                tried = sorted(tried + [free])
+        for ci in tried:
+            if not self._differs(self.clusters[ci], u):
+                self._join(ci, u)
+                return ci
+        self.clusters.append(_Cluster())
+        self._join(len(self.clusters) - 1, u)
+        return len(self.clusters) - 1
+
+    def _join(self, ci: int, u: int) -> None:
+        c = self.clusters[ci]
+        c.members.append(u)
+        h = self._units[u][1]
+        if h.steps and not h.inferred:
+            bisect.insort(c.firsts, (h.first, u))
+            c.span = max(c.span, h.interval)
+            for key in _keys(h):
+                got = self._index.setdefault(key, {})
+                if len(got) < KEY_CAP:
+                    got[ci] = None
+
+
+def cluster(units: list[tuple[str, Head]], stats: dict | None = None) -> list[list[int]]:
+    """Units (representative path, head) into series (``Clusterer``); ``stats["compared"]``:
+    the series comparisons made."""
+    c = Clusterer()
+    for p, h in units:
+        c.add(p, h)
+    if stats is not None:
+        stats["compared"] = stats.get("compared", 0) + c.compared
+    return [cl.members for cl in c.clusters]
 
 
 def head_of(path: str, reader_cls, segments=()) -> Head:
@@ -463,7 +621,7 @@ def _unit_key(p: str, reader) -> tuple:
     return (-getattr(reader, "priority", 0), -size, p)
 
 
-def split_series(spec: RunSpec, readers: dict, segments: dict, top: str) -> list[RunSpec]:
+def split_series(spec: RunSpec, readers: dict, segments: dict, top: str, stats: dict | None = None) -> list[RunSpec]:
     """A directory run's files as one run per series (see the module docstring).
     ``readers``: path -> reader of its readable files (not read yet; a fresh reader
     reads each head); ``segments``: path -> its older rotated segments. The run
@@ -481,7 +639,7 @@ def split_series(spec: RunSpec, readers: dict, segments: dict, top: str) -> list
         return [spec]
     units.sort(key=lambda p: _unit_key(p, readers.get(p)))
     heads = [head_of(p, type(readers[p]), segments.get(p, ())) for p in units]
-    groups = cluster(list(zip(units, heads)))
+    groups = cluster(list(zip(units, heads)), stats)
     if len(groups) == 1:
         return [spec]
     top = os.path.abspath(top)
@@ -499,12 +657,21 @@ def split_series(spec: RunSpec, readers: dict, segments: dict, top: str) -> list
     # what is not a series of its own (unreadable files, generations, another rank
     # group such as stderr) stays with the first series (the most structured format)
     members[0] += [f for f in spec.files if f not in placed]
+    # the directories below the run's root that hold files of one series only (by ancestry)
+    under: dict[str, set[int]] = {}
+    root = spec.root.rstrip(os.sep)
+    for gi, fs in enumerate(members):
+        for f in fs:
+            d = os.path.dirname(f)
+            while len(d) > len(root) and d.startswith(root + os.sep):
+                under.setdefault(d, set()).add(gi)
+                d = os.path.dirname(d)
     out = []
-    for g, fs in zip(groups, members):
+    for gi, (g, fs) in enumerate(zip(groups, members)):
         rep = units[g[0]]
         d = os.path.dirname(rep)
-        own = d != spec.root and all(os.path.dirname(f) == d or f.startswith(d + os.sep) for f in fs) \
-            and not any(f.startswith(d + os.sep) for m in members if m is not fs for f in m)
+        own = d != spec.root and under.get(d) == {gi} \
+            and all(os.path.dirname(f) == d or f.startswith(d + os.sep) for f in fs)
         path = d if own else rep
         ranks = list(spec.ranks) if any(f in rank_set for f in fs) else []
         out.append(RunSpec(run_name(path, top), spec.root, sorted(fs), ranks=ranks,

@@ -59,6 +59,14 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
         lines.append(f"  ranks: {len(an.run.ranks)} rank logs read; the checks use {clean(_rel(an.run.primary, an.run.path))}")
     for prev, to in st.resumes:
         lines.append(f"  resumed at step {to} after reaching {prev}")
+    launches = mon.launches.segments
+    if len(launches) > 1:
+        segs = ", ".join(f"{s['kind']} {s['first']}-{s['last']}" for s in launches[:8])
+        more = f" ... ({len(launches) - 8 + mon.launches.dropped} more)" if len(launches) > 8 else ""
+        new = [s for s in launches if s["kind"] == "new run"]
+        judged = (f"the checks judge the new run from step {new[-1]['first']} and what follows it" if new
+                  else "the checks judge the resumed whole")
+        lines.append(f"  launches: {len(launches) + mon.launches.dropped} in this file ({segs}{more}); {judged}")
     known = [f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in _info_items(an)]
     if known:
         lines.append("  config: " + ", ".join(known))
@@ -135,6 +143,8 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
     }
     if an.ranks is not None:
         d["ranks"] = {"count": len(an.run.ranks), "files": list(an.run.ranks), "used": an.run.primary}
+    if len(mon.launches.segments) > 1:
+        d["launches"] = mon.launches.to_json()
     return d
 
 

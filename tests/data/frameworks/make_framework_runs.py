@@ -56,11 +56,16 @@ def blocks(data: bytes):
     return t[: n * SEQ].view(n, SEQ)
 
 
-def strip(root: str) -> None:
+def strip(root: str, keep_names: bool = False) -> None:
+    """Weights, optimizer states and pickles deleted; ``keep_names``: checkpoint files
+    emptied instead (tsm-watch reads checkpoints by name only, never their bytes)."""
     for dirpath, _, files in os.walk(root):
         for f in files:
-            if f.endswith(STRIP) or f.startswith(("optimizer", "scheduler", "rng_state")):
-                os.remove(os.path.join(dirpath, f))
+            p = os.path.join(dirpath, f)
+            if keep_names and f.endswith((".ckpt", ".pt")):
+                open(p, "wb").close()
+            elif f.endswith(STRIP) or f.startswith(("optimizer", "scheduler", "rng_state")):
+                os.remove(p)
 
 
 def hf_run(out: str) -> None:
@@ -86,7 +91,10 @@ def hf_run(out: str) -> None:
     trainer.save_model(out)
 
 
-def lightning_run(out: str) -> None:
+def lightning_run(out: str, loggers=None, callbacks=(), seed: int = 0, lr: float = 3e-3) -> None:
+    """``loggers``: None for the default CSVLogger(out, name="lightning_logs"), else a
+    function of ``out`` giving the Trainer's logger list; ``callbacks``: functions of
+    ``out`` giving more callbacks (a ModelCheckpoint)."""
     import lightning as L
     import torch
     from lightning.pytorch.callbacks import LearningRateMonitor
@@ -134,16 +142,17 @@ def lightning_run(out: str) -> None:
             sched = torch.optim.lr_scheduler.LambdaLR(opt, f)
             return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
 
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     x = blocks(corpus())
     tr = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x[:-64]), batch_size=8, shuffle=True)
     va = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x[-64:]), batch_size=16)
+    logger = CSVLogger(out, name="lightning_logs") if loggers is None else loggers(out)
     trainer = L.Trainer(
-        max_steps=60, accelerator="cpu", logger=CSVLogger(out, name="lightning_logs"), log_every_n_steps=1,
-        callbacks=[LearningRateMonitor(logging_interval="step")], val_check_interval=20,
-        enable_progress_bar=False, gradient_clip_val=1.0, enable_model_summary=False,
+        max_steps=60, accelerator="cpu", logger=logger, log_every_n_steps=1,
+        callbacks=[LearningRateMonitor(logging_interval="step")] + [c(out) for c in callbacks],
+        val_check_interval=20, enable_progress_bar=False, gradient_clip_val=1.0, enable_model_summary=False,
     )
-    trainer.fit(CharLM(), tr, va)
+    trainer.fit(CharLM(lr=lr), tr, va)
 
 
 def tensorboard_run(out: str) -> None:
@@ -179,10 +188,232 @@ def tensorboard_run(out: str) -> None:
     w.close()
 
 
+# ------------------------------------------------------------------ one job, several loggers
+def _csv_tb(names=("csv", "tb")):
+    from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
+
+    def loggers(out):
+        csv = CSVLogger(out, name=names[0]) if names[0] else CSVLogger(out)
+        return [csv, TensorBoardLogger(out, name=names[1])]
+    return loggers
+
+
+def _root_checkpoints(out):
+    from lightning.pytorch.callbacks import ModelCheckpoint
+
+    return ModelCheckpoint(dirpath=os.path.join(out, "checkpoints"), every_n_train_steps=20, save_top_k=-1)
+
+
+def lightning_two_loggers(out: str) -> None:
+    """``logger=[CSVLogger(out, name="csv"), TensorBoardLogger(out, name="tb")]`` and
+    ``ModelCheckpoint(dirpath=out/"checkpoints")``: csv/version_0, tb/version_0, checkpoints/."""
+    lightning_run(out, loggers=_csv_tb(), callbacks=[_root_checkpoints])
+
+
+def lightning_default_plus_tb(out: str) -> None:
+    """The default ``lightning_logs/`` (CSVLogger(out)) plus ``TensorBoardLogger(out, name="tb")``,
+    Lightning's default checkpointing (into the first logger's version directory)."""
+    lightning_run(out, loggers=_csv_tb((None, "tb")))
+
+
+def lightning_two_jobs(out: str) -> None:
+    """The same script run twice into one save_dir (another seed and LR): csv/version_0 and
+    tb/version_0 are one job, csv/version_1 and tb/version_1 the other."""
+    lightning_run(out, loggers=_csv_tb(), seed=0, lr=3e-3)
+    lightning_run(out, loggers=_csv_tb(), seed=1, lr=1e-3)
+
+
+def mlflow_csv(out: str) -> None:
+    """``logger=[MLFlowLogger(tracking_uri=file:out/mlruns), CSVLogger(out)]``."""
+    from lightning.pytorch.loggers import CSVLogger, MLFlowLogger
+
+    os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"  # the file store tsm-watch reads (mlruns/)
+
+    def loggers(o):
+        return [MLFlowLogger(experiment_name="charlm", tracking_uri="file:" + os.path.join(o, "mlruns")), CSVLogger(o)]
+    lightning_run(out, loggers=loggers, callbacks=[_root_checkpoints])
+
+
+def wandb_tb_child(out: str) -> None:
+    """A plain torch loop logging to W&B (offline) and TensorBoard, printing each step
+    (W&B captures the console into files/output.log); checkpoints in out/checkpoints."""
+    import torch
+    import wandb
+    from torch.utils.tensorboard import SummaryWriter
+
+    torch.manual_seed(0)
+    steps, peak = 80, 3e-3
+    run = wandb.init(mode="offline", dir=out, project="charlm",
+                     config={"max_steps": steps, "learning_rate": peak, "batch_size": 8, "seq_len": SEQ})
+    w = SummaryWriter(log_dir=os.path.join(out, "tb"))
+    x = blocks(corpus())
+    model = torch.nn.Sequential(torch.nn.Embedding(256, 32), torch.nn.Linear(32, 256))
+    opt = torch.optim.AdamW(model.parameters(), lr=peak)
+    g = torch.Generator().manual_seed(0)
+    os.makedirs(os.path.join(out, "checkpoints"), exist_ok=True)
+    for step in range(1, steps + 1):
+        b = x[torch.randint(0, len(x), (8,), generator=g)]
+        loss = torch.nn.functional.cross_entropy(model(b[:, :-1]).reshape(-1, 256), b[:, 1:].reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        gn = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0).item()
+        opt.step()
+        run.log({"train/loss": loss.item(), "train/grad_norm": gn, "train/lr": peak}, step=step)
+        w.add_scalar("train/loss", loss.item(), step)
+        w.add_scalar("train/grad_norm", gn, step)
+        w.add_scalar("train/lr", peak, step)
+        print(f"step {step} | loss {loss.item():.4f} | lr {peak:.3e} | grad_norm {gn:.4f}", flush=True)
+        if step % 20 == 0:
+            torch.save(model.state_dict(), os.path.join(out, "checkpoints", f"step_{step}.pt"))
+    w.close()
+    run.finish()
+
+
+# ------------------------------------------------------------------ one file, two writers / several launches
+def ddp_worker(rank: int, steps: int, port: str) -> None:
+    """One rank of a 2-process DDP job (gloo, CPU): every rank prints the same line per
+    step (the loss all-reduced, the grad norm of the averaged gradients) to its stdout,
+    the one file every rank inherited."""
+    import torch
+    import torch.distributed as dist
+
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", port)
+    dist.init_process_group("gloo", rank=rank, world_size=2)
+    torch.manual_seed(0)
+    model = torch.nn.parallel.DistributedDataParallel(
+        torch.nn.Sequential(torch.nn.Embedding(256, 16), torch.nn.Linear(16, 256)))
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    x = blocks(corpus())
+    g = torch.Generator().manual_seed(1 + rank)
+    print(f"rank {rank}: world size {dist.get_world_size()}, {len(x)} sequences")
+    for step in range(1, steps + 1):
+        b = x[torch.randint(0, len(x), (4,), generator=g)]
+        loss = torch.nn.functional.cross_entropy(model(b[:, :-1]).reshape(-1, 256), b[:, 1:].reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        gn = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0).item()
+        opt.step()
+        t = loss.detach().clone()
+        dist.all_reduce(t)
+        print(f"step {step} | loss {t.item() / dist.get_world_size():.4f} | lr 3.000e-03 | grad_norm {gn:.4f}")
+    dist.destroy_process_group()
+
+
+def ddp_spawn(steps: int) -> None:
+    """``python train.py > train.log`` where train.py starts its two ranks itself
+    (``torch.multiprocessing.spawn``): each rank's stdout is the file, block-buffered."""
+    import torch.multiprocessing as mp
+
+    mp.spawn(ddp_worker, args=(steps, "29518"), nprocs=2)
+
+
+def two_writers(out: str, steps: int = 900) -> None:
+    """Two ranks printing every line into one file:
+
+    - ``spawn/train.log``: ``python train.py > train.log``, the ranks started by
+      ``torch.multiprocessing.spawn``: Python's block buffer (stdout is a file), so
+      the copies interleave in blocks of a buffer's worth of lines;
+    - ``torchrun/train.log``: ``torchrun --nproc_per_node 2 train.py > train.log``
+      (torchrun runs its workers with ``python -u``: line by line, and two writes
+      at one shared offset now and then overwrite each other)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env["OMP_NUM_THREADS"] = "1"
+    for sub, cmd in (("spawn", [__file__, "ddp-spawn", str(steps)]),
+                     ("torchrun", ["-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29517",
+                                   __file__, "ddp-child", str(steps)])):
+        os.makedirs(os.path.join(out, sub))
+        with open(os.path.join(out, sub, "train.log"), "w") as log:
+            subprocess.run([sys.executable] + cmd, stdout=log, stderr=subprocess.DEVNULL, check=True, env=env)
+
+
+def launch_child(argv: list[str]) -> None:
+    """One launch of a plain training script as a Slurm job step would run it: an argument
+    dump, a banner, a step line every step; ``--crash-at`` raises there (a real traceback),
+    ``--resume`` starts after the newest checkpoint."""
+    import argparse
+
+    import torch
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out")
+    ap.add_argument("--max-steps", type=int, default=150)
+    ap.add_argument("--crash-at", type=int, default=0)
+    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--save-every", type=int, default=25)
+    ap.add_argument("--batch-size", type=int, default=8)
+    args = ap.parse_args(argv)
+    print(args, flush=True)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Embedding(256, 32), torch.nn.Linear(32, 256))
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    ck = os.path.join(args.out, "checkpoints")
+    start = 1
+    if args.resume:
+        last = max(int(f[5:-3]) for f in os.listdir(ck))
+        state = torch.load(os.path.join(ck, f"step_{last}.pt"))
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        start = last + 1
+        print(f"resumed from {ck}/step_{last}.pt", flush=True)
+    print(f"==> training for {args.max_steps} steps on cpu", flush=True)
+    x = blocks(corpus())
+    g = torch.Generator().manual_seed(start)
+    for step in range(start, args.max_steps + 1):
+        b = x[torch.randint(0, len(x), (args.batch_size,), generator=g)]
+        loss = torch.nn.functional.cross_entropy(model(b[:, :-1]).reshape(-1, 256), b[:, 1:].reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        gn = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0).item()
+        opt.step()
+        print(f"step {step} | loss {loss.item():.4f} | lr 3.000e-03 | grad_norm {gn:.4f}", flush=True)
+        if step % args.save_every == 0:
+            os.makedirs(ck, exist_ok=True)
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict()}, os.path.join(ck, f"step_{step}.pt"))
+        if step == args.crash_at:
+            raise RuntimeError(f"simulated node failure at step {step}")
+
+
+def launches(out: str) -> None:
+    """Four launches appended to one Slurm output (``#SBATCH --open-mode=append``): a smoke
+    test of 10 steps (batch 4), a run from scratch that crashes at step 70, its resume from
+    the step-50 checkpoint to 150, then a new run from scratch (the same script re-submitted,
+    checkpoints cleared) to 40."""
+    log = os.path.join(out, "slurm-4242.out")
+    ck = os.path.join(out, "checkpoints")
+    plan = [["--max-steps", "10", "--save-every", "1000", "--batch-size", "4"],
+            ["--crash-at", "70"],
+            ["--resume"],
+            ["--max-steps", "40", "--save-every", "1000"]]
+    for i, extra in enumerate(plan):
+        if i == 3:  # (the step-70 crash left step_25 and step_50; the resume took step_50)
+            shutil.rmtree(ck)
+        with open(log, "a") as f:
+            subprocess.run([sys.executable, __file__, "launch-child", "--out", out] + extra, stdout=f,
+                           stderr=subprocess.STDOUT, check=False)
+
+
+FIXTURES = {"lightning_two_loggers": lightning_two_loggers, "lightning_default_plus_tb": lightning_default_plus_tb,
+            "lightning_two_jobs": lightning_two_jobs, "mlflow_csv": mlflow_csv, "two_writers": two_writers,
+            "launches": launches}
+
+
 def main() -> None:
     which = sys.argv[1] if len(sys.argv) > 1 else "all"
     if which == "hf-child":  # run in a subprocess so its console goes to train.log
         hf_run(sys.argv[2])
+        return
+    if which == "wandb-child":
+        wandb_tb_child(sys.argv[2])
+        return
+    if which == "ddp-child":  # under torchrun
+        ddp_worker(int(os.environ["RANK"]), int(sys.argv[2]), os.environ["MASTER_PORT"])
+        return
+    if which == "ddp-spawn":
+        ddp_spawn(int(sys.argv[2]))
+        return
+    if which == "launch-child":
+        launch_child(sys.argv[2:])
         return
     for name in ("hf_trainer", "lightning", "tensorboard_only"):
         if which not in ("all", name):
@@ -201,6 +432,27 @@ def main() -> None:
         else:
             tensorboard_run(out)
         strip(out)
+    for name, make in FIXTURES.items():
+        if which not in ("all", name):
+            continue
+        out = os.path.join(HERE, name)
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        with contextlib.redirect_stdout(sys.stderr):
+            make(out)
+        strip(out, keep_names=True)
+    if which in ("all", "wandb_tb"):
+        out = os.path.join(HERE, "wandb_tb")
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        env = dict(os.environ, WANDB_MODE="offline", WANDB_SILENT="true", WANDB_DISABLE_GIT="true")
+        subprocess.run([sys.executable, __file__, "wandb-child", out], check=True, env=env, stdout=subprocess.DEVNULL)
+        strip(out, keep_names=True)
+        for dirpath, dirs, files in os.walk(out):
+            for f in files + dirs:  # W&B's debug-core.log links into ~/.cache: not part of the run
+                p = os.path.join(dirpath, f)
+                if os.path.islink(p) and os.path.isabs(os.readlink(p)):
+                    os.remove(p)
 
 
 if __name__ == "__main__":

@@ -906,7 +906,7 @@ class Tailer(Feed):
             if line.endswith("\r"):
                 line = line.rstrip("\r")
             try:
-                recs = reader.feed(line)
+                recs = reader.take_line(line, reader.feed(line))
             except Exception as e:  # a reader bug must not stop the tailer
                 reader.skip(f"reader error: {type(e).__name__}")
                 continue

@@ -1,0 +1,55 @@
+"""Launch boundaries in a text log: the lines a process prints when it starts (or dies).
+
+Slurm appends every launch of a job to one ``.out`` (``--open-mode=append``, a
+re-submitted script, a smoke test before the real run); each launch prints what
+a starting process prints: an argument dump, a framework's start banner, and a
+dying one its traceback. A line of ``LAUNCH`` that is not a record sets the
+reader's pending mark; the next record it reads carries ``launch=True`` (the
+first record of a new launch). What a launch is (a resume, a continuation, a new
+run) is decided from the steps and losses (``analysis.launches``); the mark only
+says that a new process wrote from here, so its records are never taken for a
+second writer's copies of the old process's lines.
+
+The phrases are the ones these programs print at start (ours, from their logs):
+argparse's ``Namespace(``, Python's ``Traceback (most recent call last):``, HF
+Trainer's ``***** Running training *****``, Megatron's ``---- arguments ----`` and
+``> initializing torch distributed``, Lightning's ``GPU available:``, W&B's
+``wandb: Tracking run with wandb``, nanoGPT's ``Initializing a new model from
+scratch`` / ``Resuming training from``, torchtitan's ``Starting job:``, torchrun's
+``Setting OMP_NUM_THREADS environment variable``, DeepSpeed's launcher
+``[launch.py:...] ... WORLD INFO DICT``.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: a literal of each phrase: a line holding none of them is no banner (a substring test per
+#: literal is ~20x cheaper than the regex on the noise lines that never match)
+KEYS = ("Namespace(", "Traceback (", "Running training", " arguments ", "initializing torch", "GPU available",
+        "Tracking run", "a new model from", "Resuming training", "Starting job", "OMP_NUM_THREADS", "WORLD INFO")
+
+LAUNCH = re.compile(
+    r"Namespace\(|Traceback \(most recent call last\)|\*{5} Running training \*{5}|-{6,} arguments -{6,}"
+    r"|> initializing torch distributed|GPU available: (?:True|False)|wandb: Tracking run with wandb"
+    r"|Initializing a new model from scratch|Resuming training from|Starting job: "
+    r"|Setting OMP_NUM_THREADS environment variable|WORLD INFO DICT")
+
+_KEYS_B = tuple(k.encode() for k in KEYS)
+
+
+def may_hold_banner(data: bytes) -> bool:
+    """A chunk of lines that holds no literal of ``KEYS`` holds no banner (one memory search
+    per literal over the chunk, instead of a test per line)."""
+    for k in _KEYS_B:
+        if k in data:
+            return True
+    return False
+
+
+def is_banner(line: str) -> bool:
+    """A launch banner (``LAUNCH``)."""
+    for k in KEYS:
+        if k in line:
+            return LAUNCH.search(line) is not None
+    return False
