@@ -4,6 +4,7 @@ value the same way) and the one reader of numbers written in configs."""
 from __future__ import annotations
 
 import math
+import re
 
 
 def fmt(x: float | None, digits: int = 4, missing: str = "n/a") -> str:
@@ -57,8 +58,13 @@ def num(v, sizes: bool = False) -> float | None:
     """3e-4, "3e-4" (YAML 1.1 reads it as a string), "7B" (sizes=True) -> float."""
     if isinstance(v, bool) or v is None:
         return None
-    if isinstance(v, (int, float)):
-        return float(v) if math.isfinite(v) else None
+    if isinstance(v, int):
+        try:
+            return float(v)
+        except OverflowError:  # an int no float holds (a 400-digit max_steps): no number
+            return None
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
     if isinstance(v, str):
         t = v.strip().replace(",", "").replace("_", "")
         mult = 1.0
@@ -77,12 +83,19 @@ def num(v, sizes: bool = False) -> float | None:
 #: beyond any run; past it a value is hostile or a typo, and the arithmetic of the
 #: checks, e.g. a reference LR from the parameter count, would overflow or underflow)
 MAX_FACT = 1e18
-#: counts (int64): the smallest value each may take (warm-up 0 is "no warm-up")
+#: counts (int64): the smallest value each may take (warm-up 0 is "no warm-up"); the
+#: last five are pre-flight's (a plan's parts of the global batch, its decay horizon)
 FACT_COUNTS = {"total_steps": 1, "warmup_steps": 0, "batch_size": 1, "seq_len": 1, "logging_steps": 1,
-               "save_steps": 1}
-#: amounts (float): whether 0 is allowed (clip 0 is "no clipping")
-FACT_AMOUNTS = {"peak_lr": False, "params": False, "batch_tokens": False, "clip": True}
+               "save_steps": 1, "decay_steps": 1, "dataset_samples": 1, "micro_batch": 1, "grad_accum": 1,
+               "world_size": 1}
+#: amounts (float): whether 0 is allowed (clip 0 is "no clipping"); the last four are
+#: pre-flight's
+FACT_AMOUNTS = {"peak_lr": False, "params": False, "batch_tokens": False, "clip": True, "total_tokens": False,
+                "warmup_tokens": True, "epochs": False, "save_hours": False}
 MAX_FACT_TEXT = 200
+#: the "not set" count of HF and Lightning (max_steps, max_epochs, devices: -1): no
+#: setting and no error; any other negative count a config gives is ignored and said
+UNSET_COUNT = -1
 
 
 def _fact_number(v) -> float | int | None:
@@ -128,3 +141,48 @@ def run_fact(key: str, v):
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return _fact_number(v)
     return v
+
+
+# -- numbers a config writes that no setting can be ----------------------------------------
+# a number as text (YAML 1.1 reads "3e-4" as a string): digits, a point, an exponent, or
+# inf / nan; possessive, so a 5,000-digit string costs one pass
+_NUMBER = re.compile(r"[+-]?+(?:(?:\d++\.?+\d*+|\.\d++)(?:e[+-]?+\d++)?+|inf(?:inity)?+|nan)", re.I)
+
+
+def unusable(v) -> bool:
+    """Whether ``v`` is a number (or a number written as text) that no run fact
+    can be: Inf, NaN, beyond +-MAX_FACT (1e400, an int no float holds, 5,000
+    digits). Config readers ignore such a key and say so (``shown`` writes it).
+    Never raises; text that is not a number is not "unusable", just not a number."""
+    if isinstance(v, bool) or v is None:
+        return False
+    if isinstance(v, int):
+        return not -MAX_FACT <= v <= MAX_FACT
+    if isinstance(v, float):
+        return not (math.isfinite(v) and abs(v) <= MAX_FACT)
+    if isinstance(v, str):
+        t = v.strip().replace(",", "").replace("_", "")
+        if not t or not _NUMBER.fullmatch(t):
+            return False
+        try:
+            x = float(t)
+        except ValueError:
+            return False
+        return not (math.isfinite(x) and abs(x) <= MAX_FACT)
+    return False
+
+
+def shown(v, limit: int = 24) -> str:
+    """A config value as a note quotes it, short and safe: an int of 400 digits is
+    "a 401-digit integer" (never converted to text in full), a long string cut."""
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, int):
+        if v.bit_length() <= 128:
+            return str(v)
+        digits = int(v.bit_length() * 0.30103) + 1
+        return f"a {digits}-digit {'negative ' if v < 0 else ''}integer"
+    if isinstance(v, float):
+        return "nan" if v != v else repr(v)
+    s = str(v)
+    return s if len(s) <= limit else f"{s[:limit - 8]}... ({len(s)} characters)"

@@ -29,6 +29,7 @@ import os
 import re
 from dataclasses import dataclass, field as _field
 
+from tsm_tui.core.numbers import FACT_COUNTS, MAX_FACT_TEXT, UNSET_COUNT, run_fact, shown, unusable
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.config import MAX_CONFIG_BYTES, ConfigError, num, parse_arg_list, read_config_file  # noqa: F401
 from tsm_tui.sources.params import count_params  # noqa: F401  (re-exported: tests, older imports)
@@ -73,9 +74,14 @@ class Plan(RunInfo):
     def put(self, name: str, value, origin: str, key: str | None = None, override: bool = False) -> None:
         if value is None:
             return
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and not abs(value) <= MAX_VALUE:
-            self.note(f"{key or name} = {value:g} ignored ({origin}): not a usable number")
-            return
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            # the bound every run fact goes through (core/numbers.run_fact: counts int64
+            # within their minimum and 1e18, amounts finite in (0, 1e18], the rest finite)
+            bounded = run_fact(name, value)
+            if bounded is None:
+                self.note(f"{origin}: {key or name} = {shown(value)} ignored: not a usable number")
+                return
+            value = bounded
         if getattr(self, name) is None or override:
             setattr(self, name, value)
             self.origin[name] = origin
@@ -88,11 +94,6 @@ class Plan(RunInfo):
     def note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)
-
-
-#: the largest number a plan holds (ours): 1e18 is beyond any step, token or
-#: parameter count; Inf, NaN and 1e308 would only overflow the checks' arithmetic
-MAX_VALUE = 1e18
 
 
 # --- scalar parsing ------------------------------------------------------------
@@ -134,18 +135,18 @@ def is_model_config(m: dict) -> bool:
 def read_plan(path: str, extra_config: str | None = None) -> Plan:
     """Read PATH (a config file or a directory holding the run's configs)."""
     if not os.path.exists(path):
-        raise ConfigError(f"no such file or directory: {path}")
+        raise ConfigError(None, f"no such file or directory: {path}")
     plan = Plan()
     paths: list[str] = []
     if extra_config:
         if not os.path.isfile(extra_config):
-            raise ConfigError(f"no such config file: {extra_config}")
+            raise ConfigError(None, f"no such config file: {extra_config}")
         paths.append(extra_config)
     if os.path.isdir(path):
         try:
             names = sorted(os.listdir(path))
         except OSError as e:
-            raise ConfigError(f"cannot read directory {path}: {e.strerror or e}")
+            raise ConfigError(None, f"cannot read directory {path}: {e.strerror or e}")
         files = [os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))]
         # training configs first (their values win), the model's config.json last
         files.sort(key=lambda p: (os.path.basename(p) == "config.json", os.path.basename(p)))
@@ -157,11 +158,11 @@ def read_plan(path: str, extra_config: str | None = None) -> Plan:
         if os.path.basename(p).lower() in _NOT_CONFIG or p.lower().endswith(".index.json"):
             continue
         try:
-            m, kind = read_config_file(p)
+            m, kind = read_config_file(p, named=p in (path, extra_config))
         except ConfigError as e:
             if p == path or p == extra_config:
                 raise
-            bad.append(str(e))
+            bad.append(e)
             continue
         if kind == "pickle":
             pickles.append(p)
@@ -172,16 +173,16 @@ def read_plan(path: str, extra_config: str | None = None) -> Plan:
     for p in pickles:
         plan.note(f"{os.path.basename(p)} ignored: it is a pickle and is never loaded "
                   "(export the arguments with TrainingArguments.to_json_string() instead)")
-    for msg in bad:
-        plan.note(f"skipped: {msg}")
+    for e in bad:  # named once, the plan made without it
+        plan.note(f"{os.path.basename(e.path or '')}: {e.reason}: ignored")
     if not training and not models:
         if pickles:
-            raise ConfigError(f"only pickled files in {path} ({', '.join(os.path.basename(p) for p in pickles)}): "
+            raise ConfigError(None, f"only pickled files in {path} ({', '.join(os.path.basename(p) for p in pickles)}): "
                               "they are never unpickled; save the TrainingArguments with to_json_string() "
                               "or pass a YAML / JSON / TOML config")
         if bad:
-            raise ConfigError(bad[0])
-        raise ConfigError(f"no run configuration found in {path} (JSON / YAML / TOML or a Megatron argument list)")
+            raise bad[0]
+        raise ConfigError(None, f"no run configuration found in {path} (JSON / YAML / TOML or a Megatron argument list)")
     for p, m, kind in training:
         apply_plan(plan, m, os.path.basename(p), kind)
         plan.files.append(p)
@@ -288,11 +289,33 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
             for n in names:
                 if n in defaults:
                     return n, defaults[n], dflt_origin
+        if k is not None and unusable(v):  # 1e400, .inf, 400 digits: the key is ignored, and said
+            plan.note(f"{origin}: {k} = {shown(v)} ignored: not a usable number")
+            return k, None, origin
         return k, v, origin
 
     def put(name, value, k, o, **kw):
         if value is not None:
             plan.put(name, value, o, k, **kw)
+
+    def count(name, k, v, o, store=True):
+        """A count the config gives: put (``store``) and returned when at least its
+        minimum (core/numbers.FACT_COUNTS); 0 and -1 mean "not set" (HF, Lightning);
+        another negative count, or one past the bound, is ignored and said."""
+        n = _int(v)
+        if n is None:
+            return None
+        if n < UNSET_COUNT:
+            plan.note(f"{o}: {k} = {shown(v)} ignored: a negative count")
+            return None
+        if n < FACT_COUNTS[name]:
+            return None
+        if run_fact(name, n) is None:
+            plan.note(f"{o}: {k} = {shown(v)} ignored: not a usable number")
+            return None
+        if store:
+            put(name, n, k, o)
+        return n
 
     # --- model size given outright (plain configs) ---------------------------
     k, v, o = get("params", "n_params", "num_params", "num_parameters", "param_count", "model_params",
@@ -306,10 +329,10 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
                   "total_steps", "num_training_steps", "train_steps", "training_steps", "trainer.max_steps",
                   "total_num_steps")
     n = _int(v)
-    if n is not None and n > 0:
-        put("total_steps", n, k, o)
-    elif n is not None and n <= 0 and k == "max_steps":
+    if n is not None and n <= 0 and k == "max_steps":
         plan.note(f"{origin}: max_steps={n} means an epoch-based run")
+    else:
+        count("total_steps", k, v, o)
     k, v, o = get("max_duration")
     if isinstance(v, (str, int, float)) and v is not None:
         s = str(v).strip().lower()
@@ -328,15 +351,15 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     if t and t > 0:
         put("total_tokens", t, k, o)
     k, v, o = get("train_samples")  # Megatron --train-samples: samples over the whole run
-    if _int(v) and _int(v) > 0:
-        plan._train_samples = _int(v)  # type: ignore[attr-defined]
+    ts = count("dataset_samples", k, v, o, store=False)
+    if ts:
+        plan._train_samples = ts  # type: ignore[attr-defined]
     k, v, o = get("num_train_epochs", "num_epochs", "max_epochs", "epochs", "trainer.max_epochs")
     e = num(v)
     if e and e > 0:
         put("epochs", e, k, o)
     k, v, o = get("num_train_samples", "dataset_size", "num_examples", "train_dataset_size", "num_samples")
-    if _int(v):
-        put("dataset_samples", _int(v), k, o)
+    count("dataset_samples", k, v, o)
 
     # --- batch -------------------------------------------------------------------------
     k, v, o = get("batch_tokens", "tokens_per_batch", "global_batch_size_tokens", "batch_size_tokens",
@@ -345,24 +368,18 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     if bt and bt > 0:
         put("batch_tokens", bt, k, o)
     k, v, o = get("global_batch_size", "global_train_batch_size", "train_batch_size", "training.global_batch_size")
-    g = _int(v)
-    if g and g > 0:
-        put("batch_size", g, k, o)
+    count("batch_size", k, v, o)
     k, v, o = get("per_device_train_batch_size", "micro_batch_size", "train_micro_batch_size_per_gpu",
                   "training.local_batch_size", "local_batch_size", "device_train_microbatch_size",
                   "training.batch_size", "batch_size")
-    mb = _int(v)
-    if mb and mb > 0:
-        put("micro_batch", mb, k, o)
+    count("micro_batch", k, v, o)
     k, v, o = get("gradient_accumulation_steps", "accumulate_grad_batches", "grad_accum", "gradient_accumulation")
-    ga = _int(v)
-    if ga and ga > 0:
-        put("grad_accum", ga, k, o)
+    count("grad_accum", k, v, o)
     ws = None
     k, v, o = get("world_size", "n_gpus", "num_gpus", "gpus", "devices", "nproc_per_node", "num_devices",
                   "data_parallel_size", "parallelism.data_parallel_shard_degree", "dp_degree")
-    if _int(v) and _int(v) > 0:
-        ws = _int(v)
+    ws = count("world_size", k, v, o, store=False)
+    if ws:
         kn, vn, _ = get("nnodes", "num_nodes", "trainer.num_nodes")
         if _int(vn) and _int(vn) > 1 and k in ("nproc_per_node", "gpus", "devices", "n_gpus", "num_gpus"):
             ws *= _int(vn)
@@ -371,9 +388,7 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     k, v, o = get("training.seq_len", "seq_length", "seq_len", "max_seq_length", "block_size", "max_seq_len",
                   "sequence_length", "sequence_len", "context_length", "cutoff_len", "max_sequence_length",
                   "encoder_seq_length", "model.max_sequence_length")
-    sl = _int(v)
-    if sl and sl > 0:
-        put("seq_len", sl, k, o)
+    count("seq_len", k, v, o)
 
     # --- learning rate and schedule ------------------------------------------------------
     k, v, o = get("optimizer.lr", "optimizer.learning_rate", "optimizer.params.lr", "learning_rate", "lr",
@@ -391,6 +406,8 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
             put("warmup_tokens", w, k, o)
         else:
             put("warmup_steps", int(w), k, o)
+    elif w is not None and w < UNSET_COUNT:
+        plan.note(f"{o}: {k} = {shown(v)} ignored: a negative count")
     k, v, o = get("warmup_tokens", "lr_warmup_tokens")
     wt = num(v, sizes=True)
     if wt is not None and wt >= 0:
@@ -400,8 +417,9 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     if wr is not None and wr > 0:
         put("warmup_ratio", wr, k, o)
     k, v, o = get("lr_warmup_samples")
-    if _int(v) and _int(v) > 0:
-        plan._warmup_samples = _int(v)  # type: ignore[attr-defined]
+    ws_samples = count("dataset_samples", k, v, o, store=False)
+    if ws_samples:
+        plan._warmup_samples = ws_samples  # type: ignore[attr-defined]
     k, v, o = get("lr_scheduler_type", "lr_decay_style", "lr_scheduler.decay_type", "scheduler.name",
                   "lr_scheduler", "scheduler", "lr_schedule", "schedule", "decay_type")
     if isinstance(v, str) and v.strip():
@@ -469,8 +487,7 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     k, v, o = get("metrics.log_freq" if fw == "torchtitan" else "logging_steps", "logging_steps", "log_interval",
                   "log_every", "log_every_n_steps", "log_freq", "console_log_interval", "trainer.log_every_n_steps",
                   "steps_per_print")
-    if _int(v) is not None and _int(v) > 0:
-        put("logging_steps", _int(v), k, o)
+    count("logging_steps", k, v, o)
     k, v, o = get("logging_strategy")
     if isinstance(v, str):
         put("logging_strategy", v.lower(), k, o)
@@ -494,9 +511,7 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     k, v, o = get("checkpoint.interval" if fw == "torchtitan" else "save_steps", "save_steps", "save_interval",
                   "checkpoint_every", "save_every", "ckpt_interval", "every_n_train_steps", "checkpoint_interval",
                   "save_interval_unsharded", "checkpoint.every_n_train_steps", "save_every_n_steps")
-    si = _int(v)
-    if si is not None and si > 0:
-        put("save_steps", si, k, o)
+    count("save_steps", k, v, o)
     if fw == "nanogpt" and plan.save_steps is None:
         k, v, o = get("eval_interval")
         if _int(v):
@@ -543,7 +558,7 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
                   "finetune"):
             kk, vv = _get(flat, n)
             if vv not in (None, False, "", "none"):
-                plan.put("finetune", True, origin, f"{kk}={vv}")
+                plan.put("finetune", True, origin, f"{kk}={shown(vv, MAX_FACT_TEXT)}")
                 break
         kk, vv = _get(flat, "init_from")
         if isinstance(vv, str):
@@ -617,6 +632,17 @@ def apply_model_config(plan: Plan, mapping: dict, origin: str) -> None:
         plan.note(f"sequence length not in the training config: assumed {ctx} from {origin}")
 
 
+def _whole(x: float):
+    """round(x); x itself when it is no finite number (``Plan.put`` says so): a
+    ratio of hostile values (1e18 tokens / 1e-320 per batch) is Inf, and
+    ``round(inf)`` was an OverflowError in ``finalize_plan``."""
+    return round(x) if math.isfinite(x) else x
+
+
+def _up(x: float):
+    return math.ceil(x) if math.isfinite(x) else x
+
+
 def finalize_plan(plan: Plan) -> Plan:
     """Derive what follows from the values read (after command-line overrides)."""
     # global batch from its parts: micro x accumulation x data-parallel world size
@@ -649,11 +675,11 @@ def finalize_plan(plan: Plan) -> Plan:
                  "lr_warmup_samples / global batch")
     # total steps from tokens, or from epochs x dataset size
     if plan.total_steps is None and plan.total_tokens and bt:
-        plan.put("total_steps", int(round(plan.total_tokens / bt)), plan.origin.get("total_tokens", ""),
+        plan.put("total_steps", _whole(plan.total_tokens / bt), plan.origin.get("total_tokens", ""),
                  f"{plan.key('total_tokens', 'tokens')} / batch tokens")
     if plan.total_steps is None and plan.epochs and plan.dataset_samples and plan.batch_size:
         steps = math.ceil(plan.dataset_samples / plan.batch_size) * plan.epochs
-        plan.put("total_steps", int(math.ceil(steps)), plan.origin.get("dataset_samples", ""),
+        plan.put("total_steps", _up(steps), plan.origin.get("dataset_samples", ""),
                  f"{plan.key('epochs', 'epochs')} x ceil(samples / global batch)")
     if plan.total_steps is None and plan.epochs is None and plan.framework in ("hf", "axolotl"):
         plan.note("no max_steps and no num_train_epochs: HF trains 3 epochs by default, total steps unknown "
@@ -662,21 +688,21 @@ def finalize_plan(plan: Plan) -> Plan:
         plan.note(f"epoch-based run ({plan.epochs:g} epochs) without a dataset size: total steps unknown "
                   "(set max_steps or pass --total-steps)")
     if plan.total_tokens is None and plan.total_steps and bt:
-        plan.total_tokens = plan.total_steps * bt
+        plan.total_tokens = run_fact("total_tokens", plan.total_steps * bt)
     # warm-up from tokens or from a ratio
     if plan.warmup_tokens is not None and bt and (plan.warmup_steps is None or plan.warmup_steps == 0
                                                    and "default" in plan.origin.get("warmup_steps", "")):
-        plan.put("warmup_steps", int(round(plan.warmup_tokens / bt)), plan.origin.get("warmup_tokens", ""),
+        plan.put("warmup_steps", _whole(plan.warmup_tokens / bt), plan.origin.get("warmup_tokens", ""),
                  f"{plan.key('warmup_tokens', 'warmup tokens')} / batch tokens", override=True)
     if plan.warmup_ratio and plan.total_steps and not plan.warmup_steps:
-        plan.put("warmup_steps", int(math.ceil(plan.warmup_ratio * plan.total_steps)),
+        plan.put("warmup_steps", _up(plan.warmup_ratio * plan.total_steps),
                  plan.origin.get("warmup_ratio", ""), f"{plan.key('warmup_ratio', 'warmup_ratio')} x total steps",
                  override=True)
     elif plan.warmup_ratio and not plan.total_steps and not plan.warmup_steps:
         plan.note(f"warm-up is {plan.warmup_ratio:g} of the run, but the run length is unknown")
     dt = getattr(plan, "_decay_tokens", None)
     if dt and plan.decay_steps is None and bt:
-        plan.put("decay_steps", int(round(dt[0] / bt)), dt[2], f"{dt[1]} / batch tokens")
+        plan.put("decay_steps", _whole(dt[0] / bt), dt[2], f"{dt[1]} / batch tokens")
     if plan.decay_steps is None and plan.framework in ("megatron", "nanogpt") and plan.total_steps:
         # Megatron: lr_decay_iters defaults to train_iters; nanoGPT's lr_decay_iters "should be ~= max_iters"
         plan.put("decay_steps", plan.total_steps, plan.origin.get("total_steps", ""), "= total steps")
