@@ -46,7 +46,7 @@ from tsm_tui.analysis.session import Session
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.core.settings import RunInfo, Settings
-from tsm_tui.sources.feed import Batch, Feed
+from tsm_tui.sources.feed import Batch, Feed, Note
 from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.runs import rank_of, run_name, run_root, slurm_task, uuid_dir
 
@@ -468,6 +468,11 @@ class LiveLoop:
             self._primary_changed(run, up)
         up.events = self.feed.drain_events()
         up.event_runs = [self._event_run(e) for e in up.events]
+        for run in self.runs.values():  # what a config had that was ignored: said once
+            if run.files is not None:
+                for n in run.files.take_notes():
+                    up.events.append(Note(n, run.files.root))
+                    up.event_runs.append(run.name)
         if self.feed.error and self.error is None:
             self.error = up.error = self.feed.error
         if finished_before and not self.finished and not up.batches and not self._queue:

@@ -15,16 +15,30 @@ import os
 from tsm_tui.core.errors import InputError
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.checkpoints import checkpoint_step, find_checkpoints
-from tsm_tui.sources.config import CONFIG_NAMES, apply_mapping, load_mapping, read_run_config
+from tsm_tui.sources.config import CONFIG_NAMES, ConfigError, apply_mapping, read_config_file, read_run_config
 from tsm_tui.sources.runs import owns_checkpoint
 
 
-def apply_config_file(info: RunInfo, config: str) -> None:
-    """``--config FILE`` into ``info``; an unreadable file is an input error."""
-    m = load_mapping(config)
-    if m is None:
+def apply_config_file(info: RunInfo, config: str) -> tuple[bool, list[str]]:
+    """``--config FILE`` into ``info``: (whether it was applied, what was ignored,
+    one sentence each).
+    A file that cannot be opened or holds no configuration is an input error; a
+    config refused by its parser or a bound (issue 32: a recursive alias, 100,000
+    nodes ...) is said and left out: the run is judged without it."""
+    try:
+        m, _kind = read_config_file(config, named=True)
+    except ConfigError as e:
+        if e.unreadable:
+            raise InputError(f"cannot read config {config}: {e.reason.removeprefix('cannot read: ')}")
+        return False, [f"{e.reason}: ignored"]
+    if not m:
         raise InputError(f"cannot read config {config}: not a JSON / YAML / TOML mapping")
-    apply_mapping(info, m, os.path.basename(config))
+    return True, apply_mapping(info, m, os.path.basename(config))
+
+
+#: notes kept per run (ours: a config rewritten again and again with new bad values
+#: must not grow memory; real runs have none)
+MAX_NOTES = 100
 
 
 def _copy_flags(flags: RunInfo) -> RunInfo:
@@ -55,6 +69,10 @@ class RunFiles:
         self.config = config
         self.searched_dir = searched_dir
         self._configs: dict = {}  # config files as loaded (read_run_config's cache)
+        #: what was ignored in the configs ("config.yaml: recursive alias at line 1 ...:
+        #: ignored"), each said once, in order; ``take_notes`` hands the new ones on
+        self.notes: list[str] = []
+        self._said = 0
 
     # -- configuration ---------------------------------------------------------
     def _dirs(self, primary: str | None) -> list[str]:
@@ -68,19 +86,43 @@ class RunFiles:
     def read_info(self, primary: str | None = None, strict: bool = True) -> tuple[RunInfo, list[str]]:
         """A RunInfo from the flags, ``--config`` and the config files beside the
         logs (flags > --config > files); and the config files used. ``strict``:
-        an unreadable ``--config`` raises InputError (else it is left out)."""
+        an unreadable ``--config`` raises InputError (else it is left out). What a
+        config had that was ignored goes to ``notes``."""
         info = _copy_flags(self.flags)
         used: list[str] = []
         if self.config:
             try:
-                apply_config_file(info, self.config)
-                used.append(self.config)
+                applied, said = apply_config_file(info, self.config)
+                for n in said:
+                    self._note(self.config, n)
+                if applied:
+                    used.append(self.config)
             except InputError:
                 if strict:
                     raise
+        found: list[tuple[str, str]] = []
         for d in self._dirs(primary):
-            used += [c for c in read_run_config(info, d, self._configs) if c not in used]
+            used += [c for c in read_run_config(info, d, self._configs, found) if c not in used]
+        for p, n in found:
+            self._note(p, n)
         return info, used
+
+    def _note(self, path: str, text: str) -> None:
+        if path == self.config:
+            where = path
+        elif path.startswith(self.root + os.sep):
+            where = os.path.relpath(path, self.root)
+        else:
+            where = os.path.basename(path)
+        msg = f"{where}: {text}"
+        if msg not in self.notes and len(self.notes) < MAX_NOTES:
+            self.notes.append(msg)
+
+    def take_notes(self) -> list[str]:
+        """The notes not handed on yet (the live loop says each once)."""
+        new = self.notes[self._said:]
+        self._said = len(self.notes)
+        return new
 
     def config_signature(self, primary: str | None = None) -> tuple:
         """(path, size, mtime) of every config file that ``read_info`` would read."""

@@ -70,6 +70,8 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
     known = [f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in _info_items(an)]
     if known:
         lines.append("  config: " + ", ".join(known))
+    for n in _config_notes(an):
+        lines.append(f"  note: {clean(n)}")
     alerts = [a for a in an.alerts() if a.severity.value != "info"]
     if alerts:
         lines += ["", "Alerts:"]
@@ -109,6 +111,11 @@ def _rel(p: str, base: str) -> str:
     return os.path.basename(p)
 
 
+def _config_notes(an: Analysis) -> list[str]:
+    files = an.run.files_of
+    return list(files.notes) if files is not None else []
+
+
 def _info_items(an: Analysis):
     info = an.monitor.state.info
     for k in ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "batch_tokens",
@@ -141,6 +148,9 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
             "config_files": an.run.config_files,
         },
     }
+    notes = _config_notes(an)
+    if notes:  # (only when there is one: what a config had that was ignored, issue 32)
+        d["run"]["config_notes"] = notes
     if an.ranks is not None:
         d["ranks"] = {"count": len(an.run.ranks), "files": list(an.run.ranks), "used": an.run.primary}
     if len(mon.launches.segments) > 1:

@@ -225,8 +225,12 @@ class TsmApp(App):
 
     def __init__(self, session: Session, feed: Feed, *, path: str = "", mode: str = "live",
                  bell: bool = True, root: str | None = None, files: RunFiles | None = None,
-                 clock=time.monotonic, live: LiveLoop | None = None, runs: list | None = None) -> None:
+                 clock=time.monotonic, live: LiveLoop | None = None, runs: list | None = None,
+                 notes: list[str] | None = None) -> None:
+        """``notes``: what the run's configs had that was ignored, when no live loop
+        re-reads them (a finished run or a replay): shown once at the start."""
         super().__init__()
+        self._start_notes = list(notes or [])
         self.session = session
         self.feed = feed
         self.path = path
@@ -336,7 +340,8 @@ class TsmApp(App):
             if opts.demo and demo and os.path.samefile(run.path, demo):
                 shown = "--demo (bundled run)"
         app = cls(session, feed, path=shown, mode=mode, bell=opts.bell and mode != "finished",
-                  root=run.root, files=run.files_of if mode == "live" else None)
+                  root=run.root, files=run.files_of if mode == "live" else None,
+                  notes=run.files_of.notes if mode != "live" and run.files_of is not None else None)
         for p in run.ranks:  # per-rank files: the ranks check, live as in --report
             next(iter(app.live.runs.values())).add_rank(p, slurm_task(p, run.ranks))
         return app
@@ -448,6 +453,8 @@ class TsmApp(App):
         loop = self.live
         worker = get_current_worker()
         try:
+            if self._start_notes:
+                self._post(FeedNotes(self._start_notes))
             loop.start()
             while not self._live_stop.is_set() and not worker.is_cancelled:
                 up = loop.step(budget=LIVE_BUDGET)
