@@ -4,6 +4,11 @@ every sample run, every real log and any extra paths; prints the differences.
 
     python bench/compare_reports.py /tmp/tsm-base /work/main [extra paths ...]
 
+``--preflight`` first: ``tsm-watch --preflight X --json`` instead, on every config
+file (JSON / YAML / TOML / launch script) in the sample runs, tests/data and the
+real logs under /work/shared, and on each directory holding one (what a change to
+the config readers does to the plans).
+
 Exit 0 when every report is identical, 1 otherwise.
 """
 
@@ -27,9 +32,26 @@ def targets(extra: list[str]) -> list[str]:
     return out + extra
 
 
+_CONFIG_EXT = (".json", ".yaml", ".yml", ".toml", ".sh", ".args")
+_NOT_CONFIG = ("trainer_state.json", "tokenizer.json", "vocab.json", "EXPECTED.json")
+
+
+def preflight_targets(extra: list[str]) -> list[str]:
+    roots = [os.path.join(ROOT, "sample_runs"), os.path.join(ROOT, "tests", "data"), "/work/shared/real_logs",
+             "/work/shared/real_logs2", "/work/shared/corpus_private"]
+    files = sorted(p for r in roots for p in glob.glob(os.path.join(r, "**", "*"), recursive=True)
+                   if os.path.isfile(p) and p.endswith(_CONFIG_EXT) and os.path.basename(p) not in _NOT_CONFIG
+                   and os.path.getsize(p) < (1 << 20))
+    return files + sorted({os.path.dirname(p) for p in files}) + extra
+
+
+PREFLIGHT = False
+
+
 def report(tree: str, path: str) -> tuple[int, str]:
     env = dict(os.environ, PYTHONPATH=tree, NO_COLOR="1")
-    p = subprocess.run([sys.executable, "-m", "tsm_tui", path, "--report", "--json"], capture_output=True,
+    args = ["--preflight", path, "--json"] if PREFLIGHT else [path, "--report", "--json"]
+    p = subprocess.run([sys.executable, "-m", "tsm_tui", *args], capture_output=True,
                        text=True, env=env, cwd=tree, timeout=600)
     out = p.stdout
     try:
@@ -40,9 +62,13 @@ def report(tree: str, path: str) -> tuple[int, str]:
 
 
 def main() -> int:
-    a, b, *extra = sys.argv[1:]
+    global PREFLIGHT
+    argv = sys.argv[1:]
+    if argv and argv[0] == "--preflight":
+        PREFLIGHT, argv = True, argv[1:]
+    a, b, *extra = argv
     bad = 0
-    ts = targets(extra)
+    ts = preflight_targets(extra) if PREFLIGHT else targets(extra)
     for t in ts:
         ra, rb = report(a, t), report(b, t)
         if ra != rb:
