@@ -3,10 +3,10 @@ timed and measured, before and after.
 
     python bench/config_bounds.py [--before /tmp/tsm-base] [--timeout 20]
 
-For each case: ``read_config_file`` in-process (this tree; best of 3 for the fast
-ones), then ``tsm-watch --preflight FILE`` and ``tsm-watch RUN --report --json``
-(the file in a run dir, when the monitor reads it there) in fresh processes: wall
-time and the child's own peak RSS (its VmHWM at exit: ``measured``). ``--before TREE`` runs the same
+For each case: ``read_config_file`` in-process (this tree; CPU seconds, best of 3 for
+the fast ones), then ``tsm-watch --preflight FILE`` and ``tsm-watch RUN --report
+--json`` (the file in a run dir, when the monitor reads it there) in fresh processes:
+wall time, the child's CPU seconds and its own peak RSS (VmHWM at exit: ``measured``). ``--before TREE`` runs the same
 processes on another source tree (``git archive REV tsm_tui | tar -x -C TREE``),
 killed at ``--timeout`` seconds. Prints a Markdown table (bench/RESULTS.md).
 """
@@ -28,29 +28,30 @@ from test_hostile_configs import CASES, GOOD_LOG, measured  # noqa: E402
 from tsm_tui.sources.config_load import ConfigError, read_config_file  # noqa: E402
 
 
-def run(tree: str, args: list[str], timeout: float) -> tuple[str, float, float]:
-    """(outcome, seconds, peak RSS MB) of ``python -m tsm_tui ARGS`` with ``tree`` first on the path."""
-    rc, _out, err, dt, mb = measured(args, timeout, tree=tree)
+def run(tree: str, args: list[str], timeout: float) -> tuple[str, float, float, float | None]:
+    """(outcome, seconds, peak RSS MB, CPU seconds) of ``python -m tsm_tui ARGS`` with
+    ``tree`` first on the path."""
+    rc, _out, err, dt, mb, cpu = measured(args, timeout, tree=tree)
     if rc is None:
-        return f"> {timeout:.0f} s (killed)", dt, mb
+        return f"> {timeout:.0f} s (killed)", dt, mb, cpu
     if "internal error" in err:
         what = err.split("internal error: ", 1)[1].split(":")[0].split(" (")[0]
-        return f"internal error ({what})", dt, mb
-    return f"rc {rc}", dt, mb
+        return f"internal error ({what})", dt, mb, cpu
+    return f"rc {rc}", dt, mb, cpu
 
 
 def in_process(path: str) -> tuple[str, float]:
+    """("read" / "refused", CPU seconds: best of 3) of read_config_file on ``path``."""
     best = None
     what = ""
     for _ in range(3):
-        t = time.perf_counter()
+        t = time.process_time()
         try:
             read_config_file(path, named=True)
             what = "read"
-        except ConfigError as e:
+        except ConfigError:
             what = "refused"
-            del e
-        dt = time.perf_counter() - t
+        dt = time.process_time() - t
         best = dt if best is None else min(best, dt)
         if dt > 0.5:
             break
@@ -86,15 +87,20 @@ def main() -> int:
                       file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    head = "| case | bytes | loader | loader s | mode | after | s | MB |"
-    sep = "|---|---|---|---|---|---|---|---|"
+    head = "| case | bytes | loader | loader CPU s | mode | after | wall s | CPU s | MB |"
+    sep = "|---|---|---|---|---|---|---|---|---|"
     if a.before:
-        head += " before | s | MB |"
+        head += " before | wall s | MB |"
         sep += "---|---|---|"
     print(head)
     print(sep)
+
+    def cpu(x):
+        return "-" if x is None else f"{x:.2f}"
+
     for cid, size, what, t_in, mode, after, before in rows:
-        line = f"| {cid} | {size:,} | {what} | {t_in:.3f} | {mode} | {after[0]} | {after[1]:.2f} | {after[2]:.0f} |"
+        line = (f"| {cid} | {size:,} | {what} | {t_in:.3f} | {mode} | {after[0]} | {after[1]:.2f} | {cpu(after[3])} "
+                f"| {after[2]:.0f} |")
         if before:
             line += f" {before[0]} | {before[1]:.2f} | {before[2]:.0f} |"
         print(line)

@@ -79,7 +79,8 @@ class Plan(RunInfo):
             # within their minimum and 1e18, amounts finite in (0, 1e18], the rest finite)
             bounded = run_fact(name, value)
             if bounded is None:
-                self.note(f"{origin}: {key or name} = {shown(value)} ignored: not a usable number")
+                where = f"{origin}: " if origin else ""
+                self.note(f"{where}{key or name} = {shown(value)} ignored: not a usable number")
                 return
             value = bounded
         if getattr(self, name) is None or override:

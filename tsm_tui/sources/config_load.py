@@ -6,7 +6,8 @@ pre-flight's ``read_plan``). A run directory is untrusted, and so is every confi
 in it; before anything walks what a file holds:
 
 * **size**: at most MAX_CONFIG_BYTES are read (a bigger JSON / YAML / TOML file is
-  refused; a bigger ``.txt`` / ``.sh`` is a log, not a launch script: not read);
+  refused; a bigger ``.txt`` / ``.sh`` is a log, not a launch script: not read unless
+  named); TOML at most MAX_TOML_BYTES (its parser is pure Python);
 * **graph**: YAML through ``config_yaml.check_graph`` (cycles refused, nodes and
   depth counted with aliases as what they name, never expanded); JSON and TOML
   structure counted in the text before they are parsed (more than
@@ -36,11 +37,15 @@ import re
 
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.arglist import ArgListBound, parse_arg_list
-from tsm_tui.sources.config_yaml import MAX_INT_DIGITS, MAX_YAML_DEPTH, MAX_YAML_NODES, safe_yaml
+from tsm_tui.sources.config_yaml import MAX_INT_DIGITS, MAX_YAML_DEPTH, MAX_YAML_NODES, YAMLBound, safe_yaml
 
 #: the largest config file read (ours: real configs are < 100 KB; DeepSpeed / HF
 #: JSON with every default written out is ~10 KB)
 MAX_CONFIG_BYTES = 4 << 20
+#: the largest TOML config read (ours: tomllib is pure Python, ~1 s of CPU per 4 MiB of
+#: escapes or comments, 4.3 s of wall time on a loaded 2-core machine; a torchtitan
+#: config is ~3 KB)
+MAX_TOML_BYTES = 1 << 20
 #: items (values, aliases counted as what they name) in one config, every format
 MAX_CONFIG_NODES = MAX_YAML_NODES
 #: nesting of one config, every format (TOML: parts of a dotted key)
@@ -125,8 +130,6 @@ def read_config_file(path: str, named: bool = False) -> tuple[dict | None, str]:
 
 
 def _reason(e: Exception, kind: str) -> str:
-    from tsm_tui.sources.config_yaml import YAMLBound
-
     if isinstance(e, YAMLBound):
         return str(e)
     problem = getattr(e, "problem", None)  # PyYAML: the problem and where, not the context first
@@ -159,6 +162,8 @@ _TOML_KEY = re.compile(rf"(?:^|[{{,])[ \t]*+\[?+\[?+[ \t]*+({_PART}(?:[ \t]*+\.[
 
 
 def _toml(text: str):
+    if len(text) > MAX_TOML_BYTES:
+        raise ConfigError(None, f"TOML of more than {MAX_TOML_BYTES >> 20} MiB (too big for a config)")
     _count_items(text, "=,[{", "TOML")
     for m in _TOML_KEY.finditer(text):
         key = m.group(1)
