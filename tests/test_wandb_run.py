@@ -476,3 +476,30 @@ def test_live_a_run_resumed_into_a_new_run_dir_goes_on_as_one_run(tmp_path, othe
         assert not mon.state.resumes
     finally:
         tailer.stop()
+
+
+def test_a_hostile_run_config_is_bounded_like_every_config(monkeypatch):
+    """The run's config inside the run file goes through the same bounds as a config file:
+    a 100k-deep value or 400-digit counts are ignored (said), the rows still read."""
+    from livefiles import _ld
+
+    def cfg(items):
+        return _ld(5, b"".join(_ld(1, _ld(1, k.encode()) + _ld(16, v.encode())) for k, v in items))
+
+    deep = "[" * 5000 + "]" * 5000
+    huge = "1" + "0" * 5000
+    data = wb_frame([cfg([("max_steps", huge), ("learning_rate", "3e-4"), ("tree", deep)]),
+                     wb_history(0, {"loss": 2.0}), wb_history(1, {"loss": 1.9})])
+    r = WandbRunReader("x/run-abc.wandb")
+    out = r.feed_bytes(data) + r.flush()
+    assert [x.step for x in out] == [0, 1]
+    assert "total_steps" not in r.run_info and r.run_info.get("peak_lr") == 3e-4
+    # a key per step in the config: re-read when it grew by a quarter, not at every key
+    import tsm_tui.sources.wandb_run as wr
+
+    reads = []
+    monkeypatch.setattr(wr, "measure", lambda m: reads.append(len(m)))
+    r2 = WandbRunReader("x/run-abc.wandb")
+    r2.feed_bytes(wb_frame([cfg([(f"k{i}", "1")]) for i in range(3000)]))
+    r2.flush()
+    assert 256 < len(reads) < 256 + 20 and reads[-1] == 3000

@@ -51,6 +51,7 @@ from tsm_tui.core.safeio import open_regular
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.base import CONSOLE, MAX_LINE, MAX_SAMPLE_CHARS, SAMPLE_KEYS, ByteReader, LineReader
 from tsm_tui.sources.config import apply_mapping
+from tsm_tui.sources.config_load import measure
 from tsm_tui.sources.fields import field_for, normalise
 
 MAGIC = b":W&B\xe1\xbe"
@@ -341,9 +342,14 @@ def json_value(v):
     if type(v) is not bytes:
         return v
     try:
-        return json.loads(v)
+        return json.loads(v, parse_int=_json_int)
     except (ValueError, RecursionError):
         return None
+
+
+def _json_int(s: str):
+    # an int of more digits than Python converts (4,300) is a float (inf): the value, not the record, is out
+    return int(s) if len(s) <= 4300 else float(s)
 
 
 MAX_LEAVES = 256  # numbers taken from one dict value
@@ -749,6 +755,7 @@ class WandbRunReader(ByteReader):
 
     def flush(self) -> list[StepRecord]:
         self.framer.end()
+        self._apply_config(force=True)
         out, self._carry = self._carry, []
         if self.rows == 0 and self.summary:
             # no history at all: the summary's last values are the one record there is
@@ -975,10 +982,13 @@ class WandbRunReader(ByteReader):
                 self.config[k] = json_value(v)
         self._apply_config()
 
-    def _apply_config(self) -> None:
-        if len(self.config) == self._config_n:
+    def _apply_config(self, force: bool = False) -> None:
+        """The config's settings as run facts. Re-read when it grew by a quarter (or is
+        small): a script that adds a config key per step costs amortised O(1) per key."""
+        n = len(self.config)
+        if n == self._config_n or not (force or n <= 256 or 4 * (n - self._config_n) >= n):
             return
-        self._config_n = len(self.config)
+        self._config_n = n
         info = RunInfo()
         # nested keys ("optimizer.lr") as the nested mapping the config rules read
         mapping: dict = {}
@@ -992,8 +1002,12 @@ class WandbRunReader(ByteReader):
                 d = nxt
             d[parts[-1]] = v
         try:
+            measure(mapping)  # the bound every config gets (nodes, depth: sources/config_load.py)
             apply_mapping(info, mapping, "wandb config")
-        except (RecursionError, ValueError, TypeError, OverflowError):
+        except ValueError as e:
+            self.skip(f"run config ignored: {e}")
+            return
+        except (RecursionError, TypeError, OverflowError):
             self.skip("run config that cannot be read")
             return
         for name in ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "clip",
