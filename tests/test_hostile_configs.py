@@ -84,8 +84,9 @@ CASES = [
          "more than 200 dotted parts at line 1"),
     Case("toml-dotted-5000", "config.toml", ".".join(f"k{i}" for i in range(5000)) + " = 1\n", "refused",
          "more than 200 dotted parts at line 1", heavy=True),
-    Case("toml-deep-inline", "config.toml", "a = " + "[" * 2000 + "]" * 2000 + "\n", "refused", "nested too deeply"),
-    Case("json-deep", "config.json", "[" * 100_000 + "]" * 100_000, "refused", "nested too deeply"),
+    Case("toml-deep-inline", "config.toml", "a = " + "[" * 2000 + "]" * 2000 + "\n", "refused",
+         "nested more than 200 levels deep"),
+    Case("json-deep", "config.json", "[" * 100_000 + "]" * 100_000, "refused", "nested more than 200 levels deep"),
     # 3. numbers no setting can hold (OverflowError / "cannot convert float infinity to integer")
     Case("yaml-int-400-digits", "hparams.yaml", f"max_steps: {BIG}\nlearning_rate: 3.0e-4\n", "ignored",
          "max_steps = a 401-digit integer ignored"),

@@ -113,7 +113,9 @@ def read_config_file(path: str, named: bool = False) -> tuple[dict | None, str]:
     except ConfigError as e:
         raise ConfigError(path, e.reason) from None
     except RecursionError:
-        raise ConfigError(path, f"cannot parse as {kind.upper()}: nested too deeply") from None
+        # (the parser's own limit, ~1,000 levels, or measure's below: one message either way;
+        # which one meets it depends on the interpreter's recursion limit)
+        raise ConfigError(path, f"nested more than {MAX_CONFIG_DEPTH} levels deep") from None
     except MemoryError:
         raise ConfigError(path, f"cannot parse as {kind.upper()}: out of memory") from None
     except Exception as e:  # any parse error or bound: say which and where, one line

@@ -978,8 +978,14 @@ class WandbRunReader(ByteReader):
         for k, v in upd.items():
             if k == "_wandb" or k.startswith("_wandb."):
                 continue
+            val = json_value(v)
+            try:
+                measure(val)  # each item within the bounds of a config file (nodes, depth)
+            except ValueError as e:
+                self.skip(f"run config item ignored: {e}")
+                continue
             if len(self.config) < 10_000 or k in self.config:
-                self.config[k] = json_value(v)
+                self.config[k] = val
         self._apply_config()
 
     def _apply_config(self, force: bool = False) -> None:
@@ -1002,12 +1008,8 @@ class WandbRunReader(ByteReader):
                 d = nxt
             d[parts[-1]] = v
         try:
-            measure(mapping)  # the bound every config gets (nodes, depth: sources/config_load.py)
             apply_mapping(info, mapping, "wandb config")
-        except ValueError as e:
-            self.skip(f"run config ignored: {e}")
-            return
-        except (RecursionError, TypeError, OverflowError):
+        except (RecursionError, ValueError, TypeError, OverflowError):
             self.skip("run config that cannot be read")
             return
         for name in ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "clip",
