@@ -459,10 +459,10 @@ def read_segment(path: str, reader: LineReader) -> Iterator:
     try:
         yield from _read_lines(path, reader)
     except (OSError, EOFError, zlib.error) as e:  # (gzip.BadGzipFile is an OSError)
-        reader.skip(f"rotated segment {os.path.basename(path)}: {_segment_fault(e)}: read up to there")
+        reader.skip(f"rotated segment {os.path.basename(path)}: {segment_fault(e)}: read up to there")
 
 
-def _segment_fault(e: BaseException) -> str:
+def segment_fault(e: BaseException) -> str:
     if isinstance(e, EOFError):
         return "compressed data cut short"
     if isinstance(e, gzip.BadGzipFile) or isinstance(e, zlib.error):

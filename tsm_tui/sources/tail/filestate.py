@@ -33,6 +33,8 @@ class _File:
         self.skip_n = 0
         self.skip_floor: int | None = None
         self.gone = False  # the path vanished; watching for it to come back
+        self.gone_since = -1  # its mtime when it vanished (rotated generations after it are read)
+        self.rotations = 0  # rotations (rename or copytruncate) seen: its rotated names are its own
         self.reopen_floor = False  # when it comes back: rewrite semantics?
         self.snap_steps = array("q")  # snapshot readers: steps of the last snapshot
         self.snap_dirty = False

@@ -18,9 +18,16 @@ the reader and what was already delivered. Then:
   or the bytes just before the offset changed: Lightning's metrics.csv when a
   column appears) -> a fresh reader from offset 0, and the records the file
   already gave are not delivered again (see ``_File.accept``);
-- rotation (renamed away, a new file at the path) -> the old handle is read to
-  EOF, then the new file from 0; the rotated copy is not read a second time
-  when a directory scan meets it under its new name;
+- rotation (renamed away, a new file at the path) -> the new file is opened,
+  the old handle is read to EOF, then the generations rotated in between
+  (``x.3``, ``x.2``, ``x.1`` when the log rotated several times between two
+  passes: by inode, oldest first, from a listing taken while no rename was under
+  way), then the new file from 0; a rotated file is not read a second time when
+  a directory scan meets it under its new name (``sources/tail/rotation.py``);
+- copytruncate (the file we hold truncated after a copy) -> the copy holding
+  what we read (the same first bytes, the same bytes before our offset) is read
+  on from our offset, any later copies whole, then the file from 0 with the
+  same reader (a line the copy cut in two is joined);
 - atomic replace / delete + re-create -> like a rewrite: the records already
   delivered are skipped, the new ones delivered;
 - "snapshot" readers (HF trainer_state.json, rewritten whole at each save)
@@ -44,6 +51,7 @@ import socket
 import stat
 import threading
 import time
+import zlib
 from array import array
 from types import SimpleNamespace
 
@@ -54,7 +62,7 @@ from tsm_tui.core.safeio import open_fd
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.head import DEEP_BYTES, HOLE, strip_nul
-from tsm_tui.sources.tail import inotify
+from tsm_tui.sources.tail import inotify, rotation
 from tsm_tui.sources.tail.filestate import _File
 from tsm_tui.sources.tail.mounts import filesystem_type, is_network_fs
 
@@ -104,7 +112,8 @@ class Tailer(Feed):
         self._pending: dict[str, tuple[int, int, int]] = {}
         self._retired: list[tuple[int, tuple[int, int], str]] = []  # (fd, dev_ino, logical path)
         self._segments: dict[str, list[str]] = {}  # live path -> older rotated segments at discovery
-        self._retired_ids: set[tuple[int, int]] = set()  # segments read as history
+        #: segments read as history, rotated generations and copies read since (never read again)
+        self._retired_ids = rotation.ReadIds()
         self.errors = 0
         self.read_bytes = 0
         self._active_at = -1e9  # the last new bytes read from any followed file (the history is not new)
@@ -479,12 +488,42 @@ class Tailer(Feed):
         targets = [p for p in self._targets() if p not in self.files]
         if not targets:
             return
+        self._settle_rotations(targets)
         known = self._known_ids()
+        targets = [p for p in targets if not self._stray_generation(p)]
         for p in targets:
             try:
                 self._scan_one(p, known)
             except Exception as e:  # noqa: BLE001 - a file that breaks sniffing is skipped, not the tailer
                 self._file_failed(self.files.get(p), p, e)
+
+    def _settle_rotations(self, targets: list[str]) -> None:
+        """A new name that is a rotated name of a followed log (``x.1`` beside ``x``)
+        may be a generation written since the last pass: the followed file is checked
+        first, which reads such generations as its own (``_generations``), so that the
+        scan then knows them and does not follow them as files of their own."""
+        done: set[str] = set()
+        for p in targets:
+            d, name = os.path.split(p)
+            rb = rotation.rotated_base(name)
+            f = self.files.get(os.path.join(d, rb[0])) if rb is not None else None
+            if f is None or f.path in done or f.reader.kind != "lines":
+                continue
+            done.add(f.path)
+            try:
+                self._check(f)
+            except Exception as e:  # noqa: BLE001 - as in ``_pass``
+                self._file_failed(f, f.path, e)
+
+    def _stray_generation(self, p: str) -> bool:
+        """``p`` is named as a rotated generation of a followed log that we saw rotate:
+        never followed as a log of its own (its records would come a second time, or
+        out of order as another source). A copy whose truncation is yet to come is
+        read when the truncation is seen (``_copied``)."""
+        d, name = os.path.split(p)
+        rb = rotation.rotated_base(name)
+        f = self.files.get(os.path.join(d, rb[0])) if rb is not None else None
+        return f is not None and f.rotations > 0 and f.reader.kind == "lines"
 
     def _file_failed(self, f: _File | None, path: str, e: Exception) -> None:
         """A reader (or anything else) raised on one file: count it as a skip of
@@ -544,7 +583,8 @@ class Tailer(Feed):
         for seg in segs:
             try:
                 st = os.stat(seg)
-                self._retired_ids.add((st.st_dev, st.st_ino))
+                self._retired_ids.add(_fid(st), rotation.head_of(seg),
+                                      rotation.content_head(seg) if seg.endswith(".gz") else None)
                 batch: list = []
                 for item in registry.read_segment(seg, f.reader):
                     batch.append(item)
@@ -573,20 +613,28 @@ class Tailer(Feed):
         self._retired = keep
 
     # -- one file ---------------------------------------------------------------------
-    def _open(self, f: _File) -> bool:
+    def _open_path(self, f: _File) -> int | None:
         try:
             # regular files only (a FIFO at the path must not block); a snapshot reader's
             # directory source (MLflow metrics/) is opened as a directory
-            fd = open_fd(f.path, allow_dir=f.reader.kind == "snapshot")
+            return open_fd(f.path, allow_dir=f.reader.kind == "snapshot")
         except FileNotFoundError:
-            return False
+            return None
         except OSError as e:
             self._error(f, f.path, e, "cannot open")
-            return False
+            return None
+
+    def _open(self, f: _File, fd: int | None = None) -> bool:
+        """Follow the file at ``f.path`` from its start (``fd``: opened already)."""
+        if fd is None:
+            fd = self._open_path(f)
+            if fd is None:
+                return False
         st = os.fstat(fd)
         f.opened += 1
         f.fd, f.dev_ino = fd, (st.st_dev, st.st_ino)
-        f.offset, f.size, f.mtime_ns = 0, -1, -1
+        # (size unknown: the first check reads; the mtime says since when rotated siblings are new)
+        f.offset, f.size, f.mtime_ns = 0, -1, st.st_mtime_ns
         f.partial.clear()
         f.discarding = False
         f.head = f.tail = b""
@@ -623,6 +671,7 @@ class Tailer(Feed):
                 return
         if f.fd is None:  # the path came back (or could not be opened before)
             came_back = f.opened > 0
+            old_id = f.dev_ino
             if not self._open(f):
                 return
             if came_back:
@@ -632,6 +681,10 @@ class Tailer(Feed):
                 else:
                     f.parsed, f.skip_floor = 0, None
                 self._event(f"{_short(f.path)} appeared again: reading it from the start", f.path)
+                if not f.reopen_floor and f.reader.kind == "lines":
+                    # moved away, then rotated on while the path was empty: the
+                    # generations in between come before the new file
+                    self._generations(f, old_id, f.gone_since, f.dev_ino, _start(f.fd))
             f.reopen_floor = False
         if (st.st_dev, st.st_ino) != f.dev_ino:
             self._switch(f)
@@ -679,6 +732,10 @@ class Tailer(Feed):
             f.fd = fd
             return True
         _close_fd(fd)
+        fd = self._rotated_copy_of(f)
+        if fd is not None:  # rotated while not held open: finished under its new name (``_switch``)
+            f.fd = fd
+            return True
         self._event(f"{_short(f.path)} was replaced while not held open: reading the new file from the start "
                     "(the old file's last lines, if any were written after the last read, are not read)", f.path)
         f.fd = None
@@ -697,14 +754,28 @@ class Tailer(Feed):
             f.parked = True
 
     def _catch_up(self, f: _File, size: int, budget: bool = False) -> bool:
-        """Read to EOF, starting over first if the file was truncated or rewritten;
-        False when stopped at the queue's bound (``budget``, inline only)."""
-        if size < f.offset:
-            self._restart(f, f"{_short(f.path)} truncated ({size} < {f.offset} bytes read): "
-                             "reading it from the start")
-        elif f.offset and not self._same_content(f):
-            self._restart(f, f"{_short(f.path)} rewritten: reading it from the start "
-                             "(records already seen are not counted twice)")
+        """Read to EOF, starting over first if the file was truncated or rewritten
+        (after the copy a copytruncate left, when there is one: ``_copied``); False
+        when stopped at the queue's bound (``budget``, inline only)."""
+        for _ in range(rotation.LIST_TRIES):
+            if not (size < f.offset or (f.offset and not self._same_content(f))):
+                break
+            note = self._copied(f)
+            if note is None:
+                # copytruncate: the copies were read and the file's first chunk taken; look
+                # again before reading on (truncated again in the meantime: its copy is next)
+                try:
+                    size = os.fstat(f.fd).st_size
+                except OSError:
+                    break
+                continue
+            if size < f.offset:
+                self._restart(f, f"{_short(f.path)} truncated ({size} < {f.offset} bytes read): "
+                                 f"reading it from the start{note}")
+            else:
+                self._restart(f, f"{_short(f.path)} rewritten: reading it from the start "
+                                 f"(records already seen are not counted twice){note}")
+            break
         return self._read_to_eof(f, budget)
 
     def _stat(self, f: _File):
@@ -756,15 +827,29 @@ class Tailer(Feed):
         self._put(f.path, f.reader, f.accept(recs))
 
     def _switch(self, f: _File) -> None:
-        """A different file sits at the path now: finish the old one, start the new one."""
-        rotated = self._finish_old(f)
+        """A different file sits at the path now: finish the old one (and the rotated
+        generations between it and the new one), start the new one. The new one is
+        opened first: what is read in between ends where it begins."""
+        new = self._open_path(f)
+        try:
+            upto = _fid(os.fstat(new)) if new is not None else None
+            rotated = self._finish_old(f, upto, _start(new))
+        except BaseException:
+            if new is not None:
+                _close_fd(new)
+            raise
+        if rotated:
+            f.rotations += 1
         self._event(f"{_short(f.path)} {'rotated' if rotated else 'replaced'}: "
                     "finished the old file, reading the new one from the start", f.path)
         self._fresh_reader(f)
-        if not self._open(f):
+        carry, discarding = bytes(f.partial), f.discarding
+        if new is None or not self._open(f, new):
             f.gone = True
             f.reopen_floor = not rotated
             return
+        f.partial += carry
+        f.discarding = discarding
         if not rotated:
             f.start_rewrite()
         else:
@@ -772,39 +857,224 @@ class Tailer(Feed):
             f.skip_floor = None
         self._check(f)
 
-    def _finish_old(self, f: _File) -> bool:
-        """Read the old handle to EOF; True when it still exists elsewhere (rotated)."""
+    def _finish_old(self, f: _File, upto=None, start: bytes = b"") -> bool:
+        """Read the old handle to EOF, then the rotated generations written after it
+        (``_generations``; up to the file ``upto``, the one now at the path); True when
+        it still exists elsewhere (rotated)."""
         rotated = False
         if f.fd is not None:
+            since, old_id = f.mtime_ns, f.dev_ino
             if f.reader.kind != "snapshot":  # (a new snapshot supersedes the old one)
                 try:
                     # it may have been truncated or rewritten since the last check, too
                     self._catch_up(f, os.fstat(f.fd).st_size)
                 except OSError as e:
                     self._error(f, f.path, e, "read error")
-            self._finish_reader(f)
             try:
                 rotated = os.fstat(f.fd).st_nlink > 0
             except OSError:
                 rotated = False
+            f.partial.clear()  # (a rotated file's unfinished last line is not completed elsewhere)
+            f.discarding = False
+            if f.reader.kind == "lines":
+                if not rotated:
+                    # replaced: what follows starts over with the old content (a copy of the
+                    # new file, when it was copytruncated too before we looked, or the new file)
+                    f.start_rewrite()
+                self._generations(f, old_id, since, upto, start)
+            self._finish_reader(f)
             if rotated and f.dev_ino is not None:
                 self._retired.append((f.fd, f.dev_ino, f.path))
                 f.fd = None
             else:
                 self._close(f)
-        f.partial.clear()
-        f.discarding = False
+        # (a line the last generation read left unfinished is kept: a copy of the new
+        # file cut it, and the new file completes it; ``_switch``)
         return rotated
 
     def _vanished(self, f: _File) -> None:
         if f.gone:
             return
         f.gone = True
+        f.gone_since = f.mtime_ns
         rotated = self._finish_old(f)
+        f.partial.clear()
+        f.discarding = False
         f.reopen_floor = not rotated
         f.size = f.mtime_ns = -1
         self._event(f"{_short(f.path)} {'moved away' if rotated else 'deleted'}: "
                     "read what was there; watching for it to reappear", f.path)
+
+    # -- rotated generations and copies (sources/tail/rotation.py) ---------------------
+    def _unread(self, sibs: list[rotation.Sibling]) -> list[rotation.Sibling]:
+        """The siblings neither followed, nor held as rotated files, nor read already."""
+        held = {di for _, di, _ in self._retired}
+        held.update(g.dev_ino for g in self.files.values() if g.fd is not None)
+        return [s for s in sibs if s.id not in held and not (s.id in self._retired_ids and self._retired_ids.same(s))]
+
+    def _generations(self, f: _File, old_id, since: int, upto, start: bytes = b"") -> None:
+        """The file ``f`` held (``old_id``) was rotated away: the generations rotated
+        after it and before ``upto`` (the file now at the path, which begins with
+        ``start``), written since ``since`` (its mtime at the last pass) and never
+        opened, are read whole, oldest first. A copy that begins like the new file is
+        its copytruncate copy, maybe still being written: left for its truncation."""
+        todo = self._unread(rotation.between(rotation.rotated_since(f.path, since), old_id, upto))
+        if start:
+            todo = [s for s in todo if not rotation.begins_with(s, start)]
+        if not todo:
+            return
+        read_heads: set[bytes] | None = None
+        names = []
+        for s in todo:
+            if s.compressed:
+                # compressed after the rotation (gzip keeps the mtime): a copy of a file read
+                # already, or a generation never opened
+                if read_heads is None:
+                    read_heads = self._retired_ids.contents() | self._held_heads() | {bytes(f.head)}
+                head = rotation.content_head(s.path)
+                if head in read_heads:
+                    self._retired_ids.add(s.id, rotation.head_of(s.path), head)
+                    continue
+            # (a line cut between two files is joined: a copytruncate's copies cut lines
+            # anywhere; rename rotation happens between records)
+            if self._read_whole(f, s):
+                names.append(_short(s.path))
+        if names:
+            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+            self._event(f"{_short(f.path)} rotated {len(names) + 1} times since the last look: "
+                        f"read the generations in between too ({shown})", f.path)
+
+    def _held_heads(self) -> set[bytes]:
+        out = set()
+        for fd, _, _ in self._retired:
+            try:
+                out.add(os.pread(fd, rotation.HEAD, 0))
+            except OSError:
+                pass
+        return out
+
+    def _copied(self, f: _File) -> str | None:
+        """``f`` (the same file) was truncated or rewritten: when a rotated copy of it
+        holds what we read (copytruncate), read the copy on from our offset, then
+        any later copies whole, and go on in the file from its start with the same
+        reader (a line the copy cut is completed there). None when done so; else
+        a note for the restart's message ("" or why the rest cannot be read)."""
+        if f.reader.kind != "lines" or not f.offset:
+            return ""
+        # (the file itself may have been renamed since: only what is older than it counts)
+        sibs = self._unread(rotation.between(rotation.rotated_since(f.path, f.mtime_ns), None, f.dev_ino))
+        for i, s in enumerate(sibs):
+            if s.compressed or s.st.st_size < f.offset:
+                continue
+            try:
+                fd = rotation.open_id(s)
+            except OSError:
+                continue
+            if fd is None:
+                continue
+            try:
+                if not rotation.continues(fd, os.fstat(fd).st_size, f.head, f.tail, f.offset):
+                    continue
+                self._read_fd(f, fd, f.offset)
+                self._retired_ids.add(s.id, os.pread(fd, rotation.HEAD, 0))
+            finally:
+                _close_fd(fd)
+            names = [_short(s.path)]
+            first = self._later_copies(f, s, names)
+            f.rotations += 1
+            self._event(f"{_short(f.path)} truncated after a copy (copytruncate): read the rest from "
+                        f"{names[0]} (from byte {f.offset:,})"
+                        + (f" and {', '.join(names[1:])}" if len(names) > 1 else "")
+                        + ", then the file from its start", f.path)
+            f.offset = 0
+            f.head = f.tail = b""
+            f.parsed, f.skip_floor = 0, None
+            f.size = -1
+            if first:
+                self._take(f, first)
+            return None
+        if any(s.compressed for s in sibs):
+            return (" (its rotated copy was compressed before it was read: lines written between the last "
+                    "read and the rotation are not read)")
+        return ""
+
+    def _later_copies(self, f: _File, s: rotation.Sibling, names: list[str]) -> bytes:
+        """After the copy ``s`` that held our offset: the copies made after it (each the
+        whole content between two truncations), up to the file's current start. That
+        start is pinned (read) before each listing: a copy that does not begin with it
+        holds older bytes, made before a truncation that came before the pin (read it
+        whole, then look again); one that begins with it is a copy of the file as it
+        is, maybe still being written by the rotation (left for the truncation that
+        will follow it: ``_copied`` then finds it). Returns the file's first chunk,
+        to be taken as its start."""
+        first = b""
+        for _ in range(rotation.LIST_TRIES):
+            try:
+                first = os.pread(f.fd, CHUNK, 0) if f.fd is not None else b""
+            except OSError:
+                first = b""
+            later = self._unread(rotation.between(rotation.rotated_since(f.path, f.mtime_ns), s.id, f.dev_ino))
+            older = [t for t in later if not rotation.begins_with(t, first)]
+            if not older:
+                break
+            for t in older:
+                if self._read_whole(f, t):
+                    names.append(_short(t.path))
+        return first
+
+    def _rotated_copy_of(self, f: _File) -> int | None:
+        """A descriptor of the file ``f`` followed, found under a rotated name."""
+        if f.reader.kind != "lines" or f.dev_ino is None:
+            return None
+        for s in rotation.rotated_since(f.path, f.mtime_ns):
+            if s.id == f.dev_ino and not s.compressed:
+                try:
+                    return rotation.open_id(s)
+                except OSError:
+                    return None
+        return None
+
+    def _read_whole(self, f: _File, s: rotation.Sibling) -> bool:
+        """One rotated generation, from its start, through ``f``'s reader."""
+        try:
+            fd = rotation.open_id(s)
+            if fd is None:
+                return False  # gone since the listing (deleted past the rotation count)
+            try:
+                raw = os.pread(fd, rotation.HEAD, 0)
+                if s.compressed:
+                    content = bytearray()
+                    try:
+                        for data in rotation.gunzip(fd):
+                            if len(content) < rotation.HEAD:
+                                content += data[: rotation.HEAD - len(content)]
+                            self.read_bytes += len(data)
+                            self._feed_lines(f, data)
+                    except (OSError, EOFError, zlib.error) as e:  # a corrupt .gz costs its rest, counted
+                        f.reader.skip(f"rotated segment {_short(s.path)}: {registry.segment_fault(e)}: "
+                                      "read up to there")
+                    content = bytes(content)
+                else:
+                    self._read_fd(f, fd, 0)
+                    content = None
+            finally:
+                _close_fd(fd)
+        except OSError as e:
+            self._error(f, s.path, e, "read error")
+            return False
+        self._retired_ids.add(s.id, raw, content)
+        return True
+
+    def _read_fd(self, f: _File, fd: int, start: int) -> None:
+        """A rotated file's bytes from ``start`` to its end, as more of ``f``'s lines."""
+        off = start
+        while True:
+            data = os.pread(fd, CHUNK, off)
+            if not data:
+                return
+            off += len(data)
+            self.read_bytes += len(data)
+            self._feed_lines(f, data)
 
     # -- reading ----------------------------------------------------------------------
     def _read_to_eof(self, f: _File, budget: bool = False) -> bool:
@@ -823,24 +1093,28 @@ class Tailer(Feed):
                 return True
             if not data:
                 return True
-            f.offset += len(data)
-            f.active_at = time.monotonic()
-            if self.caught_up.is_set():
-                self._active_at = f.active_at
-            self.read_bytes += len(data)
-            if len(f.head) < FINGERPRINT:
-                f.head = (f.head + data)[:FINGERPRINT]
-            f.tail = (f.tail + data[-FINGERPRINT:])[-FINGERPRINT:]
-            if f.reader.kind == "bytes":
-                try:
-                    # a big read (history, a burst): the replay's columnar path, same records
-                    recs = f.reader.feed_chunk(data) if len(data) >= CHUNKED_MIN else f.reader.feed_bytes(data)
-                except Exception as e:  # a reader bug must not stop the tailer
-                    f.reader.skip(f"reader error: {type(e).__name__}")
-                    recs = []
-                self._put(f.path, f.reader, f.accept(recs))
-            else:
-                self._feed_lines(f, data)
+            self._take(f, data)
+
+    def _take(self, f: _File, data: bytes) -> None:
+        """The bytes read at ``f.offset``: to the reader, the offset and fingerprints moved on."""
+        f.offset += len(data)
+        f.active_at = time.monotonic()
+        if self.caught_up.is_set():
+            self._active_at = f.active_at
+        self.read_bytes += len(data)
+        if len(f.head) < FINGERPRINT:
+            f.head = (f.head + data)[:FINGERPRINT]
+        f.tail = (f.tail + data[-FINGERPRINT:])[-FINGERPRINT:]
+        if f.reader.kind == "bytes":
+            try:
+                # a big read (history, a burst): the replay's columnar path, same records
+                recs = f.reader.feed_chunk(data) if len(data) >= CHUNKED_MIN else f.reader.feed_bytes(data)
+            except Exception as e:  # a reader bug must not stop the tailer
+                f.reader.skip(f"reader error: {type(e).__name__}")
+                recs = []
+            self._put(f.path, f.reader, f.accept(recs))
+        else:
+            self._feed_lines(f, data)
 
     def _feed_lines(self, f: _File, data: bytes) -> None:
         reader = f.reader
@@ -989,6 +1263,20 @@ def _looks_like_log(path: str) -> bool:
     if _temporary(low):
         return False
     return low.endswith(registry.LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log")
+
+
+def _start(fd: int | None) -> bytes:
+    """The first bytes of an open file (b"" when there are none or they cannot be read)."""
+    if fd is None:
+        return b""
+    try:
+        return os.pread(fd, rotation.PIN, 0)
+    except OSError:
+        return b""
+
+
+def _fid(st) -> tuple[int, int]:
+    return st.st_dev, st.st_ino
 
 
 def _close_fd(fd: int) -> None:
