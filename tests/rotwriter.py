@@ -356,5 +356,88 @@ def through_follow(d: str, mode: str, rate: float, n: int, **kw) -> dict:
             "events": [o.get("message", "") for o in objs if o.get("event") == "source"], "stderr": err}
 
 
+# ----------------------------------------------------------------------------- interleavings
+def interleave(seed: int, mode: str, n: int = 300, pass_p: float = 0.3) -> tuple[list[int], list[str]]:
+    """One thread, every order: a writer's single operations (a write that may stop in
+    the middle of a line; each rename of a shift; the first and second half of a
+    copy; a truncation; a rename and a new file) with a tailer pass after any of them
+    with probability ``pass_p`` (a ``Tailer`` driven by hand: ``_pass``). ``mode``:
+    copytruncate, chain, or mixed (each rotation either). Returns the steps the
+    tailer delivered and its notes."""
+    import tempfile
+
+    from tsm_tui.core.frame import expand
+    from tsm_tui.sources.tail import Tailer, tailer
+
+    rng = random.Random(seed)
+    settle, tailer.CHANGE_SETTLE = tailer.CHANGE_SETTLE, 0.0  # (a pass's wait for a group of writes)
+    d = tempfile.mkdtemp(prefix="tsm-interleave-")
+    p = os.path.join(d, "train.log")
+    fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    os.write(fd, b"".join(record(s) for s in range(1, 21)))
+    t = Tailer(d, poll=3600)
+    steps: list[int] = []
+    notes: list[str] = []
+
+    def look() -> None:
+        t._pass()
+        for b in t.drain():
+            steps.extend(r.step for r in expand(b.records))
+        notes.extend(t.drain_events())
+
+    def maybe() -> None:
+        if rng.random() < pass_p:
+            look()
+
+    try:
+        look()
+        s, pending = 21, b""
+        while s <= n:
+            hi = min(n, s + rng.randint(1, 30) - 1)
+            data = pending + b"".join(record(x) for x in range(s, hi + 1))
+            s = hi + 1
+            cut = rng.randint(0, len(data)) if rng.random() < 0.3 and s <= n else len(data)
+            os.write(fd, data[:cut])
+            pending = data[cut:]
+            maybe()
+            if rng.random() >= 0.3:
+                continue
+            kind = mode if mode != "mixed" else rng.choice(("copytruncate", "chain"))
+            m = 1
+            while os.path.exists(f"{p}.{m}"):
+                m += 1
+            for k in range(m - 1, 0, -1):
+                os.rename(f"{p}.{k}", f"{p}.{k + 1}")
+                maybe()
+            if kind == "copytruncate":
+                with open(p, "rb") as src:
+                    content = src.read()
+                half = rng.randint(0, len(content))
+                with open(p + ".1", "wb") as dst:
+                    dst.write(content[:half])
+                    dst.flush()
+                    maybe()  # a pass while the copy is being written
+                    dst.write(content[half:])
+                maybe()
+                os.ftruncate(fd, 0)
+            else:
+                os.write(fd, pending)  # a rename rotation comes between two records
+                pending = b""
+                os.rename(p, p + ".1")
+                maybe()
+                os.close(fd)
+                fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            maybe()
+        os.write(fd, pending)
+        for _ in range(3):
+            look()
+    finally:
+        tailer.CHANGE_SETTLE = settle
+        os.close(fd)
+        t._cleanup()
+        shutil.rmtree(d, ignore_errors=True)
+    return steps, notes
+
+
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -176,6 +176,25 @@ def test_rename_chain_with_gzip_and_a_compressed_copy_of_the_held_file(tmp_path)
     assert steps == list(range(1, 41)), steps
 
 
+SEEDS = 700 if os.environ.get("TSM_TAIL_HEAVY") else 6
+
+
+@pytest.mark.parametrize("mode", ["copytruncate", "chain", "mixed"])
+def test_every_order_of_rotation_steps_and_passes(mode):
+    """Deterministic: a pass after any single operation of the writer and of the
+    rotation (mid-shift, mid-copy, between copy and truncation, several rotations
+    between two passes, a copy cutting a line), over many seeds and pass rates."""
+    n = 300
+    bad = []
+    for seed in range(SEEDS):
+        for p in (0.08, 0.3, 0.6):
+            steps, notes = rw.interleave(seed, mode, n, p)
+            if steps != list(range(1, n + 1)):
+                got = set(steps)
+                bad.append((seed, p, [s for s in range(1, n + 1) if s not in got][:5], len(steps) - len(got)))
+    assert not bad, bad[:5]
+
+
 @HEAVY
 @pytest.mark.parametrize("mode", MODES)
 def test_tailer_20000_records_per_second(tmp_path, mode):

@@ -34,6 +34,7 @@ class _File:
         self.skip_floor: int | None = None
         self.gone = False  # the path vanished; watching for it to come back
         self.gone_since = -1  # its mtime when it vanished (rotated generations after it are read)
+        self.moved = False  # a read found the file no longer begins as it did (truncated meanwhile)
         self.rotations = 0  # rotations (rename or copytruncate) seen: its rotated names are its own
         self.reopen_floor = False  # when it comes back: rewrite semantics?
         self.snap_steps = array("q")  # snapshot readers: steps of the last snapshot

@@ -184,6 +184,34 @@ def content_head(path: str, n: int = HEAD) -> bytes:
         return b""
 
 
+def heads_of(s: Sibling) -> tuple[bytes, bytes]:
+    """(first bytes as stored, first bytes of the content) of the file listed as ``s``,
+    found by its inode (b"", b"" when it is gone)."""
+    try:
+        fd = open_id(s)
+    except OSError:
+        return b"", b""
+    if fd is None:
+        return b"", b""
+    try:
+        raw = os.pread(fd, HEAD, 0)
+        if not s.compressed:
+            return raw, raw
+        content = b""
+        try:
+            for data in gunzip(fd, HEAD):
+                content += data
+                if len(content) >= HEAD:
+                    break
+        except (OSError, EOFError, zlib.error):
+            pass
+        return raw, content[:HEAD]
+    except OSError:
+        return b"", b""
+    finally:
+        os.close(fd)
+
+
 def continues(fd: int, size: int, head: bytes, tail: bytes, offset: int) -> bool:
     """The open file ``fd`` (``size`` bytes) is a copy of what we read up to ``offset``:
     its first bytes are ``head`` and the bytes before ``offset`` are ``tail``."""
@@ -199,15 +227,14 @@ def continues(fd: int, size: int, head: bytes, tail: bytes, offset: int) -> bool
     return True
 
 
-PIN = 4096  # bytes compared to tell a copy of what we read from a copy of older bytes
+PIN = 4096  # bytes compared to tell a copy of a file as it is from a copy of older bytes
 
 
-def begins_with(s: Sibling, data: bytes) -> bool:
-    """The copy ``s`` starts with ``data`` (its first ``PIN`` bytes), or with a part of
-    them when it is shorter (a copy still being written): a copy of that file."""
-    want = data[:PIN]
-    if not want:
-        return False
+def copy_of(s: Sibling, live: int) -> bool:
+    """The copy ``s`` is a copy of the open file ``live`` as it is now (copytruncate's
+    copy, maybe still being written, of a file not truncated since): no longer than
+    it, and the same first bytes (``PIN`` of them at most). A copy of bytes the file
+    held before a truncation is longer than what it holds now, or begins otherwise."""
     if s.compressed:
         return False
     try:
@@ -217,12 +244,25 @@ def begins_with(s: Sibling, data: bytes) -> bool:
     if fd is None:
         return False
     try:
-        got = os.pread(fd, len(want), 0)
+        size = os.fstat(fd).st_size
+        if size > os.fstat(live).st_size:
+            return False
+        k = min(size, PIN)
+        return os.pread(fd, k, 0) == os.pread(live, k, 0)
     except OSError:
         return False
     finally:
         os.close(fd)
-    return want.startswith(got)
+
+
+def before_copies_of(sibs: list[Sibling], live: int) -> list[Sibling]:
+    """``sibs`` (oldest first) without the newest ones that are copies of ``live`` as
+    it is: only the newest can be (a copy older than one that is not holds bytes
+    from before a truncation, however its first bytes look)."""
+    k = len(sibs)
+    while k and copy_of(sibs[k - 1], live):
+        k -= 1
+    return sibs[:k]
 
 
 def gunzip(fd: int, chunk: int = 1 << 20):
@@ -268,11 +308,27 @@ class ReadIds:
         return iter(self._ids)
 
     def same(self, s: Sibling) -> bool:
-        """``s`` is a file read already (not another file that got its inode number)."""
+        """``s`` is a file read already (not another file that got its inode number).
+        Its first bytes are read from the file with that inode, wherever a rotation
+        moved it since the listing (the name may be another file's by now)."""
         head = self._ids.get(s.id)
         if head is None:
             return False
-        if not head or head_of(s.path, len(head)) == head:
+        if not head:
+            return True
+        try:
+            fd = open_id(s)
+        except OSError:
+            return True  # cannot tell: (never read twice)
+        if fd is None:
+            return True  # gone: nothing to read anyway
+        try:
+            now = os.pread(fd, len(head), 0)
+        except OSError:
+            return True
+        finally:
+            os.close(fd)
+        if now == head:
             return True
         del self._ids[s.id]  # the inode number was reused: that file is gone
         self._content.pop(s.id, None)

@@ -684,7 +684,7 @@ class Tailer(Feed):
                 if not f.reopen_floor and f.reader.kind == "lines":
                     # moved away, then rotated on while the path was empty: the
                     # generations in between come before the new file
-                    self._generations(f, old_id, f.gone_since, f.dev_ino, _start(f.fd))
+                    self._generations(f, old_id, f.gone_since, f.dev_ino, f.fd)
             f.reopen_floor = False
         if (st.st_dev, st.st_ino) != f.dev_ino:
             self._switch(f)
@@ -757,26 +757,30 @@ class Tailer(Feed):
         """Read to EOF, starting over first if the file was truncated or rewritten
         (after the copy a copytruncate left, when there is one: ``_copied``); False
         when stopped at the queue's bound (``budget``, inline only)."""
+        if not f.offset and f.rotations and f.reader.kind == "lines":
+            self._copied_unseen(f)
         for _ in range(rotation.LIST_TRIES):
-            if not (size < f.offset or (f.offset and not self._same_content(f))):
-                break
-            note = self._copied(f)
-            if note is None:
-                # copytruncate: the copies were read and the file's first chunk taken; look
-                # again before reading on (truncated again in the meantime: its copy is next)
-                try:
-                    size = os.fstat(f.fd).st_size
-                except OSError:
-                    break
-                continue
-            if size < f.offset:
-                self._restart(f, f"{_short(f.path)} truncated ({size} < {f.offset} bytes read): "
-                                 f"reading it from the start{note}")
-            else:
-                self._restart(f, f"{_short(f.path)} rewritten: reading it from the start "
-                                 f"(records already seen are not counted twice){note}")
-            break
-        return self._read_to_eof(f, budget)
+            if size < f.offset or (f.offset and not self._same_content(f)) or self._weakly_truncated(f, size):
+                note = self._copied(f)
+                if note is None:
+                    pass  # copytruncate: the copies were read and the file's first chunk taken
+                elif size < f.offset:
+                    self._restart(f, f"{_short(f.path)} truncated ({size} < {f.offset} bytes read): "
+                                     f"reading it from the start{note}")
+                else:
+                    self._restart(f, f"{_short(f.path)} rewritten: reading it from the start "
+                                     f"(records already seen are not counted twice){note}")
+            done = self._read_to_eof(f, budget)
+            if not f.moved:
+                return done
+            f.moved = False  # truncated again while we read: its copy comes first
+            try:
+                size = os.fstat(f.fd).st_size
+            except OSError:
+                return done
+        done = self._read_to_eof(f, budget)
+        f.moved = False
+        return done
 
     def _stat(self, f: _File):
         """stat the path; on a network filesystem through a fresh open, since
@@ -833,7 +837,7 @@ class Tailer(Feed):
         new = self._open_path(f)
         try:
             upto = _fid(os.fstat(new)) if new is not None else None
-            rotated = self._finish_old(f, upto, _start(new))
+            rotated = self._finish_old(f, upto, new)
         except BaseException:
             if new is not None:
                 _close_fd(new)
@@ -857,7 +861,7 @@ class Tailer(Feed):
             f.skip_floor = None
         self._check(f)
 
-    def _finish_old(self, f: _File, upto=None, start: bytes = b"") -> bool:
+    def _finish_old(self, f: _File, upto=None, new: int | None = None) -> bool:
         """Read the old handle to EOF, then the rotated generations written after it
         (``_generations``; up to the file ``upto``, the one now at the path); True when
         it still exists elsewhere (rotated)."""
@@ -881,7 +885,7 @@ class Tailer(Feed):
                     # replaced: what follows starts over with the old content (a copy of the
                     # new file, when it was copytruncated too before we looked, or the new file)
                     f.start_rewrite()
-                self._generations(f, old_id, since, upto, start)
+                self._generations(f, old_id, since, upto, new)
             self._finish_reader(f)
             if rotated and f.dev_ino is not None:
                 self._retired.append((f.fd, f.dev_ino, f.path))
@@ -898,6 +902,7 @@ class Tailer(Feed):
         f.gone = True
         f.gone_since = f.mtime_ns
         rotated = self._finish_old(f)
+        f.rotations += rotated
         f.partial.clear()
         f.discarding = False
         f.reopen_floor = not rotated
@@ -912,15 +917,15 @@ class Tailer(Feed):
         held.update(g.dev_ino for g in self.files.values() if g.fd is not None)
         return [s for s in sibs if s.id not in held and not (s.id in self._retired_ids and self._retired_ids.same(s))]
 
-    def _generations(self, f: _File, old_id, since: int, upto, start: bytes = b"") -> None:
+    def _generations(self, f: _File, old_id, since: int, upto, new: int | None = None) -> None:
         """The file ``f`` held (``old_id``) was rotated away: the generations rotated
-        after it and before ``upto`` (the file now at the path, which begins with
-        ``start``), written since ``since`` (its mtime at the last pass) and never
-        opened, are read whole, oldest first. A copy that begins like the new file is
-        its copytruncate copy, maybe still being written: left for its truncation."""
+        after it and before ``upto`` (the file now at the path, open as ``new``),
+        written since ``since`` (its mtime at the last pass) and never opened, are read
+        whole, oldest first. A copy of the new file as it is (copytruncate, maybe still
+        being written) is left for its truncation."""
         todo = self._unread(rotation.between(rotation.rotated_since(f.path, since), old_id, upto))
-        if start:
-            todo = [s for s in todo if not rotation.begins_with(s, start)]
+        if new is not None:
+            todo = rotation.before_copies_of(todo, new)
         if not todo:
             return
         read_heads: set[bytes] | None = None
@@ -931,9 +936,9 @@ class Tailer(Feed):
                 # already, or a generation never opened
                 if read_heads is None:
                     read_heads = self._retired_ids.contents() | self._held_heads() | {bytes(f.head)}
-                head = rotation.content_head(s.path)
+                raw, head = rotation.heads_of(s)
                 if head in read_heads:
-                    self._retired_ids.add(s.id, rotation.head_of(s.path), head)
+                    self._retired_ids.add(s.id, raw, head)
                     continue
             # (a line cut between two files is joined: a copytruncate's copies cut lines
             # anywhere; rename rotation happens between records)
@@ -980,7 +985,7 @@ class Tailer(Feed):
             finally:
                 _close_fd(fd)
             names = [_short(s.path)]
-            first = self._later_copies(f, s, names)
+            first = self._later_copies(f, s.id, names)
             f.rotations += 1
             self._event(f"{_short(f.path)} truncated after a copy (copytruncate): read the rest from "
                         f"{names[0]} (from byte {f.offset:,})"
@@ -998,8 +1003,52 @@ class Tailer(Feed):
                     "read and the rotation are not read)")
         return ""
 
-    def _later_copies(self, f: _File, s: rotation.Sibling, names: list[str]) -> bytes:
-        """After the copy ``s`` that held our offset: the copies made after it (each the
+    def _weakly_truncated(self, f: _File, size: int) -> bool:
+        """What we read of a copytruncated file is too short to tell it apart (``{"s``
+        begins every JSON line): a copy of it made since that holds what we read,
+        while the file holds other bytes after our offset, says it was truncated and
+        written again past our offset; so does a copy made after that one (only a
+        truncation comes between two copies). (Only then: a listing per pass.)"""
+        if not (f.offset and len(f.head) < FINGERPRINT and f.rotations and f.reader.kind == "lines"):
+            return False
+        sibs = self._unread(rotation.between(rotation.rotated_since(f.path, f.mtime_ns), None, f.dev_ino))
+        for i, s in enumerate(sibs):
+            if s.compressed or s.st.st_size < f.offset:
+                continue
+            try:
+                fd = rotation.open_id(s)
+            except OSError:
+                continue
+            if fd is None:
+                continue
+            try:
+                if not rotation.continues(fd, os.fstat(fd).st_size, f.head, f.tail, f.offset):
+                    continue
+                ours = os.pread(f.fd, FINGERPRINT, f.offset)
+                theirs = os.pread(fd, FINGERPRINT, f.offset)
+            except OSError:
+                continue
+            finally:
+                _close_fd(fd)
+            n = min(len(ours), len(theirs))
+            if (n and ours[:n] != theirs[:n]) or i + 1 < len(sibs):
+                return True
+        return False
+
+    def _copied_unseen(self, f: _File) -> None:
+        """A copytruncated file we have read nothing of yet (empty at the last look):
+        written, copied and truncated since, its copies hold bytes we never saw; they
+        come before what the file holds now (no offset of ours to tell it by)."""
+        names: list[str] = []
+        first = self._later_copies(f, None, names)
+        if names:
+            self._event(f"{_short(f.path)} truncated after a copy (copytruncate) before it was read: read "
+                        f"{', '.join(names)}, then the file from its start", f.path)
+            if first:
+                self._take(f, first)
+
+    def _later_copies(self, f: _File, after, names: list[str]) -> bytes:
+        """After the copy ``after`` that held our offset: the copies made after it (each the
         whole content between two truncations), up to the file's current start. That
         start is pinned (read) before each listing: a copy that does not begin with it
         holds older bytes, made before a truncation that came before the pin (read it
@@ -1013,8 +1062,8 @@ class Tailer(Feed):
                 first = os.pread(f.fd, CHUNK, 0) if f.fd is not None else b""
             except OSError:
                 first = b""
-            later = self._unread(rotation.between(rotation.rotated_since(f.path, f.mtime_ns), s.id, f.dev_ino))
-            older = [t for t in later if not rotation.begins_with(t, first)]
+            later = self._unread(rotation.between(rotation.rotated_since(f.path, f.mtime_ns), after, f.dev_ino))
+            older = later if f.fd is None else rotation.before_copies_of(later, f.fd)
             if not older:
                 break
             for t in older:
@@ -1093,7 +1142,18 @@ class Tailer(Feed):
                 return True
             if not data:
                 return True
+            if f.offset and f.head and f.reader.kind == "lines" and not self._still(f):
+                f.moved = True  # truncated (and written again past our offset) since the check
+                return True
             self._take(f, data)
+
+    def _still(self, f: _File) -> bool:
+        """The file still begins with what we read: a chunk just read at our offset is
+        its continuation, not bytes of a copytruncate's new content (one small pread)."""
+        try:
+            return os.pread(f.fd, len(f.head), 0) == f.head
+        except OSError:
+            return True
 
     def _take(self, f: _File, data: bytes) -> None:
         """The bytes read at ``f.offset``: to the reader, the offset and fingerprints moved on."""
@@ -1263,16 +1323,6 @@ def _looks_like_log(path: str) -> bool:
     if _temporary(low):
         return False
     return low.endswith(registry.LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log")
-
-
-def _start(fd: int | None) -> bytes:
-    """The first bytes of an open file (b"" when there are none or they cannot be read)."""
-    if fd is None:
-        return b""
-    try:
-        return os.pread(fd, rotation.PIN, 0)
-    except OSError:
-        return b""
 
 
 def _fid(st) -> tuple[int, int]:
