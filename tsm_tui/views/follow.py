@@ -17,8 +17,11 @@ straggler), printed like any other check's alerts.
 ``--on-alert CMD`` runs CMD (through the shell) with an event's JSON on
 stdin, in a background thread: one page per incident (a check at FAIL), and
 its resolution (tsm_tui.views.incidents documents the ``alert`` / ``firing``
-/ ``resolved`` events and ``--alert-cooldown``); a failing or hanging command
-(30 s timeout) is reported on stderr and counted, never fatal.
+/ ``resolved`` events and ``--alert-cooldown``). A command is judged by its own
+exit (a background child it leaves is not waited for), its stderr is read to a
+bound, and one still running after 30 s is killed with its process group
+(tsm_tui.views.hookrun); a failing or hanging command is reported on stderr and
+counted, never fatal.
 ``--prom-file`` / ``--metrics-port``: the verdicts as Prometheus metrics
 (tsm_tui.views.prometheus), refreshed from every step of the loop.
 """
@@ -29,7 +32,6 @@ import json
 import os
 import queue
 import signal
-import subprocess
 import sys
 import threading
 
@@ -43,7 +45,7 @@ from tsm_tui.core.sanitize import clean, json_safe, terminal_safe
 from tsm_tui.analysis.session import Session
 from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.tail import Tailer
-from tsm_tui.views import prometheus
+from tsm_tui.views import hookrun, prometheus
 from tsm_tui.views.incidents import Incidents
 
 TICK = 1.0  # longest sleep between drains (the tailer wakes the loop when data arrive; LiveLoop.wait
@@ -68,6 +70,7 @@ class AlertHook:
         self.dropped = 0
         self.timeout = HOOK_TIMEOUT
         self._current: dict | None = None  # the page being run
+        self._cancel = threading.Event()  # set at exit: the page still running is ended
         self._t = threading.Thread(target=self._work, name="on-alert", daemon=True)
         self._t.start()
 
@@ -91,33 +94,33 @@ class AlertHook:
             if payload is None:
                 return
             self._current = payload
-            self._page(payload)
+            try:
+                self._page(payload)
+            except Exception as e:  # noqa: BLE001 - a hook never stops the monitor (nor this thread)
+                self.failed += 1
+                self._warn(f"--on-alert command could not be run for {_what(payload)}: {type(e).__name__}: {e}")
             self._current = None
 
     def _page(self, payload: dict) -> None:
         what = _what(payload)
-        try:
-            # its own session (process group): a timed-out hook is ended with every
-            # child it started (a pager's curl, a shell pipeline), none left orphaned
-            p = subprocess.Popen(self.cmd, shell=True, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, start_new_session=True)
-        except OSError as e:
+        r = hookrun.run(self.cmd, json.dumps(payload).encode() + b"\n", self.timeout, self._cancel)
+        if r.error is not None:
             self.failed += 1
-            self._warn(f"--on-alert command could not run for {what}: {e.strerror or e}")
+            self._warn(f"--on-alert command could not run for {what}: {r.error}")
             return
-        try:
-            _, err = p.communicate(json.dumps(payload).encode() + b"\n", timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(p)
-            self.ran += 1
+        self.ran += 1
+        if r.cancelled:
+            self.failed += 1
+            return  # (said by ``close``)
+        if r.timed_out:
             self.failed += 1
             self._warn(f"--on-alert command timed out after {self.timeout:g}s for {what} (its process group was ended)")
             return
-        self.ran += 1
-        if p.returncode != 0:
+        if r.returncode != 0:
             self.failed += 1
-            tail = clean(err.decode("utf-8", "replace").strip().splitlines()[-1], 200) if err.strip() else ""
-            self._warn(f"--on-alert command failed (exit {p.returncode}) for {what}" + (f": {tail}" if tail else ""))
+            how = f"exit {r.returncode}" if r.returncode > 0 else f"killed by signal {-r.returncode}"
+            tail = clean(r.last_line(), 200)
+            self._warn(f"--on-alert command failed ({how}) for {what}" + (f": {tail}" if tail else ""))
 
     def close(self, wait: float = HOOK_EXIT_WAIT) -> None:
         """At exit: run the pages still queued for up to ``wait`` seconds; any page
@@ -139,7 +142,11 @@ class AlertHook:
             if x is not None:
                 left.append(x)
         if running is not None:
-            self._warn(f"--on-alert: exiting while the page for {_what(running)} is still running")
+            self._cancel.set()
+            self.q.put_nowait(None)  # (drained above): the thread ends after the killed page
+            self._t.join(hookrun.REAP + 1.0)
+            self._warn(f"--on-alert: exiting while the page for {_what(running)} was still running: "
+                       "its process group was ended")
         if left:
             self._warn(f"--on-alert: exiting with {len(left)} page(s) not sent: "
                        + "; ".join(_what(x) for x in left[:10]) + (" ..." if len(left) > 10 else ""))
@@ -150,17 +157,6 @@ def _what(payload: dict) -> str:
     if payload.get("event") not in (None, "alert"):
         what = f"{payload.get('event')} {what}"
     return what
-
-
-def _kill_group(p: subprocess.Popen) -> None:
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except OSError:  # already gone
-        pass
-    try:
-        p.communicate(timeout=2)
-    except (subprocess.TimeoutExpired, OSError, ValueError):
-        pass
 
 
 def alert_event(a: Alert, run: str | None) -> dict:
