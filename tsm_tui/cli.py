@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from tsm_tui import __version__
 from tsm_tui.core.errors import EXIT_CRITICAL, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from tsm_tui.core.options import Options
-from tsm_tui.core.sanitize import terminal_safe
+from tsm_tui.core.sanitize import message, terminal_safe
 from tsm_tui.core.settings import Settings
 
 __all__ = ["main", "build_parser", "options_from", "parse", "FLAGS", "EXIT_OK", "EXIT_CRITICAL", "EXIT_USAGE"]
@@ -344,10 +344,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return dispatch(parse(argv))
     except UsageError as e:
-        print(terminal_safe(f"tsm-watch: {e} (see tsm-watch --help)"), file=sys.stderr)
+        # (every message that names a path, a file or a value we were given goes through
+        # one cleaner: a file name can carry OSC 52 / OSC 0 / CSI sequences)
+        print(message(f"tsm-watch: {e} (see tsm-watch --help)"), file=sys.stderr)
         return EXIT_USAGE
     except InputError as e:
-        print(terminal_safe(f"tsm-watch: {e}"), file=sys.stderr)
+        print(message(f"tsm-watch: {e}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_OK
@@ -360,6 +362,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # never a traceback for users; --debug shows it
         if debug:
             raise
-        print(terminal_safe(f"tsm-watch: internal error: {type(e).__name__}: {e} (rerun with --debug for details)"),
+        print(message(f"tsm-watch: internal error: {type(e).__name__}: {e} (rerun with --debug for details)"),
               file=sys.stderr)
         return EXIT_USAGE

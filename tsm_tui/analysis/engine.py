@@ -21,7 +21,7 @@ from tsm_tui.core.errors import InputError
 from tsm_tui.analysis.ranks import RankSet, summarize
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
-from tsm_tui.core.sanitize import terminal_safe
+from tsm_tui.core.sanitize import message
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import LineReader, channel_file
@@ -80,7 +80,7 @@ def _candidates(path: str) -> list[str]:
         except OSError as e:
             raise InputError(f"cannot read directory {path}: {e.strerror or e}")
         if len(found) >= registry.MAX_FILES:
-            print(f"tsm-watch: {terminal_safe(registry.LIMIT_NOTE.format(n=registry.MAX_FILES, path=path))}",
+            print(message(f"tsm-watch: {registry.LIMIT_NOTE.format(n=registry.MAX_FILES, path=path)}"),
                   file=sys.stderr)
         return found
     return [path]

@@ -63,6 +63,23 @@ def strip_ansi(text: str) -> str:
     return _ESC_SEQ.sub("", text)
 
 
+def message(text: str, max_len: int = MAX_LEN) -> str:
+    """One line for the terminal that names things we do not control (a path, a
+    file name, a config's key): escape sequences (OSC 52 clipboard writes, OSC 0
+    window titles, CSI 2J ...) and control characters removed, line breaks as
+    spaces, C1 / bidi controls gone, undecodable bytes as U+FFFD, bounded. Every
+    error and note the CLI prints goes through it (``cli.main``, the views' own
+    warnings): unlike :func:`clean` it keeps every ``\r`` segment (a path is
+    not a tqdm redraw)."""
+    text = strip_ansi(text)
+    text = _CONTROLS.sub("", text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ").replace("\t", " "))
+    if not text.isascii():
+        text = _UNSAFE.sub(_repl, text)
+    if len(text) > max_len:
+        text = text[: max_len - 1] + "…"
+    return text
+
+
 def clean(text: str, max_len: int = MAX_LEN) -> str:
     """Text safe to print: no escape sequences, no control characters, bounded."""
     if "\r" in text:

@@ -41,7 +41,7 @@ from tsm_tui.core.errors import EXIT_OK, EXIT_USAGE, InputError
 from tsm_tui.core.options import Options
 from tsm_tui.core.record import Alert
 from tsm_tui.core.output import use_colour
-from tsm_tui.core.sanitize import clean, json_safe, terminal_safe
+from tsm_tui.core.sanitize import clean, json_safe, message, terminal_safe
 from tsm_tui.analysis.session import Session
 from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.tail import Tailer
@@ -83,7 +83,7 @@ class AlertHook:
 
     def _warn(self, text: str) -> None:
         try:
-            self.err.write(terminal_safe(f"tsm-watch: {text}\n"))
+            self.err.write(message(f"tsm-watch: {text}") + "\n")
             self.err.flush()
         except (OSError, ValueError):
             pass
@@ -206,13 +206,13 @@ class Printer:
             where = f"{clean(run, 80)}: " if run and self.many else ""
             self._emit(self.err, f"# {where}{check}: {previous} -> {status}: {clean(summary)}")
 
-    def source(self, message: str, run: str | None = None) -> None:
+    def source(self, text: str, run: str | None = None) -> None:
         if self.json:
-            self._emit(self.out, json.dumps({"event": "source", "message": message, "run": run},
+            self._emit(self.out, json.dumps({"event": "source", "message": text, "run": run},
                                             ensure_ascii=False))
         else:
             where = f"{clean(run, 80)}: " if run and self.many else ""
-            self._emit(self.err, f"# {where}{clean(message)}")
+            self._emit(self.err, message(f"# {where}{text}"))  # (notes name files: one cleaner for those)
 
 
 def _loop(opts: Options, tailer: Tailer) -> LiveLoop:
@@ -310,7 +310,7 @@ def main(opts: Options) -> int:
                 printer.status(ch.check, ch.status.value, ch.previous.value, ch.summary, ch.step, ch.run)
             if up.error:
                 printer.source(f"the tailer stopped: {up.error}")
-                print(f"tsm-watch: reading the run stopped: {clean(up.error)}", file=sys.stderr)  # (clean: safe)
+                print(message(f"tsm-watch: reading the run stopped: {up.error}"), file=sys.stderr)
                 rc = EXIT_USAGE
                 break
             loop.wait(TICK)

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from tsm_tui.core.errors import InputError
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
-from tsm_tui.core.sanitize import clean
+from tsm_tui.core.sanitize import clean, message
 
 MIN_WRITE = 1.0  # s between two textfile writes (node_exporter reads it at each scrape, 15-60 s)
 HEARTBEAT = 30.0  # s: the file is rewritten (and the heartbeat moved) at least this often
@@ -422,7 +422,7 @@ class Exporter:
 
     def _warn(self, text: str) -> None:
         try:
-            self.err.write(f"tsm-watch: {text}\n")
+            self.err.write(message(f"tsm-watch: {text}") + "\n")
             self.err.flush()
         except (OSError, ValueError):
             pass
