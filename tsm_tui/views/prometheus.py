@@ -9,8 +9,10 @@ A cluster already runs Prometheus, node_exporter and Alertmanager; a
   the same directory, then ``os.replace``) when something changed, at most
   once a second, and at least every ``HEARTBEAT`` seconds (the heartbeat gauge
   tells a live monitor from a stale file).
-* ``--metrics-port PORT``: ``/metrics`` served by ``prometheus_client`` from its
-  own registry holding one custom collector.
+* ``--metrics-port PORT``: ``/metrics`` served from a registry holding one
+  custom collector, by a bounded server of our own (``metrics_server``: one
+  thread, at most 32 connections, 5 s per request), not ``prometheus_client``'s
+  thread-per-connection one.
 
 The model is a dict ``run name -> RunModel`` (one per run; several runs of a
 directory drop in as more entries). The loop thread feeds each RunModel from
@@ -33,6 +35,7 @@ import os
 import re
 import statistics
 import sys
+import socket
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -386,7 +389,6 @@ class Exporter:
         self._write_failed = False
         self.writes = 0
         self._server = None
-        self._thread = None
         if self.prom_file:
             self._check_dir()
         self.registry.register(_Collector(self))
@@ -407,14 +409,21 @@ class Exporter:
                        "reads *.prom files only")
 
     def _serve(self, host: str, port: int) -> None:
-        from prometheus_client import start_http_server
+        from tsm_tui.views.metrics_server import MetricsServer
 
         try:
-            self._server, self._thread = start_http_server(port, addr=host, registry=self.registry)
+            self._server = MetricsServer(host, port, self._render)
+        except socket.gaierror as e:  # a host that does not resolve
+            raise InputError(f"--metrics-host {host}: {e.strerror or e}")
         except OSError as e:
             raise InputError(f"--metrics-port {port}: cannot listen on {host}:{port}: {e.strerror or e}")
-        except ValueError as e:  # a host that does not resolve
-            raise InputError(f"--metrics-host {host}: {e}")
+
+    def _render(self, accept: str) -> tuple[bytes, str]:
+        """One scrape (the server's thread): the prebuilt families, formatted as asked."""
+        from prometheus_client.exposition import choose_encoder
+
+        encoder, ctype = choose_encoder(accept)
+        return encoder(self.registry), ctype
 
     @property
     def port(self) -> int | None:
