@@ -417,3 +417,104 @@ def test_follow_a_sweep_exports_one_series_set_per_run(tmp_path, follow):  # noq
     if PROMTOOL:
         promtool_metrics(prom.read_text())
     assert f.stop() == 0
+
+
+# ---------------------------------------------------------------------- run labels stay distinct (issue 33)
+def test_run_labels_that_cleaning_would_merge_stay_distinct():
+    long_a, long_b = "x" * 170 + "-a", "x" * 170 + "-b"
+    names = ["lr-1", "lr\u202e-1", "lr-\x1b[31m1", long_a, long_b, "résumé run 7"]
+    labels = [prometheus.unique_label(n) for n in names]
+    assert len(set(labels)) == len(names), labels
+    assert labels[0] == "lr-1" and labels[5] == "résumé run 7"  # a name the cleaner leaves alone is its label
+    for lab in labels[1:5]:
+        assert "~" in lab and len(lab) <= prometheus.LABEL_MAX
+        assert "\u202e" not in lab and "\x1b" not in lab
+    assert prometheus.unique_label("lr\u202e-1") == labels[1]  # stable: a function of the name alone
+    assert labels[1].startswith("lr-1~") and len(labels[1].split("~")[1]) == 8
+
+
+def test_a_healthy_sibling_no_longer_hides_a_fail(tmp_path, follow):  # noqa: F811
+    """Two runs of a sweep whose names differ only in a bidi override, two more only
+    after the 160-character cut: each keeps its own series, and the NaN run reads FAIL
+    while its healthy look-alike reads PASS (they used to be one ``run`` label)."""
+    top = tmp_path / "sweep"
+    names = ["lr-1", "lr\u202e-1", "y" * 170 + "-good", "y" * 170 + "-bad"]
+    for n in names:
+        (top / n).mkdir(parents=True)
+        write_lines(top / n / "trainer_log.jsonl", [record(s) for s in range(1, 81)], "w")
+    prom = tmp_path / "tsm_sweep.prom"
+    f = follow(top, "--prom-file", prom)
+    labels = {n: prometheus.unique_label(n) for n in names}
+    assert len(set(labels.values())) == 4
+    assert f.wait_for(lambda: prom.exists() and all(
+        f'tsm_last_step{{run="{lab}"}} 80.0' in prom.read_text() for lab in labels.values())), (
+        prom.read_text() if prom.exists() else "", f.err)
+    for bad in ("lr\u202e-1", "y" * 170 + "-bad"):
+        write_lines(top / bad / "trainer_log.jsonl", [dict(record(81), loss=float("nan"))])
+    for good in ("lr-1", "y" * 170 + "-good"):
+        write_lines(top / good / "trainer_log.jsonl", [record(81)])
+    assert f.wait_for(lambda: all(f'tsm_check_status{{check="nonfinite",run="{labels[b]}"}} 2.0' in prom.read_text()
+                                  for b in ("lr\u202e-1", "y" * 170 + "-bad")))
+    s = samples(prom.read_text())
+    for good in ("lr-1", "y" * 170 + "-good"):
+        assert s[f'tsm_check_status{{check="nonfinite",run="{labels[good]}"}}'] == 0
+        assert s[f'tsm_last_step{{run="{labels[good]}"}}'] == 81
+    if PROMTOOL:
+        promtool_metrics(prom.read_text())
+    assert f.stop() == 0
+
+
+@pytest.mark.skipif(PROMETHEUS is None or PROMTOOL is None, reason=f"no prometheus binary: {INSTALL}")
+def test_real_prometheus_fires_for_the_run_whose_name_only_a_bidi_character_sets_apart(tmp_path, follow):  # noqa: F811
+    top = tmp_path / "sweep"
+    for n in ("lr-1", "lr\u202e-1"):
+        (top / n).mkdir(parents=True)
+        write_lines(top / n / "trainer_log.jsonl", [record(s) for s in range(1, 101)], "w")
+    port = _free_port()
+    f = follow(top, "--metrics-port", port)
+    (tmp_path / "tsm-rules.yml").write_text(prometheus_rules.text("prometheus-rules"))
+    (tmp_path / "prometheus.yml").write_text(
+        "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+        "rule_files: [tsm-rules.yml]\n"
+        f"scrape_configs: [{{job_name: tsm, static_configs: [{{targets: ['127.0.0.1:{port}']}}]}}]\n")
+    pport = _free_port()
+    api = f"http://127.0.0.1:{pport}/api/v1"
+    prom = subprocess.Popen([PROMETHEUS, f"--config.file={tmp_path / 'prometheus.yml'}",
+                             f"--storage.tsdb.path={tmp_path / 'data'}", f"--web.listen-address=127.0.0.1:{pport}",
+                             "--log.level=warn"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def failed():
+        try:
+            got = json.loads(_get(f"{api}/alerts"))["data"]["alerts"]
+        except OSError:
+            return []
+        return [a for a in got if a["labels"]["alertname"] == "TsmCheckFailed"]
+
+    try:
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            try:
+                t = json.loads(_get(f"{api}/targets"))["data"]["activeTargets"]
+                if t and t[0]["health"] == "up":
+                    break
+            except OSError:
+                pass
+            assert prom.poll() is None, prom.stderr.read()
+            time.sleep(0.3)
+        write_lines(top / "lr\u202e-1" / "trainer_log.jsonl", [dict(record(101), loss=float("nan"))])
+        write_lines(top / "lr-1" / "trainer_log.jsonl", [record(101)])
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not [a for a in failed() if a["labels"]["check"] == "nonfinite"]:
+            time.sleep(0.3)
+        nan = [a for a in failed() if a["labels"]["check"] == "nonfinite"]
+        assert [a["labels"]["run"] for a in nan] == [prometheus.unique_label("lr\u202e-1")], failed()
+        q = json.loads(_get(f"{api}/query?query=tsm_check_status%7Bcheck%3D%22nonfinite%22%7D"))["data"]["result"]
+        assert {r["metric"]["run"]: r["value"][1] for r in q} == {"lr-1": "0", prometheus.unique_label("lr\u202e-1"): "2"}
+    finally:
+        prom.terminate()
+        try:
+            prom.wait(10)
+        except subprocess.TimeoutExpired:
+            prom.kill()
+            prom.wait()
+        f.stop()

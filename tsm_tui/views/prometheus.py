@@ -31,11 +31,12 @@ changes, so a check has at most one series per status it went through.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import socket
 import statistics
 import sys
-import socket
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -66,13 +67,28 @@ def label(text: object, max_len: int = LABEL_MAX) -> str:
     return s if len(s) <= max_len else s[: max_len - 1] + "\u2026"
 
 
+def unique_label(name: object) -> str:
+    """The ``run`` label of a run's name: ``label(name)``, unless cleaning had to
+    change the name (control or bidi characters removed, cut at LABEL_MAX): then
+    ``~`` and 8 hex digits of the name's SHA-256 follow, so that two runs whose
+    names differ only in what was removed keep two label values (merged, a healthy
+    sibling's PASS hid the other's FAIL: issue 33). A function of the name alone:
+    the label never changes while a run is followed, nor with which runs exist."""
+    raw = str(name)
+    s = label(raw)
+    if s == raw:
+        return s
+    tag = "~" + hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return label(raw, LABEL_MAX - len(tag)) + tag
+
+
 def run_name(path: str) -> str:
     """The run label of a watched path: its directory's name (a log file given
     directly is named after the directory it is in, not ``metrics.jsonl``)."""
     p = os.path.abspath(path).rstrip(os.sep) or os.sep
     if not os.path.isdir(p):
         p = os.path.dirname(p) or p
-    return label(os.path.basename(p) or p)
+    return unique_label(os.path.basename(p) or p)
 
 
 def _epoch(t) -> float | None:
@@ -373,7 +389,7 @@ class Exporter:
         #: ``--run-label``: the label of the watched path's run (two jobs whose run
         #: directories share a name on one node would otherwise collide), and the
         #: prefix of each run's label when the path holds several
-        self.run_label = label(run_label) if run_label else None
+        self.run_label = unique_label(run_label) if run_label else None
         #: live modes (the heartbeat moves); ``--report`` exports once (following=False)
         self.following = following
         self.prom_file = os.path.abspath(prom_file) if prom_file else None
@@ -474,7 +490,7 @@ class Exporter:
     def _name(self, name: str) -> str:
         if not name or name == ".":  # "." : the watched path's own files, in a directory of several runs
             return self.default_name
-        return label(f"{self.run_label}/{name}") if self.run_label else label(name)
+        return unique_label(f"{self.run_label}/{name}") if self.run_label else unique_label(name)
 
     def name_for(self, run: str, path: str) -> str:
         """The label of a run named ``run`` ("" for the watched path's own run) under ``path``."""
