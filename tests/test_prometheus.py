@@ -518,3 +518,66 @@ def test_real_prometheus_fires_for_the_run_whose_name_only_a_bidi_character_sets
             prom.kill()
             prom.wait()
         f.stop()
+
+
+# ---------------------------------------------------------------------- --prom-file never follows a link (issue 32)
+def _plant(tmp_path, name: str):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    os.symlink(victim, name)
+    return victim
+
+
+def test_prom_file_replaces_a_link_at_its_name_and_never_writes_through_it(tmp_path):
+    d = tmp_path / "textfile"
+    d.mkdir()
+    target = d / "tsm.prom"
+    victim = _plant(tmp_path, target)
+    err = __import__("io").StringIO()
+    exp = prometheus.Exporter(str(target), err=err, clock=Clock())
+    exp.run("r", str(tmp_path))
+    assert exp.publish(force=True)
+    assert victim.read_text() == "precious\n"
+    assert not os.path.islink(target) and "tsm_following" in target.read_text()
+    assert oct(os.stat(target).st_mode & 0o777) == "0o644"  # node_exporter (another user) reads it
+    assert "was a symbolic link: replaced by the exported file" in err.getvalue()
+    assert sorted(os.listdir(d)) == ["tsm.prom"]
+    exp.publish(force=True)
+    assert err.getvalue().count("symbolic link") == 1
+
+
+def test_prom_file_temp_names_are_unpredictable_and_exclusive(tmp_path, monkeypatch):
+    """A link planted at the old predictable name (<file>.<pid>.tmp) or at the very
+    name mkstemp draws first: the target stays untouched (O_EXCL: mkstemp draws again)."""
+    import tempfile
+
+    d = tmp_path / "textfile"
+    d.mkdir()
+    target = d / "tsm.prom"
+    victims = []
+    for i, name in enumerate([f"{target}.{os.getpid()}.tmp", d / ".tsm.prom.planted1.tmp",
+                              d / ".tsm.prom.planted2.tmp"]):
+        (tmp_path / f"v{i}").mkdir()
+        victims.append(_plant(tmp_path / f"v{i}", name))
+    names = iter(["planted1", "planted2", "fresh123"])
+    monkeypatch.setattr(tempfile, "_get_candidate_names", lambda: names)
+    exp = prometheus.Exporter(str(target), clock=Clock())
+    exp.run("r", str(tmp_path))
+    assert exp.publish(force=True)
+    for v in victims:
+        assert v.read_text() == "precious\n"
+    assert "tsm_following" in target.read_text() and not os.path.islink(target)
+    assert sorted(os.listdir(d)) == sorted([".tsm.prom.planted1.tmp", ".tsm.prom.planted2.tmp",
+                                            f"tsm.prom.{os.getpid()}.tmp", "tsm.prom"])
+
+
+def test_prom_file_through_the_cli_with_a_planted_link(tmp_path):
+    src = os.path.join(ROOT, "sample_runs", "nan_divergence")
+    target = tmp_path / "tsm.prom"
+    victim = _plant(tmp_path, target)
+    p = subprocess.run([sys.executable, "-m", "tsm_tui", src, "--report", "--prom-file", str(target)],
+                       capture_output=True, text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT), timeout=60)
+    assert p.returncode == 1, p.stderr
+    assert victim.read_text() == "precious\n"
+    assert 'tsm_check_status{check="nonfinite",run="nan_divergence"} 2.0' in target.read_text()
+    assert "symbolic link" in p.stderr and p.stderr.count("\n") == 1

@@ -5,8 +5,9 @@ A cluster already runs Prometheus, node_exporter and Alertmanager; a
 
 * ``--prom-file PATH``: the text exposition format, for node_exporter's
   textfile collector (``--collector.textfile.directory``; it reads ``*.prom``
-  and does not accept sample timestamps). Written atomically (a temp file in
-  the same directory, then ``os.replace``) when something changed, at most
+  and does not accept sample timestamps). Written atomically (a ``mkstemp``
+  file in the same directory, mode 0644, then ``os.replace``, which never
+  follows a link at the final name: ``Exporter._write``) when something changed, at most
   once a second, and at least every ``HEARTBEAT`` seconds (the heartbeat gauge
   tells a live monitor from a stale file).
 * ``--metrics-port PORT``: ``/metrics`` served from a registry holding one
@@ -37,6 +38,7 @@ import re
 import socket
 import statistics
 import sys
+import tempfile
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -52,6 +54,7 @@ GAPS = 32  # record-arrival gaps kept for the usual interval (median)
 RATE_SAMPLES = 32  # (time, step) samples kept for steps per second
 SCAN_BACK = 64  # records looked at, from a batch's end, for the last loss / grad norm / LR
 LABEL_MAX = 160  # characters of a label value (summaries, actions, file names)
+PROM_MODE = 0o644  # the textfile: node_exporter runs as another user and must read it
 
 STATUS_VALUE = {Status.PASS: 0, Status.WARN: 1, Status.FAIL: 2, Status.SKIP: -1}
 _BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -403,6 +406,7 @@ class Exporter:
         self._built_at = -1e18
         self._written_at = -1e18
         self._write_failed = False
+        self._link_said = False
         self.writes = 0
         self._server = None
         if self.prom_file:
@@ -413,7 +417,7 @@ class Exporter:
 
     def _check_dir(self) -> None:
         d = os.path.dirname(self.prom_file)
-        if os.path.isdir(self.prom_file):
+        if os.path.isdir(self.prom_file) and not os.path.islink(self.prom_file):
             raise InputError(f"--prom-file: {self.prom_file} is a directory; give a file name such as "
                              f"{os.path.join(self.prom_file, 'tsm.prom')}")
         if not os.path.isdir(d):
@@ -535,16 +539,31 @@ class Exporter:
         return generate_latest(self.registry).decode("utf-8")
 
     def _write(self, now: float) -> bool:
-        tmp = f"{self.prom_file}.{os.getpid()}.tmp"  # same directory (rename is atomic), not *.prom
+        """The textfile, atomically and without following any link (issue 32): the temp
+        file is created by ``mkstemp`` in the same directory (``O_CREAT | O_EXCL |
+        O_NOFOLLOW``, an unpredictable name, not ``*.prom``: the collector skips it),
+        set to ``PROM_MODE``, then renamed over the final name. A rename replaces a
+        symbolic link at the final name, it never writes through it: a link planted
+        there (node_exporter's directory is shared by every job on a node) is
+        replaced by our file and said once; its target is never touched."""
+        d, base = os.path.split(self.prom_file)
+        tmp = None
         try:
-            with open(tmp, "w", encoding="utf-8") as f:
+            fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=d)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                os.fchmod(f.fileno(), PROM_MODE)
                 f.write(self.text())
+            if os.path.islink(self.prom_file) and not self._link_said:
+                self._link_said = True
+                self._warn(f"--prom-file: {self.prom_file} was a symbolic link: replaced by the exported file "
+                           "(a link there is never written through)")
             os.replace(tmp, self.prom_file)
         except OSError as e:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
             if not self._write_failed:
                 self._write_failed = True
                 self._warn(f"--prom-file: cannot write {self.prom_file}: {e.strerror or e} (will retry)")
