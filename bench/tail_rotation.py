@@ -31,6 +31,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+from tui_cost import exec_of  # noqa: E402  (CPU from the scheduler's own count)
 
 
 def loss(a) -> None:
@@ -71,17 +74,6 @@ print(json.dumps(r))
                     nan = f"{r['nonfinite']} ({n // 10})" if "nonfinite" in r else ""
                     print(f"| {rate:g}/s | {mode} | {how} | {n:,} | {r['lost']:,} | {r['duplicated']:,} | {nan} |",
                           flush=True)
-
-
-def exec_of(pid: int) -> float:
-    total = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                total += int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass
-    return total / 1e9
 
 
 WRITER = r'''

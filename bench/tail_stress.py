@@ -19,6 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from tsm_tui.core.frame import Frame  # noqa: E402
 from tsm_tui.sources.tail import Tailer  # noqa: E402
 
 # the same writer protocol as tests/test_tail.py (kept in sync by hand)
@@ -145,7 +146,7 @@ def backlog_rate(n: int, poll: float | None) -> float:
     got = 0
     while got < n and time.monotonic() - t0 < 300:
         for b in t.drain():
-            got += len(b.records)
+            got += sum(r.n if type(r) is Frame else 1 for r in b.records)  # (a Frame is many rows)
         time.sleep(0.005)
     el = time.monotonic() - t0
     t.stop()

@@ -303,6 +303,30 @@ def test_on_alert_gets_one_firing_page(tmp_path, follow):  # noqa: F811
 
 
 # ---------------------------------------------------------------------- a real Prometheus
+def _start_prometheus(tmp_path, ports) -> tuple[subprocess.Popen, str]:
+    """A Prometheus scraping ``ports`` every second with tsm's rules; (process, API URL)."""
+    (tmp_path / "tsm-rules.yml").write_text(prometheus_rules.text("prometheus-rules"))
+    targets = ", ".join(f"'127.0.0.1:{p}'" for p in ports)
+    (tmp_path / "prometheus.yml").write_text(
+        "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+        "rule_files: [tsm-rules.yml]\n"
+        f"scrape_configs: [{{job_name: tsm, static_configs: [{{targets: [{targets}]}}]}}]\n")
+    pport = _free_port()
+    prom = subprocess.Popen([PROMETHEUS, f"--config.file={tmp_path / 'prometheus.yml'}",
+                             f"--storage.tsdb.path={tmp_path / 'data'}", f"--web.listen-address=127.0.0.1:{pport}",
+                             "--log.level=warn"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return prom, f"http://127.0.0.1:{pport}/api/v1"
+
+
+def _stop_prometheus(prom: subprocess.Popen) -> None:
+    prom.terminate()
+    try:
+        prom.wait(10)
+    except subprocess.TimeoutExpired:
+        prom.kill()
+        prom.wait()
+
+
 @pytest.mark.skipif(PROMETHEUS is None or PROMTOOL is None, reason=f"no prometheus binary: {INSTALL}")
 def test_real_prometheus_fires_tsm_check_failed_for_a_nan_only(tmp_path, follow):  # noqa: F811
     runs = {}
@@ -312,17 +336,7 @@ def test_real_prometheus_fires_tsm_check_failed_for_a_nan_only(tmp_path, follow)
         write_lines(d / "trainer_log.jsonl", [record(s) for s in range(1, 101)], "w")
         runs[name] = (d, _free_port())
     procs = {n: follow(d, "--metrics-port", p) for n, (d, p) in runs.items()}
-    (tmp_path / "tsm-rules.yml").write_text(prometheus_rules.text("prometheus-rules"))
-    targets = ", ".join(f"'127.0.0.1:{p}'" for _, p in runs.values())
-    (tmp_path / "prometheus.yml").write_text(
-        "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-        "rule_files: [tsm-rules.yml]\n"
-        f"scrape_configs: [{{job_name: tsm, static_configs: [{{targets: [{targets}]}}]}}]\n")
-    pport = _free_port()
-    api = f"http://127.0.0.1:{pport}/api/v1"
-    prom = subprocess.Popen([PROMETHEUS, f"--config.file={tmp_path / 'prometheus.yml'}",
-                             f"--storage.tsdb.path={tmp_path / 'data'}", f"--web.listen-address=127.0.0.1:{pport}",
-                             "--log.level=warn"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    prom, api = _start_prometheus(tmp_path, [p for _, p in runs.values()])
     try:
         def alerts():
             try:
@@ -367,12 +381,7 @@ def test_real_prometheus_fires_tsm_check_failed_for_a_nan_only(tmp_path, follow)
         time.sleep(2)  # the healthy run stays quiet
         assert {a["labels"]["run"] for a in failed()} == {"bad"}
     finally:
-        prom.terminate()
-        try:
-            prom.wait(10)
-        except subprocess.TimeoutExpired:
-            prom.kill()
-            prom.wait()
+        _stop_prometheus(prom)
         for p in procs.values():
             p.stop()
 
@@ -472,16 +481,7 @@ def test_real_prometheus_fires_for_the_run_whose_name_only_a_bidi_character_sets
         write_lines(top / n / "trainer_log.jsonl", [record(s) for s in range(1, 101)], "w")
     port = _free_port()
     f = follow(top, "--metrics-port", port)
-    (tmp_path / "tsm-rules.yml").write_text(prometheus_rules.text("prometheus-rules"))
-    (tmp_path / "prometheus.yml").write_text(
-        "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-        "rule_files: [tsm-rules.yml]\n"
-        f"scrape_configs: [{{job_name: tsm, static_configs: [{{targets: ['127.0.0.1:{port}']}}]}}]\n")
-    pport = _free_port()
-    api = f"http://127.0.0.1:{pport}/api/v1"
-    prom = subprocess.Popen([PROMETHEUS, f"--config.file={tmp_path / 'prometheus.yml'}",
-                             f"--storage.tsdb.path={tmp_path / 'data'}", f"--web.listen-address=127.0.0.1:{pport}",
-                             "--log.level=warn"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    prom, api = _start_prometheus(tmp_path, [port])
 
     def failed():
         try:
@@ -511,12 +511,7 @@ def test_real_prometheus_fires_for_the_run_whose_name_only_a_bidi_character_sets
         q = json.loads(_get(f"{api}/query?query=tsm_check_status%7Bcheck%3D%22nonfinite%22%7D"))["data"]["result"]
         assert {r["metric"]["run"]: r["value"][1] for r in q} == {"lr-1": "0", prometheus.unique_label("lr\u202e-1"): "2"}
     finally:
-        prom.terminate()
-        try:
-            prom.wait(10)
-        except subprocess.TimeoutExpired:
-            prom.kill()
-            prom.wait()
+        _stop_prometheus(prom)
         f.stop()
 
 

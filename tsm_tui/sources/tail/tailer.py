@@ -760,7 +760,7 @@ class Tailer(Feed):
         if not f.offset and f.rotations and f.reader.kind == "lines":
             self._copied_unseen(f)
         for _ in range(rotation.LIST_TRIES):
-            if size < f.offset or (f.offset and not self._same_content(f)) or self._weakly_truncated(f, size):
+            if size < f.offset or (f.offset and not self._same_content(f)) or self._weakly_truncated(f):
                 note = self._copied(f)
                 if note is None:
                     pass  # copytruncate: the copies were read and the file's first chunk taken
@@ -966,20 +966,12 @@ class Tailer(Feed):
         a note for the restart's message ("" or why the rest cannot be read)."""
         if f.reader.kind != "lines" or not f.offset:
             return ""
-        # (the file itself may have been renamed since: only what is older than it counts)
-        sibs = self._unread(rotation.between(rotation.rotated_since(f.path, f.mtime_ns), None, f.dev_ino))
+        sibs = self._copies(f)
         for i, s in enumerate(sibs):
-            if s.compressed or s.st.st_size < f.offset:
-                continue
-            try:
-                fd = rotation.open_id(s)
-            except OSError:
-                continue
+            fd = self._holder(f, s)
             if fd is None:
                 continue
             try:
-                if not rotation.continues(fd, os.fstat(fd).st_size, f.head, f.tail, f.offset):
-                    continue
                 self._read_fd(f, fd, f.offset)
                 self._retired_ids.add(s.id, os.pread(fd, rotation.HEAD, 0))
             finally:
@@ -1003,7 +995,32 @@ class Tailer(Feed):
                     "read and the rotation are not read)")
         return ""
 
-    def _weakly_truncated(self, f: _File, size: int) -> bool:
+    def _copies(self, f: _File, after=None) -> list[rotation.Sibling]:
+        """The unread rotated siblings of ``f`` written since our last look, after the
+        file ``after`` (when given) and before ``f``'s own file (which may have been
+        renamed since: only what is older than it counts), oldest first."""
+        return self._unread(rotation.between(rotation.rotated_since(f.path, f.mtime_ns), after, f.dev_ino))
+
+    def _holder(self, f: _File, s: rotation.Sibling) -> int | None:
+        """An open descriptor of ``s`` when it holds what we read of ``f`` (the same first
+        bytes, the same bytes before our offset); the caller closes it."""
+        if s.compressed or s.st.st_size < f.offset:
+            return None
+        try:
+            fd = rotation.open_id(s)
+        except OSError:
+            return None
+        if fd is None:
+            return None
+        try:
+            if rotation.continues(fd, os.fstat(fd).st_size, f.head, f.tail, f.offset):
+                return fd
+        except OSError:
+            pass
+        _close_fd(fd)
+        return None
+
+    def _weakly_truncated(self, f: _File) -> bool:
         """What we read of a copytruncated file is too short to tell it apart (``{"s``
         begins every JSON line): a copy of it made since that holds what we read,
         while the file holds other bytes after our offset, says it was truncated and
@@ -1011,19 +1028,12 @@ class Tailer(Feed):
         truncation comes between two copies). (Only then: a listing per pass.)"""
         if not (f.offset and len(f.head) < FINGERPRINT and f.rotations and f.reader.kind == "lines"):
             return False
-        sibs = self._unread(rotation.between(rotation.rotated_since(f.path, f.mtime_ns), None, f.dev_ino))
+        sibs = self._copies(f)
         for i, s in enumerate(sibs):
-            if s.compressed or s.st.st_size < f.offset:
-                continue
-            try:
-                fd = rotation.open_id(s)
-            except OSError:
-                continue
+            fd = self._holder(f, s)
             if fd is None:
                 continue
             try:
-                if not rotation.continues(fd, os.fstat(fd).st_size, f.head, f.tail, f.offset):
-                    continue
                 ours = os.pread(f.fd, FINGERPRINT, f.offset)
                 theirs = os.pread(fd, FINGERPRINT, f.offset)
             except OSError:
@@ -1062,7 +1072,7 @@ class Tailer(Feed):
                 first = os.pread(f.fd, CHUNK, 0) if f.fd is not None else b""
             except OSError:
                 first = b""
-            later = self._unread(rotation.between(rotation.rotated_since(f.path, f.mtime_ns), after, f.dev_ino))
+            later = self._copies(f, after)
             older = later if f.fd is None else rotation.before_copies_of(later, f.fd)
             if not older:
                 break
