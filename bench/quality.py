@@ -14,6 +14,8 @@ jumps, slow divergence, NaN, plateaus) and healthy runs that are hard on purpose
 
 ``--sweeps``: the plateau sweep (false plateaus on healthy runs that still improve,
 plateaus caught, by noise) and the spike-rule sweep on healthy runs without spikes.
+``--grad``: the grad-norm spike sweep (``grad_sweep``: false alarms on healthy grad
+norms that fall, rise or sit still, and injected spikes found, early and late).
 
 Scoring: an alert matches a label of a compatible class when its step is in the
 label's window (spike [-5, +50] steps, divergence [-10, +600], plateau
@@ -469,6 +471,59 @@ def spike_noise_sweep(seeds: int = 8, say=print) -> dict:
     return res
 
 
+def grad_sweep(seeds: int = 4, say=print) -> dict:
+    """Grad-norm spike alerts (issue 26): healthy grad norms of 4 shapes (flat; falling by
+    4 orders of magnitude in the first records, fast and slow, as Megatron from scratch;
+    the fast early fall of an HF fine-tune during warm-up; rising with a 200-step
+    warm-up) x noise 0.1 / 0.3 / 0.5 (sd of log grad norm), Gaussian and heavy-tailed,
+    1000 records: runs with a spike alert (false alarms); and the same runs with one
+    spike of 10x / 30x / 100x / 900x the level injected at record 15 / 30 / 60 / 100 /
+    500: spikes found (an alert at that record)."""
+    from tsm_tui.analysis.detectors.grad_norm import GradNormDetector
+    from tsm_tui.analysis.monitor import Monitor
+    from tsm_tui.core.record import StepRecord
+    from tsm_tui.core.settings import RunInfo, Settings
+
+    def level(shape, s):
+        return {"flat": 0.5, "fall_fast": 0.011 + 112.6 * math.exp(-(s - 1) / 4),
+                "fall_slow": 0.011 + 112.6 * math.exp(-(s - 1) / 20), "hf": 0.5 + 10 * math.exp(-s / 20),
+                "rise": 0.1 + 0.9 * min(1.0, s / 200)}[shape]
+
+    def alerts(shape, noise, heavy, sd, at=None, mag=1.0):
+        rng = random.Random(f"g{shape}{noise}{heavy}{sd}")
+        mon = Monitor(Settings(), RunInfo(), detectors=[GradNormDetector])
+        out = []
+        for s in range(1, 1001):
+            eps = rng.gauss(0, noise)
+            if heavy:
+                eps /= math.sqrt(max(0.2, rng.gammavariate(2.5, 1 / 2.5)))
+            g = level(shape, s) * math.exp(eps) * (mag if s == at else 1.0)
+            out += [a.step for a in mon.feed(StepRecord(s, loss=2.0, grad_norm=g)) if a.key == "grad_spike"]
+        return out
+
+    shapes = ("flat", "fall_fast", "fall_slow", "hf", "rise")
+    res = {"false": {}, "found": {}}
+    for shape in shapes:
+        fa = runs = 0
+        found = {}
+        for noise in (0.1, 0.3, 0.5):
+            for heavy in (False, True):
+                for sd in range(seeds):
+                    fa += bool(alerts(shape, noise, heavy, sd))
+                    runs += 1
+                    for at in (15, 30, 60, 100, 500):
+                        for mag in (10, 30, 100, 900):
+                            hit = at in alerts(shape, noise, heavy, sd, at, mag)
+                            f = found.setdefault(mag, [0, 0])
+                            f[0] += hit
+                            f[1] += 1
+        res["false"][shape] = (fa, runs)
+        res["found"][shape] = found
+        say(f"grad norm {shape}: healthy runs with a spike alert {fa}/{runs}; injected spikes found "
+            + ", ".join(f"{m}x {f[0]}/{f[1]}" for m, f in found.items()))
+    return res
+
+
 if __name__ == "__main__":
     def _table(head, rows):
         print("| " + " | ".join(head) + " |")
@@ -476,7 +531,9 @@ if __name__ == "__main__":
         for r in rows:
             print("| " + " | ".join(str(x) for x in r) + " |")
         print()
-    if "--sweeps" in sys.argv:
+    if "--grad" in sys.argv:
+        grad_sweep()
+    elif "--sweeps" in sys.argv:
         plateau_sweep()
         spike_noise_sweep()
     else:

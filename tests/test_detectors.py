@@ -95,6 +95,62 @@ def test_grad_norm_frequently_above_5_says_lower_lr():
     assert high and any("Lower the peak LR from 3e-4 to 1.5e-4" in x for x in high[0].actions)
 
 
+def _falling_grad(n=400, start=112.6, floor=0.011, tau=4.0, noise=0.2, bursts=None, seed=0):
+    """A grad norm that falls by orders of magnitude in the first records (a Megatron run
+    from scratch), times ``bursts[step]`` at those steps (issue 26)."""
+    rng = random.Random(seed)
+    recs = []
+    for s in range(1, n + 1):
+        g = (floor + start * math.exp(-(s - 1) / tau)) * math.exp(rng.gauss(0, noise)) * (bursts or {}).get(s, 1)
+        recs.append(StepRecord(s, loss=3.0 + 8 * math.exp(-s / 30), grad_norm=g, lr=1e-4))
+    return recs
+
+
+def test_grad_norm_spikes_while_the_level_falls_are_found():
+    # issue 26: a 30x burst at iteration 58 of a grad norm that fell from 112.6 to 0.011
+    # was judged PASS ("median 0.011, max 112.6"): the 128-value sigma is the fall's
+    mon, alerts = run(_falling_grad(bursts={58: 30, 59: 30, 60: 30}))
+    g = [a for a in alerts if a.key == "grad_spike"]
+    assert [a.step for a in g] == [58]
+    assert "vs median 0.01" in g[0].message and "of the last 9 values" in g[0].message
+    assert 25 < g[0].value / g[0].baseline < 40
+    assert status(mon, "grad_norm") == "WARN"
+    # without the burst: PASS, and the start-up max is said with its step
+    mon, alerts = run(_falling_grad())
+    assert [a for a in alerts if a.check == "grad_norm"] == []
+    c = next(c for c in mon.checks() if c.id == "grad_norm")
+    assert c.status.value == "PASS" and "max 135.9 at step 1 (" in c.summary and "in the first 10 values" in c.summary
+
+
+def test_grad_norm_spikes_early_in_a_warm_up_are_found_at_their_size():
+    # issue 26: HF runs logged every step, grad norm falling 10 -> 0.5 over the first 100
+    # steps: 30x-900x spikes at records 50-110 were missed or called 3.7x
+    rng = random.Random(1)
+    recs = []
+    for s in range(1, 400):
+        lev = 0.5 + 10 * math.exp(-s / 20)
+        g = lev * {55: 30, 80: 100, 105: 900}.get(s, math.exp(rng.gauss(0, 0.25)))
+        recs.append(StepRecord(s, loss=2.0 + math.exp(-s / 50), grad_norm=g, lr=2e-5 * min(1, s / 40)))
+    mon, alerts = run(recs)
+    g = [a for a in alerts if a.key == "grad_spike"]
+    assert [a.step for a in g] == [55, 80, 105]
+    assert [round(a.value / a.baseline, -1) for a in g][:2] == [30, 90]  # not 3.7x
+    assert g[2].value / g[2].baseline > 500
+
+
+def test_a_grad_norm_max_in_the_hundreds_is_never_a_bare_pass():
+    # a slow climb to a level 300x the run's median and back: no one record is a spike,
+    # but the check says where the max was and WARNs
+    recs = curve()
+    for r in recs:
+        if 1000 <= r.step < 1100:
+            r.grad_norm *= 1.12 ** (r.step - 1000) if r.step < 1050 else 1.12 ** (1100 - r.step)
+    mon, alerts = run(recs)
+    assert [a for a in alerts if a.key == "grad_spike"] == []
+    c = next(c for c in mon.checks() if c.id == "grad_norm")
+    assert c.status.value == "WARN" and "no spike rule took it" in c.summary and "at step 1050" in c.summary
+
+
 def test_nan_hidden_by_hf_filter_is_fail():
     recs = curve(n=600)
     recs[400].grad_norm = math.nan  # finite loss, NaN grad norm (HF logging_nan_inf_filter)

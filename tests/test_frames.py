@@ -170,8 +170,25 @@ def curve(n, seed=1, spikes=(), noise=0.015, gn_spikes=(), nan_at=(), lr_zero_fr
     return out
 
 
+def grad_fall(n, seed=1, start=112.6, floor=0.011, tau=4.0, bursts=(), zeros=()):
+    """A grad norm that falls by orders of magnitude in the first records (Megatron from
+    scratch, issue 26), x30 in the ``bursts`` records, 0.0 in the ``zeros`` ones."""
+    rng = random.Random(seed)
+    out = []
+    for r in curve(n, seed=seed):
+        lev = floor + start * math.exp(-(r.step - 1) / tau)
+        r.grad_norm = 0.0 if r.step in zeros else lev * math.exp(rng.gauss(0.0, 0.25)) * (30 if r.step in bursts else 1)
+        out.append(r)
+    return out
+
+
 CASES = {
     "smooth": lambda: curve(3000),
+    # the robust grad-norm rule: bursts in the first records of a falling grad norm, and
+    # zeros (skipped fp16 steps) that keep the local median's window apart from the rolling one
+    "grad_fall": lambda: grad_fall(1500, bursts=(12, 13, 58, 59, 60, 300, 301, 900)),
+    "grad_fall_zeros": lambda: grad_fall(1500, tau=30.0, bursts=(40, 140, 700),
+                                         zeros=set(range(100, 240)) | {20, 21, 22, 500}),
     "spikes_recover": lambda: curve(4000, spikes=(1500, 2500), gn_spikes=(1200,)),
     "noisy": lambda: curve(3000, noise=0.3, seed=3),
     "nan": lambda: curve(2000, nan_at=(700, 701, 1500)),

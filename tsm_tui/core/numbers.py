@@ -30,6 +30,11 @@ MAX_INT = (1 << 63) - 1
 _FMAX = float(1 << 63)
 
 
+def times(r: float) -> str:
+    """A ratio for "N x": one decimal, or ``fmt``'s 4 significant digits when it is huge."""
+    return f"{r:.1f}" if r < 1000 else fmt(r)
+
+
 def int64(v) -> int | None:
     """``v`` (int, float or a decimal digit string) as an int that fits int64, or
     None (non-finite, out of range, not a number). Never raises: a 5,000-digit

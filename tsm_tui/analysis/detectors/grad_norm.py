@@ -6,14 +6,15 @@ not logged at all ("flying blind").
 from __future__ import annotations
 
 import math
+from itertools import islice
 
 import numpy as np
 
 from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import ROWS, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
-from tsm_tui.core.numbers import fmt
-from tsm_tui.analysis.detectors.stats import RollingMedian, RollingMoments, RollingRate
+from tsm_tui.core.numbers import fmt, times
+from tsm_tui.analysis.detectors.stats import RollingMedian, RollingMoments, RollingRate, diff_sd, median
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
 RATE_WINDOW = 1000  # OLMo-core / detection-anchors 2.3: rates over ~1000 steps
@@ -31,6 +32,15 @@ PEAK_REALERT = 2.0
 #: a log too short for the rolling rates (fewer than ``window`` post-warm-up values, e.g.
 #: excerpts in short blocks) is judged on all its values at the end, from this many (ours)
 ABS_MIN_VALUES = 10
+#: the robust spike rule (settings.py grad_robust_*): the level is the median of the last
+#: ROBUST_LEVEL accepted values (ours: a short window follows a falling level within a few
+#: records and is not moved by 4 outliers), the noise comes from the last ROBUST_NOISE
+#: (ours: 31 differences, enough for a MAD; the loss spike check's EARLY_K is 30)
+ROBUST_LEVEL = 9
+ROBUST_NOISE = 32
+#: a spike the OLMo-core rule finds is said against the local median when the rolling
+#: median lags this far above it (a falling level; ours)
+LOCAL_LAG = 2.0
 
 
 class GradNormDetector(Detector):
@@ -59,6 +69,8 @@ class GradNormDetector(Detector):
         self._vanish_run = 0
         self.vanished_at: int | None = None
         self.max_gn = 0.0
+        self.max_step: int | None = None  # the step of the largest value, and its ordinal
+        self.max_n = 0
         self._tick = 0
 
     def _post_warmup(self, rec: StepRecord) -> bool:
@@ -75,28 +87,26 @@ class GradNormDetector(Detector):
             return []
         self.n += 1
         self._sched.update(rec.lr)
-        self.max_gn = max(self.max_gn, g)
+        if g > self.max_gn:
+            self.max_gn, self.max_step, self.max_n = g, rec.step, self.n
         out: list[Alert] = []
         med = self._med.get()
-        spike = False
-        if med is not None and g >= self.s.grad_spike_ratio * med and len(self._logm) >= self.s.min_baseline \
-                and g > 0 and med > 0:
-            mean, std = self._logm.moments()
-            z = (math.log(g) - mean) / std if std > 1e-12 else math.inf
-            if z >= self.s.sigma and g >= self.s.grad_spike_ratio * med:
-                spike = True
-                last = self._last_spike_n
-                self._last_spike_n = self.n
-                if last is not None and self.n - last <= SPIKE_GAP:
-                    inc = self.spikes[-1]  # the same incident: a new alert only for a much larger peak
-                    inc[4] = rec.step
-                    if g > inc[1]:
-                        inc[1], inc[2] = g, rec.step
-                    if g >= PEAK_REALERT * inc[5]:
-                        inc[5] = g
-                        out.append(self._peak(rec, g, med, z, inc))
-                else:
-                    out.append(self._spike(rec, g, med, z))
+        hit = self._test(g, med) if med is not None and med > 0 and g > 0 else None
+        spike = hit is not None
+        if hit is not None:
+            base, z, local = hit
+            last = self._last_spike_n
+            self._last_spike_n = self.n
+            if last is not None and self.n - last <= SPIKE_GAP:
+                inc = self.spikes[-1]  # the same incident: a new alert only for a much larger peak
+                inc[4] = rec.step
+                if g > inc[1]:
+                    inc[1], inc[2] = g, rec.step
+                if g >= PEAK_REALERT * inc[5]:
+                    inc[5] = g
+                    out.append(self._peak(rec, g, base, z, inc))
+            else:
+                out.append(self._spike(rec, g, base, z, local))
         if not spike:
             self._med.update(g)
             if g > 0:
@@ -115,6 +125,49 @@ class GradNormDetector(Detector):
                 out += self._rates(rec)
             out += self._vanishing(rec, g, med)
         return out
+
+    def _test(self, g: float, med: float) -> tuple[float, float, bool] | None:
+        """(baseline, z, local) when ``g`` (> 0; the window's median ``med`` > 0) is a
+        spike, else None. The OLMo-core rule: >= grad_spike_ratio x the rolling median
+        and >= sigma standard deviations of the last sigma_window log values above their
+        mean. The robust rule (``_robust``), from grad_robust_min values on: what the
+        first catches late or not at all while the level moves (the initial fall), and
+        its baseline when the level has fallen LOCAL_LAG x below the rolling median."""
+        s = self.s
+        robust_ok = len(self._logm) >= s.grad_robust_min
+        if g >= s.grad_spike_ratio * med and len(self._logm) >= s.min_baseline:
+            mean, std = self._logm.moments()
+            z = (math.log(g) - mean) / std if std > 1e-12 else math.inf
+            if z >= s.sigma:
+                r = self._robust(g) if robust_ok else None
+                if r is not None and r[0] * LOCAL_LAG < med:  # said against the level it left
+                    return r[0], r[1], True
+                return med, z, False
+        # (the window's minimum bounds the local median from below: most records stop here)
+        if robust_ok and g >= s.grad_robust_ratio * self._med.sorted_values()[0]:
+            r = self._robust(g)
+            if r is not None:
+                return r[0], r[1], True
+        return None
+
+    def _robust(self, g: float) -> tuple[float, float] | None:
+        """(local median, z) when ``g`` is a spike by the robust rule: >= grad_robust_ratio
+        x the median of the last ROBUST_LEVEL values, and its log >= sigma noise units
+        above that median's log (noise: ``diff_sd`` of the last ROBUST_NOISE log values)
+        or >= grad_huge_ratio x the median (settings.py)."""
+        s = self.s
+        logs = self._logm.values()
+        n = len(logs)
+        tail = list(islice(logs, max(0, n - ROBUST_NOISE), n))
+        level = median(tail[-ROBUST_LEVEL:])
+        base = math.exp(level)
+        if g < s.grad_robust_ratio * base:
+            return None
+        sd = diff_sd(tail)
+        z = (math.log(g) - level) / sd if sd > 1e-12 else math.inf
+        if z >= s.sigma or g >= s.grad_huge_ratio * base:
+            return base, z
+        return None
 
     # ------------------------------------------------------------------ frames
     # Columnar hooks (the driver is Detector.update_frame). No screen: ``_bulk``
@@ -231,6 +284,9 @@ class GradNormDetector(Detector):
             if cand.any():  # ... and the moments window must hold min_baseline logs
                 npos = np.concatenate(([0], np.cumsum(x > 0)))[flag]
                 cand &= np.minimum(len(self._logm) + npos, self._logm.size) >= s.min_baseline
+            rob = (xf > 0) & (mv > 0) & ~cand
+            if rob.any():  # the robust rule's candidates (see _test)
+                cand[rob] = self._robust_rows(x, flag[rob])
             if vanish:
                 is_post = (flag >= k0) if pmask is None else pmask[flag]
                 cand |= is_post & (mv > 0) & (xf < s.grad_vanish_ratio * mv)
@@ -267,9 +323,10 @@ class GradNormDetector(Detector):
         self.n_post += xq.size
         self.n_post_over += int(np.count_nonzero(xq > s.grad_threshold))
         self.n_post_high += int(np.count_nonzero(xq > s.grad_high))
-        top = float(x[:q].max())
+        i = int(x[:q].argmax())  # (the first of equal maxima, as update keeps it)
+        top = float(x[i])
         if top > self.max_gn:
-            self.max_gn = top
+            self.max_gn, self.max_step, self.max_n = top, int(st[i]), self.n - q + i + 1
         med.extend(x[:q])
         pos = x[max(0, q - self._logm.size): q]
         if not pos.min() > 0:
@@ -291,6 +348,25 @@ class GradNormDetector(Detector):
                     self._vanish_run = 0
         return q
 
+    def _robust_rows(self, x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """For rows (ascending indices into the grad norms ``x`` of a bulk, none of the
+        rows before them a spike): whether ``_robust`` could call it a spike after the rows
+        before it, by its ratio test (the log values are ``update``'s, math.log)."""
+        s = self.s
+        old = list(self._logm.values())
+        have0 = len(old)
+        old = old[-ROBUST_LEVEL:]
+        pos = np.flatnonzero(x > 0)
+        npos = np.searchsorted(pos, rows)  # positive values before each row (they feed the logs)
+        out = np.zeros(rows.size, dtype=bool)
+        for i, (k, p) in enumerate(zip(rows.tolist(), npos.tolist())):
+            if min(have0 + p, self._logm.size) < s.grad_robust_min:
+                continue
+            new = [math.log(v) for v in x[pos[max(0, p - ROBUST_LEVEL):p]].tolist()]
+            level = median((old + new)[-ROBUST_LEVEL:])
+            out[i] = x[k] >= s.grad_robust_ratio * math.exp(level) * (1 - 1e-9)  # (a margin: only slower)
+        return out
+
     def _peak(self, rec, g, med, z, inc) -> Alert:
         return Alert(
             self.id,
@@ -304,13 +380,14 @@ class GradNormDetector(Detector):
             key="grad_spike",
         )
 
-    def _spike(self, rec, g, med, z) -> Alert:
+    def _spike(self, rec, g, med, z, local=False) -> Alert:
         self.spikes.append([rec.step, g, rec.step, med, rec.step, g])
+        of = f" of the last {ROBUST_LEVEL} values" if local else ""
         return Alert(
             self.id,
             Severity.WARNING,
             rec.step,
-            f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)} ({g / med:.1f}x, "
+            f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)}{of} ({g / med:.1f}x, "
             f"{z:.0f} sigma). The grad norm usually leads the loss: watch the next steps.",
             value=g,
             baseline=med,
@@ -434,9 +511,21 @@ class GradNormDetector(Detector):
             problems.append(f"{n} spike(s), the largest at step {st}" if n > 3 else f"{n} spike(s) at step {st}")
         if self.vanished_at is not None:
             problems.append(f"vanishing at step {self.vanished_at}")
+        med = self._med.get()
+        top = f"max {fmt(self.max_gn)}"
+        if med and med > 0 and self.max_gn >= self.s.grad_huge_ratio * med \
+                and not any(i[2] == self.max_step for i in self.spikes):
+            # never a bare PASS for a max in the hundreds of the median: where it was, and
+            # why no spike rule took it (issue 26)
+            top += f" at step {self.max_step} ({times(self.max_gn / med)}x the median)"
+            if self.max_n > self.s.grad_robust_min:
+                problems.append(f"median {fmt(med)}, {top}: no spike rule took it (the values before it were "
+                                "high too): look at that stretch")
+            else:
+                top += f", in the first {self.s.grad_robust_min} values (start-up, before any spike rule judges)"
         if problems:
             return self._result(Status.WARN, "; ".join(problems))
-        return self._result(Status.PASS, f"{self.n} values, median {fmt(self._med.get())}, max {fmt(self.max_gn)}")
+        return self._result(Status.PASS, f"{self.n} values, median {fmt(med)}, {top}")
 
 
 
@@ -450,4 +539,3 @@ def _rows(blocks: np.ndarray, L0: int, m: int, sel: np.ndarray, thr: np.ndarray,
     bi, col = np.nonzero(hit)
     r = sel[bi] * blocks.shape[1] + col - L0
     return r[(r >= 0) & (r < m)]
-

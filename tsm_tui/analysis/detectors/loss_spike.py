@@ -25,7 +25,9 @@ from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
-from tsm_tui.analysis.detectors.stats import Delay, RollingMedian, RollingMoments
+from tsm_tui.core.numbers import times as _times
+from tsm_tui.analysis.detectors.stats import Delay, RollingMedian, RollingMoments, diff_sd
+from tsm_tui.analysis.detectors.stats import median as _median
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
 SIGMA_MIN_RATIO = 1.3
@@ -795,15 +797,9 @@ def _local_base(med: float, loc, early: bool = True) -> float:
     LOCAL values when that is LOCAL_LAG times lower (see LOCAL)."""
     if not early or len(loc) < LOCAL:
         return med
-    srt = sorted(loc)
-    k = len(srt)
-    lm = srt[k // 2] if k % 2 else 0.5 * (srt[k // 2 - 1] + srt[k // 2])
+    lm = _median(loc)
     return lm if lm * LOCAL_LAG < med else med
 
-
-def _times(r: float) -> str:
-    """A ratio for "N x": one decimal, or 3 significant digits when it is huge."""
-    return f"{r:.1f}" if r < 1000 else fmt(r)
 
 
 def _detrended_sd(values) -> float | None:
@@ -815,9 +811,7 @@ def _detrended_sd(values) -> float | None:
     n = len(v)
     if n < EARLY_MIN:
         return None
-    d = sorted(b - a for a, b in zip(v, v[1:]))
-    m = _median(d)
-    mad = 1.4826 * _median([abs(e - m) for e in d]) / math.sqrt(2.0)
+    mad = diff_sd(v)
     tb, vb = (n - 1) / 2, math.fsum(v) / n
     stt = math.fsum((i - tb) ** 2 for i in range(n))
     slope = math.fsum((i - tb) * (x - vb) for i, x in enumerate(v)) / stt
@@ -825,7 +819,3 @@ def _detrended_sd(values) -> float | None:
     return max(mad, math.sqrt(ssr / (n - 2)))
 
 
-def _median(xs) -> float:
-    srt = sorted(xs)
-    k = len(srt)
-    return srt[k // 2] if k % 2 else 0.5 * (srt[k // 2 - 1] + srt[k // 2])

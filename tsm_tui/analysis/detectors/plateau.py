@@ -40,6 +40,7 @@ from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.analysis.detectors.lr_schedule import JUMP_FACTOR
 from tsm_tui.core.numbers import fmt
+from tsm_tui.core.numbers import times as _times
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
 MAX_BLOCKS = 32
@@ -90,10 +91,6 @@ CONST_FRAC = 0.1
 #: than the columnar ``_add`` for a few rows)
 SMALL_BLOCK = 12
 
-
-def _times(r: float) -> str:
-    """A ratio for "N x": one decimal, or 3 significant digits when it is huge."""
-    return f"{r:.1f}" if r < 1000 else fmt(r)
 
 
 def _seq_sum(s: float, x: np.ndarray) -> float:

@@ -114,6 +114,23 @@ class RollingMedian:
         self._sorted.clear()
 
 
+def median(xs) -> float:
+    """The median of a non-empty sequence (the mean of the middle two for an even count)."""
+    srt = sorted(xs)
+    k = len(srt)
+    return srt[k // 2] if k % 2 else 0.5 * (srt[k // 2 - 1] + srt[k // 2])
+
+
+def diff_sd(v) -> float:
+    """The noise of a series free of its trend and of its outliers: 1.4826 x the MAD of
+    its first differences / sqrt 2 (the sd of i.i.d. noise; a slow trend moves the
+    differences' median, not their spread, and a spike is one or two outlying
+    differences the MAD ignores). ``v`` needs at least 2 values."""
+    d = sorted(b - a for a, b in zip(v, v[1:]))
+    m = median(d)
+    return 1.4826 * median([abs(e - m) for e in d]) / math.sqrt(2.0)
+
+
 def mean_std(xs) -> tuple[float, float]:
     """Mean and population std of ``xs``, exactly rounded (math.fsum, two passes):
     the same numbers whatever order or path (per record or columnar) fed them."""
