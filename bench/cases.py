@@ -1,4 +1,4 @@
-"""Seeded synthetic runs for the verdict classes of issue 17 (tests and bench/quality.py).
+"""Seeded synthetic runs for the verdict classes of issues 17 and 26 (tests and bench/quality.py).
 
 Each case returns ``(records, labels, info)``: records as dicts
 (``step, loss, grad_norm, lr`` and optionally ``loss_scale``), labels as
@@ -277,6 +277,55 @@ def two_plateaus(seed: int = 12, n: int = 3000):
     return out, {"plateau": [400, 1500]}, {"total_steps": n, "warmup_steps": 30}
 
 
+# -- issue 26 §2: slow progress, the end of a schedule, runs that never learn, a collapsed LR --
+def cpt_slow(seed: int = 19, n: int = 5000, every: int = 10, noise: float = 0.02):
+    """Continued pre-training: the loss falls slowly all the way, ~4% over the run, the
+    LR still decaying on a cosine (the shape of the real NSLLM run in
+    bench/corpus/trackers/llamafactory_cpt_slow_cosine): slow steady progress, not a plateau."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(every, n + 1, every):
+        lvl = 2.0 * (1 - 0.04 * (s / n) ** 0.8)
+        out.append({"step": s, "loss": lvl * math.exp(rng.gauss(0, noise)),
+                    "grad_norm": 0.3 * math.exp(rng.gauss(0, 0.1)), "lr": _lr(s, n, 100, 5e-5)})
+    return out, {}, {"total_steps": n, "warmup_steps": 100}
+
+
+def resumed_tail(seed: int = 20, n: int = 10000, start: int = 9000):
+    """A resumed run whose log starts at 90% of its plan: the converged tail, the LR on
+    the end of its cosine (first logged LR 8% of the schedule's peak): convergence."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(start + 1, n + 1):
+        out.append({"step": s, "loss": 2.31 * math.exp(rng.gauss(0, 0.01)),
+                    "grad_norm": 0.25 * math.exp(rng.gauss(0, 0.1)), "lr": _lr(s, n, 100)})
+    return out, {}, {"total_steps": n, "warmup_steps": 100}
+
+
+def never_learns(seed: int = 22, n: int = 1000, every: int = 10):
+    """A LoRA fine-tune whose loss never improves (5% noise around 2.12, the LR decaying
+    linearly from its peak to 0; the shape of real_logs2 hf_flat_loss_plateau)."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(every, n + 1, every):
+        out.append({"step": s, "loss": 2.12 * math.exp(rng.gauss(0, 0.05)),
+                    "grad_norm": 0.9 * math.exp(rng.gauss(0, 0.2)), "lr": 2e-4 * (1 - s / n)})
+    return out, {"plateau": [every]}, {"total_steps": n}
+
+
+def lr_collapsed(seed: int = 23, n: int = 3000):
+    """The LR schedule ends at 70% of the run (a cosine that reaches 0 at step 2100, then
+    0 while training goes on; no plan in the log): the loss stops moving with it, a
+    collapsed LR, not convergence."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        lr = _lr(s, 2100, 30) * (1 - s / 2100) if s < 2100 else 0.0
+        out.append({"step": s, "loss": _base(min(s, 2100), tau=300, n=2100) * math.exp(rng.gauss(0, 0.01)),
+                    "grad_norm": 0.4 * math.exp(rng.gauss(0, 0.1)), "lr": lr})
+    return out, {"plateau": [2100]}, {}
+
+
 CASES = {
     "case_optimizer_spike": optimizer_spike,
     "case_fp16_spike": fp16_spike,
@@ -295,6 +344,10 @@ CASES = {
     "case_damage_noisy": damage_noisy,
     "case_damage_no_lr": damage_no_lr,
     "case_blowup": blowup,
+    "case_cpt_slow": cpt_slow,
+    "case_resumed_tail": resumed_tail,
+    "case_never_learns": never_learns,
+    "case_lr_collapsed": lr_collapsed,
     **{name: (lambda shape=shape, noise=noise, every=every, n=n, seed=21 + i:
               healthy_noisy(seed, n, every, noise, shape))
        for i, (name, (shape, noise, every, n)) in enumerate(HEALTHY_NOISY.items())},

@@ -93,6 +93,15 @@ class Settings:
     #: LR at or below this share of its peak means "decayed": flat loss there
     #: is convergence, not a plateau (GPT-3 / LLaMA / OLMo 2 decay to 10%).
     decayed_lr_frac: float = 0.2
+    #: the end of a planned schedule is convergence: flat loss from this share of the plan
+    #: on is "converged" whatever the LR (issue 26: the converged tail of a resumed run at
+    #: >= 90% of its plan was a plateau FAIL; the LR Schedule check's "no decay by 90%")
+    end_progress: float = 0.9
+    #: a run that never learns: the median of its last never_records losses less than
+    #: never_gain below the median of its first never_records (trainproof's dead-run
+    #: rule, issue 26), and a line through the whole run not measurably falling
+    never_records: int = 5
+    never_gain: float = 0.05
 
     # --- fp16 loss scale -----------------------------------------------------
     #: halvings during the first steps are normal (the scaler searches down

@@ -25,6 +25,7 @@ RESUME_NEAR = 20
 NO_WARMUP_RECORDS = 20  # records at the first LR before we call it "no warm-up"
 ZERO_RECORDS = 20  # (ours) LR == 0 for this many records ...
 ZERO_FRAC = 0.05  # ... and for 5% of the steps so far
+ZERO_END = 0.98  # ... unless at 98% of the plan or later: a schedule that ends at 0 (ours)
 
 
 class LRScheduleDetector(Detector):
@@ -212,7 +213,7 @@ class LRScheduleDetector(Detector):
             alert = zero & (run >= ZERO_RECORDS) & ~(steps - zero_from < ZERO_FRAC * span)
             total = self.state.info.total_steps
             if total:
-                alert &= ~(steps >= 0.98 * total)
+                alert &= ~(steps >= ZERO_END * total)
             flag |= alert
         return flag
 
@@ -361,7 +362,7 @@ class LRScheduleDetector(Detector):
         # LR must sit at 0 for 20+ records and 5% of the run (ours)
         if self.zero_at is not None or self._zero_run < ZERO_RECORDS or zero_steps < ZERO_FRAC * span:
             return []
-        if total and rec.step >= 0.98 * total:
+        if total and rec.step >= ZERO_END * total:
             return []
         self.zero_at = self._zero_from
         return [
@@ -490,7 +491,7 @@ class LRScheduleDetector(Detector):
         if self.jump_at is not None:
             status = max(status, Status.WARN, key=lambda s: s.rank)
             parts.append(f"LR jumped {self.max_lr / self.ramp_peak:.0f}x to {fmt(self.max_lr)} at step {self.jump_at}")
-        if self.zero_at is not None and not (total and self.zero_at >= 0.98 * total):
+        if self.zero_at is not None and not (total and self.zero_at >= ZERO_END * total):
             status = max(status, Status.WARN, key=lambda s: s.rank)
             parts.append(f"LR 0 from step {self.zero_at}")
         prog = self.state.progress()

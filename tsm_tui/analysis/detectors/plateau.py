@@ -1,7 +1,10 @@
 """Loss plateau: the loss stops improving for a long stretch while the LR is
-still high. Told apart from convergence (LR decayed to <= 20% of its peak, or
-the run >= 90% done). A grad norm that collapses with it hints at dead units or
-a dead optimizer state.
+still high. Told apart from convergence (LR decayed to <= 20% of its peak, or the
+end of a planned, decaying schedule), and from an LR that collapsed to 0 before the
+end (not convergence). A grad norm that collapses with it hints at dead units or a
+dead optimizer state. A run that never learns at all (trainproof's dead-run rule,
+judged on the whole run: ``_never_learned``) is said too, and a run that has never
+gained 10% but still measurably improves is "improving slowly", never a FAIL.
 
 How much the loss still moves is measured, not guessed from one noisy window:
 a weighted least-squares line through the block means of a stretch gives its
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from collections import deque
 from itertools import repeat
 
 import numpy as np
@@ -38,7 +42,8 @@ import numpy as np
 from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
-from tsm_tui.analysis.detectors.lr_schedule import JUMP_FACTOR
+from tsm_tui.analysis.detectors.lr_schedule import JUMP_FACTOR, PEAK_TOL, ZERO_END, ZERO_FRAC
+from tsm_tui.analysis.detectors.stats import median
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.numbers import times as _times
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -82,6 +87,11 @@ CONVERGE_PROGRESS = 0.6
 #: is not a QLoRA run that goes 1.42 -> 1.36 in 68k steps) (ours)
 RUN_MIN_GAIN = 0.10
 FIRST_RECORDS = 20  # records whose mean is the run's first level (ours: one MIN_RECORDS window)
+#: a run that never learns (settings.never_*) is critical when a line through it proves
+#: its gain below this share of never_gain (ours: with the line not proving a gain
+#: above plateau_rel, only a true gain under ~1.75% passes both, and a continued
+#: pre-training that gains 4% over its run has 2.8% at 70% of it); else a warning
+NEVER_PROVEN = 0.5
 #: the very same loss value this many records in a row and over >= CONST_FRAC of the
 #: run is not a plateau but a loss that is not computed (exactly 0: masked or leaked
 #: labels; any constant: frozen weights or a logging bug) (ours)
@@ -161,6 +171,10 @@ class PlateauDetector(Detector):
         self._spike_at: int | None = None  # step of the newest one
         self._proven_since: int | None = None  # first evaluation of the current run of flat proofs
         self._proven = False  # the last evaluation proved the open span flat
+        #: ... and (for a run that has not materially improved since its start) proved it
+        #: flat within FLOOR of the bar, or (``_slow``) found it still measurably improving
+        self._strict = True
+        self._slow: float | None = None  # the improvement per window of a slow span
         self._first_n = 0  # the run's first level: mean of its first FIRST_RECORDS losses
         self._first_s = 0.0
         self._same_val: float | None = None  # the current run of identical loss values
@@ -169,6 +183,15 @@ class PlateauDetector(Detector):
         self.const: tuple[float, int] | None = None  # (value, first step) of a constant loss
         self.rising: tuple[float, float] | None = None  # the last window climbed: (from, to) levels
         self.lr_early: float | None = None  # progress at which a decayed LR was seen too early
+        self._lr_zero_from: int | None = None  # the first step of the current stretch of LR 0
+        #: never learned (settings.never_*): the first and the last never_records losses, the
+        #: run has materially improved at some block (a latch: then it learned), and what
+        #: was said: (median first, median last, step, critical)
+        self._head: list[float] = []
+        self._tail: deque = deque(maxlen=settings.never_records)
+        self._learned = False
+        self.never: tuple[float, float, int, bool] | None = None
+        self.converged_how = ""  # "with the LR decayed" / "at N% of the planned run"
         self.best: tuple[float, int] | None = None  # the lowest completed block mean and its last step
         self._pace: float | None = None  # improvement rate over the window before the open plateau
         self._sched = SchedulePeak()  # the LR schedule's peak (an LR jump is not it)
@@ -182,7 +205,7 @@ class PlateauDetector(Detector):
         if not full:
             return out
         self._complete()
-        return out + self._evaluate(rec.step)
+        return out + self._never_learned(rec.step) + self._evaluate(rec.step)
 
     def _row(self, x: float, step: int, g, lr) -> bool:
         """Add one finite loss (and its grad norm and LR) to the open block; True when
@@ -191,6 +214,11 @@ class PlateauDetector(Detector):
         if self._t0 is None:
             self._t0 = step
         self._sched.update(lr)
+        if lr is not None and math.isfinite(lr):
+            if lr != 0:
+                self._lr_zero_from = None
+            elif self._lr_zero_from is None:
+                self._lr_zero_from = step
         b = self._cur
         if b is None:
             b = self._cur = _Block(step)
@@ -200,6 +228,9 @@ class PlateauDetector(Detector):
         if self._first_n < FIRST_RECORDS:
             self._first_n += 1
             self._first_s += x
+        if len(self._head) < self.s.never_records:
+            self._head.append(x)
+        self._tail.append(x)
         if x == self._same_val:
             self._same_n += 1
         else:
@@ -237,6 +268,9 @@ class PlateauDetector(Detector):
             self._lasts.append(b.last)
             self._P.append(self._prefix(self._P[-1], b))
         self._cap = self._level_cap()
+        if not self._learned and self._first_n >= FIRST_RECORDS:
+            lvl = self._recent_level()
+            self._learned = lvl is not None and self._gained(lvl)
 
     def _prefix(self, p: tuple, b: _Block) -> tuple:
         if b.spk:
@@ -293,6 +327,18 @@ class PlateauDetector(Detector):
         if total and now is not None and total > now:
             rel = min(rel, RUN_MIN_GAIN * self.window_steps() / (total - now))
         return rel, rel
+
+    def _strictly_flat(self, f: _Fit) -> tuple[bool, float | None]:
+        """(the span may FAIL, its improvement per window when it is slow): a run that has
+        not materially improved since its start is proven flat below its bar, which a
+        steady slow descent can be (continued pre-training: 4% over the run); it FAILs only
+        when proven flat within FLOOR x the bar, and a span still measurably improving is
+        said to be improving slowly, not flat (issue 26: "slow steady progress is not a
+        plateau"). A run that has improved: its bars already are FLOOR / PACE (``_bar``)."""
+        if self._learned or self._gained(f.level):  # (improved materially at some block: it learned)
+            return True, None
+        strict = abs(f.r) + Z * f.se < FLOOR * self._bar(f.level)[1]
+        return strict, (f.r if f.r - Z * f.se > 0 else None)
 
     def _moving(self, f: _Fit) -> bool:
         """Measurably improving (beyond the bar for this run's progress), or climbing
@@ -365,8 +411,9 @@ class PlateauDetector(Detector):
         if k >= e:
             return NONE
         flag = e
-        if self.start is not None or not self._bulk_evaluates():
-            # a candidate is open: the evaluation at the block's end can raise the alert
+        if self.start is not None or not self._bulk_evaluates() or self._never_watch():
+            # a candidate is open (or the run may be found never to learn): the evaluation
+            # at the block's end can raise the alert
             flag = k + self.block_size - (self._cur.n if self._cur is not None else 0) - 1
         if self.const is None and flag > k:
             x = fr.cols["loss"][k:min(flag, e)] if rows is None else fr.cols["loss"][rows[k:min(flag, e)]]
@@ -408,7 +455,7 @@ class PlateauDetector(Detector):
                 if pos < m:
                     self._add(x[pos:], steps[pos:], None if gn is None else gn[pos:], None if lr is None else lr[pos:])
                 return None
-            if self.start is not None or not self._bulk_evaluates():
+            if self.start is not None or not self._bulk_evaluates() or self._never_watch():
                 if c > pos:
                     self._add(x[pos:c], steps[pos:c], None if gn is None else gn[pos:c],
                               None if lr is None else lr[pos:c])
@@ -475,6 +522,7 @@ class PlateauDetector(Detector):
             self._t0 = int(steps[0])
         if lr is not None:
             self._sched.update_many(lr)
+            self._lr_zeros(lr, steps)
         b = self._cur
         if b is None:
             b = self._cur = _Block(int(steps[0]))
@@ -483,6 +531,7 @@ class PlateauDetector(Detector):
             k = min(x.size, FIRST_RECORDS - self._first_n)
             self._first_s = _seq_sum(self._first_s, x[:k])
             self._first_n += k
+        self._ends(x)
         self._same_run(x, steps)
         if self._cap is not None:
             hit = np.flatnonzero(x > self._cap)
@@ -498,6 +547,28 @@ class PlateauDetector(Detector):
             if gn.size:
                 b.gs = _seq_sum(b.gs, gn)
                 b.gn += gn.size
+
+    def _ends(self, x: np.ndarray) -> None:
+        """The first and the last never_records losses after rows ``x``."""
+        k = self.s.never_records - len(self._head)
+        if k > 0:
+            self._head += x[:k].tolist()
+        self._tail.extend(x[-self.s.never_records:].tolist())
+
+    def _lr_zeros(self, lr: np.ndarray, steps: np.ndarray) -> None:
+        """The stretch of LR 0 after rows ``lr`` (steps ``steps``; NaN / Inf LRs are not
+        LRs), as ``_row`` follows it."""
+        ok = np.flatnonzero(np.isfinite(lr))
+        if not ok.size:
+            return
+        nz = ok[lr[ok] != 0]
+        if nz.size and nz[-1] == ok[-1]:  # (the usual case: the last LR is not 0)
+            self._lr_zero_from = None
+            return
+        if nz.size:  # the stretch begins at the first LR after the last one that is not 0
+            self._lr_zero_from = int(steps[ok[np.searchsorted(ok, nz[-1], side="right")]])
+        elif self._lr_zero_from is None:
+            self._lr_zero_from = int(steps[ok[0]])
 
     def _same_run(self, x, steps) -> None:
         """The run of identical losses after rows ``x`` (steps ``steps``)."""
@@ -550,8 +621,10 @@ class PlateauDetector(Detector):
                 b.spk = int(hit.size)
                 self._spike_at = int(steps[i * bs + int(hit[-1])])
             self.n += bs
-            if not fixed:
-                sched.update_many(lr[i * bs:(i + 1) * bs])
+            if lr is not None:
+                if not fixed:
+                    sched.update_many(lr[i * bs:(i + 1) * bs])
+                self._lr_zeros(lr[i * bs:(i + 1) * bs], steps[i * bs:(i + 1) * bs])
             self._cur = b
             self._complete()
             now = last[i]
@@ -565,17 +638,105 @@ class PlateauDetector(Detector):
         if fixed and lr is not None:
             sched.update_many(lr[:m])
         self._same_run(x[:m], steps[:m])
+        self._ends(x[:m])
         return m
+
+    def _from_start(self) -> bool:
+        """The log starts at the beginning of the run (its first step within 1% of the
+        plan, or 100 steps)."""
+        st = self.state
+        total = st.info.total_steps
+        return (st.first_step or 0) <= (max(100, 0.01 * total) if total else 100)
+
+    def _peak(self) -> float | None:
+        """The LR schedule's peak: the log's; the configured one when the log starts
+        after the beginning (a resume: its first LR is already on the decay)."""
+        p = self._sched.peak
+        cfg = self.state.info.peak_lr
+        if cfg and not self._from_start() and (p is None or cfg > p):
+            return cfg
+        return p
 
     def _gained(self, level: float) -> bool:
         """The run has materially improved since its first level (see RUN_MIN_GAIN); a
         log that does not start at the beginning of the run cannot tell."""
-        st = self.state
-        total = st.info.total_steps
-        if (st.first_step or 0) > (max(100, 0.01 * total) if total else 100) or not self._first_n:
+        if not self._from_start() or not self._first_n:
             return True
         first = self._first_s / self._first_n
         return first == 0 or (first - level) / abs(first) >= RUN_MIN_GAIN
+
+    def _never_fit(self, now: int, said: bool = False) -> tuple[_Fit, int] | None:
+        """(the line through the whole run, its span) when the run may be one that never
+        learns at step ``now``: the line (``_fit``) not measurably falling by more than
+        plateau_rel over the whole run (a run flat within 1% is flat), nor able to
+        have gained RUN_MIN_GAIN (unless ``said``: a verdict given is withdrawn only on
+        evidence of learning), nor proven to climb that much (divergence: the Loss Spike
+        check); MIN_RECORDS x 2 losses in a log that starts at the run's beginning and
+        has not improved materially at any block. (Judged on the run as a whole only, see
+        ``_never_learned``: a run that ends inside its warm-up never learned either.)"""
+        if self._learned or self._first_n < FIRST_RECORDS or self.n < 2 * MIN_RECORDS:
+            return None
+        span = now - (self._t0 if self._t0 is not None else now)
+        f = self._fit(0, span) if span > 0 else None
+        if f is None or f.r - Z * f.se > self.s.plateau_rel or (f.r + Z * f.se >= RUN_MIN_GAIN and not said) \
+                or -f.r - Z * f.se > RUN_MIN_GAIN:
+            return None
+        return f, span
+
+    def _never_state(self, now: int) -> tuple[bool, float, float, _Fit, int] | None:
+        """A run that never learns (issue 26; trainproof's dead-run rule), judged at step
+        ``now``: the median of its last never_records losses less than never_gain below
+        the median of its first, and ``_never_fit``. (proven: the line keeps the gain below
+        NEVER_PROVEN x never_gain, first median, last median, line, span)."""
+        if len(self._tail) < self.s.never_records or not self._head:
+            return None
+        a, b = median(self._head), median(self._tail)
+        if not a > 0 or (a - b) / a >= self.s.never_gain:
+            return None
+        v = self._never_fit(now)
+        if v is None:
+            return None
+        f, span = v
+        return f.r + Z * f.se < NEVER_PROVEN * self.s.never_gain, a, b, f, span
+
+    def _never_watch(self) -> bool:
+        """The never-learned rule may still speak at a block's end: not said critical, the
+        run has not improved materially at any block, FIRST_RECORDS losses in. Never turns
+        on again once off (the frames path completes blocks in bulk only while it is off)."""
+        return (self.never is None or not self.never[3]) and not self._learned and self._first_n >= FIRST_RECORDS
+
+    def _never_learned(self, now: int, end: bool = False) -> list[Alert]:
+        """The never-learned alert, on the run as a whole: past end_progress of its plan, or
+        at the end of a log without a plan (``end``); a warning, critical when the line
+        proves the gain below NEVER_PROVEN x never_gain. Earlier a slow run cannot be told
+        from a dead one: a continued pre-training that gains 4% over its run, a linear
+        15% descent, have not gained 5% measurably in their first fifth."""
+        prog = self.state.progress()
+        if not (prog is not None and prog >= self.s.end_progress or end and prog is None) or not self._never_watch():
+            return []
+        v = self._never_state(now)
+        if v is None:
+            return []
+        crit, a, b, f, span = v
+        if self.never is not None and not crit:
+            return []  # (said as a warning)
+        self.never = (a, b, now, crit)
+        d = (a - b) / a
+        moved = f"{d:.1%} lower" if d >= 0 else f"{-d:.1%} higher"
+        st = self.state
+        lr_txt = (f", the LR still rising in its warm-up ({fmt(st.last_lr)})" if st.last_lr is not None
+                  and self._sched.rose and not self._sched.done else self._lr_text())
+        return [Alert(
+            self.id, Severity.CRITICAL if crit else Severity.WARNING, now,
+            f"Loss never improved in {span} steps since step {self._t0}: median {fmt(b)} of the last "
+            f"{self.s.never_records} losses, {moved} than the first {self.s.never_records} ({fmt(a)}); a line "
+            f"through the run: {f.r:+.1%} +- {Z * f.se:.1%}{lr_txt}. The model is not learning.",
+            value=b, baseline=a,
+            actions=["Check that the optimizer updates the weights: the LR (too low, or a scheduler at 0), the "
+                     "trainable parameters (LoRA targets, frozen layers) and the grad norm.",
+                     "Check the data and the labels on one batch by hand (masked or shifted labels, the chat "
+                     "template)."],
+            key="plateau_never")]
 
     def window_steps(self) -> int:
         span = (self.state.last_step or 0) - (self.state.first_step or 0)
@@ -642,6 +803,7 @@ class PlateauDetector(Detector):
             return []  # not yet proven flat: nothing to say
         self.level = f.level
         self._proven = True
+        self._strict, self._slow = self._strictly_flat(f)
         if self._proven_since is None:
             self._proven_since = now
         gn_now = [b.gs / b.gn for b in blocks[j:] if b.gn]
@@ -651,6 +813,9 @@ class PlateauDetector(Detector):
             # (a plateau reported while the LR was high stays one when the LR decays later)
             if self.converged_at is None:
                 self.converged_at = self.start
+                prog = st.progress()
+                self.converged_how = (f"at {prog:.0%} of the planned run" if prog is not None
+                                      and prog >= self.s.end_progress else "with the LR decayed")
             return []
         dur = now - self.start
         if now - self._proven_since < CONFIRM * L:  # one flat evaluation is not yet a plateau
@@ -658,7 +823,7 @@ class PlateauDetector(Detector):
         lr_txt = self._lr_text()
         hint = (" The grad norm collapsed with it: dead units or a dead optimizer state."
                 if self.dead_hint else "")
-        if dur >= 2 * L and not self.failed:  # (a first report that is already critical is one alert)
+        if dur >= 2 * L and not self.failed and self._strict:  # (a first report that is already critical is one alert)
             self.warned = self.failed = True
             return [self._alert(Severity.CRITICAL, now, dur, lr_txt, hint)]
         if dur >= L and not self.warned:
@@ -668,14 +833,19 @@ class PlateauDetector(Detector):
 
     def finalize(self) -> list[Alert]:
         """The log ended with a plateau proven but not yet said (its proof came within
-        CONFIRM of the end): the report's verdict gets its alert and actions."""
+        CONFIRM of the end), or a run that never learned: the report's verdict gets its
+        alert and actions."""
+        out = self._never_learned(self.state.last_step or 0, end=True)
+        return out + self._plateau_at_end()
+
+    def _plateau_at_end(self) -> list[Alert]:
         if self.start is None or self.warned or self.failed or not self._proven or self._converged():
             return []
         now = self.state.last_step or 0
         dur, L = now - self.start, self.window_steps()
         if dur < L:
             return []
-        sev = Severity.CRITICAL if dur >= 2 * L else Severity.WARNING
+        sev = Severity.CRITICAL if dur >= 2 * L and self._strict else Severity.WARNING
         self.warned, self.failed = True, sev == Severity.CRITICAL
         hint = " The grad norm collapsed with it: dead units or a dead optimizer state." if self.dead_hint else ""
         return [self._alert(sev, now, dur, self._lr_text(), hint)]
@@ -688,35 +858,63 @@ class PlateauDetector(Detector):
         else:
             actions.append("Check the data pipeline (repeated or shuffled-label batches) and the LR: too low "
                            "stalls, too high bounces.")
+        if self._slow is not None and sev != Severity.CRITICAL:
+            what = (f"Loss improving only slowly for {dur} steps since step {self.start}: {self._slow:.2%} per "
+                    f"{self.window_steps()}-step window at ~{fmt(self.level)} (not {RUN_MIN_GAIN:.0%} better than "
+                    "at its start yet)")
+        else:
+            what = f"Loss flat for {dur} steps since step {self.start} at ~{fmt(self.level)}"
         return Alert(
             self.id, sev, step,
-            f"Loss flat for {dur} steps since step {self.start} at ~{fmt(self.level)}{lr_txt}.{hint}",
+            f"{what}{lr_txt}.{hint}",
             value=self.level, baseline=None, actions=actions,
             key="plateau_fail" if sev == Severity.CRITICAL else "plateau",
         )
 
     def _lr_text(self) -> str:
         st = self.state
-        peak = self._sched.peak  # the schedule's, not a jump's (audit B5)
+        peak = self._peak()  # the schedule's, not a jump's (audit B5)
+        if st.last_lr is not None and peak and st.last_lr <= self.s.decayed_lr_frac * peak and self.lr_early is not None:
+            return (f", LR {fmt(st.last_lr)} ({st.last_lr / peak:.0%} of peak) since {self.lr_early:.0%} "
+                    "of the planned run: a frozen LR / dead optimizer state, not a finished schedule")
+        if self._collapsed():
+            z, total, first = self._lr_zero_from, st.info.total_steps, st.first_step or 0
+            where = (f"{z / total:.0%} of the planned run" if total else
+                     f"at {(z - first) / max(1, (st.last_step or 0) - first):.0%} of the steps logged")
+            return f", LR 0 since step {z} ({where}): a collapsed LR schedule (it ended before the run), not a finished one"
         if st.last_lr is not None and peak:
-            if st.last_lr <= self.s.decayed_lr_frac * peak and self.lr_early is not None:
-                return (f", LR {fmt(st.last_lr)} ({st.last_lr / peak:.0%} of peak) since {self.lr_early:.0%} "
-                        "of the planned run: a frozen LR / dead optimizer state, not a finished schedule")
             if st.last_lr > JUMP_FACTOR * peak:
                 return f", LR {fmt(st.last_lr)}, {st.last_lr / peak:.0f}x the schedule's peak {fmt(peak)}"
             return f", LR still {fmt(st.last_lr)} ({st.last_lr / peak:.0%} of peak)"
         return ""
 
     def _converged(self) -> bool:
-        """Flat loss is convergence when the LR has decayed (and, with a plan, the run is
-        past CONVERGE_PROGRESS: an LR at 0 at 47% of a cosine is frozen, not done); only
-        when the LR is not logged does "the run is >= 90% done" stand in for it."""
+        """Flat loss is convergence at the end of a planned, decaying schedule (end_progress) or when
+        the LR has decayed; never when the LR fell there long before the plan's end
+        (CONVERGE_PROGRESS: an LR at 0 at 47% of a cosine is frozen, not done) or has been
+        0 for ZERO_FRAC of the run (``_collapsed``)."""
         st = self.state
+        if self.lr_early is not None or self._collapsed():
+            return False
         prog = st.progress()
-        peak = self._sched.peak
-        if st.last_lr is not None and peak:
-            return st.last_lr <= self.s.decayed_lr_frac * peak and self.lr_early is None
-        return prog is not None and prog >= 0.9
+        peak = self._peak()
+        if prog is not None and prog >= self.s.end_progress:
+            # the end of a decaying schedule: the LR, when logged, off its peak (a constant
+            # LR, or one that jumped above its schedule, is no schedule's end)
+            return st.last_lr is None or not peak or st.last_lr < PEAK_TOL * peak
+        return st.last_lr is not None and bool(peak) and st.last_lr <= self.s.decayed_lr_frac * peak
+
+    def _collapsed(self) -> bool:
+        """The LR has been 0 for ZERO_FRAC of the run so far, since a step before ZERO_END of
+        the plan (the LR Schedule check's "LR 0 from" rule): the schedule ended before the
+        run, or a scheduler froze; flat loss there is not convergence (issue 26: an LR at 0
+        from 70% of the run read "converged")."""
+        z = self._lr_zero_from
+        if z is None:
+            return False
+        st = self.state
+        total, first, now = st.info.total_steps, st.first_step or 0, st.last_step or 0
+        return now - z >= ZERO_FRAC * (now - first) and not (total and z >= ZERO_END * total)
 
     def _recent_level(self) -> float | None:
         n, sm = 0, 0.0
@@ -736,6 +934,7 @@ class PlateauDetector(Detector):
         self.warned = self.failed = False
         self.dead_hint = False
         self._proven = False
+        self._strict, self._slow = True, None
         self._proven_since = None
 
     def on_resume(self, step: int) -> None:
@@ -745,6 +944,8 @@ class PlateauDetector(Detector):
         self._cap = self._level_cap()
         if self._spike_at is not None and self._spike_at > step:
             self._spike_at = None
+        if self._lr_zero_from is not None and self._lr_zero_from > step:
+            self._lr_zero_from = None
         if self.start is not None and self.start > step:  # in the superseded part: gone
             self.warned = self.failed = False
             self._close(step)
@@ -758,16 +959,43 @@ class PlateauDetector(Detector):
         if self.const is not None and self._same_val == self.const[0] and self._same_from == self.const[1]:
             return self._result(Status.FAIL, f"loss exactly {fmt(self.const[0])} since step {self.const[1]}: "
                                              "not learning")
+        span = self._span_result(L, now, dead)
+        # a run said never to learn stays so until it improves materially or its line falls
+        hold = self._never_fit(now, said=True) if self.never is not None else None
+        if hold is not None and (self.never[3] or span is None or span.status != Status.FAIL):
+            f = hold[0]
+            a, b = median(self._head), median(self._tail)
+            d = (a - b) / a
+            return self._result(Status.FAIL if self.never[3] else Status.WARN,
+                                f"loss never measurably improved since step {self._t0}: a line through the run "
+                                f"{f.r:+.1%} +- {Z * f.se:.1%}; median of the last {self.s.never_records} {fmt(b)}, "
+                                f"{f'{d:.1%} lower' if d >= 0 else f'{-d:.1%} higher'} than the first "
+                                f"{self.s.never_records}: not learning")
+        if span is not None:
+            return span
+        return self._rest(L)
+
+    def _span_result(self, L: int, now: int, dead: str) -> CheckResult | None:
+        """The verdict of the open plateau, when it has one."""
         reported = self.warned or self.failed
         if self.start is not None and (reported or (self._proven and not self._converged())):
             dur = now - self.start
             if self.longest is not None:  # an earlier stall of the same run: it never really moved on
                 a, b = self.longest
                 dead += f"; flat for {b - a} steps from step {a} before"
-            if self.failed or (self._proven and dur >= 2 * L):
+            if self._collapsed():
+                dead += f"; LR 0 since step {self._lr_zero_from}: the schedule ended before the run"
+            if self.failed or (self._proven and dur >= 2 * L and self._strict):
                 return self._result(Status.FAIL, f"flat for {dur} steps since step {self.start} at ~{fmt(self.level)}{dead}")
             if self.warned or (self._proven and dur >= L):
+                if self._slow is not None and not self.failed:
+                    return self._result(Status.WARN, f"improving only {self._slow:.2%} per {L}-step window for {dur} "
+                                                     f"steps since step {self.start}{dead}")
                 return self._result(Status.WARN, f"flat for {dur} steps since step {self.start}{dead}")
+        return None
+
+    def _rest(self, L: int) -> CheckResult:
+        """The verdict without an open plateau."""
         cur = self._recent_level()
         if cur is not None and self.best is not None and self.best[0] > 0 \
                 and cur >= self.s.divergence_factor * self.best[0]:
@@ -781,5 +1009,5 @@ class PlateauDetector(Detector):
             return self._result(Status.SKIP, f"loss climbing ({fmt(a)} -> {fmt(b)} over the last {L} steps): "
                                              "diverging, not flat (see Loss Spike Detection)")
         if self.converged_at is not None:
-            return self._result(Status.PASS, f"flat since step {self.converged_at} with the LR decayed: converged")
+            return self._result(Status.PASS, f"flat since step {self.converged_at} {self.converged_how}: converged")
         return self._result(Status.PASS, f"loss still improving (window {L} steps)")
