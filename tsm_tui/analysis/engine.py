@@ -15,6 +15,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
+from tsm_tui.analysis.coverage import note_metrics
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.errors import InputError
@@ -49,6 +50,8 @@ class Run:
     segments: dict[str, list[str]] = field(default_factory=dict)
     #: other directories of the run (sibling loggers of one job merged into it)
     members: list[str] = field(default_factory=list)
+    #: file -> the metrics its records carried (analysis/coverage.py: the report's ``sources``)
+    metrics: dict[str, set[str]] = field(default_factory=dict)
 
 
 def _rank(fi: registry.FileInfo, reader: LineReader) -> tuple:
@@ -309,6 +312,7 @@ def rank_set(run: Run) -> RankSet | None:
 
 def _read(run: Run, session: Session, ranks: RankSet | None = None, on_batch=None) -> None:
     def feed(p, batch, reader):
+        note_metrics(batch, run.metrics.setdefault(p, set()))
         if ranks is not None and p in ranks and not ranks.route(p, batch):
             return  # another rank: its tracker only
         session.feed(p, batch, reader)

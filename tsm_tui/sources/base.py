@@ -206,6 +206,19 @@ class LineReader:
         self.skip_reasons[reason] = self.skip_reasons.get(reason, 0) + 1
 
     # -- helpers ------------------------------------------------------------------
+    def field_keys(self) -> dict[str, list[str]]:
+        """The log keys (JSON keys, CSV columns, TensorBoard tags, ``key: value`` labels)
+        this reader has met that feed each StepRecord field, in the order first met
+        (the report's ``sources``; readers that parse by position have none).
+        Keys that carry generations are listed under ``"samples"``."""
+        out: dict[str, list[str]] = {}
+        for k, f in self._fields.items():
+            if f is not None:
+                out.setdefault(f, []).append(k)
+            elif k in SAMPLE_KEYS:
+                out.setdefault("samples", []).append(k)
+        return out
+
     def field(self, key: str) -> str | None:
         try:
             return self._fields[key]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from tsm_tui.core.numbers import fmt
+from tsm_tui.analysis.coverage import LABEL, METRICS, coverage, sources
 from tsm_tui.analysis.engine import Analysis, RunFailure
 from tsm_tui.analysis.live import SPIKE_NEAR  # (the same slack as the live loop's)
 from tsm_tui.core.output import dumps, tag, use_colour  # noqa: F401  (re-exported for callers)
@@ -24,7 +25,11 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
     for c in checks:
         reason = f" - {clean(c.summary)}" if c.summary else ""
         lines.append(f"{tag(c.status, colour)} {c.title}{reason}")
-    lines += ["", f"CRITICAL ISSUES: {crit}", f"WARNINGS: {warn}", "", "Recommended Actions:"]
+    lines += ["", f"CRITICAL ISSUES: {crit}", f"WARNINGS: {warn}", ""]
+    cov = coverage(an, checks)
+    if cov["nothing_judged"]:
+        lines += [nothing_judged_text(cov), ""]
+    lines.append("Recommended Actions:")
     actions = an.actions()
     if actions:
         lines += [f"{i}. {clean(a)}" for i, a in enumerate(actions, 1)]
@@ -41,6 +46,7 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
                 why = " (" + ", ".join(f"{k}: {v}" for k, v in f.skip_reasons.items()) + ")"
             lines.append(f"  source: {clean(_rel(f.path, an.run.path))} [{f.format}], {f.records} records{skip}{why}")
             lines += [f"    {clean(t)}" for t in _details(f)]
+    lines += read_lines(an, cov)
     others = [f for f in an.run.files if not f.used]
     ranks = set(an.run.ranks)
     for f in others[:5]:
@@ -72,6 +78,9 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
         lines.append("  config: " + ", ".join(known))
     for n in _config_notes(an):
         lines.append(f"  note: {clean(n)}")
+    if cov["skipped"]:
+        lines += ["", f"Could not judge ({len(cov['skipped'])} of {len(checks)} checks skipped):"]
+        lines += [f"  {s['title']}: {clean(s['reason'])}" for s in cov["skipped"]]
     alerts = [a for a in an.alerts() if a.severity.value != "info"]
     if alerts:
         lines += ["", "Alerts:"]
@@ -100,6 +109,26 @@ def _details(f) -> list[str]:
     for a in (d.get("tracker_alerts") or [])[:5]:
         out.append(f"tracker alert [{a.get('level')}] at step {a.get('step')}: {a.get('text')}")
     return out
+
+
+def nothing_judged_text(cov: dict) -> str:
+    """The sentence of a report in which no check could judge the training."""
+    have = [LABEL[m] for m in METRICS if m not in cov["unread"]]
+    what = (f"the log has only the {', '.join(have)}" if have else
+            "the log has no training loss, grad norm, learning rate or loss scale")
+    return (f"NOTHING JUDGED: no check could judge the training from this log ({what}): "
+            "0 critical issues here does not mean a healthy run.")
+
+
+def read_lines(an: Analysis, cov: dict) -> list[str]:
+    """Which metric came from which file and key, and which metrics the log lacks."""
+    by_file: dict[str, list[str]] = {}
+    for m, d in sources(an).items():
+        by_file.setdefault(d["file"], []).append(f"{m} <- {d['key']!r}" if d.get("key") else m)
+    lines = [f"  read: {clean(', '.join(names))} (from {clean(_rel(f, an.run.path))})" for f, names in by_file.items()]
+    if cov["unread"]:
+        lines.append(f"  not in the log: {', '.join(LABEL[m] for m in cov['unread'])}")
+    return lines
 
 
 def _rel(p: str, base: str) -> str:
@@ -155,6 +184,9 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
         d["ranks"] = {"count": len(an.run.ranks), "files": list(an.run.ranks), "used": an.run.primary}
     if len(mon.launches.segments) > 1:
         d["launches"] = mon.launches.to_json()
+    # what was read from where, and what could not be judged (additive, schema 1)
+    d["sources"] = sources(an)
+    d["coverage"] = coverage(an, checks)
     return d
 
 

@@ -24,6 +24,10 @@ class Detector:
     title: str = ""
     #: also fed the records of auxiliary sources (generations files beside the log)
     reads_samples: bool = False
+    #: its verdict comes from the log's series (False: from the run's files only, such
+    #: as checkpoints on disk); a report none of whose ``from_log`` checks ran judged
+    #: nothing about the training (analysis/coverage.py)
+    from_log: bool = True
 
     def __init__(self, settings: Settings, state: RunState) -> None:
         self.s = settings

@@ -18,6 +18,7 @@ SAVE_GRACE = 0.1
 class CheckpointDetector(Detector):
     id = "checkpoints"
     title = "Checkpoints"
+    from_log = False  # judged from the checkpoints on disk and the plan
 
     def update(self, rec: StepRecord) -> list[Alert]:
         return []  # judged from RunInfo and the run state at result() / finalize()
