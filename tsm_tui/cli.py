@@ -80,6 +80,13 @@ def port(text: str) -> int:
 
 
 PRINTABLE = ("prometheus-rules", "grafana-dashboard")
+FORMATS = ("text", "json", "github", "sarif")
+
+
+def report_format(text: str) -> str:
+    if text not in FORMATS:
+        raise argparse.ArgumentTypeError(f"{text!r}: choose from {', '.join(FORMATS)}")
+    return text
 
 
 def printable(text: str) -> str:
@@ -133,6 +140,9 @@ _O = Options()  # the defaults of the mode and export flags live in Options, onc
 FLAGS: tuple[Flag, ...] = (
     Flag("--report", "options.report", "print the Training Stability Report and exit", store_true=True),
     Flag("--json", "options.json", "with --report (or --follow): machine-readable JSON", store_true=True),
+    Flag("--format", "options.format",
+         "with --report: text, json (= --json), github (GitHub Actions annotations) or sarif (SARIF 2.1.0)",
+         type=report_format, metavar="FORMAT"),
     Flag("--follow", "options.follow", "headless: print alerts as they happen until interrupted", store_true=True),
     Flag("--replay", "options.replay", "TUI: play a finished run back as if live", store_true=True),
     Flag("--speed", "options.speed", f"--replay speed in steps per second (default {_O.speed:g})", type=positive_float,
@@ -283,6 +293,8 @@ def run_report(opts: Options, out=None) -> int:
                            on_batch=on_batch if exp is not None else None, on_run=on_run if exp is not None else None)
     if exp is not None:
         exp.close()
+    if opts.format in ("github", "sarif"):
+        return _ci_report(opts, results, out)
     if len(results) == 1:
         an = results[0]
         if opts.json:
@@ -297,6 +309,39 @@ def run_report(opts: Options, out=None) -> int:
         out.write(terminal_safe(report.text_runs_report(results, path, colour=report.use_colour(out))))
     failing = any(isinstance(r, Analysis) and r.counts()[0] for r in results)
     return EXIT_CRITICAL if failing else EXIT_OK
+
+
+def _ci_report(opts: Options, results: list, out) -> int:
+    """``--format github`` / ``--format sarif``: the same analyses, the same exit code."""
+    from tsm_tui.analysis.engine import Analysis
+    from tsm_tui.views import report
+
+    code = EXIT_CRITICAL if any(isinstance(r, Analysis) and r.counts()[0] for r in results) else EXIT_OK
+    path = os.path.abspath(opts.path)
+    if opts.format == "github":
+        from tsm_tui.views import github
+
+        text = report.text_report(results[0]) if len(results) == 1 else report.text_runs_report(results, path)
+        out.write(terminal_safe(github.render(results, path, text)))
+    else:
+        from tsm_tui.views import sarif
+
+        out.write(report.dumps(sarif.render(results, path, code)) + "\n")
+    return code
+
+
+def _check_format(opts: Options) -> None:
+    if opts.format is None:
+        return
+    if opts.json and opts.format != "json":
+        raise UsageError(f"--json is --format json: give one of them, not --json with --format {opts.format}")
+    if opts.format in ("github", "sarif"):
+        if opts.follow or opts.preflight:
+            raise UsageError(f"--format {opts.format} is a report format: use it with --report")
+        opts.report = True
+    opts.json = opts.format == "json"
+    if opts.format == "text":
+        opts.report = opts.report or not opts.follow and not opts.preflight
 
 
 def _check_export(opts: Options) -> None:
@@ -315,6 +360,7 @@ def _check_export(opts: Options) -> None:
 def dispatch(opts: Options) -> int:
     # views are imported when chosen, so ``--help`` and ``--report`` never load Textual
     _check_export(opts)
+    _check_format(opts)
     if opts.print_what:
         from tsm_tui.views import prometheus_rules
 

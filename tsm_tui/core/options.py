@@ -40,6 +40,8 @@ class Options:
     metrics_host: str = "127.0.0.1"
     run_label: str | None = None
     print_what: str | None = None
+    #: ``--format``: text, json (= ``--json``), github (Actions workflow commands), sarif (SARIF 2.1.0)
+    format: str | None = None
     debug: bool = False
 
     def fresh_info(self) -> RunInfo:
