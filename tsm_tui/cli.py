@@ -79,7 +79,7 @@ def port(text: str) -> int:
     return v
 
 
-PRINTABLE = ("prometheus-rules", "grafana-dashboard")
+PRINTABLE = ("prometheus-rules", "grafana-dashboard", "skill")
 FORMATS = ("text", "json", "github", "sarif")
 
 
@@ -170,7 +170,8 @@ FLAGS: tuple[Flag, ...] = (
          "under PATH are NAME/<run>): tell apart jobs whose directories share a name",
          group="export", metavar="NAME"),
     Flag("--print", "options.print_what",
-         "print a file for the cluster and exit: prometheus-rules (alerting rules) or grafana-dashboard (JSON)",
+         "print a file and exit: prometheus-rules (alerting rules), grafana-dashboard (JSON) or skill "
+         "(a SKILL.md for coding agents)",
          group="export", type=printable, metavar="WHAT"),
     Flag("--threshold", "settings.grad_threshold",
          f"gradient-norm threshold (default {_D.grad_threshold}: the usual clip value, GPT-3/LLaMA/OLMo 2)",
@@ -361,6 +362,11 @@ def dispatch(opts: Options) -> int:
     # views are imported when chosen, so ``--help`` and ``--report`` never load Textual
     _check_export(opts)
     _check_format(opts)
+    if opts.print_what == "skill":
+        from tsm_tui.views import skill
+
+        sys.stdout.write(skill.text())
+        return EXIT_OK
     if opts.print_what:
         from tsm_tui.views import prometheus_rules
 
