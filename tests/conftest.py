@@ -1,3 +1,4 @@
+import json
 import math
 import random
 
@@ -42,3 +43,14 @@ def status(mon, check_id):
 @pytest.fixture
 def healthy():
     return curve()
+
+
+def val_only_log(directory) -> str:
+    """A log with nothing a check can judge the training by (validation losses only): the
+    "nothing judged" case (issue 28). Writes DIRECTORY/val_only/metrics.jsonl; returns the run."""
+    run = directory / "val_only"
+    run.mkdir()
+    with open(run / "metrics.jsonl", "w") as f:
+        for s in range(10, 400, 10):
+            f.write(json.dumps({"step": s, "val_loss": 3.0 - s / 1000}) + "\n")
+    return str(run)

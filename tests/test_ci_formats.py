@@ -11,6 +11,7 @@ import shutil
 
 import jsonschema
 import pytest
+from conftest import val_only_log
 
 from tsm_tui.analysis.detectors import DETECTORS
 from tsm_tui.cli import main
@@ -178,22 +179,13 @@ def _sarif(capsys, path) -> tuple[int, dict, dict | None]:
     return code, s, json.loads(capsys.readouterr().out)
 
 
-def _nothing_judged(tmp_path) -> str:
-    run = tmp_path / "val_only"
-    run.mkdir()
-    with open(run / "metrics.jsonl", "w") as f:
-        for s in range(10, 400, 10):
-            f.write(json.dumps({"step": s, "val_loss": 3.0 - s / 1000}) + "\n")
-    return str(run)
-
-
 @pytest.mark.parametrize("case", ["spike_no_recover", "nan_divergence", "resumed", "fp16_loss_scale", "all", "tb",
                                   "nothing_judged"])
 def test_sarif_is_valid_2_1_0(case, validator, capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
     path = {"all": "sample_runs", "tb": TB, "nothing_judged": None}.get(case, os.path.join("sample_runs", case))
     if path is None:
-        path = _nothing_judged(tmp_path)
+        path = val_only_log(tmp_path)
     code, s, d = _sarif(capsys, path)
     errors = sorted(validator.iter_errors(s), key=str)
     assert not errors, errors[0]

@@ -8,6 +8,7 @@ import json
 import os
 
 import pytest
+from conftest import val_only_log
 
 from tsm_tui.analysis.detectors import DETECTORS
 from tsm_tui.cli import main
@@ -81,17 +82,8 @@ def test_every_registered_check_says_whether_it_judges_the_log():
     assert from_log_checks()["checkpoints"] is False and from_log_checks()["loss_spike"] is True
 
 
-def _val_only(tmp_path):
-    run = tmp_path / "val_only"
-    run.mkdir()
-    with open(run / "metrics.jsonl", "w") as f:
-        for s in range(10, 400, 10):
-            f.write(json.dumps({"step": s, "val_loss": 3.0 - s / 1000}) + "\n")
-    return str(run)
-
-
 def test_a_run_where_nothing_could_be_judged_says_so(tmp_path, capsys):
-    run = _val_only(tmp_path)
+    run = val_only_log(tmp_path)
     code, d = _json(capsys, run)
     assert code == 0  # exit codes as today: no FAIL
     cov = d["coverage"]

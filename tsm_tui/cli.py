@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 
 from tsm_tui import __version__
-from tsm_tui.core.errors import EXIT_CRITICAL, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from tsm_tui.core.errors import EXIT_CRITICAL, EXIT_OK, EXIT_USAGE, InputError, UsageError, error_line
 from tsm_tui.core.options import Options
 from tsm_tui.core.sanitize import message, terminal_safe
 from tsm_tui.core.settings import Settings
@@ -213,7 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tsm-watch",
         description="Watch a training run's logs for instabilities (loss spikes, gradient trouble, LR schedule, "
                     "batch size, plateaus, NaN/Inf, fp16 loss scale, checkpoints) and say what to do.",
-        epilog="Exit codes: 0 no critical issue, 1 critical issues found, 2 usage or input error.",
+        epilog="Exit codes: 0 no critical issue, 1 critical issues found, 2 usage or input error. "
+               "tsm-watch mcp: a Model Context Protocol server on stdio (pip install 'tsm-tui[mcp]').",
     )
     p.add_argument("path", nargs="?", help="a log file or a run directory (searched recursively)")
     p.add_argument("--version", action="version", version=f"tsm-watch {__version__}")
@@ -391,17 +392,35 @@ def dispatch(opts: Options) -> int:
     return run_app(opts, demo=demo_path() if opts.demo else None)
 
 
+def _preflight_json(opts: Options) -> dict:
+    """``--preflight --json``'s object (the MCP server's ``preflight`` tool)."""
+    from tsm_tui import preflight
+
+    plan = preflight.plan_from(opts)
+    return preflight.json_report(plan, preflight.run_checks(plan), opts.path or opts.config)
+
+
+def mcp(args: list[str]) -> int:
+    """``tsm-watch mcp``: the MCP server over stdio (views/mcp_server.py), answering with this
+    parser and pre-flight, so its tools take the same values and say the same errors."""
+    if args:
+        raise UsageError("tsm-watch mcp takes no arguments (for a directory named mcp: tsm-watch ./mcp)")
+    from tsm_tui.views import mcp_server
+
+    return mcp_server.main(parse, _preflight_json)
+
+
 def main(argv: list[str] | None = None) -> int:
-    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    args = argv if argv is not None else sys.argv[1:]
+    debug = "--debug" in args
     try:
+        if args[:1] == ["mcp"]:
+            return mcp(args[1:])
         return dispatch(parse(argv))
-    except UsageError as e:
+    except (UsageError, InputError) as e:
         # (every message that names a path, a file or a value we were given goes through
         # one cleaner: a file name can carry OSC 52 / OSC 0 / CSI sequences)
-        print(message(f"tsm-watch: {e} (see tsm-watch --help)"), file=sys.stderr)
-        return EXIT_USAGE
-    except InputError as e:
-        print(message(f"tsm-watch: {e}"), file=sys.stderr)
+        print(message(error_line(e)), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_OK
@@ -414,6 +433,5 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # never a traceback for users; --debug shows it
         if debug:
             raise
-        print(message(f"tsm-watch: internal error: {type(e).__name__}: {e} (rerun with --debug for details)"),
-              file=sys.stderr)
+        print(message(error_line(e)), file=sys.stderr)
         return EXIT_USAGE

@@ -11,3 +11,13 @@ class InputError(Exception):
 
 class UsageError(Exception):
     """A command-line mistake: exit code 2, one line."""
+
+
+def error_line(e: BaseException) -> str:
+    """The one line the command line prints on stderr for an error (the MCP server's
+    tool errors say the same)."""
+    if isinstance(e, UsageError):
+        return f"tsm-watch: {e} (see tsm-watch --help)"
+    if isinstance(e, InputError):
+        return f"tsm-watch: {e}"
+    return f"tsm-watch: internal error: {type(e).__name__}: {e} (rerun with --debug for details)"
