@@ -34,6 +34,8 @@ KEYS = [
                                     "lr": ("llmc", "lr")}),
     ("sample_runs/generations/gibberish", {"loss": ("jsonl", "loss"), "grad_norm": ("jsonl", "grad_norm"),
                                            "lr": ("jsonl", "lr"), "samples": ("jsonl", "sample")}),
+    ("tests/data/wandb/sdk-0.16.6/plain_nan/wandb", {"loss": ("wandb", "train/loss"),
+                                                     "grad_norm": ("wandb", "train/grad_norm"), "lr": ("wandb", "lr")}),
     ("tests/data/frameworks/tensorboard_only", {"loss": ("tensorboard", "train/loss"),
                                                 "grad_norm": ("tensorboard", "train/grad_norm"),
                                                 "lr": ("tensorboard", "train/learning_rate")}),
@@ -48,6 +50,16 @@ def test_sources_name_the_file_format_and_key_of_each_metric(run, want, capsys):
     assert all(s["file"] == used["path"] for s in d["sources"].values())
     # every metric is either read or named as missing, never both
     assert set(d["coverage"]["unread"]) == {"loss", "val_loss", "grad_norm", "lr", "loss_scale", "samples"} - set(want)
+
+
+def test_sources_of_a_wandb_run_read_from_its_console(capsys):
+    # the SDK wrote no history, only the printed lines: the checks read the file's console channel
+    _, d = _json(capsys, os.path.join(ROOT, "tests/data/wandb/sdk-0.16.6/console_only/wandb"))
+    used = next(f for f in d["files"] if f["used"])
+    assert used["path"].endswith(".wandb")
+    assert d["sources"]["loss"] == {"file": used["path"], "format": "wandb-output", "key": "loss",
+                                    "channel": "console"}
+    assert "loss" not in d["coverage"]["unread"]
 
 
 def test_sources_keep_every_name_a_log_used(tmp_path, capsys):

@@ -19,6 +19,7 @@ from __future__ import annotations
 from tsm_tui.analysis.detectors import DETECTORS
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Status
+from tsm_tui.sources.base import channel_file
 
 #: the StepRecord fields the checks read, in report order (core/frame.py METRIC_FIELDS),
 #: plus "samples": the generations the output-collapse check reads
@@ -71,21 +72,24 @@ def sources(an) -> dict:
         out[SAMPLES] = _where(run, prim, SAMPLES)
     else:  # generations from a file beside the log (samples.jsonl, generation text files)
         for p, got in run.metrics.items():
-            r = run.readers.get(p)
+            r = run.readers.get(p) or run.channel_readers.get(p)
             if SAMPLES in got and r is not None and getattr(r, "auxiliary", False):
                 out[SAMPLES] = _where(run, p, SAMPLES)
                 break
     return out
 
 
-def _where(run, path: str, metric: str) -> dict:
-    reader = run.readers.get(path)
-    fi = next((f for f in run.files if f.path == path), None)
+def _where(run, source: str, metric: str) -> dict:
+    file, channel = channel_file(source)
+    reader = run.channel_readers.get(source) if channel else run.readers.get(source)
+    fi = next((f for f in run.files if f.path == file), None)
     keys: list[str] = []
     if reader is not None:
         keys = reader.field_keys().get(metric, [])
-    d = {"file": path, "format": fi.format if fi is not None else getattr(reader, "name", None),
-         "key": keys[0] if keys else None}
+    fmt = getattr(reader, "name", None) if channel or fi is None else fi.format
+    d = {"file": file, "format": fmt, "key": keys[0] if keys else None}
+    if channel:
+        d["channel"] = channel  # (a W&B run file's console: the printed metrics)
     if len(keys) > 1:
         d["keys"] = list(keys)
     return d

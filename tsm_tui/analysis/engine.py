@@ -50,7 +50,9 @@ class Run:
     segments: dict[str, list[str]] = field(default_factory=dict)
     #: other directories of the run (sibling loggers of one job merged into it)
     members: list[str] = field(default_factory=list)
-    #: file -> the metrics its records carried (analysis/coverage.py: the report's ``sources``)
+    #: source -> the metrics its records carried (analysis/coverage.py: the report's ``sources``);
+    #: a source is a file, or a file's channel (``run.wandb#console``) read by its own reader:
+    channel_readers: dict[str, LineReader] = field(default_factory=dict)
     metrics: dict[str, set[str]] = field(default_factory=dict)
 
 
@@ -312,7 +314,11 @@ def rank_set(run: Run) -> RankSet | None:
 
 def _read(run: Run, session: Session, ranks: RankSet | None = None, on_batch=None) -> None:
     def feed(p, batch, reader):
-        note_metrics(batch, run.metrics.setdefault(p, set()))
+        split = getattr(reader, "channels", None)  # (a W&B run file: its history and its console)
+        for src, items, rd in (split(batch) if split is not None and batch else [(p, batch, reader)]):
+            note_metrics(items, run.metrics.setdefault(src, set()))
+            if src != p:
+                run.channel_readers[src] = rd
         if ranks is not None and p in ranks and not ranks.route(p, batch):
             return  # another rank: its tracker only
         session.feed(p, batch, reader)

@@ -1069,6 +1069,14 @@ class WandbRunReader(ByteReader):
             self.alerts.append((self._last_step, level or "INFO", f"{title}: {text}" if text else title))
 
     # -- what the report's file entry says ---------------------------------------------
+    def field_keys(self) -> dict[str, list[str]]:
+        """The history keys read into each StepRecord field (the report's ``sources``)."""
+        out: dict[str, list[str]] = {}
+        for k, (kind, f) in self._keys.items():
+            if kind == K_VALUE and f is not None and f != "time":
+                out.setdefault(f, []).append(k)
+        return out
+
     def describe(self) -> dict:
         d: dict[str, object] = {}
         if self.step_source:

@@ -37,6 +37,7 @@ from tsm_tui.analysis.engine import Analysis, RunFailure, analyze_runs
 from tsm_tui.core.errors import InputError
 from tsm_tui.core.output import dumps
 from tsm_tui.core.sanitize import clean
+from tsm_tui.sources.base import channel_file
 from tsm_tui.views import report as rep
 
 REPORT_ALERTS = 50  # alerts per run in ``report`` (the ``alerts`` tool has them all, newest first)
@@ -129,7 +130,8 @@ class Tools:
                                                      "summary": clean(worst.summary)},
                          "first_step": st.first_step, "last_step": st.last_step,
                          "planned_steps": st.info.total_steps, "format": fi.format if fi else None,
-                         "source": r.run.primary, "age_s": _age(r, now)})
+                         "source": channel_file(r.run.primary)[0] if r.run.primary else None,
+                         "age_s": _age(r, now)})
         return {"path": os.path.abspath(o.path), "runs": runs}
 
     def alerts(self, path: str, run: str | None = None, since_step: int | None = None,
@@ -177,14 +179,16 @@ class Tools:
         stores: dict[tuple[str, str], SeriesStore] = {}
 
         def on_batch(r, source, items, reader) -> None:
-            st = stores.get((r.name, source))
-            if st is None:
-                st = stores[(r.name, source)] = SeriesStore()
-            for it in items:
-                if hasattr(it, "cols"):
-                    st.add_frame(it)
-                else:
-                    st.add(it)
+            split = getattr(reader, "channels", None)  # a W&B run file: history and console apart
+            for src, part, _ in (split(items) if split is not None else [(source, items, reader)]):
+                st = stores.get((r.name, src))
+                if st is None:
+                    st = stores[(r.name, src)] = SeriesStore()
+                for it in part:
+                    if hasattr(it, "cols"):
+                        st.add_frame(it)
+                    else:
+                        st.add(it)
 
         o, results = self._analyses(path, run, on_batch=on_batch)
         done = [r for r in results if isinstance(r, Analysis)]
@@ -194,10 +198,10 @@ class Tools:
         an = done[0]
         st = stores.get((an.run.name, an.run.primary))
         s = st.get(metric) if st is not None else None
-        out = {"path": an.run.path, "run": an.run.name, "metric": metric, "source": an.run.primary,
+        out = {"path": an.run.path, "run": an.run.name, "metric": metric, "source": channel_file(an.run.primary)[0],
                "columns": ["step_lo", "step_hi", "min", "max", "last", "nonfinite"], "points": []}
         if s is None or s.last_step is None:
-            out["note"] = f"no {metric} in {an.run.primary}"
+            out["note"] = f"no {metric} in {out['source']}"
             return out
         win = s.window(start, end, points)
         span = win.hi - win.lo + 1
@@ -271,7 +275,8 @@ def _cap(d: dict) -> None:
 
 def _age(an: Analysis, now: float) -> float | None:
     """Seconds since the run's source file (or its newest rotated part) was written."""
-    paths = [an.run.primary, *an.run.segments.get(an.run.primary, ())] if an.run.primary else []
+    prim = channel_file(an.run.primary)[0] if an.run.primary else None
+    paths = [prim, *an.run.segments.get(prim, ())] if prim else []
     times = []
     for p in paths:
         try:

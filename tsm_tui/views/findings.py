@@ -19,6 +19,7 @@ from tsm_tui.analysis.coverage import coverage
 from tsm_tui.analysis.engine import Analysis, RunFailure
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status
 from tsm_tui.core.sanitize import clean
+from tsm_tui.sources.base import channel_file
 from tsm_tui.sources.locate import step_lines
 
 LEVEL = {Status.FAIL: "error", Status.WARN: "warning"}
@@ -56,7 +57,7 @@ class CiRun:
         checks = an.checks()
         r = cls(an, name, checks, coverage(an, checks), [a for a in an.alerts() if a.severity != Severity.INFO])
         run = an.run
-        reader = run.readers.get(run.primary) if run.primary else None
+        reader = run.readers.get(run.primary) if run.primary else None  # (None for a channel: no lines)
         steps = {a.step for a in r.alerts if a.step is not None and a.check != "ranks"}
         if reader is not None and steps:
             r.lines = step_lines(run.primary, reader, steps, run.segments.get(run.primary, ()))
@@ -64,7 +65,8 @@ class CiRun:
 
     @property
     def file(self) -> str:
-        return self.an.run.primary or self.an.run.path
+        """The run's source file (a channel of a file, ``run.wandb#console``, is its file)."""
+        return channel_file(self.an.run.primary)[0] if self.an.run.primary else self.an.run.path
 
     def where(self, a: Alert | None) -> tuple[str, int | None]:
         if a is None or a.step is None or a.check == "ranks":
