@@ -166,7 +166,7 @@ class Tools:
 
     def series(self, path: str, metric: str, run: str | None = None, start: int | None = None,
                end: int | None = None, points: int | None = None) -> dict:
-        from tsm_tui.views.tui.series import SeriesStore  # (plain Python; the TUI package loads Textual)
+        from tsm_tui.views.tui.series import Series, SeriesStore  # (plain Python; the TUI package loads Textual)
 
         names = [n for n, _ in SeriesStore.METRICS]
         if metric not in names:
@@ -176,16 +176,19 @@ class Tools:
             raise InputError(f"points must be 1-{MAX_POINTS}: {points}")
         if start is not None and end is not None and end < start:
             raise InputError(f"end ({end}) is before start ({start})")
-        stores: dict[tuple[str, str], SeriesStore] = {}
+        stores: dict[tuple[str, str], object] = {}
+        one = metric in FIELD_METRICS  # a record field: only its series is kept (the store keeps all)
 
         def on_batch(r, source, items, reader) -> None:
             split = getattr(reader, "channels", None)  # a W&B run file: history and console apart
             for src, part, _ in (split(items) if split is not None else [(source, items, reader)]):
                 st = stores.get((r.name, src))
                 if st is None:
-                    st = stores[(r.name, src)] = SeriesStore()
+                    st = stores[(r.name, src)] = Series() if one else SeriesStore()
                 for it in part:
-                    if hasattr(it, "cols"):
+                    if one:
+                        _feed(st, metric, it)
+                    elif hasattr(it, "cols"):
                         st.add_frame(it)
                     else:
                         st.add(it)
@@ -197,7 +200,7 @@ class Tools:
             raise InputError(f"{o.path} holds {len(results)} runs: name one with run (runs: {names_})")
         an = done[0]
         st = stores.get((an.run.name, an.run.primary))
-        s = st.get(metric) if st is not None else None
+        s = st if one or st is None else st.get(metric)
         out = {"path": an.run.path, "run": an.run.name, "metric": metric, "source": channel_file(an.run.primary)[0],
                "columns": ["step_lo", "step_hi", "min", "max", "last", "nonfinite"], "points": []}
         if s is None or s.last_step is None:
@@ -264,6 +267,28 @@ class Tools:
             self._watches.clear()
         for w in ws:
             w.stop()
+
+
+FIELD_METRICS = ("loss", "grad_norm", "lr", "loss_scale")
+
+
+def _feed(s, metric: str, it) -> None:
+    """One metric of a record or a Frame into a Series, as ``SeriesStore`` feeds it (a step
+    that goes back, a resume, truncates the series: row by row then)."""
+    if hasattr(it, "cols"):
+        col = it.cols.get(metric)
+        if col is None or not it.n:
+            return
+        st = it.step
+        if (s.last_step is not None and st[0] < s.last_step) or (st[1:] < st[:-1]).any():
+            for i in range(it.n):
+                s.append(int(st[i]), float(col[i]))
+        else:
+            s.extend(st, col)
+        return
+    v = getattr(it, metric, None)
+    if v is not None:
+        s.append(it.step, v)
 
 
 def _cap(d: dict) -> None:
