@@ -136,6 +136,9 @@ def test_github_on_a_directory_of_runs_names_each_run(capsys, monkeypatch):
     for a in anns:
         run = re.match(r"\[([^\]]+)\] ", a["title"])[1]
         assert a["file"].startswith(os.path.join("sample_runs", run))
+    # each run of many is compacted once judged: its lines are still found
+    spike = next(a for a in anns if a["title"].startswith("[spike_no_recover] Loss Spike Detection FAIL"))
+    assert spike["line"] == "242" and spike["file"] == os.path.join("sample_runs", "spike_no_recover", "train.log")
     _, body = _group(rest)
     assert body[0].startswith("=== Runs: ")
 

@@ -130,3 +130,7 @@ def test_runs_report_carries_coverage_per_run(capsys):
     assert d["kind"] == "runs"
     for r in d["runs"]:
         assert "sources" in r and "coverage" in r and "loss" in r["sources"]
+    # (each run of many is compacted once judged, its readers let go: the keys were kept)
+    by = {r["run"]: r for r in d["runs"]}
+    assert by["spike_no_recover"]["sources"]["loss"]["key"] == "lm loss"
+    assert by["plateau"]["sources"]["lr"]["key"] == "lr-AdamW"

@@ -72,8 +72,8 @@ def sources(an) -> dict:
         out[SAMPLES] = _where(run, prim, SAMPLES)
     else:  # generations from a file beside the log (samples.jsonl, generation text files)
         for p, got in run.metrics.items():
-            r = run.readers.get(p) or run.channel_readers.get(p)
-            if SAMPLES in got and r is not None and getattr(r, "auxiliary", False):
+            cls = run.reader_types.get(p)
+            if SAMPLES in got and cls is not None and getattr(cls, "auxiliary", False):
                 out[SAMPLES] = _where(run, p, SAMPLES)
                 break
     return out
@@ -81,13 +81,10 @@ def sources(an) -> dict:
 
 def _where(run, source: str, metric: str) -> dict:
     file, channel = channel_file(source)
-    reader = run.channel_readers.get(source) if channel else run.readers.get(source)
+    name, fields = run.source_keys.get(source, (None, {}))
     fi = next((f for f in run.files if f.path == file), None)
-    keys: list[str] = []
-    if reader is not None:
-        keys = reader.field_keys().get(metric, [])
-    fmt = getattr(reader, "name", None) if channel or fi is None else fi.format
-    d = {"file": file, "format": fmt, "key": keys[0] if keys else None}
+    keys = fields.get(metric, [])
+    d = {"file": file, "format": name if channel or fi is None else fi.format, "key": keys[0] if keys else None}
     if channel:
         d["channel"] = channel  # (a W&B run file's console: the printed metrics)
     if len(keys) > 1:

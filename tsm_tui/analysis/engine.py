@@ -50,10 +50,13 @@ class Run:
     segments: dict[str, list[str]] = field(default_factory=dict)
     #: other directories of the run (sibling loggers of one job merged into it)
     members: list[str] = field(default_factory=list)
-    #: source -> the metrics its records carried (analysis/coverage.py: the report's ``sources``);
-    #: a source is a file, or a file's channel (``run.wandb#console``) read by its own reader:
-    channel_readers: dict[str, LineReader] = field(default_factory=dict)
+    #: what the report's ``sources`` need once the readers are gone (analysis/coverage.py),
+    #: per source (a file, or a file's channel read by its own reader: ``run.wandb#console``):
+    #: the metrics its records carried, and its reader's name and keys (``field_keys``)
     metrics: dict[str, set[str]] = field(default_factory=dict)
+    source_keys: dict[str, tuple[str, dict]] = field(default_factory=dict)
+    #: file -> its reader's class (sources/locate.py reads a file again to find a step's line)
+    reader_types: dict[str, type] = field(default_factory=dict)
 
 
 def _rank(fi: registry.FileInfo, reader: LineReader) -> tuple:
@@ -313,12 +316,14 @@ def rank_set(run: Run) -> RankSet | None:
 
 
 def _read(run: Run, session: Session, ranks: RankSet | None = None, on_batch=None) -> None:
+    channels: dict[str, LineReader] = {}
+
     def feed(p, batch, reader):
         split = getattr(reader, "channels", None)  # (a W&B run file: its history and its console)
         for src, items, rd in (split(batch) if split is not None and batch else [(p, batch, reader)]):
             note_metrics(items, run.metrics.setdefault(src, set()))
             if src != p:
-                run.channel_readers[src] = rd
+                channels[src] = rd
         if ranks is not None and p in ranks and not ranks.route(p, batch):
             return  # another rank: its tracker only
         session.feed(p, batch, reader)
@@ -347,6 +352,10 @@ def _read(run: Run, session: Session, ranks: RankSet | None = None, on_batch=Non
         fi.skipped_lines = reader.skipped
         fi.skip_reasons = dict(reader.skip_reasons)
         fi.details = reader.describe()
+        run.source_keys[p] = (reader.name, reader.field_keys())
+        run.reader_types[p] = type(reader)
+    for src, rd in channels.items():
+        run.source_keys[src] = (rd.name, rd.field_keys())
 
 
 def analyze_run(run: Run, settings: Settings, on_batch=None) -> Analysis:

@@ -33,15 +33,16 @@ from tsm_tui.sources.head import strip_nul
 CHUNK = 1 << 20  # bytes per chunk (the replay's)
 
 
-def step_lines(path: str, reader: LineReader, steps, segments=()) -> dict[int, tuple[str, int | None]]:
+def step_lines(path: str, reader, steps, segments=()) -> dict[int, tuple[str, int | None]]:
     """step -> (file, 1-based line or None) of the last record logged at that step, for
     the wanted ``steps`` found in the log at ``path`` (and its older ``segments``, read
-    first). ``reader``: the reader the report used (only its class is used: a fresh one
-    reads). Steps not found are left out; formats without lines give {}."""
+    first). ``reader``: the reader the report used, or its class (a fresh one reads).
+    Steps not found are left out; formats without lines give {}."""
     wanted = {int(s) for s in steps if s is not None}
-    if not wanted or getattr(reader, "kind", None) != "lines":
+    cls = reader if isinstance(reader, type) else type(reader)
+    if not wanted or getattr(cls, "kind", None) != "lines":
         return {}
-    fresh = type(reader)(path)
+    fresh = cls(path)
     arr = np.fromiter(wanted, dtype=np.int64, count=len(wanted))
     found: dict[int, tuple[str, int | None]] = {}
     last = 0

@@ -57,7 +57,7 @@ class CiRun:
         checks = an.checks()
         r = cls(an, name, checks, coverage(an, checks), [a for a in an.alerts() if a.severity != Severity.INFO])
         run = an.run
-        reader = run.readers.get(run.primary) if run.primary else None  # (None for a channel: no lines)
+        reader = run.reader_types.get(run.primary) if run.primary else None  # (None for a channel: no lines)
         steps = {a.step for a in r.alerts if a.step is not None and a.check != "ranks"}
         if reader is not None and steps:
             r.lines = step_lines(run.primary, reader, steps, run.segments.get(run.primary, ()))
