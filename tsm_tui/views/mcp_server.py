@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from tsm_tui import __version__
 from tsm_tui.core.errors import UsageError, error_line
-from tsm_tui.core.sanitize import clean
+from tsm_tui.core.sanitize import message
 from tsm_tui.views.agent_tools import ALERTS_LIMIT, MAX_POINTS, OVERRIDES, SERIES_POINTS, Tools
 
 NAME = "tsm-watch"
@@ -47,7 +47,7 @@ def _validation_line(tool: str, exc) -> str:
     for err in exc.errors():
         loc = ".".join(str(x) for x in err.get("loc", ()))
         parts.append(f"argument {loc}: {err.get('msg', 'invalid')}" if loc else str(err.get("msg")))
-    return clean(f"tsm-watch: {tool}: " + "; ".join(parts))
+    return message(f"tsm-watch: {tool}: " + "; ".join(parts))
 
 
 def build(parse, preflight_json):
@@ -99,7 +99,7 @@ def build(parse, preflight_json):
             try:
                 return fn(*a, **k)
             except Exception as e:  # noqa: BLE001 - every error is the CLI's one line
-                raise CliError(clean(error_line(e))) from e
+                raise CliError(message(error_line(e))) from e
         return call
 
     metrics = ", ".join(n for n, _ in SeriesStore.METRICS)
