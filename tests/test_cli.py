@@ -70,7 +70,8 @@ def test_json_schema(spike_file, capsys):
     assert d["schema"] == 1
     assert set(d) >= {"schema", "path", "files", "steps", "checks", "alerts", "critical", "warnings", "actions"}
     assert [c["id"] for c in d["checks"]] == ["loss_spike", "grad_norm", "lr_schedule", "batch_size", "plateau",
-                                             "nonfinite", "loss_scale", "checkpoints", "output_collapse"]
+                                             "nonfinite", "loss_scale", "checkpoints", "output_collapse", "crash",
+                                             "throughput", "overfitting"]
     f = d["files"][0]
     assert set(f) >= {"path", "format", "records", "skipped_lines"} and f["format"] == "jsonl"
     assert d["steps"] == {"first": 1, "last": 1500, "count": 1500, "records": 1500}

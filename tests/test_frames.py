@@ -56,7 +56,7 @@ def to_items(recs: list[StepRecord], size: int) -> list:
 
 #: detectors whose internal state must match too (their columnar paths commit state in bulk)
 COMPARED = ("lr_schedule", "plateau", "nonfinite", "batch_size", "checkpoints", "output_collapse", "loss_spike",
-            "grad_norm", "loss_scale")
+            "grad_norm", "loss_scale", "crash", "throughput", "overfitting")
 
 
 def _slots(cls) -> list[str]:
@@ -552,6 +552,30 @@ def test_verdict_cases(name):
 UNIT_KEYS = ("layer_0/attn_entropy", "mlp.zero_frac", "max_attention_logit", "tokens_per_sec")
 
 
+def _timing(out: list[StepRecord], rng: random.Random) -> None:
+    """What the throughput and over-fitting checks read, at random (a second generator, so
+    the other fields stay as they were): record timestamps or a logged step time or a
+    throughput, with slow stretches (drops), single slow records (pauses) and NaN / zero
+    values; an evaluation loss that falls, then rises while the loss falls."""
+    kind = rng.choice(["none", "time", "dt", "rate", "time+dt"])
+    slow = {rng.randrange(len(out)) for _ in range(rng.randrange(0, 4))}
+    lasting = rng.randrange(len(out)) if rng.random() < 0.4 else None
+    t = 1000.0
+    evals = rng.choice([0, 0, 5, 25])
+    best = rng.randrange(len(out)) if evals else None
+    for i, r in enumerate(out):
+        dt = rng.uniform(0.9, 1.1) * (30.0 if i in slow else 1.0) * (4.0 if lasting is not None and
+                                                                        lasting <= i < lasting + 40 else 1.0)
+        t += dt
+        if "time" in kind:
+            r.time = math.nan if rng.random() < 0.01 else t
+        if "dt" in kind or kind == "rate":
+            key, val = ("elapsed time per iteration (ms)", dt * 1000) if "dt" in kind else ("tokens_per_sec", 4096 / dt)
+            r.extra = dict(r.extra or {}, **{key: rng.choice([0.0, math.nan]) if rng.random() < 0.01 else val})
+        if evals and i % evals == 0:
+            r.val_loss = 3.0 - 0.001 * i if i <= best else 3.0 - 0.001 * best + 0.002 * (i - best)
+
+
 def random_stream(seed: int) -> tuple[list[StepRecord], RunInfo]:
     """A record stream that touches every detector's rules at random: warm-ups and LR
     jumps / zeros / NaNs, loss spikes, plateaus, constant and near-zero losses, NaN /
@@ -643,6 +667,7 @@ def random_stream(seed: int) -> tuple[list[StepRecord], RunInfo]:
         if at("drop", i, 5):  # a record of another shape: the frame ends there
             r.grad_norm = None
         out.append(r)
+    _timing(out, random.Random(seed + 77))
     info = RunInfo()
     if rng.random() < 0.5:
         info.params = rng.choice([1.25e8, 7e9, 1e3])

@@ -57,6 +57,8 @@ class Run:
     source_keys: dict[str, tuple[str, dict]] = field(default_factory=dict)
     #: file -> its reader's class (sources/locate.py reads a file again to find a step's line)
     reader_types: dict[str, type] = field(default_factory=dict)
+    #: the files found under the path (for the "nothing readable" message)
+    candidates: list[str] = field(default_factory=list)
 
 
 def _rank(fi: registry.FileInfo, reader: LineReader) -> tuple:
@@ -132,8 +134,9 @@ def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=(
         run.readers[p] = reader
         if older:
             run.segments[p] = fi.segments = older
-    # per-rank files: the group with the most readable members
-    groups = [[p for p in g if p in run.readers] for g in spec.rank_groups]
+    # per-rank files: the group with the most readable members (a rank's stderr read for
+    # its crash lines only is not a series)
+    groups = [[p for p in g if p in run.readers and not _events_only(run.readers[p])] for g in spec.rank_groups]
     best_group = max(groups, key=len, default=[])
     run.ranks = best_group if len(best_group) >= 2 else []
     spec.ranks = run.ranks
@@ -141,11 +144,16 @@ def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=(
     return run
 
 
+def _events_only(reader: LineReader) -> bool:
+    """A file read for its crash lines only (sources/console.py): never a run's series."""
+    return bool(getattr(reader, "events_only", False))
+
+
 def _choose_primary(run: Run) -> None:
     best = None
     rank_set = set(run.ranks[1:])  # ranks past the first are read for the ranks check only
     for p, reader in run.readers.items():
-        if p in rank_set:
+        if p in rank_set or _events_only(reader):
             continue
         fi = next(f for f in run.files if f.path == p)
         r = _rank(fi, reader)
@@ -179,7 +187,8 @@ def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: b
         spec = file_spec(path)
     run = _open(spec, path, info, config)
     run.path = path
-    if run.primary is None and not allow_empty:
+    run.candidates = candidates
+    if run.primary is None and not run.readers and not allow_empty:
         raise _nothing_readable(path, candidates, run.files)
     return run
 
@@ -238,16 +247,18 @@ def open_runs(path: str, flags: RunInfo | None = None, config: str | None = None
         run = run_of(specs[0])
         if only is None:
             run.path = path
-        if run.primary is None and not allow_empty:
+        run.candidates = candidates
+        if run.primary is None and not run.readers and not allow_empty:
             raise _nothing_readable(path, candidates, run.files)
         return [run]
     runs = []
     unread: list[registry.FileInfo] = []
     for spec in specs:
         run = run_of(spec)
-        if run.primary is None:
+        if run.primary is None and not run.readers:
             unread += run.files
             continue
+        run.candidates = candidates
         runs.append(run)
     if not runs and not allow_empty:
         raise _nothing_readable(path, candidates, unread)
@@ -325,7 +336,8 @@ def _read(run: Run, session: Session, ranks: RankSet | None = None, on_batch=Non
             if src != p:
                 channels[src] = rd
         if ranks is not None and p in ranks and not ranks.route(p, batch):
-            return  # another rank: its tracker only
+            session.feed_events(p, batch)  # another rank: its tracker only (its crash lines: the run's)
+            return
         session.feed(p, batch, reader)
         if on_batch is not None and batch:
             on_batch(run, p, batch, reader)
@@ -335,6 +347,10 @@ def _read(run: Run, session: Session, ranks: RankSet | None = None, on_batch=Non
         i = min(order.index(p) for p in run.ranks if p in run.readers)
         rest = [p for p in order if p not in ranks]
         order = rest[:i] + [p for p in run.ranks if p in run.readers] + rest[i:]
+    # files read for their crash lines only come last: a finished run's stderr says how it
+    # ended, after the series it ended (their events take the step the series reached)
+    order = [p for p in order if not _events_only(run.readers[p])] + \
+            [p for p in order if _events_only(run.readers[p])]
     for p in order:
         reader = run.readers[p]
         fi = next(f for f in run.files if f.path == p)
@@ -368,9 +384,14 @@ def analyze_run(run: Run, settings: Settings, on_batch=None) -> Analysis:
     session.flush()  # records held back as a possible resume (analysis/ordering.py)
     mon = session.monitor
     if mon is None or mon.records == 0:
-        fi = next((f for f in run.files if f.path == run.primary), None)
-        why = f" ({fi.skipped_lines} line(s) skipped)" if fi and fi.skipped_lines else ""
-        raise InputError(f"no training steps found in {run.primary or run.path}{why}")
+        if mon is not None and session.has_events():
+            pass  # no step, but the run said how it ended (a crash at step 0): that is the report
+        elif run.primary is None:
+            raise _nothing_readable(run.path, run.candidates or [f.path for f in run.files], run.files)
+        else:
+            fi = next((f for f in run.files if f.path == run.primary), None)
+            why = f" ({fi.skipped_lines} line(s) skipped)" if fi and fi.skipped_lines else ""
+            raise InputError(f"no training steps found in {run.primary or run.path}{why}")
     run.primary = session.primary
     used, channel = channel_file(run.primary or "")
     for f in run.files:
@@ -415,14 +436,20 @@ def analyze_runs(path: str, settings: Settings | None = None, flags: RunInfo | N
             on_run(an)
         return [an]
     out: list[Analysis | RunFailure] = []
+    first: InputError | None = None
     for run in runs:
         try:
             an = analyze_run(run, settings, on_batch)
         except InputError as e:
+            if run.primary is None:  # only stream files with no crash line: not a run (as before)
+                first = first or e
+                continue
             out.append(RunFailure(run, str(e)))
             continue
         if on_run is not None:
             on_run(an)
         an.compact()
         out.append(an)
+    if not out and first is not None:
+        raise first
     return out

@@ -13,7 +13,7 @@ from tsm_tui.analysis.detectors import DETECTORS
 from tsm_tui.analysis.launches import Launches
 from tsm_tui.analysis.state import RunState
 from tsm_tui.core.frame import Frame, FrameState, first_resume
-from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
+from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord, TextEvent
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.core.steps import StepSet
 
@@ -79,6 +79,8 @@ class Monitor:
     # ------------------------------------------------------------------ feed
     def feed(self, rec: StepRecord) -> list[Alert]:
         """One record in; the alerts it raised out (already stored)."""
+        if type(rec) is TextEvent:
+            return self.feed_event(rec)
         st = self.state
         new: list[Alert] = []
         metrics = rec.has_metrics()
@@ -171,16 +173,27 @@ class Monitor:
 
     def _new_run(self, rec: StepRecord) -> Alert:
         """A new run in the same file (analysis/launches.py): the checks start again on
-        it; the file's counters (records, distinct steps) and its launches go on."""
+        it; the file's counters (records, distinct steps) and its launches go on. A check
+        that judges the file's history (the crash check: a launch that crashed is history
+        of the run after it) is carried over with its alerts."""
         st = self.state
         prev_first, prev_last = st.first_step, st.last_step
+        text_read = st.text_read
+        carried = {type(d): d for d in self._active if getattr(d, "keeps_history", False)}
         st.__init__(st.info)  # in place: the views and the Session hold this object
-        self.detectors = [cls(self.settings, st) for cls in self._classes]
+        st.text_read = text_read
+        self.detectors = [carried[cls] if cls in carried else cls(self.settings, st) for cls in self._classes]
+        for d in carried.values():
+            d.on_new_run(rec.step)
         self._active = list(self.detectors)
         self.failed = {}
+        ids = {d.id for d in carried.values()}
+        kept = [a for a in self.alerts if a.check in ids]
+        keys = {a.key or a.check for a in kept}
         self.alerts.clear()
+        self.alerts.extend(kept)
         self.dropped_alerts = 0
-        self.folded = {}
+        self.folded = {k: v for k, v in self.folded.items() if k in keys}
         self._by_key = {}
         self.launches.new_run()
         n = len(self.launches.segments) + self.launches.dropped
@@ -189,6 +202,18 @@ class Monitor:
                      f"{prev_first}-{prev_last} and the loss is back at its starting level; the checks judge "
                      f"this run, the launches before it are listed.", value=float(prev_last), baseline=None,
                      actions=[], key=f"launch:{n}")
+
+    def feed_event(self, ev: TextEvent, own: bool = True) -> list[Alert]:
+        """A text event (a crash line) of this source (``own``) or of another file of the
+        run: only the detectors that read events see it; the step counters do not."""
+        new: list[Alert] = []
+        for d in self._active:
+            if getattr(d, "reads_events", False):
+                try:
+                    new += d.event(ev, own)
+                except Exception as e:  # noqa: BLE001 - contained (see feed)
+                    self._fail(d, e)
+        return self._store(new) if new else new
 
     def _resume(self, step: int) -> Alert:
         st = self.state

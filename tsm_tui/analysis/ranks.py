@@ -25,20 +25,12 @@ import numpy as np
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
+from tsm_tui.sources.fields import step_time_key
 
 TAIL = 100
 DIVERGE = 1.5  # ours (the divergence factor of the loss-spike check)
 STRAGGLER = 1.15  # Levanter: a host's step time above 1.15x the median
-_DT_KEYS = ("elapsed time per iteration (ms)", "elapsed_time_per_iteration_ms", "step_time", "iter_time",
-            "time_per_step", "dt", "dt_ms", "time_ms", "step_time_ms", "train/step_time", "took_ms", "step_avg_ms")
-
-
-def _dt_key(keys) -> tuple[str, float] | None:
-    """The logged step-duration key among ``keys`` and its scale to seconds."""
-    for k in _DT_KEYS:
-        if k in keys:
-            return k, (1e-3 if k.endswith("ms") or "(ms)" in k else 1.0)
-    return None
+_dt_key = step_time_key  # (one list of step-time keys: sources/fields.py, shared with the throughput check)
 
 
 class RankTracker:

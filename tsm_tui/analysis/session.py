@@ -16,12 +16,13 @@ from collections import deque
 from tsm_tui.core.frame import Frame, expand
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.analysis.ordering import HOLD_IDLE, Orderer
-from tsm_tui.core.record import Alert, StepRecord
+from tsm_tui.core.record import Alert, StepRecord, TextEvent
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources.base import LineReader, channel_file
 
 CHANNEL_MARGIN = 10  # losses a console channel needs beyond its file's history to be used (ours)
 AUX_KEEP = 2000  # auxiliary records (sampling steps) kept for monitors created later
+EVENTS_KEEP = 500  # text events (crash lines) kept for monitors created later
 _INFO_KEYS = ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "clip",
               "precision", "batch_tokens", "logging_steps", "save_steps", "schedule")
 
@@ -48,6 +49,10 @@ class Session:
         #: records of auxiliary sources (generations files): fed to every monitor,
         #: kept (bounded) for monitors created later
         self.aux: deque[StepRecord] = deque(maxlen=AUX_KEEP)
+        #: text events (crash lines) of every source, in arrival order: each goes to every
+        #: monitor (the run's crash is in job.err while its series is in job.out); kept
+        #: (bounded) for monitors created later
+        self.events: deque[tuple[str, TextEvent]] = deque(maxlen=EVENTS_KEEP)
 
     def monitor_for(self, source: str, reader: LineReader | None = None) -> Monitor:
         mon = self.monitors.get(source)
@@ -56,6 +61,8 @@ class Session:
             mon.state.info.checkpoints = self.info.checkpoints  # shared, refreshed by the caller
             for r in self.aux:
                 mon.feed_aux(r)
+            for src, ev in self.events:
+                mon.feed_event(ev, src == source)
         if reader is not None:
             self.readers[source] = reader
             n = len(reader.run_info)
@@ -104,15 +111,45 @@ class Session:
         return self._feed_mon(source, mon, records, reader, out)
 
     def _feed_mon(self, source: str, mon: Monitor, records, reader, out: list[Alert]) -> list[Alert]:
+        if reader is not None and reader.kind == "lines":
+            mon.state.text_read = True
+        shared: list[Alert] = []
         for r in records:
             if type(r) is Frame:
                 out += mon.feed_frame(r)
+            elif type(r) is TextEvent:
+                out += mon.feed_event(r)
+                shared += self._share(source, r)
             else:
                 out += mon.feed(r)
         if reader is not None:  # a header line may have told us more
             self.monitor_for(source, reader)
         self._choose()
-        return out if source == self.primary else []
+        return (out if source == self.primary else []) + shared
+
+    def _share(self, source: str, ev: TextEvent) -> list[Alert]:
+        """A text event of ``source`` to every other monitor; the primary's alerts out."""
+        self.events.append((source, ev))
+        out: list[Alert] = []
+        for src, mon in self.monitors.items():
+            if src != source:
+                found = mon.feed_event(ev, False)
+                if src == self.primary:
+                    out += found
+        return out
+
+    def feed_events(self, source: str, records) -> list[Alert]:
+        """The text events among ``records`` of a file whose records go elsewhere (another
+        rank's log, read for the ranks check only): every monitor sees them."""
+        out: list[Alert] = []
+        for r in records:
+            if type(r) is TextEvent:
+                out += self._share(source, r)
+        return out
+
+    def has_events(self) -> bool:
+        """Some file of the run said how it ended (a crash line, an exit code)."""
+        return bool(self.events)
 
     def _feed_aux(self, records) -> list[Alert]:
         out: list[Alert] = []

@@ -22,6 +22,9 @@ class RunState:
     resumes: list[tuple[int, int]] = field(default_factory=list)  # (from, to)
     #: first step at which another check raised a warning or worse early in the run
     early_trouble_step: int | None = None
+    #: some of the run's text (a console log, a W&B run's console) was read: the crash
+    #: check has something to judge (Session sets it)
+    text_read: bool = False
 
     @property
     def total_steps(self) -> int | None:

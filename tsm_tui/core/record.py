@@ -55,6 +55,33 @@ class StepRecord:
         )
 
 
+@dataclass(slots=True)
+class TextEvent(StepRecord):
+    """A line of the run's text that says how it ended, or nearly did (a traceback's
+    exception, an OOM, an NCCL timeout, the scheduler's kill), or an exit code a
+    tracker recorded: in its place among the file's records, with no metrics (so
+    no step of its own: ``step`` / ``before`` is the last record's step the file gave
+    before it, None / 0 when there was none). Readers make them
+    (``sources/text_events.py``); the crash check reads them."""
+
+    #: the crash table's row id (``cuda_oom``, ``nccl_watchdog`` ...) or ``exception``
+    kind: str = ""
+    #: the family the check's advice is for (``oom``, ``nccl``, ``dataloader`` ...)
+    cause: str = ""
+    #: ``fatal``, ``stopped`` (on purpose), ``warning`` (logged as one), ``info`` (exit code 0)
+    level: str = "fatal"
+    #: the line as logged (unsanitised: the views clean it), bounded
+    text: str = ""
+    before: int | None = None
+    #: what the line is, for a person
+    what: str = ""
+    framework: str = ""
+    #: the exception's class (a traceback's last line)
+    exception: str | None = None
+    #: what the line names: rank, worker, pid, signal, exit code, the allocation ...
+    details: dict[str, str] | None = None
+
+
 class Status(str, Enum):
     PASS = "PASS"
     WARN = "WARN"
@@ -112,6 +139,9 @@ class CheckResult:
     title: str
     status: Status
     summary: str
+    #: a word the views key on, besides the status (the crash check: ``crashed``,
+    #: ``stopped``, ``done``); not part of the JSON check object
+    tag: str | None = None
 
     def to_json(self) -> dict:
         return {

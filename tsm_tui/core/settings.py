@@ -127,6 +127,37 @@ class Settings:
     ckpt_max_gap_frac: float = 0.20
     ckpt_max_gap_steps: int = 5000
 
+    # --- crashes -------------------------------------------------------------------
+    #: training records after a crash line that make it a traceback the run survived
+    #: (WARN) rather than its end (FAIL). Ours: a block-buffered stdout flushes up to
+    #: 8 KiB when the process exits, after the traceback that stderr already wrote to
+    #: the same file: ~50 record lines of ~160 bytes must not read as "went on".
+    crash_survive_records: int = 50
+
+    # --- throughput ------------------------------------------------------------------
+    #: a step time this many times the run's median (speed 1/x of it) is slow: trainproof's
+    #: step-time cliff (3x the median step time, as issue 27 cites it)
+    throughput_cliff: float = 3.0
+    #: slow records in a row that make a lasting drop (WARN) (ours: a checkpoint save or an
+    #: eval is one to a few records; a CPU box under load slows ~20 records at a time)
+    throughput_drop_records: int = 30
+    #: a shorter slow spell at least this many times slower than the median, that the run
+    #: came back from, is a pause worth noting (a checkpoint save, an eval; ours: between
+    #: the cliff and the views' 10x "stalled")
+    throughput_pause: float = 5.0
+    #: speeds in the median (ours; outside slow spells, so a drop never becomes the norm)
+    throughput_window: int = 200
+
+    # --- over-fitting ------------------------------------------------------------------
+    #: evaluations in a row above the best evaluation loss, with the training loss lower
+    #: than at the best, that make over-fitting (ours: one is noise, three a trend)
+    overfit_evals: int = 3
+    #: "above the best": by more than this share of it (ours: evaluation noise of a few
+    #: hundred samples is ~1%)
+    overfit_margin: float = 0.02
+    #: training losses whose median is the training level at an evaluation (ours)
+    overfit_train_window: int = 10
+
 
 @dataclass
 class RunInfo:
@@ -141,6 +172,8 @@ class RunInfo:
     seq_len: int | None = None
     clip: float | None = None
     precision: str | None = None  # "fp16" / "bf16" / "fp32"
+    #: activation (gradient) checkpointing on, when a config says so
+    grad_checkpointing: bool | None = None
     logging_steps: int | None = None
     save_steps: int | None = None
     schedule: str | None = None

@@ -20,6 +20,7 @@ from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.fields import field_for, overflowed, to_float
 from tsm_tui.sources.head import skip_hole
 from tsm_tui.sources.launches import is_banner, may_hold_banner
+from tsm_tui.sources.text_events import TextTap, tapped
 
 METRICS = frozenset({"loss", "val_loss", "grad_norm", "lr", "loss_scale"})
 MAX_LINE = 1 << 20  # 1 MiB: longer lines are counted as skipped, never parsed
@@ -96,8 +97,19 @@ class LineReader:
     #: preference when several readers could read a file (higher wins)
     priority = 0
 
+    def __init_subclass__(cls, **kw) -> None:
+        # every line a text reader is fed is looked at for text events (how the run
+        # ended: sources/text_events.py), whatever the format: no reader writes it
+        super().__init_subclass__(**kw)
+        f = cls.__dict__.get("feed")
+        if f is not None and not getattr(f, "tapped", False):
+            cls.feed = tapped(f)
+
     def __init__(self, path: str = "") -> None:
         self.path = path
+        #: text events (None: lines are not looked at: a sniffing probe, a binary reader)
+        self.text_tap: TextTap | None = TextTap(path) if self.kind == "lines" else None
+        self._feeding = False
         self.records = 0
         self.skipped = 0
         self.skip_reasons: dict[str, int] = {}

@@ -114,6 +114,22 @@ def load_mapping(path: str) -> dict | None:
     return load_config(path)[0]
 
 
+#: activation checkpointing: HF, Megatron (old and new flags), DeepSpeed's section, torchtitan, Lightning / PEFT
+_GRAD_CKPT = ("gradient_checkpointing", "recompute_activations", "checkpoint_activations", "recompute_granularity",
+              "activation_checkpointing.partition_activations", "use_gradient_checkpointing",
+              "enable_gradient_checkpointing", "activation_checkpoint.mode", "ac_mode")
+
+
+def _grad_checkpointing(flat: dict) -> bool | None:
+    for k in _GRAD_CKPT:
+        v = flat.get(k)
+        if isinstance(v, bool):
+            return v
+        if isinstance(v, str) and v.strip():
+            return v.strip().lower() not in ("none", "false", "no", "off", "0", "null")
+    return None
+
+
 def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
     """The usual names of ``mapping`` into ``info`` (values already set win).
     Returns what was ignored, one sentence each (``max_steps = 1e400 ignored:
@@ -156,6 +172,10 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
             info.set("precision", "bf16", origin)
         elif flat.get("fp16") is True or str(flat.get("precision", "")) in ("16", "16-mixed", "fp16"):
             info.set("precision", "fp16", origin)
+    if info.grad_checkpointing is None:
+        gc = _grad_checkpointing(flat)
+        if gc is not None:
+            info.set("grad_checkpointing", gc, origin)
     if info.params is None:
         try:
             est = count_params(flat)

@@ -51,6 +51,34 @@ ALIASES = {
     "epoch": "epoch", "epochs": "epoch", "train/epoch": "epoch",
     "time": "time", "timestamp": "time", "_timestamp": "time", "wall_time": "time",
 }
+#: a step's duration, as logs name it (Megatron's "elapsed time per iteration (ms)", nanoGPT's
+#: "time 1234.5ms", modded-nanogpt's step_avg, llm.c / others' "dt"): seconds = value x scale
+STEP_TIME_KEYS = ("elapsed time per iteration (ms)", "elapsed_time_per_iteration_ms", "step_time", "iter_time",
+                  "time_per_step", "dt", "dt_ms", "time_ms", "step_time_ms", "train/step_time", "took_ms",
+                  "step_avg_ms")
+#: throughput, as logs name it (higher is faster): tokens / samples / iterations per second, MFU, TFLOP/s
+RATE_KEYS = ("tokens_per_sec", "tokens_per_second", "tok/sec", "tok/s", "tokens/s", "tps", "throughput",
+             "throughput/tokens_per_sec", "perf/throughput", "throughput per GPU (TFLOP/s/GPU)", "tflops",
+             "TFLOPs", "mfu", "MFU", "samples_per_second", "samples/sec", "train_samples_per_second",
+             "it/s", "iters_per_sec", "steps_per_second", "train_steps_per_second", "wps", "ups")
+
+
+def step_time_key(keys) -> tuple[str, float] | None:
+    """The logged step-duration key among ``keys`` and its scale to seconds."""
+    for k in STEP_TIME_KEYS:
+        if k in keys:
+            return k, (1e-3 if k.endswith("ms") or "(ms)" in k else 1.0)
+    return None
+
+
+def rate_key(keys) -> str | None:
+    """The logged throughput key among ``keys`` (higher is faster)."""
+    for k in RATE_KEYS:
+        if k in keys:
+            return k
+    return None
+
+
 # prefixes that identify a field family (Lightning's LearningRateMonitor: lr-AdamW,
 # lr-AdamW/pg1; Composer: lr-DecoupledAdamW/group0)
 PREFIXES = (("lr-", "lr"), ("lr_", "lr"), ("learning_rate/", "lr"), ("lr/", "lr"))

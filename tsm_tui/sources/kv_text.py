@@ -107,6 +107,7 @@ class KeyValueTextReader(LineReader):
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:
         probe = cls(path)
+        probe.text_tap = None  # (a probe counts records: a crash line is none)
         hits = 0
         n = 0
         for ln in head[:400]:
@@ -561,6 +562,7 @@ def learn_template(cls, path: str, line: bytes) -> _Template | None:
     run facts) stay literal; a line that is not one plain step record gets None."""
     def parse(raw: bytes):
         probe = cls(path)
+        probe.text_tap = None
         try:
             recs = probe.feed(raw.decode("ascii"))
         except UnicodeDecodeError:

@@ -20,6 +20,7 @@ from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.config import CONFIG_NAMES
 from tsm_tui.sources.blocks import ComposerReader, OLMoReader
 from tsm_tui.sources.build_nanogpt import BuildNanoGPTReader
+from tsm_tui.sources.console import ConsoleReader, stream_name
 from tsm_tui.sources.csv_reader import CsvReader
 from tsm_tui.sources.fairseq import FairseqReader
 from tsm_tui.sources.hf_stdout import HFStdoutReader
@@ -273,11 +274,26 @@ def sniff(path: str, head: list[str]) -> tuple[type[LineReader] | None, float]:
 
 def _console_reader(path: str, head: list[str]) -> type[LineReader] | None:
     cls, _score = sniff(path, head)
-    return cls if cls is not None and cls.kind == "lines" else None
+    if cls is not None and cls.kind == "lines":
+        return cls
+    # no metrics in it (yet): read for its crash lines, and as a format once metrics appear
+    return ConsoleReader
 
 
 # the console inside a W&B run file reads like its files/output.log
 WandbRunReader.console_sniffer = staticmethod(_console_reader)
+# a stream file's lines are sniffed again as they come (metrics after a long preamble)
+ConsoleReader.sniffer = staticmethod(sniff)
+
+
+def _console(path: str, info: FileInfo) -> tuple[LineReader | None, FileInfo]:
+    """A job's output stream in which no metrics were recognised (``job.err``, a rank's
+    ``stderr.log``): read for its crash lines (sources/console.py); other files are not read."""
+    if not stream_name(path):
+        return None, info
+    info.format, info.score = ConsoleReader.name, 0.0
+    info.note = (info.note or "no training metrics recognised") + ": read for crash lines only"
+    return ConsoleReader(path), info
 
 
 def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileInfo]:
@@ -329,10 +345,10 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileI
                 info.note = (f"no training metrics recognised in the first {info.sniffed_to / (1 << 20):.1f} MiB "
                              f"and the last {TAIL_BYTES >> 10} KiB of {size / (1 << 20):.1f} MiB (the search "
                              f"stops there; point tsm-watch at the part that holds the metrics)")
-                return None, info
+                return _console(path, info)
     if cls is None:
         info.note = "no training metrics recognised"
-        return None, info
+        return _console(path, info)
     info.format, info.score = cls.name, score
     return cls(path), info
 

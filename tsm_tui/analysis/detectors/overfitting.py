@@ -1,0 +1,170 @@
+"""Over-fitting: the evaluation loss rising while the training loss falls (issue 27).
+
+Each evaluation (a record's ``val_loss``: eval / validation / test loss) is compared
+with the best one so far. Over-fitting is said when, for ``overfit_evals``
+evaluations in a row after the best, the evaluation loss stays above the best by
+more than ``overfit_margin`` (relative) while the training loss (the median of its
+last ``overfit_train_window`` values) has gone on falling below its level at the
+best evaluation:
+
+- WARN, with the step of the best evaluation and the checkpoint nearest to it: the
+  one to keep (early stopping would have stopped there);
+- FAIL when the evaluation loss is back above its first value: everything the run
+  gained on held-out data is lost.
+
+An evaluation loss that falls again below the best ends it (the alert stays, the
+check returns to PASS with a note). O(1) per record: a bounded window of training
+losses; frames go through ``update`` only at their evaluation rows.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tsm_tui.analysis.detectors.base import NONE, Detector
+from tsm_tui.analysis.detectors.stats import RollingMedian
+from tsm_tui.core.numbers import fmt
+from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
+
+
+
+class OverfittingDetector(Detector):
+    id = "overfitting"
+    title = "Over-fitting"
+
+    def __init__(self, settings, state) -> None:
+        super().__init__(settings, state)
+        self.train = RollingMedian(self.s.overfit_train_window)
+        self.evals = 0
+        self.first: tuple[int, float] | None = None  # (step, eval loss)
+        self.best: tuple[int, float, float | None] | None = None  # (step, eval loss, train level then)
+        self.last: tuple[int, float] | None = None
+        self.above = 0  # evaluations in a row above the best by the margin, with the training loss lower
+        self.state_now = "ok"  # ok / warn / fail
+        self.said: str | None = None  # the strongest alert said for the current best ("warn" / "fail")
+        self.episodes = 0
+        self.ended: tuple[int, int] | None = None  # (best step, step it ended) of the last episode that ended
+
+    def update(self, rec: StepRecord) -> list[Alert]:
+        x = rec.loss
+        if x is not None and math.isfinite(x):
+            self.train.update(x)
+        v = rec.val_loss
+        if v is None or not math.isfinite(v):
+            return []
+        return self._eval(rec.step, v)
+
+    def _eval(self, step: int, v: float) -> list[Alert]:
+        self.evals += 1
+        self.last = (step, v)
+        tr = self.train.get()
+        if self.first is None:
+            self.first = (step, v)
+        best = self.best
+        if best is not None and best[2] is None and tr is not None:
+            best = self.best = (best[0], best[1], tr)  # (no training loss before the best evaluation: the first after)
+        if best is None or v < best[1]:
+            if self.state_now != "ok" and best is not None:
+                self.ended = (best[0], step)
+            self.best = (step, v, tr)
+            self.above, self.state_now, self.said = 0, "ok", None
+            return []
+        rising = v > best[1] * (1.0 + self.s.overfit_margin) if best[1] > 0 else v > best[1] + self.s.overfit_margin
+        falling = tr is not None and best[2] is not None and tr < best[2]
+        if rising and falling:
+            self.above += 1
+        elif not rising:
+            self.above = 0
+        if self.above < self.s.overfit_evals:
+            return []
+        now = "fail" if v > self.first[1] else "warn"  # (a first evaluation that was the best: never better since)
+        self.state_now = now
+        if self.said == now or (self.said == "fail" and now == "warn"):
+            return []
+        if self.said is None:
+            self.episodes += 1
+        self.said = now
+        return [self._alert(step, v, tr, now)]
+
+    def _keep(self) -> tuple[int, str] | None:
+        """The checkpoint nearest to the best evaluation (the one to keep)."""
+        cks = self.state.info.checkpoints
+        if not cks or self.best is None:
+            return None
+        b = self.best[0]
+        return min(cks, key=lambda c: (abs(c[0] - b), c[0] > b))
+
+    def _alert(self, step: int, v: float, tr: float | None, now: str) -> Alert:
+        b_step, b_val, b_tr = self.best
+        ck = self._keep()
+        keep = f"; keep {ck[1]} (step {ck[0]}), the checkpoint nearest to it" if ck else ""
+        trend = f" while the training loss fell from {fmt(b_tr)} to {fmt(tr)}" if b_tr is not None and tr is not None \
+            else " while the training loss kept falling"
+        if now == "fail":
+            head = (f"Over-fitting: the evaluation loss is back above its first value ({fmt(v)} at step {step} vs "
+                    f"{fmt(self.first[1])} at step {self.first[0]}){trend}: everything gained on held-out data is lost")
+        else:
+            head = (f"Over-fitting: the evaluation loss rose from its best {fmt(b_val)} (step {b_step}) to {fmt(v)} "
+                    f"(step {step}) over {self.above} evaluations{trend}")
+        acts = []
+        if ck:
+            acts.append(f"Keep {ck[1]} (step {ck[0]}): the checkpoint nearest to the best evaluation loss.")
+        else:
+            acts.append(f"Keep the model of step {b_step} (the best evaluation loss); no checkpoint was found near it.")
+        acts.append("Stop early (HF EarlyStoppingCallback / load_best_model_at_end, Lightning EarlyStopping on the "
+                    "validation loss), or add regularisation: more data or augmentation, dropout, weight decay, "
+                    "fewer epochs.")
+        sev = Severity.CRITICAL if now == "fail" else Severity.WARNING
+        # (at the step it is seen, as every alert: the best step is in the message and the actions)
+        return Alert(self.id, sev, step, head + keep + ".", value=v, baseline=b_val, actions=acts,
+                     key=f"overfit:{b_step}")
+
+    def on_resume(self, step: int) -> None:
+        """Steps went back before the best evaluation: the evaluations after ``step`` are
+        superseded (a restart from a checkpoint, or a new run in the same file)."""
+        if self.best is not None and self.best[0] > step:
+            self.first = self.best = self.last = None
+            self.above, self.state_now, self.said = 0, "ok", None
+
+    # -- frames: only evaluation rows need update ---------------------------------------------------
+    def prepare(self, fr):
+        return fr.get("val_loss")
+
+    def screen(self, fr, cx, a: int, b: int) -> np.ndarray:
+        if cx is None:
+            return NONE
+        return a + np.flatnonzero(np.isfinite(cx[a:b]))
+
+    def bulk(self, fr, cx, a: int, q: int) -> None:
+        loss = fr.get("loss")
+        if loss is None:
+            return
+        x = loss[a:q]
+        x = x[np.isfinite(x)]
+        if x.size:
+            self.train.extend(x)
+
+    # -- the check -----------------------------------------------------------------------------------
+    def result(self) -> CheckResult:
+        if self.evals == 0:
+            return self._result(Status.SKIP, "no evaluation / validation loss logged")
+        if self.best is None:
+            return self._result(Status.PASS, f"{self.evals} evaluation(s), none since the last restart")
+        b_step, b_val, _ = self.best
+        ck = self._keep()
+        keep = f"; keep {ck[1]} (step {ck[0]})" if ck else ""
+        if self.state_now == "fail":
+            return self._result(Status.FAIL, f"evaluation loss back above its first value ({fmt(self.last[1])} at "
+                                             f"step {self.last[0]} vs {fmt(self.first[1])}); best {fmt(b_val)} at "
+                                             f"step {b_step}{keep}")
+        if self.state_now == "warn":
+            return self._result(Status.WARN, f"evaluation loss rising since its best {fmt(b_val)} at step {b_step} "
+                                             f"({fmt(self.last[1])} at step {self.last[0]}) while the training loss "
+                                             f"falls{keep}")
+        note = ""
+        if self.ended is not None:
+            note = f"; an over-fitting stretch after step {self.ended[0]} ended at step {self.ended[1]}"
+        return self._result(Status.PASS, f"{self.evals} evaluation(s), best {fmt(b_val)} at step {b_step}, "
+                                         f"last {fmt(self.last[1])}{note}")

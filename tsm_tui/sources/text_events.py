@@ -1,0 +1,249 @@
+"""Text events: the lines a run writes that say how it ended (or nearly did).
+
+Every text reader's ``feed`` is tapped (``tapped``, applied by
+``LineReader.__init_subclass__``): a line that gave no record is looked at by
+the reader's ``TextTap``, which returns a ``TextEvent`` for a line of the crash
+table (``sources/crash_patterns.py``), delivered in place among the reader's
+records. So every text format (stdout, Slurm ``.out``, Megatron, HF stdout, the
+generic reader, a W&B run file's console) gets them with no code of its own, on
+the line path and on the chunk path alike (a fast reader's templates only take
+metric lines; every other line goes through ``feed``).
+
+What counts (the rest is console noise):
+
+- inside a Python traceback (``Traceback (most recent call last):`` and its
+  indented frames, rank-prefixed or not; C++ / Paddle's ``Error Message
+  Summary``), the exception line that ends it; at the ``warning`` level when the
+  header was logged as a warning (torch._dynamo's ``[WARNING] Traceback``);
+- anywhere, a line of the table marked ``anywhere`` (an OOM, the NCCL watchdog,
+  Slurm's ``CANCELLED``, a segfault), unless it is part of an argument dump
+  (Megatron's ``arguments`` block, ``key ....... value`` leaders), of a printed
+  config (an indented ``key: value``, a quoted value) or of a banner (a line
+  boxed in ``#`` / ``=`` / ``|``).
+
+Linear time: one gate regex (literal alternatives that begin with a capital, which
+the regex engine finds with a character-set scan) and a few substring tests per
+line; the table's regexes only on lines that pass the gate.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from tsm_tui.core.record import TextEvent
+from tsm_tui.core.sanitize import strip_ansi
+from tsm_tui.sources.crash_patterns import (EXC_ENDINGS, EXC_LINE, GATE, GATE_LOWER, PATTERNS, PREFIX, TB_CHAIN,
+                                            TB_HEADER, TB_WARNING, CrashPattern)
+
+MAX_TEXT = 500  # characters of an event's line kept
+CHAIN_LINES = 4  # lines after an exception within which a chained traceback keeps its level (ours)
+TB_JUNK = 40  # lines that are neither frames nor the exception before an open traceback is let go (ours)
+_BY_WHERE = {w: tuple(p for p in PATTERNS if p.where == w) for w in ("anywhere", "exception")}
+_EXC_PATTERNS = _BY_WHERE["exception"] + _BY_WHERE["anywhere"]
+#: an argument dump's line (Megatron, DeepSpeed: ``  name .......... value``)
+_LEADERS = re.compile(r"\S \.{3,}+ ")
+#: a printed config's line: an indented key, or a quoted key (JSON, a dict, YAML)
+_CONFIG = re.compile(r"\s++[a-z_][\w.-]*+\s*+[:=](?:\s|$)|\s*+[\"'][\w .-]++[\"']\s*+:")
+#: a banner's line: boxed in one decoration character
+_BANNER = re.compile(r"\s*+([#=|!])\1*+ ")
+#: what may stand before an error message that is the error itself: an exception's name,
+#: a logger's ERROR level (``torch.OutOfMemoryError: CUDA out of memory``, ``[ERROR] ... CUDA error:``)
+_FATAL_LEAD = re.compile(r"^[\w.]*+(?:Error|Exception|Failure)\b|(?:Error|Exception|Failure|error|exception)"
+                         r"(?:\([\w.]*+\))?:$|\b(?:ERROR|CRITICAL|FATAL|E\d{4})\b|\[E ")
+#: causes whose message, after other free text (``Error loading model:  CUDA out of memory``),
+#: is an error the program caught and printed (a warning), not its end
+_MESSAGE_CAUSES = frozenset({"oom", "cuda", "dataloader"})
+_TAGS = re.compile(r"\[rank(\d++)\]:|\[default(\d++)\]:|\[\d++,(\d++)\]<std")
+_DETAILS = (
+    ("rank", re.compile(r"\[Rank (\d++)\]|rank[: ]\s*+(\d++)|local_rank: (\d++)")),
+    ("worker", re.compile(r"worker process (\d++)|process (\d++) terminated")),
+    ("pid", re.compile(r"\bpid(?:\(s\))?[ =:]\s*+(\d++)")),
+    ("signal", re.compile(r"signal:? (SIG[A-Z]++|Killed|Terminated|Segmentation fault|Bus error|Aborted)")),
+    ("exit", re.compile(r"exit ?code:? (-?\d++)|return code = (-?\d++)|exit status (-?\d++)")),
+    ("alloc", re.compile(r"Tried to allocate (\d[\d.]*+ ?[KMGT]i?B)")),
+    ("op", re.compile(r"OpType=(\w++)")),
+    ("timeout_ms", re.compile(r"Timeout\(ms\)=(\d++)")),
+    ("reason", re.compile(r"DUE TO ([A-Z]++(?: [A-Z]++)*+)|TERM_(\w++):")),
+)
+
+
+def _gate(line: str) -> bool:
+    if GATE.search(line) is not None:
+        return True
+    for w in GATE_LOWER:
+        if w in line:
+            return True
+    return False
+
+
+def details(raw: str, text: str) -> dict[str, str]:
+    """What the line names: the rank, a worker, a pid, the signal, an exit code ..."""
+    out: dict[str, str] = {}
+    m = _TAGS.search(raw[:64])
+    if m is not None:
+        out["rank"] = next(g for g in m.groups() if g is not None)
+    for key, rx in _DETAILS:
+        if key in out:
+            continue
+        m = rx.search(text)
+        if m is not None:
+            out[key] = next(g for g in m.groups() if g is not None)
+    return out
+
+
+class TextTap:
+    """One reader's look at its lines: an open traceback, an argument dump, the last
+    record's step. O(1) per line; nothing kept but a few flags and a prefix."""
+
+    __slots__ = ("source", "tb", "tb_prefix", "tb_junk", "args", "after", "chain", "chain_left")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.tb: str | None = None  # an open traceback: its level ("fatal" / "warning")
+        self.tb_prefix = ""  # what stood before its header (a logger's per-line prefix)
+        self.tb_junk = 0
+        self.args = False  # inside Megatron's "---- arguments ----" block
+        self.after: int | None = None  # the step of the last record this reader gave
+        self.chain: str | None = None  # the level of the traceback that just ended (a chained one follows)
+        self.chain_left = 0
+
+    def records(self, out: list) -> None:
+        """The reader gave records for a line: the run went on (no traceback is open)."""
+        last = out[-1]
+        if type(last) is not TextEvent:
+            self.after = last.step
+        self.tb = None
+        self.chain = None
+
+    def line(self, line: str) -> TextEvent | None:
+        """A line that gave no record: the event it is, if any."""
+        if self.args:
+            if "end of arguments" in line:
+                self.args = False
+            return None
+        if "\x1b" in line:
+            line = strip_ansi(line)
+        if "\r" in line:
+            line = line[line.rfind("\r") + 1:]
+        if self.tb is not None:
+            return self._in_traceback(line)
+        if not _gate(line):
+            if "-- arguments --" in line:
+                self.args = True
+            elif self.chain is not None and line.strip():
+                self.chain_left -= 1
+                if self.chain_left <= 0:
+                    self.chain = None
+            return None
+        h = TB_HEADER.search(line)
+        if h is not None:
+            self._open(line, h.start())
+            return None
+        return self._anywhere(line)
+
+    def _open(self, line: str, at: int) -> None:
+        """A traceback's header at ``line[at:]``: the level of its logger (a chained
+        traceback keeps the level of the one before it) and the per-line prefix."""
+        if TB_WARNING.search(line, 0, at):
+            self.tb = "warning"
+        else:
+            self.tb = self.chain or "fatal"
+        self.chain = None
+        self.tb_prefix = line[:at] if at else ""
+        self.tb_junk = 0
+
+    def _in_traceback(self, line: str) -> TextEvent | None:
+        if self.tb_prefix and line.startswith(self.tb_prefix):
+            body = line[len(self.tb_prefix):]  # (a logger that prefixes every line of the message)
+        else:
+            body = line[PREFIX.match(line).end():]
+        if not body.strip():
+            return None
+        if body[0] in " \t│╭╰┃╷╵" or body.startswith(("File ", "> File", "^", "~")):
+            return None  # a frame, its source line or marker (or a rich / loguru traceback's box)
+        if body.startswith(TB_CHAIN):
+            return None
+        h = TB_HEADER.search(body)
+        if h is not None:  # a new traceback (another rank's, a worker's)
+            self._open(line, len(line) - len(body) + h.start())
+            return None
+        m = EXC_LINE.match(body)
+        if m is not None and m.group(1).endswith(EXC_ENDINGS):
+            level = self.tb
+            self.tb = None
+            self.chain, self.chain_left = level, CHAIN_LINES
+            return self._event(line, body, _EXC_PATTERNS, level, exception=m.group(1))
+        self.tb_junk += 1
+        if self.tb_junk > TB_JUNK:
+            self.tb = None
+        return self._anywhere(line) if _gate(line) else None
+
+    def _anywhere(self, line: str) -> TextEvent | None:
+        k = PREFIX.match(line).end()
+        body = line[k:]
+        ev = self._event(line, body, _BY_WHERE["anywhere"], None)
+        if ev is None:
+            return None
+        if _LEADERS.search(body) or _CONFIG.match(body) or _BANNER.match(body):
+            return None  # an argument dump, a printed config, a banner: not the run speaking
+        return ev
+
+    def _event(self, raw: str, body: str, patterns: tuple[CrashPattern, ...], level: str | None,
+               exception: str | None = None) -> TextEvent | None:
+        text = body.strip()
+        hit: CrashPattern | None = None
+        handled = False
+        for p in patterns:
+            m = p.rx.search(text)
+            if m is not None:
+                if exception is None and m.start() > 0:
+                    if text[m.start() - 1] in "'\"":
+                        return None  # a quoted value (a printed config, echoed code)
+                    lead = text[: m.start()].rstrip()
+                    handled = (p.cause in _MESSAGE_CAUSES and p.level == "fatal"
+                               and _FATAL_LEAD.search(lead) is None)
+                hit = p
+                break
+        if hit is None and exception is None:
+            return None
+        if hit is not None:
+            kind, cause, what, framework = hit.id, hit.cause, hit.what, hit.framework
+            lv = "warning" if level == "warning" or handled else hit.level
+        else:
+            kind, cause, what, framework = "exception", "exception", exception, "Python"
+            lv = level or "fatal"
+        return TextEvent(self.after if self.after is not None else 0, source=self.source, kind=kind, cause=cause,
+                         level=lv, text=text[:MAX_TEXT], before=self.after, what=what or kind, framework=framework,
+                         exception=exception, details=details(raw, text[:2000]) or None)
+
+
+def tapped(feed):
+    """``feed`` with the reader's ``TextTap`` looking at every line that gave no record."""
+    @functools.wraps(feed)
+    def tapped_feed(self, line):
+        if self._feeding:  # (a subclass's feed calling its base's: one look per line)
+            return feed(self, line)
+        tap = self.text_tap
+        if tap is None:
+            return feed(self, line)
+        self._feeding = True
+        try:
+            out = feed(self, line)
+        finally:
+            self._feeding = False
+        if out:
+            tap.records(out)
+            return out
+        ev = tap.line(line)
+        return [ev] if ev is not None else out
+    tapped_feed.tapped = True
+    return tapped_feed
+
+
+def exit_event(code: int, step: int | None, source: str, framework: str) -> TextEvent:
+    """A tracker recorded the run's exit code (a W&B run file's exit record)."""
+    return TextEvent(step if step is not None else 0, source=source, kind="exit_code",
+                     cause="exit" if code else "done", level="fatal" if code else "info",
+                     text=f"the run exited with code {code}", before=step, what="exit code",
+                     framework=framework, details={"exit": str(code)})
