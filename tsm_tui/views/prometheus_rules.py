@@ -11,7 +11,8 @@ by node_exporter. Thresholds are ours:
 * ``TsmRunStalled``: no new record for 10x the run's usual interval between
   records, at least 5 minutes (checkpoint saves and evaluations pause a run
   for minutes), or for 15 minutes when the interval is not known yet; not
-  once the planned steps are done;
+  once the planned steps are done, nor for a run whose crash check is at FAIL
+  (its last lines are a crash: dead, not stalled; ``TsmCheckFailed`` says it);
 * ``TsmMonitorDown``: the ``tsm`` scrape job is down, or a textfile's
   heartbeat (rewritten every 30 s) is 2 minutes old.
 
@@ -73,6 +74,7 @@ groups:
           )
           unless (tsm_last_step >= tsm_planned_steps)
           unless (tsm_following == 0)
+          unless on(run) (tsm_check_status{{check="crash"}} == 2)
         for: 1m
         labels:
           severity: critical

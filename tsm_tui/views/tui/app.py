@@ -833,15 +833,24 @@ class TsmApp(App):
 
     def run_done(self) -> bool:
         """The run reached the steps its config planned (Lightning's last 0-based step
-        is planned - 1): quiet since is not a stall."""
+        is planned - 1), or a tracker recorded its normal exit: quiet since is not a stall."""
+        if self.run_ended() == "done":
+            return True
         mon = self.session.monitor if self.session is not None else None
         planned = mon.state.info.total_steps if mon is not None else None
         last = self._last_step()
         return bool(planned) and last is not None and last >= planned - 1
 
+    def run_ended(self) -> str | None:
+        """How the run's text says it ended (the crash check): ``crashed`` (its last lines
+        are a crash), ``stopped`` (on purpose), ``done``, or None."""
+        c = next((c for c in self._checks if c.id == "crash"), None)
+        return c.tag if c is not None else None
+
     def stalled_for(self, now: float | None = None) -> float | None:
-        """Seconds without a record when that counts as stalled (following a live run)."""
-        if self.mode != "live" or self._last_arrival is None or self.run_done():
+        """Seconds without a record when that counts as stalled (following a live run;
+        a run that crashed is dead, not stalled)."""
+        if self.mode != "live" or self._last_arrival is None or self.run_done() or self.run_ended():
             return None
         idle = self.idle_for(now)
         if idle is None:
@@ -867,6 +876,11 @@ class TsmApp(App):
             return "PAUSED" + (f" +{self.pending_while_paused}" if self.pending_while_paused else ""), "-paused"
         if stalled is not None:
             return f"stalled {_ago(stalled)}", "-stalled"
+        ended = self.run_ended() if self.mode == "live" else None
+        if ended == "crashed":
+            return "crashed", "-crashed"
+        if ended == "stopped":
+            return "stopped", "-stalled"
         if self.centre is not None:
             return f"at step {self.centre}", "-inspect"
         if self.mode == "finished":
@@ -885,7 +899,7 @@ class TsmApp(App):
         the run, its path elided in the middle to what is left of the line."""
         text, cls = self._state_text(now)
         state = self.query_one("#state", Label)
-        for c in ("-paused", "-stalled", "-inspect"):
+        for c in ("-paused", "-stalled", "-inspect", "-crashed"):
             state.set_class(c == cls, c)
         shown = getattr(state, "_tsm_shown", None)
         if shown is None or shown.plain != text:

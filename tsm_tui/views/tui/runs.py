@@ -41,11 +41,12 @@ TICK = 1.0  # s between two looks at the clock (ages, "stalled")
 COLUMNS = (("loss_spike", "spk", "s"), ("grad_norm", "grad", "g"), ("lr_schedule", "lr", "l"),
            ("batch_size", "bs", "b"), ("plateau", "plat", "p"), ("nonfinite", "nan", "n"))
 #: which of two checks with the same status a row names as its worst: what a person acts on first
-_FIRST = ("nonfinite", "ranks", "loss_spike", "loss_scale", "grad_norm", "output_collapse", "lr_schedule",
-          "plateau", "batch_size", "checkpoints")
+_FIRST = ("crash", "nonfinite", "ranks", "loss_spike", "loss_scale", "grad_norm", "output_collapse", "overfitting",
+          "lr_schedule", "plateau", "throughput", "batch_size", "checkpoints")
 SHORT = {"loss_spike": "spike", "grad_norm": "grad", "lr_schedule": "lr", "batch_size": "batch",
          "plateau": "plat", "nonfinite": "nan", "loss_scale": "fp16", "checkpoints": "ckpt",
-         "output_collapse": "gen", "ranks": "ranks"}
+         "output_collapse": "gen", "ranks": "ranks", "crash": "crash", "throughput": "speed",
+         "overfitting": "ovfit"}
 _STYLE = {Status.FAIL: "bold $error", Status.WARN: "bold $warning", Status.PASS: "$success",
           Status.SKIP: "dim"}
 _LETTER = {Status.FAIL: "F", Status.WARN: "W", Status.PASS: "P", Status.SKIP: "-"}
@@ -78,9 +79,18 @@ class RunRow:
 
     @property
     def done(self) -> bool:
-        """The run reached its planned steps: quiet since is not a stall (the rules'
-        ``TsmRunStalled`` says the same). Lightning counts steps from 0: its last is planned - 1."""
+        """The run reached its planned steps, or a tracker recorded its normal exit: quiet
+        since is not a stall (the rules' ``TsmRunStalled`` says the same). Lightning counts
+        steps from 0: its last is planned - 1."""
+        if self.ended() == "done":
+            return True
         return bool(self.planned) and self.last_step is not None and self.last_step >= self.planned - 1
+
+    def ended(self) -> str | None:
+        """How the run's text says it ended: ``crashed`` (its last lines are a crash),
+        ``stopped`` (on purpose), ``done`` (a normal exit), or None (the crash check)."""
+        c = self.checks.get("crash")
+        return c.tag if c is not None else None
 
     def arrived(self, now: float, step: int | None, written: float | None = None, live: bool = True) -> None:
         """Records arrived at ``now`` (monotonic); ``written``: when the run wrote the newest
@@ -112,8 +122,9 @@ class RunRow:
         return None if self.last_arrival is None else now - self.last_arrival
 
     def stall_after(self) -> float | None:
-        """Seconds of quiet after which the run is stalled (None: a run that is done never is)."""
-        if self.done:
+        """Seconds of quiet after which the run is stalled (None: a run that is done, or
+        dead, never is: a crashed run is not waiting for anything)."""
+        if self.done or self.ended() is not None:
             return None
         med = statistics.median(self.arrivals) if self.arrivals else 0.0
         return max(STALL_MIN, 10 * med)
@@ -326,6 +337,11 @@ class RunsScreen(Screen):
             return "-", None
         if stalled is not None:
             return f"stall {age_text(stalled)}", "bold $warning"
+        ended = r.ended()
+        if ended == "crashed":
+            return f"crash {age_text(idle)}", "bold $error"
+        if ended == "stopped":
+            return f"stop {age_text(idle)}", "$warning"
         if r.done:
             return f"done {age_text(idle)}", "$text-muted"
         return age_text(idle), None
@@ -426,7 +442,8 @@ class RunsScreen(Screen):
     def _status(self, now: float, wall: float, cw: int, width: int) -> None:
         failing = sum(1 for r in self.rows.values() if r.worst() == Status.FAIL)
         stalled = sum(1 for r in self.rows.values() if self._stalled(r, now, wall) is not None)
-        text = (f"{len(self.rows)} runs, {failing} failing, {stalled} stalled, by {SORTS[self.sort_i]}"
+        dead = sum(1 for r in self.rows.values() if r.ended() == "crashed")
+        text = (f"{len(self.rows)} runs, {failing} failing, {stalled} stalled, {dead} crashed, by {SORTS[self.sort_i]}"
                 + (f", filter {safe(self.filter_text, 20)}" if self.filter_text else ""))
         if cw == 1:
             text += "; sglbpn = spike grad lr batch plat nan"

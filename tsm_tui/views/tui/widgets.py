@@ -33,6 +33,9 @@ SHORT_TITLES = {
     "loss_scale": "Loss scale",
     "checkpoints": "Checkpoints",
     "output_collapse": "Outputs",
+    "crash": "Crash",
+    "throughput": "Throughput",
+    "overfitting": "Overfitting",
 }
 CHECK_IDS = [d.id for d in DETECTORS]
 SEV_STYLE = {Severity.CRITICAL: "bold $error", Severity.WARNING: "bold $warning", Severity.INFO: "$text-muted"}
