@@ -48,7 +48,7 @@ class CrashPattern:
         object.__setattr__(self, "rx", re.compile(self.regex))
 
 
-# causes (the crash check's actions are per cause): launch (a process starting: info) and
+# causes (the crash check's actions are per cause):
 # oom (accelerator memory), host_oom (RAM, the kernel's or the scheduler's OOM killer),
 # nccl (collectives: timeouts, aborted communicators, store timeouts), cuda (device
 # errors), dataloader (a worker died), fp16 (loss scale at its floor), disk (a write
@@ -230,24 +230,13 @@ PATTERNS: tuple[CrashPattern, ...] = (
     CrashPattern("keyboard_interrupt", "interrupt", "Python",
                  r"^KeyboardInterrupt\b", "corpus:console/yolo11_stdout_keyboardinterrupt yolo_train.log:311",
                  where="exception", level="stopped", what="stopped with Ctrl-C (KeyboardInterrupt)"),
-    # ---- a (re)start: not a crash; a crash before it is history ---------------------------
-    CrashPattern("launch_torchrun", "launch", "torchrun",
-                 r"Setting OMP_NUM_THREADS environment variable for each process",
-                 "https://github.com/alibaba/Pai-Megatron-Patch/issues/468 (torch/distributed/run.py's start-up warning)",
-                 level="info", what="a new launch"),
-    CrashPattern("launch_hf", "launch", "HF Trainer",
-                 r"\*\*\*\*\* Running training \*\*\*\*\*",
-                 "huggingface/transformers@src/transformers/trainer.py (logger.info(\"***** Running training *****\"))",
-                 level="info", what="a new launch"),
-    CrashPattern("launch_resume", "launch", "training scripts, detectron2, Lightning",
-                 r"^(?:Resuming|Resumed) (?:from|at|training)|Restoring states from the checkpoint",
-                 "corpus:console/custom_tse_resumes_dataloader_crash train.log:5616 ('Resuming from ./checkpoints/...'); "
-                 "Lightning-AI/pytorch-lightning@src/lightning/pytorch/trainer/connectors/checkpoint_connector.py",
-                 level="info", what="a new launch"),
-    CrashPattern("launch_wandb", "launch", "W&B",
-                 r"Tracking run with wandb version", "wandb/wandb@wandb/sdk/wandb_run.py (the run header)",
-                 level="info", what="a new launch"),
 )
+
+#: what a tracker's recorded exit code says, besides 0 (a normal end) and non-zero (a crash)
+EXIT_CODES = {
+    ("W&B", 255): ("interrupt", "stopped", "stopped with Ctrl-C (W&B records 255 for a KeyboardInterrupt)",
+                   "wandb/wandb@wandb/sdk/lib/exit_hooks.py (exc_handler: was_ctrl_c -> exit_code = 255)"),
+}
 
 #: line prefixes that are not the line: a rank or task tag (torchrun ``[rank3]:``,
 #: ``[default0]:``, srun ``--label`` ``3: ``, mpirun ``[1,3]<stderr>:``), a Ray actor
@@ -273,7 +262,7 @@ GATE = re.compile(r"Error|ERROR|Exception|Traceback|Killed|Interrupt|Exit|CANCEL
                   r"|NCCL|Watchdog|Some NCCL|DataLoader|Caught|Unexpected|Current loss|Minimum loss|PytorchStream"
                   r"|No space|Disk quota|Fatal|Segmentation|Bus error|Aborted|Illegal|Floating|TERM_|PBS:|Out of memory"
                   r"|Out Of Memory|Detected|DefaultCPU|SignalException|ChildFailed|KeyboardInterrupt|MemoryError|Stack \("
-                  r"|Timeout \(|Setting OMP|Running training|Resum|Restoring states|Tracking run")
+                  r"|Timeout \(")
 GATE_LOWER = ("(): ", "double free", "corrupted size", "terminate called", "exitcode", "return code",
               "exit status", "terminated with", "exit code", "oom")
 

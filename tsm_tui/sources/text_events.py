@@ -33,8 +33,8 @@ import re
 
 from tsm_tui.core.record import TextEvent
 from tsm_tui.core.sanitize import strip_ansi
-from tsm_tui.sources.crash_patterns import (EXC_ENDINGS, EXC_LINE, GATE, GATE_LOWER, PATTERNS, PREFIX, TB_CHAIN,
-                                            TB_HEADER, TB_WARNING, CrashPattern)
+from tsm_tui.sources.crash_patterns import (EXC_ENDINGS, EXC_LINE, EXIT_CODES, GATE, GATE_LOWER, PATTERNS, PREFIX,
+                                            TB_CHAIN, TB_HEADER, TB_WARNING, CrashPattern)
 
 MAX_TEXT = 500  # characters of an event's line kept
 CHAIN_LINES = 4  # lines after an exception within which a chained traceback keeps its level (ours)
@@ -242,8 +242,12 @@ def tapped(feed):
 
 
 def exit_event(code: int, step: int | None, source: str, framework: str) -> TextEvent:
-    """A tracker recorded the run's exit code (a W&B run file's exit record)."""
-    return TextEvent(step if step is not None else 0, source=source, kind="exit_code",
-                     cause="exit" if code else "done", level="fatal" if code else "info",
-                     text=f"the run exited with code {code}", before=step, what="exit code",
+    """A tracker recorded the run's exit code (a W&B run file's exit record): 0 a normal
+    end, a code the tracker gives a meaning (``crash_patterns.EXIT_CODES``) that, else a crash."""
+    cause, level, what = ("exit", "fatal", "a non-zero exit code") if code else ("done", "info", "exit code 0")
+    known = EXIT_CODES.get((framework, code))
+    if known is not None:
+        cause, level, what = known[:3]
+    return TextEvent(step if step is not None else 0, source=source, kind="exit_code", cause=cause, level=level,
+                     text=f"the run exited with code {code} ({framework})", before=step, what=what,
                      framework=framework, details={"exit": str(code)})

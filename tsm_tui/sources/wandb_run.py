@@ -50,6 +50,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.base import CONSOLE, MAX_LINE, MAX_SAMPLE_CHARS, SAMPLE_KEYS, ByteReader, LineReader
+from tsm_tui.sources.text_events import exit_event
 from tsm_tui.sources.config import apply_mapping
 from tsm_tui.sources.config_load import measure
 from tsm_tui.sources.fields import field_for, normalise
@@ -681,7 +682,8 @@ class WandbRunReader(ByteReader):
         elif f == R_RUN:
             self._run(p, a, z)
         elif f == R_EXIT:
-            self._exit(p, a, z)
+            self._exit(p, a, z)  # (the crash check reads it: a non-zero code is a crash, 0 a normal end)
+            return [exit_event(self.exit_code, self._last_step if self.rows else None, self.path, "W&B")]
         elif f == R_ALERT:
             self._alert(p, a, z)
         elif f not in _OTHER:

@@ -36,8 +36,8 @@ from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 from tsm_tui.core.sanitize import clean
 
 #: which line names an incident best when several fold into one (most specific first)
-CAUSE_RANK = ("oom", "host_oom", "nccl", "cuda", "dataloader", "disk", "fp16", "signal", "hang", "scheduler", "exit",
-              "exception", "launcher", "interrupt")
+CAUSE_RANK = ("oom", "host_oom", "nccl", "cuda", "dataloader", "disk", "fp16", "signal", "hang", "scheduler",
+              "exception", "exit", "launcher", "interrupt")
 _LEVEL_RANK = {"fatal": 2, "stopped": 1, "warning": 0}
 MAX_HISTORY = 20  # closed incidents kept (each still has its alert; ours)
 LINE_CHARS = 240  # characters of a crash line in a message
@@ -123,10 +123,6 @@ class CrashDetector(Detector):
     # -- events --------------------------------------------------------------------------------
     def event(self, ev: TextEvent, own: bool) -> list[Alert]:
         self.events += 1
-        if ev.cause == "launch":  # a (re)start: a crash before it is history
-            if self.open is not None:
-                self._close(self.open, "history", self.state.last_step)
-            return []
         if ev.cause == "done":
             self.done = ev
             return []
@@ -154,7 +150,20 @@ class CrashDetector(Detector):
         self.incidents += 1
         inc = self.open = Incident(self.incidents, step, ev, ev, ev.level, key=f"crash:{self.incidents}",
                                    lines=[one_line(ev.text, 160)], floating=floating)
+        if not own and self._went_past(ev.before):
+            # another file's line (a W&B run's console, another rank) at a step this series
+            # has long gone past (their order across files is not the order they were written)
+            self._close(inc, "survived", last)
+            return [self.view(self._alert(inc))]
         return [self._alert(inc)]
+
+    def _went_past(self, step: int | None) -> bool:
+        """This series is more than ``crash_survive_records`` logging intervals past ``step``."""
+        st = self.state
+        if step is None or st.last_step is None or st.first_step is None or st.records < 2:
+            return False
+        interval = max(1.0, (st.last_step - st.first_step) / (st.records - 1))
+        return st.last_step - step > interval * self.s.crash_survive_records
 
     def _step(self, inc: Incident) -> int | None:
         if inc.floating and inc.step is None:
