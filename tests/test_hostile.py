@@ -59,6 +59,21 @@ SHAPES = {
     "tab pairs": "step\t1\t" + "a\t1\t" * (N // 4) + "x",
     "thousands": "step 1" + ",000" * (N // 4) + "x",
     "a dict of digits": "{'loss': " + D + "x",
+    # the crash table and the text tap (issue 27): every text line goes through them
+    "a long exception name": "a." * (N // 2) + "Error: x",
+    "an exception name of dots": "." * N + "Error",
+    "rank prefixes": "[rank1]:" * (N // 8) + "Traceback (most recent call last):",
+    "actor prefixes": "(TaskRunner pid=1) " * (N // 19) + "x",
+    "a slurm job id": "slurmstepd: error: *** JOB " + D + " ON " + "n" * N + " CANCELLED AT x",
+    "an srun node": "srun: error: " + "a" * N + ": task",
+    "an nccl error site": "NCCL error in: " + "a" * N,
+    "a watchdog seq": "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" + D + "x",
+    "free text before an oom": "Error loading model:" + " " * N + "CUDA out of memory",
+    "warnings before a traceback": "[WARNING] " * (N // 10) + "Traceback (most recent call last):",
+    "dotted leaders": "a " + "." * N + "x",
+    "an indented key": " " * N + "error_msg: CUDA out of memory",
+    "shell job report": "line 3: " + D + " Killed",
+    "tags in a traceback": "[rank0]: " * (N // 9) + "File x",
 }
 #: the known killers, also at the longest line parsed (1 MiB)
 LONG = ["build-nanogpt: digits then a letter", "a key of dashes", "a key of slashes", "digits after a key",
@@ -117,6 +132,25 @@ def test_every_reader_is_linear_on_hostile_lines(cls):
             t = _timed(f)
             if t > BOUND:
                 slow.append(f"{op} on {name!r}: {t:.1f} s")
+    assert not slow, slow
+
+
+def test_the_text_tap_is_linear_on_hostile_lines():
+    """The crash table's regexes, the prefixes, the exception line, the context rules: every
+    shape through a reader's tap, outside a traceback and inside one (issue 27)."""
+    from tsm_tui.sources.text_events import TextTap
+
+    slow = []
+    cases = [(name, line) for name, line in SHAPES.items()]
+    cases += [(name + " (1 MiB)", _long(SHAPES[name])) for name in LONG + ["a long exception name", "rank prefixes"]]
+    for name, line in cases:
+        for in_tb in (False, True):
+            tap = TextTap("x")
+            if in_tb:
+                tap.line("Traceback (most recent call last):")
+            t = _timed(lambda: tap.line(line))
+            if t > BOUND:
+                slow.append(f"{name} ({'in' if in_tb else 'outside'} a traceback): {t:.1f} s")
     assert not slow, slow
 
 

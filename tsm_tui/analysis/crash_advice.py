@@ -114,6 +114,9 @@ def actions(ev: TextEvent, state: RunState, step: int | None, ranks_hint: str | 
             out.append("The scheduler ended the job: see its reason above, then resume.")
     elif c == "interrupt":
         out.append("Stopped on purpose (Ctrl-C, an owner's kill): resume if that was not intended.")
+    elif c == "launcher" and "got signal: 1" in ev.text:
+        out.append("torchrun got SIGHUP: the terminal it ran in closed. Run it under nohup, tmux or the "
+                   "scheduler, not an interactive shell.")
     elif c == "exit":
         out.append("The tracker recorded a non-zero exit code: the error is in the run's console "
                    "(W&B files/output.log or the job's stderr).")

@@ -118,6 +118,8 @@ class Session:
             if type(r) is Frame:
                 out += mon.feed_frame(r)
             elif type(r) is TextEvent:
+                if mon.state.last_step is not None:  # (its file's last record before it, exactly: in order)
+                    r.before = r.step = mon.state.last_step
                 out += mon.feed_event(r)
                 shared += self._share(source, r)
             else:

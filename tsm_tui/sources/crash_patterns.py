@@ -62,9 +62,10 @@ PATTERNS: tuple[CrashPattern, ...] = (
                  r"(?:CUDA|HIP) out of memory\b",
                  "corpus:console/oumi_trl_sft_oom_step0 train.err:134; corpus:console/d2_devit_fewshot_triton_warnings; "
                  "https://github.com/pytorch/pytorch/issues/138002 (HIP)", what="GPU out of memory"),
-    CrashPattern("cuda_oom_runtime", "oom", "PyTorch (CUDA runtime, before 1.13)",
-                 r"CUDA error: out of memory\b", "https://github.com/pytorch/pytorch/issues/8976 (thread)",
-                 what="GPU out of memory"),
+    CrashPattern("cuda_oom_runtime", "oom", "PyTorch (CUDA runtime errors, older releases)",
+                 r"CUDA error: ?out of memory\b|cuda runtime error \(2\) : out of memory",
+                 "https://github.com/facebookresearch/SlowFast/issues/702; https://github.com/bluer555/CR-GAN/issues/8; "
+                 "https://github.com/MVIG-SJTU/AlphaPose/issues/151", what="GPU out of memory"),
     CrashPattern("tf_oom", "oom", "TensorFlow",
                  r"\bOOM when allocating tensor", "https://github.com/tensorflow/tensorflow/issues/17669",
                  what="GPU out of memory"),
@@ -207,7 +208,8 @@ PATTERNS: tuple[CrashPattern, ...] = (
                  where="exception", what="a torchrun worker failed"),
     CrashPattern("elastic_signal", "launcher", "torchrun (torch.distributed.elastic)",
                  r"SignalException: Process \d++ got signal: \d",
-                 "https://github.com/pytorch/pytorch/issues/67742", where="exception", level="stopped",
+                 "https://github.com/zai-org/ChatGLM2-6B/issues/238 (signal 1: the terminal closed); "
+                 "https://github.com/NVIDIA/nvidia-resiliency-ext/issues/18 (signal 15)", where="exception",
                  what="torchrun got a signal"),
     CrashPattern("spawn_exited", "launcher", "torch.multiprocessing.spawn",
                  r"process \d++ terminated with (?:signal SIG[A-Z]|exit code -?\d)",
@@ -263,7 +265,8 @@ GATE = re.compile(r"Error|ERROR|Exception|Traceback|Killed|Interrupt|Exit|CANCEL
                   r"|No space|Disk quota|Fatal|Segmentation|Bus error|Aborted|Illegal|Floating|TERM_|PBS:|Out of memory"
                   r"|Out Of Memory|Detected|DefaultCPU|SignalException|ChildFailed|KeyboardInterrupt|MemoryError|Stack \("
                   r"|Timeout \(")
-GATE_LOWER = ("(): ", "double free", "corrupted size", "terminate called", "exitcode", "return code",
+GATE_LOWER = ("srun: error", "slurmstepd", "(): ", "double free", "corrupted size", "terminate called", "exitcode",
+              "return code",
               "exit status", "terminated with", "exit code", "oom")
 
 

@@ -49,8 +49,10 @@ _CONFIG = re.compile(r"\s++[a-z_][\w.-]*+\s*+[:=](?:\s|$)|\s*+[\"'][\w .-]++[\"'
 _BANNER = re.compile(r"\s*+([#=|!])\1*+ ")
 #: what may stand before an error message that is the error itself: an exception's name,
 #: a logger's ERROR level (``torch.OutOfMemoryError: CUDA out of memory``, ``[ERROR] ... CUDA error:``)
-_FATAL_LEAD = re.compile(r"^[\w.]*+(?:Error|Exception|Failure)\b|(?:Error|Exception|Failure|error|exception)"
-                         r"(?:\([\w.]*+\))?:$|\b(?:ERROR|CRITICAL|FATAL|E\d{4})\b|\[E ")
+_FATAL_LEAD = re.compile(r"(?:Error|Exception|Failure|error|exception)(?:\([\w.]*+\))?:$"
+                         r"|\b(?:ERROR|CRITICAL|FATAL|E\d{4})\b|\[E ")
+_LEAD_NAME = re.compile(r"[\w.]++")
+_EXC_NAME_ENDS = ("Error", "Exception", "Failure")
 #: causes whose message, after other free text (``Error loading model:  CUDA out of memory``),
 #: is an error the program caught and printed (a warning), not its end
 _MESSAGE_CAUSES = frozenset({"oom", "cuda", "dataloader"})
@@ -75,6 +77,17 @@ def _gate(line: str) -> bool:
         if w in line:
             return True
     return False
+
+
+def _fatal_lead(lead: str) -> bool:
+    """What stands before an error message makes it the error itself: an exception's name
+    first (``RuntimeError: [enforce fail ...] DefaultCPUAllocator``), or at its end, or a
+    logger's ERROR level."""
+    m = _LEAD_NAME.match(lead)
+    if m is not None and m.group().endswith(_EXC_NAME_ENDS) and lead[m.end():m.end() + 1] in (":", "(", "") \
+            or m is not None and m.group().endswith(_EXC_NAME_ENDS) and lead[m.end():m.end() + 2] == " (":
+        return True
+    return _FATAL_LEAD.search(lead) is not None
 
 
 def details(raw: str, text: str) -> dict[str, str]:
@@ -201,8 +214,7 @@ class TextTap:
                     if text[m.start() - 1] in "'\"":
                         return None  # a quoted value (a printed config, echoed code)
                     lead = text[: m.start()].rstrip()
-                    handled = (p.cause in _MESSAGE_CAUSES and p.level == "fatal"
-                               and _FATAL_LEAD.search(lead) is None)
+                    handled = p.cause in _MESSAGE_CAUSES and p.level == "fatal" and not _fatal_lead(lead)
                 hit = p
                 break
         if hit is None and exception is None:
@@ -214,8 +226,8 @@ class TextTap:
             kind, cause, what, framework = "exception", "exception", exception, "Python"
             lv = level or "fatal"
         return TextEvent(self.after if self.after is not None else 0, source=self.source, kind=kind, cause=cause,
-                         level=lv, text=text[:MAX_TEXT], before=self.after, what=what or kind, framework=framework,
-                         exception=exception, details=details(raw, text[:2000]) or None)
+                         level=lv, text=raw.strip()[:MAX_TEXT], before=self.after, what=what or kind,
+                         framework=framework, exception=exception, details=details(raw, text[:2000]) or None)
 
 
 def tapped(feed):
