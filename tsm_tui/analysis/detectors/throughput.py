@@ -55,7 +55,7 @@ class ThroughputDetector(Detector):
         self.prev_step: int | None = None
         self.values = 0
         # the current slow spell: [first step, records, slowest ratio, seconds, last step, fast records since,
-        # sum of log ratios]
+        # sum of log ratios, the step the fast records began]
         self.spell: list | None = None
         self.drop: list | None = None  # the drop in progress: [first step, ratio, records]
         self.drops: list[tuple] = []  # (first step, last step or None, slowest ratio) of the drops, bounded
@@ -121,7 +121,7 @@ class ThroughputDetector(Detector):
         sp = self.spell
         if ratio > self.s.throughput_cliff:
             if sp is None:
-                sp = self.spell = [step, 0, ratio, 0.0, step, 0, 0.0]
+                sp = self.spell = [step, 0, ratio, 0.0, step, 0, 0.0, None]
             sp[1] += 1
             sp[2] = max(sp[2], ratio)
             sp[6] += math.log(ratio)
@@ -142,9 +142,11 @@ class ThroughputDetector(Detector):
         if sp is not None:
             if self.drop is not None:
                 sp[5] += 1  # a drop ends after as many fast records in a row as it took to start
+                if sp[5] == 1:
+                    sp[7] = step  # (where the pace came back)
                 if sp[5] < self.s.throughput_drop_records:
                     return out
-                self._end_drop(step)
+                self._end_drop(sp[7])
             elif sp[2] >= self.s.throughput_pause:
                 out = self._pause_alert(sp, step)
             self.spell = None
