@@ -111,7 +111,7 @@ class Session:
         return self._feed_mon(source, mon, records, reader, out)
 
     def _feed_mon(self, source: str, mon: Monitor, records, reader, out: list[Alert]) -> list[Alert]:
-        if reader is not None and reader.kind == "lines":
+        if getattr(reader, "kind", None) == "lines":
             mon.state.text_read = True
         shared: list[Alert] = []
         for r in records:

@@ -201,7 +201,8 @@ class TsmApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "tsm-watch"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
-    # a short screen: the checks that say nothing (SKIP) leave their rows to the alerts (app.tcss)
+    # a short screen: the checks that say nothing (SKIP) leave their rows to the alerts and to
+    # the checks below them (app.tcss)
     VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_SCREEN, "-tall")]
     AUTO_FOCUS = "#alerts"
     BINDINGS = [
