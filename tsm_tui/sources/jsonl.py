@@ -246,6 +246,8 @@ class JsonlReader(LineReader):
         fr = Frame(steps.astype(np.int64), cols, {k: arr[:, i].copy() for k, i in extra}, self.path)
         self.records += n
         self._last_step = int(fr.step[-1])
+        if self.text_tap is not None:
+            self.text_tap.ran_to(self._last_step)
         return fr
 
     def feed(self, line: str) -> list[StepRecord]:

@@ -448,6 +448,8 @@ class KeyValueTextReader(LineReader):
             extra[key] = np.full(n, c[1]) if isinstance(c, tuple) else arr[:, c].copy()
         self.records += n
         self._last_step = int(steps[-1])
+        if self.text_tap is not None:
+            self.text_tap.ran_to(self._last_step)
         return Frame(steps, cols, extra, self.path)
 
     def _overflow(self, line: str) -> list[StepRecord]:
