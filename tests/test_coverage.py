@@ -100,7 +100,8 @@ def test_a_run_where_nothing_could_be_judged_says_so(tmp_path, capsys):
     assert code == 0  # exit codes as today: no FAIL
     cov = d["coverage"]
     assert cov["nothing_judged"] is True
-    assert set(cov["ran"]) <= {"checkpoints"}  # the checkpoints on disk are judged, the training is not
+    # the checkpoints on disk and the log's words (no crash line) are judged, the training is not
+    assert set(cov["ran"]) <= {"checkpoints", "crash"}
     assert list(d["sources"]) == ["val_loss"]
     assert main([run, "--report"]) == 0
     out = capsys.readouterr().out
@@ -122,7 +123,7 @@ def test_a_judged_run_has_no_nothing_judged_line_and_lists_what_it_skipped(capsy
     assert "NOTHING JUDGED" not in out
     assert ("  read: loss <- 'lm loss', grad_norm <- 'grad norm', lr <- 'learning rate', "
             "loss_scale <- 'loss scale' (from train.log)") in out
-    assert "Could not judge (4 of 9 checks skipped):\n  Batch Size Ratio: " in out
+    assert "Could not judge (5 of 12 checks skipped):\n  Batch Size Ratio: " in out
 
 
 def test_runs_report_carries_coverage_per_run(capsys):

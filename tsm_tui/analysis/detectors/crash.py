@@ -71,6 +71,9 @@ class Incident:
 
 class CrashDetector(Detector):
     id = "crash"
+    #: judged from the log's words, not its series: "no crash lines" says nothing about the
+    #: training itself (a run with only this check run judged nothing: analysis/coverage.py)
+    from_log = False
     title = "Crash"
     #: fed TextEvents (Monitor.feed_event), from this source and the run's other files
     reads_events = True

@@ -38,6 +38,7 @@ class OverfittingDetector(Detector):
         super().__init__(settings, state)
         self.train = RollingMedian(self.s.overfit_train_window)
         self.evals = 0
+        self.trained = False  # a finite training loss was seen (without one there is nothing to compare)
         self.first: tuple[int, float] | None = None  # (step, eval loss)
         self.best: tuple[int, float, float | None] | None = None  # (step, eval loss, train level then)
         self.last: tuple[int, float] | None = None
@@ -51,6 +52,7 @@ class OverfittingDetector(Detector):
         x = rec.loss
         if x is not None and math.isfinite(x):
             self.train.update(x)
+            self.trained = True
         v = rec.val_loss
         if v is None or not math.isfinite(v):
             return []
@@ -145,11 +147,14 @@ class OverfittingDetector(Detector):
         x = x[np.isfinite(x)]
         if x.size:
             self.train.extend(x)
+            self.trained = True
 
     # -- the check -----------------------------------------------------------------------------------
     def result(self) -> CheckResult:
         if self.evals == 0:
             return self._result(Status.SKIP, "no evaluation / validation loss logged")
+        if not self.trained:
+            return self._result(Status.SKIP, f"no training loss logged to compare its {self.evals} evaluation(s) with")
         if self.best is None:
             return self._result(Status.PASS, f"{self.evals} evaluation(s), none since the last restart")
         b_step, b_val, _ = self.best
