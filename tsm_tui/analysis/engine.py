@@ -368,6 +368,7 @@ def _read(run: Run, session: Session, ranks: RankSet | None = None, on_batch=Non
         fi.skipped_lines = reader.skipped
         fi.skip_reasons = dict(reader.skip_reasons)
         fi.details = reader.describe()
+        fi.objective = reader.objective_note()
         run.source_keys[p] = (reader.name, reader.field_keys())
         run.reader_types[p] = type(reader)
     for src, rd in channels.items():

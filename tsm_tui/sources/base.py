@@ -17,7 +17,7 @@ from tsm_tui.core.frame import pack
 from tsm_tui.core.numbers import MAX_INT, int64, run_fact
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
-from tsm_tui.sources.fields import field_for, overflowed, to_float
+from tsm_tui.sources.fields import describe_objective, field_for, loss_role, objective, overflowed, to_float
 from tsm_tui.sources.head import skip_hole
 from tsm_tui.sources.launches import is_banner, may_hold_banner
 from tsm_tui.sources.text_events import TextTap, tapped
@@ -124,6 +124,10 @@ class LineReader:
         self.launch_lines = 0
         #: lines are tested for banners (a chunk with no banner literal in it turns this off)
         self.banner_scan = True
+        #: the objective rule's choice when the log names no total loss (fields.objective):
+        #: (how, keys), fixed by the first record that has one
+        self.objective: tuple[str, tuple[str, ...]] | None = None
+        self._objectives: dict[tuple, tuple | None] = {}
 
     # -- sniffing ---------------------------------------------------------------
     @classmethod
@@ -298,6 +302,20 @@ class LineReader:
                 setattr(rec, f, x)
             if f in METRICS:
                 got = True
+        if rec.loss is None and extra is not None:
+            plan = self._objectives.get(tuple(extra), _UNSEEN)
+            if plan is _UNSEEN:
+                plan = self.objective_plan(tuple(extra))
+            if plan is not None:
+                how, keys = plan
+                if how == "actor":
+                    rec.loss = extra.pop(keys[0])
+                else:
+                    x = extra[keys[0]]
+                    for k in keys[1:]:
+                        x = x + extra[k]
+                    rec.loss = x
+                got = True
         if not got:
             if samples is None:
                 return None
@@ -313,11 +331,45 @@ class LineReader:
             self.inferred_steps += 1
         self._last_step = step
         rec.step = step
-        rec.extra = extra
+        rec.extra = extra or None
         if samples is not None:
             rec.samples = samples
         self.records += 1
         return rec
+
+
+    def objective_note(self) -> str | None:
+        """What the report says about the training objective: the rule's choice when the
+        log names no total, the logged total when loss terms were read beside it; None
+        for a log with one loss (nothing to say)."""
+        terms = [k for k, f in self._fields.items() if f is None and loss_role(k) is not None]
+        if self.objective is not None:
+            how, keys = self.objective
+            return describe_objective(how, keys, [k for k in terms if k not in keys])
+        if not terms:
+            return None
+        total = next((k for k, f in self._fields.items() if f == "loss"), None)
+        return describe_objective("total", (total,), terms) if total is not None else None
+
+    def objective_plan(self, keys: tuple) -> tuple[str, tuple[str, ...]] | None:
+        """The objective of records with these extra keys and no total loss (the rule:
+        ``fields.objective``), remembered per key set. The first choice holds for the
+        whole file: a later record lacking one of its keys gets none (a partial sum
+        would read as a drop), one with more keys still uses it."""
+        roles = {}
+        for k in keys:
+            r = loss_role(k)
+            if r is not None:
+                roles[k] = r
+        plan = objective(roles)
+        if plan is not None:
+            if self.objective is None:
+                self.objective = plan
+            elif plan != self.objective:
+                plan = self.objective if all(k in roles for k in self.objective[1]) else None
+        if len(self._objectives) < 256:
+            self._objectives[keys] = plan
+        return plan
 
 
 class ByteReader(LineReader):

@@ -19,6 +19,7 @@ ALIASES = {
     "train_loss_step": "loss", "loss/train/total": "loss", "train/crossentropyloss": "loss",
     "reduced_train_loss": "loss", "train/ce_loss": "loss", "training_loss": "loss", "train/lm_loss": "loss",
     "train_lm_loss": "loss", "loss_step": "loss", "train/loss_step": "loss",
+    "loss_total": "loss", "train/total_loss": "loss", "train/loss_total": "loss", "loss/total": "loss",
     # TensorBoard tags: Keras (epoch_/batch_), Megatron-LM, torchtitan, NeMo
     "epoch_loss": "loss", "batch_loss": "loss", "lm_loss_training/lm_loss": "loss",
     "loss_metrics/global_avg_loss": "loss", "train/reduced_train_loss": "loss",
@@ -133,3 +134,80 @@ def to_float(v) -> float | None:
                 return -math.inf
             return None
     return None
+
+
+# -- the training objective when no total loss is logged -------------------------------------
+# Logs that print several losses and no ``loss`` (issue 26): RLHF / PPO (DeepSpeed-Chat
+# ``act_loss`` / ``cri_loss``, OpenRLHF ``policy_loss`` / ``critic_loss``, verl ``actor/pg_loss``),
+# detection (Ultralytics ``results.csv``: ``train/box_loss``, ``train/cls_loss``, ``train/dfl_loss``).
+# The rule (one definition, used by every reader through ``LineReader.build`` and the JSONL
+# fast path), in this order:
+#   1. a total, when one is logged (``loss``, ``total_loss``, ... : ALIASES above);
+#   2. else the actor's loss, when an RL log names one (a policy and its critic are two
+#      models: their losses are never added);
+#   3. else the sum of the training loss terms (``train/box_loss`` + ``train/cls_loss`` + ...;
+#      one term alone is the objective itself).
+# The other loss terms are checked too (the loss-spike rule per term, NaN/Inf in any term).
+#: the actor's (policy's) loss of an RL log
+ACTOR_KEYS = frozenset({
+    "act_loss", "actor_loss", "actor/loss", "actor/pg_loss", "actor/policy_loss", "policy_loss", "pg_loss",
+    "train/actor_loss", "train/policy_loss", "train/pg_loss", "ppo/loss/policy", "loss/policy", "policy/loss",
+})
+#: losses of another model of the run (critic, value head, reward model, a GAN's two nets):
+#: checked alongside, never summed into the objective (GAN logs get no objective)
+MODEL_WORDS = ("cri", "critic", "value", "vf", "reward", "rm", "d", "g", "disc", "discriminator", "gen",
+               "generator", "dis")
+#: a loss that is not a training term: validation / test, statistics over it, a scale
+_NOT_TERM = re.compile(r"^(?:val|valid|validation|eval|test|dev)(?:[/_.]|$)|(?:^|[/_.])(?:val|valid|validation|eval|"
+                       r"test)[/_.]|(?:^|[_/.])(?:avg|mean|ema|running|smooth(?:ed)?|std|var|min|max|scale|scaler|"
+                       r"epoch|step|weight|coef|coeff|ratio|sum|total|ppl|perplexity|acc|accuracy|count|num|rate|"
+                       r"norm|grad|time|ms)(?:[_/.]|$)")
+_TERM = re.compile(r"(?:^|[/_.])loss(?:es)?(?:[/_.]|$)")
+_SEP = re.compile(r"[/_.]")
+_FILLER = frozenset({"train", "training", "tr", "loss", "losses", "ppo", "rlhf", ""})
+
+
+def loss_role(key: str) -> str | None:
+    """What a loss-like key is, for the objective rule and the per-term checks:
+    ``"actor"``, ``"model"`` (another model's loss), ``"term"`` (a term of the objective),
+    or None (not a training loss term: the total, a validation loss, an average, a scale ...)."""
+    k = normalise(key)
+    if k in ACTOR_KEYS:
+        return "actor"
+    if k in ALIASES or k in STEP_KEYS or not _TERM.search(k) or _NOT_TERM.search(k):
+        return None
+    if "/" in k and ALIASES.get(k.rsplit("/", 1)[1]) in ("loss", "val_loss"):
+        return None  # a statistic of the loss ("MovingWindowQuotient/train_loss", "ema/loss")
+    words = [w for w in _SEP.split(k) if w not in _FILLER]
+    if not words:
+        return None  # a bare "loss" / "train/loss" not in ALIASES: a total
+    if any(w in MODEL_WORDS for w in words):
+        return "model"
+    return "term"
+
+
+def objective(roles: dict[str, str]) -> tuple[str, tuple[str, ...]] | None:
+    """The objective of a record without a total loss, from its loss keys' roles (in the
+    log's order): ``("actor", (key,))``, ``("sum", keys)`` (one term: ``("only", (key,))``),
+    or None (no actor and no term: a GAN's two losses, a critic alone)."""
+    actor = [k for k, r in roles.items() if r == "actor"]
+    if actor:
+        return "actor", (actor[0],)
+    terms = tuple(k for k, r in roles.items() if r == "term")
+    if len(terms) > 1:
+        return "sum", terms
+    if terms:
+        return "only", terms
+    return None
+
+
+def describe_objective(how: str, keys: tuple[str, ...], others: list[str]) -> str:
+    """The objective rule's choice as the report says it."""
+    also = f"; also checked: {', '.join(others[:6])}{' ...' if len(others) > 6 else ''}" if others else ""
+    if how == "actor":
+        return f"{keys[0]} (the actor's loss: no total logged){also}"
+    if how == "sum":
+        return f"sum of {' + '.join(keys)} (no total logged){also}"
+    if how == "only":
+        return f"{keys[0]} (the only training loss logged){also}"
+    return f"{keys[0]} (the logged total){also}"

@@ -207,8 +207,20 @@ class JsonlReader(LineReader):
                 fields[f] = i  # the last one wins in build
             elif f not in fields:
                 fields[f] = i  # the first alias wins in build
-        if step is not None and (set(fields) & METRIC_FIELDS or set(fields) & set(INT_FIELDS)):
-            plan = (itemgetter(*keys) if len(keys) > 1 else (lambda d, _k=keys[0]: (d[_k],)), step, fields, extra)
+        terms: tuple[int, ...] = ()
+        if "loss" not in fields and extra:  # no total: the objective rule (fields.objective), as build does
+            obj = self.objective_plan(tuple(k for k, _ in extra))
+            if obj is not None:
+                how, oks = obj
+                at = dict(extra)
+                if how == "actor":
+                    fields["loss"] = at[oks[0]]
+                    extra = [(k, i) for k, i in extra if k != oks[0]]
+                else:
+                    terms = tuple(at[k] for k in oks)
+        if step is not None and (set(fields) & METRIC_FIELDS or set(fields) & set(INT_FIELDS) or terms):
+            plan = (itemgetter(*keys) if len(keys) > 1 else (lambda d, _k=keys[0]: (d[_k],)), step, fields, extra,
+                    terms)
         self._plans[keys] = plan
         return plan
 
@@ -220,7 +232,7 @@ class JsonlReader(LineReader):
         plan = self._plan(keys)
         if plan is None or type(objs[0]) is not dict:
             return None
-        getter, step_i, fields, extra = plan
+        getter, step_i, fields, extra, terms = plan
         n, k = len(objs), len(keys)
         try:
             if flagged:  # only numbers and numeric strings: what to_float reads the same way
@@ -242,6 +254,11 @@ class JsonlReader(LineReader):
         if np.abs(steps).max() >= _INT64_END or (ints and np.abs(arr[:, ints]).max() >= _INT64_END):
             return None  # would wrap in int64: the per-line path counts it as skipped
         cols = {f: (arr[:, i].astype(np.int64) if f in INT_FIELDS else arr[:, i].copy()) for f, i in fields.items()}
+        if terms:  # the sum of the loss terms, added left to right as build adds them
+            tot = arr[:, terms[0]].copy()
+            for i in terms[1:]:
+                tot += arr[:, i]
+            cols["loss"] = tot
         n = len(objs)
         fr = Frame(steps.astype(np.int64), cols, {k: arr[:, i].copy() for k, i in extra}, self.path)
         self.records += n

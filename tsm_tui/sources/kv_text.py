@@ -86,6 +86,10 @@ _NUM_FULL = re.compile(NUM)
 OVERFLOW = re.compile(
     rf"OVERFLOW!(?:.*?Attempted loss scale:\s*({NUM}),?\s*reducing to\s*({NUM}))?", re.I)
 GRAD_OVERFLOW_STEP = re.compile(r"Grad overflow on iteration:?\s*(\d+)", re.I)
+# DeepSpeed's progress line "[Rank 0] step=10, skipped=4, lr=[...]": its ``skipped`` is the
+# engine's running total (engine.skipped_steps), not the interval's; an RLHF run's two
+# engines (actor, critic) print one line each per step
+DS_PROGRESS = re.compile(r"\bstep=(\d++), skipped=(\d++)")
 # things the log says about the run
 PARAMS = re.compile(r"(?:number of parameters|num(?:ber)?[_ ]params|total params(?:eters)?|"
                     r"parameters on \(tensor, pipeline\) model parallel rank \(0, 0\))\s*+[:=]?\s*+([\d.,]+)\s*([KMBkmb])?")
@@ -191,9 +195,27 @@ class KeyValueTextReader(LineReader):
         if rec is None:
             self.other_lines += 1
             return []
+        if rec.skipped is not None and "skipped=" in line and DS_PROGRESS.search(line):
+            rec.skipped = self._ds_skipped(step, rec.skipped)
         if rec.loss is None and rec.val_loss is None and _is_megatron_train(line):
             rec.loss_missing = True
         return [rec]
+
+    def _ds_skipped(self, step: int, total: int) -> int:
+        """DeepSpeed's running total of skipped steps as the steps skipped since the same
+        engine's last progress line (engines told apart by their order within a step)."""
+        self._no_template = True  # (a difference of two lines: no template)
+        st = getattr(self, "_ds", None)
+        if st is None:
+            st = self._ds = [None, 0, {}]  # last step, engine index within it, engine -> last total
+        st[1] = st[1] + 1 if step == st[0] else 0
+        st[0] = step
+        prev = st[2].get(st[1])
+        if len(st[2]) < 8:
+            st[2][st[1]] = total
+        elif st[1] in st[2]:
+            st[2][st[1]] = total
+        return total - prev if prev is not None and total >= prev else total
 
     def _bar_step(self, t) -> list[StepRecord]:
         """torchtune's bar: the global step and the loss (the bar's own counter is the

@@ -83,6 +83,8 @@ class FileInfo:
     details: dict = field(default_factory=dict)
     #: the file's channel the run's checks use, when not its main one (``console``)
     channel: str | None = None
+    #: the training objective, when the log names several losses (fields.objective)
+    objective: str | None = None
 
     def to_json(self) -> dict:
         d = {"path": self.path, "format": self.format, "records": self.records,
@@ -97,6 +99,8 @@ class FileInfo:
             d.update(self.details)
         if self.channel:
             d["channel"] = self.channel
+        if self.objective:
+            d["objective"] = self.objective
         return d
 
 

@@ -46,6 +46,8 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
                 why = " (" + ", ".join(f"{k}: {v}" for k, v in f.skip_reasons.items()) + ")"
             lines.append(f"  source: {clean(_rel(f.path, an.run.path))} [{f.format}], {f.records} records{skip}{why}")
             lines += [f"    {clean(t)}" for t in _details(f)]
+            if f.objective:
+                lines.append(f"  objective: {clean(f.objective)}")
     lines += read_lines(an, cov)
     others = [f for f in an.run.files if not f.used]
     ranks = set(an.run.ranks)

@@ -75,10 +75,21 @@ class Detector:
     def bulk(self, fr, cx, a: int, q: int) -> int | None:  # pragma: no cover - hook
         raise NotImplementedError
 
+    def after_frame(self, fr) -> list[Alert]:
+        """Called by the driver after a frame's rows: a detector that also judges
+        sub-series of a record (the loss check's loss terms, components.py) feeds
+        them here, as frames of their own. Default: nothing."""
+        return []
+
     def update_frame(self, fr) -> list[Alert]:
         """A Frame (tsm_tui.core.frame) of records: exactly what feeding its rows one
         by one through ``update`` gives (alerts, checks, state), through the hooks
         above when the detector has them, else row by row."""
+        out = self._drive(fr)
+        more = self.after_frame(fr)
+        return out + more if more else out
+
+    def _drive(self, fr) -> list[Alert]:
         n = fr.n
         if type(self).bulk is Detector.bulk:
             return self.update_rows(fr, 0, n)

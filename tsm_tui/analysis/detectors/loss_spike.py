@@ -22,7 +22,8 @@ import bottleneck as bn
 import numpy as np
 
 from tsm_tui.analysis import advice
-from tsm_tui.analysis.detectors.base import NONE, Detector
+from tsm_tui.analysis.detectors.base import NONE, ROWS, Detector
+from tsm_tui.analysis.detectors.components import Components
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.numbers import times as _times
@@ -119,8 +120,15 @@ class LossSpikeDetector(Detector):
     id = "loss_spike"
     title = "Loss Spike Detection"
 
-    def __init__(self, settings, state) -> None:
+    def __init__(self, settings, state, part: bool = False) -> None:
         super().__init__(settings, state)
+        #: the loss terms beside the objective, each under this rule (components.py); a
+        #: term's own detector (``part``) has none
+        self.parts = None if part else Components(type(self), settings, state)
+        self._in_frame = False
+        #: the loss went below 0: a signed objective (PPO's policy loss, a log-likelihood),
+        #: not on a ratio scale, so the ratio rules (spike, divergence) stay silent (ours)
+        self.signed = False
         #: onset alerts whose "if it does not recover" action is moot (the incident resolved)
         self.moot_keys: set[str] = set()
         #: onset alerts whose "skip the batch" action is moot (not a bad batch after all)
@@ -152,11 +160,28 @@ class LossSpikeDetector(Detector):
 
     # ------------------------------------------------------------------ update
     def update(self, rec: StepRecord) -> list[Alert]:
+        out = self._update(rec)
+        if rec.extra and self.parts is not None and not self._in_frame:
+            more = self.parts.update(rec)
+            if more:
+                out = out + more
+        return out
+
+    def after_frame(self, fr) -> list[Alert]:
+        self._in_frame = False
+        if fr.extra and self.parts is not None:
+            return self.parts.update_frame(fr)
+        return []
+
+    def _update(self, rec: StepRecord) -> list[Alert]:
         x = rec.loss
         if x is None or not math.isfinite(x):
             return []
         self.n += 1
         self._last = rec
+        if x < 0 or self.signed:
+            self.signed = True
+            return []
         self._sched.update(rec.lr)
         pg = self._paged
         if pg is not None:
@@ -202,9 +227,13 @@ class LossSpikeDetector(Detector):
     # (the screen flags every row while an incident is open). Non-finite losses never
     # touch this check.
     def prepare(self, fr):
+        # (the rows the driver feeds to update: their loss terms go by frame, after_frame)
+        self._in_frame = True
         loss = fr.get("loss")
         if loss is None:
             return None
+        if self.signed or (loss < 0).any():
+            return ROWS  # (a signed objective: its records only count)
         with np.errstate(invalid="ignore", over="ignore"):
             total = loss.sum()
         if math.isfinite(total):  # every loss finite (a NaN or an Inf makes the sum one; so may a huge sum)
@@ -687,6 +716,8 @@ class LossSpikeDetector(Detector):
         return []
 
     def on_resume(self, step: int) -> None:
+        if self.parts is not None:
+            self.parts.on_resume(step)
         self._paged, self._paged_ok = None, 0  # a restart from a checkpoint ends it
         self._med.clear()
         self._logm.clear()
@@ -703,6 +734,12 @@ class LossSpikeDetector(Detector):
 
     # ------------------------------------------------------------------ end
     def finalize(self) -> list[Alert]:
+        out = self._finalize()
+        if self.parts is not None:
+            out += self.parts.finalize()
+        return out
+
+    def _finalize(self) -> list[Alert]:
         inc = self._incident
         last = self._last
         if inc is None or last is None:
@@ -731,9 +768,11 @@ class LossSpikeDetector(Detector):
 
     def revised(self) -> list[str]:
         out, self._revised = self._revised, []
-        return out
+        return out + self.parts.revised() if self.parts is not None else out
 
     def view(self, a: Alert) -> Alert:
+        if self.parts is not None and a.key and a.key.startswith("component:"):
+            return self.parts.view(a)
         drop = ((IF_NOT_RECOVERED,) if a.key in self.moot_keys else ()) + \
                ((SKIP_BATCH,) if a.key in self.cause_moot else ())
         if drop and any(x.startswith(drop) for x in a.actions):
@@ -741,8 +780,20 @@ class LossSpikeDetector(Detector):
         return a
 
     def result(self) -> CheckResult:
+        r = self._own_result()
+        said = self.parts.findings() if self.parts is not None else ""
+        if not said:
+            return r
+        status = r.status if r.status in (Status.WARN, Status.FAIL) else Status.WARN
+        own = "" if r.status in (Status.PASS, Status.SKIP) else f"{r.summary}; "
+        return self._result(status, f"{own}loss components: {said}")
+
+    def _own_result(self) -> CheckResult:
         if self.n == 0:
             return self._result(Status.SKIP, "no loss values in the log")
+        if self.signed:
+            return self._result(Status.SKIP, f"the loss goes below 0 ({self.n} values): a signed objective (PPO's "
+                                             "policy loss, a log-likelihood) has no ratio scale for the spike rules")
         n_inc = len(self.incidents)
         bad = [i for i in self.incidents if i.state in ("failed", "diverged", "damaged")
                or (i.state == "open" and i.excursion is not None)]

@@ -14,6 +14,7 @@ import numpy as np
 
 from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import NONE, Detector
+from tsm_tui.analysis.detectors.components import loss_terms, nonfinite_terms
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -57,6 +58,10 @@ class NonFiniteDetector(Detector):
             what = f"{rec.nan_iters} iteration(s) with a NaN loss in the interval"
         elif rec.loss_missing and not rec.skipped:
             what = "loss missing from the training line (Megatron omits it on NaN steps)"
+        elif rec.extra:
+            bad = nonfinite_terms(rec.extra)  # a loss term (a critic's loss, a component of the total)
+            if bad:
+                what = f"loss component {bad[0][0]} is {fmt(bad[0][1])} while the loss is {fmt(rec.loss)}"
         if what is None:
             if rec.loss is not None:
                 self.last_good_loss = rec.loss
@@ -99,6 +104,9 @@ class NonFiniteDetector(Detector):
                 bad |= ~np.isfinite(col)
         if nan_iters is not None:
             bad |= nan_iters != 0
+        if fr.extra and (loss is not None or gn is not None):
+            for k in loss_terms(fr.extra):
+                bad |= ~np.isfinite(fr.extra[k])
         return bad
 
     def screen(self, fr, bad, a: int, b: int) -> np.ndarray:

@@ -1,0 +1,158 @@
+"""The terms of a training objective, checked one by one (issue 26).
+
+A detection run logs ``loss_cls`` and ``loss_box_reg`` beside their total; a YOLO
+run logs ``train/box_loss`` + ``train/cls_loss`` + ``train/dfl_loss`` and no total
+(the reader sums them: ``sources/fields.objective``); an RLHF run logs the actor's
+loss and the critic's. A spike in one term can vanish in the sum (a 3x jump of a
+term that is a third of the total is a 1.7x bump of it), and a critic that blows
+up leaves the actor's loss alone. So each loss term in a record's extra numbers
+(``fields.loss_role``) gets the loss-spike rule of its own: one loss-spike
+detector per term, fed the term as its loss, its alerts said as the term's
+("Loss component train/cls_loss: Loss spike at ..."), at most warnings (the
+objective's own series decides a FAIL; ours). NaN/Inf in any term is the
+``nonfinite`` check's (``nonfinite_terms``).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import replace
+
+from tsm_tui.core.frame import Frame
+from tsm_tui.core.record import Alert, Severity, Status, StepRecord
+from tsm_tui.sources.fields import loss_role
+
+MAX_TERMS = 16  # terms checked per run (a log with hundreds of *_loss keys: the first 16; ours)
+PREFIX = "Loss component "
+_CONTEXT = ("lr", "grad_norm", "loss_scale")  # what the spike rule reads besides the loss (its cause)
+
+
+class _Roles:
+    """``loss_role`` per key, remembered (a log has a few key sets, read many times)."""
+
+    def __init__(self) -> None:
+        self._roles: dict[str, bool] = {}
+
+    def terms(self, keys) -> list[str]:
+        out = []
+        roles = self._roles
+        for k in keys:
+            t = roles.get(k)
+            if t is None:
+                if len(roles) >= 4096:
+                    roles.clear()
+                t = roles[k] = loss_role(k) is not None
+            if t:
+                out.append(k)
+        return out
+
+
+_ROLES = _Roles()
+
+
+def loss_terms(keys) -> list[str]:
+    """The keys among ``keys`` that are loss terms (the objective's components, an
+    actor's or a critic's loss ...)."""
+    return _ROLES.terms(keys)
+
+
+def nonfinite_terms(extra: dict | None) -> list[tuple[str, float]]:
+    """(key, value) of the loss terms of a record's extra numbers that are NaN / Inf."""
+    if not extra:
+        return []
+    bad = [k for k, v in extra.items() if not math.isfinite(v)]
+    return [(k, extra[k]) for k in loss_terms(bad)] if bad else []
+
+
+class Components:
+    """One spike detector per loss term, owned by the loss-spike check."""
+
+    def __init__(self, cls, settings, state) -> None:
+        self._cls, self._s, self._state = cls, settings, state  # a term's detector: cls(settings, state, part=True)
+        self.parts: dict[str, object] = {}  # term -> its detector, in the order first seen
+        self._keys: dict[str, tuple[str, str]] = {}  # our alert key -> (term, the part's key)
+
+    def _part(self, k: str):
+        d = self.parts.get(k)
+        if d is None and len(self.parts) < MAX_TERMS:
+            d = self.parts[k] = self._cls(self._s, self._state, part=True)
+        return d
+
+    def _said(self, k: str, alerts: list[Alert]) -> list[Alert]:
+        out = []
+        for a in alerts:
+            key = f"component:{k}:{a.key or a.check}"
+            self._keys[key] = (k, a.key)
+            out.append(replace(a, severity=Severity.WARNING if a.severity == Severity.CRITICAL else a.severity,
+                               message=f"{PREFIX}{k}: {a.message}", key=key))
+        return out
+
+    def update(self, rec: StepRecord) -> list[Alert]:
+        out: list[Alert] = []
+        for k in loss_terms(rec.extra):
+            d = self._part(k)
+            if d is None:
+                continue
+            found = d.update(StepRecord(rec.step, loss=rec.extra[k], lr=rec.lr, grad_norm=rec.grad_norm,
+                                        loss_scale=rec.loss_scale, source=rec.source))
+            if found:
+                out += self._said(k, found)
+        return out
+
+    def update_frame(self, fr: Frame) -> list[Alert]:
+        out: list[Alert] = []
+        for k in loss_terms(fr.extra):
+            d = self._part(k)
+            if d is None:
+                continue
+            cols = {"loss": fr.extra[k]}
+            for f in _CONTEXT:
+                c = fr.get(f)
+                if c is not None:
+                    cols[f] = c
+            sub = Frame(fr.step, cols, None, fr.source)
+            st = copy.copy(fr._state)  # the same RunState per row, its own records
+            st.recs, st.fr = {}, sub
+            sub._state = st
+            try:
+                found = d.update_frame(sub)
+            finally:
+                sub._state = None
+            if found:
+                out += self._said(k, found)
+        return out
+
+    def on_resume(self, step: int) -> None:
+        for d in self.parts.values():
+            d.on_resume(step)
+
+    def finalize(self) -> list[Alert]:
+        out: list[Alert] = []
+        for k, d in self.parts.items():
+            out += self._said(k, d.finalize())
+        return out
+
+    def view(self, a: Alert) -> Alert:
+        got = self._keys.get(a.key or "")
+        if got is None:
+            return a
+        k, key = got
+        v = self.parts[k].view(replace(a, key=key))
+        return a if v.actions == a.actions else replace(a, actions=v.actions)
+
+    def revised(self) -> list[str]:
+        out = []
+        for k, d in self.parts.items():
+            for key in d.revised():
+                out.append(f"component:{k}:{key}")
+        return out
+
+    def findings(self) -> str:
+        """The terms whose own check warned or failed, for the loss-spike summary."""
+        said = []
+        for k, d in self.parts.items():
+            r = d.result()
+            if r.status in (Status.WARN, Status.FAIL):
+                said.append(f"{k}: {r.summary}")
+        return "; ".join(said)
