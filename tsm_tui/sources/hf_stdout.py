@@ -3,9 +3,21 @@
 ``ProgressCallback`` prints each log as a Python dict repr between tqdm bar
 redraws, so in a captured file the dict is glued to bar fragments separated by
 ``\\r``: ``  10/4854 [00:16<2:14:42,  1.67s/it]{'loss': 1.56, 'grad_norm': nan, ...}``.
-The dict has no step: it is the tqdm counter ``N/TOTAL`` of the training bar drawn
-before it, else the previous step plus the logging interval seen so far, else a
-count. The training bar is the last bar drawn before a training dict, not a data
+The dict has no step. Its step is the tqdm counter ``N/TOTAL`` of the training bar
+drawn before it, else the previous step plus the logging interval seen so far, else a
+count: but under ``nohup`` (``> log 2>&1``, no ``python -u``) stdout is block-buffered
+while tqdm's stderr is not, so the dicts reach the file in bursts of ~8 KiB, long after
+the bars of their steps (a spike at step 1170 read as 17776, an Inf at step 1 as 11).
+So dicts are held until the burst ends (the next bar or other text, the end of the file,
+or 2 s without new bytes live), and a burst of several is placed on the logging grid:
+its dicts one logging interval apart after the last dict placed (``logging_steps`` when
+the log prints the arguments; else the interval that fits the burst against the bar's
+counter c drawn before it: the buffer was flushed by a write at step c, so the burst's
+last dict is at c, or one interval before when that write was the next dict, left in
+the buffer); a burst that does not fit the grid (a resume, a gap) is placed by the bar.
+A dict at step 1 (``logging_first_step``) is told by its ``epoch`` (a third of the next
+one's or less) or, epochs rounded to 0.0, by which grid the bar's counter fits. How the
+steps were derived is said in the report (``step_source``). The training bar is the last bar drawn before a training dict, not a data
 bar (a ``datasets`` ``Map`` / tokenizer / filter bar, one counting ``examples/s``:
 axolotl, TRL and LLaMA-Factory print those first) and not an evaluation bar: once
 a bar gave a dict its step, it stays the training bar while its counter moves
@@ -37,6 +49,15 @@ DICT_START = re.compile(r"\{'[^']+': ")
 # ms-swift's dicts (string values) name their step: 'global_step/max_steps': '5/84'
 GLOBAL_STEP = re.compile(r"'global_step/max_steps':\s*'(\d+)/(\d+)'")
 SNIFF = re.compile(r"\{'(?:loss|grad_norm|learning_rate|eval_loss|train_runtime)': ")
+# the run's arguments as HF / TRL print them (TrainingArguments' repr: "logging_steps=10,";
+# YAML / argparse dumps: "logging_steps: 10")
+LOGGING_STEPS = re.compile(r"\blogging_steps\s*+[=:]\s*+(\d++)")
+FIRST_STEP = re.compile(r"\blogging_first_step\s*+[=:]\s*+(True|False|true|false)")
+EPOCH = re.compile(r"'epoch':\s*'?([-+]?\d[\d.eE+-]*)")
+#: a dict at step 1 (logging_first_step) has an epoch at most this share of the next one's
+#: (the next is at logging_steps >= 2 otherwise twice the first; ours)
+FIRST_STEP_RATIO = 0.34
+MAX_HELD = 4096  # dicts held in one burst (an 8 KiB buffer holds ~40; a log without bars: then by count)
 
 
 class HFStdoutReader(LineReader):
@@ -58,6 +79,16 @@ class HFStdoutReader(LineReader):
         self._counter: int | None = None  # ms-swift's own step (global_step/max_steps)
         self._interval: int | None = None
         self.other_lines = 0
+        #: dicts waiting for the end of their burst: (pairs, is a training dict, epoch)
+        self._held: list[tuple[list, bool, float | None]] = []
+        self._anchor: int | None = None  # the training bar's counter before the burst's first dict
+        self._logging_steps: int | None = None  # printed in the log
+        self._first_step: bool | None = None  # logging_first_step, printed in the log
+        self._train_dicts = 0  # training dicts placed so far
+        self._first_epoch: float | None = None
+        #: how the steps were derived (the report's ``step_source``); None until a dict is placed
+        self.step_source: str | None = None
+        self._max_burst = 0
 
     def feed(self, line: str) -> list[StepRecord]:
         if "\x1b" in line:
@@ -69,18 +100,24 @@ class HFStdoutReader(LineReader):
 
     def _part(self, part: str) -> list[StepRecord]:
         i = part.find("{'")
+        out: list[StepRecord] = []
         if i < 0:
+            if self._held and part.strip():
+                out = self._resolve()  # a bar or other text: the burst has ended
+            if "logging_" in part:
+                self._args(part)
             self._bar(part)
-            return []
+            return out
+        if self._held and part[:i].strip():
+            out = self._resolve()
         self._bar(part[:i])
         m = DICT_START.search(part, i)
         if m is None:
             self.other_lines += 1
-            return []
+            return out
         j = part.find("}", m.start())
         body = part[m.start():j + 1 if j >= 0 else len(part)]
         pairs = DICT_PAIR.findall(body)
-        out: list[StepRecord] = []
         if pairs:
             g = GLOBAL_STEP.search(body) if "'global_step/" in body else None
             if g is not None:
@@ -88,12 +125,33 @@ class HFStdoutReader(LineReader):
                 self.run_info.setdefault("total_steps", g.group(2))  # (bounded by RunFacts)
                 if not any(k.startswith("eval_") for k, _ in pairs) and int64(g.group(1)) is not None:
                     self._counter = int64(g.group(1))  # the dict's own step, better than any bar
-            rec = self._dict(pairs)
-            if rec is not None:
-                out.append(rec)
+            out += self._dict(pairs, body)
         if j >= 0:
-            self._bar(part[j + 1:])
+            tail = part[j + 1:]
+            if self._held and tail.strip():
+                out += self._resolve()
+            self._bar(tail)
         return out
+
+    def _args(self, text: str) -> None:
+        m = LOGGING_STEPS.search(text)
+        if m and self._logging_steps is None:
+            n = int64(m.group(1))
+            if n is not None and n > 0:
+                self._logging_steps = n
+        m = FIRST_STEP.search(text)
+        if m and self._first_step is None:
+            self._first_step = m.group(1).lower() == "true"
+
+    def flush(self) -> list[StepRecord]:
+        return self._resolve() + super().flush()
+
+    def describe(self) -> dict:
+        """The report's file entry: how the steps were derived (``step_source``)."""
+        return {"step_source": self.step_source} if self.step_source else {}
+
+    def idle(self) -> list[StepRecord]:
+        return self._resolve() + super().idle()
 
     def _bar(self, text: str) -> None:
         if "/" not in text or " [" not in text:
@@ -129,11 +187,129 @@ class HFStdoutReader(LineReader):
         self.run_info.setdefault("total_steps", last[0])
         return last[1]
 
-    def _dict(self, pairs: list[tuple[str, str]]) -> StepRecord | None:
+    def _dict(self, pairs: list[tuple[str, str]], body: str) -> list[StepRecord]:
         keys = [k for k, _ in pairs]
         if "train_runtime" in keys or "total_flos" in keys:
-            return None  # the final summary
-        if any(k.startswith("eval_") for k in keys):
+            return []  # the final summary
+        is_eval = any(k.startswith("eval_") for k in keys)
+        if self._counter is not None:  # the dict names its own step (ms-swift): no burst to place
+            out = self._resolve()
+            rec = self._place(pairs, is_eval)
+            return out + ([rec] if rec is not None else [])
+        if (not is_eval and self._last_bar is not None) or self._held:
+            # (a log without any bar has nothing to place a burst by: no holding)
+            if not self._held:
+                self._anchor = self._train_counter() if not is_eval else None
+            elif self._anchor is None and not is_eval:
+                self._anchor = self._train_counter()
+            ep = None
+            if self._train_dicts == 0 and len(self._held) < 2:  # (only the first two tell a dict at step 1)
+                e = EPOCH.search(body) if "'epoch'" in body else None
+                try:
+                    ep = float(e.group(1)) if e else None
+                except ValueError:
+                    ep = None
+            self._held.append((pairs, not is_eval, ep))
+            if len(self._held) >= MAX_HELD:
+                return self._resolve()
+            return []
+        rec = self._place(pairs, is_eval)
+        return [rec] if rec is not None else []
+
+    def _resolve(self) -> list[StepRecord]:
+        """Place the held burst: its training dicts' steps (see the module docstring),
+        then every dict of it in order (an evaluation dict at the training step before it)."""
+        held, self._held = self._held, []
+        if not held:
+            return []
+        train = [h for h in held if h[1]]
+        steps = self._burst_steps(train) if train else []
+        out: list[StepRecord] = []
+        it = iter(steps)
+        for pairs, is_train, _ in held:
+            if is_train:
+                rec = self._place(pairs, False, next(it))
+            else:
+                rec = self._place(pairs, True)
+            if rec is not None:
+                out.append(rec)
+        self._anchor = None
+        return out
+
+    def _burst_steps(self, train: list, last_at_bar: bool = True) -> list[int | None]:
+        m = len(train)
+        prev = self._last_step if self._train_dicts else 0
+        c = self._anchor
+        L = self._logging_steps
+        self._max_burst = max(self._max_burst, m)
+        if m == 1 and not (self._train_dicts == 0 and self._first_step):
+            self._train_dicts += 1
+            if c is not None and c > prev:
+                self._note("bar")
+                return [None]  # the bar's counter (_place)
+            if L is not None:
+                self._note("interval")
+                return [prev + L]
+            self._note("bar" if self._interval else "counted")
+            return [None]  # the interval seen so far, else a count (_place)
+        # several dicts in one burst (stdout buffered). The buffer was flushed by a write at
+        # the bar's counter c: the burst's last dict is at c (it was that write, or the write
+        # was an evaluation dict or its newline), or one interval before (the write was the
+        # next dict's, left in the buffer). The dicts are one interval apart.
+        first = self._train_dicts == 0 and self._first_dict(train, c, L)
+        n = m - 1 if first else m  # dicts on the logging grid (a dict at step 1 aside)
+        base = 0 if self._train_dicts == 0 else prev
+        if c is not None and (L is None or not (c - L <= base + n * L <= c)):
+            got = _grid(c - base, n, L if L is not None else self._interval)
+            if got is not None:
+                L, at_bar = got
+                if self._logging_steps is None:
+                    self._note("inferred")
+                base = (c if at_bar else c - L) - n * L  # (a resume, a gap: placed by the bar)
+        if L is None:
+            self._note("counted")
+            self._train_dicts += m
+            return [1] + [None] * (m - 1) if first else [None] * m
+        if self._logging_steps is not None:
+            self._note("interval")
+        elif self.step_source is None:
+            self._note("inferred")
+        self._interval = L
+        self._train_dicts += m
+        return ([1] if first else []) + [base + (i + 1) * L for i in range(n)]
+
+    def _first_dict(self, train: list, c: int | None, L: int | None) -> bool:
+        """The first training dict is at step 1 (``logging_first_step``): printed in the
+        log; else its epoch a small share of the next dict's; else (HF rounded the epochs
+        to 2 decimals: 0.0 at step 1 and at step 10 of a long epoch) the bar's counter
+        fits the burst only with it."""
+        if self._first_step is not None:
+            return self._first_step
+        e0, e1 = train[0][2], train[1][2]
+        if e0 is not None and e1 is not None and e0 > 0:
+            return e0 <= FIRST_STEP_RATIO * e1
+        if c is None:
+            return False
+        m = len(train)
+        return _grid(c, m - 1, L) is not None and _grid(c, m, L) is None
+
+    def _note(self, how: str) -> None:
+        L = self._logging_steps
+        says = {
+            "bar": "the training bar's counter drawn before each dict",
+            "interval": f"the dicts' order x the logging interval ({L}, logging_steps printed in the log)",
+            "inferred": "stdout was block-buffered (dicts arrived in bursts): the last dict of a burst at the "
+                        "training bar's counter drawn before it, the others one logging interval apart (the "
+                        "bar's advance since the previous burst / its dicts)",
+            "counted": "counted (no step in the dicts, no training bar, no logging_steps printed)",
+        }
+        rank = ("bar", "interval", "inferred", "counted")
+        cur = self.step_source
+        if cur is None or rank.index(how) > next((rank.index(k) for k, v in says.items() if v == cur), -1):
+            self.step_source = says[how]
+
+    def _place(self, pairs: list[tuple[str, str]], is_eval: bool, step: int | None = None) -> StepRecord | None:
+        if is_eval:
             if self._last_step <= 0 and self.records == 0:
                 # before any training dict: the training bar's counter, not that of the
                 # evaluation bar just completed (eval_on_start evaluates at step 0)
@@ -146,7 +322,22 @@ class HFStdoutReader(LineReader):
             self._last_step = prev
             return rec
         prev = self._last_step
-        c = self._counter if self._counter is not None else self._train_counter()
+        if step is None and self._anchor is None and self._counter is None and self._last_bar is None:
+            # no bar at all: the dicts' order x logging_steps when the log prints it, else a count
+            self._train_dicts += 1
+            k = self._train_dicts - (1 if self._first_step else 0)  # (the dict at step 1 aside)
+            if k == 0:
+                step = 1
+            elif self._logging_steps is not None:
+                step = k * self._logging_steps
+            self._note("interval" if step is not None else "counted")
+        if step is not None:
+            rec = self.build(pairs, step=step)
+            if rec is not None and step > prev and prev > 0 and self._counter is None and self._interval is None:
+                self._interval = step - prev
+            self._counter = None
+            return rec
+        c = self._counter if self._counter is not None else self._anchor
         self._counter = None
         if c is not None and c > prev:
             step = c
@@ -158,3 +349,20 @@ class HFStdoutReader(LineReader):
         if rec is not None and step is not None and c is not None and c > prev and prev > 0:
             self._interval = c - prev
         return rec
+
+
+def _grid(span: int, n: int, L: int | None) -> tuple[int, bool] | None:
+    """The logging interval that puts ``n`` dicts one interval apart with the last at
+    ``span`` steps past the grid's start, or one interval before it: (interval, at the
+    bar), the interval ``L`` when it fits, else the one whole interval that does; None
+    when neither does (or both do with different intervals: ambiguous)."""
+    if n <= 0 or span <= 0:
+        return None
+    fits = [(span // k, k == n) for k in (n, n + 1) if span % k == 0]
+    if L is not None:
+        for got in fits:
+            if got[0] == L:
+                return got
+    if len({f[0] for f in fits}) == 1:
+        return fits[0]
+    return None

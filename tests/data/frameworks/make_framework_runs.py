@@ -14,6 +14,15 @@ vocabulary 256):
 - ``lightning/``: Lightning with ``CSVLogger`` + ``LearningRateMonitor`` and
   ``grad_norm()`` logged each step (``lightning_logs/version_0/metrics.csv``,
   ``hparams.yaml``).
+- ``hf_nohup/``: the same Trainer for 700 steps (a batch of random bytes at step 300,
+  ``logging_steps=10``, ``logging_first_step=True``, an evaluation every 200 steps), its
+  console captured as ``nohup python train.py > train.log 2>&1`` captures it: stdout
+  block-buffered (no ``PYTHONUNBUFFERED``), tqdm's stderr not, so the dicts reach the
+  file in bursts, long after their steps' bars (issue 26): here all at the end (< 8 KiB).
+  ``hf_nohup_every_step/``: 300 steps logged every step (random bytes at step 150), so
+  ~40 KiB of dicts arrive in bursts of ~8 KiB during the run. Only ``train.log`` is kept;
+  the true steps (``trainer_state.json``'s log history) go to ``<name>_truth.json`` beside
+  this script, for the tests.
 - ``tensorboard_only/``: a plain torch loop with ``SummaryWriter``: loss as a
   tensor (``new_style=True``), grad norm and LR as ``simple_value``, a histogram
   every 10 steps; ``config.yaml`` beside it, as many scripts write.
@@ -89,6 +98,45 @@ def hf_run(out: str) -> None:
     trainer.train()
     trainer.save_state()
     trainer.save_model(out)
+
+
+#: name -> (max_steps, logging_steps, the step whose batch is random bytes: a data spike)
+NOHUP = {"hf_nohup": (700, 10, 300), "hf_nohup_every_step": (300, 1, 150)}
+
+
+def hf_nohup_run(out: str) -> None:
+    import json
+
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
+
+    name = os.path.basename(out)
+    steps, every, spike = NOHUP[name]
+
+    class SpikeTrainer(Trainer):
+        def training_step(self, model, inputs, *a, **kw):
+            if self.state.global_step == spike - 1:  # (global_step counts the steps done)
+                g = torch.Generator().manual_seed(1)
+                noise = torch.randint(0, 256, inputs["input_ids"].shape, generator=g)
+                inputs = dict(inputs, input_ids=noise, labels=noise)
+            return super().training_step(model, inputs, *a, **kw)
+
+    torch.manual_seed(0)
+    x = blocks(corpus())
+    train = [{"input_ids": r, "labels": r} for r in x[:-64]]
+    val = [{"input_ids": r, "labels": r} for r in x[-64:]]
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=256, n_positions=SEQ, n_embd=32, n_layer=2, n_head=2))
+    args = TrainingArguments(
+        output_dir=out, max_steps=steps, per_device_train_batch_size=8, per_device_eval_batch_size=16,
+        learning_rate=3e-3, warmup_steps=20, lr_scheduler_type="cosine", logging_steps=every,
+        logging_first_step=True, save_strategy="no", eval_strategy="steps", eval_steps=200, report_to=[],
+        use_cpu=True, seed=0, max_grad_norm=1.0, dataloader_num_workers=0, disable_tqdm=False,
+    )
+    trainer = SpikeTrainer(model=model, args=args, train_dataset=train, eval_dataset=val)
+    trainer.train()
+    truth = [{k: e[k] for k in ("step", "loss", "eval_loss", "epoch") if k in e} for e in trainer.state.log_history]
+    with open(os.path.join(HERE, f"{name}_truth.json"), "w") as f:
+        json.dump(truth, f, indent=0)
 
 
 def lightning_run(out: str, loggers=None, callbacks=(), seed: int = 0, lr: float = 3e-3) -> None:
@@ -415,7 +463,10 @@ def main() -> None:
     if which == "launch-child":
         launch_child(sys.argv[2:])
         return
-    for name in ("hf_trainer", "lightning", "tensorboard_only"):
+    if which == "hf-nohup-child":
+        hf_nohup_run(sys.argv[2])
+        return
+    for name in ("hf_trainer", "hf_nohup", "hf_nohup_every_step", "lightning", "tensorboard_only"):
         if which not in ("all", name):
             continue
         out = os.path.join(HERE, name)
@@ -426,6 +477,15 @@ def main() -> None:
                 env = dict(os.environ, PYTHONUNBUFFERED="1", TQDM_MININTERVAL="0")
                 subprocess.run([sys.executable, __file__, "hf-child", out], stdout=log, stderr=subprocess.STDOUT,
                                check=True, env=env)
+        elif name in NOHUP:  # as nohup runs it: stdout to a file, buffered; stderr too, unbuffered
+            with open(os.path.join(out, "train.log"), "w") as log:
+                env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+                subprocess.run([sys.executable, __file__, "hf-nohup-child", out], stdout=log,
+                               stderr=subprocess.STDOUT, check=True, env=env)
+            for f in os.listdir(out):
+                if f != "train.log":
+                    p = os.path.join(out, f)
+                    shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
         elif name == "lightning":
             with contextlib.redirect_stdout(sys.stderr):
                 lightning_run(out)
