@@ -58,9 +58,11 @@ class CsvReader(LineReader):
         except csv.Error:
             self.skip("malformed CSV")
             return []
-        if self.header is None or row == self.header:
+        if self.header is None:
             self._set_header(row)
             return []
+        if row == self.header:
+            return []  # the header again (Lightning's rewrite, a concatenated file)
         if len(row) != len(self.header):
             # Lightning rewrites the file with a new header when a column appears:
             # a row that looks like a header replaces the old one
@@ -92,7 +94,7 @@ class CsvReader(LineReader):
 
     def _set_header(self, row: list[str]) -> None:
         self.header = [h.strip() for h in row]
-        fields = [field_for(h) for h in self.header]
+        fields = [self.field(h) for h in self.header]  # (cached per name: a header of 300k cells)
         self._step_col = fields.index("step") if "step" in fields else None
         low = [h.lower() for h in self.header]
         self._epoch_col = low.index("epoch") if "epoch" in low else None
