@@ -65,6 +65,14 @@ SEEDS = [
     "Epoch [1/5], Step [100/600], Loss: 0.1234", "Train: 1 [ 100/500 ( 20%)]  Loss: 1.23 (1.25)",
     "Epoch(train) [1][100/500]  lr: 1.0000e-04  loss: 0.1234", "step\t12\tloss\t2.61",
     '2024-05-01 INFO metrics: {"step": 12, "loss": 2.61}', "val loss 3.21",
+    # issue 26: several losses, records over several lines, buffered HF dicts
+    "epoch: 0|step: 12|ppo_ep: 1|act_loss: 0.21|cri_loss: -0.12|unsuper_loss: 0.0",
+    "[Rank 0] step=10, skipped=4, lr=[5.79e-07, 5.79e-07], mom=[(0.9, 0.95), (0.9, 0.95)]",
+    "epoch,train/box_loss,train/cls_loss,train/dfl_loss,val/box_loss\n", "1,1.44,2.69,1.57,1.3",
+    "Step 12", "  loss: 2.61", "Epoch 2/5", "step  10/938 - loss: 0.42 - acc: 0.86 - 12ms/step", "Eval begin...",
+    "Eval samples: 10000", "-" * 42, "| train/                  |              |",
+    "|    loss                 | 6.54         |", "|    total_timesteps      | 4096         |",
+    "logging_steps=10,", "{'loss': 1.56, 'grad_norm': 0.9, 'learning_rate': 4e-05, 'epoch': 0.0}",
 ]
 #: fragments a long line repeats: digits, separators, words joined by '-', '/', '.'
 FRAGMENTS = ["1", " ", "a-", "a/", "a.", "1,", "1:", ":1", "1/", "1/1 [", "a:1 ", "'a':", "[step=1,", "Epoch 1 ",

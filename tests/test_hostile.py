@@ -74,6 +74,22 @@ SHAPES = {
     "an indented key": " " * N + "error_msg: CUDA out of memory",
     "shell job report": "line 3: " + D + " Killed",
     "tags in a traceback": "[rank0]: " * (N // 9) + "File x",
+    # issue 26: the multi-line contexts (kv_groups.py) and the HF stdout bursts
+    "an epoch header of spaces": "Epoch 1/5" + " " * N + "x",
+    "dashes then a letter": "-" * N + "x",
+    "a table row of bars": "|" + " " * N + "|" + "1" * 10,
+    "an eval header of words": "Eval " + "begin " * (N // 6) + "1",
+    "a step header then spaces": "[INFO] Step 1" + " " * N + "x",
+    "logging_steps digits": "logging_steps=" + D + "x",
+    "many dicts": "{'loss': 1.0, 'epoch': 0.1}\n" * (N // 28),
+}
+#: lines before a shape that open a multi-line context, so the shape is read inside it
+CONTEXTS = {
+    "a step header": ["[INFO] Step 10"],
+    "an epoch header": ["Epoch 1/5"],
+    "an eval section": ["Epoch 1/5", "step 10/100 - loss: 1.0", "Eval begin..."],
+    "a table": ["-" * 40, "| train/ |  |"],
+    "HF bars and held dicts": ["\r  1/100 [00:01<00:09, 9.9it/s]", "{'loss': 1.0, 'epoch': 0.01}"],
 }
 #: the known killers, also at the longest line parsed (1 MiB)
 LONG = ["build-nanogpt: digits then a letter", "a key of dashes", "a key of slashes", "digits after a key",
@@ -151,6 +167,28 @@ def test_the_text_tap_is_linear_on_hostile_lines():
             t = _timed(lambda: tap.line(line))
             if t > BOUND:
                 slow.append(f"{name} ({'in' if in_tb else 'outside'} a traceback): {t:.1f} s")
+    assert not slow, slow
+
+
+@pytest.mark.parametrize("ctx", list(CONTEXTS))
+def test_multi_line_contexts_are_linear(ctx):
+    """Each shape as the line after a context that holds it open: a step header's
+    continuation, an epoch's counters, an evaluation section, a table, held HF dicts."""
+    from tsm_tui.sources.hf_stdout import HFStdoutReader
+
+    slow = []
+    for cls in (KeyValueTextReader, HFStdoutReader):
+        for name, line in SHAPES.items():
+            def run():
+                r = cls("run/train.log")
+                for pre in CONTEXTS[ctx]:
+                    r.feed(pre)
+                r.feed(line)
+                r.feed(line)
+                r.flush()
+            t = _timed(run)
+            if t > BOUND:
+                slow.append(f"{cls.__name__} on {name!r}: {t:.1f} s")
     assert not slow, slow
 
 

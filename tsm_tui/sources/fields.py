@@ -11,7 +11,7 @@ import re
 STEP_KEYS = {
     "step", "steps", "iter", "iteration", "iterations", "it", "s", "global_step", "_step",
     "current_steps", "trainer/global_step", "train/global_step", "num_updates", "update", "batch",
-    "train/step",
+    "train/step", "total_timesteps", "time/total_timesteps",
 }
 ALIASES = {
     # loss

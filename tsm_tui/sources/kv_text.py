@@ -26,6 +26,7 @@ from tsm_tui.core.numbers import MAX_INT, int64
 from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.fields import normalise
+from tsm_tui.sources.kv_groups import LineGroups
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
 
 # Every regex here must stay linear in the line's length (issue 20: "s:5 trl:" + 16k
@@ -104,7 +105,7 @@ _ARG_KEYS = {
 }
 
 
-class KeyValueTextReader(LineReader):
+class KeyValueTextReader(LineGroups, LineReader):
     name = "text"
     priority = 5
 
@@ -127,6 +128,8 @@ class KeyValueTextReader(LineReader):
         super().__init__(path)
         self.other_lines = 0
         self._pending_overflow_step: int | None = None
+        self._ctx_reset()
+        self._own_steps = 0  # records whose line named their step
 
     def feed(self, line: str) -> list[StepRecord]:
         if "\x1b" in line:
@@ -140,7 +143,56 @@ class KeyValueTextReader(LineReader):
 
     def _line(self, line: str) -> list[StepRecord]:
         if not line.strip():
+            return self._blank() if self._open else []
+        pre: list[StepRecord] = []
+        if self._open:  # a record spread over lines may be open (kv_groups.py)
+            taken, pre = self._before(line)
+            if not taken:
+                out = self._line1(line)
+                pre = pre + out if pre else out
+            self._ctx_sync()
+            return pre
+        if line[0] in "- " and self._table_start(line):
             return []
+        return self._line1(line)
+
+    def _ctx_on(self) -> None:
+        self._open = True
+
+    def _ctx_sync(self) -> None:
+        self._open = (self._grp is not None or self._tbl is not None or self._evalsec is not None
+                      or self._carry is not None)
+
+    def _named_steps(self) -> bool:
+        return self._own_steps > 0
+
+    @staticmethod
+    def _step_of_line(line: str):
+        """A step of the line's own (a step key, or an epoch and its counter or total)."""
+        m = STEP.search(line)
+        if m is None and _EPOCH_HINT.search(line):
+            m = EPOCH_COUNTER.search(line) or ITER_COUNTER.search(line) or EPOCH_ONLY.search(line)
+        return m
+
+    def _cont_pairs(self, line: str) -> list:
+        """The named numbers of a line that continues a record (no step of its own)."""
+        pairs = PAIR.findall(line)
+        if not line.isascii() or _SPACED_HINT.search(line.lower()):
+            pairs += SPACED.findall(line)
+        return pairs
+
+    def flush(self) -> list[StepRecord]:
+        out = self._close_group()
+        if self._tbl is not None:
+            out += self._table_record(self._tbl[0])
+            self._tbl = None
+        return out + super().flush()
+
+    def idle(self) -> list[StepRecord]:
+        return self._close_group() + super().idle()
+
+    def _line1(self, line: str) -> list[StepRecord]:
+        """One line read as a line (the multi-line contexts aside)."""
         if "OVERFLOW" in line:
             return self._overflow(line)
         if "'" in line and "{" in line:
@@ -167,6 +219,8 @@ class KeyValueTextReader(LineReader):
                 return got
         m = STEP.search(line)
         if m is None:
+            if self._eval_header(line):
+                return []
             rec = self._named_step(line)
             if rec is not None:
                 return [rec]
@@ -179,9 +233,36 @@ class KeyValueTextReader(LineReader):
         if step is None:
             self.skip("step out of range")
             return []
+        if self._open:
+            total = int64(m.group(2)) if m.group(2) else None
+            if self._evalsec is not None and self._in_eval(total):
+                return self._eval_record(line, m)
+            if self._carry is not None and total:  # a counter within the epoch of the last header
+                e, epochs = self._carry
+                step = self._epoch_step(e, epochs, step, total)
+                if step is None:
+                    self.skip("step out of range")
+                    return []
+                return self._with_step(line, m, step, [("epoch", e)])
         if m.group(2):
             self.run_info.setdefault("total_steps", m.group(2))
         return self._with_step(line, m, step)
+
+    def _eval_record(self, line: str, m) -> list[StepRecord]:
+        """A step line inside an evaluation section: its loss is a validation loss at the
+        last training step (the counter is the evaluation's)."""
+        prev = self._last_step
+        got = self._with_step(line, m, max(prev, 0))
+        self._own_steps -= len(got)
+        self._last_step = prev
+        out = []
+        for r in got:
+            val = r.val_loss if r.val_loss is not None else r.loss
+            if val is None:
+                self.records -= 1
+                continue
+            out.append(StepRecord(r.step, val_loss=val, source=r.source))
+        return out
 
     def _with_step(self, line: str, m, step: int, pairs: list | None = None) -> list[StepRecord]:
         """The record of a line whose step ``m`` matched: its other pairs are the metrics."""
@@ -194,7 +275,10 @@ class KeyValueTextReader(LineReader):
         rec = self.build(pairs, step=step)
         if rec is None:
             self.other_lines += 1
+            if self._evalsec is None and _is_header(line, m):  # a step alone: its metrics may follow (kv_groups.py)
+                self._open_group(step, pairs)
             return []
+        self._own_steps += 1
         if rec.skipped is not None and "skipped=" in line and DS_PROGRESS.search(line):
             rec.skipped = self._ds_skipped(step, rec.skipped)
         if rec.loss is None and rec.val_loss is None and _is_megatron_train(line):
@@ -249,7 +333,10 @@ class KeyValueTextReader(LineReader):
 
     def _epoch_line(self, line: str) -> list[StepRecord] | None:
         """A line whose step is an epoch and a counter (EPOCH_COUNTER, ITER_COUNTER),
-        or an epoch alone (EPOCH_ONLY)."""
+        or an epoch alone (EPOCH_ONLY); an epoch header alone on its line carries its
+        epoch to the lines after it (kv_groups.py)."""
+        if self._epoch_header(line):
+            return []
         m = EPOCH_COUNTER.search(line)
         if m is None:
             m = ITER_COUNTER.search(line)
@@ -379,7 +466,7 @@ class KeyValueTextReader(LineReader):
             self._tpls: dict[bytes, object] = {}
             self._tpl = None
         tpl = self._tpl
-        if tpl is not None and not self.launch_pending:  # the usual case: every line fits the current template
+        if tpl is not None and not self.launch_pending and not self._open:  # the usual case: every line fits the current template
             found = tpl.regex.findall(data)
             n = data.count(b"\n") + last_open
             # the other n - 1 lines take a byte each at least: no line is longer than len - n + 1
@@ -403,8 +490,10 @@ class KeyValueTextReader(LineReader):
         run_lines: list[bytes] = []
         n = len(lines)
         for i, raw in enumerate(lines):
-            m = tpl.regex.fullmatch(raw) if tpl is not None else None
-            if m is None and self._templated() and len(raw) <= MAX_TEMPLATE_LINE and b"\0" not in raw:
+            # (a record spread over lines is open: its lines go through feed, kv_groups.py)
+            m = tpl.regex.fullmatch(raw) if tpl is not None and not self._open else None
+            if m is None and not self._open and self._templated() and len(raw) <= MAX_TEMPLATE_LINE \
+                    and b"\0" not in raw:
                 sk = _skeleton(raw)
                 got = self._tpls.get(sk)
                 if got is None:  # first sighting: remember it, read the line as usual
@@ -516,6 +605,19 @@ class KeyValueTextReader(LineReader):
         m = TOKENS_PER_ITER.search(line)
         if m:
             self.run_info.setdefault("batch_tokens", float(m.group(1).replace(",", "")))
+
+
+#: a step header's text before the step: a timestamp / logger prefix, short (ours)
+HEADER_PREFIX = 80
+
+
+def _is_header(line: str, m) -> bool:
+    """A line whose step ends it (``Step 100``, ``INFO global step: 100``, ``== iter 5 ==``):
+    not prose that names a step in passing (``saving checkpoint at iteration 600 to ...``)."""
+    if m.start() > HEADER_PREFIX or "OVERFLOW" in line:
+        return False
+    tail = line[m.end():]
+    return not any(c.isalnum() for c in tail)
 
 
 def _step_times(rest: str) -> list[tuple[str, str]]:

@@ -1,0 +1,205 @@
+"""Records spread over several lines, for the generic text reader (issue 26).
+
+The generic reader (kv_text.py) reads a record per line. Some logs print one over
+several lines; the record is then the group:
+
+- **a step carried across lines**: a line that names a step and no metric
+  (``Step 100``, ``global step: 100``, a per-epoch log's ``Epoch 3/120``), then
+  lines of named numbers without a step of their own (``  loss: 2.31``,
+  ``train loss: 2.31, lr: 1e-4``): one record at that step, closed by the next line
+  that is not such a continuation (another step, a blank line, prose), the end of
+  the file, or 2 s without new bytes live;
+- **an epoch carried to per-epoch counters** (PaddlePaddle ``Model.fit``):
+  ``Epoch 2/5`` alone on a line, then ``step  10/938 - loss: 0.42 - acc: 0.86``:
+  the counter starts again each epoch, so the step is the epoch's offset plus the
+  counter (the same rule as ``Epoch [2/5], Step [10/938]`` on one line);
+- **evaluation sections**: a line naming an evaluation and no number (``Eval
+  begin...``, ``Evaluating...``, ``Validation:``) starts one; its step lines are
+  validation losses at the last training step, not training steps; it ends at a
+  line saying the evaluation ended (``Eval samples: 10000``), a blank line, an
+  epoch header, or a step line counting to another total;
+- **tables of names and values** (Stable-Baselines3, OpenAI baselines):
+  ``| train/ | |``, ``|    loss | 6.54 |`` between lines of dashes: one record per
+  table, its keys prefixed by their section (``train/loss``), the step its
+  ``time/total_timesteps`` (else a step key).
+
+While a group, a table, an evaluation section or a carried epoch is open, every
+line goes through the per-line parser (the replay's line templates are single-line). Every piece here is linear: regexes anchored at a
+line's start with possessive runs, tables split with ``str.split``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tsm_tui.core.numbers import int64
+from tsm_tui.core.record import StepRecord
+
+MAX_GROUP_LINES = 32  # continuation lines in one group (a header followed by a long listing: closed there)
+MAX_GROUP_PAIRS = 256  # named numbers kept per group or table (memory stays bounded; ours)
+# an epoch header alone on its line: "Epoch 2/5", "Epoch [2/5]", "=== Epoch 2/5 ==="
+EPOCH_HEADER = re.compile(r"^\W*+epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?\W*+$", re.I)
+# an evaluation starts: a line naming it with no digit (a header)
+EVAL_BEGIN = re.compile(r"^\W*+(?:eval(?:uat\w*+)?|validat\w*+|valid|testing|test)\b[^\d\n]*+$", re.I)
+# ... and ends
+EVAL_END = re.compile(r"^\W*+(?:eval\w*+|validat\w*+|test\w*+)\s++(?:samples|end|ended|done|finished|results?)\b", re.I)
+DASHES = re.compile(r"^\s*+-{8,}+\s*+$")  # (not llm.c's "+----+----+" header box)
+#: a table's step: the environment steps first (SB3's "time/total_timesteps")
+TABLE_STEP = ("time/total_timesteps", "total_timesteps", "timesteps", "time/iterations", "iterations")
+
+
+def _table_row(line: str) -> tuple[str, str] | None:
+    """``| name | value |`` as (name, value), else None."""
+    parts = line.split("|")
+    if len(parts) != 4 or parts[0].strip() or parts[3].strip():
+        return None
+    k = parts[1].strip()
+    return (k, parts[2].strip()) if k else None
+
+
+class LineGroups:
+    """The multi-line state of a generic text reader (mixed into KeyValueTextReader;
+    the reader provides ``_cont_pairs(line)``, ``build`` and ``_ctx_on``)."""
+
+    #: a multi-line context may be open (a group, a table, an evaluation section, a carried
+    #: epoch): the per-line hot path checks this one flag
+    _open = False
+
+    def _ctx_reset(self) -> None:
+        self._grp: list | None = None  # [step, pairs, lines]
+        self._carry: tuple[int, int | None] | None = None  # (epoch, epochs) of the last epoch header
+        self._evalsec: list | None = None  # [total of its first step line or None]
+        self._tbl: list | None = None  # [pairs, section prefix]
+
+    # -- the wrapper's part: before a line is read as a line ---------------------------
+    def _before(self, line: str) -> tuple[bool, list[StepRecord]]:
+        """(the line was taken, records to emit first)."""
+        out: list[StepRecord] = []
+        if self._tbl is not None:
+            got = self._table(line)
+            if got is not None:
+                return True, got
+        grp = self._grp
+        if grp is not None:
+            if len(grp[2]) < MAX_GROUP_LINES and self._is_continuation(line):
+                pairs = self._cont_pairs(line)
+                if pairs:
+                    grp[1] += pairs[: MAX_GROUP_PAIRS - len(grp[1])]
+                    grp[2].append(line)
+                    return True, []
+            out = self._close_group()
+        if self._evalsec is not None and (EVAL_END.match(line) or EPOCH_HEADER.match(line)):
+            self._evalsec = None
+        return False, out
+
+    def _is_continuation(self, line: str) -> bool:
+        s = line.lstrip()
+        return not (s[:1] == "|" or "OVERFLOW" in line or DASHES.match(line) or EPOCH_HEADER.match(line)
+                    or self._step_of_line(line) is not None)
+
+    def _blank(self) -> list[StepRecord]:
+        self._evalsec = None
+        return self._close_group()
+
+    # -- a step carried across lines -------------------------------------------------------
+    def _open_group(self, step: int, pairs: list) -> None:
+        self._ctx_on()
+        self._grp = [step, list(pairs), []]
+
+    def _close_group(self) -> list[StepRecord]:
+        grp = self._grp
+        if grp is None:
+            return []
+        self._grp = None
+        if not grp[2]:
+            return []  # a header alone (prose: "saving at step 500")
+        rec = self.build(grp[1], step=grp[0])
+        if rec is None:
+            return []
+        if len(grp) > 3 and grp[3]:  # an epoch header's group: its total is the planned steps
+            self.run_info.setdefault("total_steps", grp[3])
+        self._no_template = True  # (a probe's: several lines are no template)
+        return [rec]
+
+    # -- epoch headers and evaluation sections --------------------------------------------
+    def _epoch_header(self, line: str) -> bool:
+        m = EPOCH_HEADER.match(line)
+        if m is None:
+            return False
+        e, total = int64(m.group(1)), int64(m.group(2))
+        if e is None:
+            self.skip("step out of range")
+            return True
+        self._ctx_on()
+        self._carry = (e, total)
+        self._evalsec = None
+        if not self._named_steps():  # a per-epoch log: the epoch is the step of what follows
+            self._grp = [e, [], [], total]
+        return True
+
+    def _eval_header(self, line: str) -> bool:
+        if EVAL_BEGIN.match(line) is None:
+            return False
+        self._ctx_on()
+        self._evalsec = [None]
+        return True
+
+    def _in_eval(self, total: int | None) -> bool:
+        """A step line inside an evaluation section (the first one's total fixes the
+        section's; a line counting to another total is training again)."""
+        sec = self._evalsec
+        if sec is None:
+            return False
+        if sec[0] is None:
+            sec[0] = total if total is not None else -1
+            return True
+        if total is not None and sec[0] != -1 and total != sec[0]:
+            self._evalsec = None
+            return False
+        return True
+
+    # -- tables ---------------------------------------------------------------------------
+    def _table_start(self, line: str) -> bool:
+        if DASHES.match(line) is None:
+            return False
+        self._ctx_on()
+        self._tbl = [[], ""]
+        return True
+
+    def _table(self, line: str) -> list[StepRecord] | None:
+        """A line inside a table: None when it is not part of one (the table is dropped)."""
+        tbl = self._tbl
+        if DASHES.match(line):
+            self._tbl = [[], ""]  # the closing line (and maybe the next table's opening one)
+            return self._table_record(tbl[0])
+        row = _table_row(line)
+        if row is None:
+            self._tbl = None
+            return None
+        k, v = row
+        if not v:
+            tbl[1] = k if k.endswith("/") else k + "/"  # a section: "rollout/", "train/"
+            return []
+        if len(tbl[0]) < MAX_GROUP_PAIRS:
+            tbl[0].append((k if k.startswith(tbl[1]) or not tbl[1] else tbl[1] + k.lstrip("/"), v))
+        return []
+
+    def _table_record(self, pairs: list) -> list[StepRecord]:
+        if not pairs:
+            return []
+        vals = dict(pairs)
+        step = None
+        for k in TABLE_STEP:
+            v = vals.get(k)
+            if v is not None:
+                try:
+                    step = int64(float(v))
+                except ValueError:
+                    step = None
+                if step is not None:
+                    break
+        rec = self.build(pairs, step=step) if step is not None else self._metric_record(pairs)
+        if rec is None:
+            return []
+        self._no_template = True
+        return [rec]
