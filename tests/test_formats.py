@@ -600,6 +600,7 @@ GENERIC = {
     "step\t{g}\tloss\t{l:.4f}\tlr\t0.0001": "global",
     "2024-05-01 10:00:00 INFO metrics: {{\"step\": {g}, \"loss\": {l:.4f}, \"lr\": 1e-4}}": "global",
     "[rank0] step {g}: metrics {{\"loss\": {l:.4f}}}": "global",
+    "step {g} grad_norm 0.5 loss {l:.4f}": "global",
 }
 
 
@@ -628,6 +629,19 @@ def test_generic_reader_thousands_separators_and_prose(tmp_path):
              'config {"lr": 0.1, "warmup_steps": 10}', 'saved {"step": 5, "lr": 1e-4}', "Train: 5 [ 10/20 ]",
              "name\tvalue", "step\t5\tlr\t0.1"]
     assert [r.feed(p) for p in prose] == [[]] * len(prose)
+
+
+def test_space_separated_names_and_values():
+    """Names and values with no colon or equals sign (``step 100 grad_norm 0.5 loss 2.3``):
+    the metric names nanoGPT and llm.c print spaced, with '_' as well as ' '."""
+    from tsm_tui.sources.kv_text import KeyValueTextReader
+
+    r = KeyValueTextReader("x")
+    (rec,) = r.feed("step 100 grad_norm 0.5 loss 2.3")
+    assert (rec.step, rec.loss, rec.grad_norm) == (100, 2.3, 0.5)
+    (rec,) = r.feed("step 101 train_loss 2.2 val_loss 2.5 learning_rate 3e-4")
+    assert (rec.loss, rec.val_loss, rec.lr) == (2.2, 2.5, 3e-4)
+    assert r.feed("step 102 my_train_loss 2.2") == []  # (inside another name: not read)
 
 
 def test_tab_separated_table(tmp_path):

@@ -73,6 +73,10 @@ SEEDS = [
     "Eval samples: 10000", "-" * 42, "| train/                  |              |",
     "|    loss                 | 6.54         |", "|    total_timesteps      | 4096         |",
     "logging_steps=10,", "{'loss': 1.56, 'grad_norm': 0.9, 'learning_rate': 4e-05, 'epoch': 0.0}",
+    "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size",
+    "       1/50      8.37G     0.9014      2.375     0.9244         52        640: 100% 75/75",
+    "epoch     train_loss  valid_loss  accuracy  time", "0         0.512       0.401       0.85      00:10",
+    "[train][1] progress: 1/1 step: 100, time: 6.095, speed: 16.406 steps/s", "\tcurrent lr: 0.0000010",
 ]
 #: fragments a long line repeats: digits, separators, words joined by '-', '/', '.'
 FRAGMENTS = ["1", " ", "a-", "a/", "a.", "1,", "1:", ":1", "1/", "1/1 [", "a:1 ", "'a':", "[step=1,", "Epoch 1 ",

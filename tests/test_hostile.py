@@ -82,6 +82,8 @@ SHAPES = {
     "a step header then spaces": "[INFO] Step 1" + " " * N + "x",
     "logging_steps digits": "logging_steps=" + D + "x",
     "many dicts": "{'loss': 1.0, 'epoch': 0.1}\n" * (N // 28),
+    "a row of values": "1/50 " * (N // 5) + "x",
+    "a header of names": "epoch loss " * (N // 11) + "1",
 }
 #: lines before a shape that open a multi-line context, so the shape is read inside it
 CONTEXTS = {
@@ -90,6 +92,7 @@ CONTEXTS = {
     "an eval section": ["Epoch 1/5", "step 10/100 - loss: 1.0", "Eval begin..."],
     "a table": ["-" * 40, "| train/ |  |"],
     "HF bars and held dicts": ["\r  1/100 [00:01<00:09, 9.9it/s]", "{'loss': 1.0, 'epoch': 0.01}"],
+    "a column header": ["      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size"],
 }
 #: the known killers, also at the longest line parsed (1 MiB)
 LONG = ["build-nanogpt: digits then a letter", "a key of dashes", "a key of slashes", "digits after a key",

@@ -38,7 +38,8 @@ ALIASES = {
     "grad_2.0_norm/total": "grad_norm", "train/grad_2.0_norm_total": "grad_norm",
     # learning rate
     "lr": "lr", "learning_rate": "lr", "train/learning_rate": "lr", "optim/lr": "lr", "train/lr": "lr",
-    "lr_abs": "lr", "lr-adam": "lr", "optim/learning_rate_group0": "lr",
+    "lr_abs": "lr", "lr-adam": "lr", "optim/learning_rate_group0": "lr", "current_lr": "lr", "cur_lr": "lr",
+    "curr_lr": "lr",
     "epoch_learning_rate": "lr", "epoch_lr": "lr", "batch_learning_rate": "lr",
     # fp16
     "loss_scale": "loss_scale", "scale": "loss_scale", "loss_scaler": "loss_scale", "grad_scale": "loss_scale",
@@ -161,7 +162,9 @@ MODEL_WORDS = ("cri", "critic", "value", "vf", "reward", "rm", "d", "g", "disc",
 _NOT_TERM = re.compile(r"^(?:val|valid|validation|eval|test|dev)(?:[/_.]|$)|(?:^|[/_.])(?:val|valid|validation|eval|"
                        r"test)[/_.]|(?:^|[_/.])(?:avg|mean|ema|running|smooth(?:ed)?|std|var|min|max|scale|scaler|"
                        r"epoch|step|weight|coef|coeff|ratio|sum|total|ppl|perplexity|acc|accuracy|count|num|rate|"
-                       r"norm|grad|time|ms)(?:[_/.]|$)")
+                       r"norm|grad|time|ms|scaling|factor|alpha|beta|gamma|lambda|lamda|temperature|temp|margin|eps|epsilon|"
+                       r"type|threshold|thresh|clip|init|start|warmup|decay|patience|interval|freq|every|fn|func|"
+                       r"function|config|cfg)(?:[_/.]|$)")
 _TERM = re.compile(r"(?:^|[/_.])loss(?:es)?(?:[/_.]|$)")
 _SEP = re.compile(r"[/_.]")
 _FILLER = frozenset({"train", "training", "tr", "loss", "losses", "ppo", "rlhf", ""})

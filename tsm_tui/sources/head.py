@@ -167,6 +167,11 @@ def _hinted(buf: bytes) -> list[str]:
             for a in sorted(starts)[:DEEP_LINES]]
 
 
+def hinted_lines(lines: list[str]) -> list[str]:
+    """The lines of a sampled head that carry a metric word (what deep_sniff sniffs)."""
+    return _hinted(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
+
+
 def tail_lines(path: str, start: int, nbytes: int = TAIL_BYTES) -> tuple[list[str], int]:
     """The lines with a metric word in the last ``nbytes`` of ``path`` (not before
     ``start``), and the file's size: where the deep search stopped short of the end

@@ -18,12 +18,20 @@ several lines; the record is then the group:
   validation losses at the last training step, not training steps; it ends at a
   line saying the evaluation ended (``Eval samples: 10000``), a blank line, an
   epoch header, or a step line counting to another total;
+- **a header of column names, then rows of values** (Ultralytics' console:
+  ``Epoch GPU_mem box_loss cls_loss dfl_loss Instances Size`` then
+  ``1/50 8.37G 0.9014 2.375 0.9244 52 640: 100% ━━━ 75/75``; fastai's
+  ``epoch train_loss valid_loss accuracy time`` then ``0 0.512 0.401 0.85 00:10``):
+  a header names a step column (epoch, step, iter) and a metric; a row has a value
+  under every name; a row followed by a progress bar is a record when the bar is
+  complete (the redraws before are running means); the header holds to a blank line
+  (warnings may come between it and its rows);
 - **tables of names and values** (Stable-Baselines3, OpenAI baselines):
   ``| train/ | |``, ``|    loss | 6.54 |`` between lines of dashes: one record per
   table, its keys prefixed by their section (``train/loss``), the step its
   ``time/total_timesteps`` (else a step key).
 
-While a group, a table, an evaluation section or a carried epoch is open, every
+While a group, a table, an evaluation section, a carried epoch or a column header is open, every
 line goes through the per-line parser (the replay's line templates are single-line). Every piece here is linear: regexes anchored at a
 line's start with possessive runs, tables split with ``str.split``.
 """
@@ -34,6 +42,7 @@ import re
 
 from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
+from tsm_tui.sources.fields import loss_role
 
 MAX_GROUP_LINES = 32  # continuation lines in one group (a header followed by a long listing: closed there)
 MAX_GROUP_PAIRS = 256  # named numbers kept per group or table (memory stays bounded; ours)
@@ -43,6 +52,15 @@ EPOCH_HEADER = re.compile(r"^\W*+epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\
 EVAL_BEGIN = re.compile(r"^\W*+(?:eval(?:uat\w*+)?|validat\w*+|valid|testing|test)\b[^\d\n]*+$", re.I)
 # ... and ends
 EVAL_END = re.compile(r"^\W*+(?:eval\w*+|validat\w*+|test\w*+)\s++(?:samples|end|ended|done|finished|results?)\b", re.I)
+# a column header's names, and a row's values (a number, "1/50", "8.37G", "00:10")
+_NAME = re.compile(r"[A-Za-z_][\w./()%-]*+")
+_TWO_NAMES = re.compile(r"\s*+[A-Za-z_][\w./()%-]*+\s++[A-Za-z_]")  # (a cheap first test: two names lead)
+_VALUE = re.compile(r"[-+]?(?:\d[\d.]*+(?:[eE][-+]?\d++)?+[A-Za-z%]?+(?:/\d++)?+|nan|inf)(?::\d++)*+:?", re.I)
+COLUMN_STEPS = ("epoch", "step", "iter", "iteration")
+MAX_COLUMNS = 32  # names in a column header (a wider line is not one; ours)
+_NOT_FINITE = ("nan", "inf", "+inf", "-inf", "+nan", "-nan")
+# a progress bar after a row: "640: 100% ━━━ 75/75" (complete when the count reaches the total)
+_BAR_COUNT = re.compile(r"(?<![\d/])(\d++)/(\d++)(?![\d/])")
 DASHES = re.compile(r"^\s*+-{8,}+\s*+$")  # (not llm.c's "+----+----+" header box)
 #: a table's step: the environment steps first (SB3's "time/total_timesteps")
 TABLE_STEP = ("time/total_timesteps", "total_timesteps", "timesteps", "time/iterations", "iterations")
@@ -66,6 +84,7 @@ class LineGroups:
     _open = False
 
     def _ctx_reset(self) -> None:
+        self._cols: list[str] | None = None  # the last column header's names
         self._grp: list | None = None  # [step, pairs, lines]
         self._carry: tuple[int, int | None] | None = None  # (epoch, epochs) of the last epoch header
         self._evalsec: list | None = None  # [total of its first step line or None]
@@ -75,6 +94,10 @@ class LineGroups:
     def _before(self, line: str) -> tuple[bool, list[StepRecord]]:
         """(the line was taken, records to emit first)."""
         out: list[StepRecord] = []
+        if self._cols is not None:
+            got = self._column_row(line)
+            if got is not None:
+                return True, got
         if self._tbl is not None:
             got = self._table(line)
             if got is not None:
@@ -99,6 +122,7 @@ class LineGroups:
 
     def _blank(self) -> list[StepRecord]:
         self._evalsec = None
+        self._cols = None  # a table of columns ends at a blank line (Ultralytics prints one before each header)
         return self._close_group()
 
     # -- a step carried across lines -------------------------------------------------------
@@ -157,6 +181,59 @@ class LineGroups:
             self._evalsec = None
             return False
         return True
+
+    # -- column headers and their rows ----------------------------------------------------------
+    def _column_header(self, line: str) -> bool:
+        if ":" in line or "=" in line or "," in line or _TWO_NAMES.match(line) is None:
+            return False  # (no name holds these, a row of names starts with two: metric lines leave here)
+        toks = line.split(None, MAX_COLUMNS)
+        if not 3 <= len(toks) <= MAX_COLUMNS or not all(_NAME.fullmatch(t) for t in toks):
+            return False
+        low = [t.lower() for t in toks]
+        if not any(t in COLUMN_STEPS for t in low):
+            return False
+        if not any(self.field(t) in ("loss", "val_loss", "grad_norm", "lr") or loss_role(t) for t in toks):
+            return False
+        self._ctx_on()
+        self._cols = toks
+        return True
+
+    def _column_row(self, line: str) -> list[StepRecord] | None:
+        """A row of values under the last column header: its record, [] for a running
+        bar's redraw, None when the line is not a row."""
+        cols = self._cols
+        toks = line.split(None, len(cols))
+        if len(toks) < len(cols) or not all(_VALUE.fullmatch(t) for t in toks[:len(cols)]):
+            return None
+        rest = toks[len(cols)] if len(toks) > len(cols) else ""
+        if rest:
+            last = None
+            for last in _BAR_COUNT.finditer(rest):  # (the bar's count is the last "n/total")
+                pass
+            if last is None or last.group(1) != last.group(2):
+                return []  # a bar still running: its values are running means
+        items, step = [], None
+        for name, v in zip(cols, toks):
+            v = v.rstrip(":")
+            low = name.lower()
+            if low in COLUMN_STEPS and step is None:
+                n, _, total = v.partition("/")
+                step = int64(n) if n.isdigit() else None
+                if step is None:
+                    return None
+                if total.isdigit():
+                    self.run_info.setdefault("total_steps", total)
+                continue
+            if (v[-1:].isalpha() and v.lower() not in _NOT_FINITE) or ":" in v or v[-1:] == "%":
+                continue  # 8.37G, 00:10, 85%: not a metric's number (a NaN loss is kept)
+            items.append((name, v))
+        if step is None:
+            return None
+        rec = self.build(items, step=step)
+        if rec is None:
+            return []
+        self._no_template = True
+        return [rec]
 
     # -- tables ---------------------------------------------------------------------------
     def _table_start(self, line: str) -> bool:

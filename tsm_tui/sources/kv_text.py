@@ -48,7 +48,7 @@ PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?!
 DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
 # space-separated metrics nanoGPT prints ("loss 4.2082", "train loss 4.23, val loss 4.25")
 # ("norm 3.9078": llm.c's stdout prints the grad norm so)
-SPACED = re.compile(rf"\b((?:train |val |lm )?loss|lr|learning rate|(?:grad )?norm|gnorm)\s+({NUM})(?![\w.])", re.I)
+SPACED = re.compile(rf"\b((?:train[ _]|val[ _]|lm[ _])?loss|lr|learning[ _]rate|(?:grad[ _])?norm|gnorm)\s+({NUM})(?![\w.])", re.I)
 # step times printed with their unit (kept for the ranks check's straggler rule):
 # nanoGPT "time 1431.27ms", modded-nanogpt "train_time:1234ms step_avg:246.80ms",
 # llm.c "(took 1190.3 ms)" -> "<key>_ms"; Megatron "elapsed time per iteration (ms): 1000.0"
@@ -135,8 +135,13 @@ class KeyValueTextReader(LineGroups, LineReader):
         if "\x1b" in line:
             line = strip_ansi(line)
         if "\r" in line:
+            # a bar's redraws, each read as a line; an empty piece ("\r" before the first
+            # redraw) is no blank line (a blank line closes a group or a table of columns)
+            parts = [p for p in line.split("\r") if p.strip()]
+            if not parts:
+                return self._line("")
             out: list[StepRecord] = []
-            for part in line.split("\r"):
+            for part in parts:
                 out += self._line(part)
             return out
         return self._line(line)
@@ -148,11 +153,13 @@ class KeyValueTextReader(LineGroups, LineReader):
         if self._open:  # a record spread over lines may be open (kv_groups.py)
             taken, pre = self._before(line)
             if not taken:
-                out = self._line1(line)
+                out = [] if line[0] in " \tEeSsIi" and self._column_header(line) else self._line1(line)
                 pre = pre + out if pre else out
             self._ctx_sync()
             return pre
         if line[0] in "- " and self._table_start(line):
+            return []
+        if line[0] in " \tEeSsIi" and self._column_header(line):
             return []
         return self._line1(line)
 
@@ -161,7 +168,7 @@ class KeyValueTextReader(LineGroups, LineReader):
 
     def _ctx_sync(self) -> None:
         self._open = (self._grp is not None or self._tbl is not None or self._evalsec is not None
-                      or self._carry is not None)
+                      or self._carry is not None or self._cols is not None)
 
     def _named_steps(self) -> bool:
         return self._own_steps > 0
@@ -236,7 +243,10 @@ class KeyValueTextReader(LineGroups, LineReader):
         if self._open:
             total = int64(m.group(2)) if m.group(2) else None
             if self._evalsec is not None and self._in_eval(total):
-                return self._eval_record(line, m)
+                got = self._eval_record(line, m)
+                if got is not None:
+                    return got
+                self._evalsec = None  # a step line with no metric: a training header, the evaluation is over
             if self._carry is not None and total:  # a counter within the epoch of the last header
                 e, epochs = self._carry
                 step = self._epoch_step(e, epochs, step, total)
@@ -248,13 +258,19 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.run_info.setdefault("total_steps", m.group(2))
         return self._with_step(line, m, step)
 
-    def _eval_record(self, line: str, m) -> list[StepRecord]:
+    def _eval_record(self, line: str, m) -> list[StepRecord] | None:
         """A step line inside an evaluation section: its loss is a validation loss at the
-        last training step (the counter is the evaluation's)."""
+        last training step (the counter is the evaluation's); None when the line has no
+        metric (a training step's header: the section is over)."""
         prev = self._last_step
+        other = self.other_lines
         got = self._with_step(line, m, max(prev, 0))
-        self._own_steps -= len(got)
         self._last_step = prev
+        if not got:
+            self.other_lines = other
+            self._grp = None
+            return None
+        self._own_steps -= len(got)
         out = []
         for r in got:
             val = r.val_loss if r.val_loss is not None else r.loss
@@ -611,13 +627,22 @@ class KeyValueTextReader(LineGroups, LineReader):
 HEADER_PREFIX = 80
 
 
+# what may follow a header's step besides named numbers: numbers and rate units
+_UNITS = re.compile(r"[\d.,:;|()\[\]/%+-]++|\b(?:[a-z]++/s(?:ec)?+|s|ms|sec|secs)\b", re.I)
+
+
 def _is_header(line: str, m) -> bool:
-    """A line whose step ends it (``Step 100``, ``INFO global step: 100``, ``== iter 5 ==``):
-    not prose that names a step in passing (``saving checkpoint at iteration 600 to ...``)."""
+    """A line whose step ends it, or is followed by named numbers only (``Step 100``,
+    ``INFO global step: 100``, Knover's ``[train][1] progress: 1/1 step: 100, time: 6.1,
+    speed: 16.4 steps/s``): not prose that names a step in passing (``saving checkpoint
+    at iteration 600 to checkpoints``)."""
     if m.start() > HEADER_PREFIX or "OVERFLOW" in line:
         return False
     tail = line[m.end():]
-    return not any(c.isalnum() for c in tail)
+    if not any(c.isalpha() for c in tail):
+        return True
+    tail = _UNITS.sub(" ", PAIR.sub(" ", tail))
+    return not any(c.isalpha() for c in tail)
 
 
 def _step_times(rest: str) -> list[tuple[str, str]]:

@@ -24,7 +24,8 @@ from tsm_tui.sources.console import ConsoleReader, stream_name
 from tsm_tui.sources.csv_reader import CsvReader
 from tsm_tui.sources.fairseq import FairseqReader
 from tsm_tui.sources.hf_stdout import HFStdoutReader
-from tsm_tui.sources.head import DEEP_BYTES, HOLE, TAIL_BYTES, deep_lines, sample_head, skip_hole, strip_nul, tail_lines
+from tsm_tui.sources.head import (DEEP_BYTES, HOLE, TAIL_BYTES, deep_lines, hinted_lines, sample_head, skip_hole,
+                                  strip_nul, tail_lines)
 from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.keras_stdout import KerasProgressReader
@@ -49,8 +50,11 @@ READERS: list[type[LineReader]] = sorted([
 ], key=lambda r: -r.priority)
 
 LOG_EXT = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".log", ".txt", ".out", ".err", ".stdout")
+#: log files named without an extension (PaddlePaddle's launcher writes log/workerlog.N, one per rank)
+LOG_NAMES = ("stdout", "stderr", "log", "workerlog")
 SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv", "site-packages", "wandb-cache"}
 HEAD_BYTES = 64 * 1024  # (the head is sampled by sources/head.py)
+HEAD_SNIFF_LINES = 400  # lines of a head the generic text sniffer reads (KeyValueTextReader.sniff)
 BINARY = "binary file (NUL bytes): not a text log"
 MAX_FILES = 10000  # log files taken from one tree; reaching it is said (never silent)
 LIMIT_NOTE = ("more than {n} log files under {path}: only the first {n} are read "
@@ -117,8 +121,11 @@ def _is_candidate(f: str) -> bool:
         return not low.endswith("profile-empty")
     if low.endswith(".wandb"):
         return low.startswith("run-")  # W&B's run file (run-<id>.wandb)
-    if low.endswith(LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log", "mlflow.db"):
+    if low.endswith(LOG_EXT) or ".log." in low or low in LOG_NAMES or low == "mlflow.db":
         return True
+    base, _, n = low.rpartition(".")
+    if n.isdigit() and base in LOG_NAMES:
+        return True  # workerlog.0, stdout.0: per-rank logs (rotation starts at .1: rotated_base)
     rb = _segments.rotated_base(f)  # train.log-20261203, stdout.1, metrics.jsonl.gz
     return rb is not None and _is_log_name(rb[0])
 
@@ -128,7 +135,7 @@ def _is_log_name(name: str) -> bool:
     low = name.lower()
     if low.startswith("events.out.tfevents.") or low == "mlflow.db" or name in CONFIG_NAMES:
         return False
-    return low.endswith(LOG_EXT) or low in ("stdout", "stderr", "log")
+    return low.endswith(LOG_EXT) or low in LOG_NAMES
 
 
 def group_sources(paths: list[str]) -> list[list[str]]:
@@ -331,6 +338,10 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileI
         info.note = "empty file"
         return None, info
     cls, score = sniff(path, head)
+    if cls is None and len(head) > HEAD_SNIFF_LINES:
+        # a head longer than the generic sniffer reads (a config dump of 700 lines before
+        # detectron2's first "iter:" line): its lines that carry a metric word, as deep_sniff does
+        cls, score = sniff(path, hinted_lines(head))
     sniffed = cls is not None
     if cls is not None and cls.kind == "lines":
         why_not = not_a_log(path, head, cls, score, h.more)
