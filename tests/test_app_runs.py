@@ -233,9 +233,13 @@ def test_long_run_names_widen_the_column(tmp_path):
             screen = app.screen
             assert await until(pilot, lambda: long in screen._order)
             t = screen.query_one("#runs")
-            assert t.columns["run"].width == 32  # NAME_MAX: elided in the middle, not cut
+            assert t.columns["run"].width == len(long)  # the width there is: the whole name (issue 31)
+            assert _cell(screen, long, "run") == long
+            await pilot.resize_terminal(80, 24)  # narrow: elided in the middle, not cut
+            assert await until(pilot, lambda: "…" in _cell(screen, long, "run"))
             cell = _cell(screen, long, "run")
-            assert len(cell) == 32 and cell.startswith("sweep_lr3e-4") and cell.endswith("_seed17") and "…" in cell
+            assert t.columns["run"].width == len(cell) < len(long)
+            assert cell.startswith("sweep_lr") and cell.endswith("seed17")
 
     asyncio.run(body())
 
@@ -316,3 +320,125 @@ def test_age_changes_in_agrees_with_age_text():
         assert d > 0
         assert age_text(s + d * 0.999) == age_text(s)  # the same text until then ...
         assert age_text(s + d + 1e-6) != age_text(s)  # ... and different right after
+
+
+def _footer_keys(app) -> set[str]:
+    """The actions the footer offers on the active screen."""
+    return {b.action for _, b, enabled, _ in app.active_bindings.values() if b.show and enabled}
+
+
+def test_runs_screen_owns_its_keys_help_and_footer(tmp_path):
+    """Issue 31 §2: the runs screen's footer offers its own keys (open, filter, sort, help,
+    quit), none of the dashboard's (pause / follow / log / metric / window did nothing
+    there); ? shows its keys and the legend of `sglbpn` and `c/w`; Esc back from a run
+    keeps the filter and the cursor."""
+    from tsm_tui.views.tui.widgets import HelpScreen
+
+    for name in ("alpha_1", "alpha_2", "alpha_3", "beta_1"):
+        jsonl(tmp_path / name / "metrics.jsonl", n=200, nan_at=150 if name == "alpha_3" else None)
+
+    async def body():
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]), mode="finished")
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await until(pilot, lambda: app.loaded and all(r.checks for r in app.run_rows.values()))
+            await pilot.pause(0.3)
+            screen = app.screen
+            assert isinstance(screen, RunsScreen)
+            keys = _footer_keys(app)
+            assert {"select_cursor", "filter", "sort", "help", "quit"} <= keys
+            assert not keys & {"pause", "follow", "log_scale", "next_metric", "cycle_window", "critical"}
+            await pilot.press("p")  # a dashboard key does nothing here
+            assert not app.paused
+            await pilot.press("question_mark")
+            await pilot.pause(0.2)
+            assert isinstance(app.screen, HelpScreen)
+            helptext = "\n".join(str(w.render()) for w in app.screen.query("Label"))
+            for needle in ("sglbpn", "c/w", "Enter", "Esc", "sort", "done", "stall"):
+                assert needle in helptext, needle
+            assert "log scale" not in helptext and "pause" not in helptext
+            await pilot.press("escape")
+            await pilot.pause(0.1)
+            assert app.screen is screen
+            # a kept filter and the cursor on its second run
+            await pilot.press("slash", "a", "l", "p", "h", "a", "enter")
+            await pilot.pause(0.2)
+            assert screen.filter_text == "alpha" and len(screen._order) == 3
+            await pilot.press("down")
+            await pilot.pause(0.1)
+            chosen = screen._order[screen.query_one("#runs").cursor_row]
+            await pilot.press("enter")
+            assert await until(pilot, lambda: not isinstance(app.screen, RunsScreen))
+            assert app.current_run == chosen
+            keys = _footer_keys(app)  # the dashboard's own keys are back
+            assert {"pause", "follow", "log_scale"} <= keys
+            await pilot.press("escape")
+            assert await until(pilot, lambda: isinstance(app.screen, RunsScreen))
+            assert app.screen is screen and screen.filter_text == "alpha"
+            assert screen.query_one("#runs-filter").display
+            assert screen._order[screen.query_one("#runs").cursor_row] == chosen
+
+    asyncio.run(body())
+
+
+def test_the_highlighted_run_shows_its_fails_first_action(tmp_path):
+    jsonl(tmp_path / "a_nan" / "metrics.jsonl", n=200, nan_at=150)
+    jsonl(tmp_path / "b_ok" / "metrics.jsonl", n=200)
+
+    async def body():
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]), mode="finished")
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await until(pilot, lambda: app.loaded and all(r.checks for r in app.run_rows.values()))
+            await pilot.pause(0.3)
+            screen = app.screen
+            screen.refresh_rows()
+            crit = app.run_rows["a_nan"].newest_critical
+            assert crit is not None and crit.actions
+            lines = screen._texts["runs-detail"].splitlines()
+            assert len(lines) == 3 and lines[0].startswith("a_nan")
+            assert lines[2] == f"→ {crit.actions[0]}"
+            region = screen.query_one("#runs-detail").region
+            assert region.height == 3 and region.bottom <= 23
+
+    asyncio.run(body())
+
+
+def test_a_run_whose_tracker_recorded_its_exit_is_done(tmp_path):
+    """Real W&B run files (SDK 0.31.0's exit record, exit code 0), an hour old, followed
+    live: "done 1h", never "stall" (they have no planned total to reach)."""
+    import shutil
+
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "wandb", "sdk-0.31.0")
+    for name in ("plain_nan", "hf_gradspike"):
+        shutil.copytree(os.path.join(src, name), tmp_path / name)
+    hour = time.time() - 3600
+    for root, _, files in os.walk(tmp_path):
+        for f in files:
+            os.utime(os.path.join(root, f), (hour, hour))
+
+    async def body():
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]))
+        assert app.mode == "live" and app.runs_mode
+        async with app.run_test(size=(100, 24)) as pilot:
+            screen = app.screen
+            assert await until(pilot, lambda: len(app.run_rows) == 2 and all(
+                r.exit_code == 0 for r in app.run_rows.values()))
+            screen.refresh_rows()
+            for name in app.run_rows:
+                assert _cell(screen, name, "age").startswith("done "), _cell(screen, name, "age")
+            assert "0 stalled" in screen._texts["runs-status"]
+
+    asyncio.run(body())
+
+
+def test_exit_code_rules_of_a_run_row():
+    from tsm_tui.views.tui.runs import RunRow
+
+    now, wall = 1000.0, 1e9
+    r = RunRow("r", last_step=50, planned=None, last_write=wall - 3600)
+    assert not r.done and r.stalled_for(now, wall) == 3600  # quiet, no plan, no exit: a stall
+    r.exit_code = 0
+    assert r.done and r.stalled_for(now, wall) is None
+    r.exit_code = 1  # a crash the tracker recorded: ended, not done, never a stall
+    assert not r.done and r.ended and r.stalled_for(now, wall) is None
+    s = RunsScreen({"r": r}, clock=lambda: now, wall=lambda: wall)
+    assert s._age(r, now, wall) == ("exit 1 1h", "bold $error")

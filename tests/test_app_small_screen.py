@@ -51,9 +51,16 @@ def test_elide_middle_and_age_steps():
 
 
 def test_check_reasons_lead_with_their_step():
-    assert step_first("1 spike(s) at step 2001, recovered") == "@2001 1 spike(s) at step 2001, recovered"
+    # "step N:" leads (it used to be a cryptic "@N"), the phrase it came from is not repeated
+    assert step_first("1 spike(s) at step 2001, recovered") == "step 2001: 1 spike(s), recovered"
     assert step_first("no spikes in 96 loss values") == "no spikes in 96 loss values"
-    assert step_first("flat for 480 steps since step 520 at ~2.173").startswith("@520 ")
+    assert step_first("flat for 480 steps since step 520 at ~2.173") == \
+        "step 520: flat for 480 steps since step 520 at ~2.173"
+    assert step_first("spike at step 905 (peak 4217 at step 1020) turned into divergence") == \
+        "step 905: spike (peak 4217 at step 1020) turned into divergence"
+    # a list of steps keeps its phrase
+    assert step_first("3 spike(s) at step 500, 900, 1200, all recovered") == \
+        "step 500: 3 spike(s) at step 500, 900, 1200, all recovered"
 
     async def body():
         app = make_app(sample("spikes_recover"))
@@ -65,7 +72,7 @@ def test_check_reasons_lead_with_their_step():
             lines = screen_lines(app)
             r = row.region
             shown = " ".join(lines[y][r.x:r.right] for y in range(r.y, r.bottom))
-            assert "@500" in shown and "900" in shown  # the first step is never cut off
+            assert "step 500:" in shown and "900" in shown  # the first step is never cut off
             assert r.height == 2  # the reason took a second line rather than vanish
             passing = app.query_one("#check-nonfinite", CheckRow)
             assert passing.region.height == 1
@@ -184,3 +191,67 @@ def test_quiet_driver_sleeps_until_a_key_or_its_parsers_deadline():
     finally:
         d.close()
     d.exit_event.set()  # after close: no write to a closed (or reused) descriptor
+
+
+def test_a_fail_is_read_at_80x24_without_a_key():
+    """Issue 31 §1: spike_no_recover at 80x24 has 10 alerts, one critical. Without a key the
+    FAIL's reason is whole in the checks panel (led by "step 905:", not "@905"), the newest
+    critical alert is pinned with its first action, and `c` opens all its actions."""
+    from tsm_tui.views.tui.widgets import PinnedAlert
+
+    async def body():
+        app = make_app(sample("spike_no_recover"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_loaded(pilot, app)
+            await pilot.pause(0.2)
+            assert len(app._all_alerts) >= 10
+            crit = [a for a in app._all_alerts if a.severity.value == "critical"]
+            assert crit
+            text = "\n".join(screen_lines(app))
+            # the FAIL's reason: whole, its step first, its likely cause at the end
+            row = app.query_one("#check-loss_spike", CheckRow)
+            assert row.status.value == "FAIL"
+            lines = screen_lines(app)
+            r = row.region
+            shown = " ".join(lines[y][r.x:r.right].strip() for y in range(r.y, r.bottom))
+            assert "step 905:" in shown and "@905" not in text
+            assert "divergence" in shown and "LR change" in shown, shown
+            # the newest critical alert, pinned above the list whatever the list shows
+            pin = app.query_one(PinnedAlert)
+            assert pin.alert is crit[-1] and pin.region.height >= 4
+            p = pin.region
+            assert p.bottom <= 23
+            pinned = " ".join(lines[y][p.x:p.right] for y in range(p.y, p.bottom))
+            assert f"FAIL step {crit[-1].step}" in pinned and "c: detail" in pinned
+            assert "→ Roll back to" in pinned  # its first action
+            # the list follows the newest alerts: the critical one is not among the rows shown
+            lst = app.query_one(AlertList)
+            assert lst.highlighted == len(lst.alerts) - 1
+            # one key: the detail with every action
+            await pilot.press("c")
+            await pilot.pause(0.2)
+            detail = app.query_one(AlertDetail)
+            assert detail.alert is crit[-1] and lst.selected_alert() is crit[-1]
+            assert "Recommended actions" in "\n".join(screen_lines(app))
+            assert not pin.has_class("-open")  # the detail shows it: not twice
+            await pilot.press("escape")
+            await pilot.pause(0.2)
+            assert pin.has_class("-open")
+
+    run(body())
+
+
+def test_no_pin_and_no_fold_without_a_fail():
+    from tsm_tui.views.tui.widgets import PinnedAlert
+
+    async def body():
+        app = make_app(sample("spikes_recover"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_loaded(pilot, app)
+            assert not app.query_one(PinnedAlert).has_class("-open")
+            assert not app.query_one("#checks").has_class("-compact")
+            await pilot.press("c")  # nothing to open: said, not an error
+            await pilot.pause(0.1)
+            assert not app.query_one(AlertDetail).has_class("-open")
+
+    run(body())

@@ -94,3 +94,128 @@ def test_snapshot_fp16_loss_scale_120x36(snap_compare):
 def test_snapshot_nan_divergence_200x50(snap_compare):
     assert snap_compare(finished_app(_sample("nan_divergence"), "runs/nan_divergence"), terminal_size=(200, 50),
                         run_before=loaded)
+
+
+# ---- issue 31: a FAIL read at 80x24 without a key; the runs screen in both dark themes
+def test_snapshot_spike_no_recover_fail_pinned_80x24(snap_compare):
+    assert snap_compare(finished_app(_sample("spike_no_recover"), "runs/spike_no_recover"), terminal_size=(80, 24),
+                        run_before=loaded)
+
+
+def _sweep(tmp_path) -> str:
+    """Three runs of a sweep, their files two hours old: one done (reached its planned
+    steps), one cut short, one with a NaN."""
+    import json
+    import os
+
+    for name, n, nan_at in (("lr1e-4_done", 100, None), ("lr3e-4_cut_short", 60, None), ("lr1e-3_nan", 100, 80)):
+        d = tmp_path / name
+        d.mkdir()
+        rows = []
+        for s in range(1, n + 1):
+            loss = float("nan") if nan_at is not None and s >= nan_at else 3.0 - s / 100
+            rows.append(json.dumps({"step": s, "loss": loss, "grad_norm": 0.5, "lr": 3e-4 * min(1, s / 10)}) + "\n")
+        (d / "metrics.jsonl").write_text("".join(rows))
+        (d / "config.json").write_text(json.dumps({"max_steps": 100, "warmup_steps": 10}))
+        back = time.time() - 2 * 3600 - 600
+        os.utime(d / "metrics.jsonl", (back, back))
+    return str(tmp_path)
+
+
+def _runs_app(path: str) -> TsmApp:
+    from tsm_tui.cli import parse
+
+    app = TsmApp.from_options(parse([path, "--no-bell"]))
+    app.top = app.path = "sweep/"
+    return app
+
+
+async def _runs_loaded(pilot) -> None:
+    app = pilot.app
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 20 and not (len(app.run_rows) == 3 and all(
+            r.checks and r.last_step in (60, 100) for r in app.run_rows.values())):
+        await pilot.pause(0.1)
+    await pilot.pause(1.2)
+    app.screen.refresh_rows()
+    await pilot.pause(0.2)
+
+
+def test_snapshot_runs_screen_80x24(snap_compare, tmp_path):
+    assert snap_compare(_runs_app(_sweep(tmp_path)), terminal_size=(80, 24), run_before=_runs_loaded)
+
+
+def test_snapshot_runs_screen_ansi_dark_help_80x24(snap_compare, tmp_path):
+    async def help_(pilot):
+        pilot.app.theme = "ansi-dark"
+        await _runs_loaded(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause(0.3)
+
+    assert snap_compare(_runs_app(_sweep(tmp_path)), terminal_size=(80, 24), run_before=help_)
+
+
+# ---- colours that resolve (issue 31 §2): every theme, every screen
+def _invisible(app) -> list[str]:
+    """Text drawn in (nearly) its background's colour: a style variable that did not
+    resolve (the runs screen's "done 12m" was #000000 on #272727 in textual-dark)."""
+    bad = []
+    for strip in app.screen._compositor.render_strips():
+        for seg in strip:
+            st = seg.style
+            if not any(ch.isalnum() for ch in seg.text) or st is None or st.color is None or st.bgcolor is None:
+                continue
+            if st.color.is_default or st.bgcolor.is_default or st.color.triplet is None or st.bgcolor.triplet is None:
+                continue  # ansi themes: the terminal's own palette
+            c, b = st.color.triplet, st.bgcolor.triplet
+            lum = lambda t: 0.2126 * t.red + 0.7152 * t.green + 0.0722 * t.blue  # noqa: E731
+            if abs(lum(c) - lum(b)) < 40:
+                bad.append(f"{seg.text!r} {st}")
+    return bad
+
+
+def test_colours_resolve_in_dark_and_ansi_dark(tmp_path):
+    import asyncio
+    import json
+    import os
+
+    from tsm_tui.cli import parse
+    from tsm_tui.views.tui.runs import RunsScreen
+
+    for name, n in (("complete", 100), ("cut_short", 60)):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "metrics.jsonl").write_text("".join(
+            json.dumps({"step": s, "loss": 3.0 - s / 100, "grad_norm": 0.5, "lr": 3e-4 * min(1, s / 10)}) + "\n"
+            for s in range(1, n + 1)))
+        (d / "config.json").write_text(json.dumps({"max_steps": 100, "warmup_steps": 10}))
+        hour = time.time() - 3600
+        os.utime(d / "metrics.jsonl", (hour, hour))
+
+    async def body(theme):
+        app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]))
+        async with app.run_test(size=(100, 30)) as pilot:
+            app.theme = theme
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 15 and not (isinstance(app.screen, RunsScreen) and
+                                                     app.screen._shown.get(("complete", "age"), ("",))[0].startswith("done")):
+                await pilot.pause(0.1)
+            await pilot.pause(0.3)
+            screen = app.screen
+            assert screen._shown[("complete", "age")][0] == "done 1h"
+            runs_bad = _invisible(app)
+            # the "done" cell: dimmed text, not black
+            segs = [seg for strip in screen._compositor.render_strips() for seg in strip if "done 1h" in seg.text]
+            assert segs and all(s.style.dim or (s.style.color and s.style.color.triplet and
+                                                sum(s.style.color.triplet) > 200) for s in segs), segs
+            await pilot.press("enter")  # a run's dashboard
+            t0 = time.monotonic()
+            while isinstance(app.screen, RunsScreen) and time.monotonic() - t0 < 10:
+                await pilot.pause(0.1)
+            await pilot.pause(0.5)
+            return runs_bad, _invisible(app)
+
+    for theme in ("textual-dark", "ansi-dark"):
+        runs_bad, dash_bad = asyncio.run(body(theme))
+        assert not runs_bad, (theme, runs_bad[:5])
+        assert not dash_bad, (theme, dash_bad[:5])

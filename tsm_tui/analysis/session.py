@@ -182,6 +182,16 @@ class Session:
             if n_con < 2 * n_main or n_con < n_main + CHANNEL_MARGIN:
                 self.primary = main
 
+    def exit_code(self) -> int | None:
+        """The exit code the run's tracker recorded (a W&B run file's exit record,
+        ``WandbRunReader.exit_code``); None when no file says the run ended. A run file
+        that a resumed run's newer file continues does not count (its exit was not the end)."""
+        readers = list({id(r): r for r in self.readers.values()}.values())
+        superseded = {getattr(r, "continues", None) for r in readers}
+        codes = [r.exit_code for r in readers
+                 if getattr(r, "exit_code", None) is not None and getattr(r, "path", None) not in superseded]
+        return codes[-1] if codes else None
+
     @property
     def monitor(self) -> Monitor | None:
         return self.monitors.get(self.primary) if self.primary else None

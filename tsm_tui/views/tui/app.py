@@ -39,7 +39,7 @@ from tsm_tui.analysis.session import Session
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.options import Options
-from tsm_tui.core.record import Alert, CheckResult, Status
+from tsm_tui.core.record import Alert, CheckResult, Severity, Status
 from tsm_tui.sources.feed import Feed, ReplayFeed
 from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.runs import slurm_task
@@ -48,7 +48,8 @@ from tsm_tui.views.tui.plotting import focus_plot, spark
 from tsm_tui.views.tui.runs import RunRow, RunsScreen
 from tsm_tui.views.tui.series import SeriesStore
 from tsm_tui.views.tui.ticker import TICK_SLACK, TICK_TRUST, Ticker, changes_in
-from tsm_tui.views.tui.widgets import CHECK_IDS, AlertDetail, AlertList, CheckPanel, HelpScreen, safe, set_text
+from tsm_tui.views.tui.widgets import (CHECK_IDS, HELP_KEYS, MUTED, AlertDetail, AlertList, CheckPanel, HelpScreen, PinnedAlert,
+                                       safe, set_text)
 
 PUMP_SLICE = 2048  # records added to the plot store per lock hold
 FRAME_SLICE = 1 << 18  # rows of Frames joined into one plot-store extend (one lock hold, ~30 ms)
@@ -76,11 +77,13 @@ LABELS = dict(SeriesStore.METRICS)
 class LiveData(Message):
     """Records were fed: ``total`` so far (a newer message replaces an older one)."""
 
-    def __init__(self, total: int, at: float, written: float | None = None) -> None:
+    def __init__(self, total: int, at: float, written: float | None = None, exit_code: int | None = None) -> None:
         super().__init__()
         self.total, self.at = total, at
         #: wall clock: when the run wrote the newest record so far (see ``written_at``)
         self.written = written
+        #: the exit code the run's tracker recorded (Session.exit_code), None while none did
+        self.exit_code = exit_code
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, LiveData)
@@ -215,6 +218,7 @@ class TsmApp(App):
         Binding("l", "log_scale", "Log"),
         Binding("m", "next_metric", "Metric"),
         Binding("w", "cycle_window", "Window"),
+        Binding("c", "critical", "FAIL detail", show=False),
         Binding("escape", "back", "Back", show=False),
         Binding("pagedown", "detail_scroll(1)", "Scroll", show=False, priority=True),
         Binding("pageup", "detail_scroll(-1)", show=False, priority=True),
@@ -276,6 +280,7 @@ class TsmApp(App):
         self.records_seen = 0
         self.pending_while_paused = 0
         self.feed_error: str | None = None
+        self.exit_code: int | None = None  # the run's tracker recorded its exit (LiveData)
         self._all_alerts: deque[Alert] = deque(maxlen=MAX_ALERTS)
         self._prev_status: dict[str, Status] = {}
         self._checks: list[CheckResult] = []
@@ -383,6 +388,7 @@ class TsmApp(App):
         row = self.run_rows[name]
         self._last_arrival = row.last_arrival
         self._last_write = row.last_write
+        self.exit_code = row.exit_code
         self._arrivals = deque(row.arrivals, maxlen=64)
         self._rate = deque(row.rate, maxlen=64)
         self.centre = None
@@ -405,9 +411,31 @@ class TsmApp(App):
         self.open_run(message.name)
 
     def show_runs(self) -> None:
+        """The runs screen: one instance for the app's life (installed), so Esc back from a
+        run's dashboard finds its filter, order and cursor as they were left."""
         if self.runs_mode and not isinstance(self.screen, RunsScreen):
-            self.push_screen(RunsScreen(self.run_rows, path=self.top, clock=self.clock, wall=self.wall,
-                                        live=self.mode == "live"))
+            if not self.is_screen_installed("runs"):
+                self.install_screen(RunsScreen(self.run_rows, path=self.top, clock=self.clock, wall=self.wall,
+                                               live=self.mode == "live"), "runs")
+            self.push_screen("runs")
+
+    #: the dashboard's own actions: on the runs screen they do nothing, so they are neither
+    #: offered in its footer nor run by their keys there
+    DASHBOARD_ACTIONS = frozenset({"pause", "follow", "filter", "log_scale", "next_metric", "metric", "cycle_window",
+                                   "critical", "detail_scroll", "back", "help"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        try:
+            screen = self.screen
+        except ScreenStackError:
+            return True
+        if action in self.DASHBOARD_ACTIONS and not self._on_dashboard(screen):
+            return False
+        return True
+
+    def _on_dashboard(self, screen) -> bool:
+        """The dashboard is the screen shown (not the runs screen, a help screen, the palette)."""
+        return screen is self.screen_stack[0] if self.screen_stack else True
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -420,6 +448,7 @@ class TsmApp(App):
                 yield FocusPlot(id="focus")
             with Vertical(id="side"):
                 yield CheckPanel(id="checks")
+                yield PinnedAlert(id="pinned")
                 yield Input(placeholder="filter alerts (Enter: keep, Esc: clear)", id="filter")
                 yield AlertList(id="alerts")
                 yield AlertDetail(id="detail")
@@ -468,7 +497,8 @@ class TsmApp(App):
                     if not self.runs_mode:
                         w, _ = written_at(up.batches, self.wall(), history=self.mode != "live")
                         self._written = w if self._written is None else max(self._written, w)
-                    self._post_held("data", LiveData(self._fed, self.clock(), self._written))
+                    code = None if self.runs_mode else loop.session.exit_code()
+                    self._post_held("data", LiveData(self._fed, self.clock(), self._written, code))
                 if up.alerts:
                     self._post(NewAlerts([la.alert for la in up.alerts], [la.run for la in up.alerts]))
                 if up.revised:
@@ -516,7 +546,8 @@ class TsmApp(App):
                 written = prev[2]
             arrivals[name] = (now, mon.state.last_step if mon is not None else None, written,
                               live or bool(prev and prev[3]),
-                              mon.state.info.total_steps if mon is not None else None)
+                              mon.state.info.total_steps if mon is not None else None,
+                              loop.runs[name].session.exit_code())
         shared = {k: v for k, v in loop.shared_spikes.items() if self._shared_seen.get(k) != v}
         urgent = bool(up.statuses or up.new_runs or up.finished or shared)
         if (checks or arrivals or shared) and (urgent or now - self._runs_posted_at >= MESSAGE_EVERY):
@@ -586,6 +617,7 @@ class TsmApp(App):
     def on_resize(self) -> None:
         self._plot_dirty = True
         self._fit_side()
+        self.call_after_refresh(self._show_pinned)  # rewrapped to the pane's new width
         self.call_after_refresh(self._repaint_plots, True)
 
     # ------------------------------------------------------------ messages from the worker
@@ -605,6 +637,8 @@ class TsmApp(App):
         self._last_arrival = now
         if message.written is not None:
             self._last_write = message.written
+        if message.exit_code is not None:
+            self.exit_code = message.exit_code
         last = self._last_step()
         if last is not None:
             self._rate.append((now, last))
@@ -648,13 +682,15 @@ class TsmApp(App):
                         if detail.has_class("-open") and detail.alert is old:
                             detail.show(store[i], keep_scroll=True)
                     break
+        self._show_pinned()
 
     def on_runs_update(self, message: RunsUpdate) -> None:
         rang = False
-        for name, (t, step, written, live, planned) in message.arrivals.items():
+        for name, (t, step, written, live, planned, exit_code) in message.arrivals.items():
             self._add_run(name)
             row = self.run_rows[name]
             row.planned = planned
+            row.exit_code = exit_code
             row.arrived(self.clock(), step, written, live and self.mode == "live")
         for name, shared in message.shared.items():
             self._add_run(name)
@@ -784,6 +820,7 @@ class TsmApp(App):
     def _show_checks(self, now: float) -> None:
         self._shown_statuses, self._checks_at = [c.status for c in self._checks], now
         self.query_one(CheckPanel).show(self._checks)
+        self._show_pinned()
 
     def _ring_on_new_fail(self, checks: list[CheckResult]) -> None:
         rang = False
@@ -814,6 +851,28 @@ class TsmApp(App):
                                                         f"{safe(self.filter_text, 30)})" if self.filter_text else ")")
         if lst.border_title != title:
             lst.border_title = title
+        self._show_pinned()
+
+    def _newest_critical(self) -> Alert | None:
+        for a in reversed(self._all_alerts):
+            if a.severity == Severity.CRITICAL:
+                return a
+        return None
+
+    def _show_pinned(self) -> None:
+        """The newest critical alert pinned above the list, its first action under it
+        (hidden while a detail is open: that shows it, or what the user chose); on a
+        short screen with a FAIL the checks that pass fold into one line."""
+        try:
+            pin = self.query_one(PinnedAlert)
+            detail = self.query_one(AlertDetail)
+            panel = self.query_one(CheckPanel)
+        except NoMatches:  # the screen is being torn down
+            return
+        a = None if detail.has_class("-open") else self._newest_critical()
+        short = self.size.height < SHORT_SCREEN
+        pin.show(a, lines=2 if short else 3)
+        panel.set_compact(short and (a is not None or panel.failing()))
 
     # ------------------------------------------------------------ status line
     def _last_step(self) -> int | None:
@@ -837,7 +896,7 @@ class TsmApp(App):
     def run_done(self) -> bool:
         """The run reached the steps its config planned (Lightning's last 0-based step
         is planned - 1), or a tracker recorded its normal exit: quiet since is not a stall."""
-        if self.run_ended() == "done":
+        if self.run_ended() == "done" or self.exit_code == 0:
             return True
         mon = self.session.monitor if self.session is not None else None
         planned = mon.state.info.total_steps if mon is not None else None
@@ -891,8 +950,10 @@ class TsmApp(App):
         if self.mode == "replay":
             return ("replay done" if self.loaded else "replaying"), ""
         idle = self.idle_for(now)
-        if self.run_done() and idle is not None and idle > STALL_MIN:
-            return "done", ""  # reached its planned steps and quiet since
+        if self.exit_code not in (None, 0):
+            return f"exited {self.exit_code}", "-stalled"  # the tracker recorded a failed exit
+        if self.run_done() and idle is not None and (idle > STALL_MIN or self.exit_code is not None):
+            return "done", ""  # reached its planned steps (or exited) and quiet since
         return "following", ""
 
     @_locked
@@ -909,7 +970,7 @@ class TsmApp(App):
             state._tsm_shown = Content(text)
             state.update(state._tsm_shown, layout=shown is None or len(shown.plain) != len(text))  # auto width
         last = self._last_step()
-        parts: list = [("step ", "$text-muted"), ("-" if last is None else str(last), "bold")]
+        parts: list = [("step ", MUTED), ("-" if last is None else str(last), "bold")]
         if self.mode != "finished":
             rate = self.steps_per_s(now)
             if rate is not None:
@@ -934,7 +995,7 @@ class TsmApp(App):
         if path:
             tail += ["  ", (path, "bold")]
         if fm:
-            tail += ["  ", (fm, "$text-muted")]
+            tail += ["  ", (fm, MUTED)]
         set_text(label, Content.assemble(head, *tail))
 
     # ------------------------------------------------------------ plots
@@ -987,10 +1048,10 @@ class TsmApp(App):
         lines: list = []
         for name, label in zip(names, labels):
             s = store.get(name)
-            style = "bold $accent" if name == self.metric else "$text-muted"
+            style = "bold $accent" if name == self.metric else MUTED
             label = label.ljust(label_w)
             if s is None or s.last_step is None:
-                line = Content.assemble((label, style), ("not logged", "$text-muted"))
+                line = Content.assemble((label, style), ("not logged", MUTED))
             else:
                 win = s.window(lo, hi, sw)
                 line = Content.assemble((label, style), spark(win, sw, self.log_scale),
@@ -1033,7 +1094,9 @@ class TsmApp(App):
 
     # ------------------------------------------------------------ actions
     def action_help(self) -> None:
-        self.push_screen(HelpScreen())
+        keys = HELP_KEYS + ([("Esc", "back to the runs screen (its filter and cursor kept)")]
+                            if self.runs_mode else [])
+        self.push_screen(HelpScreen(keys))
 
     def action_pause(self) -> None:
         self.paused = not self.paused
@@ -1080,6 +1143,7 @@ class TsmApp(App):
         except NoMatches:
             return
         side.set_class(detail.has_class("-open") and self.size.height < SHORT_SCREEN, "-detail")
+        self._show_pinned()
 
     def action_log_scale(self) -> None:
         self.log_scale = not self.log_scale
@@ -1147,14 +1211,34 @@ class TsmApp(App):
         if isinstance(event.option_list, AlertList):
             self._open_alert()
 
+    def action_critical(self) -> None:
+        """``c``: the pinned (newest critical) alert's detail, selected in the list
+        (a filter that hides it is cleared)."""
+        a = self._newest_critical()
+        if a is None:
+            self.notify("no critical alert in this run", timeout=3)
+            return
+        lst = self.query_one(AlertList)
+        if not any(x is a for x in lst.alerts) and self.filter_text:
+            inp = self.query_one("#filter", Input)
+            inp.value = ""
+            inp.remove_class("-open")
+            self.filter_text = ""
+            self._show_alerts([], False, force=True)
+        idx = next((i for i, x in enumerate(lst.alerts) if x is a), None)
+        lst.focus()
+        if idx is not None:
+            lst.highlighted = idx
+        self._open_alert(a)
+
     @_locked
-    def _open_alert(self) -> None:
+    def _open_alert(self, a: Alert | None = None) -> None:
         try:
             lst = self.query_one(AlertList)
             detail = self.query_one(AlertDetail)
         except NoMatches:  # the screen is being torn down
             return
-        a = lst.selected_alert()
+        a = a or lst.selected_alert()
         if a is None:
             return
         if detail.has_class("-open") and detail.alert is a:

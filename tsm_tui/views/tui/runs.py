@@ -34,7 +34,7 @@ from textual.widgets import DataTable, Footer, Input, Label
 
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.views.tui.ticker import TICK_MIN, TICK_SLACK, TICK_TRUST, Ticker, changes_in
-from tsm_tui.views.tui.widgets import safe
+from tsm_tui.views.tui.widgets import MUTED, HelpScreen, safe
 
 STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x the run's usual interval)
 TICK = 1.0  # s between two looks at the clock (ages, "stalled")
@@ -48,14 +48,14 @@ SHORT = {"loss_spike": "spike", "grad_norm": "grad", "lr_schedule": "lr", "batch
          "output_collapse": "gen", "ranks": "ranks", "crash": "crash", "throughput": "speed",
          "overfitting": "ovfit"}
 _STYLE = {Status.FAIL: "bold $error", Status.WARN: "bold $warning", Status.PASS: "$success",
-          Status.SKIP: "dim"}
+          Status.SKIP: MUTED}
 _LETTER = {Status.FAIL: "F", Status.WARN: "W", Status.PASS: "P", Status.SKIP: "-"}
 _WORD = {Status.FAIL: "FAIL", Status.WARN: "WARN", Status.PASS: "ok", Status.SKIP: "-"}
 SORTS = ("health", "name", "step", "age")
-NAME_MAX = 32  # cells: longer run names are elided in the middle
-NAME_MIN = 20  # a name gets at least this much before the check cells take words, and steps/s a column
+NAME_MIN = 20  # a name gets at least this much before the check cells take words, and steps/s a column;
+#               then all the width left (longer names are elided in the middle)
 #: (key, title, width) of the columns before the check cells
-LEAD = (("age", "last", 9), ("step", "step", 7), ("worst", "worst", 10), ("cw", "c/w", 5), ("also", "also", 4))
+LEAD = (("age", "last", 10), ("step", "step", 7), ("worst", "worst", 10), ("cw", "c/w", 5), ("also", "also", 4))
 
 
 @dataclass
@@ -76,13 +76,15 @@ class RunRow:
     shared: tuple[int, int] | None = None
     #: the planned steps, when the run's config says (a run that reached them is done)
     planned: int | None = None
+    #: the exit code the run's tracker recorded (W&B's exit record), None while none did
+    exit_code: int | None = None
 
     @property
     def done(self) -> bool:
         """The run reached its planned steps, or a tracker recorded its normal exit: quiet
         since is not a stall (the rules' ``TsmRunStalled`` says the same). Lightning counts
         steps from 0: its last is planned - 1."""
-        if self.ended() == "done":
+        if self.ended() == "done" or self.exit_code == 0:
             return True
         return bool(self.planned) and self.last_step is not None and self.last_step >= self.planned - 1
 
@@ -124,7 +126,7 @@ class RunRow:
     def stall_after(self) -> float | None:
         """Seconds of quiet after which the run is stalled (None: a run that is done, or
         dead, never is: a crashed run is not waiting for anything)."""
-        if self.done or self.ended() is not None:
+        if self.done or self.ended() is not None or self.exit_code is not None:
             return None
         med = statistics.median(self.arrivals) if self.arrivals else 0.0
         return max(STALL_MIN, 10 * med)
@@ -192,7 +194,7 @@ def layout(width: int, longest: int) -> tuple[int, int, bool]:
     the name first (up to NAME_MIN), then the check cells as words, then steps/s."""
     avail = width - 2  # the vertical scrollbar
     lead = sum(w + 2 for _, _, w in LEAD)
-    want = max(4, min(NAME_MAX, longest))
+    want = max(4, longest)
     for cw, rate in ((4, True), (4, False), (1, True), (1, False)):
         checks = 6 * (cw + 2) if cw > 1 else 8  # narrow: one column of six coloured letters
         name = avail - lead - checks - (7 if rate else 0) - 2
@@ -201,19 +203,52 @@ def layout(width: int, longest: int) -> tuple[int, int, bool]:
     return max(4, min(want, avail - lead - 8 - 2)), 1, False
 
 
+#: the runs screen's keys and what its columns mean (its own help: the dashboard's keys do nothing here)
+RUNS_HELP_KEYS = [
+    ("up/down, j/k", "move between runs (the highlighted run's worst check, newest critical alert and its "
+                     "first action show under the table)"),
+    ("Enter", "open the run's dashboard"),
+    ("Esc", "(on a run's dashboard) back here, filter and cursor kept; here: clear the filter"),
+    ("/", "filter runs by name (Enter keeps it, Esc clears it)"),
+    ("s", "sort: health (failing and stalled first) / name / step / age"),
+    ("q / ctrl+q", "quit"),
+    ("?", "this help"),
+]
+RUNS_LEGEND = [
+    "last: time since the run wrote its last record; done = it reached its planned steps or its tracker "
+    "recorded a clean exit; exit N = its tracker recorded exit code N; stall = quiet for max(60 s, 10x its "
+    "usual interval) while followed.",
+    "worst: its worst check. c/w: its checks at FAIL / at WARN. also: +N other runs of the sweep with a "
+    "loss spike at the same step.",
+    "sglbpn: spike, grad norm, lr schedule, batch size, plateau, nan (F fail, W warn, P pass, - nothing to "
+    "judge yet). st/s: steps per second (wide screens).",
+]
+
+
+class RunsTable(DataTable):
+    """The runs table: Enter opens a run (shown in the footer), j/k move like the arrows."""
+
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Open"),
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+    ]
+
+
 class RunsScreen(Screen):
-    """All runs under PATH, the sick ones first."""
+    """All runs under PATH, the sick ones first. Installed once by the app: Esc back from a
+    run's dashboard finds the filter, the order and the cursor as they were."""
 
     DEFAULT_CSS = """
     RunsScreen #runs { height: 1fr; }
-    RunsScreen #runs-detail { height: 2; width: 1fr; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
+    RunsScreen #runs-detail { height: 3; width: 1fr; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
     RunsScreen #runs-status { width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     BINDINGS = [
-        Binding("enter", "open", "Open"),
         Binding("slash", "filter", "Filter"),
         Binding("s", "sort", "Sort"),
+        Binding("question_mark", "help", "Help"),
         Binding("escape", "clear", "Clear", show=False),
     ]
 
@@ -246,7 +281,7 @@ class RunsScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Label(id="runs-status")
         yield Input(placeholder="filter runs by name (Enter: keep, Esc: clear)", id="runs-filter")
-        yield DataTable(id="runs", cursor_type="row", zebra_stripes=False)
+        yield RunsTable(id="runs", cursor_type="row", zebra_stripes=False)
         yield Label(id="runs-detail")
         yield Footer()
 
@@ -260,6 +295,22 @@ class RunsScreen(Screen):
     def on_unmount(self) -> None:
         self._mounted = False
         self._ticker.stop()
+
+    def on_screen_suspend(self) -> None:
+        """A run's dashboard is on top: nothing here is seen, no clock to keep."""
+        self._mounted = False
+        self._ticker.stop()
+
+    def on_screen_resume(self) -> None:
+        if not self.is_mounted:
+            return
+        self._mounted = True
+        self.refresh_rows()
+        if not self.query_one("#runs-filter", Input).has_focus:
+            self.query_one(DataTable).focus()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(RUNS_HELP_KEYS, RUNS_LEGEND, title="tsm-watch runs screen keys"))
 
     def _arm(self, delay: float) -> None:
         if self._mounted:
@@ -343,7 +394,9 @@ class RunsScreen(Screen):
         if ended == "stopped":
             return f"stop {age_text(idle)}", "$warning"
         if r.done:
-            return f"done {age_text(idle)}", "$text-muted"
+            return f"done {age_text(idle)}", MUTED
+        if r.exit_code is not None:
+            return f"exit {r.exit_code} {age_text(idle)}", "bold $error"
         return age_text(idle), None
 
     def _cells(self, r: RunRow, now: float, wall: float, cw: int, rate_col: bool) -> list[tuple[str, str, str | None]]:
@@ -470,7 +523,10 @@ class RunsScreen(Screen):
         a = r.newest_critical or r.newest
         what = "newest critical" if r.newest_critical is not None else "newest"
         second = f"{what}: step {a.step} {a.check}: {safe(a.message, 300)}" if a is not None else "no alert yet"
-        self._set("runs-detail", f"{first}\n{second}")
+        # what to do first: the critical alert's first action (else the newest alert's)
+        act = next((x.actions[0] for x in (r.newest_critical, r.newest) if x is not None and x.actions), None)
+        third = f"→ {safe(act, 300)}" if act else ("Enter: the run's dashboard" if a is None else "no action needed")
+        self._set("runs-detail", f"{first}\n{second}\n{third}")
 
     # ---------------------------------------------------------------- keys
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

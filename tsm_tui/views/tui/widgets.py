@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -38,7 +39,10 @@ SHORT_TITLES = {
     "overfitting": "Overfitting",
 }
 CHECK_IDS = [d.id for d in DETECTORS]
-SEV_STYLE = {Severity.CRITICAL: "bold $error", Severity.WARNING: "bold $warning", Severity.INFO: "$text-muted"}
+#: the style of secondary text inside Content: "dim" resolves in every theme, ``$text-muted``
+#: does not (a DataTable cell drew it black on near-black, a Label plain white; ansi-dark unmuted)
+MUTED = "dim"
+SEV_STYLE = {Severity.CRITICAL: "bold $error", Severity.WARNING: "bold $warning", Severity.INFO: MUTED}
 SEV_WORD = {Severity.CRITICAL: "FAIL", Severity.WARNING: "WARN", Severity.INFO: "info"}
 
 
@@ -69,7 +73,9 @@ def safe(text: object, max_len: int = 2000) -> str:
 
 # --------------------------------------------------------------------- checks
 class CheckRow(Horizontal):
-    """One check: a status badge (coloured by class through theme variables) and its reason."""
+    """One check: a status badge (coloured by class through theme variables) and its reason.
+    A FAIL's reason takes the title's column too and up to four lines: it is the first
+    thing to read on a small screen, and it used to be cut mid-sentence."""
 
     DEFAULT_CSS = """
     CheckRow { height: auto; max-height: 2; width: 1fr; }
@@ -77,13 +83,17 @@ class CheckRow(Horizontal):
     CheckRow .title { width: 12; }
     CheckRow .reason { width: 1fr; height: auto; max-height: 1; text-wrap: nowrap; text-overflow: ellipsis;
         color: $text-muted; }
-    CheckRow.-warn .reason, CheckRow.-fail .reason { max-height: 2; text-wrap: wrap; }
+    CheckRow.-warn .reason { max-height: 2; text-wrap: wrap; }
+    CheckRow.-fail { max-height: 4; }
+    CheckRow.-fail .title { display: none; }
+    CheckRow.-fail .reason { max-height: 4; text-wrap: wrap; color: $text; }
     """
 
     def __init__(self, check_id: str) -> None:
         super().__init__(id=f"check-{check_id}", classes="check-row -skip")
         self.check_id = check_id
         self.status: Status = Status.SKIP
+        self.summary = "waiting for data"  # the reason as shown (sanitised)
 
     def compose(self) -> ComposeResult:
         yield Label("····", classes="badge")
@@ -99,9 +109,14 @@ class CheckRow(Horizontal):
         summary = safe(res.summary, 400)
         if res.status in (Status.WARN, Status.FAIL):
             summary = step_first(summary)
-        if getattr(self, "_summary", None) != summary:
-            self._summary = summary
-            set_text(self.query_one(".reason", Label), Content(summary))
+        key = (res.status == Status.FAIL, summary)
+        if getattr(self, "_shown_key", None) != key:
+            self._shown_key = key
+            self.summary = summary
+            text = Content(summary)
+            if res.status == Status.FAIL:  # the title leads the reason (its column is hidden)
+                text = Content.assemble((SHORT_TITLES.get(self.check_id, self.check_id), "bold $error"), "  ", summary)
+            set_text(self.query_one(".reason", Label), text)
             self.tooltip = Content(f"{res.title}: {safe(res.summary, 1000)}")
 
 
@@ -109,22 +124,33 @@ _STEP = re.compile(r"\bsteps? (\d[\d,]*)")
 
 
 def step_first(summary: str) -> str:
-    """A reason that names a step, led by it: ``@2001 1 spike(s) at step 2001 …``
-    (a narrow pane cuts the end of the line, where the step usually is)."""
+    """A reason that names a step, led by it: ``step 905: spike (peak 4217 at step 1020) …``
+    (a narrow pane cuts the end of the line, where the step usually is). The phrase
+    "at step N" it came from is dropped when nothing else hangs on it (a list of
+    steps "at step 500, 900" keeps it)."""
     m = _STEP.search(summary)
     if m is None or m.start() == 0:
         return summary
-    return f"@{m.group(1).rstrip(',')} {summary}"
+    step = m.group(1).rstrip(",")
+    rest = re.sub(rf"\s+at step {re.escape(step)}\b(?!,\s*\d)", "", summary, count=1)
+    return f"step {step}: {rest}"
 
 
 class CheckPanel(Vertical):
+    """The checks, one row each; ``compact`` (a short screen with a FAIL to show):
+    the passing and skipped checks folded into one line under the others."""
+
     DEFAULT_CSS = """
     CheckPanel { height: auto; }
+    CheckPanel #checks-rest { display: none; width: 1fr; height: auto; max-height: 2; color: $text-muted; }
+    CheckPanel.-compact CheckRow.-pass, CheckPanel.-compact CheckRow.-skip { display: none; }
+    CheckPanel.-compact #checks-rest { display: block; }
     """
 
     def compose(self) -> ComposeResult:
         for cid in CHECK_IDS:
             yield CheckRow(cid)
+        yield Label(id="checks-rest")
 
     def show(self, results: list[CheckResult]) -> None:
         for res in results:
@@ -132,9 +158,30 @@ class CheckPanel(Vertical):
                 self.query_one(f"#check-{res.id}", CheckRow).show(res)
             except Exception:  # an unknown check id: ignore rather than crash the view
                 continue
+        self._rest()
+
+    def set_compact(self, on: bool) -> None:
+        if on != self.has_class("-compact"):
+            self.set_class(on, "-compact")
+            self._rest()
+
+    def _rest(self) -> None:
+        """The folded line: ``PASS NaN/Inf, Checkpoints · SKIP Batch size, Plateau``."""
+        if not self.has_class("-compact"):
+            return
+        rows = list(self.query(CheckRow))
+        parts: list = []
+        for st, style in ((Status.PASS, "$success"), (Status.SKIP, MUTED)):
+            names = [SHORT_TITLES.get(r.check_id, r.check_id) for r in rows if r.status == st]
+            if names:
+                parts += ([" · "] if parts else []) + [(st.value, f"bold {style}"), " " + ", ".join(names)]
+        set_text(self.query_one("#checks-rest", Label), Content.assemble(*parts))
 
     def statuses(self) -> dict[str, str]:
         return {row.check_id: row.status.value for row in self.query(CheckRow)}
+
+    def failing(self) -> bool:
+        return any(row.status == Status.FAIL for row in self.query(CheckRow))
 
 
 # --------------------------------------------------------------------- alerts
@@ -180,19 +227,19 @@ def alert_detail(a: Alert) -> Content:
         ratio = ""
         if a.value is not None and a.baseline and math.isfinite(a.value) and a.baseline > 0:
             ratio = f" ({fmt(a.value / a.baseline, 2)}x)"
-        parts += ["\n", ("value ", "$text-muted"), _val(a.value), ("  baseline ", "$text-muted"),
+        parts += ["\n", ("value ", MUTED), _val(a.value), ("  baseline ", MUTED),
                   _val(a.baseline), ratio]
     if a.actions:
         parts += ["\n", ("Recommended actions:", "bold")]
         for i, act in enumerate(a.actions, 1):
             parts += ["\n", (f"{i}. ", "$accent"), safe(act, 1000)]
     else:
-        parts += ["\n", ("No action needed.", "$text-muted")]
+        parts += ["\n", ("No action needed.", MUTED)]
     full, first = safe(a.message, 2000), what_happened(a)
     rest = full[len(first):].strip() if full.startswith(first) else full
     if rest:  # the rest of the message after the actions: they come first on a small screen
-        parts += ["\n", ("Details: ", "$text-muted"), rest]
-    parts += ["\n", ("PgUp/PgDn or [ ] scroll · arrows: next alert · Esc closes", "$text-muted")]
+        parts += ["\n", ("Details: ", MUTED), rest]
+    parts += ["\n", ("PgUp/PgDn or [ ] scroll · arrows: next alert · Esc closes", MUTED)]
     return Content.assemble(*parts)
 
 
@@ -286,6 +333,60 @@ class AlertDetail(VerticalScroll):
                 self.scroll_home(animate=False)
 
 
+def _wrapped(text: str, width: int, lines: int) -> list[str]:
+    """``text`` wrapped to ``width`` cells, at most ``lines`` lines, the last cut with "…"."""
+    out = textwrap.wrap(text, max(8, width), break_long_words=True, break_on_hyphens=False) or [""]
+    if len(out) > lines:
+        out = out[:lines]
+        out[-1] = out[-1][: max(0, width - 1)].rstrip() + "…"
+    return out
+
+
+def pinned_text(a: Alert, width: int, lines: int = 2) -> Content:
+    """The newest critical alert in a few lines: what happened, then its first action."""
+    body: list = []
+    for ln in _wrapped(what_happened(a), width, lines):
+        body += [ln, "\n"]
+    if a.actions:
+        for ln in _wrapped("→ " + safe(a.actions[0], 600), width, lines):
+            body += [(ln, "bold"), "\n"]
+    return Content.assemble(*body[:-1])
+
+
+class PinnedAlert(Static):
+    """The newest critical alert of the run, pinned above the alert list: a FAIL is read
+    on the first screen, whatever the list shows (``c`` opens its detail)."""
+
+    DEFAULT_CSS = """
+    PinnedAlert { display: none; height: auto; border: round $error; padding: 0 0; }
+    PinnedAlert.-open { display: block; }
+    """
+
+    alert: Alert | None = None
+    lines = 2
+
+    def on_resize(self) -> None:
+        """Shown for the first time (its width was not known while hidden), or the pane moved."""
+        if self.alert is not None:
+            self.show(self.alert, self.lines)
+
+    def show(self, a: Alert | None, lines: int = 2) -> None:
+        width = self.content_size.width or 36
+        self.lines = lines
+        key = (id(a), a.actions[0] if a is not None and a.actions else None, width, lines)
+        self.set_class(a is not None, "-open")
+        if getattr(self, "_key", None) == key:
+            return
+        self._key = key
+        self.alert = a
+        if a is None:
+            return
+        n = len(a.actions)
+        self.border_title = f"{SEV_WORD[a.severity]} step {'-' if a.step is None else a.step}"
+        self.border_subtitle = f"c: detail{f', {n} actions' if n > 1 else ''}"
+        self.update(pinned_text(a, width, lines))
+
+
 # ----------------------------------------------------------------------- help
 HELP_KEYS = [
     ("q / ctrl+q", "quit"),
@@ -298,9 +399,16 @@ HELP_KEYS = [
     ("w", "window: whole run / last 1000 / last 200 steps"),
     ("up/down, j/k", "move in the alert list (an open detail follows)"),
     ("Enter", "alert detail; the plot centres on its step"),
+    ("c", "detail of the newest FAIL (pinned above the alerts)"),
     ("PgDn/PgUp, ] [", "scroll the alert detail (its actions)"),
     ("Esc", "close the detail / filter"),
     ("ctrl+p", "command palette (themes: try ansi-dark in tmux)"),
+]
+
+
+HELP_NOTES = [
+    "Checks: PASS / WARN / FAIL / SKIP (waiting: too little data to judge yet).",
+    "A new FAIL rings the bell (--no-bell turns it off).",
 ]
 
 
@@ -308,21 +416,31 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > Vertical { width: auto; max-width: 90%; height: auto; max-height: 90%;
+    HelpScreen > VerticalScroll { width: 96%; max-width: 100; height: auto; max-height: 96%;
         border: round $accent; background: $surface; padding: 0 1; }
-    HelpScreen .key { width: 14; color: $accent; text-style: bold; }
-    HelpScreen .row { height: auto; width: auto; }
+    HelpScreen .key { width: 16; color: $accent; text-style: bold; }
+    HelpScreen .row { height: auto; width: 1fr; }
+    HelpScreen .what { width: 1fr; }
+    HelpScreen .muted { width: 1fr; }
     """
 
+    def __init__(self, keys: list[tuple[str, str]] | None = None, notes: list[str] | None = None,
+                 title: str = "tsm-watch keys") -> None:
+        """The keys of the screen it was opened from (the dashboard's by default) and notes under them."""
+        super().__init__()
+        self.keys = keys if keys is not None else HELP_KEYS
+        self.notes = notes if notes is not None else HELP_NOTES
+        self.title_text = title
+
     def compose(self) -> ComposeResult:
-        with Vertical() as v:
-            v.border_title = "tsm-watch keys"
-            for key, what in HELP_KEYS:
+        with VerticalScroll() as v:
+            v.border_title = self.title_text
+            for key, what in self.keys:
                 with Horizontal(classes="row"):
                     yield Label(Content(key), classes="key")
-                    yield Label(Content(what))
-            yield Label(Content("Checks: PASS / WARN / FAIL / SKIP. A new FAIL rings the bell"), classes="muted")
-            yield Label(Content("(--no-bell turns it off)."), classes="muted")
+                    yield Label(Content(what), classes="what")
+            for note in self.notes:
+                yield Label(Content(note), classes="muted")
 
     async def action_dismiss(self, result=None) -> None:
         self.dismiss(None)
