@@ -429,3 +429,37 @@ def test_live_dashboard_ages_from_when_the_run_wrote(tmp_path):
     done = run(body("complete"))
     first = done.splitlines()[0]
     assert first.lstrip().startswith("done") and "stalled" not in first, first
+
+
+def test_a_replay_shows_what_was_known_at_the_step_it_plays():
+    """Issue 31 §4: a replay at step 253 said "Checkpoints ... step_1400.pt (step 1400)":
+    the checkpoints check and the rollback advice see only the checkpoints saved by
+    the step played; at the end, all of them (as the report)."""
+    path = sample("spike_no_recover")
+
+    async def body():
+        app = TsmApp.from_options(parse([str(path), "--replay", "--speed", "150", "--no-bell"]))
+        assert app.mode == "replay"
+        seen = []
+        async with app.run_test(size=(100, 30)) as pilot:
+            t0 = time.monotonic()
+            while not app.loaded and time.monotonic() - t0 < 30:
+                await pilot.pause(0.1)
+                c = next((c for c in app._checks if c.id == "checkpoints"), None)
+                last = app._last_step()
+                if c is not None and last is not None and last < 1400:
+                    seen.append((last, c.summary))
+            assert app.loaded
+            await pilot.pause(0.2)
+            final = next(c for c in app._checks if c.id == "checkpoints")
+        assert seen, "no check seen mid-replay"
+        import re
+        for last, summary in seen:
+            m = re.search(r"\(step (\d+)\)", summary)
+            assert m is None or int(m.group(1)) <= last + 5 * 10, (last, summary)  # (checks lag by a record or two)
+        assert any("step_1400" not in s for _, s in seen)
+        assert "step_1400" in final.summary  # at the end: every checkpoint, as the report says
+        expected = {c.id: c.summary for c in analyze(str(path)).monitor.checks()}
+        assert final.summary == expected["checkpoints"]
+
+    run(body())

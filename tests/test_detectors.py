@@ -357,3 +357,39 @@ def test_no_checkpoint_yet_is_judged_against_the_planned_saves():
     assert status(140, save=150) == ("WARN", "no checkpoint yet; saves planned every 150 steps: a rollback could "
                                              "lose 150 steps (> 20% of the run (500 planned))")
     assert status(500, [(150, "c-150"), (300, "c-300"), (450, "c-450")], save=150)[0] == "WARN"
+
+
+def test_lr_schedule_says_waiting_not_a_verdict_that_flips_back():
+    """Issue 31 §3: live, record by record, a 20-step warm-up read "no warm-up" (WARN) at
+    step 1 and PASS later. Until the ramp ends the check waits (SKIP, says why); once
+    it has a verdict, no later record turns it back."""
+    from tsm_tui.analysis.monitor import Monitor
+
+    def statuses(recs, info):
+        mon = Monitor(Settings(), info)
+        seen = []
+        for r in recs:
+            mon.feed(r)
+            c = next(c for c in mon.checks() if c.id == "lr_schedule")
+            seen.append((r.step, c.status.value, c.summary))
+        return mon, seen
+
+    # a 20-step warm-up of a 1000-step plan (2%): waiting, then PASS, never WARN
+    _, seen = statuses(curve(n=200, warmup=20), RunInfo(total_steps=1000))
+    assert seen[0][1] == "SKIP" and seen[0][2].startswith("waiting")  # step 1: one LR, nothing to judge
+    assert seen[5][1] == "SKIP" and seen[5][2].startswith("warm-up in progress")
+    assert all(st != "WARN" for _, st, _ in seen), [x for x in seen if x[1] == "WARN"][:2]
+    first_pass = next(i for i, (_, st, _) in enumerate(seen) if st == "PASS")
+    assert all(st == "SKIP" for _, st, _ in seen[:first_pass]) and all(st == "PASS" for _, st, _ in seen[first_pass:])
+    assert first_pass <= 22  # judged as soon as the LR falls from its peak
+    # no warm-up at all: waiting for the first records only, then WARN for good
+    recs = curve(n=200, warmup=0)
+    for r in recs:
+        r.lr = 3e-4
+    _, seen = statuses(recs, RunInfo(total_steps=1000))
+    assert seen[0][1] == "SKIP" and "waiting" in seen[0][2]
+    first_warn = next(i for i, (_, st, _) in enumerate(seen) if st == "WARN")
+    assert first_warn <= 4 and all(st == "WARN" for _, st, _ in seen[first_warn:])
+    # a finished log is judged at its end as before (finalize): a log that ends mid-ramp
+    mon, _ = run(curve(n=10, warmup=60), info=RunInfo(total_steps=2000))
+    assert "in progress" not in next(c for c in mon.checks() if c.id == "lr_schedule").summary

@@ -54,6 +54,7 @@ class LRScheduleDetector(Detector):
         self._since_resume: int | None = None  # LR records since the last resume
         self._unlogged = 0  # records without an LR while none had one
         self.config_alerted = False
+        self.ended = False  # finalize(): the log was read to its end (the ramp's verdict is due)
 
     def update(self, rec: StepRecord) -> list[Alert]:
         lr = rec.lr
@@ -405,6 +406,7 @@ class LRScheduleDetector(Detector):
                       baseline=ref[0] if ref else None, actions=acts, key="lr_config")]
 
     def finalize(self) -> list[Alert]:
+        self.ended = True
         if self.n == 0 and not self.config_alerted and self.state.last_step is not None:
             return self._config_alert(self.state.last_step)
         return []
@@ -454,7 +456,16 @@ class LRScheduleDetector(Detector):
         status = Status.PASS
         hw = self.has_warmup()
         total, kind = self._total()
-        if hw is None:
+        if hw is not None and not self.ramp_done and not self.ended:
+            # the ramp has not ended (the LR has neither held its maximum nor fallen): whether
+            # there is a warm-up and how long it is are not known yet; a verdict now flipped
+            # back ("no warm-up" at step 1 of a 20-step warm-up, then PASS)
+            if hw:
+                parts.append(f"warm-up in progress: LR {fmt(self.max_lr)} at step {self.peak_step}")
+            else:
+                parts.append(f"waiting: {self.n} LR record(s), all at {fmt(self.first_lr)} (the warm-up is judged "
+                             f"once the LR holds or falls)")
+        elif hw is None:
             parts.append(f"log starts at step {self.first_step}: warm-up not visible")
         elif hw is False:
             early = self.state.early_trouble_step
@@ -499,6 +510,8 @@ class LRScheduleDetector(Detector):
             if self.state.last_lr is not None and self.state.last_lr >= 0.9 * self.max_lr:
                 status = max(status, Status.WARN, key=lambda s: s.rank)
                 parts.append("LR never decayed (cosine decay to ~10% is standard)")
+        if status == Status.PASS and hw is not None and not self.ramp_done and not self.ended:
+            status = Status.SKIP  # nothing judged yet (a peak against the model size would have been)
         return self._result(status, "; ".join(parts))
 
 

@@ -306,6 +306,7 @@ class TsmApp(App):
         self._posted_at: dict[str, float] = {}  # live worker: when each kind of message was last posted
         self._held: dict[str, Message] = {}  # ... and the newest one held back
         self._posted_statuses: list[Status] = []
+        self._replay_ckpts: dict[str, list] = {}  # a replay's checkpoints, all of them (live worker)
 
     def get_driver_class(self):
         """Textual's driver for this terminal; on Linux the one whose input thread
@@ -490,6 +491,8 @@ class TsmApp(App):
             loop.start()
             while not self._live_stop.is_set() and not worker.is_cancelled:
                 up = loop.step(budget=LIVE_BUDGET)
+                if self.mode == "replay":
+                    self._replay_checkpoints(loop, up.finished)
                 if self.exporter is not None:  # --prom-file / --metrics-port (views/prometheus.py)
                     self.exporter.feed(up, loop)
                 self._add_to_store(up.batches)
@@ -526,6 +529,19 @@ class TsmApp(App):
                     loop.wait(wait)
         except Exception as e:  # noqa: BLE001 - shown on screen, never silent
             self._post(FeedEnded(f"{type(e).__name__}: {e}"))
+
+    def _replay_checkpoints(self, loop, finished: bool) -> None:
+        """A replay shows what was known at the step it plays: the checkpoints saved by
+        then (``Checkpoints @1500`` at step 253 read the future); all of them once it
+        ended, as the report has them. Live worker thread."""
+        for name, run in loop.runs.items():
+            s = run.session
+            full = self._replay_ckpts.setdefault(name, list(s.info.checkpoints))
+            mon = s.monitor
+            last = mon.state.last_step if mon is not None else None
+            known = full if finished else [c for c in full if last is not None and c[0] <= last]
+            if known != s.info.checkpoints:
+                s.set_checkpoints(known)
 
     def _runs_step(self, up, loop) -> None:
         """Several runs: per-run checks and arrivals, posted at most every MESSAGE_EVERY
