@@ -393,3 +393,22 @@ def test_lr_schedule_says_waiting_not_a_verdict_that_flips_back():
     # a finished log is judged at its end as before (finalize): a log that ends mid-ramp
     mon, _ = run(curve(n=10, warmup=60), info=RunInfo(total_steps=2000))
     assert "in progress" not in next(c for c in mon.checks() if c.id == "lr_schedule").summary
+
+
+def test_an_lr_held_far_above_its_schedule_is_a_fail():
+    """Issue 31 §6: an LR 12-117x its planned peak for the second half of a run ended
+    with 0 critical (exit 0). Held >= 10x the schedule's peak for 20 records: FAIL."""
+    recs = curve(n=1000, warmup=50, peak=1e-3)
+    for r in recs[500:]:
+        r.lr = 1e-3 * (12 + 105 * (r.step - 500) / 500)
+    mon, alerts = run(recs, info=RunInfo(total_steps=1000))
+    held = [a for a in alerts if a.key == "lr_jump_held"]
+    assert len(held) == 1 and held[0].severity.value == "critical" and held[0].step == 520
+    assert status(mon, "lr_schedule") == "FAIL" and mon.counts()[0] >= 1
+    assert held[0].actions[0].startswith("Restore the LR schedule")
+    # a short blip past 10x (a resume that restored the schedule 5 records later) stays a WARN
+    recs = curve(n=1000, warmup=50, peak=1e-3)
+    for r in recs[500:505]:
+        r.lr = 2e-2
+    mon, alerts = run(recs, info=RunInfo(total_steps=1000))
+    assert not [a for a in alerts if a.key == "lr_jump_held"] and status(mon, "lr_schedule") == "WARN"

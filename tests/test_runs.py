@@ -148,7 +148,7 @@ def test_sweep_of_six_runs_and_same_step_spikes(tmp_path, capsys):
     text = capsys.readouterr().out
     assert text.startswith("=== Runs: 6 in ")
     assert "step 250: 4 runs (lr_0, lr_1, lr_2, lr_3)" in text
-    assert "Also in 3 other run(s) at this step" in text
+    assert "Also in 3 other run(s) of the sweep at this step" in text
 
 
 def test_three_frameworks_one_nan_exits_1(tmp_path, capsys):
@@ -594,3 +594,36 @@ def test_follow_says_rank_departures_with_the_run(tmp_path):
         assert ranks and ranks[-1]["status"] == "FAIL"
     finally:
         assert f.stop() == 0
+
+
+def test_same_step_spikes_only_within_one_sweep(tmp_path):
+    """Issue 31 §7: runs are compared step for step only when they share their data
+    order (analysis/sweep.py): the same parent, the same log format, no data-order fact
+    that differs. An LR sweep (configs differing in the LR) is one; a run with another
+    batch size, a run written by another framework and a run elsewhere are not."""
+    sweep = tmp_path / "sweep"
+    for name, cfg in (("lr1e-4", {"learning_rate": 1e-4, "per_device_train_batch_size": 16, "dataset": "owt"}),
+                      ("lr3e-4", {"learning_rate": 3e-4, "per_device_train_batch_size": 16, "dataset": "owt"}),
+                      ("bs64", {"learning_rate": 3e-4, "per_device_train_batch_size": 64, "dataset": "owt"}),
+                      ("other_data", {"learning_rate": 3e-4, "per_device_train_batch_size": 16, "dataset": "c4"})):
+        jsonl(sweep / name / "metrics.jsonl", n=400, spike_at=250)
+        (sweep / name / "config.json").write_text(json.dumps(cfg))
+    # another framework's log beside them (llm.c main.log), spiking at the same step
+    llmc = sweep / "llmc"
+    llmc.mkdir()
+    lines = []
+    for s in range(1, 401):
+        r = curve(s)
+        loss = r["loss"] * (5 if s == 250 else 1)
+        lines.append(f"s:{s} trl:{loss:.4f} lr:{r['learning_rate']:.6f} norm:{r['grad_norm']:.4f}\n")
+    (llmc / "main.log").write_text("".join(lines))
+    _, rep = report(sweep)
+    got = {r["run"]: r for r in rep["runs"]}
+    assert set(got) == {"lr1e-4", "lr3e-4", "bs64", "other_data", "llmc"}
+
+    def also(name):
+        a = next(x for x in got[name]["alerts"] if x["check"] == "loss_spike" and x["step"] == 250)
+        return a.get("also_in_runs", [])
+
+    assert also("lr1e-4") == ["lr3e-4"] and also("lr3e-4") == ["lr1e-4"]
+    assert also("bs64") == [] and also("other_data") == [] and also("llmc") == []

@@ -62,7 +62,11 @@ def test_spike_no_recover(capsys):
     ckpts = [x["step"] for x in d["run"]["checkpoints"] if x["step"] < onset]
     assert ckpts, d["run"]["checkpoints"]
     assert any(f"(step {max(ckpts)}, the last checkpoint before" in act for act in crit[0]["actions"]), crit[0]
-    assert d["actions"][0].startswith("Roll back to")
+    # the LR held at 40x its schedule's peak from step 900 is critical too (issue 31 §6): its
+    # own remedy (restore the schedule) and the rollback lead
+    assert d["actions"][0].startswith(("Roll back to", "Restore the LR schedule"))
+    assert any(a.startswith("Roll back to") for a in d["actions"][:2])
+    assert c["lr_schedule"]["status"] == "FAIL"
 
 
 def test_nan_divergence(capsys):

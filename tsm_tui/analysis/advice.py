@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tsm_tui.analysis.state import RunState
 from tsm_tui.core.numbers import fmt
+from tsm_tui.sources.framework_defaults import origin_note
 
 
 def checkpoint_every(steps: int | None) -> int:
@@ -48,11 +49,35 @@ def rollback(state: RunState, step: int, what: str = "the spike") -> str:
     )
 
 
+#: the LR at or below this share of the schedule's peak has collapsed: lowering the peak
+#: is no remedy for what happens there (ours; schedules decay to 10% of the peak, GPT-3 /
+#: LLaMA / OLMo 2, so 2% is well below any planned floor)
+LR_COLLAPSED = 0.02
+
+
+def lr_collapsed(state: RunState, peak: float | None = None) -> tuple[float, float] | None:
+    """(LR now, its peak) when the logged LR has fallen to LR_COLLAPSED of its peak or below
+    before the last 10% of the planned steps (a schedule that decays to 0 at its end, HF's
+    linear default, has not collapsed; without a plan nothing is said)."""
+    top = state.peak_lr or peak or state.info.peak_lr
+    now = state.last_lr
+    prog = state.progress()
+    if top and now is not None and 0 <= now <= LR_COLLAPSED * top and prog is not None and prog < 0.9:
+        return now, top
+    return None
+
+
 def lower_lr(state: RunState, factor: float = 0.5, peak: float | None = None) -> str:
     # the configured peak when known (a run that jumped above it gets its own
     # "restore the schedule" advice from the LR check), else the schedule's peak as
     # the caller saw it in the log (a jumped LR is not the peak: lr_peak.SchedulePeak),
     # else the highest LR reached
+    low = lr_collapsed(state, peak)
+    if low is not None:  # the opposite problem: never "lower the peak LR" to a run at 1% of it
+        now, top = low
+        return (f"The LR is already down to {now / top:.1%} of its peak ({fmt(now)} vs {fmt(top)}): lowering the "
+                "peak will not help. Check the scheduler's horizon (decay steps / max_steps) against the run's "
+                "length: an LR that collapsed early stalls the run.")
     peak = state.info.peak_lr or peak or state.peak_lr
     if peak:
         return f"Lower the peak LR from {fmt(peak)} to {fmt(peak * factor)}."
@@ -61,11 +86,45 @@ def lower_lr(state: RunState, factor: float = 0.5, peak: float | None = None) ->
 
 def clip(state: RunState) -> str:
     c = state.info.clip
-    if c is None or c <= 0:
+    if c is None:
         return "Clip the gradient norm at 1.0 (GPT-3, LLaMA, OLMo 2 all use 1.0)."
+    if c <= 0:
+        return f"Clip the gradient norm at 1.0: the run does not clip{origin_note(state.info, 'clip')}."
     if c > 1.0:
-        return f"Tighten gradient clipping from {fmt(c)} to 1.0."
-    return f"Tighten gradient clipping from {fmt(c)} to 0.3 (what OPT-175B did after early divergences)."
+        return f"Tighten gradient clipping from {fmt(c)} to 1.0{origin_note(state.info, 'clip')}."
+    return (f"Tighten gradient clipping from {fmt(c)} to 0.3 (what OPT-175B did after early divergences)"
+            f"{origin_note(state.info, 'clip')}.")
+
+
+#: Adam settings recommended against second-moment spikes (GPT-3 App. B, LLaMA, OLMo 2:
+#: beta2 0.95, eps 1e-8; Molybog et al. 2023)
+BETA2, EPS = 0.95, 1e-8
+
+
+def optimizer_state(state: RunState) -> str:
+    """Against a spike from Adam's second-moment estimates: lower the LR, and beta2 /
+    epsilon only where the run's are above the recommended values (never "lower beta2
+    from 0.95" to a run at 0.95)."""
+    info = state.info
+    asks, ok = [], []
+    b2, eps = info.beta2, info.eps
+    if b2 is None:
+        asks.append(f"Adam's beta2 to {BETA2:g} if it is higher")
+    elif b2 > BETA2:
+        asks.append(f"Adam's beta2 from {b2:g} to {BETA2:g}{origin_note(info, 'beta2')}")
+    else:
+        ok.append(f"beta2 {b2:g}")
+    if eps is None:
+        asks.append(f"epsilon to {EPS:g} if it is higher")
+    elif eps > EPS:
+        asks.append(f"epsilon from {eps:g} to {EPS:g}{origin_note(info, 'eps')}")
+    else:
+        ok.append(f"epsilon {eps:g}")
+    head = "Lower the LR" + (", " + " and ".join(asks) if asks else "")
+    if ok:
+        head += f" (the run's Adam {' and '.join(ok)} {'is' if len(ok) == 1 else 'are'} already as recommended)"
+    return (head + ": spikes from Adam's second-moment estimates follow the grad norm (Molybog et al. 2023); "
+            "skip the batches of the spike on restart.")
 
 
 def warmup(state: RunState) -> str:

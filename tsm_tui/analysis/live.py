@@ -43,6 +43,7 @@ from typing import NamedTuple
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.analysis.ranks import RankSet
 from tsm_tui.analysis.session import Session
+from tsm_tui.analysis.sweep import DataOrder, also_text, data_order
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.core.settings import RunInfo, Settings
@@ -156,6 +157,15 @@ class RunLive:
         self.records = 0
         self.last_arrival: float | None = None
         self.finished = False
+
+    def data_order(self) -> DataOrder:
+        """What fixes the order this run reads its data in (analysis/sweep.py): its
+        config as known now, its primary file's format, where it sits."""
+        s = self.session
+        reader = s.readers.get(s.primary) if s.primary else None
+        mon = s.monitor
+        root = self.files.root if self.files is not None else (s.primary or self.name)
+        return data_order(mon.state.info if mon is not None else s.info, getattr(reader, "name", None), root)
 
     def add_rank(self, path: str, rank: int | None) -> None:
         """A per-rank file of this run (ranks of one log: the same name but for the rank)."""
@@ -510,6 +520,8 @@ class LiveLoop:
             near: set[str] = set()
             for s in range(a.step - SPIKE_NEAR, a.step + SPIKE_NEAR + 1):
                 near |= self._spikes.get(s, set())
+            mine = run.data_order()  # only runs of the same sweep (the same data order) are compared
+            near = {n for n in near if n in self.runs and self.runs[n].data_order().shares_with(mine)}
             peers = sorted(near - {run.name})
             self._spikes.setdefault(a.step, set()).add(run.name)
             for r in peers + [run.name] if peers else []:
@@ -520,9 +532,7 @@ class LiveLoop:
                 self._spikes.popitem(last=False)
             if peers:
                 # a new Alert (never a change to one already said): the sweep's evidence
-                a = replace(a, message=a.message + f" Also in {len(peers)} other run(s) at this step "
-                            f"({', '.join(peers[:3])}{' ...' if len(peers) > 3 else ''}): the data at this "
-                            "step, not the optimizer.")
+                a = replace(a, message=a.message + also_text(peers, a.cause))
         up.alerts.append(LiveAlert(a, backlog, run.name))
 
     def _primary_changed(self, run: RunLive, up: LiveUpdate) -> None:

@@ -19,21 +19,25 @@ from tsm_tui.analysis.ordering import HOLD_IDLE, Orderer
 from tsm_tui.core.record import Alert, StepRecord, TextEvent
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources.base import LineReader, channel_file
+from tsm_tui.sources.framework_defaults import apply_defaults, framework_of, is_default
 
 CHANNEL_MARGIN = 10  # losses a console channel needs beyond its file's history to be used (ours)
 AUX_KEEP = 2000  # auxiliary records (sampling steps) kept for monitors created later
 EVENTS_KEEP = 500  # text events (crash lines) kept for monitors created later
 _INFO_KEYS = ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "clip",
-              "precision", "batch_tokens", "logging_steps", "save_steps", "schedule")
+              "precision", "batch_tokens", "logging_steps", "save_steps", "schedule", "beta2", "eps", "save_strategy",
+              "dataset")
 
 
 def apply_log_info(info: RunInfo, reader: LineReader) -> None:
-    """What the log itself says about the run (never overrides flags or configs)."""
+    """What the log itself says about the run (never overrides flags or configs, only a
+    framework's default), then the defaults of the framework that wrote it."""
     ri = reader.run_info
     origin = f"{os.path.basename(reader.path)} (log)"
     for k in _INFO_KEYS:
         if k in ri:
-            info.set(k, ri[k], origin)
+            info.set(k, ri[k], origin, override=is_default(info, k))
+    apply_defaults(info, framework_of(reader))
 
 
 class Session:
@@ -45,6 +49,7 @@ class Session:
         self.orderers: dict[str, Orderer] = {}
         self.readers: dict[str, LineReader] = {}
         self._known: dict[str, int] = {}
+        self._frameworks: set[str] = set()  # frameworks whose defaults were applied
         self.primary: str | None = None
         #: records of auxiliary sources (generations files): fed to every monitor,
         #: kept (bounded) for monitors created later
@@ -69,6 +74,13 @@ class Session:
             if n != self._known.get(source, 0):
                 self._known[source] = n
                 apply_log_info(mon.state.info, reader)
+            fw = framework_of(reader)
+            if fw is not None and fw not in self._frameworks:
+                # one run, one framework: its defaults hold for every file of the run (the HF
+                # run's TensorBoard events too), for monitors made later as well (self.info)
+                self._frameworks.add(fw)
+                for info in [self.info] + [m.state.info for m in self.monitors.values()]:
+                    apply_defaults(info, fw)
         return mon
 
     def feed(self, source: str, records, reader: LineReader | None = None) -> list[Alert]:
@@ -203,6 +215,8 @@ class Session:
         info.checkpoints = self.info.checkpoints
         info.checkpoint_dir_searched = info.checkpoint_dir_searched or self.info.checkpoint_dir_searched
         self.info = info
+        for fw in self._frameworks:
+            apply_defaults(info, fw)
         for src, mon in self.monitors.items():
             new = copy.deepcopy(info)
             new.checkpoints = info.checkpoints  # shared, refreshed by set_checkpoints

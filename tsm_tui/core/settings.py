@@ -177,6 +177,14 @@ class RunInfo:
     logging_steps: int | None = None
     save_steps: int | None = None
     schedule: str | None = None
+    #: Adam's beta2 and epsilon (the advice on optimizer-state spikes never asks for what is set)
+    beta2: float | None = None
+    eps: float | None = None
+    #: when checkpoints are saved: "steps" / "epoch" / "no" (HF save_strategy; "no" plans none,
+    #: whatever save_steps says)
+    save_strategy: str | None = None
+    #: the training data as the config names it (runs of one sweep read the same: analysis/sweep.py)
+    dataset: str | None = None
     #: step numbers of checkpoints found on disk, ascending, with their names
     checkpoints: list[tuple[int, str]] = field(default_factory=list)
     #: whether the checkpoint search looked at a run directory at all

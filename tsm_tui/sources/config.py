@@ -47,7 +47,17 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "logging_steps": ("logging_steps", "log_interval", "log_every", "log_every_n_steps"),
     "save_steps": ("save_steps", "save_interval", "checkpoint_every", "save_every", "ckpt_interval"),
     "schedule": ("lr_scheduler_type", "lr_decay_style", "scheduler", "lr_schedule"),
+    "beta2": ("adam_beta2", "optimizer.beta2", "optim.beta2", "beta2"),
+    "eps": ("adam_epsilon", "adam_eps", "optimizer.eps", "optim.eps", "optimizer.epsilon"),
+    "save_strategy": ("save_strategy",),
+    "dataset": ("dataset", "dataset_name", "data_path", "train_file", "train_data", "dataset_path", "data.path",
+                "data.dataset", "data_dir"),
 }
+_TEXT = {"schedule", "save_strategy", "dataset"}
+#: HF save_strategy values under which save_steps plans nothing (TrainingArguments keeps
+#: save_steps=500 in training_args.json whatever the strategy)
+_NO_STEP_SAVES = ("no", "epoch", "best", "intervalstrategy.no", "intervalstrategy.epoch", "savestrategy.no",
+                  "savestrategy.epoch", "savestrategy.best")
 _INT = {"total_steps", "warmup_steps", "batch_size", "seq_len", "logging_steps", "save_steps"}
 
 
@@ -137,16 +147,19 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
     or a negative count other than -1 ("not set")."""
     flat = _flatten(mapping)
     said: list[str] = []
+    strategy = str(flat.get("save_strategy") or "").strip().lower()
     for field, names in _ALIASES.items():
+        if field == "save_steps" and strategy in _NO_STEP_SAVES:
+            continue  # save_strategy "no" / "epoch": the save_steps beside it plans no save
         for n in names:
             v = flat.get(n)
             if v is None or isinstance(v, (dict, list)):
                 continue
-            if field != "schedule" and unusable(v):  # 1e400, "inf", 400 digits: not a setting (ours: 1e18)
+            if field not in _TEXT and unusable(v):  # 1e400, "inf", 400 digits: not a setting (ours: 1e18)
                 said.append(f"{n} = {shown(v)} ignored: not a usable number")
                 continue
             try:
-                if field == "schedule":
+                if field in _TEXT:
                     val = str(v)
                 elif isinstance(v, bool):
                     continue
@@ -163,6 +176,13 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
                 continue  # HF writes max_steps=-1 for an epoch-based run
             info.set(field, val, origin)
             break
+    if info.beta2 is None:  # torch's betas=(0.9, 0.95) (a list: not read above)
+        for n in ("betas", "adam_betas", "optimizer.betas", "optim.betas"):
+            b = flat.get(n)
+            if isinstance(b, (list, tuple)) and len(b) == 2 and all(
+                    isinstance(x, (int, float)) and not isinstance(x, bool) for x in b):
+                info.set("beta2", float(b[1]), origin)
+                break
     ratio = flat.get("warmup_ratio")
     if (info.warmup_steps in (None, 0) and isinstance(ratio, (int, float)) and not isinstance(ratio, bool)
             and 0 < ratio <= 1 and info.total_steps):
@@ -181,6 +201,8 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
             est = count_params(flat)
         except (OverflowError, ValueError, TypeError):  # integers beyond a float, odd values
             est = None
-        if est is not None and 0 < est[0] <= 1e18:  # n_layer: 1e308 is no model
+        # n_layer: 1e308 is no model; a count that rests on an assumed vocabulary is a guess,
+        # not a fact (a 0.12M byte-level model read 3.32e6 with GPT-2's 50304): left unknown
+        if est is not None and 0 < est[0] <= 1e18 and not any(n.startswith("vocabulary size not in") for n in est[2]):
             info.set("params", est[0], f"{origin} (architecture)")
     return said

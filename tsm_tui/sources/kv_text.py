@@ -101,7 +101,7 @@ _SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9}
 _ARG_KEYS = {
     "train_iters": "total_steps", "lr_warmup_iters": "warmup_steps", "lr": "peak_lr",
     "global_batch_size": "batch_size", "seq_length": "seq_len", "clip_grad": "clip",
-    "save_interval": "save_steps", "log_interval": "logging_steps",
+    "save_interval": "save_steps", "log_interval": "logging_steps", "adam_beta2": "beta2", "adam_eps": "eps",
 }
 
 
@@ -611,7 +611,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             key = _ARG_KEYS[m.group(1)]
             val = m.group(2)
             try:
-                self.run_info.setdefault(key, float(val) if key in ("peak_lr", "clip") else int64(float(val)))
+                self.run_info.setdefault(key, float(val) if key in ("peak_lr", "clip", "beta2", "eps") else int64(float(val)))
             except ValueError:
                 pass
             return

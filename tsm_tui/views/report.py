@@ -8,6 +8,7 @@ import os
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.coverage import LABEL, METRICS, coverage, sources
 from tsm_tui.analysis.engine import Analysis, RunFailure
+from tsm_tui.analysis.sweep import also_text, data_order
 from tsm_tui.analysis.live import SPIKE_NEAR  # (the same slack as the live loop's)
 from tsm_tui.core.output import dumps, tag, use_colour  # noqa: F401  (re-exported for callers)
 from tsm_tui.core.record import Status
@@ -201,8 +202,7 @@ def _also_text(a, also: dict | None) -> str:
     names = (also or {}).get((a.check, a.step))
     if not names:
         return ""
-    return (f" Also in {len(names)} other run(s) at this step ({', '.join(names[:3])}"
-            f"{' ...' if len(names) > 3 else ''}): the data at this step, not the optimizer.")
+    return also_text(list(names), a.cause)
 
 
 def _alert_json(a, also: dict | None) -> dict:
@@ -214,18 +214,23 @@ def _alert_json(a, also: dict | None) -> dict:
 
 
 def same_step_spikes(results: list) -> dict:
-    """run -> {(check, step) -> the other runs with a loss spike at that step, give
-    or take SPIKE_NEAR steps}: the same step spiking across a sweep points at the
-    data (every 2024 modded-nanogpt 124M record spikes at steps 919 and 947)."""
+    """run -> {(check, step) -> the other runs of its sweep with a loss spike at that
+    step, give or take SPIKE_NEAR steps}: the same step spiking across a sweep points at
+    the data (every 2024 modded-nanogpt 124M record spikes at steps 919 and 947). Only
+    runs that share their data order are compared (analysis/sweep.py)."""
     onsets: dict[str, set[int]] = {}
+    orders = {}
     for r in results:
         if isinstance(r, Analysis):
             onsets[r.run.name] = {a.step for a in r.monitor.alerts if a.check == "loss_spike" and a.step is not None
                                   and a.severity.value != "info"}
+            orders[r.run.name] = data_order(r.monitor.state.info, next((f.format for f in r.run.files if f.used), None),
+                                            r.run.root)
     out: dict = {}
     for name, steps in onsets.items():
         for s in steps:
-            others = sorted(n for n, o in onsets.items() if n != name and any(abs(s - x) <= SPIKE_NEAR for x in o))
+            others = sorted(n for n, o in onsets.items() if n != name and orders[n].shares_with(orders[name])
+                            and any(abs(s - x) <= SPIKE_NEAR for x in o))
             if others:
                 out.setdefault(name, {})[("loss_spike", s)] = others
     return out

@@ -59,6 +59,10 @@ class CheckpointDetector(Detector):
         or, without them, the gap the plan allows; before the first save is due, a run
         that has none is on plan (the verdict used to flip WARN -> PASS at its first save)."""
         ran = (last or first) - first
+        strategy = (self.state.info.save_strategy or "").lower().rsplit(".", 1)[-1]
+        if strategy == "no":  # HF save_strategy "no": no save is planned (its save_steps=500 plans none)
+            return self._result(Status.WARN, "no checkpoints found, and the config plans none (save_strategy "
+                                             "\"no\"): nothing to roll back to")
         if save:
             if limit and save > limit:
                 return self._result(Status.WARN, f"no checkpoint yet; saves planned every {save} steps: a rollback "
@@ -81,8 +85,11 @@ class CheckpointDetector(Detector):
         last = self.state.last_step or 0
         # of the planned run when the plan is known (a live run at step 10 of 100k), else of the steps seen
         every = checkpoint_every(self.state.info.total_steps or last)
+        how = f"Save a checkpoint every {every} steps or more often, not per epoch"
+        if (self.state.info.save_strategy or "").lower().rsplit(".", 1)[-1] in ("no", "epoch"):
+            how = f"Set save_strategy=\"steps\" and save_steps={every} (or fewer)"
         return [Alert(self.id, Severity.WARNING, last, f"Checkpoints: {res.summary}.",
-                      actions=[f"Save a checkpoint every {every} steps or more often, not per epoch, so a spike "
+                      actions=[f"{how}, so a spike "
                                "can be rolled back to a few hundred steps before its onset (PaLM restarted ~100 "
                                "steps before)."],
                       key="checkpoints")]

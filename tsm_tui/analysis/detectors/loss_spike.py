@@ -73,6 +73,12 @@ GN_SPIKE = 3.0  # grad norm >= 3x its level on the onset step (grad_spike_ratio)
 GN_CLIMB = 1.5  # grad norm above 1.5x its level on the records before the onset (ours)
 SCALE_DROP = 4.0  # loss scale down 4x (two halvings) around the onset: an fp16 overflow (ours)
 SLOW_RECOVERY = 50  # steps: a recovery slower than this points at the optimizer state (ours)
+#: a persistent data fault: the onset looked like bad data and the loss stays up while the
+#: grad norm does not (the median of the grad norms from the DATA_SETTLE-th record after the
+#: onset on is below GN_SPIKE x the level before it: no longer a spike): the model is
+#: stable, what it is fed changed; optimizer-state trouble keeps the grad norm up (ours)
+DATA_SETTLE = 3
+DATA_GN = 8  # grad norms of the incident kept for that test
 CAUSES = {
     "data": "a bad batch",
     "optimizer": "optimizer state",
@@ -84,7 +90,7 @@ CAUSES = {
 class _Incident:
     __slots__ = ("onset", "baseline", "peak", "peak_step", "spike_records", "ok_run", "state", "alert",
                  "records", "high_run", "excursion", "buf", "meds", "cause", "evidence", "lr_jump",
-                 "end", "last_spike", "hist")
+                 "end", "last_spike", "hist", "gn_ref", "gns", "persistent")
 
     def __init__(self, onset: int, baseline: float, value: float) -> None:
         self.onset = onset
@@ -106,6 +112,9 @@ class _Incident:
         self.end: int | None = None  # step of the resolution
         self.last_spike = onset
         self.hist: list[float] = [value]  # the last SUSTAIN_RECORDS values since the onset
+        self.gn_ref: float | None = None  # the grad norm's level before the onset
+        self.gns: list[float] = []  # grad norms since the onset (the first DATA_GN, then the last ones)
+        self.persistent = False  # cause "data": the data changed from the onset on (not one bad batch)
 
     def resolve(self, moot: set) -> None:
         """The conditional rollback of the onset alert is moot once the spike
@@ -469,6 +478,8 @@ class LossSpikeDetector(Detector):
             inc.evidence = f"the fp16 loss scale fell {max(sc_old) / max(min(sc_near), 1e-30):.0f}x alongside"
             return
         gn_old = [c[2] for c in old if c[2] is not None]
+        if len(gn_old) >= 3:
+            inc.gn_ref = _median(gn_old)
         if len(gn_old) >= 3 and now[2] is not None:
             ref = _median(gn_old)
             before = [c[2] for c in near[:-1] if c[2] is not None]
@@ -500,12 +511,35 @@ class LossSpikeDetector(Detector):
         elif took > SLOW_RECOVERY and inc.state == "recovered" and inc.cause != "optimizer":
             inc.cause, inc.evidence = "optimizer", f"a slow recovery ({took} steps)"
 
+    def _data_persists(self, inc: _Incident) -> bool:
+        """The onset looked like bad data (the grad norm spiked on the same step, no climb
+        before) and since then the grad norm is back at its level while the loss stays up:
+        not the optimizer (its trouble keeps the grad norm up), the data from that step on."""
+        g = inc.gns[DATA_SETTLE - 1:] if len(inc.gns) >= DATA_SETTLE + 1 else []
+        if inc.cause != "data" or not inc.gn_ref or len(g) < 2:
+            return False
+        level = _median(g)
+        if level >= GN_SPIKE * inc.gn_ref:
+            return False
+        inc.persistent = True
+        inc.evidence = (f"the grad norm spiked with the loss at step {inc.onset} and is back near its level "
+                        f"({fmt(level)} vs {fmt(inc.gn_ref)} before) while the loss stays up: the model is stable, "
+                        f"the data changed")
+        if inc.alert is not None and inc.alert.key and inc.alert.key not in self.cause_moot:
+            self.cause_moot.add(inc.alert.key)  # "skip the batch at step N" is not the remedy: the data from N on
+            self._revised.append(inc.alert.key)
+        return True
+
     def _not_data(self, inc: _Incident, why: str) -> None:
         """Revise a "bad batch" cause that the incident's course contradicts: a bad batch
         spikes for a step or two and recovers. What is left is the optimizer state, or an
         LR change the log cannot show. The onset alert is not changed; its "skip the
-        batch" action is left out of the report's view (``view``)."""
-        lr_logged = any(c[1] is not None for c in self._ctx)
+        batch" action is left out of the report's view (``view``). A data fault that
+        persists (``_data_persists``) stays a data fault."""
+        if self._data_persists(inc):
+            return
+        # the LR of any record (a Lightning CSV logs it on rows of its own, without a loss)
+        lr_logged = any(c[1] is not None for c in self._ctx) or self.state.last_lr is not None
         inc.cause = "optimizer"
         inc.evidence = why + ("" if lr_logged else "; the LR is not logged, so an LR change cannot be ruled out")
         if inc.alert is not None and inc.alert.key and inc.alert.key not in self.cause_moot:
@@ -516,7 +550,7 @@ class LossSpikeDetector(Detector):
     def _cause_text(inc: _Incident) -> str:
         if not inc.cause:
             return ""
-        return f"Likely cause: {CAUSES[inc.cause]} ({inc.evidence})."
+        return f"Likely cause: {_cause_name(inc)} ({inc.evidence})."
 
     def _cause_actions(self, inc: _Incident, step: int) -> list[str]:
         c = inc.cause
@@ -527,18 +561,37 @@ class LossSpikeDetector(Detector):
         if c == "fp16":
             return [advice.bf16()]
         if c == "optimizer":
-            return ["Lower the LR and Adam's beta2 (0.95) and epsilon (1e-8): spikes from Adam's second-moment "
-                    "estimates follow the grad norm (Molybog et al. 2023); skip the batches of the spike on restart."]
+            return [advice.optimizer_state(self.state)]
+        if c == "data" and inc.persistent:
+            return [f"Inspect the batches from step {inc.onset} on (the data loader, the shard or file read from "
+                    "there, the tokenizer): the loss stays up on a stable model, so the data changed; fix it "
+                    "before anything else."]
         if c == "data":
             return [f"{SKIP_BATCH} at step {step}: a one-step spike with the grad norm points at "
                     "bad data, not at the model."]
         return []
+
+    def _actions(self, inc: _Incident, onset: int, what: str = "the spike") -> list[str]:
+        """The critical alerts' actions, the best-supported cause's first: a persistent
+        data fault's own action leads (a rollback replays the same data) and the
+        optimizer's remedies come last, for the case the data is clean."""
+        cause = self._cause_actions(inc, onset)
+        opt = [advice.lower_lr(self.state, peak=self._sched.peak), advice.clip(self.state)]
+        if inc.cause == "data" and inc.persistent:
+            return [*cause, advice.rollback(self.state, onset, what),
+                    *(f"If the data is clean: {a[0].lower()}{a[1:]}" for a in opt)]
+        if inc.cause == "lr" and inc.lr_jump:  # the schedule was fine before the jump: restoring it is the fix
+            opt = opt[1:]
+        return [advice.rollback(self.state, onset, what), *cause, *opt]
 
     # -- tracking an open incident -----------------------------------------------
     def _track(self, inc: _Incident, rec: StepRecord, x: float, spiking: bool) -> list[Alert]:
         out: list[Alert] = []
         base = inc.baseline
         if rec.step != inc.onset:
+            g = _num(rec.grad_norm)
+            if g is not None:
+                inc.gns = (inc.gns + [g])[-DATA_GN:]
             inc.records += 1
             inc.high_run = inc.high_run + 1 if base > 0 and x > SUSTAIN_FACTOR * base else 0
             inc.hist = (inc.hist + [x])[-SUSTAIN_RECORDS:]
@@ -611,12 +664,7 @@ class LossSpikeDetector(Detector):
             f"divergence in progress (llm-foundry's KillLossSpike stops the run here).{cause}",
             value=x,
             baseline=inc.baseline,
-            actions=[
-                advice.rollback(self.state, inc.onset),
-                *self._cause_actions(inc, inc.onset),
-                advice.lower_lr(self.state, peak=self._sched.peak),
-                advice.clip(self.state),
-            ],
+            actions=self._actions(inc, inc.onset),
             key=f"loss_spike_excursion:{inc.onset}",
             cause=inc.cause,
         )
@@ -666,12 +714,7 @@ class LossSpikeDetector(Detector):
                 msg,
                 value=x if damaged is None else damaged,
                 baseline=b,
-                actions=[
-                    advice.rollback(self.state, inc.onset),
-                    *self._cause_actions(inc, inc.onset),
-                    advice.lower_lr(self.state, peak=self._sched.peak),
-                    advice.clip(self.state),
-                ],
+                actions=self._actions(inc, inc.onset),
                 key=f"loss_spike_fail:{inc.onset}",
                 cause=inc.cause,
             )
@@ -802,7 +845,7 @@ class LossSpikeDetector(Detector):
             kind = {"diverged": "turned into divergence", "failed": "did not recover",
                     "damaged": "did not recover: lasting damage", "open": "is a sustained excursion"}[i.state]
             more = f" ({len(bad) - 1} more)" if len(bad) > 1 else ""
-            why = f"; likely {CAUSES[i.cause]}" if i.cause else ""
+            why = f"; likely {_cause_name(i)}" if i.cause else ""
             return self._result(Status.FAIL, f"spike {self._incident_text(i)} {kind}{more}{why}")
         if self._diverged_at is not None:
             return self._result(Status.FAIL, f"loss diverging since step {self._best_step}")
@@ -813,7 +856,7 @@ class LossSpikeDetector(Detector):
             txt = ", ".join(str(i.onset) for i in shown)
             if n_inc > 4:
                 txt = f"{txt} (largest; +{n_inc - 3} more)"
-            causes = sorted({CAUSES[i.cause] for i in self.incidents if i.cause})
+            causes = sorted({_cause_name(i) for i in self.incidents if i.cause})
             why = f"; likely {', '.join(causes)}" if causes else ""
             open_ = [i for i in self.incidents if i.state == "open"]
             done = n_inc - len(open_)
@@ -828,6 +871,12 @@ class LossSpikeDetector(Detector):
                 state += f" (after a sustained excursion at step {sustained[0].onset})"
             return self._result(Status.WARN, f"{n_inc} spike(s) at step {txt}, {state}{why}")
         return self._result(Status.PASS, f"no spikes in {self.n} loss values")
+
+def _cause_name(inc: _Incident) -> str:
+    if inc.cause == "data" and inc.persistent:
+        return f"a data fault from step {inc.onset} on"
+    return CAUSES[inc.cause]
+
 
 def _num(v) -> float | None:
     return v if v is not None and v == v else None

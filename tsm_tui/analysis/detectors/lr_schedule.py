@@ -22,6 +22,10 @@ JUMP_FACTOR = 1.5  # LR above 1.5x the warm-up peak later on: a jump, not a sche
 #: a jump this few LR records after a resume is the resume's (a scheduler state not
 #: restored shows at the first records of the new segment); later, it is not (ours)
 RESUME_NEAR = 20
+#: an LR held at lr_fail_factor (10x) the schedule's peak or more for this many records in a
+#: row after a jump is no blip: the run trains at an LR it was never planned for (FAIL; ours,
+#: the 20 records of ZERO_RECORDS; 10x: the size reference's FAIL line)
+JUMP_FAIL_RECORDS = 20
 NO_WARMUP_RECORDS = 20  # records at the first LR before we call it "no warm-up"
 ZERO_RECORDS = 20  # (ours) LR == 0 for this many records ...
 ZERO_FRAC = 0.05  # ... and for 5% of the steps so far
@@ -46,6 +50,9 @@ class LRScheduleDetector(Detector):
         self._hold = 0
         self.ramp_peak = 0.0
         self.jump_at: int | None = None
+        self._over = 0  # records in a row at >= lr_fail_factor x the schedule's peak (after a jump)
+        self._over_from: int | None = None
+        self.jump_failed: tuple[int, int, float] | None = None  # (since, records, highest LR) when FAIL
         self._zero_run = 0
         self._zero_from: int | None = None
         self.zero_at: int | None = None
@@ -113,6 +120,8 @@ class LRScheduleDetector(Detector):
                 value=lr, baseline=self.ramp_peak,
                 actions=[fix, advice.rollback(self.state, rec.step, "the LR jump")],
                 key="lr_jump"))
+        if self.jump_at and not self.jump_failed:
+            out += self._check_jump_held(rec, lr)
         self._prev_lr = lr
         out += self._check_no_warmup(rec)
         out += self._check_peak(rec)
@@ -172,6 +181,12 @@ class LRScheduleDetector(Detector):
                 flag |= self._zero_screen(v, steps, zero)
             if not self.jump_at:
                 flag |= v > self.ramp_peak * JUMP_FACTOR
+            elif not self.jump_failed:  # the rows that count towards (or reset) a held jump
+                hi = v >= self.s.lr_fail_factor * self.ramp_peak
+                after = np.empty_like(hi)
+                after[0] = self._over > 0
+                after[1:] = hi[:-1]
+                flag |= hi | (~hi & after)
         runmax = None
         thr = self._peak_threshold()
         if thr is not None or not self.ramp_done:
@@ -265,6 +280,29 @@ class LRScheduleDetector(Detector):
                 break
             ps, pl, j = int(steps[k]), float(lrs[k]), k + 1
         self.peak_step, self._peak_step_lr = ps, pl
+
+    def _check_jump_held(self, rec, lr) -> list[Alert]:
+        line = self.s.lr_fail_factor * self.ramp_peak
+        if lr < line or self.ramp_peak <= 0:
+            self._over, self._over_from = 0, None
+            return []
+        if self._over == 0:
+            self._over_from = rec.step
+        self._over += 1
+        if self._over < JUMP_FAIL_RECORDS:
+            return []
+        self.jump_failed = (self._over_from, self._over, self.max_lr)
+        r_now, r_max = lr / self.ramp_peak, self.max_lr / self.ramp_peak
+        return [Alert(
+            self.id, Severity.CRITICAL, rec.step,
+            f"LR held at {r_now:.0f}x the schedule's peak {fmt(self.ramp_peak)} for {self._over} records since step "
+            f"{self._over_from} (up to {r_max:.0f}x, {fmt(self.max_lr)}): the run is training at an LR it was not "
+            "planned for; a loss that comes back under it is luck, not a schedule.",
+            value=lr, baseline=self.ramp_peak,
+            actions=[f"Restore the LR schedule (peak {fmt(self.ramp_peak)}): find what set the LR at step {self.jump_at} "
+                     "(a config change, an LR set by hand, a scheduler state not restored).",
+                     advice.rollback(self.state, self.jump_at, "the LR jump")],
+            key="lr_jump_held")]
 
     # -- warm-up -----------------------------------------------------------------
     def _starts_at_beginning(self) -> bool:
@@ -382,6 +420,7 @@ class LRScheduleDetector(Detector):
 
     def on_resume(self, step: int) -> None:
         self._zero_run = 0
+        self._over, self._over_from = 0, None
         self._prev_lr = -1.0
         self._since_resume = 0
 
@@ -502,6 +541,10 @@ class LRScheduleDetector(Detector):
         if self.jump_at is not None:
             status = max(status, Status.WARN, key=lambda s: s.rank)
             parts.append(f"LR jumped {self.max_lr / self.ramp_peak:.0f}x to {fmt(self.max_lr)} at step {self.jump_at}")
+        if self.jump_failed is not None:
+            since, n, _ = self.jump_failed
+            status = Status.FAIL
+            parts[-1] += f", held >= {self.s.lr_fail_factor:g}x the schedule's peak from step {since} ({n}+ records)"
         if self.zero_at is not None and not (total and self.zero_at >= ZERO_END * total):
             status = max(status, Status.WARN, key=lambda s: s.rank)
             parts.append(f"LR 0 from step {self.zero_at}")
