@@ -12,7 +12,7 @@ import numpy as np
 from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.core.numbers import fmt
-from tsm_tui.analysis.detectors.references import lr_reference
+from tsm_tui.analysis.detectors.references import gpt3_lr_fit, lr_reference
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
 PEAK_TOL = 0.98  # LR within 2% of its max counts as "at peak"
@@ -333,16 +333,27 @@ class LRScheduleDetector(Detector):
         if self.no_warmup_alerted or self.n < NO_WARMUP_RECORDS or self.has_warmup() is not False:
             return []
         self.no_warmup_alerted = True
+        acts, high = [advice.warmup(self.state)], ""
+        p = self.state.info.params
+        if p:  # how high the LR it starts at is: the size reference, extrapolated below its range if need be
+            ref = self._lr_ref() or (gpt3_lr_fit(p), "the GPT-3 Table 2.1 fit extrapolated to this size")
+            r = self.max_lr / ref[0]
+            if r > self.s.lr_warn_factor:
+                high = f" It starts {r:.0f}x above {fmt(ref[0])} ({ref[1]}, {fmt(p)} parameters)."
+                acts.append(f"Lower the LR from {fmt(self.max_lr)} towards {fmt(ref[0] * 2)} (at most 2x {ref[1]}): "
+                            "without a warm-up the first updates are taken at the full LR.")
+        if self.state.info.clip is None or self.state.info.clip <= 0:
+            acts.append(advice.clip(self.state))  # nothing bounds those first updates either
         return [
             Alert(
                 self.id,
                 Severity.WARNING,
                 rec.step,
                 f"No LR warm-up: the LR starts at its peak {fmt(self.max_lr)} at step {self.first_step}. "
-                "Warm-up is mandatory: early Adam updates are large and can destabilise the run.",
+                f"Warm-up is mandatory: early Adam updates are large and can destabilise the run.{high}",
                 value=self.first_lr,
                 baseline=self.max_lr,
-                actions=[advice.warmup(self.state)],
+                actions=acts,
                 key="no_warmup",
             )
         ]
