@@ -135,6 +135,7 @@ SHOTS = [
     ("spike-alert", "DEMO", "tsm-watch --demo", (160, 48), "loss_spike", ()),
     ("divergence-rollback", "sample_runs/nan_divergence", "sample_runs/nan_divergence", (160, 48), "nonfinite", ()),
     ("spike-80x24", "DEMO", "tsm-watch --demo", (80, 24), None, ()),
+    ("fail-80x24", "sample_runs/spike_no_recover", "sample_runs/spike_no_recover", (80, 24), None, ()),
     ("runs", "sample_runs", "sample_runs", (120, 24), None, ()),
     ("runs-80x24", "SWEEP50", "sweep/", (80, 24), None, ()),
 ]

@@ -56,6 +56,10 @@ def test_check_reasons_lead_with_their_step():
     assert step_first("no spikes in 96 loss values") == "no spikes in 96 loss values"
     assert step_first("flat for 480 steps since step 520 at ~2.173") == \
         "step 520: flat for 480 steps since step 520 at ~2.173"
+    # a step in a later clause, or in a name, is not the reason's
+    assert step_first("above 1 in up to 98% of steps; 2 spike(s) at step 500 (18.5x)") == \
+        "above 1 in up to 98% of steps; 2 spike(s) at step 500 (18.5x)"
+    assert step_first("3 checkpoint(s), newest step_1500.pt (step 1500)").startswith("3 checkpoint")
     assert step_first("spike at step 905 (peak 4217 at step 1020) turned into divergence") == \
         "step 905: spike (peak 4217 at step 1020) turned into divergence"
     # a list of steps keeps its phrase

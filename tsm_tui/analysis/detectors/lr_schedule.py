@@ -551,11 +551,11 @@ class LRScheduleDetector(Detector):
             parts.append(f"peak {fmt(self.max_lr)}")
         if self.jump_at is not None:
             status = max(status, Status.WARN, key=lambda s: s.rank)
-            parts.append(f"LR jumped {self.max_lr / self.ramp_peak:.0f}x to {fmt(self.max_lr)} at step {self.jump_at}")
-        if self.jump_failed is not None:
-            since, n, _ = self.jump_failed
-            status = Status.FAIL
-            parts[-1] += f", held >= {self.s.lr_fail_factor:g}x the schedule's peak from step {since} ({n}+ records)"
+            jump = f"LR jumped {self.max_lr / self.ramp_peak:.0f}x to {fmt(self.max_lr)} at step {self.jump_at}"
+            if self.jump_failed is not None:
+                status = Status.FAIL
+                jump += f", held >= {self.s.lr_fail_factor:g}x the schedule's peak for {self.jump_failed[1]}+ records"
+            parts.insert(0, jump)  # the reason for the verdict first (a narrow pane shows the start of the line)
         if self.zero_at is not None and not (total and self.zero_at >= ZERO_END * total):
             status = max(status, Status.WARN, key=lambda s: s.rank)
             parts.append(f"LR 0 from step {self.zero_at}")

@@ -80,8 +80,10 @@ RESCAN_SAFETY = 30.0  # s between two walks of the tree when inotify reports new
 RESCAN_COST_FACTOR = 50  # a walk that takes t seconds waits at least 50 t for the next one (<= 2% of a core)
 TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".part", ".partial", ".lock", "~")
 BUSY_GAP = 0.1  # s between two event-driven passes while writes come faster than one per
-#                 BUSY_GAP / 2: a job logging 100 lines/s costs 10 passes/s, not one per write;
-#                 a write after a quiet spell of 50 ms or more is read at once (ours)
+#                 BUSY_GAP on average: a job logging 100 lines/s costs 10 passes/s, not one per write
+BUSY_BURST = 4  # ... but up to this many passes in a row are made at once (a token bucket refilled
+#                 at one pass per BUSY_GAP): the line after a tqdm redraw or a TensorBoard flush
+#                 is read at once, not 50-100 ms later (issue 31 §9; ours)
 CHANGE_SETTLE = 0.05  # s a pass waits for the rest of a group of config / checkpoint writes (ours)
 QUIET_AFTER = 60.0  # s without new bytes in any followed file: the run is quiet ...
 QUIET_SAFETY = 5.0  # s ... and the stat pass (the net under inotify) runs this often, not every second
@@ -125,6 +127,7 @@ class Tailer(Feed):
         self._last_scan = -1e9
         self._scan_cost = 0.0
         self._passed = 0.0
+        self._tokens, self._tokens_at = float(BUSY_BURST), 0.0  # passes that may be made at once (_busy_gap)
         self._more = False  # the last pass stopped reading at the queue's bound: pass again at once
         self._handover = False  # at caught_up the thread ends and ``inline`` is set (Feed.inline)
         self._pump_lock = threading.RLock()
@@ -261,9 +264,14 @@ class Tailer(Feed):
         passes spaced out (one pass reads them all). Slower writes get a pass each at
         once: no timed sleep, whose wake-up costs more than the pass (a line written in
         pieces waits as a partial line for its rest, whose own event wakes us)."""
-        gap = self._passed + BUSY_GAP - time.monotonic()
-        if gap > BUSY_GAP / 2:
-            self._stop.wait(gap)
+        now = time.monotonic()
+        self._tokens = min(BUSY_BURST, self._tokens + (now - self._tokens_at) / BUSY_GAP)
+        self._tokens_at = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return
+        self._stop.wait((1.0 - self._tokens) * BUSY_GAP)
+        self._tokens, self._tokens_at = 0.0, time.monotonic()
 
     # -- inline: the consumer's thread makes the passes once the history is read ----------
     def start(self, handover: bool = False) -> None:

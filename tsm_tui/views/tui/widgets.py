@@ -120,16 +120,18 @@ class CheckRow(Horizontal):
             self.tooltip = Content(f"{res.title}: {safe(res.summary, 1000)}")
 
 
-_STEP = re.compile(r"\bsteps? (\d[\d,]*)")
+_STEP = re.compile(r"\b(?:at|since|from) steps? (\d[\d,]*)")
 
 
 def step_first(summary: str) -> str:
-    """A reason that names a step, led by it: ``step 905: spike (peak 4217 at step 1020) …``
-    (a narrow pane cuts the end of the line, where the step usually is). The phrase
-    "at step N" it came from is dropped when nothing else hangs on it (a list of
-    steps "at step 500, 900" keeps it)."""
-    m = _STEP.search(summary)
-    if m is None or m.start() == 0:
+    """A reason whose first clause says when it happened, led by that step: ``step 905:
+    spike (peak 4217 at step 1020) …`` (a narrow pane cuts the end of the line, where the
+    step usually is). The phrase "at step N" it came from is dropped when nothing else
+    hangs on it (a list of steps "at step 500, 900" keeps it); a step in a later clause
+    or in a name ("newest step_1500.pt (step 1500)") is not the reason's."""
+    first = summary.split(";", 1)[0]
+    m = _STEP.search(first)
+    if m is None:
         return summary
     step = m.group(1).rstrip(",")
     rest = re.sub(rf"\s+at step {re.escape(step)}\b(?!,\s*\d)", "", summary, count=1)
