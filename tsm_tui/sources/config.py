@@ -176,6 +176,9 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
                 continue  # HF writes max_steps=-1 for an epoch-based run
             info.set(field, val, origin)
             break
+    if info.clip is None and any(n in flat and flat[n] is None for n in _ALIASES["clip"]):
+        # max_grad_norm: null / gradient_clip_val: null written out: the run does not clip
+        info.set("clip", 0.0, origin)
     if info.beta2 is None:  # torch's betas=(0.9, 0.95) (a list: not read above)
         for n in ("betas", "adam_betas", "optimizer.betas", "optim.betas"):
             b = flat.get(n)

@@ -342,8 +342,8 @@ class LRScheduleDetector(Detector):
                 high = f" It starts {r:.0f}x above {fmt(ref[0])} ({ref[1]}, {fmt(p)} parameters)."
                 acts.append(f"Lower the LR from {fmt(self.max_lr)} towards {fmt(ref[0] * 2)} (at most 2x {ref[1]}): "
                             "without a warm-up the first updates are taken at the full LR.")
-        if self.state.info.clip is None or self.state.info.clip <= 0:
-            acts.append(advice.clip(self.state))  # nothing bounds those first updates either
+        if self.state.info.clip is not None and self.state.info.clip <= 0:
+            acts.append(advice.clip(self.state))  # the run does not clip: nothing bounds those first updates
         return [
             Alert(
                 self.id,
