@@ -348,8 +348,9 @@ class Monitor:
         for a in relevant:
             for act in a.actions:
                 # one action of each kind: the most urgent rollback, not one per
-                # spike (kind = the first words, numbers and paths blanked)
-                shape = " ".join(_NUMBERS.sub("#", act).split()[:4])
+                # spike (kind = the first words, numbers and paths blanked, punctuation
+                # dropped: "Restore the LR schedule:" and "... schedule (peak" are one kind)
+                shape = " ".join(w.strip(".,:;()") for w in _NUMBERS.sub("#", act).split()[:4])
                 if shape not in seen:
                     seen.add(shape)
                     out.append(act)
