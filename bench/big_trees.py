@@ -20,7 +20,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.environ.get("TSM_BENCH_DIR", "/tmp/tsm-big-trees")

@@ -364,7 +364,7 @@ def main(argv=None):
         results = list(ex.map(one, plan))
 
     by_set = {}
-    for (set_name, name, lab, _), r in zip(plan, results):
+    for (set_name, _name, lab, _), r in zip(plan, results):
         by_set.setdefault(set_name, []).append((r, lab))
     report = {"cmd": cmd, "shared": shared, "sets": {}, "logs": results}
     for set_name in notes:

@@ -125,13 +125,13 @@ def run(name: str, trials: int, rate: float) -> list[float]:
             w.step(step, healthy(step)[0], False)
             time.sleep(period)
         step += 1
-        old = {id(o) for _, o in p.lines}  # the alert must be a new one
+        old = {id(obj) for _, obj in p.lines}  # the alert must be a new one
         w.step(step, healthy(step)[0] * 4, True)
         t0 = time.monotonic()
         done = threading.Event()
         got: list = []
 
-        def waiter(old=old):
+        def waiter(old=old, got=got, done=done):
             got.append(p.wait(lambda o: o.get("event") == "alert" and o.get("check") == "loss_spike"
                               and o.get("severity") == "warning" and id(o) not in old, 10))
             done.set()

@@ -20,7 +20,6 @@ import json
 import math
 import os
 import platform
-import random
 import shutil
 import statistics
 import subprocess

@@ -103,7 +103,7 @@ def test_jsonl_variants(tmp_path):
     rng = random.Random(5)
     out = []
     step = 0
-    for block in range(200):
+    for _block in range(200):
         kind = rng.randint(0, 14)
         for _ in range(rng.randint(1, 60)):
             step += 1

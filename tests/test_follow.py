@@ -37,8 +37,8 @@ class Follow:
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=ROOT)
         self.out: list[str] = []
         self.err: list[str] = []
-        self._t = [threading.Thread(target=self._pump, args=(s, l), daemon=True)
-                   for s, l in ((self.p.stdout, self.out), (self.p.stderr, self.err))]
+        self._t = [threading.Thread(target=self._pump, args=(s, lines), daemon=True)
+                   for s, lines in ((self.p.stdout, self.out), (self.p.stderr, self.err))]
         for t in self._t:
             t.start()
 

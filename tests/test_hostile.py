@@ -167,7 +167,7 @@ def test_the_text_tap_is_linear_on_hostile_lines():
             tap = TextTap("x")
             if in_tb:
                 tap.line("Traceback (most recent call last):")
-            t = _timed(lambda: tap.line(line))
+            t = _timed(lambda tap=tap, line=line: tap.line(line))
             if t > BOUND:
                 slow.append(f"{name} ({'in' if in_tb else 'outside'} a traceback): {t:.1f} s")
     assert not slow, slow
@@ -182,7 +182,7 @@ def test_multi_line_contexts_are_linear(ctx):
     slow = []
     for cls in (KeyValueTextReader, HFStdoutReader):
         for name, line in SHAPES.items():
-            def run():
+            def run(cls=cls, line=line):
                 r = cls("run/train.log")
                 for pre in CONTEXTS[ctx]:
                     r.feed(pre)

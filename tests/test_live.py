@@ -11,7 +11,6 @@ import sys
 import time
 
 import numpy as np
-import pytest
 
 
 from livefiles import append, curve, hf_stdout_line, replace, tb_records, trainer_state

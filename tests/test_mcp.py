@@ -182,7 +182,7 @@ def test_series_keeps_the_spike():
     col = next(p for p in pts if p[0] <= peak_step <= p[1])
     assert col[3] == pytest.approx(peak)  # the spike is the bucket's max, never averaged away
     assert d["max"] == pytest.approx(peak) and d["count"] == len(vals)
-    for lo, hi, mn, mx, last, bad in pts:
+    for lo, hi, mn, mx, _last, bad in pts:
         inside = [v for s, v in vals if lo <= s <= hi]
         assert mn == pytest.approx(min(inside)) and mx == pytest.approx(max(inside)) and bad == 0
     win = _ok(_call("series", {"path": SPIKE, "metric": "loss", "start": 900, "end": 1000, "points": 1000}))

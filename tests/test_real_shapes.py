@@ -17,7 +17,6 @@ import pytest
 
 from tsm_tui.analysis.session import Session
 from tsm_tui.cli import main
-from tsm_tui.core.frame import expand
 from tsm_tui.sources import registry
 from tsm_tui.sources.head import HOLE
 

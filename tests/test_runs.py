@@ -10,7 +10,6 @@ import os
 import time
 from pathlib import Path
 
-import pytest
 
 from livefiles import append, curve, tb_records, trainer_state
 from test_follow import Follow
@@ -144,6 +143,7 @@ def test_sweep_of_six_runs_and_same_step_spikes(tmp_path, capsys):
     spike = next(a for a in d["runs"][0]["alerts"] if a["check"] == "loss_spike" and a["step"] == 250)
     assert sorted(spike["also_in_runs"]) == ["lr_1", "lr_2", "lr_3"]
     assert d["critical"] == sum(r["critical"] for r in d["runs"])
+    assert code == (1 if d["critical"] else 0)  # exit 1 when a run has a critical alert
     main([str(tmp_path), "--report"])
     text = capsys.readouterr().out
     assert text.startswith("=== Runs: 6 in ")

@@ -8,7 +8,6 @@ import json
 import math
 import os
 
-import pytest
 
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.cli import main

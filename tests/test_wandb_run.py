@@ -217,7 +217,7 @@ def test_truncated_end_is_counted_and_a_live_cut_is_waited_for():
     r = WandbRunReader("x/run-abc.wandb")
     out = []
     i = 0
-    for k, cut in enumerate([1, 6, 7, 8, 500, 3, 32761, 2, 40000]):
+    for cut in [1, 6, 7, 8, 500, 3, 32761, 2, 40000]:
         out += r.feed_bytes(data[i:i + cut])
         i += cut
     out += r.feed_bytes(data[i:])

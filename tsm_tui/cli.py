@@ -42,7 +42,7 @@ def size(text: str) -> float:
     try:
         v = float(t) * mult
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r} (e.g. 125M, 7B, 1.3e9)")
+        raise argparse.ArgumentTypeError(f"not a number: {text!r} (e.g. 125M, 7B, 1.3e9)") from None
     if not 0 < v < float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive finite number: {text!r}")
     return v
@@ -53,7 +53,7 @@ def positive_int(text: str) -> int:
         f = float(text)
         v = int(f)
     except (ValueError, OverflowError):
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}")
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
     if v <= 0 or v >= 1 << 62:
         raise argparse.ArgumentTypeError(f"must be a positive integer below 2^62: {text!r}")
     return v
@@ -63,7 +63,7 @@ def nonneg_int(text: str) -> int:
     try:
         v = int(float(text))
     except (ValueError, OverflowError):
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}")
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
     if v < 0 or v >= 1 << 62:
         raise argparse.ArgumentTypeError(f"must be a non-negative integer below 2^62: {text!r}")
     return v
@@ -73,7 +73,7 @@ def port(text: str) -> int:
     try:
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}")
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
     if not 0 <= v <= 65535:
         raise argparse.ArgumentTypeError(f"must be a port number 0-65535 (0: any free port): {text!r}")
     return v
@@ -99,7 +99,7 @@ def nonneg_float(text: str) -> float:
     try:
         v = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}")
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not 0 <= v < float("inf"):
         raise argparse.ArgumentTypeError(f"must be a non-negative finite number: {text!r}")
     return v
@@ -109,7 +109,7 @@ def positive_float(text: str) -> float:
     try:
         v = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}")
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not 0 < v < float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive finite number: {text!r}")
     return v

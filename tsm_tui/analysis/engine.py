@@ -88,7 +88,7 @@ def _candidates(path: str) -> list[str]:
         try:
             found = registry.candidate_files(path)
         except OSError as e:
-            raise InputError(f"cannot read directory {path}: {e.strerror or e}")
+            raise InputError(f"cannot read directory {path}: {e.strerror or e}") from None
         if len(found) >= registry.MAX_FILES:
             print(message(f"tsm-watch: {registry.LIMIT_NOTE.format(n=registry.MAX_FILES, path=path)}"),
                   file=sys.stderr)

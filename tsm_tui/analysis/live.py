@@ -368,7 +368,7 @@ class LiveLoop:
             out = list(self._queue)
             self._queue.clear()
             return out
-        out: list[Batch] = []
+        out = []
         left = budget
         while self._queue and left > 0:
             b = self._queue[0]

@@ -291,7 +291,7 @@ class Monitor:
         self.detectors = []
         self._active = []
         self._by_key = {}
-        self.alerts = list(self.alerts)  # type: ignore[assignment]  (no alert is stored any more)
+        self.alerts = list(self.alerts)  # type: ignore[assignment]  # (no alert is stored any more)
         self.launches.release()
 
     # ------------------------------------------------------------------ views

@@ -15,6 +15,8 @@ it was when row ``i`` was fed, so a detector can drop to its per-record
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tsm_tui.core.record import StepRecord
@@ -59,9 +61,9 @@ class Frame:
     def record(self, i: int) -> StepRecord:
         """Row ``i`` as the StepRecord the per-line reader would have built."""
         # (``item`` gives the Python number without a numpy scalar in between)
-        rec = StepRecord(self.step.item(i), source=self.source,
-                         **{k: int(col.item(i)) if k in INT_FIELDS else float(col.item(i))
-                            for k, col in self.cols.items()})
+        vals: dict[str, Any] = {k: int(col.item(i)) if k in INT_FIELDS else float(col.item(i))
+                                for k, col in self.cols.items()}
+        rec = StepRecord(self.step.item(i), source=self.source, **vals)
         if self.extra:
             rec.extra = {k: float(col.item(i)) for k, col in self.extra.items()}
         return rec
@@ -77,6 +79,7 @@ class Frame:
         """Set the shared RunState to row ``i``'s view and return the row's record: one
         record object per row for every detector, as the per-record path feeds them."""
         fs = self._state
+        assert fs is not None, "Frame.at before the frame was bound to a RunState"
         fs.sync(i)
         rec = fs.recs.get(i)
         if rec is None:
@@ -86,7 +89,9 @@ class Frame:
         return rec
 
     def sync(self, i: int) -> None:
-        self._state.sync(i)
+        fs = self._state
+        assert fs is not None, "Frame.sync before the frame was bound to a RunState"
+        fs.sync(i)
 
 
 MIN_RUN = 16  # records of one shape worth a Frame
@@ -143,7 +148,8 @@ def frame_from_records(recs: list[StepRecord]) -> Frame | None:
         return None
     cols = {f: np.array([getattr(r, f) for r in recs], dtype=np.int64 if f in INT_FIELDS else np.float64)
             for f in present}
-    extra = {k: np.array([r.extra[k] for r in recs], dtype=np.float64) for k in xkeys}
+    # (no key in xkeys when the records have no extra)
+    extra = {k: np.array([r.extra[k] for r in recs], dtype=np.float64) for k in xkeys}  # type: ignore[index]
     return Frame(np.array([r.step for r in recs], dtype=np.int64), cols, extra, r0.source)
 
 
@@ -163,7 +169,7 @@ class FrameState:
         self.last = np.maximum(cm, last0) if last0 is not None else cm
         lr = fr.get("lr")
         self.has_lr = lr is not None
-        if self.has_lr:
+        if lr is not None:
             ok = lr == lr  # not NaN (Inf counts, as in Monitor.feed)
             idx = np.arange(n)
             self.last_lr_idx = np.maximum.accumulate(np.where(ok, idx, -1))

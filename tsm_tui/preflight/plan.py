@@ -147,7 +147,7 @@ def read_plan(path: str, extra_config: str | None = None) -> Plan:
         try:
             names = sorted(os.listdir(path))
         except OSError as e:
-            raise ConfigError(None, f"cannot read directory {path}: {e.strerror or e}")
+            raise ConfigError(None, f"cannot read directory {path}: {e.strerror or e}") from None
         files = [os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))]
         # training configs first (their values win), the model's config.json last
         files.sort(key=lambda p: (os.path.basename(p) == "config.json", os.path.basename(p)))
@@ -187,7 +187,7 @@ def read_plan(path: str, extra_config: str | None = None) -> Plan:
     for p, m, kind in training:
         apply_plan(plan, m, os.path.basename(p), kind)
         plan.files.append(p)
-    for p, m, kind in models:
+    for p, m, _kind in models:
         apply_model_config(plan, m, os.path.basename(p))
         plan.files.append(p)
     return plan

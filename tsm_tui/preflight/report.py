@@ -24,7 +24,7 @@ def plan_from(opts: Options) -> Plan:
     try:
         plan = read_plan(path or config, extra_config=config if path else None)
     except ConfigError as e:
-        raise InputError(str(e))
+        raise InputError(str(e)) from None
     for name in ("total_steps", "warmup_steps", "params", "batch_tokens", "peak_lr"):
         v = getattr(opts.info, name) if name in opts.info.origin else None
         if v is not None:

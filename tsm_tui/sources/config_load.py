@@ -95,7 +95,7 @@ def read_config_file(path: str, named: bool = False) -> tuple[dict | None, str]:
                                         "config may have")
             raw = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as e:
-        raise ConfigError(path, f"cannot read: {e.strerror or e}", unreadable=True)
+        raise ConfigError(path, f"cannot read: {e.strerror or e}", unreadable=True) from None
     if len(raw) > MAX_CONFIG_BYTES:  # grew while it was read
         if not structured and not named:
             return None, ""

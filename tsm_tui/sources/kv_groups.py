@@ -208,7 +208,7 @@ class LineGroups:
         rest = toks[len(cols)] if len(toks) > len(cols) else ""
         if rest:
             last = None
-            for last in _BAR_COUNT.finditer(rest):  # (the bar's count is the last "n/total")
+            for last in _BAR_COUNT.finditer(rest):  # noqa: B007  (the bar's count is the last "n/total")
                 pass
             if last is None or last.group(1) != last.group(2):
                 return []  # a bar still running: its values are running means

@@ -256,7 +256,7 @@ def deep_sniff(path: str, start: int, stop: int = DEEP_BYTES) -> tuple[type[Line
     (>= 0.7: a named format, or five generic hits). Returns (reader, score, offset reached)."""
     best, score, reached = None, 0.0, start
     cands: list[str] = []
-    for lines, reached in deep_lines(path, start, stop):
+    for lines, reached in deep_lines(path, start, stop):  # noqa: B007  (read after the loop)
         if not lines:
             continue
         cands += lines

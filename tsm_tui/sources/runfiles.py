@@ -29,7 +29,7 @@ def apply_config_file(info: RunInfo, config: str) -> tuple[bool, list[str]]:
         m, _kind = read_config_file(config, named=True)
     except ConfigError as e:
         if e.unreadable:
-            raise InputError(f"cannot read config {config}: {e.reason.removeprefix('cannot read: ')}")
+            raise InputError(f"cannot read config {config}: {e.reason.removeprefix('cannot read: ')}") from None
         return False, [f"{e.reason}: ignored"]
     if not m:
         raise InputError(f"cannot read config {config}: not a JSON / YAML / TOML mapping")

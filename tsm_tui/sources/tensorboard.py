@@ -98,7 +98,7 @@ def _tensor_scalar(b: bytes) -> float | None:
         if num == 1 and wt == 0:
             dtype = v
         elif num == 2 and wt == 2:
-            for dn, dwt, dv in _fields(v):  # TensorShapeProto: 2 = dim
+            for dn, _dwt, dv in _fields(v):  # TensorShapeProto: 2 = dim
                 if dn == 2:
                     size = next((x for n_, w_, x in _fields(dv) if n_ == 1 and w_ == 0), 1)
                     if size != 1:

@@ -287,7 +287,7 @@ def main(opts: Options) -> int:
         while not stop.is_set():
             up = loop.step()
             printer.many = len(loop.runs) > 1  # text lines name the run once there are several
-            for a, backlog, run in up.alerts:
+            for a, _backlog, run in up.alerts:
                 printer.alert(a, run)
             if incidents is not None:
                 # the backlog read at start is printed but not paged: a restart

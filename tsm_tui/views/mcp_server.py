@@ -38,7 +38,7 @@ def _sdk():
         from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
         from mcp.types import CallToolResult, TextContent, ToolAnnotations
     except ImportError:
-        raise UsageError("tsm-watch mcp needs the MCP Python SDK 2.x: pip install 'tsm-tui[mcp]'")
+        raise UsageError("tsm-watch mcp needs the MCP Python SDK 2.x: pip install 'tsm-tui[mcp]'") from None
     return MCPServer, ToolError, UnexpectedToolError, CallToolResult, TextContent, ToolAnnotations
 
 

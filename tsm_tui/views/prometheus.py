@@ -434,9 +434,9 @@ class Exporter:
         try:
             self._server = MetricsServer(host, port, self._render)
         except socket.gaierror as e:  # a host that does not resolve
-            raise InputError(f"--metrics-host {host}: {e.strerror or e}")
+            raise InputError(f"--metrics-host {host}: {e.strerror or e}") from None
         except OSError as e:
-            raise InputError(f"--metrics-port {port}: cannot listen on {host}:{port}: {e.strerror or e}")
+            raise InputError(f"--metrics-port {port}: cannot listen on {host}:{port}: {e.strerror or e}") from None
 
     def _render(self, accept: str) -> tuple[bytes, str]:
         """One scrape (the server's thread): the prebuilt families, formatted as asked."""

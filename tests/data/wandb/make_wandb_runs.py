@@ -35,7 +35,6 @@ fixtures into a temporary directory and compares what the reader makes of them w
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import subprocess

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, insort
 from collections import deque
-from itertools import islice
 
 import bottleneck as bn
 import numpy as np

@@ -975,7 +975,7 @@ class Tailer(Feed):
         if f.reader.kind != "lines" or not f.offset:
             return ""
         sibs = self._copies(f)
-        for i, s in enumerate(sibs):
+        for s in sibs:
             fd = self._holder(f, s)
             if fd is None:
                 continue

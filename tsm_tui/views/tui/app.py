@@ -702,7 +702,7 @@ class TsmApp(App):
 
     def on_runs_update(self, message: RunsUpdate) -> None:
         rang = False
-        for name, (t, step, written, live, planned, exit_code) in message.arrivals.items():
+        for name, (_t, step, written, live, planned, exit_code) in message.arrivals.items():
             self._add_run(name)
             row = self.run_rows[name]
             row.planned = planned
