@@ -56,12 +56,6 @@ def open_regular(path: str):
     return os.fdopen(open_fd(path), "rb")
 
 
-def read_regular(path: str, limit: int) -> bytes:
-    """At most ``limit`` bytes of the regular file at ``path``."""
-    with open_regular(path) as f:
-        return f.read(limit)
-
-
 def not_regular(path: str) -> str | None:
     """Why ``path`` (links followed) is not a readable regular file or a
     directory, without opening it; None when it is one (or does not exist)."""

@@ -243,13 +243,6 @@ def candidate_files(root: str) -> list[str]:
     return out
 
 
-def read_head(path: str) -> tuple[list[str] | None, str | None]:
-    """First lines of a file, or (None, reason) for unreadable / binary files
-    (NUL holes skipped, long first lines read whole: sources/head.py)."""
-    h = sample_head(path, BINARY)
-    return h.lines, h.why
-
-
 def deep_sniff(path: str, start: int, stop: int = DEEP_BYTES) -> tuple[type[LineReader] | None, float, int]:
     """Nothing recognised in the head: scan on from ``start`` in bounded windows,
     sniffing the lines that carry a metric-ish word; stop at a confident match

@@ -55,17 +55,6 @@ def set_text(widget, content: Content) -> None:
     widget.update(content, layout=False)
 
 
-def ago(s: float) -> str:
-    """A short age: <1s, 42s, 17m, 3.5h."""
-    if s < 1:
-        return "<1s"
-    if s < 120:
-        return f"{s:.0f}s"
-    if s < 7200:
-        return f"{s / 60:.0f}m"
-    return f"{s / 3600:.1f}h"
-
-
 def safe(text: object, max_len: int = 2000) -> str:
     """Log-derived text made printable (no escapes, no controls, bounded)."""
     return clean(str(text), max_len=max_len)
