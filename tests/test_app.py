@@ -180,6 +180,7 @@ def test_listed_alerts_read_as_the_report_once_a_spike_recovered(tmp_path):
     run(body())
 
 
+@pytest.mark.slow
 def test_keys_pause_follow_log_filter_help_quit():
     path = sample("spikes_recover")
 
@@ -234,6 +235,7 @@ def test_keys_pause_follow_log_filter_help_quit():
     run(body())
 
 
+@pytest.mark.slow
 def test_resize_reflows():
     path = sample("spikes_recover")
 
@@ -360,6 +362,7 @@ def test_live_tail_shows_new_spike_within_a_second(tmp_path):
     run(body())
 
 
+@pytest.mark.slow
 def test_replay_plays_back_and_demo_data_is_bundled():
     from tsm_tui.cli import demo_path
 
@@ -397,6 +400,7 @@ def test_stalled_after_silence():
     assert app.stalled_for(1301.0) is not None
 
 
+@pytest.mark.slow
 def test_live_dashboard_ages_from_when_the_run_wrote(tmp_path):
     """Opened live on a run that wrote its last line three hours ago: the status line
     says so ("stalled 3.0h", "3.0h ago"), not the seconds since the tool read it; the
@@ -431,6 +435,7 @@ def test_live_dashboard_ages_from_when_the_run_wrote(tmp_path):
     assert first.lstrip().startswith("done") and "stalled" not in first, first
 
 
+@pytest.mark.slow
 def test_a_replay_shows_what_was_known_at_the_step_it_plays():
     """Issue 31 §4: a replay at step 253 said "Checkpoints ... step_1400.pt (step 1400)":
     the checkpoints check and the rollback advice see only the checkpoints saved by

@@ -10,6 +10,8 @@ import math
 import os
 import time
 
+import pytest
+
 from livefiles import append, curve
 
 from tsm_tui.cli import parse
@@ -36,6 +38,7 @@ async def until(pilot, cond, timeout=15.0):
     return cond()
 
 
+@pytest.mark.slow
 def test_runs_screen_enter_and_escape(tmp_path):
     for name in ("a_ok", "b_nan", "c_ok"):
         jsonl(tmp_path / name / "metrics.jsonl", nan_at=200 if name == "b_nan" else None)
@@ -92,6 +95,7 @@ def _cell(screen, name, key):
     return screen._shown[(name, key)][0]
 
 
+@pytest.mark.slow
 def test_runs_screen_filter_and_sort(tmp_path):
     for name, n in (("alpha_1", 300), ("alpha_2", 200), ("beta_1", 250)):
         jsonl(tmp_path / name / "metrics.jsonl", n=n, nan_at=150 if name == "beta_1" else None)
@@ -116,6 +120,7 @@ def test_runs_screen_filter_and_sort(tmp_path):
     asyncio.run(body())
 
 
+@pytest.mark.slow
 def test_runs_screen_stalled_after_silence(tmp_path):
     """Ages move with the clock, not with new writes: a run silent for two minutes reads
     "stall 2m" and goes on top, without a single new record (the 1 s timer)."""
@@ -190,6 +195,7 @@ def test_a_run_that_reached_its_planned_steps_is_done_not_stalled(tmp_path):
     asyncio.run(body())
 
 
+@pytest.mark.slow
 def test_fifty_runs_at_80x24(tmp_path):
     """50 runs at 80x24: the table fits the width (no horizontal scroll), the failing runs
     are on top with their worst check and counts, the highlighted run's newest critical
@@ -244,6 +250,7 @@ def test_long_run_names_widen_the_column(tmp_path):
     asyncio.run(body())
 
 
+@pytest.mark.slow
 def test_opening_a_run_without_checks_shows_none_of_the_previous_ones(tmp_path):
     jsonl(tmp_path / "a_nan" / "metrics.jsonl", n=200, nan_at=150)
     jsonl(tmp_path / "b_ok" / "metrics.jsonl", n=200)
@@ -327,6 +334,7 @@ def _footer_keys(app) -> set[str]:
     return {b.action for _, b, enabled, _ in app.active_bindings.values() if b.show and enabled}
 
 
+@pytest.mark.slow
 def test_runs_screen_owns_its_keys_help_and_footer(tmp_path):
     """Issue 31 §2: the runs screen's footer offers its own keys (open, filter, sort, help,
     quit), none of the dashboard's (pause / follow / log / metric / window did nothing

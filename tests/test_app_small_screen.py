@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from tsm_tui.views.tui.app import _ago, _elide_middle
 from tsm_tui.views.tui.widgets import AlertDetail, AlertList, CheckRow, HelpScreen, step_first
 
@@ -18,6 +20,7 @@ def run(coro):
     return asyncio.run(coro)
 
 
+@pytest.mark.slow
 def test_status_line_state_step_and_age_first_path_elided_in_the_middle():
     async def body():
         app = make_app(sample("spikes_recover"), mode="live")
@@ -50,6 +53,7 @@ def test_elide_middle_and_age_steps():
         ["<1s", "3s", "9s", "10s", "15s", "55s", "1m", "59m", "2.0h"]
 
 
+@pytest.mark.slow
 def test_check_reasons_lead_with_their_step():
     # "step N:" leads (it used to be a cryptic "@N"), the phrase it came from is not repeated
     assert step_first("1 spike(s) at step 2001, recovered") == "step 2001: 1 spike(s), recovered"
@@ -84,6 +88,7 @@ def test_check_reasons_lead_with_their_step():
     run(body())
 
 
+@pytest.mark.slow
 def test_detail_actions_reachable_and_detail_follows_the_selection():
     async def body():
         app = make_app(sample("spikes_recover"))

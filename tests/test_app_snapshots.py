@@ -12,6 +12,8 @@ import math
 import random
 import time
 
+import pytest
+
 from tsm_tui.views.tui import TsmApp
 from tsm_tui.views.tui.widgets import AlertList
 from tsm_tui.cli import demo_path
@@ -145,6 +147,7 @@ def test_snapshot_runs_screen_80x24(snap_compare, tmp_path):
     assert snap_compare(_runs_app(_sweep(tmp_path)), terminal_size=(80, 24), run_before=_runs_loaded)
 
 
+@pytest.mark.slow
 def test_snapshot_runs_screen_ansi_dark_help_80x24(snap_compare, tmp_path):
     async def help_(pilot):
         pilot.app.theme = "ansi-dark"
@@ -174,6 +177,7 @@ def _invisible(app) -> list[str]:
     return bad
 
 
+@pytest.mark.slow
 def test_colours_resolve_in_dark_and_ansi_dark(tmp_path):
     import asyncio
     import json

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grimp
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 UI_FREE = ("tsm_tui.core", "tsm_tui.sources", "tsm_tui.analysis", "tsm_tui.preflight")
@@ -76,6 +77,7 @@ def _ui_free_modules() -> list[str]:
     return sorted(m for m in g.modules if m.startswith(UI_FREE))
 
 
+@pytest.mark.slow
 def test_every_non_view_module_imports_alone_without_the_ui():
     mods = _ui_free_modules()
     assert len(mods) > 40  # the walk found the package

@@ -104,6 +104,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("mode,word,what", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.slow
 def test_follow_json_says_the_crash_within_a_second_once(tmp_path, follow, mode, word, what):
     p, log, go = start_training(tmp_path, mode)
     f = follow(log.parent, "--json")
@@ -131,6 +132,7 @@ def test_follow_json_says_the_crash_within_a_second_once(tmp_path, follow, mode,
     assert not any("Traceback" in x for x in f.err)
 
 
+@pytest.mark.slow
 def test_the_tui_shows_the_crash_and_says_crashed(tmp_path):
     p, log, go = start_training(tmp_path, "raise")
 
@@ -164,6 +166,7 @@ def test_the_tui_shows_the_crash_and_says_crashed(tmp_path):
     p.wait(10)
 
 
+@pytest.mark.slow
 def test_report_on_the_crashed_run(tmp_path, capsys):
     from tsm_tui.cli import main
 

@@ -194,6 +194,7 @@ SHARED = sorted(glob.glob("/work/shared/real_logs/**/*", recursive=True) +
 
 
 @pytest.mark.skipif(not SHARED, reason="../shared/real_logs not present")
+@pytest.mark.slow
 def test_real_logs():
     framed = sum(check(p) for p in SHARED if os.path.isfile(p))
     assert framed > 0

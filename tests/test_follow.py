@@ -123,6 +123,7 @@ def test_follow_json_spike_alert_and_sigterm(tmp_path, follow):
     assert not any("Traceback" in x for x in f.err)
 
 
+@pytest.mark.slow
 def test_follow_text_empty_dir_then_file_and_sigint(tmp_path, follow):
     run = tmp_path / "run"  # does not exist yet: watched, not an error
     f = follow(run, "--poll", "0.1")
@@ -140,6 +141,7 @@ def test_follow_text_empty_dir_then_file_and_sigint(tmp_path, follow):
     assert not any("Traceback" in x for x in f.err)
 
 
+@pytest.mark.slow
 def test_follow_resume_is_an_alert_not_a_spike(tmp_path, follow):
     log = tmp_path / "train.jsonl"
     write_lines(log, [record(s) for s in range(1, 301)], "w")
@@ -169,6 +171,7 @@ def test_on_alert_runs_command_with_alert_json(tmp_path, follow):
     assert f.stop() == 0
 
 
+@pytest.mark.slow
 def test_on_alert_failing_command_is_reported_not_fatal(tmp_path, follow):
     log = tmp_path / "m.jsonl"
     write_lines(log, [record(s) for s in range(1, 101)], "w")

@@ -202,16 +202,19 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.slow
 def test_synthetic(case):
     run_both(CASES[case]())
 
 
+@pytest.mark.slow
 def test_resume_inside_a_frame():
     recs = curve(3000, spikes=(900,))
     recs = recs[:2000] + [StepRecord(r.step, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr) for r in recs[1500:]]
     run_both(recs)
 
 
+@pytest.mark.slow
 def test_params_and_checkpoints():
     info = RunInfo()
     info.params = 1.25e8
@@ -222,6 +225,7 @@ def test_params_and_checkpoints():
     run_both(curve(3000, spikes=(1500,), tokens=True), info=info)
 
 
+@pytest.mark.slow
 def test_live_without_finalize():
     run_both(curve(2500, spikes=(1000,)), finalize=False)
 
@@ -300,16 +304,19 @@ LR_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(LR_CASES))
+@pytest.mark.slow
 def test_lr_edges(case):
     run_both(LR_CASES[case]())
 
 
+@pytest.mark.slow
 def test_lr_zero_alert_with_plan():
     recs = _lr_curve(3000, lambda s: 0.0 if s > 2000 else _cosine(s, 3000, 60))
     run_both(recs, info=_info(total_steps=3000))
     run_both(recs, info=_info(total_steps=2040))  # zeros past 98% of the plan: no alert
 
 
+@pytest.mark.slow
 def test_lr_skipped_steps_during_ramp():
     # fp16 start-up: overflowing steps are skipped and the scheduler does not move,
     # so the LR repeats while skipped > 0, then ramps
@@ -322,12 +329,14 @@ def test_lr_skipped_steps_during_ramp():
     run_both(recs)
 
 
+@pytest.mark.slow
 def test_lr_jump_after_resume():
     recs = curve(3000)
     resumed = [StepRecord(r.step, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr * 3) for r in recs[1500:]]
     run_both(recs[:2200] + resumed)
 
 
+@pytest.mark.slow
 def test_lr_peak_against_params():
     # a 125M model: GPT-3's 6e-4; the LR climbs through the WARN line into the FAIL line
     # during the warm-up, and a second run jumps above both after the ramp
@@ -339,6 +348,7 @@ def test_lr_peak_against_params():
         run_both(_lr_curve(2500, lr), info=_info(params=1.25e8, total_steps=2500))
 
 
+@pytest.mark.slow
 def test_plateau_edges():
     n = 20000
     flat = curve(n, plateau_from=4000, noise=0.01)
@@ -357,6 +367,7 @@ def test_plateau_edges():
     run_both(recs, sizes=(7, 64, 1000, 10 ** 9))
 
 
+@pytest.mark.slow
 def test_plateau_constant_loss_inside_a_block():
     # the constant-loss alert is raised by the record that makes the run CONST_RECORDS
     # long, wherever a block or a frame ends (HF logs a NaN loss as 0.0)
@@ -423,6 +434,7 @@ def test_nonfinite_edges(case):
     run_both(NONFINITE_CASES[case]())
 
 
+@pytest.mark.slow
 def test_batch_size_edges():
     # tokens per step from the cumulative counter: far below the reference for 1.25e8
     # parameters (an alert at a judged record), with a counter reset and NaN tokens
@@ -465,6 +477,7 @@ LOSS_SCALE_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(LOSS_SCALE_CASES))
+@pytest.mark.slow
 def test_loss_scale_edges(case):
     recs = LOSS_SCALE_CASES[case]()
     if case == "collapse":  # a restart from a checkpoint in the middle: the start-up search again
@@ -483,6 +496,7 @@ def _memo_run(n=3000, low_from=1000, low_to=2000, seed=4):
     return out
 
 
+@pytest.mark.slow
 def test_memorisation():
     run_both(_memo_run())
     # losses around the 0.01 line: the EMA moves both ways, row by row
@@ -511,6 +525,7 @@ def test_memorisation_nan_and_negative_losses():
     run_both(recs)
 
 
+@pytest.mark.slow
 def test_unit_series():
     rng = random.Random(5)
     recs = curve(2500)
@@ -540,6 +555,7 @@ import cases as verdict_cases  # noqa: E402
 
 
 @pytest.mark.parametrize("name", sorted(verdict_cases.CASES))
+@pytest.mark.slow
 def test_verdict_cases(name):
     rows, _, plan = verdict_cases.CASES[name]()
     if len(rows) > 3000:  # the 68k-step QLoRA case: every 4th record keeps the test fast
@@ -699,6 +715,7 @@ def random_items(recs: list[StepRecord], rng: random.Random) -> list:
 
 
 @pytest.mark.parametrize("seed", range(40))
+@pytest.mark.slow
 def test_random_streams(seed):
     """Frames cut at random against the rows one by one: the same state of all nine
     detectors after every frame (not only at the end: a difference that later washes
@@ -747,6 +764,7 @@ def test_every_detector_uses_the_driver():
         assert D.bulk is not Detector.bulk, f"{D.__name__} has no columnar hooks (fed row by row)"
 
 
+@pytest.mark.slow
 def test_a_new_detector_writes_nothing_for_frames():
     """A detector with update() and result() only is fed frames row by row, with the
     RunState each row saw; one whose hooks are sloppy (a screen that flags extra

@@ -132,6 +132,7 @@ def _check_counts(reader) -> None:
 @pytest.mark.parametrize("cls", LINE_READERS, ids=lambda c: c.__name__)
 @FUZZ
 @given(lines=st.lists(mutated(), min_size=1, max_size=12))
+@pytest.mark.slow
 def test_line_readers_never_raise(cls, lines):
     r = cls("run/train.log")
     for ln in lines:
@@ -392,6 +393,7 @@ def _timed(f, *a):
 
 @FUZZ_CONFIGS
 @given(seed=st.sampled_from(CONFIG_SEEDS), data=st.data())
+@pytest.mark.slow
 def test_config_loaders_never_raise(tmp_path_factory, seed, data):
     """Every config shape, mutated: read_config_file raises ConfigError (one line) or
     nothing, and what it returns goes through the monitor's and pre-flight's readers and

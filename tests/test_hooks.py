@@ -99,6 +99,7 @@ def test_a_hook_that_prints_200_mib_on_stderr_costs_a_bounded_buffer():
     assert after - before < 4096, p.stdout  # KiB: the 200 MiB never sit in memory (it was ~446 MB)
 
 
+@pytest.mark.slow
 def test_a_hook_that_never_stops_is_killed_with_its_group_and_said_once(tmp_path):
     pids = tmp_path / "pids"
     err = io.StringIO()
@@ -132,6 +133,7 @@ def test_at_exit_a_page_still_running_is_ended_and_named(tmp_path):
     assert gone(int(pids.read_text().split()[0]))
 
 
+@pytest.mark.slow
 def test_follow_with_a_hook_that_never_stops_keeps_following_and_exits_cleanly(tmp_path, follow):  # noqa: F811
     """End to end: the page hangs (in its own process group), the monitor keeps printing
     alerts and statuses, and SIGTERM ends it with exit 0 and no traceback."""

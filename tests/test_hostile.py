@@ -139,6 +139,7 @@ def _timed(f) -> float:
 
 
 @pytest.mark.parametrize("cls", registry.READERS, ids=lambda c: c.__name__)
+@pytest.mark.slow
 def test_every_reader_is_linear_on_hostile_lines(cls):
     """Every reader of the registry, every shape, every path a line takes (issue 20 and
     its audit: the hostility test used to cover seven readers, and missed two quadratic
@@ -174,6 +175,7 @@ def test_the_text_tap_is_linear_on_hostile_lines():
 
 
 @pytest.mark.parametrize("ctx", list(CONTEXTS))
+@pytest.mark.slow
 def test_multi_line_contexts_are_linear(ctx):
     """Each shape as the line after a context that holds it open: a step header's
     continuation, an epoch's counters, an evaluation section, a table, held HF dicts."""
@@ -403,6 +405,7 @@ def test_out_of_range_config_values_are_ignored_not_fatal(tmp_path):
 
 
 # -- the tailer: a bad file mid-run costs that file, never the stream -----------------------
+@pytest.mark.slow
 def test_follow_keeps_going_when_bad_files_appear_mid_run(tmp_path):
     from test_follow import Follow, line, record
 
@@ -492,6 +495,7 @@ def test_follow_json_escapes_c1_and_bidi_but_keeps_them():
 
 
 # -- --on-alert: no page lost at exit, no orphan after a timeout ------------------------------
+@pytest.mark.slow
 def test_pages_queued_at_sigterm_are_still_run(tmp_path):
     from test_follow import Follow, line, record
 
@@ -532,6 +536,7 @@ def test_pages_that_cannot_run_before_exit_are_named():
     assert "still running" in said and "2 page(s) not sent" in said and "step 3" in said
 
 
+@pytest.mark.slow
 def test_a_hook_that_times_out_is_ended_with_its_children(tmp_path):
     from tsm_tui.views.follow import AlertHook
 
@@ -655,6 +660,7 @@ def test_the_file_limit_is_said_not_silent(tmp_path, monkeypatch, capsys):
     assert "more than 5 log files under" in err and "only the first 5 are read" in err
 
 
+@pytest.mark.slow
 def test_idle_follow_on_a_big_tree_does_not_walk_it_every_pass(tmp_path):
     """With inotify, new files announce themselves: the tree is walked on events
     and on a slow safety net, not every 2 s (2000 idle runs: 18.9% -> 2% of a core)."""
@@ -919,6 +925,7 @@ def test_an_out_of_range_loss_is_a_counted_skip_in_every_format(tmp_path, name, 
     assert any(a["check"] == "nonfinite" for a in rep["alerts"])
 
 
+@pytest.mark.slow
 def test_follow_reads_a_growing_mlflow_file_store_and_pages_its_nan(tmp_path):
     """An MLflow run's metrics/ is a directory source: open_fd refused it ("not a regular
     file (a directory)"), so --follow never saw a point, and a NaN was never alerted."""

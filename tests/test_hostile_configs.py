@@ -349,6 +349,7 @@ def _live_dirs(top) -> list[tuple[str, list[Case]]]:
     return out
 
 
+@pytest.mark.slow
 def test_follow_names_each_config_once_and_judges_the_runs(tmp_path):
     """Every case a run dir can hold, one run per group, all followed by one process."""
     top = tmp_path / "runs"

@@ -11,6 +11,7 @@ import sys
 import time
 
 import numpy as np
+import pytest
 
 
 from livefiles import append, curve, hf_stdout_line, replace, tb_records, trainer_state
@@ -119,6 +120,7 @@ def _hf_dir(tmp_path, n: int):
     return run, tb / "events.out.tfevents.1796000000.node1.1.0", hist
 
 
+@pytest.mark.slow
 def test_follow_hf_output_dir_prints_each_alert_once(tmp_path, follow):
     run, events, hist = _hf_dir(tmp_path, 250)
     f = follow(run, "--json")
@@ -137,6 +139,7 @@ def test_follow_hf_output_dir_prints_each_alert_once(tmp_path, follow):
     assert f.stop() == 0
 
 
+@pytest.mark.slow
 def test_on_alert_runs_once_per_critical_alert_across_files(tmp_path, follow):
     run = tmp_path / "run"
     (run / "tb").mkdir(parents=True)
@@ -159,6 +162,7 @@ def test_on_alert_runs_once_per_critical_alert_across_files(tmp_path, follow):
     assert f.stop() == 0
 
 
+@pytest.mark.slow
 def test_checkpoint_saved_a_second_before_the_nan_is_named(tmp_path, follow):
     run = tmp_path / "run"
     (run / "checkpoints").mkdir(parents=True)
@@ -190,6 +194,7 @@ def _flat_run(tmp_path):
     return run
 
 
+@pytest.mark.slow
 def test_config_written_after_start_changes_the_plan_in_follow(tmp_path, follow):
     run = _flat_run(tmp_path)
     f = follow(run, "--json")
@@ -240,6 +245,7 @@ def _ckpt_dir_run(tmp_path):
     return run
 
 
+@pytest.mark.slow
 def test_polling_names_the_checkpoint_directory_saved_a_second_before_the_nan(tmp_path, follow):
     """No events on a network filesystem: the checkpoints are looked at again before
     new records are fed, so the rollback is the checkpoint saved just before."""
@@ -282,6 +288,7 @@ def test_polling_loop_rereads_checkpoints_before_feeding_new_records(tmp_path):
     assert alerts and "checkpoint-300" in " ".join(alerts[0].actions), alerts
 
 
+@pytest.mark.slow
 def test_a_check_the_config_alone_fails_is_reported_at_the_start(tmp_path, follow):
     """A config read at the start that puts a check at WARN / FAIL (a 0.1% warm-up of
     100000 planned steps) is said at the first pass, not only when it changes."""
@@ -312,6 +319,7 @@ def _hot_run(tmp_path):
     return run
 
 
+@pytest.mark.slow
 def test_a_late_config_that_fails_a_check_is_paged_once(tmp_path, follow):
     """No new log line after the start: configs written later that turn a check to
     FAIL (the model is 7B, the plan 100000 steps) are news: paged once, not backlog."""
@@ -334,6 +342,7 @@ def test_a_late_config_that_fails_a_check_is_paged_once(tmp_path, follow):
     assert f.stop() == 0
 
 
+@pytest.mark.slow
 def test_late_config_sets_warmup_and_model_size_in_follow(tmp_path, follow):
     run = _hot_run(tmp_path)
     f = follow(run, "--json")

@@ -315,6 +315,7 @@ def test_watch_a_growing_log(tmp_path):
     assert not any(t.name == f"tsm-watch {h}" and t.is_alive() for t in threading.enumerate())
 
 
+@pytest.mark.slow
 def test_watch_stop_and_the_limit_of_watches(tmp_path, monkeypatch):
     monkeypatch.setattr(agent_tools, "MAX_EVENTS", 5)
     monkeypatch.setattr(agent_tools, "MAX_WATCHES", 2)

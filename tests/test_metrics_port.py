@@ -12,6 +12,8 @@ import subprocess
 import sys
 import threading
 import time
+
+import pytest
 import urllib.request
 
 from test_follow import record, write_lines
@@ -19,6 +21,8 @@ from tsm_tui.views import metrics_server
 from tsm_tui.views.metrics_server import MetricsServer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# a port picked free and then handed to a child: on the xdist worker of test_prometheus.py
+pytestmark = pytest.mark.xdist_group("ports")
 LIMITED = ("import os, resource, sys; resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512)); "
            "os.execv(sys.executable, [sys.executable, '-m', 'tsm_tui', *sys.argv[1:]])")
 
@@ -47,6 +51,7 @@ def fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+@pytest.mark.slow
 def test_600_half_open_connections_under_ulimit_512_neither_starve_scrapes_nor_the_tailer(tmp_path):
     run = tmp_path / "run"
     run.mkdir()

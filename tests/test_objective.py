@@ -178,6 +178,7 @@ def _terms(n=1500, seed=4, spike_at=(), nan_at=()):
 
 
 @pytest.mark.parametrize("kw", [{}, {"spike_at": (400, 900)}, {"nan_at": (700,)}], ids=["plain", "spikes", "nan"])
+@pytest.mark.slow
 def test_terms_give_the_same_on_frames_and_records(kw):
     """The terms' checks run through the frame driver's after_frame hook: the same
     alerts, checks and detector state as feeding the records one by one."""

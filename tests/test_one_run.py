@@ -132,6 +132,7 @@ def test_sibling_loggers_in_a_sweep(tmp_path, capsys):
     assert [c[0] for c in one.monitor.state.info.checkpoints] == [20, 40, 60]
 
 
+@pytest.mark.slow
 def test_follow_sees_one_run(tmp_path):
     from test_follow import Follow
 

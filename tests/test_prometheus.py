@@ -31,6 +31,9 @@ PROMTOOL = shutil.which("promtool")
 PROMETHEUS = shutil.which("prometheus")
 INSTALL = "install Prometheus to run it (Debian/Ubuntu: apt-get install prometheus; it provides promtool too)"
 needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason=f"no promtool: {INSTALL}")
+# servers on ports picked free (_free_port) and real Prometheus processes: on one xdist worker,
+# with test_metrics_port.py, so two workers never race for a port another just released
+pytestmark = pytest.mark.xdist_group("ports")
 
 
 def promtool_metrics(text: str) -> None:
@@ -255,6 +258,7 @@ def _get(url: str, timeout=2.0) -> str:
         return r.read().decode()
 
 
+@pytest.mark.slow
 def test_follow_prom_file_and_metrics_port_on_a_growing_run(tmp_path, follow):  # noqa: F811
     run = tmp_path / "job-42"
     run.mkdir()
@@ -282,6 +286,7 @@ def test_follow_prom_file_and_metrics_port_on_a_growing_run(tmp_path, follow):  
     assert [n for n in os.listdir(prom.parent)] == ["tsm_job42.prom"]
 
 
+@pytest.mark.slow
 def test_on_alert_gets_one_firing_page(tmp_path, follow):  # noqa: F811
     run = tmp_path / "run"
     run.mkdir()
@@ -328,6 +333,7 @@ def _stop_prometheus(prom: subprocess.Popen) -> None:
 
 
 @pytest.mark.skipif(PROMETHEUS is None or PROMTOOL is None, reason=f"no prometheus binary: {INSTALL}")
+@pytest.mark.slow
 def test_real_prometheus_fires_tsm_check_failed_for_a_nan_only(tmp_path, follow):  # noqa: F811
     runs = {}
     for name in ("bad", "good"):
@@ -410,6 +416,7 @@ def test_tui_live_worker_feeds_the_exporter(tmp_path):
     assert s['tsm_last_step{run="nan_divergence"}'] == 800
 
 
+@pytest.mark.slow
 def test_follow_a_sweep_exports_one_series_set_per_run(tmp_path, follow):  # noqa: F811
     top = tmp_path / "sweep"
     for name in ("lr-1e-4", "lr-3e-4"):
@@ -442,6 +449,7 @@ def test_run_labels_that_cleaning_would_merge_stay_distinct():
     assert labels[1].startswith("lr-1~") and len(labels[1].split("~")[1]) == 8
 
 
+@pytest.mark.slow
 def test_a_healthy_sibling_no_longer_hides_a_fail(tmp_path, follow):  # noqa: F811
     """Two runs of a sweep whose names differ only in a bidi override, two more only
     after the 160-character cut: each keeps its own series, and the NaN run reads FAIL
@@ -474,6 +482,7 @@ def test_a_healthy_sibling_no_longer_hides_a_fail(tmp_path, follow):  # noqa: F8
 
 
 @pytest.mark.skipif(PROMETHEUS is None or PROMTOOL is None, reason=f"no prometheus binary: {INSTALL}")
+@pytest.mark.slow
 def test_real_prometheus_fires_for_the_run_whose_name_only_a_bidi_character_sets_apart(tmp_path, follow):  # noqa: F811
     top = tmp_path / "sweep"
     for n in ("lr-1", "lr\u202e-1"):

@@ -316,6 +316,7 @@ def test_two_writers_no_resume_and_stray_line(tmp_path, capsys):
     assert used(d)["skip_reasons"]["stray record of a lagging writer (step back, then forward again)"] == 1
 
 
+@pytest.mark.slow
 def test_two_writers_while_tailing(tmp_path, tail):
     p = tmp_path / "trainer_log.jsonl"
     text_steps = two_writers(tmp_path / "full.jsonl.src", resume_at=101)
@@ -479,6 +480,7 @@ def test_records_after_a_resume_are_not_held_live():
     assert [a.check for a in s2.release_held()] == ["resume"]  # idle: a resume, delivered
 
 
+@pytest.mark.slow
 def test_follow_pages_a_nan_right_after_a_resume(tmp_path):
     from test_follow import Follow
 
@@ -558,6 +560,7 @@ def test_a_bad_gz_segment_while_tailing(tmp_path, tail):
 
 
 # a preamble longer than the deep search
+@pytest.mark.slow
 def test_a_preamble_past_the_deep_search_still_finds_the_metrics(tmp_path, capsys):
     p = tmp_path / "train.log"
     p.write_text(shell_trace(9 << 20) + megatron_lines(1, 301, 300))
@@ -571,6 +574,7 @@ def test_a_preamble_past_the_deep_search_still_finds_the_metrics(tmp_path, capsy
     assert "no training metrics recognised in the first" in err and "MiB" in err and "stops there" in err, err
 
 
+@pytest.mark.slow
 def test_a_preamble_past_the_deep_search_while_tailing(tmp_path, tail):
     p = tmp_path / "train.log"
     append(p, shell_trace(9 << 20), "w")

@@ -8,6 +8,8 @@ import json
 import math
 import os
 import time
+
+import pytest
 from pathlib import Path
 
 
@@ -219,6 +221,7 @@ def test_run_root_conventions(tmp_path):
     assert run_root(f"{top}/logs/{u}.txt", top) == f"{top}/logs/{u}.txt"
 
 
+@pytest.mark.slow
 def test_follow_several_runs_names_the_run(tmp_path):
     jsonl(tmp_path / "a" / "metrics.jsonl", n=150)
     jsonl(tmp_path / "b" / "metrics.jsonl", n=150)
@@ -575,6 +578,7 @@ def test_live_created_runs_keep_their_own_checkpoints(tmp_path):
     assert [c[1] for c in loop.runs["b"].session.info.checkpoints] == ["checkpoints/step_225.pt"]
 
 
+@pytest.mark.slow
 def test_follow_says_rank_departures_with_the_run(tmp_path):
     """--follow on a job directory: NaN on one rank and a straggler, as they happen, with "run"."""
     job = tmp_path / "job"

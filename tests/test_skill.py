@@ -94,6 +94,7 @@ def test_the_skill_names_every_way_in(skill):
     assert len(cmds) >= 8
 
 
+@pytest.mark.slow
 def test_every_command_the_skill_names_works(skill):
     for cmd in _commands(skill):
         code, out = _execute(cmd)
@@ -148,6 +149,7 @@ def _sections(skill: str) -> list[tuple[str, list[str]]]:
     return out
 
 
+@pytest.mark.slow
 def test_every_json_field_the_skill_names_exists(skill):
     sections = _sections(skill)
     assert [c for c, _ in sections][:4] == ["tsm-watch RUN --report --json", "tsm-watch DIR --report --json",

@@ -201,6 +201,7 @@ def test_stress_exactly_once_in_order(tmp_path, tail):
     assert "rotated" in text or "moved away" in text or "replaced" in text
 
 
+@pytest.mark.slow
 def test_stress_polling(tmp_path, tail):
     n = 6_000
     c, path = run_stress(tmp_path, tail, n, poll=0.05)
@@ -581,6 +582,7 @@ def test_an_mlflow_file_store_run_is_followed(tmp_path, tail):
     assert not any("cannot open" in e for e in c.events), c.events
 
 
+@pytest.mark.slow
 def test_the_newest_tensorboard_step_is_delivered_when_the_file_goes_quiet(tmp_path, tail):
     """TensorBoard's reader holds the newest step until the next step's first event: live,
     a final NaN was never seen. After IDLE_FLUSH seconds without bytes it is delivered."""

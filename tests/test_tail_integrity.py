@@ -38,6 +38,7 @@ def exact(r: dict, n: int) -> None:
 
 
 @pytest.mark.parametrize("mode", ["mixed", *(pytest.param(m, marks=HEAVY) for m in MODES)])
+@pytest.mark.slow
 def test_tailer_every_step_once_under_rotation(tmp_path, mode):
     """``mixed``: a burst of four copytruncates, then four renames, then four replaces,
     0.3 s apart (one scheme at a time: README "Rotation")."""
@@ -54,6 +55,7 @@ def test_tailer_every_step_once_under_rotation(tmp_path, mode):
         assert "replaced" in text
 
 
+@pytest.mark.slow
 def test_live_loop_every_step_once_under_rotation(tmp_path):
     n = 2800
     r = rw.through_loop(run_dir(tmp_path), "mixed", 2000, n, every=600, burst=4)
@@ -61,6 +63,7 @@ def test_live_loop_every_step_once_under_rotation(tmp_path):
     assert r["nonfinite"] == rw.nan_steps(n)
 
 
+@pytest.mark.slow
 def test_follow_json_every_nan_record_counted_once_under_rotation(tmp_path):
     n = 2800
     r = rw.through_follow(run_dir(tmp_path), "mixed", 2000, n, every=600, burst=4)
@@ -122,6 +125,7 @@ def test_copytruncate_cutting_lines_and_several_copies_between_two_passes(tmp_pa
     assert any("read the rest from train.log.2" in e and "train.log.1" in e for e in events), events
 
 
+@pytest.mark.slow
 def test_rename_chain_with_gzip_and_a_compressed_copy_of_the_held_file(tmp_path):
     """logrotate's ``compress`` without ``delaycompress``: the file we held is renamed
     and gzipped (gzip keeps its mtime) and an older generation is gzipped too; the

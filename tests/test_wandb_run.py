@@ -303,6 +303,7 @@ HAVE_WANDB = importlib.util.find_spec("wandb") is not None
 
 
 @pytest.mark.skipif(not HAVE_WANDB, reason="wandb not installed (pip install -e '.[test]')")
+@pytest.mark.slow
 def test_follow_a_run_while_the_sdk_writes_it(tmp_path):
     """The real SDK writes a run file row by row while ``--follow --json`` reads it: every
     step once, the NaN alerted while the script still runs."""
@@ -338,6 +339,7 @@ def test_follow_a_run_while_the_sdk_writes_it(tmp_path):
 
 
 @pytest.mark.skipif(not HAVE_WANDB, reason="wandb not installed (pip install -e '.[test]')")
+@pytest.mark.slow
 def test_regenerated_fixtures_read_like_their_json_lines_twins(tmp_path):
     """make_wandb_runs.py with the installed SDK: each run judged from its run file alone
     equals its JSON Lines twin (the committed fixtures are checked the same way above)."""
@@ -368,6 +370,7 @@ def _hist_raw(items: list[tuple[str, str]], step: int = 1) -> bytes:
 
 
 @pytest.mark.parametrize("shape", ["long_key", "long_number", "deep_json", "many_items", "many_keys"])
+@pytest.mark.slow
 def test_hostile_rows_take_linear_time(shape):
     n = 1 << 20
     rows = {
