@@ -583,3 +583,79 @@ def test_a_preamble_past_the_deep_search_while_tailing(tmp_path, tail):
     assert c.records == []
     append(p, megatron_lines(1, 31, 300))
     assert c.wait_for(lambda: c.all_steps() == list(range(1, 31)), timeout=20)
+
+
+# ----------------------------------------------------------------------------- issue 26: corpus classes
+# A log saved under a name no log has: MrCogito/Deep_learning_2023 @ 7af1c07
+# outputs/dynamoFix/Markdown/dynamoFix_0.md (MIT; bench/corpus/console/lsf_painn_huge_flat_loss_killed):
+# an LSF job's stdout inside a Markdown report. Exit 2 "no log files found" before.
+LSF_MD_HEAD = ("# Parameters\n\n| PARAMETER | TYPE | VALUE |\n|---|---|---|\n| <c>epochs</c> | <d>int</d> | <f>1000</f> |\n\n"
+               "# Output\n\n```\nwandb: Tracking run with wandb version 0.16.0\n")
+
+
+def lsf_epoch_lines(n: int) -> str:
+    return "".join(
+        f"Epoch [{e}/1000], Train Loss: {3.19e31 * (1 + 0.001 * (e % 3)):.4f}, Train L1 Loss: 189592338475984.6562\n"
+        f"Epoch [{e}/1000], Validation Loss: {2.74e31:.4f}, Validation L1: 310916858317743.3125, "
+        f"Smoothed Validation Loss: {2.74e31:.4f}\n" for e in range(1, n + 1))
+
+
+@pytest.mark.parametrize("name", ["dynamoFix_0.md", "painn.o4821337", "stdout_job"])
+def test_a_folder_with_no_log_named_file_reads_its_other_text_files(tmp_path, capsys, name):
+    (tmp_path / name).write_text(LSF_MD_HEAD + lsf_epoch_lines(60) + "```\n\n# LSF summary\nTERM_OWNER: job killed by owner.\n")
+    d = report(tmp_path, capsys)
+    assert used(d)["path"].endswith(name) and used(d)["format"] == "text"
+    assert (d["steps"]["first"], d["steps"]["last"]) == (1, 60)
+
+
+def test_the_fallback_names_are_read_only_when_no_log_is_named(tmp_path, capsys):
+    (tmp_path / "train.log").write_text("".join(f"step {s} loss {4 - s * 0.01:.3f}\n" for s in range(1, 41)))
+    (tmp_path / "NOTES.md").write_text(LSF_MD_HEAD + lsf_epoch_lines(60))
+    assert registry.candidate_files(str(tmp_path)) == [str(tmp_path / "train.log")]
+    # notes and a licence alone: still nothing to read (a .md with fewer than five records is prose)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "LICENSE").write_text("MIT License\n")
+    (other / "README.md").write_text("# Run notes\nstep 100 loss 4.1 looked fine\n")
+    assert registry.candidate_files(str(other)) == [str(other / "README.md")]
+    rc = main([str(other), "--report"])
+    assert rc == 2 and "too few records for a log" in capsys.readouterr().err
+
+
+# PaddleNLP's logger in a PaddlePaddle launcher's workerlog.0: cattidea/VinVL-Paddle @ 4e2d441
+# log/workerlog.0 (Apache-2.0; bench/corpus/console/paddle_vinvl_retrieval_workerlog): an epoch and a
+# counter in brackets, no total, the counter starting again at 100 in every epoch. "no training
+# metrics recognised" (exit 2) before.
+def paddle_lines(epochs: int, per: int = 4400, every: int = 100, first: int = 100) -> str:
+    out = ["02/13/2022 23:10:01 - INFO - Num Iters: 4425\n"]
+    for e in range(1, epochs + 1):
+        out.append(f"02/13/2022 23:10:01 - INFO - =====> Start epoch {e}:\n")
+        for k in range(first, per + 1 if first else per, every):
+            out.append(f"02/13/2022 23:11:11 - INFO - Epoch: [{e}], step: [{k}], lr: 0.000020, "
+                       f"batch_loss: {0.05 / (e + k / per):.4f}, avg_loss: {0.08 / (e + k / per):.4f}\n")
+        out.append(f"02/14/2022 00:48:23 - INFO - ** ** Epoch [{e}] done! Training loss: 0.01823 ** **\n")
+    return "".join(out)
+
+
+def test_an_epoch_and_a_bracketed_counter_with_no_total(tmp_path, capsys):
+    (tmp_path / "workerlog.0").write_text(paddle_lines(3))
+    d = report(tmp_path, capsys)
+    assert used(d)["format"] == "text" and used(d)["records"] == 132
+    # the labels' global step: (E - 1) * 4400 + k, the epoch's length from the first epoch's last counter
+    assert (d["steps"]["first"], d["steps"]["last"], d["steps"]["count"]) == (100, 13200, 132)
+
+
+def test_an_epoch_counter_from_zero_adds_the_logging_interval(tmp_path, capsys):
+    p = tmp_path / "train.log"
+    p.write_text("".join(f"Epoch {e} Step {k} loss {3 - 0.01 * (e * 10 + k / 10):.3f}\n"
+                         for e in range(1, 4) for k in range(0, 100, 10)))
+    d = report(p, capsys)
+    assert (d["steps"]["first"], d["steps"]["last"], d["steps"]["count"]) == (0, 290, 30)
+
+
+def test_an_epoch_with_a_global_counter_keeps_the_counter(tmp_path, capsys):
+    p = tmp_path / "train.log"
+    p.write_text("".join(f"Epoch: [{1 + s // 500}], step: [{s}], loss: {3 - s * 0.001:.3f}\n"
+                         for s in range(100, 1600, 100)))
+    d = report(p, capsys)
+    assert (d["steps"]["first"], d["steps"]["last"], d["steps"]["count"]) == (100, 1500, 15)

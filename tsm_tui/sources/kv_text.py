@@ -73,6 +73,13 @@ EPOCH_COUNTER = re.compile(
     r"(?<![\w/])(?:epoch(?:\(train\))?|train:)\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\]?"
     r"[\s,|:\-\]]*+(?:(step|iter(?:ation)?|batch|it)\b\s*+[:=]?\s*+)?\[?\s*+(\d++)\s*+/\s*+(\d++)(?![\d.])",
     re.I)
+# an epoch and a counter with no total: "Epoch: [1], step: [100], lr: ..." (PaddleNLP's
+# logger), "Epoch 2 Step 300 loss 1.2"; whether the counter starts again at each epoch is
+# seen at the first change of epoch, and its epoch's length is then the counter's last
+# value (``_epoch_step``). Linear as EPOCH_COUNTER.
+EPOCH_STEP = re.compile(
+    r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?[\s,|:\-]*+(step|iter(?:ation)?|batch|it)\b\s*+[:=]?\s*+"
+    r"\[?\s*+(\d++)\s*+\]?(?![\d./])", re.I)
 # mmengine's iteration-based runs: "Iter(train) [ 100/1000]  lr: ...  loss: ..."
 ITER_COUNTER = re.compile(r"(?<![\w/])iter\((?:train)\)\s*+\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]", re.I)
 _EPOCH_HINT = re.compile(r"(?i)epoch|train:|iter\(")
@@ -357,7 +364,8 @@ class KeyValueTextReader(LineGroups, LineReader):
         if m is None:
             m = ITER_COUNTER.search(line)
             if m is None:
-                return self._epoch_only(line)
+                s = EPOCH_STEP.search(line)
+                return self._epoch_only(line) if s is None else self._epoch_counter(line, s)
             step = int64(m.group(1))
             if step is None:
                 self.skip("step out of range")
@@ -381,17 +389,41 @@ class KeyValueTextReader(LineGroups, LineReader):
         self._no_template = True  # (the step is no single number of the line: no template)
         return self._with_step(line, m, step, [("epoch", m.group(1))])
 
-    def _epoch_step(self, e: int, epochs: int | None, n: int, per: int) -> int | None:
+    def _epoch_counter(self, line: str, m) -> list[StepRecord]:
+        """A line whose step is an epoch and a counter with no total (EPOCH_STEP)."""
+        e, n = int64(m.group(1)), int64(m.group(3))
+        if e is None or n is None:
+            self.skip("step out of range")
+            return []
+        step = self._epoch_step(e, None, n, None)
+        if step is None:
+            self.skip("step out of range")
+            return []
+        self._no_template = True  # (the step is no single number of the line: no template)
+        return self._with_step(line, m, step, [("epoch", m.group(1))])
+
+    def _epoch_step(self, e: int, epochs: int | None, n: int, per: int | None) -> int | None:
         """The step of counter ``n`` (of ``per``) in epoch ``e``: ``n`` itself while the
         counter runs on across epochs (a global step), ``(e - first epoch) * per + n``
-        once it is seen to start again at a new epoch (a batch index)."""
+        once it is seen to start again at a new epoch (a batch index). With no ``per``
+        printed, an epoch's length is the first epoch's last counter (plus the logging
+        interval when the counter starts at 0): the steps past the last record of an
+        epoch that the log did not print are not counted."""
         st = getattr(self, "_ep", None)
         if st is None:
-            st = self._ep = [e, e, n, None]  # first epoch, last epoch, last counter, mode
+            st = self._ep = [e, e, n, None, n, None]  # first epoch, last epoch, last counter, mode,
+            # first counter, counter before the last
         if e != st[1] and st[3] is None:
             st[3] = "epoch" if n <= st[2] else "global"
-            if st[3] == "global":
+            if st[3] == "global" and per:
                 self.run_info.setdefault("total_steps", per)
+        if per is None:
+            if st[3] is None:
+                st[5] = st[2] if n != st[2] else st[5]
+            elif self.__dict__.get("_ep_per") is None:
+                gap = st[2] - st[5] if st[5] is not None and st[2] > st[5] else 1
+                self._ep_per = st[2] + (gap if st[4] == 0 else 0)
+            per = self.__dict__.get("_ep_per") or 0
         st[1], st[2] = e, n
         if st[3] == "epoch":
             if epochs:

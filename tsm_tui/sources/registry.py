@@ -240,6 +240,36 @@ def candidate_files(root: str) -> list[str]:
                 if os.path.isfile(p):
                     out.append(p)
                     break
+    return out or fallback_files(root)
+
+
+#: names a log is saved under when no log-named file is there (only then are they read):
+#: a Markdown report that wraps a job's stdout, a job output with no extension, an
+#: SGE / PBS job's ``<name>.o<jobid>`` / ``.e<jobid>``
+_FALLBACK_NAME = re.compile(r"^[^.]+$|\.md$|\.[oe]\d+$", re.I)
+#: files of a source tree, never a log
+_NOT_LOG_NAMES = {"license", "licence", "makefile", "dockerfile", "readme", "notice", "authors", "copying",
+                  "changelog", "latest", "version", "requirements"}
+MAX_FALLBACK = 20  # files taken by the fallback (ours: a run folder, not a source tree)
+
+
+def fallback_files(root: str) -> list[str]:
+    """A tree with no log-named file: its text files named as a log may be saved when
+    nobody chose the name (``_FALLBACK_NAME``), at most ``MAX_FALLBACK``; the readers'
+    sniff still decides (a ``.md`` with fewer than five records is prose: ``not_a_log``)."""
+    out: list[str] = []
+    root = os.path.abspath(root)
+    base = root.rstrip(os.sep).count(os.sep)
+    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: None):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        if dirpath.count(os.sep) - base >= MAX_DEPTH:
+            dirnames[:] = []
+        for f in sorted(filenames):
+            if (_FALLBACK_NAME.search(f) and f.lower() not in _NOT_LOG_NAMES
+                    and os.path.isfile(os.path.join(dirpath, f))):
+                out.append(os.path.join(dirpath, f))
+                if len(out) >= MAX_FALLBACK:
+                    return out
     return out
 
 
