@@ -482,3 +482,23 @@ def test_real_crash_logs(name, step, status, what, capsys):
 def test_no_crash_on_healthy_corpus_logs(name, capsys):
     checks, _ = _report(name, capsys)
     assert all(c["status"] != "FAIL" for c in checks if c["id"] == "crash")
+
+
+def test_a_crash_before_any_step_then_steps_is_a_relaunch_not_a_survived_traceback(tmp_path):
+    """A process that died before its first logged step logs nothing after it: the records
+    that follow come from the next launch (a job script's retry, a Slurm requeue), so the crash
+    is history (PASS, said), never "a traceback the run survived" (WARN), and never a live FAIL.
+    (The corpus' Knover log: its first launch's AssertionError read as survived once its
+    launches were segmented on the total loss.) Text and chunk paths alike."""
+    run = tmp_path / "run"
+    run.mkdir()
+    lines = ["Traceback (most recent call last):", '  File "train.py", line 3, in <module>',
+             "AssertionError: [12L] cann't be found."]
+    lines += [f"step {s} loss {3.0 - s / 1000:.4f} lr 1e-4" for s in range(1, 121)]
+    (run / "train.log").write_text("\n".join(lines) + "\n")
+    an = analyze(str(run), Settings())
+    c = next(c for c in an.checks() if c.id == "crash")
+    assert c.status.value == "PASS", c.summary
+    assert "restarted" in c.summary and "survived" not in c.summary
+    # (paged when its line was read, as live; never a "survived" warning after it)
+    assert [a.severity.value for a in an.monitor.alerts if a.check == "crash"] == ["critical"]

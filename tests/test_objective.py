@@ -198,3 +198,49 @@ def test_real_detection_copy_is_not_modified(tmp_path):
     before = (dst / "metrics.json").read_bytes()
     analyze(str(dst))
     assert (dst / "metrics.json").read_bytes() == before and sorted(os.listdir(dst)) == ["metrics.json"]
+
+
+def _records(path: str) -> tuple[list, object]:
+    """Every record of a file through the replay's chunk path, and its reader."""
+    from tsm_tui.core.frame import Frame
+
+    r, _ = registry.open_reader(path)
+    out: list = []
+    for it in registry.read_items(path, r):
+        out += it.records() if isinstance(it, Frame) else [it]
+    return out, r
+
+
+def test_a_total_logged_after_its_lm_loss_term_is_the_loss(tmp_path):
+    """Knover prints ``lm_loss`` before the total ``loss`` (lm + bow): the total is the loss
+    whatever the order, on the text and the JSON Lines paths (line by line and in Frames);
+    an lm loss alone (Megatron's ``lm loss``) stays the loss, and a total first keeps it."""
+    from tsm_tui.sources.kv_text import KeyValueTextReader
+
+    r = KeyValueTextReader(str(tmp_path / "train.log"))
+    recs = []
+    for line in ["[train][1] progress: 1/1 step: 100, time: 6.095, speed: 16.406 steps/s",
+                 "\tcurrent lr: 0.0000010", "\tlm_loss: 2.1, bow_loss: 3.0, loss: 5.1"]:
+        recs += r.feed(line)
+    recs += r.flush()
+    assert [x.loss for x in recs] == [5.1]
+    assert r.objective_note().startswith("loss (the logged total)")
+
+    cases = {  # keys in the order logged -> the loss each record must carry
+        ("lm_loss", "loss"): 5.0, ("loss", "lm_loss"): 5.0, ("lm_loss",): 2.0, ("train/lm_loss", "total_loss"): 5.0,
+    }
+    for i, (keys, want) in enumerate(cases.items()):
+        path = tmp_path / f"k{i}.jsonl"
+        vals = {"lm_loss": 2.0, "train/lm_loss": 2.0, "loss": 5.0, "total_loss": 5.0}
+        with open(path, "w") as f:
+            for s in range(1, 201):  # enough rows for Frames
+                f.write(json.dumps({"step": s, **{k: vals[k] + s * 1e-3 for k in keys}}) + "\n")
+        recs, reader = _records(str(path))
+        assert len(recs) == 200
+        assert [round(x.loss - x.step * 1e-3, 6) for x in recs] == [want] * 200, keys
+        first = reader.field_keys()["loss"][0]
+        assert vals[first] == want, (keys, first)
+        per_line, _ = registry.open_reader(str(path))  # the tailer's path: one line at a time
+        with open(path) as f:
+            got = [x.loss for line in f for x in per_line.feed(line.rstrip("\n"))]
+        assert got == [x.loss for x in recs], keys

@@ -17,7 +17,15 @@ from tsm_tui.core.frame import pack
 from tsm_tui.core.numbers import MAX_INT, int64, run_fact
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
-from tsm_tui.sources.fields import describe_objective, field_for, loss_role, objective, overflowed, to_float
+from tsm_tui.sources.fields import (
+    describe_objective,
+    field_for,
+    loss_role,
+    objective,
+    overflowed,
+    to_float,
+    total_over,
+)
 from tsm_tui.sources.head import skip_hole
 from tsm_tui.sources.launches import is_banner, may_hold_banner
 from tsm_tui.sources.text_events import TextTap, tapped
@@ -233,6 +241,9 @@ class LineReader:
                 out.setdefault(f, []).append(k)
             elif k in SAMPLE_KEYS:
                 out.setdefault("samples", []).append(k)
+        ks = out.get("loss")
+        if ks and len(ks) > 1:  # the key the loss is read from first (a total before its lm_loss term)
+            out["loss"] = sorted(ks, key=lambda k: any(total_over(o, k) for o in ks))
         return out
 
     def field(self, key: str) -> str | None:
@@ -251,6 +262,7 @@ class LineReader:
         got = False
         samples: list[str] | None = None
         fields = self._fields
+        loss_key = ""
         for k, v in items:
             f = fields.get(k, _UNSEEN)
             if f is _UNSEEN:
@@ -300,6 +312,11 @@ class LineReader:
                 continue
             if getattr(rec, f) is None:  # first alias wins (loss before train_loss ...)
                 setattr(rec, f, x)
+                if f == "loss":
+                    loss_key = k
+            elif f == "loss" and total_over(k, loss_key):  # a total after its lm_loss term (fields.PART_LOSS)
+                rec.loss = x
+                loss_key = k
             if f in METRICS:
                 got = True
         if rec.loss is None and extra is not None:
@@ -348,7 +365,8 @@ class LineReader:
             return describe_objective(how, keys, [k for k in terms if k not in keys])
         if not terms:
             return None
-        total = next((k for k, f in self._fields.items() if f == "loss"), None)
+        losses = [k for k, f in self._fields.items() if f == "loss"]
+        total = next((k for k in losses if not any(total_over(o, k) for o in losses)), None)
         return describe_objective("total", (total,), terms) if total is not None else None
 
     def objective_plan(self, keys: tuple) -> tuple[str, tuple[str, ...]] | None:

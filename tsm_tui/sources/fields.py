@@ -92,6 +92,17 @@ def normalise(key: str) -> str:
     return _NORM.sub("_", key.strip().lower())
 
 
+#: loss keys that name one term of the objective (the language-model / cross-entropy term):
+#: when a record logs a total beside one (Knover: ``lm_loss: 2.1, bow_loss: 3.0, loss: 5.1``),
+#: the total is the loss whatever their order; alone (Megatron's ``lm loss``) it is the loss
+PART_LOSS = frozenset({"lm_loss", "train/lm_loss", "train_lm_loss", "train/ce_loss", "train/crossentropyloss"})
+
+
+def total_over(new: str, old: str) -> bool:
+    """Both keys feed the loss: does ``new`` take the place of ``old`` (a total over a term)?"""
+    return normalise(old) in PART_LOSS and normalise(new) not in PART_LOSS
+
+
 def field_for(key: str) -> str | None:
     """Which StepRecord field a log key feeds (``"step"`` for step keys), or None."""
     k = normalise(key)

@@ -16,7 +16,7 @@ import numpy as np
 from tsm_tui.core.frame import INT_FIELDS, METRIC_FIELDS, Frame
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import MAX_LINE, LineReader
-from tsm_tui.sources.fields import field_for
+from tsm_tui.sources.fields import field_for, total_over
 
 try:  # orjson is ~3x faster but rejects NaN; use it first and fall back.
     import orjson as _orjson
@@ -207,6 +207,8 @@ class JsonlReader(LineReader):
                 fields[f] = i  # the last one wins in build
             elif f not in fields:
                 fields[f] = i  # the first alias wins in build
+            elif f == "loss" and total_over(k, keys[fields[f]]):
+                fields[f] = i  # ... unless a total follows its lm_loss term (as in build)
         terms: tuple[int, ...] = ()
         if "loss" not in fields and extra:  # no total: the objective rule (fields.objective), as build does
             obj = self.objective_plan(tuple(k for k, _ in extra))

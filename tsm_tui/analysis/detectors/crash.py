@@ -95,10 +95,20 @@ class CrashDetector(Detector):
         inc = self.open
         if inc is None or inc.floating or not rec.has_metrics():
             return []
+        if self._before_any_step(inc):
+            self._close(inc, "history", rec.step)
+            return []
         inc.after += 1
         if inc.after >= self.s.crash_survive_records:
             self._close(inc, "survived", rec.step)
         return []
+
+    @staticmethod
+    def _before_any_step(inc: Incident) -> bool:
+        """A fatal crash of a process that had logged no step, then records: they come from
+        the next launch (a process that dies before its first step logs none after it), so
+        the crash is history, not a traceback the run survived."""
+        return inc.step is None and inc.level == "fatal"
 
     def screen(self, fr, cx, a: int, b: int) -> np.ndarray:
         return NONE
@@ -107,6 +117,9 @@ class CrashDetector(Detector):
         """Frame rows: counted after an open incident (every row has a metric)."""
         inc = self.open
         if inc is None or inc.floating:
+            return
+        if self._before_any_step(inc):
+            self._close(inc, "history", int(fr.step[a]))
             return
         need = self.s.crash_survive_records - inc.after
         if q - a >= need:
@@ -172,6 +185,11 @@ class CrashDetector(Detector):
         if inc.floating and inc.step is None:
             return self.state.last_step
         return inc.step
+
+    def _when(self, inc: Incident) -> str:
+        """``at step N``, or where a crash before any logged step was (never "step None")."""
+        step = self._step(inc)
+        return "before the first logged step" if step is None else f"at step {step}"
 
     def _warning(self, ev: TextEvent, step: int | None) -> list[Alert]:
         key = f"crash-warning:{ev.exception or ev.kind}"
@@ -254,7 +272,7 @@ class CrashDetector(Detector):
         tail = ""
         if hist:
             h = hist[-1]
-            tail = (f"; {len(hist)} earlier crash(es), restarted (last at step {self._step(h)}: "
+            tail = (f"; {len(hist)} earlier crash(es), restarted (last {self._when(h)}: "
                     f"{h.best.what or h.best.kind})")
         if inc is not None:
             status = Status.FAIL if inc.level == "fatal" else Status.WARN
@@ -265,12 +283,12 @@ class CrashDetector(Detector):
             parts = []
             if surv:
                 s = surv[-1]
-                parts.append(f"{len(surv)} traceback(s) the run survived (last at step {self._step(s)}: "
+                parts.append(f"{len(surv)} traceback(s) the run survived (last {self._when(s)}: "
                              f"{s.best.exception or s.best.what})")
             if self.warnings:
                 n = sum(c for c, _, _ in self.warnings.values())
                 first = next(iter(self.warnings.values()))
-                parts.append(f"{n} traceback(s) logged as warnings (first at step {first[1]}: "
+                parts.append(f"{n} traceback(s) logged as warnings (first {'before the first logged step' if first[1] is None else f'at step {first[1]}'}: "
                              f"{first[2].exception or first[2].what})")
             return self._result(Status.WARN, "; ".join(parts) + tail)
         if self.done is not None:
