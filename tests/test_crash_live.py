@@ -14,7 +14,7 @@ import time
 import pytest
 
 from test_app import run, screen_lines
-from test_follow import Follow
+from test_follow import follow  # noqa: F401  (the fixture)
 
 from tsm_tui.cli import parse
 from tsm_tui.views.tui import TsmApp
@@ -77,22 +77,6 @@ def wait_for_text(path, word: str, timeout: float = 30.0) -> float:
             return time.monotonic()
         time.sleep(0.005)
     raise AssertionError(f"{word!r} never written")
-
-
-@pytest.fixture
-def follow():
-    procs = []
-
-    def make(*args, **kw):
-        f = Follow(*args, **kw)
-        procs.append(f)
-        return f
-
-    yield make
-    for f in procs:
-        if f.p.poll() is None:
-            f.p.kill()
-            f.p.wait()
 
 
 CASES = [
