@@ -74,8 +74,14 @@ class Settings:
     #: warm-up shorter than 1% of the steps -> WARN; 2-5% recommended
     #: (issue #2; Wortsman et al. use 5%; LLaMA/OLMo 2 use 2000 steps).
     warmup_min_frac: float = 0.01
-    #: peak LR above this many times the size reference -> WARN, and above
-    #: lr_fail_factor -> FAIL (ours, detection-anchors.md 3.4: "3x max(eta_ref)").
+    #: ... except a warm-up as long as the published long-run ones, which are well under 1%
+    #: of their runs: 2000 steps (LLaMA 1/2, OLMo 2, DeepSeek LLM / V3, OPT) or 375M tokens
+    #: (GPT-3 App. B, BLOOM). The live check and pre-flight (analysis/rules.py).
+    warmup_published_steps: int = 2000
+    warmup_published_tokens: float = 375e6
+    #: peak LR above this many times the size reference -> WARN, and at or above
+    #: lr_fail_factor -> FAIL (ours, detection-anchors.md 3.4: "3x max(eta_ref)"); the
+    #: live check and pre-flight (analysis/rules.py lr_ratio_status).
     lr_warn_factor: float = 3.0
     lr_fail_factor: float = 10.0
 
@@ -123,7 +129,7 @@ class Settings:
     #: run, or than ckpt_max_gap_steps -> WARN (ours: a rollback may lose at most a
     #: fifth of the run; the advice asks for 5%). "The run" is the plan (total steps)
     #: when known, so the verdict does not flip after every save; the same rule as
-    #: pre-flight (tsm_tui/preflight/references.py CKPT_MAX_FRAC / CKPT_MAX_STEPS).
+    #: pre-flight (analysis/rules.py checkpoint_gap_limit).
     ckpt_max_gap_frac: float = 0.20
     ckpt_max_gap_steps: int = 5000
 

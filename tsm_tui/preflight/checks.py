@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from tsm_tui.analysis.advice import checkpoint_every
+from tsm_tui.analysis.rules import checkpoint_gap_too_long, lr_ratio_status, warmup_published, warmup_short
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors.references import (deepseek_batch_tokens, gpt3_batch_tokens,
                                           gpt3_lr)
@@ -12,9 +13,9 @@ from tsm_tui.core.record import Status
 from tsm_tui.core.settings import Settings
 from tsm_tui.preflight.plan import Plan
 
-from tsm_tui.preflight.references import (BETA2_MAX, CKPT_MAX_FRAC, CKPT_MAX_HOURS, CKPT_MAX_STEPS, EPS_MAX,
+from tsm_tui.preflight.references import (BETA2_MAX, CKPT_MAX_HOURS, EPS_MAX,
                                           LARGE_PARAMS, LOG_AVERAGED, LOG_WARN)
-from tsm_tui.preflight.references import DECAY_TOO_LONG, PreCheck, WARMUP_REC, WARMUP_STEPS_PUBLISHED, WARMUP_TOKENS_PUBLISHED, _Acc, _BF16, _lr_ratio, human, key, lr_ref, pct
+from tsm_tui.preflight.references import DECAY_TOO_LONG, PreCheck, WARMUP_REC, _Acc, _BF16, _lr_ratio, human, key, lr_ref, pct
 
 # --- the checks -----------------------------------------------------------------------------
 
@@ -37,18 +38,18 @@ def check_lr_schedule(plan: Plan, s: Settings) -> PreCheck:
               f"peak LR", act + ", then cosine decay to 10% of the peak")
     elif T:
         frac = W / T
-        published = W >= WARMUP_STEPS_PUBLISHED or (
-            plan.warmup_tokens is not None and plan.warmup_tokens >= WARMUP_TOKENS_PUBLISHED)
+        published = warmup_published(W, s, plan.warmup_tokens)
         if W >= T:
             a.add(Status.WARN, f"warm-up {W} steps >= the run's {T}: the LR never leaves warm-up",
                   f"set {wk} to {rec_range()}")
-        elif frac < s.warmup_min_frac and not published:
+        elif warmup_short(W, T, s, plan.warmup_tokens):
             a.add(Status.WARN, f"warm-up {W} steps is {pct(frac)} of {T} (< 1%; 2-5% recommended)",
                   f"set {wk} to {rec_range()}")
         else:
             why = ""
             if frac < WARMUP_REC[0] and published:
-                why = ("; >= 2000 steps, as LLaMA / OLMo 2 / DeepSeek" if W >= WARMUP_STEPS_PUBLISHED
+                why = (f"; >= {s.warmup_published_steps} steps, as LLaMA / OLMo 2 / DeepSeek"
+                       if W >= s.warmup_published_steps
                        else f"; {human(plan.warmup_tokens)} tokens, as GPT-3")
             elif frac < WARMUP_REC[0]:
                 why = "; 2-5% recommended"
@@ -87,10 +88,9 @@ def check_lr_schedule(plan: Plan, s: Settings) -> PreCheck:
         also = f"; GPT-3 Table 2.1: {fmt(g)}" if "GPT-3" not in ref[1] else ""
         text = f"peak LR {fmt(lr)} is {fmt(ratio, 3)}x the reference {fmt(ref[0])} ({ref[1]}{also})"
         act = f"lower {lk} from {fmt(lr)} to <= {fmt(2 * ref[0])} (2x {ref[1]})"
-        if ratio >= s.lr_fail_factor * (1 - 1e-9):
-            a.add(Status.FAIL, text, act)
-        elif ratio > s.lr_warn_factor:
-            a.add(Status.WARN, text, act)
+        st = lr_ratio_status(ratio, s)
+        if st != Status.PASS:
+            a.add(st, text, act)
         else:
             a.add(Status.PASS, f"peak LR {fmt(lr)} = {fmt(ratio, 2)}x the reference {fmt(ref[0])} ({ref[1]})")
     elif lr:
@@ -156,7 +156,7 @@ def check_clipping(plan: Plan, s: Settings) -> PreCheck:
     if plan.precision in ("fp16", "fp16-pure"):
         worse.append("fp16: an overflowing step is applied unclipped")
     ratio = _lr_ratio(plan)
-    if ratio is not None and ratio > s.lr_warn_factor:
+    if ratio is not None and lr_ratio_status(ratio, s) != Status.PASS:
         worse.append(f"the peak LR is {fmt(ratio, 2)}x the size reference")
     status = Status.FAIL if worse else Status.WARN
     text = what + (" and " + " and ".join(worse) if worse else ": one bad batch can blow up the weights")
@@ -242,7 +242,7 @@ def check_checkpoints(plan: Plan, s: Settings) -> PreCheck:
     elif strat == "epoch" and S is None or (strat == "epoch" and plan.framework in ("hf", "axolotl")):
         if T and plan.epochs:
             per = T / plan.epochs
-            st = Status.WARN if (per / T > CKPT_MAX_FRAC or per > CKPT_MAX_STEPS) else Status.PASS
+            st = Status.WARN if checkpoint_gap_too_long(per, T, s) else Status.PASS
             a.add(st, f"checkpoint once per epoch = every {per:.0f} steps ({pct(per / T)} of {T})", act)
         else:
             a.add(Status.WARN, "checkpoint once per epoch: rollback points could be far apart (steps per epoch "
@@ -250,12 +250,12 @@ def check_checkpoints(plan: Plan, s: Settings) -> PreCheck:
     elif S is not None:
         if T:
             frac = S / T
-            if frac > CKPT_MAX_FRAC or S > CKPT_MAX_STEPS:
-                a.add(Status.WARN, f"checkpoint every {S} steps = {pct(frac)} of {T} (> {CKPT_MAX_FRAC:.0%} or > {CKPT_MAX_STEPS} steps)", act)
+            if checkpoint_gap_too_long(S, T, s):
+                a.add(Status.WARN, f"checkpoint every {S} steps = {pct(frac)} of {T} (> {s.ckpt_max_gap_frac:.0%} or > {s.ckpt_max_gap_steps} steps)", act)
             else:
                 a.add(Status.PASS, f"every {S} steps ({pct(frac)} of {T}, {T // S} rollback points)")
-        elif S > CKPT_MAX_STEPS:
-            a.add(Status.WARN, f"checkpoint every {S} steps (> {CKPT_MAX_STEPS})", act)
+        elif checkpoint_gap_too_long(S, None, s):
+            a.add(Status.WARN, f"checkpoint every {S} steps (> {s.ckpt_max_gap_steps})", act)
         else:
             a.add(Status.PASS, f"every {S} steps (run length unknown)")
     if plan.save_hours is not None:

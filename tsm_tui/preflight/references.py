@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 from tsm_tui.analysis.detectors.references import (deepseek_lr, gpt3_lr)
 from tsm_tui.core.record import Status
-from tsm_tui.core.settings import Settings
 from tsm_tui.preflight.plan import Plan
 
 
@@ -24,11 +23,8 @@ RECIPE_LR = [
     (65e9, 1.5e-4, "LLaMA 65B / Llama 2 70B recipe"),
     (405e9, 8.0e-5, "Llama 3 405B recipe"),
 ]
-#: Long-run warm-ups that are < 1% of the steps but are the published practice
-#: (section 4): 2000 steps (LLaMA 1/2, OLMo 2, DeepSeek, OPT) and 375M tokens
-#: (GPT-3 App. B, BLOOM). A warm-up at least this long passes the 1% rule.
-WARMUP_STEPS_PUBLISHED = 2000
-WARMUP_TOKENS_PUBLISHED = 375e6
+#: (the published long-run warm-ups that pass the 1% rule, 2000 steps / 375M tokens, are
+#: Settings.warmup_published_steps / _tokens, judged by analysis/rules.py)
 #: warm-up of 2-5% of the run recommended (issue #6; Wortsman et al. use 5%)
 WARMUP_REC = (0.02, 0.05)
 #: a schedule horizon this much longer than the run leaves the LR high at the end
@@ -37,9 +33,9 @@ DECAY_TOO_LONG = 1.25
 #: logging intervals: > 10 steps WARN; >= 100 steps averages spikes away (ours;
 #: HF's default is 500 and its logged loss is the mean over the interval)
 LOG_WARN, LOG_AVERAGED = 10, 100
-#: checkpoint interval: > 20% of the run or > 5000 steps, or > 6 hours (ours; the
-#: report's Checkpoints check uses the same numbers, core/settings.py)
-CKPT_MAX_FRAC, CKPT_MAX_STEPS, CKPT_MAX_HOURS = Settings.ckpt_max_gap_frac, Settings.ckpt_max_gap_steps, 6.0
+#: checkpoint interval: > 6 hours (ours); in steps, > 20% of the run or > 5000 steps is the
+#: report's Checkpoints rule (core/settings.py ckpt_max_gap_*, analysis/rules.py)
+CKPT_MAX_HOURS = 6.0
 #: optimizer: "large" model, beta2 and eps limits (GPT-3 / LLaMA / OLMo 2 use
 #: beta2 0.95, eps 1e-8; OLMo 2 moved eps 1e-5 -> 1e-8)
 LARGE_PARAMS, BETA2_MAX, EPS_MAX = 1e9, 0.99, 1e-6

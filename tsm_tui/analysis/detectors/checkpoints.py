@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tsm_tui.analysis.advice import checkpoint_every
 from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.rules import checkpoint_gap_limit, checkpoint_gap_too_long
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
 
@@ -37,24 +38,27 @@ class CheckpointDetector(Detector):
         # so far would flip the verdict after every save)
         total, save, first = info.total_steps, info.save_steps, self.state.first_step or 0
         span = total if total else max(last or 0, steps[-1] if steps else 0) - first
-        limit = min(self.s.ckpt_max_gap_frac * span, self.s.ckpt_max_gap_steps) if span > 0 else None
+        # (the gap a rollback may lose: analysis/rules.py, the pre-flight rule; nothing to judge
+        # before the first logged step)
+        limit = checkpoint_gap_limit(span, self.s) if span > 0 else None
         of = f"{total} planned" if total else f"{span} logged"
         why = (f"> {self.s.ckpt_max_gap_frac:.0%} of the run ({of})" if limit and limit < self.s.ckpt_max_gap_steps
                else f"> {self.s.ckpt_max_gap_steps} steps")
         if not cks:
-            return self._none_yet(last, first, save, total, limit, why)
+            return self._none_yet(last, first, save, total, span, limit, why)
         gaps = [b - a for a, b in zip(steps, steps[1:])]
         interval = max(gaps) if gaps else None
         behind = (last - steps[-1]) if last is not None else 0
         desc = f"{len(cks)} checkpoint(s), newest {cks[-1][1]} (step {steps[-1]})"
         if interval:
             desc += f", every ~{interval} steps"
-        if limit and ((interval and interval > limit) or behind > limit):
+        if limit and ((interval and checkpoint_gap_too_long(interval, span, self.s))
+                      or checkpoint_gap_too_long(behind, span, self.s)):
             worst = max(interval or 0, behind)
             return self._result(Status.WARN, f"{desc}; a rollback could lose {worst} steps ({why})")
         return self._result(Status.PASS, desc)
 
-    def _none_yet(self, last, first, save, total, limit, why) -> CheckResult:
+    def _none_yet(self, last, first, save, total, span, limit, why) -> CheckResult:
         """Nothing on disk yet: judged against the planned saves (the config's save_steps)
         or, without them, the gap the plan allows; before the first save is due, a run
         that has none is on plan (the verdict used to flip WARN -> PASS at its first save)."""
@@ -64,7 +68,7 @@ class CheckpointDetector(Detector):
             return self._result(Status.WARN, "no checkpoints found, and the config plans none (save_strategy "
                                              "\"no\"): nothing to roll back to")
         if save:
-            if limit and save > limit:
+            if limit and checkpoint_gap_too_long(save, span, self.s):
                 return self._result(Status.WARN, f"no checkpoint yet; saves planned every {save} steps: a rollback "
                                                  f"could lose {save} steps ({why})")
             due = (first // save + 1) * save  # the first save after the log's start

@@ -13,10 +13,10 @@ from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors.references import gpt3_lr_fit, lr_reference
+from tsm_tui.analysis.rules import lr_ratio_line, lr_ratio_status, warmup_short
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
 PEAK_TOL = 0.98  # LR within 2% of its max counts as "at peak"
-WARMUP_ABS_OK = 2000  # LLaMA 1/2, OLMo 2, DeepSeek LLM / V3 warm up for 2000 steps
 HOLD_RECORDS = 3  # records at the maximum that end the ramp (a constant-LR phase)
 JUMP_FACTOR = 1.5  # LR above 1.5x the warm-up peak later on: a jump, not a schedule (ours)
 #: a jump this few LR records after a resume is the resume's (a scheduler state not
@@ -192,7 +192,7 @@ class LRScheduleDetector(Detector):
         if thr is not None or not self.ramp_done:
             runmax = np.maximum(np.maximum.accumulate(v), self.max_lr)  # max_lr after each row
         if thr is not None:
-            flag |= runmax > thr
+            flag |= runmax >= thr
         if not self.no_warmup_alerted and self.first_lr is not None and self._starts_at_beginning():
             if self.ramp_done:  # has_warmup() cannot change: flag the NO_WARMUP_RECORDS-th record
                 if not self.first_lr < self.ramp_peak * PEAK_TOL:
@@ -210,7 +210,7 @@ class LRScheduleDetector(Detector):
         ref = self._lr_ref()
         if ref is None:
             return None
-        return (self.s.lr_fail_factor if self.lr_alerted == "warning" else self.s.lr_warn_factor) * ref[0]
+        return lr_ratio_line(Status.FAIL if self.lr_alerted == "warning" else Status.WARN, self.s) * ref[0]
 
     def _zero_screen(self, v, steps, zero) -> np.ndarray:
         """LR == 0 rows after the ramp that update() must see: where _check_zero would
@@ -338,7 +338,7 @@ class LRScheduleDetector(Detector):
         if p:  # how high the LR it starts at is: the size reference, extrapolated below its range if need be
             ref = self._lr_ref() or (gpt3_lr_fit(p), "the GPT-3 Table 2.1 fit extrapolated to this size")
             r = self.max_lr / ref[0]
-            if r > self.s.lr_warn_factor:
+            if lr_ratio_status(r, self.s) != Status.PASS:
                 high = f" It starts {r:.0f}x above {fmt(ref[0])} ({ref[1]}, {fmt(p)} parameters)."
                 acts.append(f"Lower the LR from {fmt(self.max_lr)} towards {fmt(ref[0] * 2)} (at most 2x {ref[1]}): "
                             "without a warm-up the first updates are taken at the full LR.")
@@ -372,9 +372,10 @@ class LRScheduleDetector(Detector):
         if self.lr_alerted == "critical":
             return []
         ref = self._lr_ref()
-        if ref is None or self.max_lr <= self.s.lr_warn_factor * ref[0]:
+        st = lr_ratio_status(self.max_lr / ref[0], self.s) if ref is not None else Status.PASS
+        if ref is None or st == Status.PASS:
             return []
-        sev = Severity.CRITICAL if self.max_lr > self.s.lr_fail_factor * ref[0] else Severity.WARNING
+        sev = Severity.CRITICAL if st == Status.FAIL else Severity.WARNING
         if self.lr_alerted == sev.value:
             return []
         self.lr_alerted = sev.value  # warn once, then once more if it climbs past the FAIL line
@@ -446,10 +447,10 @@ class LRScheduleDetector(Detector):
         info = self.state.info
         acts = []
         w, total = info.warmup_steps, info.total_steps
-        if w is not None and (w <= 0 or (total and w / total < self.s.warmup_min_frac and w < WARMUP_ABS_OK)):
+        if w is not None and (w <= 0 or warmup_short(w, total, self.s)):
             acts.append(advice.warmup(self.state))
         ref = self._lr_ref()
-        if info.peak_lr is not None and ref is not None and info.peak_lr > self.s.lr_warn_factor * ref[0]:
+        if info.peak_lr is not None and ref is not None and lr_ratio_status(info.peak_lr / ref[0], self.s) != Status.PASS:
             acts.append(f"Lower the peak LR from {fmt(info.peak_lr)} to about {fmt(ref[0] * 2)} (at most 2x {ref[1]}).")
         sev = Severity.CRITICAL if res.status == Status.FAIL else Severity.WARNING
         return [Alert(self.id, sev, step, f"LR schedule: {res.summary}.", value=info.peak_lr,
@@ -478,7 +479,7 @@ class LRScheduleDetector(Detector):
             elif total:
                 frac = w / total
                 parts.append(f"warm-up {w} steps ({_pct(frac)} of {total} planned)")
-                if frac < self.s.warmup_min_frac and w < WARMUP_ABS_OK:
+                if warmup_short(w, total, self.s):
                     status = Status.WARN
                     parts[-1] += " < 1%"
             else:
@@ -487,10 +488,7 @@ class LRScheduleDetector(Detector):
             ref = self._lr_ref()
             if ref is not None:
                 r = peak / ref[0]
-                if r > self.s.lr_fail_factor:
-                    status = Status.FAIL
-                elif r > self.s.lr_warn_factor and status != Status.FAIL:
-                    status = Status.WARN
+                status = max(status, lr_ratio_status(r, self.s), key=lambda s: s.rank)
                 parts.append(f"peak {fmt(peak)} = {r:.1f}x {ref[1]}")
             else:
                 parts.append(f"peak {fmt(peak)}")
@@ -532,7 +530,7 @@ class LRScheduleDetector(Detector):
                 parts.append(f"warm-up {w} steps ({_pct(frac)} of {total} {kind})")
                 # < 1% warns, except the 2000-step warm-ups of LLaMA / OLMo 2 /
                 # DeepSeek, which are well under 1% of their very long runs
-                if frac < self.s.warmup_min_frac and w < WARMUP_ABS_OK:
+                if warmup_short(w, total, self.s):
                     status = Status.WARN
                     parts[-1] += " < 1%"
             else:
@@ -540,10 +538,7 @@ class LRScheduleDetector(Detector):
         ref = self._lr_ref()
         if ref is not None:
             r = self.max_lr / ref[0]
-            if r > self.s.lr_fail_factor:
-                status = Status.FAIL
-            elif r > self.s.lr_warn_factor and status != Status.FAIL:
-                status = Status.WARN
+            status = max(status, lr_ratio_status(r, self.s), key=lambda s: s.rank)
             parts.append(f"peak {fmt(self.max_lr)} = {r:.1f}x {ref[1]}")
         elif self.jump_at is not None:  # the schedule's peak, not the jump's
             parts.append(f"peak {fmt(self.ramp_peak)}")
