@@ -32,6 +32,7 @@ from dataclasses import dataclass, field as _field
 from tsm_tui.core.numbers import FACT_COUNTS, MAX_FACT_TEXT, UNSET_COUNT, run_fact, shown, unusable
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.config import MAX_CONFIG_BYTES, ConfigError, num, parse_arg_list, read_config_file  # noqa: F401
+from tsm_tui.sources.config_keys import detect_framework, flatten, lookup, names, present, warmup_in_tokens
 from tsm_tui.sources.params import count_params  # noqa: F401  (re-exported: tests, older imports)
 
 
@@ -196,64 +197,9 @@ def read_plan(path: str, extra_config: str | None = None) -> Plan:
 # --- the training configuration --------------------------------------------------
 
 
-def _flat_all(d, prefix="", out=None) -> dict:
-    """Flatten nested mappings to ``a.b.c`` keys AND bare leaf names (first one wins)."""
-    if out is None:
-        out = {}
-    if isinstance(d, dict):
-        for k, v in d.items():
-            k = str(k).lower().replace("-", "_")
-            if isinstance(v, dict):
-                _flat_all(v, f"{prefix}{k}.", out)
-            else:
-                out[f"{prefix}{k}"] = v
-                out.setdefault(f"~{k}", v)  # bare name, lowest priority
-    return out
-
-
-def _get(flat: dict, *names):
-    """First present, non-null value among dotted names, then bare names: (key, value)."""
-    for n in names:
-        if n in flat and flat[n] is not None:
-            return n, flat[n]
-    for n in names:
-        if "." not in n and f"~{n}" in flat and flat[f"~{n}"] is not None:
-            return n, flat[f"~{n}"]
-    return None, None
-
-
-def _has(flat: dict, *names) -> bool:
-    return any(n in flat or f"~{n}" in flat for n in names)
-
-
-_HF_MARKERS = ("per_device_train_batch_size", "num_train_epochs", "lr_scheduler_type", "logging_nan_inf_filter",
-               "gradient_accumulation_steps", "logging_steps", "save_strategy", "finetuning_type",
-               "micro_batch_size")
-_MEGATRON_MARKERS = ("train_iters", "lr_warmup_iters", "global_batch_size", "num_layers", "save_interval",
-                     "log_interval", "clip_grad", "lr_decay_style", "tensor_model_parallel_size")
-
-
-def detect_framework(m: dict, kind: str) -> str:
-    top = {str(k).lower().replace("-", "_") for k in m}
-    if kind == "args" and top & set(_MEGATRON_MARKERS):
-        return "megatron"
-    if kind == "toml" and isinstance(m.get("training"), dict) and (
-            "job" in m or "lr_scheduler" in m or "parallelism" in m or "checkpoint" in m):
-        return "torchtitan"
-    if "base_model" in top and ("micro_batch_size" in top or "sequence_len" in top):
-        return "axolotl"
-    if top & {"per_device_train_batch_size", "num_train_epochs", "logging_nan_inf_filter", "lr_scheduler_type",
-              "finetuning_type"}:
-        return "hf"
-    if "zero_optimization" in top or "train_micro_batch_size_per_gpu" in top:
-        return "deepspeed"
-    if isinstance(m.get("scheduler"), dict) and isinstance(m.get("optimizer"), dict) and "model" in m:
-        return "olmo"
-    if top & {"accumulate_grad_batches", "gradient_clip_val", "log_every_n_steps", "every_n_train_steps"}:
-        return "lightning"
-    if top & {"max_iters", "lr_decay_iters", "warmup_iters", "decay_lr", "init_from"}:
-        return "nanogpt"
-    return "generic"
+# The keys each setting is read from, the flattener, the lookup and the framework are the
+# monitor's too: sources/config_keys (one table). What follows is what pre-flight makes of
+# the values (defaults, units, the notes and the keys to name in an action).
 
 
 #: HF TrainingArguments defaults (transformers 4.x) for keys a YAML leaves out
@@ -277,7 +223,7 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     fw = detect_framework(mapping, kind)
     if plan.framework is None or plan.framework == "generic":
         plan.framework = fw
-    flat = _flat_all(mapping)
+    flat = flatten(mapping)
     defaults = {"hf": HF_DEFAULTS, "axolotl": HF_DEFAULTS, "megatron": MEGATRON_DEFAULTS,
                 "torchtitan": TORCHTITAN_DEFAULTS}.get(fw, {})
     dflt_origin = {"hf": "HF TrainingArguments", "axolotl": "HF TrainingArguments",
@@ -285,7 +231,7 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     dflt_origin = f"{dflt_origin} default (not set in {origin})"
 
     def get(*names, default=True):
-        k, v = _get(flat, *names)
+        k, v = lookup(flat, *names)
         if k is None and default:
             for n in names:
                 if n in defaults:
@@ -319,16 +265,13 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
         return n
 
     # --- model size given outright (plain configs) ---------------------------
-    k, v, o = get("params", "n_params", "num_params", "num_parameters", "param_count", "model_params",
-                  "model.params", "model_size")
+    k, v, o = get(*names("params", fw))
     p = num(v, sizes=True)
     if p and p > 0:
         put("params", p, k, o)
 
     # --- steps, tokens, epochs ------------------------------------------------------
-    k, v, o = get("training.steps" if fw == "torchtitan" else "max_steps", "max_steps", "train_iters", "max_iters",
-                  "total_steps", "num_training_steps", "train_steps", "training_steps", "trainer.max_steps",
-                  "total_num_steps")
+    k, v, o = get(*names("total_steps", fw))
     n = _int(v)
     if n is not None and n <= 0 and k == "max_steps":
         plan.note(f"{origin}: max_steps={n} means an epoch-based run")
@@ -363,18 +306,15 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     count("dataset_samples", k, v, o)
 
     # --- batch -------------------------------------------------------------------------
-    k, v, o = get("batch_tokens", "tokens_per_batch", "global_batch_size_tokens", "batch_size_tokens",
-                  "total_batch_size" if fw in ("generic", "nanogpt") else "batch_tokens")
+    k, v, o = get(*names("batch_tokens", fw))
     bt = num(v, sizes=True)
     if bt and bt > 0:
         put("batch_tokens", bt, k, o)
-    k, v, o = get("global_batch_size", "global_train_batch_size", "train_batch_size", "training.global_batch_size")
+    k, v, o = get(*names("batch_size", fw))
     count("batch_size", k, v, o)
-    k, v, o = get("per_device_train_batch_size", "micro_batch_size", "train_micro_batch_size_per_gpu",
-                  "training.local_batch_size", "local_batch_size", "device_train_microbatch_size",
-                  "training.batch_size", "batch_size")
+    k, v, o = get(*names("micro_batch", fw))
     count("micro_batch", k, v, o)
-    k, v, o = get("gradient_accumulation_steps", "accumulate_grad_batches", "grad_accum", "gradient_accumulation")
+    k, v, o = get(*names("grad_accum", fw))
     count("grad_accum", k, v, o)
     ws = None
     k, v, o = get("world_size", "n_gpus", "num_gpus", "gpus", "devices", "nproc_per_node", "num_devices",
@@ -386,24 +326,19 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
             ws *= _int(vn)
             k = f"{k} x {kn}"
         put("world_size", ws, k, o)
-    k, v, o = get("training.seq_len", "seq_length", "seq_len", "max_seq_length", "block_size", "max_seq_len",
-                  "sequence_length", "sequence_len", "context_length", "cutoff_len", "max_sequence_length",
-                  "encoder_seq_length", "model.max_sequence_length")
+    k, v, o = get(*names("seq_len", fw))
     count("seq_len", k, v, o)
 
     # --- learning rate and schedule ------------------------------------------------------
-    k, v, o = get("optimizer.lr", "optimizer.learning_rate", "optimizer.params.lr", "learning_rate", "lr",
-                  "max_lr", "peak_lr", "warmup_max_lr", "base_lr")
+    k, v, o = get(*names("peak_lr", fw))
     lr = num(v)
     if lr is not None and lr > 0:
         put("peak_lr", lr, k, o)
-    units_tokens = str(_get(flat, "scheduler.units", "units")[1] or "").lower() == "tokens"
-    k, v, o = get("lr_scheduler.warmup_steps" if fw == "torchtitan" else "warmup_steps", "warmup_steps",
-                  "lr_warmup_iters", "warmup_iters", "num_warmup_steps", "lr_warmup_steps", "warmup_num_steps",
-                  "scheduler.t_warmup", "t_warmup")
+    units_tokens = str(lookup(flat, "scheduler.units", "units")[1] or "").lower() == "tokens"
+    k, v, o = get(*names("warmup_steps", fw))
     w = num(v, sizes=True)
     if w is not None and w >= 0:
-        if units_tokens and k in ("scheduler.t_warmup", "t_warmup"):
+        if warmup_in_tokens(flat, k):
             put("warmup_tokens", w, k, o)
         else:
             put("warmup_steps", int(w), k, o)
@@ -413,20 +348,21 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     wt = num(v, sizes=True)
     if wt is not None and wt >= 0:
         put("warmup_tokens", wt, k, o)
-    k, v, o = get("warmup_ratio", "lr_warmup_fraction", "warmup_fraction", "warmup_pct")
+    k, v, o = get(*names("warmup_ratio", fw))
     wr = num(v)
-    if wr is not None and wr > 0:
+    if wr is not None and 0 < wr <= 1:
         put("warmup_ratio", wr, k, o)
+    elif wr is not None and wr > 1:
+        plan.note(f"{o}: {k} = {shown(v)} ignored: a share of the run is at most 1")
     k, v, o = get("lr_warmup_samples")
     ws_samples = count("dataset_samples", k, v, o, store=False)
     if ws_samples:
         plan._warmup_samples = ws_samples  # type: ignore[attr-defined]
-    k, v, o = get("lr_scheduler_type", "lr_decay_style", "lr_scheduler.decay_type", "scheduler.name",
-                  "lr_scheduler", "scheduler", "lr_schedule", "schedule", "decay_type")
+    k, v, o = get(*names("schedule", fw))
     if isinstance(v, str) and v.strip():
         put("schedule", v.strip(), k, o)
     elif v is None:
-        k2, d = _get(flat, "decay_lr")
+        k2, d = lookup(flat, "decay_lr")
         if isinstance(flag(d), bool):
             plan.put("schedule", "cosine" if flag(d) else "constant", origin, f"{k2}={d}")
     k, v, o = get("lr_decay_iters", "lr_decay_steps", "decay_steps", "scheduler.t_max", "t_max",
@@ -449,13 +385,11 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
             put("min_lr_ratio", num(v) / plan.peak_lr, k, o)
 
     # --- clipping --------------------------------------------------------------------------
-    clip_names = ("training.max_norm" if fw == "torchtitan" else "max_grad_norm", "max_grad_norm", "clip_grad",
-                  "grad_clip", "gradient_clipping", "clip_grad_norm", "max_norm", "gradient_clip_val",
-                  "trainer.gradient_clip_val", "grad_clip_norm")
+    clip_names = names("clip", fw)
     k, v, o = get(*clip_names, default=False)
     if k is None:
         for n in clip_names:
-            if _has(flat, n):  # present and null: clipping disabled (HF / Lightning treat None as off)
+            if present(flat, n):  # present and null: clipping disabled (HF / Lightning treat None as off)
                 k, v, o = n, 0.0, origin
                 break
         else:
@@ -485,9 +419,7 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
         plan.put("dynamic_scaling", False, plan.origin.get("precision", origin), plan.keys.get("precision"))
 
     # --- logging --------------------------------------------------------------------------------
-    k, v, o = get("metrics.log_freq" if fw == "torchtitan" else "logging_steps", "logging_steps", "log_interval",
-                  "log_every", "log_every_n_steps", "log_freq", "console_log_interval", "trainer.log_every_n_steps",
-                  "steps_per_print")
+    k, v, o = get(*names("logging_steps", fw))
     count("logging_steps", k, v, o)
     k, v, o = get("logging_strategy")
     if isinstance(v, str):
@@ -500,7 +432,7 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
         put("log_grad_norm", flag(v), k, o)
 
     # --- checkpoints ----------------------------------------------------------------------------
-    k, v, o = get("save_strategy")
+    k, v, o = get(*names("save_strategy", fw))
     if isinstance(v, str):
         put("save_strategy", v.lower(), k, o)
     k, v, o = get("checkpoint.enable_checkpoint", "checkpoint.enable", "enable_checkpointing",
@@ -509,16 +441,14 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
         put("save_strategy", "no", k, o)
     elif flag(v) is True:
         put("save_strategy", "steps", k, o)
-    k, v, o = get("checkpoint.interval" if fw == "torchtitan" else "save_steps", "save_steps", "save_interval",
-                  "checkpoint_every", "save_every", "ckpt_interval", "every_n_train_steps", "checkpoint_interval",
-                  "save_interval_unsharded", "checkpoint.every_n_train_steps", "save_every_n_steps")
+    k, v, o = get(*names("save_steps", fw))
     count("save_steps", k, v, o)
     if fw == "nanogpt" and plan.save_steps is None:
         k, v, o = get("eval_interval")
         if _int(v):
             put("save_steps", _int(v), f"{k} (nanoGPT saves at each eval)", o)
     if fw == "megatron":
-        if not _has(flat, "save"):
+        if not present(flat, "save"):
             plan.put("save_strategy", "no", origin, "no --save")
         elif plan.save_steps is None:
             plan.put("save_strategy", "end", origin, "--save without --save-interval")
@@ -534,22 +464,22 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     k, v, o = get("optim", "optimizer.name", "optimizer_type", "optimizer", "optimizer.type")
     if isinstance(v, str):
         put("optimizer", v, k, o)
-    k, v, o = get("betas", "optimizer.betas", "adam_betas", "optimizer.params.betas")
+    k, v, o = get(*names("betas", fw))
     if isinstance(v, (list, tuple)) and len(v) == 2 and all(num(x) is not None for x in v):
         put("beta1", num(v[0]), f"{k}[0]", o)
         put("beta2", num(v[1]), f"{k}[1]", o)
-    k, v, o = get("adam_beta2", "beta2", "optimizer.beta2")
+    k, v, o = get(*names("beta2", fw))
     if num(v) is not None:
         put("beta2", num(v), k, o)
     k, v, o = get("adam_beta1", "beta1", "optimizer.beta1")
     if num(v) is not None:
         put("beta1", num(v), k, o)
-    k, v, o = get("optimizer.eps", "adam_epsilon", "adam_eps", "eps", "epsilon", "optimizer.params.eps", "adam_epsilon")
+    k, v, o = get(*names("eps", fw))
     if num(v) is not None:
         put("eps", num(v), k, o)
 
     # --- fine-tune or pre-training ---------------------------------------------------------------
-    stage = str(_get(flat, "stage")[1] or "").lower()
+    stage = str(lookup(flat, "stage")[1] or "").lower()
     if stage == "pt":
         plan.put("finetune", False, origin, "stage=pt")
     elif stage in _FT_STAGES:
@@ -557,11 +487,11 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     else:
         for n in ("finetuning_type", "adapter", "base_model", "model_name_or_path", "pretrained_model_name_or_path",
                   "finetune"):
-            kk, vv = _get(flat, n)
+            kk, vv = lookup(flat, n)
             if vv not in (None, False, "", "none"):
                 plan.put("finetune", True, origin, f"{kk}={shown(vv, MAX_FACT_TEXT)}")
                 break
-        kk, vv = _get(flat, "init_from")
+        kk, vv = lookup(flat, "init_from")
         if isinstance(vv, str):
             plan.put("finetune", vv != "scratch", origin, f"init_from={vv}")
 
@@ -569,7 +499,7 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     if plan.params is None:
         model = mapping.get("model") if isinstance(mapping.get("model"), dict) else mapping
         if fw == "torchtitan":
-            flavor = str(_get(flat, "model.flavor")[1] or "")
+            flavor = str(lookup(flat, "model.flavor")[1] or "")
             p = num(flavor, sizes=True)
             if p:
                 plan.put("params", p, origin, f"model.flavor={flavor}")
@@ -590,7 +520,7 @@ def _precision(flat: dict, get, fw: str):
     if flag(v):
         return "bf16", k, o
     for name in ("bf16", "fp16", "half"):
-        k, v = _get(flat, name)
+        k, v = lookup(flat, name)
         if isinstance(v, (bool, str)) and flag(v):
             return ("bf16" if name == "bf16" else "fp16"), k, get(name)[2]
     for name in ("training.mixed_precision_param", "mixed_precision_param", "precision", "mixed_precision", "dtype",
@@ -608,8 +538,8 @@ def _precision(flat: dict, get, fw: str):
         if s in ("32", "32-true", "fp32", "float32", "full", "no", "tf32"):
             return "fp32", k, o
     if fw in ("hf", "axolotl"):
-        kb, vb = _get(flat, "bf16")
-        kf, vf = _get(flat, "fp16")
+        kb, vb = lookup(flat, "bf16")
+        kf, vf = lookup(flat, "fp16")
         if flag(vb) is False or flag(vf) is False or kb is None:
             return "fp32", "bf16=false, fp16=false" if kb else "no fp16/bf16 (HF default)", get("fp16")[2]
     if fw == "megatron":

@@ -16,7 +16,6 @@ without it.
 
 from __future__ import annotations
 
-import math
 import os
 import stat
 
@@ -25,34 +24,17 @@ from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.arglist import parse_arg_list  # noqa: F401  (re-exported: tests, pre-flight)
 from tsm_tui.sources.config_load import MAX_CONFIG_BYTES, ConfigError, read_config_file  # noqa: F401
 from tsm_tui.sources.config_yaml import MAX_YAML_DEPTH, MAX_YAML_NODES, safe_yaml  # noqa: F401
+from tsm_tui.sources.config_keys import (KEYS, detect_framework, flatten, lookup, names, present, read,
+                                         warmup_from_ratio, warmup_in_tokens)
 from tsm_tui.sources.params import count_params
 
 CONFIG_NAMES = ("config.json", "training_args.json", "hparams.yaml", "hparams.yml", "config.yaml",
                 "config.yml", "train_config.yaml", "args.json", "config.toml", "train.toml")
 
-_ALIASES: dict[str, tuple[str, ...]] = {
-    "total_steps": ("max_steps", "total_steps", "train_iters", "max_iters", "num_training_steps",
-                    "training_steps", "train_steps", "max_duration_steps"),
-    "warmup_steps": ("warmup_steps", "lr_warmup_iters", "warmup_iters", "num_warmup_steps", "lr_warmup_steps",
-                     "t_warmup"),
-    "peak_lr": ("learning_rate", "lr", "max_lr", "peak_lr", "base_lr"),
-    "batch_size": ("global_batch_size", "total_batch_size_sequences", "train_batch_size", "batch_size",
-                   "per_device_train_batch_size", "global_train_batch_size"),
-    "batch_tokens": ("batch_tokens", "tokens_per_batch", "total_batch_size", "global_batch_size_tokens"),
-    "seq_len": ("seq_length", "seq_len", "max_seq_length", "block_size", "max_seq_len", "sequence_length",
-                "context_length", "cutoff_len"),
-    "params": ("n_params", "num_params", "params", "num_parameters", "param_count", "model_params"),
-    "clip": ("max_grad_norm", "clip_grad", "grad_clip", "gradient_clipping", "clip_grad_norm", "max_norm",
-             "gradient_clip_val"),
-    "logging_steps": ("logging_steps", "log_interval", "log_every", "log_every_n_steps"),
-    "save_steps": ("save_steps", "save_interval", "checkpoint_every", "save_every", "ckpt_interval"),
-    "schedule": ("lr_scheduler_type", "lr_decay_style", "scheduler", "lr_schedule"),
-    "beta2": ("adam_beta2", "optimizer.beta2", "optim.beta2", "beta2"),
-    "eps": ("adam_epsilon", "adam_eps", "optimizer.eps", "optim.eps", "optimizer.epsilon"),
-    "save_strategy": ("save_strategy",),
-    "dataset": ("dataset", "dataset_name", "data_path", "train_file", "train_data", "dataset_path", "data.path",
-                "data.dataset", "data_dir"),
-}
+#: the settings the monitor reads from a config, each from its keys in sources/config_keys.KEYS
+#: (the one table pre-flight reads too); beta2 also from Adam's betas list
+_READ = ("total_steps", "warmup_steps", "peak_lr", "batch_size", "batch_tokens", "seq_len", "params", "clip",
+         "logging_steps", "save_steps", "schedule", "beta2", "eps", "save_strategy", "dataset")
 _TEXT = {"schedule", "save_strategy", "dataset"}
 #: HF save_strategy values under which save_steps plans nothing (TrainingArguments keeps
 #: save_steps=500 in training_args.json whatever the strategy)
@@ -61,19 +43,6 @@ _NO_STEP_SAVES = ("no", "epoch", "best", "intervalstrategy.no", "intervalstrateg
 _INT = {"total_steps", "warmup_steps", "batch_size", "seq_len", "logging_steps", "save_steps"}
 
 
-
-
-def _flatten(d, prefix="", out=None):
-    if out is None:
-        out = {}
-    if isinstance(d, dict):
-        for k, v in d.items():
-            if isinstance(v, dict):
-                _flatten(v, f"{prefix}{k}.", out)
-            else:
-                out.setdefault(str(k).lower(), v)
-                out[f"{prefix}{k}".lower()] = v
-    return out
 
 
 def read_run_config(info: RunInfo, directory: str, cache: dict | None = None,
@@ -140,68 +109,90 @@ def _grad_checkpointing(flat: dict) -> bool | None:
     return None
 
 
+def _plain(flat: dict) -> dict:
+    """A flattened mapping (config_keys.flatten) with bare leaf names as plain keys, below
+    the full names: what the architecture count and the precision flags read."""
+    out = {k: v for k, v in flat.items() if not k.startswith("~")}
+    for k, v in flat.items():
+        if k.startswith("~"):
+            out.setdefault(k[1:], v)
+    return out
+
+
 def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
-    """The usual names of ``mapping`` into ``info`` (values already set win).
-    Returns what was ignored, one sentence each (``max_steps = 1e400 ignored:
-    not a usable number``): a number no setting can hold (core/numbers.unusable)
-    or a negative count other than -1 ("not set")."""
-    flat = _flatten(mapping)
+    """The settings of ``mapping`` into ``info`` (values already set win), each from the
+    first of its keys (sources/config_keys.KEYS, pre-flight's table) present and not null.
+    Returns what was ignored, one sentence each (``max_steps = 1e400 ignored: not a
+    usable number``): a number no setting can hold (core/numbers.unusable) or a negative
+    count other than -1 ("not set")."""
+    flat = flatten(mapping)
+    plain = _plain(flat)
+    fw = detect_framework(mapping)
     said: list[str] = []
-    strategy = str(flat.get("save_strategy") or "").strip().lower()
-    for field, names in _ALIASES.items():
+    strategy = str(lookup(flat, "save_strategy")[1] or "").strip().lower()
+    for field in _READ:
         if field == "save_steps" and strategy in _NO_STEP_SAVES:
             continue  # save_strategy "no" / "epoch": the save_steps beside it plans no save
-        for n in names:
-            v = flat.get(n)
-            if v is None or isinstance(v, (dict, list)):
+        n, v = read(flat, field, fw)
+        if field == "batch_size" and n is None:
+            # no global batch: the monitor takes a device's batch as the run's (pre-flight
+            # multiplies it by the accumulation and the world size)
+            n, v = read(flat, "micro_batch", fw)
+        if field == "beta2":
+            nb, b = read(flat, "betas", fw)  # torch's betas=(0.9, 0.95), before adam_beta2 (pre-flight's order)
+            if isinstance(b, (list, tuple)) and len(b) == 2 and all(num(x) is not None for x in b):
+                n, v = nb, b[1]
+        if n is None or isinstance(v, (dict, list)):
+            continue
+        if field == "warmup_steps" and warmup_in_tokens(flat, n):
+            continue  # OLMo's t_warmup with units: tokens is no step count
+        if field not in _TEXT and unusable(v):  # 1e400, "inf", 400 digits: not a setting (ours: 1e18)
+            said.append(f"{n} = {shown(v)} ignored: not a usable number")
+            continue
+        if field in _TEXT:
+            if not str(v).strip():
                 continue
-            if field not in _TEXT and unusable(v):  # 1e400, "inf", 400 digits: not a setting (ours: 1e18)
-                said.append(f"{n} = {shown(v)} ignored: not a usable number")
+            val = str(v)
+        elif field == "clip" and isinstance(v, bool):
+            if v:
+                continue  # grad_clip: true says nothing about the norm
+            val = 0.0  # grad_clip: false: the run does not clip
+        else:
+            x = num(v, sizes=KEYS[field].sizes)
+            if x is None or abs(x) > 1e18:
                 continue
-            try:
-                if field in _TEXT:
-                    val = str(v)
-                elif isinstance(v, bool):
-                    continue
-                else:
-                    x = float(v)
-                    if not math.isfinite(x) or abs(x) > 1e18:
-                        continue
-                    val = int(x) if field in _INT else x
-            except (TypeError, ValueError, OverflowError):
-                continue
-            if field in _INT and val < UNSET_COUNT:
-                said.append(f"{n} = {shown(v)} ignored: a negative count")
-            if field in ("params", "peak_lr", "total_steps") and not val > 0:
-                continue  # HF writes max_steps=-1 for an epoch-based run
-            info.set(field, val, origin)
-            break
-    if info.clip is None and any(n in flat and flat[n] is None for n in _ALIASES["clip"]):
+            val = int(round(x)) if field in _INT else x
+            if field == "clip":
+                val = max(x, 0.0)
+        if field in _INT and val < UNSET_COUNT:
+            said.append(f"{n} = {shown(v)} ignored: a negative count")
+        if field in ("params", "peak_lr", "total_steps") and not val > 0:
+            continue  # HF writes max_steps=-1 for an epoch-based run
+        info.set(field, val, origin)
+    if info.clip is None and read(flat, "clip", fw)[0] is None and present(flat, *names("clip", fw)):
         # max_grad_norm: null / gradient_clip_val: null written out: the run does not clip
         info.set("clip", 0.0, origin)
-    if info.beta2 is None:  # torch's betas=(0.9, 0.95) (a list: not read above)
-        for n in ("betas", "adam_betas", "optimizer.betas", "optim.betas"):
-            b = flat.get(n)
-            if isinstance(b, (list, tuple)) and len(b) == 2 and all(
-                    isinstance(x, (int, float)) and not isinstance(x, bool) for x in b):
-                info.set("beta2", float(b[1]), origin)
-                break
-    ratio = flat.get("warmup_ratio")
-    if (info.warmup_steps in (None, 0) and isinstance(ratio, (int, float)) and not isinstance(ratio, bool)
-            and 0 < ratio <= 1 and info.total_steps):
-        info.set("warmup_steps", int(ratio * info.total_steps), origin, override=True)
+    if info.schedule is None:
+        k, d = lookup(flat, "decay_lr")  # nanoGPT: decay_lr True is its cosine, False a constant LR
+        if isinstance(d, bool):
+            info.set("schedule", "cosine" if d else "constant", origin)
+    _, ratio = read(flat, "warmup_ratio", fw)
+    if info.warmup_steps in (None, 0) and num(ratio) is not None and info.total_steps:
+        w = warmup_from_ratio(num(ratio), info.total_steps)  # type: ignore[arg-type]
+        if w is not None:
+            info.set("warmup_steps", w, origin, override=True)
     if info.precision is None:
-        if flat.get("bf16") is True or str(flat.get("precision", "")).startswith("bf16"):
+        if plain.get("bf16") is True or str(plain.get("precision", "")).startswith("bf16"):
             info.set("precision", "bf16", origin)
-        elif flat.get("fp16") is True or str(flat.get("precision", "")) in ("16", "16-mixed", "fp16"):
+        elif plain.get("fp16") is True or str(plain.get("precision", "")) in ("16", "16-mixed", "fp16"):
             info.set("precision", "fp16", origin)
     if info.grad_checkpointing is None:
-        gc = _grad_checkpointing(flat)
+        gc = _grad_checkpointing(plain)
         if gc is not None:
             info.set("grad_checkpointing", gc, origin)
     if info.params is None:
         try:
-            est = count_params(flat)
+            est = count_params(plain)
         except (OverflowError, ValueError, TypeError):  # integers beyond a float, odd values
             est = None
         # n_layer: 1e308 is no model; a count that rests on an assumed vocabulary is a guess,

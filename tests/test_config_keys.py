@@ -1,0 +1,88 @@
+"""One config-key table (sources/config_keys.py): the monitor (sources/config.apply_mapping)
+and pre-flight (preflight/plan.apply_plan) read one config one way. Each case is a drift
+the two readers had before the table, with the reading that won."""
+
+from __future__ import annotations
+
+import pytest
+
+from tsm_tui.core.settings import RunInfo
+from tsm_tui.preflight.plan import Plan, apply_plan, finalize_plan
+from tsm_tui.sources.config import apply_mapping
+from tsm_tui.sources.config_keys import KEYS, flatten, lookup, names, read, warmup_from_ratio
+
+#: the settings both sides keep, compared field by field
+SHARED = ("total_steps", "warmup_steps", "peak_lr", "batch_tokens", "seq_len", "params", "clip", "logging_steps",
+          "save_steps", "schedule", "beta2", "eps")
+
+
+def both(mapping: dict, kind: str = "") -> tuple[RunInfo, Plan]:
+    info = RunInfo()
+    apply_mapping(info, mapping, "config")
+    plan = Plan()
+    apply_plan(plan, mapping, "config", kind)
+    finalize_plan(plan)
+    return info, plan
+
+
+@pytest.mark.parametrize("mapping, kind, want", [
+    # DeepSpeed WarmupLR's warmup_num_steps: the monitor did not read it
+    ({"scheduler": {"type": "WarmupLR", "params": {"warmup_num_steps": 300, "warmup_max_lr": 3e-4}},
+      "train_batch_size": 256}, "", {"warmup_steps": 300, "peak_lr": 3e-4}),
+    # Axolotl's sequence_len: the monitor did not read it
+    ({"base_model": "x", "sequence_len": 4096, "micro_batch_size": 2}, "", {"seq_len": 4096}),
+    # HF warmup_ratio: ceil(ratio x max_steps) as TrainingArguments.get_warmup_steps (the monitor floored)
+    ({"max_steps": 1001, "warmup_ratio": 0.03, "per_device_train_batch_size": 4}, "", {"warmup_steps": 31}),
+    # a model size written "7B": the monitor could not read it
+    ({"model_size": "7B", "max_steps": 1000}, "", {"params": 7e9}),
+    # torchtitan's own keys ([training] steps / max_norm / seq_len, [metrics] log_freq, [checkpoint] interval)
+    ({"job": {"dump_folder": "x"}, "training": {"steps": 1000, "max_norm": 0.5, "seq_len": 2048},
+      "metrics": {"log_freq": 5}, "checkpoint": {"interval": 200}, "lr_scheduler": {"warmup_steps": 20}},
+     "toml", {"total_steps": 1000, "clip": 0.5, "seq_len": 2048, "logging_steps": 5, "save_steps": 200,
+              "warmup_steps": 20}),
+    # grad_clip: false is "no clipping" (pre-flight's reading; the monitor skipped booleans)
+    ({"grad_clip": False, "max_iters": 100}, "", {"clip": 0.0}),
+    # OLMo's t_warmup in tokens is no step count (the monitor took 2e6 tokens as 2e6 steps)
+    ({"scheduler": {"name": "cosine_with_warmup", "units": "tokens", "t_warmup": 2_000_000},
+      "optimizer": {"name": "adamw", "lr": 4e-4}, "model": {"d_model": 64}}, "", {"warmup_steps": None}),
+    # DeepSpeed's optimizer.params.eps under its bare name (the monitor had no bare "eps")
+    ({"optimizer": {"type": "AdamW", "params": {"lr": 1e-4, "eps": 1e-6, "betas": [0.9, 0.95]}}}, "",
+     {"eps": 1e-6, "beta2": 0.95, "peak_lr": 1e-4}),
+    # nanoGPT's decay_lr: True is its cosine (pre-flight's reading)
+    ({"max_iters": 5000, "decay_lr": True, "warmup_iters": 100, "learning_rate": 6e-4}, "",
+     {"schedule": "cosine"}),
+])
+def test_monitor_and_preflight_read_one_config_one_way(mapping, kind, want):
+    info, plan = both(mapping, kind)
+    for f, v in want.items():
+        assert getattr(info, f) == v, (f, getattr(info, f))
+        assert getattr(plan, f) == v, (f, getattr(plan, f))
+    for f in SHARED:  # and nothing else read differently
+        a, b = getattr(info, f), getattr(plan, f)
+        if a is not None and b is not None:
+            assert a == pytest.approx(b) if isinstance(a, float) else str(a).lower() == str(b).lower(), (f, a, b)
+
+
+def test_lookup_full_names_before_bare_names():
+    flat = flatten({"learning_rate": 1e-3, "optimizer": {"lr": 3e-4}, "Max-Steps": 10})
+    assert lookup(flat, *names("peak_lr")) == ("optimizer.lr", 3e-4)  # the optimizer's LR is the one used
+    assert lookup(flat, "max_steps") == ("max_steps", 10)  # lower case, "-" as "_"
+    flat = flatten({"model": {"lr": 1e-3}})
+    assert lookup(flat, "lr") == ("lr", 1e-3)  # a nested key by its bare name
+    assert lookup(flatten({"lr": None, "max_lr": 2e-4}), "lr", "max_lr") == ("max_lr", 2e-4)  # null: not set
+    assert read(flatten({"total_batch_size": 524288}), "batch_tokens", "nanogpt") == ("total_batch_size", 524288)
+    assert read(flatten({"total_batch_size": 64}), "batch_tokens", "hf") == (None, None)
+
+
+def test_framework_first_keys_and_table_shape():
+    assert names("total_steps", "torchtitan")[0] == "training.steps"
+    assert names("total_steps")[0] == "max_steps"
+    for field, key in KEYS.items():
+        assert len(set(key.names)) == len(key.names), field  # no key twice in a row
+        assert all(n == n.lower() and "-" not in n for n in key.names), field
+
+
+@pytest.mark.parametrize("ratio, total, want", [(0.03, 1001, 31), (0.03, 1000, 30), (1.0, 50, 50), (0.0, 100, None),
+                                                (1.5, 100, None), (0.1, None, None), (float("inf"), 10, None)])
+def test_warmup_from_ratio(ratio, total, want):
+    assert warmup_from_ratio(ratio, total) == want

@@ -1,0 +1,175 @@
+"""The config keys each run setting is read from: one table for the monitor
+(``sources/config.apply_mapping``) and pre-flight (``preflight/plan.apply_plan``), so
+both read one config one way.
+
+A mapping is flattened once (``flatten``: nested keys as ``a.b.c`` and as their bare
+leaf name, lower case, ``-`` as ``_``) and a setting is the first key of its row that
+is present and not null, full names before bare ones (``lookup``): ``optimizer.lr``
+before a top-level ``lr``, and a nested ``lr`` found by its bare name when nothing
+else names it. A framework's own key for a setting is asked first (``KEYS[...].first``:
+torchtitan's ``[training] steps``). How a value becomes a setting (units, ratios) is
+in ``warmup_from_ratio`` and the readers; the keys are here only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Key:
+    """The keys one setting is read from, in priority order."""
+
+    names: tuple[str, ...]
+    #: "count" (an int), "amount" (a float), "text", "list" (Adam's betas)
+    kind: str = "count"
+    #: "7B", "2M" are numbers here (core/numbers.num(sizes=True))
+    sizes: bool = False
+    #: a framework's own key, asked before the names
+    first: dict[str, str] = field(default_factory=dict)
+    #: keys read only for these frameworks (llm.c / nanochat's total_batch_size is tokens)
+    only: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def for_framework(self, fw: str | None) -> tuple[str, ...]:
+        head = (self.first[fw],) if fw in self.first else ()
+        tail = tuple(n for n, fws in self.only.items() if fw in fws)
+        return head + self.names + tail
+
+
+KEYS: dict[str, Key] = {
+    "total_steps": Key(("max_steps", "train_iters", "max_iters", "total_steps", "num_training_steps", "train_steps",
+                        "training_steps", "trainer.max_steps", "total_num_steps", "max_duration_steps"),
+                       first={"torchtitan": "training.steps"}),
+    "warmup_steps": Key(("warmup_steps", "lr_warmup_iters", "warmup_iters", "num_warmup_steps", "lr_warmup_steps",
+                         "warmup_num_steps", "scheduler.t_warmup", "t_warmup"), sizes=True,
+                        first={"torchtitan": "lr_scheduler.warmup_steps"}),
+    "warmup_ratio": Key(("warmup_ratio", "lr_warmup_fraction", "warmup_fraction", "warmup_pct"), "amount"),
+    "peak_lr": Key(("optimizer.lr", "optimizer.learning_rate", "optimizer.params.lr", "learning_rate", "lr", "max_lr",
+                    "peak_lr", "warmup_max_lr", "base_lr"), "amount"),
+    #: the global batch in sequences
+    "batch_size": Key(("global_batch_size", "global_train_batch_size", "train_batch_size",
+                       "training.global_batch_size", "total_batch_size_sequences")),
+    #: one device's batch (a plain config's batch_size: pre-flight decides per framework)
+    "micro_batch": Key(("per_device_train_batch_size", "micro_batch_size", "train_micro_batch_size_per_gpu",
+                        "training.local_batch_size", "local_batch_size", "device_train_microbatch_size",
+                        "training.batch_size", "batch_size")),
+    "grad_accum": Key(("gradient_accumulation_steps", "accumulate_grad_batches", "grad_accum",
+                       "gradient_accumulation")),
+    "batch_tokens": Key(("batch_tokens", "tokens_per_batch", "global_batch_size_tokens", "batch_size_tokens"),
+                        "amount", sizes=True, only={"total_batch_size": ("generic", "nanogpt")}),
+    "seq_len": Key(("seq_length", "seq_len", "max_seq_length", "block_size", "max_seq_len", "sequence_length",
+                    "sequence_len", "context_length", "cutoff_len", "max_sequence_length", "encoder_seq_length",
+                    "model.max_sequence_length"), first={"torchtitan": "training.seq_len"}),
+    "params": Key(("params", "n_params", "num_params", "num_parameters", "param_count", "model_params",
+                   "model.params", "model_size"), "amount", sizes=True),
+    "clip": Key(("max_grad_norm", "clip_grad", "grad_clip", "gradient_clipping", "clip_grad_norm", "max_norm",
+                 "gradient_clip_val", "trainer.gradient_clip_val", "grad_clip_norm"), "amount",
+                first={"torchtitan": "training.max_norm"}),
+    "logging_steps": Key(("logging_steps", "log_interval", "log_every", "log_every_n_steps", "log_freq",
+                          "console_log_interval", "trainer.log_every_n_steps", "steps_per_print"),
+                         first={"torchtitan": "metrics.log_freq"}),
+    "save_steps": Key(("save_steps", "save_interval", "checkpoint_every", "save_every", "ckpt_interval",
+                       "every_n_train_steps", "checkpoint_interval", "save_interval_unsharded",
+                       "checkpoint.every_n_train_steps", "save_every_n_steps"),
+                      first={"torchtitan": "checkpoint.interval"}),
+    "schedule": Key(("lr_scheduler_type", "lr_decay_style", "lr_scheduler.decay_type", "scheduler.name",
+                     "lr_scheduler", "scheduler", "lr_schedule", "schedule", "decay_type"), "text"),
+    #: Adam's (beta1, beta2) as one list (torch's betas=(0.9, 0.95)), before the single keys
+    "betas": Key(("betas", "optimizer.betas", "adam_betas", "optimizer.params.betas", "optim.betas"), "list"),
+    "beta2": Key(("adam_beta2", "beta2", "optimizer.beta2", "optim.beta2"), "amount"),
+    "eps": Key(("optimizer.eps", "adam_epsilon", "adam_eps", "eps", "epsilon", "optimizer.params.eps", "optim.eps",
+                "optimizer.epsilon"), "amount"),
+    "save_strategy": Key(("save_strategy",), "text"),
+    "dataset": Key(("dataset", "dataset_name", "data_path", "train_file", "train_data", "dataset_path", "data.path",
+                    "data.dataset", "data_dir"), "text"),
+}
+
+
+def names(setting: str, fw: str | None = None) -> tuple[str, ...]:
+    """The keys of ``setting`` for framework ``fw``, in priority order."""
+    return KEYS[setting].for_framework(fw)
+
+
+def flatten(d, prefix: str = "", out: dict | None = None) -> dict:
+    """Nested mappings as ``a.b.c`` keys, and each leaf by its bare name as ``~name``
+    (the first one met; lower priority in ``lookup``). Keys lower case, ``-`` as ``_``."""
+    if out is None:
+        out = {}
+    if isinstance(d, dict):
+        for k, v in d.items():
+            k = str(k).lower().replace("-", "_")
+            if isinstance(v, dict):
+                flatten(v, f"{prefix}{k}.", out)
+            else:
+                out[f"{prefix}{k}"] = v
+                out.setdefault(f"~{k}", v)
+    return out
+
+
+def lookup(flat: dict, *keys: str):
+    """(key, value): the first of ``keys`` present and not null, full names before
+    bare leaf names; (None, None) when none is."""
+    for n in keys:
+        if n in flat and flat[n] is not None:
+            return n, flat[n]
+    for n in keys:
+        if "." not in n and flat.get(f"~{n}") is not None:
+            return n, flat[f"~{n}"]
+    return None, None
+
+
+def present(flat: dict, *keys: str) -> bool:
+    """Any of ``keys`` written out, null included (``max_grad_norm: null``)."""
+    return any(n in flat or f"~{n}" in flat for n in keys)
+
+
+def read(flat: dict, setting: str, fw: str | None = None):
+    """(key, value) of ``setting`` in a flattened mapping (``lookup`` over its keys)."""
+    return lookup(flat, *names(setting, fw))
+
+
+def warmup_in_tokens(flat: dict, key: str | None) -> bool:
+    """OLMo's ``scheduler.t_warmup`` under ``units: tokens`` counts tokens, not steps."""
+    return key in ("scheduler.t_warmup", "t_warmup") and str(
+        lookup(flat, "scheduler.units", "units")[1] or "").lower() == "tokens"
+
+
+def warmup_from_ratio(ratio: float, total_steps: int) -> int | None:
+    """Warm-up steps of a warm-up given as a share of the run: ceil(ratio x total), as HF's
+    ``TrainingArguments.get_warmup_steps``; None for a ratio outside (0, 1] (HF refuses it)."""
+    if not 0 < ratio <= 1 or not total_steps or not math.isfinite(ratio * total_steps):
+        return None
+    return math.ceil(ratio * total_steps)
+
+
+# --- the framework a config is for (the keys it reads first, its defaults) -------------------
+
+_MEGATRON_MARKERS = ("train_iters", "lr_warmup_iters", "global_batch_size", "num_layers", "save_interval",
+                     "log_interval", "clip_grad", "lr_decay_style", "tensor_model_parallel_size")
+
+
+def detect_framework(m: dict, kind: str = "") -> str:
+    """hf / axolotl / megatron / torchtitan / deepspeed / olmo / lightning / nanogpt / generic.
+    ``kind`` is the file's (config_load.read_config_file; "" when not known, as for the
+    monitor's mappings): Megatron only as an argument list, torchtitan from TOML or unknown."""
+    top = {str(k).lower().replace("-", "_") for k in m}
+    if kind == "args" and top & set(_MEGATRON_MARKERS):
+        return "megatron"
+    if kind in ("toml", "") and isinstance(m.get("training"), dict) and (
+            "job" in m or "lr_scheduler" in m or "parallelism" in m or "checkpoint" in m):
+        return "torchtitan"
+    if "base_model" in top and ("micro_batch_size" in top or "sequence_len" in top):
+        return "axolotl"
+    if top & {"per_device_train_batch_size", "num_train_epochs", "logging_nan_inf_filter", "lr_scheduler_type",
+              "finetuning_type"}:
+        return "hf"
+    if "zero_optimization" in top or "train_micro_batch_size_per_gpu" in top:
+        return "deepspeed"
+    if isinstance(m.get("scheduler"), dict) and isinstance(m.get("optimizer"), dict) and "model" in m:
+        return "olmo"
+    if top & {"accumulate_grad_batches", "gradient_clip_val", "log_every_n_steps", "every_n_train_steps"}:
+        return "lightning"
+    if top & {"max_iters", "lr_decay_iters", "warmup_iters", "decay_lr", "init_from"}:
+        return "nanogpt"
+    return "generic"
