@@ -105,3 +105,28 @@ def test_checkpoint_gap_same_verdict_live_and_preflight(save, total, want):
     live = CheckpointDetector(S, st).result()
     pre = check_checkpoints(Plan(save_steps=save, total_steps=total), S)
     assert live.status == pre.status == want, (live.summary, pre.summary)
+
+
+# --- the same-step spike rule (analysis/sweep.py: the live loop and the runs report) ---------
+
+def test_spike_onset_counts_loss_spikes_above_info_with_a_step():
+    from tsm_tui.analysis.sweep import spike_onset
+    from tsm_tui.core.record import Alert, Severity
+    assert spike_onset(Alert("loss_spike", Severity.WARNING, 919, "spike")) == 919
+    assert spike_onset(Alert("loss_spike", Severity.CRITICAL, 0, "spike")) == 0  # step 0 is a step
+    assert spike_onset(Alert("loss_spike", Severity.INFO, 919, "recovered")) is None
+    assert spike_onset(Alert("grad_norm", Severity.WARNING, 919, "grad spike")) is None
+    assert spike_onset(Alert("loss_spike", Severity.WARNING, None, "spike")) is None
+
+
+def test_same_step_spikes_within_one_step_and_one_sweep():
+    from tsm_tui.analysis.sweep import DataOrder, near_steps, same_step_spikes
+    assert list(near_steps(919)) == [918, 919, 920]
+    sweep = DataOrder("/runs", "hf", ("c4", 32, None, None))
+    other_data = DataOrder("/runs", "hf", ("pile", 32, None, None))
+    onsets = {"a": {919, 2000}, "b": {920}, "c": {921}, "d": {919}}
+    orders = {"a": sweep, "b": sweep, "c": sweep, "d": other_data}
+    got = same_step_spikes(onsets, orders)
+    # a@919 and b@920 are one step apart: shared; c@921 is 2 from a (not) but 1 from b (shared);
+    # d spiked at 919 too, on other data: never compared; a@2000 alone
+    assert got == {"a": {919: ["b"]}, "b": {920: ["a", "c"]}, "c": {921: ["b"]}}

@@ -23,7 +23,7 @@ record arrives). Each ``step()``:
    or again when ``trainer_state.json`` is rewritten or the primary source
    changes, is returned once), the status changes of the checks, and the
    feed's notes (each with its run). A loss spike at a step where another run
-   of the sweep spiked too (give or take SPIKE_NEAR steps) says so (the data at
+   of the sweep spiked too (give or take sweep.SPIKE_NEAR steps) says so (the data at
    that step, not the optimizer).
 
 Statuses are recomputed only after something changed, and at most every
@@ -43,7 +43,7 @@ from typing import NamedTuple
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.analysis.ranks import RankSet
 from tsm_tui.analysis.session import Session
-from tsm_tui.analysis.sweep import DataOrder, also_text, data_order
+from tsm_tui.analysis.sweep import DataOrder, also_text, data_order, near_steps, spike_onset
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.core.settings import RunInfo, Settings
@@ -59,8 +59,6 @@ MIN_RECHECK = 0.2  # s: polling re-reads them before feeding new records, at mos
 HELD_TICK = 0.25  # s: the longest sleep while records are held as a possible resume (released after HOLD_IDLE)
 MAX_SEEN = 20_000  # alert identities remembered per run for de-duplication (oldest forgotten)
 MAX_SPIKE_STEPS = 4096  # spike steps remembered across runs (same-step spikes in a sweep)
-SPIKE_NEAR = 1  # steps apart that still count as "the same step" in two runs of a sweep (ours: one
-#                step of slack for a log that counts from 0 against one that counts from 1)
 
 
 class LiveAlert(NamedTuple):
@@ -515,10 +513,9 @@ class LiveLoop:
         run.seen[ident] = None
         if len(run.seen) > MAX_SEEN:
             run.seen.popitem(last=False)
-        if self._top is not None and a.check == "loss_spike" and a.severity.value != "info" \
-                and a.step is not None:
+        if self._top is not None and (onset := spike_onset(a)) is not None:
             near: set[str] = set()
-            for s in range(a.step - SPIKE_NEAR, a.step + SPIKE_NEAR + 1):
+            for s in near_steps(onset):
                 near |= self._spikes.get(s, set())
             mine = run.data_order()  # only runs of the same sweep (the same data order) are compared
             near = {n for n in near if n in self.runs and self.runs[n].data_order().shares_with(mine)}

@@ -17,7 +17,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from tsm_tui.core.record import Alert
 from tsm_tui.core.settings import RunInfo
+
+#: steps apart that still count as "the same step" in two runs of a sweep (ours: one step of
+#: slack for a log that counts from 0 against one that counts from 1)
+SPIKE_NEAR = 1
 
 #: the facts that fix the order in which a run reads its data (the LR, weight decay, warm-up,
 #: model size and seed are what sweeps vary: they do not change which batch comes at a step)
@@ -41,6 +46,34 @@ def data_order(info: RunInfo | None, fmt: str | None, root: str) -> DataOrder:
     parent = os.path.dirname(os.path.abspath(root).rstrip(os.sep))
     facts = tuple(getattr(info, k, None) if info is not None else None for k in DATA_ORDER)
     return DataOrder(parent, fmt or "?", facts)
+
+
+def spike_onset(a: Alert) -> int | None:
+    """The step of a loss spike that counts for the same-step rule (a ``loss_spike`` alert
+    above info, at a known step), else None. The live loop and the runs report ask this."""
+    if a.check == "loss_spike" and a.severity.value != "info" and a.step is not None:
+        return a.step
+    return None
+
+
+def near_steps(step: int) -> range:
+    """The steps that count as ``step`` in another run of the sweep (SPIKE_NEAR either side)."""
+    return range(step - SPIKE_NEAR, step + SPIKE_NEAR + 1)
+
+
+def same_step_spikes(onsets: dict[str, set[int]], orders: dict[str, DataOrder]) -> dict[str, dict[int, list[str]]]:
+    """run -> {spike step -> the other runs of its sweep (``DataOrder.shares_with``) with a
+    spike onset at that step, give or take SPIKE_NEAR}: the whole rule over finished runs
+    (the live loop applies it one alert at a time, with ``spike_onset`` and ``near_steps``)."""
+    out: dict[str, dict[int, list[str]]] = {}
+    for name, steps in onsets.items():
+        for s in steps:
+            near = near_steps(s)
+            others = sorted(n for n, o in onsets.items() if n != name and orders[n].shares_with(orders[name])
+                            and any(x in near for x in o))
+            if others:
+                out.setdefault(name, {})[s] = others
+    return out
 
 
 def also_text(names: list[str], cause: str | None) -> str:

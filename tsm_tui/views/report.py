@@ -8,8 +8,8 @@ import os
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.coverage import LABEL, METRICS, coverage, sources
 from tsm_tui.analysis.engine import Analysis, RunFailure
-from tsm_tui.analysis.sweep import also_text, data_order
-from tsm_tui.analysis.live import SPIKE_NEAR  # (the same slack as the live loop's)
+from tsm_tui.analysis.sweep import also_text, data_order, near_steps, spike_onset
+from tsm_tui.analysis.sweep import same_step_spikes as _same_step_spikes
 from tsm_tui.core.output import dumps, tag, use_colour  # noqa: F401  (re-exported for callers)
 from tsm_tui.core.record import Status
 from tsm_tui.core.sanitize import clean
@@ -222,18 +222,11 @@ def same_step_spikes(results: list) -> dict:
     orders = {}
     for r in results:
         if isinstance(r, Analysis):
-            onsets[r.run.name] = {a.step for a in r.monitor.alerts if a.check == "loss_spike" and a.step is not None
-                                  and a.severity.value != "info"}
+            onsets[r.run.name] = {s for a in r.monitor.alerts if (s := spike_onset(a)) is not None}
             orders[r.run.name] = data_order(r.monitor.state.info, next((f.format for f in r.run.files if f.used), None),
                                             r.run.root)
-    out: dict = {}
-    for name, steps in onsets.items():
-        for s in steps:
-            others = sorted(n for n, o in onsets.items() if n != name and orders[n].shares_with(orders[name])
-                            and any(abs(s - x) <= SPIKE_NEAR for x in o))
-            if others:
-                out.setdefault(name, {})[("loss_spike", s)] = others
-    return out
+    return {name: {("loss_spike", s): others for s, others in by_step.items()}
+            for name, by_step in _same_step_spikes(onsets, orders).items()}
 
 
 def _cell(width: int, text: str) -> str:
@@ -305,7 +298,7 @@ def text_runs_report(results: list, path: str, colour: bool = False) -> str:
         lines += ["", "Spikes at the same step in several runs (the data at that step, not the optimizer):"]
         seen = set()
         for s, names in shared:
-            if names in seen and any(abs(s - x) <= SPIKE_NEAR for x, ns in shared if ns == names and x != s):
+            if names in seen and any(x in near_steps(s) for x, ns in shared if ns == names and x != s):
                 continue
             seen.add(names)
             lines.append(f"  step {s}: {len(names)} runs ({clean(', '.join(names[:6]))}{' ...' if len(names) > 6 else ''})")
