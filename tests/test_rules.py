@@ -130,3 +130,23 @@ def test_same_step_spikes_within_one_step_and_one_sweep():
     # a@919 and b@920 are one step apart: shared; c@921 is 2 from a (not) but 1 from b (shared);
     # d spiked at 919 too, on other data: never compared; a@2000 alone
     assert got == {"a": {919: ["b"]}, "b": {920: ["a", "c"]}, "c": {921: ["b"]}}
+
+
+# --- resume detection (core/frame.py: is_resume per record, first_resume per frame) -----------
+
+def test_is_resume_and_first_resume_agree():
+    import numpy as np
+
+    from tsm_tui.core.frame import first_resume, is_resume
+    assert is_resume(99, 100) and not is_resume(100, 100) and not is_resume(101, 100) and not is_resume(0, None)
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        steps = rng.integers(0, 40, size=int(rng.integers(1, 12)))
+        last = None if rng.random() < 0.3 else int(rng.integers(0, 40))
+        top, want = last, -1
+        for i, s in enumerate(steps.tolist()):  # the scalar rule, record by record
+            if is_resume(s, top):
+                want = i
+                break
+            top = s if top is None else max(top, s)
+        assert first_resume(steps, last) == want, (steps, last)

@@ -27,6 +27,7 @@ import math
 from collections import deque
 from statistics import median
 
+from tsm_tui.core.frame import is_resume
 from tsm_tui.core.record import StepRecord
 
 LEVEL_N = 5  # losses at a series' start and end whose median is its level (ours: trainproof's dead-run rule uses 5)
@@ -61,7 +62,7 @@ class Launches:
             if not self.segments:
                 self._open(rec, "start")
             return None
-        if rec.step < last_step or (rec.launch and rec.step == last_step):
+        if is_resume(rec.step, last_step) or (rec.launch and rec.step == last_step):
             kind = "new run" if self._fresh(rec) else "resume"
         elif rec.launch:
             kind = "continue"

@@ -12,7 +12,7 @@ from collections import deque
 from tsm_tui.analysis.detectors import DETECTORS
 from tsm_tui.analysis.launches import Launches
 from tsm_tui.analysis.state import RunState
-from tsm_tui.core.frame import Frame, FrameState, first_resume
+from tsm_tui.core.frame import Frame, FrameState, first_resume, is_resume
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord, TextEvent
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.core.steps import StepSet
@@ -88,7 +88,7 @@ class Monitor:
             if self.launches.boundary(rec, st.last_step) == "new run":
                 new.append(self._new_run(rec))
             self.launches.seen(rec)
-        if metrics and st.last_step is not None and rec.step < st.last_step:
+        if metrics and is_resume(rec.step, st.last_step):
             new.append(self._resume(rec.step))
         if metrics:
             self.records += 1

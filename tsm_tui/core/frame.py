@@ -206,9 +206,16 @@ class FrameState:
                 st.peak_lr, st.peak_lr_step = self.peak0, self.peak_step0
 
 
+def is_resume(step: int, last_step: int | None) -> bool:
+    """A record at ``step`` after the run reached ``last_step`` (its highest step so far)
+    goes back: a resume (or a new launch; analysis/launches.py tells which). The one rule:
+    the Monitor and the launch segmentation ask it per record, ``first_resume`` per frame."""
+    return last_step is not None and step < last_step
+
+
 def first_resume(step: np.ndarray, last_step: int | None) -> int:
     """Index of the first row whose step goes below the running maximum (a
-    resume), or -1."""
+    resume, ``is_resume`` row by row), or -1."""
     if step.size == 0:
         return -1
     cm = np.maximum.accumulate(step)
