@@ -32,7 +32,8 @@ from dataclasses import dataclass, field as _field
 from tsm_tui.core.numbers import FACT_COUNTS, MAX_FACT_TEXT, UNSET_COUNT, run_fact, shown, unusable
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.config import MAX_CONFIG_BYTES, ConfigError, num, parse_arg_list, read_config_file  # noqa: F401
-from tsm_tui.sources.config_keys import detect_framework, flatten, lookup, names, present, warmup_in_tokens
+from tsm_tui.sources.config_keys import (detect_framework, flatten, lookup, names, present, warmup_from_ratio,
+                                         warmup_in_tokens)
 from tsm_tui.sources.params import count_params  # noqa: F401  (re-exported: tests, older imports)
 
 
@@ -626,7 +627,7 @@ def finalize_plan(plan: Plan) -> Plan:
         plan.put("warmup_steps", _whole(plan.warmup_tokens / bt), plan.origin.get("warmup_tokens", ""),
                  f"{plan.key('warmup_tokens', 'warmup tokens')} / batch tokens", override=True)
     if plan.warmup_ratio and plan.total_steps and not plan.warmup_steps:
-        plan.put("warmup_steps", _up(plan.warmup_ratio * plan.total_steps),
+        plan.put("warmup_steps", warmup_from_ratio(plan.warmup_ratio, plan.total_steps),
                  plan.origin.get("warmup_ratio", ""), f"{plan.key('warmup_ratio', 'warmup_ratio')} x total steps",
                  override=True)
     elif plan.warmup_ratio and not plan.total_steps and not plan.warmup_steps:
