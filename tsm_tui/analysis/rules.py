@@ -18,7 +18,8 @@ from tsm_tui.core.record import Status
 from tsm_tui.core.settings import Settings
 
 #: a ratio this close below a factor counts as at it: a peak LR set to exactly 10x its
-#: reference (3e-3 against 3e-4) is 9.999999999999998x in floating point
+#: reference (3e-3 for a 350M model, GPT-3 Table 2.1's 3e-4) is 9.999999999999996x in
+#: floating point
 _ROUNDING = 1e-9
 
 
