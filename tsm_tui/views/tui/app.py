@@ -32,6 +32,7 @@ from textual.message import Message
 from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.worker import get_current_worker
 
+from tsm_tui.analysis.detectors import CHECKS
 from tsm_tui.analysis.engine import open_run, open_runs
 from tsm_tui.analysis.live import LiveLoop, alert_identity
 from tsm_tui.analysis.monitor import MAX_ALERTS
@@ -1264,14 +1265,10 @@ class TsmApp(App):
         self.call_after_refresh(lst.scroll_to_highlight)  # the list got shorter: keep the row in view
         if a.step is not None:
             self.centre = a.step
-            if a.check in ("loss_spike", "plateau"):
-                self.metric = "loss"
-            elif a.check == "grad_norm":
-                self.metric = "grad_norm"
-            elif a.check == "lr_schedule":
-                self.metric = "lr"
-            elif a.check == "loss_scale" and self._store() and self._store().get("loss_scale"):
-                self.metric = "loss_scale"
+            m = CHECKS[a.check].metric if a.check in CHECKS else None  # the series the check judges
+            store = self._store()
+            if m is not None and m in (store.names() if store else [n for n, _ in SeriesStore.METRICS[:3]]):
+                self.metric = m
         self._update_status(self.clock())
         self._repaint_plots(force=True)
 
