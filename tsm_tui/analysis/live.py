@@ -15,7 +15,7 @@ record arrives). Each ``step()``:
    events (polling, network filesystems) the same files are stat-checked on a
    slow timer;
 2. feeds the records into the run's Session (one Monitor per source file);
-   a run's per-rank files feed its ranks check (``analysis.ranks.RankSet``:
+   a run's per-rank files feed its ranks check (``detectors/ranks.py``:
    one rank's series goes to the Session, every rank to a cheap tracker), so
    NaN on one rank, a diverging rank and a straggler are said live too;
 3. returns a ``LiveUpdate``: the alerts that are new *for the run* (the same
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from tsm_tui.analysis.monitor import Monitor
-from tsm_tui.analysis.ranks import RankSet
+from tsm_tui.analysis.detectors.ranks import RanksDetector
 from tsm_tui.analysis.session import Session
 from tsm_tui.analysis.sweep import DataOrder, also_text, data_order
 from tsm_tui.core.frame import Frame
@@ -134,7 +134,7 @@ class RunLive:
         self.files = files
         self.clock = clock
         #: per-rank files (two or more make the ranks check); found as they appear too
-        self.ranks: RankSet | None = None
+        self.ranks: RanksDetector | None = None
         self._rank_shape: str | None = None
         for p in ranks or ():
             self.add_rank(p, slurm_task(p, list(ranks)))
@@ -175,7 +175,7 @@ class RunLive:
         elif shape != self._rank_shape:
             return  # another per-rank log (stderr beside stdout): read as an ordinary source
         if self.ranks is None:
-            self.ranks = RankSet({})
+            self.ranks = RanksDetector()
         self.ranks.add(path, rank)
 
     def feed(self, b: Batch) -> list[Alert]:
