@@ -35,6 +35,7 @@ from textual.worker import get_current_worker
 from tsm_tui.analysis.detectors import CHECKS
 from tsm_tui.analysis.engine import open_run, open_runs
 from tsm_tui.analysis.live import LiveLoop, alert_identity
+from tsm_tui.analysis.live_open import many_runs, one_run
 from tsm_tui.analysis.monitor import MAX_ALERTS
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.frame import Frame
@@ -43,7 +44,6 @@ from tsm_tui.core.options import Options
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status
 from tsm_tui.sources.feed import Feed, ReplayFeed
 from tsm_tui.sources.runfiles import RunFiles
-from tsm_tui.sources.runs import slurm_task
 from tsm_tui.sources.tail import Tailer
 from tsm_tui.views.tui.plotting import focus_plot, spark
 from tsm_tui.views.tui.runs import RunRow, RunsScreen
@@ -337,8 +337,6 @@ class TsmApp(App):
             return cls._for_runs(opts, runs, mode, shown)
         info = opts.fresh_info()
         run = open_run(runs[0].path if opts.run else opts.path, info, opts.config, allow_empty=True)
-        session = Session(opts.settings, info)
-        session.set_checkpoints(info.checkpoints)
         if mode == "finished":
             feed: Feed = ReplayFeed(run.readers, speed=None)
         elif opts.replay or opts.demo:
@@ -349,12 +347,10 @@ class TsmApp(App):
             shown = run.path
             if opts.demo and demo and os.path.samefile(run.path, demo):
                 shown = "--demo (bundled run)"
-        app = cls(session, feed, path=shown, mode=mode, bell=opts.bell and mode != "finished",
-                  root=run.root, files=run.files_of if mode == "live" else None,
-                  notes=run.files_of.notes if mode != "live" and run.files_of is not None else None)
-        for p in run.ranks:  # per-rank files: the ranks check, live as in --report
-            next(iter(app.live.runs.values())).add_rank(p, slurm_task(p, run.ranks))
-        return app
+        live = one_run(run, opts, feed, name="", files=mode == "live")  # (its per-rank files too)
+        return cls(live.runs[""].session, feed, path=shown, mode=mode, bell=opts.bell and mode != "finished",
+                   root=run.root, live=live,
+                   notes=run.files_of.notes if mode != "live" and run.files_of is not None else None)
 
     @classmethod
     def _for_runs(cls, opts: Options, runs: list, mode: str | None, shown: str | None) -> "TsmApp":
@@ -366,8 +362,7 @@ class TsmApp(App):
         else:
             feed, mode = Tailer(opts.path, poll=opts.poll), "live"
         path = os.path.abspath(opts.path)
-        live = LiveLoop.many(feed, path, opts.settings, opts.info, opts.config,
-                             polling=getattr(feed, "poll_interval", None) is not None, known=runs)
+        live = many_runs(opts, feed, path, known=runs)
         first = live.runs[runs[0].name].session
         return cls(first, feed, path=shown or path, mode=mode, bell=opts.bell and mode != "finished",
                    root=path, live=live, runs=runs)
