@@ -381,7 +381,7 @@ class Watch:
         for ch in up.statuses:
             self._push("status", {"run": ch.run, "check": ch.check, "status": ch.status.value,
                                   "previous": ch.previous.value, "summary": clean(ch.summary), "step": ch.step})
-        for ev, run in zip(up.events, up.event_runs):
+        for ev, run in zip(up.notes, up.note_runs):
             self._push("source", {"run": run, "message": clean(ev)})
         for run, checks in up.run_checks.items():
             self.checks[run] = [{"id": c.id, "status": c.status.value, "summary": clean(c.summary)} for c in checks]

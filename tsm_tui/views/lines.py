@@ -96,7 +96,7 @@ class Printer:
         self.many = len(loop.runs) > 1  # text lines name the run once there are several
         for a, _backlog, run in up.alerts:
             self.alert(a, run)
-        for ev, run in zip(up.events, up.event_runs):
+        for ev, run in zip(up.notes, up.note_runs):
             self.source(ev, run)
         for ch in up.statuses:
             self.status(ch.check, ch.status.value, ch.previous.value, ch.summary, ch.step, ch.run)

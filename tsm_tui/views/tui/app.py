@@ -509,8 +509,8 @@ class TsmApp(App):
                     self._post_held("checks", ChecksChanged(up.checks), urgent=statuses != self._posted_statuses)
                     self._posted_statuses = statuses
                 self._flush_held()
-                if up.events:
-                    self._post(FeedNotes(up.events))
+                if up.notes:
+                    self._post(FeedNotes(up.notes))
                 if up.finished or up.error:
                     self._flush_held(now=True)  # the last data and checks before the end, never after
                     self._post(FeedEnded(up.error))
