@@ -263,7 +263,7 @@ def through_loop(d: str, mode: str, rate: float, n: int, **kw) -> dict:
         up = loop.step()
         for b in up.batches:
             steps.extend(r.step for r in expand(b.records))
-        events.extend(up.events)
+        events.extend(up.notes)
 
     try:
         w = start(path, mode, rate, n, **kw)

@@ -9,6 +9,7 @@ import sys
 import pytest
 from conftest import curve
 
+from tsm_tui.analysis.detectors import DETECTORS
 from tsm_tui.cli import main
 
 
@@ -69,9 +70,11 @@ def test_json_schema(spike_file, capsys):
     assert code == 1
     assert d["schema"] == 1
     assert set(d) >= {"schema", "path", "files", "steps", "checks", "alerts", "critical", "warnings", "actions"}
-    assert [c["id"] for c in d["checks"]] == ["loss_spike", "grad_norm", "lr_schedule", "batch_size", "plateau",
-                                             "nonfinite", "loss_scale", "checkpoints", "output_collapse", "crash",
-                                             "throughput", "overfitting"]
+    # the checks of schema 1 keep their ids and order; a new check comes after them (its ``order``)
+    ids = [c["id"] for c in d["checks"]]
+    assert ids[:12] == ["loss_spike", "grad_norm", "lr_schedule", "batch_size", "plateau", "nonfinite", "loss_scale",
+                        "checkpoints", "output_collapse", "crash", "throughput", "overfitting"]
+    assert ids == [x.id for x in DETECTORS]
     f = d["files"][0]
     assert set(f) >= {"path", "format", "records", "skipped_lines"} and f["format"] == "jsonl"
     assert d["steps"] == {"first": 1, "last": 1500, "count": 1500, "records": 1500}

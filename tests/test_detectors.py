@@ -465,3 +465,24 @@ def test_a_far_larger_spike_inside_an_open_incident_is_said():
             r.loss *= 3.0
     mon, alerts = run(recs)
     assert [a.step for a in alerts if a.check == "loss_spike" and a.severity.value == "warning"] == [600]
+
+
+# --------------------------------------------------------------------------- the registry's names
+def test_every_check_names_itself_for_every_view():
+    """The registry finds every check module, and each check's names fit where the views
+    put them (the check panel's 12 columns, 5 characters in the runs tables, one letter per
+    runs-table column, a plotted series): the views keep no table of their own."""
+    from tsm_tui.analysis.detectors import CHECKS, DETECTORS, RUN_DETECTORS
+    from tsm_tui.analysis.detectors.ranks import RanksDetector
+    from tsm_tui.core.frame import METRIC_FIELDS
+
+    assert RUN_DETECTORS == [RanksDetector] and "ranks" not in [d.id for d in DETECTORS]
+    assert [d.id for d in DETECTORS][:5] == [d.id for d in DETECTORS if d.core]  # the core checks lead
+    assert len(CHECKS) == len(DETECTORS) + len(RUN_DETECTORS)  # one class per id
+    for d in CHECKS.values():
+        assert d.title and len(d.label) <= 12 and 1 <= len(d.short) <= 5, d.id
+        assert d.metric is None or d.metric in METRIC_FIELDS, d.id
+        assert d.description(), d.id  # SARIF's rule text
+    letters = [d.column[1] for d in DETECTORS if d.column]
+    assert len(letters) == len(set(letters)) and all(len(x) == 1 for x in letters)
+    assert len({d.order for d in CHECKS.values()}) == len(CHECKS)  # one place each: the report's order is fixed

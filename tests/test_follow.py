@@ -200,7 +200,7 @@ def test_missing_path_with_missing_parent_is_exit_2(tmp_path):
 def test_printer_and_sanitising():
     import io
 
-    from tsm_tui.views.follow import Printer
+    from tsm_tui.views.lines import Printer
     from tsm_tui.core.record import Alert, Severity
 
     out, err = io.StringIO(), io.StringIO()

@@ -16,7 +16,7 @@ import pytest
 
 from test_follow import follow, record, write_lines  # noqa: F401  (the fixture)
 from tsm_tui.views import hookrun
-from tsm_tui.views.follow import AlertHook
+from tsm_tui.views.pages import AlertHook
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

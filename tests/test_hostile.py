@@ -483,7 +483,7 @@ def test_follow_json_escapes_c1_and_bidi_but_keeps_them():
     import io
 
     from tsm_tui.core.record import Alert, Severity
-    from tsm_tui.views.follow import Printer
+    from tsm_tui.views.lines import Printer
 
     out, err = io.StringIO(), io.StringIO()
     msg = "loss of r\u202eun\x9b31m x\u00e9"
@@ -525,7 +525,7 @@ def test_pages_queued_at_sigterm_are_still_run(tmp_path):
 def test_pages_that_cannot_run_before_exit_are_named():
     import io
 
-    from tsm_tui.views.follow import AlertHook
+    from tsm_tui.views.pages import AlertHook
 
     err = io.StringIO()
     hook = AlertHook("sleep 1", err=err)
@@ -538,7 +538,7 @@ def test_pages_that_cannot_run_before_exit_are_named():
 
 @pytest.mark.slow
 def test_a_hook_that_times_out_is_ended_with_its_children(tmp_path):
-    from tsm_tui.views.follow import AlertHook
+    from tsm_tui.views.pages import AlertHook
 
     pidfile = tmp_path / "child.pid"
     err = __import__("io").StringIO()

@@ -407,7 +407,7 @@ def test_the_tailer_hands_its_passes_to_the_loops_thread(tmp_path):
         assert _steps(ups) == list(range(1, 311))
         # truncated in place and rewritten shorter: read from the start, as with the thread
         append(path, "".join(json.dumps(curve(s)) + "\n" for s in range(1, 6)), mode="w")
-        ups = _step_until(loop, lambda got: any("truncated" in e for up in got for e in up.events))
+        ups = _step_until(loop, lambda got: any("truncated" in e for up in got for e in up.notes))
     finally:
         loop.stop()
     assert feed._wake_r is None  # stop() closed what the loop's thread had open

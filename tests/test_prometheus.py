@@ -397,6 +397,7 @@ def test_tui_live_worker_feeds_the_exporter(tmp_path):
     import asyncio
 
     from test_app import wait_loaded
+    from tsm_tui.views import outputs
     from tsm_tui.views.tui import TsmApp
 
     prom = tmp_path / "tsm.prom"
@@ -405,7 +406,7 @@ def test_tui_live_worker_feeds_the_exporter(tmp_path):
     async def go():
         app = TsmApp.finished(run)
         exp = prometheus.Exporter(str(prom))
-        app.exporter = exp.bound(run, run)
+        app.exporter = outputs.Outputs([prometheus.Metrics(exp, run, run)])  # (what run_app sets)
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_loaded(pilot, app)
         exp.close()

@@ -510,7 +510,7 @@ def test_rank_tracker_reads_frames_as_rows():
     """A frame by column gives the tracker the state its rows give one by one."""
     import numpy as np
 
-    from tsm_tui.analysis.ranks import RankTracker
+    from tsm_tui.analysis.detectors.ranks import RankTracker
     from tsm_tui.core.frame import Frame
 
     rng = np.random.default_rng(3)

@@ -462,7 +462,7 @@ def test_live_a_run_resumed_into_a_new_run_dir_goes_on_as_one_run(tmp_path, othe
     (no new run, no resume), alone or beside another run."""
     from tsm_tui.core.options import Options
     from tsm_tui.sources.tail import Tailer
-    from tsm_tui.views.follow import _loop
+    from tsm_tui.analysis.live_open import open_loop
 
     src = DATA / SDKS[-1] / "resumed" / "wandb"
     first, second = sorted(src.iterdir())
@@ -471,7 +471,7 @@ def test_live_a_run_resumed_into_a_new_run_dir_goes_on_as_one_run(tmp_path, othe
     if others:
         shutil.copytree(DATA / SDKS[-1] / "plain_nan" / "wandb", tmp_path / "other" / "wandb")
     tailer = Tailer(str(tmp_path), interval=0.2)
-    loop = _loop(Options(path=str(tmp_path)), tailer)
+    loop = open_loop(Options(path=str(tmp_path)), tailer)
     tailer.start()
 
     def mine():

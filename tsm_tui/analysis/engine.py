@@ -19,7 +19,7 @@ from tsm_tui.analysis.coverage import note_metrics
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.errors import InputError
-from tsm_tui.analysis.ranks import RankSet, summarize
+from tsm_tui.analysis.detectors.ranks import RanksDetector
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.core.sanitize import message
@@ -319,14 +319,14 @@ class Analysis:
         return acts[:12]
 
 
-def rank_set(run: Run) -> RankSet | None:
-    """The run's per-rank files (two or more), each with its rank."""
+def rank_check(run: Run) -> RanksDetector | None:
+    """The ranks check of the run's per-rank files (two or more), each with its rank."""
     if len(run.ranks) < 2:
         return None
-    return RankSet({p: slurm_task(p, run.ranks) for p in run.ranks})
+    return RanksDetector({p: slurm_task(p, run.ranks) for p in run.ranks})
 
 
-def _read(run: Run, session: Session, ranks: RankSet | None = None, on_batch=None) -> None:
+def _read(run: Run, session: Session, ranks: RanksDetector | None = None, on_batch=None) -> None:
     channels: dict[str, LineReader] = {}
 
     def feed(p, batch, reader):
@@ -380,7 +380,7 @@ def analyze_run(run: Run, settings: Settings, on_batch=None) -> Analysis:
     primary source's Monitor, finalized. Per-rank files past the one whose
     series the checks use feed the ranks check only."""
     session = Session(settings, run.info or RunInfo())
-    ranks = rank_set(run)
+    ranks = rank_check(run)
     _read(run, session, ranks, on_batch)
     session.flush()  # records held back as a possible resume (analysis/ordering.py)
     mon = session.monitor
@@ -400,8 +400,9 @@ def analyze_run(run: Run, settings: Settings, on_batch=None) -> Analysis:
         f.channel = channel if f.used else None
     mon.finalize()
     an = Analysis(run, mon, settings, session)
-    if ranks is not None:
-        an.ranks, an.rank_alerts = summarize(list(ranks.trackers.values()))
+    got = ranks.check() if ranks is not None else None
+    if got is not None:
+        an.ranks, an.rank_alerts = got[0], [a for a, _ in got[1]]
     return an
 
 

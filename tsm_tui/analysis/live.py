@@ -15,7 +15,7 @@ record arrives). Each ``step()``:
    events (polling, network filesystems) the same files are stat-checked on a
    slow timer;
 2. feeds the records into the run's Session (one Monitor per source file);
-   a run's per-rank files feed its ranks check (``analysis.ranks.RankSet``:
+   a run's per-rank files feed its ranks check (``detectors/ranks.py``:
    one rank's series goes to the Session, every rank to a cheap tracker), so
    NaN on one rank, a diverging rank and a straggler are said live too;
 3. returns a ``LiveUpdate``: the alerts that are new *for the run* (the same
@@ -27,7 +27,7 @@ record arrives). Each ``step()``:
    that step, not the optimizer).
 
 Statuses are recomputed only after something changed, and at most every
-``STATUS_EVERY`` seconds (``Monitor.checks()`` is the costly part of a pass).
+``CHECKS_EVERY`` seconds (``Monitor.checks()`` is the costly part of a pass).
 No I/O of its own beyond the RunFiles re-reads, no UI.
 """
 
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from tsm_tui.analysis.monitor import Monitor
-from tsm_tui.analysis.ranks import RankSet
+from tsm_tui.analysis.detectors.ranks import RanksDetector
 from tsm_tui.analysis.session import Session
 from tsm_tui.analysis.sweep import DataOrder, also_text, data_order, near_steps, spike_onset
 from tsm_tui.core.frame import Frame
@@ -51,7 +51,7 @@ from tsm_tui.sources.feed import Batch, Feed, Note
 from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.runs import rank_of, run_name, run_root, slurm_task, uuid_dir
 
-STATUS_EVERY = 0.2  # s between two status recomputations while records keep coming
+CHECKS_EVERY = 0.2  # s between two recomputations of the checks while records keep coming
 FALLBACK_EVENTS = 30.0  # s between stat checks of configs / checkpoints when events arrive
 FALLBACK_POLL = 2.0  # ... when nothing reports events (polling, network filesystems)
 FALLBACK_SLACK = 0.1  # a run's look is taken with another's that is due up to 10% of the period sooner
@@ -89,9 +89,9 @@ class LiveUpdate:
     #: run name -> its checks, for the runs whose checks were recomputed in this step
     run_checks: dict[str, list[CheckResult]] = field(default_factory=dict)
     #: notes about the files (truncated, rotated, unreadable ...)
-    events: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     #: the run each note is about (None: the feed as a whole)
-    event_runs: list[str | None] = field(default_factory=list)
+    note_runs: list[str | None] = field(default_factory=list)
     records: int = 0
     #: the batches fed in this step, with the run each went to (the TUI's plot store reads them)
     batches: list[Batch] = field(default_factory=list)
@@ -113,7 +113,7 @@ class LiveUpdate:
         return None
 
     def __bool__(self) -> bool:
-        return bool(self.alerts or self.revised or self.statuses or self.events or self.records or self.changed
+        return bool(self.alerts or self.revised or self.statuses or self.notes or self.records or self.changed
                     or self.finished or self.error or self.run_checks or self.new_runs)
 
 
@@ -132,7 +132,7 @@ class RunLive:
         self.files = files
         self.clock = clock
         #: per-rank files (two or more make the ranks check); found as they appear too
-        self.ranks: RankSet | None = None
+        self.ranks: RanksDetector | None = None
         self._rank_shape: str | None = None
         for p in ranks or ():
             self.add_rank(p, slurm_task(p, list(ranks)))
@@ -173,7 +173,7 @@ class RunLive:
         elif shape != self._rank_shape:
             return  # another per-rank log (stderr beside stdout): read as an ordinary source
         if self.ranks is None:
-            self.ranks = RankSet({})
+            self.ranks = RanksDetector()
         self.ranks.add(path, rank)
 
     def feed(self, b: Batch) -> list[Alert]:
@@ -277,7 +277,7 @@ class LiveLoop:
         self.error: str | None = None
         #: s between two status recomputations while records keep coming (the TUI,
         #: which shows checks at most every 0.5 s, sets its own)
-        self.status_every = STATUS_EVERY
+        self.status_every = CHECKS_EVERY
         if session is not None:
             self.runs[name] = RunLive(name, session, files, fallback_every=self._fallback_every, clock=clock,
                                       ranks=ranks)
@@ -439,7 +439,7 @@ class LiveLoop:
         up.new_runs.append(name)
         return r
 
-    def _event_run(self, note) -> str | None:
+    def _note_run(self, note) -> str | None:
         path = getattr(note, "path", None)
         if path is None:
             return None
@@ -474,13 +474,13 @@ class LiveLoop:
                 self._emit(run, a, False, up)
                 run.dirty = True
             self._primary_changed(run, up)
-        up.events = self.feed.drain_events()
-        up.event_runs = [self._event_run(e) for e in up.events]
+        up.notes = self.feed.drain_events()
+        up.note_runs = [self._note_run(e) for e in up.notes]
         for run in self.runs.values():  # what a config had that was ignored: said once
             if run.files is not None:
                 for n in run.files.take_notes():
-                    up.events.append(Note(n, run.files.root))
-                    up.event_runs.append(run.name)
+                    up.notes.append(Note(n, run.files.root))
+                    up.note_runs.append(run.name)
         if self.feed.error and self.error is None:
             self.error = up.error = self.feed.error
         if finished_before and not self.finished and not up.batches and not self._queue:

@@ -13,8 +13,8 @@ line runs.
 * ``series`` keeps the metric in the TUI's bounded min / max buckets (views/tui/series.py):
   every bucket keeps its minimum and maximum, so a one-step spike is never averaged
   away, whatever the run's length.
-* ``watch`` follows a live run with the ``LiveLoop`` ``--follow`` uses (views/follow.py
-  builds it), in a thread of the server; ``watch_status`` returns what is new since the
+* ``watch`` follows a live run with the ``LiveLoop`` ``--follow`` uses (built by
+  analysis/live_open.py), in a thread of the server; ``watch_status`` returns what is new since the
   last call. Memory is bounded (at most ``MAX_EVENTS`` undelivered events per watch, the
   oldest dropped and counted; at most ``MAX_WATCHES`` watches); watches stop with the
   server (``close``).
@@ -315,13 +315,13 @@ class Watch:
     """One live run followed in the server: the LiveLoop ``--follow`` drives, in a thread."""
 
     def __init__(self, handle: str, opts) -> None:
+        from tsm_tui.analysis.live_open import open_loop
         from tsm_tui.sources.tail import Tailer
-        from tsm_tui.views.follow import _loop
 
         self.handle = handle
         self.path = os.path.abspath(opts.path)
         self.tailer = Tailer(opts.path, poll=opts.poll)
-        self.loop = _loop(opts, self.tailer)
+        self.loop = open_loop(opts, self.tailer)
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._events: deque = deque(maxlen=MAX_EVENTS)
@@ -381,7 +381,7 @@ class Watch:
         for ch in up.statuses:
             self._push("status", {"run": ch.run, "check": ch.check, "status": ch.status.value,
                                   "previous": ch.previous.value, "summary": clean(ch.summary), "step": ch.step})
-        for ev, run in zip(up.events, up.event_runs):
+        for ev, run in zip(up.notes, up.note_runs):
             self._push("source", {"run": run, "message": clean(ev)})
         for run, checks in up.run_checks.items():
             self.checks[run] = [{"id": c.id, "status": c.status.value, "summary": clean(c.summary)} for c in checks]

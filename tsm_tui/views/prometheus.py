@@ -360,13 +360,38 @@ def families(snaps: dict[str, RunSnapshot]) -> list:
     return out
 
 
-class BoundRun:
-    def __init__(self, exporter: "Exporter", name: str, root: str) -> None:
-        self.exporter, self.name, self.root = exporter, name, root
+class Metrics:
+    """``--prom-file`` / ``--metrics-port``: the live loop's subscriber (views/outputs.py
+    builds it): the verdicts as Prometheus metrics, refreshed from every step of the loop.
+    ``path``: what the view watches (its own run's label); ``root``: where its runs are."""
 
-    def feed(self, up, loop) -> None:
+    def __init__(self, exporter: "Exporter", path: str, root: str) -> None:
+        self.exporter, self.path, self.root = exporter, path, root
+        exporter.watch(path)
+
+    @classmethod
+    def wanted(cls, opts, view: str) -> bool:
+        return bool(opts.prom_file or opts.metrics_port is not None)
+
+    @classmethod
+    def from_options(cls, opts, root: str) -> "Metrics":
+        return cls(Exporter(opts.prom_file, opts.metrics_port, opts.metrics_host, run_label=opts.run_label),
+                   opts.path, root)
+
+    def start(self, loop, say) -> None:
+        """Each run's heartbeat shows before its first record; where the metrics are served."""
+        for name in loop.runs:
+            self.exporter.run(self.exporter.name_for(name, self.path), self.root)
+        if self.exporter.port is not None:
+            host = self.exporter.host
+            say(f"serving metrics on http://{f'[{host}]' if ':' in host else host}:{self.exporter.port}/metrics")
+
+    def update(self, up, loop) -> None:
         self.exporter.update(up, loop, self.root)
         self.exporter.publish()
+
+    def close(self) -> None:
+        self.exporter.close()
 
 
 class _Collector:
@@ -412,6 +437,7 @@ class Exporter:
         if self.prom_file:
             self._check_dir()
         self.registry.register(_Collector(self))
+        self.host = host
         if port is not None:
             self._serve(host, port)
 
@@ -503,11 +529,6 @@ class Exporter:
     def watch(self, path: str) -> None:
         """The views say what is watched: its own run's label."""
         self.default_name = self.run_label or run_name(path)
-
-    def bound(self, path: str, root: str) -> "BoundRun":
-        """This exporter fed by a view's loop: ``.feed(up, loop)`` after each step."""
-        self.watch(path)
-        return BoundRun(self, self.default_name, root)
 
     def from_analysis(self, name: str, root: str, an) -> None:
         """A finished run (``--report``): its Monitor's alerts and checks."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from tsm_tui.core.numbers import fmt
+from tsm_tui.analysis.detectors import CHECKS, DETECTORS
 from tsm_tui.analysis.coverage import LABEL, METRICS, coverage, sources
 from tsm_tui.analysis.engine import Analysis, RunFailure
 from tsm_tui.analysis.sweep import also_text, data_order, near_steps, spike_onset
@@ -194,8 +195,8 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
 
 
 # --------------------------------------------------------------------------- many runs
-CORE = ("loss_spike", "grad_norm", "lr_schedule", "batch_size", "plateau")
-_SHORT = {"loss_spike": "spike", "grad_norm": "grad", "lr_schedule": "lr", "batch_size": "batch", "plateau": "plat."}
+#: the five core checks: a column each in the many-runs table (the detectors' own ``core`` and ``short``)
+CORE = tuple(d.id for d in DETECTORS if d.core)
 
 
 def _also_text(a, also: dict | None) -> str:
@@ -249,7 +250,7 @@ def runs_table(results: list, colour: bool = False, also: dict | None = None) ->
     w = max([len("run")] + [len(clean(r.run.name)) for r in results])
     w = min(w, 32)
     head = (f"{'run'.ljust(w)}  {'format'.ljust(14)}  {'step / planned'.ljust(15)}  "
-            + " ".join(_SHORT[c].ljust(5) for c in CORE) + f"  {'worst other'.ljust(20)}  crit warn")
+            + " ".join(CHECKS[c].short.ljust(5) for c in CORE) + f"  {'worst other'.ljust(20)}  crit warn")
     lines = [head]
     for r in results:
         name = _cell(w, r.run.name)

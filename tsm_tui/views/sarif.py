@@ -24,7 +24,6 @@ viewers.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 import pathlib
 from urllib.parse import quote
@@ -40,19 +39,12 @@ SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas
 SRCROOT = "SRCROOT"
 
 
-def _doc(cls) -> str:
-    """The first paragraph of a detector's module docstring, on one line."""
-    mod = importlib.import_module(cls.__module__)
-    text = (mod.__doc__ or cls.__doc__ or "").strip().split("\n\n")[0]
-    return " ".join(text.split())
-
-
 def rules(extra: dict[str, str] | None = None) -> list[dict]:
     """One reporting descriptor per check: the registry's, then ``extra`` (id -> title)."""
     out = []
     for cls in DETECTORS:
         out.append({"id": cls.id, "name": "".join(w[:1].upper() + w[1:] for w in cls.id.split("_")),
-                    "shortDescription": {"text": cls.title}, "fullDescription": {"text": _doc(cls) or cls.title},
+                    "shortDescription": {"text": cls.title}, "fullDescription": {"text": cls.description() or cls.title},
                     "defaultConfiguration": {"level": "error"}})
     known = {r["id"] for r in out}
     for cid, title in sorted((extra or {}).items()):

@@ -12,6 +12,8 @@ committed in bulk and feeds the others to ``update``; without hooks, every row.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from tsm_tui.core.record import Alert, CheckResult, Status, StepRecord
@@ -20,14 +22,46 @@ from tsm_tui.core.settings import Settings
 
 
 class Detector:
+    # -- what the check is called where: every view reads these (the registry,
+    # ``detectors.DETECTORS`` / ``detectors.check_meta``), none keeps a table of its own
+    #: the check id (JSON ``checks[].id``, an alert's ``check``, SARIF's ruleId): never renamed
     id: str = ""
+    #: its name in reports, JSON and SARIF
     title: str = ""
+    #: its name in the TUI's check panel (12 columns wide; default: ``title``)
+    label: str = ""
+    #: at most 5 characters: the runs table's "worst" cell and the runs report's columns (default: ``id``)
+    short: str = ""
+    #: (heading, letter) of its column in the TUI's runs table; None: no column of its own
+    column: tuple[str, str] | None = None
+    #: one of the five core checks: a column of the many-runs report
+    core: bool = False
+    #: the series the TUI plots when one of its alerts is opened (None: the plot stays)
+    metric: str | None = None
+    #: where it stands among the checks (reports, the check panel, JSON): lower first
+    order: int = 1000
+    #: a check of the run's several files together, fed by the run (``ranks``), not a
+    #: check each source's Monitor runs; it is reported only when it applies
+    per_run: bool = False
     #: also fed the records of auxiliary sources (generations files beside the log)
     reads_samples: bool = False
     #: its verdict comes from the log's series (False: from the run's files only, such
     #: as checkpoints on disk); a report none of whose ``from_log`` checks ran judged
     #: nothing about the training (analysis/coverage.py)
     from_log: bool = True
+
+    def __init_subclass__(cls, **kw) -> None:
+        super().__init_subclass__(**kw)
+        cls.label = cls.label or cls.title
+        cls.short = cls.short or cls.id[:5]
+
+    @classmethod
+    def description(cls) -> str:
+        """What the check does, on one line: the first paragraph of its module's
+        docstring (SARIF's rule description), else of the class's."""
+        mod = sys.modules.get(cls.__module__)
+        text = ((mod.__doc__ if mod is not None else None) or cls.__doc__ or "").strip().split("\n\n")[0]
+        return " ".join(text.split())
 
     def __init__(self, settings: Settings, state: RunState) -> None:
         self.s = settings

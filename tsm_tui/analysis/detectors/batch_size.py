@@ -21,6 +21,11 @@ JUDGE_EVERY = 64
 class BatchSizeDetector(Detector):
     id = "batch_size"
     title = "Batch Size Ratio"
+    label = "Batch size"
+    short = "batch"
+    column = ("bs", "b")
+    core = True
+    order = 40
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

@@ -19,6 +19,9 @@ SAVE_GRACE = 0.1
 class CheckpointDetector(Detector):
     id = "checkpoints"
     title = "Checkpoints"
+    label = "Checkpoints"
+    short = "ckpt"
+    order = 80
     from_log = False  # judged from the checkpoints on disk and the plan
 
     def update(self, rec: StepRecord) -> list[Alert]:

@@ -75,6 +75,9 @@ class CrashDetector(Detector):
     #: training itself (a run with only this check run judged nothing: analysis/coverage.py)
     from_log = False
     title = "Crash"
+    label = "Crash"
+    short = "crash"
+    order = 100
     #: fed TextEvents (Monitor.feed_event), from this source and the run's other files
     reads_events = True
     #: carried over a new run in the same file (Monitor._new_run): a crashed launch is history

@@ -46,6 +46,12 @@ LOCAL_LAG = 2.0
 class GradNormDetector(Detector):
     id = "grad_norm"
     title = "Gradient Norm"
+    label = "Grad norm"
+    short = "grad"
+    column = ("grad", "g")
+    core = True
+    metric = "grad_norm"
+    order = 20
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

@@ -26,6 +26,10 @@ SKIP_WINDOW = 1000
 class LossScaleDetector(Detector):
     id = "loss_scale"
     title = "FP16 Loss Scale"
+    label = "Loss scale"
+    short = "fp16"
+    metric = "loss_scale"
+    order = 70
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

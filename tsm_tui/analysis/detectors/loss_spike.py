@@ -134,6 +134,12 @@ class _Incident:
 class LossSpikeDetector(Detector):
     id = "loss_spike"
     title = "Loss Spike Detection"
+    label = "Loss spike"
+    short = "spike"
+    column = ("spk", "s")
+    core = True
+    metric = "loss"
+    order = 10
 
     def __init__(self, settings, state, part: bool = False) -> None:
         super().__init__(settings, state)

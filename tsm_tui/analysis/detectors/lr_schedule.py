@@ -35,6 +35,12 @@ ZERO_END = 0.98  # ... unless at 98% of the plan or later: a schedule that ends 
 class LRScheduleDetector(Detector):
     id = "lr_schedule"
     title = "LR Schedule"
+    label = "LR schedule"
+    short = "lr"
+    column = ("lr", "l")
+    core = True
+    metric = "lr"
+    order = 30
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

@@ -27,6 +27,10 @@ def _bad(x: float | None) -> bool:
 class NonFiniteDetector(Detector):
     id = "nonfinite"
     title = "NaN/Inf Values"
+    label = "NaN/Inf"
+    short = "nan"
+    column = ("nan", "n")
+    order = 60
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

@@ -163,6 +163,9 @@ class _Finding:
 class OutputCollapseDetector(Detector):
     id = "output_collapse"
     title = "Output Collapse"
+    label = "Outputs"
+    short = "gen"
+    order = 90
     reads_samples = True
 
     def __init__(self, settings, state) -> None:

@@ -33,6 +33,9 @@ from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 class OverfittingDetector(Detector):
     id = "overfitting"
     title = "Over-fitting"
+    label = "Overfitting"
+    short = "ovfit"
+    order = 120
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

@@ -147,6 +147,12 @@ _ZERO = (0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 class PlateauDetector(Detector):
     id = "plateau"
     title = "Loss Plateau"
+    label = "Plateau"
+    short = "plat"
+    column = ("plat", "p")
+    core = True
+    metric = "loss"
+    order = 50
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

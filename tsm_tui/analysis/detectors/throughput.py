@@ -45,6 +45,9 @@ def _secs(s: float) -> str:
 class ThroughputDetector(Detector):
     id = "throughput"
     title = "Throughput"
+    label = "Throughput"
+    short = "speed"
+    order = 110
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

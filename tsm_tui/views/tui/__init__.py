@@ -9,18 +9,17 @@ from tsm_tui.views.tui.app import TsmApp
 def run_app(opts: Options, demo: str | None = None) -> int:
     """Open the run (errors raise ``InputError`` before the screen starts) and run the app."""
     app = TsmApp.from_options(opts, demo=demo)
-    exporter = None
-    if opts.prom_file or opts.metrics_port is not None:
-        from tsm_tui.views import prometheus
+    outs = None
+    if opts.prom_file or opts.metrics_port is not None:  # (imported only when asked for)
+        from tsm_tui.views import outputs
 
-        exporter = prometheus.Exporter(opts.prom_file, opts.metrics_port, opts.metrics_host,
-                                       run_label=opts.run_label)
-        app.exporter = exporter.bound(opts.path, app.root or opts.path)
+        outs = outputs.build(opts, "tui", app.root or opts.path)  # the live worker feeds it
+        app.exporter = outs or None
     try:
         app.run()
     finally:
-        if exporter is not None:
-            exporter.close()
+        if outs is not None:
+            outs.close()
     return 0 if app.return_code is None else app.return_code
 
 

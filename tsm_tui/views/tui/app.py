@@ -32,8 +32,10 @@ from textual.message import Message
 from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.worker import get_current_worker
 
+from tsm_tui.analysis.detectors import CHECKS
 from tsm_tui.analysis.engine import open_run, open_runs
 from tsm_tui.analysis.live import LiveLoop, alert_identity
+from tsm_tui.analysis.live_open import many_runs, one_run
 from tsm_tui.analysis.monitor import MAX_ALERTS
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.frame import Frame
@@ -42,7 +44,6 @@ from tsm_tui.core.options import Options
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status
 from tsm_tui.sources.feed import Feed, ReplayFeed
 from tsm_tui.sources.runfiles import RunFiles
-from tsm_tui.sources.runs import slurm_task
 from tsm_tui.sources.tail import Tailer
 from tsm_tui.views.tui.plotting import focus_plot, spark
 from tsm_tui.views.tui.runs import RunRow, RunsScreen
@@ -336,8 +337,6 @@ class TsmApp(App):
             return cls._for_runs(opts, runs, mode, shown)
         info = opts.fresh_info()
         run = open_run(runs[0].path if opts.run else opts.path, info, opts.config, allow_empty=True)
-        session = Session(opts.settings, info)
-        session.set_checkpoints(info.checkpoints)
         if mode == "finished":
             feed: Feed = ReplayFeed(run.readers, speed=None)
         elif opts.replay or opts.demo:
@@ -348,12 +347,10 @@ class TsmApp(App):
             shown = run.path
             if opts.demo and demo and os.path.samefile(run.path, demo):
                 shown = "--demo (bundled run)"
-        app = cls(session, feed, path=shown, mode=mode, bell=opts.bell and mode != "finished",
-                  root=run.root, files=run.files_of if mode == "live" else None,
-                  notes=run.files_of.notes if mode != "live" and run.files_of is not None else None)
-        for p in run.ranks:  # per-rank files: the ranks check, live as in --report
-            next(iter(app.live.runs.values())).add_rank(p, slurm_task(p, run.ranks))
-        return app
+        live = one_run(run, opts, feed, name="", files=mode == "live")  # (its per-rank files too)
+        return cls(live.runs[""].session, feed, path=shown, mode=mode, bell=opts.bell and mode != "finished",
+                   root=run.root, live=live,
+                   notes=run.files_of.notes if mode != "live" and run.files_of is not None else None)
 
     @classmethod
     def _for_runs(cls, opts: Options, runs: list, mode: str | None, shown: str | None) -> "TsmApp":
@@ -365,8 +362,7 @@ class TsmApp(App):
         else:
             feed, mode = Tailer(opts.path, poll=opts.poll), "live"
         path = os.path.abspath(opts.path)
-        live = LiveLoop.many(feed, path, opts.settings, opts.info, opts.config,
-                             polling=getattr(feed, "poll_interval", None) is not None, known=runs)
+        live = many_runs(opts, feed, path, known=runs)
         first = live.runs[runs[0].name].session
         return cls(first, feed, path=shown or path, mode=mode, bell=opts.bell and mode != "finished",
                    root=path, live=live, runs=runs)
@@ -513,8 +509,8 @@ class TsmApp(App):
                     self._post_held("checks", ChecksChanged(up.checks), urgent=statuses != self._posted_statuses)
                     self._posted_statuses = statuses
                 self._flush_held()
-                if up.events:
-                    self._post(FeedNotes(up.events))
+                if up.notes:
+                    self._post(FeedNotes(up.notes))
                 if up.finished or up.error:
                     self._flush_held(now=True)  # the last data and checks before the end, never after
                     self._post(FeedEnded(up.error))
@@ -1264,14 +1260,10 @@ class TsmApp(App):
         self.call_after_refresh(lst.scroll_to_highlight)  # the list got shorter: keep the row in view
         if a.step is not None:
             self.centre = a.step
-            if a.check in ("loss_spike", "plateau"):
-                self.metric = "loss"
-            elif a.check == "grad_norm":
-                self.metric = "grad_norm"
-            elif a.check == "lr_schedule":
-                self.metric = "lr"
-            elif a.check == "loss_scale" and self._store() and self._store().get("loss_scale"):
-                self.metric = "loss_scale"
+            m = CHECKS[a.check].metric if a.check in CHECKS else None  # the series the check judges
+            store = self._store()
+            if m is not None and m in (store.names() if store else [n for n, _ in SeriesStore.METRICS[:3]]):
+                self.metric = m
         self._update_status(self.clock())
         self._repaint_plots(force=True)
 

@@ -32,21 +32,19 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label
 
+from tsm_tui.analysis.detectors import CHECKS, DETECTORS
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.views.tui.ticker import TICK_MIN, TICK_SLACK, TICK_TRUST, Ticker, changes_in
 from tsm_tui.views.tui.widgets import MUTED, HelpScreen, safe
 
 STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x the run's usual interval)
 TICK = 1.0  # s between two looks at the clock (ages, "stalled")
-COLUMNS = (("loss_spike", "spk", "s"), ("grad_norm", "grad", "g"), ("lr_schedule", "lr", "l"),
-           ("batch_size", "bs", "b"), ("plateau", "plat", "p"), ("nonfinite", "nan", "n"))
+#: (check id, heading, letter) of the check columns: the detectors' own ``column``
+COLUMNS = tuple((d.id, *d.column) for d in DETECTORS if d.column)
 #: which of two checks with the same status a row names as its worst: what a person acts on first
 _FIRST = ("crash", "nonfinite", "ranks", "loss_spike", "loss_scale", "grad_norm", "output_collapse", "overfitting",
           "lr_schedule", "plateau", "throughput", "batch_size", "checkpoints")
-SHORT = {"loss_spike": "spike", "grad_norm": "grad", "lr_schedule": "lr", "batch_size": "batch",
-         "plateau": "plat", "nonfinite": "nan", "loss_scale": "fp16", "checkpoints": "ckpt",
-         "output_collapse": "gen", "ranks": "ranks", "crash": "crash", "throughput": "speed",
-         "overfitting": "ovfit"}
+SHORT = {cid: d.short for cid, d in CHECKS.items()}
 _STYLE = {Status.FAIL: "bold $error", Status.WARN: "bold $warning", Status.PASS: "$success",
           Status.SKIP: MUTED}
 _LETTER = {Status.FAIL: "F", Status.WARN: "W", Status.PASS: "P", Status.SKIP: "-"}

@@ -23,21 +23,8 @@ from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status
 from tsm_tui.core.sanitize import clean
 
-#: short titles for narrow panes (the report's titles are longer)
-SHORT_TITLES = {
-    "loss_spike": "Loss spike",
-    "grad_norm": "Grad norm",
-    "lr_schedule": "LR schedule",
-    "batch_size": "Batch size",
-    "plateau": "Plateau",
-    "nonfinite": "NaN/Inf",
-    "loss_scale": "Loss scale",
-    "checkpoints": "Checkpoints",
-    "output_collapse": "Outputs",
-    "crash": "Crash",
-    "throughput": "Throughput",
-    "overfitting": "Overfitting",
-}
+#: short titles for narrow panes (the report's titles are longer): the detectors' own ``label``
+SHORT_TITLES = {d.id: d.label for d in DETECTORS}
 CHECK_IDS = [d.id for d in DETECTORS]
 #: the style of secondary text inside Content: "dim" resolves in every theme, ``$text-muted``
 #: does not (a DataTable cell drew it black on near-black, a Label plain white; ansi-dark unmuted)

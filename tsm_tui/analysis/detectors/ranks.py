@@ -1,6 +1,10 @@
-"""Ranks of one run: the checks run on one rank's series (the one with the
-loss, the Session's primary source); the others are watched here, cheaply,
-for a rank that departs from the rest and for a straggler.
+"""Ranks of one run: the other checks run on one rank's series (the one with the
+loss, the Session's primary source); every rank is watched here, cheaply, for a
+rank that departs from the rest and for a straggler.
+
+A check of the run's files together (``per_run``): the run feeds it every per-rank
+log (``route``), not a source's Monitor, and it is reported only for a run with two
+ranks or more (``check``: None otherwise).
 
 Per rank: records, last step, the first non-finite loss, the median of its
 last ``TAIL`` losses and the median step time (from a logged step duration,
@@ -24,6 +28,7 @@ import numpy as np
 
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.numbers import fmt
+from tsm_tui.analysis.detectors.base import Detector
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 from tsm_tui.sources.fields import step_time_key
 
@@ -131,15 +136,22 @@ class RankTracker:
         return f"rank {self.rank}" if self.rank is not None else os.path.basename(self.path)
 
 
-class RankSet:
+class RanksDetector(Detector):
     """The per-rank files of one run: each rank's tracker, and which ranks' records
     go to the run's Session. The checks run on one rank's series: the first rank
     read is fed to the Session, and the next ones only until a rank with a loss
     has been (Megatron prints the loss on the last pipeline stage only); every
     other rank costs a RankTracker, not nine detectors."""
 
-    def __init__(self, ranks: dict[str, int | None]) -> None:
-        self.trackers = {p: RankTracker(p, r) for p, r in ranks.items()}
+    id = "ranks"
+    title = "Ranks"
+    short = "ranks"
+    order = 130
+    per_run = True
+
+    def __init__(self, ranks: dict[str, int | None] | None = None) -> None:
+        # (no Settings nor RunState: its thresholds are this module's, its state the trackers')
+        self.trackers = {p: RankTracker(p, r) for p, r in (ranks or {}).items()}
         self.fed: list[str] = []
         self._fed_loss = False
 
@@ -163,22 +175,24 @@ class RankSet:
             self._fed_loss = True
         return True
 
+    def update(self, rec: StepRecord) -> list[Alert]:
+        raise TypeError("the ranks check is fed per rank file: route(path, items)")
+
     def check(self) -> tuple[CheckResult, list[tuple[Alert, str]]] | None:
         """The ranks check and its alerts, each with the rank it names (None: one rank)."""
         if len(self.trackers) < 2:
             return None
-        return summarize_named(list(self.trackers.values()))
+        return summarize(list(self.trackers.values()))
+
+    def result(self) -> CheckResult:
+        """The check (SKIP with one rank: the run does not report it then, ``check``)."""
+        got = self.check()
+        return got[0] if got is not None else self._result(Status.SKIP, "fewer than two ranks read")
 
 
-def summarize(trackers: list[RankTracker]) -> tuple[CheckResult, list[Alert]]:
-    """The ranks check: departures and stragglers among the ranks read."""
-    check, named = summarize_named(trackers)
-    return check, [a for a, _ in named]
-
-
-def summarize_named(trackers: list[RankTracker]) -> tuple[CheckResult, list[tuple[Alert, str]]]:
-    """``summarize``, each alert with the rank(s) it is about (the live loop says a
-    departure once per rank)."""
+def summarize(trackers: list[RankTracker]) -> tuple[CheckResult, list[tuple[Alert, str]]]:
+    """The ranks check: departures and stragglers among the ranks read, each alert
+    with the rank(s) it is about (the live loop says a departure once per rank)."""
     n = len(trackers)
     subjects: list[str] = []
     alerts: list[Alert] = []
@@ -190,7 +204,7 @@ def summarize_named(trackers: list[RankTracker]) -> tuple[CheckResult, list[tupl
         first = min(nan, key=lambda t: t.nan_step)
         names = ", ".join(t.name for t in nan[:4]) + (f" +{len(nan) - 4}" if len(nan) > 4 else "")
         problems.append(f"NaN on {names} only (first at step {first.nan_step})")
-        alerts.append(Alert("ranks", Severity.CRITICAL, first.nan_step,
+        alerts.append(Alert(RanksDetector.id, Severity.CRITICAL, first.nan_step,
                             f"Non-finite loss on {names} at step {first.nan_step} while the other "
                             f"{n - len(nan)} rank(s) stay finite: a rank-local fault (a GPU, a node, a data shard).",
                             actions=[f"Check the node and GPU of {first.name} (ECC errors, thermal throttling, "
@@ -206,7 +220,7 @@ def summarize_named(trackers: list[RankTracker]) -> tuple[CheckResult, list[tupl
             t = far[0]
             v = statistics.median(t.losses)
             problems.append(f"{t.name} diverges ({fmt(v)} vs {fmt(centre)})")
-            alerts.append(Alert("ranks", Severity.WARNING, t.last_step,
+            alerts.append(Alert(RanksDetector.id, Severity.WARNING, t.last_step,
                                 f"{t.name} departs from the other ranks: recent loss {fmt(v)} vs the ranks' "
                                 f"median {fmt(centre)} ({v / centre:.1f}x).", value=v, baseline=centre,
                                 actions=[f"Compare {t.name}'s data shard and hardware with the others; a rank "
@@ -222,7 +236,7 @@ def summarize_named(trackers: list[RankTracker]) -> tuple[CheckResult, list[tupl
             t = max(slow, key=lambda t: statistics.median(t.dts))
             v = statistics.median(t.dts)
             problems.append(f"{t.name} straggles ({v / centre:.2f}x the median step time)")
-            alerts.append(Alert("ranks", Severity.WARNING, t.last_step,
+            alerts.append(Alert(RanksDetector.id, Severity.WARNING, t.last_step,
                                 f"Straggler: {t.name}'s median step time {fmt(v)} s is {v / centre:.2f}x the ranks' "
                                 f"median {fmt(centre)} s (Levanter flags > 1.15x); every step waits for it.",
                                 value=v, baseline=centre,
@@ -230,4 +244,4 @@ def summarize_named(trackers: list[RankTracker]) -> tuple[CheckResult, list[tupl
                                          "job on it) or exclude it."], key="rank_straggler"))
             subjects.append(t.name)
     summary = f"{n} ranks read" + (": " + "; ".join(problems) if problems else ", none departs from the rest")
-    return CheckResult("ranks", "Ranks", status, summary), list(zip(alerts, subjects))
+    return CheckResult(RanksDetector.id, RanksDetector.title, status, summary), list(zip(alerts, subjects))

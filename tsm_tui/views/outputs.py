@@ -1,0 +1,55 @@
+"""What the one live loop feeds, built in one place: ``--follow``'s lines (text or
+JSON Lines, views/lines.py), the ``--on-alert`` pages (views/pages.py) and the
+Prometheus metrics (``--prom-file`` / ``--metrics-port``, views/prometheus.py).
+
+Each is a *subscriber*: ``start(loop, say)`` once before the first step (``say``:
+a note for the person watching), ``update(up, loop)`` with every ``LiveUpdate``,
+``close()`` at exit; ``wanted(opts, view)`` says whether the options ask for it in
+a view (``"follow"`` or ``"tui"``) and ``from_options(opts, root)`` makes it.
+``EXPORTERS`` lists them in the order they see each update (the lines first: what
+is printed of a pass does not wait for a page or a file write). A new exporter is
+its module and one entry here (and its flag, if it has one: a ``cli.FLAGS`` row).
+"""
+
+from __future__ import annotations
+
+from tsm_tui.views.lines import Printer
+from tsm_tui.views.pages import Pages
+from tsm_tui.views.prometheus import Metrics
+
+EXPORTERS: tuple = (Printer, Pages, Metrics)
+
+
+class Outputs:
+    """The subscribers a view's options asked for, fed together."""
+
+    def __init__(self, subscribers: list) -> None:
+        self.subscribers = subscribers
+
+    def __bool__(self) -> bool:
+        return bool(self.subscribers)
+
+    def get(self, kind: type):
+        """The subscriber of that class (None: not asked for)."""
+        return next((s for s in self.subscribers if isinstance(s, kind)), None)
+
+    def start(self, loop, say) -> None:
+        for s in self.subscribers:
+            s.start(loop, say)
+
+    def update(self, up, loop) -> None:
+        for s in self.subscribers:
+            s.update(up, loop)
+
+    feed = update  # (the TUI's live worker: ``exporter.feed(up, loop)``)
+
+    def close(self) -> None:
+        """Last first: the metrics' final write comes before the pages still queued are waited for."""
+        for s in reversed(self.subscribers):
+            s.close()
+
+
+def build(opts, view: str, root: str) -> Outputs:
+    """The subscribers ``opts`` asks for in ``view`` (``"follow"`` / ``"tui"``); ``root``:
+    where the watched runs are."""
+    return Outputs([cls.from_options(opts, root) for cls in EXPORTERS if cls.wanted(opts, view)])
