@@ -16,6 +16,7 @@ import pytest
 
 from tsm_tui.analysis.engine import analyze
 from tsm_tui.core.record import StepRecord
+from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
 from tsm_tui.sources.fields import loss_role, objective
 
@@ -70,7 +71,12 @@ def test_deepspeed_chat_ppo_reads_the_actor_loss():
     assert reader.objective_note().startswith("act_loss (the actor's loss: no total logged); also checked: cri_loss")
     an = analyze(path)
     c = _checks(an)
-    assert c["loss_spike"].status.value == "SKIP" and "signed" in c["loss_spike"].summary  # PPO's loss changes sign
+    # PPO's loss changes sign: no ratio scale, the spike rule on differences (issue 26): the burst of
+    # actor-loss swings at steps 99-121 (2.2 against a median of 0.06; bench/corpus labels it) is one spike
+    assert c["loss_spike"].status.value == "WARN" and "signed" in c["loss_spike"].summary
+    spikes = [a for a in an.alerts() if a.check == "loss_spike" and a.severity.value == "warning"]
+    assert [a.step for a in spikes if not a.message.startswith("Loss component")] == [100]
+    assert "judged on differences" in spikes[0].message
     assert c["nonfinite"].status.value == "PASS"
     assert c["loss_scale"].status.value != "FAIL"  # start-up skips, 7 per engine: not 63% of the steps
     rep = _report(path)
@@ -183,6 +189,28 @@ def test_terms_give_the_same_on_frames_and_records(kw):
     """The terms' checks run through the frame driver's after_frame hook: the same
     alerts, checks and detector state as feeding the records one by one."""
     run_both(_terms(**kw))
+
+
+def test_signed_objective_spike_rule_on_differences():
+    """A signed objective (PPO's policy loss) has no ratio scale: a rise of >= 6 robust sds
+    (IQR / 1.349) above the window's median is a spike; its noise alone is not; spikes a
+    few records apart are one incident, said again only when the rise doubles."""
+    from tsm_tui.analysis.detectors.loss_spike import LossSpikeDetector
+    from tsm_tui.analysis.monitor import Monitor
+
+    def alerts(recs):
+        mon = Monitor(Settings(), RunInfo(), detectors=[LossSpikeDetector])
+        out = [a for r in recs for a in mon.feed(r)]
+        return [a for a in out if a.severity.value == "warning"], mon.checks()[0]
+
+    rng = random.Random(3)
+    base = [rng.gauss(0.05, 0.2) for _ in range(600)]
+    quiet, check = alerts([StepRecord(s, loss=v) for s, v in enumerate(base)])
+    assert quiet == [] and check.status.value == "PASS" and "signed" in check.summary
+    burst = {300: 2.0, 303: 1.8, 306: 1.9, 450: 2.5}
+    spikes, check = alerts([StepRecord(s, loss=burst.get(s, v)) for s, v in enumerate(base)])
+    assert [a.step for a in spikes] == [300, 450]
+    assert check.status.value == "WARN" and check.summary.startswith("2 spike(s) at step 300")
 
 
 def test_signed_objective_frames_and_records():
