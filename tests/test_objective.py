@@ -45,6 +45,8 @@ def _report(path) -> dict:
     ("train/box_loss", "term"), ("loss_cls", "term"), ("loss_rpn_loc", "term"), ("unsuper_loss", "term"),
     ("val/box_loss", None), ("eval_loss", None), ("total_loss", None), ("loss", None), ("train_loss_epoch", None),
     ("avg_loss", None), ("loss_scale", None), ("rewards/chosen", None), ("closs", None),
+    # YOLOv10: no "loss" in its terms' names (one-to-many and one-to-one heads)
+    ("train/box_om", "term"), ("train/dfl_oo", "term"), ("val/cls_om", None), ("box_om", None),
 ])
 def test_loss_roles(key, role):
     assert loss_role(key) == role
@@ -272,3 +274,14 @@ def test_a_total_logged_after_its_lm_loss_term_is_the_loss(tmp_path):
         with open(path) as f:
             got = [x.loss for line in f for x in per_line.feed(line.rstrip("\n"))]
         assert got == [x.loss for x in recs], keys
+
+
+def test_yolov10_one_to_many_and_one_to_one_terms_are_its_objective():
+    """Real Ultralytics YOLOv10 run folder (bench/corpus/trackers/ultralytics_yolov10_om_oo_tb):
+    results.csv and the TensorBoard file log train/box_om, cls_om, dfl_om, box_oo, cls_oo,
+    dfl_oo and no total; before, 0 of its 15 epochs were read (issue 26)."""
+    path = os.path.join(os.path.dirname(__file__), "..", "bench", "corpus", "trackers", "ultralytics_yolov10_om_oo_tb")
+    rep = _report(path)
+    assert rep["steps"]["count"] == 15
+    used = next(f for f in rep["files"] if f["used"])
+    assert used["objective"].startswith("sum of train/box_om + train/cls_om + train/dfl_om + train/box_oo")
