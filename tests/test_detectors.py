@@ -486,3 +486,61 @@ def test_every_check_names_itself_for_every_view():
     letters = [d.column[1] for d in DETECTORS if d.column]
     assert len(letters) == len(set(letters)) and all(len(x) == 1 for x in letters)
     assert len({d.order for d in CHECKS.values()}) == len(CHECKS)  # one place each: the report's order is fixed
+
+
+def test_a_noisy_losss_second_spike_after_it_came_back_is_said():
+    # issue 26 (real_logs2/lightning_rope_noisy): a single-batch loss scattering 0.5..1.4 around
+    # 0.8, spikes of ~4x at 3649 and 3849, the loss back at its level on the records between
+    # (0.75, 1.38, 0.61): 3 records in a row under 1.25x never came, the second was folded into
+    # the first, unsaid. Now it is said (the incident goes on: its recovery and damage tests)
+    rng = random.Random(7)
+    vals = [0.8 * math.exp(rng.gauss(0, 0.3)) for _ in range(80)]
+    vals[60:65] = [3.7, 0.75, 1.38, 0.61, 3.5]
+    recs = [StepRecord(step=49 + 50 * i, loss=v, lr=1e-3) for i, v in enumerate(vals)]
+    mon, alerts = run(recs)
+    spikes = [a for a in alerts if a.check == "loss_spike" and a.severity.value == "warning"]
+    assert [a.step for a in spikes] == [3049, 3249]
+    assert "come back to its level since the spike at step 3049" in spikes[1].message
+    assert status(mon, "loss_spike") == "WARN"
+    # a smooth loss's burst (spikes 3 records apart, 2 records back between) stays one alert
+    recs = curve(n=1000, noise=0.02)
+    for r in recs:
+        if r.step in (600, 603, 606):
+            r.loss *= 3.0
+    mon, alerts = run(recs)
+    assert [a.step for a in alerts if a.check == "loss_spike" and a.severity.value == "warning"] == [600]
+
+
+def test_plateau_spike_cap_is_on_a_log_scale():
+    # a per-sample loss scatters up (multiplicative noise): 4 sd on the linear scale took its
+    # 1.6x batches for spikes and kept every window holding one out of the plateau test
+    from tsm_tui.analysis.detectors.plateau import PlateauDetector
+    from tsm_tui.analysis.monitor import Monitor
+
+    def cap(noise):
+        rng = random.Random(1)
+        mon = Monitor(Settings(), RunInfo(), detectors=[PlateauDetector])
+        for s in range(1, 201):
+            mon.feed(StepRecord(step=s, loss=0.6 * math.exp(rng.gauss(0, noise)), lr=2e-5))
+        return mon.detectors[0]._cap / 0.6
+
+    assert cap(0.17) > 2.2  # (the linear rule: 1.84)
+    assert 1.29 < cap(0.01) < 1.31  # a smooth loss: the 1.3x floor, as before
+
+
+def test_a_grad_spike_after_the_norm_came_back_is_said_inside_its_incident():
+    # issue 26 (bench/corpus/console/hf_ds_bitdistiller_ckpt_write_crash): 113 at 190 and 130 at
+    # 200 with the norm back at its level between were one incident, the second unsaid (130 is
+    # not 2x 113). A spike after 3 values back within 1.25x the baseline is said; one that
+    # follows with the norm still up (or fewer than 3 values back) stays folded
+    from test_frames import run_both
+
+    recs = curve(n=1500)
+    for r in recs:
+        if r.step in (700, 705, 900, 902):
+            r.grad_norm *= 10.0
+    mon, alerts = run(recs)
+    gs = [a for a in alerts if a.check == "grad_norm" and a.key == "grad_spike"]
+    assert [a.step for a in gs] == [700, 705, 900]
+    assert "come back to its level since the spike at step 700" in gs[1].message
+    run_both(recs)

@@ -16,6 +16,7 @@ import pytest
 
 from tsm_tui.analysis.engine import analyze
 from tsm_tui.core.record import StepRecord
+from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
 from tsm_tui.sources.fields import loss_role, objective
 
@@ -44,6 +45,8 @@ def _report(path) -> dict:
     ("train/box_loss", "term"), ("loss_cls", "term"), ("loss_rpn_loc", "term"), ("unsuper_loss", "term"),
     ("val/box_loss", None), ("eval_loss", None), ("total_loss", None), ("loss", None), ("train_loss_epoch", None),
     ("avg_loss", None), ("loss_scale", None), ("rewards/chosen", None), ("closs", None),
+    # YOLOv10: no "loss" in its terms' names (one-to-many and one-to-one heads)
+    ("train/box_om", "term"), ("train/dfl_oo", "term"), ("val/cls_om", None), ("box_om", None),
 ])
 def test_loss_roles(key, role):
     assert loss_role(key) == role
@@ -70,7 +73,12 @@ def test_deepspeed_chat_ppo_reads_the_actor_loss():
     assert reader.objective_note().startswith("act_loss (the actor's loss: no total logged); also checked: cri_loss")
     an = analyze(path)
     c = _checks(an)
-    assert c["loss_spike"].status.value == "SKIP" and "signed" in c["loss_spike"].summary  # PPO's loss changes sign
+    # PPO's loss changes sign: no ratio scale, the spike rule on differences (issue 26): the burst of
+    # actor-loss swings at steps 99-121 (2.2 against a median of 0.06; bench/corpus labels it) is one spike
+    assert c["loss_spike"].status.value == "WARN" and "signed" in c["loss_spike"].summary
+    spikes = [a for a in an.alerts() if a.check == "loss_spike" and a.severity.value == "warning"]
+    assert [a.step for a in spikes if not a.message.startswith("Loss component")] == [100]
+    assert "judged on differences" in spikes[0].message
     assert c["nonfinite"].status.value == "PASS"
     assert c["loss_scale"].status.value != "FAIL"  # start-up skips, 7 per engine: not 63% of the steps
     rep = _report(path)
@@ -185,6 +193,28 @@ def test_terms_give_the_same_on_frames_and_records(kw):
     run_both(_terms(**kw))
 
 
+def test_signed_objective_spike_rule_on_differences():
+    """A signed objective (PPO's policy loss) has no ratio scale: a rise of >= 6 robust sds
+    (IQR / 1.349) above the window's median is a spike; its noise alone is not; spikes a
+    few records apart are one incident, said again only when the rise doubles."""
+    from tsm_tui.analysis.detectors.loss_spike import LossSpikeDetector
+    from tsm_tui.analysis.monitor import Monitor
+
+    def alerts(recs):
+        mon = Monitor(Settings(), RunInfo(), detectors=[LossSpikeDetector])
+        out = [a for r in recs for a in mon.feed(r)]
+        return [a for a in out if a.severity.value == "warning"], mon.checks()[0]
+
+    rng = random.Random(3)
+    base = [rng.gauss(0.05, 0.2) for _ in range(600)]
+    quiet, check = alerts([StepRecord(s, loss=v) for s, v in enumerate(base)])
+    assert quiet == [] and check.status.value == "PASS" and "signed" in check.summary
+    burst = {300: 2.0, 303: 1.8, 306: 1.9, 450: 2.5}
+    spikes, check = alerts([StepRecord(s, loss=burst.get(s, v)) for s, v in enumerate(base)])
+    assert [a.step for a in spikes] == [300, 450]
+    assert check.status.value == "WARN" and check.summary.startswith("2 spike(s) at step 300")
+
+
 def test_signed_objective_frames_and_records():
     rng = random.Random(5)
     run_both([StepRecord(s, loss=rng.gauss(0.05, 0.3), extra={"cri_loss": abs(rng.gauss(0.1, 0.05))})
@@ -244,3 +274,14 @@ def test_a_total_logged_after_its_lm_loss_term_is_the_loss(tmp_path):
         with open(path) as f:
             got = [x.loss for line in f for x in per_line.feed(line.rstrip("\n"))]
         assert got == [x.loss for x in recs], keys
+
+
+def test_yolov10_one_to_many_and_one_to_one_terms_are_its_objective():
+    """Real Ultralytics YOLOv10 run folder (bench/corpus/trackers/ultralytics_yolov10_om_oo_tb):
+    results.csv and the TensorBoard file log train/box_om, cls_om, dfl_om, box_oo, cls_oo,
+    dfl_oo and no total; before, 0 of its 15 epochs were read (issue 26)."""
+    path = os.path.join(os.path.dirname(__file__), "..", "bench", "corpus", "trackers", "ultralytics_yolov10_om_oo_tb")
+    rep = _report(path)
+    assert rep["steps"]["count"] == 15
+    used = next(f for f in rep["files"] if f["used"])
+    assert used["objective"].startswith("sum of train/box_om + train/cls_om + train/dfl_om + train/box_oo")

@@ -25,7 +25,9 @@ class Settings:
     #: and the > 50% clip-rate rule in detection-anchors.md section 2.3).
     grad_exceed_rate: float = 0.5
     #: grad-norm spike: value > mean + 6 sigma of the trailing 128 values
-    #: (OLMo-core StabilityMonitorCallback / SkipStepOptimizer).
+    #: (OLMo-core StabilityMonitorCallback / SkipStepOptimizer). Also the loss spike of a
+    #: signed objective (PPO's actor loss: no ratio scale): >= sigma robust sd (IQR / 1.349
+    #: of the last ``window`` values) and >= spike_min_delta above their median (issue 26).
     sigma: float = 6.0
     sigma_window: int = 128
     #: ... and at least this many times the rolling median (ours: keeps the

@@ -177,6 +177,10 @@ _NOT_TERM = re.compile(r"^(?:val|valid|validation|eval|test|dev)(?:[/_.]|$)|(?:^
                        r"type|threshold|thresh|clip|init|start|warmup|decay|patience|interval|freq|every|fn|func|"
                        r"function|config|cfg)(?:[_/.]|$)")
 _TERM = re.compile(r"(?:^|[/_.])loss(?:es)?(?:[/_.]|$)")
+#: Ultralytics YOLOv10's terms have no "loss" in their names: box / cls / dfl of its
+#: one-to-many (``_om``) and one-to-one (``_oo``) heads, trained together (its loss is the
+#: sum of both heads': ultralytics v10DetectLoss)
+_YOLO10_TERM = re.compile(r"^train/(?:box|cls|dfl)_o[mo]$")
 _SEP = re.compile(r"[/_.]")
 _FILLER = frozenset({"train", "training", "tr", "loss", "losses", "ppo", "rlhf", ""})
 
@@ -188,6 +192,8 @@ def loss_role(key: str) -> str | None:
     k = normalise(key)
     if k in ACTOR_KEYS:
         return "actor"
+    if _YOLO10_TERM.match(k):
+        return "term"
     if k in ALIASES or k in STEP_KEYS or not _TERM.search(k) or _NOT_TERM.search(k):
         return None
     if "/" in k and ALIASES.get(k.rsplit("/", 1)[1]) in ("loss", "val_loss"):

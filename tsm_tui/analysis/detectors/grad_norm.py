@@ -29,6 +29,10 @@ SPIKE_GAP = 10
 #: a spike inside an open incident this many times the largest value reported for it
 #: is a new alert: the incident's peak, not folded into its onset (ours)
 PEAK_REALERT = 2.0
+#: ... and so is one after the grad norm came back to its level: the median of the last
+#: BACK_RECORDS values since the previous spiking record within recovery_factor x the
+#: baseline (the loss spike check's RECOVERY_RECORDS and bar; ours)
+BACK_RECORDS = 3
 #: a log too short for the rolling rates (fewer than ``window`` post-warm-up values, e.g.
 #: excerpts in short blocks) is judged on all its values at the end, from this many (ours)
 ABS_MIN_VALUES = 10
@@ -68,6 +72,7 @@ class GradNormDetector(Detector):
         self.n_post_over = 0
         self.n_post_high = 0
         self._last_spike_n: int | None = None  # record count at the newest spiking record
+        self._since: list[float] = []  # the last BACK_RECORDS values after the newest spiking record
         self.over_alerted = False
         self.high_alerted = False
         self.over_peak = 0.0
@@ -103,17 +108,23 @@ class GradNormDetector(Detector):
             base, z, local = hit
             last = self._last_spike_n
             self._last_spike_n = self.n
+            back = len(self._since) >= BACK_RECORDS and median(self._since) <= self.s.recovery_factor * base
+            self._since = []
             if last is not None and self.n - last <= SPIKE_GAP:
                 inc = self.spikes[-1]  # the same incident: a new alert only for a much larger peak
+                prev = inc[4]
                 inc[4] = rec.step
                 if g > inc[1]:
                     inc[1], inc[2] = g, rec.step
                 if g >= PEAK_REALERT * inc[5]:
                     inc[5] = g
                     out.append(self._peak(rec, g, base, z, inc))
+                elif back:  # the grad norm had come back to its level since the previous spike
+                    out.append(self._again(rec, g, base, z, inc, prev))
             else:
                 out.append(self._spike(rec, g, base, z, local))
         if not spike:
+            self._since = (self._since + [g])[-BACK_RECORDS:]
             self._med.update(g)
             if g > 0:
                 self._logm.update(math.log(g))
@@ -334,6 +345,7 @@ class GradNormDetector(Detector):
         if top > self.max_gn:
             self.max_gn, self.max_step, self.max_n = top, int(st[i]), self.n - q + i + 1
         med.extend(x[:q])
+        self._since = (self._since + x[max(0, q - BACK_RECORDS):q].tolist())[-BACK_RECORDS:]
         pos = x[max(0, q - self._logm.size): q]
         if not pos.min() > 0:
             pos = x[:q][x[:q] > 0][-self._logm.size:]
@@ -372,6 +384,24 @@ class GradNormDetector(Detector):
             level = median((old + new)[-ROBUST_LEVEL:])
             out[i] = x[k] >= s.grad_robust_ratio * math.exp(level) * (1 - 1e-9)  # (a margin: only slower)
         return out
+
+    def _again(self, rec, g, med, z, inc, prev) -> Alert:
+        """A spike inside an open incident after the grad norm came back to its level since
+        the previous spiking record (the median of the BACK_RECORDS values between within
+        recovery_factor x the baseline): a spike of its own, said (issue 26: a BitDistiller
+        burst, 113 at 190 and 130 at 200 with the norm back at ~4 between, read as one)."""
+        return Alert(
+            self.id,
+            Severity.WARNING,
+            rec.step,
+            f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)} ({g / med:.1f}x, {z:.0f} sigma), "
+            f"after the grad norm had come back to its level since the spike at step {prev} (incident since step "
+            f"{inc[0]}).",
+            value=g,
+            baseline=med,
+            actions=[advice.clip(self.state), advice.check_data(rec.step)],
+            key="grad_spike",
+        )
 
     def _peak(self, rec, g, med, z, inc) -> Alert:
         return Alert(

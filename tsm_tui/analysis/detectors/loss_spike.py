@@ -28,7 +28,7 @@ from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.numbers import times as _times
 from tsm_tui.analysis.detectors.stats import Delay, RollingMedian, RollingMoments, diff_sd
-from tsm_tui.analysis.detectors.grad_norm import PEAK_REALERT
+from tsm_tui.analysis.detectors.grad_norm import PEAK_REALERT, SPIKE_GAP
 from tsm_tui.analysis.detectors.stats import median as _median
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
@@ -83,6 +83,13 @@ SLOW_RECOVERY = 50  # steps: a recovery slower than this points at the optimizer
 #: stable, what it is fed changed; optimizer-state trouble keeps the grad norm up (ours)
 DATA_SETTLE = 3
 DATA_GN = 8  # grad norms of the incident kept for that test
+#: a signed objective (PPO's policy loss, a log-likelihood: it goes below 0) has no ratio
+#: scale: a spike there is a rise above the median of the last ``window`` values by >= sigma
+#: robust standard deviations (the window's interquartile range / IQR_SD, the IQR of a
+#: normal law in sds) and by >= spike_min_delta (issue 26: DeepSpeed-Chat's actor loss
+#: swinging to 2.2 against a median of 0.08 was not looked at); a warning, folded as the
+#: grad-norm check folds its spikes (SPIKE_GAP records, PEAK_REALERT), no recovery test
+IQR_SD = 1.349
 CAUSES = {
     "data": "a bad batch",
     "optimizer": "optimizer state",
@@ -94,7 +101,7 @@ CAUSES = {
 class _Incident:
     __slots__ = ("onset", "baseline", "peak", "peak_step", "spike_records", "ok_run", "state", "alert",
                  "records", "high_run", "excursion", "buf", "meds", "cause", "evidence", "lr_jump",
-                 "end", "last_spike", "hist", "gn_ref", "gns", "persistent", "noise_hi", "alerted")
+                 "end", "last_spike", "hist", "gn_ref", "gns", "persistent", "noise_hi", "alerted", "since")
 
     def __init__(self, onset: int, baseline: float, value: float) -> None:
         self.onset = onset
@@ -121,6 +128,7 @@ class _Incident:
         self.persistent = False  # cause "data": the data changed from the onset on (not one bad batch)
         self.noise_hi = baseline  # the pre-spike window's upper quartile (_back_by_median)
         self.alerted = value  # the largest value an alert said for this incident (PEAK_REALERT)
+        self.since: list[float] = []  # the last RECOVERY_RECORDS values since the newest spiking record
 
     def resolve(self, moot: set) -> None:
         """The conditional rollback of the onset alert is moot once the spike
@@ -150,6 +158,9 @@ class LossSpikeDetector(Detector):
         #: the loss went below 0: a signed objective (PPO's policy loss, a log-likelihood),
         #: not on a ratio scale, so the ratio rules (spike, divergence) stay silent (ours)
         self.signed = False
+        self._sig = RollingMedian(settings.window)  # a signed objective's window (its spikes left out)
+        self.signed_spikes: list[list] = []  # [onset step, peak, peak step, median, largest rise said]
+        self._sig_last: int | None = None  # self.n at the newest signed spike
         #: onset alerts whose "if it does not recover" action is moot (the incident resolved)
         self.moot_keys: set[str] = set()
         #: onset alerts whose "skip the batch" action is moot (not a bad batch after all)
@@ -201,8 +212,10 @@ class LossSpikeDetector(Detector):
         self.n += 1
         self._last = rec
         if x < 0 or self.signed:
-            self.signed = True
-            return []
+            if not self.signed:  # the window so far is the signed rule's first baseline
+                self.signed = True
+                self._sig.extend(list(self._recent.values()))
+            return self._signed_spike(rec, x)
         self._sched.update(rec.lr)
         pg = self._paged
         if pg is not None:
@@ -436,15 +449,20 @@ class LossSpikeDetector(Detector):
             return []
         inc = self._incident
         if inc is not None:
+            back, prev = self._back_since(inc), inc.last_spike
             inc.spike_records += 1
             inc.ok_run = 0
             inc.last_spike = rec.step
             if x > inc.peak:
                 inc.peak, inc.peak_step = x, rec.step
-            if x >= PEAK_REALERT * inc.alerted and inc.excursion is None:
+            if inc.excursion is not None:
+                return []
+            if x >= PEAK_REALERT * inc.alerted:
                 # a far larger spike than the one said: said too (not once the incident is critical)
                 inc.alerted = x
                 return [self._grew(inc, rec, x, z)]
+            if back:  # the loss had come back to its level: a spike of its own, in the same incident
+                return [self._again(inc, rec, x, z, prev)]
             return []
         inc = self._incident = _Incident(rec.step, med, x)
         mean, std = self._logm.moments()
@@ -471,6 +489,59 @@ class LossSpikeDetector(Detector):
                 cause=inc.cause,
             )
         return [inc.alert]
+
+    def _signed_spike(self, rec: StepRecord, x: float) -> list[Alert]:
+        """The spike rule of a signed objective (see IQR_SD): on differences from the
+        window's median, in robust sds of the window; a spike stays out of the window."""
+        w, s = self._sig, self.s
+        if len(w) >= s.min_baseline:
+            med = w.get()
+            sd = (w.quantile(0.75) - w.quantile(0.25)) / IQR_SD
+            rise = x - med
+            if rise >= s.spike_min_delta and sd > 0 and rise >= s.sigma * sd:
+                last, self._sig_last = self._sig_last, self.n
+                z = rise / sd
+                if last is not None and self.n - last <= SPIKE_GAP:  # the same incident
+                    inc = self.signed_spikes[-1]
+                    if x > inc[1]:
+                        inc[1], inc[2] = x, rec.step
+                    if rise < PEAK_REALERT * inc[4]:
+                        return []
+                    inc[4] = rise
+                    what = f"Loss spike incident since step {inc[0]} grew"
+                else:
+                    self.signed_spikes.append([rec.step, x, rec.step, med, rise])
+                    what = f"Loss spike at step {rec.step}"
+                return [Alert(
+                    self.id, Severity.WARNING, rec.step,
+                    f"{what}: {fmt(x)} vs median {fmt(med)} of the last {len(w)} values (+{fmt(rise)}, "
+                    f"{z:.1f} robust sd; the loss is signed, so it is judged on differences, not ratios).",
+                    value=x, baseline=med,
+                    actions=[advice.clip(self.state), f"Inspect the batch (the rollouts and rewards) at step {rec.step}."],
+                    key=f"loss_spike:{rec.step}")]
+        w.update(x)
+        return []
+
+    def _again(self, inc: _Incident, rec: StepRecord, x: float, z: float, prev: int) -> Alert:
+        """A spike inside the open incident after the loss came back to its level since the
+        previous spiking record (``_back_since``): said, though the incident (its recovery
+        and damage tests) goes on (issue 26: a per-batch loss, spikes at 3649 and 3849 each
+        back at the next record, the second folded into the first, unsaid)."""
+        b = inc.baseline
+        zs = f", {z:.1f} sigma" if math.isfinite(z) else ""
+        return Alert(
+            self.id,
+            Severity.WARNING,
+            rec.step,
+            f"Loss spike at step {rec.step}: {fmt(x)} vs baseline {fmt(b)} ({_times(x / b) if b > 0 else 'inf'}x{zs}), "
+            f"after the loss had come back to its level since the spike at step {prev} (incident since step "
+            f"{inc.onset}).",
+            value=x,
+            baseline=b,
+            actions=[advice.clip(self.state)],  # (the onset's alert carries the rest: one incident)
+            key=f"loss_spike_again:{rec.step}",
+            cause=inc.cause,
+        )
 
     def _grew(self, inc: _Incident, rec: StepRecord, x: float, z: float) -> Alert:
         """A spike inside the open incident PEAK_REALERT x the largest value said for it
@@ -647,6 +718,10 @@ class LossSpikeDetector(Detector):
                 return out + self._fail(inc, rec, x, "did not recover", damaged=level)
         if not spiking:
             inc.ok_run = inc.ok_run + 1 if x <= base * self.s.recovery_factor else 0
+            if rec.step != inc.onset:
+                inc.since = (inc.since + [x])[-RECOVERY_RECORDS:]
+        else:
+            inc.since = []
         if inc.ok_run >= RECOVERY_RECORDS or (rec.step - inc.onset >= self.s.recovery_steps
                                               and self._back_by_median(inc)):
             inc.state = "recovered"
@@ -679,6 +754,17 @@ class LossSpikeDetector(Detector):
                 return out + self._fail(inc, rec, x, "turned into divergence", diverged=True)  # still climbing
             return out + self._fail(inc, rec, x, f"has not recovered {rec.step - inc.onset} steps later")
         return out
+
+    def _back_since(self, inc: _Incident) -> bool:
+        """The loss back at its level since the newest spiking record: the median of the
+        RECOVERY_RECORDS records since then within recovery_factor x the baseline or the
+        pre-spike window's upper quartile (``_back_by_median``'s bar). A single-batch loss
+        scatters above 1.25x its median by its noise alone, so RECOVERY_RECORDS in a row
+        under it may not come before its next spike (``_again``). Not a recovery: a noisy
+        loss settled higher has such medians now and then."""
+        h = inc.since
+        return (len(h) >= RECOVERY_RECORDS and inc.baseline > 0
+                and _median(h) <= max(inc.baseline * self.s.recovery_factor, inc.noise_hi))
 
     def _back_by_median(self, inc: _Incident) -> bool:
         """At the recovery deadline: the median of the last SUSTAIN_RECORDS records is back
@@ -889,8 +975,16 @@ class LossSpikeDetector(Detector):
         if self.n == 0:
             return self._result(Status.SKIP, "no loss values in the log")
         if self.signed:
-            return self._result(Status.SKIP, f"the loss goes below 0 ({self.n} values): a signed objective (PPO's "
-                                             "policy loss, a log-likelihood) has no ratio scale for the spike rules")
+            how = (f"the loss goes below 0 ({self.n} values): a signed objective (PPO's policy loss, a "
+                   f"log-likelihood), judged on differences (>= {self.s.sigma:g} robust sd above the median)")
+            sp = self.signed_spikes
+            if not sp:
+                return self._result(Status.PASS, f"no spikes; {how}")
+            if self.parts is None:  # a loss term: its objective's line says how
+                how = "signed, judged on differences"
+            txt = ", ".join(f"{i[0]}" + (f" (peak {fmt(i[1])} at {i[2]})" if i[2] != i[0] else f" ({fmt(i[1])})")
+                            for i in sp[:4]) + (f" (+{len(sp) - 4} more)" if len(sp) > 4 else "")
+            return self._result(Status.WARN, f"{len(sp)} spike(s) at step {txt}; {how}")
         n_inc = len(self.incidents)
         bad = [i for i in self.incidents if i.state in ("failed", "diverged", "damaged")
                or (i.state == "open" and i.excursion is not None)]

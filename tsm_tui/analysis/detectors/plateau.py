@@ -64,11 +64,15 @@ FLOOR = 0.25
 #: window before the stall began: a steady slow descent (a fine-tune's long tail) keeps
 #: its pace, a stall loses it (ours)
 PACE = 0.5
-#: a loss above the recent level + max(SPIKE_SD sd, SPIKE_REL x level) is a spike
-#: (level and sd of the newest blocks holding >= REF_RECORDS records). 1.3x is the
-#: smallest spike the loss-spike rules report (SIGMA_MIN_RATIO); 4 sd keeps noise out
-#: (ours). A block holding one is left out of the fits, and no window with one in
-#: it opens or raises a plateau.
+#: a loss above the recent level x exp(max(SPIKE_SD sd / level, log(1 + SPIKE_REL))) is a
+#: spike (level and sd of the newest blocks holding >= REF_RECORDS records; on a log scale:
+#: a loss's noise is multiplicative, a per-sample loss skewed up, and 4 sd on the linear
+#: scale took its ordinary high batches for spikes, each shutting a whole window out of
+#: the test: issue 26, bench/corpus/trackers/hf_metamath_perstep_gradnorm, 0.975 at step 65
+#: against a level of ~0.6). 1.3x is the smallest spike the
+#: loss-spike rules report (SIGMA_MIN_RATIO); 4 sd keeps noise out (ours). A block
+#: holding one is left out of the fits, and no window with one in it opens or raises a
+#: plateau.
 SPIKE_SD = 4.0
 SPIKE_REL = 0.3
 REF_RECORDS = 20
@@ -386,7 +390,10 @@ class PlateauDetector(Detector):
             n, sm, ss = n + b.n, sm + b.s, ss + b.ss
             if n >= REF_RECORDS:
                 m = sm / n
-                return m + max(SPIKE_SD * math.sqrt(max(0.0, ss / n - m * m)), SPIKE_REL * abs(m))
+                sd = math.sqrt(max(0.0, ss / n - m * m))
+                if m > 0:  # multiplicative noise (a per-sample loss is skewed up): 4 sd on a log scale
+                    return m * math.exp(min(700.0, max(SPIKE_SD * sd / m, math.log1p(SPIKE_REL))))
+                return m + max(SPIKE_SD * sd, SPIKE_REL * abs(m))
         return None
 
     # -- columnar hooks (the driver is Detector.update_frame) -------------------------
