@@ -322,12 +322,12 @@ async def _tui_times(path: str, frames: int) -> dict:
         ticks, full = [], []
         for _ in range(frames):  # one repaint after new data: status, checks, sparklines, then the screen update
             s = time.perf_counter()
-            app._repaint(app.clock())
+            app.dashboard._repaint(app.clock())
             await pilot.pause()
             ticks.append(time.perf_counter() - s)
         for _ in range(frames):  # a forced full repaint (key press / resize): focus plot rebuilt
             s = time.perf_counter()
-            app._repaint_plots(True)
+            app.dashboard._repaint_plots(True)
             await pilot.pause()
             full.append(time.perf_counter() - s)
         res["tick_ms"] = 1000 * statistics.median(ticks)

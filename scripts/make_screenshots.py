@@ -46,9 +46,9 @@ async def shoot(name: str, path: str, shown: str, size: tuple[int, int], select:
         t0 = time.monotonic()
         while not app.loaded and time.monotonic() - t0 < 20:
             await pilot.pause(0.05)
-        while app.runs_mode and not all(r.checks for r in app.run_rows.values()) and time.monotonic() - t0 < 60:
+        while app.live.top is not None and not all(r.checks for r in app.run_rows.values()) and time.monotonic() - t0 < 60:
             await pilot.pause(0.05)
-        await pilot.pause(1.2 if app.runs_mode else 0.2)  # (the runs screen's 1 s tick)
+        await pilot.pause(1.2 if app.live.top is not None else 0.2)  # (the runs screen's 1 s tick)
         if select:
             lst = app.query_one(AlertList)
             idx = next((i for i, a in enumerate(lst.alerts) if a.check == select and a.actions), None)

@@ -145,12 +145,12 @@ def test_spike_alerts_actions_and_detail():
             assert detail.has_class("-open")
             text = "\n".join(screen_lines(app))
             assert "Recommended actions:" in text and "1. " in text
-            assert app.centre == alert.step
+            assert app.dashboard.centre == alert.step
             assert f"alert at {alert.step}" in str(app.query_one("#focus").border_title)
             assert f"at step {alert.step}" in text  # status line
             await pilot.press("escape")  # back to following
             await pilot.pause()
-            assert app.centre is None and not detail.has_class("-open")
+            assert app.dashboard.centre is None and not detail.has_class("-open")
 
     run(body())
 
@@ -189,17 +189,17 @@ def test_keys_pause_follow_log_filter_help_quit():
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_loaded(pilot, app)
             await pilot.press("p")
-            assert app.paused and "PAUSED" in "\n".join(screen_lines(app))
+            assert app.dashboard.paused and "PAUSED" in "\n".join(screen_lines(app))
             await pilot.press("f")
-            assert not app.paused
+            assert not app.dashboard.paused
             await pilot.press("l")
-            assert app.log_scale and "log" in str(app.query_one("#focus").border_title)
+            assert app.dashboard.log_scale and "log" in str(app.query_one("#focus").border_title)
             await pilot.press("l")
-            assert not app.log_scale
+            assert not app.dashboard.log_scale
             await pilot.press("m")
-            assert app.metric == "grad_norm"
+            assert app.dashboard.metric == "grad_norm"
             await pilot.press("3")
-            assert app.metric == "lr"
+            assert app.dashboard.metric == "lr"
             await pilot.press("w")
             assert "last 1000" in str(app.query_one("#focus").border_title)
             lst = app.query_one(AlertList)
@@ -212,12 +212,12 @@ def test_keys_pause_follow_log_filter_help_quit():
             assert all("grad" in a.check or "grad" in a.message.lower() or
                        any("grad" in x.lower() for x in a.actions) for a in lst.alerts)
             await pilot.press("enter")  # keep the filter, back to the list
-            assert lst.has_focus and app.filter_text == "grad"
+            assert lst.has_focus and app.dashboard.filter_text == "grad"
             await pilot.press("j", "k", "down")
             assert lst.highlighted is not None
             await pilot.press("slash", "escape")  # clear it
             await pilot.pause()
-            assert len(lst.alerts) == total and app.filter_text == ""
+            assert len(lst.alerts) == total and app.dashboard.filter_text == ""
             app.theme = "ansi-dark"  # the tmux-friendly theme (ctrl+p -> change theme)
             await pilot.pause()
             assert app.current_theme.name == "ansi-dark"
@@ -338,9 +338,9 @@ def test_live_tail_shows_new_spike_within_a_second(tmp_path):
         assert app.mode == "live"
         async with app.run_test(size=(160, 48)) as pilot:  # a big plot: built in a thread worker
             t0 = time.monotonic()
-            while app._last_step() != 200 and time.monotonic() - t0 < 5:
+            while app.dashboard.last_step() != 200 and time.monotonic() - t0 < 5:
                 await pilot.pause(0.05)
-            assert app._last_step() == 200
+            assert app.dashboard.last_step() == 200
             assert not any(a.check == "loss_spike" for a in app.query_one(AlertList).alerts)
             with open(log, "a") as f:
                 f.write("".join(lines[200:310]))
@@ -351,7 +351,7 @@ def test_live_tail_shows_new_spike_within_a_second(tmp_path):
             took = time.monotonic() - t1
             assert any(a.check == "loss_spike" and a.step == 300 for a in app.query_one(AlertList).alerts)
             assert took < 4.0, took  # generous: latency goals are measured in bench/tui_cost.py
-            assert app._last_step() == 310
+            assert app.dashboard.last_step() == 310
             t2 = time.monotonic()  # repaints are spaced (REPAINT_EVERY): wait for the one after the data
             while "300" not in app.query_one("#focus").render().plain and time.monotonic() - t2 < 5:
                 await pilot.pause(0.1)
@@ -374,13 +374,13 @@ def test_replay_plays_back_and_demo_data_is_bundled():
         assert app.mode == "replay"
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause(0.6)
-            mid = app._last_step()
+            mid = app.dashboard.last_step()
             assert mid is not None and mid < 1500  # playing, not loaded at once
             t0 = time.monotonic()
             while not app.loaded and time.monotonic() - t0 < 10:
                 await pilot.pause(0.1)
             await pilot.pause(0.2)  # the end's repaint reaches the screen (under load it had not yet)
-            assert app._last_step() == 1500
+            assert app.dashboard.last_step() == 1500
             assert app.check_statuses()["loss_spike"] in ("WARN", "FAIL")
             assert "replay done" in "\n".join(screen_lines(app))
 
@@ -390,14 +390,18 @@ def test_replay_plays_back_and_demo_data_is_bundled():
 def test_stalled_after_silence():
     now = [1000.0]
     app = make_app(sample("spikes_recover"), mode="live", clock=lambda: now[0])
-    app._last_arrival = 1000.0
-    app._arrivals.extend([0.25] * 10)
-    assert app.stalled_for(1030.0) is None
-    assert app.stalled_for(1061.0) == pytest.approx(61.0)
-    app._arrivals.clear()
-    app._arrivals.extend([30.0] * 10)  # a run that logs every 30 s: 10x the interval
-    assert app.stalled_for(1200.0) is None
-    assert app.stalled_for(1301.0) is not None
+    act = app.dashboard.activity  # the run's liveness (views/tui/activity.py), as the status line asks it
+    act.last_arrival = 1000.0
+    act.intervals.extend([0.25] * 10)
+    assert app.dashboard.stalled_for(1030.0) is None
+    assert app.dashboard.stalled_for(1061.0) == pytest.approx(61.0)
+    act.intervals.clear()
+    act.intervals.extend([30.0] * 10)  # a run that logs every 30 s: 10x the interval
+    assert app.dashboard.stalled_for(1200.0) is None
+    assert app.dashboard.stalled_for(1301.0) is not None
+    act.exit_code = 1  # its tracker recorded a failed exit: ended, never stalled (as in the runs table)
+    assert app.dashboard.stalled_for(1301.0) is None
+    assert app.dashboard._state_text(1301.0) == ("exited 1", "-stalled")
 
 
 @pytest.mark.slow
@@ -421,10 +425,10 @@ def test_live_dashboard_ages_from_when_the_run_wrote(tmp_path):
         assert app.mode == "live"
         async with app.run_test(size=(100, 30)) as pilot:
             t0 = time.monotonic()
-            while app._last_step() != 400 and time.monotonic() - t0 < 10:
+            while app.dashboard.last_step() != 400 and time.monotonic() - t0 < 10:
                 await pilot.pause(0.05)
             await pilot.pause(0.3)
-            app._update_status(app.clock())
+            app.dashboard._update_status(app.clock())
             await pilot.pause(0.2)
             return "\n".join(screen_lines(app))
 
@@ -450,13 +454,13 @@ def test_a_replay_shows_what_was_known_at_the_step_it_plays():
             t0 = time.monotonic()
             while not app.loaded and time.monotonic() - t0 < 30:
                 await pilot.pause(0.1)
-                c = next((c for c in app._checks if c.id == "checkpoints"), None)
-                last = app._last_step()
+                c = next((c for c in app.dashboard.run_checks if c.id == "checkpoints"), None)
+                last = app.dashboard.last_step()
                 if c is not None and last is not None and last < 1400:
                     seen.append((last, c.summary))
             assert app.loaded
             await pilot.pause(0.2)
-            final = next(c for c in app._checks if c.id == "checkpoints")
+            final = next(c for c in app.dashboard.run_checks if c.id == "checkpoints")
         assert seen, "no check seen mid-replay"
         import re
         for last, summary in seen:

@@ -45,7 +45,7 @@ def test_runs_screen_enter_and_escape(tmp_path):
 
     async def body():
         app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]), mode="finished")
-        assert app.runs_mode and set(app.run_rows) == {"a_ok", "b_nan", "c_ok"}
+        assert (app.live.top is not None) and set(app.run_rows) == {"a_ok", "b_nan", "c_ok"}
         async with app.run_test(size=(80, 24)) as pilot:
             assert await until(pilot, lambda: app.loaded and all(r.checks for r in app.run_rows.values()))
             await pilot.pause(0.2)
@@ -57,7 +57,7 @@ def test_runs_screen_enter_and_escape(tmp_path):
             assert await until(pilot, lambda: not isinstance(app.screen, RunsScreen))
             assert app.current_run == "b_nan"
             assert await until(pilot, lambda: app.check_statuses().get("nonfinite") == "FAIL")
-            assert all(a.check != "nonfinite" or a.step == 200 for a in app._all_alerts)
+            assert all(a.check != "nonfinite" or a.step == 200 for a in app.dashboard.run_alerts)
             await pilot.press("escape")
             assert await until(pilot, lambda: isinstance(app.screen, RunsScreen))
             await pilot.press("down", "enter")
@@ -74,11 +74,11 @@ def test_runs_screen_live_new_run_appears(tmp_path):
 
     async def body():
         app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]))
-        assert app.runs_mode and app.mode == "live"
+        assert (app.live.top is not None) and app.mode == "live"
         async with app.run_test(size=(80, 24)) as pilot:
-            assert await until(pilot, lambda: all(r.last_step == 100 for r in app.run_rows.values()))
+            assert await until(pilot, lambda: all(r.activity.last_step == 100 for r in app.run_rows.values()))
             jsonl(tmp_path / "r3" / "metrics.jsonl", n=50)
-            assert await until(pilot, lambda: "r3" in app.run_rows and app.run_rows["r3"].last_step == 50)
+            assert await until(pilot, lambda: "r3" in app.run_rows and app.run_rows["r3"].activity.last_step == 50)
             rec = dict(curve(101), loss=math.nan)
             append(tmp_path / "r1" / "metrics.jsonl", json.dumps(rec) + "\n")
             assert await until(pilot, lambda: app.run_rows["r1"].newest is not None
@@ -132,12 +132,12 @@ def test_runs_screen_stalled_after_silence(tmp_path):
         app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]))
         app.wall = lambda: time.time() + shift[0]
         async with app.run_test(size=(80, 24)) as pilot:
-            assert await until(pilot, lambda: all(r.last_step == 100 for r in app.run_rows.values()))
+            assert await until(pilot, lambda: all(r.activity.last_step == 100 for r in app.run_rows.values()))
             for s in (101, 102):  # both write while watched
                 for name in ("quiet", "busy"):
                     append(tmp_path / name / "metrics.jsonl", json.dumps(dict(curve(s), lr=3e-4)) + "\n")
                 await pilot.pause(0.3)
-            assert await until(pilot, lambda: all(r.last_step == 102 for r in app.run_rows.values()))
+            assert await until(pilot, lambda: all(r.activity.last_step == 102 for r in app.run_rows.values()))
             screen = app.screen
             assert await until(pilot, lambda: _cell(screen, "quiet", "age") == "<10s")
             repaints = screen.repaints
@@ -232,7 +232,7 @@ def test_long_run_names_widen_the_column(tmp_path):
     async def body():
         app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]))
         async with app.run_test(size=(140, 30)) as pilot:
-            assert await until(pilot, lambda: "a" in app.run_rows and app.run_rows["a"].last_step == 60)
+            assert await until(pilot, lambda: "a" in app.run_rows and app.run_rows["a"].activity.last_step == 60)
             assert app.screen.query_one("#runs").columns["run"].width == 4  # (the title's width)
             long = "sweep_lr3e-4_wd0.1_warmup2000_seed17"
             jsonl(tmp_path / long / "metrics.jsonl", n=50)
@@ -262,7 +262,7 @@ def test_opening_a_run_without_checks_shows_none_of_the_previous_ones(tmp_path):
             app.open_run("a_nan")
             assert await until(pilot, lambda: app.check_statuses().get("nonfinite") == "FAIL")
             app.show_runs()
-            app._run_checks.pop("b_ok")  # as a run that has not been judged yet
+            app.run_rows["b_ok"].check_list = []  # as a run that has not been judged yet
             app.open_run("b_ok")
             await pilot.pause(0.3)
             assert app.check_statuses()["nonfinite"] == "SKIP"
@@ -356,7 +356,7 @@ def test_runs_screen_owns_its_keys_help_and_footer(tmp_path):
             assert {"select_cursor", "filter", "sort", "help", "quit"} <= keys
             assert not keys & {"pause", "follow", "log_scale", "next_metric", "cycle_window", "critical"}
             await pilot.press("p")  # a dashboard key does nothing here
-            assert not app.paused
+            assert not app.dashboard.paused
             await pilot.press("question_mark")
             await pilot.pause(0.2)
             assert isinstance(app.screen, HelpScreen)
@@ -425,11 +425,11 @@ def test_a_run_whose_tracker_recorded_its_exit_is_done(tmp_path):
 
     async def body():
         app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]))
-        assert app.mode == "live" and app.runs_mode
+        assert app.mode == "live" and (app.live.top is not None)
         async with app.run_test(size=(100, 24)) as pilot:
             screen = app.screen
             assert await until(pilot, lambda: len(app.run_rows) == 2 and all(
-                r.exit_code == 0 for r in app.run_rows.values()))
+                r.activity.exit_code == 0 for r in app.run_rows.values()))
             screen.refresh_rows()
             for name in app.run_rows:
                 assert _cell(screen, name, "age").startswith("done "), _cell(screen, name, "age")
@@ -439,14 +439,40 @@ def test_a_run_whose_tracker_recorded_its_exit_is_done(tmp_path):
 
 
 def test_exit_code_rules_of_a_run_row():
+    from tsm_tui.views.tui.activity import RunActivity
     from tsm_tui.views.tui.runs import RunRow
 
     now, wall = 1000.0, 1e9
-    r = RunRow("r", last_step=50, planned=None, last_write=wall - 3600)
-    assert not r.done and r.stalled_for(now, wall) == 3600  # quiet, no plan, no exit: a stall
-    r.exit_code = 0
-    assert r.done and r.stalled_for(now, wall) is None
-    r.exit_code = 1  # a crash the tracker recorded: ended, not done, never a stall
-    assert not r.done and r.ended and r.stalled_for(now, wall) is None
+    r = RunRow("r", RunActivity(last_step=50, planned=None, last_write=wall - 3600))
+    a = r.activity
+    assert not a.done and a.stalled_for(now, wall) == 3600  # quiet, no plan, no exit: a stall
+    a.exit_code = 0
+    assert a.done and a.ended == "done" and a.stalled_for(now, wall) is None
+    a.exit_code = 1  # a crash the tracker recorded: ended, not done, never a stall
+    assert not a.done and a.ended == "exited" and a.stalled_for(now, wall) is None
     s = RunsScreen({"r": r}, clock=lambda: now, wall=lambda: wall)
     assert s._age(r, now, wall) == ("exit 1 1h", "bold $error")
+
+
+def test_one_liveness_model_for_the_dashboard_and_the_runs_table():
+    """views/tui/activity.py: the rate counts only records that arrived live (a history read
+    at the start, in parts, is not a speed), over the last RATE_HORIZON seconds; crash tags
+    and exit codes end a run the same way for both views."""
+    from tsm_tui.core.record import CheckResult, Status
+    from tsm_tui.views.tui.activity import RATE_HORIZON, STALL_MIN, RunActivity
+
+    a = RunActivity()
+    a.arrived(0.0, 50_000, live=False)  # the history, read at the start
+    a.arrived(0.5, 100_000, live=False)
+    assert a.steps_per_s(0.5) is None and a.last_step == 100_000 and not a.intervals
+    for t in range(1, 11):  # then 2 steps/s, a line every second
+        a.arrived(float(t), 100_000 + 2 * t)
+    assert a.steps_per_s(10.0) == pytest.approx(2.0)
+    assert a.steps_per_s(10.0 + RATE_HORIZON + 1) == 0.0  # quiet for longer than the horizon
+    assert a.stall_after() == STALL_MIN  # a line a second: the floor
+    assert a.stalled_for(10.0 + STALL_MIN + 1, 0.0) == pytest.approx(STALL_MIN + 1)
+    a.note_checks([CheckResult("crash", "Crash", Status.FAIL, "Traceback", tag="crashed")])
+    assert a.ended == "crashed" and a.stall_after() is None and not a.done
+    a.note_checks({})
+    a.planned = 100_021  # Lightning's last 0-based step is planned - 1
+    assert a.ended is None and a.done and a.stalled_for(10.0 + STALL_MIN + 1, 0.0) is None

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from tsm_tui.views.tui.app import _ago, _elide_middle
+from tsm_tui.views.tui.dashboard import _ago, _elide_middle
 from tsm_tui.views.tui.widgets import AlertDetail, AlertList, CheckRow, HelpScreen, step_first
 
 from test_app import make_app, sample, screen_lines, wait_loaded
@@ -27,7 +27,7 @@ def test_status_line_state_step_and_age_first_path_elided_in_the_middle():
         app.path = LONG
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_loaded(pilot, app)
-            app._age_status()
+            app.dashboard._age_status()
             await pilot.pause()
             top = screen_lines(app)[0]
             assert top.lstrip().startswith("following step 1500")
@@ -37,7 +37,7 @@ def test_status_line_state_step_and_age_first_path_elided_in_the_middle():
             # a wide screen shows the whole path
             await pilot.resize_terminal(200, 50)
             await pilot.pause(0.2)
-            app._update_status(app.clock())
+            app.dashboard._update_status(app.clock())
             await pilot.pause()
             assert LONG in screen_lines(app)[0]
 
@@ -118,7 +118,7 @@ def test_detail_actions_reachable_and_detail_follows_the_selection():
             await pilot.press("up")
             await pilot.pause(0.2)
             assert detail.alert is lst.alerts[gn - 1]
-            assert app.centre == lst.alerts[gn - 1].step
+            assert app.dashboard.centre == lst.alerts[gn - 1].step
             assert str(lst.alerts[gn - 1].step) in screen_lines(app)[0]  # "at step N"
             # Esc closes it and the checks come back
             await pilot.press("escape")
@@ -161,7 +161,7 @@ def test_sparkline_labels_whole_with_a_gap():
 
 def test_status_age_changes_in_agrees_with_its_text():
     """The status line's age ticker is armed for when ``_ago`` next reads differently."""
-    from tsm_tui.views.tui.app import _ago, _ago_changes_in
+    from tsm_tui.views.tui.dashboard import _ago, _ago_changes_in
 
     for s in (0.0, 0.5, 3.2, 9.99, 10.0, 17.0, 59.5, 60.0, 61.0, 119.9, 3599.0, 7199.0, 7300.0, 9000.0,
               48 * 3600.0 - 1, 48 * 3600.0 + 5, 3e6):
@@ -213,8 +213,8 @@ def test_a_fail_is_read_at_80x24_without_a_key():
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_loaded(pilot, app)
             await pilot.pause(0.2)
-            assert len(app._all_alerts) >= 10
-            crit = [a for a in app._all_alerts if a.severity.value == "critical"]
+            assert len(app.dashboard.run_alerts) >= 10
+            crit = [a for a in app.dashboard.run_alerts if a.severity.value == "critical"]
             assert crit
             text = "\n".join(screen_lines(app))
             # the FAIL's reason: whole, its step first, its likely cause at the end

@@ -144,7 +144,7 @@ async def _runs_loaded(pilot) -> None:
     app = pilot.app
     t0 = time.monotonic()
     while time.monotonic() - t0 < 20 and not (len(app.run_rows) == 3 and all(
-            r.checks and r.last_step in (60, 100) for r in app.run_rows.values())):
+            r.checks and r.activity.last_step in (60, 100) for r in app.run_rows.values())):
         await pilot.pause(0.1)
     await pilot.pause(1.2)
     app.screen.refresh_rows()

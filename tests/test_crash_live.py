@@ -125,9 +125,9 @@ def test_the_tui_shows_the_crash_and_says_crashed(tmp_path):
         assert app.mode == "live"
         async with app.run_test(size=(80, 24)) as pilot:
             t0 = time.monotonic()
-            while app._last_step() != 40 and time.monotonic() - t0 < 10:
+            while app.dashboard.last_step() != 40 and time.monotonic() - t0 < 10:
                 await pilot.pause(0.05)
-            assert app._last_step() == 40
+            assert app.dashboard.last_step() == 40
             go.touch()
             written = wait_for_text(log, "RuntimeError")
             alerts = app.query_one(AlertList)

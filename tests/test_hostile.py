@@ -778,7 +778,7 @@ def test_the_tui_says_stopped_when_its_feed_dies(tmp_path):
             while app.feed_error is None and time.monotonic() < end:
                 await pilot.pause(0.05)
             await pilot.pause(0.3)
-            text, cls = app._state_text(time.monotonic())
+            text, cls = app.dashboard._state_text(time.monotonic())
             assert text.startswith("STOPPED") and "ValueError" in text and cls == "-stalled", text
             top = "".join(seg.text for seg in app.screen._compositor.render_strips()[0])
             assert "STOPPED" in top and "following" not in top, top

@@ -231,7 +231,7 @@ def test_config_written_after_start_changes_the_plan_in_the_tui(tmp_path):
             assert app.check_statuses()["lr_schedule"] == "WARN"
             mon = app.session.monitor
             assert mon.state.info.total_steps == 100000
-            assert any("100000 planned" in c.summary for c in app._checks if c.id == "lr_schedule")
+            assert any("100000 planned" in c.summary for c in app.dashboard.run_checks if c.id == "lr_schedule")
 
     asyncio.run(body())
 

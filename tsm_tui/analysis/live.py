@@ -254,9 +254,10 @@ class RunLive:
 class LiveLoop:
     def __init__(self, session: Session, feed: Feed, files: RunFiles | None = None, *,
                  polling: bool = False, clock=time.monotonic, name: str = "",
-                 ranks: list[str] | None = None) -> None:
+                 ranks: list[str] | None = None, status_every: float = CHECKS_EVERY) -> None:
         """One run: every file the feed delivers belongs to ``session``; ``ranks``: its
-        per-rank log files (more are recognised as they appear)."""
+        per-rank log files (more are recognised as they appear); ``status_every``: see
+        the attribute."""
         self.feed = feed
         self.clock = clock
         self._fallback_every = FALLBACK_POLL if polling else FALLBACK_EVENTS
@@ -276,8 +277,8 @@ class LiveLoop:
         self.finished = False
         self.error: str | None = None
         #: s between two status recomputations while records keep coming (the TUI,
-        #: which shows checks at most every 0.5 s, sets its own)
-        self.status_every = CHECKS_EVERY
+        #: which shows checks at most once a second, asks for its own)
+        self.status_every = status_every
         if session is not None:
             self.runs[name] = RunLive(name, session, files, fallback_every=self._fallback_every, clock=clock,
                                       ranks=ranks)
@@ -285,9 +286,9 @@ class LiveLoop:
     @classmethod
     def many(cls, feed: Feed, top: str, settings: Settings, flags: RunInfo | None = None,
              config: str | None = None, *, polling: bool = False, clock=time.monotonic,
-             known: list | None = None) -> "LiveLoop":
+             known: list | None = None, status_every: float = CHECKS_EVERY) -> "LiveLoop":
         """Every run under ``top``; ``known``: runs opened already (engine.Run)."""
-        loop = cls(None, feed, polling=polling, clock=clock)  # type: ignore[arg-type]
+        loop = cls(None, feed, polling=polling, clock=clock, status_every=status_every)  # type: ignore[arg-type]
         loop._top = os.path.abspath(top)
         loop._settings = settings
         loop._flags = flags or RunInfo()
@@ -304,6 +305,11 @@ class LiveLoop:
             for m in getattr(r, "members", []):
                 loop._dir_runs[os.path.abspath(m)] = live
         return loop
+
+    @property
+    def top(self) -> str | None:
+        """The folder of several runs this loop follows (``many``), None for one run."""
+        return self._top
 
     # ------------------------------------------------------------------ one-run views
     @property

@@ -14,7 +14,7 @@ import os
 import time
 
 from tsm_tui.analysis.engine import Run, open_runs
-from tsm_tui.analysis.live import LiveLoop
+from tsm_tui.analysis.live import CHECKS_EVERY, LiveLoop
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.errors import InputError
 from tsm_tui.core.options import Options
@@ -28,19 +28,19 @@ def polling(feed: Feed) -> bool:
 
 
 def one_run(run: Run, opts: Options, feed: Feed, *, name: str | None = None, files: bool = True,
-            clock=time.monotonic) -> LiveLoop:
+            clock=time.monotonic, status_every: float = CHECKS_EVERY) -> LiveLoop:
     """The loop of one opened run: its Session (the run's plan, its checkpoints), its side
     files (re-read when they change; ``files=False``: a replay, nothing changes) and its
     per-rank logs (the ranks check). ``name``: the run's name in the loop's updates."""
     return LiveLoop(Session(opts.settings, run.info), feed, run.files_of if files else None, polling=polling(feed), clock=clock,
-                    name=run.name if name is None else name, ranks=run.ranks)
+                    name=run.name if name is None else name, ranks=run.ranks, status_every=status_every)
 
 
 def many_runs(opts: Options, feed: Feed, top: str, known: list[Run] | None = None, *,
-              clock=time.monotonic) -> LiveLoop:
+              clock=time.monotonic, status_every: float = CHECKS_EVERY) -> LiveLoop:
     """The loop of every run under ``top`` (``known``: those opened already)."""
     return LiveLoop.many(feed, top, opts.settings, opts.info, opts.config, polling=polling(feed), clock=clock,
-                         known=known)
+                         known=known, status_every=status_every)
 
 
 def open_loop(opts: Options, feed: Feed) -> LiveLoop:

@@ -208,6 +208,16 @@ class Session:
     def monitor(self) -> Monitor | None:
         return self.monitors.get(self.primary) if self.primary else None
 
+    def last_step(self) -> int | None:
+        """The newest step of the run's main file (its primary monitor), None before any."""
+        mon = self.monitor
+        return mon.state.last_step if mon is not None else None
+
+    def planned_steps(self) -> int | None:
+        """The steps the run's config (or its log) plans, None when nothing says."""
+        mon = self.monitor
+        return mon.state.info.total_steps if mon is not None else None
+
     def set_info(self, info: RunInfo) -> None:
         """The run's configuration changed (a config file appeared or was
         rewritten): every monitor takes it, plus what its own log says; the

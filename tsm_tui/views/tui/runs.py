@@ -20,7 +20,6 @@ as markup.
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -33,11 +32,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label
 
 from tsm_tui.analysis.detectors import CHECKS, DETECTORS
-from tsm_tui.core.record import Alert, CheckResult, Status
+from tsm_tui.analysis.monitor import MAX_ALERTS
+from tsm_tui.core.record import Alert, CheckResult, Severity, Status
+from tsm_tui.views.tui.activity import STALL_FACTOR, STALL_MIN, RunActivity
 from tsm_tui.views.tui.ticker import TICK_MIN, TICK_SLACK, TICK_TRUST, Ticker, changes_in
 from tsm_tui.views.tui.widgets import MUTED, HelpScreen, safe
 
-STALL_MIN = 60.0  # s; stalled = no record for > max(STALL_MIN, 10 x the run's usual interval)
 TICK = 1.0  # s between two looks at the clock (ages, "stalled")
 #: (check id, heading, letter) of the check columns: the detectors' own ``column``
 COLUMNS = tuple((d.id, *d.column) for d in DETECTORS if d.column)
@@ -58,83 +58,41 @@ LEAD = (("age", "last", 10), ("step", "step", 7), ("worst", "worst", 10), ("cw",
 
 @dataclass
 class RunRow:
-    """What the runs screen shows of one run (kept by the app, updated from the live loop)."""
+    """One run as the views see it (kept by the app, updated from the live loop): its
+    liveness (``activity``), its checks and its alerts. The runs screen shows a row of it,
+    a run's dashboard all of it."""
 
     name: str
-    last_step: int | None = None
+    activity: RunActivity = field(default_factory=RunActivity)
+    path: str = ""
     checks: dict[str, CheckResult] = field(default_factory=dict)
+    #: the checks in the order the monitor gave them (the dashboard's panel)
+    check_list: list[CheckResult] = field(default_factory=list)
+    alerts: deque[Alert] = field(default_factory=lambda: deque(maxlen=MAX_ALERTS))
     newest: Alert | None = None
     newest_critical: Alert | None = None
-    last_arrival: float | None = None  # monotonic: when the tool got its last records
-    #: wall clock (epoch s): when the run wrote its last record (record time / mtime / arrival)
-    last_write: float | None = None
-    arrivals: deque = field(default_factory=lambda: deque(maxlen=32))
-    rate: deque = field(default_factory=lambda: deque(maxlen=32))  # (time, step)
     #: a loss spike at a step where other runs spiked too: (step, their number)
     shared: tuple[int, int] | None = None
-    #: the planned steps, when the run's config says (a run that reached them is done)
-    planned: int | None = None
-    #: the exit code the run's tracker recorded (W&B's exit record), None while none did
-    exit_code: int | None = None
+    #: each check's status the last time it was looked at for the bell
+    rung: dict[str, Status] = field(default_factory=dict)
 
-    @property
-    def done(self) -> bool:
-        """The run reached its planned steps, or a tracker recorded its normal exit: quiet
-        since is not a stall (the rules' ``TsmRunStalled`` says the same). Lightning counts
-        steps from 0: its last is planned - 1."""
-        if self.ended() == "done" or self.exit_code == 0:
-            return True
-        return bool(self.planned) and self.last_step is not None and self.last_step >= self.planned - 1
+    def set_checks(self, checks: list[CheckResult]) -> bool:
+        """The run's checks as recomputed; True when one turned FAIL since the last time."""
+        self.check_list = list(checks)
+        self.checks = {c.id: c for c in checks}
+        self.activity.note_checks(checks)
+        new_fail = False
+        for c in checks:
+            if c.status == Status.FAIL and self.rung.get(c.id) != Status.FAIL:
+                new_fail = True
+            self.rung[c.id] = c.status
+        return new_fail
 
-    def ended(self) -> str | None:
-        """How the run's text says it ended: ``crashed`` (its last lines are a crash),
-        ``stopped`` (on purpose), ``done`` (a normal exit), or None (the crash check)."""
-        c = self.checks.get("crash")
-        return c.tag if c is not None else None
-
-    def arrived(self, now: float, step: int | None, written: float | None = None, live: bool = True) -> None:
-        """Records arrived at ``now`` (monotonic); ``written``: when the run wrote the newest
-        of them (wall clock); ``live``: written while watching (else history read at start)."""
-        if live:
-            if self.last_arrival is not None:
-                self.arrivals.append(now - self.last_arrival)
-            self.last_arrival = now
-        elif self.last_arrival is None:
-            self.last_arrival = now
-        if written is not None:
-            self.last_write = written if self.last_write is None else max(self.last_write, written)
-        if step is not None:
-            self.last_step = step
-            if live:
-                self.rate.append((now, step))
-
-    def steps_per_s(self, now: float) -> float | None:
-        pts = [(t, s) for t, s in self.rate if now - t <= 30.0]
-        if len(pts) < 2:
-            return None
-        (t0, s0), (t1, s1) = pts[0], pts[-1]
-        return (s1 - s0) / (t1 - t0) if t1 > t0 and s1 >= s0 else None
-
-    def idle(self, now: float, wall: float) -> float | None:
-        """Seconds since the run's last record."""
-        if self.last_write is not None:
-            return max(0.0, wall - self.last_write)
-        return None if self.last_arrival is None else now - self.last_arrival
-
-    def stall_after(self) -> float | None:
-        """Seconds of quiet after which the run is stalled (None: a run that is done, or
-        dead, never is: a crashed run is not waiting for anything)."""
-        if self.done or self.ended() is not None or self.exit_code is not None:
-            return None
-        med = statistics.median(self.arrivals) if self.arrivals else 0.0
-        return max(STALL_MIN, 10 * med)
-
-    def stalled_for(self, now: float, wall: float | None = None) -> float | None:
-        idle = self.idle(now, time.time() if wall is None else wall)
-        if idle is None:
-            return None
-        after = self.stall_after()
-        return idle if after is not None and idle > after else None
+    def add_alert(self, a: Alert) -> None:
+        self.alerts.append(a)
+        self.newest = a
+        if a.severity == Severity.CRITICAL:
+            self.newest_critical = a
 
     def worst_check(self) -> CheckResult | None:
         return min(self.checks.values(), default=None,
@@ -214,8 +172,8 @@ RUNS_HELP_KEYS = [
 ]
 RUNS_LEGEND = [
     "last: time since the run wrote its last record; done = it reached its planned steps or its tracker "
-    "recorded a clean exit; exit N = its tracker recorded exit code N; stall = quiet for max(60 s, 10x its "
-    "usual interval) while followed.",
+    f"recorded a clean exit; exit N = its tracker recorded exit code N; stall = quiet for max({STALL_MIN:.0f} s, "
+    f"{STALL_FACTOR:.0f}x its usual interval) while followed.",
     "worst: its worst check. c/w: its checks at FAIL / at WARN. also: +N other runs of the sweep with a "
     "loss spike at the same step.",
     "sglbpn: spike, grad norm, lr schedule, batch size, plateau, nan (F fail, W warn, P pass, - nothing to "
@@ -333,10 +291,10 @@ class RunsScreen(Screen):
         due = TICK_TRUST
         for name in self._order:
             r = self.rows[name]
-            idle = r.idle(now, wall)
+            idle = r.activity.idle(now, wall)
             if idle is not None:  # when this row's age text or its "stalled" next changes
                 due = min(due, age_changes_in(idle))
-                after = r.stall_after() if self.live else None
+                after = r.activity.stall_after() if self.live else None
                 if after is not None and idle <= after:
                     due = min(due, after - idle)
             cell = self._age(r, now, wall)
@@ -358,16 +316,16 @@ class RunsScreen(Screen):
 
     # ---------------------------------------------------------------- rows
     def _stalled(self, r: RunRow, now: float, wall: float) -> float | None:
-        return r.stalled_for(now, wall) if self.live else None
+        return r.activity.stalled_for(now, wall) if self.live else None
 
     def _key(self, r: RunRow, now: float, wall: float):
         mode = SORTS[self.sort_i]
         if mode == "name":
             return (r.name,)
         if mode == "step":
-            return (-(r.last_step or 0), r.name)
+            return (-(r.activity.last_step or 0), r.name)
         if mode == "age":
-            idle = r.idle(now, wall)
+            idle = r.activity.idle(now, wall)
             return (idle if idle is not None else float("inf"), r.name)
         stalled = self._stalled(r, now, wall) is not None
         return (-r.worst().rank - (0.5 if stalled else 0.0), r.name)
@@ -381,20 +339,20 @@ class RunsScreen(Screen):
 
     def _age(self, r: RunRow, now: float, wall: float) -> tuple[str, str | None]:
         stalled = self._stalled(r, now, wall)
-        idle = r.idle(now, wall)
+        idle = r.activity.idle(now, wall)
         if idle is None:
             return "-", None
         if stalled is not None:
             return f"stall {age_text(stalled)}", "bold $warning"
-        ended = r.ended()
+        ended = r.activity.ended
         if ended == "crashed":
             return f"crash {age_text(idle)}", "bold $error"
         if ended == "stopped":
             return f"stop {age_text(idle)}", "$warning"
-        if r.done:
+        if r.activity.done:
             return f"done {age_text(idle)}", MUTED
-        if r.exit_code is not None:
-            return f"exit {r.exit_code} {age_text(idle)}", "bold $error"
+        if ended == "exited":
+            return f"exit {r.activity.exit_code} {age_text(idle)}", "bold $error"
         return age_text(idle), None
 
     def _cells(self, r: RunRow, now: float, wall: float, cw: int, rate_col: bool) -> list[tuple[str, str, str | None]]:
@@ -402,7 +360,7 @@ class RunsScreen(Screen):
         w = r.worst_check()
         crit, warn = r.counts()
         out = [("age", *self._age(r, now, wall)),
-               ("step", "-" if r.last_step is None else str(r.last_step), None),
+               ("step", "-" if r.activity.last_step is None else str(r.activity.last_step), None),
                ("worst", "-" if w is None else (f"{SHORT.get(w.id, w.id)[:5]} {_WORD[w.status]}"
                                                 if w.status.rank > Status.PASS.rank else "ok"),
                 _STYLE[w.status] if w is not None else None),
@@ -417,7 +375,7 @@ class RunsScreen(Screen):
                 c = r.checks.get(cid)
                 out.append((cid, "-", "dim") if c is None else (cid, _WORD[c.status], _STYLE[c.status]))
         if rate_col:
-            rate = r.steps_per_s(now)
+            rate = r.activity.steps_per_s(now)
             out.append(("rate", "-" if rate is None else f"{rate:.1f}", None))
         return out
 
@@ -493,7 +451,7 @@ class RunsScreen(Screen):
     def _status(self, now: float, wall: float, cw: int, width: int) -> None:
         failing = sum(1 for r in self.rows.values() if r.worst() == Status.FAIL)
         stalled = sum(1 for r in self.rows.values() if self._stalled(r, now, wall) is not None)
-        dead = sum(1 for r in self.rows.values() if r.ended() == "crashed")
+        dead = sum(1 for r in self.rows.values() if r.activity.ended == "crashed")
         text = (f"{len(self.rows)} runs, {failing} failing, {stalled} stalled, {dead} crashed, by {SORTS[self.sort_i]}"
                 + (f", filter {safe(self.filter_text, 20)}" if self.filter_text else ""))
         if cw == 1:
