@@ -26,7 +26,6 @@ from tsm_tui.analysis.live import LiveLoop, alert_identity
 from tsm_tui.analysis.live_open import many_runs, one_run
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.options import Options
-from tsm_tui.core.record import CheckResult
 from tsm_tui.sources.feed import Feed, ReplayFeed
 from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.tail import Tailer
@@ -326,5 +325,4 @@ class TsmApp(App):
         self.dashboard.feed_ended(message.error)
 
 
-__all__ = ["TsmApp", "CHECK_IDS", "CheckResult", "LiveData", "NewAlerts", "AlertsRevised", "ChecksChanged",
-           "FeedNotes", "FeedEnded"]
+__all__ = ["TsmApp", "CHECK_IDS", "LiveData", "NewAlerts", "AlertsRevised", "ChecksChanged", "FeedNotes", "FeedEnded"]
