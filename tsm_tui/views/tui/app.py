@@ -232,8 +232,12 @@ class TsmApp(App):
 
     # ------------------------------------------------------------ lifecycle
     def on_mount(self) -> None:
-        self._live_worker()
         self.show_runs()
+
+    def on_dashboard_screen_composed(self, message: DashboardScreen.Composed) -> None:
+        """The live worker starts once the dashboard can show what it posts (started with the
+        app, a short replay could end before the dashboard was composed)."""
+        self._live_worker()
 
     def on_unmount(self) -> None:
         self.bridge.stop()

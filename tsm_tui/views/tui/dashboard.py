@@ -102,6 +102,9 @@ class DashboardScreen(Screen):
     class Back(Message):
         """Esc with nothing left to close on the dashboard (the app shows the runs screen)."""
 
+    class Composed(Message):
+        """The screen is composed and mounted (the app starts the live worker)."""
+
     def __init__(self, bridge: LiveBridge, session: Session, row: RunRow, *, path: str = "", mode: str = "live",
                  clock, wall, help_extra: list[tuple[str, str]] | None = None) -> None:
         super().__init__()
@@ -186,6 +189,7 @@ class DashboardScreen(Screen):
             self._show_checks(self.clock())
         self._age_ticker.arm(STATUS_EVERY)
         self.repaint(force=True)
+        self.post_message(self.Composed())
 
     def on_unmount(self) -> None:
         self._ready = False
