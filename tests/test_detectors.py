@@ -502,13 +502,8 @@ def test_a_noisy_losss_second_spike_after_it_came_back_is_said():
     assert [a.step for a in spikes] == [3049, 3249]
     assert "come back to its level since the spike at step 3049" in spikes[1].message
     assert status(mon, "loss_spike") == "WARN"
-    # a smooth loss's burst (spikes 3 records apart, 2 records back between) stays one alert
-    recs = curve(n=1000, noise=0.02)
-    for r in recs:
-        if r.step in (600, 603, 606):
-            r.loss *= 3.0
-    mon, alerts = run(recs)
-    assert [a.step for a in alerts if a.check == "loss_spike" and a.severity.value == "warning"] == [600]
+    # (a smooth loss's burst, spikes 3 records apart with 2 records back between, stays one
+    # alert: test_a_far_larger_spike_inside_an_open_incident_is_said)
 
 
 def test_plateau_spike_cap_is_on_a_log_scale():

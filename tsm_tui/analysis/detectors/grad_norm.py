@@ -390,46 +390,25 @@ class GradNormDetector(Detector):
         the previous spiking record (the median of the BACK_RECORDS values between within
         recovery_factor x the baseline): a spike of its own, said (issue 26: a BitDistiller
         burst, 113 at 190 and 130 at 200 with the norm back at ~4 between, read as one)."""
-        return Alert(
-            self.id,
-            Severity.WARNING,
-            rec.step,
-            f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)} ({g / med:.1f}x, {z:.0f} sigma), "
-            f"after the grad norm had come back to its level since the spike at step {prev} (incident since step "
-            f"{inc[0]}).",
-            value=g,
-            baseline=med,
-            actions=[advice.clip(self.state), advice.check_data(rec.step)],
-            key="grad_spike",
-        )
+        return self._warn(rec, g, med, f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)} "
+                          f"({g / med:.1f}x, {z:.0f} sigma), after the grad norm had come back to its level since the "
+                          f"spike at step {prev} (incident since step {inc[0]}).", rec.step)
 
     def _peak(self, rec, g, med, z, inc) -> Alert:
-        return Alert(
-            self.id,
-            Severity.WARNING,
-            rec.step,
-            f"Gradient-norm spike incident since step {inc[0]} grew: {fmt(g)} at step {rec.step} vs median "
-            f"{fmt(inc[3])} ({g / inc[3]:.1f}x, {z:.0f} sigma).",
-            value=g,
-            baseline=inc[3],
-            actions=[advice.clip(self.state), advice.check_data(inc[0])],
-            key="grad_spike",
-        )
+        return self._warn(rec, g, inc[3], f"Gradient-norm spike incident since step {inc[0]} grew: {fmt(g)} at step "
+                          f"{rec.step} vs median {fmt(inc[3])} ({g / inc[3]:.1f}x, {z:.0f} sigma).", inc[0])
+
+    def _warn(self, rec, g, base, msg: str, at: int) -> Alert:
+        """A grad-norm spike warning (``at``: the step whose batch to check)."""
+        return Alert(self.id, Severity.WARNING, rec.step, msg, value=g, baseline=base,
+                     actions=[advice.clip(self.state), advice.check_data(at)], key="grad_spike")
 
     def _spike(self, rec, g, med, z, local=False) -> Alert:
         self.spikes.append([rec.step, g, rec.step, med, rec.step, g])
         of = f" of the last {ROBUST_LEVEL} values" if local else ""
-        return Alert(
-            self.id,
-            Severity.WARNING,
-            rec.step,
-            f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)}{of} ({g / med:.1f}x, "
-            f"{z:.0f} sigma). The grad norm usually leads the loss: watch the next steps.",
-            value=g,
-            baseline=med,
-            actions=[advice.clip(self.state), advice.check_data(rec.step)],
-            key="grad_spike",
-        )
+        return self._warn(rec, g, med, f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)}{of} "
+                          f"({g / med:.1f}x, {z:.0f} sigma). The grad norm usually leads the loss: watch the next steps.",
+                          rec.step)
 
     def _rates(self, rec: StepRecord) -> list[Alert]:
         out = []

@@ -527,40 +527,24 @@ class LossSpikeDetector(Detector):
         previous spiking record (``_back_since``): said, though the incident (its recovery
         and damage tests) goes on (issue 26: a per-batch loss, spikes at 3649 and 3849 each
         back at the next record, the second folded into the first, unsaid)."""
-        b = inc.baseline
-        zs = f", {z:.1f} sigma" if math.isfinite(z) else ""
-        return Alert(
-            self.id,
-            Severity.WARNING,
-            rec.step,
-            f"Loss spike at step {rec.step}: {fmt(x)} vs baseline {fmt(b)} ({_times(x / b) if b > 0 else 'inf'}x{zs}), "
-            f"after the loss had come back to its level since the spike at step {prev} (incident since step "
-            f"{inc.onset}).",
-            value=x,
-            baseline=b,
-            actions=[advice.clip(self.state)],  # (the onset's alert carries the rest: one incident)
-            key=f"loss_spike_again:{rec.step}",
-            cause=inc.cause,
-        )
+        return self._inside(inc, rec, x, f"Loss spike at step {rec.step}: {fmt(x)} vs baseline "
+                            f"{fmt(inc.baseline)} ({_ratio(x, inc.baseline, z)}), after the loss had come back to "
+                            f"its level since the spike at step {prev} (incident since step {inc.onset}).",
+                            f"loss_spike_again:{rec.step}")
 
     def _grew(self, inc: _Incident, rec: StepRecord, x: float, z: float) -> Alert:
         """A spike inside the open incident PEAK_REALERT x the largest value said for it
         (issue 26: a 7.7x loss spike at step 190 of a run whose 3.7x spike at step 98 was
         still open was folded into it, unsaid; the grad-norm check's rule)."""
-        b = inc.baseline
-        zs = f", {z:.1f} sigma" if math.isfinite(z) else ""
-        return Alert(
-            self.id,
-            Severity.WARNING,
-            rec.step,
-            f"Loss spike incident since step {inc.onset} grew: {fmt(x)} at step {rec.step} vs baseline {fmt(b)} "
-            f"({_times(x / b) if b > 0 else 'inf'}x{zs}).",
-            value=x,
-            baseline=b,
-            actions=[advice.clip(self.state)],  # (the onset's alert carries the rest: one incident)
-            key=f"loss_spike_grew:{rec.step}",
-            cause=inc.cause,
-        )
+        return self._inside(inc, rec, x, f"Loss spike incident since step {inc.onset} grew: {fmt(x)} at step "
+                            f"{rec.step} vs baseline {fmt(inc.baseline)} ({_ratio(x, inc.baseline, z)}).",
+                            f"loss_spike_grew:{rec.step}")
+
+    def _inside(self, inc: _Incident, rec: StepRecord, x: float, msg: str, key: str) -> Alert:
+        """A warning for a spike inside the open incident (the onset's alert carries the
+        rest of the actions: one incident)."""
+        return Alert(self.id, Severity.WARNING, rec.step, msg, value=x, baseline=inc.baseline,
+                     actions=[advice.clip(self.state)], key=key, cause=inc.cause)
 
     # -- what kind of spike ------------------------------------------------------
     def _classify(self, inc: _Incident, rec: StepRecord) -> None:
@@ -1024,6 +1008,12 @@ def _cause_name(inc: _Incident) -> str:
     if inc.cause == "data" and inc.persistent:
         return f"a data fault from step {inc.onset} on"
     return CAUSES[inc.cause]
+
+
+def _ratio(x: float, b: float, z: float) -> str:
+    """``N.Nx, Z sigma`` of a spike against its baseline (the sigma when finite)."""
+    zs = f", {z:.1f} sigma" if math.isfinite(z) else ""
+    return f"{_times(x / b) if b > 0 else 'inf'}x{zs}"
 
 
 def _num(v) -> float | None:
