@@ -89,7 +89,7 @@ def main() -> int:
     path = os.path.join(d, "train.log")
     open(path, "w").close()
     t = Tailer(d, poll=a.poll, interval=1.0)
-    t.start()
+    t.start_thread()
     t0 = time.monotonic()
     w = subprocess.Popen([sys.executable, "-c", WRITER, path, str(a.n), str(a.seed)], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, text=True)
@@ -142,7 +142,7 @@ def backlog_rate(n: int, poll: float | None) -> float:
             f.write(json.dumps({"step": s, "loss": 2.0 + (s % 97) / 100.0, "grad_norm": 0.5, "lr": 3e-4}) + "\n")
     t = Tailer(d, poll=poll)
     t0 = time.monotonic()
-    t.start()
+    t.start_thread()
     got = 0
     while got < n and time.monotonic() - t0 < 300:
         for b in t.drain():

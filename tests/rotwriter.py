@@ -203,7 +203,8 @@ def _finish(w, timeout: float) -> str:
 
 
 def through_tailer(d: str, mode: str, rate: float, n: int, **kw) -> dict:
-    """A ``Tailer`` on the directory, drained the way the live loop drains it."""
+    """A ``Tailer`` on the directory, driven and drained the way the live loop does it
+    (its passes are made in this thread, inside ``wait``)."""
     import time
 
     from tsm_tui.core.frame import expand
@@ -217,25 +218,26 @@ def through_tailer(d: str, mode: str, rate: float, n: int, **kw) -> dict:
     events: list[str] = []
 
     def pump() -> None:
+        t.ready.clear()  # (before the drain, as LiveLoop does)
         for b in t.drain():
             seen.setdefault(b.source, []).extend(r.step for r in expand(b.records))
         events.extend(t.drain_events())
 
     try:
-        t.ready.wait(5)
+        t.wait(5)
         w = start(path, mode, rate, n, **kw)
         while w.poll() is None:
             pump()
-            t.ready.wait(0.05)
+            t.wait(0.05)
         _finish(w, 5)
         end = time.monotonic() + WAIT_END
         while time.monotonic() < end and max(seen.get(path, [0]) or [0]) < n:
             pump()
-            time.sleep(0.02)
+            t.wait(0.02)
         quiet = time.monotonic() + 0.5  # anything late (a duplicate) would come now
         while time.monotonic() < quiet:
             pump()
-            time.sleep(0.02)
+            t.wait(0.02)
     finally:
         t.stop()
     steps = [s for v in seen.values() for s in v]

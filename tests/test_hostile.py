@@ -10,6 +10,7 @@ import pytest
 
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import ByteReader, SnapshotReader
+from tsm_tui.sources.lines import MAX_LINE
 from tsm_tui.sources.fairseq import FairseqReader
 from tsm_tui.sources.kv_text import KeyValueTextReader
 
@@ -200,7 +201,7 @@ def test_multi_line_contexts_are_linear(ctx):
 def _long(line: str) -> str:
     """The shape grown to just under 1 MiB (MAX_LINE), its last character kept."""
     body, end = line[:-1], line[-1]
-    k = (registry.MAX_LINE - 64) // len(line)
+    k = (MAX_LINE - 64) // len(line)
     return body[: len(body) // 2] + body[len(body) // 2:] * k + end if k > 1 else line
 
 
@@ -448,7 +449,7 @@ def test_a_tailer_survives_a_file_whose_sniffing_raises(tmp_path, monkeypatch):
     (tmp_path / "bad.jsonl").write_text(GOOD)
     (tmp_path / "good.jsonl").write_text(GOOD)
     t = Tailer(str(tmp_path), interval=0.05)
-    t.start()
+    t.start_thread()
     try:
         assert t.caught_up.wait(10)
         with open(tmp_path / "good.jsonl", "a") as fh:
@@ -674,7 +675,7 @@ def test_idle_follow_on_a_big_tree_does_not_walk_it_every_pass(tmp_path):
     scans = []
     real = t._scan
     t._scan = lambda: (scans.append(1), real())[1]
-    t.start()
+    t.start_thread()
     try:
         import time as _time
 
@@ -740,7 +741,7 @@ def test_the_tailer_survives_a_listing_that_raises(tmp_path, monkeypatch):
 
     (tmp_path / "good.jsonl").write_text(GOOD)
     t = Tailer(str(tmp_path), interval=0.05)
-    t.start()
+    t.start_thread()
     try:
         assert t.caught_up.wait(10)
         monkeypatch.setattr(registry, "candidate_files", lambda p: int("²"))

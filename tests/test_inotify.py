@@ -98,7 +98,7 @@ def test_tailer_follows_by_inotify_without_watchdog_threads(tmp_path):
     run.mkdir()
     before = set(threading.enumerate())
     t = Tailer(str(run), interval=30.0)
-    t.start()
+    t.start_thread()
     try:
         assert t.caught_up.wait(WAIT)
         assert t.mode == "inotify"
@@ -135,7 +135,7 @@ def test_tailer_follows_by_inotify_without_watchdog_threads(tmp_path):
 
 def test_stop_interrupts_the_wait_at_once(tmp_path):
     t = Tailer(str(tmp_path), interval=60.0)
-    t.start()
+    t.start_thread()
     assert t.caught_up.wait(WAIT)
     time.sleep(0.1)  # in its select now
     t0 = time.monotonic()
@@ -148,7 +148,7 @@ def test_a_file_given_directly_is_followed(tmp_path):
     f = tmp_path / "main.log"
     f.write_text("s:1 trl:2.5 lr:1e-4 norm:1.0\n")
     t = Tailer(str(f), interval=30.0)
-    t.start()
+    t.start_thread()
     try:
         assert t.caught_up.wait(WAIT)
         with open(f, "a") as fh:

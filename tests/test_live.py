@@ -361,7 +361,7 @@ def test_late_config_sets_warmup_and_model_size_in_follow(tmp_path, follow):
     assert f.stop() == 0
 
 
-# ---- the Tailer hands its passes to the loop's thread once the history is read
+# ---- the loop's thread makes the Tailer's passes (sources/tail/tailer.py: one thread model)
 def _inline_loop(tmp_path, lines: int = 300):
     from tsm_tui.sources.tail import Tailer
 
@@ -394,14 +394,15 @@ def _steps(ups) -> list[int]:
     return out
 
 
-def test_the_tailer_hands_its_passes_to_the_loops_thread(tmp_path):
-    """After the history the feed's thread ends and LiveLoop.wait makes the passes:
-    lines appended later arrive, in order, through the loop alone."""
+def test_the_loops_thread_makes_the_tailers_passes(tmp_path):
+    """The Tailer has no thread: LiveLoop.wait makes every pass, the history's and
+    the later ones: lines appended later arrive, in order, through the loop alone."""
+    import threading
+
     path, feed, loop = _inline_loop(tmp_path)
     try:
-        ups = _step_until(loop, lambda got: len(_steps(got)) >= 300 and feed.inline)
-        feed._thread.join(2)
-        assert feed.inline and not feed._thread.is_alive()
+        ups = _step_until(loop, lambda got: len(_steps(got)) >= 300 and feed.caught_up.is_set())
+        assert feed._thread is None and not any(th.name == "Tailer" for th in threading.enumerate())
         append(path, "".join(json.dumps(curve(s)) + "\n" for s in range(301, 311)))
         ups += _step_until(loop, lambda got: 310 in _steps(got))
         assert _steps(ups) == list(range(1, 311))
@@ -410,10 +411,21 @@ def test_the_tailer_hands_its_passes_to_the_loops_thread(tmp_path):
         ups = _step_until(loop, lambda got: any("truncated" in e for up in got for e in up.notes))
     finally:
         loop.stop()
-    assert feed._wake_r is None  # stop() closed what the loop's thread had open
+    assert feed.wakeups._wake_r is None  # stop() closed what the loop's thread had open
 
 
-def test_an_inline_pass_reads_at_most_about_the_queue_bound(tmp_path):
+def _read_through(loop, feed, last: int) -> tuple[list[int], int]:
+    """Step the loop until ``last`` arrives: the steps, and the most records queued."""
+    peak, seen = 0, []
+    end = time.monotonic() + 30
+    while (not seen or seen[-1] < last) and time.monotonic() < end:
+        loop.wait(0.1)
+        peak = max(peak, feed._queued)
+        seen += _steps([loop.step()])
+    return seen, peak
+
+
+def test_a_pass_reads_at_most_about_the_queue_bound(tmp_path):
     """A burst appended at once (120k lines) is read in parts that the loop drains
     between passes: the queue stays near MAX_QUEUED (the thread's backpressure did
     that before), and every record arrives once, in order."""
@@ -421,25 +433,42 @@ def test_an_inline_pass_reads_at_most_about_the_queue_bound(tmp_path):
 
     path, feed, loop = _inline_loop(tmp_path, lines=10)
     try:
-        _step_until(loop, lambda got: feed.inline)
+        _step_until(loop, lambda got: feed.caught_up.is_set())
         with open(path, "a") as fh:
             fh.write("".join(json.dumps({"step": s, "loss": 2.0 + 1e-6 * s}) + "\n" for s in range(11, 120_011)))
-        peak, seen = 0, []
-        end = time.monotonic() + 30
-        while (not seen or seen[-1] < 120_010) and time.monotonic() < end:
-            loop.wait(0.1)
-            peak = max(peak, feed._queued)
-            seen += _steps([loop.step()])
+        seen, peak = _read_through(loop, feed, 120_010)
         assert seen == list(range(11, 120_011))
         assert MAX_QUEUED < peak <= MAX_QUEUED + 20_000, peak  # one 1 MiB read past the bound at most
     finally:
         loop.stop()
 
 
-def test_an_inline_pass_that_raises_ends_the_feed_with_its_reason(tmp_path):
+def test_rotated_history_is_read_in_parts_too(tmp_path):
+    """A live log's rotated segments (its history, read before it) are read by the
+    loop's passes up to the queue's bound each, like any read: the queue stays near
+    MAX_QUEUED, and every record arrives once, oldest segment first."""
+    from tsm_tui.sources.feed import MAX_QUEUED
+    from tsm_tui.sources.tail import Tailer
+
+    rec = lambda s: json.dumps({"step": s, "loss": 2.0 + 1e-6 * s}) + "\n"  # noqa: E731
+    (tmp_path / "train.log.2").write_text("".join(rec(s) for s in range(1, 60_001)))
+    (tmp_path / "train.log.1").write_text("".join(rec(s) for s in range(60_001, 120_001)))
+    (tmp_path / "train.log").write_text("".join(rec(s) for s in range(120_001, 120_011)))
+    feed = Tailer(str(tmp_path), interval=0.05)
+    loop = LiveLoop(Session(), feed)
+    loop.start()
+    try:
+        seen, peak = _read_through(loop, feed, 120_010)
+        assert seen == list(range(1, 120_011))
+        assert peak <= MAX_QUEUED + 40_000, peak  # one 1 MiB chunk's Frame past the bound at most
+    finally:
+        loop.stop()
+
+
+def test_a_pass_that_raises_ends_the_feed_with_its_reason(tmp_path):
     path, feed, loop = _inline_loop(tmp_path, lines=10)
     try:
-        _step_until(loop, lambda got: feed.inline)
+        _step_until(loop, lambda got: feed.caught_up.is_set())
 
         def boom():
             raise RuntimeError("listing exploded")

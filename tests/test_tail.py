@@ -69,7 +69,7 @@ def tail():
     def make(path, **kw):
         kw.setdefault("interval", 0.2)
         t = Tailer(str(path), **kw)
-        t.start()
+        t.start_thread()
         started.append(t)
         return Collector(t)
 
@@ -503,7 +503,7 @@ def test_at_most_max_open_files_are_held_open_and_parked_files_still_deliver(tmp
                 for x in (r.records() if hasattr(r, "records") else [r]):
                     got.setdefault(os.path.basename(b.source), []).append(x.step)
 
-    t.start()
+    t.start_thread()
     try:
         deadline = time.monotonic() + 10
         while sum(len(v) for v in got.values()) < 120 and time.monotonic() < deadline:

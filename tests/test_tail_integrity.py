@@ -86,7 +86,7 @@ def test_copytruncate_cutting_lines_and_several_copies_between_two_passes(tmp_pa
     fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     os.write(fd, b"".join(rw.record(s) for s in range(1, 11)))
     t = Tailer(d, poll=3600)
-    t.start()
+    t.start_thread()
     steps: list[int] = []
     events: list[str] = []
 
@@ -153,7 +153,7 @@ def test_rename_chain_with_gzip_and_a_compressed_copy_of_the_held_file(tmp_path)
 
     write(p, 1, 11)
     t = Tailer(d, poll=3600)
-    t.start()
+    t.start_thread()
     steps: list[int] = []
 
     def look(quiet=0.5):

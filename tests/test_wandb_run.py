@@ -279,7 +279,7 @@ def test_tailing_a_growing_run_file_delivers_every_row_once(tmp_path):
     p = d / "run-abc.wandb"
     p.write_bytes(data[:20000])
     t = Tailer(str(tmp_path), interval=0.2)
-    t.start()
+    t.start_thread()
     try:
         c = Collector(t)
         pos = 20000
@@ -472,7 +472,7 @@ def test_live_a_run_resumed_into_a_new_run_dir_goes_on_as_one_run(tmp_path, othe
         shutil.copytree(DATA / SDKS[-1] / "plain_nan" / "wandb", tmp_path / "other" / "wandb")
     tailer = Tailer(str(tmp_path), interval=0.2)
     loop = open_loop(Options(path=str(tmp_path)), tailer)
-    tailer.start()
+    tailer.start_thread()
 
     def mine():
         return [r for r in loop.runs.values() if "tsmresume1" in r.name or not others]

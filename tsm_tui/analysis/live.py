@@ -319,12 +319,7 @@ class LiveLoop:
 
     # ------------------------------------------------------------------ driving
     def start(self) -> None:
-        if getattr(self.feed, "pump", None) is not None:
-            # the Tailer reads the history in its own thread, then hands the passes to
-            # ours (``wait`` pumps): one thread woken per write instead of two
-            self.feed.start(handover=True)
-        else:
-            self.feed.start()
+        self.feed.start()
 
     def stop(self, timeout: float = 2.0) -> None:
         self.feed.stop(timeout)
@@ -342,19 +337,10 @@ class LiveLoop:
                 timeout = min(timeout, HELD_TICK)
         if self.feed.finished and not self.finished:
             return  # the next step finalizes (it needs one step without data after the end)
-        if self.feed.inline:  # we make the feed's passes: wait for a change, then read it
-            # a pass that found nothing (the tailer's own safety look at a quiet run) is no
-            # reason to return: only something to drain, a stop or our own deadline is
-            if self.feed.ready.is_set():
-                return  # something waits to be drained already
-            end = time.monotonic() + timeout
-            while True:
-                self.feed.pump(max(0.0, end - time.monotonic()))
-                if self.feed.ready.is_set() or time.monotonic() >= end - 0.001:
-                    return
-        # cleared before each drain (``_take``), never here: a set between this wait's
-        # return and a clear here would be lost, and the consumer would sleep its whole timeout
-        self.feed.ready.wait(timeout)
+        # (the Tailer reads in this thread, inside its ``wait``: sources/tail/tailer.py).
+        # ``ready`` is cleared before each drain (``_take``), never here: a set between this
+        # wait's return and a clear here would be lost, and we would sleep the whole timeout
+        self.feed.wait(timeout)
 
     @property
     def pending(self) -> int:

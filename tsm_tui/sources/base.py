@@ -28,10 +28,11 @@ from tsm_tui.sources.fields import (
 )
 from tsm_tui.sources.head import skip_hole
 from tsm_tui.sources.launches import is_banner, may_hold_banner
+from tsm_tui.sources.lines import MAX_LINE as MAX_LINE  # (re-exported: where readers found it)
+from tsm_tui.sources.lines import decode_line, split_block
 from tsm_tui.sources.text_events import TextTap, tapped
 
 METRICS = frozenset({"loss", "val_loss", "grad_norm", "lr", "loss_scale"})
-MAX_LINE = 1 << 20  # 1 MiB: longer lines are counted as skipped, never parsed
 MAX_SNAPSHOT = 256 << 20  # bytes of a file re-read whole (trainer_state.json): memory stays bounded
 _UNSEEN = object()
 isfinite = math.isfinite
@@ -153,10 +154,7 @@ class LineReader:
         and Frames (tsm_tui.core.frame) out, in log order. Readers with a columnar fast
         path override this; the default feeds line by line."""
         out: list = []
-        lines = data.split(b"\n")
-        last_open = not data.endswith(b"\n")
-        if not last_open:
-            lines.pop()
+        lines, last_open = split_block(data)
         feed = self.feed
         n = len(lines)
         self.banner_scan = may_hold_banner(data)
@@ -198,18 +196,9 @@ class LineReader:
         return recs
 
     def decode_line(self, raw: bytes, last_open: bool = False) -> str:
-        """One raw line (no newline) as text: over-long lines become "" (counted),
-        undecodable bytes are replaced (counted)."""
-        if len(raw) + (0 if last_open else 1) > MAX_LINE:
-            self.skip(f"line longer than {MAX_LINE // (1 << 20)} MiB")
-            return ""
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            line = raw.decode("utf-8", "replace")
-            key = "non-UTF-8 bytes (replaced, line still read)"
-            self.skip_reasons[key] = self.skip_reasons.get(key, 0) + 1
-        return line.rstrip("\r")
+        """One raw line (no newline) as text (``sources.lines.decode_line``: over-long
+        lines become "", undecodable bytes are replaced, both counted)."""
+        return decode_line(raw, self, last_open)
 
     def flush(self) -> list[StepRecord]:
         """End of input (or of a file that was replaced): emit anything pending."""

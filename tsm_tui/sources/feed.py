@@ -51,10 +51,8 @@ class Note(str):
 
 
 class Feed:
-    """Base class: subclasses fill ``_out`` from a worker thread."""
-
-    #: the consumer's thread makes the feed's passes (``Tailer.pump``): ``_put`` never waits
-    inline = False
+    """Base class: subclasses fill ``_out`` (a worker thread of their own, or the
+    consumer's thread inside ``wait``: the live tailer)."""
 
     def __init__(self) -> None:
         self._out: deque[Batch] = deque()
@@ -76,6 +74,11 @@ class Feed:
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name=type(self).__name__, daemon=True)
         self._thread.start()
+
+    def wait(self, timeout: float) -> None:
+        """Sleep until something waits to be drained (``ready``), or ``timeout``. A feed
+        that reads in the consumer's thread (the Tailer) reads here."""
+        self.ready.wait(timeout)
 
     def stop(self, timeout: float = 2.0) -> None:
         self._stop.set()
@@ -119,12 +122,21 @@ class Feed:
 
     # -- producer side ---------------------------------------------------------
     def _put(self, source: str, reader: LineReader, records: list[StepRecord], backlog: bool = False) -> None:
+        """Queue records from the feed's own thread: it waits while MAX_QUEUED wait."""
+        if not records:
+            return
+        with self._space:
+            while self._queued > MAX_QUEUED and not self._stop.is_set():
+                self._space.wait(0.5)  # backpressure: the consumer is behind
+        self._append(source, reader, records, backlog)
+
+    def _append(self, source: str, reader: LineReader, records: list, backlog: bool = False) -> None:
+        """Queue records without waiting (a feed read in the consumer's thread bounds
+        its passes itself: ``Tailer.over_budget``)."""
         if not records:
             return
         n = sum(r.n if type(r) is Frame else 1 for r in records)
         with self._space:
-            while self._queued > MAX_QUEUED and not self._stop.is_set() and not self.inline:
-                self._space.wait(0.5)  # backpressure: the consumer is behind (inline: it is us)
             self._queued += n
             self._out.append(Batch(source, reader, records, backlog))
         self.ready.set()
@@ -201,7 +213,7 @@ class ReplayFeed(Feed):
         # small slices so the view moves smoothly
         iters = {p: registry.read_records(p, r) for p, r in self.readers.items()}
         tick = 0.05
-        per_tick = max(1.0, self.speed * tick)
+        per_tick = max(1.0, (self.speed or 0.0) * tick)  # (speed is set: ``_replay``)
         budget = 0.0
         while iters and not self._stop.is_set():
             budget += per_tick

@@ -27,8 +27,8 @@ import numpy as np
 
 from tsm_tui.core.frame import Frame
 from tsm_tui.sources import segments as _segments
-from tsm_tui.sources.base import MAX_LINE, LineReader
-from tsm_tui.sources.head import strip_nul
+from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.lines import LineSplitter, Tally, split_block
 
 CHUNK = 1 << 20  # bytes per chunk (the replay's)
 
@@ -64,31 +64,20 @@ def step_lines(path: str, reader, steps, segments=()) -> dict[int, tuple[str, in
 def _one(path: str, reader: LineReader, wanted: set, arr: np.ndarray, found: dict, lines: bool) -> int:
     """One file in chunks; returns its number of lines."""
     base = 0  # lines before the current chunk
+    split = LineSplitter(Tally())  # (what it drops was counted by the report)
     with _segments.open_segment(path) as f:
         read = f.read1 if path.endswith(".gz") else f.read
-        rest = b""
-        discard = False
         while True:
             data = read(CHUNK)
             if not data:
                 break
-            if b"\0" in data:
-                data, _ = strip_nul(data)
-            buf = rest + data if rest else data
-            j = buf.rfind(b"\n")
-            if j < 0:
-                rest = buf
-                if len(rest) > MAX_LINE:  # one over-long line: dropped, as the report drops it
-                    discard, rest = True, b""
-                continue
-            head, rest = buf[: j + 1], buf[j + 1:]
-            if discard:  # the end of an over-long line: one line, not parsed
-                k = head.find(b"\n")
-                head = head[k + 1:]
-                base += 1
-                discard = False
-            base = _chunk(path, reader, head, base, wanted, arr, found, lines)
-        if rest and not discard:
+            dropped = split.dropped
+            head = split.push(data)
+            base += split.dropped - dropped  # the end of an over-long line: one line, not parsed
+            if head:
+                base = _chunk(path, reader, head, base, wanted, arr, found, lines)
+        rest = split.end()
+        if rest:
             base = _chunk(path, reader, rest, base, wanted, arr, found, lines)
     return base
 
@@ -103,10 +92,7 @@ def _chunk(path: str, reader: LineReader, data: bytes, base: int, wanted: set, a
     except Exception:  # noqa: BLE001 - the report read this chunk line by line (registry.guarded_chunk)
         items = None
     if items is None or _holds(items, wanted, arr):
-        raws = data.split(b"\n")
-        last_open = not data.endswith(b"\n")
-        if not last_open:
-            raws.pop()
+        raws, last_open = split_block(data)
         src = snap if items is not None else reader
         for i, raw in enumerate(raws):
             try:

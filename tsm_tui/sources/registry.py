@@ -16,7 +16,8 @@ from typing import Iterator
 from tsm_tui.core.frame import expand, pack
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
-from tsm_tui.sources.base import MAX_LINE, LineReader
+from tsm_tui.sources import lines as _lines
+from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.config import CONFIG_NAMES
 from tsm_tui.sources.blocks import ComposerReader, OLMoReader
 from tsm_tui.sources.build_nanogpt import BuildNanoGPTReader
@@ -432,33 +433,9 @@ def _json_document(path: str, head: list[str]) -> bool:
 CHUNK = 1 << 20
 
 
-def reader_error(e: BaseException) -> str:
-    """The skip reason for input a reader raised on (deeply nested JSON, a value
-    no type holds ...): counted per file, never the end of the report."""
-    return f"unreadable ({type(e).__name__})"
-
-
-def guarded_chunk(reader: LineReader, data: bytes) -> list:
-    """``reader.feed_chunk(data)``; when it raises, the chunk's lines one by one,
-    each line that raises a counted skip (the others are still read)."""
-    try:
-        return reader.feed_chunk(data)
-    except Exception as e:  # noqa: BLE001 - contained, counted
-        if reader.kind != "lines":
-            reader.skip(reader_error(e))
-            return []
-    lines = data.split(b"\n")
-    last_open = not data.endswith(b"\n")
-    if not last_open:
-        lines.pop()
-    out: list = []
-    for i, raw in enumerate(lines):
-        try:
-            line = reader.decode_line(raw, last_open and i == len(lines) - 1)
-            out += reader.take_line(line, reader.feed(line))
-        except Exception as e:  # noqa: BLE001
-            reader.skip(reader_error(e))
-    return out
+# (kept under their old names: the report's guards are the splitter's, sources/lines.py)
+reader_error = _lines.reader_error
+guarded_chunk = _lines.feed_block
 
 
 def guarded_flush(reader: LineReader) -> list:
@@ -467,11 +444,6 @@ def guarded_flush(reader: LineReader) -> list:
     except Exception as e:  # noqa: BLE001
         reader.skip(reader_error(e))
         return []
-
-
-def _hole(reader: LineReader, n: int) -> None:
-    if n:
-        reader.skip_reasons[HOLE] = reader.skip_reasons.get(HOLE, 0) + n
 
 
 def read_items(path: str, reader: LineReader, segments: list[str] | tuple = ()) -> Iterator:
@@ -525,14 +497,14 @@ def segment_fault(e: BaseException) -> str:
 
 
 def _read_lines(path: str, reader: LineReader) -> Iterator:
-    """One text file (or ``.gz`` segment) through a line reader, in 1 MiB chunks;
-    NUL bytes (copy-truncate holes) are dropped and counted."""
+    """One text file (or ``.gz`` segment) through a line reader, in 1 MiB chunks cut
+    into lines by ``sources/lines.py`` (NUL bytes dropped and counted, over-long lines
+    counted and dropped, the unterminated last line read)."""
+    split = _lines.LineSplitter(reader)
     with _segments.open_segment(path) as f:
         # .gz: one member's output at a time (read1): what came before a bad member
         # (trailing garbage) is delivered before its error
         read = f.read1 if path.endswith(".gz") else f.read
-        rest = b""
-        discard = False  # inside a line longer than MAX_LINE: drop to its end
         first = True
         while True:
             data = read(CHUNK)
@@ -543,32 +515,14 @@ def _read_lines(path: str, reader: LineReader) -> Iterator:
                 if data[:1] == b"\0" and not path.endswith(".gz"):
                     off = skip_hole(f, path)  # a sparse hole: jump it
                     if off:
-                        _hole(reader, off)
+                        _lines.note(reader, HOLE, off)
                         data = f.read(CHUNK)
-            if b"\0" in data:
-                data, n = strip_nul(data)
-                _hole(reader, n)
-                if not data:
-                    continue
-            buf = rest + data if rest else data
-            j = buf.rfind(b"\n")
-            if j < 0:
-                rest = buf
-                if len(rest) > MAX_LINE and not discard:
-                    discard = True
-                    reader.skip(f"line longer than {MAX_LINE // (1 << 20)} MiB")
-                if discard:
-                    rest = b""
-                continue
-            head = buf if j == len(buf) - 1 else buf[: j + 1]
-            rest = buf[j + 1:]
-            if discard:
-                head = head[head.find(b"\n") + 1:]
-                discard = False
-            if head:
-                yield from guarded_chunk(reader, head)
-        if rest and not discard:
-            yield from guarded_chunk(reader, rest)
+            block = split.push(data)
+            if block:
+                yield from guarded_chunk(reader, block)
+        last = split.end()
+        if last:
+            yield from guarded_chunk(reader, last)
 
 
 def read_records(path: str, reader: LineReader) -> Iterator[StepRecord]:

@@ -1,6 +1,8 @@
 """Live tailing: ``Tailer`` follows a log file or a run directory and hands
-over every record exactly once (see ``tailer``); ``mounts`` tells network
-filesystems apart; ``filestate`` is the per-file bookkeeping."""
+over every record exactly once (``tailer``: the schedule and the thread model;
+``followed``: one file's state machine; ``discovery``: which files; ``wakeups``:
+file system events; ``rotation``: rotated generations and copies; ``mounts``:
+network filesystems)."""
 
 from tsm_tui.sources.tail.mounts import NETWORK_FS, filesystem_type, is_network_fs, parse_mounts
 from tsm_tui.sources.tail.tailer import Tailer
