@@ -42,7 +42,8 @@ WORD = r"[A-Za-z_][\w./\-]*+(?:\([\w/%]+\))?"
 # a key starts at a letter that no word character, '.', '/' or '-' precedes: a key
 # never starts inside another (each start position of "a-a-a-...=x" used to run
 # to the line's end: quadratic, a 1 MiB line of them took minutes)
-PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w.])")
+# (a clock is no number: "eta: 2:32:53", "time: 0:01:23" name none)
+PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w.]|:\d)")
 # a dict repr: 'key': value
 # (transformers >= 5 prints the values as strings: {'loss': '5.381', ...})
 DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
@@ -102,6 +103,8 @@ TORCHTUNE_BAR = re.compile(rf"^\s*+(\d{{1,9}})\|(\d++)\|Loss:\s*+({NUM})")
 # a "| name value |" field of a pipe-separated line (a custom trainer's "step 47700 | loss 1.4684 | lr
 # 1.79e-04 | grad 0.075 | 113.4k tok/s"): a name of up to three words and a number, nothing else
 PIPE_FIELD = re.compile(rf"\s*+([A-Za-z_][\w./\-]*+(?: [A-Za-z_][\w./\-]*+){{0,2}})\s++({NUM})\s*+")
+# BasicSR's logger prints the LR of each param group as a tuple: "lr:(2.999e-05,)" (the first group's is the LR)
+LR_TUPLE = re.compile(rf"(?<![\w./\-])(lr|learning[ _]rate)\s*+[:=]\s*+\(\s*+({NUM})\s*+,")
 # a tqdm bar's count before its time bracket, and the rate that ends the bracket's fixed part
 # ("Training progress:  10%|█   | 3000/30000 [00:37<05:33, 80.96it/s, Loss=0.0360670]")
 BAR_COUNT = re.compile(r"(?<![\d/])(\d++)/(\d++)\s*+$")
@@ -324,6 +327,8 @@ class KeyValueTextReader(LineGroups, LineReader):
         pairs = (pairs or []) + PAIR.findall(rest)
         if rest.count("|") >= 2:
             pairs += _pipe_pairs(rest)
+        if ":(" in rest or "=(" in rest:
+            pairs += LR_TUPLE.findall(rest)
         if not rest.isascii() or _SPACED_HINT.search(rest.lower()):
             pairs += SPACED.findall(rest)
         if "ms" in rest:
@@ -482,7 +487,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         d = super().describe()
         if self.__dict__.get("_sl_n"):
             d["step_source"] = ("line order: the log's lines of named numbers name no step "
-                                f"(the n-th such line is step n-1; {STEPLESS_MIN} alike before the first is read)")
+                                f"(the n-th such line is step n; read once {STEPLESS_MIN} lines name the same numbers)")
         return d
 
     def _epoch_only(self, line: str) -> list[StepRecord] | None:
