@@ -108,6 +108,9 @@ def test_dgcnn_counter_after_a_phase_word():
                      "Train 1, loss: 2.184874, train acc: 0.647465, train avg acc: 0.469325\n")
     assert [(r.step, r.loss, r.val_loss) for r in recs] == [(0, 2.689309, None), (0, None, 2.311022),
                                                            (1, 2.184874, None)]
+    # a phase word and a number in prose: no loss, no record, no step taken
+    recs, r = _lines("Test 1: passed, time: 0.5\nTraining 5 epochs, lr: 0.001\n")
+    assert recs == [] and r.records == 0
 
 
 def test_cyclegan_loss_log_generator_objective_and_epoch_length():

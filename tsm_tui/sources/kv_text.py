@@ -472,8 +472,13 @@ class KeyValueTextReader(LineGroups, LineReader):
         if step is None:
             self.skip("step out of range")
             return []
+        last, n, other = self._last_step, self.records, self.other_lines
         got = self._with_step(line, m, step)
-        if not got:
+        if not any(r.loss is not None or r.val_loss is not None for r in got):
+            # no loss: prose ("Test 1: passed, time: 0.5s"), not a phase's record
+            self._last_step, self._own_steps, self.records, self.other_lines = last, self._own_steps - len(got), n, other
+            self._grp = None
+            self._ctx_sync()
             return None
         self._no_template = True
         if m.group(1)[:2].lower() == "tr":
