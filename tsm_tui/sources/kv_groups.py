@@ -169,9 +169,10 @@ class LineGroups:
         """A batch counter alone on its line after an epoch header: a step (the epoch's
         offset plus the counter, ``_epoch_step``) whose metrics follow."""
         m = BATCH_HEADER.match(line)
-        if m is None:
+        carry = self._carry
+        if m is None or carry is None:
             return False
-        e, epochs = self._carry
+        e, epochs = carry
         n = int64(m.group(1))
         per = int64(m.group(2)) if m.group(2) else None
         step = self._epoch_step(e, epochs, n, per) if n is not None else None
