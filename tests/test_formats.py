@@ -701,7 +701,9 @@ def test_epoch_summary_after_step_lines_is_not_a_step(tmp_path):
                                                            if s % 50 == 0 else "") for s in range(1, 151))
     by_line, by_chunk, _ = _both_paths(write(tmp_path, "train.log", text))
     for recs in (by_line, by_chunk):
-        assert [r.step for r in recs] == list(range(1, 151))
+        assert [r.step for r in recs if r.loss is not None] == list(range(1, 151))
+        # its validation loss (a step-less line with a validation loss alone) is at the last step read
+        assert [(r.step, r.val_loss) for r in recs if r.loss is None] == [(50, 1.95), (100, 1.9), (150, 1.85)]
 
 
 def test_detectron2_total_loss_is_the_loss(tmp_path):

@@ -20,6 +20,7 @@ from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.fields import (
     describe_objective,
     field_for,
+    key_roles,
     loss_role,
     objective,
     overflowed,
@@ -314,7 +315,7 @@ class LineReader:
                 plan = self.objective_plan(tuple(extra))
             if plan is not None:
                 how, keys = plan
-                if how == "actor":
+                if how == "actor" or how == "gen":
                     rec.loss = extra.pop(keys[0])
                 else:
                     x = extra[keys[0]]
@@ -363,11 +364,7 @@ class LineReader:
         ``fields.objective``), remembered per key set. The first choice holds for the
         whole file: a later record lacking one of its keys gets none (a partial sum
         would read as a drop), one with more keys still uses it."""
-        roles = {}
-        for k in keys:
-            r = loss_role(k)
-            if r is not None:
-                roles[k] = r
+        roles = key_roles(keys)
         plan = objective(roles)
         if plan is not None:
             if self.objective is None:

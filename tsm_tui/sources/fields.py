@@ -20,6 +20,9 @@ ALIASES = {
     "reduced_train_loss": "loss", "train/ce_loss": "loss", "training_loss": "loss", "train/lm_loss": "loss",
     "train_lm_loss": "loss", "loss_step": "loss", "train/loss_step": "loss",
     "loss_total": "loss", "train/total_loss": "loss", "train/loss_total": "loss", "loss/total": "loss",
+    # the loss over the logging interval, as printed (PointNet++ "mean loss: 2.89"): the training loss
+    # when the record has no plain "loss" (a plain one is read first: fields.MEAN_LOSS, total_over)
+    "mean_loss": "loss", "avg_loss": "loss", "average_loss": "loss", "running_loss": "loss",
     # TensorBoard tags: Keras (epoch_/batch_), Megatron-LM, torchtitan, NeMo
     "epoch_loss": "loss", "batch_loss": "loss", "lm_loss_training/lm_loss": "loss",
     "loss_metrics/global_avg_loss": "loss", "train/reduced_train_loss": "loss",
@@ -30,12 +33,16 @@ ALIASES = {
     "val/loss": "val_loss", "eval/loss": "val_loss", "valid_loss": "val_loss", "val_loss_epoch": "val_loss",
     "test_loss": "val_loss", "lm_loss_validation": "val_loss", "lm_loss_validation/lm_loss_validation": "val_loss",
     "epoch_val_loss": "val_loss", "lm_loss_value": "val_loss", "eval/lm_loss": "val_loss", "val/lm_loss": "val_loss",
+    "eval_mean_loss": "val_loss", "val_mean_loss": "val_loss", "test_mean_loss": "val_loss", "eval_avg_loss": "val_loss",
+    "val_avg_loss": "val_loss", "test_avg_loss": "val_loss",
     # gradient norm
     "grad_norm": "grad_norm", "gnorm": "grad_norm", "total_grad_norm": "grad_norm", "norm": "grad_norm",
     "optim/total_grad_norm": "grad_norm", "l2_norm/grad/global": "grad_norm", "train/grad_norm": "grad_norm",
     "grad_norm_total": "grad_norm", "gradient_norm": "grad_norm", "grad_l2_norm": "grad_norm",
     "grad_2.0_norm_total": "grad_norm", "grad_norm/total": "grad_norm", "train/gradient_norm": "grad_norm",
     "grad_2.0_norm/total": "grad_norm", "train/grad_2.0_norm_total": "grad_norm",
+    # a bare "grad" beside a step's loss is its norm (a custom trainer's "| loss 1.47 | lr 1.8e-04 | grad 0.075 |")
+    "grad": "grad_norm",
     # learning rate
     "lr": "lr", "learning_rate": "lr", "train/learning_rate": "lr", "optim/lr": "lr", "train/lr": "lr",
     "lr_abs": "lr", "lr-adam": "lr", "optim/learning_rate_group0": "lr", "current_lr": "lr", "cur_lr": "lr",
@@ -96,11 +103,17 @@ def normalise(key: str) -> str:
 #: when a record logs a total beside one (Knover: ``lm_loss: 2.1, bow_loss: 3.0, loss: 5.1``),
 #: the total is the loss whatever their order; alone (Megatron's ``lm loss``) it is the loss
 PART_LOSS = frozenset({"lm_loss", "train/lm_loss", "train_lm_loss", "train/ce_loss", "train/crossentropyloss"})
+#: a mean of the loss over the logging interval: the loss only when no plain one is logged
+MEAN_LOSS = frozenset({"mean_loss", "avg_loss", "average_loss", "running_loss"})
 
 
 def total_over(new: str, old: str) -> bool:
-    """Both keys feed the loss: does ``new`` take the place of ``old`` (a total over a term)?"""
-    return normalise(old) in PART_LOSS and normalise(new) not in PART_LOSS
+    """Both keys feed the loss: does ``new`` take the place of ``old`` (a total over a term,
+    the step's own loss over an interval's mean)?"""
+    o, n = normalise(old), normalise(new)
+    if o in MEAN_LOSS:
+        return n not in MEAN_LOSS and n not in PART_LOSS
+    return o in PART_LOSS and n not in PART_LOSS and n not in MEAN_LOSS
 
 
 def field_for(key: str) -> str | None:
@@ -185,6 +198,19 @@ _SEP = re.compile(r"[/_.]")
 _FILLER = frozenset({"train", "training", "tr", "loss", "losses", "ppo", "rlhf", ""})
 
 
+#: loss names that carry no "loss" word (issue 26): BasicSR's ``l_`` prefix (``l_pix``, ``l_mos``,
+#: ``l_g_gan``, ``l_d_real``), a loss function's name (GluonCV ``CrossEntropy=``, ``SmoothL1=``,
+#: ``RPN_SmoothL1``); camelCase is split first (``ObjLoss`` is ``obj_loss``)
+_LOSS_FN = re.compile(r"(?:^|[/_.])(?:cross_?entropy|smooth_?l1|nll|bce)$")
+_NAMED_LOSS = re.compile(r"^l_(?:[a-z]{2}|[gd]_[a-z])|" + _LOSS_FN.pattern)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _key(key: str) -> str:
+    """``normalise`` with camelCase split (``SmoothL1`` -> ``smooth_l1``, ``ObjLoss`` -> ``obj_loss``)."""
+    return normalise(_CAMEL.sub("_", key)) if not key.islower() else normalise(key)
+
+
 def loss_role(key: str) -> str | None:
     """What a loss-like key is, for the objective rule and the per-term checks:
     ``"actor"``, ``"model"`` (another model's loss), ``"term"`` (a term of the objective),
@@ -194,17 +220,85 @@ def loss_role(key: str) -> str | None:
         return "actor"
     if _YOLO10_TERM.match(k):
         return "term"
-    if k in ALIASES or k in STEP_KEYS or not _TERM.search(k) or _NOT_TERM.search(k):
+    if k in ALIASES or k in STEP_KEYS:
+        return None
+    if not _TERM.search(k):
+        k = _key(key)
+        if k in ALIASES or not (_TERM.search(k) or _NAMED_LOSS.search(k)):
+            return None
+    if _NOT_TERM.search(_LOSS_FN.sub("_loss", k)):  # ("smooth_l1" is a loss's name, not a smoothed one)
         return None
     if "/" in k and ALIASES.get(k.rsplit("/", 1)[1]) in ("loss", "val_loss"):
         return None  # a statistic of the loss ("MovingWindowQuotient/train_loss", "ema/loss")
     words = [w for w in _SEP.split(k) if w not in _FILLER]
+    if words[:1] == ["l"]:
+        words = words[1:]  # (BasicSR's l_ prefix)
     if not words:
         return None  # a bare "loss" / "train/loss" not in ALIASES: a total
     if any(w in MODEL_WORDS for w in words):
         return "model"
     return "term"
 
+
+# -- a GAN's two models (issue 26) --------------------------------------------------------------
+# A GAN log prints the generator's and the discriminator's losses (CycleGAN ``D_A: .. G_A: ..
+# cycle_A: .. idt_A: ..``, pix2pix ``G_GAN G_L1 D_real D_fake``, DCGAN ``Loss_D Loss_G``, BasicSR
+# ``l_g_pix l_g_gan l_d_real``, a custom ``loss_G``). The rule: the objective is the generator's
+# loss - its total when one is logged (``G``, ``loss_G``, ``g_loss``, ``errG``), else the sum of
+# the generator's terms (``G_*`` keys, the record's other loss terms, and CycleGAN's ``cycle_*`` /
+# ``idt_*`` terms, which its generator adds); the discriminator's keys are another model's
+# losses (checked apart, never summed). A record is a GAN's when it has a generator key and a
+# discriminator key, or a generator key that says "loss" (``loss_G``).
+_GEN_WORDS = frozenset({"g", "gen", "generator", "netg"})
+_DISC_WORDS = frozenset({"d", "dis", "disc", "discriminator", "netd"})
+_GAN_FILLER = frozenset({"loss", "losses", "l", "err", "train", "training", "total", ""})
+_GAN_SEP = re.compile(r"[/_.()]")
+_GEN_TERMS = ("cycle", "idt", "identity")
+
+
+def _gan_side(key: str) -> tuple[str, bool, bool] | None:
+    """("g" / "d", is the side's total, says loss) for a GAN key, else None."""
+    k = _key(key)
+    low = k.replace("_", "")
+    if low in ("errg", "errd"):
+        return low[-1], True, True
+    words = [w for w in _GAN_SEP.split(k) if w]
+    rest = [w for w in words if w not in _GAN_FILLER]
+    if not rest or len(words) > 5 or _NOT_TERM.search(k):
+        return None  # (g_norm, d_lr, g_step: not a loss)
+    side = "g" if rest[0] in _GEN_WORDS else "d" if rest[0] in _DISC_WORDS else None
+    if side is None:
+        return None
+    lossy = len(rest) < len(words) and any(w in ("loss", "losses", "l", "err") for w in words)
+    return side, len(rest) == 1, lossy
+
+
+def key_roles(keys) -> dict[str, str]:
+    """The loss roles of a record's extra keys (``loss_role`` per key), a GAN's recognised on the
+    record: its generator's keys get ``"gen"`` (the total) or ``"gen_term"``, its discriminator's
+    ``"model"``."""
+    roles = {}
+    sides = {}
+    for k in keys:
+        r = loss_role(k)
+        if r is not None:
+            roles[k] = r
+        g = _gan_side(k)
+        if g is not None:
+            sides[k] = g
+    gen = [k for k, g in sides.items() if g[0] == "g"]
+    if not gen or not (any(g[0] == "d" for g in sides.values()) or any(sides[k][2] for k in gen)):
+        return roles
+    total = next((k for k in gen if sides[k][1]), None)
+    for k, g in sides.items():
+        roles[k] = "model" if g[0] == "d" else "gen" if k == total else "gen_term"
+    if total is None:
+        for k in keys:
+            if k in sides:
+                continue
+            if roles.get(k) == "term" or (k not in roles and _key(k).split("_")[0] in _GEN_TERMS):
+                roles[k] = "gen_term"
+    return roles
 
 def objective(roles: dict[str, str]) -> tuple[str, tuple[str, ...]] | None:
     """The objective of a record without a total loss, from its loss keys' roles (in the
@@ -213,6 +307,12 @@ def objective(roles: dict[str, str]) -> tuple[str, tuple[str, ...]] | None:
     actor = [k for k, r in roles.items() if r == "actor"]
     if actor:
         return "actor", (actor[0],)
+    gen = [k for k, r in roles.items() if r == "gen"]
+    if gen:
+        return "gen", (gen[0],)
+    gen = [k for k, r in roles.items() if r == "gen_term"]
+    if gen:
+        return "gen_sum", tuple(gen)
     terms = tuple(k for k, r in roles.items() if r == "term")
     if len(terms) > 1:
         return "sum", terms
@@ -228,6 +328,11 @@ def describe_objective(how: str, keys: tuple[str, ...], others: list[str]) -> st
         return f"{keys[0]} (the actor's loss: no total logged){also}"
     if how == "sum":
         return f"sum of {' + '.join(keys)} (no total logged){also}"
+    if how == "gen":
+        return f"{keys[0]} (a GAN's generator loss: no total logged; the discriminator's checked apart){also}"
+    if how == "gen_sum":
+        return (f"sum of {' + '.join(keys)} (a GAN's generator terms: no total logged; the discriminator's "
+                f"checked apart){also}")
     if how == "only":
         return f"{keys[0]} (the only training loss logged){also}"
     return f"{keys[0]} (the logged total){also}"

@@ -47,7 +47,11 @@ from tsm_tui.sources.fields import loss_role
 MAX_GROUP_LINES = 32  # continuation lines in one group (a header followed by a long listing: closed there)
 MAX_GROUP_PAIRS = 256  # named numbers kept per group or table (memory stays bounded; ours)
 # an epoch header alone on its line: "Epoch 2/5", "Epoch [2/5]", "=== Epoch 2/5 ==="
-EPOCH_HEADER = re.compile(r"^\W*+epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?\W*+$", re.I)
+# (or with no total: PointNet++'s "**** EPOCH 000 ****")
+EPOCH_HEADER = re.compile(r"^\W*+epoch\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\]?\W*+$", re.I)
+# a batch counter alone on its line, within the epoch of the last header: PointNet++'s
+# " ---- batch: 050 ----" (then "mean loss: 2.89" / "accuracy: 0.28" on the next lines)
+BATCH_HEADER = re.compile(r"^\W*+batch\s*+[:=]?\s*+(\d++)(?:\s*+/\s*+(\d++))?\W*+$", re.I)
 # an evaluation starts: a line naming it with no digit (a header)
 EVAL_BEGIN = re.compile(r"^\W*+(?:eval(?:uat\w*+)?|validat\w*+|valid|testing|test)\b[^\d\n]*+$", re.I)
 # ... and ends
@@ -150,7 +154,7 @@ class LineGroups:
         m = EPOCH_HEADER.match(line)
         if m is None:
             return False
-        e, total = int64(m.group(1)), int64(m.group(2))
+        e, total = int64(m.group(1)), int64(m.group(2)) if m.group(2) else None
         if e is None:
             self.skip("step out of range")
             return True
@@ -159,6 +163,24 @@ class LineGroups:
         self._evalsec = None
         if not self._named_steps():  # a per-epoch log: the epoch is the step of what follows
             self._grp = [e, [], [], total]
+        return True
+
+    def _batch_header(self, line: str) -> bool:
+        """A batch counter alone on its line after an epoch header: a step (the epoch's
+        offset plus the counter, ``_epoch_step``) whose metrics follow."""
+        m = BATCH_HEADER.match(line)
+        carry = self._carry
+        if m is None or carry is None:
+            return False
+        e, epochs = carry
+        n = int64(m.group(1))
+        per = int64(m.group(2)) if m.group(2) else None
+        step = self._epoch_step(e, epochs, n, per) if n is not None else None
+        if step is None:
+            self.skip("step out of range")
+            return True
+        self._evalsec = None
+        self._open_group(step, [("epoch", str(e))])
         return True
 
     def _eval_header(self, line: str) -> bool:

@@ -26,7 +26,7 @@ from tsm_tui.core.numbers import MAX_INT, int64
 from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.fields import normalise
-from tsm_tui.sources.kv_groups import LineGroups
+from tsm_tui.sources.kv_groups import BATCH_HEADER, LineGroups
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
 
 # Every regex here must stay linear in the line's length (issue 20: "s:5 trl:" + 16k
@@ -42,7 +42,8 @@ WORD = r"[A-Za-z_][\w./\-]*+(?:\([\w/%]+\))?"
 # a key starts at a letter that no word character, '.', '/' or '-' precedes: a key
 # never starts inside another (each start position of "a-a-a-...=x" used to run
 # to the line's end: quadratic, a 1 MiB line of them took minutes)
-PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w.])")
+# (a clock is no number: "eta: 2:32:53", "time: 0:01:23" name none)
+PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w.]|:\d)")
 # a dict repr: 'key': value
 # (transformers >= 5 prints the values as strings: {'loss': '5.381', ...})
 DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
@@ -71,23 +72,47 @@ STEP = re.compile(r"(?<![\w/])(?:iteration|iter|step|it|s)(?:\s*+[:=]\s*+|(?=[^\
 # word, every run is possessive, and the counter needs its "/total".
 EPOCH_COUNTER = re.compile(
     r"(?<![\w/])(?:epoch(?:\(train\))?|train:)\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\]?"
-    r"[\s,|:\-\]]*+(?:(step|iter(?:ation)?|batch|it)\b\s*+[:=]?\s*+)?\[?\s*+(\d++)\s*+/\s*+(\d++)(?![\d.])",
+    r"[\s,|:\-\]]*+(?:(step|iter(?:ation)?|batch|it)\b\s*+[:=]?\s*+)?[\[(]?\s*+(\d++)\s*+/\s*+(\d++)(?![\d.])",
     re.I)
+# the same with a bracketed epoch and no word (a custom trainer's "  [3/100] batch 50/5305 loss=-68.4"):
+# groups as EPOCH_COUNTER's; the counter's word is required here
+BRACKET_COUNTER = re.compile(
+    r"(?<![\w/])\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]\s*+(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
+    r"(\d++)\s*+/\s*+(\d++)(?![\d.])", re.I)
 # an epoch and a counter with no total: "Epoch: [1], step: [100], lr: ..." (PaddleNLP's
 # logger), "Epoch 2 Step 300 loss 1.2"; whether the counter starts again at each epoch is
 # seen at the first change of epoch, and its epoch's length is then the counter's last
 # value (``_epoch_step``). Linear as EPOCH_COUNTER.
 EPOCH_STEP = re.compile(
-    r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?[\s,|:\-]*+(step|iter(?:ation)?|batch|it)\b\s*+[:=]?\s*+"
-    r"\[?\s*+(\d++)\s*+\]?(?![\d./])", re.I)
+    r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?[\s,|:\-\[]*+(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
+    r"\[?\s*+(\d{1,3}(?:,\d{3})++|\d++)\s*+\]?(?![\d./])", re.I)
+# ... or two bracketed numbers with no word: SwAV / DINO-style "Epoch: [3][50]\tLoss 4.2 (4.3)"
+# (groups as EPOCH_STEP's, the word empty)
+EPOCH_BRACKETS = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[\s*+(\d++)\s*+\]()\s*+\[\s*+(\d++)\s*+\](?!\s*+/)", re.I)
+# a counter after a phase word (DGCNN-style "Train 12, loss: 0.41, train acc: 0.9" / "Test 12, loss: 0.5"):
+# the counter is the step; a test / validation phase's loss is a validation loss
+PHASE_COUNTER = re.compile(r"(?<![\w/])(train(?:ing)?|test|val|valid(?:ation)?|eval)\s++(\d++)\s*+[,:|]\s*+(?=[A-Za-z])", re.I)
 # mmengine's iteration-based runs: "Iter(train) [ 100/1000]  lr: ...  loss: ..."
 ITER_COUNTER = re.compile(r"(?<![\w/])iter\((?:train)\)\s*+\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]", re.I)
-_EPOCH_HINT = re.compile(r"(?i)epoch|train:|iter\(")
+_EPOCH_HINT = re.compile(r"(?i)epoch|train:|iter\(|\d\s*+\]\s*+(?:step|iter|batch|it)")
 # an epoch with its total and no counter, the only step a per-epoch log has:
 # "Epoch 3/120, loss=0.41, val_loss=0.45" (read so while the file has shown no other step)
 EPOCH_ONLY = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I)
 # torchtune's progress bar: "<epoch>|<global step>|Loss: <loss>:  0%|...| 5/1617 [...]"
 TORCHTUNE_BAR = re.compile(rf"^\s*+(\d{{1,9}})\|(\d++)\|Loss:\s*+({NUM})")
+# a "| name value |" field of a pipe-separated line (a custom trainer's "step 47700 | loss 1.4684 | lr
+# 1.79e-04 | grad 0.075 | 113.4k tok/s"): a name of up to three words and a number, nothing else
+PIPE_FIELD = re.compile(rf"\s*+([A-Za-z_][\w./\-]*+(?: [A-Za-z_][\w./\-]*+){{0,2}})\s++({NUM})\s*+")
+# BasicSR's logger prints the LR of each param group as a tuple: "lr:(2.999e-05,)" (the first group's is the LR)
+LR_TUPLE = re.compile(rf"(?<![\w./\-])(lr|learning[ _]rate)\s*+[:=]\s*+\(\s*+({NUM})\s*+,")
+# a tqdm bar's count before its time bracket, and the rate that ends the bracket's fixed part
+# ("Training progress:  10%|█   | 3000/30000 [00:37<05:33, 80.96it/s, Loss=0.0360670]")
+BAR_COUNT = re.compile(r"(?<![\d/])(\d++)/(\d++)\s*+$")
+BAR_RATE = re.compile(r"(?:it|s)/(?:s|it),\s*+")
+BAR_EPOCH = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+(\d++)", re.I)
+#: repeated step-less lines of named numbers needed before they are records (ours: a summary
+#: line or a config echo printed once or twice is no training log)
+STEPLESS_MIN = 3
 # key<TAB>value<TAB>key<TAB>value ... (a name, then a number)
 _TAB_KEY = re.compile(r"[A-Za-z_][\w./\- ]*+")
 _NUM_FULL = re.compile(NUM)
@@ -186,6 +211,8 @@ class KeyValueTextReader(LineGroups, LineReader):
         m = STEP.search(line)
         if m is None and _EPOCH_HINT.search(line):
             m = EPOCH_COUNTER.search(line) or ITER_COUNTER.search(line) or EPOCH_ONLY.search(line)
+        if m is None and "atch" in line:
+            m = BATCH_HEADER.match(line)
         return m
 
     def _cont_pairs(self, line: str) -> list:
@@ -227,13 +254,17 @@ class KeyValueTextReader(LineGroups, LineReader):
             t = TORCHTUNE_BAR.match(line)
             if t is not None:
                 return self._bar_step(t)
+        if "/s," in line or "/it," in line:
+            got = self._bar_postfix(line)
+            if got is not None:
+                return got
         if _EPOCH_HINT.search(line):
             got = self._epoch_line(line)
             if got is not None:
                 return got
         m = STEP.search(line)
         if m is None:
-            if self._eval_header(line):
+            if self._eval_header(line) or (self._carry is not None and "atch" in line and self._batch_header(line)):
                 return []
             rec = self._named_step(line)
             if rec is not None:
@@ -241,6 +272,9 @@ class KeyValueTextReader(LineGroups, LineReader):
             got = self._info(line)
             if got:
                 return got  # (a flavour's own step-less record: llm.c's "val loss X")
+            got = self._stepless(line)
+            if got is not None:
+                return got
             self.other_lines += 1
             return []
         step = int64(m.group(1).replace(",", ""))
@@ -291,6 +325,10 @@ class KeyValueTextReader(LineGroups, LineReader):
         """The record of a line whose step ``m`` matched: its other pairs are the metrics."""
         rest = line[: m.start()] + " " + line[m.end():]
         pairs = (pairs or []) + PAIR.findall(rest)
+        if rest.count("|") >= 2:
+            pairs += _pipe_pairs(rest)
+        if ":(" in rest or "=(" in rest:
+            pairs += LR_TUPLE.findall(rest)
         if not rest.isascii() or _SPACED_HINT.search(rest.lower()):
             pairs += SPACED.findall(rest)
         if "ms" in rest:
@@ -335,6 +373,128 @@ class KeyValueTextReader(LineGroups, LineReader):
         rec = self.build([("loss", t.group(3)), ("epoch", t.group(1))], step=step)
         return [rec] if rec is not None else []
 
+    def _bar_postfix(self, line: str) -> list[StepRecord] | None:
+        """A tqdm bar whose postfix holds metrics (``| 3000/30000 [00:37<05:33, 80.96it/s,
+        Loss=0.0360670]``): a record at the bar's count (an epoch named before the bar makes
+        it a counter within the epoch); the bar's own numbers (percent, times, rate) are not
+        metrics; a redraw at the same count is the same step (not read again)."""
+        i = line.rfind(" [")
+        if i < 0:
+            return None
+        r = BAR_RATE.search(line, i)
+        c = BAR_COUNT.search(line, 0, i)
+        j = line.rfind("]")
+        if r is None or c is None or j < r.end():
+            return None
+        pairs = PAIR.findall(line, r.end(), j)
+        if not pairs:
+            return None
+        n, total = int64(c.group(1)), int64(c.group(2))
+        if n is None or total is None:
+            self.skip("step out of range")
+            return []
+        self._no_template = True
+        if n == self.__dict__.get("_bar_n"):
+            self.other_lines += 1
+            return []
+        self._bar_n = n
+        e = BAR_EPOCH.search(line, 0, c.start())
+        if e is not None:
+            step = self._epoch_step(int(e.group(1)), None, n, total)
+            if step is None:
+                self.skip("step out of range")
+                return []
+            pairs.append(("epoch", e.group(1)))
+        else:
+            step = n
+            self.run_info.setdefault("total_steps", total)
+        rec = self.build(pairs, step=step)
+        if rec is None:
+            self.other_lines += 1
+            return []
+        self._own_steps += 1
+        return [rec]
+
+    def _stepless(self, line: str) -> list[StepRecord] | None:
+        """A line without a step of its own (none of the above): a phase word and its counter
+        (``Train 12, loss: 0.41``: the step; a test / validation phase's loss is a validation
+        loss); a validation loss alone (``Validation loss: 1.99 | si_sdr: -2.25``) at the last
+        step read; or, in a log that names no step anywhere, a line of named numbers with a loss
+        (``LR: 0.000200, Acc: 59.3750, Loss: 0.8672``) once its names have come on STEPLESS_MIN
+        lines: its order is its step (``step_source``)."""
+        m = PHASE_COUNTER.search(line)
+        if m is not None and m.start() <= HEADER_PREFIX:
+            return self._phase_record(line, m)
+        if "oss" not in line and "OSS" not in line:
+            return None
+        pairs = PAIR.findall(line)
+        if not pairs:
+            return None
+        fields = [self.field(k) for k, _ in pairs]
+        if "val_loss" in fields and "loss" not in fields:
+            if self.records == 0 or self._last_step < 0:
+                return None
+            rec = self.build(pairs, step=self._last_step)
+            if rec is None:
+                return None
+            self._no_template = True
+            return [StepRecord(rec.step, val_loss=rec.val_loss, source=rec.source)] if rec.val_loss is not None else []
+        if "loss" not in fields or len(pairs) < 2 or self.records != self.__dict__.get("_sl_n", 0) \
+                or not _only_pairs(line):
+            return None
+        self._no_template = True
+        keys = tuple(k for k, _ in pairs)
+        seen = self.__dict__.get("_sl_seen")
+        if seen is None:
+            seen = self._sl_seen = {}
+            self._sl_held = []
+        cnt = seen.get(keys, 0) + 1
+        if len(seen) < 64 or keys in seen:
+            seen[keys] = cnt
+        if cnt < STEPLESS_MIN:
+            self._sl_held.append(pairs)  # (at most STEPLESS_MIN - 1 per key set, 64 key sets)
+            self.other_lines += 1
+            return []
+        held = [p for p in self._sl_held if tuple(k for k, _ in p) == keys] if cnt == STEPLESS_MIN else []
+        if held:
+            self._sl_held = [p for p in self._sl_held if tuple(k for k, _ in p) != keys]
+            self.other_lines -= len(held)
+        out = []
+        for p in held + [pairs]:
+            rec = self.build(p)
+            if rec is not None:
+                out.append(rec)
+        self._sl_n = self.records
+        return out
+
+    def _phase_record(self, line: str, m) -> list[StepRecord] | None:
+        step = int64(m.group(2))
+        if step is None:
+            self.skip("step out of range")
+            return []
+        last, n, other = self._last_step, self.records, self.other_lines
+        got = self._with_step(line, m, step)
+        if not any(r.loss is not None or r.val_loss is not None for r in got):
+            # no loss: prose ("Test 1: passed, time: 0.5s"), not a phase's record
+            self._last_step, self._own_steps, self.records, self.other_lines = last, self._own_steps - len(got), n, other
+            self._grp = None
+            self._ctx_sync()
+            return None
+        self._no_template = True
+        if m.group(1)[:2].lower() == "tr":
+            return got
+        self._own_steps -= len(got)
+        return [StepRecord(r.step, val_loss=r.val_loss if r.val_loss is not None else r.loss, source=r.source)
+                for r in got if r.val_loss is not None or r.loss is not None]
+
+    def describe(self) -> dict:
+        """How the steps were taken when no line named one (``step_source``)."""
+        d = super().describe()
+        if self.__dict__.get("_sl_n"):
+            d["step_source"] = ("line order: the log's lines of named numbers name no step "
+                                f"(the n-th such line is step n; read once {STEPLESS_MIN} lines name the same numbers)")
+        return d
+
     def _epoch_only(self, line: str) -> list[StepRecord] | None:
         """``Epoch 3/120, loss=0.41``: the epoch is the step, its total the planned
         steps, while no line of the file has named a step of its own."""
@@ -360,11 +520,11 @@ class KeyValueTextReader(LineGroups, LineReader):
         epoch to the lines after it (kv_groups.py)."""
         if self._epoch_header(line):
             return []
-        m = EPOCH_COUNTER.search(line)
+        m = EPOCH_COUNTER.search(line) or BRACKET_COUNTER.search(line)
         if m is None:
             m = ITER_COUNTER.search(line)
             if m is None:
-                s = EPOCH_STEP.search(line)
+                s = EPOCH_STEP.search(line) or EPOCH_BRACKETS.search(line)
                 return self._epoch_only(line) if s is None else self._epoch_counter(line, s)
             step = int64(m.group(1))
             if step is None:
@@ -391,7 +551,7 @@ class KeyValueTextReader(LineGroups, LineReader):
 
     def _epoch_counter(self, line: str, m) -> list[StepRecord]:
         """A line whose step is an epoch and a counter with no total (EPOCH_STEP)."""
-        e, n = int64(m.group(1)), int64(m.group(3))
+        e, n = int64(m.group(1)), int64(m.group(3).replace(",", ""))  # ("iter: 1,000": BasicSR)
         if e is None or n is None:
             self.skip("step out of range")
             return []
@@ -422,7 +582,13 @@ class KeyValueTextReader(LineGroups, LineReader):
                 st[5] = st[2] if n != st[2] else st[5]
             elif self.__dict__.get("_ep_per") is None:
                 gap = st[2] - st[5] if st[5] is not None and st[2] > st[5] else 1
-                self._ep_per = st[2] + (gap if st[4] == 0 else 0)
+                if 0 <= n < gap and n != st[4]:
+                    # the new epoch's first counter is not the first epoch's: the log prints every
+                    # ``gap`` steps of a counter that runs on across epochs (CycleGAN's "iters: 48" after
+                    # "iters: 1400" at gap 100): the epoch is last + gap - first new counter long
+                    self._ep_per = st[2] + gap - n
+                else:
+                    self._ep_per = st[2] + (gap if st[4] == 0 else 0)
             per = self.__dict__.get("_ep_per") or 0
         st[1], st[2] = e, n
         if st[3] == "epoch":
@@ -675,6 +841,25 @@ def _is_header(line: str, m) -> bool:
         return True
     tail = _UNITS.sub(" ", PAIR.sub(" ", tail))
     return not any(c.isalpha() for c in tail)
+
+
+def _pipe_pairs(rest: str) -> list[tuple[str, str]]:
+    """The ``| name value |`` fields of a pipe-separated line."""
+    out = []
+    for part in rest.split("|"):
+        m = PIPE_FIELD.fullmatch(part)
+        if m is not None:
+            out.append((m.group(1), m.group(2)))
+    return out
+
+
+# what a line of named numbers holds besides them: separators
+_SEPARATORS = re.compile(r"[\s,;|\-\[\]()]*+")
+
+
+def _only_pairs(line: str) -> bool:
+    """The line is named numbers and separators only (not prose, not a logger's message)."""
+    return _SEPARATORS.fullmatch(PAIR.sub("", line)) is not None
 
 
 def _step_times(rest: str) -> list[tuple[str, str]]:

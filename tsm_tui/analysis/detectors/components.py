@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, Severity, Status, StepRecord
-from tsm_tui.sources.fields import loss_role
+from tsm_tui.sources.fields import key_roles
 
 MAX_TERMS = 16  # terms checked per run (a log with hundreds of *_loss keys: the first 16; ours)
 PREFIX = "Loss component "
@@ -29,22 +29,21 @@ _CONTEXT = ("lr", "grad_norm", "loss_scale")  # what the spike rule reads beside
 
 
 class _Roles:
-    """``loss_role`` per key, remembered (a log has a few key sets, read many times)."""
+    """The loss terms of a record's key set (``fields.key_roles``: per key, a GAN's
+    generator and discriminator keys recognised on the record), remembered (a log has
+    a few key sets, read many times)."""
 
     def __init__(self) -> None:
-        self._roles: dict[str, bool] = {}
+        self._sets: dict[tuple, list[str]] = {}
 
     def terms(self, keys) -> list[str]:
-        out = []
-        roles = self._roles
-        for k in keys:
-            t = roles.get(k)
-            if t is None:
-                if len(roles) >= 4096:
-                    roles.clear()
-                t = roles[k] = loss_role(k) is not None
-            if t:
-                out.append(k)
+        ks = tuple(keys)
+        out = self._sets.get(ks)
+        if out is None:
+            if len(self._sets) >= 4096:
+                self._sets.clear()
+            roles = key_roles(ks)
+            out = self._sets[ks] = [k for k in ks if k in roles]
         return out
 
 
@@ -62,7 +61,9 @@ def nonfinite_terms(extra: dict | None) -> list[tuple[str, float]]:
     if not extra:
         return []
     bad = [k for k, v in extra.items() if not math.isfinite(v)]
-    return [(k, extra[k]) for k in loss_terms(bad)] if bad else []
+    if not bad:
+        return []
+    return [(k, extra[k]) for k in loss_terms(extra) if k in bad]  # (the record's keys: a GAN's are told on all)
 
 
 class Components:
