@@ -3,7 +3,6 @@ synthetic logs. Async bodies run under asyncio.run (no pytest-asyncio here)."""
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
 import time
@@ -17,6 +16,9 @@ from tsm_tui.cli import parse
 from tsm_tui.analysis.engine import analyze, open_run
 from tsm_tui.sources.feed import Feed, ReplayFeed
 from tsm_tui.analysis.session import Session
+
+from helpers.tui import run, screen_lines, wait_loaded
+from helpers.wait import pilot_until
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_runs"
@@ -62,24 +64,8 @@ def make_app(path, feed: Feed | None = None, argv: tuple = (), **kw) -> TsmApp:
     return TsmApp(session, feed, path=run.path, root=run.root, **kw)
 
 
-async def wait_loaded(pilot, app: TsmApp, timeout: float = 10.0) -> None:
-    t0 = time.monotonic()
-    while not app.loaded and time.monotonic() - t0 < timeout:
-        await pilot.pause(0.05)
-    assert app.loaded, "the run did not load"
-    await pilot.pause()
-
-
-def screen_lines(app: TsmApp) -> list[str]:
-    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
-
-
 def raw_segments(app: TsmApp) -> str:
     return "".join(seg.text for strip in app.screen._compositor.render_strips() for seg in strip)
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 # ------------------------------------------------------------------ checks
@@ -337,10 +323,7 @@ def test_live_tail_shows_new_spike_within_a_second(tmp_path):
         app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]))
         assert app.mode == "live"
         async with app.run_test(size=(160, 48)) as pilot:  # a big plot: built in a thread worker
-            t0 = time.monotonic()
-            while app._last_step() != 200 and time.monotonic() - t0 < 5:
-                await pilot.pause(0.05)
-            assert app._last_step() == 200
+            await pilot_until(pilot, lambda: app._last_step() == 200, 5, "step 200 read")
             assert not any(a.check == "loss_spike" for a in app.query_one(AlertList).alerts)
             with open(log, "a") as f:
                 f.write("".join(lines[200:310]))
@@ -376,9 +359,7 @@ def test_replay_plays_back_and_demo_data_is_bundled():
             await pilot.pause(0.6)
             mid = app._last_step()
             assert mid is not None and mid < 1500  # playing, not loaded at once
-            t0 = time.monotonic()
-            while not app.loaded and time.monotonic() - t0 < 10:
-                await pilot.pause(0.1)
+            await pilot_until(pilot, lambda: app.loaded, 10, "the replay's end", fail=False)
             await pilot.pause(0.2)  # the end's repaint reaches the screen (under load it had not yet)
             assert app._last_step() == 1500
             assert app.check_statuses()["loss_spike"] in ("WARN", "FAIL")
@@ -420,9 +401,7 @@ def test_live_dashboard_ages_from_when_the_run_wrote(tmp_path):
         app = TsmApp.from_options(parse([str(tmp_path / name), "--no-bell"]))
         assert app.mode == "live"
         async with app.run_test(size=(100, 30)) as pilot:
-            t0 = time.monotonic()
-            while app._last_step() != 400 and time.monotonic() - t0 < 10:
-                await pilot.pause(0.05)
+            await pilot_until(pilot, lambda: app._last_step() == 400, 10, fail=False)
             await pilot.pause(0.3)
             app._update_status(app.clock())
             await pilot.pause(0.2)

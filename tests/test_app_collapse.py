@@ -4,7 +4,6 @@ report's verdict, on the four sample_runs/generations runs (pilot tests)."""
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ except Exception as e:  # pragma: no cover - the app is another engineer's, may 
 
 from tsm_tui.analysis.engine import analyze, open_run
 from tsm_tui.analysis.session import Session
+from helpers.tui import wait_loaded
 
 GEN = Path(__file__).resolve().parent.parent / "sample_runs" / "generations"
 
@@ -45,10 +45,7 @@ def test_check_panel_shows_output_collapse(name, status):
     async def body():
         app = make_app(path)
         async with app.run_test(size=(120, 40)) as pilot:
-            t0 = time.monotonic()
-            while not app.loaded and time.monotonic() - t0 < 10:
-                await pilot.pause(0.05)
-            await pilot.pause()
+            await wait_loaded(pilot, app)
             assert app.check_statuses()["output_collapse"] == status
             assert app.check_statuses() == expected
             feed = [a for a in app.query_one(AlertList).alerts if a.check == "output_collapse"]

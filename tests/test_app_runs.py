@@ -12,11 +12,12 @@ import time
 
 import pytest
 
-from livefiles import append, curve
+from helpers.livefiles import append, curve
 
 from tsm_tui.cli import parse
 from tsm_tui.views.tui import TsmApp
 from tsm_tui.views.tui.runs import RunsScreen
+from helpers.wait import pilot_until
 
 
 def jsonl(path, n=300, nan_at=None):
@@ -32,10 +33,7 @@ def jsonl(path, n=300, nan_at=None):
 
 
 async def until(pilot, cond, timeout=15.0):
-    t0 = time.monotonic()
-    while not cond() and time.monotonic() - t0 < timeout:
-        await pilot.pause(0.05)
-    return cond()
+    return await pilot_until(pilot, cond, timeout, fail=False)
 
 
 @pytest.mark.slow

@@ -11,7 +11,8 @@ import pytest
 from tsm_tui.views.tui.app import _ago, _elide_middle
 from tsm_tui.views.tui.widgets import AlertDetail, AlertList, CheckRow, HelpScreen, step_first
 
-from test_app import make_app, sample, screen_lines, wait_loaded
+from helpers.tui import screen_lines, wait_loaded
+from test_app import make_app, sample
 
 LONG = "/mnt/shared/checkpoints/team-llm/experiments/2024-q3/ablation-lr-warmup-long-name/runs/hf"
 

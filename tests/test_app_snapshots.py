@@ -17,6 +17,7 @@ import pytest
 from tsm_tui.views.tui import TsmApp
 from tsm_tui.views.tui.widgets import AlertList, PinnedAlert
 from tsm_tui.cli import demo_path
+from helpers.wait import pilot_until
 
 
 def finished_app(path: str, shown: str) -> TsmApp:
@@ -25,20 +26,15 @@ def finished_app(path: str, shown: str) -> TsmApp:
 
 async def loaded(pilot) -> None:
     app = pilot.app
-    t0 = time.monotonic()
-    while not app.loaded and time.monotonic() - t0 < 10:
-        await pilot.pause(0.05)
+    await pilot_until(pilot, lambda: app.loaded, 10, fail=False)
     # let the last layout pass settle: once, under heavy CPU load, the alert list was
     # captured before its options were re-rendered at their final width (no "…")
     await pilot.pause(0.2)
     await pilot.pause()
     # the pinned FAIL is wrapped at a guessed width while hidden and again once its first
     # resize gives the real one: capture after that (it was seen between the two under load)
-    for _ in range(100):
-        pins = [w for w in app.query(PinnedAlert) if w.has_class("-open")]
-        if all(getattr(w, "_key", (0, 0, 0))[2] == w.content_size.width for w in pins):
-            break
-        await pilot.pause(0.05)
+    await pilot_until(pilot, lambda: all(getattr(w, "_key", (0, 0, 0))[2] == w.content_size.width
+                                         for w in app.query(PinnedAlert) if w.has_class("-open")), 5, fail=False)
     await pilot.pause()
 
 
@@ -142,10 +138,8 @@ def _runs_app(path: str) -> TsmApp:
 
 async def _runs_loaded(pilot) -> None:
     app = pilot.app
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < 20 and not (len(app.run_rows) == 3 and all(
-            r.checks and r.last_step in (60, 100) for r in app.run_rows.values())):
-        await pilot.pause(0.1)
+    await pilot_until(pilot, lambda: len(app.run_rows) == 3 and all(
+        r.checks and r.last_step in (60, 100) for r in app.run_rows.values()), 20, every=0.1, fail=False)
     await pilot.pause(1.2)
     app.screen.refresh_rows()
     await pilot.pause(0.2)
@@ -208,10 +202,8 @@ def test_colours_resolve_in_dark_and_ansi_dark(tmp_path):
         app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]))
         async with app.run_test(size=(100, 30)) as pilot:
             app.theme = theme
-            t0 = time.monotonic()
-            while time.monotonic() - t0 < 15 and not (isinstance(app.screen, RunsScreen) and
-                                                     app.screen._shown.get(("complete", "age"), ("",))[0].startswith("done")):
-                await pilot.pause(0.1)
+            await pilot_until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.screen._shown.get(
+                ("complete", "age"), ("",))[0].startswith("done"), 15, every=0.1, fail=False)
             await pilot.pause(0.3)
             screen = app.screen
             assert screen._shown[("complete", "age")][0] == "done 1h"
@@ -221,9 +213,7 @@ def test_colours_resolve_in_dark_and_ansi_dark(tmp_path):
             assert segs and all(s.style.dim or (s.style.color and s.style.color.triplet and
                                                 sum(s.style.color.triplet) > 200) for s in segs), segs
             await pilot.press("enter")  # a run's dashboard
-            t0 = time.monotonic()
-            while isinstance(app.screen, RunsScreen) and time.monotonic() - t0 < 10:
-                await pilot.pause(0.1)
+            await pilot_until(pilot, lambda: not isinstance(app.screen, RunsScreen), 10, every=0.1, fail=False)
             await pilot.pause(0.5)
             return runs_bad, _invisible(app)
 

@@ -13,12 +13,12 @@ import time
 
 import pytest
 
-from test_app import run, screen_lines
-from test_follow import follow  # noqa: F401  (the fixture)
+from helpers.tui import run, screen_lines
 
 from tsm_tui.cli import parse
 from tsm_tui.views.tui import TsmApp
 from tsm_tui.views.tui.widgets import AlertList, CheckRow
+from helpers.wait import pilot_until, wait_until
 
 LATENCY = 1.0  # s: the crash must show within a second of its line (issue 27)
 
@@ -57,10 +57,7 @@ def start_training(tmp_path, mode: str, steps: int = 40):
     cmd = f"{sys.executable} -u {script} {mode} {steps} {ready} {go}; true"
     with open(log, "ab") as out:
         p = subprocess.Popen(["bash", "-c", cmd], stdout=out, stderr=subprocess.STDOUT)
-    end = time.monotonic() + 30
-    while not ready.exists() and time.monotonic() < end:
-        time.sleep(0.02)
-    assert ready.exists()
+    wait_until(ready.exists, 30, f"the trainer's ready file {ready}")
     return p, log, go
 
 
@@ -71,12 +68,8 @@ def trainer_pid(shell: subprocess.Popen) -> int:
 
 def wait_for_text(path, word: str, timeout: float = 30.0) -> float:
     """When ``word`` appeared in the file (polled every 5 ms)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if word in path.read_text(errors="replace"):
-            return time.monotonic()
-        time.sleep(0.005)
-    raise AssertionError(f"{word!r} never written")
+    wait_until(lambda: word in path.read_text(errors="replace"), timeout, f"{word!r} written to {path}", every=0.005)
+    return time.monotonic()
 
 
 CASES = [
@@ -124,21 +117,15 @@ def test_the_tui_shows_the_crash_and_says_crashed(tmp_path):
         app = TsmApp.from_options(parse([str(log.parent), "--no-bell"]))
         assert app.mode == "live"
         async with app.run_test(size=(80, 24)) as pilot:
-            t0 = time.monotonic()
-            while app._last_step() != 40 and time.monotonic() - t0 < 10:
-                await pilot.pause(0.05)
-            assert app._last_step() == 40
+            await pilot_until(pilot, lambda: app._last_step() == 40, 10, "step 40 read")
             go.touch()
             written = wait_for_text(log, "RuntimeError")
             alerts = app.query_one(AlertList)
-            while not any(a.check == "crash" for a in alerts.alerts) and time.monotonic() - written < 5:
-                await pilot.pause(0.02)
+            await pilot_until(pilot, lambda: any(a.check == "crash" for a in alerts.alerts), 5, every=0.02, fail=False)
             took = time.monotonic() - written
             assert [a.step for a in alerts.alerts if a.check == "crash"] == [40]
             assert took < LATENCY, took
-            while app.check_statuses().get("crash") != "FAIL" and time.monotonic() - written < 5:
-                await pilot.pause(0.05)
-            assert app.check_statuses()["crash"] == "FAIL"
+            await pilot_until(pilot, lambda: app.check_statuses().get("crash") == "FAIL", 5, "crash: FAIL")
             await pilot.pause(0.3)
             text = "\n".join(screen_lines(app))
             assert "crashed" in text and "stalled" not in text

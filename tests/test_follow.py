@@ -3,97 +3,17 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
-WAIT = 10.0
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def record(step, n=400, warmup=30, peak=3e-4):
-    loss = 2.0 + 6.0 * math.exp(-step / 300) * (1 + 0.01 * math.sin(step))
-    lr = peak * step / warmup if step <= warmup else peak * (0.5 + 0.5 * math.cos(math.pi * step / (2 * n)))
-    return {"step": step, "loss": loss, "grad_norm": 0.4 + 0.01 * math.cos(step), "lr": lr}
-
-
-def line(d):
-    return json.dumps(d) + "\n"
-
-
-class Follow:
-    """``python -m tsm_tui PATH --follow ...`` with its output collected line by line."""
-
-    def __init__(self, *args, env=None):
-        e = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
-        e.update(env or {})
-        self.p = subprocess.Popen([sys.executable, "-m", "tsm_tui", *map(str, args), "--follow"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=ROOT)
-        self.out: list[str] = []
-        self.err: list[str] = []
-        self._t = [threading.Thread(target=self._pump, args=(s, lines), daemon=True)
-                   for s, lines in ((self.p.stdout, self.out), (self.p.stderr, self.err))]
-        for t in self._t:
-            t.start()
-
-    @staticmethod
-    def _pump(stream, into):
-        for ln in stream:
-            into.append(ln.rstrip("\n"))
-
-    def wait_for(self, cond, timeout=WAIT):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if cond():
-                return True
-            if self.p.poll() is not None:
-                break
-            time.sleep(0.02)
-        return cond()
-
-    def json(self):
-        return [json.loads(x) for x in list(self.out)]
-
-    def stop(self, sig=signal.SIGTERM):
-        if self.p.poll() is None:
-            self.p.send_signal(sig)
-        try:
-            rc = self.p.wait(WAIT)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            rc = self.p.wait()
-        for t in self._t:
-            t.join(2)
-        return rc
-
-
-@pytest.fixture
-def follow():
-    procs = []
-
-    def make(*args, **kw):
-        f = Follow(*args, **kw)
-        procs.append(f)
-        return f
-
-    yield make
-    for f in procs:
-        if f.p.poll() is None:
-            f.p.kill()
-            f.p.wait()
-
-
-def write_lines(path, recs, mode="a"):
-    with open(path, mode) as f:
-        for r in recs:
-            f.write(line(r))
-        f.flush()
+from helpers.follow import record, write_lines
+from helpers.paths import ROOT
+from helpers.wait import WAIT
 
 
 def test_follow_json_spike_alert_and_sigterm(tmp_path, follow):

@@ -230,7 +230,7 @@ def _mutate(payload: bytes, at: int, how: int) -> bytes:
 def test_wandb_run_reader_never_raises(recs, version, chunk, flip, cut):
     """The W&B run file: real records (mutated or not) and noise, framed as the SDK does,
     then damaged on the frame level; fed whole and in two pieces."""
-    from livefiles import wb_frame
+    from helpers.livefiles import wb_frame
     from tsm_tui.sources.wandb_run import WandbRunReader
 
     data = wb_frame(recs, version=version, max_chunk=chunk)

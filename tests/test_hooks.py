@@ -14,9 +14,10 @@ import time
 
 import pytest
 
-from test_follow import follow, record, write_lines  # noqa: F401  (the fixture)
+from helpers.follow import record, write_lines
 from tsm_tui.views import hookrun
 from tsm_tui.views.pages import AlertHook
+from helpers.wait import poll_until
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -27,25 +28,21 @@ def page(step: int) -> dict:
 
 def wait_idle(hook: AlertHook, n: int, timeout: float = 10.0) -> float:
     t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout and (hook.ran + hook.failed < n or hook._current is not None):
-        time.sleep(0.01)
+    poll_until(lambda: hook.ran + hook.failed >= n and hook._current is None, timeout, every=0.01)
     return time.monotonic() - t0
 
 
 def gone(pid: int, wait: float = 3.0) -> bool:
     """The process ended (a zombie counts) within ``wait`` seconds (a killed group's
     orphan is reaped by init on its own time)."""
-    end = time.monotonic() + wait
-    while True:
+    def ended() -> bool:
         try:
             with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return True
+                return f.read().rsplit(")", 1)[1].split()[0] == "Z"
         except OSError:
             return True
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.05)
+
+    return bool(poll_until(ended, wait, every=0.05))
 
 
 def test_a_hook_leaving_a_background_child_on_stderr_is_judged_by_its_own_exit(tmp_path):
@@ -152,8 +149,7 @@ def test_follow_with_a_hook_that_never_stops_keeps_following_and_exits_cleanly(t
     f.p.send_signal(signal.SIGTERM)
     assert f.p.wait(30) == 0
     assert time.monotonic() - t0 < 20  # up to 10 s for the pages at exit, then the page is ended
-    for t in f._t:
-        t.join(2)
+    f.o.join()
     assert not any("Traceback" in x for x in f.err), f.err
     assert any("was still running: its process group was ended" in x for x in f.err), f.err
 

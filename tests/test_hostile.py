@@ -12,6 +12,7 @@ from tsm_tui.sources import registry
 from tsm_tui.sources.base import ByteReader, SnapshotReader
 from tsm_tui.sources.fairseq import FairseqReader
 from tsm_tui.sources.kv_text import KeyValueTextReader
+from helpers.wait import pilot_until, poll_until, wait_until
 
 N = 200_000  # characters per pathological line (lines up to 1 MiB are parsed)
 D = "1" * N
@@ -105,12 +106,13 @@ BOUND = 3.0  # s per line and reader: quadratic work takes minutes at 200k chara
 def _steps_until(t, step: int, timeout: float = 10.0) -> list:
     """The steps a Tailer delivers (records and Frame rows) until ``step`` is among them."""
     steps: list = []
-    end = time.monotonic() + timeout
-    while step not in steps and time.monotonic() < end:
+
+    def drain() -> None:
         for b in t.drain():
-            steps += [r.step for r in b.records if hasattr(r, "step") and not hasattr(r, "n")]
-            steps += [int(s) for r in b.records if hasattr(r, "n") for s in r.step]
-        time.sleep(0.05)
+            steps.extend(r.step for r in b.records if hasattr(r, "step") and not hasattr(r, "n"))
+            steps.extend(int(s) for r in b.records if hasattr(r, "n") for s in r.step)
+
+    poll_until(lambda: step in steps, timeout, every=0.05, tick=drain)
     return steps
 
 
@@ -407,7 +409,7 @@ def test_out_of_range_config_values_are_ignored_not_fatal(tmp_path):
 # -- the tailer: a bad file mid-run costs that file, never the stream -----------------------
 @pytest.mark.slow
 def test_follow_keeps_going_when_bad_files_appear_mid_run(tmp_path):
-    from test_follow import Follow, line, record
+    from helpers.follow import Follow, line, record
 
     log = tmp_path / "metrics.jsonl"
     log.write_text("".join(line(record(s)) for s in range(1, 101)))
@@ -497,7 +499,7 @@ def test_follow_json_escapes_c1_and_bidi_but_keeps_them():
 # -- --on-alert: no page lost at exit, no orphan after a timeout ------------------------------
 @pytest.mark.slow
 def test_pages_queued_at_sigterm_are_still_run(tmp_path):
-    from test_follow import Follow, line, record
+    from helpers.follow import Follow, line, record
 
     log = tmp_path / "m.jsonl"
     paged = tmp_path / "paged.txt"
@@ -547,14 +549,14 @@ def test_a_hook_that_times_out_is_ended_with_its_children(tmp_path):
     hook.submit({"check": "nonfinite", "step": 7})
     hook.close(wait=10)
     pid = int(pidfile.read_text())
-    end = time.monotonic() + 5
-    while time.monotonic() < end:
+    def dead() -> bool:
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
-            break
-        time.sleep(0.05)
-    else:  # still alive: clean up, then fail
+            return True
+        return False
+
+    if not poll_until(dead, 5, every=0.05):  # still alive: clean up, then fail
         os.kill(pid, 9)
         pytest.fail("the hook's child survived its timeout (orphaned)")
     assert "timed out" in err.getvalue() and "process group" in err.getvalue()
@@ -623,11 +625,9 @@ def test_a_low_fd_limit_is_a_clear_message_not_a_traceback(tmp_path):
 # --- TensorBoard resync over a zero-filled or garbage stretch (issue: 0.75 s per MiB) ------------
 @pytest.mark.parametrize("kind", ["zeros", "random", "text"])
 def test_tensorboard_resync_over_a_hole_is_linear_and_finds_the_next_record(tmp_path, kind):
-    import sys as _sys
     import time as _time
 
-    _sys.path.insert(0, os.path.dirname(__file__))
-    from livefiles import curve as _curve, tb_records
+    from helpers.livefiles import curve as _curve, tb_records
 
     from tsm_tui.sources import registry as _registry
 
@@ -683,10 +683,8 @@ def test_idle_follow_on_a_big_tree_does_not_walk_it_every_pass(tmp_path):
         assert len(scans) <= 3, len(scans)  # start-up scans only (polling would walk ~every 0.1 s)
         (tmp_path / "run_new").mkdir()
         (tmp_path / "run_new" / "metrics.jsonl").write_text('{"step": 1, "loss": 2.0}\n')
-        deadline = _time.monotonic() + 5
-        while str(tmp_path / "run_new" / "metrics.jsonl") not in t.files and _time.monotonic() < deadline:
-            _time.sleep(0.05)
-        assert str(tmp_path / "run_new" / "metrics.jsonl") in t.files  # found through the event
+        new = str(tmp_path / "run_new" / "metrics.jsonl")
+        wait_until(lambda: new in t.files, 5, "the new run found through the event", every=0.05)
     finally:
         t.stop()
 
@@ -774,9 +772,7 @@ def test_the_tui_says_stopped_when_its_feed_dies(tmp_path):
     async def body():
         app = TsmApp(Session(), Dying(), path=str(tmp_path), root=str(tmp_path), mode="live", bell=False)
         async with app.run_test(size=(100, 24)) as pilot:
-            end = time.monotonic() + 10
-            while app.feed_error is None and time.monotonic() < end:
-                await pilot.pause(0.05)
+            await pilot_until(pilot, lambda: app.feed_error is not None, 10, fail=False)
             await pilot.pause(0.3)
             text, cls = app._state_text(time.monotonic())
             assert text.startswith("STOPPED") and "ValueError" in text and cls == "-stalled", text
@@ -929,7 +925,7 @@ def test_an_out_of_range_loss_is_a_counted_skip_in_every_format(tmp_path, name, 
 def test_follow_reads_a_growing_mlflow_file_store_and_pages_its_nan(tmp_path):
     """An MLflow run's metrics/ is a directory source: open_fd refused it ("not a regular
     file (a directory)"), so --follow never saw a point, and a NaN was never alerted."""
-    from test_follow import Follow
+    from helpers.follow import Follow
 
     run = tmp_path / "mlruns" / "0" / "abc123"
     (run / "metrics").mkdir(parents=True)
@@ -1033,7 +1029,7 @@ def test_deeply_nested_json_in_a_snapshot_or_a_fairseq_line_is_a_counted_skip():
 def test_a_tensorboard_file_with_a_megabyte_record_replays_at_once(tmp_path):
     """TF1's Keras callback stores the graph (2.3 MB) in the event file: the column-wise CRC
     looped once per byte of it (112 s for a real 2.3 MB file); long records get a C CRC each."""
-    from livefiles import tb_event
+    from helpers.livefiles import tb_event
     from tsm_tui.analysis.engine import analyze
 
     p = tmp_path / "events.out.tfevents.1508492203.brain"

@@ -33,6 +33,7 @@ import pytest
 
 from test_hostile import _laughs  # the "billion laughs" of issue 20
 from tsm_tui import cli
+from helpers.wait import pilot_until, poll_until
 
 #: seconds a case may take in-process (issue 32: "ends within 5 s"), in CPU time: on the
 #: shared 2-core machine the tests run on, the wall clock also counts the neighbours'
@@ -361,13 +362,12 @@ def test_follow_names_each_config_once_and_judges_the_runs(tmp_path):
         p = subprocess.Popen([sys.executable, "-m", "tsm_tui", str(top), "--follow", "--json"], stdout=sink,
                              stderr=subprocess.PIPE, text=True)
         try:
-            end = time.monotonic() + SUBPROCESS_BOUND
-            while time.monotonic() < end:
+            def done() -> bool:
                 buf = out.read_text()
                 judged = {json.loads(ln).get("run") for ln in buf.splitlines() if '"check": "nonfinite"' in ln}
-                if len(judged) == len(runs) and all(c.says in buf for _, g in runs for c in g):
-                    break
-                time.sleep(0.1)
+                return len(judged) == len(runs) and all(c.says in buf for _, g in runs for c in g)
+
+            poll_until(done, SUBPROCESS_BOUND, every=0.1)
         finally:
             p.send_signal(signal.SIGINT)
             try:
@@ -404,14 +404,13 @@ def test_the_tui_names_each_config_and_judges_the_run(tmp_path, mode):
     async def body():
         app = TsmApp.finished(d) if mode == "finished" else TsmApp.from_options(Options(path=d, bell=False))
         async with app.run_test(size=(120, 36), notifications=True) as pilot:
-            end = time.monotonic() + SUBPROCESS_BOUND
-            while time.monotonic() < end:
+            def done() -> bool:
                 notes = [n.message for n in app._notifications]
                 mon = app.session.monitor
-                if all(any(c.says in n for n in notes) for c in group) and mon is not None \
-                        and mon.loss_steps == 199:
-                    break
-                await pilot.pause(0.1)
+                return all(any(c.says in n for n in notes) for c in group) and mon is not None \
+                    and mon.loss_steps == 199
+
+            await pilot_until(pilot, done, SUBPROCESS_BOUND, every=0.1, fail=False)
             notes = [n.message for n in app._notifications]
             for c in group:
                 assert sum(1 for n in notes if c.says in n and c.name in n) == 1, (c.id, notes)

@@ -16,19 +16,25 @@ import pytest
 from tsm_tui.core.frame import expand
 from tsm_tui.sources.tail import Tailer
 from tsm_tui.sources.tail import inotify
+from helpers.wait import WAIT, poll_until, wait_until
 
 pytestmark = pytest.mark.skipif(not inotify.available(), reason="Linux inotify only")
-WAIT = 10.0
+
+
+def drain(t, steps: list[int]) -> None:
+    for b in t.drain():
+        steps += [r.step for r in expand(b.records)]
+
+
+def ready(t, timeout: float) -> None:
+    """Until the tailer says it has something (or ``timeout``)."""
+    t.ready.wait(timeout)
+    t.ready.clear()
 
 
 def events_until(ino: inotify.Inotify, cond, timeout: float = WAIT) -> list:
     got: list = []
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        ino.wait(0.2)
-        got += ino.read()
-        if cond(got):
-            break
+    poll_until(lambda: cond(got), timeout, every=0.2, tick=lambda: got.extend(ino.read()), sleep=ino.wait)
     return got
 
 
@@ -112,21 +118,13 @@ def test_tailer_follows_by_inotify_without_watchdog_threads(tmp_path):
                 fh.flush()
                 time.sleep(0.05)
         steps: list[int] = []
-        end = time.monotonic() + WAIT
-        while time.monotonic() < end and steps != [1, 2, 3]:
-            t.ready.wait(0.2)
-            t.ready.clear()
-            for b in t.drain():
-                steps += [r.step for r in expand(b.records)]
+        poll_until(lambda: steps == [1, 2, 3], WAIT, every=0.2, tick=lambda: drain(t, steps), sleep=lambda s: ready(t, s))
         assert steps == [1, 2, 3]
         # a config written later is reported as a change (the live loop re-reads it)
         (run / "config.json").write_text("{}")
-        end = time.monotonic() + WAIT
         changes: set[str] = set()
-        while time.monotonic() < end and str(run / "config.json") not in changes:
-            time.sleep(0.05)
-            changes |= t.drain_changes()
-        assert str(run / "config.json") in changes
+        wait_until(lambda: str(run / "config.json") in changes, WAIT, "config.json reported as a change", every=0.05,
+                   tick=lambda: changes.update(t.drain_changes()))
     finally:
         t0 = time.monotonic()
         t.stop()
@@ -154,12 +152,7 @@ def test_a_file_given_directly_is_followed(tmp_path):
         with open(f, "a") as fh:
             fh.write("s:2 trl:2.4 lr:1e-4 norm:1.0\n")
         steps: list[int] = []
-        end = time.monotonic() + WAIT
-        while time.monotonic() < end and 2 not in steps:
-            t.ready.wait(0.2)
-            t.ready.clear()
-            for b in t.drain():
-                steps += [r.step for r in expand(b.records)]
+        poll_until(lambda: 2 in steps, WAIT, every=0.2, tick=lambda: drain(t, steps), sleep=lambda s: ready(t, s))
         assert 2 in steps
         assert os.path.exists(f)
     finally:

@@ -14,13 +14,14 @@ import numpy as np
 import pytest
 
 
-from livefiles import append, curve, hf_stdout_line, replace, tb_records, trainer_state
-from test_follow import WAIT, follow  # noqa: F401  (the fixture)
+from helpers.livefiles import append, curve, hf_stdout_line, replace, tb_records, trainer_state
+from helpers.wait import WAIT
 
 from tsm_tui.analysis.live import LiveLoop
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.feed import Feed
+from helpers.wait import pilot_until, poll_until, wait_until
 
 
 def spiky(step: int, spike_at: int) -> dict:
@@ -220,15 +221,9 @@ def test_config_written_after_start_changes_the_plan_in_the_tui(tmp_path):
         app = TsmApp.from_options(parse([str(run), "--no-bell"]))
         assert app.mode == "live"
         async with app.run_test(size=(120, 36)) as pilot:
-            t0 = time.monotonic()
-            while app.check_statuses().get("lr_schedule") != "PASS" and time.monotonic() - t0 < WAIT:
-                await pilot.pause(0.05)
-            assert app.check_statuses()["lr_schedule"] == "PASS"
+            await pilot_until(pilot, lambda: app.check_statuses().get("lr_schedule") == "PASS", WAIT, "lr_schedule: PASS")
             replace(run / "config.json", json.dumps({"max_steps": 100000, "warmup_steps": 99}))
-            t0 = time.monotonic()
-            while app.check_statuses().get("lr_schedule") != "WARN" and time.monotonic() - t0 < WAIT:
-                await pilot.pause(0.05)
-            assert app.check_statuses()["lr_schedule"] == "WARN"
+            await pilot_until(pilot, lambda: app.check_statuses().get("lr_schedule") == "WARN", WAIT, "lr_schedule: WARN")
             mon = app.session.monitor
             assert mon.state.info.total_steps == 100000
             assert any("100000 planned" in c.summary for c in app._checks if c.id == "lr_schedule")
@@ -374,15 +369,15 @@ def _inline_loop(tmp_path, lines: int = 300):
 
 
 def _step_until(loop, cond, timeout: float = 10.0) -> list:
-    got, end = [], time.monotonic() + timeout
-    while time.monotonic() < end:
-        up = loop.step()
-        got.append(up)
-        if cond(got):
-            return got
-        if not up.batches or not loop.pending:
-            loop.wait(0.1)
-    raise AssertionError("timed out")
+    got: list = []
+
+    def idle(seconds: float) -> None:  # no wait while a step still had work
+        if not got[-1].batches or not loop.pending:
+            loop.wait(seconds)
+
+    wait_until(lambda: cond(got), timeout, "the loop's steps", every=0.1, tick=lambda: got.append(loop.step()),
+               sleep=idle)
+    return got
 
 
 def _steps(ups) -> list[int]:
@@ -425,11 +420,13 @@ def test_an_inline_pass_reads_at_most_about_the_queue_bound(tmp_path):
         with open(path, "a") as fh:
             fh.write("".join(json.dumps({"step": s, "loss": 2.0 + 1e-6 * s}) + "\n" for s in range(11, 120_011)))
         peak, seen = 0, []
-        end = time.monotonic() + 30
-        while (not seen or seen[-1] < 120_010) and time.monotonic() < end:
-            loop.wait(0.1)
+
+        def step() -> None:
+            nonlocal peak
             peak = max(peak, feed._queued)
-            seen += _steps([loop.step()])
+            seen.extend(_steps([loop.step()]))
+
+        poll_until(lambda: seen and seen[-1] >= 120_010, 30, every=0.1, tick=step, sleep=loop.wait)
         assert seen == list(range(11, 120_011))
         assert MAX_QUEUED < peak <= MAX_QUEUED + 20_000, peak  # one 1 MiB read past the bound at most
     finally:

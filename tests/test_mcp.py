@@ -11,7 +11,6 @@ import re
 import subprocess
 import sys
 import threading
-import time
 
 import anyio
 import pytest
@@ -23,6 +22,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from tsm_tui.cli import _preflight_json, main, parse  # noqa: E402
 from tsm_tui.views import agent_tools  # noqa: E402
 from tsm_tui.views.mcp_server import build  # noqa: E402
+from helpers.wait import await_until
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLES = os.path.join(ROOT, "sample_runs")
@@ -264,15 +264,13 @@ def _until(c, handle, pred, seconds=30.0):
     """Poll watch_status until ``pred(events, status)``; every event seen is collected."""
     seen: list = []
 
+    async def look():
+        st = _ok(await c.call_tool("watch_status", {"handle": handle}))
+        seen.extend(st["events"])
+        return st if pred(seen, st) else None
+
     async def go():
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            st = _ok(await c.call_tool("watch_status", {"handle": handle}))
-            seen.extend(st["events"])
-            if pred(seen, st):
-                return st
-            await anyio.sleep(0.2)
-        raise AssertionError(f"not within {seconds}s: {seen[-5:]}")
+        return await await_until(look, seconds, lambda: f"watch_status: {seen[-5:]}", every=0.2, pause=anyio.sleep)
 
     return go(), seen
 

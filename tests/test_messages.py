@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from test_follow import follow, record, write_lines  # noqa: F401  (the fixture)
+from helpers.follow import record, write_lines
 from tsm_tui.core.sanitize import message
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -6,21 +6,19 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
-import subprocess
 import sys
-import threading
 import time
 
 import pytest
 import urllib.request
 
-from test_follow import record, write_lines
+from helpers.follow import record, write_lines
+from helpers.proc import spawn, stop
+from helpers.wait import poll_until, wait_until
 from tsm_tui.views import metrics_server
 from tsm_tui.views.metrics_server import MetricsServer
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # a port picked free and then handed to a child: on the xdist worker of test_prometheus.py
 pytestmark = pytest.mark.xdist_group("ports")
 LIMITED = ("import os, resource, sys; resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512)); "
@@ -60,21 +58,12 @@ def test_600_half_open_connections_under_ulimit_512_neither_starve_scrapes_nor_t
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    p = subprocess.Popen([sys.executable, "-c", LIMITED, str(run), "--follow", "--json", "--metrics-port", str(port)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                         env=dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1"))
-    out: list[str] = []
-    err: list[str] = []
-    pumps = [threading.Thread(target=lambda s=s, o=o: o.extend(s), daemon=True)
-             for s, o in ((p.stdout, out), (p.stderr, err))]
-    for t in pumps:
-        t.start()
+    o = spawn([sys.executable, "-c", LIMITED, str(run), "--follow", "--json", "--metrics-port", str(port)])
+    p, out, err = o.p, o.out, o.err
     socks: list[socket.socket] = []
     try:
-        end = time.monotonic() + 20
-        while time.monotonic() < end and not any("serving metrics" in x for x in out):
-            assert p.poll() is None, err
-            time.sleep(0.05)
+        wait_until(lambda: any("serving metrics" in x for x in out), 20, lambda: f"'serving metrics' ({err})",
+                   alive=lambda: p.poll() is None)
         socks = half_open(port, 600)
         assert len(socks) >= 550  # (the server accepts them all; it keeps the newest 32)
         t0 = time.monotonic()
@@ -86,28 +75,18 @@ def test_600_half_open_connections_under_ulimit_512_neither_starve_scrapes_nor_t
         # the log rotates and the new file carries a NaN: the tailer can still open it
         os.rename(log, run / "train.log.1")
         write_lines(log, [record(101), dict(record(102), loss=float("nan"))], "w")
-        end = time.monotonic() + 15
-        while time.monotonic() < end and not any('"nonfinite"' in x and '"alert"' in x for x in out):
-            time.sleep(0.05)
+        poll_until(lambda: any('"nonfinite"' in x and '"alert"' in x for x in out), 15)
         alerts = [json.loads(x) for x in out if '"alert"' in x and '"nonfinite"' in x]
         assert alerts and alerts[0]["step"] == 102, (out[-5:], err[-5:])
         socks += half_open(port, 100)  # more of them, while the run is being followed
         want = 'tsm_check_status{check="nonfinite",run="run"} 2.0'
-        end = time.monotonic() + 10  # (the exporter rebuilds at most once a second)
-        body = ""
-        while time.monotonic() < end and want not in body:
-            status, body = get(f"http://127.0.0.1:{port}/metrics")
-            time.sleep(0.2)
-        assert want in body
+        # (the exporter rebuilds at most once a second)
+        wait_until(lambda: want in get(f"http://127.0.0.1:{port}/metrics")[1], 10, want, every=0.2)
         assert not any("Too many open files" in x for x in out + err), err
     finally:
         for s in socks:
             s.close()
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-        rc = p.wait(20)
-        for t in pumps:
-            t.join(2)
+        rc = stop(o, timeout=20)
     assert rc == 0 and not any("Traceback" in x for x in err), err
 
 
@@ -120,10 +99,8 @@ def test_a_client_that_sends_nothing_or_never_reads_is_dropped_after_the_timeout
         silent = socket.create_connection(("127.0.0.1", port))
         stuck = socket.create_connection(("127.0.0.1", port))
         stuck.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")  # ... and never reads
-        time.sleep(0.2)
-        assert srv.open_connections == 2
-        time.sleep(0.8)
-        assert srv.open_connections == 0 and srv.dropped == 2
+        wait_until(lambda: srv.open_connections == 2, 5, "both connections open")
+        wait_until(lambda: srv.open_connections == 0 and srv.dropped == 2, 2, "both dropped after the 0.5 s timeout")
         assert silent.recv(10) == b""  # closed by the server
         status, got = get(f"http://127.0.0.1:{port}/metrics")  # a reader that reads is served
         assert status == 200 and len(got) == len(body)

@@ -134,7 +134,7 @@ def test_sibling_loggers_in_a_sweep(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_follow_sees_one_run(tmp_path):
-    from test_follow import Follow
+    from helpers.follow import Follow
 
     shutil.copytree(RUNS / "lightning_two_loggers", tmp_path / "job")
     f = Follow(tmp_path / "job", "--json")

@@ -23,7 +23,8 @@ from tsm_tui.analysis.live import StatusChange
 from tsm_tui.views import prometheus, prometheus_rules
 from tsm_tui.views.incidents import Incidents
 
-from test_follow import Follow, follow, record, write_lines  # noqa: F401  (fixture)
+from helpers.follow import record, write_lines
+from helpers.wait import poll_until, wait_until
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data", "prometheus")
@@ -357,11 +358,7 @@ def test_real_prometheus_fires_tsm_check_failed_for_a_nan_only(tmp_path, follow)
                 return False
             return len(t) == 2 and all(x["health"] == "up" for x in t)
 
-        end = time.monotonic() + 30
-        while time.monotonic() < end and not targets_up():
-            assert prom.poll() is None, prom.stderr.read()
-            time.sleep(0.3)
-        assert targets_up(), "Prometheus did not scrape both followers"
+        wait_until(targets_up, 30, "Prometheus to scrape both followers", every=0.3, alive=lambda: prom.poll() is None)
         for s in range(101, 111):  # both runs are live and healthy for a while
             for d, _ in runs.values():
                 write_lines(d / "trainer_log.jsonl", [record(s)])
@@ -374,11 +371,7 @@ def test_real_prometheus_fires_tsm_check_failed_for_a_nan_only(tmp_path, follow)
         def failed():
             return [a for a in alerts() or [] if a["labels"]["alertname"] == "TsmCheckFailed"]
 
-        end = time.monotonic() + 20
-        while time.monotonic() < end and not failed():
-            time.sleep(0.3)
-        got = failed()
-        assert got, "TsmCheckFailed did not become pending or firing"
+        got = wait_until(failed, 20, "TsmCheckFailed to become pending or firing", every=0.3)
         assert {a["labels"]["run"] for a in got} == {"bad"}
         nan = [a for a in got if a["labels"]["check"] == "nonfinite"]
         assert nan and nan[0]["state"] in ("pending", "firing")
@@ -396,7 +389,7 @@ def test_real_prometheus_fires_tsm_check_failed_for_a_nan_only(tmp_path, follow)
 def test_tui_live_worker_feeds_the_exporter(tmp_path):
     import asyncio
 
-    from test_app import wait_loaded
+    from helpers.tui import wait_loaded
     from tsm_tui.views import outputs
     from tsm_tui.views.tui import TsmApp
 
@@ -501,21 +494,18 @@ def test_real_prometheus_fires_for_the_run_whose_name_only_a_bidi_character_sets
         return [a for a in got if a["labels"]["alertname"] == "TsmCheckFailed"]
 
     try:
-        end = time.monotonic() + 30
-        while time.monotonic() < end:
+        def up() -> bool:
             try:
                 t = json.loads(_get(f"{api}/targets"))["data"]["activeTargets"]
-                if t and t[0]["health"] == "up":
-                    break
             except OSError:
-                pass
-            assert prom.poll() is None, prom.stderr.read()
-            time.sleep(0.3)
+                return False
+            return bool(t) and t[0]["health"] == "up"
+
+        poll_until(up, 30, every=0.3, alive=lambda: prom.poll() is None)
+        assert prom.poll() is None, prom.stderr.read()
         write_lines(top / "lr\u202e-1" / "trainer_log.jsonl", [dict(record(101), loss=float("nan"))])
         write_lines(top / "lr-1" / "trainer_log.jsonl", [record(101)])
-        end = time.monotonic() + 20
-        while time.monotonic() < end and not [a for a in failed() if a["labels"]["check"] == "nonfinite"]:
-            time.sleep(0.3)
+        poll_until(lambda: [a for a in failed() if a["labels"]["check"] == "nonfinite"], 20, every=0.3)
         nan = [a for a in failed() if a["labels"]["check"] == "nonfinite"]
         assert [a["labels"]["run"] for a in nan] == [prometheus.unique_label("lr\u202e-1")], failed()
         q = json.loads(_get(f"{api}/query?query=tsm_check_status%7Bcheck%3D%22nonfinite%22%7D"))["data"]["result"]

@@ -20,7 +20,7 @@ from tsm_tui.cli import main
 from tsm_tui.sources import registry
 from tsm_tui.sources.head import HOLE
 
-from test_tail import Collector, append, tail  # noqa: F401  (the tailer fixture)
+from test_tail import append
 
 
 def report(path, capsys) -> dict:
@@ -482,7 +482,7 @@ def test_records_after_a_resume_are_not_held_live():
 
 @pytest.mark.slow
 def test_follow_pages_a_nan_right_after_a_resume(tmp_path):
-    from test_follow import Follow
+    from helpers.follow import Follow
 
     log = tmp_path / "metrics.jsonl"
     log.write_text("".join(json.dumps({"step": i, "loss": 4 - i / 1000}) + "\n" for i in range(1, 301)))

@@ -7,18 +7,18 @@ from __future__ import annotations
 import json
 import math
 import os
-import time
 
 import pytest
 from pathlib import Path
 
 
-from livefiles import append, curve, tb_records, trainer_state
-from test_follow import Follow
+from helpers.livefiles import append, curve, tb_records, trainer_state
+from helpers.follow import Follow
 
 from tsm_tui.analysis.engine import analyze_runs, open_runs
 from tsm_tui.cli import main
 from tsm_tui.sources.runs import rank_of, run_root
+from helpers.wait import poll_until
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_runs"
 
@@ -393,7 +393,7 @@ def test_flat_directory_of_two_runs(tmp_path):
 
 def test_hf_output_dir_stdout_jsonl_tensorboard_stay_one_run(tmp_path):
     """One run writing the same series to stdout, trainer_state.json and TensorBoard."""
-    from livefiles import hf_stdout_line
+    from helpers.livefiles import hf_stdout_line
     out = tmp_path / "out"
     hf_output_dir(out, n=200, nan_at=180)
     (out / "train_stdout.log").write_text("".join(hf_stdout_line(dict(curve(s), loss=math.nan if s == 180 else
@@ -567,10 +567,7 @@ def test_live_created_runs_keep_their_own_checkpoints(tmp_path):
     loop = LiveLoop.many(ReplayFeed(readers), str(tmp_path), Settings())
     loop.start()
     try:
-        t0 = time.monotonic()
-        while not loop.finished and time.monotonic() - t0 < 20:
-            loop.step(force_status=True)
-            loop.wait(0.05)
+        poll_until(lambda: loop.finished, 20, every=0.05, tick=lambda: loop.step(force_status=True), sleep=loop.wait)
     finally:
         loop.stop()
     assert set(loop.runs) == {".", "b"}

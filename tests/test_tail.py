@@ -11,71 +11,14 @@ import time
 
 import pytest
 
-from tsm_tui.core.frame import Frame, expand
-from tsm_tui.core.record import StepRecord
+from tsm_tui.core.frame import expand
 from tsm_tui.analysis.session import Session
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import MAX_LINE, SnapshotReader
 from tsm_tui.sources.tail import Tailer, filesystem_type, is_network_fs, parse_mounts
 
-WAIT = 10.0  # generous: the events normally arrive in well under a second
-
-
-class Collector:
-    """Drains a Tailer like the --follow loop does."""
-
-    def __init__(self, tailer: Tailer) -> None:
-        self.t = tailer
-        self.steps: dict[str, list[int]] = {}
-        self.records: list[StepRecord] = []
-        self.events: list[str] = []
-        self.framed = 0  # rows that came as Frames (big reads take the chunked path)
-
-    def pump(self) -> None:
-        for b in self.t.drain():
-            self.framed += sum(it.n for it in b.records if type(it) is Frame)
-            recs = list(expand(b.records))
-            self.steps.setdefault(b.source, []).extend(r.step for r in recs)
-            self.records.extend(recs)
-        self.events += self.t.drain_events()
-
-    def all_steps(self) -> list[int]:
-        return [s for v in self.steps.values() for s in v]
-
-    def wait_for(self, cond, timeout: float = WAIT) -> bool:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            self.pump()
-            if cond():
-                return True
-            time.sleep(0.02)
-        self.pump()
-        return cond()
-
-    def settle(self, quiet: float = 0.5) -> None:
-        """Pump until nothing new has arrived for ``quiet`` seconds."""
-        n, last = -1, time.monotonic()
-        while time.monotonic() - last < quiet:
-            self.pump()
-            if len(self.records) != n:
-                n, last = len(self.records), time.monotonic()
-            time.sleep(0.02)
-
-
-@pytest.fixture
-def tail():
-    started = []
-
-    def make(path, **kw):
-        kw.setdefault("interval", 0.2)
-        t = Tailer(str(path), **kw)
-        t.start()
-        started.append(t)
-        return Collector(t)
-
-    yield make
-    for t in started:
-        t.stop()
+from helpers.wait import WAIT
+from helpers.wait import poll_until
 
 
 def jline(step, loss=2.0, **kw):
@@ -505,10 +448,7 @@ def test_at_most_max_open_files_are_held_open_and_parked_files_still_deliver(tmp
 
     t.start()
     try:
-        deadline = time.monotonic() + 10
-        while sum(len(v) for v in got.values()) < 120 and time.monotonic() < deadline:
-            drain()
-            time.sleep(0.05)
+        poll_until(lambda: sum(len(v) for v in got.values()) >= 120, 10, every=0.05, tick=drain)
         time.sleep(0.3)
         drain()
         held = [f for f in t.files.values() if f.fd is not None]
@@ -518,10 +458,7 @@ def test_at_most_max_open_files_are_held_open_and_parked_files_still_deliver(tmp
                 fh.write("".join(f'{{"step": {s}, "loss": 2.0}}\n' for s in range(11, 14)))
         os.replace(tmp_path / "rank0.jsonl", tmp_path / "rank0.old")  # rotated while parked ...
         (tmp_path / "rank0.jsonl").write_text('{"step": 100, "loss": 2.0}\n')
-        deadline = time.monotonic() + 10
-        while (sum(len(v) for v in got.values()) < 120 + 11 * 3 + 1) and time.monotonic() < deadline:
-            drain()
-            time.sleep(0.05)
+        poll_until(lambda: sum(len(v) for v in got.values()) >= 120 + 11 * 3 + 1, 10, every=0.05, tick=drain)
         for i in range(1, 12):
             assert got[f"rank{i}.jsonl"] == list(range(1, 14)), (i, got[f"rank{i}.jsonl"])
         assert 100 in got["rank0.jsonl"]
@@ -549,12 +486,13 @@ def test_replay_feed_is_bounded_when_the_consumer_is_behind_and_says_when_it_end
         assert not f.finished  # paused, not done
         assert f.error is None and 0 < f._queued <= 2000 + 70_000  # at most one chunk past the bound
         steps: list[int] = []
-        end = time.monotonic() + WAIT
-        while time.monotonic() < end and not (f.finished and len(steps) == 50_000):
+
+        def drain() -> None:
             f.ready.wait(1.0)
             f.ready.clear()
-            for b in f.drain():
-                steps += [r.step for r in expand(b.records)]
+            steps.extend(r.step for b in f.drain() for r in expand(b.records))
+
+        poll_until(lambda: f.finished and len(steps) == 50_000, WAIT, every=0, tick=drain)
         assert steps == list(range(1, 50_001))
         assert f.finished
     finally:
@@ -586,7 +524,7 @@ def test_an_mlflow_file_store_run_is_followed(tmp_path, tail):
 def test_the_newest_tensorboard_step_is_delivered_when_the_file_goes_quiet(tmp_path, tail):
     """TensorBoard's reader holds the newest step until the next step's first event: live,
     a final NaN was never seen. After IDLE_FLUSH seconds without bytes it is delivered."""
-    from livefiles import append, tb_event
+    from helpers.livefiles import append, tb_event
 
     p = tmp_path / "events.out.tfevents.1700000000.host.1.0"
     append(p, tb_event(0, file_version="brain.Event:2") + b"".join(

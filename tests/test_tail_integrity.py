@@ -8,7 +8,7 @@ NaN count: each of the writer's NaN records counted once, none twice; no resume)
 The default runs take a few seconds at 2,000 records/s (one burst of each kind);
 ``TSM_TAIL_HEAVY=1`` adds each kind on its own at 2,000 records/s and the 20,000
 records/s runs (120,000 records each, ~10 s apiece). The writer and the
-three consumers are in ``tests/rotwriter.py`` (``bench/tail_rotation.py`` prints
+three consumers are in ``tests/helpers/rotwriter.py`` (``bench/tail_rotation.py`` prints
 the same counts as a table).
 """
 
@@ -19,7 +19,7 @@ import shutil
 
 import pytest
 
-import rotwriter as rw
+from helpers import rotwriter as rw
 
 HEAVY = pytest.mark.skipif(not os.environ.get("TSM_TAIL_HEAVY"),
                            reason="20,000 records/s runs (~10 s each): TSM_TAIL_HEAVY=1")

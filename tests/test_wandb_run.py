@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from livefiles import WB_BLOCK, wb_frame, wb_history, wb_output, wb_record
+from helpers.livefiles import WB_BLOCK, wb_frame, wb_history, wb_output, wb_record
 from tsm_tui.analysis.engine import analyze, analyze_runs, open_runs
 from tsm_tui.core.frame import expand
 from tsm_tui.core.record import TextEvent
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
 from tsm_tui.sources.wandb_run import Framer, WandbRunReader
+from helpers.wait import poll_until
 
 DATA = Path(__file__).resolve().parent / "data" / "wandb"
 SDKS = sorted(p.name for p in DATA.glob("sdk-*"))
@@ -270,7 +271,7 @@ def test_registry_sniffs_the_run_file_and_nothing_else(tmp_path):
 
 # -- live --------------------------------------------------------------------------------
 def test_tailing_a_growing_run_file_delivers_every_row_once(tmp_path):
-    from test_tail import Collector
+    from helpers.tailing import Collector
     from tsm_tui.sources.tail import Tailer
 
     data, steps = _synthetic(2000)
@@ -326,9 +327,7 @@ def test_follow_a_run_while_the_sdk_writes_it(tmp_path):
         train = subprocess.run([sys.executable, str(script)], env=env, cwd=tmp_path, timeout=120,
                                capture_output=True, text=True)
         assert train.returncode == 0, train.stderr[-2000:]
-        end = time.monotonic() + 15
-        while time.monotonic() < end and not any('"nonfinite"' in ln for ln in lines):
-            time.sleep(0.1)
+        poll_until(lambda: any('"nonfinite"' in ln for ln in lines), 15, every=0.1)
     finally:
         follow.terminate()
         follow.wait(10)
@@ -362,7 +361,7 @@ def test_regenerated_fixtures_read_like_their_json_lines_twins(tmp_path):
 
 # -- hostile shapes: linear time, bounded memory ------------------------------------------
 def _hist_raw(items: list[tuple[str, str]], step: int = 1) -> bytes:
-    from livefiles import _ld, _varint
+    from helpers.livefiles import _ld, _varint
 
     body = b"".join(_ld(1, _ld(2, k.encode()) + _varint(16 << 3 | 2) + _varint(len(v.encode())) + v.encode())
                     for k, v in items)
@@ -478,10 +477,7 @@ def test_live_a_run_resumed_into_a_new_run_dir_goes_on_as_one_run(tmp_path, othe
         return [r for r in loop.runs.values() if "tsmresume1" in r.name or not others]
 
     def pump(n):
-        end = time.monotonic() + 10
-        while time.monotonic() < end and sum(r.records for r in mine()) < n:
-            loop.step()
-            time.sleep(0.05)
+        poll_until(lambda: sum(r.records for r in mine()) >= n, 10, every=0.05, tick=loop.step)
 
     try:
         pump(60)
@@ -498,7 +494,7 @@ def test_live_a_run_resumed_into_a_new_run_dir_goes_on_as_one_run(tmp_path, othe
 def test_a_hostile_run_config_is_bounded_like_every_config(monkeypatch):
     """The run's config inside the run file goes through the same bounds as a config file:
     a 100k-deep value or 400-digit counts are ignored (said), the rows still read."""
-    from livefiles import _ld
+    from helpers.livefiles import _ld
 
     def cfg(items):
         return _ld(5, b"".join(_ld(1, _ld(1, k.encode()) + _ld(16, v.encode())) for k, v in items))

@@ -1,6 +1,6 @@
 """A training job's log under log rotation, for the tail-integrity tests (issue 33).
 
-    python tests/rotwriter.py PATH --mode MODE --rate R --n N [--every E] [--burst B] [--keep K] [--seed S]
+    python tests/helpers/rotwriter.py PATH --mode MODE --rate R --n N [--every E] [--burst B] [--keep K] [--seed S]
 
 Appends N JSON Lines records (``step``, ``loss``, ``grad_norm``, ``lr``; the loss is
 NaN at every ``NAN_EVERY``-th step) at R records a second, through one ``O_APPEND``
@@ -163,7 +163,7 @@ def main(argv=None) -> int:
 # ----------------------------------------------------------------------------- the readers under test
 # (imported by tests/test_tail_integrity.py and bench/tail_rotation.py; the writer above
 # needs nothing but the standard library)
-ROOT = os.path.dirname(os.path.dirname(HERE))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # (tests/helpers/rotwriter.py)
 WAIT_END = 30.0  # s after the writer is done for the reader to catch up (generous: a loaded box)
 
 
@@ -206,6 +206,8 @@ def through_tailer(d: str, mode: str, rate: float, n: int, **kw) -> dict:
     """A ``Tailer`` on the directory, drained the way the live loop drains it."""
     import time
 
+    from helpers.wait import poll_until
+
     from tsm_tui.core.frame import expand
     from tsm_tui.sources.tail import Tailer
 
@@ -228,14 +230,9 @@ def through_tailer(d: str, mode: str, rate: float, n: int, **kw) -> dict:
             pump()
             t.ready.wait(0.05)
         _finish(w, 5)
-        end = time.monotonic() + WAIT_END
-        while time.monotonic() < end and max(seen.get(path, [0]) or [0]) < n:
-            pump()
-            time.sleep(0.02)
-        quiet = time.monotonic() + 0.5  # anything late (a duplicate) would come now
-        while time.monotonic() < quiet:
-            pump()
-            time.sleep(0.02)
+        poll_until(lambda: max(seen.get(path, [0]) or [0]) >= n, WAIT_END, tick=pump)
+        time.sleep(0.5)  # anything late (a duplicate) would come now
+        pump()
     finally:
         t.stop()
     steps = [s for v in seen.values() for s in v]
@@ -246,6 +243,8 @@ def through_loop(d: str, mode: str, rate: float, n: int, **kw) -> dict:
     """The live loop ``--follow`` and the TUI share (records as it takes them from the
     tailer, and the NaN records its Monitor counted)."""
     import time
+
+    from helpers.wait import poll_until
 
     from tsm_tui.analysis.live import LiveLoop
     from tsm_tui.analysis.session import Session
@@ -271,12 +270,9 @@ def through_loop(d: str, mode: str, rate: float, n: int, **kw) -> dict:
             step()
             loop.wait(0.05)
         _finish(w, 5)
-        end = time.monotonic() + WAIT_END
-        while time.monotonic() < end and (max(steps) if steps else 0) < n:
-            step()
-            loop.wait(0.05)
-        quiet = time.monotonic() + 1.0  # anything late (a duplicate) would come now
-        while time.monotonic() < quiet:
+        poll_until(lambda: (max(steps) if steps else 0) >= n, WAIT_END, every=0.05, tick=step, sleep=loop.wait)
+        end = time.monotonic() + 1.0  # anything late (a duplicate) would come now
+        while time.monotonic() < end:
             step()
             loop.wait(0.05)
         mon = loop.session.monitor
@@ -300,23 +296,16 @@ def through_follow(d: str, mode: str, rate: float, n: int, **kw) -> dict:
     """``tsm-watch DIR --follow --json --prom-file`` in a subprocess: the exported NaN
     count (every record delivered once counts once) and last step, and its events."""
     import json
-    import signal
-    import subprocess
-    import threading
     import time
+
+    from helpers.proc import stop, tsm_watch
+    from helpers.wait import poll_until
 
     path = os.path.join(d, "train.log")
     open(path, "ab").close()
     prom = os.path.join(os.path.dirname(d.rstrip(os.sep)), os.path.basename(d.rstrip(os.sep)) + ".prom")
-    env = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
-    p = subprocess.Popen([sys.executable, "-m", "tsm_tui", d, "--follow", "--json", "--prom-file", prom],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-    out: list[str] = []
-    err: list[str] = []
-    pumps = [threading.Thread(target=lambda s=s, o=o: o.extend(s), daemon=True)
-             for s, o in ((p.stdout, out), (p.stderr, err))]
-    for t in pumps:
-        t.start()
+    o = tsm_watch(d, "--follow", "--json", "--prom-file", prom, root=ROOT)
+    p, out, err = o.p, o.out, o.err
 
     def values() -> dict[str, float]:
         try:
@@ -326,26 +315,14 @@ def through_follow(d: str, mode: str, rate: float, n: int, **kw) -> dict:
             return {}
 
     try:
-        end = time.monotonic() + 20
-        while time.monotonic() < end and not any('"watching' in x for x in out) and p.poll() is None:
-            time.sleep(0.02)
+        poll_until(lambda: any('"watching' in x for x in out), 20, alive=lambda: p.poll() is None)
         time.sleep(0.3)  # the history (none) read, the watch in place
         w = start(path, mode, rate, n, **kw)
         _finish(w, 120)
-        end = time.monotonic() + WAIT_END
-        while time.monotonic() < end and values().get("tsm_last_step", 0) < n and p.poll() is None:
-            time.sleep(0.1)
+        poll_until(lambda: values().get("tsm_last_step", 0) >= n, WAIT_END, every=0.1, alive=lambda: p.poll() is None)
         time.sleep(1.0)  # anything late (a duplicate); SIGTERM then writes the final state
     finally:
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-        try:
-            rc = p.wait(20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            rc = p.wait()
-        for t in pumps:
-            t.join(2)
+        rc = stop(o, timeout=20)
     v = values()
     objs = [json.loads(x) for x in out if x.startswith("{")]
     nan = int(v.get("tsm_nonfinite_total", v.get("tsm_nonfinite", -1)))
