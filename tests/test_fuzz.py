@@ -1,7 +1,11 @@
 """Property-based fuzzing (issue 20): every reader, on both its line path (``feed``)
 and its chunk path (``feed_chunk``), and every config loader, on mutated real-looking
 input and on noise. The property: no exception escapes; what cannot be read is a
-counted skip (or, for configs, a ConfigError with a message).
+counted skip (or, for configs, a ConfigError with a message). Where a second way to the
+same answer is cheap, the answers must agree (differential oracles): a reader's chunk
+path against its per-line path and a file fed in two pieces against the file fed whole
+(the same records, field by field, and the same skip counts); sanitizing is idempotent
+and leaves no control character; a report survives a JSON round trip.
 
 Fixed time budget: ``TSM_FUZZ_EXAMPLES`` examples per test (default 60: the whole
 file runs in about a minute; README "Reliability" gives a longer run's figures).
@@ -36,6 +40,7 @@ from hypothesis import strategies as st
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import ByteReader, SnapshotReader
+from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.config import ConfigError, apply_mapping, parse_arg_list, read_config_file, safe_yaml
 
 N = int(os.environ.get("TSM_FUZZ_EXAMPLES", "60"))
@@ -77,6 +82,8 @@ SEEDS = [
     "       1/50      8.37G     0.9014      2.375     0.9244         52        640: 100% 75/75",
     "epoch     train_loss  valid_loss  accuracy  time", "0         0.512       0.401       0.85      00:10",
     "[train][1] progress: 1/1 step: 100, time: 6.095, speed: 16.406 steps/s", "\tcurrent lr: 0.0000010",
+    # launch banners (sources/launches.py): the next record carries ``launch``
+    "***** Running training *****", "Traceback (most recent call last):", "Namespace(lr=0.0003, max_iters=5000)",
 ]
 #: fragments a long line repeats: digits, separators, words joined by '-', '/', '.'
 FRAGMENTS = ["1", " ", "a-", "a/", "a.", "1,", "1:", ":1", "1/", "1/1 [", "a:1 ", "'a':", "[step=1,", "Epoch 1 ",
@@ -105,9 +112,12 @@ def long_line(draw) -> str:
 
 
 @st.composite
-def mutated(draw) -> str:
-    """A seed line with hostile fragments spliced in, a long repetitive line, or noise."""
+def mutated(draw, long: bool = True) -> str:
+    """A seed line with hostile fragments spliced in, a long repetitive line (unless not
+    ``long``), or noise."""
     kind = draw(st.integers(0, 5))
+    if kind == 1 and not long:
+        kind = 2
     if kind == 0:
         return draw(st.text(max_size=300))
     if kind == 1:
@@ -129,6 +139,42 @@ def _check_counts(reader) -> None:
     assert reader.skipped >= 0 and sum(reader.skip_reasons.values()) >= reader.skipped
 
 
+def _rows(items) -> list[tuple]:
+    """Records (StepRecords and Frames' rows) field by field, NaN equal to NaN (``repr``)."""
+    from tsm_tui.core.frame import expand
+
+    return [tuple(repr(getattr(x, f)) for f in x.__slots__) for x in expand(items)]
+
+
+def _digest(reader, items) -> tuple:
+    """What two ways of reading one input must agree on."""
+    return _rows(items), reader.records, reader.skipped, dict(reader.skip_reasons), \
+        sorted(reader.run_info.items(), key=str), reader.launch_lines
+
+
+def _without_launch(d: tuple) -> tuple:
+    rows = [row[:_LAUNCH] + row[_LAUNCH + 1:] for row in d[0]]
+    return (rows,) + d[1:-1]
+
+
+def _launch_index() -> int:
+    from tsm_tui.core.record import StepRecord
+
+    return list(StepRecord.__slots__).index("launch")
+
+
+_LAUNCH = _launch_index()
+
+
+def _per_line(reader, data: bytes) -> list:
+    """``data`` the way the live tailer reads it: one complete line at a time."""
+    out: list = []
+    for raw in data.split(b"\n")[:-1]:
+        line = reader.decode_line(raw)
+        out += reader.take_line(line, reader.feed(line))
+    return out + reader.flush()
+
+
 @pytest.mark.parametrize("cls", LINE_READERS, ids=lambda c: c.__name__)
 @FUZZ
 @given(lines=st.lists(mutated(), min_size=1, max_size=12))
@@ -146,6 +192,43 @@ def test_line_readers_never_raise(cls, lines):
     c.flush()
     _check_counts(r)
     _check_counts(c)
+
+
+@pytest.mark.parametrize("cls", LINE_READERS, ids=lambda c: c.__name__)
+@FUZZ
+@given(lines=st.lists(mutated(long=False), min_size=1, max_size=12), cut=st.integers(0, 12))
+@pytest.mark.slow
+def test_line_readers_chunked_whole_and_per_line_agree(cls, lines, cut):
+    """The replay's chunk path (``feed_chunk``, columnar where a reader has one) and the live
+    tailer's per-line path give the same records and skips; so do the file's lines fed as
+    one chunk or as two (cut at a line boundary, as a replay's 1 MiB reads are). (The long
+    lines are left to the test above: what they test is time, and three reads of each would
+    take the deadline.)"""
+    data = b"".join(ln.encode("utf-8", "surrogateescape") + b"\n" for ln in lines)
+    whole = cls("run/train.log")
+    want = _digest(whole, whole.feed_chunk(data) + whole.flush())
+    ends = [i + 1 for i, b in enumerate(data) if b == 0x0A]
+    at = ends[cut % len(ends)]
+    two = cls("run/train.log")
+    assert _digest(two, two.feed_chunk(data[:at]) + two.feed_chunk(data[at:]) + two.flush()) == want
+    one = cls("run/train.log")
+    got = _digest(one, _per_line(one, data))
+    if issubclass(cls, JsonlReader):  # the launch-banner gap (test below): all but the launch marks
+        got, want = _without_launch(got), _without_launch(want)
+    assert got == want
+
+
+@pytest.mark.xfail(strict=True, reason="found by the oracle above: the JSON Lines chunk path ignores launch "
+                                      "banners (no note_line), the per-line path marks the next record")
+@pytest.mark.parametrize("cls", [r for r in LINE_READERS if issubclass(r, JsonlReader)], ids=lambda c: c.__name__)
+def test_a_banner_in_a_json_lines_file_marks_a_launch_on_both_paths(cls):
+    """``python train.py > metrics.jsonl 2>&1`` puts a traceback between the records: the live
+    tailer (per line) marks the next record as a launch, a replay (chunks) does not."""
+    data = b'{"step": 1, "loss": 2.0}\nTraceback (most recent call last):\n{"step": 2, "loss": 2.0}\n'
+    whole = cls("run/metrics.jsonl")
+    want = _digest(whole, whole.feed_chunk(data) + whole.flush())
+    one = cls("run/metrics.jsonl")
+    assert _digest(one, _per_line(one, data)) == want
 
 
 @pytest.mark.parametrize("cls", LINE_READERS, ids=lambda c: c.__name__)
@@ -180,13 +263,15 @@ def _tf_record(payload: bytes, corrupt: int) -> bytes:
 def test_byte_readers_never_raise(cls, parts, cut):
     data = b"".join(parts)
     r = cls("run/events.out.tfevents.1.host")
-    r.feed_bytes(data[:cut])
-    r.feed_bytes(data[cut:])
-    r.flush()
+    split = _digest(r, r.feed_bytes(data[:cut]) + r.feed_bytes(data[cut:]) + r.flush())
     c = cls("run/events.out.tfevents.1.host")
-    c.feed_chunk(data)
-    c.flush()
+    chunked = _digest(c, c.feed_chunk(data) + c.flush())
+    w = cls("run/events.out.tfevents.1.host")
+    whole = _digest(w, w.feed_bytes(data) + w.flush())
     _check_counts(r)
+    # a file read in two pieces (the tailer's reads end anywhere), whole, or by the replay's
+    # chunk path: the same records and skips
+    assert split == whole and chunked == whole
 
 
 def _wandb_payloads() -> list[bytes]:
@@ -239,13 +324,12 @@ def test_wandb_run_reader_never_raises(recs, version, chunk, flip, cut):
         data = data[:i] + bytes([data[i] ^ 0x5A]) + data[i + 1:]
     r = WandbRunReader("run/wandb/run-x/run-x.wandb")
     cut %= len(data) + 1
-    r.feed_bytes(data[:cut])
-    r.feed_bytes(data[cut:])
-    r.flush()
+    split = _digest(r, r.feed_bytes(data[:cut]) + r.feed_bytes(data[cut:]) + r.flush())
     _check_counts(r)
     c = WandbRunReader("run/wandb/run-x/run-x.wandb")
-    c.feed_chunk(data)
-    c.flush()
+    chunked = _digest(c, c.feed_chunk(data) + c.flush())
+    w = WandbRunReader("run/wandb/run-x/run-x.wandb")
+    assert split == chunked == _digest(w, w.feed_bytes(data) + w.flush())
 
 
 SNAPSHOT_READERS = [r for r in registry.READERS if issubclass(r, SnapshotReader)
@@ -509,3 +593,33 @@ def test_arg_lists_and_yaml_text_never_raise(text):
         import yaml
 
         assert isinstance(e, (yaml.YAMLError, ValueError, RecursionError)), repr(e)
+
+
+#: what a terminal acts on: C0 (but tab and newline) and C1 controls, DEL, bidi controls, lone surrogates
+_ACTIVE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+TERMINAL_TEXT = st.lists(st.one_of(
+    st.text(max_size=20),
+    st.sampled_from(["\x1b[31m", "\x1b[2J", "\x1b]0;title\x07", "\x1b]52;c;cGF5bG9hZA==\x1b\\", "\x1bP1$qm\x1b\\",
+                     "\x9b31m", "\x9d0;t\x9c", "\x1b", "\x9b", "\r", "\r\n", "\n", "\t", "\x7f", "\u202e", "\u2066",
+                     "\udc9b", "\x00", "tqdm 12%|#2 |\r", "…", "é", "[bold red]x[/]"])), max_size=30).map("".join)
+
+
+@FUZZ
+@given(text=TERMINAL_TEXT, max_len=st.sampled_from([8, 80, 4096]))
+def test_sanitizing_leaves_nothing_a_terminal_acts_on_and_is_idempotent(text, max_len):
+    """core/sanitize: ``clean`` and ``message`` leave no control, escape, bidi character or lone
+    surrogate, stay within ``max_len``, and a second pass changes nothing; ``terminal_safe``
+    leaves no C1 / bidi / surrogate and is idempotent; ``json_safe`` keeps the data a JSON
+    text holds (it only spells characters as escapes)."""
+    from tsm_tui.core.sanitize import clean, json_safe, message, terminal_safe
+
+    for f in (clean, message):
+        once = f(text, max_len)
+        assert not _ACTIVE.search(once) and "\n" not in once and "\t" not in once, (f.__name__, once)
+        assert len(once) <= max_len and f(once, max_len) == once, f.__name__
+    safe = terminal_safe(text)
+    assert not re.search("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]", safe), safe
+    assert terminal_safe(safe) == safe
+    doc = json.dumps({"k": text}, ensure_ascii=False)
+    assert json.loads(json_safe(doc)) == {"k": text}
+    assert not re.search("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]", json_safe(doc))
