@@ -512,6 +512,7 @@ def test_memorisation():
     run_both(recs, sizes=(1000, 10 ** 9))
 
 
+@pytest.mark.slow
 def test_memorisation_nan_and_negative_losses():
     recs = _memo_run(n=2500, low_from=600, low_to=2500)
     for r in recs:
@@ -542,6 +543,7 @@ def test_unit_series():
     run_both(recs)
 
 
+@pytest.mark.slow
 def test_many_unit_keys():
     recs = curve(300)
     for r in recs:

@@ -231,6 +231,7 @@ def test_a_banner_in_a_json_lines_file_marks_a_launch_on_both_paths(cls):
     assert _digest(one, _per_line(one, data)) == want
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", LINE_READERS, ids=lambda c: c.__name__)
 @FUZZ
 @given(head=st.lists(mutated(), max_size=8))

@@ -157,6 +157,7 @@ def test_every_reader_is_linear_on_hostile_lines(cls):
     assert not slow, slow
 
 
+@pytest.mark.slow
 def test_the_text_tap_is_linear_on_hostile_lines():
     """The crash table's regexes, the prefixes, the exception line, the context rules: every
     shape through a reader's tap, outside a traceback and inside one (issue 27)."""
@@ -782,6 +783,7 @@ def test_the_tui_says_stopped_when_its_feed_dies(tmp_path):
     asyncio.run(body())
 
 
+@pytest.mark.slow
 def test_a_flat_yaml_list_and_blank_lines_are_bounded(tmp_path):
     """A 4 MiB flat YAML list (no bomb) was composed node by node before the node bound:
     --report > 60 s, --preflight 37 s. A launch script of blank lines made the argument

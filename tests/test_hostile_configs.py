@@ -309,6 +309,7 @@ def measured(args: list[str], timeout: float = SUBPROCESS_BOUND, tree: str | Non
 HEAVY = [c for c in CASES if c.heavy]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", HEAVY, ids=lambda c: c.id)
 def test_heavy_cases_in_a_process_of_their_own(case, tmp_path):
     p = _write(str(tmp_path), case)

@@ -371,6 +371,7 @@ def test_watch_events_are_bounded(tmp_path, monkeypatch):
 
 # ----------------------------------------------------------------------------- stdio and the extra
 
+@pytest.mark.slow
 def test_stdio_server_is_the_real_command():
     params = StdioServerParameters(command=sys.executable, args=["-m", "tsm_tui", "mcp"], cwd=ROOT)
     out = {}

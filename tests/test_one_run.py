@@ -339,6 +339,7 @@ def test_a_directory_of_many_runs_costs_linear_comparisons(tmp_path, counted):
     assert counted["compared"] <= 25 * n, counted
 
 
+@pytest.mark.slow
 def test_the_same_series_twice_is_still_found_among_many(tmp_path, counted):
     """200 runs, each written twice (JSONL and stdout) into one directory: 200 runs of two
     files each, found with a bounded number of comparisons per file."""
@@ -354,6 +355,7 @@ def test_the_same_series_twice_is_still_found_among_many(tmp_path, counted):
     assert counted["compared"] <= 25 * 2 * n, counted
 
 
+@pytest.mark.slow
 def test_many_one_run_directories_with_sibling_loggers(tmp_path, counted):
     """300 jobs, each with csv/version_0 and tb-like siblings (JSONL here), in one tree: 300
     runs, the sibling merge comparing each job's loggers only."""
