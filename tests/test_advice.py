@@ -16,8 +16,9 @@ from tsm_tui.analysis.engine import analyze
 from tsm_tui.analysis.state import RunState
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.config import apply_mapping, load_mapping
+from helpers import paths
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(paths.ROOT)
 DATA = ROOT / "tests" / "data"
 FAULTS = DATA / "faults"
 

@@ -19,8 +19,9 @@ from tsm_tui.analysis.session import Session
 
 from helpers.tui import run, screen_lines, wait_loaded
 from helpers.wait import pilot_until
+from helpers import paths
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(paths.ROOT)
 SAMPLES = ROOT / "sample_runs"
 
 

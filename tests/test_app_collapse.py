@@ -19,8 +19,9 @@ except Exception as e:  # pragma: no cover - the app is another engineer's, may 
 from tsm_tui.analysis.engine import analyze, open_run
 from tsm_tui.analysis.session import Session
 from helpers.tui import wait_loaded
+from helpers import paths
 
-GEN = Path(__file__).resolve().parent.parent / "sample_runs" / "generations"
+GEN = Path(paths.SAMPLES) / "generations"
 
 
 def make_app(path: Path) -> TsmApp:

@@ -18,6 +18,7 @@ from tsm_tui.cli import parse
 from tsm_tui.views.tui import TsmApp
 from tsm_tui.views.tui.runs import RunsScreen
 from helpers.wait import pilot_until
+from helpers import paths
 
 
 def jsonl(path, n=300, nan_at=None):
@@ -413,7 +414,7 @@ def test_a_run_whose_tracker_recorded_its_exit_is_done(tmp_path):
     live: "done 1h", never "stall" (they have no planned total to reach)."""
     import shutil
 
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "wandb", "sdk-0.31.0")
+    src = os.path.join(paths.DATA, "wandb", "sdk-0.31.0")
     for name in ("plain_nan", "hf_gradspike"):
         shutil.copytree(os.path.join(src, name), tmp_path / name)
     hour = time.time() - 3600

@@ -18,6 +18,7 @@ from tsm_tui.views.tui import TsmApp
 from tsm_tui.views.tui.widgets import AlertList, PinnedAlert
 from tsm_tui.cli import demo_path
 from helpers.wait import pilot_until
+from helpers import paths
 
 
 def finished_app(path: str, shown: str) -> TsmApp:
@@ -74,7 +75,7 @@ def _sample(name: str) -> str:
 
     import pytest
 
-    p = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample_runs", name)
+    p = os.path.join(paths.SAMPLES, name)
     if not os.path.isdir(p):
         pytest.skip(f"sample run {name} not generated here")
     return p

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import grimp
 import pytest
+from helpers import paths
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(paths.ROOT)
 UI_FREE = ("tsm_tui.core", "tsm_tui.sources", "tsm_tui.analysis", "tsm_tui.preflight")
 
 

@@ -11,8 +11,9 @@ import subprocess
 import sys
 
 import pytest
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 gen = pytest.importorskip("gen")

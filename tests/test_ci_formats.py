@@ -16,8 +16,9 @@ from conftest import val_only_log
 from tsm_tui.analysis.detectors import DETECTORS
 from tsm_tui.cli import main
 from tsm_tui.views.github import escape_data, escape_property
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 SAMPLES = os.path.join(ROOT, "sample_runs")
 SCHEMA = os.path.join(ROOT, "tests", "data", "sarif", "sarif-schema-2.1.0.json")
 TB = os.path.join(ROOT, "tests", "data", "frameworks", "tensorboard_only")

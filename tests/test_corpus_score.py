@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import corpus  # noqa: E402

@@ -12,8 +12,9 @@ from conftest import val_only_log
 
 from tsm_tui.analysis.detectors import DETECTORS
 from tsm_tui.cli import main
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 SAMPLES = os.path.join(ROOT, "sample_runs")
 
 

@@ -23,8 +23,9 @@ from tsm_tui.sources.crash_patterns import PATTERNS
 from tsm_tui.sources.kv_text import KeyValueTextReader
 from tsm_tui.sources.text_events import TextTap, exit_event
 from tsm_tui.sources.text_formats import MegatronReader
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 CORPUS = os.path.join(ROOT, "bench", "corpus", "console")
 
 # Real lines, verbatim from the logs and issue threads the crash table cites (its

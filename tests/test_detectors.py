@@ -8,8 +8,9 @@ from conftest import curve, run, status
 
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
+from helpers import paths
 
-SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample_runs")
+SAMPLES = paths.SAMPLES
 
 
 def test_healthy_run_has_no_alerts(healthy):

@@ -18,8 +18,9 @@ import pytest
 from tsm_tui.core.frame import Frame
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import MAX_LINE
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 
 
 def per_line(path: str, reader) -> list:

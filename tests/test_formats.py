@@ -17,8 +17,9 @@ import pytest
 
 from tsm_tui.sources import registry
 from tsm_tui.sources.tensorboard import TensorBoardReader, crc32c, masked_crc
+from helpers import paths
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(paths.TESTS)
 REAL = HERE / "data" / "real"
 SHARED = HERE.parent.parent / "shared" / "real_logs"
 need_shared = pytest.mark.skipif(not SHARED.exists(), reason="../shared/real_logs not present")

@@ -24,8 +24,9 @@ from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 
 
 def _shape(r: StepRecord):

@@ -8,8 +8,9 @@ import shutil
 from pathlib import Path
 
 from tsm_tui.analysis.engine import analyze
+from helpers import paths
 
-RUNS = Path(__file__).resolve().parent / "data" / "frameworks"
+RUNS = Path(paths.DATA) / "frameworks"
 
 
 def files(a):

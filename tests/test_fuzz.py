@@ -42,6 +42,7 @@ from tsm_tui.sources import registry
 from tsm_tui.sources.base import ByteReader, SnapshotReader
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.config import ConfigError, apply_mapping, parse_arg_list, read_config_file, safe_yaml
+from helpers import paths
 
 N = int(os.environ.get("TSM_FUZZ_EXAMPLES", "60"))
 DEADLINE = timedelta(milliseconds=int(os.environ.get("TSM_FUZZ_DEADLINE_MS", "3000")))
@@ -282,7 +283,7 @@ def _wandb_payloads() -> list[bytes]:
     from tsm_tui.sources.wandb_run import Framer
 
     out: list[bytes] = []
-    here = os.path.join(os.path.dirname(__file__), "data", "wandb")
+    here = os.path.join(paths.DATA, "wandb")
     for p in sorted(glob.glob(os.path.join(here, "sdk-*", "*", "wandb", "*", "run-*.wandb")))[:4]:
         with open(p, "rb") as f:
             out += Framer(lambda why: None).feed(f.read())[:60]
@@ -350,7 +351,7 @@ def test_snapshot_readers_never_raise(cls, text):
 
 
 # -- config loaders (issue 32): a mutation fuzzer over every config shape the tool reads ------------
-DATA = os.path.join(os.path.dirname(__file__), "data")
+DATA = paths.DATA
 
 
 def _seed(rel: str) -> str:

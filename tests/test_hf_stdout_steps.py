@@ -14,8 +14,9 @@ import pytest
 from tsm_tui.analysis.engine import analyze
 from tsm_tui.sources import registry
 from tsm_tui.sources.hf_stdout import HFStdoutReader
+from helpers import paths
 
-FW = os.path.join(os.path.dirname(__file__), "data", "frameworks")
+FW = os.path.join(paths.DATA, "frameworks")
 
 
 def _read(path):

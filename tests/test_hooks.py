@@ -18,8 +18,9 @@ from helpers.follow import record, write_lines
 from tsm_tui.views import hookrun
 from tsm_tui.views.pages import AlertHook
 from helpers.wait import poll_until
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 
 
 def page(step: int) -> dict:

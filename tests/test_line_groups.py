@@ -11,11 +11,12 @@ import sys
 from tsm_tui.analysis.engine import analyze
 from tsm_tui.sources import registry
 from tsm_tui.sources.kv_text import KeyValueTextReader
+from helpers import paths
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_fast_readers import check  # noqa: E402
 
-REAL = os.path.join(os.path.dirname(__file__), "data", "real")
+REAL = os.path.join(paths.DATA, "real")
 
 # Stable-Baselines3's own example of its console logger (docs/common/logger.rst, MIT), as printed
 SB3_TABLE = """\

@@ -10,8 +10,9 @@ import os
 
 from tsm_tui.sources import registry
 from tsm_tui.sources.locate import relative, step_lines
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 REAL = os.path.join(ROOT, "tests", "data", "real")
 
 

@@ -23,8 +23,9 @@ from tsm_tui.cli import _preflight_json, main, parse  # noqa: E402
 from tsm_tui.views import agent_tools  # noqa: E402
 from tsm_tui.views.mcp_server import build  # noqa: E402
 from helpers.wait import await_until
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 SAMPLES = os.path.join(ROOT, "sample_runs")
 SPIKE = os.path.join(SAMPLES, "spike_no_recover")
 TOOLS = {"list_runs", "report", "alerts", "series", "preflight", "watch", "watch_status", "watch_stop"}

@@ -13,8 +13,9 @@ import pytest
 
 from helpers.follow import record, write_lines
 from tsm_tui.core.sanitize import message
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 EVIL = "cfg\x1b]52;c;cHduZWQ=\x07\x1b]0;pwned\x07\x1b[2J\u202egpj\x9b31m"
 BAD = ("\x1b", "\x07", "\u202e", "\x9b")  # (the text "]52;" left without its ESC is inert)
 

@@ -19,11 +19,12 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
 from tsm_tui.sources.fields import loss_role, objective
+from helpers import paths
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_frames import run_both  # noqa: E402
 
-REAL = os.path.join(os.path.dirname(__file__), "data", "real")
+REAL = os.path.join(paths.DATA, "real")
 YOLO_HEAD = ("epoch,train/box_loss,train/cls_loss,train/dfl_loss,metrics/precision(B),metrics/recall(B),"
              "metrics/mAP50(B),metrics/mAP50-95(B),val/box_loss,val/cls_loss,val/dfl_loss,lr/pg0,lr/pg1,lr/pg2")
 

@@ -16,8 +16,9 @@ import pytest
 from tsm_tui.analysis.engine import analyze_runs, open_runs
 from tsm_tui.cli import main
 from tsm_tui.core.steps import StepSet
+from helpers import paths
 
-RUNS = Path(__file__).resolve().parent / "data" / "frameworks"
+RUNS = Path(paths.DATA) / "frameworks"
 DUP = "duplicate record (same step, same values: two writers in one file)"
 
 

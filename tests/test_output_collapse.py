@@ -18,8 +18,9 @@ from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.core.record import Severity, Status, StepRecord
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.text_formats import LlmcReader, WandbOutputReader
+from helpers import paths
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(paths.ROOT)
 GEN = ROOT / "sample_runs" / "generations"
 LLAMA_FACTORY = Path("/work/shared/real_logs/llama-factory/trainer_log.jsonl")
 

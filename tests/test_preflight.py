@@ -10,8 +10,9 @@ import pytest
 from tsm_tui import cli
 from tsm_tui.preflight import run_checks
 from tsm_tui.preflight.plan import count_params, finalize_plan, parse_arg_list, read_plan
+from helpers import paths
 
-DATA = os.path.join(os.path.dirname(__file__), "data", "preflight")
+DATA = os.path.join(paths.DATA, "preflight")
 IDS = ["lr_schedule", "batch_size", "grad_norm", "precision", "logging", "checkpoints", "optimizer"]
 
 

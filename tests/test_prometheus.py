@@ -25,8 +25,9 @@ from tsm_tui.views.incidents import Incidents
 
 from helpers.follow import record, write_lines
 from helpers.wait import poll_until, wait_until
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 DATA = os.path.join(ROOT, "tests", "data", "prometheus")
 PROMTOOL = shutil.which("promtool")
 PROMETHEUS = shutil.which("prometheus")

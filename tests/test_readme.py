@@ -11,8 +11,9 @@ import shlex
 import pytest
 
 from tsm_tui.cli import main
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 INTRO = re.compile(r"^`tsm-watch ([^`]+)` prints\b(.*)$")
 
 

@@ -19,8 +19,9 @@ from tsm_tui.analysis.engine import analyze_runs, open_runs
 from tsm_tui.cli import main
 from tsm_tui.sources.runs import rank_of, run_root
 from helpers.wait import poll_until
+from helpers import paths
 
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_runs"
+SAMPLES = Path(paths.SAMPLES)
 
 
 def jsonl(path: Path, n: int = 300, nan_at: int | None = None, spike_at: int | None = None, **kw) -> None:

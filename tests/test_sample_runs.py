@@ -8,8 +8,9 @@ import pytest
 
 from tsm_tui.cli import main
 from tsm_tui.analysis.engine import analyze
+from helpers import paths
 
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_runs"
+SAMPLES = Path(paths.SAMPLES)
 EXPECTED = json.loads((SAMPLES / "EXPECTED.json").read_text())
 
 

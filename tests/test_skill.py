@@ -6,7 +6,6 @@ output of the command its section is about."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import shutil
@@ -18,8 +17,9 @@ import yaml
 
 from tsm_tui.analysis.detectors import DETECTORS
 from tsm_tui.cli import main
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 FILL = {"RUN": "sample_runs/spike_no_recover", "DIR": "sample_runs", "NAME": "healthy",
         "CONFIG": "sample_runs/healthy/config.json"}
 FIELD = re.compile(r"^[a-z_][a-z0-9_]*(\[\])?(\.[a-z_][a-z0-9_]*(\[\])?)*$")

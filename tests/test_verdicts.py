@@ -12,8 +12,9 @@ from tsm_tui.analysis.engine import analyze
 from tsm_tui.analysis.monitor import PER_KEY, Monitor
 from tsm_tui.core.record import Alert, Severity, StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
+from helpers import paths
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = paths.ROOT
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import cases  # noqa: E402
 

@@ -25,8 +25,9 @@ from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
 from tsm_tui.sources.wandb_run import Framer, WandbRunReader
 from helpers.wait import poll_until
+from helpers import paths
 
-DATA = Path(__file__).resolve().parent / "data" / "wandb"
+DATA = Path(paths.DATA) / "wandb"
 SDKS = sorted(p.name for p in DATA.glob("sdk-*"))
 RUNS = [(sdk, name) for sdk in SDKS for name in ("plain_nan", "console_only", "resumed", "hf_gradspike")
         if (DATA / sdk / name).is_dir()]
