@@ -585,6 +585,18 @@ def test_run_config_and_preflight_never_raise(mapping, kind):
         assert c.summary
 
 
+def test_betas_no_float_can_hold_are_not_a_beta2():
+    """Found by test_config_loaders_never_raise: ``betas: [0.9, 1000...0]`` (a 400-digit int) in a
+    hparams.yaml stopped the config reader with an OverflowError (float() of the int)."""
+    for b in ([0.9, 10 ** 400], [0.9, float("inf")], [0.9, float("nan")]):
+        info = RunInfo()
+        apply_mapping(info, {"betas": b}, "hparams.yaml")
+        assert info.beta2 is None, b
+    info = RunInfo()
+    apply_mapping(info, {"betas": [0.9, 0.95]}, "hparams.yaml")
+    assert info.beta2 == 0.95
+
+
 @FUZZ
 @given(text=st.text(max_size=400))
 def test_arg_lists_and_yaml_text_never_raise(text):
