@@ -281,7 +281,7 @@ def test_yolov10_one_to_many_and_one_to_one_terms_are_its_objective():
     """Real Ultralytics YOLOv10 run folder (bench/corpus/trackers/ultralytics_yolov10_om_oo_tb):
     results.csv and the TensorBoard file log train/box_om, cls_om, dfl_om, box_oo, cls_oo,
     dfl_oo and no total; before, 0 of its 15 epochs were read (issue 26)."""
-    path = os.path.join(os.path.dirname(__file__), "..", "bench", "corpus", "trackers", "ultralytics_yolov10_om_oo_tb")
+    path = os.path.join(paths.BENCH, "corpus", "trackers", "ultralytics_yolov10_om_oo_tb")
     rep = _report(path)
     assert rep["steps"]["count"] == 15
     used = next(f for f in rep["files"] if f["used"])
