@@ -1,4 +1,4 @@
-"""Hostile configs (issue 32): every case of ``tests/test_hostile_configs.CASES``,
+"""Hostile configs (issue 32): every case of ``tests/integration/test_hostile_configs.CASES``,
 timed and measured, before and after.
 
     python bench/config_bounds.py [--before /tmp/tsm-base] [--timeout 20]
@@ -21,7 +21,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tests"), os.path.join(ROOT, "tests", "integration")]
 
 from test_hostile_configs import CASES, GOOD_LOG, measured  # noqa: E402
 

@@ -3,7 +3,7 @@
     python bench/tail_rotation.py loss [--tree DIR] [--rates 2000,20000] [--modes copytruncate,chain,replace]
     python bench/tail_rotation.py cost --base DIR [--seconds 30] [--rounds 2] [--rates 0,10]
 
-``loss``: a writer process (``tests/rotwriter.py``) appends JSON Lines at each rate,
+``loss``: a writer process (``tests/helpers/rotwriter.py``) appends JSON Lines at each rate,
 with a burst of four rotations of one kind every 500 records (2,000/s, 4,000
 records) or every 5,000 (20,000/s, 120,000 records); the lost and duplicated steps
 through the ``Tailer``, through the live loop and through ``tsm-watch --follow
@@ -38,11 +38,11 @@ from tui_cost import exec_of  # noqa: E402  (CPU from the scheduler's own count)
 
 def loss(a) -> None:
     tree = os.path.abspath(a.tree or ROOT)
-    # the harness of this tree, run against ``tree`` (its tests/rotwriter.py may not exist)
+    # the harness of this tree, run against ``tree`` (its tests/helpers/rotwriter.py may not exist)
     code = f"""
 import json, os, sys, tempfile
 sys.path[:0] = [{tree!r}, {os.path.join(ROOT, 'tests')!r}]
-import rotwriter as rw
+from helpers import rotwriter as rw
 rw.ROOT = {tree!r}
 how, mode, rate, n, every = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 d = os.path.join(tempfile.mkdtemp(prefix="tsm-rot-"), "run")

@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tsm_tui.core.frame import Frame  # noqa: E402
 from tsm_tui.sources.tail import Tailer  # noqa: E402
 
-# the same writer protocol as tests/test_tail.py (kept in sync by hand)
+# the same writer protocol as tests/sources/test_tail.py (kept in sync by hand)
 WRITER = r'''
 import json, os, random, sys, time
 path, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

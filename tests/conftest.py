@@ -54,3 +54,19 @@ def val_only_log(directory) -> str:
         for s in range(10, 400, 10):
             f.write(json.dumps({"step": s, "val_loss": 3.0 - s / 1000}) + "\n")
     return str(run)
+
+
+@pytest.fixture
+def follow():
+    """``follow(*args, env=None)``: ``tsm-watch ARGS --follow`` in a subprocess (helpers.follow.Follow)."""
+    from helpers.follow import follow_fixture
+
+    yield from follow_fixture()
+
+
+@pytest.fixture
+def tail():
+    """``tail(path, **kw)``: a started Tailer drained by a helpers.tailing.Collector."""
+    from helpers.tailing import tail_fixture
+
+    yield from tail_fixture()

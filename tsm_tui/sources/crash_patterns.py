@@ -22,7 +22,7 @@ on). A fatal line the run then survives is judged by the check (WARN).
 Every regex is linear in the line's length (README "Reliability"): no two
 adjacent pieces match the same characters unless the first is possessive, and
 each starts with a literal, so ``search`` tries it only where that literal is.
-``tests/test_hostile.py`` runs every row on the hostile shapes.
+``tests/integration/test_hostile.py`` runs every row on the hostile shapes.
 """
 
 from __future__ import annotations

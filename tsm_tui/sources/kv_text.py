@@ -32,7 +32,7 @@ from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
 # Every regex here must stay linear in the line's length (issue 20: "s:5 trl:" + 16k
 # digits took 16 s when the integer part's [\d,]* and a following \d* shared the
 # digits): no two adjacent pieces may match the same characters unless one of
-# them is possessive. tests/test_hostile.py feeds 200k-char lines of such shapes.
+# them is possessive. tests/integration/test_hostile.py feeds 200k-char lines of such shapes.
 NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|inf|Inf|Infinity|-inf)"
 # the word's run is possessive (*+): what follows a maximal run is none of the chars
 # the rest of the pattern could use ("(", " ", ":", "=", spaces), so giving chars

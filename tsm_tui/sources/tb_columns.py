@@ -13,7 +13,7 @@ Anything else keeps exact per-record semantics: a chunk with a corrupt record
 (either CRC), a record too long, or a resync in progress goes through
 ``feed_bytes`` whole; events of another layout are decoded one by one by
 ``decode_event``; steps whose tags differ from the run's pattern are built by
-``build`` as usual. tests/test_formats.py compares both paths on random event
+``build`` as usual. tests/sources/test_formats.py compares both paths on random event
 streams.
 """
 

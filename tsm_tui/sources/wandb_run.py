@@ -2,7 +2,7 @@
 
 A script that calls ``wandb.log`` and prints nothing has its metrics only here. The
 layout (wandb/wandb ``core/pkg/leveldb/record.go``, ``sdk/internal/datastore.py``;
-checked on files written by SDK 0.18-0.31, see tests/test_wandb_run.py)::
+checked on files written by SDK 0.18-0.31, see tests/sources/test_wandb_run.py)::
 
     ":W&B" 0xBEE1 (little-endian) version(0)          7-byte file header
     32 KiB blocks of chunks (the header takes the first 7 bytes of block 0):

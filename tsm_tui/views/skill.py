@@ -7,7 +7,7 @@ tells an agent how to run the report, read its JSON, follow a live run, check a
 config before a long run and go through the runs of a directory, what the exit
 codes mean, and that the tool (and the agent on its behalf) only reads.
 
-Everything an agent is told here is checked by tests/test_skill.py: every command in
+Everything an agent is told here is checked by tests/project/test_skill.py: every command in
 a fenced block runs (with RUN, DIR, NAME and CONFIG filled in) and every JSON field
 listed under "Reading the JSON" is in the output of the command its section names.
 The check ids come from the detector registry, the exit codes from core/errors.py.

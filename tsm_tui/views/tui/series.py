@@ -115,7 +115,7 @@ class Series:
 
     # ------------------------------------------------------------------ bulk write
     # ``extend`` gives exactly the state of ``append`` called for each value in
-    # turn (tests/test_app_series.py compares every bucket), in O(n) numpy work
+    # turn (tests/views/tui/test_app_series.py compares every bucket), in O(n) numpy work
     # plus at most ``cap`` bucket lists per level: a level's final content and
     # what it sends up depend only on the stream of buckets it receives, so the
     # streams are built level by level as arrays (pairs merged with the same

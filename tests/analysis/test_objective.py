@@ -1,0 +1,288 @@
+"""Logs with several losses and no ``loss`` (issue 26): the objective rule
+(``sources/fields.objective``), the report's note about it, and the loss terms
+checked one by one (``analysis/detectors/components.py``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tsm_tui.analysis.engine import analyze
+from tsm_tui.core.record import StepRecord
+from tsm_tui.core.settings import RunInfo, Settings
+from tsm_tui.sources import registry
+from tsm_tui.sources.fields import loss_role, objective
+from helpers import paths
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_frames import run_both  # noqa: E402
+
+REAL = os.path.join(paths.DATA, "real")
+YOLO_HEAD = ("epoch,train/box_loss,train/cls_loss,train/dfl_loss,metrics/precision(B),metrics/recall(B),"
+             "metrics/mAP50(B),metrics/mAP50-95(B),val/box_loss,val/cls_loss,val/dfl_loss,lr/pg0,lr/pg1,lr/pg2")
+
+
+def _checks(an) -> dict:
+    return {c.id: c for c in an.checks()}
+
+
+def _report(path) -> dict:
+    out = subprocess.run([sys.executable, "-m", "tsm_tui", str(path), "--report", "--json"], capture_output=True,
+                         text=True, env=dict(os.environ, NO_COLOR="1"))
+    assert out.returncode in (0, 1), out.stderr
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("key,role", [
+    ("act_loss", "actor"), ("actor/pg_loss", "actor"), ("policy_loss", "actor"),
+    ("cri_loss", "model"), ("critic/vf_loss", "model"), ("train/value_loss", "model"), ("loss_D", "model"),
+    ("train/box_loss", "term"), ("loss_cls", "term"), ("loss_rpn_loc", "term"), ("unsuper_loss", "term"),
+    ("val/box_loss", None), ("eval_loss", None), ("total_loss", None), ("loss", None), ("train_loss_epoch", None),
+    ("avg_loss", None), ("loss_scale", None), ("rewards/chosen", None), ("closs", None),
+    # YOLOv10: no "loss" in its terms' names (one-to-many and one-to-one heads)
+    ("train/box_om", "term"), ("train/dfl_oo", "term"), ("val/cls_om", None), ("box_om", None),
+])
+def test_loss_roles(key, role):
+    assert loss_role(key) == role
+
+
+def test_the_rule_in_order():
+    assert objective({"act_loss": "actor", "cri_loss": "model", "unsuper_loss": "term"}) == ("actor", ("act_loss",))
+    assert objective({"train/box_loss": "term", "train/cls_loss": "term"}) == \
+        ("sum", ("train/box_loss", "train/cls_loss"))
+    assert objective({"recon_loss": "term"}) == ("only", ("recon_loss",))
+    assert objective({"d_loss": "model", "g_loss": "model"}) is None  # a GAN: no objective, not a sum
+
+
+def test_deepspeed_chat_ppo_reads_the_actor_loss():
+    """Real DeepSpeed-Chat step-3 log: before, 0 steps with a loss and a FAIL from the
+    engines' running totals of skipped steps read as per-interval counts."""
+    path = os.path.join(REAL, "deepspeed_chat_step3_ppo.log")
+    reader, fi = registry.open_reader(path)
+    recs = [r for r in registry.read_records(path, reader) if r.loss is not None]
+    assert fi.format == "deepspeed"
+    assert len(recs) == 162 and recs[0].step == 0 and recs[-1].step == 476
+    assert recs[0].loss == 0.2099609375 and recs[0].extra["cri_loss"] == 0.12042236328125
+    assert "act_loss" not in recs[0].extra  # moved into the loss, not counted twice
+    assert reader.objective_note().startswith("act_loss (the actor's loss: no total logged); also checked: cri_loss")
+    an = analyze(path)
+    c = _checks(an)
+    # PPO's loss changes sign: no ratio scale, the spike rule on differences (issue 26): the burst of
+    # actor-loss swings at steps 99-121 (2.2 against a median of 0.06; bench/corpus labels it) is one spike
+    assert c["loss_spike"].status.value == "WARN" and "signed" in c["loss_spike"].summary
+    spikes = [a for a in an.alerts() if a.check == "loss_spike" and a.severity.value == "warning"]
+    assert [a.step for a in spikes if not a.message.startswith("Loss component")] == [100]
+    assert "judged on differences" in spikes[0].message
+    assert c["nonfinite"].status.value == "PASS"
+    assert c["loss_scale"].status.value != "FAIL"  # start-up skips, 7 per engine: not 63% of the steps
+    rep = _report(path)
+    used = next(f for f in rep["files"] if f["used"])
+    assert used["objective"].startswith("act_loss")
+    assert rep["steps"]["count"] == 162
+
+
+def test_ds_progress_skipped_is_a_running_total_per_engine():
+    from tsm_tui.sources.text_formats import DeepSpeedReader
+
+    r = DeepSpeedReader("x")
+    got = []
+    for step, a, b in ((10, 4, 3), (20, 5, 3), (30, 5, 4), (40, 7, 4)):
+        for k in (a, b):  # the actor's engine, then the critic's
+            (rec,) = r.feed(f"[2023-04-18 08:48:36,035] [INFO] [logging.py:96:log_dist] [Rank 0] step={step}, "
+                            f"skipped={k}, lr=[5.79e-07, 5.79e-07], mom=[(0.9, 0.95), (0.9, 0.95)]")
+            got.append(rec.skipped)
+    assert got == [4, 3, 1, 0, 0, 1, 2, 0]
+
+
+def test_detectron2_total_with_terms_checked(tmp_path):
+    """Real detectron2 metrics.json: the logged total is the objective, the four terms are
+    checked too; healthy, so nothing is said about them. A 4x jump of loss_rpn_cls alone
+    (a small term: +0.1 on a total of ~1.1, 1.1x) is then said as that term's spike."""
+    src = os.path.join(REAL, "detectron2_metrics.json")
+    an = analyze(src)
+    rep_note = next(f.objective for f in an.run.files if f.used)
+    assert rep_note == ("total_loss (the logged total); also checked: loss_box_reg, loss_cls, loss_rpn_cls, "
+                        "loss_rpn_loc")
+    assert not [a for a in an.alerts() if a.check == "loss_spike"]
+    rows = [json.loads(ln) for ln in open(src)]
+    for r in rows:
+        if r["iteration"] == 1999:
+            r["loss_rpn_cls"] *= 4
+            r["total_loss"] += r["loss_rpn_cls"] * 3 / 4
+    (tmp_path / "metrics.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    an = analyze(str(tmp_path / "metrics.json"))
+    spikes = [a for a in an.alerts() if a.check == "loss_spike" and a.severity.value != "info"]
+    assert [(a.step, a.severity.value) for a in spikes] == [(1999, "warning")]  # (then an info: recovered)
+    assert spikes[0].message.startswith("Loss component loss_rpn_cls: Loss spike at step 1999")
+    c = _checks(an)["loss_spike"]
+    assert c.status.value == "WARN" and c.summary.startswith("loss components: loss_rpn_cls: 1 spike(s) at step 1999")
+
+
+def _yolo(path, epochs=100, cls_spike=None, nan_at=None):
+    rows = [YOLO_HEAD]
+    for e in range(1, epochs + 1):
+        box, cls, dfl = 1.4 * 0.993 ** e, 2.6 * 0.975 ** e + 0.3, 1.5 * 0.996 ** e
+        if e == cls_spike:
+            cls *= 3
+        if e == nan_at:
+            dfl = math.nan
+        rows.append(f"{e},{box:.5f},{cls:.5f},{dfl:.5f},0.6,0.5,0.55,0.3,{box:.5f},{cls:.5f},{dfl:.5f},"
+                    f"0.000333,0.000333,0.000333")
+    path.write_text("\n".join(rows) + "\n")
+
+
+def test_ultralytics_results_csv_sums_the_train_terms(tmp_path):
+    """Ultralytics results.csv (the real header): no total, so the three train/*_loss terms
+    are summed; val/* losses are no terms. Before: read as an LR-only log, 0 losses."""
+    _yolo(tmp_path / "results.csv")
+    reader, fi = registry.open_reader(str(tmp_path / "results.csv"))
+    recs = list(registry.read_records(str(tmp_path / "results.csv"), reader))
+    assert fi.format == "csv" and [r.step for r in recs] == list(range(1, 101))
+    r = recs[0]
+    assert r.loss == pytest.approx(r.extra["train/box_loss"] + r.extra["train/cls_loss"] + r.extra["train/dfl_loss"])
+    assert reader.objective_note() == "sum of train/box_loss + train/cls_loss + train/dfl_loss (no total logged)"
+
+
+def test_a_term_spike_the_sum_dampens_is_still_said(tmp_path):
+    _yolo(tmp_path / "results.csv", cls_spike=60)
+    an = analyze(str(tmp_path / "results.csv"))
+    msgs = [a.message for a in an.alerts() if a.check == "loss_spike"]
+    assert any(m.startswith("Loss component train/cls_loss: Loss spike at step 60") for m in msgs), msgs
+
+
+def test_nan_in_one_term_fails_nonfinite(tmp_path):
+    """A NaN in a term makes a sum NaN; beside a logged total or an actor's loss it is
+    the term's own NaN that says it."""
+    _yolo(tmp_path / "results.csv", nan_at=40)
+    c = _checks(analyze(str(tmp_path / "results.csv")))["nonfinite"]
+    assert c.status.value == "FAIL" and "step 40" in c.summary
+    lines = open(os.path.join(REAL, "deepspeed_chat_step3_ppo.log")).read().split("\n")
+    i = next(i for i, ln in enumerate(lines) if ln.startswith("epoch: 0|step: 50|"))
+    lines[i] = lines[i].replace("cri_loss: ", "cri_loss: nan|x: ")
+    (tmp_path / "ppo.log").write_text("\n".join(lines))
+    an = analyze(str(tmp_path / "ppo.log"))
+    c = _checks(an)["nonfinite"]
+    assert c.status.value == "FAIL" and "step 50" in c.summary
+    (a,) = [a for a in an.alerts() if a.check == "nonfinite"]
+    assert "loss component cri_loss is NaN" in a.message
+
+
+def _terms(n=1500, seed=4, spike_at=(), nan_at=()):
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        a = (1.0 + 3 * math.exp(-s / 200)) * math.exp(rng.gauss(0, 0.02))
+        b = (0.5 + 1 * math.exp(-s / 300)) * math.exp(rng.gauss(0, 0.02)) * (4 if s in spike_at else 1)
+        c = math.nan if s in nan_at else 0.2 * math.exp(rng.gauss(0, 0.05))
+        out.append(StepRecord(s, loss=a + b + c, lr=1e-4, extra={"loss_cls": a, "loss_box_reg": b, "loss_mask": c,
+                                                                  "time": 0.3}))
+    return out
+
+
+@pytest.mark.parametrize("kw", [{}, {"spike_at": (400, 900)}, {"nan_at": (700,)}], ids=["plain", "spikes", "nan"])
+@pytest.mark.slow
+def test_terms_give_the_same_on_frames_and_records(kw):
+    """The terms' checks run through the frame driver's after_frame hook: the same
+    alerts, checks and detector state as feeding the records one by one."""
+    run_both(_terms(**kw))
+
+
+def test_signed_objective_spike_rule_on_differences():
+    """A signed objective (PPO's policy loss) has no ratio scale: a rise of >= 6 robust sds
+    (IQR / 1.349) above the window's median is a spike; its noise alone is not; spikes a
+    few records apart are one incident, said again only when the rise doubles."""
+    from tsm_tui.analysis.detectors.loss_spike import LossSpikeDetector
+    from tsm_tui.analysis.monitor import Monitor
+
+    def alerts(recs):
+        mon = Monitor(Settings(), RunInfo(), detectors=[LossSpikeDetector])
+        out = [a for r in recs for a in mon.feed(r)]
+        return [a for a in out if a.severity.value == "warning"], mon.checks()[0]
+
+    rng = random.Random(3)
+    base = [rng.gauss(0.05, 0.2) for _ in range(600)]
+    quiet, check = alerts([StepRecord(s, loss=v) for s, v in enumerate(base)])
+    assert quiet == [] and check.status.value == "PASS" and "signed" in check.summary
+    burst = {300: 2.0, 303: 1.8, 306: 1.9, 450: 2.5}
+    spikes, check = alerts([StepRecord(s, loss=burst.get(s, v)) for s, v in enumerate(base)])
+    assert [a.step for a in spikes] == [300, 450]
+    assert check.status.value == "WARN" and check.summary.startswith("2 spike(s) at step 300")
+
+
+def test_signed_objective_frames_and_records():
+    rng = random.Random(5)
+    run_both([StepRecord(s, loss=rng.gauss(0.05, 0.3), extra={"cri_loss": abs(rng.gauss(0.1, 0.05))})
+              for s in range(1, 800)])
+
+
+def test_real_detection_copy_is_not_modified(tmp_path):
+    dst = tmp_path / "d2"
+    dst.mkdir()
+    shutil.copy(os.path.join(REAL, "detectron2_metrics.json"), dst / "metrics.json")
+    before = (dst / "metrics.json").read_bytes()
+    analyze(str(dst))
+    assert (dst / "metrics.json").read_bytes() == before and sorted(os.listdir(dst)) == ["metrics.json"]
+
+
+def _records(path: str) -> tuple[list, object]:
+    """Every record of a file through the replay's chunk path, and its reader."""
+    from tsm_tui.core.frame import Frame
+
+    r, _ = registry.open_reader(path)
+    out: list = []
+    for it in registry.read_items(path, r):
+        out += it.records() if isinstance(it, Frame) else [it]
+    return out, r
+
+
+def test_a_total_logged_after_its_lm_loss_term_is_the_loss(tmp_path):
+    """Knover prints ``lm_loss`` before the total ``loss`` (lm + bow): the total is the loss
+    whatever the order, on the text and the JSON Lines paths (line by line and in Frames);
+    an lm loss alone (Megatron's ``lm loss``) stays the loss, and a total first keeps it."""
+    from tsm_tui.sources.kv_text import KeyValueTextReader
+
+    r = KeyValueTextReader(str(tmp_path / "train.log"))
+    recs = []
+    for line in ["[train][1] progress: 1/1 step: 100, time: 6.095, speed: 16.406 steps/s",
+                 "\tcurrent lr: 0.0000010", "\tlm_loss: 2.1, bow_loss: 3.0, loss: 5.1"]:
+        recs += r.feed(line)
+    recs += r.flush()
+    assert [x.loss for x in recs] == [5.1]
+    assert r.objective_note().startswith("loss (the logged total)")
+
+    cases = {  # keys in the order logged -> the loss each record must carry
+        ("lm_loss", "loss"): 5.0, ("loss", "lm_loss"): 5.0, ("lm_loss",): 2.0, ("train/lm_loss", "total_loss"): 5.0,
+    }
+    for i, (keys, want) in enumerate(cases.items()):
+        path = tmp_path / f"k{i}.jsonl"
+        vals = {"lm_loss": 2.0, "train/lm_loss": 2.0, "loss": 5.0, "total_loss": 5.0}
+        with open(path, "w") as f:
+            for s in range(1, 201):  # enough rows for Frames
+                f.write(json.dumps({"step": s, **{k: vals[k] + s * 1e-3 for k in keys}}) + "\n")
+        recs, reader = _records(str(path))
+        assert len(recs) == 200
+        assert [round(x.loss - x.step * 1e-3, 6) for x in recs] == [want] * 200, keys
+        first = reader.field_keys()["loss"][0]
+        assert vals[first] == want, (keys, first)
+        per_line, _ = registry.open_reader(str(path))  # the tailer's path: one line at a time
+        with open(path) as f:
+            got = [x.loss for line in f for x in per_line.feed(line.rstrip("\n"))]
+        assert got == [x.loss for x in recs], keys
+
+
+def test_yolov10_one_to_many_and_one_to_one_terms_are_its_objective():
+    """Real Ultralytics YOLOv10 run folder (bench/corpus/trackers/ultralytics_yolov10_om_oo_tb):
+    results.csv and the TensorBoard file log train/box_om, cls_om, dfl_om, box_oo, cls_oo,
+    dfl_oo and no total; before, 0 of its 15 epochs were read (issue 26)."""
+    path = os.path.join(paths.BENCH, "corpus", "trackers", "ultralytics_yolov10_om_oo_tb")
+    rep = _report(path)
+    assert rep["steps"]["count"] == 15
+    used = next(f for f in rep["files"] if f["used"])
+    assert used["objective"].startswith("sum of train/box_om + train/cls_om + train/dfl_om + train/box_oo")

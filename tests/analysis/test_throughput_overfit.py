@@ -1,0 +1,180 @@
+"""The throughput and over-fitting checks (issue 27): drops and pauses from logged step
+times, rates and record timestamps; evaluation loss rising while the training loss falls.
+(Their columnar paths are checked against update() in tests/test_frames.py.)"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+
+from tsm_tui.analysis.monitor import Monitor
+from tsm_tui.cli import main
+from tsm_tui.core.record import StepRecord
+from tsm_tui.core.settings import RunInfo, Settings
+from helpers import paths
+
+ROOT = paths.ROOT
+
+
+def feed(recs, info=None):
+    mon = Monitor(Settings(), info or RunInfo())
+    for r in recs:
+        mon.feed(r)
+    return mon
+
+
+def check(mon, cid):
+    return next(c for c in mon.checks() if c.id == cid)
+
+
+def alerts(mon, cid):
+    return [a for a in mon.view_alerts() if a.check == cid]
+
+
+def timed(n, slow=(), factor=4.0, start=1000.0, gap=None):
+    """Records one step apart, 1 s each, ``factor`` x slower inside ``slow`` ranges; a
+    single gap of ``gap`` = (step, seconds)."""
+    out, t = [], start
+    for s in range(1, n + 1):
+        dt = 1.0 * (factor if any(a <= s < b for a, b in slow) else 1.0)
+        if gap and s == gap[0]:
+            dt = gap[1]
+        t += dt
+        out.append(StepRecord(s, loss=3.0 - s * 1e-3, lr=1e-4, time=t))
+    return out
+
+
+# -- throughput ---------------------------------------------------------------------------------
+def test_a_lasting_drop_is_a_warn_at_the_step_it_began():
+    mon = feed(timed(400, slow=[(200, 300)]))
+    c = check(mon, "throughput")
+    assert c.status.value == "WARN" and "from step 200 to 300" in c.summary
+    (a,) = alerts(mon, "throughput")
+    assert a.severity.value == "warning" and "from step 200" in a.message and "1/4" in a.message
+
+
+def test_a_short_slow_spell_is_no_drop():
+    mon = feed(timed(400, slow=[(200, 215)]))
+    assert check(mon, "throughput").status.value == "PASS"
+    assert alerts(mon, "throughput") == []  # 4x: slower than the cliff, not a pause
+
+
+def test_a_pause_the_run_came_back_from_is_noted_with_its_cause():
+    info = RunInfo()
+    info.checkpoints = [(250, "checkpoint-250")]
+    mon = feed(timed(400, gap=(251, 90.0)), info)
+    c = check(mon, "throughput")
+    assert c.status.value == "PASS" and "1 pause" in c.summary
+    (a,) = alerts(mon, "throughput")
+    assert a.severity.value == "info" and "checkpoint save (step 250)" in a.message and "90 s" in a.message
+
+
+def test_a_pause_at_an_evaluation():
+    recs = timed(400, gap=(301, 40.0))
+    recs[299].val_loss = 2.5
+    (a,) = alerts(feed(recs), "throughput")
+    assert "an evaluation (step 300)" in a.message
+
+
+def test_a_new_pace_is_said_once_and_judged_against_from_there():
+    mon = feed(timed(1200, slow=[(200, 1200)]))
+    assert len(alerts(mon, "throughput")) == 1
+    assert check(mon, "throughput").status.value == "WARN"
+
+
+def test_logged_step_times_and_rates():
+    recs = [StepRecord(s, loss=2.0, extra={"elapsed time per iteration (ms)": 300.0 * (5 if 100 <= s < 150 else 1)})
+            for s in range(1, 300)]
+    mon = feed(recs)
+    assert "median step time 0.3 s" in check(mon, "throughput").summary
+    assert check(mon, "throughput").status.value == "WARN"
+    recs = [StepRecord(s, loss=2.0, extra={"tokens_per_sec": 4e5 / (5 if 100 <= s < 150 else 1)}) for s in range(1, 300)]
+    mon = feed(recs)
+    assert "tokens_per_sec" in check(mon, "throughput").summary and check(mon, "throughput").status.value == "WARN"
+
+
+def test_nothing_timed_is_skip():
+    mon = feed([StepRecord(s, loss=2.0) for s in range(1, 100)])
+    assert check(mon, "throughput").status.value == "SKIP"
+
+
+def test_megatron_real_log_bounded_alerts(capsys):
+    """A real Megatron log whose step time changes 4x in long phases (and 35 s evaluations)."""
+    p = os.path.join(ROOT, "bench", "corpus", "console", "megatron_gpt_finetune_lambada_evals")
+    main([p, "--report", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    drops = [a for a in d["alerts"] if a["check"] == "throughput" and a["severity"] == "warning"]
+    assert 1 <= len(drops) <= 3
+    assert next(c for c in d["checks"] if c["id"] == "throughput")["status"] == "WARN"
+
+
+# -- over-fitting --------------------------------------------------------------------------------
+def overfit_run(n=60, best=20, rise=0.03, back_above=False, every=1):
+    """Per-epoch records: the training loss falls all along; the evaluation loss falls to
+    ``best``, then rises by ``rise`` per epoch."""
+    out = []
+    for e in range(n):
+        train = 2.0 * math.exp(-e / 15)
+        val = 1.5 - 0.02 * min(e, best) + (rise * (e - best) if e > best else 0.0)
+        if back_above and e > best:
+            val += 0.1 * (e - best)
+        r = StepRecord(e, loss=train)
+        if e % every == 0:
+            r.val_loss = val
+        out.append(r)
+    return out
+
+
+def test_eval_loss_rising_while_training_falls_is_a_warn_naming_the_best_and_the_checkpoint():
+    info = RunInfo()
+    info.checkpoints = [(10, "ckpt-10"), (19, "ckpt-19"), (30, "ckpt-30")]
+    mon = feed(overfit_run(n=26), info)
+    c = check(mon, "overfitting")
+    assert c.status.value == "WARN" and "step 20" in c.summary and "ckpt-19" in c.summary
+    (a,) = alerts(mon, "overfitting")
+    assert a.severity.value == "warning" and "best 1.1 (step 20)" in a.message
+    assert a.actions[0].startswith("Keep ckpt-19 (step 19)")
+
+
+def test_back_above_its_first_value_is_a_fail():
+    mon = feed(overfit_run(n=40, back_above=True))
+    c = check(mon, "overfitting")
+    assert c.status.value == "FAIL" and "back above its first value" in c.summary
+    assert [a.severity.value for a in alerts(mon, "overfitting")] == ["warning", "critical"]
+
+
+def test_eval_loss_rising_with_the_training_loss_is_no_overfit():
+    recs = overfit_run(n=40)
+    for r in recs:
+        r.loss = 1.0 + 0.01 * r.step  # (the training loss rises too: divergence, not over-fitting)
+    assert check(feed(recs), "overfitting").status.value == "PASS"
+
+
+def test_noise_is_not_a_trend():
+    recs = overfit_run(n=60, rise=0.0)
+    for r in recs:
+        if r.val_loss is not None and r.step > 20:
+            r.val_loss += 0.01 * ((-1) ** r.step)  # within the 2% margin of the best
+    assert check(feed(recs), "overfitting").status.value == "PASS"
+
+
+def test_a_new_run_in_the_same_file_starts_over():
+    recs = overfit_run(n=26) + [StepRecord(s, loss=2.0 * math.exp(-s / 15), val_loss=1.4 - 0.01 * s)
+                                for s in range(1, 20)]
+    mon = feed(recs)
+    assert check(mon, "overfitting").status.value == "PASS"
+
+
+def test_no_eval_loss_is_skip():
+    assert check(feed([StepRecord(s, loss=2.0) for s in range(50)]), "overfitting").status.value == "SKIP"
+
+
+def test_report_json_on_a_keras_csvlogger(tmp_path, capsys):
+    rows = ["epoch,loss,val_loss"] + [f"{r.step},{r.loss:.4f},{r.val_loss:.4f}" for r in overfit_run(n=30)]
+    (tmp_path / "training.log").write_text("\n".join(rows) + "\n")
+    main([str(tmp_path), "--report", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    c = next(c for c in d["checks"] if c["id"] == "overfitting")
+    assert c["status"] == "WARN" and c["title"] == "Over-fitting"

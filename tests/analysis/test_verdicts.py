@@ -1,0 +1,467 @@
+"""Issue 17: truer verdicts, pinned to exact steps on seeded streams (bench/cases.py)
+and on the real-training samples in sample_runs/."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from tsm_tui.analysis.engine import analyze
+from tsm_tui.analysis.monitor import PER_KEY, Monitor
+from tsm_tui.core.record import Alert, Severity, StepRecord
+from tsm_tui.core.settings import RunInfo, Settings
+from helpers import paths
+
+ROOT = paths.ROOT
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import cases  # noqa: E402
+
+
+def feed(name, **plan):
+    rows, labels, info = cases.CASES[name]()
+    info.update(plan)
+    mon = Monitor(Settings(), RunInfo(**info))
+    alerts = []
+    for r in rows:
+        alerts += mon.feed(StepRecord(**r))
+    alerts += mon.finalize()
+    return mon, alerts
+
+
+def check(mon, cid):
+    return next(c for c in mon.checks() if c.id == cid)
+
+
+def of(alerts, cid, sev=None):
+    return [(a.step, a.severity.value) for a in alerts if a.check == cid and (sev is None or a.severity.value == sev)]
+
+
+# -- 1. divergence called within a handful of records of a sustained excursion ----------------
+def test_lr_bump_excursion_is_critical_after_five_records():
+    mon, alerts = feed("case_lr_bump_excursion")
+    assert of(alerts, "loss_spike") == [(801, "warning"), (805, "critical"), (847, "info")]
+    crit = [a for a in alerts if a.severity == Severity.CRITICAL][0]
+    assert "KillLossSpike" in crit.message and crit.cause == "lr"
+    assert any("Restore the LR schedule" in x for x in crit.actions)
+    res = check(mon, "loss_spike")  # it came back: a warning with its history, not a pass
+    assert res.status.value == "WARN" and "sustained excursion at step 801" in res.summary
+
+
+def test_spike_no_recover_sample_is_critical_at_1020_and_plateau_does_not_call_it_improving():
+    an = analyze(os.path.join(ROOT, "sample_runs", "spike_no_recover"))
+    crit = [a for a in an.monitor.alerts if a.check == "loss_spike" and a.severity == Severity.CRITICAL]
+    assert crit[0].step == 1020  # was 1215 (10x the baseline at 1025, 230x at 1060)
+    assert crit[0].cause == "lr" and "LR jumped" in crit[0].message
+    pl = check(an.monitor, "plateau")
+    assert pl.status.value == "SKIP" and "rising, not flat" in pl.summary and "improving" not in pl.summary
+
+
+# -- 2. lasting damage is not recovery --------------------------------------------------------
+def test_lr_bump_for_the_rest_of_the_run_is_lasting_damage_with_its_cause():
+    mon, alerts = feed("case_lr_bump_damaged")
+    assert of(alerts, "loss_spike") == [(801, "warning"), (805, "critical"), (851, "warning")]  # one page per incident
+    dmg = [a for a in alerts if a.check == "loss_spike"][-1]
+    assert "lasting damage" in dmg.message and "1.6" in dmg.message and dmg.cause == "lr"
+    assert dmg.actions[0].startswith("Restart from the last checkpoint before step 801")
+    assert dmg.actions[1].startswith("Restore the LR schedule: the LR went from")
+    res = check(mon, "loss_spike")
+    assert res.status.value == "FAIL" and "lasting damage" in res.summary and "recovered" not in res.summary
+
+
+def test_open_spike_at_the_end_is_not_called_recovered():
+    rows, _, info = cases.lr_bump_damaged()
+    mon = Monitor(Settings(), RunInfo(**info))
+    for r in rows[:803]:  # the log ends 3 records after the onset
+        mon.feed(StepRecord(**r))
+    mon.finalize()
+    s = check(mon, "loss_spike").summary
+    assert "still open" in s and "recovered" not in s.replace("still open", "")
+
+
+def test_lasting_damage_is_said_live_while_every_record_still_counts_as_a_spike():
+    # audit B3: 1.8x for 5 records, then 1.4x for good: the settle rule and the deadline
+    # did not run while records counted as spikes, so only the end of the log said it
+    rows, _, info = cases.damage_settles()
+    mon = Monitor(Settings(), RunInfo(**info))
+    live = []
+    for r in rows:
+        live += mon.feed(StepRecord(**r))  # no finalize: --follow
+    assert of(live, "loss_spike") == [(2001, "warning"), (2040, "critical")]
+    dmg = [a for a in live if a.check == "loss_spike"][-1]
+    assert "lasting damage" in dmg.message and "1.39x" in dmg.message and dmg.cause == "lr"
+    assert check(mon, "loss_spike").summary == "spike at step 2001 did not recover: lasting damage; likely an LR change"
+
+
+@pytest.mark.parametrize("name,pages", [("case_damage_noisy", [(1505, "critical")]),
+                                        ("case_blowup", [(2018, "critical")])])
+def test_one_incident_pages_once(name, pages):
+    # audit B8: after the damage (or the divergence) the rolling median against the
+    # pre-spike best, and spikes against the rebuilt baseline of a blow-up, paged again
+    mon, alerts = feed(name)
+    assert of(alerts, "loss_spike", "critical") == pages
+    assert check(mon, "loss_spike").status.value == "FAIL"
+
+
+def test_blowup_is_one_incident_with_its_peak():
+    mon, alerts = feed("case_blowup")
+    assert of(alerts, "loss_spike") == [(2005, "warning"), (2018, "critical"), (2058, "warning")]
+    assert check(mon, "loss_spike").summary == ("spike at step 2005 (peak 2.96e21 at step 3000) turned into "
+                                                 "divergence; likely optimizer state")
+
+
+def test_a_bad_batch_that_never_recovers_is_not_a_bad_batch():
+    # audit B10: the onset (grad norm 3x on the same step) says "a bad batch"; the loss
+    # stays above 2x for 5 records and settles at 1.5x: the cause is revised (the LR is
+    # not logged, so an LR change cannot be ruled out) and "skip the batch" goes
+    mon, alerts = feed("case_damage_no_lr")
+    ls = [a for a in alerts if a.check == "loss_spike"]
+    assert [(a.step, a.cause) for a in ls] == [(1201, "data"), (1205, "optimizer"), (1251, "optimizer")]
+    assert "the LR is not logged, so an LR change cannot be ruled out" in ls[1].message
+    assert check(mon, "loss_spike").summary.endswith("lasting damage; likely optimizer state")
+    assert not any(x.startswith("Inspect and skip the batch") for x in mon.actions())
+    assert any(x.startswith("Inspect and skip the batch") for x in ls[0].actions)  # said, never changed
+
+
+def test_lower_lr_advice_uses_the_schedules_peak_not_the_jump():
+    # audit B5: no learning_rate in the config, the LR jumps 20x: "Lower the peak LR from
+    # <the jumped LR>" was the advice; the schedule's peak was 3e-4
+    # issue 31: a spike caused by that LR jump is not told to lower the peak at all (the
+    # schedule was fine before it: restoring it is the remedy, and it leads)
+    mon, alerts = feed("case_damage_settles")
+    acts = mon.actions()
+    assert not any(x.startswith("Lower the peak LR from") and "3e-4" not in x.split(" to ")[0] for x in acts)
+    assert any(x.startswith("Restore the LR schedule") for x in acts)
+    from tsm_tui.analysis import advice
+    from tsm_tui.analysis.state import RunState
+    from tsm_tui.core.settings import RunInfo
+    st = RunState(RunInfo())
+    st.peak_lr = 6e-3  # the jumped LR, the highest the log saw
+    assert advice.lower_lr(st, peak=3e-4) == "Lower the peak LR from 3e-4 to 1.5e-4."
+    assert advice.lower_lr(RunState(RunInfo(peak_lr=2e-4)), peak=3e-4) == "Lower the peak LR from 2e-4 to 1e-4."
+
+
+# -- 3. incidents keep their largest event; the budget keeps the largest ---------------------------
+def test_grad_incident_peak_is_a_new_alert_and_the_summary_names_the_largest():
+    mon, alerts = feed("case_grad_incident")
+    gs = [a for a in alerts if a.key == "grad_spike"]
+    assert [a.step for a in gs] == [700, 707, 800, 900, 1000, 1100, 1200, 1300, 1400]
+    assert "grew" in gs[1].message and gs[1].value > 4 * gs[0].value
+    kept = sorted(a.step for a in mon.alerts if a.key == "grad_spike")
+    assert kept == [707, 1100, 1200, 1300, 1400]  # the five largest, not the first five
+    assert len(kept) == PER_KEY
+    assert check(mon, "grad_norm").summary == \
+        "8 spike(s), the largest at step 1300 (18.0x), 700 (16.2x at 707), 1400 (13.5x)"
+
+
+def test_budget_never_mutates_an_alert():
+    mon = Monitor()
+    sent = [Alert("grad_norm", Severity.WARNING, i, f"m{i}", value=float(v), baseline=1.0, key="k")
+            for i, v in enumerate([5, 4, 3, 2, 1, 9, 0.5])]
+    before = [(a.step, a.value, a.message) for a in sent]
+    kept = mon._store(list(sent))
+    assert [a.step for a in kept] == [0, 1, 2, 3, 4, 5]
+    assert sorted(a.step for a in mon.alerts) == [0, 1, 2, 3, 5]
+    assert [(a.step, a.value, a.message) for a in sent] == before
+
+
+# -- 4. plateaus end as plateaus ---------------------------------------------------------------
+def test_flat_at_chance_level_fails():
+    mon, alerts = feed("case_flat_at_chance")
+    assert of(alerts, "plateau") == [(305, "warning"), (449, "critical")]
+    assert check(mon, "plateau").status.value == "FAIL"
+
+
+def test_loss_exactly_zero_is_not_convergence():
+    mon, alerts = feed("case_zero_loss")
+    assert of(alerts, "plateau") == [(39, "critical")]
+    res = check(mon, "plateau")
+    assert res.status.value == "FAIL" and res.summary == "loss exactly 0 since step 20: not learning"
+
+
+def test_slow_qlora_that_never_improved_is_a_plateau():
+    mon, alerts = feed("case_slow_qlora")
+    # not gained 10% and, at its pace, will not over the rest of its 68k-step plan: below
+    # its bar for 2 windows at step 16050. Issue 26: that is also the shape of a continued
+    # pre-training that falls 4% over its run ("slow steady progress is not a plateau"):
+    # still measurably falling, it is a warning that says so, never a FAIL
+    assert of(alerts, "plateau") == [(16050, "warning")]
+    res = check(mon, "plateau")
+    assert res.status.value == "WARN" and res.summary.startswith("improving only 0.")
+    assert "per 13590-step window for 64700 steps since step 3300" in res.summary
+
+
+def test_lr_frozen_at_zero_mid_schedule_is_dead_optimizer_state_not_convergence():
+    mon, alerts = feed("case_lr_frozen")
+    assert of(alerts, "plateau") == [(1217, "warning"), (1601, "critical")]
+    assert "frozen LR / dead optimizer state" in [a for a in alerts if a.check == "plateau"][0].message
+    res = check(mon, "plateau")
+    assert res.status.value == "FAIL" and "converged" not in res.summary
+
+
+@pytest.mark.parametrize("name", sorted(cases.HEALTHY_NOISY))
+def test_healthy_noisy_run_raises_no_plateau_and_ends_pass(name):
+    # audit B1: a noisy run that still improves (power law / fine-tune tail, 3-12% noise,
+    # logged every 1 or 10 steps) raised "Loss flat" alerts from one noisy window each
+    mon, alerts = feed(name)
+    assert of(alerts, "plateau") == []
+    res = check(mon, "plateau")
+    assert res.status.value == "PASS" and res.summary.startswith("loss still improving")
+
+
+def test_a_later_plateau_is_reported_again():
+    # audit B2: closing a reported plateau reset nothing, so the next one was FAIL with no alert
+    mon, alerts = feed("case_two_plateaus")
+    assert of(alerts, "plateau") == [(769, "warning"), (833, "critical"), (2305, "warning"), (2689, "critical")]
+    msgs = [a.message for a in alerts if a.check == "plateau"]
+    assert "since step 402 at ~3" in msgs[0] and "since step 1538 at ~2.395" in msgs[2]
+    res = check(mon, "plateau")
+    assert res.status.value == "FAIL"
+    assert res.summary == "flat for 1462 steps since step 1538 at ~2.399; flat for 1007 steps from step 402 before"
+
+
+def test_a_plateau_is_reported_only_when_its_whole_span_is_flat():
+    # the level over the open span must not have dropped: a loss that falls 0.8% per
+    # window (a fine-tune's tail, 1% noise) is moving; the same loss held flat is not
+    from tsm_tui.analysis.detectors.plateau import PlateauDetector
+
+    def run(drop):
+        mon = Monitor(Settings(), RunInfo(total_steps=4000), detectors=[PlateauDetector])
+        rng = __import__("random").Random(3)
+        out = []
+        for s in range(1, 4001):
+            lvl = 2.0 + 3.0 * __import__("math").exp(-s / 150) - drop * s / 4000
+            out += mon.feed(StepRecord(s, loss=lvl * (1 + rng.gauss(0, 0.01)), lr=3e-4))
+        return [(a.step, a.severity.value) for a in out], mon.checks()[0]
+    alerts, res = run(0.12)  # 6% over the run, ~1.2% per 800-step window at the end
+    assert alerts == [] and res.status.value == "PASS"
+    alerts, res = run(0.0)
+    assert alerts[:1] == [(1089, "warning")] and res.status.value == "FAIL"
+
+
+# -- 6b. issue 26: slow progress, the end of a schedule, runs that never learn, a collapsed LR --
+CORPUS = os.path.join(ROOT, "bench", "corpus")  # the labelled real logs (licences in their SOURCES.md)
+
+
+def test_continued_pretraining_falling_slowly_is_no_plateau_fail():
+    # the real run of the issue's class (NSLLM, loss -3.7% over 2178 steps, cosine LR):
+    # it was "FAIL flat for 2030 steps since step 145"
+    an = analyze(os.path.join(CORPUS, "trackers", "llamafactory_cpt_slow_cosine"))
+    pl = check(an.monitor, "plateau")
+    assert pl.status.value == "WARN" and pl.summary.startswith("improving only 0.6")
+    assert not [a for a in an.monitor.alerts if a.severity == Severity.CRITICAL]
+    msg = [a.message for a in an.monitor.alerts if a.check == "plateau"]
+    assert len(msg) == 1 and msg[0].startswith("Loss improving only slowly for 400 steps since step 145")
+    mon, alerts = feed("case_cpt_slow")  # the same shape, generated
+    assert of(alerts, "plateau") == [(1250, "warning")] and check(mon, "plateau").status.value == "WARN"
+
+
+def test_a_resumed_runs_converged_tail_at_the_end_of_its_plan_is_convergence():
+    # its LR read against the resume's first LR was "still 100% of peak": a plateau FAIL
+    mon, alerts = feed("case_resumed_tail")
+    assert of(alerts, "plateau") == []
+    res = check(mon, "plateau")
+    assert res.status.value == "PASS" and res.summary == "flat since step 9001 at 92% of the planned run: converged"
+    # a plateau proven before the end of the plan is not excused by reaching it
+    mon, alerts = feed("case_two_plateaus")
+    assert check(mon, "plateau").status.value == "FAIL"
+
+
+def test_a_run_that_never_learns_is_said():
+    # trainproof's dead-run rule (median of the first 5 vs the last 5 < 5% better) and a
+    # line through the run that cannot show a gain: it read "loss still improving"
+    mon, alerts = feed("case_never_learns")
+    assert of(alerts, "plateau") == [(930, "warning")]  # (at 90% of its plan: a run is judged whole)
+    assert [a.key for a in alerts if a.check == "plateau"] == ["plateau_never"]
+    res = check(mon, "plateau")
+    assert res.status.value == "WARN" and res.summary.startswith("loss never measurably improved since step 10")
+    # the real nanochat smoke run: 100 steps at ln(32768), proven flat: critical
+    an = analyze(os.path.join(CORPUS, "console", "nanochat_dead_run_assert_crash"))
+    crit = [a for a in an.monitor.alerts if a.check == "plateau"]
+    assert [(a.step, a.severity.value) for a in crit] == [(92, "critical")]
+    assert crit[0].message.startswith("Loss never improved in 92 steps since step 0: median 10.4 of the last 5")
+    assert check(an.monitor, "plateau").status.value == "FAIL"
+
+
+def test_a_run_that_learns_slowly_is_never_called_dead():
+    # the healthy generated runs of the quality bench's plateau sweep that fall 15% in a
+    # line (3% after a fifth of the run) and the fine-tune tails: no never-learned alert
+    from quality import _sweep_run
+
+    for shape in ("lin", "ft"):
+        for noise in (0.03, 0.12):
+            mon = Monitor(Settings(), RunInfo(total_steps=10000))
+            alerts = []
+            for r in _sweep_run("healthy", shape, 10000, 10, noise, 0):
+                alerts += mon.feed(r)
+            alerts += mon.finalize()
+            assert [a for a in alerts if a.key == "plateau_never"] == []
+
+
+def test_an_lr_collapsed_before_the_end_is_not_convergence():
+    # an LR at 0 from 70% of the run (no plan) read "flat ... with the LR decayed: converged"
+    mon, alerts = feed("case_lr_collapsed")
+    res = check(mon, "plateau")
+    assert res.status.value == "WARN" and "converged" not in res.summary
+    assert res.summary.endswith("LR 0 since step 2100: the schedule ended before the run")
+    msg = [a.message for a in alerts if a.check == "plateau"]
+    assert msg and "LR 0 since step 2100 (at 75% of the steps logged): a collapsed LR schedule" in msg[0]
+    lr = check(mon, "lr_schedule")  # the LR Schedule check says the collapse itself
+    assert lr.status.value == "WARN" and lr.summary.endswith("LR 0 from step 2100")
+
+
+def test_grad_spike_in_the_warm_up_of_a_real_megatron_run():
+    # Megatron-LM, log every iteration: 111.6 at iteration 5 (start-up), 85.8 at 30 while
+    # the level is ~1.7: it was "PASS 344 values, median 0.5125, max 111.6"
+    an = analyze(os.path.join(CORPUS, "console", "megatron_torchrun_ranks_collective_hang"))
+    g = [a for a in an.monitor.alerts if a.key == "grad_spike"]
+    assert [a.step for a in g] == [30]
+    assert "85.79 vs median 1.719 of the last 9 values (49.9x" in g[0].message
+
+
+# -- 7. early spikes ----------------------------------------------------------------------------
+def test_early_spike_in_the_fast_descent_is_found():
+    mon, alerts = feed("case_early_spike")
+    assert of(alerts, "loss_spike") == [(60, "warning"), (63, "info")]
+    assert alerts[0].cause == "data"
+
+
+@pytest.mark.parametrize("at,mult,tau", [(30, 2.6, 40), (30, 3.0, 150), (100, 3.0, 40), (100, 2.6, 60)])
+def test_early_spike_before_the_baseline_window_fills_and_in_a_fast_descent(at, mult, tau):
+    # audit B4: no spike at step 30 was ever looked at (the baseline needs 35 records),
+    # and at step 100 of a fast descent the window's spread is the descent itself
+    import math
+    import random
+    rng = random.Random(at * 7 + tau)
+    mon = Monitor(Settings(), RunInfo())
+    alerts = []
+    for s in range(1, 1501):
+        loss = (2.0 + 8.0 * math.exp(-s / tau) + 0.3 * (1 - s / 1500)) * math.exp(rng.gauss(0, 0.015))
+        alerts += mon.feed(StepRecord(s, loss=loss * (mult if s == at else 1.0), lr=3e-4 * min(1, s / 20)))
+    assert of(alerts, "loss_spike")[:1] == [(at, "warning")]
+    assert [x for x in of(alerts, "loss_spike") if x[1] != "info"] == [(at, "warning")]
+
+
+def test_healthy_fast_descents_raise_no_early_spike():
+    import math
+    import random
+    for seed in range(20):
+        rng = random.Random(seed)
+        mon = Monitor(Settings(), RunInfo())
+        alerts = []
+        for s in range(1, 801):
+            noise = 0.02 + 0.1 * (seed % 4) / 3  # 2-12%
+            loss = (2.0 + 8.0 * math.exp(-s / (30 + 10 * seed))) * math.exp(rng.gauss(0, noise))
+            alerts += mon.feed(StepRecord(s, loss=loss, lr=3e-4 * min(1, s / 20)))
+        assert of(alerts, "loss_spike") == [], seed
+
+
+# -- 10. the kind of spike ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name,step,cause,evidence", [
+    ("case_early_spike", 60, "data", "grad norm spiked on the same step"),
+    ("case_optimizer_spike", 900, "optimizer", "grad norm climbed for 4 records"),
+    ("case_lr_bump_excursion", 801, "lr", "LR jumped"),
+    ("case_fp16_spike", 700, "fp16", "loss scale fell"),
+])
+def test_spike_cause(name, step, cause, evidence):
+    mon, alerts = feed(name)
+    onset = [a for a in alerts if a.check == "loss_spike" and a.severity == Severity.WARNING][0]
+    assert onset.step == step and onset.cause == cause and evidence in onset.message
+    assert onset.to_json()["cause"] == cause
+    assert f"likely {__import__('tsm_tui.analysis.detectors.loss_spike', fromlist=['CAUSES']).CAUSES[cause]}" \
+        in check(mon, "loss_spike").summary
+
+
+def test_spikes_recover_sample_is_bad_data():
+    an = analyze(os.path.join(ROOT, "sample_runs", "spikes_recover"))
+    rec = [a for a in an.monitor.alerts if a.check == "loss_spike" and a.severity == Severity.INFO]
+    assert [(a.step, a.cause) for a in rec] == [(503, "data"), (903, "data"), (1204, "data")]
+    assert check(an.monitor, "loss_spike").summary == "3 spike(s) at step 500, 900, 1200, all recovered; likely a bad batch"
+
+
+# -- 5, 6, 8, 9: config, absolute levels, advice, checkpoints ----------------------------------------
+def test_lr_schedule_judged_from_the_config_when_not_logged():
+    info = RunInfo(total_steps=7630, warmup_steps=500, peak_lr=4e-4, schedule="cosine_with_warmup")
+    info.origin.update(total_steps="train.log", warmup_steps="train.log", peak_lr="train.log")
+    mon = Monitor(Settings(), info)
+    for s in range(1, 50):
+        mon.feed(StepRecord(s, loss=3.0 - s * 0.01))
+    res = check(mon, "lr_schedule")
+    assert res.status.value == "PASS"
+    assert res.summary == ("LR not logged; from the config (train.log): warm-up 500 steps (6.6% of 7630 planned), "
+                           "peak 4e-4, cosine_with_warmup")
+
+
+def test_lr_schedule_warn_from_the_config_comes_with_an_alert_and_its_actions():
+    # audit B7: "LR not logged; from the config: no warm-up" WARNed with no alert, so the
+    # report said "Recommended Actions: None"; and 5 steps of 20000 printed "0.0%"
+    info = RunInfo(total_steps=7630, warmup_steps=0, peak_lr=4e-4)
+    info.origin.update(total_steps="o.log", warmup_steps="o.log", peak_lr="o.log")
+    mon = Monitor(Settings(), info)
+    alerts = []
+    for s in range(1, 50):
+        alerts += mon.feed(StepRecord(s, loss=3.0 - s * 0.01))
+    assert [(a.step, a.key) for a in alerts if a.check == "lr_schedule"] == [(20, "lr_config")]
+    assert check(mon, "lr_schedule").status.value == "WARN"
+    assert mon.actions() == ["Add a linear LR warm-up of 153-382 steps (2-5% of 7630), then cosine decay to 10% of peak."]
+    info = RunInfo(total_steps=20000, warmup_steps=5, peak_lr=4e-4)
+    mon = Monitor(Settings(), info)
+    for s in range(1, 10):  # shorter than 20 records: said at the end of the log
+        mon.feed(StepRecord(s, loss=3.0))
+    assert [a.key for a in mon.finalize() if a.check == "lr_schedule"] == ["lr_config"]
+    assert "warm-up 5 steps (0.025% of 20000 planned) < 1%" in check(mon, "lr_schedule").summary
+
+
+@pytest.mark.parametrize("jump_at,blamed", [(3000, False), (810, True)])
+def test_lr_jump_blames_a_restart_only_right_after_it(jump_at, blamed):
+    # audit B6: an LR jump at step 3000 was "the scheduler after the restart at step 801"
+    import math
+    mon = Monitor(Settings(), RunInfo(total_steps=4000, warmup_steps=40))
+    steps = [(s, 0) for s in range(1, 1001)] + [(s, 1) for s in range(801, 4001)]  # crashed at 1000, resumed from 800
+    alerts = []
+    for s, seg in steps:
+        lr = 3e-4 * min(1.0, s / 40) * (0.55 + 0.45 * math.cos(math.pi * s / 4000)) * (40 if seg and s >= jump_at else 1)
+        alerts += mon.feed(StepRecord(s, loss=2.0 + 3.0 * math.exp(-s / 300), lr=lr))
+    (jump,) = [a for a in alerts if a.key == "lr_jump"]
+    if blamed:
+        assert jump.actions[0].startswith("Check the LR scheduler after the restart at step 801")
+    else:
+        assert jump.actions[0].startswith("Restore the LR schedule: the LR went to")
+        assert "not at a restart (the run resumed at step 801, 2199 steps before)" in jump.message
+
+
+def test_short_grad_norm_log_is_judged_on_absolute_levels():
+    mon = Monitor()
+    for s in range(1, 40):
+        mon.feed(StepRecord(s * 100, loss=3.0, grad_norm=6.0 + (s % 3)))
+    alerts = mon.finalize()
+    assert [(a.check, a.key) for a in alerts if a.check == "grad_norm"] == [("grad_norm", "grad_high")]
+    assert check(mon, "grad_norm").status.value == "WARN"
+
+
+def test_lr_jump_without_restart_does_not_blame_a_restart():
+    mon, alerts = feed("case_lr_bump_excursion")
+    jump = [a for a in alerts if a.check == "lr_schedule"][0]
+    assert "restart" not in jump.actions[0] and jump.actions[0].startswith("Restore the LR schedule")
+    assert "LR jumped 52x to 0.01546 at step 801" in check(mon, "lr_schedule").summary
+
+
+def test_clip_read_from_lightning_gradient_clip_val(tmp_path):
+    from tsm_tui.sources.config import read_run_config
+    (tmp_path / "hparams.yaml").write_text("gradient_clip_val: 1.0\nmax_steps: 500\n")
+    info = RunInfo()
+    read_run_config(info, str(tmp_path))
+    assert info.clip == 1.0
+
+
+def test_checkpoint_verdict_is_against_the_plan():
+    info = RunInfo(total_steps=500, checkpoints=[(50, "ckpt-50")], checkpoint_dir_searched=True)
+    mon = Monitor(Settings(), info)
+    for s in range(1, 68):
+        mon.feed(StepRecord(s, loss=2.0))
+    assert check(mon, "checkpoints").status.value == "PASS"  # 17 steps behind, of 500 planned
+    for s in range(68, 160):
+        mon.feed(StepRecord(s, loss=2.0))
+    res = check(mon, "checkpoints")
+    assert res.status.value == "WARN" and "(> 20% of the run (500 planned))" in res.summary

@@ -1,0 +1,94 @@
+"""Steps of HF / TRL stdout dicts, which name none (issue 26). Under ``nohup`` stdout is
+block-buffered and tqdm's stderr is not: the dicts reach the file in bursts long after
+their bars. The fixtures are real: transformers 4.57 ``Trainer`` runs captured as
+``nohup python train.py > train.log 2>&1`` does (tests/data/frameworks/make_framework_runs.py),
+with the run's own log history (``*_truth.json``) as the answer."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tsm_tui.analysis.engine import analyze
+from tsm_tui.sources import registry
+from tsm_tui.sources.hf_stdout import HFStdoutReader
+from helpers import paths
+
+FW = os.path.join(paths.DATA, "frameworks")
+
+
+def _read(path):
+    reader, fi = registry.open_reader(path)
+    assert fi.format == "hf-stdout"
+    return list(registry.read_records(path, reader)), reader
+
+
+def _truth(name):
+    with open(os.path.join(FW, f"{name}_truth.json")) as f:
+        return [(t["step"], t.get("loss", t.get("eval_loss"))) for t in json.load(f) if "loss" in t or "eval_loss" in t]
+
+
+def _got(recs):
+    return [(r.step, r.loss if r.loss is not None else r.val_loss) for r in recs]
+
+
+def test_a_buffered_log_gets_the_steps_the_run_logged():
+    """700 steps logged every 10 (and at step 1): all 74 dicts reach the file after the
+    last bar, at the exit. Before: steps 200-9220 (the bar's 700 for the first dict, then
+    the interval guessed from the eval bar)."""
+    path = os.path.join(FW, "hf_nohup", "train.log")
+    recs, reader = _read(path)
+    assert _got(recs) == _truth("hf_nohup")
+    assert "block-buffered" in reader.step_source
+    top = max(recs, key=lambda r: r.grad_norm or 0.0)
+    assert top.step == 300  # the batch of random bytes: its grad norm, 13x the median, at its own step
+
+
+def test_logging_steps_printed_in_the_log_are_used(tmp_path):
+    """The TrainingArguments repr many scripts print: the dicts' order x logging_steps."""
+    src = open(os.path.join(FW, "hf_nohup", "train.log")).read()
+    args = "TrainingArguments(\n_n_gpu=0,\nlogging_first_step=True,\nlogging_steps=10,\nmax_steps=700,\n)\n"
+    (tmp_path / "train.log").write_text(args + src)
+    recs, reader = _read(str(tmp_path / "train.log"))
+    assert _got(recs) == _truth("hf_nohup")
+    assert "logging_steps printed" in reader.step_source
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(FW, "hf_nohup_every_step_truth.json")), reason="fixture")
+def test_bursts_during_the_run_and_a_spike_at_its_step():
+    """300 steps logged every step: ~40 KiB of dicts in 8 KiB bursts during the run; the
+    batch of random bytes at step 150 is a loss spike at step 150."""
+    path = os.path.join(FW, "hf_nohup_every_step", "train.log")
+    recs, reader = _read(path)
+    assert _got(recs) == _truth("hf_nohup_every_step")
+    an = analyze(path)
+    assert [a.step for a in an.alerts() if a.check == "loss_spike" and a.severity.value != "info"][:1] == [150]
+
+
+def test_unbuffered_dicts_keep_the_bar_counter():
+    """The real unbuffered fixture (PYTHONUNBUFFERED=1): each dict right after its bar."""
+    recs, reader = _read(os.path.join(FW, "hf_trainer", "train.log"))
+    train = [r.step for r in recs if r.loss is not None]
+    assert train == list(range(1, 61))
+    assert reader.step_source == "the training bar's counter drawn before each dict"
+
+
+def test_live_a_held_burst_is_delivered_when_the_file_goes_quiet():
+    r = HFStdoutReader("x")
+    assert r.feed("\r 10%|#  | 10/100 [00:01<00:09,  9.9it/s]") == []
+    assert r.feed("{'loss': 2.0, 'grad_norm': 1.0, 'learning_rate': 1e-4, 'epoch': 0.1}") == []  # held
+    (rec,) = r.idle()  # 2 s without new bytes (the tailer)
+    assert rec.step == 10 and rec.loss == 2.0
+
+
+def test_no_bar_at_all():
+    """disable_tqdm: nothing to place a burst by, nothing held; logging_steps when printed."""
+    r = HFStdoutReader("x")
+    r.feed("logging_steps=5,")
+    got = [r.feed("{'loss': %s, 'learning_rate': 1e-4, 'epoch': 0.1}" % (3 - i / 10))[0].step for i in range(3)]
+    assert got == [5, 10, 15] and "logging_steps" in r.step_source
+    r = HFStdoutReader("x")
+    got = [r.feed("{'loss': 2.0, 'epoch': 0.1}")[0].step for _ in range(3)]
+    assert got == [1, 2, 3] and r.step_source.startswith("counted")

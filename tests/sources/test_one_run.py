@@ -1,0 +1,383 @@
+"""One run is one run (issue 30): sibling loggers of one job, checkpoints beside them,
+two writers in one file through block-buffered stdout, distinct steps counted when
+segments revisit earlier steps. The logs are real (tests/data/frameworks, made on the
+CPU by make_framework_runs.py with real Lightning, W&B, MLflow and torch.distributed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tsm_tui.analysis.engine import analyze_runs, open_runs
+from tsm_tui.cli import main
+from tsm_tui.core.steps import StepSet
+from helpers import paths
+
+RUNS = Path(paths.DATA) / "frameworks"
+DUP = "duplicate record (same step, same values: two writers in one file)"
+
+
+def report(path, capsys, *extra) -> dict:
+    rc = main([str(path), "--report", "--json", *extra])
+    out = capsys.readouterr().out
+    assert rc in (0, 1), out
+    return json.loads(out)
+
+
+def used(d: dict) -> str:
+    (f,) = [f for f in d["files"] if f["used"]]
+    return f["path"]
+
+
+# ----------------------------------------------------------------------------- sibling loggers
+def test_lightning_csv_and_tensorboard_loggers_with_root_checkpoints_are_one_run(capsys):
+    """logger=[CSVLogger(save_dir, name="csv"), TensorBoardLogger(save_dir, name="tb")] and
+    ModelCheckpoint(dirpath=save_dir/"checkpoints"): one run, the single-run JSON, the root
+    checkpoints its own, the richest source used, the other listed."""
+    d = report(RUNS / "lightning_two_loggers", capsys)
+    assert "kind" not in d and "runs" not in d  # the single-run shape
+    assert [c["step"] for c in d["run"]["checkpoints"]] == [20, 40, 60]
+    assert d["run"]["checkpoints"][0]["name"] == os.path.join("checkpoints", "epoch=0-step=20.ckpt")
+    ck = next(c for c in d["checks"] if c["id"] == "checkpoints")
+    assert "no checkpoints found" not in ck["summary"]
+    assert used(d).endswith(os.path.join("csv", "version_0", "metrics.csv"))  # 123 records against 60
+    tb = [f for f in d["files"] if "tfevents" in f["path"]]
+    assert len(tb) == 1 and not tb[0]["used"] and tb[0]["records"] == 60
+    assert not any(a.get("also_in_runs") for a in d["alerts"])
+    assert d["steps"]["first"] == 0 and d["steps"]["last"] == 59 and d["steps"]["count"] == 60
+    assert d["run"]["total_steps"] == 60 and "hparams.yaml" in " ".join(d["run"]["config_files"])
+
+
+def test_default_lightning_logs_plus_a_tb_logger_is_one_run(capsys):
+    """CSVLogger(save_dir) (lightning_logs/) plus TensorBoardLogger(save_dir, name="tb"), the
+    default checkpointing into the first logger's version directory."""
+    d = report(RUNS / "lightning_default_plus_tb", capsys)
+    assert "kind" not in d
+    assert d["run"]["checkpoints"] == [
+        {"step": 60, "name": os.path.join("lightning_logs", "version_0", "checkpoints", "epoch=0-step=60.ckpt")}]
+    assert len([f for f in d["files"] if f["format"]]) == 2
+
+
+def test_mlflow_and_csv_loggers_are_one_run(capsys):
+    d = report(RUNS / "mlflow_csv", capsys)
+    assert "kind" not in d
+    fmts = sorted(f["format"] for f in d["files"] if f["format"])
+    assert fmts == ["lightning-csv", "mlflow"]
+    assert [c["step"] for c in d["run"]["checkpoints"]] == [20, 40, 60]
+
+
+def test_wandb_and_tensorboard_are_one_run(capsys, tmp_path):
+    """wandb.init(mode="offline") beside SummaryWriter(save_dir/"tb"): the W&B side is read from
+    its console capture (files/output.log), never from the .wandb binary: the run is one with
+    or without it."""
+    d = report(RUNS / "wandb_tb", capsys)
+    assert "kind" not in d
+    fmts = {os.path.basename(f["path"]): f["format"] for f in d["files"]}
+    assert fmts["output.log"] == "wandb-output"
+    assert not any(p.startswith("debug") for p in fmts)  # W&B's own debug logs are no training log
+    assert [c["step"] for c in d["run"]["checkpoints"]] == [20, 40, 60, 80]
+    assert d["steps"]["count"] == 80
+    cp = tmp_path / "wandb_tb"
+    shutil.copytree(RUNS / "wandb_tb", cp, symlinks=True)
+    for w in cp.glob("wandb/*/*.wandb"):
+        w.unlink()
+    d2 = report(cp, capsys)
+    assert "kind" not in d2 and d2["steps"]["count"] == 80
+
+
+def test_two_jobs_in_one_save_dir_stay_two_runs(capsys):
+    """The same script run twice into one save_dir (another seed and LR): version_0 of both
+    loggers is one job, version_1 the other; neither takes the other's files."""
+    runs = open_runs(str(RUNS / "lightning_two_jobs"))
+    assert sorted(r.name for r in runs) == [os.path.join("csv", "version_0"), os.path.join("csv", "version_1")]
+    for r in runs:
+        v = os.path.basename(r.name)
+        assert {os.path.basename(os.path.dirname(f.path)) for f in r.files} == {v}
+        assert len(r.files) == 2
+        assert [c[0] for c in r.info.checkpoints] == [60]
+    d = report(RUNS / "lightning_two_jobs", capsys)
+    assert d["kind"] == "runs" and len(d["runs"]) == 2
+
+
+def test_different_series_in_sibling_loggers_stay_two_runs(tmp_path, capsys):
+    """csv/version_0 of one job beside tb/version_0 of another (same version number, other
+    losses): two runs, as before."""
+    shutil.copytree(RUNS / "lightning_two_jobs" / "csv" / "version_0", tmp_path / "csv" / "version_0")
+    shutil.copytree(RUNS / "lightning_two_jobs" / "tb" / "version_1", tmp_path / "tb" / "version_0")
+    names = sorted(r.name for r in open_runs(str(tmp_path)))
+    assert names == [os.path.join("csv", "version_0"), os.path.join("tb", "version_0")]
+
+
+def test_versions_of_one_logger_are_never_merged(tmp_path):
+    """lightning_logs/version_0 and version_1 holding the same series (a rerun of a
+    deterministic job) are two runs: one logger, two versions."""
+    for v in (0, 1):
+        shutil.copytree(RUNS / "lightning_two_loggers" / "csv" / "version_0", tmp_path / "lightning_logs" / f"version_{v}")
+    assert sorted(r.name for r in open_runs(str(tmp_path))) == [
+        os.path.join("lightning_logs", "version_0"), os.path.join("lightning_logs", "version_1")]
+
+
+def test_sibling_loggers_in_a_sweep(tmp_path, capsys):
+    """A sweep of two jobs, each with two loggers: two runs, each one job."""
+    shutil.copytree(RUNS / "lightning_two_loggers", tmp_path / "lr_3e-3")
+    shutil.copytree(RUNS / "lightning_two_jobs", tmp_path / "lr_mixed")
+    runs = analyze_runs(str(tmp_path))
+    names = sorted(a.run.name for a in runs)
+    assert names == ["lr_3e-3", os.path.join("lr_mixed", "csv", "version_0"), os.path.join("lr_mixed", "csv", "version_1")]
+    one = next(a for a in runs if a.run.name == "lr_3e-3")
+    assert [c[0] for c in one.monitor.state.info.checkpoints] == [20, 40, 60]
+
+
+@pytest.mark.slow
+def test_follow_sees_one_run(tmp_path):
+    from helpers.follow import Follow
+
+    shutil.copytree(RUNS / "lightning_two_loggers", tmp_path / "job")
+    f = Follow(tmp_path / "job", "--json")
+    try:
+        assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
+        runs = {json.loads(x).get("run") for x in f.out if x.startswith("{")}
+        assert len(runs - {None}) <= 1, runs
+    finally:
+        f.stop()
+
+
+# ----------------------------------------------------------------------------- two writers
+def test_two_ranks_through_block_buffered_stdout(capsys):
+    """``python train.py > train.log`` whose two DDP ranks (torch.multiprocessing.spawn) print
+    every line: Python's 8 KiB buffer interleaves the copies in blocks of 143 lines. One series,
+    no resume, every copy a counted duplicate."""
+    d = report(RUNS / "two_writers" / "spawn" / "train.log", capsys)
+    assert d["resumes"] == []
+    assert d["steps"] == {"first": 1, "last": 900, "count": 900, "records": 900}
+    assert d["files"][0]["skip_reasons"] == {DUP: 900}
+
+
+def test_two_ranks_under_torchrun(capsys):
+    """torchrun runs its workers unbuffered: line by line, some lines overwritten at a shared
+    offset (not records: console noise)."""
+    d = report(RUNS / "two_writers" / "torchrun" / "train.log", capsys)
+    assert d["resumes"] == [] and d["steps"]["count"] == 900 and d["steps"]["records"] == 900
+
+
+def block_interleave(lines: list[str], lag_max: int, seed: int) -> list[str]:
+    """Two writers' copies of ``lines``, writer B behind A by up to ``lag_max`` lines, in
+    blocks (each writer flushes a random number of lines at a time)."""
+    import random
+
+    rnd = random.Random(seed)
+    out, a, b, n = [], 0, 0, len(lines)
+    while a < n or b < n:
+        if a < n and (a - b < lag_max and (b >= a or rnd.random() < 0.5)):
+            k = min(n - a, rnd.randint(1, lag_max), lag_max - (a - b))
+            out += lines[a:a + k]
+            a += k
+        else:
+            k = min(a - b, rnd.randint(1, lag_max))
+            out += lines[b:b + k]
+            b += k
+    return out
+
+
+@pytest.mark.parametrize("lag,seed", [(76, 1), (143, 2), (300, 3), (1000, 4)])
+def test_lags_up_to_a_buffer_of_lines(tmp_path, capsys, lag, seed):
+    lines = [f"step {s} | loss {5 - s / 1000:.4f} | lr 3.000e-03 | grad_norm {1 + (s % 7) / 10:.4f}\n"
+             for s in range(1, 2001)]
+    (tmp_path / "train.log").write_text("".join(block_interleave(lines, lag, seed)))
+    d = report(tmp_path / "train.log", capsys)
+    assert d["resumes"] == [] and d["steps"]["count"] == 2000 and d["steps"]["records"] == 2000
+    assert d["files"][0]["skip_reasons"] == {DUP: 2000}
+
+
+# ----------------------------------------------------------------------------- distinct steps
+def test_steps_count_counts_revisited_steps_once(tmp_path, capsys):
+    """A file of excerpts whose segments go back and forth: every distinct step counts once
+    (11 of 65 were counted: only steps past the running maximum)."""
+    segs = [(100, 110), (1, 20), (50, 60), (15, 30), (200, 205), (31, 40)]
+    rows = [json.dumps({"step": s, "loss": 3 + (s % 5) / 10 + k / 100}) for k, (a, b) in enumerate(segs)
+            for s in range(a, b + 1)]
+    (tmp_path / "m.jsonl").write_text("\n".join(rows) + "\n")
+    want = len({s for a, b in segs for s in range(a, b + 1)})
+    d = report(tmp_path / "m.jsonl", capsys)
+    assert d["steps"]["count"] == want
+
+
+def test_step_set_is_exact_and_small():
+    s = StepSet()
+    assert s.add_array(np.arange(0, 10_000_000, 10)) == 1_000_000
+    assert len(s.lo) == 1  # one run of stride 10
+    assert s.add_array(np.arange(500, 2000, 10)) == 0  # a resume repeating steps
+    assert s.add(5) and 5 in s and 15 not in s and 20 in s
+    assert s.count == 1_000_001 and len(s.lo) <= 3
+
+
+def test_live_routes_a_new_file_of_a_sibling_logger_to_the_merged_run(tmp_path):
+    """A file that appears later in tb/version_0 belongs to the run csv/version_0 was merged
+    into, not to a new run named tb/version_0."""
+    from tsm_tui.analysis.live import LiveLoop, LiveUpdate
+    from tsm_tui.core.settings import Settings
+
+    job = tmp_path / "job"
+    shutil.copytree(RUNS / "lightning_two_loggers", job)
+    runs = open_runs(str(tmp_path))
+    assert len(runs) == 1
+    loop = LiveLoop.many(None, str(tmp_path), Settings(), known=runs)
+    new = job / "tb" / "version_0" / "events.out.tfevents.1796430999.vm.1.0"
+    new.write_bytes(b"")
+    up = LiveUpdate()
+    assert loop._route(str(new), up).name == runs[0].name and up.new_runs == []
+
+
+# ----------------------------------------------------------------------------- one file, several launches
+def test_launches_appended_to_one_slurm_out(capsys):
+    """A real Slurm-style .out: a smoke test (10 steps), a run from scratch that crashed at
+    step 70 (its traceback in the file), its resume from the step-50 checkpoint to 150, then
+    the script re-submitted from scratch to step 40. Each launch a segment; the checks judge
+    the last run."""
+    d = report(RUNS / "launches" / "slurm-4242.out", capsys)
+    assert [(s["kind"], s["first"], s["last"], s["records"]) for s in d["launches"]] == [
+        ("start", 1, 10, 10), ("new run", 1, 70, 70), ("resume", 51, 150, 100), ("new run", 1, 40, 40)]
+    assert d["steps"]["first"] == 1 and d["steps"]["last"] == 40  # the judged run
+    assert d["steps"]["records"] == 220 and d["steps"]["count"] == 150  # the whole file
+    assert d["resumes"] == []  # (the resume 70 -> 51 belongs to an earlier run)
+    assert "skip_reasons" not in d["files"][0]  # no launch taken for a second writer's copies
+    assert main([str(RUNS / "launches" / "slurm-4242.out"), "--report"]) in (0, 1)
+    assert "launches: 4 in this file (start 1-10, new run 1-70, resume 51-150, new run 1-40)" in capsys.readouterr().out
+
+
+def curve_rows(a: int, b: int, top: float, end: float, n: int, spike_at: int | None = None, nan_at=None):
+    rows = []
+    for s in range(a, b + 1):
+        loss = end + (top - end) * np.exp(-s / (n / 5))
+        if s == spike_at:
+            loss *= 6
+        rows.append(json.dumps({"step": s, "loss": float("nan") if s == nan_at else round(float(loss), 4),
+                                "lr": 1e-4}).replace("NaN", "NaN"))
+    return rows
+
+
+def test_a_new_run_appended_without_banner_is_judged_alone(tmp_path, capsys):
+    """No banner (JSONL): the step restarting at 1 with the loss back at its starting level is
+    a new run; the first run's NaN is not the new run's verdict."""
+    rows = curve_rows(1, 300, 5.0, 2.0, 300, nan_at=280) + curve_rows(1, 200, 5.1, 2.2, 200)
+    (tmp_path / "m.jsonl").write_text("\n".join(rows) + "\n")
+    d = report(tmp_path / "m.jsonl", capsys)
+    assert [(s["kind"], s["first"], s["last"]) for s in d["launches"]] == [("start", 1, 300), ("new run", 1, 200)]
+    assert next(c for c in d["checks"] if c["id"] == "nonfinite")["status"] == "PASS"
+    assert d["steps"]["first"] == 1 and d["steps"]["last"] == 200
+
+
+def test_a_step_counter_reset_with_the_loss_where_it_was_is_a_resume(tmp_path, capsys):
+    """Steps back at 1 but the loss goes on from where it was (an epoch-local counter, a
+    resume that counts from 0): the same run, judged whole, as before."""
+    rows = curve_rows(1, 300, 5.0, 2.0, 300)
+    rows += [json.dumps({"step": s, "loss": round(2.0 - s / 1000, 4), "lr": 1e-4}) for s in range(1, 201)]
+    (tmp_path / "m.jsonl").write_text("\n".join(rows) + "\n")
+    d = report(tmp_path / "m.jsonl", capsys)
+    assert [s["kind"] for s in d["launches"]] == ["start", "resume"]
+    assert d["resumes"] == [{"from": 300, "to": 1}]
+
+
+def test_a_resume_after_a_banner_continues_the_run(tmp_path, capsys):
+    """A crash between two log lines, the job resumed past the last step logged: one series
+    (a 'continue' launch), judged whole."""
+    lines = [f"step {s} | loss {5 - s / 100:.4f} | lr 3.000e-03" for s in range(1, 101)]
+    lines += ["Traceback (most recent call last):", "RuntimeError: NCCL timeout",
+              "Namespace(resume=True, max_steps=200)"]
+    lines += [f"step {s} | loss {4 - s / 200:.4f} | lr 3.000e-03" for s in range(101, 201)]
+    (tmp_path / "slurm-7.out").write_text("\n".join(lines) + "\n")
+    d = report(tmp_path / "slurm-7.out", capsys)
+    assert [(s["kind"], s["first"], s["last"]) for s in d["launches"]] == [("start", 1, 100), ("continue", 101, 200)]
+    assert d["steps"]["first"] == 1 and d["steps"]["last"] == 200 and d["resumes"] == []
+
+
+# ----------------------------------------------------------------------------- big trees (issue 33 item 7)
+def distinct_log(i: int, n: int = 30) -> str:
+    """Run ``i`` of a sweep: its own level and slope, some noise (runs 1e-3 apart in loss)."""
+    return "".join(json.dumps({"step": s, "loss": round(5 - s * (0.01 + i * 1e-5) + i * 1e-3
+                                                        + 3.7e-4 * ((s * 7 + i * 13) % 11), 5), "lr": 1e-4}) + "\n"
+                   for s in range(1, n + 1))
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """The series comparisons made by the run clustering and the sibling merge."""
+    from tsm_tui.sources import runs as R
+    from tsm_tui.sources import siblings
+
+    got = {"compared": 0}
+    orig = R.cluster
+
+    def cluster(units, stats=None):
+        return orig(units, got)
+
+    monkeypatch.setattr(R, "cluster", cluster)
+    orig_merge = siblings.merge
+
+    def merge(*a, **k):
+        out, n = orig_merge(*a, **k)
+        got["compared"] += n
+        return out, n
+
+    import tsm_tui.analysis.engine as E
+    monkeypatch.setattr(E, "merge_siblings", merge)
+    return got
+
+
+def test_a_directory_of_many_runs_costs_linear_comparisons(tmp_path, counted):
+    """N distinct runs' logs in one directory: every pair was compared (N^2 / 2 = 80,000 for
+    400); now a bounded number per file."""
+    n = 400
+    for i in range(n):
+        (tmp_path / f"run_{i:05d}.jsonl").write_text(distinct_log(i))
+    runs = open_runs(str(tmp_path))
+    assert len(runs) == n
+    assert counted["compared"] <= 25 * n, counted
+
+
+@pytest.mark.slow
+def test_the_same_series_twice_is_still_found_among_many(tmp_path, counted):
+    """200 runs, each written twice (JSONL and stdout) into one directory: 200 runs of two
+    files each, found with a bounded number of comparisons per file."""
+    n = 200
+    for i in range(n):
+        (tmp_path / f"run_{i:05d}.jsonl").write_text(distinct_log(i))
+        rows = [json.loads(x) for x in distinct_log(i).splitlines()]
+        (tmp_path / f"run_{i:05d}.log").write_text(
+            "".join(f"step {r['step']} | loss {r['loss']:.4f} | lr {r['lr']:.1e}\n" for r in rows))
+    runs = open_runs(str(tmp_path))
+    assert len(runs) == n
+    assert all(len(r.files) == 2 and len({os.path.splitext(f.path)[0] for f in r.files}) == 1 for r in runs)
+    assert counted["compared"] <= 25 * 2 * n, counted
+
+
+@pytest.mark.slow
+def test_many_one_run_directories_with_sibling_loggers(tmp_path, counted):
+    """300 jobs, each with csv/version_0 and tb-like siblings (JSONL here), in one tree: 300
+    runs, the sibling merge comparing each job's loggers only."""
+    n = 300
+    for i in range(n):
+        for logger in ("csv", "jsonl"):
+            d = tmp_path / f"job_{i:04d}" / logger / "version_0"
+            d.mkdir(parents=True)
+            (d / "metrics.jsonl").write_text(distinct_log(i))
+    runs = open_runs(str(tmp_path))
+    assert sorted(r.name for r in runs) == [f"job_{i:04d}" for i in range(n)]
+    assert counted["compared"] <= 4 * n, counted
+
+
+def test_a_sparse_trainer_state_is_read_to_its_data(tmp_path, capsys):
+    """trainer_state.json, then a hole to 1 GiB (a file extended past its data): read to the
+    hole (it was read 256 MiB deep, copied, and did not parse)."""
+    hist = [{"step": s, "loss": 5 - s / 1000, "learning_rate": 1e-4} for s in range(1, 301)]
+    p = tmp_path / "trainer_state.json"
+    with open(p, "wb") as f:
+        f.write(json.dumps({"global_step": 300, "max_steps": 300, "log_history": hist}, indent=2).encode())
+        f.truncate(1 << 30)
+    d = report(tmp_path, capsys)
+    assert d["steps"]["count"] == 300
