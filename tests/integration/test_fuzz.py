@@ -153,18 +153,12 @@ def _digest(reader, items) -> tuple:
         sorted(reader.run_info.items(), key=str), reader.launch_lines
 
 
-def _without_launch(d: tuple) -> tuple:
-    rows = [row[:_LAUNCH] + row[_LAUNCH + 1:] for row in d[0]]
-    return (rows,) + d[1:-1]
-
-
-def _launch_index() -> int:
+def _launch_steps(d: tuple) -> list[str]:
+    """The steps (repr) of a digest's records that carry the launch mark."""
     from tsm_tui.core.record import StepRecord
 
-    return list(StepRecord.__slots__).index("launch")
-
-
-_LAUNCH = _launch_index()
+    slots = list(StepRecord.__slots__)
+    return [row[slots.index("step")] for row in d[0] if row[slots.index("launch")] == "True"]
 
 
 def _per_line(reader, data: bytes) -> list:
@@ -214,22 +208,28 @@ def test_line_readers_chunked_whole_and_per_line_agree(cls, lines, cut):
     assert _digest(two, two.feed_chunk(data[:at]) + two.feed_chunk(data[at:]) + two.flush()) == want
     one = cls("run/train.log")
     got = _digest(one, _per_line(one, data))
-    if issubclass(cls, JsonlReader):  # the launch-banner gap (test below): all but the launch marks
-        got, want = _without_launch(got), _without_launch(want)
     assert got == want
 
 
-@pytest.mark.xfail(strict=True, reason="found by the oracle above: the JSON Lines chunk path ignores launch "
-                                      "banners (no note_line), the per-line path marks the next record")
 @pytest.mark.parametrize("cls", [r for r in LINE_READERS if issubclass(r, JsonlReader)], ids=lambda c: c.__name__)
 def test_a_banner_in_a_json_lines_file_marks_a_launch_on_both_paths(cls):
-    """``python train.py > metrics.jsonl 2>&1`` puts a traceback between the records: the live
-    tailer (per line) marks the next record as a launch, a replay (chunks) does not."""
+    """``python train.py > metrics.jsonl 2>&1`` puts a traceback between the records: the next
+    record is a launch in a replay (chunks, also a same-key run of records after the banner and a
+    banner at a chunk's end) as when the tailer reads it line by line (found by the oracle above)."""
     data = b'{"step": 1, "loss": 2.0}\nTraceback (most recent call last):\n{"step": 2, "loss": 2.0}\n'
     whole = cls("run/metrics.jsonl")
     want = _digest(whole, whole.feed_chunk(data) + whole.flush())
     one = cls("run/metrics.jsonl")
     assert _digest(one, _per_line(one, data)) == want
+    assert _launch_steps(want) == ["2"]
+    # a banner at the end of one chunk, a same-key run (a Frame's size) in the next
+    head = b'{"step": 1, "loss": 2.0}\nTraceback (most recent call last):\n'
+    tail = b"".join(b'{"step": %d, "loss": 2.0}\n' % s for s in range(2, 80))
+    two = cls("run/metrics.jsonl")
+    got = _digest(two, two.feed_chunk(head) + two.feed_chunk(tail) + two.flush())
+    one = cls("run/metrics.jsonl")
+    assert got == _digest(one, _per_line(one, head + tail))
+    assert _launch_steps(got) == ["2"]
 
 
 @pytest.mark.slow

@@ -103,7 +103,9 @@ class JsonlReader(LineReader):
         # (single-byte gates first: memchr, ~20x cheaper than the word searches)
         flagged = ((b"u" in data and (b"true" in data or b"null" in data))
                    or (b"f" in data and b"false" in data))
-        objs = self._whole(data)
+        # a launch banner read and no record since: the next record carries the mark, so
+        # the chunk goes the mixed way (a Frame carries no launch mark)
+        objs = None if self.launch_pending else self._whole(data)
         if objs is not None:
             fr = self._frame(objs, flagged)
             if fr is not None:
@@ -119,7 +121,7 @@ class JsonlReader(LineReader):
             same = len(set(map(len, objs))) == 1
         except (_FastError, TypeError):
             return self._mixed(lines, last_open, flagged=flagged)
-        if not same or (len(data) >= MAX_LINE and max(map(len, lines)) >= MAX_LINE):
+        if not same or self.launch_pending or (len(data) >= MAX_LINE and max(map(len, lines)) >= MAX_LINE):
             return self._mixed(lines, last_open, objs, flagged)
         fr = self._frame(objs, flagged)
         return [fr] if fr is not None else self._mixed(lines, last_open, objs, flagged)
@@ -171,7 +173,7 @@ class JsonlReader(LineReader):
         while i < n:
             o = objs[i]
             j = i + 1
-            if type(o) is dict and len(lines[i]) < MAX_LINE:
+            if type(o) is dict and len(lines[i]) < MAX_LINE and not self.launch_pending:
                 keys = tuple(o)
                 while j < n and type(objs[j]) is dict and tuple(objs[j]) == keys and len(lines[j]) < MAX_LINE:
                     j += 1
@@ -180,8 +182,9 @@ class JsonlReader(LineReader):
                     out.append(fr)
                     i = j
                     continue
-            for k in range(i, j):
-                out += self.feed(self.decode_line(lines[k], last_open and k == n - 1))
+            for k in range(i, j):  # (take_line: a launch banner marks the next record, as per line)
+                line = self.decode_line(lines[k], last_open and k == n - 1)
+                out += self.take_line(line, self.feed(line))
             i = j
         return out
 
