@@ -30,9 +30,10 @@ SNIFF_MIN = 0.7  # a format must be this sure (five generic records, or a named 
 
 
 def stream_name(path: str) -> bool:
-    """A file named like a process's output stream (not notes, not data)."""
+    """A file named like a process's output stream (not notes, not data); ``cout.txt`` is
+    the script's captured console as Sacred's FileStorageObserver saves it."""
     low = os.path.basename(path).lower()
-    return low.endswith(STREAM_EXT) or low.startswith(("stderr", "stdout")) or low in ("log",)
+    return low.endswith(STREAM_EXT) or low.startswith(("stderr", "stdout")) or low in ("log", "cout.txt")
 
 
 class ConsoleReader(LineReader):

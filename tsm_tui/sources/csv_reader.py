@@ -1,7 +1,10 @@
 """CSV with a header: Lightning CSVLogger (sparse rows, sorted header, rewritten
 when a column appears), Keras CSVLogger (CRLF, one row per epoch), and
 similar. A row whose cell count does not match the header is skipped and
-counted. Without a step column, the epoch is the step. Tab-separated tables
+counted. Without a step column, the epoch is the step; with neither, a table
+that has a loss column (stable-baselines3's SAC ``progress.csv``: actor / critic
+losses, no timestep) is a series of its data rows (the row's number is the step,
+counted, as the report says). Tab-separated tables
 (``step<TAB>loss``: a header with tabs and no comma) are read the same way.
 """
 
@@ -12,7 +15,7 @@ import csv
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import LineReader
-from tsm_tui.sources.fields import field_for
+from tsm_tui.sources.fields import field_for, loss_role
 
 
 class CsvReader(LineReader):
@@ -32,10 +35,11 @@ class CsvReader(LineReader):
         except csv.Error:
             return 0.0
         fields = [field_for(h) for h in header]
-        if not any(f and f != "step" for f in fields):
+        if not any(f and f != "step" for f in fields) and not any(loss_role(h) for h in header):
             return 0.0
-        if not ("step" in fields or "epoch" in [h.strip().lower() for h in header]):
-            return 0.0
+        if not ("step" in fields or "epoch" in [h.strip().lower() for h in header]
+                or any(f in ("loss", "val_loss") or (f is None and loss_role(h)) for f, h in zip(fields, header))):
+            return 0.0  # (a table with no step needs a loss: its rows are then the steps)
         n = len(header)
         good = sum(1 for ln in lines[1:20] if len(_cells(ln, delim) or ()) == n)
         return 0.4 + 0.5 * good / max(1, len(lines[1:20]))
@@ -46,6 +50,7 @@ class CsvReader(LineReader):
         self._step_col: int | None = None
         self._epoch_col: int | None = None
         self._delim = ","
+        self._row = 0  # data rows read (the step of a table with no step column)
 
     def feed(self, line: str) -> list[StepRecord]:
         line = line.rstrip("\r")
@@ -88,8 +93,15 @@ class CsvReader(LineReader):
                 step = int64(float(v)) if v else None
             except ValueError:
                 step = None
+        else:
+            # no step and no epoch column (stable-baselines3's SAC progress.csv: one row per
+            # dump): the data row's number, rows without a metric counted too
+            self._row += 1
+            step = self._row
         items = [(h, c) for h, c in zip(self.header, row) if c != ""]
         rec = self.build(items, step=step)
+        if rec is not None and self._step_col is None and self._epoch_col is None:
+            self.inferred_steps += 1
         return [rec] if rec is not None else []
 
     def _set_header(self, row: list[str]) -> None:

@@ -128,7 +128,32 @@ def field_for(key: str) -> str | None:
         if k.startswith(p):
             # lr-AdamW/pg2 etc: only the first param group
             return f if ("/pg" not in k or k.endswith("/pg1")) and "momentum" not in k else None
-    return None
+    return _scoped(k)
+
+
+#: ``/``-separated scopes a tracker puts before a metric's name: the training model's
+#: (Chainer's ``main/loss``, ``training/loss``) and evaluation's (Chainer's
+#: ``validation/main/loss``, ``val/train/loss``-style nesting, ``test/...``)
+TRAIN_SCOPES = frozenset({"main", "train", "training", "tr"})
+EVAL_SCOPES = frozenset({"validation", "val", "valid", "eval", "evaluation", "test", "dev"})
+
+
+def _scoped(k: str) -> str | None:
+    """A name the table lacks, read as scopes over a name it has: every scope a training
+    or evaluation word (anything else, ``ema/loss``, ``model_2/loss``, is another quantity).
+    Training scopes keep the field; an evaluation scope makes a loss the validation loss
+    and any other field nothing (an evaluation's LR or grad norm is not the run's)."""
+    if "/" not in k:
+        return None
+    *scopes, name = k.split("/")
+    f = ALIASES.get(name)
+    if f is None or f == "val_loss" or not scopes:
+        return None
+    if any(s not in TRAIN_SCOPES and s not in EVAL_SCOPES for s in scopes):
+        return None
+    if any(s in EVAL_SCOPES for s in scopes):
+        return "val_loss" if f == "loss" else None
+    return f
 
 
 def overflowed(v) -> bool:
@@ -220,7 +245,7 @@ def loss_role(key: str) -> str | None:
         return "actor"
     if _YOLO10_TERM.match(k):
         return "term"
-    if k in ALIASES or k in STEP_KEYS:
+    if k in ALIASES or k in STEP_KEYS or _scoped(k):
         return None
     if not _TERM.search(k):
         k = _key(key)

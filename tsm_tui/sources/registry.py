@@ -28,6 +28,7 @@ from tsm_tui.sources.hf_stdout import HFStdoutReader
 from tsm_tui.sources.head import (DEEP_BYTES, HOLE, TAIL_BYTES, deep_lines, hinted_lines, sample_head, skip_hole,
                                   strip_nul, tail_lines)
 from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
+from tsm_tui.sources.json_doc import JsonArrayReader, JsonColumnsReader
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.keras_stdout import KerasProgressReader
 from tsm_tui.sources.kv_text import KeyValueTextReader
@@ -43,7 +44,7 @@ from tsm_tui.sources.text_formats import (DeepSpeedReader, LlmcReader, MegatronR
 # highest priority first; a file goes to the reader with the best sniff score
 READERS: list[type[LineReader]] = sorted([
     HFTrainerStateReader, TensorBoardReader, WandbRunReader, MlflowFileStoreReader, MlflowSqliteReader,
-    LlamaFactoryReader, JsonlReader, LightningCsvReader, KerasCsvReader, CsvReader,
+    LlamaFactoryReader, JsonlReader, JsonArrayReader, JsonColumnsReader, LightningCsvReader, KerasCsvReader, CsvReader,
     OLMoReader, ComposerReader, FairseqReader, HFStdoutReader,
     MegatronReader, NeMoReader, LlmcReader, ModdedNanoGPTReader, NanoGPTReader, TorchtitanReader,
     WandbOutputReader, DeepSpeedReader, KeyValueTextReader, WandbSummaryReader,

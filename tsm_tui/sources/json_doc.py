@@ -1,0 +1,276 @@
+"""Metrics saved as ONE JSON document that the run rewrites whole (snapshot readers).
+
+Two shapes, each found by its structure, never by a file name:
+
+* **An array of records** (``JsonArrayReader``): Chainer's LogReport ``results/log``
+  (``[{"main/loss": 0.05, "epoch": 0, "iteration": 10, "elapsed_time": 1.26}, ...]``, the
+  epoch's last entry with ``validation/main/loss``), history dumps written with
+  ``json.dump(list_of_dicts)``. Streamed element by element (memory bounded by one element,
+  whatever the file's size); nested objects flattened with ``/`` (as JSON Lines); the step
+  from the record's step key (``iteration``, ``step``, ...), else counted. A corrupt element
+  is a counted skip and reading goes on at the next ``{``; an array cut short (the file being
+  rewritten, a truncated copy) keeps what came before, the cut a counted skip.
+* **Columns per metric** (``JsonColumnsReader``): Sacred's FileStorageObserver
+  ``metrics.json`` (``{"loss": {"steps": [...], "values": [...], "timestamps": [...]}}``,
+  also what MLflow-style exports write) and a Keras ``history.history`` dump
+  (``{"loss": [...], "val_loss": [...]}``: the index, 0-based as Keras' CSVLogger writes the
+  epoch, is the step). Points of one step from the different metrics merge into one record.
+  Such a document cannot be streamed: it is parsed whole up to ``MAX_DOC_BYTES``; a larger
+  one is refused, a counted skip saying so.
+
+Keys go through the field table (``fields.field_for``: ``main/loss`` is the loss,
+``validation/main/loss`` the validation loss). Bare ``NaN`` / ``Infinity`` are read (Python's
+json writes them); a number too big for a float (``1e400``) is ``number out of range``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import json
+import os
+import re
+from typing import Iterator
+
+from tsm_tui.core.numbers import int64
+from tsm_tui.core.record import StepRecord
+from tsm_tui.core.safeio import open_regular
+from tsm_tui.sources.base import MAX_LINE, METRICS, SnapshotReader
+from tsm_tui.sources.fields import field_for, loss_role
+from tsm_tui.sources.jsonl import _parse_float, flatten
+
+#: a columns document parsed whole: the largest (ours: a Sacred metrics.json of ~1M points per
+#: metric; json's objects take ~8x the text, so ~0.5 GB at this bound)
+MAX_DOC_BYTES = 64 << 20
+#: one array element: the bound a JSON line has (base.MAX_LINE)
+MAX_ELEMENT = MAX_LINE
+CHUNK = 1 << 20
+HEAD_CHARS = 64 << 10  # characters of the head the sniffers parse
+
+_DECODER = json.JSONDecoder(parse_float=_parse_float)
+_WS = re.compile(r"\s*")
+_NEXT = re.compile(r",\s*(?=\{)")  # the start of the next element of an array of objects
+_COLUMNS = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*+"\s*:\s*\{\s*"(?:steps|values|timestamps)"\s*:\s*\[')
+_LIST = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*+"\s*:\s*\[\s*(?:-?\d|NaN|-?Infinity)')
+_KEY_LIST = re.compile(r'"((?:[^"\\]|\\.){1,200}+)"\s*:\s*\[')
+
+
+def _metric_key(k: str) -> bool:
+    """A key the readers read as a metric (a field, or a loss term / another model's loss)."""
+    f = field_for(k)
+    return f in METRICS or (f is None and loss_role(k) is not None)
+
+
+def _head_text(head: list[str]) -> str:
+    out, n = [], 0
+    for ln in head:
+        out.append(ln)
+        n += len(ln) + 1
+        if n >= HEAD_CHARS:
+            break
+    return "\n".join(out)
+
+
+def _reset(reader: SnapshotReader) -> None:
+    """A snapshot is read whole each time: the counts are this reading's."""
+    reader.records = 0
+    reader.skipped = 0
+    reader.skip_reasons = {}
+    reader._last_step = 0
+    reader.inferred_steps = 0
+
+
+class JsonArrayReader(SnapshotReader):
+    """One JSON array of flat metric records (Chainer LogReport, history dumps)."""
+
+    name = "json-array"
+    priority = 19
+
+    @classmethod
+    def sniff(cls, path: str, head: list[str]) -> float:
+        text = _head_text(head)
+        m = _WS.match(text)
+        i = m.end()
+        if text[i:i + 1] != "[":
+            return 0.0
+        i = _WS.match(text, i + 1).end()
+        if text[i:i + 1] != "{":
+            return 0.0
+        try:
+            obj, _ = _DECODER.raw_decode(text, i)
+        except (ValueError, RecursionError):
+            return 0.0  # (the first element is longer than the head: not sniffed)
+        if not isinstance(obj, dict):
+            return 0.0
+        flat = flatten(obj)
+        if any(_metric_key(k) and isinstance(v, (int, float)) and not isinstance(v, bool) for k, v in flat.items()):
+            return 0.9
+        return 0.0
+
+    def read_path(self, path: str) -> list[StepRecord]:
+        with open_regular(path) as f:
+            return self._records(f)
+
+    def read_all(self, data: bytes) -> list[StepRecord]:
+        """The same from the document's bytes (a caller holding them)."""
+        return self._records(io.BytesIO(data))
+
+    def _records(self, f) -> list[StepRecord]:
+        _reset(self)
+        out: list[StepRecord] = []
+        for obj in self._elements(f):
+            if not isinstance(obj, dict):
+                self.skip("array element is not an object")
+                continue
+            rec = self.build(flatten(obj).items())
+            if rec is not None:
+                out.append(rec)
+        return out
+
+    def _elements(self, f) -> Iterator[object]:
+        """The array's elements, one at a time, from ``f`` read in 1 MiB chunks."""
+        dec = codecs.getincrementaldecoder("utf-8")("replace")
+        buf, pos, eof = "", 0, False
+        failed_at = -1  # absolute offset of the last decode error (a second one there: corrupt)
+        base = 0  # absolute offset (in characters) of buf[0]
+
+        def more() -> bool:
+            nonlocal buf, pos, base, eof
+            if eof:
+                return False
+            data = f.read(CHUNK)
+            if not data:
+                eof = True
+                tail = dec.decode(b"", final=True)
+                if tail:
+                    buf = buf[pos:] + tail
+                    base += pos
+                    pos = 0
+                return bool(tail)
+            base += pos
+            buf = buf[pos:] + dec.decode(data.replace(b"\0", b""))
+            pos = 0
+            return True
+
+        more()
+        pos = _WS.match(buf, pos).end()
+        if buf[pos:pos + 1] != "[":
+            self.skip("not a JSON array")
+            return
+        pos += 1
+        hunting = False  # after a bad element: looking for the next one's start
+        while True:
+            if hunting:
+                m = _NEXT.search(buf, pos)
+                if m is None:
+                    pos = max(pos, len(buf) - 256)  # (keep a tail: a ", {" across the chunks)
+                    if more():
+                        continue
+                    self.skip("rest of the JSON array not read after a bad element")
+                    return
+                pos, hunting = m.end(), False
+            pos = _WS.match(buf, pos).end()
+            if pos >= len(buf):
+                if more():
+                    continue
+                self.skip("JSON array cut short (file being rewritten?)")
+                return
+            c = buf[pos]
+            if c == "]":
+                return
+            if c == ",":
+                pos += 1
+                continue
+            try:
+                obj, end = _DECODER.raw_decode(buf, pos)
+            except RecursionError:
+                self.skip("JSON nested too deeply")
+                pos, hunting = pos + 1, True
+                continue
+            except ValueError as e:
+                at = base + getattr(e, "pos", pos)
+                if not eof and at != failed_at and len(buf) - pos <= MAX_ELEMENT + CHUNK:
+                    failed_at = at  # (cut by the chunk's end: more text, then again)
+                    more()
+                    continue
+                if eof and _NEXT.search(buf, pos + 1) is None:
+                    # the last element does not end: a document cut short, not a corrupt one
+                    self.skip("JSON array cut short (file being rewritten?)")
+                    return
+                self.skip("corrupt JSON element" if len(buf) - pos <= MAX_ELEMENT + CHUNK
+                          else f"JSON element longer than {MAX_ELEMENT >> 20} MiB")
+                pos, hunting = pos + 1, True
+                continue
+            failed_at = -1
+            pos = end
+            yield obj
+
+
+class JsonColumnsReader(SnapshotReader):
+    """One JSON object of per-metric columns (Sacred ``metrics.json``, a Keras history dump)."""
+
+    name = "json-columns"
+    priority = 19
+
+    @classmethod
+    def sniff(cls, path: str, head: list[str]) -> float:
+        text = _head_text(head)
+        if _COLUMNS.match(text):
+            # {name: {steps, values, timestamps}}: a metric per key (any name: Sacred's are the script's)
+            return 0.9
+        if _LIST.match(text) and any(_metric_key(m.group(1)) for m in _KEY_LIST.finditer(text)):
+            return 0.85  # {"loss": [..], "val_loss": [..]}: a history dump
+        return 0.0
+
+    def read_path(self, path: str) -> list[StepRecord]:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_DOC_BYTES:
+                _reset(self)
+                self.skip(f"JSON document of {size / (1 << 20):.0f} MiB: over the {MAX_DOC_BYTES >> 20} MiB "
+                          f"a per-metric columns file is parsed in, not read")
+                return []
+            data = f.read(MAX_DOC_BYTES + 1)
+        return self.read_all(data)
+
+    def read_all(self, data: bytes) -> list[StepRecord]:
+        _reset(self)
+        if len(data) > MAX_DOC_BYTES:
+            self.skip(f"JSON document over {MAX_DOC_BYTES >> 20} MiB: not read")
+            return []
+        try:
+            doc = json.loads(data.replace(b"\0", b"").decode("utf-8", "replace"), parse_float=_parse_float)
+        except RecursionError:
+            self.skip("JSON nested too deeply")
+            return []
+        except ValueError:
+            self.skip("invalid JSON (file being rewritten?)")
+            return []
+        if not isinstance(doc, dict):
+            self.skip("not a JSON object of metrics")
+            return []
+        points: dict[int, list[tuple[str, object]]] = {}
+        for name, col in doc.items():
+            if isinstance(col, dict) and isinstance(col.get("values"), list):
+                values = col["values"]
+                steps = col.get("steps")
+                if not isinstance(steps, list):
+                    steps = range(len(values))
+                elif len(steps) != len(values):
+                    self.skip(f"{len(steps)} steps for {len(values)} values (the shorter is read)")
+            elif isinstance(col, list):
+                values, steps = col, range(len(col))
+            else:
+                continue  # (a scalar or a note beside the columns)
+            for s, v in zip(steps, values):
+                step = int64(s) if isinstance(s, (int, float)) and not isinstance(s, bool) else None
+                if step is None:
+                    self.skip("bad step")
+                    continue
+                points.setdefault(step, []).append((name, v))
+        out: list[StepRecord] = []
+        for step in sorted(points):
+            rec = self.build(points[step], step=step)
+            if rec is not None:
+                out.append(rec)
+        return out
