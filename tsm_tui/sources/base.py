@@ -310,18 +310,9 @@ class LineReader:
             if f in METRICS:
                 got = True
         if rec.loss is None and extra is not None:
-            plan = self._objectives.get(tuple(extra), _UNSEEN)
-            if plan is _UNSEEN:
-                plan = self.objective_plan(tuple(extra))
-            if plan is not None:
-                how, keys = plan
-                if how == "actor" or how == "gen":
-                    rec.loss = extra.pop(keys[0])
-                else:
-                    x = extra[keys[0]]
-                    for k in keys[1:]:
-                        x = x + extra[k]
-                    rec.loss = x
+            x = self.objective_value(extra)
+            if x is not None:
+                rec.loss = x
                 got = True
         if not got:
             if samples is None:
@@ -344,6 +335,22 @@ class LineReader:
         self.records += 1
         return rec
 
+
+    def objective_value(self, extra: dict) -> float | None:
+        """The objective of a record that logs no total, from its extras (the rule:
+        ``objective_plan``), or None; the actor's (a GAN generator's) loss leaves the extras (it is the loss)."""
+        plan = self._objectives.get(tuple(extra), _UNSEEN)
+        if plan is _UNSEEN:
+            plan = self.objective_plan(tuple(extra))
+        if plan is None:
+            return None
+        how, keys = plan
+        if how == "actor" or how == "gen":
+            return extra.pop(keys[0])
+        x = extra[keys[0]]
+        for k in keys[1:]:
+            x = x + extra[k]
+        return x
 
     def objective_note(self) -> str | None:
         """What the report says about the training objective: the rule's choice when the

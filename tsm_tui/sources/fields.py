@@ -214,7 +214,9 @@ _NOT_TERM = re.compile(r"^(?:val|valid|validation|eval|test|dev)(?:[/_.]|$)|(?:^
                        r"norm|grad|time|ms|scaling|factor|alpha|beta|gamma|lambda|lamda|temperature|temp|margin|eps|epsilon|"
                        r"type|threshold|thresh|clip|init|start|warmup|decay|patience|interval|freq|every|fn|func|"
                        r"function|config|cfg)(?:[_/.]|$)")
-_TERM = re.compile(r"(?:^|[/_.])loss(?:es)?(?:[/_.]|$)")
+#: a loss by its word: ``loss``, or the name of the usual one (cross entropy, NLL: SCAN's W&B
+#: history logs ``Self-labelling cross entropy`` and nothing else)
+_TERM = re.compile(r"(?:^|[/_.])(?:loss(?:es)?|cross_?entropy|xent|nll)(?:[/_.]|$)")
 #: Ultralytics YOLOv10's terms have no "loss" in their names: box / cls / dfl of its
 #: one-to-many (``_om``) and one-to-one (``_oo``) heads, trained together (its loss is the
 #: sum of both heads': ultralytics v10DetectLoss)

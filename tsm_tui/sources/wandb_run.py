@@ -878,6 +878,10 @@ class WandbRunReader(ByteReader):
                     vals[f] = n
             elif f not in vals:  # the first alias wins
                 vals[f] = x
+        if extra is not None and "loss" not in vals:
+            x = self.objective_value(extra)  # (no total logged: the objective rule, fields.objective)
+            if x is not None:
+                vals["loss"] = x
         step = self._pick_step(declared, framework, fw_key, own, own_key, wandb_step, wire)
         if step is None:
             self.skip("step out of range")
