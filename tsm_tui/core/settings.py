@@ -71,6 +71,13 @@ class Settings:
     divergence_factor: float = 1.5
     #: records needed before any baseline is trusted (ours; ZClip uses 25).
     min_baseline: int = 25
+    #: a reinforcement-learning run (a key names a reward, an episode return, a policy /
+    #: value / critic / actor loss, PPO's approx_kl: fields.rl_key) is judged by its reward,
+    #: not its loss: its loss-spike and divergence findings are warnings, never a FAIL
+    #: (OpenAI Spinning Up, "Intro to Policy Optimization": the policy-gradient "loss" is not
+    #: a performance measure and "means nothing"; SB3 PPO's total loss rises with the value
+    #: targets while the reward climbs). False: judged as any loss (ours: the switch).
+    rl_loss_fails: bool = False
 
     # --- LR schedule -----------------------------------------------------------
     #: warm-up shorter than 1% of the steps -> WARN; 2-5% recommended

@@ -238,6 +238,20 @@ def _key(key: str) -> str:
     return normalise(_CAMEL.sub("_", key)) if not key.islower() else normalise(key)
 
 
+#: a key only a reinforcement-learning run logs: a reward or an episode return (not DPO's
+#: ``rewards/chosen``: a preference loss is a supervised one), a policy / value / critic /
+#: actor loss, PPO's approx_kl or a ``ppo/`` scope (stable-baselines3, TRL, DeepSpeed-Chat,
+#: OpenRLHF, verl names)
+_RL_KEY = re.compile(r"(?:^|[/_.])(?:reward|ep_rew_mean|ep_rew|episode_reward|episode_return|ep_ret|"
+                     r"policy_(?:gradient_)?loss|pg_loss|value_loss|vf_loss|critic_loss|cri_loss|actor_loss|"
+                     r"act_loss|approx_kl|ppo)(?:[/_.]|$)")
+
+
+def rl_key(key: str) -> bool:
+    """``key`` is one only a reinforcement-learning run logs (``_RL_KEY``)."""
+    return _RL_KEY.search(normalise(key)) is not None
+
+
 def loss_role(key: str) -> str | None:
     """What a loss-like key is, for the objective rule and the per-term checks:
     ``"actor"``, ``"model"`` (another model's loss), ``"term"`` (a term of the objective),
