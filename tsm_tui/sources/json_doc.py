@@ -197,7 +197,8 @@ class JsonArrayReader(SnapshotReader):
                     # the last element does not end: a document cut short, not a corrupt one
                     self.skip("JSON array cut short (file being rewritten?)")
                     return
-                self.skip("corrupt JSON element" if len(buf) - pos <= MAX_ELEMENT + CHUNK
+                nxt = _NEXT.search(buf, pos + 1)  # (the bad element's end, as far as can be told)
+                self.skip("corrupt JSON element" if nxt is not None and nxt.start() - pos <= MAX_ELEMENT
                           else f"JSON element longer than {MAX_ELEMENT >> 20} MiB")
                 pos, hunting = pos + 1, True
                 continue

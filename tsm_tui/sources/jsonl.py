@@ -77,7 +77,8 @@ class JsonlReader(LineReader):
                 obj = json.loads(s)
             except (ValueError, RecursionError):
                 continue
-            if isinstance(obj, dict) and any(field_for(k) for k in flatten(obj)):
+            # (a number under a metric's name: a dict of lists is a history dump, json_doc.py)
+            if isinstance(obj, dict) and any(field_for(k) and not isinstance(v, list) for k, v in flatten(obj).items()):
                 ok += 1
         if not ok:
             return 0.0

@@ -1,0 +1,286 @@
+"""Metrics saved as one JSON document (sources/json_doc.py), a CSV with a loss and no step,
+scoped names (``main/loss``), the objective rule in W&B run files and the RL rule of the
+loss-spike check (issue 26 §2: formats the corpus's `more` / `trackers` sets showed unread).
+
+Real files: Chainer's LogReport ``results/log`` of the corpus (MIT, committed under
+bench/corpus/more). The Sacred, SB3 and W&B files of the corpus are private: the files
+here are written in their documented shapes (Sacred FileStorageObserver's metrics.json,
+SB3's CSV logger columns, W&B's record framing from tests/livefiles.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import run, status
+from livefiles import wb_frame, wb_history
+from tsm_tui.core.frame import expand
+from tsm_tui.sources import json_doc, registry
+from tsm_tui.sources.fields import field_for, loss_role, rl_key
+from tsm_tui.sources.json_doc import JsonArrayReader, JsonColumnsReader
+from tsm_tui.sources.wandb_run import WandbRunReader
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAINER = ROOT / "bench" / "corpus" / "more" / "chainer_logreport_autoencoder" / "results" / "log"
+
+
+def _read(path) -> tuple[list, object]:
+    r, info = registry.open_reader(str(path))
+    assert r is not None, info.note
+    return [x for x in registry.read_records(str(path), r) if x.has_metrics()], r
+
+
+def _report(path) -> dict:
+    out = subprocess.run([sys.executable, "-m", "tsm_tui", str(path), "--report", "--json"], capture_output=True,
+                         text=True, env=dict(os.environ, NO_COLOR="1"))
+    assert out.returncode in (0, 1), out.stderr
+    assert "Traceback" not in out.stderr
+    return json.loads(out.stdout)
+
+
+# -- names ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("key,field", [
+    ("main/loss", "loss"), ("validation/main/loss", "val_loss"), ("train/main/loss", "loss"),
+    ("test/main/loss", "val_loss"), ("training/lr", "lr"),
+    ("ema/loss", None), ("model_2/loss", None), ("val/lr", None), ("main/accuracy", None),
+    ("validation/main/accuracy", None),
+])
+def test_scoped_names_go_through_the_field_table(key, field):
+    assert field_for(key) == field
+    if field is not None:
+        assert loss_role(key) is None  # a field, never also a loss term
+
+
+def test_cross_entropy_names_a_loss_and_rl_keys():
+    assert loss_role("Self-labelling cross entropy") == "term"
+    assert loss_role("train/nll") == "term"
+    assert loss_role("val_cross_entropy") is None
+    assert rl_key("rollout/ep_rew_mean") and rl_key("train/value_loss") and rl_key("reward_std")
+    assert not rl_key("rewards/chosen") and not rl_key("train/loss")  # DPO's rewards: a supervised loss
+
+
+# -- an array of records: Chainer's LogReport --------------------------------------------------
+def test_chainer_logreport_is_read_whole():
+    recs, r = _read(CHAINER)
+    assert r.name == "json-array"
+    assert len(recs) == 3125
+    assert (recs[0].step, recs[-1].step) == (10, 31250)  # "iteration" is the step
+    assert recs[0].loss == pytest.approx(0.05651096627116203)
+    assert sum(x.val_loss is not None for x in recs) == 20  # validation/main/loss at each epoch's end
+    assert r.skipped == 0 and not r.inferred_steps
+
+
+def test_chainer_report_reads_every_step():
+    rep = _report(CHAINER.parent.parent)
+    f = next(f for f in rep["files"] if f["used"])
+    assert f["format"] == "json-array" and f["records"] == 3125
+    assert rep["steps"]["count"] == 3125
+    assert {c["id"]: c["status"] for c in rep["checks"]}["overfitting"] != "SKIP"  # the validation loss is read
+
+
+def test_a_cut_array_keeps_what_came_before(tmp_path):
+    data = CHAINER.read_bytes()
+    for cut in (len(data) // 2, len(data) - 3, data.index(b'"main/loss"', 5000) + 5):
+        p = tmp_path / "log"
+        p.write_bytes(data[:cut])
+        recs, r = _read(p)
+        assert 0 < len(recs) < 3125
+        assert r.skip_reasons == {"JSON array cut short (file being rewritten?)": 1}
+
+
+def test_a_corrupt_element_is_a_counted_skip_and_reading_goes_on(tmp_path):
+    data = CHAINER.read_bytes()
+    i = data.index(b'"main/loss"', 100_000)
+    p = tmp_path / "log"
+    p.write_bytes(data[:i] + b'"main/loss": 0.0@@1,' + data[i + 40:])
+    recs, r = _read(p)
+    assert len(recs) == 3124
+    assert r.skip_reasons == {"corrupt JSON element": 1}
+
+
+def test_hostile_values(tmp_path):
+    rows = ['{"iteration": 1, "main/loss": 1.0}', '{"iteration": 2, "main/loss": NaN}',
+            '{"iteration": 3, "main/loss": 1e400}', '{"iteration": 1180591620717411303424, "main/loss": 1.0}',
+            '7', '{"iteration": 5, "main/loss": Infinity}', '[' * 5000 + ']' * 5000,
+            '{"iteration": 6, "main/loss": 0.5, "nested": {"deeper": {"x": 1}}}']
+    p = tmp_path / "log"
+    p.write_text("[\n" + ",\n".join(rows) + "\n]\n")
+    assert registry.open_reader(str(p))[1].format == "json-array"
+    recs, r = _read(p)
+    assert [x.step for x in recs] == [1, 2, 5, 6]
+    assert math.isnan(recs[1].loss) and math.isinf(recs[2].loss)
+    assert recs[3].extra == {"nested/deeper/x": 1.0}
+    assert r.skip_reasons["number out of range"] == 1
+    assert r.skip_reasons["step out of range"] == 1
+    assert r.skip_reasons["array element is not an object"] == 1
+    assert sum(r.skip_reasons.values()) == 4  # (the nested arrays: an element that is not an object)
+
+
+def test_streamed_across_chunks_with_memory_bounded_by_an_element(tmp_path):
+    n = 60_000  # ~5 MiB: several 1 MiB chunks, elements cut at chunk ends
+    p = tmp_path / "log"
+    with open(p, "w") as f:
+        f.write("[\n")
+        f.write(",\n".join(json.dumps({"main/loss": 1.0 + 1.0 / (i + 1), "iteration": i + 1, "epoch": i // 1000,
+                                       "elapsed_time": i * 0.1}, indent=4) for i in range(n)))
+        f.write("\n]")
+    assert p.stat().st_size > 4 * json_doc.CHUNK
+    recs, r = _read(p)
+    assert len(recs) == n and r.skipped == 0
+    assert [x.step for x in recs[:3]] == [1, 2, 3] and recs[-1].step == n
+
+
+def test_an_element_over_the_bound_is_skipped_not_held(tmp_path):
+    p = tmp_path / "log"
+    big = json.dumps({"main/loss": 1.0, "iteration": 2, "note": "x" * (3 * json_doc.MAX_ELEMENT)})
+    p.write_text('[{"main/loss": 2.0, "iteration": 1},\n' + big + ',\n{"main/loss": 0.5, "iteration": 3}]')
+    recs, r = _read(p)
+    assert [x.step for x in recs] == [1, 3]
+    assert r.skip_reasons == {f"JSON element longer than {json_doc.MAX_ELEMENT >> 20} MiB": 1}
+
+
+def test_arrays_that_are_not_metrics_are_not_claimed(tmp_path):
+    data = tmp_path / "train.json"  # a data set: records of text
+    data.write_text(json.dumps([{"instruction": "hi", "output": "hello"}] * 50, indent=2))
+    assert registry.open_reader(str(data))[1].format != "json-array"
+    results = tmp_path / "all_results.json"  # HF's summary: one flat object
+    results.write_text(json.dumps({"epoch": 3.0, "train_loss": 0.5, "eval_loss": 0.6}, indent=2))
+    assert registry.open_reader(str(results))[0] is None
+    state = tmp_path / "trainer_state.json"
+    state.write_text(json.dumps({"log_history": [{"loss": 1.0, "step": 1}]}, indent=2))
+    assert registry.open_reader(str(state))[1].format == "hf-trainer-state"
+
+
+# -- columns per metric: Sacred, Keras history -------------------------------------------------
+def _sacred(run: Path, n: int = 100) -> None:
+    """A Sacred FileStorageObserver run dir, as ``sacred.observers.FileStorageObserver`` writes it."""
+    run.mkdir(parents=True)
+    metrics = {}
+    for name, f in (("grad_bias_map", lambda i: 50.0 / (i + 1)), ("loss", lambda i: 42087.7 / (1 + i / 10) + 4000),
+                    ("grad_z_loc", lambda i: 2220.0 - 18 * i)):
+        metrics[name] = {"steps": list(range(n)), "timestamps": [f"2023-03-01T10:00:{i % 60:02d}.000000"
+                                                                 for i in range(n)],
+                         "values": [f(i) for i in range(n)]}
+    (run / "metrics.json").write_text(json.dumps(metrics, sort_keys=True, indent=2))
+    (run / "config.json").write_text(json.dumps({"n_epochs": n, "seed": 488707886}, indent=2))
+    (run / "run.json").write_text(json.dumps({"status": "COMPLETED", "command": "train", "heartbeat": "x"}, indent=2))
+    (run / "cout.txt").write_text("INFO - tgne - Running command 'train'\nINFO - tgne - Started run with ID \"3\"\n"
+                                  + "".join(f"\rloss: {42087.7 / (1 + i):.4f}:   {i}%|  | {i}/100 [00:00<?, ?it/s]"
+                                            for i in range(n)) + "\nINFO - tgne - Completed after 0:00:02\n")
+
+
+def test_sacred_run_dir(tmp_path):
+    _sacred(tmp_path / "my_runs" / "3")
+    recs, r = _read(tmp_path / "my_runs" / "3" / "metrics.json")
+    assert r.name == "json-columns"
+    assert [x.step for x in recs] == list(range(100))
+    assert recs[0].loss == pytest.approx(46087.7) and recs[0].extra["grad_z_loc"] == 2220.0
+    rep = _report(tmp_path / "my_runs")
+    used = [f for f in rep["files"] if f["used"]]
+    assert [f["format"] for f in used] == ["json-columns"] and rep["steps"]["count"] == 100
+    cout = next(f for f in rep["files"] if f["path"].endswith("cout.txt"))
+    assert cout["format"] is not None  # Sacred's captured console: read (crash lines, its own metrics)
+
+
+def test_columns_hostile(tmp_path, monkeypatch):
+    p = tmp_path / "metrics.json"
+    p.write_text(json.dumps({"loss": {"steps": [0, 1, 2, "x", 4], "values": [1.0, float("nan"), 2.0, 3.0]},
+                             "note": "text"}, indent=1))
+    recs, r = _read(p)
+    assert [x.step for x in recs] == [0, 1, 2]
+    assert math.isnan(recs[1].loss)
+    assert r.skip_reasons == {"5 steps for 4 values (the shorter is read)": 1, "bad step": 1}
+    p.write_text(p.read_text()[:-20])  # cut short: nothing this time, said
+    recs, r = _read(p)
+    assert recs == [] and r.skip_reasons == {"invalid JSON (file being rewritten?)": 1}
+    monkeypatch.setattr(json_doc, "MAX_DOC_BYTES", 100)
+    p.write_text(json.dumps({"loss": {"steps": list(range(50)), "values": [1.0] * 50}}, indent=1))
+    recs, r = _read(p)
+    assert recs == [] and r.skipped == 1
+    assert "over the 0 MiB a per-metric columns file is parsed in, not read" in next(iter(r.skip_reasons))
+
+
+def test_keras_history_dump(tmp_path):
+    p = tmp_path / "history.json"
+    p.write_text(json.dumps({"accuracy": [0.5, 0.6, 0.7], "loss": [1.2, 0.9, 0.7], "val_loss": [1.3, 1.0, 0.9]}))
+    recs, r = _read(p)
+    assert r.name == "json-columns"
+    assert [(x.step, x.loss, x.val_loss) for x in recs] == [(0, 1.2, 1.3), (1, 0.9, 1.0), (2, 0.7, 0.9)]
+
+
+# -- a CSV with a loss and no step: SB3 SAC -----------------------------------------------------
+SAC_HEAD = ("rollout/ep_rew_mean,time/episodes,rollout/success_rate,train/critic_loss,train/ent_coef,"
+            "train/alpha_loss,train/actor_loss")
+
+
+def test_sb3_sac_progress_rows_are_the_steps(tmp_path):
+    rows = [f"-50.0,{i},0.0,,,," for i in range(21)]
+    rows += [f"{-50 + i * 0.05},{21 + i},0.0,{0.5 / (1 + i)},{0.98 - i * 0.005},{-0.08 * i},{-4.0 + i * 0.08}"
+             for i in range(72)]
+    rows.append(",,,0.12,0.41,-4.4,2.7")  # the last dump: train/* only
+    p = tmp_path / "progress.csv"
+    p.write_text(SAC_HEAD + "\n" + "\n".join(rows) + "\n")
+    recs, r = _read(p)
+    assert [x.step for x in recs] == list(range(22, 95))  # the data row's number
+    assert recs[0].loss == pytest.approx(-4.0)  # the actor's loss: no total logged
+    assert r.inferred_steps == 73
+    assert "train/actor_loss (the actor's loss" in r.objective_note()
+    plain = tmp_path / "t.csv"  # a table with no step and no loss: still not a log
+    plain.write_text("a,b,c\n1,2,3\n4,5,6\n")
+    assert registry.open_reader(str(plain))[0] is None
+
+
+# -- W&B: the objective rule on history rows ---------------------------------------------------
+def test_wandb_history_with_no_total_uses_the_objective_rule(tmp_path):
+    d = tmp_path / "wandb" / "run-20201103_110043-2cpaqmlf"
+    d.mkdir(parents=True)
+    recs = [wb_history(s, {"Self-labelling cross entropy": 2.9223003}) for s in range(300)]
+    (d / "run-2cpaqmlf.wandb").write_bytes(wb_frame(recs))
+    r = WandbRunReader(str(d / "run-2cpaqmlf.wandb"))
+    got = [x for x in list(expand(r.feed_chunk((d / "run-2cpaqmlf.wandb").read_bytes()))) + r.flush()
+           if x.loss is not None]
+    assert len(got) == 300 and got[0].loss == pytest.approx(2.9223003)
+    rep = _report(tmp_path)
+    assert rep["steps"]["count"] == 300
+    assert {c["id"]: c["status"] for c in rep["checks"]}["plateau"] == "FAIL"  # exactly flat: not learning
+    f = next(f for f in rep["files"] if f["used"])
+    assert f["objective"].startswith("Self-labelling cross entropy")
+
+
+# -- the RL rule of the loss-spike check -------------------------------------------------------
+PPO_HEAD = ("rollout/ep_rew_mean,time/iterations,time/total_timesteps,train/loss,train/value_loss,"
+            "train/policy_gradient_loss,train/approx_kl")
+
+
+def _ppo(rl: bool) -> list:
+    from tsm_tui.core.record import StepRecord
+
+    out = []
+    for i in range(200):
+        loss = 0.2 + 0.01 * ((i * 7) % 5) if i < 120 else 0.75 + 0.01 * ((i * 3) % 4)  # a level rise
+        extra = {"rollout/ep_rew_mean": -7.5 + i * 0.08, "train/value_loss": loss * 2} if rl else None
+        out.append(StepRecord((i + 1) * 1024, loss=loss, extra=extra))
+    return out
+
+
+def test_an_rl_runs_loss_is_warned_about_never_failed():
+    mon, _ = run(_ppo(False))
+    assert status(mon, "loss_spike") == "FAIL"  # the same loss without the RL keys: not recovered
+    mon, alerts = run(_ppo(True))
+    c = next(c for c in mon.checks() if c.id == "loss_spike")
+    assert c.status.value == "WARN" and "an RL run" in c.summary
+    said = [a for a in alerts if a.check == "loss_spike"]
+    assert said and all(a.severity.value != "critical" for a in said)
+
+
+def test_rl_rule_can_be_switched_off():
+    from tsm_tui.core.settings import Settings
+
+    mon, _ = run(_ppo(True), Settings(rl_loss_fails=True))
+    assert status(mon, "loss_spike") == "FAIL"
