@@ -64,7 +64,11 @@ class Settings:
     #: a spike must recover within this many steps or it is a failure: BLOOM's
     #: single spike recovered in ~200 steps; PaLM skipped 200-500 batches.
     recovery_steps: int = 500
-    #: "recovered" = back within this factor of the pre-spike baseline (ours).
+    #: "recovered" = back within this factor of the pre-spike baseline (ours). The sustained
+    #: excursion (2x, llm-foundry) and the end-of-log "had not recovered" verdict take the
+    #: larger of that bar and the pre-spike window's upper quartile (exp(mean + 0.674 sd) of
+    #: its log-loss), as the recovery deadline does: a noisy per-batch loss is 2x a dip of
+    #: its own noise most of the time (ours; issue 26, a healthy MNIST run FAILed).
     recovery_factor: float = 1.25
     #: slow divergence: the rolling median rises this factor above the best
     #: rolling median seen (ours; ml-engineering's "non-spike divergence").
