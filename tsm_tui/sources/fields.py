@@ -147,8 +147,8 @@ def _scoped(k: str) -> str | None:
         return None
     *scopes, name = k.split("/")
     f = ALIASES.get(name)
-    if f is None or f == "val_loss" or not scopes:
-        return None
+    if f is None or f == "val_loss" or not scopes or name.split("_", 1)[0] in TRAIN_SCOPES:
+        return None  # (HF's TensorBoard train/train_loss is the run's average at its end, not a step's)
     if any(s not in TRAIN_SCOPES and s not in EVAL_SCOPES for s in scopes):
         return None
     if any(s in EVAL_SCOPES for s in scopes):

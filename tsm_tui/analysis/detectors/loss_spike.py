@@ -54,6 +54,9 @@ BLOCK = 10
 #: the upper quartile of a normal law in sigmas: a noisy loss's pre-spike level
 #: (_back_by_median; the median of 5 records from the same noise is below it ~90% of the time)
 UPPER_QUARTILE_Z = 0.674
+#: the pre-spike window is noise, not a descent, when the detrended spread of its log-loss
+#: (_detrended_sd) is at least half its whole spread (ours: a descent's spread is its trend)
+NOISE_SHARE = 0.5
 SETTLE_BLOCKS = 3
 SETTLE_REL = 0.03
 #: the spike baseline is the smaller of the delayed window's median and the median of
@@ -104,7 +107,7 @@ CAUSES = {
 class _Incident:
     __slots__ = ("onset", "baseline", "peak", "peak_step", "spike_records", "ok_run", "state", "alert",
                  "records", "high_run", "excursion", "buf", "meds", "cause", "evidence", "lr_jump",
-                 "end", "last_spike", "hist", "gn_ref", "gns", "persistent", "noise_hi", "alerted", "since")
+                 "end", "last_spike", "hist", "gn_ref", "gns", "persistent", "noise_hi", "alerted", "since", "noisy")
 
     def __init__(self, onset: int, baseline: float, value: float) -> None:
         self.onset = onset
@@ -132,6 +135,12 @@ class _Incident:
         self.noise_hi = baseline  # the pre-spike window's upper quartile (_back_by_median)
         self.alerted = value  # the largest value an alert said for this incident (PEAK_REALERT)
         self.since: list[float] = []  # the last RECOVERY_RECORDS values since the newest spiking record
+        self.noisy = False  # the pre-spike window's spread is noise, not a descent (NOISE_SHARE)
+
+    def level(self) -> float:
+        """The level the excursion rule doubles: the baseline, or the pre-spike window's upper
+        quartile when that window is noise and the quartile is higher (settings.recovery_factor)."""
+        return max(self.baseline, self.noise_hi) if self.noisy else self.baseline
 
     def resolve(self, moot: set) -> None:
         """The conditional rollback of the onset alert is moot once the spike
@@ -495,6 +504,9 @@ class LossSpikeDetector(Detector):
         mean, std = self._logm.moments()
         if len(self._logm) >= SUSTAIN_RECORDS and math.isfinite(mean) and math.isfinite(std):
             inc.noise_hi = math.exp(min(mean + UPPER_QUARTILE_Z * std, 700.0))
+            sd = _detrended_sd(self._recent.values())
+            # the window's spread is its noise, not a descent (its detrended spread is most of it)
+            inc.noisy = sd is not None and sd >= NOISE_SHARE * std
         self.incidents.append(inc)
         self._classify(inc, rec)
         zs = f", {z:.1f} sigma" if math.isfinite(z) else ""
@@ -716,7 +728,7 @@ class LossSpikeDetector(Detector):
             # 2x the baseline, or 2x the pre-spike window's upper quartile when its noise is
             # wider (settings.py, recovery_factor): a per-batch loss near zero is 2x a dip of its own noise most
             # of the time (dvclive_fabric_mnist: 0.02-0.25 batch losses, a 0.0017 local base)
-            inc.high_run = inc.high_run + 1 if base > 0 and x > SUSTAIN_FACTOR * max(base, inc.noise_hi) else 0
+            inc.high_run = inc.high_run + 1 if base > 0 and x > SUSTAIN_FACTOR * inc.level() else 0
             inc.hist = (inc.hist + [x])[-SUSTAIN_RECORDS:]
         if (inc.excursion is None and inc.high_run >= SUSTAIN_RECORDS and base > 0
                 and x >= SUSTAIN_HOLD * inc.hist[0]):
@@ -945,7 +957,7 @@ class LossSpikeDetector(Detector):
         if x is None or inc.baseline <= 0 or inc.records < BLOCK:
             return []  # too few records since the onset to tell: still open at the end
         level = _median(list(self._recent.values())[-min(BLOCK, inc.records):])
-        if level > max(inc.baseline * self.s.recovery_factor, inc.noise_hi):  # (as _back_by_median)
+        if level > max(inc.baseline * self.s.recovery_factor, inc.noise_hi if inc.noisy else 0.0):  # (as _back_by_median)
             return self._fail(inc, last, x, "had not recovered by the end of the log",
                               damaged=level if level < inc.baseline * SUSTAIN_FACTOR else None)
         return []
