@@ -23,7 +23,6 @@ from livefiles import wb_frame, wb_history
 from tsm_tui.core.frame import expand
 from tsm_tui.sources import json_doc, registry
 from tsm_tui.sources.fields import field_for, loss_role, rl_key
-from tsm_tui.sources.json_doc import JsonArrayReader, JsonColumnsReader
 from tsm_tui.sources.wandb_run import WandbRunReader
 
 ROOT = Path(__file__).resolve().parent.parent
