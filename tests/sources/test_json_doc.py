@@ -19,14 +19,14 @@ from pathlib import Path
 import pytest
 
 from conftest import run, status
-from livefiles import wb_frame, wb_history
+from helpers import paths
+from helpers.livefiles import wb_frame, wb_history
 from tsm_tui.core.frame import expand
 from tsm_tui.sources import json_doc, registry
 from tsm_tui.sources.fields import field_for, loss_role, rl_key
 from tsm_tui.sources.wandb_run import WandbRunReader
 
-ROOT = Path(__file__).resolve().parent.parent
-CHAINER = ROOT / "bench" / "corpus" / "more" / "chainer_logreport_autoencoder" / "results" / "log"
+CHAINER = Path(paths.BENCH) / "corpus" / "more" / "chainer_logreport_autoencoder" / "results" / "log"
 
 
 def _read(path) -> tuple[list, object]:
