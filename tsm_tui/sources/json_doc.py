@@ -49,6 +49,14 @@ HEAD_CHARS = 64 << 10  # characters of the head the sniffers parse
 
 _DECODER = json.JSONDecoder(parse_float=_parse_float)
 _WS = re.compile(r"\s*")
+
+
+def _skip_ws(text: str, pos: int = 0) -> int:
+    """The first position at or after ``pos`` that is not whitespace (``\\s*`` always matches)."""
+    m = _WS.match(text, pos)
+    return m.end() if m is not None else pos
+
+
 _NEXT = re.compile(r",\s*(?=\{)")  # the start of the next element of an array of objects
 _COLUMNS = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*+"\s*:\s*\{\s*"(?:steps|values|timestamps)"\s*:\s*\[')
 _LIST = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*+"\s*:\s*\[\s*(?:-?\d|NaN|-?Infinity)')
@@ -89,12 +97,11 @@ class JsonArrayReader(SnapshotReader):
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:
         text = _head_text(head)
-        m = _WS.match(text)
-        i = m.end()
-        if text[i:i + 1] != "[":
+        i = _skip_ws(text)
+        if text[i : i + 1] != "[":
             return 0.0
-        i = _WS.match(text, i + 1).end()
-        if text[i:i + 1] != "{":
+        i = _skip_ws(text, i + 1)
+        if text[i : i + 1] != "{":
             return 0.0
         try:
             obj, _ = _DECODER.raw_decode(text, i)
@@ -153,8 +160,8 @@ class JsonArrayReader(SnapshotReader):
             return True
 
         more()
-        pos = _WS.match(buf, pos).end()
-        if buf[pos:pos + 1] != "[":
+        pos = _skip_ws(buf, pos)
+        if buf[pos : pos + 1] != "[":
             self.skip("not a JSON array")
             return
         pos += 1
@@ -169,7 +176,7 @@ class JsonArrayReader(SnapshotReader):
                     self.skip("rest of the JSON array not read after a bad element")
                     return
                 pos, hunting = m.end(), False
-            pos = _WS.match(buf, pos).end()
+            pos = _skip_ws(buf, pos)
             if pos >= len(buf):
                 if more():
                     continue
@@ -198,8 +205,11 @@ class JsonArrayReader(SnapshotReader):
                     self.skip("JSON array cut short (file being rewritten?)")
                     return
                 nxt = _NEXT.search(buf, pos + 1)  # (the bad element's end, as far as can be told)
-                self.skip("corrupt JSON element" if nxt is not None and nxt.start() - pos <= MAX_ELEMENT
-                          else f"JSON element longer than {MAX_ELEMENT >> 20} MiB")
+                self.skip(
+                    "corrupt JSON element"
+                    if nxt is not None and nxt.start() - pos <= MAX_ELEMENT
+                    else f"JSON element longer than {MAX_ELEMENT >> 20} MiB"
+                )
                 pos, hunting = pos + 1, True
                 continue
             failed_at = -1
@@ -228,8 +238,10 @@ class JsonColumnsReader(SnapshotReader):
             size = os.fstat(f.fileno()).st_size
             if size > MAX_DOC_BYTES:
                 _reset(self)
-                self.skip(f"JSON document of {size / (1 << 20):.0f} MiB: over the {MAX_DOC_BYTES >> 20} MiB "
-                          f"a per-metric columns file is parsed in, not read")
+                self.skip(
+                    f"JSON document of {size / (1 << 20):.0f} MiB: over the {MAX_DOC_BYTES >> 20} MiB "
+                    f"a per-metric columns file is parsed in, not read"
+                )
                 return []
             data = f.read(MAX_DOC_BYTES + 1)
         return self.read_all(data)
