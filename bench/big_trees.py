@@ -27,8 +27,10 @@ OUT = os.environ.get("TSM_BENCH_DIR", "/tmp/tsm-big-trees")
 
 def _log(i: int, n_rec: int = 30) -> str:
     # distinct runs: every run's own level and slope (what a directory of many jobs' logs holds)
-    return "".join(json.dumps({"step": s, "loss": round(5 - s * (0.01 + i * 1e-5) + i * 1e-3, 5), "lr": 1e-4})
-                   + "\n" for s in range(1, n_rec + 1))
+    return "".join(
+        json.dumps({"step": s, "loss": round(5 - s * (0.01 + i * 1e-5) + i * 1e-3, 5), "lr": 1e-4}) + "\n"
+        for s in range(1, n_rec + 1)
+    )
 
 
 def flat(n: int) -> str:
@@ -85,17 +87,25 @@ def sparse_head(_n: int) -> str:
 
 
 CASES = {"flat": flat, "dirs": dirs, "sparse": sparse, "sparse_head": sparse_head}
-WRAP = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
-        "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); "
-        "dt = time.perf_counter() - t; r = resource.getrusage(resource.RUSAGE_CHILDREN); "
-        "print(p.returncode, round(dt, 2), round(r.ru_utime + r.ru_stime, 2), r.ru_maxrss // 1024, "
-        "repr(p.stderr[-200:]))")
+WRAP = (
+    "import resource, subprocess, sys, time; t = time.perf_counter(); "
+    "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); "
+    "dt = time.perf_counter() - t; r = resource.getrusage(resource.RUSAGE_CHILDREN); "
+    "print(p.returncode, round(dt, 2), round(r.ru_utime + r.ru_stime, 2), r.ru_maxrss // 1024, "
+    "repr(p.stderr[-200:]))"
+)
 
 
 def measure(tree: str, path: str) -> tuple[int, float, float, int, str]:
     env = dict(os.environ, PYTHONPATH=tree, NO_COLOR="1")
-    out = subprocess.run([sys.executable, "-c", WRAP, sys.executable, "-m", "tsm_tui", path, "--report", "--json"],
-                         capture_output=True, text=True, env=env, cwd=tree, timeout=3600).stdout.split(" ", 4)
+    out = subprocess.run(
+        [sys.executable, "-c", WRAP, sys.executable, "-m", "tsm_tui", path, "--report", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tree,
+        timeout=3600,
+    ).stdout.split(" ", 4)
     return int(out[0]), float(out[1]), float(out[2]), int(out[3]), out[4].strip()
 
 
@@ -109,11 +119,13 @@ def main() -> int:
     print("| case | N | exit | wall s | CPU s | peak RSS MB |")
     print("|---|---|---|---|---|---|")
     for case in a.cases:
-        for n in (a.n if not case.startswith("sparse") else [1]):
+        for n in a.n if not case.startswith("sparse") else [1]:
             path = CASES[case](n)
             rc, dt, cpu, mb, err = measure(a.tree, path)
-            print(f"| {case} | {n} | {rc} | {dt:.1f} | {cpu:.1f} | {mb} |" + (f" {err}" if rc not in (0, 1) else ""),
-                  flush=True)
+            print(
+                f"| {case} | {n} | {rc} | {dt:.1f} | {cpu:.1f} | {mb} |" + (f" {err}" if rc not in (0, 1) else ""),
+                flush=True,
+            )
     return 0
 
 

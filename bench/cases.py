@@ -104,8 +104,14 @@ def flat_at_chance(seed: int = 5, n: int = 500):
     out = []
     for s in range(1, n + 1):
         lvl = 2.60 + 1.5 * max(0.0, 1 - s / 50)
-        out.append({"step": s, "loss": lvl * math.exp(rng.gauss(0, 0.01)),
-                    "grad_norm": 0.3 * math.exp(rng.gauss(0, 0.1)), "lr": _lr(s, n, 10)})
+        out.append(
+            {
+                "step": s,
+                "loss": lvl * math.exp(rng.gauss(0, 0.01)),
+                "grad_norm": 0.3 * math.exp(rng.gauss(0, 0.1)),
+                "lr": _lr(s, n, 10),
+            }
+        )
     return out, {"plateau": [50]}, {"total_steps": n, "warmup_steps": 10}
 
 
@@ -124,8 +130,14 @@ def slow_qlora(seed: int = 7, n: int = 68000, every: int = 50):
     out = []
     for s in range(every, n + 1, every):
         lvl = 1.42 - 0.06 * s / n
-        out.append({"step": s, "loss": lvl * math.exp(rng.gauss(0, 0.03)),
-                    "grad_norm": 0.4 * math.exp(rng.gauss(0, 0.1)), "lr": _lr(s, n, 100, 2e-4)})
+        out.append(
+            {
+                "step": s,
+                "loss": lvl * math.exp(rng.gauss(0, 0.03)),
+                "grad_norm": 0.4 * math.exp(rng.gauss(0, 0.1)),
+                "lr": _lr(s, n, 100, 2e-4),
+            }
+        )
     return out, {"plateau": [every]}, {"total_steps": n, "warmup_steps": 100}
 
 
@@ -139,8 +151,14 @@ def lr_frozen(seed: int = 8, n: int = 2000):
         lvl = _base(min(s, 940), tau=300)
         if s >= 940:
             lr = 0.0
-        out.append({"step": s, "loss": lvl * math.exp(rng.gauss(0, 0.01)),
-                    "grad_norm": 0.4 * math.exp(rng.gauss(0, 0.1)), "lr": lr})
+        out.append(
+            {
+                "step": s,
+                "loss": lvl * math.exp(rng.gauss(0, 0.01)),
+                "grad_norm": 0.4 * math.exp(rng.gauss(0, 0.1)),
+                "lr": lr,
+            }
+        )
     return out, {"plateau": [940]}, {"total_steps": n, "warmup_steps": 40}
 
 
@@ -170,13 +188,28 @@ def fp16_spike(seed: int = 10, n: int = 1500):
         scale = 65536.0 if s < 698 else (4096.0 if s < 700 else 16.0 if s < 760 else 1024.0)
         if 700 <= s < 703:
             loss *= 3.0
-        out.append({"step": s, "loss": loss, "grad_norm": 0.5 * math.exp(rng.gauss(0, 0.1)),
-                    "lr": _lr(s, n, 30), "loss_scale": scale})
+        out.append(
+            {
+                "step": s,
+                "loss": loss,
+                "grad_norm": 0.5 * math.exp(rng.gauss(0, 0.1)),
+                "lr": _lr(s, n, 30),
+                "loss_scale": scale,
+            }
+        )
     return out, {"spike": [700]}, {"total_steps": n, "warmup_steps": 30, "precision": "fp16"}
 
 
-def damage_settles(seed: int = 13, n: int = 3000, onset: int = 2001, peak: float = 1.8, settle: float = 1.4,
-                   peak_records: int = 5, noise: float = 0.02, log_lr: bool = True):
+def damage_settles(
+    seed: int = 13,
+    n: int = 3000,
+    onset: int = 2001,
+    peak: float = 1.8,
+    settle: float = 1.4,
+    peak_records: int = 5,
+    noise: float = 0.02,
+    log_lr: bool = True,
+):
     """The LR goes 20x up at ``onset`` for the rest of the run: the loss peaks at 1.8x its
     level for 5 records and settles at 1.4x. Every record after the onset stays above
     the spike rule's line against the pre-spike baseline, and that is the damage: it must
@@ -245,16 +278,24 @@ def healthy_noisy(seed: int = 11, n: int = 10000, every: int = 10, noise: float 
     rng = random.Random(seed)
     out = []
     for s in range(every, n + 1, every):
-        out.append({"step": s, "loss": _noisy_level(shape, s, n) * math.exp(rng.gauss(0, noise)),
-                    "grad_norm": 0.5 * (1 + 2 * math.exp(-s / (0.05 * n))) * math.exp(rng.gauss(0, 0.1 + noise)),
-                    "lr": _lr(s, n, max(1, n // 50))})
+        out.append(
+            {
+                "step": s,
+                "loss": _noisy_level(shape, s, n) * math.exp(rng.gauss(0, noise)),
+                "grad_norm": 0.5 * (1 + 2 * math.exp(-s / (0.05 * n))) * math.exp(rng.gauss(0, 0.1 + noise)),
+                "lr": _lr(s, n, max(1, n // 50)),
+            }
+        )
     return out, {}, {"total_steps": n, "warmup_steps": max(1, n // 50)}
 
 
 #: the noisy healthy runs of the quality bench: shapes x noise x logging interval
-HEALTHY_NOISY = {f"case_healthy_{shape}_noise{noise}_e{every}": (shape, noise, every, n)
-                 for shape in ("pretrain", "finetune") for noise in (0.03, 0.06, 0.12)
-                 for every, n in ((1, 5000), (10, 20000))}
+HEALTHY_NOISY = {
+    f"case_healthy_{shape}_noise{noise}_e{every}": (shape, noise, every, n)
+    for shape in ("pretrain", "finetune")
+    for noise in (0.03, 0.06, 0.12)
+    for every, n in ((1, 5000), (10, 20000))
+}
 
 
 def two_plateaus(seed: int = 12, n: int = 3000):
@@ -272,8 +313,14 @@ def two_plateaus(seed: int = 12, n: int = 3000):
             lvl = 3.0 - 0.6 * (s - 1200) / 300
         else:
             lvl = 2.4
-        out.append({"step": s, "loss": lvl * math.exp(rng.gauss(0, 0.02)),
-                    "grad_norm": 0.5 * math.exp(rng.gauss(0, 0.1)), "lr": 3e-4 * min(1.0, s / 30)})
+        out.append(
+            {
+                "step": s,
+                "loss": lvl * math.exp(rng.gauss(0, 0.02)),
+                "grad_norm": 0.5 * math.exp(rng.gauss(0, 0.1)),
+                "lr": 3e-4 * min(1.0, s / 30),
+            }
+        )
     return out, {"plateau": [400, 1500]}, {"total_steps": n, "warmup_steps": 30}
 
 
@@ -286,8 +333,14 @@ def cpt_slow(seed: int = 19, n: int = 5000, every: int = 10, noise: float = 0.02
     out = []
     for s in range(every, n + 1, every):
         lvl = 2.0 * (1 - 0.04 * (s / n) ** 0.8)
-        out.append({"step": s, "loss": lvl * math.exp(rng.gauss(0, noise)),
-                    "grad_norm": 0.3 * math.exp(rng.gauss(0, 0.1)), "lr": _lr(s, n, 100, 5e-5)})
+        out.append(
+            {
+                "step": s,
+                "loss": lvl * math.exp(rng.gauss(0, noise)),
+                "grad_norm": 0.3 * math.exp(rng.gauss(0, 0.1)),
+                "lr": _lr(s, n, 100, 5e-5),
+            }
+        )
     return out, {}, {"total_steps": n, "warmup_steps": 100}
 
 
@@ -297,8 +350,14 @@ def resumed_tail(seed: int = 20, n: int = 10000, start: int = 9000):
     rng = random.Random(seed)
     out = []
     for s in range(start + 1, n + 1):
-        out.append({"step": s, "loss": 2.31 * math.exp(rng.gauss(0, 0.01)),
-                    "grad_norm": 0.25 * math.exp(rng.gauss(0, 0.1)), "lr": _lr(s, n, 100)})
+        out.append(
+            {
+                "step": s,
+                "loss": 2.31 * math.exp(rng.gauss(0, 0.01)),
+                "grad_norm": 0.25 * math.exp(rng.gauss(0, 0.1)),
+                "lr": _lr(s, n, 100),
+            }
+        )
     return out, {}, {"total_steps": n, "warmup_steps": 100}
 
 
@@ -308,8 +367,14 @@ def never_learns(seed: int = 22, n: int = 1000, every: int = 10):
     rng = random.Random(seed)
     out = []
     for s in range(every, n + 1, every):
-        out.append({"step": s, "loss": 2.12 * math.exp(rng.gauss(0, 0.05)),
-                    "grad_norm": 0.9 * math.exp(rng.gauss(0, 0.2)), "lr": 2e-4 * (1 - s / n)})
+        out.append(
+            {
+                "step": s,
+                "loss": 2.12 * math.exp(rng.gauss(0, 0.05)),
+                "grad_norm": 0.9 * math.exp(rng.gauss(0, 0.2)),
+                "lr": 2e-4 * (1 - s / n),
+            }
+        )
     return out, {"plateau": [every]}, {"total_steps": n}
 
 
@@ -321,8 +386,14 @@ def lr_collapsed(seed: int = 23, n: int = 3000):
     out = []
     for s in range(1, n + 1):
         lr = _lr(s, 2100, 30) * (1 - s / 2100) if s < 2100 else 0.0
-        out.append({"step": s, "loss": _base(min(s, 2100), tau=300, n=2100) * math.exp(rng.gauss(0, 0.01)),
-                    "grad_norm": 0.4 * math.exp(rng.gauss(0, 0.1)), "lr": lr})
+        out.append(
+            {
+                "step": s,
+                "loss": _base(min(s, 2100), tau=300, n=2100) * math.exp(rng.gauss(0, 0.01)),
+                "grad_norm": 0.4 * math.exp(rng.gauss(0, 0.1)),
+                "lr": lr,
+            }
+        )
     return out, {"plateau": [2100]}, {}
 
 
@@ -348,7 +419,10 @@ CASES = {
     "case_resumed_tail": resumed_tail,
     "case_never_learns": never_learns,
     "case_lr_collapsed": lr_collapsed,
-    **{name: (lambda shape=shape, noise=noise, every=every, n=n, seed=21 + i:
-              healthy_noisy(seed, n, every, noise, shape))
-       for i, (name, (shape, noise, every, n)) in enumerate(HEALTHY_NOISY.items())},
+    **{
+        name: (
+            lambda shape=shape, noise=noise, every=every, n=n, seed=21 + i: healthy_noisy(seed, n, every, noise, shape)
+        )
+        for i, (name, (shape, noise, every, n)) in enumerate(HEALTHY_NOISY.items())
+    },
 }

@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 
-CHILD = r'''
+CHILD = r"""
 import hashlib, sys
 sys.path.insert(0, sys.argv[1])
 from tsm_tui.sources import registry
@@ -27,22 +27,30 @@ for p in sys.argv[2:]:
         print(p, fi.format, h.hexdigest())
     except Exception as e:
         print(p, "ERROR", type(e).__name__, e)
-'''
+"""
 
 
 def main() -> int:
     a, b, *files = sys.argv[1:]
     if not files:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        files = [p for pat in ("/work/shared/real_logs/**/*", f"{root}/tests/data/**/*", f"{root}/sample_runs/**/*")
-                 for p in glob.glob(pat, recursive=True) if os.path.isfile(p)]
-    outs = [subprocess.run([sys.executable, "-c", CHILD, t, *files], capture_output=True, text=True).stdout
-            for t in (a, b)]
+        files = [
+            p
+            for pat in ("/work/shared/real_logs/**/*", f"{root}/tests/data/**/*", f"{root}/sample_runs/**/*")
+            for p in glob.glob(pat, recursive=True)
+            if os.path.isfile(p)
+        ]
+    outs = [
+        subprocess.run([sys.executable, "-c", CHILD, t, *files], capture_output=True, text=True).stdout for t in (a, b)
+    ]
     la, lb = outs[0].splitlines(), outs[1].splitlines()
     bad = [(x, y) for x, y in zip(la, lb) if x != y]
     for x, y in bad:
         print("DIFF\n  ", x, "\n  ", y)
-    print(f"{len(la) - len(bad)}/{len(la)} files give identical records" + ("" if len(la) == len(lb) else " (LENGTHS DIFFER)"))
+    print(
+        f"{len(la) - len(bad)}/{len(la)} files give identical records"
+        + ("" if len(la) == len(lb) else " (LENGTHS DIFFER)")
+    )
     return 1 if bad or len(la) != len(lb) else 0
 
 

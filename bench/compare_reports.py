@@ -27,8 +27,11 @@ def targets(extra: list[str]) -> list[str]:
     out = sorted(p for p in glob.glob(os.path.join(ROOT, "sample_runs", "*")) if os.path.isdir(p))
     out += sorted(p for p in glob.glob("/work/shared/real_logs/*") if os.path.isdir(p))
     out += sorted(glob.glob("/work/shared/real_logs/*/*"))
-    out += sorted(p for p in glob.glob(os.path.join(ROOT, "tests", "data", "**", "*"), recursive=True)
-                  if os.path.isfile(p) and not p.endswith((".json", ".yaml", ".toml", ".pt")))
+    out += sorted(
+        p
+        for p in glob.glob(os.path.join(ROOT, "tests", "data", "**", "*"), recursive=True)
+        if os.path.isfile(p) and not p.endswith((".json", ".yaml", ".toml", ".pt"))
+    )
     return out + extra
 
 
@@ -37,11 +40,22 @@ _NOT_CONFIG = ("trainer_state.json", "tokenizer.json", "vocab.json", "EXPECTED.j
 
 
 def preflight_targets(extra: list[str]) -> list[str]:
-    roots = [os.path.join(ROOT, "sample_runs"), os.path.join(ROOT, "tests", "data"), "/work/shared/real_logs",
-             "/work/shared/real_logs2", "/work/shared/corpus_private"]
-    files = sorted(p for r in roots for p in glob.glob(os.path.join(r, "**", "*"), recursive=True)
-                   if os.path.isfile(p) and p.endswith(_CONFIG_EXT) and os.path.basename(p) not in _NOT_CONFIG
-                   and os.path.getsize(p) < (1 << 20))
+    roots = [
+        os.path.join(ROOT, "sample_runs"),
+        os.path.join(ROOT, "tests", "data"),
+        "/work/shared/real_logs",
+        "/work/shared/real_logs2",
+        "/work/shared/corpus_private",
+    ]
+    files = sorted(
+        p
+        for r in roots
+        for p in glob.glob(os.path.join(r, "**", "*"), recursive=True)
+        if os.path.isfile(p)
+        and p.endswith(_CONFIG_EXT)
+        and os.path.basename(p) not in _NOT_CONFIG
+        and os.path.getsize(p) < (1 << 20)
+    )
     return files + sorted({os.path.dirname(p) for p in files}) + extra
 
 
@@ -51,8 +65,9 @@ PREFLIGHT = False
 def report(tree: str, path: str) -> tuple[int, str]:
     env = dict(os.environ, PYTHONPATH=tree, NO_COLOR="1")
     args = ["--preflight", path, "--json"] if PREFLIGHT else [path, "--report", "--json"]
-    p = subprocess.run([sys.executable, "-m", "tsm_tui", *args], capture_output=True,
-                       text=True, env=env, cwd=tree, timeout=600)
+    p = subprocess.run(
+        [sys.executable, "-m", "tsm_tui", *args], capture_output=True, text=True, env=env, cwd=tree, timeout=600
+    )
     out = p.stdout
     try:
         out = json.dumps(json.loads(out), indent=1, sort_keys=True)
@@ -75,6 +90,7 @@ def main() -> int:
             bad += 1
             print(f"DIFF {t}: rc {ra[0]} vs {rb[0]}")
             import difflib
+
             for ln in list(difflib.unified_diff(ra[1].splitlines(), rb[1].splitlines(), lineterm="", n=1))[:40]:
                 print("   ", ln)
     print(f"{len(ts) - bad}/{len(ts)} reports identical")

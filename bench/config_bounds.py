@@ -83,8 +83,11 @@ def main() -> int:
                 after = run(ROOT, args, a.timeout)
                 before = run(a.before, args, a.timeout) if a.before else None
                 rows.append((case.id, len(case.text.encode()), what, t_in, mode, after, before))
-                print(f"{case.id} {mode}: after {after}" + (f" before {before}" if before else ""),
-                      file=sys.stderr, flush=True)
+                print(
+                    f"{case.id} {mode}: after {after}" + (f" before {before}" if before else ""),
+                    file=sys.stderr,
+                    flush=True,
+                )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     head = "| case | bytes | loader | loader CPU s | mode | after | wall s | CPU s | MB |"
@@ -99,8 +102,10 @@ def main() -> int:
         return "-" if x is None else f"{x:.2f}"
 
     for cid, size, what, t_in, mode, after, before in rows:
-        line = (f"| {cid} | {size:,} | {what} | {t_in:.3f} | {mode} | {after[0]} | {after[1]:.2f} | {cpu(after[3])} "
-                f"| {after[2]:.0f} |")
+        line = (
+            f"| {cid} | {size:,} | {what} | {t_in:.3f} | {mode} | {after[0]} | {after[1]:.2f} | {cpu(after[3])} "
+            f"| {after[2]:.0f} |"
+        )
         if before:
             line += f" {before[0]} | {before[1]:.2f} | {before[2]:.0f} |"
         print(line)

@@ -40,6 +40,7 @@ set), one summary line per set and an ``overall`` line
 Usage: python bench/corpus.py [--cmd CMD] [--set NAME ...] [--only NAME ...] [--jobs N]
                               [--timeout S] [--shared DIR] [--json OUT.json] [--verbose]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,6 +73,7 @@ FORMAT_SHARE = 0.9  # a log counts as read when >= 90% of its labelled steps wer
 
 
 # ---------------------------------------------------------------- matching (score.py's rules)
+
 
 def alert_step(a):
     s = a.get("step")
@@ -107,7 +109,7 @@ def as_one_report(rep):
     if not isinstance(rep, dict) or rep.get("kind") != "runs" or not rep.get("runs"):
         return rep
     runs = rep["runs"]
-    main = max(runs, key=lambda r: ((r.get("steps") or {}).get("count") or 0))
+    main = max(runs, key=lambda r: (r.get("steps") or {}).get("count") or 0)
     one = dict(main)
     one["alerts"] = [a for r in runs for a in r.get("alerts", [])]
     checks = {c.get("id"): dict(c) for c in main.get("checks", [])}
@@ -137,8 +139,12 @@ def event_found(event, rep, fit=FIT):
     alerts = rep.get("alerts", [])
     hit = bool(matches(event, alerts, fit))
     last = (rep.get("steps") or {}).get("last")
-    if hit and event["type"] == "plateau" and isinstance(last, int) \
-            and event.get("end", event["step"]) + event.get("tol", 0) >= last:
+    if (
+        hit
+        and event["type"] == "plateau"
+        and isinstance(last, int)
+        and event.get("end", event["step"]) + event.get("tol", 0) >= last
+    ):
         checks = {c.get("id"): c for c in rep.get("checks", [])}
         hit = (checks.get("plateau") or {}).get("status") in ("WARN", "FAIL")
     return hit
@@ -176,12 +182,22 @@ def judge(name, lab, rep, problem=None, kinds=(), seconds=0.0):
     alerts = (rep or {}).get("alerts", [])
     exp = lab["steps_expected"]
     got = steps_read(rep) if rep else 0
-    used = ",".join(f"{f.get('format')}:{f.get('records')}" for f in (rep or {}).get("files", [])
-                    if f.get("used")) or "-"
+    used = (
+        ",".join(f"{f.get('format')}:{f.get('records')}" for f in (rep or {}).get("files", []) if f.get("used")) or "-"
+    )
     res = {
-        "name": name, "seconds": round(seconds, 3), "error": problem, "error_kinds": list(kinds),
-        "steps_read": got, "steps_expected": exp, "format_ok": bool(rep) and got >= FORMAT_SHARE * exp,
-        "used": used, "events": [], "info_events": [], "ambiguous_events": [], "false_fail": None,
+        "name": name,
+        "seconds": round(seconds, 3),
+        "error": problem,
+        "error_kinds": list(kinds),
+        "steps_read": got,
+        "steps_expected": exp,
+        "format_ok": bool(rep) and got >= FORMAT_SHARE * exp,
+        "used": used,
+        "events": [],
+        "info_events": [],
+        "ambiguous_events": [],
+        "false_fail": None,
         "healthy": bool(lab.get("healthy")),
         "statuses": {c: v.get("status") for c, v in checks.items()},
     }
@@ -197,8 +213,9 @@ def judge(name, lab, rep, problem=None, kinds=(), seconds=0.0):
             res[kind].append({"event": ev, "found": found})
     fails = [c for c, v in checks.items() if v.get("status") == "FAIL"]
     if lab.get("healthy") and rep and (fails or (rep.get("critical") or 0) > 0):
-        res["false_fail"] = "; ".join(f"{c}: {checks[c].get('summary')}" for c in fails) \
-            or f"critical={rep.get('critical')}"
+        res["false_fail"] = (
+            "; ".join(f"{c}: {checks[c].get('summary')}" for c in fails) or f"critical={rep.get('critical')}"
+        )
     return res
 
 
@@ -213,12 +230,16 @@ def aggregate(results):
             kinds[k] += 1
     return {
         "logs": len(results),
-        "formats_ok": sum(r["format_ok"] for r in results), "formats": len(results),
-        "events_found": sum(e["found"] for e in ev), "events": len(ev),
-        "info_found": sum(e["found"] for e in info), "info": len(info),
+        "formats_ok": sum(r["format_ok"] for r in results),
+        "formats": len(results),
+        "events_found": sum(e["found"] for e in ev),
+        "events": len(ev),
+        "info_found": sum(e["found"] for e in info),
+        "info": len(info),
         "healthy": sum(r["healthy"] for r in results),
         "false_fail": sum(1 for r in results if r["false_fail"]),
-        "errors": sum(1 for r in results if r["error"]), "error_kinds": kinds,
+        "errors": sum(1 for r in results if r["error"]),
+        "error_kinds": kinds,
         "seconds_median": round(statistics.median(secs), 2) if secs else None,
         "seconds_max": round(max(secs), 2) if secs else None,
     }
@@ -231,8 +252,10 @@ def miss_lines(set_name, r, lab):
     if r["error"]:
         out.append(f"ERROR {p}: {r['error']}")
     if not r["format_ok"]:
-        out.append(f"MISS-FORMAT {p}: read {r['steps_read']} of {r['steps_expected']} steps "
-                   f"(expected {lab.get('format_expected')}; used {r['used']})")
+        out.append(
+            f"MISS-FORMAT {p}: read {r['steps_read']} of {r['steps_expected']} steps "
+            f"(expected {lab.get('format_expected')}; used {r['used']})"
+        )
     for e in r["events"]:
         if e["found"]:
             continue
@@ -249,12 +272,15 @@ def miss_lines(set_name, r, lab):
 
 def summary_line(label, a, extra=""):
     t = "" if a["seconds_median"] is None else f" time median {a['seconds_median']}s max {a['seconds_max']}s"
-    return (f"{label}: formats={a['formats_ok']}/{a['formats']} events={a['events_found']}/{a['events']} "
-            f"false_fail={a['false_fail']} errors={a['errors']} | info {a['info_found']}/{a['info']}"
-            f" | healthy logs {a['healthy']}{t}{extra}")
+    return (
+        f"{label}: formats={a['formats_ok']}/{a['formats']} events={a['events_found']}/{a['events']} "
+        f"false_fail={a['false_fail']} errors={a['errors']} | info {a['info_found']}/{a['info']}"
+        f" | healthy logs {a['healthy']}{t}{extra}"
+    )
 
 
 # ---------------------------------------------------------------- sets
+
 
 def find_shared(explicit=None):
     if explicit:
@@ -278,15 +304,21 @@ def discover_sets(repo=REPO, shared=None):
     sets = []
     for name in ("real_logs", "real_logs2"):
         lp = os.path.join(shared, name, "labels.json")
-        sets.append((name, lp if os.path.isfile(lp) else None, os.path.join(shared, name), None,
-                     "" if os.path.isfile(lp) else f"no labels.json in {os.path.join(shared, name)}"))
+        sets.append(
+            (
+                name,
+                lp if os.path.isfile(lp) else None,
+                os.path.join(shared, name),
+                None,
+                "" if os.path.isfile(lp) else f"no labels.json in {os.path.join(shared, name)}",
+            )
+        )
     corpus = os.path.join(repo, "bench", "corpus")
     if os.path.isdir(corpus):
         for name in sorted(os.listdir(corpus)):
             lp = os.path.join(corpus, name, "labels.json")
             if os.path.isfile(lp):
-                sets.append((name, lp, os.path.join(corpus, name),
-                             os.path.join(shared, "corpus_private", name), ""))
+                sets.append((name, lp, os.path.join(corpus, name), os.path.join(shared, "corpus_private", name), ""))
     return sets
 
 
@@ -304,11 +336,11 @@ def entries(labels, base, private_root):
 
 # ---------------------------------------------------------------- running
 
+
 def run_tool(cmd, path, timeout):
     t0 = time.monotonic()
     try:
-        p = subprocess.run(cmd + [path, "--report", "--json"], capture_output=True, text=True,
-                           timeout=timeout)
+        p = subprocess.run(cmd + [path, "--report", "--json"], capture_output=True, text=True, timeout=timeout)
         rc, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
         rc, out, err = None, "", "timeout"
@@ -374,13 +406,17 @@ def main(argv=None):
                 print(line)
             if args.verbose:
                 st = " ".join(f"{c}={s}" for c, s in r["statuses"].items())
-                print(f"  log {set_name}/{r['name']}: rc={r['rc']} {r['seconds']:.1f}s "
-                      f"steps {r['steps_read']}/{r['steps_expected']} used {r['used']} | {st}")
+                print(
+                    f"  log {set_name}/{r['name']}: rc={r['rc']} {r['seconds']:.1f}s "
+                    f"steps {r['steps_read']}/{r['steps_expected']} used {r['used']} | {st}"
+                )
                 for kind in ("ambiguous_events", "info_events"):
                     for e in r[kind]:
                         ev = e["event"]
-                        print(f"  info {set_name}/{r['name']}: {kind[:-7]} {ev['type']} at {ev.get('step')} "
-                              f"ratio {ev.get('ratio')}: {'found' if e['found'] else 'not found'}")
+                        print(
+                            f"  info {set_name}/{r['name']}: {kind[:-7]} {ev['type']} at {ev.get('step')} "
+                            f"ratio {ev.get('ratio')}: {'found' if e['found'] else 'not found'}"
+                        )
         agg = aggregate([r for r, _ in rs])
         agg["private_absent"] = notes[set_name]
         report["sets"][set_name] = agg
@@ -391,8 +427,10 @@ def main(argv=None):
     report["overall"] = overall
     print("error kinds: " + " ".join(f"{k}={v}" for k, v in overall["error_kinds"].items()))
     print(summary_line("overall", overall, f" | private absent {overall['private_absent']}"))
-    print(f"formats={overall['formats_ok']}/{overall['formats']} events={overall['events_found']}/"
-          f"{overall['events']} false_fail={overall['false_fail']} errors={overall['errors']}")
+    print(
+        f"formats={overall['formats_ok']}/{overall['formats']} events={overall['events_found']}/"
+        f"{overall['events']} false_fail={overall['false_fail']} errors={overall['errors']}"
+    )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(report, f, indent=1)

@@ -62,6 +62,7 @@ def main() -> int:
             with open(path, "rb") as f:
                 for ln in f:
                     search(ln)
+
         bare_name = "bare loop: one compiled regex per line"
     else:
         from orjson import loads
@@ -70,6 +71,7 @@ def main() -> int:
             with open(path, "rb") as f:
                 for ln in f:
                     loads(ln)
+
         bare_name = "bare loop: orjson.loads per line"
 
     items: list = []
@@ -106,17 +108,25 @@ def main() -> int:
                 feed = m.feed
                 for r in recs:
                     feed(r)
+
         return f
 
     for frames, path_name in ((True, "replay"), (False, "live")):
         k = 3 if frames else 1
-        rows.append((f"Monitor, {len(DETECTORS)} no-op detectors ({path_name})",
-                     best(mon([_Noop] * len(DETECTORS), frames), k), path_name))
+        rows.append(
+            (
+                f"Monitor, {len(DETECTORS)} no-op detectors ({path_name})",
+                best(mon([_Noop] * len(DETECTORS), frames), k),
+                path_name,
+            )
+        )
         for D in DETECTORS:
             rows.append((f"Monitor + {D.__name__} only ({path_name})", best(mon([D], frames), k), path_name))
         rows.append((f"Monitor, all detectors ({path_name})", best(mon(None, frames), k), path_name))
-    print(f"{os.path.basename(path)}: {n:,} records; us/record (process CPU time, best of 3; the live path "
-          f"once); ratio = bare loop / this\n")
+    print(
+        f"{os.path.basename(path)}: {n:,} records; us/record (process CPU time, best of 3; the live path "
+        f"once); ratio = bare loop / this\n"
+    )
     print("| stage | us/record | bare / this |")
     print("|---|---|---|")
     for name, t, _ in rows:

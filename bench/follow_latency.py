@@ -38,8 +38,14 @@ def rec(step: int, spike: bool = False) -> str:
 class Proc:
     def __init__(self, path: str, extra: list[str]) -> None:
         env = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
-        self.p = subprocess.Popen([sys.executable, "-m", "tsm_tui", path, "--follow", "--json", *extra],
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
+        self.p = subprocess.Popen(
+            [sys.executable, "-m", "tsm_tui", path, "--follow", "--json", *extra],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
         self.lines: list[tuple[float, dict]] = []
         self.cv = threading.Condition()
         threading.Thread(target=self._pump, daemon=True).start()
@@ -96,8 +102,12 @@ def latency_run(extra: list[str], trials: int) -> list[float]:
             f.write(rec(step, spike=True))
             f.flush()
             t0 = time.monotonic()
-            got = p.wait(lambda o, s=spike_step: o.get("event") == "alert" and o.get("check") == "loss_spike"
-                         and o.get("step") == s, 10)
+            got = p.wait(
+                lambda o, s=spike_step: (
+                    o.get("event") == "alert" and o.get("check") == "loss_spike" and o.get("step") == s
+                ),
+                10,
+            )
             if got is None:
                 print(f"  no alert for the spike at step {spike_step}", file=sys.stderr)
                 continue
@@ -156,8 +166,10 @@ def main() -> int:
     for label, extra in (("inotify", []), ("poll 0.25s", ["--poll", "0.25"])):
         lat = latency_run(extra, a.trials)
         if lat:
-            print(f"{label:11s} latency over {len(lat)} spikes: median {statistics.median(lat) * 1000:.0f} ms, "
-                  f"p95 {pct(lat, 0.95) * 1000:.0f} ms, max {max(lat) * 1000:.0f} ms")
+            print(
+                f"{label:11s} latency over {len(lat)} spikes: median {statistics.median(lat) * 1000:.0f} ms, "
+                f"p95 {pct(lat, 0.95) * 1000:.0f} ms, max {max(lat) * 1000:.0f} ms"
+            )
     for label, extra in (("inotify", []), ("poll 0.25s", ["--poll", "0.25"])):
         c, mem = cpu_run(extra, a.cpu_seconds)
         print(f"{label:11s} CPU on a quiet run over {a.cpu_seconds:g} s: {c:.2f}% of one core (RSS {mem:.0f} MiB)")

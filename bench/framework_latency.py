@@ -69,8 +69,17 @@ class HFConsoleWriter:
         _, gn, lr = healthy(s)
         self.bar.update(1)
         if logged:  # ProgressCallback.on_log: training_bar.write(str(logs))
-            self.bar.write(str({"loss": f"{loss:.4g}", "grad_norm": f"{gn:.4g}", "learning_rate": f"{lr:.4g}",
-                                "epoch": f"{s / 1000:.4g}"}), file=self.f)
+            self.bar.write(
+                str(
+                    {
+                        "loss": f"{loss:.4g}",
+                        "grad_norm": f"{gn:.4g}",
+                        "learning_rate": f"{lr:.4g}",
+                        "epoch": f"{s / 1000:.4g}",
+                    }
+                ),
+                file=self.f,
+            )
         self.f.flush()
 
     def close(self) -> None:
@@ -132,8 +141,17 @@ def run(name: str, trials: int, rate: float) -> list[float]:
         got: list = []
 
         def waiter(old=old, got=got, done=done):
-            got.append(p.wait(lambda o: o.get("event") == "alert" and o.get("check") == "loss_spike"
-                              and o.get("severity") == "warning" and id(o) not in old, 10))
+            got.append(
+                p.wait(
+                    lambda o: (
+                        o.get("event") == "alert"
+                        and o.get("check") == "loss_spike"
+                        and o.get("severity") == "warning"
+                        and id(o) not in old
+                    ),
+                    10,
+                )
+            )
             done.set()
 
         threading.Thread(target=waiter, daemon=True).start()
@@ -159,9 +177,12 @@ def main() -> int:
     for name in a.only:
         lat = run(name, a.trials, a.rate)
         if lat:
-            print(f"{name:12s} {a.rate:g} steps/s: alert latency over {len(lat)} spikes: median "
-                  f"{statistics.median(lat) * 1000:.0f} ms, p95 {pct(lat, 0.95) * 1000:.0f} ms, "
-                  f"max {max(lat) * 1000:.0f} ms", flush=True)
+            print(
+                f"{name:12s} {a.rate:g} steps/s: alert latency over {len(lat)} spikes: median "
+                f"{statistics.median(lat) * 1000:.0f} ms, p95 {pct(lat, 0.95) * 1000:.0f} ms, "
+                f"max {max(lat) * 1000:.0f} ms",
+                flush=True,
+            )
     return 0
 
 

@@ -35,7 +35,11 @@ def curve(n: int, seed: int = 1, spikes: int = 5):
     cos = math.cos
     amp = 0.0
     for step in range(1, n + 1):
-        lr = 3e-4 * step / warm if step <= warm else 3e-4 * (0.1 + 0.45 * (1 + cos(math.pi * (step - warm) / (n - warm))))
+        lr = (
+            3e-4 * step / warm
+            if step <= warm
+            else 3e-4 * (0.1 + 0.45 * (1 + cos(math.pi * (step - warm) / (n - warm))))
+        )
         if step in sp:
             amp = 3.0
         base = 2.0 + 8.0 * exp(-step / tau)
@@ -50,8 +54,11 @@ def curve(n: int, seed: int = 1, spikes: int = 5):
 def path_for(fmt: str, n: int, seed: int = 1) -> str:
     d = os.path.join(OUT, f"{fmt}-{n}-{seed}")
     os.makedirs(d, exist_ok=True)
-    name = {"jsonl": "metrics.jsonl", "megatron": "train.log",
-            "tensorboard": "events.out.tfevents.1700000000.bench.1.0"}[fmt]
+    name = {
+        "jsonl": "metrics.jsonl",
+        "megatron": "train.log",
+        "tensorboard": "events.out.tfevents.1700000000.bench.1.0",
+    }[fmt]
     return os.path.join(d, name)
 
 
@@ -71,9 +78,11 @@ def write_jsonl(n: int, seed: int = 1) -> str:
     return p
 
 
-MEGATRON = (" iteration {s:8d}/ {n:8d} | consumed samples: {cs:12d} | elapsed time per iteration (ms): {ms:.1f} | "
-            "learning rate: {lr:.6E} | global batch size: {b:5d} | lm loss: {loss:.6E} | loss scale: 1.0 | "
-            "grad norm: {gn:.3f} | number of skipped iterations:   0 | number of nan iterations:   0 |\n")
+MEGATRON = (
+    " iteration {s:8d}/ {n:8d} | consumed samples: {cs:12d} | elapsed time per iteration (ms): {ms:.1f} | "
+    "learning rate: {lr:.6E} | global batch size: {b:5d} | lm loss: {loss:.6E} | loss scale: 1.0 | "
+    "grad norm: {gn:.3f} | number of skipped iterations:   0 | number of nan iterations:   0 |\n"
+)
 
 
 def write_megatron(n: int, seed: int = 1) -> str:
@@ -109,8 +118,9 @@ def _ld(num: int, payload: bytes) -> bytes:
     return _varint(num << 3 | 2) + _varint(len(payload)) + payload
 
 
-def event(step: int, wall: float, tag: str | None = None, value: float | None = None,
-          file_version: str | None = None) -> bytes:
+def event(
+    step: int, wall: float, tag: str | None = None, value: float | None = None, file_version: str | None = None
+) -> bytes:
     b = b"\x09" + struct.pack("<d", wall)
     if step:
         b += b"\x10" + _varint(step)

@@ -46,14 +46,19 @@ sys.path.insert(0, HERE)
 if "--tree" in sys.argv:
     sys.path.insert(0, os.path.abspath(sys.argv[sys.argv.index("--tree") + 1]))
 
-WIN = {"spike": (-5, 50), "divergence": (-10, 600), "plateau": (0, 10 ** 9)}
-COMPAT = {"spike": ("spike", "divergence"), "divergence": ("divergence",), "plateau": ("plateau",),
-          "rule": ("spike", "divergence")}
+WIN = {"spike": (-5, 50), "divergence": (-10, 600), "plateau": (0, 10**9)}
+COMPAT = {
+    "spike": ("spike", "divergence"),
+    "divergence": ("divergence",),
+    "plateau": ("plateau",),
+    "rule": ("spike", "divergence"),
+}
 
 
 # ----------------------------------------------------------------------------- corpus
-def _run(n, seed, *, noise=0.015, tau=None, warm=None, spikes=(), jump=None, climb=None, nan=None,
-         plateau=None, bump=None):
+def _run(
+    n, seed, *, noise=0.015, tau=None, warm=None, spikes=(), jump=None, climb=None, nan=None, plateau=None, bump=None
+):
     """Loss/grad/LR series with injected events; returns the records."""
     rng = random.Random(seed)
     tau = tau or n * 0.15
@@ -91,8 +96,9 @@ def generated(quick: bool) -> list[tuple[str, list[dict], dict]]:
         rng = random.Random(100 + sd)
         n = 3000
         sp = sorted(rng.sample(range(400, n - 200, 150), 4))
-        out.append((f"gen_spikes_recover_s{sd}", _run(n, sd, spikes=[(s, rng.uniform(2.0, 5.0)) for s in sp]),
-                    {"spike": sp}))
+        out.append(
+            (f"gen_spikes_recover_s{sd}", _run(n, sd, spikes=[(s, rng.uniform(2.0, 5.0)) for s in sp]), {"spike": sp})
+        )
         j = rng.randrange(1200, 2200)
         out.append((f"gen_jump_no_recover_s{sd}", _run(n, sd, jump=j), {"divergence": [j]}))
         c = rng.randrange(1200, 2000)
@@ -298,8 +304,12 @@ def run(quick: bool = False, say=print, table=None) -> dict:
         with open(os.path.join(d, "config.json"), "w") as f:
             json.dump({k: v for k, v in cfg.items() if v is not None}, f)
         corpus.append((name, d, lab))
-    methods = {"tsm alerts": None, "tsm, plateau by final check": None, "seed rule (2.5x median)": None,
-               "OLMo 6 sigma / 128": None}
+    methods = {
+        "tsm alerts": None,
+        "tsm, plateau by final check": None,
+        "seed rule (2.5x median)": None,
+        "OLMo 6 sigma / 128": None,
+    }
     tot = {m: {"labels": {}, "alerts": [0, 0]} for m in methods}
     per_run = []
     from tsm_tui.core.errors import InputError
@@ -326,7 +336,12 @@ def run(quick: bool = False, say=print, table=None) -> dict:
             healthy["noisy"] += noisy
         for lat in critical_latency(first_critical(d), lab):
             latency.append((name, lat))
-        got = {"tsm alerts": tsm_alerts(d), "tsm, plateau by final check": tsm_alerts(d, True), "seed rule (2.5x median)": seed_rule(ser), "OLMo 6 sigma / 128": olmo_rule(ser)}
+        got = {
+            "tsm alerts": tsm_alerts(d),
+            "tsm, plateau by final check": tsm_alerts(d, True),
+            "seed rule (2.5x median)": seed_rule(ser),
+            "OLMo 6 sigma / 128": olmo_rule(ser),
+        }
         row = [name, ", ".join(f"{c} {v}" for c, v in lab.items()) or "healthy"]
         for m, al in got.items():
             sc = score(al, lab, last)
@@ -338,12 +353,16 @@ def run(quick: bool = False, say=print, table=None) -> dict:
                 x[0] += h
                 x[1] += n
             fp = sc["alerts"][1] - sc["alerts"][0]
-            row.append(f"{sum(h for h, _ in sc['labels'].values())}/{sum(n for _, n in sc['labels'].values())}"
-                       f" found, {fp} FP" + (f" ({', '.join(sc['fp'][:3])})" if fp else ""))
+            row.append(
+                f"{sum(h for h, _ in sc['labels'].values())}/{sum(n for _, n in sc['labels'].values())}"
+                f" found, {fp} FP" + (f" ({', '.join(sc['fp'][:3])})" if fp else "")
+            )
         per_run.append(row)
-    say(f"corpus: {len(corpus)} runs ({sum(1 for c in corpus if not c[0].startswith(('gen_', 'case_')))} sample "
+    say(
+        f"corpus: {len(corpus)} runs ({sum(1 for c in corpus if not c[0].startswith(('gen_', 'case_')))} sample "
         f"runs, {sum(1 for c in corpus if c[0].startswith('gen_'))} generated, "
-        f"{sum(1 for c in corpus if c[0].startswith('case_'))} verdict cases of bench/cases.py)\n")
+        f"{sum(1 for c in corpus if c[0].startswith('case_'))} verdict cases of bench/cases.py)\n"
+    )
     if skipped:
         say("skipped (unreadable right now): " + "; ".join(skipped) + "\n")
     rows = []
@@ -357,22 +376,45 @@ def run(quick: bool = False, say=print, table=None) -> dict:
         rows.append(r)
     got_l = sorted(v for _, v in latency if v is not None)
     missed = [n for n, v in latency if v is None]
-    lat = {"labels": len(latency), "found": len(got_l),
-           "median": median(got_l) if got_l else None, "worst": got_l[-1] if got_l else None,
-           "missed": missed, "per_run": latency}
-    rows[0].append(f"median {lat['median']}, worst {lat['worst']} ({len(got_l)}/{len(latency)} critical"
-                   + (f"; missed {', '.join(missed)}" if missed else "") + ")")
+    lat = {
+        "labels": len(latency),
+        "found": len(got_l),
+        "median": median(got_l) if got_l else None,
+        "worst": got_l[-1] if got_l else None,
+        "missed": missed,
+        "per_run": latency,
+    }
+    rows[0].append(
+        f"median {lat['median']}, worst {lat['worst']} ({len(got_l)}/{len(latency)} critical"
+        + (f"; missed {', '.join(missed)}" if missed else "")
+        + ")"
+    )
     for r in rows[1:]:
         r.append("n/a (no severities)" if not r[0].startswith("tsm") else "as above")
-    say("time to the first critical alert per divergence label (steps after the onset): "
-        + ", ".join(f"{n} {v if v is not None else 'missed'}" for n, v in latency) + "\n")
-    say(f"false plateaus on the {healthy['runs']} healthy runs: {len(healthy['raised'])} raise a plateau alert, "
+    say(
+        "time to the first critical alert per divergence label (steps after the onset): "
+        + ", ".join(f"{n} {v if v is not None else 'missed'}" for n, v in latency)
+        + "\n"
+    )
+    say(
+        f"false plateaus on the {healthy['runs']} healthy runs: {len(healthy['raised'])} raise a plateau alert, "
         f"{len(healthy['ended'])} end WARN/FAIL; of them the {healthy['noisy']} noisy ones (cases.HEALTHY_NOISY): "
         f"{len(healthy['noisy_raised'])} and {len(healthy['noisy_ended'])}"
-        + (f" ({', '.join(healthy['raised'])})" if healthy["raised"] else "") + "\n")
+        + (f" ({', '.join(healthy['raised'])})" if healthy["raised"] else "")
+        + "\n"
+    )
     if table:
-        table(["method", "recall: spike", "recall: divergence (incl. NaN)", "recall: plateau", "precision (all alerts)",
-               "time to first critical (steps after the divergence onset)"], rows)
+        table(
+            [
+                "method",
+                "recall: spike",
+                "recall: divergence (incl. NaN)",
+                "recall: plateau",
+                "precision (all alerts)",
+                "time to first critical (steps after the divergence onset)",
+            ],
+            rows,
+        )
         table(["run", "labels (step)", *methods], per_run)
     return {"totals": tot, "runs": per_run, "skipped": skipped, "critical_latency": lat, "false_plateau": healthy}
 
@@ -393,15 +435,19 @@ def _sweep_run(kind: str, shape: str, n: int, every: int, noise: float, seed: in
     for s in range(every, n + 1, every):
         lr = _sweep_lr(s, n, warm)
         if kind == "healthy":  # still improving to the end
-            lvl = {"pow": 2.2 + 4.8 * (1 + s / (0.02 * n)) ** -0.8,
-                   "ft": 1.2 * (1 - 0.08 * s / n) + math.exp(-s / (0.05 * n)),
-                   "pow2": 2.0 + 6.0 * (1 + s / (0.01 * n)) ** -0.5,
-                   "lin": 3.0 * (1 - 0.15 * s / n)}[shape]
+            lvl = {
+                "pow": 2.2 + 4.8 * (1 + s / (0.02 * n)) ** -0.8,
+                "ft": 1.2 * (1 - 0.08 * s / n) + math.exp(-s / (0.05 * n)),
+                "pow2": 2.0 + 6.0 * (1 + s / (0.01 * n)) ** -0.5,
+                "lin": 3.0 * (1 - 0.15 * s / n),
+            }[shape]
         else:  # plateaus, the LR at its peak (or frozen at 0) through them
-            lvl = {"chance": 2.6 + 1.5 * max(0.0, 1 - s / (0.1 * n)),
-                   "qlora": 1.42 - 0.06 * s / n,
-                   "after": 2.0 + 6.0 * math.exp(-min(s, 0.4 * n) / (0.1 * n)),
-                   "frozen": 1.65 + 6.0 * math.exp(-min(s, 0.47 * n) / (0.15 * n))}[shape]
+            lvl = {
+                "chance": 2.6 + 1.5 * max(0.0, 1 - s / (0.1 * n)),
+                "qlora": 1.42 - 0.06 * s / n,
+                "after": 2.0 + 6.0 * math.exp(-min(s, 0.4 * n) / (0.1 * n)),
+                "frozen": 1.65 + 6.0 * math.exp(-min(s, 0.47 * n) / (0.15 * n)),
+            }[shape]
             lr = (0.0 if s >= 0.47 * n else lr) if shape == "frozen" else (3e-4 if s > warm else lr)
         out.append(StepRecord(s, loss=lvl * math.exp(rng.gauss(0, noise)), grad_norm=0.4, lr=lr))
     return out
@@ -417,7 +463,10 @@ def plateau_sweep(seeds: int = 5, say=print) -> dict:
 
     sizes = ((300, 1), (2000, 1), (5000, 1), (10000, 10), (20000, 10), (50000, 50))
     res: dict = {}
-    for kind, shapes in (("healthy", ("pow", "ft", "pow2", "lin")), ("plateau", ("chance", "qlora", "after", "frozen"))):
+    for kind, shapes in (
+        ("healthy", ("pow", "ft", "pow2", "lin")),
+        ("plateau", ("chance", "qlora", "after", "frozen")),
+    ):
         for shape in shapes:
             for noise in (0.01, 0.03, 0.06, 0.12):
                 for n, every in sizes:
@@ -427,8 +476,11 @@ def plateau_sweep(seeds: int = 5, say=print) -> dict:
                         for r in _sweep_run(kind, shape, n, every, noise, sd):
                             alerts += mon.feed(r)
                         alerts += mon.finalize()
-                        hit = (any(a.severity.value != "info" for a in alerts) if kind == "healthy"
-                               else mon.checks()[0].status.value in ("WARN", "FAIL"))
+                        hit = (
+                            any(a.severity.value != "info" for a in alerts)
+                            if kind == "healthy"
+                            else mon.checks()[0].status.value in ("WARN", "FAIL")
+                        )
                         c = res.setdefault((kind, noise), [0, 0])
                         c[0] += hit
                         c[1] += 1
@@ -458,17 +510,21 @@ def spike_noise_sweep(seeds: int = 8, say=print) -> dict:
                         mon = Monitor(Settings(), RunInfo(total_steps=n), detectors=[LossSpikeDetector])
                         alerts = []
                         for s in range(e, n + 1, e):
-                            lvl = {"pow": 2.2 + 4.8 * (1 + s / (0.02 * n)) ** -0.8,
-                                   "ft": 1.2 * (1 - 0.08 * s / n) + math.exp(-s / (0.05 * n)),
-                                   "fast": 2.0 + 8.0 * math.exp(-s / 40) + 0.3 * (1 - s / n)}[shape]
+                            lvl = {
+                                "pow": 2.2 + 4.8 * (1 + s / (0.02 * n)) ** -0.8,
+                                "ft": 1.2 * (1 - 0.08 * s / n) + math.exp(-s / (0.05 * n)),
+                                "fast": 2.0 + 8.0 * math.exp(-s / 40) + 0.3 * (1 - s / n),
+                            }[shape]
                             eps = rng.gauss(0, noise)
                             if heavy:
                                 eps /= math.sqrt(max(0.2, rng.gammavariate(2.5, 1 / 2.5)))
                             alerts += mon.feed(StepRecord(s, loss=lvl * math.exp(eps), lr=3e-4))
                         res[heavy][0] += any(a.severity.value != "info" for a in alerts)
                         res[heavy][1] += 1
-    say(f"runs with a loss-spike alert: Gaussian noise {res[False][0]}/{res[False][1]}, "
-        f"heavy-tailed {res[True][0]}/{res[True][1]}")
+    say(
+        f"runs with a loss-spike alert: Gaussian noise {res[False][0]}/{res[False][1]}, "
+        f"heavy-tailed {res[True][0]}/{res[True][1]}"
+    )
     return res
 
 
@@ -506,7 +562,9 @@ def slow_sweep(seeds: int = 4, say=print) -> dict:
                         c["never"] += any(a.key == "plateau_never" for a in al)
                         c["critical"] += any(a.severity.value == "critical" for a in al)
                         c["FAIL"] += mon.checks()[0].status.value == "FAIL"
-    say("| descent over the run | runs with a plateau alert (of them 'never learned') | with a critical | ending FAIL |")
+    say(
+        "| descent over the run | runs with a plateau alert (of them 'never learned') | with a critical | ending FAIL |"
+    )
     say("|---|---|---|---|")
     for gain, c in res.items():
         say(f"| {gain:.0%} | {c['alert']}/{c['runs']} ({c['never']}) | {c['critical']} | {c['FAIL']} |")
@@ -527,9 +585,13 @@ def grad_sweep(seeds: int = 4, say=print) -> dict:
     from tsm_tui.core.settings import RunInfo, Settings
 
     def level(shape, s):
-        return {"flat": 0.5, "fall_fast": 0.011 + 112.6 * math.exp(-(s - 1) / 4),
-                "fall_slow": 0.011 + 112.6 * math.exp(-(s - 1) / 20), "hf": 0.5 + 10 * math.exp(-s / 20),
-                "rise": 0.1 + 0.9 * min(1.0, s / 200)}[shape]
+        return {
+            "flat": 0.5,
+            "fall_fast": 0.011 + 112.6 * math.exp(-(s - 1) / 4),
+            "fall_slow": 0.011 + 112.6 * math.exp(-(s - 1) / 20),
+            "hf": 0.5 + 10 * math.exp(-s / 20),
+            "rise": 0.1 + 0.9 * min(1.0, s / 200),
+        }[shape]
 
     def alerts(shape, noise, heavy, sd, at=None, mag=1.0):
         rng = random.Random(f"g{shape}{noise}{heavy}{sd}")
@@ -561,18 +623,22 @@ def grad_sweep(seeds: int = 4, say=print) -> dict:
                             f[1] += 1
         res["false"][shape] = (fa, runs)
         res["found"][shape] = found
-        say(f"grad norm {shape}: healthy runs with a spike alert {fa}/{runs}; injected spikes found "
-            + ", ".join(f"{m}x {f[0]}/{f[1]}" for m, f in found.items()))
+        say(
+            f"grad norm {shape}: healthy runs with a spike alert {fa}/{runs}; injected spikes found "
+            + ", ".join(f"{m}x {f[0]}/{f[1]}" for m, f in found.items())
+        )
     return res
 
 
 if __name__ == "__main__":
+
     def _table(head, rows):
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
         for r in rows:
             print("| " + " | ".join(str(x) for x in r) + " |")
         print()
+
     if "--grad" in sys.argv:
         grad_sweep()
     elif "--sweeps" in sys.argv:

@@ -23,8 +23,10 @@ import struct
 import sys
 import time
 
-MEGATRON_RE = re.compile(rb"iteration\s+(\d+)/\s*\d+ \|.*?learning rate: ([^ |]+) \|.*?lm loss: ([^ |]+) \|"
-                         rb".*?grad norm: ([^ |]+) \|")
+MEGATRON_RE = re.compile(
+    rb"iteration\s+(\d+)/\s*\d+ \|.*?learning rate: ([^ |]+) \|.*?lm loss: ([^ |]+) \|"
+    rb".*?grad norm: ([^ |]+) \|"
+)
 
 
 def _wandb_payloads(data: bytes):
@@ -42,7 +44,7 @@ def _wandb_payloads(data: bytes):
         if typ == 0:
             pos += left
             continue
-        payload = data[pos + 7:pos + 7 + ln]
+        payload = data[pos + 7 : pos + 7 + ln]
         if crc32(payload, tcrc[typ]) != crc:
             raise SystemExit(f"bad crc at {pos}")
         pos += 7 + ln
@@ -105,11 +107,11 @@ def _wandb_rows(payloads):
                     t, i = _v(p, i)
                     l2, i = _v(p, i)
                     if t == 0x12:
-                        parts.append(p[i:i + l2].decode())
+                        parts.append(p[i : i + l2].decode())
                     elif t == 0x0A:
-                        k = p[i:i + l2].decode()
+                        k = p[i : i + l2].decode()
                     elif t == 0x82:
-                        v = p[i:i + l2]
+                        v = p[i : i + l2]
                     i += l2
                 key_s = k or ".".join(parts)
                 try:
@@ -138,12 +140,25 @@ def _upb_rows():
                 f.type_name = tn
 
     opt, rep = FD.LABEL_OPTIONAL, FD.LABEL_REPEATED
-    msg("HistoryItem", [("key", 1, FD.TYPE_STRING, opt, None), ("nested_key", 2, FD.TYPE_STRING, rep, None),
-                        ("value_json", 16, FD.TYPE_STRING, opt, None)])
+    msg(
+        "HistoryItem",
+        [
+            ("key", 1, FD.TYPE_STRING, opt, None),
+            ("nested_key", 2, FD.TYPE_STRING, rep, None),
+            ("value_json", 16, FD.TYPE_STRING, opt, None),
+        ],
+    )
     msg("HistoryStep", [("num", 1, FD.TYPE_INT64, opt, None)])
-    msg("HistoryRecord", [("item", 1, FD.TYPE_MESSAGE, rep, ".wbbench.HistoryItem"),
-                          ("step", 2, FD.TYPE_MESSAGE, opt, ".wbbench.HistoryStep")])
-    msg("Record", [("num", 1, FD.TYPE_INT64, opt, None), ("history", 2, FD.TYPE_MESSAGE, opt, ".wbbench.HistoryRecord")])
+    msg(
+        "HistoryRecord",
+        [
+            ("item", 1, FD.TYPE_MESSAGE, rep, ".wbbench.HistoryItem"),
+            ("step", 2, FD.TYPE_MESSAGE, opt, ".wbbench.HistoryStep"),
+        ],
+    )
+    msg(
+        "Record", [("num", 1, FD.TYPE_INT64, opt, None), ("history", 2, FD.TYPE_MESSAGE, opt, ".wbbench.HistoryRecord")]
+    )
     pool = descriptor_pool.DescriptorPool()
     pool.Add(fdp)
     record = message_factory.GetMessageClass(pool.FindMessageTypeByName("wbbench.Record"))
@@ -179,6 +194,7 @@ def main() -> int:
         from tsm_tui import cli
         from tsm_tui.analysis import engine  # noqa: F401
         from tsm_tui.views import report  # noqa: F401  (cli.main imports these lazily)
+
         startup = time.perf_counter() - t0
         out = io.StringIO()
         t0 = time.perf_counter()
@@ -234,7 +250,7 @@ def main() -> int:
         unpack = struct.unpack_from
         while pos + 12 <= end:
             ln = unpack("<Q", data, pos)[0]
-            parse(data[pos + 12: pos + 12 + ln])
+            parse(data[pos + 12 : pos + 12 + ln])
             pos += 16 + ln
             n += 1
         dt = time.perf_counter() - t0
@@ -250,16 +266,19 @@ def main() -> int:
         dt = time.perf_counter() - t0
     elif mode == "pandas-json":
         import pandas as pd
+
         t0 = time.perf_counter()
         n = len(pd.read_json(path, lines=True))
         dt = time.perf_counter() - t0
     elif mode == "pandas-csv":
         import pandas as pd
+
         t0 = time.perf_counter()
         n = len(pd.read_csv(path, sep="|", header=None))
         dt = time.perf_counter() - t0
     elif mode == "tb-accumulator":
         from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
         t0 = time.perf_counter()
         acc = EventAccumulator(path, size_guidance={"scalars": 0})
         acc.Reload()

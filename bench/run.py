@@ -82,8 +82,15 @@ def machine() -> dict:
             vers[m] = version(m)
         except PackageNotFoundError:
             vers[m] = None
-    return {"nproc": os.cpu_count(), "cpu": cpu, "ram": mem, "python": platform.python_version(),
-            "platform": platform.platform(), "load_at_start": load(), "packages": vers}
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "ram": mem,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "load_at_start": load(),
+        "packages": vers,
+    }
 
 
 # ----------------------------------------------------------------------------- child runs
@@ -112,8 +119,12 @@ def bench_throughput(a) -> None:
         ("megatron", a.steps, "bare-regex", [("pandas-csv", "pandas")]),
         # the TensorBoard floor: framing + tensorboard's compiled protobuf parse per record
         # (framing alone, no decoding at all, is shown too)
-        ("tensorboard", a.tb_steps, "bare-protobuf" if have("tensorboard") else "bare-tfrecord",
-         [("bare-tfrecord", None), ("tb-accumulator", "tensorboard")] if have("tensorboard") else []),
+        (
+            "tensorboard",
+            a.tb_steps,
+            "bare-protobuf" if have("tensorboard") else "bare-tfrecord",
+            [("bare-tfrecord", None), ("tb-accumulator", "tensorboard")] if have("tensorboard") else [],
+        ),
     ]
     rows = []
     out = {}
@@ -140,13 +151,23 @@ def bench_throughput(a) -> None:
                     startup = min(startup, r["startup_s"])
         out[fmt] = {"steps": n, "bytes": os.path.getsize(path), "seconds": best, "tsm_startup_s": startup}
         for m in modes:
-            rows.append([fmt, f"{n:,}", m, f"{best[m]:.2f}", f"{n / best[m]:,.0f}",
-                         f"{best[m] / best['tsm']:.3f}" if m != "tsm" else "1",
-                         f"**{best[bare] / best['tsm']:.3f}**" if m == "tsm" else ""])
+            rows.append(
+                [
+                    fmt,
+                    f"{n:,}",
+                    m,
+                    f"{best[m]:.2f}",
+                    f"{n / best[m]:,.0f}",
+                    f"{best[m] / best['tsm']:.3f}" if m != "tsm" else "1",
+                    f"**{best[bare] / best['tsm']:.3f}**" if m == "tsm" else "",
+                ]
+            )
     say(f"load during the run: {load()}\n")
     table(["format", "steps", "contender", "s", "steps/s", "time / tsm's", "tsm speed / bare"], rows)
-    say("Times exclude imports for every contender; tsm's start-up (importing numpy and the engine) "
-        "was " + ", ".join(f"{k} {v['tsm_startup_s']:.2f} s" for k, v in out.items()) + ".\n")
+    say(
+        "Times exclude imports for every contender; tsm's start-up (importing numpy and the engine) "
+        "was " + ", ".join(f"{k} {v['tsm_startup_s']:.2f} s" for k, v in out.items()) + ".\n"
+    )
     RESULTS["throughput"] = out
 
 
@@ -163,8 +184,16 @@ def bench_memory(a) -> None:
             base = peak_rss_child("bare-json" if fmt == "jsonl" else "bare-regex", path)
             r = peak_rss_child("tsm", path)
             out[f"{fmt}-{n}"] = {"tsm_mib": r["rss_mib"], "bare_mib": base["rss_mib"], "seconds": r["seconds"]}
-            rows.append([fmt, f"{n:,}", f"{os.path.getsize(path) / 2**20:,.0f} MiB", f"{r['rss_mib']:.1f}",
-                         f"{base['rss_mib']:.1f}", f"{r['seconds']:.1f}"])
+            rows.append(
+                [
+                    fmt,
+                    f"{n:,}",
+                    f"{os.path.getsize(path) / 2**20:,.0f} MiB",
+                    f"{r['rss_mib']:.1f}",
+                    f"{base['rss_mib']:.1f}",
+                    f"{r['seconds']:.1f}",
+                ]
+            )
     say(f"load during the run: {load()}\n")
     table(["format", "steps", "file", "tsm peak RSS (MiB)", "bare parse loop peak RSS (MiB)", "tsm s"], rows)
     RESULTS["memory"] = out
@@ -183,15 +212,22 @@ def bench_latency(a) -> None:
             rows.append([label, "no alerts", "", "", ""])
             continue
         out[label] = lat
-        rows.append([label, len(lat), f"{statistics.median(lat) * 1000:.0f} ms", f"{fl.pct(lat, 0.95) * 1000:.0f} ms",
-                     f"{max(lat) * 1000:.0f} ms"])
+        rows.append(
+            [
+                label,
+                len(lat),
+                f"{statistics.median(lat) * 1000:.0f} ms",
+                f"{fl.pct(lat, 0.95) * 1000:.0f} ms",
+                f"{max(lat) * 1000:.0f} ms",
+            ]
+        )
     say(f"load during the run: {load()}\n")
     table(["mode", "spikes", "median", "p95", "max"], rows)
     RESULTS["latency"] = out
 
 
 # ----------------------------------------------------------------------------- 4. cpu
-WRITER = r'''
+WRITER = r"""
 import json, math, random, sys, time
 path, rate, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 step = int(sys.argv[4])
@@ -210,7 +246,7 @@ while time.monotonic() - t0 < seconds:
                             "lr": 3e-4}) + "\n")
     f.flush()
     time.sleep(tick)
-'''
+"""
 
 
 def _cpu_of(pid: int) -> float:
@@ -260,8 +296,13 @@ def bench_cpu(a) -> None:
         # --follow
         d, path = _run_dir(history)
         env = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
-        p = subprocess.Popen([sys.executable, "-m", "tsm_tui", d, "--follow", "--json"], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "tsm_tui", d, "--follow", "--json"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=ROOT,
+        )
         time.sleep(3.0)  # past start-up and the history
         cf, rf = _measure(p.pid, path, rate, a.cpu_seconds, history)
         p.terminate()
@@ -278,8 +319,11 @@ def bench_cpu(a) -> None:
         cmd = f"cd {ROOT} && NO_COLOR=1 PYTHONPATH={ROOT} exec {sys.executable} -m tsm_tui {d} --no-bell"
         subprocess.run([tmux, "-L", sock, "new-session", "-d", "-x", "80", "-y", "24", cmd], check=True)
         try:
-            pid = int(subprocess.run([tmux, "-L", sock, "list-panes", "-F", "#{pane_pid}"], capture_output=True,
-                                     text=True).stdout.split()[0])
+            pid = int(
+                subprocess.run(
+                    [tmux, "-L", sock, "list-panes", "-F", "#{pane_pid}"], capture_output=True, text=True
+                ).stdout.split()[0]
+            )
             time.sleep(4.0)
             ct, rt = _measure(pid, path, rate, a.cpu_seconds, history)
         finally:
@@ -305,8 +349,7 @@ async def _tui_times(path: str, frames: int) -> dict:
     run = open_run(path, info, allow_empty=True)
     session = Session(Settings(), info)
     session.set_checkpoints(info.checkpoints)
-    app = TsmApp(session, ReplayFeed(run.readers, speed=None), path=path, mode="finished", bell=False,
-                 root=run.root)
+    app = TsmApp(session, ReplayFeed(run.readers, speed=None), path=path, mode="finished", bell=False, root=run.root)
     res: dict = {}
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -351,11 +394,26 @@ def bench_tui(a) -> None:
             rows.append([f"{n:,}", f"failed: {type(e).__name__}: {e}", "", "", ""])
             continue
         out[n] = r
-        rows.append([f"{n:,}", f"{r['first_frame_s'] * 1000:.0f} ms", f"{r['load_s']:.1f} s",
-                     f"{r['tick_ms']:.1f} ms", f"{r['repaint_ms']:.1f} ms"])
+        rows.append(
+            [
+                f"{n:,}",
+                f"{r['first_frame_s'] * 1000:.0f} ms",
+                f"{r['load_s']:.1f} s",
+                f"{r['tick_ms']:.1f} ms",
+                f"{r['repaint_ms']:.1f} ms",
+            ]
+        )
     say(f"load during the run: {load()}\n")
-    table(["steps loaded", "first frame", "load (all history)", "frame: 4 Hz tick (median)",
-           "frame: forced full repaint (median)"], rows)
+    table(
+        [
+            "steps loaded",
+            "first frame",
+            "load (all history)",
+            "frame: 4 Hz tick (median)",
+            "frame: forced full repaint (median)",
+        ],
+        rows,
+    )
     RESULTS["tui"] = out
 
 
@@ -371,8 +429,14 @@ def bench_quality(a) -> None:
 # ----------------------------------------------------------------------------- main
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("benches", nargs="*", choices=[[], *BENCHES], default=[], metavar="BENCH",
-                    help=f"any of {', '.join(BENCHES)} (default: all)")
+    ap.add_argument(
+        "benches",
+        nargs="*",
+        choices=[[], *BENCHES],
+        default=[],
+        metavar="BENCH",
+        help=f"any of {', '.join(BENCHES)} (default: all)",
+    )
     ap.add_argument("--quick", action="store_true", help="small sizes: a full run in ~15 min on 2 cores")
     ap.add_argument("--steps", type=int, help="replay size (default 1M; quick 100k)")
     ap.add_argument("--tb-steps", type=int, help="TensorBoard replay size (default 200k; quick 20k)")
@@ -380,8 +444,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, help="best of N (default 3; quick 2)")
     ap.add_argument("--trials", type=int, help="latency spikes per mode (default 30; quick 10)")
     ap.add_argument("--cpu-seconds", type=float, help="CPU window (default 60; quick 15)")
-    ap.add_argument("--compare-tree", help="another source tree (e.g. a git worktree of an older commit): "
-                                           "its replay is timed beside this one")
+    ap.add_argument(
+        "--compare-tree",
+        help="another source tree (e.g. a git worktree of an older commit): its replay is timed beside this one",
+    )
     a = ap.parse_args(argv)
     q = a.quick
     a.steps = a.steps or (100_000 if q else 1_000_000)
@@ -394,8 +460,10 @@ def main(argv: list[str] | None = None) -> int:
     m = machine()
     RESULTS["machine"] = m
     say("# tsm-tui benchmarks\n")
-    say(f"nproc {m['nproc']}, CPU {m['cpu']}, RAM {m['ram']}, Python {m['python']}, {m['platform']}; "
-        f"load average at start {m['load_at_start']}; packages {m['packages']}\n")
+    say(
+        f"nproc {m['nproc']}, CPU {m['cpu']}, RAM {m['ram']}, Python {m['python']}, {m['platform']}; "
+        f"load average at start {m['load_at_start']}; packages {m['packages']}\n"
+    )
     t0 = time.time()
     for b in benches:
         globals()[f"bench_{b}"](a)

@@ -41,18 +41,24 @@ def sweep_dir(runs: int, total: int, spikes: int | None = None) -> str:
         rd = os.path.join(d, f"run_{i:03d}")
         os.makedirs(rd, exist_ok=True)
         with open(os.path.join(rd, "metrics.jsonl"), "w") as f:
-            f.write("".join(f'{{"step": {s}, "loss": {loss:.6f}, "grad_norm": {gn:.6f}, "lr": {lr:.6e}}}\n'
-                            for s, loss, gn, lr in gen.curve(n, seed=i + 1, spikes=5 if spikes is None
-                                                              else int(i < spikes))))
+            f.write(
+                "".join(
+                    f'{{"step": {s}, "loss": {loss:.6f}, "grad_norm": {gn:.6f}, "lr": {lr:.6e}}}\n'
+                    for s, loss, gn, lr in gen.curve(n, seed=i + 1, spikes=5 if spikes is None else int(i < spikes))
+                )
+            )
     return d
 
 
 def timed(path: str) -> tuple[float, float]:
-    code = ("import resource, sys, time; t = time.perf_counter(); from tsm_tui.cli import main; "
-            "rc = main([sys.argv[1], '--report']); "
-            "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
-    p = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=ROOT))
+    code = (
+        "import resource, sys, time; t = time.perf_counter(); from tsm_tui.cli import main; "
+        "rc = main([sys.argv[1], '--report']); "
+        "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code, path], capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT)
+    )
     secs, rss = p.stderr.strip().splitlines()[-1].split()
     return float(secs), float(rss) / 1024
 
@@ -74,16 +80,22 @@ def idle(a) -> None:
             c0, e0, t0 = tui_cost.cpu_of(pane.pid), tui_cost.exec_of(pane.pid), time.monotonic()
             time.sleep(a.seconds)
             dt = time.monotonic() - t0
-            res[name] = (100 * (tui_cost.cpu_of(pane.pid) - c0) / dt, tui_cost.rss_of(pane.pid),
-                         100 * (tui_cost.exec_of(pane.pid) - e0) / dt)
+            res[name] = (
+                100 * (tui_cost.cpu_of(pane.pid) - c0) / dt,
+                tui_cost.rss_of(pane.pid),
+                100 * (tui_cost.exec_of(pane.pid) - e0) / dt,
+            )
         finally:
             pane.close()
-        print(f"{name:>26}: {res[name][0]:.2f}% of a core idle in clock ticks, {res[name][2]:.3f}% on CPU "
-              f"(schedstat), RSS {res[name][1]:.0f} MiB ({a.seconds:g} s)", flush=True)
+        print(
+            f"{name:>26}: {res[name][0]:.2f}% of a core idle in clock ticks, {res[name][2]:.3f}% on CPU "
+            f"(schedstat), RSS {res[name][1]:.0f} MiB ({a.seconds:g} s)",
+            flush=True,
+        )
     print(f"load {tui_cost.load()}")
 
 
-PHASES = r'''
+PHASES = r"""
 import sys, time
 t0 = time.perf_counter()
 from tsm_tui.analysis import engine
@@ -113,7 +125,7 @@ report.text_runs_report(res, sys.argv[1]) if len(res) > 1 else report.text_repor
 t4 = time.perf_counter()
 print(f"imports {t1 - t0:.3f} s, open {t2 - t1:.3f} s, read {read:.3f} s, detectors and the rest "
       f"{t3 - t2 - read:.3f} s, report {t4 - t3:.3f} s, total {t4 - t0:.3f} s")
-'''
+"""
 
 
 def phases(a) -> None:
@@ -121,8 +133,12 @@ def phases(a) -> None:
     sweep = sweep_dir(a.runs, a.records)
     for name, path in (("one run", one), (f"{a.runs}-run sweep", sweep)):
         for _ in range(a.rounds):
-            p = subprocess.run([sys.executable, "-c", PHASES, path], capture_output=True, text=True,
-                               env=dict(os.environ, PYTHONPATH=ROOT))
+            p = subprocess.run(
+                [sys.executable, "-c", PHASES, path],
+                capture_output=True,
+                text=True,
+                env=dict(os.environ, PYTHONPATH=ROOT),
+            )
             print(f"{name:>16}: {p.stdout.strip() or p.stderr.strip()[-300:]}", flush=True)
 
 
@@ -144,9 +160,11 @@ def main() -> None:
     # the one run has gen.curve's 5 loss spikes; the first sweep the same 5 in all (the same
     # data, split into runs: what the split costs), the second 5 in every run (250 incidents,
     # each judged record by record: what the incidents cost)
-    paths = {"one run (5 spikes)": os.path.dirname(gen.write_jsonl(a.records)),
-             f"{a.runs}-run sweep, 5 spikes in all": sweep_dir(a.runs, a.records, spikes=5),
-             f"{a.runs}-run sweep, 5 spikes per run": sweep_dir(a.runs, a.records)}
+    paths = {
+        "one run (5 spikes)": os.path.dirname(gen.write_jsonl(a.records)),
+        f"{a.runs}-run sweep, 5 spikes in all": sweep_dir(a.runs, a.records, spikes=5),
+        f"{a.runs}-run sweep, 5 spikes per run": sweep_dir(a.runs, a.records),
+    }
     rows = {}
     for _ in range(a.rounds):  # interleaved: a load change hits every row alike
         for name, path in paths.items():
@@ -154,8 +172,10 @@ def main() -> None:
     one = statistics.median(r[0] for r in rows["one run (5 spikes)"])
     for name, res in rows.items():
         t = statistics.median(r[0] for r in res)
-        print(f"{name:>36}: {t:.2f} s, peak RSS {max(r[1] for r in res):.0f} MiB, {t / one:.2f}x one run "
-              f"({a.rounds} rounds)")
+        print(
+            f"{name:>36}: {t:.2f} s, peak RSS {max(r[1] for r in res):.0f} MiB, {t / one:.2f}x one run "
+            f"({a.rounds} rounds)"
+        )
     print("goal: a sweep <= 1.5x one run")
 
 

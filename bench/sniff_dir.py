@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-CHILD = r'''
+CHILD = r"""
 import os, sys, time
 sys.path.insert(0, sys.argv[1])
 from tsm_tui.sources import registry
@@ -25,7 +25,7 @@ paths = sorted(os.path.join(d, f) for d, _, fs in os.walk(sys.argv[2]) for f in 
 t = time.perf_counter()
 found = sum(1 for p in paths if registry.open_reader(p)[0] is not None)
 print(time.perf_counter() - t, found)
-'''
+"""
 
 
 def make(root: str, n: int) -> None:
@@ -58,12 +58,15 @@ def main() -> int:
         for tree in a.trees:
             times, found = [], None
             for _ in range(a.rounds):
-                out = subprocess.run([sys.executable, "-c", CHILD, tree, root], capture_output=True, text=True,
-                                     check=True).stdout.split()
+                out = subprocess.run(
+                    [sys.executable, "-c", CHILD, tree, root], capture_output=True, text=True, check=True
+                ).stdout.split()
                 times.append(float(out[0]))
                 found = out[1]
-            print(f"{tree}: {a.files} files, {found} readable, sniffing median {statistics.median(times):.3f} s "
-                  f"(min {min(times):.3f}, max {max(times):.3f}, {a.rounds} rounds)")
+            print(
+                f"{tree}: {a.files} files, {found} readable, sniffing median {statistics.median(times):.3f} s "
+                f"(min {min(times):.3f}, max {max(times):.3f}, {a.rounds} rounds)"
+            )
     return 0
 
 

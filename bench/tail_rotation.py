@@ -41,7 +41,7 @@ def loss(a) -> None:
     # the harness of this tree, run against ``tree`` (its tests/helpers/rotwriter.py may not exist)
     code = f"""
 import json, os, sys, tempfile
-sys.path[:0] = [{tree!r}, {os.path.join(ROOT, 'tests')!r}]
+sys.path[:0] = [{tree!r}, {os.path.join(ROOT, "tests")!r}]
 from helpers import rotwriter as rw
 rw.ROOT = {tree!r}
 how, mode, rate, n, every = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
@@ -59,8 +59,12 @@ print(json.dumps(r))
         n, every = (4000, 500) if rate <= 2000 else (120_000, 5000)
         for mode in a.modes:
             for how in ("tailer", "loop", "follow"):
-                p = subprocess.run([sys.executable, "-c", code, how, mode, str(rate), str(n), str(every)],
-                                   capture_output=True, text=True, cwd=tree)
+                p = subprocess.run(
+                    [sys.executable, "-c", code, how, mode, str(rate), str(n), str(every)],
+                    capture_output=True,
+                    text=True,
+                    cwd=tree,
+                )
                 try:
                     r = json.loads(p.stdout.strip().splitlines()[-1])
                 except (IndexError, ValueError):
@@ -68,15 +72,20 @@ print(json.dumps(r))
                     continue
                 if how == "follow":
                     nan = f"{r['nonfinite']} ({n // 10})"
-                    print(f"| {rate:g}/s | {mode} | `--follow --json` | {n:,} | {r['lost_nan']} NaN | "
-                          f"{r['extra_nan']} NaN | {nan} |", flush=True)
+                    print(
+                        f"| {rate:g}/s | {mode} | `--follow --json` | {n:,} | {r['lost_nan']} NaN | "
+                        f"{r['extra_nan']} NaN | {nan} |",
+                        flush=True,
+                    )
                 else:
                     nan = f"{r['nonfinite']} ({n // 10})" if "nonfinite" in r else ""
-                    print(f"| {rate:g}/s | {mode} | {how} | {n:,} | {r['lost']:,} | {r['duplicated']:,} | {nan} |",
-                          flush=True)
+                    print(
+                        f"| {rate:g}/s | {mode} | {how} | {n:,} | {r['lost']:,} | {r['duplicated']:,} | {nan} |",
+                        flush=True,
+                    )
 
 
-WRITER = r'''
+WRITER = r"""
 import json, math, sys, time
 path, rate, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 f = open(path, "a")
@@ -88,7 +97,7 @@ while time.monotonic() - t0 < seconds:
     f.write(json.dumps({"step": step, "loss": 2.0 + math.exp(-step / 3000), "grad_norm": 0.5, "lr": 3e-4}) + "\n")
     f.flush()
     time.sleep(max(0.0, n / rate - (time.monotonic() - t0)))
-'''
+"""
 
 
 def cost(a) -> None:
@@ -105,9 +114,13 @@ def cost(a) -> None:
             procs = {}
             try:
                 for name, tree in order:
-                    procs[name] = subprocess.Popen([sys.executable, "-m", "tsm_tui", d, "--follow", "--json"],
-                                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tree,
-                                                   env=dict(os.environ, PYTHONPATH=tree, NO_COLOR="1"))
+                    procs[name] = subprocess.Popen(
+                        [sys.executable, "-m", "tsm_tui", d, "--follow", "--json"],
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                        cwd=tree,
+                        env=dict(os.environ, PYTHONPATH=tree, NO_COLOR="1"),
+                    )
                 time.sleep(4.0)  # start-up and the history
                 w = subprocess.Popen([sys.executable, "-c", WRITER, path, str(rate), str(a.seconds + 4)])
                 time.sleep(2.0)
@@ -123,10 +136,14 @@ def cost(a) -> None:
                     p.terminate()
                     p.wait(10)
                 shutil.rmtree(d, ignore_errors=True)
-            print(f"round {rnd + 1}, {rate:g} steps/s: "
-                  + ", ".join(f"{k} {v[rate][-1]:.2f}%" for k, v in res.items()), flush=True)
-    print(f"\n`--follow --json`, CPU (% of one core) over {a.seconds:g} s per round, both trees in the same "
-          f"window; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+            print(
+                f"round {rnd + 1}, {rate:g} steps/s: " + ", ".join(f"{k} {v[rate][-1]:.2f}%" for k, v in res.items()),
+                flush=True,
+            )
+    print(
+        f"\n`--follow --json`, CPU (% of one core) over {a.seconds:g} s per round, both trees in the same "
+        f"window; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n"
+    )
     print("| tree | " + " | ".join(f"{r:g} steps/s" for r in a.rates) + " |")
     print("|---|" + "---|" * len(a.rates))
     for k, v in res.items():

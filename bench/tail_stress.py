@@ -23,7 +23,7 @@ from tsm_tui.core.frame import Frame  # noqa: E402
 from tsm_tui.sources.tail import Tailer  # noqa: E402
 
 # the same writer protocol as tests/sources/test_tail.py (kept in sync by hand)
-WRITER = r'''
+WRITER = r"""
 import json, os, random, sys, time
 path, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 d = os.path.dirname(path)
@@ -76,7 +76,7 @@ while s <= n:
 push(b"", final=True)
 f.close()
 sys.stdout.write(f"DONE {time.time() - t0:.3f}\n"); sys.stdout.flush()
-'''
+"""
 
 
 def main() -> int:
@@ -91,8 +91,12 @@ def main() -> int:
     t = Tailer(d, poll=a.poll, interval=1.0)
     t.start_thread()
     t0 = time.monotonic()
-    w = subprocess.Popen([sys.executable, "-c", WRITER, path, str(a.n), str(a.seed)], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, text=True)
+    w = subprocess.Popen(
+        [sys.executable, "-c", WRITER, path, str(a.n), str(a.seed)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     lines: list[str] = []
     threading.Thread(target=lambda: [lines.append(x) for x in w.stdout], daemon=True).start()
     seen: list[int] = []
@@ -135,6 +139,7 @@ def main() -> int:
 
 def backlog_rate(n: int, poll: float | None) -> float:
     import json
+
     d = tempfile.mkdtemp(prefix="tsm-backlog-")
     path = os.path.join(d, "train.jsonl")
     with open(path, "w") as f:

@@ -35,7 +35,7 @@ sys.path.insert(0, HERE)
 
 import gen  # noqa: E402
 
-WRITER = r'''
+WRITER = r"""
 import json, math, random, sys, time
 path, rate, seconds, step = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 rng = random.Random(1)
@@ -57,7 +57,7 @@ while True:
                             "lr": 3e-4}) + "\n")
         f.flush()
     time.sleep(max(0.0, n / rate - (time.monotonic() - t0)))
-'''
+"""
 
 
 def cpu_of(pid: int) -> float:
@@ -110,15 +110,30 @@ class Pane:
     def __init__(self, name: str, cmd: str, size: tuple[int, int]) -> None:
         self.sock = f"tsmcost{os.getpid()}{name}"
         env = f"cd {ROOT} && PYTHONPATH={ROOT} TERM=xterm-256color exec "
-        subprocess.run(["tmux", "-L", self.sock, "-f", "/dev/null", "new-session", "-d", "-x", str(size[0]),
-                        "-y", str(size[1]), env + cmd], check=True)
-        out = subprocess.run(["tmux", "-L", self.sock, "list-panes", "-F", "#{pane_pid}"], capture_output=True,
-                             text=True).stdout.split()
+        subprocess.run(
+            [
+                "tmux",
+                "-L",
+                self.sock,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                str(size[0]),
+                "-y",
+                str(size[1]),
+                env + cmd,
+            ],
+            check=True,
+        )
+        out = subprocess.run(
+            ["tmux", "-L", self.sock, "list-panes", "-F", "#{pane_pid}"], capture_output=True, text=True
+        ).stdout.split()
         self.pid = int(out[0])
 
     def capture(self) -> str:
-        return subprocess.run(["tmux", "-L", self.sock, "capture-pane", "-p"], capture_output=True,
-                              text=True).stdout
+        return subprocess.run(["tmux", "-L", self.sock, "capture-pane", "-p"], capture_output=True, text=True).stdout
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True)
@@ -126,8 +141,13 @@ class Pane:
 
 class Plain:
     def __init__(self, cmd: list[str]) -> None:
-        self.p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
-                                  env=dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1"))
+        self.p = subprocess.Popen(
+            cmd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+            env=dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1"),
+        )
         self.pid = self.p.pid
 
     def close(self) -> None:
@@ -178,8 +198,11 @@ def bench_cpu(a) -> dict:
     print("| | " + " | ".join(f"{r:g} steps/s" for r in a.rates) + " | RSS |")
     print("|---|" + "---|" * (len(a.rates) + 1))
     for n, v in res.items():
-        print(f"| {n} | " + " | ".join(f"{v[r][0]:.2f}%" for r in a.rates) +
-              f" | {max(x[1] for x in v.values()):.0f} MiB |")
+        print(
+            f"| {n} | "
+            + " | ".join(f"{v[r][0]:.2f}%" for r in a.rates)
+            + f" | {max(x[1] for x in v.values()):.0f} MiB |"
+        )
     return res
 
 
@@ -195,8 +218,12 @@ def rec(step: int, spike: bool = False) -> str:
     loss = 2.0 + 3.0 * math.exp(-step / 400) * (1 + 0.01 * math.sin(step * 1.7))
     if spike:
         loss *= 4
-    return json.dumps({"step": step, "loss": loss, "grad_norm": 0.4 + 0.01 * math.cos(step),
-                       "lr": 3e-4 * min(1.0, step / 30)}) + "\n"
+    return (
+        json.dumps(
+            {"step": step, "loss": loss, "grad_norm": 0.4 + 0.01 * math.cos(step), "lr": 3e-4 * min(1.0, step / 30)}
+        )
+        + "\n"
+    )
 
 
 def bench_latency(a) -> list[float]:
@@ -240,13 +267,15 @@ def bench_latency(a) -> list[float]:
         shutil.rmtree(d, ignore_errors=True)
     if lat:
         s = sorted(lat)
-        print(f"spike on screen (80x24, tmux capture every ~5 ms, {len(lat)} spikes): median "
-              f"{statistics.median(lat) * 1000:.0f} ms, p95 {s[max(0, math.ceil(0.95 * len(s)) - 1)] * 1000:.0f} "
-              f"ms, max {s[-1] * 1000:.0f} ms; load {load()}")
+        print(
+            f"spike on screen (80x24, tmux capture every ~5 ms, {len(lat)} spikes): median "
+            f"{statistics.median(lat) * 1000:.0f} ms, p95 {s[max(0, math.ceil(0.95 * len(s)) - 1)] * 1000:.0f} "
+            f"ms, max {s[-1] * 1000:.0f} ms; load {load()}"
+        )
     return lat
 
 
-LOAD_CHILD = r'''
+LOAD_CHILD = r"""
 import asyncio, json, sys, time
 t0 = time.perf_counter()
 from tsm_tui.views.tui import TsmApp
@@ -262,23 +291,31 @@ async def main():
             hwm = next(int(l.split()[1]) / 1024 for l in f if l.startswith("VmHWM:"))
         print(json.dumps({"load_s": t2 - t1, "start_s": t1 - t0, "records": app.records_seen, "hwm_mib": hwm}))
 asyncio.run(main())
-'''
+"""
 
 
 def bench_load(a) -> dict:
     res = {}
     for n in a.steps:
         path = gen.generate("jsonl", n)
-        out = subprocess.run([sys.executable, "-c", LOAD_CHILD, os.path.dirname(path)], capture_output=True,
-                             text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
+        out = subprocess.run(
+            [sys.executable, "-c", LOAD_CHILD, os.path.dirname(path)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=dict(os.environ, PYTHONPATH=ROOT),
+        )
         try:
             r = json.loads(out.stdout.strip().splitlines()[-1])
         except (IndexError, ValueError):
             print(out.stderr[-2000:])
             continue
         res[n] = r
-        print(f"{n:,} steps: all history on screen {r['load_s']:.2f} s after the first frame "
-              f"(start {r['start_s']:.2f} s), peak RSS {r['hwm_mib']:.0f} MiB; load {load()}", flush=True)
+        print(
+            f"{n:,} steps: all history on screen {r['load_s']:.2f} s after the first frame "
+            f"(start {r['start_s']:.2f} s), peak RSS {r['hwm_mib']:.0f} MiB; load {load()}",
+            flush=True,
+        )
     return res
 
 
@@ -288,16 +325,22 @@ def bench_help(a) -> dict:
         ts = []
         for _ in range(15):
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "tsm_tui", *args], capture_output=True, cwd=ROOT,
-                           env=dict(os.environ, PYTHONPATH=ROOT))
+            subprocess.run(
+                [sys.executable, "-m", "tsm_tui", *args],
+                capture_output=True,
+                cwd=ROOT,
+                env=dict(os.environ, PYTHONPATH=ROOT),
+            )
             ts.append(time.perf_counter() - t)
         t = time.perf_counter()
         for _ in range(15):
             subprocess.run([sys.executable, "-c", "pass"], capture_output=True)
         bare = (time.perf_counter() - t) / 15
         res[args[0]] = statistics.median(ts)
-        print(f"tsm-watch {args[0]}: median {statistics.median(ts) * 1000:.0f} ms of 15 "
-              f"(python -c pass: {bare * 1000:.0f} ms)")
+        print(
+            f"tsm-watch {args[0]}: median {statistics.median(ts) * 1000:.0f} ms of 15 "
+            f"(python -c pass: {bare * 1000:.0f} ms)"
+        )
     return res
 
 

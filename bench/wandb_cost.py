@@ -41,7 +41,7 @@ ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "out")
 sys.path.insert(0, HERE)
 
-MAKE = r'''
+MAKE = r"""
 import math, random, sys, wandb
 n = int(sys.argv[1])
 run = wandb.init(project="bench", name=f"bench-{n}", mode="offline",
@@ -56,9 +56,9 @@ for s in range(n):
     run.log({"train/loss": loss, "train/grad_norm": g,
              "train/learning_rate": 3e-4 * min(1.0, (s + 1) / (n // 50)), "train/epoch": s / 10_000})
 run.finish()
-'''
+"""
 
-LIVE = r'''
+LIVE = r"""
 import math, random, sys, time, wandb
 rate, seconds = float(sys.argv[1]), float(sys.argv[2])
 run = wandb.init(project="bench", name="live", mode="offline")
@@ -70,7 +70,7 @@ while time.monotonic() - t0 < seconds:
     s += 1
     time.sleep(max(0.0, s / rate - (time.monotonic() - t0)))
 run.finish()
-'''
+"""
 
 
 def run_file(rows: int) -> str:
@@ -91,8 +91,9 @@ def make(a) -> None:
 
 
 def child(mode: str, path: str) -> dict:
-    p = subprocess.run([sys.executable, os.path.join(HERE, "replay_child.py"), mode, path],
-                       capture_output=True, text=True, cwd=ROOT)
+    p = subprocess.run(
+        [sys.executable, os.path.join(HERE, "replay_child.py"), mode, path], capture_output=True, text=True, cwd=ROOT
+    )
     if p.returncode != 0:
         raise SystemExit(f"{mode}: {p.stderr[-800:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -103,6 +104,7 @@ def replay(a) -> None:
     modes = ["bare-wandb", "tsm"]
     try:
         import google.protobuf  # noqa: F401
+
         modes.insert(1, "bare-wandb-upb")
     except ImportError:
         print("(protobuf not installed: the upb loop is skipped)")
@@ -119,8 +121,10 @@ def replay(a) -> None:
     print("|---|---|---|---|---|")
     for m in modes:
         r = best[m]
-        print(f"| {m} | {r['seconds']:.2f} | {a.rows / r['seconds']:,.0f} | {floor / r['seconds']:.3f} | "
-              f"{r['vmhwm_mib']:.0f} |")
+        print(
+            f"| {m} | {r['seconds']:.2f} | {a.rows / r['seconds']:,.0f} | {floor / r['seconds']:.3f} | "
+            f"{r['vmhwm_mib']:.0f} |"
+        )
 
 
 def memory(a) -> None:
@@ -162,18 +166,29 @@ def live(a) -> None:
     writer = subprocess.Popen([sys.executable, "-c", LIVE, str(a.rate), str(a.seconds + 15)], cwd=tmp, env=env)
     jdir = os.path.join(tmp, "jsonl")
     os.makedirs(jdir)
-    jwriter = subprocess.Popen([sys.executable, "-c", (
-        "import json,sys,time\nf=open(sys.argv[1],'a')\nt0=time.monotonic()\ns=0\n"
-        "while time.monotonic()-t0<float(sys.argv[3]):\n"
-        "    f.write(json.dumps({'step':s,'loss':2.0,'grad_norm':0.5,'lr':3e-4})+'\\n');f.flush();s+=1\n"
-        "    time.sleep(max(0.0,s/float(sys.argv[2])-(time.monotonic()-t0)))\n"),
-        os.path.join(jdir, "metrics.jsonl"), str(a.rate), str(a.seconds + 15)])
+    jwriter = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import json,sys,time\nf=open(sys.argv[1],'a')\nt0=time.monotonic()\ns=0\n"
+                "while time.monotonic()-t0<float(sys.argv[3]):\n"
+                "    f.write(json.dumps({'step':s,'loss':2.0,'grad_norm':0.5,'lr':3e-4})+'\\n');f.flush();s+=1\n"
+                "    time.sleep(max(0.0,s/float(sys.argv[2])-(time.monotonic()-t0)))\n"
+            ),
+            os.path.join(jdir, "metrics.jsonl"),
+            str(a.rate),
+            str(a.seconds + 15),
+        ]
+    )
     time.sleep(5)  # the run dir exists, the SDK is writing
     exe = os.path.join(os.path.dirname(sys.executable), "tsm-watch")
     procs: dict[str, int] = {}
     popen: list = []
-    for name, argv in (("--follow (W&B run file)", [exe, tmp + "/wandb", "--follow"]),
-                       ("--follow (JSON Lines)", [exe, jdir, "--follow"])):
+    for name, argv in (
+        ("--follow (W&B run file)", [exe, tmp + "/wandb", "--follow"]),
+        ("--follow (JSON Lines)", [exe, jdir, "--follow"]),
+    ):
         p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         popen.append(p)
         procs[name] = p.pid

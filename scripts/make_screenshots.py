@@ -39,14 +39,17 @@ def finished_app(path: str, shown: str) -> TsmApp:
     return TsmApp.finished(path, shown)
 
 
-async def shoot(name: str, path: str, shown: str, size: tuple[int, int], select: str | None = None,
-                keys: tuple[str, ...] = ()) -> str:
+async def shoot(
+    name: str, path: str, shown: str, size: tuple[int, int], select: str | None = None, keys: tuple[str, ...] = ()
+) -> str:
     app = finished_app(path, shown)
     async with app.run_test(size=size) as pilot:
         t0 = time.monotonic()
         while not app.loaded and time.monotonic() - t0 < 20:
             await pilot.pause(0.05)
-        while app.live.top is not None and not all(r.checks for r in app.run_rows.values()) and time.monotonic() - t0 < 60:
+        while (
+            app.live.top is not None and not all(r.checks for r in app.run_rows.values()) and time.monotonic() - t0 < 60
+        ):
             await pilot.pause(0.05)
         await pilot.pause(1.2 if app.live.top is not None else 0.2)  # (the runs screen's 1 s tick)
         if select:
@@ -74,7 +77,9 @@ def _split_braille(m: re.Match) -> str:
     cw = float(length) / max(1, len(chars))
     return "".join(
         f'<text {pre}x="{float(x) + i * cw:.1f}"{mid}textLength="{cw:.1f}"{post}>{ch}</text>'
-        for i, ch in enumerate(chars) if ch not in (" ", "&#160;"))
+        for i, ch in enumerate(chars)
+        if ch not in (" ", "&#160;")
+    )
 
 
 def to_png(svg: str) -> str | None:
@@ -123,8 +128,7 @@ def sweep50() -> str:
                 if i in (4, 18, 41) and s == 250:
                     loss *= 5
                 lr = 3e-4 * min(1.0, s / 30)
-                f.write(json.dumps({"step": s, "loss": loss, "grad_norm": 0.4 + 0.01 * math.cos(s), "lr": lr})
-                        + "\n")
+                f.write(json.dumps({"step": s, "loss": loss, "grad_norm": 0.4 + 0.01 * math.cos(s), "lr": lr}) + "\n")
         os.utime(p, (back, back))
     return d
 

@@ -140,59 +140,143 @@ _O = Options()  # the defaults of the mode and export flags live in Options, onc
 FLAGS: tuple[Flag, ...] = (
     Flag("--report", "options.report", "print the Training Stability Report and exit", store_true=True),
     Flag("--json", "options.json", "with --report (or --follow): machine-readable JSON", store_true=True),
-    Flag("--format", "options.format",
-         "with --report: text, json (= --json), github (GitHub Actions annotations) or sarif (SARIF 2.1.0)",
-         type=report_format, metavar="FORMAT"),
+    Flag(
+        "--format",
+        "options.format",
+        "with --report: text, json (= --json), github (GitHub Actions annotations) or sarif (SARIF 2.1.0)",
+        type=report_format,
+        metavar="FORMAT",
+    ),
     Flag("--follow", "options.follow", "headless: print alerts as they happen until interrupted", store_true=True),
     Flag("--replay", "options.replay", "TUI: play a finished run back as if live", store_true=True),
-    Flag("--speed", "options.speed", f"--replay speed in steps per second (default {_O.speed:g})", type=positive_float,
-         default=_O.speed),
+    Flag(
+        "--speed",
+        "options.speed",
+        f"--replay speed in steps per second (default {_O.speed:g})",
+        type=positive_float,
+        default=_O.speed,
+    ),
     Flag("--demo", "options.demo", "TUI on a bundled sample run with a spike", store_true=True),
     Flag("--preflight", "options.preflight", "check a run's configuration before it starts", store_true=True),
-    Flag("--poll", "options.poll", "force polling every SECONDS (network filesystems)", type=positive_float,
-         metavar="SECONDS"),
-    Flag("--on-alert", "options.on_alert", "run CMD for each incident of the run: a page when a check fails, one when it resolves (event JSON on stdin)", metavar="CMD"),
-    Flag("--alert-cooldown", "options.alert_cooldown",
-         "--on-alert: one page per incident of a check; it resolves after SECONDS below FAIL, and "
-         f"repeats within SECONDS are not paged (default {_O.alert_cooldown:g}; 0 pages every critical alert)",
-         type=nonneg_float, metavar="SECONDS", default=_O.alert_cooldown),
+    Flag(
+        "--poll",
+        "options.poll",
+        "force polling every SECONDS (network filesystems)",
+        type=positive_float,
+        metavar="SECONDS",
+    ),
+    Flag(
+        "--on-alert",
+        "options.on_alert",
+        "run CMD for each incident of the run: a page when a check fails, one when it resolves (event JSON on stdin)",
+        metavar="CMD",
+    ),
+    Flag(
+        "--alert-cooldown",
+        "options.alert_cooldown",
+        "--on-alert: one page per incident of a check; it resolves after SECONDS below FAIL, and "
+        f"repeats within SECONDS are not paged (default {_O.alert_cooldown:g}; 0 pages every critical alert)",
+        type=nonneg_float,
+        metavar="SECONDS",
+        default=_O.alert_cooldown,
+    ),
     Flag("--no-bell", "options.no_bell", "TUI: no terminal bell on a new FAIL", store_true=True),
-    Flag("--prom-file", "options.prom_file",
-         "write the verdicts as Prometheus metrics to PATH (node_exporter textfile collector: *.prom), "
-         "atomically, at most once a second", group="export", metavar="PATH"),
-    Flag("--metrics-port", "options.metrics_port",
-         "serve the metrics on http://HOST:PORT/metrics (with --follow or the TUI)", group="export",
-         type=port, metavar="PORT"),
-    Flag("--metrics-host", "options.metrics_host", f"address for --metrics-port (default {_O.metrics_host})",
-         group="export", metavar="HOST", default=_O.metrics_host),
-    Flag("--run-label", "options.run_label",
-         "the run label of the exported metrics (default: the run directory's name; several runs "
-         "under PATH are NAME/<run>): tell apart jobs whose directories share a name",
-         group="export", metavar="NAME"),
-    Flag("--print", "options.print_what",
-         "print a file and exit: prometheus-rules (alerting rules), grafana-dashboard (JSON) or skill "
-         "(a SKILL.md for coding agents)",
-         group="export", type=printable, metavar="WHAT"),
-    Flag("--threshold", "settings.grad_threshold",
-         f"gradient-norm threshold (default {_D.grad_threshold}: the usual clip value, GPT-3/LLaMA/OLMo 2)",
-         group="thresholds", type=positive_float),
-    Flag("--window", "settings.window", f"records in the rolling baseline (default {_D.window})",
-         group="thresholds", type=positive_int),
-    Flag("--spike-factor", "settings.spike_factor",
-         f"loss spike = loss > FACTOR x rolling median (default {_D.spike_factor}, the seed rule)",
-         group="thresholds", type=positive_float),
-    Flag("--sigma", "settings.sigma", f"spike = value > mean + SIGMA std (default {_D.sigma}, OLMo-core)",
-         group="thresholds", type=positive_float),
-    Flag("--recovery-steps", "settings.recovery_steps",
-         f"steps a spike may take to recover (default {_D.recovery_steps}: BLOOM ~200, PaLM 200-500)",
-         group="thresholds", type=positive_int),
-    Flag("--plateau-steps", "settings.plateau_steps",
-         f"flat loss for this many steps is a plateau (default {_D.plateau_steps}, at least 20%% of the run)",
-         group="thresholds", type=positive_int),
-    Flag("--run", "options.run", "PATH holds several runs: pick this one (its path relative to PATH, or its name)",
-         metavar="NAME"),
-    Flag("--config", "options.config", "the run's config (YAML / TOML / JSON with the usual names)",
-         group="run", metavar="FILE"),
+    Flag(
+        "--prom-file",
+        "options.prom_file",
+        "write the verdicts as Prometheus metrics to PATH (node_exporter textfile collector: *.prom), "
+        "atomically, at most once a second",
+        group="export",
+        metavar="PATH",
+    ),
+    Flag(
+        "--metrics-port",
+        "options.metrics_port",
+        "serve the metrics on http://HOST:PORT/metrics (with --follow or the TUI)",
+        group="export",
+        type=port,
+        metavar="PORT",
+    ),
+    Flag(
+        "--metrics-host",
+        "options.metrics_host",
+        f"address for --metrics-port (default {_O.metrics_host})",
+        group="export",
+        metavar="HOST",
+        default=_O.metrics_host,
+    ),
+    Flag(
+        "--run-label",
+        "options.run_label",
+        "the run label of the exported metrics (default: the run directory's name; several runs "
+        "under PATH are NAME/<run>): tell apart jobs whose directories share a name",
+        group="export",
+        metavar="NAME",
+    ),
+    Flag(
+        "--print",
+        "options.print_what",
+        "print a file and exit: prometheus-rules (alerting rules), grafana-dashboard (JSON) or skill "
+        "(a SKILL.md for coding agents)",
+        group="export",
+        type=printable,
+        metavar="WHAT",
+    ),
+    Flag(
+        "--threshold",
+        "settings.grad_threshold",
+        f"gradient-norm threshold (default {_D.grad_threshold}: the usual clip value, GPT-3/LLaMA/OLMo 2)",
+        group="thresholds",
+        type=positive_float,
+    ),
+    Flag(
+        "--window",
+        "settings.window",
+        f"records in the rolling baseline (default {_D.window})",
+        group="thresholds",
+        type=positive_int,
+    ),
+    Flag(
+        "--spike-factor",
+        "settings.spike_factor",
+        f"loss spike = loss > FACTOR x rolling median (default {_D.spike_factor}, the seed rule)",
+        group="thresholds",
+        type=positive_float,
+    ),
+    Flag(
+        "--sigma",
+        "settings.sigma",
+        f"spike = value > mean + SIGMA std (default {_D.sigma}, OLMo-core)",
+        group="thresholds",
+        type=positive_float,
+    ),
+    Flag(
+        "--recovery-steps",
+        "settings.recovery_steps",
+        f"steps a spike may take to recover (default {_D.recovery_steps}: BLOOM ~200, PaLM 200-500)",
+        group="thresholds",
+        type=positive_int,
+    ),
+    Flag(
+        "--plateau-steps",
+        "settings.plateau_steps",
+        f"flat loss for this many steps is a plateau (default {_D.plateau_steps}, at least 20%% of the run)",
+        group="thresholds",
+        type=positive_int,
+    ),
+    Flag(
+        "--run",
+        "options.run",
+        "PATH holds several runs: pick this one (its path relative to PATH, or its name)",
+        metavar="NAME",
+    ),
+    Flag(
+        "--config",
+        "options.config",
+        "the run's config (YAML / TOML / JSON with the usual names)",
+        group="run",
+        metavar="FILE",
+    ),
     Flag("--total-steps", "info.total_steps", "planned optimizer steps", group="run", type=positive_int),
     Flag("--warmup-steps", "info.warmup_steps", "planned warm-up steps", group="run", type=nonneg_int),
     Flag("--params", "info.params", "model parameters, e.g. 125M, 7B", group="run", type=size),
@@ -200,8 +284,12 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--peak-lr", "info.peak_lr", "planned peak learning rate", group="run", type=positive_float),
 )
 
-_GROUPS = {"mode": "mode", "export": "Prometheus / Grafana (README: Many jobs)", "thresholds": "thresholds (defaults and sources in README)",
-           "run": "run configuration (overrides what the run's files say)"}
+_GROUPS = {
+    "mode": "mode",
+    "export": "Prometheus / Grafana (README: Many jobs)",
+    "thresholds": "thresholds (defaults and sources in README)",
+    "run": "run configuration (overrides what the run's files say)",
+}
 
 
 def _dest(f: Flag) -> str:
@@ -212,9 +300,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="tsm-watch",
         description="Watch a training run's logs for instabilities (loss spikes, gradient trouble, LR schedule, "
-                    "batch size, plateaus, NaN/Inf, fp16 loss scale, checkpoints) and say what to do.",
+        "batch size, plateaus, NaN/Inf, fp16 loss scale, checkpoints) and say what to do.",
         epilog="Exit codes: 0 no critical issue, 1 critical issues found, 2 usage or input error. "
-               "tsm-watch mcp: a Model Context Protocol server on stdio (pip install 'tsm-tui[mcp]').",
+        "tsm-watch mcp: a Model Context Protocol server on stdio (pip install 'tsm-tui[mcp]').",
     )
     p.add_argument("path", nargs="?", help="a log file or a run directory (searched recursively)")
     p.add_argument("--version", action="version", version=f"tsm-watch {__version__}")
@@ -291,8 +379,15 @@ def run_report(opts: Options, out=None) -> int:
     def on_run(an) -> None:  # (before the run is compacted: the exporter reads its detectors)
         exp.from_analysis(_name(an.run), top, an)
 
-    results = analyze_runs(opts.path, opts.settings, opts.info, opts.config, only=opts.run,
-                           on_batch=on_batch if exp is not None else None, on_run=on_run if exp is not None else None)
+    results = analyze_runs(
+        opts.path,
+        opts.settings,
+        opts.info,
+        opts.config,
+        only=opts.run,
+        on_batch=on_batch if exp is not None else None,
+        on_run=on_run if exp is not None else None,
+    )
     if exp is not None:
         exp.close()
     if opts.format in ("github", "sarif"):
@@ -351,8 +446,7 @@ def _check_export(opts: Options) -> None:
         raise UsageError("--print takes no PATH: tsm-watch --print prometheus-rules > tsm-rules.yml")
     exporting = opts.prom_file or opts.metrics_port is not None
     if opts.run_label and not exporting:
-        raise UsageError("--run-label names the run in the exported metrics: use it with --prom-file or "
-                         "--metrics-port")
+        raise UsageError("--run-label names the run in the exported metrics: use it with --prom-file or --metrics-port")
     if exporting and opts.preflight:
         raise UsageError("--prom-file / --metrics-port work with --follow, --report or the TUI, not --preflight")
     if opts.metrics_port is not None and not opts.follow and (opts.report or opts.json or not sys.stdout.isatty()):

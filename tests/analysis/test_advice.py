@@ -41,8 +41,12 @@ def contradictions(state: RunState, actions: list[str]) -> list[str]:
             bad.append(f"says the LR is not logged, the log has it: {act}")
         if low.startswith("lower the peak lr") and advice.lr_collapsed(state) is not None:
             bad.append(f"asks to lower the peak LR of a run whose LR collapsed: {act}")
-        if "add a linear lr warm-up" in low and info.warmup_steps and info.total_steps and \
-                info.warmup_steps >= 0.01 * info.total_steps:
+        if (
+            "add a linear lr warm-up" in low
+            and info.warmup_steps
+            and info.total_steps
+            and info.warmup_steps >= 0.01 * info.total_steps
+        ):
             bad.append(f"asks for a warm-up, the run has {info.warmup_steps} steps: {act}")
     return bad
 
@@ -102,7 +106,8 @@ def test_training_args_json_wins_over_the_defaults(tmp_path):
     for d in run.glob("checkpoint-*"):
         shutil.rmtree(d)
     (run / "trainer_state.json").write_text(
-        (run / "trainer_state.json").read_text().replace('"save_steps": 20', '"save_steps": null'))
+        (run / "trainer_state.json").read_text().replace('"save_steps": 20', '"save_steps": null')
+    )
     an = analyze(str(run))
     st = an.monitor.state
     assert (st.info.clip, st.info.beta2, st.info.save_strategy) == (0.5, 0.98, "no")

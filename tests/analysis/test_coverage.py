@@ -1,4 +1,4 @@
-""""Could not judge" said plainly (issue 28): every report names the checks that ran, the
+""" "Could not judge" said plainly (issue 28): every report names the checks that ran, the
 ones skipped and why, which metric it read from which file and key (``sources``), the
 metrics the log lacks, and says so when nothing about the training could be judged."""
 
@@ -25,21 +25,53 @@ def _json(capsys, *args) -> tuple[int, dict]:
 
 # (run, metric -> (format, the log's own key)) as the files in sample_runs/ and tests/data write them
 KEYS = [
-    ("sample_runs/spike_no_recover", {"loss": ("megatron", "lm loss"), "grad_norm": ("megatron", "grad norm"),
-                                      "lr": ("megatron", "learning rate"), "loss_scale": ("megatron", "loss scale")}),
-    ("sample_runs/plateau", {"loss": ("lightning-csv", "train_loss_step"), "val_loss": ("lightning-csv", "val_loss"),
-                             "grad_norm": ("lightning-csv", "grad_norm"), "lr": ("lightning-csv", "lr-AdamW")}),
-    ("sample_runs/nan_divergence", {"loss": ("jsonl", "loss"), "grad_norm": ("jsonl", "grad_norm"),
-                                    "lr": ("jsonl", "learning_rate")}),
-    ("sample_runs/spikes_recover", {"loss": ("llmc", "trl"), "val_loss": ("llmc", "tel"), "grad_norm": ("llmc", "norm"),
-                                    "lr": ("llmc", "lr")}),
-    ("sample_runs/generations/gibberish", {"loss": ("jsonl", "loss"), "grad_norm": ("jsonl", "grad_norm"),
-                                           "lr": ("jsonl", "lr"), "samples": ("jsonl", "sample")}),
-    ("tests/data/wandb/sdk-0.16.6/plain_nan/wandb", {"loss": ("wandb", "train/loss"),
-                                                     "grad_norm": ("wandb", "train/grad_norm"), "lr": ("wandb", "lr")}),
-    ("tests/data/frameworks/tensorboard_only", {"loss": ("tensorboard", "train/loss"),
-                                                "grad_norm": ("tensorboard", "train/grad_norm"),
-                                                "lr": ("tensorboard", "train/learning_rate")}),
+    (
+        "sample_runs/spike_no_recover",
+        {
+            "loss": ("megatron", "lm loss"),
+            "grad_norm": ("megatron", "grad norm"),
+            "lr": ("megatron", "learning rate"),
+            "loss_scale": ("megatron", "loss scale"),
+        },
+    ),
+    (
+        "sample_runs/plateau",
+        {
+            "loss": ("lightning-csv", "train_loss_step"),
+            "val_loss": ("lightning-csv", "val_loss"),
+            "grad_norm": ("lightning-csv", "grad_norm"),
+            "lr": ("lightning-csv", "lr-AdamW"),
+        },
+    ),
+    (
+        "sample_runs/nan_divergence",
+        {"loss": ("jsonl", "loss"), "grad_norm": ("jsonl", "grad_norm"), "lr": ("jsonl", "learning_rate")},
+    ),
+    (
+        "sample_runs/spikes_recover",
+        {"loss": ("llmc", "trl"), "val_loss": ("llmc", "tel"), "grad_norm": ("llmc", "norm"), "lr": ("llmc", "lr")},
+    ),
+    (
+        "sample_runs/generations/gibberish",
+        {
+            "loss": ("jsonl", "loss"),
+            "grad_norm": ("jsonl", "grad_norm"),
+            "lr": ("jsonl", "lr"),
+            "samples": ("jsonl", "sample"),
+        },
+    ),
+    (
+        "tests/data/wandb/sdk-0.16.6/plain_nan/wandb",
+        {"loss": ("wandb", "train/loss"), "grad_norm": ("wandb", "train/grad_norm"), "lr": ("wandb", "lr")},
+    ),
+    (
+        "tests/data/frameworks/tensorboard_only",
+        {
+            "loss": ("tensorboard", "train/loss"),
+            "grad_norm": ("tensorboard", "train/grad_norm"),
+            "lr": ("tensorboard", "train/learning_rate"),
+        },
+    ),
 ]
 
 
@@ -58,8 +90,7 @@ def test_sources_of_a_wandb_run_read_from_its_console(capsys):
     _, d = _json(capsys, os.path.join(ROOT, "tests/data/wandb/sdk-0.16.6/console_only/wandb"))
     used = next(f for f in d["files"] if f["used"])
     assert used["path"].endswith(".wandb")
-    assert d["sources"]["loss"] == {"file": used["path"], "format": "wandb-output", "key": "loss",
-                                    "channel": "console"}
+    assert d["sources"]["loss"] == {"file": used["path"], "format": "wandb-output", "key": "loss", "channel": "console"}
     assert "loss" not in d["coverage"]["unread"]
 
 
@@ -113,7 +144,7 @@ def test_a_run_where_nothing_could_be_judged_says_so(tmp_path, capsys):
     assert nj < lines.index("Recommended Actions:")  # before the actions, where the verdict is read
     assert "  read: val_loss <- 'val_loss' (from metrics.jsonl)" in lines
     assert "  not in the log: training loss, grad norm, learning rate, fp16 loss scale, generations" in lines
-    skipped = lines[lines.index(next(ln for ln in lines if ln.startswith("Could not judge ("))):]
+    skipped = lines[lines.index(next(ln for ln in lines if ln.startswith("Could not judge ("))) :]
     assert skipped[0] == f"Could not judge ({len(cov['skipped'])} of {len(d['checks'])} checks skipped):"
     assert "  Loss Spike Detection: no loss values in the log" in skipped
 
@@ -122,8 +153,10 @@ def test_a_judged_run_has_no_nothing_judged_line_and_lists_what_it_skipped(capsy
     main([os.path.join(SAMPLES, "spike_no_recover"), "--report"])
     out = capsys.readouterr().out
     assert "NOTHING JUDGED" not in out
-    assert ("  read: loss <- 'lm loss', grad_norm <- 'grad norm', lr <- 'learning rate', "
-            "loss_scale <- 'loss scale' (from train.log)") in out
+    assert (
+        "  read: loss <- 'lm loss', grad_norm <- 'grad norm', lr <- 'learning rate', "
+        "loss_scale <- 'loss scale' (from train.log)"
+    ) in out
     assert "Could not judge (5 of 12 checks skipped):\n  Batch Size Ratio: " in out
 
 

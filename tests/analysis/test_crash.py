@@ -31,124 +31,292 @@ CORPUS = os.path.join(ROOT, "bench", "corpus", "console")
 # Real lines, verbatim from the logs and issue threads the crash table cites (its
 # ``source`` column): (line, the table row it must be, its level).
 REAL = [
-    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of "
-     "63.42 GiB of which 1.20 GiB is free.", "cuda_oom", "fatal"),
-    ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 124.00 MiB. GPU 0 has a total capacity of "
-     "19.94 GiB of which 554.47 MiB is free.", "cuda_oom", "fatal"),
-    ("ResourceExhaustedError (see above for traceback): OOM when allocating tensor with shape[1,5095,3729,3]",
-     "tf_oom", "fatal"),
-    ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 7406166528 "
-     "bytes.", "xla_oom", "fatal"),
-    ("Out of memory error on GPU 0. Cannot allocate 5.300939GB memory on GPU 0, available memory is only "
-     "4.233276GB.", "paddle_oom", "fatal"),
-    ("RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate memory: you "
-     "tried to allocate 132426121216 bytes. Error code 12 (Cannot allocate memory)", "cpu_alloc", "fatal"),
-    ("slurmstepd: error: Detected 1 oom-kill event(s) in StepId=191.batch cgroup. Some of your processes may have "
-     "been killed by the cgroup out-of-memory handler.", "slurm_oom_kill", "fatal"),
-    ("slurmstepd: error: Detected 2 oom_kill events in StepId=JOBID.13. Some of the step tasks have been OOM "
-     "Killed.", "slurm_oom_kill", "fatal"),
+    (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of "
+        "63.42 GiB of which 1.20 GiB is free.",
+        "cuda_oom",
+        "fatal",
+    ),
+    (
+        "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 124.00 MiB. GPU 0 has a total capacity of "
+        "19.94 GiB of which 554.47 MiB is free.",
+        "cuda_oom",
+        "fatal",
+    ),
+    (
+        "ResourceExhaustedError (see above for traceback): OOM when allocating tensor with shape[1,5095,3729,3]",
+        "tf_oom",
+        "fatal",
+    ),
+    (
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 7406166528 "
+        "bytes.",
+        "xla_oom",
+        "fatal",
+    ),
+    (
+        "Out of memory error on GPU 0. Cannot allocate 5.300939GB memory on GPU 0, available memory is only "
+        "4.233276GB.",
+        "paddle_oom",
+        "fatal",
+    ),
+    (
+        "RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate memory: you "
+        "tried to allocate 132426121216 bytes. Error code 12 (Cannot allocate memory)",
+        "cpu_alloc",
+        "fatal",
+    ),
+    (
+        "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=191.batch cgroup. Some of your processes may have "
+        "been killed by the cgroup out-of-memory handler.",
+        "slurm_oom_kill",
+        "fatal",
+    ),
+    (
+        "slurmstepd: error: Detected 2 oom_kill events in StepId=JOBID.13. Some of the step tasks have been OOM "
+        "Killed.",
+        "slurm_oom_kill",
+        "fatal",
+    ),
     ("srun: error: Orion-01-01: task 4: Out Of Memory", "srun_oom", "fatal"),
     ("TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "lsf_memlimit", "fatal"),
     ("Killed", "shell_killed", "fatal"),
-    ('/var/spool/slurmd/job00191/slurm_script: line 28:  8156 Killed                  python3 main.py --prop hform',
-     "shell_killed", "fatal"),
-    ("[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation "
-     "timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, Timeout(ms)=600000) "
-     "ran for 600060 milliseconds before timing out.", "nccl_watchdog", "fatal"),
-    ("[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=469508, "
-     "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 milliseconds before timing out.", "nccl_watchdog",
-     "fatal"),
-    ("RuntimeError: NCCL communicator was aborted on rank 2.  Original reason for failure was: [Rank 2] Watchdog "
-     "caught collective operation timeout", "nccl_aborted", "fatal"),
-    ("[rank4]:[E1016 03:31:38.929241154 ProcessGroupNCCL.cpp:621] [Rank 4] Some NCCL operations have failed or "
-     "timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on "
-     "corrupted/incomplete data.", "nccl_down", "fatal"),
-    ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, "
-     "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1", "nccl_error", "fatal"),
+    (
+        "/var/spool/slurmd/job00191/slurm_script: line 28:  8156 Killed                  python3 main.py --prop hform",
+        "shell_killed",
+        "fatal",
+    ),
+    (
+        "[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, Timeout(ms)=600000) "
+        "ran for 600060 milliseconds before timing out.",
+        "nccl_watchdog",
+        "fatal",
+    ),
+    (
+        "[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=469508, "
+        "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 milliseconds before timing out.",
+        "nccl_watchdog",
+        "fatal",
+    ),
+    (
+        "RuntimeError: NCCL communicator was aborted on rank 2.  Original reason for failure was: [Rank 2] Watchdog "
+        "caught collective operation timeout",
+        "nccl_aborted",
+        "fatal",
+    ),
+    (
+        "[rank4]:[E1016 03:31:38.929241154 ProcessGroupNCCL.cpp:621] [Rank 4] Some NCCL operations have failed or "
+        "timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on "
+        "corrupted/incomplete data.",
+        "nccl_down",
+        "fatal",
+    ),
+    (
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, "
+        "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1",
+        "nccl_error",
+        "fatal",
+    ),
     ("torch.distributed.DistStoreError: Socket Timeout", "store_timeout", "fatal"),
     ("RuntimeError: CUDA error: an illegal memory access was encountered", "cuda_error", "fatal"),
     ("RuntimeError: CUDA error: device-side assert triggered", "cuda_error", "fatal"),
     ("RuntimeError: CUDA error: uncorrectable ECC error encountered", "cuda_error", "fatal"),
-    ("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, "
-     "n, k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, "
-     "CUBLAS_GEMM_DFALT_TENSOR_OP)`", "cuda_error", "fatal"),
-    ("RuntimeError: cuda runtime error (39) : uncorrectable ECC error encountered at "
-     "/pytorch/aten/src/THC/THCCachingHostAllocator.cpp:265", "cuda_error", "fatal"),
+    (
+        "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, "
+        "n, k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, "
+        "CUBLAS_GEMM_DFALT_TENSOR_OP)`",
+        "cuda_error",
+        "fatal",
+    ),
+    (
+        "RuntimeError: cuda runtime error (39) : uncorrectable ECC error encountered at "
+        "/pytorch/aten/src/THC/THCCachingHostAllocator.cpp:265",
+        "cuda_error",
+        "fatal",
+    ),
     ("RuntimeError: DataLoader worker (pid 1817) is killed by signal: Killed.", "dataloader_died", "fatal"),
-    ("RuntimeError: DataLoader worker (pid(s) 152949, 153068, 153163) exited unexpectedly", "dataloader_died",
-     "fatal"),
+    ("RuntimeError: DataLoader worker (pid(s) 152949, 153068, 153163) exited unexpectedly", "dataloader_died", "fatal"),
     ("ValueError: Caught ValueError in DataLoader worker process 0.", "dataloader_raised", "fatal"),
-    ("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory "
-     "(shm).", "dataloader_signal", "fatal"),
-    ("Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.",
-     "loss_scale_floor", "fatal"),
-    ("FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding. Try lowering the "
-     "learning rate, using gradient clipping or increasing the batch size.", "loss_scale_floor", "fatal"),
-    ("[rank3]: RuntimeError: [enforce fail at inline_container.cc:778] . PytorchStreamWriter failed writing file "
-     "data/3: file write failed", "write_failed", "fatal"),
+    (
+        "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+        "dataloader_signal",
+        "fatal",
+    ),
+    (
+        "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.",
+        "loss_scale_floor",
+        "fatal",
+    ),
+    (
+        "FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding. Try lowering the "
+        "learning rate, using gradient clipping or increasing the batch size.",
+        "loss_scale_floor",
+        "fatal",
+    ),
+    (
+        "[rank3]: RuntimeError: [enforce fail at inline_container.cc:778] . PytorchStreamWriter failed writing file "
+        "data/3: file write failed",
+        "write_failed",
+        "fatal",
+    ),
     ("Fatal Python error: Segmentation fault", "fatal_python", "fatal"),
-    ("/tmp/tmpn7e_t3z0: line 3: 146734 Segmentation fault      (core dumped) python train.py --config "
-     "configs/hifi_tse.yaml", "shell_signal", "fatal"),
+    (
+        "/tmp/tmpn7e_t3z0: line 3: 146734 Segmentation fault      (core dumped) python train.py --config "
+        "configs/hifi_tse.yaml",
+        "shell_signal",
+        "fatal",
+    ),
     ("Segmentation fault (core dumped)", "shell_signal", "fatal"),
     ("free(): invalid pointer", "glibc_abort", "fatal"),
     ("malloc(): memory corruption", "glibc_abort", "fatal"),
     ("terminate called after throwing an instance of 'c10::Error'", "cxx_terminate", "fatal"),
-    ("slurmstepd: error: *** JOB 494583 ON node12 CANCELLED AT 2024-04-20T09:09:37 DUE TO TIME LIMIT ***",
-     "slurm_cancelled", "fatal"),
-    ("slurmstepd: error: *** JOB 32391783 ON cn119 CANCELLED AT 2021-06-18T13:05:36 DUE TO PREEMPTION ***",
-     "slurm_cancelled", "fatal"),
-    ("slurmstepd: *** JOB 830329 CANCELLED AT 2018-08-06T17:21:44 DUE TO TIME LIMIT on n447 ***",
-     "slurm_cancelled", "fatal"),
-    ("slurmstepd: error: *** STEP 3495064.0 ON orion-01-01 CANCELLED AT 2021-10-27T19:35:36 ***",
-     "slurm_scancel", "stopped"),
+    (
+        "slurmstepd: error: *** JOB 494583 ON node12 CANCELLED AT 2024-04-20T09:09:37 DUE TO TIME LIMIT ***",
+        "slurm_cancelled",
+        "fatal",
+    ),
+    (
+        "slurmstepd: error: *** JOB 32391783 ON cn119 CANCELLED AT 2021-06-18T13:05:36 DUE TO PREEMPTION ***",
+        "slurm_cancelled",
+        "fatal",
+    ),
+    (
+        "slurmstepd: *** JOB 830329 CANCELLED AT 2018-08-06T17:21:44 DUE TO TIME LIMIT on n447 ***",
+        "slurm_cancelled",
+        "fatal",
+    ),
+    (
+        "slurmstepd: error: *** STEP 3495064.0 ON orion-01-01 CANCELLED AT 2021-10-27T19:35:36 ***",
+        "slurm_scancel",
+        "stopped",
+    ),
     ("srun: error: nid01934: tasks 2,4-5,7: Terminated", "srun_task", "fatal"),
     ("TERM_THREADLIMIT: job killed after reaching LSF thread limit.", "lsf_term", "fatal"),
     ("TERM_OWNER: job killed by owner.", "lsf_owner", "stopped"),
     ("Exited with exit code 143.", "lsf_exit", "fatal"),
     ("=>> PBS: job killed: walltime 86415 exceeded limit 86400", "pbs_walltime", "fatal"),
-    ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 2450457) of "
-     "binary: /app/yjl/envs/momentum-gsyjl/bin/python", "elastic_failed", "fatal"),
-    ("E1019 08:21:39.599000 3036 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: -6) "
-     "local_rank: 0 (pid: 3042) of binary: /usr/bin/python", "elastic_failed", "fatal"),
-    ("[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
-     "'--local_rank=0'] exits with return code = -9", "deepspeed_launcher", "fatal"),
+    (
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 2450457) of "
+        "binary: /app/yjl/envs/momentum-gsyjl/bin/python",
+        "elastic_failed",
+        "fatal",
+    ),
+    (
+        "E1019 08:21:39.599000 3036 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: -6) "
+        "local_rank: 0 (pid: 3042) of binary: /usr/bin/python",
+        "elastic_failed",
+        "fatal",
+    ),
+    (
+        "[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
+        "'--local_rank=0'] exits with return code = -9",
+        "deepspeed_launcher",
+        "fatal",
+    ),
     ("Stack (most recent call first):", "faulthandler_dump", "fatal"),
     ("RuntimeError: CUDA error: out of memory", "cuda_oom_runtime", "fatal"),
-    ("RuntimeError: cuda runtime error (2) : out of memory at /opt/conda/conda-bld/pytorch_1524584710464/work/aten/"
-     "src/THC/generic/THCStorage.cu:58", "cuda_oom_runtime", "fatal"),
+    (
+        "RuntimeError: cuda runtime error (2) : out of memory at /opt/conda/conda-bld/pytorch_1524584710464/work/aten/"
+        "src/THC/generic/THCStorage.cu:58",
+        "cuda_oom_runtime",
+        "fatal",
+    ),
 ]
 
 # inside a traceback: (the traceback's lines, the row of its exception line, its level)
 TRACEBACKS = [
-    (["Traceback (most recent call last):", '  File "train.py", line 74, in <module>', "    main()",
-      "KeyboardInterrupt"], "keyboard_interrupt", "stopped"),
-    (["Traceback (most recent call last):", '  File "x.py", line 1, in <module>',
-      "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: "], "child_failed", "fatal"),
-    (["Traceback (most recent call last):", '  File "main-multigpu.py", line 422, in <module>',
-      "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL"],
-     "spawn_exited", "fatal"),
-    (["Traceback (most recent call last):", '  File "run.py", line 752, in run',
-      "torch.distributed.elastic.multiprocessing.api.SignalException: Process 8665 got signal: 1"],
-     "elastic_signal", "fatal"),
-    (["Traceback (most recent call last):", '  File "launch.py", line 637, in simple_launcher',
-      "subprocess.CalledProcessError: Command '['python', 'sdxl_train.py']' returned non-zero exit status 1."],
-     "subprocess_failed", "fatal"),
-    (["[rank0]: Traceback (most recent call last):", '[rank0]:   File "src/train.py", line 28, in <module>',
-      "[rank0]:     main()", "[rank0]: TypeError: iteration over a 0-d tensor"], "exception", "fatal"),
-    (["(TaskRunner pid=625502) Traceback (most recent call last):",
-      '(TaskRunner pid=625502)   File "main_ppo.py", line 64, in run',
-      "(TaskRunner pid=625502) ray.exceptions.ActorUnavailableError: The actor is unavailable"],
-     "exception", "fatal"),
-    (["[2023-11-28 18:18:14,200] torch._dynamo.convert_frame: [WARNING] Traceback (most recent call last):",
-      '[2023-11-28 18:18:14,200] torch._dynamo.convert_frame: [WARNING]   File "_base.py", line 403, in __get_result',
-      "[2023-11-28 18:18:14,200] torch._dynamo.convert_frame: [WARNING]     raise self._exception",
-      "[2023-11-28 18:18:14,200] torch._dynamo.convert_frame: [WARNING] torch._dynamo.exc.BackendCompilerFailed: "
-      "backend='inductor' raised:"], "exception", "warning"),
-    (["----------------------", "Error Message Summary:", "----------------------", "ResourceExhaustedError: "],
-     "exception", "fatal"),
-    ([" 26%|##  | 1985/7650 [33:07<1:34:33,  1.00s/it]Traceback (most recent call last):",
-      '  File "C:\\\\kohya\\\\launch.py", line 1017, in launch_command', "    simple_launcher(args)",
-      "MemoryError"], "memory_error", "fatal"),
+    (
+        [
+            "Traceback (most recent call last):",
+            '  File "train.py", line 74, in <module>',
+            "    main()",
+            "KeyboardInterrupt",
+        ],
+        "keyboard_interrupt",
+        "stopped",
+    ),
+    (
+        [
+            "Traceback (most recent call last):",
+            '  File "x.py", line 1, in <module>',
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+        ],
+        "child_failed",
+        "fatal",
+    ),
+    (
+        [
+            "Traceback (most recent call last):",
+            '  File "main-multigpu.py", line 422, in <module>',
+            "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL",
+        ],
+        "spawn_exited",
+        "fatal",
+    ),
+    (
+        [
+            "Traceback (most recent call last):",
+            '  File "run.py", line 752, in run',
+            "torch.distributed.elastic.multiprocessing.api.SignalException: Process 8665 got signal: 1",
+        ],
+        "elastic_signal",
+        "fatal",
+    ),
+    (
+        [
+            "Traceback (most recent call last):",
+            '  File "launch.py", line 637, in simple_launcher',
+            "subprocess.CalledProcessError: Command '['python', 'sdxl_train.py']' returned non-zero exit status 1.",
+        ],
+        "subprocess_failed",
+        "fatal",
+    ),
+    (
+        [
+            "[rank0]: Traceback (most recent call last):",
+            '[rank0]:   File "src/train.py", line 28, in <module>',
+            "[rank0]:     main()",
+            "[rank0]: TypeError: iteration over a 0-d tensor",
+        ],
+        "exception",
+        "fatal",
+    ),
+    (
+        [
+            "(TaskRunner pid=625502) Traceback (most recent call last):",
+            '(TaskRunner pid=625502)   File "main_ppo.py", line 64, in run',
+            "(TaskRunner pid=625502) ray.exceptions.ActorUnavailableError: The actor is unavailable",
+        ],
+        "exception",
+        "fatal",
+    ),
+    (
+        [
+            "[2023-11-28 18:18:14,200] torch._dynamo.convert_frame: [WARNING] Traceback (most recent call last):",
+            '[2023-11-28 18:18:14,200] torch._dynamo.convert_frame: [WARNING]   File "_base.py", line 403, in __get_result',
+            "[2023-11-28 18:18:14,200] torch._dynamo.convert_frame: [WARNING]     raise self._exception",
+            "[2023-11-28 18:18:14,200] torch._dynamo.convert_frame: [WARNING] torch._dynamo.exc.BackendCompilerFailed: "
+            "backend='inductor' raised:",
+        ],
+        "exception",
+        "warning",
+    ),
+    (
+        ["----------------------", "Error Message Summary:", "----------------------", "ResourceExhaustedError: "],
+        "exception",
+        "fatal",
+    ),
+    (
+        [
+            " 26%|##  | 1985/7650 [33:07<1:34:33,  1.00s/it]Traceback (most recent call last):",
+            '  File "C:\\\\kohya\\\\launch.py", line 1017, in launch_command',
+            "    simple_launcher(args)",
+            "MemoryError",
+        ],
+        "memory_error",
+        "fatal",
+    ),
 ]
 
 # error-looking lines of real logs that are no crash (bench/corpus/console, corpus-b notes)
@@ -216,8 +384,12 @@ def test_lines_that_look_like_errors_but_are_no_crash(line):
 
 def test_a_caught_oom_printed_after_free_text_is_a_warning():
     # a real W&B console (bench/corpus/trackers/wandb0198_truncated_with_tb output.log:293)
-    got = events_of(["Error loading model:  CUDA out of memory. Tried to allocate 1008.00 MiB. GPU 0 has a total "
-                     "capacity of 14.74 GiB of which 7.43 GiB is free."])
+    got = events_of(
+        [
+            "Error loading model:  CUDA out of memory. Tried to allocate 1008.00 MiB. GPU 0 has a total "
+            "capacity of 14.74 GiB of which 7.43 GiB is free."
+        ]
+    )
     assert [(e.kind, e.level) for e in got] == [("cuda_oom", "warning")]
 
 
@@ -237,10 +409,19 @@ def test_a_record_between_header_and_exception_closes_the_traceback():
 
 def test_a_chained_traceback_keeps_the_warning_level():
     pre = "[2024-01-01 00:00:00] torch._dynamo: [WARNING] "
-    got = events_of([pre + "Traceback (most recent call last):", pre + '  File "a.py", line 1, in f',
-                     pre + "KeyError: 'x'", "", "The above exception was the direct cause of the following exception:",
-                     "", "Traceback (most recent call last):", '  File "b.py", line 2, in g',
-                     "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:"])
+    got = events_of(
+        [
+            pre + "Traceback (most recent call last):",
+            pre + '  File "a.py", line 1, in f',
+            pre + "KeyError: 'x'",
+            "",
+            "The above exception was the direct cause of the following exception:",
+            "",
+            "Traceback (most recent call last):",
+            '  File "b.py", line 2, in g',
+            "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:",
+        ]
+    )
     assert [e.level for e in got] == ["warning", "warning"]
 
 
@@ -258,19 +439,31 @@ TEXT_READERS = [c for c in registry.READERS if c.kind == "lines" and not issubcl
 @pytest.mark.parametrize("cls", TEXT_READERS, ids=lambda c: c.__name__)
 def test_every_text_reader_gets_the_crash_lines(cls):
     """No reader has code for it: LineReader taps every subclass's feed."""
-    got = events_of(["Traceback (most recent call last):", '  File "train.py", line 9, in <module>',
-                     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."], cls)
+    got = events_of(
+        [
+            "Traceback (most recent call last):",
+            '  File "train.py", line 9, in <module>',
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+        ],
+        cls,
+    )
     assert [e.kind for e in got] == ["cuda_oom"], cls.__name__
 
 
 def test_the_chunk_path_gives_the_events_of_the_line_path_in_place():
     """Megatron's and the generic reader's templates take the metric lines; the crash
     lines go through feed, so the chunk path puts the same events between the same records."""
-    mega = [f" iteration {i:8d}/ 1000 | elapsed time per iteration (ms): 300.0 | learning rate: 1.0E-04 | "
-            f"lm loss: {2.0 + 1.0 / i:.6E} | loss scale: 1.0 | grad norm: 0.5 |" for i in range(1, 60)]
+    mega = [
+        f" iteration {i:8d}/ 1000 | elapsed time per iteration (ms): 300.0 | learning rate: 1.0E-04 | "
+        f"lm loss: {2.0 + 1.0 / i:.6E} | loss scale: 1.0 | grad norm: 0.5 |"
+        for i in range(1, 60)
+    ]
     kv = [f"step {i} loss {2.0 + 1.0 / i:.4f} lr 0.0001" for i in range(1, 60)]
-    crash = ["Traceback (most recent call last):", '  File "pretrain_gpt.py", line 9, in <module>',
-             "RuntimeError: CUDA error: an illegal memory access was encountered"]
+    crash = [
+        "Traceback (most recent call last):",
+        '  File "pretrain_gpt.py", line 9, in <module>',
+        "RuntimeError: CUDA error: an illegal memory access was encountered",
+    ]
     for cls, lines in ((MegatronReader, mega), (KeyValueTextReader, kv)):
         text = "\n".join(lines[:40] + crash + lines[40:]) + "\n"
         by_line = []
@@ -306,10 +499,24 @@ def rec(step, loss=2.0):
     return StepRecord(step, loss=loss, lr=1e-4)
 
 
-def crash_line(text="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.", kind="cuda_oom",
-               cause="oom", level="fatal", before=None):
-    return TextEvent(before or 0, kind=kind, cause=cause, level=level, text=text, before=before, what="GPU OOM",
-                     framework="PyTorch", exception="torch.OutOfMemoryError")
+def crash_line(
+    text="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+    kind="cuda_oom",
+    cause="oom",
+    level="fatal",
+    before=None,
+):
+    return TextEvent(
+        before or 0,
+        kind=kind,
+        cause=cause,
+        level=level,
+        text=text,
+        before=before,
+        what="GPU OOM",
+        framework="PyTorch",
+        exception="torch.OutOfMemoryError",
+    )
 
 
 def check(mon: Monitor):
@@ -345,8 +552,14 @@ def test_oom_advice_never_asks_for_what_the_config_does():
 def test_more_crash_lines_fold_into_one_alert_naming_the_most_specific():
     mon = Monitor(Settings(), RunInfo())
     feed(mon, [rec(1), rec(2)])
-    got = feed(mon, [crash_line("ValueError: x", "exception", "exception"), crash_line(),
-                     crash_line("ChildFailedError", "child_failed", "launcher")])
+    got = feed(
+        mon,
+        [
+            crash_line("ValueError: x", "exception", "exception"),
+            crash_line(),
+            crash_line("ChildFailedError", "child_failed", "launcher"),
+        ],
+    )
     assert len(got) == 1
     assert "GPU OOM" in check(mon).summary and "3 crash lines" in check(mon).summary
     assert "GPU OOM" in mon.view_alerts()[-1].message
@@ -397,10 +610,11 @@ def test_a_warning_traceback_and_a_stop_are_warnings():
 
 def test_crash_lines_of_another_file_reach_the_run(tmp_path):
     """Slurm's --error file: the traceback in job.err, the series in job.out."""
-    (tmp_path / "job.out").write_text("".join(f"step {s} loss {3.0 - s * 0.01:.3f} lr 0.0001\n"
-                                              for s in range(1, 121)))
-    (tmp_path / "job.err").write_text("Traceback (most recent call last):\n  File \"train.py\", line 3\n"
-                                      "RuntimeError: NCCL communicator was aborted on rank 3.\n")
+    (tmp_path / "job.out").write_text("".join(f"step {s} loss {3.0 - s * 0.01:.3f} lr 0.0001\n" for s in range(1, 121)))
+    (tmp_path / "job.err").write_text(
+        'Traceback (most recent call last):\n  File "train.py", line 3\n'
+        "RuntimeError: NCCL communicator was aborted on rank 3.\n"
+    )
     an = analyze(str(tmp_path))
     used = [f for f in an.run.files if f.used]
     assert [os.path.basename(f.path) for f in used] == ["job.out"]
@@ -411,8 +625,10 @@ def test_crash_lines_of_another_file_reach_the_run(tmp_path):
 
 
 def test_a_run_that_crashed_before_its_first_step_is_a_report(tmp_path, capsys):
-    (tmp_path / "train.err").write_text("Traceback (most recent call last):\n  File \"t.py\", line 1\n"
-                                        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.\n")
+    (tmp_path / "train.err").write_text(
+        'Traceback (most recent call last):\n  File "t.py", line 1\n'
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.\n"
+    )
     (tmp_path / "train.out").write_text("loading model\nstarting\n")
     assert main([str(tmp_path), "--report", "--json"]) == 1
     d = json.loads(capsys.readouterr().out)
@@ -465,13 +681,16 @@ def _report(name, capsys):
     return d["checks"], d["alerts"]
 
 
-@pytest.mark.parametrize("name,step,status,what", [
-    ("hf_ds_bitdistiller_ckpt_write_crash", 1818, "FAIL", "write failed"),
-    ("nanochat_dead_run_assert_crash", 99, "FAIL", "AssertionError"),
-    ("llamafactory_torchrun_elastic_crash", 24, "FAIL", "TypeError"),
-    ("megatron_torchrun_ranks_collective_hang", 344, "FAIL", "stacks"),
-    ("d2_devit_fewshot_triton_warnings", 199, "PASS", "restarted"),
-])
+@pytest.mark.parametrize(
+    "name,step,status,what",
+    [
+        ("hf_ds_bitdistiller_ckpt_write_crash", 1818, "FAIL", "write failed"),
+        ("nanochat_dead_run_assert_crash", 99, "FAIL", "AssertionError"),
+        ("llamafactory_torchrun_elastic_crash", 24, "FAIL", "TypeError"),
+        ("megatron_torchrun_ranks_collective_hang", 344, "FAIL", "stacks"),
+        ("d2_devit_fewshot_triton_warnings", 199, "PASS", "restarted"),
+    ],
+)
 def test_real_crash_logs(name, step, status, what, capsys):
     checks, alerts = _report(name, capsys)
     c = [c for c in checks if c["id"] == "crash"]
@@ -493,8 +712,11 @@ def test_a_crash_before_any_step_then_steps_is_a_relaunch_not_a_survived_traceba
     launches were segmented on the total loss.) Text and chunk paths alike."""
     run = tmp_path / "run"
     run.mkdir()
-    lines = ["Traceback (most recent call last):", '  File "train.py", line 3, in <module>',
-             "AssertionError: [12L] cann't be found."]
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "train.py", line 3, in <module>',
+        "AssertionError: [12L] cann't be found.",
+    ]
     lines += [f"step {s} loss {3.0 - s / 1000:.4f} lr 1e-4" for s in range(1, 121)]
     (run / "train.log").write_text("\n".join(lines) + "\n")
     an = analyze(str(run), Settings())

@@ -210,7 +210,7 @@ def test_plateau_vs_convergence():
 
 def test_loss_scale_collapse_and_startup_backoffs():
     recs = []
-    scale = 2.0 ** 32
+    scale = 2.0**32
     for step in range(1, 1001):
         if step <= 16:
             scale /= 2  # start-up search: normal
@@ -252,8 +252,10 @@ def test_memory_is_bounded():
 def _slow_descent(n=1500, seed=5, noise=0.03):
     """Loss that keeps improving ~1.5% per 100 steps, LR at its peak throughout."""
     rng = random.Random(seed)
-    return [StepRecord(step=s, loss=3.0 * math.exp(-s / 6000) * (1 + rng.gauss(0, noise)), grad_norm=0.5, lr=3e-4)
-            for s in range(1, n + 1)]
+    return [
+        StepRecord(step=s, loss=3.0 * math.exp(-s / 6000) * (1 + rng.gauss(0, noise)), grad_norm=0.5, lr=3e-4)
+        for s in range(1, n + 1)
+    ]
 
 
 def test_plateau_not_raised_by_a_recovering_spike_on_a_descent():
@@ -284,6 +286,7 @@ def test_plateau_not_raised_on_slow_noisy_descents_of_the_samples():
     # window at rel 2.4%, t 1.9) and recovering spikes (spikes_recover) used to
     # raise "Loss flat" warnings on losses that were still improving
     from tsm_tui.analysis.engine import analyze
+
     for name in ("no_warmup", "spikes_recover"):
         an = analyze(os.path.join(SAMPLES, name))
         assert [a.step for a in an.monitor.alerts if a.check == "plateau"] == [], name
@@ -352,11 +355,17 @@ def test_no_checkpoint_yet_is_judged_against_the_planned_saves():
     assert status(10) == ("PASS", "no checkpoint yet: the first is planned at step 90 (every 90 steps)")
     assert status(67)[0] == "PASS"
     assert status(99, [(90, "checkpoint-90")])[0] == "PASS"
-    assert status(120) == ("WARN", "no checkpoints found in the run directory, though one was planned at step 90 "
-                                   "(every 90 steps): nothing to roll back to")
+    assert status(120) == (
+        "WARN",
+        "no checkpoints found in the run directory, though one was planned at step 90 "
+        "(every 90 steps): nothing to roll back to",
+    )
     # a planned interval over the limit is said before the first save too (it does not flip)
-    assert status(140, save=150) == ("WARN", "no checkpoint yet; saves planned every 150 steps: a rollback could "
-                                             "lose 150 steps (> 20% of the run (500 planned))")
+    assert status(140, save=150) == (
+        "WARN",
+        "no checkpoint yet; saves planned every 150 steps: a rollback could "
+        "lose 150 steps (> 20% of the run (500 planned))",
+    )
     assert status(500, [(150, "c-150"), (300, "c-300"), (450, "c-450")], save=150)[0] == "WARN"
 
 
@@ -420,8 +429,9 @@ def _noisy_batch_loss(n=1320, every=100, level=0.004, sd=1.2, seed=7):
     shape of a healthy PaddleNLP retrieval fine-tune's batch_loss (0.0002..0.17, median ~0.003;
     bench/corpus/console/paddle_vinvl_retrieval_workerlog, labelled healthy)."""
     rng = random.Random(seed)
-    return [StepRecord(step=every * (i + 1), loss=level * math.exp(rng.gauss(0, sd)) * (1 - 0.5 * i / n))
-            for i in range(n)]
+    return [
+        StepRecord(step=every * (i + 1), loss=level * math.exp(rng.gauss(0, sd)) * (1 - 0.5 * i / n)) for i in range(n)
+    ]
 
 
 def test_a_noisy_sparse_loss_back_at_its_level_is_recovered():

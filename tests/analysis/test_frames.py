@@ -32,9 +32,25 @@ ROOT = paths.ROOT
 def _shape(r: StepRecord):
     if r.samples is not None or r.overflow or r.loss_missing:
         return None
-    return (tuple(f for f in ("loss", "grad_norm", "lr", "loss_scale", "tokens", "time", "epoch", "val_loss",
-                              "skipped", "nan_iters") if getattr(r, f) is not None),
-            tuple(r.extra) if r.extra else ())
+    return (
+        tuple(
+            f
+            for f in (
+                "loss",
+                "grad_norm",
+                "lr",
+                "loss_scale",
+                "tokens",
+                "time",
+                "epoch",
+                "val_loss",
+                "skipped",
+                "nan_iters",
+            )
+            if getattr(r, f) is not None
+        ),
+        tuple(r.extra) if r.extra else (),
+    )
 
 
 def to_items(recs: list[StepRecord], size: int) -> list:
@@ -56,8 +72,20 @@ def to_items(recs: list[StepRecord], size: int) -> list:
 
 
 #: detectors whose internal state must match too (their columnar paths commit state in bulk)
-COMPARED = ("lr_schedule", "plateau", "nonfinite", "batch_size", "checkpoints", "output_collapse", "loss_spike",
-            "grad_norm", "loss_scale", "crash", "throughput", "overfitting")
+COMPARED = (
+    "lr_schedule",
+    "plateau",
+    "nonfinite",
+    "batch_size",
+    "checkpoints",
+    "output_collapse",
+    "loss_spike",
+    "grad_norm",
+    "loss_scale",
+    "crash",
+    "throughput",
+    "overfitting",
+)
 
 
 def _slots(cls) -> list[str]:
@@ -66,8 +94,11 @@ def _slots(cls) -> list[str]:
     for c in cls.__mro__:
         sl = c.__dict__.get("__slots__", ())
         derived = getattr(cls, "DERIVED", ())  # caches of what the other slots determine
-        out += [sl] if isinstance(sl, str) else [k for k in sl if k not in ("__dict__", "__weakref__")
-                                                 and k not in derived]
+        out += (
+            [sl]
+            if isinstance(sl, str)
+            else [k for k in sl if k not in ("__dict__", "__weakref__") and k not in derived]
+        )
     return out
 
 
@@ -94,8 +125,11 @@ def _plain(x):
 
 
 def detector_state(mon: Monitor) -> dict:
-    return {d.id: {k: _plain(v) for k, v in vars(d).items() if k not in ("s", "state")}
-            for d in mon.detectors if d.id in COMPARED}
+    return {
+        d.id: {k: _plain(v) for k, v in vars(d).items() if k not in ("s", "state")}
+        for d in mon.detectors
+        if d.id in COMPARED
+    }
 
 
 def snapshot(mon: Monitor) -> dict:
@@ -105,15 +139,24 @@ def snapshot(mon: Monitor) -> dict:
         "alerts": [a.to_json() | {"key": a.key} for a in mon.alerts],
         "folded": dict(mon.folded),
         "checks": [c.to_json() for c in mon.checks()],
-        "state": (st.records, st.first_step, st.last_step, st.peak_lr, st.peak_lr_step, st.last_lr,
-                  list(st.resumes), st.early_trouble_step),
+        "state": (
+            st.records,
+            st.first_step,
+            st.last_step,
+            st.peak_lr,
+            st.peak_lr_step,
+            st.last_lr,
+            list(st.resumes),
+            st.early_trouble_step,
+        ),
         "records": mon.records,
         "actions": mon.actions(),
     }
 
 
-def run_both(recs: list[StepRecord], info: RunInfo | None = None, sizes=(1, 7, 64, 1000, 10 ** 9),
-             finalize: bool = True) -> None:
+def run_both(
+    recs: list[StepRecord], info: RunInfo | None = None, sizes=(1, 7, 64, 1000, 10**9), finalize: bool = True
+) -> None:
     def fresh() -> Monitor:
         i = RunInfo()
         if info is not None:
@@ -141,8 +184,19 @@ def run_both(recs: list[StepRecord], info: RunInfo | None = None, sizes=(1, 7, 6
 
 
 # -- synthetic runs ----------------------------------------------------------------------
-def curve(n, seed=1, spikes=(), noise=0.015, gn_spikes=(), nan_at=(), lr_zero_from=None, warm=None,
-          plateau_from=None, with_scale=False, tokens=False):
+def curve(
+    n,
+    seed=1,
+    spikes=(),
+    noise=0.015,
+    gn_spikes=(),
+    nan_at=(),
+    lr_zero_from=None,
+    warm=None,
+    plateau_from=None,
+    with_scale=False,
+    tokens=False,
+):
     rng = random.Random(seed)
     warm = warm if warm is not None else max(10, n // 100)
     out = []
@@ -188,8 +242,9 @@ CASES = {
     # the robust grad-norm rule: bursts in the first records of a falling grad norm, and
     # zeros (skipped fp16 steps) that keep the local median's window apart from the rolling one
     "grad_fall": lambda: grad_fall(1500, bursts=(12, 13, 58, 59, 60, 300, 301, 900)),
-    "grad_fall_zeros": lambda: grad_fall(1500, tau=30.0, bursts=(40, 140, 700),
-                                         zeros=set(range(100, 240)) | {20, 21, 22, 500}),
+    "grad_fall_zeros": lambda: grad_fall(
+        1500, tau=30.0, bursts=(40, 140, 700), zeros=set(range(100, 240)) | {20, 21, 22, 500}
+    ),
     "spikes_recover": lambda: curve(4000, spikes=(1500, 2500), gn_spikes=(1200,)),
     "noisy": lambda: curve(3000, noise=0.3, seed=3),
     "nan": lambda: curve(2000, nan_at=(700, 701, 1500)),
@@ -197,8 +252,10 @@ CASES = {
     "no_warmup": lambda: curve(2000, warm=1),
     "plateau": lambda: curve(6000, plateau_from=1500),
     "fp16": lambda: curve(2000, with_scale=True, tokens=True),
-    "spike_no_recover": lambda: [StepRecord(r.step, loss=r.loss * (4 if r.step > 1200 else 1), grad_norm=r.grad_norm,
-                                            lr=r.lr) for r in curve(3000)],
+    "spike_no_recover": lambda: [
+        StepRecord(r.step, loss=r.loss * (4 if r.step > 1200 else 1), grad_norm=r.grad_norm, lr=r.lr)
+        for r in curve(3000)
+    ],
 }
 
 
@@ -238,11 +295,17 @@ def _run_records(path: str) -> tuple[list[StepRecord], RunInfo]:
     return list(registry.read_records(run.primary, run.readers[run.primary])), info
 
 
-@pytest.mark.parametrize("name", sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "sample_runs", "*"))
-                                        if os.path.isdir(p) and os.path.basename(p) != "generations"))
+@pytest.mark.parametrize(
+    "name",
+    sorted(
+        os.path.basename(p)
+        for p in glob.glob(os.path.join(ROOT, "sample_runs", "*"))
+        if os.path.isdir(p) and os.path.basename(p) != "generations"
+    ),
+)
 def test_sample_runs(name):
     recs, info = _run_records(os.path.join(ROOT, "sample_runs", name))
-    run_both(recs, info=info, sizes=(3, 100, 10 ** 9))
+    run_both(recs, info=info, sizes=(3, 100, 10**9))
 
 
 def test_frame_records_roundtrip():
@@ -286,19 +349,22 @@ LR_CASES = {
     # no warm-up at all, a cosine from the first step
     "cosine_no_warmup": lambda: _lr_curve(2000, lambda s: _cosine(s, 2000, 0)),
     # zero stretches: short ones, one long enough to alert, then positive again
-    "zero_stretches": lambda: _lr_curve(4000, lambda s: 0.0 if (s % 97 < 15 and s > 300) or 1500 <= s < 2200
-                                        else _cosine(s, 4000, 40)),
+    "zero_stretches": lambda: _lr_curve(
+        4000, lambda s: 0.0 if (s % 97 < 15 and s > 300) or 1500 <= s < 2200 else _cosine(s, 4000, 40)
+    ),
     # the LR ends at 0 for the last 1.5% of a known plan (a schedule that ends there)
     "zero_at_end": lambda: _lr_curve(3000, lambda s: 0.0 if s > 2955 else _cosine(s, 3000, 60)),
     # NaN and Inf LRs scattered, and a NaN stretch across the warm-up's end
-    "nan_lr": lambda: _lr_curve(2000, lambda s: math.nan if s % 37 == 0 or 55 <= s <= 70 else
-                                (math.inf if s % 101 == 0 else _cosine(s, 2000, 60))),
+    "nan_lr": lambda: _lr_curve(
+        2000,
+        lambda s: math.nan if s % 37 == 0 or 55 <= s <= 70 else (math.inf if s % 101 == 0 else _cosine(s, 2000, 60)),
+    ),
     # negative and -0.0 LRs (a broken scheduler), during and after the ramp
-    "negative": lambda: _lr_curve(1500, lambda s: -1e-5 if s in (5, 6, 800, 801) else
-                                  (-0.0 if s in (30, 900) else _cosine(s, 1500, 50))),
+    "negative": lambda: _lr_curve(
+        1500, lambda s: -1e-5 if s in (5, 6, 800, 801) else (-0.0 if s in (30, 900) else _cosine(s, 1500, 50))
+    ),
     # the log starts late: warm-up not visible
-    "late_start": lambda: [StepRecord(r.step + 5000, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr)
-                           for r in curve(2000)],
+    "late_start": lambda: [StepRecord(r.step + 5000, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr) for r in curve(2000)],
     # one record only after the warm-up
     "tiny": lambda: curve(3),
 }
@@ -342,10 +408,12 @@ def test_lr_peak_against_params():
     # a 125M model: GPT-3's 6e-4; the LR climbs through the WARN line into the FAIL line
     # during the warm-up, and a second run jumps above both after the ramp
     for peak, warm, jump in ((2e-2, 800, None), (1e-3, 50, (1200, 3e-2))):
+
         def lr(s, peak=peak, warm=warm, jump=jump):
             if jump and s >= jump[0]:
                 return jump[1]
             return _cosine(s, 2500, warm, peak)
+
         run_both(_lr_curve(2500, lr), info=_info(params=1.25e8, total_steps=2500))
 
 
@@ -353,19 +421,19 @@ def test_lr_peak_against_params():
 def test_plateau_edges():
     n = 20000
     flat = curve(n, plateau_from=4000, noise=0.01)
-    run_both(flat, sizes=(64, 1000, 10 ** 9))
+    run_both(flat, sizes=(64, 1000, 10**9))
     # flat with the LR decayed (converged), and flat with no LR at all
     decayed = _lr_curve(8000, lambda s: 3e-4 * min(1.0, s / 80) * (0.05 if s > 3000 else 1.0), plateau_from=2500)
-    run_both(decayed, sizes=(7, 1000, 10 ** 9))
+    run_both(decayed, sizes=(7, 1000, 10**9))
     no_lr = [StepRecord(r.step, loss=r.loss, grad_norm=r.grad_norm) for r in curve(6000, plateau_from=1500)]
-    run_both(no_lr, info=_info(total_steps=6000), sizes=(7, 1000, 10 ** 9))
+    run_both(no_lr, info=_info(total_steps=6000), sizes=(7, 1000, 10**9))
     # NaN losses and grad norms inside blocks, a resume in the middle of the plateau
     recs = curve(7000, plateau_from=1500, nan_at=(3000, 4100, 4101))
     for r in recs:
         if r.step % 53 == 0:
             r.grad_norm = math.inf
     recs = recs[:5000] + [StepRecord(r.step, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr) for r in recs[3500:]]
-    run_both(recs, sizes=(7, 64, 1000, 10 ** 9))
+    run_both(recs, sizes=(7, 64, 1000, 10**9))
 
 
 @pytest.mark.slow
@@ -373,15 +441,18 @@ def test_plateau_constant_loss_inside_a_block():
     # the constant-loss alert is raised by the record that makes the run CONST_RECORDS
     # long, wherever a block or a frame ends (HF logs a NaN loss as 0.0)
     for at, val in ((700, 0.0), (1333, 2.5), (90, 0.0)):
-        recs = [StepRecord(r.step, loss=val if r.step >= at else r.loss, grad_norm=r.grad_norm, lr=r.lr)
-                for r in curve(1500)]
-        run_both(recs, sizes=(1, 7, 19, 64, 1000, 10 ** 9))
+        recs = [
+            StepRecord(r.step, loss=val if r.step >= at else r.loss, grad_norm=r.grad_norm, lr=r.lr)
+            for r in curve(1500)
+        ]
+        run_both(recs, sizes=(1, 7, 19, 64, 1000, 10**9))
 
 
 def test_schedule_peak_columns_match_records():
     # lr_peak.SchedulePeak (the schedule's peak for advice): per LR and per column agree,
     # cut anywhere, through ramps, holds, falls, jumps, zeros, negatives and NaN / Inf
     from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
+
     rng = random.Random(7)
     for t in range(600):
         n = rng.randrange(1, 120)
@@ -392,8 +463,15 @@ def test_schedule_peak_columns_match_records():
                 v.append(lr)
                 continue
             k = rng.random()
-            lr = (lr * rng.choice([1.0, 1.01, 1.2, 1.6, 3.0]) + 1e-6 if k < 0.5 else lr * rng.uniform(0.5, 1.0)
-                  if k < 0.8 else lr if k < 0.9 else rng.choice([0.0, math.nan, math.inf, 50 * abs(lr) + 1e-3]))
+            lr = (
+                lr * rng.choice([1.0, 1.01, 1.2, 1.6, 3.0]) + 1e-6
+                if k < 0.5
+                else lr * rng.uniform(0.5, 1.0)
+                if k < 0.8
+                else lr
+                if k < 0.9
+                else rng.choice([0.0, math.nan, math.inf, 50 * abs(lr) + 1e-3])
+            )
             v.append(lr)
         one = SchedulePeak()
         for x in v:
@@ -410,23 +488,39 @@ def test_plateau_dead_grad_norm():
     for r in recs:
         if r.step > 1500:
             r.grad_norm *= 0.01
-    run_both(recs, sizes=(64, 1000, 10 ** 9))
+    run_both(recs, sizes=(64, 1000, 10**9))
 
 
 NONFINITE_CASES = {
-    "inf_loss": lambda: [StepRecord(r.step, loss=math.inf if r.step == 900 else r.loss, grad_norm=r.grad_norm,
-                                    lr=r.lr) for r in curve(1500)],
-    "nan_grad_norm": lambda: [StepRecord(r.step, loss=r.loss, grad_norm=math.nan if r.step in (400, 1200) else
-                                         r.grad_norm, lr=r.lr) for r in curve(1500)],
-    "zero_loss_nan_gn": lambda: [StepRecord(r.step, loss=0.0 if r.step > 1000 else r.loss,
-                                            grad_norm=math.nan if r.step > 1000 else r.grad_norm, lr=r.lr)
-                                 for r in curve(1500)],
-    "grad_norm_only": lambda: [StepRecord(r.step, grad_norm=-math.inf if r.step == 700 else r.grad_norm)
-                               for r in curve(1500)],
+    "inf_loss": lambda: [
+        StepRecord(r.step, loss=math.inf if r.step == 900 else r.loss, grad_norm=r.grad_norm, lr=r.lr)
+        for r in curve(1500)
+    ],
+    "nan_grad_norm": lambda: [
+        StepRecord(r.step, loss=r.loss, grad_norm=math.nan if r.step in (400, 1200) else r.grad_norm, lr=r.lr)
+        for r in curve(1500)
+    ],
+    "zero_loss_nan_gn": lambda: [
+        StepRecord(
+            r.step, loss=0.0 if r.step > 1000 else r.loss, grad_norm=math.nan if r.step > 1000 else r.grad_norm, lr=r.lr
+        )
+        for r in curve(1500)
+    ],
+    "grad_norm_only": lambda: [
+        StepRecord(r.step, grad_norm=-math.inf if r.step == 700 else r.grad_norm) for r in curve(1500)
+    ],
     # Megatron: a count of NaN iterations per logged interval
-    "nan_iters": lambda: [StepRecord(r.step, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr,
-                                     nan_iters=2 if r.step in (600, 601, 1300) else 0, skipped=0)
-                          for r in curve(1500)],
+    "nan_iters": lambda: [
+        StepRecord(
+            r.step,
+            loss=r.loss,
+            grad_norm=r.grad_norm,
+            lr=r.lr,
+            nan_iters=2 if r.step in (600, 601, 1300) else 0,
+            skipped=0,
+        )
+        for r in curve(1500)
+    ],
 }
 
 
@@ -444,8 +538,13 @@ def test_batch_size_edges():
         r.tokens = 512.0 * (r.step if r.step < 900 else r.step - 850)
         if r.step % 41 == 0:
             r.tokens = math.nan
-    for info in (_info(params=1.25e8), _info(params=1.25e8, total_steps=2000), _info(params=1.25e8, batch_tokens=6e7),
-                 _info(params=1e3), _info(params=1.25e8, batch_tokens=5e5)):
+    for info in (
+        _info(params=1.25e8),
+        _info(params=1.25e8, total_steps=2000),
+        _info(params=1.25e8, batch_tokens=6e7),
+        _info(params=1e3),
+        _info(params=1.25e8, batch_tokens=5e5),
+    ):
         run_both(recs, info=info)
     # a tokens counter that starts late (no rate for a while), judged on a PASS batch
     recs = curve(1500, tokens=True)
@@ -464,14 +563,20 @@ def _scaled(n, scale_of, skipped_of=lambda s: 0, seed=6):
 
 LOSS_SCALE_CASES = {
     # the start-up search halves, then growth, then a collapse far below the running max
-    "collapse": lambda: _scaled(2000, lambda s: 2.0 ** (16 - min(s, 6)) if s < 300 else
-                                (2.0 ** 14 if s < 1200 else 16.0)),
+    "collapse": lambda: _scaled(
+        2000, lambda s: 2.0 ** (16 - min(s, 6)) if s < 300 else (2.0**14 if s < 1200 else 16.0)
+    ),
     # pinned at its minimum for long, with NaN / Inf scales among the pinned records
-    "pinned_with_nan": lambda: _scaled(1500, lambda s: (math.nan if s % 7 == 0 else math.inf if s % 11 == 0 else 1.0)
-                                       if s > 600 else 65536.0 / (2 ** (s // 150))),
+    "pinned_with_nan": lambda: _scaled(
+        1500,
+        lambda s: (
+            (math.nan if s % 7 == 0 else math.inf if s % 11 == 0 else 1.0) if s > 600 else 65536.0 / (2 ** (s // 150))
+        ),
+    ),
     # skipped steps: a burst past the warning line, then a long one past the failing line
-    "skips": lambda: _scaled(3000, lambda s: 65536.0, lambda s: 1 if 900 <= s < 915 or (2000 <= s < 2400 and s % 3)
-                             else 0),
+    "skips": lambda: _scaled(
+        3000, lambda s: 65536.0, lambda s: 1 if 900 <= s < 915 or (2000 <= s < 2400 and s % 3) else 0
+    ),
     # a scale of 1.0 throughout (bf16 logged as fp16): nothing to say
     "constant_one": lambda: _scaled(1200, lambda s: 1.0),
 }
@@ -482,8 +587,10 @@ LOSS_SCALE_CASES = {
 def test_loss_scale_edges(case):
     recs = LOSS_SCALE_CASES[case]()
     if case == "collapse":  # a restart from a checkpoint in the middle: the start-up search again
-        recs = recs[:1500] + [StepRecord(r.step, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr, loss_scale=r.loss_scale,
-                                         skipped=r.skipped) for r in recs[1000:]]
+        recs = recs[:1500] + [
+            StepRecord(r.step, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr, loss_scale=r.loss_scale, skipped=r.skipped)
+            for r in recs[1000:]
+        ]
     run_both(recs)
 
 
@@ -508,9 +615,10 @@ def test_memorisation():
     run_both(recs)
     # a short dip that does not alert, then recovery: the EMA decays for ~37k records until
     # it stops moving (a subnormal fixed point), then comes back near zero with an eval loss
-    recs = _memo_run(n=42000, low_from=100, low_to=130) + \
-        [StepRecord(s, loss=0.001, grad_norm=0.1, lr=1e-5, val_loss=0.5) for s in range(42001, 42200)]
-    run_both(recs, sizes=(1000, 10 ** 9))
+    recs = _memo_run(n=42000, low_from=100, low_to=130) + [
+        StepRecord(s, loss=0.001, grad_norm=0.1, lr=1e-5, val_loss=0.5) for s in range(42001, 42200)
+    ]
+    run_both(recs, sizes=(1000, 10**9))
 
 
 @pytest.mark.slow
@@ -539,8 +647,13 @@ def test_unit_series():
         logit = 20.0 + s * (0.05 if s < 2000 else 0.6)
         if s in (2300, 2301):
             logit = math.inf if s == 2300 else math.nan
-        r.extra = {"tokens_per_sec": 1000.0 + s, "layer_0/attn_entropy": ent,
-                   "attn-entropy": 2.0, "mlp.zero_frac": min(1.0, 0.5 + s / 3000), "max_attention_logit": logit}
+        r.extra = {
+            "tokens_per_sec": 1000.0 + s,
+            "layer_0/attn_entropy": ent,
+            "attn-entropy": 2.0,
+            "mlp.zero_frac": min(1.0, 0.5 + s / 3000),
+            "max_attention_logit": logit,
+        }
     run_both(recs)
 
 
@@ -564,7 +677,7 @@ def test_verdict_cases(name):
     if len(rows) > 3000:  # the 68k-step QLoRA case: every 4th record keeps the test fast
         rows = rows[::4]
     info = RunInfo(**plan)
-    run_both([StepRecord(**r) for r in rows], info=info, sizes=(1, 7, 64, 10 ** 9))
+    run_both([StepRecord(**r) for r in rows], info=info, sizes=(1, 7, 64, 10**9))
 
 
 # -- random streams, cut at random, compared at every frame boundary ----------------------------
@@ -583,8 +696,11 @@ def _timing(out: list[StepRecord], rng: random.Random) -> None:
     evals = rng.choice([0, 0, 5, 25])
     best = rng.randrange(len(out)) if evals else None
     for i, r in enumerate(out):
-        dt = rng.uniform(0.9, 1.1) * (30.0 if i in slow else 1.0) * (4.0 if lasting is not None and
-                                                                        lasting <= i < lasting + 40 else 1.0)
+        dt = (
+            rng.uniform(0.9, 1.1)
+            * (30.0 if i in slow else 1.0)
+            * (4.0 if lasting is not None and lasting <= i < lasting + 40 else 1.0)
+        )
         t += dt
         if "time" in kind:
             r.time = math.nan if rng.random() < 0.01 else t
@@ -603,21 +719,43 @@ def random_stream(seed: int) -> tuple[list[StepRecord], RunInfo]:
     series, step gaps, a resume; and a random plan."""
     rng = random.Random(seed)
     n = rng.randrange(150, 2500)
-    has = {f: rng.random() < p for f, p in (("loss", 0.92), ("grad_norm", 0.8), ("lr", 0.8), ("loss_scale", 0.3),
-                                            ("skipped", 0.3), ("tokens", 0.3), ("nan_iters", 0.2),
-                                            ("val_loss", 0.15), ("extra", 0.3))}
+    has = {
+        f: rng.random() < p
+        for f, p in (
+            ("loss", 0.92),
+            ("grad_norm", 0.8),
+            ("lr", 0.8),
+            ("loss_scale", 0.3),
+            ("skipped", 0.3),
+            ("tokens", 0.3),
+            ("nan_iters", 0.2),
+            ("val_loss", 0.15),
+            ("extra", 0.3),
+        )
+    }
     noise = rng.choice([0.005, 0.02, 0.1, 0.4])
     gn_level = rng.choice([0.5, 0.5, 2.0, 8.0])
     const = rng.choice([0.0, 2.5])
     warm = rng.choice([1, 10, max(10, n // 50), n // 5])
     peak = rng.choice([3e-4, 1e-3, 3e-2])
     events = {}
-    for kind, k in (("spike", rng.randrange(0, 4)), ("gn_spike", rng.randrange(0, 4)), ("lr_jump", rng.random() < 0.2),
-                    ("lr_zero", rng.random() < 0.2), ("const", rng.random() < 0.15), ("low", rng.random() < 0.1),
-                    ("diverge", rng.random() < 0.1),
-                    ("plateau", rng.random() < 0.3), ("vanish", rng.random() < 0.1), ("halve", rng.randrange(0, 6)),
-                    ("pin", rng.random() < 0.15), ("skip", rng.randrange(0, 4)), ("nan", rng.randrange(0, 3)),
-                    ("gap", rng.randrange(0, 3)), ("drop", rng.randrange(0, 4))):
+    for kind, k in (
+        ("spike", rng.randrange(0, 4)),
+        ("gn_spike", rng.randrange(0, 4)),
+        ("lr_jump", rng.random() < 0.2),
+        ("lr_zero", rng.random() < 0.2),
+        ("const", rng.random() < 0.15),
+        ("low", rng.random() < 0.1),
+        ("diverge", rng.random() < 0.1),
+        ("plateau", rng.random() < 0.3),
+        ("vanish", rng.random() < 0.1),
+        ("halve", rng.randrange(0, 6)),
+        ("pin", rng.random() < 0.15),
+        ("skip", rng.randrange(0, 4)),
+        ("nan", rng.randrange(0, 3)),
+        ("gap", rng.randrange(0, 3)),
+        ("drop", rng.randrange(0, 4)),
+    ):
         for _ in range(int(k)):
             events.setdefault(kind, []).append(rng.randrange(1, n + 1))
     at = lambda kind, s, span=1: any(e <= s < e + span for e in events.get(kind, ()))  # noqa: E731
@@ -680,9 +818,12 @@ def random_stream(seed: int) -> tuple[list[StepRecord], RunInfo]:
             r.val_loss = 2.0 + rng.random()
         if has["extra"]:
             ent = 3.0 * math.exp(rng.gauss(0, 0.02)) * (0.2 if at("plateau", i, n) else 1.0)
-            r.extra = {"layer_0/attn_entropy": math.nan if rng.random() < 0.02 else ent,
-                       "mlp.zero_frac": min(1.0, 0.2 + i / n), "max_attention_logit": 20.0 + i * 0.05,
-                       "tokens_per_sec": 1000.0 + i}
+            r.extra = {
+                "layer_0/attn_entropy": math.nan if rng.random() < 0.02 else ent,
+                "mlp.zero_frac": min(1.0, 0.2 + i / n),
+                "max_attention_logit": 20.0 + i * 0.05,
+                "tokens_per_sec": 1000.0 + i,
+            }
         if at("drop", i, 5):  # a record of another shape: the frame ends there
             r.grad_norm = None
         out.append(r)
@@ -810,7 +951,7 @@ def test_a_new_detector_writes_nothing_for_frames():
         want = Monitor(Settings(), RunInfo(), detectors=[*DETECTORS, D])
         for r in recs:
             want.feed(r)
-        for size in (1, 7, 64, 10 ** 9):
+        for size in (1, 7, 64, 10**9):
             got = Monitor(Settings(), RunInfo(), detectors=[*DETECTORS, D])
             for it in to_items(recs, size):
                 got.feed_frame(it) if isinstance(it, Frame) else got.feed(it)
@@ -832,8 +973,11 @@ def test_rolling_bulk_operations_match_updates():
         for x in pre:
             a.update(x)
             b.update(x)
-        ks = sorted(rng.sample(range(0 if pre else 1, new.size + 1), min(new.size + (1 if pre else 0), 5))) \
-            if new.size or pre else []
+        ks = (
+            sorted(rng.sample(range(0 if pre else 1, new.size + 1), min(new.size + (1 if pre else 0), 5)))
+            if new.size or pre
+            else []
+        )
         got = b.medians_after(new, np.array(ks, dtype=np.int64))
         for k, m in zip(ks, got.tolist()):
             c = RollingMedian(size)
@@ -846,8 +990,9 @@ def test_rolling_bulk_operations_match_updates():
         for x in new.tolist():
             a.update(x)
         b.extend(new)
-        assert list(a.values()) == list(b.values()) and list(map(repr, a.sorted_values())) == \
-            list(map(repr, b.sorted_values()))
+        assert list(a.values()) == list(b.values()) and list(map(repr, a.sorted_values())) == list(
+            map(repr, b.sorted_values())
+        )
         # RollingMoments
         a, b = RollingMoments(size), RollingMoments(size)
         for x in pre:

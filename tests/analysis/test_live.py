@@ -173,8 +173,12 @@ def test_checkpoint_saved_a_second_before_the_nan_is_named(tmp_path, follow):
     assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
     (run / "checkpoints" / "step_000250.pt").write_bytes(b"y" * 1000)
     time.sleep(1.0)
-    append(run / "metrics.jsonl", "".join(json.dumps(curve(s)) + "\n" for s in range(251, 300))
-           + json.dumps(dict(curve(300), loss=math.nan)) + "\n")
+    append(
+        run / "metrics.jsonl",
+        "".join(json.dumps(curve(s)) + "\n" for s in range(251, 300))
+        + json.dumps(dict(curve(300), loss=math.nan))
+        + "\n",
+    )
     assert f.wait_for(lambda: any('"nonfinite"' in x and '"alert"' in x for x in f.out)), (f.out, f.err)
     alert = next(o for o in f.json() if o["event"] == "alert" and o["check"] == "nonfinite")
     text = " ".join(alert["actions"])
@@ -189,8 +193,7 @@ def _flat_run(tmp_path):
     lines = []
     for s in range(1, 301):
         lr = 3e-4 * min(1.0, s / 99) * (1.0 if s <= 99 else 0.999 ** (s - 99))
-        lines.append(json.dumps({"step": s, "loss": 2.0 + 4.0 * math.exp(-s / 80), "grad_norm": 0.4,
-                                 "lr": lr}) + "\n")
+        lines.append(json.dumps({"step": s, "loss": 2.0 + 4.0 * math.exp(-s / 80), "grad_norm": 0.4, "lr": lr}) + "\n")
     append(run / "metrics.jsonl", "".join(lines), "w")
     return run
 
@@ -221,9 +224,13 @@ def test_config_written_after_start_changes_the_plan_in_the_tui(tmp_path):
         app = TsmApp.from_options(parse([str(run), "--no-bell"]))
         assert app.mode == "live"
         async with app.run_test(size=(120, 36)) as pilot:
-            await pilot_until(pilot, lambda: app.check_statuses().get("lr_schedule") == "PASS", WAIT, "lr_schedule: PASS")
+            await pilot_until(
+                pilot, lambda: app.check_statuses().get("lr_schedule") == "PASS", WAIT, "lr_schedule: PASS"
+            )
             replace(run / "config.json", json.dumps({"max_steps": 100000, "warmup_steps": 99}))
-            await pilot_until(pilot, lambda: app.check_statuses().get("lr_schedule") == "WARN", WAIT, "lr_schedule: WARN")
+            await pilot_until(
+                pilot, lambda: app.check_statuses().get("lr_schedule") == "WARN", WAIT, "lr_schedule: WARN"
+            )
             mon = app.session.monitor
             assert mon.state.info.total_steps == 100000
             assert any("100000 planned" in c.summary for c in app.dashboard.run_checks if c.id == "lr_schedule")
@@ -252,8 +259,12 @@ def test_polling_names_the_checkpoint_directory_saved_a_second_before_the_nan(tm
     (run / "tmp-checkpoint-300" / "model.safetensors").write_bytes(b"w" * 100)
     os.rename(run / "tmp-checkpoint-300", run / "checkpoint-300")
     time.sleep(0.3)  # well inside the 2 s stat period of polling
-    append(run / "metrics.jsonl", "".join(json.dumps(curve(s)) + "\n" for s in range(251, 310))
-           + json.dumps(dict(curve(310), loss=math.nan)) + "\n")
+    append(
+        run / "metrics.jsonl",
+        "".join(json.dumps(curve(s)) + "\n" for s in range(251, 310))
+        + json.dumps(dict(curve(310), loss=math.nan))
+        + "\n",
+    )
     assert f.wait_for(lambda: any('"nonfinite"' in x and '"alert"' in x for x in f.out)), (f.out, f.err)
     alert = next(o for o in f.json() if o["event"] == "alert" and o["check"] == "nonfinite")
     text = " ".join(alert["actions"])
@@ -296,8 +307,15 @@ def test_a_check_the_config_alone_fails_is_reported_at_the_start(tmp_path, follo
     assert f.stop() == 0
 
 
-LLAMA_7B = {"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096,
-            "intermediate_size": 11008, "vocab_size": 32000, "num_attention_heads": 32, "model_type": "llama"}
+LLAMA_7B = {
+    "architectures": ["LlamaForCausalLM"],
+    "num_hidden_layers": 32,
+    "hidden_size": 4096,
+    "intermediate_size": 11008,
+    "vocab_size": 32000,
+    "num_attention_heads": 32,
+    "model_type": "llama",
+}
 
 
 def _hot_run(tmp_path):
@@ -308,8 +326,12 @@ def _hot_run(tmp_path):
     lines = []
     for s in range(1, 301):
         lr = 3e-3 * min(1.0, s / 99)
-        lines.append(json.dumps({"step": s, "loss": 2.0 + 4.0 * math.exp(-s / 80), "grad_norm": 0.4, "lr": lr,
-                                 "tokens": s * 262144}) + "\n")
+        lines.append(
+            json.dumps(
+                {"step": s, "loss": 2.0 + 4.0 * math.exp(-s / 80), "grad_norm": 0.4, "lr": lr, "tokens": s * 262144}
+            )
+            + "\n"
+        )
     append(run / "metrics.jsonl", "".join(lines), "w")
     return run
 
@@ -325,8 +347,10 @@ def test_a_late_config_that_fails_a_check_is_paged_once(tmp_path, follow):
     assert f.wait_for(lambda: any('"lr_schedule"' in x and '"status"' in x for x in f.out)), (f.out, f.err)
     time.sleep(0.5)
     replace(run / "config.json", json.dumps(LLAMA_7B))
-    replace(run / "training_args.json", json.dumps({"max_steps": 100000, "warmup_steps": 99, "learning_rate": 3e-3,
-                                                    "per_device_train_batch_size": 64}))
+    replace(
+        run / "training_args.json",
+        json.dumps({"max_steps": 100000, "warmup_steps": 99, "learning_rate": 3e-3, "per_device_train_batch_size": 64}),
+    )
     assert f.wait_for(lambda: any('"lr_schedule"' in x and '"FAIL"' in x for x in f.out)), f.out
     assert f.wait_for(lambda: pages.exists() and "lr_schedule" in pages.read_text(), WAIT), (f.out, f.err)
     time.sleep(1.0)
@@ -375,8 +399,9 @@ def _step_until(loop, cond, timeout: float = 10.0) -> list:
         if not got[-1].batches or not loop.pending:
             loop.wait(seconds)
 
-    wait_until(lambda: cond(got), timeout, "the loop's steps", every=0.1, tick=lambda: got.append(loop.step()),
-               sleep=idle)
+    wait_until(
+        lambda: cond(got), timeout, "the loop's steps", every=0.1, tick=lambda: got.append(loop.step()), sleep=idle
+    )
     return got
 
 

@@ -25,8 +25,10 @@ sys.path.insert(0, os.path.dirname(__file__))
 from test_frames import run_both  # noqa: E402
 
 REAL = os.path.join(paths.DATA, "real")
-YOLO_HEAD = ("epoch,train/box_loss,train/cls_loss,train/dfl_loss,metrics/precision(B),metrics/recall(B),"
-             "metrics/mAP50(B),metrics/mAP50-95(B),val/box_loss,val/cls_loss,val/dfl_loss,lr/pg0,lr/pg1,lr/pg2")
+YOLO_HEAD = (
+    "epoch,train/box_loss,train/cls_loss,train/dfl_loss,metrics/precision(B),metrics/recall(B),"
+    "metrics/mAP50(B),metrics/mAP50-95(B),val/box_loss,val/cls_loss,val/dfl_loss,lr/pg0,lr/pg1,lr/pg2"
+)
 
 
 def _checks(an) -> dict:
@@ -34,29 +36,56 @@ def _checks(an) -> dict:
 
 
 def _report(path) -> dict:
-    out = subprocess.run([sys.executable, "-m", "tsm_tui", str(path), "--report", "--json"], capture_output=True,
-                         text=True, env=dict(os.environ, NO_COLOR="1"))
+    out = subprocess.run(
+        [sys.executable, "-m", "tsm_tui", str(path), "--report", "--json"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, NO_COLOR="1"),
+    )
     assert out.returncode in (0, 1), out.stderr
     return json.loads(out.stdout)
 
 
-@pytest.mark.parametrize("key,role", [
-    ("act_loss", "actor"), ("actor/pg_loss", "actor"), ("policy_loss", "actor"),
-    ("cri_loss", "model"), ("critic/vf_loss", "model"), ("train/value_loss", "model"), ("loss_D", "model"),
-    ("train/box_loss", "term"), ("loss_cls", "term"), ("loss_rpn_loc", "term"), ("unsuper_loss", "term"),
-    ("val/box_loss", None), ("eval_loss", None), ("total_loss", None), ("loss", None), ("train_loss_epoch", None),
-    ("avg_loss", None), ("loss_scale", None), ("rewards/chosen", None), ("closs", None),
-    # YOLOv10: no "loss" in its terms' names (one-to-many and one-to-one heads)
-    ("train/box_om", "term"), ("train/dfl_oo", "term"), ("val/cls_om", None), ("box_om", None),
-])
+@pytest.mark.parametrize(
+    "key,role",
+    [
+        ("act_loss", "actor"),
+        ("actor/pg_loss", "actor"),
+        ("policy_loss", "actor"),
+        ("cri_loss", "model"),
+        ("critic/vf_loss", "model"),
+        ("train/value_loss", "model"),
+        ("loss_D", "model"),
+        ("train/box_loss", "term"),
+        ("loss_cls", "term"),
+        ("loss_rpn_loc", "term"),
+        ("unsuper_loss", "term"),
+        ("val/box_loss", None),
+        ("eval_loss", None),
+        ("total_loss", None),
+        ("loss", None),
+        ("train_loss_epoch", None),
+        ("avg_loss", None),
+        ("loss_scale", None),
+        ("rewards/chosen", None),
+        ("closs", None),
+        # YOLOv10: no "loss" in its terms' names (one-to-many and one-to-one heads)
+        ("train/box_om", "term"),
+        ("train/dfl_oo", "term"),
+        ("val/cls_om", None),
+        ("box_om", None),
+    ],
+)
 def test_loss_roles(key, role):
     assert loss_role(key) == role
 
 
 def test_the_rule_in_order():
     assert objective({"act_loss": "actor", "cri_loss": "model", "unsuper_loss": "term"}) == ("actor", ("act_loss",))
-    assert objective({"train/box_loss": "term", "train/cls_loss": "term"}) == \
-        ("sum", ("train/box_loss", "train/cls_loss"))
+    assert objective({"train/box_loss": "term", "train/cls_loss": "term"}) == (
+        "sum",
+        ("train/box_loss", "train/cls_loss"),
+    )
     assert objective({"recon_loss": "term"}) == ("only", ("recon_loss",))
     assert objective({"d_loss": "model", "g_loss": "model"}) is None  # a GAN: no objective, not a sum
 
@@ -95,8 +124,10 @@ def test_ds_progress_skipped_is_a_running_total_per_engine():
     got = []
     for step, a, b in ((10, 4, 3), (20, 5, 3), (30, 5, 4), (40, 7, 4)):
         for k in (a, b):  # the actor's engine, then the critic's
-            (rec,) = r.feed(f"[2023-04-18 08:48:36,035] [INFO] [logging.py:96:log_dist] [Rank 0] step={step}, "
-                            f"skipped={k}, lr=[5.79e-07, 5.79e-07], mom=[(0.9, 0.95), (0.9, 0.95)]")
+            (rec,) = r.feed(
+                f"[2023-04-18 08:48:36,035] [INFO] [logging.py:96:log_dist] [Rank 0] step={step}, "
+                f"skipped={k}, lr=[5.79e-07, 5.79e-07], mom=[(0.9, 0.95), (0.9, 0.95)]"
+            )
             got.append(rec.skipped)
     assert got == [4, 3, 1, 0, 0, 1, 2, 0]
 
@@ -108,8 +139,9 @@ def test_detectron2_total_with_terms_checked(tmp_path):
     src = os.path.join(REAL, "detectron2_metrics.json")
     an = analyze(src)
     rep_note = next(f.objective for f in an.run.files if f.used)
-    assert rep_note == ("total_loss (the logged total); also checked: loss_box_reg, loss_cls, loss_rpn_cls, "
-                        "loss_rpn_loc")
+    assert rep_note == (
+        "total_loss (the logged total); also checked: loss_box_reg, loss_cls, loss_rpn_cls, loss_rpn_loc"
+    )
     assert not [a for a in an.alerts() if a.check == "loss_spike"]
     rows = [json.loads(ln) for ln in open(src)]
     for r in rows:
@@ -128,13 +160,15 @@ def test_detectron2_total_with_terms_checked(tmp_path):
 def _yolo(path, epochs=100, cls_spike=None, nan_at=None):
     rows = [YOLO_HEAD]
     for e in range(1, epochs + 1):
-        box, cls, dfl = 1.4 * 0.993 ** e, 2.6 * 0.975 ** e + 0.3, 1.5 * 0.996 ** e
+        box, cls, dfl = 1.4 * 0.993**e, 2.6 * 0.975**e + 0.3, 1.5 * 0.996**e
         if e == cls_spike:
             cls *= 3
         if e == nan_at:
             dfl = math.nan
-        rows.append(f"{e},{box:.5f},{cls:.5f},{dfl:.5f},0.6,0.5,0.55,0.3,{box:.5f},{cls:.5f},{dfl:.5f},"
-                    f"0.000333,0.000333,0.000333")
+        rows.append(
+            f"{e},{box:.5f},{cls:.5f},{dfl:.5f},0.6,0.5,0.55,0.3,{box:.5f},{cls:.5f},{dfl:.5f},"
+            f"0.000333,0.000333,0.000333"
+        )
     path.write_text("\n".join(rows) + "\n")
 
 
@@ -181,8 +215,11 @@ def _terms(n=1500, seed=4, spike_at=(), nan_at=()):
         a = (1.0 + 3 * math.exp(-s / 200)) * math.exp(rng.gauss(0, 0.02))
         b = (0.5 + 1 * math.exp(-s / 300)) * math.exp(rng.gauss(0, 0.02)) * (4 if s in spike_at else 1)
         c = math.nan if s in nan_at else 0.2 * math.exp(rng.gauss(0, 0.05))
-        out.append(StepRecord(s, loss=a + b + c, lr=1e-4, extra={"loss_cls": a, "loss_box_reg": b, "loss_mask": c,
-                                                                  "time": 0.3}))
+        out.append(
+            StepRecord(
+                s, loss=a + b + c, lr=1e-4, extra={"loss_cls": a, "loss_box_reg": b, "loss_mask": c, "time": 0.3}
+            )
+        )
     return out
 
 
@@ -218,8 +255,9 @@ def test_signed_objective_spike_rule_on_differences():
 
 def test_signed_objective_frames_and_records():
     rng = random.Random(5)
-    run_both([StepRecord(s, loss=rng.gauss(0.05, 0.3), extra={"cri_loss": abs(rng.gauss(0.1, 0.05))})
-              for s in range(1, 800)])
+    run_both(
+        [StepRecord(s, loss=rng.gauss(0.05, 0.3), extra={"cri_loss": abs(rng.gauss(0.1, 0.05))}) for s in range(1, 800)]
+    )
 
 
 def test_real_detection_copy_is_not_modified(tmp_path):
@@ -250,15 +288,21 @@ def test_a_total_logged_after_its_lm_loss_term_is_the_loss(tmp_path):
 
     r = KeyValueTextReader(str(tmp_path / "train.log"))
     recs = []
-    for line in ["[train][1] progress: 1/1 step: 100, time: 6.095, speed: 16.406 steps/s",
-                 "\tcurrent lr: 0.0000010", "\tlm_loss: 2.1, bow_loss: 3.0, loss: 5.1"]:
+    for line in [
+        "[train][1] progress: 1/1 step: 100, time: 6.095, speed: 16.406 steps/s",
+        "\tcurrent lr: 0.0000010",
+        "\tlm_loss: 2.1, bow_loss: 3.0, loss: 5.1",
+    ]:
         recs += r.feed(line)
     recs += r.flush()
     assert [x.loss for x in recs] == [5.1]
     assert r.objective_note().startswith("loss (the logged total)")
 
     cases = {  # keys in the order logged -> the loss each record must carry
-        ("lm_loss", "loss"): 5.0, ("loss", "lm_loss"): 5.0, ("lm_loss",): 2.0, ("train/lm_loss", "total_loss"): 5.0,
+        ("lm_loss", "loss"): 5.0,
+        ("loss", "lm_loss"): 5.0,
+        ("lm_loss",): 2.0,
+        ("train/lm_loss", "total_loss"): 5.0,
     }
     for i, (keys, want) in enumerate(cases.items()):
         path = tmp_path / f"k{i}.jsonl"

@@ -86,23 +86,47 @@ def test_unit_key_patterns():
 # ------------------------------------------------------------------ readers
 def test_llmc_generating_blocks():
     r = LlmcReader("stdout")
-    lines = ["step    1/10 | loss 4.000000 (+0.00z)| norm 1.0000 (+0.00z)| lr 1.00e-03 | 1.0 ms",
-             "val loss 4.1", "generating:", "---", "first line", "step 5: not a step, text", "---",
-             "step    2/10 | loss 3.900000 (+0.00z)| norm 1.0000 (+0.00z)| lr 1.00e-03 | 1.0 ms",
-             "generating:", "---", "", "---",
-             "generating:", "---", "never closed",
-             "step    3/10 | loss 3.800000 (+0.00z)| norm 1.0000 (+0.00z)| lr 1.00e-03 | 1.0 ms"]
+    lines = [
+        "step    1/10 | loss 4.000000 (+0.00z)| norm 1.0000 (+0.00z)| lr 1.00e-03 | 1.0 ms",
+        "val loss 4.1",
+        "generating:",
+        "---",
+        "first line",
+        "step 5: not a step, text",
+        "---",
+        "step    2/10 | loss 3.900000 (+0.00z)| norm 1.0000 (+0.00z)| lr 1.00e-03 | 1.0 ms",
+        "generating:",
+        "---",
+        "",
+        "---",
+        "generating:",
+        "---",
+        "never closed",
+        "step    3/10 | loss 3.800000 (+0.00z)| norm 1.0000 (+0.00z)| lr 1.00e-03 | 1.0 ms",
+    ]
     out = [rec for ln in lines for rec in r.feed(ln)] + r.flush()
     got = [(x.step, x.loss, x.samples) for x in out]
-    assert got == [(1, 4.0, None), (1, None, None), (1, None, ["first line\nstep 5: not a step, text"]),
-                   (2, 3.9, None), (2, None, [""]), (2, None, ["never closed"]), (3, 3.8, None)]
+    assert got == [
+        (1, 4.0, None),
+        (1, None, None),
+        (1, None, ["first line\nstep 5: not a step, text"]),
+        (2, 3.9, None),
+        (2, None, [""]),
+        (2, None, ["never closed"]),
+        (3, 3.8, None),
+    ]
     assert out[1].val_loss == 4.1  # llm.c's "val loss X" line: the last step printed
     assert all(x.has_metrics() for x in out)
 
 
 def test_wandb_sample_lines():
     r = WandbOutputReader("output.log")
-    lines = ["Step 5 -- Train loss: 2.0, LR: 0.1", "Step 5 sample: the cat sat", "sample: ", "Step 6 -- Train loss: 1.9"]
+    lines = [
+        "Step 5 -- Train loss: 2.0, LR: 0.1",
+        "Step 5 sample: the cat sat",
+        "sample: ",
+        "Step 6 -- Train loss: 1.9",
+    ]
     got = [(x.step, x.loss, x.samples) for ln in lines for x in r.feed(ln)]
     assert got == [(5, 2.0, None), (5, None, ["the cat sat"]), (5, None, [""]), (6, 1.9, None)]
 
@@ -126,9 +150,11 @@ def _curve(path: Path, n: int = 200) -> None:
             f.write(json.dumps({"step": s, "loss": round(3.0 - s / n, 4)}) + "\n")
 
 
-GOOD = ["The model writes a plain sentence about the weather in the hills today.",
-        "Another sentence follows, with words that mean something to a reader here.",
-        "Licenses grant rights to copy, modify and share the program freely."]
+GOOD = [
+    "The model writes a plain sentence about the weather in the hills today.",
+    "Another sentence follows, with words that mean something to a reader here.",
+    "Licenses grant rights to copy, modify and share the program freely.",
+]
 
 
 def test_samples_files_beside_the_log(tmp_path):
@@ -231,8 +257,11 @@ def test_sample_text_is_sanitised(tmp_path):
         for s in range(1, 301):
             row = {"step": s, "loss": round(3.0 - s / 300, 4)}
             if s % 20 == 0:
-                row["sample"] = GOOD[(s // 20) % 3] if s <= 160 else "\x1b]0;x\x07[bold]pwned[/bold] \x1b[31m" + \
-                    "over and over " * 30
+                row["sample"] = (
+                    GOOD[(s // 20) % 3]
+                    if s <= 160
+                    else "\x1b]0;x\x07[bold]pwned[/bold] \x1b[31m" + "over and over " * 30
+                )
             f.write(json.dumps(row) + "\n")
     an = analyze(str(tmp_path))
     crit = [a for a in alerts(an) if a.severity == Severity.CRITICAL]
@@ -241,7 +270,7 @@ def test_sample_text_is_sanitised(tmp_path):
         assert "\x1b" not in a.message and "\x07" not in a.message
     msg = crit[0].message
     assert '"[bold]pwned[/bold] over and over' in msg  # shown as text, never as markup
-    shown = msg.split('Sample at step ')[1]
+    shown = msg.split("Sample at step ")[1]
     assert len(shown) < 140
 
 
@@ -255,7 +284,9 @@ def _mon(recs) -> Monitor:
 
 
 def _oc(m: Monitor):
-    return next(c for c in m.checks() if c.id == "output_collapse"), [a for a in m.alerts if a.check == "output_collapse"]
+    return next(c for c in m.checks() if c.id == "output_collapse"), [
+        a for a in m.alerts if a.check == "output_collapse"
+    ]
 
 
 def test_attention_logit_over_100_warns_and_over_1000_fails():
@@ -275,14 +306,16 @@ def test_attention_entropy_collapse_and_dead_units():
     assert c.status == Status.FAIL
     assert [(a.severity, a.step) for a in al] == [(Severity.WARNING, 22), (Severity.CRITICAL, 32)]
     assert "Zhai" in al[0].message
-    recs = [StepRecord(s, loss=2.0, extra={"mlp/act_zero_frac": z}) for s, z in
-            enumerate([0.5] * 10 + [0.95] * 5 + [0.995] * 5, start=1)]
+    recs = [
+        StepRecord(s, loss=2.0, extra={"mlp/act_zero_frac": z})
+        for s, z in enumerate([0.5] * 10 + [0.95] * 5 + [0.995] * 5, start=1)
+    ]
     c, al = _oc(_mon(recs))
     assert [(a.severity, a.step) for a in al] == [(Severity.WARNING, 12), (Severity.CRITICAL, 17)]
 
 
 def test_memorisation_warns():
-    losses = [2.0 * 0.97 ** s for s in range(400)] + [0.003] * 200
+    losses = [2.0 * 0.97**s for s in range(400)] + [0.003] * 200
     recs = [StepRecord(s + 1, loss=x) for s, x in enumerate(losses)]
     recs.append(StepRecord(600, val_loss=1.5))
     c, al = _oc(_mon(recs))

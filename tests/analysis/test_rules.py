@@ -7,8 +7,14 @@ import pytest
 
 from tsm_tui.analysis.detectors.checkpoints import CheckpointDetector
 from tsm_tui.analysis.detectors.lr_schedule import LRScheduleDetector
-from tsm_tui.analysis.rules import (checkpoint_gap_limit, checkpoint_gap_too_long, lr_ratio_line, lr_ratio_status,
-                                    warmup_published, warmup_short)
+from tsm_tui.analysis.rules import (
+    checkpoint_gap_limit,
+    checkpoint_gap_too_long,
+    lr_ratio_line,
+    lr_ratio_status,
+    warmup_published,
+    warmup_short,
+)
 from tsm_tui.analysis.state import RunState
 from tsm_tui.core.record import Status
 from tsm_tui.core.settings import RunInfo, Settings
@@ -18,17 +24,20 @@ from tsm_tui.preflight.plan import Plan
 S = Settings()
 
 
-@pytest.mark.parametrize("steps, total, tokens, short", [
-    (99, 10_000, None, True),       # 0.99%: under 1%
-    (100, 10_000, None, False),     # exactly 1%: not under it
-    (1999, 1_000_000, None, True),  # 0.2%, one step short of the published 2000
-    (2000, 1_000_000, None, False),  # LLaMA / OLMo 2 / DeepSeek: 0.2% but published
-    (10, 1_000_000, 375e6, False),  # GPT-3's 375M warm-up tokens
-    (10, 1_000_000, 374.9e6, True),
-    (0, 100, None, True),           # no warm-up is short too (callers say "no warm-up" first)
-    (5, None, None, False),         # run length unknown: never short
-    (5, 0, None, False),
-])
+@pytest.mark.parametrize(
+    "steps, total, tokens, short",
+    [
+        (99, 10_000, None, True),  # 0.99%: under 1%
+        (100, 10_000, None, False),  # exactly 1%: not under it
+        (1999, 1_000_000, None, True),  # 0.2%, one step short of the published 2000
+        (2000, 1_000_000, None, False),  # LLaMA / OLMo 2 / DeepSeek: 0.2% but published
+        (10, 1_000_000, 375e6, False),  # GPT-3's 375M warm-up tokens
+        (10, 1_000_000, 374.9e6, True),
+        (0, 100, None, True),  # no warm-up is short too (callers say "no warm-up" first)
+        (5, None, None, False),  # run length unknown: never short
+        (5, 0, None, False),
+    ],
+)
 def test_warmup_short_boundaries(steps, total, tokens, short):
     assert warmup_short(steps, total, S, tokens) is short
 
@@ -40,12 +49,20 @@ def test_warmup_published_and_settings():
     assert warmup_short(400, 10_000, s) and not warmup_short(500, 10_000, s) and not warmup_short(499, 9980, s)
 
 
-@pytest.mark.parametrize("ratio, status", [
-    (1.0, Status.PASS), (3.0, Status.PASS), (3.0000001, Status.WARN), (9.99, Status.WARN),
-    (9.999999999999996, Status.FAIL),  # 3e-3 for 350M params against GPT-3's 3e-4, in floating point
-    (9.99999, Status.WARN),
-    (10.0, Status.FAIL), (50.0, Status.FAIL), (0.0, Status.PASS),
-])
+@pytest.mark.parametrize(
+    "ratio, status",
+    [
+        (1.0, Status.PASS),
+        (3.0, Status.PASS),
+        (3.0000001, Status.WARN),
+        (9.99, Status.WARN),
+        (9.999999999999996, Status.FAIL),  # 3e-3 for 350M params against GPT-3's 3e-4, in floating point
+        (9.99999, Status.WARN),
+        (10.0, Status.FAIL),
+        (50.0, Status.FAIL),
+        (0.0, Status.PASS),
+    ],
+)
 def test_lr_ratio_status_boundaries(ratio, status):
     assert lr_ratio_status(ratio, S) == status
 
@@ -58,8 +75,9 @@ def test_lr_ratio_line_is_where_the_status_starts():
     assert lr_ratio_status(10.0, Settings(lr_fail_factor=20.0)) == Status.WARN
 
 
-@pytest.mark.parametrize("run, limit", [(1000, 200.0), (25_000, 5000.0), (100_000, 5000.0), (None, 5000.0),
-                                        (0, 5000.0), (10, 2.0)])
+@pytest.mark.parametrize(
+    "run, limit", [(1000, 200.0), (25_000, 5000.0), (100_000, 5000.0), (None, 5000.0), (0, 5000.0), (10, 2.0)]
+)
 def test_checkpoint_gap_limit(run, limit):
     assert checkpoint_gap_limit(run, S) == pytest.approx(limit)
 
@@ -74,12 +92,15 @@ def test_checkpoint_gap_too_long_boundaries():
 
 # --- the live check and pre-flight agree ------------------------------------------------------
 
+
 def _lr_detector(info: RunInfo) -> LRScheduleDetector:
     return LRScheduleDetector(S, RunState(info=info))
 
 
-@pytest.mark.parametrize("warmup, total, want", [(1999, 300_000, Status.WARN), (2000, 300_000, Status.PASS),
-                                                 (29, 3000, Status.WARN), (30, 3000, Status.PASS)])
+@pytest.mark.parametrize(
+    "warmup, total, want",
+    [(1999, 300_000, Status.WARN), (2000, 300_000, Status.PASS), (29, 3000, Status.WARN), (30, 3000, Status.PASS)],
+)
 def test_warmup_from_config_same_verdict_live_and_preflight(warmup, total, want):
     info = RunInfo(warmup_steps=warmup, total_steps=total)
     live = _lr_detector(info).result()
@@ -87,10 +108,16 @@ def test_warmup_from_config_same_verdict_live_and_preflight(warmup, total, want)
     assert live.status == want and pre.status == want, (live.summary, pre.summary)
 
 
-@pytest.mark.parametrize("params, lr, want", [
-    (350e6, 3e-3, Status.FAIL),   # GPT-3 Table 2.1: 3e-4; the ratio is 9.999999999999996: the live check WARNed
-    (760e6, 2.5e-3, Status.FAIL),  # 2.5e-4; the ratio is exactly 10.0: the live check WARNed (> 10x only)
-    (350e6, 2.9e-3, Status.WARN), (350e6, 9e-4, Status.PASS), (350e6, 9.1e-4, Status.WARN)])
+@pytest.mark.parametrize(
+    "params, lr, want",
+    [
+        (350e6, 3e-3, Status.FAIL),  # GPT-3 Table 2.1: 3e-4; the ratio is 9.999999999999996: the live check WARNed
+        (760e6, 2.5e-3, Status.FAIL),  # 2.5e-4; the ratio is exactly 10.0: the live check WARNed (> 10x only)
+        (350e6, 2.9e-3, Status.WARN),
+        (350e6, 9e-4, Status.PASS),
+        (350e6, 9.1e-4, Status.WARN),
+    ],
+)
 def test_peak_lr_same_verdict_live_and_preflight(params, lr, want):
     # below 4.5B parameters both sides take the same reference (GPT-3 Table 2.1); above it
     # pre-flight also takes the LLaMA / OLMo 2 recipes (an open drift, see the note)
@@ -100,8 +127,15 @@ def test_peak_lr_same_verdict_live_and_preflight(params, lr, want):
     assert live.status == pre.status == want, (live.summary, pre.summary)
 
 
-@pytest.mark.parametrize("save, total, want", [(200, 1000, Status.PASS), (201, 1000, Status.WARN),
-                                               (5000, 1_000_000, Status.PASS), (5001, 1_000_000, Status.WARN)])
+@pytest.mark.parametrize(
+    "save, total, want",
+    [
+        (200, 1000, Status.PASS),
+        (201, 1000, Status.WARN),
+        (5000, 1_000_000, Status.PASS),
+        (5001, 1_000_000, Status.WARN),
+    ],
+)
 def test_checkpoint_gap_same_verdict_live_and_preflight(save, total, want):
     info = RunInfo(save_steps=save, total_steps=total, checkpoint_dir_searched=True)
     info.checkpoints = [(save, f"checkpoint-{save}"), (2 * save, f"checkpoint-{2 * save}")]
@@ -113,9 +147,11 @@ def test_checkpoint_gap_same_verdict_live_and_preflight(save, total, want):
 
 # --- the same-step spike rule (analysis/sweep.py: the live loop and the runs report) ---------
 
+
 def test_spike_onset_counts_loss_spikes_above_info_with_a_step():
     from tsm_tui.analysis.sweep import spike_onset
     from tsm_tui.core.record import Alert, Severity
+
     assert spike_onset(Alert("loss_spike", Severity.WARNING, 919, "spike")) == 919
     assert spike_onset(Alert("loss_spike", Severity.CRITICAL, 0, "spike")) == 0  # step 0 is a step
     assert spike_onset(Alert("loss_spike", Severity.INFO, 919, "recovered")) is None
@@ -125,6 +161,7 @@ def test_spike_onset_counts_loss_spikes_above_info_with_a_step():
 
 def test_same_step_spikes_within_one_step_and_one_sweep():
     from tsm_tui.analysis.sweep import DataOrder, near_steps, same_step_spikes
+
     assert list(near_steps(919)) == [918, 919, 920]
     sweep = DataOrder("/runs", "hf", ("c4", 32, None, None))
     other_data = DataOrder("/runs", "hf", ("pile", 32, None, None))
@@ -138,10 +175,12 @@ def test_same_step_spikes_within_one_step_and_one_sweep():
 
 # --- resume detection (core/frame.py: is_resume per record, first_resume per frame) -----------
 
+
 def test_is_resume_and_first_resume_agree():
     import numpy as np
 
     from tsm_tui.core.frame import first_resume, is_resume
+
     assert is_resume(99, 100) and not is_resume(100, 100) and not is_resume(101, 100) and not is_resume(0, None)
     rng = np.random.default_rng(7)
     for _ in range(200):

@@ -60,8 +60,7 @@ def hf_output_dir(d: Path, n: int = 200, nan_at: int | None = None) -> None:
     for s in (50, 100, 150):
         (d / f"checkpoint-{s}").mkdir()
         (d / f"checkpoint-{s}" / "trainer_state.json").write_text(trainer_state(hist[:s]))
-    (d / "config.json").write_text(json.dumps({"model_type": "gpt2", "n_layer": 4, "n_embd": 128,
-                                               "vocab_size": 256}))
+    (d / "config.json").write_text(json.dumps({"model_type": "gpt2", "n_layer": 4, "n_embd": 128, "vocab_size": 256}))
 
 
 def names(path) -> list[str]:
@@ -88,8 +87,9 @@ def test_wandb_two_runs_and_latest_run_link(tmp_path):
     for rid in ("run-20261204_010101-aaaa1111", "run-20261204_020202-bbbb2222"):
         f = w / rid / "files"
         f.mkdir(parents=True)
-        (f / "output.log").write_text("".join(f"Step {s} -- train loss: {curve(s)['loss']:.4f} lr: 0.0003\n"
-                                              for s in range(1, 120)))
+        (f / "output.log").write_text(
+            "".join(f"Step {s} -- train loss: {curve(s)['loss']:.4f} lr: 0.0003\n" for s in range(1, 120))
+        )
     os.symlink(w / "run-20261204_020202-bbbb2222", w / "latest-run")
     assert names(w) == ["run-20261204_010101-aaaa1111", "run-20261204_020202-bbbb2222"]
 
@@ -99,8 +99,9 @@ def test_mlruns_two_runs(tmp_path):
         d = tmp_path / "mlruns" / "1" / rid
         (d / "metrics").mkdir(parents=True)
         (d / "meta.yaml").write_text(f"run_id: {rid}\nexperiment_id: '1'\n")
-        (d / "metrics" / "loss").write_text("".join(f"{1700000000000 + s} {curve(s)['loss']} {s}\n"
-                                                    for s in range(1, 100)))
+        (d / "metrics" / "loss").write_text(
+            "".join(f"{1700000000000 + s} {curve(s)['loss']} {s}\n" for s in range(1, 100))
+        )
     (tmp_path / "mlruns" / "1" / "meta.yaml").write_text("name: exp\n")
     assert names(tmp_path / "mlruns") == ["1/0a1b2c3d4e5f", "1/9f8e7d6c5b4a"]
 
@@ -127,8 +128,9 @@ def test_straggler_rank(tmp_path):
     job.mkdir()
     for r in range(4):
         dt = 1.0 if r != 2 else 1.4  # rank 2 is 40% slower
-        lines = [json.dumps({"step": s, "loss": curve(s)["loss"], "time": 1.7e9 + s * dt}) + "\n"
-                 for s in range(1, 120)]
+        lines = [
+            json.dumps({"step": s, "loss": curve(s)["loss"], "time": 1.7e9 + s * dt}) + "\n" for s in range(1, 120)
+        ]
         (job / f"log_rank_{r}.jsonl").write_text("".join(lines))
     an = analyze_runs(str(job))[0]
     assert an.ranks is not None and an.ranks.status.value == "WARN"
@@ -245,8 +247,15 @@ def test_follow_several_runs_names_the_run(tmp_path):
 
 
 # --------------------------------------------------------------------------- layouts of the audit (issue 15, B1-B7, B12)
-def nanogpt_log(path: Path, n: int = 300, nan_at: int | None = None, spike_at: int | None = None,
-                ms: float = 1000.0, scale: float = 1.0, seed: int = 0) -> None:
+def nanogpt_log(
+    path: Path,
+    n: int = 300,
+    nan_at: int | None = None,
+    spike_at: int | None = None,
+    ms: float = 1000.0,
+    scale: float = 1.0,
+    seed: int = 0,
+) -> None:
     """nanoGPT's stdout: ``iter N: loss X, time Tms, mfu M%``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = []
@@ -266,22 +275,28 @@ def megatron_log(path: Path, n: int = 200, ms: float = 1000.0) -> None:
     lines = []
     for s in range(1, n + 1):
         t = ms * (1 + 0.01 * math.sin(s))
-        lines.append(f" iteration {s:8d}/ {1000:8d} | consumed samples: {512 * s:12d} | elapsed time per iteration "
-                     f"(ms): {t:.1f} | learning rate: 3.000E-04 | global batch size:   512 | lm loss: "
-                     f"{curve(s)['loss']:.6E} | loss scale: 4096.0 | grad norm: 0.400 | number of skipped "
-                     f"iterations:   0 | number of nan iterations:   0 |\n")
+        lines.append(
+            f" iteration {s:8d}/ {1000:8d} | consumed samples: {512 * s:12d} | elapsed time per iteration "
+            f"(ms): {t:.1f} | learning rate: 3.000E-04 | global batch size:   512 | lm loss: "
+            f"{curve(s)['loss']:.6E} | loss scale: 4096.0 | grad norm: 0.400 | number of skipped "
+            f"iterations:   0 | number of nan iterations:   0 |\n"
+        )
     path.write_text("".join(lines))
 
 
 def llmc_log(path: Path, n: int = 600) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(f"s:{s} trl:{11.0 - 0.01 * s + 0.02 * math.sin(s):.4f} lr:0.000300 norm:{0.4:.2f}\n"
-                            for s in range(0, n)))
+    path.write_text(
+        "".join(
+            f"s:{s} trl:{11.0 - 0.01 * s + 0.02 * math.sin(s):.4f} lr:0.000300 norm:{0.4:.2f}\n" for s in range(0, n)
+        )
+    )
 
 
 def report(path, *extra) -> tuple[int, dict]:
     import contextlib
     import io
+
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         code = main([str(path), "--report", "--json", *map(str, extra)])
@@ -369,8 +384,10 @@ def test_straggler_threshold_is_levanters(tmp_path):
     for slow, want in ((1.14, "PASS"), (1.16, "WARN")):
         job = tmp_path / f"job_{slow}"
         for r in range(8):
-            lines = [json.dumps({"step": s, "loss": curve(s)["loss"], "step_time": (slow if r == 2 else 1.0)})
-                     + "\n" for s in range(1, 120)]
+            lines = [
+                json.dumps({"step": s, "loss": curve(s)["loss"], "step_time": (slow if r == 2 else 1.0)}) + "\n"
+                for s in range(1, 120)
+            ]
             job.mkdir(exist_ok=True)
             (job / f"rank{r}.jsonl").write_text("".join(lines))
         _, d = report(job)
@@ -395,10 +412,12 @@ def test_flat_directory_of_two_runs(tmp_path):
 def test_hf_output_dir_stdout_jsonl_tensorboard_stay_one_run(tmp_path):
     """One run writing the same series to stdout, trainer_state.json and TensorBoard."""
     from helpers.livefiles import hf_stdout_line
+
     out = tmp_path / "out"
     hf_output_dir(out, n=200, nan_at=180)
-    (out / "train_stdout.log").write_text("".join(hf_stdout_line(dict(curve(s), loss=math.nan if s == 180 else
-                                                                       curve(s)["loss"])) for s in range(1, 201)))
+    (out / "train_stdout.log").write_text(
+        "".join(hf_stdout_line(dict(curve(s), loss=math.nan if s == 180 else curve(s)["loss"])) for s in range(1, 201))
+    )
     runs = open_runs(str(out))
     assert len(runs) == 1 and len(runs[0].readers) == 3
     code, d = report(out)
@@ -411,8 +430,12 @@ def test_modded_nanogpt_checkpoints_stay_with_their_run(tmp_path):
     logs = tmp_path / "logs"
     logs.mkdir()
     for u in (a, b):
-        (logs / f"{u}.txt").write_text("".join(f"step:{s}/1000 train_loss:{curve(s)['loss']:.4f} "
-                                               f"train_time:{s * 100}ms step_avg:100.00ms\n" for s in range(1, 600)))
+        (logs / f"{u}.txt").write_text(
+            "".join(
+                f"step:{s}/1000 train_loss:{curve(s)['loss']:.4f} train_time:{s * 100}ms step_avg:100.00ms\n"
+                for s in range(1, 600)
+            )
+        )
     (logs / a).mkdir()
     for s in (200, 400):
         (logs / a / f"state_step{s:06d}.pt").write_bytes(b"")
@@ -443,8 +466,9 @@ def test_root_run_keeps_its_own_checkpoints(tmp_path):
     root = got["."]
     assert root["path"] == str(tmp_path)  # the path itself, not path/path
     assert [c["name"] for c in root["run_info"]["checkpoints"]] == ["checkpoints/step_100.pt"]
-    assert "step_100" in " ".join(root["actions"]) or any("step_100" in a["message"] + " ".join(a["actions"])
-                                                         for a in root["alerts"])
+    assert "step_100" in " ".join(root["actions"]) or any(
+        "step_100" in a["message"] + " ".join(a["actions"]) for a in root["alerts"]
+    )
     assert [c["name"] for c in got["ablation_a"]["run_info"]["checkpoints"]] == ["checkpoints/step_225.pt"]
     code, one = report(tmp_path, "--run", ".")
     assert [c["name"] for c in one["run"]["checkpoints"]] == ["checkpoints/step_100.pt"]
@@ -463,7 +487,8 @@ def test_hf_output_dir_before_its_first_save(tmp_path):
     assert names(tmp_path) == ["hf_a", "hf_b"]
     (tmp_path / "hf_a" / "checkpoint-200").mkdir()
     (tmp_path / "hf_a" / "checkpoint-200" / "trainer_state.json").write_text(
-        trainer_state([curve(s) for s in range(1, 201)]))
+        trainer_state([curve(s) for s in range(1, 201)])
+    )
     code, sweep = report(tmp_path)
     got = {r["run"]: r for r in sweep["runs"]}
     assert set(got) == {"hf_a", "hf_b"} and code == 1
@@ -488,6 +513,7 @@ def test_documents_and_notes_are_not_runs(tmp_path):
     w.mkdir(parents=True)
     (w / "wandb-summary.json").write_text(json.dumps({"loss": 2.1, "_step": 399}))
     from tsm_tui.sources import registry
+
     assert registry.open_reader(str(w / "wandb-summary.json"))[0] is not None
     assert registry.open_reader(str(tmp_path / "labels.json"))[0] is None
 
@@ -604,10 +630,12 @@ def test_same_step_spikes_only_within_one_sweep(tmp_path):
     that differs. An LR sweep (configs differing in the LR) is one; a run with another
     batch size, a run written by another framework and a run elsewhere are not."""
     sweep = tmp_path / "sweep"
-    for name, cfg in (("lr1e-4", {"learning_rate": 1e-4, "per_device_train_batch_size": 16, "dataset": "owt"}),
-                      ("lr3e-4", {"learning_rate": 3e-4, "per_device_train_batch_size": 16, "dataset": "owt"}),
-                      ("bs64", {"learning_rate": 3e-4, "per_device_train_batch_size": 64, "dataset": "owt"}),
-                      ("other_data", {"learning_rate": 3e-4, "per_device_train_batch_size": 16, "dataset": "c4"})):
+    for name, cfg in (
+        ("lr1e-4", {"learning_rate": 1e-4, "per_device_train_batch_size": 16, "dataset": "owt"}),
+        ("lr3e-4", {"learning_rate": 3e-4, "per_device_train_batch_size": 16, "dataset": "owt"}),
+        ("bs64", {"learning_rate": 3e-4, "per_device_train_batch_size": 64, "dataset": "owt"}),
+        ("other_data", {"learning_rate": 3e-4, "per_device_train_batch_size": 16, "dataset": "c4"}),
+    ):
         jsonl(sweep / name / "metrics.jsonl", n=400, spike_at=250)
         (sweep / name / "config.json").write_text(json.dumps(cfg))
     # another framework's log beside them (llm.c main.log), spiking at the same step

@@ -85,12 +85,16 @@ def test_a_new_pace_is_said_once_and_judged_against_from_there():
 
 
 def test_logged_step_times_and_rates():
-    recs = [StepRecord(s, loss=2.0, extra={"elapsed time per iteration (ms)": 300.0 * (5 if 100 <= s < 150 else 1)})
-            for s in range(1, 300)]
+    recs = [
+        StepRecord(s, loss=2.0, extra={"elapsed time per iteration (ms)": 300.0 * (5 if 100 <= s < 150 else 1)})
+        for s in range(1, 300)
+    ]
     mon = feed(recs)
     assert "median step time 0.3 s" in check(mon, "throughput").summary
     assert check(mon, "throughput").status.value == "WARN"
-    recs = [StepRecord(s, loss=2.0, extra={"tokens_per_sec": 4e5 / (5 if 100 <= s < 150 else 1)}) for s in range(1, 300)]
+    recs = [
+        StepRecord(s, loss=2.0, extra={"tokens_per_sec": 4e5 / (5 if 100 <= s < 150 else 1)}) for s in range(1, 300)
+    ]
     mon = feed(recs)
     assert "tokens_per_sec" in check(mon, "throughput").summary and check(mon, "throughput").status.value == "WARN"
 
@@ -161,8 +165,9 @@ def test_noise_is_not_a_trend():
 
 
 def test_a_new_run_in_the_same_file_starts_over():
-    recs = overfit_run(n=26) + [StepRecord(s, loss=2.0 * math.exp(-s / 15), val_loss=1.4 - 0.01 * s)
-                                for s in range(1, 20)]
+    recs = overfit_run(n=26) + [
+        StepRecord(s, loss=2.0 * math.exp(-s / 15), val_loss=1.4 - 0.01 * s) for s in range(1, 20)
+    ]
     mon = feed(recs)
     assert check(mon, "overfitting").status.value == "PASS"
 

@@ -94,8 +94,9 @@ def test_lasting_damage_is_said_live_while_every_record_still_counts_as_a_spike(
     assert check(mon, "loss_spike").summary == "spike at step 2001 did not recover: lasting damage; likely an LR change"
 
 
-@pytest.mark.parametrize("name,pages", [("case_damage_noisy", [(1505, "critical")]),
-                                        ("case_blowup", [(2018, "critical")])])
+@pytest.mark.parametrize(
+    "name,pages", [("case_damage_noisy", [(1505, "critical")]), ("case_blowup", [(2018, "critical")])]
+)
 def test_one_incident_pages_once(name, pages):
     # audit B8: after the damage (or the divergence) the rolling median against the
     # pre-spike best, and spikes against the rebuilt baseline of a blow-up, paged again
@@ -107,8 +108,9 @@ def test_one_incident_pages_once(name, pages):
 def test_blowup_is_one_incident_with_its_peak():
     mon, alerts = feed("case_blowup")
     assert of(alerts, "loss_spike") == [(2005, "warning"), (2018, "critical"), (2058, "warning")]
-    assert check(mon, "loss_spike").summary == ("spike at step 2005 (peak 2.96e21 at step 3000) turned into "
-                                                 "divergence; likely optimizer state")
+    assert check(mon, "loss_spike").summary == (
+        "spike at step 2005 (peak 2.96e21 at step 3000) turned into divergence; likely optimizer state"
+    )
 
 
 def test_a_bad_batch_that_never_recovers_is_not_a_bad_batch():
@@ -136,6 +138,7 @@ def test_lower_lr_advice_uses_the_schedules_peak_not_the_jump():
     from tsm_tui.analysis import advice
     from tsm_tui.analysis.state import RunState
     from tsm_tui.core.settings import RunInfo
+
     st = RunState(RunInfo())
     st.peak_lr = 6e-3  # the jumped LR, the highest the log saw
     assert advice.lower_lr(st, peak=3e-4) == "Lower the peak LR from 3e-4 to 1.5e-4."
@@ -151,14 +154,18 @@ def test_grad_incident_peak_is_a_new_alert_and_the_summary_names_the_largest():
     kept = sorted(a.step for a in mon.alerts if a.key == "grad_spike")
     assert kept == [707, 1100, 1200, 1300, 1400]  # the five largest, not the first five
     assert len(kept) == PER_KEY
-    assert check(mon, "grad_norm").summary == \
-        "8 spike(s), the largest at step 1300 (18.0x), 700 (16.2x at 707), 1400 (13.5x)"
+    assert (
+        check(mon, "grad_norm").summary
+        == "8 spike(s), the largest at step 1300 (18.0x), 700 (16.2x at 707), 1400 (13.5x)"
+    )
 
 
 def test_budget_never_mutates_an_alert():
     mon = Monitor()
-    sent = [Alert("grad_norm", Severity.WARNING, i, f"m{i}", value=float(v), baseline=1.0, key="k")
-            for i, v in enumerate([5, 4, 3, 2, 1, 9, 0.5])]
+    sent = [
+        Alert("grad_norm", Severity.WARNING, i, f"m{i}", value=float(v), baseline=1.0, key="k")
+        for i, v in enumerate([5, 4, 3, 2, 1, 9, 0.5])
+    ]
     before = [(a.step, a.value, a.message) for a in sent]
     kept = mon._store(list(sent))
     assert [a.step for a in kept] == [0, 1, 2, 3, 4, 5]
@@ -234,6 +241,7 @@ def test_a_plateau_is_reported_only_when_its_whole_span_is_flat():
             lvl = 2.0 + 3.0 * __import__("math").exp(-s / 150) - drop * s / 4000
             out += mon.feed(StepRecord(s, loss=lvl * (1 + rng.gauss(0, 0.01)), lr=3e-4))
         return [(a.step, a.severity.value) for a in out], mon.checks()[0]
+
     alerts, res = run(0.12)  # 6% over the run, ~1.2% per 800-step window at the end
     assert alerts == [] and res.status.value == "PASS"
     alerts, res = run(0.0)
@@ -333,6 +341,7 @@ def test_early_spike_before_the_baseline_window_fills_and_in_a_fast_descent(at, 
     # and at step 100 of a fast descent the window's spread is the descent itself
     import math
     import random
+
     rng = random.Random(at * 7 + tau)
     mon = Monitor(Settings(), RunInfo())
     alerts = []
@@ -346,6 +355,7 @@ def test_early_spike_before_the_baseline_window_fills_and_in_a_fast_descent(at, 
 def test_healthy_fast_descents_raise_no_early_spike():
     import math
     import random
+
     for seed in range(20):
         rng = random.Random(seed)
         mon = Monitor(Settings(), RunInfo())
@@ -358,26 +368,34 @@ def test_healthy_fast_descents_raise_no_early_spike():
 
 
 # -- 10. the kind of spike ---------------------------------------------------------------------------
-@pytest.mark.parametrize("name,step,cause,evidence", [
-    ("case_early_spike", 60, "data", "grad norm spiked on the same step"),
-    ("case_optimizer_spike", 900, "optimizer", "grad norm climbed for 4 records"),
-    ("case_lr_bump_excursion", 801, "lr", "LR jumped"),
-    ("case_fp16_spike", 700, "fp16", "loss scale fell"),
-])
+@pytest.mark.parametrize(
+    "name,step,cause,evidence",
+    [
+        ("case_early_spike", 60, "data", "grad norm spiked on the same step"),
+        ("case_optimizer_spike", 900, "optimizer", "grad norm climbed for 4 records"),
+        ("case_lr_bump_excursion", 801, "lr", "LR jumped"),
+        ("case_fp16_spike", 700, "fp16", "loss scale fell"),
+    ],
+)
 def test_spike_cause(name, step, cause, evidence):
     mon, alerts = feed(name)
     onset = [a for a in alerts if a.check == "loss_spike" and a.severity == Severity.WARNING][0]
     assert onset.step == step and onset.cause == cause and evidence in onset.message
     assert onset.to_json()["cause"] == cause
-    assert f"likely {__import__('tsm_tui.analysis.detectors.loss_spike', fromlist=['CAUSES']).CAUSES[cause]}" \
+    assert (
+        f"likely {__import__('tsm_tui.analysis.detectors.loss_spike', fromlist=['CAUSES']).CAUSES[cause]}"
         in check(mon, "loss_spike").summary
+    )
 
 
 def test_spikes_recover_sample_is_bad_data():
     an = analyze(os.path.join(ROOT, "sample_runs", "spikes_recover"))
     rec = [a for a in an.monitor.alerts if a.check == "loss_spike" and a.severity == Severity.INFO]
     assert [(a.step, a.cause) for a in rec] == [(503, "data"), (903, "data"), (1204, "data")]
-    assert check(an.monitor, "loss_spike").summary == "3 spike(s) at step 500, 900, 1200, all recovered; likely a bad batch"
+    assert (
+        check(an.monitor, "loss_spike").summary
+        == "3 spike(s) at step 500, 900, 1200, all recovered; likely a bad batch"
+    )
 
 
 # -- 5, 6, 8, 9: config, absolute levels, advice, checkpoints ----------------------------------------
@@ -389,8 +407,10 @@ def test_lr_schedule_judged_from_the_config_when_not_logged():
         mon.feed(StepRecord(s, loss=3.0 - s * 0.01))
     res = check(mon, "lr_schedule")
     assert res.status.value == "PASS"
-    assert res.summary == ("LR not logged; from the config (train.log): warm-up 500 steps (6.6% of 7630 planned), "
-                           "peak 4e-4, cosine_with_warmup")
+    assert res.summary == (
+        "LR not logged; from the config (train.log): warm-up 500 steps (6.6% of 7630 planned), "
+        "peak 4e-4, cosine_with_warmup"
+    )
 
 
 def test_lr_schedule_warn_from_the_config_comes_with_an_alert_and_its_actions():
@@ -404,7 +424,9 @@ def test_lr_schedule_warn_from_the_config_comes_with_an_alert_and_its_actions():
         alerts += mon.feed(StepRecord(s, loss=3.0 - s * 0.01))
     assert [(a.step, a.key) for a in alerts if a.check == "lr_schedule"] == [(20, "lr_config")]
     assert check(mon, "lr_schedule").status.value == "WARN"
-    assert mon.actions() == ["Add a linear LR warm-up of 153-382 steps (2-5% of 7630), then cosine decay to 10% of peak."]
+    assert mon.actions() == [
+        "Add a linear LR warm-up of 153-382 steps (2-5% of 7630), then cosine decay to 10% of peak."
+    ]
     info = RunInfo(total_steps=20000, warmup_steps=5, peak_lr=4e-4)
     mon = Monitor(Settings(), info)
     for s in range(1, 10):  # shorter than 20 records: said at the end of the log
@@ -417,11 +439,14 @@ def test_lr_schedule_warn_from_the_config_comes_with_an_alert_and_its_actions():
 def test_lr_jump_blames_a_restart_only_right_after_it(jump_at, blamed):
     # audit B6: an LR jump at step 3000 was "the scheduler after the restart at step 801"
     import math
+
     mon = Monitor(Settings(), RunInfo(total_steps=4000, warmup_steps=40))
     steps = [(s, 0) for s in range(1, 1001)] + [(s, 1) for s in range(801, 4001)]  # crashed at 1000, resumed from 800
     alerts = []
     for s, seg in steps:
-        lr = 3e-4 * min(1.0, s / 40) * (0.55 + 0.45 * math.cos(math.pi * s / 4000)) * (40 if seg and s >= jump_at else 1)
+        lr = (
+            3e-4 * min(1.0, s / 40) * (0.55 + 0.45 * math.cos(math.pi * s / 4000)) * (40 if seg and s >= jump_at else 1)
+        )
         alerts += mon.feed(StepRecord(s, loss=2.0 + 3.0 * math.exp(-s / 300), lr=lr))
     (jump,) = [a for a in alerts if a.key == "lr_jump"]
     if blamed:
@@ -449,6 +474,7 @@ def test_lr_jump_without_restart_does_not_blame_a_restart():
 
 def test_clip_read_from_lightning_gradient_clip_val(tmp_path):
     from tsm_tui.sources.config import read_run_config
+
     (tmp_path / "hparams.yaml").write_text("gradient_clip_val: 1.0\nmax_steps: 500\n")
     info = RunInfo()
     read_run_config(info, str(tmp_path))

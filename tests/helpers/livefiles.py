@@ -22,8 +22,12 @@ def curve(step: int, total: int = 1000, warmup: int = 30, peak: float = 3e-4) ->
 def hf_stdout_line(r: dict, total: int = 1000) -> str:
     """One ProgressCallback print as captured in a file: a tqdm redraw, then the dict."""
     s = r["step"]
-    d = {"loss": r["loss"], "grad_norm": r["grad_norm"], "learning_rate": r["learning_rate"],
-         "epoch": round(s / total, 4)}
+    d = {
+        "loss": r["loss"],
+        "grad_norm": r["grad_norm"],
+        "learning_rate": r["learning_rate"],
+        "epoch": round(s / total, 4),
+    }
     return f"{100 * s // total:3d}%|#  | {s}/{total} [00:{s % 60:02d}<00:10,  9.9it/s]{d!r}\n"
 
 
@@ -43,8 +47,9 @@ def _ld(num: int, payload: bytes) -> bytes:
     return _varint(num << 3 | 2) + _varint(len(payload)) + payload
 
 
-def tb_event(step: int, tag: str | None = None, value: float | None = None, wall: float = 1.7e9,
-             file_version: str | None = None) -> bytes:
+def tb_event(
+    step: int, tag: str | None = None, value: float | None = None, wall: float = 1.7e9, file_version: str | None = None
+) -> bytes:
     b = b"\x09" + struct.pack("<d", wall)
     if step:
         b += b"\x10" + _varint(step)
@@ -60,17 +65,36 @@ def tb_event(step: int, tag: str | None = None, value: float | None = None, wall
 def tb_records(recs: list[dict], header: bool = False) -> bytes:
     out = [tb_event(0, file_version="brain.Event:2")] if header else []
     for r in recs:
-        for tag, key in (("train/loss", "loss"), ("train/grad_norm", "grad_norm"),
-                         ("train/learning_rate", "learning_rate")):
+        for tag, key in (
+            ("train/loss", "loss"),
+            ("train/grad_norm", "grad_norm"),
+            ("train/learning_rate", "learning_rate"),
+        ):
             out.append(tb_event(r["step"], tag, r[key]))
     return b"".join(out)
 
 
 def trainer_state(recs: list[dict], max_steps: int = 1000) -> str:
-    hist = [{"epoch": r["step"] / max_steps, "grad_norm": r["grad_norm"], "learning_rate": r["learning_rate"],
-             "loss": r["loss"], "step": r["step"]} for r in recs]
-    return json.dumps({"global_step": recs[-1]["step"] if recs else 0, "max_steps": max_steps,
-                       "logging_steps": 1, "save_steps": 50, "log_history": hist}, indent=2)
+    hist = [
+        {
+            "epoch": r["step"] / max_steps,
+            "grad_norm": r["grad_norm"],
+            "learning_rate": r["learning_rate"],
+            "loss": r["loss"],
+            "step": r["step"],
+        }
+        for r in recs
+    ]
+    return json.dumps(
+        {
+            "global_step": recs[-1]["step"] if recs else 0,
+            "max_steps": max_steps,
+            "logging_steps": 1,
+            "save_steps": 50,
+            "log_history": hist,
+        },
+        indent=2,
+    )
 
 
 def append(path, data, mode: str = "a") -> None:
@@ -123,8 +147,15 @@ def _wb_item(key: str, value_json: str, nested: bool = True) -> bytes:
 def wb_history(step: int, row: dict, nested: bool = True) -> bytes:
     """A ``Record{history}`` as the Go core writes it (``nested_key`` items, ``_step``)."""
     items = {**row, "_step": step}
-    body = b"".join(_ld(1, _wb_item(k, v if isinstance(v, str) else repr(float(v)).replace("nan", "NaN")
-                                   .replace("inf", "Infinity"), nested)) for k, v in items.items())
+    body = b"".join(
+        _ld(
+            1,
+            _wb_item(
+                k, v if isinstance(v, str) else repr(float(v)).replace("nan", "NaN").replace("inf", "Infinity"), nested
+            ),
+        )
+        for k, v in items.items()
+    )
     body += _ld(2, (b"\x08" + _varint(step)) if step else b"")
     return b"\x08" + _varint(step + 1) + _ld(2, body)
 

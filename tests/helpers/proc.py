@@ -20,8 +20,11 @@ class Output:
         self.p = p
         self.out: list[str] = []
         self.err: list[str] = []
-        self._threads = [threading.Thread(target=self._pump, args=(s, into), daemon=True)
-                         for s, into in ((p.stdout, self.out), (p.stderr, self.err)) if s is not None]
+        self._threads = [
+            threading.Thread(target=self._pump, args=(s, into), daemon=True)
+            for s, into in ((p.stdout, self.out), (p.stderr, self.err))
+            if s is not None
+        ]
         for t in self._threads:
             t.start()
 

@@ -110,11 +110,15 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=4000)
     ap.add_argument("--every", type=int, default=500)
     ap.add_argument("--burst", type=int, default=4)
-    ap.add_argument("--keep", type=int, default=10 ** 6)
+    ap.add_argument("--keep", type=int, default=10**6)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--first", type=int, default=None,
-                    help="records before the first burst (default --every): a reader that starts with the "
-                         "writer finds the log before it rotates")
+    ap.add_argument(
+        "--first",
+        type=int,
+        default=None,
+        help="records before the first burst (default --every): a reader that starts with the "
+        "writer finds the log before it rotates",
+    )
     a = ap.parse_args(argv)
     rng = random.Random(a.seed)
     w = Writer(a.path, a.keep, rng)
@@ -167,16 +171,42 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # (tests/helpers
 WAIT_END = 30.0  # s after the writer is done for the reader to catch up (generous: a loaded box)
 
 
-def start(path: str, mode: str, rate: float, n: int, every: int = 500, burst: int = 4, seed: int = 7,
-          keep: int | None = None, first: int | None = None):
+def start(
+    path: str,
+    mode: str,
+    rate: float,
+    n: int,
+    every: int = 500,
+    burst: int = 4,
+    seed: int = 7,
+    keep: int | None = None,
+    first: int | None = None,
+):
     """The writer; its first burst comes after half a second by default (the reader
     under test finds the log first: a log found in the middle of a burst is another
     case, see README "Rotation")."""
     import subprocess
 
     first = max(every, int(rate / 2)) if first is None else first
-    args = [sys.executable, HERE, str(path), "--mode", mode, "--rate", str(rate), "--n", str(n),
-            "--every", str(every), "--burst", str(burst), "--seed", str(seed), "--first", str(first)]
+    args = [
+        sys.executable,
+        HERE,
+        str(path),
+        "--mode",
+        mode,
+        "--rate",
+        str(rate),
+        "--n",
+        str(n),
+        "--every",
+        str(every),
+        "--burst",
+        str(burst),
+        "--seed",
+        str(seed),
+        "--first",
+        str(first),
+    ]
     if keep is not None:
         args += ["--keep", str(keep)]
     return subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
@@ -192,8 +222,13 @@ def tally(seen: list[int], n: int) -> dict:
             runs[-1][1] = s
         else:
             runs.append([s, s])
-    return {"seen": len(seen), "lost": len(lost), "duplicated": len(seen) - len(got),
-            "in_order": seen == sorted(seen), "lost_runs": runs[:5]}
+    return {
+        "seen": len(seen),
+        "lost": len(lost),
+        "duplicated": len(seen) - len(got),
+        "in_order": seen == sorted(seen),
+        "lost_runs": runs[:5],
+    }
 
 
 def _finish(w, timeout: float) -> str:
@@ -206,7 +241,6 @@ def through_tailer(d: str, mode: str, rate: float, n: int, **kw) -> dict:
     """A ``Tailer`` on the directory, driven and drained the way the live loop does it
     (its passes are made in this thread, inside ``wait``)."""
     import time
-
 
     from tsm_tui.core.frame import expand
     from tsm_tui.sources.tail import Tailer
@@ -333,10 +367,16 @@ def through_follow(d: str, mode: str, rate: float, n: int, **kw) -> dict:
     objs = [json.loads(x) for x in out if x.startswith("{")]
     nan = int(v.get("tsm_nonfinite_total", v.get("tsm_nonfinite", -1)))
     expected = nan_steps(n)
-    return {"rc": rc, "last_step": int(v.get("tsm_last_step", -1)), "nonfinite": nan,
-            "lost_nan": max(0, expected - nan), "extra_nan": max(0, nan - expected),
-            "resumes": [o for o in objs if o.get("check") == "resume"],
-            "events": [o.get("message", "") for o in objs if o.get("event") == "source"], "stderr": err}
+    return {
+        "rc": rc,
+        "last_step": int(v.get("tsm_last_step", -1)),
+        "nonfinite": nan,
+        "lost_nan": max(0, expected - nan),
+        "extra_nan": max(0, nan - expected),
+        "resumes": [o for o in objs if o.get("check") == "resume"],
+        "events": [o.get("message", "") for o in objs if o.get("event") == "source"],
+        "stderr": err,
+    }
 
 
 # ----------------------------------------------------------------------------- interleavings

@@ -34,9 +34,15 @@ def _describe(what: str | Callable[[], Any] | None, pred: Callable[[], Any]) -> 
     return what or getattr(pred, "__name__", repr(pred))
 
 
-def poll_until(pred: Callable[[], Any], timeout: float = WAIT, *, every: float = EVERY,
-               tick: Callable[[], Any] | None = None, alive: Callable[[], bool] | None = None,
-               sleep: Callable[[float], Any] = time.sleep) -> Any:
+def poll_until(
+    pred: Callable[[], Any],
+    timeout: float = WAIT,
+    *,
+    every: float = EVERY,
+    tick: Callable[[], Any] | None = None,
+    alive: Callable[[], bool] | None = None,
+    sleep: Callable[[float], Any] = time.sleep,
+) -> Any:
     """``pred()``'s first truthy value within ``timeout`` (scaled), else its last (falsy) value."""
     end = time.monotonic() + timeout * SCALE
     while True:
@@ -53,8 +59,9 @@ def poll_until(pred: Callable[[], Any], timeout: float = WAIT, *, every: float =
     return pred()
 
 
-def wait_until(pred: Callable[[], Any], timeout: float = WAIT, what: str | Callable[[], Any] | None = None,
-               **kw: Any) -> Any:
+def wait_until(
+    pred: Callable[[], Any], timeout: float = WAIT, what: str | Callable[[], Any] | None = None, **kw: Any
+) -> Any:
     """``poll_until``, failing with a message that names what was awaited (``what``: text, or a
     callable evaluated at the failure, e.g. the process's stderr so far)."""
     got = poll_until(pred, timeout, **kw)
@@ -63,8 +70,14 @@ def wait_until(pred: Callable[[], Any], timeout: float = WAIT, what: str | Calla
     return got
 
 
-def quiet_for(value: Callable[[], Any], quiet: float = 0.5, *, every: float = EVERY,
-              tick: Callable[[], Any] | None = None, timeout: float = 60.0) -> Any:
+def quiet_for(
+    value: Callable[[], Any],
+    quiet: float = 0.5,
+    *,
+    every: float = EVERY,
+    tick: Callable[[], Any] | None = None,
+    timeout: float = 60.0,
+) -> Any:
     """Wait until ``value()`` has not changed for ``quiet`` seconds (at most ``timeout``, scaled);
     returns its last value."""
     end = time.monotonic() + timeout * SCALE
@@ -81,8 +94,15 @@ def quiet_for(value: Callable[[], Any], quiet: float = 0.5, *, every: float = EV
     return last
 
 
-async def await_until(look: Callable[[], Any], timeout: float = WAIT, what: str | Callable[[], Any] | None = None,
-                      *, every: float = 0.05, pause: Callable[[float], Any] | None = None, fail: bool = True) -> Any:
+async def await_until(
+    look: Callable[[], Any],
+    timeout: float = WAIT,
+    what: str | Callable[[], Any] | None = None,
+    *,
+    every: float = 0.05,
+    pause: Callable[[float], Any] | None = None,
+    fail: bool = True,
+) -> Any:
     """``wait_until`` in a coroutine: ``look()`` may be a coroutine function; ``await pause(every)``
     (``asyncio.sleep`` unless given) between looks. ``fail=False`` returns the last falsy value
     instead of failing."""
@@ -100,9 +120,15 @@ async def await_until(look: Callable[[], Any], timeout: float = WAIT, what: str 
     return got
 
 
-async def pilot_until(pilot: Any, pred: Callable[[], Any], timeout: float = 15.0,
-                      what: str | Callable[[], Any] | None = None, *, every: float = 0.05,
-                      fail: bool = True) -> Any:
+async def pilot_until(
+    pilot: Any,
+    pred: Callable[[], Any],
+    timeout: float = 15.0,
+    what: str | Callable[[], Any] | None = None,
+    *,
+    every: float = 0.05,
+    fail: bool = True,
+) -> Any:
     """``await_until`` for a Textual pilot: ``await pilot.pause(every)`` between looks, so the app
     runs its handlers meanwhile."""
     return await await_until(pred, timeout, what, every=every, pause=pilot.pause, fail=fail)

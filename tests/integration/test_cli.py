@@ -72,8 +72,20 @@ def test_json_schema(spike_file, capsys):
     assert set(d) >= {"schema", "path", "files", "steps", "checks", "alerts", "critical", "warnings", "actions"}
     # the checks of schema 1 keep their ids and order; a new check comes after them (its ``order``)
     ids = [c["id"] for c in d["checks"]]
-    assert ids[:12] == ["loss_spike", "grad_norm", "lr_schedule", "batch_size", "plateau", "nonfinite", "loss_scale",
-                        "checkpoints", "output_collapse", "crash", "throughput", "overfitting"]
+    assert ids[:12] == [
+        "loss_spike",
+        "grad_norm",
+        "lr_schedule",
+        "batch_size",
+        "plateau",
+        "nonfinite",
+        "loss_scale",
+        "checkpoints",
+        "output_collapse",
+        "crash",
+        "throughput",
+        "overfitting",
+    ]
     assert ids == [x.id for x in DETECTORS]
     f = d["files"][0]
     assert set(f) >= {"path", "format", "records", "skipped_lines"} and f["format"] == "jsonl"
@@ -162,8 +174,9 @@ def test_log_text_cannot_inject_escapes(tmp_path, capsys):
 
 
 def test_console_script_runs_as_module(healthy_file):
-    r = subprocess.run([sys.executable, "-m", "tsm_tui", healthy_file, "--report"], capture_output=True, text=True,
-                       timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "tsm_tui", healthy_file, "--report"], capture_output=True, text=True, timeout=120
+    )
     assert r.returncode == 0 and r.stdout.startswith("=== Training Stability Report ===")
 
 

@@ -54,7 +54,7 @@ def test_lightning_run_dir():
 
 def test_tensorboard_only_dir():
     a = analyze(str(RUNS / "tensorboard_only"))
-    (fmt, n, used), = files(a).values()
+    ((fmt, n, used),) = files(a).values()
     assert (fmt, n, used) == ("tensorboard", 80, True)
     info = a.monitor.state.info
     assert info.total_steps == 80 and info.warmup_steps == 8 and info.clip == 1.0

@@ -46,53 +46,134 @@ from helpers import paths
 
 N = int(os.environ.get("TSM_FUZZ_EXAMPLES", "60"))
 DEADLINE = timedelta(milliseconds=int(os.environ.get("TSM_FUZZ_DEADLINE_MS", "3000")))
-FUZZ = settings(max_examples=N, deadline=DEADLINE, derandomize=os.environ.get("TSM_FUZZ_RANDOM") is None,
-                suppress_health_check=list(HealthCheck), database=None)
+FUZZ = settings(
+    max_examples=N,
+    deadline=DEADLINE,
+    derandomize=os.environ.get("TSM_FUZZ_RANDOM") is None,
+    suppress_health_check=list(HealthCheck),
+    database=None,
+)
 
 #: lines of the formats the readers know (real shapes; see tests/data and ../shared/real_logs)
 SEEDS = [
     '{"step": 12, "loss": 2.61, "grad_norm": 0.93, "learning_rate": 0.0003}',
     '{"train/loss": NaN, "train/global_step": 7, "nested": {"lr": 1e-4}}',
-    "step,loss,lr\n", "12,2.61,0.0003", "epoch,loss,val_loss\n", "0,1.2,1.3\r",
+    "step,loss,lr\n",
+    "12,2.61,0.0003",
+    "epoch,loss,val_loss\n",
+    "0,1.2,1.3\r",
     "s:12 trl:9.79 lr:0.000011 norm:3.01 (12.5ms)",
     "iter 5: loss 4.2082, time 1431.27ms, mfu 12.00%",
     " iteration       10/    1500 | consumed samples: 640 | lm loss: 7.1E+00 | loss scale: 1.0 | grad norm: 1.2 |",
     "[titan] 2024-05-01 step:  5  loss:  7.9  grad_norm:  1.4  memory: 12.0GiB",
     "{'loss': 1.56, 'grad_norm': nan, 'learning_rate': 4e-05, 'epoch': 0.01}",
     " 12%|#2        | 120/1000 [00:10<01:20, 10.9it/s]",
-    "2024 | INFO | train_inner | {\"epoch\": 1, \"update\": 0.1, \"loss\": \"2.61\", \"num_updates\": \"12\"}",
-    "[step=12/1000, epoch=0]", "    train/CrossEntropyLoss=2.61", "[batch=12/1000]:", "\t Train loss/train/total: 2.61",
+    '2024 | INFO | train_inner | {"epoch": 1, "update": 0.1, "loss": "2.61", "num_updates": "12"}',
+    "[step=12/1000, epoch=0]",
+    "    train/CrossEntropyLoss=2.61",
+    "[batch=12/1000]:",
+    "\t Train loss/train/total: 2.61",
     "2024-01-01 | INFO | train_inner | epoch 001:     12 / 100 loss=2.61, num_updates=12, lr=0.0003",
     "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768",
-    "Step 12 -- Train loss: 2.61, Train Acc: 0.13", "step 12 sample: the cat sat",
+    "Step 12 -- Train loss: 2.61, Train Acc: 0.13",
+    "step 12 sample: the cat sat",
     '{"current_steps": 12, "total_steps": 100, "loss": 2.61, "lr": 0.0003}',
     "step:12/1000 train_loss:2.61 train_time:1000ms step_avg:83ms",
-    "12 train 2.61", "Epoch 3/10", "1875/1875 [==============================] - 5s 3ms/step - loss: 0.2",
-    "Epoch [1/5], Step [100/600], Loss: 0.1234", "Train: 1 [ 100/500 ( 20%)]  Loss: 1.23 (1.25)",
-    "Epoch(train) [1][100/500]  lr: 1.0000e-04  loss: 0.1234", "step\t12\tloss\t2.61",
-    '2024-05-01 INFO metrics: {"step": 12, "loss": 2.61}', "val loss 3.21",
+    "12 train 2.61",
+    "Epoch 3/10",
+    "1875/1875 [==============================] - 5s 3ms/step - loss: 0.2",
+    "Epoch [1/5], Step [100/600], Loss: 0.1234",
+    "Train: 1 [ 100/500 ( 20%)]  Loss: 1.23 (1.25)",
+    "Epoch(train) [1][100/500]  lr: 1.0000e-04  loss: 0.1234",
+    "step\t12\tloss\t2.61",
+    '2024-05-01 INFO metrics: {"step": 12, "loss": 2.61}',
+    "val loss 3.21",
     # issue 26: several losses, records over several lines, buffered HF dicts
     "epoch: 0|step: 12|ppo_ep: 1|act_loss: 0.21|cri_loss: -0.12|unsuper_loss: 0.0",
     "[Rank 0] step=10, skipped=4, lr=[5.79e-07, 5.79e-07], mom=[(0.9, 0.95), (0.9, 0.95)]",
-    "epoch,train/box_loss,train/cls_loss,train/dfl_loss,val/box_loss\n", "1,1.44,2.69,1.57,1.3",
-    "Step 12", "  loss: 2.61", "Epoch 2/5", "step  10/938 - loss: 0.42 - acc: 0.86 - 12ms/step", "Eval begin...",
-    "Eval samples: 10000", "-" * 42, "| train/                  |              |",
-    "|    loss                 | 6.54         |", "|    total_timesteps      | 4096         |",
-    "logging_steps=10,", "{'loss': 1.56, 'grad_norm': 0.9, 'learning_rate': 4e-05, 'epoch': 0.0}",
+    "epoch,train/box_loss,train/cls_loss,train/dfl_loss,val/box_loss\n",
+    "1,1.44,2.69,1.57,1.3",
+    "Step 12",
+    "  loss: 2.61",
+    "Epoch 2/5",
+    "step  10/938 - loss: 0.42 - acc: 0.86 - 12ms/step",
+    "Eval begin...",
+    "Eval samples: 10000",
+    "-" * 42,
+    "| train/                  |              |",
+    "|    loss                 | 6.54         |",
+    "|    total_timesteps      | 4096         |",
+    "logging_steps=10,",
+    "{'loss': 1.56, 'grad_norm': 0.9, 'learning_rate': 4e-05, 'epoch': 0.0}",
     "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size",
     "       1/50      8.37G     0.9014      2.375     0.9244         52        640: 100% 75/75",
-    "epoch     train_loss  valid_loss  accuracy  time", "0         0.512       0.401       0.85      00:10",
-    "[train][1] progress: 1/1 step: 100, time: 6.095, speed: 16.406 steps/s", "\tcurrent lr: 0.0000010",
+    "epoch     train_loss  valid_loss  accuracy  time",
+    "0         0.512       0.401       0.85      00:10",
+    "[train][1] progress: 1/1 step: 100, time: 6.095, speed: 16.406 steps/s",
+    "\tcurrent lr: 0.0000010",
     # launch banners (sources/launches.py): the next record carries ``launch``
-    "***** Running training *****", "Traceback (most recent call last):", "Namespace(lr=0.0003, max_iters=5000)",
+    "***** Running training *****",
+    "Traceback (most recent call last):",
+    "Namespace(lr=0.0003, max_iters=5000)",
 ]
 #: fragments a long line repeats: digits, separators, words joined by '-', '/', '.'
-FRAGMENTS = ["1", " ", "a-", "a/", "a.", "1,", "1:", ":1", "1/", "1/1 [", "a:1 ", "'a':", "[step=1,", "Epoch 1 ",
-             "\t", '{"a": ', "e1", "1.", "s:", "a", ",000", "- ", " - a: 1"]
+FRAGMENTS = [
+    "1",
+    " ",
+    "a-",
+    "a/",
+    "a.",
+    "1,",
+    "1:",
+    ":1",
+    "1/",
+    "1/1 [",
+    "a:1 ",
+    "'a':",
+    "[step=1,",
+    "Epoch 1 ",
+    "\t",
+    '{"a": ',
+    "e1",
+    "1.",
+    "s:",
+    "a",
+    ",000",
+    "- ",
+    " - a: 1",
+]
 ENDS = ["x", "", ":", "=", "/", " [", ".", ")", "]", "'", "}", "\t1", " - loss: x", ": 1x", "=x"]
-HOSTILE = ["9" * 400, "1e309", "-1e309", "9223372036854775808", "nan", "Infinity", "\r", "\x00", "\x1b[31m",
-           "\u202e", "\udc9b", "{", "[" * 300, '{"a": ' * 300, '"', ",", ":", "=", "|", " " * 200, "1" * 5000,
-           "s:", "step ", "'", "{'", "True", "null", "\t", "\n"]
+HOSTILE = [
+    "9" * 400,
+    "1e309",
+    "-1e309",
+    "9223372036854775808",
+    "nan",
+    "Infinity",
+    "\r",
+    "\x00",
+    "\x1b[31m",
+    "\u202e",
+    "\udc9b",
+    "{",
+    "[" * 300,
+    '{"a": ' * 300,
+    '"',
+    ",",
+    ":",
+    "=",
+    "|",
+    " " * 200,
+    "1" * 5000,
+    "s:",
+    "step ",
+    "'",
+    "{'",
+    "True",
+    "null",
+    "\t",
+    "\n",
+]
 
 
 @st.composite
@@ -108,7 +189,7 @@ def long_line(draw) -> str:
     n = draw(st.integers(20_000, 200_000)) // len(frag)
     grown = frag * n + draw(st.sampled_from(ENDS))
     if draw(st.booleans()):
-        return " ".join(toks[:i] + [grown] + toks[i + 1:])
+        return " ".join(toks[:i] + [grown] + toks[i + 1 :])
     return seed[: draw(st.integers(0, len(seed)))] + grown
 
 
@@ -149,8 +230,14 @@ def _rows(items) -> list[tuple]:
 
 def _digest(reader, items) -> tuple:
     """What two ways of reading one input must agree on."""
-    return _rows(items), reader.records, reader.skipped, dict(reader.skip_reasons), \
-        sorted(reader.run_info.items(), key=str), reader.launch_lines
+    return (
+        _rows(items),
+        reader.records,
+        reader.skipped,
+        dict(reader.skip_reasons),
+        sorted(reader.run_info.items(), key=str),
+        reader.launch_lines,
+    )
 
 
 def _launch_steps(d: tuple) -> list[str]:
@@ -252,16 +339,19 @@ def _tf_record(payload: bytes, corrupt: int) -> bytes:
     rec = hdr + struct.pack("<I", masked(hdr)) + payload + struct.pack("<I", masked(payload))
     if corrupt:
         i = corrupt % len(rec)
-        rec = rec[:i] + bytes([rec[i] ^ 0xFF]) + rec[i + 1:]
+        rec = rec[:i] + bytes([rec[i] ^ 0xFF]) + rec[i + 1 :]
     return rec
 
 
 @pytest.mark.parametrize("cls", BYTE_READERS, ids=lambda c: c.__name__)
 @FUZZ
-@given(parts=st.lists(st.one_of(st.binary(max_size=200),
-                                st.builds(_tf_record, st.binary(max_size=120), st.integers(0, 3))),
-                      max_size=8),
-       cut=st.integers(0, 64))
+@given(
+    parts=st.lists(
+        st.one_of(st.binary(max_size=200), st.builds(_tf_record, st.binary(max_size=120), st.integers(0, 3))),
+        max_size=8,
+    ),
+    cut=st.integers(0, 64),
+)
 def test_byte_readers_never_raise(cls, parts, cut):
     data = b"".join(parts)
     r = cls("run/events.out.tfevents.1.host")
@@ -299,21 +389,29 @@ def _mutate(payload: bytes, at: int, how: int) -> bytes:
         return payload
     i = at % len(payload)
     if how == 0:
-        return payload[:i] + bytes([payload[i] ^ 0xFF]) + payload[i + 1:]
+        return payload[:i] + bytes([payload[i] ^ 0xFF]) + payload[i + 1 :]
     if how == 1:
-        return payload[:i] + payload[i + 1 + at % 17:]
+        return payload[:i] + payload[i + 1 + at % 17 :]
     if how == 2:
         return payload[:i] + b"\xff" * 11 + payload[i:]  # a varint of 11 bytes
     return payload[:i] + payload[i:] * 3
 
 
 @FUZZ
-@given(recs=st.lists(st.one_of(st.binary(max_size=300),
-                               st.builds(_mutate, st.sampled_from(_WB or [b""]), st.integers(0, 1 << 16),
-                                         st.integers(0, 3)),
-                               st.sampled_from(_WB or [b""])), max_size=24),
-       version=st.integers(0, 2), chunk=st.one_of(st.none(), st.integers(1, 400)),
-       flip=st.one_of(st.none(), st.integers(0, 1 << 20)), cut=st.integers(0, 1 << 20))
+@given(
+    recs=st.lists(
+        st.one_of(
+            st.binary(max_size=300),
+            st.builds(_mutate, st.sampled_from(_WB or [b""]), st.integers(0, 1 << 16), st.integers(0, 3)),
+            st.sampled_from(_WB or [b""]),
+        ),
+        max_size=24,
+    ),
+    version=st.integers(0, 2),
+    chunk=st.one_of(st.none(), st.integers(1, 400)),
+    flip=st.one_of(st.none(), st.integers(0, 1 << 20)),
+    cut=st.integers(0, 1 << 20),
+)
 def test_wandb_run_reader_never_raises(recs, version, chunk, flip, cut):
     """The W&B run file: real records (mutated or not) and noise, framed as the SDK does,
     then damaged on the frame level; fed whole and in two pieces."""
@@ -323,7 +421,7 @@ def test_wandb_run_reader_never_raises(recs, version, chunk, flip, cut):
     data = wb_frame(recs, version=version, max_chunk=chunk)
     if flip is not None:
         i = flip % len(data)
-        data = data[:i] + bytes([data[i] ^ 0x5A]) + data[i + 1:]
+        data = data[:i] + bytes([data[i] ^ 0x5A]) + data[i + 1 :]
     r = WandbRunReader("run/wandb/run-x/run-x.wandb")
     cut %= len(data) + 1
     split = _digest(r, r.feed_bytes(data[:cut]) + r.feed_bytes(data[cut:]) + r.flush())
@@ -334,14 +432,16 @@ def test_wandb_run_reader_never_raises(recs, version, chunk, flip, cut):
     assert split == chunked == _digest(w, w.feed_bytes(data) + w.flush())
 
 
-SNAPSHOT_READERS = [r for r in registry.READERS if issubclass(r, SnapshotReader)
-                    and r.read_all is not SnapshotReader.read_all]
+SNAPSHOT_READERS = [
+    r for r in registry.READERS if issubclass(r, SnapshotReader) and r.read_all is not SnapshotReader.read_all
+]
 
 
 @pytest.mark.parametrize("cls", SNAPSHOT_READERS, ids=lambda c: c.__name__)
 @FUZZ
-@given(text=st.one_of(mutated(), st.builds(lambda a, b: '{"log_history": [' + a + "]," + b + "}",
-                                              mutated(), mutated())))
+@given(
+    text=st.one_of(mutated(), st.builds(lambda a, b: '{"log_history": [' + a + "]," + b + "}", mutated(), mutated()))
+)
 def test_snapshot_readers_never_raise(cls, text):
     r = cls("run/trainer_state.json")
     try:
@@ -371,32 +471,99 @@ CONFIG_SEEDS = [
     ("hparams.yml", _seed("preflight/llama_7b/train.yaml")),
     ("config.toml", _seed("preflight/torchtitan_llama3_8b.toml")),
     ("launch.sh", _seed("preflight/megatron_gpt_1.3b.sh")),
-    ("args.json", '{"train_batch_size": 512, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 8,'
-                  ' "gradient_clipping": 1.0, "steps_per_print": 10, "fp16": {"enabled": true, "loss_scale": 0,'
-                  ' "initial_scale_power": 16}, "optimizer": {"type": "AdamW", "params": {"lr": 3e-4, "betas":'
-                  ' [0.9, 0.95], "eps": 1e-8}}, "scheduler": {"type": "WarmupDecayLR", "params": {'
-                  '"warmup_num_steps": 2000, "total_num_steps": 100000}}, "zero_optimization": {"stage": 2}}'),
+    (
+        "args.json",
+        '{"train_batch_size": 512, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 8,'
+        ' "gradient_clipping": 1.0, "steps_per_print": 10, "fp16": {"enabled": true, "loss_scale": 0,'
+        ' "initial_scale_power": 16}, "optimizer": {"type": "AdamW", "params": {"lr": 3e-4, "betas":'
+        ' [0.9, 0.95], "eps": 1e-8}}, "scheduler": {"type": "WarmupDecayLR", "params": {'
+        '"warmup_num_steps": 2000, "total_num_steps": 100000}}, "zero_optimization": {"stage": 2}}',
+    ),
 ]
 #: numbers no setting can hold, and their spellings in each format
-NUMBERS = ["1" + "0" * 400, "-1" + "0" * 400, "9" * 5000, "-0", "-0.0", "1e-320", "1e400", "-1e400", "1e308",
-           "9223372036854775808", "inf", "-inf", "nan", ".inf", "-.inf", ".nan", "Infinity", "-Infinity", "NaN",
-           "1:30:00", "1:" * 40 + "1", "0x" + "f" * 50, "0o777", "0b" + "1" * 80, "1_000_000", "7B", "-1", "-8", "0"]
+NUMBERS = [
+    "1" + "0" * 400,
+    "-1" + "0" * 400,
+    "9" * 5000,
+    "-0",
+    "-0.0",
+    "1e-320",
+    "1e400",
+    "-1e400",
+    "1e308",
+    "9223372036854775808",
+    "inf",
+    "-inf",
+    "nan",
+    ".inf",
+    "-.inf",
+    ".nan",
+    "Infinity",
+    "-Infinity",
+    "NaN",
+    "1:30:00",
+    "1:" * 40 + "1",
+    "0x" + "f" * 50,
+    "0o777",
+    "0b" + "1" * 80,
+    "1_000_000",
+    "7B",
+    "-1",
+    "-8",
+    "0",
+]
 #: YAML-only operators: anchors / aliases, cycles, merge keys, tags, documents, flow / block nesting
-YAML_OPS = ["a: &a {b: *a}\n", "&a [*a]\n", "&a {*a : 1}\n", "loop: &l\n  self: *l\n", "base: &b\n  <<: *b\n",
-            "m: &m {lr: 1}\nn: {<<: *m, lr: 2}\n", "n: {<<: [*m, *m]}\n", "x: *undefined\n",
-            "t: !!python/object:os.system x\n", "t: !!binary aGVsbG8=\n", "t: !!set {a, b}\n",
-            "t: !!omap [a: 1, b: 2]\n", "t: !custom 1\n", "t: !!float 1e400\n", "t: !!int 1" + "0" * 400 + "\n",
-            "---\n", "...\n", "--- !!map\n", "%YAML 1.1\n---\n", "f: {a: [1, {b: [2, {c: 3}]}]}\n",
-            "f: " + "[" * 300 + "]" * 300 + "\n", "f:\n" + "".join(" " * i + "- \n" for i in range(1, 250)),
-            "dup: 1\ndup: 2\n", "? [a, b]\n: 1\n", "&s 5\n"]
+YAML_OPS = [
+    "a: &a {b: *a}\n",
+    "&a [*a]\n",
+    "&a {*a : 1}\n",
+    "loop: &l\n  self: *l\n",
+    "base: &b\n  <<: *b\n",
+    "m: &m {lr: 1}\nn: {<<: *m, lr: 2}\n",
+    "n: {<<: [*m, *m]}\n",
+    "x: *undefined\n",
+    "t: !!python/object:os.system x\n",
+    "t: !!binary aGVsbG8=\n",
+    "t: !!set {a, b}\n",
+    "t: !!omap [a: 1, b: 2]\n",
+    "t: !custom 1\n",
+    "t: !!float 1e400\n",
+    "t: !!int 1" + "0" * 400 + "\n",
+    "---\n",
+    "...\n",
+    "--- !!map\n",
+    "%YAML 1.1\n---\n",
+    "f: {a: [1, {b: [2, {c: 3}]}]}\n",
+    "f: " + "[" * 300 + "]" * 300 + "\n",
+    "f:\n" + "".join(" " * i + "- \n" for i in range(1, 250)),
+    "dup: 1\ndup: 2\n",
+    "? [a, b]\n: 1\n",
+    "&s 5\n",
+]
 #: TOML: deep tables and dotted keys, deep arrays, duplicates, arrays of tables, multi-line strings
-TOML_OPS = ["[" + ".".join(f"k{i}" for i in range(1000)) + "]\nx = 1\n",
-            ".".join(f"k{i}" for i in range(5000)) + " = 1\n", "a = " + "[" * 600 + "]" * 600 + "\n",
-            "dup = 1\ndup = 2\n", "[t]\n[t]\n", "i = { " + ", ".join(f"k{i} = {i}" for i in range(50)) + " }\n",
-            "[[a.b]]\nx = 1\n", "s = '''\nx\n'''\n", 'q = "a.b.c"\n']
+TOML_OPS = [
+    "[" + ".".join(f"k{i}" for i in range(1000)) + "]\nx = 1\n",
+    ".".join(f"k{i}" for i in range(5000)) + " = 1\n",
+    "a = " + "[" * 600 + "]" * 600 + "\n",
+    "dup = 1\ndup = 2\n",
+    "[t]\n[t]\n",
+    "i = { " + ", ".join(f"k{i} = {i}" for i in range(50)) + " }\n",
+    "[[a.b]]\nx = 1\n",
+    "s = '''\nx\n'''\n",
+    'q = "a.b.c"\n',
+]
 #: argument lists: variables substituted many times, long / open quotes, escapes, continuations
-ARGS_OPS = ["A=" + "x" * 100 + "\n", " --tokenizer " + "$A" * 2000, " --x '" + "a b" * 1000 + "'", ' --x "a\\"b"',
-            " --x 'open", " \\\n --y 1", " # comment --z 1", " --w=${A}${B}", "\nexport B=\"q r\"\n"]
+ARGS_OPS = [
+    "A=" + "x" * 100 + "\n",
+    " --tokenizer " + "$A" * 2000,
+    " --x '" + "a b" * 1000 + "'",
+    ' --x "a\\"b"',
+    " --x 'open",
+    " \\\n --y 1",
+    " # comment --z 1",
+    " --w=${A}${B}",
+    '\nexport B="q r"\n',
+]
 JSON_OPS = ["[" * 2000, '{"a": ' * 2000, ', "max_steps": 1e400', ', "dup": 1, "dup": 2', "NaN", "-Infinity"]
 _NUMBER_TOKEN = re.compile(r"(?<![\w.])[-+]?\d[\d._e+-]*+")
 #: a value after a key (JSON / YAML ``key: value``, TOML ``key = value``), up to its end
@@ -418,7 +585,7 @@ def _swap_value(data, kind: str, text: str) -> str:
     m = vals[data.draw(st.integers(0, len(vals) - 1))]
     wide = "[" + "1, " * 150_000 + "1]"
     new = data.draw(st.sampled_from([_nested(kind, 151), _nested(kind, 250), _nested(kind, 1999), wide]))
-    return text[:m.start(1)] + new + text[m.end(1):]
+    return text[: m.start(1)] + new + text[m.end(1) :]
 
 
 def _mutate(data, name: str, text: str) -> str:
@@ -429,7 +596,7 @@ def _mutate(data, name: str, text: str) -> str:
         nums = list(_NUMBER_TOKEN.finditer(text)) if how <= 1 else []
         if nums:  # a number -> one no setting can hold
             m = nums[data.draw(st.integers(0, len(nums) - 1))]
-            text = text[:m.start()] + data.draw(st.sampled_from(NUMBERS)) + text[m.end():]
+            text = text[: m.start()] + data.draw(st.sampled_from(NUMBERS)) + text[m.end() :]
         elif how <= 3:  # a format operator at a line boundary
             lines = text.splitlines(keepends=True)
             lines.insert(data.draw(st.integers(0, len(lines))), data.draw(st.sampled_from(ops)))
@@ -439,14 +606,15 @@ def _mutate(data, name: str, text: str) -> str:
             i = data.draw(st.integers(0, len(lines) - 1))
             reps = data.draw(st.sampled_from([2, 2, 3, 3, 1000, 60_000]))  # (one in three grown)
             reps = min(reps, max(2, (6 << 20) // max(1, len(lines[i]))))  # (to ~6 MiB: past every bound)
-            text = "".join(lines[:i]) + lines[i] * reps + "".join(lines[i + 1:])
+            text = "".join(lines[:i]) + lines[i] * reps + "".join(lines[i + 1 :])
         elif how == 5 and kind != "sh":  # a value nested deep or grown wide
             text = _swap_value(data, "toml" if kind == "toml" else "json", text)
         else:  # characters spliced in
             i = data.draw(st.integers(0, len(text)))
             j = data.draw(st.integers(i, min(len(text), i + 12)))
-            frag = data.draw(st.one_of(st.sampled_from(HOSTILE + ["*b", "&x", ": ", "- ", "{", "]", "<<"]),
-                                       st.text(max_size=8)))
+            frag = data.draw(
+                st.one_of(st.sampled_from(HOSTILE + ["*b", "&x", ": ", "- ", "{", "]", "<<"]), st.text(max_size=8))
+            )
             text = text[:i] + frag + text[j:]
     return text
 
@@ -530,8 +698,7 @@ def test_a_config_in_a_run_dir_never_stops_the_report(tmp_path_factory, seed, da
     name, text = seed
     text = _mutate(data, name, text)
     d = tmp_path_factory.mktemp("run")
-    (d / "metrics.jsonl").write_text("".join(f'{{"step": {i}, "loss": {3.0 - i * 0.01:.3f}}}\n'
-                                             for i in range(1, 60)))
+    (d / "metrics.jsonl").write_text("".join(f'{{"step": {i}, "loss": {3.0 - i * 0.01:.3f}}}\n' for i in range(1, 60)))
     slot = name if name in CONFIG_NAMES else ("config.json" if name.endswith(".json") else "config.yaml")
     (d / slot).write_bytes(text.encode("utf-8", "surrogateescape"))
     (an,) = _timed(analyze_runs, str(d), Settings(), RunInfo(), None)
@@ -558,17 +725,65 @@ def test_the_linear_tokeniser_splits_as_shlex_did(line):
     assert split_words(line) == want
 
 
-VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=20),
-                   st.sampled_from(["1e400", "inf", "-nan", "7B", "9" * 400, "1e308"]),
-                   st.sampled_from([10 ** 400, -10 ** 400, 2 ** 63, -5, 1e-320, float("inf"), float("nan")]))
-MAPPINGS = st.recursive(st.dictionaries(st.sampled_from(
-    ["learning_rate", "lr", "max_steps", "warmup_steps", "warmup_ratio", "n_layer", "n_embd", "num_hidden_layers",
-     "hidden_size", "vocab_size", "global_batch_size", "seq_length", "bf16", "fp16", "max_grad_norm",
-     "save_steps", "logging_steps", "adam_beta2", "adam_epsilon", "lr_scheduler_type", "model_type", "x",
-     "batch_tokens", "total_tokens", "warmup_tokens", "lr_decay_tokens", "train_samples", "lr_warmup_samples",
-     "num_train_epochs", "dataset_size", "per_device_train_batch_size", "gradient_accumulation_steps",
-     "world_size", "nnodes", "min_lr", "loss_scale", "max_duration", "save_interval_hours"]),
-    VALUES, max_size=10), lambda kids: st.dictionaries(st.text(max_size=8), kids, max_size=4), max_leaves=30)
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=20),
+    st.sampled_from(["1e400", "inf", "-nan", "7B", "9" * 400, "1e308"]),
+    st.sampled_from([10**400, -(10**400), 2**63, -5, 1e-320, float("inf"), float("nan")]),
+)
+MAPPINGS = st.recursive(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "learning_rate",
+                "lr",
+                "max_steps",
+                "warmup_steps",
+                "warmup_ratio",
+                "n_layer",
+                "n_embd",
+                "num_hidden_layers",
+                "hidden_size",
+                "vocab_size",
+                "global_batch_size",
+                "seq_length",
+                "bf16",
+                "fp16",
+                "max_grad_norm",
+                "save_steps",
+                "logging_steps",
+                "adam_beta2",
+                "adam_epsilon",
+                "lr_scheduler_type",
+                "model_type",
+                "x",
+                "batch_tokens",
+                "total_tokens",
+                "warmup_tokens",
+                "lr_decay_tokens",
+                "train_samples",
+                "lr_warmup_samples",
+                "num_train_epochs",
+                "dataset_size",
+                "per_device_train_batch_size",
+                "gradient_accumulation_steps",
+                "world_size",
+                "nnodes",
+                "min_lr",
+                "loss_scale",
+                "max_duration",
+                "save_interval_hours",
+            ]
+        ),
+        VALUES,
+        max_size=10,
+    ),
+    lambda kids: st.dictionaries(st.text(max_size=8), kids, max_size=4),
+    max_leaves=30,
+)
 
 
 @FUZZ
@@ -588,7 +803,7 @@ def test_run_config_and_preflight_never_raise(mapping, kind):
 def test_betas_no_float_can_hold_are_not_a_beta2():
     """Found by test_config_loaders_never_raise: ``betas: [0.9, 1000...0]`` (a 400-digit int) in a
     hparams.yaml stopped the config reader with an OverflowError (float() of the int)."""
-    for b in ([0.9, 10 ** 400], [0.9, float("inf")], [0.9, float("nan")]):
+    for b in ([0.9, 10**400], [0.9, float("inf")], [0.9, float("nan")]):
         info = RunInfo()
         apply_mapping(info, {"betas": b}, "hparams.yaml")
         assert info.beta2 is None, b
@@ -611,11 +826,38 @@ def test_arg_lists_and_yaml_text_never_raise(text):
 
 #: what a terminal acts on: C0 (but tab and newline) and C1 controls, DEL, bidi controls, lone surrogates
 _ACTIVE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-TERMINAL_TEXT = st.lists(st.one_of(
-    st.text(max_size=20),
-    st.sampled_from(["\x1b[31m", "\x1b[2J", "\x1b]0;title\x07", "\x1b]52;c;cGF5bG9hZA==\x1b\\", "\x1bP1$qm\x1b\\",
-                     "\x9b31m", "\x9d0;t\x9c", "\x1b", "\x9b", "\r", "\r\n", "\n", "\t", "\x7f", "\u202e", "\u2066",
-                     "\udc9b", "\x00", "tqdm 12%|#2 |\r", "…", "é", "[bold red]x[/]"])), max_size=30).map("".join)
+TERMINAL_TEXT = st.lists(
+    st.one_of(
+        st.text(max_size=20),
+        st.sampled_from(
+            [
+                "\x1b[31m",
+                "\x1b[2J",
+                "\x1b]0;title\x07",
+                "\x1b]52;c;cGF5bG9hZA==\x1b\\",
+                "\x1bP1$qm\x1b\\",
+                "\x9b31m",
+                "\x9d0;t\x9c",
+                "\x1b",
+                "\x9b",
+                "\r",
+                "\r\n",
+                "\n",
+                "\t",
+                "\x7f",
+                "\u202e",
+                "\u2066",
+                "\udc9b",
+                "\x00",
+                "tqdm 12%|#2 |\r",
+                "…",
+                "é",
+                "[bold red]x[/]",
+            ]
+        ),
+    ),
+    max_size=30,
+).map("".join)
 
 
 @FUZZ

@@ -97,8 +97,14 @@ CONTEXTS = {
     "a column header": ["      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size"],
 }
 #: the known killers, also at the longest line parsed (1 MiB)
-LONG = ["build-nanogpt: digits then a letter", "a key of dashes", "a key of slashes", "digits after a key",
-        "digits before a keras metric", "a list of numbers"]
+LONG = [
+    "build-nanogpt: digits then a letter",
+    "a key of dashes",
+    "a key of slashes",
+    "digits after a key",
+    "digits before a keras metric",
+    "a list of numbers",
+]
 BOUND = 3.0  # s per line and reader: quadratic work takes minutes at 200k characters (16 s for 16k
 #             digits before #20, > 60 s for the build-nanogpt line); linear work well under 0.1 s.
 #             Generous on purpose (a shared, loaded CI machine): it only separates the two classes.
@@ -188,6 +194,7 @@ def test_multi_line_contexts_are_linear(ctx):
     slow = []
     for cls in (KeyValueTextReader, HFStdoutReader):
         for name, line in SHAPES.items():
+
             def run(cls=cls, line=line):
                 r = cls("run/train.log")
                 for pre in CONTEXTS[ctx]:
@@ -195,6 +202,7 @@ def test_multi_line_contexts_are_linear(ctx):
                 r.feed(line)
                 r.feed(line)
                 r.flush()
+
             t = _timed(run)
             if t > BOUND:
                 slow.append(f"{cls.__name__} on {name!r}: {t:.1f} s")
@@ -205,7 +213,7 @@ def _long(line: str) -> str:
     """The shape grown to just under 1 MiB (MAX_LINE), its last character kept."""
     body, end = line[:-1], line[-1]
     k = (MAX_LINE - 64) // len(line)
-    return body[: len(body) // 2] + body[len(body) // 2:] * k + end if k > 1 else line
+    return body[: len(body) // 2] + body[len(body) // 2 :] * k + end if k > 1 else line
 
 
 def test_the_registry_sniffs_a_hostile_head_in_bounded_time(tmp_path):
@@ -228,8 +236,9 @@ def test_linear_regexes_still_read_the_usual_lines():
     assert (rec.step, rec.loss, rec.loss_scale, rec.grad_norm) == (10, 7.1, 1.0, 1.2)
     assert r.feed("step\t5 loss 1.0") == []  # a tab alone is not a step separator (as before)
     f = FairseqReader("train.log")
-    (rec,) = f.feed("| WARNING | fairseq.trainer | NOTE: gradient overflow detected, ignoring gradient, "
-                    "setting loss scale to: 64.0")
+    (rec,) = f.feed(
+        "| WARNING | fairseq.trainer | NOTE: gradient overflow detected, ignoring gradient, setting loss scale to: 64.0"
+    )
     assert rec.overflow and rec.loss_scale == 64.0
 
 
@@ -245,8 +254,9 @@ GOOD = "".join(f'{{"step": {i}, "loss": {4.0 - i * 0.001:.4f}}}\n' for i in rang
 
 def cli(*args, timeout=60, env=None):
     e = dict(os.environ, **(env or {}))
-    return subprocess.run([sys.executable, "-m", "tsm_tui", *map(str, args)], capture_output=True,
-                          timeout=timeout, env=e)
+    return subprocess.run(
+        [sys.executable, "-m", "tsm_tui", *map(str, args)], capture_output=True, timeout=timeout, env=e
+    )
 
 
 def report_json(d):
@@ -284,13 +294,17 @@ def test_an_mlflow_metric_linked_to_dev_zero_is_refused(tmp_path):
     assert src["records"] == 50 and src["skip_reasons"] == {"unreadable metric file": 1}
 
 
-@pytest.mark.parametrize("bad,reason", [
-    ('{"step": 150, "loss": ' + "9" * 400 + "}", "number out of range"),
-    ('{"step": 1e309, "loss": 1.0}', "step out of range"),  # (was read as a record without a step: counted)
-    ('{"step": 9223372036854775808, "loss": 1.0}', "step out of range"),
-    ('{"step": 150, "loss": 1.0, "skipped": 1e300}', None),
-    ('{"a": ' * 100_000, "JSON nested too deeply"),
-], ids=["400-digit loss", "1e309 step", "2^63 step", "1e300 counter", "deep nesting"])
+@pytest.mark.parametrize(
+    "bad,reason",
+    [
+        ('{"step": 150, "loss": ' + "9" * 400 + "}", "number out of range"),
+        ('{"step": 1e309, "loss": 1.0}', "step out of range"),  # (was read as a record without a step: counted)
+        ('{"step": 9223372036854775808, "loss": 1.0}', "step out of range"),
+        ('{"step": 150, "loss": 1.0, "skipped": 1e300}', None),
+        ('{"a": ' * 100_000, "JSON nested too deeply"),
+    ],
+    ids=["400-digit loss", "1e309 step", "2^63 step", "1e300 counter", "deep nesting"],
+)
 def test_one_bad_value_is_a_counted_skip_not_an_internal_error(tmp_path, bad, reason):
     lines = GOOD.splitlines(keepends=True)
     (tmp_path / "m.jsonl").write_text("".join(lines[:100]) + bad + "\n" + "".join(lines[100:]))
@@ -309,8 +323,10 @@ def test_huge_steps_never_wrap_on_the_fast_paths(tmp_path):
     p = tmp_path / "m.jsonl"
     p.write_text("".join(f'{{"step": {big + i}, "loss": 1.0}}\n' for i in range(40)) + GOOD)
     t = tmp_path / "t.log"
-    t.write_text("".join(f"step {big + i} loss 1.0\n" for i in range(40))
-                 + "".join(f"step {i} loss {3 - i / 1000:.4f}\n" for i in range(1, 200)))
+    t.write_text(
+        "".join(f"step {big + i} loss 1.0\n" for i in range(40))
+        + "".join(f"step {i} loss {3 - i / 1000:.4f}\n" for i in range(1, 200))
+    )
     for path in (p, t):
         reader, _ = registry.open_reader(str(path))
         steps = [r.step for r in registry.read_records(str(path), reader)]
@@ -329,8 +345,11 @@ def test_a_reader_raising_is_contained_per_line(tmp_path):
             return super()._line(line)
 
     p = tmp_path / "t.log"
-    p.write_text("".join(f"step {i} loss 2.0\n" for i in range(1, 50)) + "step 50 boom\n"
-                 + "".join(f"step {i} loss 2.0\n" for i in range(51, 100)))
+    p.write_text(
+        "".join(f"step {i} loss 2.0\n" for i in range(1, 50))
+        + "step 50 boom\n"
+        + "".join(f"step {i} loss 2.0\n" for i in range(51, 100))
+    )
     r = Fragile(str(p))
     steps = [x.step for x in registry.read_records(str(p), r)]
     assert steps == [s for s in range(1, 100) if s != 50]
@@ -341,8 +360,7 @@ def _wal_db(path):
     con = sqlite3.connect(path)
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("CREATE TABLE metrics (key TEXT, value REAL, timestamp INT, run_uuid TEXT, step INT, is_nan INT)")
-    con.executemany("INSERT INTO metrics VALUES (?, ?, 0, 'r1', ?, 0)",
-                    [("loss", 3 - i / 100, i) for i in range(60)])
+    con.executemany("INSERT INTO metrics VALUES (?, ?, 0, 'r1', ?, 0)", [("loss", 3 - i / 100, i) for i in range(60)])
     con.commit()
     con.close()  # the last connection checkpoints and removes -wal / -shm
 
@@ -394,14 +412,17 @@ def test_plain_yaml_with_a_few_aliases_still_loads(tmp_path):
 
 def test_out_of_range_config_values_are_ignored_not_fatal(tmp_path):
     (tmp_path / "m.jsonl").write_text(GOOD)
-    (tmp_path / "config.json").write_text('{"learning_rate": 1e400, "max_steps": 1e400, "n_layer": 1e308, '
-                                          '"n_embd": 1e308, "warmup_ratio": 1e308}')
+    (tmp_path / "config.json").write_text(
+        '{"learning_rate": 1e400, "max_steps": 1e400, "n_layer": 1e308, "n_embd": 1e308, "warmup_ratio": 1e308}'
+    )
     rep = report_json(tmp_path)  # before: "Out of range float values are not JSON compliant"
     assert rep["run"].get("peak_lr") is None
     r = cli(tmp_path, "--report")
     assert r.returncode in (0, 1) and b"Inf to Inf" not in r.stdout
-    (tmp_path / "train.yaml").write_text("n_layer: 1.0e+308\nn_embd: 4096\nmax_steps: 1000\nwarmup_steps: 10\n"
-                                         "learning_rate: 3.0e-4\nglobal_batch_size: 1.0e+300\n")
+    (tmp_path / "train.yaml").write_text(
+        "n_layer: 1.0e+308\nn_embd: 4096\nmax_steps: 1000\nwarmup_steps: 10\n"
+        "learning_rate: 3.0e-4\nglobal_batch_size: 1.0e+300\n"
+    )
     for args in (("--preflight", tmp_path / "train.yaml"), ("--preflight", tmp_path / "train.yaml", "--json")):
         r = cli(*args)  # before: OverflowError / ZeroDivisionError -> exit 2 "internal error"
         assert r.returncode in (0, 1), r.stderr
@@ -421,7 +442,7 @@ def test_follow_keeps_going_when_bad_files_appear_mid_run(tmp_path):
         # the issue's three: a notes file of deeply nested JSON, a lone CR inside a CSV
         # row, a 5,000-digit step; each used to kill the tailer thread (exit 0, no alerts)
         (tmp_path / "notes.jsonl").write_text('{"step": 1, "loss": 1.0}\n' + '{"a": ' * 50_000 + "\n")
-        (tmp_path / "eval.csv").write_text("step,loss\n1,2.0\n2,\"a\rb\"\n3,1.5\n")
+        (tmp_path / "eval.csv").write_text('step,loss\n1,2.0\n2,"a\rb"\n3,1.5\n')
         (tmp_path / "train.log").write_text("step 1 loss 2.0\nstep " + "9" * 5000 + " loss 1.0\nstep 2 loss 1.9\n")
         os.mkfifo(tmp_path / "pipe.log")  # and a FIFO: never opened
         time.sleep(1.5)  # a rescan picks them up
@@ -429,8 +450,10 @@ def test_follow_keeps_going_when_bad_files_appear_mid_run(tmp_path):
         bad["loss"] = float("nan")
         with open(log, "a") as fh:
             fh.write(line(bad))
-        assert f.wait_for(lambda: any('"nonfinite"' in x and '"critical"' in x for x in f.out), timeout=15), \
-            (f.out[-5:], f.err[-5:])
+        assert f.wait_for(lambda: any('"nonfinite"' in x and '"critical"' in x for x in f.out), timeout=15), (
+            f.out[-5:],
+            f.err[-5:],
+        )
     finally:
         rc = f.stop()
     assert rc == 0, f.err
@@ -551,6 +574,7 @@ def test_a_hook_that_times_out_is_ended_with_its_children(tmp_path):
     hook.submit({"check": "nonfinite", "step": 7})
     hook.close(wait=10)
     pid = int(pidfile.read_text())
+
     def dead() -> bool:
         try:
             os.kill(pid, 0)
@@ -616,10 +640,13 @@ def test_a_low_fd_limit_is_a_clear_message_not_a_traceback(tmp_path):
     closed after); it must not crash."""
     for i in range(40):
         (tmp_path / f"rank{i}.jsonl").write_text(GOOD)
-    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16)); "
-            "from tsm_tui.cli import main; sys.exit(main(sys.argv[1:]))")
-    r = subprocess.run([sys.executable, "-c", code, str(tmp_path), "--report", "--json"], capture_output=True,
-                       timeout=120)
+    code = (
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16)); "
+        "from tsm_tui.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path), "--report", "--json"], capture_output=True, timeout=120
+    )
     assert r.returncode in (0, 1), r.stderr
     assert len(json.loads(r.stdout)["files"]) == 40
 
@@ -634,11 +661,17 @@ def test_tensorboard_resync_over_a_hole_is_linear_and_finds_the_next_record(tmp_
     from tsm_tui.sources import registry as _registry
 
     size = 16 << 20
-    hole = {"zeros": b"\0" * size, "random": os.urandom(size),
-            "text": (b"Traceback (most recent call last): 12345\n" * (size // 40))[:size]}[kind]
+    hole = {
+        "zeros": b"\0" * size,
+        "random": os.urandom(size),
+        "text": (b"Traceback (most recent call last): 12345\n" * (size // 40))[:size],
+    }[kind]
     p = tmp_path / "events.out.tfevents.1796000000.node.1.0"
-    p.write_bytes(tb_records([_curve(s) for s in range(1, 50)], header=True) + hole
-                  + tb_records([_curve(s) for s in range(50, 100)]))
+    p.write_bytes(
+        tb_records([_curve(s) for s in range(1, 50)], header=True)
+        + hole
+        + tb_records([_curve(s) for s in range(50, 100)])
+    )
     reader, _ = _registry.open_reader(str(p))
     t0 = _time.perf_counter()
     recs = list(_registry.read_records(str(p), reader))
@@ -696,8 +729,10 @@ def test_a_wal_without_its_shm_is_read_without_writing_beside_it(tmp_path):
     """A crashed writer's -wal without its -shm: mode=ro used to create mlflow.db-shm."""
     db = str(tmp_path / "mlflow.db")
     _wal_db(db)
-    code = (f"import sqlite3, os; c = sqlite3.connect({db!r}); "
-            "c.execute(\"INSERT INTO metrics VALUES ('loss', 1.0, 0, 'r1', 60, 0)\"); c.commit(); os._exit(0)")
+    code = (
+        f"import sqlite3, os; c = sqlite3.connect({db!r}); "
+        "c.execute(\"INSERT INTO metrics VALUES ('loss', 1.0, 0, 'r1', 60, 0)\"); c.commit(); os._exit(0)"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)  # exits without a checkpoint: the -wal stays
     os.remove(db + "-shm")
     before = sorted(os.listdir(tmp_path))
@@ -769,6 +804,7 @@ def test_the_tui_says_stopped_when_its_feed_dies(tmp_path):
             def body():
                 time.sleep(0.2)
                 raise ValueError("invalid literal for int() with base 10: '²'")
+
             self._guarded(body)
 
     async def body():
@@ -803,8 +839,11 @@ def test_a_flat_yaml_list_and_blank_lines_are_bounded(tmp_path):
         t = time.perf_counter()
         parse_arg_list(text)
         assert time.perf_counter() - t < BOUND
-    assert parse_arg_list('GBS=512\n\nexport LR="3e-4"\ntorchrun x --lr $LR --gbs $GBS --bf16\n') == \
-        {"lr": 3e-4, "gbs": 512, "bf16": True}
+    assert parse_arg_list('GBS=512\n\nexport LR="3e-4"\ntorchrun x --lr $LR --gbs $GBS --bf16\n') == {
+        "lr": 3e-4,
+        "gbs": 512,
+        "bf16": True,
+    }
     (tmp_path / "metrics.jsonl").write_text(GOOD)
     t = time.perf_counter()
     assert report_json(tmp_path)["files"]
@@ -816,21 +855,57 @@ def test_a_flat_yaml_list_and_blank_lines_are_bounded(tmp_path):
 BIG = "9" * 400
 
 
-@pytest.mark.parametrize("name,text", [
-    ("train.log", "".join(f"Epoch {e}/{BIG}\n100/100 [==============================] - 3s 30ms/step - loss: "
-                          f"{2 - e / 10:.4f}\n" for e in range(1, 8))),
-    ("trainer_state.json", json.dumps({"max_steps": int(BIG), "log_history": [
-        {"step": i, "loss": 3 - i / 100} for i in range(1, 50)]}, indent=1)),
-    ("trainer_state.json", json.dumps({"max_steps": 1e308, "log_history": [
-        {"step": i, "loss": 3 - i / 100} for i in range(1, 50)]}, indent=1).replace("1e+308", "1e400")),
-    ("main.log", f"| num_parameters        | {BIG} |\n| max_steps | 1e400 |\n"
-                 + "".join(f"s:{i} trl:{3 - i / 100:.4f} lr:0.0001 norm:1.0\n" for i in range(1, 50))),
-    ("trainer_log.jsonl", "".join(json.dumps({"current_steps": i, "total_steps": int(BIG), "loss": 3 - i / 100})
-                                  + "\n" for i in range(1, 50))),
-    ("train.log", "".join(f"iteration {i}/{BIG} | lm loss: {3 - i / 100:.4f} | learning rate: 1e-4 |\n"
-                          for i in range(1, 50))),
-], ids=["keras epochs", "trainer_state 400 digits", "trainer_state 1e400", "llm.c header", "llama-factory total",
-        "megatron total"])
+@pytest.mark.parametrize(
+    "name,text",
+    [
+        (
+            "train.log",
+            "".join(
+                f"Epoch {e}/{BIG}\n100/100 [==============================] - 3s 30ms/step - loss: {2 - e / 10:.4f}\n"
+                for e in range(1, 8)
+            ),
+        ),
+        (
+            "trainer_state.json",
+            json.dumps(
+                {"max_steps": int(BIG), "log_history": [{"step": i, "loss": 3 - i / 100} for i in range(1, 50)]},
+                indent=1,
+            ),
+        ),
+        (
+            "trainer_state.json",
+            json.dumps(
+                {"max_steps": 1e308, "log_history": [{"step": i, "loss": 3 - i / 100} for i in range(1, 50)]}, indent=1
+            ).replace("1e+308", "1e400"),
+        ),
+        (
+            "main.log",
+            f"| num_parameters        | {BIG} |\n| max_steps | 1e400 |\n"
+            + "".join(f"s:{i} trl:{3 - i / 100:.4f} lr:0.0001 norm:1.0\n" for i in range(1, 50)),
+        ),
+        (
+            "trainer_log.jsonl",
+            "".join(
+                json.dumps({"current_steps": i, "total_steps": int(BIG), "loss": 3 - i / 100}) + "\n"
+                for i in range(1, 50)
+            ),
+        ),
+        (
+            "train.log",
+            "".join(
+                f"iteration {i}/{BIG} | lm loss: {3 - i / 100:.4f} | learning rate: 1e-4 |\n" for i in range(1, 50)
+            ),
+        ),
+    ],
+    ids=[
+        "keras epochs",
+        "trainer_state 400 digits",
+        "trainer_state 1e400",
+        "llm.c header",
+        "llama-factory total",
+        "megatron total",
+    ],
+)
 def test_numbers_a_log_says_about_the_run_are_bounded(tmp_path, name, text):
     """A total, a parameter count that no int64 or float holds (or 1e400): the report used
     to end with "internal error" (OverflowError in the advice, ZeroDivisionError in the LR
@@ -848,7 +923,7 @@ def test_run_facts_are_bounded_in_one_place():
     from tsm_tui.sources.base import LineReader
 
     r = LineReader("x")
-    for bad in (BIG, int(BIG), 1e400, float("nan"), float("inf"), -1, 0, "abc", True, None, 2.0 ** 70):
+    for bad in (BIG, int(BIG), 1e400, float("nan"), float("inf"), -1, 0, "abc", True, None, 2.0**70):
         r.run_info["total_steps"] = bad
         r.run_info.setdefault("params", bad)
     assert r.run_info == {}
@@ -894,7 +969,7 @@ def test_a_detector_that_raises_is_a_skipped_check_not_the_end(tmp_path):
         recs = [StepRecord(i, loss=3 - i / 1000, lr=1e-4, grad_norm=0.5) for i in range(1, 100)]
         recs.append(StepRecord(100, loss=float("nan")))
         alerts = []
-        for it in (pack(recs) if framed else recs):
+        for it in pack(recs) if framed else recs:
             alerts += mon.feed_frame(it) if hasattr(it, "n") else mon.feed(it)
         alerts += mon.finalize()
         by = {c.id: c for c in mon.checks()}
@@ -904,11 +979,15 @@ def test_a_detector_that_raises_is_a_skipped_check_not_the_end(tmp_path):
         mon.actions()
 
 
-@pytest.mark.parametrize("name,body", [
-    ("t.log", lambda v: "".join(f"step {i} loss: {v if i == 50 else 2.0}\n" for i in range(1, 100))),
-    ("t.csv", lambda v: "step,loss\n" + "".join(f"{i},{v if i == 50 else 2.0}\n" for i in range(1, 100))),
-    ("t.jsonl", lambda v: "".join(f'{{"step": {i}, "loss": {v if i == 50 else 2.0}}}\n' for i in range(1, 100))),
-], ids=["text", "csv", "jsonl"])
+@pytest.mark.parametrize(
+    "name,body",
+    [
+        ("t.log", lambda v: "".join(f"step {i} loss: {v if i == 50 else 2.0}\n" for i in range(1, 100))),
+        ("t.csv", lambda v: "step,loss\n" + "".join(f"{i},{v if i == 50 else 2.0}\n" for i in range(1, 100))),
+        ("t.jsonl", lambda v: "".join(f'{{"step": {i}, "loss": {v if i == 50 else 2.0}}}\n' for i in range(1, 100))),
+    ],
+    ids=["text", "csv", "jsonl"],
+)
 @pytest.mark.parametrize("value", [BIG, "1e400"], ids=["400 digits", "1e400"])
 def test_an_out_of_range_loss_is_a_counted_skip_in_every_format(tmp_path, name, body, value):
     """Text and CSV turned a 400-digit loss into Inf (a critical NaN/Inf alert) while JSON
@@ -946,8 +1025,10 @@ def test_follow_reads_a_growing_mlflow_file_store_and_pages_its_nan(tmp_path):
             time.sleep(0.02)
         with open(loss, "a") as fh:
             fh.write(f"{1700000000000 + 80} nan 80\n")
-        assert f.wait_for(lambda: any('"nonfinite"' in x and '"critical"' in x for x in f.out), timeout=15), \
-            (f.out[-5:], f.err[-5:])
+        assert f.wait_for(lambda: any('"nonfinite"' in x and '"critical"' in x for x in f.out), timeout=15), (
+            f.out[-5:],
+            f.err[-5:],
+        )
     finally:
         f.stop()
 
@@ -963,16 +1044,125 @@ def test_template_learning_never_raises_on_a_fractional_step():
 
 
 # -- the offline audit: every reader x a cross product of shapes (TSM_REGEX_AUDIT=1) ----------
-AUDIT_UNITS = ["1", "a", " ", "-", "a-", "a/", "a.", "1.", "1,", ".1", ":", ":1", "1:", "a:", "a=", "=", "=1",
-               "a=1 ", "a:1 ", "'a':", "{'", "'", "[", "]", "|", "\t", "1/", "/1", "1 ", "a ", "e1", "1e", "step ",
-               "loss ", "s:", "(", "()", "a(", "x1", "_", "%", ",", ", ", "| ", " |", "\r", "\x1b[", "1;", "{", "}",
-               '"', '":', "--", "=a", "\\", "a b ", "1 1 ", "[1]", "[1/", "nan", "Epoch ", "1/1 ", "a: ", "1/1 [",
-               "a - ", " - a: 1", "1%", "it", "Step [", "1][", "1\t", "a\t", '{"a":', "-1", "+", "e", "1e1", "━", "=>"]
-AUDIT_PREFIXES = ["", "step 1 ", "s:5 trl:", "1 train ", "{'loss': ", "Epoch 1/", "iteration 1/ 10 | ", "| ",
-                  "[step=1] ", '{"step": 1, ', "global_step=1 ", "Epoch [1/5], Step [", "Train: 1 [ ", "1/1 [",
-                  "x INFO ", "step\t1\t"]
-AUDIT_ENDS = ["x", "", "=x", "/x", ":x", " [x", ".x", ")", "]", "'", ": ", "/1 [", " - loss: x", " |", "ms", "1e",
-              "(", "{"]
+AUDIT_UNITS = [
+    "1",
+    "a",
+    " ",
+    "-",
+    "a-",
+    "a/",
+    "a.",
+    "1.",
+    "1,",
+    ".1",
+    ":",
+    ":1",
+    "1:",
+    "a:",
+    "a=",
+    "=",
+    "=1",
+    "a=1 ",
+    "a:1 ",
+    "'a':",
+    "{'",
+    "'",
+    "[",
+    "]",
+    "|",
+    "\t",
+    "1/",
+    "/1",
+    "1 ",
+    "a ",
+    "e1",
+    "1e",
+    "step ",
+    "loss ",
+    "s:",
+    "(",
+    "()",
+    "a(",
+    "x1",
+    "_",
+    "%",
+    ",",
+    ", ",
+    "| ",
+    " |",
+    "\r",
+    "\x1b[",
+    "1;",
+    "{",
+    "}",
+    '"',
+    '":',
+    "--",
+    "=a",
+    "\\",
+    "a b ",
+    "1 1 ",
+    "[1]",
+    "[1/",
+    "nan",
+    "Epoch ",
+    "1/1 ",
+    "a: ",
+    "1/1 [",
+    "a - ",
+    " - a: 1",
+    "1%",
+    "it",
+    "Step [",
+    "1][",
+    "1\t",
+    "a\t",
+    '{"a":',
+    "-1",
+    "+",
+    "e",
+    "1e1",
+    "━",
+    "=>",
+]
+AUDIT_PREFIXES = [
+    "",
+    "step 1 ",
+    "s:5 trl:",
+    "1 train ",
+    "{'loss': ",
+    "Epoch 1/",
+    "iteration 1/ 10 | ",
+    "| ",
+    "[step=1] ",
+    '{"step": 1, ',
+    "global_step=1 ",
+    "Epoch [1/5], Step [",
+    "Train: 1 [ ",
+    "1/1 [",
+    "x INFO ",
+    "step\t1\t",
+]
+AUDIT_ENDS = [
+    "x",
+    "",
+    "=x",
+    "/x",
+    ":x",
+    " [x",
+    ".x",
+    ")",
+    "]",
+    "'",
+    ": ",
+    "/1 [",
+    " - loss: x",
+    " |",
+    "ms",
+    "1e",
+    "(",
+    "{",
+]
 
 
 @pytest.mark.skipif(not os.environ.get("TSM_REGEX_AUDIT"), reason="offline audit (~10 min): TSM_REGEX_AUDIT=1")
@@ -997,8 +1187,10 @@ def test_regex_audit_over_the_cross_product():
                                 huge = p + u * (16 * n // len(u)) + e
                                 t16 = _timed(dict(_ops(cls, huge))[op])
                                 if t16 > 64 * t1:
-                                    flagged.append(f"{cls.__name__}.{op} {p!r}+{u!r}*n+{e!r}: "
-                                                   f"{t1:.3f}s, 4x {t4:.3f}s, 16x {t16:.3f}s")
+                                    flagged.append(
+                                        f"{cls.__name__}.{op} {p!r}+{u!r}*n+{e!r}: "
+                                        f"{t1:.3f}s, 4x {t4:.3f}s, 16x {t16:.3f}s"
+                                    )
     assert not flagged, "\n".join(flagged)
 
 
@@ -1036,8 +1228,11 @@ def test_a_tensorboard_file_with_a_megabyte_record_replays_at_once(tmp_path):
     from tsm_tui.analysis.engine import analyze
 
     p = tmp_path / "events.out.tfevents.1508492203.brain"
-    p.write_bytes(tb_event(0, file_version="brain.Event:2") + tb_event(0, file_version="\x01\x02" * (1 << 20))
-                  + b"".join(tb_event(i, "loss", 1.0 / i) for i in range(1, 41)))
+    p.write_bytes(
+        tb_event(0, file_version="brain.Event:2")
+        + tb_event(0, file_version="\x01\x02" * (1 << 20))
+        + b"".join(tb_event(i, "loss", 1.0 / i) for i in range(1, 41))
+    )
     t = time.perf_counter()
     an = analyze(str(p))
     assert time.perf_counter() - t < 5.0  # (a hang guard: ~0.1 s)

@@ -72,60 +72,173 @@ CASES = [
     Case("alias-cycle-map", "hparams.yaml", "a: &a {b: *a}\n", "refused", "recursive alias at line 1", heavy=True),
     Case("alias-cycle-seq", "config.yaml", "&a [*a]\n", "refused", "recursive alias at line 1"),
     Case("alias-cycle-key", "config.yaml", "&a {*a : 1}\n", "refused", "recursive alias at line 1"),
-    Case("alias-cycle-block", "hparams.yaml", GOOD_CONFIG + "model: &m\n  n_layer: 12\n  self: *m\n", "refused",
-         "recursive alias at line 8"),
-    Case("alias-cycle-merge", "config.yaml", GOOD_CONFIG + "base: &b\n  <<: *b\n  lr: 1\n", "refused",
-         "recursive alias at line 7"),
+    Case(
+        "alias-cycle-block",
+        "hparams.yaml",
+        GOOD_CONFIG + "model: &m\n  n_layer: 12\n  self: *m\n",
+        "refused",
+        "recursive alias at line 8",
+    ),
+    Case(
+        "alias-cycle-merge",
+        "config.yaml",
+        GOOD_CONFIG + "base: &b\n  <<: *b\n  lr: 1\n",
+        "refused",
+        "recursive alias at line 7",
+    ),
     Case("alias-bomb", "hparams.yaml", _laughs(), "refused", "alias bomb", heavy=True),
-    Case("yaml-flat-4mib", "hparams.yaml", "a: [" + "1," * 2_000_000 + "1]\n", "refused", "more than 100000 nodes",
-         heavy=True),
+    Case(
+        "yaml-flat-4mib",
+        "hparams.yaml",
+        "a: [" + "1," * 2_000_000 + "1]\n",
+        "refused",
+        "more than 100000 nodes",
+        heavy=True,
+    ),
     Case("yaml-two-documents", "config.yaml", GOOD_CONFIG + "---\n" + GOOD_CONFIG, "refused", "second YAML document"),
     # 2. deep TOML (RecursionError in every mode)
-    Case("toml-deep-table", "config.toml", "[" + ".".join(f"k{i}" for i in range(1000)) + "]\nx = 1\n", "refused",
-         "more than 200 dotted parts at line 1"),
-    Case("toml-dotted-5000", "config.toml", ".".join(f"k{i}" for i in range(5000)) + " = 1\n", "refused",
-         "more than 200 dotted parts at line 1", heavy=True),
-    Case("toml-deep-inline", "config.toml", "a = " + "[" * 2000 + "]" * 2000 + "\n", "refused",
-         "nested more than 200 levels deep"),
+    Case(
+        "toml-deep-table",
+        "config.toml",
+        "[" + ".".join(f"k{i}" for i in range(1000)) + "]\nx = 1\n",
+        "refused",
+        "more than 200 dotted parts at line 1",
+    ),
+    Case(
+        "toml-dotted-5000",
+        "config.toml",
+        ".".join(f"k{i}" for i in range(5000)) + " = 1\n",
+        "refused",
+        "more than 200 dotted parts at line 1",
+        heavy=True,
+    ),
+    Case(
+        "toml-deep-inline",
+        "config.toml",
+        "a = " + "[" * 2000 + "]" * 2000 + "\n",
+        "refused",
+        "nested more than 200 levels deep",
+    ),
     Case("json-deep", "config.json", "[" * 100_000 + "]" * 100_000, "refused", "nested more than 200 levels deep"),
     # 3. numbers no setting can hold (OverflowError / "cannot convert float infinity to integer")
-    Case("yaml-int-400-digits", "hparams.yaml", f"max_steps: {BIG}\nlearning_rate: 3.0e-4\n", "ignored",
-         "max_steps = a 401-digit integer ignored"),
-    Case("yaml-int-400-digits-negative", "hparams.yaml", f"max_steps: -{BIG}\nlearning_rate: 3.0e-4\n", "ignored",
-         "max_steps = a 401-digit negative integer ignored"),
-    Case("json-int-400-digits", "config.json", f'{{"max_steps": {BIG}, "learning_rate": 3e-4}}', "ignored",
-         "max_steps = a 401-digit integer ignored"),
-    Case("toml-int-400-digits", "config.toml", f"max_steps = {BIG}\nlearning_rate = 3e-4\n", "ignored",
-         "max_steps = a 401-digit integer ignored"),
-    Case("json-int-5000-digits", "config.json", f'{{"max_steps": {"9" * 5000}, "learning_rate": 3e-4}}',
-         "ignored", "max_steps = inf ignored"),
-    Case("yaml-int-5000-digits", "config.yaml", f"max_steps: {'9' * 5000}\nlearning_rate: 3.0e-4\n", "ignored",
-         "max_steps = inf ignored"),
-    Case("yaml-inf-nan-counts", "hparams.yaml",
-         "max_steps: .inf\nwarmup_steps: .nan\nglobal_batch_size: .inf\nlearning_rate: 3.0e-4\n", "ignored",
-         "max_steps = inf ignored"),
-    Case("yaml-sexagesimal-4mib", "hparams.yaml", "max_steps: " + "1:" * 1_900_000 + "1\n", "ignored",
-         "max_steps = inf ignored", heavy=True),
-    Case("negative-count", "config.yaml", GOOD_CONFIG.replace("global_batch_size: 8", "global_batch_size: -8"),
-         "ignored", "global_batch_size = -8 ignored: a negative count"),
-    Case("tokens-over-a-denormal", "config.yaml",
-         "learning_rate: 3.0e-4\nbatch_tokens: 1.0e-320\ntotal_tokens: 1.0e18\nwarmup_tokens: 1.0e17\n", "ignored",
-         "", plan_says="batch tokens = inf ignored: not a usable number"),
+    Case(
+        "yaml-int-400-digits",
+        "hparams.yaml",
+        f"max_steps: {BIG}\nlearning_rate: 3.0e-4\n",
+        "ignored",
+        "max_steps = a 401-digit integer ignored",
+    ),
+    Case(
+        "yaml-int-400-digits-negative",
+        "hparams.yaml",
+        f"max_steps: -{BIG}\nlearning_rate: 3.0e-4\n",
+        "ignored",
+        "max_steps = a 401-digit negative integer ignored",
+    ),
+    Case(
+        "json-int-400-digits",
+        "config.json",
+        f'{{"max_steps": {BIG}, "learning_rate": 3e-4}}',
+        "ignored",
+        "max_steps = a 401-digit integer ignored",
+    ),
+    Case(
+        "toml-int-400-digits",
+        "config.toml",
+        f"max_steps = {BIG}\nlearning_rate = 3e-4\n",
+        "ignored",
+        "max_steps = a 401-digit integer ignored",
+    ),
+    Case(
+        "json-int-5000-digits",
+        "config.json",
+        f'{{"max_steps": {"9" * 5000}, "learning_rate": 3e-4}}',
+        "ignored",
+        "max_steps = inf ignored",
+    ),
+    Case(
+        "yaml-int-5000-digits",
+        "config.yaml",
+        f"max_steps: {'9' * 5000}\nlearning_rate: 3.0e-4\n",
+        "ignored",
+        "max_steps = inf ignored",
+    ),
+    Case(
+        "yaml-inf-nan-counts",
+        "hparams.yaml",
+        "max_steps: .inf\nwarmup_steps: .nan\nglobal_batch_size: .inf\nlearning_rate: 3.0e-4\n",
+        "ignored",
+        "max_steps = inf ignored",
+    ),
+    Case(
+        "yaml-sexagesimal-4mib",
+        "hparams.yaml",
+        "max_steps: " + "1:" * 1_900_000 + "1\n",
+        "ignored",
+        "max_steps = inf ignored",
+        heavy=True,
+    ),
+    Case(
+        "negative-count",
+        "config.yaml",
+        GOOD_CONFIG.replace("global_batch_size: 8", "global_batch_size: -8"),
+        "ignored",
+        "global_batch_size = -8 ignored: a negative count",
+    ),
+    Case(
+        "tokens-over-a-denormal",
+        "config.yaml",
+        "learning_rate: 3.0e-4\nbatch_tokens: 1.0e-320\ntotal_tokens: 1.0e18\nwarmup_tokens: 1.0e17\n",
+        "ignored",
+        "",
+        plan_says="batch tokens = inf ignored: not a usable number",
+    ),
     # 4. Megatron argument lists (hang, MemoryError, quadratic tokenising)
-    Case("args-20k-refs", "launch.sh", "A=" + "x" * 1000 + "\ntorchrun p.py --num-layers 2 --tokenizer "
-         + "$A" * 20_000 + "\n", "refused", "expand to more than 4 MiB", in_run_dir=False),
-    Case("args-200k-refs", "launch.sh", "A=" + "x" * 1000 + "\ntorchrun p.py --num-layers 2 --tokenizer "
-         + "$A" * 200_000 + "\n", "refused", "expand to more than 4 MiB", in_run_dir=False, heavy=True),
-    Case("args-4mib-token", "launch.sh", "torchrun p.py --num-layers 2 --lr 3e-4 --tok "
-         + "a" * ((4 << 20) - 100) + "\n", "ignored", "", in_run_dir=False, heavy=True),
-    Case("args-1mib-quoted-token", "launch.sh", "torchrun p.py --num-layers 2 --lr 3e-4 --tok '"
-         + "a b" * (1 << 18) + "'\n", "ignored", "", in_run_dir=False),
-    Case("args-1m-words", "launch.sh", "torchrun p.py --lr 3e-4 " + "--a 1 " * 600_000 + "\n", "refused",
-         "more than 200000 words", in_run_dir=False),
+    Case(
+        "args-20k-refs",
+        "launch.sh",
+        "A=" + "x" * 1000 + "\ntorchrun p.py --num-layers 2 --tokenizer " + "$A" * 20_000 + "\n",
+        "refused",
+        "expand to more than 4 MiB",
+        in_run_dir=False,
+    ),
+    Case(
+        "args-200k-refs",
+        "launch.sh",
+        "A=" + "x" * 1000 + "\ntorchrun p.py --num-layers 2 --tokenizer " + "$A" * 200_000 + "\n",
+        "refused",
+        "expand to more than 4 MiB",
+        in_run_dir=False,
+        heavy=True,
+    ),
+    Case(
+        "args-4mib-token",
+        "launch.sh",
+        "torchrun p.py --num-layers 2 --lr 3e-4 --tok " + "a" * ((4 << 20) - 100) + "\n",
+        "ignored",
+        "",
+        in_run_dir=False,
+        heavy=True,
+    ),
+    Case(
+        "args-1mib-quoted-token",
+        "launch.sh",
+        "torchrun p.py --num-layers 2 --lr 3e-4 --tok '" + "a b" * (1 << 18) + "'\n",
+        "ignored",
+        "",
+        in_run_dir=False,
+    ),
+    Case(
+        "args-1m-words",
+        "launch.sh",
+        "torchrun p.py --lr 3e-4 " + "--a 1 " * 600_000 + "\n",
+        "refused",
+        "more than 200000 words",
+        in_run_dir=False,
+    ),
     # 5. size
     Case("yaml-5mib", "config.yaml", "a: '" + "x" * (5 << 20) + "'\n", "refused", "more than the 4 MiB"),
-    Case("toml-escapes-2mib", "config.toml", 's = "' + "\\n" * (1 << 20) + '"\n', "refused",
-         "TOML of more than 1 MiB"),
+    Case("toml-escapes-2mib", "config.toml", 's = "' + "\\n" * (1 << 20) + '"\n', "refused", "TOML of more than 1 MiB"),
 ]
 
 
@@ -267,8 +380,9 @@ runpy.run_module("tsm_tui", run_name="__main__", alter_sys=True)
 """
 
 
-def measured(args: list[str], timeout: float = SUBPROCESS_BOUND, tree: str | None = None
-             ) -> tuple[int | None, str, str, float, float, float | None]:
+def measured(
+    args: list[str], timeout: float = SUBPROCESS_BOUND, tree: str | None = None
+) -> tuple[int | None, str, str, float, float, float | None]:
     """(rc, stdout, stderr, seconds, peak RSS in MB, CPU seconds) of ``python -m tsm_tui
     ARGS`` (``tree``: another source tree first on the path); rc None: killed at
     ``timeout`` (its peak then is the last VmHWM read while it ran, its CPU unknown)."""
@@ -277,12 +391,12 @@ def measured(args: list[str], timeout: float = SUBPROCESS_BOUND, tree: str | Non
     env = dict(os.environ, NO_COLOR="1")
     if tree:
         env["PYTHONPATH"] = tree
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
-            tempfile.NamedTemporaryFile("r") as hwm:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as hwm:
         env["TSM_HWM_FILE"] = hwm.name
         t = time.perf_counter()
-        p = subprocess.Popen([sys.executable, "-c", _HWM_MAIN, *map(str, args)], stdout=out, stderr=err, env=env,
-                             cwd=tree or None)
+        p = subprocess.Popen(
+            [sys.executable, "-c", _HWM_MAIN, *map(str, args)], stdout=out, stderr=err, env=env, cwd=tree or None
+        )
         polled = 0
         while p.poll() is None:
             try:
@@ -302,8 +416,14 @@ def measured(args: list[str], timeout: float = SUBPROCESS_BOUND, tree: str | Non
         cpu = float(reported[1]) if len(reported) > 1 else None
         out.seek(0)
         err.seek(0)
-        return (None if killed else p.returncode), out.read().decode(errors="replace"), \
-            err.read().decode(errors="replace"), dt, kb / 1024, cpu
+        return (
+            (None if killed else p.returncode),
+            out.read().decode(errors="replace"),
+            err.read().decode(errors="replace"),
+            dt,
+            kb / 1024,
+            cpu,
+        )
 
 
 HEAVY = [c for c in CASES if c.heavy]
@@ -329,6 +449,7 @@ def test_heavy_cases_in_a_process_of_their_own(case, tmp_path):
 
 
 # -- live: --follow and the TUI on run dirs holding one case of each class -----------------------
+
 
 def _live_dirs(top) -> list[tuple[str, list[Case]]]:
     """Run dirs under ``top`` whose config names hold one case each (a name holds one file)."""
@@ -360,9 +481,14 @@ def test_follow_names_each_config_once_and_judges_the_runs(tmp_path):
     out = tmp_path / "follow.out"
     t = time.perf_counter()
     with open(out, "w") as sink:
-        p = subprocess.Popen([sys.executable, "-m", "tsm_tui", str(top), "--follow", "--json"], stdout=sink,
-                             stderr=subprocess.PIPE, text=True)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "tsm_tui", str(top), "--follow", "--json"],
+            stdout=sink,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
+
             def done() -> bool:
                 buf = out.read_text()
                 judged = {json.loads(ln).get("run") for ln in buf.splitlines() if '"check": "nonfinite"' in ln}
@@ -405,11 +531,11 @@ def test_the_tui_names_each_config_and_judges_the_run(tmp_path, mode):
     async def body():
         app = TsmApp.finished(d) if mode == "finished" else TsmApp.from_options(Options(path=d, bell=False))
         async with app.run_test(size=(120, 36), notifications=True) as pilot:
+
             def done() -> bool:
                 notes = [n.message for n in app._notifications]
                 mon = app.session.monitor
-                return all(any(c.says in n for n in notes) for c in group) and mon is not None \
-                    and mon.loss_steps == 199
+                return all(any(c.says in n for n in notes) for c in group) and mon is not None and mon.loss_steps == 199
 
             await pilot_until(pilot, done, SUBPROCESS_BOUND, every=0.1, fail=False)
             notes = [n.message for n in app._notifications]

@@ -21,9 +21,15 @@ BAD = ("\x1b", "\x07", "\u202e", "\x9b")  # (the text "]52;" left without its ES
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tsm_tui", *args], capture_output=True, text=True, cwd=ROOT,
-                          env=dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1"), timeout=60,
-                          errors="surrogateescape")
+    return subprocess.run(
+        [sys.executable, "-m", "tsm_tui", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1"),
+        timeout=60,
+        errors="surrogateescape",
+    )
 
 
 def clean_one_line(p: subprocess.CompletedProcess, *words: str) -> str:
@@ -52,14 +58,17 @@ def test_a_config_given_with_config_that_holds_nothing(tmp_path):
     clean_one_line(cli(str(run), "--report", "--config", str(cfg)), "cannot read config", "cfggpj.yaml")
 
 
-@pytest.mark.parametrize("args", [
-    ("{d}/gone{evil}", "--report"),  # no such file or directory
-    ("{d}/gone{evil}/run", "--follow"),  # ... nor its parent directory
-    ("{empty}", "--report"),  # no log files found in
-    ("{d}", "--report", "--prom-file", "{d}/{evil}/x.prom"),  # --prom-file: no such directory
-    ("{d}", "--preflight", "--config", "{d}/{evil}.toml"),  # no such config file
-    ("--window", "{evil}", "{d}"),  # argparse: not an integer
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("{d}/gone{evil}", "--report"),  # no such file or directory
+        ("{d}/gone{evil}/run", "--follow"),  # ... nor its parent directory
+        ("{empty}", "--report"),  # no log files found in
+        ("{d}", "--report", "--prom-file", "{d}/{evil}/x.prom"),  # --prom-file: no such directory
+        ("{d}", "--preflight", "--config", "{d}/{evil}.toml"),  # no such config file
+        ("--window", "{evil}", "{d}"),  # argparse: not an integer
+    ],
+)
 def test_every_error_naming_a_path_is_clean(tmp_path, args):
     empty = tmp_path / EVIL
     empty.mkdir()

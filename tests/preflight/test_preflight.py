@@ -55,8 +55,15 @@ def test_gpt2_param_count():
 
 
 def test_gqa_and_tied_embeddings():
-    base = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
-            "intermediate_size": 14336, "vocab_size": 128256, "tie_word_embeddings": False}
+    base = {
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "intermediate_size": 14336,
+        "vocab_size": 128256,
+        "tie_word_embeddings": False,
+    }
     full, _, _ = count_params(base)
     gqa, _, _ = count_params({**base, "num_key_value_heads": 8})
     # K and V shrink from 32 to 8 heads of 128: 2 * 4096 * (4096 - 1024) per layer
@@ -73,7 +80,9 @@ def test_nanogpt_param_count():
 
 
 def test_megatron_args_and_shell_variables():
-    m = parse_arg_list("GBS=512\ntorchrun pretrain_gpt.py --num-layers 24 \\\n  --global-batch-size $GBS --bf16 --lr=3e-4\n")
+    m = parse_arg_list(
+        "GBS=512\ntorchrun pretrain_gpt.py --num-layers 24 \\\n  --global-batch-size $GBS --bf16 --lr=3e-4\n"
+    )
     assert m == {"num_layers": 24, "global_batch_size": 512, "bf16": True, "lr": 3e-4}
     plan = finalize_plan(read_plan(d("megatron_gpt_1.3b.sh")))
     assert plan.params == pytest.approx(1.316e9, rel=0.01)
@@ -98,8 +107,10 @@ def test_hf_training_args_json():
 
 def test_hf_yaml_defaults_and_epochs(tmp_path):
     p = tmp_path / "sft.yaml"
-    p.write_text("model_name_or_path: meta-llama/Llama-2-7b-hf\nstage: sft\nper_device_train_batch_size: 2\n"
-                 "gradient_accumulation_steps: 8\nlearning_rate: 1.0e-4\nnum_train_epochs: 3.0\nfp16: true\n")
+    p.write_text(
+        "model_name_or_path: meta-llama/Llama-2-7b-hf\nstage: sft\nper_device_train_batch_size: 2\n"
+        "gradient_accumulation_steps: 8\nlearning_rate: 1.0e-4\nnum_train_epochs: 3.0\nfp16: true\n"
+    )
     plan = finalize_plan(read_plan(str(p)))
     assert plan.finetune is True
     assert plan.total_steps is None
@@ -116,9 +127,19 @@ def test_hf_yaml_defaults_and_epochs(tmp_path):
 
 def test_epochs_with_dataset_size(tmp_path):
     p = tmp_path / "args.json"
-    p.write_text(json.dumps({"per_device_train_batch_size": 8, "gradient_accumulation_steps": 4, "world_size": 2,
-                             "num_train_epochs": 2, "max_steps": -1, "num_train_samples": 6400,
-                             "warmup_ratio": 0.05}))
+    p.write_text(
+        json.dumps(
+            {
+                "per_device_train_batch_size": 8,
+                "gradient_accumulation_steps": 4,
+                "world_size": 2,
+                "num_train_epochs": 2,
+                "max_steps": -1,
+                "num_train_samples": 6400,
+                "warmup_ratio": 0.05,
+            }
+        )
+    )
     plan = finalize_plan(read_plan(str(p)))
     assert plan.batch_size == 64
     assert plan.total_steps == 200  # 2 epochs x 100 steps
@@ -158,9 +179,21 @@ def test_command_line_overrides():
 
 # --- known-good configs pass ----------------------------------------------------------------
 
-GOOD = ["gpt3_125m.yaml", "gpt3_350m.yaml", "gpt3_760m.yaml", "gpt3_1.3b.yaml", "gpt3_2.7b.yaml",
-        "gpt3_6.7b.yaml", "gpt3_13b.yaml", "llama_7b", "olmo2_7b.yaml", "nanogpt_shakespeare_char.yaml",
-        "torchtitan_llama3_8b.toml", "megatron_gpt_1.3b.sh", "lightning"]
+GOOD = [
+    "gpt3_125m.yaml",
+    "gpt3_350m.yaml",
+    "gpt3_760m.yaml",
+    "gpt3_1.3b.yaml",
+    "gpt3_2.7b.yaml",
+    "gpt3_6.7b.yaml",
+    "gpt3_13b.yaml",
+    "llama_7b",
+    "olmo2_7b.yaml",
+    "nanogpt_shakespeare_char.yaml",
+    "torchtitan_llama3_8b.toml",
+    "megatron_gpt_1.3b.sh",
+    "lightning",
+]
 
 
 @pytest.mark.parametrize("name", GOOD)
@@ -227,8 +260,10 @@ def test_fp16_static_loss_scale_fails():
 
 def test_megatron_fp16_static_and_dynamic(tmp_path):
     p = tmp_path / "run.sh"
-    base = ("--num-layers 24 --hidden-size 2048 --num-attention-heads 16 --seq-length 2048 --global-batch-size 512 "
-            "--lr 2e-4 --train-iters 100000 --lr-warmup-iters 2000 --save ckpt --save-interval 1000 --fp16")
+    base = (
+        "--num-layers 24 --hidden-size 2048 --num-attention-heads 16 --seq-length 2048 --global-batch-size 512 "
+        "--lr 2e-4 --train-iters 100000 --lr-warmup-iters 2000 --save ckpt --save-interval 1000 --fp16"
+    )
     p.write_text(base + " --loss-scale 4096\n")
     c = checks(str(p))[1]["precision"]
     assert c.status.value == "FAIL" and "static loss scale 4096" in c.summary
@@ -267,8 +302,10 @@ def test_tiny_batch_for_large_model_warns():
 
 def test_checkpoints_and_optimizer_findings(tmp_path):
     p = tmp_path / "c.yaml"
-    p.write_text("params: 7B\nlearning_rate: 3e-4\ntotal_steps: 20000\nwarmup_steps: 400\nadam_beta2: 0.999\n"
-                 "adam_eps: 1e-5\nsave_steps: 5000\n")
+    p.write_text(
+        "params: 7B\nlearning_rate: 3e-4\ntotal_steps: 20000\nwarmup_steps: 400\nadam_beta2: 0.999\n"
+        "adam_eps: 1e-5\nsave_steps: 5000\n"
+    )
     _, by = checks(str(p))
     assert by["checkpoints"].status.value == "WARN" and "25% of 20000" in by["checkpoints"].summary
     assert "save_steps <= 1000" in by["checkpoints"].actions[0]
@@ -323,8 +360,20 @@ def test_cli_json_shape(capsys):
 
 
 def test_cli_flags_override(capsys):
-    rc, out, _ = run_cli(["--preflight", d("gpt3_125m.yaml"), "--json", "--peak-lr", "6e-3",
-                          "--total-steps", "15000", "--warmup-steps", "0"], capsys)
+    rc, out, _ = run_cli(
+        [
+            "--preflight",
+            d("gpt3_125m.yaml"),
+            "--json",
+            "--peak-lr",
+            "6e-3",
+            "--total-steps",
+            "15000",
+            "--warmup-steps",
+            "0",
+        ],
+        capsys,
+    )
     obj = json.loads(out)
     assert rc == 1
     assert obj["config"]["peak_lr"] == 6e-3 and obj["config"]["total_steps"] == 15000
@@ -332,14 +381,18 @@ def test_cli_flags_override(capsys):
     lr = next(c for c in obj["checks"] if c["id"] == "lr_schedule")
     assert lr["status"] == "FAIL"
     assert "set warmup_steps to 300-750 (2-5% of 15000)" in lr["actions"][0] or any(
-        "300-750" in a for a in lr["actions"])
+        "300-750" in a for a in lr["actions"]
+    )
 
 
-@pytest.mark.parametrize("target,words", [
-    ("missing", "no such file or directory"),
-    ("pickle_only", "never unpickled"),
-    ("corrupt.yaml", "cannot parse"),
-])
+@pytest.mark.parametrize(
+    "target,words",
+    [
+        ("missing", "no such file or directory"),
+        ("pickle_only", "never unpickled"),
+        ("corrupt.yaml", "cannot parse"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(tmp_path, capsys, target, words):
     path = str(tmp_path / "nope") if target == "missing" else d(target)
     rc, out, err = run_cli(["--preflight", path], capsys)

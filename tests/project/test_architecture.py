@@ -22,8 +22,13 @@ UI_FREE = ("tsm_tui.core", "tsm_tui.sources", "tsm_tui.analysis", "tsm_tui.prefl
 def test_import_linter_contracts():
     exe = Path(sys.executable).with_name("lint-imports")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "importlinter.cli"]
-    p = subprocess.run(cmd + ["--config", str(ROOT / "pyproject.toml"), "--no-cache"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        cmd + ["--config", str(ROOT / "pyproject.toml"), "--no-cache"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
     assert "2 kept, 0 broken" in p.stdout
 
@@ -82,10 +87,12 @@ def _ui_free_modules() -> list[str]:
 def test_every_non_view_module_imports_alone_without_the_ui():
     mods = _ui_free_modules()
     assert len(mods) > 40  # the walk found the package
-    code = ("import sys\n"
-            "for name in ('textual', 'plotext', 'rich'):\n"
-            "    sys.modules[name] = None  # importing them raises ImportError\n"
-            "import importlib; importlib.import_module(sys.argv[1])\n")
+    code = (
+        "import sys\n"
+        "for name in ('textual', 'plotext', 'rich'):\n"
+        "    sys.modules[name] = None  # importing them raises ImportError\n"
+        "import importlib; importlib.import_module(sys.argv[1])\n"
+    )
     env = dict(os.environ, PYTHONPATH=str(ROOT))
 
     def one(m: str):

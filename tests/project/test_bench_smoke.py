@@ -54,6 +54,10 @@ def test_rules_and_scoring():
 
 def test_replay_child_bare_json(out):
     p = gen.generate("jsonl", 50)
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "replay_child.py"), "bare-json", p],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bench", "replay_child.py"), "bare-json", p],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert json.loads(r.stdout)["records"] == 50

@@ -16,30 +16,53 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import corpus  # noqa: E402
 
 LABELS = {
-    "spiky": {"path": "spiky", "steps_expected": 100, "healthy": False,
-              "format_expected": "jsonl",
-              "events": [{"type": "grad_spike", "step": 50, "tol": 2},
-                         {"type": "loss_spike", "step": 80, "tol": 2}],
-              "info_events": [{"type": "overfit", "step": 60, "end": 100},
-                              {"type": "crash", "step": 100}],
-              "ambiguous_events": [{"type": "loss_spike", "step": 20, "ratio": 2.1}]},
-    "flat": {"path": "flat", "steps_expected": 100, "healthy": False, "format_expected": "csv",
-             "events": [{"type": "plateau", "step": 40, "end": 99, "tol": 5}]},
+    "spiky": {
+        "path": "spiky",
+        "steps_expected": 100,
+        "healthy": False,
+        "format_expected": "jsonl",
+        "events": [{"type": "grad_spike", "step": 50, "tol": 2}, {"type": "loss_spike", "step": 80, "tol": 2}],
+        "info_events": [{"type": "overfit", "step": 60, "end": 100}, {"type": "crash", "step": 100}],
+        "ambiguous_events": [{"type": "loss_spike", "step": 20, "ratio": 2.1}],
+    },
+    "flat": {
+        "path": "flat",
+        "steps_expected": 100,
+        "healthy": False,
+        "format_expected": "csv",
+        "events": [{"type": "plateau", "step": 40, "end": 99, "tol": 5}],
+    },
     "fine": {"path": "fine", "steps_expected": 10, "healthy": True, "format_expected": "csv", "events": []},
-    "secret": {"path": "secret", "private": True, "steps_expected": 5, "healthy": True,
-               "format_expected": "csv", "events": []},
+    "secret": {
+        "path": "secret",
+        "private": True,
+        "steps_expected": 5,
+        "healthy": True,
+        "format_expected": "csv",
+        "events": [],
+    },
 }
 
 
 def report(count, alerts=(), checks=(), last=None, critical=0):
-    return {"steps": {"count": count, "last": last}, "alerts": list(alerts),
-            "checks": [{"id": c, "status": s, "summary": f"{c} {s}"} for c, s in checks],
-            "files": [{"format": "x", "records": count, "used": True}], "critical": critical}
+    return {
+        "steps": {"count": count, "last": last},
+        "alerts": list(alerts),
+        "checks": [{"id": c, "status": s, "summary": f"{c} {s}"} for c, s in checks],
+        "files": [{"format": "x", "records": count, "used": True}],
+        "critical": critical,
+    }
 
 
 def test_events_match_inside_the_tolerance_only():
-    rep = report(100, alerts=[{"check": "grad_norm", "step": 52}, {"check": "loss_spike", "step": 83},
-                              {"check": "overfitting", "step": 70}])
+    rep = report(
+        100,
+        alerts=[
+            {"check": "grad_norm", "step": 52},
+            {"check": "loss_spike", "step": 83},
+            {"check": "overfitting", "step": 70},
+        ],
+    )
     r = corpus.judge("spiky", LABELS["spiky"], rep)
     assert [e["found"] for e in r["events"]] == [True, False]  # 52 in 50+-2, 83 outside 80+-2
     assert r["format_ok"] is True

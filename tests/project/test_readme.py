@@ -32,7 +32,7 @@ def examples() -> list[tuple[str, str, str]]:
         k = j + 1
         while k < len(lines) and not lines[k].startswith("```"):
             k += 1
-        out.append((m.group(1), m.group(2), "\n".join(lines[j + 1:k])))
+        out.append((m.group(1), m.group(2), "\n".join(lines[j + 1 : k])))
     return out
 
 

@@ -20,16 +20,21 @@ from tsm_tui.cli import main
 from helpers import paths
 
 ROOT = paths.ROOT
-FILL = {"RUN": "sample_runs/spike_no_recover", "DIR": "sample_runs", "NAME": "healthy",
-        "CONFIG": "sample_runs/healthy/config.json"}
+FILL = {
+    "RUN": "sample_runs/spike_no_recover",
+    "DIR": "sample_runs",
+    "NAME": "healthy",
+    "CONFIG": "sample_runs/healthy/config.json",
+}
 FIELD = re.compile(r"^[a-z_][a-z0-9_]*(\[\])?(\.[a-z_][a-z0-9_]*(\[\])?)*$")
 FOLLOW_SECONDS = 25  # (the skill says 120; the test stops it sooner)
 
 
 @pytest.fixture(scope="module")
 def skill() -> str:
-    p = subprocess.run([sys.executable, "-m", "tsm_tui", "--print", "skill"], capture_output=True, text=True,
-                       timeout=120, cwd=ROOT)
+    p = subprocess.run(
+        [sys.executable, "-m", "tsm_tui", "--print", "skill"], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
     assert p.returncode == 0 and p.stderr == ""
     return p.stdout
 
@@ -46,8 +51,15 @@ def test_front_matter(skill):
     # Agent Skills: name = the folder's name, lower case and hyphens, <= 64; description <= 1024
     assert fm["name"] == "training-stability-monitor" and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", fm["name"])
     assert len(fm["description"]) <= 1024
-    for words in ("loss spikes", "divergence", "exploding or vanishing gradients", "collapsed", "pre-flight",
-                  "read-only", "Use when"):
+    for words in (
+        "loss spikes",
+        "divergence",
+        "exploding or vanishing gradients",
+        "collapsed",
+        "pre-flight",
+        "read-only",
+        "Use when",
+    ):
         assert words in fm["description"]
 
 
@@ -73,7 +85,7 @@ def _commands(skill: str) -> list[str]:
 def _argv(cmd: str) -> list[str]:
     args = [FILL.get(a, a) for a in shlex.split(cmd)]
     i = args.index("tsm-watch")
-    return args[:i] + [sys.executable, "-m", "tsm_tui"] + args[i + 1:]
+    return args[:i] + [sys.executable, "-m", "tsm_tui"] + args[i + 1 :]
 
 
 def _execute(cmd: str) -> tuple[int, str]:
@@ -132,7 +144,7 @@ def _has(obj, path: str) -> bool:
 def _sections(skill: str) -> list[tuple[str, list[str]]]:
     """(command, field paths) of each "### `command`" under "## Reading the JSON" (and the
     fields named after it, which read the single-run report)."""
-    body = skill[skill.index("## Reading the JSON"):]
+    body = skill[skill.index("## Reading the JSON") :]
     out: list[tuple[str, list[str]]] = []
     cmd = None
     for line in body.splitlines():
@@ -152,9 +164,12 @@ def _sections(skill: str) -> list[tuple[str, list[str]]]:
 @pytest.mark.slow
 def test_every_json_field_the_skill_names_exists(skill):
     sections = _sections(skill)
-    assert [c for c, _ in sections][:4] == ["tsm-watch RUN --report --json", "tsm-watch DIR --report --json",
-                                            "timeout 120 tsm-watch RUN --follow --json",
-                                            "tsm-watch --preflight CONFIG --json"]
+    assert [c for c, _ in sections][:4] == [
+        "tsm-watch RUN --report --json",
+        "tsm-watch DIR --report --json",
+        "timeout 120 tsm-watch RUN --follow --json",
+        "tsm-watch --preflight CONFIG --json",
+    ]
     checked = 0
     for cmd, fields in sections:
         code, out = _execute(cmd)

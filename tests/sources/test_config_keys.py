@@ -12,8 +12,20 @@ from tsm_tui.sources.config import apply_mapping
 from tsm_tui.sources.config_keys import KEYS, flatten, lookup, names, read, warmup_from_ratio
 
 #: the settings both sides keep, compared field by field
-SHARED = ("total_steps", "warmup_steps", "peak_lr", "batch_tokens", "seq_len", "params", "clip", "logging_steps",
-          "save_steps", "schedule", "beta2", "eps")
+SHARED = (
+    "total_steps",
+    "warmup_steps",
+    "peak_lr",
+    "batch_tokens",
+    "seq_len",
+    "params",
+    "clip",
+    "logging_steps",
+    "save_steps",
+    "schedule",
+    "beta2",
+    "eps",
+)
 
 
 def both(mapping: dict, kind: str = "") -> tuple[RunInfo, Plan]:
@@ -25,33 +37,65 @@ def both(mapping: dict, kind: str = "") -> tuple[RunInfo, Plan]:
     return info, plan
 
 
-@pytest.mark.parametrize("mapping, kind, want", [
-    # DeepSpeed WarmupLR's warmup_num_steps: the monitor did not read it
-    ({"scheduler": {"type": "WarmupLR", "params": {"warmup_num_steps": 300, "warmup_max_lr": 3e-4}},
-      "train_batch_size": 256}, "", {"warmup_steps": 300, "peak_lr": 3e-4}),
-    # Axolotl's sequence_len: the monitor did not read it
-    ({"base_model": "x", "sequence_len": 4096, "micro_batch_size": 2}, "", {"seq_len": 4096}),
-    # HF warmup_ratio: ceil(ratio x max_steps) as TrainingArguments.get_warmup_steps (the monitor floored)
-    ({"max_steps": 1001, "warmup_ratio": 0.03, "per_device_train_batch_size": 4}, "", {"warmup_steps": 31}),
-    # a model size written "7B": the monitor could not read it
-    ({"model_size": "7B", "max_steps": 1000}, "", {"params": 7e9}),
-    # torchtitan's own keys ([training] steps / max_norm / seq_len, [metrics] log_freq, [checkpoint] interval)
-    ({"job": {"dump_folder": "x"}, "training": {"steps": 1000, "max_norm": 0.5, "seq_len": 2048},
-      "metrics": {"log_freq": 5}, "checkpoint": {"interval": 200}, "lr_scheduler": {"warmup_steps": 20}},
-     "toml", {"total_steps": 1000, "clip": 0.5, "seq_len": 2048, "logging_steps": 5, "save_steps": 200,
-              "warmup_steps": 20}),
-    # grad_clip: false is "no clipping" (pre-flight's reading; the monitor skipped booleans)
-    ({"grad_clip": False, "max_iters": 100}, "", {"clip": 0.0}),
-    # OLMo's t_warmup in tokens is no step count (the monitor took 2e6 tokens as 2e6 steps)
-    ({"scheduler": {"name": "cosine_with_warmup", "units": "tokens", "t_warmup": 2_000_000},
-      "optimizer": {"name": "adamw", "lr": 4e-4}, "model": {"d_model": 64}}, "", {"warmup_steps": None}),
-    # DeepSpeed's optimizer.params.eps under its bare name (the monitor had no bare "eps")
-    ({"optimizer": {"type": "AdamW", "params": {"lr": 1e-4, "eps": 1e-6, "betas": [0.9, 0.95]}}}, "",
-     {"eps": 1e-6, "beta2": 0.95, "peak_lr": 1e-4}),
-    # nanoGPT's decay_lr: True is its cosine (pre-flight's reading)
-    ({"max_iters": 5000, "decay_lr": True, "warmup_iters": 100, "learning_rate": 6e-4}, "",
-     {"schedule": "cosine"}),
-])
+@pytest.mark.parametrize(
+    "mapping, kind, want",
+    [
+        # DeepSpeed WarmupLR's warmup_num_steps: the monitor did not read it
+        (
+            {
+                "scheduler": {"type": "WarmupLR", "params": {"warmup_num_steps": 300, "warmup_max_lr": 3e-4}},
+                "train_batch_size": 256,
+            },
+            "",
+            {"warmup_steps": 300, "peak_lr": 3e-4},
+        ),
+        # Axolotl's sequence_len: the monitor did not read it
+        ({"base_model": "x", "sequence_len": 4096, "micro_batch_size": 2}, "", {"seq_len": 4096}),
+        # HF warmup_ratio: ceil(ratio x max_steps) as TrainingArguments.get_warmup_steps (the monitor floored)
+        ({"max_steps": 1001, "warmup_ratio": 0.03, "per_device_train_batch_size": 4}, "", {"warmup_steps": 31}),
+        # a model size written "7B": the monitor could not read it
+        ({"model_size": "7B", "max_steps": 1000}, "", {"params": 7e9}),
+        # torchtitan's own keys ([training] steps / max_norm / seq_len, [metrics] log_freq, [checkpoint] interval)
+        (
+            {
+                "job": {"dump_folder": "x"},
+                "training": {"steps": 1000, "max_norm": 0.5, "seq_len": 2048},
+                "metrics": {"log_freq": 5},
+                "checkpoint": {"interval": 200},
+                "lr_scheduler": {"warmup_steps": 20},
+            },
+            "toml",
+            {
+                "total_steps": 1000,
+                "clip": 0.5,
+                "seq_len": 2048,
+                "logging_steps": 5,
+                "save_steps": 200,
+                "warmup_steps": 20,
+            },
+        ),
+        # grad_clip: false is "no clipping" (pre-flight's reading; the monitor skipped booleans)
+        ({"grad_clip": False, "max_iters": 100}, "", {"clip": 0.0}),
+        # OLMo's t_warmup in tokens is no step count (the monitor took 2e6 tokens as 2e6 steps)
+        (
+            {
+                "scheduler": {"name": "cosine_with_warmup", "units": "tokens", "t_warmup": 2_000_000},
+                "optimizer": {"name": "adamw", "lr": 4e-4},
+                "model": {"d_model": 64},
+            },
+            "",
+            {"warmup_steps": None},
+        ),
+        # DeepSpeed's optimizer.params.eps under its bare name (the monitor had no bare "eps")
+        (
+            {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4, "eps": 1e-6, "betas": [0.9, 0.95]}}},
+            "",
+            {"eps": 1e-6, "beta2": 0.95, "peak_lr": 1e-4},
+        ),
+        # nanoGPT's decay_lr: True is its cosine (pre-flight's reading)
+        ({"max_iters": 5000, "decay_lr": True, "warmup_iters": 100, "learning_rate": 6e-4}, "", {"schedule": "cosine"}),
+    ],
+)
 def test_monitor_and_preflight_read_one_config_one_way(mapping, kind, want):
     info, plan = both(mapping, kind)
     for f, v in want.items():
@@ -82,7 +126,17 @@ def test_framework_first_keys_and_table_shape():
         assert all(n == n.lower() and "-" not in n for n in key.names), field
 
 
-@pytest.mark.parametrize("ratio, total, want", [(0.03, 1001, 31), (0.03, 1000, 30), (1.0, 50, 50), (0.0, 100, None),
-                                                (1.5, 100, None), (0.1, None, None), (float("inf"), 10, None)])
+@pytest.mark.parametrize(
+    "ratio, total, want",
+    [
+        (0.03, 1001, 31),
+        (0.03, 1000, 30),
+        (1.0, 50, 50),
+        (0.0, 100, None),
+        (1.5, 100, None),
+        (0.1, None, None),
+        (float("inf"), 10, None),
+    ],
+)
 def test_warmup_from_ratio(ratio, total, want):
     assert warmup_from_ratio(ratio, total) == want

@@ -41,8 +41,13 @@ def per_line(path: str, reader) -> list:
 
 def digest(recs, reader) -> tuple:
     rows = [tuple(repr(getattr(r, f)) for f in r.__slots__) for r in recs]
-    return rows, reader.records, reader.skipped, sorted(reader.run_info.items(), key=str), \
-        getattr(reader, "other_lines", None)
+    return (
+        rows,
+        reader.records,
+        reader.skipped,
+        sorted(reader.run_info.items(), key=str),
+        getattr(reader, "other_lines", None),
+    )
 
 
 def check(path: str) -> int:
@@ -71,16 +76,22 @@ def check(path: str) -> int:
 
 def megatron_line(it: int, loss, lr: float, gn: float, width: int = 8, skipped: int = 0) -> str:
     lo = "" if loss is None else f" lm loss: {loss:E} |"
-    return (f" iteration {it:>{width}}/  100000 | consumed samples: {it * 512:>12} | elapsed time per iteration (ms): "
-            f"{1234.5 + it % 7:.1f} | learning rate: {lr:E} | global batch size:   512 |{lo} loss scale: "
-            f"{65536.0 if it % 3 else 32768.0:.1f} | grad norm: {gn:.3f} | number of skipped iterations: {skipped:>3} | "
-            f"number of nan iterations: {0 if loss is not None else 1:>3} |")
+    return (
+        f" iteration {it:>{width}}/  100000 | consumed samples: {it * 512:>12} | elapsed time per iteration (ms): "
+        f"{1234.5 + it % 7:.1f} | learning rate: {lr:E} | global batch size:   512 |{lo} loss scale: "
+        f"{65536.0 if it % 3 else 32768.0:.1f} | grad norm: {gn:.3f} | number of skipped iterations: {skipped:>3} | "
+        f"number of nan iterations: {0 if loss is not None else 1:>3} |"
+    )
 
 
 def test_megatron_variants(tmp_path):
     rng = random.Random(3)
-    lines = ["using world size: 8", "> building GPT model ...", "    lr ........................ 0.0003",
-             "    train_iters ............... 100000"]
+    lines = [
+        "using world size: 8",
+        "> building GPT model ...",
+        "    lr ........................ 0.0003",
+        "    train_iters ............... 100000",
+    ]
     for it in range(1, 3000):
         if it % 500 == 0:
             lines.append(f"[2024-01-01 12:{it % 60:02d}:00] saving checkpoint at iteration {it:>7} to /ckpt")
@@ -125,14 +136,20 @@ def test_jsonl_variants(tmp_path):
             elif kind == 7:
                 out.append("")
             elif kind == 8:
-                d = {"loss": 1.0, "train_loss": 2.0, "step": step, "global_step": step + 5, "skipped": 1,
-                     "number_of_skipped_iterations": 2}
+                d = {
+                    "loss": 1.0,
+                    "train_loss": 2.0,
+                    "step": step,
+                    "global_step": step + 5,
+                    "skipped": 1,
+                    "number_of_skipped_iterations": 2,
+                }
             elif kind == 9:
                 d["text"] = "hello"
             elif kind == 10:
                 d = {"step": str(step), "loss": "1,000"}
             elif kind == 11:
-                d = {"lr": 1e-3, "step": step, "loss": 1e300, "loss_scale": 2.0 ** 16, "tokens_per_s": 3}
+                d = {"lr": 1e-3, "step": step, "loss": 1e300, "loss_scale": 2.0**16, "tokens_per_s": 3}
             elif kind == 12:
                 d = {"step": step + 0.5, "loss": 1.0}
             elif kind == 13:
@@ -141,7 +158,9 @@ def test_jsonl_variants(tmp_path):
                 d = {"step": step, "loss": " 2.5 ", "lr": "nan", "x": "1_000"}
             out.append(json.dumps(d) + ("\r" if kind == 7 and rng.random() < 0.3 else ""))
     p = tmp_path / "metrics.jsonl"
-    p.write_bytes(("\n".join(out)).encode() + b'\n{"step": 99999, "loss": 1.0, "x": "\xff\xfe"}\n{"step": 100000, "loss": 2}')
+    p.write_bytes(
+        ("\n".join(out)).encode() + b'\n{"step": 99999, "loss": 1.0, "x": "\xff\xfe"}\n{"step": 100000, "loss": 2}'
+    )
     framed = check(str(p))
     assert framed > 1000
 
@@ -180,9 +199,12 @@ def test_jsonl_whole_chunk(tmp_path, odd):
     assert check(str(p)) > 20000
 
 
-FILES = sorted(p for pat in ("sample_runs/**/*", "tests/data/**/*") for p in glob.glob(os.path.join(ROOT, pat),
-                                                                                         recursive=True)
-               if os.path.isfile(p) and not p.endswith((".pt", ".png", ".svg")))
+FILES = sorted(
+    p
+    for pat in ("sample_runs/**/*", "tests/data/**/*")
+    for p in glob.glob(os.path.join(ROOT, pat), recursive=True)
+    if os.path.isfile(p) and not p.endswith((".pt", ".png", ".svg"))
+)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: os.path.relpath(p, ROOT))
@@ -190,8 +212,10 @@ def test_repo_files(path):
     check(path)
 
 
-SHARED = sorted(glob.glob("/work/shared/real_logs/**/*", recursive=True) +
-                glob.glob(os.path.join(ROOT, "..", "shared", "real_logs", "**", "*"), recursive=True))
+SHARED = sorted(
+    glob.glob("/work/shared/real_logs/**/*", recursive=True)
+    + glob.glob(os.path.join(ROOT, "..", "shared", "real_logs", "**", "*"), recursive=True)
+)
 
 
 @pytest.mark.skipif(not SHARED, reason="../shared/real_logs not present")

@@ -180,8 +180,11 @@ def test_hf_stdout_dicts_tqdm_and_eval(tmp_path):
     bar = "\r  {n}/60 [00:01<00:33,  1.73it/s]"
     text = (
         "loading...\n"
-        + bar.format(n=9) + bar.format(n=10) + "\r      \r{'loss': 1.5618, 'grad_norm': nan, 'learning_rate': 9.9e-05, 'epoch': 0.01}\n"
-        + bar.format(n=20) + "{'loss': 0.0, 'grad_norm': inf, 'learning_rate': 9.8e-05, 'epoch': 0.02}\n"
+        + bar.format(n=9)
+        + bar.format(n=10)
+        + "\r      \r{'loss': 1.5618, 'grad_norm': nan, 'learning_rate': 9.9e-05, 'epoch': 0.01}\n"
+        + bar.format(n=20)
+        + "{'loss': 0.0, 'grad_norm': inf, 'learning_rate': 9.8e-05, 'epoch': 0.02}\n"
         + "\r  3/8 [00:01<00:02,  3.0it/s]{'eval_loss': 2.5, 'eval_runtime': 1.0, 'epoch': 0.02}\n"
         + "{'loss': '1.4', 'grad_norm': '1.0', 'learning_rate': '9.7e-05', 'epoch': '0.03'}\n"
         + "{'train_runtime': 10.0, 'train_loss': 1.2, 'epoch': 0.03}\n"
@@ -234,8 +237,10 @@ def test_torchtitan_ansi_and_rank_duplicates(tmp_path):
     red, green, reset = "\x1b[31m", "\x1b[32m", "\x1b[39m"
     lines = []
     for s in (1, 2, 3):
-        line = (f"[rank0]:[titan] 2026-05-18 16:04:50,821 - root - INFO - {red}step: {s:2}  {green}loss: "
-                f"{8 - s:8.5f}  grad_norm:  0.7675  memory:  9.46GiB(64.99%)  tps: 7,322  mfu: 0.17%{reset}")
+        line = (
+            f"[rank0]:[titan] 2026-05-18 16:04:50,821 - root - INFO - {red}step: {s:2}  {green}loss: "
+            f"{8 - s:8.5f}  grad_norm:  0.7675  memory:  9.46GiB(64.99%)  tps: 7,322  mfu: 0.17%{reset}"
+        )
         lines += [line, line.replace("[rank0]:", "")]  # every rank prints it
     fmt, recs, _ = read(write(tmp_path, "train.log", "\n".join(lines) + "\n"))
     assert fmt == "torchtitan"
@@ -245,7 +250,8 @@ def test_torchtitan_ansi_and_rank_duplicates(tmp_path):
 def test_nemo_and_deepspeed_lines(tmp_path):
     text = "".join(
         f"Training epoch 0, iteration {i}/149 | lr: 3e-05 | consumed_samples: {i + 1} | global_batch_size: 1 | "
-        f"global_step: {i} | reduced_train_loss: {1 + i / 100} | train_step_timing in s: 0.03\n" for i in (10, 20)
+        f"global_step: {i} | reduced_train_loss: {1 + i / 100} | train_step_timing in s: 0.03\n"
+        for i in (10, 20)
     )
     fmt, recs, _ = read(write(tmp_path, "nemo.log", text))
     assert fmt == "nemo" and [r.step for r in recs] == [10, 20] and recs[0].loss == 1.1
@@ -283,8 +289,9 @@ def test_mlflow_file_store_dir_source(tmp_path):
 def test_mlflow_sqlite(tmp_path):
     db = tmp_path / "mlflow.db"
     con = sqlite3.connect(db)
-    con.execute("CREATE TABLE metrics (key TEXT, value FLOAT, timestamp BIGINT, run_uuid TEXT, step BIGINT, "
-                "is_nan BOOLEAN)")
+    con.execute(
+        "CREATE TABLE metrics (key TEXT, value FLOAT, timestamp BIGINT, run_uuid TEXT, step BIGINT, is_nan BOOLEAN)"
+    )
     rows = [("loss", 3.0 - s / 10, s, "r1", s, 0) for s in range(8)] + [("loss", 0.0, 9, "r1", 8, 1)]
     rows += [("learning_rate", 1e-3, s, "r1", s, 0) for s in range(9)] + [("loss", 1.0, 0, "r0", 0, 0)]
     con.executemany("INSERT INTO metrics VALUES (?,?,?,?,?,?)", rows)
@@ -298,12 +305,29 @@ def test_mlflow_sqlite(tmp_path):
 
 # -- HF trainer_state.json in checkpoints ------------------------------------------------
 def _state(n, nan_at=None):
-    hist = [{"epoch": s / 10, "grad_norm": (math.nan if s == nan_at else 0.5), "learning_rate": 1e-4,
-             "loss": 2.0, "step": s} for s in range(1, n + 1)]
+    hist = [
+        {
+            "epoch": s / 10,
+            "grad_norm": (math.nan if s == nan_at else 0.5),
+            "learning_rate": 1e-4,
+            "loss": 2.0,
+            "step": s,
+        }
+        for s in range(1, n + 1)
+    ]
     hist.append({"epoch": n / 10, "eval_loss": 1.9, "eval_runtime": 1.0, "step": n})
     hist.append({"epoch": n / 10, "step": n, "total_flos": 1.0, "train_loss": 2.0, "train_runtime": 1.0})
-    return json.dumps({"global_step": n, "max_steps": 30, "logging_steps": 1, "save_steps": 10,
-                       "train_batch_size": 4, "log_history": hist}, indent=2)
+    return json.dumps(
+        {
+            "global_step": n,
+            "max_steps": 30,
+            "logging_steps": 1,
+            "save_steps": 10,
+            "train_batch_size": 4,
+            "log_history": hist,
+        },
+        indent=2,
+    )
 
 
 def test_trainer_state_newest_checkpoint_only(tmp_path):
@@ -360,9 +384,15 @@ def test_tensorboard_known_vectors_and_crc():
 
 
 def test_tensorboard_merges_tags_tensor_values_and_skips_other_axes():
-    data = (EV0 + _event(1, "train/loss", 3.0, tensor=True) + _event(1, "train/grad_norm", 1.5)
-            + _event(1, "learning-rate", 1e-3) + _event(90, "lm loss vs samples", 9.0)
-            + _event(2, "lm-loss-training/lm loss", 2.5) + _event(2, "loss-scale", 65536.0))
+    data = (
+        EV0
+        + _event(1, "train/loss", 3.0, tensor=True)
+        + _event(1, "train/grad_norm", 1.5)
+        + _event(1, "learning-rate", 1e-3)
+        + _event(90, "lm loss vs samples", 9.0)
+        + _event(2, "lm-loss-training/lm loss", 2.5)
+        + _event(2, "loss-scale", 65536.0)
+    )
     r = TensorBoardReader("events.out.tfevents.1")
     recs = r.feed_bytes(data) + r.flush()
     assert [(x.step, x.loss, x.grad_norm) for x in recs] == [(1, 3.0, 1.5), (2, 2.5, None)]
@@ -378,8 +408,11 @@ def test_tensorboard_corrupt_records_counted_and_resynced():
     r = TensorBoardReader("events.out.tfevents.1")
     recs = r.feed_bytes(bytes(bad) + b"\x10\x00") + r.flush()
     assert [x.step for x in recs] == [1, 3, 5]
-    assert r.skip_reasons == {"corrupt record (data CRC mismatch)": 1, "corrupt record header (CRC mismatch)": 1,
-                              "truncated record at end of file": 1}
+    assert r.skip_reasons == {
+        "corrupt record (data CRC mismatch)": 1,
+        "corrupt record header (CRC mismatch)": 1,
+        "truncated record at end of file": 1,
+    }
 
 
 def _varint_bytes(x):
@@ -403,9 +436,11 @@ def test_tensorboard_fast_decoder_equals_general():
 
     cases = []
     for _ in range(3000):
-        tag = bytes(rng.choice([0x15, 0x0A, 0x2A, 0xFF, 0xC3, 0xA9, 0x61, 0x00]) for _ in range(rng.choice(
-            [0, 1, 4, 40, 118, 119, 120, 127, 128, 200])))
-        step = rng.choice([0, 1, 127, 128, 300, 2 ** 31, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, rng.randrange(2 ** 70)])
+        tag = bytes(
+            rng.choice([0x15, 0x0A, 0x2A, 0xFF, 0xC3, 0xA9, 0x61, 0x00])
+            for _ in range(rng.choice([0, 1, 4, 40, 118, 119, 120, 127, 128, 200]))
+        )
+        step = rng.choice([0, 1, 127, 128, 300, 2**31, 2**63 - 1, 2**63, 2**64 - 1, rng.randrange(2**70)])
         val = struct.pack("<f", rng.choice([0.0, -0.0, 2.5, float("nan"), float("inf"), rng.random()]))
         wall = struct.pack("<d", rng.random() * 2e9)
         data = b"\x09" + wall + b"\x10" + _varint_bytes(step) + ld(5, ld(1, ld(1, tag) + b"\x15" + val))
@@ -416,7 +451,7 @@ def test_tensorboard_fast_decoder_equals_general():
             data = data[:-5] + data[-5:] + b"\x4a\x00"
         elif k == 3:  # a byte off somewhere
             i = rng.randrange(len(data))
-            data = data[:i] + bytes([data[i] ^ (1 << rng.randrange(8))]) + data[i + 1:]
+            data = data[:i] + bytes([data[i] ^ (1 << rng.randrange(8))]) + data[i + 1 :]
         elif k == 4:  # truncated
             data = data[: rng.randrange(len(data))]
         cases.append(data)
@@ -455,14 +490,26 @@ def _tb_stream(seed: int) -> tuple[bytes, random.Random]:
         return bytes([n << 3 | 2]) + _varint_bytes(len(b)) + b
 
     def event(step, tag, inner):
-        return (b"\x09" + struct.pack("<d", 1.7e9 + step) + b"\x10" + _varint_bytes(step % 2 ** 64)
-                + ld(5, ld(1, ld(1, tag.encode()) + inner)))
+        return (
+            b"\x09"
+            + struct.pack("<d", 1.7e9 + step)
+            + b"\x10"
+            + _varint_bytes(step % 2**64)
+            + ld(5, ld(1, ld(1, tag.encode()) + inner))
+        )
 
     out = [rec(b"\x09" + struct.pack("<d", 1.7e9) + ld(3, b"brain.Event:2"))]
-    tags = rng.choice([["train/loss", "train/grad_norm", "train/learning_rate"], ["loss"],
-                       ["loss", "lr", "tokens_per_sec", "loss"], ["lm loss", "lm loss vs samples", "grad-norm"],
-                       ["eval/loss"], ["train/loss", "train/loss_scale"]])
-    step = rng.choice([0, 1, 120, 2 ** 40])
+    tags = rng.choice(
+        [
+            ["train/loss", "train/grad_norm", "train/learning_rate"],
+            ["loss"],
+            ["loss", "lr", "tokens_per_sec", "loss"],
+            ["lm loss", "lm loss vs samples", "grad-norm"],
+            ["eval/loss"],
+            ["train/loss", "train/loss_scale"],
+        ]
+    )
+    step = rng.choice([0, 1, 120, 2**40])
     for _ in range(rng.choice([5, 50, 3000, 8000])):
         step += rng.choice([1, 0, 2, -5]) if rng.random() < 0.05 else 1
         for t in tags:
@@ -494,8 +541,15 @@ def test_tensorboard_columnar_chunks_equal_per_record(seed):
     path = "runs/x/" + rng.choice(["train", "validation"]) + "/events.out.tfevents.1"
 
     def digest(recs, r):
-        return ([tuple(repr(getattr(x, f)) for f in x.__slots__) for x in recs], r.records, r.skipped,
-                sorted(r.skip_reasons.items()), r.events, sorted(r.tags), r._last_step)
+        return (
+            [tuple(repr(getattr(x, f)) for f in x.__slots__) for x in recs],
+            r.records,
+            r.skipped,
+            sorted(r.skip_reasons.items()),
+            r.events,
+            sorted(r.tags),
+            r._last_step,
+        )
 
     r1 = TensorBoardReader(path)
     want = digest(r1.feed_bytes(blob) + r1.flush(), r1)
@@ -503,7 +557,7 @@ def test_tensorboard_columnar_chunks_equal_per_record(seed):
     items, pos = [], 0
     while pos < len(blob):
         c = rng.choice([1 << 20, 1000, 17, 65536, rng.randrange(1, 5000)])
-        items += r2.feed_chunk(blob[pos:pos + c])
+        items += r2.feed_chunk(blob[pos : pos + c])
         pos += c
     items += r2.flush()
     assert digest(list(expand(items)), r2) == want
@@ -553,25 +607,36 @@ def test_shared_dir_is_not_modified_by_reading(tmp_path):
 
 
 # -- audit follow-ups: data bars, the generic reader's rules ---------------------------------
-def hf_train(total=1000, log_every=10, first_bar="Map (num_proc=8): 100%|##########| 51760/51760 "
-             "[00:02<00:00, 20000.00 examples/s]\n", eval_every=None):
+def hf_train(
+    total=1000,
+    log_every=10,
+    first_bar="Map (num_proc=8): 100%|##########| 51760/51760 [00:02<00:00, 20000.00 examples/s]\n",
+    eval_every=None,
+):
     s = first_bar
     for st in range(1, total + 1):
         s += f"\r  {st * 100 // total}%|#  | {st}/{total} [00:{st % 60:02d}<00:10,  1.2it/s]"
         if st % log_every == 0:
-            s += "{'loss': %.4f, 'grad_norm': 1.0, 'learning_rate': 2e-05, 'epoch': %.2f}\n" % (3 - st / total, st / total)
+            s += "{'loss': %.4f, 'grad_norm': 1.0, 'learning_rate': 2e-05, 'epoch': %.2f}\n" % (
+                3 - st / total,
+                st / total,
+            )
         if eval_every and st % eval_every == 0:  # an evaluation bar (no label, it/s) and its dict
             s += "".join(f"\r  {k * 2}%|#  | {k}/50 [00:0{k % 10}<00:10,  5.1it/s]" for k in range(0, 51, 10))
             s += "\n{'eval_loss': 2.1, 'eval_runtime': 1.0, 'epoch': 0.5}\n"
     return s
 
 
-@pytest.mark.parametrize("first_bar", [
-    "Map (num_proc=8): 100%|##########| 51760/51760 [00:02<00:00, 20000.00 examples/s]\n",
-    "Running tokenizer on dataset: 100%|####| 9000/9000 [00:01<00:00, 5000.00 examples/s]\n",
-    "Filter: 100%|##########| 5000/5000 [00:00<00:00, 1.00 ba/s]\n",
-    "  100%|##########| 120/120 [00:10<00:00, 12.0it/s]\n{'eval_loss': 3.0, 'eval_runtime': 1.0, 'epoch': 0}\n",
-], ids=["map", "tokenizer", "filter", "eval on start"])
+@pytest.mark.parametrize(
+    "first_bar",
+    [
+        "Map (num_proc=8): 100%|##########| 51760/51760 [00:02<00:00, 20000.00 examples/s]\n",
+        "Running tokenizer on dataset: 100%|####| 9000/9000 [00:01<00:00, 5000.00 examples/s]\n",
+        "Filter: 100%|##########| 5000/5000 [00:00<00:00, 1.00 ba/s]\n",
+        "  100%|##########| 120/120 [00:10<00:00, 12.0it/s]\n{'eval_loss': 3.0, 'eval_runtime': 1.0, 'epoch': 0}\n",
+    ],
+    ids=["map", "tokenizer", "filter", "eval on start"],
+)
 def test_hf_stdout_steps_come_from_the_training_bar(tmp_path, first_bar):
     """The first bar used to be taken as the training bar: a datasets Map bar made the
     steps 51760.. and the planned total 51760."""
@@ -587,7 +652,9 @@ def test_ms_swift_steps_and_total_despite_a_map_bar(tmp_path):
     text = "Map: 100%|##########| 10000/10000 [00:01<00:00, 9000.00 examples/s]\n" + "".join(
         f"Train:  {st // 5}%|#  | {st}/500 [00:10<16:00,  1.94s/it]{{'loss': '{3 - st / 500:.4f}', "
         f"'grad_norm': '0.8', 'learning_rate': '9.9e-05', 'global_step/max_steps': '{st}/500', "
-        f"'percentage': '1%'}}\n" for st in range(5, 501, 5))
+        f"'percentage': '1%'}}\n"
+        for st in range(5, 501, 5)
+    )
     _, recs, reader = read(write(tmp_path, "stdout.log", text))
     assert [r.step for r in recs] == list(range(5, 501, 5)) and reader.run_info["total_steps"] == 500
 
@@ -599,8 +666,8 @@ GENERIC = {
     "Train: {e0} [ {b:>4d}/600 ({p:>3.0f}%)]  Loss: {l:.3f} ({l:.3f})  Time: 0.3s,  LR: 1.000e-04": "per epoch",
     "Epoch {e} | Step {g}/1800 | Loss: {l:.4f}": "global",
     "step\t{g}\tloss\t{l:.4f}\tlr\t0.0001": "global",
-    "2024-05-01 10:00:00 INFO metrics: {{\"step\": {g}, \"loss\": {l:.4f}, \"lr\": 1e-4}}": "global",
-    "[rank0] step {g}: metrics {{\"loss\": {l:.4f}}}": "global",
+    '2024-05-01 10:00:00 INFO metrics: {{"step": {g}, "loss": {l:.4f}, "lr": 1e-4}}': "global",
+    '[rank0] step {g}: metrics {{"loss": {l:.4f}}}': "global",
     "step {g} grad_norm 0.5 loss {l:.4f}": "global",
 }
 
@@ -626,9 +693,16 @@ def test_generic_reader_thousands_separators_and_prose(tmp_path):
     r = KeyValueTextReader("x")
     (rec,) = r.feed("step 1,001 | loss 2.5")
     assert rec.step == 1001
-    prose = ["Epoch 3 finished in 100/200 seconds", "the epoch 1 ended; 5/6 of the data read", "step 5 of 10 done",
-             'config {"lr": 0.1, "warmup_steps": 10}', 'saved {"step": 5, "lr": 1e-4}', "Train: 5 [ 10/20 ]",
-             "name\tvalue", "step\t5\tlr\t0.1"]
+    prose = [
+        "Epoch 3 finished in 100/200 seconds",
+        "the epoch 1 ended; 5/6 of the data read",
+        "step 5 of 10 done",
+        'config {"lr": 0.1, "warmup_steps": 10}',
+        'saved {"step": 5, "lr": 1e-4}',
+        "Train: 5 [ 10/20 ]",
+        "name\tvalue",
+        "step\t5\tlr\t0.1",
+    ]
     assert [r.feed(p) for p in prose] == [[]] * len(prose)
 
 
@@ -652,9 +726,11 @@ def test_tab_separated_table(tmp_path):
 
 
 def test_llmc_stdout_val_loss_lines(tmp_path):
-    text = ("val loss 4.5000\n" + "".join(
+    text = "val loss 4.5000\n" + "".join(
         f"step {s:4d}/74 | train loss {5 - s / 100:.6f} | norm 3.8500 | lr 9.00e-06 | 110.61 ms | 38.3% A100 fp16 "
-        f"MFU | 148132 tok/s\n" + (f"val loss {4.5 - s / 100:.4f}\n" if s % 10 == 0 else "") for s in range(1, 41)))
+        f"MFU | 148132 tok/s\n" + (f"val loss {4.5 - s / 100:.4f}\n" if s % 10 == 0 else "")
+        for s in range(1, 41)
+    )
     fmt, recs, _ = read(write(tmp_path, "train.log", text))
     assert fmt == "llmc"
     val = [(r.step, r.val_loss) for r in recs if r.val_loss is not None]
@@ -676,8 +752,14 @@ def _both_paths(path):
 def test_torchtune_bar_the_global_step_and_loss(tmp_path):
     # torchtune's recipes: pbar.set_description(f"{epoch + 1}|{global_step}|Loss: {loss}"), tqdm
     # redrawing with \r into the captured stdout; the bar's own n/N is the epoch's batch
-    text = "".join(f"\r{1 + (g - 1) // 50}|{g}|Loss: {3 - g / 100:.4f}:   {g % 50 * 2}%|##   | {1 + (g - 1) % 50}/50 "
-                   f"[00:03<01:24,  3.14s/it]" for g in range(1, 121)) + "\n"
+    text = (
+        "".join(
+            f"\r{1 + (g - 1) // 50}|{g}|Loss: {3 - g / 100:.4f}:   {g % 50 * 2}%|##   | {1 + (g - 1) % 50}/50 "
+            f"[00:03<01:24,  3.14s/it]"
+            for g in range(1, 121)
+        )
+        + "\n"
+    )
     p = write(tmp_path, "log.txt", text)
     by_line, by_chunk, _ = _both_paths(p)
     for recs in (by_line, by_chunk):
@@ -687,7 +769,8 @@ def test_torchtune_bar_the_global_step_and_loss(tmp_path):
 
 def test_per_epoch_log_the_epoch_is_the_step(tmp_path):
     text = "Starting training...\nEpoch 1/40 took 100/200 s\n" + "".join(
-        f"Epoch {e}/40, loss={2 / e:.4f}, val_loss={2.1 / e:.4f}\n" for e in range(1, 41))
+        f"Epoch {e}/40, loss={2 / e:.4f}, val_loss={2.1 / e:.4f}\n" for e in range(1, 41)
+    )
     p = write(tmp_path, "train.log", text)
     by_line, by_chunk, reader = _both_paths(p)
     for recs in (by_line, by_chunk):
@@ -698,8 +781,11 @@ def test_per_epoch_log_the_epoch_is_the_step(tmp_path):
 
 def test_epoch_summary_after_step_lines_is_not_a_step(tmp_path):
     # a log with steps of its own: "Epoch 1/3, val_loss=..." between them is a summary, never step 1
-    text = "".join(f"step {s} loss={3 - s / 100:.3f}\n" + (f"Epoch {s // 50}/3, val_loss={2 - s / 1000:.3f}\n"
-                                                           if s % 50 == 0 else "") for s in range(1, 151))
+    text = "".join(
+        f"step {s} loss={3 - s / 100:.3f}\n"
+        + (f"Epoch {s // 50}/3, val_loss={2 - s / 1000:.3f}\n" if s % 50 == 0 else "")
+        for s in range(1, 151)
+    )
     by_line, by_chunk, _ = _both_paths(write(tmp_path, "train.log", text))
     for recs in (by_line, by_chunk):
         assert [r.step for r in recs if r.loss is not None] == list(range(1, 151))
@@ -708,8 +794,11 @@ def test_epoch_summary_after_step_lines_is_not_a_step(tmp_path):
 
 
 def test_detectron2_total_loss_is_the_loss(tmp_path):
-    text = "".join(f"[05/01 10:00:{s % 60:02d} d2.utils.events]:  eta: 1:00:00  iter: {s}  total_loss: {3 - s / 100:.3f}  "
-                   f"loss_cls: 0.1  loss_box_reg: 0.2  lr: 0.02  max_mem: 3000M\n" for s in range(19, 400, 20))
+    text = "".join(
+        f"[05/01 10:00:{s % 60:02d} d2.utils.events]:  eta: 1:00:00  iter: {s}  total_loss: {3 - s / 100:.3f}  "
+        f"loss_cls: 0.1  loss_box_reg: 0.2  lr: 0.02  max_mem: 3000M\n"
+        for s in range(19, 400, 20)
+    )
     fmt, recs, _ = read(write(tmp_path, "log.txt", text))
     assert fmt == "text" and [r.step for r in recs] == list(range(19, 400, 20))
     assert recs[0].loss == pytest.approx(2.81) and recs[0].extra.get("loss_cls") == pytest.approx(0.1)

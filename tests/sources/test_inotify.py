@@ -118,13 +118,20 @@ def test_tailer_follows_by_inotify_without_watchdog_threads(tmp_path):
                 fh.flush()
                 time.sleep(0.05)
         steps: list[int] = []
-        poll_until(lambda: steps == [1, 2, 3], WAIT, every=0.2, tick=lambda: drain(t, steps), sleep=lambda s: ready(t, s))
+        poll_until(
+            lambda: steps == [1, 2, 3], WAIT, every=0.2, tick=lambda: drain(t, steps), sleep=lambda s: ready(t, s)
+        )
         assert steps == [1, 2, 3]
         # a config written later is reported as a change (the live loop re-reads it)
         (run / "config.json").write_text("{}")
         changes: set[str] = set()
-        wait_until(lambda: str(run / "config.json") in changes, WAIT, "config.json reported as a change", every=0.05,
-                   tick=lambda: changes.update(t.drain_changes()))
+        wait_until(
+            lambda: str(run / "config.json") in changes,
+            WAIT,
+            "config.json reported as a change",
+            every=0.05,
+            tick=lambda: changes.update(t.drain_changes()),
+        )
     finally:
         t0 = time.monotonic()
         t.stop()

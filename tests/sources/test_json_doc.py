@@ -36,20 +36,33 @@ def _read(path) -> tuple[list, object]:
 
 
 def _report(path) -> dict:
-    out = subprocess.run([sys.executable, "-m", "tsm_tui", str(path), "--report", "--json"], capture_output=True,
-                         text=True, env=dict(os.environ, NO_COLOR="1"))
+    out = subprocess.run(
+        [sys.executable, "-m", "tsm_tui", str(path), "--report", "--json"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, NO_COLOR="1"),
+    )
     assert out.returncode in (0, 1), out.stderr
     assert "Traceback" not in out.stderr
     return json.loads(out.stdout)
 
 
 # -- names ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("key,field", [
-    ("main/loss", "loss"), ("validation/main/loss", "val_loss"), ("train/main/loss", "loss"),
-    ("test/main/loss", "val_loss"), ("training/lr", "lr"),
-    ("ema/loss", None), ("model_2/loss", None), ("val/lr", None), ("main/accuracy", None),
-    ("validation/main/accuracy", None),
-])
+@pytest.mark.parametrize(
+    "key,field",
+    [
+        ("main/loss", "loss"),
+        ("validation/main/loss", "val_loss"),
+        ("train/main/loss", "loss"),
+        ("test/main/loss", "val_loss"),
+        ("training/lr", "lr"),
+        ("ema/loss", None),
+        ("model_2/loss", None),
+        ("val/lr", None),
+        ("main/accuracy", None),
+        ("validation/main/accuracy", None),
+    ],
+)
 def test_scoped_names_go_through_the_field_table(key, field):
     assert field_for(key) == field
     if field is not None:
@@ -97,17 +110,23 @@ def test_a_corrupt_element_is_a_counted_skip_and_reading_goes_on(tmp_path):
     data = CHAINER.read_bytes()
     i = data.index(b'"main/loss"', 100_000)
     p = tmp_path / "log"
-    p.write_bytes(data[:i] + b'"main/loss": 0.0@@1,' + data[i + 40:])
+    p.write_bytes(data[:i] + b'"main/loss": 0.0@@1,' + data[i + 40 :])
     recs, r = _read(p)
     assert len(recs) == 3124
     assert r.skip_reasons == {"corrupt JSON element": 1}
 
 
 def test_hostile_values(tmp_path):
-    rows = ['{"iteration": 1, "main/loss": 1.0}', '{"iteration": 2, "main/loss": NaN}',
-            '{"iteration": 3, "main/loss": 1e400}', '{"iteration": 1180591620717411303424, "main/loss": 1.0}',
-            '7', '{"iteration": 5, "main/loss": Infinity}', '[' * 5000 + ']' * 5000,
-            '{"iteration": 6, "main/loss": 0.5, "nested": {"deeper": {"x": 1}}}']
+    rows = [
+        '{"iteration": 1, "main/loss": 1.0}',
+        '{"iteration": 2, "main/loss": NaN}',
+        '{"iteration": 3, "main/loss": 1e400}',
+        '{"iteration": 1180591620717411303424, "main/loss": 1.0}',
+        "7",
+        '{"iteration": 5, "main/loss": Infinity}',
+        "[" * 5000 + "]" * 5000,
+        '{"iteration": 6, "main/loss": 0.5, "nested": {"deeper": {"x": 1}}}',
+    ]
     p = tmp_path / "log"
     p.write_text("[\n" + ",\n".join(rows) + "\n]\n")
     assert registry.open_reader(str(p))[1].format == "json-array"
@@ -126,8 +145,15 @@ def test_streamed_across_chunks_with_memory_bounded_by_an_element(tmp_path):
     p = tmp_path / "log"
     with open(p, "w") as f:
         f.write("[\n")
-        f.write(",\n".join(json.dumps({"main/loss": 1.0 + 1.0 / (i + 1), "iteration": i + 1, "epoch": i // 1000,
-                                       "elapsed_time": i * 0.1}, indent=4) for i in range(n)))
+        f.write(
+            ",\n".join(
+                json.dumps(
+                    {"main/loss": 1.0 + 1.0 / (i + 1), "iteration": i + 1, "epoch": i // 1000, "elapsed_time": i * 0.1},
+                    indent=4,
+                )
+                for i in range(n)
+            )
+        )
         f.write("\n]")
     assert p.stat().st_size > 4 * json_doc.CHUNK
     recs, r = _read(p)
@@ -161,17 +187,24 @@ def _sacred(run: Path, n: int = 100) -> None:
     """A Sacred FileStorageObserver run dir, as ``sacred.observers.FileStorageObserver`` writes it."""
     run.mkdir(parents=True)
     metrics = {}
-    for name, f in (("grad_bias_map", lambda i: 50.0 / (i + 1)), ("loss", lambda i: 42087.7 / (1 + i / 10) + 4000),
-                    ("grad_z_loc", lambda i: 2220.0 - 18 * i)):
-        metrics[name] = {"steps": list(range(n)), "timestamps": [f"2023-03-01T10:00:{i % 60:02d}.000000"
-                                                                 for i in range(n)],
-                         "values": [f(i) for i in range(n)]}
+    for name, f in (
+        ("grad_bias_map", lambda i: 50.0 / (i + 1)),
+        ("loss", lambda i: 42087.7 / (1 + i / 10) + 4000),
+        ("grad_z_loc", lambda i: 2220.0 - 18 * i),
+    ):
+        metrics[name] = {
+            "steps": list(range(n)),
+            "timestamps": [f"2023-03-01T10:00:{i % 60:02d}.000000" for i in range(n)],
+            "values": [f(i) for i in range(n)],
+        }
     (run / "metrics.json").write_text(json.dumps(metrics, sort_keys=True, indent=2))
     (run / "config.json").write_text(json.dumps({"n_epochs": n, "seed": 488707886}, indent=2))
     (run / "run.json").write_text(json.dumps({"status": "COMPLETED", "command": "train", "heartbeat": "x"}, indent=2))
-    (run / "cout.txt").write_text("INFO - tgne - Running command 'train'\nINFO - tgne - Started run with ID \"3\"\n"
-                                  + "".join(f"\rloss: {42087.7 / (1 + i):.4f}:   {i}%|  | {i}/100 [00:00<?, ?it/s]"
-                                            for i in range(n)) + "\nINFO - tgne - Completed after 0:00:02\n")
+    (run / "cout.txt").write_text(
+        "INFO - tgne - Running command 'train'\nINFO - tgne - Started run with ID \"3\"\n"
+        + "".join(f"\rloss: {42087.7 / (1 + i):.4f}:   {i}%|  | {i}/100 [00:00<?, ?it/s]" for i in range(n))
+        + "\nINFO - tgne - Completed after 0:00:02\n"
+    )
 
 
 def test_sacred_run_dir(tmp_path):
@@ -189,8 +222,11 @@ def test_sacred_run_dir(tmp_path):
 
 def test_columns_hostile(tmp_path, monkeypatch):
     p = tmp_path / "metrics.json"
-    p.write_text(json.dumps({"loss": {"steps": [0, 1, 2, "x", 4], "values": [1.0, float("nan"), 2.0, 3.0]},
-                             "note": "text"}, indent=1))
+    p.write_text(
+        json.dumps(
+            {"loss": {"steps": [0, 1, 2, "x", 4], "values": [1.0, float("nan"), 2.0, 3.0]}, "note": "text"}, indent=1
+        )
+    )
     recs, r = _read(p)
     assert [x.step for x in recs] == [0, 1, 2]
     assert math.isnan(recs[1].loss)
@@ -214,14 +250,18 @@ def test_keras_history_dump(tmp_path):
 
 
 # -- a CSV with a loss and no step: SB3 SAC -----------------------------------------------------
-SAC_HEAD = ("rollout/ep_rew_mean,time/episodes,rollout/success_rate,train/critic_loss,train/ent_coef,"
-            "train/alpha_loss,train/actor_loss")
+SAC_HEAD = (
+    "rollout/ep_rew_mean,time/episodes,rollout/success_rate,train/critic_loss,train/ent_coef,"
+    "train/alpha_loss,train/actor_loss"
+)
 
 
 def test_sb3_sac_progress_rows_are_the_steps(tmp_path):
     rows = [f"-50.0,{i},0.0,,,," for i in range(21)]
-    rows += [f"{-50 + i * 0.05},{21 + i},0.0,{0.5 / (1 + i)},{0.98 - i * 0.005},{-0.08 * i},{-4.0 + i * 0.08}"
-             for i in range(72)]
+    rows += [
+        f"{-50 + i * 0.05},{21 + i},0.0,{0.5 / (1 + i)},{0.98 - i * 0.005},{-0.08 * i},{-4.0 + i * 0.08}"
+        for i in range(72)
+    ]
     rows.append(",,,0.12,0.41,-4.4,2.7")  # the last dump: train/* only
     p = tmp_path / "progress.csv"
     p.write_text(SAC_HEAD + "\n" + "\n".join(rows) + "\n")
@@ -242,8 +282,9 @@ def test_wandb_history_with_no_total_uses_the_objective_rule(tmp_path):
     recs = [wb_history(s, {"Self-labelling cross entropy": 2.9223003}) for s in range(300)]
     (d / "run-2cpaqmlf.wandb").write_bytes(wb_frame(recs))
     r = WandbRunReader(str(d / "run-2cpaqmlf.wandb"))
-    got = [x for x in list(expand(r.feed_chunk((d / "run-2cpaqmlf.wandb").read_bytes()))) + r.flush()
-           if x.loss is not None]
+    got = [
+        x for x in list(expand(r.feed_chunk((d / "run-2cpaqmlf.wandb").read_bytes()))) + r.flush() if x.loss is not None
+    ]
     assert len(got) == 300 and got[0].loss == pytest.approx(2.9223003)
     rep = _report(tmp_path)
     assert rep["steps"]["count"] == 300
@@ -253,8 +294,10 @@ def test_wandb_history_with_no_total_uses_the_objective_rule(tmp_path):
 
 
 # -- the RL rule of the loss-spike check -------------------------------------------------------
-PPO_HEAD = ("rollout/ep_rew_mean,time/iterations,time/total_timesteps,train/loss,train/value_loss,"
-            "train/policy_gradient_loss,train/approx_kl")
+PPO_HEAD = (
+    "rollout/ep_rew_mean,time/iterations,time/total_timesteps,train/loss,train/value_loss,"
+    "train/policy_gradient_loss,train/approx_kl"
+)
 
 
 def _ppo(rl: bool) -> list:

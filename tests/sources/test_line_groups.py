@@ -75,8 +75,13 @@ def test_paddle_both_paths_agree():
 def test_a_step_carried_to_the_lines_after_it(tmp_path):
     lines = []
     for s in range(10, 301, 10):
-        lines += [f"[2024-05-01 10:00:00] INFO global step: {s}", f"    loss: {3 - s / 300:.4f}", "    lr: 1.0e-04",
-                  f"    grad_norm: {0.5 + s / 1000:.3f}", ""]
+        lines += [
+            f"[2024-05-01 10:00:00] INFO global step: {s}",
+            f"    loss: {3 - s / 300:.4f}",
+            "    lr: 1.0e-04",
+            f"    grad_norm: {0.5 + s / 1000:.3f}",
+            "",
+        ]
     (tmp_path / "train.log").write_text("\n".join(lines))
     fi, recs, _ = _read(tmp_path / "train.log")
     assert fi.format == "text"
@@ -96,9 +101,13 @@ def test_a_per_epoch_log_with_metrics_under_the_epoch(tmp_path):
 def test_prose_naming_a_step_is_no_header():
     r = KeyValueTextReader("x")
     got = []
-    for ln in ("step 5 | loss 2.0 | lr 1e-4", "saving checkpoint at iteration 5 to checkpoints",
-               "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 131072.0, reducing to 65536.0",
-               "  scale: 4.0", "step 6 | loss 1.9 | lr 1e-4"):
+    for ln in (
+        "step 5 | loss 2.0 | lr 1e-4",
+        "saving checkpoint at iteration 5 to checkpoints",
+        "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 131072.0, reducing to 65536.0",
+        "  scale: 4.0",
+        "step 6 | loss 1.9 | lr 1e-4",
+    ):
         got += r.feed(ln)
     got += r.flush()
     assert [(x.step, x.loss, x.overflow) for x in got] == [(5, 2.0, False), (5, None, True), (6, 1.9, False)]
@@ -135,11 +144,16 @@ def test_column_header_then_rows(tmp_path):
     for e in range(1, 13):
         lines.append("")  # (LOGGER.info("\n" + header): a blank line before each epoch's header)
         lines.append("      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size")
-        redraws = [f"\x1b[K       {e}/50      8.37G     {1.2 - e / 50 + b / 1000:.4f}      {2.3 - e / 20:.4f}     "
-                   f"{0.92 - e / 100:.4f}         52        640: {b * 4}% {bar} {b}/25 1.2it/s" for b in (5, 15, 25)]
+        redraws = [
+            f"\x1b[K       {e}/50      8.37G     {1.2 - e / 50 + b / 1000:.4f}      {2.3 - e / 20:.4f}     "
+            f"{0.92 - e / 100:.4f}         52        640: {b * 4}% {bar} {b}/25 1.2it/s"
+            for b in (5, 15, 25)
+        ]
         lines.append("\r" + "\r".join(redraws))  # (tqdm writes "\r" before each redraw)
-        lines.append("                 Class     Images  Instances      Box(P          R      mAP50  mAP50-95): "
-                     f"100% {bar} 4/4 2.0it/s")
+        lines.append(
+            "                 Class     Images  Instances      Box(P          R      mAP50  mAP50-95): "
+            f"100% {bar} 4/4 2.0it/s"
+        )
         lines.append("                   all        240        218          1     0.0298       0.38      0.286")
     (tmp_path / "yolo_train.log").write_text("\n".join(lines) + "\n")
     fi, recs, reader = _read(tmp_path / "yolo_train.log")
@@ -148,8 +162,9 @@ def test_column_header_then_rows(tmp_path):
     assert r.extra["box_loss"] == 1.205 and round(r.loss, 4) == round(1.205 + 2.25 + 0.91, 4)  # the completed bar
     assert reader.run_info["total_steps"] == 50 and reader.objective_note().startswith("sum of box_loss + cls_loss")
     fastai = "epoch     train_loss  valid_loss  accuracy  time    \n" + "".join(
-        f"{e:<9d} {1.2 * 0.8 ** e:.6f}    {1.1 * 0.82 ** e:.6f}    {0.6 + 0.03 * e:.6f}  00:{10 + e:02d}     \n"
-        for e in range(12))
+        f"{e:<9d} {1.2 * 0.8**e:.6f}    {1.1 * 0.82**e:.6f}    {0.6 + 0.03 * e:.6f}  00:{10 + e:02d}     \n"
+        for e in range(12)
+    )
     (tmp_path / "fastai.log").write_text(fastai)
     fi, recs, _ = _read(tmp_path / "fastai.log")
     assert [r.step for r in recs] == list(range(12)) and recs[0].loss == 1.2 and recs[0].val_loss == 1.1
@@ -161,8 +176,13 @@ def test_column_rows_edges():
     is no record); prose naming a step and a loss with punctuation is no header."""
     r = KeyValueTextReader("x.log")
     assert r.feed("      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size") == []
-    assert r.feed("\r       1/3      2.1G     0.9      1.1      0.8      16      640:  50%|#####     | 2/4 [00:01<00:01]") == []
-    (rec,) = r.feed("\r       1/3      2.1G     nan      1.1      0.8      16      640: 100%|##########| 4/4 [00:02<00:00]")
+    assert (
+        r.feed("\r       1/3      2.1G     0.9      1.1      0.8      16      640:  50%|#####     | 2/4 [00:01<00:01]")
+        == []
+    )
+    (rec,) = r.feed(
+        "\r       1/3      2.1G     nan      1.1      0.8      16      640: 100%|##########| 4/4 [00:02<00:00]"
+    )
     assert rec.step == 1 and rec.loss != rec.loss and rec.extra["cls_loss"] == 1.1
     assert r.feed("") == [] and r.feed("       2/3      2.1G     0.9      1.1      0.8      16      640") == []
     assert r.feed("Epoch loss: the step was skipped") == [] and r._cols is None
@@ -175,7 +195,9 @@ def test_a_long_preamble_and_paddle_launcher_names(tmp_path):
     (tmp_path / "log").mkdir()
     text = "".join(f"  MODEL.OPTION_{i}: {i}\n" for i in range(700)) + "".join(
         f"[11/30 01:16:13] d2.utils.events INFO:  eta: 1:54:02  iter: {i}  total_loss: {0.2 - i / 10000:.4f}  "
-        f"loss_cls: 0.06  loss_box_reg: 0.07  time: 0.68  lr: 0.004  max_mem: 11811M\n" for i in range(19, 1000, 20))
+        f"loss_cls: 0.06  loss_box_reg: 0.07  time: 0.68  lr: 0.004  max_mem: 11811M\n"
+        for i in range(19, 1000, 20)
+    )
     (tmp_path / "log" / "workerlog.0").write_text(text)
     an = analyze(str(tmp_path))
     assert an.monitor.loss_steps == 50 and an.run.primary.endswith("workerlog.0")
@@ -189,12 +211,21 @@ def test_knover_step_line_then_lr_and_losses():
     r = KeyValueTextReader("workerlog.0")
     text = []
     for s in (100, 200, 300):
-        text += [f"[train][1] progress: 1/1 step: {s}, time: 3.791, speed: 26.378 steps/s",
-                 f"\tcurrent lr: {s / 1e8:.7f}", f"\tlm_loss: {5 - s / 100:.4f}, ppl: 32.1986, loss: {5 - s / 100:.4f}"]
-    text += ["=" * 80, "Evaluation:", "\tstep 1:lm_loss: 4.0102, ppl: 55.1562, loss: 4.0102",
-             "\tstep 2:lm_loss: 4.6084, ppl: 100.3219, loss: 4.6084",
-             "[train][1] progress: 1/1 step: 400, time: 3.295, speed: 30.353 steps/s",
-             "\tcurrent lr: 0.0000040", "\tlm_loss: 1.0000, ppl: 2.7, loss: 1.0000", ""]
+        text += [
+            f"[train][1] progress: 1/1 step: {s}, time: 3.791, speed: 26.378 steps/s",
+            f"\tcurrent lr: {s / 1e8:.7f}",
+            f"\tlm_loss: {5 - s / 100:.4f}, ppl: 32.1986, loss: {5 - s / 100:.4f}",
+        ]
+    text += [
+        "=" * 80,
+        "Evaluation:",
+        "\tstep 1:lm_loss: 4.0102, ppl: 55.1562, loss: 4.0102",
+        "\tstep 2:lm_loss: 4.6084, ppl: 100.3219, loss: 4.6084",
+        "[train][1] progress: 1/1 step: 400, time: 3.295, speed: 30.353 steps/s",
+        "\tcurrent lr: 0.0000040",
+        "\tlm_loss: 1.0000, ppl: 2.7, loss: 1.0000",
+        "",
+    ]
     recs = [rec for ln in text for rec in r.feed(ln)]
     train = [(x.step, x.loss, x.lr) for x in recs if x.loss is not None]
     assert train == [(100, 4.0, 1e-6), (200, 3.0, 2e-6), (300, 2.0, 3e-6), (400, 1.0, 4e-6)]

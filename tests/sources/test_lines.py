@@ -64,7 +64,7 @@ def test_any_cut_gives_the_same_lines():
         pieces, i = [], 0
         while i < len(data):
             k = rng.randint(1, 40)
-            pieces.append(data[i: i + k])
+            pieces.append(data[i : i + k])
             i += k
         assert split(pieces)[0] == whole
 
@@ -206,6 +206,6 @@ def test_the_tailer_and_the_replay_read_the_same_records(tmp_path, cut):
     host = Host()
     f = FollowedFile(str(p), JsonlReader(str(p)), host)  # type: ignore[arg-type]
     for i in range(0, len(data), cut):
-        f._feed_lines(data[i: i + cut])
+        f._feed_lines(data[i : i + cut])
     assert host.got == want
     assert f.reader.skip_reasons == replay.skip_reasons and f.reader.skipped == replay.skipped

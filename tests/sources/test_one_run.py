@@ -59,7 +59,8 @@ def test_default_lightning_logs_plus_a_tb_logger_is_one_run(capsys):
     d = report(RUNS / "lightning_default_plus_tb", capsys)
     assert "kind" not in d
     assert d["run"]["checkpoints"] == [
-        {"step": 60, "name": os.path.join("lightning_logs", "version_0", "checkpoints", "epoch=0-step=60.ckpt")}]
+        {"step": 60, "name": os.path.join("lightning_logs", "version_0", "checkpoints", "epoch=0-step=60.ckpt")}
+    ]
     assert len([f for f in d["files"] if f["format"]]) == 2
 
 
@@ -117,9 +118,13 @@ def test_versions_of_one_logger_are_never_merged(tmp_path):
     """lightning_logs/version_0 and version_1 holding the same series (a rerun of a
     deterministic job) are two runs: one logger, two versions."""
     for v in (0, 1):
-        shutil.copytree(RUNS / "lightning_two_loggers" / "csv" / "version_0", tmp_path / "lightning_logs" / f"version_{v}")
+        shutil.copytree(
+            RUNS / "lightning_two_loggers" / "csv" / "version_0", tmp_path / "lightning_logs" / f"version_{v}"
+        )
     assert sorted(r.name for r in open_runs(str(tmp_path))) == [
-        os.path.join("lightning_logs", "version_0"), os.path.join("lightning_logs", "version_1")]
+        os.path.join("lightning_logs", "version_0"),
+        os.path.join("lightning_logs", "version_1"),
+    ]
 
 
 def test_sibling_loggers_in_a_sweep(tmp_path, capsys):
@@ -128,7 +133,11 @@ def test_sibling_loggers_in_a_sweep(tmp_path, capsys):
     shutil.copytree(RUNS / "lightning_two_jobs", tmp_path / "lr_mixed")
     runs = analyze_runs(str(tmp_path))
     names = sorted(a.run.name for a in runs)
-    assert names == ["lr_3e-3", os.path.join("lr_mixed", "csv", "version_0"), os.path.join("lr_mixed", "csv", "version_1")]
+    assert names == [
+        "lr_3e-3",
+        os.path.join("lr_mixed", "csv", "version_0"),
+        os.path.join("lr_mixed", "csv", "version_1"),
+    ]
     one = next(a for a in runs if a.run.name == "lr_3e-3")
     assert [c[0] for c in one.monitor.state.info.checkpoints] == [20, 40, 60]
 
@@ -175,19 +184,21 @@ def block_interleave(lines: list[str], lag_max: int, seed: int) -> list[str]:
     while a < n or b < n:
         if a < n and (a - b < lag_max and (b >= a or rnd.random() < 0.5)):
             k = min(n - a, rnd.randint(1, lag_max), lag_max - (a - b))
-            out += lines[a:a + k]
+            out += lines[a : a + k]
             a += k
         else:
             k = min(a - b, rnd.randint(1, lag_max))
-            out += lines[b:b + k]
+            out += lines[b : b + k]
             b += k
     return out
 
 
 @pytest.mark.parametrize("lag,seed", [(76, 1), (143, 2), (300, 3), (1000, 4)])
 def test_lags_up_to_a_buffer_of_lines(tmp_path, capsys, lag, seed):
-    lines = [f"step {s} | loss {5 - s / 1000:.4f} | lr 3.000e-03 | grad_norm {1 + (s % 7) / 10:.4f}\n"
-             for s in range(1, 2001)]
+    lines = [
+        f"step {s} | loss {5 - s / 1000:.4f} | lr 3.000e-03 | grad_norm {1 + (s % 7) / 10:.4f}\n"
+        for s in range(1, 2001)
+    ]
     (tmp_path / "train.log").write_text("".join(block_interleave(lines, lag, seed)))
     d = report(tmp_path / "train.log", capsys)
     assert d["resumes"] == [] and d["steps"]["count"] == 2000 and d["steps"]["records"] == 2000
@@ -199,8 +210,11 @@ def test_steps_count_counts_revisited_steps_once(tmp_path, capsys):
     """A file of excerpts whose segments go back and forth: every distinct step counts once
     (11 of 65 were counted: only steps past the running maximum)."""
     segs = [(100, 110), (1, 20), (50, 60), (15, 30), (200, 205), (31, 40)]
-    rows = [json.dumps({"step": s, "loss": 3 + (s % 5) / 10 + k / 100}) for k, (a, b) in enumerate(segs)
-            for s in range(a, b + 1)]
+    rows = [
+        json.dumps({"step": s, "loss": 3 + (s % 5) / 10 + k / 100})
+        for k, (a, b) in enumerate(segs)
+        for s in range(a, b + 1)
+    ]
     (tmp_path / "m.jsonl").write_text("\n".join(rows) + "\n")
     want = len({s for a, b in segs for s in range(a, b + 1)})
     d = report(tmp_path / "m.jsonl", capsys)
@@ -241,7 +255,11 @@ def test_launches_appended_to_one_slurm_out(capsys):
     the last run."""
     d = report(RUNS / "launches" / "slurm-4242.out", capsys)
     assert [(s["kind"], s["first"], s["last"], s["records"]) for s in d["launches"]] == [
-        ("start", 1, 10, 10), ("new run", 1, 70, 70), ("resume", 51, 150, 100), ("new run", 1, 40, 40)]
+        ("start", 1, 10, 10),
+        ("new run", 1, 70, 70),
+        ("resume", 51, 150, 100),
+        ("new run", 1, 40, 40),
+    ]
     assert d["steps"]["first"] == 1 and d["steps"]["last"] == 40  # the judged run
     assert d["steps"]["records"] == 220 and d["steps"]["count"] == 150  # the whole file
     assert d["resumes"] == []  # (the resume 70 -> 51 belongs to an earlier run)
@@ -256,8 +274,11 @@ def curve_rows(a: int, b: int, top: float, end: float, n: int, spike_at: int | N
         loss = end + (top - end) * np.exp(-s / (n / 5))
         if s == spike_at:
             loss *= 6
-        rows.append(json.dumps({"step": s, "loss": float("nan") if s == nan_at else round(float(loss), 4),
-                                "lr": 1e-4}).replace("NaN", "NaN"))
+        rows.append(
+            json.dumps({"step": s, "loss": float("nan") if s == nan_at else round(float(loss), 4), "lr": 1e-4}).replace(
+                "NaN", "NaN"
+            )
+        )
     return rows
 
 
@@ -287,8 +308,11 @@ def test_a_resume_after_a_banner_continues_the_run(tmp_path, capsys):
     """A crash between two log lines, the job resumed past the last step logged: one series
     (a 'continue' launch), judged whole."""
     lines = [f"step {s} | loss {5 - s / 100:.4f} | lr 3.000e-03" for s in range(1, 101)]
-    lines += ["Traceback (most recent call last):", "RuntimeError: NCCL timeout",
-              "Namespace(resume=True, max_steps=200)"]
+    lines += [
+        "Traceback (most recent call last):",
+        "RuntimeError: NCCL timeout",
+        "Namespace(resume=True, max_steps=200)",
+    ]
     lines += [f"step {s} | loss {4 - s / 200:.4f} | lr 3.000e-03" for s in range(101, 201)]
     (tmp_path / "slurm-7.out").write_text("\n".join(lines) + "\n")
     d = report(tmp_path / "slurm-7.out", capsys)
@@ -299,9 +323,17 @@ def test_a_resume_after_a_banner_continues_the_run(tmp_path, capsys):
 # ----------------------------------------------------------------------------- big trees (issue 33 item 7)
 def distinct_log(i: int, n: int = 30) -> str:
     """Run ``i`` of a sweep: its own level and slope, some noise (runs 1e-3 apart in loss)."""
-    return "".join(json.dumps({"step": s, "loss": round(5 - s * (0.01 + i * 1e-5) + i * 1e-3
-                                                        + 3.7e-4 * ((s * 7 + i * 13) % 11), 5), "lr": 1e-4}) + "\n"
-                   for s in range(1, n + 1))
+    return "".join(
+        json.dumps(
+            {
+                "step": s,
+                "loss": round(5 - s * (0.01 + i * 1e-5) + i * 1e-3 + 3.7e-4 * ((s * 7 + i * 13) % 11), 5),
+                "lr": 1e-4,
+            }
+        )
+        + "\n"
+        for s in range(1, n + 1)
+    )
 
 
 @pytest.fixture
@@ -325,6 +357,7 @@ def counted(monkeypatch):
         return out, n
 
     import tsm_tui.analysis.engine as E
+
     monkeypatch.setattr(E, "merge_siblings", merge)
     return got
 
@@ -349,7 +382,8 @@ def test_the_same_series_twice_is_still_found_among_many(tmp_path, counted):
         (tmp_path / f"run_{i:05d}.jsonl").write_text(distinct_log(i))
         rows = [json.loads(x) for x in distinct_log(i).splitlines()]
         (tmp_path / f"run_{i:05d}.log").write_text(
-            "".join(f"step {r['step']} | loss {r['loss']:.4f} | lr {r['lr']:.1e}\n" for r in rows))
+            "".join(f"step {r['step']} | loss {r['loss']:.4f} | lr {r['lr']:.1e}\n" for r in rows)
+        )
     runs = open_runs(str(tmp_path))
     assert len(runs) == n
     assert all(len(r.files) == 2 and len({os.path.splitext(f.path)[0] for f in r.files}) == 1 for r in runs)

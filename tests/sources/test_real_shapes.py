@@ -51,28 +51,40 @@ def megatron_lines(a: int, b: int, total: int = 500) -> str:
         f" iteration {s:8d}/{total:8d} | consumed samples: {s * 512:12d} | elapsed time per iteration (ms): 1234.5 |"
         f" learning rate: {min(s, 100) * 6e-6:.3E} | global batch size:   512 | lm loss: {7 - s * 0.004:.6E} |"
         f" loss scale: 4096.0 | grad norm: {1.2 + (s % 7) * 0.01:.3f} | number of skipped iterations:   0 |"
-        f" number of nan iterations:   0 |\n" for s in range(a, b))
+        f" number of nan iterations:   0 |\n"
+        for s in range(a, b)
+    )
 
 
 def megatron_log() -> str:
-    args = "".join(f"  {k} {'.' * (40 - len(k))} {v}\n" for k, v in
-                   [("train_iters", 500), ("lr", "0.0006"), ("lr_warmup_iters", 100), ("global_batch_size", 512)])
-    return shell_trace(110 * 1024) + "------------------------ arguments ------------------------\n" + args + \
-        megatron_lines(1, 121)
+    args = "".join(
+        f"  {k} {'.' * (40 - len(k))} {v}\n"
+        for k, v in [("train_iters", 500), ("lr", "0.0006"), ("lr_warmup_iters", 100), ("global_batch_size", 512)]
+    )
+    return (
+        shell_trace(110 * 1024)
+        + "------------------------ arguments ------------------------\n"
+        + args
+        + megatron_lines(1, 121)
+    )
 
 
 def swift_dict(s: int, total: int = 84) -> str:
     # ms-swift: HF-style dicts with string values, glued to tqdm redraws
-    return (f"Train:  {100 * s // total:2d}%|#   | {s}/{total} [00:{s:02d}<07:26,  5.65s/it]"
-            f"{{'loss': '{2.0 - s * 0.01:.5f}', 'token_acc': '0.58', 'grad_norm': '2.03', 'learning_rate': '9.6e-05',"
-            f" 'memory(GiB)': '17.46', 'epoch': '{s / total:.2f}', 'global_step/max_steps': '{s}/{total}',"
-            f" 'percentage': '{100 * s / total:.2f}%', 'elapsed_time': '28s', 'remaining_time': '7m 26s'}}\r"
-            f"Train:  {100 * s // total:2d}%|#   | {s + 1}/{total} [00:{s:02d}<07:00,  5.4s/it]\n")
+    return (
+        f"Train:  {100 * s // total:2d}%|#   | {s}/{total} [00:{s:02d}<07:26,  5.65s/it]"
+        f"{{'loss': '{2.0 - s * 0.01:.5f}', 'token_acc': '0.58', 'grad_norm': '2.03', 'learning_rate': '9.6e-05',"
+        f" 'memory(GiB)': '17.46', 'epoch': '{s / total:.2f}', 'global_step/max_steps': '{s}/{total}',"
+        f" 'percentage': '{100 * s / total:.2f}%', 'elapsed_time': '28s', 'remaining_time': '7m 26s'}}\r"
+        f"Train:  {100 * s // total:2d}%|#   | {s + 1}/{total} [00:{s:02d}<07:00,  5.4s/it]\n"
+    )
 
 
 def swift_log() -> str:
-    pip = "".join(f"Requirement already satisfied: package{i} in /usr/lib/python3/dist-packages (from swift) ({i}.0)\n"
-                  for i in range(3000))
+    pip = "".join(
+        f"Requirement already satisfied: package{i} in /usr/lib/python3/dist-packages (from swift) ({i}.0)\n"
+        for i in range(3000)
+    )
     return pip + "[INFO:swift] model_parameter_info: 7615.62M Params\n" + "".join(swift_dict(s) for s in range(1, 61))
 
 
@@ -180,9 +192,11 @@ LLMC_HEAD = """+-----------------------+----------------------------------------
 
 
 def llmc_lines(a, b, total=19560):
-    return "".join(f"step {s:4d}/{total} | train loss {3.5 - s * 0.001:.6f} | norm {0.9 + (s % 5) * 0.1:.4f} "
-                   f"(+{s % 3}.13z)| lr {min(s, 700) * 6e-4 / 700:.2e} | 123.45 ms | 45.6% bf16 MFU | 412345 tok/s\n"
-                   for s in range(a, b))
+    return "".join(
+        f"step {s:4d}/{total} | train loss {3.5 - s * 0.001:.6f} | norm {0.9 + (s % 5) * 0.1:.4f} "
+        f"(+{s % 3}.13z)| lr {min(s, 700) * 6e-4 / 700:.2e} | 123.45 ms | 45.6% bf16 MFU | 412345 tok/s\n"
+        for s in range(a, b)
+    )
 
 
 def test_llmc_stdout_grad_norm_and_no_negative_total(tmp_path, capsys):
@@ -202,8 +216,10 @@ def test_llmc_stdout_grad_norm_and_no_negative_total(tmp_path, capsys):
 
 def test_negative_total_ignored_everywhere(tmp_path, capsys):
     p = tmp_path / "train.log"
-    p.write_text(LLMC_HEAD.replace("warmup", "xwarmup") + "".join(
-        f"s:{s} trl:{3 - s * 1e-3:.4f} lr:0.0006 norm:1.0\n" for s in range(1, 101)))
+    p.write_text(
+        LLMC_HEAD.replace("warmup", "xwarmup")
+        + "".join(f"s:{s} trl:{3 - s * 1e-3:.4f} lr:0.0006 norm:1.0\n" for s in range(1, 101))
+    )
     d = report(p, capsys)
     assert d["run"].get("total_steps") is None  # max_steps -1 is "not set"; nothing else says
     lr = next(c for c in d["checks"] if c["id"] == "lr_schedule")
@@ -229,14 +245,16 @@ def test_build_nanogpt_log(tmp_path, capsys):
 
 
 def keras_log(epochs=12):
-    out = ["Model: \"sequential\"", "Total params: 101,770", ""]
+    out = ['Model: "sequential"', "Total params: 101,770", ""]
     for e in range(1, epochs + 1):
         out.append(f"Epoch {e}/{epochs}")
         loss = 0.3 / e
-        out.append("   1/1875 [..............................] - ETA: 9:05 - loss: 2.3321 - accuracy: 0.0625\r"
-                   f"  64/1875 [>.............................] - ETA: 2s - loss: 0.9 - accuracy: 0.7\r"
-                   f"1875/1875 [==============================] - 5s 3ms/step - loss: {loss:.4f} - accuracy: 0.91"
-                   f" - val_loss: {loss * 1.1:.4f} - val_accuracy: 0.95 - lr: 0.0010")
+        out.append(
+            "   1/1875 [..............................] - ETA: 9:05 - loss: 2.3321 - accuracy: 0.0625\r"
+            f"  64/1875 [>.............................] - ETA: 2s - loss: 0.9 - accuracy: 0.7\r"
+            f"1875/1875 [==============================] - 5s 3ms/step - loss: {loss:.4f} - accuracy: 0.91"
+            f" - val_loss: {loss * 1.1:.4f} - val_accuracy: 0.95 - lr: 0.0010"
+        )
     return "\n".join(out) + "\n"
 
 
@@ -248,8 +266,13 @@ def test_keras_progress_lines(tmp_path, capsys):
     assert (d["steps"]["first"], d["steps"]["last"], d["steps"]["count"]) == (1, 12, 12)
     assert d["run"]["total_steps"] == 12
     k3 = tmp_path / "k3.log"  # Keras 3 bars
-    k3.write_text("".join(f"Epoch {e}/5\n1875/1875 ━━━━━━━━━━━━━━━━━━━━ 3s 1ms/step - accuracy: 0.86 - "
-                          f"loss: {0.5 / e:.4f} - val_accuracy: 0.95 - val_loss: 0.15\n" for e in range(1, 6)))
+    k3.write_text(
+        "".join(
+            f"Epoch {e}/5\n1875/1875 ━━━━━━━━━━━━━━━━━━━━ 3s 1ms/step - accuracy: 0.86 - "
+            f"loss: {0.5 / e:.4f} - val_accuracy: 0.95 - val_loss: 0.15\n"
+            for e in range(1, 6)
+        )
+    )
     r, fi = registry.open_reader(str(k3))
     assert fi.format == "keras-stdout"
     assert [(x.step, x.loss) for x in registry.read_records(str(k3), r)][-1] == (5, 0.1)
@@ -257,9 +280,15 @@ def test_keras_progress_lines(tmp_path, capsys):
 
 def test_generic_reader_reads_a_named_step(tmp_path, capsys):
     p = tmp_path / "custom.log"
-    p.write_text("starting run\n" + "".join(
-        f"2026-01-02 10:00:{s % 60:02d} INFO trainer: global_step={s} loss={2.5 - s * 0.01:.3f} "
-        f"lr=3e-4 tokens_per_sec=12345.6\n" for s in range(1, 81)) + "  lr=3e-4 batch=32 (config echo)\n")
+    p.write_text(
+        "starting run\n"
+        + "".join(
+            f"2026-01-02 10:00:{s % 60:02d} INFO trainer: global_step={s} loss={2.5 - s * 0.01:.3f} "
+            f"lr=3e-4 tokens_per_sec=12345.6\n"
+            for s in range(1, 81)
+        )
+        + "  lr=3e-4 batch=32 (config echo)\n"
+    )
     d = report(p, capsys)
     assert used(d)["format"] == "text" and used(d)["records"] == 80
     assert (d["steps"]["first"], d["steps"]["last"]) == (1, 80)
@@ -286,11 +315,21 @@ def two_writers(path, resume_at=None):
     steps = list(range(1, 201))
     if resume_at:
         steps = list(range(1, 151)) + list(range(resume_at, 301))
-    lines = [json.dumps({"current_steps": s, "total_steps": 300, "loss": round(2.0 - s * 1e-3 + (0.01 if i >= 150 else 0), 6),
-                         "learning_rate": 1e-4}) + "\n" for i, s in enumerate(steps)]
+    lines = [
+        json.dumps(
+            {
+                "current_steps": s,
+                "total_steps": 300,
+                "loss": round(2.0 - s * 1e-3 + (0.01 if i >= 150 else 0), 6),
+                "learning_rate": 1e-4,
+            }
+        )
+        + "\n"
+        for i, s in enumerate(steps)
+    ]
     out = []
     for i in range(0, len(lines), 4):  # blocks of 4 lines per flush, rank 0 then rank 1
-        out += lines[i:i + 4] * 2
+        out += lines[i : i + 4] * 2
     path.write_text("".join(out))
     return steps
 
@@ -300,7 +339,10 @@ def test_two_writers_report_one_resume(tmp_path, capsys):
     d = report(tmp_path, capsys)
     assert d["resumes"] == [{"from": 150, "to": 101}]
     f = used(d)
-    assert f["records"] == 2 * 350 and f["skip_reasons"]["duplicate record (same step, same values: two writers in one file)"] == 350
+    assert (
+        f["records"] == 2 * 350
+        and f["skip_reasons"]["duplicate record (same step, same values: two writers in one file)"] == 350
+    )
     assert d["steps"]["count"] == 300 and d["steps"]["records"] == 350
 
 
@@ -336,7 +378,7 @@ def test_two_writers_while_tailing(tmp_path, tail):
 
     pump(1.0)
     for i in range(100, len(data), 37):  # written in pieces as the job runs
-        append(p, "".join(data[i:i + 37]))
+        append(p, "".join(data[i : i + 37]))
         pump(0.3)
     pump(0.5)
     alerts += session.finalize()
@@ -368,7 +410,9 @@ def test_dated_segments_in_order(tmp_path):
         data = jsonl(a, b).encode()
         (tmp_path / name).write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
     groups = registry.group_sources(registry.candidate_files(str(tmp_path)))
-    assert [[os.path.basename(p) for p in g] for g in groups] == [["app.log-20261201", "app.log-20261202.gz", "app.log"]]
+    assert [[os.path.basename(p) for p in g] for g in groups] == [
+        ["app.log-20261201", "app.log-20261202.gz", "app.log"]
+    ]
     rank = registry.group_sources([str(tmp_path / "r.log.0"), str(tmp_path / "r.log.1")])
     assert len(rank) == 2  # x.log.0 / x.log.1 are per-rank files, not rotation
 
@@ -425,8 +469,13 @@ def lagged_writers(path, lag, jitter=False, seed=1):
 
     rnd = random.Random(seed)
     steps = [(i, 0) for i in range(1, 301)] + [(i, 1) for i in range(201, 501)]  # resume 300 -> 201
-    lines = [json.dumps({"current_steps": i, "total_steps": 500, "loss": round(5 - i / 200 + seg * 0.01, 5),
-                         "learning_rate": 2e-5}) + "\n" for i, seg in steps]
+    lines = [
+        json.dumps(
+            {"current_steps": i, "total_steps": 500, "loss": round(5 - i / 200 + seg * 0.01, 5), "learning_rate": 2e-5}
+        )
+        + "\n"
+        for i, seg in steps
+    ]
     out, a, b, n = [], 0, 0, len(lines)
     while a < n or b < n:  # writer A leads, B follows within ``lag`` lines (fixed, or jittered up to it)
         ahead = a - b
@@ -439,8 +488,19 @@ def lagged_writers(path, lag, jitter=False, seed=1):
     path.write_text("".join(out))
 
 
-@pytest.mark.parametrize("lag,jitter,seed", [(1, False, 0), (3, False, 0), (4, False, 0), (10, False, 0),
-                                             (3, True, 1), (10, True, 2), (30, True, 3), (30, True, 4)])
+@pytest.mark.parametrize(
+    "lag,jitter,seed",
+    [
+        (1, False, 0),
+        (3, False, 0),
+        (4, False, 0),
+        (10, False, 0),
+        (3, True, 1),
+        (10, True, 2),
+        (30, True, 3),
+        (30, True, 4),
+    ],
+)
 def test_two_writers_with_a_lag_report_one_resume(tmp_path, capsys, lag, jitter, seed):
     lagged_writers(tmp_path / "trainer_log.jsonl", lag, jitter, seed)
     d = report(tmp_path, capsys)
@@ -491,8 +551,7 @@ def test_follow_pages_a_nan_right_after_a_resume(tmp_path):
         assert f.wait_for(lambda: any('"status"' in x for x in f.out)), (f.out, f.err)
         with open(log, "a") as fh:
             fh.write('{"step": 201, "loss": 3.5}\n{"step": 202, "loss": NaN}\n')
-        assert f.wait_for(lambda: any('"nonfinite"' in x and '"critical"' in x for x in f.out), timeout=15), \
-            f.out[-5:]
+        assert f.wait_for(lambda: any('"nonfinite"' in x and '"critical"' in x for x in f.out), timeout=15), f.out[-5:]
     finally:
         f.stop()
 
@@ -534,8 +593,11 @@ def test_a_bad_gz_segment_costs_that_segment_only(tmp_path, capsys, kind):
     """A truncated .gz ended the report ("internal error: EOFError"); one that is not gzip,
     or has garbage after its data, lost the whole series, the live file included."""
     good = gzip.compress(nano(1, 100).encode())
-    data = {"truncated": good[: len(good) // 2], "not gzip": nano(1, 100).encode(),
-            "trailing garbage": good + b"\0junk" * 8}[kind]
+    data = {
+        "truncated": good[: len(good) // 2],
+        "not gzip": nano(1, 100).encode(),
+        "trailing garbage": good + b"\0junk" * 8,
+    }[kind]
     (tmp_path / "train.log.2.gz").write_bytes(data)
     (tmp_path / "train.log.1").write_text(nano(100, 200))
     (tmp_path / "train.log").write_text(nano(200, 300))
@@ -589,20 +651,26 @@ def test_a_preamble_past_the_deep_search_while_tailing(tmp_path, tail):
 # A log saved under a name no log has: MrCogito/Deep_learning_2023 @ 7af1c07
 # outputs/dynamoFix/Markdown/dynamoFix_0.md (MIT; bench/corpus/console/lsf_painn_huge_flat_loss_killed):
 # an LSF job's stdout inside a Markdown report. Exit 2 "no log files found" before.
-LSF_MD_HEAD = ("# Parameters\n\n| PARAMETER | TYPE | VALUE |\n|---|---|---|\n| <c>epochs</c> | <d>int</d> | <f>1000</f> |\n\n"
-               "# Output\n\n```\nwandb: Tracking run with wandb version 0.16.0\n")
+LSF_MD_HEAD = (
+    "# Parameters\n\n| PARAMETER | TYPE | VALUE |\n|---|---|---|\n| <c>epochs</c> | <d>int</d> | <f>1000</f> |\n\n"
+    "# Output\n\n```\nwandb: Tracking run with wandb version 0.16.0\n"
+)
 
 
 def lsf_epoch_lines(n: int) -> str:
     return "".join(
         f"Epoch [{e}/1000], Train Loss: {3.19e31 * (1 + 0.001 * (e % 3)):.4f}, Train L1 Loss: 189592338475984.6562\n"
         f"Epoch [{e}/1000], Validation Loss: {2.74e31:.4f}, Validation L1: 310916858317743.3125, "
-        f"Smoothed Validation Loss: {2.74e31:.4f}\n" for e in range(1, n + 1))
+        f"Smoothed Validation Loss: {2.74e31:.4f}\n"
+        for e in range(1, n + 1)
+    )
 
 
 @pytest.mark.parametrize("name", ["dynamoFix_0.md", "painn.o4821337", "stdout_job"])
 def test_a_folder_with_no_log_named_file_reads_its_other_text_files(tmp_path, capsys, name):
-    (tmp_path / name).write_text(LSF_MD_HEAD + lsf_epoch_lines(60) + "```\n\n# LSF summary\nTERM_OWNER: job killed by owner.\n")
+    (tmp_path / name).write_text(
+        LSF_MD_HEAD + lsf_epoch_lines(60) + "```\n\n# LSF summary\nTERM_OWNER: job killed by owner.\n"
+    )
     d = report(tmp_path, capsys)
     assert used(d)["path"].endswith(name) and used(d)["format"] == "text"
     assert (d["steps"]["first"], d["steps"]["last"]) == (1, 60)
@@ -631,8 +699,10 @@ def paddle_lines(epochs: int, per: int = 4400, every: int = 100, first: int = 10
     for e in range(1, epochs + 1):
         out.append(f"02/13/2022 23:10:01 - INFO - =====> Start epoch {e}:\n")
         for k in range(first, per + 1 if first else per, every):
-            out.append(f"02/13/2022 23:11:11 - INFO - Epoch: [{e}], step: [{k}], lr: 0.000020, "
-                       f"batch_loss: {0.05 / (e + k / per):.4f}, avg_loss: {0.08 / (e + k / per):.4f}\n")
+            out.append(
+                f"02/13/2022 23:11:11 - INFO - Epoch: [{e}], step: [{k}], lr: 0.000020, "
+                f"batch_loss: {0.05 / (e + k / per):.4f}, avg_loss: {0.08 / (e + k / per):.4f}\n"
+            )
         out.append(f"02/14/2022 00:48:23 - INFO - ** ** Epoch [{e}] done! Training loss: 0.01823 ** **\n")
     return "".join(out)
 
@@ -647,15 +717,21 @@ def test_an_epoch_and_a_bracketed_counter_with_no_total(tmp_path, capsys):
 
 def test_an_epoch_counter_from_zero_adds_the_logging_interval(tmp_path, capsys):
     p = tmp_path / "train.log"
-    p.write_text("".join(f"Epoch {e} Step {k} loss {3 - 0.01 * (e * 10 + k / 10):.3f}\n"
-                         for e in range(1, 4) for k in range(0, 100, 10)))
+    p.write_text(
+        "".join(
+            f"Epoch {e} Step {k} loss {3 - 0.01 * (e * 10 + k / 10):.3f}\n"
+            for e in range(1, 4)
+            for k in range(0, 100, 10)
+        )
+    )
     d = report(p, capsys)
     assert (d["steps"]["first"], d["steps"]["last"], d["steps"]["count"]) == (0, 290, 30)
 
 
 def test_an_epoch_with_a_global_counter_keeps_the_counter(tmp_path, capsys):
     p = tmp_path / "train.log"
-    p.write_text("".join(f"Epoch: [{1 + s // 500}], step: [{s}], loss: {3 - s * 0.001:.3f}\n"
-                         for s in range(100, 1600, 100)))
+    p.write_text(
+        "".join(f"Epoch: [{1 + s // 500}], step: [{s}], loss: {3 - s * 0.001:.3f}\n" for s in range(100, 1600, 100))
+    )
     d = report(p, capsys)
     assert (d["steps"]["first"], d["steps"]["last"], d["steps"]["count"]) == (100, 1500, 15)

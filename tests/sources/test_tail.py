@@ -34,7 +34,7 @@ def append(path, text, mode="a"):
 
 
 # ----------------------------------------------------------------------------- the stress test
-WRITER = r'''
+WRITER = r"""
 import json, os, random, sys, time
 path, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 d = os.path.dirname(path)
@@ -88,15 +88,16 @@ while s <= n:
 push(b"", final=True)
 f.close()
 sys.stdout.write("DONE\n"); sys.stdout.flush()
-'''
+"""
 
 
 def run_stress(tmp_path, tail, n, **kw):
     path = tmp_path / "train.log"
     path.write_text("")
     c = tail(tmp_path, **kw)
-    w = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(n), "7"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, text=True)
+    w = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path), str(n), "7"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     lines: list[str] = []
     reader = threading.Thread(target=lambda: [lines.append(x) for x in w.stdout], daemon=True)
     reader.start()
@@ -130,7 +131,7 @@ def check_exact(c, path, n):
 def _first_diff(seen, n):
     for i, s in enumerate(seen):
         if s != i + 1:
-            return f"at index {i}: got {seen[max(0, i - 2):i + 3]}"
+            return f"at index {i}: got {seen[max(0, i - 2) : i + 3]}"
     return f"ends at {seen[-1] if seen else None}"
 
 
@@ -169,8 +170,9 @@ def test_history_and_bursts_take_the_chunked_path(tmp_path, tail):
     c.settle(0.3)
     reader, _ = registry.open_reader(str(p))
     want = list(registry.read_records(str(p), reader))
-    assert [(r.step, r.loss, r.grad_norm, r.lr) for r in c.records] == \
-        [(r.step, r.loss, r.grad_norm, r.lr) for r in want]
+    assert [(r.step, r.loss, r.grad_norm, r.lr) for r in c.records] == [
+        (r.step, r.loss, r.grad_norm, r.lr) for r in want
+    ]
     assert c.framed > 30_000
 
 
@@ -328,8 +330,7 @@ def state_reader():
 
 
 def _state(steps):
-    return json.dumps({"global_step": steps[-1], "log_history": [{"step": s, "loss": 2.0} for s in steps]},
-                      indent=2)
+    return json.dumps({"global_step": steps[-1], "log_history": [{"step": s, "loss": 2.0} for s in steps]}, indent=2)
 
 
 def test_snapshot_rewrite_not_double_counted(tmp_path, tail, state_reader):
@@ -344,7 +345,7 @@ def test_snapshot_rewrite_not_double_counted(tmp_path, tail, state_reader):
         f.write(text[: len(text) // 2])
         f.flush()
         time.sleep(0.5)
-        f.write(text[len(text) // 2:])
+        f.write(text[len(text) // 2 :])
     assert c.wait_for(lambda: c.all_steps() == [1, 2, 3, 4, 5, 6])
     # resumed from checkpoint-4: the history is cut back, then grows again -> a resume
     tmp = tmp_path / "state.tmp"
@@ -443,7 +444,7 @@ def test_at_most_max_open_files_are_held_open_and_parked_files_still_deliver(tmp
     def drain():
         for b in t.drain():
             for r in b.records:
-                for x in (r.records() if hasattr(r, "records") else [r]):
+                for x in r.records() if hasattr(r, "records") else [r]:
                     got.setdefault(os.path.basename(b.source), []).append(x.step)
 
     t.start_thread()
@@ -527,8 +528,12 @@ def test_the_newest_tensorboard_step_is_delivered_when_the_file_goes_quiet(tmp_p
     from helpers.livefiles import append, tb_event
 
     p = tmp_path / "events.out.tfevents.1700000000.host.1.0"
-    append(p, tb_event(0, file_version="brain.Event:2") + b"".join(
-        tb_event(i, "train/loss", 4 - i / 1000) for i in range(1, 100)), "w")
+    append(
+        p,
+        tb_event(0, file_version="brain.Event:2")
+        + b"".join(tb_event(i, "train/loss", 4 - i / 1000) for i in range(1, 100)),
+        "w",
+    )
     c = tail(tmp_path)
     assert c.wait_for(lambda: c.all_steps()[-1:] == [99])  # (99 comes once the file is quiet)
     append(p, tb_event(100, "train/loss", float("nan")))

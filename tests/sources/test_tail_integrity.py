@@ -21,8 +21,9 @@ import pytest
 
 from helpers import rotwriter as rw
 
-HEAVY = pytest.mark.skipif(not os.environ.get("TSM_TAIL_HEAVY"),
-                           reason="20,000 records/s runs (~10 s each): TSM_TAIL_HEAVY=1")
+HEAVY = pytest.mark.skipif(
+    not os.environ.get("TSM_TAIL_HEAVY"), reason="20,000 records/s runs (~10 s each): TSM_TAIL_HEAVY=1"
+)
 MODES = ("copytruncate", "chain", "replace")
 
 

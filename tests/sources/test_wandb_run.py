@@ -29,8 +29,12 @@ from helpers import paths
 
 DATA = Path(paths.DATA) / "wandb"
 SDKS = sorted(p.name for p in DATA.glob("sdk-*"))
-RUNS = [(sdk, name) for sdk in SDKS for name in ("plain_nan", "console_only", "resumed", "hf_gradspike")
-        if (DATA / sdk / name).is_dir()]
+RUNS = [
+    (sdk, name)
+    for sdk in SDKS
+    for name in ("plain_nan", "console_only", "resumed", "hf_gradspike")
+    if (DATA / sdk / name).is_dir()
+]
 CLI = [sys.executable, "-m", "tsm_tui"]
 
 
@@ -220,7 +224,7 @@ def test_truncated_end_is_counted_and_a_live_cut_is_waited_for():
     out = []
     i = 0
     for cut in [1, 6, 7, 8, 500, 3, 32761, 2, 40000]:
-        out += r.feed_bytes(data[i:i + cut])
+        out += r.feed_bytes(data[i : i + cut])
         i += cut
     out += r.feed_bytes(data[i:])
     assert [x.step for x in out if x.loss is not None] == steps and not r.skip_reasons
@@ -237,8 +241,8 @@ def test_unknown_record_type_newer_version_and_orphan_parts_are_counted():
     big = wb_history(7, {"loss": 1.0, "note": json.dumps("x" * 3000)})
     framed = wb_frame([big], max_chunk=1000)
     hdr = 7
-    first_len = int.from_bytes(framed[hdr + 4:hdr + 6], "little")
-    orphan = framed[:hdr] + framed[hdr + 7 + first_len:]
+    first_len = int.from_bytes(framed[hdr + 4 : hdr + 6], "little")
+    orphan = framed[:hdr] + framed[hdr + 7 + first_len :]
     got, why = _rows(orphan)
     assert got == [] and why.get("part of a record without its first part", 0) >= 1
 
@@ -253,8 +257,14 @@ def test_numbers_nan_infinity_out_of_range_and_dicts():
     got, why = _rows(wb_frame([rec]))
     assert got == [] and why == {"number out of range": 1}  # a loss of 1e400 is no loss
     r = WandbRunReader("x/run-abc.wandb")
-    out = r.feed_bytes(wb_frame([wb_history(3, {"train/loss": "NaN", "train/grad_norm": "Infinity"}),
-                                 wb_history(4, {"train": '{"loss": 2.5, "img": {"_type": "image-file"}}'})]))
+    out = r.feed_bytes(
+        wb_frame(
+            [
+                wb_history(3, {"train/loss": "NaN", "train/grad_norm": "Infinity"}),
+                wb_history(4, {"train": '{"loss": 2.5, "img": {"_type": "image-file"}}'}),
+            ]
+        )
+    )
     assert out[0].loss != out[0].loss and out[0].grad_norm == float("inf")
     assert out[1].step == 4 and out[1].loss == 2.5  # {"train": {"loss": ...}} is train.loss, a loss
 
@@ -288,12 +298,14 @@ def test_tailing_a_growing_run_file_delivers_every_row_once(tmp_path):
         while pos < len(data):  # appends that cut chunks anywhere
             n = 997 if pos % 2 else 4099
             with open(p, "ab") as f:
-                f.write(data[pos:pos + n])
+                f.write(data[pos : pos + n])
             pos += n
             if pos % 7 == 0:
                 time.sleep(0.005)
-        assert c.wait_for(lambda: len([s for k, v in c.steps.items() if not k.endswith("#console") for s in v])
-                          >= len(steps), timeout=15)
+        assert c.wait_for(
+            lambda: len([s for k, v in c.steps.items() if not k.endswith("#console") for s in v]) >= len(steps),
+            timeout=15,
+        )
         c.settle(0.3)
         hist = [r.step for r in c.records if not (r.source or "").endswith("#console")]
         assert hist == steps
@@ -317,16 +329,19 @@ def test_follow_a_run_while_the_sdk_writes_it(tmp_path):
         "    run.log({'train/loss': float('nan') if s == 45 else 3.0 - s / 100, 'train/grad_norm': 0.5})\n"
         "    time.sleep(0.05)\n"
         "time.sleep(2)\n"
-        "run.finish()\n")
+        "run.finish()\n"
+    )
     env = dict(os.environ, WANDB_MODE="offline", WANDB_SILENT="true", WANDB_DIR=str(tmp_path))
-    follow = subprocess.Popen(CLI + [str(tmp_path), "--follow", "--json"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    follow = subprocess.Popen(
+        CLI + [str(tmp_path), "--follow", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(follow.stdout), daemon=True)
     reader.start()
     try:
-        train = subprocess.run([sys.executable, str(script)], env=env, cwd=tmp_path, timeout=120,
-                               capture_output=True, text=True)
+        train = subprocess.run(
+            [sys.executable, str(script)], env=env, cwd=tmp_path, timeout=120, capture_output=True, text=True
+        )
         assert train.returncode == 0, train.stderr[-2000:]
         poll_until(lambda: any('"nonfinite"' in ln for ln in lines), 15, every=0.1)
     finally:
@@ -344,8 +359,12 @@ def test_regenerated_fixtures_read_like_their_json_lines_twins(tmp_path):
     """make_wandb_runs.py with the installed SDK: each run judged from its run file alone
     equals its JSON Lines twin (the committed fixtures are checked the same way above)."""
     only = ["plain_nan", "console_only", "resumed"]
-    p = subprocess.run([sys.executable, str(DATA / "make_wandb_runs.py"), str(tmp_path), "--only", *only],
-                       capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [sys.executable, str(DATA / "make_wandb_runs.py"), str(tmp_path), "--only", *only],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert p.returncode == 0, p.stderr[-2000:]
     for name in only:
         an = analyze_runs(str(tmp_path / name))
@@ -357,15 +376,18 @@ def test_regenerated_fixtures_read_like_their_json_lines_twins(tmp_path):
         info = RunInfo()
         for k, origin in an.monitor.state.info.origin.items():
             info.set(k, getattr(an.monitor.state.info, k), origin)
-        assert _without(verdicts(an), "throughput") == _without(verdicts(analyze(str(twin), Settings(), info=info)), "throughput"), name
+        assert _without(verdicts(an), "throughput") == _without(
+            verdicts(analyze(str(twin), Settings(), info=info)), "throughput"
+        ), name
 
 
 # -- hostile shapes: linear time, bounded memory ------------------------------------------
 def _hist_raw(items: list[tuple[str, str]], step: int = 1) -> bytes:
     from helpers.livefiles import _ld, _varint
 
-    body = b"".join(_ld(1, _ld(2, k.encode()) + _varint(16 << 3 | 2) + _varint(len(v.encode())) + v.encode())
-                    for k, v in items)
+    body = b"".join(
+        _ld(1, _ld(2, k.encode()) + _varint(16 << 3 | 2) + _varint(len(v.encode())) + v.encode()) for k, v in items
+    )
     return _ld(2, body + _ld(2, b"\x08" + _varint(step)))
 
 
@@ -376,7 +398,7 @@ def test_hostile_rows_take_linear_time(shape):
     rows = {
         "long_key": [_hist_raw([("k" * n, "1.5"), ("loss", "2.0")])],
         "long_number": [_hist_raw([("loss", "1" * n)])],
-        "deep_json": [_hist_raw([("train", "{\"a\":" * 100_000 + "1" + "}" * 100_000), ("loss", "1.0")])],
+        "deep_json": [_hist_raw([("train", '{"a":' * 100_000 + "1" + "}" * 100_000), ("loss", "1.0")])],
         "many_items": [_hist_raw([(f"m{i}", "1.0") for i in range(100_000)] + [("loss", "1.0")])],
         "many_keys": [_hist_raw([(f"sample_{s}", "1.0"), ("loss", "1.0")], s) for s in range(1, 20_000)],
     }[shape]
@@ -413,13 +435,16 @@ def _same(a, b) -> bool:
 
     def norm(r):
         d = {k: getattr(r, k) for k in r.__slots__}
-        return {k: ("nan" if isinstance(v, float) and _m.isnan(v) else v) for k, v in d.items()
-                if k != "extra"} | {"extra": {k: ("nan" if _m.isnan(v) else v) for k, v in (r.extra or {}).items()}}
+        return {k: ("nan" if isinstance(v, float) and _m.isnan(v) else v) for k, v in d.items() if k != "extra"} | {
+            "extra": {k: ("nan" if _m.isnan(v) else v) for k, v in (r.extra or {}).items()}
+        }
+
     return len(a) == len(b) and all(norm(x) == norm(y) for x, y in zip(a, b))
 
 
-@pytest.mark.parametrize("path", sorted(glob.glob(str(DATA / "sdk-*" / "*" / "wandb" / "*" / "run-*.wandb")))
-                         + ["synthetic"])
+@pytest.mark.parametrize(
+    "path", sorted(glob.glob(str(DATA / "sdk-*" / "*" / "wandb" / "*" / "run-*.wandb"))) + ["synthetic"]
+)
 def test_the_replay_path_gives_the_records_of_the_live_path(path):
     """feed_chunk (columns, Frames) and feed_bytes (one record per row) agree row for row,
     whatever the chunking, with irregular rows (text, dicts) among regular ones."""
@@ -446,7 +471,7 @@ def test_the_replay_path_gives_the_records_of_the_live_path(path):
         rep = WandbRunReader(live.path)
         got = []
         for i in range(0, len(data), cut):
-            got += rep.feed_chunk(data[i:i + cut])
+            got += rep.feed_chunk(data[i : i + cut])
         got += rep.flush()
         got = [r for r in expand(got) if not (r.source or "").endswith("#console")]
         assert [r for r in got if isinstance(r, TextEvent)] == want_events, cut
@@ -502,8 +527,13 @@ def test_a_hostile_run_config_is_bounded_like_every_config(monkeypatch):
 
     deep = "[" * 5000 + "]" * 5000
     huge = "1" + "0" * 5000
-    data = wb_frame([cfg([("max_steps", huge), ("learning_rate", "3e-4"), ("tree", deep)]),
-                     wb_history(0, {"loss": 2.0}), wb_history(1, {"loss": 1.9})])
+    data = wb_frame(
+        [
+            cfg([("max_steps", huge), ("learning_rate", "3e-4"), ("tree", deep)]),
+            wb_history(0, {"loss": 2.0}),
+            wb_history(1, {"loss": 1.9}),
+        ]
+    )
     r = WandbRunReader("x/run-abc.wandb")
     out = r.feed_bytes(data) + r.flush()
     assert [x.step for x in out] == [0, 1]

@@ -65,6 +65,7 @@ def _group(rest: list[str]) -> tuple[str, list[str]]:
 
 # ----------------------------------------------------------------------------- github
 
+
 def test_escaping_follows_the_actions_toolkit():
     assert escape_data("45% of steps\r\nnext") == "45%25 of steps%0D%0Anext"
     assert escape_property("a:b,c%d\ne") == "a%3Ab%2Cc%25d%0Ae"
@@ -82,8 +83,9 @@ def test_github_annotations_line_by_line(capsys, monkeypatch):
     anns, rest = _annotations(out)
     bad = [c for c in d["checks"] if c["status"] in ("FAIL", "WARN")]
     # one annotation per check at FAIL / WARN, in the report's order, the level from the status
-    assert [(a["cmd"], a["title"].split(" ")[0]) for a in anns] == \
-        [("error" if c["status"] == "FAIL" else "warning", c["title"].split(" ")[0]) for c in bad]
+    assert [(a["cmd"], a["title"].split(" ")[0]) for a in anns] == [
+        ("error" if c["status"] == "FAIL" else "warning", c["title"].split(" ")[0]) for c in bad
+    ]
     log = os.path.join(run, "train.log")
     with open(log) as f:
         lines = f.read().split("\n")
@@ -168,6 +170,7 @@ def test_format_usage_errors(capsys):
 
 # ----------------------------------------------------------------------------- sarif
 
+
 @pytest.fixture(scope="module")
 def validator():
     with open(SCHEMA) as f:
@@ -183,8 +186,9 @@ def _sarif(capsys, path) -> tuple[int, dict, dict | None]:
     return code, s, json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.parametrize("case", ["spike_no_recover", "nan_divergence", "resumed", "fp16_loss_scale", "all", "tb",
-                                  "nothing_judged"])
+@pytest.mark.parametrize(
+    "case", ["spike_no_recover", "nan_divergence", "resumed", "fp16_loss_scale", "all", "tb", "nothing_judged"]
+)
 def test_sarif_is_valid_2_1_0(case, validator, capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
     path = {"all": "sample_runs", "tb": TB, "nothing_judged": None}.get(case, os.path.join("sample_runs", case))
@@ -200,7 +204,7 @@ def test_sarif_is_valid_2_1_0(case, validator, capsys, monkeypatch, tmp_path):
     # one rule per check id: the registry's, in its order, stable; results point at their rule
     rules = run["tool"]["driver"]["rules"]
     ids = [r["id"] for r in rules]
-    assert ids[:len(DETECTORS)] == [x.id for x in DETECTORS] and len(set(ids)) == len(ids)
+    assert ids[: len(DETECTORS)] == [x.id for x in DETECTORS] and len(set(ids)) == len(ids)
     for res in run["results"]:
         assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
     # every critical / warning alert is a result; every check at WARN / FAIL is represented
@@ -210,8 +214,10 @@ def test_sarif_is_valid_2_1_0(case, validator, capsys, monkeypatch, tmp_path):
     for r in reports:
         for c in r["checks"]:
             if c["status"] in ("FAIL", "WARN"):
-                assert any(x["ruleId"] == c["id"] and x["properties"].get("run", r.get("run")) == r.get("run")
-                           for x in run["results"])
+                assert any(
+                    x["ruleId"] == c["id"] and x["properties"].get("run", r.get("run")) == r.get("run")
+                    for x in run["results"]
+                )
     # what could not be judged is said: every skipped check is a notification
     notes = run["invocations"][0]["toolExecutionNotifications"]
     skipped = sum(len(r["coverage"]["skipped"]) for r in reports)
@@ -239,7 +245,9 @@ def test_sarif_locations_are_the_records_lines(capsys, monkeypatch):
     # stable across invocations: same ids, same fingerprints
     _, s2, _ = _sarif(capsys, "sample_runs/spike_no_recover")
     fp = [r["partialFingerprints"] for r in run["results"]]
-    assert fp == [r["partialFingerprints"] for r in s2["runs"][0]["results"]] and len({json.dumps(x) for x in fp}) == len(fp)
+    assert fp == [r["partialFingerprints"] for r in s2["runs"][0]["results"]] and len(
+        {json.dumps(x) for x in fp}
+    ) == len(fp)
 
 
 def test_sarif_outside_the_working_directory_uses_file_uris(tmp_path, capsys, monkeypatch):

@@ -55,8 +55,9 @@ def test_follow_text_empty_dir_then_file_and_sigint(tmp_path, follow):
     assert f.wait_for(lambda: any(x.startswith("[critical] step 101 nonfinite:") for x in f.out)), (f.out, f.err)
     ln = next(x for x in f.out if "nonfinite" in x)
     assert " -> " in ln and "\x1b" not in ln
-    assert f.wait_for(lambda: any(x.startswith("# nonfinite: ") and x.split(":")[1].endswith("-> FAIL")
-                                  for x in f.err)), f.err
+    assert f.wait_for(
+        lambda: any(x.startswith("# nonfinite: ") and x.split(":")[1].endswith("-> FAIL") for x in f.err)
+    ), f.err
     assert f.stop(signal.SIGINT) == 0
     assert not any("Traceback" in x for x in f.err)
 
@@ -110,9 +111,14 @@ def test_on_alert_failing_command_is_reported_not_fatal(tmp_path, follow):
 
 
 def test_missing_path_with_missing_parent_is_exit_2(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "tsm_tui", str(tmp_path / "nope" / "run"), "--follow"],
-                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT), cwd=ROOT,
-                       timeout=WAIT * 3)
+    p = subprocess.run(
+        [sys.executable, "-m", "tsm_tui", str(tmp_path / "nope" / "run"), "--follow"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+        cwd=ROOT,
+        timeout=WAIT * 3,
+    )
     assert p.returncode == 2
     assert p.stderr.count("\n") == 1 and "no such file or directory" in p.stderr and not p.stdout
 
@@ -125,8 +131,17 @@ def test_printer_and_sanitising():
 
     out, err = io.StringIO(), io.StringIO()
     pr = Printer(False, out, err)
-    pr.alert(Alert("loss_spike", Severity.CRITICAL, 4312, "bad \x1b[31mred\x1b[0m\nthing", 9.0, 2.0,
-                   ["Roll back to checkpoint-4000", "lower the LR"]))
+    pr.alert(
+        Alert(
+            "loss_spike",
+            Severity.CRITICAL,
+            4312,
+            "bad \x1b[31mred\x1b[0m\nthing",
+            9.0,
+            2.0,
+            ["Roll back to checkpoint-4000", "lower the LR"],
+        )
+    )
     pr.alert(Alert("resume", Severity.INFO, None, "resumed", None, None, []))
     assert out.getvalue().splitlines() == [
         "[critical] step 4312 loss_spike: bad red thing -> Roll back to checkpoint-4000",
@@ -135,8 +150,16 @@ def test_printer_and_sanitising():
     out = io.StringIO()
     Printer(True, out, err).alert(Alert("nonfinite", Severity.CRITICAL, 7, "m", float("nan"), None, ["a"]))
     obj = json.loads(out.getvalue())
-    assert obj == {"event": "alert", "check": "nonfinite", "severity": "critical", "step": 7, "value": "NaN",
-                   "baseline": None, "message": "m", "actions": ["a"]}
+    assert obj == {
+        "event": "alert",
+        "check": "nonfinite",
+        "severity": "critical",
+        "step": 7,
+        "value": "NaN",
+        "baseline": None,
+        "message": "m",
+        "actions": ["a"],
+    }
 
 
 def test_on_alert_does_not_page_for_the_backlog(tmp_path, follow):

@@ -36,6 +36,7 @@ def wait_idle(hook: AlertHook, n: int, timeout: float = 10.0) -> float:
 def gone(pid: int, wait: float = 3.0) -> bool:
     """The process ended (a zombie counts) within ``wait`` seconds (a killed group's
     orphan is reaped by init on its own time)."""
+
     def ended() -> bool:
         try:
             with open(f"/proc/{pid}/stat") as f:
@@ -89,8 +90,14 @@ def test_a_hook_that_prints_200_mib_on_stderr_costs_a_bounded_buffer():
         "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "print(json.dumps([r.returncode, r.stderr_bytes, len(r.stderr_tail), r.last_line(), before, after]))\n"
     )
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
-                       env=dict(os.environ, PYTHONPATH=ROOT))
+    p = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+    )
     rc, total, kept, last, before, after = json.loads(p.stdout)
     assert rc == 3 and total >= 200 << 20 and kept <= hookrun.KEEP, p.stdout
     assert last == "last words"
@@ -110,7 +117,8 @@ def test_a_hook_that_never_stops_is_killed_with_its_group_and_said_once(tmp_path
     lines = err.getvalue().splitlines()
     assert took < 10, took  # two pages, each ended at its 1 s timeout
     assert [ln for ln in lines if "step 7" in ln] == [
-        "tsm-watch: --on-alert command timed out after 1s for nonfinite at step 7 (its process group was ended)"]
+        "tsm-watch: --on-alert command timed out after 1s for nonfinite at step 7 (its process group was ended)"
+    ]
     assert (hook.ran, hook.failed) == (2, 2)
     assert gone(int(pids.read_text().split()[0]))  # its background child went with it
     assert hook._t.is_alive() is False or hook._current is None
@@ -126,8 +134,10 @@ def test_at_exit_a_page_still_running_is_ended_and_named(tmp_path):
     t0 = time.monotonic()
     hook.close(0.5)
     assert time.monotonic() - t0 < 5
-    assert "exiting while the page for nonfinite at step 9 was still running: its process group was ended" \
+    assert (
+        "exiting while the page for nonfinite at step 9 was still running: its process group was ended"
         in err.getvalue()
+    )
     assert gone(int(pids.read_text().split()[0]))
 
 
@@ -155,11 +165,14 @@ def test_follow_with_a_hook_that_never_stops_keeps_following_and_exits_cleanly(t
     assert any("was still running: its process group was ended" in x for x in f.err), f.err
 
 
-@pytest.mark.parametrize("cmd,expect", [
-    ("exit 0", (0, False)),
-    ("kill -9 $$", (-9, False)),
-    ("cat > /dev/null; exit 2", (2, False)),
-])
+@pytest.mark.parametrize(
+    "cmd,expect",
+    [
+        ("exit 0", (0, False)),
+        ("kill -9 $$", (-9, False)),
+        ("cat > /dev/null; exit 2", (2, False)),
+    ],
+)
 def test_exit_statuses(cmd, expect):
     r = hookrun.run(cmd, json.dumps(page(1)).encode(), 10)
     assert (r.returncode, r.timed_out) == expect

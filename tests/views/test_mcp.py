@@ -79,6 +79,7 @@ def _cli_err(capsys, *args) -> str:
 
 # ----------------------------------------------------------------------------- the protocol
 
+
 def test_initialize_and_list_tools():
     async def fn(c):
         return c.server_info, c.instructions, await c.list_tools()
@@ -101,10 +102,13 @@ def test_initialize_and_list_tools():
 
 # ----------------------------------------------------------------------------- the tools
 
+
 def test_report_is_the_command_lines_json(capsys):
     d = _ok(_call("report", {"path": SPIKE}))
     assert d == _cli_json(capsys, SPIKE, "--report", "--json")
-    assert d["critical"] == 2 and d["coverage"]["ran"]  # the spike's divergence and the LR jump held and d["sources"]["loss"]["key"] == "lm loss"
+    assert (
+        d["critical"] == 2 and d["coverage"]["ran"]
+    )  # the spike's divergence and the LR jump held and d["sources"]["loss"]["key"] == "lm loss"
     # thresholds go through the command line's flags
     d2 = _ok(_call("report", {"path": SPIKE, "threshold": 5, "window": 50}))
     assert d2 == _cli_json(capsys, SPIKE, "--report", "--json", "--threshold", "5", "--window", "50")
@@ -153,7 +157,9 @@ def test_alerts_newest_first_and_filters(capsys):
     assert sorted(map(json.dumps, d["alerts"])) == sorted(map(json.dumps, cli["alerts"]))
     assert all(a["actions"] is not None for a in d["alerts"])
     crit = _ok(_call("alerts", {"path": SPIKE, "severity": "critical"}))
-    assert [a["severity"] for a in crit["alerts"]] == [a["severity"] for a in cli["alerts"] if a["severity"] == "critical"]
+    assert [a["severity"] for a in crit["alerts"]] == [
+        a["severity"] for a in cli["alerts"] if a["severity"] == "critical"
+    ]
     assert crit["alerts"]
     warn = _ok(_call("alerts", {"path": SPIKE, "severity": "warning"}))
     assert {a["severity"] for a in warn["alerts"]} == {"critical", "warning"}
@@ -167,8 +173,7 @@ def test_alerts_newest_first_and_filters(capsys):
 
 def _lm_losses():
     with open(os.path.join(SPIKE, "train.log")) as f:
-        return [(int(m[1]), float(m[2])) for m in
-                re.finditer(r"iteration\s+(\d+)/.*?lm loss: ([0-9.Ee+-]+)", f.read())]
+        return [(int(m[1]), float(m[2])) for m in re.finditer(r"iteration\s+(\d+)/.*?lm loss: ([0-9.Ee+-]+)", f.read())]
 
 
 def test_series_keeps_the_spike():
@@ -211,37 +216,47 @@ def test_preflight_is_the_command_lines_json(capsys):
 
 # ----------------------------------------------------------------------------- errors
 
-@pytest.mark.parametrize("tool,args,cli", [
-    ("report", {"path": "/no/such/run"}, ["/no/such/run", "--report"]),
-    ("list_runs", {"path": "/no/such/run"}, ["/no/such/run", "--report"]),
-    ("alerts", {"path": "/no/such/run"}, ["/no/such/run", "--report"]),
-    ("series", {"path": "/no/such/run", "metric": "loss"}, ["/no/such/run", "--report"]),
-    ("preflight", {"path_or_config": "/no/such/config.yaml"}, ["--preflight", "/no/such/config.yaml"]),
-    ("watch", {"path": "/no/such/dir/run"}, ["/no/such/dir/run", "--follow"]),
-    ("report", {"path": SPIKE, "threshold": -1}, [SPIKE, "--report", "--threshold", "-1"]),
-    ("report", {"path": SPIKE, "window": 0}, [SPIKE, "--report", "--window", "0"]),
-    ("report", {"path": SAMPLES, "run": "nope"}, [SAMPLES, "--report", "--run", "nope"]),
-    ("preflight", {"path_or_config": os.path.join(SAMPLES, "healthy"), "overrides": {"params": "lots"}},
-     ["--preflight", os.path.join(SAMPLES, "healthy"), "--params", "lots"]),
-])
+
+@pytest.mark.parametrize(
+    "tool,args,cli",
+    [
+        ("report", {"path": "/no/such/run"}, ["/no/such/run", "--report"]),
+        ("list_runs", {"path": "/no/such/run"}, ["/no/such/run", "--report"]),
+        ("alerts", {"path": "/no/such/run"}, ["/no/such/run", "--report"]),
+        ("series", {"path": "/no/such/run", "metric": "loss"}, ["/no/such/run", "--report"]),
+        ("preflight", {"path_or_config": "/no/such/config.yaml"}, ["--preflight", "/no/such/config.yaml"]),
+        ("watch", {"path": "/no/such/dir/run"}, ["/no/such/dir/run", "--follow"]),
+        ("report", {"path": SPIKE, "threshold": -1}, [SPIKE, "--report", "--threshold", "-1"]),
+        ("report", {"path": SPIKE, "window": 0}, [SPIKE, "--report", "--window", "0"]),
+        ("report", {"path": SAMPLES, "run": "nope"}, [SAMPLES, "--report", "--run", "nope"]),
+        (
+            "preflight",
+            {"path_or_config": os.path.join(SAMPLES, "healthy"), "overrides": {"params": "lots"}},
+            ["--preflight", os.path.join(SAMPLES, "healthy"), "--params", "lots"],
+        ),
+    ],
+)
 def test_input_errors_are_the_command_lines_one_line(tool, args, cli, capsys):
     assert _err(_call(tool, args)) == _cli_err(capsys, *cli)
 
 
-@pytest.mark.parametrize("tool,args,want", [
-    ("report", {}, "tsm-watch: report: argument path: Field required"),
-    ("report", {"path": 3}, "tsm-watch: report: argument path: Input should be a valid string"),
-    ("report", {"path": SPIKE, "threshold": "high"}, "tsm-watch: report: argument threshold: Input should be"),
-    ("alerts", {"path": SPIKE, "severity": "fatal"}, "tsm-watch: alerts: argument severity: Input should be"),
-    ("alerts", {"path": SPIKE, "limit": 0}, "tsm-watch: limit must be a positive integer: 0"),
-    ("series", {"path": SPIKE, "metric": "accuracy"}, "tsm-watch: metric: choose from loss, grad_norm, lr"),
-    ("series", {"path": SPIKE, "metric": "loss", "points": 0}, "tsm-watch: points must be 1-2000: 0"),
-    ("series", {"path": SPIKE, "metric": "loss", "start": 10, "end": 5}, "tsm-watch: end (5) is before start (10)"),
-    ("preflight", {"path_or_config": SPIKE, "overrides": {"lr": 1}}, "tsm-watch: overrides: unknown key 'lr'"),
-    ("preflight", {"path_or_config": SPIKE, "overrides": [1]}, "tsm-watch: preflight: argument overrides: "),
-    ("watch_status", {"handle": "w99"}, "tsm-watch: no watch 'w99' (watches: none)"),
-    ("report", {"path": ""}, "tsm-watch: path is required"),
-])
+@pytest.mark.parametrize(
+    "tool,args,want",
+    [
+        ("report", {}, "tsm-watch: report: argument path: Field required"),
+        ("report", {"path": 3}, "tsm-watch: report: argument path: Input should be a valid string"),
+        ("report", {"path": SPIKE, "threshold": "high"}, "tsm-watch: report: argument threshold: Input should be"),
+        ("alerts", {"path": SPIKE, "severity": "fatal"}, "tsm-watch: alerts: argument severity: Input should be"),
+        ("alerts", {"path": SPIKE, "limit": 0}, "tsm-watch: limit must be a positive integer: 0"),
+        ("series", {"path": SPIKE, "metric": "accuracy"}, "tsm-watch: metric: choose from loss, grad_norm, lr"),
+        ("series", {"path": SPIKE, "metric": "loss", "points": 0}, "tsm-watch: points must be 1-2000: 0"),
+        ("series", {"path": SPIKE, "metric": "loss", "start": 10, "end": 5}, "tsm-watch: end (5) is before start (10)"),
+        ("preflight", {"path_or_config": SPIKE, "overrides": {"lr": 1}}, "tsm-watch: overrides: unknown key 'lr'"),
+        ("preflight", {"path_or_config": SPIKE, "overrides": [1]}, "tsm-watch: preflight: argument overrides: "),
+        ("watch_status", {"handle": "w99"}, "tsm-watch: no watch 'w99' (watches: none)"),
+        ("report", {"path": ""}, "tsm-watch: path is required"),
+    ],
+)
 def test_malformed_arguments_are_one_line_tool_errors(tool, args, want):
     assert _err(_call(tool, args)).startswith(want)
 
@@ -252,6 +267,7 @@ def test_unknown_tool_is_a_tool_error():
 
 
 # ----------------------------------------------------------------------------- watch
+
 
 def _jsonl(path, steps, nan_at=None):
     with open(path, "a") as f:
@@ -297,8 +313,7 @@ def test_watch_a_growing_log(tmp_path):
         writer = threading.Thread(target=_jsonl, args=(log, range(301, 321)), kwargs={"nan_at": 315})
         writer.start()
         writer.join()
-        coro, seen2 = _until(c, h, lambda ev, st: any(e["event"] == "alert" and e["check"] == "nonfinite"
-                                                      for e in ev))
+        coro, seen2 = _until(c, h, lambda ev, st: any(e["event"] == "alert" and e["check"] == "nonfinite" for e in ev))
         st2 = await coro
         nan = next(e for e in seen2 if e["event"] == "alert" and e["check"] == "nonfinite")
         assert nan["step"] == 315 and nan["severity"] == "critical" and nan["actions"] and nan["backlog"] is False
@@ -336,7 +351,7 @@ def test_watch_stop_and_the_limit_of_watches(tmp_path, monkeypatch):
         assert stopped["stopped"] is True and stopped["running"] is False
         assert _err(await c.call_tool("watch_status", {"handle": a})).startswith("tsm-watch: no watch 'w1'")
         c3 = _ok(await c.call_tool("watch", {"path": runs[2]}))["handle"]
-        await (_until(c, c3, lambda ev, st: st["caught_up"])[0])
+        await _until(c, c3, lambda ev, st: st["caught_up"])[0]
         return b
 
     _, tools = _session(fn)
@@ -372,6 +387,7 @@ def test_watch_events_are_bounded(tmp_path, monkeypatch):
 
 # ----------------------------------------------------------------------------- stdio and the extra
 
+
 @pytest.mark.slow
 def test_stdio_server_is_the_real_command():
     params = StdioServerParameters(command=sys.executable, args=["-m", "tsm_tui", "mcp"], cwd=ROOT)
@@ -392,19 +408,24 @@ def test_stdio_server_is_the_real_command():
 
 def test_mcp_takes_no_arguments(capsys):
     assert main(["mcp", "--report"]) == 2
-    assert capsys.readouterr().err.strip() == ("tsm-watch: tsm-watch mcp takes no arguments (for a directory named "
-                                               "mcp: tsm-watch ./mcp) (see tsm-watch --help)")
+    assert capsys.readouterr().err.strip() == (
+        "tsm-watch: tsm-watch mcp takes no arguments (for a directory named "
+        "mcp: tsm-watch ./mcp) (see tsm-watch --help)"
+    )
 
 
 def test_without_the_sdk_mcp_says_how_to_install_and_the_rest_works():
-    code = ("import sys\n"
-            "sys.modules['mcp'] = None\n"
-            "from tsm_tui.cli import main\n"
-            "rc = main(['sample_runs/healthy', '--report', '--format', 'sarif'])\n"
-            "assert rc == 0, rc\n"
-            "sys.exit(main(['mcp']))\n")
+    code = (
+        "import sys\n"
+        "sys.modules['mcp'] = None\n"
+        "from tsm_tui.cli import main\n"
+        "rc = main(['sample_runs/healthy', '--report', '--format', 'sarif'])\n"
+        "assert rc == 0, rc\n"
+        "sys.exit(main(['mcp']))\n"
+    )
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.returncode == 2
-    assert p.stderr.strip() == ("tsm-watch: tsm-watch mcp needs the MCP Python SDK 2.x: pip install 'tsm-tui[mcp]' "
-                                "(see tsm-watch --help)")
+    assert p.stderr.strip() == (
+        "tsm-watch: tsm-watch mcp needs the MCP Python SDK 2.x: pip install 'tsm-tui[mcp]' (see tsm-watch --help)"
+    )
     assert json.loads(p.stdout)["version"] == "2.1.0"

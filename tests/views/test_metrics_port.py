@@ -21,8 +21,10 @@ from tsm_tui.views.metrics_server import MetricsServer
 
 # a port picked free and then handed to a child: on the xdist worker of test_prometheus.py
 pytestmark = pytest.mark.xdist_group("ports")
-LIMITED = ("import os, resource, sys; resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512)); "
-           "os.execv(sys.executable, [sys.executable, '-m', 'tsm_tui', *sys.argv[1:]])")
+LIMITED = (
+    "import os, resource, sys; resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512)); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'tsm_tui', *sys.argv[1:]])"
+)
 
 
 def get(url: str, timeout: float = 5.0) -> tuple[int, str]:
@@ -62,8 +64,12 @@ def test_600_half_open_connections_under_ulimit_512_neither_starve_scrapes_nor_t
     p, out, err = o.p, o.out, o.err
     socks: list[socket.socket] = []
     try:
-        wait_until(lambda: any("serving metrics" in x for x in out), 20, lambda: f"'serving metrics' ({err})",
-                   alive=lambda: p.poll() is None)
+        wait_until(
+            lambda: any("serving metrics" in x for x in out),
+            20,
+            lambda: f"'serving metrics' ({err})",
+            alive=lambda: p.poll() is None,
+        )
         socks = half_open(port, 600)
         assert len(socks) >= 550  # (the server accepts them all; it keeps the newest 32)
         t0 = time.monotonic()
@@ -134,8 +140,9 @@ def test_openmetrics_when_asked_and_methods(tmp_path):
     try:
         exp.run("r", str(tmp_path))
         exp.publish(force=True)
-        req = urllib.request.Request(f"http://127.0.0.1:{exp.port}/metrics",
-                                     headers={"Accept": "application/openmetrics-text; version=1.0.0"})
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{exp.port}/metrics", headers={"Accept": "application/openmetrics-text; version=1.0.0"}
+        )
         with urllib.request.urlopen(req, timeout=5) as r:
             assert r.headers["Content-Type"].startswith("application/openmetrics-text")
             assert r.read().decode().rstrip().endswith("# EOF")

@@ -62,8 +62,10 @@ class Clock:
 
 
 def _checks(status=Status.PASS, summary="ok"):
-    return [CheckResult("nonfinite", "NaN / Inf", status, summary),
-            CheckResult("loss_scale", "fp16 loss scale", Status.SKIP, "no loss scale logged")]
+    return [
+        CheckResult("nonfinite", "NaN / Inf", status, summary),
+        CheckResult("loss_scale", "fp16 loss scale", Status.SKIP, "no loss scale logged"),
+    ]
 
 
 # ---------------------------------------------------------------------- exposition
@@ -72,8 +74,15 @@ def test_exposition_values_nan_and_hostile_labels(tmp_path):
     exp = prometheus.Exporter(str(tmp_path / "tsm.prom"), clock=Clock())
     m = exp.run(prometheus.label(hostile), str(tmp_path))
     src = str(tmp_path / 'log "1".jsonl')
-    m.observe(src, [StepRecord(1, loss=2.0, grad_norm=0.5, lr=1e-4),
-                    StepRecord(2, loss=float("nan"), grad_norm=float("inf"), loss_scale=65536.0)], False, "jsonl")
+    m.observe(
+        src,
+        [
+            StepRecord(1, loss=2.0, grad_norm=0.5, lr=1e-4),
+            StepRecord(2, loss=float("nan"), grad_norm=float("inf"), loss_scale=65536.0),
+        ],
+        False,
+        "jsonl",
+    )
     m.alert(Alert("nonfinite", Severity.CRITICAL, 2, "NaN", actions=["Restart from step 1"]))
     m.set_checks(_checks(Status.FAIL, 'NaN at step 2 "quoted"\nnext'))
     m.primary = src
@@ -187,8 +196,9 @@ def test_rules_pass_promtool_check_and_unit_tests(tmp_path):
     shutil.copy(os.path.join(DATA, "rules_test.yml"), tmp_path / "rules_test.yml")
     p = subprocess.run([PROMTOOL, "check", "rules", str(rules)], capture_output=True, text=True, timeout=30)
     assert p.returncode == 0 and "4 rules found" in p.stdout, p.stdout + p.stderr
-    p = subprocess.run([PROMTOOL, "test", "rules", "rules_test.yml"], capture_output=True, text=True, timeout=60,
-                       cwd=tmp_path)
+    p = subprocess.run(
+        [PROMTOOL, "test", "rules", "rules_test.yml"], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
     assert p.returncode == 0, p.stdout + p.stderr
 
 
@@ -217,8 +227,11 @@ def test_flapping_check_pages_once_and_resolves_once():
         clock.t += 10
         inc.update([], [_sc(Status.WARN, Status.FAIL)], backlog=False)
         clock.t += 10
-        inc.update([(Alert("nonfinite", Severity.CRITICAL, 10 + i, "NaN again"), False, "r")],
-                   [_sc(Status.FAIL, Status.WARN)], backlog=False)
+        inc.update(
+            [(Alert("nonfinite", Severity.CRITICAL, 10 + i, "NaN again"), False, "r")],
+            [_sc(Status.FAIL, Status.WARN)],
+            backlog=False,
+        )
     assert len(sent) == 1 and inc.suppressed == 20
     clock.t += 10
     inc.update([], [_sc(Status.PASS, Status.FAIL)], backlog=False)
@@ -237,8 +250,9 @@ def test_flapping_check_pages_once_and_resolves_once():
 def test_backlog_opens_incidents_silently_and_cooldown_zero_pages_each_alert():
     sent, clock = [], Clock()
     inc = Incidents(sent.append, cooldown=300, clock=clock)
-    inc.update([(Alert("nonfinite", Severity.CRITICAL, 5, "NaN"), True, "r")], [_sc(Status.FAIL, Status.PASS)],
-               backlog=True)
+    inc.update(
+        [(Alert("nonfinite", Severity.CRITICAL, 5, "NaN"), True, "r")], [_sc(Status.FAIL, Status.PASS)], backlog=True
+    )
     inc.update([(Alert("nonfinite", Severity.CRITICAL, 9, "NaN"), False, "r")], [], backlog=False)
     assert sent == []  # an old problem, still open: no page on restart
     sent2 = []
@@ -317,11 +331,21 @@ def _start_prometheus(tmp_path, ports) -> tuple[subprocess.Popen, str]:
     (tmp_path / "prometheus.yml").write_text(
         "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
         "rule_files: [tsm-rules.yml]\n"
-        f"scrape_configs: [{{job_name: tsm, static_configs: [{{targets: [{targets}]}}]}}]\n")
+        f"scrape_configs: [{{job_name: tsm, static_configs: [{{targets: [{targets}]}}]}}]\n"
+    )
     pport = _free_port()
-    prom = subprocess.Popen([PROMETHEUS, f"--config.file={tmp_path / 'prometheus.yml'}",
-                             f"--storage.tsdb.path={tmp_path / 'data'}", f"--web.listen-address=127.0.0.1:{pport}",
-                             "--log.level=warn"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    prom = subprocess.Popen(
+        [
+            PROMETHEUS,
+            f"--config.file={tmp_path / 'prometheus.yml'}",
+            f"--storage.tsdb.path={tmp_path / 'data'}",
+            f"--web.listen-address=127.0.0.1:{pport}",
+            "--log.level=warn",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     return prom, f"http://127.0.0.1:{pport}/api/v1"
 
 
@@ -346,6 +370,7 @@ def test_real_prometheus_fires_tsm_check_failed_for_a_nan_only(tmp_path, follow)
     procs = {n: follow(d, "--metrics-port", p) for n, (d, p) in runs.items()}
     prom, api = _start_prometheus(tmp_path, [p for _, p in runs.values()])
     try:
+
         def alerts():
             try:
                 return json.loads(_get(f"{api}/alerts"))["data"]["alerts"]
@@ -419,8 +444,12 @@ def test_follow_a_sweep_exports_one_series_set_per_run(tmp_path, follow):  # noq
         write_lines(top / name / "trainer_log.jsonl", [record(s) for s in range(1, 81)], "w")
     prom = tmp_path / "tsm_sweep.prom"
     f = follow(top, "--prom-file", prom)
-    assert f.wait_for(lambda: prom.exists() and all(f'tsm_last_step{{run="{n}"}} 80.0' in prom.read_text()
-                                                    for n in ("lr-1e-4", "lr-3e-4")))
+    assert f.wait_for(
+        lambda: (
+            prom.exists()
+            and all(f'tsm_last_step{{run="{n}"}} 80.0' in prom.read_text() for n in ("lr-1e-4", "lr-3e-4"))
+        )
+    )
     write_lines(top / "lr-3e-4" / "trainer_log.jsonl", [dict(record(81), loss=float("nan"))])
     assert f.wait_for(lambda: 'tsm_check_status{check="nonfinite",run="lr-3e-4"} 2.0' in prom.read_text())
     s = samples(prom.read_text())
@@ -458,15 +487,21 @@ def test_a_healthy_sibling_no_longer_hides_a_fail(tmp_path, follow):  # noqa: F8
     f = follow(top, "--prom-file", prom)
     labels = {n: prometheus.unique_label(n) for n in names}
     assert len(set(labels.values())) == 4
-    assert f.wait_for(lambda: prom.exists() and all(
-        f'tsm_last_step{{run="{lab}"}} 80.0' in prom.read_text() for lab in labels.values())), (
-        prom.read_text() if prom.exists() else "", f.err)
+    assert f.wait_for(
+        lambda: (
+            prom.exists() and all(f'tsm_last_step{{run="{lab}"}} 80.0' in prom.read_text() for lab in labels.values())
+        )
+    ), (prom.read_text() if prom.exists() else "", f.err)
     for bad in ("lr\u202e-1", "y" * 170 + "-bad"):
         write_lines(top / bad / "trainer_log.jsonl", [dict(record(81), loss=float("nan"))])
     for good in ("lr-1", "y" * 170 + "-good"):
         write_lines(top / good / "trainer_log.jsonl", [record(81)])
-    assert f.wait_for(lambda: all(f'tsm_check_status{{check="nonfinite",run="{labels[b]}"}} 2.0' in prom.read_text()
-                                  for b in ("lr\u202e-1", "y" * 170 + "-bad")))
+    assert f.wait_for(
+        lambda: all(
+            f'tsm_check_status{{check="nonfinite",run="{labels[b]}"}} 2.0' in prom.read_text()
+            for b in ("lr\u202e-1", "y" * 170 + "-bad")
+        )
+    )
     s = samples(prom.read_text())
     for good in ("lr-1", "y" * 170 + "-good"):
         assert s[f'tsm_check_status{{check="nonfinite",run="{labels[good]}"}}'] == 0
@@ -495,6 +530,7 @@ def test_real_prometheus_fires_for_the_run_whose_name_only_a_bidi_character_sets
         return [a for a in got if a["labels"]["alertname"] == "TsmCheckFailed"]
 
     try:
+
         def up() -> bool:
             try:
                 t = json.loads(_get(f"{api}/targets"))["data"]["activeTargets"]
@@ -510,7 +546,10 @@ def test_real_prometheus_fires_for_the_run_whose_name_only_a_bidi_character_sets
         nan = [a for a in failed() if a["labels"]["check"] == "nonfinite"]
         assert [a["labels"]["run"] for a in nan] == [prometheus.unique_label("lr\u202e-1")], failed()
         q = json.loads(_get(f"{api}/query?query=tsm_check_status%7Bcheck%3D%22nonfinite%22%7D"))["data"]["result"]
-        assert {r["metric"]["run"]: r["value"][1] for r in q} == {"lr-1": "0", prometheus.unique_label("lr\u202e-1"): "2"}
+        assert {r["metric"]["run"]: r["value"][1] for r in q} == {
+            "lr-1": "0",
+            prometheus.unique_label("lr\u202e-1"): "2",
+        }
     finally:
         _stop_prometheus(prom)
         f.stop()
@@ -551,8 +590,9 @@ def test_prom_file_temp_names_are_unpredictable_and_exclusive(tmp_path, monkeypa
     d.mkdir()
     target = d / "tsm.prom"
     victims = []
-    for i, name in enumerate([f"{target}.{os.getpid()}.tmp", d / ".tsm.prom.planted1.tmp",
-                              d / ".tsm.prom.planted2.tmp"]):
+    for i, name in enumerate(
+        [f"{target}.{os.getpid()}.tmp", d / ".tsm.prom.planted1.tmp", d / ".tsm.prom.planted2.tmp"]
+    ):
         (tmp_path / f"v{i}").mkdir()
         victims.append(_plant(tmp_path / f"v{i}", name))
     names = iter(["planted1", "planted2", "fresh123"])
@@ -563,16 +603,23 @@ def test_prom_file_temp_names_are_unpredictable_and_exclusive(tmp_path, monkeypa
     for v in victims:
         assert v.read_text() == "precious\n"
     assert "tsm_following" in target.read_text() and not os.path.islink(target)
-    assert sorted(os.listdir(d)) == sorted([".tsm.prom.planted1.tmp", ".tsm.prom.planted2.tmp",
-                                            f"tsm.prom.{os.getpid()}.tmp", "tsm.prom"])
+    assert sorted(os.listdir(d)) == sorted(
+        [".tsm.prom.planted1.tmp", ".tsm.prom.planted2.tmp", f"tsm.prom.{os.getpid()}.tmp", "tsm.prom"]
+    )
 
 
 def test_prom_file_through_the_cli_with_a_planted_link(tmp_path):
     src = os.path.join(ROOT, "sample_runs", "nan_divergence")
     target = tmp_path / "tsm.prom"
     victim = _plant(tmp_path, target)
-    p = subprocess.run([sys.executable, "-m", "tsm_tui", src, "--report", "--prom-file", str(target)],
-                       capture_output=True, text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT), timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "tsm_tui", src, "--report", "--prom-file", str(target)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+        timeout=60,
+    )
     assert p.returncode == 1, p.stderr
     assert victim.read_text() == "precious\n"
     assert 'tsm_check_status{check="nonfinite",run="nan_divergence"} 2.0' in target.read_text()

@@ -75,9 +75,11 @@ def lower_lr(state: RunState, factor: float = 0.5, peak: float | None = None) ->
     low = lr_collapsed(state, peak)
     if low is not None:  # the opposite problem: never "lower the peak LR" to a run at 1% of it
         now, top = low
-        return (f"The LR is already down to {now / top:.1%} of its peak ({fmt(now)} vs {fmt(top)}): lowering the "
-                "peak will not help. Check the scheduler's horizon (decay steps / max_steps) against the run's "
-                "length: an LR that collapsed early stalls the run.")
+        return (
+            f"The LR is already down to {now / top:.1%} of its peak ({fmt(now)} vs {fmt(top)}): lowering the "
+            "peak will not help. Check the scheduler's horizon (decay steps / max_steps) against the run's "
+            "length: an LR that collapsed early stalls the run."
+        )
     peak = state.info.peak_lr or peak or state.peak_lr
     if peak:
         return f"Lower the peak LR from {fmt(peak)} to {fmt(peak * factor)}."
@@ -92,8 +94,10 @@ def clip(state: RunState) -> str:
         return f"Clip the gradient norm at 1.0: the run does not clip{origin_note(state.info, 'clip')}."
     if c > 1.0:
         return f"Tighten gradient clipping from {fmt(c)} to 1.0{origin_note(state.info, 'clip')}."
-    return (f"Tighten gradient clipping from {fmt(c)} to 0.3 (what OPT-175B did after early divergences)"
-            f"{origin_note(state.info, 'clip')}.")
+    return (
+        f"Tighten gradient clipping from {fmt(c)} to 0.3 (what OPT-175B did after early divergences)"
+        f"{origin_note(state.info, 'clip')}."
+    )
 
 
 #: Adam settings recommended against second-moment spikes (GPT-3 App. B, LLaMA, OLMo 2:
@@ -123,8 +127,10 @@ def optimizer_state(state: RunState) -> str:
     head = "Lower the LR" + (", " + " and ".join(asks) if asks else "")
     if ok:
         head += f" (the run's Adam {' and '.join(ok)} {'is' if len(ok) == 1 else 'are'} already as recommended)"
-    return (head + ": spikes from Adam's second-moment estimates follow the grad norm (Molybog et al. 2023); "
-            "skip the batches of the spike on restart.")
+    return (
+        head + ": spikes from Adam's second-moment estimates follow the grad norm (Molybog et al. 2023); "
+        "skip the batches of the spike on restart."
+    )
 
 
 def warmup(state: RunState) -> str:

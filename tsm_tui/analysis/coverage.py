@@ -27,8 +27,14 @@ METRICS = ("loss", "val_loss", "grad_norm", "lr", "loss_scale")
 SAMPLES = "samples"
 _ALL = METRICS + (SAMPLES,)
 #: how the reports name a metric
-LABEL = {"loss": "training loss", "val_loss": "validation loss", "grad_norm": "grad norm", "lr": "learning rate",
-         "loss_scale": "fp16 loss scale", SAMPLES: "generations"}
+LABEL = {
+    "loss": "training loss",
+    "val_loss": "validation loss",
+    "grad_norm": "grad norm",
+    "lr": "learning rate",
+    "loss_scale": "fp16 loss scale",
+    SAMPLES: "generations",
+}
 
 
 def note_metrics(items, seen: set[str]) -> None:

@@ -27,8 +27,16 @@ from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
 from tsm_tui.sources.base import LineReader, channel_file
 from tsm_tui.sources.runfiles import RunFiles, apply_config_file  # noqa: F401  (re-exported)
-from tsm_tui.sources.runs import (Roots, RunSpec, file_spec, group_runs, other_roots, rank_groups, slurm_task,
-                                  split_series)
+from tsm_tui.sources.runs import (
+    Roots,
+    RunSpec,
+    file_spec,
+    group_runs,
+    other_roots,
+    rank_groups,
+    slurm_task,
+    split_series,
+)
 from tsm_tui.sources.siblings import merge as merge_siblings
 
 
@@ -90,8 +98,7 @@ def _candidates(path: str) -> list[str]:
         except OSError as e:
             raise InputError(f"cannot read directory {path}: {e.strerror or e}") from None
         if len(found) >= registry.MAX_FILES:
-            print(message(f"tsm-watch: {registry.LIMIT_NOTE.format(n=registry.MAX_FILES, path=path)}"),
-                  file=sys.stderr)
+            print(message(f"tsm-watch: {registry.LIMIT_NOTE.format(n=registry.MAX_FILES, path=path)}"), file=sys.stderr)
         return found
     return [path]
 
@@ -100,8 +107,9 @@ def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=(
     """Files, readers, configuration and checkpoints of one run. ``opened``: path ->
     (reader, FileInfo) sniffed already (a directory split into runs by ``split_series``)."""
     run = Run(path=spec.path, root=spec.root, name=spec.name, info=info, members=list(spec.members))
-    run.files_of = RunFiles(spec.root, info, config, searched_dir=spec.searched, exclude=exclude,
-                            ckpt_dir=spec.ckpt_dir, also=spec.members)
+    run.files_of = RunFiles(
+        spec.root, info, config, searched_dir=spec.searched, exclude=exclude, ckpt_dir=spec.ckpt_dir, also=spec.members
+    )
     found, run.config_files = run.files_of.read_info()
     _assign(info, found)
     info.checkpoints = run.files_of.checkpoints()
@@ -181,8 +189,9 @@ def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: b
     candidates = _candidates(path)
     path = os.path.abspath(path)
     if os.path.isdir(path):
-        spec = RunSpec(os.path.basename(path.rstrip(os.sep)) or path, path, candidates,
-                       rank_groups=rank_groups(candidates))
+        spec = RunSpec(
+            os.path.basename(path.rstrip(os.sep)) or path, path, candidates, rank_groups=rank_groups(candidates)
+        )
     else:
         spec = file_spec(path)
     run = _open(spec, path, info, config)
@@ -199,8 +208,13 @@ def _specs(path: str, candidates: list[str]) -> list[RunSpec]:
     return [file_spec(path)]
 
 
-def open_runs(path: str, flags: RunInfo | None = None, config: str | None = None,
-              allow_empty: bool = False, only: str | None = None) -> list[Run]:
+def open_runs(
+    path: str,
+    flags: RunInfo | None = None,
+    config: str | None = None,
+    allow_empty: bool = False,
+    only: str | None = None,
+) -> list[Run]:
     """The runs under PATH, each with its own RunInfo (flags > configs > logs).
 
     Runs with no readable file are left out (their files are listed in the
@@ -239,8 +253,7 @@ def open_runs(path: str, flags: RunInfo | None = None, config: str | None = None
     def run_of(spec: RunSpec) -> Run:
         run = done.get(id(spec))
         if run is None:
-            run = _open(spec, path, _fresh(flags), config, exclude=other_roots(spec, final, final_roots),
-                        opened=opened)
+            run = _open(spec, path, _fresh(flags), config, exclude=other_roots(spec, final, final_roots), opened=opened)
         return run
 
     if len(specs) == 1:
@@ -331,7 +344,7 @@ def _read(run: Run, session: Session, ranks: RanksDetector | None = None, on_bat
 
     def feed(p, batch, reader):
         split = getattr(reader, "channels", None)  # (a W&B run file: its history and its console)
-        for src, items, rd in (split(batch) if split is not None and batch else [(p, batch, reader)]):
+        for src, items, rd in split(batch) if split is not None and batch else [(p, batch, reader)]:
             note_metrics(items, run.metrics.setdefault(src, set()))
             if src != p:
                 channels[src] = rd
@@ -349,8 +362,7 @@ def _read(run: Run, session: Session, ranks: RanksDetector | None = None, on_bat
         order = rest[:i] + [p for p in run.ranks if p in run.readers] + rest[i:]
     # files read for their crash lines only come last: a finished run's stderr says how it
     # ended, after the series it ended (their events take the step the series reached)
-    order = [p for p in order if not _events_only(run.readers[p])] + \
-            [p for p in order if _events_only(run.readers[p])]
+    order = [p for p in order if not _events_only(run.readers[p])] + [p for p in order if _events_only(run.readers[p])]
     for p in order:
         reader = run.readers[p]
         fi = next(f for f in run.files if f.path == p)
@@ -406,8 +418,9 @@ def analyze_run(run: Run, settings: Settings, on_batch=None) -> Analysis:
     return an
 
 
-def analyze(path: str, settings: Settings | None = None, info: RunInfo | None = None,
-            config: str | None = None) -> Analysis:
+def analyze(
+    path: str, settings: Settings | None = None, info: RunInfo | None = None, config: str | None = None
+) -> Analysis:
     """PATH as one run (every file under it), finished."""
     settings = settings or Settings()
     info = info or RunInfo()
@@ -422,9 +435,15 @@ class RunFailure:
     reason: str
 
 
-def analyze_runs(path: str, settings: Settings | None = None, flags: RunInfo | None = None,
-                 config: str | None = None, only: str | None = None,
-                 on_batch=None, on_run=None) -> list[Analysis | RunFailure]:
+def analyze_runs(
+    path: str,
+    settings: Settings | None = None,
+    flags: RunInfo | None = None,
+    config: str | None = None,
+    only: str | None = None,
+    on_batch=None,
+    on_run=None,
+) -> list[Analysis | RunFailure]:
     """Every run under PATH, each analysed alone (a run's verdict inside a sweep
     equals its verdict alone). One run: its Analysis, or InputError as before.
     ``on_batch(run, source, items, reader)`` sees every batch fed (exporters);

@@ -109,7 +109,7 @@ class Launches:
         if losses is None:
             return
         if self._first is None or len(self._head) < LEVEL_N:
-            for s, v in zip(steps[:LEVEL_N + 1].tolist(), losses[:LEVEL_N + 1].tolist()):
+            for s, v in zip(steps[: LEVEL_N + 1].tolist(), losses[: LEVEL_N + 1].tolist()):
                 self.seen_loss(s, v)
         for v in losses[-LEVEL_N:].tolist():
             if math.isfinite(v):

@@ -113,8 +113,18 @@ class LiveUpdate:
         return None
 
     def __bool__(self) -> bool:
-        return bool(self.alerts or self.revised or self.statuses or self.notes or self.records or self.changed
-                    or self.finished or self.error or self.run_checks or self.new_runs)
+        return bool(
+            self.alerts
+            or self.revised
+            or self.statuses
+            or self.notes
+            or self.records
+            or self.changed
+            or self.finished
+            or self.error
+            or self.run_checks
+            or self.new_runs
+        )
 
 
 def alert_identity(a: Alert) -> tuple:
@@ -125,8 +135,16 @@ def alert_identity(a: Alert) -> tuple:
 class RunLive:
     """One run's live state: its Session, its side files, what was already said."""
 
-    def __init__(self, name: str, session: Session, files: RunFiles | None, *, fallback_every: float,
-                 clock, ranks: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        session: Session,
+        files: RunFiles | None,
+        *,
+        fallback_every: float,
+        clock,
+        ranks: list[str] | None = None,
+    ) -> None:
         self.name = name
         self.session = session
         self.files = files
@@ -252,9 +270,18 @@ class RunLive:
 
 
 class LiveLoop:
-    def __init__(self, session: Session, feed: Feed, files: RunFiles | None = None, *,
-                 polling: bool = False, clock=time.monotonic, name: str = "",
-                 ranks: list[str] | None = None, status_every: float = CHECKS_EVERY) -> None:
+    def __init__(
+        self,
+        session: Session,
+        feed: Feed,
+        files: RunFiles | None = None,
+        *,
+        polling: bool = False,
+        clock=time.monotonic,
+        name: str = "",
+        ranks: list[str] | None = None,
+        status_every: float = CHECKS_EVERY,
+    ) -> None:
         """One run: every file the feed delivers belongs to ``session``; ``ranks``: its
         per-rank log files (more are recognised as they appear); ``status_every``: see
         the attribute."""
@@ -280,13 +307,24 @@ class LiveLoop:
         #: which shows checks at most once a second, asks for its own)
         self.status_every = status_every
         if session is not None:
-            self.runs[name] = RunLive(name, session, files, fallback_every=self._fallback_every, clock=clock,
-                                      ranks=ranks)
+            self.runs[name] = RunLive(
+                name, session, files, fallback_every=self._fallback_every, clock=clock, ranks=ranks
+            )
 
     @classmethod
-    def many(cls, feed: Feed, top: str, settings: Settings, flags: RunInfo | None = None,
-             config: str | None = None, *, polling: bool = False, clock=time.monotonic,
-             known: list | None = None, status_every: float = CHECKS_EVERY) -> "LiveLoop":
+    def many(
+        cls,
+        feed: Feed,
+        top: str,
+        settings: Settings,
+        flags: RunInfo | None = None,
+        config: str | None = None,
+        *,
+        polling: bool = False,
+        clock=time.monotonic,
+        known: list | None = None,
+        status_every: float = CHECKS_EVERY,
+    ) -> "LiveLoop":
         """Every run under ``top``; ``known``: runs opened already (engine.Run)."""
         loop = cls(None, feed, polling=polling, clock=clock, status_every=status_every)  # type: ignore[arg-type]
         loop._top = os.path.abspath(top)
@@ -296,8 +334,9 @@ class LiveLoop:
         for r in known or []:
             s = Session(settings, r.info)
             s.set_checkpoints(r.info.checkpoints)
-            live = loop.runs[r.name] = RunLive(r.name, s, r.files_of, fallback_every=loop._fallback_every,
-                                               clock=clock, ranks=getattr(r, "ranks", None))
+            live = loop.runs[r.name] = RunLive(
+                r.name, s, r.files_of, fallback_every=loop._fallback_every, clock=clock, ranks=getattr(r, "ranks", None)
+            )
             for f in getattr(r, "files", []):
                 loop._file_runs[f.path] = live
                 for seg in f.segments:
@@ -553,8 +592,11 @@ class LiveLoop:
             if run.files is not None and not every:
                 for p in changes:
                     k = run.files.classify(p)
-                    if k and (self._top is None or p == run.files.root
-                              or p.startswith(run.files.root.rstrip(os.sep) + os.sep)
-                              or (run.files.config and os.path.abspath(p) == os.path.abspath(run.files.config))):
+                    if k and (
+                        self._top is None
+                        or p == run.files.root
+                        or p.startswith(run.files.root.rstrip(os.sep) + os.sep)
+                        or (run.files.config and os.path.abspath(p) == os.path.abspath(run.files.config))
+                    ):
                         kinds.add(k)
             run.side_files(kinds, up, records_waiting=run.name in routed or (unrouted and self._top is None))

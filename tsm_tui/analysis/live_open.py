@@ -27,20 +27,52 @@ def polling(feed: Feed) -> bool:
     return getattr(feed, "poll_interval", None) is not None
 
 
-def one_run(run: Run, opts: Options, feed: Feed, *, name: str | None = None, files: bool = True,
-            clock=time.monotonic, status_every: float = CHECKS_EVERY) -> LiveLoop:
+def one_run(
+    run: Run,
+    opts: Options,
+    feed: Feed,
+    *,
+    name: str | None = None,
+    files: bool = True,
+    clock=time.monotonic,
+    status_every: float = CHECKS_EVERY,
+) -> LiveLoop:
     """The loop of one opened run: its Session (the run's plan, its checkpoints), its side
     files (re-read when they change; ``files=False``: a replay, nothing changes) and its
     per-rank logs (the ranks check). ``name``: the run's name in the loop's updates."""
-    return LiveLoop(Session(opts.settings, run.info), feed, run.files_of if files else None, polling=polling(feed), clock=clock,
-                    name=run.name if name is None else name, ranks=run.ranks, status_every=status_every)
+    return LiveLoop(
+        Session(opts.settings, run.info),
+        feed,
+        run.files_of if files else None,
+        polling=polling(feed),
+        clock=clock,
+        name=run.name if name is None else name,
+        ranks=run.ranks,
+        status_every=status_every,
+    )
 
 
-def many_runs(opts: Options, feed: Feed, top: str, known: list[Run] | None = None, *,
-              clock=time.monotonic, status_every: float = CHECKS_EVERY) -> LiveLoop:
+def many_runs(
+    opts: Options,
+    feed: Feed,
+    top: str,
+    known: list[Run] | None = None,
+    *,
+    clock=time.monotonic,
+    status_every: float = CHECKS_EVERY,
+) -> LiveLoop:
     """The loop of every run under ``top`` (``known``: those opened already)."""
-    return LiveLoop.many(feed, top, opts.settings, opts.info, opts.config, polling=polling(feed), clock=clock,
-                         known=known, status_every=status_every)
+    return LiveLoop.many(
+        feed,
+        top,
+        opts.settings,
+        opts.info,
+        opts.config,
+        polling=polling(feed),
+        clock=clock,
+        known=known,
+        status_every=status_every,
+    )
 
 
 def open_loop(opts: Options, feed: Feed) -> LiveLoop:
@@ -57,8 +89,7 @@ def open_loop(opts: Options, feed: Feed) -> LiveLoop:
     if os.path.splitext(path)[1]:  # a log file that does not exist yet
         files = RunFiles(parent, opts.info, opts.config)
         info, _ = files.read_info()
-        return LiveLoop(Session(opts.settings, info), feed, files, polling=polling(feed),
-                        name=os.path.basename(path))
+        return LiveLoop(Session(opts.settings, info), feed, files, polling=polling(feed), name=os.path.basename(path))
     return many_runs(opts, feed, path)
 
 

@@ -47,8 +47,7 @@ def _alert_step(a: Alert) -> int:
 
 
 class Monitor:
-    def __init__(self, settings: Settings | None = None, info: RunInfo | None = None,
-                 detectors=None) -> None:
+    def __init__(self, settings: Settings | None = None, info: RunInfo | None = None, detectors=None) -> None:
         self.settings = settings or Settings()
         self.state = RunState(info or RunInfo())
         self._classes = list(detectors or DETECTORS)
@@ -197,11 +196,18 @@ class Monitor:
         self._by_key = {}
         self.launches.new_run()
         n = len(self.launches.segments) + self.launches.dropped
-        return Alert("resume", Severity.INFO, rec.step,
-                     f"New run at step {rec.step} (launch {n} in this file): the steps restarted after "
-                     f"{prev_first}-{prev_last} and the loss is back at its starting level; the checks judge "
-                     f"this run, the launches before it are listed.", value=float(prev_last), baseline=None,
-                     actions=[], key=f"launch:{n}")
+        return Alert(
+            "resume",
+            Severity.INFO,
+            rec.step,
+            f"New run at step {rec.step} (launch {n} in this file): the steps restarted after "
+            f"{prev_first}-{prev_last} and the loss is back at its starting level; the checks judge "
+            f"this run, the launches before it are listed.",
+            value=float(prev_last),
+            baseline=None,
+            actions=[],
+            key=f"launch:{n}",
+        )
 
     def feed_event(self, ev: TextEvent, own: bool = True) -> list[Alert]:
         """A text event (a crash line) of this source (``own``) or of another file of the
@@ -225,16 +231,28 @@ class Monitor:
                 d.on_resume(step)
             except Exception as e:  # noqa: BLE001 - contained (see feed)
                 self._fail(d, e)
-        return Alert("resume", Severity.INFO, step,
-                     f"Run resumed at step {step} after reaching step {prev}: steps {step + 1}-{prev} are "
-                     f"superseded by the new segment.", value=float(prev), baseline=None, actions=[],
-                     key=f"resume:{step}")
+        return Alert(
+            "resume",
+            Severity.INFO,
+            step,
+            f"Run resumed at step {step} after reaching step {prev}: steps {step + 1}-{prev} are "
+            f"superseded by the new segment.",
+            value=float(prev),
+            baseline=None,
+            actions=[],
+            key=f"resume:{step}",
+        )
 
     def _store(self, alerts: list[Alert]) -> list[Alert]:
         kept = []
         for a in alerts:
-            if a.severity != Severity.INFO and a.step is not None and self.state.early_trouble_step is None \
-                    and a.check in ("loss_spike", "grad_norm", "nonfinite") and self._early(a.step):
+            if (
+                a.severity != Severity.INFO
+                and a.step is not None
+                and self.state.early_trouble_step is None
+                and a.check in ("loss_spike", "grad_norm", "nonfinite")
+                and self._early(a.step)
+            ):
                 self.state.early_trouble_step = a.step
             k = a.key or a.check
             n = self.folded.get(k, 0) + 1
@@ -306,9 +324,13 @@ class Monitor:
                 return d.result()
             except Exception as e:  # noqa: BLE001 - contained (see feed)
                 self._fail(d, e)
-        return CheckResult(d.id, d.title, Status.SKIP,
-                           f"not checked: the check failed on this run's values ({self.failed[d.id]}); "
-                           "the other checks are unaffected")
+        return CheckResult(
+            d.id,
+            d.title,
+            Status.SKIP,
+            f"not checked: the check failed on this run's values ({self.failed[d.id]}); "
+            "the other checks are unaffected",
+        )
 
     def counts(self, checks: list[CheckResult] | None = None) -> tuple[int, int]:
         checks = checks if checks is not None else self.checks()
@@ -340,9 +362,18 @@ class Monitor:
         """De-duplicated actions of the checks that are not passing, most urgent first."""
         checks = checks if checks is not None else self.checks()
         status = {c.id: c.status for c in checks}
-        relevant = [a for a in self.view_alerts() if a.actions and status.get(a.check, Status.FAIL) in (Status.WARN, Status.FAIL)]
-        relevant.sort(key=lambda a: (_SEV_RANK[a.severity], -status[a.check].rank if a.check in status else 0,
-                                     a.step if a.step is not None else 0))
+        relevant = [
+            a
+            for a in self.view_alerts()
+            if a.actions and status.get(a.check, Status.FAIL) in (Status.WARN, Status.FAIL)
+        ]
+        relevant.sort(
+            key=lambda a: (
+                _SEV_RANK[a.severity],
+                -status[a.check].rank if a.check in status else 0,
+                a.step if a.step is not None else 0,
+            )
+        )
         out: list[str] = []
         seen = set()
         for a in relevant:

@@ -69,9 +69,22 @@ STRAY = "stray record of a lagging writer (step back, then forward again)"
 
 
 def _sig(r: StepRecord) -> tuple:
-    return (r.loss, r.grad_norm, r.lr, r.loss_scale, r.skipped, r.nan_iters, r.overflow, r.tokens, r.time,
-            r.epoch, r.val_loss, r.loss_missing, tuple(sorted(r.extra.items())) if r.extra else (),
-            tuple(r.samples) if r.samples else None)
+    return (
+        r.loss,
+        r.grad_norm,
+        r.lr,
+        r.loss_scale,
+        r.skipped,
+        r.nan_iters,
+        r.overflow,
+        r.tokens,
+        r.time,
+        r.epoch,
+        r.val_loss,
+        r.loss_missing,
+        tuple(sorted(r.extra.items())) if r.extra else (),
+        tuple(r.samples) if r.samples else None,
+    )
 
 
 def _same(a: tuple, b: tuple) -> bool:
@@ -302,8 +315,12 @@ class Orderer:
             keep = np.flatnonzero(~same)
             if keep.size == 0:
                 return
-            fr = Frame(step[keep], {k: v[keep] for k, v in fr.cols.items()},
-                       {k: v[keep] for k, v in fr.extra.items()} if fr.extra else None, fr.source)
+            fr = Frame(
+                step[keep],
+                {k: v[keep] for k, v in fr.cols.items()},
+                {k: v[keep] for k, v in fr.extra.items()} if fr.extra else None,
+                fr.source,
+            )
         out.append(fr)
         self.older, self.recent, self.tail = self.recent if self.recent else self.older, OrderedDict(), fr
         self._delivered += fr.n

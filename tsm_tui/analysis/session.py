@@ -24,9 +24,24 @@ from tsm_tui.sources.framework_defaults import apply_defaults, framework_of, is_
 CHANNEL_MARGIN = 10  # losses a console channel needs beyond its file's history to be used (ours)
 AUX_KEEP = 2000  # auxiliary records (sampling steps) kept for monitors created later
 EVENTS_KEEP = 500  # text events (crash lines) kept for monitors created later
-_INFO_KEYS = ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "clip",
-              "precision", "batch_tokens", "logging_steps", "save_steps", "schedule", "beta2", "eps", "save_strategy",
-              "dataset")
+_INFO_KEYS = (
+    "total_steps",
+    "warmup_steps",
+    "peak_lr",
+    "params",
+    "batch_size",
+    "seq_len",
+    "clip",
+    "precision",
+    "batch_tokens",
+    "logging_steps",
+    "save_steps",
+    "schedule",
+    "beta2",
+    "eps",
+    "save_strategy",
+    "dataset",
+)
 
 
 def apply_log_info(info: RunInfo, reader: LineReader) -> None:
@@ -103,7 +118,7 @@ class Session:
         prev = getattr(reader, "continues", None)
         if prev is None or reader is None:
             return source
-        alias = prev + source[len(reader.path):] if source.startswith(reader.path) else prev
+        alias = prev + source[len(reader.path) :] if source.startswith(reader.path) else prev
         return alias if alias in self.monitors else source
 
     def _feed_source(self, source: str, records, reader: LineReader | None) -> list[Alert]:
@@ -200,8 +215,11 @@ class Session:
         that a resumed run's newer file continues does not count (its exit was not the end)."""
         readers = list({id(r): r for r in self.readers.values()}.values())
         superseded = {getattr(r, "continues", None) for r in readers}
-        codes = [r.exit_code for r in readers
-                 if getattr(r, "exit_code", None) is not None and getattr(r, "path", None) not in superseded]
+        codes = [
+            r.exit_code
+            for r in readers
+            if getattr(r, "exit_code", None) is not None and getattr(r, "path", None) not in superseded
+        ]
         return codes[-1] if codes else None
 
     @property

@@ -69,8 +69,11 @@ def same_step_spikes(onsets: dict[str, set[int]], orders: dict[str, DataOrder]) 
     for name, steps in onsets.items():
         for s in steps:
             near = near_steps(s)
-            others = sorted(n for n, o in onsets.items() if n != name and orders[n].shares_with(orders[name])
-                            and any(x in near for x in o))
+            others = sorted(
+                n
+                for n, o in onsets.items()
+                if n != name and orders[n].shares_with(orders[name]) and any(x in near for x in o)
+            )
             if others:
                 out.setdefault(name, {})[s] = others
     return out

@@ -39,8 +39,13 @@ class Frame:
 
     __slots__ = ("step", "cols", "extra", "source", "n", "_state")
 
-    def __init__(self, step: np.ndarray, cols: dict[str, np.ndarray], extra: dict[str, np.ndarray] | None = None,
-                 source: str | None = None) -> None:
+    def __init__(
+        self,
+        step: np.ndarray,
+        cols: dict[str, np.ndarray],
+        extra: dict[str, np.ndarray] | None = None,
+        source: str | None = None,
+    ) -> None:
         self.step = step
         self.cols = cols
         self.extra = extra or None
@@ -55,14 +60,19 @@ class Frame:
         return self.cols.get(name)
 
     def slice(self, a: int, b: int) -> "Frame":
-        return Frame(self.step[a:b], {k: v[a:b] for k, v in self.cols.items()},
-                     {k: v[a:b] for k, v in self.extra.items()} if self.extra else None, self.source)
+        return Frame(
+            self.step[a:b],
+            {k: v[a:b] for k, v in self.cols.items()},
+            {k: v[a:b] for k, v in self.extra.items()} if self.extra else None,
+            self.source,
+        )
 
     def record(self, i: int) -> StepRecord:
         """Row ``i`` as the StepRecord the per-line reader would have built."""
         # (``item`` gives the Python number without a numpy scalar in between)
-        vals: dict[str, Any] = {k: int(col.item(i)) if k in INT_FIELDS else float(col.item(i))
-                                for k, col in self.cols.items()}
+        vals: dict[str, Any] = {
+            k: int(col.item(i)) if k in INT_FIELDS else float(col.item(i)) for k, col in self.cols.items()
+        }
         rec = StepRecord(self.step.item(i), source=self.source, **vals)
         if self.extra:
             rec.extra = {k: float(col.item(i)) for k, col in self.extra.items()}
@@ -102,9 +112,19 @@ RECS_KEPT = 1024
 def _shape(r: StepRecord):
     if r.samples is not None or r.overflow or r.loss_missing or r.launch:
         return None
-    return (r.loss is None, r.grad_norm is None, r.lr is None, r.loss_scale is None, r.tokens is None,
-            r.time is None, r.epoch is None, r.val_loss is None, r.skipped is None, r.nan_iters is None,
-            tuple(r.extra) if r.extra else ())
+    return (
+        r.loss is None,
+        r.grad_norm is None,
+        r.lr is None,
+        r.loss_scale is None,
+        r.tokens is None,
+        r.time is None,
+        r.epoch is None,
+        r.val_loss is None,
+        r.skipped is None,
+        r.nan_iters is None,
+        tuple(r.extra) if r.extra else (),
+    )
 
 
 def pack(recs: list[StepRecord], min_run: int = MIN_RUN) -> list:
@@ -146,8 +166,9 @@ def frame_from_records(recs: list[StepRecord]) -> Frame | None:
             return None
     if not (set(present) & METRIC_FIELDS or "skipped" in present or "nan_iters" in present):
         return None
-    cols = {f: np.array([getattr(r, f) for r in recs], dtype=np.int64 if f in INT_FIELDS else np.float64)
-            for f in present}
+    cols = {
+        f: np.array([getattr(r, f) for r in recs], dtype=np.int64 if f in INT_FIELDS else np.float64) for f in present
+    }
     # (no key in xkeys when the records have no extra)
     extra = {k: np.array([r.extra[k] for r in recs], dtype=np.float64) for k in xkeys}  # type: ignore[index]
     return Frame(np.array([r.step for r in recs], dtype=np.int64), cols, extra, r0.source)

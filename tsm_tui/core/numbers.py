@@ -90,13 +90,33 @@ def num(v, sizes: bool = False) -> float | None:
 MAX_FACT = 1e18
 #: counts (int64): the smallest value each may take (warm-up 0 is "no warm-up"); the
 #: last five are pre-flight's (a plan's parts of the global batch, its decay horizon)
-FACT_COUNTS = {"total_steps": 1, "warmup_steps": 0, "batch_size": 1, "seq_len": 1, "logging_steps": 1,
-               "save_steps": 1, "decay_steps": 1, "dataset_samples": 1, "micro_batch": 1, "grad_accum": 1,
-               "world_size": 1}
+FACT_COUNTS = {
+    "total_steps": 1,
+    "warmup_steps": 0,
+    "batch_size": 1,
+    "seq_len": 1,
+    "logging_steps": 1,
+    "save_steps": 1,
+    "decay_steps": 1,
+    "dataset_samples": 1,
+    "micro_batch": 1,
+    "grad_accum": 1,
+    "world_size": 1,
+}
 #: amounts (float): whether 0 is allowed (clip 0 is "no clipping"); the last four are
 #: pre-flight's; Adam's beta2 / eps: the advice's (analysis/advice.optimizer_state)
-FACT_AMOUNTS = {"peak_lr": False, "params": False, "batch_tokens": False, "clip": True, "total_tokens": False,
-                "warmup_tokens": True, "epochs": False, "save_hours": False, "beta2": True, "eps": True}
+FACT_AMOUNTS = {
+    "peak_lr": False,
+    "params": False,
+    "batch_tokens": False,
+    "clip": True,
+    "total_tokens": False,
+    "warmup_tokens": True,
+    "epochs": False,
+    "save_hours": False,
+    "beta2": True,
+    "eps": True,
+}
 MAX_FACT_TEXT = 200
 #: the "not set" count of HF and Lightning (max_steps, max_epochs, devices: -1): no
 #: setting and no error; any other negative count a config gives is ignored and said
@@ -190,4 +210,4 @@ def shown(v, limit: int = 24) -> str:
     if isinstance(v, float):
         return "nan" if v != v else repr(v)
     s = str(v)
-    return s if len(s) <= limit else f"{s[:limit - 8]}... ({len(s)} characters)"
+    return s if len(s) <= limit else f"{s[: limit - 8]}... ({len(s)} characters)"

@@ -23,6 +23,5 @@ Exit codes: 0 no critical issue, 1 a check FAILed, 2 unreadable input
 (``InputError``: one line on stderr).
 """
 
-
 from tsm_tui.preflight.checks import run_checks  # noqa: F401
 from tsm_tui.preflight.report import json_report, main, plan_from, text_report  # noqa: F401

@@ -7,15 +7,24 @@ import math
 from tsm_tui.analysis.advice import checkpoint_every
 from tsm_tui.analysis.rules import checkpoint_gap_too_long, lr_ratio_status, warmup_published, warmup_short
 from tsm_tui.core.numbers import fmt
-from tsm_tui.analysis.detectors.references import (deepseek_batch_tokens, gpt3_batch_tokens,
-                                          gpt3_lr)
+from tsm_tui.analysis.detectors.references import deepseek_batch_tokens, gpt3_batch_tokens, gpt3_lr
 from tsm_tui.core.record import Status
 from tsm_tui.core.settings import Settings
 from tsm_tui.preflight.plan import Plan
 
-from tsm_tui.preflight.references import (BETA2_MAX, CKPT_MAX_HOURS, EPS_MAX,
-                                          LARGE_PARAMS, LOG_AVERAGED, LOG_WARN)
-from tsm_tui.preflight.references import DECAY_TOO_LONG, PreCheck, WARMUP_REC, _Acc, _BF16, _lr_ratio, human, key, lr_ref, pct
+from tsm_tui.preflight.references import BETA2_MAX, CKPT_MAX_HOURS, EPS_MAX, LARGE_PARAMS, LOG_AVERAGED, LOG_WARN
+from tsm_tui.preflight.references import (
+    DECAY_TOO_LONG,
+    PreCheck,
+    WARMUP_REC,
+    _Acc,
+    _BF16,
+    _lr_ratio,
+    human,
+    key,
+    lr_ref,
+    pct,
+)
 
 # --- the checks -----------------------------------------------------------------------------
 
@@ -34,23 +43,34 @@ def check_lr_schedule(plan: Plan, s: Settings) -> PreCheck:
     elif W == 0:
         what = "fine-tune" if ft else "from-scratch run"
         act = f"set {wk} to {rec_range()}" if T else f"add a linear warm-up of 2-5% of the steps ({wk})"
-        a.add(Status.WARN if ft else Status.FAIL, f"no LR warm-up ({what}): the first Adam updates hit at the "
-              f"peak LR", act + ", then cosine decay to 10% of the peak")
+        a.add(
+            Status.WARN if ft else Status.FAIL,
+            f"no LR warm-up ({what}): the first Adam updates hit at the peak LR",
+            act + ", then cosine decay to 10% of the peak",
+        )
     elif T:
         frac = W / T
         published = warmup_published(W, s, plan.warmup_tokens)
         if W >= T:
-            a.add(Status.WARN, f"warm-up {W} steps >= the run's {T}: the LR never leaves warm-up",
-                  f"set {wk} to {rec_range()}")
+            a.add(
+                Status.WARN,
+                f"warm-up {W} steps >= the run's {T}: the LR never leaves warm-up",
+                f"set {wk} to {rec_range()}",
+            )
         elif warmup_short(W, T, s, plan.warmup_tokens):
-            a.add(Status.WARN, f"warm-up {W} steps is {pct(frac)} of {T} (< 1%; 2-5% recommended)",
-                  f"set {wk} to {rec_range()}")
+            a.add(
+                Status.WARN,
+                f"warm-up {W} steps is {pct(frac)} of {T} (< 1%; 2-5% recommended)",
+                f"set {wk} to {rec_range()}",
+            )
         else:
             why = ""
             if frac < WARMUP_REC[0] and published:
-                why = (f"; >= {s.warmup_published_steps} steps, as LLaMA / OLMo 2 / DeepSeek"
-                       if W >= s.warmup_published_steps
-                       else f"; {human(plan.warmup_tokens)} tokens, as GPT-3")
+                why = (
+                    f"; >= {s.warmup_published_steps} steps, as LLaMA / OLMo 2 / DeepSeek"
+                    if W >= s.warmup_published_steps
+                    else f"; {human(plan.warmup_tokens)} tokens, as GPT-3"
+                )
             elif frac < WARMUP_REC[0]:
                 why = "; 2-5% recommended"
             a.add(Status.PASS, f"warm-up {W} steps ({pct(frac)} of {T}{why})")
@@ -62,21 +82,30 @@ def check_lr_schedule(plan: Plan, s: Settings) -> PreCheck:
     sk = key(plan, "schedule")
     if sch:
         no_decay = sch in ("constant", "constant_with_warmup", "none", "fixed", "const") or (
-            plan.min_lr_ratio is not None and plan.min_lr_ratio >= 0.999)
+            plan.min_lr_ratio is not None and plan.min_lr_ratio >= 0.999
+        )
         if no_decay and not ft:
-            a.add(Status.WARN, f"{sch} LR: no decay after warm-up",
-                  f"set {sk}=cosine (decay to 10% of the peak over the run: GPT-3, LLaMA, OLMo 2)")
+            a.add(
+                Status.WARN,
+                f"{sch} LR: no decay after warm-up",
+                f"set {sk}=cosine (decay to 10% of the peak over the run: GPT-3, LLaMA, OLMo 2)",
+            )
         elif no_decay:
             a.info(f"{sch} LR (fine-tune)")
         else:
-            a.add(Status.PASS, f"{sch} decay" + (f" to {plan.min_lr_ratio:.0%} of the peak"
-                                                  if plan.min_lr_ratio is not None else ""))
+            a.add(
+                Status.PASS,
+                f"{sch} decay" + (f" to {plan.min_lr_ratio:.0%} of the peak" if plan.min_lr_ratio is not None else ""),
+            )
     if plan.decay_steps and T:
         r = plan.decay_steps / T
         if r > DECAY_TOO_LONG:
-            a.add(Status.WARN, f"the schedule decays over {plan.decay_steps} steps but the run is {T} "
-                  f"({fmt(r, 2)}x): the LR is still high when training stops",
-                  f"set {key(plan, 'decay_steps')} to {T} (the run's length; Chinchilla)")
+            a.add(
+                Status.WARN,
+                f"the schedule decays over {plan.decay_steps} steps but the run is {T} "
+                f"({fmt(r, 2)}x): the LR is still high when training stops",
+                f"set {key(plan, 'decay_steps')} to {T} (the run's length; Chinchilla)",
+            )
 
     # peak LR against model size
     ref = lr_ref(plan)
@@ -112,8 +141,10 @@ def check_batch(plan: Plan, s: Settings) -> PreCheck:
             why = f"batch size unknown (--batch-tokens); {human(p)} params"
         return a.result(why)
     if plan.finetune:
-        return a.result(f"fine-tune: the GPT-3 / DeepSeek batch references are for pre-training; batch {human(bt)} "
-                        f"tokens for {human(p)} params")
+        return a.result(
+            f"fine-tune: the GPT-3 / DeepSeek batch references are for pre-training; batch {human(bt)} "
+            f"tokens for {human(p)} params"
+        )
     g = gpt3_batch_tokens(p)
     ref, name = g, f"GPT-3 Table 2.1 for {human(p)}"
     ds = None
@@ -128,15 +159,21 @@ def check_batch(plan: Plan, s: Settings) -> PreCheck:
     if r < 1 / f:
         need = ref / f
         seqs = f" = {math.ceil(need / seq)} sequences of {seq}" if seq else ""
-        a.add(Status.WARN, f"batch {human(bt)} tokens{assumed} is {1 / r:.0f}x below the {human(ref)}-token "
-              f"reference ({name}): noisy gradients, spikes more likely",
-              f"raise the global batch to >= {human(need)} tokens{seqs} (reference {human(ref)}; gradient "
-              f"accumulation or more devices), or lower the LR (Adam's best LR scales ~ sqrt(batch))")
+        a.add(
+            Status.WARN,
+            f"batch {human(bt)} tokens{assumed} is {1 / r:.0f}x below the {human(ref)}-token "
+            f"reference ({name}): noisy gradients, spikes more likely",
+            f"raise the global batch to >= {human(need)} tokens{seqs} (reference {human(ref)}; gradient "
+            f"accumulation or more devices), or lower the LR (Adam's best LR scales ~ sqrt(batch))",
+        )
     elif r > f:
-        a.add(Status.WARN, f"batch {human(bt)} tokens is {r:.0f}x above the {human(ref)}-token reference ({name}): "
-              "beyond the critical batch size, tokens are wasted",
-              f"lower the batch to <= {human(ref * f)} tokens or ramp it up over the first 1-5% of tokens "
-              "(GPT-3, Llama 3, DeepSeek-V3)")
+        a.add(
+            Status.WARN,
+            f"batch {human(bt)} tokens is {r:.0f}x above the {human(ref)}-token reference ({name}): "
+            "beyond the critical batch size, tokens are wasted",
+            f"lower the batch to <= {human(ref * f)} tokens or ramp it up over the first 1-5% of tokens "
+            "(GPT-3, Llama 3, DeepSeek-V3)",
+        )
     else:
         a.add(Status.PASS, f"{human(bt)} tokens/step{assumed} = {fmt(r, 2)}x the reference {human(ref)} ({name})")
     return a.result()
@@ -150,8 +187,11 @@ def check_clipping(plan: Plan, s: Settings) -> PreCheck:
         extra = " (looser than the usual 1.0)" if c > 1.0 else ""
         a.add(Status.PASS, f"clip at {fmt(c)}{extra}")
         return a.result()
-    what = "clipping disabled" + (f" ({plan.keys.get('clip')}={fmt(c)})" if c is not None else "") if c is not None \
+    what = (
+        "clipping disabled" + (f" ({plan.keys.get('clip')}={fmt(c)})" if c is not None else "")
+        if c is not None
         else "no gradient clipping in the config"
+    )
     worse = []
     if plan.precision in ("fp16", "fp16-pure"):
         worse.append("fp16: an overflowing step is applied unclipped")
@@ -182,14 +222,24 @@ def check_precision(plan: Plan, s: Settings) -> PreCheck:
             why = f"static loss scale {fmt(plan.loss_scale)} ({plan.keys.get('loss_scale', 'loss_scale')})"
         else:
             why = f"loss scaler disabled ({plan.keys.get('dynamic_scaling', '')})"
-        a.add(Status.FAIL, f"fp16 without dynamic loss scaling, {why}: gradients under- or overflow (fp16 max "
-              "65504) with nothing to back off", f"{to_bf16}; or at least dynamic loss scaling "
-              "(Megatron: drop --loss-scale; DeepSpeed: loss_scale 0)")
+        a.add(
+            Status.FAIL,
+            f"fp16 without dynamic loss scaling, {why}: gradients under- or overflow (fp16 max "
+            "65504) with nothing to back off",
+            f"{to_bf16}; or at least dynamic loss scaling (Megatron: drop --loss-scale; DeepSpeed: loss_scale 0)",
+        )
     else:
-        sure = "" if plan.dynamic_scaling or fw in ("hf", "axolotl", "megatron", "lightning", "nanogpt",
-                                                     "deepspeed") else " (scaler assumed)"
-        a.add(Status.WARN, f"fp16 with dynamic loss scaling{sure}: works, but overflow skips steps and a collapsing "
-              "loss scale preceded OPT-175B's divergences", to_bf16)
+        sure = (
+            ""
+            if plan.dynamic_scaling or fw in ("hf", "axolotl", "megatron", "lightning", "nanogpt", "deepspeed")
+            else " (scaler assumed)"
+        )
+        a.add(
+            Status.WARN,
+            f"fp16 with dynamic loss scaling{sure}: works, but overflow skips steps and a collapsing "
+            "loss scale preceded OPT-175B's divergences",
+            to_bf16,
+        )
     return a.result()
 
 
@@ -200,30 +250,48 @@ def check_logging(plan: Plan, s: Settings) -> PreCheck:
     if strat in ("no", "none"):
         a.add(Status.WARN, "logging disabled (logging_strategy=no)", f"set logging_strategy=steps and {lk}=1")
     elif strat == "epoch":
-        a.add(Status.WARN, "loss logged once per epoch: spikes are averaged away",
-              f"set logging_strategy=steps and {lk}=1")
+        a.add(
+            Status.WARN,
+            "loss logged once per epoch: spikes are averaged away",
+            f"set logging_strategy=steps and {lk}=1",
+        )
     elif n is not None:
         src = plan.origin.get("logging_steps", "")
-        default = " (HF's default logging_steps=500)" if "HF" in src and "default" in src else (
-            " (HF's default value)" if n == 500 and plan.framework in ("hf", "axolotl") else "")
+        default = (
+            " (HF's default logging_steps=500)"
+            if "HF" in src and "default" in src
+            else (" (HF's default value)" if n == 500 and plan.framework in ("hf", "axolotl") else "")
+        )
         if n >= LOG_AVERAGED:
-            a.add(Status.WARN, f"loss logged every {n} steps{default}: the logged loss is the mean over the "
-                  f"interval, so a spike is averaged away and seen up to {n} steps late", f"set {lk}=1")
+            a.add(
+                Status.WARN,
+                f"loss logged every {n} steps{default}: the logged loss is the mean over the "
+                f"interval, so a spike is averaged away and seen up to {n} steps late",
+                f"set {lk}=1",
+            )
         elif n > LOG_WARN:
-            a.add(Status.WARN, f"loss logged every {n} steps (> {LOG_WARN}): short spikes are smoothed out",
-                  f"set {lk}=1")
+            a.add(
+                Status.WARN, f"loss logged every {n} steps (> {LOG_WARN}): short spikes are smoothed out", f"set {lk}=1"
+            )
         else:
             a.add(Status.PASS, f"loss logged every {n} step{'s' if n != 1 else ''}")
     if plan.logging_nan_inf_filter:
         src = plan.origin.get("logging_nan_inf_filter", "")
         d = " (HF default)" if "default" in src else ""
-        a.add(Status.WARN, f"logging_nan_inf_filter=true{d}: HF logs the running mean instead of a NaN/Inf loss, "
-              "so a broken run shows finite losses", "set logging_nan_inf_filter=false")
+        a.add(
+            Status.WARN,
+            f"logging_nan_inf_filter=true{d}: HF logs the running mean instead of a NaN/Inf loss, "
+            "so a broken run shows finite losses",
+            "set logging_nan_inf_filter=false",
+        )
     elif plan.logging_nan_inf_filter is False:
         a.add(Status.PASS, "NaN filter off")
     if plan.log_grad_norm is False:
-        a.add(Status.WARN, "grad norm not logged: it leads the loss (OLMo 2, GLM-130B)",
-              f"log the gradient norm ({plan.keys.get('log_grad_norm', 'log_grad_norm')}=true)")
+        a.add(
+            Status.WARN,
+            "grad norm not logged: it leads the loss (OLMo 2, GLM-130B)",
+            f"log the gradient norm ({plan.keys.get('log_grad_norm', 'log_grad_norm')}=true)",
+        )
     return a.result("logging interval not in the config (e.g. logging_steps, log_interval)")
 
 
@@ -232,8 +300,7 @@ def check_checkpoints(plan: Plan, s: Settings) -> PreCheck:
     T, S, strat = plan.total_steps, plan.save_steps, plan.save_strategy
     sk = key(plan, "save_steps")
     rec = checkpoint_every(T)
-    act = f"set {sk} <= {rec} (a rollback point a few hundred steps before any spike: PaLM restarted ~100 " \
-          "steps before)"
+    act = f"set {sk} <= {rec} (a rollback point a few hundred steps before any spike: PaLM restarted ~100 steps before)"
     if strat in ("no", "none", "false"):
         how = plan.keys.get("save_strategy", "save_strategy=no")
         a.add(Status.WARN, f"no checkpoints configured ({how}): nothing to roll back to", act)
@@ -245,13 +312,20 @@ def check_checkpoints(plan: Plan, s: Settings) -> PreCheck:
             st = Status.WARN if checkpoint_gap_too_long(per, T, s) else Status.PASS
             a.add(st, f"checkpoint once per epoch = every {per:.0f} steps ({pct(per / T)} of {T})", act)
         else:
-            a.add(Status.WARN, "checkpoint once per epoch: rollback points could be far apart (steps per epoch "
-                  "unknown)", act)
+            a.add(
+                Status.WARN,
+                "checkpoint once per epoch: rollback points could be far apart (steps per epoch unknown)",
+                act,
+            )
     elif S is not None:
         if T:
             frac = S / T
             if checkpoint_gap_too_long(S, T, s):
-                a.add(Status.WARN, f"checkpoint every {S} steps = {pct(frac)} of {T} (> {s.ckpt_max_gap_frac:.0%} or > {s.ckpt_max_gap_steps} steps)", act)
+                a.add(
+                    Status.WARN,
+                    f"checkpoint every {S} steps = {pct(frac)} of {T} (> {s.ckpt_max_gap_frac:.0%} or > {s.ckpt_max_gap_steps} steps)",
+                    act,
+                )
             else:
                 a.add(Status.PASS, f"every {S} steps ({pct(frac)} of {T}, {T // S} rollback points)")
         elif checkpoint_gap_too_long(S, None, s):
@@ -260,8 +334,11 @@ def check_checkpoints(plan: Plan, s: Settings) -> PreCheck:
             a.add(Status.PASS, f"every {S} steps (run length unknown)")
     if plan.save_hours is not None:
         if plan.save_hours > CKPT_MAX_HOURS:
-            a.add(Status.WARN, f"checkpoint every {fmt(plan.save_hours, 3)} h (> {CKPT_MAX_HOURS:g} h)",
-                  f"save at least every {CKPT_MAX_HOURS:g} hours")
+            a.add(
+                Status.WARN,
+                f"checkpoint every {fmt(plan.save_hours, 3)} h (> {CKPT_MAX_HOURS:g} h)",
+                f"save at least every {CKPT_MAX_HOURS:g} hours",
+            )
         else:
             a.add(Status.PASS, f"every {fmt(plan.save_hours, 3)} h")
     if a.status == Status.SKIP:
@@ -283,34 +360,57 @@ def check_optimizer(plan: Plan, s: Settings) -> PreCheck:
         if b2 > BETA2_MAX and large and plan.finetune:
             a.add(Status.PASS, f"beta2 {b2:g} (fine-tune; pre-training recipes use 0.95 at this size)")
         elif b2 > BETA2_MAX and large:
-            a.add(Status.WARN, f"beta2 {b2:g}{size}: GPT-3, LLaMA and OLMo 2 use 0.95 (a slow second moment "
-                  "lags gradient spikes; Bai et al. 2025)", f"set {key(plan, 'beta2')}=0.95")
+            a.add(
+                Status.WARN,
+                f"beta2 {b2:g}{size}: GPT-3, LLaMA and OLMo 2 use 0.95 (a slow second moment "
+                "lags gradient spikes; Bai et al. 2025)",
+                f"set {key(plan, 'beta2')}=0.95",
+            )
         else:
             a.add(Status.PASS, f"beta2 {b2:g}" + ("" if p else " (model size unknown)"))
         need = math.ceil(2.0 / (1.0 - b2)) if b2 < 1 else None
         if need and W:
             if W < need:
-                a.add(Status.WARN, f"warm-up {W} steps < 2/(1-beta2) = {need} steps (Ma & Yarats 2021)",
-                      f"set {key(plan, 'warmup_steps')} >= {need} (or beta2 0.95: 40 steps)")
+                a.add(
+                    Status.WARN,
+                    f"warm-up {W} steps < 2/(1-beta2) = {need} steps (Ma & Yarats 2021)",
+                    f"set {key(plan, 'warmup_steps')} >= {need} (or beta2 0.95: 40 steps)",
+                )
             else:
                 a.add(Status.PASS, f"warm-up >= 2/(1-beta2) = {need}")
     if eps is not None:
         if eps > EPS_MAX and large:
-            a.add(Status.WARN, f"eps {eps:g}{size}: OLMo 2 moved 1e-5 -> 1e-8 (larger early updates, faster "
-                  "stabilisation); updates degrade as gradients approach eps (Molybog et al.)",
-                  f"set {key(plan, 'eps')}=1e-8")
+            a.add(
+                Status.WARN,
+                f"eps {eps:g}{size}: OLMo 2 moved 1e-5 -> 1e-8 (larger early updates, faster "
+                "stabilisation); updates degrade as gradients approach eps (Molybog et al.)",
+                f"set {key(plan, 'eps')}=1e-8",
+            )
         else:
             a.add(Status.PASS, f"eps {eps:g}")
     return a.result()
 
 
-CHECKS = (check_lr_schedule, check_batch, check_clipping, check_precision, check_logging, check_checkpoints,
-          check_optimizer)
+CHECKS = (
+    check_lr_schedule,
+    check_batch,
+    check_clipping,
+    check_precision,
+    check_logging,
+    check_checkpoints,
+    check_optimizer,
+)
 
 
-_IDS = {check_lr_schedule: "lr_schedule", check_batch: "batch_size", check_clipping: "grad_norm",
-        check_precision: "precision", check_logging: "logging", check_checkpoints: "checkpoints",
-        check_optimizer: "optimizer"}
+_IDS = {
+    check_lr_schedule: "lr_schedule",
+    check_batch: "batch_size",
+    check_clipping: "grad_norm",
+    check_precision: "precision",
+    check_logging: "logging",
+    check_checkpoints: "checkpoints",
+    check_optimizer: "optimizer",
+}
 
 
 def run_checks(plan: Plan, settings: Settings | None = None) -> list[PreCheck]:
@@ -320,8 +420,11 @@ def run_checks(plan: Plan, settings: Settings | None = None) -> list[PreCheck]:
         try:
             out.append(c(plan, s))
         except (ArithmeticError, ValueError, TypeError) as e:  # a value no arithmetic survives
-            out.append(PreCheck(_IDS[c], Status.SKIP, f"not evaluated: a configured value is out of range "
-                                f"({type(e).__name__})", ""))
+            out.append(
+                PreCheck(
+                    _IDS[c], Status.SKIP, f"not evaluated: a configured value is out of range ({type(e).__name__})", ""
+                )
+            )
     return out
 
 
@@ -338,5 +441,3 @@ def actions(checks: list[PreCheck]) -> list[str]:
                     if a not in out:
                         out.append(a)
     return out
-
-

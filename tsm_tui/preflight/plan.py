@@ -32,8 +32,15 @@ from dataclasses import dataclass, field as _field
 from tsm_tui.core.numbers import FACT_COUNTS, MAX_FACT_TEXT, UNSET_COUNT, run_fact, shown, unusable
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.config import MAX_CONFIG_BYTES, ConfigError, num, parse_arg_list, read_config_file  # noqa: F401
-from tsm_tui.sources.config_keys import (detect_framework, flatten, lookup, names, present, warmup_from_ratio,
-                                         warmup_in_tokens)
+from tsm_tui.sources.config_keys import (
+    detect_framework,
+    flatten,
+    lookup,
+    names,
+    present,
+    warmup_from_ratio,
+    warmup_in_tokens,
+)
 from tsm_tui.sources.params import count_params  # noqa: F401  (re-exported: tests, older imports)
 
 
@@ -101,6 +108,7 @@ class Plan(RunInfo):
 
 # --- scalar parsing ------------------------------------------------------------
 
+
 def _int(v) -> int | None:
     x = num(v)
     return int(round(x)) if x is not None else None
@@ -120,17 +128,27 @@ def flag(v) -> bool | None:
     return None
 
 
-
-_NOT_CONFIG = ("trainer_state.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
-               "generation_config.json", "vocab.json", "added_tokens.json", "all_results.json",
-               "train_results.json", "eval_results.json", "preprocessor_config.json", "adapter_config.json")
-
+_NOT_CONFIG = (
+    "trainer_state.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "generation_config.json",
+    "vocab.json",
+    "added_tokens.json",
+    "all_results.json",
+    "train_results.json",
+    "eval_results.json",
+    "preprocessor_config.json",
+    "adapter_config.json",
+)
 
 
 def is_model_config(m: dict) -> bool:
     keys = set(m)
     return bool(keys & {"architectures", "model_type"}) or (
-        bool(keys & {"num_hidden_layers", "n_layer"}) and bool(keys & {"hidden_size", "n_embd"})
+        bool(keys & {"num_hidden_layers", "n_layer"})
+        and bool(keys & {"hidden_size", "n_embd"})
         and not keys & {"learning_rate", "lr", "max_iters", "max_steps"}
     )
 
@@ -174,18 +192,25 @@ def read_plan(path: str, extra_config: str | None = None) -> Plan:
             continue
         (models if is_model_config(m) else training).append((p, m, kind))
     for p in pickles:
-        plan.note(f"{os.path.basename(p)} ignored: it is a pickle and is never loaded "
-                  "(export the arguments with TrainingArguments.to_json_string() instead)")
+        plan.note(
+            f"{os.path.basename(p)} ignored: it is a pickle and is never loaded "
+            "(export the arguments with TrainingArguments.to_json_string() instead)"
+        )
     for e in bad:  # named once, the plan made without it
         plan.note(f"{os.path.basename(e.path or '')}: {e.reason}: ignored")
     if not training and not models:
         if pickles:
-            raise ConfigError(None, f"only pickled files in {path} ({', '.join(os.path.basename(p) for p in pickles)}): "
-                              "they are never unpickled; save the TrainingArguments with to_json_string() "
-                              "or pass a YAML / JSON / TOML config")
+            raise ConfigError(
+                None,
+                f"only pickled files in {path} ({', '.join(os.path.basename(p) for p in pickles)}): "
+                "they are never unpickled; save the TrainingArguments with to_json_string() "
+                "or pass a YAML / JSON / TOML config",
+            )
         if bad:
             raise bad[0]
-        raise ConfigError(None, f"no run configuration found in {path} (JSON / YAML / TOML or a Megatron argument list)")
+        raise ConfigError(
+            None, f"no run configuration found in {path} (JSON / YAML / TOML or a Megatron argument list)"
+        )
     for p, m, kind in training:
         apply_plan(plan, m, os.path.basename(p), kind)
         plan.files.append(p)
@@ -204,17 +229,39 @@ def read_plan(path: str, extra_config: str | None = None) -> Plan:
 
 
 #: HF TrainingArguments defaults (transformers 4.x) for keys a YAML leaves out
-HF_DEFAULTS = {"learning_rate": 5e-5, "max_grad_norm": 1.0, "logging_steps": 500, "logging_nan_inf_filter": True,
-               "adam_beta1": 0.9, "adam_beta2": 0.999, "adam_epsilon": 1e-8, "lr_scheduler_type": "linear",
-               "save_steps": 500, "save_strategy": "steps", "warmup_steps": 0,
-               "logging_strategy": "steps"}
+HF_DEFAULTS = {
+    "learning_rate": 5e-5,
+    "max_grad_norm": 1.0,
+    "logging_steps": 500,
+    "logging_nan_inf_filter": True,
+    "adam_beta1": 0.9,
+    "adam_beta2": 0.999,
+    "adam_epsilon": 1e-8,
+    "lr_scheduler_type": "linear",
+    "save_steps": 500,
+    "save_strategy": "steps",
+    "warmup_steps": 0,
+    "logging_strategy": "steps",
+}
 #: Megatron-LM arguments.py defaults for options a launch line leaves out
-MEGATRON_DEFAULTS = {"clip_grad": 1.0, "log_interval": 100, "adam_beta1": 0.9, "adam_beta2": 0.999,
-                     "adam_eps": 1e-8, "lr_decay_style": "linear", "lr_warmup_iters": 0}
+MEGATRON_DEFAULTS = {
+    "clip_grad": 1.0,
+    "log_interval": 100,
+    "adam_beta1": 0.9,
+    "adam_beta2": 0.999,
+    "adam_eps": 1e-8,
+    "lr_decay_style": "linear",
+    "lr_warmup_iters": 0,
+}
 #: torchtitan JobConfig defaults (job_config.py) for keys the TOML leaves out
-TORCHTITAN_DEFAULTS = {"training.max_norm": 1.0, "metrics.log_freq": 10, "optimizer.eps": 1e-8,
-                       "optimizer.beta2": 0.95, "training.mixed_precision_param": "bfloat16",
-                       "checkpoint.interval": 500}
+TORCHTITAN_DEFAULTS = {
+    "training.max_norm": 1.0,
+    "metrics.log_freq": 10,
+    "optimizer.eps": 1e-8,
+    "optimizer.beta2": 0.95,
+    "training.mixed_precision_param": "bfloat16",
+    "checkpoint.interval": 500,
+}
 
 _FT_STAGES = ("sft", "dpo", "rm", "ppo", "kto", "orpo", "simpo", "grpo")
 
@@ -225,10 +272,18 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     if plan.framework is None or plan.framework == "generic":
         plan.framework = fw
     flat = flatten(mapping)
-    defaults = {"hf": HF_DEFAULTS, "axolotl": HF_DEFAULTS, "megatron": MEGATRON_DEFAULTS,
-                "torchtitan": TORCHTITAN_DEFAULTS}.get(fw, {})
-    dflt_origin = {"hf": "HF TrainingArguments", "axolotl": "HF TrainingArguments",
-                   "megatron": "Megatron-LM", "torchtitan": "torchtitan"}.get(fw, "")
+    defaults = {
+        "hf": HF_DEFAULTS,
+        "axolotl": HF_DEFAULTS,
+        "megatron": MEGATRON_DEFAULTS,
+        "torchtitan": TORCHTITAN_DEFAULTS,
+    }.get(fw, {})
+    dflt_origin = {
+        "hf": "HF TrainingArguments",
+        "axolotl": "HF TrainingArguments",
+        "megatron": "Megatron-LM",
+        "torchtitan": "torchtitan",
+    }.get(fw, "")
     dflt_origin = f"{dflt_origin} default (not set in {origin})"
 
     def get(*names, default=True):
@@ -318,8 +373,18 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     k, v, o = get(*names("grad_accum", fw))
     count("grad_accum", k, v, o)
     ws = None
-    k, v, o = get("world_size", "n_gpus", "num_gpus", "gpus", "devices", "nproc_per_node", "num_devices",
-                  "data_parallel_size", "parallelism.data_parallel_shard_degree", "dp_degree")
+    k, v, o = get(
+        "world_size",
+        "n_gpus",
+        "num_gpus",
+        "gpus",
+        "devices",
+        "nproc_per_node",
+        "num_devices",
+        "data_parallel_size",
+        "parallelism.data_parallel_shard_degree",
+        "dp_degree",
+    )
     ws = count("world_size", k, v, o, store=False)
     if ws:
         kn, vn, _ = get("nnodes", "num_nodes", "trainer.num_nodes")
@@ -366,8 +431,14 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
         k2, d = lookup(flat, "decay_lr")
         if isinstance(flag(d), bool):
             plan.put("schedule", "cosine" if flag(d) else "constant", origin, f"{k2}={d}")
-    k, v, o = get("lr_decay_iters", "lr_decay_steps", "decay_steps", "scheduler.t_max", "t_max",
-                  "scheduler.params.total_num_steps")
+    k, v, o = get(
+        "lr_decay_iters",
+        "lr_decay_steps",
+        "decay_steps",
+        "scheduler.t_max",
+        "t_max",
+        "scheduler.params.total_num_steps",
+    )
     ds = num(v, sizes=True)
     if ds and ds > 0:
         if units_tokens and k in ("scheduler.t_max", "t_max"):
@@ -409,8 +480,15 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
         put("loss_scale", ls, k, o)
         if ls > 0:
             plan.put("dynamic_scaling", False, origin, f"{k}={v}")
-    k, v, o = get("dynamic_loss_scale", "use_grad_scaler", "grad_scaler", "use_loss_scaling", "loss_scaling",
-                  "dynamic_loss_scaling", "amp_scaler")
+    k, v, o = get(
+        "dynamic_loss_scale",
+        "use_grad_scaler",
+        "grad_scaler",
+        "use_loss_scaling",
+        "loss_scaling",
+        "dynamic_loss_scaling",
+        "amp_scaler",
+    )
     if v is not None:
         if isinstance(v, str) and v.lower() in ("static", "dynamic"):
             plan.put("dynamic_scaling", v.lower() == "dynamic", origin, f"{k}={v}")
@@ -436,8 +514,9 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     k, v, o = get(*names("save_strategy", fw))
     if isinstance(v, str):
         put("save_strategy", v.lower(), k, o)
-    k, v, o = get("checkpoint.enable_checkpoint", "checkpoint.enable", "enable_checkpointing",
-                  "trainer.enable_checkpointing")
+    k, v, o = get(
+        "checkpoint.enable_checkpoint", "checkpoint.enable", "enable_checkpointing", "trainer.enable_checkpointing"
+    )
     if flag(v) is False:
         put("save_strategy", "no", k, o)
     elif flag(v) is True:
@@ -456,8 +535,9 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     k, v, o = get("save_interval_hours", "checkpoint_interval_hours", "save_every_hours")
     if num(v):
         put("save_hours", num(v), k, o)
-    k, v, o = get("save_interval_minutes", "save_every_minutes", "checkpoint_interval_minutes",
-                  "train_time_interval_minutes")
+    k, v, o = get(
+        "save_interval_minutes", "save_every_minutes", "checkpoint_interval_minutes", "train_time_interval_minutes"
+    )
     if num(v):
         put("save_hours", num(v) / 60, k, o)
 
@@ -486,8 +566,14 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     elif stage in _FT_STAGES:
         plan.put("finetune", True, origin, f"stage={stage}")
     else:
-        for n in ("finetuning_type", "adapter", "base_model", "model_name_or_path", "pretrained_model_name_or_path",
-                  "finetune"):
+        for n in (
+            "finetuning_type",
+            "adapter",
+            "base_model",
+            "model_name_or_path",
+            "pretrained_model_name_or_path",
+            "finetune",
+        ):
             kk, vv = lookup(flat, n)
             if vv not in (None, False, "", "none"):
                 plan.put("finetune", True, origin, f"{kk}={shown(vv, MAX_FACT_TEXT)}")
@@ -524,8 +610,17 @@ def _precision(flat: dict, get, fw: str):
         k, v = lookup(flat, name)
         if isinstance(v, (bool, str)) and flag(v):
             return ("bf16" if name == "bf16" else "fp16"), k, get(name)[2]
-    for name in ("training.mixed_precision_param", "mixed_precision_param", "precision", "mixed_precision", "dtype",
-                 "autocast_precision", "trainer.precision", "amp_dtype", "torch_dtype_training"):
+    for name in (
+        "training.mixed_precision_param",
+        "mixed_precision_param",
+        "precision",
+        "mixed_precision",
+        "dtype",
+        "autocast_precision",
+        "trainer.precision",
+        "amp_dtype",
+        "torch_dtype_training",
+    ):
         k, v, o = get(name)
         if v is None:
             continue
@@ -584,14 +679,18 @@ def finalize_plan(plan: Plan) -> Plan:
         gb = plan.micro_batch * ga * (ws or 1)
         parts = f"{plan.key('micro_batch', 'batch')} {plan.micro_batch} x {plan.key('grad_accum', 'accumulation')} {ga}"
         global_like = plan.keys.get("micro_batch") in ("batch_size", "training.batch_size") and plan.framework in (
-            "generic", "olmo", "deepspeed")
+            "generic",
+            "olmo",
+            "deepspeed",
+        )
         if ws:
             parts += f" x world size {ws}"
         elif plan.framework == "nanogpt" or global_like:
             # nanoGPT's gradient_accumulation_steps is the total over all ranks; a plain
             # config's batch_size is taken as the global batch
-            parts = f"{plan.key('micro_batch', 'batch')} {plan.micro_batch}" + (f" x {plan.key('grad_accum', '')} {ga}"
-                                                                              if plan.grad_accum else "")
+            parts = f"{plan.key('micro_batch', 'batch')} {plan.micro_batch}" + (
+                f" x {plan.key('grad_accum', '')} {ga}" if plan.grad_accum else ""
+            )
         else:
             parts += " x world size (not given: assumed 1)"
             plan.note("world size not given: the global batch assumes 1 device (pass --batch-tokens to override)")
@@ -599,37 +698,69 @@ def finalize_plan(plan: Plan) -> Plan:
     bt = plan.effective_batch_tokens()
     ts = getattr(plan, "_train_samples", None)
     if plan.total_steps is None and ts and plan.batch_size:
-        plan.put("total_steps", math.ceil(ts / plan.batch_size), plan.origin.get("batch_size", ""),
-                 "train_samples / global batch")
+        plan.put(
+            "total_steps",
+            math.ceil(ts / plan.batch_size),
+            plan.origin.get("batch_size", ""),
+            "train_samples / global batch",
+        )
     samples = getattr(plan, "_warmup_samples", None)
     if plan.warmup_steps is None and samples and plan.batch_size:
-        plan.put("warmup_steps", math.ceil(samples / plan.batch_size), plan.origin.get("batch_size", ""),
-                 "lr_warmup_samples / global batch")
+        plan.put(
+            "warmup_steps",
+            math.ceil(samples / plan.batch_size),
+            plan.origin.get("batch_size", ""),
+            "lr_warmup_samples / global batch",
+        )
     # total steps from tokens, or from epochs x dataset size
     if plan.total_steps is None and plan.total_tokens and bt:
-        plan.put("total_steps", _whole(plan.total_tokens / bt), plan.origin.get("total_tokens", ""),
-                 f"{plan.key('total_tokens', 'tokens')} / batch tokens")
+        plan.put(
+            "total_steps",
+            _whole(plan.total_tokens / bt),
+            plan.origin.get("total_tokens", ""),
+            f"{plan.key('total_tokens', 'tokens')} / batch tokens",
+        )
     if plan.total_steps is None and plan.epochs and plan.dataset_samples and plan.batch_size:
         steps = math.ceil(plan.dataset_samples / plan.batch_size) * plan.epochs
-        plan.put("total_steps", _up(steps), plan.origin.get("dataset_samples", ""),
-                 f"{plan.key('epochs', 'epochs')} x ceil(samples / global batch)")
+        plan.put(
+            "total_steps",
+            _up(steps),
+            plan.origin.get("dataset_samples", ""),
+            f"{plan.key('epochs', 'epochs')} x ceil(samples / global batch)",
+        )
     if plan.total_steps is None and plan.epochs is None and plan.framework in ("hf", "axolotl"):
-        plan.note("no max_steps and no num_train_epochs: HF trains 3 epochs by default, total steps unknown "
-                  "(set max_steps or pass --total-steps)")
+        plan.note(
+            "no max_steps and no num_train_epochs: HF trains 3 epochs by default, total steps unknown "
+            "(set max_steps or pass --total-steps)"
+        )
     if plan.total_steps is None and plan.epochs:
-        plan.note(f"epoch-based run ({plan.epochs:g} epochs) without a dataset size: total steps unknown "
-                  "(set max_steps or pass --total-steps)")
+        plan.note(
+            f"epoch-based run ({plan.epochs:g} epochs) without a dataset size: total steps unknown "
+            "(set max_steps or pass --total-steps)"
+        )
     if plan.total_tokens is None and plan.total_steps and bt:
         plan.total_tokens = run_fact("total_tokens", plan.total_steps * bt)
     # warm-up from tokens or from a ratio
-    if plan.warmup_tokens is not None and bt and (plan.warmup_steps is None or plan.warmup_steps == 0
-                                                   and "default" in plan.origin.get("warmup_steps", "")):
-        plan.put("warmup_steps", _whole(plan.warmup_tokens / bt), plan.origin.get("warmup_tokens", ""),
-                 f"{plan.key('warmup_tokens', 'warmup tokens')} / batch tokens", override=True)
+    if (
+        plan.warmup_tokens is not None
+        and bt
+        and (plan.warmup_steps is None or plan.warmup_steps == 0 and "default" in plan.origin.get("warmup_steps", ""))
+    ):
+        plan.put(
+            "warmup_steps",
+            _whole(plan.warmup_tokens / bt),
+            plan.origin.get("warmup_tokens", ""),
+            f"{plan.key('warmup_tokens', 'warmup tokens')} / batch tokens",
+            override=True,
+        )
     if plan.warmup_ratio and plan.total_steps and not plan.warmup_steps:
-        plan.put("warmup_steps", warmup_from_ratio(plan.warmup_ratio, plan.total_steps),
-                 plan.origin.get("warmup_ratio", ""), f"{plan.key('warmup_ratio', 'warmup_ratio')} x total steps",
-                 override=True)
+        plan.put(
+            "warmup_steps",
+            warmup_from_ratio(plan.warmup_ratio, plan.total_steps),
+            plan.origin.get("warmup_ratio", ""),
+            f"{plan.key('warmup_ratio', 'warmup_ratio')} x total steps",
+            override=True,
+        )
     elif plan.warmup_ratio and not plan.total_steps and not plan.warmup_steps:
         plan.note(f"warm-up is {plan.warmup_ratio:g} of the run, but the run length is unknown")
     dt = getattr(plan, "_decay_tokens", None)
@@ -642,8 +773,36 @@ def finalize_plan(plan: Plan) -> Plan:
 
 
 #: fields shown in the report, in order
-PLAN_FIELDS = ("params", "total_steps", "total_tokens", "warmup_steps", "peak_lr", "schedule", "decay_steps",
-               "min_lr_ratio", "batch_size", "seq_len", "batch_tokens", "micro_batch", "grad_accum", "world_size",
-               "epochs", "clip", "precision", "loss_scale", "dynamic_scaling", "logging_steps", "logging_strategy",
-               "logging_nan_inf_filter", "log_grad_norm", "save_steps", "save_strategy", "save_hours", "optimizer",
-               "beta1", "beta2", "eps", "finetune")
+PLAN_FIELDS = (
+    "params",
+    "total_steps",
+    "total_tokens",
+    "warmup_steps",
+    "peak_lr",
+    "schedule",
+    "decay_steps",
+    "min_lr_ratio",
+    "batch_size",
+    "seq_len",
+    "batch_tokens",
+    "micro_batch",
+    "grad_accum",
+    "world_size",
+    "epochs",
+    "clip",
+    "precision",
+    "loss_scale",
+    "dynamic_scaling",
+    "logging_steps",
+    "logging_strategy",
+    "logging_nan_inf_filter",
+    "log_grad_norm",
+    "save_steps",
+    "save_strategy",
+    "save_hours",
+    "optimizer",
+    "beta1",
+    "beta2",
+    "eps",
+    "finetune",
+)

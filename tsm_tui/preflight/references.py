@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tsm_tui.analysis.detectors.references import (deepseek_lr, gpt3_lr)
+from tsm_tui.analysis.detectors.references import deepseek_lr, gpt3_lr
 from tsm_tui.core.record import Status
 from tsm_tui.preflight.plan import Plan
 
@@ -42,61 +42,125 @@ LARGE_PARAMS, BETA2_MAX, EPS_MAX = 1e9, 0.99, 1e-6
 
 REFERENCES = {
     "lr_schedule": "warm-up: >= 1% of steps, 2-5% recommended (issue #6, Wortsman et al. 5%), or the published "
-                   "2000 steps (LLaMA 1/2, OLMo 2, DeepSeek) / 375M tokens (GPT-3 App. B); decay to 10% over the "
-                   "run (GPT-3, LLaMA, OLMo 2; Chinchilla: cycle = run); peak LR: GPT-3 Table 2.1, LLaMA / OLMo 2 "
-                   "recipes, DeepSeek LLM eta_opt(C) = 0.3118 C^-0.125; > 3x WARN, >= 10x FAIL (ours)",
+    "2000 steps (LLaMA 1/2, OLMo 2, DeepSeek) / 375M tokens (GPT-3 App. B); decay to 10% over the "
+    "run (GPT-3, LLaMA, OLMo 2; Chinchilla: cycle = run); peak LR: GPT-3 Table 2.1, LLaMA / OLMo 2 "
+    "recipes, DeepSeek LLM eta_opt(C) = 0.3118 C^-0.125; > 3x WARN, >= 10x FAIL (ours)",
     "batch_size": "GPT-3 Table 2.1 (0.5M-3.2M tokens by size); DeepSeek LLM B_opt(C) = 0.2920 C^0.3271; critical "
-                  "batch size (McCandlish et al. 2018, Kaplan et al. 2020); 1/10x-10x band ours",
+    "batch size (McCandlish et al. 2018, Kaplan et al. 2020); 1/10x-10x band ours",
     "grad_norm": "global-norm clip 1.0: GPT-3 App. B, LLaMA 1/2, OLMo 2, DeepSeek, BLOOM, Megatron --clip-grad "
-                 "default; OPT-175B tightened to 0.3",
+    "default; OPT-175B tightened to 0.3",
     "precision": "BLOOM-176B (bf16 after the 104B fp16 runs failed), OPT-175B (fp16 loss-scale collapse before "
-                 "divergence); torch GradScaler / Megatron / DeepSpeed dynamic loss scaling",
+    "divergence); torch GradScaler / Megatron / DeepSpeed dynamic loss scaling",
     "logging": "HF Trainer: logging_steps=500 default, loss averaged over the interval, logging_nan_inf_filter=True "
-               "default hides NaN losses; grad norm leads the loss (OLMo 2, GLM-130B); > 10 steps WARN (ours)",
+    "default hides NaN losses; grad norm leads the loss (OLMo 2, GLM-130B); > 10 steps WARN (ours)",
     "checkpoints": "PaLM (restart ~100 steps before a spike, skip 200-500 batches), OPT-175B (35+ manual restarts), "
-                   "LLM360 K2; > 20% of the run, > 5000 steps or > 6 h apart WARN (ours; the same rule as the live check)",
+    "LLM360 K2; > 20% of the run, > 5000 steps or > 6 h apart WARN (ours; the same rule as the live check)",
     "optimizer": "GPT-3 App. B, LLaMA, OLMo 2: Adam beta2 0.95, eps 1e-8; OLMo 2 moved eps 1e-5 -> 1e-8; Molybog "
-                 "et al. 2023 (eps -> 0); Ma & Yarats 2021: warm-up >= 2/(1-beta2) steps",
+    "et al. 2023 (eps -> 0); Ma & Yarats 2021: warm-up >= 2/(1-beta2) steps",
 }
-TITLES = {"lr_schedule": "LR Schedule", "batch_size": "Batch Size", "grad_norm": "Gradient Clipping",
-          "precision": "Precision", "logging": "Logging", "checkpoints": "Checkpoints",
-          "optimizer": "Optimizer (Adam beta2 / eps)"}
+TITLES = {
+    "lr_schedule": "LR Schedule",
+    "batch_size": "Batch Size",
+    "grad_norm": "Gradient Clipping",
+    "precision": "Precision",
+    "logging": "Logging",
+    "checkpoints": "Checkpoints",
+    "optimizer": "Optimizer (Adam beta2 / eps)",
+}
 
 # what each setting is called in each framework, for the actions
 _KEYS = {
-    "hf": {"warmup_steps": "warmup_steps", "peak_lr": "learning_rate", "clip": "max_grad_norm",
-           "logging_steps": "logging_steps", "save_steps": "save_steps", "beta2": "adam_beta2",
-           "eps": "adam_epsilon", "schedule": "lr_scheduler_type", "decay_steps": "max_steps"},
-    "megatron": {"warmup_steps": "--lr-warmup-iters", "peak_lr": "--lr", "clip": "--clip-grad",
-                 "logging_steps": "--log-interval", "save_steps": "--save-interval", "beta2": "--adam-beta2",
-                 "eps": "--adam-eps", "schedule": "--lr-decay-style", "decay_steps": "--lr-decay-iters"},
-    "torchtitan": {"warmup_steps": "[lr_scheduler] warmup_steps", "peak_lr": "[optimizer] lr",
-                   "clip": "[training] max_norm", "logging_steps": "[metrics] log_freq",
-                   "save_steps": "[checkpoint] interval", "beta2": "[optimizer] beta2", "eps": "[optimizer] eps",
-                   "schedule": "[lr_scheduler] decay_type", "decay_steps": "[lr_scheduler] decay_ratio"},
-    "lightning": {"clip": "gradient_clip_val", "logging_steps": "log_every_n_steps",
-                  "save_steps": "ModelCheckpoint(every_n_train_steps)"},
-    "nanogpt": {"warmup_steps": "warmup_iters", "clip": "grad_clip", "logging_steps": "log_interval",
-                "save_steps": "eval_interval", "beta2": "beta2", "decay_steps": "lr_decay_iters"},
+    "hf": {
+        "warmup_steps": "warmup_steps",
+        "peak_lr": "learning_rate",
+        "clip": "max_grad_norm",
+        "logging_steps": "logging_steps",
+        "save_steps": "save_steps",
+        "beta2": "adam_beta2",
+        "eps": "adam_epsilon",
+        "schedule": "lr_scheduler_type",
+        "decay_steps": "max_steps",
+    },
+    "megatron": {
+        "warmup_steps": "--lr-warmup-iters",
+        "peak_lr": "--lr",
+        "clip": "--clip-grad",
+        "logging_steps": "--log-interval",
+        "save_steps": "--save-interval",
+        "beta2": "--adam-beta2",
+        "eps": "--adam-eps",
+        "schedule": "--lr-decay-style",
+        "decay_steps": "--lr-decay-iters",
+    },
+    "torchtitan": {
+        "warmup_steps": "[lr_scheduler] warmup_steps",
+        "peak_lr": "[optimizer] lr",
+        "clip": "[training] max_norm",
+        "logging_steps": "[metrics] log_freq",
+        "save_steps": "[checkpoint] interval",
+        "beta2": "[optimizer] beta2",
+        "eps": "[optimizer] eps",
+        "schedule": "[lr_scheduler] decay_type",
+        "decay_steps": "[lr_scheduler] decay_ratio",
+    },
+    "lightning": {
+        "clip": "gradient_clip_val",
+        "logging_steps": "log_every_n_steps",
+        "save_steps": "ModelCheckpoint(every_n_train_steps)",
+    },
+    "nanogpt": {
+        "warmup_steps": "warmup_iters",
+        "clip": "grad_clip",
+        "logging_steps": "log_interval",
+        "save_steps": "eval_interval",
+        "beta2": "beta2",
+        "decay_steps": "lr_decay_iters",
+    },
 }
 _KEYS["axolotl"] = _KEYS["hf"]
-_GENERIC = {"warmup_steps": "warmup_steps", "peak_lr": "learning_rate", "clip": "max_grad_norm",
-            "logging_steps": "log_interval", "save_steps": "save_interval", "beta2": "adam_beta2",
-            "eps": "adam_eps", "schedule": "lr_schedule", "decay_steps": "lr_decay_steps"}
-_BF16 = {"hf": "set bf16=true (fp16=false)", "axolotl": "set bf16: true (fp16: false)",
-         "megatron": "use --bf16 instead of --fp16", "lightning": "set precision='bf16-mixed'",
-         "torchtitan": 'set [training] mixed_precision_param = "bfloat16"', "nanogpt": "set dtype='bfloat16'",
-         "deepspeed": 'set "bf16": {"enabled": true} and "fp16": {"enabled": false}'}
-FRAMEWORKS = {"hf": "HF TrainingArguments", "axolotl": "Axolotl (HF names)", "megatron": "Megatron-LM arguments",
-              "torchtitan": "torchtitan TOML", "lightning": "Lightning hparams", "nanogpt": "nanoGPT-style",
-              "olmo": "OLMo YAML", "deepspeed": "DeepSpeed JSON", "generic": "plain config"}
+_GENERIC = {
+    "warmup_steps": "warmup_steps",
+    "peak_lr": "learning_rate",
+    "clip": "max_grad_norm",
+    "logging_steps": "log_interval",
+    "save_steps": "save_interval",
+    "beta2": "adam_beta2",
+    "eps": "adam_eps",
+    "schedule": "lr_schedule",
+    "decay_steps": "lr_decay_steps",
+}
+_BF16 = {
+    "hf": "set bf16=true (fp16=false)",
+    "axolotl": "set bf16: true (fp16: false)",
+    "megatron": "use --bf16 instead of --fp16",
+    "lightning": "set precision='bf16-mixed'",
+    "torchtitan": 'set [training] mixed_precision_param = "bfloat16"',
+    "nanogpt": "set dtype='bfloat16'",
+    "deepspeed": 'set "bf16": {"enabled": true} and "fp16": {"enabled": false}',
+}
+FRAMEWORKS = {
+    "hf": "HF TrainingArguments",
+    "axolotl": "Axolotl (HF names)",
+    "megatron": "Megatron-LM arguments",
+    "torchtitan": "torchtitan TOML",
+    "lightning": "Lightning hparams",
+    "nanogpt": "nanoGPT-style",
+    "olmo": "OLMo YAML",
+    "deepspeed": "DeepSpeed JSON",
+    "generic": "plain config",
+}
 
 
 def key(plan: Plan, field_name: str) -> str:
     """The name to use in an action: the key read from the file, else the framework's."""
     k = plan.keys.get(field_name)
-    if k and plan.origin.get(field_name) != "command line" and "(" not in k and " " not in k and "default" not in (
-            plan.origin.get(field_name) or ""):
+    if (
+        k
+        and plan.origin.get(field_name) != "command line"
+        and "(" not in k
+        and " " not in k
+        and "default" not in (plan.origin.get(field_name) or "")
+    ):
         return f"--{k.replace('_', '-')}" if plan.framework == "megatron" else k
     return _KEYS.get(plan.framework or "", {}).get(field_name) or _GENERIC.get(field_name, field_name)
 
@@ -132,8 +196,14 @@ class PreCheck:
         return TITLES[self.id]
 
     def to_json(self) -> dict:
-        return {"id": self.id, "title": self.title, "status": self.status.value, "summary": self.summary,
-                "reference": self.reference, "actions": list(self.actions)}
+        return {
+            "id": self.id,
+            "title": self.title,
+            "status": self.status.value,
+            "summary": self.summary,
+            "reference": self.reference,
+            "actions": list(self.actions),
+        }
 
 
 class _Acc:
@@ -182,13 +252,13 @@ def lr_ref(plan: Plan) -> tuple[float, str] | None:
         c = 6.0 * p * plan.total_tokens
         ds = deepseek_lr(c)
         if ds > ref:
-            ref, name = ds, (f"DeepSeek eta_opt(C) for {human(p)} params on {human(plan.total_tokens)} tokens, "
-                             f"C = {c:.2g} FLOPs")
+            ref, name = (
+                ds,
+                (f"DeepSeek eta_opt(C) for {human(p)} params on {human(plan.total_tokens)} tokens, C = {c:.2g} FLOPs"),
+            )
     return ref, name
 
 
 def _lr_ratio(plan: Plan) -> float | None:
     r = lr_ref(plan)
     return plan.peak_lr / r[0] if (r and plan.peak_lr) else None
-
-

@@ -68,8 +68,10 @@ def json_report(plan: Plan, checks: list[PreCheck], path: str) -> dict:
         "framework": plan.framework,
         "files": list(plan.files),
         "config": {f: _value(v) for f, v in config_items(plan)},
-        "sources": {f: (f"{plan.origin.get(f, '')}: {plan.keys[f]}" if plan.keys.get(f) else plan.origin.get(f, ""))
-                    for f, _ in config_items(plan)},
+        "sources": {
+            f: (f"{plan.origin.get(f, '')}: {plan.keys[f]}" if plan.keys.get(f) else plan.origin.get(f, ""))
+            for f, _ in config_items(plan)
+        },
         "notes": list(plan.notes),
         "checks": [c.to_json() for c in checks],
         "critical": crit,

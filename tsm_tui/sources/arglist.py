@@ -39,12 +39,15 @@ class ArgListBound(ValueError):
 
 # within one line ([ \t], [^"\n]): "^\s*" ran over every following blank line from
 # each line start (40k blank lines: 38 s)
-_ASSIGN = re.compile(r"^[ \t]*+(?:export[ \t]++)?([A-Za-z_][A-Za-z0-9_]*+)=(\"[^\"\n]*+\"|'[^'\n]*+'|\S*+)[ \t]*+$", re.M)
+_ASSIGN = re.compile(
+    r"^[ \t]*+(?:export[ \t]++)?([A-Za-z_][A-Za-z0-9_]*+)=(\"[^\"\n]*+\"|'[^'\n]*+'|\S*+)[ \t]*+$", re.M
+)
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*+)\}?")
 # one piece of a shell word at a time, each alternative possessive (no backtracking)
 # (white space is shlex's: space, tab, CR, LF; a no-break space is part of a word)
-_PIECE = re.compile(r"""([^ \t\r\n'"\\#]++)|'([^']*+)'|"([^"\\]*+(?:\\.[^"\\]*+)*+)"|\\(.)|([ \t\r\n]++)|(\#)|(.)""",
-                    re.S)
+_PIECE = re.compile(
+    r"""([^ \t\r\n'"\\#]++)|'([^']*+)'|"([^"\\]*+(?:\\.[^"\\]*+)*+)"|\\(.)|([ \t\r\n]++)|(\#)|(.)""", re.S
+)
 _TOO_MANY = f"more than {MAX_PIECES} words or quoted parts (too many for a config)"
 
 
@@ -120,8 +123,7 @@ def parse_arg_list(text: str) -> dict | None:
             if v is not None:
                 grow += len(v) - len(m.group(0))
         if grow > budget:
-            raise ArgListBound(f"shell variables expand to more than {MAX_SUBSTITUTED >> 20} MiB "
-                               "(refused, not built)")
+            raise ArgListBound(f"shell variables expand to more than {MAX_SUBSTITUTED >> 20} MiB (refused, not built)")
         budget -= max(grow, 0)
         return _VAR.sub(lambda m: env.get(m.group(1), m.group(0)), s) if env else s
 

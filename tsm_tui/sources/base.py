@@ -39,8 +39,9 @@ _UNSEEN = object()
 isfinite = math.isfinite
 #: text fields that carry the run's generations (issue #8): strings (or lists of
 #: strings) under these keys become ``StepRecord.samples``
-SAMPLE_KEYS = frozenset({"sample", "samples", "text", "generation", "generations", "generated_text",
-                         "completion", "output"})
+SAMPLE_KEYS = frozenset(
+    {"sample", "samples", "text", "generation", "generations", "generated_text", "completion", "output"}
+)
 MAX_SAMPLES = 16  # samples kept per record
 MAX_SAMPLE_CHARS = 16384  # characters kept per sample
 
@@ -334,7 +335,6 @@ class LineReader:
             rec.samples = samples
         self.records += 1
         return rec
-
 
     def objective_value(self, extra: dict) -> float | None:
         """The objective of a record that logs no total, from its extras (the rule:

@@ -10,8 +10,8 @@ OLMo (allenai/OLMo v1 trainer, plain console)::
 MosaicML Composer / llm-foundry ConsoleLogger::
 
     [batch=10/4800]:
-    	 Train loss/train/total: 11.6525
-    	 Train lr-DecoupledAdamW/group0: 0.0000
+             Train loss/train/total: 11.6525
+             Train lr-DecoupledAdamW/group0: 0.0000
 
 A header opens a block, indented ``key=value`` / ``key: value`` lines fill it,
 the next header or any non-indented line closes it. Indented lines under other
@@ -92,9 +92,12 @@ class BlockReader(LineReader):
 
 
 _OLMO_CFG = {
-    "max_duration": ("total_steps", int), "t_warmup": ("warmup_steps", int),
-    "global_train_batch_size": ("batch_size", int), "max_sequence_length": ("seq_len", int),
-    "max_grad_norm": ("clip", float), "save_interval": ("save_steps", int),
+    "max_duration": ("total_steps", int),
+    "t_warmup": ("warmup_steps", int),
+    "global_train_batch_size": ("batch_size", int),
+    "max_sequence_length": ("seq_len", int),
+    "max_grad_norm": ("clip", float),
+    "save_interval": ("save_steps", int),
     "console_log_interval": ("logging_steps", int),
 }
 _CFG_RE = re.compile(r"\b(" + "|".join(_OLMO_CFG) + r"|learning_rate|precision)=('?)([\w.+-]+)")

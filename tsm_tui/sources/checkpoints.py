@@ -55,8 +55,12 @@ def find_checkpoints(root: str, max_depth: int = 3, exclude=(), descend=None) ->
             st = checkpoint_step(d, True)
             if st is not None:
                 found.setdefault(st, os.path.relpath(os.path.join(dirpath, d), root))
-            elif depth < max_depth and not d.startswith(".") and os.path.join(dirpath, d) not in skip \
-                    and (descend is None or descend(d)):
+            elif (
+                depth < max_depth
+                and not d.startswith(".")
+                and os.path.join(dirpath, d) not in skip
+                and (descend is None or descend(d))
+            ):
                 keep.append(d)
         dirnames[:] = keep  # do not descend into checkpoints themselves
         for f in filenames:

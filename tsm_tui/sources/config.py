@@ -24,29 +24,70 @@ from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.arglist import parse_arg_list  # noqa: F401  (re-exported: tests, pre-flight)
 from tsm_tui.sources.config_load import MAX_CONFIG_BYTES, ConfigError, read_config_file  # noqa: F401
 from tsm_tui.sources.config_yaml import MAX_YAML_DEPTH, MAX_YAML_NODES, safe_yaml  # noqa: F401
-from tsm_tui.sources.config_keys import (KEYS, detect_framework, flatten, lookup, names, present, read,
-                                         warmup_from_ratio, warmup_in_tokens)
+from tsm_tui.sources.config_keys import (
+    KEYS,
+    detect_framework,
+    flatten,
+    lookup,
+    names,
+    present,
+    read,
+    warmup_from_ratio,
+    warmup_in_tokens,
+)
 from tsm_tui.sources.params import count_params
 
-CONFIG_NAMES = ("config.json", "training_args.json", "hparams.yaml", "hparams.yml", "config.yaml",
-                "config.yml", "train_config.yaml", "args.json", "config.toml", "train.toml")
+CONFIG_NAMES = (
+    "config.json",
+    "training_args.json",
+    "hparams.yaml",
+    "hparams.yml",
+    "config.yaml",
+    "config.yml",
+    "train_config.yaml",
+    "args.json",
+    "config.toml",
+    "train.toml",
+)
 
 #: the settings the monitor reads from a config, each from its keys in sources/config_keys.KEYS
 #: (the one table pre-flight reads too); beta2 also from Adam's betas list
-_READ = ("total_steps", "warmup_steps", "peak_lr", "batch_size", "batch_tokens", "seq_len", "params", "clip",
-         "logging_steps", "save_steps", "schedule", "beta2", "eps", "save_strategy", "dataset")
+_READ = (
+    "total_steps",
+    "warmup_steps",
+    "peak_lr",
+    "batch_size",
+    "batch_tokens",
+    "seq_len",
+    "params",
+    "clip",
+    "logging_steps",
+    "save_steps",
+    "schedule",
+    "beta2",
+    "eps",
+    "save_strategy",
+    "dataset",
+)
 _TEXT = {"schedule", "save_strategy", "dataset"}
 #: HF save_strategy values under which save_steps plans nothing (TrainingArguments keeps
 #: save_steps=500 in training_args.json whatever the strategy)
-_NO_STEP_SAVES = ("no", "epoch", "best", "intervalstrategy.no", "intervalstrategy.epoch", "savestrategy.no",
-                  "savestrategy.epoch", "savestrategy.best")
+_NO_STEP_SAVES = (
+    "no",
+    "epoch",
+    "best",
+    "intervalstrategy.no",
+    "intervalstrategy.epoch",
+    "savestrategy.no",
+    "savestrategy.epoch",
+    "savestrategy.best",
+)
 _INT = {"total_steps", "warmup_steps", "batch_size", "seq_len", "logging_steps", "save_steps"}
 
 
-
-
-def read_run_config(info: RunInfo, directory: str, cache: dict | None = None,
-                    notes: list[tuple[str, str]] | None = None) -> list[str]:
+def read_run_config(
+    info: RunInfo, directory: str, cache: dict | None = None, notes: list[tuple[str, str]] | None = None
+) -> list[str]:
     """Apply the config files found in ``directory``; returns the files used.
     ``cache`` (path -> ((size, mtime), mapping, notes)): a file unchanged since it
     was last loaded is not read and parsed again. ``notes`` gets (path, what was
@@ -94,9 +135,17 @@ def load_mapping(path: str) -> dict | None:
 
 
 #: activation checkpointing: HF, Megatron (old and new flags), DeepSpeed's section, torchtitan, Lightning / PEFT
-_GRAD_CKPT = ("gradient_checkpointing", "recompute_activations", "checkpoint_activations", "recompute_granularity",
-              "activation_checkpointing.partition_activations", "use_gradient_checkpointing",
-              "enable_gradient_checkpointing", "activation_checkpoint.mode", "ac_mode")
+_GRAD_CKPT = (
+    "gradient_checkpointing",
+    "recompute_activations",
+    "checkpoint_activations",
+    "recompute_granularity",
+    "activation_checkpointing.partition_activations",
+    "use_gradient_checkpointing",
+    "enable_gradient_checkpointing",
+    "activation_checkpoint.mode",
+    "ac_mode",
+)
 
 
 def _grad_checkpointing(flat: dict) -> bool | None:

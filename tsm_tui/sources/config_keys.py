@@ -38,51 +38,201 @@ class Key:
 
 
 KEYS: dict[str, Key] = {
-    "total_steps": Key(("max_steps", "train_iters", "max_iters", "total_steps", "num_training_steps", "train_steps",
-                        "training_steps", "trainer.max_steps", "total_num_steps", "max_duration_steps"),
-                       first={"torchtitan": "training.steps"}),
-    "warmup_steps": Key(("warmup_steps", "lr_warmup_iters", "warmup_iters", "num_warmup_steps", "lr_warmup_steps",
-                         "warmup_num_steps", "scheduler.t_warmup", "t_warmup"), sizes=True,
-                        first={"torchtitan": "lr_scheduler.warmup_steps"}),
+    "total_steps": Key(
+        (
+            "max_steps",
+            "train_iters",
+            "max_iters",
+            "total_steps",
+            "num_training_steps",
+            "train_steps",
+            "training_steps",
+            "trainer.max_steps",
+            "total_num_steps",
+            "max_duration_steps",
+        ),
+        first={"torchtitan": "training.steps"},
+    ),
+    "warmup_steps": Key(
+        (
+            "warmup_steps",
+            "lr_warmup_iters",
+            "warmup_iters",
+            "num_warmup_steps",
+            "lr_warmup_steps",
+            "warmup_num_steps",
+            "scheduler.t_warmup",
+            "t_warmup",
+        ),
+        sizes=True,
+        first={"torchtitan": "lr_scheduler.warmup_steps"},
+    ),
     "warmup_ratio": Key(("warmup_ratio", "lr_warmup_fraction", "warmup_fraction", "warmup_pct"), "amount"),
-    "peak_lr": Key(("optimizer.lr", "optimizer.learning_rate", "optimizer.params.lr", "learning_rate", "lr", "max_lr",
-                    "peak_lr", "warmup_max_lr", "base_lr"), "amount"),
+    "peak_lr": Key(
+        (
+            "optimizer.lr",
+            "optimizer.learning_rate",
+            "optimizer.params.lr",
+            "learning_rate",
+            "lr",
+            "max_lr",
+            "peak_lr",
+            "warmup_max_lr",
+            "base_lr",
+        ),
+        "amount",
+    ),
     #: the global batch in sequences
-    "batch_size": Key(("global_batch_size", "global_train_batch_size", "train_batch_size",
-                       "training.global_batch_size", "total_batch_size_sequences")),
+    "batch_size": Key(
+        (
+            "global_batch_size",
+            "global_train_batch_size",
+            "train_batch_size",
+            "training.global_batch_size",
+            "total_batch_size_sequences",
+        )
+    ),
     #: one device's batch (a plain config's batch_size: pre-flight decides per framework)
-    "micro_batch": Key(("per_device_train_batch_size", "micro_batch_size", "train_micro_batch_size_per_gpu",
-                        "training.local_batch_size", "local_batch_size", "device_train_microbatch_size",
-                        "training.batch_size", "batch_size")),
-    "grad_accum": Key(("gradient_accumulation_steps", "accumulate_grad_batches", "grad_accum",
-                       "gradient_accumulation")),
-    "batch_tokens": Key(("batch_tokens", "tokens_per_batch", "global_batch_size_tokens", "batch_size_tokens"),
-                        "amount", sizes=True, only={"total_batch_size": ("generic", "nanogpt")}),
-    "seq_len": Key(("seq_length", "seq_len", "max_seq_length", "block_size", "max_seq_len", "sequence_length",
-                    "sequence_len", "context_length", "cutoff_len", "max_sequence_length", "encoder_seq_length",
-                    "model.max_sequence_length"), first={"torchtitan": "training.seq_len"}),
-    "params": Key(("params", "n_params", "num_params", "num_parameters", "param_count", "model_params",
-                   "model.params", "model_size"), "amount", sizes=True),
-    "clip": Key(("max_grad_norm", "clip_grad", "grad_clip", "gradient_clipping", "clip_grad_norm", "max_norm",
-                 "gradient_clip_val", "trainer.gradient_clip_val", "grad_clip_norm"), "amount",
-                first={"torchtitan": "training.max_norm"}),
-    "logging_steps": Key(("logging_steps", "log_interval", "log_every", "log_every_n_steps", "log_freq",
-                          "console_log_interval", "trainer.log_every_n_steps", "steps_per_print"),
-                         first={"torchtitan": "metrics.log_freq"}),
-    "save_steps": Key(("save_steps", "save_interval", "checkpoint_every", "save_every", "ckpt_interval",
-                       "every_n_train_steps", "checkpoint_interval", "save_interval_unsharded",
-                       "checkpoint.every_n_train_steps", "save_every_n_steps"),
-                      first={"torchtitan": "checkpoint.interval"}),
-    "schedule": Key(("lr_scheduler_type", "lr_decay_style", "lr_scheduler.decay_type", "scheduler.name",
-                     "lr_scheduler", "scheduler", "lr_schedule", "schedule", "decay_type"), "text"),
+    "micro_batch": Key(
+        (
+            "per_device_train_batch_size",
+            "micro_batch_size",
+            "train_micro_batch_size_per_gpu",
+            "training.local_batch_size",
+            "local_batch_size",
+            "device_train_microbatch_size",
+            "training.batch_size",
+            "batch_size",
+        )
+    ),
+    "grad_accum": Key(
+        ("gradient_accumulation_steps", "accumulate_grad_batches", "grad_accum", "gradient_accumulation")
+    ),
+    "batch_tokens": Key(
+        ("batch_tokens", "tokens_per_batch", "global_batch_size_tokens", "batch_size_tokens"),
+        "amount",
+        sizes=True,
+        only={"total_batch_size": ("generic", "nanogpt")},
+    ),
+    "seq_len": Key(
+        (
+            "seq_length",
+            "seq_len",
+            "max_seq_length",
+            "block_size",
+            "max_seq_len",
+            "sequence_length",
+            "sequence_len",
+            "context_length",
+            "cutoff_len",
+            "max_sequence_length",
+            "encoder_seq_length",
+            "model.max_sequence_length",
+        ),
+        first={"torchtitan": "training.seq_len"},
+    ),
+    "params": Key(
+        (
+            "params",
+            "n_params",
+            "num_params",
+            "num_parameters",
+            "param_count",
+            "model_params",
+            "model.params",
+            "model_size",
+        ),
+        "amount",
+        sizes=True,
+    ),
+    "clip": Key(
+        (
+            "max_grad_norm",
+            "clip_grad",
+            "grad_clip",
+            "gradient_clipping",
+            "clip_grad_norm",
+            "max_norm",
+            "gradient_clip_val",
+            "trainer.gradient_clip_val",
+            "grad_clip_norm",
+        ),
+        "amount",
+        first={"torchtitan": "training.max_norm"},
+    ),
+    "logging_steps": Key(
+        (
+            "logging_steps",
+            "log_interval",
+            "log_every",
+            "log_every_n_steps",
+            "log_freq",
+            "console_log_interval",
+            "trainer.log_every_n_steps",
+            "steps_per_print",
+        ),
+        first={"torchtitan": "metrics.log_freq"},
+    ),
+    "save_steps": Key(
+        (
+            "save_steps",
+            "save_interval",
+            "checkpoint_every",
+            "save_every",
+            "ckpt_interval",
+            "every_n_train_steps",
+            "checkpoint_interval",
+            "save_interval_unsharded",
+            "checkpoint.every_n_train_steps",
+            "save_every_n_steps",
+        ),
+        first={"torchtitan": "checkpoint.interval"},
+    ),
+    "schedule": Key(
+        (
+            "lr_scheduler_type",
+            "lr_decay_style",
+            "lr_scheduler.decay_type",
+            "scheduler.name",
+            "lr_scheduler",
+            "scheduler",
+            "lr_schedule",
+            "schedule",
+            "decay_type",
+        ),
+        "text",
+    ),
     #: Adam's (beta1, beta2) as one list (torch's betas=(0.9, 0.95)), before the single keys
     "betas": Key(("betas", "optimizer.betas", "adam_betas", "optimizer.params.betas", "optim.betas"), "list"),
     "beta2": Key(("adam_beta2", "beta2", "optimizer.beta2", "optim.beta2"), "amount"),
-    "eps": Key(("optimizer.eps", "adam_epsilon", "adam_eps", "eps", "epsilon", "optimizer.params.eps", "optim.eps",
-                "optimizer.epsilon"), "amount"),
+    "eps": Key(
+        (
+            "optimizer.eps",
+            "adam_epsilon",
+            "adam_eps",
+            "eps",
+            "epsilon",
+            "optimizer.params.eps",
+            "optim.eps",
+            "optimizer.epsilon",
+        ),
+        "amount",
+    ),
     "save_strategy": Key(("save_strategy",), "text"),
-    "dataset": Key(("dataset", "dataset_name", "data_path", "train_file", "train_data", "dataset_path", "data.path",
-                    "data.dataset", "data_dir"), "text"),
+    "dataset": Key(
+        (
+            "dataset",
+            "dataset_name",
+            "data_path",
+            "train_file",
+            "train_data",
+            "dataset_path",
+            "data.path",
+            "data.dataset",
+            "data_dir",
+        ),
+        "text",
+    ),
 }
 
 
@@ -131,8 +281,10 @@ def read(flat: dict, setting: str, fw: str | None = None):
 
 def warmup_in_tokens(flat: dict, key: str | None) -> bool:
     """OLMo's ``scheduler.t_warmup`` under ``units: tokens`` counts tokens, not steps."""
-    return key in ("scheduler.t_warmup", "t_warmup") and str(
-        lookup(flat, "scheduler.units", "units")[1] or "").lower() == "tokens"
+    return (
+        key in ("scheduler.t_warmup", "t_warmup")
+        and str(lookup(flat, "scheduler.units", "units")[1] or "").lower() == "tokens"
+    )
 
 
 def warmup_from_ratio(ratio: float, total_steps: int) -> int | None:
@@ -145,8 +297,17 @@ def warmup_from_ratio(ratio: float, total_steps: int) -> int | None:
 
 # --- the framework a config is for (the keys it reads first, its defaults) -------------------
 
-_MEGATRON_MARKERS = ("train_iters", "lr_warmup_iters", "global_batch_size", "num_layers", "save_interval",
-                     "log_interval", "clip_grad", "lr_decay_style", "tensor_model_parallel_size")
+_MEGATRON_MARKERS = (
+    "train_iters",
+    "lr_warmup_iters",
+    "global_batch_size",
+    "num_layers",
+    "save_interval",
+    "log_interval",
+    "clip_grad",
+    "lr_decay_style",
+    "tensor_model_parallel_size",
+)
 
 
 def detect_framework(m: dict, kind: str = "") -> str:
@@ -156,13 +317,21 @@ def detect_framework(m: dict, kind: str = "") -> str:
     top = {str(k).lower().replace("-", "_") for k in m}
     if kind == "args" and top & set(_MEGATRON_MARKERS):
         return "megatron"
-    if kind in ("toml", "") and isinstance(m.get("training"), dict) and (
-            "job" in m or "lr_scheduler" in m or "parallelism" in m or "checkpoint" in m):
+    if (
+        kind in ("toml", "")
+        and isinstance(m.get("training"), dict)
+        and ("job" in m or "lr_scheduler" in m or "parallelism" in m or "checkpoint" in m)
+    ):
         return "torchtitan"
     if "base_model" in top and ("micro_batch_size" in top or "sequence_len" in top):
         return "axolotl"
-    if top & {"per_device_train_batch_size", "num_train_epochs", "logging_nan_inf_filter", "lr_scheduler_type",
-              "finetuning_type"}:
+    if top & {
+        "per_device_train_batch_size",
+        "num_train_epochs",
+        "logging_nan_inf_filter",
+        "lr_scheduler_type",
+        "finetuning_type",
+    }:
         return "hf"
     if "zero_optimization" in top or "train_micro_batch_size_per_gpu" in top:
         return "deepspeed"

@@ -91,8 +91,9 @@ def read_config_file(path: str, named: bool = False) -> tuple[dict | None, str]:
             if size > MAX_CONFIG_BYTES:
                 if not structured and not named:
                     return None, ""  # a big text file is a log, not a launch script
-                raise ConfigError(path, f"{size / 2**20:.1f} MiB, more than the {MAX_CONFIG_BYTES >> 20} MiB a "
-                                        "config may have")
+                raise ConfigError(
+                    path, f"{size / 2**20:.1f} MiB, more than the {MAX_CONFIG_BYTES >> 20} MiB a config may have"
+                )
             raw = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as e:
         raise ConfigError(path, f"cannot read: {e.strerror or e}", unreadable=True) from None
@@ -145,6 +146,7 @@ def _reason(e: Exception, kind: str) -> str:
 
 # --- JSON ---------------------------------------------------------------------------------------
 
+
 def _json_int(s: str):
     # (Python refuses to convert > 4,300 digits: the whole file used to be unreadable)
     return int(s) if len(s.lstrip("-")) <= MAX_INT_DIGITS else float(s)
@@ -194,6 +196,7 @@ _PARSE = {"json": _json, "yaml": safe_yaml, "toml": _toml}
 
 
 # --- the walk every parsed config gets ---------------------------------------------------------
+
 
 def measure(obj) -> int:
     """Nodes of ``obj`` (each value; a shared value counted where it is used),

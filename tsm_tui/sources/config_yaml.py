@@ -156,8 +156,9 @@ def check_graph(text: str) -> None:
                     raise YAMLBound(f"undefined alias at line {_line(ev)}")
                 (n, d), via_alias = sizes[ev.anchor], True
                 if len(stack) + d > MAX_YAML_DEPTH:
-                    raise YAMLBound(f"YAML nested more than {MAX_YAML_DEPTH} levels deep at line {_line(ev)} "
-                                    "(aliases counted)")
+                    raise YAMLBound(
+                        f"YAML nested more than {MAX_YAML_DEPTH} levels deep at line {_line(ev)} (aliases counted)"
+                    )
             else:
                 continue
             if stack:
@@ -166,8 +167,11 @@ def check_graph(text: str) -> None:
                 top[2] = max(top[2], d)
                 top[3] = top[3] or via_alias
                 if top[1] > MAX_YAML_NODES:
-                    raise YAMLBound(f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)"
-                                    if top[3] else f"YAML has more than {MAX_YAML_NODES} nodes (too big for a config)")
+                    raise YAMLBound(
+                        f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)"
+                        if top[3]
+                        else f"YAML has more than {MAX_YAML_NODES} nodes (too big for a config)"
+                    )
             else:
                 total += n
                 if total > MAX_YAML_NODES:

@@ -37,8 +37,11 @@ class CsvReader(LineReader):
         fields = [field_for(h) for h in header]
         if not any(f and f != "step" for f in fields) and not any(loss_role(h) for h in header):
             return 0.0
-        if not ("step" in fields or "epoch" in [h.strip().lower() for h in header]
-                or any(f in ("loss", "val_loss") or (f is None and loss_role(h)) for f, h in zip(fields, header))):
+        if not (
+            "step" in fields
+            or "epoch" in [h.strip().lower() for h in header]
+            or any(f in ("loss", "val_loss") or (f is None and loss_role(h)) for f, h in zip(fields, header))
+        ):
             return 0.0  # (a table with no step needs a loss: its rows are then the steps)
         n = len(header)
         good = sum(1 for ln in lines[1:20] if len(_cells(ln, delim) or ()) == n)
@@ -113,7 +116,7 @@ class CsvReader(LineReader):
 
 
 def _delimiter(header: str) -> str | None:
-    """"," for a CSV header, tab for a tab-separated one, else None."""
+    """ "," for a CSV header, tab for a tab-separated one, else None."""
     if "," in header:
         return ","
     if "\t" in header:

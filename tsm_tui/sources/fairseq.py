@@ -39,6 +39,8 @@ def _overflow_scale(line: str) -> str | None:
             return m.group(1)
     m = _OVERFLOW_SET.search(line)
     return m.group(1) if m else None
+
+
 SNIFF = re.compile(r"\| (?:train_inner|train|valid) \||\| epoch \d+ \|.*num_updates|num_updates[=\"]")
 
 
@@ -59,8 +61,9 @@ class FairseqReader(LineReader):
         if "overflow" in line:
             scale = _overflow_scale(line)
             if scale is not None:
-                rec = StepRecord(step=max(self._last_step, 0), overflow=True, source=self.path,
-                                 loss_scale=to_float(scale))
+                rec = StepRecord(
+                    step=max(self._last_step, 0), overflow=True, source=self.path, loss_scale=to_float(scale)
+                )
                 self.records += 1
                 return [rec]
         if "num_updates" not in line:
@@ -90,7 +93,7 @@ class FairseqReader(LineReader):
                 kind = "valid"
         # json summaries prefix every key with the logger name
         pre = kind + "_"
-        items = [(k[len(pre):] if k.startswith(pre) else k, v) for k, v in items]
+        items = [(k[len(pre) :] if k.startswith(pre) else k, v) for k, v in items]
         d = dict(items)
         step = to_float(d.get("num_updates"))
         if step is None:
@@ -99,8 +102,9 @@ class FairseqReader(LineReader):
         if kind == "train":
             return []  # an epoch average, not a step
         if kind == "valid":
-            items = [("val_loss" if k == "loss" else "valid_" + k, v) for k, v in items
-                     if k not in ("num_updates", "epoch")]
+            items = [
+                ("val_loss" if k == "loss" else "valid_" + k, v) for k, v in items if k not in ("num_updates", "epoch")
+            ]
         items = [(k, v) for k, v in items if k not in ("num_updates", "epoch")]
         step = int64(step)
         if step is None:

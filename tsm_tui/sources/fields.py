@@ -9,67 +9,186 @@ import math
 import re
 
 STEP_KEYS = {
-    "step", "steps", "iter", "iteration", "iterations", "it", "s", "global_step", "_step",
-    "current_steps", "trainer/global_step", "train/global_step", "num_updates", "update", "batch",
-    "train/step", "total_timesteps", "time/total_timesteps",
+    "step",
+    "steps",
+    "iter",
+    "iteration",
+    "iterations",
+    "it",
+    "s",
+    "global_step",
+    "_step",
+    "current_steps",
+    "trainer/global_step",
+    "train/global_step",
+    "num_updates",
+    "update",
+    "batch",
+    "train/step",
+    "total_timesteps",
+    "time/total_timesteps",
 }
 ALIASES = {
     # loss
-    "loss": "loss", "train_loss": "loss", "lm_loss": "loss", "trl": "loss", "train/loss": "loss",
-    "train_loss_step": "loss", "loss/train/total": "loss", "train/crossentropyloss": "loss",
-    "reduced_train_loss": "loss", "train/ce_loss": "loss", "training_loss": "loss", "train/lm_loss": "loss",
-    "train_lm_loss": "loss", "loss_step": "loss", "train/loss_step": "loss",
-    "loss_total": "loss", "train/total_loss": "loss", "train/loss_total": "loss", "loss/total": "loss",
+    "loss": "loss",
+    "train_loss": "loss",
+    "lm_loss": "loss",
+    "trl": "loss",
+    "train/loss": "loss",
+    "train_loss_step": "loss",
+    "loss/train/total": "loss",
+    "train/crossentropyloss": "loss",
+    "reduced_train_loss": "loss",
+    "train/ce_loss": "loss",
+    "training_loss": "loss",
+    "train/lm_loss": "loss",
+    "train_lm_loss": "loss",
+    "loss_step": "loss",
+    "train/loss_step": "loss",
+    "loss_total": "loss",
+    "train/total_loss": "loss",
+    "train/loss_total": "loss",
+    "loss/total": "loss",
     # the loss over the logging interval, as printed (PointNet++ "mean loss: 2.89"): the training loss
     # when the record has no plain "loss" (a plain one is read first: fields.MEAN_LOSS, total_over)
-    "mean_loss": "loss", "avg_loss": "loss", "average_loss": "loss", "running_loss": "loss",
+    "mean_loss": "loss",
+    "avg_loss": "loss",
+    "average_loss": "loss",
+    "running_loss": "loss",
     # TensorBoard tags: Keras (epoch_/batch_), Megatron-LM, torchtitan, NeMo
-    "epoch_loss": "loss", "batch_loss": "loss", "lm_loss_training/lm_loss": "loss",
-    "loss_metrics/global_avg_loss": "loss", "train/reduced_train_loss": "loss",
+    "epoch_loss": "loss",
+    "batch_loss": "loss",
+    "lm_loss_training/lm_loss": "loss",
+    "loss_metrics/global_avg_loss": "loss",
+    "train/reduced_train_loss": "loss",
     # detectron2's events printer (the sum of its loss terms is the objective)
     "total_loss": "loss",
     # validation loss
-    "val_loss": "val_loss", "tel": "val_loss", "eval_loss": "val_loss", "validation_loss": "val_loss",
-    "val/loss": "val_loss", "eval/loss": "val_loss", "valid_loss": "val_loss", "val_loss_epoch": "val_loss",
-    "test_loss": "val_loss", "lm_loss_validation": "val_loss", "lm_loss_validation/lm_loss_validation": "val_loss",
-    "epoch_val_loss": "val_loss", "lm_loss_value": "val_loss", "eval/lm_loss": "val_loss", "val/lm_loss": "val_loss",
-    "eval_mean_loss": "val_loss", "val_mean_loss": "val_loss", "test_mean_loss": "val_loss", "eval_avg_loss": "val_loss",
-    "val_avg_loss": "val_loss", "test_avg_loss": "val_loss",
+    "val_loss": "val_loss",
+    "tel": "val_loss",
+    "eval_loss": "val_loss",
+    "validation_loss": "val_loss",
+    "val/loss": "val_loss",
+    "eval/loss": "val_loss",
+    "valid_loss": "val_loss",
+    "val_loss_epoch": "val_loss",
+    "test_loss": "val_loss",
+    "lm_loss_validation": "val_loss",
+    "lm_loss_validation/lm_loss_validation": "val_loss",
+    "epoch_val_loss": "val_loss",
+    "lm_loss_value": "val_loss",
+    "eval/lm_loss": "val_loss",
+    "val/lm_loss": "val_loss",
+    "eval_mean_loss": "val_loss",
+    "val_mean_loss": "val_loss",
+    "test_mean_loss": "val_loss",
+    "eval_avg_loss": "val_loss",
+    "val_avg_loss": "val_loss",
+    "test_avg_loss": "val_loss",
     # gradient norm
-    "grad_norm": "grad_norm", "gnorm": "grad_norm", "total_grad_norm": "grad_norm", "norm": "grad_norm",
-    "optim/total_grad_norm": "grad_norm", "l2_norm/grad/global": "grad_norm", "train/grad_norm": "grad_norm",
-    "grad_norm_total": "grad_norm", "gradient_norm": "grad_norm", "grad_l2_norm": "grad_norm",
-    "grad_2.0_norm_total": "grad_norm", "grad_norm/total": "grad_norm", "train/gradient_norm": "grad_norm",
-    "grad_2.0_norm/total": "grad_norm", "train/grad_2.0_norm_total": "grad_norm",
+    "grad_norm": "grad_norm",
+    "gnorm": "grad_norm",
+    "total_grad_norm": "grad_norm",
+    "norm": "grad_norm",
+    "optim/total_grad_norm": "grad_norm",
+    "l2_norm/grad/global": "grad_norm",
+    "train/grad_norm": "grad_norm",
+    "grad_norm_total": "grad_norm",
+    "gradient_norm": "grad_norm",
+    "grad_l2_norm": "grad_norm",
+    "grad_2.0_norm_total": "grad_norm",
+    "grad_norm/total": "grad_norm",
+    "train/gradient_norm": "grad_norm",
+    "grad_2.0_norm/total": "grad_norm",
+    "train/grad_2.0_norm_total": "grad_norm",
     # a bare "grad" beside a step's loss is its norm (a custom trainer's "| loss 1.47 | lr 1.8e-04 | grad 0.075 |")
     "grad": "grad_norm",
     # learning rate
-    "lr": "lr", "learning_rate": "lr", "train/learning_rate": "lr", "optim/lr": "lr", "train/lr": "lr",
-    "lr_abs": "lr", "lr-adam": "lr", "optim/learning_rate_group0": "lr", "current_lr": "lr", "cur_lr": "lr",
+    "lr": "lr",
+    "learning_rate": "lr",
+    "train/learning_rate": "lr",
+    "optim/lr": "lr",
+    "train/lr": "lr",
+    "lr_abs": "lr",
+    "lr-adam": "lr",
+    "optim/learning_rate_group0": "lr",
+    "current_lr": "lr",
+    "cur_lr": "lr",
     "curr_lr": "lr",
-    "epoch_learning_rate": "lr", "epoch_lr": "lr", "batch_learning_rate": "lr",
+    "epoch_learning_rate": "lr",
+    "epoch_lr": "lr",
+    "batch_learning_rate": "lr",
     # fp16
-    "loss_scale": "loss_scale", "scale": "loss_scale", "loss_scaler": "loss_scale", "grad_scale": "loss_scale",
-    "fp16_grad_scale": "loss_scale", "train/loss_scale": "loss_scale",
-    "number_of_skipped_iterations": "skipped", "skipped": "skipped", "skipped_iterations": "skipped",
-    "number_of_nan_iterations": "nan_iters", "nan_iterations": "nan_iters",
+    "loss_scale": "loss_scale",
+    "scale": "loss_scale",
+    "loss_scaler": "loss_scale",
+    "grad_scale": "loss_scale",
+    "fp16_grad_scale": "loss_scale",
+    "train/loss_scale": "loss_scale",
+    "number_of_skipped_iterations": "skipped",
+    "skipped": "skipped",
+    "skipped_iterations": "skipped",
+    "number_of_nan_iterations": "nan_iters",
+    "nan_iterations": "nan_iters",
     # progress
-    "tokens": "tokens", "consumed_tokens": "tokens", "num_tokens": "tokens", "num_input_tokens_seen": "tokens",
-    "tokens_seen": "tokens", "total_tokens": "tokens", "train/tokens": "tokens",
+    "tokens": "tokens",
+    "consumed_tokens": "tokens",
+    "num_tokens": "tokens",
+    "num_input_tokens_seen": "tokens",
+    "tokens_seen": "tokens",
+    "total_tokens": "tokens",
+    "train/tokens": "tokens",
     "throughput/total_tokens": "tokens",
-    "epoch": "epoch", "epochs": "epoch", "train/epoch": "epoch",
-    "time": "time", "timestamp": "time", "_timestamp": "time", "wall_time": "time",
+    "epoch": "epoch",
+    "epochs": "epoch",
+    "train/epoch": "epoch",
+    "time": "time",
+    "timestamp": "time",
+    "_timestamp": "time",
+    "wall_time": "time",
 }
 #: a step's duration, as logs name it (Megatron's "elapsed time per iteration (ms)", nanoGPT's
 #: "time 1234.5ms", modded-nanogpt's step_avg, llm.c / others' "dt"): seconds = value x scale
-STEP_TIME_KEYS = ("elapsed time per iteration (ms)", "elapsed_time_per_iteration_ms", "step_time", "iter_time",
-                  "time_per_step", "dt", "dt_ms", "time_ms", "step_time_ms", "train/step_time", "took_ms",
-                  "step_avg_ms")
+STEP_TIME_KEYS = (
+    "elapsed time per iteration (ms)",
+    "elapsed_time_per_iteration_ms",
+    "step_time",
+    "iter_time",
+    "time_per_step",
+    "dt",
+    "dt_ms",
+    "time_ms",
+    "step_time_ms",
+    "train/step_time",
+    "took_ms",
+    "step_avg_ms",
+)
 #: throughput, as logs name it (higher is faster): tokens / samples / iterations per second, MFU, TFLOP/s
-RATE_KEYS = ("tokens_per_sec", "tokens_per_second", "tok/sec", "tok/s", "tokens/s", "tps", "throughput",
-             "throughput/tokens_per_sec", "perf/throughput", "throughput per GPU (TFLOP/s/GPU)", "tflops",
-             "TFLOPs", "mfu", "MFU", "samples_per_second", "samples/sec", "train_samples_per_second",
-             "it/s", "iters_per_sec", "steps_per_second", "train_steps_per_second", "wps", "ups")
+RATE_KEYS = (
+    "tokens_per_sec",
+    "tokens_per_second",
+    "tok/sec",
+    "tok/s",
+    "tokens/s",
+    "tps",
+    "throughput",
+    "throughput/tokens_per_sec",
+    "perf/throughput",
+    "throughput per GPU (TFLOP/s/GPU)",
+    "tflops",
+    "TFLOPs",
+    "mfu",
+    "MFU",
+    "samples_per_second",
+    "samples/sec",
+    "train_samples_per_second",
+    "it/s",
+    "iters_per_sec",
+    "steps_per_second",
+    "train_steps_per_second",
+    "wps",
+    "ups",
+)
 
 
 def step_time_key(keys) -> tuple[str, float] | None:
@@ -199,21 +318,49 @@ def to_float(v) -> float | None:
 #      one term alone is the objective itself).
 # The other loss terms are checked too (the loss-spike rule per term, NaN/Inf in any term).
 #: the actor's (policy's) loss of an RL log
-ACTOR_KEYS = frozenset({
-    "act_loss", "actor_loss", "actor/loss", "actor/pg_loss", "actor/policy_loss", "policy_loss", "pg_loss",
-    "train/actor_loss", "train/policy_loss", "train/pg_loss", "ppo/loss/policy", "loss/policy", "policy/loss",
-})
+ACTOR_KEYS = frozenset(
+    {
+        "act_loss",
+        "actor_loss",
+        "actor/loss",
+        "actor/pg_loss",
+        "actor/policy_loss",
+        "policy_loss",
+        "pg_loss",
+        "train/actor_loss",
+        "train/policy_loss",
+        "train/pg_loss",
+        "ppo/loss/policy",
+        "loss/policy",
+        "policy/loss",
+    }
+)
 #: losses of another model of the run (critic, value head, reward model, a GAN's two nets):
 #: checked alongside, never summed into the objective (GAN logs get no objective)
-MODEL_WORDS = ("cri", "critic", "value", "vf", "reward", "rm", "d", "g", "disc", "discriminator", "gen",
-               "generator", "dis")
+MODEL_WORDS = (
+    "cri",
+    "critic",
+    "value",
+    "vf",
+    "reward",
+    "rm",
+    "d",
+    "g",
+    "disc",
+    "discriminator",
+    "gen",
+    "generator",
+    "dis",
+)
 #: a loss that is not a training term: validation / test, statistics over it, a scale
-_NOT_TERM = re.compile(r"^(?:val|valid|validation|eval|test|dev)(?:[/_.]|$)|(?:^|[/_.])(?:val|valid|validation|eval|"
-                       r"test)[/_.]|(?:^|[_/.])(?:avg|mean|ema|running|smooth(?:ed)?|std|var|min|max|scale|scaler|"
-                       r"epoch|step|weight|coef|coeff|ratio|sum|total|ppl|perplexity|acc|accuracy|count|num|rate|"
-                       r"norm|grad|time|ms|scaling|factor|alpha|beta|gamma|lambda|lamda|temperature|temp|margin|eps|epsilon|"
-                       r"type|threshold|thresh|clip|init|start|warmup|decay|patience|interval|freq|every|fn|func|"
-                       r"function|config|cfg)(?:[_/.]|$)")
+_NOT_TERM = re.compile(
+    r"^(?:val|valid|validation|eval|test|dev)(?:[/_.]|$)|(?:^|[/_.])(?:val|valid|validation|eval|"
+    r"test)[/_.]|(?:^|[_/.])(?:avg|mean|ema|running|smooth(?:ed)?|std|var|min|max|scale|scaler|"
+    r"epoch|step|weight|coef|coeff|ratio|sum|total|ppl|perplexity|acc|accuracy|count|num|rate|"
+    r"norm|grad|time|ms|scaling|factor|alpha|beta|gamma|lambda|lamda|temperature|temp|margin|eps|epsilon|"
+    r"type|threshold|thresh|clip|init|start|warmup|decay|patience|interval|freq|every|fn|func|"
+    r"function|config|cfg)(?:[_/.]|$)"
+)
 #: a loss by its word: ``loss``, or the name of the usual one (cross entropy, NLL: SCAN's W&B
 #: history logs ``Self-labelling cross entropy`` and nothing else)
 _TERM = re.compile(r"(?:^|[/_.])(?:loss(?:es)?|cross_?entropy|xent|nll)(?:[/_.]|$)")
@@ -242,9 +389,11 @@ def _key(key: str) -> str:
 #: ``rewards/chosen``: a preference loss is a supervised one), a policy / value / critic /
 #: actor loss, PPO's approx_kl or a ``ppo/`` scope (stable-baselines3, TRL, DeepSpeed-Chat,
 #: OpenRLHF, verl names)
-_RL_KEY = re.compile(r"(?:^|[/_.])(?:reward|ep_rew_mean|ep_rew|episode_reward|episode_return|ep_ret|"
-                     r"policy_(?:gradient_)?loss|pg_loss|value_loss|vf_loss|critic_loss|cri_loss|actor_loss|"
-                     r"act_loss|approx_kl|ppo)(?:[/_.]|$)")
+_RL_KEY = re.compile(
+    r"(?:^|[/_.])(?:reward|ep_rew_mean|ep_rew|episode_reward|episode_return|ep_ret|"
+    r"policy_(?:gradient_)?loss|pg_loss|value_loss|vf_loss|critic_loss|cri_loss|actor_loss|"
+    r"act_loss|approx_kl|ppo)(?:[/_.]|$)"
+)
 
 
 def rl_key(key: str) -> bool:
@@ -341,6 +490,7 @@ def key_roles(keys) -> dict[str, str]:
                 roles[k] = "gen_term"
     return roles
 
+
 def objective(roles: dict[str, str]) -> tuple[str, tuple[str, ...]] | None:
     """The objective of a record without a total loss, from its loss keys' roles (in the
     log's order): ``("actor", (key,))``, ``("sum", keys)`` (one term: ``("only", (key,))``),
@@ -372,8 +522,10 @@ def describe_objective(how: str, keys: tuple[str, ...], others: list[str]) -> st
     if how == "gen":
         return f"{keys[0]} (a GAN's generator loss: no total logged; the discriminator's checked apart){also}"
     if how == "gen_sum":
-        return (f"sum of {' + '.join(keys)} (a GAN's generator terms: no total logged; the discriminator's "
-                f"checked apart){also}")
+        return (
+            f"sum of {' + '.join(keys)} (a GAN's generator terms: no total logged; the discriminator's "
+            f"checked apart){also}"
+        )
     if how == "only":
         return f"{keys[0]} (the only training loss logged){also}"
     return f"{keys[0]} (the logged total){also}"

@@ -15,15 +15,24 @@ from tsm_tui.core.settings import RunInfo
 
 DEFAULT = "(default)"  # the end of a default's origin
 #: the framework each reader's format comes from (formats that several frameworks write: none)
-_FRAMEWORK = {"hf-trainer-state": "hf", "hf-stdout": "hf", "llama-factory": "hf", "megatron": "megatron",
-              "lightning-csv": "lightning"}  # (LLaMA-Factory trains with HF's Trainer)
+_FRAMEWORK = {
+    "hf-trainer-state": "hf",
+    "hf-stdout": "hf",
+    "llama-factory": "hf",
+    "megatron": "megatron",
+    "lightning-csv": "lightning",
+}  # (LLaMA-Factory trains with HF's Trainer)
 DEFAULTS: dict[str, dict[str, tuple[float, str]]] = {
-    "hf": {"clip": (1.0, "HF TrainingArguments max_grad_norm=1.0"),
-           "beta2": (0.999, "HF TrainingArguments adam_beta2=0.999"),
-           "eps": (1e-8, "HF TrainingArguments adam_epsilon=1e-8")},
-    "megatron": {"clip": (1.0, "Megatron --clip-grad 1.0"),
-                 "beta2": (0.999, "Megatron --adam-beta2 0.999"),
-                 "eps": (1e-8, "Megatron --adam-eps 1e-08")},
+    "hf": {
+        "clip": (1.0, "HF TrainingArguments max_grad_norm=1.0"),
+        "beta2": (0.999, "HF TrainingArguments adam_beta2=0.999"),
+        "eps": (1e-8, "HF TrainingArguments adam_epsilon=1e-8"),
+    },
+    "megatron": {
+        "clip": (1.0, "Megatron --clip-grad 1.0"),
+        "beta2": (0.999, "Megatron --adam-beta2 0.999"),
+        "eps": (1e-8, "Megatron --adam-eps 1e-08"),
+    },
     "lightning": {"clip": (0.0, "Lightning gradient_clip_val=None: no clipping")},
 }
 

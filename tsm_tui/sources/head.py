@@ -112,8 +112,13 @@ def sample_head(path: str, binary_reason: str) -> Head:
         return Head(None, f"cannot read: {e.strerror or e}")
     if not raw and hole:
         # nothing but NUL bytes as far as the head looks (a hole with no data yet, or binary)
-        return Head(None, f"only NUL bytes in its first {max(1, pos >> 20)} MiB (a hole, or a binary file): "
-                          "not read", pos, more, hole)
+        return Head(
+            None,
+            f"only NUL bytes in its first {max(1, pos >> 20)} MiB (a hole, or a binary file): not read",
+            pos,
+            more,
+            hole,
+        )
     if not raw:
         return Head([], None, end, more, hole)
     if hole and not looks_text(raw):
@@ -141,10 +146,10 @@ def deep_lines(path: str, start: int, stop: int = DEEP_BYTES):
                 buf = carry + data
                 j = buf.rfind(b"\n")
                 if j < 0:
-                    carry = buf[-(1 << 20):]  # a very long line: keep at most 1 MiB of it
+                    carry = buf[-(1 << 20) :]  # a very long line: keep at most 1 MiB of it
                     pos += len(data)
                     continue
-                carry = buf[j + 1:]
+                carry = buf[j + 1 :]
                 pos += len(data)
                 out = _hinted(buf[: j + 1])
                 taken += len(out)
@@ -163,8 +168,7 @@ def _hinted(buf: bytes) -> list[str]:
         while i >= 0 and len(starts) < DEEP_LINES:
             starts.add(low.rfind(b"\n", 0, i) + 1)
             i = low.find(lit, low.find(b"\n", i) + 1)
-    return [buf[a: buf.find(b"\n", a)].decode("utf-8", "replace").rstrip("\r")
-            for a in sorted(starts)[:DEEP_LINES]]
+    return [buf[a : buf.find(b"\n", a)].decode("utf-8", "replace").rstrip("\r") for a in sorted(starts)[:DEEP_LINES]]
 
 
 def hinted_lines(lines: list[str]) -> list[str]:
@@ -187,6 +191,6 @@ def tail_lines(path: str, start: int, nbytes: int = TAIL_BYTES) -> tuple[list[st
     except OSError:
         return [], 0
     if at > 0:
-        buf = buf[buf.find(b"\n") + 1:]  # a cut first line
+        buf = buf[buf.find(b"\n") + 1 :]  # a cut first line
     buf = buf[: buf.rfind(b"\n") + 1]
     return (_hinted(buf) if buf else []), size

@@ -39,9 +39,11 @@ from tsm_tui.sources.kv_text import DICT_PAIR
 
 TQDM = re.compile(r"(?<!\d)(\d+)/(\d++) \[")  # linear: one attempt per digit run
 # bars that count data, not steps: their label (tqdm's desc) or their unit
-DATA_BAR = re.compile(r"(?i)\b(?:map|tokeniz|filter|generating|loading|downloading|extracting|converting|packing|"
-                      r"preprocess|shuffl|saving|formatting|grouping|concatenat|resolving|fetching|"
-                      r"eval|val\b|valid|test\b|predict)")
+DATA_BAR = re.compile(
+    r"(?i)\b(?:map|tokeniz|filter|generating|loading|downloading|extracting|converting|packing|"
+    r"preprocess|shuffl|saving|formatting|grouping|concatenat|resolving|fetching|"
+    r"eval|val\b|valid|test\b|predict)"
+)
 _UNIT = re.compile(r"(?:([A-Za-z]+)/s|s/([A-Za-z]+))\b")
 MAX_BARS = 16
 MAX_BARS_PER_PART = 4
@@ -116,7 +118,7 @@ class HFStdoutReader(LineReader):
             self.other_lines += 1
             return out
         j = part.find("}", m.start())
-        body = part[m.start():j + 1 if j >= 0 else len(part)]
+        body = part[m.start() : j + 1 if j >= 0 else len(part)]
         pairs = DICT_PAIR.findall(body)
         if pairs:
             g = GLOBAL_STEP.search(body) if "'global_step/" in body else None
@@ -127,7 +129,7 @@ class HFStdoutReader(LineReader):
                     self._counter = int64(g.group(1))  # the dict's own step, better than any bar
             out += self._dict(pairs, body)
         if j >= 0:
-            tail = part[j + 1:]
+            tail = part[j + 1 :]
             if self._held and tail.strip():
                 out += self._resolve()
             self._bar(tail)
@@ -162,10 +164,10 @@ class HFStdoutReader(LineReader):
             if n is None or total is None or total <= 0:
                 continue
             a = m.start()
-            label = text[max(0, a - 120): a]
-            label = label[max(label.rfind("]"), label.rfind("\r")) + 1:]
+            label = text[max(0, a - 120) : a]
+            label = label[max(label.rfind("]"), label.rfind("\r")) + 1 :]
             end = text.find("]", m.end(), m.end() + 120)
-            rate = text[m.end(): end if end >= 0 else m.end() + 120]
+            rate = text[m.end() : end if end >= 0 else m.end() + 120]
             if DATA_BAR.search(label) or any((u or v) != "it" for u, v in _UNIT.findall(rate)):
                 continue  # a data or evaluation bar: its counter is no step
             if total not in self._bars and len(self._bars) >= MAX_BARS:
@@ -299,8 +301,8 @@ class HFStdoutReader(LineReader):
             "bar": "the training bar's counter drawn before each dict",
             "interval": f"the dicts' order x the logging interval ({L}, logging_steps printed in the log)",
             "inferred": "stdout was block-buffered (dicts arrived in bursts): the last dict of a burst at the "
-                        "training bar's counter drawn before it, the others one logging interval apart (the "
-                        "bar's advance since the previous burst / its dicts)",
+            "training bar's counter drawn before it, the others one logging interval apart (the "
+            "bar's advance since the previous burst / its dicts)",
             "counted": "counted (no step in the dicts, no training bar, no logging_steps printed)",
         }
         rank = ("bar", "interval", "inferred", "counted")

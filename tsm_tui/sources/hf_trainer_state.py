@@ -25,8 +25,12 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import SnapshotReader
 
-_INFO = {"max_steps": "total_steps", "logging_steps": "logging_steps", "save_steps": "save_steps",
-         "train_batch_size": "batch_size"}
+_INFO = {
+    "max_steps": "total_steps",
+    "logging_steps": "logging_steps",
+    "save_steps": "save_steps",
+    "train_batch_size": "batch_size",
+}
 
 
 class HFTrainerStateReader(SnapshotReader):

@@ -102,8 +102,7 @@ class JsonlReader(LineReader):
             return super().feed_chunk(data)
         # numpy would turn a boolean into 1.0 and a null into NaN; build() ignores both
         # (single-byte gates first: memchr, ~20x cheaper than the word searches)
-        flagged = ((b"u" in data and (b"true" in data or b"null" in data))
-                   or (b"f" in data and b"false" in data))
+        flagged = (b"u" in data and (b"true" in data or b"null" in data)) or (b"f" in data and b"false" in data)
         # a launch banner read and no record since: the next record carries the mark, so
         # the chunk goes the mixed way (a Frame carries no launch mark)
         objs = None if self.launch_pending else self._whole(data)
@@ -146,8 +145,11 @@ class JsonlReader(LineReader):
         a = np.frombuffer(body, np.uint8)  # numpy counts bytes ~7x faster than bytes.count
         nl, ob = a == 10, a == 123  # "\n", "{"
         n = int(np.count_nonzero(nl)) + 1
-        if (int(np.count_nonzero(ob)) != n or int(np.count_nonzero(nl[:-1] & ob[1:])) != n - 1
-                or len(body) - n + 1 >= MAX_LINE):
+        if (
+            int(np.count_nonzero(ob)) != n
+            or int(np.count_nonzero(nl[:-1] & ob[1:])) != n - 1
+            or len(body) - n + 1 >= MAX_LINE
+        ):
             return None
         try:
             objs = _fast_loads(b"[" + body.replace(b"\n", b",") + b"]")
@@ -225,8 +227,13 @@ class JsonlReader(LineReader):
                 else:
                     terms = tuple(at[k] for k in oks)
         if step is not None and (set(fields) & METRIC_FIELDS or set(fields) & set(INT_FIELDS) or terms):
-            plan = (itemgetter(*keys) if len(keys) > 1 else (lambda d, _k=keys[0]: (d[_k],)), step, fields, extra,
-                    terms)
+            plan = (
+                itemgetter(*keys) if len(keys) > 1 else (lambda d, _k=keys[0]: (d[_k],)),
+                step,
+                fields,
+                extra,
+                terms,
+            )
         self._plans[keys] = plan
         return plan
 

@@ -121,8 +121,13 @@ class LineGroups:
 
     def _is_continuation(self, line: str) -> bool:
         s = line.lstrip()
-        return not (s[:1] == "|" or "OVERFLOW" in line or DASHES.match(line) or EPOCH_HEADER.match(line)
-                    or self._step_of_line(line) is not None)
+        return not (
+            s[:1] == "|"
+            or "OVERFLOW" in line
+            or DASHES.match(line)
+            or EPOCH_HEADER.match(line)
+            or self._step_of_line(line) is not None
+        )
 
     def _blank(self) -> list[StepRecord]:
         self._evalsec = None
@@ -225,7 +230,7 @@ class LineGroups:
         bar's redraw, None when the line is not a row."""
         cols = self._cols
         toks = line.split(None, len(cols))
-        if len(toks) < len(cols) or not all(_VALUE.fullmatch(t) for t in toks[:len(cols)]):
+        if len(toks) < len(cols) or not all(_VALUE.fullmatch(t) for t in toks[: len(cols)]):
             return None
         rest = toks[len(cols)] if len(toks) > len(cols) else ""
         if rest:

@@ -49,7 +49,9 @@ PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?!
 DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
 # space-separated metrics nanoGPT prints ("loss 4.2082", "train loss 4.23, val loss 4.25")
 # ("norm 3.9078": llm.c's stdout prints the grad norm so)
-SPACED = re.compile(rf"\b((?:train[ _]|val[ _]|lm[ _])?loss|lr|learning[ _]rate|(?:grad[ _])?norm|gnorm)\s+({NUM})(?![\w.])", re.I)
+SPACED = re.compile(
+    rf"\b((?:train[ _]|val[ _]|lm[ _])?loss|lr|learning[ _]rate|(?:grad[ _])?norm|gnorm)\s+({NUM})(?![\w.])", re.I
+)
 # step times printed with their unit (kept for the ranks check's straggler rule):
 # nanoGPT "time 1431.27ms", modded-nanogpt "train_time:1234ms step_avg:246.80ms",
 # llm.c "(took 1190.3 ms)" -> "<key>_ms"; Megatron "elapsed time per iteration (ms): 1000.0"
@@ -59,12 +61,28 @@ MEGATRON_MS = re.compile(rf"(elapsed time per iteration \(ms\)):\s*+({NUM})(?![\
 # line (re.I over an alternation is the slowest regex here: ~10x this one)
 _SPACED_HINT = re.compile(r"(?:loss|lr|rate|norm)\s+[-+.\dni]")
 # step keys that name a step on their own (not "batch", "s", "it": config echoes have those)
-NAMED_STEP_KEYS = frozenset({"step", "steps", "global_step", "_step", "iteration", "iter", "num_updates",
-                             "current_steps", "train/step", "train/global_step", "trainer/global_step"})
+NAMED_STEP_KEYS = frozenset(
+    {
+        "step",
+        "steps",
+        "global_step",
+        "_step",
+        "iteration",
+        "iter",
+        "num_updates",
+        "current_steps",
+        "train/step",
+        "train/global_step",
+        "trainer/global_step",
+    }
+)
 _STEP_HINT = re.compile(r"(?i)step|iter|update|batch")
 # (a step with thousands separators, "step 1,001", is 1001, not 1)
-STEP = re.compile(r"(?<![\w/])(?:iteration|iter|step|it|s)(?:\s*+[:=]\s*+|(?=[^\S ]*+ )\s++)"
-                  r"(\d{1,3}(?:,\d{3})++|\d++)(?:\s*/\s*(\d+))?(?![\d.])", re.I)
+STEP = re.compile(
+    r"(?<![\w/])(?:iteration|iter|step|it|s)(?:\s*+[:=]\s*+|(?=[^\S ]*+ )\s++)"
+    r"(\d{1,3}(?:,\d{3})++|\d++)(?:\s*/\s*(\d+))?(?![\d.])",
+    re.I,
+)
 # an epoch and a counter within it (or a global one): "Epoch [1/5], Step [100/600]",
 # "Epoch 3 | Batch 100/5000", mmengine "Epoch(train) [1][100/500]", timm
 # "Train: 1 [ 100/500 ( 20%)]". Whether the counter starts again at each epoch is
@@ -73,25 +91,32 @@ STEP = re.compile(r"(?<![\w/])(?:iteration|iter|step|it|s)(?:\s*+[:=]\s*+|(?=[^\
 EPOCH_COUNTER = re.compile(
     r"(?<![\w/])(?:epoch(?:\(train\))?|train:)\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\]?"
     r"[\s,|:\-\]]*+(?:(step|iter(?:ation)?|batch|it)\b\s*+[:=]?\s*+)?[\[(]?\s*+(\d++)\s*+/\s*+(\d++)(?![\d.])",
-    re.I)
+    re.I,
+)
 # the same with a bracketed epoch and no word (a custom trainer's "  [3/100] batch 50/5305 loss=-68.4"):
 # groups as EPOCH_COUNTER's; the counter's word is required here
 BRACKET_COUNTER = re.compile(
     r"(?<![\w/])\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]\s*+(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
-    r"(\d++)\s*+/\s*+(\d++)(?![\d.])", re.I)
+    r"(\d++)\s*+/\s*+(\d++)(?![\d.])",
+    re.I,
+)
 # an epoch and a counter with no total: "Epoch: [1], step: [100], lr: ..." (PaddleNLP's
 # logger), "Epoch 2 Step 300 loss 1.2"; whether the counter starts again at each epoch is
 # seen at the first change of epoch, and its epoch's length is then the counter's last
 # value (``_epoch_step``). Linear as EPOCH_COUNTER.
 EPOCH_STEP = re.compile(
     r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?[\s,|:\-\[]*+(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
-    r"\[?\s*+(\d{1,3}(?:,\d{3})++|\d++)\s*+\]?(?![\d./])", re.I)
+    r"\[?\s*+(\d{1,3}(?:,\d{3})++|\d++)\s*+\]?(?![\d./])",
+    re.I,
+)
 # ... or two bracketed numbers with no word: SwAV / DINO-style "Epoch: [3][50]\tLoss 4.2 (4.3)"
 # (groups as EPOCH_STEP's, the word empty)
 EPOCH_BRACKETS = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[\s*+(\d++)\s*+\]()\s*+\[\s*+(\d++)\s*+\](?!\s*+/)", re.I)
 # a counter after a phase word (DGCNN-style "Train 12, loss: 0.41, train acc: 0.9" / "Test 12, loss: 0.5"):
 # the counter is the step; a test / validation phase's loss is a validation loss
-PHASE_COUNTER = re.compile(r"(?<![\w/])(train(?:ing)?|test|val|valid(?:ation)?|eval)\s++(\d++)\s*+[,:|]\s*+(?=[A-Za-z])", re.I)
+PHASE_COUNTER = re.compile(
+    r"(?<![\w/])(train(?:ing)?|test|val|valid(?:ation)?|eval)\s++(\d++)\s*+[,:|]\s*+(?=[A-Za-z])", re.I
+)
 # mmengine's iteration-based runs: "Iter(train) [ 100/1000]  lr: ...  loss: ..."
 ITER_COUNTER = re.compile(r"(?<![\w/])iter\((?:train)\)\s*+\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]", re.I)
 _EPOCH_HINT = re.compile(r"(?i)epoch|train:|iter\(|\d\s*+\]\s*+(?:step|iter|batch|it)")
@@ -116,24 +141,32 @@ STEPLESS_MIN = 3
 # key<TAB>value<TAB>key<TAB>value ... (a name, then a number)
 _TAB_KEY = re.compile(r"[A-Za-z_][\w./\- ]*+")
 _NUM_FULL = re.compile(NUM)
-OVERFLOW = re.compile(
-    rf"OVERFLOW!(?:.*?Attempted loss scale:\s*({NUM}),?\s*reducing to\s*({NUM}))?", re.I)
+OVERFLOW = re.compile(rf"OVERFLOW!(?:.*?Attempted loss scale:\s*({NUM}),?\s*reducing to\s*({NUM}))?", re.I)
 GRAD_OVERFLOW_STEP = re.compile(r"Grad overflow on iteration:?\s*(\d+)", re.I)
 # DeepSpeed's progress line "[Rank 0] step=10, skipped=4, lr=[...]": its ``skipped`` is the
 # engine's running total (engine.skipped_steps), not the interval's; an RLHF run's two
 # engines (actor, critic) print one line each per step
 DS_PROGRESS = re.compile(r"\bstep=(\d++), skipped=(\d++)")
 # things the log says about the run
-PARAMS = re.compile(r"(?:number of parameters|num(?:ber)?[_ ]params|total params(?:eters)?|"
-                    r"parameters on \(tensor, pipeline\) model parallel rank \(0, 0\))\s*+[:=]?\s*+([\d.,]+)\s*([KMBkmb])?")
+PARAMS = re.compile(
+    r"(?:number of parameters|num(?:ber)?[_ ]params|total params(?:eters)?|"
+    r"parameters on \(tensor, pipeline\) model parallel rank \(0, 0\))\s*+[:=]?\s*+([\d.,]+)\s*([KMBkmb])?"
+)
 ARG = re.compile(r"^\s*(\w+)\s+\.{3,}\s+(\S+)\s*$")  # Megatron "  lr ........ 0.0003"
 TOKENS_PER_ITER = re.compile(r"tokens per iteration will be:\s*([\d,]+)")
 
 _SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9}
 _ARG_KEYS = {
-    "train_iters": "total_steps", "lr_warmup_iters": "warmup_steps", "lr": "peak_lr",
-    "global_batch_size": "batch_size", "seq_length": "seq_len", "clip_grad": "clip",
-    "save_interval": "save_steps", "log_interval": "logging_steps", "adam_beta2": "beta2", "adam_eps": "eps",
+    "train_iters": "total_steps",
+    "lr_warmup_iters": "warmup_steps",
+    "lr": "peak_lr",
+    "global_batch_size": "batch_size",
+    "seq_length": "seq_len",
+    "clip_grad": "clip",
+    "save_interval": "save_steps",
+    "log_interval": "logging_steps",
+    "adam_beta2": "beta2",
+    "adam_eps": "eps",
 }
 
 
@@ -199,8 +232,13 @@ class KeyValueTextReader(LineGroups, LineReader):
         self._open = True
 
     def _ctx_sync(self) -> None:
-        self._open = (self._grp is not None or self._tbl is not None or self._evalsec is not None
-                      or self._carry is not None or self._cols is not None)
+        self._open = (
+            self._grp is not None
+            or self._tbl is not None
+            or self._evalsec is not None
+            or self._carry is not None
+            or self._cols is not None
+        )
 
     def _named_steps(self) -> bool:
         return self._own_steps > 0
@@ -323,7 +361,7 @@ class KeyValueTextReader(LineGroups, LineReader):
 
     def _with_step(self, line: str, m, step: int, pairs: list | None = None) -> list[StepRecord]:
         """The record of a line whose step ``m`` matched: its other pairs are the metrics."""
-        rest = line[: m.start()] + " " + line[m.end():]
+        rest = line[: m.start()] + " " + line[m.end() :]
         pairs = (pairs or []) + PAIR.findall(rest)
         if rest.count("|") >= 2:
             pairs += _pipe_pairs(rest)
@@ -439,8 +477,12 @@ class KeyValueTextReader(LineGroups, LineReader):
                 return None
             self._no_template = True
             return [StepRecord(rec.step, val_loss=rec.val_loss, source=rec.source)] if rec.val_loss is not None else []
-        if "loss" not in fields or len(pairs) < 2 or self.records != self.__dict__.get("_sl_n", 0) \
-                or not _only_pairs(line):
+        if (
+            "loss" not in fields
+            or len(pairs) < 2
+            or self.records != self.__dict__.get("_sl_n", 0)
+            or not _only_pairs(line)
+        ):
             return None
         self._no_template = True
         keys = tuple(k for k, _ in pairs)
@@ -476,7 +518,12 @@ class KeyValueTextReader(LineGroups, LineReader):
         got = self._with_step(line, m, step)
         if not any(r.loss is not None or r.val_loss is not None for r in got):
             # no loss: prose ("Test 1: passed, time: 0.5s"), not a phase's record
-            self._last_step, self._own_steps, self.records, self.other_lines = last, self._own_steps - len(got), n, other
+            self._last_step, self._own_steps, self.records, self.other_lines = (
+                last,
+                self._own_steps - len(got),
+                n,
+                other,
+            )
             self._grp = None
             self._ctx_sync()
             return None
@@ -484,15 +531,20 @@ class KeyValueTextReader(LineGroups, LineReader):
         if m.group(1)[:2].lower() == "tr":
             return got
         self._own_steps -= len(got)
-        return [StepRecord(r.step, val_loss=r.val_loss if r.val_loss is not None else r.loss, source=r.source)
-                for r in got if r.val_loss is not None or r.loss is not None]
+        return [
+            StepRecord(r.step, val_loss=r.val_loss if r.val_loss is not None else r.loss, source=r.source)
+            for r in got
+            if r.val_loss is not None or r.loss is not None
+        ]
 
     def describe(self) -> dict:
         """How the steps were taken when no line named one (``step_source``)."""
         d = super().describe()
         if self.__dict__.get("_sl_n"):
-            d["step_source"] = ("line order: the log's lines of named numbers name no step "
-                                f"(the n-th such line is step n; read once {STEPLESS_MIN} lines name the same numbers)")
+            d["step_source"] = (
+                "line order: the log's lines of named numbers name no step "
+                f"(the n-th such line is step n; read once {STEPLESS_MIN} lines name the same numbers)"
+            )
         return d
 
     def _epoch_only(self, line: str) -> list[StepRecord] | None:
@@ -606,7 +658,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         if j < i:
             return None
         try:
-            obj = _json_loads(line[i: j + 1])
+            obj = _json_loads(line[i : j + 1])
         except (ValueError, RecursionError):
             return None
         if not isinstance(obj, dict):
@@ -663,8 +715,11 @@ class KeyValueTextReader(LineGroups, LineReader):
         """Lines are a pure function of their text for this reader (no subclass
         hook, no open generation block): templates apply."""
         cls = type(self)
-        return (cls._line is KeyValueTextReader._line and cls.feed is KeyValueTextReader.feed
-                and "_line" not in self.__dict__)
+        return (
+            cls._line is KeyValueTextReader._line
+            and cls.feed is KeyValueTextReader.feed
+            and "_line" not in self.__dict__
+        )
 
     def feed_chunk(self, data: bytes) -> list:
         """Runs of lines that share a skeleton (the same text, numbers aside)
@@ -680,12 +735,13 @@ class KeyValueTextReader(LineGroups, LineReader):
             self._tpls: dict[bytes, object] = {}
             self._tpl = None
         tpl = self._tpl
-        if tpl is not None and not self.launch_pending and not self._open:  # the usual case: every line fits the current template
+        if (
+            tpl is not None and not self.launch_pending and not self._open
+        ):  # the usual case: every line fits the current template
             found = tpl.regex.findall(data)
             n = data.count(b"\n") + last_open
             # the other n - 1 lines take a byte each at least: no line is longer than len - n + 1
-            if len(found) == n and (len(data) - n + 1 < MAX_LINE
-                                    or max(map(len, data.split(b"\n"))) < MAX_LINE):
+            if len(found) == n and (len(data) - n + 1 < MAX_LINE or max(map(len, data.split(b"\n"))) < MAX_LINE):
                 fr = self._frame(tpl, found)
                 if fr is not None:
                     return [fr]
@@ -706,8 +762,13 @@ class KeyValueTextReader(LineGroups, LineReader):
         for i, raw in enumerate(lines):
             # (a record spread over lines is open: its lines go through feed, kv_groups.py)
             m = tpl.regex.fullmatch(raw) if tpl is not None and not self._open else None
-            if m is None and not self._open and self._templated() and len(raw) <= MAX_TEMPLATE_LINE \
-                    and b"\0" not in raw:
+            if (
+                m is None
+                and not self._open
+                and self._templated()
+                and len(raw) <= MAX_TEMPLATE_LINE
+                and b"\0" not in raw
+            ):
                 sk = _skeleton(raw)
                 got = self._tpls.get(sk)
                 if got is None:  # first sighting: remember it, read the line as usual
@@ -809,7 +870,9 @@ class KeyValueTextReader(LineGroups, LineReader):
             key = _ARG_KEYS[m.group(1)]
             val = m.group(2)
             try:
-                self.run_info.setdefault(key, float(val) if key in ("peak_lr", "clip", "beta2", "eps") else int64(float(val)))
+                self.run_info.setdefault(
+                    key, float(val) if key in ("peak_lr", "clip", "beta2", "eps") else int64(float(val))
+                )
             except ValueError:
                 pass
             return
@@ -836,7 +899,7 @@ def _is_header(line: str, m) -> bool:
     at iteration 600 to checkpoints``)."""
     if m.start() > HEADER_PREFIX or "OVERFLOW" in line:
         return False
-    tail = line[m.end():]
+    tail = line[m.end() :]
     if not any(c.isalpha() for c in tail):
         return True
     tail = _UNITS.sub(" ", PAIR.sub(" ", tail))
@@ -891,8 +954,7 @@ def _shape(tok: bytes) -> bytes:
     """A number's regex with its punctuation kept and each digit run free: the
     parsing regexes treat every digit alike and never count digits, so lines that
     differ only there parse alike."""
-    return b"".join(re.escape(p) if i % 2 == 0 else rb"\d+"
-                    for i, p in enumerate(re.split(rb"(\d+)", tok)))
+    return b"".join(re.escape(p) if i % 2 == 0 else rb"\d+" for i, p in enumerate(re.split(rb"(\d+)", tok)))
 
 
 def _skeleton(line: bytes) -> bytes:
@@ -920,14 +982,20 @@ class _Template:
 
 
 def _sig(rec: StepRecord):
-    return (tuple(f for f in _NUMERIC if getattr(rec, f) is not None), tuple(rec.extra or ()), rec.overflow,
-            rec.loss_missing, rec.samples is not None)
+    return (
+        tuple(f for f in _NUMERIC if getattr(rec, f) is not None),
+        tuple(rec.extra or ()),
+        rec.overflow,
+        rec.loss_missing,
+        rec.samples is not None,
+    )
 
 
 def learn_template(cls, path: str, line: bytes) -> _Template | None:
     """Probe the per-line parser: change one number at a time and see which field
     follows it. Numbers that change anything else (a key, the set of fields, the
     run facts) stay literal; a line that is not one plain step record gets None."""
+
     def parse(raw: bytes):
         probe = cls(path)
         probe.text_tap = None
@@ -957,13 +1025,17 @@ def learn_template(cls, path: str, line: bytes) -> _Template | None:
     for m in toks:
         tok = m.group()
         probe_tok = _bump(tok)
-        ri, infoi = parse(line[: m.start()] + probe_tok + line[m.end():])
-        pieces.append(re.escape(line[pos: m.start()]))
+        ri, infoi = parse(line[: m.start()] + probe_tok + line[m.end() :])
+        pieces.append(re.escape(line[pos : m.start()]))
         pos = m.end()
         role = None
         if ri is not None and _sig(ri) == sig0 and infoi == info0:
-            changed = [f for f in ("step",) + _NUMERIC if getattr(ri, f) != getattr(r0, f)
-                       and not (getattr(r0, f) != getattr(r0, f) and getattr(ri, f) != getattr(ri, f))]
+            changed = [
+                f
+                for f in ("step",) + _NUMERIC
+                if getattr(ri, f) != getattr(r0, f)
+                and not (getattr(r0, f) != getattr(r0, f) and getattr(ri, f) != getattr(ri, f))
+            ]
             xchanged = [k for k in (r0.extra or {}) if ri.extra[k] != r0.extra[k]]
             try:
                 want = float(probe_tok)

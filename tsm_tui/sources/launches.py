@@ -27,14 +27,27 @@ import re
 
 #: a literal of each phrase: a line holding none of them is no banner (a substring test per
 #: literal is ~20x cheaper than the regex on the noise lines that never match)
-KEYS = ("Namespace(", "Traceback (", "Running training", " arguments ", "initializing torch", "GPU available",
-        "Tracking run", "a new model from", "Resuming ", "Starting job", "OMP_NUM_THREADS", "WORLD INFO")
+KEYS = (
+    "Namespace(",
+    "Traceback (",
+    "Running training",
+    " arguments ",
+    "initializing torch",
+    "GPU available",
+    "Tracking run",
+    "a new model from",
+    "Resuming ",
+    "Starting job",
+    "OMP_NUM_THREADS",
+    "WORLD INFO",
+)
 
 LAUNCH = re.compile(
     r"Namespace\(|Traceback \(most recent call last\)|\*{5} Running training \*{5}|-{6,} arguments -{6,}"
     r"|> initializing torch distributed|GPU available: (?:True|False)|wandb: Tracking run with wandb"
     r"|Initializing a new model from scratch|Resuming training from|^Resuming from \S|Starting job: "
-    r"|Setting OMP_NUM_THREADS environment variable|WORLD INFO DICT")
+    r"|Setting OMP_NUM_THREADS environment variable|WORLD INFO DICT"
+)
 
 _KEYS_B = tuple(k.encode() for k in KEYS)
 

@@ -109,7 +109,7 @@ class LineSplitter:
             self._hold(data)
             return b""
         if self.discarding:  # the end of an over-long line: not parsed (counted when it began)
-            head = data[data.find(b"\n") + 1: j + 1]
+            head = data[data.find(b"\n") + 1 : j + 1]
             self.discarding = False
             self.dropped += 1
         elif self.partial:
@@ -119,7 +119,7 @@ class LineSplitter:
         else:
             head = data if j == len(data) - 1 else data[: j + 1]
         if j < len(data) - 1:
-            self._hold(data[j + 1:])
+            self._hold(data[j + 1 :])
         return head
 
     def _hold(self, rest: bytes) -> None:

@@ -82,8 +82,9 @@ def _one(path: str, reader: LineReader, wanted: set, arr: np.ndarray, found: dic
     return base
 
 
-def _chunk(path: str, reader: LineReader, data: bytes, base: int, wanted: set, arr: np.ndarray, found: dict,
-           lines: bool) -> int:
+def _chunk(
+    path: str, reader: LineReader, data: bytes, base: int, wanted: set, arr: np.ndarray, found: dict, lines: bool
+) -> int:
     """Feed one chunk of complete lines; locate the wanted steps it holds. Returns the
     number of lines read so far."""
     snap = copy.deepcopy(reader)

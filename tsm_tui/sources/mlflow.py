@@ -95,11 +95,12 @@ class MlflowFileStoreReader(SnapshotReader):
                     points.setdefault(step, []).append((key, v))
         return _records(self, points)
 
+
 MAX_DB_COPY = 256 << 20  # a database + its -wal copied to read them without writing beside them
 
 
 def _side(path: str) -> str:
-    """"none", "file" (a regular file with data) or "other" (a FIFO, a device ...)."""
+    """ "none", "file" (a regular file with data) or "other" (a FIFO, a device ...)."""
     try:
         st = os.stat(path)
     except OSError:
@@ -219,8 +220,9 @@ class MlflowSqliteReader(SnapshotReader):
     def _query(self, con, points: dict) -> None:
         try:
             cols = {r[1] for r in con.execute("PRAGMA table_info(metrics)")}
-            row = con.execute("SELECT run_uuid, COUNT(*) AS n FROM metrics GROUP BY run_uuid "
-                              "ORDER BY n DESC LIMIT 1").fetchone()
+            row = con.execute(
+                "SELECT run_uuid, COUNT(*) AS n FROM metrics GROUP BY run_uuid ORDER BY n DESC LIMIT 1"
+            ).fetchone()
             if row is None:
                 return
             self.run_info["mlflow_run"] = row[0]

@@ -9,9 +9,33 @@ from tsm_tui.core.numbers import num
 
 MAX_VALUE = 1e18  # above this a "count" is no model (n_layer: 1e308)
 
-_LLAMA_LIKE = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
-               "gemma3_text", "olmo", "olmo2", "olmoe", "phi3", "internlm2", "yi", "deepseek", "deepseek_v2",
-               "deepseek_v3", "baichuan", "cohere", "granite", "smollm3", "llama4_text", "ministral")
+_LLAMA_LIKE = (
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
+    "gemma",
+    "gemma2",
+    "gemma3_text",
+    "olmo",
+    "olmo2",
+    "olmoe",
+    "phi3",
+    "internlm2",
+    "yi",
+    "deepseek",
+    "deepseek_v2",
+    "deepseek_v3",
+    "baichuan",
+    "cohere",
+    "granite",
+    "smollm3",
+    "llama4_text",
+    "ministral",
+)
 _LEARNED_POS = ("gpt2", "gpt_neo", "opt", "bert", "roberta", "gpt_bigcode", "biogpt", "xglm")
 _BIAS = ("gpt2", "gpt_neo", "gpt_neox", "opt", "bloom", "gptj", "gpt_bigcode", "phi", "bert", "roberta", "starcoder2")
 
@@ -55,10 +79,15 @@ def count_params(cfg: dict, fw: str = "") -> tuple[float, str, list[str]] | None
     H = H or 1
     hd = hd or d
     kv = kv or H
-    act = str(c.get("hidden_act") or c.get("activation_function") or c.get("activation_type")
-              or c.get("activation") or "").lower()
-    gated = (mt in _LLAMA_LIKE or act in ("silu", "swiglu", "swish", "geglu") or bool(c.get("swiglu"))
-             or (mt.startswith("gemma")))
+    act = str(
+        c.get("hidden_act") or c.get("activation_function") or c.get("activation_type") or c.get("activation") or ""
+    ).lower()
+    gated = (
+        mt in _LLAMA_LIKE
+        or act in ("silu", "swiglu", "swish", "geglu")
+        or bool(c.get("swiglu"))
+        or (mt.startswith("gemma"))
+    )
     ff = g("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim", "d_ff", "moe_intermediate_size")
     if ff is None and g("mlp_hidden_size") and gated:
         ff = g("mlp_hidden_size") / 2  # OLMo's fused gate+up width
@@ -72,7 +101,8 @@ def count_params(cfg: dict, fw: str = "") -> tuple[float, str, list[str]] | None
         bias = not c.get("disable_bias_linear")
         rms = str(c.get("normalization") or "").lower() == "rmsnorm"
         learned = str(c.get("position_embedding_type") or "learned_absolute") == "learned_absolute" and not c.get(
-            "use_rotary_position_embeddings")
+            "use_rotary_position_embeddings"
+        )
         tied = not c.get("untie_embeddings_and_output_weights")
     else:
         if "bias" in c and isinstance(c["bias"], bool):
@@ -80,8 +110,11 @@ def count_params(cfg: dict, fw: str = "") -> tuple[float, str, list[str]] | None
         else:
             bias = mt in _BIAS or (bool(c.get("n_embd")) and mt == "")
         rms = mt in _LLAMA_LIKE or "rms_norm_eps" in c or "rms" in str(c.get("layer_norm_type") or "")
-        learned = mt in _LEARNED_POS or (mt == "" and "n_embd" in c and "block_size" in c) or (
-            mt == "" and "n_positions" in c)
+        learned = (
+            mt in _LEARNED_POS
+            or (mt == "" and "n_embd" in c and "block_size" in c)
+            or (mt == "" and "n_positions" in c)
+        )
         tie = c.get("tie_word_embeddings", c.get("weight_tying", c.get("tie_embeddings")))
         tied = bool(tie) if isinstance(tie, bool) else mt not in _LLAMA_LIKE
     experts = g("num_local_experts", "n_routed_experts", "num_experts") or 1
@@ -102,6 +135,8 @@ def count_params(cfg: dict, fw: str = "") -> tuple[float, str, list[str]] | None
     total = L * layer + emb + pos + norm + (0 if tied else V * d)
     if not total <= MAX_VALUE:  # n_layer: 1e308 and the like: no parameter count
         return None
-    how = (f"{int(L)} layers x d={int(d)}, ffn {int(ff)}{' gated' if gated else ''}, "
-           f"{int(kv)}/{int(H)} KV heads, vocab {int(V)}{', tied' if tied else ''}")
+    how = (
+        f"{int(L)} layers x d={int(d)}, ffn {int(ff)}{' gated' if gated else ''}, "
+        f"{int(kv)}/{int(H)} KV heads, vocab {int(V)}{', tied' if tied else ''}"
+    )
     return float(total), f"from the architecture ({how})", notes

@@ -25,8 +25,17 @@ from tsm_tui.sources.console import ConsoleReader, stream_name
 from tsm_tui.sources.csv_reader import CsvReader
 from tsm_tui.sources.fairseq import FairseqReader
 from tsm_tui.sources.hf_stdout import HFStdoutReader
-from tsm_tui.sources.head import (DEEP_BYTES, HOLE, TAIL_BYTES, deep_lines, hinted_lines, sample_head, skip_hole,
-                                  strip_nul, tail_lines)
+from tsm_tui.sources.head import (
+    DEEP_BYTES,
+    HOLE,
+    TAIL_BYTES,
+    deep_lines,
+    hinted_lines,
+    sample_head,
+    skip_hole,
+    strip_nul,
+    tail_lines,
+)
 from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
 from tsm_tui.sources.json_doc import JsonArrayReader, JsonColumnsReader
 from tsm_tui.sources.jsonl import JsonlReader
@@ -38,18 +47,53 @@ from tsm_tui.sources.samples import GENERATION_DIRS, GenerationTextReader, Sampl
 from tsm_tui.sources.structured import KerasCsvReader, LightningCsvReader, LlamaFactoryReader, WandbSummaryReader
 from tsm_tui.sources.tensorboard import TensorBoardReader
 from tsm_tui.sources.wandb_run import WandbRunReader, same_run_files
-from tsm_tui.sources.text_formats import (DeepSpeedReader, LlmcReader, MegatronReader, ModdedNanoGPTReader,
-                                          NanoGPTReader, NeMoReader, TorchtitanReader, WandbOutputReader)
+from tsm_tui.sources.text_formats import (
+    DeepSpeedReader,
+    LlmcReader,
+    MegatronReader,
+    ModdedNanoGPTReader,
+    NanoGPTReader,
+    NeMoReader,
+    TorchtitanReader,
+    WandbOutputReader,
+)
 
 # highest priority first; a file goes to the reader with the best sniff score
-READERS: list[type[LineReader]] = sorted([
-    HFTrainerStateReader, TensorBoardReader, WandbRunReader, MlflowFileStoreReader, MlflowSqliteReader,
-    LlamaFactoryReader, JsonlReader, JsonArrayReader, JsonColumnsReader, LightningCsvReader, KerasCsvReader, CsvReader,
-    OLMoReader, ComposerReader, FairseqReader, HFStdoutReader,
-    MegatronReader, NeMoReader, LlmcReader, ModdedNanoGPTReader, NanoGPTReader, TorchtitanReader,
-    WandbOutputReader, DeepSpeedReader, KeyValueTextReader, WandbSummaryReader,
-    SamplesJsonlReader, GenerationTextReader, BuildNanoGPTReader, KerasProgressReader,
-], key=lambda r: -r.priority)
+READERS: list[type[LineReader]] = sorted(
+    [
+        HFTrainerStateReader,
+        TensorBoardReader,
+        WandbRunReader,
+        MlflowFileStoreReader,
+        MlflowSqliteReader,
+        LlamaFactoryReader,
+        JsonlReader,
+        JsonArrayReader,
+        JsonColumnsReader,
+        LightningCsvReader,
+        KerasCsvReader,
+        CsvReader,
+        OLMoReader,
+        ComposerReader,
+        FairseqReader,
+        HFStdoutReader,
+        MegatronReader,
+        NeMoReader,
+        LlmcReader,
+        ModdedNanoGPTReader,
+        NanoGPTReader,
+        TorchtitanReader,
+        WandbOutputReader,
+        DeepSpeedReader,
+        KeyValueTextReader,
+        WandbSummaryReader,
+        SamplesJsonlReader,
+        GenerationTextReader,
+        BuildNanoGPTReader,
+        KerasProgressReader,
+    ],
+    key=lambda r: -r.priority,
+)
 
 LOG_EXT = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".log", ".txt", ".out", ".err", ".stdout")
 #: log files named without an extension (PaddlePaddle's launcher writes log/workerlog.N, one per rank)
@@ -59,8 +103,10 @@ HEAD_BYTES = 64 * 1024  # (the head is sampled by sources/head.py)
 HEAD_SNIFF_LINES = 400  # lines of a head the generic text sniffer reads (KeyValueTextReader.sniff)
 BINARY = "binary file (NUL bytes): not a text log"
 MAX_FILES = 10000  # log files taken from one tree; reaching it is said (never silent)
-LIMIT_NOTE = ("more than {n} log files under {path}: only the first {n} are read "
-              "(point tsm-watch at a smaller directory, or use --run)")
+LIMIT_NOTE = (
+    "more than {n} log files under {path}: only the first {n} are read "
+    "(point tsm-watch at a smaller directory, or use --run)"
+)
 MAX_DEPTH = 6
 
 
@@ -93,8 +139,13 @@ class FileInfo:
     objective: str | None = None
 
     def to_json(self) -> dict:
-        d = {"path": self.path, "format": self.format, "records": self.records,
-             "skipped_lines": self.skipped_lines, "used": self.used}
+        d = {
+            "path": self.path,
+            "format": self.format,
+            "records": self.records,
+            "skipped_lines": self.skipped_lines,
+            "used": self.used,
+        }
         if self.skip_reasons:
             d["skip_reasons"] = dict(self.skip_reasons)
         if self.note:
@@ -173,7 +224,7 @@ def step_span(path: str) -> tuple[int, int] | None:
     steps = []
     for data, cut in ((head, False), (tail, size > SPAN_BYTES)):
         if cut:
-            data = data[data.find(b"\n") + 1:]
+            data = data[data.find(b"\n") + 1 :]
         data = data[: data.rfind(b"\n") + 1]
         r = type(reader)(path)
         try:
@@ -229,7 +280,7 @@ def candidate_files(root: str) -> list[str]:
         # generations/step_<N>.txt in step order (step_20 before step_100)
         gen = os.path.basename(dirpath) in GENERATION_DIRS
         in_wandb = "wandb" in dirpath.split(os.sep)[-3:]
-        for f in (sorted(filenames, key=_natural) if gen else sorted(filenames)):
+        for f in sorted(filenames, key=_natural) if gen else sorted(filenames):
             if in_wandb and (f in WANDB_DEBUG or f.startswith("debug-cli.")):
                 continue
             if _is_candidate(f):
@@ -250,8 +301,20 @@ def candidate_files(root: str) -> list[str]:
 #: SGE / PBS job's ``<name>.o<jobid>`` / ``.e<jobid>``
 _FALLBACK_NAME = re.compile(r"^[^.]+$|\.md$|\.[oe]\d+$", re.I)
 #: files of a source tree, never a log
-_NOT_LOG_NAMES = {"license", "licence", "makefile", "dockerfile", "readme", "notice", "authors", "copying",
-                  "changelog", "latest", "version", "requirements"}
+_NOT_LOG_NAMES = {
+    "license",
+    "licence",
+    "makefile",
+    "dockerfile",
+    "readme",
+    "notice",
+    "authors",
+    "copying",
+    "changelog",
+    "latest",
+    "version",
+    "requirements",
+}
 MAX_FALLBACK = 20  # files taken by the fallback (ours: a run folder, not a source tree)
 
 
@@ -267,8 +330,11 @@ def fallback_files(root: str) -> list[str]:
         if dirpath.count(os.sep) - base >= MAX_DEPTH:
             dirnames[:] = []
         for f in sorted(filenames):
-            if (_FALLBACK_NAME.search(f) and f.lower() not in _NOT_LOG_NAMES
-                    and os.path.isfile(os.path.join(dirpath, f))):
+            if (
+                _FALLBACK_NAME.search(f)
+                and f.lower() not in _NOT_LOG_NAMES
+                and os.path.isfile(os.path.join(dirpath, f))
+            ):
                 out.append(os.path.join(dirpath, f))
                 if len(out) >= MAX_FALLBACK:
                     return out
@@ -351,8 +417,7 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileI
     if head is None and why == BINARY:
         # binary formats (TensorBoard events, SQLite) sniff on the raw bytes / the path
         for r in READERS:
-            s = r.sniff_bytes(path) if r.kind == "bytes" else (
-                r.sniff_path(path) if r.kind == "snapshot" else 0.0)
+            s = r.sniff_bytes(path) if r.kind == "bytes" else (r.sniff_path(path) if r.kind == "snapshot" else 0.0)
             if s > 0:
                 info.format, info.score = r.name, s
                 return r(path), info
@@ -382,9 +447,11 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileI
             if lines:
                 cls, score = sniff(path, lines)
             if cls is None and size > info.sniffed_to + HEAD_BYTES:  # (stopped short of the end)
-                info.note = (f"no training metrics recognised in the first {info.sniffed_to / (1 << 20):.1f} MiB "
-                             f"and the last {TAIL_BYTES >> 10} KiB of {size / (1 << 20):.1f} MiB (the search "
-                             f"stops there; point tsm-watch at the part that holds the metrics)")
+                info.note = (
+                    f"no training metrics recognised in the first {info.sniffed_to / (1 << 20):.1f} MiB "
+                    f"and the last {TAIL_BYTES >> 10} KiB of {size / (1 << 20):.1f} MiB (the search "
+                    f"stops there; point tsm-watch at the part that holds the metrics)"
+                )
                 return _console(path, info)
     if cls is None:
         info.note = "no training metrics recognised"

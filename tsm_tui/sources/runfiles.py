@@ -57,8 +57,16 @@ class RunFiles:
     other runs' logs).
     """
 
-    def __init__(self, root: str, flags: RunInfo | None = None, config: str | None = None,
-                 searched_dir: bool = True, exclude=(), ckpt_dir: str | None = "", also=()) -> None:
+    def __init__(
+        self,
+        root: str,
+        flags: RunInfo | None = None,
+        config: str | None = None,
+        searched_dir: bool = True,
+        exclude=(),
+        ckpt_dir: str | None = "",
+        also=(),
+    ) -> None:
         self.root = os.path.abspath(root)
         #: more directories of the run (sibling loggers of one job): their checkpoints are its too
         self.also = tuple(os.path.abspath(a) for a in also)
@@ -120,7 +128,7 @@ class RunFiles:
 
     def take_notes(self) -> list[str]:
         """The notes not handed on yet (the live loop says each once)."""
-        new = self.notes[self._said:]
+        new = self.notes[self._said :]
         self._said = len(self.notes)
         return new
 
@@ -175,8 +183,11 @@ class RunFiles:
         """What a changed path means for this run: "config", "checkpoint" or None."""
         if any(path == e or path.startswith(e.rstrip(os.sep) + os.sep) for e in self.exclude):
             return None
-        if self.ckpt_dir is not None and path.startswith(self.ckpt_dir + os.sep) \
-                and not owns_checkpoint(os.path.relpath(path, self.ckpt_dir)):
+        if (
+            self.ckpt_dir is not None
+            and path.startswith(self.ckpt_dir + os.sep)
+            and not owns_checkpoint(os.path.relpath(path, self.ckpt_dir))
+        ):
             return None
         name = os.path.basename(path.rstrip(os.sep))
         if name in CONFIG_NAMES or (self.config and os.path.abspath(path) == os.path.abspath(self.config)):

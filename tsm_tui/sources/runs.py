@@ -55,16 +55,46 @@ from tsm_tui.sources.checkpoints import checkpoint_step
 from tsm_tui.sources.wandb_run import run_dir_id
 
 #: directories that hold part of one run's files (climbed through to the run)
-INNER_DIRS = frozenset({
-    "logs", "log", "files", "tb", "tensorboard", "tb_logs", "tblogs", "events", "metrics", "train",
-    "training", "validation", "val", "valid", "eval", "evaluation", "test", "checkpoints", "checkpoint",
-    "ckpt", "ckpts", "samples", "generations", "stdout", "stderr", "console", "artifacts", "weights",
-})
+INNER_DIRS = frozenset(
+    {
+        "logs",
+        "log",
+        "files",
+        "tb",
+        "tensorboard",
+        "tb_logs",
+        "tblogs",
+        "events",
+        "metrics",
+        "train",
+        "training",
+        "validation",
+        "val",
+        "valid",
+        "eval",
+        "evaluation",
+        "test",
+        "checkpoints",
+        "checkpoint",
+        "ckpt",
+        "ckpts",
+        "samples",
+        "generations",
+        "stdout",
+        "stderr",
+        "console",
+        "artifacts",
+        "weights",
+    }
+)
 _VERSION = re.compile(r"^version_\d+$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 #: a rank / node / process named in a file name (never a bare trailing number)
-_RANK = re.compile(r"(?:^|[^a-z0-9])(?:local_rank|global_rank|rank|node|worker|process|proc)[-_.]?(\d{1,5})"
-                   r"(?=$|[^0-9])", re.I)
+_RANK = re.compile(
+    r"(?:^|[^a-z0-9])(?:local_rank|global_rank|rank|node|worker|process|proc)[-_.]?(\d{1,5})"
+    r"(?=$|[^0-9])",
+    re.I,
+)
 _RANK_DIR = re.compile(r"^(?:local_rank|global_rank|rank|node|worker)[-_]?(\d{1,5})$", re.I)
 _ATTEMPT = re.compile(r"^attempt_\d+$")
 _DIGITS = re.compile(r"^\d{1,5}$")
@@ -105,8 +135,13 @@ def _only_event_files(d: str, depth: int = 0) -> bool:
 def _climbs(name: str, pname: str) -> bool:
     """A directory called ``name`` (in ``pname``) only organises its parent's run."""
     low = name.lower()
-    return (low in INNER_DIRS or _checkpoint_dir(name) or bool(_RANK_DIR.match(name)) or bool(_ATTEMPT.match(name))
-            or (bool(_DIGITS.match(name)) and bool(_ATTEMPT.match(pname))))
+    return (
+        low in INNER_DIRS
+        or _checkpoint_dir(name)
+        or bool(_RANK_DIR.match(name))
+        or bool(_ATTEMPT.match(name))
+        or (bool(_DIGITS.match(name)) and bool(_ATTEMPT.match(pname)))
+    )
 
 
 def run_root(path: str, top: str) -> str:
@@ -291,8 +326,9 @@ def uuid_dir(path: str) -> str:
 def _spec_for_root(root: str, top: str, fs: list[str]) -> RunSpec:
     if not os.path.isdir(root):  # a file that is a run of its own (modded-nanogpt's logs/<uuid>.txt)
         own = uuid_dir(root)
-        return RunSpec(run_name(root, top), own, fs, rank_groups=[], path=root,
-                       ckpt_dir=own, searched=os.path.isdir(own))
+        return RunSpec(
+            run_name(root, top), own, fs, rank_groups=[], path=root, ckpt_dir=own, searched=os.path.isdir(own)
+        )
     return RunSpec(run_name(root, top), root, fs, rank_groups=rank_groups(fs), path=root)
 
 
@@ -358,8 +394,12 @@ def other_roots(spec: RunSpec, runs: list[RunSpec], roots: Roots | None = None) 
 # --------------------------------------------------------------------------- checkpoints
 def _owning_part(name: str) -> bool:
     """A directory between a run's root and a checkpoint that keeps the checkpoint the run's."""
-    return (name.lower() in INNER_DIRS or bool(_CKPTISH.search(name)) or bool(_RANK_DIR.match(name))
-            or checkpoint_step(name, True) is not None)
+    return (
+        name.lower() in INNER_DIRS
+        or bool(_CKPTISH.search(name))
+        or bool(_RANK_DIR.match(name))
+        or checkpoint_step(name, True) is not None
+    )
 
 
 def owns_checkpoint(rel: str) -> bool:
@@ -428,7 +468,7 @@ def comparable(a: Head, b: Head) -> bool:
 
 
 def relation(a: Head, b: Head, numbered: bool) -> str:
-    """"same", "different" or "unknown" for two files' series."""
+    """ "same", "different" or "unknown" for two files' series."""
     if not comparable(a, b):
         return "unknown"  # (not both from the start: a resumed run's new log, a later segment)
     if numbered:
@@ -446,8 +486,11 @@ def relation(a: Head, b: Head, numbered: bool) -> str:
 
 def numbered_siblings(p: str, q: str) -> bool:
     """Two files in one directory whose names differ only in their numbers."""
-    return (os.path.dirname(p) == os.path.dirname(q) and os.path.basename(p) != os.path.basename(q)
-            and _shape(os.path.basename(p)) == _shape(os.path.basename(q)))
+    return (
+        os.path.dirname(p) == os.path.dirname(q)
+        and os.path.basename(p) != os.path.basename(q)
+        and _shape(os.path.basename(p)) == _shape(os.path.basename(q))
+    )
 
 
 FIRST_CLUSTERS = 4  # clusters every unit is tried against, in order (ours)
@@ -549,8 +592,14 @@ class Clusterer:
                     if ci >= FIRST_CLUSTERS:
                         score[ci] = score.get(ci, 0) + 1
             tried += sorted(sorted(score, key=lambda c: (-score[c], c))[:MAX_CANDIDATES])
-            free = next((ci for ci in range(FIRST_CLUSTERS, min(len(self.clusters), FREE_SCAN))
-                         if not self._has_comparable(self.clusters[ci], h)), None)
+            free = next(
+                (
+                    ci
+                    for ci in range(FIRST_CLUSTERS, min(len(self.clusters), FREE_SCAN))
+                    if not self._has_comparable(self.clusters[ci], h)
+                ),
+                None,
+            )
             if free is not None and free not in tried:
                 tried = sorted(tried + [free])
         for ci in tried:
@@ -670,13 +719,25 @@ def split_series(spec: RunSpec, readers: dict, segments: dict, top: str, stats: 
     for gi, (g, fs) in enumerate(zip(groups, members)):
         rep = units[g[0]]
         d = os.path.dirname(rep)
-        own = d != spec.root and under.get(d) == {gi} \
+        own = (
+            d != spec.root
+            and under.get(d) == {gi}
             and all(os.path.dirname(f) == d or f.startswith(d + os.sep) for f in fs)
+        )
         path = d if own else rep
         ranks = list(spec.ranks) if any(f in rank_set for f in fs) else []
-        out.append(RunSpec(run_name(path, top), spec.root, sorted(fs), ranks=ranks,
-                           rank_groups=[ranks] if ranks else [], path=path,
-                           ckpt_dir=d if own else None, searched=own))
+        out.append(
+            RunSpec(
+                run_name(path, top),
+                spec.root,
+                sorted(fs),
+                ranks=ranks,
+                rank_groups=[ranks] if ranks else [],
+                path=path,
+                ckpt_dir=d if own else None,
+                searched=own,
+            )
+        )
     return out
 
 
@@ -693,8 +754,7 @@ def file_spec(path: str) -> RunSpec:
         return RunSpec(os.path.basename(path), own, [path], path=path, ckpt_dir=own, searched=os.path.isdir(own))
     root = climb(os.path.dirname(path))
     shared = _shares_dir(path)
-    return RunSpec(os.path.basename(path), root, [path], path=path, ckpt_dir=None if shared else root,
-                   searched=False)
+    return RunSpec(os.path.basename(path), root, [path], path=path, ckpt_dir=None if shared else root, searched=False)
 
 
 def _shares_dir(path: str) -> bool:

@@ -24,8 +24,10 @@ from collections import OrderedDict
 
 from tsm_tui.core.safeio import open_regular
 
-ROTATED = re.compile(r"^(?P<base>.+?)(?:\.(?P<n>\d{1,3})|[-._](?P<date>\d{8}(?:[-_]?\d{2,6})?|\d{4}-\d{2}-\d{2}))"
-                     r"(?P<gz>\.gz)?$")
+ROTATED = re.compile(
+    r"^(?P<base>.+?)(?:\.(?P<n>\d{1,3})|[-._](?P<date>\d{8}(?:[-_]?\d{2,6})?|\d{4}-\d{2}-\d{2}))"
+    r"(?P<gz>\.gz)?$"
+)
 
 
 def rotated_base(name: str) -> tuple[str, tuple] | None:

@@ -170,7 +170,7 @@ class Merger:
             (versioned.setdefault(slots[i].version, []) if slots[i].version is not None else loose).append(i)
         for same in versioned.values():
             for a in range(len(same)):
-                for b in same[a + 1: a + 1 + MAX_PEERS]:
+                for b in same[a + 1 : a + 1 + MAX_PEERS]:
                     if slots[same[a]].slot != slots[b].slot:
                         yield same[a], b
         if not loose:
@@ -182,7 +182,7 @@ class Merger:
             k = pos.get(i)
             if k is None:
                 continue
-            near = timed[max(0, k - MAX_PEERS // 2): k + MAX_PEERS // 2 + 1]
+            near = timed[max(0, k - MAX_PEERS // 2) : k + MAX_PEERS // 2 + 1]
             for j in near:
                 if j != i and slots[j].slot != slots[i].slot and _overlap(spans[i], spans[j]):
                     yield i, j
@@ -244,8 +244,15 @@ def _merged(parts: list[RunSpec], parent: str, alone: bool, top: str) -> RunSpec
         root = parent
     else:
         root = members[0]  # a parent of several jobs: named after its first logger directory
-    spec = RunSpec(run_name(root, top), root, files, rank_groups=rank_groups(files), path=root,
-                   ckpt_dir=parent if alone else None, searched=True)
+    spec = RunSpec(
+        run_name(root, top),
+        root,
+        files,
+        rank_groups=rank_groups(files),
+        path=root,
+        ckpt_dir=parent if alone else None,
+        searched=True,
+    )
     spec.members = [m for m in members if m != root]
     if not alone:
         spec.ckpt_dir = root

@@ -75,9 +75,11 @@ class LightningCsvReader(CsvReader):
         if "step" not in h:
             return 0.0
         d = os.path.dirname(path)
-        lightningish = (os.path.basename(path) == "metrics.csv"
-                        or os.path.exists(os.path.join(d, "hparams.yaml"))
-                        or os.path.basename(d).startswith("version_"))
+        lightningish = (
+            os.path.basename(path) == "metrics.csv"
+            or os.path.exists(os.path.join(d, "hparams.yaml"))
+            or os.path.basename(d).startswith("version_")
+        )
         if not lightningish:
             return 0.0
         s = CsvReader.sniff(path, head)

@@ -88,7 +88,7 @@ def crcs_ok(a: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> bool:
             # few or long records (a graph_def of megabytes): one C CRC each; column-wise
             # the loop would run once per byte of the record (40 s for a 2 MiB graph)
             for r in rows.tolist():
-                if masked_crc(a[r + 12:r + 12 + ln].tobytes()) != int(a[r + 12 + ln:r + 16 + ln].view("<u4")[0]):
+                if masked_crc(a[r + 12 : r + 12 + ln].tobytes()) != int(a[r + 12 + ln : r + 16 + ln].view("<u4")[0]):
                     return False
             continue
         data = a[rows[:, None] + 12 + np.arange(ln)]
@@ -121,7 +121,7 @@ def simple_events(a: np.ndarray, starts: np.ndarray, lens: np.ndarray):
         m = a[p0[rows][:, None] + np.arange(ln)]
         good = (m[:, 0] == 0x09) & (m[:, 9] == 0x10)
         # step varint: k bytes, the last one below 0x80, at most 10
-        cont = m[:, 10:min(ln, 20)] >= 0x80
+        cont = m[:, 10 : min(ln, 20)] >= 0x80
         k = np.argmin(cont, axis=1) + 1  # first byte below 0x80 ends it
         good &= ~cont.all(axis=1)
         for kk in np.unique(k[good]):
@@ -132,16 +132,22 @@ def simple_events(a: np.ndarray, starts: np.ndarray, lens: np.ndarray):
             sel = good & (k == kk)
             sub = m[sel]
             o = 10 + kk
-            fit = ((sub[:, o] == 0x2A) & (sub[:, o + 1] == lt + 9) & (sub[:, o + 2] == 0x0A)
-                   & (sub[:, o + 3] == lt + 7) & (sub[:, o + 4] == 0x0A) & (sub[:, o + 5] == lt)
-                   & (sub[:, o + 6 + lt] == 0x15))
+            fit = (
+                (sub[:, o] == 0x2A)
+                & (sub[:, o + 1] == lt + 9)
+                & (sub[:, o + 2] == 0x0A)
+                & (sub[:, o + 3] == lt + 7)
+                & (sub[:, o + 4] == 0x0A)
+                & (sub[:, o + 5] == lt)
+                & (sub[:, o + 6 + lt] == 0x15)
+            )
             if not fit.any():
                 continue
             sub = sub[fit]
             idx = rows[sel][fit]
             ok[idx] = True
             wall[idx] = np.ascontiguousarray(sub[:, 1:9]).view("<f8").ravel()
-            val[idx] = np.ascontiguousarray(sub[:, ln - 4:]).view("<f4").ravel().astype(np.float64)
+            val[idx] = np.ascontiguousarray(sub[:, ln - 4 :]).view("<f4").ravel().astype(np.float64)
             s = np.zeros(idx.size, dtype=np.uint64)
             for j in range(kk):
                 s |= (sub[:, 10 + j].astype(np.uint64) & np.uint64(0x7F)) << np.uint64(7 * j)
@@ -150,7 +156,7 @@ def simple_events(a: np.ndarray, starts: np.ndarray, lens: np.ndarray):
                 if big.any():
                     ok[idx[big]] = False
             step[idx] = s.view(np.int64)  # >= 2**63 reads as negative, as decode_event returns
-            tb = np.ascontiguousarray(sub[:, o + 6: o + 6 + lt])
+            tb = np.ascontiguousarray(sub[:, o + 6 : o + 6 + lt])
             if lt:
                 u, inv = np.unique(tb.view(f"V{lt}").ravel(), return_inverse=True)
                 ids = np.array([names.setdefault(bytes(x), len(names)) for x in u], dtype=np.int64)

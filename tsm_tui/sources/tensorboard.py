@@ -70,16 +70,16 @@ def _fields(b: bytes):
         if wt == 0:
             v, i = _varint(b, i)
         elif wt == 1:
-            v, i = b[i:i + 8], i + 8
+            v, i = b[i : i + 8], i + 8
         elif wt == 2:
             ln = b[i] if i < n else 0x80
             if ln < 0x80:
                 i += 1
             else:
                 ln, i = _varint(b, i)
-            v, i = b[i:i + ln], i + ln
+            v, i = b[i : i + ln], i + ln
         elif wt == 5:
-            v, i = b[i:i + 4], i + 4
+            v, i = b[i : i + 4], i + 4
         else:
             raise _Bad(f"wire type {wt}")
         if i > n:
@@ -134,8 +134,11 @@ def _tensor_scalar(b: bytes) -> float | None:
 # one Summary.Value{tag, simple_value}, every length one byte. One regex call reads it;
 # the lengths are checked against what the general decoder would walk, so a match
 # means exactly the same result. Anything else goes through the general decoder.
-_SIMPLE = re.compile(rb"\x09(.{8})\x10([\x80-\xff]{0,9}[\x00-\x7f])\x2a([\x00-\x7f])\x0a([\x00-\x7f])"
-                     rb"\x0a([\x00-\x7f])(.*)\x15(.{4})", re.S)
+_SIMPLE = re.compile(
+    rb"\x09(.{8})\x10([\x80-\xff]{0,9}[\x00-\x7f])\x2a([\x00-\x7f])\x0a([\x00-\x7f])"
+    rb"\x0a([\x00-\x7f])(.*)\x15(.{4})",
+    re.S,
+)
 _unpack_d = struct.Struct("<d").unpack
 _unpack_f = struct.Struct("<f").unpack
 
@@ -148,8 +151,15 @@ def decode_event(data: bytes) -> tuple[int, float | None, list[tuple[str, float]
         lt = lt[0]
         if len(tag) == lt and l2[0] == lt + 7 and l1[0] == lt + 9:
             k = len(st)
-            step = (st[0] if k == 1 else (st[0] & 0x7F) | st[1] << 7 if k == 2
-                    else (st[0] & 0x7F) | (st[1] & 0x7F) << 7 | st[2] << 14 if k == 3 else _varint(st, 0)[0])
+            step = (
+                st[0]
+                if k == 1
+                else (st[0] & 0x7F) | st[1] << 7
+                if k == 2
+                else (st[0] & 0x7F) | (st[1] & 0x7F) << 7 | st[2] << 14
+                if k == 3
+                else _varint(st, 0)[0]
+            )
             if step >= 1 << 63:
                 step -= 1 << 64
             return step, _unpack_d(wall)[0], [(tag.decode("utf-8", "replace"), _unpack_f(val)[0])]
@@ -199,12 +209,15 @@ def _next_header(buf: bytearray, start: int, n: int) -> int:
     while start <= end:
         stop = min(end + 1, start + RESYNC_SCAN)
         k = stop - start
-        a = np.frombuffer(bytes(buf[start:stop + 11]), dtype=np.uint8)
-        ok = ((a[4:4 + k] | a[5:5 + k] | a[6:6 + k] | a[7:7 + k]) == 0) & (a[3:3 + k] <= 0x10) \
-            & ((a[0:k] | a[1:1 + k] | a[2:2 + k] | a[3:3 + k]) != 0)
+        a = np.frombuffer(bytes(buf[start : stop + 11]), dtype=np.uint8)
+        ok = (
+            ((a[4 : 4 + k] | a[5 : 5 + k] | a[6 : 6 + k] | a[7 : 7 + k]) == 0)
+            & (a[3 : 3 + k] <= 0x10)
+            & ((a[0:k] | a[1 : 1 + k] | a[2 : 2 + k] | a[3 : 3 + k]) != 0)
+        )
         for o in np.flatnonzero(ok):
             p = start + int(o)
-            if struct.unpack_from("<I", buf, p + 8)[0] == masked_crc(bytes(buf[p:p + 8])):
+            if struct.unpack_from("<I", buf, p + 8)[0] == masked_crc(bytes(buf[p : p + 8])):
                 return p
         start = stop
     return max(start, n - 11)
@@ -256,7 +269,7 @@ class TensorBoardReader(ByteReader):
         n = len(buf)
         while n - pos >= 12:
             length, hcrc = struct.unpack_from("<QI", buf, pos)
-            if hcrc != masked_crc(bytes(buf[pos:pos + 8])) or length > MAX_RECORD:
+            if hcrc != masked_crc(bytes(buf[pos : pos + 8])) or length > MAX_RECORD:
                 if not self._resync:
                     self.skip("corrupt record header (CRC mismatch)")
                     self._resync = True
@@ -265,7 +278,7 @@ class TensorBoardReader(ByteReader):
             end = pos + 12 + length + 4
             if end > n:
                 break  # half-written record: wait for more bytes
-            payload = bytes(buf[pos + 12:pos + 12 + length])
+            payload = bytes(buf[pos + 12 : pos + 12 + length])
             dcrc = struct.unpack_from("<I", buf, pos + 12 + length)[0]
             pos = end
             self._resync = False
@@ -312,7 +325,7 @@ class TensorBoardReader(ByteReader):
             return pack(self.feed_bytes(data))
         starts, lens, end = framed
         a = np.frombuffer(buf, np.uint8)
-        tail_bad = len(buf) - end >= 12 and struct.unpack_from("<I", buf, end + 8)[0] != masked_crc(buf[end:end + 8])
+        tail_bad = len(buf) - end >= 12 and struct.unpack_from("<I", buf, end + 8)[0] != masked_crc(buf[end : end + 8])
         if not starts.size or tail_bad or not tbc.crcs_ok(a, starts, lens):
             return pack(self.feed_bytes(data))
         ok, step, wall, val, tag, names = tbc.simple_events(a, starts, lens)
@@ -323,7 +336,7 @@ class TensorBoardReader(ByteReader):
         for i in odd.tolist():
             p = int(starts[i]) + 12
             try:
-                st, w, sc = decode_event(buf[p:p + int(lens[i])])
+                st, w, sc = decode_event(buf[p : p + int(lens[i])])
             except (_Bad, struct.error, IndexError):
                 return pack(self.feed_bytes(data))  # undecodable: counted by the per-record path
             sc = [(t, x) for t, x in sc if not _other_axis(t)]
@@ -342,6 +355,7 @@ class TensorBoardReader(ByteReader):
                 k = ids[t] = len(names_by_id)
                 names_by_id.append(t)
             return k
+
         pend = self._pending if self._pending_step is not None else []
         # items in log order: the open step of the last chunk, then this chunk's scalars
         # (several scalars of one record stay together, in order: a stable sort by record)
@@ -363,8 +377,9 @@ class TensorBoardReader(ByteReader):
                 it_tag.append(np.array([tid(t) for t, _ in sc], dtype=np.int64))
                 it_val.append(np.array([x for _, x in sc], dtype=np.float64))
             order = np.concatenate(rec_of).argsort(kind="stable")
-            i_step, i_wall, i_none, i_tag, i_val = (np.concatenate(c)[order]
-                                                    for c in (it_step, it_wall, it_none, it_tag, it_val))
+            i_step, i_wall, i_none, i_tag, i_val = (
+                np.concatenate(c)[order] for c in (it_step, it_wall, it_none, it_tag, it_val)
+            )
         else:
             i_step, i_wall, i_tag, i_val = step[sel], wall[sel], tag[sel], val[sel]
             i_none = np.zeros(i_step.size, dtype=bool)
@@ -390,9 +405,13 @@ class TensorBoardReader(ByteReader):
         r = int(lens[0])
         if nrun >= MIN_RUN and (lens == r).all():
             pat = i_tag[: nrun * r].reshape(nrun, r)
-            if (pat == pat[0]).all() and not i_none[r - 1: nrun * r: r].any():
-                fr = self._uniform(i_step[: nrun * r: r], i_wall[r - 1: nrun * r: r],
-                                   i_val[: nrun * r].reshape(nrun, r), [names[t] for t in pat[0].tolist()])
+            if (pat == pat[0]).all() and not i_none[r - 1 : nrun * r : r].any():
+                fr = self._uniform(
+                    i_step[: nrun * r : r],
+                    i_wall[r - 1 : nrun * r : r],
+                    i_val[: nrun * r].reshape(nrun, r),
+                    [names[t] for t in pat[0].tolist()],
+                )
                 if fr is not None:
                     return fr
         out: list[StepRecord] = []
@@ -437,8 +456,7 @@ class TensorBoardReader(ByteReader):
         fcols = {f: vals[:, j].copy() for f, j in cols.items()}
         if "time" not in fcols:
             fcols["time"] = walls.astype(np.float64)
-        fr = Frame(steps.astype(np.int64), fcols, {k: vals[:, j].copy() for k, j in extra.items()} or None,
-                   self.path)
+        fr = Frame(steps.astype(np.int64), fcols, {k: vals[:, j].copy() for k, j in extra.items()} or None, self.path)
         self.records += n
         self._last_step = int(steps[-1])
         return [fr]
@@ -487,7 +505,7 @@ def iter_scalars(path: str):
     pos = 0
     while pos + 12 <= len(data):
         length = struct.unpack_from("<Q", data, pos)[0]
-        payload = data[pos + 12:pos + 12 + length]
+        payload = data[pos + 12 : pos + 12 + length]
         pos += 16 + length
         step, _, scalars = decode_event(payload)
         for t, x in scalars:

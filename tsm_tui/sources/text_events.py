@@ -33,8 +33,19 @@ import re
 
 from tsm_tui.core.record import TextEvent
 from tsm_tui.core.sanitize import strip_ansi
-from tsm_tui.sources.crash_patterns import (EXC_ENDINGS, EXC_LINE, EXIT_CODES, GATE, GATE_LOWER, PATTERNS, PREFIX,
-                                            TB_CHAIN, TB_HEADER, TB_WARNING, CrashPattern)
+from tsm_tui.sources.crash_patterns import (
+    EXC_ENDINGS,
+    EXC_LINE,
+    EXIT_CODES,
+    GATE,
+    GATE_LOWER,
+    PATTERNS,
+    PREFIX,
+    TB_CHAIN,
+    TB_HEADER,
+    TB_WARNING,
+    CrashPattern,
+)
 
 MAX_TEXT = 500  # characters of an event's line kept
 CHAIN_LINES = 4  # lines after an exception within which a chained traceback keeps its level (ours)
@@ -49,8 +60,10 @@ _CONFIG = re.compile(r"\s++[a-z_][\w.-]*+\s*+[:=](?:\s|$)|\s*+[\"'][\w .-]++[\"'
 _BANNER = re.compile(r"\s*+([#=|!])\1*+ ")
 #: what may stand before an error message that is the error itself: an exception's name,
 #: a logger's ERROR level (``torch.OutOfMemoryError: CUDA out of memory``, ``[ERROR] ... CUDA error:``)
-_FATAL_LEAD = re.compile(r"(?:Error|Exception|Failure|error|exception)(?:\([\w.]*+\))?:$"
-                         r"|\b(?:ERROR|CRITICAL|FATAL|E\d{4})\b|\[E ")
+_FATAL_LEAD = re.compile(
+    r"(?:Error|Exception|Failure|error|exception)(?:\([\w.]*+\))?:$"
+    r"|\b(?:ERROR|CRITICAL|FATAL|E\d{4})\b|\[E "
+)
 _LEAD_NAME = re.compile(r"[\w.]++")
 _EXC_NAME_ENDS = ("Error", "Exception", "Failure")
 #: causes whose message, after other free text (``Error loading model:  CUDA out of memory``),
@@ -84,8 +97,14 @@ def _fatal_lead(lead: str) -> bool:
     first (``RuntimeError: [enforce fail ...] DefaultCPUAllocator``), or at its end, or a
     logger's ERROR level."""
     m = _LEAD_NAME.match(lead)
-    if m is not None and m.group().endswith(_EXC_NAME_ENDS) and lead[m.end():m.end() + 1] in (":", "(", "") \
-            or m is not None and m.group().endswith(_EXC_NAME_ENDS) and lead[m.end():m.end() + 2] == " (":
+    if (
+        m is not None
+        and m.group().endswith(_EXC_NAME_ENDS)
+        and lead[m.end() : m.end() + 1] in (":", "(", "")
+        or m is not None
+        and m.group().endswith(_EXC_NAME_ENDS)
+        and lead[m.end() : m.end() + 2] == " ("
+    ):
         return True
     return _FATAL_LEAD.search(lead) is not None
 
@@ -145,7 +164,7 @@ class TextTap:
         if "\x1b" in line:
             line = strip_ansi(line)
         if "\r" in line:
-            line = line[line.rfind("\r") + 1:]
+            line = line[line.rfind("\r") + 1 :]
         if self.tb is not None:
             return self._in_traceback(line)
         if not _gate(line):
@@ -175,9 +194,9 @@ class TextTap:
 
     def _in_traceback(self, line: str) -> TextEvent | None:
         if self.tb_prefix and line.startswith(self.tb_prefix):
-            body = line[len(self.tb_prefix):]  # (a logger that prefixes every line of the message)
+            body = line[len(self.tb_prefix) :]  # (a logger that prefixes every line of the message)
         else:
-            body = line[PREFIX.match(line).end():]
+            body = line[PREFIX.match(line).end() :]
         if not body.strip():
             return None
         if body[0] in " \t│╭╰┃╷╵" or body.startswith(("File ", "> File", "^", "~")):
@@ -209,8 +228,9 @@ class TextTap:
             return None  # an argument dump, a printed config, a banner: not the run speaking
         return ev
 
-    def _event(self, raw: str, body: str, patterns: tuple[CrashPattern, ...], level: str | None,
-               exception: str | None = None) -> TextEvent | None:
+    def _event(
+        self, raw: str, body: str, patterns: tuple[CrashPattern, ...], level: str | None, exception: str | None = None
+    ) -> TextEvent | None:
         text = body.strip()
         hit: CrashPattern | None = None
         handled = False
@@ -232,13 +252,24 @@ class TextTap:
         else:
             kind, cause, what, framework = "exception", "exception", exception, "Python"
             lv = level or "fatal"
-        return TextEvent(self.after if self.after is not None else 0, source=self.source, kind=kind, cause=cause,
-                         level=lv, text=raw.strip()[:MAX_TEXT], before=self.after, what=what or kind,
-                         framework=framework, exception=exception, details=details(raw, text[:2000]) or None)
+        return TextEvent(
+            self.after if self.after is not None else 0,
+            source=self.source,
+            kind=kind,
+            cause=cause,
+            level=lv,
+            text=raw.strip()[:MAX_TEXT],
+            before=self.after,
+            what=what or kind,
+            framework=framework,
+            exception=exception,
+            details=details(raw, text[:2000]) or None,
+        )
 
 
 def tapped(feed):
     """``feed`` with the reader's ``TextTap`` looking at every line that gave no record."""
+
     @functools.wraps(feed)
     def tapped_feed(self, line):
         if self._feeding:  # (a subclass's feed calling its base's: one look per line)
@@ -256,6 +287,7 @@ def tapped(feed):
             return out
         ev = tap.line(line)
         return [ev] if ev is not None else out
+
     tapped_feed.tapped = True
     return tapped_feed
 
@@ -267,6 +299,15 @@ def exit_event(code: int, step: int | None, source: str, framework: str) -> Text
     known = EXIT_CODES.get((framework, code))
     if known is not None:
         cause, level, what = known[:3]
-    return TextEvent(step if step is not None else 0, source=source, kind="exit_code", cause=cause, level=level,
-                     text=f"the run exited with code {code} ({framework})", before=step, what=what,
-                     framework=framework, details={"exit": str(code)})
+    return TextEvent(
+        step if step is not None else 0,
+        source=source,
+        kind="exit_code",
+        cause=cause,
+        level=level,
+        text=f"the run exited with code {code} ({framework})",
+        before=step,
+        what=what,
+        framework=framework,
+        details={"exit": str(code)},
+    )

@@ -126,14 +126,23 @@ class LlmcReader(_GenerationBlocks, _Flavour):
     sample blocks of both."""
 
     name = "llmc"
-    MARK = re.compile(r"^s:\d+ t[re]l:|^step\s+\d+/\d+ \| (?:train )?loss [\d.]+ (?:\([+-]|\| norm )|"
-                      r"^step \d+: train loss [\d.]+ \(took")
-    _HDR = re.compile(r"^\|\s*(num_parameters|max_seq_len|total_batch_size[^|]*+|train_num_batches|"
-                      r"learning_rate|warmup_iterations|grad_clip|max_steps)\s*\|\s*([^|\s]+)\s*\|")
-    _KEYS = {"num_parameters": ("params", float), "max_seq_len": ("seq_len", int),
-             "train_num_batches": ("total_steps", int), "learning_rate": ("peak_lr", float),
-             "warmup_iterations": ("warmup_steps", int), "grad_clip": ("clip", float),
-             "max_steps": ("total_steps", int)}
+    MARK = re.compile(
+        r"^s:\d+ t[re]l:|^step\s+\d+/\d+ \| (?:train )?loss [\d.]+ (?:\([+-]|\| norm )|"
+        r"^step \d+: train loss [\d.]+ \(took"
+    )
+    _HDR = re.compile(
+        r"^\|\s*(num_parameters|max_seq_len|total_batch_size[^|]*+|train_num_batches|"
+        r"learning_rate|warmup_iterations|grad_clip|max_steps)\s*\|\s*([^|\s]+)\s*\|"
+    )
+    _KEYS = {
+        "num_parameters": ("params", float),
+        "max_seq_len": ("seq_len", int),
+        "train_num_batches": ("total_steps", int),
+        "learning_rate": ("peak_lr", float),
+        "warmup_iterations": ("warmup_steps", int),
+        "grad_clip": ("clip", float),
+        "max_steps": ("total_steps", int),
+    }
 
     def _info(self, line: str) -> list[StepRecord] | None:
         if line.startswith("val loss "):
@@ -212,8 +221,11 @@ class WandbOutputReader(_GenerationBlocks, _Flavour):
 
     name = "wandb-output"
     MARK = re.compile(r"^\s*(?:\[\w+\]\s*)?(?:step|iter(?:ation)?)\s*+[:= ]?\s*+\d++.*(?:loss|lr)", re.I)
-    SAMPLE = re.compile(r"^\s*(?:(?:step|iter(?:ation)?)\s*+[:= ]?\s*+(\d++)\s*+[-:|,]*+\s*+)?"
-                        r"(?:samples?|generation|generated text|completion)\s*:[ \t]?(.*)$", re.I)
+    SAMPLE = re.compile(
+        r"^\s*(?:(?:step|iter(?:ation)?)\s*+[:= ]?\s*+(\d++)\s*+[-:|,]*+\s*+)?"
+        r"(?:samples?|generation|generated text|completion)\s*:[ \t]?(.*)$",
+        re.I,
+    )
 
     def _line(self, line: str) -> list[StepRecord]:
         if "ample" in line or "enerat" in line or "ompletion" in line:
@@ -233,8 +245,12 @@ class WandbOutputReader(_GenerationBlocks, _Flavour):
         if os.path.basename(path) != "output.log":
             return 0.0
         d = os.path.dirname(path)
-        if not any(os.path.exists(os.path.join(d, f)) for f in
-                   ("wandb-summary.json", "wandb-metadata.json", "config.yaml")) and "wandb" not in path:
+        if (
+            not any(
+                os.path.exists(os.path.join(d, f)) for f in ("wandb-summary.json", "wandb-metadata.json", "config.yaml")
+            )
+            and "wandb" not in path
+        ):
             return 0.0
         s = KeyValueTextReader.sniff(path, head)
         return s + 0.1 if s else 0.0

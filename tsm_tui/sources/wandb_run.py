@@ -65,7 +65,17 @@ _TYPE_CRC = {t: zlib.crc32(bytes((t,))) for t in (FULL, FIRST, MIDDLE, LAST)}
 _CHUNK = struct.Struct("<IHB")
 
 # Record's oneof fields (wandb/proto/wandb_internal.proto)
-R_HISTORY, R_SUMMARY, R_OUTPUT, R_CONFIG, R_ALERT, R_METRIC, R_OUTPUT_RAW, R_RUN, R_EXIT = 2, 3, 4, 5, 10, 12, 13, 17, 18
+R_HISTORY, R_SUMMARY, R_OUTPUT, R_CONFIG, R_ALERT, R_METRIC, R_OUTPUT_RAW, R_RUN, R_EXIT = (
+    2,
+    3,
+    4,
+    5,
+    10,
+    12,
+    13,
+    17,
+    18,
+)
 _USED = frozenset({R_HISTORY, R_SUMMARY, R_OUTPUT, R_CONFIG, R_ALERT, R_METRIC, R_OUTPUT_RAW, R_RUN, R_EXIT})
 #: the other oneof members the SDK writes (files, stats, artifacts, telemetry, final, header,
 #: footer, preempting, links, environment, output_logger, requests): read past, not counted
@@ -77,8 +87,9 @@ _BESIDE = frozenset({1, 16, 19, 200})
 FRAMEWORK_STEPS = ("train/global_step", "trainer/global_step")
 #: step keys a script logs as values (``run.log({"step": s, ...})``); not ``batch`` / ``it``
 #: / ``s``, which a row may hold with another meaning
-OWN_STEPS = frozenset({"step", "steps", "global_step", "iteration", "iter", "train/step", "num_updates",
-                       "current_steps"})
+OWN_STEPS = frozenset(
+    {"step", "steps", "global_step", "iteration", "iter", "train/step", "num_updates", "current_steps"}
+)
 # what a history key is (WandbRunReader._kind)
 K_SKIP, K_VALUE, K_DECLARED, K_FRAMEWORK, K_OWN, K_WANDB = range(6)
 MAX_ALERTS = 100
@@ -236,7 +247,7 @@ def _item(b: bytes, a: int, z: int) -> tuple[str, object]:
                 parts = []
             parts.append(_text(b, *v))
         elif f == 16 and wt == 2:
-            val = b[v[0]:v[1]]
+            val = b[v[0] : v[1]]
         elif f == 6 and wt == 1:  # number (double)
             val = v
         elif f == 5 and wt == 0:  # integer (sint64, zigzag)
@@ -279,14 +290,14 @@ def _history_items(p: bytes, a: int, z: int) -> tuple[list[tuple[str, object]], 
                     l2 = p[q + 1]
                     if l2 >= 0x80:
                         raise _Slow
-                    seg = p[q + 2:q + 2 + l2]
+                    seg = p[q + 2 : q + 2 + l2]
                     q += 2 + l2
                     key = seg if key is None or tt == 0x0A else key + b"." + seg
                 elif tt == 0x82 and p[q + 1] == 0x01:
                     l2 = p[q + 2]
                     if l2 >= 0x80:
                         raise _Slow
-                    v = p[q + 3:q + 3 + l2]
+                    v = p[q + 3 : q + 3 + l2]
                     q += 3 + l2
                 else:
                     raise _Slow
@@ -431,8 +442,10 @@ class Framer:
                 return out
             self.version = buf[6]
             if self.version != KNOWN_VERSION:
-                self.skip(f"format version {self.version} (this reader knows {KNOWN_VERSION}): "
-                          "records read where their checksums hold")
+                self.skip(
+                    f"format version {self.version} (this reader knows {KNOWN_VERSION}): "
+                    "records read where their checksums hold"
+                )
             self.header = True
             pos = HEADER
         unpack = _CHUNK.unpack_from
@@ -462,7 +475,7 @@ class Framer:
             end = pos + HEADER + ln
             if end > n:
                 break  # a chunk cut at the end: wait for the rest
-            payload = buf[pos + HEADER:end]
+            payload = buf[pos + HEADER : end]
             if crc32(payload, tcrc[typ]) != crc:
                 pos = self._resync(pos, n, "bad checksum: rest of the block skipped")
                 continue
@@ -545,8 +558,7 @@ class _Console:
         if self.gave_up:
             return []
         self.head += [ln.rstrip("\r") for ln in lines]
-        if len(self.head) >= SNIFF_AT[0] and any(len(self.head) - len(lines) < k <= len(self.head)
-                                                 for k in SNIFF_AT):
+        if len(self.head) >= SNIFF_AT[0] and any(len(self.head) - len(lines) < k <= len(self.head) for k in SNIFF_AT):
             return self._try()
         return []
 
@@ -707,10 +719,14 @@ class WandbRunReader(ByteReader):
             if not steps:
                 return
             if len(steps) >= MIN_RUN:
-                out.append(Frame(np.array(steps, dtype=np.int64),
-                                 {f: np.array(c, dtype=np.float64) for f, c in cols.items()},
-                                 {k: np.array(c, dtype=np.float64) for k, c in xcols.items()} or None,
-                                 self.path))
+                out.append(
+                    Frame(
+                        np.array(steps, dtype=np.int64),
+                        {f: np.array(c, dtype=np.float64) for f, c in cols.items()},
+                        {k: np.array(c, dtype=np.float64) for k, c in xcols.items()} or None,
+                        self.path,
+                    )
+                )
             else:
                 out.extend(self._record(r) for r in rows)
             steps.clear()
@@ -761,9 +777,10 @@ class WandbRunReader(ByteReader):
         out, self._carry = self._carry, []
         if self.rows == 0 and self.summary:
             # no history at all: the summary's last values are the one record there is
-            rec = self.build(((k, number(v)) for k, v in self.summary.items()
-                              if not k.startswith("_") and number(v) is not None),
-                             step=self._summary_step())
+            rec = self.build(
+                ((k, number(v)) for k, v in self.summary.items() if not k.startswith("_") and number(v) is not None),
+                step=self._summary_step(),
+            )
             if rec is not None:
                 out.append(rec)
         if self.console is not None:
@@ -1018,8 +1035,20 @@ class WandbRunReader(ByteReader):
         except (RecursionError, ValueError, TypeError, OverflowError):
             self.skip("run config that cannot be read")
             return
-        for name in ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "clip",
-                     "precision", "batch_tokens", "logging_steps", "save_steps", "schedule"):
+        for name in (
+            "total_steps",
+            "warmup_steps",
+            "peak_lr",
+            "params",
+            "batch_size",
+            "seq_len",
+            "clip",
+            "precision",
+            "batch_tokens",
+            "logging_steps",
+            "save_steps",
+            "schedule",
+        ):
             v = getattr(info, name)
             if v is not None:
                 self.run_info[name] = v
@@ -1088,8 +1117,11 @@ class WandbRunReader(ByteReader):
         if self.step_source:
             d["step_source"] = self.step_source
         if self.console is not None and self.console.reader is not None:
-            d["console"] = {"format": self.console.reader.name, "records": self.console.reader.records,
-                            "lines": self.console.lines}
+            d["console"] = {
+                "format": self.console.reader.name,
+                "records": self.console.reader.records,
+                "lines": self.console.lines,
+            }
         if self.exit_code is not None:
             d["exit_code"] = self.exit_code
         if self.alerts:

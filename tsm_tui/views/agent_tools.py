@@ -49,8 +49,14 @@ MAX_EVENTS = 1000  # undelivered events kept per watch (alerts, status changes, 
 TICK = 1.0  # s: longest sleep of a watch's loop (the feed wakes it when data arrive)
 _SEV = {"critical": 0, "warning": 1, "info": 2}
 #: pre-flight overrides -> the flags that set them
-OVERRIDES = {"total_steps": "--total-steps", "warmup_steps": "--warmup-steps", "params": "--params",
-             "batch_tokens": "--batch-tokens", "peak_lr": "--peak-lr", "config": "--config"}
+OVERRIDES = {
+    "total_steps": "--total-steps",
+    "warmup_steps": "--warmup-steps",
+    "params": "--params",
+    "batch_tokens": "--batch-tokens",
+    "peak_lr": "--peak-lr",
+    "config": "--config",
+}
 
 
 def _plain(d: dict) -> dict:
@@ -99,8 +105,9 @@ class Tools:
         results = analyze_runs(o.path, o.settings, o.info, o.config, only=o.run, on_batch=on_batch)
         return o, results
 
-    def report(self, path: str, run: str | None = None, threshold: float | None = None,
-               window: int | None = None) -> dict:
+    def report(
+        self, path: str, run: str | None = None, threshold: float | None = None, window: int | None = None
+    ) -> dict:
         o, results = self._analyses(path, run, [("--threshold", threshold), ("--window", window)])
         if len(results) == 1:
             d = rep.json_report(results[0])
@@ -125,17 +132,32 @@ class Tools:
             fi = next((f for f in r.run.files if f.used), None)
             worst = max(r.checks(), key=lambda c: c.status.rank)
             st = r.monitor.state
-            runs.append({"run": r.run.name, "path": r.run.path, "verdict": verdict, "critical": crit,
-                         "warnings": warn, "worst": {"check": worst.id, "status": worst.status.value,
-                                                     "summary": clean(worst.summary)},
-                         "first_step": st.first_step, "last_step": st.last_step,
-                         "planned_steps": st.info.total_steps, "format": fi.format if fi else None,
-                         "source": channel_file(r.run.primary)[0] if r.run.primary else None,
-                         "age_s": _age(r, now)})
+            runs.append(
+                {
+                    "run": r.run.name,
+                    "path": r.run.path,
+                    "verdict": verdict,
+                    "critical": crit,
+                    "warnings": warn,
+                    "worst": {"check": worst.id, "status": worst.status.value, "summary": clean(worst.summary)},
+                    "first_step": st.first_step,
+                    "last_step": st.last_step,
+                    "planned_steps": st.info.total_steps,
+                    "format": fi.format if fi else None,
+                    "source": channel_file(r.run.primary)[0] if r.run.primary else None,
+                    "age_s": _age(r, now),
+                }
+            )
         return {"path": os.path.abspath(o.path), "runs": runs}
 
-    def alerts(self, path: str, run: str | None = None, since_step: int | None = None,
-               severity: str | None = None, limit: int | None = None) -> dict:
+    def alerts(
+        self,
+        path: str,
+        run: str | None = None,
+        since_step: int | None = None,
+        severity: str | None = None,
+        limit: int | None = None,
+    ) -> dict:
         if severity is not None and severity not in _SEV:
             raise InputError(f"severity: choose from critical, warning, info: {severity!r}")
         limit = ALERTS_LIMIT if limit is None else int(limit)
@@ -157,15 +179,26 @@ class Tools:
                     d["run"] = r.run.name
                 rows.append(d)
         # newest first: the latest step first; alerts of one step keep their order
-        rows = [x for _, x in sorted(enumerate(rows), key=lambda t: (-(t[1]["step"] if t[1]["step"] is not None
-                                                                          else -1 << 62), t[0]))]
+        rows = [
+            x
+            for _, x in sorted(
+                enumerate(rows), key=lambda t: (-(t[1]["step"] if t[1]["step"] is not None else -1 << 62), t[0])
+            )
+        ]
         out = {"path": os.path.abspath(o.path), "total": len(rows), "alerts": rows[:limit]}
         if len(rows) > limit:
             out["omitted"] = len(rows) - limit
         return _plain(out)
 
-    def series(self, path: str, metric: str, run: str | None = None, start: int | None = None,
-               end: int | None = None, points: int | None = None) -> dict:
+    def series(
+        self,
+        path: str,
+        metric: str,
+        run: str | None = None,
+        start: int | None = None,
+        end: int | None = None,
+        points: int | None = None,
+    ) -> dict:
         from tsm_tui.views.tui.series import Series, SeriesStore  # (plain Python; the TUI package loads Textual)
 
         names = [n for n, _ in SeriesStore.METRICS]
@@ -181,7 +214,7 @@ class Tools:
 
         def on_batch(r, source, items, reader) -> None:
             split = getattr(reader, "channels", None)  # a W&B run file: history and console apart
-            for src, part, _ in (split(items) if split is not None else [(source, items, reader)]):
+            for src, part, _ in split(items) if split is not None else [(source, items, reader)]:
                 st = stores.get((r.name, src))
                 if st is None:
                     st = stores[(r.name, src)] = Series() if one else SeriesStore()
@@ -201,8 +234,14 @@ class Tools:
         an = done[0]
         st = stores.get((an.run.name, an.run.primary))
         s = st if one or st is None else st.get(metric)
-        out = {"path": an.run.path, "run": an.run.name, "metric": metric, "source": channel_file(an.run.primary)[0],
-               "columns": ["step_lo", "step_hi", "min", "max", "last", "nonfinite"], "points": []}
+        out = {
+            "path": an.run.path,
+            "run": an.run.name,
+            "metric": metric,
+            "source": channel_file(an.run.primary)[0],
+            "columns": ["step_lo", "step_hi", "min", "max", "last", "nonfinite"],
+            "points": [],
+        }
         if s is None or s.last_step is None:
             out["note"] = f"no {metric} in {out['source']}"
             return out
@@ -215,8 +254,16 @@ class Tools:
             lo = win.lo + (c * span) // n
             hi = win.lo + ((c + 1) * span) // n - 1
             out["points"].append([lo, hi, win.mins[c], win.maxs[c], win.lasts[c], win.bad[c]])
-        out.update({"first_step": s.first_step, "last_step": s.last_step, "count": s.count,
-                    "min": s.vmin, "max": s.vmax, "last": s.last})
+        out.update(
+            {
+                "first_step": s.first_step,
+                "last_step": s.last_step,
+                "count": s.count,
+                "min": s.vmin,
+                "max": s.vmax,
+                "last": s.last,
+            }
+        )
         return _plain(out)
 
     def preflight(self, path_or_config: str, overrides: dict | None = None) -> dict:
@@ -240,8 +287,12 @@ class Tools:
             self._next += 1
             self._watches[handle] = w
         w.start()
-        return {"handle": handle, "path": os.path.abspath(o.path), "runs": w.runs(),
-                "note": "poll watch_status(handle) for what is new; watch_stop(handle) ends it"}
+        return {
+            "handle": handle,
+            "path": os.path.abspath(o.path),
+            "runs": w.runs(),
+            "note": "poll watch_status(handle) for what is new; watch_stop(handle) ends it",
+        }
 
     def watch_status(self, handle: str) -> dict:
         return self._watch(handle).status()
@@ -379,8 +430,17 @@ class Watch:
             d.update({"run": run, "backlog": backlog})
             self._push("alert", d)
         for ch in up.statuses:
-            self._push("status", {"run": ch.run, "check": ch.check, "status": ch.status.value,
-                                  "previous": ch.previous.value, "summary": clean(ch.summary), "step": ch.step})
+            self._push(
+                "status",
+                {
+                    "run": ch.run,
+                    "check": ch.check,
+                    "status": ch.status.value,
+                    "previous": ch.previous.value,
+                    "summary": clean(ch.summary),
+                    "step": ch.step,
+                },
+            )
         for ev, run in zip(up.notes, up.note_runs):
             self._push("source", {"run": run, "message": clean(ev)})
         for run, checks in up.run_checks.items():
@@ -394,12 +454,20 @@ class Watch:
             events = list(self._events)
             self._events.clear()
             dropped, self.dropped = self.dropped, 0
-            out = {"handle": self.handle, "path": self.path, "running": self.running and not self._stop.is_set(),
-                   "caught_up": self.tailer.caught_up.is_set(), "records": self.records,
-                   "alerts_total": self.alerts_total, "error": self.error,
-                   "runs": {name: {"last_step": self.last_step.get(name), "checks": self.checks.get(name, [])}
-                            for name in sorted(set(self.last_step) | set(self.checks))},
-                   "events": events}
+            out = {
+                "handle": self.handle,
+                "path": self.path,
+                "running": self.running and not self._stop.is_set(),
+                "caught_up": self.tailer.caught_up.is_set(),
+                "records": self.records,
+                "alerts_total": self.alerts_total,
+                "error": self.error,
+                "runs": {
+                    name: {"last_step": self.last_step.get(name), "checks": self.checks.get(name, [])}
+                    for name in sorted(set(self.last_step) | set(self.checks))
+                },
+                "events": events,
+            }
         if dropped:
             out["dropped"] = dropped
         return _plain(out)

@@ -89,8 +89,21 @@ class CiRun:
                 parts.append(clean(a.message))
             acts = [clean(x) for x in (a.actions if a is not None else [])]
             f, line = self.where(a)
-            out.append(Finding(c.id, c.title, LEVEL[c.status], "\n".join(parts), f, line,
-                               a.step if a is not None else None, self.name, c.status.value, a, acts))
+            out.append(
+                Finding(
+                    c.id,
+                    c.title,
+                    LEVEL[c.status],
+                    "\n".join(parts),
+                    f,
+                    line,
+                    a.step if a is not None else None,
+                    self.name,
+                    c.status.value,
+                    a,
+                    acts,
+                )
+            )
         return out
 
     def alert_findings(self) -> list[Finding]:
@@ -102,8 +115,21 @@ class CiRun:
             if st in (Status.PASS, Status.SKIP):
                 level = "note"  # the check ended well (a spike that recovered)
             f, line = self.where(a)
-            out.append(Finding(a.check, titles.get(a.check, a.check), level, clean(a.message), f, line, a.step,
-                               self.name, st.value if st else "", a, [clean(x) for x in a.actions]))
+            out.append(
+                Finding(
+                    a.check,
+                    titles.get(a.check, a.check),
+                    level,
+                    clean(a.message),
+                    f,
+                    line,
+                    a.step,
+                    self.name,
+                    st.value if st else "",
+                    a,
+                    [clean(x) for x in a.actions],
+                )
+            )
         return out
 
     def counts(self) -> tuple[int, int]:

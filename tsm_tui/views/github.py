@@ -73,22 +73,34 @@ def render(results: list, path: str, report_text: str) -> str:
     for r in runs:
         out += [annotation(f) for f in r.check_findings()]
         if r.coverage["nothing_judged"]:
-            have = [LABEL[m] for m in ("loss", "val_loss", "grad_norm", "lr", "loss_scale")
-                    if m not in r.coverage["unread"]]
+            have = [
+                LABEL[m] for m in ("loss", "val_loss", "grad_norm", "lr", "loss_scale") if m not in r.coverage["unread"]
+            ]
             file = relative(r.file)
             run = f"[{r.name}] " if r.name else ""
-            out.append(command("warning", "No check could judge the training from this log"
-                               + (f" (it has only the {', '.join(have)})" if have else "")
-                               + ": no FAIL here does not mean a healthy run.",
-                               file=file, title=f"{run}Nothing judged ({file})"))
+            out.append(
+                command(
+                    "warning",
+                    "No check could judge the training from this log"
+                    + (f" (it has only the {', '.join(have)})" if have else "")
+                    + ": no FAIL here does not mean a healthy run.",
+                    file=file,
+                    title=f"{run}Nothing judged ({file})",
+                )
+            )
     for fail in failures:
-        out.append(command("warning", f"run {fail.run.name} not analysed: {fail.reason}",
-                           file=relative(fail.run.path), title=f"[{fail.run.name}] not analysed"))
+        out.append(
+            command(
+                "warning",
+                f"run {fail.run.name} not analysed: {fail.reason}",
+                file=relative(fail.run.path),
+                title=f"[{fail.run.name}] not analysed",
+            )
+        )
     crit = sum(r.counts()[0] for r in runs)
     warn = sum(r.counts()[1] for r in runs)
     token = secrets.token_hex(16)
-    out.append(command("group", f"Training Stability Report: {crit} critical, {warn} warning(s) in "
-                                f"{relative(path)}"))
+    out.append(command("group", f"Training Stability Report: {crit} critical, {warn} warning(s) in {relative(path)}"))
     out.append(f"::stop-commands::{token}")
     out += report_text.rstrip("\n").split("\n")
     out.append(f"::{token}::")

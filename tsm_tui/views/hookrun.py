@@ -52,8 +52,14 @@ def run(cmd: str, data: bytes, timeout: float, cancel=None) -> HookResult:
     try:
         # its own session (process group): a timed-out hook is ended with every child it
         # started (a pager's curl, a shell pipeline), none left orphaned
-        p = subprocess.Popen(cmd, shell=True, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, start_new_session=True)
+        p = subprocess.Popen(
+            cmd,
+            shell=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
     except OSError as e:
         return HookResult(error=e.strerror or str(e))
     res = HookResult()
@@ -105,7 +111,7 @@ def _talk(p: subprocess.Popen, data: bytes, deadline: float, res: HookResult, ca
                             sel.unregister(err_fd)  # EOF: everything that held it is gone
                     elif key.data == "in":
                         try:
-                            sent += os.write(in_fd, data[sent:sent + READ])
+                            sent += os.write(in_fd, data[sent : sent + READ])
                         except BlockingIOError:
                             continue
                         except OSError:  # it does not read its stdin (EPIPE): fine

@@ -88,8 +88,9 @@ class Incidents:
                 inc = self._open(key, a.step, now, paged=not from_backlog)
                 opened.add(key)
                 if inc.paged:
-                    d.update({"lifecycle": "firing", "incident": inc.id, "status": ch.status.value,
-                              "summary": ch.summary})
+                    d.update(
+                        {"lifecycle": "firing", "incident": inc.id, "status": ch.status.value, "summary": ch.summary}
+                    )
                     self._page(key, d, now)
                 continue
             if from_backlog:
@@ -112,9 +113,21 @@ class Incidents:
                     continue
                 inc = self._open(key, s.step, now, paged=not backlog)
                 if inc.paged:
-                    self._page(key, {"event": "firing", "run": run, "check": s.check, "status": s.status.value,
-                                     "previous": s.previous.value, "summary": s.summary, "step": s.step,
-                                     "actions": self.actions.get(key, []), "incident": inc.id}, now)
+                    self._page(
+                        key,
+                        {
+                            "event": "firing",
+                            "run": run,
+                            "check": s.check,
+                            "status": s.status.value,
+                            "previous": s.previous.value,
+                            "summary": s.summary,
+                            "step": s.step,
+                            "actions": self.actions.get(key, []),
+                            "incident": inc.id,
+                        },
+                        now,
+                    )
             elif inc is not None and inc.resolving_since is None:
                 inc.resolving_since = now
                 inc.last = (s.status.value, s.summary, s.step)
@@ -136,6 +149,16 @@ class Incidents:
             if not inc.paged:
                 continue
             status, summary, step = inc.last or ("PASS", "", None)
-            self.send({"event": "resolved", "run": key[0], "check": key[1], "status": status, "summary": summary,
-                       "step": step, "incident": inc.id, "duration_s": round(now - inc.started, 3),
-                       "flaps": inc.flaps})
+            self.send(
+                {
+                    "event": "resolved",
+                    "run": key[0],
+                    "check": key[1],
+                    "status": status,
+                    "summary": summary,
+                    "step": step,
+                    "incident": inc.id,
+                    "duration_s": round(now - inc.started, 3),
+                    "flaps": inc.flaps,
+                }
+            )

@@ -52,8 +52,12 @@ class Printer:
             self._emit(self.out, json.dumps(alert_event(a, run), ensure_ascii=False))
             return
         sev = a.severity.value
-        head = f"[{sev}]" + (f" {clean(run, 80)}:" if run and self.many else "") \
-            + (f" step {a.step}" if a.step is not None else "") + f" {a.check}: "
+        head = (
+            f"[{sev}]"
+            + (f" {clean(run, 80)}:" if run and self.many else "")
+            + (f" step {a.step}" if a.step is not None else "")
+            + f" {a.check}: "
+        )
         line = head + clean(a.message)
         if a.actions:
             line += " -> " + clean(a.actions[0])
@@ -63,8 +67,14 @@ class Printer:
 
     def status(self, check: str, status: str, previous: str, summary: str, step, run: str | None = None) -> None:
         if self.json:
-            d = {"event": "status", "check": check, "status": status, "previous": previous, "summary": summary,
-                 "step": step}
+            d = {
+                "event": "status",
+                "check": check,
+                "status": status,
+                "previous": previous,
+                "summary": summary,
+                "step": step,
+            }
             if run is not None:
                 d["run"] = run
             self._emit(self.out, json.dumps(d, ensure_ascii=False))
@@ -74,8 +84,7 @@ class Printer:
 
     def source(self, text: str, run: str | None = None) -> None:
         if self.json:
-            self._emit(self.out, json.dumps({"event": "source", "message": text, "run": run},
-                                            ensure_ascii=False))
+            self._emit(self.out, json.dumps({"event": "source", "message": text, "run": run}, ensure_ascii=False))
         else:
             where = f"{clean(run, 80)}: " if run and self.many else ""
             self._emit(self.err, message(f"# {where}{text}"))  # (notes name files: one cleaner for those)

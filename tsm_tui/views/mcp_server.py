@@ -100,17 +100,22 @@ def build(parse, preflight_json):
                 return fn(*a, **k)
             except Exception as e:  # noqa: BLE001 - every error is the CLI's one line
                 raise CliError(message(error_line(e))) from e
+
         return call
 
     metrics = ", ".join(n for n, _ in SeriesStore.METRICS)
-    series_doc = (f"A downsampled window of one metric of a run ({metrics}) from its source file: rows of "
-                  "[step_lo, step_hi, min, max, last, nonfinite] per bucket, min and max kept so a one-step "
-                  f"spike is never averaged away. start / end: steps (default: the whole run); points: buckets "
-                  f"(default {SERIES_POINTS}, at most {MAX_POINTS}).")
-    preflight_doc = ("Pre-flight checks of a planned run's config (a config file or a directory of them): "
-                     "exactly `tsm-watch --preflight PATH --json` (checks with status, summary, reference, "
-                     f"actions; config; sources). overrides: {', '.join(OVERRIDES)} (win over the files, as the "
-                     "command-line flags do; params and batch_tokens take 125M, 7B, 0.5M).")
+    series_doc = (
+        f"A downsampled window of one metric of a run ({metrics}) from its source file: rows of "
+        "[step_lo, step_hi, min, max, last, nonfinite] per bucket, min and max kept so a one-step "
+        f"spike is never averaged away. start / end: steps (default: the whole run); points: buckets "
+        f"(default {SERIES_POINTS}, at most {MAX_POINTS})."
+    )
+    preflight_doc = (
+        "Pre-flight checks of a planned run's config (a config file or a directory of them): "
+        "exactly `tsm-watch --preflight PATH --json` (checks with status, summary, reference, "
+        f"actions; config; sources). overrides: {', '.join(OVERRIDES)} (win over the files, as the "
+        "command-line flags do; params and batch_tokens take 125M, 7B, 0.5M)."
+    )
 
     @server.tool(annotations=ro)
     @guard
@@ -123,8 +128,9 @@ def build(parse, preflight_json):
 
     @server.tool(annotations=ro)
     @guard
-    def report(path: str, run: str | None = None, threshold: float | None = None,
-               window: int | None = None) -> dict[str, Any]:
+    def report(
+        path: str, run: str | None = None, threshold: float | None = None, window: int | None = None
+    ) -> dict[str, Any]:
         """The Training Stability Report of a log file or run directory: exactly `tsm-watch PATH --report
         --json` (schema 1: checks with status PASS/WARN/FAIL/SKIP and summary, alerts with actions,
         critical, warnings, actions, sources, coverage). A path holding several runs gives the runs shape
@@ -135,9 +141,13 @@ def build(parse, preflight_json):
 
     @server.tool(annotations=ro)
     @guard
-    def alerts(path: str, run: str | None = None, since_step: int | None = None,
-               severity: Literal["critical", "warning", "info"] | None = None,
-               limit: int | None = None) -> dict[str, Any]:
+    def alerts(
+        path: str,
+        run: str | None = None,
+        since_step: int | None = None,
+        severity: Literal["critical", "warning", "info"] | None = None,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
         """The alerts of a run, newest first, each with check, severity, step, value, baseline, message and
         actions. since_step: only alerts at or after this step; severity: this severity or worse;
         limit: at most this many (default 100; omitted counts the rest)."""
@@ -145,8 +155,14 @@ def build(parse, preflight_json):
 
     @server.tool(annotations=ro, description=series_doc)
     @guard
-    def series(path: str, metric: str, run: str | None = None, start: int | None = None,
-               end: int | None = None, points: int | None = None) -> dict[str, Any]:
+    def series(
+        path: str,
+        metric: str,
+        run: str | None = None,
+        start: int | None = None,
+        end: int | None = None,
+        points: int | None = None,
+    ) -> dict[str, Any]:
         return tools.series(path, metric, run, start, end, points)
 
     @server.tool(annotations=ro, description=preflight_doc)
@@ -183,8 +199,11 @@ def main(parse, preflight_json) -> int:
     """``tsm-watch mcp``: serve over stdio until the client closes the connection."""
     server, tools = build(parse, preflight_json)
     if sys.stdin.isatty():
-        print("tsm-watch mcp: a Model Context Protocol server on stdin / stdout, for an MCP client to start "
-              "(README: MCP); Ctrl-C ends it. A directory named mcp: tsm-watch ./mcp", file=sys.stderr)
+        print(
+            "tsm-watch mcp: a Model Context Protocol server on stdin / stdout, for an MCP client to start "
+            "(README: MCP); Ctrl-C ends it. A directory named mcp: tsm-watch ./mcp",
+            file=sys.stderr,
+        )
     try:
         server.run("stdio")
     finally:

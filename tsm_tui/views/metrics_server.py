@@ -167,17 +167,23 @@ class MetricsServer:
         self._answer(c, 200, b"" if parts[0] == "HEAD" else body, ctype, len(body))
 
     def _answer(self, c: _Conn, code: int, body: bytes, ctype: str, length: int | None = None) -> None:
-        reason = {200: "OK", 405: "Method Not Allowed", 431: "Request Header Fields Too Large",
-                  500: "Internal Server Error"}[code]
-        head = (f"HTTP/1.0 {code} {reason}\r\nContent-Type: {ctype}\r\n"
-                f"Content-Length: {len(body) if length is None else length}\r\nConnection: close\r\n\r\n")
+        reason = {
+            200: "OK",
+            405: "Method Not Allowed",
+            431: "Request Header Fields Too Large",
+            500: "Internal Server Error",
+        }[code]
+        head = (
+            f"HTTP/1.0 {code} {reason}\r\nContent-Type: {ctype}\r\n"
+            f"Content-Length: {len(body) if length is None else length}\r\nConnection: close\r\n\r\n"
+        )
         c.out = head.encode("latin-1") + body
         self._sel.modify(c.sock, selectors.EVENT_WRITE, c)
         self._send(c)
 
     def _send(self, c: _Conn) -> None:
         try:
-            c.sent += c.sock.send(c.out[c.sent:])
+            c.sent += c.sock.send(c.out[c.sent :])
         except BlockingIOError:
             return
         if c.sent >= len(c.out):

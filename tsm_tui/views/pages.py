@@ -115,11 +115,16 @@ class AlertHook:
             self._cancel.set()
             self.q.put_nowait(None)  # (drained above): the thread ends after the killed page
             self._t.join(hookrun.REAP + 1.0)
-            self._warn(f"--on-alert: exiting while the page for {_what(running)} was still running: "
-                       "its process group was ended")
+            self._warn(
+                f"--on-alert: exiting while the page for {_what(running)} was still running: "
+                "its process group was ended"
+            )
         if left:
-            self._warn(f"--on-alert: exiting with {len(left)} page(s) not sent: "
-                       + "; ".join(_what(x) for x in left[:10]) + (" ..." if len(left) > 10 else ""))
+            self._warn(
+                f"--on-alert: exiting with {len(left)} page(s) not sent: "
+                + "; ".join(_what(x) for x in left[:10])
+                + (" ..." if len(left) > 10 else "")
+            )
 
 
 def _what(payload: dict) -> str:

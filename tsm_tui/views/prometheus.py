@@ -162,8 +162,9 @@ class RunModel:
         self.nonfinite = 0
 
     # -- feeding
-    def observe(self, source: str, records: list, backlog: bool, fmt: str | None = None,
-                now: float | None = None) -> None:
+    def observe(
+        self, source: str, records: list, backlog: bool, fmt: str | None = None, now: float | None = None
+    ) -> None:
         """One batch of one source: its last values and when it arrived (O(1)
         amortised: at most SCAN_BACK records from its end are looked at)."""
         if not records:
@@ -274,13 +275,20 @@ class RunModel:
             except ValueError:
                 rel = self.primary
         return RunSnapshot(
-            run=self.name, format=label(self.formats.get(self.primary or "", "") or "unknown"),
+            run=self.name,
+            format=label(self.formats.get(self.primary or "", "") or "unknown"),
             source=label(rel or "none"),
             checks=tuple(self.checks[k] for k in sorted(self.checks)),
             alerts=tuple((c, s, n) for (c, s), n in sorted(self.alerts.items())),
-            last_step=self.last_step, planned_steps=self.planned, last_ts=last_ts,
-            steps_per_s=steps_per_s, interval=interval, values=values, nonfinite=self.nonfinite,
-            heartbeat=heartbeat, following=following,
+            last_step=self.last_step,
+            planned_steps=self.planned,
+            last_ts=last_ts,
+            steps_per_s=steps_per_s,
+            interval=interval,
+            values=values,
+            nonfinite=self.nonfinite,
+            heartbeat=heartbeat,
+            following=following,
         )
 
 
@@ -299,15 +307,15 @@ HELP = {
     "tsm_last_step": "Last training step seen in the run's logs.",
     "tsm_planned_steps": "Planned optimizer steps (config or --total-steps), when known.",
     "tsm_last_record_timestamp_seconds": "When the run last logged a step (the log's own time when it has one, "
-                                         "else when tsm-watch read it; the file's mtime for the history).",
+    "else when tsm-watch read it; the file's mtime for the history).",
     "tsm_expected_interval_seconds": "The run's usual time between two logged steps (median of recent gaps).",
     "tsm_steps_per_second": "Training steps per second over the recent records.",
     "tsm_nonfinite": "Non-finite (NaN/Inf) loss or gradient-norm values seen in the run.",
     "tsm_run_info": "The run's primary log: its format and path relative to the watched path.",
     "tsm_monitor_heartbeat_timestamp_seconds": "When tsm-watch last refreshed these metrics (a stale value means "
-                                               "the monitor is gone).",
+    "the monitor is gone).",
     "tsm_following": "1 while tsm-watch follows the run live (--follow, the TUI); 0 for a one-shot --report "
-                     "export, to which the stall and monitor-down rules do not apply.",
+    "export, to which the stall and monitor-down rules do not apply.",
 }
 
 
@@ -355,8 +363,21 @@ def families(snaps: dict[str, RunSnapshot]) -> list:
         run_info.add_metric([r, s.format, s.source], 1)
         beat.add_metric([r], s.heartbeat)
         following.add_metric([r], 1 if s.following else 0)
-    out = [status, info, alerts, last_step, planned, last_ts, interval, rate, *values.values(), nonfinite,
-           run_info, beat, following]
+    out = [
+        status,
+        info,
+        alerts,
+        last_step,
+        planned,
+        last_ts,
+        interval,
+        rate,
+        *values.values(),
+        nonfinite,
+        run_info,
+        beat,
+        following,
+    ]
     return out
 
 
@@ -375,8 +396,9 @@ class Metrics:
 
     @classmethod
     def from_options(cls, opts, root: str) -> "Metrics":
-        return cls(Exporter(opts.prom_file, opts.metrics_port, opts.metrics_host, run_label=opts.run_label),
-                   opts.path, root)
+        return cls(
+            Exporter(opts.prom_file, opts.metrics_port, opts.metrics_host, run_label=opts.run_label), opts.path, root
+        )
 
     def start(self, loop, say) -> None:
         """Each run's heartbeat shows before its first record; where the metrics are served."""
@@ -410,8 +432,16 @@ class _Collector:
 class Exporter:
     """Runs -> exposition text, into a textfile and / or an HTTP endpoint."""
 
-    def __init__(self, prom_file: str | None = None, port: int | None = None, host: str = "127.0.0.1",
-                 err=None, clock=time.time, run_label: str | None = None, following: bool = True) -> None:
+    def __init__(
+        self,
+        prom_file: str | None = None,
+        port: int | None = None,
+        host: str = "127.0.0.1",
+        err=None,
+        clock=time.time,
+        run_label: str | None = None,
+        following: bool = True,
+    ) -> None:
         from prometheus_client import CollectorRegistry
 
         #: ``--run-label``: the label of the watched path's run (two jobs whose run
@@ -444,15 +474,19 @@ class Exporter:
     def _check_dir(self) -> None:
         d = os.path.dirname(self.prom_file)
         if os.path.isdir(self.prom_file) and not os.path.islink(self.prom_file):
-            raise InputError(f"--prom-file: {self.prom_file} is a directory; give a file name such as "
-                             f"{os.path.join(self.prom_file, 'tsm.prom')}")
+            raise InputError(
+                f"--prom-file: {self.prom_file} is a directory; give a file name such as "
+                f"{os.path.join(self.prom_file, 'tsm.prom')}"
+            )
         if not os.path.isdir(d):
             raise InputError(f"--prom-file: no such directory: {d}")
         if not os.access(d, os.W_OK):
             raise InputError(f"--prom-file: cannot write in {d}")
         if not self.prom_file.endswith(".prom"):
-            self._warn(f"--prom-file {os.path.basename(self.prom_file)}: node_exporter's textfile collector "
-                       "reads *.prom files only")
+            self._warn(
+                f"--prom-file {os.path.basename(self.prom_file)}: node_exporter's textfile collector "
+                "reads *.prom files only"
+            )
 
     def _serve(self, host: str, port: int) -> None:
         from tsm_tui.views.metrics_server import MetricsServer
@@ -498,8 +532,9 @@ class Exporter:
         touched: set[str] = set(up.new_runs)
         for b, name in zip(up.batches, up.batch_runs):
             touched.add(name)
-            self.run(self._name(name), top).observe(b.source, b.records, b.backlog, getattr(b.reader, "name", None),
-                                                     now)
+            self.run(self._name(name), top).observe(
+                b.source, b.records, b.backlog, getattr(b.reader, "name", None), now
+            )
         for la in up.alerts:
             touched.add(la.run)
             self.run(self._name(la.run), top).alert(la.alert)
@@ -576,8 +611,10 @@ class Exporter:
                 f.write(self.text())
             if os.path.islink(self.prom_file) and not self._link_said:
                 self._link_said = True
-                self._warn(f"--prom-file: {self.prom_file} was a symbolic link: replaced by the exported file "
-                           "(a link there is never written through)")
+                self._warn(
+                    f"--prom-file: {self.prom_file} was a symbolic link: replaced by the exported file "
+                    "(a link there is never written through)"
+                )
             os.replace(tmp, self.prom_file)
         except OSError as e:
             if tmp is not None:

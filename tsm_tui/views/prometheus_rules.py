@@ -111,7 +111,10 @@ def dashboard() -> dict:
 
     def ts(pid, title, expr, y, x=0, w=12, log=False):
         p = {
-            "id": pid, "type": "timeseries", "title": title, "datasource": ds,
+            "id": pid,
+            "type": "timeseries",
+            "title": title,
+            "datasource": ds,
             "gridPos": {"h": 8, "w": w, "x": x, "y": y},
             "targets": [{"refId": "A", "datasource": ds, "expr": expr, "legendFormat": "{{run}}"}],
             "fieldConfig": {"defaults": {"custom": {"spanNulls": False}}, "overrides": []},
@@ -121,47 +124,107 @@ def dashboard() -> dict:
             p["fieldConfig"]["defaults"]["custom"]["scaleDistribution"] = {"type": "log", "log": 10}
         return p
 
-    status_map = [{"type": "value", "options": {
-        "-1": {"text": "SKIP", "color": "text", "index": 0},
-        "0": {"text": "PASS", "color": "green", "index": 1},
-        "1": {"text": "WARN", "color": "yellow", "index": 2},
-        "2": {"text": "FAIL", "color": "red", "index": 3}}}]
+    status_map = [
+        {
+            "type": "value",
+            "options": {
+                "-1": {"text": "SKIP", "color": "text", "index": 0},
+                "0": {"text": "PASS", "color": "green", "index": 1},
+                "1": {"text": "WARN", "color": "yellow", "index": 2},
+                "2": {"text": "FAIL", "color": "red", "index": 3},
+            },
+        }
+    ]
     table = {
-        "id": 1, "type": "table", "title": "Runs x checks", "datasource": ds,
+        "id": 1,
+        "type": "table",
+        "title": "Runs x checks",
+        "datasource": ds,
         "gridPos": {"h": 9, "w": 24, "x": 0, "y": 0},
-        "targets": [{"refId": "A", "datasource": ds, "expr": f"max by (run, check) (tsm_check_status{{{run}}})",
-                     "format": "table", "instant": True}],
-        "transformations": [{"id": "groupingToMatrix",
-                             "options": {"rowField": "run", "columnField": "check", "valueField": "Value"}}],
-        "fieldConfig": {"defaults": {"mappings": status_map, "custom": {"cellOptions": {"type": "color-background"}},
-                                     "color": {"mode": "fixed", "fixedColor": "transparent"}},
-                        "overrides": [{"matcher": {"id": "byName", "options": "run\\check"},
-                                       "properties": [{"id": "custom.cellOptions", "value": {"type": "auto"}}]}]},
+        "targets": [
+            {
+                "refId": "A",
+                "datasource": ds,
+                "expr": f"max by (run, check) (tsm_check_status{{{run}}})",
+                "format": "table",
+                "instant": True,
+            }
+        ],
+        "transformations": [
+            {"id": "groupingToMatrix", "options": {"rowField": "run", "columnField": "check", "valueField": "Value"}}
+        ],
+        "fieldConfig": {
+            "defaults": {
+                "mappings": status_map,
+                "custom": {"cellOptions": {"type": "color-background"}},
+                "color": {"mode": "fixed", "fixedColor": "transparent"},
+            },
+            "overrides": [
+                {
+                    "matcher": {"id": "byName", "options": "run\\check"},
+                    "properties": [{"id": "custom.cellOptions", "value": {"type": "auto"}}],
+                }
+            ],
+        },
         "options": {"showHeader": True},
     }
     progress = {
-        "id": 2, "type": "table", "title": "Progress", "datasource": ds,
+        "id": 2,
+        "type": "table",
+        "title": "Progress",
+        "datasource": ds,
         "gridPos": {"h": 7, "w": 24, "x": 0, "y": 9},
         "targets": [
-            {"refId": "A", "datasource": ds, "expr": f"max by (run) (tsm_last_step{{{run}}})", "format": "table",
-             "instant": True},
-            {"refId": "B", "datasource": ds, "expr": f"max by (run) (tsm_planned_steps{{{run}}})", "format": "table",
-             "instant": True},
-            {"refId": "C", "datasource": ds, "expr": f"max by (run) (tsm_steps_per_second{{{run}}})",
-             "format": "table", "instant": True},
-            {"refId": "D", "datasource": ds,
-             "expr": f"max by (run) (time() - tsm_last_record_timestamp_seconds{{{run}}})", "format": "table",
-             "instant": True},
+            {
+                "refId": "A",
+                "datasource": ds,
+                "expr": f"max by (run) (tsm_last_step{{{run}}})",
+                "format": "table",
+                "instant": True,
+            },
+            {
+                "refId": "B",
+                "datasource": ds,
+                "expr": f"max by (run) (tsm_planned_steps{{{run}}})",
+                "format": "table",
+                "instant": True,
+            },
+            {
+                "refId": "C",
+                "datasource": ds,
+                "expr": f"max by (run) (tsm_steps_per_second{{{run}}})",
+                "format": "table",
+                "instant": True,
+            },
+            {
+                "refId": "D",
+                "datasource": ds,
+                "expr": f"max by (run) (time() - tsm_last_record_timestamp_seconds{{{run}}})",
+                "format": "table",
+                "instant": True,
+            },
         ],
-        "transformations": [{"id": "merge", "options": {}},
-                            {"id": "organize", "options": {"excludeByName": {"Time": True}, "renameByName": {
-                                "Value #A": "last step", "Value #B": "planned", "Value #C": "steps/s",
-                                "Value #D": "seconds since last record"}}}],
+        "transformations": [
+            {"id": "merge", "options": {}},
+            {
+                "id": "organize",
+                "options": {
+                    "excludeByName": {"Time": True},
+                    "renameByName": {
+                        "Value #A": "last step",
+                        "Value #B": "planned",
+                        "Value #C": "steps/s",
+                        "Value #D": "seconds since last record",
+                    },
+                },
+            },
+        ],
         "fieldConfig": {"defaults": {}, "overrides": []},
         "options": {"showHeader": True},
     }
     panels = [
-        table, progress,
+        table,
+        progress,
         ts(3, "Loss", f"tsm_loss{{{run}}}", 16, 0),
         ts(4, "Gradient norm", f"tsm_grad_norm{{{run}}}", 16, 12, log=True),
         ts(5, "Learning rate", f"tsm_learning_rate{{{run}}}", 24, 0),
@@ -177,13 +240,24 @@ def dashboard() -> dict:
         "editable": True,
         "time": {"from": "now-6h", "to": "now"},
         "refresh": "30s",
-        "templating": {"list": [
-            {"name": "datasource", "type": "datasource", "query": "prometheus", "label": "Prometheus"},
-            {"name": "run", "type": "query", "datasource": ds, "label": "run",
-             "query": {"query": "label_values(tsm_run_info, run)", "refId": "run"},
-             "definition": "label_values(tsm_run_info, run)", "includeAll": True, "multi": True,
-             "current": {"text": "All", "value": "$__all"}, "allValue": ".*", "refresh": 2},
-        ]},
+        "templating": {
+            "list": [
+                {"name": "datasource", "type": "datasource", "query": "prometheus", "label": "Prometheus"},
+                {
+                    "name": "run",
+                    "type": "query",
+                    "datasource": ds,
+                    "label": "run",
+                    "query": {"query": "label_values(tsm_run_info, run)", "refId": "run"},
+                    "definition": "label_values(tsm_run_info, run)",
+                    "includeAll": True,
+                    "multi": True,
+                    "current": {"text": "All", "value": "$__all"},
+                    "allValue": ".*",
+                    "refresh": 2,
+                },
+            ]
+        },
         "panels": panels,
     }
 

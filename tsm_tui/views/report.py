@@ -66,7 +66,9 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
     with_loss = f", {mon.loss_steps} steps with a training loss" if mon.loss_steps != mon.records else ""
     lines.append(f"  steps: {st.first_step}-{st.last_step} ({mon.records} records{with_loss})")
     if an.ranks is not None:
-        lines.append(f"  ranks: {len(an.run.ranks)} rank logs read; the checks use {clean(_rel(an.run.primary, an.run.path))}")
+        lines.append(
+            f"  ranks: {len(an.run.ranks)} rank logs read; the checks use {clean(_rel(an.run.primary, an.run.path))}"
+        )
     for prev, to in st.resumes:
         lines.append(f"  resumed at step {to} after reaching {prev}")
     launches = mon.launches.segments
@@ -74,8 +76,11 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
         segs = ", ".join(f"{s['kind']} {s['first']}-{s['last']}" for s in launches[:8])
         more = f" ... ({len(launches) - 8 + mon.launches.dropped} more)" if len(launches) > 8 else ""
         new = [s for s in launches if s["kind"] == "new run"]
-        judged = (f"the checks judge the new run from step {new[-1]['first']} and what follows it" if new
-                  else "the checks judge the resumed whole")
+        judged = (
+            f"the checks judge the new run from step {new[-1]['first']} and what follows it"
+            if new
+            else "the checks judge the resumed whole"
+        )
         lines.append(f"  launches: {len(launches) + mon.launches.dropped} in this file ({segs}{more}); {judged}")
     known = [f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in _info_items(an)]
     if known:
@@ -101,8 +106,10 @@ def _details(f) -> list[str]:
     out = []
     if f.channel == "console":
         c = d.get("console") or {}
-        out.append(f"the checks read its console ({c.get('format')}, {c.get('records')} records): "
-                   "its history has fewer training losses")
+        out.append(
+            f"the checks read its console ({c.get('format')}, {c.get('records')} records): "
+            "its history has fewer training losses"
+        )
     if f.segments:
         names = ", ".join(os.path.basename(os.path.dirname(p)) + "/" + os.path.basename(p) for p in f.segments[:3])
         out.append(f"read after {len(f.segments)} earlier file(s) of the same log: {names}")
@@ -118,10 +125,15 @@ def _details(f) -> list[str]:
 def nothing_judged_text(cov: dict) -> str:
     """The sentence of a report in which no check could judge the training."""
     have = [LABEL[m] for m in METRICS if m not in cov["unread"]]
-    what = (f"the log has only the {', '.join(have)}" if have else
-            "the log has no training loss, grad norm, learning rate or loss scale")
-    return (f"NOTHING JUDGED: no check could judge the training from this log ({what}): "
-            "0 critical issues here does not mean a healthy run.")
+    what = (
+        f"the log has only the {', '.join(have)}"
+        if have
+        else "the log has no training loss, grad norm, learning rate or loss scale"
+    )
+    return (
+        f"NOTHING JUDGED: no check could judge the training from this log ({what}): "
+        "0 critical issues here does not mean a healthy run."
+    )
 
 
 def read_lines(an: Analysis, cov: dict) -> list[str]:
@@ -151,8 +163,17 @@ def _config_notes(an: Analysis) -> list[str]:
 
 def _info_items(an: Analysis):
     info = an.monitor.state.info
-    for k in ("total_steps", "warmup_steps", "peak_lr", "params", "batch_size", "seq_len", "batch_tokens",
-              "clip", "precision"):
+    for k in (
+        "total_steps",
+        "warmup_steps",
+        "peak_lr",
+        "params",
+        "batch_size",
+        "seq_len",
+        "batch_tokens",
+        "clip",
+        "precision",
+    ):
         v = getattr(info, k)
         if v is not None:
             yield k, v
@@ -168,15 +189,15 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
         "schema": SCHEMA,
         "path": an.run.path,
         "files": [f.to_json() for f in an.run.files],
-        "steps": {"first": st.first_step, "last": st.last_step, "count": mon.loss_steps,
-                  "records": mon.records},
+        "steps": {"first": st.first_step, "last": st.last_step, "count": mon.loss_steps, "records": mon.records},
         "checks": [c.to_json() for c in checks],
         "alerts": [_alert_json(a, also) for a in an.alerts()],
         "critical": crit,
         "warnings": warn,
         "actions": an.actions(),
         "resumes": [{"from": a, "to": b} for a, b in st.resumes],
-        "run": {k: v for k, v in _info_items(an)} | {
+        "run": {k: v for k, v in _info_items(an)}
+        | {
             "checkpoints": [{"step": s, "name": n} for s, n in info.checkpoints],
             "config_files": an.run.config_files,
         },
@@ -224,17 +245,20 @@ def same_step_spikes(results: list) -> dict:
     for r in results:
         if isinstance(r, Analysis):
             onsets[r.run.name] = {s for a in r.monitor.alerts if (s := spike_onset(a)) is not None}
-            orders[r.run.name] = data_order(r.monitor.state.info, next((f.format for f in r.run.files if f.used), None),
-                                            r.run.root)
-    return {name: {("loss_spike", s): others for s, others in by_step.items()}
-            for name, by_step in _same_step_spikes(onsets, orders).items()}
+            orders[r.run.name] = data_order(
+                r.monitor.state.info, next((f.format for f in r.run.files if f.used), None), r.run.root
+            )
+    return {
+        name: {("loss_spike", s): others for s, others in by_step.items()}
+        for name, by_step in _same_step_spikes(onsets, orders).items()
+    }
 
 
 def _cell(width: int, text: str) -> str:
     text = clean(text)
     if len(text) > width:
         keep = width - 1
-        text = text[: keep // 2] + "…" + text[len(text) - (keep - keep // 2):]
+        text = text[: keep // 2] + "…" + text[len(text) - (keep - keep // 2) :]
     return text.ljust(width)
 
 
@@ -249,8 +273,11 @@ def _worst_other(checks) -> str:
 def runs_table(results: list, colour: bool = False, also: dict | None = None) -> list[str]:
     w = max([len("run")] + [len(clean(r.run.name)) for r in results])
     w = min(w, 32)
-    head = (f"{'run'.ljust(w)}  {'format'.ljust(14)}  {'step / planned'.ljust(15)}  "
-            + " ".join(CHECKS[c].short.ljust(5) for c in CORE) + f"  {'worst other'.ljust(20)}  crit warn")
+    head = (
+        f"{'run'.ljust(w)}  {'format'.ljust(14)}  {'step / planned'.ljust(15)}  "
+        + " ".join(CHECKS[c].short.ljust(5) for c in CORE)
+        + f"  {'worst other'.ljust(20)}  crit warn"
+    )
     lines = [head]
     for r in results:
         name = _cell(w, r.run.name)
@@ -263,26 +290,34 @@ def runs_table(results: list, colour: bool = False, also: dict | None = None) ->
         step = f"{mon.state.last_step}/{planned}" if planned else f"{mon.state.last_step}"
         checks = r.checks()
         by = {c.id: c for c in checks}
-        cells = " ".join((tag(by[c].status, colour)[1:-1] if not colour else tag(by[c].status, colour)).ljust(5)
-                         if c in by else "-".ljust(5) for c in CORE)
+        cells = " ".join(
+            (tag(by[c].status, colour)[1:-1] if not colour else tag(by[c].status, colour)).ljust(5)
+            if c in by
+            else "-".ljust(5)
+            for c in CORE
+        )
         crit, warn = r.counts()
         note = ""
         mine = (also or {}).get(r.run.name, {})
         if mine:
             (chk, s), names = min(mine.items(), key=lambda kv: kv[0][1])
             note = f"  spike at {s} also in {len(names)} other run(s)"
-        lines.append(f"{name}  {_cell(14, fmt_name)}  {step.ljust(15)}  {cells}  {_cell(20, _worst_other(checks))}"
-                     f"  {crit:>4} {warn:>4}{note}")
+        lines.append(
+            f"{name}  {_cell(14, fmt_name)}  {step.ljust(15)}  {cells}  {_cell(20, _worst_other(checks))}"
+            f"  {crit:>4} {warn:>4}{note}"
+        )
     return lines
 
 
 def _order(results: list) -> list:
     """Failing runs first, then warning ones, then the rest (each in path order)."""
+
     def key(r):
         if isinstance(r, RunFailure):
             return (1, 0)
         crit, warn = r.counts()
         return (0 if crit else (1 if warn else 2), 0)
+
     return sorted(results, key=key)
 
 
@@ -292,8 +327,14 @@ def text_runs_report(results: list, path: str, colour: bool = False) -> str:
     crit = sum(r.counts()[0] for r in results if isinstance(r, Analysis))
     warn = sum(r.counts()[1] for r in results if isinstance(r, Analysis))
     failing = sum(1 for r in results if isinstance(r, Analysis) and r.counts()[0])
-    lines = [f"=== Runs: {len(results)} in {clean(path)} ===", *runs_table(ordered, colour, also), "",
-             f"RUNS FAILING: {failing} of {len(results)}", f"CRITICAL ISSUES: {crit}", f"WARNINGS: {warn}"]
+    lines = [
+        f"=== Runs: {len(results)} in {clean(path)} ===",
+        *runs_table(ordered, colour, also),
+        "",
+        f"RUNS FAILING: {failing} of {len(results)}",
+        f"CRITICAL ISSUES: {crit}",
+        f"WARNINGS: {warn}",
+    ]
     shared = sorted({(s, tuple(sorted([n, *others]))) for n, m in also.items() for (_, s), others in m.items()})
     if shared:
         lines += ["", "Spikes at the same step in several runs (the data at that step, not the optimizer):"]
@@ -302,7 +343,9 @@ def text_runs_report(results: list, path: str, colour: bool = False) -> str:
             if names in seen and any(x in near_steps(s) for x, ns in shared if ns == names and x != s):
                 continue
             seen.add(names)
-            lines.append(f"  step {s}: {len(names)} runs ({clean(', '.join(names[:6]))}{' ...' if len(names) > 6 else ''})")
+            lines.append(
+                f"  step {s}: {len(names)} runs ({clean(', '.join(names[:6]))}{' ...' if len(names) > 6 else ''})"
+            )
     out = "\n".join(lines) + "\n"
     for r in ordered:
         out += f"\n--- run: {clean(r.run.name)} ({clean(r.run.path)}) ---\n"
@@ -318,12 +361,19 @@ def json_runs_report(results: list, path: str) -> dict:
     runs = []
     for r in results:
         if isinstance(r, RunFailure):
-            runs.append({"run": r.run.name, "path": r.run.path, "error": r.reason,
-                         "files": [f.to_json() for f in r.run.files]})
+            runs.append(
+                {"run": r.run.name, "path": r.run.path, "error": r.reason, "files": [f.to_json() for f in r.run.files]}
+            )
             continue
         d = json_report(r, also.get(r.run.name))
         d["run_info"] = d.pop("run")  # "run" names the run here (schema 1, kind "runs")
         d["run"] = r.run.name
         runs.append(d)
-    return {"schema": SCHEMA, "kind": "runs", "path": path, "runs": runs,
-            "critical": sum(x.get("critical", 0) for x in runs), "warnings": sum(x.get("warnings", 0) for x in runs)}
+    return {
+        "schema": SCHEMA,
+        "kind": "runs",
+        "path": path,
+        "runs": runs,
+        "critical": sum(x.get("critical", 0) for x in runs),
+        "warnings": sum(x.get("warnings", 0) for x in runs),
+    }

@@ -43,14 +43,26 @@ def rules(extra: dict[str, str] | None = None) -> list[dict]:
     """One reporting descriptor per check: the registry's, then ``extra`` (id -> title)."""
     out = []
     for cls in DETECTORS:
-        out.append({"id": cls.id, "name": "".join(w[:1].upper() + w[1:] for w in cls.id.split("_")),
-                    "shortDescription": {"text": cls.title}, "fullDescription": {"text": cls.description() or cls.title},
-                    "defaultConfiguration": {"level": "error"}})
+        out.append(
+            {
+                "id": cls.id,
+                "name": "".join(w[:1].upper() + w[1:] for w in cls.id.split("_")),
+                "shortDescription": {"text": cls.title},
+                "fullDescription": {"text": cls.description() or cls.title},
+                "defaultConfiguration": {"level": "error"},
+            }
+        )
     known = {r["id"] for r in out}
     for cid, title in sorted((extra or {}).items()):
         if cid not in known:
-            out.append({"id": cid, "name": "".join(w[:1].upper() + w[1:] for w in cid.split("_")),
-                        "shortDescription": {"text": title}, "defaultConfiguration": {"level": "error"}})
+            out.append(
+                {
+                    "id": cid,
+                    "name": "".join(w[:1].upper() + w[1:] for w in cid.split("_")),
+                    "shortDescription": {"text": title},
+                    "defaultConfiguration": {"level": "error"},
+                }
+            )
     return out
 
 
@@ -81,13 +93,24 @@ def _result(f: Finding, index: dict[str, int]) -> dict:
         props["run"] = f.run
     a = f.alert
     if a is not None:
-        props.update({"severity": a.severity.value, "value": json_float(a.value), "baseline": json_float(a.baseline),
-                      "actions": list(f.actions)})
+        props.update(
+            {
+                "severity": a.severity.value,
+                "value": json_float(a.value),
+                "baseline": json_float(a.baseline),
+                "actions": list(f.actions),
+            }
+        )
     key = (a.key or a.check) if a is not None else f.check
-    return {"ruleId": f.check, "ruleIndex": index[f.check], "level": f.level, "message": {"text": text},
-            "locations": [_location(f)],
-            "partialFingerprints": {"tsmFinding/v1": _fingerprint(f.run or "", f.check, key, f.step)},
-            "properties": props}
+    return {
+        "ruleId": f.check,
+        "ruleIndex": index[f.check],
+        "level": f.level,
+        "message": {"text": text},
+        "locations": [_location(f)],
+        "partialFingerprints": {"tsmFinding/v1": _fingerprint(f.run or "", f.check, key, f.step)},
+        "properties": props,
+    }
 
 
 def _notifications(r: CiRun, index: dict[str, int]) -> list[dict]:
@@ -95,12 +118,22 @@ def _notifications(r: CiRun, index: dict[str, int]) -> list[dict]:
     where = [{"physicalLocation": {"artifactLocation": _uri(r.file)}}]
     run = f"{r.name}: " if r.name else ""
     if r.coverage["nothing_judged"]:
-        out.append({"level": "warning", "locations": where,
-                    "message": {"text": f"{run}no check could judge the training from this log: "
-                                        "no error here does not mean a healthy run"}})
+        out.append(
+            {
+                "level": "warning",
+                "locations": where,
+                "message": {
+                    "text": f"{run}no check could judge the training from this log: "
+                    "no error here does not mean a healthy run"
+                },
+            }
+        )
     for s in r.coverage["skipped"]:
-        n = {"level": "note", "locations": where,
-             "message": {"text": f"{run}{clean(s['title'])} not judged: {clean(s['reason'])}"}}
+        n = {
+            "level": "note",
+            "locations": where,
+            "message": {"text": f"{run}{clean(s['title'])} not judged: {clean(s['reason'])}"},
+        }
         if s["id"] in index:
             n["associatedRule"] = {"id": s["id"], "index": index[s["id"]]}
         out.append(n)
@@ -120,23 +153,35 @@ def render(results: list, path: str, exit_code: int) -> dict:
         out += [_result(f, index) for f in r.check_findings() if f.check not in alerted]
         notes += _notifications(r, index)
     for fail in failures:
-        notes.append({"level": "error", "message": {"text": f"run {clean(fail.run.name)} not analysed: "
-                                                            f"{clean(fail.reason)}"},
-                      "locations": [{"physicalLocation": {"artifactLocation": _uri(fail.run.path)}}]})
+        notes.append(
+            {
+                "level": "error",
+                "message": {"text": f"run {clean(fail.run.name)} not analysed: {clean(fail.reason)}"},
+                "locations": [{"physicalLocation": {"artifactLocation": _uri(fail.run.path)}}],
+            }
+        )
     cwd = pathlib.Path(os.getcwd()).as_uri().rstrip("/") + "/"
     crit = sum(r.counts()[0] for r in runs)
     warn = sum(r.counts()[1] for r in runs)
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "tsm-watch", "version": __version__, "semanticVersion": __version__,
-                                "rules": rl}},
-            "originalUriBaseIds": {SRCROOT: {"uri": cwd}},
-            "invocations": [{"executionSuccessful": True, "exitCode": exit_code,
-                             "toolExecutionNotifications": notes}],
-            "results": out,
-            "properties": {"path": path, "critical": crit, "warnings": warn,
-                           "runs": [r.name or r.an.run.name for r in runs]},
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {"name": "tsm-watch", "version": __version__, "semanticVersion": __version__, "rules": rl}
+                },
+                "originalUriBaseIds": {SRCROOT: {"uri": cwd}},
+                "invocations": [
+                    {"executionSuccessful": True, "exitCode": exit_code, "toolExecutionNotifications": notes}
+                ],
+                "results": out,
+                "properties": {
+                    "path": path,
+                    "critical": crit,
+                    "warnings": warn,
+                    "runs": [r.name or r.an.run.name for r in runs],
+                },
+            }
+        ],
     }

@@ -56,11 +56,27 @@ def run(name: str, out: str, live: float = 0.0) -> None:
     d = os.path.join(out, name)
     os.makedirs(os.path.join(d, "checkpoints"), exist_ok=True)
     with open(os.path.join(d, "config.json"), "w") as f:
-        json.dump({"max_steps": STEPS, "warmup_steps": WARMUP, "learning_rate": PEAK,
-                   "lr_scheduler_type": "cosine", "per_device_train_batch_size": ms.BATCH,
-                   "seq_length": ms.SEQ, "max_grad_norm": 1.0, "adam_beta1": 0.9, "adam_beta2": 0.95,
-                   "adam_epsilon": 1e-8, "weight_decay": 0.1, "logging_steps": 1, "save_steps": SAVE,
-                   "save_strategy": "steps", "dataset": "stdlib-bytes"}, f, indent=2)
+        json.dump(
+            {
+                "max_steps": STEPS,
+                "warmup_steps": WARMUP,
+                "learning_rate": PEAK,
+                "lr_scheduler_type": "cosine",
+                "per_device_train_batch_size": ms.BATCH,
+                "seq_length": ms.SEQ,
+                "max_grad_norm": 1.0,
+                "adam_beta1": 0.9,
+                "adam_beta2": 0.95,
+                "adam_epsilon": 1e-8,
+                "weight_decay": 0.1,
+                "logging_steps": 1,
+                "save_steps": SAVE,
+                "save_strategy": "steps",
+                "dataset": "stdlib-bytes",
+            },
+            f,
+            indent=2,
+        )
         f.write("\n")
     gen = ms.seed_all(3)
     model = ms.TinyGPT()
@@ -82,8 +98,18 @@ def run(name: str, out: str, live: float = 0.0) -> None:
             gn = ms.grad_norm_and_clip(model, 1.0)
             opt.step()
             t = time.time() if live else t + (time.perf_counter() - t0)
-            f.write(json.dumps({"step": s, "loss": round(loss.item(), 5), "grad_norm": round(gn, 5),
-                                "lr": float(f"{lr:.6g}"), "time": round(t, 3)}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "step": s,
+                        "loss": round(loss.item(), 5),
+                        "grad_norm": round(gn, 5),
+                        "lr": float(f"{lr:.6g}"),
+                        "time": round(t, 3),
+                    }
+                )
+                + "\n"
+            )
             f.flush()
             if s % SAVE == 0:
                 open(os.path.join(d, "checkpoints", f"step_{s}.pt"), "w").close()

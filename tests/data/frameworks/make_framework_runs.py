@@ -88,11 +88,23 @@ def hf_run(out: str) -> None:
     cfg = GPT2Config(vocab_size=256, n_positions=SEQ, n_embd=32, n_layer=2, n_head=2)
     model = GPT2LMHeadModel(cfg)
     args = TrainingArguments(
-        output_dir=out, max_steps=60, per_device_train_batch_size=8, per_device_eval_batch_size=16,
-        learning_rate=3e-3, warmup_steps=6, lr_scheduler_type="cosine", logging_steps=1,
-        save_steps=20, eval_strategy="steps", eval_steps=20, report_to=["tensorboard"],
-        use_cpu=True, seed=0, max_grad_norm=1.0,
-        dataloader_num_workers=0, disable_tqdm=False,
+        output_dir=out,
+        max_steps=60,
+        per_device_train_batch_size=8,
+        per_device_eval_batch_size=16,
+        learning_rate=3e-3,
+        warmup_steps=6,
+        lr_scheduler_type="cosine",
+        logging_steps=1,
+        save_steps=20,
+        eval_strategy="steps",
+        eval_steps=20,
+        report_to=["tensorboard"],
+        use_cpu=True,
+        seed=0,
+        max_grad_norm=1.0,
+        dataloader_num_workers=0,
+        disable_tqdm=False,
     )
     trainer = Trainer(model=model, args=args, train_dataset=train, eval_dataset=val)
     trainer.train()
@@ -127,10 +139,24 @@ def hf_nohup_run(out: str) -> None:
     val = [{"input_ids": r, "labels": r} for r in x[-64:]]
     model = GPT2LMHeadModel(GPT2Config(vocab_size=256, n_positions=SEQ, n_embd=32, n_layer=2, n_head=2))
     args = TrainingArguments(
-        output_dir=out, max_steps=steps, per_device_train_batch_size=8, per_device_eval_batch_size=16,
-        learning_rate=3e-3, warmup_steps=20, lr_scheduler_type="cosine", logging_steps=every,
-        logging_first_step=True, save_strategy="no", eval_strategy="steps", eval_steps=200, report_to=[],
-        use_cpu=True, seed=0, max_grad_norm=1.0, dataloader_num_workers=0, disable_tqdm=False,
+        output_dir=out,
+        max_steps=steps,
+        per_device_train_batch_size=8,
+        per_device_eval_batch_size=16,
+        learning_rate=3e-3,
+        warmup_steps=20,
+        lr_scheduler_type="cosine",
+        logging_steps=every,
+        logging_first_step=True,
+        save_strategy="no",
+        eval_strategy="steps",
+        eval_steps=200,
+        report_to=[],
+        use_cpu=True,
+        seed=0,
+        max_grad_norm=1.0,
+        dataloader_num_workers=0,
+        disable_tqdm=False,
     )
     trainer = SpikeTrainer(model=model, args=args, train_dataset=train, eval_dataset=val)
     trainer.train()
@@ -150,8 +176,15 @@ def lightning_run(out: str, loggers=None, callbacks=(), seed: int = 0, lr: float
     from lightning.pytorch.utilities import grad_norm
 
     class CharLM(L.LightningModule):
-        def __init__(self, d_model: int = 32, lr: float = 3e-3, warmup_steps: int = 6, max_steps: int = 60,
-                     batch_size: int = 8, seq_len: int = SEQ):
+        def __init__(
+            self,
+            d_model: int = 32,
+            lr: float = 3e-3,
+            warmup_steps: int = 6,
+            max_steps: int = 60,
+            batch_size: int = 8,
+            seq_len: int = SEQ,
+        ):
             super().__init__()
             self.save_hyperparameters()
             self.emb = torch.nn.Embedding(256, d_model)
@@ -196,9 +229,15 @@ def lightning_run(out: str, loggers=None, callbacks=(), seed: int = 0, lr: float
     va = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x[-64:]), batch_size=16)
     logger = CSVLogger(out, name="lightning_logs") if loggers is None else loggers(out)
     trainer = L.Trainer(
-        max_steps=60, accelerator="cpu", logger=logger, log_every_n_steps=1,
+        max_steps=60,
+        accelerator="cpu",
+        logger=logger,
+        log_every_n_steps=1,
         callbacks=[LearningRateMonitor(logging_interval="step")] + [c(out) for c in callbacks],
-        val_check_interval=20, enable_progress_bar=False, gradient_clip_val=1.0, enable_model_summary=False,
+        val_check_interval=20,
+        enable_progress_bar=False,
+        gradient_clip_val=1.0,
+        enable_model_summary=False,
     )
     trainer.fit(CharLM(lr=lr), tr, va)
 
@@ -210,8 +249,10 @@ def tensorboard_run(out: str) -> None:
     torch.manual_seed(0)
     steps, warm, peak = 80, 8, 3e-3
     with open(os.path.join(out, "config.yaml"), "w") as f:
-        f.write(f"max_steps: {steps}\nwarmup_steps: {warm}\nlearning_rate: {peak}\nbatch_size: 8\n"
-                f"seq_len: {SEQ}\nmax_grad_norm: 1.0\n")
+        f.write(
+            f"max_steps: {steps}\nwarmup_steps: {warm}\nlearning_rate: {peak}\nbatch_size: 8\n"
+            f"seq_len: {SEQ}\nmax_grad_norm: 1.0\n"
+        )
     x = blocks(corpus())
     model = torch.nn.Sequential(torch.nn.Embedding(256, 32), torch.nn.Linear(32, 256))
     opt = torch.optim.AdamW(model.parameters(), lr=peak)
@@ -243,6 +284,7 @@ def _csv_tb(names=("csv", "tb")):
     def loggers(out):
         csv = CSVLogger(out, name=names[0]) if names[0] else CSVLogger(out)
         return [csv, TensorBoardLogger(out, name=names[1])]
+
     return loggers
 
 
@@ -279,6 +321,7 @@ def mlflow_csv(out: str) -> None:
 
     def loggers(o):
         return [MLFlowLogger(experiment_name="charlm", tracking_uri="file:" + os.path.join(o, "mlruns")), CSVLogger(o)]
+
     lightning_run(out, loggers=loggers, callbacks=[_root_checkpoints])
 
 
@@ -291,8 +334,12 @@ def wandb_tb_child(out: str) -> None:
 
     torch.manual_seed(0)
     steps, peak = 80, 3e-3
-    run = wandb.init(mode="offline", dir=out, project="charlm",
-                     config={"max_steps": steps, "learning_rate": peak, "batch_size": 8, "seq_len": SEQ})
+    run = wandb.init(
+        mode="offline",
+        dir=out,
+        project="charlm",
+        config={"max_steps": steps, "learning_rate": peak, "batch_size": 8, "seq_len": SEQ},
+    )
     w = SummaryWriter(log_dir=os.path.join(out, "tb"))
     x = blocks(corpus())
     model = torch.nn.Sequential(torch.nn.Embedding(256, 32), torch.nn.Linear(32, 256))
@@ -330,7 +377,8 @@ def ddp_worker(rank: int, steps: int, port: str) -> None:
     dist.init_process_group("gloo", rank=rank, world_size=2)
     torch.manual_seed(0)
     model = torch.nn.parallel.DistributedDataParallel(
-        torch.nn.Sequential(torch.nn.Embedding(256, 16), torch.nn.Linear(16, 256)))
+        torch.nn.Sequential(torch.nn.Embedding(256, 16), torch.nn.Linear(16, 256))
+    )
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
     x = blocks(corpus())
     g = torch.Generator().manual_seed(1 + rank)
@@ -367,9 +415,23 @@ def two_writers(out: str, steps: int = 900) -> None:
       at one shared offset now and then overwrite each other)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     env["OMP_NUM_THREADS"] = "1"
-    for sub, cmd in (("spawn", [__file__, "ddp-spawn", str(steps)]),
-                     ("torchrun", ["-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29517",
-                                   __file__, "ddp-child", str(steps)])):
+    for sub, cmd in (
+        ("spawn", [__file__, "ddp-spawn", str(steps)]),
+        (
+            "torchrun",
+            [
+                "-m",
+                "torch.distributed.run",
+                "--nproc_per_node",
+                "2",
+                "--master_port",
+                "29517",
+                __file__,
+                "ddp-child",
+                str(steps),
+            ],
+        ),
+    ):
         os.makedirs(os.path.join(out, sub))
         with open(os.path.join(out, sub, "train.log"), "w") as log:
             subprocess.run([sys.executable] + cmd, stdout=log, stderr=subprocess.DEVNULL, check=True, env=env)
@@ -429,21 +491,32 @@ def launches(out: str) -> None:
     checkpoints cleared) to 40."""
     log = os.path.join(out, "slurm-4242.out")
     ck = os.path.join(out, "checkpoints")
-    plan = [["--max-steps", "10", "--save-every", "1000", "--batch-size", "4"],
-            ["--crash-at", "70"],
-            ["--resume"],
-            ["--max-steps", "40", "--save-every", "1000"]]
+    plan = [
+        ["--max-steps", "10", "--save-every", "1000", "--batch-size", "4"],
+        ["--crash-at", "70"],
+        ["--resume"],
+        ["--max-steps", "40", "--save-every", "1000"],
+    ]
     for i, extra in enumerate(plan):
         if i == 3:  # (the step-70 crash left step_25 and step_50; the resume took step_50)
             shutil.rmtree(ck)
         with open(log, "a") as f:
-            subprocess.run([sys.executable, __file__, "launch-child", "--out", out] + extra, stdout=f,
-                           stderr=subprocess.STDOUT, check=False)
+            subprocess.run(
+                [sys.executable, __file__, "launch-child", "--out", out] + extra,
+                stdout=f,
+                stderr=subprocess.STDOUT,
+                check=False,
+            )
 
 
-FIXTURES = {"lightning_two_loggers": lightning_two_loggers, "lightning_default_plus_tb": lightning_default_plus_tb,
-            "lightning_two_jobs": lightning_two_jobs, "mlflow_csv": mlflow_csv, "two_writers": two_writers,
-            "launches": launches}
+FIXTURES = {
+    "lightning_two_loggers": lightning_two_loggers,
+    "lightning_default_plus_tb": lightning_default_plus_tb,
+    "lightning_two_jobs": lightning_two_jobs,
+    "mlflow_csv": mlflow_csv,
+    "two_writers": two_writers,
+    "launches": launches,
+}
 
 
 def main() -> None:
@@ -475,13 +548,23 @@ def main() -> None:
         if name == "hf_trainer":
             with open(os.path.join(out, "train.log"), "w") as log:
                 env = dict(os.environ, PYTHONUNBUFFERED="1", TQDM_MININTERVAL="0")
-                subprocess.run([sys.executable, __file__, "hf-child", out], stdout=log, stderr=subprocess.STDOUT,
-                               check=True, env=env)
+                subprocess.run(
+                    [sys.executable, __file__, "hf-child", out],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    check=True,
+                    env=env,
+                )
         elif name in NOHUP:  # as nohup runs it: stdout to a file, buffered; stderr too, unbuffered
             with open(os.path.join(out, "train.log"), "w") as log:
                 env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-                subprocess.run([sys.executable, __file__, "hf-nohup-child", out], stdout=log,
-                               stderr=subprocess.STDOUT, check=True, env=env)
+                subprocess.run(
+                    [sys.executable, __file__, "hf-nohup-child", out],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    check=True,
+                    env=env,
+                )
             for f in os.listdir(out):
                 if f != "train.log":
                     p = os.path.join(out, f)

@@ -43,7 +43,7 @@ import textwrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-PLAIN_NAN = r'''
+PLAIN_NAN = r"""
 import json, math, wandb
 twin = open("../plain_nan.jsonl", "w")
 run = wandb.init(project="tsm-fixtures", name="plain_nan", mode="offline",
@@ -57,9 +57,9 @@ for step in range(120):
     run.log(row)
     twin.write(json.dumps({"step": step, **row}) + "\n")
 run.finish()
-'''
+"""
 
-CONSOLE_ONLY = r'''
+CONSOLE_ONLY = r"""
 import json, math, wandb
 twin = open("../console_only.jsonl", "w")
 run = wandb.init(project="tsm-fixtures", name="console_only", mode="offline",
@@ -72,9 +72,9 @@ for step in range(1, 101):
     print(f"step {step} | loss {loss:.4f} | lr {lr:.2e}", flush=True)
     twin.write(json.dumps({"step": step, "loss": round(loss, 4), "lr": lr}) + "\n")
 run.finish()
-'''
+"""
 
-RESUMED = r'''
+RESUMED = r"""
 import json, math, sys, wandb
 part = int(sys.argv[1])
 twin = open("../resumed.jsonl", "a")
@@ -86,7 +86,7 @@ for step in range(lo, hi):
     run.log({"train/loss": loss, "train/learning_rate": 1e-3}, step=step)
     twin.write(json.dumps({"step": step, "train/loss": loss, "train/learning_rate": 1e-3}) + "\n")
 run.finish()
-'''
+"""
 
 HF = r'''
 import os, sysconfig, torch
@@ -145,11 +145,26 @@ wandb.finish()
 
 
 def _run(script: str, cwd: str, *argv: str) -> None:
-    env = dict(os.environ, WANDB_MODE="offline", WANDB_SILENT="true", WANDB_DIR=cwd,
-               WANDB_PROJECT="tsm-fixtures", WANDB_DISABLE_GIT="true", WANDB_CONSOLE="wrap",
-               TOKENIZERS_PARALLELISM="false", HF_HUB_OFFLINE="1", PYTHONHASHSEED="0")
-    p = subprocess.run([sys.executable, "-c", textwrap.dedent(script), *argv], cwd=cwd, env=env,
-                       capture_output=True, text=True, timeout=600)
+    env = dict(
+        os.environ,
+        WANDB_MODE="offline",
+        WANDB_SILENT="true",
+        WANDB_DIR=cwd,
+        WANDB_PROJECT="tsm-fixtures",
+        WANDB_DISABLE_GIT="true",
+        WANDB_CONSOLE="wrap",
+        TOKENIZERS_PARALLELISM="false",
+        HF_HUB_OFFLINE="1",
+        PYTHONHASHSEED="0",
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script), *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if p.returncode != 0:
         raise SystemExit(f"{script[:60]!r} failed:\n{p.stdout[-2000:]}\n{p.stderr[-4000:]}")
 
@@ -179,6 +194,7 @@ def make(out: str, only: list[str] | None = None) -> None:
     out = os.path.abspath(out)
     try:
         import transformers  # noqa: F401
+
         have_hf = True
     except ImportError:  # an older SDK's venv: the plain runs only
         have_hf = False
@@ -208,10 +224,11 @@ if __name__ == "__main__":
     only = None
     if "--only" in argv:
         i = argv.index("--only")
-        only, argv = argv[i + 1:], argv[:i]
+        only, argv = argv[i + 1 :], argv[:i]
     if argv:
         dest = argv[0]
     else:
         import wandb
+
         dest = os.path.join(HERE, f"sdk-{wandb.__version__}")
     make(dest, only)

@@ -196,8 +196,10 @@ def test_keys_pause_follow_log_filter_help_quit():
             await pilot.press(*"grad")
             await pilot.pause()
             assert 0 < len(lst.alerts) < total
-            assert all("grad" in a.check or "grad" in a.message.lower() or
-                       any("grad" in x.lower() for x in a.actions) for a in lst.alerts)
+            assert all(
+                "grad" in a.check or "grad" in a.message.lower() or any("grad" in x.lower() for x in a.actions)
+                for a in lst.alerts
+            )
             await pilot.press("enter")  # keep the filter, back to the list
             assert lst.has_focus and app.dashboard.filter_text == "grad"
             await pilot.press("j", "k", "down")
@@ -329,8 +331,9 @@ def test_live_tail_shows_new_spike_within_a_second(tmp_path):
             with open(log, "a") as f:
                 f.write("".join(lines[200:310]))
             t1 = time.monotonic()
-            while not any(a.check == "loss_spike" for a in app.query_one(AlertList).alerts) \
-                    and time.monotonic() - t1 < 5:
+            while (
+                not any(a.check == "loss_spike" for a in app.query_one(AlertList).alerts) and time.monotonic() - t1 < 5
+            ):
                 await pilot.pause(0.05)
             took = time.monotonic() - t1
             assert any(a.check == "loss_spike" and a.step == 300 for a in app.query_one(AlertList).alerts)
@@ -443,6 +446,7 @@ def test_a_replay_shows_what_was_known_at_the_step_it_plays():
             final = next(c for c in app.dashboard.run_checks if c.id == "checkpoints")
         assert seen, "no check seen mid-replay"
         import re
+
         for last, summary in seen:
             m = re.search(r"\(step (\d+)\)", summary)
             assert m is None or int(m.group(1)) <= last + 5 * 10, (last, summary)  # (checks lag by a record or two)

@@ -30,12 +30,14 @@ def make_app(path: Path) -> TsmApp:
     run = open_run(opts.path, info, opts.config, allow_empty=True)
     session = Session(opts.settings, info)
     session.set_checkpoints(info.checkpoints)
-    return TsmApp(session, ReplayFeed(run.readers, speed=None), path=run.path, root=run.root,
-                  mode="finished", bell=False)
+    return TsmApp(
+        session, ReplayFeed(run.readers, speed=None), path=run.path, root=run.root, mode="finished", bell=False
+    )
 
 
-@pytest.mark.parametrize("name,status", [("healthy", "PASS"), ("repetitive", "FAIL"), ("empty", "FAIL"),
-                                         ("gibberish", "FAIL")])
+@pytest.mark.parametrize(
+    "name,status", [("healthy", "PASS"), ("repetitive", "FAIL"), ("empty", "FAIL"), ("gibberish", "FAIL")]
+)
 def test_check_panel_shows_output_collapse(name, status):
     path = GEN / name
     if not path.exists():

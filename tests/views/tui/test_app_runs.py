@@ -80,8 +80,9 @@ def test_runs_screen_live_new_run_appears(tmp_path):
             assert await until(pilot, lambda: "r3" in app.run_rows and app.run_rows["r3"].activity.last_step == 50)
             rec = dict(curve(101), loss=math.nan)
             append(tmp_path / "r1" / "metrics.jsonl", json.dumps(rec) + "\n")
-            assert await until(pilot, lambda: app.run_rows["r1"].newest is not None
-                               and app.run_rows["r1"].newest.check == "nonfinite")
+            assert await until(
+                pilot, lambda: app.run_rows["r1"].newest is not None and app.run_rows["r1"].newest.check == "nonfinite"
+            )
             screen = app.screen
             assert isinstance(screen, RunsScreen)
             assert await until(pilot, lambda: screen.order()[0] == "r1")
@@ -200,14 +201,20 @@ def test_fifty_runs_at_80x24(tmp_path):
     are on top with their worst check and counts, the highlighted run's newest critical
     alert is on screen below the table."""
     for i in range(50):
-        jsonl(tmp_path / f"lr{i % 5}e-4_wd0.{i % 2}_seed{i}" / "metrics.jsonl", n=120,
-              nan_at=100 if i in (7, 33) else None)
+        jsonl(
+            tmp_path / f"lr{i % 5}e-4_wd0.{i % 2}_seed{i}" / "metrics.jsonl",
+            n=120,
+            nan_at=100 if i in (7, 33) else None,
+        )
 
     async def body():
         app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]), mode="finished")
         async with app.run_test(size=(80, 24)) as pilot:
-            assert await until(pilot, lambda: app.loaded and len(app.run_rows) == 50
-                               and all(r.checks for r in app.run_rows.values()), timeout=60)
+            assert await until(
+                pilot,
+                lambda: app.loaded and len(app.run_rows) == 50 and all(r.checks for r in app.run_rows.values()),
+                timeout=60,
+            )
             screen = app.screen
             await pilot.pause(1.2)
             t = screen.query_one("#runs")
@@ -427,8 +434,9 @@ def test_a_run_whose_tracker_recorded_its_exit_is_done(tmp_path):
         assert app.mode == "live" and (app.live.top is not None)
         async with app.run_test(size=(100, 24)) as pilot:
             screen = app.screen
-            assert await until(pilot, lambda: len(app.run_rows) == 2 and all(
-                r.activity.exit_code == 0 for r in app.run_rows.values()))
+            assert await until(
+                pilot, lambda: len(app.run_rows) == 2 and all(r.activity.exit_code == 0 for r in app.run_rows.values())
+            )
             screen.refresh_rows()
             for name in app.run_rows:
                 assert _cell(screen, name, "age").startswith("done "), _cell(screen, name, "age")

@@ -86,13 +86,26 @@ def test_focus_plot_size_log_and_marker():
 
 
 def _store_state(st: SeriesStore):
-    return ({name: (s.count, s.first_step, s.last_step, repr(s.last), repr(s.vmin), repr(s.vmax),
-                    [[list(map(repr, b)) for b in lvl.buckets] + [repr(lvl.pending), lvl.dropped]
-                     for lvl in s.levels])
-             for name, s in st.series.items()}, st.first_step, st.last_step, st.resumes)
+    return (
+        {
+            name: (
+                s.count,
+                s.first_step,
+                s.last_step,
+                repr(s.last),
+                repr(s.vmin),
+                repr(s.vmax),
+                [[list(map(repr, b)) for b in lvl.buckets] + [repr(lvl.pending), lvl.dropped] for lvl in s.levels],
+            )
+            for name, s in st.series.items()
+        },
+        st.first_step,
+        st.last_step,
+        st.resumes,
+    )
 
 
-@pytest.mark.parametrize("size", [1, 7, 64, 1000, 10 ** 9])
+@pytest.mark.parametrize("size", [1, 7, 64, 1000, 10**9])
 def test_store_add_frame_equals_add(size):
     """Frames into the plot store give exactly the buckets of adding the rows one by
     one: long runs (several levels), NaN / Inf, equal steps, a throughput key, a
@@ -105,17 +118,22 @@ def test_store_add_frame_equals_add(size):
     recs = []
     for s in range(1, 9001):
         loss = rng.choice([math.nan, math.inf]) if s % 997 == 0 else 2 + rng.random()
-        recs.append(StepRecord(s, loss=loss, grad_norm=rng.random(), lr=1e-4,
-                               extra={"train/tokens_per_sec": 1000.0 + s, "x": 1.0}))
-    recs += [StepRecord(s, loss=1.0, grad_norm=0.5, lr=1e-4, extra={"train/tokens_per_sec": 5.0, "x": 1.0})
-             for s in list(range(4000, 6000)) + [6000, 6000, 6001]]  # a resume, equal steps
+        recs.append(
+            StepRecord(
+                s, loss=loss, grad_norm=rng.random(), lr=1e-4, extra={"train/tokens_per_sec": 1000.0 + s, "x": 1.0}
+            )
+        )
+    recs += [
+        StepRecord(s, loss=1.0, grad_norm=0.5, lr=1e-4, extra={"train/tokens_per_sec": 5.0, "x": 1.0})
+        for s in list(range(4000, 6000)) + [6000, 6000, 6001]
+    ]  # a resume, equal steps
     ref = SeriesStore(cap=64)
     ref.extend(recs)
     got = SeriesStore(cap=64)
     for a in range(0, len(recs), size):
-        fr = frame_from_records(recs[a:a + size])
+        fr = frame_from_records(recs[a : a + size])
         if fr is None:
-            got.extend(recs[a:a + size])
+            got.extend(recs[a : a + size])
         else:
             got.add_frame(fr)
     assert _store_state(got) == _store_state(ref)

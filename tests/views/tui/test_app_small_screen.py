@@ -50,8 +50,17 @@ def test_elide_middle_and_age_steps():
     e = _elide_middle("/a/b/c/d/e/f/g/h/run", 9)
     assert len(e) == 9 and e.startswith("/a/b") and e.endswith("/run") and "…" in e
     assert _elide_middle("abc", 0) == ""
-    assert [_ago(x) for x in (0.5, 3.2, 9.9, 12, 17, 59, 61, 3599, 7300)] == \
-        ["<1s", "3s", "9s", "10s", "15s", "55s", "1m", "59m", "2.0h"]
+    assert [_ago(x) for x in (0.5, 3.2, 9.9, 12, 17, 59, 61, 3599, 7300)] == [
+        "<1s",
+        "3s",
+        "9s",
+        "10s",
+        "15s",
+        "55s",
+        "1m",
+        "59m",
+        "2.0h",
+    ]
 
 
 @pytest.mark.slow
@@ -59,17 +68,25 @@ def test_check_reasons_lead_with_their_step():
     # "step N:" leads (it used to be a cryptic "@N"), the phrase it came from is not repeated
     assert step_first("1 spike(s) at step 2001, recovered") == "step 2001: 1 spike(s), recovered"
     assert step_first("no spikes in 96 loss values") == "no spikes in 96 loss values"
-    assert step_first("flat for 480 steps since step 520 at ~2.173") == \
-        "step 520: flat for 480 steps since step 520 at ~2.173"
+    assert (
+        step_first("flat for 480 steps since step 520 at ~2.173")
+        == "step 520: flat for 480 steps since step 520 at ~2.173"
+    )
     # a step in a later clause, or in a name, is not the reason's
-    assert step_first("above 1 in up to 98% of steps; 2 spike(s) at step 500 (18.5x)") == \
-        "above 1 in up to 98% of steps; 2 spike(s) at step 500 (18.5x)"
+    assert (
+        step_first("above 1 in up to 98% of steps; 2 spike(s) at step 500 (18.5x)")
+        == "above 1 in up to 98% of steps; 2 spike(s) at step 500 (18.5x)"
+    )
     assert step_first("3 checkpoint(s), newest step_1500.pt (step 1500)").startswith("3 checkpoint")
-    assert step_first("spike at step 905 (peak 4217 at step 1020) turned into divergence") == \
-        "step 905: spike (peak 4217 at step 1020) turned into divergence"
+    assert (
+        step_first("spike at step 905 (peak 4217 at step 1020) turned into divergence")
+        == "step 905: spike (peak 4217 at step 1020) turned into divergence"
+    )
     # a list of steps keeps its phrase
-    assert step_first("3 spike(s) at step 500, 900, 1200, all recovered") == \
-        "step 500: 3 spike(s) at step 500, 900, 1200, all recovered"
+    assert (
+        step_first("3 spike(s) at step 500, 900, 1200, all recovered")
+        == "step 500: 3 spike(s) at step 500, 900, 1200, all recovered"
+    )
 
     async def body():
         app = make_app(sample("spikes_recover"))
@@ -80,7 +97,7 @@ def test_check_reasons_lead_with_their_step():
             assert row.status.value == "WARN"
             lines = screen_lines(app)
             r = row.region
-            shown = " ".join(lines[y][r.x:r.right] for y in range(r.y, r.bottom))
+            shown = " ".join(lines[y][r.x : r.right] for y in range(r.y, r.bottom))
             assert "step 500:" in shown and "900" in shown  # the first step is never cut off
             assert r.height == 2  # the reason took a second line rather than vanish
             passing = app.query_one("#check-nonfinite", CheckRow)
@@ -142,19 +159,19 @@ def test_sparkline_labels_whole_with_a_gap():
             await pilot.pause(0.1)
             sparks = app.query_one("#sparks")
             r = sparks.region
-            lines = [ln[r.x:r.right] for ln in screen_lines(app)[r.y:r.bottom]]
+            lines = [ln[r.x : r.right] for ln in screen_lines(app)[r.y : r.bottom]]
             text = "\n".join(lines)
             for label in ("1 loss ", "2 grad norm ", "3 lr ", "4 loss scale "):
                 assert label in text, text
             # a fourth sparkline made the focus plot shorter: it was redrawn at its new size
             # (its last line is the x axis, not a data row cut off by the border)
             f = app.query_one("#focus").content_region
-            assert "500" in screen_lines(app)[f.bottom - 1][f.x:f.right]
+            assert "500" in screen_lines(app)[f.bottom - 1][f.x : f.right]
             for ln in lines[1:-1]:
                 body_ = ln.strip("│")
                 lab_end = body_.index(" ", body_.index(" ") + 1) if body_.startswith(("2", "4")) else None
                 if lab_end:  # the two-word labels: a space between the label and the bars
-                    rest = body_[len("2 grad norm"):] if body_.startswith("2") else body_[len("4 loss scale"):]
+                    rest = body_[len("2 grad norm") :] if body_.startswith("2") else body_[len("4 loss scale") :]
                     assert rest.startswith(" ")
 
     run(body())
@@ -164,8 +181,25 @@ def test_status_age_changes_in_agrees_with_its_text():
     """The status line's age ticker is armed for when ``_ago`` next reads differently."""
     from tsm_tui.views.tui.dashboard import _ago, _ago_changes_in
 
-    for s in (0.0, 0.5, 3.2, 9.99, 10.0, 17.0, 59.5, 60.0, 61.0, 119.9, 3599.0, 7199.0, 7300.0, 9000.0,
-              48 * 3600.0 - 1, 48 * 3600.0 + 5, 3e6):
+    for s in (
+        0.0,
+        0.5,
+        3.2,
+        9.99,
+        10.0,
+        17.0,
+        59.5,
+        60.0,
+        61.0,
+        119.9,
+        3599.0,
+        7199.0,
+        7300.0,
+        9000.0,
+        48 * 3600.0 - 1,
+        48 * 3600.0 + 5,
+        3e6,
+    ):
         d = _ago_changes_in(s)
         assert d > 0
         assert _ago(s + d * 0.999) == _ago(s), s  # the same text until then ...
@@ -223,7 +257,7 @@ def test_a_fail_is_read_at_80x24_without_a_key():
             assert row.status.value == "FAIL"
             lines = screen_lines(app)
             r = row.region
-            shown = " ".join(lines[y][r.x:r.right].strip() for y in range(r.y, r.bottom))
+            shown = " ".join(lines[y][r.x : r.right].strip() for y in range(r.y, r.bottom))
             assert "step 905:" in shown and "@905" not in text
             assert "divergence" in shown and "LR change" in shown, shown
             # the newest critical alert, pinned above the list whatever the list shows
@@ -231,7 +265,7 @@ def test_a_fail_is_read_at_80x24_without_a_key():
             assert pin.alert is crit[-1] and pin.region.height >= 4
             p = pin.region
             assert p.bottom <= 23
-            pinned = " ".join(lines[y][p.x:p.right] for y in range(p.y, p.bottom))
+            pinned = " ".join(lines[y][p.x : p.right] for y in range(p.y, p.bottom))
             assert f"FAIL step {crit[-1].step}" in pinned and "c: detail" in pinned
             assert "→ Roll back to" in pinned  # its first action
             # the list follows the newest alerts: the critical one is not among the rows shown

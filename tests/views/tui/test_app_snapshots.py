@@ -34,8 +34,16 @@ async def loaded(pilot) -> None:
     await pilot.pause()
     # the pinned FAIL is wrapped at a guessed width while hidden and again once its first
     # resize gives the real one: capture after that (it was seen between the two under load)
-    await pilot_until(pilot, lambda: all(getattr(w, "_key", (0, 0, 0))[2] == w.content_size.width
-                                         for w in app.query(PinnedAlert) if w.has_class("-open")), 5, fail=False)
+    await pilot_until(
+        pilot,
+        lambda: all(
+            getattr(w, "_key", (0, 0, 0))[2] == w.content_size.width
+            for w in app.query(PinnedAlert)
+            if w.has_class("-open")
+        ),
+        5,
+        fail=False,
+    )
     await pilot.pause()
 
 
@@ -89,24 +97,30 @@ def test_snapshot_spikes_recover_detail_open_80x24(snap_compare):
         await pilot.press("enter")
         await pilot.pause(0.3)
 
-    assert snap_compare(finished_app(_sample("spikes_recover"), "runs/spikes_recover"), terminal_size=(80, 24),
-                        run_before=open_grad_spike)
+    assert snap_compare(
+        finished_app(_sample("spikes_recover"), "runs/spikes_recover"),
+        terminal_size=(80, 24),
+        run_before=open_grad_spike,
+    )
 
 
 def test_snapshot_fp16_loss_scale_120x36(snap_compare):
-    assert snap_compare(finished_app(_sample("fp16_loss_scale"), "runs/fp16_loss_scale"), terminal_size=(120, 36),
-                        run_before=loaded)
+    assert snap_compare(
+        finished_app(_sample("fp16_loss_scale"), "runs/fp16_loss_scale"), terminal_size=(120, 36), run_before=loaded
+    )
 
 
 def test_snapshot_nan_divergence_200x50(snap_compare):
-    assert snap_compare(finished_app(_sample("nan_divergence"), "runs/nan_divergence"), terminal_size=(200, 50),
-                        run_before=loaded)
+    assert snap_compare(
+        finished_app(_sample("nan_divergence"), "runs/nan_divergence"), terminal_size=(200, 50), run_before=loaded
+    )
 
 
 # ---- issue 31: a FAIL read at 80x24 without a key; the runs screen in both dark themes
 def test_snapshot_spike_no_recover_fail_pinned_80x24(snap_compare):
-    assert snap_compare(finished_app(_sample("spike_no_recover"), "runs/spike_no_recover"), terminal_size=(80, 24),
-                        run_before=loaded)
+    assert snap_compare(
+        finished_app(_sample("spike_no_recover"), "runs/spike_no_recover"), terminal_size=(80, 24), run_before=loaded
+    )
 
 
 def _sweep(tmp_path) -> str:
@@ -139,8 +153,16 @@ def _runs_app(path: str) -> TsmApp:
 
 async def _runs_loaded(pilot) -> None:
     app = pilot.app
-    await pilot_until(pilot, lambda: len(app.run_rows) == 3 and all(
-        r.checks and r.activity.last_step in (60, 100) for r in app.run_rows.values()), 20, every=0.1, fail=False)
+    await pilot_until(
+        pilot,
+        lambda: (
+            len(app.run_rows) == 3
+            and all(r.checks and r.activity.last_step in (60, 100) for r in app.run_rows.values())
+        ),
+        20,
+        every=0.1,
+        fail=False,
+    )
     await pilot.pause(1.2)
     app.screen.refresh_rows()
     await pilot.pause(0.2)
@@ -192,9 +214,12 @@ def test_colours_resolve_in_dark_and_ansi_dark(tmp_path):
     for name, n in (("complete", 100), ("cut_short", 60)):
         d = tmp_path / name
         d.mkdir()
-        (d / "metrics.jsonl").write_text("".join(
-            json.dumps({"step": s, "loss": 3.0 - s / 100, "grad_norm": 0.5, "lr": 3e-4 * min(1, s / 10)}) + "\n"
-            for s in range(1, n + 1)))
+        (d / "metrics.jsonl").write_text(
+            "".join(
+                json.dumps({"step": s, "loss": 3.0 - s / 100, "grad_norm": 0.5, "lr": 3e-4 * min(1, s / 10)}) + "\n"
+                for s in range(1, n + 1)
+            )
+        )
         (d / "config.json").write_text(json.dumps({"max_steps": 100, "warmup_steps": 10}))
         hour = time.time() - 3600
         os.utime(d / "metrics.jsonl", (hour, hour))
@@ -203,16 +228,26 @@ def test_colours_resolve_in_dark_and_ansi_dark(tmp_path):
         app = TsmApp.from_options(parse([str(tmp_path), "--no-bell"]))
         async with app.run_test(size=(100, 30)) as pilot:
             app.theme = theme
-            await pilot_until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.screen._shown.get(
-                ("complete", "age"), ("",))[0].startswith("done"), 15, every=0.1, fail=False)
+            await pilot_until(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, RunsScreen)
+                    and app.screen._shown.get(("complete", "age"), ("",))[0].startswith("done")
+                ),
+                15,
+                every=0.1,
+                fail=False,
+            )
             await pilot.pause(0.3)
             screen = app.screen
             assert screen._shown[("complete", "age")][0] == "done 1h"
             runs_bad = _invisible(app)
             # the "done" cell: dimmed text, not black
             segs = [seg for strip in screen._compositor.render_strips() for seg in strip if "done 1h" in seg.text]
-            assert segs and all(s.style.dim or (s.style.color and s.style.color.triplet and
-                                                sum(s.style.color.triplet) > 200) for s in segs), segs
+            assert segs and all(
+                s.style.dim or (s.style.color and s.style.color.triplet and sum(s.style.color.triplet) > 200)
+                for s in segs
+            ), segs
             await pilot.press("enter")  # a run's dashboard
             await pilot_until(pilot, lambda: not isinstance(app.screen, RunsScreen), 10, every=0.1, fail=False)
             await pilot.pause(0.5)

@@ -51,8 +51,18 @@ class BatchSizeDetector(Detector):
             return []
         self.alerted = True
         status, msg, actions = verdict
-        return [Alert(self.id, Severity.WARNING, rec.step, msg, value=self._tokens(), baseline=self._ref()[0],
-                      actions=actions, key="batch_size")]
+        return [
+            Alert(
+                self.id,
+                Severity.WARNING,
+                rec.step,
+                msg,
+                value=self._tokens(),
+                baseline=self._ref()[0],
+                actions=actions,
+                key="batch_size",
+            )
+        ]
 
     # -- columnar hooks (the driver is Detector.update_frame) -------------------------
     # update() judges the first record, then every (JUDGE_EVERY - 1)th: the screen
@@ -168,8 +178,10 @@ class BatchSizeDetector(Detector):
                 Status.WARN,
                 f"Batch of {fmt(bt)} tokens is {1 / r:.0f}x below the {fmt(ref)}-token reference for "
                 f"{fmt(info.params)} parameters ({name}): noisy gradients, spikes more likely.",
-                ["Raise the batch (gradient accumulation) towards the reference, or lower the LR "
-                 "(for Adam the best LR scales roughly with sqrt(batch)).", ],
+                [
+                    "Raise the batch (gradient accumulation) towards the reference, or lower the LR "
+                    "(for Adam the best LR scales roughly with sqrt(batch)).",
+                ],
             )
         if r > f:
             return (
@@ -190,7 +202,10 @@ class BatchSizeDetector(Detector):
         if not bt:
             return self._result(Status.SKIP, f"batch size unknown (--batch-tokens); {fmt(info.params)} params")
         if self._ref() is None:
-            return self._result(Status.SKIP, f"{fmt(info.params)} params is below the published references "
-                                             "(GPT-3 Table 2.1 starts at 125M; DeepSeek's fit at ~1e17 FLOPs)")
+            return self._result(
+                Status.SKIP,
+                f"{fmt(info.params)} params is below the published references "
+                "(GPT-3 Table 2.1 starts at 125M; DeepSeek's fit at ~1e17 FLOPs)",
+            )
         status, msg, _ = self._verdict()
         return self._result(status, msg.split(":")[0] if status != Status.PASS else msg)

@@ -45,8 +45,11 @@ class CheckpointDetector(Detector):
         # before the first logged step)
         limit = checkpoint_gap_limit(span, self.s) if span > 0 else None
         of = f"{total} planned" if total else f"{span} logged"
-        why = (f"> {self.s.ckpt_max_gap_frac:.0%} of the run ({of})" if limit and limit < self.s.ckpt_max_gap_steps
-               else f"> {self.s.ckpt_max_gap_steps} steps")
+        why = (
+            f"> {self.s.ckpt_max_gap_frac:.0%} of the run ({of})"
+            if limit and limit < self.s.ckpt_max_gap_steps
+            else f"> {self.s.ckpt_max_gap_steps} steps"
+        )
         if not cks:
             return self._none_yet(last, first, save, total, span, limit, why)
         gaps = [b - a for a, b in zip(steps, steps[1:])]
@@ -55,8 +58,10 @@ class CheckpointDetector(Detector):
         desc = f"{len(cks)} checkpoint(s), newest {cks[-1][1]} (step {steps[-1]})"
         if interval:
             desc += f", every ~{interval} steps"
-        if limit and ((interval and checkpoint_gap_too_long(interval, span, self.s))
-                      or checkpoint_gap_too_long(behind, span, self.s)):
+        if limit and (
+            (interval and checkpoint_gap_too_long(interval, span, self.s))
+            or checkpoint_gap_too_long(behind, span, self.s)
+        ):
             worst = max(interval or 0, behind)
             return self._result(Status.WARN, f"{desc}; a rollback could lose {worst} steps ({why})")
         return self._result(Status.PASS, desc)
@@ -68,21 +73,32 @@ class CheckpointDetector(Detector):
         ran = (last or first) - first
         strategy = (self.state.info.save_strategy or "").lower().rsplit(".", 1)[-1]
         if strategy == "no":  # HF save_strategy "no": no save is planned (its save_steps=500 plans none)
-            return self._result(Status.WARN, "no checkpoints found, and the config plans none (save_strategy "
-                                             "\"no\"): nothing to roll back to")
+            return self._result(
+                Status.WARN,
+                'no checkpoints found, and the config plans none (save_strategy "no"): nothing to roll back to',
+            )
         if save:
             if limit and checkpoint_gap_too_long(save, span, self.s):
-                return self._result(Status.WARN, f"no checkpoint yet; saves planned every {save} steps: a rollback "
-                                                 f"could lose {save} steps ({why})")
+                return self._result(
+                    Status.WARN,
+                    f"no checkpoint yet; saves planned every {save} steps: a rollback could lose {save} steps ({why})",
+                )
             due = (first // save + 1) * save  # the first save after the log's start
             if last is None or last < due + SAVE_GRACE * save:
-                return self._result(Status.PASS, f"no checkpoint yet: the first is planned at step {due} "
-                                                 f"(every {save} steps)")
-            return self._result(Status.WARN, f"no checkpoints found in the run directory, though one was planned at "
-                                             f"step {due} (every {save} steps): nothing to roll back to")
+                return self._result(
+                    Status.PASS, f"no checkpoint yet: the first is planned at step {due} (every {save} steps)"
+                )
+            return self._result(
+                Status.WARN,
+                f"no checkpoints found in the run directory, though one was planned at "
+                f"step {due} (every {save} steps): nothing to roll back to",
+            )
         if total and limit and ran <= limit:
-            return self._result(Status.PASS, f"no checkpoint yet, {ran} steps into the run (a rollback point is due "
-                                             f"within {int(limit)} steps of {total} planned)")
+            return self._result(
+                Status.PASS,
+                f"no checkpoint yet, {ran} steps into the run (a rollback point is due "
+                f"within {int(limit)} steps of {total} planned)",
+            )
         return self._result(Status.WARN, "no checkpoints found in the run directory: nothing to roll back to")
 
     def finalize(self) -> list[Alert]:
@@ -94,9 +110,18 @@ class CheckpointDetector(Detector):
         every = checkpoint_every(self.state.info.total_steps or last)
         how = f"Save a checkpoint every {every} steps or more often, not per epoch"
         if (self.state.info.save_strategy or "").lower().rsplit(".", 1)[-1] in ("no", "epoch"):
-            how = f"Set save_strategy=\"steps\" and save_steps={every} (or fewer)"
-        return [Alert(self.id, Severity.WARNING, last, f"Checkpoints: {res.summary}.",
-                      actions=[f"{how}, so a spike "
-                               "can be rolled back to a few hundred steps before its onset (PaLM restarted ~100 "
-                               "steps before)."],
-                      key="checkpoints")]
+            how = f'Set save_strategy="steps" and save_steps={every} (or fewer)'
+        return [
+            Alert(
+                self.id,
+                Severity.WARNING,
+                last,
+                f"Checkpoints: {res.summary}.",
+                actions=[
+                    f"{how}, so a spike "
+                    "can be rolled back to a few hundred steps before its onset (PaLM restarted ~100 "
+                    "steps before)."
+                ],
+                key="checkpoints",
+            )
+        ]

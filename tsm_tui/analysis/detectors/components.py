@@ -85,8 +85,14 @@ class Components:
         for a in alerts:
             key = f"component:{k}:{a.key or a.check}"
             self._keys[key] = (k, a.key)
-            out.append(replace(a, severity=Severity.WARNING if a.severity == Severity.CRITICAL else a.severity,
-                               message=f"{PREFIX}{k}: {a.message}", key=key))
+            out.append(
+                replace(
+                    a,
+                    severity=Severity.WARNING if a.severity == Severity.CRITICAL else a.severity,
+                    message=f"{PREFIX}{k}: {a.message}",
+                    key=key,
+                )
+            )
         return out
 
     def update(self, rec: StepRecord) -> list[Alert]:
@@ -95,8 +101,16 @@ class Components:
             d = self._part(k)
             if d is None:
                 continue
-            found = d.update(StepRecord(rec.step, loss=rec.extra[k], lr=rec.lr, grad_norm=rec.grad_norm,
-                                        loss_scale=rec.loss_scale, source=rec.source))
+            found = d.update(
+                StepRecord(
+                    rec.step,
+                    loss=rec.extra[k],
+                    lr=rec.lr,
+                    grad_norm=rec.grad_norm,
+                    loss_scale=rec.loss_scale,
+                    source=rec.source,
+                )
+            )
             if found:
                 out += self._said(k, found)
         return out

@@ -36,8 +36,22 @@ from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 from tsm_tui.core.sanitize import clean
 
 #: which line names an incident best when several fold into one (most specific first)
-CAUSE_RANK = ("oom", "host_oom", "nccl", "cuda", "dataloader", "disk", "fp16", "signal", "hang", "scheduler",
-              "exception", "exit", "launcher", "interrupt")
+CAUSE_RANK = (
+    "oom",
+    "host_oom",
+    "nccl",
+    "cuda",
+    "dataloader",
+    "disk",
+    "fp16",
+    "signal",
+    "hang",
+    "scheduler",
+    "exception",
+    "exit",
+    "launcher",
+    "interrupt",
+)
 _LEVEL_RANK = {"fatal": 2, "stopped": 1, "warning": 0}
 MAX_HISTORY = 20  # closed incidents kept (each still has its alert; ours)
 LINE_CHARS = 240  # characters of a crash line in a message
@@ -167,8 +181,16 @@ class CrashDetector(Detector):
                 self._revised.append(inc.key)
             return []
         self.incidents += 1
-        inc = self.open = Incident(self.incidents, step, ev, ev, ev.level, key=f"crash:{self.incidents}",
-                                   lines=[one_line(ev.text, 160)], floating=floating)
+        inc = self.open = Incident(
+            self.incidents,
+            step,
+            ev,
+            ev,
+            ev.level,
+            key=f"crash:{self.incidents}",
+            lines=[one_line(ev.text, 160)],
+            floating=floating,
+        )
         if not own and self._went_past(ev.before):
             # another file's line (a W&B run's console, another rank) at a step this series
             # has long gone past (their order across files is not the order they were written)
@@ -204,11 +226,20 @@ class CrashDetector(Detector):
             return []
         self.warnings[key] = (1, step, ev)
         where = f"at step {step}" if step is not None else "before the first step"
-        return [Alert(self.id, Severity.WARNING, step if step is not None else 0,
-                      f"A traceback logged as a warning {where}: {one_line(ev.text)} "
-                      f"({ev.framework}); the run went on.", actions=[
-                          "Read the warning: a fallback (e.g. torch.compile giving up on a graph) can cost speed; "
-                          "silence it only once understood."], key=key, cause=ev.cause)]
+        return [
+            Alert(
+                self.id,
+                Severity.WARNING,
+                step if step is not None else 0,
+                f"A traceback logged as a warning {where}: {one_line(ev.text)} ({ev.framework}); the run went on.",
+                actions=[
+                    "Read the warning: a fallback (e.g. torch.compile giving up on a graph) can cost speed; "
+                    "silence it only once understood."
+                ],
+                key=key,
+                cause=ev.cause,
+            )
+        ]
 
     def _close(self, inc: Incident, how: str, step: int | None) -> None:
         inc.state, inc.until = how, step
@@ -231,8 +262,15 @@ class CrashDetector(Detector):
     def _alert(self, inc: Incident) -> Alert:
         sev = Severity.CRITICAL if inc.level == "fatal" else Severity.WARNING
         step = self._step(inc)
-        return Alert(self.id, sev, step if step is not None else 0, self._headline(inc),
-                     actions=self._actions(inc), key=inc.key, cause=inc.best.cause)
+        return Alert(
+            self.id,
+            sev,
+            step if step is not None else 0,
+            self._headline(inc),
+            actions=self._actions(inc),
+            key=inc.key,
+            cause=inc.best.cause,
+        )
 
     def _actions(self, inc: Incident) -> list[str]:
         return actions(inc.best, self.state, self._step(inc))
@@ -250,8 +288,10 @@ class CrashDetector(Detector):
         elif inc.state == "survived":
             sev = Severity.WARNING
             msg += f" The run went on ({self.s.crash_survive_records} records after it, to step {inc.until})."
-            acts = ["Read the traceback: the run survived it, but an error path (a failed eval, a retried step) "
-                    "may hide a real fault."]
+            acts = [
+                "Read the traceback: the run survived it, but an error path (a failed eval, a retried step) "
+                "may hide a real fault."
+            ]
         step = self._step(inc)
         step = a.step if step is None else step
         if msg == a.message and sev == a.severity and acts == a.actions and step == a.step:
@@ -275,24 +315,27 @@ class CrashDetector(Detector):
         tail = ""
         if hist:
             h = hist[-1]
-            tail = (f"; {len(hist)} earlier crash(es), restarted (last {self._when(h)}: "
-                    f"{h.best.what or h.best.kind})")
+            tail = f"; {len(hist)} earlier crash(es), restarted (last {self._when(h)}: {h.best.what or h.best.kind})"
         if inc is not None:
             status = Status.FAIL if inc.level == "fatal" else Status.WARN
-            r = self._result(status, self._headline(inc)[len("The run "):] + tail)
+            r = self._result(status, self._headline(inc)[len("The run ") :] + tail)
             r.tag = "crashed" if inc.level == "fatal" else "stopped"
             return r
         if surv or self.warnings:
             parts = []
             if surv:
                 s = surv[-1]
-                parts.append(f"{len(surv)} traceback(s) the run survived (last {self._when(s)}: "
-                             f"{s.best.exception or s.best.what})")
+                parts.append(
+                    f"{len(surv)} traceback(s) the run survived (last {self._when(s)}: "
+                    f"{s.best.exception or s.best.what})"
+                )
             if self.warnings:
                 n = sum(c for c, _, _ in self.warnings.values())
                 first = next(iter(self.warnings.values()))
-                parts.append(f"{n} traceback(s) logged as warnings (first {'before the first logged step' if first[1] is None else f'at step {first[1]}'}: "
-                             f"{first[2].exception or first[2].what})")
+                parts.append(
+                    f"{n} traceback(s) logged as warnings (first {'before the first logged step' if first[1] is None else f'at step {first[1]}'}: "
+                    f"{first[2].exception or first[2].what})"
+                )
             return self._result(Status.WARN, "; ".join(parts) + tail)
         if self.done is not None:
             r = self._result(Status.PASS, "the run ended normally (the tracker recorded exit code 0)" + tail)

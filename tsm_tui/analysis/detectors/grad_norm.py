@@ -22,7 +22,7 @@ HIGH_RATE = 0.2  # (ours) "frequently above 5.0": one step in five
 VANISH_RECORDS = 5
 RATE_EVERY = 16
 #: frames: values this large could overflow the median's a + b; such frames go row by row
-_HUGE = 2.0 ** 1022
+_HUGE = 2.0**1022
 #: spiking records at most this many records apart are one incident: one alert (ours;
 #: a spike's grad norm often stays high for a few steps, and each used to warn)
 SPIKE_GAP = 10
@@ -203,8 +203,12 @@ class GradNormDetector(Detector):
             idx = np.flatnonzero(np.isfinite(g))  # frame index of each finite grad norm
             lo, hi = (float(g[idx].min()), float(g[idx].max())) if idx.size else (0.0, 0.0)
         srt = self._med.sorted_values()
-        if (self.s.grad_spike_ratio < 0 or self.s.grad_vanish_ratio < 0 or max(-lo, hi) >= _HUGE
-                or (srt and max(-srt[0], srt[-1]) >= _HUGE)):
+        if (
+            self.s.grad_spike_ratio < 0
+            or self.s.grad_vanish_ratio < 0
+            or max(-lo, hi) >= _HUGE
+            or (srt and max(-srt[0], srt[-1]) >= _HUGE)
+        ):
             return ROWS  # the bounds would overflow: row by row
         return idx
 
@@ -345,10 +349,10 @@ class GradNormDetector(Detector):
         if top > self.max_gn:
             self.max_gn, self.max_step, self.max_n = top, int(st[i]), self.n - q + i + 1
         med.extend(x[:q])
-        self._since = (self._since + x[max(0, q - BACK_RECORDS):q].tolist())[-BACK_RECORDS:]
-        pos = x[max(0, q - self._logm.size): q]
+        self._since = (self._since + x[max(0, q - BACK_RECORDS) : q].tolist())[-BACK_RECORDS:]
+        pos = x[max(0, q - self._logm.size) : q]
         if not pos.min() > 0:
-            pos = x[:q][x[:q] > 0][-self._logm.size:]
+            pos = x[:q][x[:q] > 0][-self._logm.size :]
         self._logm.extend(list(map(math.log, pos.tolist())))
         nq = max(0, q - k0) if prow is None else int(np.searchsorted(prow, q))  # post rows committed
         if nq:
@@ -380,7 +384,7 @@ class GradNormDetector(Detector):
         for i, (k, p) in enumerate(zip(rows.tolist(), npos.tolist())):
             if min(have0 + p, self._logm.size) < s.grad_robust_min:
                 continue
-            new = [math.log(v) for v in x[pos[max(0, p - ROBUST_LEVEL):p]].tolist()]
+            new = [math.log(v) for v in x[pos[max(0, p - ROBUST_LEVEL) : p]].tolist()]
             level = median((old + new)[-ROBUST_LEVEL:])
             out[i] = x[k] >= s.grad_robust_ratio * math.exp(level) * (1 - 1e-9)  # (a margin: only slower)
         return out
@@ -390,25 +394,50 @@ class GradNormDetector(Detector):
         the previous spiking record (the median of the BACK_RECORDS values between within
         recovery_factor x the baseline): a spike of its own, said (issue 26: a BitDistiller
         burst, 113 at 190 and 130 at 200 with the norm back at ~4 between, read as one)."""
-        return self._warn(rec, g, med, f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)} "
-                          f"({g / med:.1f}x, {z:.0f} sigma), after the grad norm had come back to its level since the "
-                          f"spike at step {prev} (incident since step {inc[0]}).", rec.step)
+        return self._warn(
+            rec,
+            g,
+            med,
+            f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)} "
+            f"({g / med:.1f}x, {z:.0f} sigma), after the grad norm had come back to its level since the "
+            f"spike at step {prev} (incident since step {inc[0]}).",
+            rec.step,
+        )
 
     def _peak(self, rec, g, med, z, inc) -> Alert:
-        return self._warn(rec, g, inc[3], f"Gradient-norm spike incident since step {inc[0]} grew: {fmt(g)} at step "
-                          f"{rec.step} vs median {fmt(inc[3])} ({g / inc[3]:.1f}x, {z:.0f} sigma).", inc[0])
+        return self._warn(
+            rec,
+            g,
+            inc[3],
+            f"Gradient-norm spike incident since step {inc[0]} grew: {fmt(g)} at step "
+            f"{rec.step} vs median {fmt(inc[3])} ({g / inc[3]:.1f}x, {z:.0f} sigma).",
+            inc[0],
+        )
 
     def _warn(self, rec, g, base, msg: str, at: int) -> Alert:
         """A grad-norm spike warning (``at``: the step whose batch to check)."""
-        return Alert(self.id, Severity.WARNING, rec.step, msg, value=g, baseline=base,
-                     actions=[advice.clip(self.state), advice.check_data(at)], key="grad_spike")
+        return Alert(
+            self.id,
+            Severity.WARNING,
+            rec.step,
+            msg,
+            value=g,
+            baseline=base,
+            actions=[advice.clip(self.state), advice.check_data(at)],
+            key="grad_spike",
+        )
 
     def _spike(self, rec, g, med, z, local=False) -> Alert:
         self.spikes.append([rec.step, g, rec.step, med, rec.step, g])
         of = f" of the last {ROBUST_LEVEL} values" if local else ""
-        return self._warn(rec, g, med, f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)}{of} "
-                          f"({g / med:.1f}x, {z:.0f} sigma). The grad norm usually leads the loss: watch the next steps.",
-                          rec.step)
+        return self._warn(
+            rec,
+            g,
+            med,
+            f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)}{of} "
+            f"({g / med:.1f}x, {z:.0f} sigma). The grad norm usually leads the loss: watch the next steps.",
+            rec.step,
+        )
 
     def _rates(self, rec: StepRecord) -> list[Alert]:
         out = []
@@ -467,7 +496,10 @@ class GradNormDetector(Detector):
                     "The optimizer may have stopped learning (dead units or dead optimizer state).",
                     value=g,
                     baseline=med,
-                    actions=[advice.rollback(self.state, rec.step, "the collapse"), "Check for dead activations (ReLU) and a frozen or zero LR."],
+                    actions=[
+                        advice.rollback(self.state, rec.step, "the collapse"),
+                        "Check for dead activations (ReLU) and a frozen or zero LR.",
+                    ],
                     key="grad_vanish",
                 )
             ]
@@ -495,18 +527,34 @@ class GradNormDetector(Detector):
         step = self.state.last_step
         if high >= HIGH_RATE:
             self.high_alerted, self.high_peak = True, high
-            return [Alert(self.id, Severity.WARNING, step,
-                          f"Gradient norm above {fmt(self.s.grad_high)} in {high:.0%} of the {self.n_post} values "
-                          f"logged after warm-up (median {fmt(self._med.get())}, max {fmt(self.max_gn)}).",
-                          value=self.max_gn, baseline=self.s.grad_high,
-                          actions=[advice.lower_lr(self.state, peak=self._sched.peak), advice.clip(self.state)], key="grad_high")]
+            return [
+                Alert(
+                    self.id,
+                    Severity.WARNING,
+                    step,
+                    f"Gradient norm above {fmt(self.s.grad_high)} in {high:.0%} of the {self.n_post} values "
+                    f"logged after warm-up (median {fmt(self._med.get())}, max {fmt(self.max_gn)}).",
+                    value=self.max_gn,
+                    baseline=self.s.grad_high,
+                    actions=[advice.lower_lr(self.state, peak=self._sched.peak), advice.clip(self.state)],
+                    key="grad_high",
+                )
+            ]
         if over >= self.s.grad_exceed_rate:
             self.over_alerted, self.over_peak = True, over
-            return [Alert(self.id, Severity.WARNING, step,
-                          f"Gradient norm above {fmt(self.s.grad_threshold)} in {over:.0%} of the {self.n_post} "
-                          f"values logged after warm-up: clipping is active on most steps.",
-                          value=self.max_gn, baseline=self.s.grad_threshold,
-                          actions=[advice.lower_lr(self.state, 0.7, peak=self._sched.peak)], key="grad_over")]
+            return [
+                Alert(
+                    self.id,
+                    Severity.WARNING,
+                    step,
+                    f"Gradient norm above {fmt(self.s.grad_threshold)} in {over:.0%} of the {self.n_post} "
+                    f"values logged after warm-up: clipping is active on most steps.",
+                    value=self.max_gn,
+                    baseline=self.s.grad_threshold,
+                    actions=[advice.lower_lr(self.state, 0.7, peak=self._sched.peak)],
+                    key="grad_over",
+                )
+            ]
         return []
 
     def result(self) -> CheckResult:
@@ -528,20 +576,25 @@ class GradNormDetector(Detector):
             problems.append(f"vanishing at step {self.vanished_at}")
         med = self._med.get()
         top = f"max {fmt(self.max_gn)}"
-        if med and med > 0 and self.max_gn >= self.s.grad_huge_ratio * med \
-                and not any(i[2] == self.max_step for i in self.spikes):
+        if (
+            med
+            and med > 0
+            and self.max_gn >= self.s.grad_huge_ratio * med
+            and not any(i[2] == self.max_step for i in self.spikes)
+        ):
             # never a bare PASS for a max in the hundreds of the median: where it was, and
             # why no spike rule took it (issue 26)
             top += f" at step {self.max_step} ({times(self.max_gn / med)}x the median)"
             if self.max_n > self.s.grad_robust_min:
-                problems.append(f"median {fmt(med)}, {top}: no spike rule took it (the values before it were "
-                                "high too): look at that stretch")
+                problems.append(
+                    f"median {fmt(med)}, {top}: no spike rule took it (the values before it were "
+                    "high too): look at that stretch"
+                )
             else:
                 top += f", in the first {self.s.grad_robust_min} values (start-up, before any spike rule judges)"
         if problems:
             return self._result(Status.WARN, "; ".join(problems))
         return self._result(Status.PASS, f"{self.n} values, median {fmt(med)}, {top}")
-
 
 
 def _rows(blocks: np.ndarray, L0: int, m: int, sel: np.ndarray, thr: np.ndarray, ge: bool) -> np.ndarray:

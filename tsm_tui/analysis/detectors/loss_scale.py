@@ -80,13 +80,21 @@ class LossScaleDetector(Detector):
             else:
                 self._pinned = 0
             if self._pinned >= self.s.scale_min_records:
-                out += self._raise(rec, "pinned", Severity.CRITICAL,
-                                   f"Loss scale pinned at its minimum ({fmt(sc)}) for {self._pinned} records at step "
-                                   f"{rec.step}: every step overflows, the scaler cannot find a working scale.")
-            if (not self._startup(rec) and self.grown and self.max_scale / max(sc, 1e-30) >= self.s.scale_collapse):
-                out += self._raise(rec, "collapse", Severity.CRITICAL,
-                                   f"Loss scale collapsed to {fmt(sc)} from a high of {fmt(self.max_scale)} "
-                                   f"({self.max_scale / max(sc, 1e-30):.0f}x) at step {rec.step}.")
+                out += self._raise(
+                    rec,
+                    "pinned",
+                    Severity.CRITICAL,
+                    f"Loss scale pinned at its minimum ({fmt(sc)}) for {self._pinned} records at step "
+                    f"{rec.step}: every step overflows, the scaler cannot find a working scale.",
+                )
+            if not self._startup(rec) and self.grown and self.max_scale / max(sc, 1e-30) >= self.s.scale_collapse:
+                out += self._raise(
+                    rec,
+                    "collapse",
+                    Severity.CRITICAL,
+                    f"Loss scale collapsed to {fmt(sc)} from a high of {fmt(self.max_scale)} "
+                    f"({self.max_scale / max(sc, 1e-30):.0f}x) at step {rec.step}.",
+                )
         if rec.skipped is not None:
             self.skipped_total += rec.skipped
             span = rec.step - self._last_step if self._last_step is not None else 1
@@ -99,13 +107,21 @@ class LossScaleDetector(Detector):
             if len(self._skips) >= min(SKIP_WINDOW, 50):
                 rate = self._skips.get()
                 if rate >= self.s.scale_skip_fail:
-                    out += self._raise(rec, "skips_fail", Severity.CRITICAL,
-                                       f"{rate:.0%} of the last {len(self._skips)} steps were skipped for fp16 "
-                                       f"overflow (step {rec.step}).")
+                    out += self._raise(
+                        rec,
+                        "skips_fail",
+                        Severity.CRITICAL,
+                        f"{rate:.0%} of the last {len(self._skips)} steps were skipped for fp16 "
+                        f"overflow (step {rec.step}).",
+                    )
                 elif rate >= self.s.scale_skip_warn:
-                    out += self._raise(rec, "skips_warn", Severity.WARNING,
-                                       f"{rate:.1%} of the last {len(self._skips)} steps were skipped for fp16 "
-                                       f"overflow (step {rec.step}).")
+                    out += self._raise(
+                        rec,
+                        "skips_warn",
+                        Severity.WARNING,
+                        f"{rate:.1%} of the last {len(self._skips)} steps were skipped for fp16 "
+                        f"overflow (step {rec.step}).",
+                    )
         return out
 
     # ------------------------------------------------------------------ frames
@@ -149,12 +165,17 @@ class LossScaleDetector(Detector):
         skips = skipped is not None
         # only "not skipped" entries go in, so the skip rate cannot rise above its current value
         r0 = self._skips.get()
-        quiet = r0 < s.scale_skip_warn or ("skips_warn" in self.alerted and
-                                           (r0 < s.scale_skip_fail or "skips_fail" in self.alerted))
+        quiet = r0 < s.scale_skip_warn or (
+            "skips_warn" in self.alerted and (r0 < s.scale_skip_fail or "skips_fail" in self.alerted)
+        )
         # every finite row has the scale sc: it counts towards "pinned", or is a collapse, or neither
         pin = sc is not None and sc <= 1.0 and not self.constant_one and "pinned" not in self.alerted
-        collapse = (sc is not None and self.grown and "collapse" not in self.alerted
-                    and max(self.max_scale, sc) / max(sc, 1e-30) >= s.scale_collapse)
+        collapse = (
+            sc is not None
+            and self.grown
+            and "collapse" not in self.alerted
+            and max(self.max_scale, sc) / max(sc, 1e-30) >= s.scale_collapse
+        )
         if pin or collapse or (skips and not quiet):
             q = min(q, p + 64)  # the bulk stops early: keep the look short
         st = fr.step[p:q]
@@ -211,11 +232,23 @@ class LossScaleDetector(Detector):
             return []
         self.alerted.add(kind)
         self.reasons.append(self._short(kind, rec.step))
-        actions = [advice.bf16(),
-                   "If fp16 must stay: raise initial_scale_power to 32 (HF DeepSpeed docs) and lower the LR.",
-                   advice.rollback(self.state, rec.step, "the loss-scale collapse")]
-        return [Alert(self.id, sev, rec.step, msg, value=self.scale, baseline=self.max_scale or None,
-                      actions=actions, key=f"loss_scale_{kind}")]
+        actions = [
+            advice.bf16(),
+            "If fp16 must stay: raise initial_scale_power to 32 (HF DeepSpeed docs) and lower the LR.",
+            advice.rollback(self.state, rec.step, "the loss-scale collapse"),
+        ]
+        return [
+            Alert(
+                self.id,
+                sev,
+                rec.step,
+                msg,
+                value=self.scale,
+                baseline=self.max_scale or None,
+                actions=actions,
+                key=f"loss_scale_{kind}",
+            )
+        ]
 
     def _short(self, kind: str, step: int) -> str:
         """The reason as the check's summary lists it."""
@@ -224,8 +257,11 @@ class LossScaleDetector(Detector):
         if kind == "collapse":
             return f"scale collapsed {self.max_scale / max(self.scale or 1e-30, 1e-30):.0f}x at step {step}"
         rate = self._skips.get()
-        return f"{rate:.0%} of steps skipped (step {step})" if kind == "skips_fail" else \
-            f"{rate:.1%} of steps skipped (step {step})"
+        return (
+            f"{rate:.0%} of steps skipped (step {step})"
+            if kind == "skips_fail"
+            else f"{rate:.1%} of steps skipped (step {step})"
+        )
 
     def on_resume(self, step: int) -> None:
         self.scale = None
@@ -241,6 +277,7 @@ class LossScaleDetector(Detector):
         if self.worst != Status.PASS:
             return self._result(self.worst, "; ".join(list(dict.fromkeys(self.reasons))[:3]))
         extra = f", {self.backoffs} back-off(s) after start-up" if self.backoffs else ""
-        return self._result(Status.PASS, f"scale {fmt(self.scale)} (max {fmt(self.max_scale)}){extra}, "
-                                         f"{self.skipped_total} skipped step(s)")
-
+        return self._result(
+            Status.PASS,
+            f"scale {fmt(self.scale)} (max {fmt(self.max_scale)}){extra}, {self.skipped_total} skipped step(s)",
+        )

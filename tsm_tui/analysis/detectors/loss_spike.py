@@ -105,9 +105,34 @@ CAUSES = {
 
 
 class _Incident:
-    __slots__ = ("onset", "baseline", "peak", "peak_step", "spike_records", "ok_run", "state", "alert",
-                 "records", "high_run", "excursion", "buf", "meds", "cause", "evidence", "lr_jump",
-                 "end", "last_spike", "hist", "gn_ref", "gns", "persistent", "noise_hi", "alerted", "since", "noisy")
+    __slots__ = (
+        "onset",
+        "baseline",
+        "peak",
+        "peak_step",
+        "spike_records",
+        "ok_run",
+        "state",
+        "alert",
+        "records",
+        "high_run",
+        "excursion",
+        "buf",
+        "meds",
+        "cause",
+        "evidence",
+        "lr_jump",
+        "end",
+        "last_spike",
+        "hist",
+        "gn_ref",
+        "gns",
+        "persistent",
+        "noise_hi",
+        "alerted",
+        "since",
+        "noisy",
+    )
 
     def __init__(self, onset: int, baseline: float, value: float) -> None:
         self.onset = onset
@@ -230,8 +255,12 @@ class LossSpikeDetector(Detector):
     @staticmethod
     def _rl_cap(alerts: list[Alert]) -> list[Alert]:
         """An RL run's critical findings as warnings (settings.rl_loss_fails)."""
-        return [replace(a, severity=Severity.WARNING, message=f"{a.message} {RL_NOTE[0].upper()}{RL_NOTE[1:]}.")
-                if a.severity == Severity.CRITICAL else a for a in alerts]
+        return [
+            replace(a, severity=Severity.WARNING, message=f"{a.message} {RL_NOTE[0].upper()}{RL_NOTE[1:]}.")
+            if a.severity == Severity.CRITICAL
+            else a
+            for a in alerts
+        ]
 
     def after_frame(self, fr) -> list[Alert]:
         self._in_frame = False
@@ -341,8 +370,11 @@ class LossSpikeDetector(Detector):
         bseq = np.concatenate((base, outs))
         t = base.size + nout - 1  # index in bseq of the newest baseline value row j sees
         count = np.minimum(self._med.size, t + 1)
-        lb = (bn.move_min(bseq, min(self._med.size, bseq.size), min_count=1)[np.maximum(t, 0)] if bseq.size
-              else np.zeros(m))
+        lb = (
+            bn.move_min(bseq, min(self._med.size, bseq.size), min_count=1)[np.maximum(t, 0)]
+            if bseq.size
+            else np.zeros(m)
+        )
         # the local baseline (the last LOCAL values, undelayed) bounds it too
         L0 = len(self._loc)
         lseq = np.concatenate((np.fromiter(self._loc, float, L0), fed))
@@ -360,18 +392,23 @@ class LossSpikeDetector(Detector):
         e = min(m, early_end - self.n)  # rows still in the initial descent
         if e > 0 and len(self._med) < s.min_baseline:
             nth = self.n + 1 + np.arange(e)  # self.n as update() sees it at each row
-            pre = np.flatnonzero((count[:e] < s.min_baseline) & (nth > EARLY_MIN) & (lpos[:e] >= LOCAL - 1)
-                                 & (fed[:e] >= SIGMA_MIN_RATIO * lmin[:e]) & (fed[:e] - lmin[:e] >= s.spike_min_delta))
+            pre = np.flatnonzero(
+                (count[:e] < s.min_baseline)
+                & (nth > EARLY_MIN)
+                & (lpos[:e] >= LOCAL - 1)
+                & (fed[:e] >= SIGMA_MIN_RATIO * lmin[:e])
+                & (fed[:e] - lmin[:e] >= s.spike_min_delta)
+            )
             if pre.size:
                 stop = int(pre[0])
         for j in np.flatnonzero(cand[:stop]):
             j = int(j)
-            win = sorted(bseq[max(0, t[j] - self._med.size + 1): t[j] + 1].tolist())
+            win = sorted(bseq[max(0, t[j] - self._med.size + 1) : t[j] + 1].tolist())
             k = len(win)
             med = win[k // 2] if k % 2 else 0.5 * (win[k // 2 - 1] + win[k // 2])
             early = self.n + j + 1 <= early_end
-            base = _local_base(med, lseq[max(0, j + L0 - LOCAL): j + L0].tolist(), early)
-            recent = (list(self._recent.values()) + fed[max(0, j - EARLY_K): j].tolist()) if early else None
+            base = _local_base(med, lseq[max(0, j + L0 - LOCAL) : j + L0].tolist(), early)
+            recent = (list(self._recent.values()) + fed[max(0, j - EARLY_K) : j].tolist()) if early else None
             if self._test_window(float(fed[j]), base, bseq, t[j], recent):
                 stop = j
                 break
@@ -407,10 +444,10 @@ class LossSpikeDetector(Detector):
             self._delay.extend(fed[:stop])
             self._med.extend(outs[:k_out])
             pos = outs[:k_out]
-            self._logm.extend(list(map(math.log, pos[pos > 0][-self._logm.size:].tolist())))
+            self._logm.extend(list(map(math.log, pos[pos > 0][-self._logm.size :].tolist())))
             self._recent.extend(fed[:stop])
-            self._loc.extend(fed[max(0, stop - LOCAL): stop].tolist())
-            self._ctx.extend(_ctx_rows(fr, idx[max(0, stop - CTX): stop]))
+            self._loc.extend(fed[max(0, stop - LOCAL) : stop].tolist())
+            self._ctx.extend(_ctx_rows(fr, idx[max(0, stop - CTX) : stop]))
             if best is not None:
                 self._best_med, self._best_step = best
         return stop
@@ -424,8 +461,8 @@ class LossSpikeDetector(Detector):
             return False
         ratio = x / med
         n_old = len(self._med)
-        new = bseq[n_old: t + 1]
-        mean, std = self._logm.mean_std_after([math.log(v) for v in new[new > 0][-self._logm.size:].tolist()])
+        new = bseq[n_old : t + 1]
+        mean, std = self._logm.mean_std_after([math.log(v) for v in new[new > 0][-self._logm.size :].tolist()])
         z = (math.log(x) - mean) / std if std > 1e-12 else (math.inf if ratio > 1 else 0.0)
         if recent is not None:
             sd = _detrended_sd(recent)
@@ -512,21 +549,21 @@ class LossSpikeDetector(Detector):
         zs = f", {z:.1f} sigma" if math.isfinite(z) else ""
         cause = f" {self._cause_text(inc)}" if inc.evidence else ""
         inc.alert = Alert(
-                self.id,
-                Severity.WARNING,
-                rec.step,
-                f"Loss spike at step {rec.step}: {fmt(x)} vs baseline {fmt(med)} ({ratio:.1f}x{zs}).{cause} "
-                f"Spikes that recover are normal; watching for recovery within {self.s.recovery_steps} steps.",
-                value=x,
-                baseline=med,
-                actions=[
-                    *self._cause_actions(inc, rec.step)[:1],
-                    advice.clip(self.state),
-                    f"{IF_NOT_RECOVERED}{advice.rollback(self.state, rec.step)}",
-                ],
-                key=f"loss_spike:{rec.step}",
-                cause=inc.cause,
-            )
+            self.id,
+            Severity.WARNING,
+            rec.step,
+            f"Loss spike at step {rec.step}: {fmt(x)} vs baseline {fmt(med)} ({ratio:.1f}x{zs}).{cause} "
+            f"Spikes that recover are normal; watching for recovery within {self.s.recovery_steps} steps.",
+            value=x,
+            baseline=med,
+            actions=[
+                *self._cause_actions(inc, rec.step)[:1],
+                advice.clip(self.state),
+                f"{IF_NOT_RECOVERED}{advice.rollback(self.state, rec.step)}",
+            ],
+            key=f"loss_spike:{rec.step}",
+            cause=inc.cause,
+        )
         return [inc.alert]
 
     def _signed_spike(self, rec: StepRecord, x: float) -> list[Alert]:
@@ -551,13 +588,22 @@ class LossSpikeDetector(Detector):
                 else:
                     self.signed_spikes.append([rec.step, x, rec.step, med, rise])
                     what = f"Loss spike at step {rec.step}"
-                return [Alert(
-                    self.id, Severity.WARNING, rec.step,
-                    f"{what}: {fmt(x)} vs median {fmt(med)} of the last {len(w)} values (+{fmt(rise)}, "
-                    f"{z:.1f} robust sd; the loss is signed, so it is judged on differences, not ratios).",
-                    value=x, baseline=med,
-                    actions=[advice.clip(self.state), f"Inspect the batch (the rollouts and rewards) at step {rec.step}."],
-                    key=f"loss_spike:{rec.step}")]
+                return [
+                    Alert(
+                        self.id,
+                        Severity.WARNING,
+                        rec.step,
+                        f"{what}: {fmt(x)} vs median {fmt(med)} of the last {len(w)} values (+{fmt(rise)}, "
+                        f"{z:.1f} robust sd; the loss is signed, so it is judged on differences, not ratios).",
+                        value=x,
+                        baseline=med,
+                        actions=[
+                            advice.clip(self.state),
+                            f"Inspect the batch (the rollouts and rewards) at step {rec.step}.",
+                        ],
+                        key=f"loss_spike:{rec.step}",
+                    )
+                ]
         w.update(x)
         return []
 
@@ -566,24 +612,43 @@ class LossSpikeDetector(Detector):
         previous spiking record (``_back_since``): said, though the incident (its recovery
         and damage tests) goes on (issue 26: a per-batch loss, spikes at 3649 and 3849 each
         back at the next record, the second folded into the first, unsaid)."""
-        return self._inside(inc, rec, x, f"Loss spike at step {rec.step}: {fmt(x)} vs baseline "
-                            f"{fmt(inc.baseline)} ({_ratio(x, inc.baseline, z)}), after the loss had come back to "
-                            f"its level since the spike at step {prev} (incident since step {inc.onset}).",
-                            f"loss_spike_again:{rec.step}")
+        return self._inside(
+            inc,
+            rec,
+            x,
+            f"Loss spike at step {rec.step}: {fmt(x)} vs baseline "
+            f"{fmt(inc.baseline)} ({_ratio(x, inc.baseline, z)}), after the loss had come back to "
+            f"its level since the spike at step {prev} (incident since step {inc.onset}).",
+            f"loss_spike_again:{rec.step}",
+        )
 
     def _grew(self, inc: _Incident, rec: StepRecord, x: float, z: float) -> Alert:
         """A spike inside the open incident PEAK_REALERT x the largest value said for it
         (issue 26: a 7.7x loss spike at step 190 of a run whose 3.7x spike at step 98 was
         still open was folded into it, unsaid; the grad-norm check's rule)."""
-        return self._inside(inc, rec, x, f"Loss spike incident since step {inc.onset} grew: {fmt(x)} at step "
-                            f"{rec.step} vs baseline {fmt(inc.baseline)} ({_ratio(x, inc.baseline, z)}).",
-                            f"loss_spike_grew:{rec.step}")
+        return self._inside(
+            inc,
+            rec,
+            x,
+            f"Loss spike incident since step {inc.onset} grew: {fmt(x)} at step "
+            f"{rec.step} vs baseline {fmt(inc.baseline)} ({_ratio(x, inc.baseline, z)}).",
+            f"loss_spike_grew:{rec.step}",
+        )
 
     def _inside(self, inc: _Incident, rec: StepRecord, x: float, msg: str, key: str) -> Alert:
         """A warning for a spike inside the open incident (the onset's alert carries the
         rest of the actions: one incident)."""
-        return Alert(self.id, Severity.WARNING, rec.step, msg, value=x, baseline=inc.baseline,
-                     actions=[advice.clip(self.state)], key=key, cause=inc.cause)
+        return Alert(
+            self.id,
+            Severity.WARNING,
+            rec.step,
+            msg,
+            value=x,
+            baseline=inc.baseline,
+            actions=[advice.clip(self.state)],
+            key=key,
+            cause=inc.cause,
+        )
 
     # -- what kind of spike ------------------------------------------------------
     def _classify(self, inc: _Incident, rec: StepRecord) -> None:
@@ -593,7 +658,7 @@ class LossSpikeDetector(Detector):
         confirmed when the loss recovers at once). Evidence only from what is logged."""
         ctx = list(self._ctx)
         now = (rec.step, _num(rec.lr), _num(rec.grad_norm), _num(rec.loss_scale))
-        near, old = ctx[-(CTX_NEAR - 1):] + [now] if CTX_NEAR > 1 else [now], ctx[:-(CTX_NEAR - 1)]
+        near, old = ctx[-(CTX_NEAR - 1) :] + [now] if CTX_NEAR > 1 else [now], ctx[: -(CTX_NEAR - 1)]
         lr_old = [c[1] for c in old if c[1] is not None]
         lr_near = [c for c in near if c[1] is not None]
         if lr_old and lr_near:
@@ -617,8 +682,10 @@ class LossSpikeDetector(Detector):
             before = [c[2] for c in near[:-1] if c[2] is not None]
             if ref > 0 and len(before) >= 3 and all(g >= GN_CLIMB * ref for g in before[-3:]):
                 inc.cause = "optimizer"
-                inc.evidence = (f"the grad norm climbed for {len(before)} records before the loss "
-                                f"({fmt(before[-3])} -> {fmt(now[2])} vs {fmt(ref)})")
+                inc.evidence = (
+                    f"the grad norm climbed for {len(before)} records before the loss "
+                    f"({fmt(before[-3])} -> {fmt(now[2])} vs {fmt(ref)})"
+                )
                 return
             if ref > 0 and now[2] >= GN_SPIKE * ref:
                 inc.cause = "data"
@@ -647,16 +714,18 @@ class LossSpikeDetector(Detector):
         """The onset looked like bad data (the grad norm spiked on the same step, no climb
         before) and since then the grad norm is back at its level while the loss stays up:
         not the optimizer (its trouble keeps the grad norm up), the data from that step on."""
-        g = inc.gns[DATA_SETTLE - 1:] if len(inc.gns) >= DATA_SETTLE + 1 else []
+        g = inc.gns[DATA_SETTLE - 1 :] if len(inc.gns) >= DATA_SETTLE + 1 else []
         if inc.cause != "data" or not inc.gn_ref or len(g) < 2:
             return False
         level = _median(g)
         if level >= GN_SPIKE * inc.gn_ref:
             return False
         inc.persistent = True
-        inc.evidence = (f"the grad norm spiked with the loss at step {inc.onset} and is back near its level "
-                        f"({fmt(level)} vs {fmt(inc.gn_ref)} before) while the loss stays up: the model is stable, "
-                        f"the data changed")
+        inc.evidence = (
+            f"the grad norm spiked with the loss at step {inc.onset} and is back near its level "
+            f"({fmt(level)} vs {fmt(inc.gn_ref)} before) while the loss stays up: the model is stable, "
+            f"the data changed"
+        )
         if inc.alert is not None and inc.alert.key and inc.alert.key not in self.cause_moot:
             self.cause_moot.add(inc.alert.key)  # "skip the batch at step N" is not the remedy: the data from N on
             self._revised.append(inc.alert.key)
@@ -688,19 +757,25 @@ class LossSpikeDetector(Detector):
         c = inc.cause
         if c == "lr" and inc.lr_jump:
             before, after, at = inc.lr_jump
-            return [f"Restore the LR schedule: the LR went from {fmt(before)} to {fmt(after)} at step {at} "
-                    "(a config change, or a scheduler state not restored on resume)."]
+            return [
+                f"Restore the LR schedule: the LR went from {fmt(before)} to {fmt(after)} at step {at} "
+                "(a config change, or a scheduler state not restored on resume)."
+            ]
         if c == "fp16":
             return [advice.bf16()]
         if c == "optimizer":
             return [advice.optimizer_state(self.state)]
         if c == "data" and inc.persistent:
-            return [f"Inspect the batches from step {inc.onset} on (the data loader, the shard or file read from "
-                    "there, the tokenizer): the loss stays up on a stable model, so the data changed; fix it "
-                    "before anything else."]
+            return [
+                f"Inspect the batches from step {inc.onset} on (the data loader, the shard or file read from "
+                "there, the tokenizer): the loss stays up on a stable model, so the data changed; fix it "
+                "before anything else."
+            ]
         if c == "data":
-            return [f"{SKIP_BATCH} at step {step}: a one-step spike with the grad norm points at "
-                    "bad data, not at the model."]
+            return [
+                f"{SKIP_BATCH} at step {step}: a one-step spike with the grad norm points at "
+                "bad data, not at the model."
+            ]
         return []
 
     def _actions(self, inc: _Incident, onset: int, what: str = "the spike") -> list[str]:
@@ -710,8 +785,11 @@ class LossSpikeDetector(Detector):
         cause = self._cause_actions(inc, onset)
         opt = [advice.lower_lr(self.state, peak=self._sched.peak), advice.clip(self.state)]
         if inc.cause == "data" and inc.persistent:
-            return [*cause, advice.rollback(self.state, onset, what),
-                    *(f"If the data is clean: {a[0].lower()}{a[1:]}" for a in opt)]
+            return [
+                *cause,
+                advice.rollback(self.state, onset, what),
+                *(f"If the data is clean: {a[0].lower()}{a[1:]}" for a in opt),
+            ]
         if inc.cause == "lr" and inc.lr_jump:  # the schedule was fine before the jump: restoring it is the fix
             opt = opt[1:]
         return [advice.rollback(self.state, onset, what), *cause, *opt]
@@ -730,8 +808,7 @@ class LossSpikeDetector(Detector):
             # of the time (dvclive_fabric_mnist: 0.02-0.25 batch losses, a 0.0017 local base)
             inc.high_run = inc.high_run + 1 if base > 0 and x > SUSTAIN_FACTOR * inc.level() else 0
             inc.hist = (inc.hist + [x])[-SUSTAIN_RECORDS:]
-        if (inc.excursion is None and inc.high_run >= SUSTAIN_RECORDS and base > 0
-                and x >= SUSTAIN_HOLD * inc.hist[0]):
+        if inc.excursion is None and inc.high_run >= SUSTAIN_RECORDS and base > 0 and x >= SUSTAIN_HOLD * inc.hist[0]:
             inc.excursion = rec.step
             out.append(self._excursion(inc, rec, x))
         inc.buf.append(x)
@@ -748,8 +825,9 @@ class LossSpikeDetector(Detector):
                 inc.since = (inc.since + [x])[-RECOVERY_RECORDS:]
         else:
             inc.since = []
-        if inc.ok_run >= RECOVERY_RECORDS or (rec.step - inc.onset >= self.s.recovery_steps
-                                              and self._back_by_median(inc)):
+        if inc.ok_run >= RECOVERY_RECORDS or (
+            rec.step - inc.onset >= self.s.recovery_steps and self._back_by_median(inc)
+        ):
             inc.state = "recovered"
             self._resolve(inc)
             inc.end = rec.step
@@ -789,8 +867,11 @@ class LossSpikeDetector(Detector):
         under it may not come before its next spike (``_again``). Not a recovery: a noisy
         loss settled higher has such medians now and then."""
         h = inc.since
-        return (len(h) >= RECOVERY_RECORDS and inc.baseline > 0
-                and _median(h) <= max(inc.baseline * self.s.recovery_factor, inc.noise_hi))
+        return (
+            len(h) >= RECOVERY_RECORDS
+            and inc.baseline > 0
+            and _median(h) <= max(inc.baseline * self.s.recovery_factor, inc.noise_hi)
+        )
 
     def _back_by_median(self, inc: _Incident) -> bool:
         """At the recovery deadline: the median of the last SUSTAIN_RECORDS records is back
@@ -802,8 +883,11 @@ class LossSpikeDetector(Detector):
         batch loss 0.0002..0.17, FAILed 'not recovered: loss 1.1x'). On a smooth loss the
         quartile is within 1.25x the median: nothing changes there."""
         h = inc.hist
-        return (len(h) >= SUSTAIN_RECORDS and inc.baseline > 0
-                and _median(h) <= max(inc.baseline * self.s.recovery_factor, inc.noise_hi))
+        return (
+            len(h) >= SUSTAIN_RECORDS
+            and inc.baseline > 0
+            and _median(h) <= max(inc.baseline * self.s.recovery_factor, inc.noise_hi)
+        )
 
     def _settled(self, inc: _Incident, blocks: int) -> float | None:
         """The level the loss settled at, when the last ``blocks`` block medians since
@@ -818,8 +902,11 @@ class LossSpikeDetector(Detector):
     def _excursion(self, inc: _Incident, rec: StepRecord, x: float) -> Alert:  # noqa: C901
         self.failed += 1
         if inc.cause == "data":
-            self._not_data(inc, f"the loss stayed above {SUSTAIN_FACTOR:g}x its baseline for {inc.high_run} records "
-                                "(a bad batch's spike lasts a step or two)")
+            self._not_data(
+                inc,
+                f"the loss stayed above {SUSTAIN_FACTOR:g}x its baseline for {inc.high_run} records "
+                "(a bad batch's spike lasts a step or two)",
+            )
         cause = f" {self._cause_text(inc)}" if inc.cause else ""
         return Alert(
             self.id,
@@ -835,8 +922,9 @@ class LossSpikeDetector(Detector):
             cause=inc.cause,
         )
 
-    def _fail(self, inc: _Incident, rec: StepRecord, x: float, why: str, diverged: bool = False,
-              damaged: float | None = None) -> list[Alert]:
+    def _fail(
+        self, inc: _Incident, rec: StepRecord, x: float, why: str, diverged: bool = False, damaged: float | None = None
+    ) -> list[Alert]:
         inc.state = "diverged" if diverged else ("damaged" if damaged is not None else "failed")
         self._resolve(inc)
         inc.end = rec.step
@@ -858,8 +946,10 @@ class LossSpikeDetector(Detector):
             self._paged, self._paged_ok = inc, 0
         b = inc.baseline
         if damaged is not None:
-            msg = (f"Loss spike at step {inc.onset} {why}: the loss settled at ~{fmt(damaged)}, "
-                   f"{damaged / b:.2f}x its {fmt(b)} before the spike, and is not coming back: lasting damage.")
+            msg = (
+                f"Loss spike at step {inc.onset} {why}: the loss settled at ~{fmt(damaged)}, "
+                f"{damaged / b:.2f}x its {fmt(b)} before the spike, and is not coming back: lasting damage."
+            )
         elif b > 0:
             msg = f"Loss spike at step {inc.onset} {why}: loss {fmt(x)} vs {fmt(b)} before it ({_times(x / b)}x)."
         else:
@@ -871,7 +961,11 @@ class LossSpikeDetector(Detector):
         sev = Severity.CRITICAL
         if inc.excursion is not None:
             sev = Severity.WARNING
-            msg += f" (critical since step {inc.excursion}.)" if not msg.endswith(".") else                 f" Critical since step {inc.excursion}."
+            msg += (
+                f" (critical since step {inc.excursion}.)"
+                if not msg.endswith(".")
+                else f" Critical since step {inc.excursion}."
+            )
         return [
             Alert(
                 self.id,
@@ -956,10 +1050,17 @@ class LossSpikeDetector(Detector):
         x = last.loss
         if x is None or inc.baseline <= 0 or inc.records < BLOCK:
             return []  # too few records since the onset to tell: still open at the end
-        level = _median(list(self._recent.values())[-min(BLOCK, inc.records):])
-        if level > max(inc.baseline * self.s.recovery_factor, inc.noise_hi if inc.noisy else 0.0):  # (as _back_by_median)
-            return self._fail(inc, last, x, "had not recovered by the end of the log",
-                              damaged=level if level < inc.baseline * SUSTAIN_FACTOR else None)
+        level = _median(list(self._recent.values())[-min(BLOCK, inc.records) :])
+        if level > max(
+            inc.baseline * self.s.recovery_factor, inc.noise_hi if inc.noisy else 0.0
+        ):  # (as _back_by_median)
+            return self._fail(
+                inc,
+                last,
+                x,
+                "had not recovered by the end of the log",
+                damaged=level if level < inc.baseline * SUSTAIN_FACTOR else None,
+            )
         return []
 
     @staticmethod
@@ -982,8 +1083,9 @@ class LossSpikeDetector(Detector):
     def view(self, a: Alert) -> Alert:
         if self.parts is not None and a.key and a.key.startswith("component:"):
             return self.parts.view(a)
-        drop = ((IF_NOT_RECOVERED,) if a.key in self.moot_keys else ()) + \
-               ((SKIP_BATCH,) if a.key in self.cause_moot else ())
+        drop = ((IF_NOT_RECOVERED,) if a.key in self.moot_keys else ()) + (
+            (SKIP_BATCH,) if a.key in self.cause_moot else ()
+        )
         if drop and any(x.startswith(drop) for x in a.actions):
             return replace(a, actions=[x for x in a.actions if not x.startswith(drop)])
         return a
@@ -1007,23 +1109,33 @@ class LossSpikeDetector(Detector):
         if self.n == 0:
             return self._result(Status.SKIP, "no loss values in the log")
         if self.signed:
-            how = (f"the loss goes below 0 ({self.n} values): a signed objective (PPO's policy loss, a "
-                   f"log-likelihood), judged on differences (>= {self.s.sigma:g} robust sd above the median)")
+            how = (
+                f"the loss goes below 0 ({self.n} values): a signed objective (PPO's policy loss, a "
+                f"log-likelihood), judged on differences (>= {self.s.sigma:g} robust sd above the median)"
+            )
             sp = self.signed_spikes
             if not sp:
                 return self._result(Status.PASS, f"no spikes; {how}")
             if self.parts is None:  # a loss term: its objective's line says how
                 how = "signed, judged on differences"
-            txt = ", ".join(f"{i[0]}" + (f" (peak {fmt(i[1])} at {i[2]})" if i[2] != i[0] else f" ({fmt(i[1])})")
-                            for i in sp[:4]) + (f" (+{len(sp) - 4} more)" if len(sp) > 4 else "")
+            txt = ", ".join(
+                f"{i[0]}" + (f" (peak {fmt(i[1])} at {i[2]})" if i[2] != i[0] else f" ({fmt(i[1])})") for i in sp[:4]
+            ) + (f" (+{len(sp) - 4} more)" if len(sp) > 4 else "")
             return self._result(Status.WARN, f"{len(sp)} spike(s) at step {txt}; {how}")
         n_inc = len(self.incidents)
-        bad = [i for i in self.incidents if i.state in ("failed", "diverged", "damaged")
-               or (i.state == "open" and i.excursion is not None)]
+        bad = [
+            i
+            for i in self.incidents
+            if i.state in ("failed", "diverged", "damaged") or (i.state == "open" and i.excursion is not None)
+        ]
         if bad:
             i = bad[0]
-            kind = {"diverged": "turned into divergence", "failed": "did not recover",
-                    "damaged": "did not recover: lasting damage", "open": "is a sustained excursion"}[i.state]
+            kind = {
+                "diverged": "turned into divergence",
+                "failed": "did not recover",
+                "damaged": "did not recover: lasting damage",
+                "open": "is a sustained excursion",
+            }[i.state]
             more = f" ({len(bad) - 1} more)" if len(bad) > 1 else ""
             why = f"; likely {_cause_name(i)}" if i.cause else ""
             return self._result(Status.FAIL, f"spike {self._incident_text(i)} {kind}{more}{why}")
@@ -1031,8 +1143,11 @@ class LossSpikeDetector(Detector):
             return self._result(Status.FAIL, f"loss diverging since step {self._best_step}")
         if n_inc:
             # the largest first when there are more than fit on the line
-            shown = self.incidents if n_inc <= 4 else sorted(
-                self.incidents, key=lambda i: -(i.peak / i.baseline if i.baseline > 0 else 0))[:3]
+            shown = (
+                self.incidents
+                if n_inc <= 4
+                else sorted(self.incidents, key=lambda i: -(i.peak / i.baseline if i.baseline > 0 else 0))[:3]
+            )
             txt = ", ".join(str(i.onset) for i in shown)
             if n_inc > 4:
                 txt = f"{txt} (largest; +{n_inc - 3} more)"
@@ -1051,6 +1166,7 @@ class LossSpikeDetector(Detector):
                 state += f" (after a sustained excursion at step {sustained[0].onset})"
             return self._result(Status.WARN, f"{n_inc} spike(s) at step {txt}, {state}{why}")
         return self._result(Status.PASS, f"no spikes in {self.n} loss values")
+
 
 def _cause_name(inc: _Incident) -> str:
     if inc.cause == "data" and inc.persistent:
@@ -1087,7 +1203,6 @@ def _local_base(med: float, loc, early: bool = True) -> float:
     return lm if lm * LOCAL_LAG < med else med
 
 
-
 def _detrended_sd(values) -> float | None:
     """Noise of the log-loss in the last EARLY_K ``values``, free of their trend: the
     larger of 1.4826 x the MAD of their first differences / sqrt 2 and the residual
@@ -1103,5 +1218,3 @@ def _detrended_sd(values) -> float | None:
     slope = math.fsum((i - tb) * (x - vb) for i, x in enumerate(v)) / stt
     ssr = math.fsum((x - vb - slope * (i - tb)) ** 2 for i, x in enumerate(v))
     return max(mad, math.sqrt(ssr / (n - 2)))
-
-

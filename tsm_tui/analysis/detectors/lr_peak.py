@@ -82,7 +82,7 @@ class SchedulePeak:
             # ``prev`` for the first): fixed by the column, whatever is processed before
             prev = np.empty(n - i)
             prev[0] = self.prev
-            prev[1:] = v[i:n - 1]
+            prev[1:] = v[i : n - 1]
             stops = np.flatnonzero(v[i:] <= prev) + i
             k = 0
             while i < n and not self.done:

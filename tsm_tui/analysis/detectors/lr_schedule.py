@@ -111,21 +111,34 @@ class LRScheduleDetector(Detector):
             near = res and self._since_resume is not None and self._since_resume <= RESUME_NEAR
             if near:  # the advice fits what happened: a restart, or a change without one
                 why = f"a scheduler state not restored when the run resumed at step {res[-1][1]}?"
-                fix = (f"Check the LR scheduler after the restart at step {res[-1][1]}: the schedule's peak was "
-                       f"{fmt(self.ramp_peak)}.")
+                fix = (
+                    f"Check the LR scheduler after the restart at step {res[-1][1]}: the schedule's peak was "
+                    f"{fmt(self.ramp_peak)}."
+                )
             else:
-                why = ("no restart in the log" if not res else
-                       f"not at a restart (the run resumed at step {res[-1][1]}, {rec.step - res[-1][1]} steps before)")
+                why = (
+                    "no restart in the log"
+                    if not res
+                    else f"not at a restart (the run resumed at step {res[-1][1]}, {rec.step - res[-1][1]} steps before)"
+                )
                 why += ": a config change, or an LR set by hand?"
-                fix = (f"Restore the LR schedule: the LR went to {fmt(lr)} at step {rec.step}; the schedule's peak "
-                       f"was {fmt(self.ramp_peak)}.")
-            out.append(Alert(
-                self.id, Severity.WARNING, rec.step,
-                f"LR jumped to {fmt(lr)} at step {rec.step}, {lr / self.ramp_peak:.1f}x the schedule's peak "
-                f"{fmt(self.ramp_peak)}: {why}",
-                value=lr, baseline=self.ramp_peak,
-                actions=[fix, advice.rollback(self.state, rec.step, "the LR jump")],
-                key="lr_jump"))
+                fix = (
+                    f"Restore the LR schedule: the LR went to {fmt(lr)} at step {rec.step}; the schedule's peak "
+                    f"was {fmt(self.ramp_peak)}."
+                )
+            out.append(
+                Alert(
+                    self.id,
+                    Severity.WARNING,
+                    rec.step,
+                    f"LR jumped to {fmt(lr)} at step {rec.step}, {lr / self.ramp_peak:.1f}x the schedule's peak "
+                    f"{fmt(self.ramp_peak)}: {why}",
+                    value=lr,
+                    baseline=self.ramp_peak,
+                    actions=[fix, advice.rollback(self.state, rec.step, "the LR jump")],
+                    key="lr_jump",
+                )
+            )
         if self.jump_at and not self.jump_failed:
             out += self._check_jump_held(rec, lr)
         self._prev_lr = lr
@@ -202,7 +215,7 @@ class LRScheduleDetector(Detector):
         if not self.no_warmup_alerted and self.first_lr is not None and self._starts_at_beginning():
             if self.ramp_done:  # has_warmup() cannot change: flag the NO_WARMUP_RECORDS-th record
                 if not self.first_lr < self.ramp_peak * PEAK_TOL:
-                    flag[max(0, NO_WARMUP_RECORDS - self.n - 1):] = True
+                    flag[max(0, NO_WARMUP_RECORDS - self.n - 1) :] = True
             else:
                 nk = np.arange(self.n + 1, self.n + 1 + v.size)
                 flag |= (nk >= NO_WARMUP_RECORDS) & ~(self.first_lr < runmax * PEAK_TOL)
@@ -258,7 +271,7 @@ class LRScheduleDetector(Detector):
             if not self.ramp_done:
                 self._peak_chain(v[new], steps[new])
             self.max_lr = low = float(v[new[-1]])
-            tail = v[new[-1] + 1:]
+            tail = v[new[-1] + 1 :]
         self.min_after_peak = _min_after(low, tail)
         if not self.ramp_done:
             self._hold = 0
@@ -299,16 +312,24 @@ class LRScheduleDetector(Detector):
             return []
         self.jump_failed = (self._over_from, self._over, self.max_lr)
         r_now, r_max = lr / self.ramp_peak, self.max_lr / self.ramp_peak
-        return [Alert(
-            self.id, Severity.CRITICAL, rec.step,
-            f"LR held at {r_now:.0f}x the schedule's peak {fmt(self.ramp_peak)} for {self._over} records since step "
-            f"{self._over_from} (up to {r_max:.0f}x, {fmt(self.max_lr)}): the run is training at an LR it was not "
-            "planned for; a loss that comes back under it is luck, not a schedule.",
-            value=lr, baseline=self.ramp_peak,
-            actions=[f"Restore the LR schedule (peak {fmt(self.ramp_peak)}): find what set the LR at step {self.jump_at} "
-                     "(a config change, an LR set by hand, a scheduler state not restored).",
-                     advice.rollback(self.state, self.jump_at, "the LR jump")],
-            key="lr_jump_held")]
+        return [
+            Alert(
+                self.id,
+                Severity.CRITICAL,
+                rec.step,
+                f"LR held at {r_now:.0f}x the schedule's peak {fmt(self.ramp_peak)} for {self._over} records since step "
+                f"{self._over_from} (up to {r_max:.0f}x, {fmt(self.max_lr)}): the run is training at an LR it was not "
+                "planned for; a loss that comes back under it is luck, not a schedule.",
+                value=lr,
+                baseline=self.ramp_peak,
+                actions=[
+                    f"Restore the LR schedule (peak {fmt(self.ramp_peak)}): find what set the LR at step {self.jump_at} "
+                    "(a config change, an LR set by hand, a scheduler state not restored).",
+                    advice.rollback(self.state, self.jump_at, "the LR jump"),
+                ],
+                key="lr_jump_held",
+            )
+        ]
 
     # -- warm-up -----------------------------------------------------------------
     def _starts_at_beginning(self) -> bool:
@@ -346,8 +367,10 @@ class LRScheduleDetector(Detector):
             r = self.max_lr / ref[0]
             if lr_ratio_status(r, self.s) != Status.PASS:
                 high = f" It starts {r:.0f}x above {fmt(ref[0])} ({ref[1]}, {fmt(p)} parameters)."
-                acts.append(f"Lower the LR from {fmt(self.max_lr)} towards {fmt(ref[0] * 2)} (at most 2x {ref[1]}): "
-                            "without a warm-up the first updates are taken at the full LR.")
+                acts.append(
+                    f"Lower the LR from {fmt(self.max_lr)} towards {fmt(ref[0] * 2)} (at most 2x {ref[1]}): "
+                    "without a warm-up the first updates are taken at the full LR."
+                )
         if self.state.info.clip is not None and self.state.info.clip <= 0:
             acts.append(advice.clip(self.state))  # the run does not clip: nothing bounds those first updates
         return [
@@ -456,11 +479,25 @@ class LRScheduleDetector(Detector):
         if w is not None and (w <= 0 or warmup_short(w, total, self.s)):
             acts.append(advice.warmup(self.state))
         ref = self._lr_ref()
-        if info.peak_lr is not None and ref is not None and lr_ratio_status(info.peak_lr / ref[0], self.s) != Status.PASS:
+        if (
+            info.peak_lr is not None
+            and ref is not None
+            and lr_ratio_status(info.peak_lr / ref[0], self.s) != Status.PASS
+        ):
             acts.append(f"Lower the peak LR from {fmt(info.peak_lr)} to about {fmt(ref[0] * 2)} (at most 2x {ref[1]}).")
         sev = Severity.CRITICAL if res.status == Status.FAIL else Severity.WARNING
-        return [Alert(self.id, sev, step, f"LR schedule: {res.summary}.", value=info.peak_lr,
-                      baseline=ref[0] if ref else None, actions=acts, key="lr_config")]
+        return [
+            Alert(
+                self.id,
+                sev,
+                step,
+                f"LR schedule: {res.summary}.",
+                value=info.peak_lr,
+                baseline=ref[0] if ref else None,
+                actions=acts,
+                key="lr_config",
+            )
+        ]
 
     def finalize(self) -> list[Alert]:
         self.ended = True
@@ -475,8 +512,13 @@ class LRScheduleDetector(Detector):
         w, total, peak = info.warmup_steps, info.total_steps, info.peak_lr
         if w is None and peak is None:
             return None
-        src = sorted({info.origin[k].replace(" (log)", "") for k in ("warmup_steps", "peak_lr", "schedule",
-                                                                      "total_steps") if k in info.origin})
+        src = sorted(
+            {
+                info.origin[k].replace(" (log)", "")
+                for k in ("warmup_steps", "peak_lr", "schedule", "total_steps")
+                if k in info.origin
+            }
+        )
         parts, status = [], Status.PASS
         if w is not None:
             if w <= 0:
@@ -517,8 +559,10 @@ class LRScheduleDetector(Detector):
             if hw:
                 parts.append(f"warm-up in progress: LR {fmt(self.max_lr)} at step {self.peak_step}")
             else:
-                parts.append(f"waiting: {self.n} LR record(s), all at {fmt(self.first_lr)} (the warm-up is judged "
-                             f"once the LR holds or falls)")
+                parts.append(
+                    f"waiting: {self.n} LR record(s), all at {fmt(self.first_lr)} (the warm-up is judged "
+                    f"once the LR holds or falls)"
+                )
         elif hw is None:
             parts.append(f"log starts at step {self.first_step}: warm-up not visible")
         elif hw is False:
@@ -583,7 +627,7 @@ def _min_after(m: float | None, tail: np.ndarray) -> float | None:
         return m
     zeros = np.flatnonzero(tail == 0)
     if zeros.size:
-        rest = tail[zeros[-1] + 1:]
+        rest = tail[zeros[-1] + 1 :]
         return float(rest.min()) if rest.size else 0.0
     lo = float(tail.min())
     return min(m, lo) if m else lo

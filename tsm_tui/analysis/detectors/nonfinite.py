@@ -54,8 +54,10 @@ class NonFiniteDetector(Detector):
             if rec.loss == 0.0:
                 what = f"loss is 0.0 with grad norm {fmt(rec.grad_norm)} (a dead run, not convergence)"
             elif rec.loss is not None:
-                what = (f"grad norm is {fmt(rec.grad_norm)} while the logged loss looks finite ({fmt(rec.loss)}): "
-                        "the logger is hiding a NaN loss (HF logging_nan_inf_filter)")
+                what = (
+                    f"grad norm is {fmt(rec.grad_norm)} while the logged loss looks finite ({fmt(rec.loss)}): "
+                    "the logger is hiding a NaN loss (HF logging_nan_inf_filter)"
+                )
             else:
                 what = f"grad norm is {fmt(rec.grad_norm)}"
         elif rec.nan_iters:

@@ -89,8 +89,7 @@ MAX_UNIT_KEYS = 64
 
 _ZERO = ("zero_frac", "zero_fraction", "frac_zero", "dead_frac", "dead_units", "dead_neurons")
 _ENT = ("attn_entropy", "attention_entropy")
-_LOGIT = ("max_attention_logit", "max_attn_logit", "attn_logit_max", "attention_logit_max", "max_qk_logit",
-          "qk_max")
+_LOGIT = ("max_attention_logit", "max_attn_logit", "attn_logit_max", "attention_logit_max", "max_qk_logit", "qk_max")
 _SEV_STATUS = {Severity.CRITICAL: Status.FAIL, Severity.WARNING: Status.WARN}
 
 
@@ -387,48 +386,105 @@ class OutputCollapseDetector(Detector):
         out = []
         e = lv["empty"]
         if len(recent) >= 2 and e > EMPTY_FAIL:
-            out.append(("empty", Severity.CRITICAL, f"{e:.0%} of the samples of the last {len(recent)} sampling steps "
-                        f"are empty or near-empty (< {tm.NEAR_EMPTY_CHARS} characters)", self._onset(recent, _is_empty),
-                        e, None))
+            out.append(
+                (
+                    "empty",
+                    Severity.CRITICAL,
+                    f"{e:.0%} of the samples of the last {len(recent)} sampling steps "
+                    f"are empty or near-empty (< {tm.NEAR_EMPTY_CHARS} characters)",
+                    self._onset(recent, _is_empty),
+                    e,
+                    None,
+                )
+            )
         elif len(recent) >= 2 and e >= EMPTY_WARN:
-            out.append(("empty", Severity.WARNING, f"{e:.0%} of the samples of the last {len(recent)} sampling steps "
-                        f"are empty or near-empty", self._onset(recent, _is_empty), e, None))
+            out.append(
+                (
+                    "empty",
+                    Severity.WARNING,
+                    f"{e:.0%} of the samples of the last {len(recent)} sampling steps are empty or near-empty",
+                    self._onset(recent, _is_empty),
+                    e,
+                    None,
+                )
+            )
         r = lv["rep4"]
         br = b.get("rep4")
         if r is not None and len(recent) >= 2:
             rise = r - br if (rel and br is not None) else 0.0
             src = "(GPT-2 greedy decoding scores 0.355, nucleus sampling 0.005: Welleck et al.)"
             if r >= REP4_FAIL_ABS or (r >= REP4_FAIL and rise >= REP4_FAIL_RISE):
-                out.append(("repetition", Severity.CRITICAL, f"the samples repeat themselves: seq-rep-4 {r:.2f}"
-                            f"{_vs(br, rel)} {src}", self._onset(recent, lambda p: _ge(p.rep4, REP4_WARN)), r, br))
+                out.append(
+                    (
+                        "repetition",
+                        Severity.CRITICAL,
+                        f"the samples repeat themselves: seq-rep-4 {r:.2f}{_vs(br, rel)} {src}",
+                        self._onset(recent, lambda p: _ge(p.rep4, REP4_WARN)),
+                        r,
+                        br,
+                    )
+                )
             elif r >= REP4_WARN and rise >= REP4_WARN_RISE:
-                out.append(("repetition", Severity.WARNING, f"repetition is rising: seq-rep-4 {r:.2f}{_vs(br, rel)} "
-                            f"{src}", self._onset(recent, lambda p: _ge(p.rep4, REP4_WARN)), r, br))
+                out.append(
+                    (
+                        "repetition",
+                        Severity.WARNING,
+                        f"repetition is rising: seq-rep-4 {r:.2f}{_vs(br, rel)} {src}",
+                        self._onset(recent, lambda p: _ge(p.rep4, REP4_WARN)),
+                        r,
+                        br,
+                    )
+                )
         d2, bd2 = lv["d2"], b.get("d2")
         if rel and d2 is not None and bd2 and d2 < D2_WARN_FRAC * bd2 and "repetition" not in [o[0] for o in out]:
-            out.append(("repetition", Severity.WARNING, f"distinct-2 fell to {d2:.2f} from {bd2:.2f} at best: the "
-                        f"samples reuse the same word pairs", self._onset(recent, lambda p: p.d2 is not None and
-                                                                          p.d2 < D2_WARN_FRAC * bd2), d2, bd2))
+            out.append(
+                (
+                    "repetition",
+                    Severity.WARNING,
+                    f"distinct-2 fell to {d2:.2f} from {bd2:.2f} at best: the samples reuse the same word pairs",
+                    self._onset(recent, lambda p: p.d2 is not None and p.d2 < D2_WARN_FRAC * bd2),
+                    d2,
+                    bd2,
+                )
+            )
         nw, bnw = lv["nonword"], b.get("nonword")
         ce, bce = lv["cce"], b.get("cce")
         if rel and nw is not None and bnw is not None:
-            if (nw >= NW_FAIL and nw - bnw >= NW_FAIL_RISE) or (ce is not None and bce is not None and ce >= CCE_FAIL
-                                                              and ce - bce >= CCE_FAIL_RISE):
+            if (nw >= NW_FAIL and nw - bnw >= NW_FAIL_RISE) or (
+                ce is not None and bce is not None and ce >= CCE_FAIL and ce - bce >= CCE_FAIL_RISE
+            ):
                 sev = Severity.CRITICAL
-            elif (nw >= NW_WARN and nw - bnw >= NW_WARN_RISE) or (ce is not None and bce is not None and
-                                                                 ce >= CCE_WARN and ce - bce >= CCE_WARN_RISE):
+            elif (nw >= NW_WARN and nw - bnw >= NW_WARN_RISE) or (
+                ce is not None and bce is not None and ce >= CCE_WARN and ce - bce >= CCE_WARN_RISE
+            ):
                 sev = Severity.WARNING
             else:
                 sev = None
             if sev is not None:
                 lim = bnw + NW_WARN_RISE
-                out.append(("gibberish", sev, f"the samples turned to gibberish: {nw:.0%} of the words are not "
-                            f"word-like (best {bnw:.0%}), character-class entropy {fmt(ce)} bits (best {fmt(bce)})",
-                            self._onset(recent, lambda p: _ge(p.nonword, lim)), nw, bnw))
+                out.append(
+                    (
+                        "gibberish",
+                        sev,
+                        f"the samples turned to gibberish: {nw:.0%} of the words are not "
+                        f"word-like (best {bnw:.0%}), character-class entropy {fmt(ce)} bits (best {fmt(bce)})",
+                        self._onset(recent, lambda p: _ge(p.nonword, lim)),
+                        nw,
+                        bnw,
+                    )
+                )
         ln, bln = lv["length"], b.get("length")
         if rel and ln is not None and bln and bln >= LEN_MIN_BEST and ln < LEN_WARN_FRAC * bln and e < EMPTY_WARN:
-            out.append(("length", Severity.WARNING, f"the samples got short: median {ln:.0f} characters vs "
-                        f"{bln:.0f} at best", self._onset(recent, lambda p: p.length < LEN_WARN_FRAC * bln), ln, bln))
+            out.append(
+                (
+                    "length",
+                    Severity.WARNING,
+                    f"the samples got short: median {ln:.0f} characters vs {bln:.0f} at best",
+                    self._onset(recent, lambda p: p.length < LEN_WARN_FRAC * bln),
+                    ln,
+                    bln,
+                )
+            )
         if rel and self._early_points >= LEVEL and not out:
             cur: dict[str, int] = {}
             for p in recent:
@@ -436,9 +492,17 @@ class OutputCollapseDetector(Detector):
                     cur[k] = cur.get(k, 0) + v
             dist = tm.class_distance(cur, self.early_classes)
             if dist >= SHIFT_WARN:
-                out.append(("shift", Severity.WARNING, f"the samples changed character: the mix of letters, digits "
-                            f"and symbols moved {dist:.2f} (total variation) from the first samples",
-                            recent[0].step, dist, None))
+                out.append(
+                    (
+                        "shift",
+                        Severity.WARNING,
+                        f"the samples changed character: the mix of letters, digits "
+                        f"and symbols moved {dist:.2f} (total variation) from the first samples",
+                        recent[0].step,
+                        dist,
+                        None,
+                    )
+                )
         return out
 
     @staticmethod
@@ -460,24 +524,44 @@ class OutputCollapseDetector(Detector):
         good = f" (still fine at step {before[-1].step})" if before else ""
         self.findings[kind] = _Finding(kind, sev, step, onset, f"{_label(kind, value)} since step {onset}")
         shown = next((p.text for p in reversed(recent) if p.step >= onset), recent[-1].text)
-        sample = f' Sample at step {recent[-1].step}: "{shown}".' if shown else \
-            f" Sample at step {recent[-1].step}: (empty)."
-        return [Alert(self.id, sev, step, f"Output collapse from step {onset}{good}: {what}.{sample}",
-                      value=value, baseline=base, actions=self._actions(kind, onset),
-                      key=f"output_collapse:{kind}:{sev.value}")]
+        sample = (
+            f' Sample at step {recent[-1].step}: "{shown}".'
+            if shown
+            else f" Sample at step {recent[-1].step}: (empty)."
+        )
+        return [
+            Alert(
+                self.id,
+                sev,
+                step,
+                f"Output collapse from step {onset}{good}: {what}.{sample}",
+                value=value,
+                baseline=base,
+                actions=self._actions(kind, onset),
+                key=f"output_collapse:{kind}:{sev.value}",
+            )
+        ]
 
     def _actions(self, kind: str, onset: int) -> list[str]:
         roll = advice.rollback(self.state, onset, "the collapse")
-        tok = ("Check the tokenizer and special tokens: the same vocabulary and ids for the training data and for "
-               "decoding samples, EOS / pad tokens masked out of the loss, the sampler's stop condition.")
-        data = (f"Check the data mix around step {onset}: duplicated or boilerplate documents (dedup), one source "
-                f"dominating, empty or truncated documents.")
+        tok = (
+            "Check the tokenizer and special tokens: the same vocabulary and ids for the training data and for "
+            "decoding samples, EOS / pad tokens masked out of the loss, the sampler's stop condition."
+        )
+        data = (
+            f"Check the data mix around step {onset}: duplicated or boilerplate documents (dedup), one source "
+            f"dominating, empty or truncated documents."
+        )
         if kind == "empty":
             return [roll, tok, data]
         if kind == "repetition":
-            return [roll, advice.lower_lr(self.state), data,
-                    "Sample with temperature / nucleus (top-p 0.9-0.95), not greedy: greedy decoding repeats "
-                    "itself even in healthy models (Welleck et al.)."]
+            return [
+                roll,
+                advice.lower_lr(self.state),
+                data,
+                "Sample with temperature / nucleus (top-p 0.9-0.95), not greedy: greedy decoding repeats "
+                "itself even in healthy models (Welleck et al.).",
+            ]
         if kind == "gibberish":
             return [roll, tok, advice.lower_lr(self.state), data]
         return [roll, advice.lower_lr(self.state), data, tok]
@@ -511,23 +595,33 @@ class OutputCollapseDetector(Detector):
                 sev = Severity.CRITICAL
             elif lv >= ZERO_WARN:
                 sev = Severity.WARNING
-            what = (f"{key} {fmt(lv)}: {lv:.1%} of the activations are zero (dead units; WARN >= "
-                    f"{ZERO_WARN:.0%}, FAIL >= {ZERO_FAIL:.0%})")
+            what = (
+                f"{key} {fmt(lv)}: {lv:.1%} of the activations are zero (dead units; WARN >= "
+                f"{ZERO_WARN:.0%}, FAIL >= {ZERO_FAIL:.0%})"
+            )
         elif kind == "entropy":
             ref = u.ref or 0.0
             if ref > 0 and lv < ENT_FAIL * ref:
                 sev = Severity.CRITICAL
             elif ref > 0 and lv < ENT_WARN * ref:
                 sev = Severity.WARNING
-            what = (f"{key} {fmt(lv)} vs {fmt(ref)} early in the run ({lv / ref:.0%}): attention entropy collapse "
-                    f"(Zhai et al. 2023: it comes with oscillating loss or divergence)") if ref > 0 else ""
+            what = (
+                (
+                    f"{key} {fmt(lv)} vs {fmt(ref)} early in the run ({lv / ref:.0%}): attention entropy collapse "
+                    f"(Zhai et al. 2023: it comes with oscillating loss or divergence)"
+                )
+                if ref > 0
+                else ""
+            )
         else:
             if lv > LOGIT_FAIL:
                 sev = Severity.CRITICAL
             elif lv > LOGIT_WARN:
                 sev = Severity.WARNING
-            what = (f"{key} {fmt(lv)}: attention logits above {fmt(LOGIT_WARN)}, where Kimi K2's QK-Clip caps them "
-                    f"(logit growth precedes loss divergence)")
+            what = (
+                f"{key} {fmt(lv)}: attention logits above {fmt(LOGIT_WARN)}, where Kimi K2's QK-Clip caps them "
+                f"(logit growth precedes loss divergence)"
+            )
         if sev is None:
             if u.sev is None:
                 u.onset = None
@@ -545,34 +639,60 @@ class OutputCollapseDetector(Detector):
         u.onset = onset
         acts = [advice.rollback(self.state, onset, "the collapse"), advice.lower_lr(self.state)]
         if u.kind == "logit":
-            acts.append("Bound the attention logits: QK-layernorm or QK-clip at 100 (Kimi K2), or soft-capping; "
-                        "z-loss 1e-4 (PaLM) for the output logits.")
+            acts.append(
+                "Bound the attention logits: QK-layernorm or QK-clip at 100 (Kimi K2), or soft-capping; "
+                "z-loss 1e-4 (PaLM) for the output logits."
+            )
         elif u.kind == "entropy":
-            acts.append("Keep attention entropy up: QK-layernorm or sigmaReparam (Zhai et al. 2023), a longer "
-                        "warm-up.")
+            acts.append("Keep attention entropy up: QK-layernorm or sigmaReparam (Zhai et al. 2023), a longer warm-up.")
         else:
-            acts.append("Check for dead ReLUs: lower LR, smaller init, or a smooth activation (GELU / SwiGLU); "
-                        "check the weight decay.")
-        return Alert(self.id, sev, rec.step, f"{what[:1].upper()}{what[1:]} at step {rec.step} (since step {onset}).", value=v, baseline=u.ref, actions=acts,
-                     key=f"output_collapse:{u.key}:{sev.value}")
+            acts.append(
+                "Check for dead ReLUs: lower LR, smaller init, or a smooth activation (GELU / SwiGLU); "
+                "check the weight decay."
+            )
+        return Alert(
+            self.id,
+            sev,
+            rec.step,
+            f"{what[:1].upper()}{what[1:]} at step {rec.step} (since step {onset}).",
+            value=v,
+            baseline=u.ref,
+            actions=acts,
+            key=f"output_collapse:{u.key}:{sev.value}",
+        )
 
     # ------------------------------------------------------------------ memorisation
     def _memorised(self, rec: StepRecord, x: float) -> Alert:
         onset = self._low_start if self._low_start is not None else rec.step
-        val = (f"; eval loss {fmt(self._val)}, {self._val / max(x, 1e-12):.0f}x higher" if self._val is not None
-               and self._val > 2 * x else "")
-        self.memo = _Finding("memorisation", Severity.WARNING, rec.step, onset,
-                             f"training loss ~{fmt(x)} since step {onset}: memorisation")
-        return Alert(self.id, Severity.WARNING, rec.step,
-                     f"Training loss near zero: {fmt(x)} at step {rec.step}, below {MEMO_LOSS} for most of the last "
-                     f"~{MEMO_MIN} values since step {onset}{val}. The model is memorising its training data: "
-                     f"over-fitting, not health.",
-                     value=x, baseline=MEMO_LOSS,
-                     actions=[f"Use the checkpoint from before step {onset} (or the one with the best eval loss) "
-                              f"rather than the last one.",
-                              "Train on more (deduplicated) data or for fewer epochs; add or raise dropout / weight "
-                              "decay; hold out an eval set and stop when its loss rises."],
-                     key="output_collapse:memorisation")
+        val = (
+            f"; eval loss {fmt(self._val)}, {self._val / max(x, 1e-12):.0f}x higher"
+            if self._val is not None and self._val > 2 * x
+            else ""
+        )
+        self.memo = _Finding(
+            "memorisation",
+            Severity.WARNING,
+            rec.step,
+            onset,
+            f"training loss ~{fmt(x)} since step {onset}: memorisation",
+        )
+        return Alert(
+            self.id,
+            Severity.WARNING,
+            rec.step,
+            f"Training loss near zero: {fmt(x)} at step {rec.step}, below {MEMO_LOSS} for most of the last "
+            f"~{MEMO_MIN} values since step {onset}{val}. The model is memorising its training data: "
+            f"over-fitting, not health.",
+            value=x,
+            baseline=MEMO_LOSS,
+            actions=[
+                f"Use the checkpoint from before step {onset} (or the one with the best eval loss) "
+                f"rather than the last one.",
+                "Train on more (deduplicated) data or for fewer epochs; add or raise dropout / weight "
+                "decay; hold out an eval set and stop when its loss rises.",
+            ],
+            key="output_collapse:memorisation",
+        )
 
     # ------------------------------------------------------------------ resume / result
     def on_resume(self, step: int) -> None:
@@ -601,20 +721,24 @@ class OutputCollapseDetector(Detector):
             lv = self._levels(recent)
             r = f"seq-rep-4 {lv['rep4']:.2f}, " if lv["rep4"] is not None else ""
             nw = f"{lv['nonword']:.0%} non-words, " if lv["nonword"] is not None else ""
-            return self._result(Status.PASS, f"{self.n_samples} sample(s) at {self.n_points} step(s): {r}{nw}"
-                                             f"{lv['empty']:.0%} empty")
+            return self._result(
+                Status.PASS, f"{self.n_samples} sample(s) at {self.n_points} step(s): {r}{nw}{lv['empty']:.0%} empty"
+            )
         if self.units:
-            return self._result(Status.PASS, "no generations logged; " + ", ".join(sorted(self.units)[:3])
-                                + " within limits")
+            return self._result(
+                Status.PASS, "no generations logged; " + ", ".join(sorted(self.units)[:3]) + " within limits"
+            )
         return self._result(Status.SKIP, "no generations logged")
 
 
 def _label(kind: str, v: float) -> str:
-    return {"empty": f"{v:.0%} of the recent samples empty",
-            "repetition": f"samples repeat themselves (seq-rep-4 / distinct-2 {v:.2f})",
-            "gibberish": f"samples turned to gibberish ({v:.0%} non-words)",
-            "length": f"samples shortened to ~{v:.0f} characters",
-            "shift": f"samples changed character (distance {v:.2f})"}.get(kind, kind)
+    return {
+        "empty": f"{v:.0%} of the recent samples empty",
+        "repetition": f"samples repeat themselves (seq-rep-4 / distinct-2 {v:.2f})",
+        "gibberish": f"samples turned to gibberish ({v:.0%} non-words)",
+        "length": f"samples shortened to ~{v:.0f} characters",
+        "shift": f"samples changed character (distance {v:.2f})",
+    }.get(kind, kind)
 
 
 def _is_empty(p: _Point) -> bool:

@@ -29,7 +29,6 @@ from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
 
-
 class OverfittingDetector(Detector):
     id = "overfitting"
     title = "Over-fitting"
@@ -105,26 +104,36 @@ class OverfittingDetector(Detector):
         b_step, b_val, b_tr = self.best
         ck = self._keep()
         keep = f"; keep {ck[1]} (step {ck[0]}), the checkpoint nearest to it" if ck else ""
-        trend = f" while the training loss fell from {fmt(b_tr)} to {fmt(tr)}" if b_tr is not None and tr is not None \
+        trend = (
+            f" while the training loss fell from {fmt(b_tr)} to {fmt(tr)}"
+            if b_tr is not None and tr is not None
             else " while the training loss kept falling"
+        )
         if now == "fail":
-            head = (f"Over-fitting: the evaluation loss is back above its first value ({fmt(v)} at step {step} vs "
-                    f"{fmt(self.first[1])} at step {self.first[0]}){trend}: everything gained on held-out data is lost")
+            head = (
+                f"Over-fitting: the evaluation loss is back above its first value ({fmt(v)} at step {step} vs "
+                f"{fmt(self.first[1])} at step {self.first[0]}){trend}: everything gained on held-out data is lost"
+            )
         else:
-            head = (f"Over-fitting: the evaluation loss rose from its best {fmt(b_val)} (step {b_step}) to {fmt(v)} "
-                    f"(step {step}) over {self.above} evaluations{trend}")
+            head = (
+                f"Over-fitting: the evaluation loss rose from its best {fmt(b_val)} (step {b_step}) to {fmt(v)} "
+                f"(step {step}) over {self.above} evaluations{trend}"
+            )
         acts = []
         if ck:
             acts.append(f"Keep {ck[1]} (step {ck[0]}): the checkpoint nearest to the best evaluation loss.")
         else:
             acts.append(f"Keep the model of step {b_step} (the best evaluation loss); no checkpoint was found near it.")
-        acts.append("Stop early (HF EarlyStoppingCallback / load_best_model_at_end, Lightning EarlyStopping on the "
-                    "validation loss), or add regularisation: more data or augmentation, dropout, weight decay, "
-                    "fewer epochs.")
+        acts.append(
+            "Stop early (HF EarlyStoppingCallback / load_best_model_at_end, Lightning EarlyStopping on the "
+            "validation loss), or add regularisation: more data or augmentation, dropout, weight decay, "
+            "fewer epochs."
+        )
         sev = Severity.CRITICAL if now == "fail" else Severity.WARNING
         # (at the step it is seen, as every alert: the best step is in the message and the actions)
-        return Alert(self.id, sev, step, head + keep + ".", value=v, baseline=b_val, actions=acts,
-                     key=f"overfit:{b_step}")
+        return Alert(
+            self.id, sev, step, head + keep + ".", value=v, baseline=b_val, actions=acts, key=f"overfit:{b_step}"
+        )
 
     def on_resume(self, step: int) -> None:
         """Steps went back before the best evaluation: the evaluations after ``step`` are
@@ -164,15 +173,23 @@ class OverfittingDetector(Detector):
         ck = self._keep()
         keep = f"; keep {ck[1]} (step {ck[0]})" if ck else ""
         if self.state_now == "fail":
-            return self._result(Status.FAIL, f"evaluation loss back above its first value ({fmt(self.last[1])} at "
-                                             f"step {self.last[0]} vs {fmt(self.first[1])}); best {fmt(b_val)} at "
-                                             f"step {b_step}{keep}")
+            return self._result(
+                Status.FAIL,
+                f"evaluation loss back above its first value ({fmt(self.last[1])} at "
+                f"step {self.last[0]} vs {fmt(self.first[1])}); best {fmt(b_val)} at "
+                f"step {b_step}{keep}",
+            )
         if self.state_now == "warn":
-            return self._result(Status.WARN, f"evaluation loss rising since its best {fmt(b_val)} at step {b_step} "
-                                             f"({fmt(self.last[1])} at step {self.last[0]}) while the training loss "
-                                             f"falls{keep}")
+            return self._result(
+                Status.WARN,
+                f"evaluation loss rising since its best {fmt(b_val)} at step {b_step} "
+                f"({fmt(self.last[1])} at step {self.last[0]}) while the training loss "
+                f"falls{keep}",
+            )
         note = ""
         if self.ended is not None:
             note = f"; an over-fitting stretch after step {self.ended[0]} ended at step {self.ended[1]}"
-        return self._result(Status.PASS, f"{self.evals} evaluation(s), best {fmt(b_val)} at step {b_step}, "
-                                         f"last {fmt(self.last[1])}{note}")
+        return self._result(
+            Status.PASS,
+            f"{self.evals} evaluation(s), best {fmt(b_val)} at step {b_step}, last {fmt(self.last[1])}{note}",
+        )

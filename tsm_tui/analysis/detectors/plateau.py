@@ -106,7 +106,6 @@ CONST_FRAC = 0.1
 SMALL_BLOCK = 12
 
 
-
 def _seq_sum(s: float, x: np.ndarray) -> float:
     """``s + x[0] + x[1] + ...`` added left to right, as a loop of ``s += v`` does."""
     return float(np.concatenate(([s], x)).cumsum()[-1])
@@ -288,8 +287,7 @@ class PlateauDetector(Detector):
         n, s = b.n, b.s
         t = 0.5 * (b.first + b.last) - self._t0
         nt = n * t
-        return (p[0] + 1, p[1] + n, p[2] + nt, p[3] + nt * t, p[4] + s, p[5] + s * t, p[6] + s * s / n,
-                p[7] + b.ss)
+        return (p[0] + 1, p[1] + n, p[2] + nt, p[3] + nt * t, p[4] + s, p[5] + s * t, p[6] + s * s / n, p[7] + b.ss)
 
     def _reindex(self) -> None:
         self._lasts = [b.last for b in self.blocks]
@@ -371,17 +369,28 @@ class PlateauDetector(Detector):
             return []
         v = self._same_val
         self.const = (v, self._same_from)
-        why = ("a loss of exactly 0: the labels are masked out or leak into the inputs, the loss is not computed, "
-               "or NaN / Inf is logged as 0 (HF logging_nan_inf_filter)"
-               if v == 0 else "frozen weights (no optimizer step applied) or a logging bug")
-        return [Alert(
-            self.id, Severity.CRITICAL, step,
-            f"Loss exactly {fmt(v)} for {self._same_n} records since step {self._same_from}: the model is not "
-            f"learning ({why}).",
-            value=v, baseline=None,
-            actions=["Check the loss computation and the labels (masking, padding, label shift) on one batch by hand.",
-                     "Check that optimizer steps are applied (grad norm, skipped steps, frozen parameters)."],
-            key="plateau_const")]
+        why = (
+            "a loss of exactly 0: the labels are masked out or leak into the inputs, the loss is not computed, "
+            "or NaN / Inf is logged as 0 (HF logging_nan_inf_filter)"
+            if v == 0
+            else "frozen weights (no optimizer step applied) or a logging bug"
+        )
+        return [
+            Alert(
+                self.id,
+                Severity.CRITICAL,
+                step,
+                f"Loss exactly {fmt(v)} for {self._same_n} records since step {self._same_from}: the model is not "
+                f"learning ({why}).",
+                value=v,
+                baseline=None,
+                actions=[
+                    "Check the loss computation and the labels (masking, padding, label shift) on one batch by hand.",
+                    "Check that optimizer steps are applied (grad norm, skipped steps, frozen parameters).",
+                ],
+                key="plateau_const",
+            )
+        ]
 
     def _level_cap(self) -> float | None:
         """Above this a loss is a spike (see SPIKE_SD); None until REF_RECORDS are in blocks."""
@@ -429,14 +438,14 @@ class PlateauDetector(Detector):
             # at the block's end can raise the alert
             flag = k + self.block_size - (self._cur.n if self._cur is not None else 0) - 1
         if self.const is None and flag > k:
-            x = fr.cols["loss"][k:min(flag, e)] if rows is None else fr.cols["loss"][rows[k:min(flag, e)]]
-            st = fr.step[k:k + x.size] if rows is None else fr.step[rows[k:k + x.size]]
+            x = fr.cols["loss"][k : min(flag, e)] if rows is None else fr.cols["loss"][rows[k : min(flag, e)]]
+            st = fr.step[k : k + x.size] if rows is None else fr.step[rows[k : k + x.size]]
             r = self._const_row(x, st, first)
             if r is not None:  # the constant's alert comes from this row: update() says it
                 flag = k + r
         if flag >= e:
             return NONE
-        return np.array([flag]) if rows is None else rows[flag:flag + 1]
+        return np.array([flag]) if rows is None else rows[flag : flag + 1]
 
     def _bulk_evaluates(self) -> bool:
         """The bulk may complete blocks and evaluate them itself while no candidate is
@@ -470,23 +479,33 @@ class PlateauDetector(Detector):
                 return None
             if self.start is not None or not self._bulk_evaluates() or self._never_watch():
                 if c > pos:
-                    self._add(x[pos:c], steps[pos:c], None if gn is None else gn[pos:c],
-                              None if lr is None else lr[pos:c])
+                    self._add(
+                        x[pos:c], steps[pos:c], None if gn is None else gn[pos:c], None if lr is None else lr[pos:c]
+                    )
                 return a + c if rows is None else int(sel[c])
             e = c + 1
             bs = self.block_size
             if e - pos == bs and bs > SMALL_BLOCK and self._first_n >= FIRST_RECORDS:
                 k = min((m - pos) // bs, MAX_BLOCKS + 1 - len(self.blocks))  # whole blocks, up to a merge
                 if k > 1:
-                    pos += self._blocks(fr, (lambda i, p=pos: a + p + i) if rows is None else (lambda i, p=pos: int(sel[p + i])),
-                                        x[pos:], steps[pos:], None if gn is None else gn[pos:],
-                                        None if lr is None else lr[pos:], k)
+                    pos += self._blocks(
+                        fr,
+                        (lambda i, p=pos: a + p + i) if rows is None else (lambda i, p=pos: int(sel[p + i])),
+                        x[pos:],
+                        steps[pos:],
+                        None if gn is None else gn[pos:],
+                        None if lr is None else lr[pos:],
+                        k,
+                    )
                     continue
             if e - pos <= SMALL_BLOCK:  # a few rows: one by one is cheaper than the columns
                 row = self._row
-                for v, t, g, r in zip(x[pos:e].tolist(), steps[pos:e].tolist(),
-                                      repeat(None) if gn is None else gn[pos:e].tolist(),
-                                      repeat(None) if lr is None else lr[pos:e].tolist()):
+                for v, t, g, r in zip(
+                    x[pos:e].tolist(),
+                    steps[pos:e].tolist(),
+                    repeat(None) if gn is None else gn[pos:e].tolist(),
+                    repeat(None) if lr is None else lr[pos:e].tolist(),
+                ):
                     row(v, t, g, r)
             else:
                 self._add(x[pos:e], steps[pos:e], None if gn is None else gn[pos:e], None if lr is None else lr[pos:e])
@@ -502,8 +521,9 @@ class PlateauDetector(Detector):
         span less than 0.8 x plateau_steps (<= 0.8 x the window: it cannot be judged,
         see ``_evaluate``) and the early-LR check cannot fire (no plan, or said)."""
         blocks = self.blocks
-        return ((not blocks or now - blocks[0].first < 0.8 * self.s.plateau_steps)
-                and (self.lr_early is not None or not self.state.info.total_steps))
+        return (not blocks or now - blocks[0].first < 0.8 * self.s.plateau_steps) and (
+            self.lr_early is not None or not self.state.info.total_steps
+        )
 
     def _const_row(self, x, steps, first: int) -> int | None:
         """Position of the first of rows ``x`` at which ``_constant`` would raise its
@@ -514,9 +534,11 @@ class PlateauDetector(Detector):
             return None
         ch = np.flatnonzero(x[1:] != x[:-1])  # a new run of equal values begins after these
         starts = ch + 1  # where a new run of equal values begins
-        longest = max(carry + (int(starts[0]) if starts.size else x.size),
-                      int(np.diff(starts).max()) if starts.size > 1 else 0,
-                      x.size - int(starts[-1]) if starts.size else 0)
+        longest = max(
+            carry + (int(starts[0]) if starts.size else x.size),
+            int(np.diff(starts).max()) if starts.size > 1 else 0,
+            x.size - int(starts[-1]) if starts.size else 0,
+        )
         if longest < CONST_RECORDS:
             return None
         idx = np.arange(x.size)
@@ -566,7 +588,7 @@ class PlateauDetector(Detector):
         k = self.s.never_records - len(self._head)
         if k > 0:
             self._head += x[:k].tolist()
-        self._tail.extend(x[-self.s.never_records:].tolist())
+        self._tail.extend(x[-self.s.never_records :].tolist())
 
     def _lr_zeros(self, lr: np.ndarray, steps: np.ndarray) -> None:
         """The stretch of LR 0 after rows ``lr`` (steps ``steps``; NaN / Inf LRs are not
@@ -618,7 +640,7 @@ class PlateauDetector(Detector):
             ok = np.isfinite(G)
             GS, GN = sums(np.where(ok, G, 0.0)), ok.sum(axis=1).tolist()  # (+ 0.0: the sum unchanged)
         top = X.max(axis=1).tolist()
-        first, last = steps[:m:bs].tolist(), steps[bs - 1:m:bs].tolist()
+        first, last = steps[:m:bs].tolist(), steps[bs - 1 : m : bs].tolist()
         sched = self._sched
         # the schedule's peak (read by the evaluations) cannot move: the LRs go in at the end
         fixed = lr is None or (sched.done and bool(lr[:m].max() <= sched.peak))
@@ -636,8 +658,8 @@ class PlateauDetector(Detector):
             self.n += bs
             if lr is not None:
                 if not fixed:
-                    sched.update_many(lr[i * bs:(i + 1) * bs])
-                self._lr_zeros(lr[i * bs:(i + 1) * bs], steps[i * bs:(i + 1) * bs])
+                    sched.update_many(lr[i * bs : (i + 1) * bs])
+                self._lr_zeros(lr[i * bs : (i + 1) * bs], steps[i * bs : (i + 1) * bs])
             self._cur = b
             self._complete()
             now = last[i]
@@ -691,8 +713,12 @@ class PlateauDetector(Detector):
             return None
         span = now - (self._t0 if self._t0 is not None else now)
         f = self._fit(0, span) if span > 0 else None
-        if f is None or f.r - Z * f.se > self.s.plateau_rel or (f.r + Z * f.se >= RUN_MIN_GAIN and not said) \
-                or -f.r - Z * f.se > RUN_MIN_GAIN:
+        if (
+            f is None
+            or f.r - Z * f.se > self.s.plateau_rel
+            or (f.r + Z * f.se >= RUN_MIN_GAIN and not said)
+            or -f.r - Z * f.se > RUN_MIN_GAIN
+        ):
             return None
         return f, span
 
@@ -737,19 +763,29 @@ class PlateauDetector(Detector):
         d = (a - b) / a
         moved = f"{d:.1%} lower" if d >= 0 else f"{-d:.1%} higher"
         st = self.state
-        lr_txt = (f", the LR still rising in its warm-up ({fmt(st.last_lr)})" if st.last_lr is not None
-                  and self._sched.rose and not self._sched.done else self._lr_text())
-        return [Alert(
-            self.id, Severity.CRITICAL if crit else Severity.WARNING, now,
-            f"Loss never improved in {span} steps since step {self._t0}: median {fmt(b)} of the last "
-            f"{self.s.never_records} losses, {moved} than the first {self.s.never_records} ({fmt(a)}); a line "
-            f"through the run: {f.r:+.1%} +- {Z * f.se:.1%}{lr_txt}. The model is not learning.",
-            value=b, baseline=a,
-            actions=["Check that the optimizer updates the weights: the LR (too low, or a scheduler at 0), the "
-                     "trainable parameters (LoRA targets, frozen layers) and the grad norm.",
-                     "Check the data and the labels on one batch by hand (masked or shifted labels, the chat "
-                     "template)."],
-            key="plateau_never")]
+        lr_txt = (
+            f", the LR still rising in its warm-up ({fmt(st.last_lr)})"
+            if st.last_lr is not None and self._sched.rose and not self._sched.done
+            else self._lr_text()
+        )
+        return [
+            Alert(
+                self.id,
+                Severity.CRITICAL if crit else Severity.WARNING,
+                now,
+                f"Loss never improved in {span} steps since step {self._t0}: median {fmt(b)} of the last "
+                f"{self.s.never_records} losses, {moved} than the first {self.s.never_records} ({fmt(a)}); a line "
+                f"through the run: {f.r:+.1%} +- {Z * f.se:.1%}{lr_txt}. The model is not learning.",
+                value=b,
+                baseline=a,
+                actions=[
+                    "Check that the optimizer updates the weights: the LR (too low, or a scheduler at 0), the "
+                    "trainable parameters (LoRA targets, frozen layers) and the grad norm.",
+                    "Check the data and the labels on one batch by hand (masked or shifted labels, the chat template).",
+                ],
+                key="plateau_never",
+            )
+        ]
 
     def window_steps(self) -> int:
         span = (self.state.last_step or 0) - (self.state.first_step or 0)
@@ -761,9 +797,16 @@ class PlateauDetector(Detector):
         self._proven = False
         st = self.state
         prog = st.progress()
-        if (self.lr_early is None and prog is not None and prog < CONVERGE_PROGRESS and st.last_lr is not None
-                and self._sched.peak and st.peak_lr_step is not None and st.peak_lr_step < now
-                and st.last_lr <= self.s.decayed_lr_frac * self._sched.peak):
+        if (
+            self.lr_early is None
+            and prog is not None
+            and prog < CONVERGE_PROGRESS
+            and st.last_lr is not None
+            and self._sched.peak
+            and st.peak_lr_step is not None
+            and st.peak_lr_step < now
+            and st.last_lr <= self.s.decayed_lr_frac * self._sched.peak
+        ):
             self.lr_early = prog  # the LR fell to ~0 long before the plan's end: it never "finished"
         blocks = self.blocks
         j = bisect_right(self._lasts, now - L)  # the window: blocks that end in the last L steps
@@ -827,15 +870,17 @@ class PlateauDetector(Detector):
             if self.converged_at is None:
                 self.converged_at = self.start
                 prog = st.progress()
-                self.converged_how = (f"at {prog:.0%} of the planned run" if prog is not None
-                                      and prog >= self.s.end_progress else "with the LR decayed")
+                self.converged_how = (
+                    f"at {prog:.0%} of the planned run"
+                    if prog is not None and prog >= self.s.end_progress
+                    else "with the LR decayed"
+                )
             return []
         dur = now - self.start
         if now - self._proven_since < CONFIRM * L:  # one flat evaluation is not yet a plateau
             return []
         lr_txt = self._lr_text()
-        hint = (" The grad norm collapsed with it: dead units or a dead optimizer state."
-                if self.dead_hint else "")
+        hint = " The grad norm collapsed with it: dead units or a dead optimizer state." if self.dead_hint else ""
         if dur >= 2 * L and not self.failed and self._strict:  # (a first report that is already critical is one alert)
             self.warned = self.failed = True
             return [self._alert(Severity.CRITICAL, now, dur, lr_txt, hint)]
@@ -866,34 +911,54 @@ class PlateauDetector(Detector):
     def _alert(self, sev, step, dur, lr_txt, hint) -> Alert:
         actions = [advice.rollback(self.state, self.start or step, "the plateau")]
         if self.dead_hint:
-            actions.append("Check for dead activations and a stuck optimizer (reset Adam moments on restart; "
-                           "lower epsilon to 1e-8 as OLMo 2 did).")
+            actions.append(
+                "Check for dead activations and a stuck optimizer (reset Adam moments on restart; "
+                "lower epsilon to 1e-8 as OLMo 2 did)."
+            )
         else:
-            actions.append("Check the data pipeline (repeated or shuffled-label batches) and the LR: too low "
-                           "stalls, too high bounces.")
+            actions.append(
+                "Check the data pipeline (repeated or shuffled-label batches) and the LR: too low "
+                "stalls, too high bounces."
+            )
         if self._slow is not None and sev != Severity.CRITICAL:
-            what = (f"Loss improving only slowly for {dur} steps since step {self.start}: {self._slow:.2%} per "
-                    f"{self.window_steps()}-step window at ~{fmt(self.level)} (not {RUN_MIN_GAIN:.0%} better than "
-                    "at its start yet)")
+            what = (
+                f"Loss improving only slowly for {dur} steps since step {self.start}: {self._slow:.2%} per "
+                f"{self.window_steps()}-step window at ~{fmt(self.level)} (not {RUN_MIN_GAIN:.0%} better than "
+                "at its start yet)"
+            )
         else:
             what = f"Loss flat for {dur} steps since step {self.start} at ~{fmt(self.level)}"
         return Alert(
-            self.id, sev, step,
+            self.id,
+            sev,
+            step,
             f"{what}{lr_txt}.{hint}",
-            value=self.level, baseline=None, actions=actions,
+            value=self.level,
+            baseline=None,
+            actions=actions,
             key="plateau_fail" if sev == Severity.CRITICAL else "plateau",
         )
 
     def _lr_text(self) -> str:
         st = self.state
         peak = self._peak()  # the schedule's, not a jump's (audit B5)
-        if st.last_lr is not None and peak and st.last_lr <= self.s.decayed_lr_frac * peak and self.lr_early is not None:
-            return (f", LR {fmt(st.last_lr)} ({st.last_lr / peak:.0%} of peak) since {self.lr_early:.0%} "
-                    "of the planned run: a frozen LR / dead optimizer state, not a finished schedule")
+        if (
+            st.last_lr is not None
+            and peak
+            and st.last_lr <= self.s.decayed_lr_frac * peak
+            and self.lr_early is not None
+        ):
+            return (
+                f", LR {fmt(st.last_lr)} ({st.last_lr / peak:.0%} of peak) since {self.lr_early:.0%} "
+                "of the planned run: a frozen LR / dead optimizer state, not a finished schedule"
+            )
         if self._collapsed():
             z, total, first = self._lr_zero_from, st.info.total_steps, st.first_step or 0
-            where = (f"{z / total:.0%} of the planned run" if total else
-                     f"at {(z - first) / max(1, (st.last_step or 0) - first):.0%} of the steps logged")
+            where = (
+                f"{z / total:.0%} of the planned run"
+                if total
+                else f"at {(z - first) / max(1, (st.last_step or 0) - first):.0%} of the steps logged"
+            )
             return f", LR 0 since step {z} ({where}): a collapsed LR schedule (it ended before the run), not a finished one"
         if st.last_lr is not None and peak:
             if st.last_lr > JUMP_FACTOR * peak:
@@ -970,8 +1035,9 @@ class PlateauDetector(Detector):
         now = self.state.last_step or 0
         dead = "; grad norm collapsed (dead units / optimizer state?)" if self.dead_hint else ""
         if self.const is not None and self._same_val == self.const[0] and self._same_from == self.const[1]:
-            return self._result(Status.FAIL, f"loss exactly {fmt(self.const[0])} since step {self.const[1]}: "
-                                             "not learning")
+            return self._result(
+                Status.FAIL, f"loss exactly {fmt(self.const[0])} since step {self.const[1]}: not learning"
+            )
         span = self._span_result(L, now, dead)
         # a run said never to learn stays so until it improves materially or its line falls
         hold = self._never_fit(now, said=True) if self.never is not None else None
@@ -979,11 +1045,13 @@ class PlateauDetector(Detector):
             f = hold[0]
             a, b = median(self._head), median(self._tail)
             d = (a - b) / a
-            return self._result(Status.FAIL if self.never[3] else Status.WARN,
-                                f"loss never measurably improved since step {self._t0}: a line through the run "
-                                f"{f.r:+.1%} +- {Z * f.se:.1%}; median of the last {self.s.never_records} {fmt(b)}, "
-                                f"{f'{d:.1%} lower' if d >= 0 else f'{-d:.1%} higher'} than the first "
-                                f"{self.s.never_records}: not learning")
+            return self._result(
+                Status.FAIL if self.never[3] else Status.WARN,
+                f"loss never measurably improved since step {self._t0}: a line through the run "
+                f"{f.r:+.1%} +- {Z * f.se:.1%}; median of the last {self.s.never_records} {fmt(b)}, "
+                f"{f'{d:.1%} lower' if d >= 0 else f'{-d:.1%} higher'} than the first "
+                f"{self.s.never_records}: not learning",
+            )
         if span is not None:
             return span
         return self._rest(L)
@@ -999,28 +1067,43 @@ class PlateauDetector(Detector):
             if self._collapsed():
                 dead += f"; LR 0 since step {self._lr_zero_from}: the schedule ended before the run"
             if self.failed or (self._proven and dur >= 2 * L and self._strict):
-                return self._result(Status.FAIL, f"flat for {dur} steps since step {self.start} at ~{fmt(self.level)}{dead}")
+                return self._result(
+                    Status.FAIL, f"flat for {dur} steps since step {self.start} at ~{fmt(self.level)}{dead}"
+                )
             if self.warned or (self._proven and dur >= L):
                 if self._slow is not None and not self.failed:
-                    return self._result(Status.WARN, f"improving only {self._slow:.2%} per {L}-step window for {dur} "
-                                                     f"steps since step {self.start}{dead}")
+                    return self._result(
+                        Status.WARN,
+                        f"improving only {self._slow:.2%} per {L}-step window for {dur} "
+                        f"steps since step {self.start}{dead}",
+                    )
                 return self._result(Status.WARN, f"flat for {dur} steps since step {self.start}{dead}")
         return None
 
     def _rest(self, L: int) -> CheckResult:
         """The verdict without an open plateau."""
         cur = self._recent_level()
-        if cur is not None and self.best is not None and self.best[0] > 0 \
-                and cur >= self.s.divergence_factor * self.best[0]:
-            return self._result(Status.SKIP, f"loss {fmt(cur)}, {_times(cur / self.best[0])}x its best {fmt(self.best[0])} "
-                                             f"(step {self.best[1]}): rising, not flat (see Loss Spike Detection)")
+        if (
+            cur is not None
+            and self.best is not None
+            and self.best[0] > 0
+            and cur >= self.s.divergence_factor * self.best[0]
+        ):
+            return self._result(
+                Status.SKIP,
+                f"loss {fmt(cur)}, {_times(cur / self.best[0])}x its best {fmt(self.best[0])} "
+                f"(step {self.best[1]}): rising, not flat (see Loss Spike Detection)",
+            )
         if self.longest is not None:  # a stall that ended by itself is history, not a fault
             a, b = self.longest
             return self._result(Status.PASS, f"stalled for {b - a} steps from step {a}, then improved")
         if self.rising is not None:
             a, b = self.rising
-            return self._result(Status.SKIP, f"loss climbing ({fmt(a)} -> {fmt(b)} over the last {L} steps): "
-                                             "diverging, not flat (see Loss Spike Detection)")
+            return self._result(
+                Status.SKIP,
+                f"loss climbing ({fmt(a)} -> {fmt(b)} over the last {L} steps): "
+                "diverging, not flat (see Loss Spike Detection)",
+            )
         if self.converged_at is not None:
             return self._result(Status.PASS, f"flat since step {self.converged_at} {self.converged_how}: converged")
         return self._result(Status.PASS, f"loss still improving (window {L} steps)")

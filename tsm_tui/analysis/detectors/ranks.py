@@ -107,13 +107,13 @@ class RankTracker:
         t = fr.get("time")
         if t is None:
             if use_dt.any():
-                self.dts.extend(dt[use_dt][-self.dts.maxlen:].tolist())
+                self.dts.extend(dt[use_dt][-self.dts.maxlen :].tolist())
             return
         # rows without a usable duration take the wall-clock time since the previous such row
         tm = ~use_dt & np.isfinite(t)
         if not tm.any():
             if use_dt.any():
-                self.dts.extend(dt[use_dt][-self.dts.maxlen:].tolist())
+                self.dts.extend(dt[use_dt][-self.dts.maxlen :].tolist())
             return
         idx = np.flatnonzero(tm)
         tv = t[idx]
@@ -129,7 +129,7 @@ class RankTracker:
             vals[use_dt] = dt[use_dt]
         vals[idx[ok]] = d[ok]
         keep = vals[~np.isnan(vals)]
-        self.dts.extend(keep[-self.dts.maxlen:].tolist())
+        self.dts.extend(keep[-self.dts.maxlen :].tolist())
 
     @property
     def name(self) -> str:
@@ -204,12 +204,20 @@ def summarize(trackers: list[RankTracker]) -> tuple[CheckResult, list[tuple[Aler
         first = min(nan, key=lambda t: t.nan_step)
         names = ", ".join(t.name for t in nan[:4]) + (f" +{len(nan) - 4}" if len(nan) > 4 else "")
         problems.append(f"NaN on {names} only (first at step {first.nan_step})")
-        alerts.append(Alert(RanksDetector.id, Severity.CRITICAL, first.nan_step,
-                            f"Non-finite loss on {names} at step {first.nan_step} while the other "
-                            f"{n - len(nan)} rank(s) stay finite: a rank-local fault (a GPU, a node, a data shard).",
-                            actions=[f"Check the node and GPU of {first.name} (ECC errors, thermal throttling, "
-                                     "NCCL errors in its log) and its data shard; restart without that node."],
-                            key="rank_nan"))
+        alerts.append(
+            Alert(
+                RanksDetector.id,
+                Severity.CRITICAL,
+                first.nan_step,
+                f"Non-finite loss on {names} at step {first.nan_step} while the other "
+                f"{n - len(nan)} rank(s) stay finite: a rank-local fault (a GPU, a node, a data shard).",
+                actions=[
+                    f"Check the node and GPU of {first.name} (ECC errors, thermal throttling, "
+                    "NCCL errors in its log) and its data shard; restart without that node."
+                ],
+                key="rank_nan",
+            )
+        )
         subjects.append(names)
     meds = [statistics.median(t.losses) for t in trackers if t.losses]
     if len(meds) >= 2:
@@ -220,12 +228,22 @@ def summarize(trackers: list[RankTracker]) -> tuple[CheckResult, list[tuple[Aler
             t = far[0]
             v = statistics.median(t.losses)
             problems.append(f"{t.name} diverges ({fmt(v)} vs {fmt(centre)})")
-            alerts.append(Alert(RanksDetector.id, Severity.WARNING, t.last_step,
-                                f"{t.name} departs from the other ranks: recent loss {fmt(v)} vs the ranks' "
-                                f"median {fmt(centre)} ({v / centre:.1f}x).", value=v, baseline=centre,
-                                actions=[f"Compare {t.name}'s data shard and hardware with the others; a rank "
-                                         "that trains on different data or with a faulty GPU drifts apart."],
-                                key="rank_diverge"))
+            alerts.append(
+                Alert(
+                    RanksDetector.id,
+                    Severity.WARNING,
+                    t.last_step,
+                    f"{t.name} departs from the other ranks: recent loss {fmt(v)} vs the ranks' "
+                    f"median {fmt(centre)} ({v / centre:.1f}x).",
+                    value=v,
+                    baseline=centre,
+                    actions=[
+                        f"Compare {t.name}'s data shard and hardware with the others; a rank "
+                        "that trains on different data or with a faulty GPU drifts apart."
+                    ],
+                    key="rank_diverge",
+                )
+            )
             subjects.append(t.name)
     steps = [statistics.median(t.dts) for t in trackers if len(t.dts) >= 5]
     if len(steps) >= 2:
@@ -236,12 +254,22 @@ def summarize(trackers: list[RankTracker]) -> tuple[CheckResult, list[tuple[Aler
             t = max(slow, key=lambda t: statistics.median(t.dts))
             v = statistics.median(t.dts)
             problems.append(f"{t.name} straggles ({v / centre:.2f}x the median step time)")
-            alerts.append(Alert(RanksDetector.id, Severity.WARNING, t.last_step,
-                                f"Straggler: {t.name}'s median step time {fmt(v)} s is {v / centre:.2f}x the ranks' "
-                                f"median {fmt(centre)} s (Levanter flags > 1.15x); every step waits for it.",
-                                value=v, baseline=centre,
-                                actions=[f"Check {t.name}'s node (thermal throttling, a slow disk or NIC, another "
-                                         "job on it) or exclude it."], key="rank_straggler"))
+            alerts.append(
+                Alert(
+                    RanksDetector.id,
+                    Severity.WARNING,
+                    t.last_step,
+                    f"Straggler: {t.name}'s median step time {fmt(v)} s is {v / centre:.2f}x the ranks' "
+                    f"median {fmt(centre)} s (Levanter flags > 1.15x); every step waits for it.",
+                    value=v,
+                    baseline=centre,
+                    actions=[
+                        f"Check {t.name}'s node (thermal throttling, a slow disk or NIC, another "
+                        "job on it) or exclude it."
+                    ],
+                    key="rank_straggler",
+                )
+            )
             subjects.append(t.name)
     summary = f"{n} ranks read" + (": " + "; ".join(problems) if problems else ", none departs from the rest")
     return CheckResult(RanksDetector.id, RanksDetector.title, status, summary), list(zip(alerts, subjects))

@@ -23,15 +23,15 @@ GPT3_TABLE = [  # (params, batch tokens, peak LR)
 
 def gpt3_lr_fit(params: float) -> float:
     """Log-log fit of GPT-3 Table 2.1: LR ~= 0.1325 * N^-0.305 (detection-anchors 3.1)."""
-    return 0.1325 * params ** -0.305
+    return 0.1325 * params**-0.305
 
 
 def deepseek_lr(compute: float) -> float:
-    return 0.3118 * compute ** -0.125
+    return 0.3118 * compute**-0.125
 
 
 def deepseek_batch_tokens(compute: float) -> float:
-    return 0.2920 * compute ** 0.3271
+    return 0.2920 * compute**0.3271
 
 
 def gpt3_lr(params: float) -> tuple[float, str]:

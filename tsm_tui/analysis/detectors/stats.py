@@ -46,11 +46,11 @@ class RollingMedian:
         arrival order in ``_sorted``, which is what a stable ``sorted`` of the
         window in arrival order gives."""
         if isinstance(values, np.ndarray):
-            values = values[-self.size:].tolist()
+            values = values[-self.size :].tolist()
         if not values:
             return
         keep = self.size - len(values)
-        vals = (list(self._fifo)[-keep:] + values) if keep > 0 and self._fifo else values[-self.size:]
+        vals = (list(self._fifo)[-keep:] + values) if keep > 0 and self._fifo else values[-self.size :]
         self._fifo = deque(vals)
         self._sorted = sorted(vals)
 
@@ -166,7 +166,7 @@ class RollingMoments:
 
     def extend(self, values) -> None:
         """``update(x)`` for each of ``values``, oldest first."""
-        self._fifo.extend(values[-self.size:].tolist() if isinstance(values, np.ndarray) else values)
+        self._fifo.extend(values[-self.size :].tolist() if isinstance(values, np.ndarray) else values)
         self._moments = None
 
     def moments(self) -> tuple[float, float]:
@@ -186,7 +186,7 @@ class RollingMoments:
 
     def mean_std_after(self, values) -> tuple[float, float]:
         """``mean_std`` of the window after feeding ``values`` (oldest first), without feeding them."""
-        return mean_std((list(self._fifo) + list(values))[-self.size:])
+        return mean_std((list(self._fifo) + list(values))[-self.size :])
 
     @property
     def mean(self) -> float:
@@ -229,10 +229,10 @@ class Delay:
         """``push(x)`` for each of ``values``, oldest first (what falls out is dropped)."""
         if self.n == 0:
             return
-        vals = values[-self.n:]
+        vals = values[-self.n :]
         vals = vals.tolist() if isinstance(vals, np.ndarray) else list(vals)
         if len(vals) < self.n:
-            vals = list(self._q)[-(self.n - len(vals)):] + vals if self._q else vals
+            vals = list(self._q)[-(self.n - len(vals)) :] + vals if self._q else vals
         self._q = deque(vals)
 
     def outputs(self, values: np.ndarray) -> np.ndarray:
@@ -242,7 +242,7 @@ class Delay:
         if self.n == 0:
             return values
         seq = np.concatenate((np.fromiter(self._q, float, len(self._q)), values))
-        return seq[:max(0, seq.size - self.n)]
+        return seq[: max(0, seq.size - self.n)]
 
     def clear(self) -> None:
         self._q.clear()
@@ -271,8 +271,11 @@ class RollingRate:
 
     def extend(self, hits) -> None:
         """``update(h)`` for each of ``hits`` (bools, oldest first): the same window and count."""
-        new = (np.asarray(hits[-self.size:], dtype=bool).tobytes() if isinstance(hits, np.ndarray)
-               else bytes(1 if h else 0 for h in hits[-self.size:]))
+        new = (
+            np.asarray(hits[-self.size :], dtype=bool).tobytes()
+            if isinstance(hits, np.ndarray)
+            else bytes(1 if h else 0 for h in hits[-self.size :])
+        )
         f = self._fifo
         f += new
         drop = len(f) - self.size

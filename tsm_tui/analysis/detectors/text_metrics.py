@@ -54,7 +54,7 @@ def seq_rep(toks: list, n: int) -> float | None:
     m = len(toks) - n + 1
     if m <= 0:
         return None
-    grams = set(tuple(toks[i:i + n]) for i in range(m))
+    grams = set(tuple(toks[i : i + n]) for i in range(m))
     return 1.0 - len(grams) / m
 
 
@@ -80,7 +80,7 @@ def distinct(samples_tokens: list[list], n: int) -> float | None:
         m = len(toks) - n + 1
         if m > 0:
             total += m
-            grams.update(tuple(toks[i:i + n]) for i in range(m))
+            grams.update(tuple(toks[i : i + n]) for i in range(m))
     return len(grams) / total if total else None
 
 
@@ -133,7 +133,10 @@ def is_word(tok: str) -> bool:
     if core.replace(".", "").replace(",", "").isdigit():
         return True
     # hyphenated / apostrophe words, "3rd", "GPT-2", "x86_64"
-    return re.fullmatch(r"[^\W_]+(?:['’\-_.][^\W_]+)*", core) is not None and sum(ch.isalpha() for ch in core) >= len(core) / 2
+    return (
+        re.fullmatch(r"[^\W_]+(?:['’\-_.][^\W_]+)*", core) is not None
+        and sum(ch.isalpha() for ch in core) >= len(core) / 2
+    )
 
 
 def nonword_share(text: str) -> float | None:

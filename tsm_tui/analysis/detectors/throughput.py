@@ -177,15 +177,29 @@ class ThroughputDetector(Detector):
         self.drops.append((sp[0], None, ratio))
         if len(self.drops) > 20:
             del self.drops[0]
-        msg = (f"Throughput fell to 1/{fmt(ratio)} of the run's median from step {sp[0]} "
-               f"({sp[1]} records in a row more than {fmt(self.s.throughput_cliff)}x slower; {self._what()}).")
-        acts = ["Look for what slowed every step from there: a straggler rank or node (the ranks check compares "
-                "step times when every rank's log is read), the data loader (its wait time), thermal or power "
-                "throttling, another job on the same GPUs or network.",
-                f"Compare the step time before step {sp[0]} with after it: a lasting change in the data "
-                "(longer sequences) or in the setup (a checkpoint or eval every step) slows it too."]
-        return [Alert(self.id, Severity.WARNING, sp[4], msg, value=1.0 / ratio, baseline=1.0, actions=acts,
-                      key=f"throughput-drop:{sp[0]}")]
+        msg = (
+            f"Throughput fell to 1/{fmt(ratio)} of the run's median from step {sp[0]} "
+            f"({sp[1]} records in a row more than {fmt(self.s.throughput_cliff)}x slower; {self._what()})."
+        )
+        acts = [
+            "Look for what slowed every step from there: a straggler rank or node (the ranks check compares "
+            "step times when every rank's log is read), the data loader (its wait time), thermal or power "
+            "throttling, another job on the same GPUs or network.",
+            f"Compare the step time before step {sp[0]} with after it: a lasting change in the data "
+            "(longer sequences) or in the setup (a checkpoint or eval every step) slows it too.",
+        ]
+        return [
+            Alert(
+                self.id,
+                Severity.WARNING,
+                sp[4],
+                msg,
+                value=1.0 / ratio,
+                baseline=1.0,
+                actions=acts,
+                key=f"throughput-drop:{sp[0]}",
+            )
+        ]
 
     def _pause_alert(self, sp: list, step: int) -> list[Alert]:
         self.pauses += 1
@@ -198,8 +212,7 @@ class ThroughputDetector(Detector):
         elif self.last_eval is not None and sp[0] - 1 <= self.last_eval <= sp[4]:
             why = f"an evaluation (step {self.last_eval})"
         dur = f"{_secs(secs)}, " if secs is not None else ""
-        msg = (f"A pause at step {sp[0]}: {dur}{fmt(sp[2])}x the usual {self._what()}; the run came back "
-               f"({why}).")
+        msg = f"A pause at step {sp[0]}: {dur}{fmt(sp[2])}x the usual {self._what()}; the run came back ({why})."
         return [Alert(self.id, Severity.INFO, step, msg, value=1.0 / sp[2], baseline=1.0, key="throughput-pause")]
 
     def on_resume(self, step: int) -> None:
@@ -230,8 +243,9 @@ class ThroughputDetector(Detector):
             prev[1:] = last[:-1]
             has_prev = prev >= 0
             pt = np.where(has_prev, t[np.maximum(prev, 0)], np.nan if self.prev_t is None else self.prev_t)
-            ps = np.where(has_prev, fr.step[np.maximum(prev, 0)],
-                          -(2 ** 62) if self.prev_step is None else self.prev_step)
+            ps = np.where(
+                has_prev, fr.step[np.maximum(prev, 0)], -(2**62) if self.prev_step is None else self.prev_step
+            )
             no_prev = ~has_prev & (self.prev_t is None)
             with np.errstate(invalid="ignore", divide="ignore"):
                 dt = t - pt
@@ -306,12 +320,17 @@ class ThroughputDetector(Detector):
             notes = f"; {self.pauses} pause(s) it came back from (last at step {p[0]}"
             notes += f", {_secs(p[1])})" if p[1] is not None else ")"
         if self.drop is not None:
-            return self._result(Status.WARN, f"throughput at 1/{fmt(self.drop[1])} of its median since step "
-                                             f"{self.drop[0]}; {base}{notes}")
+            return self._result(
+                Status.WARN,
+                f"throughput at 1/{fmt(self.drop[1])} of its median since step {self.drop[0]}; {base}{notes}",
+            )
         if self.drops:
             first, end, ratio = self.drops[-1]
-            return self._result(Status.WARN, f"{self.n_drops} lasting drop(s) (last: 1/{fmt(ratio)} of the median "
-                                             f"from step {first} to {end}); {base}{notes}")
+            return self._result(
+                Status.WARN,
+                f"{self.n_drops} lasting drop(s) (last: 1/{fmt(ratio)} of the median "
+                f"from step {first} to {end}); {base}{notes}",
+            )
         return self._result(Status.PASS, base + notes)
 
 

@@ -209,8 +209,12 @@ class FollowedFile:
             self.host.io_error(self, self.path, e, "cannot stat")
             return
         if self.parked:  # closed to stay within MAX_OPEN: reopen only when it changed
-            if (st.st_dev, st.st_ino) == self.dev_ino and st.st_size == self.size and st.st_mtime_ns == self.mtime_ns \
-                    and not self.snap_dirty:
+            if (
+                (st.st_dev, st.st_ino) == self.dev_ino
+                and st.st_size == self.size
+                and st.st_mtime_ns == self.mtime_ns
+                and not self.snap_dirty
+            ):
                 self.idle()
                 return
             if not self._unpark(st):
@@ -282,8 +286,11 @@ class FollowedFile:
         if old is not None:  # rotated while not held open: finished under its new name (``_switch``)
             self.fd = old
             return True
-        self.host.event(f"{_short(self.path)} was replaced while not held open: reading the new file from the start "
-                        "(the old file's last lines, if any were written after the last read, are not read)", self.path)
+        self.host.event(
+            f"{_short(self.path)} was replaced while not held open: reading the new file from the start "
+            "(the old file's last lines, if any were written after the last read, are not read)",
+            self.path,
+        )
         self.fd = None
         self.reopen_floor = True
         return True
@@ -300,11 +307,15 @@ class FollowedFile:
                 if note is None:
                     pass  # copytruncate: the copies were read and the file's first chunk taken
                 elif size < self.offset:
-                    self._restart(f"{_short(self.path)} truncated ({size} < {self.offset} bytes read): "
-                                  f"reading it from the start{note}")
+                    self._restart(
+                        f"{_short(self.path)} truncated ({size} < {self.offset} bytes read): "
+                        f"reading it from the start{note}"
+                    )
                 else:
-                    self._restart(f"{_short(self.path)} rewritten: reading it from the start "
-                                  f"(records already seen are not counted twice){note}")
+                    self._restart(
+                        f"{_short(self.path)} rewritten: reading it from the start "
+                        f"(records already seen are not counted twice){note}"
+                    )
             done = self._read_to_eof(budget)
             if not self.moved:
                 return done
@@ -382,8 +393,11 @@ class FollowedFile:
             raise
         if rotated:
             self.rotations += 1
-        self.host.event(f"{_short(self.path)} {'rotated' if rotated else 'replaced'}: "
-                        "finished the old file, reading the new one from the start", self.path)
+        self.host.event(
+            f"{_short(self.path)} {'rotated' if rotated else 'replaced'}: "
+            "finished the old file, reading the new one from the start",
+            self.path,
+        )
         self._fresh_reader()
         held = LineSplitter(self.reader)
         held.carry(self.lines)
@@ -443,8 +457,11 @@ class FollowedFile:
         self.lines.reset()
         self.reopen_floor = not rotated
         self.size = self.mtime_ns = -1
-        self.host.event(f"{_short(self.path)} {'moved away' if rotated else 'deleted'}: "
-                        "read what was there; watching for it to reappear", self.path)
+        self.host.event(
+            f"{_short(self.path)} {'moved away' if rotated else 'deleted'}: "
+            "read what was there; watching for it to reappear",
+            self.path,
+        )
 
     # -- rotated generations and copies (sources/tail/rotation.py) ---------------------
 
@@ -477,8 +494,11 @@ class FollowedFile:
                 names.append(_short(s.path))
         if names:
             shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-            self.host.event(f"{_short(self.path)} rotated {len(names) + 1} times since the last look: "
-                            f"read the generations in between too ({shown})", self.path)
+            self.host.event(
+                f"{_short(self.path)} rotated {len(names) + 1} times since the last look: "
+                f"read the generations in between too ({shown})",
+                self.path,
+            )
 
     def _copied(self) -> str | None:
         """``self`` (the same file) was truncated or rewritten: when a rotated copy of it
@@ -501,10 +521,13 @@ class FollowedFile:
             names = [_short(s.path)]
             first = self._later_copies(s.id, names)
             self.rotations += 1
-            self.host.event(f"{_short(self.path)} truncated after a copy (copytruncate): read the rest from "
-                            f"{names[0]} (from byte {self.offset:,})"
-                            + (f" and {', '.join(names[1:])}" if len(names) > 1 else "")
-                            + ", then the file from its start", self.path)
+            self.host.event(
+                f"{_short(self.path)} truncated after a copy (copytruncate): read the rest from "
+                f"{names[0]} (from byte {self.offset:,})"
+                + (f" and {', '.join(names[1:])}" if len(names) > 1 else "")
+                + ", then the file from its start",
+                self.path,
+            )
             self.offset = 0
             self.head = self.tail = b""
             self.parsed, self.skip_floor = 0, None
@@ -513,8 +536,10 @@ class FollowedFile:
                 self._take(first)
             return None
         if any(s.compressed for s in sibs):
-            return (" (its rotated copy was compressed before it was read: lines written between the last "
-                    "read and the rotation are not read)")
+            return (
+                " (its rotated copy was compressed before it was read: lines written between the last "
+                "read and the rotation are not read)"
+            )
         return ""
 
     def _copies(self, after=None) -> list[rotation.Sibling]:
@@ -574,8 +599,11 @@ class FollowedFile:
         names: list[str] = []
         first = self._later_copies(None, names)
         if names:
-            self.host.event(f"{_short(self.path)} truncated after a copy (copytruncate) before it was read: read "
-                            f"{', '.join(names)}, then the file from its start", self.path)
+            self.host.event(
+                f"{_short(self.path)} truncated after a copy (copytruncate) before it was read: read "
+                f"{', '.join(names)}, then the file from its start",
+                self.path,
+            )
             if first:
                 self._take(first)
 
@@ -632,8 +660,9 @@ class FollowedFile:
                             self.host.read_bytes += len(data)
                             self._feed_lines(data)
                     except (OSError, EOFError, zlib.error) as e:  # a corrupt .gz costs its rest, counted
-                        self.reader.skip(f"rotated segment {_short(s.path)}: {registry.segment_fault(e)}: "
-                                         "read up to there")
+                        self.reader.skip(
+                            f"rotated segment {_short(s.path)}: {registry.segment_fault(e)}: read up to there"
+                        )
                     content: bytes | None = bytes(start)
                 else:
                     self._read_fd(fd, 0)
@@ -762,8 +791,9 @@ class FollowedFile:
         for seg in segs:
             try:
                 st = os.stat(seg)
-                self.host.retired_ids.add(_fid(st), rotation.head_of(seg),
-                                          rotation.content_head(seg) if seg.endswith(".gz") else None)
+                self.host.retired_ids.add(
+                    _fid(st), rotation.head_of(seg), rotation.content_head(seg) if seg.endswith(".gz") else None
+                )
             except OSError as e:
                 self.host.io_error(self, seg, e, "read error")
                 continue

@@ -47,8 +47,20 @@ IN_CLOEXEC = getattr(os, "O_CLOEXEC", 0x80000)
 
 #: changes only: our own opens and reads (IN_OPEN, IN_ACCESS, IN_CLOSE_NOWRITE)
 #: would come back as events, a pass per event
-MASK = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
-        | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
+MASK = (
+    IN_MODIFY
+    | IN_ATTRIB
+    | IN_CLOSE_WRITE
+    | IN_MOVED_FROM
+    | IN_MOVED_TO
+    | IN_CREATE
+    | IN_DELETE
+    | IN_DELETE_SELF
+    | IN_MOVE_SELF
+    | IN_ONLYDIR
+    | IN_DONT_FOLLOW
+    | IN_EXCL_UNLINK
+)
 MAX_WATCHES = 50_000  # directories watched at most (a deeper tree is left to the periodic walk)
 READ_SIZE = 64 << 10
 MAX_READS = 16  # reads per call (1 MiB of events)
@@ -181,7 +193,7 @@ class Inotify:
         i, n = 0, len(buf)
         while i + _HEADER.size <= n:
             wd, mask, _cookie, ln = _HEADER.unpack_from(buf, i)
-            name = buf[i + _HEADER.size:i + _HEADER.size + ln].rstrip(b"\0")
+            name = buf[i + _HEADER.size : i + _HEADER.size + ln].rstrip(b"\0")
             i += _HEADER.size + ln
             if mask & IN_Q_OVERFLOW:
                 out.append((OVERFLOW, "", False))
@@ -226,4 +238,3 @@ class Inotify:
                 os.close(fd)
             except OSError:
                 pass
-

@@ -5,12 +5,45 @@ from __future__ import annotations
 
 import os
 
-NETWORK_FS = frozenset({
-    "nfs", "nfs4", "lustre", "gpfs", "cifs", "smb3", "smbfs", "smb", "fuse.sshfs", "sshfs", "beegfs",
-    "ceph", "fuse.ceph", "fuse.ceph-fuse", "cephfs", "fuse.glusterfs", "glusterfs", "9p", "afs", "ncpfs",
-    "panfs", "wekafs", "fuse.gcsfuse", "fuse.s3fs", "fuse.rclone", "fuse.juicefs", "fuse.lizardfs",
-    "fuse.moosefs", "orangefs", "pvfs2", "ocfs2", "gfs2", "vboxsf", "virtiofs", "fuse.weka",
-})
+NETWORK_FS = frozenset(
+    {
+        "nfs",
+        "nfs4",
+        "lustre",
+        "gpfs",
+        "cifs",
+        "smb3",
+        "smbfs",
+        "smb",
+        "fuse.sshfs",
+        "sshfs",
+        "beegfs",
+        "ceph",
+        "fuse.ceph",
+        "fuse.ceph-fuse",
+        "cephfs",
+        "fuse.glusterfs",
+        "glusterfs",
+        "9p",
+        "afs",
+        "ncpfs",
+        "panfs",
+        "wekafs",
+        "fuse.gcsfuse",
+        "fuse.s3fs",
+        "fuse.rclone",
+        "fuse.juicefs",
+        "fuse.lizardfs",
+        "fuse.moosefs",
+        "orangefs",
+        "pvfs2",
+        "ocfs2",
+        "gfs2",
+        "vboxsf",
+        "virtiofs",
+        "fuse.weka",
+    }
+)
 
 
 # ----------------------------------------------------------------------------- mounts
@@ -20,8 +53,8 @@ def _unescape(s: str) -> str:
         return s
     out, i = [], 0
     while i < len(s):
-        if s[i] == "\\" and i + 3 < len(s) and all(c in "01234567" for c in s[i + 1:i + 4]):  # (not "²³⁴", not 8/9)
-            out.append(chr(int(s[i + 1:i + 4], 8)))
+        if s[i] == "\\" and i + 3 < len(s) and all(c in "01234567" for c in s[i + 1 : i + 4]):  # (not "²³⁴", not 8/9)
+            out.append(chr(int(s[i + 1 : i + 4], 8)))
             i += 4
         else:
             out.append(s[i])
@@ -71,5 +104,3 @@ def is_network_fs(fstype: str | None) -> bool:
     if not fstype:
         return False
     return fstype in NETWORK_FS or fstype.split(".")[0] in NETWORK_FS
-
-

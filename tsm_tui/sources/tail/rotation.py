@@ -129,7 +129,7 @@ def between(sibs: list[Sibling], old_id, new_id) -> list[Sibling]:
         sibs = sibs[: ids.index(new_id)]
         ids = ids[: len(sibs)]
     if old_id in ids:
-        sibs = sibs[ids.index(old_id) + 1:]
+        sibs = sibs[ids.index(old_id) + 1 :]
     return sibs
 
 

@@ -284,8 +284,10 @@ class Tailer(Feed):
             # checkpoint's files); let the group land so that it is applied as one
             self._stop.wait(CHANGE_SETTLE)
             self._read_events()
-        every = max(self._rescan_every if self.poll_interval is not None or not wk.watching
-                    else RESCAN_SAFETY, self._scan_cost * RESCAN_COST_FACTOR)
+        every = max(
+            self._rescan_every if self.poll_interval is not None or not wk.watching else RESCAN_SAFETY,
+            self._scan_cost * RESCAN_COST_FACTOR,
+        )
         soon = wk.rescan_soon and now - self._last_scan >= max(RESCAN_MIN_GAP, self._scan_cost * 4)
         if soon or wk.rescan.is_set() or now - self._last_scan >= every:
             wk.rescan.clear()
@@ -321,8 +323,12 @@ class Tailer(Feed):
         passed = self._passed
         wk = self.wakeups
         wait = self.poll_interval if self.poll_interval is not None else self.interval
-        if self.poll_interval is None and wk.ino is not None and not wk.ino.full \
-                and passed - self.active_at > QUIET_AFTER:
+        if (
+            self.poll_interval is None
+            and wk.ino is not None
+            and not wk.ino.full
+            and passed - self.active_at > QUIET_AFTER
+        ):
             # a quiet run: every change wakes us through inotify; the stat pass is
             # only the net for a missed event, and each wake-up costs CPU
             wait = max(wait, QUIET_SAFETY)

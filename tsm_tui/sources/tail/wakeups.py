@@ -72,8 +72,10 @@ class Wakeups:
                 self._fallback(f"inotify unavailable ({e.strerror or e})")
                 return
             if self.ino.full:
-                self.owner.event(f"{short(target)}: more directories than inotify watches "
-                                 f"({self.ino.watches:,} watched); the rest is found by the periodic walk")
+                self.owner.event(
+                    f"{short(target)}: more directories than inotify watches "
+                    f"({self.ino.watches:,} watched); the rest is found by the periodic walk"
+                )
             if self._wake_r is None:
                 self._wake_r, self._wake_w = socket.socketpair()
                 self._wake_r.setblocking(False)
@@ -192,8 +194,17 @@ class Wakeups:
 def _change_events() -> list:
     from watchdog import events as ev
 
-    names = ("FileModifiedEvent", "FileCreatedEvent", "FileDeletedEvent", "FileMovedEvent", "FileClosedEvent",
-             "DirModifiedEvent", "DirCreatedEvent", "DirDeletedEvent", "DirMovedEvent")
+    names = (
+        "FileModifiedEvent",
+        "FileCreatedEvent",
+        "FileDeletedEvent",
+        "FileMovedEvent",
+        "FileClosedEvent",
+        "DirModifiedEvent",
+        "DirCreatedEvent",
+        "DirDeletedEvent",
+        "DirMovedEvent",
+    )
     return [getattr(ev, n) for n in names if hasattr(ev, n)]
 
 

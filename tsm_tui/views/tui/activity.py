@@ -38,8 +38,15 @@ class RunActivity:
     """One run's liveness as the views see it: fed by :meth:`arrived` (records came)
     and :meth:`note_checks` (its checks were recomputed), asked with the clock."""
 
-    def __init__(self, *, last_step: int | None = None, planned: int | None = None, exit_code: int | None = None,
-                 last_arrival: float | None = None, last_write: float | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        last_step: int | None = None,
+        planned: int | None = None,
+        exit_code: int | None = None,
+        last_arrival: float | None = None,
+        last_write: float | None = None,
+    ) -> None:
         self.last_step = last_step
         #: the planned steps, when the run's config says (a run that reached them is done)
         self.planned = planned

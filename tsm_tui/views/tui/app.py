@@ -31,8 +31,15 @@ from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.tail import Tailer
 from tsm_tui.views.tui.bridge import MESSAGE_EVERY, LiveBridge
 from tsm_tui.views.tui.dashboard import SHORT_SCREEN, DashboardScreen
-from tsm_tui.views.tui.messages import (AlertsRevised, ChecksChanged, FeedEnded, FeedNotes, LiveData, NewAlerts,
-                                        RunsUpdate)
+from tsm_tui.views.tui.messages import (
+    AlertsRevised,
+    ChecksChanged,
+    FeedEnded,
+    FeedNotes,
+    LiveData,
+    NewAlerts,
+    RunsUpdate,
+)
 from tsm_tui.views.tui.runs import RunRow, RunsScreen
 from tsm_tui.views.tui.widgets import CHECK_IDS, CheckPanel, safe
 
@@ -59,10 +66,21 @@ class TsmApp(App):
 
     wall = staticmethod(time.time)  # the wall clock (when runs wrote their records; tests replace it)
 
-    def __init__(self, session: Session, feed: Feed, *, path: str = "", mode: str = "live",
-                 bell: bool = True, root: str | None = None, files: RunFiles | None = None,
-                 clock=time.monotonic, live: LiveLoop | None = None, runs: list | None = None,
-                 notes: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        feed: Feed,
+        *,
+        path: str = "",
+        mode: str = "live",
+        bell: bool = True,
+        root: str | None = None,
+        files: RunFiles | None = None,
+        clock=time.monotonic,
+        live: LiveLoop | None = None,
+        runs: list | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
         """``live``: the loop, when it is built already (several runs: ``LiveLoop.many``);
         ``runs``: the runs known at the start; ``notes``: what the run's configs had that
         was ignored, when no live loop re-reads them (a finished run or a replay): shown
@@ -77,10 +95,17 @@ class TsmApp(App):
             files = RunFiles(root, session.info)
         # checks reach the screen at most every MESSAGE_EVERY (a status move at once, with its
         # alert): recomputing them more often only wakes the worker
-        self.live = live or LiveLoop(session, feed, files, clock=clock, status_every=MESSAGE_EVERY,
-                                     polling=getattr(feed, "poll_interval", None) is not None)
-        self.bridge = LiveBridge(self.live, self.post_message, mode=mode, clock=clock, wall=lambda: self.wall(),
-                                 notes=notes)
+        self.live = live or LiveLoop(
+            session,
+            feed,
+            files,
+            clock=clock,
+            status_every=MESSAGE_EVERY,
+            polling=getattr(feed, "poll_interval", None) is not None,
+        )
+        self.bridge = LiveBridge(
+            self.live, self.post_message, mode=mode, clock=clock, wall=lambda: self.wall(), notes=notes
+        )
         self.top = path  # several runs: the folder that holds them
         self.run_rows: dict[str, RunRow] = {}
         for r in runs or []:
@@ -91,9 +116,16 @@ class TsmApp(App):
         self.records_seen = 0
         self.bells = 0  # rung so far (tests)
         first = self.run_rows[self.current_run] if self.current_run is not None else RunRow("")
-        self.dashboard = DashboardScreen(self.bridge, session, first, path=path, mode=mode, clock=clock,
-                                         wall=lambda: self.wall(),
-                                         help_extra=[RUNS_BACK_KEY] if self.live.top is not None else [])
+        self.dashboard = DashboardScreen(
+            self.bridge,
+            session,
+            first,
+            path=path,
+            mode=mode,
+            clock=clock,
+            wall=lambda: self.wall(),
+            help_extra=[RUNS_BACK_KEY] if self.live.top is not None else [],
+        )
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -103,8 +135,9 @@ class TsmApp(App):
         return cls.from_options(Options(path=path, bell=False), mode="finished", shown=shown)
 
     @classmethod
-    def from_options(cls, opts: Options, *, demo: str | None = None, mode: str | None = None,
-                     shown: str | None = None) -> "TsmApp":
+    def from_options(
+        cls, opts: Options, *, demo: str | None = None, mode: str | None = None, shown: str | None = None
+    ) -> "TsmApp":
         """The app for what the command line asked (``demo``: the bundled run's path): one
         run's dashboard, or the runs screen when PATH holds several."""
         if opts.demo and not opts.path:
@@ -127,15 +160,33 @@ class TsmApp(App):
         if many:
             top = os.path.abspath(opts.path)
             live = many_runs(opts, feed, top, known=runs, status_every=MESSAGE_EVERY)
-            return cls(live.runs[runs[0].name].session, feed, path=shown or top, mode=mode, bell=bell, root=top,
-                       live=live, runs=runs)
+            return cls(
+                live.runs[runs[0].name].session,
+                feed,
+                path=shown or top,
+                mode=mode,
+                bell=bell,
+                root=top,
+                live=live,
+                runs=runs,
+            )
         if shown is None:
             shown = run.path
             if opts.demo and demo and os.path.samefile(run.path, demo):
                 shown = "--demo (bundled run)"
-        live = one_run(run, opts, feed, name="", files=mode == "live", status_every=MESSAGE_EVERY)  # (its per-rank files too)
-        return cls(live.runs[""].session, feed, path=shown, mode=mode, bell=bell, root=run.root, live=live,
-                   notes=run.files_of.notes if mode != "live" and run.files_of is not None else None)
+        live = one_run(
+            run, opts, feed, name="", files=mode == "live", status_every=MESSAGE_EVERY
+        )  # (its per-rank files too)
+        return cls(
+            live.runs[""].session,
+            feed,
+            path=shown,
+            mode=mode,
+            bell=bell,
+            root=run.root,
+            live=live,
+            notes=run.files_of.notes if mode != "live" and run.files_of is not None else None,
+        )
 
     def get_driver_class(self):
         """Textual's driver for this terminal; on Linux the one whose input thread
@@ -215,8 +266,12 @@ class TsmApp(App):
         Esc back from a run's dashboard finds its filter, order and cursor as they were left."""
         if self.live.top is not None and not isinstance(self.screen, RunsScreen):
             if not self.is_screen_installed("runs"):
-                self.install_screen(RunsScreen(self.run_rows, path=self.top, clock=self.clock, wall=self.wall,
-                                               live=self.mode == "live"), "runs")
+                self.install_screen(
+                    RunsScreen(
+                        self.run_rows, path=self.top, clock=self.clock, wall=self.wall, live=self.mode == "live"
+                    ),
+                    "runs",
+                )
             self.push_screen("runs")
 
     def _on_dashboard(self) -> bool:
@@ -324,8 +379,13 @@ class TsmApp(App):
 
     def on_feed_ended(self, message: FeedEnded) -> None:
         if message.error:
-            self.notify(safe(f"reading the run stopped: {message.error}", 300), title="feed",
-                        markup=False, severity="error", timeout=3600)
+            self.notify(
+                safe(f"reading the run stopped: {message.error}", 300),
+                title="feed",
+                markup=False,
+                severity="error",
+                timeout=3600,
+            )
         self.dashboard.feed_ended(message.error)
 
 

@@ -22,8 +22,15 @@ from textual.message import Message
 from tsm_tui.analysis.live import LiveLoop
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Status
-from tsm_tui.views.tui.messages import (AlertsRevised, ChecksChanged, FeedEnded, FeedNotes, LiveData, NewAlerts,
-                                        RunsUpdate)
+from tsm_tui.views.tui.messages import (
+    AlertsRevised,
+    ChecksChanged,
+    FeedEnded,
+    FeedNotes,
+    LiveData,
+    NewAlerts,
+    RunsUpdate,
+)
 from tsm_tui.views.tui.series import SeriesStore
 
 PUMP_SLICE = 2048  # records added to the plot store per lock hold
@@ -75,8 +82,16 @@ class LiveBridge:
 
     exporter = None  # --prom-file / --metrics-port (views/prometheus.py): fed each loop step
 
-    def __init__(self, live: LiveLoop, post: Callable[[Message], None], *, mode: str, clock: Callable[[], float],
-                 wall: Callable[[], float], notes: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        live: LiveLoop,
+        post: Callable[[Message], None],
+        *,
+        mode: str,
+        clock: Callable[[], float],
+        wall: Callable[[], float],
+        notes: list[str] | None = None,
+    ) -> None:
         self.live = live
         self._post_message = post
         self.mode = mode  # "live" | "finished" | "replay"
@@ -124,8 +139,10 @@ class LiveBridge:
                     self._written = w if self._written is None else max(self._written, w)
                     name, run = next(iter(loop.runs.items()))
                     s = run.session
-                    self._post_held("data", LiveData(self.fed, self.clock(), self._written, s.exit_code(), live,
-                                                     s.planned_steps(), name))
+                    self._post_held(
+                        "data",
+                        LiveData(self.fed, self.clock(), self._written, s.exit_code(), live, s.planned_steps(), name),
+                    )
                 elif up.batches:
                     self._post_held("data", LiveData(self.fed, self.clock()))
                 if up.alerts:
@@ -180,13 +197,20 @@ class LiveBridge:
             by_run.setdefault(name, []).append(b)
         for name in set(up.batch_runs) | set(up.new_runs):
             s = loop.runs[name].session
-            written, live = (written_at(by_run[name], wall, history=self.mode != "live") if name in by_run
-                             else (None, False))
+            written, live = (
+                written_at(by_run[name], wall, history=self.mode != "live") if name in by_run else (None, False)
+            )
             prev = arrivals.get(name)
             if prev is not None and prev[2] is not None and (written is None or prev[2] > written):
                 written = prev[2]
-            arrivals[name] = (now, s.last_step(), written, live or bool(prev and prev[3]), s.planned_steps(),
-                              s.exit_code())
+            arrivals[name] = (
+                now,
+                s.last_step(),
+                written,
+                live or bool(prev and prev[3]),
+                s.planned_steps(),
+                s.exit_code(),
+            )
         shared = {k: v for k, v in loop.shared_spikes.items() if self._shared_seen.get(k) != v}
         urgent = bool(up.statuses or up.new_runs or up.finished or shared)
         if (checks or arrivals or shared) and (urgent or now - self._runs_posted_at >= MESSAGE_EVERY):
@@ -263,18 +287,23 @@ def _slices(items: list):
     def joined():
         if len(frames) == 1:
             return frames[0]
-        return Frame(np.concatenate([f.step for f in frames]),
-                     {k: np.concatenate([f.cols[k] for f in frames]) for k in frames[0].cols},
-                     {k: np.concatenate([f.extra[k] for f in frames]) for k in frames[0].extra}
-                     if frames[0].extra else None, frames[0].source)
+        return Frame(
+            np.concatenate([f.step for f in frames]),
+            {k: np.concatenate([f.cols[k] for f in frames]) for k in frames[0].cols},
+            {k: np.concatenate([f.extra[k] for f in frames]) for k in frames[0].extra} if frames[0].extra else None,
+            frames[0].source,
+        )
 
     for it in items:
         if type(it) is Frame:
             if part:
                 yield part
                 part = []
-            if frames and (it.cols.keys() != frames[0].cols.keys() or
-                           (it.extra or {}).keys() != (frames[0].extra or {}).keys() or rows + it.n > FRAME_SLICE):
+            if frames and (
+                it.cols.keys() != frames[0].cols.keys()
+                or (it.extra or {}).keys() != (frames[0].extra or {}).keys()
+                or rows + it.n > FRAME_SLICE
+            ):
                 yield [joined()]
                 frames, rows = [], 0
             if it.n >= FRAME_SLICE:

@@ -35,8 +35,18 @@ from tsm_tui.views.tui.plotting import focus_plot, spark
 from tsm_tui.views.tui.runs import RunRow, RunsScreen
 from tsm_tui.views.tui.series import SeriesStore
 from tsm_tui.views.tui.ticker import TICK_SLACK, TICK_TRUST, Ticker, changes_in
-from tsm_tui.views.tui.widgets import (CHECK_IDS, HELP_KEYS, MUTED, AlertDetail, AlertList, CheckPanel, HelpScreen,
-                                       PinnedAlert, safe, set_text)
+from tsm_tui.views.tui.widgets import (
+    CHECK_IDS,
+    HELP_KEYS,
+    MUTED,
+    AlertDetail,
+    AlertList,
+    CheckPanel,
+    HelpScreen,
+    PinnedAlert,
+    safe,
+    set_text,
+)
 
 REPAINT_EVERY = 1.0  # s between two repaints (step, rate, sparklines, plot, reasons: one batch) while data flows
 STATUS_EVERY = 1.0  # s: the status line's age ("3s ago") is looked at this often (redrawn when it reads differently)
@@ -61,9 +71,11 @@ class FocusPlot(Static):
 
 def _locked(method):
     """Run a UI method holding the plot store's lock (the live worker adds to it)."""
+
     def wrapper(self, *a, **kw):
         with self.bridge.lock:
             return method(self, *a, **kw)
+
     wrapper.__name__ = method.__name__
     wrapper.__doc__ = method.__doc__
     return wrapper
@@ -105,8 +117,18 @@ class DashboardScreen(Screen):
     class Composed(Message):
         """The screen is composed and mounted (the app starts the live worker)."""
 
-    def __init__(self, bridge: LiveBridge, session: Session, row: RunRow, *, path: str = "", mode: str = "live",
-                 clock, wall, help_extra: list[tuple[str, str]] | None = None) -> None:
+    def __init__(
+        self,
+        bridge: LiveBridge,
+        session: Session,
+        row: RunRow,
+        *,
+        path: str = "",
+        mode: str = "live",
+        clock,
+        wall,
+        help_extra: list[tuple[str, str]] | None = None,
+    ) -> None:
         super().__init__()
         self.bridge = bridge
         self.session = session
@@ -155,8 +177,11 @@ class DashboardScreen(Screen):
         self.query_one(AlertDetail).show(None)
         self._show_alerts([], True)
         shown = {c.id for c in row.check_list}
-        self._show_checks(self.clock(), list(row.check_list) + [CheckResult(cid, cid, Status.SKIP, "waiting for data")
-                                                               for cid in CHECK_IDS if cid not in shown])
+        self._show_checks(
+            self.clock(),
+            list(row.check_list)
+            + [CheckResult(cid, cid, Status.SKIP, "waiting for data") for cid in CHECK_IDS if cid not in shown],
+        )
         self.repaint(force=True)
 
     # ------------------------------------------------------------ layout
@@ -338,8 +363,13 @@ class DashboardScreen(Screen):
         if not self.filter_text:
             return True
         f = self.filter_text.lower()
-        return f in a.check.lower() or f in a.message.lower() or f in a.severity.value or \
-            any(f in x.lower() for x in a.actions) or (a.step is not None and f == str(a.step))
+        return (
+            f in a.check.lower()
+            or f in a.message.lower()
+            or f in a.severity.value
+            or any(f in x.lower() for x in a.actions)
+            or (a.step is not None and f == str(a.step))
+        )
 
     def _show_alerts(self, new: list[Alert], rebuilt: bool, force: bool = False) -> None:
         lst = self.query_one(AlertList)
@@ -349,8 +379,9 @@ class DashboardScreen(Screen):
             lst.set_alerts([a for a in alerts if self._matches(a)], follow=following)
         elif new:
             lst.append_alerts([a for a in new if self._matches(a)], follow=following)
-        title = f"alerts ({len(lst.alerts)}" + (f" of {len(alerts)}, filter: "
-                                                        f"{safe(self.filter_text, 30)})" if self.filter_text else ")")
+        title = f"alerts ({len(lst.alerts)}" + (
+            f" of {len(alerts)}, filter: {safe(self.filter_text, 30)})" if self.filter_text else ")"
+        )
         if lst.border_title != title:
             lst.border_title = title
         self._show_pinned()
@@ -452,8 +483,14 @@ class DashboardScreen(Screen):
         fm = ""
         formats = self.bridge.formats.get(self.row.name, {})
         if formats:
-            fm = next((f"{safe(os.path.basename(p), 60)} ({safe(n, 20)})" for p, n in formats.items()
-                       if p == self.session.primary), "")
+            fm = next(
+                (
+                    f"{safe(os.path.basename(p), 60)} ({safe(n, 20)})"
+                    for p, n in formats.items()
+                    if p == self.session.primary
+                ),
+                "",
+            )
             extra = len(formats) - 1
             fm += f" +{extra}" if extra > 0 else ""
         label = self.query_one("#status", Label)
@@ -525,8 +562,9 @@ class DashboardScreen(Screen):
                 line = Content.assemble((label, style), ("not logged", MUTED))
             else:
                 win = s.window(lo, hi, sw)
-                line = Content.assemble((label, style), spark(win, sw, self.log_scale),
-                                        (fmt(s.last, 3, "-").rjust(val_w), "bold"))
+                line = Content.assemble(
+                    (label, style), spark(win, sw, self.log_scale), (fmt(s.last, 3, "-").rjust(val_w), "bold")
+                )
             lines.append(line)
         if sparks.styles.height is None or sparks.styles.height.value != len(lines) + 2:
             sparks.styles.height = len(lines) + 2
@@ -745,7 +783,7 @@ class DashboardScreen(Screen):
 def _short_path(p: str) -> str:
     home = os.path.expanduser("~")
     if home and home != "/" and p.startswith(home + os.sep):
-        p = "~" + p[len(home):]
+        p = "~" + p[len(home) :]
     return p  # elided in the middle to the room left on the status line
 
 
@@ -757,7 +795,7 @@ def _elide_middle(text: str, width: int) -> str:
         return "…"[:width]
     tail = (width - 1 + 1) // 2
     head = width - 1 - tail
-    return text[:head] + "…" + text[len(text) - tail:]
+    return text[:head] + "…" + text[len(text) - tail :]
 
 
 def _ago_changes_in(s: float) -> float:

@@ -15,8 +15,16 @@ class LiveData(Message):
     """Records were fed: ``total`` so far (a newer message replaces an older one); ``run``:
     the run the rest is about (one run), None (several runs: ``RunsUpdate`` says it per run)."""
 
-    def __init__(self, total: int, at: float, written: float | None = None, exit_code: int | None = None,
-                 live: bool = True, planned: int | None = None, run: str | None = None) -> None:
+    def __init__(
+        self,
+        total: int,
+        at: float,
+        written: float | None = None,
+        exit_code: int | None = None,
+        live: bool = True,
+        planned: int | None = None,
+        run: str | None = None,
+    ) -> None:
         super().__init__()
         self.total, self.at, self.run = total, at, run
         #: wall clock: when the run wrote the newest record so far (``bridge.written_at``)
@@ -56,8 +64,12 @@ class RunsUpdate(Message):
     records arrived: run -> (time, last step, when the run wrote them, live, planned
     steps, exit code), loss spikes shared with other runs: run -> (step, other runs))."""
 
-    def __init__(self, checks: dict[str, list[CheckResult]], arrivals: dict[str, tuple],
-                 shared: dict[str, tuple[int, int]] | None = None) -> None:
+    def __init__(
+        self,
+        checks: dict[str, list[CheckResult]],
+        arrivals: dict[str, tuple],
+        shared: dict[str, tuple[int, int]] | None = None,
+    ) -> None:
         super().__init__()
         self.checks, self.arrivals, self.shared = checks, arrivals, shared or {}
 

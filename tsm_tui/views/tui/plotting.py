@@ -74,8 +74,16 @@ def _label(v: float) -> str:
     return fmt(v, 3, "")
 
 
-def focus_plot(win: Window, width: int, height: int, *, log: bool = False, title: str = "",
-               marker: int | None = None, color: str = "cyan") -> Text:
+def focus_plot(
+    win: Window,
+    width: int,
+    height: int,
+    *,
+    log: bool = False,
+    title: str = "",
+    marker: int | None = None,
+    color: str = "cyan",
+) -> Text:
     """An axes plot of the window's min/max envelope in braille (2x4 dots a cell).
 
     Every column of the window draws its min..max as a vertical stroke, joined
@@ -118,7 +126,7 @@ def focus_plot(win: Window, width: int, height: int, *, log: bool = False, title
     nlab = max(2, rows // 3 + 1)
     lab_rows = sorted({round(i * (rows - 1) / (nlab - 1)) for i in range(nlab)})
     lab_vals = {r: y1 - (y1 - y0) * r / max(1, rows - 1) for r in lab_rows}
-    labels = {r: _label(10 ** v if log else v) for r, v in lab_vals.items()}
+    labels = {r: _label(10**v if log else v) for r, v in lab_vals.items()}
     lw = max(len(x) for x in labels.values()) + 1
     pc = max(1, width - lw)  # plot cells
     sub_w, sub_h = 2 * pc, 4 * rows
@@ -126,8 +134,9 @@ def focus_plot(win: Window, width: int, height: int, *, log: bool = False, title
     span = hi_x - lo_x
 
     def xcol(x) -> np.ndarray:
-        return np.clip(((np.asarray(x, dtype=np.float64) - lo_x) / span * (sub_w - 1) + 0.5).astype(np.int64),
-                       0, sub_w - 1)
+        return np.clip(
+            ((np.asarray(x, dtype=np.float64) - lo_x) / span * (sub_w - 1) + 0.5).astype(np.int64), 0, sub_w - 1
+        )
 
     def yrow(v: np.ndarray) -> np.ndarray:
         return np.clip(((y1 - v) / (y1 - y0) * (sub_h - 1) + 0.5).astype(np.int64), 0, sub_h - 1)
@@ -174,8 +183,8 @@ def focus_plot(win: Window, width: int, height: int, *, log: bool = False, title
         lab = _tick_label(t)
         c = lw + int(xcol([t])[0]) // 2 - len(lab) // 2
         c = max(lw, min(c, lw + pc - len(lab)))
-        if all(ch == " " for ch in axis[max(0, c - 1):c + len(lab) + 1]):
-            axis[c:c + len(lab)] = lab
+        if all(ch == " " for ch in axis[max(0, c - 1) : c + len(lab) + 1]):
+            axis[c : c + len(lab)] = lab
     axis_text = "".join(axis).rstrip()
     spans.append(Span(pos, pos + len(axis_text), "dim"))
     parts.append(axis_text)

@@ -42,11 +42,23 @@ TICK = 1.0  # s between two looks at the clock (ages, "stalled")
 #: (check id, heading, letter) of the check columns: the detectors' own ``column``
 COLUMNS = tuple((d.id, *d.column) for d in DETECTORS if d.column)
 #: which of two checks with the same status a row names as its worst: what a person acts on first
-_FIRST = ("crash", "nonfinite", "ranks", "loss_spike", "loss_scale", "grad_norm", "output_collapse", "overfitting",
-          "lr_schedule", "plateau", "throughput", "batch_size", "checkpoints")
+_FIRST = (
+    "crash",
+    "nonfinite",
+    "ranks",
+    "loss_spike",
+    "loss_scale",
+    "grad_norm",
+    "output_collapse",
+    "overfitting",
+    "lr_schedule",
+    "plateau",
+    "throughput",
+    "batch_size",
+    "checkpoints",
+)
 SHORT = {cid: d.short for cid, d in CHECKS.items()}
-_STYLE = {Status.FAIL: "bold $error", Status.WARN: "bold $warning", Status.PASS: "$success",
-          Status.SKIP: MUTED}
+_STYLE = {Status.FAIL: "bold $error", Status.WARN: "bold $warning", Status.PASS: "$success", Status.SKIP: MUTED}
 _LETTER = {Status.FAIL: "F", Status.WARN: "W", Status.PASS: "P", Status.SKIP: "-"}
 _WORD = {Status.FAIL: "FAIL", Status.WARN: "WARN", Status.PASS: "ok", Status.SKIP: "-"}
 SORTS = ("health", "name", "step", "age")
@@ -95,16 +107,21 @@ class RunRow:
             self.newest_critical = a
 
     def worst_check(self) -> CheckResult | None:
-        return min(self.checks.values(), default=None,
-                   key=lambda c: (-c.status.rank, _FIRST.index(c.id) if c.id in _FIRST else len(_FIRST)))
+        return min(
+            self.checks.values(),
+            default=None,
+            key=lambda c: (-c.status.rank, _FIRST.index(c.id) if c.id in _FIRST else len(_FIRST)),
+        )
 
     def worst(self) -> Status:
         c = self.worst_check()
         return c.status if c is not None else Status.SKIP
 
     def counts(self) -> tuple[int, int]:
-        return (sum(c.status == Status.FAIL for c in self.checks.values()),
-                sum(c.status == Status.WARN for c in self.checks.values()))
+        return (
+            sum(c.status == Status.FAIL for c in self.checks.values()),
+            sum(c.status == Status.WARN for c in self.checks.values()),
+        )
 
     def other(self) -> CheckResult | None:
         core = {c for c, _, _ in COLUMNS}
@@ -136,7 +153,7 @@ def _elide(text: str, width: int) -> str:
     if len(text) <= width:
         return text
     keep = width - 1
-    return text[: keep // 2] + "…" + text[len(text) - (keep - keep // 2):]
+    return text[: keep // 2] + "…" + text[len(text) - (keep - keep // 2) :]
 
 
 def _content(text: str, style) -> Content:
@@ -161,8 +178,11 @@ def layout(width: int, longest: int) -> tuple[int, int, bool]:
 
 #: the runs screen's keys and what its columns mean (its own help: the dashboard's keys do nothing here)
 RUNS_HELP_KEYS = [
-    ("up/down, j/k", "move between runs (the highlighted run's worst check, newest critical alert and its "
-                     "first action show under the table)"),
+    (
+        "up/down, j/k",
+        "move between runs (the highlighted run's worst check, newest critical alert and its "
+        "first action show under the table)",
+    ),
     ("Enter", "open the run's dashboard"),
     ("Esc", "(on a run's dashboard) back here, filter and cursor kept; here: clear the filter"),
     ("/", "filter runs by name (Enter keeps it, Esc clears it)"),
@@ -213,8 +233,9 @@ class RunsScreen(Screen):
             super().__init__()
             self.name = name
 
-    def __init__(self, rows: dict[str, RunRow], *, path: str = "", clock=time.monotonic, wall=time.time,
-                 live: bool = True) -> None:
+    def __init__(
+        self, rows: dict[str, RunRow], *, path: str = "", clock=time.monotonic, wall=time.time, live: bool = True
+    ) -> None:
         super().__init__()
         self.rows = rows
         self.path = path
@@ -359,17 +380,28 @@ class RunsScreen(Screen):
         """(column key, text, style) of one row."""
         w = r.worst_check()
         crit, warn = r.counts()
-        out = [("age", *self._age(r, now, wall)),
-               ("step", "-" if r.activity.last_step is None else str(r.activity.last_step), None),
-               ("worst", "-" if w is None else (f"{SHORT.get(w.id, w.id)[:5]} {_WORD[w.status]}"
-                                                if w.status.rank > Status.PASS.rank else "ok"),
-                _STYLE[w.status] if w is not None else None),
-               ("cw", f"{crit}/{warn}", "bold $error" if crit else ("bold $warning" if warn else None)),
-               ("also", f"+{r.shared[1]}" if r.shared else "", "bold $warning" if r.shared else None)]
+        out = [
+            ("age", *self._age(r, now, wall)),
+            ("step", "-" if r.activity.last_step is None else str(r.activity.last_step), None),
+            (
+                "worst",
+                "-"
+                if w is None
+                else (f"{SHORT.get(w.id, w.id)[:5]} {_WORD[w.status]}" if w.status.rank > Status.PASS.rank else "ok"),
+                _STYLE[w.status] if w is not None else None,
+            ),
+            ("cw", f"{crit}/{warn}", "bold $error" if crit else ("bold $warning" if warn else None)),
+            ("also", f"+{r.shared[1]}" if r.shared else "", "bold $warning" if r.shared else None),
+        ]
         if cw == 1:  # one column: a coloured letter per check
             got = [r.checks.get(cid) for cid, _, _ in COLUMNS]
-            out.append(("checks", "".join(_LETTER[c.status] if c else "-" for c in got),
-                        tuple(_STYLE[c.status] if c else "dim" for c in got)))
+            out.append(
+                (
+                    "checks",
+                    "".join(_LETTER[c.status] if c else "-" for c in got),
+                    tuple(_STYLE[c.status] if c else "dim" for c in got),
+                )
+            )
         else:
             for cid, _, _ in COLUMNS:
                 c = r.checks.get(cid)
@@ -419,8 +451,9 @@ class RunsScreen(Screen):
             t.clear()
             self._shown = {}
             for name in order:
-                cells = [("run", _elide(safe(name, 200), name_w), None)] + self._cells(self.rows[name], now, wall,
-                                                                                       cw, rate_col)
+                cells = [("run", _elide(safe(name, 200), name_w), None)] + self._cells(
+                    self.rows[name], now, wall, cw, rate_col
+                )
                 t.add_row(*[_content(x, s) for _, x, s in cells], key=name)
                 for key, x, s in cells:
                     self._shown[(name, key)] = (x, s)
@@ -452,8 +485,10 @@ class RunsScreen(Screen):
         failing = sum(1 for r in self.rows.values() if r.worst() == Status.FAIL)
         stalled = sum(1 for r in self.rows.values() if self._stalled(r, now, wall) is not None)
         dead = sum(1 for r in self.rows.values() if r.activity.ended == "crashed")
-        text = (f"{len(self.rows)} runs, {failing} failing, {stalled} stalled, {dead} crashed, by {SORTS[self.sort_i]}"
-                + (f", filter {safe(self.filter_text, 20)}" if self.filter_text else ""))
+        text = (
+            f"{len(self.rows)} runs, {failing} failing, {stalled} stalled, {dead} crashed, by {SORTS[self.sort_i]}"
+            + (f", filter {safe(self.filter_text, 20)}" if self.filter_text else "")
+        )
         if cw == 1:
             text += "; sglbpn = spike grad lr batch plat nan"
         room = width - len(text) - 2

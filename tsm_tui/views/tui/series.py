@@ -164,7 +164,7 @@ class Series:
             m = S[0].size
         if len(lvl.buckets) + m > self.cap:
             lvl.dropped = True
-        lvl.buckets.extend(_rows(tuple(a[max(0, m - self.cap):] for a in S)))
+        lvl.buckets.extend(_rows(tuple(a[max(0, m - self.cap) :] for a in S)))
         # pair up for level k + 1, starting with the bucket waiting for its partner
         if lvl.pending is not None:
             S = tuple(np.concatenate(([x], a)) for x, a in zip(_cols(lvl.pending), S))
@@ -309,11 +309,14 @@ def _merge_pairs(S: tuple) -> tuple:
     """``_merge`` of buckets 0+1, 2+3, ... of a stream of bucket columns."""
     lo, hi, mn, mx, last, bad = S
     amn, bmn, amx, bmx = mn[0::2], mn[1::2], mx[0::2], mx[1::2]
-    return (lo[0::2], hi[1::2],
-            np.where(np.isnan(amn) | (bmn < amn), bmn, amn),  # min(a, b) keeps a on ties
-            np.where(np.isnan(amx) | (bmx > amx), bmx, amx),
-            np.where(np.isnan(last[1::2]), last[0::2], last[1::2]),
-            bad[0::2] + bad[1::2])
+    return (
+        lo[0::2],
+        hi[1::2],
+        np.where(np.isnan(amn) | (bmn < amn), bmn, amn),  # min(a, b) keeps a on ties
+        np.where(np.isnan(amx) | (bmx > amx), bmx, amx),
+        np.where(np.isnan(last[1::2]), last[0::2], last[1::2]),
+        bad[0::2] + bad[1::2],
+    )
 
 
 def _cols(b: list) -> tuple:
@@ -347,11 +350,25 @@ class SeriesStore:
     """The series of one run, by metric name."""
 
     #: the metrics the views know, in display order: (name, label)
-    METRICS = (("loss", "loss"), ("grad_norm", "grad norm"), ("lr", "lr"),
-               ("loss_scale", "loss scale"), ("throughput", "tokens/s"))
-    _THROUGHPUT_KEYS = ("tokens_per_sec", "tokens_per_second", "tok/s", "tokens/s", "throughput",
-                        "train_tokens_per_second", "samples_per_second", "train_samples_per_second",
-                        "tflops", "mfu")
+    METRICS = (
+        ("loss", "loss"),
+        ("grad_norm", "grad norm"),
+        ("lr", "lr"),
+        ("loss_scale", "loss scale"),
+        ("throughput", "tokens/s"),
+    )
+    _THROUGHPUT_KEYS = (
+        "tokens_per_sec",
+        "tokens_per_second",
+        "tok/s",
+        "tokens/s",
+        "throughput",
+        "train_tokens_per_second",
+        "samples_per_second",
+        "train_samples_per_second",
+        "tflops",
+        "mfu",
+    )
 
     def __init__(self, cap: int = DEFAULT_CAP) -> None:
         self.cap = cap
@@ -415,9 +432,11 @@ class SeriesStore:
         if not n:
             return
         steps = fr.step
-        if (steps[1:] < steps[:-1]).any() or any(
-                s.last_step is not None and steps[0] < s.last_step for s in self.series.values()) or (
-                self.last_step is not None and steps[0] < self.last_step):
+        if (
+            (steps[1:] < steps[:-1]).any()
+            or any(s.last_step is not None and steps[0] < s.last_step for s in self.series.values())
+            or (self.last_step is not None and steps[0] < self.last_step)
+        ):
             for i in range(n):
                 self.add(fr.record(i))
             return

@@ -205,8 +205,7 @@ def alert_detail(a: Alert) -> Content:
         ratio = ""
         if a.value is not None and a.baseline and math.isfinite(a.value) and a.baseline > 0:
             ratio = f" ({fmt(a.value / a.baseline, 2)}x)"
-        parts += ["\n", ("value ", MUTED), _val(a.value), ("  baseline ", MUTED),
-                  _val(a.baseline), ratio]
+        parts += ["\n", ("value ", MUTED), _val(a.value), ("  baseline ", MUTED), _val(a.baseline), ratio]
     if a.actions:
         parts += ["\n", ("Recommended actions:", "bold")]
         for i, act in enumerate(a.actions, 1):
@@ -214,7 +213,7 @@ def alert_detail(a: Alert) -> Content:
     else:
         parts += ["\n", ("No action needed.", MUTED)]
     full, first = safe(a.message, 2000), what_happened(a)
-    rest = full[len(first):].strip() if full.startswith(first) else full
+    rest = full[len(first) :].strip() if full.startswith(first) else full
     if rest:  # the rest of the message after the actions: they come first on a small screen
         parts += ["\n", ("Details: ", MUTED), rest]
     parts += ["\n", ("PgUp/PgDn or [ ] scroll · arrows: next alert · Esc closes", MUTED)]
@@ -402,8 +401,9 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen .muted { width: 1fr; }
     """
 
-    def __init__(self, keys: list[tuple[str, str]] | None = None, notes: list[str] | None = None,
-                 title: str = "tsm-watch keys") -> None:
+    def __init__(
+        self, keys: list[tuple[str, str]] | None = None, notes: list[str] | None = None, title: str = "tsm-watch keys"
+    ) -> None:
         """The keys of the screen it was opened from (the dashboard's by default) and notes under them."""
         super().__init__()
         self.keys = keys if keys is not None else HELP_KEYS
