@@ -614,6 +614,11 @@ def test_follow_says_rank_departures_with_the_run(tmp_path):
         with open(job / "rank2.log", "a") as fh:
             fh.write("".join(f"iter {s}: loss nan, time 1000.00ms, mfu 40.00%\n" for s in range(151, 156)))
         assert f.wait_for(lambda: any("Non-finite loss on rank 2" in x for x in f.out)), (f.out, f.err)
+
+        def ranks_failed() -> bool:  # (the status line follows the alert: wait for it too)
+            return any(o["event"] == "status" and o["check"] == "ranks" and o["status"] == "FAIL" for o in f.json())
+
+        f.wait_for(ranks_failed)
         objs = f.json()
         nan = next(o for o in objs if o["event"] == "alert" and o["check"] == "ranks" and o["severity"] == "critical")
         assert nan["run"] == "job" and nan["step"] == 151
