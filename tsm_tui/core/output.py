@@ -1,5 +1,5 @@
 """Helpers every text or JSON view shares: colour only on a terminal without
-NO_COLOR, status tags, and JSON that never writes NaN."""
+NO_COLOR, status tags, JSON that never writes NaN, and a warning line on stderr."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 import os
 
 from tsm_tui.core.record import Status
+from tsm_tui.core.sanitize import message
 
 _COLOURS = {Status.PASS: "32", Status.WARN: "33", Status.FAIL: "1;31", Status.SKIP: "2"}
 
@@ -40,3 +41,13 @@ def _finite(o):
     if isinstance(o, (list, tuple)):
         return [_finite(v) for v in o]
     return o
+
+
+def warn(err, text: str) -> None:
+    """One ``tsm-watch: ...`` line on ``err`` (sanitised: it may quote a log or a file name); a
+    closed or broken stream is not an error of the run being watched."""
+    try:
+        err.write(message(f"tsm-watch: {text}") + "\n")
+        err.flush()
+    except (OSError, ValueError):
+        pass

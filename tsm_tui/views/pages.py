@@ -19,7 +19,8 @@ import sys
 import threading
 
 from tsm_tui.analysis.live_open import caught_up
-from tsm_tui.core.sanitize import clean, message
+from tsm_tui.core.output import warn
+from tsm_tui.core.sanitize import clean
 from tsm_tui.views import hookrun
 from tsm_tui.views.incidents import Incidents
 
@@ -52,11 +53,7 @@ class AlertHook:
             self._warn("--on-alert: too many alerts waiting; this one was not sent")
 
     def _warn(self, text: str) -> None:
-        try:
-            self.err.write(message(f"tsm-watch: {text}") + "\n")
-            self.err.flush()
-        except (OSError, ValueError):
-            pass
+        warn(self.err, text)
 
     def _work(self) -> None:
         while True:

@@ -46,7 +46,8 @@ from dataclasses import dataclass, field
 from tsm_tui.core.errors import InputError
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
-from tsm_tui.core.sanitize import clean, message
+from tsm_tui.core.output import warn
+from tsm_tui.core.sanitize import clean
 
 MIN_WRITE = 1.0  # s between two textfile writes (node_exporter reads it at each scrape, 15-60 s)
 HEARTBEAT = 30.0  # s: the file is rewritten (and the heartbeat moved) at least this often
@@ -510,11 +511,7 @@ class Exporter:
         return self._server.server_address[1] if self._server else None
 
     def _warn(self, text: str) -> None:
-        try:
-            self.err.write(message(f"tsm-watch: {text}") + "\n")
-            self.err.flush()
-        except (OSError, ValueError):
-            pass
+        warn(self.err, text)
 
     # -- feeding (the loop thread)
     def run(self, name: str, root: str) -> RunModel:
