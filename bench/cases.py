@@ -397,6 +397,65 @@ def lr_collapsed(seed: int = 23, n: int = 3000):
     return out, {"plateau": [2100]}, {}
 
 
+# -- issue 26, second round: a loss at its printed floor, a sparse log, a plateau that drifts --
+def zero_floor(seed: int = 24, n: int = 3000):
+    """A 16-shot fine-tune that memorises its training set: the loss, printed with 4
+    decimals, falls from 0.9 to ~0 in 400 steps, then reads 0.0000 on most lines with
+    1e-4 .. 5e-4 between them (the shape of the real CLIP-LoRA run in
+    bench/corpus/console/SOURCES.md, clip_lora_nostep_zero_loss)."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(1, n + 1):
+        lvl = 0.9 * math.exp(-s / 60)
+        x = lvl * math.exp(rng.gauss(0, 0.3)) + (rng.choice((0, 0, 0, 0, 0, 1, 2, 5)) * 1e-4 if s > 400 else 0.0)
+        out.append({"step": s, "loss": round(x, 4), "grad_norm": 0.05 + lvl, "lr": 2e-4 * (1 - s / n)})
+    return out, {"plateau": [700]}, {"total_steps": n}
+
+
+def sparse_flat(seed: int = 25, n: int = 1000, every: int = 20):
+    """A detection fine-tune logged every 20 iterations (50 records) whose loss does not
+    move from its first record (1% noise, constant LR): 10 records in a 200-step window,
+    so the window must grow to hold MIN_RECORDS of them for the run to be judged at all."""
+    rng = random.Random(seed)
+    out = [
+        {
+            "step": s,
+            "loss": 0.14 * math.exp(rng.gauss(0, 0.01)),
+            "grad_norm": 1.2 * math.exp(rng.gauss(0, 0.1)),
+            "lr": 4e-3,
+        }
+        for s in range(every - 1, n, every)
+    ]
+    return out, {"plateau": [every - 1]}, {}
+
+
+def lora_drift(seed: int = 26, n: int = 7500, every: int = 10):
+    """A LoRA fine-tune that falls from 5.3 to 3.43 by step 750, then sits there while
+    its LR decays linearly to 5% of the peak, drifting 1% lower by step 3000 and 0.6%
+    more around step 5000 (the decile medians of the real GPT-2 LoRA run
+    hf_gpt2_lora_shakespeare_flat): one plateau from ~740 to the end, not a stall that
+    "then improved" (closing it takes a fall faster than the bar it was proven flat under)."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(every, n + 1, every):
+        lvl = (
+            3.43
+            + 1.87 * max(0.0, 1 - s / 750) ** 2
+            - 0.035 * min(1.0, max(0.0, s - 750) / 2250)
+            - 0.022 * min(1.0, max(0.0, s - 4500) / 750)
+        )
+        lr = 5e-5 * min(1.0, s / 500) * (1 - 0.95 * max(0, s - 500) / (n - 500))
+        out.append(
+            {
+                "step": s,
+                "loss": lvl * math.exp(rng.gauss(0, 0.02)),
+                "grad_norm": 2.0 * math.exp(rng.gauss(0, 0.1)),
+                "lr": lr,
+            }
+        )
+    return out, {"plateau": [1000]}, {"total_steps": 7843}
+
+
 CASES = {
     "case_optimizer_spike": optimizer_spike,
     "case_fp16_spike": fp16_spike,
@@ -419,6 +478,9 @@ CASES = {
     "case_resumed_tail": resumed_tail,
     "case_never_learns": never_learns,
     "case_lr_collapsed": lr_collapsed,
+    "case_zero_floor": zero_floor,
+    "case_sparse_flat": sparse_flat,
+    "case_lora_drift": lora_drift,
     **{
         name: (
             lambda shape=shape, noise=noise, every=every, n=n, seed=21 + i: healthy_noisy(seed, n, every, noise, shape)

@@ -7,6 +7,8 @@ core/settings.py), so each question is answered here, once:
 * ``warmup_short``: is a warm-up of W steps too short for a run of T steps?
 * ``lr_ratio_status``: what does a peak LR at r x its size reference earn?
 * ``checkpoint_gap_limit`` / ``checkpoint_gap_too_long``: how far apart may rollback points be?
+* ``diverged``: has a loss level risen far enough above the best level to be divergence (the
+  Loss Spike check says it; the Loss Plateau check steps aside for it)?
 
 Pure functions of numbers and Settings (no run state), so each is tested at its boundaries
 (tests/test_rules.py).
@@ -70,3 +72,11 @@ def checkpoint_gap_too_long(gap: float, run_steps: float | None, s: Settings) ->
     """A gap of ``gap`` steps between rollback points (an interval, or the newest one's
     distance behind the run) above ``checkpoint_gap_limit``: WARN."""
     return gap > checkpoint_gap_limit(run_steps, s)
+
+
+def diverged(level, best, s: Settings):
+    """A loss level (a rolling median or mean of many records) ``s.divergence_factor`` x
+    the best such level seen, and ``s.spike_min_delta`` above it in loss units (near zero
+    a rise from 2e-4 to 4e-4 is a doubling, and noise, not divergence). Floats give a
+    bool, numpy arrays an element-wise mask (the columnar path screens a frame with it)."""
+    return (best > 0) & (level > best * s.divergence_factor) & (level - best >= s.spike_min_delta)

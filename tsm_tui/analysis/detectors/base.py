@@ -64,7 +64,7 @@ class Detector:
         return " ".join(text.split())
 
     def __init__(self, settings: Settings, state: RunState) -> None:
-        self.s = settings
+        self.settings = settings
         self.state = state
 
     def update(self, rec: StepRecord) -> list[Alert]:  # pragma: no cover - interface

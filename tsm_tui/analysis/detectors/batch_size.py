@@ -172,7 +172,7 @@ class BatchSizeDetector(Detector):
             return None
         ref, name = self._ref()
         r = bt / ref
-        f = self.s.batch_factor
+        f = self.settings.batch_factor
         if r < 1 / f:
             return (
                 Status.WARN,

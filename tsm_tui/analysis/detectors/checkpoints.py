@@ -43,12 +43,12 @@ class CheckpointDetector(Detector):
         span = total if total else max(last or 0, steps[-1] if steps else 0) - first
         # (the gap a rollback may lose: analysis/rules.py, the pre-flight rule; nothing to judge
         # before the first logged step)
-        limit = checkpoint_gap_limit(span, self.s) if span > 0 else None
+        limit = checkpoint_gap_limit(span, self.settings) if span > 0 else None
         of = f"{total} planned" if total else f"{span} logged"
         why = (
-            f"> {self.s.ckpt_max_gap_frac:.0%} of the run ({of})"
-            if limit and limit < self.s.ckpt_max_gap_steps
-            else f"> {self.s.ckpt_max_gap_steps} steps"
+            f"> {self.settings.ckpt_max_gap_frac:.0%} of the run ({of})"
+            if limit and limit < self.settings.ckpt_max_gap_steps
+            else f"> {self.settings.ckpt_max_gap_steps} steps"
         )
         if not cks:
             return self._none_yet(last, first, save, total, span, limit, why)
@@ -59,8 +59,8 @@ class CheckpointDetector(Detector):
         if interval:
             desc += f", every ~{interval} steps"
         if limit and (
-            (interval and checkpoint_gap_too_long(interval, span, self.s))
-            or checkpoint_gap_too_long(behind, span, self.s)
+            (interval and checkpoint_gap_too_long(interval, span, self.settings))
+            or checkpoint_gap_too_long(behind, span, self.settings)
         ):
             worst = max(interval or 0, behind)
             return self._result(Status.WARN, f"{desc}; a rollback could lose {worst} steps ({why})")
@@ -78,7 +78,7 @@ class CheckpointDetector(Detector):
                 'no checkpoints found, and the config plans none (save_strategy "no"): nothing to roll back to',
             )
         if save:
-            if limit and checkpoint_gap_too_long(save, span, self.s):
+            if limit and checkpoint_gap_too_long(save, span, self.settings):
                 return self._result(
                     Status.WARN,
                     f"no checkpoint yet; saves planned every {save} steps: a rollback could lose {save} steps ({why})",

@@ -116,7 +116,7 @@ class CrashDetector(Detector):
             self._close(inc, "history", rec.step)
             return []
         inc.after += 1
-        if inc.after >= self.s.crash_survive_records:
+        if inc.after >= self.settings.crash_survive_records:
             self._close(inc, "survived", rec.step)
         return []
 
@@ -138,7 +138,7 @@ class CrashDetector(Detector):
         if self._before_any_step(inc):
             self._close(inc, "history", int(fr.step[a]))
             return
-        need = self.s.crash_survive_records - inc.after
+        need = self.settings.crash_survive_records - inc.after
         if q - a >= need:
             self._close(inc, "survived", int(fr.step[a + need - 1]))
         else:
@@ -204,7 +204,7 @@ class CrashDetector(Detector):
         if step is None or st.last_step is None or st.first_step is None or st.records < 2:
             return False
         interval = max(1.0, (st.last_step - st.first_step) / (st.records - 1))
-        return st.last_step - step > interval * self.s.crash_survive_records
+        return st.last_step - step > interval * self.settings.crash_survive_records
 
     def _step(self, inc: Incident) -> int | None:
         if inc.floating and inc.step is None:
@@ -287,7 +287,7 @@ class CrashDetector(Detector):
             acts = []
         elif inc.state == "survived":
             sev = Severity.WARNING
-            msg += f" The run went on ({self.s.crash_survive_records} records after it, to step {inc.until})."
+            msg += f" The run went on ({self.settings.crash_survive_records} records after it, to step {inc.until})."
             acts = [
                 "Read the traceback: the run survived it, but an error path (a failed eval, a retried step) "
                 "may hide a real fault."

@@ -88,7 +88,7 @@ class GradNormDetector(Detector):
         w = self.state.info.warmup_steps
         if w is not None and rec.step <= w:
             return False
-        return self.n > self.s.window
+        return self.n > self.settings.window
 
     def update(self, rec: StepRecord) -> list[Alert]:
         if rec.loss is not None:
@@ -108,7 +108,7 @@ class GradNormDetector(Detector):
             base, z, local = hit
             last = self._last_spike_n
             self._last_spike_n = self.n
-            back = len(self._since) >= BACK_RECORDS and median(self._since) <= self.s.recovery_factor * base
+            back = len(self._since) >= BACK_RECORDS and median(self._since) <= self.settings.recovery_factor * base
             self._since = []
             if last is not None and self.n - last <= SPIKE_GAP:
                 inc = self.spikes[-1]  # the same incident: a new alert only for a much larger peak
@@ -131,11 +131,11 @@ class GradNormDetector(Detector):
         w = self.state.info.warmup_steps
         if w is None or rec.step > w:
             self.n_post += 1
-            self.n_post_over += g > self.s.grad_threshold
-            self.n_post_high += g > self.s.grad_high
+            self.n_post_over += g > self.settings.grad_threshold
+            self.n_post_high += g > self.settings.grad_high
         if self._post_warmup(rec):
-            self._over.update(g > self.s.grad_threshold)
-            self._high.update(g > self.s.grad_high)
+            self._over.update(g > self.settings.grad_threshold)
+            self._high.update(g > self.settings.grad_high)
             self._tick += 1
             if self._tick >= RATE_EVERY:  # rates move slowly: look every few records
                 self._tick = 0
@@ -150,7 +150,7 @@ class GradNormDetector(Detector):
         mean. The robust rule (``_robust``), from grad_robust_min values on: what the
         first catches late or not at all while the level moves (the initial fall), and
         its baseline when the level has fallen LOCAL_LAG x below the rolling median."""
-        s = self.s
+        s = self.settings
         robust_ok = len(self._logm) >= s.grad_robust_min
         if g >= s.grad_spike_ratio * med and len(self._logm) >= s.min_baseline:
             mean, std = self._logm.moments()
@@ -172,7 +172,7 @@ class GradNormDetector(Detector):
         x the median of the last ROBUST_LEVEL values, and its log >= sigma noise units
         above that median's log (noise: ``diff_sd`` of the last ROBUST_NOISE log values)
         or >= grad_huge_ratio x the median (settings.py)."""
-        s = self.s
+        s = self.settings
         logs = self._logm.values()
         n = len(logs)
         tail = list(islice(logs, max(0, n - ROBUST_NOISE), n))
@@ -204,8 +204,8 @@ class GradNormDetector(Detector):
             lo, hi = (float(g[idx].min()), float(g[idx].max())) if idx.size else (0.0, 0.0)
         srt = self._med.sorted_values()
         if (
-            self.s.grad_spike_ratio < 0
-            or self.s.grad_vanish_ratio < 0
+            self.settings.grad_spike_ratio < 0
+            or self.settings.grad_vanish_ratio < 0
             or max(-lo, hi) >= _HUGE
             or (srt and max(-srt[0], srt[-1]) >= _HUGE)
         ):
@@ -248,7 +248,7 @@ class GradNormDetector(Detector):
         do not clear get their exact median; only true candidates stop the bulk.
         Rate alerts are exact: the over / high shares at every 16th post-warm-up
         row come from cumulative counts."""
-        s = self.s
+        s = self.settings
         med = self._med
         W, L0, m = med.size, len(med), x.size
         if not L0:  # no median yet (start, resume): let update take the first row
@@ -374,7 +374,7 @@ class GradNormDetector(Detector):
         """For rows (ascending indices into the grad norms ``x`` of a bulk, none of the
         rows before them a spike): whether ``_robust`` could call it a spike after the rows
         before it, by its ratio test (the log values are ``update``'s, math.log)."""
-        s = self.s
+        s = self.settings
         old = list(self._logm.values())
         have0 = len(old)
         old = old[-ROBUST_LEVEL:]
@@ -441,7 +441,7 @@ class GradNormDetector(Detector):
 
     def _rates(self, rec: StepRecord) -> list[Alert]:
         out = []
-        if len(self._over) < min(RATE_WINDOW, self.s.window):
+        if len(self._over) < min(RATE_WINDOW, self.settings.window):
             return out
         over, high = self._over.get(), self._high.get()
         self.over_peak = max(self.over_peak, over)
@@ -453,25 +453,25 @@ class GradNormDetector(Detector):
                     self.id,
                     Severity.WARNING,
                     rec.step,
-                    f"Gradient norm above {fmt(self.s.grad_high)} in {high:.0%} of the last "
+                    f"Gradient norm above {fmt(self.settings.grad_high)} in {high:.0%} of the last "
                     f"{len(self._high)} steps (median {fmt(self._med.get())}).",
                     value=rec.grad_norm,
-                    baseline=self.s.grad_high,
+                    baseline=self.settings.grad_high,
                     actions=[advice.lower_lr(self.state, peak=self._sched.peak), advice.clip(self.state)],
                     key="grad_high",
                 )
             )
-        elif over >= self.s.grad_exceed_rate and not self.over_alerted:
+        elif over >= self.settings.grad_exceed_rate and not self.over_alerted:
             self.over_alerted = True
             out.append(
                 Alert(
                     self.id,
                     Severity.WARNING,
                     rec.step,
-                    f"Gradient norm above {fmt(self.s.grad_threshold)} in {over:.0%} of the last "
+                    f"Gradient norm above {fmt(self.settings.grad_threshold)} in {over:.0%} of the last "
                     f"{len(self._over)} steps after warm-up: clipping is active on most steps.",
                     value=rec.grad_norm,
-                    baseline=self.s.grad_threshold,
+                    baseline=self.settings.grad_threshold,
                     actions=[advice.lower_lr(self.state, 0.7, peak=self._sched.peak)],
                     key="grad_over",
                 )
@@ -481,7 +481,7 @@ class GradNormDetector(Detector):
     def _vanishing(self, rec, g, med) -> list[Alert]:
         if med is None or med <= 0 or self.vanished_at is not None:
             return []
-        if g < self.s.grad_vanish_ratio * med:
+        if g < self.settings.grad_vanish_ratio * med:
             self._vanish_run += 1
         else:
             self._vanish_run = 0
@@ -513,7 +513,7 @@ class GradNormDetector(Detector):
     def _abs_levels(self) -> tuple[float, float] | None:
         """Shares of all post-warm-up values above 5.0 and above the threshold, for a
         log too short for the rolling rates (the seed's absolute rules need no baseline)."""
-        if self.high_alerted or self.over_alerted or len(self._over) >= min(RATE_WINDOW, self.s.window):
+        if self.high_alerted or self.over_alerted or len(self._over) >= min(RATE_WINDOW, self.settings.window):
             return None
         if self.n_post < ABS_MIN_VALUES:
             return None
@@ -532,25 +532,25 @@ class GradNormDetector(Detector):
                     self.id,
                     Severity.WARNING,
                     step,
-                    f"Gradient norm above {fmt(self.s.grad_high)} in {high:.0%} of the {self.n_post} values "
+                    f"Gradient norm above {fmt(self.settings.grad_high)} in {high:.0%} of the {self.n_post} values "
                     f"logged after warm-up (median {fmt(self._med.get())}, max {fmt(self.max_gn)}).",
                     value=self.max_gn,
-                    baseline=self.s.grad_high,
+                    baseline=self.settings.grad_high,
                     actions=[advice.lower_lr(self.state, peak=self._sched.peak), advice.clip(self.state)],
                     key="grad_high",
                 )
             ]
-        if over >= self.s.grad_exceed_rate:
+        if over >= self.settings.grad_exceed_rate:
             self.over_alerted, self.over_peak = True, over
             return [
                 Alert(
                     self.id,
                     Severity.WARNING,
                     step,
-                    f"Gradient norm above {fmt(self.s.grad_threshold)} in {over:.0%} of the {self.n_post} "
+                    f"Gradient norm above {fmt(self.settings.grad_threshold)} in {over:.0%} of the {self.n_post} "
                     f"values logged after warm-up: clipping is active on most steps.",
                     value=self.max_gn,
-                    baseline=self.s.grad_threshold,
+                    baseline=self.settings.grad_threshold,
                     actions=[advice.lower_lr(self.state, 0.7, peak=self._sched.peak)],
                     key="grad_over",
                 )
@@ -564,9 +564,9 @@ class GradNormDetector(Detector):
             return self._result(Status.SKIP, "no grad norm or loss in the log")
         problems = []
         if self.high_alerted:
-            problems.append(f"above {fmt(self.s.grad_high)} in up to {self.high_peak:.0%} of steps")
+            problems.append(f"above {fmt(self.settings.grad_high)} in up to {self.high_peak:.0%} of steps")
         elif self.over_alerted:
-            problems.append(f"above {fmt(self.s.grad_threshold)} in up to {self.over_peak:.0%} of steps")
+            problems.append(f"above {fmt(self.settings.grad_threshold)} in up to {self.over_peak:.0%} of steps")
         if self.spikes:
             n = len(self.spikes)
             big = sorted(self.spikes, key=lambda i: -(i[1] / i[3]))[:3] if n > 3 else self.spikes
@@ -579,19 +579,19 @@ class GradNormDetector(Detector):
         if (
             med
             and med > 0
-            and self.max_gn >= self.s.grad_huge_ratio * med
+            and self.max_gn >= self.settings.grad_huge_ratio * med
             and not any(i[2] == self.max_step for i in self.spikes)
         ):
             # never a bare PASS for a max in the hundreds of the median: where it was, and
             # why no spike rule took it (issue 26)
             top += f" at step {self.max_step} ({times(self.max_gn / med)}x the median)"
-            if self.max_n > self.s.grad_robust_min:
+            if self.max_n > self.settings.grad_robust_min:
                 problems.append(
                     f"median {fmt(med)}, {top}: no spike rule took it (the values before it were "
                     "high too): look at that stretch"
                 )
             else:
-                top += f", in the first {self.s.grad_robust_min} values (start-up, before any spike rule judges)"
+                top += f", in the first {self.settings.grad_robust_min} values (start-up, before any spike rule judges)"
         if problems:
             return self._result(Status.WARN, "; ".join(problems))
         return self._result(Status.PASS, f"{self.n} values, median {fmt(med)}, {top}")

@@ -51,7 +51,7 @@ class LossScaleDetector(Detector):
 
     def _startup(self, rec: StepRecord) -> bool:
         fs = self.first_step if self.first_step is not None else rec.step
-        return not self.grown and rec.step - fs < self.s.scale_startup_steps
+        return not self.grown and rec.step - fs < self.settings.scale_startup_steps
 
     def update(self, rec: StepRecord) -> list[Alert]:
         if rec.loss_scale is None and rec.skipped is None and not rec.overflow:
@@ -79,7 +79,7 @@ class LossScaleDetector(Detector):
                 self._pinned += 1
             else:
                 self._pinned = 0
-            if self._pinned >= self.s.scale_min_records:
+            if self._pinned >= self.settings.scale_min_records:
                 out += self._raise(
                     rec,
                     "pinned",
@@ -87,7 +87,11 @@ class LossScaleDetector(Detector):
                     f"Loss scale pinned at its minimum ({fmt(sc)}) for {self._pinned} records at step "
                     f"{rec.step}: every step overflows, the scaler cannot find a working scale.",
                 )
-            if not self._startup(rec) and self.grown and self.max_scale / max(sc, 1e-30) >= self.s.scale_collapse:
+            if (
+                not self._startup(rec)
+                and self.grown
+                and self.max_scale / max(sc, 1e-30) >= self.settings.scale_collapse
+            ):
                 out += self._raise(
                     rec,
                     "collapse",
@@ -106,7 +110,7 @@ class LossScaleDetector(Detector):
                 self._skips.update(i < rec.skipped)
             if len(self._skips) >= min(SKIP_WINDOW, 50):
                 rate = self._skips.get()
-                if rate >= self.s.scale_skip_fail:
+                if rate >= self.settings.scale_skip_fail:
                     out += self._raise(
                         rec,
                         "skips_fail",
@@ -114,7 +118,7 @@ class LossScaleDetector(Detector):
                         f"{rate:.0%} of the last {len(self._skips)} steps were skipped for fp16 "
                         f"overflow (step {rec.step}).",
                     )
-                elif rate >= self.s.scale_skip_warn:
+                elif rate >= self.settings.scale_skip_warn:
                     out += self._raise(
                         rec,
                         "skips_warn",
@@ -160,7 +164,7 @@ class LossScaleDetector(Detector):
         sc_col, skipped, fin = cx
         if sc_col is None and skipped is None:
             return q  # no row counts
-        s = self.s
+        s = self.settings
         sc = self.scale
         skips = skipped is not None
         # only "not skipped" entries go in, so the skip rate cannot rise above its current value

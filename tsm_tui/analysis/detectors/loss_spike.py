@@ -30,6 +30,7 @@ from tsm_tui.core.numbers import times as _times
 from tsm_tui.analysis.detectors.stats import Delay, RollingMedian, RollingMoments, diff_sd
 from tsm_tui.analysis.detectors.grad_norm import PEAK_REALERT, SPIKE_GAP
 from tsm_tui.analysis.detectors.stats import median as _median
+from tsm_tui.analysis.rules import diverged
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 from tsm_tui.sources.fields import rl_key
 
@@ -249,7 +250,7 @@ class LossSpikeDetector(Detector):
             return
         if len(self._rl_keys) < 256:
             self._rl_keys.add(ks)
-        if not self.s.rl_loss_fails and any(rl_key(k) for k in ks):
+        if not self.settings.rl_loss_fails and any(rl_key(k) for k in ks):
             self.rl = True
 
     @staticmethod
@@ -284,14 +285,14 @@ class LossSpikeDetector(Detector):
         if pg is not None:
             if x > pg.peak:
                 pg.peak, pg.peak_step = x, rec.step
-            self._paged_ok = self._paged_ok + 1 if x <= pg.baseline * self.s.recovery_factor else 0
+            self._paged_ok = self._paged_ok + 1 if x <= pg.baseline * self.settings.recovery_factor else 0
             if self._paged_ok >= RECOVERY_RECORDS:
                 self._paged, self._paged_ok = None, 0
         out: list[Alert] = []
         med = self._med.get()
         is_spike = False
-        early = self.n <= LOCAL_WINDOWS * self.s.window
-        if med is not None and len(self._med) >= self.s.min_baseline:
+        early = self.n <= LOCAL_WINDOWS * self.settings.window
+        if med is not None and len(self._med) >= self.settings.min_baseline:
             base = _local_base(med, self._loc, early)
             is_spike, ratio, z = self._test(x, base, self._recent.values() if early else None)
             if is_spike:
@@ -359,7 +360,7 @@ class LossSpikeDetector(Detector):
         """Take finite losses ``xs`` (frame rows ``idx``) in bulk up to the first whose
         record could raise something (a spike or divergence); commit the state for
         the rows before it and return its position (len when none)."""
-        s = self.s
+        s = self.settings
         fed = xs
         m = fed.size
         nd, held = self._delay.n, len(self._delay)
@@ -456,7 +457,7 @@ class LossSpikeDetector(Detector):
         """The spike test of ``_test`` for a candidate row, with the log-moments
         window rebuilt from the baseline sequence up to index ``t`` (and ``recent``:
         the undelayed values before the row, in the initial descent)."""
-        s = self.s
+        s = self.settings
         if x - med < s.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
             return False
         ratio = x / med
@@ -475,7 +476,7 @@ class LossSpikeDetector(Detector):
         fire, and the best rolling median (value, step) after the rows before it."""
         if self._diverged_at is not None or self._paged is not None or stop == 0:
             return stop, None
-        s = self.s
+        s = self.settings
         # the rows from v0 on see a full window: its exact median after each
         v0 = max(0, self._recent.size - len(self._recent) - 1)
         if v0 >= stop:
@@ -489,7 +490,7 @@ class LossSpikeDetector(Detector):
             if b0 is not None:
                 np.minimum(prev, b0, out=prev)
         upd = c < prev
-        fire = ~upd & (prev > 0) & (c > prev * s.divergence_factor) & (c - prev >= s.spike_min_delta)
+        fire = ~upd & diverged(c, prev, s)
         hits = np.flatnonzero(fire)
         end = int(hits[0]) if hits.size else c.size  # rows of c taken in bulk
         stop_at = v0 + end if hits.size else stop
@@ -502,7 +503,7 @@ class LossSpikeDetector(Detector):
 
     def _test(self, x: float, med: float, recent=None, window: bool = True) -> tuple[bool, float, float]:
         # both rules need x >= 1.3 x median: most records stop here, no log()
-        if x - med < self.s.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
+        if x - med < self.settings.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
             return False, 0.0, 0.0
         ratio = x / med
         z = -math.inf
@@ -513,8 +514,8 @@ class LossSpikeDetector(Detector):
             sd = _detrended_sd(recent)
             if sd is not None:
                 z = max(z, math.log(ratio) / sd if sd > 1e-12 else math.inf)
-        seed = ratio >= self.s.spike_factor and z >= self.s.spike_min_z
-        sigma = z >= self.s.sigma and ratio >= SIGMA_MIN_RATIO
+        seed = ratio >= self.settings.spike_factor and z >= self.settings.spike_min_z
+        sigma = z >= self.settings.sigma and ratio >= SIGMA_MIN_RATIO
         return (seed or sigma), ratio, z
 
     def _on_spike(self, rec, x, med, ratio, z) -> list[Alert]:
@@ -553,7 +554,7 @@ class LossSpikeDetector(Detector):
             Severity.WARNING,
             rec.step,
             f"Loss spike at step {rec.step}: {fmt(x)} vs baseline {fmt(med)} ({ratio:.1f}x{zs}).{cause} "
-            f"Spikes that recover are normal; watching for recovery within {self.s.recovery_steps} steps.",
+            f"Spikes that recover are normal; watching for recovery within {self.settings.recovery_steps} steps.",
             value=x,
             baseline=med,
             actions=[
@@ -569,7 +570,7 @@ class LossSpikeDetector(Detector):
     def _signed_spike(self, rec: StepRecord, x: float) -> list[Alert]:
         """The spike rule of a signed objective (see IQR_SD): on differences from the
         window's median, in robust sds of the window; a spike stays out of the window."""
-        w, s = self._sig, self.s
+        w, s = self._sig, self.settings
         if len(w) >= s.min_baseline:
             med = w.get()
             sd = (w.quantile(0.75) - w.quantile(0.25)) / IQR_SD
@@ -820,13 +821,13 @@ class LossSpikeDetector(Detector):
                 # the pre-spike baseline: a loss settled at 1.4x is one, and that is the damage)
                 return out + self._fail(inc, rec, x, "did not recover", damaged=level)
         if not spiking:
-            inc.ok_run = inc.ok_run + 1 if x <= base * self.s.recovery_factor else 0
+            inc.ok_run = inc.ok_run + 1 if x <= base * self.settings.recovery_factor else 0
             if rec.step != inc.onset:
                 inc.since = (inc.since + [x])[-RECOVERY_RECORDS:]
         else:
             inc.since = []
         if inc.ok_run >= RECOVERY_RECORDS or (
-            rec.step - inc.onset >= self.s.recovery_steps and self._back_by_median(inc)
+            rec.step - inc.onset >= self.settings.recovery_steps and self._back_by_median(inc)
         ):
             inc.state = "recovered"
             self._resolve(inc)
@@ -850,8 +851,8 @@ class LossSpikeDetector(Detector):
                     cause=inc.cause,
                 )
             ]
-        if rec.step - inc.onset >= self.s.recovery_steps:
-            if base > 0 and x <= base * self.s.recovery_factor:
+        if rec.step - inc.onset >= self.settings.recovery_steps:
+            if base > 0 and x <= base * self.settings.recovery_factor:
                 return out  # this record is back at the baseline: "not recovered" waits for one that is not
             m = inc.meds
             if len(m) >= 2 and m[-1] > m[-2] * (1 + SETTLE_REL) and base > 0 and x > SUSTAIN_FACTOR * base:
@@ -870,7 +871,7 @@ class LossSpikeDetector(Detector):
         return (
             len(h) >= RECOVERY_RECORDS
             and inc.baseline > 0
-            and _median(h) <= max(inc.baseline * self.s.recovery_factor, inc.noise_hi)
+            and _median(h) <= max(inc.baseline * self.settings.recovery_factor, inc.noise_hi)
         )
 
     def _back_by_median(self, inc: _Incident) -> bool:
@@ -886,7 +887,7 @@ class LossSpikeDetector(Detector):
         return (
             len(h) >= SUSTAIN_RECORDS
             and inc.baseline > 0
-            and _median(h) <= max(inc.baseline * self.s.recovery_factor, inc.noise_hi)
+            and _median(h) <= max(inc.baseline * self.settings.recovery_factor, inc.noise_hi)
         )
 
     def _settled(self, inc: _Incident, blocks: int) -> float | None:
@@ -895,7 +896,7 @@ class LossSpikeDetector(Detector):
         baseline (and below SUSTAIN_FACTOR x: higher is an excursion, not a level)."""
         m = inc.meds[-blocks:]
         b = inc.baseline
-        if len(m) < blocks or b <= 0 or not (b * self.s.recovery_factor < m[-1] < b * SUSTAIN_FACTOR):
+        if len(m) < blocks or b <= 0 or not (b * self.settings.recovery_factor < m[-1] < b * SUSTAIN_FACTOR):
             return None
         return m[-1] if abs(m[-1] - m[0]) <= SETTLE_REL * m[0] else None
 
@@ -981,20 +982,23 @@ class LossSpikeDetector(Detector):
         ]
 
     def _divergence(self, rec: StepRecord) -> list[Alert]:
-        if self._diverged_at is not None or self._paged is not None or len(self._recent) < self.s.window:
+        if self._diverged_at is not None or self._paged is not None or len(self._recent) < self.settings.window:
             return []
         cur = self._recent.get()
         if self._best_med is None or cur < self._best_med:
             self._best_med, self._best_step = cur, rec.step
             return []
         best = self._best_med
-        if best > 0 and cur > best * self.s.divergence_factor and cur - best >= self.s.spike_min_delta:
+        if diverged(cur, best, self.settings):
             self._diverged_at = rec.step
             inc = self._incident
             if inc is not None:
                 m = inc.meds
                 level = m[-1] if len(m) >= 2 and m[-1] <= m[-2] * (1 + SETTLE_REL) else None
-                if level is not None and inc.baseline * self.s.recovery_factor < level < inc.baseline * SUSTAIN_FACTOR:
+                if (
+                    level is not None
+                    and inc.baseline * self.settings.recovery_factor < level < inc.baseline * SUSTAIN_FACTOR
+                ):
                     return self._fail(inc, rec, rec.loss, "did not recover", damaged=level)
                 return self._fail(inc, rec, rec.loss, "turned into divergence", diverged=True)
             self.failed += 1
@@ -1052,7 +1056,7 @@ class LossSpikeDetector(Detector):
             return []  # too few records since the onset to tell: still open at the end
         level = _median(list(self._recent.values())[-min(BLOCK, inc.records) :])
         if level > max(
-            inc.baseline * self.s.recovery_factor, inc.noise_hi if inc.noisy else 0.0
+            inc.baseline * self.settings.recovery_factor, inc.noise_hi if inc.noisy else 0.0
         ):  # (as _back_by_median)
             return self._fail(
                 inc,
@@ -1111,7 +1115,7 @@ class LossSpikeDetector(Detector):
         if self.signed:
             how = (
                 f"the loss goes below 0 ({self.n} values): a signed objective (PPO's policy loss, a "
-                f"log-likelihood), judged on differences (>= {self.s.sigma:g} robust sd above the median)"
+                f"log-likelihood), judged on differences (>= {self.settings.sigma:g} robust sd above the median)"
             )
             sp = self.signed_spikes
             if not sp:

@@ -201,7 +201,7 @@ class LRScheduleDetector(Detector):
             if not self.jump_at:
                 flag |= v > self.ramp_peak * JUMP_FACTOR
             elif not self.jump_failed:  # the rows that count towards (or reset) a held jump
-                hi = v >= self.s.lr_fail_factor * self.ramp_peak
+                hi = v >= self.settings.lr_fail_factor * self.ramp_peak
                 after = np.empty_like(hi)
                 after[0] = self._over > 0
                 after[1:] = hi[:-1]
@@ -229,7 +229,7 @@ class LRScheduleDetector(Detector):
         ref = self._lr_ref()
         if ref is None:
             return None
-        return lr_ratio_line(Status.FAIL if self.lr_alerted == "warning" else Status.WARN, self.s) * ref[0]
+        return lr_ratio_line(Status.FAIL if self.lr_alerted == "warning" else Status.WARN, self.settings) * ref[0]
 
     def _zero_screen(self, v, steps, zero) -> np.ndarray:
         """LR == 0 rows after the ramp that update() must see: where _check_zero would
@@ -301,7 +301,7 @@ class LRScheduleDetector(Detector):
         self.peak_step, self._peak_step_lr = ps, pl
 
     def _check_jump_held(self, rec, lr) -> list[Alert]:
-        line = self.s.lr_fail_factor * self.ramp_peak
+        line = self.settings.lr_fail_factor * self.ramp_peak
         if lr < line or self.ramp_peak <= 0:
             self._over, self._over_from = 0, None
             return []
@@ -365,7 +365,7 @@ class LRScheduleDetector(Detector):
         if p:  # how high the LR it starts at is: the size reference, extrapolated below its range if need be
             ref = self._lr_ref() or (gpt3_lr_fit(p), "the GPT-3 Table 2.1 fit extrapolated to this size")
             r = self.max_lr / ref[0]
-            if lr_ratio_status(r, self.s) != Status.PASS:
+            if lr_ratio_status(r, self.settings) != Status.PASS:
                 high = f" It starts {r:.0f}x above {fmt(ref[0])} ({ref[1]}, {fmt(p)} parameters)."
                 acts.append(
                     f"Lower the LR from {fmt(self.max_lr)} towards {fmt(ref[0] * 2)} (at most 2x {ref[1]}): "
@@ -401,7 +401,7 @@ class LRScheduleDetector(Detector):
         if self.lr_alerted == "critical":
             return []
         ref = self._lr_ref()
-        st = lr_ratio_status(self.max_lr / ref[0], self.s) if ref is not None else Status.PASS
+        st = lr_ratio_status(self.max_lr / ref[0], self.settings) if ref is not None else Status.PASS
         if ref is None or st == Status.PASS:
             return []
         sev = Severity.CRITICAL if st == Status.FAIL else Severity.WARNING
@@ -476,13 +476,13 @@ class LRScheduleDetector(Detector):
         info = self.state.info
         acts = []
         w, total = info.warmup_steps, info.total_steps
-        if w is not None and (w <= 0 or warmup_short(w, total, self.s)):
+        if w is not None and (w <= 0 or warmup_short(w, total, self.settings)):
             acts.append(advice.warmup(self.state))
         ref = self._lr_ref()
         if (
             info.peak_lr is not None
             and ref is not None
-            and lr_ratio_status(info.peak_lr / ref[0], self.s) != Status.PASS
+            and lr_ratio_status(info.peak_lr / ref[0], self.settings) != Status.PASS
         ):
             acts.append(f"Lower the peak LR from {fmt(info.peak_lr)} to about {fmt(ref[0] * 2)} (at most 2x {ref[1]}).")
         sev = Severity.CRITICAL if res.status == Status.FAIL else Severity.WARNING
@@ -527,7 +527,7 @@ class LRScheduleDetector(Detector):
             elif total:
                 frac = w / total
                 parts.append(f"warm-up {w} steps ({_pct(frac)} of {total} planned)")
-                if warmup_short(w, total, self.s):
+                if warmup_short(w, total, self.settings):
                     status = Status.WARN
                     parts[-1] += " < 1%"
             else:
@@ -536,7 +536,7 @@ class LRScheduleDetector(Detector):
             ref = self._lr_ref()
             if ref is not None:
                 r = peak / ref[0]
-                status = max(status, lr_ratio_status(r, self.s), key=lambda s: s.rank)
+                status = max(status, lr_ratio_status(r, self.settings), key=lambda s: s.rank)
                 parts.append(f"peak {fmt(peak)} = {r:.1f}x {ref[1]}")
             else:
                 parts.append(f"peak {fmt(peak)}")
@@ -580,7 +580,7 @@ class LRScheduleDetector(Detector):
                 parts.append(f"warm-up {w} steps ({_pct(frac)} of {total} {kind})")
                 # < 1% warns, except the 2000-step warm-ups of LLaMA / OLMo 2 /
                 # DeepSeek, which are well under 1% of their very long runs
-                if warmup_short(w, total, self.s):
+                if warmup_short(w, total, self.settings):
                     status = Status.WARN
                     parts[-1] += " < 1%"
             else:
@@ -588,7 +588,7 @@ class LRScheduleDetector(Detector):
         ref = self._lr_ref()
         if ref is not None:
             r = self.max_lr / ref[0]
-            status = max(status, lr_ratio_status(r, self.s), key=lambda s: s.rank)
+            status = max(status, lr_ratio_status(r, self.settings), key=lambda s: s.rank)
             parts.append(f"peak {fmt(self.max_lr)} = {r:.1f}x {ref[1]}")
         elif self.jump_at is not None:  # the schedule's peak, not the jump's
             parts.append(f"peak {fmt(self.ramp_peak)}")
@@ -599,7 +599,7 @@ class LRScheduleDetector(Detector):
             jump = f"LR jumped {self.max_lr / self.ramp_peak:.0f}x to {fmt(self.max_lr)} at step {self.jump_at}"
             if self.jump_failed is not None:
                 status = Status.FAIL
-                jump += f", held >= {self.s.lr_fail_factor:g}x the schedule's peak for {self.jump_failed[1]}+ records"
+                jump += f", held >= {self.settings.lr_fail_factor:g}x the schedule's peak for {self.jump_failed[1]}+ records"
             parts.insert(0, jump)  # the reason for the verdict first (a narrow pane shows the start of the line)
         if self.zero_at is not None and not (total and self.zero_at >= ZERO_END * total):
             status = max(status, Status.WARN, key=lambda s: s.rank)

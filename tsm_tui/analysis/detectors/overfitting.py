@@ -38,7 +38,7 @@ class OverfittingDetector(Detector):
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)
-        self.train = RollingMedian(self.s.overfit_train_window)
+        self.train = RollingMedian(self.settings.overfit_train_window)
         self.evals = 0
         self.trained = False  # a finite training loss was seen (without one there is nothing to compare)
         self.first: tuple[int, float] | None = None  # (step, eval loss)
@@ -75,13 +75,17 @@ class OverfittingDetector(Detector):
             self.best = (step, v, tr)
             self.above, self.state_now, self.said = 0, "ok", None
             return []
-        rising = v > best[1] * (1.0 + self.s.overfit_margin) if best[1] > 0 else v > best[1] + self.s.overfit_margin
+        rising = (
+            v > best[1] * (1.0 + self.settings.overfit_margin)
+            if best[1] > 0
+            else v > best[1] + self.settings.overfit_margin
+        )
         falling = tr is not None and best[2] is not None and tr < best[2]
         if rising and falling:
             self.above += 1
         elif not rising:
             self.above = 0
-        if self.above < self.s.overfit_evals:
+        if self.above < self.settings.overfit_evals:
             return []
         now = "fail" if v > self.first[1] else "warn"  # (a first evaluation that was the best: never better since)
         self.state_now = now

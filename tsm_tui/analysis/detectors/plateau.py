@@ -44,6 +44,7 @@ from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.analysis.detectors.lr_schedule import JUMP_FACTOR, PEAK_TOL, ZERO_END, ZERO_FRAC
 from tsm_tui.analysis.detectors.stats import median
+from tsm_tui.analysis.rules import diverged
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.numbers import times as _times
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -101,6 +102,13 @@ NEVER_PROVEN = 0.5
 #: labels; any constant: frozen weights or a logging bug) (ours)
 CONST_RECORDS = 20
 CONST_FRAC = 0.1
+#: a loss of exactly 0 (as logged) in at least this share of the records of the newest
+#: window (MIN_RECORDS or more) has reached its floor: a loss printed with 4 decimals
+#: reads 0.0000 once a small fine-tune set is memorised, or the loss is not computed;
+#: between the zeros the last digit still moves, so the constant rule (the same value
+#: CONST_RECORDS times in a row) never sees it (ours; issue 26: a 16-shot CLIP-LoRA
+#: run printed 0.0000 on 4,490 of its 7,999 lines and read "loss still improving")
+ZERO_SHARE = 0.5
 #: frames: a block completed with at most this many rows left is filled row by row (cheaper
 #: than the columnar ``_add`` for a few rows)
 SMALL_BLOCK = 12
@@ -112,25 +120,27 @@ def _seq_sum(s: float, x: np.ndarray) -> float:
 
 
 class _Block:
-    __slots__ = ("first", "last", "s", "ss", "n", "gs", "gn", "spk")
+    __slots__ = ("first", "last", "loss_sum", "loss_sumsq", "n", "grad_sum", "grad_n", "spk", "zeros")
 
     def __init__(self, step: int) -> None:
         self.first = self.last = step
-        self.s = 0.0
-        self.ss = 0.0
+        self.loss_sum = 0.0
+        self.loss_sumsq = 0.0
         self.n = 0
-        self.gs = 0.0
-        self.gn = 0
+        self.grad_sum = 0.0
+        self.grad_n = 0
         self.spk = 0  # losses above the spike cap in it
+        self.zeros = 0  # losses of exactly 0 in it
 
     def merge(self, o: "_Block") -> None:
         self.last = o.last
-        self.s += o.s
-        self.ss += o.ss
+        self.loss_sum += o.loss_sum
+        self.loss_sumsq += o.loss_sumsq
         self.n += o.n
-        self.gs += o.gs
-        self.gn += o.gn
+        self.grad_sum += o.grad_sum
+        self.grad_n += o.grad_n
         self.spk += o.spk
+        self.zeros += o.zeros
 
 
 class _Fit:
@@ -175,6 +185,7 @@ class PlateauDetector(Detector):
         self.failed = False
         self.dead_hint = False
         self.converged_at: int | None = None
+        self.judged = False  # a window has been fitted: the run was long enough to be judged
         self._gn_early: float | None = None
         self._cap: float | None = None  # a loss above it is a spike (see SPIKE_SD)
         self._spike_at: int | None = None  # step of the newest one
@@ -190,6 +201,7 @@ class PlateauDetector(Detector):
         self._same_from: int | None = None
         self._same_n = 0
         self.const: tuple[float, int] | None = None  # (value, first step) of a constant loss
+        self.zero: tuple[int, int, int] | None = None  # loss 0 at its floor (ZERO_SHARE): (since, zeros, records)
         self.rising: tuple[float, float] | None = None  # the last window climbed: (from, to) levels
         self.lr_early: float | None = None  # progress at which a decayed LR was seen too early
         self._lr_zero_from: int | None = None  # the first step of the current stretch of LR 0
@@ -201,7 +213,9 @@ class PlateauDetector(Detector):
         self._learned = False
         self.never: tuple[float, float, int, bool] | None = None
         self.converged_how = ""  # "with the LR decayed" / "at N% of the planned run"
-        self.best: tuple[float, int] | None = None  # the lowest completed block mean and its last step
+        #: the lowest level (``_recent_level``: the mean of the newest blocks holding REF_RECORDS
+        #: records) seen at a block's completion, and that block's last step
+        self.best: tuple[float, int] | None = None
         self._pace: float | None = None  # improvement rate over the window before the open plateau
         self._sched = SchedulePeak()  # the LR schedule's peak (an LR jump is not it)
 
@@ -214,7 +228,7 @@ class PlateauDetector(Detector):
         if not full:
             return out
         self._complete()
-        return out + self._never_learned(rec.step) + self._evaluate(rec.step)
+        return out + self._zero_floor(rec.step) + self._never_learned(rec.step) + self._evaluate(rec.step)
 
     def _row(self, x: float, step: int, g, lr) -> bool:
         """Add one finite loss (and its grad norm and LR) to the open block; True when
@@ -237,7 +251,7 @@ class PlateauDetector(Detector):
         if self._first_n < FIRST_RECORDS:
             self._first_n += 1
             self._first_s += x
-        if len(self._head) < self.s.never_records:
+        if len(self._head) < self.settings.never_records:
             self._head.append(x)
         self._tail.append(x)
         if x == self._same_val:
@@ -245,12 +259,14 @@ class PlateauDetector(Detector):
         else:
             self._same_val, self._same_from, self._same_n = x, step, 1
         b.last = step
-        b.s += x
-        b.ss += x * x
+        if x == 0:
+            b.zeros += 1
+        b.loss_sum += x
+        b.loss_sumsq += x * x
         b.n += 1
         if g is not None and math.isfinite(g):
-            b.gs += g
-            b.gn += 1
+            b.grad_sum += g
+            b.grad_n += 1
         return b.n >= self.block_size
 
     def _complete(self) -> None:
@@ -258,9 +274,6 @@ class PlateauDetector(Detector):
         the prefix sums and the spike cap."""
         b = self._cur
         self._cur = None
-        bm = b.s / b.n
-        if self.best is None or bm < self.best[0]:
-            self.best = (bm, b.last)
         self.blocks.append(b)
         if len(self.blocks) > MAX_BLOCKS:
             merged = []
@@ -277,17 +290,31 @@ class PlateauDetector(Detector):
             self._lasts.append(b.last)
             self._P.append(self._prefix(self._P[-1], b))
         self._cap = self._level_cap()
+        lvl = self._recent_level()
+        if lvl is not None and (self.best is None or lvl < self.best[0]):
+            # the same statistic as the level it is compared with (``_rest``): the lowest
+            # block mean of a noisy loss is its luckiest block, and a loss printed near
+            # zero (2e-4 vs 4e-4) would read "1.6x its best"
+            self.best = (lvl, b.last)
         if not self._learned and self._first_n >= FIRST_RECORDS:
-            lvl = self._recent_level()
             self._learned = lvl is not None and self._gained(lvl)
 
     def _prefix(self, p: tuple, b: _Block) -> tuple:
         if b.spk:
             return p
-        n, s = b.n, b.s
+        n, s = b.n, b.loss_sum
         t = 0.5 * (b.first + b.last) - self._t0
         nt = n * t
-        return (p[0] + 1, p[1] + n, p[2] + nt, p[3] + nt * t, p[4] + s, p[5] + s * t, p[6] + s * s / n, p[7] + b.ss)
+        return (
+            p[0] + 1,
+            p[1] + n,
+            p[2] + nt,
+            p[3] + nt * t,
+            p[4] + s,
+            p[5] + s * t,
+            p[6] + s * s / n,
+            p[7] + b.loss_sumsq,
+        )
 
     def _reindex(self) -> None:
         self._lasts = [b.last for b in self.blocks]
@@ -326,7 +353,7 @@ class PlateauDetector(Detector):
         per window, or by what gains RUN_MIN_GAIN over the rest of its plan when that is
         less. A run that has: any measurable improvement above FLOOR is moving, and it
         is flat below plateau_rel and below PACE x the pace it had before the stall."""
-        rel = self.s.plateau_rel
+        rel = self.settings.plateau_rel
         if self._gained(level):
             flat = rel if self._pace is None else min(rel, PACE * self._pace)
             return FLOOR * rel, flat
@@ -348,11 +375,15 @@ class PlateauDetector(Detector):
         strict = abs(f.r) + Z * f.se < FLOOR * self._bar(f.level)[1]
         return strict, (f.r if f.r - Z * f.se > 0 else None)
 
-    def _moving(self, f: _Fit) -> bool:
+    def _moving(self, f: _Fit, reported: bool = False) -> bool:
         """Measurably improving (beyond the bar for this run's progress), or climbing
-        by more than plateau_rel per window: either way not flat."""
-        move, _ = self._bar(f.level)
-        return f.r - Z * f.se > move or -f.r - Z * f.se > self.s.plateau_rel
+        by more than plateau_rel per window: either way not flat. A plateau already
+        ``reported`` moves on only when it leaves the band it was proven flat in:
+        measurably faster than the flat bar (hysteresis: a loss said to be flat below
+        1% per window that then drifts 0.3% per window as its LR decays is the same
+        plateau, not a stall that "then improved")."""
+        move, flat = self._bar(f.level)
+        return f.r - Z * f.se > (flat if reported else move) or -f.r - Z * f.se > self.settings.plateau_rel
 
     def _flat(self, f: _Fit) -> bool:
         """Proven to move by less than the flat bar per window, either way (an equivalence
@@ -396,7 +427,7 @@ class PlateauDetector(Detector):
         """Above this a loss is a spike (see SPIKE_SD); None until REF_RECORDS are in blocks."""
         n, sm, ss = 0, 0.0, 0.0
         for b in reversed(self.blocks):
-            n, sm, ss = n + b.n, sm + b.s, ss + b.ss
+            n, sm, ss = n + b.n, sm + b.loss_sum, ss + b.loss_sumsq
             if n >= REF_RECORDS:
                 m = sm / n
                 sd = math.sqrt(max(0.0, ss / n - m * m))
@@ -410,7 +441,7 @@ class PlateauDetector(Detector):
     # (merge, evaluate with the RunState it saw), and the one that makes the loss a
     # constant (CONST_RECORDS): the screen flags them; the bulk adds the rows before
     # them to the open block, in the same order (cumsum adds one value at a time, as
-    # ``b.s += x`` does; np.sum would add pairwise). Non-finite losses are not rows
+    # ``b.loss_sum += x`` does; np.sum would add pairwise). Non-finite losses are not rows
     # for this check.
     def prepare(self, fr):
         loss = fr.get("loss")
@@ -433,9 +464,9 @@ class PlateauDetector(Detector):
         if k >= e:
             return NONE
         flag = e
-        if self.start is not None or not self._bulk_evaluates() or self._never_watch():
-            # a candidate is open (or the run may be found never to learn): the evaluation
-            # at the block's end can raise the alert
+        if self._block_end_speaks(fr.cols["loss"][a:b] if rows is None else fr.cols["loss"][rows[k:e]]):
+            # a candidate is open (or the run may be found never to learn, or its loss at
+            # 0): the evaluation at the block's end can raise the alert
             flag = k + self.block_size - (self._cur.n if self._cur is not None else 0) - 1
         if self.const is None and flag > k:
             x = fr.cols["loss"][k : min(flag, e)] if rows is None else fr.cols["loss"][rows[k : min(flag, e)]]
@@ -447,11 +478,22 @@ class PlateauDetector(Detector):
             return NONE
         return np.array([flag]) if rows is None else rows[flag : flag + 1]
 
+    def _block_end_speaks(self, x: np.ndarray) -> bool:
+        """The next block's completion may raise an alert (it goes through ``update``),
+        its losses among ``x``: a candidate is open, the bulk does not evaluate, the run
+        may be found never to learn, or its loss may be at 0 (``_zero_floor``)."""
+        return (
+            self.start is not None
+            or not self._bulk_evaluates()
+            or self._never_watch()
+            or (self._zero_watch() and (self._zero_recent() or bool(np.count_nonzero(x == 0))))
+        )
+
     def _bulk_evaluates(self) -> bool:
         """The bulk may complete blocks and evaluate them itself while no candidate is
         open: such an evaluation can open one, never say one (a candidate is said only
         after CONFIRM x L steps of flat proofs, L >= plateau_steps > 0)."""
-        return self.s.plateau_steps > 0
+        return self.settings.plateau_steps > 0
 
     def bulk(self, fr, cx, a: int, b: int) -> int | None:
         """Rows [a, b): added to the open block; a block they complete is completed and
@@ -477,7 +519,7 @@ class PlateauDetector(Detector):
                 if pos < m:
                     self._add(x[pos:], steps[pos:], None if gn is None else gn[pos:], None if lr is None else lr[pos:])
                 return None
-            if self.start is not None or not self._bulk_evaluates() or self._never_watch():
+            if self._block_end_speaks(x[pos : c + 1]):
                 if c > pos:
                     self._add(
                         x[pos:c], steps[pos:c], None if gn is None else gn[pos:c], None if lr is None else lr[pos:c]
@@ -521,7 +563,7 @@ class PlateauDetector(Detector):
         span less than 0.8 x plateau_steps (<= 0.8 x the window: it cannot be judged,
         see ``_evaluate``) and the early-LR check cannot fire (no plan, or said)."""
         blocks = self.blocks
-        return (not blocks or now - blocks[0].first < 0.8 * self.s.plateau_steps) and (
+        return (not blocks or now - blocks[0].first < 0.8 * self.settings.plateau_steps) and (
             self.lr_early is not None or not self.state.info.total_steps
         )
 
@@ -574,21 +616,22 @@ class PlateauDetector(Detector):
                 self._spike_at = int(steps[hit[-1]])
                 b.spk += int(hit.size)
         b.last = int(steps[-1])
-        b.s = _seq_sum(b.s, x)
-        b.ss = _seq_sum(b.ss, x * x)
+        b.zeros += int(np.count_nonzero(x == 0))
+        b.loss_sum = _seq_sum(b.loss_sum, x)
+        b.loss_sumsq = _seq_sum(b.loss_sumsq, x * x)
         b.n += x.size
         if gn is not None:
             gn = gn[np.isfinite(gn)]
             if gn.size:
-                b.gs = _seq_sum(b.gs, gn)
-                b.gn += gn.size
+                b.grad_sum = _seq_sum(b.grad_sum, gn)
+                b.grad_n += gn.size
 
     def _ends(self, x: np.ndarray) -> None:
         """The first and the last never_records losses after rows ``x``."""
-        k = self.s.never_records - len(self._head)
+        k = self.settings.never_records - len(self._head)
         if k > 0:
             self._head += x[:k].tolist()
-        self._tail.extend(x[-self.s.never_records :].tolist())
+        self._tail.extend(x[-self.settings.never_records :].tolist())
 
     def _lr_zeros(self, lr: np.ndarray, steps: np.ndarray) -> None:
         """The stretch of LR 0 after rows ``lr`` (steps ``steps``; NaN / Inf LRs are not
@@ -621,7 +664,7 @@ class PlateauDetector(Detector):
     def _blocks(self, fr, at, x, steps, gn, lr, k: int) -> int:
         """Rows ``x`` (frame rows ``at(i)``) as ``k`` whole blocks of the current size,
         none of them the last before a merge but the k-th, the open block empty:
-        their sums at once (each one added left to right from 0.0, as ``b.s += x``
+        their sums at once (each one added left to right from 0.0, as ``b.loss_sum += x``
         does: a cumulative sum along the row), then each block completed and
         evaluated in turn, as ``update`` does at its last record. Stops after a block
         whose evaluation opened a candidate; returns the rows committed."""
@@ -640,6 +683,7 @@ class PlateauDetector(Detector):
             ok = np.isfinite(G)
             GS, GN = sums(np.where(ok, G, 0.0)), ok.sum(axis=1).tolist()  # (+ 0.0: the sum unchanged)
         top = X.max(axis=1).tolist()
+        zeros = np.count_nonzero(X == 0, axis=1).tolist()
         first, last = steps[:m:bs].tolist(), steps[bs - 1 : m : bs].tolist()
         sched = self._sched
         # the schedule's peak (read by the evaluations) cannot move: the LRs go in at the end
@@ -647,9 +691,9 @@ class PlateauDetector(Detector):
         done = k
         for i in range(k):
             b = _Block(first[i])
-            b.last, b.s, b.ss, b.n = last[i], S[i], SS[i], bs
+            b.last, b.loss_sum, b.loss_sumsq, b.n, b.zeros = last[i], S[i], SS[i], bs, zeros[i]
             if gn is not None:
-                b.gs, b.gn = GS[i], GN[i]
+                b.grad_sum, b.grad_n = GS[i], GN[i]
             cap = self._cap
             if cap is not None and top[i] > cap:
                 hit = np.flatnonzero(X[i] > cap)
@@ -715,7 +759,7 @@ class PlateauDetector(Detector):
         f = self._fit(0, span) if span > 0 else None
         if (
             f is None
-            or f.r - Z * f.se > self.s.plateau_rel
+            or f.r - Z * f.se > self.settings.plateau_rel
             or (f.r + Z * f.se >= RUN_MIN_GAIN and not said)
             or -f.r - Z * f.se > RUN_MIN_GAIN
         ):
@@ -727,22 +771,75 @@ class PlateauDetector(Detector):
         ``now``: the median of its last never_records losses less than never_gain below
         the median of its first, and ``_never_fit``. (proven: the line keeps the gain below
         NEVER_PROVEN x never_gain, first median, last median, line, span)."""
-        if len(self._tail) < self.s.never_records or not self._head:
+        if len(self._tail) < self.settings.never_records or not self._head:
             return None
         a, b = median(self._head), median(self._tail)
-        if not a > 0 or (a - b) / a >= self.s.never_gain:
+        if not a > 0 or (a - b) / a >= self.settings.never_gain:
             return None
         v = self._never_fit(now)
         if v is None:
             return None
         f, span = v
-        return f.r + Z * f.se < NEVER_PROVEN * self.s.never_gain, a, b, f, span
+        return f.r + Z * f.se < NEVER_PROVEN * self.settings.never_gain, a, b, f, span
 
     def _never_watch(self) -> bool:
         """The never-learned rule may still speak at a block's end: not said critical, the
         run has not improved materially at any block, FIRST_RECORDS losses in. Never turns
         on again once off (the frames path completes blocks in bulk only while it is off)."""
         return (self.never is None or not self.never[3]) and not self._learned and self._first_n >= FIRST_RECORDS
+
+    def _zero_watch(self) -> bool:
+        """``_zero_floor`` may still speak: not said, and no constant 0 said."""
+        return self.zero is None and not (self.const is not None and self.const[0] == 0)
+
+    def _zero_recent(self) -> bool:
+        """A loss of 0 in the open block or the newest blocks of a window."""
+        if self._cur is not None and self._cur.zeros:
+            return True
+        j = bisect_right(self._lasts, (self.state.last_step or 0) - self.window_steps())
+        return any(b.zeros for b in self.blocks[j:])
+
+    def _zero_share(self, now: int) -> tuple[int, int, int] | None:
+        """(first step, zeros, records) of the window ending at ``now`` when ZERO_SHARE of
+        its MIN_RECORDS or more losses are exactly 0, else None."""
+        j = bisect_right(self._lasts, now - self.window_steps())
+        n = z = 0
+        for b in self.blocks[j:]:
+            n, z = n + b.n, z + b.zeros
+        if n < MIN_RECORDS or z < ZERO_SHARE * n:
+            return None
+        return self.blocks[j].first, z, n
+
+    def _zero_floor(self, now: int) -> list[Alert]:
+        """The loss at 0 (ZERO_SHARE of a window's records), said once as a warning at a
+        block's completion: not a plateau to wait out but a loss with nothing left to
+        learn from, or not computed."""
+        if not self._zero_watch():
+            return []
+        got = self._zero_share(now)
+        if got is None or got[1] == got[2]:  # (all 0: the constant rule's, a critical)
+            return []
+        self.zero = got
+        since, z, n = got
+        return [
+            Alert(
+                self.id,
+                Severity.WARNING,
+                now,
+                f"Loss exactly 0 (as logged) in {z} of the last {n} records since step {since}: the training loss "
+                "is at its floor, with nothing left to learn from. A small training set is memorised; or the "
+                "labels leak into the inputs or the loss is not computed (HF logging_nan_inf_filter logs NaN / Inf "
+                "as 0); in RL, every advantage is 0 (all rewards equal).",
+                value=0.0,
+                baseline=None,
+                actions=[
+                    "Compare with the validation loss: a training loss at 0 beside a rising validation loss is "
+                    "memorisation; keep the best validation checkpoint and stop, or add data / regularisation.",
+                    "Check the loss computation and the labels on one batch by hand (masking, label shift, leakage).",
+                ],
+                key="plateau_zero",
+            )
+        ]
 
     def _never_learned(self, now: int, end: bool = False) -> list[Alert]:
         """The never-learned alert, on the run as a whole: past end_progress of its plan, or
@@ -751,7 +848,10 @@ class PlateauDetector(Detector):
         from a dead one: a continued pre-training that gains 4% over its run, a linear
         15% descent, have not gained 5% measurably in their first fifth."""
         prog = self.state.progress()
-        if not (prog is not None and prog >= self.s.end_progress or end and prog is None) or not self._never_watch():
+        if (
+            not (prog is not None and prog >= self.settings.end_progress or end and prog is None)
+            or not self._never_watch()
+        ):
             return []
         v = self._never_state(now)
         if v is None:
@@ -774,7 +874,7 @@ class PlateauDetector(Detector):
                 Severity.CRITICAL if crit else Severity.WARNING,
                 now,
                 f"Loss never improved in {span} steps since step {self._t0}: median {fmt(b)} of the last "
-                f"{self.s.never_records} losses, {moved} than the first {self.s.never_records} ({fmt(a)}); a line "
+                f"{self.settings.never_records} losses, {moved} than the first {self.settings.never_records} ({fmt(a)}); a line "
                 f"through the run: {f.r:+.1%} +- {Z * f.se:.1%}{lr_txt}. The model is not learning.",
                 value=b,
                 baseline=a,
@@ -788,8 +888,13 @@ class PlateauDetector(Detector):
         ]
 
     def window_steps(self) -> int:
+        """The window L: plateau_steps, 20% of the steps so far, or as many steps as hold
+        MIN_RECORDS records at the log's mean spacing, whichever is longest (a log of 50
+        records every 20 steps has 10 in a 200-step window: too few to fit, so it could
+        never be judged; issue 26, a detectron2 run flat for all its 1,000 iterations)."""
         span = (self.state.last_step or 0) - (self.state.first_step or 0)
-        return max(self.s.plateau_steps, int(0.2 * span))
+        sparse = MIN_RECORDS * span // (self.n - 1) if self.n > 1 else 0
+        return max(self.settings.plateau_steps, int(0.2 * span), sparse)
 
     def _evaluate(self, now: int) -> list[Alert]:
         """The evaluation at the completion of a block (the record at step ``now``)."""
@@ -805,7 +910,7 @@ class PlateauDetector(Detector):
             and self._sched.peak
             and st.peak_lr_step is not None
             and st.peak_lr_step < now
-            and st.last_lr <= self.s.decayed_lr_frac * self._sched.peak
+            and st.last_lr <= self.settings.decayed_lr_frac * self._sched.peak
         ):
             self.lr_early = prog  # the LR fell to ~0 long before the plan's end: it never "finished"
         blocks = self.blocks
@@ -815,7 +920,8 @@ class PlateauDetector(Detector):
         fw = self._fit(j, L)
         if fw is None:
             return []
-        rel = self.s.plateau_rel
+        self.judged = True
+        rel = self.settings.plateau_rel
         self.rising = (fw.level * (1 + fw.r), fw.level) if -fw.r - Z * fw.se > rel else None
         # no window with a spike in it (a recovering spike lifts its end: a descent
         # would look flat) and none in a warm-up (the LR set its running peak inside
@@ -826,7 +932,7 @@ class PlateauDetector(Detector):
             if spiky or warming or self._moving(fw):
                 return []
             self.start = blocks[j].first
-            gpre = [b.gs / b.gn for b in blocks[:j] if b.gn]
+            gpre = [b.grad_sum / b.grad_n for b in blocks[:j] if b.grad_n]
             self._gn_early = sorted(gpre)[len(gpre) // 2] if gpre else None
             # the pace before it: the rate over the window before its start
             jb = bisect_right(self._lasts, self.start - 1 - L)
@@ -840,7 +946,7 @@ class PlateauDetector(Detector):
         f = self._fit(k, L)
         if f is None:
             return []
-        if self._moving(f):
+        if self._moving(f, reported=self.warned or self.failed):
             self._close(now)
             return []
         if not (spiky or warming or self.warned) and not self._flat(f):
@@ -862,7 +968,7 @@ class PlateauDetector(Detector):
         self._strict, self._slow = self._strictly_flat(f)
         if self._proven_since is None:
             self._proven_since = now
-        gn_now = [b.gs / b.gn for b in blocks[j:] if b.gn]
+        gn_now = [b.grad_sum / b.grad_n for b in blocks[j:] if b.grad_n]
         if self._gn_early and gn_now and max(gn_now) < 0.1 * self._gn_early:
             self.dead_hint = True
         if self._converged() and not (self.warned or self.failed):
@@ -872,7 +978,7 @@ class PlateauDetector(Detector):
                 prog = st.progress()
                 self.converged_how = (
                     f"at {prog:.0%} of the planned run"
-                    if prog is not None and prog >= self.s.end_progress
+                    if prog is not None and prog >= self.settings.end_progress
                     else "with the LR decayed"
                 )
             return []
@@ -945,7 +1051,7 @@ class PlateauDetector(Detector):
         if (
             st.last_lr is not None
             and peak
-            and st.last_lr <= self.s.decayed_lr_frac * peak
+            and st.last_lr <= self.settings.decayed_lr_frac * peak
             and self.lr_early is not None
         ):
             return (
@@ -976,11 +1082,11 @@ class PlateauDetector(Detector):
             return False
         prog = st.progress()
         peak = self._peak()
-        if prog is not None and prog >= self.s.end_progress:
+        if prog is not None and prog >= self.settings.end_progress:
             # the end of a decaying schedule: the LR, when logged, off its peak (a constant
             # LR, or one that jumped above its schedule, is no schedule's end)
             return st.last_lr is None or not peak or st.last_lr < PEAK_TOL * peak
-        return st.last_lr is not None and bool(peak) and st.last_lr <= self.s.decayed_lr_frac * peak
+        return st.last_lr is not None and bool(peak) and st.last_lr <= self.settings.decayed_lr_frac * peak
 
     def _collapsed(self) -> bool:
         """The LR has been 0 for ZERO_FRAC of the run so far, since a step before ZERO_END of
@@ -997,7 +1103,7 @@ class PlateauDetector(Detector):
     def _recent_level(self) -> float | None:
         n, sm = 0, 0.0
         for b in reversed(self.blocks):
-            n, sm = n + b.n, sm + b.s
+            n, sm = n + b.n, sm + b.loss_sum
             if n >= REF_RECORDS:
                 return sm / n
         return None
@@ -1022,6 +1128,10 @@ class PlateauDetector(Detector):
         self._cap = self._level_cap()
         if self._spike_at is not None and self._spike_at > step:
             self._spike_at = None
+        if self.best is not None and self.best[1] > step:  # (the superseded part's level)
+            self.best = None
+        if self.zero is not None and self.zero[0] > step:
+            self.zero = None
         if self._lr_zero_from is not None and self._lr_zero_from > step:
             self._lr_zero_from = None
         if self.start is not None and self.start > step:  # in the superseded part: gone
@@ -1038,6 +1148,13 @@ class PlateauDetector(Detector):
             return self._result(
                 Status.FAIL, f"loss exactly {fmt(self.const[0])} since step {self.const[1]}: not learning"
             )
+        zero = self._zero_share(now) if self.zero is not None else None
+        if zero is not None:
+            return self._result(
+                Status.WARN,
+                f"loss exactly 0 in {zero[1]} of the last {zero[2]} records (since step {zero[0]}): at its floor "
+                "(memorised, not computed, or no reward signal)",
+            )
         span = self._span_result(L, now, dead)
         # a run said never to learn stays so until it improves materially or its line falls
         hold = self._never_fit(now, said=True) if self.never is not None else None
@@ -1048,9 +1165,9 @@ class PlateauDetector(Detector):
             return self._result(
                 Status.FAIL if self.never[3] else Status.WARN,
                 f"loss never measurably improved since step {self._t0}: a line through the run "
-                f"{f.r:+.1%} +- {Z * f.se:.1%}; median of the last {self.s.never_records} {fmt(b)}, "
+                f"{f.r:+.1%} +- {Z * f.se:.1%}; median of the last {self.settings.never_records} {fmt(b)}, "
                 f"{f'{d:.1%} lower' if d >= 0 else f'{-d:.1%} higher'} than the first "
-                f"{self.s.never_records}: not learning",
+                f"{self.settings.never_records}: not learning",
             )
         if span is not None:
             return span
@@ -1083,12 +1200,7 @@ class PlateauDetector(Detector):
     def _rest(self, L: int) -> CheckResult:
         """The verdict without an open plateau."""
         cur = self._recent_level()
-        if (
-            cur is not None
-            and self.best is not None
-            and self.best[0] > 0
-            and cur >= self.s.divergence_factor * self.best[0]
-        ):
+        if cur is not None and self.best is not None and diverged(cur, self.best[0], self.settings):
             return self._result(
                 Status.SKIP,
                 f"loss {fmt(cur)}, {_times(cur / self.best[0])}x its best {fmt(self.best[0])} "
@@ -1106,4 +1218,10 @@ class PlateauDetector(Detector):
             )
         if self.converged_at is not None:
             return self._result(Status.PASS, f"flat since step {self.converged_at} {self.converged_how}: converged")
+        if not self.judged:
+            span = (self.state.last_step or 0) - (self.state.first_step or 0)
+            return self._result(
+                Status.SKIP,
+                f"{span} steps logged: too few to judge a plateau (a {L}-step window holding {MIN_RECORDS} losses)",
+            )
         return self._result(Status.PASS, f"loss still improving (window {L} steps)")

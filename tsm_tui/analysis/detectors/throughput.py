@@ -53,7 +53,7 @@ class ThroughputDetector(Detector):
         super().__init__(settings, state)
         #: where the speed comes from: ("dt", key, scale) / ("rate", key) / ("time",)
         self.kind: tuple | None = None
-        self.ref = RollingMedian(self.s.throughput_window)
+        self.ref = RollingMedian(self.settings.throughput_window)
         self.prev_t: float | None = None  # the last record's timestamp (time-based speeds)
         self.prev_step: int | None = None
         self.values = 0
@@ -122,7 +122,7 @@ class ThroughputDetector(Detector):
         med = ref.get()
         ratio = med / v  # how many times slower than the median
         sp = self.spell
-        if ratio > self.s.throughput_cliff:
+        if ratio > self.settings.throughput_cliff:
             if sp is None:
                 sp = self.spell = [step, 0, ratio, 0.0, step, 0, 0.0, None]
             sp[1] += 1
@@ -133,9 +133,9 @@ class ThroughputDetector(Detector):
             if secs is not None:
                 sp[3] += secs
             if self.drop is None:
-                if sp[1] >= self.s.throughput_drop_records:
+                if sp[1] >= self.settings.throughput_drop_records:
                     return self._drop_alert(sp, med)
-            elif sp[1] >= self.s.throughput_window:
+            elif sp[1] >= self.settings.throughput_window:
                 # a drop as long as the window: the run's new pace (said once); judged against it from here
                 self._end_drop(step)
                 self.spell = None
@@ -147,10 +147,10 @@ class ThroughputDetector(Detector):
                 sp[5] += 1  # a drop ends after as many fast records in a row as it took to start
                 if sp[5] == 1:
                     sp[7] = step  # (where the pace came back)
-                if sp[5] < self.s.throughput_drop_records:
+                if sp[5] < self.settings.throughput_drop_records:
                     return out
                 self._end_drop(sp[7])
-            elif sp[2] >= self.s.throughput_pause:
+            elif sp[2] >= self.settings.throughput_pause:
                 out = self._pause_alert(sp, step)
             self.spell = None
         ref.update(v)
@@ -179,7 +179,7 @@ class ThroughputDetector(Detector):
             del self.drops[0]
         msg = (
             f"Throughput fell to 1/{fmt(ratio)} of the run's median from step {sp[0]} "
-            f"({sp[1]} records in a row more than {fmt(self.s.throughput_cliff)}x slower; {self._what()})."
+            f"({sp[1]} records in a row more than {fmt(self.settings.throughput_cliff)}x slower; {self._what()})."
         )
         acts = [
             "Look for what slowed every step from there: a straggler rank or node (the ranks check compares "
@@ -280,7 +280,7 @@ class ThroughputDetector(Detector):
             meds[1:] = self.ref.medians_after(vals[:-1])
         judged = (L + np.arange(vals.size)) >= MIN_REF
         with np.errstate(invalid="ignore", divide="ignore"):
-            slow = judged & (meds / vals > self.s.throughput_cliff)
+            slow = judged & (meds / vals > self.settings.throughput_cliff)
         hit = np.flatnonzero(slow)
         return np.array([a + int(good[hit[0]])]) if hit.size else NONE
 
