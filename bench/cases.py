@@ -415,7 +415,7 @@ def zero_floor(seed: int = 24, n: int = 3000):
 def sparse_flat(seed: int = 25, n: int = 1000, every: int = 20):
     """A detection fine-tune logged every 20 iterations (50 records) whose loss does not
     move from its first record (1% noise, constant LR): 10 records in a 200-step window,
-    so the window must grow to hold MIN_RECORDS of them for the run to be judged at all."""
+    too few to fit one; the never-learned rule judges the run as a whole."""
     rng = random.Random(seed)
     out = [
         {

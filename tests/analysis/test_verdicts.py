@@ -190,14 +190,13 @@ def test_loss_exactly_zero_is_not_convergence():
 def test_slow_qlora_that_never_improved_is_a_plateau():
     mon, alerts = feed("case_slow_qlora")
     # not gained 10% and, at its pace, will not over the rest of its 68k-step plan: below
-    # its bar for 2 windows at step 14450 (judged from step 150 on: a record every 50 steps
-    # fills a window of MIN_RECORDS losses from the start). Issue 26: that is also the shape
-    # of a continued pre-training that falls 4% over its run ("slow steady progress is not a
-    # plateau"): still measurably falling, it is a warning that says so, never a FAIL
-    assert of(alerts, "plateau") == [(14450, "warning")]
+    # its bar for 2 windows at step 16050. Issue 26: that is also the shape of a continued
+    # pre-training that falls 4% over its run ("slow steady progress is not a plateau"):
+    # still measurably falling, it is a warning that says so, never a FAIL
+    assert of(alerts, "plateau") == [(16050, "warning")]
     res = check(mon, "plateau")
     assert res.status.value == "WARN" and res.summary.startswith("improving only 0.")
-    assert "per 13590-step window for 67850 steps since step 150" in res.summary
+    assert "per 13590-step window for 64700 steps since step 3300" in res.summary
 
 
 def test_lr_frozen_at_zero_mid_schedule_is_dead_optimizer_state_not_convergence():
@@ -341,19 +340,19 @@ def test_a_constant_zero_is_the_constant_rules_alone():
     assert [a.key for a in alerts if a.check == "plateau"] == ["plateau_const"]
 
 
-def test_a_sparse_log_is_judged_with_a_window_that_holds_enough_records():
-    # 50 records every 20 steps: a 200-step window holds 10, the fit needs MIN_RECORDS
-    # (20); the window grows to 400 steps and the flat run is said before its end
+def test_a_sparse_log_too_short_for_its_window_is_not_judged_flat():
+    # 50 records every 20 steps: a 200-step window holds 10, the fit needs MIN_RECORDS (20):
+    # no flat window is ever said; the run as a whole is judged by the never-learned rule
+    # (this one never moved)
     mon, alerts = feed("case_sparse_flat")
-    det = next(d for d in mon.detectors if d.id == "plateau")
-    assert det.window_steps() == 400
-    assert of(alerts, "plateau")[0] == (859, "warning")
+    assert [a.key for a in alerts if a.check == "plateau"] == ["plateau_never"]
     assert check(mon, "plateau").status.value == "FAIL"
 
 
 def test_a_log_too_short_for_a_window_is_not_called_improving():
-    # 40 records over 39 steps: no window was ever fitted; "loss still improving" would be
-    # a verdict nothing measured
+    # 40 records over 39 steps (or a sparse log: d2_fasterrcnn_semisup, 50 records every 20
+    # steps): no window was ever fitted; "loss still improving" would be a verdict nothing
+    # measured
     mon = Monitor(Settings(), RunInfo())
     for s in range(1, 41):
         mon.feed(StepRecord(step=s, loss=2.0 - 0.01 * s))
