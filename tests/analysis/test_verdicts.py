@@ -362,6 +362,17 @@ def test_a_log_too_short_for_a_window_is_not_called_improving():
     assert res.summary == "39 steps logged: too few to judge a plateau (a 200-step window holding 20 losses)"
 
 
+def test_too_few_to_judge_counts_the_steps_since_a_resume():
+    # a log that went back to step 10 after 300 steps judges what follows the resume: 30
+    # steps of it are too few (and not "-270 steps logged")
+    mon = Monitor(Settings(), RunInfo())
+    for s in list(range(1, 301)) + list(range(10, 41)):
+        mon.feed(StepRecord(step=s, loss=2.0 * 0.999**s))
+    mon.finalize()
+    res = check(mon, "plateau")
+    assert res.status.value == "SKIP" and res.summary.startswith("30 steps since the resume at step ")
+
+
 def test_a_reported_plateau_that_drifts_as_its_lr_decays_stays_a_plateau():
     # hysteresis: a plateau proven flat (under 1% per window) and reported moves on only when
     # the loss falls faster than that; a 0.3%-per-window drift while the LR anneals closed

@@ -186,6 +186,7 @@ class PlateauDetector(Detector):
         self.dead_hint = False
         self.converged_at: int | None = None
         self.judged = False  # a window has been fitted: the run was long enough to be judged
+        self._resumed_at: int | None = None  # the step the log last went back to (on_resume)
         self._gn_early: float | None = None
         self._cap: float | None = None  # a loss above it is a spike (see SPIKE_SD)
         self._spike_at: int | None = None  # step of the newest one
@@ -1122,6 +1123,8 @@ class PlateauDetector(Detector):
         self._proven_since = None
 
     def on_resume(self, step: int) -> None:
+        self._resumed_at = step
+        self.judged = False  # (what was judged is superseded; the kept part is judged again)
         self.blocks = [b for b in self.blocks if b.last <= step]
         self._reindex()
         self._cur = None
@@ -1219,9 +1222,12 @@ class PlateauDetector(Detector):
         if self.converged_at is not None:
             return self._result(Status.PASS, f"flat since step {self.converged_at} {self.converged_how}: converged")
         if not self.judged:
-            span = (self.state.last_step or 0) - (self.state.first_step or 0)
+            # (the steps of the blocks kept: after a resume to an earlier step, the part judged)
+            kept = self.blocks + ([self._cur] if self._cur is not None else [])
+            span = kept[-1].last - kept[0].first if kept else 0
+            since = f" since the resume at step {self._resumed_at}" if self._resumed_at is not None else " logged"
             return self._result(
                 Status.SKIP,
-                f"{span} steps logged: too few to judge a plateau (a {L}-step window holding {MIN_RECORDS} losses)",
+                f"{span} steps{since}: too few to judge a plateau (a {L}-step window holding {MIN_RECORDS} losses)",
             )
         return self._result(Status.PASS, f"loss still improving (window {L} steps)")
