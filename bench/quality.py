@@ -152,7 +152,7 @@ _ANALYSED: dict = {}
 def _analyse(path: str):
     """(alerts, final check statuses) of ``tsm-watch PATH --report``, once per path."""
     if path not in _ANALYSED:
-        from tsm_tui.analysis.engine import analyze
+        from tsm_tui.analysis.replay import analyze
 
         an = analyze(path)
         _ANALYSED[path] = (list(an.monitor.alerts), {c.id: c.status.value for c in an.monitor.checks()})
@@ -249,7 +249,7 @@ def olmo_rule(series: list[tuple[int, float]]) -> list[tuple[str, int]]:
 
 
 def loss_series(path: str) -> list[tuple[int, float]]:
-    from tsm_tui.analysis.engine import open_run
+    from tsm_tui.analysis.run_open import open_run
     from tsm_tui.core.settings import RunInfo
     from tsm_tui.sources import registry
 

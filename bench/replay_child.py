@@ -192,7 +192,7 @@ def main() -> int:
         # start-up (numpy and our modules) is reported on its own
         t0 = time.perf_counter()
         from tsm_tui import cli
-        from tsm_tui.analysis import engine  # noqa: F401
+        from tsm_tui.analysis import replay  # noqa: F401
         from tsm_tui.views import report  # noqa: F401  (cli.main imports these lazily)
 
         startup = time.perf_counter() - t0

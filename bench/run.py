@@ -339,7 +339,7 @@ def bench_cpu(a) -> None:
 # ----------------------------------------------------------------------------- 5. tui
 async def _tui_times(path: str, frames: int) -> dict:
     from tsm_tui.views.tui.app import TsmApp
-    from tsm_tui.analysis.engine import open_run
+    from tsm_tui.analysis.run_open import open_run
     from tsm_tui.sources.feed import ReplayFeed
     from tsm_tui.analysis.session import Session
     from tsm_tui.core.settings import RunInfo, Settings

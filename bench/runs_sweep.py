@@ -98,14 +98,14 @@ def idle(a) -> None:
 PHASES = r"""
 import sys, time
 t0 = time.perf_counter()
-from tsm_tui.analysis import engine
+from tsm_tui.analysis import replay, run_open
 from tsm_tui.core.settings import Settings
 from tsm_tui.views import report
 t1 = time.perf_counter()
-runs = engine.open_runs(sys.argv[1])
+runs = run_open.open_runs(sys.argv[1])
 t2 = time.perf_counter()
 read = 0.0
-orig = engine.registry.read_items
+orig = replay.registry.read_items
 def timed(*a, **k):
     global read
     it = orig(*a, **k)
@@ -118,8 +118,8 @@ def timed(*a, **k):
             return
         read += time.perf_counter() - s
         yield x
-engine.registry.read_items = timed
-res = [engine.analyze_run(r, Settings()) for r in runs]
+replay.registry.read_items = timed
+res = [replay.analyze_run(r, Settings()) for r in runs]
 t3 = time.perf_counter()
 report.text_runs_report(res, sys.argv[1]) if len(res) > 1 else report.text_report(res[0])
 t4 = time.perf_counter()

@@ -356,7 +356,7 @@ def _root(path: str) -> str:
 
 
 def run_report(opts: Options, out=None) -> int:
-    from tsm_tui.analysis.engine import Analysis, analyze_runs
+    from tsm_tui.analysis.replay import Analysis, analyze_runs
     from tsm_tui.views import report
 
     out = out or sys.stdout
@@ -410,7 +410,7 @@ def run_report(opts: Options, out=None) -> int:
 
 def _ci_report(opts: Options, results: list, out) -> int:
     """``--format github`` / ``--format sarif``: the same analyses, the same exit code."""
-    from tsm_tui.analysis.engine import Analysis
+    from tsm_tui.analysis.replay import Analysis
     from tsm_tui.views import report
 
     code = EXIT_CRITICAL if any(isinstance(r, Analysis) and r.counts()[0] for r in results) else EXIT_OK

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tsm_tui.analysis import advice
-from tsm_tui.analysis.engine import analyze
+from tsm_tui.analysis.replay import analyze
 from tsm_tui.analysis.state import RunState
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.config import apply_mapping, load_mapping

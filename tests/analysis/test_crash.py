@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tsm_tui.analysis.engine import analyze
+from tsm_tui.analysis.replay import analyze
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.analysis.session import Session
 from tsm_tui.cli import main

@@ -285,7 +285,7 @@ def test_plateau_not_raised_on_slow_noisy_descents_of_the_samples():
     # real runs (sample_runs): a noisy descent at a constant LR (no_warmup: one
     # window at rel 2.4%, t 1.9) and recovering spikes (spikes_recover) used to
     # raise "Loss flat" warnings on losses that were still improving
-    from tsm_tui.analysis.engine import analyze
+    from tsm_tui.analysis.replay import analyze
 
     for name in ("no_warmup", "spikes_recover"):
         an = analyze(os.path.join(SAMPLES, name))

@@ -18,7 +18,7 @@ from collections import deque
 import numpy as np
 import pytest
 
-from tsm_tui.analysis import engine
+from tsm_tui.analysis import run_open
 from tsm_tui.core.frame import Frame, frame_from_records
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.core.record import StepRecord
@@ -291,7 +291,7 @@ def test_live_without_finalize():
 # -- sample runs and real logs -------------------------------------------------------------
 def _run_records(path: str) -> tuple[list[StepRecord], RunInfo]:
     info = RunInfo()
-    run = engine.open_run(path, info)
+    run = run_open.open_run(path, info)
     return list(registry.read_records(run.primary, run.readers[run.primary])), info
 
 

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from tsm_tui.analysis.engine import analyze
+from tsm_tui.analysis.replay import analyze
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry

@@ -13,7 +13,7 @@ import pytest
 from tsm_tui.cli import main
 from tsm_tui.analysis.detectors import text_metrics as tm
 from tsm_tui.analysis.detectors.output_collapse import unit_kind
-from tsm_tui.analysis.engine import analyze
+from tsm_tui.analysis.replay import analyze
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.core.record import Severity, Status, StepRecord
 from tsm_tui.sources.jsonl import JsonlReader

@@ -15,7 +15,8 @@ from pathlib import Path
 from helpers.livefiles import append, curve, tb_records, trainer_state
 from helpers.follow import Follow
 
-from tsm_tui.analysis.engine import analyze_runs, open_runs
+from tsm_tui.analysis.replay import analyze_runs
+from tsm_tui.analysis.run_open import open_runs
 from tsm_tui.cli import main
 from tsm_tui.sources.runs import rank_of, run_root
 from helpers.wait import poll_until

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tsm_tui.analysis.engine import analyze
+from tsm_tui.analysis.replay import analyze
 from tsm_tui.analysis.monitor import PER_KEY, Monitor
 from tsm_tui.core.record import Alert, Severity, StepRecord
 from tsm_tui.core.settings import RunInfo, Settings

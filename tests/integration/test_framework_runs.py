@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-from tsm_tui.analysis.engine import analyze
+from tsm_tui.analysis.replay import analyze
 from helpers import paths
 
 RUNS = Path(paths.DATA) / "frameworks"

@@ -690,7 +690,7 @@ def test_config_loaders_never_raise(tmp_path_factory, seed, data):
 def test_a_config_in_a_run_dir_never_stops_the_report(tmp_path_factory, seed, data):
     """The same mutations as a config beside a run's logs: the report is made, every check
     is there, the logs are judged; a file refused is a note that names it."""
-    from tsm_tui.analysis.engine import Analysis, analyze_runs
+    from tsm_tui.analysis.replay import Analysis, analyze_runs
     from tsm_tui.core.settings import Settings
     from tsm_tui.sources.config import CONFIG_NAMES
     from tsm_tui.views.report import json_report

@@ -1225,7 +1225,7 @@ def test_a_tensorboard_file_with_a_megabyte_record_replays_at_once(tmp_path):
     """TF1's Keras callback stores the graph (2.3 MB) in the event file: the column-wise CRC
     looped once per byte of it (112 s for a real 2.3 MB file); long records get a C CRC each."""
     from helpers.livefiles import tb_event
-    from tsm_tui.analysis.engine import analyze
+    from tsm_tui.analysis.replay import analyze
 
     p = tmp_path / "events.out.tfevents.1508492203.brain"
     p.write_bytes(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tsm_tui.cli import main
-from tsm_tui.analysis.engine import analyze
+from tsm_tui.analysis.replay import analyze
 from helpers import paths
 
 SAMPLES = Path(paths.SAMPLES)

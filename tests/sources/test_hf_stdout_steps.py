@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from tsm_tui.analysis.engine import analyze
+from tsm_tui.analysis.replay import analyze
 from tsm_tui.sources import registry
 from tsm_tui.sources.hf_stdout import HFStdoutReader
 from helpers import paths

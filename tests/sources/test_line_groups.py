@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-from tsm_tui.analysis.engine import analyze
+from tsm_tui.analysis.replay import analyze
 from tsm_tui.sources import registry
 from tsm_tui.sources.kv_text import KeyValueTextReader
 from helpers import paths

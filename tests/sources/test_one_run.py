@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tsm_tui.analysis.engine import analyze_runs, open_runs
+from tsm_tui.analysis.replay import analyze_runs
+from tsm_tui.analysis.run_open import open_runs
 from tsm_tui.cli import main
 from tsm_tui.core.steps import StepSet
 from helpers import paths
@@ -356,7 +357,7 @@ def counted(monkeypatch):
         got["compared"] += n
         return out, n
 
-    import tsm_tui.analysis.engine as E
+    import tsm_tui.analysis.run_open as E
 
     monkeypatch.setattr(E, "merge_siblings", merge)
     return got

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from helpers.livefiles import WB_BLOCK, wb_frame, wb_history, wb_output, wb_record
-from tsm_tui.analysis.engine import analyze, analyze_runs, open_runs
+from tsm_tui.analysis.replay import analyze, analyze_runs
+from tsm_tui.analysis.run_open import open_runs
 from tsm_tui.core.frame import expand
 from tsm_tui.core.record import TextEvent
 from tsm_tui.core.settings import RunInfo, Settings

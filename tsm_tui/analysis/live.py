@@ -325,7 +325,7 @@ class LiveLoop:
         known: list | None = None,
         status_every: float = CHECKS_EVERY,
     ) -> "LiveLoop":
-        """Every run under ``top``; ``known``: runs opened already (engine.Run)."""
+        """Every run under ``top``; ``known``: runs opened already (run_open.Run)."""
         loop = cls(None, feed, polling=polling, clock=clock, status_every=status_every)  # type: ignore[arg-type]
         loop._top = os.path.abspath(top)
         loop._settings = settings
@@ -441,7 +441,7 @@ class LiveLoop:
     def _new_or_known(self, source: str, up: LiveUpdate) -> RunLive:
         """The run a file belongs to by the directory conventions; a run that starts
         after the watching did is created (its side files with the same rules as
-        ``engine.open_runs``: other runs' checkpoints excluded both ways)."""
+        ``run_open.open_runs``: other runs' checkpoints excluded both ways)."""
         root = run_root(source, self._top)
         r = self._dir_runs.get(root)  # a sibling logger's directory of a known run
         if r is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 
-from tsm_tui.analysis.engine import Run, open_runs
+from tsm_tui.analysis.run_open import Run, open_runs
 from tsm_tui.analysis.live import CHECKS_EVERY, LiveLoop
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.errors import InputError

@@ -172,7 +172,7 @@ class Feed:
 class ReplayFeed(Feed):
     """A finished run: every readable file, at once or at ``speed`` records/s.
 
-    ``readers`` maps file path -> reader (from ``engine.open_run``).
+    ``readers`` maps file path -> reader (from ``run_open.open_run``).
     """
 
     def __init__(self, readers: dict[str, LineReader], speed: float | None = None) -> None:

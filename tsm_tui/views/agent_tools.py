@@ -6,7 +6,7 @@ line runs.
   handed over by ``tsm_tui.cli``): the same flags, the same checks, the same one-line
   messages (``core.errors.error_line``).
 * ``report``, ``list_runs``, ``alerts`` and ``series`` read the runs with
-  ``engine.analyze_runs`` exactly as ``--report`` does; ``report`` returns the report's
+  ``replay.analyze_runs`` exactly as ``--report`` does; ``report`` returns the report's
   JSON (schema 1) as ``--report --json`` prints it; ``preflight`` returns
   ``--preflight --json``'s object (through the CLI's pre-flight, handed over too:
   views do not import the pre-flight layer).
@@ -33,7 +33,7 @@ import time
 from collections import deque
 
 from tsm_tui.analysis.coverage import coverage
-from tsm_tui.analysis.engine import Analysis, RunFailure, analyze_runs
+from tsm_tui.analysis.replay import Analysis, RunFailure, analyze_runs
 from tsm_tui.core.errors import InputError
 from tsm_tui.core.output import dumps
 from tsm_tui.core.sanitize import clean

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tsm_tui.analysis.coverage import coverage
-from tsm_tui.analysis.engine import Analysis, RunFailure
+from tsm_tui.analysis.replay import Analysis, RunFailure
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status
 from tsm_tui.core.sanitize import clean
 from tsm_tui.sources.base import channel_file

@@ -8,7 +8,7 @@ import os
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors import CHECKS, DETECTORS
 from tsm_tui.analysis.coverage import LABEL, METRICS, coverage, sources
-from tsm_tui.analysis.engine import Analysis, RunFailure
+from tsm_tui.analysis.replay import Analysis, RunFailure
 from tsm_tui.analysis.sweep import also_text, data_order, near_steps, spike_onset
 from tsm_tui.analysis.sweep import same_step_spikes as _same_step_spikes
 from tsm_tui.core.output import dumps, tag, use_colour  # noqa: F401  (re-exported for callers)

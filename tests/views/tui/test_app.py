@@ -13,7 +13,8 @@ import pytest
 from tsm_tui.views.tui import TsmApp
 from tsm_tui.views.tui.widgets import CHECK_IDS, SHORT_TITLES, AlertDetail, AlertList, CheckRow, HelpScreen
 from tsm_tui.cli import parse
-from tsm_tui.analysis.engine import analyze, open_run
+from tsm_tui.analysis.replay import analyze
+from tsm_tui.analysis.run_open import open_run
 from tsm_tui.sources.feed import Feed, ReplayFeed
 from tsm_tui.analysis.session import Session
 

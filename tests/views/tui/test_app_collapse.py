@@ -16,7 +16,8 @@ try:
 except Exception as e:  # pragma: no cover - the app is another engineer's, may be mid-change
     pytest.skip(f"app not importable: {e}", allow_module_level=True)
 
-from tsm_tui.analysis.engine import analyze, open_run
+from tsm_tui.analysis.replay import analyze
+from tsm_tui.analysis.run_open import open_run
 from tsm_tui.analysis.session import Session
 from helpers.tui import wait_loaded
 from helpers import paths

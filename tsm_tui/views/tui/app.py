@@ -21,7 +21,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.worker import get_current_worker
 
-from tsm_tui.analysis.engine import open_run, open_runs
+from tsm_tui.analysis.run_open import open_run, open_runs
 from tsm_tui.analysis.live import LiveLoop, alert_identity
 from tsm_tui.analysis.live_open import many_runs, one_run
 from tsm_tui.analysis.session import Session
