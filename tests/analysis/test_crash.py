@@ -20,7 +20,7 @@ from tsm_tui.sources import registry
 from tsm_tui.sources.base import ByteReader, SnapshotReader
 from tsm_tui.sources.console import ConsoleReader
 from tsm_tui.sources.crash_patterns import PATTERNS
-from tsm_tui.sources.kv_text import KeyValueTextReader
+from tsm_tui.sources.generic_text import KeyValueTextReader
 from tsm_tui.sources.text_events import TextTap, exit_event
 from tsm_tui.sources.text_formats import MegatronReader
 from helpers import paths

@@ -284,7 +284,7 @@ def test_a_total_logged_after_its_lm_loss_term_is_the_loss(tmp_path):
     """Knover prints ``lm_loss`` before the total ``loss`` (lm + bow): the total is the loss
     whatever the order, on the text and the JSON Lines paths (line by line and in Frames);
     an lm loss alone (Megatron's ``lm loss``) stays the loss, and a total first keeps it."""
-    from tsm_tui.sources.kv_text import KeyValueTextReader
+    from tsm_tui.sources.generic_text import KeyValueTextReader
 
     r = KeyValueTextReader(str(tmp_path / "train.log"))
     recs = []

@@ -12,7 +12,7 @@ from tsm_tui.sources import registry
 from tsm_tui.sources.base import ByteReader, SnapshotReader
 from tsm_tui.sources.lines import MAX_LINE
 from tsm_tui.sources.fairseq import FairseqReader
-from tsm_tui.sources.kv_text import KeyValueTextReader
+from tsm_tui.sources.generic_text import KeyValueTextReader
 from helpers.wait import pilot_until, poll_until, wait_until
 
 N = 200_000  # characters per pathological line (lines up to 1 MiB are parsed)
@@ -76,7 +76,7 @@ SHAPES = {
     "an indented key": " " * N + "error_msg: CUDA out of memory",
     "shell job report": "line 3: " + D + " Killed",
     "tags in a traceback": "[rank0]: " * (N // 9) + "File x",
-    # issue 26: the multi-line contexts (kv_groups.py) and the HF stdout bursts
+    # issue 26: the multi-line contexts (text_groups.py) and the HF stdout bursts
     "an epoch header of spaces": "Epoch 1/5" + " " * N + "x",
     "dashes then a letter": "-" * N + "x",
     "a table row of bars": "|" + " " * N + "|" + "1" * 10,
@@ -336,7 +336,7 @@ def test_huge_steps_never_wrap_on_the_fast_paths(tmp_path):
 
 def test_a_reader_raising_is_contained_per_line(tmp_path):
     from tsm_tui.sources import registry
-    from tsm_tui.sources.kv_text import KeyValueTextReader
+    from tsm_tui.sources.generic_text import KeyValueTextReader
 
     class Fragile(KeyValueTextReader):
         def _line(self, line):

@@ -688,7 +688,7 @@ def test_generic_reader_reads_common_shapes(tmp_path, fmt_line):
 
 
 def test_generic_reader_thousands_separators_and_prose(tmp_path):
-    from tsm_tui.sources.kv_text import KeyValueTextReader
+    from tsm_tui.sources.generic_text import KeyValueTextReader
 
     r = KeyValueTextReader("x")
     (rec,) = r.feed("step 1,001 | loss 2.5")
@@ -709,7 +709,7 @@ def test_generic_reader_thousands_separators_and_prose(tmp_path):
 def test_space_separated_names_and_values():
     """Names and values with no colon or equals sign (``step 100 grad_norm 0.5 loss 2.3``):
     the metric names nanoGPT and llm.c print spaced, with '_' as well as ' '."""
-    from tsm_tui.sources.kv_text import KeyValueTextReader
+    from tsm_tui.sources.generic_text import KeyValueTextReader
 
     r = KeyValueTextReader("x")
     (rec,) = r.feed("step 100 grad_norm 0.5 loss 2.3")
@@ -740,7 +740,7 @@ def test_llmc_stdout_val_loss_lines(tmp_path):
 
 def _both_paths(path):
     """Records of a file through the line path and the replay's chunk path."""
-    from tsm_tui.sources.kv_text import KeyValueTextReader
+    from tsm_tui.sources.generic_text import KeyValueTextReader
 
     text = open(path, encoding="utf-8").read()
     lines = KeyValueTextReader(str(path))

@@ -1,5 +1,5 @@
 """Records spread over several lines, read by the generic text reader (issue 26;
-``sources/kv_groups.py``): a step carried across lines, an epoch carried to
+``sources/text_groups.py``): a step carried across lines, an epoch carried to
 per-epoch counters with evaluation sections (PaddlePaddle ``Model.fit``), tables of
 names and values (Stable-Baselines3)."""
 
@@ -10,7 +10,7 @@ import sys
 
 from tsm_tui.analysis.replay import analyze
 from tsm_tui.sources import registry
-from tsm_tui.sources.kv_text import KeyValueTextReader
+from tsm_tui.sources.generic_text import KeyValueTextReader
 from helpers import paths
 
 sys.path.insert(0, os.path.dirname(__file__))

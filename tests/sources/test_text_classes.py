@@ -12,7 +12,7 @@ import os
 import pytest
 
 from tsm_tui.sources.fields import key_roles, loss_role, objective
-from tsm_tui.sources.kv_text import KeyValueTextReader
+from tsm_tui.sources.generic_text import KeyValueTextReader
 
 from helpers.paths import BENCH
 from test_formats import read, write  # noqa: E402

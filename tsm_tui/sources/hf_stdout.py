@@ -35,7 +35,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import LineReader
-from tsm_tui.sources.kv_text import DICT_PAIR
+from tsm_tui.sources.generic_text import DICT_PAIR
 
 TQDM = re.compile(r"(?<!\d)(\d+)/(\d++) \[")  # linear: one attempt per digit run
 # bars that count data, not steps: their label (tqdm's desc) or their unit

@@ -16,7 +16,7 @@ from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.sources.base import LineReader
-from tsm_tui.sources.kv_text import NUM
+from tsm_tui.sources.generic_text import NUM
 
 # linear: a count starts at the first digit of a run ((?<!\d), possessive), and the
 # sniffer's "bar ... - loss: " is a bar followed by a substring test, not ".*" (a line

@@ -40,7 +40,7 @@ from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
 from tsm_tui.sources.json_doc import JsonArrayReader, JsonColumnsReader
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.keras_stdout import KerasProgressReader
-from tsm_tui.sources.kv_text import KeyValueTextReader
+from tsm_tui.sources.generic_text import KeyValueTextReader
 from tsm_tui.sources.mlflow import MlflowFileStoreReader, MlflowSqliteReader
 from tsm_tui.sources import segments as _segments
 from tsm_tui.sources.samples import GENERATION_DIRS, GenerationTextReader, SamplesJsonlReader

@@ -14,7 +14,7 @@ import re
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import MAX_SAMPLE_CHARS
-from tsm_tui.sources.kv_text import KeyValueTextReader
+from tsm_tui.sources.generic_text import KeyValueTextReader
 
 MAX_BLOCK_LINES = 400  # a generation block never closed (a crash) ends here
 

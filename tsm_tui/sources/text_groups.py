@@ -1,6 +1,6 @@
-"""Records spread over several lines, for the generic text reader (issue 26).
+"""Records spread over several lines, for the generic text reader.
 
-The generic reader (kv_text.py) reads a record per line. Some logs print one over
+The generic reader (generic_text.py) reads a record per line. Some logs print one over
 several lines; the record is then the group:
 
 - **a step carried across lines**: a line that names a step and no metric

@@ -1,6 +1,7 @@
-"""Plain-text training logs made of ``name: value`` / ``name=value`` pairs.
+"""The generic text reader: plain-text training logs made of ``name: value`` /
+``name=value`` pairs.
 
-One generic reader for the console formats that print a step and metrics on
+One reader for the console formats that print a step and metrics on
 one line: nanoGPT (``iter 5: loss 4.2082, time 1431.27ms``), llm.c
 (``s:12 trl:9.79 lr:0.000011 norm:3.01``), Megatron-LM / Megatron-DeepSpeed
 (``iteration 10/ 1500 | lm loss: 7.1E+00 | loss scale: 1.0 | grad norm: 1.2 |``),
@@ -26,13 +27,12 @@ from tsm_tui.core.numbers import MAX_INT, int64
 from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.fields import normalise
-from tsm_tui.sources.kv_groups import BATCH_HEADER, LineGroups
+from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
 
-# Every regex here must stay linear in the line's length (issue 20: "s:5 trl:" + 16k
-# digits took 16 s when the integer part's [\d,]* and a following \d* shared the
-# digits): no two adjacent pieces may match the same characters unless one of
-# them is possessive. tests/integration/test_hostile.py feeds 200k-char lines of such shapes.
+# Every regex here must stay linear in the line's length: no two adjacent pieces may
+# match the same characters unless one of them is possessive ("s:5 trl:" + 16k digits
+# takes 16 s when the integer part's [\d,]* and a following \d* share the digits). tests/integration/test_hostile.py feeds 200k-char lines of such shapes.
 NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|inf|Inf|Infinity|-inf)"
 # the word's run is possessive (*+): what follows a maximal run is none of the chars
 # the rest of the pattern could use ("(", " ", ":", "=", spaces), so giving chars
@@ -40,8 +40,8 @@ NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|N
 WORD = r"[A-Za-z_][\w./\-]*+(?:\([\w/%]+\))?"
 # key: up to five words ("number of skipped iterations", "elapsed time per iteration (ms)")
 # a key starts at a letter that no word character, '.', '/' or '-' precedes: a key
-# never starts inside another (each start position of "a-a-a-...=x" used to run
-# to the line's end: quadratic, a 1 MiB line of them took minutes)
+# never starts inside another (otherwise each start position of "a-a-a-...=x" runs
+# to the line's end: quadratic, minutes for a 1 MiB line of them)
 # (a clock is no number: "eta: 2:32:53", "time: 0:01:23" name none)
 PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w.]|:\d)")
 # a dict repr: 'key': value
@@ -215,7 +215,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         if not line.strip():
             return self._blank() if self._open else []
         pre: list[StepRecord] = []
-        if self._open:  # a record spread over lines may be open (kv_groups.py)
+        if self._open:  # a record spread over lines may be open (text_groups.py)
             taken, pre = self._before(line)
             if not taken:
                 out = [] if line[0] in " \tEeSsIi" and self._column_header(line) else self._line1(line)
@@ -374,7 +374,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         rec = self.build(pairs, step=step)
         if rec is None:
             self.other_lines += 1
-            if self._evalsec is None and _is_header(line, m):  # a step alone: its metrics may follow (kv_groups.py)
+            if self._evalsec is None and _is_header(line, m):  # a step alone: its metrics may follow (text_groups.py)
                 self._open_group(step, pairs)
             return []
         self._own_steps += 1
@@ -569,7 +569,7 @@ class KeyValueTextReader(LineGroups, LineReader):
     def _epoch_line(self, line: str) -> list[StepRecord] | None:
         """A line whose step is an epoch and a counter (EPOCH_COUNTER, ITER_COUNTER),
         or an epoch alone (EPOCH_ONLY); an epoch header alone on its line carries its
-        epoch to the lines after it (kv_groups.py)."""
+        epoch to the lines after it (text_groups.py)."""
         if self._epoch_header(line):
             return []
         m = EPOCH_COUNTER.search(line) or BRACKET_COUNTER.search(line)
@@ -760,7 +760,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         run_lines: list[bytes] = []
         n = len(lines)
         for i, raw in enumerate(lines):
-            # (a record spread over lines is open: its lines go through feed, kv_groups.py)
+            # (a record spread over lines is open: its lines go through feed, text_groups.py)
             m = tpl.regex.fullmatch(raw) if tpl is not None and not self._open else None
             if (
                 m is None
