@@ -120,7 +120,7 @@ def main() -> int:
     time.sleep(1.0)  # anything late (duplicates) would show up here
     for b in t.drain():
         seen.extend(r.step for r in b.records)
-    events = t.drain_events()
+    notes = t.drain_notes()
     t.stop()
     w.wait()
     wrote = next((float(x.split()[1]) for x in lines if x.startswith("DONE")), None)
@@ -131,7 +131,7 @@ def main() -> int:
     print(f"records written: {a.n}, seen: {len(seen)}, distinct: {len(set(seen))}, sources: {len(sources)}")
     print(f"exactly once, in order: {exact}")
     print(f"writer time: {wrote} s; tailer done after {el:.2f} s -> {len(seen) / el:,.0f} records/s end to end")
-    print(f"bytes read: {t.read_bytes:,}; events: {events}")
+    print(f"bytes read: {t.read_bytes:,}; notes: {notes}")
     rate = backlog_rate(a.n, a.poll)
     print(f"backlog (a finished {a.n}-record file read by a fresh Tailer): {rate:,.0f} records/s")
     return 0 if exact else 1

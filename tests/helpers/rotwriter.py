@@ -256,7 +256,7 @@ def through_tailer(d: str, mode: str, rate: float, n: int, **kw) -> dict:
         t.ready.clear()  # (before the drain, as LiveLoop does)
         for b in t.drain():
             seen.setdefault(b.source, []).extend(r.step for r in expand(b.records))
-        events.extend(t.drain_events())
+        events.extend(t.drain_notes())
 
     try:
         t.wait(5)
@@ -406,7 +406,7 @@ def interleave(seed: int, mode: str, n: int = 300, pass_p: float = 0.3) -> tuple
         t._pass()
         for b in t.drain():
             steps.extend(r.step for r in expand(b.records))
-        notes.extend(t.drain_events())
+        notes.extend(t.drain_notes())
 
     def maybe() -> None:
         if rng.random() < pass_p:

@@ -16,7 +16,7 @@ class Collector:
         self.t = tailer
         self.steps: dict[str, list[int]] = {}
         self.records: list[StepRecord] = []
-        self.events: list[str] = []
+        self.notes: list[str] = []
         self.framed = 0  # rows that came as Frames (big reads take the chunked path)
 
     def pump(self) -> None:
@@ -25,7 +25,7 @@ class Collector:
             recs = list(expand(b.records))
             self.steps.setdefault(b.source, []).extend(r.step for r in recs)
             self.records.extend(recs)
-        self.events += self.t.drain_events()
+        self.notes += self.t.drain_notes()
 
     def all_steps(self) -> list[int]:
         return [s for v in self.steps.values() for s in v]

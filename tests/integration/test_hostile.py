@@ -482,7 +482,7 @@ def test_a_tailer_survives_a_file_whose_sniffing_raises(tmp_path, monkeypatch):
             fh.write('{"step": 500, "loss": 1.0}\n')
         t.wake()
         assert 500 in _steps_until(t, 500)
-        assert t.error is None and any("bad.jsonl" in e and "MemoryError" in e for e in t.drain_events())
+        assert t.error is None and any("bad.jsonl" in e and "MemoryError" in e for e in t.drain_notes())
     finally:
         t.stop()
 
@@ -785,8 +785,8 @@ def test_the_tailer_survives_a_listing_that_raises(tmp_path, monkeypatch):
             fh.write('{"step": 500, "loss": 1.0}\n')
         t.wake()
         assert 500 in _steps_until(t, 500) and t.error is None
-        events = t.drain_events()
-        assert sum("listing the files failed (ValueError)" in e for e in events) == 1, events
+        notes = t.drain_notes()
+        assert sum("listing the files failed (ValueError)" in e for e in notes) == 1, notes
     finally:
         t.stop()
 

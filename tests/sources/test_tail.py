@@ -139,7 +139,7 @@ def test_stress_exactly_once_in_order(tmp_path, tail):
     n = 12_000
     c, path = run_stress(tmp_path, tail, n)
     check_exact(c, path, n)
-    text = " ".join(c.events)
+    text = " ".join(c.notes)
     assert "truncated" in text or "rewritten" in text
     # (a rotation and the replace after it may fall between two checks: then one switch is seen)
     assert "rotated" in text or "moved away" in text or "replaced" in text
@@ -229,7 +229,7 @@ def test_truncation_starts_over_and_says_so(tmp_path, tail):
     assert c.wait_for(lambda: len(c.all_steps()) == 10)
     append(p, jline(11), "w")  # truncated, new content
     assert c.wait_for(lambda: c.all_steps() == list(range(1, 12)))
-    assert any("truncated" in e or "rewritten" in e for e in c.events)
+    assert any("truncated" in e or "rewritten" in e for e in c.notes)
 
 
 def test_whole_file_rewrite_same_content_not_a_resume(tmp_path, tail):
@@ -294,7 +294,7 @@ def test_deleted_then_recreated(tmp_path, tail):
     assert c.wait_for(lambda: c.all_steps() == [1, 2])
     append(p, jline(3))
     os.unlink(p)
-    assert c.wait_for(lambda: any("deleted" in e for e in c.events))
+    assert c.wait_for(lambda: any("deleted" in e for e in c.notes))
     assert c.all_steps() == [1, 2, 3]  # what was there was finished
     append(p, jline(1) + jline(2) + jline(3) + jline(4), "w")  # re-created with the same history + 1
     assert c.wait_for(lambda: c.all_steps()[-1:] == [4])
@@ -370,8 +370,8 @@ def test_unreadable_file_reported_not_fatal(tmp_path, tail):
     os.chmod(q, 0)
     try:
         c = tail(tmp_path)
-        assert c.wait_for(lambda: c.all_steps() == [1] and c.events)
-        assert any("b.jsonl" in e for e in c.events)
+        assert c.wait_for(lambda: c.all_steps() == [1] and c.notes)
+        assert any("b.jsonl" in e for e in c.notes)
         append(p, jline(2))
         assert c.wait_for(lambda: c.all_steps() == [1, 2])
     finally:
@@ -510,15 +510,15 @@ def test_an_mlflow_file_store_run_is_followed(tmp_path, tail):
     loss = run / "metrics" / "loss"
     append(loss, "".join(f"{1700000000000 + i} {3 - i / 100} {i}\n" for i in range(1, 11)), "w")
     c = tail(tmp_path)
-    assert c.wait_for(lambda: c.all_steps() == list(range(1, 11))), c.events
+    assert c.wait_for(lambda: c.all_steps() == list(range(1, 11))), c.notes
     for i in range(11, 31):  # the run goes on
         append(loss, f"{1700000000000 + i} {3 - i / 100} {i}\n")
         time.sleep(0.01)
     append(run / "metrics" / "grad_norm", "1700000000031 nan 31\n")  # a new metric file
-    assert c.wait_for(lambda: c.all_steps()[-1:] == [31]), (c.all_steps()[-5:], c.events)
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [31]), (c.all_steps()[-5:], c.notes)
     assert c.all_steps() == list(range(1, 32))
     assert c.records[-1].grad_norm != c.records[-1].grad_norm  # the NaN
-    assert not any("cannot open" in e for e in c.events), c.events
+    assert not any("cannot open" in e for e in c.notes), c.notes
 
 
 @pytest.mark.slow

@@ -89,7 +89,7 @@ def test_copytruncate_cutting_lines_and_several_copies_between_two_passes(tmp_pa
     t = Tailer(d, poll=3600)
     t.start_thread()
     steps: list[int] = []
-    events: list[str] = []
+    notes: list[str] = []
 
     def look(n):
         """A pass, then drain until ``n`` steps came, and 0.3 s more (a late duplicate)."""
@@ -99,7 +99,7 @@ def test_copytruncate_cutting_lines_and_several_copies_between_two_passes(tmp_pa
         while time.monotonic() < end and (quiet is None or time.monotonic() < quiet):
             for b in t.drain():
                 steps.extend(r.step for r in expand(b.records))
-            events.extend(t.drain_events())
+            notes.extend(t.drain_notes())
             if quiet is None and len(steps) >= n:
                 quiet = time.monotonic() + 0.3
             time.sleep(0.02)
@@ -123,7 +123,7 @@ def test_copytruncate_cutting_lines_and_several_copies_between_two_passes(tmp_pa
         t.stop()
         os.close(fd)
     assert steps == list(range(1, 17)), steps
-    assert any("read the rest from train.log.2" in e and "train.log.1" in e for e in events), events
+    assert any("read the rest from train.log.2" in e and "train.log.1" in e for e in notes), notes
 
 
 @pytest.mark.slow

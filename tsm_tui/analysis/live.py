@@ -505,7 +505,7 @@ class LiveLoop:
                 self._emit(run, a, False, up)
                 run.dirty = True
             self._primary_changed(run, up)
-        up.notes = self.feed.drain_events()
+        up.notes = self.feed.drain_notes()
         up.note_runs = [self._note_run(e) for e in up.notes]
         for run in self.runs.values():  # what a config had that was ignored: said once
             if run.files is not None:

@@ -56,7 +56,7 @@ class Feed:
 
     def __init__(self) -> None:
         self._out: deque[Batch] = deque()
-        self._events: deque[str] = deque(maxlen=200)
+        self._notes: deque[str] = deque(maxlen=200)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -112,13 +112,13 @@ class Feed:
             ch, self._changes = self._changes, set()
         return ch
 
-    def drain_events(self) -> list[str]:
+    def drain_notes(self) -> list[str]:
         """Human-readable notes ("train.log truncated: reading from the start"); each a
         ``Note``, whose ``path`` is the file it is about (None: the feed as a whole)."""
         with self._lock:
-            ev = list(self._events)
-            self._events.clear()
-        return ev
+            notes = list(self._notes)
+            self._notes.clear()
+        return notes
 
     # -- producer side ---------------------------------------------------------
     def _put(self, source: str, reader: LineReader, records: list[StepRecord], backlog: bool = False) -> None:
@@ -141,9 +141,9 @@ class Feed:
             self._out.append(Batch(source, reader, records, backlog))
         self.ready.set()
 
-    def _event(self, text: str, path: str | None = None) -> None:
+    def _note(self, text: str, path: str | None = None) -> None:
         with self._lock:
-            self._events.append(Note(text, path))
+            self._notes.append(Note(text, path))
         self.ready.set()
 
     def _change(self, path: str) -> None:
@@ -161,7 +161,7 @@ class Feed:
             body()
         except Exception as e:  # noqa: BLE001 - reported, not swallowed
             self.error = f"{type(e).__name__}: {e}"
-            self._event(f"reading stopped: {self.error}")
+            self._note(f"reading stopped: {self.error}")
         finally:
             self.ready.set()
 
@@ -205,7 +205,7 @@ class ReplayFeed(Feed):
                     if self._stop.is_set():
                         return
         except OSError as e:
-            self._event(f"{path}: read error: {e.strerror or e}", path)
+            self._note(f"{path}: read error: {e.strerror or e}", path)
         self._put(path, reader, chunk)
 
     def _paced(self) -> None:
@@ -227,7 +227,7 @@ class ReplayFeed(Feed):
                 except StopIteration:
                     del iters[path]
                 except OSError as e:
-                    self._event(f"{path}: read error: {e.strerror or e}", path)
+                    self._note(f"{path}: read error: {e.strerror or e}", path)
                     del iters[path]
                 self._put(path, self.readers[path], out)
             time.sleep(tick)

@@ -271,7 +271,7 @@ EVIL = "\x1b]0;PWNED\x07[bold red]x[/]"
 
 class EventFeed(ReplayFeed):
     def _run(self) -> None:
-        self._event(f"train.log truncated {EVIL}\x1b[2J")
+        self._note(f"train.log truncated {EVIL}\x1b[2J")
         super()._run()
 
 

@@ -72,7 +72,7 @@ class Host(Protocol):
 
     def put(self, source: str, reader: LineReader, records: list) -> None: ...
 
-    def event(self, text: str, path: str | None = None) -> None: ...
+    def note(self, text: str, path: str | None = None) -> None: ...
 
     def io_error(self, f: "FollowedFile | None", path: str, e: OSError, what: str) -> None: ...
 
@@ -230,7 +230,7 @@ class FollowedFile:
                     self.start_rewrite()
                 else:
                     self.parsed, self.skip_floor = 0, None
-                self.host.event(f"{_short(self.path)} appeared again: reading it from the start", self.path)
+                self.host.note(f"{_short(self.path)} appeared again: reading it from the start", self.path)
                 if not self.reopen_floor and self.reader.kind == "lines":
                     # moved away, then rotated on while the path was empty: the
                     # generations in between come before the new file
@@ -286,7 +286,7 @@ class FollowedFile:
         if old is not None:  # rotated while not held open: finished under its new name (``_switch``)
             self.fd = old
             return True
-        self.host.event(
+        self.host.note(
             f"{_short(self.path)} was replaced while not held open: reading the new file from the start "
             "(the old file's last lines, if any were written after the last read, are not read)",
             self.path,
@@ -364,7 +364,7 @@ class FollowedFile:
 
     def _restart(self, why: str) -> None:
         """Truncated or rewritten: start over at 0 with a fresh reader."""
-        self.host.event(why, self.path)
+        self.host.note(why, self.path)
         self._finish_reader()
         self._fresh_reader()
         self.start_rewrite()
@@ -393,7 +393,7 @@ class FollowedFile:
             raise
         if rotated:
             self.rotations += 1
-        self.host.event(
+        self.host.note(
             f"{_short(self.path)} {'rotated' if rotated else 'replaced'}: "
             "finished the old file, reading the new one from the start",
             self.path,
@@ -457,7 +457,7 @@ class FollowedFile:
         self.lines.reset()
         self.reopen_floor = not rotated
         self.size = self.mtime_ns = -1
-        self.host.event(
+        self.host.note(
             f"{_short(self.path)} {'moved away' if rotated else 'deleted'}: "
             "read what was there; watching for it to reappear",
             self.path,
@@ -494,7 +494,7 @@ class FollowedFile:
                 names.append(_short(s.path))
         if names:
             shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-            self.host.event(
+            self.host.note(
                 f"{_short(self.path)} rotated {len(names) + 1} times since the last look: "
                 f"read the generations in between too ({shown})",
                 self.path,
@@ -521,7 +521,7 @@ class FollowedFile:
             names = [_short(s.path)]
             first = self._later_copies(s.id, names)
             self.rotations += 1
-            self.host.event(
+            self.host.note(
                 f"{_short(self.path)} truncated after a copy (copytruncate): read the rest from "
                 f"{names[0]} (from byte {self.offset:,})"
                 + (f" and {', '.join(names[1:])}" if len(names) > 1 else "")
@@ -599,7 +599,7 @@ class FollowedFile:
         names: list[str] = []
         first = self._later_copies(None, names)
         if names:
-            self.host.event(
+            self.host.note(
                 f"{_short(self.path)} truncated after a copy (copytruncate) before it was read: read "
                 f"{', '.join(names)}, then the file from its start",
                 self.path,
@@ -778,7 +778,7 @@ class FollowedFile:
         self.snap_steps = array("q", (r.step for r in recs))
         new = recs[common:]
         if common < len(old) and new:
-            self.host.event(f"{_short(self.path)}: history rewritten from step {new[0].step} (resumed run)", self.path)
+            self.host.note(f"{_short(self.path)}: history rewritten from step {new[0].step} (resumed run)", self.path)
         self.parsed = 0
         self.skip_floor = None
         self.host.put(self.path, self.reader, self.accept(new))

@@ -1,7 +1,7 @@
 """The live tailer: every record a running job writes, exactly once.
 
 ``Tailer(path)`` follows a log file or a run directory and hands over batches
-through the ``Feed`` interface (``wait`` / ``drain`` / ``drain_events`` /
+through the ``Feed`` interface (``wait`` / ``drain`` / ``drain_notes`` /
 ``drain_changes`` / ``stop``). One rule: *file system events are hints, the
 file is the truth*: a pass reads each followed file from its saved offset to EOF,
 on every event (``wakeups``) and on a periodic ``stat`` pass anyway.
@@ -158,8 +158,10 @@ class Tailer(Feed):
     def put(self, source: str, reader: LineReader, records: list) -> None:
         self._append(source, reader, records, backlog=not self.caught_up.is_set())
 
-    def event(self, text: str, path: str | None = None) -> None:
-        self._event(text, path)
+    def note(self, text: str, path: str | None = None) -> None:
+        self._note(text, path)
+
+    event = note  # (the name tail/discovery.py calls: that module is being edited on another branch)
 
     def change(self, path: str) -> None:
         self._change(path)
@@ -186,7 +188,7 @@ class Tailer(Feed):
             if f.error == msg:
                 return  # said once; counted every time
             f.error = msg
-        self._event(msg, path)
+        self._note(msg, path)
 
     def file_failed(self, f: FollowedFile | None, path: str, e: Exception) -> None:
         """A reader (or anything else) raised on one file: count it as a skip of
@@ -202,7 +204,7 @@ class Tailer(Feed):
             f.error = msg
         else:
             msg = f"{path}: {why}: not followed"
-        self._event(msg, path)
+        self._note(msg, path)
 
     def retire(self, fd: int, dev_ino: tuple[int, int], path: str) -> None:
         """Keep a rotated-away file open: met under its new name, it is known."""
@@ -264,7 +266,7 @@ class Tailer(Feed):
                 self._pass()
             except Exception as e:  # noqa: BLE001 - the feed ends with its reason (never a silent stop)
                 self.error = f"{type(e).__name__}: {e}"
-                self._event(f"reading stopped: {self.error}")
+                self._note(f"reading stopped: {self.error}")
                 self.ready.set()
 
     def _pass(self) -> bool:

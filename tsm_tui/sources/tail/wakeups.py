@@ -31,7 +31,7 @@ class Owner(Protocol):
     poll_interval: float | None
     mode: str
 
-    def event(self, text: str, path: str | None = None) -> None: ...
+    def note(self, text: str, path: str | None = None) -> None: ...
 
     def change(self, path: str) -> None: ...
 
@@ -72,7 +72,7 @@ class Wakeups:
                 self._fallback(f"inotify unavailable ({e.strerror or e})")
                 return
             if self.ino.full:
-                self.owner.event(
+                self.owner.note(
                     f"{short(target)}: more directories than inotify watches "
                     f"({self.ino.watches:,} watched); the rest is found by the periodic walk"
                 )
@@ -169,7 +169,7 @@ class Wakeups:
         owner = self.owner
         owner.poll_interval = owner.interval
         owner.mode = "polling"
-        owner.event(f"{why}: polling every {owner.interval:g}s")
+        owner.note(f"{why}: polling every {owner.interval:g}s")
 
     def _stop_watching(self) -> None:
         ino, self.ino = self.ino, None
