@@ -280,10 +280,10 @@ class LiveLoop:
         clock=time.monotonic,
         name: str = "",
         ranks: list[str] | None = None,
-        status_every: float = CHECKS_EVERY,
+        checks_every: float = CHECKS_EVERY,
     ) -> None:
         """One run: every file the feed delivers belongs to ``session``; ``ranks``: its
-        per-rank log files (more are recognised as they appear); ``status_every``: see
+        per-rank log files (more are recognised as they appear); ``checks_every``: see
         the attribute."""
         self.feed = feed
         self.clock = clock
@@ -303,9 +303,9 @@ class LiveLoop:
         self.shared_spikes: dict[str, tuple[int, int]] = {}
         self.finished = False
         self.error: str | None = None
-        #: s between two status recomputations while records keep coming (the TUI,
+        #: s between two recomputations of the checks while records keep coming (the TUI,
         #: which shows checks at most once a second, asks for its own)
-        self.status_every = status_every
+        self.checks_every = checks_every
         if session is not None:
             self.runs[name] = RunLive(
                 name, session, files, fallback_every=self._fallback_every, clock=clock, ranks=ranks
@@ -323,10 +323,10 @@ class LiveLoop:
         polling: bool = False,
         clock=time.monotonic,
         known: list | None = None,
-        status_every: float = CHECKS_EVERY,
+        checks_every: float = CHECKS_EVERY,
     ) -> "LiveLoop":
         """Every run under ``top``; ``known``: runs opened already (run_open.Run)."""
-        loop = cls(None, feed, polling=polling, clock=clock, status_every=status_every)  # type: ignore[arg-type]
+        loop = cls(None, feed, polling=polling, clock=clock, checks_every=checks_every)  # type: ignore[arg-type]
         loop._top = os.path.abspath(top)
         loop._settings = settings
         loop._flags = flags or RunInfo()
@@ -369,7 +369,7 @@ class LiveLoop:
         now = self.clock()
         for r in self.runs.values():
             if r.dirty:
-                timeout = min(timeout, max(0.0, r.status_at + self.status_every - now))
+                timeout = min(timeout, max(0.0, r.status_at + self.checks_every - now))
             if r.files is not None:  # the stat fallback for configs and checkpoints
                 timeout = min(timeout, max(0.0, r.fallback_at + r.fallback_every - now))
             if r.session.holding():
@@ -529,7 +529,7 @@ class LiveLoop:
         now = self.clock()
         for run in self.runs.values():
             # an alert usually moves a status: recompute at once, not at the next period
-            if run.dirty and (force_status or up.alerts or up.changed or now - run.status_at >= self.status_every):
+            if run.dirty and (force_status or up.alerts or up.changed or now - run.status_at >= self.checks_every):
                 if run.rank_dirty:
                     for a in run.rank_alerts():
                         self._emit(run, a, run.backlog, up)

@@ -35,7 +35,7 @@ def one_run(
     name: str | None = None,
     files: bool = True,
     clock=time.monotonic,
-    status_every: float = CHECKS_EVERY,
+    checks_every: float = CHECKS_EVERY,
 ) -> LiveLoop:
     """The loop of one opened run: its Session (the run's plan, its checkpoints), its side
     files (re-read when they change; ``files=False``: a replay, nothing changes) and its
@@ -48,7 +48,7 @@ def one_run(
         clock=clock,
         name=run.name if name is None else name,
         ranks=run.ranks,
-        status_every=status_every,
+        checks_every=checks_every,
     )
 
 
@@ -59,7 +59,7 @@ def many_runs(
     known: list[Run] | None = None,
     *,
     clock=time.monotonic,
-    status_every: float = CHECKS_EVERY,
+    checks_every: float = CHECKS_EVERY,
 ) -> LiveLoop:
     """The loop of every run under ``top`` (``known``: those opened already)."""
     return LiveLoop.many(
@@ -71,7 +71,7 @@ def many_runs(
         polling=polling(feed),
         clock=clock,
         known=known,
-        status_every=status_every,
+        checks_every=checks_every,
     )
 
 

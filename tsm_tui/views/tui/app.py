@@ -100,7 +100,7 @@ class TsmApp(App):
             feed,
             files,
             clock=clock,
-            status_every=MESSAGE_EVERY,
+            checks_every=MESSAGE_EVERY,
             polling=getattr(feed, "poll_interval", None) is not None,
         )
         self.bridge = LiveBridge(
@@ -159,7 +159,7 @@ class TsmApp(App):
         bell = opts.bell and mode != "finished"
         if many:
             top = os.path.abspath(opts.path)
-            live = many_runs(opts, feed, top, known=runs, status_every=MESSAGE_EVERY)
+            live = many_runs(opts, feed, top, known=runs, checks_every=MESSAGE_EVERY)
             return cls(
                 live.runs[runs[0].name].session,
                 feed,
@@ -175,7 +175,7 @@ class TsmApp(App):
             if opts.demo and demo and os.path.samefile(run.path, demo):
                 shown = "--demo (bundled run)"
         live = one_run(
-            run, opts, feed, name="", files=mode == "live", status_every=MESSAGE_EVERY
+            run, opts, feed, name="", files=mode == "live", checks_every=MESSAGE_EVERY
         )  # (its per-rank files too)
         return cls(
             live.runs[""].session,

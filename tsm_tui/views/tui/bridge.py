@@ -41,7 +41,7 @@ LIVE_WAIT = 1.0  # ... with an exporter (--prom-file / --metrics-port: its heart
 LIVE_IDLE_WAIT = 30.0  # ... without (nothing else is due: each wake-up of a quiet run costs CPU)
 LIVE_BUDGET = 1 << 18  # records per loop step: a long history reaches the screen in parts
 MESSAGE_EVERY = 1.0  # s: LiveData / ChecksChanged posted at most this often (alerts and status changes at once;
-#                     the status line is redrawn once a second, check reasons every CHECKS_EVERY)
+#                     the status line is redrawn once a second, check reasons every REASONS_EVERY)
 
 
 def written_at(batches, wall: float, history: bool = False) -> tuple[float, bool]:

@@ -55,7 +55,7 @@ STATUS_EVERY = 1.0  # s: the status line's age ("3s ago") is looked at this ofte
 #: rate and age every REPAINT_EVERY; an alert, a status change, a key and the run's end at once
 PLOT_EVERY = 2.0
 WINDOWS = (None, 1000, 200)  # whole run, last 1000, last 200 steps
-CHECKS_EVERY = 3.0  # s between check-reason repaints (their counts; a status change repaints at once)
+REASONS_EVERY = 3.0  # s between check-reason repaints (their counts; a status change repaints at once)
 SHORT_SCREEN = 36  # rows: below this an open alert detail takes the checks panel's place
 LABELS = dict(SeriesStore.METRICS)
 
@@ -276,7 +276,7 @@ class DashboardScreen(Screen):
             self.feed_error = error
         else:
             self.loaded = True
-            self._checks_at = -CHECKS_EVERY  # show the final reasons now, not at the next 1 Hz repaint
+            self._checks_at = -REASONS_EVERY  # show the final reasons now, not at the next 1 Hz repaint
             self._plot_dirty = True
         self.repaint(force=True)
 
@@ -349,7 +349,7 @@ class DashboardScreen(Screen):
         with self.app.batch_update():
             self._update_status(now)
             # reasons carry counts that change all the time: repaint them at 1 Hz, a status change at once
-            if self.run_checks and now - self._checks_at >= CHECKS_EVERY:
+            if self.run_checks and now - self._checks_at >= REASONS_EVERY:
                 self._show_checks(now)
             self._repaint_plots()
 
