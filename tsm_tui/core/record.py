@@ -161,7 +161,3 @@ def json_float(x: float | None) -> float | str | None:
     if math.isinf(x):
         return "Infinity" if x > 0 else "-Infinity"
     return float(x)
-
-
-def is_finite(x: float | None) -> bool:
-    return x is not None and math.isfinite(x)

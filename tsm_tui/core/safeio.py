@@ -54,15 +54,3 @@ def open_fd(path: str, allow_dir: bool = False) -> int:
 def open_regular(path: str):
     """``open(path, "rb")`` for regular files only (see the module docstring)."""
     return os.fdopen(open_fd(path), "rb")
-
-
-def not_regular(path: str) -> str | None:
-    """Why ``path`` (links followed) is not a readable regular file or a
-    directory, without opening it; None when it is one (or does not exist)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return None
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return None
-    return f"{NOT_REGULAR} ({_kind(mode)})"

@@ -476,7 +476,3 @@ GATE_LOWER = (
     "exit code",
     "oom",
 )
-
-
-def patterns_for(where: str) -> tuple[CrashPattern, ...]:
-    return tuple(p for p in PATTERNS if p.where == where)

@@ -142,7 +142,6 @@ STEPLESS_MIN = 3
 _TAB_KEY = re.compile(r"[A-Za-z_][\w./\- ]*+")
 _NUM_FULL = re.compile(NUM)
 OVERFLOW = re.compile(rf"OVERFLOW!(?:.*?Attempted loss scale:\s*({NUM}),?\s*reducing to\s*({NUM}))?", re.I)
-GRAD_OVERFLOW_STEP = re.compile(r"Grad overflow on iteration:?\s*(\d+)", re.I)
 # DeepSpeed's progress line "[Rank 0] step=10, skipped=4, lr=[...]": its ``skipped`` is the
 # engine's running total (engine.skipped_steps), not the interval's; an RLHF run's two
 # engines (actor, critic) print one line each per step
@@ -192,7 +191,6 @@ class KeyValueTextReader(LineGroups, LineReader):
     def __init__(self, path: str = "") -> None:
         super().__init__(path)
         self.other_lines = 0
-        self._pending_overflow_step: int | None = None
         self._ctx_reset()
         self._own_steps = 0  # records whose line named their step
 

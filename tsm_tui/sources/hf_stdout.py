@@ -87,7 +87,6 @@ class HFStdoutReader(LineReader):
         self._logging_steps: int | None = None  # printed in the log
         self._first_step: bool | None = None  # logging_first_step, printed in the log
         self._train_dicts = 0  # training dicts placed so far
-        self._first_epoch: float | None = None
         #: how the steps were derived (the report's ``step_source``); None until a dict is placed
         self.step_source: str | None = None
         self._max_burst = 0
@@ -238,7 +237,7 @@ class HFStdoutReader(LineReader):
         self._anchor = None
         return out
 
-    def _burst_steps(self, train: list, last_at_bar: bool = True) -> list[int | None]:
+    def _burst_steps(self, train: list) -> list[int | None]:
         m = len(train)
         prev = self._last_step if self._train_dicts else 0
         c = self._anchor

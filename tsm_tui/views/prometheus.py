@@ -460,7 +460,6 @@ class Exporter:
         self._families: list = []
         self._dirty = True
         self._built_at = -1e18
-        self._written_at = -1e18
         self._write_failed = False
         self._link_said = False
         self.writes = 0
@@ -626,7 +625,6 @@ class Exporter:
         if self._write_failed:
             self._write_failed = False
             self._warn(f"--prom-file: writing {self.prom_file} works again")
-        self._written_at = now
         self.writes += 1
         return True
 

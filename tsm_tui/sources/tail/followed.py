@@ -102,7 +102,6 @@ class FollowedFile:
         self.tail = b""  # the bytes just before ``offset``
         self.parsed = 0  # records parsed from the current incarnation of the file
         self.max_step: int | None = None  # highest step delivered from this path
-        self.delivered = 0
         # rewrite mode: the first ``skip_n`` records of the new content with a
         # step <= ``skip_floor`` were delivered already
         self.skip_n = 0
@@ -147,7 +146,6 @@ class FollowedFile:
                 out.append(x)
                 if self.max_step is None or x.step > self.max_step:
                     self.max_step = x.step
-        self.delivered += sum(x.n if type(x) is Frame else 1 for x in out)
         return out
 
     def start_rewrite(self) -> None:

@@ -221,7 +221,3 @@ def _tick_label(t: int) -> str:
     if abs(t) >= 10_000:
         return f"{t / 1e3:g}k"
     return str(t)
-
-
-def window_label(win: Window) -> str:
-    return f"steps {win.lo}-{win.hi}"

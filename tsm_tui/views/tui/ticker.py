@@ -57,10 +57,6 @@ class Ticker:
             self._timer.stop()
             self._timer = None
 
-    @property
-    def armed(self) -> bool:
-        return self._timer is not None
-
     def _fire(self) -> None:
         self._timer = None
         self._callback()
