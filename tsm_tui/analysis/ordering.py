@@ -24,8 +24,8 @@ A confirmed resume starts a new segment, but the lagging writer is still printin
 the end of the old one: the old segment's memory is kept (tagged as the previous
 segment) with the lagging writer's position (the step of the last duplicate). A
 record identical to the previous segment's record of its step, past that position,
-is that writer's copy (a duplicate), not a jump forward in the new segment (two
-writers and one real resume used to give a phantom resume per lag; a deterministic
+is that writer's copy (a duplicate), not a jump forward in the new segment (otherwise two
+writers and one real resume give a phantom resume per lag; a deterministic
 restart's records, which repeat the old values at the new segment's front, are
 never past that position). The previous segment is forgotten once the new one
 passes its maximum or after ``2 * LAG`` records.

@@ -179,7 +179,7 @@ def analyze_runs(
     on_run=None,
 ) -> list[Analysis | RunFailure]:
     """Every run under PATH, each analysed alone (a run's verdict inside a sweep
-    equals its verdict alone). One run: its Analysis, or InputError as before.
+    equals its verdict alone). One run: its Analysis, or InputError.
     ``on_batch(run, source, items, reader)`` sees every batch fed (exporters);
     ``on_run(analysis)`` each finished run before it is compacted (``Analysis.compact``:
     memory stays bounded in big trees)."""
@@ -196,7 +196,7 @@ def analyze_runs(
         try:
             an = analyze_run(run, settings, on_batch)
         except InputError as e:
-            if run.primary is None:  # only stream files with no crash line: not a run (as before)
+            if run.primary is None:  # only stream files with no crash line: not a run
                 first = first or e
                 continue
             out.append(RunFailure(run, str(e)))

@@ -122,7 +122,7 @@ def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=(
             if r2 is not None and r2.kind == "lines":
                 reader, fi.format, fi.score, fi.note = type(r2)(p), fi2.format, fi2.score, None
         if older and (reader is None or (reader.kind != "lines" and not hasattr(reader, "next_file"))):
-            for q in older:  # not one text series: each file on its own, as before
+            for q in older:  # not one text series: each file on its own
                 r3, fi3 = sniff(q)
                 run.files.append(fi3)
                 if r3 is not None:

@@ -1,7 +1,7 @@
 """Megatron-style argument lists: a launch script or a text file of ``--name value``
 options (``--num-layers 24 --bf16 --lr=3e-4``) read as a mapping.
 
-Linear in what it reads and in what it builds (issue 32):
+Linear in what it reads and in what it builds:
 
 * shell variables assigned in the text (``GBS=512`` ... ``$GBS``) are substituted
   with the output's length summed before it is built: past MAX_SUBSTITUTED

@@ -107,7 +107,7 @@ _OLMO_PARAMS = re.compile(r"Total number of parameters:\s*([\d,]+)")
 
 class OLMoReader(BlockReader):
     name = "olmo"
-    # ("[^][]": a run of "[step=1," used to scan to the line's end from each of them)
+    # ("[^][]": otherwise a run of "[step=1," scans to the line's end from each of them)
     HEADER = re.compile(r"\[step=(\d++)(?:/(\d++))?(?:,[^\][]*+)?\]\s*+$")
     ITEM = re.compile(r"\s++([\w/.\-() ]+?)=(\S+)\s*$")
 

@@ -1,4 +1,4 @@
-"""The one guarded way in for every config file, whatever its format (issue 32).
+"""The one guarded way in for every config file, whatever its format.
 
 ``read_config_file(path)`` is the only reader of JSON / YAML / TOML configs and
 argument lists in the tool (the monitor's ``read_run_config`` and ``--config``,
@@ -148,7 +148,7 @@ def _reason(e: Exception, kind: str) -> str:
 
 
 def _json_int(s: str):
-    # (Python refuses to convert > 4,300 digits: the whole file used to be unreadable)
+    # (Python refuses to convert > 4,300 digits: one such number would make the whole file unreadable)
     return int(s) if len(s.lstrip("-")) <= MAX_INT_DIGITS else float(s)
 
 

@@ -1,8 +1,8 @@
-"""YAML configs, read through a graph check (issue 32).
+"""YAML configs, read through a graph check.
 
 A YAML document is a graph, not a tree: an alias (``*a``) is a second edge to the
 node its anchor (``&a``) names, and an alias inside its own anchor's node is a
-cycle (``a: &a {b: *a}``, 14 bytes, used to take > 30 s and 2.2 GB). So before
+cycle (``a: &a {b: *a}``, 14 bytes, takes PyYAML > 30 s and 2.2 GB to compose). So before
 anything is composed the parser's events are walked once, and on that walk:
 
 * an alias to a node that is still open (its anchor's collection not closed yet)
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 #: nodes a config may expand to, aliases counted where they are used (ours: the
 #: largest real configs we read are a few thousand nodes); a "billion laughs" alias
-#: bomb of 639 bytes expands to 9^9 nodes (12 s and 1 GB before this bound)
+#: bomb of 639 bytes expands to 9^9 nodes (12 s and 1 GB without this bound)
 MAX_YAML_NODES = 100_000
 #: nesting of collections, aliases counted as the depth of the node they name
 #: (ours: real configs nest < 10 deep; the composer recurses)

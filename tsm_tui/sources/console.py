@@ -2,8 +2,8 @@
 
 The traceback of a crashed job is often in a file of its own: Slurm's
 ``--error`` file (``job.err``), torchrun's ``<rank>/stderr.log``, a ``2> train.err``.
-No reader recognises metrics there, so before this module such a file was not read
-at all, and the crash was not seen. ``ConsoleReader`` reads a stream-named file
+No reader recognises metrics there, so without this module the crash would not be
+seen. ``ConsoleReader`` reads a stream-named file
 that no format claimed (``.err``, ``.out``, ``.log``, ``stderr*``, ``stdout*``): it
 gives no records, only the text events every reader's lines are tapped for
 (``sources/text_events.py``).

@@ -306,7 +306,7 @@ def to_float(v) -> float | None:
 
 
 # -- the training objective when no total loss is logged -------------------------------------
-# Logs that print several losses and no ``loss`` (issue 26): RLHF / PPO (DeepSpeed-Chat
+# Logs that print several losses and no ``loss``: RLHF / PPO (DeepSpeed-Chat
 # ``act_loss`` / ``cri_loss``, OpenRLHF ``policy_loss`` / ``critic_loss``, verl ``actor/pg_loss``),
 # detection (Ultralytics ``results.csv``: ``train/box_loss``, ``train/cls_loss``, ``train/dfl_loss``).
 # The rule (one definition, used by every reader through ``LineReader.build`` and the JSONL
@@ -372,7 +372,7 @@ _SEP = re.compile(r"[/_.]")
 _FILLER = frozenset({"train", "training", "tr", "loss", "losses", "ppo", "rlhf", ""})
 
 
-#: loss names that carry no "loss" word (issue 26): BasicSR's ``l_`` prefix (``l_pix``, ``l_mos``,
+#: loss names that carry no "loss" word: BasicSR's ``l_`` prefix (``l_pix``, ``l_mos``,
 #: ``l_g_gan``, ``l_d_real``), a loss function's name (GluonCV ``CrossEntropy=``, ``SmoothL1=``,
 #: ``RPN_SmoothL1``); camelCase is split first (``ObjLoss`` is ``obj_loss``)
 _LOSS_FN = re.compile(r"(?:^|[/_.])(?:cross_?entropy|smooth_?l1|nll|bce)$")
@@ -430,7 +430,7 @@ def loss_role(key: str) -> str | None:
     return "term"
 
 
-# -- a GAN's two models (issue 26) --------------------------------------------------------------
+# -- a GAN's two models -------------------------------------------------------------------------
 # A GAN log prints the generator's and the discriminator's losses (CycleGAN ``D_A: .. G_A: ..
 # cycle_A: .. idt_A: ..``, pix2pix ``G_GAN G_L1 D_real D_fake``, DCGAN ``Loss_D Loss_G``, BasicSR
 # ``l_g_pix l_g_gan l_d_real``, a custom ``loss_G``). The rule: the objective is the generator's

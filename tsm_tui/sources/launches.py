@@ -15,8 +15,8 @@ argparse's ``Namespace(``, Python's ``Traceback (most recent call last):``, HF
 Trainer's ``***** Running training *****``, Megatron's ``---- arguments ----`` and
 ``> initializing torch distributed``, Lightning's ``GPU available:``, W&B's
 ``wandb: Tracking run with wandb``, nanoGPT's ``Initializing a new model from
-scratch`` / ``Resuming training from``, a script's ``Resuming from <checkpoint>`` (issue 27's
-corpus: a resume after a native crash that printed no traceback), torchtitan's ``Starting job:``, torchrun's
+scratch`` / ``Resuming training from``, a script's ``Resuming from <checkpoint>`` (a real
+corpus log: a resume after a native crash that printed no traceback), torchtitan's ``Starting job:``, torchrun's
 ``Setting OMP_NUM_THREADS environment variable``, DeepSpeed's launcher
 ``[launch.py:...] ... WORLD INFO DICT``.
 """

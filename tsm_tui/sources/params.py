@@ -1,6 +1,6 @@
 """The parameter count of a model from its architecture config: the one counter
-that pre-flight and the live checks share (a run's config.json used to give 6.57e9
-to the report, from 12*L*d^2 + V*d, and 6.74B to pre-flight for the same LLaMA-7B).
+that pre-flight and the live checks share, so both say the same count for one config
+(LLaMA-7B: 6.74B, where the rough 12*L*d^2 + V*d says 6.57e9).
 """
 
 from __future__ import annotations

@@ -243,7 +243,7 @@ _ASCII_DIGITS = re.compile(r"([0-9]+)")
 def _natural(name: str) -> list:
     """Sort key: ``step_20`` before ``step_100``. Only ASCII digit runs are numbers
     (``"²".isdigit()`` is True but ``int("²")`` raises: a file named so in samples/
-    used to end the report and kill the tailer). Keys of any two names compare:
+    would end the report and kill the tailer). Keys of any two names compare:
     text and numbers alternate from a text part."""
     return [int(t) if i % 2 else t for i, t in enumerate(_ASCII_DIGITS.split(name))]
 

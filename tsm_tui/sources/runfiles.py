@@ -23,7 +23,7 @@ def apply_config_file(info: RunInfo, config: str) -> tuple[bool, list[str]]:
     """``--config FILE`` into ``info``: (whether it was applied, what was ignored,
     one sentence each).
     A file that cannot be opened or holds no configuration is an input error; a
-    config refused by its parser or a bound (issue 32: a recursive alias, 100,000
+    config refused by its parser or a bound (a recursive alias, 100,000
     nodes ...) is said and left out: the run is judged without it."""
     try:
         m, _kind = read_config_file(config, named=True)

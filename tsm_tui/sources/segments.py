@@ -147,7 +147,7 @@ class _Gzip(gzip.GzipFile):
 
 def open_segment(path: str):
     """A binary file object for one segment (``.gz`` decompressed on the fly)."""
-    f = open_regular(path)  # regular files only (issue 20)
+    f = open_regular(path)  # regular files only (a FIFO or a device would block or never end)
     if path.endswith(".gz"):
         return _Gzip(f)
     return f

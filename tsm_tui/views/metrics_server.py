@@ -2,7 +2,7 @@
 
 ``prometheus_client``'s server holds one thread per connection with no timeout:
 ~510 half-open connections take a 512-descriptor limit, its accept loop spins a
-core, scrapes time out, and the tailer can no longer open a rotated log (issue 33).
+core, scrapes time out, and the tailer cannot open a rotated log any more.
 This one serves the same exposition (``generate_latest`` / OpenMetrics when asked)
 from one ``selectors`` loop with:
 

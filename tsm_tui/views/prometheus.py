@@ -76,7 +76,7 @@ def unique_label(name: object) -> str:
     change the name (control or bidi characters removed, cut at LABEL_MAX): then
     ``~`` and 8 hex digits of the name's SHA-256 follow, so that two runs whose
     names differ only in what was removed keep two label values (merged, a healthy
-    sibling's PASS hid the other's FAIL: issue 33). A function of the name alone:
+    sibling's PASS would hide the other's FAIL). A function of the name alone:
     the label never changes while a run is followed, nor with which runs exist."""
     raw = str(name)
     s = label(raw)
@@ -591,7 +591,7 @@ class Exporter:
         return generate_latest(self.registry).decode("utf-8")
 
     def _write(self, now: float) -> bool:
-        """The textfile, atomically and without following any link (issue 32): the temp
+        """The textfile, atomically and without following any link: the temp
         file is created by ``mkstemp`` in the same directory (``O_CREAT | O_EXCL |
         O_NOFOLLOW``, an unpredictable name, not ``*.prom``: the collector skips it),
         set to ``PROM_MODE``, then renamed over the final name. A rename replaces a

@@ -203,7 +203,7 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
         },
     }
     notes = _config_notes(an)
-    if notes:  # (only when there is one: what a config had that was ignored, issue 32)
+    if notes:  # (only when there is one: what a config had that was ignored)
         d["run"]["config_notes"] = notes
     if an.ranks is not None:
         d["ranks"] = {"count": len(an.run.ranks), "files": list(an.run.ranks), "used": an.run.primary}

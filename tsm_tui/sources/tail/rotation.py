@@ -1,4 +1,4 @@
-"""Where the bytes went when a followed log was rotated between two passes (issue 33).
+"""Where the bytes went when a followed log was rotated between two passes.
 
 The tailer holds the file it follows open, so a rename rotation never takes from
 it the file it was reading: it reads that one to its end. What a pass can miss is

@@ -10,7 +10,7 @@ while the run is quiet (bench/RESULTS.md, section 7d).
 ``QuietLinuxDriver`` runs the same loop, but waits for the parser's own deadline when a
 sequence is pending and otherwise until a key arrives (at most ``IDLE_WAIT``); a pipe
 wakes it when input is disabled (quit, suspend with ctrl+z), so leaving is as prompt
-as before. Everything else is Textual's driver unchanged.
+as with Textual's own loop. Everything else is Textual's driver unchanged.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def safe(text: object, max_len: int = 2000) -> str:
 class CheckRow(Horizontal):
     """One check: a status badge (coloured by class through theme variables) and its reason.
     A FAIL's reason takes the title's column too and up to four lines: it is the first
-    thing to read on a small screen, and it used to be cut mid-sentence."""
+    thing to read on a small screen, and must not be cut mid-sentence."""
 
     DEFAULT_CSS = """
     CheckRow { height: auto; max-height: 2; width: 1fr; }
