@@ -1,34 +1,11 @@
 """The one live loop: a feed in, each run's new alerts and status changes out.
 
-``--follow`` and the TUI both drive a ``LiveLoop``. It follows one run
-(``LiveLoop(session, feed, files)``) or every run under a directory
-(``LiveLoop.many(feed, top, ...)``: each file is routed to its run by
-``sources.runs.run_root``; a run that starts later appears when its first
-record arrives). Each ``step()``:
-
-1. applies what the file system said changed besides the logs: a checkpoint
-   directory or file saved, a config file written or rewritten. These are
-   handled *before* the records that arrived with them, so a checkpoint saved
-   before a failure is the one its alert names, and a config that appears
-   after the start (HF writes ``config.json`` at the first save) changes the
-   planned total, the warm-up and the model size that the checks use. Without
-   events (polling, network filesystems) the same files are stat-checked on a
-   slow timer;
-2. feeds the records into the run's Session (one Monitor per source file);
-   a run's per-rank files feed its ranks check (``detectors/ranks.py``:
-   one rank's series goes to the Session, every rank to a cheap tracker), so
-   NaN on one rank, a diverging rank and a straggler are said live too;
-3. returns a ``LiveUpdate``: the alerts that are new *for the run* (the same
-   alert found in the stdout log, the JSONL file and the TensorBoard events,
-   or again when ``trainer_state.json`` is rewritten or the primary source
-   changes, is returned once), the status changes of the checks, and the
-   feed's notes (each with its run). A loss spike at a step where another run
-   of the sweep spiked too (give or take sweep.SPIKE_NEAR steps) says so (the data at
-   that step, not the optimizer).
-
-Statuses are recomputed only after something changed, and at most every
-``CHECKS_EVERY`` seconds (``Monitor.checks()`` is the costly part of a pass).
-No I/O of its own beyond the RunFiles re-reads, no UI.
+``--follow``, the TUI and the agent tools drive a ``LiveLoop`` (built in
+``live_open.py``): one run (``LiveLoop(session, feed, files)``) or every run under
+a directory (``LiveLoop.many``: a file is routed to its run by ``sources.runs.run_root``;
+a run that starts later appears with its first record). ``step()`` never blocks
+and returns a ``LiveUpdate``; the loop does no I/O of its own beyond the RunFiles
+re-reads, and no UI.
 """
 
 from __future__ import annotations
@@ -484,7 +461,30 @@ class LiveLoop:
 
     def step(self, force_status: bool = False, budget: int | None = None) -> LiveUpdate:
         """One pass (never blocks). ``budget``: at most about this many records
-        are fed; the rest waits for the next step (``pending``)."""
+        are fed; the rest waits for the next step (``pending``).
+
+        1. What the file system said changed besides the logs (a checkpoint saved, a
+           config written) is applied *before* the records that came with it: the
+           checkpoint saved before a failure is the one its alert names, and a config
+           that appears after the start (HF writes ``config.json`` at the first save)
+           changes the planned total, warm-up and model size the checks use. Without
+           file system events (polling, network filesystems) the same files are
+           stat-checked on a slow timer (``FALLBACK_POLL``).
+        2. The records go to their run's Session (one Monitor per source file); a
+           run's per-rank files feed its ranks check (one rank's series goes to the
+           Session, every rank to a cheap tracker), so NaN on one rank, a diverging
+           rank and a straggler are said live too.
+        3. The update holds the alerts new *for the run* (one alert found in the stdout
+           log, the JSONL file and the TensorBoard events, or again when
+           ``trainer_state.json`` is rewritten or the primary source changes, is
+           returned once), the checks' status changes and the feed's notes, each with
+           its run. A loss spike at a step where another run of the sweep spiked too
+           (within ``sweep.SPIKE_NEAR`` steps) says so: the data at that step, not the
+           optimizer.
+
+        The checks are recomputed only after something changed, and at most every
+        ``checks_every`` seconds (``Monitor.checks()`` is the costly part of a pass),
+        at once when an alert came."""
         up = LiveUpdate()
         finished_before = self.feed.finished and not self._queue
         self._side_files(up)

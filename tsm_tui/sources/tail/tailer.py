@@ -2,37 +2,12 @@
 
 ``Tailer(path)`` follows a log file or a run directory and hands over batches
 through the ``Feed`` interface (``wait`` / ``drain`` / ``drain_notes`` /
-``drain_changes`` / ``stop``). One rule: *file system events are hints, the
-file is the truth*: a pass reads each followed file from its saved offset to EOF,
-on every event (``wakeups``) and on a periodic ``stat`` pass anyway.
-
-The jobs, one module each:
-
-- ``tailer`` (this module): the schedule of the passes and the thread that makes them;
-- ``wakeups``: inotify / watchdog events and the sleep between passes;
-- ``discovery``: which files to follow (new rank logs, ``version_N/``, rotated segments);
-- ``followed``: one file's state machine, ``FollowedFile.poll()`` (truncation,
-  rewrites, rotation, copytruncate, atomic replace, snapshots, network filesystems);
-- ``rotation``: finding rotated generations and copies; ``inotify``, ``mounts``.
-
-Threads: **the consumer's thread makes every pass**, inside ``wait(timeout)``:
-it sleeps on the inotify descriptor (or its own period), then reads. ``LiveLoop``
-(``--follow``, the TUI's worker, the agent tools) calls ``wait`` between its
-steps, so one thread is woken per write (two threads handing the records and the
-interpreter lock to each other cost a wake-up each: RESULTS.md 7d), reading never
-races the detectors, and no I/O happens on a UI thread. A pass stops reading
-once MAX_QUEUED records wait (``over_budget``: a file's history, a burst); the
-consumer drains them and the next ``wait`` goes on at once, so memory stays
-bounded without blocking the thread that must drain. A consumer that only
-drains (tests, benches) calls ``start_thread()``: a thread of the tailer's own
-then does nothing but call the same passes, waiting while the queue is full.
-Which thread reads is fixed when the tailer starts and never changes.
-
-Network filesystems (NFS, Lustre, GPFS, CIFS, sshfs, BeeGFS, Ceph, 9p ...) get no
-inotify events for other hosts' writes: they are detected from
-/proc/self/mountinfo and polled (``poll=SECONDS`` forces polling anywhere).
-I/O errors are counted and reported as notes, never raised. Memory is bounded:
-no record is stored, the partial line is capped, the queue is bounded.
+``drain_changes`` / ``stop``). *File system events are hints, the file is the
+truth*: a pass reads each followed file from its saved offset to EOF, on every
+event and on a periodic ``stat`` pass anyway. This module holds the schedule of
+the passes and the thread that makes them (the other jobs: ``tail/__init__.py``).
+I/O errors are counted and reported as notes, never raised; memory is bounded (no
+record is stored, the partial line is capped, the queue is bounded).
 """
 
 from __future__ import annotations
@@ -60,20 +35,34 @@ BUSY_GAP = 0.1  # s between two event-driven passes while writes come faster tha
 #                 BUSY_GAP on average: a job logging 100 lines/s costs 10 passes/s, not one per write
 BUSY_BURST = 4  # ... but up to this many passes in a row are made at once (a token bucket refilled
 #                 at one pass per BUSY_GAP): the line after a tqdm redraw or a TensorBoard flush
-#                 is read at once, not 50-100 ms later (issue 31 §9; ours)
+#                 is read at once, not 50-100 ms later (ours)
 CHANGE_SETTLE = 0.05  # s a pass waits for the rest of a group of config / checkpoint writes (ours)
 QUIET_AFTER = 60.0  # s without new bytes in any followed file: the run is quiet ...
 QUIET_SAFETY = 5.0  # s ... and the stat pass (the net under inotify) runs this often, not every second
 
 
 class Tailer(Feed):
-    """Follow a log file or a run directory; see the module docstring."""
+    """Follow a log file or a run directory; see the module docstring.
+
+    Threads: **the consumer's thread makes every pass**, inside ``wait(timeout)``: it
+    sleeps on the inotify descriptor (or its own period), then reads. ``LiveLoop``
+    calls ``wait`` between its steps, so one thread is woken per write (two threads
+    handing the records and the interpreter lock to each other cost a wake-up each:
+    RESULTS.md 7d), reading never races the detectors, and no I/O happens on a UI
+    thread. A pass stops reading once MAX_QUEUED records wait (``over_budget``: a
+    file's history, a burst); the consumer drains them and the next ``wait`` goes on
+    at once, so memory stays bounded without blocking the thread that must drain.
+    Which thread reads is fixed when the tailer starts (``start_thread``) and never
+    changes."""
 
     def __init__(self, path: str, *, poll: float | None = None, interval: float = 1.0) -> None:
         super().__init__()
         self.path = os.path.abspath(path)
         self.interval = max(0.01, float(interval))
         self.forced_poll = poll
+        # network filesystems (NFS, Lustre, GPFS, CIFS, sshfs, BeeGFS, Ceph, 9p ...) get no
+        # inotify events for other hosts' writes: found in /proc/self/mountinfo and polled
+        # (``poll=SECONDS`` forces polling anywhere)
         self.fstype = filesystem_type(self.path)
         self.network = is_network_fs(self.fstype)
         self.poll_interval: float | None = None
@@ -192,8 +181,8 @@ class Tailer(Feed):
 
     def file_failed(self, f: FollowedFile | None, path: str, e: Exception) -> None:
         """A reader (or anything else) raised on one file: count it as a skip of
-        that file, say so once, keep following every file (issue 20: the thread
-        used to die and the views kept saying "following")."""
+        that file, say so once, keep following every file (never let the pass die
+        while the views keep saying "following")."""
         self.errors += 1
         why = registry.reader_error(e)
         if f is not None:
