@@ -14,13 +14,13 @@ import sys
 CHILD = r"""
 import hashlib, sys
 sys.path.insert(0, sys.argv[1])
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading, registry
 for p in sys.argv[2:]:
     h = hashlib.sha1()
     try:
         r, fi = registry.open_reader(p)
         if r is not None:
-            for rec in registry.read_records(p, r):
+            for rec in reading.read_records(p, r):
                 h.update(repr([getattr(rec, f) for f in rec.__slots__]).encode())
             h.update(repr((r.records, r.skipped, sorted(r.skip_reasons.items()), sorted(r.run_info.items(), key=str),
                            getattr(r, "other_lines", None))).encode())

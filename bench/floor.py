@@ -2,7 +2,7 @@
 of 3): the bare parse loop, the reader alone, the Monitor with each detector
 alone and with all of them, on both paths:
 
-- replay (``registry.read_items``: chunks -> Frames -> ``Detector.update_frame``),
+- replay (``reading.read_items``: chunks -> Frames -> ``Detector.update_frame``),
   what ``--report`` / ``--json`` and the TUI's history load use;
 - live (lines -> StepRecords -> ``Detector.update``), what ``--follow`` and the
   TUI use for new lines as they are written.
@@ -25,7 +25,7 @@ sys.path.insert(0, HERE)
 from tsm_tui.analysis.detectors import DETECTORS, Detector  # noqa: E402
 from tsm_tui.core.frame import Frame, expand  # noqa: E402
 from tsm_tui.analysis.monitor import Monitor  # noqa: E402
-from tsm_tui.sources import registry  # noqa: E402
+from tsm_tui.sources import reading, registry  # noqa: E402
 
 
 class _Noop(Detector):
@@ -79,7 +79,7 @@ def main() -> int:
 
     def read_items():
         r, _ = registry.open_reader(path)
-        items[:] = list(registry.read_items(path, r))
+        items[:] = list(reading.read_items(path, r))
 
     def read_lines():  # what the live tailer does: each line through reader.feed
         r, _ = registry.open_reader(path)

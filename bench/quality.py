@@ -251,11 +251,11 @@ def olmo_rule(series: list[tuple[int, float]]) -> list[tuple[str, int]]:
 def loss_series(path: str) -> list[tuple[int, float]]:
     from tsm_tui.analysis.run_open import open_run
     from tsm_tui.core.settings import RunInfo
-    from tsm_tui.sources import registry
+    from tsm_tui.sources import reading
 
     run = open_run(path, RunInfo())
     reader = run.readers[run.primary]
-    return [(r.step, r.loss) for r in registry.read_records(run.primary, reader) if r.loss is not None]
+    return [(r.step, r.loss) for r in reading.read_records(run.primary, reader) if r.loss is not None]
 
 
 # ----------------------------------------------------------------------------- scoring

@@ -105,7 +105,7 @@ t1 = time.perf_counter()
 runs = run_open.open_runs(sys.argv[1])
 t2 = time.perf_counter()
 read = 0.0
-orig = replay.registry.read_items
+orig = replay.reading.read_items
 def timed(*a, **k):
     global read
     it = orig(*a, **k)
@@ -118,7 +118,7 @@ def timed(*a, **k):
             return
         read += time.perf_counter() - s
         yield x
-replay.registry.read_items = timed
+replay.reading.read_items = timed
 res = [replay.analyze_run(r, Settings()) for r in runs]
 t3 = time.perf_counter()
 report.text_runs_report(res, sys.argv[1]) if len(res) > 1 else report.text_report(res[0])

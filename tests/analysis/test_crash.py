@@ -14,6 +14,7 @@ from tsm_tui.analysis.replay import analyze
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.analysis.session import Session
 from tsm_tui.cli import main
+from tsm_tui.core.frame import expand
 from tsm_tui.core.record import StepRecord, TextEvent
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry
@@ -470,7 +471,7 @@ def test_the_chunk_path_gives_the_events_of_the_line_path_in_place():
         r = cls("run/train.log")
         for ln in text.splitlines():
             by_line += r.feed(ln)
-        by_chunk = list(registry.expand(cls("run/train.log").feed_chunk(text.encode())))
+        by_chunk = list(expand(cls("run/train.log").feed_chunk(text.encode())))
         # (an event's own step is the monitor's business: the Session sets it from the records before it)
         key = lambda x: (type(x).__name__, None if isinstance(x, TextEvent) else x.step)  # noqa: E731
         assert [key(x) for x in by_chunk] == [key(x) for x in by_line]

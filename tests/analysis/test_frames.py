@@ -23,7 +23,7 @@ from tsm_tui.core.frame import Frame, frame_from_records
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading
 from helpers import paths
 
 ROOT = paths.ROOT
@@ -292,7 +292,7 @@ def test_live_without_finalize():
 def _run_records(path: str) -> tuple[list[StepRecord], RunInfo]:
     info = RunInfo()
     run = run_open.open_run(path, info)
-    return list(registry.read_records(run.primary, run.readers[run.primary])), info
+    return list(reading.read_records(run.primary, run.readers[run.primary])), info
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ import pytest
 from tsm_tui.analysis.replay import analyze
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading, registry
 from tsm_tui.sources.fields import loss_role, objective
 from helpers import paths
 
@@ -95,7 +95,7 @@ def test_deepspeed_chat_ppo_reads_the_actor_loss():
     engines' running totals of skipped steps read as per-interval counts."""
     path = os.path.join(REAL, "deepspeed_chat_step3_ppo.log")
     reader, fi = registry.open_reader(path)
-    recs = [r for r in registry.read_records(path, reader) if r.loss is not None]
+    recs = [r for r in reading.read_records(path, reader) if r.loss is not None]
     assert fi.format == "deepspeed"
     assert len(recs) == 162 and recs[0].step == 0 and recs[-1].step == 476
     assert recs[0].loss == 0.2099609375 and recs[0].extra["cri_loss"] == 0.12042236328125
@@ -177,7 +177,7 @@ def test_ultralytics_results_csv_sums_the_train_terms(tmp_path):
     are summed; val/* losses are no terms. Before: read as an LR-only log, 0 losses."""
     _yolo(tmp_path / "results.csv")
     reader, fi = registry.open_reader(str(tmp_path / "results.csv"))
-    recs = list(registry.read_records(str(tmp_path / "results.csv"), reader))
+    recs = list(reading.read_records(str(tmp_path / "results.csv"), reader))
     assert fi.format == "csv" and [r.step for r in recs] == list(range(1, 101))
     r = recs[0]
     assert r.loss == pytest.approx(r.extra["train/box_loss"] + r.extra["train/cls_loss"] + r.extra["train/dfl_loss"])
@@ -275,7 +275,7 @@ def _records(path: str) -> tuple[list, object]:
 
     r, _ = registry.open_reader(path)
     out: list = []
-    for it in registry.read_items(path, r):
+    for it in reading.read_items(path, r):
         out += it.records() if isinstance(it, Frame) else [it]
     return out, r
 

@@ -447,7 +447,7 @@ def test_snapshot_readers_never_raise(cls, text):
     try:
         r.read_all(text.encode("utf-8", "surrogateescape"))
     except ValueError:
-        pass  # a snapshot that does not parse: the caller counts it (registry.read_items, the tailer)
+        pass  # a snapshot that does not parse: the caller counts it (reading.read_items, the tailer)
 
 
 # -- config loaders (issue 32): a mutation fuzzer over every config shape the tool reads ------------

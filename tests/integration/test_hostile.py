@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading, registry
 from tsm_tui.sources.base import ByteReader, SnapshotReader
 from tsm_tui.sources.lines import MAX_LINE
 from tsm_tui.sources.fairseq import FairseqReader
@@ -329,13 +329,12 @@ def test_huge_steps_never_wrap_on_the_fast_paths(tmp_path):
     )
     for path in (p, t):
         reader, _ = registry.open_reader(str(path))
-        steps = [r.step for r in registry.read_records(str(path), reader)]
+        steps = [r.step for r in reading.read_records(str(path), reader)]
         assert steps == list(range(1, 200)), path
         assert reader.skip_reasons == {"step out of range": 40}
 
 
 def test_a_reader_raising_is_contained_per_line(tmp_path):
-    from tsm_tui.sources import registry
     from tsm_tui.sources.generic_text import KeyValueTextReader
 
     class Fragile(KeyValueTextReader):
@@ -351,7 +350,7 @@ def test_a_reader_raising_is_contained_per_line(tmp_path):
         + "".join(f"step {i} loss 2.0\n" for i in range(51, 100))
     )
     r = Fragile(str(p))
-    steps = [x.step for x in registry.read_records(str(p), r)]
+    steps = [x.step for x in reading.read_records(str(p), r)]
     assert steps == [s for s in range(1, 100) if s != 50]
     assert r.skip_reasons == {"unreadable (RecursionError)": 1}
 

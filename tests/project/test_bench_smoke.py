@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 gen = pytest.importorskip("gen")
 quality = pytest.importorskip("quality")
 
-from tsm_tui.sources import registry  # noqa: E402
+from tsm_tui.sources import reading, registry  # noqa: E402
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def test_generated_logs_read_back(out, fmt, name):
     p = gen.generate(fmt, 300)
     reader, fi = registry.open_reader(p)
     assert fi.format == name
-    recs = list(registry.read_records(p, reader))
+    recs = list(reading.read_records(p, reader))
     want = list(gen.curve(300))
     assert [r.step for r in recs] == [w[0] for w in want]
     assert reader.skipped == 0

@@ -16,7 +16,7 @@ import random
 import pytest
 
 from tsm_tui.core.frame import Frame
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading, registry
 from tsm_tui.sources.base import MAX_LINE
 from helpers import paths
 
@@ -57,7 +57,7 @@ def check(path: str) -> int:
         return 0
     want = digest(per_line(path, r1), r1)
     r2, _ = registry.open_reader(path)
-    items = list(registry.read_items(path, r2))
+    items = list(reading.read_items(path, r2))
     recs = []
     framed = 0
     for it in items:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading, registry
 from tsm_tui.sources.tensorboard import TensorBoardReader, crc32c, masked_crc
 from helpers import paths
 
@@ -29,7 +29,7 @@ def read(path):
     path = str(path)
     reader, fi = registry.open_reader(path)
     assert reader is not None, fi.note
-    recs = list(registry.read_records(path, reader))
+    recs = list(reading.read_records(path, reader))
     return fi.format, recs, reader
 
 

@@ -12,7 +12,7 @@ import os
 import pytest
 
 from tsm_tui.analysis.replay import analyze
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading, registry
 from tsm_tui.sources.hf_stdout import HFStdoutReader
 from helpers import paths
 
@@ -22,7 +22,7 @@ FW = os.path.join(paths.DATA, "frameworks")
 def _read(path):
     reader, fi = registry.open_reader(path)
     assert fi.format == "hf-stdout"
-    return list(registry.read_records(path, reader)), reader
+    return list(reading.read_records(path, reader)), reader
 
 
 def _truth(name):

@@ -22,7 +22,7 @@ from conftest import run, status
 from helpers import paths
 from helpers.livefiles import wb_frame, wb_history
 from tsm_tui.core.frame import expand
-from tsm_tui.sources import json_doc, registry
+from tsm_tui.sources import json_doc, reading, registry
 from tsm_tui.sources.fields import field_for, loss_role, rl_key
 from tsm_tui.sources.wandb_run import WandbRunReader
 
@@ -32,7 +32,7 @@ CHAINER = Path(paths.BENCH) / "corpus" / "more" / "chainer_logreport_autoencoder
 def _read(path) -> tuple[list, object]:
     r, info = registry.open_reader(str(path))
     assert r is not None, info.note
-    return [x for x in registry.read_records(str(path), r) if x.has_metrics()], r
+    return [x for x in reading.read_records(str(path), r) if x.has_metrics()], r
 
 
 def _report(path) -> dict:

@@ -9,7 +9,7 @@ import os
 import sys
 
 from tsm_tui.analysis.replay import analyze
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading, registry
 from tsm_tui.sources.generic_text import KeyValueTextReader
 from helpers import paths
 
@@ -50,7 +50,7 @@ SB3_TABLE = """\
 
 def _read(path):
     reader, fi = registry.open_reader(str(path))
-    return fi, list(registry.read_records(str(path), reader)), reader
+    return fi, list(reading.read_records(str(path), reader)), reader
 
 
 def test_paddle_model_fit_epochs_counters_and_eval_sections():

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from tsm_tui.core.frame import expand
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading, registry
 from tsm_tui.sources.head import HOLE
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.lines import (
@@ -147,7 +147,7 @@ def test_a_truncated_file_replays_what_it_holds(tmp_path):
     p = tmp_path / "metrics.jsonl"
     p.write_bytes(b'{"step": 1, "loss": 2.0}\n{"step": 2, "loss": 1.9}\n{"step": 3, "lo')
     reader, _ = registry.open_reader(str(p))
-    recs = list(expand(registry.read_items(str(p), reader)))
+    recs = list(expand(reading.read_items(str(p), reader)))
     assert [r.step for r in recs] == [1, 2]
     assert reader.skipped == 1
 
@@ -194,7 +194,7 @@ def test_the_tailer_and_the_replay_read_the_same_records(tmp_path, cut):
     p = tmp_path / "m.jsonl"
     p.write_bytes(data)
     replay = JsonlReader(str(p))
-    want = [(r.step, r.loss) for r in expand(registry.read_items(str(p), replay))]
+    want = [(r.step, r.loss) for r in expand(reading.read_items(str(p), replay))]
 
     class Host:
         def __init__(self):

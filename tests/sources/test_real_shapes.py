@@ -17,7 +17,7 @@ import pytest
 
 from tsm_tui.analysis.session import Session
 from tsm_tui.cli import main
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading, registry
 from tsm_tui.sources.head import HOLE
 
 from test_tail import append
@@ -162,7 +162,7 @@ def test_sparse_hole_and_binary_files_still_binary(tmp_path):
         f.write(jsonl(1, 11).encode())
     r, fi = registry.open_reader(str(p))
     assert fi.format == "jsonl"
-    assert [x.step for x in registry.read_records(str(p), r)] == list(range(1, 11))
+    assert [x.step for x in reading.read_records(str(p), r)] == list(range(1, 11))
     assert r.skip_reasons[HOLE] == 1 << 20
     b = tmp_path / "blob.log"  # NULs among binary bytes: still not a text log
     b.write_bytes(bytes(range(256)) * 64)
@@ -210,7 +210,7 @@ def test_llmc_stdout_grad_norm_and_no_negative_total(tmp_path, capsys):
     lr = next(c for c in d["checks"] if c["id"] == "lr_schedule")
     assert "of -1 planned" not in lr["summary"] and "-" not in lr["summary"].split("% of")[0][-12:]
     r, _ = registry.open_reader(str(p))
-    recs = list(registry.read_records(str(p), r))
+    recs = list(reading.read_records(str(p), r))
     assert recs[0].grad_norm == pytest.approx(1.0) and recs[0].loss == pytest.approx(3.499)
 
 
@@ -240,7 +240,7 @@ def test_build_nanogpt_log(tmp_path, capsys):
     assert f["format"] == "build-nanogpt" and f["records"] == 306
     assert d["steps"]["count"] == 300 and (d["steps"]["first"], d["steps"]["last"]) == (0, 299)
     r, _ = registry.open_reader(str(log / "log.txt"))
-    recs = list(registry.read_records(str(log / "log.txt"), r))
+    recs = list(reading.read_records(str(log / "log.txt"), r))
     assert recs[0].val_loss == pytest.approx(10.9) and recs[1].extra == {"hella": 0.2459}
 
 
@@ -275,7 +275,7 @@ def test_keras_progress_lines(tmp_path, capsys):
     )
     r, fi = registry.open_reader(str(k3))
     assert fi.format == "keras-stdout"
-    assert [(x.step, x.loss) for x in registry.read_records(str(k3), r)][-1] == (5, 0.1)
+    assert [(x.step, x.loss) for x in reading.read_records(str(k3), r)][-1] == (5, 0.1)
 
 
 def test_generic_reader_reads_a_named_step(tmp_path, capsys):

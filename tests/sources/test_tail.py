@@ -13,7 +13,7 @@ import pytest
 
 from tsm_tui.core.frame import expand
 from tsm_tui.analysis.session import Session
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading, registry
 from tsm_tui.sources.base import MAX_LINE, SnapshotReader
 from tsm_tui.sources.tail import Tailer, filesystem_type, is_network_fs, parse_mounts
 
@@ -169,7 +169,7 @@ def test_history_and_bursts_take_the_chunked_path(tmp_path, tail):
     assert c.wait_for(lambda: len(c.records) >= 40_000)
     c.settle(0.3)
     reader, _ = registry.open_reader(str(p))
-    want = list(registry.read_records(str(p), reader))
+    want = list(reading.read_records(str(p), reader))
     assert [(r.step, r.loss, r.grad_norm, r.lr) for r in c.records] == [
         (r.step, r.loss, r.grad_norm, r.lr) for r in want
     ]

@@ -20,7 +20,7 @@ from tsm_tui.core.errors import InputError
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.core.settings import RunInfo, Settings
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading
 from tsm_tui.sources.base import LineReader, channel_file
 from tsm_tui.sources.runs import slurm_task
 
@@ -102,7 +102,7 @@ def _read(run: Run, session: Session, ranks: RanksDetector | None = None, on_bat
         fi = next(f for f in run.files if f.path == p)
         batch: list = []
         try:
-            for item in registry.read_items(p, reader, run.segments.get(p, ())):  # StepRecords and Frames
+            for item in reading.read_items(p, reader, run.segments.get(p, ())):  # StepRecords and Frames
                 batch.append(item)
                 if len(batch) >= 4096 or type(item) is Frame:
                     feed(p, batch, reader)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import StepRecord
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading
 from tsm_tui.sources.base import LineReader
 
 MAX_CHANGES = 512  # changed paths kept between two drains; beyond: "*" (everything may have changed)
@@ -197,7 +197,7 @@ class ReplayFeed(Feed):
     def _read_all(self, path: str, reader: LineReader) -> None:
         chunk: list = []  # StepRecords and Frames (the columnar fast path)
         try:
-            for item in registry.read_items(path, reader):
+            for item in reading.read_items(path, reader):
                 chunk.append(item)
                 if len(chunk) >= 4096 or type(item) is Frame:
                     self._put(path, reader, chunk)
@@ -211,7 +211,7 @@ class ReplayFeed(Feed):
     def _paced(self) -> None:
         # interleave all files by position; emit `speed` records per second in
         # small slices so the view moves smoothly
-        iters = {p: registry.read_records(p, r) for p, r in self.readers.items()}
+        iters = {p: reading.read_records(p, r) for p, r in self.readers.items()}
         tick = 0.05
         per_tick = max(1.0, (self.speed or 0.0) * tick)  # (speed is set: ``_replay``)
         budget = 0.0

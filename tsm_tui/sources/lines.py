@@ -1,6 +1,6 @@
 """Bytes to text lines: the one splitter every line reader is fed through.
 
-A finished file's replay (``registry.read_items``), the live tailer (appended
+A finished file's replay (``reading.read_items``), the live tailer (appended
 bytes, rotated generations, copies) and a reader's own chunked path all cut
 bytes into lines with these rules:
 

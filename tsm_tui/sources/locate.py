@@ -90,7 +90,7 @@ def _chunk(
     snap = copy.deepcopy(reader)
     try:
         items = reader.feed_chunk(data)
-    except Exception:  # noqa: BLE001 - the report read this chunk line by line (registry.guarded_chunk)
+    except Exception:  # noqa: BLE001 - the report read this chunk line by line (lines.feed_block)
         items = None
     if items is None or _holds(items, wanted, arr):
         raws, last_open = split_block(data)

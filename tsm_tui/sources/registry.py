@@ -1,22 +1,18 @@
-"""Find a run's log files, sniff which reader applies, read them line by line.
+"""The readers, and which one a file gets: find a run's log files, sniff them.
 
 Readers are tried in priority order; the best sniff score wins. Binary files,
-checkpoints and configs are passed over with a stated reason.
+checkpoints and configs are passed over with a stated reason. Reading a finished
+file to its end is ``sources/reading.py``'s.
 """
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
-import zlib
 from dataclasses import dataclass, field
-from typing import Iterator
 
-from tsm_tui.core.frame import expand, pack
-from tsm_tui.core.record import StepRecord
+from tsm_tui.core.frame import expand
 from tsm_tui.core.safeio import open_regular
-from tsm_tui.sources import lines as _lines
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.config import CONFIG_NAMES
 from tsm_tui.sources.blocks import ComposerReader, OLMoReader
@@ -27,12 +23,10 @@ from tsm_tui.sources.fairseq import FairseqReader
 from tsm_tui.sources.hf_stdout import HFStdoutReader
 from tsm_tui.sources.head import (
     DEEP_BYTES,
-    HOLE,
     TAIL_BYTES,
     deep_lines,
     hinted_lines,
     sample_head,
-    skip_hole,
     strip_nul,
     tail_lines,
 )
@@ -43,6 +37,7 @@ from tsm_tui.sources.keras_stdout import KerasProgressReader
 from tsm_tui.sources.generic_text import KeyValueTextReader
 from tsm_tui.sources.mlflow import MlflowFileStoreReader, MlflowSqliteReader
 from tsm_tui.sources import segments as _segments
+from tsm_tui.sources.reading import read_items  # noqa: F401  (sources/runs.py imports it from here; that file is edited on another branch now)
 from tsm_tui.sources.samples import GENERATION_DIRS, GenerationTextReader, SamplesJsonlReader
 from tsm_tui.sources.structured import KerasCsvReader, LightningCsvReader, LlamaFactoryReader, WandbSummaryReader
 from tsm_tui.sources.tensorboard import TensorBoardReader
@@ -496,103 +491,3 @@ def _json_document(path: str, head: list[str]) -> bool:
         return False
     first = next((ln.strip() for ln in head if ln.strip()), "")
     return first.startswith(("{", "[")) and not (first.startswith("{") and first.endswith("}"))
-
-
-CHUNK = 1 << 20
-
-
-# (kept under their old names: the report's guards are the splitter's, sources/lines.py)
-reader_error = _lines.reader_error
-guarded_chunk = _lines.feed_block
-
-
-def guarded_flush(reader: LineReader) -> list:
-    try:
-        return reader.flush()
-    except Exception as e:  # noqa: BLE001
-        reader.skip(reader_error(e))
-        return []
-
-
-def read_items(path: str, reader: LineReader, segments: list[str] | tuple = ()) -> Iterator:
-    """Every record of a finished file, whatever the reader's kind, as StepRecords
-    and (for the long uniform stretches of line formats) Frames, in log order.
-    ``segments``: older rotated parts of the same log, read first (oldest first)."""
-    if reader.kind == "lines":
-        for seg in segments:
-            yield from read_segment(seg, reader)
-        yield from _read_lines(path, reader)
-    elif reader.kind == "bytes":
-        # older files of the same run first (W&B: a resumed run's earlier run dirs)
-        for p in (*segments, path):
-            with open_regular(p) as f:
-                while True:
-                    data = f.read(CHUNK)
-                    if not data:
-                        break
-                    yield from guarded_chunk(reader, data)
-            if p != path:
-                reader.next_file()
-    else:
-        try:
-            recs = reader.read_path(path)
-        except OSError:
-            raise
-        except Exception as e:  # noqa: BLE001 - a snapshot that does not parse: counted
-            reader.skip(reader_error(e))
-            recs = []
-        yield from pack(recs)
-    yield from guarded_flush(reader)
-
-
-def read_segment(path: str, reader: LineReader) -> Iterator:
-    """A rotated segment's records (no flush: the live file goes on). A segment that
-    cannot be read to its end (a truncated ``.gz``, one that is not gzip, trailing
-    garbage, a read error) costs that segment's rest, a counted skip: the records
-    before the fault, the other segments and the live file are still read."""
-    try:
-        yield from _read_lines(path, reader)
-    except (OSError, EOFError, zlib.error) as e:  # (gzip.BadGzipFile is an OSError)
-        reader.skip(f"rotated segment {os.path.basename(path)}: {segment_fault(e)}: read up to there")
-
-
-def segment_fault(e: BaseException) -> str:
-    if isinstance(e, EOFError):
-        return "compressed data cut short"
-    if isinstance(e, gzip.BadGzipFile) or isinstance(e, zlib.error):
-        return f"not gzip data ({str(e)[:60]})" if "Not a gzipped" in str(e) else "corrupt gzip data"
-    return f"cannot read: {getattr(e, 'strerror', None) or e}"
-
-
-def _read_lines(path: str, reader: LineReader) -> Iterator:
-    """One text file (or ``.gz`` segment) through a line reader, in 1 MiB chunks cut
-    into lines by ``sources/lines.py`` (NUL bytes dropped and counted, over-long lines
-    counted and dropped, the unterminated last line read)."""
-    split = _lines.LineSplitter(reader)
-    with _segments.open_segment(path) as f:
-        # .gz: one member's output at a time (read1): what came before a bad member
-        # (trailing garbage) is delivered before its error
-        read = f.read1 if path.endswith(".gz") else f.read
-        first = True
-        while True:
-            data = read(CHUNK)
-            if not data:
-                break
-            if first:
-                first = False
-                if data[:1] == b"\0" and not path.endswith(".gz"):
-                    off = skip_hole(f, path)  # a sparse hole: jump it
-                    if off:
-                        _lines.note(reader, HOLE, off)
-                        data = f.read(CHUNK)
-            block = split.push(data)
-            if block:
-                yield from guarded_chunk(reader, block)
-        last = split.end()
-        if last:
-            yield from guarded_chunk(reader, last)
-
-
-def read_records(path: str, reader: LineReader) -> Iterator[StepRecord]:
-    """Every record of a finished file, one StepRecord at a time (frames expanded)."""
-    yield from expand(read_items(path, reader))

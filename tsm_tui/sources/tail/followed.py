@@ -44,7 +44,7 @@ from typing import Iterable, Iterator, Protocol, cast
 
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.safeio import open_fd
-from tsm_tui.sources import registry
+from tsm_tui.sources import reading
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import ByteReader, LineReader, SnapshotReader
 from tsm_tui.sources.lines import LineSplitter, feed_block, feed_lines
@@ -659,7 +659,7 @@ class FollowedFile:
                             self._feed_lines(data)
                     except (OSError, EOFError, zlib.error) as e:  # a corrupt .gz costs its rest, counted
                         self.reader.skip(
-                            f"rotated segment {_short(s.path)}: {registry.segment_fault(e)}: read up to there"
+                            f"rotated segment {_short(s.path)}: {reading.segment_fault(e)}: read up to there"
                         )
                     content: bytes | None = bytes(start)
                 else:
@@ -803,7 +803,7 @@ class FollowedFile:
         for seg in segs:
             batch: list = []
             try:
-                for item in registry.read_segment(seg, self.reader):
+                for item in reading.read_segment(seg, self.reader):
                     batch.append(item)
                     if len(batch) >= 4096 or type(item) is Frame:
                         yield batch

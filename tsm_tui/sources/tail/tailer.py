@@ -16,7 +16,7 @@ import os
 import threading
 import time
 
-from tsm_tui.sources import registry
+from tsm_tui.sources import lines as _lines
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.feed import MAX_QUEUED, Feed
 from tsm_tui.sources.tail import rotation
@@ -184,7 +184,7 @@ class Tailer(Feed):
         that file, say so once, keep following every file (never let the pass die
         while the views keep saying "following")."""
         self.errors += 1
-        why = registry.reader_error(e)
+        why = _lines.reader_error(e)
         if f is not None:
             f.reader.skip(why)
             msg = f"{path}: {why}: skipped what could not be read, still following"
