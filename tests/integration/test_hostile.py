@@ -657,7 +657,7 @@ def test_tensorboard_resync_over_a_hole_is_linear_and_finds_the_next_record(tmp_
 
     from helpers.livefiles import curve as _curve, tb_records
 
-    from tsm_tui.sources import registry as _registry
+    from tsm_tui.sources import reading as _reading, registry as _registry
 
     size = 16 << 20
     hole = {
@@ -673,7 +673,7 @@ def test_tensorboard_resync_over_a_hole_is_linear_and_finds_the_next_record(tmp_
     )
     reader, _ = _registry.open_reader(str(p))
     t0 = _time.perf_counter()
-    recs = list(_registry.read_records(str(p), reader))
+    recs = list(_reading.read_records(str(p), reader))
     took = _time.perf_counter() - t0
     assert [r.step for r in recs] == list(range(1, 100))
     assert reader.skip_reasons == {"corrupt record header (CRC mismatch)": 1}
