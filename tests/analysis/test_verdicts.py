@@ -359,7 +359,10 @@ def test_a_log_too_short_for_a_window_is_not_called_improving():
     mon.finalize()
     res = check(mon, "plateau")
     assert res.status.value == "SKIP"
-    assert res.summary == "39 steps logged: too few to judge a plateau (a 200-step window holding 20 losses)"
+    assert res.summary == (
+        "39 steps logged: too few to judge a plateau (a 200-step window holding 20 losses; "
+        "--plateau-steps sets the window)"
+    )
 
 
 def test_too_few_to_judge_counts_the_steps_since_a_resume():

@@ -1226,8 +1226,12 @@ class PlateauDetector(Detector):
             kept = self.blocks + ([self._cur] if self._cur is not None else [])
             span = kept[-1].last - kept[0].first if kept else 0
             since = f" since the resume at step {self._resumed_at}" if self._resumed_at is not None else " logged"
+            # a log of epochs (Keras, Ultralytics: 100 records over 100 steps) is shorter than
+            # the default window: the flag that shortens it
+            short = "; --plateau-steps sets the window" if L == self.settings.plateau_steps else ""
             return self._result(
                 Status.SKIP,
-                f"{span} steps{since}: too few to judge a plateau (a {L}-step window holding {MIN_RECORDS} losses)",
+                f"{span} steps{since}: too few to judge a plateau (a {L}-step window holding {MIN_RECORDS} "
+                f"losses{short})",
             )
         return self._result(Status.PASS, f"loss still improving (window {L} steps)")
