@@ -3,9 +3,9 @@
 File store: ``mlruns/<exp>/<run>/metrics/<key>``, one file per metric key
 (``/`` in a key makes subdirectories), each line ``<timestamp ms> <value> <step>``.
 A run's metrics are one series, so the ``metrics`` *directory* is the source
-(``registry.candidate_files`` offers it; ``kind = "snapshot"`` with
-``read_path``: it is re-read whole when it changes). Points of one step from the
-different keys merge into one record.
+(``registry.candidate_files`` offers it; ``sources.metric_files``: re-read whole
+when it changes, points of one step from the different keys merged into one
+record).
 
 SQLite store (MLflow 3's default ``mlflow.db``): table ``metrics(key, value,
 timestamp, run_uuid, step, is_nan)``; the run with the most metric rows is read
@@ -28,17 +28,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import SnapshotReader
 from tsm_tui.sources.fields import to_float
-
-MAX_METRIC_BYTES = 256 << 20  # one metric file (about 8M points)
-
-
-def _records(reader: SnapshotReader, points: dict[int, list[tuple[str, float]]]) -> list[StepRecord]:
-    out = []
-    for step in sorted(points):
-        rec = reader.build(points[step], step=step)
-        if rec is not None:
-            out.append(rec)
-    return out
+from tsm_tui.sources.metric_files import Points, each_metric, step_records
 
 
 class MlflowFileStoreReader(SnapshotReader):
@@ -54,46 +44,28 @@ class MlflowFileStoreReader(SnapshotReader):
         return 0.0
 
     def read_path(self, path: str) -> list[StepRecord]:
-        self.records = 0
-        self.skipped = 0
-        self.skip_reasons = {}
-        points: dict[int, list[tuple[str, float]]] = {}
-        for dirpath, _, files in os.walk(path):
-            for f in sorted(files):
-                full = os.path.join(dirpath, f)
-                key = os.path.relpath(full, path).replace(os.sep, "/")
-                try:
-                    # bounded: a metric file linked to /dev/zero (refused: not a regular
-                    # file) or grown huge is read to MAX_METRIC_BYTES, the rest counted
-                    with open_regular(full) as fh:
-                        raw = fh.read(MAX_METRIC_BYTES + 1)
-                except OSError:
-                    self.skip("unreadable metric file")
+        points: Points = {}
+        for key, lines in each_metric(self, path):
+            # many points at one step (MLflow's default step 0): use line order
+            steps = {ln.split()[2] for ln in lines if len(ln.split()) > 2}
+            by_order = len(steps) == 1 and len(lines) > 1
+            for i, ln in enumerate(lines):
+                parts = ln.split()
+                if not parts:
                     continue
-                if len(raw) > MAX_METRIC_BYTES:
-                    self.skip(f"metric file larger than {MAX_METRIC_BYTES >> 20} MiB (read up to there)")
-                    raw = raw[: raw.rfind(b"\n", 0, MAX_METRIC_BYTES) + 1]
-                lines = raw.decode("utf-8", "replace").splitlines()
-                # many points at one step (MLflow's default step 0): use line order
-                steps = {ln.split()[2] for ln in lines if len(ln.split()) > 2}
-                by_order = len(steps) == 1 and len(lines) > 1
-                for i, ln in enumerate(lines):
-                    parts = ln.split()
-                    if not parts:
-                        continue
-                    if len(parts) < 2:
-                        self.skip("malformed metric line")
-                        continue
-                    v = to_float(parts[1])
-                    step = int64(parts[2]) if len(parts) > 2 and not by_order else i
-                    if step is None:
-                        self.skip("malformed metric line")
-                        continue
-                    if v is None:
-                        self.skip("malformed metric line")
-                        continue
-                    points.setdefault(step, []).append((key, v))
-        return _records(self, points)
+                if len(parts) < 2:
+                    self.skip("malformed metric line")
+                    continue
+                v = to_float(parts[1])
+                step = int64(parts[2]) if len(parts) > 2 and not by_order else i
+                if step is None:
+                    self.skip("malformed metric line")
+                    continue
+                if v is None:
+                    self.skip("malformed metric line")
+                    continue
+                points.setdefault(step, []).append((key, v))
+        return step_records(self, points)
 
 
 MAX_DB_COPY = 256 << 20  # a database + its -wal copied to read them without writing beside them
@@ -208,14 +180,14 @@ class MlflowSqliteReader(SnapshotReader):
 
     def read_path(self, path: str) -> list[StepRecord]:
         self.records = 0
-        points: dict[int, list[tuple[str, float]]] = {}
+        points: Points = {}
         try:
             with _connect_ro(path) as con:
                 self._query(con, points)
         except sqlite3.Error as e:
             self.skip(f"cannot open database: {e}")
             return []
-        return _records(self, points)
+        return step_records(self, points)
 
     def _query(self, con, points: dict) -> None:
         try:
