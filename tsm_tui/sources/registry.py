@@ -31,6 +31,7 @@ from tsm_tui.sources.head import (
     tail_lines,
 )
 from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
+from tsm_tui.sources.dvclive import DvcliveReader, is_dvclive_dir
 from tsm_tui.sources.json_doc import JsonArrayReader, JsonColumnsReader
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.keras_stdout import KerasProgressReader
@@ -61,6 +62,7 @@ READERS: list[type[LineReader]] = sorted(
         WandbRunReader,
         MlflowFileStoreReader,
         MlflowSqliteReader,
+        DvcliveReader,
         LlamaFactoryReader,
         JsonlReader,
         JsonArrayReader,
@@ -246,8 +248,10 @@ def _natural(name: str) -> list:
 def candidate_files(root: str) -> list[str]:
     """Log-like files below ``root`` (newest first within a directory is not assumed).
 
-    Besides text logs: TensorBoard event files, MLflow ``mlflow.db`` and each MLflow
-    run's ``metrics/`` *directory* (one source per run: its metric files together).
+    Besides text logs: TensorBoard event files, MLflow ``mlflow.db``, and the
+    directories of one file per metric (one source per run: its metric files
+    together): each MLflow run's ``metrics/`` and each DVCLive directory's
+    ``plots/metrics/``.
     Checkpoint directories are not searched, except that the newest checkpoint's
     ``trainer_state.json`` is offered when its parent has no root copy (it holds
     the full history: the older checkpoints' copies would count steps twice).
@@ -269,6 +273,8 @@ def candidate_files(root: str) -> list[str]:
                 ckpts.append((s, d))
             elif d == "metrics" and "meta.yaml" in filenames:
                 out.append(os.path.join(dirpath, d))  # an MLflow run's metrics
+            elif d == "metrics" and os.path.basename(dirpath) == "plots" and is_dvclive_dir(os.path.dirname(dirpath)):
+                out.append(os.path.join(dirpath, d))  # a DVCLive directory's metrics
             else:
                 keep.append(d)
         dirnames[:] = keep
