@@ -6,9 +6,16 @@ from a log file to the directory that holds its run, by the frameworks' own
 conventions:
 
 - PyTorch Lightning: ``lightning_logs/version_N/`` is one run each;
-- W&B: ``wandb/run-*/`` (and ``offline-run-*``) one each; ``latest-run`` is a
-  link to one of them and is never walked (links are not followed);
-- MLflow: ``mlruns/<exp>/<run_id>/`` (``meta.yaml`` beside ``metrics/``);
+- a tracker's run directory is one run, always, with every file under it
+  (``tracker_run_dir``): W&B's ``run-<time>-<id>/`` (and ``offline-run-*``),
+  one per process, under ``wandb/`` or moved out of it (its name and its
+  ``files/`` or ``run-<id>.wandb``), whose ``files/output.log`` is the same
+  run's console and whose ``tmp/``, ``logs/`` are the SDK's own (``latest-run``
+  is a link to one of them and is never walked: links are not followed);
+  MLflow's ``mlruns/<exp>/<run_id>/`` (``meta.yaml`` beside ``metrics/``);
+  DVCLive's directory (``plots/metrics/`` beside ``metrics.json``,
+  ``params.yaml`` or ``dvc.yaml``), whose metric files are one source, its
+  columns (``sources.dvclive``);
 - HF Trainer ``output_dir``: ``checkpoint-N/`` and ``runs/<date_host>/`` (a
   directory of TensorBoard event files under ``runs/``) belong to the
   directory above them, always: before the first save the output_dir holds
@@ -31,6 +38,7 @@ not a rank: ``slurm-4242_3.out`` (Slurm's ``%A_%a`` array default) and
 ``train_seed_1.log`` are different runs.
 
 Files in one directory are one run unless their series say otherwise
+(a tracker's run directory is never split: its files are one process's)
 (``split_series``, after the files are sniffed): two logs that both start
 training at the same step are different runs when they are numbered siblings
 (``slurm-4242_0.out``, ``slurm-4242_1.out``) or when their losses at the same
@@ -52,6 +60,7 @@ import re
 from dataclasses import dataclass, field
 
 from tsm_tui.sources.checkpoints import checkpoint_step
+from tsm_tui.sources.dvclive import is_dvclive_dir
 from tsm_tui.sources.wandb_run import run_dir_id
 
 #: directories that hold part of one run's files (climbed through to the run)
@@ -113,6 +122,38 @@ def _is_mlflow_run(d: str) -> bool:
     return os.path.isfile(os.path.join(d, "meta.yaml")) and os.path.isdir(os.path.join(d, "metrics"))
 
 
+def is_wandb_run_dir(d: str) -> bool:
+    """W&B's ``run-<time>-<id>/`` (``offline-run-*``): under ``wandb/``, or moved out
+    of it with its layout (``files/`` or ``run-<id>.wandb``)."""
+    name = os.path.basename(d)
+    if not name.startswith(("run-", "offline-run-")):
+        return False
+    if os.path.basename(os.path.dirname(d)) == "wandb":
+        return True
+    rid = run_dir_id(name)
+    return rid is not None and (
+        os.path.isdir(os.path.join(d, "files")) or os.path.isfile(os.path.join(d, f"run-{rid[1]}.wandb"))
+    )
+
+
+def tracker_run_dir(d: str) -> bool:
+    """``d`` is a directory a tracker made for one run (W&B, MLflow, DVCLive): one
+    run, with every file under it, never split by series."""
+    return is_wandb_run_dir(d) or _is_mlflow_run(d) or is_dvclive_dir(d)
+
+
+def _wandb_above(path: str, top: str) -> str | None:
+    """The W&B run directory (``top`` itself, or one below it) that ``path`` is in, if any."""
+    d = os.path.dirname(path)
+    while d == top or (len(d) > len(top) and d.startswith(top + os.sep)):
+        if is_wandb_run_dir(d):
+            return d
+        if d == top:
+            break
+        d = os.path.dirname(d)
+    return None
+
+
 def _only_event_files(d: str, depth: int = 0) -> bool:
     """``d`` holds TensorBoard event files only (HF's hparams sub-directory of them allowed)."""
     try:
@@ -155,15 +196,16 @@ def run_root(path: str, top: str) -> str:
     stem = os.path.splitext(os.path.basename(path))[0]
     if _UUID.match(stem) and not os.path.isdir(path):
         return path  # modded-nanogpt: logs/<uuid>.txt is a run of its own
+    wb = _wandb_above(path, top)
+    if wb is not None:
+        return wb  # files/output.log, tmp/run-<id>.wandb: the run's, wherever they sit in it
     while len(d) > len(top) and d.startswith(top + os.sep):
         name = os.path.basename(d)
         parent = os.path.dirname(d)
         pname = os.path.basename(parent)
         if pname == "lightning_logs" and _VERSION.match(name):
             return d
-        if pname == "wandb" and name.startswith(("run-", "offline-run-")):
-            return d
-        if _is_mlflow_run(d):
+        if _is_mlflow_run(d) or is_dvclive_dir(d):
             return d
         if _climbs(name, pname):
             d = parent
@@ -177,8 +219,13 @@ def run_root(path: str, top: str) -> str:
 
 def climb(d: str) -> str:
     """The run directory above ``d`` for a file given alone (no watched path above it):
-    ``exp/logs`` -> ``exp``, ``job/rank_3`` -> ``job``."""
+    ``exp/logs`` -> ``exp``, ``job/rank_3`` -> ``job``, ``wandb/run-X/tmp`` -> ``wandb/run-X``."""
     d = os.path.abspath(d)
+    up = d
+    while os.path.dirname(up) != up:  # inside a W&B run dir (files/, tmp/): that run dir
+        if is_wandb_run_dir(up):
+            return up
+        up = os.path.dirname(up)
     while True:
         name, parent = os.path.basename(d), os.path.dirname(d)
         if parent == d or not _climbs(name, os.path.basename(parent)):
@@ -676,6 +723,8 @@ def split_series(spec: RunSpec, readers: dict, segments: dict, top: str, stats: 
     reads each head); ``segments``: path -> its older rotated segments. The run
     itself when its files are one series (the usual case: one log, or the same
     series written to stdout, JSONL and TensorBoard)."""
+    if tracker_run_dir(spec.root):
+        return [spec]  # one process's run: its console and its history are one run
     rank_set = set(spec.ranks)
     units: list[str] = []
     for p, r in readers.items():

@@ -11,9 +11,14 @@ directory conventions of ``sources.runs`` make each logger directory a run;
 ``merge`` makes them one again when all of these hold:
 
 - **one parent**: each run is a logger slot of the same directory P
-  (``P/<logger>/version_N``, ``P/wandb/run-*``, ``P/<mlruns>/<exp>/<run_id>``,
+  (``P/<logger>/version_N``, ``P/wandb/run-*`` or a W&B run dir moved to
+  ``P/run-*``, ``P/<mlruns>/<exp>/<run_id>``, a DVCLive directory ``P/dvclive``,
   or P's own files), in different slots (``version_0`` and ``version_1`` of one
-  logger are two runs, always);
+  logger are two runs, always). Beside a tracker's slot (W&B, DVCLive), a
+  directory run ``P/D`` is slot ``D`` of P: the HF Trainer's ``output_dir``
+  (``P/outputs/runs/<date_host>/`` TensorBoard, ``checkpoint-N/``) next to the
+  W&B run that ``report_to`` made; two such directories are never compared
+  with each other (a sweep's runs), only with the tracker's run;
 - **same version / time span**: equal version numbers when both have one, else
   overlapping time spans (the modification times of the files in each run's
   directory, the first written at the start: ``hparams.yaml``,
@@ -36,7 +41,17 @@ import os
 import re
 from dataclasses import dataclass
 
-from tsm_tui.sources.runs import Head, RunSpec, _is_mlflow_run, head_of, rank_groups, relation, run_name
+from tsm_tui.sources.dvclive import is_dvclive_dir
+from tsm_tui.sources.runs import (
+    Head,
+    RunSpec,
+    _is_mlflow_run,
+    head_of,
+    is_wandb_run_dir,
+    rank_groups,
+    relation,
+    run_name,
+)
 
 _VERSION = re.compile(r"^version_(\d+)$")
 MAX_PEERS = 8  # other runs of one parent a run is compared with (ours: a job has a few loggers)
@@ -50,6 +65,8 @@ class Slot:
     parent: str  # P
     slot: str  # the logger directory under P ("." for P's own files)
     version: int | None
+    tracker: bool = False  # a tracker's run directory (W&B, DVCLive)
+    beside: bool = False  # a directory run that is a slot only because a tracker's run is beside it
 
 
 def slot_of(spec: RunSpec, top: str) -> Slot | None:
@@ -63,14 +80,33 @@ def slot_of(spec: RunSpec, top: str) -> Slot | None:
     if m:
         p = os.path.dirname(up)
         return Slot(p, os.path.basename(up), int(m.group(1))) if _within(p, top) else None
-    if os.path.basename(up) == "wandb" and name.startswith(("run-", "offline-run-")):
-        p = os.path.dirname(up)
-        return Slot(p, "wandb", None) if _within(p, top) else None
+    if is_wandb_run_dir(root):  # P/wandb/run-*, or a run dir moved to P/run-*
+        p = os.path.dirname(up) if os.path.basename(up) == "wandb" else up
+        return Slot(p, "wandb", None, tracker=True) if _within(p, top) else None
+    if is_dvclive_dir(root):
+        return Slot(up, name, None, tracker=True) if _within(up, top) else None
     if _is_mlflow_run(root):
         store = os.path.dirname(up)
         p = os.path.dirname(store)
         return Slot(p, os.path.basename(store), None) if _within(p, top) else None
     return Slot(root, ".", None)
+
+
+def slots_of(runs: list[RunSpec], top: str) -> list[Slot | None]:
+    """Each run's slot (``slot_of``); a directory run ``P/D`` beside a tracker's run
+    in P is slot ``D`` of P (``beside``)."""
+    slots = [slot_of(r, top) for r in runs]
+    tracked = {s.parent for s in slots if s is not None and s.tracker}
+    if not tracked:
+        return slots
+    top = os.path.abspath(top)
+    for i, s in enumerate(slots):
+        if s is None or s.slot != "." or s.parent == top:
+            continue
+        up = os.path.dirname(s.parent)
+        if up in tracked:
+            slots[i] = Slot(up, os.path.basename(s.parent), None, beside=True)
+    return slots
 
 
 def _within(p: str, top: str) -> bool:
@@ -127,7 +163,7 @@ class Merger:
 
     def groups(self) -> list[list[int]]:
         """Indices of the runs to merge, each group of two or more (in path order)."""
-        slots = [slot_of(r, self.top) for r in self.runs]
+        slots = slots_of(self.runs, self.top)
         by_parent: dict[str, list[int]] = {}
         for i, s in enumerate(slots):
             if s is not None:
@@ -148,6 +184,8 @@ class Merger:
                 ri, rj = find(i), find(j)
                 if ri == rj:
                     continue
+                if slots[i].beside and slots[j].beside:
+                    continue  # two directories beside a tracker's run: a sweep's, never one job
                 si = members.get(ri, {slots[i].slot})
                 sj = members.get(rj, {slots[j].slot})
                 if si & sj:
@@ -210,7 +248,7 @@ def merge(runs: list[RunSpec], top: str, readers: dict, segments: dict | None = 
     if not groups:
         return runs, m.compared
     top = os.path.abspath(top)
-    slots = [slot_of(r, top) for r in runs]
+    slots = slots_of(runs, top)
     merged_into: dict[int, int] = {}
     for g in groups:
         for i in g:

@@ -28,6 +28,13 @@ inside the ``.wandb`` file.
   second process resumes it (``resume="allow"``) and logs steps 60-119 with ``step=``;
   offline mode gives each process its own ``offline-run-*`` directory.
 
+- ``console_per_batch/``: 300 epochs of 3 iterations; each epoch prints a tqdm-style
+  ``Epoch: [k/300] Loss: X`` line and logs the same mean with
+  ``wandb.log({"train/loss", "train/accuracy", "iteration"})``:
+  the console counts epochs, the history iterations, so the run file and its console
+  (``files/output.log``, kept) look like two different series of one run (wandb0162
+  of the corpus: a W&B run dir is one run, whatever its console says).
+
 Run from a venv with the packages above; ``tests/test_wandb_run.py`` regenerates the
 fixtures into a temporary directory and compares what the reader makes of them when
 ``wandb`` is importable.
@@ -71,6 +78,23 @@ for step in range(1, 101):
     lr = float(f"{1e-3 * min(1, step / 5):.2e}")
     print(f"step {step} | loss {loss:.4f} | lr {lr:.2e}", flush=True)
     twin.write(json.dumps({"step": step, "loss": round(loss, 4), "lr": lr}) + "\n")
+run.finish()
+"""
+
+CONSOLE_PER_BATCH = r"""
+import json, math, wandb
+twin = open("../console_per_batch.jsonl", "w")
+run = wandb.init(project="tsm-fixtures", name="console_per_batch", mode="offline",
+                 config={"lr": 1e-3, "epochs": 300, "batches": 3})
+for epoch in range(300):
+    total = 0.0
+    for b in range(3):
+        i = epoch * 3 + b
+        total += 2.0 + 6.0 * math.exp(-i / 150) + 0.4 * math.sin(7 * i)
+    print(f"Epoch: [{epoch}/300] Loss: {total / 3:.4f} Acc: 0.00%", flush=True)
+    row = {"train/loss": total / 3, "train/accuracy": 0.0, "iteration": 3 * (epoch + 1)}
+    run.log(row)
+    twin.write(json.dumps({"step": 3 * (epoch + 1), "train/loss": row["train/loss"]}) + "\n")
 run.finish()
 """
 
@@ -202,6 +226,7 @@ def make(out: str, only: list[str] | None = None) -> None:
         "plain_nan": lambda d: _run(PLAIN_NAN, d),
         "console_only": lambda d: _run(CONSOLE_ONLY, d),
         "resumed": lambda d: (_run(RESUMED, d, "1"), _run(RESUMED, d, "2")),
+        "console_per_batch": lambda d: _run(CONSOLE_PER_BATCH, d),
         "hf_gradspike": lambda d: _run(HF, d),
     }
     if not have_hf:
