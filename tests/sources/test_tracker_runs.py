@@ -11,7 +11,8 @@ import os
 import shutil
 from pathlib import Path
 
-from tsm_tui.analysis.engine import analyze, analyze_runs, open_runs
+from tsm_tui.analysis.replay import analyze, analyze_runs
+from tsm_tui.analysis.run_open import open_runs
 from tsm_tui.cli import main
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import registry

@@ -38,7 +38,6 @@ from tsm_tui.sources.keras_stdout import KerasProgressReader
 from tsm_tui.sources.generic_text import KeyValueTextReader
 from tsm_tui.sources.mlflow import MlflowFileStoreReader, MlflowSqliteReader
 from tsm_tui.sources import segments as _segments
-from tsm_tui.sources.reading import read_items  # noqa: F401  (sources/runs.py imports it from here; that file is edited on another branch now)
 from tsm_tui.sources.samples import GENERATION_DIRS, GenerationTextReader, SamplesJsonlReader
 from tsm_tui.sources.structured import KerasCsvReader, LightningCsvReader, LlamaFactoryReader, WandbSummaryReader
 from tsm_tui.sources.tensorboard import TensorBoardReader

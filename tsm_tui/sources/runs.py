@@ -684,7 +684,7 @@ def cluster(units: list[tuple[str, Head]], stats: dict | None = None) -> list[li
 def head_of(path: str, reader_cls, segments=()) -> Head:
     """The first HEAD_RECORDS loss values of a file (a fresh reader; never the one that reads it)."""
     from tsm_tui.core.frame import Frame
-    from tsm_tui.sources.registry import read_items
+    from tsm_tui.sources.reading import read_items
 
     reader = reader_cls(path)
     steps: list[int] = []

@@ -35,7 +35,7 @@ class Owner(Protocol):
     files: dict[str, FollowedFile]
     errors: int
 
-    def event(self, text: str, path: str | None = None) -> None: ...
+    def note(self, text: str, path: str | None = None) -> None: ...
 
     def file_failed(self, f: FollowedFile | None, path: str, e: Exception) -> None: ...
 
@@ -64,7 +64,7 @@ class Discovery:
                 return []
             if len(found) >= registry.MAX_FILES and not self._limit_said:
                 self._limit_said = True
-                self.owner.event(registry.LIMIT_NOTE.format(n=registry.MAX_FILES, path=path))
+                self.owner.note(registry.LIMIT_NOTE.format(n=registry.MAX_FILES, path=path))
             found = [p for p in found if not temporary(os.path.basename(p))]
             # rotated segments (x.log.1, x.log.2.gz) are the history of their live
             # file: read once before it (``FollowedFile.read_history``), never followed on their own
@@ -90,7 +90,7 @@ class Discovery:
         msg = f"{short(self.owner.path)}: listing the files failed ({type(e).__name__}): following what was found"
         if msg != self._scan_error:
             self._scan_error = msg
-            self.owner.event(msg)
+            self.owner.note(msg)
 
     def scan(self) -> None:
         """Follow the logs that appeared since the last scan."""
@@ -163,7 +163,7 @@ class Discovery:
         if reader is None:
             if fi.note and fi.note.startswith("cannot read") and last is None:
                 self.owner.errors += 1
-                self.owner.event(f"{p}: {fi.note}", p)
+                self.owner.note(f"{p}: {fi.note}", p)
             self.pending[p] = key + (max(fi.sniffed_to, last[2] if last else 0),)
             return
         self.pending.pop(p, None)

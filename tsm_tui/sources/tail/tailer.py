@@ -150,8 +150,6 @@ class Tailer(Feed):
     def note(self, text: str, path: str | None = None) -> None:
         self._note(text, path)
 
-    event = note  # (the name tail/discovery.py calls: that module is being edited on another branch)
-
     def change(self, path: str) -> None:
         self._change(path)
 
