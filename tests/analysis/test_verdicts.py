@@ -327,11 +327,36 @@ def test_a_loss_at_its_printed_floor_is_said():
     # flat: 1.6x its best" (the best was its luckiest block: 7e-5)
     mon, alerts = feed("case_zero_floor")
     said = [a for a in alerts if a.check == "plateau"]
-    assert [(a.step, a.severity.value, a.key) for a in said] == [(769, "warning", "plateau_zero")]
+    assert [(a.step, a.severity.value, a.key) for a in said] == [(769, "warning", "plateau_floor")]
     assert said[0].message.startswith("Loss exactly 0 (as logged) in ") and "memorised" in said[0].message
     res = check(mon, "plateau")
     assert res.status.value == "WARN" and res.summary.startswith("loss exactly 0 in ")
     assert "rising" not in res.summary
+
+
+def test_a_real_run_that_memorises_is_at_its_floor_not_frozen():
+    # a plain-PyTorch MLP memorising 16 samples (tests/data/frameworks/pytorch_memorise,
+    # written live beside tsm-watch): 0.0001 for 123 lines in a row was FAILed "not learning
+    # (frozen weights)"; it is the floor of what a 4-decimal log prints. Both paths: the
+    # report (frames) and record by record
+    log = os.path.join(paths.DATA, "frameworks", "pytorch_memorise", "train.log")
+    an = analyze(log)
+    said = [a for a in an.monitor.alerts if a.check == "plateau"]
+    assert [(a.step, a.severity.value, a.key) for a in said] == [(1214, "warning", "plateau_floor")]
+    assert said[0].message.startswith("Loss constant at 1e-4 for 123 records since step 1092: ")
+    res = check(an.monitor, "plateau")
+    assert res.status.value == "WARN" and res.summary.endswith(
+        "at its floor (memorised, not computed, or no reward signal)"
+    )
+    assert res.summary.startswith("loss exactly 0 in ")
+    mon, alerts = Monitor(Settings(), RunInfo()), []
+    with open(log) as f:
+        for line in f:
+            st, lo, lr, gn = (float(p.split()[-1]) for p in line.split("|"))
+            alerts += mon.feed(StepRecord(step=int(st), loss=lo, lr=lr, grad_norm=gn))
+    alerts += mon.finalize()
+    assert [(a.step, a.key) for a in alerts if a.check == "plateau"] == [(1214, "plateau_floor")]
+    assert check(mon, "plateau").summary == res.summary
 
 
 def test_a_constant_zero_is_the_constant_rules_alone():

@@ -109,6 +109,13 @@ CONST_FRAC = 0.1
 #: CONST_RECORDS times in a row) never sees it (ours; issue 26: a 16-shot CLIP-LoRA
 #: run printed 0.0000 on 4,490 of its 7,999 lines and read "loss still improving")
 ZERO_SHARE = 0.5
+#: a constant loss (CONST_RECORDS) at or under this share of the run's first level, after
+#: a loss already there, is at the floor of what its log prints (0.0001 with 4 decimals,
+#: or 0.0000), not frozen weights: a memorised training set, said as a warning. A loss that
+#: drops to exactly 0 from above it is a masked or leaked label, critical (ours: a plain
+#: PyTorch MLP memorising 16 samples printed 0.0001 for 123 steps in a row and was FAILed
+#: as "not learning")
+FLOOR_FRAC = 0.01
 #: frames: a block completed with at most this many rows left is filled row by row (cheaper
 #: than the columnar ``_add`` for a few rows)
 SMALL_BLOCK = 12
@@ -201,7 +208,9 @@ class PlateauDetector(Detector):
         self._same_val: float | None = None  # the current run of identical loss values
         self._same_from: int | None = None
         self._same_n = 0
+        self._before_same: float | None = None  # the loss just before the current run of identical ones
         self.const: tuple[float, int] | None = None  # (value, first step) of a constant loss
+        self.const_floor = False  # ... at the floor of what the log prints (FLOOR_FRAC): a warning
         self.zero: tuple[int, int, int] | None = None  # loss 0 at its floor (ZERO_SHARE): (since, zeros, records)
         self.rising: tuple[float, float] | None = None  # the last window climbed: (from, to) levels
         self.lr_early: float | None = None  # progress at which a decayed LR was seen too early
@@ -258,6 +267,7 @@ class PlateauDetector(Detector):
         if x == self._same_val:
             self._same_n += 1
         else:
+            self._before_same = self._same_val
             self._same_val, self._same_from, self._same_n = x, step, 1
         b.last = step
         if x == 0:
@@ -401,6 +411,11 @@ class PlateauDetector(Detector):
             return []
         v = self._same_val
         self.const = (v, self._same_from)
+        self.const_floor = self._at_floor(v)
+        if self.const_floor:
+            return [
+                self._floor_alert(step, f"constant at {fmt(v)} for {self._same_n} records since step {self._same_from}")
+            ]
         why = (
             "a loss of exactly 0: the labels are masked out or leak into the inputs, the loss is not computed, "
             "or NaN / Inf is logged as 0 (HF logging_nan_inf_filter)"
@@ -423,6 +438,48 @@ class PlateauDetector(Detector):
                 key="plateau_const",
             )
         ]
+
+    def _at_floor(self, v: float) -> bool:
+        """A constant loss ``v`` at the floor of what its log prints (FLOOR_FRAC)."""
+        if not self._first_n:
+            return False
+        first = self._first_s / self._first_n
+        b = self._before_same
+        return first > 0 and 0 <= v <= FLOOR_FRAC * first and b is not None and 0 <= b <= FLOOR_FRAC * first
+
+    def _floor_now(self, now: int) -> str | None:
+        """Said at its floor (the 0-share rule, or a constant at the floor) and still there
+        at ``now``: 0 in ZERO_SHARE of the window, or a level within FLOOR_FRAC of the
+        first; what is seen, else None."""
+        if self.zero is None and not self.const_floor:
+            return None
+        zero = self._zero_share(now)
+        if zero is not None:
+            return f"loss exactly 0 in {zero[1]} of the last {zero[2]} records (since step {zero[0]})"
+        lvl = self._recent_level()
+        first = self._first_s / self._first_n if self._first_n else 0.0
+        if lvl is not None and first > 0 and 0 <= lvl <= FLOOR_FRAC * first:
+            return f"loss ~{fmt(lvl)}, {lvl / first:.2%} of its first level {fmt(first)}"
+        return None
+
+    def _floor_alert(self, step: int, what: str) -> Alert:
+        """The loss at its floor (a constant at it, or 0 in half of a window): a warning."""
+        return Alert(
+            self.id,
+            Severity.WARNING,
+            step,
+            f"Loss {what}: the training loss is at its floor, with nothing left to learn from. A small training set "
+            "is memorised; or the labels leak into the inputs or the loss is not computed (HF "
+            "logging_nan_inf_filter logs NaN / Inf as 0); in RL, every advantage is 0 (all rewards equal).",
+            value=0.0,
+            baseline=None,
+            actions=[
+                "Compare with the validation loss: a training loss at 0 beside a rising validation loss is "
+                "memorisation; keep the best validation checkpoint and stop, or add data / regularisation.",
+                "Check the loss computation and the labels on one batch by hand (masking, label shift, leakage).",
+            ],
+            key="plateau_floor",
+        )
 
     def _level_cap(self) -> float | None:
         """Above this a loss is a spike (see SPIKE_SD); None until REF_RECORDS are in blocks."""
@@ -660,6 +717,7 @@ class PlateauDetector(Detector):
         if not k and x[0] == self._same_val:
             self._same_n += m
         else:
+            self._before_same = float(x[k - 1]) if k else self._same_val
             self._same_val, self._same_from, self._same_n = float(x[k]), int(steps[k]), m - k
 
     def _blocks(self, fr, at, x, steps, gn, lr, k: int) -> int:
@@ -790,8 +848,8 @@ class PlateauDetector(Detector):
         return (self.never is None or not self.never[3]) and not self._learned and self._first_n >= FIRST_RECORDS
 
     def _zero_watch(self) -> bool:
-        """``_zero_floor`` may still speak: not said, and no constant 0 said."""
-        return self.zero is None and not (self.const is not None and self.const[0] == 0)
+        """``_zero_floor`` may still speak: not said, and no constant 0 or constant at the floor said."""
+        return self.zero is None and not (self.const is not None and (self.const[0] == 0 or self.const_floor))
 
     def _zero_recent(self) -> bool:
         """A loss of 0 in the open block or the newest blocks of a window."""
@@ -822,25 +880,7 @@ class PlateauDetector(Detector):
             return []
         self.zero = got
         since, z, n = got
-        return [
-            Alert(
-                self.id,
-                Severity.WARNING,
-                now,
-                f"Loss exactly 0 (as logged) in {z} of the last {n} records since step {since}: the training loss "
-                "is at its floor, with nothing left to learn from. A small training set is memorised; or the "
-                "labels leak into the inputs or the loss is not computed (HF logging_nan_inf_filter logs NaN / Inf "
-                "as 0); in RL, every advantage is 0 (all rewards equal).",
-                value=0.0,
-                baseline=None,
-                actions=[
-                    "Compare with the validation loss: a training loss at 0 beside a rising validation loss is "
-                    "memorisation; keep the best validation checkpoint and stop, or add data / regularisation.",
-                    "Check the loss computation and the labels on one batch by hand (masking, label shift, leakage).",
-                ],
-                key="plateau_zero",
-            )
-        ]
+        return [self._floor_alert(now, f"exactly 0 (as logged) in {z} of the last {n} records since step {since}")]
 
     def _never_learned(self, now: int, end: bool = False) -> list[Alert]:
         """The never-learned alert, on the run as a whole: past end_progress of its plan, or
@@ -1148,16 +1188,18 @@ class PlateauDetector(Detector):
         now = self.state.last_step or 0
         dead = "; grad norm collapsed (dead units / optimizer state?)" if self.dead_hint else ""
         if self.const is not None and self._same_val == self.const[0] and self._same_from == self.const[1]:
+            if self.const_floor:
+                return self._result(
+                    Status.WARN,
+                    f"loss constant at {fmt(self.const[0])} since step {self.const[1]}: at its floor (memorised, "
+                    "or not computed)",
+                )
             return self._result(
                 Status.FAIL, f"loss exactly {fmt(self.const[0])} since step {self.const[1]}: not learning"
             )
-        zero = self._zero_share(now) if self.zero is not None else None
-        if zero is not None:
-            return self._result(
-                Status.WARN,
-                f"loss exactly 0 in {zero[1]} of the last {zero[2]} records (since step {zero[0]}): at its floor "
-                "(memorised, not computed, or no reward signal)",
-            )
+        floor = self._floor_now(now)
+        if floor is not None:
+            return self._result(Status.WARN, f"{floor}: at its floor (memorised, not computed, or no reward signal)")
         span = self._span_result(L, now, dead)
         # a run said never to learn stays so until it improves materially or its line falls
         hold = self._never_fit(now, said=True) if self.never is not None else None
