@@ -725,6 +725,27 @@ def test_tab_separated_table(tmp_path):
     assert fmt == "csv" and [r.step for r in recs] == list(range(1, 51)) and recs[0].loss == 2.99
 
 
+def test_csv_batch_column_that_counts_within_each_epoch(tmp_path):
+    # a GAN script's training_log.csv (bench/corpus/fresh/gan_training_log_csv): 'Batch' starts
+    # at 0 in every epoch; read as the step it made 20 launches of 21 steps
+    rows = [(e, b, 0.7 + 0.01 * e, 1.38 - 0.001 * b) for e in range(3) for b in range(21)]
+    text = "Epoch,Batch,Gen Loss,Disc Loss\n" + "".join(f"{e},{b},{g},{d}\n" for e, b, g, d in rows)
+    fmt, recs, reader = read(write(tmp_path, "training_log.csv", text))
+    assert fmt == "csv" and [r.step for r in recs] == list(range(63))
+    assert "counts within each epoch" in reader.describe()["step_source"]
+    # a relaunch from epoch 1 goes back to step 21 (a resume), not on from 63
+    more = "".join(f"1,{b},0.8,1.3\n" for b in range(3))
+    _, recs, _ = read(write(tmp_path, "relaunched.csv", text + more))
+    assert [r.step for r in recs][-3:] == [21, 22, 23]
+
+
+def test_csv_global_step_beside_the_epoch_is_taken_as_it_is(tmp_path):
+    # Lightning CSVLogger's 'step' counts on across epochs: never offset
+    text = "epoch,step,train_loss\n" + "".join(f"{s // 10},{s},{3 - s / 100}\n" for s in range(40))
+    fmt, recs, reader = read(write(tmp_path, "metrics.csv", text))
+    assert [r.step for r in recs] == list(range(40)) and reader.describe() == {}
+
+
 def test_llmc_stdout_val_loss_lines(tmp_path):
     text = "val loss 4.5000\n" + "".join(
         f"step {s:4d}/74 | train loss {5 - s / 100:.6f} | norm 3.8500 | lr 9.00e-06 | 110.61 ms | 38.3% A100 fp16 "

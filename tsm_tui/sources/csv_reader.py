@@ -6,6 +6,11 @@ that has a loss column (stable-baselines3's SAC ``progress.csv``: actor / critic
 losses, no timestep) is a series of its data rows (the row's number is the step,
 counted, as the report says). Tab-separated tables
 (``step<TAB>loss``: a header with tabs and no comma) are read the same way.
+
+A step column that starts again when the epoch column moves on (``Epoch,Batch,...``:
+a batch index within each epoch) is a per-epoch counter, not the run's step: the step
+is the batches of the epochs before plus the batch (decided at the first new epoch;
+Lightning's global ``step`` beside ``epoch`` keeps counting and is taken as it is).
 """
 
 from __future__ import annotations
@@ -54,6 +59,13 @@ class CsvReader(LineReader):
         self._epoch_col: int | None = None
         self._delim = ","
         self._row = 0  # data rows read (the step of a table with no step column)
+        #: the step column counts within an epoch (None: not known yet, until the epoch moves)
+        self._per_epoch: bool | None = None
+        self._epoch: float | None = None  # the epoch of the last row with a step
+        self._raw: int | None = None  # its step column's value
+        self._offset = 0  # steps of the epochs before the current one (per-epoch counters)
+        self._len = 0  # the newest whole epoch's batches
+        self._first_epoch: float | None = None
 
     def feed(self, line: str) -> list[StepRecord]:
         line = line.rstrip("\r")
@@ -90,6 +102,8 @@ class CsvReader(LineReader):
                 if step is None:
                     self.skip("bad step")
                     return []
+                if self._epoch_col is not None:
+                    step = self._within_epoch(step, row[self._epoch_col].strip())
         elif self._epoch_col is not None:
             v = row[self._epoch_col].strip()
             try:
@@ -106,6 +120,40 @@ class CsvReader(LineReader):
         if rec is not None and self._step_col is None and self._epoch_col is None:
             self.inferred_steps += 1
         return [rec] if rec is not None else []
+
+    def _within_epoch(self, raw: int, ev: str) -> int:
+        """The run's step for a row whose step column says ``raw`` in epoch ``ev``: when that
+        column starts again at a new epoch it counts batches within each epoch, and the
+        step is the batches of the epochs before plus ``raw``."""
+        try:
+            epoch = float(ev) if ev else None
+        except ValueError:
+            epoch = None
+        if epoch is None:
+            return raw + self._offset if self._per_epoch else raw
+        if self._first_epoch is None:
+            self._first_epoch = epoch
+        if self._epoch is not None and self._raw is not None and epoch > self._epoch:
+            if self._per_epoch is None:
+                self._per_epoch = raw <= self._raw  # the counter started again: per epoch
+            if self._per_epoch:
+                self._len = self._raw + 1  # (the last epoch's batches: its last index + 1)
+                self._offset += self._len
+        elif self._per_epoch and self._epoch is not None and epoch < self._epoch:
+            # a relaunch from an earlier epoch: its steps go back too (a resume), at the
+            # epochs before it x the newest epoch length
+            self._offset = int(epoch - self._first_epoch) * self._len
+        self._epoch, self._raw = epoch, raw
+        return raw + self._offset if self._per_epoch else raw
+
+    def describe(self) -> dict:
+        if not self._per_epoch or self.header is None or self._step_col is None or self._epoch_col is None:
+            return {}
+        b, e = self.header[self._step_col], self.header[self._epoch_col]
+        return {
+            "step_source": f"'{e}' and '{b}': '{b}' counts within each epoch, so the step is the batches of the "
+            f"epochs before plus '{b}'"
+        }
 
     def _set_header(self, row: list[str]) -> None:
         self.header = [h.strip() for h in row]
