@@ -140,3 +140,27 @@ def test_framework_first_keys_and_table_shape():
 )
 def test_warmup_from_ratio(ratio, total, want):
     assert warmup_from_ratio(ratio, total) == want
+
+
+@pytest.mark.parametrize(
+    "mapping, kind, want",
+    [
+        # HF: one device's batch x accumulation (world size not given: 1, and pre-flight says so)
+        ({"per_device_train_batch_size": 8, "gradient_accumulation_steps": 4, "max_steps": 10}, "", 32),
+        # nanoGPT: gradient_accumulation_steps is already the total over all ranks
+        ({"batch_size": 12, "gradient_accumulation_steps": 40, "block_size": 1024, "n_layer": 12}, "", 480),
+        # DeepSpeed per-GPU micro batch x accumulation x 8 devices per node x 2 nodes
+        (
+            {"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 8, "nproc_per_node": 8, "nnodes": 2},
+            "",
+            512,
+        ),
+        # a plain config's batch_size is the global batch
+        ({"batch_size": 64, "max_steps": 10}, "", 64),
+    ],
+)
+def test_the_global_batch_is_made_one_way(mapping, kind, want):
+    # the monitor took one device's batch as the run's while pre-flight multiplied it by the
+    # accumulation and the world size: the Batch Size check and pre-flight judged two batches
+    info, plan = both(mapping, kind)
+    assert info.batch_size == plan.batch_size == want

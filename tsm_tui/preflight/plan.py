@@ -34,7 +34,9 @@ from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.config import MAX_CONFIG_BYTES, ConfigError, num, parse_arg_list, read_config_file  # noqa: F401
 from tsm_tui.sources.config_keys import (
     detect_framework,
+    PER_NODE,
     flatten,
+    global_batch,
     lookup,
     names,
     present,
@@ -373,22 +375,11 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     k, v, o = get(*names("grad_accum", fw))
     count("grad_accum", k, v, o)
     ws = None
-    k, v, o = get(
-        "world_size",
-        "n_gpus",
-        "num_gpus",
-        "gpus",
-        "devices",
-        "nproc_per_node",
-        "num_devices",
-        "data_parallel_size",
-        "parallelism.data_parallel_shard_degree",
-        "dp_degree",
-    )
+    k, v, o = get(*names("world_size", fw))
     ws = count("world_size", k, v, o, store=False)
     if ws:
-        kn, vn, _ = get("nnodes", "num_nodes", "trainer.num_nodes")
-        if _int(vn) and _int(vn) > 1 and k in ("nproc_per_node", "gpus", "devices", "n_gpus", "num_gpus"):
+        kn, vn, _ = get(*names("nodes", fw))
+        if _int(vn) and _int(vn) > 1 and k in PER_NODE:
             ws *= _int(vn)
             k = f"{k} x {kn}"
         put("world_size", ws, k, o)
@@ -674,25 +665,16 @@ def finalize_plan(plan: Plan) -> Plan:
     """Derive what follows from the values read (after command-line overrides)."""
     # global batch from its parts: micro x accumulation x data-parallel world size
     if plan.batch_size is None and plan.batch_tokens is None and plan.micro_batch:
-        ga = plan.grad_accum or 1
-        ws = plan.world_size
-        gb = plan.micro_batch * ga * (ws or 1)
-        parts = f"{plan.key('micro_batch', 'batch')} {plan.micro_batch} x {plan.key('grad_accum', 'accumulation')} {ga}"
-        global_like = plan.keys.get("micro_batch") in ("batch_size", "training.batch_size") and plan.framework in (
-            "generic",
-            "olmo",
-            "deepspeed",
+        gb, parts, assumed = global_batch(
+            plan.framework,
+            plan.micro_batch,
+            plan.key("micro_batch", "batch"),
+            plan.grad_accum,
+            plan.key("grad_accum", "") if plan.grad_accum else "accumulation",
+            plan.world_size,
+            "world size",
         )
-        if ws:
-            parts += f" x world size {ws}"
-        elif plan.framework == "nanogpt" or global_like:
-            # nanoGPT's gradient_accumulation_steps is the total over all ranks; a plain
-            # config's batch_size is taken as the global batch
-            parts = f"{plan.key('micro_batch', 'batch')} {plan.micro_batch}" + (
-                f" x {plan.key('grad_accum', '')} {ga}" if plan.grad_accum else ""
-            )
-        else:
-            parts += " x world size (not given: assumed 1)"
+        if assumed:
             plan.note("world size not given: the global batch assumes 1 device (pass --batch-tokens to override)")
         plan.put("batch_size", gb, plan.origin.get("micro_batch", ""), parts)
     bt = plan.effective_batch_tokens()

@@ -26,8 +26,10 @@ from tsm_tui.sources.config_load import MAX_CONFIG_BYTES, ConfigError, read_conf
 from tsm_tui.sources.config_yaml import MAX_YAML_DEPTH, MAX_YAML_NODES, safe_yaml  # noqa: F401
 from tsm_tui.sources.config_keys import (
     KEYS,
+    PER_NODE,
     detect_framework,
     flatten,
+    global_batch,
     lookup,
     names,
     present,
@@ -168,6 +170,29 @@ def _plain(flat: dict) -> dict:
     return out
 
 
+def _count(v) -> int | None:
+    """A positive whole count (a device batch, an accumulation, a world size), else None."""
+    x = num(v)
+    return int(x) if x is not None and 1 <= x <= 1e9 and float(x).is_integer() else None
+
+
+def _global_batch(flat: dict, fw: str | None) -> tuple[str | None, int | None]:
+    """(how, value) of the global batch from its parts when no key gives it: one device's
+    batch x accumulation x world size (config_keys.global_batch, pre-flight's rule)."""
+    mk, mv = read(flat, "micro_batch", fw)
+    micro = _count(mv)
+    if mk is None or micro is None:
+        return mk, mv  # (what is there is said or skipped as before)
+    ak, av = read(flat, "grad_accum", fw)
+    wk, wv = read(flat, "world_size", fw)
+    world = _count(wv)
+    if world and wk in PER_NODE:
+        nodes = _count(read(flat, "nodes", fw)[1])
+        world *= nodes or 1
+    gb, how, _ = global_batch(fw, micro, mk, _count(av), ak or "accumulation", world, wk or "world size")
+    return how, gb
+
+
 def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
     """The settings of ``mapping`` into ``info`` (values already set win), each from the
     first of its keys (sources/config_keys.KEYS, pre-flight's table) present and not null.
@@ -184,9 +209,7 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
             continue  # save_strategy "no" / "epoch": the save_steps beside it plans no save
         n, v = read(flat, field, fw)
         if field == "batch_size" and n is None:
-            # no global batch: the monitor takes a device's batch as the run's (pre-flight
-            # multiplies it by the accumulation and the world size)
-            n, v = read(flat, "micro_batch", fw)
+            n, v = _global_batch(flat, fw)  # (no key gives the global batch: from its parts)
         if field == "beta2":
             nb, b = read(flat, "betas", fw)  # torch's betas=(0.9, 0.95), before adam_beta2 (pre-flight's order)
             if isinstance(b, (list, tuple)) and len(b) == 2 and all(num(x) is not None for x in b):

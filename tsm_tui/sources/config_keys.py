@@ -92,7 +92,7 @@ KEYS: dict[str, Key] = {
             "total_batch_size_sequences",
         )
     ),
-    #: one device's batch (a plain config's batch_size: pre-flight decides per framework)
+    #: one device's batch (a plain config's batch_size is global for GLOBAL_BATCH_SIZE: global_batch)
     "micro_batch": Key(
         (
             "per_device_train_batch_size",
@@ -108,6 +108,22 @@ KEYS: dict[str, Key] = {
     "grad_accum": Key(
         ("gradient_accumulation_steps", "accumulate_grad_batches", "grad_accum", "gradient_accumulation")
     ),
+    #: the data-parallel world size (devices; per node for PER_NODE keys, x "nodes")
+    "world_size": Key(
+        (
+            "world_size",
+            "n_gpus",
+            "num_gpus",
+            "gpus",
+            "devices",
+            "nproc_per_node",
+            "num_devices",
+            "data_parallel_size",
+            "parallelism.data_parallel_shard_degree",
+            "dp_degree",
+        )
+    ),
+    "nodes": Key(("nnodes", "num_nodes", "trainer.num_nodes")),
     "batch_tokens": Key(
         ("batch_tokens", "tokens_per_batch", "global_batch_size_tokens", "batch_size_tokens"),
         "amount",
@@ -277,6 +293,35 @@ def present(flat: dict, *keys: str) -> bool:
 def read(flat: dict, setting: str, fw: str | None = None):
     """(key, value) of ``setting`` in a flattened mapping (``lookup`` over its keys)."""
     return lookup(flat, *names(setting, fw))
+
+
+#: world-size keys that count one node's devices (the run's are these x the nodes)
+PER_NODE = ("nproc_per_node", "gpus", "devices", "n_gpus", "num_gpus")
+#: a plain config's ``batch_size`` is the global batch for these frameworks
+GLOBAL_BATCH_SIZE = {"generic", "olmo", "deepspeed"}
+
+
+def global_batch(
+    fw: str | None,
+    micro: int,
+    micro_key: str,
+    grad_accum: int | None,
+    accum_key: str,
+    world: int | None,
+    world_key: str,
+) -> tuple[int, str, bool]:
+    """The global batch when no key gives it, from its parts: micro x accumulation x
+    data-parallel world size. (value, how it was made, the world size was assumed 1).
+    nanoGPT's gradient_accumulation_steps is already the total over all ranks, and a
+    plain config's ``batch_size`` (GLOBAL_BATCH_SIZE) is taken as the global batch: no
+    world size for them. One rule for the monitor and pre-flight."""
+    ga = grad_accum or 1
+    parts = f"{micro_key} {micro} x {accum_key or 'accumulation'} {ga}"
+    if world:
+        return micro * ga * world, f"{parts} x {world_key} {world}", False
+    if fw == "nanogpt" or (micro_key in ("batch_size", "training.batch_size") and fw in GLOBAL_BATCH_SIZE):
+        return micro * ga, f"{micro_key} {micro}" + (f" x {accum_key} {ga}" if grad_accum else ""), False
+    return micro * ga, f"{parts} x world size (not given: assumed 1)", True
 
 
 def warmup_in_tokens(flat: dict, key: str | None) -> bool:
