@@ -190,7 +190,7 @@ class RunInfo:
     batch_size: int | None = None
     seq_len: int | None = None
     clip: float | None = None
-    precision: str | None = None  # "fp16" / "bf16" / "fp32"
+    precision: str | None = None  # "fp16" / "fp16-pure" / "bf16" / "fp32" (config_keys.precision)
     #: activation (gradient) checkpointing on, when a config says so
     grad_checkpointing: bool | None = None
     logging_steps: int | None = None

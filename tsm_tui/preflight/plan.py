@@ -35,10 +35,12 @@ from tsm_tui.sources.config import MAX_CONFIG_BYTES, ConfigError, num, parse_arg
 from tsm_tui.sources.config_keys import (
     detect_framework,
     PER_NODE,
+    flag,
     flatten,
     global_batch,
     lookup,
     names,
+    precision,
     present,
     warmup_from_ratio,
     warmup_in_tokens,
@@ -114,20 +116,6 @@ class Plan(RunInfo):
 def _int(v) -> int | None:
     x = num(v)
     return int(round(x)) if x is not None else None
-
-
-def flag(v) -> bool | None:
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, (int, float)):
-        return bool(v)
-    if isinstance(v, str):
-        s = v.strip().lower()
-        if s in ("true", "yes", "on", "1", "auto"):
-            return True
-        if s in ("false", "no", "off", "0", "none", "null", ""):
-            return False
-    return None
 
 
 _NOT_CONFIG = (
@@ -462,7 +450,7 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
         put("clip", max(c, 0.0), k, o)
 
     # --- precision and loss scaling -----------------------------------------------------------
-    prec, pk, po = _precision(flat, get, fw)
+    prec, pk, po = precision(flat, get, fw)
     if prec:
         put("precision", prec, pk, po)
     k, v, o = get("loss_scale", "fp16.loss_scale", "static_loss_scale")
@@ -587,51 +575,6 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
                 plan.put("params", est[0], origin, est[1])
                 for msg in est[2]:
                     plan.note(msg)
-
-
-def _precision(flat: dict, get, fw: str):
-    """(precision, key, origin); precision is bf16 / fp16 / fp16-pure / fp32."""
-    k, v, o = get("fp16.enabled")
-    if flag(v):
-        return "fp16", k, o
-    k, v, o = get("bf16.enabled")
-    if flag(v):
-        return "bf16", k, o
-    for name in ("bf16", "fp16", "half"):
-        k, v = lookup(flat, name)
-        if isinstance(v, (bool, str)) and flag(v):
-            return ("bf16" if name == "bf16" else "fp16"), k, get(name)[2]
-    for name in (
-        "training.mixed_precision_param",
-        "mixed_precision_param",
-        "precision",
-        "mixed_precision",
-        "dtype",
-        "autocast_precision",
-        "trainer.precision",
-        "amp_dtype",
-        "torch_dtype_training",
-    ):
-        k, v, o = get(name)
-        if v is None:
-            continue
-        s = str(v).strip().lower()
-        if s in ("16-true", "fp16-true", "half-true"):
-            return "fp16-pure", k, o  # Lightning "16-true": fp16 weights, no GradScaler
-        if "bf16" in s or "bfloat16" in s:
-            return "bf16", k, o
-        if s in ("16", "16-mixed", "fp16", "float16", "half", "amp", "amp_fp16", "fp16-mixed") or "float16" in s:
-            return "fp16", k, o
-        if s in ("32", "32-true", "fp32", "float32", "full", "no", "tf32"):
-            return "fp32", k, o
-    if fw in ("hf", "axolotl"):
-        kb, vb = lookup(flat, "bf16")
-        kf, vf = lookup(flat, "fp16")
-        if flag(vb) is False or flag(vf) is False or kb is None:
-            return "fp32", "bf16=false, fp16=false" if kb else "no fp16/bf16 (HF default)", get("fp16")[2]
-    if fw == "megatron":
-        return "fp32", "no --fp16/--bf16", get("clip_grad")[2]
-    return None, None, None
 
 
 # --- parameter count from the architecture: tsm_tui/sources/params.py (one counter for all)

@@ -32,6 +32,7 @@ from tsm_tui.sources.config_keys import (
     global_batch,
     lookup,
     names,
+    precision,
     present,
     read,
     warmup_from_ratio,
@@ -254,10 +255,9 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
         if w is not None:
             info.set("warmup_steps", w, origin, override=True)
     if info.precision is None:
-        if plain.get("bf16") is True or str(plain.get("precision", "")).startswith("bf16"):
-            info.set("precision", "bf16", origin)
-        elif plain.get("fp16") is True or str(plain.get("precision", "")) in ("16", "16-mixed", "fp16"):
-            info.set("precision", "fp16", origin)
+        prec = precision(flat, lambda *keys: (*lookup(flat, *keys), origin), fw)[0]  # (pre-flight's reading)
+        if prec is not None:
+            info.set("precision", prec, origin)
     if info.grad_checkpointing is None:
         gc = _grad_checkpointing(plain)
         if gc is not None:

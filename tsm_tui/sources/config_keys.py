@@ -324,6 +324,69 @@ def global_batch(
     return micro * ga, f"{parts} x world size (not given: assumed 1)", True
 
 
+def flag(v) -> bool | None:
+    """A config switch: True / False from a bool, a number or a word; None when it is neither."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, (int, float)):
+        return bool(v)
+    if isinstance(v, str):
+        s = v.strip().lower()
+        if s in ("true", "yes", "on", "1", "auto"):
+            return True
+        if s in ("false", "no", "off", "0", "none", "null", ""):
+            return False
+    return None
+
+
+def precision(flat: dict, get, fw: str | None):
+    """(precision, key, origin) of a flattened config; precision is bf16 / fp16 /
+    fp16-pure / fp32, else (None, None, None). ``get(*names)`` gives (key, value, origin)
+    (pre-flight's asks the framework's defaults too). One reading for the monitor and
+    pre-flight."""
+    k, v, o = get("fp16.enabled")
+    if flag(v):
+        return "fp16", k, o
+    k, v, o = get("bf16.enabled")
+    if flag(v):
+        return "bf16", k, o
+    for name in ("bf16", "fp16", "half"):
+        k, v = lookup(flat, name)
+        if isinstance(v, (bool, str)) and flag(v):
+            return ("bf16" if name == "bf16" else "fp16"), k, get(name)[2]
+    for name in (
+        "training.mixed_precision_param",
+        "mixed_precision_param",
+        "precision",
+        "mixed_precision",
+        "dtype",
+        "autocast_precision",
+        "trainer.precision",
+        "amp_dtype",
+        "torch_dtype_training",
+    ):
+        k, v, o = get(name)
+        if v is None:
+            continue
+        s = str(v).strip().lower()
+        if s in ("16-true", "fp16-true", "half-true"):
+            return "fp16-pure", k, o  # Lightning "16-true": fp16 weights, no GradScaler
+        if "bf16" in s or "bfloat16" in s:
+            return "bf16", k, o
+        if s in ("16", "16-mixed", "fp16", "float16", "half", "amp", "amp_fp16", "fp16-mixed") or "float16" in s:
+            return "fp16", k, o
+        if s in ("32", "32-true", "fp32", "float32", "full", "no", "tf32"):
+            return "fp32", k, o
+    if fw in ("hf", "axolotl"):
+        kb, vb = lookup(flat, "bf16")
+        kf, vf = lookup(flat, "fp16")
+        if flag(vb) is False or flag(vf) is False or kb is None:
+            return "fp32", "bf16=false, fp16=false" if kb else "no fp16/bf16 (HF default)", get("fp16")[2]
+    if fw == "megatron":
+        return "fp32", "no --fp16/--bf16", get("clip_grad")[2]
+    return None, None, None
+
+
 def warmup_in_tokens(flat: dict, key: str | None) -> bool:
     """OLMo's ``scheduler.t_warmup`` under ``units: tokens`` counts tokens, not steps."""
     return (

@@ -90,7 +90,9 @@ class NonFiniteDetector(Detector):
                     advice.rollback(self.state, rec.step, "the first NaN"),
                     advice.lower_lr(self.state, peak=self._sched.peak),
                     advice.clip(self.state),
-                    advice.bf16() if self.state.info.precision == "fp16" else advice.check_data(rec.step),
+                    advice.bf16()
+                    if self.state.info.precision in ("fp16", "fp16-pure")
+                    else advice.check_data(rec.step),
                 ],
                 key="nonfinite",
             )
