@@ -80,7 +80,9 @@ class Settings:
     #: not its loss: its loss-spike and divergence findings are warnings, never a FAIL
     #: (OpenAI Spinning Up, "Intro to Policy Optimization": the policy-gradient "loss" is not
     #: a performance measure and "means nothing"; SB3 PPO's total loss rises with the value
-    #: targets while the reward climbs). False: judged as any loss (ours: the switch).
+    #: targets while the reward climbs). So is a GAN's (a discriminator loss beside the
+    #: objective: fields.gan_key), judged by its samples: its generator loss rises as the
+    #: discriminator learns. False: judged as any loss (ours: the switch).
     rl_loss_fails: bool = False
 
     # --- LR schedule -----------------------------------------------------------

@@ -463,6 +463,14 @@ def _gan_side(key: str) -> tuple[str, bool, bool] | None:
     return side, len(rest) == 1, lossy
 
 
+def gan_key(key: str) -> bool:
+    """``key`` is a GAN's discriminator or generator loss (``Disc Loss``, ``loss_G``, ``errD``):
+    a record with one is an adversarial run's, whose generator loss rises as its
+    discriminator learns."""
+    g = _gan_side(key)
+    return g is not None and g[2]
+
+
 def key_roles(keys) -> dict[str, str]:
     """The loss roles of a record's extra keys (``loss_role`` per key), a GAN's recognised on the
     record: its generator's keys get ``"gen"`` (the total) or ``"gen_term"``, its discriminator's

@@ -32,11 +32,16 @@ from tsm_tui.analysis.detectors.grad_norm import PEAK_REALERT, SPIKE_GAP
 from tsm_tui.analysis.detectors.stats import median as _median
 from tsm_tui.analysis.rules import diverged
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
-from tsm_tui.sources.fields import rl_key
+from tsm_tui.sources.fields import gan_key, rl_key
 
 SIGMA_MIN_RATIO = 1.3
 #: said of an RL run's findings, which are warnings (settings.rl_loss_fails)
 RL_NOTE = "an RL run: its loss is not a measure of progress, judge it by the reward; a warning, not a failure"
+#: ... and a GAN's (a discriminator loss beside the objective: fields.gan_key)
+GAN_NOTE = (
+    "a GAN: its generator loss rises as the discriminator learns, judge it by its samples (FID); "
+    "a warning, not a failure"
+)
 RECOVERY_RECORDS = 3  # consecutive records back near baseline
 IF_NOT_RECOVERED = "If it does not recover: "
 SKIP_BATCH = "Inspect and skip the batch(es)"
@@ -202,6 +207,7 @@ class LossSpikeDetector(Detector):
         #: a reinforcement-learning run (fields.rl_key): judged by its reward, so its
         #: findings are warnings (settings.rl_loss_fails)
         self.rl = False
+        self.rl_note = RL_NOTE  # why (RL_NOTE, or GAN_NOTE for an adversarial run)
         self._rl_keys: set = set()  # key sets already looked at (bounded)
         #: onset alerts whose "if it does not recover" action is moot (the incident resolved)
         self.moot_keys: set[str] = set()
@@ -244,20 +250,24 @@ class LossSpikeDetector(Detector):
         return self._rl_cap(out) if self.rl and out else out
 
     def _see_keys(self, extra) -> None:
-        """Is this a reinforcement-learning run? (once per key set)"""
+        """Is this a reinforcement-learning run, or a GAN's? (once per key set)"""
         ks = tuple(extra)
         if ks in self._rl_keys:
             return
         if len(self._rl_keys) < 256:
             self._rl_keys.add(ks)
-        if not self.settings.rl_loss_fails and any(rl_key(k) for k in ks):
-            self.rl = True
+        if self.settings.rl_loss_fails:
+            return
+        if any(rl_key(k) for k in ks):
+            self.rl, self.rl_note = True, RL_NOTE
+        elif any(gan_key(k) for k in ks):
+            self.rl, self.rl_note = True, GAN_NOTE
 
-    @staticmethod
-    def _rl_cap(alerts: list[Alert]) -> list[Alert]:
-        """An RL run's critical findings as warnings (settings.rl_loss_fails)."""
+    def _rl_cap(self, alerts: list[Alert]) -> list[Alert]:
+        """An RL or GAN run's critical findings as warnings (settings.rl_loss_fails)."""
+        note = self.rl_note
         return [
-            replace(a, severity=Severity.WARNING, message=f"{a.message} {RL_NOTE[0].upper()}{RL_NOTE[1:]}.")
+            replace(a, severity=Severity.WARNING, message=f"{a.message} {note[0].upper()}{note[1:]}.")
             if a.severity == Severity.CRITICAL
             else a
             for a in alerts
@@ -1097,7 +1107,7 @@ class LossSpikeDetector(Detector):
     def result(self) -> CheckResult:
         r = self._result_all()
         if self.rl and r.status == Status.FAIL:
-            return self._result(Status.WARN, f"{r.summary} ({RL_NOTE})")
+            return self._result(Status.WARN, f"{r.summary} ({self.rl_note})")
         return r
 
     def _result_all(self) -> CheckResult:
