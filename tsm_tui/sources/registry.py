@@ -41,6 +41,7 @@ from tsm_tui.sources import segments as _segments
 from tsm_tui.sources.samples import GENERATION_DIRS, GenerationTextReader, SamplesJsonlReader
 from tsm_tui.sources.structured import KerasCsvReader, LightningCsvReader, LlamaFactoryReader, WandbSummaryReader
 from tsm_tui.sources.tensorboard import TensorBoardReader
+from tsm_tui.sources.yolo_results_txt import YoloResultsTxtReader
 from tsm_tui.sources.wandb_run import WandbRunReader, same_run_files
 from tsm_tui.sources.text_formats import (
     DeepSpeedReader,
@@ -69,6 +70,7 @@ READERS: list[type[LineReader]] = sorted(
         LightningCsvReader,
         KerasCsvReader,
         CsvReader,
+        YoloResultsTxtReader,
         OLMoReader,
         ComposerReader,
         FairseqReader,
