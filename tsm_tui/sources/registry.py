@@ -7,6 +7,7 @@ file to its end is ``sources/reading.py``'s.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -436,7 +437,7 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileI
         cls, score = sniff(path, hinted_lines(head))
     sniffed = cls is not None
     if cls is not None and cls.kind == "lines":
-        why_not = not_a_log(path, head, cls, score, h.more)
+        why_not = not_a_log(path, head, cls, score, h.more, h.end)
         if why_not:
             info.note = why_not  # EXPECTED.json, labels.json, a pretty-printed config, notes
             return None, info
@@ -467,7 +468,7 @@ PROSE_EXT = (".txt", ".md")
 PROSE_MIN = 0.7  # the generic text reader's score for 5 record lines in the head (fewer: notes, not a log; ours)
 
 
-def not_a_log(path: str, head: list[str], cls, score: float, more: bool) -> str | None:
+def not_a_log(path: str, head: list[str], cls, score: float, more: bool, end: int = 0) -> str | None:
     """Why a file that a line reader would read is not a log, or None.
 
     - ``EXPECTED*.json``, ``labels*.json``, ``*summary*.json``: documents about runs
@@ -475,7 +476,9 @@ def not_a_log(path: str, head: list[str], cls, score: float, more: bool) -> str 
     - a ``.json`` file that is one document (pretty-printed, or one line holding one
       object or array): a log is a series of records, one per line;
     - a ``.txt`` / ``.md`` file the generic text reader finds fewer than five records in:
-      prose (notes saying "step 100 loss 4.1"), not a training log.
+      prose (notes saying "step 100 loss 4.1"), not a training log; unless a record's loss
+      is NaN / Inf (in the head, or in the lines after it up to ``DEEP_BYTES`` from ``end``):
+      a run that is NaN from its first steps is short and is the most urgent one to report.
     """
     name = os.path.basename(path)
     owned = cls is WandbSummaryReader
@@ -488,8 +491,31 @@ def not_a_log(path: str, head: list[str], cls, score: float, more: bool) -> str 
         if len(lines) == 1 and not more:
             return "one JSON object, not a series of records"
     if cls is KeyValueTextReader and path.lower().endswith(PROSE_EXT) and score < PROSE_MIN:
-        return "too few records for a log (notes?)"
+        if not _nonfinite_loss(path, head, cls, more, end):
+            return "too few records for a log (notes?)"
     return None
+
+
+def _nonfinite_loss(path: str, head: list[str], cls, more: bool, end: int) -> bool:
+    """A record of ``cls`` read from the head (and, when the file goes on, from the lines
+    after it that carry a metric word, up to ``DEEP_BYTES``) has a NaN / Inf loss."""
+    probe = cls(path)
+    probe.text_tap = None  # (a probe: the run's text events are read with the file)
+
+    def bad(lines: list[str]) -> bool:
+        for ln in lines:
+            for r in probe.feed(ln):
+                if r.loss is not None and not math.isfinite(r.loss):
+                    return True
+        return False
+
+    if bad(head):
+        return True
+    if more:
+        for lines, _ in deep_lines(path, end, DEEP_BYTES):
+            if bad(lines):
+                return True
+    return False
 
 
 def _json_document(path: str, head: list[str]) -> bool:
