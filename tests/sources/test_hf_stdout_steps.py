@@ -92,3 +92,48 @@ def test_no_bar_at_all():
     r = HFStdoutReader("x")
     got = [r.feed("{'loss': 2.0, 'epoch': 0.1}")[0].step for _ in range(3)]
     assert got == [1, 2, 3] and r.step_source.startswith("counted")
+
+
+def _trl_nohup_log() -> str:
+    """The shape of a TRL SFTTrainer run under nohup (bench/corpus/fresh/trl_sft_qwen3_qlora_nohup,
+    lines as written there): a token dict before the first bar; training bars joined by \\r;
+    stdout flushed in 8 KiB bursts, so each eval dict comes glued after the next stretch
+    of bars, and one burst is flushed at bar 585, between two logging steps (580, 590)."""
+
+    def bars(a, b):
+        return "".join(
+            f"\r {n * 100 // 600:2d}%|#         | {n}/600 [00:{n % 60:02d}<1:00:00, 21.3s/it]" for n in range(a, b + 1)
+        )
+
+    def d(step):
+        return (
+            f"{{'loss': {2.0 - step / 1000:.4f}, 'grad_norm': 0.15, 'learning_rate': 0.0002, "
+            f"'entropy': 1.35, 'num_tokens': {step * 20000}.0, 'mean_token_accuracy': 0.63, 'epoch': {step / 600:.2f}}}"
+        )
+
+    def eval_bar():
+        return "\n" + "".join(f"\r  {n}%|          | {n}/984 [00:00<02:19,  7.05it/s]\x1b[A\n" for n in (0, 2, 3))
+
+    ev = "{'eval_loss': 1.38, 'eval_runtime': 287.4, 'eval_samples_per_second': 3.4, 'epoch': %.2f}"
+    out = [
+        "The tokenizer has new PAD/BOS/EOS tokens. Updated tokens: {'bos_token_id': None, 'pad_token_id': 151643}.\n"
+    ]
+    out.append(bars(0, 200) + d(10) + "\n" + "".join(d(s) + "\n" for s in range(20, 201, 10)) + eval_bar())
+    out.append(
+        bars(201, 400) + ev % (200 / 600) + "\n" + "".join(d(s) + "\n" for s in range(210, 401, 10)) + eval_bar()
+    )
+    out.append(bars(401, 585) + ev % (400 / 600) + "\n" + "".join(d(s) + "\n" for s in range(410, 581, 10)))
+    out.append(bars(586, 600) + d(590) + "\n" + d(600) + "\n")
+    return "".join(out)
+
+
+def test_a_burst_flushed_between_two_logging_steps_keeps_the_grid(tmp_path):
+    """TRL under nohup: 18 dicts (410..580) flushed at bar 585. They fit the grid of 10 the
+    earlier bursts fitted; counting them put the dicts 185 apart (a 600-step run read to
+    step 3700, a grad spike at step 1170 reported at 14645)."""
+    p = tmp_path / "training.log"
+    p.write_text(_trl_nohup_log())
+    recs, reader = _read(str(p))
+    assert [r.step for r in recs if r.loss is not None] == list(range(10, 601, 10))
+    assert [r.step for r in recs if r.val_loss is not None] == [200, 400]
+    assert "block-buffered" in reader.step_source and "counted" not in reader.step_source

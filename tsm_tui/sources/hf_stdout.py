@@ -34,7 +34,8 @@ import re
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.core.numbers import int64
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import METRICS, LineReader
+from tsm_tui.sources.fields import field_for
 from tsm_tui.sources.generic_text import DICT_PAIR
 
 TQDM = re.compile(r"(?<!\d)(\d+)/(\d++) \[")  # linear: one attempt per digit run
@@ -260,8 +261,13 @@ class HFStdoutReader(LineReader):
         first = self._train_dicts == 0 and self._first_dict(train, c, L)
         n = m - 1 if first else m  # dicts on the logging grid (a dict at step 1 aside)
         base = 0 if self._train_dicts == 0 else prev
+        if L is None:
+            # no logging_steps printed: the interval earlier bursts fitted, when they did (a
+            # burst flushed between two grid steps, 18 dicts from 400 with the bar at 585, fits
+            # the grid of 10, not a grid of its own: counting it put the dicts 185 apart)
+            L = self._interval
         if c is not None and (L is None or not (c - L <= base + n * L <= c)):
-            got = _grid(c - base, n, L if L is not None else self._interval)
+            got = _grid(c - base, n, L)
             if got is not None:
                 L, at_bar = got
                 if self._logging_steps is None:
@@ -301,7 +307,7 @@ class HFStdoutReader(LineReader):
             "interval": f"the dicts' order x the logging interval ({L}, logging_steps printed in the log)",
             "inferred": "stdout was block-buffered (dicts arrived in bursts): the last dict of a burst at the "
             "training bar's counter drawn before it, the others one logging interval apart (the "
-            "bar's advance since the previous burst / its dicts)",
+            "bar's advance since the previous burst / its dicts, or the interval earlier bursts fitted)",
             "counted": "counted (no step in the dicts, no training bar, no logging_steps printed)",
         }
         rank = ("bar", "interval", "inferred", "counted")
@@ -325,6 +331,8 @@ class HFStdoutReader(LineReader):
         prev = self._last_step
         if step is None and self._anchor is None and self._counter is None and self._last_bar is None:
             # no bar at all: the dicts' order x logging_steps when the log prints it, else a count
+            if not _has_metric(pairs):
+                return None  # a dict of something else (TRL's "Updated tokens: {'pad_token_id': ...}")
             self._train_dicts += 1
             k = self._train_dicts - (1 if self._first_step else 0)  # (the dict at step 1 aside)
             if k == 0:
@@ -350,6 +358,11 @@ class HFStdoutReader(LineReader):
         if rec is not None and step is not None and c is not None and c > prev and prev > 0:
             self._interval = c - prev
         return rec
+
+
+def _has_metric(pairs: list[tuple[str, str]]) -> bool:
+    """A dict that names a training metric (not a config or token dict printed before the bars)."""
+    return any(field_for(k) in METRICS for k, _ in pairs)
 
 
 def _grid(span: int, n: int, L: int | None) -> tuple[int, bool] | None:
