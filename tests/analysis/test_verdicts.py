@@ -615,3 +615,17 @@ def test_a_gans_rising_generator_loss_is_never_a_fail():
     assert res.summary.endswith(
         "(a GAN: its generator loss rises as the discriminator learns, judge it by its samples (FID); a warning, not a failure)"
     )
+
+
+def test_steps_past_the_plan_are_never_more_than_all_of_it():
+    # TRL under nohup, its steps counted 145 apart: "flat since step 14830 at 1214% of the
+    # planned run: converged". Past the plan, the plan or the step axis is wrong: said so
+    from tsm_tui.analysis.state import RunState
+
+    st = RunState(RunInfo(total_steps=100), last_step=1214)
+    assert st.progress() == 1.0 and st.past_plan()
+    assert not RunState(RunInfo(total_steps=100), last_step=100).past_plan()
+    mon, _ = feed("case_resumed_tail", total_steps=1000)
+    res = check(mon, "plateau")
+    assert "%" not in res.summary
+    assert "past the planned run (step 9201 of 1000 planned: the plan or the step axis is wrong)" in res.summary

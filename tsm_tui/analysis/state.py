@@ -31,7 +31,14 @@ class RunState:
         return self.info.total_steps
 
     def progress(self) -> float | None:
-        """Share of the planned steps done, when the plan is known."""
+        """Share of the planned steps done, when the plan is known: at most 1 (steps past
+        the plan mean the plan or the step axis is wrong, ``past_plan``, not a run 1214% done)."""
         if self.info.total_steps and self.last_step is not None:
-            return self.last_step / self.info.total_steps
+            return min(1.0, self.last_step / self.info.total_steps)
         return None
+
+    def past_plan(self) -> bool:
+        """The steps went past the planned total: the plan (epochs taken for steps, another
+        phase's total) or the step axis (steps counted wrong) is wrong."""
+        total = self.info.total_steps
+        return total is not None and total > 0 and self.last_step is not None and self.last_step > total

@@ -1018,9 +1018,12 @@ class PlateauDetector(Detector):
                 self.converged_at = self.start
                 prog = st.progress()
                 self.converged_how = (
-                    f"at {prog:.0%} of the planned run"
-                    if prog is not None and prog >= self.settings.end_progress
-                    else "with the LR decayed"
+                    "with the LR decayed"
+                    if prog is None or prog < self.settings.end_progress
+                    else f"at {prog:.0%} of the planned run"
+                    if not st.past_plan()
+                    else f"past the planned run (step {st.last_step} of {st.total_steps} planned: "
+                    "the plan or the step axis is wrong)"
                 )
             return []
         dur = now - self.start
