@@ -142,6 +142,26 @@ def test_eval_loss_rising_while_training_falls_is_a_warn_naming_the_best_and_the
     assert a.actions[0].startswith("Keep ckpt-19 (step 19)")
 
 
+def test_a_later_best_evaluation_is_the_model_to_keep():
+    # YOLOv7 (held-out 'fresh'): over-fitting said at epoch 9 (best at 6), the evaluation
+    # loss then beat that best at 67 and over-fitting was said again; the report's actions
+    # still said "Keep the model of step 6"
+    rows = []
+    for e in range(100):
+        val = 1.5 - 0.02 * e if e < 40 else 0.7 + 0.01 * (e - 40)
+        if 6 < e <= 12:
+            val = 1.38 + 0.05 * (e - 6)  # a first rise after a best at 6
+        r = StepRecord(e, loss=2.0 * math.exp(-e / 15))
+        r.val_loss = val
+        rows.append(r)
+    mon = feed(rows, RunInfo())
+    said = alerts(mon, "overfitting")
+    assert [a.key for a in said] == ["overfit:6", "overfit:40"]
+    keep = [x for x in mon.actions() if x.startswith("Keep ")]
+    assert keep == ["Keep the model of step 40 (the best evaluation loss); no checkpoint was found near it."]
+    assert mon.detectors[[d.id for d in mon.detectors].index("overfitting")].revised() == ["overfit:6"]
+
+
 def test_back_above_its_first_value_is_a_fail():
     mon = feed(overfit_run(n=40, back_above=True))
     c = check(mon, "overfitting")

@@ -20,6 +20,7 @@ losses; frames go through ``update`` only at their evaluation rows.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.analysis.detectors.stats import RollingMedian
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
+
+#: the first action of an over-fitting alert: the model to keep (``view`` drops it when stale)
+_KEEP = "Keep "
 
 
 class OverfittingDetector(Detector):
@@ -49,6 +53,8 @@ class OverfittingDetector(Detector):
         self.said: str | None = None  # the strongest alert said for the current best ("warn" / "fail")
         self.episodes = 0
         self.ended: tuple[int, int] | None = None  # (best step, step it ended) of the last episode that ended
+        self._said_keys: set[str] = set()  # keys of the alerts said (one per best evaluation: bounded by them)
+        self._revised: list[str] = []  # keys whose ``view`` changed since ``revised`` was asked
 
     def update(self, rec: StepRecord) -> list[Alert]:
         x = rec.loss
@@ -72,6 +78,8 @@ class OverfittingDetector(Detector):
         if best is None or v < best[1]:
             if self.state_now != "ok" and best is not None:
                 self.ended = (best[0], step)
+            if best is not None and f"overfit:{best[0]}" in self._said_keys:
+                self._revised.append(f"overfit:{best[0]}")  # (its "keep step N" is superseded: ``view``)
             self.best = (step, v, tr)
             self.above, self.state_now, self.said = 0, "ok", None
             return []
@@ -135,9 +143,23 @@ class OverfittingDetector(Detector):
         )
         sev = Severity.CRITICAL if now == "fail" else Severity.WARNING
         # (at the step it is seen, as every alert: the best step is in the message and the actions)
+        self._said_keys.add(f"overfit:{b_step}")
         return Alert(
             self.id, sev, step, head + keep + ".", value=v, baseline=b_val, actions=acts, key=f"overfit:{b_step}"
         )
+
+    def view(self, a: Alert) -> Alert:
+        """An alert about an earlier best evaluation, once a later one is better: its "keep
+        the model of step N" is no longer the model to keep (the report's actions take the
+        newest alert's: a YOLOv7 run said "keep the model of step 6" with its best at 67)."""
+        if a.key and a.key.startswith("overfit:") and self.best is not None and a.key != f"overfit:{self.best[0]}":
+            if a.actions and a.actions[0].startswith(_KEEP):
+                return replace(a, actions=a.actions[1:])
+        return a
+
+    def revised(self) -> list[str]:
+        out, self._revised = self._revised, []
+        return out
 
     def on_resume(self, step: int) -> None:
         """Steps went back before the best evaluation: the evaluations after ``step`` are
