@@ -7,6 +7,9 @@
   (TensorBoard records, SQLite pages; ours).
 - **Long lines**: the head grows until it holds two complete lines (up to
   ``LONG_HEAD``), so a JSONL file whose lines are all over 64 KiB still sniffs.
+- **Terminal escape sequences** (ANSI colours in a ``| tee`` capture) are removed from
+  every head line with ``core.sanitize.strip_ansi``, as ``sources.lines.decode_line``
+  does for the lines the readers are fed: sniffers and parsers see the same text.
 - **Metrics that start late** (pip output, echoed code, an argument dump, NCCL chatter):
   when nothing in the head is recognised, ``deep_lines`` scans on in bounded windows
   (up to ``DEEP_BYTES``) and hands the sniffers only the lines that carry a metric-ish
@@ -19,6 +22,7 @@ import os
 from dataclasses import dataclass
 
 from tsm_tui.core.safeio import open_regular
+from tsm_tui.core.sanitize import strip_ansi
 
 HEAD_BYTES = 64 * 1024
 LONG_HEAD = 3 << 20  # a head with < 2 complete lines grows up to this (lines up to 1 MiB are read)
@@ -128,7 +132,7 @@ def sample_head(path: str, binary_reason: str) -> Head:
     if more and len(lines) > 1:
         cut = lines.pop()  # the cut last line would not parse
         end -= len(cut.encode("utf-8", "replace"))
-    return Head([ln.rstrip("\r") for ln in lines], None, end, more, hole)
+    return Head([strip_ansi(ln).rstrip("\r") for ln in lines], None, end, more, hole)
 
 
 def deep_lines(path: str, start: int, stop: int = DEEP_BYTES):
@@ -168,7 +172,10 @@ def _hinted(buf: bytes) -> list[str]:
         while i >= 0 and len(starts) < DEEP_LINES:
             starts.add(low.rfind(b"\n", 0, i) + 1)
             i = low.find(lit, low.find(b"\n", i) + 1)
-    return [buf[a : buf.find(b"\n", a)].decode("utf-8", "replace").rstrip("\r") for a in sorted(starts)[:DEEP_LINES]]
+    return [
+        strip_ansi(buf[a : buf.find(b"\n", a)].decode("utf-8", "replace")).rstrip("\r")
+        for a in sorted(starts)[:DEEP_LINES]
+    ]
 
 
 def hinted_lines(lines: list[str]) -> list[str]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.sources.head import HOLE, strip_nul
 
 MAX_LINE = 1 << 20  # 1 MiB: longer lines are counted as skipped, never parsed
@@ -73,7 +74,11 @@ def note(sink: Sink, reason: str, n: int = 1) -> None:
 def decode_line(raw: bytes, sink: Sink, last_open: bool = False) -> str:
     """One raw line (no newline; ``last_open``: a file's unterminated last line) as
     text: an over-long line becomes "" (counted), undecodable bytes are replaced
-    (counted), trailing carriage returns go."""
+    (counted), terminal escape sequences (ANSI colours: Keras 3, torchtitan, loguru
+    print them whenever stdout is a terminal, so every ``| tee`` capture has them)
+    go, trailing carriage returns go. This is the one place every line reader's
+    lines are decoded, so no reader matches or parses an escape code (the
+    sniffers' head is cleaned the same way in ``sources.head``)."""
     if len(raw) + (0 if last_open else 1) > MAX_LINE:
         sink.skip(LONG_LINE)
         return ""
@@ -82,7 +87,7 @@ def decode_line(raw: bytes, sink: Sink, last_open: bool = False) -> str:
     except UnicodeDecodeError:
         line = raw.decode("utf-8", "replace")
         note(sink, NON_UTF8)
-    return line.rstrip("\r")
+    return strip_ansi(line).rstrip("\r")
 
 
 class LineSplitter:
