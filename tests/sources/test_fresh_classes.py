@@ -52,3 +52,44 @@ def test_escape_codes_never_reach_a_parser(tmp_path):
     text = "".join(f"\x1b]0;train\x07\x1b[2Kstep {s} \x1b[31mloss\x1b[0m={3 - s / 10}\n" for s in range(1, 6))
     _, recs, _ = read(write(tmp_path, "train.log", text))
     assert [r.step for r in recs] == [1, 2, 3, 4, 5] and recs[0].loss == pytest.approx(2.9)
+
+
+# -- a bare "Epoch N" as the step ---------------------------------------------------------
+def test_bare_epoch_then_separator_is_the_step(tmp_path):
+    # a custom TF loop (private: corpus fresh/tf_vit_semcom_epoch_loss_250), quoted
+    real = [
+        "Epoch 1, Loss: 0.003351, Test Loss: 0.011142, Training time: 0.98m",
+        "Epoch 2, Loss: 0.001168, Test Loss: 0.005837, Training time: 0.79m",
+        "Epoch 3, Loss: 0.001126, Test Loss: 0.010673, Training time: 0.79m",
+        "Epoch 4, Loss: 0.000875, Test Loss: 0.008987, Training time: 0.80m",
+        "Epoch 5, Loss: 0.000779, Test Loss: 0.008172, Training time: 0.80m",
+    ]
+    _, recs, reader = read(write(tmp_path, "train_log.txt", "\n".join(real) + "\n"))
+    assert [r.step for r in recs] == [1, 2, 3, 4, 5]
+    assert recs[0].loss == 0.003351 and recs[0].val_loss == 0.011142
+    assert "total_steps" not in reader.run_info  # no "/total" printed: no planned length invented
+    for form in ("Epoch {e} | loss {v} | lr 0.001", "Epoch {e}: loss={v} lr=0.001", "Epoch {e}, loss: {v}, lr: 0.001"):
+        text = "".join(form.format(e=e, v=2 - e / 10) + "\n" for e in range(1, 6))
+        _, recs, _ = read(write(tmp_path, "sep.log", text))
+        assert [r.step for r in recs] == [1, 2, 3, 4, 5], form
+        assert recs[-1].loss == pytest.approx(1.5) and recs[0].lr == 0.001
+
+
+def test_bare_epoch_with_a_batch_counter_is_not_the_global_step(tmp_path):
+    # "Epoch N, batch b/M" lines: the step is the epoch's offset plus the batch (the counter
+    # starts again each epoch), and the epoch's summary line is no record of its own
+    lines = []
+    for e in range(1, 4):
+        lines += [f"Epoch {e}, batch {b}/300, loss: {3 - e / 10 - b / 1000:.3f}" for b in (100, 200, 300)]
+        lines.append(f"Epoch {e}, Loss: {3 - e / 10:.3f}, Test Loss: 2.0")
+    _, recs, _ = read(write(tmp_path, "train.log", "\n".join(lines) + "\n"))
+    assert [r.step for r in recs] == [100, 200, 300, 400, 500, 600, 700, 800, 900]
+    assert recs[0].loss == pytest.approx(2.8)
+
+
+def test_epoch_bar_is_not_a_bare_epoch(tmp_path):
+    # Lightning's bar "Epoch 0: 100%|..." names no metric after the separator: its step is the bar's
+    from tsm_tui.sources.generic_text import EPOCH_BARE
+
+    assert EPOCH_BARE.search("Epoch 0: 100%|##########| 5/5 [00:01<00:00, loss=0.3]") is None
+    assert EPOCH_BARE.search("Epoch 12, Loss: 0.1").group(1) == "12"

@@ -123,6 +123,12 @@ _EPOCH_HINT = re.compile(r"(?i)epoch|train:|iter\(|\d\s*+\]\s*+(?:step|iter|batc
 # an epoch with its total and no counter, the only step a per-epoch log has:
 # "Epoch 3/120, loss=0.41, val_loss=0.45" (read so while the file has shown no other step)
 EPOCH_ONLY = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I)
+# ... or with no total, when a separator and a name follow (a hand-written loop's
+# "Epoch 1, Loss: 0.003351, Test Loss: 0.011142", "Epoch 3 | loss 0.4", "Epoch 3: loss=0.4";
+# not a bar's "Epoch 1: 100%|..."); the same rule: only while no line named another step.
+# An epoch with a batch counter ("Epoch 3, batch 100/600") is EPOCH_COUNTER's / EPOCH_STEP's,
+# tried first: its step is the epoch's offset plus the batch (``_epoch_step``)
+EPOCH_BARE = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?\s*+[,|:]\s*+(?=[A-Za-z])", re.I)
 # torchtune's progress bar: "<epoch>|<global step>|Loss: <loss>:  0%|...| 5/1617 [...]"
 TORCHTUNE_BAR = re.compile(rf"^\s*+(\d{{1,9}})\|(\d++)\|Loss:\s*+({NUM})")
 # a "| name value |" field of a pipe-separated line (a custom trainer's "step 47700 | loss 1.4684 | lr
@@ -546,11 +552,12 @@ class KeyValueTextReader(LineGroups, LineReader):
         return d
 
     def _epoch_only(self, line: str) -> list[StepRecord] | None:
-        """``Epoch 3/120, loss=0.41``: the epoch is the step, its total the planned
-        steps, while no line of the file has named a step of its own."""
+        """``Epoch 3/120, loss=0.41`` (or ``Epoch 3, loss=0.41``): the epoch is the step,
+        its total (if printed) the planned steps, while no line of the file has named a
+        step of its own."""
         if self.records != getattr(self, "_epoch_records", 0) or _STEP_HINT.search(line) or STEP.search(line):
             return None  # (a record with a step of its own was read: an epoch line is a summary)
-        m = EPOCH_ONLY.search(line)
+        m = EPOCH_ONLY.search(line) or EPOCH_BARE.search(line)
         if m is None:
             return None
         e = int64(m.group(1))
@@ -560,7 +567,8 @@ class KeyValueTextReader(LineGroups, LineReader):
         got = self._with_step(line, m, e)
         if got:
             self._epoch_records = self.records
-            self.run_info.setdefault("total_steps", m.group(2))
+            if m.re is EPOCH_ONLY:
+                self.run_info.setdefault("total_steps", m.group(2))
             self._no_template = True
         return got
 
