@@ -93,3 +93,48 @@ def test_epoch_bar_is_not_a_bare_epoch(tmp_path):
 
     assert EPOCH_BARE.search("Epoch 0: 100%|##########| 5/5 [00:01<00:00, loss=0.3]") is None
     assert EPOCH_BARE.search("Epoch 12, Loss: 0.1").group(1) == "12"
+
+
+# -- counters printed abbreviated ---------------------------------------------------------
+LEROBOT = (
+    "INFO 2026-06-12 10:58:46 ot_train.py:357 step:{s} smpl:32K ep:101 epch:2.53 loss:{v:.3f} grdn:34.825 "
+    "lr:1.0e-05 updt_s:0.502 data_s:0.010"
+)
+
+
+def _fmt_big(n: int) -> str:
+    """LeRobot's ``format_big_number`` (precision 0): rounded to the nearest K, M, ..."""
+    for suffix in ("", "K", "M", "B"):
+        if abs(n) < 1000:
+            return f"{n:.0f}{suffix}"
+        n /= 1000  # type: ignore[assignment]
+    return f"{n:.0f}T"
+
+
+def test_abbreviated_step_is_placed_by_the_logs_interval(tmp_path):
+    steps = list(range(200, 4001, 200))
+    text = "".join(LEROBOT.format(s=_fmt_big(s), v=3 - s / 2000) + "\n" for s in steps)
+    assert "step:1K " in text and text.count("step:2K ") == 5  # (1600..2400 all print 2K)
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == steps
+    assert recs[-1].loss == pytest.approx(1.0) and recs[0].grad_norm == 34.825
+
+
+def test_abbreviated_step_with_no_interval_known_is_the_printed_value(tmp_path):
+    # a log that starts past 1K (a resume) has no step printed in full to learn the interval
+    # from: the printed (rounded) value is all it says; a lower-case "m" is no suffix
+    text = "".join(LEROBOT.format(s=s, v=2.0) + "\n" for s in ("10K", "10K", "11K", "12K", "12K"))
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == [10000, 10000, 11000, 12000, 12000]
+    from tsm_tui.sources.generic_text import STEP_SUFFIX
+
+    assert STEP_SUFFIX.match("m 3s", 0) is None and STEP_SUFFIX.match("K smpl", 0) is not None
+
+
+def test_lerobot_corpus_log_reads_every_step():
+    path = os.path.join(FRESH, "lerobot_act_train_log_50k", "train_log.txt")
+    fmt, recs, _ = read(path)
+    assert fmt == "text"
+    # printed 400, 600, 800, then 1K 1K 1K 2K ... 50K: a record every 200 steps
+    assert [r.step for r in recs] == list(range(400, 50001, 200))
+    assert recs[0].loss == 2.215 and recs[0].grad_norm == 49.836

@@ -88,6 +88,7 @@ ALIASES = {
     # gradient norm
     "grad_norm": "grad_norm",
     "gnorm": "grad_norm",
+    "grdn": "grad_norm",  # LeRobot's train log ("loss:2.215 grdn:49.836 lr:1.0e-05")
     "total_grad_norm": "grad_norm",
     "norm": "grad_norm",
     "optim/total_grad_norm": "grad_norm",

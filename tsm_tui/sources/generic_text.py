@@ -119,6 +119,9 @@ PHASE_COUNTER = re.compile(
 )
 # mmengine's iteration-based runs: "Iter(train) [ 100/1000]  lr: ...  loss: ..."
 ITER_COUNTER = re.compile(r"(?<![\w/])iter\((?:train)\)\s*+\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]", re.I)
+# a step printed abbreviated (LeRobot's ``format_big_number``: "step:1K", "step:50K", rounded
+# to the nearest thousand): the suffix after STEP's digits (a lower-case "m" is minutes, "b" bytes)
+STEP_SUFFIX = re.compile(r"[KkMB](?![\w.])")
 _EPOCH_HINT = re.compile(r"(?i)epoch|train:|iter\(|\d\s*+\]\s*+(?:step|iter|batch|it)")
 # an epoch with its total and no counter, the only step a per-epoch log has:
 # "Epoch 3/120, loss=0.41, val_loss=0.45" (read so while the file has shown no other step)
@@ -199,6 +202,10 @@ class KeyValueTextReader(LineGroups, LineReader):
         self.other_lines = 0
         self._ctx_reset()
         self._own_steps = 0  # records whose line named their step
+        self._step_prev: int | None = None  # the last step a line named (``_note_step``)
+        self._step_gap = 0  # the interval between the last two steps printed in full
+        self._step_exact = False  # the last step was printed in full
+        self._step_abbr = False  # the step being read was printed abbreviated
 
     def feed(self, line: str) -> list[StepRecord]:
         if "\x1b" in line:
@@ -323,6 +330,12 @@ class KeyValueTextReader(LineGroups, LineReader):
         if step is None:
             self.skip("step out of range")
             return []
+        if m.end() == m.end(1) and STEP_SUFFIX.match(line, m.end()):
+            step = self._abbreviated(step, int(_SUFFIX[line[m.end()].lower()]))
+            if step is None:
+                self.skip("step out of range")
+                return []
+            line = line[: m.end()] + line[m.end() + 1 :]  # (the suffix is no metric's text)
         if self._open:
             total = int64(m.group(2)) if m.group(2) else None
             if self._evalsec is not None and self._in_eval(total):
@@ -340,6 +353,33 @@ class KeyValueTextReader(LineGroups, LineReader):
         if m.group(2):
             self.run_info.setdefault("total_steps", m.group(2))
         return self._with_step(line, m, step)
+
+    def _abbreviated(self, v: int, mult: int) -> int | None:
+        """The step printed as ``v`` thousands (millions, ...), rounded: several records
+        print the same "1K" (steps 1000, 1200, 1400 at a record every 200). The step is
+        the last record's plus a whole number of the log's interval (learned from the
+        steps before) that lands within the rounding of the printed value; with no
+        interval known yet, or none that lands there (a restart), the printed value."""
+        self._no_template = True  # (the step depends on the lines before: no template)
+        x = int64(v * mult)
+        if x is None:
+            return None
+        h = mult // 2
+        prev, gap = self._step_prev, self._step_gap
+        if prev is not None and gap > 0 and prev < x + h:
+            k = max(1, -((prev - (x - h)) // gap))  # (ceil((x - h - prev) / gap), at least one)
+            if prev + k * gap <= x + h:
+                x = prev + k * gap
+        self._step_abbr = True  # (taken by the record's _with_step)
+        return x
+
+    def _note_step(self, step: int, exact: bool) -> None:
+        """A step read: two printed in full in a row give the log's interval, which
+        places an abbreviated step (``_abbreviated``)."""
+        prev = self._step_prev
+        if exact and prev is not None and self._step_exact and step > prev:
+            self._step_gap = step - prev
+        self._step_prev, self._step_exact = step, exact
 
     def _eval_record(self, line: str, m) -> list[StepRecord] | None:
         """A step line inside an evaluation section: its loss is a validation loss at the
@@ -365,6 +405,7 @@ class KeyValueTextReader(LineGroups, LineReader):
 
     def _with_step(self, line: str, m, step: int, pairs: list | None = None) -> list[StepRecord]:
         """The record of a line whose step ``m`` matched: its other pairs are the metrics."""
+        abbr, self._step_abbr = self._step_abbr, False
         rest = line[: m.start()] + " " + line[m.end() :]
         pairs = (pairs or []) + PAIR.findall(rest)
         if rest.count("|") >= 2:
@@ -382,6 +423,7 @@ class KeyValueTextReader(LineGroups, LineReader):
                 self._open_group(step, pairs)
             return []
         self._own_steps += 1
+        self._note_step(step, not abbr)
         if rec.skipped is not None and "skipped=" in line and DS_PROGRESS.search(line):
             rec.skipped = self._ds_skipped(step, rec.skipped)
         if rec.loss is None and rec.val_loss is None and _is_megatron_train(line):
@@ -807,6 +849,9 @@ class KeyValueTextReader(LineGroups, LineReader):
         if len(run) >= MIN_RUN:
             fr = self._frame(tpl, run)
             if fr is not None:
+                if fr.n >= 2:  # (the interval an abbreviated step after the run is placed by)
+                    self._note_step(int(fr.step[-2]), True)
+                self._note_step(int(fr.step[-1]), True)
                 return [fr]
         out: list = []
         for raw in run_lines:
