@@ -6,9 +6,12 @@ precedes the scalars. Real lines (quoted from the logs; committed ones read whol
 from __future__ import annotations
 
 import os
+import struct
 
 import pytest
 
+from tsm_tui.sources.tensorboard import TensorBoardReader
+from helpers.livefiles import _ld, tb_event
 from helpers.paths import BENCH
 from test_formats import read, write  # noqa: E402
 
@@ -138,3 +141,64 @@ def test_lerobot_corpus_log_reads_every_step():
     # printed 400, 600, 800, then 1K 1K 1K 2K ... 50K: a record every 200 steps
     assert [r.step for r in recs] == list(range(400, 50001, 200))
     assert recs[0].loss == 2.215 and recs[0].grad_norm == 49.836
+
+
+# -- a TensorBoard file whose graph record precedes the scalars ----------------------------
+def _record(payload: bytes) -> bytes:
+    from tsm_tui.sources.tensorboard import masked_crc
+
+    head = struct.pack("<Q", len(payload))
+    return head + struct.pack("<I", masked_crc(head)) + payload + struct.pack("<I", masked_crc(payload))
+
+
+def _keras_train_file(path, graph_bytes: int = 117_000) -> None:
+    """What Keras' TensorBoard callback writes to ``train/`` (write_graph=True, the
+    default): the file version, the model graph (its Keras config, JSON text, ~117 KB for
+    a MobileNetV3 head), then one ``epoch_*`` scalar per epoch."""
+    layer = b'{"class_name": "Dense", "config": {"name": "dense", "units": 128, "activation": "relu"}}, '
+    graph = (b'{"class_name": "Functional", "config": {"layers": [' + layer * (graph_bytes // len(layer)))[:graph_bytes]
+    wall = b"\x09" + struct.pack("<d", 1.742e9)
+    recs = [tb_event(0, file_version="brain.Event:2"), _record(wall + _ld(4, graph))]
+    for e in range(30):
+        recs += [tb_event(e, "epoch_loss", 1.2 - e / 40), tb_event(e, "epoch_learning_rate", 1e-3)]
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"".join(recs))
+
+
+def test_tensorboard_graph_record_before_the_scalars_is_skipped_and_counted(tmp_path):
+    from tsm_tui.sources.tensorboard import NON_SCALAR
+
+    p = tmp_path / "logs" / "train" / "events.out.tfevents.1742040363.host.17345.0.v2"
+    _keras_train_file(p)
+    fmt, recs, reader = read(p)  # (the head reads as text: the graph is JSON, the NUL bytes few)
+    assert fmt == "tensorboard"
+    assert [r.step for r in recs] == list(range(30)) and recs[0].loss == pytest.approx(1.2)
+    assert reader.skip_reasons == {NON_SCALAR: 1}  # the graph; the file version is no skip
+    # the per-record path (a file followed live, in small pieces) says the same
+    r2 = TensorBoardReader(str(p))
+    data = p.read_bytes()
+    got = [x for i in range(0, len(data), 4096) for x in r2.feed_bytes(data[i : i + 4096])] + r2.flush()
+    assert [r.step for r in got] == list(range(30)) and r2.skip_reasons == {NON_SCALAR: 1}
+
+
+def test_tensorboard_record_over_the_size_bound_does_not_stop_the_file(tmp_path, monkeypatch):
+    # a length over MAX_RECORD is taken for a corrupt header: resynced past (counted), and the
+    # scalars after it are read (the bound lowered here: a 256 MiB record is no test file)
+    from tsm_tui.sources import tensorboard
+
+    monkeypatch.setattr(tensorboard, "MAX_RECORD", 50_000)
+    p = tmp_path / "logs" / "train" / "events.out.tfevents.1.v2"
+    _keras_train_file(p, graph_bytes=100_000)
+    fmt, recs, reader = read(p)
+    assert fmt == "tensorboard"
+    assert [r.step for r in recs] == list(range(30))
+    assert reader.skip_reasons == {"corrupt record header (CRC mismatch)": 1}
+
+
+def test_keras_tensorboard_corpus_dir_reads_train_file():
+    d = os.path.join(FRESH, "keras_tf2_tfevents_train_validation", "20250315-180603")
+    (name,) = os.listdir(os.path.join(d, "train"))
+    fmt, recs, reader = read(os.path.join(d, "train", name))
+    assert fmt == "tensorboard" and len(reader.skip_reasons) == 1
+    assert [r.step for r in recs] == list(range(50))
+    assert recs[0].loss == pytest.approx(1.13855, abs=1e-5) and recs[0].lr == pytest.approx(1e-3)

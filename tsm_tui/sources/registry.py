@@ -424,6 +424,16 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileI
             if s > 0:
                 info.format, info.score = r.name, s
                 return r(path), info
+    elif h.hole:
+        # NUL bytes in a head that reads as text: a record format whose first records are
+        # mostly text (a Keras TensorBoard ``train/`` file: its second record is the model's
+        # graph as JSON, 117 KB) is still that format; the binary readers' sniffers check
+        # their magic (TensorBoard: a record header's CRC; W&B: the file's magic)
+        for r in READERS:
+            s = r.sniff_bytes(path) if r.kind == "bytes" else 0.0
+            if s > 0:
+                info.format, info.score = r.name, s
+                return r(path), info
     if head is None:
         info.note = why
         return None, info

@@ -35,6 +35,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.sources import tb_columns as tbc
 from tsm_tui.sources.base import METRICS, ByteReader
 
+from tsm_tui.sources.lines import note
 from tsm_tui.sources.crc32c import crc32c, masked_crc  # noqa: F401  (re-exported: tests frame records)
 
 
@@ -194,7 +195,15 @@ def decode_event_general(data: bytes) -> tuple[int, float | None, list[tuple[str
     return step, wall, scalars
 
 
-MAX_RECORD = 256 << 20  # a length beyond this is a corrupt header
+# A length beyond this is taken for a corrupt header (ours): the length is read before
+# the record, and a garbage length would otherwise make the reader wait for (and buffer)
+# up to 2**64 bytes that never come. Real records are far below it: scalars are ~50 bytes,
+# a Keras model graph ~100 KB, a large image or histogram a few MB (TensorFlow's own
+# writer refuses nothing, but its reader builds each record in memory too). A record
+# that is really longer is resynced past (counted as a corrupt header) and the file
+# goes on at the next record whose header CRC checks.
+MAX_RECORD = 256 << 20
+NON_SCALAR = "records with no scalar (graph, images, histograms, metadata): not metrics"
 RESYNC_SCAN = 4 << 20  # bytes screened at a time while resyncing
 
 
@@ -221,6 +230,12 @@ def _next_header(buf: bytearray, start: int, n: int) -> int:
                 return p
         start = stop
     return max(start, n - 11)
+
+
+def _file_version(payload: bytes) -> bool:
+    """The event that opens every file (``file_version: "brain.Event:2"``): no metric,
+    and nothing skipped either."""
+    return b"brain.Event:" in payload[:32]
 
 
 def _other_axis(tag: str) -> bool:
@@ -298,6 +313,8 @@ class TensorBoardReader(ByteReader):
                     continue
             self.events += 1
             if not scalars:
+                if not _file_version(payload):
+                    note(self, NON_SCALAR)
                 continue
             scalars = [(t, x) for t, x in scalars if not _other_axis(t)]
             if not scalars:
@@ -333,16 +350,21 @@ class TensorBoardReader(ByteReader):
         keep = np.array([not _other_axis(t) for t in tags] + [False], dtype=bool)  # id -1: not simple
         odd = np.flatnonzero(~ok)
         extra_items = []  # (record index, step, wall, scalars) of events decoded one by one
+        n_other = 0  # of them, records with no scalar (a graph, an image ...)
         for i in odd.tolist():
             p = int(starts[i]) + 12
             try:
                 st, w, sc = decode_event(buf[p : p + int(lens[i])])
             except (_Bad, struct.error, IndexError):
                 return pack(self.feed_bytes(data))  # undecodable: counted by the per-record path
+            if not sc and not _file_version(buf[p : p + 32]):
+                n_other += 1
             sc = [(t, x) for t, x in sc if not _other_axis(t)]
             if sc:
                 extra_items.append((i, st, w, sc))
         # the chunk is taken: from here on the state moves
+        if n_other:
+            note(self, NON_SCALAR, n_other)
         self._buf = bytearray(buf[end:])
         self.events += int(starts.size)
         sel = ok & keep[tag]
