@@ -58,8 +58,8 @@ def json_safe(text: str) -> str:
 
 def strip_ansi(text: str) -> str:
     """Remove escape sequences only (keeps the text of the line)."""
-    if "\x1b" not in text and "\x9b" not in text and "\x9d" not in text and "\x90" not in text:
-        return text
+    if "\x1b" not in text and (text.isascii() or ("\x9b" not in text and "\x9d" not in text and "\x90" not in text)):
+        return text  # (isascii is O(1) on a str: an ASCII line costs one scan, every line read goes through here)
     return _ESC_SEQ.sub("", text)
 
 

@@ -87,7 +87,9 @@ def decode_line(raw: bytes, sink: Sink, last_open: bool = False) -> str:
     except UnicodeDecodeError:
         line = raw.decode("utf-8", "replace")
         note(sink, NON_UTF8)
-    return strip_ansi(line).rstrip("\r")
+    if "\x1b" in line or not line.isascii():  # (inlined fast path: no call for a plain line)
+        line = strip_ansi(line)
+    return line.rstrip("\r")
 
 
 class LineSplitter:
