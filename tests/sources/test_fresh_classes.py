@@ -202,3 +202,17 @@ def test_keras_tensorboard_corpus_dir_reads_train_file():
     assert fmt == "tensorboard" and len(reader.skip_reasons) == 1
     assert [r.step for r in recs] == list(range(50))
     assert recs[0].loss == pytest.approx(1.13855, abs=1e-5) and recs[0].lr == pytest.approx(1e-3)
+
+
+def test_lightning_bar_nan_dot_zero_is_a_nan_loss():
+    # Lightning's progress bar prints a NaN loss as train_loss_step=nan.0 (OmniAvatar in
+    # 'fresh': 5 steps, NaN from step 1, read as no loss at all)
+    import math
+
+    from tsm_tui.analysis.replay import analyze
+    from tsm_tui.sources.fields import to_float
+
+    assert math.isnan(to_float("nan.0")) and to_float("inf.0") == math.inf
+    an = analyze(os.path.join(FRESH, "omniavatar_wan_lightning_nan"))
+    nan = next(c for c in an.checks() if c.id == "nonfinite")
+    assert nan.status.value == "FAIL" and "first at step 1" in nan.summary

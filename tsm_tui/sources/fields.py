@@ -295,7 +295,7 @@ def to_float(v) -> float | None:
         try:
             return float(t)
         except ValueError:
-            low = t.lower()
+            low = t.lower().removesuffix(".0")  # (Lightning's progress bar: train_loss_step=nan.0)
             if low in ("nan", "-nan"):
                 return math.nan
             if low in ("inf", "infinity", "+inf"):

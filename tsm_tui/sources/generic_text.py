@@ -33,7 +33,8 @@ from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
 # Every regex here must stay linear in the line's length: no two adjacent pieces may
 # match the same characters unless one of them is possessive ("s:5 trl:" + 16k digits
 # takes 16 s when the integer part's [\d,]* and a following \d* share the digits). tests/integration/test_hostile.py feeds 200k-char lines of such shapes.
-NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|NaN|inf|Inf|Infinity|-inf)"
+#: (``nan.0`` / ``inf.0``: Lightning's progress bar prints a NaN loss so: train_loss_step=nan.0)
+NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|(?:nan|NaN|inf|Inf)(?:\.0)?|Infinity|-inf)"
 # the word's run is possessive (*+): what follows a maximal run is none of the chars
 # the rest of the pattern could use ("(", " ", ":", "=", spaces), so giving chars
 # back never yields a match; it only cost backtracking (36% of PAIR's time)
