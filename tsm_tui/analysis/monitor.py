@@ -279,6 +279,11 @@ class Monitor:
             kept.append(a)
         return kept
 
+    def alerts_not_kept(self) -> int:
+        """Alerts said but not kept (never silent: the report says how many): repeats of one
+        kind past PER_KEY (the largest are kept) and the oldest past MAX_ALERTS."""
+        return sum(n - PER_KEY for n in self.folded.values() if n > PER_KEY) + self.dropped_alerts
+
     def _early(self, step: int) -> bool:
         st = self.state
         first = st.first_step or 0

@@ -8,6 +8,7 @@ import os
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors import CHECKS, DETECTORS
 from tsm_tui.analysis.coverage import LABEL, METRICS, coverage, sources
+from tsm_tui.analysis.monitor import MAX_ALERTS, PER_KEY
 from tsm_tui.analysis.replay import Analysis, RunFailure
 from tsm_tui.analysis.sweep import also_text, data_order, near_steps, spike_onset
 from tsm_tui.analysis.sweep import same_step_spikes as _same_step_spikes
@@ -97,6 +98,11 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
             lines.append(f"  [{a.severity.value}] step {a.step}: {clean(a.message)}{_also_text(a, also)}")
         if len(alerts) > 20:
             lines.append(f"  ... {len(alerts) - 20} more (see --json)")
+        gone = an.monitor.alerts_not_kept()
+        if gone:
+            lines.append(
+                f"  ({gone} more alert(s) not kept: the {PER_KEY} largest of each kind and the newest {MAX_ALERTS} are)"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -192,6 +198,7 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
         "steps": {"first": st.first_step, "last": st.last_step, "count": mon.loss_steps, "records": mon.records},
         "checks": [c.to_json() for c in checks],
         "alerts": [_alert_json(a, also) for a in an.alerts()],
+        "alerts_not_kept": an.monitor.alerts_not_kept(),
         "critical": crit,
         "warnings": warn,
         "actions": an.actions(),

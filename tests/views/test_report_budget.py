@@ -1,0 +1,38 @@
+"""Alerts past the budget (5 of one kind, the largest kept; 1,000 in all) are counted and said:
+nothing the checks said is dropped in silence."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from tsm_tui.analysis.monitor import MAX_ALERTS, PER_KEY, Monitor
+from tsm_tui.cli import main
+from tsm_tui.core.record import Alert, Severity
+from tsm_tui.core.settings import RunInfo, Settings
+from helpers import paths
+
+
+def test_repeats_past_the_budget_are_counted():
+    mon = Monitor(Settings(), RunInfo())
+    mon._store(
+        [Alert("grad_norm", Severity.WARNING, i, f"m{i}", value=float(i), baseline=1.0, key="k") for i in range(9)]
+    )
+    assert len([a for a in mon.alerts if a.key == "k"]) == PER_KEY
+    assert mon.alerts_not_kept() == 9 - PER_KEY
+    mon._store(
+        [
+            Alert("crash", Severity.WARNING, i, f"c{i}", value=None, baseline=None, key=f"c{i}")
+            for i in range(MAX_ALERTS)
+        ]
+    )
+    assert mon.alerts_not_kept() == 9 - PER_KEY + PER_KEY  # (the 5 kept of "k" pushed out by 1,000 newer)
+
+
+def test_the_report_says_how_many_were_not_kept(capsys):
+    run = os.path.join(paths.SAMPLES, "spike_no_recover")
+    assert main([run, "--report", "--json"]) == 1
+    d = json.loads(capsys.readouterr().out)
+    assert d["alerts_not_kept"] == 2
+    assert main([run, "--report"]) == 1
+    assert "(2 more alert(s) not kept: the 5 largest of each kind and the newest 1000 are)" in capsys.readouterr().out
