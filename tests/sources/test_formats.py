@@ -744,6 +744,10 @@ def test_csv_global_step_beside_the_epoch_is_taken_as_it_is(tmp_path):
     text = "epoch,step,train_loss\n" + "".join(f"{s // 10},{s},{3 - s / 100}\n" for s in range(40))
     fmt, recs, reader = read(write(tmp_path, "metrics.csv", text))
     assert [r.step for r in recs] == list(range(40)) and reader.describe() == {}
+    # an epoch-end row at the last step, already numbered with the next epoch: still global
+    text = "epoch,step,train_loss,val_loss\n0,9,2.0,\n1,9,,2.1\n1,19,1.9,\n2,29,1.8,\n"
+    _, recs, reader = read(write(tmp_path, "metrics2.csv", text))
+    assert [r.step for r in recs] == [9, 9, 19, 29] and reader.describe() == {}
 
 
 def test_llmc_stdout_val_loss_lines(tmp_path):

@@ -135,7 +135,8 @@ class CsvReader(LineReader):
             self._first_epoch = epoch
         if self._epoch is not None and self._raw is not None and epoch > self._epoch:
             if self._per_epoch is None:
-                self._per_epoch = raw <= self._raw  # the counter started again: per epoch
+                # the counter started again: per epoch (an equal step is an epoch-end row of a global one)
+                self._per_epoch = raw < self._raw
             if self._per_epoch:
                 self._len = self._raw + 1  # (the last epoch's batches: its last index + 1)
                 self._offset += self._len
