@@ -345,6 +345,7 @@ def test_a_real_run_that_memorises_is_at_its_floor_not_frozen():
     said = [a for a in an.monitor.alerts if a.check == "plateau"]
     assert [(a.step, a.severity.value, a.key) for a in said] == [(1214, "warning", "plateau_floor")]
     assert said[0].message.startswith("Loss constant at 1e-4 for 123 records since step 1092: ")
+    assert said[0].value == 1e-4
     res = check(an.monitor, "plateau")
     assert res.status.value == "WARN" and res.summary.endswith(
         "at its floor (memorised, not computed, or no reward signal)"

@@ -414,7 +414,9 @@ class PlateauDetector(Detector):
         self.const_floor = self._at_floor(v)
         if self.const_floor:
             return [
-                self._floor_alert(step, f"constant at {fmt(v)} for {self._same_n} records since step {self._same_from}")
+                self._floor_alert(
+                    step, f"constant at {fmt(v)} for {self._same_n} records since step {self._same_from}", v
+                )
             ]
         why = (
             "a loss of exactly 0: the labels are masked out or leak into the inputs, the loss is not computed, "
@@ -462,7 +464,7 @@ class PlateauDetector(Detector):
             return f"loss ~{fmt(lvl)}, {lvl / first:.2%} of its first level {fmt(first)}"
         return None
 
-    def _floor_alert(self, step: int, what: str) -> Alert:
+    def _floor_alert(self, step: int, what: str, value: float = 0.0) -> Alert:
         """The loss at its floor (a constant at it, or 0 in half of a window): a warning."""
         return Alert(
             self.id,
@@ -471,7 +473,7 @@ class PlateauDetector(Detector):
             f"Loss {what}: the training loss is at its floor, with nothing left to learn from. A small training set "
             "is memorised; or the labels leak into the inputs or the loss is not computed (HF "
             "logging_nan_inf_filter logs NaN / Inf as 0); in RL, every advantage is 0 (all rewards equal).",
-            value=0.0,
+            value=value,
             baseline=None,
             actions=[
                 "Compare with the validation loss: a training loss at 0 beside a rising validation loss is "
