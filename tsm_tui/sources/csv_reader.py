@@ -20,6 +20,7 @@ import csv
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.epoch_steps import EpochCounter
 from tsm_tui.sources.fields import field_for, loss_role
 
 
@@ -59,13 +60,9 @@ class CsvReader(LineReader):
         self._epoch_col: int | None = None
         self._delim = ","
         self._row = 0  # data rows read (the step of a table with no step column)
-        #: the step column counts within an epoch (None: not known yet, until the epoch moves)
-        self._per_epoch: bool | None = None
-        self._epoch: float | None = None  # the epoch of the last row with a step
-        self._raw: int | None = None  # its step column's value
-        self._offset = 0  # steps of the epochs before the current one (per-epoch counters)
-        self._len = 0  # the newest whole epoch's batches
-        self._first_epoch: float | None = None
+        #: the step column beside an epoch column: a global step or a batch index within each
+        #: epoch (strict: Lightning's epoch-end row repeats its global step under the next epoch)
+        self._epochs = EpochCounter(strict=True)
 
     def feed(self, line: str) -> list[StepRecord]:
         line = line.rstrip("\r")
@@ -104,6 +101,9 @@ class CsvReader(LineReader):
                     return []
                 if self._epoch_col is not None:
                     step = self._within_epoch(step, row[self._epoch_col].strip())
+                    if step is None:
+                        self.skip("step out of range")
+                        return []
         elif self._epoch_col is not None:
             v = row[self._epoch_col].strip()
             try:
@@ -121,34 +121,19 @@ class CsvReader(LineReader):
             self.inferred_steps += 1
         return [rec] if rec is not None else []
 
-    def _within_epoch(self, raw: int, ev: str) -> int:
-        """The run's step for a row whose step column says ``raw`` in epoch ``ev``: when that
-        column starts again at a new epoch it counts batches within each epoch, and the
-        step is the batches of the epochs before plus ``raw``."""
+    def _within_epoch(self, raw: int, ev: str) -> int | None:
+        """The run's step for a row whose step column says ``raw`` in epoch ``ev``
+        (sources/epoch_steps.py); a row with no whole epoch is placed in the last one."""
         try:
             epoch = float(ev) if ev else None
         except ValueError:
             epoch = None
-        if epoch is None:
-            return raw + self._offset if self._per_epoch else raw
-        if self._first_epoch is None:
-            self._first_epoch = epoch
-        if self._epoch is not None and self._raw is not None and epoch > self._epoch:
-            if self._per_epoch is None:
-                # the counter started again: per epoch (an equal step is an epoch-end row of a global one)
-                self._per_epoch = raw < self._raw
-            if self._per_epoch:
-                self._len = self._raw + 1  # (the last epoch's batches: its last index + 1)
-                self._offset += self._len
-        elif self._per_epoch and self._epoch is not None and epoch < self._epoch:
-            # a relaunch from an earlier epoch: its steps go back too (a resume), at the
-            # epochs before it x the newest epoch length
-            self._offset = int(epoch - self._first_epoch) * self._len
-        self._epoch, self._raw = epoch, raw
-        return raw + self._offset if self._per_epoch else raw
+        if epoch is None or not epoch.is_integer():
+            return self._epochs.in_last_epoch(raw)
+        return self._epochs.step(int(epoch), None, raw, None)[0]
 
     def describe(self) -> dict:
-        if not self._per_epoch or self.header is None or self._step_col is None or self._epoch_col is None:
+        if self._epochs.mode != "epoch" or self.header is None or self._step_col is None or self._epoch_col is None:
             return {}
         b, e = self.header[self._step_col], self.header[self._epoch_col]
         return {

@@ -23,7 +23,8 @@ import numpy as np
 from tsm_tui.core.frame import INT_FIELDS, Frame
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
-from tsm_tui.core.numbers import MAX_INT, int64
+from tsm_tui.core.numbers import int64
+from tsm_tui.sources.epoch_steps import EpochCounter
 from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.fields import normalise
@@ -643,7 +644,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.skip("step out of range")
             return []
         word = (m.group(3) or "").lower()
-        if self._ep[3] is None and word and word != "batch" and not m.group(2):
+        if self._ep.mode is None and word and word != "batch" and not m.group(2):
             # "epoch 0, iteration 5/299" (NeMo): read as "iteration 5/299" always was, until
             # a new epoch shows whether the counter starts again
             self.run_info.setdefault("total_steps", per)
@@ -664,40 +665,16 @@ class KeyValueTextReader(LineGroups, LineReader):
         return self._with_step(line, m, step, [("epoch", m.group(1))])
 
     def _epoch_step(self, e: int, epochs: int | None, n: int, per: int | None) -> int | None:
-        """The step of counter ``n`` (of ``per``) in epoch ``e``: ``n`` itself while the
-        counter runs on across epochs (a global step), ``(e - first epoch) * per + n``
-        once it is seen to start again at a new epoch (a batch index). With no ``per``
-        printed, an epoch's length is the first epoch's last counter (plus the logging
-        interval when the counter starts at 0): the steps past the last record of an
-        epoch that the log did not print are not counted."""
-        st = getattr(self, "_ep", None)
-        if st is None:
-            st = self._ep = [e, e, n, None, n, None]  # first epoch, last epoch, last counter, mode,
-            # first counter, counter before the last
-        if e != st[1] and st[3] is None:
-            st[3] = "epoch" if n <= st[2] else "global"
-            if st[3] == "global" and per:
-                self.run_info.setdefault("total_steps", per)
-        if per is None:
-            if st[3] is None:
-                st[5] = st[2] if n != st[2] else st[5]
-            elif self.__dict__.get("_ep_per") is None:
-                gap = st[2] - st[5] if st[5] is not None and st[2] > st[5] else 1
-                if 0 <= n < gap and n != st[4]:
-                    # the new epoch's first counter is not the first epoch's: the log prints every
-                    # ``gap`` steps of a counter that runs on across epochs (CycleGAN's "iters: 48" after
-                    # "iters: 1400" at gap 100): the epoch is last + gap - first new counter long
-                    self._ep_per = st[2] + gap - n
-                else:
-                    self._ep_per = st[2] + (gap if st[4] == 0 else 0)
-            per = self.__dict__.get("_ep_per") or 0
-        st[1], st[2] = e, n
-        if st[3] == "epoch":
-            if epochs:
-                self.run_info.setdefault("total_steps", epochs * per)
-            step = (e - st[0]) * per + n
-            return step if -MAX_INT <= step <= MAX_INT else None
-        return n
+        """The step of counter ``n`` (of ``per``) in epoch ``e`` (sources/epoch_steps.py: a
+        global step, or a batch index placed in its epoch); a planned total it shows is the
+        run's unless one is known."""
+        c = self.__dict__.get("_ep")
+        if c is None:
+            c = self._ep = EpochCounter()
+        step, total = c.step(e, epochs, n, per)
+        if total is not None:
+            self.run_info.setdefault("total_steps", total)
+        return step
 
     def _json_in_line(self, line: str) -> StepRecord | None:
         """A JSON object inside a text line (``2024-05-01 INFO metrics: {"step": 5, "loss": 2.3}``):

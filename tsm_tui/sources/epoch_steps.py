@@ -1,0 +1,73 @@
+"""The step of a counter printed beside an epoch: one rule for every reader that meets one
+(the generic text reader's ``Epoch 3 | Batch 100/5000`` lines, a CSV's ``Epoch,Batch``
+columns).
+
+Whether the counter starts again at each epoch (a batch index) or runs on across epochs (a
+global step) is seen at the first change of epoch: it starts again when its value there is
+not above the last one (``strict``: below it, for a table whose epoch-end row repeats a
+global step under the next epoch's number, as Lightning's CSVLogger writes it). A batch
+index becomes ``(epoch - first epoch) x epoch length + counter``; the epoch length is the
+one printed, else the first epoch's last counter (plus the logging interval when the
+counter starts at 0): the steps past an epoch's last record that the log did not print are
+not counted.
+"""
+
+from __future__ import annotations
+
+from tsm_tui.core.numbers import MAX_INT
+
+
+class EpochCounter:
+    """One log's epoch / counter pairs, in order: ``step`` gives each its step."""
+
+    def __init__(self, strict: bool = False) -> None:
+        self.strict = strict
+        #: first epoch, last epoch, last counter, mode ("epoch" / "global", None until the
+        #: epoch changes), first counter, counter before the last
+        self._st: list | None = None
+        self._per: int | None = None  # an epoch's length when none is printed
+
+    @property
+    def mode(self) -> str | None:
+        """ "epoch" (a batch index), "global", or None while the first epoch lasts."""
+        return self._st[3] if self._st is not None else None
+
+    def step(self, e: int, epochs: int | None, n: int, per: int | None) -> tuple[int | None, int | None]:
+        """(step, planned total or None) of counter ``n`` (of ``per`` when printed) in epoch
+        ``e`` of ``epochs``; the step None when out of range."""
+        st = self._st
+        if st is None:
+            st = self._st = [e, e, n, None, n, None]
+        total = None
+        if e != st[1] and st[3] is None:
+            st[3] = "epoch" if (n < st[2] if self.strict else n <= st[2]) else "global"
+            if st[3] == "global" and per:
+                total = per
+        if per is None:
+            if st[3] is None:
+                st[5] = st[2] if n != st[2] else st[5]
+            elif self._per is None:
+                gap = st[2] - st[5] if st[5] is not None and st[2] > st[5] else 1
+                if 0 <= n < gap and n != st[4]:
+                    # the new epoch's first counter is not the first epoch's: the log prints every
+                    # ``gap`` steps of a counter that runs on across epochs (CycleGAN's "iters: 48" after
+                    # "iters: 1400" at gap 100): the epoch is last + gap - first new counter long
+                    self._per = st[2] + gap - n
+                else:
+                    self._per = st[2] + (gap if st[4] == 0 else 0)
+            per = self._per or 0
+        st[1], st[2] = e, n
+        if st[3] == "epoch":
+            if epochs:
+                total = epochs * per
+            step = (e - st[0]) * per + n
+            return (step if -MAX_INT <= step <= MAX_INT else None), total
+        return n, total
+
+    def in_last_epoch(self, n: int) -> int:
+        """Counter ``n`` of a record that names no epoch: placed in the last epoch seen when
+        the counter is a batch index, else ``n``; the state does not move."""
+        st = self._st
+        if st is None or st[3] != "epoch":
+            return n
+        return (st[1] - st[0]) * (self._per or 0) + n
