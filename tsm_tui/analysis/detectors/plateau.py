@@ -441,13 +441,19 @@ class PlateauDetector(Detector):
             )
         ]
 
+    def _first_level(self) -> float | None:
+        """The run's first level: the mean of its first FIRST_RECORDS losses (None before one)."""
+        return self._first_s / self._first_n if self._first_n else None
+
+    def _near_floor(self, x: float | None) -> bool:
+        """``x`` within FLOOR_FRAC of a positive first level, and not below 0."""
+        first = self._first_level()
+        return x is not None and first is not None and first > 0 and 0 <= x <= FLOOR_FRAC * first
+
     def _at_floor(self, v: float) -> bool:
-        """A constant loss ``v`` at the floor of what its log prints (FLOOR_FRAC)."""
-        if not self._first_n:
-            return False
-        first = self._first_s / self._first_n
-        b = self._before_same
-        return first > 0 and 0 <= v <= FLOOR_FRAC * first and b is not None and 0 <= b <= FLOOR_FRAC * first
+        """A constant loss ``v`` at the floor of what its log prints (FLOOR_FRAC), after a loss
+        already there."""
+        return self._near_floor(v) and self._near_floor(self._before_same)
 
     def _floor_now(self, now: int) -> str | None:
         """Said at its floor (the 0-share rule, or a constant at the floor) and still there
@@ -459,8 +465,8 @@ class PlateauDetector(Detector):
         if zero is not None:
             return f"loss exactly 0 in {zero[1]} of the last {zero[2]} records (since step {zero[0]})"
         lvl = self._recent_level()
-        first = self._first_s / self._first_n if self._first_n else 0.0
-        if lvl is not None and first > 0 and 0 <= lvl <= FLOOR_FRAC * first:
+        first = self._first_level()
+        if lvl is not None and first is not None and self._near_floor(lvl):
             return f"loss ~{fmt(lvl)}, {lvl / first:.2%} of its first level {fmt(first)}"
         return None
 
@@ -800,9 +806,9 @@ class PlateauDetector(Detector):
     def _gained(self, level: float) -> bool:
         """The run has materially improved since its first level (see RUN_MIN_GAIN); a
         log that does not start at the beginning of the run cannot tell."""
-        if not self._from_start() or not self._first_n:
+        first = self._first_level()
+        if not self._from_start() or first is None:
             return True
-        first = self._first_s / self._first_n
         return first == 0 or (first - level) / abs(first) >= RUN_MIN_GAIN
 
     def _never_fit(self, now: int, said: bool = False) -> tuple[_Fit, int] | None:
