@@ -196,11 +196,35 @@ GOOD = [
 ]
 
 
+#: below the published batch references (GPT-3 Table 2.1 from 100M, DeepSeek B_opt(C) from
+#: 1e16 FLOPs): no batch verdict, as the monitor's Batch Size check (one reference rule)
+NO_BATCH_REF = {"nanogpt_shakespeare_char.yaml"}
+
+
 @pytest.mark.parametrize("name", GOOD)
 def test_known_good_configs_pass(name):
     st = statuses(name)
     assert list(st) == IDS
-    assert st == {i: "PASS" for i in IDS}, st
+    want = {i: "PASS" for i in IDS}
+    if name in NO_BATCH_REF:
+        want["batch_size"] = "SKIP"
+    assert st == want, st
+
+
+def test_references_are_the_monitors():
+    """Pre-flight and the monitor judge a size by one reference rule: a 10.7M-parameter
+    nanoGPT gets the GPT-3 fit for its LR (not DeepSeek's fit extrapolated to 5e15 FLOPs)
+    and no batch reference; a 121k-parameter toy gets neither (no advice to raise its batch)."""
+    plan, by = checks("nanogpt_shakespeare_char.yaml")
+    assert "GPT-3 Table 2.1 fit for 10.7M" in by["lr_schedule"].summary
+    assert by["batch_size"].summary.startswith("10.7M params is below the published references")
+    assert not by["batch_size"].actions
+    toy = {
+        c.id: c
+        for c in run_checks(finalize_plan(read_plan(os.path.join(paths.ROOT, "sample_runs", "healthy", "config.json"))))
+    }
+    assert "no published reference for 121k params" in toy["lr_schedule"].summary
+    assert toy["batch_size"].status.value == "SKIP" and not toy["batch_size"].actions
 
 
 # --- known-bad configs: the right WARN / FAIL, with numbers ------------------------------------

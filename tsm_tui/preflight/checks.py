@@ -7,7 +7,14 @@ import math
 from tsm_tui.analysis.advice import checkpoint_every
 from tsm_tui.analysis.rules import checkpoint_gap_too_long, lr_ratio_status, warmup_published, warmup_short
 from tsm_tui.core.numbers import fmt
-from tsm_tui.analysis.detectors.references import deepseek_batch_tokens, gpt3_batch_tokens, gpt3_lr
+from tsm_tui.analysis.detectors.references import (
+    BELOW_BATCH_REFS,
+    MIN_PARAMS,
+    batch_reference,
+    deepseek_batch_tokens,
+    gpt3_batch_tokens,
+    gpt3_lr,
+)
 from tsm_tui.core.record import Status
 from tsm_tui.core.settings import Settings
 from tsm_tui.preflight.plan import Plan
@@ -113,8 +120,11 @@ def check_lr_schedule(plan: Plan, s: Settings) -> PreCheck:
     if lr and ref:
         ratio = lr / ref[0]
         lk = key(plan, "peak_lr")
-        g = gpt3_lr(plan.params)[0]
-        also = f"; GPT-3 Table 2.1: {fmt(g)}" if "GPT-3" not in ref[1] else ""
+        also = (
+            f"; GPT-3 Table 2.1: {fmt(gpt3_lr(plan.params)[0])}"
+            if "GPT-3" not in ref[1] and plan.params and plan.params >= MIN_PARAMS
+            else ""
+        )
         text = f"peak LR {fmt(lr)} is {fmt(ratio, 3)}x the reference {fmt(ref[0])} ({ref[1]}{also})"
         act = f"lower {lk} from {fmt(lr)} to <= {fmt(2 * ref[0])} (2x {ref[1]})"
         st = lr_ratio_status(ratio, s)
@@ -122,6 +132,10 @@ def check_lr_schedule(plan: Plan, s: Settings) -> PreCheck:
             a.add(st, text, act)
         else:
             a.add(Status.PASS, f"peak LR {fmt(lr)} = {fmt(ratio, 2)}x the reference {fmt(ref[0])} ({ref[1]})")
+    elif lr and plan.params:
+        a.info(
+            f"peak LR {fmt(lr)}: no published reference for {human(plan.params)} params (GPT-3 Table 2.1 starts at 125M; its fit is not extrapolated below 10M)"
+        )
     elif lr:
         a.info(f"peak LR {fmt(lr)} (model size unknown: --params)")
     return a.result("warm-up, schedule and LR not in the config (--warmup-steps, --total-steps, --peak-lr)")
@@ -145,13 +159,15 @@ def check_batch(plan: Plan, s: Settings) -> PreCheck:
             f"fine-tune: the GPT-3 / DeepSeek batch references are for pre-training; batch {human(bt)} "
             f"tokens for {human(p)} params"
         )
-    g = gpt3_batch_tokens(p)
-    ref, name = g, f"GPT-3 Table 2.1 for {human(p)}"
-    ds = None
-    if plan.total_tokens:
-        ds = deepseek_batch_tokens(6.0 * p * plan.total_tokens)
-        ref = math.sqrt(g * ds)
+    got = batch_reference(p, plan.total_tokens)
+    if got is None:
+        return a.result(f"{human(p)} params is {BELOW_BATCH_REFS}; batch {human(bt)} tokens")
+    ref, name = got
+    if name.startswith("GPT-3 Table 2.1 /"):  # both: say each
+        g, ds = gpt3_batch_tokens(p), deepseek_batch_tokens(6.0 * p * (plan.total_tokens or 0))
         name = f"geometric mean of GPT-3 Table 2.1 {human(g)} and DeepSeek B_opt(C) {human(ds)}"
+    elif name.startswith("GPT-3"):
+        name = f"GPT-3 Table 2.1 for {human(p)}"
     r = bt / ref
     f = s.batch_factor
     assumed = " (world size assumed 1)" if "assumed 1" in (plan.keys.get("batch_size") or "") else ""

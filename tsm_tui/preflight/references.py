@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tsm_tui.analysis.detectors.references import deepseek_lr, gpt3_lr
+from tsm_tui.analysis.detectors.references import lr_reference
 from tsm_tui.core.record import Status
 from tsm_tui.preflight.plan import Plan
 
@@ -13,16 +13,6 @@ SCHEMA = 1
 
 # --- published anchors (detection-anchors.md) -----------------------------------------
 
-#: Modern recipes' peak LR by size (section 3.2): LLaMA-1 Table 2 / Llama 2 Table 1
-#: [T], OLMo 2 configs [P], Llama 3 Table 3 [T]. Used as a reference for models
-#: within 1.5x of these sizes, next to GPT-3 Table 2.1 and DeepSeek eta_opt(C).
-RECIPE_LR = [
-    (6.7e9, 3.0e-4, "LLaMA 7B / OLMo 2 7B recipe"),
-    (13e9, 3.0e-4, "LLaMA 13B / OLMo 2 13B recipe"),
-    (32e9, 6.0e-4, "OLMo 2 32B recipe"),
-    (65e9, 1.5e-4, "LLaMA 65B / Llama 2 70B recipe"),
-    (405e9, 8.0e-5, "Llama 3 405B recipe"),
-]
 #: (the published long-run warm-ups that pass the 1% rule, 2000 steps / 375M tokens, are
 #: Settings.warmup_published_steps / _tokens, judged by analysis/rules.py)
 #: warm-up of 2-5% of the run recommended (issue #6; Wortsman et al. use 5%)
@@ -238,24 +228,21 @@ class _Acc:
 
 
 def lr_ref(plan: Plan) -> tuple[float, str] | None:
-    """The most permissive of GPT-3 Table 2.1 (interpolated / fit), a modern recipe of
-    this size and DeepSeek eta_opt(C) (when the token budget is known)."""
+    """The size reference of the monitor's LR check (``lr_reference``: the most permissive
+    of GPT-3 Table 2.1, a modern recipe of this size and DeepSeek eta_opt(C) when the token
+    budget is known), named with the numbers it was taken at."""
     p = plan.params
     if not p:
         return None
-    ref, name = gpt3_lr(p)
-    name = f"{name} for {human(p)}"
-    for size, lr, recipe in RECIPE_LR:
-        if size / 1.5 <= p <= size * 1.5 and lr > ref:
-            ref, name = lr, recipe
-    if plan.total_tokens:
-        c = 6.0 * p * plan.total_tokens
-        ds = deepseek_lr(c)
-        if ds > ref:
-            ref, name = (
-                ds,
-                (f"DeepSeek eta_opt(C) for {human(p)} params on {human(plan.total_tokens)} tokens, C = {c:.2g} FLOPs"),
-            )
+    got = lr_reference(p, plan.total_tokens)
+    if got is None:
+        return None
+    ref, name = got
+    if name.startswith("GPT-3"):
+        name = f"{name} for {human(p)}"
+    elif name.startswith("DeepSeek"):
+        c = 6.0 * p * (plan.total_tokens or 0)
+        name = f"DeepSeek eta_opt(C) for {human(p)} params on {human(plan.total_tokens or 0)} tokens, C = {c:.2g} FLOPs"
     return ref, name
 
 

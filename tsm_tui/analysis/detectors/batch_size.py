@@ -11,7 +11,7 @@ import numpy as np
 
 from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.core.numbers import fmt
-from tsm_tui.analysis.detectors.references import batch_reference
+from tsm_tui.analysis.detectors.references import BELOW_BATCH_REFS, batch_reference
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
 
@@ -204,8 +204,7 @@ class BatchSizeDetector(Detector):
         if self._ref() is None:
             return self._result(
                 Status.SKIP,
-                f"{fmt(info.params)} params is below the published references "
-                "(GPT-3 Table 2.1 starts at 125M; DeepSeek's fit at ~1e17 FLOPs)",
+                f"{fmt(info.params)} params is {BELOW_BATCH_REFS}",
             )
         status, msg, _ = self._verdict()
         return self._result(status, msg.split(":")[0] if status != Status.PASS else msg)

@@ -1,8 +1,10 @@
-"""Published reference points for LR and batch size against model size.
+"""Published reference points for LR and batch size against model size: the one
+definition the monitor's checks and pre-flight both judge a run by.
 
 GPT-3 Table 2.1 (Brown et al. 2020): params, batch size in tokens, peak LR.
 DeepSeek LLM (arXiv 2401.02954, Eq. 1): eta_opt = 0.3118 C^-0.125,
 B_opt = 0.2920 C^0.3271 (C = compute in FLOPs, ~6 N D).
+Modern recipes' peak LR by size (detection-anchors.md section 3.2).
 """
 
 from __future__ import annotations
@@ -48,11 +50,31 @@ def gpt3_lr(params: float) -> tuple[float, str]:
 #: below these the published fits are extrapolated too far to judge a run by
 MIN_PARAMS = 10e6  # GPT-3 Table 2.1 starts at 125M; its log-log fit holds roughly to ~10M
 MIN_COMPUTE = 1e16  # DeepSeek's fit used 1e17-2e19 FLOPs
+MIN_BATCH_PARAMS = 100e6  # GPT-3 Table 2.1's batch sizes start at 125M (clamped below, not fitted)
+#: why a size has no batch reference (said by the monitor's check and by pre-flight)
+BELOW_BATCH_REFS = "below the published references (GPT-3 Table 2.1 starts at 125M; DeepSeek's fit at ~1e17 FLOPs)"
+
+#: Modern recipes' peak LR by size (section 3.2): LLaMA-1 Table 2 / Llama 2 Table 1
+#: [T], OLMo 2 configs [P], Llama 3 Table 3 [T]. A reference for models within
+#: RECIPE_SPAN x of these sizes, next to GPT-3 Table 2.1 and DeepSeek eta_opt(C).
+RECIPE_LR = [
+    (6.7e9, 3.0e-4, "LLaMA 7B / OLMo 2 7B recipe"),
+    (13e9, 3.0e-4, "LLaMA 13B / OLMo 2 13B recipe"),
+    (32e9, 6.0e-4, "OLMo 2 32B recipe"),
+    (65e9, 1.5e-4, "LLaMA 65B / Llama 2 70B recipe"),
+    (405e9, 8.0e-5, "Llama 3 405B recipe"),
+]
+RECIPE_SPAN = 1.5
 
 
 def lr_reference(params: float, tokens: float | None = None) -> tuple[float, str] | None:
-    """The most permissive of the references that apply at this size, and its name."""
+    """The most permissive of the references that apply at this size, and its name:
+    GPT-3 Table 2.1 (from MIN_PARAMS), a modern recipe of this size, DeepSeek
+    eta_opt(C) (from MIN_COMPUTE, when the token budget is known)."""
     ref = gpt3_lr(params) if params >= MIN_PARAMS else None
+    for size, lr, recipe in RECIPE_LR:
+        if size / RECIPE_SPAN <= params <= size * RECIPE_SPAN and (ref is None or lr > ref[0]):
+            ref = (lr, recipe)
     if tokens and 6.0 * params * tokens >= MIN_COMPUTE:
         ds = deepseek_lr(6.0 * params * tokens)
         if ref is None or ds > ref[0]:
@@ -61,9 +83,9 @@ def lr_reference(params: float, tokens: float | None = None) -> tuple[float, str
 
 
 def batch_reference(params: float, tokens_total: float | None) -> tuple[float, str] | None:
-    """Batch tokens reference: GPT-3 Table 2.1 (>= 100M params), DeepSeek B_opt(C)
+    """Batch tokens reference: GPT-3 Table 2.1 (from MIN_BATCH_PARAMS), DeepSeek B_opt(C)
     when the compute is in reach of its fit; the geometric mean when both apply."""
-    g = gpt3_batch_tokens(params) if params >= 100e6 else None
+    g = gpt3_batch_tokens(params) if params >= MIN_BATCH_PARAMS else None
     c = 6.0 * params * tokens_total if tokens_total else 0.0
     d = deepseek_batch_tokens(c) if c >= MIN_COMPUTE else None
     if g and d:
