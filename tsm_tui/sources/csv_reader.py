@@ -16,12 +16,21 @@ Lightning's global ``step`` beside ``epoch`` keeps counting and is taken as it i
 from __future__ import annotations
 
 import csv
+import re
 
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.epoch_steps import EpochCounter
 from tsm_tui.sources.fields import field_for, loss_role
+
+
+#: a number standing alone in a cell ("Loss 6.9e+00 (6.9e+00)", "Epoch: [0][ 50/1000]"), not
+#: part of a name ("mAP50-95", "lr-AdamW/pg1", "loss_0", "acc@1"): a first line where most
+#: cells hold one is a record of a log whose fields are tab-separated (the PyTorch ImageNet
+#: example, mmcv's "Epoch [1][50/1000]\tlr: ...", Swin's "Train: [0/300][100/1251]\t..."),
+#: not a header (a header names its columns)
+_VALUE = re.compile(r"(?<![\w.\-/@])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w\-/@]|\.\w)")
 
 
 class CsvReader(LineReader):
@@ -40,6 +49,8 @@ class CsvReader(LineReader):
             header = next(csv.reader([lines[0]], delimiter=delim))
         except csv.Error:
             return 0.0
+        if sum(1 for h in header if _VALUE.search(h)) * 2 > len(header):
+            return 0.0  # a log line whose fields are tab / comma separated, not a header (see _VALUE)
         fields = [field_for(h) for h in header]
         if not any(f and f != "step" for f in fields) and not any(loss_role(h) for h in header):
             return 0.0

@@ -32,6 +32,7 @@ ALIASES = {
     # loss
     "loss": "loss",
     "train_loss": "loss",
+    "loss_train": "loss",  # LitGPT's "loss train: 2.033, val: n/a"
     "lm_loss": "loss",
     "trl": "loss",
     "train/loss": "loss",

@@ -87,12 +87,12 @@ STEP = re.compile(
 )
 # an epoch and a counter within it (or a global one): "Epoch [1/5], Step [100/600]",
 # "Epoch 3 | Batch 100/5000", mmengine "Epoch(train) [1][100/500]", timm
-# "Train: 1 [ 100/500 ( 20%)]". Whether the counter starts again at each epoch is
+# "Train: 1 [ 100/500 ( 20%)]", PyTorch-GAN's "[Epoch 1/200] [Batch 50/938] [D loss: ...]". Whether the counter starts again at each epoch is
 # seen at the first change of epoch (``_epoch_step``). Linear: it starts only at the
 # word, every run is possessive, and the counter needs its "/total".
 EPOCH_COUNTER = re.compile(
     r"(?<![\w/])(?:epoch(?:\(train\))?|train:)\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\]?"
-    r"[\s,|:\-\]]*+(?:(step|iter(?:ation)?|batch|it)\b\s*+[:=]?\s*+)?[\[(]?\s*+(\d++)\s*+/\s*+(\d++)(?![\d.])",
+    r"[\s,|:\-\]\[]*+(?:(step|iter(?:ation)?|batch|it)\b\s*+[:=]?\s*+)?[\[(]?\s*+(\d++)\s*+/\s*+(\d++)(?![\d.])",
     re.I,
 )
 # the same with a bracketed epoch and no word (a custom trainer's "  [3/100] batch 50/5305 loss=-68.4"):
@@ -119,12 +119,16 @@ EPOCH_BRACKETS = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[\s*+(\d++)\s*+\]()\s
 PHASE_COUNTER = re.compile(
     r"(?<![\w/])(train(?:ing)?|test|val|valid(?:ation)?|eval)\s++(\d++)\s*+[,:|]\s*+(?=[A-Za-z])", re.I
 )
-# mmengine's iteration-based runs: "Iter(train) [ 100/1000]  lr: ...  loss: ..."
-ITER_COUNTER = re.compile(r"(?<![\w/])iter\((?:train)\)\s*+\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]", re.I)
+# iteration-based runs: mmengine's "Iter(train) [ 100/1000]  lr: ...  loss: ...", mmcv's
+# (mmseg / mmdet 2.x) "Iter [50/160000]\tlr: 9.997e-03, ..., loss: 3.5"
+ITER_COUNTER = re.compile(r"(?<![\w/])iter(?:\(train\))?\s*+\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]", re.I)
+# ESPnet2's trainer: "1epoch:train:101-200batch: iter_time=..., loss=36.2, ..." (the records of
+# a range of batches within the epoch, said at its last one; groups as EPOCH_STEP's, no word)
+ESPNET_EPOCH = re.compile(r"(?<![\w/])(\d++)epoch:train:\d++-()(\d++)batch:")
 # a step printed abbreviated (LeRobot's ``format_big_number``: "step:1K", "step:50K", rounded
 # to the nearest thousand): the suffix after STEP's digits (a lower-case "m" is minutes, "b" bytes)
 STEP_SUFFIX = re.compile(r"[KkMB](?![\w.])")
-_EPOCH_HINT = re.compile(r"(?i)epoch|train:|iter\(|\d\s*+\]\s*+(?:step|iter|batch|it)")
+_EPOCH_HINT = re.compile(r"(?i)epoch|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)")
 # an epoch with its total and no counter, the only step a per-epoch log has:
 # "Epoch 3/120, loss=0.41, val_loss=0.45" (read so while the file has shown no other step)
 EPOCH_ONLY = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I)
@@ -626,7 +630,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         if m is None:
             m = ITER_COUNTER.search(line)
             if m is None:
-                s = EPOCH_STEP.search(line) or EPOCH_BRACKETS.search(line)
+                s = EPOCH_STEP.search(line) or EPOCH_BRACKETS.search(line) or ESPNET_EPOCH.search(line)
                 return self._epoch_only(line) if s is None else self._epoch_counter(line, s)
             step = int64(m.group(1))
             if step is None:
