@@ -358,6 +358,50 @@ def test_two_writers_no_resume_and_stray_line(tmp_path, capsys):
     assert used(d)["skip_reasons"]["stray record of a lagging writer (step back, then forward again)"] == 1
 
 
+def _timed_csv(path, rows) -> None:
+    """A custom trainer's metrics.csv (fresh3 csv_custom_pretrain_resumes_loss_jumps' header):
+    rows of (step, loss, ISO timestamp)."""
+    lines = ["timestamp,step,loss,perplexity,learning_rate"]
+    lines += [f"{t},{s},{lo},{2.718**lo:.2f},2.8e-04" for s, lo, t in rows]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_a_relaunch_one_interval_back_is_a_resume_by_its_timestamps(tmp_path, capsys):
+    """A relaunch that goes back one logging interval (49100 -> 49050) passes the old maximum at
+    its second record: by steps alone it looked like a lagging writer's stray line, and its
+    restart loss (1.7x) became a spike that 'did not recover' (a false FAIL on a healthy run).
+    Its records were written hours later than the newest one: a new launch."""
+    day1 = [
+        (s, round(5.2 - 0.00001 * s, 4), f"2026-02-14T{10 + s // 10000:02d}:{s // 100 % 60:02d}:00")
+        for s in range(40000, 49101, 50)
+    ]
+    day2 = [
+        (
+            s,
+            round(5.0 + 3.2 * 0.99 ** ((s - 49050) / 50), 4),
+            f"2026-02-15T{16 + (s - 49050) // 6000:02d}:{(s - 49050) // 100 % 60:02d}:30",
+        )
+        for s in range(49050, 55001, 50)
+    ]
+    _timed_csv(tmp_path / "metrics.csv", day1 + day2)
+    d = report(tmp_path, capsys)
+    assert d["resumes"] == [{"from": 49100, "to": 49050}]
+    assert "stray record of a lagging writer (step back, then forward again)" not in used(d).get("skip_reasons", {})
+    spikes = next(c for c in d["checks"] if c["id"] == "loss_spike")
+    assert spikes["status"] != "FAIL", spikes
+
+
+def test_a_lagging_writers_older_line_is_still_stray_with_timestamps(tmp_path, capsys):
+    """A record of an earlier step written no later than the newest record delivered is a
+    lagging writer's (the timestamp rule only tells later writes apart)."""
+    rows = [(s, 2.0, f"2026-02-14T10:{s // 60:02d}:{s % 60:02d}") for s in range(100, 2001, 10)]
+    rows.insert(150, (1490, 2.5, "2026-02-14T10:24:50"))  # written at step 1490's time, printed after 1590
+    _timed_csv(tmp_path / "metrics.csv", rows)
+    d = report(tmp_path, capsys)
+    assert d["resumes"] == []
+    assert used(d)["skip_reasons"]["stray record of a lagging writer (step back, then forward again)"] == 1
+
+
 @pytest.mark.slow
 def test_two_writers_while_tailing(tmp_path, tail):
     p = tmp_path / "trainer_log.jsonl"

@@ -64,6 +64,12 @@ LAG = 1024
 #: live: seconds a held record waits with no new record of its source before it is
 #: delivered as a resume (ours: well above a burst's spread, well below a page's urgency)
 HOLD_IDLE = 2.0
+#: a record whose step goes back but whose own timestamp is this many seconds past every
+#: record delivered is a new launch's, not a lagging writer's: a lagging writer's record of
+#: an earlier step was written before the newer records it lags behind (ours: timestamps
+#: are printed to the second; a relaunch that goes back one logging interval, 49100 ->
+#: 49050, then passes the old maximum at once and was taken for stray lines)
+LATER = 1.0
 DUP = "duplicate record (same step, same values: two writers in one file)"
 STRAY = "stray record of a lagging writer (step back, then forward again)"
 
@@ -141,6 +147,7 @@ class Orderer:
         self._prev_cursor = 0
         self._prev_until = 0
         self.pushed_at = 0.0  # monotonic time of the last push (``release``)
+        self._last_time: float | None = None  # the newest timestamp of a delivered record
 
     def _count(self, why: str, n: int = 1) -> None:
         self.counts[why] = self.counts.get(why, 0) + n
@@ -169,6 +176,9 @@ class Orderer:
 
     def _deliver(self, r: StepRecord, out: list) -> None:
         out.append(r)
+        t = r.time
+        if t is not None and t == t and (self._last_time is None or t > self._last_time):
+            self._last_time = t
         self._remember(r.step, _sig(r))
         if self.first_step is None:
             self.first_step = r.step
@@ -220,7 +230,7 @@ class Orderer:
         if prev is not None and _same(prev, sig):
             self._dup(r.step)
             return
-        if r.launch:  # a new process wrote from here (sources/launches.py)
+        if r.launch or self._written_later(r):  # a new process wrote from here (sources/launches.py)
             self._launch(r, out)
             return
         if self._lagging_copy(r, sig):
@@ -238,6 +248,18 @@ class Orderer:
         self.held.append(r)
         if len(self.held) >= CONFIRM or _nonfinite(r):
             self._confirm(out)  # (a NaN never waits: a job that resumed and died at once)
+
+    def _written_later(self, r: StepRecord) -> bool:
+        """``r`` goes back in steps and its timestamp is LATER past the newest record
+        delivered: a new launch's first record (see LATER)."""
+        t, last = r.time, self._last_time
+        return (
+            t is not None
+            and last is not None
+            and self.max_step is not None
+            and r.step < self.max_step
+            and t > last + LATER
+        )
 
     def _launch(self, r: StepRecord, out: list) -> None:
         """The first record after a launch banner (not a copy of a recent record): records
@@ -330,6 +352,11 @@ class Orderer:
         top = int(fr.step.max())
         if self.max_step is None or top > self.max_step:
             self.max_step = top
+        tc = fr.cols.get("time")
+        if tc is not None and tc.size and not np.isnan(tc).all():
+            t = float(np.nanmax(tc))
+            if self._last_time is None or t > self._last_time:
+                self._last_time = t
 
     def flush(self) -> list:
         """End of the input: records still held stayed back to the end (a resume)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import datetime, timezone
 
 
 def fmt(x: float | None, digits: int = 4, missing: str = "n/a") -> str:
@@ -211,3 +212,20 @@ def shown(v, limit: int = 24) -> str:
         return "nan" if v != v else repr(v)
     s = str(v)
     return s if len(s) <= limit else f"{s[: limit - 8]}... ({len(s)} characters)"
+
+
+def iso_time(text: str) -> float | None:
+    """Seconds since the epoch of an ISO 8601 date and time ("2026-02-14T19:09:01.759319",
+    "2026-02-14 19:09:01Z"; no zone: UTC, only differences matter), else None."""
+    if not 10 < len(text) <= 40 or text[4:5] != "-":
+        return None
+    try:
+        t = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=timezone.utc)
+    try:
+        return t.timestamp()
+    except (OverflowError, OSError, ValueError):
+        return None

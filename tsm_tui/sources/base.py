@@ -14,7 +14,7 @@ import math
 import os
 
 from tsm_tui.core.frame import pack
-from tsm_tui.core.numbers import MAX_INT, int64, run_fact
+from tsm_tui.core.numbers import MAX_INT, int64, iso_time, run_fact
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.fields import (
@@ -287,7 +287,11 @@ class LineReader:
                     samples = _add_samples(v, samples)
                 continue
             if x is None:
-                continue
+                if f != "time" or tv is not str:
+                    continue
+                x = iso_time(v)  # a CSV's "2026-02-14T19:09:01.759319" timestamp column
+                if x is None:
+                    continue
             if f == "step":
                 if step is None and isfinite(x):
                     step = int64(x)
