@@ -106,6 +106,11 @@ def as_one_report(rep):
     """A report in the runs shape (the path held several runs, ``"kind": "runs"``) scored as its run
     with the most steps, with every run's alerts; a FAIL in any run counts (a false FAIL on a
     healthy log). score.py reads only the single-run shape (0 steps for a runs report)."""
+    if isinstance(rep, dict) and rep.get("earlier_runs"):
+        # a file's earlier runs (a new run replaced them): their alerts are said in the report
+        # too, outside the verdict (a FAIL there is no false FAIL: only the last run's checks count)
+        rep = dict(rep)
+        rep["alerts"] = [a for r in rep["earlier_runs"] for a in r.get("alerts", [])] + rep.get("alerts", [])
     if not isinstance(rep, dict) or rep.get("kind") != "runs" or not rep.get("runs"):
         return rep
     runs = rep["runs"]

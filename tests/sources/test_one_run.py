@@ -294,6 +294,37 @@ def test_a_new_run_appended_without_banner_is_judged_alone(tmp_path, capsys):
     assert d["steps"]["first"] == 1 and d["steps"]["last"] == 200
 
 
+def test_an_earlier_runs_findings_are_said_outside_the_verdict(tmp_path, capsys):
+    """The first run's NaN is not the new run's verdict, but it is said: the earlier run's
+    checks at its end (``earlier_runs``), in the JSON and the text report."""
+    rows = curve_rows(1, 300, 5.0, 2.0, 300, nan_at=280) + curve_rows(1, 200, 5.1, 2.2, 200)
+    (tmp_path / "m.jsonl").write_text("\n".join(rows) + "\n")
+    d = report(tmp_path / "m.jsonl", capsys)
+    assert next(c for c in d["checks"] if c["id"] == "nonfinite")["status"] == "PASS"
+    (run,) = d["earlier_runs"]
+    assert (run["first_step"], run["last_step"]) == (1, 300)
+    assert {c["id"]: c["status"] for c in run["checks"]}["nonfinite"] == "FAIL"
+    assert any(a["check"] == "nonfinite" and a["step"] == 280 for a in run["alerts"])
+    assert main([str(tmp_path / "m.jsonl"), "--report"]) == 0  # (the verdict: the last run's)
+    out = capsys.readouterr().out
+    assert "earlier runs in this file" in out and "steps 1-300: " in out, out[-3000:]
+    assert "NaN/Inf Values FAIL: 1 non-finite record(s), first at step 280" in out
+
+
+def test_a_relaunchs_spikes_in_the_run_before_it_are_said():
+    """Real (bench/corpus/fresh2, openpi, Apache-2.0): a 164-record pi0 fine-tune with 8
+    single-record loss spikes, then a new run from step 0 cancelled at 12800. The checks judge
+    the new run (no spike); the long run's spikes are said as an earlier run's."""
+    path = Path(__file__).parents[2] / "bench" / "corpus" / "fresh2" / "openpi_jax_pi0_three_launches"
+    (an,) = analyze_runs(str(path))
+    mon = an.monitor
+    assert next(c for c in an.checks() if c.id == "loss_spike").status.value == "PASS"
+    (run,) = mon.earlier_runs
+    assert (run.first_step, run.last_step) == (0, 16300)
+    spikes = {a.step for a in run.alerts if a.check == "loss_spike"}
+    assert {14300, 12800, 9600} <= spikes
+
+
 def test_a_step_counter_reset_with_the_loss_where_it_was_is_a_resume(tmp_path, capsys):
     """Steps back at 1 but the loss goes on from where it was (an epoch-local counter, a
     resume that counts from 0): the same run, judged whole, as before."""

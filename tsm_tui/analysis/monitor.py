@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from dataclasses import dataclass
 
 
 from tsm_tui.analysis.detectors import DETECTORS
@@ -18,6 +19,30 @@ from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.core.steps import StepSet
 
 MAX_ALERTS = 1000  # alerts kept; older ones are counted, not stored
+#: earlier runs of a file kept with their findings (a new run restarts the checks); older
+#: ones are counted (ours: a Slurm .out of smoke tests and relaunches rarely holds more)
+MAX_EARLIER = 8
+EARLIER_ALERTS = 20  # warnings and criticals kept of each earlier run (the newest)
+
+
+@dataclass(frozen=True)
+class EarlierRun:
+    """A run of the same file that a new run replaced (analysis/launches.py): what its
+    checks said at its end. Not part of the verdict (the checks judge the last run), but
+    never silent: a spike in the long run before a short relaunch is still said."""
+
+    first_step: int | None
+    last_step: int | None
+    checks: tuple[CheckResult, ...]  # the checks that warned or failed
+    alerts: tuple[Alert, ...]  # its warnings and criticals (the newest EARLIER_ALERTS)
+
+    def to_json(self) -> dict:
+        return {
+            "first_step": self.first_step,
+            "last_step": self.last_step,
+            "checks": [{"id": c.id, "status": c.status.value, "summary": c.summary} for c in self.checks],
+            "alerts": [a.to_json() for a in self.alerts],
+        }
 PER_KEY = 5  # repeats of one kind of alert kept (grad-norm spikes ...)
 EARLY_FRAC = 0.1  # "early in the run" for the no-warm-up escalation (ours)
 EARLY_STEPS = 500
@@ -67,6 +92,9 @@ class Monitor:
         self._loss_steps = StepSet()
         #: the file's launch segments; a new run restarts the checks (analysis/launches.py)
         self.launches = Launches()
+        #: runs of this file that a new run replaced, with what their checks said (newest last)
+        self.earlier_runs: list[EarlierRun] = []
+        self.earlier_dropped = 0
         self._released: tuple | None = None  # (checks, alert views) once released
         self.finalized = False
 
@@ -179,6 +207,7 @@ class Monitor:
         prev_first, prev_last = st.first_step, st.last_step
         text_read = st.text_read
         carried = {type(d): d for d in self._active if getattr(d, "keeps_history", False)}
+        self._keep_earlier(prev_first, prev_last, {d.id for d in carried.values()})
         st.__init__(st.info)  # in place: the views and the Session hold this object
         st.text_read = text_read
         self.detectors = [carried[cls] if cls in carried else cls(self.settings, st) for cls in self._classes]
@@ -208,6 +237,32 @@ class Monitor:
             actions=[],
             key=f"launch:{n}",
         )
+
+    def _keep_earlier(self, first: int | None, last: int | None, carried: set[str]) -> None:
+        """The run that ends here, judged at its end as a finished log is (``finalize``):
+        its warned and failed checks and its alerts, kept as an ``EarlierRun``. The end-of-log
+        alerts are not paged (that run is over); the checks that keep the file's history
+        (carried) are not repeated."""
+        end: list[Alert] = []
+        for d in self._active:
+            if d.id in carried:
+                continue
+            try:
+                end += d.finalize()
+            except Exception as e:  # noqa: BLE001 - contained (see feed)
+                self._fail(d, e)
+        checks = tuple(
+            c
+            for c in (self._result(d) for d in self.detectors if d.id not in carried)
+            if c.status in (Status.WARN, Status.FAIL)
+        )
+        alerts = [a for a in self.view_alerts() + end if a.check not in carried and a.severity != Severity.INFO]
+        if not checks and not alerts:
+            return
+        if len(self.earlier_runs) >= MAX_EARLIER:
+            self.earlier_runs.pop(0)
+            self.earlier_dropped += 1
+        self.earlier_runs.append(EarlierRun(first, last, checks, tuple(alerts[-EARLIER_ALERTS:])))
 
     def feed_event(self, ev: TextEvent, own: bool = True) -> list[Alert]:
         """A text event (a crash line) of this source (``own``) or of another file of the

@@ -83,6 +83,13 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
             else "the checks judge the resumed whole"
         )
         lines.append(f"  launches: {len(launches) + mon.launches.dropped} in this file ({segs}{more}); {judged}")
+    if mon.earlier_runs:
+        lines.append("  earlier runs in this file (not in the verdict; what their checks said at their end):")
+        for r in mon.earlier_runs:
+            said = "; ".join(f"{c.title} {c.status.value}: {clean(c.summary)}" for c in r.checks) or "no check warned"
+            lines.append(f"    steps {r.first_step}-{r.last_step}: {said}")
+        if mon.earlier_dropped:
+            lines.append(f"    ({mon.earlier_dropped} older run(s) not kept)")
     known = [f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in _info_items(an)]
     if known:
         lines.append("  config: " + ", ".join(known))
@@ -216,6 +223,10 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
         d["ranks"] = {"count": len(an.run.ranks), "files": list(an.run.ranks), "used": an.run.primary}
     if len(mon.launches.segments) > 1:
         d["launches"] = mon.launches.to_json()
+    if mon.earlier_runs:  # (additive, schema 1: only when a new run replaced one with findings)
+        d["earlier_runs"] = [r.to_json() for r in mon.earlier_runs]
+        if mon.earlier_dropped:
+            d["earlier_runs_not_kept"] = mon.earlier_dropped
     # what was read from where, and what could not be judged (additive, schema 1)
     d["sources"] = sources(an)
     d["coverage"] = coverage(an, checks)
