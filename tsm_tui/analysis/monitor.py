@@ -43,6 +43,8 @@ class EarlierRun:
             "checks": [{"id": c.id, "status": c.status.value, "summary": c.summary} for c in self.checks],
             "alerts": [a.to_json() for a in self.alerts],
         }
+
+
 PER_KEY = 5  # repeats of one kind of alert kept (grad-norm spikes ...)
 EARLY_FRAC = 0.1  # "early in the run" for the no-warm-up escalation (ours)
 EARLY_STEPS = 500
