@@ -375,7 +375,7 @@ def test_late_config_sets_warmup_and_model_size_in_follow(tmp_path, follow):
     sts = {o["check"]: o for o in f.json() if o["event"] == "status"}
     # the warm-up against the plan, the peak LR against the 7B reference, the batch against the model size
     assert "0.1% of 100000 planned" in sts["lr_schedule"]["summary"], sts["lr_schedule"]
-    assert "GPT-3 Table 2.1" in sts["lr_schedule"]["summary"], sts["lr_schedule"]
+    assert "LLaMA 7B / OLMo 2 7B recipe" in sts["lr_schedule"]["summary"], sts["lr_schedule"]
     assert sts["batch_size"]["status"] != "SKIP" and "tokens/step" in sts["batch_size"]["summary"], sts["batch_size"]
     assert f.stop() == 0
 

@@ -630,3 +630,51 @@ def test_steps_past_the_plan_are_never_more_than_all_of_it():
     res = check(mon, "plateau")
     assert "%" not in res.summary
     assert "past the planned run (step 9201 of 1000 planned: the plan or the step axis is wrong)" in res.summary
+
+
+# -- no progress by a rise (issue 26, fresh2 / fresh3) ---------------------------------------
+def _rise_rows(rise: float, noise: float, n: int = 1000, gan: bool = False, seed: int = 3):
+    """A loss that falls to its best at step 200, then climbs ``rise`` above it by the end."""
+    import random
+
+    rng = random.Random(seed)
+    for s in range(1, n + 1):
+        base = 3.0 * math.exp(-s / 40) + 1.0 if s <= 200 else 1.0 + rise * (s - 200) / (n - 200)
+        extra = {"loss_D": 0.7} if gan else None
+        yield StepRecord(s, loss=base * math.exp(rng.gauss(0, noise)), extra=extra)
+
+
+def _judge(rows):
+    mon = Monitor(Settings(), RunInfo())
+    alerts = [a for r in rows for a in mon.feed(r)] + mon.finalize()
+    return check(mon, "plateau"), [a for a in alerts if a.key == "plateau_rise"]
+
+
+def test_a_loss_that_climbs_back_above_its_best_is_no_progress_not_improving():
+    """A loss 40% above its best for 800 steps (under the 1.5x of divergence) read "loss still
+    improving" (fresh3's Lightning W&B run: 0.0372 -> 0.0535)."""
+    res, rise = _judge(_rise_rows(0.4, 0.03))
+    assert res.status.value == "WARN" and res.summary.startswith("no progress for"), res.summary
+    assert len(rise) == 1 and rise[0].severity == Severity.WARNING and rise[0].step == 1000
+    assert "above its best" in rise[0].message
+
+
+@pytest.mark.parametrize(
+    "rise, noise, gan",
+    [
+        (0.1, 0.03, False),  # a drift under RISE_MIN
+        (0.25, 0.5, False),  # a very noisy loss: its luckiest block's level is ~2-3 se low
+        (0.4, 0.03, True),  # a GAN's generator climbs as its discriminator learns
+    ],
+)
+def test_no_rise_said_within_noise_or_for_an_adversarial_objective(rise, noise, gan):
+    res, rise_alerts = _judge(_rise_rows(rise, noise, gan=gan))
+    assert rise_alerts == [] and not res.summary.startswith("no progress"), res.summary
+
+
+def test_no_rise_rule_on_a_loss_whose_best_is_zero():
+    """A best level of exactly 0 (a loss printed as 0.0: real_logs2 hf_qlora_zero_loss' shape)
+    is no base for the rise rule's ratio: no rise is said and the check does not fail."""
+    rows = [StepRecord(s, loss=0.0328 if s == 10 else 0.0) for s in range(10, 1001, 10)]  # its shape
+    res, rise = _judge(rows)
+    assert "failed" not in res.summary and rise == []

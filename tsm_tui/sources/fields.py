@@ -473,6 +473,13 @@ def gan_key(key: str) -> bool:
     return g is not None and g[2]
 
 
+def adversarial_key(key: str) -> bool:
+    """``key`` is one only an RL run (``rl_key``) or a GAN (``gan_key``) logs: an objective
+    that may rise while the run learns (a policy loss, a generator against a learning
+    discriminator)."""
+    return rl_key(key) or gan_key(key)
+
+
 def key_roles(keys) -> dict[str, str]:
     """The loss roles of a record's extra keys (``loss_role`` per key), a GAN's recognised on the
     record: its generator's keys get ``"gen"`` (the total) or ``"gen_term"``, its discriminator's

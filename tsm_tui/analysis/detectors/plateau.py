@@ -48,6 +48,7 @@ from tsm_tui.analysis.rules import diverged
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.numbers import times as _times
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
+from tsm_tui.sources.fields import adversarial_key
 
 MAX_BLOCKS = 32
 MIN_RECORDS = 20  # fewer records in the window cannot tell flat from noisy (ours)
@@ -77,6 +78,13 @@ PACE = 0.5
 SPIKE_SD = 4.0
 SPIKE_REL = 0.3
 REF_RECORDS = 20
+#: no progress by a rise (issue 26: a loss 20-44% above its best for thousands of steps read
+#: "loss still improving"): the loss's REF_RECORDS level this share above its best level, and
+#: RISE_SE standard errors of that level above it (a noisy loss's best block is its luckiest:
+#: ~2-3 se low), for 2 windows since the best; under the divergence factor (the Loss Spike
+#: check's), said at the end of the log and by the check's verdict (ours)
+RISE_MIN = 0.2
+RISE_SE = 4.0
 #: a plateau is reported once its span has been proven flat at every evaluation for
 #: this share of the window (ours): the fit of a noisy slow descent wanders, and one
 #: evaluation whose bound happens to fall under the bar is not yet a plateau
@@ -226,10 +234,14 @@ class PlateauDetector(Detector):
         #: the lowest level (``_recent_level``: the mean of the newest blocks holding REF_RECORDS
         #: records) seen at a block's completion, and that block's last step
         self.best: tuple[float, int] | None = None
+        self._adversarial = False  # a GAN's or an RL run's objective (fields): it may rise as it learns
+        self._keysets: set[tuple] = set()
         self._pace: float | None = None  # improvement rate over the window before the open plateau
         self._sched = SchedulePeak()  # the LR schedule's peak (an LR jump is not it)
 
     def update(self, rec: StepRecord) -> list[Alert]:
+        if rec.extra and not self._adversarial:
+            self._see_keys(rec.extra)
         x = rec.loss
         if x is None or not math.isfinite(x):
             return []
@@ -509,7 +521,18 @@ class PlateauDetector(Detector):
     # them to the open block, in the same order (cumsum adds one value at a time, as
     # ``b.loss_sum += x`` does; np.sum would add pairwise). Non-finite losses are not rows
     # for this check.
+    def _see_keys(self, extra) -> None:
+        """A GAN's or an RL run's objective (fields.adversarial_key), once per key set."""
+        ks = tuple(extra)
+        if ks in self._keysets:
+            return
+        if len(self._keysets) < 256:
+            self._keysets.add(ks)
+        self._adversarial = any(adversarial_key(k) for k in ks)
+
     def prepare(self, fr):
+        if fr.extra and not self._adversarial:
+            self._see_keys(fr.extra)
         loss = fr.get("loss")
         if loss is None:
             return None
@@ -1052,7 +1075,59 @@ class PlateauDetector(Detector):
         CONFIRM of the end), or a run that never learned: the report's verdict gets its
         alert and actions."""
         out = self._never_learned(self.state.last_step or 0, end=True)
-        return out + self._plateau_at_end()
+        out += self._plateau_at_end()
+        if not out:
+            r = self._rise()
+            if r is not None:
+                out.append(self._rise_alert(*r))
+        return out
+
+    def _rise(self) -> tuple[float, int, float] | None:
+        """(best level, its step, the level now) when the loss has made no progress by a
+        rise (RISE_MIN, RISE_SE) for 2 windows since its best, under divergence; None for a
+        GAN's or an RL run's objective, with a plateau said or a stall that ended."""
+        cur, best = self._recent_level(), self.best
+        if (
+            cur is None
+            or best is None
+            or not best[0] > 0
+            or self._adversarial
+            or self.warned
+            or self.failed
+            or self.longest is not None
+        ):
+            return None
+        now = self.state.last_step or 0
+        if now - best[1] < 2 * self.window_steps() or diverged(cur, best[0], self.settings):
+            return None
+        n = sd = 0.0
+        sm = ss = 0.0
+        for b in reversed(self.blocks):  # the noise of the records of the level now
+            n, sm, ss = n + b.n, sm + b.loss_sum, ss + b.loss_sumsq
+            if n >= REF_RECORDS:
+                break
+        if n >= 2:
+            sd = math.sqrt(max(0.0, ss / n - (sm / n) ** 2))
+        bar = best[0] * (1 + max(RISE_MIN, RISE_SE * sd / math.sqrt(n) / best[0] if n else 0.0))
+        return (best[0], best[1], cur) if cur >= bar else None
+
+    def _rise_alert(self, best: float, at: int, cur: float) -> Alert:
+        now = self.state.last_step or 0
+        return Alert(
+            self.id,
+            Severity.WARNING,
+            now,
+            f"No progress for {now - at} steps: the loss is {fmt(cur)}, {cur / best - 1:.0%} above its best "
+            f"{fmt(best)} (step {at}){self._lr_text()}.",
+            value=cur,
+            baseline=best,
+            actions=[
+                "Compare with the validation loss: a training loss that climbs back is an LR too high for this "
+                "stage, a data order or mixture change, or a regularisation term that grows.",
+                f"Roll back to a checkpoint near step {at} (its best) and lower the LR, if the rise is not intended.",
+            ],
+            key="plateau_rise",
+        )
 
     def _plateau_at_end(self) -> list[Alert]:
         if self.start is None or self.warned or self.failed or not self._proven or self._converged():
@@ -1265,6 +1340,14 @@ class PlateauDetector(Detector):
         if self.longest is not None:  # a stall that ended by itself is history, not a fault
             a, b = self.longest
             return self._result(Status.PASS, f"stalled for {b - a} steps from step {a}, then improved")
+        r = self._rise()
+        if r is not None:
+            best, at, cur = r
+            return self._result(
+                Status.WARN,
+                f"no progress for {(self.state.last_step or 0) - at} steps: loss {fmt(cur)}, "
+                f"{cur / best - 1:.0%} above its best {fmt(best)} (step {at})",
+            )
         if self.rising is not None:
             a, b = self.rising
             return self._result(
