@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+from contextlib import asynccontextmanager
 
 from textual import events
 from textual.geometry import Size
@@ -42,6 +43,16 @@ def two_runs(tmp_path):
     return tmp_path
 
 
+@asynccontextmanager
+async def on_the_runs_screen(tmp_path, size=NEW):
+    """The app on two finished runs, the runs screen shown, the dashboard beneath it."""
+    app = TsmApp.from_options(parse([str(two_runs(tmp_path)), "--no-bell"]), mode="finished")
+    async with app.run_test(size=tuple(size)) as pilot:
+        await pilot_until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.loaded, 15, "the runs screen")
+        await pilot.pause(0.2)
+        yield app, pilot
+
+
 def count_relayouts(monkeypatch) -> dict[int, int]:
     """Relayouts per screen (``Screen._screen_resized``, which Textual calls for a Resize),
     breaking the cycle past BOUND."""
@@ -65,21 +76,18 @@ def stale_then_fresh(app, screen) -> None:
         screen.call_later(lambda: None)
 
 
-async def settle(pilot, app):
+async def settle(pilot):
     await pilot.pause(0.3)
     await pilot.pause()
 
 
 def test_a_stale_resize_on_the_current_screen_settles_at_the_terminals_size(tmp_path, monkeypatch):
     async def body():
-        app = TsmApp.from_options(parse([str(two_runs(tmp_path)), "--no-bell"]), mode="finished")
-        async with app.run_test(size=tuple(NEW)) as pilot:
-            await pilot_until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.loaded, 15, "the runs screen")
-            await pilot.pause(0.2)
+        async with on_the_runs_screen(tmp_path) as (app, pilot):
             counts = count_relayouts(monkeypatch)
             runs = app.screen
             stale_then_fresh(app, runs)
-            await settle(pilot, app)
+            await settle(pilot)
             assert counts.get(id(runs), 0) <= 4, f"the runs screen relaid out {counts.get(id(runs))} times"
             assert runs.size == NEW and app.size == NEW
 
@@ -88,18 +96,15 @@ def test_a_stale_resize_on_the_current_screen_settles_at_the_terminals_size(tmp_
 
 def test_a_stale_resize_on_the_dashboard_beneath_the_runs_screen_settles(tmp_path, monkeypatch):
     async def body():
-        app = TsmApp.from_options(parse([str(two_runs(tmp_path)), "--no-bell"]), mode="finished")
-        async with app.run_test(size=tuple(NEW)) as pilot:
-            await pilot_until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.loaded, 15, "the runs screen")
-            await pilot.pause(0.2)
+        async with on_the_runs_screen(tmp_path) as (app, pilot):
             counts = count_relayouts(monkeypatch)
             stale_then_fresh(app, app.dashboard)
-            await settle(pilot, app)
+            await settle(pilot)
             n = counts.get(id(app.dashboard), 0)
             assert n <= 4, f"the dashboard beneath the runs screen relaid out {n} times"
             await pilot.press("enter")  # the dashboard shown: at the terminal's size
             await pilot_until(pilot, lambda: not isinstance(app.screen, RunsScreen), 10, "a run's dashboard")
-            await settle(pilot, app)
+            await settle(pilot)
             assert app.dashboard.size == NEW
 
     run(body())
@@ -119,7 +124,7 @@ def test_a_stale_resize_under_the_help_screen_settles(tmp_path, monkeypatch):
             help_screen = app.screen
             stale_then_fresh(app, help_screen)
             stale_then_fresh(app, app.dashboard)
-            await settle(pilot, app)
+            await settle(pilot)
             for screen in (help_screen, app.dashboard):
                 n = counts.get(id(screen), 0)
                 assert n <= 6, f"{type(screen).__name__} relaid out {n} times"
@@ -133,17 +138,15 @@ def test_screens_follow_real_resizes_to_the_last_size(tmp_path):
     ends at the terminal's last size, on the runs screen and on a run's dashboard."""
 
     async def body():
-        app = TsmApp.from_options(parse([str(two_runs(tmp_path)), "--no-bell"]), mode="finished")
-        async with app.run_test(size=tuple(OLD)) as pilot:
-            await pilot_until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.loaded, 15, "the runs screen")
+        async with on_the_runs_screen(tmp_path, OLD) as (app, pilot):
             for w, h in ((100, 40), (200, 50), (90, 20), (120, 36), (80, 24)):
                 await pilot.resize_terminal(w, h)
-            await settle(pilot, app)
+            await settle(pilot)
             assert app.screen.size == NEW and app.dashboard.size == NEW
             await pilot.press("enter")
             await pilot_until(pilot, lambda: not isinstance(app.screen, RunsScreen), 10, "a run's dashboard")
             await pilot.resize_terminal(*OLD)
-            await settle(pilot, app)
+            await settle(pilot)
             assert app.dashboard.size == OLD
             assert app.dashboard.has_class("-wide") and not app.dashboard.has_class("-narrow")
 
@@ -155,17 +158,14 @@ def test_the_bound_catches_the_cycle(tmp_path, monkeypatch):
     (Textual's own Screen handler alone) relays out until the bound."""
 
     async def body():
-        app = TsmApp.from_options(parse([str(two_runs(tmp_path)), "--no-bell"]), mode="finished")
-        async with app.run_test(size=tuple(NEW)) as pilot:
-            await pilot_until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.loaded, 15, "the runs screen")
-            await pilot.pause(0.2)
+        async with on_the_runs_screen(tmp_path) as (app, pilot):
             counts = count_relayouts(monkeypatch)
             runs = app.screen
             for cls in type(runs).__mro__:  # Textual's handler alone: every class's _on_resize but Screen's
                 if cls is not Screen and "_on_resize" in cls.__dict__:
                     monkeypatch.setattr(cls, "_on_resize", lambda self, event: None)
             stale_then_fresh(app, runs)
-            await asyncio.wait_for(settle(pilot, app), 60)
+            await asyncio.wait_for(settle(pilot), 60)
             assert counts.get(id(runs), 0) > BOUND
 
     run(body())
