@@ -4,7 +4,7 @@ Textual 8.2.8 lays a screen out at the size each queued Resize carries, and a re
 changes the screen's size posts a Resize of that size to the screen itself, followed (while a
 batch update is open) by a ``_compositor_refresh`` callback: two pending sizes kept re-posting
 each other for ever, the screen's task never yielded, the batch never closed (100% CPU, the UI
-frozen). tsm_tui/views/tui/fresh_size.py says how; /work/notes/resize.md how it was found.
+frozen): tsm_tui/views/tui/fresh_size.py says how, with Textual's file:line.
 
 The Resizes are posted the way ``App._check_resize`` posts them (a screen's loop behind the
 terminal: the app starting, the dashboard composing under the runs screen, two resizes in quick
