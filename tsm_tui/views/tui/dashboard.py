@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 
-from textual import events
 from textual.app import ComposeResult, ScreenStackError
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -31,6 +30,7 @@ from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status
 from tsm_tui.views.tui.activity import RATE_HORIZON, STALL_MIN, RunActivity
 from tsm_tui.views.tui.bridge import LiveBridge
+from tsm_tui.views.tui.fresh_size import LaidOutAtTerminalSize
 from tsm_tui.views.tui.plotting import focus_plot, spark
 from tsm_tui.views.tui.runs import RunRow, RunsScreen
 from tsm_tui.views.tui.series import SeriesStore
@@ -81,7 +81,7 @@ def _locked(method):
     return wrapper
 
 
-class DashboardScreen(Screen):
+class DashboardScreen(LaidOutAtTerminalSize, Screen):
     """A run's dashboard (the app's first screen). ``help_extra``: keys the app adds to
     its help (Esc back to the runs screen)."""
 
@@ -219,14 +219,6 @@ class DashboardScreen(Screen):
     def on_unmount(self) -> None:
         self._ready = False
         self._age_ticker.stop()
-
-    def _on_resize(self, event: events.Resize) -> None:
-        """Beneath the runs screen a resize reached this screen twice, once with the size it
-        had before: the two relayouts re-posted each other's size for ever (100% CPU). A
-        size that is not the terminal's any more is stale: ignored."""
-        if event.size != self.app.size:
-            event.prevent_default()  # (Textual calls each class's handler: Screen's is the default)
-            event.stop()
 
     def plot_resized(self) -> None:
         """The focus plot's own size changed (a sparkline added above it, a resize)."""

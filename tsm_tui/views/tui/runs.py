@@ -35,6 +35,7 @@ from tsm_tui.analysis.detectors import CHECKS, DETECTORS
 from tsm_tui.analysis.monitor import MAX_ALERTS
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status
 from tsm_tui.views.tui.activity import STALL_FACTOR, STALL_MIN, RunActivity
+from tsm_tui.views.tui.fresh_size import LaidOutAtTerminalSize
 from tsm_tui.views.tui.ticker import TICK_MIN, TICK_SLACK, TICK_TRUST, Ticker, changes_in
 from tsm_tui.views.tui.widgets import MUTED, HelpScreen, safe
 
@@ -211,7 +212,7 @@ class RunsTable(DataTable):
     ]
 
 
-class RunsScreen(Screen):
+class RunsScreen(LaidOutAtTerminalSize, Screen):
     """All runs under PATH, the sick ones first. Installed once by the app: Esc back from a
     run's dashboard finds the filter, the order and the cursor as they were."""
 

@@ -22,6 +22,7 @@ from tsm_tui.analysis.detectors import DETECTORS
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status
 from tsm_tui.core.sanitize import clean
+from tsm_tui.views.tui.fresh_size import LaidOutAtTerminalSize
 
 #: short titles for narrow panes (the report's titles are longer): the detectors' own ``label``
 SHORT_TITLES = {d.id: d.label for d in DETECTORS}
@@ -389,7 +390,7 @@ HELP_NOTES = [
 ]
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(LaidOutAtTerminalSize, ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
