@@ -809,15 +809,15 @@ def file_spec(path: str) -> RunSpec:
 def _shares_dir(path: str) -> bool:
     """The directory of ``path`` holds logs of other runs (numbered siblings or other
     series that start with it: ``split_series``'s rule)."""
-    from tsm_tui.sources import registry
+    from tsm_tui.sources import log_files, registry
 
     d = os.path.dirname(path)
     try:
-        names = sorted(n for n in os.listdir(d) if registry._is_candidate(n))
+        names = sorted(n for n in os.listdir(d) if log_files.is_candidate(n))
     except OSError:
         return False
     paths = [os.path.join(d, n) for n in names if os.path.isfile(os.path.join(d, n))]
-    groups = [g for g in registry.group_sources(paths) if path not in g]
+    groups = [g for g in log_files.group_sources(paths) if path not in g]
     if not groups:
         return False
     if len(groups) > MAX_SIBLINGS:

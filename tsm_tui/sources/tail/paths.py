@@ -6,7 +6,7 @@ import os
 import stat
 from types import SimpleNamespace
 
-from tsm_tui.sources import registry
+from tsm_tui.sources import log_files
 
 TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".part", ".partial", ".lock", "~")
 
@@ -42,7 +42,7 @@ def looks_like_log(path: str) -> bool:
     low = os.path.basename(path).lower()
     if temporary(low):
         return False
-    return low.endswith(registry.LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log")
+    return low.endswith(log_files.LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log")
 
 
 def fid(st) -> tuple[int, int]:
