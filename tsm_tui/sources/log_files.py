@@ -125,6 +125,23 @@ def natural(name: str) -> list:
     return [int(t) if i % 2 else t for i, t in enumerate(_ASCII_DIGITS.split(name))]
 
 
+def _walk(root: str):
+    """``os.walk`` below ``root`` (errors passed over) with each directory's depth below it;
+    the caller sets ``dirnames`` to what it searches (``_searched``)."""
+    root = os.path.abspath(root)
+    base = root.rstrip(os.sep).count(os.sep)
+    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: None):
+        yield dirpath.count(os.sep) - base, dirpath, dirnames, filenames
+
+
+def _searched(dirnames: list[str], depth: int) -> list[str]:
+    """The sub-directories of a directory ``depth`` below the root that are searched, by
+    name: none at ``MAX_DEPTH``, never ``SKIP_DIRS`` or a dot-directory."""
+    if depth >= MAX_DEPTH:
+        return []
+    return [d for d in sorted(dirnames) if d not in SKIP_DIRS and not d.startswith(".")]
+
+
 def candidate_files(root: str) -> list[str]:
     """Log-like files below ``root`` (newest first within a directory is not assumed).
 
@@ -137,15 +154,10 @@ def candidate_files(root: str) -> list[str]:
     the full history: the older checkpoints' copies would count steps twice).
     """
     out: list[str] = []
-    root = os.path.abspath(root)
-    base = root.rstrip(os.sep).count(os.sep)
-    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: None):
-        depth = dirpath.count(os.sep) - base
+    for depth, dirpath, dirnames, filenames in _walk(root):
         ckpts = []
         keep = []
-        for d in sorted(dirnames):
-            if d in SKIP_DIRS or d.startswith(".") or depth >= MAX_DEPTH:
-                continue
+        for d in _searched(dirnames, depth):
             s = checkpoint_step(d, True)
             if s is not None:
                 ckpts.append((s, d))
@@ -202,12 +214,8 @@ def fallback_files(root: str) -> list[str]:
     nobody chose the name (``_FALLBACK_NAME``), at most ``MAX_FALLBACK``; the readers'
     sniff still decides (a ``.md`` with fewer than five records is prose: ``not_a_log``)."""
     out: list[str] = []
-    root = os.path.abspath(root)
-    base = root.rstrip(os.sep).count(os.sep)
-    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: None):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        if dirpath.count(os.sep) - base >= MAX_DEPTH:
-            dirnames[:] = []
+    for depth, dirpath, dirnames, filenames in _walk(root):
+        dirnames[:] = _searched(dirnames, depth)
         for f in sorted(filenames):
             if (
                 _FALLBACK_NAME.search(f)

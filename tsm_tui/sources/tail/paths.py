@@ -39,10 +39,9 @@ def temporary(name: str) -> bool:
 
 
 def looks_like_log(path: str) -> bool:
-    low = os.path.basename(path).lower()
-    if temporary(low):
-        return False
-    return low.endswith(log_files.LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log")
+    """A name discovery would follow (``log_files.is_candidate``), not a temporary one."""
+    name = os.path.basename(path)
+    return not temporary(name) and log_files.is_candidate(name)
 
 
 def fid(st) -> tuple[int, int]:
