@@ -582,7 +582,7 @@ def test_live_created_runs_keep_their_own_checkpoints(tmp_path):
     run's rollback is its own checkpoint, never the run below it (B4d)."""
     from tsm_tui.analysis.live import LiveLoop
     from tsm_tui.core.settings import Settings
-    from tsm_tui.sources import registry
+    from tsm_tui.sources import log_files, registry
     from tsm_tui.sources.feed import ReplayFeed
 
     jsonl(tmp_path / "train_log.jsonl", n=300)
@@ -591,7 +591,7 @@ def test_live_created_runs_keep_their_own_checkpoints(tmp_path):
     jsonl(tmp_path / "b" / "metrics.jsonl", n=300)
     (tmp_path / "b" / "checkpoints").mkdir()
     (tmp_path / "b" / "checkpoints" / "step_225.pt").write_bytes(b"")
-    readers = {p: registry.open_reader(p)[0] for p in registry.candidate_files(str(tmp_path))}
+    readers = {p: registry.open_reader(p)[0] for p in log_files.candidate_files(str(tmp_path))}
     loop = LiveLoop.many(ReplayFeed(readers), str(tmp_path), Settings())
     loop.start()
     try:

@@ -622,7 +622,7 @@ def test_an_unreadable_file_is_a_note(tmp_path, monkeypatch):
 
 
 def test_a_deep_tree_is_searched_to_a_depth_and_not_followed_below(tmp_path):
-    from tsm_tui.sources import registry
+    from tsm_tui.sources import log_files
 
     d = tmp_path
     for i in range(40):
@@ -630,7 +630,7 @@ def test_a_deep_tree_is_searched_to_a_depth_and_not_followed_below(tmp_path):
     d.mkdir(parents=True)
     (d / "deep.jsonl").write_text(GOOD)
     (tmp_path / "m.jsonl").write_text(GOOD)
-    found = registry.candidate_files(str(tmp_path))
+    found = log_files.candidate_files(str(tmp_path))
     assert [os.path.basename(p) for p in found] == ["m.jsonl"]
 
 
@@ -682,9 +682,9 @@ def test_tensorboard_resync_over_a_hole_is_linear_and_finds_the_next_record(tmp_
 
 def test_the_file_limit_is_said_not_silent(tmp_path, monkeypatch, capsys):
     from tsm_tui.cli import main as _main
-    from tsm_tui.sources import registry as _registry
+    from tsm_tui.sources import log_files as _log_files
 
-    monkeypatch.setattr(_registry, "MAX_FILES", 5)
+    monkeypatch.setattr(_log_files, "MAX_FILES", 5)
     for i in range(8):
         d = tmp_path / f"run{i}"
         d.mkdir()
@@ -752,12 +752,12 @@ def test_a_wal_without_its_shm_is_read_without_writing_beside_it(tmp_path):
 def test_a_file_named_with_superscript_digits_costs_nothing(tmp_path):
     """samples/² : '²'.isdigit() is True, int('²') raises; it used to end the report
     (exit 2) and kill the tailer thread at its first scan."""
-    from tsm_tui.sources.registry import _natural
+    from tsm_tui.sources.log_files import natural
 
-    assert _natural("step_20.txt") < _natural("step_100.txt")
+    assert natural("step_20.txt") < natural("step_100.txt")
     for name in ("²", "x²", "a1²", "²³", "٣", "step_²"):
-        _natural(name)
-    sorted(["²", "a1²", "1", "b", "٣"], key=_natural)
+        natural(name)
+    sorted(["²", "a1²", "1", "b", "٣"], key=natural)
     (tmp_path / "metrics.jsonl").write_text(GOOD)
     (tmp_path / "samples").mkdir()
     (tmp_path / "samples" / "²").write_text("hi\n")
@@ -769,7 +769,7 @@ def test_a_file_named_with_superscript_digits_costs_nothing(tmp_path):
 def test_the_tailer_survives_a_listing_that_raises(tmp_path, monkeypatch):
     """One odd name (or anything else) raising while the tree is listed costs that scan:
     the files already followed are still read, and it is said once."""
-    from tsm_tui.sources import registry
+    from tsm_tui.sources import log_files
     from tsm_tui.sources.tail import Tailer
 
     (tmp_path / "good.jsonl").write_text(GOOD)
@@ -777,7 +777,7 @@ def test_the_tailer_survives_a_listing_that_raises(tmp_path, monkeypatch):
     t.start_thread()
     try:
         assert t.caught_up.wait(10)
-        monkeypatch.setattr(registry, "candidate_files", lambda p: int("²"))
+        monkeypatch.setattr(log_files, "candidate_files", lambda p: int("²"))
         t.wake()
         time.sleep(0.3)
         with open(tmp_path / "good.jsonl", "a") as fh:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tsm_tui.sources import reading, registry
+from tsm_tui.sources import log_files, reading, registry
 from tsm_tui.sources.tensorboard import TensorBoardReader, crc32c, masked_crc
 from helpers import paths
 
@@ -135,7 +135,7 @@ EXPECTED = {
 
 @need_shared
 def test_every_shared_source_is_found_and_named():
-    found = {os.path.relpath(p, SHARED): p for p in registry.candidate_files(str(SHARED))}
+    found = {os.path.relpath(p, SHARED): p for p in log_files.candidate_files(str(SHARED))}
     for rel in EXPECTED:
         assert rel in found, rel
     got = {}
@@ -279,7 +279,7 @@ def test_mlflow_file_store_dir_source(tmp_path):
     write(run, "metrics/train/grad_norm", "".join(f"1 {0.5 + i} {i}\n" for i in range(6)))
     write(run, "metrics/val_loss", "1 2.5 4\n")
     write(run, "params/lr", "0.001")
-    files = registry.candidate_files(str(tmp_path))
+    files = log_files.candidate_files(str(tmp_path))
     assert files == [str(run / "metrics")]  # one source for the run's metric files
     fmt, recs, _ = read(run / "metrics")
     assert fmt == "mlflow" and [r.step for r in recs] == list(range(6))
@@ -297,7 +297,7 @@ def test_mlflow_sqlite(tmp_path):
     con.executemany("INSERT INTO metrics VALUES (?,?,?,?,?,?)", rows)
     con.commit()
     con.close()
-    assert registry.candidate_files(str(tmp_path)) == [str(db)]
+    assert log_files.candidate_files(str(tmp_path)) == [str(db)]
     fmt, recs, reader = read(db)
     assert fmt == "mlflow-sqlite" and len(recs) == 9 and recs[0].lr == 1e-3
     assert math.isnan(recs[-1].loss) and reader.run_info["mlflow_run"] == "r1"
@@ -333,7 +333,7 @@ def _state(n, nan_at=None):
 def test_trainer_state_newest_checkpoint_only(tmp_path):
     for n in (10, 20, 30):
         write(tmp_path, f"checkpoint-{n}/trainer_state.json", _state(n, nan_at=25))
-    files = registry.candidate_files(str(tmp_path))
+    files = log_files.candidate_files(str(tmp_path))
     assert files == [str(tmp_path / "checkpoint-30" / "trainer_state.json")]
     fmt, recs, reader = read(files[0])
     assert fmt == "hf-trainer-state"
@@ -342,7 +342,7 @@ def test_trainer_state_newest_checkpoint_only(tmp_path):
     assert reader.run_info == {"total_steps": 30, "logging_steps": 1, "save_steps": 10, "batch_size": 4}
     # a root copy wins over the checkpoints
     write(tmp_path, "trainer_state.json", _state(30))
-    assert registry.candidate_files(str(tmp_path)) == [str(tmp_path / "trainer_state.json")]
+    assert log_files.candidate_files(str(tmp_path)) == [str(tmp_path / "trainer_state.json")]
 
 
 def test_trainer_state_half_written(tmp_path):
@@ -570,7 +570,7 @@ def test_tensorboard_file_sniffed_as_binary(tmp_path):
     p.parent.mkdir()
     p.write_bytes(EV0 + EV1)
     (tmp_path / "runs" / "events.out.tfevents.1700000000.host.profile-empty").write_bytes(EV0)
-    assert registry.candidate_files(str(tmp_path)) == [str(p)]
+    assert log_files.candidate_files(str(tmp_path)) == [str(p)]
     fmt, recs, _ = read(p)
     assert fmt == "tensorboard" and recs[0].loss == 2.5
 
@@ -601,7 +601,7 @@ def test_shared_dir_is_not_modified_by_reading(tmp_path):
     dst = tmp_path / "mlflow"
     shutil.copytree(SHARED / "mlflow", dst)
     before = sorted(p.name for p in dst.rglob("*"))
-    for p in registry.candidate_files(str(dst)):
+    for p in log_files.candidate_files(str(dst)):
         read(p)
     assert sorted(p.name for p in dst.rglob("*")) == before
 

@@ -164,3 +164,26 @@ def test_a_file_given_directly_is_followed(tmp_path):
         assert os.path.exists(f)
     finally:
         t.stop()
+
+
+@pytest.mark.parametrize("name", ["workerlog.0", "metrics.jsonl"])
+def test_an_empty_log_that_grows_is_followed_at_its_first_write(tmp_path, name):
+    """A log created empty cannot be sniffed; its first write is a "modified" event on a
+    file not followed yet, which must bring a walk at once for every name discovery
+    takes (``log_files.is_candidate``: PaddlePaddle's ``workerlog.0`` too), not wait
+    for the 30 s safety walk."""
+    t = Tailer(str(tmp_path), interval=30.0)
+    t.start_thread()
+    try:
+        assert t.caught_up.wait(WAIT)
+        p = tmp_path / name
+        p.write_text("")
+        time.sleep(0.5)  # its "created" walk finds it empty: not followed yet
+        assert str(p) not in t.files
+        with open(p, "a") as fh:
+            fh.write("".join(json.dumps({"step": s, "loss": 2.0}) + "\n" for s in (1, 2, 3)))
+        steps: list[int] = []
+        poll_until(lambda: 3 in steps, WAIT, every=0.2, tick=lambda: drain(t, steps), sleep=lambda s: ready(t, s))
+        assert steps == [1, 2, 3]
+    finally:
+        t.stop()

@@ -183,7 +183,7 @@ def test_a_line_the_reader_raises_on_is_a_counted_skip(monkeypatch):
 def test_the_tailer_and_the_replay_read_the_same_records(tmp_path, cut):
     """The same bytes through the tailer (in pieces of ``cut`` bytes) and the replay:
     the same records and the same skip counts (one splitter, one set of rules)."""
-    from tsm_tui.sources.tail.followed import FollowedFile
+    from tsm_tui.sources.tail.delivery import Delivery
 
     rows = [json.dumps({"step": s, "loss": 2.0 / s}).encode() for s in range(1, 3000)]
     rows[5] = b"\xff\xfe" + rows[5]
@@ -204,8 +204,8 @@ def test_the_tailer_and_the_replay_read_the_same_records(tmp_path, cut):
             self.got += [(r.step, r.loss) for r in expand(records)]
 
     host = Host()
-    f = FollowedFile(str(p), JsonlReader(str(p)), host)  # type: ignore[arg-type]
+    f = Delivery(str(p), JsonlReader(str(p)), host)  # type: ignore[arg-type]
     for i in range(0, len(data), cut):
-        f._feed_lines(data[i : i + cut])
+        f.feed_lines(data[i : i + cut])
     assert host.got == want
     assert f.reader.skip_reasons == replay.skip_reasons and f.reader.skipped == replay.skipped

@@ -17,7 +17,7 @@ import pytest
 
 from tsm_tui.analysis.session import Session
 from tsm_tui.cli import main
-from tsm_tui.sources import reading, registry
+from tsm_tui.sources import log_files, reading, registry
 from tsm_tui.sources.head import HOLE
 
 from test_tail import append
@@ -453,11 +453,11 @@ def test_dated_segments_in_order(tmp_path):
     for name, (a, b) in {"app.log-20261201": (1, 11), "app.log-20261202.gz": (11, 21), "app.log": (21, 31)}.items():
         data = jsonl(a, b).encode()
         (tmp_path / name).write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
-    groups = registry.group_sources(registry.candidate_files(str(tmp_path)))
+    groups = log_files.group_sources(log_files.candidate_files(str(tmp_path)))
     assert [[os.path.basename(p) for p in g] for g in groups] == [
         ["app.log-20261201", "app.log-20261202.gz", "app.log"]
     ]
-    rank = registry.group_sources([str(tmp_path / "r.log.0"), str(tmp_path / "r.log.1")])
+    rank = log_files.group_sources([str(tmp_path / "r.log.0"), str(tmp_path / "r.log.1")])
     assert len(rank) == 2  # x.log.0 / x.log.1 are per-rank files, not rotation
 
 
@@ -723,13 +723,13 @@ def test_a_folder_with_no_log_named_file_reads_its_other_text_files(tmp_path, ca
 def test_the_fallback_names_are_read_only_when_no_log_is_named(tmp_path, capsys):
     (tmp_path / "train.log").write_text("".join(f"step {s} loss {4 - s * 0.01:.3f}\n" for s in range(1, 41)))
     (tmp_path / "NOTES.md").write_text(LSF_MD_HEAD + lsf_epoch_lines(60))
-    assert registry.candidate_files(str(tmp_path)) == [str(tmp_path / "train.log")]
+    assert log_files.candidate_files(str(tmp_path)) == [str(tmp_path / "train.log")]
     # notes and a licence alone: still nothing to read (a .md with fewer than five records is prose)
     other = tmp_path / "other"
     other.mkdir()
     (other / "LICENSE").write_text("MIT License\n")
     (other / "README.md").write_text("# Run notes\nstep 100 loss 4.1 looked fine\n")
-    assert registry.candidate_files(str(other)) == [str(other / "README.md")]
+    assert log_files.candidate_files(str(other)) == [str(other / "README.md")]
     rc = main([str(other), "--report"])
     assert rc == 2 and "too few records for a log" in capsys.readouterr().err
 

@@ -15,7 +15,7 @@ from tsm_tui.analysis.replay import analyze, analyze_runs
 from tsm_tui.analysis.run_open import open_runs
 from tsm_tui.cli import main
 from tsm_tui.core.settings import RunInfo, Settings
-from tsm_tui.sources import registry
+from tsm_tui.sources import log_files
 from tsm_tui.sources.runs import file_spec, run_root
 from helpers import paths
 
@@ -195,12 +195,12 @@ def test_hf_end_of_training_summary_in_dvclive_is_not_a_step(capsys):
 
 def test_only_the_metrics_directory_of_a_dvclive_dir_is_a_candidate(tmp_path):
     shutil.copytree(DVCLIVE / "spike", tmp_path / "job")
-    found = registry.candidate_files(str(tmp_path))
+    found = log_files.candidate_files(str(tmp_path))
     assert str(tmp_path / "job" / "dvclive" / "plots" / "metrics") in found
     assert not any(p.endswith(".tsv") for p in found)
     # without DVCLive's files or its default name, plots/metrics/*.tsv are ordinary files
     (tmp_path / "job" / "dvclive").rename(tmp_path / "job" / "mine")
     for f in ("metrics.json", "params.yaml"):
         (tmp_path / "job" / "mine" / f).unlink()
-    found = registry.candidate_files(str(tmp_path))
+    found = log_files.candidate_files(str(tmp_path))
     assert len([p for p in found if p.endswith(".tsv")]) == 5 and not any(p.endswith("metrics") for p in found)

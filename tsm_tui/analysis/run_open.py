@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from tsm_tui.core.errors import InputError
 from tsm_tui.core.sanitize import message
 from tsm_tui.core.settings import RunInfo
-from tsm_tui.sources import registry
+from tsm_tui.sources import log_files, registry
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.runs import (
@@ -86,11 +86,13 @@ def _candidates(path: str) -> list[str]:
         raise InputError(f"no such file or directory: {path}")
     if os.path.isdir(path):
         try:
-            found = registry.candidate_files(path)
+            found = log_files.candidate_files(path)
         except OSError as e:
             raise InputError(f"cannot read directory {path}: {e.strerror or e}") from None
-        if len(found) >= registry.MAX_FILES:
-            print(message(f"tsm-watch: {registry.LIMIT_NOTE.format(n=registry.MAX_FILES, path=path)}"), file=sys.stderr)
+        if len(found) >= log_files.MAX_FILES:
+            print(
+                message(f"tsm-watch: {log_files.LIMIT_NOTE.format(n=log_files.MAX_FILES, path=path)}"), file=sys.stderr
+            )
         return found
     return [path]
 
@@ -114,7 +116,7 @@ def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=(
             got = opened[p] = registry.open_reader(p)
         return got
 
-    for group in registry.group_sources(spec.files):
+    for group in log_files.group_sources(spec.files):
         p, older = group[-1], group[:-1]
         reader, fi = sniff(p)
         if reader is None and older:  # the live file is empty (just rotated): sniff the newest segment

@@ -8,7 +8,7 @@ name>`` and one row per logged step. ``<dir>`` also holds the summary
 / ``report.md`` (``dvc.yaml`` is written there or at the project root).
 
 A DVCLive directory is one run and its metric files are that run's columns:
-``plots/metrics/`` is one source (``sources.metric_files``: ``registry.candidate_files``
+``plots/metrics/`` is one source (``sources.metric_files``: ``log_files.candidate_files``
 offers the directory, not its files), each file's values keyed by its name
 (``train/total_loss``), the rows of one step merged into one record. A file with
 no value column (a metric named ``step``: its values overwrite the step column,

@@ -3,7 +3,7 @@
 Rewritten whole at every save (``checkpoint-N/trainer_state.json``; the root copy
 only when the script calls ``save_state()``), so it is a snapshot source: the
 whole ``log_history`` is re-read and callers keep the steps they have not seen.
-When a run dir holds several copies, ``registry.candidate_files`` offers one: the
+When a run dir holds several copies, ``log_files.candidate_files`` offers one: the
 root one, else the newest checkpoint's (the largest N holds the full history of
 the others), so steps are never counted twice.
 

@@ -3,7 +3,7 @@
 File store: ``mlruns/<exp>/<run>/metrics/<key>``, one file per metric key
 (``/`` in a key makes subdirectories), each line ``<timestamp ms> <value> <step>``.
 A run's metrics are one series, so the ``metrics`` *directory* is the source
-(``registry.candidate_files`` offers it; ``sources.metric_files``: re-read whole
+(``log_files.candidate_files`` offers it; ``sources.metric_files``: re-read whole
 when it changes, points of one step from the different keys merged into one
 record).
 

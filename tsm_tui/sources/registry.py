@@ -1,8 +1,10 @@
-"""The readers, and which one a file gets: find a run's log files, sniff them.
+"""The readers, and which one a file gets: sniff a file, open its reader.
 
-Readers are tried in priority order; the best sniff score wins. Binary files,
-checkpoints and configs are passed over with a stated reason. Reading a finished
-file to its end is ``sources/reading.py``'s.
+Readers are tried in priority order; the best sniff score wins. A file no reader
+takes (binary, empty, a document about runs: ``not_a_log``) gets a stated reason;
+a job's output stream with no metrics is read for its crash lines. Which files of
+a tree are logs is ``sources/log_files.py``'s; reading a finished file to its end
+is ``sources/reading.py``'s.
 """
 
 from __future__ import annotations
@@ -12,10 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from tsm_tui.core.frame import expand
-from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import LineReader
-from tsm_tui.sources.config import CONFIG_NAMES
 from tsm_tui.sources.blocks import ComposerReader, OLMoReader
 from tsm_tui.sources.build_nanogpt import BuildNanoGPTReader
 from tsm_tui.sources.console import ConsoleReader, stream_name
@@ -28,22 +27,20 @@ from tsm_tui.sources.head import (
     deep_lines,
     hinted_lines,
     sample_head,
-    strip_nul,
     tail_lines,
 )
 from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
-from tsm_tui.sources.dvclive import DvcliveReader, is_dvclive_dir
+from tsm_tui.sources.dvclive import DvcliveReader
 from tsm_tui.sources.json_doc import JsonArrayReader, JsonColumnsReader
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.keras_stdout import KerasProgressReader
 from tsm_tui.sources.generic_text import KeyValueTextReader
 from tsm_tui.sources.mlflow import MlflowFileStoreReader, MlflowSqliteReader
-from tsm_tui.sources import segments as _segments
-from tsm_tui.sources.samples import GENERATION_DIRS, GenerationTextReader, SamplesJsonlReader
+from tsm_tui.sources.samples import GenerationTextReader, SamplesJsonlReader
 from tsm_tui.sources.structured import KerasCsvReader, LightningCsvReader, LlamaFactoryReader, WandbSummaryReader
 from tsm_tui.sources.tensorboard import TensorBoardReader
 from tsm_tui.sources.yolo_results_txt import YoloResultsTxtReader
-from tsm_tui.sources.wandb_run import WandbRunReader, same_run_files
+from tsm_tui.sources.wandb_run import WandbRunReader
 from tsm_tui.sources.text_formats import (
     DeepSpeedReader,
     LlmcReader,
@@ -94,19 +91,9 @@ READERS: list[type[LineReader]] = sorted(
     key=lambda r: -r.priority,
 )
 
-LOG_EXT = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".log", ".txt", ".out", ".err", ".stdout")
-#: log files named without an extension (PaddlePaddle's launcher writes log/workerlog.N, one per rank)
-LOG_NAMES = ("stdout", "stderr", "log", "workerlog")
-SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv", "site-packages", "wandb-cache"}
 HEAD_BYTES = 64 * 1024  # (the head is sampled by sources/head.py)
 HEAD_SNIFF_LINES = 400  # lines of a head the generic text sniffer reads (KeyValueTextReader.sniff)
 BINARY = "binary file (NUL bytes): not a text log"
-MAX_FILES = 10000  # log files taken from one tree; reaching it is said (never silent)
-LIMIT_NOTE = (
-    "more than {n} log files under {path}: only the first {n} are read "
-    "(point tsm-watch at a smaller directory, or use --run)"
-)
-MAX_DEPTH = 6
 
 
 def register(reader: type[LineReader]) -> None:
@@ -158,190 +145,6 @@ class FileInfo:
         if self.objective:
             d["objective"] = self.objective
         return d
-
-
-#: W&B's own diagnostics (``wandb/debug.log``, ``run-*/logs/debug-internal.log``, links
-#: at ``wandb/`` to the newest run's): the SDK's log, never the training's
-WANDB_DEBUG = ("debug.log", "debug-internal.log", "debug-core.log")
-
-
-def _is_candidate(f: str) -> bool:
-    low = f.lower()
-    if f in CONFIG_NAMES or low.endswith(("_config.json", "args.json")):
-        return False
-    if low.startswith("events.out.tfevents."):
-        return not low.endswith("profile-empty")
-    if low.endswith(".wandb"):
-        return low.startswith("run-")  # W&B's run file (run-<id>.wandb)
-    if low.endswith(LOG_EXT) or ".log." in low or low in LOG_NAMES or low == "mlflow.db":
-        return True
-    base, _, n = low.rpartition(".")
-    if n.isdigit() and base in LOG_NAMES:
-        return True  # workerlog.0, stdout.0: per-rank logs (rotation starts at .1: rotated_base)
-    rb = _segments.rotated_base(f)  # train.log-20261203, stdout.1, metrics.jsonl.gz
-    return rb is not None and _is_log_name(rb[0])
-
-
-def _is_log_name(name: str) -> bool:
-    """A text log's name (the base of rotated segments)."""
-    low = name.lower()
-    if low.startswith("events.out.tfevents.") or low == "mlflow.db" or name in CONFIG_NAMES:
-        return False
-    return low.endswith(LOG_EXT) or low in LOG_NAMES
-
-
-def group_sources(paths: list[str]) -> list[list[str]]:
-    """Candidate paths as logical sources: rotated segments of one log together,
-    oldest first, the live file last (sources/segments.py; per-rank ``x.log.N``
-    files are told from rotation by their steps)."""
-    resumed = same_run_files([p for p in paths if p.endswith(".wandb")])
-    if not resumed:
-        return _segments.group(paths, _is_log_name, step_span)
-    # a W&B run resumed into new run dirs: its run files are one source, oldest first
-    inner = {p for g in resumed.values() for p in g}
-    out = _segments.group([p for p in paths if p not in inner], _is_log_name, step_span)
-    return out + list(resumed.values())
-
-
-SPAN_BYTES = 64 << 10  # bytes read at each end of a file to find its first and last step
-
-
-def step_span(path: str) -> tuple[int, int] | None:
-    """(first step, last step) of a text log from its first and last 64 KiB, or
-    None when they cannot be told (not a line format, no step named, unreadable)."""
-    try:
-        reader, _ = open_reader(path)
-        if reader is None or reader.kind != "lines":
-            return None
-        with open_regular(path) as f:
-            head = f.read(SPAN_BYTES)
-            size = os.fstat(f.fileno()).st_size
-            f.seek(max(0, size - SPAN_BYTES))
-            tail = f.read(SPAN_BYTES)
-    except Exception:  # noqa: BLE001 - no span: the caller falls back on the files' times
-        return None
-    steps = []
-    for data, cut in ((head, False), (tail, size > SPAN_BYTES)):
-        if cut:
-            data = data[data.find(b"\n") + 1 :]
-        data = data[: data.rfind(b"\n") + 1]
-        r = type(reader)(path)
-        try:
-            recs = [x for x in expand(r.feed_chunk(strip_nul(data)[0])) if x.has_metrics()]
-        except Exception:  # noqa: BLE001
-            return None
-        if not recs or r.inferred_steps:
-            return None  # (a step counted, not read, tells nothing)
-        steps.append(recs[0].step if not steps else recs[-1].step)
-    return steps[0], steps[1]
-
-
-_ASCII_DIGITS = re.compile(r"([0-9]+)")
-
-
-def _natural(name: str) -> list:
-    """Sort key: ``step_20`` before ``step_100``. Only ASCII digit runs are numbers
-    (``"²".isdigit()`` is True but ``int("²")`` raises: a file named so in samples/
-    would end the report and kill the tailer). Keys of any two names compare:
-    text and numbers alternate from a text part."""
-    return [int(t) if i % 2 else t for i, t in enumerate(_ASCII_DIGITS.split(name))]
-
-
-def candidate_files(root: str) -> list[str]:
-    """Log-like files below ``root`` (newest first within a directory is not assumed).
-
-    Besides text logs: TensorBoard event files, MLflow ``mlflow.db``, and the
-    directories of one file per metric (one source per run: its metric files
-    together): each MLflow run's ``metrics/`` and each DVCLive directory's
-    ``plots/metrics/``.
-    Checkpoint directories are not searched, except that the newest checkpoint's
-    ``trainer_state.json`` is offered when its parent has no root copy (it holds
-    the full history: the older checkpoints' copies would count steps twice).
-    """
-    out: list[str] = []
-    root = os.path.abspath(root)
-    base = root.rstrip(os.sep).count(os.sep)
-    from tsm_tui.sources.checkpoints import checkpoint_step
-
-    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: None):
-        depth = dirpath.count(os.sep) - base
-        ckpts = []
-        keep = []
-        for d in sorted(dirnames):
-            if d in SKIP_DIRS or d.startswith(".") or depth >= MAX_DEPTH:
-                continue
-            s = checkpoint_step(d, True)
-            if s is not None:
-                ckpts.append((s, d))
-            elif d == "metrics" and "meta.yaml" in filenames:
-                out.append(os.path.join(dirpath, d))  # an MLflow run's metrics
-            elif d == "metrics" and os.path.basename(dirpath) == "plots" and is_dvclive_dir(os.path.dirname(dirpath)):
-                out.append(os.path.join(dirpath, d))  # a DVCLive directory's metrics
-            else:
-                keep.append(d)
-        dirnames[:] = keep
-        # generations/step_<N>.txt in step order (step_20 before step_100)
-        gen = os.path.basename(dirpath) in GENERATION_DIRS
-        in_wandb = "wandb" in dirpath.split(os.sep)[-3:]
-        for f in sorted(filenames, key=_natural) if gen else sorted(filenames):
-            if in_wandb and (f in WANDB_DEBUG or f.startswith("debug-cli.")):
-                continue
-            if _is_candidate(f):
-                out.append(os.path.join(dirpath, f))
-                if len(out) >= MAX_FILES:
-                    return out
-        if ckpts and "trainer_state.json" not in filenames:
-            for _, d in sorted(ckpts, reverse=True):
-                p = os.path.join(dirpath, d, "trainer_state.json")
-                if os.path.isfile(p):
-                    out.append(p)
-                    break
-    return out or fallback_files(root)
-
-
-#: names a log is saved under when no log-named file is there (only then are they read):
-#: a Markdown report that wraps a job's stdout, a job output with no extension, an
-#: SGE / PBS job's ``<name>.o<jobid>`` / ``.e<jobid>``
-_FALLBACK_NAME = re.compile(r"^[^.]+$|\.md$|\.[oe]\d+$", re.I)
-#: files of a source tree, never a log
-_NOT_LOG_NAMES = {
-    "license",
-    "licence",
-    "makefile",
-    "dockerfile",
-    "readme",
-    "notice",
-    "authors",
-    "copying",
-    "changelog",
-    "latest",
-    "version",
-    "requirements",
-}
-MAX_FALLBACK = 20  # files taken by the fallback (ours: a run folder, not a source tree)
-
-
-def fallback_files(root: str) -> list[str]:
-    """A tree with no log-named file: its text files named as a log may be saved when
-    nobody chose the name (``_FALLBACK_NAME``), at most ``MAX_FALLBACK``; the readers'
-    sniff still decides (a ``.md`` with fewer than five records is prose: ``not_a_log``)."""
-    out: list[str] = []
-    root = os.path.abspath(root)
-    base = root.rstrip(os.sep).count(os.sep)
-    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: None):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        if dirpath.count(os.sep) - base >= MAX_DEPTH:
-            dirnames[:] = []
-        for f in sorted(filenames):
-            if (
-                _FALLBACK_NAME.search(f)
-                and f.lower() not in _NOT_LOG_NAMES
-                and os.path.isfile(os.path.join(dirpath, f))
-            ):
-                out.append(os.path.join(dirpath, f))
-                if len(out) >= MAX_FALLBACK:
-                    return out
-    return out
 
 
 def deep_sniff(path: str, start: int, stop: int = DEEP_BYTES) -> tuple[type[LineReader] | None, float, int]:

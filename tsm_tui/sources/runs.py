@@ -59,6 +59,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from tsm_tui.sources import log_files, registry
 from tsm_tui.sources.checkpoints import checkpoint_step
 from tsm_tui.sources.dvclive import is_dvclive_dir
 from tsm_tui.sources.wandb_run import run_dir_id
@@ -360,11 +361,6 @@ def run_name(root: str, top: str) -> str:
     return os.path.relpath(root, top)
 
 
-def _natural(p: str) -> list:
-    # [0-9], not \d: '²' is a digit to str.isdigit() and re's \d, and int('²') raises.
-    return [int(t) if i % 2 else t for i, t in enumerate(re.split(r"([0-9]+)", p))]
-
-
 def uuid_dir(path: str) -> str:
     """modded-nanogpt's checkpoints of ``logs/<uuid>.txt``: ``logs/<uuid>/``."""
     return os.path.splitext(path)[0]
@@ -393,7 +389,7 @@ def group_runs(files: list[str], top: str) -> list[RunSpec]:
         spec = _spec_for_root(root, top, fs)
         spec.name = os.path.basename(top.rstrip(os.sep)) or top
         return [spec]
-    return [_spec_for_root(root, top, by_root[root]) for root in sorted(by_root, key=_natural)]
+    return [_spec_for_root(root, top, by_root[root]) for root in sorted(by_root, key=log_files.natural)]
 
 
 def _join_resumed_wandb(by_root: dict[str, list[str]]) -> None:
@@ -809,15 +805,13 @@ def file_spec(path: str) -> RunSpec:
 def _shares_dir(path: str) -> bool:
     """The directory of ``path`` holds logs of other runs (numbered siblings or other
     series that start with it: ``split_series``'s rule)."""
-    from tsm_tui.sources import registry
-
     d = os.path.dirname(path)
     try:
-        names = sorted(n for n in os.listdir(d) if registry._is_candidate(n))
+        names = sorted(n for n in os.listdir(d) if log_files.is_candidate(n))
     except OSError:
         return False
     paths = [os.path.join(d, n) for n in names if os.path.isfile(os.path.join(d, n))]
-    groups = [g for g in registry.group_sources(paths) if path not in g]
+    groups = [g for g in log_files.group_sources(paths) if path not in g]
     if not groups:
         return False
     if len(groups) > MAX_SIBLINGS:

@@ -1,6 +1,7 @@
 """Live tailing: ``Tailer`` follows a log file or a run directory and hands
 over every record exactly once (``tailer``: the schedule and the thread model;
-``followed``: one file's state machine; ``discovery``: which files; ``wakeups``:
+``followed``: one file's state machine; ``delivery``: its records, each once;
+``discovery``: which files (``sources/log_files.py``'s rules); ``wakeups``:
 file system events; ``rotation``: rotated generations and copies; ``mounts``:
 network filesystems)."""
 

@@ -1,6 +1,8 @@
 """Which files a tailer follows: the log file it was given, or the logs found under
-its directory (``registry.candidate_files``), re-listed on a "created" / "moved"
-event and on a slow timer (``Tailer``'s schedule).
+its directory, re-listed on a "created" / "moved" event and on a slow timer
+(``Tailer``'s schedule). Which files of a tree are logs, and which are one log, are
+the report's rules (``sources/log_files.py``: ``candidate_files``, ``group_sources``);
+what is here is what following adds to them.
 
 A file that cannot be sniffed yet (empty, only a header) is tried again when it
 grows, searched on from where the last try stopped (``SNIFF_RETRY_LIMIT``).
@@ -15,7 +17,7 @@ from __future__ import annotations
 import os
 from typing import Protocol
 
-from tsm_tui.sources import registry
+from tsm_tui.sources import log_files, registry
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.head import DEEP_BYTES
 from tsm_tui.sources.tail import rotation
@@ -58,18 +60,18 @@ class Discovery:
         path = self.owner.path
         if os.path.isdir(path):
             try:
-                found = registry.candidate_files(path)
+                found = log_files.candidate_files(path)
             except Exception as e:  # noqa: BLE001 - one odd name or directory never ends the tailer
                 self._scan_failed(e)
                 return []
-            if len(found) >= registry.MAX_FILES and not self._limit_said:
+            if len(found) >= log_files.MAX_FILES and not self._limit_said:
                 self._limit_said = True
-                self.owner.note(registry.LIMIT_NOTE.format(n=registry.MAX_FILES, path=path))
+                self.owner.note(log_files.LIMIT_NOTE.format(n=log_files.MAX_FILES, path=path))
             found = [p for p in found if not temporary(os.path.basename(p))]
             # rotated segments (x.log.1, x.log.2.gz) are the history of their live
             # file: read once before it (``FollowedFile.read_history``), never followed on their own
             try:
-                groups = registry.group_sources(found)
+                groups = log_files.group_sources(found)
             except Exception as e:  # noqa: BLE001 - (as above): every file on its own then
                 self._scan_failed(e)
                 groups = [[p] for p in found]

@@ -1,14 +1,18 @@
 """One followed file: ``FollowedFile.poll()`` reads what a path gained since the
 last look, whatever happened to the file in between.
 
-Per file it keeps the offset, the inode and device, the line splitter's held
-partial line (``sources/lines.py``), the reader and what was already delivered.
-A poll ``stat``s the path and then:
+Per file it keeps which bytes were read from which file: the offset, the inode
+and device, the first bytes and the bytes just before the offset (to spot a
+rewrite, to find a copy), and whether the path is gone or was rotated. What turns
+those bytes into records (the reader, the held partial line) and which records
+went out already is its ``Delivery`` (``sources/tail/delivery.py``); which bytes a
+rotated sibling holds is asked of ``sources/tail/rotation.py``. A poll ``stat``s
+the path and then:
 
 - truncation (size below the offset), or a rewrite in place (the first bytes or
   the bytes just before the offset changed: Lightning's metrics.csv when a column
   appears) -> a fresh reader from offset 0, and the records the file already gave
-  are not delivered again (``accept``);
+  are not delivered again (``Delivery.start_rewrite``);
 - rotation (renamed away, a new file at the path) -> the new file is opened, the
   old handle is read to EOF, then the generations rotated in between (``x.3``,
   ``x.2``, ``x.1`` when the log rotated several times between two polls: by inode,
@@ -39,23 +43,21 @@ import os
 import threading
 import time
 import zlib
-from array import array
-from typing import Iterable, Iterator, Protocol, cast
+from typing import Iterator, Protocol, cast
 
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.safeio import open_fd
 from tsm_tui.sources import reading
-from tsm_tui.core.record import StepRecord
-from tsm_tui.sources.base import ByteReader, LineReader, SnapshotReader
-from tsm_tui.sources.lines import LineSplitter, feed_block, feed_lines
+from tsm_tui.sources.base import LineReader, SnapshotReader
+from tsm_tui.sources.lines import LineSplitter
 from tsm_tui.sources.tail import rotation
+from tsm_tui.sources.tail.delivery import Delivery
 from tsm_tui.sources.tail.paths import close_fd as _close_fd
 from tsm_tui.sources.tail.paths import dir_aware as _dir_aware
 from tsm_tui.sources.tail.paths import fid as _fid
 from tsm_tui.sources.tail.paths import short as _short
 
 CHUNK = 1 << 20  # bytes read per syscall
-CHUNKED_MIN = 64 << 10  # blocks of lines at least this big go through the reader's chunked (Frame) path
 FINGERPRINT = 256  # bytes compared at the head and before the offset to spot rewrites
 IDLE_FLUSH = 1.0  # s without new bytes before a reader's held-back record is delivered (ours)
 
@@ -90,69 +92,31 @@ class FollowedFile:
 
     def __init__(self, path: str, reader: LineReader, host: Host) -> None:
         self.path = path
-        self.reader = reader
         self.host = host
+        #: the reader, the held partial line and what was delivered (``delivery.py``)
+        self.delivery = Delivery(path, reader, host)
         self.fd: int | None = None
         self.dev_ino: tuple[int, int] | None = None
         self.offset = 0
-        self.lines = LineSplitter(reader)  # the partial last line; inside an over-long line
         self.size = -1
         self.mtime_ns = -1
         self.head = b""  # first bytes of the file, to spot a rewrite
         self.tail = b""  # the bytes just before ``offset``
-        self.parsed = 0  # records parsed from the current incarnation of the file
-        self.max_step: int | None = None  # highest step delivered from this path
-        # rewrite mode: the first ``skip_n`` records of the new content with a
-        # step <= ``skip_floor`` were delivered already
-        self.skip_n = 0
-        self.skip_floor: int | None = None
         self.gone = False  # the path vanished; watching for it to come back
         self.gone_since = -1  # its mtime when it vanished (rotated generations after it are read)
         self.moved = False  # a read found the file no longer begins as it did (truncated meanwhile)
         self.rotations = 0  # rotations (rename or copytruncate) seen: its rotated names are its own
         self.reopen_floor = False  # when it comes back: rewrite semantics?
-        self.snap_steps = array("q")  # snapshot readers: steps of the last snapshot
-        self.snap_dirty = False
+        self.snap_dirty = False  # a snapshot reader's file could not be read whole: again next pass
         self.error: str | None = None  # last error reported (one event per kind)
         self.opened = 0  # incarnations opened at this path
         self.parked = False  # closed to stay within the tailer's MAX_OPEN; reopened on change
         self.active_at = 0.0  # monotonic time of the last bytes read (the idlest are parked first)
         self.backlog: Iterator[list] | None = None  # the rotated segments' batches still to deliver
 
-    def accept(self, recs: list) -> list:
-        """Drop records a rewrite repeats; track what was delivered (a Frame counts
-        its rows; while a rewrite is being skipped over it goes row by row)."""
-        out: list = []
-        rows: Iterable[StepRecord]
-        for r in recs:
-            if type(r) is Frame:
-                if self.skip_floor is None:
-                    self.parsed += r.n
-                    out.append(r)
-                    top = int(r.step.max())
-                    if self.max_step is None or top > self.max_step:
-                        self.max_step = top
-                    continue
-                rows = r.records()
-            else:
-                rows = (r,)
-            for x in rows:
-                idx = self.parsed
-                self.parsed += 1
-                if self.skip_floor is not None:
-                    if idx < self.skip_n and x.step <= self.skip_floor:
-                        continue
-                    self.skip_floor = None  # past the old content: normal delivery from here
-                out.append(x)
-                if self.max_step is None or x.step > self.max_step:
-                    self.max_step = x.step
-        return out
-
-    def start_rewrite(self) -> None:
-        """The content starts over: the records parsed so far may come again."""
-        if self.max_step is not None and self.parsed:
-            self.skip_n, self.skip_floor = self.parsed, self.max_step
-        self.parsed = 0
+    @property
+    def reader(self) -> LineReader:
+        return self.delivery.reader
 
     def _open_path(self) -> int | None:
         try:
@@ -176,7 +140,7 @@ class FollowedFile:
         self.fd, self.dev_ino = fd, (st.st_dev, st.st_ino)
         # (size unknown: the first check reads; the mtime says since when rotated siblings are new)
         self.offset, self.size, self.mtime_ns = 0, -1, st.st_mtime_ns
-        self.lines.reset()
+        self.delivery.lines.reset()
         self.head = self.tail = b""
         self.gone = False
         self.error = None
@@ -186,12 +150,6 @@ class FollowedFile:
         if self.fd is not None:
             _close_fd(self.fd)
             self.fd = None
-
-    def _fresh_reader(self) -> None:
-        try:
-            self.reader = type(self.reader)(self.path)
-        except Exception:  # a reader needing other arguments: keep the old one
-            pass
 
     def poll(self) -> None:
         """One look at the file: read what is new (see the module docstring for what a
@@ -223,11 +181,11 @@ class FollowedFile:
             if not self.open():
                 return
             if came_back:
-                self._fresh_reader()
+                self.delivery.fresh_reader()
                 if self.reopen_floor:
-                    self.start_rewrite()
+                    self.delivery.start_rewrite()
                 else:
-                    self.parsed, self.skip_floor = 0, None
+                    self.delivery.start_over()
                 self.host.note(f"{_short(self.path)} appeared again: reading it from the start", self.path)
                 if not self.reopen_floor and self.reader.kind == "lines":
                     # moved away, then rotated on while the path was empty: the
@@ -252,13 +210,7 @@ class FollowedFile:
         more (TensorBoard's newest step) is delivered (a final NaN is seen live)."""
         if self.reader.kind != "bytes" or time.monotonic() - self.active_at < IDLE_FLUSH:
             return
-        try:
-            recs = self.reader.idle()
-        except Exception as e:  # noqa: BLE001 - a reader bug must not stop the tailer
-            self.reader.skip(f"reader error: {type(e).__name__}")
-            return
-        if recs:
-            self.host.put(self.path, self.reader, self.accept(recs))
+        self.delivery.idle()
 
     def _unpark(self, st) -> bool:
         """Open a parked file again; the same file continues where it stopped, a
@@ -363,19 +315,12 @@ class FollowedFile:
     def _restart(self, why: str) -> None:
         """Truncated or rewritten: start over at 0 with a fresh reader."""
         self.host.note(why, self.path)
-        self._finish_reader()
-        self._fresh_reader()
-        self.start_rewrite()
+        self.delivery.flush()
+        self.delivery.fresh_reader()
+        self.delivery.start_rewrite()
         self.offset = 0
-        self.lines.reset()
+        self.delivery.lines.reset()
         self.head = self.tail = b""
-
-    def _finish_reader(self) -> None:
-        try:
-            recs = self.reader.flush()
-        except Exception:
-            recs = []
-        self.host.put(self.path, self.reader, self.accept(recs))
 
     def _switch(self) -> None:
         """A different file sits at the path now: finish the old one (and the rotated
@@ -396,19 +341,18 @@ class FollowedFile:
             "finished the old file, reading the new one from the start",
             self.path,
         )
-        self._fresh_reader()
+        self.delivery.fresh_reader()
         held = LineSplitter(self.reader)
-        held.carry(self.lines)
+        held.carry(self.delivery.lines)
         if new is None or not self.open(new):
             self.gone = True
             self.reopen_floor = not rotated
             return
-        self.lines.carry(held)
+        self.delivery.lines.carry(held)
         if not rotated:
-            self.start_rewrite()
+            self.delivery.start_rewrite()
         else:
-            self.parsed = 0
-            self.skip_floor = None
+            self.delivery.start_over()
         self.poll()
 
     def _finish_old(self, upto=None, new: int | None = None) -> bool:
@@ -428,14 +372,14 @@ class FollowedFile:
                 rotated = os.fstat(self.fd).st_nlink > 0
             except OSError:
                 rotated = False
-            self.lines.reset()  # (a rotated file's unfinished last line is not completed elsewhere)
+            self.delivery.lines.reset()  # (a rotated file's unfinished last line is not completed elsewhere)
             if self.reader.kind == "lines":
                 if not rotated:
                     # replaced: what follows starts over with the old content (a copy of the
                     # new file, when it was copytruncated too before we looked, or the new file)
-                    self.start_rewrite()
+                    self.delivery.start_rewrite()
                 self._generations(old_id, since, upto, new)
-            self._finish_reader()
+            self.delivery.flush()
             if rotated and self.dev_ino is not None:
                 self.host.retire(self.fd, self.dev_ino, self.path)
                 self.fd = None
@@ -452,7 +396,7 @@ class FollowedFile:
         self.gone_since = self.mtime_ns
         rotated = self._finish_old()
         self.rotations += rotated
-        self.lines.reset()
+        self.delivery.lines.reset()
         self.reopen_floor = not rotated
         self.size = self.mtime_ns = -1
         self.host.note(
@@ -508,7 +452,7 @@ class FollowedFile:
             return ""
         sibs = self._copies()
         for s in sibs:
-            fd = self._holder(s)
+            fd = rotation.holder(s, self.head, self.tail, self.offset)
             if fd is None:
                 continue
             try:
@@ -528,7 +472,7 @@ class FollowedFile:
             )
             self.offset = 0
             self.head = self.tail = b""
-            self.parsed, self.skip_floor = 0, None
+            self.delivery.start_over()
             self.size = -1
             if first:
                 self._take(first)
@@ -546,25 +490,6 @@ class FollowedFile:
         renamed since: only what is older than it counts), oldest first."""
         return self.host.unread(rotation.between(rotation.rotated_since(self.path, self.mtime_ns), after, self.dev_ino))
 
-    def _holder(self, s: rotation.Sibling) -> int | None:
-        """An open descriptor of ``s`` when it holds what we read of ``self`` (the same first
-        bytes, the same bytes before our offset); the caller closes it."""
-        if s.compressed or s.st.st_size < self.offset:
-            return None
-        try:
-            fd = rotation.open_id(s)
-        except OSError:
-            return None
-        if fd is None:
-            return None
-        try:
-            if rotation.continues(fd, os.fstat(fd).st_size, self.head, self.tail, self.offset):
-                return fd
-        except OSError:
-            pass
-        _close_fd(fd)
-        return None
-
     def _weakly_truncated(self) -> bool:
         """What we read of a copytruncated file is too short to tell it apart (``{"s``
         begins every JSON line): a copy of it made since that holds what we read,
@@ -575,7 +500,7 @@ class FollowedFile:
             return False
         sibs = self._copies()
         for i, s in enumerate(sibs):
-            fd = self._holder(s)
+            fd = rotation.holder(s, self.head, self.tail, self.offset)
             if fd is None:
                 continue
             try:
@@ -633,13 +558,7 @@ class FollowedFile:
         """A descriptor of the file ``self`` followed, found under a rotated name."""
         if self.reader.kind != "lines" or self.dev_ino is None:
             return None
-        for s in rotation.rotated_since(self.path, self.mtime_ns):
-            if s.id == self.dev_ino and not s.compressed:
-                try:
-                    return rotation.open_id(s)
-                except OSError:
-                    return None
-        return None
+        return rotation.open_rotated(self.path, self.mtime_ns, self.dev_ino)
 
     def _read_whole(self, s: rotation.Sibling) -> bool:
         """One rotated generation, from its start, through ``self``'s reader."""
@@ -656,7 +575,7 @@ class FollowedFile:
                             if len(start) < rotation.HEAD:
                                 start += data[: rotation.HEAD - len(start)]
                             self.host.read_bytes += len(data)
-                            self._feed_lines(data)
+                            self.delivery.feed_lines(data)
                     except (OSError, EOFError, zlib.error) as e:  # a corrupt .gz costs its rest, counted
                         self.reader.skip(
                             f"rotated segment {_short(s.path)}: {reading.segment_fault(e)}: read up to there"
@@ -682,7 +601,7 @@ class FollowedFile:
                 return
             off += len(data)
             self.host.read_bytes += len(data)
-            self._feed_lines(data)
+            self.delivery.feed_lines(data)
 
     # -- reading ----------------------------------------------------------------------
     def _read_to_eof(self, budget: bool = False) -> bool:
@@ -726,33 +645,7 @@ class FollowedFile:
         if len(self.head) < FINGERPRINT:
             self.head = (self.head + data)[:FINGERPRINT]
         self.tail = (self.tail + data[-FINGERPRINT:])[-FINGERPRINT:]
-        if self.reader.kind == "bytes":
-            try:
-                # a big read (history, a burst): the replay's columnar path, same records
-                reader = cast(ByteReader, self.reader)
-                recs = reader.feed_chunk(data) if len(data) >= CHUNKED_MIN else reader.feed_bytes(data)
-            except Exception as e:  # a reader bug must not stop the tailer
-                self.reader.skip(f"reader error: {type(e).__name__}")
-                recs = []
-            self.host.put(self.path, self.reader, self.accept(recs))
-        else:
-            self._feed_lines(data)
-
-    def _feed_lines(self, data: bytes) -> None:
-        """Bytes of a line reader's file (read at the offset, or a rotated generation's)
-        cut into lines (``sources/lines.py``): a big block (the history present at start,
-        a burst) through the reader's chunked path (Frames; the same records as line by
-        line), a small one line by line."""
-        split = self.lines
-        split.sink = self.reader  # (a fresh reader after a restart counts from here)
-        block = split.push(data)
-        if not block:
-            return
-        if len(block) >= CHUNKED_MIN:
-            items = feed_block(self.reader, block)
-        else:
-            items = feed_lines(self.reader, block)
-        self.host.put(self.path, self.reader, self.accept(items))
+        self.delivery.feed(data)
 
     def _read_snapshot(self, st) -> None:
         self.size, self.mtime_ns = st.st_size, st.st_mtime_ns
@@ -768,18 +661,7 @@ class FollowedFile:
             self.snap_dirty = True  # half-written (a save in progress): try again next pass
             return
         self.snap_dirty = False
-        old = self.snap_steps
-        common = 0
-        lim = min(len(old), len(recs))
-        while common < lim and old[common] == recs[common].step:
-            common += 1
-        self.snap_steps = array("q", (r.step for r in recs))
-        new = recs[common:]
-        if common < len(old) and new:
-            self.host.note(f"{_short(self.path)}: history rewritten from step {new[0].step} (resumed run)", self.path)
-        self.parsed = 0
-        self.skip_floor = None
-        self.host.put(self.path, self.reader, self.accept(new))
+        self.delivery.snapshot(recs)
 
     def read_history(self, segs: list[str]) -> None:
         """The older rotated segments of a live file, oldest first, as its history

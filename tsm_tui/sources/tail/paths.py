@@ -6,7 +6,7 @@ import os
 import stat
 from types import SimpleNamespace
 
-from tsm_tui.sources import registry
+from tsm_tui.sources import log_files
 
 TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".part", ".partial", ".lock", "~")
 
@@ -39,10 +39,9 @@ def temporary(name: str) -> bool:
 
 
 def looks_like_log(path: str) -> bool:
-    low = os.path.basename(path).lower()
-    if temporary(low):
-        return False
-    return low.endswith(registry.LOG_EXT) or ".log." in low or low in ("stdout", "stderr", "log")
+    """A name discovery would follow (``log_files.is_candidate``), not a temporary one."""
+    name = os.path.basename(path)
+    return not temporary(name) and log_files.is_candidate(name)
 
 
 def fid(st) -> tuple[int, int]:

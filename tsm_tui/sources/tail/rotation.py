@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 from tsm_tui.core.safeio import open_fd
 from tsm_tui.sources.segments import ROTATED, open_segment, rotated_base
+from tsm_tui.sources.tail.paths import close_fd
 
 MAX_SIBLINGS = 4096  # rotated siblings of one log looked at (a directory of a huge rotation count)
 MAX_IDS = 4096  # files read as rotated generations or history remembered (oldest forgotten)
@@ -225,6 +226,39 @@ def continues(fd: int, size: int, head: bytes, tail: bytes, offset: int) -> bool
     except OSError:
         return False
     return True
+
+
+def holder(s: Sibling, head: bytes, tail: bytes, offset: int) -> int | None:
+    """An open descriptor of ``s`` when it holds what was read of a file up to ``offset``
+    (its first bytes ``head``, the bytes before ``offset`` ``tail``: ``continues``);
+    the caller closes it."""
+    if s.compressed or s.st.st_size < offset:
+        return None
+    try:
+        fd = open_id(s)
+    except OSError:
+        return None
+    if fd is None:
+        return None
+    try:
+        if continues(fd, os.fstat(fd).st_size, head, tail, offset):
+            return fd
+    except OSError:
+        pass
+    close_fd(fd)
+    return None
+
+
+def open_rotated(path: str, since_ns: int, fid: tuple[int, int]) -> int | None:
+    """A descriptor of the file ``fid`` under a rotated name of ``path`` (written at or
+    after ``since_ns``, not compressed since), or None."""
+    for s in rotated_since(path, since_ns):
+        if s.id == fid and not s.compressed:
+            try:
+                return open_id(s)
+            except OSError:
+                return None
+    return None
 
 
 PIN = 4096  # bytes compared to tell a copy of a file as it is from a copy of older bytes
