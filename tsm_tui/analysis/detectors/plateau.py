@@ -1085,7 +1085,8 @@ class PlateauDetector(Detector):
     def _rise(self) -> tuple[float, int, float] | None:
         """(best level, its step, the level now) when the loss has made no progress by a
         rise (RISE_MIN, RISE_SE) for 2 windows since its best, under divergence; None for a
-        GAN's or an RL run's objective, with a plateau said or a stall that ended."""
+        GAN's or an RL run's objective, with a plateau said, a stall that ended or a flat
+        stretch judged convergence (the LR decayed)."""
         cur, best = self._recent_level(), self.best
         if (
             cur is None
@@ -1095,6 +1096,7 @@ class PlateauDetector(Detector):
             or self.warned
             or self.failed
             or self.longest is not None
+            or self.converged_at is not None
         ):
             return None
         now = self.state.last_step or 0
