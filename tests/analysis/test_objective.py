@@ -208,6 +208,44 @@ def test_nan_in_one_term_fails_nonfinite(tmp_path):
     assert "loss component cri_loss is NaN" in a.message
 
 
+def _dpo(n=300, nan_from=None, eval_nan=False) -> list[StepRecord]:
+    """TRL DPO's logged dicts (loss, rewards/*, logps/*, logits/*, an eval's prefixed keys)."""
+    out = []
+    for s in range(10, 10 * n + 1, 10):
+        bad = nan_from is not None and s >= nan_from
+        v = float("nan") if bad else -1.0 - s / 1e4
+        extra = {
+            "rewards/chosen": v,
+            "rewards/rejected": v,
+            "rewards/accuracies": 0.0 if bad else 0.6,
+            "logps/chosen": v * 100,
+            "logits/chosen": v,
+            "eval_rewards/chosen": float("nan") if eval_nan else 0.1,
+        }
+        out.append(StepRecord(s, loss=0.0 if bad else 0.69 - s / 1e5, lr=5e-7, extra=extra))
+    return out
+
+
+def test_nan_model_outputs_fail_nonfinite_while_the_loss_looks_finite():
+    """fresh2 trl_dpo_nan_rewards_three_dicts: every reward, logp and logit NaN beside a loss of
+    2.45e9, then 0.0, read 'all 3 records finite'. A model output gone NaN is the forward pass
+    gone non-finite; an evaluation's (eval_ prefix) is not this check's; rows and frames agree."""
+    from tsm_tui.analysis.monitor import Monitor
+
+    recs = _dpo(nan_from=1500)
+    mon = Monitor(Settings(), RunInfo())
+    alerts = [a for r in recs for a in mon.feed(r)] + mon.finalize()
+    c = next(c for c in mon.checks() if c.id == "nonfinite")
+    assert c.status.value == "FAIL" and "first at step 1500" in c.summary
+    (a,) = [a for a in alerts if a.check == "nonfinite"]
+    assert a.step == 1500 and "rewards/chosen, rewards/rejected, logps/chosen (+1 more) are NaN" in a.message
+    run_both(recs)
+    mon = Monitor(Settings(), RunInfo())
+    for r in _dpo(eval_nan=True):
+        mon.feed(r)
+    assert next(c for c in mon.checks() if c.id == "nonfinite").status.value == "PASS"
+
+
 def _terms(n=1500, seed=4, spike_at=(), nan_at=()):
     rng = random.Random(seed)
     out = []

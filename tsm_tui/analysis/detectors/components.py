@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from dataclasses import replace
 
 from tsm_tui.core.frame import Frame
@@ -64,6 +65,32 @@ def nonfinite_terms(extra: dict | None) -> list[tuple[str, float]]:
     if not bad:
         return []
     return [(k, extra[k]) for k in loss_terms(extra) if k in bad]  # (the record's keys: a GAN's are told on all)
+
+
+#: a model output a trainer logs beside its loss (TRL DPO / PPO / GRPO: log-probs, logits,
+#: rewards, KL, entropy): NaN there is the forward pass gone non-finite even when the logged
+#: loss is not (a DPO run whose loss read 2.45e9, then 0.0, with every logp NaN); not the
+#: evaluation's (eval/, val/, test/ prefixes) (ours)
+_OUTPUT = re.compile(r"(?:^|[/_.])(?:logps?|log_?probs?|logits|rewards?|kl|approx_kl|entropy)(?:$|[/_.])")
+_NOT_TRAIN = re.compile(r"^(?:eval|val|valid|validation|test)[/_.]")
+
+
+def output_keys(keys) -> list[str]:
+    """The keys of a record's extra numbers that name a model output (``_OUTPUT``)."""
+    out = []
+    for k in keys:
+        n = k.lower()
+        if _OUTPUT.search(n) and not _NOT_TRAIN.match(n):
+            out.append(k)
+    return out
+
+
+def nonfinite_outputs(extra: dict | None) -> list[tuple[str, float]]:
+    """(key, value) of the model outputs of a record's extra numbers that are NaN / Inf."""
+    if not extra:
+        return []
+    bad = [k for k, v in extra.items() if not math.isfinite(v)]
+    return [(k, extra[k]) for k in output_keys(bad)] if bad else []
 
 
 class Components:

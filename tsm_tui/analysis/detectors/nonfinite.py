@@ -1,4 +1,5 @@
-"""NaN / Inf in the loss or the grad norm: always critical.
+"""NaN / Inf in the loss, the grad norm, a loss term or a model output (log-probs, rewards):
+always critical.
 
 Also where frameworks hide it: HF replaces a NaN loss with the running mean
 (``logging_nan_inf_filter``), so a finite loss beside a NaN grad norm is a NaN
@@ -14,7 +15,7 @@ import numpy as np
 
 from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import NONE, Detector
-from tsm_tui.analysis.detectors.components import loss_terms, nonfinite_terms
+from tsm_tui.analysis.detectors.components import loss_terms, nonfinite_outputs, nonfinite_terms, output_keys
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -68,6 +69,11 @@ class NonFiniteDetector(Detector):
             bad = nonfinite_terms(rec.extra)  # a loss term (a critic's loss, a component of the total)
             if bad:
                 what = f"loss component {bad[0][0]} is {fmt(bad[0][1])} while the loss is {fmt(rec.loss)}"
+            else:
+                out = nonfinite_outputs(rec.extra)  # a model output (log-probs, rewards: TRL)
+                if out:
+                    names = ", ".join(k for k, _ in out[:3]) + (f" (+{len(out) - 3} more)" if len(out) > 3 else "")
+                    what = f"{names} {'is' if len(out) == 1 else 'are'} {fmt(out[0][1])} while the loss is {fmt(rec.loss)}: the forward pass went non-finite"
         if what is None:
             if rec.loss is not None:
                 self.last_good_loss = rec.loss
@@ -113,7 +119,7 @@ class NonFiniteDetector(Detector):
         if nan_iters is not None:
             bad |= nan_iters != 0
         if fr.extra and (loss is not None or gn is not None):
-            for k in loss_terms(fr.extra):
+            for k in loss_terms(fr.extra) + output_keys(fr.extra):
                 bad |= ~np.isfinite(fr.extra[k])
         return bad
 
