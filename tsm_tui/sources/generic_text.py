@@ -107,7 +107,7 @@ BRACKET_COUNTER = re.compile(
 # seen at the first change of epoch, and its epoch's length is then the counter's last
 # value (``_epoch_step``). Linear as EPOCH_COUNTER.
 EPOCH_STEP = re.compile(
-    r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?[\s,|:\-\[]*+(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
+    r"(?<![\w/])(?:epoch|ep(?=\s*+[:=]))\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?[\s,|:\-\[]*+(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
     r"\[?\s*+(\d{1,3}(?:,\d{3})++|\d++)\s*+\]?(?![\d./])",
     re.I,
 )
@@ -128,7 +128,9 @@ ESPNET_EPOCH = re.compile(r"(?<![\w/])(\d++)epoch:train:\d++-()(\d++)batch:")
 # a step printed abbreviated (LeRobot's ``format_big_number``: "step:1K", "step:50K", rounded
 # to the nearest thousand): the suffix after STEP's digits (a lower-case "m" is minutes, "b" bytes)
 STEP_SUFFIX = re.compile(r"[KkMB](?![\w.])")
-_EPOCH_HINT = re.compile(r"(?i)epoch|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)")
+_EPOCH_HINT = re.compile(
+    r"(?i)epoch|(?<![\w/])ep\s*+[:=]\s*+\d++\s*+[,|]\s*+(?:batch|step|iter)|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)"
+)
 # an epoch with its total and no counter, the only step a per-epoch log has:
 # "Epoch 3/120, loss=0.41, val_loss=0.45" (read so while the file has shown no other step)
 EPOCH_ONLY = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I)
@@ -949,8 +951,9 @@ def _pipe_pairs(rest: str) -> list[tuple[str, str]]:
     return out
 
 
-# what a line of named numbers holds besides them: separators
-_SEPARATORS = re.compile(r"[\s,;|\-\[\]()]*+")
+# what a line of named numbers holds besides them: separators, and a named number's capacity
+# ("ntokens: 485.20/513": the tokens of the batch out of its 513 slots, read as its first number)
+_SEPARATORS = re.compile(r"(?:[\s,;|\-\[\]()]++|(?<=\d)/\d++(?:\.\d++)?+)*+")
 
 
 def _only_pairs(line: str) -> bool:
