@@ -60,3 +60,46 @@ def test_ep_alone_is_no_epoch(tmp_path):
     _, recs, _ = read(write(tmp_path, "train.log", text))
     assert [r.step for r in recs] == [0, 10, 20, 30, 40, 50]
     assert all(r.epoch is None for r in recs)
+
+
+# -- a total loss named "total" ----------------------------------------------------------------
+# a RetinaNet distillation loop (private: fresh2/kd_retinanet_keyvalue_total_flat), quoted
+KD = [
+    "2026-03-24 11:15:52,482 | INFO | epoch=0 step=0 lr=0.001 total=2.192192 det=1.932989 kd=0.518404 w_l2=201.642 w_max=4.595",
+    "2026-03-24 11:15:52,861 | INFO | epoch=0 step=1 lr=0.001 total=2.234082 det=1.983843 kd=0.500477 w_l2=201.642 w_max=4.595",
+    "2026-03-24 11:15:53,407 | INFO | epoch=0 step=2 lr=0.001 total=2.284371 det=2.043554 kd=0.481633 w_l2=201.642 w_max=4.595",
+    "2026-03-24 11:15:53,782 | INFO | epoch=0 step=3 lr=0.001 total=2.177182 det=1.933845 kd=0.486675 w_l2=201.641 w_max=4.595",
+]
+
+
+def test_total_is_the_objective_when_no_loss_is_logged(tmp_path):
+    _, recs, reader = read(write(tmp_path, "train.log", "\n".join(KD) + "\n"))
+    assert [r.step for r in recs] == [0, 1, 2, 3]
+    assert [r.loss for r in recs] == [2.192192, 2.234082, 2.284371, 2.177182]
+    assert "total" not in recs[0].extra and recs[0].extra["det"] == 1.932989  # (the terms stay extras)
+    assert reader.objective_note() == "total (the logged total)"
+
+
+def test_total_beside_a_loss_is_not_the_loss(tmp_path):
+    # a logged loss is the objective; a "total" beside it stays an extra number (no loss term)
+    from tsm_tui.analysis.detectors.components import loss_terms
+
+    text = "".join(f"step={s} loss={2 - s / 10} total={5 - s / 10} det=1.5\n" for s in range(5))
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert recs[0].loss == 2.0 and recs[0].extra["total"] == 5.0
+    assert loss_terms(recs[0].extra) == []
+    # a step-less dict of parameter counts (private: fresh2/avpse_time_only_keyvalue_resume), quoted,
+    # before the run's records: its "total" is no loss
+    params = (
+        "08:34:20  Parameters: {'band_split': '35,972', 'visual_conditioning': '426,368', "
+        "'band_sequence_rnn': '4,360,704', 'mask_decoder': '7,910,428', 'total': '12,733,472'}\n"
+    )
+    _, recs, _ = read(write(tmp_path, "params.log", params + text))
+    assert [r.step for r in recs] == [0, 1, 2, 3, 4] and recs[0].loss == 2.0
+    # a name that only holds "total" is not one ("total_steps", "mem_total")
+    text = "".join(f"step={s} lr=0.001 total_steps=100 mem_total={s + 1.5}\n" for s in range(5))
+    try:
+        _, recs, _ = read(write(tmp_path, "other.log", text))
+    except AssertionError:
+        recs = []
+    assert all(r.loss is None for r in recs)
