@@ -103,3 +103,44 @@ def test_total_beside_a_loss_is_not_the_loss(tmp_path):
     except AssertionError:
         recs = []
     assert all(r.loss is None for r in recs)
+
+
+# -- MindSpore's LossMonitor: "<name> is <value>" ----------------------------------------------
+# (private: fresh2/mindspore_lossmonitor_epoch_step), quoted: dataset sink mode prints once per
+# epoch, at the epoch's last step (LossMonitor: cur_step_in_epoch = (cur_step_num - 1) % batch_num + 1)
+MINDSPORE = [
+    "=> Total step: 18600",
+    "learning_rate 0.00101",
+    "begin train",
+    "epoch: 1 step: 62, loss is 2.279783010482788",
+    "Train epoch time: 8835.742 ms, per step time: 142.512 ms",
+    "epoch: 1 acc: 0.33482142857142855, best acc is 0.33482142857142855",
+    "epoch: 2 step: 62, loss is 2.2144224643707275",
+    "Train epoch time: 4066.611 ms, per step time: 65.591 ms",
+    "epoch: 2 acc: 0.4419642857142857, best acc is 0.4419642857142857",
+    "epoch: 3 step: 62, loss is 1.6496938467025757",
+    "Train epoch time: 4138.418 ms, per step time: 66.749 ms",
+    "epoch: 3 acc: 0.5535714285714286, best acc is 0.5535714285714286",
+]
+
+
+def test_mindspore_loss_is_read_at_the_global_step(tmp_path):
+    _, recs, _ = read(write(tmp_path, "train_log.log", "\n".join(MINDSPORE) + "\n"))
+    train = [r for r in recs if r.loss is not None]
+    assert [r.loss for r in train] == [2.279783010482788, 2.2144224643707275, 1.6496938467025757]
+    # the step within the epoch placed in its epoch: (epoch - 1) x 62 + 62
+    assert [r.step for r in train] == [62, 124, 186] and [r.epoch for r in train] == [1, 2, 3]
+    # the per-step form (LossMonitor(per_print_times=1)): the counter starts again each epoch
+    text = "".join(f"epoch: {e} step: {s}, loss is {3 - e / 10 - s / 100}\n" for e in (1, 2) for s in (1, 2, 3))
+    _, recs, _ = read(write(tmp_path, "steps.log", text))
+    assert [r.step for r in recs] == [1, 2, 3, 4, 5, 6]
+
+
+def test_name_is_value_in_prose_is_no_metric(tmp_path):
+    # "best acc is 0.33" (two words before "is") and a sentence are prose: no loss taken from them
+    text = "".join(
+        f"step {s}, lr: 0.001, best loss is {s / 10}\nstep {s}: the loss is {s / 10} now, lr: 0.001\n"
+        for s in range(1, 6)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert recs and all(r.loss is None for r in recs)

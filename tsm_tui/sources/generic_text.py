@@ -46,6 +46,9 @@ WORD = r"[A-Za-z_][\w./\-]*+(?:\([\w/%]+\))?"
 # to the line's end: quadratic, minutes for a 1 MiB line of them)
 # (a clock is no number: "eta: 2:32:53", "time: 0:01:23" name none)
 PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w.]|:\d)")
+# MindSpore's LossMonitor: "epoch: 1 step: 62, loss is 2.2797" (``<name> is <value>``), a field
+# of its own: one word right after the line's start or a separator ("best acc is 0.33" is prose)
+IS_PAIR = re.compile(rf"(?:^|[,;|]\s*+)({WORD}) is ({NUM})(?![\w.]|:\d)")
 # a dict repr: 'key': value
 # (transformers >= 5 prints the values as strings: {'loss': '5.381', ...})
 DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
@@ -424,6 +427,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             pairs += SPACED.findall(rest)
         if "ms" in rest:
             pairs += _step_times(rest)
+        if " is " in rest:
+            pairs += IS_PAIR.findall(rest)
         rec = self.build(pairs, step=step)
         if rec is None:
             self.other_lines += 1
