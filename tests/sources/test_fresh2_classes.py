@@ -144,3 +144,72 @@ def test_name_is_value_in_prose_is_no_metric(tmp_path):
     )
     _, recs, _ = read(write(tmp_path, "train.log", text))
     assert recs and all(r.loss is None for r in recs)
+
+
+# -- the epoch and the counter in one bracket ---------------------------------------------------
+# an I-JEPA fork (private: fresh2/ijepa_style_multiloss_gradstats_nan), quoted: a record every 25
+# iterations of 2562, then the grad_stats line of the same iteration
+IJEPA_FORK = [
+    "INFO:root:Epoch 1",
+    "INFO:root:[1,     0/ 2562] - train_losses - Parent Class: 7.679 - Children class: 0.693 -Autoencoder Loss (total): 230.668 - Reconstruction/K-Means Loss: [0.653 / 230.014] - [wd: 5.00e-02] [lr: 7.50e-05] [mem: 6.00e+04] (3043.0 ms)",
+    "INFO:root:[1,     0] grad_stats: [5.29e-04 3.07e-03] (0.00e+00, 4.16e+00)",
+    "INFO:root:[1,    25/ 2562] - train_losses - Parent Class: 7.130 - Children class: 0.695 -Autoencoder Loss (total): 350.794 - Reconstruction/K-Means Loss: [0.098 / 350.696] - [wd: 5.00e-02] [lr: 7.52e-05] [mem: 6.49e+04] (1256.1 ms)",
+    "INFO:root:[1,    25] grad_stats: [4.97e-04 2.69e-02] (0.00e+00, 3.84e+00)",
+    "INFO:root:[1,    50/ 2562] - train_losses - Parent Class: 6.805 - Children class: 0.695 -Autoencoder Loss (total): 350.852 - Reconstruction/K-Means Loss: [0.058 / 350.794] - [wd: 5.00e-02] [lr: 7.53e-05] [mem: 6.49e+04] (1215.0 ms)",
+]
+
+
+def test_ijepa_fork_bracket_counter_is_placed_in_its_epoch(tmp_path):
+    # epoch 2's first line (the same shape) after epoch 1's: step = (epoch - 1) x 2562 + iteration
+    nxt = IJEPA_FORK[1].replace("[1,     0/", "[2,     0/")
+    _, recs, reader = read(write(tmp_path, "nohup.out", "\n".join(IJEPA_FORK + [nxt]) + "\n"))
+    assert [r.step for r in recs] == [0, 25, 50, 2562]
+    assert [r.epoch for r in recs] == [1, 1, 1, 2]
+    assert recs[0].lr == 7.5e-05 and recs[0].extra["Parent Class"] == 7.679
+    # no "loss" key: the one loss the line names (with its qualifier) is the objective
+    assert recs[0].loss == 230.668 and "Loss (total)" in reader.objective_note()
+
+
+def test_ijepa_and_pytorch_tutorial_bracket_counters(tmp_path):
+    # facebookresearch/ijepa src/train.py: '[%d, %5d] loss: %.3f masks: %.1f %.1f [wd: %.2e] [lr: %.2e] ...'
+    text = "".join(
+        f"INFO:root:[{e}, {i:5d}] loss: {7.679 - e / 10 - i / 1000:.3f} masks: 68.0 44.0 [wd: 4.00e-02] "
+        f"[lr: 1.00e-04] [mem: 5.24e+04] (1100.0 ms)\n"
+        f"INFO:root:[{e}, {i:5d}] grad_stats: [1.51e-02 2.27e-02] (1.19e-02, 3.95e-02)\n"
+        for e in (1, 2)
+        for i in (0, 10, 20)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    # the counter starts again: an epoch of 30 iterations (0-29, a record every 10: epoch_steps.py)
+    assert [r.step for r in recs] == [0, 10, 20, 30, 40, 50]
+    assert recs[0].loss == pytest.approx(7.579) and recs[0].lr == 1e-4
+    # the PyTorch CIFAR-10 tutorial: print(f'[{epoch + 1}, {i + 1:5d}] loss: {running_loss / 2000:.3f}')
+    text = "".join(f"[{e}, {i:5d}] loss: {2.3 - e / 10 - i / 100000:.3f}\n" for e in (1, 2) for i in (2000, 4000, 6000))
+    _, recs, _ = read(write(tmp_path, "cifar.log", text))
+    assert [r.step for r in recs] == [2000, 4000, 6000, 8000, 10000, 12000]
+
+
+def test_bracketed_lists_are_no_counter(tmp_path):
+    # a grad_stats line alone, a config's milestones: no metric after the bracket, no record
+    text = "".join(
+        f"INFO:root:[1, {i:5d}] grad_stats: [5.29e-04 3.07e-03] (0.00e+00, 4.16e+00)\n"
+        f"milestones: [30, 60] gamma: 0.1\nstep {i} loss: {1 - i / 100}\n"
+        for i in range(6)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == [0, 1, 2, 3, 4, 5] and all(r.epoch is None for r in recs)
+
+
+# -- a file the CSV reader takes and reads nothing from ----------------------------------------
+def test_text_log_with_a_comma_legend_is_read_as_text(tmp_path):
+    # a legend line that reads as a CSV header, then text records with as many commas: no CSV row
+    text = "step, loss, lr\n" + "".join(f"step {s}, loss {2 - s / 100}, lr 0.001\n" for s in range(1, 30))
+    fmt, recs, _ = read(write(tmp_path, "train.log", text))
+    assert fmt == "text" and [r.step for r in recs] == list(range(1, 30))
+    # a real CSV stays CSV; so does one whose rows have not come yet
+    fmt, recs, _ = read(write(tmp_path, "metrics.csv", "step,loss\n" + "".join(f"{s},{1 / s}\n" for s in range(1, 9))))
+    assert fmt.endswith("csv") and len(recs) == 8
+    from tsm_tui.sources import registry
+
+    reader, fi = registry.open_reader(str(write(tmp_path, "live.csv", "step,loss,lr\n1,2.0,0.1\n")))
+    assert fi.format.endswith("csv")

@@ -15,6 +15,7 @@ DeepSpeed ``OVERFLOW!`` lines become overflow records.
 
 from __future__ import annotations
 
+import copy
 import re
 from itertools import chain
 
@@ -27,7 +28,7 @@ from tsm_tui.core.numbers import int64
 from tsm_tui.sources.epoch_steps import EpochCounter
 from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
-from tsm_tui.sources.fields import normalise
+from tsm_tui.sources.fields import field_for, loss_role, normalise
 from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
 
@@ -122,6 +123,15 @@ EPOCH_BRACKETS = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[\s*+(\d++)\s*+\]()\s
 PHASE_COUNTER = re.compile(
     r"(?<![\w/])(train(?:ing)?|test|val|valid(?:ation)?|eval)\s++(\d++)\s*+[,:|]\s*+(?=[A-Za-z])", re.I
 )
+# the epoch and the counter in one bracket, first in the message: the original I-JEPA / V-JEPA
+# (facebookresearch) "[1,     0] loss: 7.679 masks: ...", a fork's "[1,     0/ 2562] - train_losses -
+# ...", the PyTorch CIFAR-10 tutorial's "[1,  2000] loss: 2.213" (groups: epoch, counter, total)
+PAIR_COUNTER = re.compile(
+    r"(?:^|(?<=[:\s]))\[\s*+(\d++),\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\](?=\s*+[-|:]?\s*+[A-Za-z])"
+)
+# a name and its qualifier in parentheses: "Autoencoder Loss (total): 230.668" (PAIR takes no key
+# there: the ")" stands between the name and the value)
+QUALIFIED = re.compile(rf"(?<![\w./\-])((?:{WORD} ){{1,4}})\(([\w/%]+)\)\s*+[:=]\s*+({NUM})(?![\w.]|:\d)")
 # iteration-based runs: mmengine's "Iter(train) [ 100/1000]  lr: ...  loss: ...", mmcv's
 # (mmseg / mmdet 2.x) "Iter [50/160000]\tlr: 9.997e-03, ..., loss: 3.5"
 ITER_COUNTER = re.compile(r"(?<![\w/])iter(?:\(train\))?\s*+\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]", re.I)
@@ -322,6 +332,10 @@ class KeyValueTextReader(LineGroups, LineReader):
             got = self._epoch_line(line)
             if got is not None:
                 return got
+        if "," in line and "[" in line:
+            p = PAIR_COUNTER.search(line, 0, HEADER_PREFIX + 16)
+            if p is not None and p.start() <= HEADER_PREFIX:
+                return self._pair_counter(line, p)
         m = STEP.search(line)
         if m is None:
             if self._eval_header(line) or (self._carry is not None and "atch" in line and self._batch_header(line)):
@@ -429,6 +443,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             pairs += _step_times(rest)
         if " is " in rest:
             pairs += IS_PAIR.findall(rest)
+        if " (" in rest:
+            pairs = _qualified(rest, pairs)
         rec = self.build(pairs, step=step)
         if rec is None:
             self.other_lines += 1
@@ -661,6 +677,36 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.run_info.setdefault("total_steps", per)
         self._no_template = True  # (the step is no single number of the line: no template)
         return self._with_step(line, m, step, [("epoch", m.group(1))])
+
+    def _pair_counter(self, line: str, m) -> list[StepRecord]:
+        """``[epoch, counter]`` / ``[epoch, counter/total]`` (PAIR_COUNTER): the counter placed in
+        its epoch (``_epoch_step``); a line with no metric after it is no record (a grad_stats
+        line of lists, a config's ``[30, 60]``)."""
+        e, n = int64(m.group(1)), int64(m.group(2))
+        per = int64(m.group(3)) if m.group(3) else None
+        if e is None or n is None or (m.group(3) and not per):
+            self.skip("step out of range")
+            return []
+        last, own, recs, other = self._last_step, self._own_steps, self.records, self.other_lines
+        ep = self.__dict__.get("_ep")
+        saved = None if ep is None else copy.deepcopy(ep)  # (a few numbers)
+        step = self._epoch_step(e, None, n, per)
+        if step is None:
+            self.skip("step out of range")
+            return []
+        self._no_template = True
+        got = self._with_step(line, m, step, [("epoch", m.group(1))])
+        if not any(r.loss is not None or r.val_loss is not None or r.grad_norm is not None for r in got):
+            # no metric: undo (the counter's epoch state included), not a header of a group
+            self._last_step, self._own_steps, self.records, self.other_lines = last, own, recs, other + 1
+            if saved is not None:
+                self._ep = saved
+            else:
+                self.__dict__.pop("_ep", None)
+            self._grp = None
+            self._ctx_sync()
+            return []
+        return got
 
     def _epoch_counter(self, line: str, m) -> list[StepRecord]:
         """A line whose step is an epoch and a counter with no total (EPOCH_STEP)."""
@@ -959,6 +1005,17 @@ def _pipe_pairs(rest: str) -> list[tuple[str, str]]:
 # what a line of named numbers holds besides them: separators, and a named number's capacity
 # ("ntokens: 485.20/513": the tokens of the batch out of its 513 slots, read as its first number)
 _SEPARATORS = re.compile(r"(?:[\s,;|\-\[\]()]++|(?<=\d)/\d++(?:\.\d++)?+)*+")
+
+
+def _qualified(rest: str, pairs: list) -> list:
+    """The pairs and each loss named with a qualifier (``Autoencoder Loss (total): 230.668``, QUALIFIED:
+    PAIR takes none, the ")" stands between the name and its value); other qualified names
+    (``elapsed time per iteration (ms)``) have readers of their own."""
+    for n, q, v in QUALIFIED.findall(rest):
+        key = f"{n.strip()} ({q})"
+        if field_for(key) in ("loss", "val_loss") or loss_role(key) is not None:
+            pairs.append((key, v))
+    return pairs
 
 
 def _only_pairs(line: str) -> bool:
