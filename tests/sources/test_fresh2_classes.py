@@ -6,7 +6,11 @@ committed ones read whole), and lines that must not be read."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+from helpers.paths import BENCH
 
 from test_formats import read, write  # noqa: E402
 
@@ -213,3 +217,40 @@ def test_text_log_with_a_comma_legend_is_read_as_text(tmp_path):
 
     reader, fi = registry.open_reader(str(write(tmp_path, "live.csv", "step,loss,lr\n1,2.0,0.1\n")))
     assert fi.format.endswith("csv")
+
+
+# -- PaddleClas: [Train][Epoch e/E][Iter: i/N], lr(Scheduler), [Eval] batches -------------------
+PADDLECLAS = os.path.join(BENCH, "corpus", "fresh2", "paddleclas_train_log_twenty_launches", "train.log")
+
+
+def test_paddleclas_log_places_each_iteration_in_its_epoch():
+    fmt, recs, reader = read(PADDLECLAS)
+    assert fmt == "text"
+    train = [r for r in recs if r.loss is not None]
+    first = train[0]
+    # "[Train][Epoch 1/400][Iter: 0/98]lr(LinearWarmup): 0.00000204, CELoss: 6.93139, loss: 6.93139, ..."
+    assert (first.step, first.epoch, first.loss, first.lr) == (0, 1, 6.93139, 0.00000204)
+    # "[Train][Epoch 2/400][Iter: 0/98]lr(LinearWarmup): 0.00020204, ...": epoch 2 starts at 98
+    assert any(r.step == 98 and r.epoch == 2 and r.lr == 0.00020204 for r in train)
+    assert reader.run_info["total_steps"] == 400 * 98
+    # "[Eval][Epoch 1][Iter: 0/25]CELoss: 6.89671, loss: 6.89671, ...": an evaluation batch, no training
+    # step; "[Eval][Epoch 1][Avg]CELoss: 6.90268, loss: 6.90268, ...": the validation loss
+    assert not any(r.loss == 6.89671 for r in recs)
+    assert recs[next(i for i, r in enumerate(recs) if r.val_loss is not None)].val_loss == 6.90268
+    assert len({r.step for r in train}) >= 4000
+
+
+def test_scheduler_named_lr_and_eval_tags(tmp_path):
+    from tsm_tui.sources.fields import field_for
+
+    assert field_for("lr(LinearWarmup)") == "lr" and field_for("lr(Cosine)") == "lr"
+    assert field_for("lr(1)") is None and field_for("clr(Cosine)") is None
+    # an untagged line with the same counter is a training record; a "[Test]" one is not
+    text = "".join(
+        f"[Train][Epoch {e}/3][Iter: {i}/20]lr(Cosine): 0.1, loss: {3 - e / 10 - i / 100}\n"
+        f"[Test][Epoch {e}][Iter: {i}/5]loss: 9.0\n"
+        for e in (1, 2, 3)
+        for i in (0, 10)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == [0, 10, 20, 30, 40, 50] and all(r.loss < 9 for r in recs)

@@ -237,6 +237,10 @@ def total_over(new: str, old: str) -> bool:
     return o in PART_LOSS and n not in PART_LOSS and n not in MEAN_LOSS
 
 
+#: an LR named with its scheduler (PaddleClas' ``lr(LinearWarmup): 0.00000204``, ``lr(Cosine)``)
+_LR_SCHED = re.compile(r"^(?:lr|learning_rate)\([a-z]\w*\)$")
+
+
 def field_for(key: str) -> str | None:
     """Which StepRecord field a log key feeds (``"step"`` for step keys), or None."""
     k = normalise(key)
@@ -245,6 +249,8 @@ def field_for(key: str) -> str | None:
     f = ALIASES.get(k) or ALIASES.get(k.replace("_", "-"))
     if f:
         return f
+    if k.endswith(")") and _LR_SCHED.match(k):
+        return "lr"
     for p, f in PREFIXES:
         if k.startswith(p):
             # lr-AdamW/pg2 etc: only the first param group

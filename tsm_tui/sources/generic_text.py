@@ -132,6 +132,10 @@ PAIR_COUNTER = re.compile(
 # a name and its qualifier in parentheses: "Autoencoder Loss (total): 230.668" (PAIR takes no key
 # there: the ")" stands between the name and the value)
 QUALIFIED = re.compile(rf"(?<![\w./\-])((?:{WORD} ){{1,4}})\(([\w/%]+)\)\s*+[:=]\s*+({NUM})(?![\w.]|:\d)")
+# a bracketed phase tag before an epoch counter: PaddleClas' "[Eval][Epoch 1][Iter: 0/25]CELoss: ..." is
+# a batch of the evaluation (its loss no training step's), "[Eval][Epoch 1][Avg]CELoss: ..., loss: 6.90"
+# the evaluation's loss
+EVAL_TAG = re.compile(r"\[(?:eval|valid(?:ation)?|val|test)\]\s*+\[\s*+epoch", re.I)
 # iteration-based runs: mmengine's "Iter(train) [ 100/1000]  lr: ...  loss: ...", mmcv's
 # (mmseg / mmdet 2.x) "Iter [50/160000]\tlr: 9.997e-03, ..., loss: 3.5"
 ITER_COUNTER = re.compile(r"(?<![\w/])iter(?:\(train\))?\s*+\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]", re.I)
@@ -649,6 +653,10 @@ class KeyValueTextReader(LineGroups, LineReader):
         epoch to the lines after it (text_groups.py)."""
         if self._epoch_header(line):
             return []
+        if "]" in line:
+            t = EVAL_TAG.search(line, 0, HEADER_PREFIX + 16)
+            if t is not None:
+                return self._eval_tagged(line, t)
         m = EPOCH_COUNTER.search(line) or BRACKET_COUNTER.search(line)
         if m is None:
             m = ITER_COUNTER.search(line)
@@ -677,6 +685,25 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.run_info.setdefault("total_steps", per)
         self._no_template = True  # (the step is no single number of the line: no template)
         return self._with_step(line, m, step, [("epoch", m.group(1))])
+
+    def _eval_tagged(self, line: str, t) -> list[StepRecord]:
+        """A line of an evaluation tagged so (EVAL_TAG): its batches are no record; its summary's
+        loss (no counter) is the validation loss at the last training step."""
+        self._no_template = True
+        if EPOCH_COUNTER.search(line, t.start()) or self.records == 0 or self._last_step < 0:
+            self.other_lines += 1
+            return []
+        last = self._last_step
+        rec = self.build(PAIR.findall(line, t.end()), step=last)
+        if rec is None:
+            self.other_lines += 1
+            return []
+        val = rec.val_loss if rec.val_loss is not None else rec.loss
+        if val is None:
+            self.records -= 1
+            self.other_lines += 1
+            return []
+        return [StepRecord(last, val_loss=val, source=rec.source)]
 
     def _pair_counter(self, line: str, m) -> list[StepRecord]:
         """``[epoch, counter]`` / ``[epoch, counter/total]`` (PAIR_COUNTER): the counter placed in
