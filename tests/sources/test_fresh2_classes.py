@@ -254,3 +254,67 @@ def test_scheduler_named_lr_and_eval_tags(tmp_path):
     )
     _, recs, _ = read(write(tmp_path, "train.log", text))
     assert [r.step for r in recs] == [0, 10, 20, 30, 40, 50] and all(r.loss < 9 for r in recs)
+
+
+# -- step-less lines under an epoch header ------------------------------------------------------
+# a W&B sweep agent's stdout (private: fresh2/gat_wandb_sweep_five_runs_loss_lines), quoted: one
+# "Loss:" line per batch, six batches an epoch, the epoch only in a header line above them
+GAT_EPOCH0 = [
+    "Epoch 0",
+    "Loss:  157.06246948242188",
+    "Loss:  128.66001892089844",
+    "Loss:  108.10821533203125",
+    "Loss:  92.78180694580078",
+    "Loss:  76.54788208007812",
+    "Loss:  74.62910461425781",
+    "Evaluating...",
+    "Epoch 1",
+    "Loss:  60.9283561706543",
+    "Loss:  51.787879943847656",
+    "Loss:  43.23619079589844",
+    "Loss:  38.94865798950195",
+    "Loss:  32.40391540527344",
+    "Loss:  26.287525177001953",
+    "Evaluating...",
+]
+
+
+def test_single_loss_lines_under_epoch_headers_are_placed_in_their_epoch(tmp_path):
+    # the tqdm bar between the header and the losses (its \r redraws) as the file has it
+    bar = "\r  0%|          | 0/6 [00:00<?, ?it/s]\r 17%|#         | 1/6 [00:04<00:22,  4.43s/it]"
+    lines = GAT_EPOCH0[:1] + [bar] + GAT_EPOCH0[1:9] + [bar] + GAT_EPOCH0[9:]
+    _, recs, reader = read(write(tmp_path, "train.out", "\n".join(lines) + "\n"))
+    assert [r.step for r in recs] == list(range(12))
+    assert [r.epoch for r in recs] == [0] * 6 + [1] * 6
+    assert recs[0].loss == 157.06246948242188 and recs[-1].loss == 26.287525177001953
+    assert "epoch headers" in reader.describe()["step_source"]
+    # with no header: line order, as for the lines of several named numbers
+    text = "".join(f"Loss: {2 - i / 100}\n" for i in range(10))
+    _, recs, _ = read(write(tmp_path, "plain.log", text))
+    assert [r.step for r in recs] == list(range(1, 11))  # (the n-th line is step n)
+
+
+def test_single_number_lines_that_are_not_a_loss_are_not_records(tmp_path):
+    # an LR echo, a "best loss" summary, a YAML config's indented loss weight, and a loss in a
+    # log whose records name their steps
+    text = "".join(f"lr: 0.001\nbest loss: {1 / (i + 1)}\n  loss: {i}.5\n" for i in range(6))
+    try:
+        _, recs, _ = read(write(tmp_path, "notes.log", text))
+    except AssertionError:
+        recs = []
+    assert recs == []
+    text = "".join(f"step {s} loss: {2 - s / 10}\nLoss: 9.5\n" for s in range(6))
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == [0, 1, 2, 3, 4, 5] and all(r.loss < 9 for r in recs)
+
+
+def test_pointnet_banner_epochs_over_a_block_of_lines():
+    # PointNet sem_seg (committed, MIT): "**** EPOCH 000 ****" / "----" / "mean loss: 2.407614" /
+    # "accuracy: 0.289210" / "----" / "eval mean loss: 43.578381" ...
+    path = os.path.join(BENCH, "corpus", "fresh2", "pointnet_tf_multiline_epochs_vkitti", "log_train.txt")
+    _, recs, _ = read(path)
+    train = [r for r in recs if r.loss is not None]
+    assert len({r.step for r in train}) == 50 and train[0].step == 0 and train[-1].step == 49
+    assert train[0].loss == 2.407614 and train[0].extra["accuracy"] == 0.28921
+    # epoch 000 twice (a first launch stopped after one epoch); the second has the evaluation
+    assert train[1].step == 0 and train[1].loss == 2.537423 and train[1].val_loss == 43.578381

@@ -169,6 +169,9 @@ LR_TUPLE = re.compile(rf"(?<![\w./\-])(lr|learning[ _]rate)\s*+[:=]\s*+\(\s*+({N
 BAR_COUNT = re.compile(r"(?<![\d/])(\d++)/(\d++)\s*+$")
 BAR_RATE = re.compile(r"(?:it|s)/(?:s|it),\s*+")
 BAR_EPOCH = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+(\d++)", re.I)
+#: a step-less line that is a loss and nothing else ("Loss:  157.06", one per batch): a record
+#: as a line of several named numbers is (below); another single number (an LR echo) is not
+STEPLESS_LOSS = re.compile(r"^(?:train(?:ing)?[ _])?loss\s*+[:=]", re.I)  # (indented: a config's "  loss: 1.0")
 #: repeated step-less lines of named numbers needed before they are records (ours: a summary
 #: line or a config echo printed once or twice is no training log)
 STEPLESS_MIN = 3
@@ -558,7 +561,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             return [StepRecord(rec.step, val_loss=rec.val_loss, source=rec.source)] if rec.val_loss is not None else []
         if (
             "loss" not in fields
-            or len(pairs) < 2
+            or (len(pairs) < 2 and not STEPLESS_LOSS.match(line))
             or self.records != self.__dict__.get("_sl_n", 0)
             or not _only_pairs(line)
         ):
@@ -572,21 +575,38 @@ class KeyValueTextReader(LineGroups, LineReader):
         cnt = seen.get(keys, 0) + 1
         if len(seen) < 64 or keys in seen:
             seen[keys] = cnt
+        at = self._stepless_place()
         if cnt < STEPLESS_MIN:
-            self._sl_held.append(pairs)  # (at most STEPLESS_MIN - 1 per key set, 64 key sets)
+            self._sl_held.append((pairs, at))  # (at most STEPLESS_MIN - 1 per key set, 64 key sets)
             self.other_lines += 1
             return []
-        held = [p for p in self._sl_held if tuple(k for k, _ in p) == keys] if cnt == STEPLESS_MIN else []
+        held = [h for h in self._sl_held if tuple(k for k, _ in h[0]) == keys] if cnt == STEPLESS_MIN else []
         if held:
-            self._sl_held = [p for p in self._sl_held if tuple(k for k, _ in p) != keys]
+            self._sl_held = [h for h in self._sl_held if tuple(k for k, _ in h[0]) != keys]
             self.other_lines -= len(held)
         out = []
-        for p in held + [pairs]:
-            rec = self.build(p)
+        for p, place in held + [(pairs, at)]:
+            step = None
+            if place is not None:  # under an epoch header: the n-th such line of the epoch, placed in it
+                step = self._epoch_step(place[0], place[1], place[2], None)
+                p = p + [("epoch", str(place[0]))]
+            rec = self.build(p, step=step)
             if rec is not None:
                 out.append(rec)
         self._sl_n = self.records
         return out
+
+    def _stepless_place(self) -> tuple[int, int | None, int] | None:
+        """(epoch, epochs, n) of a step-less line under an epoch header (``Epoch 3`` alone on its
+        line: the W&B sweep log's "Epoch 0" over six "Loss:  157.06" lines), n counting from 0 in
+        the epoch; None with no header carried."""
+        carry = self._carry
+        if carry is None:
+            return None
+        last = self.__dict__.get("_sl_epoch")
+        n = last[1] + 1 if last is not None and last[0] is carry else 0
+        self._sl_epoch = (carry, n)
+        return carry[0], carry[1], n
 
     def _phase_record(self, line: str, m) -> list[StepRecord] | None:
         step = int64(m.group(2))
@@ -619,7 +639,12 @@ class KeyValueTextReader(LineGroups, LineReader):
     def describe(self) -> dict:
         """How the steps were taken when no line named one (``step_source``)."""
         d = super().describe()
-        if self.__dict__.get("_sl_n"):
+        if self.__dict__.get("_sl_n") and "_sl_epoch" in self.__dict__:
+            d["step_source"] = (
+                "epoch headers: the log's lines of named numbers name no step (the n-th such line under "
+                f"'Epoch E' is placed in epoch E; read once {STEPLESS_MIN} lines name the same numbers)"
+            )
+        elif self.__dict__.get("_sl_n"):
             d["step_source"] = (
                 "line order: the log's lines of named numbers name no step "
                 f"(the n-th such line is step n; read once {STEPLESS_MIN} lines name the same numbers)"
