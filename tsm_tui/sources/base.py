@@ -25,6 +25,7 @@ from tsm_tui.sources.fields import (
     objective,
     overflowed,
     to_float,
+    total_key,
     total_over,
 )
 from tsm_tui.sources.head import skip_hole
@@ -315,7 +316,7 @@ class LineReader:
             if f in METRICS:
                 got = True
         if rec.loss is None and extra is not None:
-            x = self.objective_value(extra)
+            x = self.objective_value(extra, step is not None)
             if x is not None:
                 rec.loss = x
                 got = True
@@ -340,16 +341,21 @@ class LineReader:
         self.records += 1
         return rec
 
-    def objective_value(self, extra: dict) -> float | None:
+    def objective_value(self, extra: dict, stepped: bool = True) -> float | None:
         """The objective of a record that logs no total, from its extras (the rule:
-        ``objective_plan``), or None; the actor's (a GAN generator's) loss leaves the extras (it is the loss)."""
-        plan = self._objectives.get(tuple(extra), _UNSEEN)
+        ``objective_plan``), or None; the actor's (a GAN generator's, a ``total``) loss leaves the extras (it is the loss).
+        A ``total`` is the loss only in a record with a step of its own (``stepped``: a printed dict
+        of parameter counts has one, ``{'mask_decoder': '7,910,428', 'total': '12,733,472'}``)."""
+        keys = tuple(extra)
+        if not stepped and any(map(total_key, keys)):
+            keys = tuple(k for k in keys if not total_key(k))
+        plan = self._objectives.get(keys, _UNSEEN)
         if plan is _UNSEEN:
-            plan = self.objective_plan(tuple(extra))
+            plan = self.objective_plan(keys)
         if plan is None:
             return None
         how, keys = plan
-        if how == "actor" or how == "gen":
+        if how == "actor" or how == "gen" or how == "total":
             return extra.pop(keys[0])
         x = extra[keys[0]]
         for k in keys[1:]:

@@ -237,6 +237,10 @@ def total_over(new: str, old: str) -> bool:
     return o in PART_LOSS and n not in PART_LOSS and n not in MEAN_LOSS
 
 
+#: an LR named with its scheduler (PaddleClas' ``lr(LinearWarmup): 0.00000204``, ``lr(Cosine)``)
+_LR_SCHED = re.compile(r"^(?:lr|learning_rate)\([a-z]\w*\)$")
+
+
 def field_for(key: str) -> str | None:
     """Which StepRecord field a log key feeds (``"step"`` for step keys), or None."""
     k = normalise(key)
@@ -245,6 +249,8 @@ def field_for(key: str) -> str | None:
     f = ALIASES.get(k) or ALIASES.get(k.replace("_", "-"))
     if f:
         return f
+    if k.endswith(")") and _LR_SCHED.match(k):
+        return "lr"
     for p, f in PREFIXES:
         if k.startswith(p):
             # lr-AdamW/pg2 etc: only the first param group
@@ -318,7 +324,19 @@ def to_float(v) -> float | None:
 #      models: their losses are never added);
 #   3. else the sum of the training loss terms (``train/box_loss`` + ``train/cls_loss`` + ...;
 #      one term alone is the objective itself).
+#   A total may be named ``total`` alone (a detector's distillation loop: ``total=2.19 det=1.93
+#   kd=0.52``; YOLOv5's ``total`` column): the loss of a record with a step of its own when no
+#   ``loss`` is logged (TOTAL_KEYS; a printed dict of parameter counts has a ``total`` too).
 # The other loss terms are checked too (the loss-spike rule per term, NaN/Inf in any term).
+#: a total named without the word "loss": the objective of a record that logs no loss
+TOTAL_KEYS = frozenset({"total", "train/total", "train_total", "total_train"})
+
+
+def total_key(key: str) -> bool:
+    """``key`` names a total without the word "loss" (TOTAL_KEYS)."""
+    return normalise(key) in TOTAL_KEYS
+
+
 #: the actor's (policy's) loss of an RL log
 ACTOR_KEYS = frozenset(
     {
@@ -487,6 +505,9 @@ def key_roles(keys) -> dict[str, str]:
     roles = {}
     sides = {}
     for k in keys:
+        if total_key(k):
+            roles[k] = "total"
+            continue
         r = loss_role(k)
         if r is not None:
             roles[k] = r
@@ -511,7 +532,11 @@ def key_roles(keys) -> dict[str, str]:
 def objective(roles: dict[str, str]) -> tuple[str, tuple[str, ...]] | None:
     """The objective of a record without a total loss, from its loss keys' roles (in the
     log's order): ``("actor", (key,))``, ``("sum", keys)`` (one term: ``("only", (key,))``),
-    or None (no actor and no term: a GAN's two losses, a critic alone)."""
+    or None (no actor and no term: a GAN's two losses, a critic alone). A total named
+    ``total`` (TOTAL_KEYS) comes first: ``("total", (key,))``."""
+    total = [k for k, r in roles.items() if r == "total"]
+    if total:
+        return "total", (total[0],)
     actor = [k for k, r in roles.items() if r == "actor"]
     if actor:
         return "actor", (actor[0],)

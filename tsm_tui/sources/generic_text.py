@@ -15,6 +15,7 @@ DeepSpeed ``OVERFLOW!`` lines become overflow records.
 
 from __future__ import annotations
 
+import copy
 import re
 from itertools import chain
 
@@ -27,7 +28,7 @@ from tsm_tui.core.numbers import int64
 from tsm_tui.sources.epoch_steps import EpochCounter
 from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
-from tsm_tui.sources.fields import normalise
+from tsm_tui.sources.fields import field_for, loss_role, normalise
 from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
 
@@ -46,6 +47,9 @@ WORD = r"[A-Za-z_][\w./\-]*+(?:\([\w/%]+\))?"
 # to the line's end: quadratic, minutes for a 1 MiB line of them)
 # (a clock is no number: "eta: 2:32:53", "time: 0:01:23" name none)
 PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w.]|:\d)")
+# MindSpore's LossMonitor: "epoch: 1 step: 62, loss is 2.2797" (``<name> is <value>``), a field
+# of its own: one word right after the line's start or a separator ("best acc is 0.33" is prose)
+IS_PAIR = re.compile(rf"(?:^|[,;|]\s*+)({WORD}) is ({NUM})(?![\w.]|:\d)")
 # a dict repr: 'key': value
 # (transformers >= 5 prints the values as strings: {'loss': '5.381', ...})
 DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
@@ -107,7 +111,7 @@ BRACKET_COUNTER = re.compile(
 # seen at the first change of epoch, and its epoch's length is then the counter's last
 # value (``_epoch_step``). Linear as EPOCH_COUNTER.
 EPOCH_STEP = re.compile(
-    r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?[\s,|:\-\[]*+(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
+    r"(?<![\w/])(?:epoch|ep(?=\s*+[:=]))\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?[\s,|:\-\[]*+(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
     r"\[?\s*+(\d{1,3}(?:,\d{3})++|\d++)\s*+\]?(?![\d./])",
     re.I,
 )
@@ -119,6 +123,19 @@ EPOCH_BRACKETS = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[\s*+(\d++)\s*+\]()\s
 PHASE_COUNTER = re.compile(
     r"(?<![\w/])(train(?:ing)?|test|val|valid(?:ation)?|eval)\s++(\d++)\s*+[,:|]\s*+(?=[A-Za-z])", re.I
 )
+# the epoch and the counter in one bracket, first in the message: the original I-JEPA / V-JEPA
+# (facebookresearch) "[1,     0] loss: 7.679 masks: ...", a fork's "[1,     0/ 2562] - train_losses -
+# ...", the PyTorch CIFAR-10 tutorial's "[1,  2000] loss: 2.213" (groups: epoch, counter, total)
+PAIR_COUNTER = re.compile(
+    r"(?:^|(?<=[:\s]))\[\s*+(\d++),\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\](?=\s*+[-|:]?\s*+[A-Za-z])"
+)
+# a name and its qualifier in parentheses: "Autoencoder Loss (total): 230.668" (PAIR takes no key
+# there: the ")" stands between the name and the value)
+QUALIFIED = re.compile(rf"(?<![\w./\-])((?:{WORD} ){{1,4}})\(([\w/%]+)\)\s*+[:=]\s*+({NUM})(?![\w.]|:\d)")
+# a bracketed phase tag before an epoch counter: PaddleClas' "[Eval][Epoch 1][Iter: 0/25]CELoss: ..." is
+# a batch of the evaluation (its loss no training step's), "[Eval][Epoch 1][Avg]CELoss: ..., loss: 6.90"
+# the evaluation's loss
+EVAL_TAG = re.compile(r"\[(?:eval|valid(?:ation)?|val|test)\]\s*+\[\s*+epoch", re.I)
 # iteration-based runs: mmengine's "Iter(train) [ 100/1000]  lr: ...  loss: ...", mmcv's
 # (mmseg / mmdet 2.x) "Iter [50/160000]\tlr: 9.997e-03, ..., loss: 3.5"
 ITER_COUNTER = re.compile(r"(?<![\w/])iter(?:\(train\))?\s*+\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]", re.I)
@@ -128,7 +145,9 @@ ESPNET_EPOCH = re.compile(r"(?<![\w/])(\d++)epoch:train:\d++-()(\d++)batch:")
 # a step printed abbreviated (LeRobot's ``format_big_number``: "step:1K", "step:50K", rounded
 # to the nearest thousand): the suffix after STEP's digits (a lower-case "m" is minutes, "b" bytes)
 STEP_SUFFIX = re.compile(r"[KkMB](?![\w.])")
-_EPOCH_HINT = re.compile(r"(?i)epoch|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)")
+_EPOCH_HINT = re.compile(
+    r"(?i)epoch|(?<![\w/])ep\s*+[:=]\s*+\d++\s*+[,|]\s*+(?:batch|step|iter)|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)"
+)
 # an epoch with its total and no counter, the only step a per-epoch log has:
 # "Epoch 3/120, loss=0.41, val_loss=0.45" (read so while the file has shown no other step)
 EPOCH_ONLY = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I)
@@ -150,6 +169,9 @@ LR_TUPLE = re.compile(rf"(?<![\w./\-])(lr|learning[ _]rate)\s*+[:=]\s*+\(\s*+({N
 BAR_COUNT = re.compile(r"(?<![\d/])(\d++)/(\d++)\s*+$")
 BAR_RATE = re.compile(r"(?:it|s)/(?:s|it),\s*+")
 BAR_EPOCH = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+(\d++)", re.I)
+#: a step-less line that is a loss and nothing else ("Loss:  157.06", one per batch): a record
+#: as a line of several named numbers is (below); another single number (an LR echo) is not
+STEPLESS_LOSS = re.compile(r"^(?:train(?:ing)?[ _])?loss\s*+[:=]", re.I)  # (indented: a config's "  loss: 1.0")
 #: repeated step-less lines of named numbers needed before they are records (ours: a summary
 #: line or a config echo printed once or twice is no training log)
 STEPLESS_MIN = 3
@@ -317,6 +339,10 @@ class KeyValueTextReader(LineGroups, LineReader):
             got = self._epoch_line(line)
             if got is not None:
                 return got
+        if "," in line and "[" in line:
+            p = PAIR_COUNTER.search(line, 0, HEADER_PREFIX + 16)
+            if p is not None and p.start() <= HEADER_PREFIX:
+                return self._pair_counter(line, p)
         m = STEP.search(line)
         if m is None:
             if self._eval_header(line) or (self._carry is not None and "atch" in line and self._batch_header(line)):
@@ -422,6 +448,10 @@ class KeyValueTextReader(LineGroups, LineReader):
             pairs += SPACED.findall(rest)
         if "ms" in rest:
             pairs += _step_times(rest)
+        if " is " in rest:
+            pairs += IS_PAIR.findall(rest)
+        if " (" in rest:
+            pairs = _qualified(rest, pairs)
         rec = self.build(pairs, step=step)
         if rec is None:
             self.other_lines += 1
@@ -531,7 +561,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             return [StepRecord(rec.step, val_loss=rec.val_loss, source=rec.source)] if rec.val_loss is not None else []
         if (
             "loss" not in fields
-            or len(pairs) < 2
+            or (len(pairs) < 2 and not STEPLESS_LOSS.match(line))
             or self.records != self.__dict__.get("_sl_n", 0)
             or not _only_pairs(line)
         ):
@@ -545,21 +575,38 @@ class KeyValueTextReader(LineGroups, LineReader):
         cnt = seen.get(keys, 0) + 1
         if len(seen) < 64 or keys in seen:
             seen[keys] = cnt
+        at = self._stepless_place()
         if cnt < STEPLESS_MIN:
-            self._sl_held.append(pairs)  # (at most STEPLESS_MIN - 1 per key set, 64 key sets)
+            self._sl_held.append((pairs, at))  # (at most STEPLESS_MIN - 1 per key set, 64 key sets)
             self.other_lines += 1
             return []
-        held = [p for p in self._sl_held if tuple(k for k, _ in p) == keys] if cnt == STEPLESS_MIN else []
+        held = [h for h in self._sl_held if tuple(k for k, _ in h[0]) == keys] if cnt == STEPLESS_MIN else []
         if held:
-            self._sl_held = [p for p in self._sl_held if tuple(k for k, _ in p) != keys]
+            self._sl_held = [h for h in self._sl_held if tuple(k for k, _ in h[0]) != keys]
             self.other_lines -= len(held)
         out = []
-        for p in held + [pairs]:
-            rec = self.build(p)
+        for p, place in held + [(pairs, at)]:
+            step = None
+            if place is not None:  # under an epoch header: the n-th such line of the epoch, placed in it
+                step = self._epoch_step(place[0], place[1], place[2], None)
+                p = p + [("epoch", str(place[0]))]
+            rec = self.build(p, step=step)
             if rec is not None:
                 out.append(rec)
         self._sl_n = self.records
         return out
+
+    def _stepless_place(self) -> tuple[int, int | None, int] | None:
+        """(epoch, epochs, n) of a step-less line under an epoch header (``Epoch 3`` alone on its
+        line: the W&B sweep log's "Epoch 0" over six "Loss:  157.06" lines), n counting from 0 in
+        the epoch; None with no header carried."""
+        carry = self._carry
+        if carry is None:
+            return None
+        last = self.__dict__.get("_sl_epoch")
+        n = last[1] + 1 if last is not None and last[0] is carry else 0
+        self._sl_epoch = (carry, n)
+        return carry[0], carry[1], n
 
     def _phase_record(self, line: str, m) -> list[StepRecord] | None:
         step = int64(m.group(2))
@@ -592,7 +639,12 @@ class KeyValueTextReader(LineGroups, LineReader):
     def describe(self) -> dict:
         """How the steps were taken when no line named one (``step_source``)."""
         d = super().describe()
-        if self.__dict__.get("_sl_n"):
+        if self.__dict__.get("_sl_n") and "_sl_epoch" in self.__dict__:
+            d["step_source"] = (
+                "epoch headers: the log's lines of named numbers name no step (the n-th such line under "
+                f"'Epoch E' is placed in epoch E; read once {STEPLESS_MIN} lines name the same numbers)"
+            )
+        elif self.__dict__.get("_sl_n"):
             d["step_source"] = (
                 "line order: the log's lines of named numbers name no step "
                 f"(the n-th such line is step n; read once {STEPLESS_MIN} lines name the same numbers)"
@@ -626,6 +678,10 @@ class KeyValueTextReader(LineGroups, LineReader):
         epoch to the lines after it (text_groups.py)."""
         if self._epoch_header(line):
             return []
+        if "]" in line:
+            t = EVAL_TAG.search(line, 0, HEADER_PREFIX + 16)
+            if t is not None:
+                return self._eval_tagged(line, t)
         m = EPOCH_COUNTER.search(line) or BRACKET_COUNTER.search(line)
         if m is None:
             m = ITER_COUNTER.search(line)
@@ -654,6 +710,55 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.run_info.setdefault("total_steps", per)
         self._no_template = True  # (the step is no single number of the line: no template)
         return self._with_step(line, m, step, [("epoch", m.group(1))])
+
+    def _eval_tagged(self, line: str, t) -> list[StepRecord]:
+        """A line of an evaluation tagged so (EVAL_TAG): its batches are no record; its summary's
+        loss (no counter) is the validation loss at the last training step."""
+        self._no_template = True
+        if EPOCH_COUNTER.search(line, t.start()) or self.records == 0 or self._last_step < 0:
+            self.other_lines += 1
+            return []
+        last = self._last_step
+        rec = self.build(PAIR.findall(line, t.end()), step=last)
+        if rec is None:
+            self.other_lines += 1
+            return []
+        val = rec.val_loss if rec.val_loss is not None else rec.loss
+        if val is None:
+            self.records -= 1
+            self.other_lines += 1
+            return []
+        return [StepRecord(last, val_loss=val, source=rec.source)]
+
+    def _pair_counter(self, line: str, m) -> list[StepRecord]:
+        """``[epoch, counter]`` / ``[epoch, counter/total]`` (PAIR_COUNTER): the counter placed in
+        its epoch (``_epoch_step``); a line with no metric after it is no record (a grad_stats
+        line of lists, a config's ``[30, 60]``)."""
+        e, n = int64(m.group(1)), int64(m.group(2))
+        per = int64(m.group(3)) if m.group(3) else None
+        if e is None or n is None or (m.group(3) and not per):
+            self.skip("step out of range")
+            return []
+        last, own, recs, other = self._last_step, self._own_steps, self.records, self.other_lines
+        ep = self.__dict__.get("_ep")
+        saved = None if ep is None else copy.deepcopy(ep)  # (a few numbers)
+        step = self._epoch_step(e, None, n, per)
+        if step is None:
+            self.skip("step out of range")
+            return []
+        self._no_template = True
+        got = self._with_step(line, m, step, [("epoch", m.group(1))])
+        if not any(r.loss is not None or r.val_loss is not None or r.grad_norm is not None for r in got):
+            # no metric: undo (the counter's epoch state included), not a header of a group
+            self._last_step, self._own_steps, self.records, self.other_lines = last, own, recs, other + 1
+            if saved is not None:
+                self._ep = saved
+            else:
+                self.__dict__.pop("_ep", None)
+            self._grp = None
+            self._ctx_sync()
+            return []
+        return got
 
     def _epoch_counter(self, line: str, m) -> list[StepRecord]:
         """A line whose step is an epoch and a counter with no total (EPOCH_STEP)."""
@@ -949,8 +1054,20 @@ def _pipe_pairs(rest: str) -> list[tuple[str, str]]:
     return out
 
 
-# what a line of named numbers holds besides them: separators
-_SEPARATORS = re.compile(r"[\s,;|\-\[\]()]*+")
+# what a line of named numbers holds besides them: separators, and a named number's capacity
+# ("ntokens: 485.20/513": the tokens of the batch out of its 513 slots, read as its first number)
+_SEPARATORS = re.compile(r"(?:[\s,;|\-\[\]()]++|(?<=\d)/\d++(?:\.\d++)?+)*+")
+
+
+def _qualified(rest: str, pairs: list) -> list:
+    """The pairs and each loss named with a qualifier (``Autoencoder Loss (total): 230.668``, QUALIFIED:
+    PAIR takes none, the ")" stands between the name and its value); other qualified names
+    (``elapsed time per iteration (ms)``) have readers of their own."""
+    for n, q, v in QUALIFIED.findall(rest):
+        key = f"{n.strip()} ({q})"
+        if field_for(key) in ("loss", "val_loss") or loss_role(key) is not None:
+            pairs.append((key, v))
+    return pairs
 
 
 def _only_pairs(line: str) -> bool:

@@ -221,7 +221,7 @@ class JsonlReader(LineReader):
             if obj is not None:
                 how, oks = obj
                 at = dict(extra)
-                if how == "actor":
+                if how == "actor" or how == "total":
                     fields["loss"] = at[oks[0]]
                     extra = [(k, i) for k, i in extra if k != oks[0]]
                 else:

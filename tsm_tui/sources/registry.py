@@ -165,9 +165,11 @@ def deep_sniff(path: str, start: int, stop: int = DEEP_BYTES) -> tuple[type[Line
     return best, score, reached
 
 
-def sniff(path: str, head: list[str]) -> tuple[type[LineReader] | None, float]:
+def sniff(path: str, head: list[str], exclude: type | None = None) -> tuple[type[LineReader] | None, float]:
     best, score = None, 0.0
     for r in READERS:
+        if exclude is not None and issubclass(r, exclude):
+            continue
         if score >= 1.0 and not issubclass(r, best):
             continue  # no sniff scores above 1.0: only a more specific flavour could still win (a tie)
         try:
@@ -248,6 +250,8 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileI
         # a head longer than the generic sniffer reads (a config dump of 700 lines before
         # detectron2's first "iter:" line): its lines that carry a metric word, as deep_sniff does
         cls, score = sniff(path, hinted_lines(head))
+    if cls is not None and issubclass(cls, CsvReader):
+        cls, score = _csv_or_text(path, head, cls, score)
     sniffed = cls is not None
     if cls is not None and cls.kind == "lines":
         why_not = not_a_log(path, head, cls, score, h.more, h.end)
@@ -274,6 +278,22 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileI
         return _console(path, info)
     info.format, info.score = cls.name, score
     return cls(path), info
+
+
+def _csv_or_text(path: str, head: list[str], cls, score: float) -> tuple[type[LineReader], float]:
+    """A file whose first line reads as a CSV header: the CSV reader's, unless its rows give no
+    record where another reader's lines do (a text log whose first line, or a config dump
+    before its records, has commas: "[1,     0/ 2562] - train_losses - ..." is no row).
+    A header with no rows yet stays CSV (a live file)."""
+    probe = cls(path)
+    probe.text_tap = None
+    for ln in head:
+        if probe.feed(ln):
+            return cls, score
+    if not probe.skipped:
+        return cls, score  # (the header alone, or rows to come)
+    other, s = sniff(path, head, exclude=CsvReader)
+    return (other, s) if other is not None and other.kind == "lines" else (cls, score)
 
 
 _NOT_LOG_JSON = re.compile(r"^(?:expected|labels?)[^/]*\.json$|summary[^/]*\.json$", re.I)

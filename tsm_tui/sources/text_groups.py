@@ -66,6 +66,9 @@ _NOT_FINITE = ("nan", "inf", "+inf", "-inf", "+nan", "-nan")
 # a progress bar after a row: "640: 100% ━━━ 75/75" (complete when the count reaches the total)
 _BAR_COUNT = re.compile(r"(?<![\d/])(\d++)/(\d++)(?![\d/])")
 DASHES = re.compile(r"^\s*+-{8,}+\s*+$")  # (not llm.c's "+----+----+" header box)
+# a short rule inside a group (PointNet's "----" between "**** EPOCH 000 ****" and "mean loss: 2.41"):
+# no line of the record, no end of it (a long one, DASHES, ends it)
+RULE = re.compile(r"^\s*+[-=*_~.]{1,7}+\s*+$")
 #: a table's step: the environment steps first (SB3's "time/total_timesteps")
 TABLE_STEP = ("time/total_timesteps", "total_timesteps", "timesteps", "time/iterations", "iterations")
 
@@ -108,6 +111,8 @@ class LineGroups:
                 return True, got
         grp = self._grp
         if grp is not None:
+            if RULE.match(line):
+                return True, []
             if len(grp[2]) < MAX_GROUP_LINES and self._is_continuation(line):
                 pairs = self._cont_pairs(line)
                 if pairs:
