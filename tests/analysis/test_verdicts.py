@@ -678,3 +678,34 @@ def test_no_rise_rule_on_a_loss_whose_best_is_zero():
     rows = [StepRecord(s, loss=0.0328 if s == 10 else 0.0) for s in range(10, 1001, 10)]  # its shape
     res, rise = _judge(rows)
     assert "failed" not in res.summary and rise == []
+
+
+def test_a_second_divergence_after_the_loss_came_back_is_said():
+    """fresh3 hf_checkpoints_lora_diverges_twice: the loss diverged, came back to its level for
+    ~300 steps, then climbed 3x again, unsaid (the divergence rule fired once per run). Back
+    within recovery_factor x its best, the rule watches again; rows and frames agree."""
+    import random
+
+    from test_frames import run_both
+
+    rng = random.Random(5)
+
+    def level(s):
+        if s < 400:
+            return 2.0 + 4.0 * math.exp(-s / 60)
+        if s < 800:
+            return 2.0 + 2.0 * min(1.0, (s - 400) / 100)  # a slow climb to 2x, held
+        if s < 1400:
+            return 2.0
+        return 2.0 + 3.0 * min(1.0, (s - 1400) / 150)  # again, to 2.5x
+
+    recs = [StepRecord(s, loss=level(s) * math.exp(rng.gauss(0, 0.03))) for s in range(1, 2001)]
+    mon = Monitor(Settings(), RunInfo())
+    alerts = [a for r in recs for a in mon.feed(r)] + mon.finalize()
+    crit = [a.step for a in alerts if a.check == "loss_spike" and a.severity == Severity.CRITICAL]
+    back = [a.step for a in alerts if (a.key or "").startswith("loss_divergence_back")]
+    # the first climb is a spike that turned into divergence, the second the rolling-median rule
+    assert len(crit) == 2 and 400 < crit[0] < 800 and 1400 < crit[1] < 1700, crit
+    assert len(back) == 1 and crit[0] < back[0] < crit[1]
+    assert check(mon, "loss_spike").status.value == "FAIL"
+    run_both(recs)

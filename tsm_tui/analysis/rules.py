@@ -74,6 +74,13 @@ def checkpoint_gap_too_long(gap: float, run_steps: float | None, s: Settings) ->
     return gap > checkpoint_gap_limit(run_steps, s)
 
 
+def back_from_divergence(level, best, s: Settings):
+    """A loss level that had diverged (``diverged``) is back within ``s.recovery_factor`` x
+    the best level (the spike check's recovery bar; under the divergence factor, so a level
+    near the line does not flap). Floats give a bool, numpy arrays a mask."""
+    return (best > 0) & (level <= best * s.recovery_factor)
+
+
 def diverged(level, best, s: Settings):
     """A loss level (a rolling median or mean of many records) ``s.divergence_factor`` x
     the best such level seen, and ``s.spike_min_delta`` above it in loss units (near zero

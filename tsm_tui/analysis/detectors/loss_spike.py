@@ -30,7 +30,7 @@ from tsm_tui.core.numbers import times as _times
 from tsm_tui.analysis.detectors.stats import Delay, RollingMedian, RollingMoments, diff_sd
 from tsm_tui.analysis.detectors.grad_norm import PEAK_REALERT, SPIKE_GAP
 from tsm_tui.analysis.detectors.stats import median as _median
-from tsm_tui.analysis.rules import diverged
+from tsm_tui.analysis.rules import back_from_divergence, diverged
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 from tsm_tui.sources.fields import gan_key, rl_key
 
@@ -228,6 +228,7 @@ class LossSpikeDetector(Detector):
         self.failed = 0
         self._last: StepRecord | None = None
         self._diverged_at: int | None = None
+        self._diverged_first: int | None = None  # the onset of the first divergence (the verdict says it)
         self._loc: deque = deque(maxlen=LOCAL)  # the last values fed to the baseline, undelayed
         #: (step, lr, grad norm, loss scale) of the last CTX records with a finite loss
         self._ctx: deque = deque(maxlen=CTX)
@@ -484,7 +485,7 @@ class LossSpikeDetector(Detector):
     def _divergence_scan(self, fr, idx, xs, stop: int):
         """First row (before ``stop``) where ``_divergence`` would
         fire, and the best rolling median (value, step) after the rows before it."""
-        if self._diverged_at is not None or self._paged is not None or stop == 0:
+        if self._paged is not None or stop == 0:
             return stop, None
         s = self.settings
         # the rows from v0 on see a full window: its exact median after each
@@ -492,6 +493,12 @@ class LossSpikeDetector(Detector):
         if v0 >= stop:
             return stop, None
         c = self._recent.medians_after(xs[:stop])[v0:]
+        if self._diverged_at is not None:  # the row at which the loss is back goes through update()
+            b0 = self._best_med
+            if b0 is None:
+                return stop, None
+            hits = np.flatnonzero(back_from_divergence(c, b0, s))
+            return (v0 + int(hits[0]) if hits.size else stop), None
         b0 = self._best_med
         prev = np.empty(c.size)
         prev[0] = np.inf if b0 is None else b0
@@ -992,15 +999,36 @@ class LossSpikeDetector(Detector):
         ]
 
     def _divergence(self, rec: StepRecord) -> list[Alert]:
-        if self._diverged_at is not None or self._paged is not None or len(self._recent) < self.settings.window:
+        if self._paged is not None or len(self._recent) < self.settings.window:
             return []
         cur = self._recent.get()
+        if self._diverged_at is not None:
+            # back below the recovery bar: the rule watches again (issue 26, fresh3: a LoRA run
+            # that diverged, came back to its level for 300 steps, then climbed 3x again unsaid)
+            if self._best_med is not None and back_from_divergence(cur, self._best_med, self.settings):
+                self._diverged_at = None
+                return [
+                    Alert(
+                        self.id,
+                        Severity.INFO,
+                        rec.step,
+                        f"Loss back from its divergence: rolling median {fmt(cur)} at step {rec.step}, within "
+                        f"{self.settings.recovery_factor}x its best {fmt(self._best_med)}; watching for another.",
+                        value=cur,
+                        baseline=self._best_med,
+                        actions=[],
+                        key=f"loss_divergence_back:{rec.step}",
+                    )
+                ]
+            return []
         if self._best_med is None or cur < self._best_med:
             self._best_med, self._best_step = cur, rec.step
             return []
         best = self._best_med
         if diverged(cur, best, self.settings):
             self._diverged_at = rec.step
+            if self._diverged_first is None:
+                self._diverged_first = self._best_step or rec.step
             inc = self._incident
             if inc is not None:
                 m = inc.meds
@@ -1041,7 +1069,7 @@ class LossSpikeDetector(Detector):
         self._delay.clear()
         self._recent.clear()
         self._best_med = self._best_step = None
-        self._diverged_at = None
+        self._diverged_at = self._diverged_first = None
         if self._incident is not None and self._incident.onset > step:
             # the spike is in the superseded part: the restart is the remedy
             self._incident.state = "recovered"
@@ -1155,6 +1183,8 @@ class LossSpikeDetector(Detector):
             return self._result(Status.FAIL, f"spike {self._incident_text(i)} {kind}{more}{why}")
         if self._diverged_at is not None:
             return self._result(Status.FAIL, f"loss diverging since step {self._best_step}")
+        if self._diverged_first is not None:
+            return self._result(Status.FAIL, f"loss diverged from step {self._diverged_first}, then came back")
         if n_inc:
             # the largest first when there are more than fit on the line
             shown = (
