@@ -23,28 +23,6 @@ MAX_ALERTS = 1000  # alerts kept; older ones are counted, not stored
 #: ones are counted (ours: a Slurm .out of smoke tests and relaunches rarely holds more)
 MAX_EARLIER = 8
 EARLIER_ALERTS = 20  # warnings and criticals kept of each earlier run (the newest)
-
-
-@dataclass(frozen=True)
-class EarlierRun:
-    """A run of the same file that a new run replaced (analysis/launches.py): what its
-    checks said at its end. Not part of the verdict (the checks judge the last run), but
-    never silent: a spike in the long run before a short relaunch is still said."""
-
-    first_step: int | None
-    last_step: int | None
-    checks: tuple[CheckResult, ...]  # the checks that warned or failed
-    alerts: tuple[Alert, ...]  # its warnings and criticals (the newest EARLIER_ALERTS)
-
-    def to_json(self) -> dict:
-        return {
-            "first_step": self.first_step,
-            "last_step": self.last_step,
-            "checks": [{"id": c.id, "status": c.status.value, "summary": c.summary} for c in self.checks],
-            "alerts": [a.to_json() for a in self.alerts],
-        }
-
-
 PER_KEY = 5  # repeats of one kind of alert kept (grad-norm spikes ...)
 EARLY_FRAC = 0.1  # "early in the run" for the no-warm-up escalation (ours)
 EARLY_STEPS = 500
@@ -71,6 +49,26 @@ def _view(d, a: Alert) -> Alert:
 
 def _alert_step(a: Alert) -> int:
     return a.step if a.step is not None else -1
+
+
+@dataclass(frozen=True)
+class EarlierRun:
+    """A run of the same file that a new run replaced (analysis/launches.py): what its
+    checks said at its end. Not part of the verdict (the checks judge the last run), but
+    never silent: a spike in the long run before a short relaunch is still said."""
+
+    first_step: int | None
+    last_step: int | None
+    checks: tuple[CheckResult, ...]  # the checks that warned or failed
+    alerts: tuple[Alert, ...]  # its warnings and criticals (the newest EARLIER_ALERTS)
+
+    def to_json(self) -> dict:
+        return {
+            "first_step": self.first_step,
+            "last_step": self.last_step,
+            "checks": [{"id": c.id, "status": c.status.value, "summary": c.summary} for c in self.checks],
+            "alerts": [a.to_json() for a in self.alerts],
+        }
 
 
 class Monitor:
