@@ -514,13 +514,6 @@ class PlateauDetector(Detector):
                 return m + max(SPIKE_SD * sd, SPIKE_REL * abs(m))
         return None
 
-    # -- columnar hooks (the driver is Detector.update_frame) -------------------------
-    # Only the record that completes a block does more than add to the open block
-    # (merge, evaluate with the RunState it saw), and the one that makes the loss a
-    # constant (CONST_RECORDS): the screen flags them; the bulk adds the rows before
-    # them to the open block, in the same order (cumsum adds one value at a time, as
-    # ``b.loss_sum += x`` does; np.sum would add pairwise). Non-finite losses are not rows
-    # for this check.
     def _see_keys(self, extra) -> None:
         """A GAN's or an RL run's objective (fields.adversarial_key), once per key set."""
         ks = tuple(extra)
@@ -530,6 +523,13 @@ class PlateauDetector(Detector):
             self._keysets.add(ks)
         self._adversarial = any(adversarial_key(k) for k in ks)
 
+    # -- columnar hooks (the driver is Detector.update_frame) -------------------------
+    # Only the record that completes a block does more than add to the open block
+    # (merge, evaluate with the RunState it saw), and the one that makes the loss a
+    # constant (CONST_RECORDS): the screen flags them; the bulk adds the rows before
+    # them to the open block, in the same order (cumsum adds one value at a time, as
+    # ``b.loss_sum += x`` does; np.sum would add pairwise). Non-finite losses are not rows
+    # for this check.
     def prepare(self, fr):
         if fr.extra and not self._adversarial:
             self._see_keys(fr.extra)
@@ -1126,10 +1126,19 @@ class PlateauDetector(Detector):
             actions=[
                 "Compare with the validation loss: a training loss that climbs back is an LR too high for this "
                 "stage, a data order or mixture change, or a regularisation term that grows.",
-                f"Roll back to a checkpoint near step {at} (its best) and lower the LR, if the rise is not intended.",
+                self._back_to(at),
+                advice.lower_lr(self.state, peak=self._sched.peak),
             ],
             key="plateau_rise",
         )
+
+    def _back_to(self, at: int) -> str:
+        """Where to go back to for a loss that climbed after its best at step ``at``: the run's
+        last checkpoint at or before it, when one is known."""
+        ck = advice.checkpoint_before(self.state, at + 1)
+        if ck is not None:
+            return f"If the rise is not intended, resume from {ck[1]} (step {ck[0]}, the last checkpoint before the loss's best at step {at})."
+        return f"If the rise is not intended, resume from the last checkpoint before step {at} (the loss's best; none found in the run directory)."
 
     def _plateau_at_end(self) -> list[Alert]:
         if self.start is None or self.warned or self.failed or not self._proven or self._converged():
