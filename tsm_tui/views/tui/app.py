@@ -17,7 +17,7 @@ import time
 from dataclasses import replace
 
 from textual import work
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.binding import Binding
 from textual.worker import get_current_worker
 
@@ -274,9 +274,18 @@ class TsmApp(App):
                 )
             self.push_screen("runs")
 
+    def _shown(self):
+        """The screen on top, or None while the app shuts down: a message the worker posted
+        before the exit can still be handled then (CI: ScreenStackError in on_new_alerts)."""
+        try:
+            return self.screen
+        except ScreenStackError:
+            return None
+
     def _on_dashboard(self) -> bool:
         """The dashboard shows (not under the runs screen: under a help screen it still does)."""
-        return not isinstance(self.screen, RunsScreen)
+        shown = self._shown()
+        return shown is not None and not isinstance(shown, RunsScreen)
 
     def _ring(self, new_fail: bool) -> None:
         """A check turned FAIL: the bell (once per message, whatever the number of runs)."""
@@ -362,9 +371,10 @@ class TsmApp(App):
         self._ring(rang)
         if self.current_run in message.arrivals:
             self.dashboard.data_arrived(0)
-        if isinstance(self.screen, RunsScreen):
-            self.screen.refresh_rows()
-        else:
+        shown = self._shown()
+        if isinstance(shown, RunsScreen):
+            shown.refresh_rows()
+        elif shown is not None:
             self.dashboard.repaint()
 
     def on_checks_changed(self, message: ChecksChanged) -> None:
