@@ -491,11 +491,34 @@ def gan_key(key: str) -> bool:
     return g is not None and g[2]
 
 
-def adversarial_key(key: str) -> bool:
-    """``key`` is one only an RL run (``rl_key``) or a GAN (``gan_key``) logs: an objective
-    that may rise while the run learns (a policy loss, a generator against a learning
-    discriminator)."""
-    return rl_key(key) or gan_key(key)
+#: key sets an ``ObjectiveKind`` remembers having looked at (bounded; ours)
+KIND_KEYSETS = 256
+
+
+class ObjectiveKind:
+    """Whether a run's records name a reinforcement-learning objective (``rl_key``) or a GAN's
+    (``gan_key``): objectives that may rise while the run learns. Each distinct key set is
+    looked at once (at most KIND_KEYSETS remembered); the first kind found stays."""
+
+    __slots__ = ("kind", "_seen")
+
+    def __init__(self) -> None:
+        self.kind: str | None = None  # "rl", "gan" or None
+        self._seen: set[tuple] = set()
+
+    def see(self, keys) -> str | None:
+        if self.kind is not None:
+            return self.kind
+        ks = tuple(keys)
+        if ks in self._seen:
+            return None
+        if len(self._seen) < KIND_KEYSETS:
+            self._seen.add(ks)
+        if any(rl_key(k) for k in ks):
+            self.kind = "rl"
+        elif any(gan_key(k) for k in ks):
+            self.kind = "gan"
+        return self.kind
 
 
 def key_roles(keys) -> dict[str, str]:

@@ -32,7 +32,7 @@ from tsm_tui.analysis.detectors.grad_norm import PEAK_REALERT, SPIKE_GAP
 from tsm_tui.analysis.detectors.stats import median as _median
 from tsm_tui.analysis.rules import back_from_divergence, diverged
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
-from tsm_tui.sources.fields import gan_key, rl_key
+from tsm_tui.sources.fields import ObjectiveKind
 
 SIGMA_MIN_RATIO = 1.3
 #: said of an RL run's findings, which are warnings (settings.rl_loss_fails)
@@ -208,7 +208,7 @@ class LossSpikeDetector(Detector):
         #: findings are warnings (settings.rl_loss_fails)
         self.rl = False
         self.rl_note = RL_NOTE  # why (RL_NOTE, or GAN_NOTE for an adversarial run)
-        self._rl_keys: set = set()  # key sets already looked at (bounded)
+        self._kind = ObjectiveKind()  # an RL run's or a GAN's objective
         #: onset alerts whose "if it does not recover" action is moot (the incident resolved)
         self.moot_keys: set[str] = set()
         #: onset alerts whose "skip the batch" action is moot (not a bad batch after all)
@@ -251,18 +251,10 @@ class LossSpikeDetector(Detector):
         return self._rl_cap(out) if self.rl and out else out
 
     def _see_keys(self, extra) -> None:
-        """Is this a reinforcement-learning run, or a GAN's? (once per key set)"""
-        ks = tuple(extra)
-        if ks in self._rl_keys:
-            return
-        if len(self._rl_keys) < 256:
-            self._rl_keys.add(ks)
-        if self.settings.rl_loss_fails:
-            return
-        if any(rl_key(k) for k in ks):
-            self.rl, self.rl_note = True, RL_NOTE
-        elif any(gan_key(k) for k in ks):
-            self.rl, self.rl_note = True, GAN_NOTE
+        """Is this a reinforcement-learning run, or a GAN's? (fields.ObjectiveKind)"""
+        kind = self._kind.see(extra)
+        if kind is not None and not self.settings.rl_loss_fails:
+            self.rl, self.rl_note = True, RL_NOTE if kind == "rl" else GAN_NOTE
 
     def _rl_cap(self, alerts: list[Alert]) -> list[Alert]:
         """An RL or GAN run's critical findings as warnings (settings.rl_loss_fails)."""

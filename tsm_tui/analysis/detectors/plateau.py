@@ -48,7 +48,7 @@ from tsm_tui.analysis.rules import diverged
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.numbers import times as _times
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
-from tsm_tui.sources.fields import adversarial_key
+from tsm_tui.sources.fields import ObjectiveKind
 
 MAX_BLOCKS = 32
 MIN_RECORDS = 20  # fewer records in the window cannot tell flat from noisy (ours)
@@ -234,14 +234,13 @@ class PlateauDetector(Detector):
         #: the lowest level (``_recent_level``: the mean of the newest blocks holding REF_RECORDS
         #: records) seen at a block's completion, and that block's last step
         self.best: tuple[float, int] | None = None
-        self._adversarial = False  # a GAN's or an RL run's objective (fields): it may rise as it learns
-        self._keysets: set[tuple] = set()
+        self._kind = ObjectiveKind()  # a GAN's or an RL run's objective: it may rise as it learns
         self._pace: float | None = None  # improvement rate over the window before the open plateau
         self._sched = SchedulePeak()  # the LR schedule's peak (an LR jump is not it)
 
     def update(self, rec: StepRecord) -> list[Alert]:
-        if rec.extra and not self._adversarial:
-            self._see_keys(rec.extra)
+        if rec.extra:
+            self._kind.see(rec.extra)
         x = rec.loss
         if x is None or not math.isfinite(x):
             return []
@@ -514,15 +513,6 @@ class PlateauDetector(Detector):
                 return m + max(SPIKE_SD * sd, SPIKE_REL * abs(m))
         return None
 
-    def _see_keys(self, extra) -> None:
-        """A GAN's or an RL run's objective (fields.adversarial_key), once per key set."""
-        ks = tuple(extra)
-        if ks in self._keysets:
-            return
-        if len(self._keysets) < 256:
-            self._keysets.add(ks)
-        self._adversarial = any(adversarial_key(k) for k in ks)
-
     # -- columnar hooks (the driver is Detector.update_frame) -------------------------
     # Only the record that completes a block does more than add to the open block
     # (merge, evaluate with the RunState it saw), and the one that makes the loss a
@@ -531,8 +521,8 @@ class PlateauDetector(Detector):
     # ``b.loss_sum += x`` does; np.sum would add pairwise). Non-finite losses are not rows
     # for this check.
     def prepare(self, fr):
-        if fr.extra and not self._adversarial:
-            self._see_keys(fr.extra)
+        if fr.extra:
+            self._kind.see(fr.extra)
         loss = fr.get("loss")
         if loss is None:
             return None
@@ -1092,7 +1082,7 @@ class PlateauDetector(Detector):
             cur is None
             or best is None
             or not best[0] > 0
-            or self._adversarial
+            or self._kind.kind is not None
             or self.warned
             or self.failed
             or self.longest is not None
