@@ -17,31 +17,13 @@ from tsm_tui.core.frame import Frame, expand
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.analysis.ordering import HOLD_IDLE, Orderer
 from tsm_tui.core.record import Alert, StepRecord, TextEvent
-from tsm_tui.core.settings import RunInfo, Settings
+from tsm_tui.core.settings import LOG_FACTS, RunInfo, Settings
 from tsm_tui.sources.base import LineReader, channel_file
 from tsm_tui.sources.framework_defaults import apply_defaults, framework_of, is_default
 
 CHANNEL_MARGIN = 10  # losses a console channel needs beyond its file's history to be used (ours)
 AUX_KEEP = 2000  # auxiliary records (sampling steps) kept for monitors created later
 EVENTS_KEEP = 500  # text events (crash lines) kept for monitors created later
-_INFO_KEYS = (
-    "total_steps",
-    "warmup_steps",
-    "peak_lr",
-    "params",
-    "batch_size",
-    "seq_len",
-    "clip",
-    "precision",
-    "batch_tokens",
-    "logging_steps",
-    "save_steps",
-    "schedule",
-    "beta2",
-    "eps",
-    "save_strategy",
-    "dataset",
-)
 
 
 def apply_log_info(info: RunInfo, reader: LineReader) -> None:
@@ -49,7 +31,7 @@ def apply_log_info(info: RunInfo, reader: LineReader) -> None:
     framework's default), then the defaults of the framework that wrote it."""
     ri = reader.run_info
     origin = f"{os.path.basename(reader.path)} (log)"
-    for k in _INFO_KEYS:
+    for k in LOG_FACTS:
         if k in ri:
             info.set(k, ri[k], origin, override=is_default(info, k))
     apply_defaults(info, framework_of(reader))

@@ -229,3 +229,25 @@ class RunInfo:
         if self.batch_size and self.seq_len:
             return float(self.batch_size * self.seq_len)
         return None
+
+
+#: the RunInfo facts a log may state (a reader's ``run_info``: the W&B run's config, a line of
+#: the arguments): what the session takes from a log, never the checkpoints found on disk
+LOG_FACTS = (
+    "total_steps",
+    "warmup_steps",
+    "peak_lr",
+    "params",
+    "batch_size",
+    "seq_len",
+    "clip",
+    "precision",
+    "batch_tokens",
+    "logging_steps",
+    "save_steps",
+    "schedule",
+    "beta2",
+    "eps",
+    "save_strategy",
+    "dataset",
+)

@@ -20,7 +20,7 @@ import os
 import stat
 
 from tsm_tui.core.numbers import UNSET_COUNT, num, shown, unusable  # noqa: F401  (num: re-exported)
-from tsm_tui.core.settings import RunInfo
+from tsm_tui.core.settings import LOG_FACTS, RunInfo
 from tsm_tui.sources.arglist import parse_arg_list  # noqa: F401  (re-exported: tests, pre-flight)
 from tsm_tui.sources.config_load import MAX_CONFIG_BYTES, ConfigError, read_config_file  # noqa: F401
 from tsm_tui.sources.config_yaml import MAX_YAML_DEPTH, MAX_YAML_NODES, safe_yaml  # noqa: F401
@@ -54,24 +54,9 @@ CONFIG_NAMES = (
 )
 
 #: the settings the monitor reads from a config, each from its keys in sources/config_keys.KEYS
-#: (the one table pre-flight reads too); beta2 also from Adam's betas list
-_READ = (
-    "total_steps",
-    "warmup_steps",
-    "peak_lr",
-    "batch_size",
-    "batch_tokens",
-    "seq_len",
-    "params",
-    "clip",
-    "logging_steps",
-    "save_steps",
-    "schedule",
-    "beta2",
-    "eps",
-    "save_strategy",
-    "dataset",
-)
+#: (the one table pre-flight reads too); beta2 also from Adam's betas list; the precision from
+#: the config's flags (config_keys.precision), not one key
+_READ = tuple(k for k in LOG_FACTS if k != "precision")
 _TEXT = {"schedule", "save_strategy", "dataset"}
 #: HF save_strategy values under which save_steps plans nothing (TrainingArguments keeps
 #: save_steps=500 in training_args.json whatever the strategy)

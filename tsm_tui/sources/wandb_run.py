@@ -48,7 +48,7 @@ from tsm_tui.core.frame import INT_FIELDS, METRIC_FIELDS, MIN_RUN, Frame
 from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
-from tsm_tui.core.settings import RunInfo
+from tsm_tui.core.settings import LOG_FACTS, RunInfo
 from tsm_tui.sources.base import CONSOLE, MAX_LINE, MAX_SAMPLE_CHARS, SAMPLE_KEYS, ByteReader, LineReader
 from tsm_tui.sources.text_events import exit_event
 from tsm_tui.sources.config import apply_mapping
@@ -1035,20 +1035,7 @@ class WandbRunReader(ByteReader):
         except (RecursionError, ValueError, TypeError, OverflowError):
             self.skip("run config that cannot be read")
             return
-        for name in (
-            "total_steps",
-            "warmup_steps",
-            "peak_lr",
-            "params",
-            "batch_size",
-            "seq_len",
-            "clip",
-            "precision",
-            "batch_tokens",
-            "logging_steps",
-            "save_steps",
-            "schedule",
-        ):
+        for name in LOG_FACTS:
             v = getattr(info, name)
             if v is not None:
                 self.run_info[name] = v
