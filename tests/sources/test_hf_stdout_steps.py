@@ -137,3 +137,53 @@ def test_a_burst_flushed_between_two_logging_steps_keeps_the_grid(tmp_path):
     assert [r.step for r in recs if r.loss is not None] == list(range(10, 601, 10))
     assert [r.step for r in recs if r.val_loss is not None] == [200, 400]
     assert "block-buffered" in reader.step_source and "counted" not in reader.step_source
+
+
+def test_a_burst_flushed_at_the_exit_is_placed_by_its_epochs():
+    """175 steps logged every 50 (no step 1), the real run: the 3 dicts reach the file at the
+    exit with the bar at 175, on no grid that ends there. Their epochs (2 decimals) x the
+    steps per epoch the final summary gives (its epoch at the bar's last step) place them
+    at 50, 100, 150; before, they were counted from the bar: 175, 176, 177 (TRL's DPO run
+    in bench/corpus/fresh2 whose NaN at step 50 was said at 175)."""
+    recs, reader = _read(os.path.join(FW, "hf_nohup_off_grid", "train.log"))
+    assert _got(recs) == _truth("hf_nohup_off_grid")
+    assert "epoch x the steps per epoch" in reader.step_source
+
+
+def _exit_burst(epochs, summary_epoch, total=175):
+    bars = "".join(
+        f"\r{n * 100 // total:3d}%|#| {n}/{total} [00:{n % 60:02d}<00:00, 27.0s/it]" for n in range(total + 1)
+    )
+    dicts = "".join(
+        "{'loss': %.1f, 'learning_rate': 0.0005, 'epoch': %s}\n" % (2 - i / 10, e) for i, e in enumerate(epochs)
+    )
+    summary = "{'train_runtime': 4730.6, 'train_loss': 1.9, 'epoch': %s}\n" % summary_epoch if summary_epoch else ""
+    return bars + "\n" + dicts + summary + "***** train metrics *****\n"
+
+
+@pytest.mark.parametrize(
+    ("epochs", "summary", "total", "want"),
+    [
+        (["0.28", "0.57", "0.85"], "1.0", 175, [50, 100, 150]),  # TRL DPO: one epoch, 2-decimal epochs
+        (["0.12", "0.24", "0.36", "0.48"], "0.5", 500, [120, 240, 360, 480]),  # logging_steps 120
+        ([str(s / 2400) for s in (500, 1000, 1500, 2000)], str(2300 / 2400), 2300, [500, 1000, 1500, 2000]),
+        (["0.5", "1.0", "1.5"], "2.0", 80, [20, 40, 60]),  # two epochs of 40 steps
+    ],
+)
+def test_exit_bursts_of_other_shapes(tmp_path, epochs, summary, total, want):
+    p = tmp_path / "train.log"
+    p.write_text(_exit_burst(epochs, summary, total))
+    recs, reader = _read(str(p))
+    assert [r.step for r in recs] == want
+
+
+def test_an_exit_burst_without_a_summary_or_off_any_grid_is_counted(tmp_path):
+    """No final summary (the run was killed): no steps per epoch, so the dicts are counted
+    from the bar and the report says so; epochs that fit no one interval likewise."""
+    p = tmp_path / "train.log"
+    p.write_text(_exit_burst(["0.28", "0.57", "0.85"], None))
+    recs, reader = _read(str(p))
+    assert [r.step for r in recs] == [175, 176, 177] and reader.step_source.startswith("counted")
+    p.write_text(_exit_burst(["0.3", "0.6", "0.7"], "1.0"))
+    recs, reader = _read(str(p))
+    assert [r.step for r in recs] == [175, 176, 177] and reader.step_source.startswith("counted")

@@ -60,6 +60,11 @@ EPOCH = re.compile(r"'epoch':\s*'?([-+]?\d[\d.eE+-]*)")
 #: a dict at step 1 (logging_first_step) has an epoch at most this share of the next one's
 #: (the next is at logging_steps >= 2 otherwise twice the first; ours)
 FIRST_STEP_RATIO = 0.34
+#: an epoch printed with 2 decimals is within this share of an epoch of its true value
+EPOCH_ROUNDING = 0.005
+#: how far the interval those epochs show can be from the true one (2-decimal epochs over a
+#: summary epoch of 0.46: 0.5% each; ours, with margin)
+EPOCH_SPREAD = 0.05
 MAX_HELD = 4096  # dicts held in one burst (an 8 KiB buffer holds ~40; a log without bars: then by count)
 
 
@@ -91,6 +96,7 @@ class HFStdoutReader(LineReader):
         #: how the steps were derived (the report's ``step_source``); None until a dict is placed
         self.step_source: str | None = None
         self._max_burst = 0
+        self._per_epoch: float | None = None  # steps per epoch, from the final summary
 
     def feed(self, line: str) -> list[StepRecord]:
         if "\x1b" in line:
@@ -192,7 +198,13 @@ class HFStdoutReader(LineReader):
     def _dict(self, pairs: list[tuple[str, str]], body: str) -> list[StepRecord]:
         keys = [k for k, _ in pairs]
         if "train_runtime" in keys or "total_flos" in keys:
-            return []  # the final summary
+            # the final summary: its epoch at the training bar's last step gives the steps per
+            # epoch that place a burst flushed at the exit (see _by_epoch)
+            ep = _epoch(body)
+            bar = self._last_bar
+            if self._held and ep and bar is not None and bar[1] == bar[0]:
+                self._per_epoch = bar[0] / ep
+            return []
         is_eval = any(k.startswith("eval_") for k in keys)
         if self._counter is not None:  # the dict names its own step (ms-swift): no burst to place
             out = self._resolve()
@@ -204,14 +216,7 @@ class HFStdoutReader(LineReader):
                 self._anchor = self._train_counter() if not is_eval else None
             elif self._anchor is None and not is_eval:
                 self._anchor = self._train_counter()
-            ep = None
-            if self._train_dicts == 0 and len(self._held) < 2:  # (only the first two tell a dict at step 1)
-                e = EPOCH.search(body) if "'epoch'" in body else None
-                try:
-                    ep = float(e.group(1)) if e else None
-                except ValueError:
-                    ep = None
-            self._held.append((pairs, not is_eval, ep))
+            self._held.append((pairs, not is_eval, _epoch(body)))
             if len(self._held) >= MAX_HELD:
                 return self._resolve()
             return []
@@ -274,8 +279,12 @@ class HFStdoutReader(LineReader):
                     self._note("inferred")
                 base = (c if at_bar else c - L) - n * L  # (a resume, a gap: placed by the bar)
         if L is None:
-            self._note("counted")
+            steps = self._by_epoch(train)
             self._train_dicts += m
+            if steps is not None:
+                self._note("epoch")
+                return steps
+            self._note("counted")
             return [1] + [None] * (m - 1) if first else [None] * m
         if self._logging_steps is not None:
             self._note("interval")
@@ -284,6 +293,38 @@ class HFStdoutReader(LineReader):
         self._interval = L
         self._train_dicts += m
         return ([1] if first else []) + [base + (i + 1) * L for i in range(n)]
+
+    def _by_epoch(self, train: list) -> list[int | None] | None:
+        """The steps of a burst that fits no grid by the bar (flushed at the exit, not by a
+        dict's write: TRL's 3 dicts at 50, 100, 150 with the bar at its end, 175): each
+        dict's epoch x the steps per epoch (the final summary's), on the grid of one logging
+        interval the epochs show; None when an epoch is missing or the dicts do not fit."""
+        per = self._per_epoch
+        eps = [h[2] for h in train]
+        if per is None or len(eps) < 2 or any(e is None or e <= 0 for e in eps):
+            return None
+        at = [e * per for e in eps]
+        guess = (at[-1] - at[0]) / (len(at) - 1)
+        # an epoch is off by its rounding (2 decimals before transformers 5) and by counting
+        # batches, not optimizer steps (gradient accumulation, a last short batch): a dict
+        # within a quarter interval of its grid step is on it; of the intervals that fit, a
+        # round one (logging_steps=50, not 49) and then the closest
+        tol = max(EPOCH_ROUNDING * per + 1, guess / 4)
+        best: tuple[bool, float, list[int]] | None = None
+        for L in range(max(1, int(guess * (1 - EPOCH_SPREAD))), int(guess * (1 + EPOCH_SPREAD)) + 2):
+            last = round(at[-1] / L) * L
+            steps = [last - (len(at) - 1 - i) * L for i in range(len(at))]
+            err = sum(abs(x - a) for x, a in zip(steps, at))
+            if steps[0] <= 0 or any(abs(x - a) > tol for x, a in zip(steps, at)):
+                continue
+            key = (not _round(L), err, steps)
+            if best is None or key[:2] < best[:2]:
+                best = key
+        if best is None:
+            return None
+        steps = best[2]
+        self._interval = steps[1] - steps[0]
+        return list(steps)
 
     def _first_dict(self, train: list, c: int | None, L: int | None) -> bool:
         """The first training dict is at step 1 (``logging_first_step``): printed in the
@@ -308,9 +349,11 @@ class HFStdoutReader(LineReader):
             "inferred": "stdout was block-buffered (dicts arrived in bursts): the last dict of a burst at the "
             "training bar's counter drawn before it, the others one logging interval apart (the "
             "bar's advance since the previous burst / its dicts, or the interval earlier bursts fitted)",
+            "epoch": "the dicts' epoch x the steps per epoch (the final summary's epoch at the training bar's "
+            "last step), one logging interval apart (stdout was block-buffered and flushed at the exit)",
             "counted": "counted (no step in the dicts, no training bar, no logging_steps printed)",
         }
-        rank = ("bar", "interval", "inferred", "counted")
+        rank = ("bar", "interval", "inferred", "epoch", "counted")
         cur = self.step_source
         if cur is None or rank.index(how) > next((rank.index(k) for k, v in says.items() if v == cur), -1):
             self.step_source = says[how]
@@ -358,6 +401,21 @@ class HFStdoutReader(LineReader):
         if rec is not None and step is not None and c is not None and c > prev and prev > 0:
             self._interval = c - prev
         return rec
+
+
+def _epoch(body: str) -> float | None:
+    e = EPOCH.search(body) if "'epoch'" in body else None
+    try:
+        return float(e.group(1)) if e else None
+    except ValueError:
+        return None
+
+
+def _round(n: int) -> bool:
+    """1, 2, 5 or 25 times a power of ten: the logging intervals people choose."""
+    while n >= 10 and n % 10 == 0:
+        n //= 10
+    return n in (1, 2, 5, 25)
 
 
 def _has_metric(pairs: list[tuple[str, str]]) -> bool:

@@ -20,7 +20,9 @@ vocabulary 256):
   block-buffered (no ``PYTHONUNBUFFERED``), tqdm's stderr not, so the dicts reach the
   file in bursts, long after their steps' bars (issue 26): here all at the end (< 8 KiB).
   ``hf_nohup_every_step/``: 300 steps logged every step (random bytes at step 150), so
-  ~40 KiB of dicts arrive in bursts of ~8 KiB during the run. Only ``train.log`` is kept;
+  ~40 KiB of dicts arrive in bursts of ~8 KiB during the run. ``hf_nohup_off_grid/``: 175
+  steps logged every 50 (no step 1): the 3 dicts reach the file at the exit with the bar at
+  175, which no logging grid ends on (TRL's DPO run in bench/corpus/fresh2). Only ``train.log`` is kept;
   the true steps (``trainer_state.json``'s log history) go to ``<name>_truth.json`` beside
   this script, for the tests.
 - ``tensorboard_only/``: a plain torch loop with ``SummaryWriter``: loss as a
@@ -112,8 +114,13 @@ def hf_run(out: str) -> None:
     trainer.save_model(out)
 
 
-#: name -> (max_steps, logging_steps, the step whose batch is random bytes: a data spike)
-NOHUP = {"hf_nohup": (700, 10, 300), "hf_nohup_every_step": (300, 1, 150)}
+#: name -> (max_steps, logging_steps, the step whose batch is random bytes: a data spike,
+#: logging_first_step)
+NOHUP = {
+    "hf_nohup": (700, 10, 300, True),
+    "hf_nohup_every_step": (300, 1, 150, True),
+    "hf_nohup_off_grid": (175, 50, 100, False),
+}
 
 
 def hf_nohup_run(out: str) -> None:
@@ -123,7 +130,7 @@ def hf_nohup_run(out: str) -> None:
     from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
 
     name = os.path.basename(out)
-    steps, every, spike = NOHUP[name]
+    steps, every, spike, first = NOHUP[name]
 
     class SpikeTrainer(Trainer):
         def training_step(self, model, inputs, *a, **kw):
@@ -147,7 +154,7 @@ def hf_nohup_run(out: str) -> None:
         warmup_steps=20,
         lr_scheduler_type="cosine",
         logging_steps=every,
-        logging_first_step=True,
+        logging_first_step=first,
         save_strategy="no",
         eval_strategy="steps",
         eval_steps=200,
@@ -539,7 +546,7 @@ def main() -> None:
     if which == "hf-nohup-child":
         hf_nohup_run(sys.argv[2])
         return
-    for name in ("hf_trainer", "hf_nohup", "hf_nohup_every_step", "lightning", "tensorboard_only"):
+    for name in ("hf_trainer", *NOHUP, "lightning", "tensorboard_only"):
         if which not in ("all", name):
             continue
         out = os.path.join(HERE, name)
