@@ -187,3 +187,16 @@ def test_an_exit_burst_without_a_summary_or_off_any_grid_is_counted(tmp_path):
     p.write_text(_exit_burst(["0.3", "0.6", "0.7"], "1.0"))
     recs, reader = _read(str(p))
     assert [r.step for r in recs] == [175, 176, 177] and reader.step_source.startswith("counted")
+
+
+@pytest.mark.parametrize(
+    ("epochs", "summary"),
+    [(["1e300", "2e300"], "1e-300"), (["0.1", "0.2"], "1e-300"), (["0.5", "0.5"], "1"), (["0.1", "0.2"], "1e999")],
+)
+def test_absurd_epochs_place_nothing_by_epoch(tmp_path, epochs, summary):
+    """Epochs that give no finite whole steps per epoch or interval (a summary epoch of 1e-300,
+    equal epochs, inf) leave the dicts counted, at once (no search over a huge range)."""
+    p = tmp_path / "train.log"
+    p.write_text(_exit_burst(epochs, summary))
+    recs, reader = _read(str(p))
+    assert [r.step for r in recs] == [175, 176] and reader.step_source.startswith("counted")

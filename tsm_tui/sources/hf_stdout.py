@@ -33,7 +33,7 @@ import re
 
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
-from tsm_tui.core.numbers import int64
+from tsm_tui.core.numbers import MAX_INT, int64
 from tsm_tui.sources.base import METRICS, LineReader
 from tsm_tui.sources.fields import field_for
 from tsm_tui.sources.generic_text import DICT_PAIR
@@ -65,6 +65,7 @@ EPOCH_ROUNDING = 0.005
 #: how far the interval those epochs show can be from the true one (2-decimal epochs over a
 #: summary epoch of 0.46: 0.5% each; ours, with margin)
 EPOCH_SPREAD = 0.05
+MAX_EPOCHS = 1e6  # an epoch beyond this (or NaN, inf) places nothing
 MAX_HELD = 4096  # dicts held in one burst (an 8 KiB buffer holds ~40; a log without bars: then by count)
 
 
@@ -202,7 +203,7 @@ class HFStdoutReader(LineReader):
             # epoch that place a burst flushed at the exit (see _by_epoch)
             ep = _epoch(body)
             bar = self._last_bar
-            if self._held and ep and bar is not None and bar[1] == bar[0]:
+            if self._held and ep is not None and 0 < ep < MAX_EPOCHS and bar is not None and bar[1] == bar[0]:
                 self._per_epoch = bar[0] / ep
             return []
         is_eval = any(k.startswith("eval_") for k in keys)
@@ -301,17 +302,20 @@ class HFStdoutReader(LineReader):
         interval the epochs show; None when an epoch is missing or the dicts do not fit."""
         per = self._per_epoch
         eps = [h[2] for h in train]
-        if per is None or len(eps) < 2 or any(e is None or e <= 0 for e in eps):
+        if per is None or len(eps) < 2 or any(e is None or not 0 < e < MAX_EPOCHS for e in eps):
             return None
         at = [e * per for e in eps]
         guess = (at[-1] - at[0]) / (len(at) - 1)
+        if not 1 <= guess <= MAX_INT or at[-1] > MAX_INT:
+            return None
         # an epoch is off by its rounding (2 decimals before transformers 5) and by counting
         # batches, not optimizer steps (gradient accumulation, a last short batch): a dict
         # within a quarter interval of its grid step is on it; of the intervals that fit, a
         # round one (logging_steps=50, not 49) and then the closest
         tol = max(EPOCH_ROUNDING * per + 1, guess / 4)
         best: tuple[bool, float, list[int]] | None = None
-        for L in range(max(1, int(guess * (1 - EPOCH_SPREAD))), int(guess * (1 + EPOCH_SPREAD)) + 2):
+        lo, hi = guess * (1 - EPOCH_SPREAD), guess * (1 + EPOCH_SPREAD)
+        for L in {max(1, round(guess)), *(n for n in _round_numbers(hi) if lo <= n <= hi)}:
             last = round(at[-1] / L) * L
             steps = [last - (len(at) - 1 - i) * L for i in range(len(at))]
             err = sum(abs(x - a) for x, a in zip(steps, at))
@@ -409,6 +413,15 @@ def _epoch(body: str) -> float | None:
         return float(e.group(1)) if e else None
     except ValueError:
         return None
+
+
+def _round_numbers(upto: float) -> list[int]:
+    """The round numbers (see _round) up to ``upto``: a few per power of ten."""
+    out, p = [], 1
+    while p <= upto:
+        out += [p, 2 * p, 5 * p, 25 * p]
+        p *= 10
+    return out
 
 
 def _round(n: int) -> bool:
