@@ -66,7 +66,9 @@ FIT = {
     "plateau": {"plateau"},
 }
 # Info-events only (reported apart, not scored yet).
-INFO_FIT = dict(FIT, crash={"crash"}, overfit={"overfitting"})
+# (a dead run is said by the plateau check's "not learning" rules; an LR that collapsed to 0 by
+# the LR schedule check)
+INFO_FIT = dict(FIT, crash={"crash"}, overfit={"overfitting"}, dead_run={"plateau"}, lr_collapse={"lr_schedule"})
 
 ERROR_KINDS = ("traceback", "timeout", "exit2", "other_exit", "bad_json")
 FORMAT_SHARE = 0.9  # a log counts as read when >= 90% of its labelled steps were read (score.py)

@@ -10,6 +10,12 @@ import re
 
 STEP_KEYS = {
     "step",
+    "batch_index",
+    "batch_idx",
+    "iter_num",
+    "global_iter",
+    "global_iteration",
+    "train_step",
     "steps",
     "iter",
     "iteration",
@@ -117,6 +123,7 @@ ALIASES = {
     "current_lr": "lr",
     "cur_lr": "lr",
     "curr_lr": "lr",
+    "current_learning_rate": "lr",  # nnU-Net's "Current learning rate: 0.00991"
     "epoch_learning_rate": "lr",
     "epoch_lr": "lr",
     "batch_learning_rate": "lr",
@@ -249,6 +256,8 @@ def field_for(key: str) -> str | None:
     f = ALIASES.get(k) or ALIASES.get(k.replace("_", "-"))
     if f:
         return f
+    if "loss" in k and _TOTAL_WORDS.issuperset(_SEP.split(k)):
+        return "loss"  # ("train_total_loss", "train_loss_total", "total_train_loss")
     if k.endswith(")") and _LR_SCHED.match(k):
         return "lr"
     for p, f in PREFIXES:
@@ -257,6 +266,9 @@ def field_for(key: str) -> str | None:
             return f if ("/pg" not in k or k.endswith("/pg1")) and "momentum" not in k else None
     return _scoped(k)
 
+
+#: the words of a name that says "the training loss, in total" in any order
+_TOTAL_WORDS = frozenset({"train", "training", "total", "loss", "overall", ""})
 
 #: ``/``-separated scopes a tracker puts before a metric's name: the training model's
 #: (Chainer's ``main/loss``, ``training/loss``) and evaluation's (Chainer's
@@ -341,6 +353,7 @@ def total_key(key: str) -> bool:
 ACTOR_KEYS = frozenset(
     {
         "act_loss",
+        "ploss",  # a PPO loop's "ploss=-0.0165 vloss= 19.1"
         "actor_loss",
         "actor/loss",
         "actor/pg_loss",
@@ -412,7 +425,7 @@ def _key(key: str) -> str:
 _RL_KEY = re.compile(
     r"(?:^|[/_.])(?:reward|ep_rew_mean|ep_rew|episode_reward|episode_return|ep_ret|"
     r"policy_(?:gradient_)?loss|pg_loss|value_loss|vf_loss|critic_loss|cri_loss|actor_loss|"
-    r"act_loss|approx_kl|ppo)(?:[/_.]|$)"
+    r"act_loss|approx_kl|ppo|ploss|vloss)(?:[/_.]|$)"
 )
 
 

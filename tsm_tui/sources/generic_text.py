@@ -28,7 +28,7 @@ from tsm_tui.core.numbers import int64
 from tsm_tui.sources.epoch_steps import EpochCounter
 from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
-from tsm_tui.sources.fields import field_for, loss_role, normalise
+from tsm_tui.sources.fields import STEP_KEYS, field_for, loss_role, normalise
 from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
 
@@ -58,6 +58,10 @@ DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
 SPACED = re.compile(
     rf"\b((?:train[ _]|val[ _]|lm[ _])?loss|lr|learning[ _]rate|(?:grad[ _])?norm|gnorm)\s+({NUM})(?![\w.])", re.I
 )
+# ... and any other loss a name and a space give its value ("gen_loss 0.628060, dis_loss 1.398",
+# a DCGAN's TensorFlow loop): a whole token holding "loss" (filtered in _spaced_losses), then
+# its number; linear: a token starts only after a non-token character, and is taken whole
+TOKEN_SPACED = re.compile(rf"(?<![\w./\-])([A-Za-z][\w./\-]*+)\s++({NUM})(?![\w.])")
 # step times printed with their unit (kept for the ranks check's straggler rule):
 # nanoGPT "time 1431.27ms", modded-nanogpt "train_time:1234ms step_avg:246.80ms",
 # llm.c "(took 1190.3 ms)" -> "<key>_ms"; Megatron "elapsed time per iteration (ms): 1000.0"
@@ -80,6 +84,12 @@ NAMED_STEP_KEYS = frozenset(
         "train/step",
         "train/global_step",
         "trainer/global_step",
+        "batch_index",
+        "batch_idx",
+        "iter_num",
+        "global_iter",
+        "global_iteration",
+        "train_step",
     }
 )
 _STEP_HINT = re.compile(r"(?i)step|iter|update|batch")
@@ -89,6 +99,29 @@ STEP = re.compile(
     r"(\d{1,3}(?:,\d{3})++|\d++)(?:\s*/\s*(\d+))?(?![\d.])",
     re.I,
 )
+# a date and time alone before the message, as a logger writes it: nnU-Net's print_to_log_file
+# ("2024-03-01 10:00:37.123457: train_loss -0.53"), "[2024-03-01 10:00:37] Epoch 3", "2024-03-01
+# 10:00:37 - loss: 0.5". The message is read as the line: the line-start rules (an epoch
+# header, a step-less loss, a column header) see it. Linear: anchored, fixed widths.
+TIME_PREFIX = re.compile(
+    r"\[?\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?(?::| -| \|)?[ \t]++"
+    # ... and the logger's fields after it: Python logging's "- INFO -" / "- root - INFO -" /
+    # "[INFO]:", loguru's "| INFO     | __main__:train:58 -"
+    r"(?:(?:[\w.]{1,40}\s++-\s++)?\[?(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\]?\s*+(?:[-|:]\s*+)?"
+    r"(?:[\w.<>]++:[\w.<>]++:\d++\s++-\s++)?)?"
+)
+# a bracketed counter leading the message, then named values: CLU's LoggingWriter
+# (clu/metric_writers/logging_writer.py: "[%d]%s %s", Flax's examples, t5x, scenic), after absl's
+# prefix: "I1205 10:00:00.000000 140 logging_writer.py:48] [100] learning_rate=0.0001,
+# train_loss=2.3" or "[100] collection=eval loss=2.1" (its keys sorted); a PPO loop's "[ 201]
+# ep=2010 r= 22.2 ..."; a progressive GAN's "[scale : iteration]", "[0 :  16100] loss G : 904.9"
+CLU_STEP = re.compile(
+    r"(?:^\s*+|(?<=\] ))\[\s*+(?:(\d++)\s*+:\s*+)?(\d++)\s*+\](?: collection=([\w./\-]++))?\s++"
+    r"(?=[A-Za-z_][\w./\-]*+(?: [A-Za-z_][\w./\-]*+){0,3}\s*+[:=])"
+)
+# a progress line's counter after its percentage: "Training [===   ] 8.5% 5000/58874 | ... | loss=3.91"
+# (a tqdm bar's "10%|###| 100/1000" has its bar between: BAR_COUNT / the bar reader's)
+PERCENT_COUNTER = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d++)?%\s++(\d++)/(\d++)(?![\d./])")
 # an epoch and a counter within it (or a global one): "Epoch [1/5], Step [100/600]",
 # "Epoch 3 | Batch 100/5000", mmengine "Epoch(train) [1][100/500]", timm
 # "Train: 1 [ 100/500 ( 20%)]", PyTorch-GAN's "[Epoch 1/200] [Batch 50/938] [D loss: ...]". Whether the counter starts again at each epoch is
@@ -111,7 +144,7 @@ BRACKET_COUNTER = re.compile(
 # seen at the first change of epoch, and its epoch's length is then the counter's last
 # value (``_epoch_step``). Linear as EPOCH_COUNTER.
 EPOCH_STEP = re.compile(
-    r"(?<![\w/])(?:epoch|ep(?=\s*+[:=]))\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?[\s,|:\-\[]*+(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
+    r"(?<![\w/])(?:epoch|ep(?=\s*+[:=]))\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+\d++)?\s*+\]?[\s,|:\-\[]*+(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
     r"\[?\s*+(\d{1,3}(?:,\d{3})++|\d++)\s*+\]?(?![\d./])",
     re.I,
 )
@@ -152,11 +185,16 @@ _EPOCH_HINT = re.compile(
 # "Epoch 3/120, loss=0.41, val_loss=0.45" (read so while the file has shown no other step)
 EPOCH_ONLY = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I)
 # ... or with no total, when a separator and a name follow (a hand-written loop's
-# "Epoch 1, Loss: 0.003351, Test Loss: 0.011142", "Epoch 3 | loss 0.4", "Epoch 3: loss=0.4";
+# "Epoch 1, Loss: 0.003351, Test Loss: 0.011142", "Epoch 3 | loss 0.4", "Epoch 3: loss=0.4"),
+# or a space and a "name=value" ("epoch 3 loss=0.4", "[epoch0] trian_loss=315.7"; not t5x's
+# "Epoch 0 progress: 100/2000");
 # not a bar's "Epoch 1: 100%|..."); the same rule: only while no line named another step.
 # An epoch with a batch counter ("Epoch 3, batch 100/600") is EPOCH_COUNTER's / EPOCH_STEP's,
 # tried first: its step is the epoch's offset plus the batch (``_epoch_step``)
-EPOCH_BARE = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?\s*+[,|:]\s*+(?=[A-Za-z])", re.I)
+EPOCH_BARE = re.compile(
+    r"(?<![\w/])epoch_?+\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+\])?(?:\s*+[,|:]\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=))",
+    re.I,
+)
 # torchtune's progress bar: "<epoch>|<global step>|Loss: <loss>:  0%|...| 5/1617 [...]"
 TORCHTUNE_BAR = re.compile(rf"^\s*+(\d{{1,9}})\|(\d++)\|Loss:\s*+({NUM})")
 # a "| name value |" field of a pipe-separated line (a custom trainer's "step 47700 | loss 1.4684 | lr
@@ -251,6 +289,10 @@ class KeyValueTextReader(LineGroups, LineReader):
         return self._line(line)
 
     def _line(self, line: str) -> list[StepRecord]:
+        if line[:1].isdigit() or line[:1] == "[":
+            t = TIME_PREFIX.match(line)
+            if t is not None:  # (nnU-Net's "2024-03-01 10:00:37.123457: Epoch 3": the rest is the line)
+                line = line[t.end() :]
         if not line.strip():
             return self._blank() if self._open else []
         pre: list[StepRecord] = []
@@ -343,6 +385,20 @@ class KeyValueTextReader(LineGroups, LineReader):
             p = PAIR_COUNTER.search(line, 0, HEADER_PREFIX + 16)
             if p is not None and p.start() <= HEADER_PREFIX:
                 return self._pair_counter(line, p)
+        if "] " in line:
+            c = CLU_STEP.search(line, 0, HEADER_PREFIX + 16)
+            if c is not None:
+                got = self._clu(line, c)
+                if got is not None:
+                    return got
+        if "% " in line and "/" in line:
+            c = PERCENT_COUNTER.search(line)
+            if c is not None and c.start() <= HEADER_PREFIX:
+                step = int64(c.group(1))
+                if step is not None:
+                    self.run_info.setdefault("total_steps", c.group(2))
+                    self._no_template = True
+                    return self._with_step(line, c, step)
         m = STEP.search(line)
         if m is None:
             if self._eval_header(line) or (self._carry is not None and "atch" in line and self._batch_header(line)):
@@ -446,6 +502,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             pairs += LR_TUPLE.findall(rest)
         if not rest.isascii() or _SPACED_HINT.search(rest.lower()):
             pairs += SPACED.findall(rest)
+            pairs += _spaced_losses(rest, pairs)
         if "ms" in rest:
             pairs += _step_times(rest)
         if " is " in rest:
@@ -729,6 +786,39 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.other_lines += 1
             return []
         return [StepRecord(last, val_loss=val, source=rec.source)]
+
+    def _clu(self, line: str, m) -> list[StepRecord] | None:
+        """A line led by a bracketed counter (CLU_STEP): its step, its named values (not another
+        step key: a PPO loop's ``steps=209.7`` is an episode's length), each named in its
+        collection when one is given (``eval`` / ``train``: the field rules tell a validation
+        loss); None when no metric is there (the line is read as any other). A ``[scale :
+        iteration]`` counter starts again at each scale: placed as a batch in its epoch."""
+        pairs = [p for p in PAIR.findall(line, m.end()) if normalise(p[0]) not in STEP_KEYS]
+        if m.group(3):
+            pairs = [(f"{m.group(3)}/{k}", v) for k, v in pairs]
+        n, phase = int64(m.group(2)), m.group(1)
+        e = int64(phase) if phase else None
+        if n is None or (phase and e is None):
+            self.skip("step out of range")
+            return []
+        ep = self.__dict__.get("_ep")
+        saved = copy.deepcopy(ep) if phase and ep is not None else None  # (a few numbers)
+        step = self._epoch_step(e, None, n, None) if e is not None else n
+        rec = self.build(pairs, step=step) if step is not None else None
+        if rec is None:
+            if phase:  # no record: the counter's state is as it was
+                if saved is not None:
+                    self._ep = saved
+                else:
+                    self.__dict__.pop("_ep", None)
+            if step is None:
+                self.skip("step out of range")
+                return []
+            return None
+        self._own_steps += 1
+        self._no_template = True
+        self._note_step(step, True)
+        return [rec]
 
     def _pair_counter(self, line: str, m) -> list[StepRecord]:
         """``[epoch, counter]`` / ``[epoch, counter/total]`` (PAIR_COUNTER): the counter placed in
@@ -1068,6 +1158,12 @@ def _qualified(rest: str, pairs: list) -> list:
         if field_for(key) in ("loss", "val_loss") or loss_role(key) is not None:
             pairs.append((key, v))
     return pairs
+
+
+def _spaced_losses(text: str, pairs: list) -> list:
+    """The ``<name>loss<...> <number>`` pairs of ``text`` (TOKEN_SPACED) that ``pairs`` lacks."""
+    have = {k for k, _ in pairs}
+    return [(k, v) for k, v in TOKEN_SPACED.findall(text) if "loss" in k.lower() and k not in have]
 
 
 def _only_pairs(line: str) -> bool:
