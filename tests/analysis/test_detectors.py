@@ -550,3 +550,42 @@ def test_a_grad_spike_after_the_norm_came_back_is_said_inside_its_incident():
     assert [a.step for a in gs] == [700, 705, 900]
     assert "come back to its level since the spike at step 700" in gs[1].message
     run_both(recs)
+
+
+def _flat(n, level=15.0, sd=0.06, seed=1):
+    rng = random.Random(seed)
+    return [StepRecord(49 + 50 * i, loss=level * math.exp(rng.gauss(0.0, sd))) for i in range(n)]
+
+
+def test_a_bad_batch_in_the_first_records_is_a_spike():
+    """A 7x loss at the 11th record (a YOLOv3 run logged every 50 steps: fresh5) was never
+    looked at: no baseline is trusted before 25 records. From 10 values on, 4x the median of
+    every earlier value and 6 noise units above it is a spike; the same start without it, and
+    a fast first descent with a 2x bump, raise nothing."""
+    recs = _flat(200)
+    recs[10].loss = 110.0
+    mon, alerts = run(recs)
+    assert [a.step for a in alerts if a.check == "loss_spike" and a.severity.value == "warning"] == [549]
+    assert status(mon, "loss_spike") == "WARN"
+    mon, alerts = run(_flat(200))
+    assert status(mon, "loss_spike") == "PASS"
+    descent = [StepRecord(i, loss=10.0 * math.exp(-i / 4) + 2.0) for i in range(1, 200)]
+    descent[14].loss *= 2.0
+    mon, alerts = run(descent)
+    assert not [a for a in alerts if a.check == "loss_spike" and a.step < 25]
+
+
+def test_a_noisy_flat_loss_back_at_its_level_after_a_dip_is_no_damage():
+    """A per-batch loss flat at ~2.9 with values 1.1-4.2 dips for 5 records; the median of the
+    last 5 values (meant for a fast first descent) is the spike baseline, and the loss's own
+    level after the spike was "settled at a worse level: lasting damage" (fresh5's seq2seq run).
+    When the pre-spike window is noise, its median and upper quartile bound "worse" too."""
+    for seed in range(6):  # (a loss capped near its level with a long lower tail, as that one)
+        rng = random.Random(seed)
+        vals = [3.3 * math.exp(-abs(rng.gauss(0.0, 0.4))) for _ in range(400)]
+        vals[94:100] = [1.54, 1.68, 1.11, 1.45, 1.29, 1.69]
+        vals[100] = 3.77
+        mon, alerts = run([StepRecord(i, loss=v) for i, v in enumerate(vals)])
+        # (before: FAIL "did not recover: the loss settled at ~2.76, 1.90x its 1.45" on every seed)
+        assert status(mon, "loss_spike") != "FAIL", seed
+        assert not [a for a in alerts if a.check == "loss_spike" and a.severity.value == "critical"], seed

@@ -252,6 +252,11 @@ CASES = {
     "no_warmup": lambda: curve(2000, warm=1),
     "plateau": lambda: curve(6000, plateau_from=1500),
     "fp16": lambda: curve(2000, with_scale=True, tokens=True),
+    # the first records' robust test: bad batches at records 11 and 15 of a flat noisy start
+    "early_spikes": lambda: [
+        StepRecord(r.step, loss=r.loss * (7 if r.step in (11, 15) else 1), grad_norm=r.grad_norm, lr=r.lr)
+        for r in curve(600, noise=0.06, seed=5)
+    ],
     "spike_no_recover": lambda: [
         StepRecord(r.step, loss=r.loss * (4 if r.step > 1200 else 1), grad_norm=r.grad_norm, lr=r.lr)
         for r in curve(3000)

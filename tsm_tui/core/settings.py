@@ -75,6 +75,15 @@ class Settings:
     divergence_factor: float = 1.5
     #: records needed before any baseline is trusted (ours; ZClip uses 25).
     min_baseline: int = 25
+    #: before that, from spike_early_min loss values on (issue 26: a 6.8x bad batch at the
+    #: 11th record of a YOLOv3 run was never looked at): a loss >= spike_early_ratio x the
+    #: median of every value before it and >= sigma noise units above it on a log scale
+    #: (noise = the MAD of the first differences, as the grad-norm robust rule; at least
+    #: EARLY_SD_FLOOR) is a spike (ours: the median of all earlier values is at or above the
+    #: level during a descent; 4x is the grad-norm rule's 10x scaled to a loss's smaller swings,
+    #: and above the first-20-record rises of the healthy corpus logs).
+    spike_early_ratio: float = 4.0
+    spike_early_min: int = 10
     #: a reinforcement-learning run (a key names a reward, an episode return, a policy /
     #: value / critic / actor loss, PPO's approx_kl: fields.rl_key) is judged by its reward,
     #: not its loss: its loss-spike and divergence findings are warnings, never a FAIL
