@@ -589,3 +589,14 @@ def test_a_noisy_flat_loss_back_at_its_level_after_a_dip_is_no_damage():
         # (before: FAIL "did not recover: the loss settled at ~2.76, 1.90x its 1.45" on every seed)
         assert status(mon, "loss_spike") != "FAIL", seed
         assert not [a for a in alerts if a.check == "loss_spike" and a.severity.value == "critical"], seed
+
+
+def test_fp16_from_the_config_with_no_loss_scale_is_said():
+    """A run the config says is fp16 (autocast + GradScaler) that logs no scale: not "bf16 / fp32"."""
+    recs = curve(300)
+    mon, _ = run(recs, info=RunInfo(precision="fp16"))
+    res = next(c for c in mon.checks() if c.id == "loss_scale")
+    assert res.status.value == "SKIP" and "fp16" in res.summary and "bf16 / fp32" not in res.summary
+    mon, _ = run(curve(300))
+    res = next(c for c in mon.checks() if c.id == "loss_scale")
+    assert res.summary == "no loss scale logged (bf16 / fp32)"

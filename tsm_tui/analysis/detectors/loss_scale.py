@@ -275,6 +275,14 @@ class LossScaleDetector(Detector):
 
     def result(self) -> CheckResult:
         if self.n == 0:
+            prec = self.state.info.precision
+            if prec == "fp16":  # (the config says fp16 with a scaler: its overflows are silent)
+                how = self.state.info.origin.get("precision", "the config")
+                return self._result(
+                    Status.SKIP,
+                    f"fp16 (by {how}), but no loss scale logged: its overflows are silent; "
+                    "log the scaler's scale (torch GradScaler.get_scale()) to see them",
+                )
             return self._result(Status.SKIP, "no loss scale logged (bf16 / fp32)")
         if self.constant_one and not self.skipped_total and not self.overflows:
             return self._result(Status.SKIP, "loss scale constant 1.0: bf16 / fp32, no scaling")
