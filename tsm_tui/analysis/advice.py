@@ -20,6 +20,13 @@ def checkpoint_every(steps: int | None) -> int:
     return min(1000, max(10, round(steps * 0.05))) if steps else 1000
 
 
+def checkpoint_every_epochs(epochs: float) -> int:
+    """Epochs between checkpoints to ask of a log whose step is an epoch: the same 5% of
+    the run, at least every epoch (an epoch is hundreds of optimizer steps or more, the
+    rollback distance PaLM's rule is about; ours)."""
+    return max(1, round(epochs * 0.05))
+
+
 def checkpoint_before(state: RunState, step: int) -> tuple[int, str] | None:
     """The newest checkpoint saved strictly before ``step``."""
     best = None

@@ -156,6 +156,13 @@ class Settings:
     #: pre-flight (analysis/rules.py checkpoint_gap_limit).
     ckpt_max_gap_frac: float = 0.20
     ckpt_max_gap_steps: int = 5000
+    #: a log whose records carry an epoch is one record per epoch (its step is an epoch:
+    #: analysis/detectors/step_unit.py) when they span this many epochs or more and their
+    #: steps advance at most epoch_unit_steps per epoch (ours: Ultralytics, Keras and MLflow
+    #: write one row per epoch; a W&B run that logs its train and eval dicts apart counts
+    #: 2 _step per epoch, a step log hundreds)
+    epoch_unit_min: int = 3
+    epoch_unit_steps: float = 2.0
 
     # --- crashes -------------------------------------------------------------------
     #: training records after a crash line that make it a traceback the run survived

@@ -36,7 +36,7 @@ from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import MAX_LINE, METRICS, SnapshotReader
-from tsm_tui.sources.fields import field_for, loss_role
+from tsm_tui.sources.fields import field_for, loss_role, normalise
 from tsm_tui.sources.jsonl import _parse_float, flatten
 
 #: a columns document parsed whole: the largest (ours: a Sacred metrics.json of ~1M points per
@@ -263,6 +263,13 @@ class JsonColumnsReader(SnapshotReader):
             self.skip("not a JSON object of metrics")
             return []
         points: dict[int, list[tuple[str, object]]] = {}
+        # plain lists with a column named for the epoch (a history's "epoch_seconds", "epoch_time")
+        # and none that is the epoch: one row per epoch, its index the epoch (step_unit.py)
+        per_epoch = (
+            all(isinstance(c, list) for c in doc.values())
+            and any("epoch" in normalise(str(k)) for k in doc)
+            and not any(self.field(str(k)) in ("epoch", "step") for k in doc)
+        )
         for name, col in doc.items():
             if isinstance(col, dict) and isinstance(col.get("values"), list):
                 values = col["values"]
@@ -285,5 +292,7 @@ class JsonColumnsReader(SnapshotReader):
         for step in sorted(points):
             rec = self.build(points[step], step=step)
             if rec is not None:
+                if per_epoch and rec.epoch is None:
+                    rec.epoch = float(step)
                 out.append(rec)
         return out

@@ -1,12 +1,15 @@
 """Checkpoints: rollback points on disk. Warn when there are none, or when the
 newest is far behind the run (a rollback would throw away much of it).
-"Checkpoints every N steps, not per epoch": PaLM / OLMo roll back ~100 steps.
+"Checkpoints every N steps": PaLM / OLMo roll back ~100 steps. The advice is the run's
+own: a run whose config already saves often enough is told where its checkpoints went,
+not to save "every N steps"; a log of one record per epoch is asked in epochs.
 """
 
 from __future__ import annotations
 
-from tsm_tui.analysis.advice import checkpoint_every
+from tsm_tui.analysis.advice import checkpoint_every, checkpoint_every_epochs
 from tsm_tui.analysis.detectors.base import Detector
+from tsm_tui.analysis.detectors.step_unit import StepUnit
 from tsm_tui.analysis.rules import checkpoint_gap_limit, checkpoint_gap_too_long
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
@@ -24,11 +27,21 @@ class CheckpointDetector(Detector):
     order = 80
     from_log = False  # judged from the checkpoints on disk and the plan
 
+    def __init__(self, settings, state) -> None:
+        super().__init__(settings, state)
+        self.unit = StepUnit(settings)  # a step of the log is an epoch: the advice says epochs
+
     def update(self, rec: StepRecord) -> list[Alert]:
+        self.unit.see(rec.step, rec.epoch)
         return []  # judged from RunInfo and the run state at result() / finalize()
 
     def bulk(self, fr, cx, a: int, b: int) -> None:
-        """Frames: no row needs ``update`` (no screen), and there is nothing to commit."""
+        """Frames: no row needs ``update`` (no screen); only the step unit is committed."""
+        ep = fr.get("epoch")
+        self.unit.see_frame(fr.step[a:b], ep[a:b] if ep is not None else None)
+
+    def on_resume(self, step: int) -> None:
+        self.unit.on_resume()
 
     def result(self) -> CheckResult:
         info = self.state.info
@@ -106,11 +119,7 @@ class CheckpointDetector(Detector):
         if res.status != Status.WARN:
             return []
         last = self.state.last_step or 0
-        # of the planned run when the plan is known (a live run at step 10 of 100k), else of the steps seen
-        every = checkpoint_every(self.state.info.total_steps or last)
-        how = f"Save a checkpoint every {every} steps or more often, not per epoch"
-        if (self.state.info.save_strategy or "").lower().rsplit(".", 1)[-1] in ("no", "epoch"):
-            how = f'Set save_strategy="steps" and save_steps={every} (or fewer)'
+        how = self._how(last)
         return [
             Alert(
                 self.id,
@@ -118,10 +127,43 @@ class CheckpointDetector(Detector):
                 last,
                 f"Checkpoints: {res.summary}.",
                 actions=[
-                    f"{how}, so a spike "
-                    "can be rolled back to a few hundred steps before its onset (PaLM restarted ~100 "
-                    "steps before)."
+                    f"{how}, so a spike can be rolled back to shortly before its onset (PaLM restarted "
+                    "~100 steps before)."
                 ],
                 key="checkpoints",
             )
         ]
+
+    def _how(self, last: int) -> str:
+        """What to save, checked against the run: its step unit (epochs), its strategy, the
+        interval its config already saves at."""
+        info = self.state.info
+        epochs = self.unit.epochs()
+        if epochs is not None:
+            n = checkpoint_every_epochs(epochs)
+            return (
+                f"Save a checkpoint every {n} epoch{'s' if n > 1 else ''} or more often (a step of this log "
+                "is an epoch)"
+            )
+        # of the planned run when the plan is known (a live run at step 10 of 100k), else of the steps seen
+        total = info.total_steps
+        every = checkpoint_every(total or last)
+        if (info.save_strategy or "").lower().rsplit(".", 1)[-1] in ("no", "epoch"):
+            return f'Set save_strategy="steps" and save_steps={every} (or fewer)'
+        save = info.save_steps
+        span = total if total else last - (self.state.first_step or 0)
+        if save and not (span > 0 and checkpoint_gap_too_long(save, span, self.settings)):
+            where = f" (save_steps, from {info.origin['save_steps']})" if info.origin.get("save_steps") else ""
+            if info.checkpoints:
+                return (
+                    f"The config already saves every {save} steps{where}: keep the newest checkpoints "
+                    "(save_total_limit) and check that the saves did not stop"
+                )
+            return (
+                f"The config already saves every {save} steps{where}, yet none is in the run directory: "
+                "check where they are written (output_dir) and that they are not deleted "
+                "(save_total_limit) or moved"
+            )
+        if save:
+            return f"Save a checkpoint every {every} steps or more often (the config saves every {save})"
+        return f"Save a checkpoint every {every} steps or more often"

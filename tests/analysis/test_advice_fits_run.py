@@ -1,0 +1,120 @@
+"""Advice and verdict text checked against the run (issue 26, the held-out fresh2 / fresh3
+logs' report text): what a report asks of a run must fit what the run already does and the
+unit its steps are in."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+
+from conftest import curve, run
+
+from tsm_tui.analysis.monitor import Monitor
+from tsm_tui.cli import main
+from tsm_tui.core.frame import frame_from_records
+from tsm_tui.core.record import StepRecord
+from tsm_tui.core.settings import RunInfo, Settings
+
+
+def _report(path, capsys) -> dict:
+    rc = main([str(path), "--report", "--json"])
+    out = capsys.readouterr().out
+    assert rc in (0, 1), out
+    return json.loads(out)
+
+
+def _ckpt_action(alerts) -> str:
+    (a,) = [a for a in alerts if a.check == "checkpoints"]
+    return a.actions[0]
+
+
+def _both(recs, info):
+    """The checkpoint advice fed row by row and as one frame: the same sentence."""
+    _, alerts = run(recs, info=copy.deepcopy(info))
+    rows = _ckpt_action(alerts)
+    mon = Monitor(Settings(), copy.deepcopy(info))
+    fr = frame_from_records(recs)
+    assert fr is not None
+    got = mon.feed_frame(fr) + mon.finalize()
+    assert _ckpt_action(got) == rows
+    return rows
+
+
+# ----------------------------------------------------------------------------- 1. checkpoints
+ULTRALYTICS_HEAD = (
+    "epoch,time,train/box_loss,train/cls_loss,train/dfl_loss,metrics/precision(B),metrics/recall(B),"
+    "metrics/mAP50(B),metrics/mAP50-95(B),val/box_loss,val/cls_loss,val/dfl_loss,lr/pg0,lr/pg1,lr/pg2"
+)
+
+
+def test_an_epoch_log_is_asked_for_saves_in_epochs(tmp_path, capsys):
+    """fresh3 YOLO26 / GAN / W&B epoch runs: "Save a checkpoint every 10 steps or more often,
+    not per epoch" to a results.csv of one row per epoch. A step of such a log is an epoch:
+    the advice is in epochs (5% of them, at least one)."""
+    d = tmp_path / "runs" / "detect" / "train"
+    d.mkdir(parents=True)
+    rows = [ULTRALYTICS_HEAD]
+    for e in range(1, 61):
+        box, cls, dfl = 1.2 * e**-0.2, 2.5 * e**-0.35, 1.1 * e**-0.1
+        rows.append(
+            f"{e},{e * 41.5:.3f},{box:.5f},{cls:.5f},{dfl:.5f},0.5,0.4,0.45,0.3,{box:.5f},{cls:.5f},{dfl:.5f},"
+            f"{0.01 * min(1, e / 3):.6g},{0.01 * min(1, e / 3):.6g},{0.01 * min(1, e / 3):.6g}"
+        )
+    (d / "results.csv").write_text("\n".join(rows) + "\n")
+    rep = _report(tmp_path, capsys)
+    acts = " ".join(rep["actions"])
+    assert "Save a checkpoint every 3 epochs or more often (a step of this log is an epoch)" in acts, acts
+    assert "not per epoch" not in acts and "every 10 steps" not in acts
+
+
+def test_a_history_dict_with_an_epoch_column_is_per_epoch(tmp_path, capsys):
+    """fresh3 gan_history_json_dict_of_lists: {"G_loss": [...], "D_loss": [...],
+    "epoch_seconds": [...]}, one value per epoch."""
+    n = 100
+    doc = {
+        "G_loss": [40 - 9 * (1 - math.exp(-i / 30)) for i in range(n)],
+        "D_loss": [0.6 + 0.01 * math.sin(i) for i in range(n)],
+        "epoch_seconds": [61.0 + (i % 3) for i in range(n)],
+    }
+    p = tmp_path / "gan" / "training_history.json"
+    p.parent.mkdir()
+    p.write_text(json.dumps(doc))
+    acts = " ".join(_report(p.parent, capsys)["actions"])
+    assert "Save a checkpoint every 5 epochs or more often" in acts, acts
+    # a plain list of per-step losses with no epoch column stays a step log
+    q = tmp_path / "steps" / "history.json"
+    q.parent.mkdir()
+    q.write_text(json.dumps({"loss": doc["G_loss"] * 3, "grad_norm": [0.5] * (3 * n)}))
+    acts = " ".join(_report(q.parent, capsys)["actions"])
+    assert "epoch" not in acts and "Save a checkpoint every" in acts, acts
+
+
+def test_epoch_unit_rows_and_frames_agree():
+    """A W&B run logging once per epoch on _step (step = epoch - 1) is an epoch log; an HF
+    log whose epoch moves 0.01 per step is not."""
+    recs = [StepRecord(step=i, loss=3.0 * math.exp(-i / 40) + 0.5, epoch=float(i + 1)) for i in range(200)]
+    info = RunInfo(checkpoint_dir_searched=True)
+    assert _both(recs, info).startswith("Save a checkpoint every 10 epochs or more often")
+    recs = [StepRecord(step=i, loss=3.0 * math.exp(-i / 400) + 0.5, epoch=i / 100) for i in range(1, 2001)]
+    assert _both(recs, RunInfo(checkpoint_dir_searched=True)).startswith("Save a checkpoint every 100 steps")
+
+
+def test_a_run_that_already_saves_often_is_not_asked_to_save_every_n_steps():
+    """fresh3 wandb_offline_hf_gpt2_overfit: save_steps=500, no checkpoint on disk, was told
+    "Save a checkpoint every 607 steps or more often". It already saves every 500: say where
+    its checkpoints went, not a new interval."""
+    info = RunInfo(save_steps=500, checkpoint_dir_searched=True)
+    act = _both(curve(n=12_140), info)
+    assert act.startswith("The config already saves every 500 steps"), act
+    assert "none is in the run directory" in act and "every 607" not in act
+    # an interval too long for the plan is still asked to be shorter, the config's named
+    info = RunInfo(save_steps=5000, total_steps=10_000, checkpoint_dir_searched=True)
+    act = _both(curve(n=6000), info)
+    assert act.startswith("Save a checkpoint every 500 steps or more often (the config saves every 5000)"), act
+    # checkpoints on disk, the newest far behind: the config's interval is fine, the saves stopped
+    info = RunInfo(
+        save_steps=100, total_steps=10_000, checkpoints=[(100, "checkpoint-100")], checkpoint_dir_searched=True
+    )
+    act = _both(curve(n=9000), info)
+    assert act.startswith("The config already saves every 100 steps: keep the newest"), act
