@@ -118,3 +118,42 @@ def test_a_run_that_already_saves_often_is_not_asked_to_save_every_n_steps():
     )
     act = _both(curve(n=9000), info)
     assert act.startswith("The config already saves every 100 steps: keep the newest"), act
+
+
+# ----------------------------------------------------------------------------- 2. warm-up seen late
+def _lr_summary(recs, info=None) -> str:
+    mon, _ = run(recs, info=info)
+    rows = next(c for c in mon.checks() if c.id == "lr_schedule").summary
+    mon = Monitor(Settings(), info or RunInfo())
+    mon.feed_frame(frame_from_records(recs))
+    mon.finalize()
+    assert next(c for c in mon.checks() if c.id == "lr_schedule").summary == rows
+    return rows
+
+
+def test_a_rising_lr_at_a_late_start_is_a_visible_warm_up():
+    """fresh3 jsonl_nmt / csv_custom_ema / wandb_offline_hf: logs from step 50 / 100 / 500 whose
+    LR rises from 5% / 4% / 25% of its peak read "warm-up not visible". The rise is the warm-up,
+    begun before the first logged step; the config's warmup_steps is said beside it."""
+
+    def rows(first, warm, every=50, n=4000, peak=1e-4):
+        return [
+            StepRecord(
+                s,
+                loss=7.0 - 2.5 * (1 - math.exp(-s / 3000)),
+                lr=peak * min(1.0, s / warm) * (1 - 0.5 * s / (n * every)),
+            )
+            for s in range(first, first + n * every, every)
+        ]
+
+    got = _lr_summary(rows(50, 1000))
+    assert got.startswith("warm-up to step 1000, rising from 5% of its peak at step 50, the first logged"), got
+    assert "not visible" not in got
+    got = _lr_summary(rows(500, 2000, every=250, n=50), RunInfo(warmup_steps=2000))
+    assert "rising from 27% of its peak at step 500" in got and "config warmup_steps=2000" in got, got
+    # an LR at its peak from the first record: nothing visible; the config's warm-up ended before the log
+    flat = [StepRecord(s, loss=3.0, lr=1e-3 * (1 - s / 1e6)) for s in range(100, 40_100, 100)]
+    assert _lr_summary(flat).startswith("log starts at step 100: warm-up not visible")
+    assert _lr_summary(flat, RunInfo(warmup_steps=50)).startswith(
+        "log starts at step 100, after the config's 50-step warm-up"
+    )

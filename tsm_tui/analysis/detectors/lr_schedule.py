@@ -343,6 +343,32 @@ class LRScheduleDetector(Detector):
         peak = self.ramp_peak if self.ramp_done else self.max_lr
         return self.first_lr < peak * PEAK_TOL
 
+    def _late_start(self) -> str:
+        """The warm-up of a log that starts after the run's beginning: an LR that rises from
+        the first logged record is a warm-up that began before it (fresh3: NMT, EMA and HF
+        logs from 4-25% of their peak read "warm-up not visible"); the config's warm-up is
+        evidence too. No verdict on its length (its start is not in the log)."""
+        fs = self.first_step
+        peak = self.ramp_peak if self.ramp_done else self.max_lr
+        cfg = self.state.info.warmup_steps
+        said = f"; config warmup_steps={cfg}" if cfg else ""
+        if self.first_lr is not None and peak > 0 and self.first_lr < peak * PEAK_TOL and self.peak_step != fs:
+            share = f"{self.first_lr / peak:.0%}" if self.first_lr >= 0.005 * peak else f"{self.first_lr / peak:.2g}x"
+            if not self.ramp_done and not self.ended:
+                return (
+                    f"warm-up in progress: LR {fmt(self.max_lr)} at step {self.peak_step}, rising from {share} of "
+                    f"it at step {fs}, the first logged (it began before the log{said})"
+                )
+            return (
+                f"warm-up to step {self.peak_step}, rising from {share} of its peak at step {fs}, the first "
+                f"logged (it began before the log{said})"
+            )
+        if cfg:
+            if cfg <= (fs or 0):
+                return f"log starts at step {fs}, after the config's {cfg}-step warm-up (warmup_steps)"
+            return f"log starts at step {fs}: the LR does not rise in it, though the config warms up for {cfg} steps"
+        return f"log starts at step {fs}: warm-up not visible"
+
     def warmup_steps(self) -> int | None:
         if not self.has_warmup():
             return 0 if self.has_warmup() is False else None
@@ -564,7 +590,7 @@ class LRScheduleDetector(Detector):
                     f"once the LR holds or falls)"
                 )
         elif hw is None:
-            parts.append(f"log starts at step {self.first_step}: warm-up not visible")
+            parts.append(self._late_start())
         elif hw is False:
             early = self.state.early_trouble_step
             if early is not None:
