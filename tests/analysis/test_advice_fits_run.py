@@ -157,3 +157,41 @@ def test_a_rising_lr_at_a_late_start_is_a_visible_warm_up():
     assert _lr_summary(flat, RunInfo(warmup_steps=50)).startswith(
         "log starts at step 100, after the config's 50-step warm-up"
     )
+
+
+# ----------------------------------------------------------------------------- 5. plateau advice
+def _plateau_actions(recs, info=None) -> list[str]:
+    mon, alerts = run(recs, info=info)
+    got = [a for a in alerts if a.check == "plateau" and a.key in ("plateau", "plateau_fail")]
+    assert got, [(a.key, a.message) for a in alerts if a.check == "plateau"]
+    mon = Monitor(Settings(), info or RunInfo())
+    frame = mon.feed_frame(frame_from_records(recs)) + mon.finalize()
+    assert [a.actions for a in frame if a.check == "plateau" and a.key in ("plateau", "plateau_fail")] == [
+        a.actions for a in got
+    ]
+    return got[0].actions
+
+
+def test_a_plateau_is_not_given_the_spike_remedy():
+    """fresh3 wandb014 (stuck at ln 2 from step 305) and Whisper (at its floor from 3150) were told
+    "Restart from the last checkpoint before step N ... and skip ~200-500 batches past it (PaLM)":
+    skipping batches does nothing for a run that does not learn or has memorised."""
+    rng = __import__("random").Random(3)
+    stuck = [
+        StepRecord(s, loss=(0.75 - 0.05 * s / 300 if s < 300 else 0.6931) * (1 + rng.gauss(0, 0.01)), lr=1e-4)
+        for s in range(0, 3000)
+    ]
+    acts = _plateau_actions(stuck)
+    assert acts[0].startswith("To retry, resume from the last checkpoint before step"), acts
+    assert "with the LR or the data changed" in acts[0] and not any("skip ~200-500" in a for a in acts)
+    info = RunInfo(checkpoints=[(200, "checkpoint-200"), (2000, "checkpoint-2000")], checkpoint_dir_searched=True)
+    acts = _plateau_actions(stuck, info)
+    assert acts[0].startswith("To retry, resume from checkpoint-200 (step 200, the last checkpoint before the plateau")
+    # flat at the floor of a memorised training set: stop and keep the best, nothing to retry
+    mem = [
+        StepRecord(s, loss=(0.15 * math.exp(-s / 150) + 2e-4) * (1 + rng.gauss(0, 0.05)), lr=1e-5)
+        for s in range(0, 5000, 5)
+    ]
+    acts = _plateau_actions(mem)
+    assert acts[0].startswith("The loss is at its floor: more steps on the same data teach nothing"), acts
+    assert not any("resume from" in a or "skip" in a for a in acts)

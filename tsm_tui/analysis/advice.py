@@ -56,6 +56,24 @@ def rollback(state: RunState, step: int, what: str = "the spike") -> str:
     )
 
 
+def retry_from(state: RunState, step: int, what: str) -> str:
+    """Where to go back to for a run that stopped learning (a plateau): a checkpoint before
+    it, with something changed. Not the spike remedy: skipping batches past a spike (PaLM)
+    does nothing for a run that does not learn; the same run from there stalls again."""
+    change = "with the LR or the data changed (the same run from there stalls again; skipping batches does not help)"
+    ck = checkpoint_before(state, step)
+    if ck is not None:
+        return (
+            f"To retry, resume from {ck[1]} (step {ck[0]}, the last checkpoint before {what} at step {step}) {change}."
+        )
+    if state.info.checkpoints:
+        return (
+            f"No checkpoint was saved before {what} at step {step}: to retry, restart from scratch or the earliest "
+            f"checkpoint ({state.info.checkpoints[0][1]}) {change}."
+        )
+    return f"To retry, resume from the last checkpoint before step {step} (none found in the run directory) {change}."
+
+
 #: the LR at or below this share of the schedule's peak has collapsed: lowering the peak
 #: is no remedy for what happens there (ours; schedules decay to 10% of the peak, GPT-3 /
 #: LLaMA / OLMo 2, so 2% is well below any planned floor)

@@ -1143,17 +1143,24 @@ class PlateauDetector(Detector):
         return [self._alert(sev, now, dur, self._lr_text(), hint)]
 
     def _alert(self, sev, step, dur, lr_txt, hint) -> Alert:
-        actions = [advice.rollback(self.state, self.start or step, "the plateau")]
-        if self.dead_hint:
-            actions.append(
+        if self._near_floor(self.level):
+            # flat at its floor (a memorised training set): nothing to retry, no batches to skip
+            actions = [
+                "The loss is at its floor: more steps on the same data teach nothing. Keep the checkpoint with "
+                "the best validation loss and stop, or add data / regularisation."
+            ]
+        elif self.dead_hint:
+            actions = [
+                advice.retry_from(self.state, self.start or step, "the plateau"),
                 "Check for dead activations and a stuck optimizer (reset Adam moments on restart; "
-                "lower epsilon to 1e-8 as OLMo 2 did)."
-            )
+                "lower epsilon to 1e-8 as OLMo 2 did).",
+            ]
         else:
-            actions.append(
+            actions = [
+                advice.retry_from(self.state, self.start or step, "the plateau"),
                 "Check the data pipeline (repeated or shuffled-label batches) and the LR: too low "
-                "stalls, too high bounces."
-            )
+                "stalls, too high bounces.",
+            ]
         if self._slow is not None and sev != Severity.CRITICAL:
             what = (
                 f"Loss improving only slowly for {dur} steps since step {self.start}: {self._slow:.2%} per "
