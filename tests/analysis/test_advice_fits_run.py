@@ -195,3 +195,55 @@ def test_a_plateau_is_not_given_the_spike_remedy():
     acts = _plateau_actions(mem)
     assert acts[0].startswith("The loss is at its floor: more steps on the same data teach nothing"), acts
     assert not any("resume from" in a or "skip" in a for a in acts)
+
+
+# ----------------------------------------------------------------------------- 4. grad norm not logged
+def _grad_check(recs, info=None):
+    mon, _ = run(recs, info=copy.deepcopy(info) if info else None)
+    rows = next(c for c in mon.checks() if c.id == "grad_norm")
+    mon = Monitor(Settings(), copy.deepcopy(info) if info else RunInfo())
+    mon.feed_frame(frame_from_records(recs))
+    mon.finalize()
+    frames = next(c for c in mon.checks() if c.id == "grad_norm")
+    assert (frames.status, frames.summary) == (rows.status, rows.summary)
+    return rows.status.value, rows.summary
+
+
+def test_grad_norm_not_logged_warns_only_where_the_loop_could_log_it():
+    """fresh3: "grad norm not logged: flying blind (log it every step)" WARNed on 18 of 20
+    tracker logs, Ultralytics / Keras epoch histories and an OpenAI fine-tune among them. A
+    per-step training log without it still WARNs (an LLM run without a grad norm is blind to the
+    first sign of a spike); a log of one record per epoch, or a hosted fine-tune, says it (SKIP,
+    listed under "Could not judge") without the warning."""
+    steps = [StepRecord(s, loss=3.0 * math.exp(-s / 500) + 1.0, lr=3e-4) for s in range(1, 2001)]
+    assert _grad_check(steps) == ("WARN", "grad norm not logged: flying blind (log it every step)")
+    epochs = [StepRecord(e, loss=3.0 * math.exp(-e / 30) + 1.0, epoch=float(e)) for e in range(1, 101)]
+    st, why = _grad_check(epochs)
+    assert st == "SKIP" and why.startswith("grad norm not logged: one record per epoch"), why
+    hosted = RunInfo(hosted_model="curie:ft-acme-2022-12-20-06-21-16")
+    st, why = _grad_check(steps[:549], hosted)
+    assert st == "SKIP" and "a hosted fine-tune (curie:ft-acme-2022-12-20-06-21-16)" in why, why
+
+
+def test_the_fine_tuned_model_key_marks_a_hosted_fine_tune():
+    """`openai wandb sync` writes the job's fine_tuned_model and hyperparams into the W&B config."""
+    from tsm_tui.sources.config import apply_mapping
+
+    info = RunInfo()
+    apply_mapping(
+        info,
+        {"fine_tuned_model": "curie:ft-x-2022", "hyperparams": {"batch_size": 2, "n_epochs": 4}},
+        "wandb config",
+    )
+    assert info.hosted_model == "curie:ft-x-2022" and info.batch_size == 2
+
+
+def test_clip_advice_says_when_clipping_is_unknown():
+    """fresh3: "Clip the gradient norm at 1.0 (GPT-3, LLaMA, OLMo 2 ...)" to a SchNet regression
+    with no clip setting read either way: say that it is not known, never that it does not clip."""
+    from tsm_tui.analysis import advice
+    from tsm_tui.analysis.state import RunState
+
+    got = advice.clip(RunState(RunInfo()))
+    assert got.startswith("Whether the run clips its gradient norm is not known (no clip setting read)"), got
+    assert advice.clip(RunState(RunInfo(clip=0.0))).startswith("Clip the gradient norm at 1.0: the run does not clip")

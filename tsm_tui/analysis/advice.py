@@ -113,8 +113,11 @@ def lower_lr(state: RunState, factor: float = 0.5, peak: float | None = None) ->
 
 def clip(state: RunState) -> str:
     c = state.info.clip
-    if c is None:
-        return "Clip the gradient norm at 1.0 (GPT-3, LLaMA, OLMo 2 all use 1.0)."
+    if c is None:  # nothing read says whether it clips: never assert that it does not
+        return (
+            "Whether the run clips its gradient norm is not known (no clip setting read): if it does not, "
+            "clip it at 1.0 (GPT-3, LLaMA, OLMo 2 all use 1.0)."
+        )
     if c <= 0:
         return f"Clip the gradient norm at 1.0: the run does not clip{origin_note(state.info, 'clip')}."
     if c > 1.0:

@@ -220,6 +220,9 @@ class RunInfo:
     #: when checkpoints are saved: "steps" / "epoch" / "no" (HF save_strategy; "no" plans none,
     #: whatever save_steps says)
     save_strategy: str | None = None
+    #: the model a hosted fine-tuning service made (OpenAI's ``fine_tuned_model``, written by
+    #: ``openai wandb sync``): the run's metrics and timestamps are the service's, not a loop's
+    hosted_model: str | None = None
     #: the training data as the config names it (runs of one sweep read the same: analysis/sweep.py)
     dataset: str | None = None
     #: step numbers of checkpoints found on disk, ascending, with their names
@@ -266,4 +269,5 @@ LOG_FACTS = (
     "eps",
     "save_strategy",
     "dataset",
+    "hosted_model",
 )

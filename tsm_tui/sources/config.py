@@ -57,7 +57,7 @@ CONFIG_NAMES = (
 #: (the one table pre-flight reads too); beta2 also from Adam's betas list; the precision from
 #: the config's flags (config_keys.precision), not one key
 _READ = tuple(k for k in LOG_FACTS if k != "precision")
-_TEXT = {"schedule", "save_strategy", "dataset"}
+_TEXT = {"schedule", "save_strategy", "dataset", "hosted_model"}
 #: HF save_strategy values under which save_steps plans nothing (TrainingArguments keeps
 #: save_steps=500 in training_args.json whatever the strategy)
 _NO_STEP_SAVES = (

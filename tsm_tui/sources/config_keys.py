@@ -235,6 +235,7 @@ KEYS: dict[str, Key] = {
         "amount",
     ),
     "save_strategy": Key(("save_strategy",), "text"),
+    "hosted_model": Key(("fine_tuned_model",), "text"),
     "dataset": Key(
         (
             "dataset",

@@ -13,6 +13,7 @@ import numpy as np
 from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import ROWS, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
+from tsm_tui.analysis.detectors.step_unit import StepUnit
 from tsm_tui.core.numbers import fmt, times
 from tsm_tui.analysis.detectors.stats import RollingMedian, RollingMoments, RollingRate, diff_sd, median
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -66,6 +67,7 @@ class GradNormDetector(Detector):
         self._high = RollingRate(RATE_WINDOW)
         self.n = 0
         self.loss_records = 0
+        self.unit = StepUnit(settings)  # one record per epoch: no per-step grad norm can be in the file
         #: incidents: [onset step, peak, peak step, median before, last spiking step, largest value alerted]
         self.spikes: list[list] = []
         self.n_post = 0  # values after the configured warm-up (absolute levels at the end)
@@ -93,6 +95,7 @@ class GradNormDetector(Detector):
     def update(self, rec: StepRecord) -> list[Alert]:
         if rec.loss is not None:
             self.loss_records += 1
+        self.unit.see(rec.step, rec.epoch)
         g = rec.grad_norm
         if g is None or not math.isfinite(g):
             return []
@@ -214,9 +217,11 @@ class GradNormDetector(Detector):
 
     def bulk(self, fr, idx, a: int, q: int) -> int | None:
         g = fr.get("grad_norm")
+        ep = fr.get("epoch")
         if g is None:
             if "loss" in fr.cols:
                 self.loss_records += q - a
+            self.unit.see_frame(fr.step[a:q], ep[a:q] if ep is not None else None)
             return None
         if idx is None:
             sel = slice(a, q)
@@ -233,6 +238,7 @@ class GradNormDetector(Detector):
         s = q if stop == xs.size else (a + stop if idx is None else int(sel[stop]))
         if "loss" in fr.cols:  # every committed row, finite grad norm or not, is a loss record
             self.loss_records += s - a
+        self.unit.see_frame(fr.step[a:s], ep[a:s] if ep is not None else None)
         return s
 
     def _bulk(self, x: np.ndarray, st: np.ndarray) -> int:
@@ -506,6 +512,7 @@ class GradNormDetector(Detector):
         return []
 
     def on_resume(self, step: int) -> None:
+        self.unit.on_resume()
         self._med.clear()
         self._logm.clear()
         self._vanish_run = 0
@@ -557,10 +564,29 @@ class GradNormDetector(Detector):
             ]
         return []
 
+    def _not_logged(self) -> CheckResult:
+        """No grad norm beside the loss. A WARN where the training loop could log it (an LLM run
+        without it is flying blind: it is the first sign of a spike); said, not warned, where
+        nothing can be added to the file: a hosted fine-tune's metrics are the service's, and a
+        log of one record per epoch (Ultralytics, Keras histories) holds no per-step series."""
+        hosted = self.state.info.hosted_model
+        if hosted:
+            return self._result(
+                Status.SKIP,
+                f"grad norm not logged: a hosted fine-tune ({hosted}) reports the service's metrics only",
+            )
+        if self.unit.epochs() is not None:
+            return self._result(
+                Status.SKIP,
+                "grad norm not logged: one record per epoch, no per-step series (log it from the training "
+                "loop where you can)",
+            )
+        return self._result(Status.WARN, "grad norm not logged: flying blind (log it every step)")
+
     def result(self) -> CheckResult:
         if self.n == 0:
             if self.loss_records:
-                return self._result(Status.WARN, "grad norm not logged: flying blind (log it every step)")
+                return self._not_logged()
             return self._result(Status.SKIP, "no grad norm or loss in the log")
         problems = []
         if self.high_alerted:
