@@ -247,3 +247,57 @@ def test_clip_advice_says_when_clipping_is_unknown():
     got = advice.clip(RunState(RunInfo()))
     assert got.startswith("Whether the run clips its gradient norm is not known (no clip setting read)"), got
     assert advice.clip(RunState(RunInfo(clip=0.0))).startswith("Clip the gradient norm at 1.0: the run does not clip")
+
+
+# ----------------------------------------------------------------------------- 3. times that are not training time
+def _speed_check(recs, info=None):
+    mon, alerts = run(recs, info=copy.deepcopy(info) if info else None)
+    rows = next(c for c in mon.checks() if c.id == "throughput")
+    mon2 = Monitor(Settings(), copy.deepcopy(info) if info else RunInfo())
+    fa = mon2.feed_frame(frame_from_records(recs)) + mon2.finalize()
+    frames = next(c for c in mon2.checks() if c.id == "throughput")
+    assert (frames.status, frames.summary) == (rows.status, rows.summary)
+    key = [a.message for a in alerts if a.check == "throughput"]
+    assert [a.message for a in fa if a.check == "throughput"] == key
+    return rows.status.value, rows.summary, key
+
+
+def test_a_logged_time_that_falls_is_a_duration_not_a_clock(tmp_path, capsys):
+    """fresh2 custom_lm (`ep: 0, batch: 20, time: 9.17, ...`: 392.9 steps/s "from record
+    timestamps") and mmpretrain (mmengine's `time: 0.1868`, seconds per iteration: 3.43e5 steps/s):
+    a clock never runs back while the steps rise; a duration does, every other record."""
+    d = tmp_path / "lm"
+    d.mkdir()
+    rng = __import__("random").Random(5)
+    lines = [
+        f"ep: 0, batch: {b}, time: {8.3 + rng.random():.2f}, ntokens: {420 + rng.random() * 80:.2f}/513, "
+        f"loss: {10.98 - b * 0.002:.6f}"
+        for b in range(20, 281, 20)
+    ]
+    (d / "train.log").write_text("\n".join(lines) + "\n")
+    c = next(c for c in _report(d, capsys)["checks"] if c["id"] == "throughput")
+    assert c["status"] == "SKIP" and c["summary"].startswith("the logged time is no clock: it fell"), c
+    # mmengine's lines, rows and frames alike
+    recs = [
+        StepRecord(100 + 137 * e, loss=3.5 - 0.01 * e, lr=1e-4, time=0.187 + 0.002 * rng.random(), epoch=float(e + 1))
+        for e in range(140)
+    ]
+    st, why, alerts = _speed_check(recs)
+    assert st == "SKIP" and "no clock" in why and not alerts, why
+    # an elapsed-seconds clock (Ultralytics' cumulative `time`) is one: judged as before
+    recs = [StepRecord(e, loss=3.0 - 0.01 * e, time=471.0 * e + rng.random()) for e in range(1, 101)]
+    assert _speed_check(recs)[0] == "PASS"
+
+
+def test_timestamps_faster_than_training_are_not_its_speed():
+    """fresh3 wandb_openai_finetune_sync: 'median 1626 steps/s (record timestamps)': `openai wandb
+    sync` wrote the finished job's 549 rows in 0.33 s. A hosted fine-tune's timestamps are the
+    sync's; any record timestamps giving > 1000 steps/s are not training time either."""
+    t0 = 1671517295.7
+    recs = [StepRecord(s, loss=2.0 - s / 1000, time=t0 + s * 0.0006) for s in range(1, 550)]
+    st, why, _ = _speed_check(recs)
+    assert st == "SKIP" and why.startswith("the record timestamps give 166"), why
+    slow = [StepRecord(s, loss=2.0 - s / 1000, time=t0 + s * 0.3) for s in range(1, 550)]
+    assert _speed_check(slow)[0] == "PASS"
+    st, why, _ = _speed_check(slow, RunInfo(hosted_model="curie:ft-x"))
+    assert st == "SKIP" and "synced, not training time (a hosted fine-tune: curie:ft-x)" in why, why

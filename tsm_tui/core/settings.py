@@ -184,6 +184,14 @@ class Settings:
     throughput_pause: float = 5.0
     #: speeds in the median (ours; outside slow spells, so a drop never becomes the norm)
     throughput_window: int = 200
+    #: steps per second from record timestamps above this are not training time: a training
+    #: step (forward, backward, optimizer: a hundred or more GPU kernels at ~5-10 us of launch
+    #: each) takes >= ~1 ms, so the timestamps are when something else wrote the records (a
+    #: sync of a finished job, a replay) (ours)
+    throughput_max_steps_per_s: float = 1000.0
+    #: a logged ``time`` that falls this many times while the steps rise is no clock but a
+    #: duration (mmengine's seconds per iteration): a clock goes back only at a relaunch (ours)
+    throughput_clock_falls: int = 3
 
     # --- over-fitting ------------------------------------------------------------------
     #: evaluations in a row above the best evaluation loss, with the training loss lower

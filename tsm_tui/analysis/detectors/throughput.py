@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from tsm_tui.analysis.detectors.base import NONE, Detector
+from tsm_tui.analysis.detectors.base import NONE, ROWS, Detector
 from tsm_tui.analysis.detectors.stats import RollingMedian
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -66,6 +66,10 @@ class ThroughputDetector(Detector):
         self.pauses = 0
         self.pause_last: tuple | None = None  # (step, seconds or None, ratio)
         self.last_eval: int | None = None  # the step of the last evaluation (a pause there is the eval)
+        #: times the logged ``time`` fell while the steps rose, and the first such fall (step,
+        #: before, after): a duration, not a clock, once throughput_clock_falls is reached
+        self.falls = 0
+        self.first_fall: tuple[int, float, float] | None = None
 
     # -- the speed of one record ------------------------------------------------------------
     def _kind_of(self, extra, has_time: bool) -> tuple | None:
@@ -93,7 +97,11 @@ class ThroughputDetector(Detector):
                 return None, None
             ps, pt = self.prev_step, self.prev_t
             self.prev_t, self.prev_step = t, rec.step
-            if pt is None or rec.step <= ps or not t > pt:
+            if pt is not None and rec.step > ps and t < pt:
+                self.falls += 1
+                if self.first_fall is None:
+                    self.first_fall = (rec.step, pt, t)
+            if pt is None or rec.step <= ps or not t > pt or self.not_a_clock():
                 return None, None
             return (rec.step - ps) / (t - pt), t - pt
         x = rec.extra.get(kind[1]) if rec.extra else None
@@ -103,6 +111,26 @@ class ThroughputDetector(Detector):
             d = x * kind[2]
             return 1.0 / d, d
         return x, None
+
+    def not_a_clock(self) -> bool:
+        """The logged ``time`` fell throughput_clock_falls times while the steps rose: a duration
+        per step or interval (mmengine's ``time: 0.1868``), not a timestamp; no speed from it."""
+        return self.falls >= self.settings.throughput_clock_falls
+
+    def _not_training_time(self, med: float | None) -> str | None:
+        """Why the record timestamps are not the training's clock, else None."""
+        if self.kind is None or self.kind[0] != "time":
+            return None
+        hosted = self.state.info.hosted_model
+        if hosted:
+            return f"the record timestamps are when the service's results were synced, not training time (a hosted fine-tune: {hosted})"
+        if med is not None and med > self.settings.throughput_max_steps_per_s:
+            return (
+                f"the record timestamps give {fmt(med)} steps/s, faster than a training step runs (over "
+                f"{fmt(self.settings.throughput_max_steps_per_s)}): they are when the records were written (a sync, "
+                "a replay), not training time"
+            )
+        return None
 
     # -- per record ---------------------------------------------------------------------------
     def update(self, rec: StepRecord) -> list[Alert]:
@@ -171,6 +199,8 @@ class ThroughputDetector(Detector):
         return "steps per second (from the records' timestamps)"
 
     def _drop_alert(self, sp: list, med: float) -> list[Alert]:
+        if self._not_training_time(med) is not None:
+            return []
         ratio = math.exp(sp[6] / sp[1])  # (the geometric mean over the records that made the drop)
         self.drop = [sp[0], ratio, sp[1]]
         self.n_drops += 1
@@ -202,6 +232,8 @@ class ThroughputDetector(Detector):
         ]
 
     def _pause_alert(self, sp: list, step: int) -> list[Alert]:
+        if self._not_training_time(self.ref.get()) is not None:
+            return []
         self.pauses += 1
         secs = sp[3] if sp[3] > 0 else None
         self.pause_last = (sp[0], secs, sp[2])
@@ -249,6 +281,8 @@ class ThroughputDetector(Detector):
             no_prev = ~has_prev & (self.prev_t is None)
             with np.errstate(invalid="ignore", divide="ignore"):
                 dt = t - pt
+                if self.not_a_clock() or bool(np.any(fin & ~no_prev & (fr.step > ps) & (dt < 0))):
+                    return ROWS  # a time that falls (a duration, or a relaunch's clock): update's counting
                 ok = fin & ~no_prev & (fr.step > ps) & (dt > 0)
                 v = np.where(ok, (fr.step - ps) / np.where(ok, dt, 1.0), np.nan)
             return v, np.where(ok, dt, np.nan), last
@@ -303,9 +337,19 @@ class ThroughputDetector(Detector):
 
     # -- the check ----------------------------------------------------------------------------------
     def result(self) -> CheckResult:
+        if self.kind is not None and self.kind[0] == "time" and self.not_a_clock():
+            s, a, b = self.first_fall or (0, 0.0, 0.0)
+            return self._result(
+                Status.SKIP,
+                f"the logged time is no clock: it fell {self.falls} times while the steps rose (first at step {s}: "
+                f"{fmt(a)} -> {fmt(b)}): a duration per step or interval, not a timestamp",
+            )
         if self.kind is None or self.values == 0:
             return self._result(Status.SKIP, "no step time, throughput or record timestamps logged")
         med = self.ref.get()
+        why = self._not_training_time(med)
+        if why is not None:
+            return self._result(Status.SKIP, why)
         if self.kind[0] == "dt" and med:
             base = f"median step time {_secs(1.0 / med)} ({self.kind[1]})"
         elif self.kind[0] == "rate" and med is not None:
