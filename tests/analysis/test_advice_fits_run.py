@@ -301,3 +301,49 @@ def test_timestamps_faster_than_training_are_not_its_speed():
     assert _speed_check(slow)[0] == "PASS"
     st, why, _ = _speed_check(slow, RunInfo(hosted_model="curie:ft-x"))
     assert st == "SKIP" and "synced, not training time (a hosted fine-tune: curie:ft-x)" in why, why
+
+
+def _clock_lines(n: int, every: float = 0.4) -> list[str]:
+    """kd_retinanet's Python-logging lines: a date, a time with milliseconds, key=value pairs."""
+    import datetime as dt
+
+    t0 = dt.datetime(2026, 3, 24, 23, 58, 0)
+    out = []
+    for i in range(n):
+        t = t0 + dt.timedelta(seconds=i * every)
+        out.append(
+            f"{t:%Y-%m-%d %H:%M:%S},{t.microsecond // 1000:03d} | INFO | epoch=0 step={i} lr=0.001 "
+            f"total={2.19 - i * 1e-4:.6f} det={1.93 - i * 1e-4:.6f} kd=0.518404"
+        )
+    return out
+
+
+def test_a_lines_leading_clock_is_its_records_time(tmp_path, capsys):
+    """fresh2 kd_retinanet (`2026-03-24 11:15:52,482 | INFO | epoch=0 step=0 ...`) and avpse
+    (`08:35:31  step=100  loss=0.2927 ...`) read "no step time, throughput or record timestamps
+    logged". A line's leading date and time (or time of day, across midnight) is its records' time;
+    the template fast path and the line-by-line path read the same times."""
+    from tsm_tui.sources.generic_text import KeyValueTextReader
+
+    lines = _clock_lines(400)
+    d = tmp_path / "kd"
+    d.mkdir()
+    (d / "train.log").write_text("\n".join(lines) + "\n")
+    c = next(c for c in _report(d, capsys)["checks"] if c["id"] == "throughput")
+    assert c["status"] == "PASS" and c["summary"].startswith("median 2.5 steps/s (log line timestamps)"), c
+    # (kd's lines are read line by line; a plain "step= loss=" one by the template fast path: the same times)
+    lines = [ln.replace("epoch=0 ", "").replace("total=", "loss=") for ln in lines]
+    by_line = [r.clock for ln in lines for r in KeyValueTextReader(str(d / "train.log")).feed(ln)]
+    assert len(by_line) == 400 and abs(by_line[1] - by_line[0] - 0.4) < 1e-6
+    items = KeyValueTextReader(str(d / "train.log")).feed_chunk(("\n".join(lines) + "\n").encode())
+    assert any(hasattr(x, "cols") for x in items)  # the template fast path ran
+    got = [t for x in items for t in (list(x.cols["clock"]) if hasattr(x, "cols") else [x.clock])]
+    assert len(got) == 400 and all(abs(a - b) < 1e-6 for a, b in zip(got, by_line))
+    # a bare time of day across midnight: the speed stays right
+    rd = KeyValueTextReader("x.log")
+    times = [
+        r.clock
+        for i, h in enumerate(("23:59:00", "23:59:40", "00:00:20", "00:01:00"))
+        for r in rd.feed(f"{h}  step={100 * (i + 1)}  loss=0.29  lr=1.00e-03  elapsed={71 + 40 * i}s")
+    ]
+    assert [b - a for a, b in zip(times, times[1:])] == [40.0, 40.0, 40.0], times

@@ -21,7 +21,7 @@ import numpy as np
 
 from tsm_tui.core.record import StepRecord
 
-FLOAT_FIELDS = ("loss", "grad_norm", "lr", "loss_scale", "tokens", "time", "epoch", "val_loss")
+FLOAT_FIELDS = ("loss", "grad_norm", "lr", "loss_scale", "tokens", "time", "epoch", "val_loss", "clock")
 INT_FIELDS = ("skipped", "nan_iters")
 FIELDS = FLOAT_FIELDS + INT_FIELDS
 #: fields that make a record count as a training record (StepRecord.has_metrics)
@@ -121,6 +121,7 @@ def _shape(r: StepRecord):
         r.time is None,
         r.epoch is None,
         r.val_loss is None,
+        r.clock is None,
         r.skipped is None,
         r.nan_iters is None,
         tuple(r.extra) if r.extra else (),

@@ -30,6 +30,10 @@ class StepRecord:
     tokens: float | None = None
     time: float | None = None
     epoch: float | None = None
+    #: the wall clock of the text line the record was read from (a log's leading date and
+    #: time, ``sources/line_clock.py``): the throughput check's timestamp; apart from
+    #: ``time`` (a logged field, which may be a duration, and which the ordering rules read)
+    clock: float | None = None
     val_loss: float | None = None
     #: the loss field was absent although the line was a training line
     #: (Megatron omits ``lm loss`` on NaN steps)

@@ -28,6 +28,7 @@ from tsm_tui.core.numbers import int64
 from tsm_tui.sources.epoch_steps import EpochCounter
 from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
+from tsm_tui.sources.line_clock import DayClock, line_clock
 from tsm_tui.sources.fields import STEP_KEYS, field_for, loss_role, normalise
 from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
@@ -272,8 +273,21 @@ class KeyValueTextReader(LineGroups, LineReader):
         self._step_gap = 0  # the interval between the last two steps printed in full
         self._step_exact = False  # the last step was printed in full
         self._step_abbr = False  # the step being read was printed abbreviated
+        #: a line's leading date / time of day, its records' ``clock`` (None: not read, the
+        #: template probe: the clock's digits are free text, ``_frame`` adds its column)
+        self._clock: DayClock | None = DayClock()
 
     def feed(self, line: str) -> list[StepRecord]:
+        out = self._feed(line)
+        if out and self._clock is not None:
+            # the line's own clock (line_clock.py)
+            t = self._clock.at(line) if line[:1].isdigit() or line[:1] in "[ " else None
+            if t is not None:
+                for r in out:
+                    r.clock = t
+        return out
+
+    def _feed(self, line: str) -> list[StepRecord]:
         if "\x1b" in line:
             line = strip_ansi(line)
         if "\r" in line:
@@ -967,7 +981,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             n = data.count(b"\n") + last_open
             # the other n - 1 lines take a byte each at least: no line is longer than len - n + 1
             if len(found) == n and (len(data) - n + 1 < MAX_LINE or max(map(len, data.split(b"\n"))) < MAX_LINE):
-                fr = self._frame(tpl, found)
+                fr = self._frame(tpl, found, data.split(b"\n", n - 1) if tpl.clocked else None)
                 if fr is not None:
                     return [fr]
         lines = data.split(b"\n")
@@ -1024,7 +1038,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         if not run:
             return []
         if len(run) >= MIN_RUN:
-            fr = self._frame(tpl, run)
+            fr = self._frame(tpl, run, run_lines if tpl.clocked else None)
             if fr is not None:
                 if fr.n >= 2:  # (the interval an abbreviated step after the run is placed by)
                     self._note_step(int(fr.step[-2]), True)
@@ -1035,9 +1049,10 @@ class KeyValueTextReader(LineGroups, LineReader):
             out += self.feed(raw.decode("ascii"))
         return out
 
-    def _frame(self, tpl, found: list) -> Frame | None:
+    def _frame(self, tpl, found: list, raws: list[bytes] | None = None) -> Frame | None:
         """The run as a Frame; None when a number is out of range (1e400: the lines
-        go one by one, where it is a counted skip)."""
+        go one by one, where it is a counted skip). ``raws``: the run's lines, when they
+        start with a clock (``tpl.clocked``): the ``clock`` column, as ``feed`` reads it."""
         n = len(found)
         k = tpl.ncap
         flat = found if k == 1 else list(chain.from_iterable(found))
@@ -1056,6 +1071,9 @@ class KeyValueTextReader(LineGroups, LineReader):
                 cols[f] = c.astype(np.int64) if f in INT_FIELDS else c.copy()
             elif f in tpl.const:
                 cols[f] = np.full(n, tpl.const[f], dtype=np.int64 if f in INT_FIELDS else np.float64)
+        if raws is not None and self._clock is not None:
+            at = self._clock.at
+            cols["clock"] = np.array([at(r[:40].decode("ascii", "replace")) for r in raws], dtype=np.float64)
         extra = {}
         for key in tpl.extra_keys:
             c = tpl.extra_cols[key]
@@ -1215,10 +1233,11 @@ def _bump(tok: bytes) -> bytes:
 class _Template:
     """Lines with one skeleton: which captured number feeds which record field."""
 
-    __slots__ = ("regex", "cols", "step_col", "const", "extra_keys", "extra_cols", "ncap")
+    __slots__ = ("regex", "cols", "step_col", "const", "extra_keys", "extra_cols", "ncap", "clocked")
 
-    def __init__(self, regex, cols, step_col, const, extra_keys, extra_cols, ncap) -> None:
+    def __init__(self, regex, cols, step_col, const, extra_keys, extra_cols, ncap, clocked=False) -> None:
         self.regex = regex
+        self.clocked = clocked  # its lines start with a clock (line_clock.py): _frame reads it
         self.cols = cols  # field -> capture index
         self.step_col = step_col
         self.const = const  # field -> value the skeleton fixes
@@ -1245,6 +1264,7 @@ def learn_template(cls, path: str, line: bytes) -> _Template | None:
     def parse(raw: bytes):
         probe = cls(path)
         probe.text_tap = None
+        probe._clock = None  # (a clock's digits are free; _frame adds the line's clock as its own column)
         try:
             recs = probe.feed(raw.decode("ascii"))
         except UnicodeDecodeError:
@@ -1329,7 +1349,8 @@ def learn_template(cls, path: str, line: bytes) -> _Template | None:
     for k, v in (r0.extra or {}).items():
         extra_cols.setdefault(k, ("const", v))
     regex = re.compile(b"^" + b"".join(pieces) + b"$", re.M)
-    return _Template(regex, cols, step_col, const, tuple(r0.extra or ()), extra_cols, ncap)
+    clocked = line_clock(line[:40].decode("ascii")) is not None
+    return _Template(regex, cols, step_col, const, tuple(r0.extra or ()), extra_cols, ncap, clocked)
 
 
 try:

@@ -51,7 +51,7 @@ class ThroughputDetector(Detector):
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)
-        #: where the speed comes from: ("dt", key, scale) / ("rate", key) / ("time",)
+        #: where the speed comes from: ("dt", key, scale) / ("rate", key) / ("time", "clock" | "time")
         self.kind: tuple | None = None
         self.ref = RollingMedian(self.settings.throughput_window)
         self.prev_t: float | None = None  # the last record's timestamp (time-based speeds)
@@ -72,7 +72,7 @@ class ThroughputDetector(Detector):
         self.first_fall: tuple[int, float, float] | None = None
 
     # -- the speed of one record ------------------------------------------------------------
-    def _kind_of(self, extra, has_time: bool) -> tuple | None:
+    def _kind_of(self, extra, has_clock: bool, has_time: bool) -> tuple | None:
         if extra:
             got = step_time_key(extra)
             if got is not None:
@@ -80,19 +80,22 @@ class ThroughputDetector(Detector):
             k = rate_key(extra)
             if k is not None:
                 return ("rate", k)
+        # a text line's own clock before a logged ``time`` (which may be a duration: mmengine's)
+        if has_clock:
+            return ("time", "clock")
         if has_time:
-            return ("time",)
+            return ("time", "time")
         return None
 
     def _speed(self, rec: StepRecord) -> tuple[float | None, float | None]:
         """(speed, seconds this record took) of one record; None when it has none."""
         kind = self.kind
         if kind is None:
-            kind = self.kind = self._kind_of(rec.extra, rec.time is not None)
+            kind = self.kind = self._kind_of(rec.extra, rec.clock is not None, rec.time is not None)
             if kind is None:
                 return None, None
         if kind[0] == "time":
-            t = rec.time
+            t = rec.clock if kind[1] == "clock" else rec.time
             if t is None or not math.isfinite(t):
                 return None, None
             ps, pt = self.prev_step, self.prev_t
@@ -196,6 +199,8 @@ class ThroughputDetector(Detector):
             return f"step time ({k[1]})"
         if k[0] == "rate":
             return k[1]
+        if k[1] == "clock":
+            return "steps per second (from the log lines' timestamps)"
         return "steps per second (from the records' timestamps)"
 
     def _drop_alert(self, sp: list, med: float) -> list[Alert]:
@@ -258,13 +263,13 @@ class ThroughputDetector(Detector):
     def prepare(self, fr):
         """The frame's speeds (NaN where a row has none) and seconds, as ``_speed`` gives them."""
         if self.kind is None:
-            self.kind = self._kind_of(fr.extra, "time" in fr.cols)
+            self.kind = self._kind_of(fr.extra, "clock" in fr.cols, "time" in fr.cols)
         kind = self.kind
         n = fr.n
         if kind is None:
             return None
         if kind[0] == "time":
-            t = fr.get("time")
+            t = fr.get(kind[1])
             if t is None:
                 return None
             fin = np.isfinite(t)
@@ -333,29 +338,32 @@ class ThroughputDetector(Detector):
             last = cx[2]
             j = int(last[q - 1])
             if j >= a:  # (a row of [a, q) had a time: the last one is the previous from here)
-                self.prev_t, self.prev_step = float(fr.cols["time"][j]), int(fr.step[j])
+                self.prev_t, self.prev_step = float(fr.cols[self.kind[1]][j]), int(fr.step[j])
 
     # -- the check ----------------------------------------------------------------------------------
     def result(self) -> CheckResult:
         if self.kind is not None and self.kind[0] == "time" and self.not_a_clock():
             s, a, b = self.first_fall or (0, 0.0, 0.0)
+            if self.kind[1] == "clock":
+                what, why = "the log lines' clock", "lines out of order or of several processes"
+            else:
+                what, why = "the logged time is no clock", "a duration per step or interval, not a timestamp"
             return self._result(
                 Status.SKIP,
-                f"the logged time is no clock: it fell {self.falls} times while the steps rose (first at step {s}: "
-                f"{fmt(a)} -> {fmt(b)}): a duration per step or interval, not a timestamp",
+                f"{what}: it fell {self.falls} times while the steps rose (first at step {s}: {fmt(a)} -> {fmt(b)}): {why}",
             )
         if self.kind is None or self.values == 0:
             return self._result(Status.SKIP, "no step time, throughput or record timestamps logged")
         med = self.ref.get()
-        why = self._not_training_time(med)
-        if why is not None:
-            return self._result(Status.SKIP, why)
+        other = self._not_training_time(med)
+        if other is not None:
+            return self._result(Status.SKIP, other)
         if self.kind[0] == "dt" and med:
             base = f"median step time {_secs(1.0 / med)} ({self.kind[1]})"
         elif self.kind[0] == "rate" and med is not None:
             base = f"median {self.kind[1]} {fmt(med)}"
         elif med:
-            base = f"median {fmt(med)} steps/s (record timestamps)"
+            base = f"median {fmt(med)} steps/s ({'log line' if self.kind[1] == 'clock' else 'record'} timestamps)"
         else:
             base = f"{self.values} value(s): too few to judge"
         notes = ""
