@@ -347,3 +347,25 @@ def test_a_lines_leading_clock_is_its_records_time(tmp_path, capsys):
         for r in rd.feed(f"{h}  step={100 * (i + 1)}  loss=0.29  lr=1.00e-03  elapsed={71 + 40 * i}s")
     ]
     assert [b - a for a, b in zip(times, times[1:])] == [40.0, 40.0, 40.0], times
+
+
+def test_time_of_day_clocks_across_midnight_agree_in_the_fast_path():
+    """avpse's `08:35:31  step=100  loss=0.2927  lr=1.00e-03 ...` lines, 300 of them crossing
+    midnight: the template path's numpy clock column equals the line-by-line reading. (avpse's own
+    `elapsed=71s` keeps its lines off the template path: without it they take it.)"""
+    from tsm_tui.sources.generic_text import KeyValueTextReader
+
+    lines = []
+    for i in range(300):
+        t = (23 * 3600 + 50 * 60 + 66 * i) % 86400
+        lines.append(
+            f"{t // 3600:02d}:{t // 60 % 60:02d}:{t % 60:02d}  step={100 * (i + 1)}  loss={0.29 - i * 1e-4:.4f}  "
+            "lr=1.00e-03"
+        )
+    rd = KeyValueTextReader("x.log")
+    by_line = [r.clock for ln in lines for r in rd.feed(ln)]
+    items = KeyValueTextReader("x.log").feed_chunk(("\n".join(lines) + "\n").encode())
+    assert any(hasattr(x, "cols") for x in items)
+    got = [t for x in items for t in (list(x.cols["clock"]) if hasattr(x, "cols") else [x.clock])]
+    assert got == by_line and len(got) == 300
+    assert all(b - a == 66 for a, b in zip(got, got[1:]))  # (no jump back at midnight)

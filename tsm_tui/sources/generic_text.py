@@ -28,7 +28,7 @@ from tsm_tui.core.numbers import int64
 from tsm_tui.sources.epoch_steps import EpochCounter
 from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
-from tsm_tui.sources.line_clock import DayClock, line_clock
+from tsm_tui.sources.line_clock import DayClock, clock_column, line_clock
 from tsm_tui.sources.fields import STEP_KEYS, field_for, loss_role, normalise
 from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
@@ -1072,8 +1072,11 @@ class KeyValueTextReader(LineGroups, LineReader):
             elif f in tpl.const:
                 cols[f] = np.full(n, tpl.const[f], dtype=np.int64 if f in INT_FIELDS else np.float64)
         if raws is not None and self._clock is not None:
-            at = self._clock.at
-            cols["clock"] = np.array([at(r[:40].decode("ascii", "replace")) for r in raws], dtype=np.float64)
+            col = clock_column(raws, self._clock)
+            if col is None:  # (lines that do not line up: one by one, as feed reads them)
+                at = self._clock.at
+                col = np.array([at(r[:40].decode("ascii", "replace")) for r in raws], dtype=np.float64)
+            cols["clock"] = col
         extra = {}
         for key in tpl.extra_keys:
             c = tpl.extra_cols[key]

@@ -13,6 +13,8 @@ from __future__ import annotations
 import calendar
 import re
 
+import numpy as np
+
 _CLOCK = re.compile(r"\s{0,4}\[?(?:(\d{4})[-/](\d\d)[-/](\d\d)[ T])?(\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?(?![\d:])")
 HALF_DAY = 43200.0
 
@@ -56,3 +58,60 @@ class DayClock:
             self.days += 1
         self.prev = t
         return t + 86400.0 * self.days
+
+
+def clock_column(raws: list[bytes], day: DayClock) -> np.ndarray | None:
+    """The clocks of a run of lines of one template (the same text before and around the
+    clock), as ``day.at`` reads them line by line, in one numpy pass; None when the lines do
+    not line up (the caller reads them one by one)."""
+    if not raws:
+        return None
+    head = raws[0][:40].decode("ascii", "replace")
+    m = _CLOCK.match(head)
+    if m is None or line_clock(head) is None:
+        return None
+    end = m.end()
+    if any(len(r) < end for r in raws):
+        return None
+    buf = np.frombuffer(b"".join([r[:end] for r in raws]), dtype=np.uint8).reshape(len(raws), end)
+    digits = np.zeros(end, dtype=bool)
+    for g in range(1, 8):
+        a, b = m.span(g)
+        if a >= 0:
+            digits[a:b] = True
+    fixed = ~digits
+    if not (buf[:, fixed] == buf[0, fixed]).all():
+        return None
+    d = buf[:, digits].astype(np.int64) - 48
+    if d.size and (d.min() < 0 or d.max() > 9):
+        return None
+
+    def num(g: int) -> np.ndarray:
+        a, b = m.span(g)
+        out = np.zeros(len(raws), dtype=np.int64)
+        for k in range(a, b):
+            out = out * 10 + (buf[:, k].astype(np.int64) - 48)
+        return out
+
+    hh, mm, ss = num(4), num(5), num(6)
+    if (hh > 23).any() or (mm > 59).any() or (ss > 60).any():
+        return None
+    t = (hh * 3600 + mm * 60 + ss).astype(np.float64)
+    if m.group(7):
+        t += num(7) / 10.0 ** (m.end(7) - m.start(7))
+    if m.group(1):
+        y, mo, dd = num(1), num(2), num(3)
+        if (mo < 1).any() or (mo > 12).any() or (dd < 1).any() or (dd > 31).any():
+            return None
+        months = (y - 1970) * 12 + (mo - 1)
+        days = months.astype("datetime64[M]").astype("datetime64[D]").astype(np.int64) + (dd - 1)
+        return days * 86400.0 + t
+    # a time of day: a day more each time it goes back by more than 12 hours (DayClock's rule)
+    prev = np.empty_like(t)
+    prev[0] = day.prev if day.prev is not None else t[0]
+    prev[1:] = t[:-1]
+    rolls = np.cumsum(t < prev - HALF_DAY)
+    out = t + 86400.0 * (day.days + rolls)
+    day.days += int(rolls[-1])
+    day.prev = float(t[-1])
+    return out
