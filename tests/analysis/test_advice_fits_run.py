@@ -98,6 +98,10 @@ def test_epoch_unit_rows_and_frames_agree():
     assert _both(recs, info).startswith("Save a checkpoint every 10 epochs or more often")
     recs = [StepRecord(step=i, loss=3.0 * math.exp(-i / 400) + 0.5, epoch=i / 100) for i in range(1, 2001)]
     assert _both(recs, RunInfo(checkpoint_dir_searched=True)).startswith("Save a checkpoint every 100 steps")
+    # real_logs2 hf_qlora_zero_loss: a tiny data set, 1.1 optimizer steps per epoch, logged every 10
+    # steps (epochs 9, 18, 26.67 ...): its steps are steps, not epochs
+    recs = [StepRecord(step=s, loss=0.03, lr=2e-4, epoch=round(s * 0.889, 2)) for s in range(10, 1001, 10)]
+    assert _both(recs, RunInfo(checkpoint_dir_searched=True)).startswith("Save a checkpoint every 50 steps")
 
 
 def test_a_run_that_already_saves_often_is_not_asked_to_save_every_n_steps():

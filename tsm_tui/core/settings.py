@@ -158,11 +158,11 @@ class Settings:
     ckpt_max_gap_steps: int = 5000
     #: a log whose records carry an epoch is one record per epoch (its step is an epoch:
     #: analysis/detectors/step_unit.py) when they span this many epochs or more and their
-    #: steps advance at most epoch_unit_steps per epoch (ours: Ultralytics, Keras and MLflow
-    #: write one row per epoch; a W&B run that logs its train and eval dicts apart counts
-    #: 2 _step per epoch, a step log hundreds)
+    #: steps advance with the epoch, at most epoch_unit_steps per epoch plus one (ours:
+    #: Ultralytics, Keras and W&B epoch loops write step = epoch or epoch - 1; a run of a
+    #: tiny data set takes 1.1-2 optimizer steps per epoch and is a step log all the same)
     epoch_unit_min: int = 3
-    epoch_unit_steps: float = 2.0
+    epoch_unit_steps: float = 1.0
 
     # --- crashes -------------------------------------------------------------------
     #: training records after a crash line that make it a traceback the run survived
