@@ -373,3 +373,19 @@ def test_time_of_day_clocks_across_midnight_agree_in_the_fast_path():
     got = [t for x in items for t in (list(x.cols["clock"]) if hasattr(x, "cols") else [x.clock])]
     assert got == by_line and len(got) == 300
     assert all(b - a == 66 for a, b in zip(got, got[1:]))  # (no jump back at midnight)
+
+
+def test_a_logged_step_time_comes_before_the_lines_clock(capsys):
+    """sample_runs/fp16_loss_scale: DeepSpeed's clocked OVERFLOW lines come before Megatron's first
+    iteration line, which logs `elapsed time per iteration (ms)`: the logged step time is the speed,
+    not the lines' clock (a line's clock decides only on a training record)."""
+    import pathlib
+
+    run_dir = pathlib.Path(__file__).resolve().parents[2] / "sample_runs" / "fp16_loss_scale"
+    c = next(c for c in _report(run_dir, capsys)["checks"] if c["id"] == "throughput")
+    assert c["summary"].startswith("median step time 0.4687 s (elapsed time per iteration (ms))"), c
+    # rows and frames: clocked records without a loss leave the speed's source open
+    recs = [StepRecord(s, overflow=True, loss_scale=2.0**20, clock=1e9 + s) for s in range(5)]
+    recs += [StepRecord(s, loss=5.0, clock=1e9 + 2 * s, extra={"step_time": 0.5}) for s in range(5, 200)]
+    mon, _ = run(recs)
+    assert next(c for c in mon.checks() if c.id == "throughput").summary.startswith("median step time 0.5 s")

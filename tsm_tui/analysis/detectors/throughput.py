@@ -91,9 +91,12 @@ class ThroughputDetector(Detector):
         """(speed, seconds this record took) of one record; None when it has none."""
         kind = self.kind
         if kind is None:
-            kind = self.kind = self._kind_of(rec.extra, rec.clock is not None, rec.time is not None)
-            if kind is None:
+            kind = self._kind_of(rec.extra, rec.clock is not None, rec.time is not None)
+            if kind is None or (kind[1:] == ("clock",) and rec.loss is None):
+                # (a line's clock decides only on a training record: a DeepSpeed OVERFLOW line before
+                # Megatron's first iteration line, which logs its step time, must not)
                 return None, None
+            self.kind = kind
         if kind[0] == "time":
             t = rec.clock if kind[1] == "clock" else rec.time
             if t is None or not math.isfinite(t):
@@ -263,7 +266,9 @@ class ThroughputDetector(Detector):
     def prepare(self, fr):
         """The frame's speeds (NaN where a row has none) and seconds, as ``_speed`` gives them."""
         if self.kind is None:
-            self.kind = self._kind_of(fr.extra, "clock" in fr.cols, "time" in fr.cols)
+            kind = self._kind_of(fr.extra, "clock" in fr.cols, "time" in fr.cols)
+            if kind is not None and not (kind[1:] == ("clock",) and "loss" not in fr.cols):
+                self.kind = kind  # (a line's clock decides only on training records, as in _speed)
         kind = self.kind
         n = fr.n
         if kind is None:
