@@ -1,0 +1,136 @@
+"""Reader classes the held-out set fresh5 (``bench/corpus/fresh5``, notes/fresh5.md §4.A, §4.E)
+showed missing: a loss named with its split and granularity inside the name (Ludwig's
+TensorBoard, Lightning's ``valid_loss_epoch``) and a nested per-split statistics JSON; DVCLive
+< 1.0's ``scalars/`` layout and millisecond timestamps; a split carried by a directory
+(GraphGym's ``agg/{train,val,test}``); 0.0 placeholders of the other split; Lightning's
+progress-bar redraws read as relaunches and preferred to the tracker's history. Real files
+(Ludwig's and Lightning's from the corpus, DVCLive 0.12 and the W&B SDK's fixtures) and
+lines quoted from the real logs; shapes that must not be read so beside each."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from helpers import paths
+from helpers.livefiles import tb_event
+from tsm_tui.analysis.replay import analyze_runs
+from tsm_tui.analysis.run_open import open_runs
+from tsm_tui.sources.fields import field_for
+from tsm_tui.sources.tensorboard import EPOCH_PLACED
+
+from test_formats import read, write  # noqa: E402
+
+FRESH5 = Path(paths.BENCH) / "corpus" / "fresh5"
+LUDWIG = FRESH5 / "ludwig_results_two_experiment_runs" / "results"
+
+
+# -- 1/2. a loss's split and granularity inside its name ------------------------------------------
+@pytest.mark.parametrize(
+    "key,field",
+    [
+        # Lightning's self.log(on_step=True, on_epoch=True) suffixes, every split word
+        ("valid_loss_epoch", "val_loss"),
+        ("valid_loss", "val_loss"),
+        ("val_loss_epoch", "val_loss"),
+        ("eval_loss_epoch", "val_loss"),
+        ("dev_loss", "val_loss"),
+        ("test_loss_epoch", "val_loss"),
+        ("validation_loss_epoch", "val_loss"),
+        ("train_loss_step", "loss"),
+        ("training_loss_step", "loss"),
+        # Ludwig's TensorBoard tags
+        ("combined/batch_train_reg_mean_loss", "loss"),
+        ("combined/epoch_validation_loss", "val_loss"),
+        ("combined/epoch_test_loss", "val_loss"),
+        # the nested statistics document's paths
+        ("training/combined/loss", "loss"),
+        ("validation/combined/loss", "val_loss"),
+        ("test/combined/loss", "val_loss"),
+        # not a loss of the run's objective at its steps:
+        ("valid_loss_step", None),  # one value per validation batch (its step restarts each epoch)
+        ("val_loss_step", None),
+        ("train_loss_epoch", None),  # the epoch's summary beside the per-step series
+        ("combined/epoch_training_loss", None),  # Ludwig's, at the epoch's number
+        ("label/batch_train_mean_loss_label", None),  # one output feature's loss (a term)
+        ("training/label/loss", None),
+        ("train_reg_loss", None),  # a detector's box-regression term
+        ("train_val_loss", None),  # two splits: nobody's
+        ("ema/train_loss", None),
+        ("train/train_loss", None),  # HF's run average at its end (a split named twice)
+    ],
+)
+def test_split_and_granularity_words_in_a_loss_name(key, field):
+    assert field_for(key) == field
+
+
+def test_ludwig_tensorboard_batch_loss_and_epoch_summaries_at_the_epochs_end():
+    """Ludwig 0.3's TensorBoard (real, corpus): the per-batch combined loss is the loss; the
+    per-epoch validation loss, logged at the epoch's NUMBER after the epoch's batches, is placed
+    at the epoch's last batch (no step goes back: it read as 16 resumes)."""
+    (ev,) = (LUDWIG / "experiment_run" / "model" / "log" / "train").iterdir()
+    fmt, recs, reader = read(ev)
+    assert fmt == "tensorboard"
+    train = [r for r in recs if r.loss is not None]
+    val = [r for r in recs if r.val_loss is not None]
+    assert len(train) == 64 and [r.step for r in train] == list(range(64))
+    assert len(val) == 16 and [r.step for r in val] == [4 * e - 1 for e in range(1, 17)]
+    steps = [r.step for r in recs]
+    assert steps == sorted(steps)
+    assert reader.skip_reasons[EPOCH_PLACED] == 16
+
+
+def test_an_epoch_tag_at_its_own_step_is_not_moved(tmp_path):
+    """Keras-like tags named ``epoch_`` in a file whose steps never go back stay where they are;
+    a per-batch tag that goes back (a new launch) is not an epoch summary and is not moved."""
+    evs = [tb_event(s, "epoch_loss", 2.0 - s / 10) for s in range(5)]
+    evs += [tb_event(s, "batch_loss", 3.0 - s / 100) for s in (10, 11, 12, 0, 1)]
+    p = tmp_path / "events.out.tfevents.1.host"
+    p.write_bytes(b"".join(evs))
+    _, recs, reader = read(p)
+    assert [r.step for r in recs] == [0, 1, 2, 3, 4, 10, 11, 12, 0, 1]
+    assert EPOCH_PLACED not in reader.skip_reasons
+
+
+def test_ludwig_training_statistics_json_per_split():
+    """training_statistics.json (real): {split: {combined|feature: {metric: [per epoch]}}}: the
+    training split's combined loss, the VALIDATION split's (not test's) as the validation loss."""
+    doc = json.loads((LUDWIG / "experiment_run" / "training_statistics.json").read_text())
+    fmt, recs, _ = read(LUDWIG / "experiment_run" / "training_statistics.json")
+    assert fmt == "json-columns" and len(recs) == 16
+    assert [r.loss for r in recs] == pytest.approx(doc["training"]["combined"]["loss"])
+    assert [r.val_loss for r in recs] == pytest.approx(doc["validation"]["combined"]["loss"])
+    assert doc["validation"]["combined"]["loss"] != doc["test"]["combined"]["loss"]
+
+
+def test_a_per_split_document_without_a_validation_split_takes_test(tmp_path):
+    p = write(tmp_path, "stats.json", json.dumps({"test": {"loss": [3.0, 2.0]}, "train": {"loss": [4.0, 2.5]}}))
+    _, recs, _ = read(p)
+    assert [(r.step, r.loss, r.val_loss) for r in recs] == [(0, 4.0, 3.0), (1, 2.5, 2.0)]
+
+
+def test_ludwig_results_are_two_runs_read_from_their_tensorboard():
+    """The statistics document is its run's per-epoch summary, not a second series: two runs
+    (experiment_run, experiment_run_0), each read from its per-batch TensorBoard."""
+    runs = open_runs(str(LUDWIG.parent))
+    assert sorted(os.path.basename(r.path) for r in runs) == ["experiment_run", "experiment_run_0"]
+    for an in analyze_runs(str(LUDWIG.parent)):
+        assert "tfevents" in an.run.primary
+        checks = {c.id: c for c in an.checks()}
+        assert checks["loss_spike"].summary in ("no spikes in 64 loss values", "no spikes in 72 loss values")
+        assert checks["overfitting"].status.value != "SKIP"
+
+
+def test_lightning_1x_valid_loss_epoch_is_the_validation_loss():
+    """Lightning 1.x TensorBoard (real, corpus): valid_loss_epoch read, valid_loss_step (per
+    validation batch, ``/epoch_N`` tags restarting at 0) not the training loss."""
+    (ev,) = (FRESH5 / "tb_lightning1x_step_epoch_and_valid_step_tags" / "lightning_logs" / "version_0").glob(
+        "events.out.tfevents.*"
+    )
+    _, recs, reader = read(ev)
+    assert len([r for r in recs if r.val_loss is not None]) == 2
+    keys = reader.field_keys()
+    assert keys["loss"] == ["train_loss_step"] and keys["val_loss"] == ["valid_loss_epoch"]
