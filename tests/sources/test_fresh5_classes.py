@@ -17,7 +17,7 @@ import pytest
 
 from helpers import paths
 from helpers.livefiles import tb_event
-from tsm_tui.analysis.replay import analyze_runs
+from tsm_tui.analysis.replay import analyze, analyze_runs
 from tsm_tui.analysis.run_open import open_runs
 from tsm_tui.sources.fields import field_for
 from tsm_tui.sources.tensorboard import EPOCH_PLACED
@@ -134,3 +134,20 @@ def test_lightning_1x_valid_loss_epoch_is_the_validation_loss():
     assert len([r for r in recs if r.val_loss is not None]) == 2
     keys = reader.field_keys()
     assert keys["loss"] == ["train_loss_step"] and keys["val_loss"] == ["valid_loss_epoch"]
+
+
+# -- 4. a split carried by its directory -------------------------------------------------------------
+def test_graphgym_split_directories_are_one_run(tmp_path):
+    """GraphGym's agg/{train,val,test}/events.*, each with a ``loss`` tag per epoch: the val and
+    test splits are evaluation splits of the train run (test was a training run of its own)."""
+    for split, base in (("train", 2.0), ("val", 2.2), ("test", 2.3)):
+        d = tmp_path / "agg" / split
+        d.mkdir(parents=True)
+        evs = [tb_event(s, "loss", base - s / 100) for s in range(30)] + [tb_event(s, "lr", 1e-3) for s in range(30)]
+        (d / "events.out.tfevents.1668069777.host").write_bytes(b"".join(evs))
+    runs = open_runs(str(tmp_path))
+    assert len(runs) == 1
+    _, recs, _ = read(tmp_path / "agg" / "test" / "events.out.tfevents.1668069777.host")
+    assert all(r.loss is None for r in recs) and len([r for r in recs if r.val_loss is not None]) == 30
+    an = analyze(str(tmp_path))
+    assert "agg/train/" in an.run.primary.replace(os.sep, "/")

@@ -34,6 +34,7 @@ from tsm_tui.core.frame import MIN_RUN, Frame, pack
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources import tb_columns as tbc
 from tsm_tui.sources.base import METRICS, ByteReader
+from tsm_tui.sources.fields import EVAL_SCOPES
 
 from tsm_tui.sources.lines import note
 from tsm_tui.sources.crc32c import crc32c, masked_crc  # noqa: F401  (re-exported: tests frame records)
@@ -282,9 +283,11 @@ class TensorBoardReader(ByteReader):
         self._pending: list[tuple[str, float]] = []
         self._pending_wall: float | None = None
         self.events = 0
-        # Keras writes train/ and validation/ subdirectories with the same tags
+        # a split written to a directory of its own with the same tags as the training one
+        # (Keras' train/ + validation/, GraphGym's agg/{train,val,test}/): an evaluation split's
+        # loss is the run's validation loss (fields.EVAL_SCOPES: the one list of split words)
         parts = path.replace("\\", "/").lower().split("/")
-        self._validation = any(p in ("validation", "val", "eval") for p in parts[-3:-1])
+        self._validation = any(p in EVAL_SCOPES for p in parts[-3:-1])
         self.tags: set[str] = set()
         self._top: int | None = None  # the highest step emitted
 
