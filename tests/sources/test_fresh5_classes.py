@@ -19,13 +19,15 @@ from helpers import paths
 from helpers.livefiles import tb_event
 from tsm_tui.analysis.replay import analyze, analyze_runs
 from tsm_tui.analysis.run_open import open_runs
-from tsm_tui.sources.fields import field_for
+from tsm_tui.sources import log_files
+from tsm_tui.sources.fields import field_for, seconds
 from tsm_tui.sources.tensorboard import EPOCH_PLACED
 
 from test_formats import read, write  # noqa: E402
 
 FRESH5 = Path(paths.BENCH) / "corpus" / "fresh5"
 LUDWIG = FRESH5 / "ludwig_results_two_experiment_runs" / "results"
+DVC0 = Path(paths.DATA) / "dvclive" / "v0"
 
 
 # -- 1/2. a loss's split and granularity inside its name ------------------------------------------
@@ -134,6 +136,52 @@ def test_lightning_1x_valid_loss_epoch_is_the_validation_loss():
     assert len([r for r in recs if r.val_loss is not None]) == 2
     keys = reader.field_keys()
     assert keys["loss"] == ["train_loss_step"] and keys["val_loss"] == ["valid_loss_epoch"]
+
+
+# -- 3. DVCLive < 1.0 and millisecond timestamps ------------------------------------------------------
+@pytest.mark.parametrize("sub,name", [("default", "dvclive"), ("named", "live")])
+def test_dvclive_0x_scalars_layout_is_one_dvclive_source(sub, name):
+    """dvclive 0.12.1 (real fixture): ``<dir>/scalars/*.tsv`` + ``<dir>.json``: one source,
+    loss, LR and eval/loss together; its Unix-millisecond timestamps as milliseconds."""
+    root = DVC0 / sub
+    found = log_files.candidate_files(str(root))
+    assert str(root / name / "scalars") in found and not any(p.endswith(".tsv") for p in found)
+    an = analyze(str(root))
+    (src,) = [f for f in an.run.files if f.used]
+    assert src.format == "dvclive" and src.records == 60
+    checks = {c.id: c for c in an.checks()}
+    assert checks["overfitting"].status.value != "SKIP" and checks["lr_schedule"].status.value != "SKIP"
+    assert [a.step for a in an.alerts() if a.check == "loss_spike"][0] == 40  # (the spike, then its recovery)
+    # 60 steps logged in well under a minute: the rate is steps per second, not per 1000 s
+    assert "steps/s" in checks["throughput"].summary and "e-" not in checks["throughput"].summary
+
+
+def test_a_scalars_directory_without_dvclive_marks_is_not_dvclive(tmp_path):
+    d = tmp_path / "job" / "mine" / "scalars"
+    d.mkdir(parents=True)
+    (d / "loss.tsv").write_text("timestamp\tstep\tloss\n1664787192871\t0\t1.0\n1664787193871\t1\t0.9\n")
+    found = log_files.candidate_files(str(tmp_path))
+    assert found == [str(d / "loss.tsv")]
+
+
+def test_millisecond_timestamps_in_any_reader(tmp_path):
+    """A Unix time above 1e11 is milliseconds (the per-record path and the JSONL columns path)."""
+    assert seconds(1664787192871.0) == pytest.approx(1664787192.871) and seconds(1.7e9) == 1.7e9
+    rows = "".join(f"{1664787192871 + 60000 * i},{i},{2.0 - i / 100}\n" for i in range(40))
+    _, recs, _ = read(write(tmp_path, "log.csv", "timestamp,step,loss\n" + rows))
+    assert recs[1].time - recs[0].time == pytest.approx(60.0)
+    text = "".join(
+        json.dumps({"step": i, "loss": 2.0 - i / 100, "_timestamp": 1664787192871 + 60000 * i}) + "\n"
+        for i in range(40)
+    )
+    _, recs, _ = read(write(tmp_path, "m.jsonl", text))
+    from tsm_tui.core.frame import expand
+
+    recs = list(expand(recs))
+    assert recs[1].time - recs[0].time == pytest.approx(60.0)
+    text = "".join(json.dumps({"step": i, "loss": 1.0, "_timestamp": 1.7e9 + i}) + "\n" for i in range(40))
+    _, recs, _ = read(write(tmp_path, "s.jsonl", text))
+    assert list(expand(recs))[1].time == 1.7e9 + 1  # seconds stay seconds
 
 
 # -- 4. a split carried by its directory -------------------------------------------------------------

@@ -23,7 +23,9 @@ from tsm_tui.sources.fields import (
     key_roles,
     loss_role,
     objective,
+    TIME_MS,
     overflowed,
+    seconds,
     to_float,
     total_key,
     total_over,
@@ -306,6 +308,8 @@ class LineReader:
                     setattr(rec, f, n)
                     got = True
                 continue
+            if f == "time" and x > TIME_MS:
+                x = seconds(x)  # Unix milliseconds
             if getattr(rec, f) is None:  # first alias wins (loss before train_loss ...)
                 setattr(rec, f, x)
                 if f == "loss":

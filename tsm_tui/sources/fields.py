@@ -361,6 +361,16 @@ def split_rank(key: str) -> int:
     return 1 if words & EVAL_SCOPES else 0
 
 
+#: a Unix time above this many seconds (the year 5138) is in milliseconds (DVCLive's ``timestamp``,
+#: JavaScript's ``Date.now()``, Java's ``currentTimeMillis``); ours
+TIME_MS = 1e11
+
+
+def seconds(t: float) -> float:
+    """A logged Unix time in seconds: milliseconds (above TIME_MS) divided by 1000."""
+    return t / 1000.0 if t > TIME_MS else t
+
+
 def overflowed(v) -> bool:
     """``v`` (whose ``to_float`` is infinite) is a finite number written too big for
     a float ("1e400", 400 digits), not an infinity spelled out ("inf", "Infinity")."""
