@@ -21,6 +21,7 @@ from tsm_tui.analysis.replay import analyze, analyze_runs
 from tsm_tui.analysis.run_open import open_runs
 from tsm_tui.sources import log_files
 from tsm_tui.sources.fields import field_for, seconds
+from tsm_tui.sources.generic_text import KeyValueTextReader
 from tsm_tui.sources.tensorboard import EPOCH_PLACED
 
 from test_formats import read, write  # noqa: E402
@@ -245,3 +246,33 @@ def test_zero_placeholders_under_wandb_read_like_the_real_values():
     assert checks["loss_spike"].summary == "no spikes in 50 loss values"
     ov = checks["overfitting"]
     assert "5 evaluation" in ov.summary and "best 0 " not in ov.summary
+
+
+# -- 6. Lightning's progress bar -----------------------------------------------------------------------
+# quoted from fresh5's wandb0210 console (Lightning 2.x, 10 training + 3 validation batches an
+# epoch): the bar is reset under the old epoch's label before the next epoch's first batch
+BAR = "Epoch {e}:  {p:>2}%|███████      | {n}/13 [00:00<00:04,  2.92it/s, loss={loss}, v_num=-100]"
+
+
+def test_lightning_bar_counter_restarting_each_epoch_is_no_relaunch(tmp_path):
+    lines = []
+    for e in range(3):
+        lines.append(BAR.format(e=e, p=0, n=0, loss=3.0).replace("2.92it/s", "?it/s"))
+        for n in range(1, 14):
+            lines.append(BAR.format(e=e, p=n * 7, n=n, loss=round(3.0 - e - n / 20, 2)))
+        lines.append(BAR.format(e=e, p=0, n=0, loss=1.0).replace("2.92it/s", "?it/s"))  # the reset
+    r = KeyValueTextReader(str(tmp_path / "output.log"))
+    recs = [x for ln in lines for x in r.feed(ln)] + r.flush()
+    steps = [x.step for x in recs]
+    assert steps == sorted(steps) and len(set(steps)) == 39 == r.bar_records
+    assert [x.epoch for x in recs[:14:13]] == [0.0, 1.0]
+
+
+def test_lightning_under_wandb_is_judged_from_its_history():
+    """fresh5's wandb0210 (real, committed): 16 train_loss rows in the history, 1040 bar redraws
+    in the console: the history is the series; no relaunch, no "not learning" alert."""
+    an = analyze(str(FRESH5 / "wandb0210_lightning_eeg_epoch_loss"))
+    checks = {c.id: c for c in an.checks()}
+    assert an.run.primary.endswith(".wandb") and checks["loss_spike"].summary == "no spikes in 16 loss values"
+    assert not [a for a in an.alerts() if a.severity.value == "critical"]
+    assert an.monitor.state.first_step == 49
