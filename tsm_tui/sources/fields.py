@@ -256,7 +256,7 @@ def field_for(key: str) -> str | None:
     f = ALIASES.get(k) or ALIASES.get(k.replace("_", "-"))
     if f:
         return f
-    if "loss" in k and _TOTAL_WORDS.issuperset(_SEP.split(k)):
+    if "loss" in k and _TOTAL_WORDS.issuperset(_SEP.split(k)) and not _split_twice(k):
         return "loss"  # ("train_total_loss", "train_loss_total", "total_train_loss")
     if k.endswith(")") and _LR_SCHED.match(k):
         return "lr"
@@ -265,6 +265,16 @@ def field_for(key: str) -> str | None:
             # lr-AdamW/pg2 etc: only the first param group
             return f if ("/pg" not in k or k.endswith("/pg1")) and "momentum" not in k else None
     return _scoped(k) or _split_named(k)
+
+
+def _split_twice(k: str) -> bool:
+    """A split scope over a name that names a split again (HF's ``train/train_loss``: the run's
+    average at its end, logged once, not a step's loss; ``_split_named`` says the same)."""
+    if "/" not in k:
+        return False
+    *scopes, name = k.split("/")
+    splits = TRAIN_SCOPES | EVAL_SCOPES
+    return any(s in splits for s in scopes) and any(w in splits for w in name.split("_"))
 
 
 #: the words of a name that says "the training loss, in total" in any order
