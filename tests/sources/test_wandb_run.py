@@ -33,7 +33,7 @@ SDKS = sorted(p.name for p in DATA.glob("sdk-*"))
 RUNS = [
     (sdk, name)
     for sdk in SDKS
-    for name in ("plain_nan", "console_only", "resumed", "hf_gradspike")
+    for name in ("plain_nan", "console_only", "resumed", "hf_gradspike", "split_placeholders")
     if (DATA / sdk / name).is_dir()
 ]
 CLI = [sys.executable, "-m", "tsm_tui"]

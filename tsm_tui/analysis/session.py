@@ -22,6 +22,10 @@ from tsm_tui.sources.base import LineReader, channel_file
 from tsm_tui.sources.framework_defaults import apply_defaults, framework_of, is_default
 
 CHANNEL_MARGIN = 10  # losses a console channel needs beyond its file's history to be used (ours)
+#: training losses a tracker's history needs to stand over its console's progress-bar redraws (ours:
+#: the bar's postfix is a running mean redrawn per batch, its counter restarting each epoch; a
+#: history of a few losses is still the logged series, none or one is a summary)
+BAR_HISTORY_MIN = 3
 AUX_KEEP = 2000  # auxiliary records (sampling steps) kept for monitors created later
 EVENTS_KEEP = 500  # text events (crash lines) kept for monitors created later
 
@@ -188,7 +192,9 @@ class Session:
         main, channel = channel_file(self.primary)
         if channel is not None and main in self.monitors:
             n_con, n_main = self.monitors[self.primary].detectors[0].n, self.monitors[main].detectors[0].n
-            if n_con < 2 * n_main or n_con < n_main + CHANNEL_MARGIN:
+            con = self.readers.get(self.primary)
+            bars = getattr(con, "bar_records", 0) * 2 > getattr(con, "records", 0)  # mostly bar redraws
+            if n_con < 2 * n_main or n_con < n_main + CHANNEL_MARGIN or (bars and n_main >= BAR_HISTORY_MIN):
                 self.primary = main
 
     def exit_code(self) -> int | None:

@@ -23,12 +23,15 @@ from tsm_tui.sources.fields import (
     key_roles,
     loss_role,
     objective,
+    TIME_MS,
     overflowed,
+    seconds,
     to_float,
     total_key,
     total_over,
 )
 from tsm_tui.sources.head import skip_hole
+from tsm_tui.sources.placeholders import SplitPlaceholders
 from tsm_tui.sources.launches import is_banner, may_hold_banner
 from tsm_tui.sources.lines import MAX_LINE as MAX_LINE  # (re-exported: where readers found it)
 from tsm_tui.sources.lines import decode_line, split_block
@@ -140,6 +143,7 @@ class LineReader:
         #: (how, keys), fixed by the first record that has one
         self.objective: tuple[str, tuple[str, ...]] | None = None
         self._objectives: dict[tuple, tuple | None] = {}
+        self.placeholders = SplitPlaceholders()  # (sources.placeholders)
 
     # -- sniffing ---------------------------------------------------------------
     @classmethod
@@ -306,6 +310,8 @@ class LineReader:
                     setattr(rec, f, n)
                     got = True
                 continue
+            if f == "time" and x > TIME_MS:
+                x = seconds(x)  # Unix milliseconds
             if getattr(rec, f) is None:  # first alias wins (loss before train_loss ...)
                 setattr(rec, f, x)
                 if f == "loss":
@@ -320,6 +326,8 @@ class LineReader:
             if x is not None:
                 rec.loss = x
                 got = True
+        if rec.val_loss is not None and rec.loss is not None:
+            self.placeholders.record(rec, self)
         if not got:
             if samples is None:
                 return None

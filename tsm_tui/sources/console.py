@@ -54,6 +54,11 @@ class ConsoleReader(LineReader):
         """Read for text events only so far (never a run's series: sources/registry.py)."""
         return self.inner is None
 
+    @property
+    def bar_records(self) -> int:
+        """Records its format's reader read from progress-bar redraws (sources/generic_text.py)."""
+        return getattr(self.inner, "bar_records", 0)
+
     def feed(self, line: str) -> list[StepRecord]:
         inner = self.inner
         if inner is not None:

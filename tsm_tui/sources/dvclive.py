@@ -5,7 +5,9 @@
 ``monitor_system`` writes ``system/...``), with a header ``[timestamp] step <leaf
 name>`` and one row per logged step. ``<dir>`` also holds the summary
 ``metrics.json``, the logged ``params.yaml`` and, when asked for, ``report.html``
-/ ``report.md`` (``dvc.yaml`` is written there or at the project root).
+/ ``report.md`` (``dvc.yaml`` is written there or at the project root). DVCLive < 1.0
+wrote the same files to ``<dir>/scalars/`` and its summary to ``<dir>.json`` beside the
+directory. The ``timestamp`` column is Unix milliseconds.
 
 A DVCLive directory is one run and its metric files are that run's columns:
 ``plots/metrics/`` is one source (``sources.metric_files``: ``log_files.candidate_files``
@@ -35,12 +37,29 @@ SUMMARY_KEYS = frozenset({"train/runtime", "train/train_runtime", "total_flos", 
 DEFAULT_DIR = "dvclive"  # Live()'s default ``dir``: its name says so before the first summary
 
 
+#: DVCLive < 1.0 wrote its summary and report beside the directory: ``<dir>.json``, ``<dir>.html``
+OLD_FILES = (".json", ".html")
+
+
+def metrics_dir(d: str) -> str | None:
+    """The metrics directory of the DVCLive directory ``d`` (``is_dvclive_dir``), or None:
+    ``plots/metrics/`` (DVCLive >= 1.0), ``scalars/`` (DVCLive < 1.0: the same files,
+    ``timestamp step <name>`` rows, with the summary ``<dir>.json`` beside the directory)."""
+    named = os.path.basename(d) == DEFAULT_DIR
+    new = os.path.join(d, "plots", "metrics")
+    if os.path.isdir(new) and (named or any(os.path.isfile(os.path.join(d, f)) for f in DVCLIVE_FILES)):
+        return new
+    old = os.path.join(d, "scalars")
+    if os.path.isdir(old) and (named or any(os.path.isfile(d.rstrip(os.sep) + x) for x in OLD_FILES)):
+        return old
+    return None
+
+
 def is_dvclive_dir(d: str) -> bool:
-    """``d`` is a DVCLive directory: ``plots/metrics/`` in it, and DVCLive's own files
-    beside it (or DVCLive's default name, before the first ``next_step`` writes them)."""
-    if not os.path.isdir(os.path.join(d, "plots", "metrics")):
-        return False
-    return os.path.basename(d) == DEFAULT_DIR or any(os.path.isfile(os.path.join(d, f)) for f in DVCLIVE_FILES)
+    """``d`` is a DVCLive directory: its metrics directory in it (``metrics_dir``), and
+    DVCLive's own files beside it (or DVCLive's default name, before the first
+    ``next_step`` writes them)."""
+    return metrics_dir(d) is not None
 
 
 class DvcliveReader(SnapshotReader):
@@ -50,15 +69,13 @@ class DvcliveReader(SnapshotReader):
     @classmethod
     def sniff_path(cls, path: str) -> float:
         path = path.rstrip(os.sep)
-        plots = os.path.dirname(path)
-        if (
-            os.path.basename(path) == "metrics"
-            and os.path.basename(plots) == "plots"
-            and os.path.isdir(path)
-            and is_dvclive_dir(os.path.dirname(plots))
-        ):
-            return 0.95
-        return 0.0
+        up = os.path.dirname(path)
+        base = os.path.basename(path)
+        if base == "metrics" and os.path.basename(up) == "plots":
+            up = os.path.dirname(up)
+        elif base != "scalars":
+            return 0.0
+        return 0.95 if os.path.isdir(path) and metrics_dir(up) == path else 0.0
 
     def read_path(self, path: str) -> list[StepRecord]:
         points: Points = {}
@@ -67,6 +84,7 @@ class DvcliveReader(SnapshotReader):
                 continue
             head = lines[0].split("\t")
             si = head.index("step") if "step" in head else -1
+            ti = head.index("timestamp") if "timestamp" in head else -1
             vi = len(head) - 1
             if si < 0 or head[vi] in ("step", "timestamp"):
                 self.skip("DVCLive metric file with no step or value column")
@@ -81,7 +99,11 @@ class DvcliveReader(SnapshotReader):
                 if step is None or v is None:
                     self.skip("malformed metric line")
                     continue
-                points.setdefault(step, []).append((key, v))
+                items = points.setdefault(step, [])
+                items.append((key, v))
+                t = to_float(cols[ti]) if ti >= 0 else None
+                if t is not None:  # (Unix milliseconds: fields.seconds)
+                    items.append(("timestamp", t))
         for step in [s for s, items in points.items() if any(k in SUMMARY_KEYS for k, _ in items)]:
             for _ in points.pop(step):
                 self.skip("end-of-training summary (HF train_runtime): not a step")

@@ -256,7 +256,7 @@ def field_for(key: str) -> str | None:
     f = ALIASES.get(k) or ALIASES.get(k.replace("_", "-"))
     if f:
         return f
-    if "loss" in k and _TOTAL_WORDS.issuperset(_SEP.split(k)):
+    if "loss" in k and _TOTAL_WORDS.issuperset(_SEP.split(k)) and not _split_twice(k):
         return "loss"  # ("train_total_loss", "train_loss_total", "total_train_loss")
     if k.endswith(")") and _LR_SCHED.match(k):
         return "lr"
@@ -264,7 +264,17 @@ def field_for(key: str) -> str | None:
         if k.startswith(p):
             # lr-AdamW/pg2 etc: only the first param group
             return f if ("/pg" not in k or k.endswith("/pg1")) and "momentum" not in k else None
-    return _scoped(k)
+    return _scoped(k) or _split_named(k)
+
+
+def _split_twice(k: str) -> bool:
+    """A split scope over a name that names a split again (HF's ``train/train_loss``: the run's
+    average at its end, logged once, not a step's loss; ``_split_named`` says the same)."""
+    if "/" not in k:
+        return False
+    *scopes, name = k.split("/")
+    splits = TRAIN_SCOPES | EVAL_SCOPES
+    return any(s in splits for s in scopes) and any(w in splits for w in name.split("_"))
 
 
 #: the words of a name that says "the training loss, in total" in any order
@@ -275,6 +285,8 @@ _TOTAL_WORDS = frozenset({"train", "training", "total", "loss", "overall", ""})
 #: ``validation/main/loss``, ``val/train/loss``-style nesting, ``test/...``)
 TRAIN_SCOPES = frozenset({"main", "train", "training", "tr"})
 EVAL_SCOPES = frozenset({"validation", "val", "valid", "eval", "evaluation", "test", "dev"})
+#: scopes that name the whole objective (Ludwig's ``combined/``: the sum over its output features)
+TOTAL_SCOPES = frozenset({"combined", "total"})
 
 
 def _scoped(k: str) -> str | None:
@@ -288,11 +300,85 @@ def _scoped(k: str) -> str | None:
     f = ALIASES.get(name)
     if f is None or f == "val_loss" or not scopes or name.split("_", 1)[0] in TRAIN_SCOPES:
         return None  # (HF's TensorBoard train/train_loss is the run's average at its end, not a step's)
-    if any(s not in TRAIN_SCOPES and s not in EVAL_SCOPES for s in scopes):
+    if any(s not in TRAIN_SCOPES and s not in EVAL_SCOPES and s not in TOTAL_SCOPES for s in scopes):
         return None
     if any(s in EVAL_SCOPES for s in scopes):
         return "val_loss" if f == "loss" else None
     return f
+
+
+#: words of a loss's name that say its granularity (Lightning's ``_step`` / ``_epoch`` suffixes,
+#: Ludwig's ``batch_`` / ``epoch_`` prefixes) and a statistic over the logging interval
+_GRAIN = frozenset({"step", "batch", "iter", "epoch"})
+_STAT = frozenset({"mean", "avg", "average", "running"})
+
+
+def _split_named(k: str) -> str | None:
+    """A loss whose name carries its split and granularity as words, in any order
+    (Lightning's ``valid_loss_epoch`` / ``train_loss_step``, Ludwig's TensorBoard
+    ``combined/batch_train_reg_mean_loss``, ``combined/epoch_validation_loss``): every word a
+    split word (TRAIN_SCOPES / EVAL_SCOPES), a granularity (``_GRAIN``), a statistic over the
+    interval (``_STAT``; Ludwig's ``reg_mean``: the regularised mean) or the one ``loss``, with only
+    granularities after it; scopes before it training, evaluation or total ones. The rule:
+
+    - an evaluation split per epoch (or of no granularity) is the validation loss; per batch or
+      step it is not (Lightning's ``valid_loss_step``: one value per validation batch, its step
+      restarting each epoch);
+    - a training split per batch / step (or of no granularity) is the loss; per epoch it is not
+      (a summary beside the per-batch series, Lightning's ``train_loss_epoch``, on its own axis:
+      Ludwig's ``epoch_training_loss`` is logged at the epoch's number).
+    """
+    *scopes, name = k.split("/")
+    if any(s not in TRAIN_SCOPES and s not in EVAL_SCOPES and s not in TOTAL_SCOPES for s in scopes):
+        return None
+    words = name.split("_")
+    if words.count("loss") != 1:
+        return None
+    at = words.index("loss")
+    before, after = words[:at], words[at + 1 :]
+    if any(w not in _GRAIN for w in after):
+        return None
+    split = grain = None
+    for i, w in enumerate(before):
+        if w in EVAL_SCOPES or w in TRAIN_SCOPES:
+            if split is not None:
+                return None
+            split = "eval" if w in EVAL_SCOPES else "train"
+        elif w in _GRAIN:
+            grain = w
+        elif not (w in _STAT or (w == "reg" and before[i + 1 : i + 2] == ["mean"])):
+            return None
+    for w in after:
+        grain = w
+    if split is not None and any(s in TRAIN_SCOPES or s in EVAL_SCOPES for s in scopes):
+        return None  # a split named twice: HF's train/train_loss is the run's average at its end
+    if any(s in EVAL_SCOPES for s in scopes):
+        split = "eval"
+    if split is None and grain is None:
+        return None  # (a bare statistic, "mean_loss": the alias table's)
+    if split == "eval":
+        return "val_loss" if grain in (None, "epoch") else None
+    return None if grain == "epoch" else "loss"
+
+
+def split_rank(key: str) -> int:
+    """Where a metric of this name goes when several feed one field (the first wins): 0 for
+    training and unscoped names, 1 validation, 2 test (a held-out test split is the
+    validation loss only when no validation split is logged)."""
+    words = set(re.split(r"[/_.]", normalise(key)))
+    if "test" in words:
+        return 2
+    return 1 if words & EVAL_SCOPES else 0
+
+
+#: a Unix time above this many seconds (the year 5138) is in milliseconds (DVCLive's ``timestamp``,
+#: JavaScript's ``Date.now()``, Java's ``currentTimeMillis``); ours
+TIME_MS = 1e11
+
+
+def seconds(t: float) -> float:
+    """A logged Unix time in seconds: milliseconds (above TIME_MS) divided by 1000."""
+    return t / 1000.0 if t > TIME_MS else t
 
 
 def overflowed(v) -> bool:

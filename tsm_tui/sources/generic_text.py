@@ -269,6 +269,9 @@ class KeyValueTextReader(LineGroups, LineReader):
         self.other_lines = 0
         self._ctx_reset()
         self._own_steps = 0  # records whose line named their step
+        #: records read from a progress bar's postfix (tqdm redraws: a running mean in Lightning's bar):
+        #: a tracker's own history of the same run is the better series (analysis/session.py)
+        self.bar_records = 0
         self._step_prev: int | None = None  # the last step a line named (``_note_step``)
         self._step_gap = 0  # the interval between the last two steps printed in full
         self._step_exact = False  # the last step was printed in full
@@ -585,7 +588,10 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.skip("step out of range")
             return []
         self._no_template = True
-        if n == self.__dict__.get("_bar_n"):
+        if n == self.__dict__.get("_bar_n") or (n == 0 and total):
+            # a redraw at the same count is the same step; a bar at 0 of N is a bar (re)drawn
+            # before its first batch (Lightning resets the bar at each epoch's end under the old
+            # epoch's label: "Epoch 0: 0/13" after "Epoch 0: 13/13"), no step
             self.other_lines += 1
             return []
         self._bar_n = n
@@ -604,6 +610,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.other_lines += 1
             return []
         self._own_steps += 1
+        self.bar_records += 1
         return [rec]
 
     def _stepless(self, line: str) -> list[StepRecord] | None:

@@ -36,7 +36,7 @@ from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import MAX_LINE, METRICS, SnapshotReader
-from tsm_tui.sources.fields import field_for, loss_role, normalise
+from tsm_tui.sources.fields import field_for, loss_role, normalise, split_rank
 from tsm_tui.sources.jsonl import _parse_float, flatten
 
 #: a columns document parsed whole: the largest (ours: a Sacred metrics.json of ~1M points per
@@ -60,6 +60,9 @@ def _skip_ws(text: str, pos: int = 0) -> int:
 _NEXT = re.compile(r",\s*(?=\{)")  # the start of the next element of an array of objects
 _COLUMNS = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*+"\s*:\s*\{\s*"(?:steps|values|timestamps)"\s*:\s*\[')
 _LIST = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*+"\s*:\s*\[\s*(?:-?\d|NaN|-?Infinity)')
+#: a per-split statistics document: ``{"training": {"combined": {"loss": [`` (Ludwig's
+#: training_statistics.json), ``{"validation": {"loss": [``
+_SPLITS = re.compile(r'\A\s*\{\s*"(?:train|training|validation|valid|val|eval|evaluation|test|dev)"\s*:\s*\{\s*"')
 _KEY_LIST = re.compile(r'"((?:[^"\\]|\\.){1,200}+)"\s*:\s*\[')
 
 
@@ -231,6 +234,8 @@ class JsonColumnsReader(SnapshotReader):
             return 0.9
         if _LIST.match(text) and any(_metric_key(m.group(1)) for m in _KEY_LIST.finditer(text)):
             return 0.85  # {"loss": [..], "val_loss": [..]}: a history dump
+        if _SPLITS.match(text) and any(_metric_key(m.group(1)) for m in _KEY_LIST.finditer(text)):
+            return 0.8  # {"training": {"combined": {"loss": [..]}}, "validation": ...}: per split
         return 0.0
 
     def read_path(self, path: str) -> list[StepRecord]:
@@ -270,7 +275,7 @@ class JsonColumnsReader(SnapshotReader):
             and any("epoch" in normalise(str(k)) for k in doc)
             and not any(self.field(str(k)) in ("epoch", "step") for k in doc)
         )
-        for name, col in doc.items():
+        for name, col in _columns(doc):
             if isinstance(col, dict) and isinstance(col.get("values"), list):
                 values = col["values"]
                 steps = col.get("steps")
@@ -296,3 +301,37 @@ class JsonColumnsReader(SnapshotReader):
                     rec.epoch = float(step)
                 out.append(rec)
         return out
+
+
+#: levels of nesting a columns document is read through (``split/feature/metric``: Ludwig's 3)
+MAX_DEPTH = 4
+
+
+def _columns(doc: dict, depth: int = MAX_DEPTH) -> list[tuple[str, object]]:
+    """The document's (name, column) pairs: a top-level key's value, or for an object of
+    objects (a per-split statistics document, Ludwig's ``{"training": {"combined": {"loss":
+    [...]}}}``) each nested column named by its path (``training/combined/loss``: the field
+    table reads its split, ``validation/combined/loss`` is the validation loss), the training
+    split's first and the held-out splits' in the order validation, then test (a record takes
+    the first alias of a field: the validation loss, not the test loss)."""
+    out: list[tuple[str, object]] = []
+    for name, col in doc.items():
+        if isinstance(col, dict) and "values" not in col and depth > 1:
+            out += [(f"{name}/{k}", c) for k, c in _columns(col, depth - 1)]
+        else:
+            out.append((name, col))
+    return sorted(out, key=lambda kc: split_rank(kc[0]))
+
+
+def per_split_summary(path: str, reader) -> bool:
+    """``path`` (read by ``reader``) is a per-split statistics document (``_SPLITS``: Ludwig's
+    training_statistics.json, one value per epoch for each split): the summary of its run,
+    never a series of its own beside the run's other logs (``runs.split_series``)."""
+    if not isinstance(reader, JsonColumnsReader):
+        return False
+    try:
+        with open_regular(path) as f:
+            text = f.read(HEAD_CHARS).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return _SPLITS.match(text) is not None

@@ -16,7 +16,8 @@ import numpy as np
 from tsm_tui.core.frame import INT_FIELDS, METRIC_FIELDS, Frame
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import MAX_LINE, LineReader
-from tsm_tui.sources.fields import field_for, total_over
+from tsm_tui.sources.fields import TIME_MS, field_for, total_over
+from tsm_tui.sources.placeholders import SplitPlaceholders
 
 try:  # orjson is ~3x faster but rejects NaN; use it first and fall back.
     import orjson as _orjson
@@ -267,6 +268,11 @@ class JsonlReader(LineReader):
         if np.abs(steps).max() >= _INT64_END or (ints and np.abs(arr[:, ints]).max() >= _INT64_END):
             return None  # would wrap in int64: the per-line path counts it as skipped
         cols = {f: (arr[:, i].astype(np.int64) if f in INT_FIELDS else arr[:, i].copy()) for f, i in fields.items()}
+        if SplitPlaceholders.in_columns(cols):
+            return None  # 0.0 placeholders of the other split: the per-line path drops them
+        t = cols.get("time")
+        if t is not None and t.size and t.max() > TIME_MS:
+            np.divide(t, 1000.0, out=t, where=t > TIME_MS)  # Unix milliseconds (fields.seconds, as build)
         if terms:  # the sum of the loss terms, added left to right as build adds them
             tot = arr[:, terms[0]].copy()
             for i in terms[1:]:

@@ -21,7 +21,7 @@ from tsm_tui.sources import registry
 from tsm_tui.sources import segments as _segments
 from tsm_tui.sources.checkpoints import checkpoint_step
 from tsm_tui.sources.config import CONFIG_NAMES
-from tsm_tui.sources.dvclive import is_dvclive_dir
+from tsm_tui.sources.dvclive import is_dvclive_dir, metrics_dir
 from tsm_tui.sources.head import strip_nul
 from tsm_tui.sources.samples import GENERATION_DIRS
 from tsm_tui.sources.wandb_run import same_run_files
@@ -165,6 +165,8 @@ def candidate_files(root: str) -> list[str]:
                 out.append(os.path.join(dirpath, d))  # an MLflow run's metrics
             elif d == "metrics" and os.path.basename(dirpath) == "plots" and is_dvclive_dir(os.path.dirname(dirpath)):
                 out.append(os.path.join(dirpath, d))  # a DVCLive directory's metrics
+            elif d == "scalars" and metrics_dir(dirpath) == os.path.join(dirpath, d):
+                out.append(os.path.join(dirpath, d))  # a DVCLive < 1.0 directory's metrics
             else:
                 keep.append(d)
         dirnames[:] = keep

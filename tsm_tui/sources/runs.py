@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 from tsm_tui.sources import log_files, registry
 from tsm_tui.sources.checkpoints import checkpoint_step
 from tsm_tui.sources.dvclive import is_dvclive_dir
+from tsm_tui.sources.json_doc import per_split_summary
 from tsm_tui.sources.wandb_run import run_dir_id
 
 #: directories that hold part of one run's files (climbed through to the run)
@@ -95,6 +96,7 @@ INNER_DIRS = frozenset(
         "console",
         "artifacts",
         "weights",
+        "model",  # (Ludwig's experiment_run/model/: its weights, progress and TensorBoard log)
     }
 )
 _VERSION = re.compile(r"^version_\d+$")
@@ -724,7 +726,7 @@ def split_series(spec: RunSpec, readers: dict, segments: dict, top: str, stats: 
     rank_set = set(spec.ranks)
     units: list[str] = []
     for p, r in readers.items():
-        if p in rank_set or getattr(r, "auxiliary", False) or rank_of(p) is not None:
+        if p in rank_set or getattr(r, "auxiliary", False) or rank_of(p) is not None or per_split_summary(p, r):
             continue
         units.append(p)
     if spec.ranks:

@@ -34,6 +34,7 @@ from tsm_tui.core.frame import MIN_RUN, Frame, pack
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources import tb_columns as tbc
 from tsm_tui.sources.base import METRICS, ByteReader
+from tsm_tui.sources.fields import EVAL_SCOPES
 
 from tsm_tui.sources.lines import note
 from tsm_tui.sources.crc32c import crc32c, masked_crc  # noqa: F401  (re-exported: tests frame records)
@@ -238,6 +239,17 @@ def _file_version(payload: bytes) -> bool:
     return b"brain.Event:" in payload[:32]
 
 
+#: the note a placed epoch summary leaves (``TensorBoardReader._emit``)
+EPOCH_PLACED = "epoch summaries logged at the epoch's number: placed at the epoch's last step"
+_WORD = re.compile(r"[/_\s]+")
+
+
+def _epoch_tag(tag: str) -> bool:
+    """``tag`` names a per-epoch summary (a word ``epoch`` in it: Ludwig's ``combined/epoch_validation_loss``,
+    Keras' ``epoch_loss``)."""
+    return "epoch" in _WORD.split(tag.lower())
+
+
 def _other_axis(tag: str) -> bool:
     low = tag.lower()
     return " vs " in low or low.endswith(("_vs_samples", "_vs_tokens", "vs_iterations"))
@@ -271,10 +283,13 @@ class TensorBoardReader(ByteReader):
         self._pending: list[tuple[str, float]] = []
         self._pending_wall: float | None = None
         self.events = 0
-        # Keras writes train/ and validation/ subdirectories with the same tags
+        # a split written to a directory of its own with the same tags as the training one
+        # (Keras' train/ + validation/, GraphGym's agg/{train,val,test}/): an evaluation split's
+        # loss is the run's validation loss (fields.EVAL_SCOPES: the one list of split words)
         parts = path.replace("\\", "/").lower().split("/")
-        self._validation = any(p in ("validation", "val", "eval") for p in parts[-3:-1])
+        self._validation = any(p in EVAL_SCOPES for p in parts[-3:-1])
         self.tags: set[str] = set()
+        self._top: int | None = None  # the highest step emitted
 
     def feed_bytes(self, data: bytes) -> list[StepRecord]:
         buf = self._buf
@@ -481,6 +496,8 @@ class TensorBoardReader(ByteReader):
         fr = Frame(steps.astype(np.int64), fcols, {k: vals[:, j].copy() for k, j in extra.items()} or None, self.path)
         self.records += n
         self._last_step = int(steps[-1])
+        top = int(steps.max())
+        self._top = top if self._top is None else max(self._top, top)
         return [fr]
 
     def _emit(self) -> StepRecord | None:
@@ -493,7 +510,21 @@ class TensorBoardReader(ByteReader):
         for t, _ in items:
             if len(self.tags) < 200:
                 self.tags.add(t)
+        if (
+            step is not None
+            and self._top is not None
+            and step < self._top
+            and items
+            and all(_epoch_tag(t) for t, _ in items)
+        ):
+            # an epoch's summary written after its batches at the epoch's number (Ludwig: batch
+            # steps 0-3, then epoch 1's validation loss at step 1): placed at the epoch's end, the
+            # highest step so far; not a resume to step 1
+            step = self._top
+            note(self, EPOCH_PLACED)
         rec = self.build(items, step=step)
+        if rec is not None:
+            self._top = rec.step if self._top is None else max(self._top, rec.step)
         if rec is not None and rec.time is None and self._pending_wall is not None:
             rec.time = self._pending_wall
         return rec

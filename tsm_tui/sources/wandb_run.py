@@ -54,6 +54,7 @@ from tsm_tui.sources.text_events import exit_event
 from tsm_tui.sources.config import apply_mapping
 from tsm_tui.sources.config_load import measure
 from tsm_tui.sources.fields import field_for, normalise
+from tsm_tui.sources.placeholders import SplitPlaceholders
 
 MAGIC = b":W&B\xe1\xbe"
 KNOWN_VERSION = 0
@@ -718,7 +719,7 @@ class WandbRunReader(ByteReader):
         def close() -> None:
             if not steps:
                 return
-            if len(steps) >= MIN_RUN:
+            if len(steps) >= MIN_RUN and not SplitPlaceholders.in_columns(cols):
                 out.append(
                     Frame(
                         np.array(steps, dtype=np.int64),
@@ -941,6 +942,8 @@ class WandbRunReader(ByteReader):
     def _record(self, row) -> StepRecord:
         step, vals, extra, samples, _regular = row
         rec = StepRecord(step, source=self.path, **vals)
+        if rec.val_loss is not None and rec.loss is not None:
+            self.placeholders.record(rec, self)
         if extra:
             rec.extra = extra
         if samples:

@@ -28,6 +28,10 @@ inside the ``.wandb`` file.
   second process resumes it (``resume="allow"``) and logs steps 60-119 with ``step=``;
   offline mode gives each process its own ``offline-run-*`` directory.
 
+- ``split_placeholders/``: one dict with both splits on every row, the split a row did not
+  measure logged as a literal 0.0 (fresh5's SSD DDP script: ``val_loss: 0.0`` on the 10
+  training rows of an epoch, ``train_loss: 0.0`` on its validation row), 5 epochs; the
+  twin holds each row's real value only; ``output.log`` deleted.
 - ``console_per_batch/``: 300 epochs of 3 iterations; each epoch prints a tqdm-style
   ``Epoch: [k/300] Loss: X`` line and logs the same mean with
   ``wandb.log({"train/loss", "train/accuracy", "iteration"})``:
@@ -95,6 +99,25 @@ for epoch in range(300):
     row = {"train/loss": total / 3, "train/accuracy": 0.0, "iteration": 3 * (epoch + 1)}
     run.log(row)
     twin.write(json.dumps({"step": 3 * (epoch + 1), "train/loss": row["train/loss"]}) + "\n")
+run.finish()
+"""
+
+SPLIT_PLACEHOLDERS = r"""
+import json, math, wandb
+twin = open("../split_placeholders.jsonl", "w")
+run = wandb.init(project="tsm-fixtures", name="split_placeholders", mode="offline",
+                 config={"lr": 1e-3, "epochs": 5, "batches": 10})
+step = 0
+for epoch in range(5):
+    for b in range(10):
+        loss = 600.0 * math.exp(-step / 40) + 300.0 + 5.0 * math.sin(step)
+        run.log({"train_loss": loss, "val_loss": 0.0, "epoch": epoch})
+        twin.write(json.dumps({"step": step, "train_loss": loss, "epoch": epoch}) + "\n")
+        step += 1
+    val = 700.0 * math.exp(-epoch / 3) + 380.0
+    run.log({"train_loss": 0.0, "val_loss": val, "epoch": epoch})
+    twin.write(json.dumps({"step": step, "val_loss": val, "epoch": epoch}) + "\n")
+    step += 1
 run.finish()
 """
 
@@ -227,6 +250,7 @@ def make(out: str, only: list[str] | None = None) -> None:
         "console_only": lambda d: _run(CONSOLE_ONLY, d),
         "resumed": lambda d: (_run(RESUMED, d, "1"), _run(RESUMED, d, "2")),
         "console_per_batch": lambda d: _run(CONSOLE_PER_BATCH, d),
+        "split_placeholders": lambda d: _run(SPLIT_PLACEHOLDERS, d),
         "hf_gradspike": lambda d: _run(HF, d),
     }
     if not have_hf:
@@ -240,7 +264,7 @@ def make(out: str, only: list[str] | None = None) -> None:
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
         job(d)
-        _prune(d, drop_output=name in ("plain_nan", "console_only", "hf_gradspike"))
+        _prune(d, drop_output=name in ("plain_nan", "console_only", "hf_gradspike", "split_placeholders"))
         print(f"{name}: done", flush=True)
 
 
