@@ -589,3 +589,23 @@ def test_a_noisy_flat_loss_back_at_its_level_after_a_dip_is_no_damage():
         # (before: FAIL "did not recover: the loss settled at ~2.76, 1.90x its 1.45" on every seed)
         assert status(mon, "loss_spike") != "FAIL", seed
         assert not [a for a in alerts if a.check == "loss_spike" and a.severity.value == "critical"], seed
+
+
+def test_plateau_not_raised_on_an_epochs_running_mean_that_falls_slowly():
+    """Issue 26 (fresh4 tmux_capture_transformer_mt, false FAIL "flat for 19010 steps"): a log
+    of each epoch's running mean from epoch 16 on, the per-batch loss falling 0.35% an epoch
+    (-5% over 15 epochs). Inside an epoch the running mean is flat by construction: no
+    plateau is proven before a whole epoch is in its span, and the window is 20% of the run
+    so far, with the 15 epochs before the log (EPOCH_RESET). The same log flat: a plateau."""
+    import sys
+
+    sys.path.insert(0, os.path.dirname(__file__))
+    from test_frames import epoch_running_mean
+
+    mon, alerts = run(epoch_running_mean())
+    assert [a.message for a in alerts if a.check == "plateau"] == []
+    assert status(mon, "plateau") == "PASS"
+    mon, alerts = run(epoch_running_mean(flat=True))
+    assert status(mon, "plateau") == "FAIL"
+    first = min(a.step for a in alerts if a.check == "plateau")
+    assert first > 2 * 1330  # (not inside the log's first epoch, nor its second)
