@@ -460,6 +460,18 @@ def epoch_running_mean(
     return out
 
 
+def test_a_launch_held_for_its_first_losses():
+    """A launch back at the beginning waits for its first 5 losses (analysis/launches.py):
+    rows and frames agree on a new run, on a counter reset with the loss where it was (a
+    resume), on a launch that logs no loss at first, and on one cut short by the end."""
+    a = [StepRecord(s, loss=5.0 * math.exp(-s / 100) + 1.0, lr=1e-4) for s in range(1, 301)]
+    new = [StepRecord(s, loss=5.9 - s / 200, lr=1e-4) for s in range(1, 201)]
+    same = [StepRecord(s, loss=1.05 - s / 2000, lr=1e-4) for s in range(1, 201)]
+    no_loss = [StepRecord(s, lr=1e-4) for s in range(1, 4)] + new[3:]
+    for b in (new, same, no_loss, new[:3]):
+        run_both(a + b, sizes=(1, 7, 64, 10**9))
+
+
 def test_plateau_epoch_running_means():
     """Whole epochs (EPOCH_RESET): the rows and the frames agree on a log of running means,
     on one with a resume that goes back across an epoch change, and on fractional epochs."""

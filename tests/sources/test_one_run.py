@@ -360,6 +360,28 @@ def test_a_step_counter_reset_with_the_loss_where_it_was_is_a_resume(tmp_path, c
     assert d["resumes"] == [{"from": 300, "to": 1}]
 
 
+def test_a_new_job_is_told_by_its_first_losses_not_its_first_loss(tmp_path, capsys):
+    """fresh4 slurm_two_launches_flat_sharpe (issue 26): a second job after a launch banner,
+    back at epoch 0 on a signed loss; its first two losses (-0.076, -0.090) sit near the first
+    job's end level (-0.036), the next ones (0.095-0.107) near its start (0.038). The median of
+    the new launch's first 5 losses decides: a new run, judged alone (it never learns), not a
+    resume of 400 records on 200 steps."""
+    import random
+
+    rnd = random.Random(5)
+    lines = ["Launching HPC Training from config: config.yaml"]
+    job1 = [-0.0355, -0.0342] + [0.038 - 0.074 * i / 197 for i in range(198)]
+    lines += [f"Epoch {i}: Train Loss {v:.4f}" for i, v in enumerate(job1)]
+    lines += ["Training finished.", "Launching HPC Training from config: config.yaml"]
+    job2 = [-0.0758, -0.0899] + [0.106 + rnd.uniform(-0.0005, 0.0005) for _ in range(198)]
+    lines += [f"Epoch {i}: Train Loss {v:.4f}" for i, v in enumerate(job2)]
+    (tmp_path / "train.out").write_text("\n".join(lines) + "\n")
+    d = report(tmp_path / "train.out", capsys)
+    assert [(s["kind"], s["first"], s["last"]) for s in d["launches"]] == [("start", 0, 199), ("new run", 0, 199)]
+    assert d["resumes"] == []
+    assert next(c for c in d["checks"] if c["id"] == "plateau")["status"] in ("WARN", "FAIL")
+
+
 def test_a_resume_after_a_banner_continues_the_run(tmp_path, capsys):
     """A crash between two log lines, the job resumed past the last step logged: one series
     (a 'continue' launch), judged whole."""

@@ -6,6 +6,7 @@ and the Textual app all drive this one class.
 from __future__ import annotations
 
 import re
+import time
 from collections import deque
 from dataclasses import dataclass
 
@@ -110,6 +111,7 @@ class Monitor:
         self.earlier_runs: list[EarlierRun] = []
         self.earlier_dropped = 0
         self._released: tuple | None = None  # (checks, alert views) once released
+        self._pending_since = 0.0  # when the launch held now was first held (``pending_for``)
         self.finalized = False
 
     @property
@@ -122,12 +124,40 @@ class Monitor:
         """One record in; the alerts it raised out (already stored)."""
         if type(rec) is TextEvent:
             return self.feed_event(rec)
-        st = self.state
-        new: list[Alert] = []
+        la = self.launches
+        if la.pending is not None:  # a launch held for its first losses (analysis/launches.py)
+            return self.settle() if la.wait(rec) else []
         metrics = rec.has_metrics()
+        new: list[Alert] = []
         if metrics:
-            if self.launches.boundary(rec, st.last_step) == "new run":
+            kind = la.boundary(rec, self.state.last_step)
+            if kind == "pending":
+                self._pending_since = time.monotonic()
+                return []
+            if kind == "new run":
                 new.append(self._new_run(rec))
+        return self._deliver(rec, metrics, new)
+
+    def settle(self) -> list[Alert]:
+        """The launch held for its first losses, decided (a new run or a resume) and its
+        records delivered; [] when none is held."""
+        if self.launches.pending is None:
+            return []
+        kind, recs = self.launches.decide()
+        out: list[Alert] = []
+        first = recs[0]
+        out += self._deliver(first, True, [self._new_run(first)] if kind == "new run" else [])
+        for r in recs[1:]:
+            out += self.feed(r)
+        return out
+
+    def pending_for(self) -> float | None:
+        """Seconds a launch has been held for its first losses (None: none is)."""
+        return None if self.launches.pending is None else time.monotonic() - self._pending_since
+
+    def _deliver(self, rec: StepRecord, metrics: bool, new: list[Alert]) -> list[Alert]:
+        st = self.state
+        if metrics:
             self.launches.seen(rec)
         if metrics and is_resume(rec.step, st.last_step):
             new.append(self._resume(rec.step))
@@ -166,6 +196,10 @@ class Monitor:
         run row by row)."""
         out: list[Alert] = []
         while fr.n:
+            if self.launches.pending is not None:  # (a launch held: its records one by one)
+                out += self.feed(fr.at_plain(0))
+                fr = fr.slice(1, fr.n)
+                continue
             r = first_resume(fr.step, self.state.last_step)
             if r == 0:  # a resume: its own record, then the rest
                 out += self.feed(fr.at_plain(0))
@@ -365,6 +399,7 @@ class Monitor:
         """The log has been read to its end (report mode)."""
         if self.finalized:
             return []
+        self.settle()  # (a launch still held at the end: decided on what it logged)
         self.finalized = True
         new: list[Alert] = []
         for d in self._active:
