@@ -251,6 +251,9 @@ class PlateauDetector(Detector):
         self._kind = ObjectiveKind()  # a GAN's or an RL run's objective: it may rise as it learns
         self._pace: float | None = None  # improvement rate over the window before the open plateau
         self._sched = SchedulePeak()  # the LR schedule's peak (an LR jump is not it)
+        #: the newest window's fit: (rate, its se, measurably moving, the flat bar) - what the
+        #: verdict says when no plateau was proven (never "still improving" unmeasured)
+        self._win: tuple[float, float, bool, float] | None = None
         #: the epoch numbers of the losses (EPOCH_RESET): the last one, all whole numbers so
         #: far, one of them held by two losses in a row, and the steps of the last two changes
         self._ep: float | None = None
@@ -1108,6 +1111,7 @@ class PlateauDetector(Detector):
         if fw is None:
             return []
         self.judged = True
+        self._win = (fw.r, fw.se, self._moving(fw), self._bar(fw.level)[1])
         rel = self.settings.plateau_rel
         self.rising = (fw.level * (1 + fw.r), fw.level) if -fw.r - Z * fw.se > rel else None
         # no window with a spike in it (a recovering spike lifts its end: a descent
@@ -1499,4 +1503,21 @@ class PlateauDetector(Detector):
                 f"{span} steps{since}: too few to judge a plateau (a {L}-step window holding {MIN_RECORDS} "
                 f"losses{short})",
             )
-        return self._result(Status.PASS, f"loss still improving (window {L} steps)")
+        return self._result(Status.PASS, self._unproven(L))
+
+    def _unproven(self, L: int) -> str:
+        """The verdict of a judged run with no plateau proven: what its newest window measured
+        (issue 26, fresh5 wandb01311: a heavy-tailed loss flat at 2.25 for 14,000 steps read
+        "loss still improving" because its flatness was never proven)."""
+        if self._win is None:
+            return f"loss still improving (window {L} steps)"
+        r, se, moving, bar = self._win
+        rate = f"{r:+.2%} +- {Z * se:.2%} per {L}-step window"
+        if moving and r > 0:
+            return f"loss still improving ({rate})"
+        if moving:
+            return f"loss rising slowly ({rate}): not flat, not improving"
+        return (
+            f"no plateau proven: the newest window moves {rate}, too noisy to tell flat (under {bar:.2%}) "
+            "from improving"
+        )
