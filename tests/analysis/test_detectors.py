@@ -600,3 +600,23 @@ def test_fp16_from_the_config_with_no_loss_scale_is_said():
     mon, _ = run(curve(300))
     res = next(c for c in mon.checks() if c.id == "loss_scale")
     assert res.summary == "no loss scale logged (bf16 / fp32)"
+
+
+def test_plateau_not_raised_on_an_epochs_running_mean_that_falls_slowly():
+    """Issue 26 (fresh4 tmux_capture_transformer_mt, false FAIL "flat for 19010 steps"): a log
+    of each epoch's running mean from epoch 16 on, the per-batch loss falling 0.35% an epoch
+    (-5% over 15 epochs). Inside an epoch the running mean is flat by construction: no
+    plateau is proven before a whole epoch is in its span, and the window is 20% of the run
+    so far, with the 15 epochs before the log (EPOCH_RESET). The same log flat: a plateau."""
+    import sys
+
+    sys.path.insert(0, os.path.dirname(__file__))
+    from test_frames import epoch_running_mean
+
+    mon, alerts = run(epoch_running_mean())
+    assert [a.message for a in alerts if a.check == "plateau"] == []
+    assert status(mon, "plateau") == "PASS"
+    mon, alerts = run(epoch_running_mean(flat=True))
+    assert status(mon, "plateau") == "FAIL"
+    first = min(a.step for a in alerts if a.check == "plateau")
+    assert first > 2 * 1330  # (not inside the log's first epoch, nor its second)

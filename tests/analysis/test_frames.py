@@ -441,6 +441,48 @@ def test_plateau_edges():
     run_both(recs, sizes=(7, 64, 1000, 10**9))
 
 
+def epoch_running_mean(
+    epochs=15, per_epoch=1330, every=10, first_epoch=16, top=4.61, fall=0.016, seed=3, flat=False, from_batch=920
+):
+    """A log of each epoch's running mean, every ``every`` batches, from batch ``from_batch``
+    of ``first_epoch`` on (fresh4 tmux_capture_transformer_mt, a tmux capture that begins
+    there): per-batch losses falling ``fall`` per epoch (0 with ``flat``), steps counted from
+    the log's first epoch."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for e in range(epochs):
+        s = n = 0.0
+        for b in range(1, per_epoch + 1):
+            x = top - (0.0 if flat else fall) * (e + b / per_epoch) + rng.normal(0, 0.8)
+            s, n = s + x, n + 1
+            if b % every == 0 and (e or b >= from_batch):
+                out.append(StepRecord(e * per_epoch + b, loss=round(s / n, 4), lr=3e-4, epoch=float(first_epoch + e)))
+    return out
+
+
+def test_a_launch_held_for_its_first_losses():
+    """A launch back at the beginning waits for its first 5 losses (analysis/launches.py):
+    rows and frames agree on a new run, on a counter reset with the loss where it was (a
+    resume), on a launch that logs no loss at first, and on one cut short by the end."""
+    a = [StepRecord(s, loss=5.0 * math.exp(-s / 100) + 1.0, lr=1e-4) for s in range(1, 301)]
+    new = [StepRecord(s, loss=5.9 - s / 200, lr=1e-4) for s in range(1, 201)]
+    same = [StepRecord(s, loss=1.05 - s / 2000, lr=1e-4) for s in range(1, 201)]
+    no_loss = [StepRecord(s, lr=1e-4) for s in range(1, 4)] + new[3:]
+    for b in (new, same, no_loss, new[:3]):
+        run_both(a + b, sizes=(1, 7, 64, 10**9))
+
+
+def test_plateau_epoch_running_means():
+    """Whole epochs (EPOCH_RESET): the rows and the frames agree on a log of running means,
+    on one with a resume that goes back across an epoch change, and on fractional epochs."""
+    recs = epoch_running_mean(epochs=6)
+    run_both(recs, sizes=(7, 64, 1000, 10**9))
+    back = recs[:500] + [StepRecord(r.step, loss=r.loss, lr=r.lr, epoch=r.epoch) for r in recs[300:]]
+    run_both(back, sizes=(7, 1000, 10**9))
+    frac = [StepRecord(r.step, loss=r.loss, lr=r.lr, epoch=r.step / 1330) for r in recs]
+    run_both(frac, sizes=(64, 10**9))
+
+
 @pytest.mark.slow
 def test_plateau_constant_loss_inside_a_block():
     # the constant-loss alert is raised by the record that makes the run CONST_RECORDS

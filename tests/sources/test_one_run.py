@@ -311,6 +311,30 @@ def test_an_earlier_runs_findings_are_said_outside_the_verdict(tmp_path, capsys)
     assert "NaN/Inf Values FAIL: 1 non-finite record(s), first at step 280" in out
 
 
+def test_an_earlier_runs_largest_alerts_are_kept_and_the_rest_counted():
+    """An earlier run with more alerts than EARLIER_ALERTS keeps its largest ones (a
+    critical and the biggest spikes, wherever they were), not its newest, and says how many
+    it left out (issue 26, fresh4 vae3d: a 16x spike among 32 dropped, 0 counted)."""
+    from tsm_tui.analysis.monitor import EARLIER_ALERTS, Monitor
+    from tsm_tui.core.record import Alert, Severity, StepRecord
+
+    mon = Monitor()
+    for s in range(1, 301):
+        mon.feed(StepRecord(s, loss=5.0 - s / 100))
+    big = [Alert("loss_spike", Severity.WARNING, 30, "16x", value=16.0, baseline=1.0, key="s30")]
+    crit = [Alert("loss_spike", Severity.CRITICAL, 40, "sustained", value=3.0, baseline=1.0, key="s40")]
+    small = [
+        Alert("grad_norm", Severity.WARNING, 100 + i, "2x", value=2.0, baseline=1.0, key=f"g{i}") for i in range(40)
+    ]
+    mon._store(big + crit + small)
+    mon._keep_earlier(1, 300, set())
+    (run,) = mon.earlier_runs
+    assert len(run.alerts) == EARLIER_ALERTS and run.not_kept == len(small) + 2 - EARLIER_ALERTS
+    assert [a.step for a in run.alerts[:2]] == [30, 40]  # (kept, in step order)
+    assert [a.step for a in run.alerts] == sorted(a.step for a in run.alerts)
+    assert run.to_json()["alerts_not_kept"] == run.not_kept
+
+
 def test_a_relaunchs_spikes_in_the_run_before_it_are_said():
     """Real (bench/corpus/fresh2, openpi, Apache-2.0): a 164-record pi0 fine-tune with 8
     single-record loss spikes, then a new run from step 0 cancelled at 12800. The checks judge
@@ -334,6 +358,28 @@ def test_a_step_counter_reset_with_the_loss_where_it_was_is_a_resume(tmp_path, c
     d = report(tmp_path / "m.jsonl", capsys)
     assert [s["kind"] for s in d["launches"]] == ["start", "resume"]
     assert d["resumes"] == [{"from": 300, "to": 1}]
+
+
+def test_a_new_job_is_told_by_its_first_losses_not_its_first_loss(tmp_path, capsys):
+    """fresh4 slurm_two_launches_flat_sharpe (issue 26): a second job after a launch banner,
+    back at epoch 0 on a signed loss; its first two losses (-0.076, -0.090) sit near the first
+    job's end level (-0.036), the next ones (0.095-0.107) near its start (0.038). The median of
+    the new launch's first 5 losses decides: a new run, judged alone (it never learns), not a
+    resume of 400 records on 200 steps."""
+    import random
+
+    rnd = random.Random(5)
+    lines = ["Launching HPC Training from config: config.yaml"]
+    job1 = [-0.0355, -0.0342] + [0.038 - 0.074 * i / 197 for i in range(198)]
+    lines += [f"Epoch {i}: Train Loss {v:.4f}" for i, v in enumerate(job1)]
+    lines += ["Training finished.", "Launching HPC Training from config: config.yaml"]
+    job2 = [-0.0758, -0.0899] + [0.106 + rnd.uniform(-0.0005, 0.0005) for _ in range(198)]
+    lines += [f"Epoch {i}: Train Loss {v:.4f}" for i, v in enumerate(job2)]
+    (tmp_path / "train.out").write_text("\n".join(lines) + "\n")
+    d = report(tmp_path / "train.out", capsys)
+    assert [(s["kind"], s["first"], s["last"]) for s in d["launches"]] == [("start", 0, 199), ("new run", 0, 199)]
+    assert d["resumes"] == []
+    assert next(c for c in d["checks"] if c["id"] == "plateau")["status"] in ("WARN", "FAIL")
 
 
 def test_a_resume_after_a_banner_continues_the_run(tmp_path, capsys):

@@ -7,10 +7,14 @@ argument dump, a start banner, a traceback). What the new launch is:
 
 - **new run**: its step restarted at the beginning (within one logging interval of
   the first step of the series judged so far, or at step 0/1) and its loss is
-  fresh: nearer (in log space) to the level the series started at (median of its
-  first ``LEVEL_N`` losses) than to the level it had reached (median of its last
-  ``LEVEL_N``). Nothing was resumed: the checks judge the new run alone, and
-  the launches before it are reported as segments;
+  fresh: the median of its first ``LEVEL_N`` losses (not its first loss alone: a new
+  job's first batches can sit anywhere, fresh4's Sharpe-loss job 2 began at -0.076,
+  -0.090, then 0.106) nearer (in log space) to the level the series started at (median
+  of its first ``LEVEL_N`` losses) than to the level it had reached (median of its last
+  ``LEVEL_N``). The decision waits for those losses (``pending``: at most ``PENDING``
+  records, or the end of the input); the Monitor holds the launch's records until then.
+  Nothing was resumed: the checks judge the new run alone, and the launches before it
+  are reported as segments;
 - **resume**: the step went back but not to a fresh start (a checkpoint was
   loaded, or the step counter restarted with the loss where it was): the run
   goes on, the checks judge the resumed whole (the Monitor's resume);
@@ -32,6 +36,9 @@ from tsm_tui.core.record import StepRecord
 
 LEVEL_N = 5  # losses at a series' start and end whose median is its level (ours: trainproof's dead-run rule uses 5)
 MAX_LAUNCHES = 64  # launch segments kept (ours)
+#: records a launch that restarted at the beginning is held for its first LEVEL_N losses
+#: (ours: a launch that logs no loss in its first records is decided on what it has)
+PENDING = 4 * LEVEL_N
 
 
 def _dist(a: float, b: float) -> float:
@@ -49,6 +56,9 @@ class Launches:
         self._tail: deque[float] = deque(maxlen=LEVEL_N)
         self._first: int | None = None
         self._interval = 1
+        #: a launch that restarted at the beginning, waiting for its first losses: (its first
+        #: record, its records so far, its finite losses so far)
+        self.pending: tuple[StepRecord, list, list[float]] | None = None
 
     def _open(self, rec: StepRecord, kind: str) -> None:
         if len(self.segments) >= MAX_LAUNCHES:
@@ -63,7 +73,11 @@ class Launches:
                 self._open(rec, "start")
             return None
         if is_resume(rec.step, last_step) or (rec.launch and rec.step == last_step):
-            kind = "new run" if self._fresh(rec) else "resume"
+            if self._at_start(rec):
+                self.pending = (rec, [rec], [])
+                self.wait(rec)
+                return "pending"
+            kind = "resume"
         elif rec.launch:
             kind = "continue"
         else:
@@ -71,13 +85,41 @@ class Launches:
         self._open(rec, kind)
         return kind
 
-    def _fresh(self, rec: StepRecord) -> bool:
-        loss = rec.loss
-        if loss is None or not math.isfinite(loss) or self._first is None or not self._head or not self._tail:
+    def _at_start(self, rec: StepRecord) -> bool:
+        """A launch that may be a new run: the series has start and end levels, and the step
+        went back to 0/1 or to the series' first step (not a file of excerpts going back)."""
+        if self._first is None or not self._head or not self._tail:
             return False
-        if rec.step > 1 and abs(rec.step - self._first) > self._interval:
-            return False  # (not at 0/1, nor at the series' first step: a file of excerpts going back)
-        return _dist(loss, median(self._head)) <= _dist(loss, median(self._tail))
+        return rec.step <= 1 or abs(rec.step - self._first) <= self._interval
+
+    def wait(self, rec: StepRecord) -> bool:
+        """One more record of the pending launch (its first included by ``boundary``); True
+        when it can be decided (LEVEL_N losses, or PENDING records)."""
+        assert self.pending is not None
+        first, recs, losses = self.pending
+        if rec is not first:
+            recs.append(rec)
+        if rec.loss is not None and math.isfinite(rec.loss) and len(losses) < LEVEL_N:
+            losses.append(rec.loss)
+        return len(losses) >= LEVEL_N or len(recs) >= PENDING
+
+    def decide(self) -> tuple[str, list]:
+        """The pending launch's kind (``new run`` when the median of its first losses is
+        nearer the series' start level than its end level, else ``resume``) and its records;
+        its segment opens."""
+        assert self.pending is not None
+        first, recs, losses = self.pending
+        self.pending = None
+        fresh = False
+        if losses:
+            m, h, t = median(losses), median(self._head), median(self._tail)
+            if m > 0 and h > 0 and t > 0:  # (in log space; a signed loss on one scale, never a mix)
+                fresh = _dist(m, h) <= _dist(m, t)
+            else:
+                fresh = abs(m - h) <= abs(m - t)
+        kind = "new run" if fresh else "resume"
+        self._open(first, kind)
+        return kind, recs
 
     def new_run(self) -> None:
         """The checks start again: the levels are the new run's from here."""

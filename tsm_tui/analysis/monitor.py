@@ -6,6 +6,7 @@ and the Textual app all drive this one class.
 from __future__ import annotations
 
 import re
+import time
 from collections import deque
 from dataclasses import dataclass
 
@@ -22,7 +23,10 @@ MAX_ALERTS = 1000  # alerts kept; older ones are counted, not stored
 #: earlier runs of a file kept with their findings (a new run restarts the checks); older
 #: ones are counted (ours: a Slurm .out of smoke tests and relaunches rarely holds more)
 MAX_EARLIER = 8
-EARLIER_ALERTS = 20  # warnings and criticals kept of each earlier run (the newest)
+#: warnings and criticals kept of each earlier run: the largest (``_size``: criticals first,
+#: then value / baseline), listed in step order; the others are counted (``not_kept``). Ours:
+#: the newest 20 dropped a 16x spike among a run's 52 alerts (issue 26, fresh4 vae3d)
+EARLIER_ALERTS = 20
 PER_KEY = 5  # repeats of one kind of alert kept (grad-norm spikes ...)
 EARLY_FRAC = 0.1  # "early in the run" for the no-warm-up escalation (ours)
 EARLY_STEPS = 500
@@ -38,6 +42,15 @@ def _size(a: Alert) -> tuple:
     except (TypeError, ZeroDivisionError):
         r = 0.0
     return (-_SEV_RANK[a.severity], r if r == r else 0.0)
+
+
+def _largest(alerts: list[Alert], n: int) -> tuple[tuple[Alert, ...], int]:
+    """The ``n`` largest of ``alerts`` (``_size``; the newer of two of one size) in their
+    order, and how many were left out."""
+    if len(alerts) <= n:
+        return tuple(alerts), 0
+    top = sorted(range(len(alerts)), key=lambda i: (_size(alerts[i]), i), reverse=True)[:n]
+    return tuple(alerts[i] for i in sorted(top)), len(alerts) - n
 
 
 def _view(d, a: Alert) -> Alert:
@@ -60,7 +73,8 @@ class EarlierRun:
     first_step: int | None
     last_step: int | None
     checks: tuple[CheckResult, ...]  # the checks that warned or failed
-    alerts: tuple[Alert, ...]  # its warnings and criticals (the newest EARLIER_ALERTS)
+    alerts: tuple[Alert, ...]  # its warnings and criticals (the largest EARLIER_ALERTS, in step order)
+    not_kept: int = 0  # ... and how many of them were not kept
 
     def to_json(self) -> dict:
         return {
@@ -68,6 +82,7 @@ class EarlierRun:
             "last_step": self.last_step,
             "checks": [{"id": c.id, "status": c.status.value, "summary": c.summary} for c in self.checks],
             "alerts": [a.to_json() for a in self.alerts],
+            "alerts_not_kept": self.not_kept,
         }
 
 
@@ -96,6 +111,7 @@ class Monitor:
         self.earlier_runs: list[EarlierRun] = []
         self.earlier_dropped = 0
         self._released: tuple | None = None  # (checks, alert views) once released
+        self._pending_since = 0.0  # when the launch held now was first held (``pending_for``)
         self.finalized = False
 
     @property
@@ -108,12 +124,40 @@ class Monitor:
         """One record in; the alerts it raised out (already stored)."""
         if type(rec) is TextEvent:
             return self.feed_event(rec)
-        st = self.state
-        new: list[Alert] = []
+        la = self.launches
+        if la.pending is not None:  # a launch held for its first losses (analysis/launches.py)
+            return self.settle() if la.wait(rec) else []
         metrics = rec.has_metrics()
+        new: list[Alert] = []
         if metrics:
-            if self.launches.boundary(rec, st.last_step) == "new run":
+            kind = la.boundary(rec, self.state.last_step)
+            if kind == "pending":
+                self._pending_since = time.monotonic()
+                return []
+            if kind == "new run":
                 new.append(self._new_run(rec))
+        return self._deliver(rec, metrics, new)
+
+    def settle(self) -> list[Alert]:
+        """The launch held for its first losses, decided (a new run or a resume) and its
+        records delivered; [] when none is held."""
+        if self.launches.pending is None:
+            return []
+        kind, recs = self.launches.decide()
+        out: list[Alert] = []
+        first = recs[0]
+        out += self._deliver(first, True, [self._new_run(first)] if kind == "new run" else [])
+        for r in recs[1:]:
+            out += self.feed(r)
+        return out
+
+    def pending_for(self) -> float | None:
+        """Seconds a launch has been held for its first losses (None: none is)."""
+        return None if self.launches.pending is None else time.monotonic() - self._pending_since
+
+    def _deliver(self, rec: StepRecord, metrics: bool, new: list[Alert]) -> list[Alert]:
+        st = self.state
+        if metrics:
             self.launches.seen(rec)
         if metrics and is_resume(rec.step, st.last_step):
             new.append(self._resume(rec.step))
@@ -152,6 +196,10 @@ class Monitor:
         run row by row)."""
         out: list[Alert] = []
         while fr.n:
+            if self.launches.pending is not None:  # (a launch held: its records one by one)
+                out += self.feed(fr.at_plain(0))
+                fr = fr.slice(1, fr.n)
+                continue
             r = first_resume(fr.step, self.state.last_step)
             if r == 0:  # a resume: its own record, then the rest
                 out += self.feed(fr.at_plain(0))
@@ -262,7 +310,7 @@ class Monitor:
         if len(self.earlier_runs) >= MAX_EARLIER:
             self.earlier_runs.pop(0)
             self.earlier_dropped += 1
-        self.earlier_runs.append(EarlierRun(first, last, checks, tuple(alerts[-EARLIER_ALERTS:])))
+        self.earlier_runs.append(EarlierRun(first, last, checks, *_largest(alerts, EARLIER_ALERTS)))
 
     def feed_event(self, ev: TextEvent, own: bool = True) -> list[Alert]:
         """A text event (a crash line) of this source (``own``) or of another file of the
@@ -351,6 +399,7 @@ class Monitor:
         """The log has been read to its end (report mode)."""
         if self.finalized:
             return []
+        self.settle()  # (a launch still held at the end: decided on what it logged)
         self.finalized = True
         new: list[Alert] = []
         for d in self._active:

@@ -254,11 +254,15 @@ class Session:
             recs = order.flush()
             if recs:
                 out += self._feed_mon(src, self.monitors[src], recs, self.readers.get(src), [])
+        for mon in self.monitors.values():  # a launch held for its first losses (analysis/launches.py)
+            out += mon.settle()
         return out
 
     def holding(self) -> bool:
         """Records are held back as a possible resume (``release_held`` will want a look)."""
-        return any(o.held for o in self.orderers.values())
+        return any(o.held for o in self.orderers.values()) or any(
+            m.launches.pending is not None for m in self.monitors.values()
+        )
 
     def release_held(self, idle: float = HOLD_IDLE) -> list[Alert]:
         """Live: records held back as a possible resume that waited ``idle`` seconds
@@ -270,6 +274,10 @@ class Session:
                 recs = order.release(idle)
                 if recs:
                     out += self._feed_mon(src, self.monitors[src], recs, self.readers.get(src), [])
+        for mon in self.monitors.values():  # a launch held for its first losses, idle as long
+            waited = mon.pending_for()
+            if waited is not None and waited >= idle:
+                out += mon.settle()
         return out
 
     def revisions(self) -> list[Alert]:

@@ -119,6 +119,10 @@ class Settings:
     #: The effective window grows with the run: max(plateau_steps, 20% of steps).
     plateau_steps: int = 200
     #: "flat" = relative improvement across the window below this (ours).
+    #: (A log of whole epochs shared by several records, an epoch's running mean: the
+    #: window counts the epochs before the log, and a plateau needs a whole epoch in its
+    #: span when the loss jumps > 5x more at an epoch change than inside an epoch: ours,
+    #: detectors/plateau.py EPOCH_RESET.)
     plateau_rel: float = 0.01
     #: LR at or below this share of its peak means "decayed": flat loss there
     #: is convergence, not a plateau (GPT-3 / LLaMA / OLMo 2 decay to 10%).

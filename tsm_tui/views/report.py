@@ -88,6 +88,10 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
         for r in mon.earlier_runs:
             said = "; ".join(f"{c.title} {c.status.value}: {clean(c.summary)}" for c in r.checks) or "no check warned"
             lines.append(f"    steps {r.first_step}-{r.last_step}: {said}")
+            if r.not_kept:
+                lines.append(
+                    f"      ({len(r.alerts)} of its {len(r.alerts) + r.not_kept} alerts kept: the largest; see --json)"
+                )
         if mon.earlier_dropped:
             lines.append(f"    ({mon.earlier_dropped} older run(s) not kept)")
     known = [f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in _info_items(an)]

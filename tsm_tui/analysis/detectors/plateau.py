@@ -124,6 +124,20 @@ ZERO_SHARE = 0.5
 #: PyTorch MLP memorising 16 samples printed 0.0001 for 123 steps in a row and was FAILed
 #: as "not learning")
 FLOOR_FRAC = 0.01
+#: a log whose records carry whole epoch numbers, several records to an epoch ("Epoch: 16 |
+#: Batch: 930/1330 | Loss: 4.6069"), may print each epoch's running mean: flat by
+#: construction inside an epoch, so a window inside one epoch proves nothing about the run.
+#: Such a loss jumps when an epoch begins (the mean starts again) and barely moves between
+#: the records of one epoch: the mean change at an epoch change is more than EPOCH_RESET x
+#: the mean change between two records of one epoch. There a plateau is proven only over a
+#: span that holds a whole epoch (from one epoch change to the next). Ours: issue 26, fresh4
+#: tmux_capture_transformer_mt read "flat for 410 steps" (critical) 420 steps into its log,
+#: at the end of its first epoch of 1330 batches (its change 0.06 there, ~0.0003 inside it);
+#: a per-step loss changes by about as much at an epoch change as anywhere else. Before the
+#: log's first epoch change, a loss whose mean change between records is under EPOCH_SMOOTH
+#: of its level (0.007% there; a per-batch loss moves by its noise, 1-20%) may be one.
+EPOCH_RESET = 5.0
+EPOCH_SMOOTH = 1e-3
 #: frames: a block completed with at most this many rows left is filled row by row (cheaper
 #: than the columnar ``_add`` for a few rows)
 SMALL_BLOCK = 12
@@ -237,6 +251,20 @@ class PlateauDetector(Detector):
         self._kind = ObjectiveKind()  # a GAN's or an RL run's objective: it may rise as it learns
         self._pace: float | None = None  # improvement rate over the window before the open plateau
         self._sched = SchedulePeak()  # the LR schedule's peak (an LR jump is not it)
+        #: the newest window's fit: (rate, its se, measurably moving, the flat bar) - what the
+        #: verdict says when no plateau was proven (never "still improving" unmeasured)
+        self._win: tuple[float, float, bool, float] | None = None
+        #: the epoch numbers of the losses (EPOCH_RESET): the last one, all whole numbers so
+        #: far, one of them held by two losses in a row, and the steps of the last two changes
+        self._ep: float | None = None
+        self._ep_whole = True
+        self._ep_rep = False
+        self._ep_chg: tuple[tuple[int, float] | None, tuple[int, float] | None] = (None, None)  # (step, epoch)
+        self._ep_first: float | None = None
+        #: the loss before, and the sums and counts of its changes inside an epoch and at a change
+        self._ep_x = 0.0
+        self._ep_d = [0.0, 0.0]
+        self._ep_n = [0, 0]
 
     def update(self, rec: StepRecord) -> list[Alert]:
         if rec.extra:
@@ -244,6 +272,8 @@ class PlateauDetector(Detector):
         x = rec.loss
         if x is None or not math.isfinite(x):
             return []
+        if rec.epoch is not None:
+            self._epoch(rec.epoch, rec.step, x)
         full = self._row(x, rec.step, rec.grad_norm, rec.lr)
         out = self._constant(rec.step) if self._same_n >= CONST_RECORDS and self.const is None else []
         if not full:
@@ -290,6 +320,95 @@ class PlateauDetector(Detector):
             b.grad_sum += g
             b.grad_n += 1
         return b.n >= self.block_size
+
+    def _epoch(self, e: float, step: int, x: float) -> None:
+        """One loss ``x``'s epoch number (EPOCH_RESET)."""
+        if not math.isfinite(e):
+            return
+        if e != math.floor(e):
+            self._ep_whole = False
+        if self._ep is not None:
+            i = 0 if e == self._ep else 1
+            if i:
+                self._ep_chg = (self._ep_chg[1], (step, e))
+            else:
+                self._ep_rep = True
+            self._ep_d[i] += abs(x - self._ep_x)
+            self._ep_n[i] += 1
+        else:
+            self._ep_first = e
+        self._ep, self._ep_x = e, x
+
+    def _epochs(self, ep, steps, x) -> None:
+        """``_epoch`` for rows ``ep`` (None: no epoch column) at ``steps``, losses ``x``, as columns."""
+        if ep is None or not ep.size:
+            return
+        ok = np.isfinite(ep)
+        if not ok.all():
+            ep, steps, x = ep[ok], steps[ok], x[ok]
+            if not ep.size:
+                return
+        if self._ep is None:
+            self._ep_first = float(ep[0])
+        if self._ep_whole and not bool((ep == np.floor(ep)).all()):
+            self._ep_whole = False
+        prev = np.empty_like(ep)
+        prev[0] = np.nan if self._ep is None else self._ep
+        prev[1:] = ep[:-1]
+        same = ep == prev
+        if not self._ep_rep and bool(same.any()):
+            self._ep_rep = True
+        px = np.empty_like(x)
+        px[0] = self._ep_x
+        px[1:] = x[:-1]
+        d = np.abs(x - px)
+        inside = same
+        across = ~same & ~np.isnan(prev)
+        for i, m in ((0, inside), (1, across)):
+            k = int(np.count_nonzero(m))
+            if k:
+                self._ep_d[i] = _seq_sum(self._ep_d[i], d[m])
+                self._ep_n[i] += k
+        self._ep_x = float(x[-1])
+        chg = np.flatnonzero(across)
+        if chg.size >= 2:
+            self._ep_chg = ((int(steps[chg[-2]]), float(ep[chg[-2]])), (int(steps[chg[-1]]), float(ep[chg[-1]])))
+        elif chg.size:
+            self._ep_chg = (self._ep_chg[1], (int(steps[chg[-1]]), float(ep[chg[-1]])))
+        self._ep = float(ep[-1])
+
+    def _epochs_whole(self) -> bool:
+        """The losses carry whole epoch numbers, several to an epoch (EPOCH_RESET)."""
+        return self._ep_whole and self._ep_rep
+
+    def _running_means(self) -> bool:
+        """The losses look like each epoch's running mean (EPOCH_RESET): whole epochs, several
+        records to one, and a loss that jumps at an epoch change, barely moving inside one."""
+        (di, dc), (ni, nc) = self._ep_d, self._ep_n
+        if not (self._epochs_whole() and ni > 0):
+            return False
+        if nc == 0:  # (no epoch change yet: as smooth as a running mean)
+            return di < EPOCH_SMOOTH * abs(self._ep_x) * ni
+        return dc * ni > EPOCH_RESET * di * nc
+
+    def _whole_epoch(self) -> bool:
+        """The open span holds a whole epoch, or the losses do not look like each epoch's
+        running mean (EPOCH_RESET)."""
+        if not self._running_means():
+            return True
+        a = self._ep_chg[0]
+        return a is not None and self.start is not None and a[0] >= self.start
+
+    def _before_log(self) -> int:
+        """Steps of the run before its log began, as its epochs tell: a log
+        that starts at epoch 16 of whole epochs of N steps (measured between its last two
+        epoch changes) is ~15 N steps into its run (a 1-based count; 0 for a log that starts
+        at epoch 0 or 1, or before a whole epoch was seen)."""
+        a, b = self._ep_chg
+        e0 = self._ep_first
+        if a is None or b is None or e0 is None or e0 <= 1 or not self._epochs_whole() or not b[1] > a[1]:
+            return 0
+        return int((e0 - 1) * (b[0] - a[0]) / (b[1] - a[1]))
 
     def _complete(self) -> None:
         """The open block is full: into the list (neighbours merge when it is full),
@@ -591,18 +710,22 @@ class PlateauDetector(Detector):
         gn, lr = fr.get("grad_norm"), fr.get("lr")
         gn = None if gn is None else gn[sel]
         lr = None if lr is None else lr[sel]
+        ep = fr.get("epoch")
+        ep = None if ep is None else ep[sel]
         pos = 0
         while True:
             c = pos + self.block_size - (self._cur.n if self._cur is not None else 0) - 1  # completes the block
             if c >= m:  # no completion in the rest
                 if pos < m:
                     self._add(x[pos:], steps[pos:], None if gn is None else gn[pos:], None if lr is None else lr[pos:])
+                    self._epochs(None if ep is None else ep[pos:], steps[pos:], x[pos:])
                 return None
             if self._block_end_speaks(x[pos : c + 1]):
                 if c > pos:
                     self._add(
                         x[pos:c], steps[pos:c], None if gn is None else gn[pos:c], None if lr is None else lr[pos:c]
                     )
+                    self._epochs(None if ep is None else ep[pos:c], steps[pos:c], x[pos:c])
                 return a + c if rows is None else int(sel[c])
             e = c + 1
             bs = self.block_size
@@ -617,6 +740,7 @@ class PlateauDetector(Detector):
                         None if gn is None else gn[pos:],
                         None if lr is None else lr[pos:],
                         k,
+                        None if ep is None else ep[pos:],
                     )
                     continue
             if e - pos <= SMALL_BLOCK:  # a few rows: one by one is cheaper than the columns
@@ -630,6 +754,7 @@ class PlateauDetector(Detector):
                     row(v, t, g, r)
             else:
                 self._add(x[pos:e], steps[pos:e], None if gn is None else gn[pos:e], None if lr is None else lr[pos:e])
+            self._epochs(None if ep is None else ep[pos:e], steps[pos:e], x[pos:e])
             self._complete()
             now = int(steps[c])
             if not self._idle(now):
@@ -741,7 +866,7 @@ class PlateauDetector(Detector):
             self._before_same = float(x[k - 1]) if k else self._same_val
             self._same_val, self._same_from, self._same_n = float(x[k]), int(steps[k]), m - k
 
-    def _blocks(self, fr, at, x, steps, gn, lr, k: int) -> int:
+    def _blocks(self, fr, at, x, steps, gn, lr, k: int, ep=None) -> int:
         """Rows ``x`` (frame rows ``at(i)``) as ``k`` whole blocks of the current size,
         none of them the last before a merge but the k-th, the open block empty:
         their sums at once (each one added left to right from 0.0, as ``b.loss_sum += x``
@@ -784,6 +909,8 @@ class PlateauDetector(Detector):
                 if not fixed:
                     sched.update_many(lr[i * bs : (i + 1) * bs])
                 self._lr_zeros(lr[i * bs : (i + 1) * bs], steps[i * bs : (i + 1) * bs])
+            if ep is not None:
+                self._epochs(ep[i * bs : (i + 1) * bs], steps[i * bs : (i + 1) * bs], x[i * bs : (i + 1) * bs])
             self._cur = b
             self._complete()
             now = last[i]
@@ -950,12 +1077,13 @@ class PlateauDetector(Detector):
         ]
 
     def window_steps(self) -> int:
-        """The window L: plateau_steps or 20% of the steps so far, whichever is longer. (A
+        """The window L: plateau_steps or 20% of the steps so far (with the run's steps before
+        its log, when its epochs tell them: ``_before_log``), whichever is longer. (A
         log too sparse for MIN_RECORDS records in it is not judged at all, and says so:
         ``judged``; a window stretched to hold them judged the early part of a sparse log
         on half its span and raised 5-10 more plateau alerts on 96 slow, steady descents
         of bench/quality.py --sweeps.)"""
-        span = (self.state.last_step or 0) - (self.state.first_step or 0)
+        span = (self.state.last_step or 0) - (self.state.first_step or 0) + self._before_log()
         return max(self.settings.plateau_steps, int(0.2 * span))
 
     def _evaluate(self, now: int) -> list[Alert]:
@@ -983,6 +1111,7 @@ class PlateauDetector(Detector):
         if fw is None:
             return []
         self.judged = True
+        self._win = (fw.r, fw.se, self._moving(fw), self._bar(fw.level)[1])
         rel = self.settings.plateau_rel
         self.rising = (fw.level * (1 + fw.r), fw.level) if -fw.r - Z * fw.se > rel else None
         # no window with a spike in it (a recovering spike lifts its end: a descent
@@ -1022,7 +1151,7 @@ class PlateauDetector(Detector):
                     if g is not None and self._flat(g):
                         self.start, f = blocks[jj].first, g
                         break
-        if spiky or warming or not self._flat(f):
+        if spiky or warming or not self._flat(f) or not self._whole_epoch():
             self._proven_since = None
             return []  # not yet proven flat: nothing to say
         self.level = f.level
@@ -1271,6 +1400,9 @@ class PlateauDetector(Detector):
             self.zero = None
         if self._lr_zero_from is not None and self._lr_zero_from > step:
             self._lr_zero_from = None
+        a, b = self._ep_chg
+        if b is not None and b[0] > step:  # (epoch changes in the superseded part: gone)
+            self._ep_chg = (None, a if a is not None and a[0] <= step else None)
         if self.start is not None and self.start > step:  # in the superseded part: gone
             self.warned = self.failed = False
             self._close(step)
@@ -1378,4 +1510,21 @@ class PlateauDetector(Detector):
                 f"{span} steps{since}: too few to judge a plateau (a {L}-step window holding {MIN_RECORDS} "
                 f"losses{short})",
             )
-        return self._result(Status.PASS, f"loss still improving (window {L} steps)")
+        return self._result(Status.PASS, self._unproven(L))
+
+    def _unproven(self, L: int) -> str:
+        """The verdict of a judged run with no plateau proven: what its newest window measured
+        (issue 26, fresh5 wandb01311: a heavy-tailed loss flat at 2.25 for 14,000 steps read
+        "loss still improving" because its flatness was never proven)."""
+        if self._win is None:
+            return f"loss still improving (window {L} steps)"
+        r, se, moving, bar = self._win
+        rate = f"{r:+.2%} +- {Z * se:.2%} per {L}-step window"
+        if moving and r > 0:
+            return f"loss still improving ({rate})"
+        if moving:
+            return f"loss rising slowly ({rate}): not flat, not improving"
+        return (
+            f"no plateau proven: the newest window moves {rate}, too noisy to tell flat (under {bar:.2%}) "
+            "from improving"
+        )
