@@ -113,3 +113,59 @@ def test_the_real_powershell_capture_reports_its_crash(capsys):
     c = next(c for c in d["checks"] if c["id"] == "crash")
     assert c["status"] == "FAIL" and "No available kernel" in c["summary"]
 
+
+# -- A6: an epoch label that lags one record at each boundary ------------------------------------
+# ppgan/engine/trainer.py's format: "Epoch: {}/{}, iter: {}/{}" then "lr: ..." and the losses
+# ("%s: %.3f"); the label is computed from the iteration before the counter moves on, so the
+# first record of each epoch still carries the last epoch's label (fresh4 paddlegan workerlog.0
+# lines 522-536: "Epoch: 1/100, iter: 980/989", "Epoch: 1/100, iter: 1/989", "Epoch: 2/100, iter: 11/989")
+def _ppgan(epochs: int, per: int = 989, every: int = 10) -> str:
+    out = []
+    for g in range(every, epochs * per + 1, every):
+        it = (g - 1) % per + 1
+        label = (g - every - 1) // per + 1 if g > every else 1  # one interval behind
+        out.append(
+            f"[05/20 05:16:07] ppgan.engine.trainer INFO: Epoch: {label}/100, iter: {it}/{per} lr: 2.000e-04 "
+            f"perceptual: 102.727 equivariance_value: 0.110 loss: {3 - g / 10000:.4f} batch_cost: 1.31 sec "
+            f"reader_cost: 0.00 sec ips: 3.04 images/s eta: 14 days"
+        )
+    return "\n".join(out) + "\n"
+
+
+def test_a_lagging_epoch_label_is_no_resume(tmp_path, capsys):
+    p = write(tmp_path, "workerlog.0", _ppgan(3))
+    _, recs, _ = read(p)
+    steps = [r.step for r in recs]
+    assert steps == sorted(steps) and len(set(steps)) == len(steps)
+    assert steps[:3] == [10, 20, 30] and 990 in steps and steps[-1] == 2960
+    code, d = _report(p, capsys)
+    assert code in (0, 1) and not d.get("launches"), d.get("launches")
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_the_epoch_rule_takes_one_lagging_label(strict):
+    from tsm_tui.sources.epoch_steps import EpochCounter
+
+    c = EpochCounter(strict)
+    seq = [(1, 970), (1, 980), (1, 1), (2, 11), (2, 21), (2, 971), (2, 981), (2, 2), (3, 12)]
+    assert [c.step(e, 100, n, 989)[0] for e, n in seq] == [970, 980, 990, 1000, 1010, 1960, 1970, 1980, 1990]
+    assert c.mode == "epoch"
+    # the epoch's length not printed: known from the first epoch (300 at an interval of 100)
+    c = EpochCounter(strict)
+    seq = [(1, 100), (1, 200), (1, 300), (2, 100), (2, 200), (2, 300), (2, 50), (3, 150)]
+    assert [c.step(e, None, n, None)[0] for e, n in seq] == [100, 200, 300, 400, 500, 600, 650, 750]
+
+
+def test_a_restart_of_the_same_epoch_is_not_taken_for_a_lag():
+    from tsm_tui.sources.epoch_steps import EpochCounter
+
+    # out of rhythm: iter 30 of 989, then iter 1 under the same label (a relaunch of epoch 1)
+    c = EpochCounter()
+    assert [c.step(1, None, n, 989)[0] for n in (10, 20, 30, 1, 11)] == [10, 20, 30, 1, 11]
+    # a global counter never lags: it only grows, a smaller one is a resume
+    c = EpochCounter()
+    seq = [(1, 980), (1, 990), (2, 1000), (2, 1010), (2, 5)]
+    assert [c.step(e, None, n, None)[0] for e, n in seq] == [980, 990, 1000, 1010, 5]
+    # a validation counter of another length under the same label is no wrap of this one
+    c = EpochCounter()
+    assert [c.step(1, None, n, p)[0] for n, p in ((980, 989), (989, 989), (5, 50))] == [980, 989, 5]
