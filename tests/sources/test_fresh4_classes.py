@@ -169,3 +169,56 @@ def test_a_restart_of_the_same_epoch_is_not_taken_for_a_lag():
     # a validation counter of another length under the same label is no wrap of this one
     c = EpochCounter()
     assert [c.step(1, None, n, p)[0] for n, p in ((980, 989), (989, 989), (5, 50))] == [980, 989, 5]
+
+
+# -- A5: a prose line naming a step between records that carry their own counter ----------------
+# JAX-CFD's train.py through absl logging (fresh4 jaxcfd_absl_train_dicts lines 172, 274):
+# logging.info('[Train %d/%d] %s', step, num_steps, metrics) and flax's checkpoints.py
+# "Saving checkpoint at step: %s"
+def _absl(n: int, every: int, save_at: tuple[int, ...], counter: bool = True) -> str:
+    out = []
+    for s in range(every, n * every + 1, every):
+        head = f"[Train {s}/{n * every}] " if counter else ""
+        out.append(
+            f"I1216 14:22:57.913980 139628846601088 train.py:577] {head}{{'grads_finite': 1.0, "
+            f"'loss_scale': 1.0, 'train_loss': {0.0077 - s * 1e-6!r}}}"
+        )
+        if s in save_at:
+            out.append(f"I1216 14:32:56.861886 139628846601088 checkpoints.py:120] Saving checkpoint at step: {s}")
+    return "\n".join(out) + "\n"
+
+
+def test_a_checkpoint_line_swallows_no_record_and_the_counter_is_the_step(tmp_path):
+    _, recs, reader = read(write(tmp_path, "train_log.txt", _absl(188, 10, (1000, 1880))))
+    assert [r.step for r in recs] == list(range(10, 1881, 10))
+    assert reader.skipped == 0 and reader.inferred_steps == 0
+    assert reader.run_info.get("total_steps") in (1880, "1880")
+
+
+def test_counted_dict_records_keep_their_axis_past_a_prose_step(tmp_path):
+    # the same records without their counter: counted one by one, a "step: 100" line between them
+    # moves nothing and takes nothing
+    _, recs, reader = read(write(tmp_path, "train.log", _absl(30, 10, (100,), counter=False)))
+    assert [r.step for r in recs] == list(range(1, 31)) and reader.skipped == 0
+
+
+def test_an_evaluation_counter_before_a_dict_is_no_training_step(tmp_path):
+    text = _absl(10, 10, ()) + "I1216 14:50:00.000000 1 train.py:600] [Eval 3/10] {'eval_loss': 0.5}\n"
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs if r.loss is not None][-1] == 100
+    assert all(r.step != 3 for r in recs)
+
+
+def test_the_real_absl_log_reads_every_record():
+    p = os.path.join(
+        os.environ.get("TSM_SHARED", "/work/shared"),
+        "corpus_private",
+        "fresh4",
+        "jaxcfd_absl_train_dicts",
+        "train_log.txt",
+    )
+    if not os.path.exists(p):
+        pytest.skip("private corpus not present")
+    _, recs, reader = read(p)
+    steps = [r.step for r in recs if r.loss is not None]
+    assert len(steps) == 188 and steps[0] == 10 and steps[-1] == 1880 and reader.skipped == 0

@@ -30,7 +30,7 @@ from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.line_clock import DayClock, clock_column, line_clock
 from tsm_tui.sources.fields import STEP_KEYS, field_for, loss_role, normalise
-from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups
+from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups, dict_counter
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
 
 # Every regex here must stay linear in the line's length: no two adjacent pieces may
@@ -375,8 +375,12 @@ class KeyValueTextReader(LineGroups, LineReader):
         if "'" in line and "{" in line:
             i = line.find("{'")
             if i >= 0:
-                rec = self.build(DICT_PAIR.findall(line[i:]))
+                st = dict_counter(line, i)  # ("[Train 10/1882] {...}": text_groups.py)
+                rec = self.build(DICT_PAIR.findall(line[i:]), step=st[0] if st else None)
                 if rec is not None:
+                    if st:
+                        self.run_info.setdefault("total_steps", st[1])
+                        self._own_steps += 1
                     return [rec]
         if '{"' in line:
             rec = self._json_in_line(line)

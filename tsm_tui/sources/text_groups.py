@@ -69,8 +69,29 @@ DASHES = re.compile(r"^\s*+-{8,}+\s*+$")  # (not llm.c's "+----+----+" header bo
 # a short rule inside a group (PointNet's "----" between "**** EPOCH 000 ****" and "mean loss: 2.41"):
 # no line of the record, no end of it (a long one, DASHES, ends it)
 RULE = re.compile(r"^\s*+[-=*_~.]{1,7}+\s*+$")
+# a training counter in brackets just before a printed dict record: an absl trainer's
+# "[Train 10/1882] {'grads_finite': 1.0, 'train_loss': 0.0077}" (the record's step and the
+# planned total); an evaluation's counter ("[Eval 3/10]") is none
+DICT_COUNTER = re.compile(
+    r"\[\s*+(?:train(?:ing)?+|iter(?:ation)?+|step|batch|update)\s*+[:#]?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]\s*+[-:|]?\s*+$",
+    re.I,
+)
+DICT_COUNTER_SPAN = 48  # characters before the dict searched for that counter
+
 #: a table's step: the environment steps first (SB3's "time/total_timesteps")
 TABLE_STEP = ("time/total_timesteps", "total_timesteps", "timesteps", "time/iterations", "iterations")
+
+
+def dict_counter(line: str, i: int) -> tuple[int, int] | None:
+    """(step, planned total) of the training counter printed just before the dict at ``i``
+    (``DICT_COUNTER``), or None."""
+    if i <= 0:
+        return None
+    m = DICT_COUNTER.search(line, max(0, i - DICT_COUNTER_SPAN), i)
+    if m is None:
+        return None
+    n, total = int64(m.group(1)), int64(m.group(2))
+    return (n, total) if n is not None and total is not None else None
 
 
 def _table_row(line: str) -> tuple[str, str] | None:
@@ -132,7 +153,15 @@ class LineGroups:
             or DASHES.match(line)
             or EPOCH_HEADER.match(line)
             or self._step_of_line(line) is not None
+            or ("{'" in line and self._own_dict_record(line))
         )
+
+    def _own_dict_record(self, line: str) -> bool:
+        """A printed dict that is a record of its own, never a continuation of a header's
+        group: it has its own counter (``dict_counter``), or the log's records so far were
+        printed dicts counted one by one (a prose line naming a step between them, absl's
+        "Saving checkpoint at step: 1000", would otherwise swallow the next 32 records)."""
+        return self.inferred_steps > 0 or dict_counter(line, line.find("{'")) is not None
 
     def _blank(self) -> list[StepRecord]:
         self._evalsec = None
