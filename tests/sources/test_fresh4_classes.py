@@ -222,3 +222,101 @@ def test_the_real_absl_log_reads_every_record():
     _, recs, reader = read(p)
     steps = [r.step for r in recs if r.loss is not None]
     assert len(steps) == 188 and steps[0] == 10 and steps[-1] == 1880 and reader.skipped == 0
+
+
+# -- A7: summary and evaluation sections of per-epoch logs ----------------------------------------
+# CoreNet's engine/default_trainer.py and metrics/stats.py (fresh4 corenet_dict_losses_ansi lines
+# 1502-1607, ANSI level tags as printed by its logger): one iteration line per epoch (a global
+# counter), the epoch's training summary, the validation summary
+def _corenet(epochs: int) -> str:
+    out = []
+    it = 1
+    for e in range(epochs):
+        t, v = 4.8 - e * 0.05, 4.7 - e * 0.06
+        out += [
+            f"2024-07-17 04:40:34 - \x1b[34m\x1b[1mLOGS   \x1b[0m - Epoch: {e:3d} [{it:8d}/{10000000:8d}], loss: "
+            f"{{'classification': {t - 0.08:.4f}, 'neural_augmentation': 0.083, 'total_loss': {t:.4f}}}, "
+            f"LR: [{1e-06 * (e + 1):.2e}, {1e-06 * (e + 1):.2e}], Avg. batch load time: 165.919, Elapsed time: 180.42",
+            f"2024-07-17 04:40:58 - \x1b[34m\x1b[1mLOGS   \x1b[0m - *** Training summary for epoch {e}",
+            f"\t loss={{'classification': {t - 0.09:.4f}, 'neural_augmentation': 0.0826, 'total_loss': {t - 0.01:.4f}}}",
+            "2024-07-17 04:43:53 - \x1b[33m\x1b[1mWARNING\x1b[0m - Found recall at precision 1.0 when recall at "
+            "precision 0.5 was requested.",
+            f"2024-07-17 04:43:55 - \x1b[34m\x1b[1mLOGS   \x1b[0m - *** Validation summary for epoch {e}",
+            f"\t loss={{'classification': {v:.4f}, 'neural_augmentation': 0.0, 'total_loss': {v:.4f}}} || "
+            f"top1={{'logits': {0.9766 + e:.4f}}} || top5={{'logits': 4.8828}} || "
+            f"multiclass_classification_pr(pred=logits)={{'ODS-F1': [0.0388, 0.0416], 'AP': [0.01, 0.02]}}",
+        ]
+        it += 115
+    return "\n".join(out) + "\n"
+
+
+def test_corenet_summaries_are_no_training_records(tmp_path, capsys):
+    p = write(tmp_path, "finetune.out", _corenet(30))
+    _, recs, reader = read(p)
+    train = [r for r in recs if r.loss is not None]
+    val = [r for r in recs if r.val_loss is not None]
+    assert [r.step for r in train] == [1 + 115 * e for e in range(30)]  # the global counter
+    assert train[0].loss == pytest.approx(4.8) and train[0].lr == pytest.approx(1e-6)  # the list's first LR
+    assert [r.step for r in val] == [r.step for r in train]  # at the last training step
+    assert val[-1].val_loss == pytest.approx(4.7 - 29 * 0.06)
+    assert reader.skip_reasons == {"epoch summary lines (the epoch's averages, not a step's record)": 30}
+    code, d = _report(p, capsys)
+    checks = {c["id"]: c for c in d["checks"]}
+    assert checks["lr_schedule"]["status"] != "SKIP" and checks["overfitting"]["status"] != "SKIP"
+
+
+# DETR's util/misc.py MetricLogger.log_every ("{header}  [{i}/{n}]  eta: {eta}  {meters}  time: ...") and
+# engine.py's print("Averaged stats:", metric_logger); the header "Epoch: [13]" in training, "Test:" in
+# evaluate() (fresh4 detr_metriclogger_resume_epochs lines 18-71)
+def _metriclogger(epochs: int) -> str:
+    out = []
+    for e in range(epochs):
+        for i in list(range(0, 400, 100)) + [399]:
+            out.append(
+                f"Epoch: [{e}]  [{i:3d}/400]  eta: 0:53:34  loss: {80 - e * 5 - i / 100:.4f} ({90 - e * 5:.4f})  "
+                "time: 0.9167  data: 0.0000  max mem: 17237"
+            )
+        out += [
+            f"Epoch: [{e}] Total time: 0:53:41 (0.8744 s / it)",
+            f"Averaged stats: loss: 59.3179 ({90 - e * 5:.4f})",
+        ]
+        for i in (0, 50, 99):
+            out.append(
+                f"Test:  [{i:2d}/100]  eta: 0:22:53  loss: 108.6257 (108.6257)  time: 0.3726  data: 0.2539  max mem: 19947"
+            )
+        out += ["Test: Total time: 0:05:56 (0.0967 s / it)", f"Averaged stats: loss: 40.5374 ({100 + e:.4f})"]
+    return "\n".join(out) + "\n"
+
+
+def test_metriclogger_evaluation_is_validation(tmp_path):
+    _, recs, reader = read(write(tmp_path, "pretrain.out", _metriclogger(4)))
+    train = [r for r in recs if r.loss is not None]
+    val = [r for r in recs if r.val_loss is not None]
+    assert len(train) == 20 and all(r.loss < 81 for r in train)  # no Test: line among them
+    assert [r.val_loss for r in val] == [100, 101, 102, 103]  # the global average, not the median
+    assert [r.step for r in val] == [train[k].step for k in (4, 9, 14, 19)]
+    assert (
+        reader.skip_reasons.get("evaluation progress lines (running values; the result is read from its summary)") == 12
+    )
+
+
+def test_summary_words_elsewhere_change_nothing(tmp_path):
+    # "summary" in prose, a test counter without a colon, "Averaged stats" of training only
+    text = "".join(
+        f"step {s} loss {3 - s / 100:.3f} lr 0.0001\n"
+        + (
+            "writing summary to runs/exp1\nTest [3/10] skipped\nAveraged stats: loss: 2.0 (2.1)\n"
+            if s % 10 == 0
+            else ""
+        )
+        for s in range(1, 41)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs if r.loss is not None] == list(range(1, 41))
+    assert not any(r.val_loss is not None for r in recs)
+
+
+def test_an_lr_list_is_the_first_groups_lr(tmp_path):
+    text = "".join(f"step {s} | loss {3 - s / 100:.3f} | lr: [{s * 1e-5:.1e}, {s * 2e-5:.1e}]\n" for s in range(1, 41))
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert recs[9].lr == pytest.approx(1e-4) and len(recs) == 40

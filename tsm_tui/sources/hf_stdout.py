@@ -136,9 +136,9 @@ class HFStdoutReader(LineReader):
                 if not any(k.startswith("eval_") for k, _ in pairs) and int64(g.group(1)) is not None:
                     self._counter = int64(g.group(1))  # the dict's own step, better than any bar
             c = dict_counter(part, i) if g is None else None  # absl's "[Train 10/1882] {...}"
-            if c is not None and not any(k.startswith("eval_") for k, _ in pairs):
-                self._counter = c[0]
-                self.run_info.setdefault("total_steps", c[1])
+            if c is not None and c[0] is None and not any(k.startswith("eval_") for k, _ in pairs):
+                self._counter = c[1]
+                self.run_info.setdefault("total_steps", c[2])
             out += self._dict(pairs, body)
         if j >= 0:
             tail = part[j + 1 :]
