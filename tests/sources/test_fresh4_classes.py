@@ -316,7 +316,17 @@ def test_summary_words_elsewhere_change_nothing(tmp_path):
     assert not any(r.val_loss is not None for r in recs)
 
 
-def test_an_lr_list_is_the_first_groups_lr(tmp_path):
-    text = "".join(f"step {s} | loss {3 - s / 100:.3f} | lr: [{s * 1e-5:.1e}, {s * 2e-5:.1e}]\n" for s in range(1, 41))
-    _, recs, _ = read(write(tmp_path, "train.log", text))
-    assert recs[9].lr == pytest.approx(1e-4) and len(recs) == 40
+def test_an_lr_list_on_a_deepspeed_progress_line_makes_no_record(tmp_path):
+    # DeepSpeed-Chat step 3 (bench/corpus/console/ds_chat_step3_chatglm6b_dcu): two engines print
+    # "step=N, skipped=0, lr=[...]" between the run's own records; they stay no records
+    text = "".join(
+        f"[2023-06-26 18:44:51,546] [INFO] [logging.py:96:log_dist] [Rank 0] step={s + 1}, skipped=0, "
+        f"lr=[{(s + 1) * 1e-8:.0e}, {(s + 1) * 1e-8:.0e}], mom=[(0.9, 0.95), (0.9, 0.95)]\n"
+        * 2
+        + f"epoch: 0|step: {s}|ppo_ep: 1|act_loss: {0.3 + s / 100}|cri_loss: 2.35|unsuper_loss: 0.0\n"
+        "average reward score: -3.4609375\n" + "-" * 85 + "\n"
+        for s in range(30)
+    )
+    _, recs, reader = read(write(tmp_path, "step3.log", text))
+    assert [r.step for r in recs if r.loss is not None] == list(range(30))
+    assert not reader.skipped

@@ -480,7 +480,9 @@ class KeyValueTextReader(LineGroups, LineReader):
         pairs = DICT_PAIR.findall(line[i:])
         j = line.find("}", i)
         if j > 0 and ("[" in line[j:] or "(" in line[j:]):
-            pairs += LR_TUPLE.findall(line, j)  # CoreNet's "LR: [1e-06, 1e-06]"
+            t = LR_TUPLE.search(line, j)  # CoreNet's "LR: [1e-06, 1e-06]"
+            if t is not None:
+                pairs.append(t.groups())
         rec = self.build(pairs, step=step)
         if rec is None:
             return None
@@ -548,8 +550,12 @@ class KeyValueTextReader(LineGroups, LineReader):
         pairs = (pairs or []) + PAIR.findall(rest)
         if rest.count("|") >= 2:
             pairs += _pipe_pairs(rest)
-        if ":(" in rest or "=(" in rest or ": [" in rest or ":[" in rest or "=[" in rest:
-            pairs += LR_TUPLE.findall(rest)
+        if ":(" in rest or "=(" in rest:
+            # (a list on a step line is not read: DeepSpeed's "step=1, skipped=0, lr=[1e-08, 1e-08]" of
+            # two engines would become records of their own beside the run's)
+            t = LR_TUPLE.search(rest)  # (the first: a hostile line repeats it)
+            if t is not None:
+                pairs.append(t.groups())
         if not rest.isascii() or _SPACED_HINT.search(rest.lower()):
             pairs += SPACED.findall(rest)
             pairs += _spaced_losses(rest, pairs)

@@ -96,6 +96,7 @@ DICT_COUNTER_SPAN = 64  # characters before the dict searched for that counter
 SUMMARY_HEADER = re.compile(
     r"(?<![\w])(train(?:ing)?+|validation|valid|val|test(?:ing)?+|eval(?:uation)?+)\s++summary\b[^=:]*+$", re.I
 )
+SUMMARY_HEADER_MAX = 400  # a longer line is no summary's header (and the search stays linear; ours)
 # a MetricLogger evaluation's progress line: "Test:  [3000/3685]  eta: 0:01:06  loss: 84.12 (107.01)"
 MLOG_EVAL = re.compile(
     r"^\s*+(?:test|val(?:id(?:ation)?+)?+|eval(?:uation)?+)\s*+:\s*+\[\s*+\d++\s*+/\s*+\d++\s*+\]", re.I
@@ -103,7 +104,7 @@ MLOG_EVAL = re.compile(
 MLOG_STATS = "Averaged stats:"
 # a MetricLogger meter: "loss: 40.5374 (104.8026)" (the window's median, the global average)
 MLOG_METER = re.compile(
-    r"([A-Za-z_][\w.]*+):\s++[-+]?[\d.]++(?:[eE][-+]?\d++)?+\s++\(([-+]?[\d.]++(?:[eE][-+]?\d++)?+)\)"
+    r"(?<![\w.])([A-Za-z_][\w.]*+):\s++[-+]?[\d.]++(?:[eE][-+]?\d++)?+\s++\(([-+]?[\d.]++(?:[eE][-+]?\d++)?+)\)"
 )
 SUMMARY_NOTE = "epoch summary lines (the epoch's averages, not a step's record)"
 EVAL_PROGRESS_NOTE = "evaluation progress lines (running values; the result is read from its summary)"
@@ -209,7 +210,7 @@ class LineGroups:
                     return self._val_record(DICT_PAIR.findall(line, i, j + 1 if j > i else len(line)))
                 return self._val_record(self._cont_pairs(line))
             self._summ = None
-        if "ummary" in line:
+        if "ummary" in line and len(line) <= SUMMARY_HEADER_MAX:
             m = SUMMARY_HEADER.search(line)
             if m is not None:
                 self._summ = "train" if m.group(1)[:2].lower() == "tr" else "val"
