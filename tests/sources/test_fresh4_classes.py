@@ -150,10 +150,6 @@ def test_the_epoch_rule_takes_one_lagging_label(strict):
     seq = [(1, 970), (1, 980), (1, 1), (2, 11), (2, 21), (2, 971), (2, 981), (2, 2), (3, 12)]
     assert [c.step(e, 100, n, 989)[0] for e, n in seq] == [970, 980, 990, 1000, 1010, 1960, 1970, 1980, 1990]
     assert c.mode == "epoch"
-    # the epoch's length not printed: known from the first epoch (300 at an interval of 100)
-    c = EpochCounter(strict)
-    seq = [(1, 100), (1, 200), (1, 300), (2, 100), (2, 200), (2, 300), (2, 50), (3, 150)]
-    assert [c.step(e, None, n, None)[0] for e, n in seq] == [100, 200, 300, 400, 500, 600, 650, 750]
 
 
 def test_a_restart_of_the_same_epoch_is_not_taken_for_a_lag():
@@ -162,6 +158,11 @@ def test_a_restart_of_the_same_epoch_is_not_taken_for_a_lag():
     # out of rhythm: iter 30 of 989, then iter 1 under the same label (a relaunch of epoch 1)
     c = EpochCounter()
     assert [c.step(1, None, n, 989)[0] for n in (10, 20, 30, 1, 11)] == [10, 20, 30, 1, 11]
+    # in rhythm but back at the run's first counter: I-JEPA relaunched epoch 2 ("[2,  2550/ 2562]"
+    # then "[2,     0/ 2562]", "[2,    25/ 2562]": fresh2 ijepa_style_multiloss_gradstats_nan)
+    c = EpochCounter()
+    seq = [(1, 0), (1, 25), (1, 2550), (2, 0), (2, 25), (2, 2525), (2, 2550), (2, 0), (2, 25)]
+    assert [c.step(e, None, n, 2562)[0] for e, n in seq][-2:] == [2562, 2587]
     # a global counter never lags: it only grows, a smaller one is a resume
     c = EpochCounter()
     seq = [(1, 980), (1, 990), (2, 1000), (2, 1010), (2, 5)]

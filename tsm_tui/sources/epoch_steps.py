@@ -15,7 +15,8 @@ A label that lags (PaddleGAN prints ``Epoch: 1/100, iter: 1/989`` right after ``
 iter: 980/989``, then ``Epoch: 2/100, iter: 11/989``: the label is computed before the
 iteration moves on): a batch index that wraps while the epoch label stays the same, in the
 rhythm of the log (the steps from the last counter to the epoch's end and from the new
-epoch's start to the new counter make one logging interval, or less), is the next epoch's;
+epoch's start to the new counter make exactly one logging interval) and not back at the run's
+first counter, is the next epoch's;
 the label is taken as one behind until it changes. A wrap out of rhythm (a restart of the
 same epoch) is left as it is: the run's resume logic judges it.
 """
@@ -85,15 +86,16 @@ class EpochCounter:
 
     def _lags(self, n: int, per: int | None) -> bool:
         """Counter ``n`` wraps under an unchanged epoch label in the log's rhythm: the
-        epoch's length (printed, else known) minus the last counter plus ``n`` is at most
-        one logging interval (the last two counters' difference)."""
+        epoch's length (printed, else known) minus the last counter plus ``n`` is exactly
+        one logging interval (the last two counters' difference), and ``n`` is not the run's
+        first counter (a restart of the epoch goes back there)."""
         st = self._st
         assert st is not None
         length = per or self._per
         last, prev = st[2], self._prev
-        if not length or prev is None or not (0 <= n < last <= length) or last <= prev:
-            return False
-        return 0 < length - last + n <= last - prev
+        if not length or prev is None or not (0 <= n < last <= length) or last <= prev or n == st[4]:
+            return False  # (back to the run's first counter: a relaunch of the epoch, I-JEPA's "[2, 0/2562]")
+        return length - last + n == last - prev
 
     def in_last_epoch(self, n: int) -> int:
         """Counter ``n`` of a record that names no epoch: placed in the last epoch seen when
