@@ -86,6 +86,15 @@ SHAPES = {
     "many dicts": "{'loss': 1.0, 'epoch': 0.1}\n" * (N // 28),
     "a row of values": "1/50 " * (N // 5) + "x",
     "a header of names": "epoch loss " * (N // 11) + "1",
+    # summary and evaluation sections (text_groups.py, fresh4 A7); a counter before a dict (A5)
+    "summary headers then a colon": "x " + "train summary " * (N // 14) + ":",
+    "averaged stats of one word": "Averaged stats: " + "a" * N,
+    "averaged stats of meters": "Averaged stats: " + "loss: 1.0 (" * (N // 11) + "x",
+    "a metriclogger test line of meters": "Test:  [1/2]  " + "loss: 1.0 (2.0)  " * (N // 17),
+    "a summary line of dict openings": "\t loss=" + "{'a': 1.0, " * (N // 11),
+    "epoch counters before a dict": "Epoch: " + "1 [" * (N // 3) + "{'loss': 1.0}",
+    "train counters before a dict": "[Train 1/2] " * (N // 12) + "{'loss': 1.0}",
+    "lr lists": "step 1 loss 1.0 " + "lr: [1, " * (N // 8),
 }
 #: lines before a shape that open a multi-line context, so the shape is read inside it
 CONTEXTS = {
@@ -95,6 +104,12 @@ CONTEXTS = {
     "a table": ["-" * 40, "| train/ |  |"],
     "HF bars and held dicts": ["\r  1/100 [00:01<00:09, 9.9it/s]", "{'loss': 1.0, 'epoch': 0.01}"],
     "a column header": ["      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size"],
+    "a validation summary": [
+        "Epoch:   0 [       1/100], loss: {'total_loss': 4.8}",
+        "*** Validation summary for epoch 0",
+    ],
+    "a training summary": ["*** Training summary for epoch 0"],
+    "a metriclogger evaluation": ["Epoch: [0]  [0/10]  loss: 2.0 (2.0)", "Test:  [0/5]  loss: 1.0 (1.0)"],
 }
 #: the known killers, also at the longest line parsed (1 MiB)
 LONG = [

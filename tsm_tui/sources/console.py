@@ -4,7 +4,7 @@ The traceback of a crashed job is often in a file of its own: Slurm's
 ``--error`` file (``job.err``), torchrun's ``<rank>/stderr.log``, a ``2> train.err``.
 No reader recognises metrics there, so without this module the crash would not be
 seen. ``ConsoleReader`` reads a stream-named file
-that no format claimed (``.err``, ``.out``, ``.log``, ``stderr*``, ``stdout*``): it
+that no format claimed (``.err``, ``.out``, ``.log``, ``.txt``, ``stderr*``, ``stdout*``): it
 gives no records, only the text events every reader's lines are tapped for
 (``sources/text_events.py``).
 
@@ -18,11 +18,18 @@ registry already (8 MiB and its end); the same rule then rarely finds more.
 from __future__ import annotations
 
 import os
+import re
 
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import LineReader
 
-STREAM_EXT = (".err", ".out", ".log", ".stderr", ".stdout")
+STREAM_EXT = (".err", ".out", ".log", ".stderr", ".stdout", ".txt")
+#: ``.txt`` files that are documents, never a process's output (a run folder's requirements)
+_DOC_TXT = re.compile(
+    r"^(?:readme|notes?|todo|license|licence|copying|authors|changelog|changes|requirements|constraints)"
+    r"(?:[-_.][^/]*)?\.txt$|^(?:vocab|merges|labels?|classes|words|dict|tokens?)(?:[-_.][^/]*)?\.txt$",
+    re.I,
+)
 HINTS = ("loss", "iter", "step", "epoch", "trl:", "{'", " val ", " train ")  # (sources/head.py's metric words)
 KEEP = 2000  # candidate lines kept for the next sniff
 SNIFF_EVERY = 50  # candidate lines between two sniffs (ours)
@@ -30,9 +37,13 @@ SNIFF_MIN = 0.7  # a format must be this sure (five generic records, or a named 
 
 
 def stream_name(path: str) -> bool:
-    """A file named like a process's output stream (not notes, not data); ``cout.txt`` is
-    the script's captured console as Sacred's FileStorageObserver saves it."""
+    """A file named like a process's output stream (not notes, not data): a ``.txt`` is one
+    unless named as a document or a data list (``_DOC_TXT``): a console saved as
+    ``training_output.txt`` (``> out.txt``, ``Tee-Object``; Sacred's ``cout.txt``) holds the
+    crash of a run that died before its first logged step as often as a ``.log`` does."""
     low = os.path.basename(path).lower()
+    if low.endswith(".txt") and _DOC_TXT.match(low):
+        return False
     return low.endswith(STREAM_EXT) or low.startswith(("stderr", "stdout")) or low in ("log", "cout.txt")
 
 

@@ -10,6 +10,15 @@ index becomes ``(epoch - first epoch) x epoch length + counter``; the epoch leng
 one printed, else the first epoch's last counter (plus the logging interval when the
 counter starts at 0): the steps past an epoch's last record that the log did not print are
 not counted.
+
+A label that lags (PaddleGAN prints ``Epoch: 1/100, iter: 1/989`` right after ``Epoch: 1/100,
+iter: 980/989``, then ``Epoch: 2/100, iter: 11/989``: the label is computed before the
+iteration moves on): a batch index that wraps while the epoch label stays the same, in the
+rhythm of the log (the steps from the last counter to the epoch's end and from the new
+epoch's start to the new counter make exactly one logging interval) and not back at the run's
+first counter, is the next epoch's;
+the label is taken as one behind until it changes. A wrap out of rhythm (a restart of the
+same epoch) is left as it is: the run's resume logic judges it.
 """
 
 from __future__ import annotations
@@ -26,6 +35,8 @@ class EpochCounter:
         #: epoch changes), first counter, counter before the last
         self._st: list | None = None
         self._per: int | None = None  # an epoch's length when none is printed
+        self._lag: int | None = None  # an epoch label seen to lag one epoch behind its counter
+        self._prev: int | None = None  # the counter before the last one, in the same epoch
 
     @property
     def mode(self) -> str | None:
@@ -38,6 +49,15 @@ class EpochCounter:
         st = self._st
         if st is None:
             st = self._st = [e, e, n, None, n, None]
+        if self._lag is not None and e == self._lag:
+            e += 1
+        else:
+            self._lag = None
+            if e == st[1] and st[3] != "global" and self._lags(n, per):
+                self._lag, e = e, e + 1
+                if st[3] is None:
+                    st[3] = "epoch"
+        self._prev = st[2] if e == st[1] and n != st[2] else (None if e != st[1] else self._prev)
         total = None
         if e != st[1] and st[3] is None:
             st[3] = "epoch" if (n < st[2] if self.strict else n <= st[2]) else "global"
@@ -63,6 +83,19 @@ class EpochCounter:
             step = (e - st[0]) * per + n
             return (step if -MAX_INT <= step <= MAX_INT else None), total
         return n, total
+
+    def _lags(self, n: int, per: int | None) -> bool:
+        """Counter ``n`` wraps under an unchanged epoch label in the log's rhythm: the
+        epoch's length (printed, else known) minus the last counter plus ``n`` is exactly
+        one logging interval (the last two counters' difference), and ``n`` is not the run's
+        first counter (a restart of the epoch goes back there)."""
+        st = self._st
+        assert st is not None
+        length = per or self._per
+        last, prev = st[2], self._prev
+        if not length or prev is None or not (0 <= n < last <= length) or last <= prev or n == st[4]:
+            return False  # (back to the run's first counter: a relaunch of the epoch, I-JEPA's "[2, 0/2562]")
+        return length - last + n == last - prev
 
     def in_last_epoch(self, n: int) -> int:
         """Counter ``n`` of a record that names no epoch: placed in the last epoch seen when

@@ -30,7 +30,7 @@ from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.line_clock import DayClock, clock_column, line_clock
 from tsm_tui.sources.fields import STEP_KEYS, field_for, loss_role, normalise
-from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups
+from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups, dict_counter
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
 
 # Every regex here must stay linear in the line's length: no two adjacent pieces may
@@ -201,8 +201,9 @@ TORCHTUNE_BAR = re.compile(rf"^\s*+(\d{{1,9}})\|(\d++)\|Loss:\s*+({NUM})")
 # a "| name value |" field of a pipe-separated line (a custom trainer's "step 47700 | loss 1.4684 | lr
 # 1.79e-04 | grad 0.075 | 113.4k tok/s"): a name of up to three words and a number, nothing else
 PIPE_FIELD = re.compile(rf"\s*+([A-Za-z_][\w./\-]*+(?: [A-Za-z_][\w./\-]*+){{0,2}})\s++({NUM})\s*+")
-# BasicSR's logger prints the LR of each param group as a tuple: "lr:(2.999e-05,)" (the first group's is the LR)
-LR_TUPLE = re.compile(rf"(?<![\w./\-])(lr|learning[ _]rate)\s*+[:=]\s*+\(\s*+({NUM})\s*+,")
+# BasicSR's logger prints the LR of each param group as a tuple: "lr:(2.999e-05,)", CoreNet's as a
+# list: "LR: [1e-06, 1e-06]" (the first group's is the LR)
+LR_TUPLE = re.compile(rf"(?<![\w./\-])(lr|learning[ _]rate)\s*+[:=]\s*+[(\[]\s*+({NUM})\s*+[,\]]", re.I)
 # a tqdm bar's count before its time bracket, and the rate that ends the bracket's fixed part
 # ("Training progress:  10%|█   | 3000/30000 [00:37<05:33, 80.96it/s, Loss=0.0360670]")
 BAR_COUNT = re.compile(r"(?<![\d/])(\d++)/(\d++)\s*+$")
@@ -312,6 +313,10 @@ class KeyValueTextReader(LineGroups, LineReader):
                 line = line[t.end() :]
         if not line.strip():
             return self._blank() if self._open else []
+        if self._summ is not None or "ummary" in line or line[:1] in _SECTION_FIRST:
+            got = self._summary(line)  # (summary and evaluation sections: text_groups.py)
+            if got is not None:
+                return got
         pre: list[StepRecord] = []
         if self._open:  # a record spread over lines may be open (text_groups.py)
             taken, pre = self._before(line)
@@ -375,9 +380,9 @@ class KeyValueTextReader(LineGroups, LineReader):
         if "'" in line and "{" in line:
             i = line.find("{'")
             if i >= 0:
-                rec = self.build(DICT_PAIR.findall(line[i:]))
-                if rec is not None:
-                    return [rec]
+                got = self._dict_record(line, i)
+                if got is not None:
+                    return got
         if '{"' in line:
             rec = self._json_in_line(line)
             if rec is not None:
@@ -459,6 +464,36 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.run_info.setdefault("total_steps", m.group(2))
         return self._with_step(line, m, step)
 
+    def _dict_record(self, line: str, i: int) -> list[StepRecord] | None:
+        """A printed dict at ``i`` (its pairs, an LR list or tuple after it): at the step of the
+        counter printed before it (``[Train 10/1882]``, ``Epoch: 1 [116/10000000], loss:``:
+        text_groups.dict_counter), else the next record's; None when it holds no metric."""
+        c = dict_counter(line, i)
+        step = None
+        if c is not None:
+            e, n, total = c
+            # (the total beside an epoch is no plan: CoreNet prints its 10,000,000-iteration cap)
+            step = n if e is None else self._epoch_step(e, None, n, None)
+            if step is None:
+                self.skip("step out of range")
+                return []
+        pairs = DICT_PAIR.findall(line[i:])
+        j = line.find("}", i)
+        if j > 0 and ("[" in line[j:] or "(" in line[j:]):
+            t = LR_TUPLE.search(line, j)  # CoreNet's "LR: [1e-06, 1e-06]"
+            if t is not None:
+                pairs.append(t.groups())
+        rec = self.build(pairs, step=step)
+        if rec is None:
+            return None
+        if c is not None:
+            if c[0] is None:
+                self.run_info.setdefault("total_steps", c[2])
+            else:
+                self._no_template = True  # (the step is no single number of the line)
+            self._own_steps += 1
+        return [rec]
+
     def _abbreviated(self, v: int, mult: int) -> int | None:
         """The step printed as ``v`` thousands (millions, ...), rounded: several records
         print the same "1K" (steps 1000, 1200, 1400 at a record every 200). The step is
@@ -516,7 +551,11 @@ class KeyValueTextReader(LineGroups, LineReader):
         if rest.count("|") >= 2:
             pairs += _pipe_pairs(rest)
         if ":(" in rest or "=(" in rest:
-            pairs += LR_TUPLE.findall(rest)
+            # (a list on a step line is not read: DeepSpeed's "step=1, skipped=0, lr=[1e-08, 1e-08]" of
+            # two engines would become records of their own beside the run's)
+            t = LR_TUPLE.search(rest)  # (the first: a hostile line repeats it)
+            if t is not None:
+                pairs.append(t.groups())
         if not rest.isascii() or _SPACED_HINT.search(rest.lower()):
             pairs += SPACED.findall(rest)
             pairs += _spaced_losses(rest, pairs)
@@ -1142,6 +1181,7 @@ class KeyValueTextReader(LineGroups, LineReader):
 
 #: a step header's text before the step: a timestamp / logger prefix, short (ours)
 HEADER_PREFIX = 80
+_SECTION_FIRST = "TtVvEeA "  # first characters of a MetricLogger evaluation's lines (text_groups.MLOG_EVAL)
 
 
 # what may follow a header's step besides named numbers: numbers and rate units

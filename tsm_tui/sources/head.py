@@ -10,6 +10,11 @@
 - **Terminal escape sequences** (ANSI colours in a ``| tee`` capture) are removed from
   every head line with ``core.sanitize.strip_ansi``, as ``sources.lines.decode_line``
   does for the lines the readers are fed: sniffers and parsers see the same text.
+- **UTF-16 / UTF-32 text** (PowerShell's ``>`` and ``Tee-Object`` write UTF-16 LE with a
+  BOM): a file that starts with a UTF-16 / UTF-32 byte-order mark, or whose first bytes are
+  ASCII text with every other byte NUL (UTF-16 LE without a BOM), is decoded as such
+  (``wide_encoding``), never called binary for its NUL bytes; the line readers get it
+  transcoded to UTF-8 (``sources.lines.LineSplitter``).
 - **Metrics that start late** (pip output, echoed code, an argument dump, NCCL chatter):
   when nothing in the head is recognised, ``deep_lines`` scans on in bounded windows
   (up to ``DEEP_BYTES``) and hands the sniffers only the lines that carry a metric-ish
@@ -18,6 +23,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 from dataclasses import dataclass
 
@@ -39,6 +45,42 @@ _CTRL = bytes(c for c in range(32) if c not in (8, 9, 10, 12, 13, 27)) + b"\x7f"
 # window (found with bytes.find: a regex alternation would scan at ~10 MB/s)
 # (looked for in the lowered window: one pass, then one find per word)
 _HINTS = (b"loss", b"iter", b"step", b"epoch", b"trl:", b"{'", b" val ", b" train ")
+
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),  # (before UTF-16 LE: its BOM starts the same way)
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+WIDE_PROBE = 64  # bytes looked at for BOM-less UTF-16 LE (ours)
+
+
+def wide_encoding(first: bytes) -> str | None:
+    """The UTF-16 / UTF-32 encoding of a file that starts with ``first``: named by its
+    byte-order mark, or UTF-16 LE when at least 8 bytes and every other byte is NUL under
+    printable ASCII or whitespace (a BOM-less PowerShell / .NET capture); else None."""
+    for bom, enc in _BOMS:
+        if first.startswith(bom):
+            return enc
+    s = first[: WIDE_PROBE - WIDE_PROBE % 2]
+    s = s[: len(s) - len(s) % 2]
+    if len(s) < 8 or s[1::2].strip(b"\0"):
+        return None
+    low = s[0::2]
+    return "utf-16-le" if all(32 <= c < 127 or c in (9, 10, 13) for c in low) else None
+
+
+def _wide_head(raw: bytes, enc: str, more: bool, end: int) -> "Head":
+    """The head of a UTF-16 / UTF-32 file (``raw``: its first bytes, NUL bytes and all)."""
+    w = 4 if "32" in enc else 2
+    raw = raw[: len(raw) - len(raw) % w]
+    text = raw.decode(enc, "replace").removeprefix("\ufeff")
+    lines = text.split("\n")
+    if more and len(lines) > 1:
+        cut = lines.pop()
+        end -= len(cut.encode(enc, "replace"))
+    return Head([strip_ansi(ln).rstrip("\r") for ln in lines], None, end, more, 0)
 
 
 @dataclass
@@ -94,6 +136,11 @@ def sample_head(path: str, binary_reason: str) -> Head:
         with open_regular(path) as f:  # (a FIFO named x.log never blocks us)
             raw = f.read(HEAD_BYTES)
             start = 0
+            wide = wide_encoding(raw[:WIDE_PROBE])
+            if wide:
+                raw += f.read(LONG_HEAD) if raw.count(b"\n") < 2 else b""
+                more = bool(f.read(1))
+                return _wide_head(raw, wide, more, f.tell() - (1 if more else 0))
             if raw[:1] == b"\0":
                 start = skip_hole(f, path)
                 if start:

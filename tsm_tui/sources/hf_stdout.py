@@ -37,6 +37,7 @@ from tsm_tui.core.numbers import MAX_INT, int64
 from tsm_tui.sources.base import METRICS, LineReader
 from tsm_tui.sources.fields import field_for
 from tsm_tui.sources.generic_text import DICT_PAIR
+from tsm_tui.sources.text_groups import dict_counter
 
 TQDM = re.compile(r"(?<!\d)(\d+)/(\d++) \[")  # linear: one attempt per digit run
 # bars that count data, not steps: their label (tqdm's desc) or their unit
@@ -134,6 +135,10 @@ class HFStdoutReader(LineReader):
                 self.run_info.setdefault("total_steps", g.group(2))  # (bounded by RunFacts)
                 if not any(k.startswith("eval_") for k, _ in pairs) and int64(g.group(1)) is not None:
                     self._counter = int64(g.group(1))  # the dict's own step, better than any bar
+            c = dict_counter(part, i) if g is None else None  # absl's "[Train 10/1882] {...}"
+            if c is not None and c[0] is None and not any(k.startswith("eval_") for k, _ in pairs):
+                self._counter = c[1]
+                self.run_info.setdefault("total_steps", c[2])
             out += self._dict(pairs, body)
         if j >= 0:
             tail = part[j + 1 :]

@@ -12,6 +12,9 @@ bytes into lines with these rules:
 - a line longer than ``MAX_LINE`` is counted once (``LONG_LINE``) and never parsed:
   an unfinished one is dropped up to its newline as it comes (memory stays bounded);
 - bytes that are not UTF-8 are replaced and counted (``NON_UTF8``); the line is read;
+- a UTF-16 / UTF-32 file (``sources.head.wide_encoding``: by its byte-order mark, or
+  BOM-less UTF-16 LE ASCII) is transcoded to UTF-8 before it is cut (its NUL bytes are
+  text, not a hole);
 - trailing carriage returns are dropped (CRLF files; a bare ``\\r`` inside a line,
   tqdm's redraws, stays: the readers split on it where it matters).
 
@@ -21,10 +24,12 @@ what is only noted).
 
 from __future__ import annotations
 
+import codecs
 from typing import Protocol
 
+from tsm_tui.core.safeio import open_regular
 from tsm_tui.core.sanitize import strip_ansi
-from tsm_tui.sources.head import HOLE, strip_nul
+from tsm_tui.sources.head import HOLE, WIDE_PROBE, strip_nul, wide_encoding
 
 MAX_LINE = 1 << 20  # 1 MiB: longer lines are counted as skipped, never parsed
 LONG_LINE = f"line longer than {MAX_LINE >> 20} MiB"
@@ -99,15 +104,23 @@ class LineSplitter:
     the held partial line joined to its rest) and holds what follows the last
     newline; ``end`` returns the held line at the end of a finished file."""
 
-    __slots__ = ("sink", "partial", "discarding", "dropped")
+    __slots__ = ("sink", "partial", "discarding", "dropped", "wide", "_dec")
 
     def __init__(self, sink: Sink) -> None:
         self.sink = sink
         self.partial = bytearray()  # an incomplete last line, waiting for its newline
         self.discarding = False  # inside an over-long line: dropped up to its newline
         self.dropped = 0  # over-long lines dropped up to their newline (line numbers count them)
+        #: the UTF-16 / UTF-32 encoding of the sink's file (by its first bytes), or None
+        self.wide = _file_encoding(getattr(sink, "path", "") or "")
+        self._dec = codecs.getincrementaldecoder(self.wide)("replace") if self.wide else None
 
     def push(self, data: bytes) -> bytes:
+        if self._dec is not None:
+            text = self._dec.decode(data)
+            data = text.encode("utf-8", "replace")
+            if data.startswith(b"\xef\xbb\xbf") and not self.partial:
+                data = data[3:]  # (the byte-order mark)
         if b"\0" in data:
             data, n = strip_nul(data)
             note(self.sink, HOLE, n)
@@ -150,12 +163,27 @@ class LineSplitter:
         """Start over (a truncated or rewritten file is read again from 0)."""
         self.partial.clear()
         self.discarding = False
+        if self._dec is not None:
+            self._dec.reset()
 
     def carry(self, other: "LineSplitter") -> None:
         """Go on with ``other``'s held line (a copytruncate cut a line between the copy
         and the file)."""
         self.partial[:] = other.partial
         self.discarding = other.discarding
+        if other._dec is not None:
+            self.wide, self._dec = other.wide, other._dec
+
+
+def _file_encoding(path: str) -> str | None:
+    """``wide_encoding`` of the file at ``path`` (None when it cannot be read)."""
+    if not path:
+        return None
+    try:
+        with open_regular(path) as f:
+            return wide_encoding(f.read(WIDE_PROBE))
+    except (OSError, ValueError):
+        return None
 
 
 def split_block(block: bytes) -> tuple[list[bytes], bool]:

@@ -18,6 +18,14 @@ several lines; the record is then the group:
   validation losses at the last training step, not training steps; it ends at a
   line saying the evaluation ended (``Eval samples: 10000``), a blank line, an
   epoch header, or a step line counting to another total;
+- **summary sections of a per-epoch log**: CoreNet's ``*** Training summary for epoch 0``
+  then a tab-indented ``loss={'classification': 4.72, 'total_loss': 4.80}`` (the epoch's
+  averages: no record, counted in ``skip_reasons``), ``*** Validation summary for epoch 0``
+  then ``loss={... 'total_loss': 4.70} || top1={'logits': 0.98}`` (a validation loss at the
+  last training step); a MetricLogger evaluation (DETR, torchvision references): its
+  ``Test:  [3000/3685] ... loss: 56.80 (78.68)`` progress lines are the evaluation's running
+  values (counted, no record), the ``Averaged stats: loss: 40.53 (104.80)`` after them its
+  result (the global average in parentheses: a validation loss at the last training step);
 - **a header of column names, then rows of values** (Ultralytics' console:
   ``Epoch GPU_mem box_loss cls_loss dfl_loss Instances Size`` then
   ``1/50 8.37G 0.9014 2.375 0.9244 52 640: 100% ━━━ 75/75``; fastai's
@@ -43,6 +51,7 @@ import re
 from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.fields import loss_role
+from tsm_tui.sources.lines import note
 
 MAX_GROUP_LINES = 32  # continuation lines in one group (a header followed by a long listing: closed there)
 MAX_GROUP_PAIRS = 256  # named numbers kept per group or table (memory stays bounded; ours)
@@ -69,8 +78,53 @@ DASHES = re.compile(r"^\s*+-{8,}+\s*+$")  # (not llm.c's "+----+----+" header bo
 # a short rule inside a group (PointNet's "----" between "**** EPOCH 000 ****" and "mean loss: 2.41"):
 # no line of the record, no end of it (a long one, DASHES, ends it)
 RULE = re.compile(r"^\s*+[-=*_~.]{1,7}+\s*+$")
+# a training counter in brackets just before a printed dict record: an absl trainer's
+# "[Train 10/1882] {'grads_finite': 1.0, 'train_loss': 0.0077}", CoreNet's "Epoch:   1 [
+# 116/10000000], loss: {'classification': 4.72, 'total_loss': 4.79}" (the epoch, the counter and
+# its total; the counter's key may name the dict); an evaluation's counter ("[Eval 3/10]") or a
+# bare "[3/10]" is none
+DICT_COUNTER = re.compile(
+    r"(?:(?<!\w)epoch\s*+[:=]?\s*+(\d++)\s*+|\[\s*+(?=[a-z]))\[?\s*+"
+    r"(?:(?:train(?:ing)?+|iter(?:ation)?+|step|batch|update)\s*+[:#]?\s*+)?(\d++)\s*+/\s*+(\d++)\s*+\]"
+    r"\s*+[-:|,]?\s*+(?:[a-z_]\w*+\s*+[:=]\s*+)?$",
+    re.I,
+)
+DICT_COUNTER_SPAN = 64  # characters before the dict searched for that counter
+
+# a summary's header: "*** Training summary for epoch 0", "*** Validation summary for epoch 0"
+# (no named number on it)
+SUMMARY_HEADER = re.compile(
+    r"(?<![\w])(train(?:ing)?+|validation|valid|val|test(?:ing)?+|eval(?:uation)?+)\s++summary\b[^=:]*+$", re.I
+)
+SUMMARY_HEADER_MAX = 400  # a longer line is no summary's header (and the search stays linear; ours)
+# a MetricLogger evaluation's progress line: "Test:  [3000/3685]  eta: 0:01:06  loss: 84.12 (107.01)"
+MLOG_EVAL = re.compile(
+    r"^\s*+(?:test|val(?:id(?:ation)?+)?+|eval(?:uation)?+)\s*+:\s*+\[\s*+\d++\s*+/\s*+\d++\s*+\]", re.I
+)
+MLOG_STATS = "Averaged stats:"
+# a MetricLogger meter: "loss: 40.5374 (104.8026)" (the window's median, the global average)
+MLOG_METER = re.compile(
+    r"(?<![\w.])([A-Za-z_][\w.]*+):\s++[-+]?[\d.]++(?:[eE][-+]?\d++)?+\s++\(([-+]?[\d.]++(?:[eE][-+]?\d++)?+)\)"
+)
+SUMMARY_NOTE = "epoch summary lines (the epoch's averages, not a step's record)"
+EVAL_PROGRESS_NOTE = "evaluation progress lines (running values; the result is read from its summary)"
 #: a table's step: the environment steps first (SB3's "time/total_timesteps")
 TABLE_STEP = ("time/total_timesteps", "total_timesteps", "timesteps", "time/iterations", "iterations")
+
+
+def dict_counter(line: str, i: int) -> tuple[int | None, int, int] | None:
+    """(epoch or None, counter, its total) printed just before the dict at ``i``
+    (``DICT_COUNTER``), or None."""
+    if i <= 0:
+        return None
+    m = DICT_COUNTER.search(line, max(0, i - DICT_COUNTER_SPAN), i)
+    if m is None:
+        return None
+    e = int64(m.group(1)) if m.group(1) else None
+    n, total = int64(m.group(2)), int64(m.group(3))
+    if n is None or total is None or (m.group(1) and e is None):
+        return None
+    return e, n, total
 
 
 def _table_row(line: str) -> tuple[str, str] | None:
@@ -89,6 +143,8 @@ class LineGroups:
     #: a multi-line context may be open (a group, a table, an evaluation section, a carried
     #: epoch): the per-line hot path checks this one flag
     _open = False
+    _last_step: int  # (the reader's)
+    records: int
 
     def _ctx_reset(self) -> None:
         self._cols: list[str] | None = None  # the last column header's names
@@ -96,6 +152,7 @@ class LineGroups:
         self._carry: tuple[int, int | None] | None = None  # (epoch, epochs) of the last epoch header
         self._evalsec: list | None = None  # [total of its first step line or None]
         self._tbl: list | None = None  # [pairs, section prefix]
+        self._summ: str | None = None  # "train" / "val": a summary's lines follow; "mlog": a MetricLogger evaluation
 
     # -- the wrapper's part: before a line is read as a line ---------------------------
     def _before(self, line: str) -> tuple[bool, list[StepRecord]]:
@@ -124,6 +181,59 @@ class LineGroups:
             self._evalsec = None
         return False, out
 
+    # -- summary sections -----------------------------------------------------------------
+    def _summary(self, line: str) -> list[StepRecord] | None:
+        """A summary's header or line, a MetricLogger evaluation's line: what it gives (the
+        line taken), else None (read as usual). Called for a line holding "ummary", starting
+        with "Test:" / "Averaged stats:" or the like, and while a summary is open."""
+        kind = self._summ
+        if kind == "mlog":
+            if MLOG_EVAL.match(line):
+                note(self, EVAL_PROGRESS_NOTE)
+                return []
+            if line.startswith(MLOG_STATS):
+                self._summ = None
+                return self._val_record(MLOG_METER.findall(line))
+            if self._step_of_line(line) is not None:
+                self._summ = None  # training again, no result printed
+            return None
+        if kind is not None:
+            if line[:1] in " \t" and ("=" in line or ":" in line):
+                if kind == "train":
+                    note(self, SUMMARY_NOTE)
+                    return []
+                i = line.find("{'")
+                if i >= 0:
+                    from tsm_tui.sources.generic_text import DICT_PAIR  # (the reader's module imports this one)
+
+                    j = line.find("}", i)
+                    return self._val_record(DICT_PAIR.findall(line, i, j + 1 if j > i else len(line)))
+                return self._val_record(self._cont_pairs(line))
+            self._summ = None
+        if "ummary" in line and len(line) <= SUMMARY_HEADER_MAX:
+            m = SUMMARY_HEADER.search(line)
+            if m is not None:
+                self._summ = "train" if m.group(1)[:2].lower() == "tr" else "val"
+                return self._close_group()
+        elif MLOG_EVAL.match(line):
+            self._summ = "mlog"
+            note(self, EVAL_PROGRESS_NOTE)
+            return []
+        return None
+
+    def _val_record(self, pairs: list) -> list[StepRecord]:
+        """A validation loss from a summary's pairs (its loss, or its validation loss), at
+        the last training step; [] when none is there."""
+        prev, n = self._last_step, self.records
+        rec = self.build(pairs, step=max(prev, 0))
+        self._last_step = prev
+        v = None if rec is None else (rec.val_loss if rec.val_loss is not None else rec.loss)
+        if rec is None or v is None:
+            self.records = n
+            note(self, SUMMARY_NOTE)
+            return []
+        return [StepRecord(rec.step, val_loss=v, source=rec.source)]
+
     def _is_continuation(self, line: str) -> bool:
         s = line.lstrip()
         return not (
@@ -132,7 +242,15 @@ class LineGroups:
             or DASHES.match(line)
             or EPOCH_HEADER.match(line)
             or self._step_of_line(line) is not None
+            or ("{'" in line and self._own_dict_record(line))
         )
+
+    def _own_dict_record(self, line: str) -> bool:
+        """A printed dict that is a record of its own, never a continuation of a header's
+        group: it has its own counter (``dict_counter``), or the log's records so far were
+        printed dicts counted one by one (a prose line naming a step between them, absl's
+        "Saving checkpoint at step: 1000", would otherwise swallow the next 32 records)."""
+        return self.inferred_steps > 0 or dict_counter(line, line.find("{'")) is not None
 
     def _blank(self) -> list[StepRecord]:
         self._evalsec = None
