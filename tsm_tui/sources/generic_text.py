@@ -356,6 +356,11 @@ class KeyValueTextReader(LineGroups, LineReader):
             m = BATCH_HEADER.match(line)
         return m
 
+    @staticmethod
+    def _dict_pairs(text: str) -> list:
+        """The pairs of a printed dict (``{'loss': 1.5, ...}``): DICT_PAIR's, for text_groups.py."""
+        return DICT_PAIR.findall(text)
+
     def _cont_pairs(self, line: str) -> list:
         """The named numbers of a line that continues a record (no step of its own)."""
         pairs = PAIR.findall(line)

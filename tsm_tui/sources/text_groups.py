@@ -138,7 +138,7 @@ def _table_row(line: str) -> tuple[str, str] | None:
 
 class LineGroups:
     """The multi-line state of a generic text reader (mixed into KeyValueTextReader;
-    the reader provides ``_cont_pairs(line)``, ``build`` and ``_ctx_on``)."""
+    the reader provides ``_cont_pairs(line)``, ``_dict_pairs(text)``, ``build`` and ``_ctx_on``)."""
 
     #: a multi-line context may be open (a group, a table, an evaluation section, a carried
     #: epoch): the per-line hot path checks this one flag
@@ -204,10 +204,8 @@ class LineGroups:
                     return []
                 i = line.find("{'")
                 if i >= 0:
-                    from tsm_tui.sources.generic_text import DICT_PAIR  # (the reader's module imports this one)
-
                     j = line.find("}", i)
-                    return self._val_record(DICT_PAIR.findall(line, i, j + 1 if j > i else len(line)))
+                    return self._val_record(self._dict_pairs(line[i : j + 1 if j > i else len(line)]))
                 return self._val_record(self._cont_pairs(line))
             self._summ = None
         if "ummary" in line and len(line) <= SUMMARY_HEADER_MAX:
