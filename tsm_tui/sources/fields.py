@@ -8,14 +8,12 @@ from __future__ import annotations
 import math
 import re
 
+#: counters whose name says they are one (a loop's "batch_index=640 loss=..."): step keys that
+#: name a step on their own in a text line too (generic_text.NAMED_STEP_KEYS)
+COUNTER_KEYS = frozenset({"batch_index", "batch_idx", "iter_num", "global_iter", "global_iteration", "train_step"})
 STEP_KEYS = {
+    *COUNTER_KEYS,
     "step",
-    "batch_index",
-    "batch_idx",
-    "iter_num",
-    "global_iter",
-    "global_iteration",
-    "train_step",
     "steps",
     "iter",
     "iteration",

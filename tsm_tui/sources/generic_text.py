@@ -29,7 +29,7 @@ from tsm_tui.sources.epoch_steps import EpochCounter
 from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.line_clock import DayClock, clock_column, line_clock
-from tsm_tui.sources.fields import STEP_KEYS, field_for, loss_role, normalise
+from tsm_tui.sources.fields import COUNTER_KEYS, STEP_KEYS, field_for, loss_role, normalise
 from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups, dict_counter
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
 
@@ -85,12 +85,7 @@ NAMED_STEP_KEYS = frozenset(
         "train/step",
         "train/global_step",
         "trainer/global_step",
-        "batch_index",
-        "batch_idx",
-        "iter_num",
-        "global_iter",
-        "global_iteration",
-        "train_step",
+        *COUNTER_KEYS,
     }
 )
 _STEP_HINT = re.compile(r"(?i)step|iter|update|batch")
