@@ -861,16 +861,12 @@ class KeyValueTextReader(LineGroups, LineReader):
         if n is None or (phase and e is None):
             self.skip("step out of range")
             return []
-        ep = self.__dict__.get("_ep")
-        saved = copy.deepcopy(ep) if phase and ep is not None else None  # (a few numbers)
+        saved = self._epoch_saved() if phase else None
         step = self._epoch_step(e, None, n, None) if e is not None else n
         rec = self.build(pairs, step=step) if step is not None else None
         if rec is None:
             if phase:  # no record: the counter's state is as it was
-                if saved is not None:
-                    self._ep = saved
-                else:
-                    self.__dict__.pop("_ep", None)
+                self._epoch_undo(saved)
             if step is None:
                 self.skip("step out of range")
                 return []
@@ -890,8 +886,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.skip("step out of range")
             return []
         last, own, recs, other = self._last_step, self._own_steps, self.records, self.other_lines
-        ep = self.__dict__.get("_ep")
-        saved = None if ep is None else copy.deepcopy(ep)  # (a few numbers)
+        saved = self._epoch_saved()
         step = self._epoch_step(e, None, n, per)
         if step is None:
             self.skip("step out of range")
@@ -901,10 +896,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         if not any(r.loss is not None or r.val_loss is not None or r.grad_norm is not None for r in got):
             # no metric: undo (the counter's epoch state included), not a header of a group
             self._last_step, self._own_steps, self.records, self.other_lines = last, own, recs, other + 1
-            if saved is not None:
-                self._ep = saved
-            else:
-                self.__dict__.pop("_ep", None)
+            self._epoch_undo(saved)
             self._grp = None
             self._ctx_sync()
             return []
@@ -922,6 +914,19 @@ class KeyValueTextReader(LineGroups, LineReader):
             return []
         self._no_template = True  # (the step is no single number of the line: no template)
         return self._with_step(line, m, step, [("epoch", m.group(1))])
+
+    def _epoch_saved(self) -> EpochCounter | None:
+        """A copy of the epoch counter's state (a few numbers), to undo a placement that read
+        no record (``_epoch_undo``); None while there is none."""
+        ep = self.__dict__.get("_ep")
+        return None if ep is None else copy.deepcopy(ep)
+
+    def _epoch_undo(self, saved: EpochCounter | None) -> None:
+        """The epoch counter's state as ``_epoch_saved`` copied it (none then: none now)."""
+        if saved is not None:
+            self._ep = saved
+        else:
+            self.__dict__.pop("_ep", None)
 
     def _epoch_step(self, e: int, epochs: int | None, n: int, per: int | None) -> int | None:
         """The step of counter ``n`` (of ``per``) in epoch ``e`` (sources/epoch_steps.py: a

@@ -421,7 +421,7 @@ def _epoch(body: str) -> float | None:
 
 
 def _round_numbers(upto: float) -> list[int]:
-    """The round numbers (see _round) up to ``upto``: a few per power of ten."""
+    """The round numbers up to ``upto``: 1, 2, 5 and 25 times each power of ten."""
     out, p = [], 1
     while p <= upto:
         out += [p, 2 * p, 5 * p, 25 * p]
@@ -430,10 +430,8 @@ def _round_numbers(upto: float) -> list[int]:
 
 
 def _round(n: int) -> bool:
-    """1, 2, 5 or 25 times a power of ten: the logging intervals people choose."""
-    while n >= 10 and n % 10 == 0:
-        n //= 10
-    return n in (1, 2, 5, 25)
+    """One of _round_numbers: the logging intervals people choose."""
+    return n in _round_numbers(n)
 
 
 def _has_metric(pairs: list[tuple[str, str]]) -> bool:
