@@ -246,6 +246,29 @@ def test_nan_model_outputs_fail_nonfinite_while_the_loss_looks_finite():
     assert next(c for c in mon.checks() if c.id == "nonfinite").status.value == "PASS"
 
 
+def test_nan_gradient_statistic_fails_nonfinite_on_records_and_frames():
+    """A layer's grad norm (or a list of them: I-JEPA's grad_stats) gone NaN beside a finite loss
+    and no total grad norm: the total norm is NaN; an evaluation's gradient key is not this check's."""
+    from tsm_tui.analysis.monitor import Monitor
+
+    recs = [
+        StepRecord(
+            s,
+            loss=2.0 - s / 1e4,
+            lr=1e-4,
+            extra={"grad/first_layer": math.inf if s == 470 else 0.4, "eval/grad_x": math.nan, "gradual": math.nan},
+        )
+        for s in range(10, 3001, 10)
+    ]
+    mon = Monitor(Settings(), RunInfo())
+    alerts = [a for r in recs for a in mon.feed(r)] + mon.finalize()
+    c = next(c for c in mon.checks() if c.id == "nonfinite")
+    assert c.status.value == "FAIL" and c.summary.startswith("1 non-finite record(s), first at step 470")
+    (a,) = [a for a in alerts if a.check == "nonfinite"]
+    assert "gradient statistic grad/first_layer is Inf while the loss is" in a.message
+    run_both(recs)
+
+
 def _terms(n=1500, seed=4, spike_at=(), nan_at=()):
     rng = random.Random(seed)
     out = []
@@ -368,3 +391,64 @@ def test_yolov10_one_to_many_and_one_to_one_terms_are_its_objective():
     assert rep["steps"]["count"] == 15
     used = next(f for f in rep["files"] if f["used"])
     assert used["objective"].startswith("sum of train/box_om + train/cls_om + train/dfl_om + train/box_oo")
+
+
+def test_an_error_metric_is_the_objective_of_a_fit_that_logs_no_loss(tmp_path):
+    """fresh4 fortran_lm_nn_pes_multiline: a Levenberg-Marquardt fit of a neural-network potential
+    prints per iteration a block of MAE / RMSE lines and the validation's, the word "loss" nowhere:
+    "nothing readable" (exit 2). A training error metric is the objective of such a run (mean
+    squared error first, then its root, then the absolute error); never beside a loss the file
+    logs, never a validation one."""
+    from tsm_tui.sources.fields import named_objective
+
+    assert named_objective(("MAE", "RMSE", "VALIDATION MAE")) == ("named", ("RMSE",))
+    assert named_objective(("train_mae", "train/mse")) == ("named", ("train/mse",))
+    assert named_objective(("val_mse", "test/rmse", "VALIDATION RMSE", "mse_weight")) is None
+    # a cost (not a time's), bits per dimension, the loss's symbol
+    assert named_objective(("batch_cost", "reader_cost", "avg cost", "rmse")) == ("named", ("avg cost",))
+    assert named_objective(("time_cost", "ips")) is None
+    assert named_objective(("bpd", "lr")) == ("named", ("bpd",))
+    assert named_objective(("D", "PSNR", "L", "R")) == ("named", ("L",))
+    block = (
+        " Iteration:  {i:>11}  Time: {t:.3f}\n"
+        "  MAE:    {mae:.14f}       over        11236  points\n"
+        " RMSE:    {rmse:.14f}       over        11236  points\n"
+        " VALIDATION  MAE:    {mae:.14f}       over         3746  points\n"
+        " VALIDATION RMSE:    {rmse:.14f}       over         3746  points\n"
+        " LM step start     Time: {t:.3f}\n LM step has ... been accepted!   Time: {t:.3f}\n \n \n"
+    )
+    text = " We're initializing the weights from random numbers!\n \n" + "".join(
+        block.format(i=i, t=120000 + 2.5 * i, mae=1.6 / i**0.3, rmse=1.7 / i**0.3) for i in range(1, 41)
+    )
+    p = tmp_path / "training.out"
+    p.write_text(text)
+    res = analyze(str(p))
+    assert res.monitor.records == 40
+    out = subprocess.run(
+        [sys.executable, "-m", "tsm_tui", "--report", str(p)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode in (0, 1) and "objective: RMSE (a training error metric: no loss logged)" in out.stdout
+    # the symbol: "L=0.3462 D=0.3404" is read, "L=512" (a length) is no loss
+    text = "".join(
+        f"[ep 0 step {s:5d} t= {s}s] L={1 / (s + 1):.4f}  D={0.9 / (s + 1):.4f}  PSNR= 4.68\n"
+        for s in range(0, 600, 20)
+    )
+    recs = list(
+        reading.read_records(str(_w(tmp_path, "train.out", text)), registry.open_reader(str(tmp_path / "train.out"))[0])
+    )
+    assert len(recs) == 30 and recs[1].loss == pytest.approx(1 / 21, abs=1e-4)
+    text = "".join(f"step {s} L=512 T=0.{s}\n" for s in range(1, 30))
+    reader = registry.open_reader(str(_w(tmp_path, "len.log", text)))[0]
+    assert reader is None or all(r.loss is None for r in reading.read_records(str(tmp_path / "len.log"), reader))
+    # a file that logs a loss keeps it: an epoch line with only the MAE is no training record of it
+    text = "".join(f"step {s} loss: {1 / s:.4f} mae: {0.5 / s:.4f}\n" for s in range(1, 30)) + "epoch 1 mae: 0.3\n"
+    recs = list(
+        reading.read_records(str(_w(tmp_path, "t.log", text)), registry.open_reader(str(tmp_path / "t.log"))[0])
+    )
+    assert [r.loss for r in recs] == [pytest.approx(1 / s, abs=1e-4) for s in range(1, 30)]
+
+
+def _w(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p

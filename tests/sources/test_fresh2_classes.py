@@ -6,6 +6,7 @@ committed ones read whole), and lines that must not be read."""
 
 from __future__ import annotations
 
+import math
 import os
 
 import pytest
@@ -202,6 +203,56 @@ def test_bracketed_lists_are_no_counter(tmp_path):
     )
     _, recs, _ = read(write(tmp_path, "train.log", text))
     assert [r.step for r in recs] == [0, 1, 2, 3, 4, 5] and all(r.epoch is None for r in recs)
+
+
+def test_nan_in_a_named_list_is_a_nonfinite_value_of_that_name(tmp_path):
+    # fresh2 ijepa_style_multiloss_gradstats_nan: "[56,   775] grad_stats: [nan 1.05e-01] (0.00e+00, inf)"
+    # (the first layer's grad norm NaN) was no record: a list is no metric, but its NaN / Inf is
+    bad = "INFO:root:[2,    25] grad_stats: [nan 1.05e-01] (0.00e+00, inf)"
+    nxt = [line.replace("[1,", "[2,") for line in IJEPA_FORK[1:]]
+    nxt[3] = bad
+    _, recs, _ = read(write(tmp_path, "nohup.out", "\n".join(IJEPA_FORK + nxt) + "\n"))
+    (rec,) = [r for r in recs if r.extra and "grad_stats" in r.extra]
+    # the step as its loss line's (epoch 2, iteration 25 of the 2562 its loss lines print)
+    assert rec.step == 2562 + 25 and rec.loss is None and math.isnan(rec.extra["grad_stats"])
+    assert [r.step for r in recs if r.loss is not None] == [0, 25, 50, 2562, 2587, 2612]
+    # on a step line beside a loss: the list's name non-finite, the loss read as always
+    _, recs, _ = read(
+        write(
+            tmp_path,
+            "t.log",
+            "".join(f"step {s} loss {1 - s / 100} losses=[0.4, {'inf' if s == 3 else 0.5}]\n" for s in range(1, 6)),
+        )
+    )
+    assert [r.step for r in recs] == [1, 2, 3, 4, 5] and recs[2].extra == {"losses": math.inf}
+    assert all(r.extra is None for r in recs if r.step != 3)
+    # words in a list (a mode named "nan-safe", "info") are no numbers: no record from the line
+    _, recs, _ = read(
+        write(
+            tmp_path,
+            "w.log",
+            "".join(f"[1, {i:5d}] modes: [info nan] [skip, inf]\nstep {i} loss: 0.5\n" for i in range(5)),
+        )
+    )
+    assert all(r.extra is None for r in recs)
+
+
+def test_nan_gradient_statistic_fails_the_nonfinite_check(tmp_path):
+    from tsm_tui.analysis.replay import analyze
+
+    lines = []
+    for e in (1, 2):
+        for i in range(0, 2562, 25):
+            lines.append(
+                f"INFO:root:[{e}, {i:5d}/ 2562] - train_losses - Autoencoder Loss (total): {300 - e - i / 1000:.3f} - [lr: 7.50e-05]"
+            )
+            g = "nan" if (e, i) == (2, 775) else "4.52e-01"
+            lines.append(f"INFO:root:[{e}, {i:5d}] grad_stats: [{g} 7.39e-02] (0.00e+00, 7.59e+00)")
+    res = analyze(write(tmp_path, "nohup.out", "\n".join(lines) + "\n"))
+    c = next(c for c in res.checks() if c.id == "nonfinite")
+    assert c.status.value == "FAIL" and "first at step 3337" in c.summary
+    (a,) = [a for a in res.alerts() if a.check == "nonfinite"]
+    assert "gradient statistic grad_stats is NaN" in a.message
 
 
 # -- a file the CSV reader takes and reads nothing from ----------------------------------------

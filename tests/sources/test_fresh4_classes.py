@@ -172,6 +172,45 @@ def test_a_restart_of_the_same_epoch_is_not_taken_for_a_lag():
     assert [c.step(1, None, n, p)[0] for n, p in ((980, 989), (989, 989), (5, 50))] == [980, 989, 5]
 
 
+def test_epochs_longer_than_the_first_move_the_next_ones_on():
+    """fresh4 pgan_paddle_scales_resume_blowup: "[scale : iteration]" with no length printed; scale 0
+    runs 48,000 iterations, scales 1-5 96,000 each. Placed at (scale x the first one's length) the
+    later scales overlapped (3,358 of 5,278 steps); the next epoch starts past the longer one's end."""
+    from tsm_tui.sources.epoch_steps import EpochCounter
+
+    c = EpochCounter()
+    lengths = (480, 960, 960)  # a record every 10 iterations, counters 10..length
+    got = [c.step(e, None, n, None)[0] for e, ln in enumerate(lengths) for n in range(10, ln + 1, 10)]
+    assert got == list(range(10, sum(lengths) + 1, 10))
+    assert c.in_last_epoch(20) == 480 + 960 + 20
+    # back at scale 1 (a relaunch from its checkpoint): its offset found again, then scale 2's
+    assert [c.step(e, None, n, None)[0] for e, n in ((1, 500), (1, 960), (2, 10))] == [980, 1440, 1450]
+    # epochs of one length (the counter starting at 0 and at the interval) are as before
+    c = EpochCounter()
+    assert [c.step(e, None, n, None)[0] for e in (1, 2, 3) for n in (0, 50, 100)] == [
+        0,
+        50,
+        100,
+        150,
+        200,
+        250,
+        300,
+        350,
+        400,
+    ]
+    # a shorter last epoch changes nothing; a printed length is trusted as it is
+    c = EpochCounter()
+    assert [c.step(e, None, n, None)[0] for e, n in ((0, 50), (0, 100), (1, 50), (2, 50), (2, 100))] == [
+        50,
+        100,
+        150,
+        250,
+        300,
+    ]
+    c = EpochCounter()
+    assert [c.step(e, None, n, 100)[0] for e, n in ((0, 100), (1, 50), (1, 120), (2, 10))] == [100, 150, 220, 210]
+
+
 # -- A5: a prose line naming a step between records that carry their own counter ----------------
 # JAX-CFD's train.py through absl logging (fresh4 jaxcfd_absl_train_dicts lines 172, 274):
 # logging.info('[Train %d/%d] %s', step, num_steps, metrics) and flax's checkpoints.py

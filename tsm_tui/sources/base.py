@@ -22,7 +22,9 @@ from tsm_tui.sources.fields import (
     field_for,
     key_roles,
     loss_role,
+    named_objective,
     objective,
+    SYMBOL_KEY,
     TIME_MS,
     overflowed,
     seconds,
@@ -366,6 +368,8 @@ class LineReader:
         if how == "actor" or how == "gen" or how == "total":
             return extra.pop(keys[0])
         x = extra[keys[0]]
+        if how == "named" and keys[0] == SYMBOL_KEY and x >= 8 and x.is_integer():
+            return None  # ("L=512": a length, not the loss's symbol; a loss of exactly 1.0 or 0.0 is one)
         for k in keys[1:]:
             x = x + extra[k]
         return x
@@ -391,6 +395,10 @@ class LineReader:
         would read as a drop), one with more keys still uses it."""
         roles = key_roles(keys)
         plan = objective(roles)
+        if plan is None and (self.objective is None or self.objective[0] == "named"):
+            if not any(f == "loss" for f in self._fields.values()):  # (never beside a loss the file logs)
+                plan = named_objective(keys)
+                roles = dict.fromkeys(keys, "named")
         if plan is not None:
             if self.objective is None:
                 self.objective = plan

@@ -9,7 +9,9 @@ global step under the next epoch's number, as Lightning's CSVLogger writes it). 
 index becomes ``(epoch - first epoch) x epoch length + counter``; the epoch length is the
 one printed, else the first epoch's last counter (plus the logging interval when the
 counter starts at 0): the steps past an epoch's last record that the log did not print are
-not counted.
+not counted; an epoch whose counters go past that length (a progressive GAN's later scales run
+twice the first one's iterations) moves the epochs after it on by as much. A length printed on some lines is the epoch's on the lines that print none (I-JEPA's
+``[56, 775/ 2562]`` loss line and its ``[56, 775]`` grad_stats line).
 
 A label that lags (PaddleGAN prints ``Epoch: 1/100, iter: 1/989`` right after ``Epoch: 1/100,
 iter: 980/989``, then ``Epoch: 2/100, iter: 11/989``: the label is computed before the
@@ -37,6 +39,13 @@ class EpochCounter:
         self._per: int | None = None  # an epoch's length when none is printed
         self._lag: int | None = None  # an epoch label seen to lag one epoch behind its counter
         self._prev: int | None = None  # the counter before the last one, in the same epoch
+        #: epochs longer than the first one (no length printed): the counter's step offset past
+        #: ``(epoch - first) x length``, from the epoch it starts at (a progressive GAN's later
+        #: scales, twice the first one's iterations); the largest counter of the current epoch
+        self._g0: int | None = None  # the steps an epoch has past its last counter (None: not measured)
+        self._extra: dict[int, int] = {}
+        self._mx = 0
+        self._off = 0  # the current epoch's offset
 
     @property
     def mode(self) -> str | None:
@@ -58,6 +67,8 @@ class EpochCounter:
                 if st[3] is None:
                     st[3] = "epoch"
         self._prev = st[2] if e == st[1] and n != st[2] else (None if e != st[1] else self._prev)
+        if per and self._per is None:
+            self._per = per  # the printed length is the epoch's for a line of the log that prints none
         total = None
         if e != st[1] and st[3] is None:
             st[3] = "epoch" if (n < st[2] if self.strict else n <= st[2]) else "global"
@@ -74,15 +85,43 @@ class EpochCounter:
                     # "iters: 1400" at gap 100): the epoch is last + gap - first new counter long
                     self._per = st[2] + gap - n
                 else:
-                    self._per = st[2] + (gap if st[4] == 0 else 0)
+                    self._g0 = gap if st[4] == 0 else 0
+                    self._per = st[2] + self._g0
             per = self._per or 0
+        extra = self._longer(st[1], e, n, per) if self._g0 is not None and st[3] == "epoch" else 0
         st[1], st[2] = e, n
         if st[3] == "epoch":
             if epochs:
                 total = epochs * per
-            step = (e - st[0]) * per + n
+            step = (e - st[0]) * per + extra + n
             return (step if -MAX_INT <= step <= MAX_INT else None), total
         return n, total
+
+    def _longer(self, last: int, e: int, n: int, per: int) -> int:
+        """The offset of epoch ``e`` for the epochs before it that were longer than ``per`` (their
+        largest counter past it): epoch ``last`` ends at its largest counter plus ``_g0``, and the
+        next epoch starts there, not inside it. Kept per epoch where it grows (a relaunch back at
+        an earlier epoch finds its offset again); at most 4096 such epochs."""
+        ex = self._extra
+        if e == last:
+            self._mx = max(self._mx, n)
+            return self._off
+        if e > last:
+            over = self._mx + (self._g0 or 0) - per
+            if over > 0 and len(ex) < 4096:
+                ex[last + 1] = self._off + over
+                for k in [k for k in ex if k > last + 1]:
+                    del ex[k]  # (a relaunch's epochs are measured again)
+        self._mx = n
+        self._off = self._offset(e)  # (at a change of epoch only: O(epochs that were longer))
+        return self._off
+
+    def _offset(self, e: int) -> int:
+        best = None
+        for k in self._extra:
+            if k <= e and (best is None or k > best):
+                best = k
+        return self._extra[best] if best is not None else 0
 
     def _lags(self, n: int, per: int | None) -> bool:
         """Counter ``n`` wraps under an unchanged epoch label in the log's rhythm: the
@@ -103,4 +142,4 @@ class EpochCounter:
         st = self._st
         if st is None or st[3] != "epoch":
             return n
-        return (st[1] - st[0]) * (self._per or 0) + n
+        return (st[1] - st[0]) * (self._per or 0) + self._off + n

@@ -674,6 +674,41 @@ def objective(roles: dict[str, str]) -> tuple[str, tuple[str, ...]] | None:
     return None
 
 
+#: names a training objective goes by when no key says "loss" (a file that logs no loss, total or
+#: term, anywhere), in order of preference: a cost (TF1-era tutorials' "Epoch: 0001 cost= 2.30",
+#: "train_cost"; not a time's: "batch_cost", "reader_cost"), bits per dimension (PixelCNN, Glow),
+#: a training error metric (a regression's or a least-squares fit's "RMSE: 0.57": mean squared
+#: error, its root, mean absolute error), the loss's symbol "L" (a rate-distortion codec's "L=0.35
+#: D=0.34 R=0.45 bpp"; an integer from 8 on there is a length, no loss: ``objective_value``). A validation /
+#: test one is none of them (a split word is no prefix here). (ours, issue 26: fresh4's Fortran fit
+#: and compression logs were "nothing readable")
+_PREFIX = r"^(?:(?:train|training|tr|avg|average|mean|total)[/_.])?"
+_NAMED_OBJECTIVES = (
+    (re.compile(_PREFIX + r"cost$"), "a cost"),
+    (re.compile(_PREFIX + r"(?:bpd|bits_per_dim)$"), "bits per dimension"),
+    (re.compile(_PREFIX + r"mse$"), "a training error metric"),
+    (re.compile(_PREFIX + r"rmse$"), "a training error metric"),
+    (re.compile(_PREFIX + r"mae$"), "a training error metric"),
+)
+SYMBOL_KEY = "L"
+
+
+def named_objective(keys) -> tuple[str, tuple[str, ...]] | None:
+    """``("named", (key,))`` of the preferred name among ``keys`` a training objective goes by
+    when no key says loss (``_NAMED_OBJECTIVES``), or None."""
+    normal = [(k, _key(k)) for k in keys]
+    for rx, _ in _NAMED_OBJECTIVES:
+        for k, n in normal:
+            if rx.match(n):
+                return "named", (k,)
+    return ("named", (SYMBOL_KEY,)) if SYMBOL_KEY in keys else None
+
+
+def _named_what(key: str) -> str:
+    n = _key(key)
+    return next((what for rx, what in _NAMED_OBJECTIVES if rx.match(n)), "the loss's symbol")
+
+
 def describe_objective(how: str, keys: tuple[str, ...], others: list[str]) -> str:
     """The objective rule's choice as the report says it."""
     also = f"; also checked: {', '.join(others[:6])}{' ...' if len(others) > 6 else ''}" if others else ""
@@ -690,4 +725,6 @@ def describe_objective(how: str, keys: tuple[str, ...], others: list[str]) -> st
         )
     if how == "only":
         return f"{keys[0]} (the only training loss logged){also}"
+    if how == "named":
+        return f"{keys[0]} ({_named_what(keys[0])}: no loss logged){also}"
     return f"{keys[0]} (the logged total){also}"

@@ -161,6 +161,14 @@ PAIR_COUNTER = re.compile(
 # a name and its qualifier in parentheses: "Autoencoder Loss (total): 230.668" (PAIR takes no key
 # there: the ")" stands between the name and the value)
 QUALIFIED = re.compile(rf"(?<![\w./\-])((?:{WORD} ){{1,4}})\(([\w/%]+)\)\s*+[:=]\s*+({NUM})(?![\w.]|:\d)")
+# a name and a bracketed list of numbers: I-JEPA's "grad_stats: [nan 1.05e-01] (0.00e+00, inf)" (the
+# first and last layers' grad norms, then the smallest and largest), "losses=[0.41, nan]"; a list is no
+# metric of the line (which element is which is the logger's), but a NaN / Inf in it is a non-finite value
+# of that name (a NaN layer norm makes the total grad norm NaN): read only then (_nonfinite_lists)
+NAMED_LIST = re.compile(
+    rf"(?<![\w./\-])({WORD})\s*+[:=]\s*+([\[(][^\])\n]{{0,400}}[\])](?:\s*+[\[(][^\])\n]{{0,400}}[\])])?)"
+)
+_NONFINITE_TOKEN = re.compile(r"(?<![\w.])[-+]?(?:nan|inf(?:inity)?)(?![\w.])", re.I)
 # a bracketed phase tag before an epoch counter: PaddleClas' "[Eval][Epoch 1][Iter: 0/25]CELoss: ..." is
 # a batch of the evaluation (its loss no training step's), "[Eval][Epoch 1][Avg]CELoss: ..., loss: 6.90"
 # the evaluation's loss
@@ -565,7 +573,12 @@ class KeyValueTextReader(LineGroups, LineReader):
             pairs += IS_PAIR.findall(rest)
         if " (" in rest:
             pairs = _qualified(rest, pairs)
+        bad = _nonfinite_lists(rest) if ("[" in rest or "(" in rest) and _NONFINITE_TOKEN.search(rest) else None
+        if bad:
+            pairs += bad
         rec = self.build(pairs, step=step)
+        if rec is None and bad:
+            rec = self._nonfinite_record(step, bad)
         if rec is None:
             self.other_lines += 1
             if self._evalsec is None and _is_header(line, m):  # a step alone: its metrics may follow (text_groups.py)
@@ -578,6 +591,15 @@ class KeyValueTextReader(LineGroups, LineReader):
         if rec.loss is None and rec.val_loss is None and _is_megatron_train(line):
             rec.loss_missing = True
         return [rec]
+
+    def _nonfinite_record(self, step: int, bad: list[tuple[str, str]]) -> StepRecord:
+        """The record of a line whose only numbers are named lists, one holding a NaN / Inf
+        (``_nonfinite_lists``): those names, non-finite, at the line's step (the NaN check reads
+        a gradient statistic's: components.nonfinite_grads)."""
+        extra = {k: float(v) for k, v in bad}
+        self._last_step = step
+        self.records += 1
+        return StepRecord(step, extra=extra, source=self.path)
 
     def _ds_skipped(self, step: int, total: int) -> int:
         """DeepSpeed's running total of skipped steps as the steps skipped since the same
@@ -893,7 +915,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             return []
         self._no_template = True
         got = self._with_step(line, m, step, [("epoch", m.group(1))])
-        if not any(r.loss is not None or r.val_loss is not None or r.grad_norm is not None for r in got):
+        if not any(r.loss is not None or r.val_loss is not None or r.grad_norm is not None or r.extra for r in got):
             # no metric: undo (the counter's epoch state included), not a header of a group
             self._last_step, self._own_steps, self.records, self.other_lines = last, own, recs, other + 1
             self._epoch_undo(saved)
@@ -1237,6 +1259,17 @@ def _spaced_losses(text: str, pairs: list) -> list:
     """The ``<name>loss<...> <number>`` pairs of ``text`` (TOKEN_SPACED) that ``pairs`` lacks."""
     have = {k for k, _ in pairs}
     return [(k, v) for k, v in TOKEN_SPACED.findall(text) if "loss" in k.lower() and k not in have]
+
+
+def _nonfinite_lists(rest: str) -> list[tuple[str, str]]:
+    """(name, its first NaN / Inf) of each named list of numbers (NAMED_LIST) in ``rest`` that
+    holds one; a list of words or one number too long for a log line is none."""
+    out = []
+    for name, body in NAMED_LIST.findall(rest):
+        bad = _NONFINITE_TOKEN.search(body)
+        if bad is not None and not re.search(r"[A-Za-z]{2,}", _NONFINITE_TOKEN.sub("", body)):
+            out.append((name, bad.group()))
+    return out
 
 
 def _only_pairs(line: str) -> bool:

@@ -93,6 +93,30 @@ def nonfinite_outputs(extra: dict | None) -> list[tuple[str, float]]:
     return [(k, extra[k]) for k in output_keys(bad)] if bad else []
 
 
+#: a gradient statistic a trainer logs beside (or instead of) the total norm: a layer's norm, the
+#: largest, a list of them (I-JEPA's ``grad_stats``, ``grad_norm/layer.3``, ``gradients/max``); NaN /
+#: Inf there makes the total grad norm NaN / Inf (ours)
+_GRAD = re.compile(r"(?:^|[/_.])grad(?:ient)?s?(?:$|[/_.])")
+
+
+def grad_keys(keys) -> list[str]:
+    """The keys of a record's extra numbers that name a gradient statistic (``_GRAD``), not the evaluation's."""
+    out = []
+    for k in keys:
+        n = k.lower()
+        if _GRAD.search(n) and not _NOT_TRAIN.match(n):
+            out.append(k)
+    return out
+
+
+def nonfinite_grads(extra: dict | None) -> list[tuple[str, float]]:
+    """(key, value) of the gradient statistics of a record's extra numbers that are NaN / Inf."""
+    if not extra:
+        return []
+    bad = [k for k, v in extra.items() if not math.isfinite(v)]
+    return [(k, extra[k]) for k in grad_keys(bad)] if bad else []
+
+
 class Components:
     """One spike detector per loss term, owned by the loss-spike check."""
 

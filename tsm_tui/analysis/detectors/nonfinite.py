@@ -15,7 +15,14 @@ import numpy as np
 
 from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import NONE, Detector
-from tsm_tui.analysis.detectors.components import loss_terms, nonfinite_outputs, nonfinite_terms, output_keys
+from tsm_tui.analysis.detectors.components import (
+    grad_keys,
+    loss_terms,
+    nonfinite_grads,
+    nonfinite_outputs,
+    nonfinite_terms,
+    output_keys,
+)
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
@@ -45,7 +52,11 @@ class NonFiniteDetector(Detector):
 
     def update(self, rec: StepRecord) -> list[Alert]:
         if rec.loss is None and rec.grad_norm is None and not rec.nan_iters and not rec.loss_missing:
-            return []
+            grads = nonfinite_grads(rec.extra)  # a line of gradient statistics alone (I-JEPA's grad_stats)
+            if not grads:
+                return []
+            self.n += 1  # (counted as a bad row of a Frame with neither loss nor grad norm is: bulk)
+            return self._bad_record(rec, f"gradient statistic {grads[0][0]} is {fmt(grads[0][1])}")
         self.n += 1
         self._sched.update(rec.lr)
         what = None
@@ -74,10 +85,20 @@ class NonFiniteDetector(Detector):
                 if out:
                     names = ", ".join(k for k, _ in out[:3]) + (f" (+{len(out) - 3} more)" if len(out) > 3 else "")
                     what = f"{names} {'is' if len(out) == 1 else 'are'} {fmt(out[0][1])} while the loss is {fmt(rec.loss)}: the forward pass went non-finite"
+                else:
+                    grads = nonfinite_grads(rec.extra)
+                    if grads:
+                        what = (
+                            f"gradient statistic {grads[0][0]} is {fmt(grads[0][1])} while the loss is {fmt(rec.loss)}"
+                        )
         if what is None:
             if rec.loss is not None:
                 self.last_good_loss = rec.loss
             return []
+        return self._bad_record(rec, what)
+
+    def _bad_record(self, rec: StepRecord, what: str) -> list[Alert]:
+        """Count a non-finite record; the first one's alert."""
         self.bad += 1
         self.last_bad = rec.step
         if self.first is not None:
@@ -119,7 +140,7 @@ class NonFiniteDetector(Detector):
         if nan_iters is not None:
             bad |= nan_iters != 0
         if fr.extra and (loss is not None or gn is not None):
-            for k in loss_terms(fr.extra) + output_keys(fr.extra):
+            for k in loss_terms(fr.extra) + output_keys(fr.extra) + grad_keys(fr.extra):
                 bad |= ~np.isfinite(fr.extra[k])
         return bad
 
