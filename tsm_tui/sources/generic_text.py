@@ -128,6 +128,10 @@ EPOCH_COUNTER = re.compile(
     r"[\s,|:\-\]\[]*+(?:(step|iter(?:ation)?|batch|it)\b\s*+[:=]?\s*+)?[\[(]?\s*+(\d++)\s*+/\s*+(\d++)(?![\d.])",
     re.I,
 )
+# a batch counter with its total leading a line of metrics, within the epoch of the last epoch header
+# (a custom loop's "Epoch 2/5" line, then "  Batch 10/1827 | Batch Energy: 3.2 | Batch Loss: 11.03"); the
+# total is required ("batch 32" alone is a size)
+BATCH_LEAD = re.compile(r"^\W*+batch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I)
 # the same with a bracketed epoch and no word (a custom trainer's "  [3/100] batch 50/5305 loss=-68.4"):
 # groups as EPOCH_COUNTER's; the counter's word is required here
 BRACKET_COUNTER = re.compile(
@@ -136,11 +140,13 @@ BRACKET_COUNTER = re.compile(
     re.I,
 )
 # an epoch and a counter with no total: "Epoch: [1], step: [100], lr: ..." (PaddleNLP's
-# logger), "Epoch 2 Step 300 loss 1.2"; whether the counter starts again at each epoch is
+# logger), "Epoch 2 Step 300 loss 1.2", "Epoch 1, Global Batch 5, Training Loss: 33.2" (a qualifier
+# before the counter's word); whether the counter starts again at each epoch is
 # seen at the first change of epoch, and its epoch's length is then the counter's last
 # value (``_epoch_step``). Linear as EPOCH_COUNTER.
 EPOCH_STEP = re.compile(
-    r"(?<![\w/])(?:epoch|ep(?=\s*+[:=]))\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+\d++)?\s*+\]?[\s,|:\-\[]*+(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
+    r"(?<![\w/])(?:epoch|ep(?=\s*+[:=]))\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+\d++)?\s*+\]?[\s,|:\-\[]*+"
+    r"(?:(?:global|total|train(?:ing)?|optimi[sz]er)[ _])?(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
     r"\[?\s*+(\d{1,3}(?:,\d{3})++|\d++)\s*+\]?(?![\d./])",
     re.I,
 )
@@ -183,11 +189,14 @@ ESPNET_EPOCH = re.compile(r"(?<![\w/])(\d++)epoch:train:\d++-()(\d++)batch:")
 # to the nearest thousand): the suffix after STEP's digits (a lower-case "m" is minutes, "b" bytes)
 STEP_SUFFIX = re.compile(r"[KkMB](?![\w.])")
 _EPOCH_HINT = re.compile(
-    r"(?i)epoch|(?<![\w/])ep\s*+[:=]\s*+\d++\s*+[,|]\s*+(?:batch|step|iter)|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)"
+    r"(?i)epoch|(?<![\w/])ep\s*+[:=]\s*+\d++\s*+[,|]\s*+(?:batch|step|iter)|(?<![\w/])ep\s*+\d++\s*+/\s*+\d|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)"
 )
 # an epoch with its total and no counter, the only step a per-epoch log has:
-# "Epoch 3/120, loss=0.41, val_loss=0.45" (read so while the file has shown no other step)
-EPOCH_ONLY = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I)
+# "Epoch 3/120, loss=0.41, val_loss=0.45", "dino pretrain ep  1/25  loss=3.156" (``ep`` with a total)
+# (read so while the file has shown no other step)
+EPOCH_ONLY = re.compile(
+    r"(?<![\w/])(?:epoch|ep(?=\s*+\d++\s*+/\s*+\d))\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I
+)
 # ... or with no total, when a separator and a name follow (a hand-written loop's
 # "Epoch 1, Loss: 0.003351, Test Loss: 0.011142", "Epoch 3 | loss 0.4", "Epoch 3: loss=0.4"),
 # or a space and a "name=value" ("epoch 3 loss=0.4", "[epoch0] trian_loss=315.7"; not t5x's
@@ -356,7 +365,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         if m is None and _EPOCH_HINT.search(line):
             m = EPOCH_COUNTER.search(line) or ITER_COUNTER.search(line) or EPOCH_ONLY.search(line)
         if m is None and "atch" in line:
-            m = BATCH_HEADER.match(line)
+            m = BATCH_HEADER.match(line) or BATCH_LEAD.match(line)
         return m
 
     @staticmethod
@@ -430,6 +439,10 @@ class KeyValueTextReader(LineGroups, LineReader):
                     self._no_template = True
                     return self._with_step(line, c, step)
         m = STEP.search(line)
+        if m is None and self._carry is not None and "atch" in line:
+            b = BATCH_LEAD.match(line)
+            if b is not None:  # "  Batch 10/1827 | Batch Loss: 11.03" under an "Epoch 2/5" header
+                return self._batch_lead(line, b)
         if m is None:
             if self._eval_header(line) or (self._carry is not None and "atch" in line and self._batch_header(line)):
                 return []
@@ -849,6 +862,20 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.run_info.setdefault("total_steps", per)
         self._no_template = True  # (the step is no single number of the line: no template)
         return self._with_step(line, m, step, [("epoch", m.group(1))])
+
+    def _batch_lead(self, line: str, m) -> list[StepRecord]:
+        """A line led by ``Batch n/N`` within the epoch of the last header: the counter placed in
+        that epoch (``_epoch_step``), the line's other pairs its metrics."""
+        carry = self._carry
+        assert carry is not None
+        e, epochs = carry
+        n, per = int64(m.group(1)), int64(m.group(2))
+        step = self._epoch_step(e, epochs, n, per) if n is not None and per else None
+        if step is None:
+            self.skip("step out of range")
+            return []
+        self._no_template = True
+        return self._with_step(line, m, step, [("epoch", str(e))])
 
     def _eval_tagged(self, line: str, t) -> list[StepRecord]:
         """A line of an evaluation tagged so (EVAL_TAG): its batches are no record; its summary's
