@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tsm_tui.sources import log_files, reading, registry
+from tsm_tui.sources.checkpoint_lines import SAVE_KIND
 from tsm_tui.sources.tensorboard import TensorBoardReader, crc32c, masked_crc
 from helpers import paths
 
@@ -26,10 +27,12 @@ need_shared = pytest.mark.skipif(not SHARED.exists(), reason="../shared/real_log
 
 
 def read(path):
+    """The format, the records (and crash events) and the reader of ``path``; the "checkpoint
+    saved" events are left out (tests/sources/test_checkpoint_lines.py has them)."""
     path = str(path)
     reader, fi = registry.open_reader(path)
     assert reader is not None, fi.note
-    recs = list(reading.read_records(path, reader))
+    recs = [r for r in reading.read_records(path, reader) if getattr(r, "kind", None) != SAVE_KIND]
     return fi.format, recs, reader
 
 

@@ -10,6 +10,8 @@ import sys
 
 from tsm_tui.analysis.replay import analyze
 from tsm_tui.sources import reading, registry
+from tsm_tui.core.record import TextEvent
+from tsm_tui.sources.checkpoint_lines import SAVE_KIND
 from tsm_tui.sources.generic_text import KeyValueTextReader
 from helpers import paths
 
@@ -110,6 +112,9 @@ def test_prose_naming_a_step_is_no_header():
     ):
         got += r.feed(ln)
     got += r.flush()
+    saved = [x for x in got if type(x) is TextEvent]  # (the save line: an event, no record)
+    assert [(x.step, x.kind, x.details) for x in saved] == [(5, SAVE_KIND, {"path": "checkpoints", "step": "5"})]
+    got = [x for x in got if type(x) is not TextEvent]
     assert [(x.step, x.loss, x.overflow) for x in got] == [(5, 2.0, False), (5, None, True), (6, 1.9, False)]
 
 

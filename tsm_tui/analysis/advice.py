@@ -28,14 +28,48 @@ def checkpoint_every_epochs(epochs: float) -> int:
 
 
 def checkpoint_before(state: RunState, step: int) -> tuple[int, str] | None:
-    """The newest checkpoint saved strictly before ``step``."""
+    """The newest checkpoint saved strictly before ``step``: on disk, else (none on disk) the
+    log's save (analysis/logged_saves.py) when it was not overwritten since."""
     best = None
     for ck_step, name in state.info.checkpoints:
         if ck_step < step:
             best = (ck_step, name)
         else:
             break
+    if best is None and not state.info.checkpoints and state.saves:
+        sv = state.saves.before(step)
+        if sv is not None and sv.overwritten_at is None:
+            if sv.path in state.saves.reused:  # (a live run: the next save overwrites it)
+                return (
+                    sv.step,
+                    f"{sv.path} (the log's save, not in the run directory: copy it before the run's next save overwrites it)",
+                )
+            return sv.step, f"{sv.path or 'the checkpoint'} (the log's save; not in the run directory)"
     return best
+
+
+def _no_save_before(state: RunState, step: int, what: str) -> str | None:
+    """Why there is no rollback point before ``step`` when the log says saves: the one before
+    it was overwritten since (a run that saves to one file), or the log's first save is after
+    it; None when the run directory has checkpoints or the log says no save."""
+    if state.info.checkpoints or not state.saves:
+        return None
+    sv = state.saves.before(step)
+    if sv is not None and sv.overwritten_at is not None:
+        return (
+            f"The last save before {what} at step {step} ({sv.path}, step {sv.step}) was overwritten by the save at "
+            f"step {sv.overwritten_at} (the run saves to one file): nothing holds the state before it; keep the "
+            "last few checkpoints under step-numbered names"
+        )
+    first = state.saves.first()
+    where = (
+        f"{first.path} at step {first.step}"
+        if first is not None and first.path
+        else f"step {first.step}"
+        if first
+        else ""
+    )
+    return f"No checkpoint was saved before {what} at step {step} (the log's first save is {where})"
 
 
 def rollback(state: RunState, step: int, what: str = "the spike") -> str:
@@ -45,6 +79,9 @@ def rollback(state: RunState, step: int, what: str = "the spike") -> str:
             f"Roll back to {ck[1]} (step {ck[0]}, the last checkpoint before {what} at step {step}) "
             f"and skip ~200-500 batches past it so the same data does not hit the same state (PaLM)."
         )
+    logged = _no_save_before(state, step, what)
+    if logged is not None:
+        return f"{logged}: restart from scratch or an earlier run, and save every few hundred steps."
     if state.info.checkpoints:
         return (
             f"No checkpoint was saved before {what} at step {step}: restart from scratch or the "
@@ -66,6 +103,9 @@ def retry_from(state: RunState, step: int, what: str) -> str:
         return (
             f"To retry, resume from {ck[1]} (step {ck[0]}, the last checkpoint before {what} at step {step}) {change}."
         )
+    logged = _no_save_before(state, step, what)
+    if logged is not None:
+        return f"{logged}: to retry, restart from scratch {change}."
     if state.info.checkpoints:
         return (
             f"No checkpoint was saved before {what} at step {step}: to retry, restart from scratch or the earliest "

@@ -17,6 +17,7 @@ from tsm_tui.core.frame import Frame, expand
 from tsm_tui.analysis.monitor import Monitor
 from tsm_tui.analysis.ordering import HOLD_IDLE, Orderer
 from tsm_tui.core.record import Alert, StepRecord, TextEvent
+from tsm_tui.sources.checkpoint_lines import SAVE_KIND
 from tsm_tui.core.settings import LOG_FACTS, RunInfo, Settings
 from tsm_tui.sources.base import LineReader, channel_file
 from tsm_tui.sources.framework_defaults import apply_defaults, framework_of, is_default
@@ -144,7 +145,8 @@ class Session:
 
     def _share(self, source: str, ev: TextEvent) -> list[Alert]:
         """A text event of ``source`` to every other monitor; the primary's alerts out."""
-        self.events.append((source, ev))
+        if ev.kind != SAVE_KIND:  # (a checkpoint save says nothing of how the run ended)
+            self.events.append((source, ev))
         out: list[Alert] = []
         for src, mon in self.monitors.items():
             if src != source:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tsm_tui.analysis.logged_saves import LoggedSaves
 from tsm_tui.core.settings import RunInfo
 
 
@@ -25,6 +26,9 @@ class RunState:
     #: some of the run's text (a console log, a W&B run's console) was read: the crash
     #: check has something to judge (Session sets it)
     text_read: bool = False
+    #: the checkpoint saves the log says it made (the Checkpoints check and the rollback advice
+    #: read them when the run directory has none)
+    saves: LoggedSaves = field(default_factory=LoggedSaves)
 
     @property
     def total_steps(self) -> int | None:

@@ -26,6 +26,7 @@ import os
 import numpy as np
 
 from tsm_tui.core.frame import Frame
+from tsm_tui.core.record import TextEvent
 from tsm_tui.sources import segments as _segments
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.lines import LineSplitter, Tally, split_block
@@ -56,7 +57,7 @@ def step_lines(path: str, reader, steps, segments=()) -> dict[int, tuple[str, in
     except Exception:  # noqa: BLE001 - the report counts this; locating is best effort
         held = []
     for rec in held:
-        if rec.step in wanted:
+        if rec.step in wanted and type(rec) is not TextEvent:
             found[rec.step] = (path, last or None)
     return found
 
@@ -101,7 +102,7 @@ def _chunk(
             except Exception:  # noqa: BLE001 - a line the report skipped
                 continue
             for rec in got:
-                if rec.step in wanted:
+                if rec.step in wanted and type(rec) is not TextEvent:  # (an event says the last record's step)
                     found[rec.step] = (path, base + i + 1 if lines else None)
     return base + data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 

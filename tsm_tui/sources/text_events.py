@@ -21,6 +21,10 @@ What counts (the rest is console noise):
   config (an indented ``key: value``, a quoted value) or of a banner (a line
   boxed in ``#`` / ``=`` / ``|``).
 
+A line that says a checkpoint was saved (``checkpoint_lines.py``) is an event too, of kind
+``checkpoint_saved`` at the ``info`` level: the Checkpoints check reads it, the crash check
+does not.
+
 Linear time: one gate regex (literal alternatives that begin with a capital, which
 the regex engine finds with a character-set scan) and a few substring tests per
 line; the table's regexes only on lines that pass the gate.
@@ -33,6 +37,7 @@ import re
 
 from tsm_tui.core.record import TextEvent
 from tsm_tui.core.sanitize import strip_ansi
+from tsm_tui.sources.checkpoint_lines import SAVE_KIND, save_line
 from tsm_tui.sources.crash_patterns import (
     EXC_ENDINGS,
     EXC_LINE,
@@ -167,6 +172,9 @@ class TextTap:
             line = line[line.rfind("\r") + 1 :]
         if self.tb is not None:
             return self._in_traceback(line)
+        saved = save_line(line)
+        if saved is not None:
+            return self._saved(line, *saved)
         if not _gate(line):
             if "-- arguments --" in line:
                 self.args = True
@@ -217,6 +225,27 @@ class TextTap:
         if self.tb_junk > TB_JUNK:
             self.tb = None
         return self._anywhere(line) if _gate(line) else None
+
+    def _saved(self, line: str, path: str, step: int | None) -> TextEvent | None:
+        """A checkpoint save the line says (``checkpoint_lines.py``): its path and the step it
+        names; the event's step is the last record's, as for any event."""
+        body = line[PREFIX.match(line).end() :]
+        if _LEADERS.search(body) or _CONFIG.match(body):
+            return None  # an argument dump, a printed config
+        details = {"path": path[:MAX_TEXT]}
+        if step is not None:
+            details["step"] = str(step)
+        return TextEvent(
+            self.after if self.after is not None else 0,
+            source=self.source,
+            kind=SAVE_KIND,
+            cause="checkpoint",
+            level="info",
+            text=line.strip()[:MAX_TEXT],
+            before=self.after,
+            what="a checkpoint saved",
+            details=details,
+        )
 
     def _anywhere(self, line: str) -> TextEvent | None:
         k = PREFIX.match(line).end()

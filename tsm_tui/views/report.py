@@ -220,6 +220,11 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
             "config_files": an.run.config_files,
         },
     }
+    if st.saves:  # (additive, schema 1: the saves the log names, when it names some)
+        d["run"]["checkpoints_logged"] = {
+            "count": st.saves.count,
+            "saves": [{"step": s, "path": p} for s, p in st.saves.kept()],
+        }
     notes = _config_notes(an)
     if notes:  # (only when there is one: what a config had that was ignored)
         d["run"]["config_notes"] = notes

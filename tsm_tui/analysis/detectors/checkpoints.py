@@ -1,5 +1,6 @@
-"""Checkpoints: rollback points on disk. Warn when there are none, or when the
-newest is far behind the run (a rollback would throw away much of it).
+"""Checkpoints: rollback points on disk (or, when the run directory has none, the saves the
+log says it made). Warn when there are none, or when the newest is far behind the run (a
+rollback would throw away much of it).
 "Checkpoints every N steps": PaLM / OLMo roll back ~100 steps. The advice is the run's
 own: a run whose config already saves often enough is told where its checkpoints went,
 not to save "every N steps"; a log of one record per epoch is asked in epochs.
@@ -11,7 +12,9 @@ from tsm_tui.analysis.advice import checkpoint_every, checkpoint_every_epochs
 from tsm_tui.analysis.detectors.base import Detector
 from tsm_tui.analysis.detectors.step_unit import StepUnit
 from tsm_tui.analysis.rules import checkpoint_gap_limit, checkpoint_gap_too_long
-from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
+from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord, TextEvent
+from tsm_tui.core.sanitize import message
+from tsm_tui.sources.checkpoint_lines import SAVE_KIND
 
 
 #: a planned save is looked for on disk this share of the save interval after its
@@ -25,7 +28,8 @@ class CheckpointDetector(Detector):
     label = "Checkpoints"
     short = "ckpt"
     order = 80
-    from_log = False  # judged from the checkpoints on disk and the plan
+    from_log = False  # judged from the checkpoints on disk and the plan (and the saves the log says)
+    reads_events = True  # the log's "checkpoint saved" lines (sources/checkpoint_lines.py)
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)
@@ -43,11 +47,23 @@ class CheckpointDetector(Detector):
     def on_resume(self, step: int) -> None:
         self.unit.on_resume()
 
+    def event(self, ev: TextEvent, own: bool) -> list[Alert]:
+        """A save the log says: at the step its line names, else its file's last record's."""
+        if ev.kind != SAVE_KIND:
+            return []
+        d = ev.details or {}
+        named = d.get("step")
+        step = int(named) if named else (self.state.last_step if own else ev.before)
+        if step is not None:
+            self.state.saves.add(step, message(d.get("path", ""), 200))  # (a path from the log: untrusted text)
+        return []
+
     def result(self) -> CheckResult:
         info = self.state.info
         cks = info.checkpoints
         last = self.state.last_step
-        if not info.checkpoint_dir_searched:
+        saves = self.state.saves
+        if not info.checkpoint_dir_searched and not saves:
             return self._result(Status.SKIP, "no run directory to search for checkpoints")
         steps = [s for s, _ in cks]
         # one rule with pre-flight, against the plan when it is known (the steps logged
@@ -63,6 +79,8 @@ class CheckpointDetector(Detector):
             if limit and limit < self.settings.ckpt_max_gap_steps
             else f"> {self.settings.ckpt_max_gap_steps} steps"
         )
+        if not cks and saves:
+            return self._logged(saves, last, span, limit, why)
         if not cks:
             return self._none_yet(last, first, save, total, span, limit, why)
         gaps = [b - a for a, b in zip(steps, steps[1:])]
@@ -77,6 +95,31 @@ class CheckpointDetector(Detector):
         ):
             worst = max(interval or 0, behind)
             return self._result(Status.WARN, f"{desc}; a rollback could lose {worst} steps ({why})")
+        return self._result(Status.PASS, desc)
+
+    def _logged(self, saves, last, span, limit, why) -> CheckResult:
+        """None on disk, but the log says where it saved: judged on those saves with the same
+        gap rule (where they went is for the user to find: the path as the log names it)."""
+        steps = saves.steps()
+        newest = saves.newest()
+        assert newest is not None
+        gaps = [b - a for a, b in zip(steps, steps[1:])]
+        interval = max(gaps) if gaps else None
+        behind = (last - newest.step) if last is not None else 0
+        where = f" {newest.path}" if newest.path else ""
+        desc = (
+            f"none in the run directory, but the log names {saves.count} save(s), newest{where} at step {newest.step}"
+            + (f", every ~{interval} steps" if interval else "")
+        )
+        if len(steps) > 1 and newest.path and {p for _, p in saves.kept()} == {newest.path}:
+            desc += " (all to one file: each save overwrites the last)"
+        if limit and (
+            (interval and checkpoint_gap_too_long(interval, span, self.settings))
+            or checkpoint_gap_too_long(behind, span, self.settings)
+        ):
+            return self._result(
+                Status.WARN, f"{desc}; a rollback could lose {max(interval or 0, behind)} steps ({why})"
+            )
         return self._result(Status.PASS, desc)
 
     def _none_yet(self, last, first, save, total, span, limit, why) -> CheckResult:
@@ -166,4 +209,8 @@ class CheckpointDetector(Detector):
             )
         if save:
             return f"Save a checkpoint every {every} steps or more often (the config saves every {save})"
+        logged = self.state.saves.steps() if not info.checkpoints else []
+        if len(logged) > 1:
+            gap = max(b - a for a, b in zip(logged, logged[1:]))
+            return f"Save a checkpoint every {every} steps or more often (the log shows saves ~{gap} steps apart)"
         return f"Save a checkpoint every {every} steps or more often"

@@ -33,6 +33,7 @@ import numpy as np
 from tsm_tui.analysis.crash_advice import actions
 from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord, TextEvent
+from tsm_tui.sources.checkpoint_lines import SAVE_KIND
 from tsm_tui.core.sanitize import clean
 
 #: which line names an incident best when several fold into one (most specific first)
@@ -155,6 +156,8 @@ class CrashDetector(Detector):
 
     # -- events --------------------------------------------------------------------------------
     def event(self, ev: TextEvent, own: bool) -> list[Alert]:
+        if ev.kind == SAVE_KIND:
+            return []  # (a checkpoint save: the Checkpoints check's)
         self.events += 1
         if ev.cause == "done":
             self.done = ev

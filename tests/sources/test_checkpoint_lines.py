@@ -1,0 +1,72 @@
+"""A log's "checkpoint saved" lines (``sources/checkpoint_lines.py``): real lines from the
+corpus' logs, and lines that name a plan, a load or a failure, which are no save."""
+
+from __future__ import annotations
+
+import pytest
+
+from tsm_tui.sources.checkpoint_lines import save_line
+
+SAVES = [
+    # fvcore / detectron2
+    (
+        "[12/22 22:32:27 fvcore.common.checkpoint]: Saving checkpoint to output/vitb/neu-det_10shot/model_0000199.pth",
+        ("output/vitb/neu-det_10shot/model_0000199.pth", None),
+    ),
+    # Megatron-DeepSpeed
+    (
+        "saving checkpoint at iteration     500 to /home/sd/Megatron-DeepSpeed/checkpoints/qwen7b_tp4_baseline",
+        ("/home/sd/Megatron-DeepSpeed/checkpoints/qwen7b_tp4_baseline", 500),
+    ),
+    # HF Trainer
+    ("Saving model checkpoint to out/checkpoint-500", ("out/checkpoint-500", 500)),
+    # flax's checkpoints.py through absl: a step, no path
+    ("I1216 14:32:56.861886 139628846601088 checkpoints.py:120] Saving checkpoint at step: 1000", ("", 1000)),
+    (
+        "2024-08-13 11:15:42,571 - INFO - Checkpoint saved to /Users/u/equicat/output/checkpoint_epoch_5.pt",
+        ("/Users/u/equicat/output/checkpoint_epoch_5.pt", None),
+    ),
+    ("saved checkpoints/base.pt (epoch 0, step 256)", ("checkpoints/base.pt", 256)),
+    ("[Checkpoint] saved ./checkpoints/ckpt_step0047850.pt", ("./checkpoints/ckpt_step0047850.pt", 47850)),
+    ("Saved checkpoint: ./checkpoints/checkpoint_0705000.pt", ("./checkpoints/checkpoint_0705000.pt", 705000)),
+    (
+        "Checkpoint is saved at checkpoints/darcy-FDM/darcy-pretrain-pino.pt",
+        ("checkpoints/darcy-FDM/darcy-pretrain-pino.pt", None),
+    ),
+    # nanoGPT: the out_dir
+    ("saving checkpoint to out-shakespeare-char", ("out-shakespeare-char", None)),
+    ("The validation loss improved from inf to 1845.9. Saving model to model.h5", ("model.h5", None)),
+    ("Model weights saved in output/pytorch_model.bin", ("output/pytorch_model.bin", None)),
+    # no path named: a save all the same
+    ("Saving model...", ("", None)),
+    ("2025-12-07 19:00:48.028\tnode:0\tolmo.checkpoint:796\tINFO\tSaving model state...", ("", None)),
+    ("Saved to out/model_final.pth", ("out/model_final.pth", None)),
+    ("2026-03-03 11:17:47,765 INFO: Saving models and training states.", ("", None)),
+]
+NOT_SAVES = [
+    "Checkpoints will be saved to /root/autodl-tmp/mmpretrain/work_dirs/convnext",
+    "Loading checkpoint from out/checkpoint-500",
+    "Resuming from checkpoint saved at out/checkpoint-500",
+    "Failed to save checkpoint to /x/y",
+    "Could not save the model to /x/y: disk full",
+    "Save checkpoint every 500 steps",
+    "  save_steps: 500",
+    "save_strategy = steps",
+    "W&B: saving run files",
+    "Saved 128 samples to out/samples/",
+    "step 100 loss 2.3 lr 1e-4",
+    # OLMo: a save into the checkpoint folder that is no checkpoint (the folder's name is no checkpoint word)
+    "2025-12-07 17:30:34.645\tnode:0\ttrain:105\tINFO\tSaving config to /home/u/OLMo/checkpoints/OLMo-1B/config.yaml",
+    "Global data order indices saved to '/home/u/OLMo/checkpoints/OLMo-1B/train_data/global_indices.npy'",
+    "Saving images to out/samples/x.png",
+]
+
+
+@pytest.mark.parametrize("line,want", SAVES, ids=[s[0][:40] for s in SAVES])
+def test_save_lines(line, want):
+    assert save_line(line) == want
+
+
+@pytest.mark.parametrize("line", NOT_SAVES)
+def test_lines_that_are_no_save(line):
+    assert save_line(line) is None

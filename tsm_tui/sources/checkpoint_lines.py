@@ -1,0 +1,81 @@
+"""A log's line that says a checkpoint was saved: where, and at which step when it says so.
+
+A run's checkpoints are looked for on disk (``locate.py``); a log copied away from its run
+directory, or a run that writes them elsewhere (an object store, another file system), has
+none there while its log says every save: fvcore's "Saving checkpoint to
+output/model_0004999.pth", Megatron's "saving checkpoint at iteration 500 to ...", HF's
+"Saving model checkpoint to out/checkpoint-500", flax's "Saving checkpoint at step: 1000",
+a script's "Checkpoint saved to checkpoints/checkpoint_epoch_5.pt" or "saved
+checkpoints/base.pt (epoch 0, step 256)". The Checkpoints check and the rollback advice
+read them (``analysis/logged_saves.py``) when the disk has none.
+
+What counts: a save verb and a checkpoint word (checkpoint, ckpt, model, weights, state)
+within a few words of each other; the path the line names (a token with a ``/`` or a
+checkpoint file's extension, else the word after "to"), if any ("Saving model..." names
+none: a save all the same). Not a plan ("Checkpoints will be saved to ..."), not a load
+("Loading checkpoint from ...", "resuming from ..."), not a failure ("failed to save").
+The step is the one the line names (``at step: 1000``, ``iteration 500``,
+``checkpoint-500``, ``ckpt_step0047850.pt``); else the reader's last record's.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: the cheap test first (every line that gave no record passes here): a save verb's stem
+_HINT = re.compile(r"(?i)\bsav(?:e|ed|ing)\b|\bwr(?:ote|iting)\b|\bstored\b")
+_WORD = r"\b(?:checkpoints?|ckpts?|models?|weights|state(?:_dict)?|training\s++states?)\b"
+_SAVE = re.compile(
+    rf"(?i)\b(?:sav(?:e|ed|ing)|wrote|writing|stored)\b[^\n]{{0,40}}?{_WORD}"
+    rf"|{_WORD}[^\n]{{0,30}}?\b(?:saved|written|stored)\b"
+)
+_NOT = re.compile(
+    r"(?i)\b(?:will\s+be|would\s+be|to\s+be|fail(?:ed|ure|s)?|not|unable|skip(?:ped|ping)?|"
+    r"load(?:ed|ing)?|resum(?:e|ed|ing)|restor(?:e|ed|ing))\b"
+)
+_PLAN = re.compile(r"(?i)\b(?:every|interval|frequency)\b")  # anywhere on the line: a plan, not a save
+#: a path: a token with a slash, or a file name with a checkpoint's extension; else the word
+#: after "to" / "at" / "in" (nanoGPT's "saving checkpoint to out-shakespeare-char")
+_PATH = re.compile(
+    r"""(?<![\w"'])["']?((?:[A-Za-z]:)?[\w.~\-]*+[/\\][^\s"',;()]++|[\w.\-]++\.(?:pt|pth|ckpt|bin|safetensors|pdparams|h5|keras|npz|pkl|msgpack))"""
+)
+_CKPT_FILE = r"(?:pt|pth|ckpt|bin|safetensors|pdparams|h5|keras|msgpack)"
+_SAVED_FILE = re.compile(
+    rf"(?i)\b(?:sav(?:e|ed|ing)|wrote|writing|stored)\b(?:\s++(?:to|at|in|into)\b)?[\s:]++[\"']?[^\s\"']*?\.{_CKPT_FILE}\b"
+)
+
+
+def _mask(m: re.Match) -> str:
+    """A path as a word that names nothing (its directory names are no checkpoint word: "Saving
+    config to /runs/checkpoints/config.yaml" saves no checkpoint)."""
+    return "PATH" if ("/" in m.group() or "\\" in m.group()) else m.group()
+
+
+_TO = re.compile(
+    r"\b(?:to|into|at|in)\s++[\"']?(?!(?:iteration|iter|step|epoch|global)s?\b|\d++\b)([\w.\-]{2,}+)(?![\w.\-]*+\s*+[:=])"
+)
+#: a step the line (or the path) names
+_STEP = re.compile(
+    r"(?i)(?:\b(?:global[ _]step|step|iteration|iter)s?\b\s*+[:=#]?\s*+|checkpoint[-_]|ckpt[-_]|step_?|iter_?)0*+(\d{1,12})\b"
+)
+
+SAVE_KIND = "checkpoint_saved"  # the TextEvent kind of such a line (text_events.py)
+
+
+def save_line(line: str) -> tuple[str, int | None] | None:
+    """(path or "", step or None) of a line that says a checkpoint was saved, or None."""
+    if not ("av" in line or "AV" in line or "rot" in line or "rit" in line or "tor" in line or "RIT" in line):
+        return None  # (substring tests first: most lines that give no record are a bar or prose; ~0.1 us)
+    if _HINT.search(line) is None:
+        return None
+    masked = _PATH.sub(_mask, line) if ("/" in line or "\\" in line) else line
+    m = _SAVE.search(masked)
+    if m is None:  # the verb, then (within two words) a checkpoint file: "saved checkpoints/base.pt"
+        m = _SAVED_FILE.search(line)
+    if m is None or _NOT.search(line, 0, m.end()) or _PLAN.search(line):
+        return None
+    p = _PATH.search(line, m.start()) or _TO.search(line, m.end())
+    path = p.group(1).rstrip(".:") if p is not None else ""
+    s = _STEP.search(line, m.start())
+    step = int(s.group(1)) if s is not None else None
+    return path, step
