@@ -597,9 +597,12 @@ def test_fp16_from_the_config_with_no_loss_scale_is_said():
     mon, _ = run(recs, info=RunInfo(precision="fp16"))
     res = next(c for c in mon.checks() if c.id == "loss_scale")
     assert res.status.value == "SKIP" and "fp16" in res.summary and "bf16 / fp32" not in res.summary
+    # precision unknown: not assumed to be bf16 / fp32 (an HF checkpoint folder of an fp16 run says no precision)
     mon, _ = run(curve(300))
     res = next(c for c in mon.checks() if c.id == "loss_scale")
-    assert res.summary == "no loss scale logged (bf16 / fp32)"
+    assert res.summary == "no loss scale logged (none in bf16 / fp32; an fp16 run should log it)"
+    mon, _ = run(curve(300), info=RunInfo(precision="bf16"))
+    assert next(c for c in mon.checks() if c.id == "loss_scale").summary == "no loss scale logged (bf16: none needed)"
 
 
 def test_plateau_not_raised_on_an_epochs_running_mean_that_falls_slowly():

@@ -283,7 +283,12 @@ class LossScaleDetector(Detector):
                     f"fp16 (by {how}), but no loss scale logged: its overflows are silent; "
                     "log the scaler's scale (torch GradScaler.get_scale()) to see them",
                 )
-            return self._result(Status.SKIP, "no loss scale logged (bf16 / fp32)")
+            if prec in ("bf16", "fp32"):  # (as the config says: nothing to scale)
+                return self._result(Status.SKIP, f"no loss scale logged ({prec}: none needed)")
+            if prec == "fp16-pure":  # (Lightning "16-true": fp16 weights, no GradScaler)
+                return self._result(Status.SKIP, "no loss scale logged (pure fp16, no loss scaler)")
+            # precision unknown: a bf16 / fp32 run has none, an fp16 one should log it (not assumed either way)
+            return self._result(Status.SKIP, "no loss scale logged (none in bf16 / fp32; an fp16 run should log it)")
         if self.constant_one and not self.skipped_total and not self.overflows:
             return self._result(Status.SKIP, "loss scale constant 1.0: bf16 / fp32, no scaling")
         if self.worst != Status.PASS:

@@ -65,6 +65,14 @@ class NonFiniteDetector(Detector):
         elif _bad(rec.grad_norm):
             if rec.loss == 0.0:
                 what = f"loss is 0.0 with grad norm {fmt(rec.grad_norm)} (a dead run, not convergence)"
+            elif rec.loss is not None and self.state.info.precision in ("fp16", "fp16-pure"):
+                # fp16: the loss scaler skips a step whose gradients overflowed (now and then is its
+                # normal work), or the logger hides a NaN loss: both fit a finite loss beside it
+                what = (
+                    f"grad norm is {fmt(rec.grad_norm)} while the logged loss looks finite ({fmt(rec.loss)}): an fp16 "
+                    "overflow the loss scaler skipped (repeated ones are the fault) or a NaN loss the logger hides "
+                    "(HF logging_nan_inf_filter)"
+                )
             elif rec.loss is not None:
                 what = (
                     f"grad norm is {fmt(rec.grad_norm)} while the logged loss looks finite ({fmt(rec.loss)}): "
