@@ -174,6 +174,7 @@ QUALIFIED = re.compile(rf"(?<![\w./\-])((?:{WORD} ){{1,4}})\(([\w/%]+)\)\s*+[:=]
 NAMED_LIST = re.compile(
     rf"(?<![\w./\-])({WORD})\s*+[:=]\s*+([\[(][^\])\n]{{0,400}}[\])](?:\s*+[\[(][^\])\n]{{0,400}}[\])])?)"
 )
+LIST_SPAN = 4096  # characters of a line looked at for such lists (a hostile line of brackets: bounded work; ours)
 _NONFINITE_TOKEN = re.compile(r"(?<![\w.])[-+]?(?:nan|inf(?:inity)?)(?![\w.])", re.I)
 # a bracketed phase tag before an epoch counter: PaddleClas' "[Eval][Epoch 1][Iter: 0/25]CELoss: ..." is
 # a batch of the evaluation (its loss no training step's), "[Eval][Epoch 1][Avg]CELoss: ..., loss: 6.90"
@@ -586,7 +587,11 @@ class KeyValueTextReader(LineGroups, LineReader):
             pairs += IS_PAIR.findall(rest)
         if " (" in rest:
             pairs = _qualified(rest, pairs)
-        bad = _nonfinite_lists(rest) if ("[" in rest or "(" in rest) and _NONFINITE_TOKEN.search(rest) else None
+        bad = (
+            _nonfinite_lists(rest[:LIST_SPAN])
+            if ("[" in rest or "(" in rest) and _NONFINITE_TOKEN.search(rest)
+            else None
+        )
         if bad:
             pairs += bad
         rec = self.build(pairs, step=step)
