@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tsm_tui.core.numbers import whole
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.preflight.plan import Plan, apply_plan, finalize_plan
 from tsm_tui.sources.config import apply_mapping
@@ -164,3 +165,83 @@ def test_the_global_batch_is_made_one_way(mapping, kind, want):
     # accumulation and the world size: the Batch Size check and pre-flight judged two batches
     info, plan = both(mapping, kind)
     assert info.batch_size == plan.batch_size == want
+
+
+@pytest.mark.parametrize(
+    "v, want",
+    [
+        (1000, 1000),
+        (1000.0, 1000),  # JSON's float of a count
+        ("1e3", 1000),  # YAML 1.1 reads 1e3 as a string
+        ("1,000", 1000),
+        ("1_000", 1000),
+        (" 64 ", 64),
+        (-1, -1),  # "not set" (HF, Lightning): the callers say what a negative count means
+        (0, 0),
+        (True, None),
+        (False, None),
+        (None, None),
+        ("auto", None),  # DeepSpeed's "auto"
+        ("", None),
+        (float("inf"), None),
+        (float("nan"), None),
+        ("1e400", None),
+        (10**400, None),  # no float holds it
+        (2.5, None),  # neither 2 nor 3
+        (0.1, None),  # HF v5 reads a warmup_steps / save_steps below 1 as a fraction of the run
+        ("2.6", None),
+        ([4], None),
+    ],
+)
+def test_one_rule_for_a_count_in_a_config(v, want):
+    assert whole(v) == want
+
+
+def test_whole_reads_sizes_when_asked():
+    assert whole("2k", sizes=True) == 2000 and whole("2k") is None
+    assert whole("1.5k", sizes=True) == 1500 and whole("1.25k", sizes=True) == 1250
+    assert whole("0.5k", sizes=True) == 500 and whole("1.0005k", sizes=True) is None
+
+
+HF = {"max_steps": 1000, "learning_rate": 3e-4}
+
+
+@pytest.mark.parametrize(
+    "mapping, want, said",
+    [
+        # a device batch of 2.5: the monitor took 2 from the micro-batch key alone (its
+        # _count refused 2.5, then the batch key's rule rounded it), pre-flight 2 x 4 = 8
+        ({**HF, "per_device_train_batch_size": 2.5, "gradient_accumulation_steps": 4}, {"batch_size": None}, 1),
+        # an accumulation of 1.5: the monitor left it out (16), pre-flight rounded it (32)
+        ({**HF, "per_device_train_batch_size": 16, "gradient_accumulation_steps": 1.5}, {"batch_size": 16}, 1),
+        # 2.5 nodes of 8 devices: the monitor counted 1 node (32), pre-flight 2 (64)
+        (
+            {"train_micro_batch_size_per_gpu": 4, "nproc_per_node": 8, "nnodes": 2.5, "train_iters": 10},
+            {"batch_size": 32},
+            0,
+        ),
+        # a device batch past 1e9: the monitor took it alone as the global batch (2e9),
+        # pre-flight multiplied it by the accumulation (4e9)
+        ({**HF, "per_device_train_batch_size": 2e9, "gradient_accumulation_steps": 2}, {"batch_size": 4e9}, 0),
+        # HF v5's fraction of the run: both read 0 ("no warm-up", advice against the config)
+        ({**HF, "warmup_steps": 0.1}, {"warmup_steps": None}, 1),
+        # 2.6 warm-up steps: the monitor rounded (3), pre-flight truncated (2)
+        ({**HF, "warmup_steps": 2.6}, {"warmup_steps": None}, 1),
+        # save every 0.6 of the run: both read a save at every step
+        ({**HF, "save_steps": 0.6}, {"save_steps": None}, 1),
+        # whole numbers however written: read by both, as before
+        (
+            {"max_steps": "1e3", "warmup_steps": 100.0, "per_device_train_batch_size": "1,024", "save_steps": True},
+            {"total_steps": 1000, "warmup_steps": 100, "batch_size": 1024, "save_steps": None},
+            0,
+        ),
+    ],
+)
+def test_counts_the_two_readers_read_two_ways_before(mapping, want, said):
+    info, plan = both(mapping)
+    for f, v in want.items():
+        assert getattr(info, f) == v, (f, getattr(info, f))
+        assert getattr(plan, f) == v, (f, getattr(plan, f))
+    notes = apply_mapping(RunInfo(), mapping, "config")
+    plan_notes = [n for n in plan.notes if "not a whole number" in n]
+    assert len([n for n in notes if "not a whole number" in n]) == len(plan_notes) == said, (notes, plan.notes)

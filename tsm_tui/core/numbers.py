@@ -84,6 +84,18 @@ def num(v, sizes: bool = False) -> float | None:
     return None
 
 
+def whole(v, sizes: bool = False) -> int | None:
+    """A whole number a config writes for a count (steps, a batch, a world size): an int,
+    a float with no fraction (JSON's ``1000.0``) or text of one (``"1e3"``, ``"1,000"``,
+    ``"1_000"``; with ``sizes`` ``"2k"``), sign kept (-1 is "not set"). None for what
+    ``num`` reads as no number (a bool, None, ``"auto"``, Inf, NaN) and for a value with a
+    fraction: ``2.5`` is no count (neither 2 nor 3; HF reads a ``warmup_steps`` below 1 as
+    a ratio). The bound on a count is ``run_fact``'s. The one rule the monitor's config
+    reader and pre-flight's plan read counts by."""
+    x = num(v, sizes)
+    return int(x) if x is not None and x.is_integer() else None
+
+
 # -- what a log or a config says about the run ----------------------------------------------
 #: the largest value a run fact may have (ours: 1e18 steps, parameters or tokens is
 #: beyond any run; past it a value is hostile or a typo, and the arithmetic of the

@@ -29,7 +29,7 @@ import os
 import re
 from dataclasses import dataclass, field as _field
 
-from tsm_tui.core.numbers import FACT_COUNTS, MAX_FACT_TEXT, UNSET_COUNT, run_fact, shown, unusable
+from tsm_tui.core.numbers import FACT_COUNTS, MAX_FACT_TEXT, UNSET_COUNT, run_fact, shown, unusable, whole
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.config import MAX_CONFIG_BYTES, ConfigError, num, parse_arg_list, read_config_file  # noqa: F401
 from tsm_tui.sources.config_keys import (
@@ -111,11 +111,6 @@ class Plan(RunInfo):
 
 
 # --- scalar parsing ------------------------------------------------------------
-
-
-def _int(v) -> int | None:
-    x = num(v)
-    return int(round(x)) if x is not None else None
 
 
 _NOT_CONFIG = (
@@ -295,8 +290,10 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
         """A count the config gives: put (``store``) and returned when at least its
         minimum (core/numbers.FACT_COUNTS); 0 and -1 mean "not set" (HF, Lightning);
         another negative count, or one past the bound, is ignored and said."""
-        n = _int(v)
+        n = whole(v)
         if n is None:
+            if num(v) is not None:  # 2.5 steps: no count (HF reads 0.1 as a fraction of the run)
+                plan.note(f"{o}: {k} = {shown(v)} ignored: not a whole number")
             return None
         if n < UNSET_COUNT:
             plan.note(f"{o}: {k} = {shown(v)} ignored: a negative count")
@@ -318,7 +315,7 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
 
     # --- steps, tokens, epochs ------------------------------------------------------
     k, v, o = get(*names("total_steps", fw))
-    n = _int(v)
+    n = whole(v)
     if n is not None and n <= 0 and k == "max_steps":
         plan.note(f"{origin}: max_steps={n} means an epoch-based run")
     else:
@@ -367,8 +364,9 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     ws = count("world_size", k, v, o, store=False)
     if ws:
         kn, vn, _ = get(*names("nodes", fw))
-        if _int(vn) and _int(vn) > 1 and k in PER_NODE:
-            ws *= _int(vn)
+        nodes = whole(vn)
+        if nodes and nodes > 1 and k in PER_NODE:
+            ws *= nodes
             k = f"{k} x {kn}"
         put("world_size", ws, k, o)
     k, v, o = get(*names("seq_len", fw))
@@ -385,8 +383,10 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     if w is not None and w >= 0:
         if warmup_in_tokens(flat, k):
             put("warmup_tokens", w, k, o)
+        elif whole(v, sizes=True) is None:  # (HF reads a warmup_steps below 1 as a fraction of the run)
+            plan.note(f"{o}: {k} = {shown(v)} ignored: not a whole number")
         else:
-            put("warmup_steps", int(w), k, o)
+            put("warmup_steps", whole(v, sizes=True), k, o)
     elif w is not None and w < UNSET_COUNT:
         plan.note(f"{o}: {k} = {shown(v)} ignored: a negative count")
     k, v, o = get("warmup_tokens", "lr_warmup_tokens")
@@ -504,8 +504,8 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     count("save_steps", k, v, o)
     if fw == "nanogpt" and plan.save_steps is None:
         k, v, o = get("eval_interval")
-        if _int(v):
-            put("save_steps", _int(v), f"{k} (nanoGPT saves at each eval)", o)
+        if whole(v):
+            put("save_steps", whole(v), f"{k} (nanoGPT saves at each eval)", o)
     if fw == "megatron":
         if not present(flat, "save"):
             plan.put("save_strategy", "no", origin, "no --save")
@@ -587,7 +587,7 @@ def apply_model_config(plan: Plan, mapping: dict, origin: str) -> None:
         plan.put("params", est[0], origin, est[1])
         for msg in est[2]:
             plan.note(msg)
-    ctx = _int(mapping.get("max_position_embeddings") or mapping.get("n_positions"))
+    ctx = whole(mapping.get("max_position_embeddings") or mapping.get("n_positions"))
     if plan.seq_len is None and ctx:
         plan.put("seq_len", ctx, origin, "max_position_embeddings (assumed training length)")
         plan.note(f"sequence length not in the training config: assumed {ctx} from {origin}")

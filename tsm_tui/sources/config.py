@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import stat
 
-from tsm_tui.core.numbers import UNSET_COUNT, num, shown, unusable  # noqa: F401  (num: re-exported)
+from tsm_tui.core.numbers import UNSET_COUNT, num, shown, unusable, whole  # noqa: F401  (num: re-exported)
 from tsm_tui.core.settings import LOG_FACTS, RunInfo
 from tsm_tui.sources.arglist import parse_arg_list  # noqa: F401  (re-exported: tests, pre-flight)
 from tsm_tui.sources.config_load import MAX_CONFIG_BYTES, ConfigError, read_config_file  # noqa: F401
@@ -157,20 +157,25 @@ def _plain(flat: dict) -> dict:
 
 
 def _count(v) -> int | None:
-    """A positive whole count (a device batch, an accumulation, a world size), else None."""
-    x = num(v)
-    return int(x) if x is not None and 1 <= x <= 1e9 and float(x).is_integer() else None
+    """A positive whole count (a device batch, an accumulation, a world size), else None
+    (core/numbers.whole, pre-flight's rule; the bound on the product is RunInfo's)."""
+    n = whole(v)
+    return n if n is not None and n >= 1 else None
 
 
-def _global_batch(flat: dict, fw: str | None) -> tuple[str | None, int | None]:
+def _global_batch(flat: dict, fw: str | None, said: list[str]) -> tuple[str | None, int | None]:
     """(how, value) of the global batch from its parts when no key gives it: one device's
-    batch x accumulation x world size (config_keys.global_batch, pre-flight's rule)."""
+    batch x accumulation x world size (config_keys.global_batch, pre-flight's rule); an
+    accumulation or a world size with a fraction is left out and said (as pre-flight)."""
     mk, mv = read(flat, "micro_batch", fw)
     micro = _count(mv)
     if mk is None or micro is None:
         return mk, mv  # (what is there is said or skipped as before)
     ak, av = read(flat, "grad_accum", fw)
     wk, wv = read(flat, "world_size", fw)
+    for k, v in ((ak, av), (wk, wv)):
+        if k is not None and whole(v) is None and num(v) is not None:
+            said.append(f"{k} = {shown(v)} ignored: not a whole number")
     world = _count(wv)
     if world and wk in PER_NODE:
         nodes = _count(read(flat, "nodes", fw)[1])
@@ -195,7 +200,7 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
             continue  # save_strategy "no" / "epoch": the save_steps beside it plans no save
         n, v = read(flat, field, fw)
         if field == "batch_size" and n is None:
-            n, v = _global_batch(flat, fw)  # (no key gives the global batch: from its parts)
+            n, v = _global_batch(flat, fw, said)  # (no key gives the global batch: from its parts)
         if field == "beta2":
             nb, b = read(flat, "betas", fw)  # torch's betas=(0.9, 0.95), before adam_beta2 (pre-flight's order)
             if isinstance(b, (list, tuple)) and len(b) == 2 and all(num(x) is not None for x in b):
@@ -219,7 +224,10 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
             x = num(v, sizes=KEYS[field].sizes)
             if x is None or abs(x) > 1e18:
                 continue
-            val = int(round(x)) if field in _INT else x
+            val = whole(v, sizes=KEYS[field].sizes) if field in _INT else x
+            if val is None:  # 2.5 steps: no count (HF reads 0.1 as a fraction of the run)
+                said.append(f"{n} = {shown(v)} ignored: not a whole number")
+                continue
             if field == "clip":
                 val = max(x, 0.0)
         if field in _INT and val < UNSET_COUNT:
