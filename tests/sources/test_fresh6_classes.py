@@ -55,3 +55,28 @@ def test_ep_with_its_total_is_an_epoch(tmp_path):
     text = "".join(f"rep {e} reps done, loss 0.5\n" for e in range(1, 6))
     fmt, recs, _ = read(write(tmp_path, "reps.log", text + "".join(f"step {s} loss {1 / s}\n" for s in range(1, 30))))
     assert [r.step for r in recs] == list(range(1, 30))
+
+
+def test_a_phase_word_leading_the_line_is_an_evaluation(tmp_path):
+    # fresh audio_sep_train_epoch_batches (private; Demucs / Dora's logger): the validation's
+    # batches "- Valid | Epoch 1 | 1/3" were read as training counters of another length (86 of
+    # its 86 steps read as 6, 63 records "stray"); its summary is the validation loss
+    out = ["- Training..."]
+    for e in range(1, 4):
+        out += [
+            f"- Train | Epoch {e} | {b}/573 | 1.45 it/sec | Loss {0.3 - e / 100 - b / 1e5:.4f} | Reco 0.2312 | Grad 0.1202"
+            for b in (143, 286, 429, 572)
+        ]
+        out.append(f"- Train Summary | Epoch {e} | Loss={0.3 - e / 100:.4f} | Reco=0.1994 | Grad=0.0963")
+        out += [f"- Valid | Epoch {e} | {b}/3 | 0.31 it/sec | Loss 0.2213 | Reco 0.2213 | Nsdr 3.922" for b in (1, 2)]
+        out.append(f"- Valid Summary | Epoch {e} | Loss={0.25 - e / 100:.4f} | Reco=0.2223 | Nsdr=3.8 | Best=0.2223")
+    _, recs, _ = read(write(tmp_path, "train_log.txt", "\n".join(out) + "\n"))
+    train = [r for r in recs if r.loss is not None]
+    assert [r.step for r in train] == [573 * (e - 1) + b for e in range(1, 4) for b in (143, 286, 429, 572)]
+    val = [(r.step, r.val_loss) for r in recs if r.val_loss is not None]
+    assert val == [(572, 0.24), (573 + 572, 0.23), (2 * 573 + 572, 0.22)]
+    # "val_loss: 0.3 epoch 2" and "Test 12, loss: 0.5" are not this rule's (a key; a phase counter)
+    from tsm_tui.sources.generic_text import EVAL_LEAD
+
+    assert EVAL_LEAD.match("val_loss: 0.3 epoch 2") is None and EVAL_LEAD.match("Test 12, loss: 0.5") is None
+    assert EVAL_LEAD.match("Test epoch 3: loss 0.5") is not None

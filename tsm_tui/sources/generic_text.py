@@ -180,6 +180,13 @@ _NONFINITE_TOKEN = re.compile(r"(?<![\w.])[-+]?(?:nan|inf(?:inity)?)(?![\w.])", 
 # a batch of the evaluation (its loss no training step's), "[Eval][Epoch 1][Avg]CELoss: ..., loss: 6.90"
 # the evaluation's loss
 EVAL_TAG = re.compile(r"\[(?:eval|valid(?:ation)?|val|test)\]\s*+\[\s*+epoch", re.I)
+# ... or a phase word leading the line before its epoch (Demucs / Dora's "- Valid | Epoch 1 | 2/3 | ... |
+# Loss 0.2213", "- Valid Summary | Epoch 1 | Loss=0.2223"; "Test epoch 3: loss 0.5"): the same, an
+# evaluation's batch (no record) or its summary (the validation loss at the last training step)
+EVAL_LEAD = re.compile(
+    r"^[\W_]*+(?:eval(?:uation)?|valid(?:ation)?|val|test(?:ing)?)\b(?!\s*+[:=]\s*+[-+.\d])[^\d\n]{0,24}?(?=epoch)",
+    re.I,
+)
 # iteration-based runs: mmengine's "Iter(train) [ 100/1000]  lr: ...  loss: ...", mmcv's
 # (mmseg / mmdet 2.x) "Iter [50/160000]\tlr: 9.997e-03, ..., loss: 3.5"
 ITER_COUNTER = re.compile(r"(?<![\w/])iter(?:\(train\))?\s*+\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]", re.I)
@@ -839,6 +846,9 @@ class KeyValueTextReader(LineGroups, LineReader):
             t = EVAL_TAG.search(line, 0, HEADER_PREFIX + 16)
             if t is not None:
                 return self._eval_tagged(line, t)
+        t = EVAL_LEAD.match(line)
+        if t is not None:
+            return self._eval_tagged(line, t)
         m = EPOCH_COUNTER.search(line) or BRACKET_COUNTER.search(line)
         if m is None:
             m = ITER_COUNTER.search(line)
