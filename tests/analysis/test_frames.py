@@ -472,6 +472,20 @@ def test_a_launch_held_for_its_first_losses():
         run_both(a + b, sizes=(1, 7, 64, 10**9))
 
 
+def test_short_log_climb():
+    """The short log's climb rule (loss_spike._climbing: its first ``window`` values go record
+    by record): rows and frames agree on a climb, one that comes back, one with NaN and a
+    resume inside the first window, and a log whose climb starts after the window filled."""
+    rng = random.Random(7)
+    climb = [StepRecord(s, loss=math.exp(0.03 * s + rng.gauss(0, 0.05)), lr=1e-4) for s in range(1, 61)]
+    back = [StepRecord(s, loss=2.0 * (1 + 0.08 * s) if s < 9 else 3.1 * math.exp(-(s - 9) / 10)) for s in range(1, 80)]
+    nan = [StepRecord(r.step, loss=float("nan") if r.step in (5, 6, 30) else r.loss, lr=r.lr) for r in climb]
+    resumed = climb[:40] + [StepRecord(r.step, loss=r.loss, lr=r.lr) for r in climb[20:]]
+    late = [StepRecord(s, loss=2.0 + 0.01 * max(0, s - 150) + rng.gauss(0, 0.02)) for s in range(1, 400)]
+    for recs in (climb, back, nan, resumed, late):
+        run_both(recs, sizes=(1, 3, 7, 64, 10**9))
+
+
 def test_plateau_epoch_running_means():
     """Whole epochs (EPOCH_RESET): the rows and the frames agree on a log of running means,
     on one with a resume that goes back across an epoch change, and on fractional epochs."""

@@ -27,7 +27,7 @@ from tsm_tui.analysis.detectors.components import Components
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.numbers import times as _times
-from tsm_tui.analysis.detectors.stats import Delay, RollingMedian, RollingMoments, diff_sd
+from tsm_tui.analysis.detectors.stats import Delay, MannKendall, RollingMedian, RollingMoments, RunningLine, diff_sd
 from tsm_tui.analysis.detectors.grad_norm import PEAK_REALERT, SPIKE_GAP
 from tsm_tui.analysis.detectors.stats import median as _median
 from tsm_tui.analysis.rules import back_from_divergence, diverged
@@ -86,6 +86,9 @@ EARLY_SD_FLOOR = 0.05
 #: (ours: 16 covers the few records over which a grad norm climbs before the loss,
 #: and leaves 11 older ones for the reference level)
 CTX = 16
+#: a short log's steady climb (settings.divergence_short_*): its level is the median of the
+#: last CLIMB_LAST values (ours: a single record is no level; 3, as the recovery rule's records)
+CLIMB_LAST = 3
 CTX_NEAR = 5  # the records just before the onset (and the onset) vs the older ones (ours)
 LR_JUMP = 1.5  # LR above 1.5x its level before: a jump (as lr_schedule.JUMP_FACTOR; ours)
 GN_SPIKE = 3.0  # grad norm >= 3x its level on the onset step (grad_spike_ratio)
@@ -243,6 +246,14 @@ class LossSpikeDetector(Detector):
         #: spikes in it are folded in and divergence is not said again (one page each)
         self._paged: _Incident | None = None
         self._paged_ok = 0  # records in a row back under recovery_factor x its baseline
+        #: a log too short for the rolling median's window: a line through its log-losses
+        #: (settings.divergence_short_*), the objective's only; None once the window is full
+        self._climb: RunningLine | None = None
+        self._climb_mk: MannKendall | None = None  # ... and its rank test (heavy-tailed per-batch noise)
+        self._climb_low: tuple[float, int] | None = None  # the lowest loss so far (value, step)
+        self._climb_last: deque = deque(maxlen=CLIMB_LAST)
+        self._climb_lr: tuple[float, float] | None = None  # (first LR, largest LR) so far
+        self._climb_reset()
 
     # ------------------------------------------------------------------ update
     def update(self, rec: StepRecord) -> list[Alert]:
@@ -286,6 +297,7 @@ class LossSpikeDetector(Detector):
         if x < 0 or self.signed:
             if not self.signed:  # the window so far is the signed rule's first baseline
                 self.signed = True
+                self._climb = None  # (no ratio scale)
                 self._sig.extend(list(self._recent.values()))
             return self._signed_spike(rec, x)
         self._sched.update(rec.lr)
@@ -327,9 +339,12 @@ class LossSpikeDetector(Detector):
             self._med.update(out_val)
             if out_val > 0:
                 self._logm.update(math.log(out_val))
+        short = self._climb is not None and len(self._recent) < self.settings.window
         self._recent.update(x)
         self._ctx.append((rec.step, _num(rec.lr), _num(rec.grad_norm), _num(rec.loss_scale)))
         out += self._divergence(rec)
+        if short:
+            out += self._climbing(rec, x)
         return out
 
     # ------------------------------------------------------------------ frames
@@ -358,6 +373,9 @@ class LossSpikeDetector(Detector):
     def screen(self, fr, rows, a: int, b: int) -> np.ndarray:
         if self._incident is not None:  # an open spike: record by record until it resolves
             return np.arange(a, b)
+        if self._climb is not None and len(self._recent) < self.settings.window:
+            # a short log's climb (_climbing): its first ``window`` values record by record
+            return np.arange(a, min(b, a + self.settings.window - len(self._recent)))
         return NONE
 
     def bulk(self, fr, rows, a: int, q: int) -> int | None:
@@ -1032,20 +1050,7 @@ class LossSpikeDetector(Detector):
             # back below the recovery bar: the rule watches again (issue 26, fresh3: a LoRA run
             # that diverged, came back to its level for 300 steps, then climbed 3x again unsaid)
             if self._best_med is not None and back_from_divergence(cur, self._best_med, self.settings):
-                self._diverged_at = None
-                return [
-                    Alert(
-                        self.id,
-                        Severity.INFO,
-                        rec.step,
-                        f"Loss back from its divergence: rolling median {fmt(cur)} at step {rec.step}, within "
-                        f"{self.settings.recovery_factor}x its best {fmt(self._best_med)}; watching for another.",
-                        value=cur,
-                        baseline=self._best_med,
-                        actions=[],
-                        key=f"loss_divergence_back:{rec.step}",
-                    )
-                ]
+                return self._back(rec, cur, "rolling median")
             return []
         if self._best_med is None or cur < self._best_med:
             self._best_med, self._best_step = cur, rec.step
@@ -1076,15 +1081,104 @@ class LossSpikeDetector(Detector):
                     f"{fmt(best)} at step {onset} ({cur / best:.1f}x).",
                     value=cur,
                     baseline=best,
-                    actions=[
-                        advice.rollback(self.state, onset, "the climb"),
-                        advice.lower_lr(self.state, peak=self._sched.peak),
-                        advice.clip(self.state),
-                    ],
+                    actions=self._climb_actions(onset),
                     key="loss_divergence",
                 )
             ]
         return []
+
+    def _back(self, rec: StepRecord, cur: float, what: str) -> list[Alert]:
+        """The loss level (``what``) back within the recovery bar of its best after a divergence:
+        the rule watches again (an info alert)."""
+        self._diverged_at = None
+        return [
+            Alert(
+                self.id,
+                Severity.INFO,
+                rec.step,
+                f"Loss back from its divergence: {what} {fmt(cur)} at step {rec.step}, within "
+                f"{self.settings.recovery_factor}x its best {fmt(self._best_med)}; watching for another.",
+                value=cur,
+                baseline=self._best_med,
+                actions=[],
+                key=f"loss_divergence_back:{rec.step}",
+            )
+        ]
+
+    def _climb_actions(self, onset: int) -> list[str]:
+        return [
+            advice.rollback(self.state, onset, "the climb"),
+            advice.lower_lr(self.state, peak=self._sched.peak),
+            advice.clip(self.state),
+        ]
+
+    def _climb_reset(self) -> None:
+        """A new stretch for the short log's climb rule (the start, a resume); the objective's only."""
+        self._climb = RunningLine() if self.parts is not None and not self.signed else None
+        self._climb_mk = MannKendall() if self._climb is not None else None
+        self._climb_low = self._climb_lr = None
+        self._climb_last.clear()
+
+    def _climbing(self, rec: StepRecord, x: float) -> list[Alert]:
+        """The divergence rule of a log too short for the rolling median's window (one of its
+        first ``window`` values): a steady climb without a spike (settings.divergence_short_*;
+        issue 26, fresh4 equicat: an epoch total 6.12 -> 13.44 over 10 epochs)."""
+        s = self.settings
+        c = self._climb
+        mk = self._climb_mk
+        if x <= 0 or c is None or mk is None:
+            self._climb = self._climb_mk = None  # (a loss of 0: no ratio scale)
+            return []
+        if len(self._recent) >= s.window:
+            self._climb = self._climb_mk = None  # the rolling median's rule from the next value on
+        c.update(math.log(x))
+        mk.update(x)
+        low = self._climb_low
+        if low is None or x < low[0]:
+            low = self._climb_low = (x, rec.step)
+        self._climb_last.append(x)
+        lr = _num(rec.lr)
+        warm = False
+        if lr is not None:
+            first, top = self._climb_lr or (lr, lr)
+            top = max(top, lr)
+            self._climb_lr = (first, top)
+            warm = lr >= top and lr > first  # the LR still rising: a warm-up, whose loss may rise
+        level = _median(list(self._climb_last))
+        if self._diverged_at is not None:
+            # (a climb said by this rule, back under the recovery bar: the verdict says it came back)
+            if self._best_med is not None and back_from_divergence(level, self._best_med, s):
+                return self._back(rec, level, f"the median of the last {CLIMB_LAST} values")
+            return []
+        if c.n < s.divergence_short_min or warm or self.rl or self._incident is not None or self._paged is not None:
+            return []
+        if not diverged(level, low[0], s):
+            return []
+        b, se = c.slope()  # type: ignore[misc]  # (n >= divergence_short_min >= 3)
+        rise = math.exp(b * (c.n - 1))
+        if b < s.divergence_short_z * se or rise < s.divergence_factor or mk.z() < s.divergence_short_rank_z:
+            return []
+        self._diverged_at = rec.step
+        self._best_med, self._best_step = low
+        if self._diverged_first is None:
+            self._diverged_first = low[1]
+        self.failed += 1
+        return [
+            Alert(
+                self.id,
+                Severity.CRITICAL,
+                rec.step,
+                f"Loss is diverging: a steady climb, no spike: the median of its last {CLIMB_LAST} values "
+                f"{fmt(level)} at step {rec.step} is {level / low[0]:.1f}x its lowest {fmt(low[0])} (step {low[1]}), "
+                f"and a line through its {c.n} values climbs {rise:.1f}x"
+                + (f" ({b / se:.1f} standard errors" if se > 0 else " (")
+                + f"; Mann-Kendall z {mk.z():.1f}).",
+                value=level,
+                baseline=low[0],
+                actions=self._climb_actions(low[1]),
+                key="loss_divergence",
+            )
+        ]
 
     def on_resume(self, step: int) -> None:
         if self.parts is not None:
@@ -1096,6 +1190,7 @@ class LossSpikeDetector(Detector):
         self._recent.clear()
         self._best_med = self._best_step = None
         self._diverged_at = self._diverged_first = None
+        self._climb_reset()
         if self._incident is not None and self._incident.onset > step:
             # the spike is in the superseded part: the restart is the remedy
             self._incident.state = "recovered"

@@ -10,7 +10,7 @@ into a window's fields.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right, insort
 from collections import deque
 
 import bottleneck as bn
@@ -311,3 +311,65 @@ class RollingRate:
     def clear(self) -> None:
         self._fifo.clear()
         self._hits = 0
+
+
+class RunningLine:
+    """A least-squares line through ``(i, y)``, ``i`` = 0, 1, 2 ... the order of the
+    values: its slope and the slope's standard error, from running sums (O(1) per value,
+    no window; the caller bounds how long it feeds one)."""
+
+    __slots__ = ("n", "_sy", "_sxx", "_sxy", "_syy", "_sx")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self._sx = self._sy = self._sxx = self._sxy = self._syy = 0.0
+
+    def update(self, y: float) -> None:
+        i = float(self.n)
+        self.n += 1
+        self._sx += i
+        self._sy += y
+        self._sxx += i * i
+        self._sxy += i * y
+        self._syy += y * y
+
+    def slope(self) -> tuple[float, float] | None:
+        """(slope, its standard error) of the line so far, or None below 3 values."""
+        n = self.n
+        if n < 3:
+            return None
+        sxx = self._sxx - self._sx * self._sx / n
+        sxy = self._sxy - self._sx * self._sy / n
+        syy = self._syy - self._sy * self._sy / n
+        b = sxy / sxx
+        return b, math.sqrt(max(0.0, syy - b * sxy) / (n - 2) / sxx)
+
+
+class MannKendall:
+    """The Mann-Kendall trend statistic of a series in arrival order (Mann 1945, Kendall
+    1975): S = the pairs that rise minus the pairs that fall, and its z (a rank test: one
+    wild value moves S by at most n - 1). O(log n) per value (a sorted copy, O(n) memory:
+    the caller bounds how many it feeds)."""
+
+    __slots__ = ("n", "s", "_sorted")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.s = 0
+        self._sorted: list[float] = []
+
+    def update(self, x: float) -> None:
+        v = self._sorted
+        lo, hi = bisect_left(v, x), bisect_right(v, x)
+        self.s += lo - (len(v) - hi)  # earlier values below it rise to it, those above fall
+        v.insert(lo, x)
+        self.n += 1
+
+    def z(self) -> float:
+        """S's z under no trend (its variance n(n-1)(2n+5)/18, ties not corrected: a tie only
+        lowers the variance, so the z is conservative), with the continuity correction."""
+        n, s = self.n, self.s
+        if n < 3 or s == 0:
+            return 0.0
+        sd = math.sqrt(n * (n - 1) * (2 * n + 5) / 18)
+        return (s - 1) / sd if s > 0 else (s + 1) / sd
