@@ -10,7 +10,9 @@ import re
 
 #: counters whose name says they are one (a loop's "batch_index=640 loss=..."): step keys that
 #: name a step on their own in a text line too (generic_text.NAMED_STEP_KEYS)
-COUNTER_KEYS = frozenset({"batch_index", "batch_idx", "iter_num", "global_iter", "global_iteration", "train_step"})
+COUNTER_KEYS = frozenset(
+    {"batch_index", "batch_idx", "iter_num", "global_iter", "global_iteration", "train_step", "num_of_updates"}
+)
 STEP_KEYS = {
     *COUNTER_KEYS,
     "step",
@@ -222,7 +224,9 @@ _NORM = re.compile(r"[\s\-]+")
 
 
 def normalise(key: str) -> str:
-    return _NORM.sub("_", key.strip().lower())
+    """Lower case, runs of spaces and dashes as one "_"; a trailing ":" or "=" dropped (a
+    tracker key copied from a print: W&B history's ``train loss:``, fresh7)."""
+    return _NORM.sub("_", key.strip().rstrip(":=").rstrip().lower())
 
 
 #: loss keys that name one term of the objective (the language-model / cross-entropy term):

@@ -1062,7 +1062,15 @@ class KeyValueTextReader(LineGroups, LineReader):
         pairs = PAIR.findall(line)
         if not any(normalise(k) in NAMED_STEP_KEYS for k, _ in pairs):
             return None
-        return self._metric_record(pairs)
+        rec = self._metric_record(pairs)
+        if rec is None and len(pairs) == 1 and self._evalsec is None and _only_pairs(line):
+            # the step key alone on its line ("num of updates: 1000", then "ret loss: 3.34" and
+            # "action loss: 0.24" on the lines after it): a header whose metrics follow (text_groups)
+            v = pairs[0][1].replace(",", "")
+            step = int64(v) if v.isdigit() else None
+            if step is not None:
+                self._open_group(step, [])
+        return rec
 
     # -- replay fast path ------------------------------------------------------------
     def _templated(self) -> bool:
