@@ -728,3 +728,23 @@ def test_plateau_not_raised_on_an_epochs_running_mean_that_falls_slowly():
     assert status(mon, "plateau") == "FAIL"
     first = min(a.step for a in alerts if a.check == "plateau")
     assert first > 2 * 1330  # (not inside the log's first epoch, nor its second)
+
+
+def test_a_constant_loss_that_then_wobbles_at_its_precision_stays_not_learning():
+    """fresh7 hf_dict_prints_bf16_loss_stuck: a bf16 loss stuck at ~ln(vocab) prints 9.625 and
+    9.6875 (neighbours at bf16's 8 bits): the critical "Loss exactly 9.625 for 20 records" was
+    raised, then one 9.6875 broke the run of equal values and the verdict read PASS "loss still
+    improving". It stays FAIL while the last losses stay within 1% of the constant; a loss that
+    moves on afterwards is judged as before."""
+    from test_frames import run_both
+
+    vals = [9.9 - 0.01 * i for i in range(20)] + [9.625] * 25 + [9.6875, 9.625, 9.625, 9.6875, 9.625, 9.625]
+    recs = [StepRecord(i + 1, loss=v, lr=1e-5) for i, v in enumerate(vals)]
+    mon, alerts = run(recs)
+    res = next(c for c in mon.checks() if c.id == "plateau")
+    assert res.status.value == "FAIL" and "still within 1% of it in the last 5 records: not learning" in res.summary
+    assert [a for a in alerts if a.check == "plateau" and a.severity.value == "critical"]
+    run_both(recs)
+    moved = recs + [StepRecord(len(recs) + i + 1, loss=9.0 - 0.05 * i, lr=1e-5) for i in range(10)]
+    mon, _ = run(moved)
+    assert "still within 1%" not in next(c for c in mon.checks() if c.id == "plateau").summary

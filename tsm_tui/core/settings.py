@@ -222,6 +222,10 @@ class Settings:
     overfit_margin: float = 0.02
     #: training losses whose median is the training level at an evaluation (ours)
     overfit_train_window: int = 10
+    #: "the training loss falls": its level below the level at the best evaluation by more
+    #: than this share of it (ours, fresh7: a flat loss whose median wobbled 15205 -> 15195,
+    #: 0.07%, beside a noisy evaluation loss read as over-fitting, critical)
+    overfit_train_fall: float = 0.005
 
 
 @dataclass

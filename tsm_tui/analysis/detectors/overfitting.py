@@ -5,7 +5,7 @@ with the best one so far. Over-fitting is said when, for ``overfit_evals``
 evaluations in a row after the best, the evaluation loss stays above the best by
 more than ``overfit_margin`` (relative) while the training loss (the median of its
 last ``overfit_train_window`` values) has gone on falling below its level at the
-best evaluation:
+best evaluation (by more than ``overfit_train_fall`` of it: a flat loss's wobble is no fall):
 
 - WARN, with the step of the best evaluation and the checkpoint nearest to it: the
   one to keep (early stopping would have stopped there);
@@ -88,7 +88,9 @@ class OverfittingDetector(Detector):
             if best[1] > 0
             else v > best[1] + self.settings.overfit_margin
         )
-        falling = tr is not None and best[2] is not None and tr < best[2]
+        falling = (
+            tr is not None and best[2] is not None and tr < best[2] - abs(best[2]) * self.settings.overfit_train_fall
+        )
         if rising and falling:
             self.above += 1
         elif not rising:

@@ -110,6 +110,9 @@ NEVER_PROVEN = 0.5
 #: labels; any constant: frozen weights or a logging bug) (ours)
 CONST_RECORDS = 20
 CONST_FRAC = 0.1
+#: after the constant-loss alert, a loss that stays within this share of the constant is still
+#: stuck (bf16 keeps 8 significant bits: 9.625 and 9.6875 are neighbours, 0.65% apart; ours)
+CONST_BAND = 0.01
 #: a loss of exactly 0 (as logged) in at least this share of the records of the newest
 #: window (MIN_RECORDS or more) has reached its floor: a loss printed with 4 decimals
 #: reads 0.0000 once a small fine-tune set is memorised, or the loss is not computed;
@@ -570,6 +573,17 @@ class PlateauDetector(Detector):
                 key="plateau_const",
             )
         ]
+
+    def _still_stuck(self) -> float | None:
+        """After the constant-loss alert, the run of identical values broke but the loss stayed
+        at that value within CONST_BAND (a bf16 loss printed as 9.625 / 9.6875, the two
+        representable values around it): the largest relative distance of the last losses
+        from it, or None (it moved on, or the constant was a floor)."""
+        if self.const is None or self.const_floor or not self.const[0] or not self._tail:
+            return None
+        v = self.const[0]
+        dev = max(abs(x - v) for x in self._tail) / abs(v)
+        return dev if dev <= CONST_BAND else None
 
     def _first_level(self) -> float | None:
         """The run's first level: the mean of its first FIRST_RECORDS losses (None before one)."""
@@ -1422,6 +1436,13 @@ class PlateauDetector(Detector):
                 )
             return self._result(
                 Status.FAIL, f"loss exactly {fmt(self.const[0])} since step {self.const[1]}: not learning"
+            )
+        stuck = self._still_stuck()
+        if stuck is not None:
+            return self._result(
+                Status.FAIL,
+                f"loss exactly {fmt(self.const[0])} for {CONST_RECORDS}+ records from step {self.const[1]}, still "
+                f"within {CONST_BAND:.0%} of it in the last {len(self._tail)} records: not learning",
             )
         floor = self._floor_now(now)
         if floor is not None:
