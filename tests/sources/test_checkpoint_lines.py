@@ -41,6 +41,8 @@ SAVES = [
     ("Saving model...", ("", None)),
     ("2025-12-07 19:00:48.028\tnode:0\tolmo.checkpoint:796\tINFO\tSaving model state...", ("", None)),
     ("Saved to out/model_final.pth", ("out/model_final.pth", None)),
+    # a path before the message (a logger's file:line): the save's own path and step
+    ("/opt/job/run.py:120: Saving checkpoint to /data/ckpt/step_500.pt", ("/data/ckpt/step_500.pt", 500)),
     ("2026-03-03 11:17:47,765 INFO: Saving models and training states.", ("", None)),
 ]
 NOT_SAVES = [

@@ -46,9 +46,11 @@ _SAVED_FILE = re.compile(
 
 
 def _mask(m: re.Match) -> str:
-    """A path as a word that names nothing (its directory names are no checkpoint word: "Saving
-    config to /runs/checkpoints/config.yaml" saves no checkpoint)."""
-    return "PATH" if ("/" in m.group() or "\\" in m.group()) else m.group()
+    """A path as a word that names nothing, of its length (positions in the line stay the
+    same): its directory names are no checkpoint word ("Saving config to
+    /runs/checkpoints/config.yaml" saves no checkpoint)."""
+    g = m.group()
+    return "P" * len(g) if ("/" in g or "\\" in g) else g
 
 
 _TO = re.compile(
