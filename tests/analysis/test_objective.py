@@ -452,3 +452,19 @@ def _w(tmp_path, name, text):
     p = tmp_path / name
     p.write_text(text)
     return p
+
+
+def test_also_checked_names_only_the_terms_of_records(tmp_path):
+    """fresh4 equicat: "also checked: Negative Loss" named a key of epoch summary lines that made
+    no record (an epoch line is a summary once the file names its own steps): only the terms the
+    loss-spike check judged are named."""
+    lines = []
+    for e in range(1, 4):
+        for s in range(1, 41):
+            step = (e - 1) * 40 + s
+            lines.append(f"step {step} loss: {2 - step / 200:.4f} loss_cls: {1 - step / 400:.4f} lr: 1e-4")
+        lines.append(f"Epoch [{e}/3], Total Loss: {60 - e:.2f}, Negative Loss: {30 - e:.2f}")
+    p = _w(tmp_path, "train.log", "\n".join(lines) + "\n")
+    res = analyze(str(p))
+    (fi,) = res.run.files
+    assert fi.objective is not None and "loss_cls" in fi.objective and "Negative Loss" not in fi.objective

@@ -66,6 +66,18 @@ class Analysis:
         return acts[:12]
 
 
+def checked_terms(mon) -> set[str] | None:
+    """The loss terms a file's Monitor judged one by one (the loss-spike check's components),
+    or None when it has no such check."""
+    if mon is None:
+        return None
+    for d in mon.detectors:
+        parts = getattr(d, "parts", None)
+        if d.id == "loss_spike" and parts is not None:
+            return set(parts.parts)
+    return None
+
+
 def rank_check(run: Run) -> RanksDetector | None:
     """The ranks check of the run's per-rank files (two or more), each with its rank."""
     if len(run.ranks) < 2:
@@ -114,7 +126,7 @@ def _read(run: Run, session: Session, ranks: RanksDetector | None = None, on_bat
         fi.skipped_lines = reader.skipped
         fi.skip_reasons = dict(reader.skip_reasons)
         fi.details = reader.describe()
-        fi.objective = reader.objective_note()
+        fi.objective = reader.objective_note(checked_terms(session.monitors.get(p)))
         run.source_keys[p] = (reader.name, reader.field_keys())
         run.reader_types[p] = type(reader)
     for src, rd in channels.items():

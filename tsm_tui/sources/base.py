@@ -374,11 +374,15 @@ class LineReader:
             x = x + extra[k]
         return x
 
-    def objective_note(self) -> str | None:
+    def objective_note(self, checked: set[str] | None = None) -> str | None:
         """What the report says about the training objective: the rule's choice when the
         log names no total, the logged total when loss terms were read beside it; None
-        for a log with one loss (nothing to say)."""
+        for a log with one loss (nothing to say). ``checked``: the terms the checks judged
+        (the loss-spike check's per-term detectors); "also checked" names only those (a key
+        seen on a line that made no record is no term of any record)."""
         terms = [k for k, f in self._fields.items() if f is None and loss_role(k) is not None]
+        if checked is not None:
+            terms = [k for k in terms if k in checked]
         if self.objective is not None:
             how, keys = self.objective
             return describe_objective(how, keys, [k for k in terms if k not in keys])
