@@ -61,6 +61,9 @@ NOT_SAVES = [
     "2025-12-07 17:30:34.645\tnode:0\ttrain:105\tINFO\tSaving config to /home/u/OLMo/checkpoints/OLMo-1B/config.yaml",
     "Global data order indices saved to '/home/u/OLMo/checkpoints/OLMo-1B/train_data/global_indices.npy'",
     "Saving images to out/samples/x.png",
+    # fairseq announces a save before it makes it (then "Saving checkpoint to ..." and "Saved checkpoint ...")
+    "[2022-04-08 21:30:44,735][fairseq.checkpoint_utils][INFO] - Preparing to save checkpoint for epoch 10 @ 4791 updates",
+    "Model will be saved to out/final",
 ]
 
 

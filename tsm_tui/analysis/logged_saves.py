@@ -55,7 +55,7 @@ class LoggedSaves:
     def newest(self) -> Save | None:
         if not self._saves:
             return None
-        s, p = max(self._saves, key=lambda x: x[0])
+        s, p = max(self._saves, key=lambda x: (x[0], bool(x[1])))  # (at one step, the line that names a path)
         return Save(s, p)
 
     def first(self) -> Save | None:

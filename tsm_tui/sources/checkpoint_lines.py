@@ -30,7 +30,7 @@ _SAVE = re.compile(
     rf"|{_WORD}[^\n]{{0,30}}?\b(?:saved|written|stored)\b"
 )
 _NOT = re.compile(
-    r"(?i)\b(?:will\s+be|would\s+be|to\s+be|fail(?:ed|ure|s)?|not|unable|skip(?:ped|ping)?|"
+    r"(?i)\b(?:will|would\s+be|to\s+be|prepar(?:e|es|ing)|about\s+to|going\s+to|fail(?:ed|ure|s)?|not|unable|skip(?:ped|ping)?|"
     r"load(?:ed|ing)?|resum(?:e|ed|ing)|restor(?:e|ed|ing))\b"
 )
 _PLAN = re.compile(r"(?i)\b(?:every|interval|frequency)\b")  # anywhere on the line: a plan, not a save
