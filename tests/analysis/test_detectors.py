@@ -748,3 +748,17 @@ def test_a_constant_loss_that_then_wobbles_at_its_precision_stays_not_learning()
     moved = recs + [StepRecord(len(recs) + i + 1, loss=9.0 - 0.05 * i, lr=1e-5) for i in range(10)]
     mon, _ = run(moved)
     assert "still within 1%" not in next(c for c in mon.checks() if c.id == "plateau").summary
+
+
+def test_a_warm_up_cut_by_the_end_of_the_log_is_not_judged_short():
+    """fresh7 hf_dict_prints_bf16_loss_stuck: a capture of a run's first 181 steps, the LR still
+    rising at the last record, read "warm-up 179 steps (0.037% of 485461 planned) < 1%" (WARN). Its
+    length is not known; a ramp that ended inside the log is judged as before."""
+    recs = [StepRecord(s, loss=2.0 - s / 1000, lr=1e-7 * s) for s in range(1, 182)]
+    mon, _ = run(recs, info=RunInfo(total_steps=485461))
+    res = next(c for c in mon.checks() if c.id == "lr_schedule")
+    assert res.status.value == "PASS" and res.summary.startswith("warm-up still rising when the log ends")
+    held = recs[:100] + [StepRecord(s, loss=1.9, lr=1e-5) for s in range(101, 182)]
+    mon, _ = run(held, info=RunInfo(total_steps=485461))
+    res = next(c for c in mon.checks() if c.id == "lr_schedule")
+    assert res.status.value == "WARN" and "< 1%" in res.summary

@@ -369,6 +369,18 @@ class LRScheduleDetector(Detector):
             return f"log starts at step {fs}: the LR does not rise in it, though the config warms up for {cfg} steps"
         return f"log starts at step {fs}: warm-up not visible"
 
+    def _rising_at_end(self) -> bool:
+        """The LR was at its maximum, above its first value, at the log's last record, its ramp not
+        ended (it neither fell nor held): the ramp was cut by the end of the log."""
+        last = self.state.last_lr
+        return (
+            last is not None
+            and self.max_lr > 0
+            and last >= self.max_lr
+            and self.first_lr is not None
+            and last > self.first_lr
+        )
+
     def warmup_steps(self) -> int | None:
         if not self.has_warmup():
             return 0 if self.has_warmup() is False else None
@@ -578,7 +590,16 @@ class LRScheduleDetector(Detector):
         status = Status.PASS
         hw = self.has_warmup()
         total, kind = self._total()
-        if hw is not None and not self.ramp_done and not self.ended:
+        cut = hw and self.ended and not self.ramp_done and self._rising_at_end()
+        if cut:
+            # the log ends inside the ramp (a capture of a run's first steps): the warm-up's
+            # length is not known, so not judged short (fresh7: "warm-up 179 steps < 1%" for a
+            # warm-up still rising at the last record)
+            parts.append(
+                f"warm-up still rising when the log ends: LR {fmt(self.max_lr)} at step {self.peak_step} "
+                "(its length is not known)"
+            )
+        elif hw is not None and not self.ramp_done and not self.ended:
             # the ramp has not ended (the LR has neither held its maximum nor fallen): whether
             # there is a warm-up and how long it is are not known yet; a verdict now flipped
             # back ("no warm-up" at step 1 of a 20-step warm-up, then PASS)
@@ -618,7 +639,7 @@ class LRScheduleDetector(Detector):
             parts.append(f"peak {fmt(self.max_lr)} = {r:.1f}x {ref[1]}")
         elif self.jump_at is not None:  # the schedule's peak, not the jump's
             parts.append(f"peak {fmt(self.ramp_peak)}")
-        else:
+        elif not cut:  # (a ramp cut by the end of the log has no peak yet: its LR is said above)
             parts.append(f"peak {fmt(self.max_lr)}")
         if self.jump_at is not None:
             status = max(status, Status.WARN, key=lambda s: s.rank)
