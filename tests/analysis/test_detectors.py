@@ -762,3 +762,21 @@ def test_a_warm_up_cut_by_the_end_of_the_log_is_not_judged_short():
     mon, _ = run(held, info=RunInfo(total_steps=485461))
     res = next(c for c in mon.checks() if c.id == "lr_schedule")
     assert res.status.value == "WARN" and "< 1%" in res.summary
+
+
+def test_a_grad_norm_of_exactly_zero_is_no_gradient_and_a_zero_loss_beside_it_no_memorisation():
+    """fresh6 hf_lora_zero_loss_zero_gradnorm: loss 0.0 and grad norm 0.0 in all 100 records read
+    "Gradient Norm PASS - 100 values, median 0, max 0" and "Output Collapse WARN ... memorisation":
+    nothing was trained (every label masked). Rows and frames agree."""
+    from test_frames import run_both
+
+    recs = [StepRecord(s, loss=0.0, grad_norm=0.0, lr=2e-4) for s in range(10, 1010, 10)]
+    mon, alerts = run(recs)
+    gn = next(c for c in mon.checks() if c.id == "grad_norm")
+    assert gn.status.value == "WARN" and gn.summary.startswith("grad norm exactly 0 in all 100 records")
+    assert not [a for a in alerts if a.check == "output_collapse"]
+    run_both(recs)
+    # a loss near 0 with gradients flowing is still the memorisation rule's
+    recs = [StepRecord(s, loss=1e-4, grad_norm=0.01, lr=2e-4) for s in range(10, 3010, 10)]
+    _, alerts = run(recs)
+    assert [a for a in alerts if a.check == "output_collapse"]

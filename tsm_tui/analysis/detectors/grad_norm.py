@@ -48,6 +48,11 @@ ROBUST_NOISE = 32
 LOCAL_LAG = 2.0
 
 
+#: a grad norm of exactly 0 in every one of at least this many records is no gradient at all
+#: (fresh6's LoRA run: loss 0.0 and grad norm 0.0 for 100 records read "PASS - median 0, max 0"; ours)
+ZERO_RECORDS = 20
+
+
 class GradNormDetector(Detector):
     id = "grad_norm"
     title = "Gradient Norm"
@@ -588,6 +593,12 @@ class GradNormDetector(Detector):
             if self.loss_records:
                 return self._not_logged()
             return self._result(Status.SKIP, "no grad norm or loss in the log")
+        if self.max_gn == 0 and self.n >= ZERO_RECORDS:
+            return self._result(
+                Status.WARN,
+                f"grad norm exactly 0 in all {self.n} records: no gradient reaches the weights (frozen or "
+                "untrainable parameters, a loss that does not depend on them, every label masked)",
+            )
         problems = []
         if self.high_alerted:
             problems.append(f"above {fmt(self.settings.grad_high)} in up to {self.high_peak:.0%} of steps")

@@ -193,8 +193,9 @@ class OutputCollapseDetector(Detector):
         x = rec.loss
         g = rec.grad_norm
         # loss 0.0 beside a NaN/Inf grad norm is a dead run (HF's NaN filter), not
-        # memorisation: the NaN check reports it
-        if x is not None and x == x and not (g is not None and not math.isfinite(g)):
+        # memorisation: the NaN check reports it; beside a grad norm of 0 nothing is trained
+        # (every label masked): the plateau and grad-norm checks say it
+        if x is not None and x == x and not (g is not None and (not math.isfinite(g) or (g == 0 and x == 0))):
             self._loss_n += 1
             low = 0.0 <= x < MEMO_LOSS
             if low and self._low_start is None:
@@ -298,7 +299,7 @@ class OutputCollapseDetector(Detector):
         ok = x == x
         g = fr.get("grad_norm")
         if g is not None:
-            ok &= np.isfinite(g[a:b])
+            ok &= np.isfinite(g[a:b]) & ~((g[a:b] == 0) & (x == 0))
         rows = None if ok.all() else np.flatnonzero(ok)
         steps = fr.step[a:b]
         if rows is not None:
