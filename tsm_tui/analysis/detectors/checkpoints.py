@@ -22,6 +22,12 @@ from tsm_tui.sources.checkpoint_lines import SAVE_KIND
 SAVE_GRACE = 0.1
 
 
+def _interval(steps: list[int]) -> int | None:
+    """The largest gap between consecutive rollback points (ascending steps), None for one."""
+    gaps = [b - a for a, b in zip(steps, steps[1:])]
+    return max(gaps) if gaps else None
+
+
 class CheckpointDetector(Detector):
     id = "checkpoints"
     title = "Checkpoints"
@@ -83,19 +89,11 @@ class CheckpointDetector(Detector):
             return self._logged(saves, last, span, limit, why)
         if not cks:
             return self._none_yet(last, first, save, total, span, limit, why)
-        gaps = [b - a for a, b in zip(steps, steps[1:])]
-        interval = max(gaps) if gaps else None
-        behind = (last - steps[-1]) if last is not None else 0
+        interval = _interval(steps)
         desc = f"{len(cks)} checkpoint(s), newest {cks[-1][1]} (step {steps[-1]})"
         if interval:
             desc += f", every ~{interval} steps"
-        if limit and (
-            (interval and checkpoint_gap_too_long(interval, span, self.settings))
-            or checkpoint_gap_too_long(behind, span, self.settings)
-        ):
-            worst = max(interval or 0, behind)
-            return self._result(Status.WARN, f"{desc}; a rollback could lose {worst} steps ({why})")
-        return self._result(Status.PASS, desc)
+        return self._gap_verdict(desc, interval, steps[-1], last, span, limit, why)
 
     def _logged(self, saves, last, span, limit, why) -> CheckResult:
         """None on disk, but the log says where it saved: judged on those saves with the same
@@ -103,9 +101,7 @@ class CheckpointDetector(Detector):
         steps = saves.steps()
         newest = saves.newest()
         assert newest is not None
-        gaps = [b - a for a, b in zip(steps, steps[1:])]
-        interval = max(gaps) if gaps else None
-        behind = (last - newest.step) if last is not None else 0
+        interval = _interval(steps)
         where = f" {newest.path}" if newest.path else ""
         desc = (
             f"none in the run directory, but the log names {saves.count} save(s), newest{where} at step {newest.step}"
@@ -113,6 +109,12 @@ class CheckpointDetector(Detector):
         )
         if len(steps) > 1 and newest.path and {p for _, p in saves.kept()} == {newest.path}:
             desc += " (all to one file: each save overwrites the last)"
+        return self._gap_verdict(desc, interval, newest.step, last, span, limit, why)
+
+    def _gap_verdict(self, desc, interval, newest, last, span, limit, why) -> CheckResult:
+        """The gap rule on rollback points (on disk or named by the log): the largest interval
+        between them, or the newest one's distance behind the run, too long -> WARN."""
+        behind = (last - newest) if last is not None else 0
         if limit and (
             (interval and checkpoint_gap_too_long(interval, span, self.settings))
             or checkpoint_gap_too_long(behind, span, self.settings)

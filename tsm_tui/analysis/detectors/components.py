@@ -75,22 +75,32 @@ _OUTPUT = re.compile(r"(?:^|[/_.])(?:logps?|log_?probs?|logits|rewards?|kl|appro
 _NOT_TRAIN = re.compile(r"^(?:eval|val|valid|validation|test)[/_.]")
 
 
-def output_keys(keys) -> list[str]:
-    """The keys of a record's extra numbers that name a model output (``_OUTPUT``)."""
+def _training_keys(keys, rx: re.Pattern) -> list[str]:
+    """The keys (lower-cased) ``rx`` finds, not the evaluation's (``_NOT_TRAIN``)."""
     out = []
     for k in keys:
         n = k.lower()
-        if _OUTPUT.search(n) and not _NOT_TRAIN.match(n):
+        if rx.search(n) and not _NOT_TRAIN.match(n):
             out.append(k)
     return out
 
 
-def nonfinite_outputs(extra: dict | None) -> list[tuple[str, float]]:
-    """(key, value) of the model outputs of a record's extra numbers that are NaN / Inf."""
+def _nonfinite(extra: dict | None, select) -> list[tuple[str, float]]:
+    """(key, value) of a record's extra numbers that are NaN / Inf, among the keys ``select`` keeps."""
     if not extra:
         return []
     bad = [k for k, v in extra.items() if not math.isfinite(v)]
-    return [(k, extra[k]) for k in output_keys(bad)] if bad else []
+    return [(k, extra[k]) for k in select(bad)] if bad else []
+
+
+def output_keys(keys) -> list[str]:
+    """The keys of a record's extra numbers that name a model output (``_OUTPUT``)."""
+    return _training_keys(keys, _OUTPUT)
+
+
+def nonfinite_outputs(extra: dict | None) -> list[tuple[str, float]]:
+    """(key, value) of the model outputs of a record's extra numbers that are NaN / Inf."""
+    return _nonfinite(extra, output_keys)
 
 
 #: a gradient statistic a trainer logs beside (or instead of) the total norm: a layer's norm, the
@@ -101,20 +111,12 @@ _GRAD = re.compile(r"(?:^|[/_.])grad(?:ient)?s?(?:$|[/_.])")
 
 def grad_keys(keys) -> list[str]:
     """The keys of a record's extra numbers that name a gradient statistic (``_GRAD``), not the evaluation's."""
-    out = []
-    for k in keys:
-        n = k.lower()
-        if _GRAD.search(n) and not _NOT_TRAIN.match(n):
-            out.append(k)
-    return out
+    return _training_keys(keys, _GRAD)
 
 
 def nonfinite_grads(extra: dict | None) -> list[tuple[str, float]]:
     """(key, value) of the gradient statistics of a record's extra numbers that are NaN / Inf."""
-    if not extra:
-        return []
-    bad = [k for k, v in extra.items() if not math.isfinite(v)]
-    return [(k, extra[k]) for k in grad_keys(bad)] if bad else []
+    return _nonfinite(extra, grad_keys)
 
 
 class Components:
