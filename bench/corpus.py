@@ -183,6 +183,10 @@ def classify_run(rc, out, err, timeout):
     return rep, problem, kinds
 
 
+#: alerts kept per log in the JSON (a flood of thousands says nothing more)
+ALERTS_KEPT = 300
+
+
 def judge(name, lab, rep, problem=None, kinds=(), seconds=0.0):
     """Everything score.py decides about one labelled log, as a dict (no printing)."""
     checks = {c.get("id"): c for c in (rep or {}).get("checks", [])}
@@ -207,6 +211,9 @@ def judge(name, lab, rep, problem=None, kinds=(), seconds=0.0):
         "false_fail": None,
         "healthy": bool(lab.get("healthy")),
         "statuses": {c: v.get("status") for c, v in checks.items()},
+        # every alert as [check, step, severity] (the first ALERTS_KEPT): a per-log diff of two
+        # runs shows what a change added or removed, on healthy logs too (precision)
+        "alerts": [[a.get("check"), alert_step(a), a.get("severity")] for a in alerts[:ALERTS_KEPT]],
     }
     for ev in lab.get("events", []):
         found = event_found(ev, rep)

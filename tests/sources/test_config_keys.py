@@ -223,8 +223,13 @@ HF = {"max_steps": 1000, "learning_rate": 3e-4}
         # a device batch past 1e9: the monitor took it alone as the global batch (2e9),
         # pre-flight multiplied it by the accumulation (4e9)
         ({**HF, "per_device_train_batch_size": 2e9, "gradient_accumulation_steps": 2}, {"batch_size": 4e9}, 0),
-        # HF v5's fraction of the run: both read 0 ("no warm-up", advice against the config)
-        ({**HF, "warmup_steps": 0.1}, {"warmup_steps": None}, 1),
+        # HF v5's share of the run (transformers#41326): both read ceil(0.1 x 1000) steps (they
+        # read 0, "no warm-up", then nothing: advice against the config)
+        ({**HF, "warmup_steps": 0.1}, {"warmup_steps": 100}, 0),
+        # ... before a warmup_ratio beside it, as transformers v5 does
+        ({**HF, "warmup_steps": 0.25, "warmup_ratio": 0.05}, {"warmup_steps": 250}, 0),
+        # a share with no run length: no step count
+        ({"learning_rate": 3e-4, "warmup_steps": 0.1}, {"warmup_steps": None}, 0),
         # 2.6 warm-up steps: the monitor rounded (3), pre-flight truncated (2)
         ({**HF, "warmup_steps": 2.6}, {"warmup_steps": None}, 1),
         # save every 0.6 of the run: both read a save at every step

@@ -383,7 +383,11 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     if w is not None and w >= 0:
         if warmup_in_tokens(flat, k):
             put("warmup_tokens", w, k, o)
-        elif whole(v, sizes=True) is None:  # (HF reads a warmup_steps below 1 as a fraction of the run)
+        elif whole(v, sizes=True) is None and 0 < w < 1:
+            # transformers v5 reads a warmup_steps below 1 as a share of the run (warmup_ratio's
+            # successor, huggingface/transformers#41326); a warmup_ratio beside it is read after
+            put("warmup_ratio", w, k, o)
+        elif whole(v, sizes=True) is None:
             plan.note(f"{o}: {k} = {shown(v)} ignored: not a whole number")
         else:
             put("warmup_steps", whole(v, sizes=True), k, o)

@@ -194,6 +194,7 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
     plain = _plain(flat)
     fw = detect_framework(mapping)
     said: list[str] = []
+    share: float | None = None  # a warmup_steps below 1: a share of the run
     strategy = str(lookup(flat, "save_strategy")[1] or "").strip().lower()
     for field in _READ:
         if field == "save_steps" and strategy in _NO_STEP_SAVES:
@@ -225,7 +226,10 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
             if x is None or abs(x) > 1e18:
                 continue
             val = whole(v, sizes=KEYS[field].sizes) if field in _INT else x
-            if val is None:  # 2.5 steps: no count (HF reads 0.1 as a fraction of the run)
+            if val is None and field == "warmup_steps" and 0 < x < 1:
+                share = x  # transformers v5: a warmup_steps below 1 is a share of the run (#41326)
+                continue
+            if val is None:  # 2.5 steps: no count
                 said.append(f"{n} = {shown(v)} ignored: not a whole number")
                 continue
             if field == "clip":
@@ -243,6 +247,8 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
         if isinstance(d, bool):
             info.set("schedule", "cosine" if d else "constant", origin)
     _, ratio = read(flat, "warmup_ratio", fw)
+    if share is not None:  # (before a warmup_ratio beside it, as transformers v5 reads them)
+        ratio = share
     if info.warmup_steps in (None, 0) and num(ratio) is not None and info.total_steps:
         w = warmup_from_ratio(num(ratio), info.total_steps)  # type: ignore[arg-type]
         if w is not None:
