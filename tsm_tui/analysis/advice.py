@@ -72,20 +72,37 @@ def _no_save_before(state: RunState, step: int, what: str) -> str | None:
     return f"No checkpoint was saved before {what} at step {step} (the log's first save is {where})"
 
 
-def rollback(state: RunState, step: int, what: str = "the spike") -> str:
+def restart_point(state: RunState, step: int, what: str) -> tuple[str, int, str]:
+    """Where a run can go back to from ``step``: the one decision the rollback and the retry
+    advice phrase each their own way, as (kind, checkpoint step, text). "checkpoint": the last
+    checkpoint before it (its step and name); "no save": the log says saves, none usable
+    before it (why: ``_no_save_before``); "earliest": checkpoints on disk, all after it (the
+    first one's name); "unknown": none found."""
     ck = checkpoint_before(state, step)
     if ck is not None:
-        return (
-            f"Roll back to {ck[1]} (step {ck[0]}, the last checkpoint before {what} at step {step}) "
-            f"and skip ~200-500 batches past it so the same data does not hit the same state (PaLM)."
-        )
+        return "checkpoint", ck[0], ck[1]
     logged = _no_save_before(state, step, what)
     if logged is not None:
-        return f"{logged}: restart from scratch or an earlier run, and save every few hundred steps."
+        return "no save", 0, logged
     if state.info.checkpoints:
+        return "earliest", 0, state.info.checkpoints[0][1]
+    return "unknown", 0, ""
+
+
+def rollback(state: RunState, step: int, what: str = "the spike") -> str:
+    """Go back before a spike and past its batches (PaLM)."""
+    kind, ck_step, at = restart_point(state, step, what)
+    if kind == "checkpoint":
+        return (
+            f"Roll back to {at} (step {ck_step}, the last checkpoint before {what} at step {step}) "
+            f"and skip ~200-500 batches past it so the same data does not hit the same state (PaLM)."
+        )
+    if kind == "no save":
+        return f"{at}: restart from scratch or an earlier run, and save every few hundred steps."
+    if kind == "earliest":
         return (
             f"No checkpoint was saved before {what} at step {step}: restart from scratch or the "
-            f"earliest checkpoint ({state.info.checkpoints[0][1]}) and save every few hundred steps."
+            f"earliest checkpoint ({at}) and save every few hundred steps."
         )
     return (
         f"Restart from the last checkpoint before step {step} (none found in the run directory) "
@@ -98,18 +115,17 @@ def retry_from(state: RunState, step: int, what: str) -> str:
     it, with something changed. Not the spike remedy: skipping batches past a spike (PaLM)
     does nothing for a run that does not learn; the same run from there stalls again."""
     change = "with the LR or the data changed (the same run from there stalls again; skipping batches does not help)"
-    ck = checkpoint_before(state, step)
-    if ck is not None:
+    kind, ck_step, at = restart_point(state, step, what)
+    if kind == "checkpoint":
         return (
-            f"To retry, resume from {ck[1]} (step {ck[0]}, the last checkpoint before {what} at step {step}) {change}."
+            f"To retry, resume from {at} (step {ck_step}, the last checkpoint before {what} at step {step}) {change}."
         )
-    logged = _no_save_before(state, step, what)
-    if logged is not None:
-        return f"{logged}: to retry, restart from scratch {change}."
-    if state.info.checkpoints:
+    if kind == "no save":
+        return f"{at}: to retry, restart from scratch {change}."
+    if kind == "earliest":
         return (
             f"No checkpoint was saved before {what} at step {step}: to retry, restart from scratch or the earliest "
-            f"checkpoint ({state.info.checkpoints[0][1]}) {change}."
+            f"checkpoint ({at}) {change}."
         )
     return f"To retry, resume from the last checkpoint before step {step} (none found in the run directory) {change}."
 
