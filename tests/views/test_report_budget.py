@@ -36,3 +36,21 @@ def test_the_report_says_how_many_were_not_kept(capsys):
     assert d["alerts_not_kept"] == 2
     assert main([run, "--report"]) == 1
     assert "(2 more alert(s) not kept: the 5 largest of each kind and the newest 1000 are)" in capsys.readouterr().out
+
+
+def test_the_report_shows_only_facts_a_log_or_config_may_state(tmp_path, capsys):
+    """SHOWN_FACTS (the report's "config:" line, the JSON's ``run``) is a selection of
+    LOG_FACTS, in its own order; a fact read from a config reaches both."""
+    from tsm_tui.core.settings import LOG_FACTS, SHOWN_FACTS
+
+    assert set(SHOWN_FACTS) <= set(LOG_FACTS) and len(set(SHOWN_FACTS)) == len(SHOWN_FACTS)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "trainer_log.jsonl").write_text(
+        "".join(json.dumps({"current_steps": s, "total_steps": 40, "loss": 2.0 - s / 100}) + "\n" for s in range(1, 41))
+    )
+    (run / "training_args.json").write_text(json.dumps({"max_steps": 40, "warmup_steps": 0.1, "max_grad_norm": 0.5}))
+    assert main([str(run), "--json"]) in (0, 1)
+    got = json.loads(capsys.readouterr().out)["run"]
+    assert got["total_steps"] == 40 and got["warmup_steps"] == 4 and got["clip"] == 0.5
+    assert list(k for k in got if k in SHOWN_FACTS) == [k for k in SHOWN_FACTS if k in got]

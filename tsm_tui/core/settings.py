@@ -303,3 +303,17 @@ LOG_FACTS = (
     "dataset",
     "hosted_model",
 )
+#: the run facts the report's "config:" line and the JSON's ``run`` object show, in that
+#: order: the ones the checks judge by (a subset of LOG_FACTS; the rest are said where a
+#: check uses them, e.g. beta2 in the optimizer advice)
+SHOWN_FACTS = (
+    "total_steps",
+    "warmup_steps",
+    "peak_lr",
+    "params",
+    "batch_size",
+    "seq_len",
+    "batch_tokens",
+    "clip",
+    "precision",
+)

@@ -15,6 +15,7 @@ from tsm_tui.analysis.sweep import same_step_spikes as _same_step_spikes
 from tsm_tui.core.output import dumps, tag, use_colour  # noqa: F401  (re-exported for callers)
 from tsm_tui.core.record import Status
 from tsm_tui.core.sanitize import clean
+from tsm_tui.core.settings import SHOWN_FACTS
 
 SCHEMA = 1
 
@@ -180,17 +181,7 @@ def _config_notes(an: Analysis) -> list[str]:
 
 def _info_items(an: Analysis):
     info = an.monitor.state.info
-    for k in (
-        "total_steps",
-        "warmup_steps",
-        "peak_lr",
-        "params",
-        "batch_size",
-        "seq_len",
-        "batch_tokens",
-        "clip",
-        "precision",
-    ):
+    for k in SHOWN_FACTS:
         v = getattr(info, k)
         if v is not None:
             yield k, v
