@@ -665,6 +665,37 @@ def test_a_bad_gz_segment_while_tailing(tmp_path, tail):
     assert c.t.error is None
 
 
+# an archived log alone: train.log.gz with no live file (a finished run, gzipped to keep)
+@pytest.mark.parametrize("kind", ["whole", "truncated", "not gzip"])
+def test_an_archived_gz_log_alone_is_read(tmp_path, capsys, kind):
+    """A lone train.log.gz was "binary file (NUL bytes): not a text log" (sniffed on its
+    compressed bytes), and a truncated one then ended the report with "internal error:
+    EOFError"; now its content is read up to a fault, which is counted and said."""
+    good = gzip.compress(nano(1, 3001).encode())
+    data = {"whole": good, "truncated": good[: len(good) // 2], "not gzip": b"\x1f\x8b" + b"\0garbage" * 50}[kind]
+    (tmp_path / "train.log.gz").write_bytes(data)
+    if kind == "not gzip":
+        assert main([str(tmp_path), "--report"]) == 2
+        assert "(train.log.gz: corrupt gzip data)" in capsys.readouterr().err
+        return
+    d = report(tmp_path, capsys)
+    f = used(d)
+    if kind == "whole":
+        assert f["records"] == 3000 and d["steps"]["last"] == 3000 and not f.get("skip_reasons")
+    else:
+        assert 100 < f["records"] < 3000 and d["steps"]["first"] == 1
+        (why,) = f["skip_reasons"]
+        assert why == "archived log train.log.gz: compressed data cut short: read up to there"
+
+
+def test_an_archived_gz_log_alone_while_tailing(tmp_path, tail):
+    (tmp_path / "train.log.gz").write_bytes(gzip.compress(nano(1, 301).encode()))
+    c = tail(tmp_path)
+    assert c.wait_for(lambda: c.all_steps() == list(range(1, 301)))
+    c.settle(0.5)  # read once: the compressed file is never followed as text
+    assert c.all_steps() == list(range(1, 301)) and c.t.error is None
+
+
 # a preamble longer than the deep search
 @pytest.mark.slow
 def test_a_preamble_past_the_deep_search_still_finds_the_metrics(tmp_path, capsys):

@@ -28,6 +28,7 @@ import os
 from dataclasses import dataclass
 
 from tsm_tui.core.safeio import open_regular
+from tsm_tui.sources.segments import GZIP_FAULTS, open_segment, segment_fault
 from tsm_tui.core.sanitize import strip_ansi
 
 HEAD_BYTES = 64 * 1024
@@ -133,7 +134,9 @@ def skip_hole(f, path: str) -> int:
 def sample_head(path: str, binary_reason: str) -> Head:
     """The first lines of ``path`` (see the module docstring)."""
     try:
-        with open_regular(path) as f:  # (a FIFO named x.log never blocks us)
+        # (open_regular: a FIFO named x.log never blocks us; a lone x.log.gz, an archived
+        # log, is sniffed on what it holds, as it is read)
+        with open_segment(path) as f:
             raw = f.read(HEAD_BYTES)
             start = 0
             wide = wide_encoding(raw[:WIDE_PROBE])
@@ -159,8 +162,8 @@ def sample_head(path: str, binary_reason: str) -> Head:
                 raw += chunk
             more = bool(f.read(1))
             end = f.tell() - (1 if more else 0)
-    except OSError as e:
-        return Head(None, f"cannot read: {e.strerror or e}")
+    except GZIP_FAULTS as e:
+        return Head(None, segment_fault(e))
     if not raw and hole:
         # nothing but NUL bytes as far as the head looks (a hole with no data yet, or binary)
         return Head(
@@ -186,7 +189,7 @@ def deep_lines(path: str, start: int, stop: int = DEEP_BYTES):
     """Windows of candidate lines from ``start`` on: yields (lines, offset reached)."""
     taken = 0
     try:
-        with open_regular(path) as f:  # (a FIFO named x.log never blocks us)
+        with open_segment(path) as f:  # (a FIFO named x.log never blocks us; .gz decompressed)
             f.seek(start)
             pos = start
             carry = b""
@@ -205,7 +208,7 @@ def deep_lines(path: str, start: int, stop: int = DEEP_BYTES):
                 out = _hinted(buf[: j + 1])
                 taken += len(out)
                 yield out, pos - len(carry)
-    except OSError:
+    except GZIP_FAULTS:
         return
 
 
@@ -234,6 +237,8 @@ def tail_lines(path: str, start: int, nbytes: int = TAIL_BYTES) -> tuple[list[st
     """The lines with a metric word in the last ``nbytes`` of ``path`` (not before
     ``start``), and the file's size: where the deep search stopped short of the end
     (a preamble longer than DEEP_BYTES), the end of the file is sampled too."""
+    if path.endswith(".gz"):
+        return [], 0  # (its end is only reached by decompressing all of it: not sampled)
     try:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size

@@ -10,9 +10,7 @@ costs that segment's rest (``read_segment``).
 
 from __future__ import annotations
 
-import gzip
 import os
-import zlib
 from typing import Iterator
 
 from tsm_tui.core.frame import expand, pack
@@ -22,6 +20,7 @@ from tsm_tui.sources import lines as _lines
 from tsm_tui.sources import segments as _segments
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.head import HOLE, skip_hole
+from tsm_tui.sources.segments import segment_fault
 
 
 CHUNK = 1 << 20
@@ -42,7 +41,10 @@ def read_items(path: str, reader: LineReader, segments: list[str] | tuple = ()) 
     if reader.kind == "lines":
         for seg in segments:
             yield from read_segment(seg, reader)
-        yield from _read_lines(path, reader)
+        if path.endswith(".gz"):  # an archived log alone: what it holds up to a fault is read
+            yield from read_segment(path, reader, "archived log")
+        else:
+            yield from _read_lines(path, reader)
     elif reader.kind == "bytes":
         # older files of the same run first (W&B: a resumed run's earlier run dirs)
         for p in (*segments, path):
@@ -66,23 +68,15 @@ def read_items(path: str, reader: LineReader, segments: list[str] | tuple = ()) 
     yield from guarded_flush(reader)
 
 
-def read_segment(path: str, reader: LineReader) -> Iterator:
+def read_segment(path: str, reader: LineReader, what: str = "rotated segment") -> Iterator:
     """A rotated segment's records (no flush: the live file goes on). A segment that
     cannot be read to its end (a truncated ``.gz``, one that is not gzip, trailing
     garbage, a read error) costs that segment's rest, a counted skip: the records
     before the fault, the other segments and the live file are still read."""
     try:
         yield from _read_lines(path, reader)
-    except (OSError, EOFError, zlib.error) as e:  # (gzip.BadGzipFile is an OSError)
-        reader.skip(f"rotated segment {os.path.basename(path)}: {segment_fault(e)}: read up to there")
-
-
-def segment_fault(e: BaseException) -> str:
-    if isinstance(e, EOFError):
-        return "compressed data cut short"
-    if isinstance(e, gzip.BadGzipFile) or isinstance(e, zlib.error):
-        return f"not gzip data ({str(e)[:60]})" if "Not a gzipped" in str(e) else "corrupt gzip data"
-    return f"cannot read: {getattr(e, 'strerror', None) or e}"
+    except _segments.GZIP_FAULTS as e:
+        reader.skip(f"{what} {os.path.basename(path)}: {segment_fault(e)}: read up to there")
 
 
 def _read_lines(path: str, reader: LineReader) -> Iterator:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import zlib
 from collections import OrderedDict
 
 from tsm_tui.core.safeio import open_regular
@@ -151,3 +152,16 @@ def open_segment(path: str):
     if path.endswith(".gz"):
         return _Gzip(f)
     return f
+
+
+#: what a ``.gz`` read can raise besides OSError (gzip.BadGzipFile is one): cut short, corrupt
+GZIP_FAULTS = (OSError, EOFError, zlib.error)
+
+
+def segment_fault(e: BaseException) -> str:
+    """What went wrong reading a segment, in words (a ``.gz`` cut short, not gzip, corrupt)."""
+    if isinstance(e, EOFError):
+        return "compressed data cut short"
+    if isinstance(e, gzip.BadGzipFile) or isinstance(e, zlib.error):
+        return f"not gzip data ({str(e)[:60]})" if "Not a gzipped" in str(e) else "corrupt gzip data"
+    return f"cannot read: {getattr(e, 'strerror', None) or e}"

@@ -170,6 +170,10 @@ class Discovery:
             return
         self.pending.pop(p, None)
         f = self.owner.follow(p, reader)
+        if p.endswith(".gz") and not segs and reader.kind == "lines":
+            f.archived = True  # a lone x.log.gz (an archived run): its content, once
+            f.read_history([p])
+            return
         if segs and reader.kind == "lines":
             f.read_history(segs)
         f.open()

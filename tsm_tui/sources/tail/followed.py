@@ -94,6 +94,9 @@ class FollowedFile:
         self.error: str | None = None  # last error reported (one event per kind)
         self.opened = 0  # incarnations opened at this path
         self.parked = False  # closed to stay within the tailer's MAX_OPEN; reopened on change
+        #: an archived log (a lone ``x.log.gz``): read once, decompressed, as its own history;
+        #: nothing is appended to a compressed file, so it is never opened to follow
+        self.archived = False
 
     @property
     def reader(self) -> LineReader:
@@ -152,6 +155,8 @@ class FollowedFile:
         truncation, a rewrite, a rotation or a copytruncate does)."""
         if not self.history.drain():
             return  # the queue's bound: the history goes on at the next pass
+        if self.archived:
+            return
         try:
             st = self.stat()
         except FileNotFoundError:
