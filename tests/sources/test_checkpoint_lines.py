@@ -44,6 +44,10 @@ SAVES = [
     # a path before the message (a logger's file:line): the save's own path and step
     ("/opt/job/run.py:120: Saving checkpoint to /data/ckpt/step_500.pt", ("/data/ckpt/step_500.pt", 500)),
     ("2026-03-03 11:17:47,765 INFO: Saving models and training states.", ("", None)),
+    # transformers 5.25's save bar (a real HF Trainer run, stdout under the default log level):
+    # one save when it completes, its "1/1" no path (it read as "all saves to one file: 1/1")
+    ("Writing model shards: 100%|██████████| 1/1 [00:00<00:00, 485.23it/s]", ("", None)),
+    ("Saved 3/10 shards of the model", ("", None)),
 ]
 NOT_SAVES = [
     "Checkpoints will be saved to /root/autodl-tmp/mmpretrain/work_dirs/convnext",
@@ -64,6 +68,7 @@ NOT_SAVES = [
     # fairseq announces a save before it makes it (then "Saving checkpoint to ..." and "Saved checkpoint ...")
     "[2022-04-08 21:30:44,735][fairseq.checkpoint_utils][INFO] - Preparing to save checkpoint for epoch 10 @ 4791 updates",
     "Model will be saved to out/final",
+    "Writing model shards:   0%|          | 0/1 [00:00<?, ?it/s]",  # (the same bar at its start)
 ]
 
 

@@ -12,7 +12,8 @@ read them (``analysis/logged_saves.py``) when the disk has none.
 What counts: a save verb and a checkpoint word (checkpoint, ckpt, model, weights, state)
 within a few words of each other; the path the line names (a token with a ``/`` or a
 checkpoint file's extension, else the word after "to"), if any ("Saving model..." names
-none: a save all the same). Not a plan ("Checkpoints will be saved to ..."), not a load
+none: a save all the same; a progress bar of a save, transformers v5's "Writing model
+shards: 100%|...| 1/1", names none either, and is one save when it reaches 100%). Not a plan ("Checkpoints will be saved to ..."), not a load
 ("Loading checkpoint from ...", "resuming from ..."), not a failure ("failed to save").
 The step is the one the line names (``at step: 1000``, ``iteration 500``,
 ``checkpoint-500``, ``ckpt_step0047850.pt``); else the reader's last record's.
@@ -61,6 +62,11 @@ _STEP = re.compile(
     r"(?i)(?:\b(?:global[ _]step|step|iteration|iter)s?\b\s*+[:=#]?\s*+|checkpoint[-_]|ckpt[-_]|step_?|iter_?)0*+(\d{1,12})\b"
 )
 
+#: a tqdm bar (transformers v5 draws one per save: "Writing model shards: 100%|#####| 1/1
+#: [00:00<00:00, 485.23it/s]", at 0% and at 100%) and a count written n/N
+_BAR = re.compile(r"(\d{1,3})%\|")
+_COUNT = re.compile(r"\d++/\d++")
+
 SAVE_KIND = "checkpoint_saved"  # the TextEvent kind of such a line (text_events.py)
 
 
@@ -76,8 +82,16 @@ def save_line(line: str) -> tuple[str, int | None] | None:
         m = _SAVED_FILE.search(line)
     if m is None or _NOT.search(line, 0, m.end()) or _PLAN.search(line):
         return None
-    p = _PATH.search(line, m.start()) or _TO.search(line, m.end())
-    path = p.group(1).rstrip(".:") if p is not None else ""
+    bar = _BAR.search(line)
+    if bar is not None:  # a progress bar of the save ("Writing model shards: 100%|...| 1/1"): one
+        if bar.group(1) != "100":  # save when it completes; its n/N is no path
+            return None
+        path = ""
+    else:
+        p = _PATH.search(line, m.start()) or _TO.search(line, m.end())
+        path = p.group(1).rstrip(".:") if p is not None else ""
+        if _COUNT.fullmatch(path):
+            path = ""  # "3/10": a count, not a path
     s = _STEP.search(line, m.start())
     step = int(s.group(1)) if s is not None else None
     return path, step
