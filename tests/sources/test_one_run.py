@@ -128,6 +128,31 @@ def test_versions_of_one_logger_are_never_merged(tmp_path):
     ]
 
 
+def test_two_loggers_under_one_name_are_one_run(capsys):
+    """logger=[CSVLogger(d), TensorBoardLogger(d)] (both "lightning_logs": the CSV is version_0,
+    the TensorBoard version_1) read as two runs of one job, each with every alert; now one run,
+    its checkpoint its own, the richest file used and the other listed."""
+    d = report(RUNS / "lightning_one_name_two_loggers", capsys)
+    assert "kind" not in d and "runs" not in d
+    assert used(d).endswith(os.path.join("version_0", "metrics.csv"))
+    tb = [f for f in d["files"] if "tfevents" in f["path"]]
+    assert len(tb) == 1 and not tb[0]["used"] and tb[0]["records"] == 60
+    assert [c["step"] for c in d["run"]["checkpoints"]] == [60]
+
+
+def test_two_loggers_under_one_name_of_two_jobs_stay_two_runs(tmp_path):
+    """The same two logger directories written at different times (a CSV job, then a
+    TensorBoard job of the same seed much later): two runs, as two versions of one kind are."""
+    src = RUNS / "lightning_one_name_two_loggers" / "lightning_logs"
+    shutil.copytree(src, tmp_path / "lightning_logs")
+    for f in (tmp_path / "lightning_logs" / "version_1").rglob("*"):
+        os.utime(f, (f.stat().st_mtime + 3600, f.stat().st_mtime + 3600))
+    assert sorted(r.name for r in open_runs(str(tmp_path))) == [
+        os.path.join("lightning_logs", "version_0"),
+        os.path.join("lightning_logs", "version_1"),
+    ]
+
+
 def test_sibling_loggers_in_a_sweep(tmp_path, capsys):
     """A sweep of two jobs, each with two loggers: two runs, each one job."""
     shutil.copytree(RUNS / "lightning_two_loggers", tmp_path / "lr_3e-3")

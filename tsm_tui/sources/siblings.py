@@ -92,10 +92,43 @@ def slot_of(spec: RunSpec, top: str) -> Slot | None:
     return Slot(root, ".", None)
 
 
+def logger_kind(spec: RunSpec) -> str:
+    """What wrote a run directory's logs, from their names: "tensorboard" (event files),
+    else the extensions of its log files ("csv", "jsonl", ...), sorted."""
+    kinds = set()
+    for f in spec.files:
+        name = os.path.basename(f).lower()
+        if name.startswith("events.out.tfevents."):
+            kinds.add("tensorboard")
+        elif "." in name:
+            kinds.add(name.rsplit(".", 1)[1])
+    return "+".join(sorted(kinds))
+
+
+def _two_loggers_one_name(runs: list[RunSpec], slots: list[Slot | None]) -> None:
+    """Two loggers of one job under one name (Lightning's ``logger=[CSVLogger(d),
+    TensorBoardLogger(d)]``: both ``lightning_logs``, so the CSV is ``version_0`` and the
+    TensorBoard ``version_1``): in a logger slot whose versions were written by different
+    kinds of logger, each version is a slot of its own kind, paired by time span rather
+    than by version number (two versions of one kind stay two runs, always)."""
+    by_slot: dict[tuple[str, str], list[int]] = {}
+    for i, s in enumerate(slots):
+        if s is not None and s.version is not None:
+            by_slot.setdefault((s.parent, s.slot), []).append(i)
+    for (parent, slot), idx in by_slot.items():
+        kinds = {i: logger_kind(runs[i]) for i in idx}
+        if len(idx) < 2 or len(set(kinds.values())) < 2:
+            continue
+        for i in idx:
+            slots[i] = Slot(parent, f"{slot}[{kinds[i]}]", None)
+
+
 def slots_of(runs: list[RunSpec], top: str) -> list[Slot | None]:
     """Each run's slot (``slot_of``); a directory run ``P/D`` beside a tracker's run
-    in P is slot ``D`` of P (``beside``)."""
+    in P is slot ``D`` of P (``beside``); versions of one logger name written by
+    different loggers are slots of their own (``_two_loggers_one_name``)."""
     slots = [slot_of(r, top) for r in runs]
+    _two_loggers_one_name(runs, slots)
     tracked = {s.parent for s in slots if s is not None and s.tracker}
     if not tracked:
         return slots

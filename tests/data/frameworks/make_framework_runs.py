@@ -313,6 +313,14 @@ def lightning_default_plus_tb(out: str) -> None:
     lightning_run(out, loggers=_csv_tb((None, "tb")))
 
 
+def lightning_one_name_two_loggers(out: str) -> None:
+    """``logger=[CSVLogger(out), TensorBoardLogger(out)]``: both under the default name
+    ``lightning_logs``, so the CSV is ``version_0`` and the TensorBoard ``version_1`` of one job."""
+    from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
+
+    lightning_run(out, loggers=lambda o: [CSVLogger(o), TensorBoardLogger(o)])
+
+
 def lightning_two_jobs(out: str) -> None:
     """The same script run twice into one save_dir (another seed and LR): csv/version_0 and
     tb/version_0 are one job, csv/version_1 and tb/version_1 the other."""
@@ -520,6 +528,7 @@ FIXTURES = {
     "lightning_two_loggers": lightning_two_loggers,
     "lightning_default_plus_tb": lightning_default_plus_tb,
     "lightning_two_jobs": lightning_two_jobs,
+    "lightning_one_name_two_loggers": lightning_one_name_two_loggers,
     "mlflow_csv": mlflow_csv,
     "two_writers": two_writers,
     "launches": launches,
