@@ -179,7 +179,8 @@ class GradNormDetector(Detector):
         """(local median, z) when ``g`` is a spike by the robust rule: >= grad_robust_ratio
         x the median of the last ROBUST_LEVEL values, and its log >= sigma noise units
         above that median's log (noise: ``diff_sd`` of the last ROBUST_NOISE log values)
-        or >= grad_huge_ratio x the median (settings.py)."""
+        or >= grad_huge_ratio x the median, or >= grad_wild_ratio x it at half the units
+        (settings.py)."""
         s = self.settings
         logs = self._logm.values()
         n = len(logs)
@@ -190,7 +191,7 @@ class GradNormDetector(Detector):
             return None
         sd = diff_sd(tail)
         z = (math.log(g) - level) / sd if sd > 1e-12 else math.inf
-        if z >= s.sigma or g >= s.grad_huge_ratio * base:
+        if z >= s.sigma or g >= s.grad_huge_ratio * base or (g >= s.grad_wild_ratio * base and z >= s.sigma / 2):
             return base, z
         return None
 

@@ -85,6 +85,11 @@ REF_RECORDS = 20
 #: check's), said at the end of the log and by the check's verdict (ours)
 RISE_MIN = 0.2
 RISE_SE = 4.0
+#: ... or RISE_MIN_CLIMB above it when the newest window's line proves the loss climbing
+#: (``rising``): a climb under divergence was "diverging, not flat (see Loss Spike
+#: Detection)" while that check, which judges 1.5x and more, said PASS (fresh8's SEASS run,
+#: 11% above its best of 22,000 steps before and climbing: no verdict said it; ours)
+RISE_MIN_CLIMB = 0.05
 #: a plateau is reported once its span has been proven flat at every evaluation for
 #: this share of the window (ours): the fit of a noisy slow descent wanders, and one
 #: evaluation whose bound happens to fall under the bar is not yet a plateau
@@ -105,6 +110,10 @@ FIRST_RECORDS = 20  # records whose mean is the run's first level (ours: one MIN
 #: above plateau_rel, only a true gain under ~1.75% passes both, and a continued
 #: pre-training that gains 4% over its run has 2.8% at 70% of it); else a warning
 NEVER_PROVEN = 0.5
+#: losses a run needs for the never-learned rule: one MIN_RECORDS window (ours; fresh8's
+#: Keras log of 38 epochs stuck at ln 2 had fewer than the 40 asked before: a log of
+#: epochs is short; a noisy short log cannot pass the line's bound on its gain anyway)
+NEVER_MIN_RECORDS = MIN_RECORDS
 #: the very same loss value this many records in a row and over >= CONST_FRAC of the
 #: run is not a plateau but a loss that is not computed (exactly 0: masked or leaked
 #: labels; any constant: frozen weights or a logging bug) (ours)
@@ -971,10 +980,10 @@ class PlateauDetector(Detector):
         plateau_rel over the whole run (a run flat within 1% is flat), nor able to
         have gained RUN_MIN_GAIN (unless ``said``: a verdict given is withdrawn only on
         evidence of learning), nor proven to climb that much (divergence: the Loss Spike
-        check); MIN_RECORDS x 2 losses in a log that starts at the run's beginning and
+        check); NEVER_MIN_RECORDS losses in a log that starts at the run's beginning and
         has not improved materially at any block. (Judged on the run as a whole only, see
         ``_never_learned``: a run that ends inside its warm-up never learned either.)"""
-        if self._learned or self._first_n < FIRST_RECORDS or self.n < 2 * MIN_RECORDS:
+        if self._learned or self._first_n < FIRST_RECORDS or self.n < NEVER_MIN_RECORDS:
             return None
         span = now - (self._t0 if self._t0 is not None else now)
         f = self._fit(0, span) if span > 0 else None
@@ -1215,11 +1224,13 @@ class PlateauDetector(Detector):
                 out.append(self._rise_alert(*r))
         return out
 
-    def _rise(self) -> tuple[float, int, float] | None:
+    def _rise(self, after_stall: bool = False) -> tuple[float, int, float] | None:
         """(best level, its step, the level now) when the loss has made no progress by a
         rise (RISE_MIN, RISE_SE) for 2 windows since its best, under divergence; None for a
         GAN's or an RL run's objective, with a plateau said, a stall that ended or a flat
-        stretch judged convergence (the LR decayed)."""
+        stretch judged convergence (the LR decayed). ``after_stall``: the stall that ended
+        (``longest``) ended by this rise, its best before the stall's end (RISE_MIN_CLIMB:
+        the stall was proven; what came after it is no improvement)."""
         cur, best = self._recent_level(), self.best
         if (
             cur is None
@@ -1228,10 +1239,12 @@ class PlateauDetector(Detector):
             or self._kind.kind is not None
             or self.warned
             or self.failed
-            or self.longest is not None
+            or (self.longest is not None) != after_stall
             or self.converged_at is not None
         ):
             return None
+        if after_stall and best[1] > self.longest[1]:  # type: ignore[index]
+            return None  # (a new best after the stall: it improved)
         now = self.state.last_step or 0
         if now - best[1] < 2 * self.window_steps() or diverged(cur, best[0], self.settings):
             return None
@@ -1243,7 +1256,8 @@ class PlateauDetector(Detector):
                 break
         if n >= 2:
             sd = math.sqrt(max(0.0, ss / n - (sm / n) ** 2))
-        bar = best[0] * (1 + max(RISE_MIN, RISE_SE * sd / math.sqrt(n) / best[0] if n else 0.0))
+        least = RISE_MIN_CLIMB if self.rising is not None or after_stall else RISE_MIN
+        bar = best[0] * (1 + max(least, RISE_SE * sd / math.sqrt(n) / best[0] if n else 0.0))
         return (best[0], best[1], cur) if cur >= bar else None
 
     def _rise_alert(self, best: float, at: int, cur: float) -> Alert:
@@ -1500,6 +1514,14 @@ class PlateauDetector(Detector):
             )
         if self.longest is not None:  # a stall that ended by itself is history, not a fault
             a, b = self.longest
+            r = self._rise(after_stall=True)
+            if r is not None:  # ... unless it ended by climbing ("then improved" it was)
+                best, at, cur = r
+                return self._result(
+                    Status.WARN,
+                    f"stalled for {b - a} steps from step {a}, then rose: loss {fmt(cur)}, "
+                    f"{cur / best - 1:.0%} above its best {fmt(best)} (step {at})",
+                )
             return self._result(Status.PASS, f"stalled for {b - a} steps from step {a}, then improved")
         r = self._rise()
         if r is not None:
