@@ -353,7 +353,7 @@ class Monitor:
                 a.severity != Severity.INFO
                 and a.step is not None
                 and self.state.early_trouble_step is None
-                and a.check in ("loss_spike", "grad_norm", "nonfinite")
+                and a.check in ("loss_spike", "nonfinite")
                 and self._early(a.step)
             ):
                 self.state.early_trouble_step = a.step

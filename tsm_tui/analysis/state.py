@@ -21,7 +21,9 @@ class RunState:
     peak_lr_step: int | None = None
     last_lr: float | None = None
     resumes: list[tuple[int, int]] = field(default_factory=list)  # (from, to)
-    #: first step at which another check raised a warning or worse early in the run
+    #: first step of instability early in the run, in the loss: a loss spike or a non-finite
+    #: value (a grad norm above 5 on most steps is a level; a grad-norm spike with the loss
+    #: unmoved, a 3.6x one at step 9,060 of fresh8's run, is not the instability no warm-up causes)
     early_trouble_step: int | None = None
     #: some of the run's text (a console log, a W&B run's console) was read: the crash
     #: check has something to judge (Session sets it)
