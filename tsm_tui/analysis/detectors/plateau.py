@@ -198,6 +198,15 @@ class _Fit:
 _ZERO = (0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
+def _rate_words(r: float, se: float, L: int) -> str:
+    """A window's rate in words: "falls 2.10% +- 0.52% per 200-step window" ("rises" for a
+    climb); a line that drops more than the loss's level in a window (a fast early descent,
+    r >= 1) "falls fast": a rate of +203% per window read as a number means nothing."""
+    if r >= 1:
+        return f"falls fast: more than its level per {L}-step window"
+    return f"{'falls' if r >= 0 else 'rises'} {abs(r):.2%} +- {Z * se:.2%} per {L}-step window"
+
+
 class PlateauDetector(Detector):
     id = "plateau"
     title = "Loss Plateau"
@@ -1562,12 +1571,11 @@ class PlateauDetector(Detector):
         if self._win is None:
             return f"loss still improving (window {L} steps)"
         r, se, moving, bar = self._win
-        rate = f"{r:+.2%} +- {Z * se:.2%} per {L}-step window"
+        rate = _rate_words(r, se, L)
         if moving and r > 0:
             return f"loss still improving ({rate})"
         if moving:
             return f"loss rising slowly ({rate}): not flat, not improving"
         return (
-            f"no plateau proven: the newest window moves {rate}, too noisy to tell flat (under {bar:.2%}) "
-            "from improving"
+            f"no plateau proven: the newest window's loss {rate}, too noisy to tell flat (under {bar:.2%}) from moving"
         )
