@@ -82,7 +82,7 @@ class Settings:
     divergence_factor: float = 1.5
     #: ... and on a log too short for that window (fewer than ``window`` losses: a log of
     #: one loss per epoch), a steady climb: from divergence_short_min losses on, a
-    #: least-squares line through the log-losses since the start proving a climb (slope
+    #: least-squares line through the log-losses since the lowest loss proving a climb (slope
     #: >= divergence_short_z standard errors above 0) of >= divergence_factor x over its span,
     #: the Mann-Kendall rank test proving it too (z >= divergence_short_rank_z: heavy-tailed
     #: per-batch noise passes the line's test, not the ranks'), the median of the last 3 losses

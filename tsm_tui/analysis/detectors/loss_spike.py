@@ -89,6 +89,12 @@ CTX = 16
 #: a short log's steady climb (settings.divergence_short_*): its level is the median of the
 #: last CLIMB_LAST values (ours: a single record is no level; 3, as the recovery rule's records)
 CLIMB_LAST = 3
+#: ... and measured after a low that is not the log's first value, the rank test at this z
+#: (ours: the minimum of noisy values is followed by their level, a small climb; of 1,800
+#: flat and 1,800 falling-then-flat lognormal runs of 99 values at log-sd 0.05-0.8, the rule
+#: measured from the start raised 2 and 0 divergences, from the low at z 3.5: 4 and 2, at 4.0:
+#: 0 and 0; fresh8's Whisper climb: z 5.1)
+CLIMB_AFTER_LOW_Z = 4.0
 CTX_NEAR = 5  # the records just before the onset (and the onset) vs the older ones (ours)
 LR_JUMP = 1.5  # LR above 1.5x its level before: a jump (as lr_schedule.JUMP_FACTOR; ours)
 GN_SPIKE = 3.0  # grad norm >= 3x its level on the onset step (grad_spike_ratio)
@@ -252,7 +258,8 @@ class LossSpikeDetector(Detector):
         self._climb_mk: MannKendall | None = None  # ... and its rank test (heavy-tailed per-batch noise)
         self._climb_low: tuple[float, int] | None = None  # the lowest loss so far (value, step)
         self._climb_last: deque = deque(maxlen=CLIMB_LAST)
-        self._climb_lr: tuple[float, float] | None = None  # (first LR, largest LR) so far
+        #: (largest LR so far, records since it last rose) of the stretch
+        self._climb_lr: tuple[float, int] | None = None
         self._climb_reset()
 
     # ------------------------------------------------------------------ update
@@ -1117,6 +1124,7 @@ class LossSpikeDetector(Detector):
         self._climb = RunningLine() if self.parts is not None and not self.signed else None
         self._climb_mk = MannKendall() if self._climb is not None else None
         self._climb_low = self._climb_lr = None
+        self._climb_first: int | None = None  # the step of the stretch's first value
         self._climb_last.clear()
 
     def _climbing(self, rec: StepRecord, x: float) -> list[Alert]:
@@ -1131,19 +1139,33 @@ class LossSpikeDetector(Detector):
             return []
         if len(self._recent) >= s.window:
             self._climb = self._climb_mk = None  # the rolling median's rule from the next value on
-        c.update(math.log(x))
-        mk.update(x)
         low = self._climb_low
-        if low is None or x < low[0]:
+        if low is not None and x < low[0]:
+            # the climb is measured after the lowest loss: a run that learned first, then climbs
+            # (fresh8's Whisper fine-tune: 0.83 -> 0.118, then 2.6x up as its LR warmed up) has
+            # a line through all its values that proves no climb. A low that is not the log's
+            # first value is left out (the minimum of noisy values regresses to their level:
+            # a climb); the first value is the run's start, kept (a run that only ever rose)
             low = self._climb_low = (x, rec.step)
+            c = self._climb = RunningLine()
+            mk = self._climb_mk = MannKendall()
+        else:
+            if low is None:
+                low = self._climb_low = (x, rec.step)
+                self._climb_first = rec.step
+            c.update(math.log(x))
+            mk.update(x)
         self._climb_last.append(x)
         lr = _num(rec.lr)
         warm = False
         if lr is not None:
-            first, top = self._climb_lr or (lr, lr)
-            top = max(top, lr)
-            self._climb_lr = (first, top)
-            warm = lr >= top and lr > first  # the LR still rising: a warm-up, whose loss may rise
+            # the LR still rising (it rose within the last CLIMB_LAST records): a warm-up, whose
+            # loss may rise. (An LR held at its peak after a warm-up is no longer one: "at its
+            # largest and above its first" kept a constant-LR run's climb unsaid for good.)
+            top, since = self._climb_lr or (lr, CLIMB_LAST)
+            since = 0 if lr > top else since + 1
+            self._climb_lr = (max(top, lr), since)
+            warm = since < CLIMB_LAST
         level = _median(list(self._climb_last))
         if self._diverged_at is not None:
             # (a climb said by this rule, back under the recovery bar: the verdict says it came back)
@@ -1156,7 +1178,9 @@ class LossSpikeDetector(Detector):
             return []
         b, se = c.slope()  # type: ignore[misc]  # (n >= divergence_short_min >= 3)
         rise = math.exp(b * (c.n - 1))
-        if b < s.divergence_short_z * se or rise < s.divergence_factor or mk.z() < s.divergence_short_rank_z:
+        # (after a low that is not the first value, a longer rank proof: CLIMB_AFTER_LOW_Z)
+        rank_z = s.divergence_short_rank_z if low[1] == self._climb_first else CLIMB_AFTER_LOW_Z
+        if b < s.divergence_short_z * se or rise < s.divergence_factor or mk.z() < rank_z:
             return []
         self._diverged_at = rec.step
         self._best_med, self._best_step = low
@@ -1170,7 +1194,7 @@ class LossSpikeDetector(Detector):
                 rec.step,
                 f"Loss is diverging: a steady climb, no spike: the median of its last {CLIMB_LAST} values "
                 f"{fmt(level)} at step {rec.step} is {level / low[0]:.1f}x its lowest {fmt(low[0])} (step {low[1]}), "
-                f"and a line through its {c.n} values climbs {rise:.1f}x"
+                f"and a line through its {c.n} values from there climbs {rise:.1f}x"
                 + (f" ({b / se:.1f} standard errors" if se > 0 else " (")
                 + f"; Mann-Kendall z {mk.z():.1f}).",
                 value=level,
