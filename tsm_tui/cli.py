@@ -43,30 +43,52 @@ def size(text: str) -> float:
         v = float(t) * mult
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r} (e.g. 125M, 7B, 1.3e9)") from None
-    if not 0 < v < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number: {text!r}")
+    return _finite(v, text, "positive")
+
+
+# The flags' argparse types share their rules, each written once here with its message: a
+# number is finite (size above, *_float below), an integer is read as a number first (1e3,
+# 2.0) and stays below 2^62, a word is one of its choices.
+
+
+def _finite(v: float, text: str, what: str) -> float:
+    """``v`` (read from ``text``) if finite and ``what`` it must be: "positive" (> 0) or
+    "non-negative" (>= 0)."""
+    if not ((v > 0 if what == "positive" else v >= 0) and v < float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a {what} finite number: {text!r}")
     return v
 
 
-def positive_int(text: str) -> int:
+def _number(text: str, what: str) -> float:
     try:
-        f = float(text)
-        v = int(f)
-    except (ValueError, OverflowError):
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v <= 0 or v >= 1 << 62:
-        raise argparse.ArgumentTypeError(f"must be a positive integer below 2^62: {text!r}")
-    return v
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    return _finite(v, text, what)
 
 
-def nonneg_int(text: str) -> int:
+def _integer(text: str, least: int, what: str) -> int:
     try:
         v = int(float(text))
     except (ValueError, OverflowError):
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 0 or v >= 1 << 62:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer below 2^62: {text!r}")
+    if v < least or v >= 1 << 62:
+        raise argparse.ArgumentTypeError(f"must be a {what} integer below 2^62: {text!r}")
     return v
+
+
+def _choice(text: str, choices: tuple[str, ...]) -> str:
+    if text not in choices:
+        raise argparse.ArgumentTypeError(f"{text!r}: choose from {', '.join(choices)}")
+    return text
+
+
+def positive_int(text: str) -> int:
+    return _integer(text, 1, "positive")
+
+
+def nonneg_int(text: str) -> int:
+    return _integer(text, 0, "non-negative")
 
 
 def port(text: str) -> int:
@@ -84,35 +106,19 @@ FORMATS = ("text", "json", "github", "sarif")
 
 
 def report_format(text: str) -> str:
-    if text not in FORMATS:
-        raise argparse.ArgumentTypeError(f"{text!r}: choose from {', '.join(FORMATS)}")
-    return text
+    return _choice(text, FORMATS)
 
 
 def printable(text: str) -> str:
-    if text not in PRINTABLE:
-        raise argparse.ArgumentTypeError(f"{text!r}: choose from {', '.join(PRINTABLE)}")
-    return text
+    return _choice(text, PRINTABLE)
 
 
 def nonneg_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= v < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a non-negative finite number: {text!r}")
-    return v
+    return _number(text, "non-negative")
 
 
 def positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < v < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number: {text!r}")
-    return v
+    return _number(text, "positive")
 
 
 @dataclass(frozen=True)

@@ -195,19 +195,18 @@ def optimizer_state(state: RunState) -> str:
     from 0.95" to a run at 0.95)."""
     info = state.info
     asks, ok = [], []
-    b2, eps = info.beta2, info.eps
-    if b2 is None:
-        asks.append(f"Adam's beta2 to {BETA2:g} if it is higher")
-    elif b2 > BETA2:
-        asks.append(f"Adam's beta2 from {b2:g} to {BETA2:g}{origin_note(info, 'beta2')}")
-    else:
-        ok.append(f"beta2 {b2:g}")
-    if eps is None:
-        asks.append(f"epsilon to {EPS:g} if it is higher")
-    elif eps > EPS:
-        asks.append(f"epsilon from {eps:g} to {EPS:g}{origin_note(info, 'eps')}")
-    else:
-        ok.append(f"epsilon {eps:g}")
+    # one rule for both settings: asked down to the recommended value when above it (or not
+    # known), said to be as recommended otherwise
+    for field, value, want, asked, said in (
+        ("beta2", info.beta2, BETA2, "Adam's beta2", "beta2"),
+        ("eps", info.eps, EPS, "epsilon", "epsilon"),
+    ):
+        if value is None:
+            asks.append(f"{asked} to {want:g} if it is higher")
+        elif value > want:
+            asks.append(f"{asked} from {value:g} to {want:g}{origin_note(info, field)}")
+        else:
+            ok.append(f"{said} {value:g}")
     head = "Lower the LR" + (", " + " and ".join(asks) if asks else "")
     if ok:
         head += f" (the run's Adam {' and '.join(ok)} {'is' if len(ok) == 1 else 'are'} already as recommended)"

@@ -625,22 +625,14 @@ def finalize_plan(plan: Plan) -> Plan:
             plan.note("world size not given: the global batch assumes 1 device (pass --batch-tokens to override)")
         plan.put("batch_size", gb, plan.origin.get("micro_batch", ""), parts)
     bt = plan.effective_batch_tokens()
-    ts = getattr(plan, "_train_samples", None)
-    if plan.total_steps is None and ts and plan.batch_size:
-        plan.put(
-            "total_steps",
-            math.ceil(ts / plan.batch_size),
-            plan.origin.get("batch_size", ""),
-            "train_samples / global batch",
-        )
-    samples = getattr(plan, "_warmup_samples", None)
-    if plan.warmup_steps is None and samples and plan.batch_size:
-        plan.put(
-            "warmup_steps",
-            math.ceil(samples / plan.batch_size),
-            plan.origin.get("batch_size", ""),
-            "lr_warmup_samples / global batch",
-        )
+    # a length in samples (Megatron --train-samples, --lr-warmup-samples) is that many steps of
+    # the global batch, rounded up: one rule for the run and its warm-up
+    for name, samples, how in (
+        ("total_steps", getattr(plan, "_train_samples", None), "train_samples / global batch"),
+        ("warmup_steps", getattr(plan, "_warmup_samples", None), "lr_warmup_samples / global batch"),
+    ):
+        if getattr(plan, name) is None and samples and plan.batch_size:
+            plan.put(name, math.ceil(samples / plan.batch_size), plan.origin.get("batch_size", ""), how)
     # total steps from tokens, or from epochs x dataset size
     if plan.total_steps is None and plan.total_tokens and bt:
         plan.put(

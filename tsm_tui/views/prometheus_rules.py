@@ -29,6 +29,31 @@ STALL_MIN = 300  # s, floor of the stall threshold (ours: checkpoint saves, eval
 STALL_UNKNOWN = 900  # s, when the run's interval is not known (15 min)
 HEARTBEAT_STALE = 120  # s: 4 heartbeats (views/prometheus.py HEARTBEAT = 30 s)
 
+
+def _check_rule(alert: str, value: int, status: str, wait: str, severity: str, said: str) -> str:
+    """The rule of a check at ``status`` (``tsm_check_status == value``, views/prometheus
+    STATUS_VALUE) held for ``wait``: the alert carries the summary and action of the check's
+    ``tsm_check_info`` series. One rule for FAIL and WARN, which differ only in these."""
+    return f"""\
+      - alert: {alert}
+        expr: |
+          (tsm_check_status == {value})
+            * ignoring(status, summary, action) group_left(summary, action)
+          tsm_check_info{{status="{status}"}}
+        for: {wait}
+        labels:
+          severity: {severity}
+        annotations:
+          summary: "Training run {{{{ $labels.run }}}}: {{{{ $labels.check }}}} {said}"
+          description: "{{{{ $labels.summary }}}}"
+          action: "{{{{ $labels.action }}}}"
+          run: "{{{{ $labels.run }}}}"
+"""
+
+
+_CHECK_FAILED = _check_rule("TsmCheckFailed", 2, "FAIL", "0m", "critical", "FAILED")
+_CHECK_WARNING = _check_rule("TsmCheckWarning", 1, "WARN", "10m", "warning", "WARN")
+
 RULES = f"""\
 # tsm-watch alerting rules (tsm-watch --print prometheus-rules > /etc/prometheus/tsm-rules.yml)
 # Load with rule_files: [tsm-rules.yml]; check with: promtool check rules tsm-rules.yml
@@ -37,33 +62,7 @@ RULES = f"""\
 groups:
   - name: tsm-watch
     rules:
-      - alert: TsmCheckFailed
-        expr: |
-          (tsm_check_status == 2)
-            * ignoring(status, summary, action) group_left(summary, action)
-          tsm_check_info{{status="FAIL"}}
-        for: 0m
-        labels:
-          severity: critical
-        annotations:
-          summary: "Training run {{{{ $labels.run }}}}: {{{{ $labels.check }}}} FAILED"
-          description: "{{{{ $labels.summary }}}}"
-          action: "{{{{ $labels.action }}}}"
-          run: "{{{{ $labels.run }}}}"
-      - alert: TsmCheckWarning
-        expr: |
-          (tsm_check_status == 1)
-            * ignoring(status, summary, action) group_left(summary, action)
-          tsm_check_info{{status="WARN"}}
-        for: 10m
-        labels:
-          severity: warning
-        annotations:
-          summary: "Training run {{{{ $labels.run }}}}: {{{{ $labels.check }}}} WARN"
-          description: "{{{{ $labels.summary }}}}"
-          action: "{{{{ $labels.action }}}}"
-          run: "{{{{ $labels.run }}}}"
-      - alert: TsmRunStalled
+{_CHECK_FAILED}{_CHECK_WARNING}      - alert: TsmRunStalled
         expr: |
           (
               (time() - tsm_last_record_timestamp_seconds)

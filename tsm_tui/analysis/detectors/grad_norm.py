@@ -6,6 +6,7 @@ not logged at all ("flying blind").
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from itertools import islice
 
 import numpy as np
@@ -452,43 +453,62 @@ class GradNormDetector(Detector):
         )
 
     def _rates(self, rec: StepRecord) -> list[Alert]:
-        out = []
         if len(self._over) < min(RATE_WINDOW, self.settings.window):
-            return out
+            return []
         over, high = self._over.get(), self._high.get()
         self.over_peak = max(self.over_peak, over)
         self.high_peak = max(self.high_peak, high)
+        alert = self._rate_alert(
+            rec.step,
+            rec.grad_norm,
+            high,
+            over,
+            lambda: f"the last {len(self._high)} steps (median {fmt(self._med.get())})",
+            lambda: f"the last {len(self._over)} steps after warm-up",
+        )
+        return [] if alert is None else [alert]
+
+    def _rate_alert(
+        self,
+        step: int | None,
+        value: float | None,
+        high: float,
+        over: float,
+        high_of: Callable[[], str],
+        over_of: Callable[[], str],
+    ) -> Alert | None:
+        """The rate rule, one for the rolling window (``_rates``) and for the whole
+        post-warm-up share of a log too short for it (``finalize``): above ``grad_high`` in
+        ``HIGH_RATE`` of the values warns (lower the LR, clip), else above the clip threshold
+        in ``grad_exceed_rate`` of them (clipping on most steps: lower the LR); each once.
+        ``high_of`` / ``over_of`` say which values (called only when said)."""
+        s = self.settings
         if high >= HIGH_RATE and not self.high_alerted:
             self.high_alerted = True
-            out.append(
-                Alert(
-                    self.id,
-                    Severity.WARNING,
-                    rec.step,
-                    f"Gradient norm above {fmt(self.settings.grad_high)} in {high:.0%} of the last "
-                    f"{len(self._high)} steps (median {fmt(self._med.get())}).",
-                    value=rec.grad_norm,
-                    baseline=self.settings.grad_high,
-                    actions=[advice.lower_lr(self.state, peak=self._sched.peak), advice.clip(self.state)],
-                    key="grad_high",
-                )
+            return Alert(
+                self.id,
+                Severity.WARNING,
+                step,
+                f"Gradient norm above {fmt(s.grad_high)} in {high:.0%} of {high_of()}.",
+                value=value,
+                baseline=s.grad_high,
+                actions=[advice.lower_lr(self.state, peak=self._sched.peak), advice.clip(self.state)],
+                key="grad_high",
             )
-        elif over >= self.settings.grad_exceed_rate and not self.over_alerted:
+        if over >= s.grad_exceed_rate and not self.over_alerted:
             self.over_alerted = True
-            out.append(
-                Alert(
-                    self.id,
-                    Severity.WARNING,
-                    rec.step,
-                    f"Gradient norm above {fmt(self.settings.grad_threshold)} in {over:.0%} of the last "
-                    f"{len(self._over)} steps after warm-up: clipping is active on most steps.",
-                    value=rec.grad_norm,
-                    baseline=self.settings.grad_threshold,
-                    actions=[advice.lower_lr(self.state, 0.7, peak=self._sched.peak)],
-                    key="grad_over",
-                )
+            return Alert(
+                self.id,
+                Severity.WARNING,
+                step,
+                f"Gradient norm above {fmt(s.grad_threshold)} in {over:.0%} of {over_of()}: clipping is active on "
+                "most steps.",
+                value=value,
+                baseline=s.grad_threshold,
+                actions=[advice.lower_lr(self.state, 0.7, peak=self._sched.peak)],
+                key="grad_over",
             )
-        return out
+        return None
 
     def _vanishing(self, rec, g, med) -> list[Alert]:
         if med is None or med <= 0 or self.vanished_at is not None:
@@ -537,38 +557,22 @@ class GradNormDetector(Detector):
         if lv is None:
             return []
         high, over = lv
-        step = self.state.last_step
-        if high >= HIGH_RATE:
-            self.high_alerted, self.high_peak = True, high
-            return [
-                Alert(
-                    self.id,
-                    Severity.WARNING,
-                    step,
-                    f"Gradient norm above {fmt(self.settings.grad_high)} in {high:.0%} of the {self.n_post} values "
-                    f"logged after warm-up (median {fmt(self._med.get())}, max {fmt(self.max_gn)}).",
-                    value=self.max_gn,
-                    baseline=self.settings.grad_high,
-                    actions=[advice.lower_lr(self.state, peak=self._sched.peak), advice.clip(self.state)],
-                    key="grad_high",
-                )
-            ]
-        if over >= self.settings.grad_exceed_rate:
-            self.over_alerted, self.over_peak = True, over
-            return [
-                Alert(
-                    self.id,
-                    Severity.WARNING,
-                    step,
-                    f"Gradient norm above {fmt(self.settings.grad_threshold)} in {over:.0%} of the {self.n_post} "
-                    f"values logged after warm-up: clipping is active on most steps.",
-                    value=self.max_gn,
-                    baseline=self.settings.grad_threshold,
-                    actions=[advice.lower_lr(self.state, 0.7, peak=self._sched.peak)],
-                    key="grad_over",
-                )
-            ]
-        return []
+        values = f"the {self.n_post} values logged after warm-up"
+        alert = self._rate_alert(
+            self.state.last_step,
+            self.max_gn,
+            high,
+            over,
+            lambda: f"{values} (median {fmt(self._med.get())}, max {fmt(self.max_gn)})",
+            lambda: values,
+        )
+        if alert is None:
+            return []
+        if alert.key == "grad_high":  # the share of the whole log is the peak the summary says
+            self.high_peak = high
+        else:
+            self.over_peak = over
+        return [alert]
 
     def _not_logged(self) -> CheckResult:
         """No grad norm beside the loss. A WARN where the training loop could log it (an LLM run

@@ -543,6 +543,28 @@ class LRScheduleDetector(Detector):
             return self._config_alert(self.state.last_step)
         return []
 
+    def _warmup_said(self, w: int, total: int | None, kind: str) -> tuple[Status, str]:
+        """A warm-up of ``w`` (> 0) steps as the summary says it, of the ``total`` steps
+        ``kind`` (planned in the config, or those the log shows): WARN under 1% of them
+        (``warmup_short``: not the 2000-step warm-ups of LLaMA / OLMo 2 / DeepSeek, well
+        under 1% of their very long runs). One phrasing for the logged LR and the config's."""
+        if not total:
+            return Status.PASS, f"warm-up {w} steps"
+        said = f"warm-up {w} steps ({_pct(w / total)} of {total} {kind})"
+        if warmup_short(w, total, self.settings):
+            return Status.WARN, said + " < 1%"
+        return Status.PASS, said
+
+    def _peak_said(self, peak: float) -> tuple[Status, str] | None:
+        """A peak LR against the size reference (``lr_ratio_status``) and as the summary
+        says it; None without a reference (the model size unknown). One for the logged
+        peak and the config's."""
+        ref = self._lr_ref()
+        if ref is None:
+            return None
+        r = peak / ref[0]
+        return lr_ratio_status(r, self.settings), f"peak {fmt(peak)} = {r:.1f}x {ref[1]}"
+
     def _from_config(self) -> CheckResult | None:
         """The LR is not logged but the run's config (or the flags) gives the plan:
         judge the warm-up and the peak from it, and say so."""
@@ -562,20 +584,14 @@ class LRScheduleDetector(Detector):
             if w <= 0:
                 status = Status.WARN
                 parts.append("no warm-up")
-            elif total:
-                frac = w / total
-                parts.append(f"warm-up {w} steps ({_pct(frac)} of {total} planned)")
-                if warmup_short(w, total, self.settings):
-                    status = Status.WARN
-                    parts[-1] += " < 1%"
             else:
-                parts.append(f"warm-up {w} steps")
+                status, said = self._warmup_said(w, total, "planned")
+                parts.append(said)
         if peak is not None:
-            ref = self._lr_ref()
-            if ref is not None:
-                r = peak / ref[0]
-                status = max(status, lr_ratio_status(r, self.settings), key=lambda s: s.rank)
-                parts.append(f"peak {fmt(peak)} = {r:.1f}x {ref[1]}")
+            judged = self._peak_said(peak)
+            if judged is not None:
+                status = max(status, judged[0], key=lambda s: s.rank)
+                parts.append(judged[1])
             else:
                 parts.append(f"peak {fmt(peak)}")
         if info.schedule:
@@ -621,22 +637,12 @@ class LRScheduleDetector(Detector):
                 status = Status.WARN
                 parts.append("no warm-up")
         else:
-            w = self.warmup_steps() or 0
-            if total:
-                frac = w / total
-                parts.append(f"warm-up {w} steps ({_pct(frac)} of {total} {kind})")
-                # < 1% warns, except the 2000-step warm-ups of LLaMA / OLMo 2 /
-                # DeepSeek, which are well under 1% of their very long runs
-                if warmup_short(w, total, self.settings):
-                    status = Status.WARN
-                    parts[-1] += " < 1%"
-            else:
-                parts.append(f"warm-up {w} steps")
-        ref = self._lr_ref()
-        if ref is not None:
-            r = self.max_lr / ref[0]
-            status = max(status, lr_ratio_status(r, self.settings), key=lambda s: s.rank)
-            parts.append(f"peak {fmt(self.max_lr)} = {r:.1f}x {ref[1]}")
+            status, said = self._warmup_said(self.warmup_steps() or 0, total, kind)
+            parts.append(said)
+        judged = self._peak_said(self.max_lr)
+        if judged is not None:
+            status = max(status, judged[0], key=lambda s: s.rank)
+            parts.append(judged[1])
         elif self.jump_at is not None:  # the schedule's peak, not the jump's
             parts.append(f"peak {fmt(self.ramp_peak)}")
         elif not cut:  # (a ramp cut by the end of the log has no peak yet: its LR is said above)
