@@ -1,0 +1,289 @@
+"""Aim 3.x repositories (``.aim/``), read without Aim and without writing a byte.
+
+A repository keeps each run in two RocksDB databases (read by ``sources/rocksdb.py``):
+``seqs/chunks/<run hash>/`` (the tracked sequences) and ``meta/chunks/<run hash>/``
+(the run's tree: contexts, attributes, trace summaries). Aim's own ``Repo()`` opens
+them for writing (locks, a progress file, a new WAL), so it is never used here.
+
+Keys are paths (``aim/storage/encoding``): string parts as UTF-8, an integer part as
+``0xfe`` + 8 bytes big-endian, each part followed by the sentinel ``0xfe``. Values are
+a type byte and the value (``0x02`` int64 little-endian, ``0x03`` double, ``0x04``
+UTF-8 text, ``0x06`` / ``0x07`` an array / object follows, ``0x00`` None).
+A metric (``aim/sdk/tracker.py``, ``RunTracker._add_value``):
+
+- version 2 (int / float values, aim >= 3.?): ``seqs/v2/chunks/<hash>/<context id>/<name>/``
+  ``{val,step,epoch,time}/<hash of the step>``: one point, its step in ``step``;
+- version 1 (older repositories): ``seqs/chunks/<hash>/<context id>/<name>/val/<step>``
+  (and ``epoch``, ``time``), the step the key itself.
+
+A context id is the hash of the context dict ``run.track(..., context={"subset":
+"train"})``; the dict is in the meta database under ``meta/chunks/<hash>/contexts/<id>``.
+A metric's key here is the context's values then its name (``train/loss``,
+``val/loss``; ``loss`` for the empty context), so the field rules read it as they
+read W&B's or TensorBoard's ``train/loss``. Aim's own resource tracker
+(``__system__cpu``, ``__system__gpu`` ...) counts its own steps and is left out.
+
+A run is one source: the directory ``seqs/chunks/<hash>/`` (``kind = "snapshot"``,
+re-read whole when its files change); a repository with seven runs is seven runs.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import struct
+from urllib.parse import quote
+
+from tsm_tui.core.numbers import int64
+from tsm_tui.core.record import StepRecord
+from tsm_tui.sources.base import SnapshotReader
+from tsm_tui.sources.metric_files import Points, step_records
+from tsm_tui.sources.rocksdb import Damage, Problems, read_db
+
+SENTINEL = 0xFE
+SYSTEM = "__system__"  # aim's resource tracker's metrics (their steps are its own count)
+FIELDS = ("val", "step", "epoch", "time")
+MAX_RUNS = 10000  # run directories taken from one repository (log_files.MAX_FILES likewise)
+_DOUBLE = struct.Struct("<d")
+_I64 = struct.Struct("<q")
+_BE64 = struct.Struct(">q")
+
+
+def decode_path(key: bytes) -> list[str | int]:
+    """A key's parts (``encoding_native.split_path``): an empty part before a sentinel
+    starts an integer (8 bytes big-endian, then the sentinel). Raises Damage."""
+    out: list[str | int] = []
+    n = len(key)
+    start = p = 0
+    while p < n:
+        if key[p] != SENTINEL:
+            p += 1
+            continue
+        if p > start:
+            out.append(key[start:p].decode("utf-8", "replace"))
+        else:
+            if p + 10 > n or key[p + 9] != SENTINEL:
+                raise Damage("integer key part cut short")
+            out.append(_BE64.unpack_from(key, p + 1)[0])
+            p += 9
+        p += 1
+        start = p
+    if start != n:
+        raise Damage("key without its closing sentinel")
+    return out
+
+
+def decode_value(v: bytes):
+    """A stored value (``encoding.decode``) when it is None, a bool, a number or text;
+    ``...`` for anything else (arrays, objects, blobs)."""
+    if not v:
+        return ...
+    t = v[0]
+    if t == 0:
+        return None
+    if t == 1 and len(v) == 2:
+        return v[1] != 0
+    if t == 2 and len(v) == 9:
+        return _I64.unpack_from(v, 1)[0]
+    if t == 3 and len(v) == 9:
+        return _DOUBLE.unpack_from(v, 1)[0]
+    if t == 4:
+        return v[1:].decode("utf-8", "replace")
+    return ...
+
+
+def is_repo(d: str) -> bool:
+    """``d`` is an Aim repository (``.aim/`` with ``seqs/chunks/`` and ``meta/``)."""
+    return os.path.isdir(os.path.join(d, "seqs", "chunks")) and os.path.isdir(os.path.join(d, "meta"))
+
+
+def is_run_dir(d: str) -> bool:
+    """``d`` is a run's sequence database ``<repo>/seqs/chunks/<hash>``."""
+    d = os.path.abspath(d)
+    chunks = os.path.dirname(d)
+    seqs = os.path.dirname(chunks)
+    return (
+        os.path.basename(chunks) == "chunks"
+        and os.path.basename(seqs) == "seqs"
+        and os.path.isdir(d)
+        and is_repo(os.path.dirname(seqs))
+    )
+
+
+def run_dirs(repo: str) -> list[str]:
+    """The runs of a repository: its ``seqs/chunks/<hash>/`` directories, by name."""
+    chunks = os.path.join(repo, "seqs", "chunks")
+    try:
+        names = sorted(e.name for e in os.scandir(chunks) if e.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
+    return [os.path.join(chunks, n) for n in names[:MAX_RUNS]]
+
+
+def _context_key(ctx: dict, name: str) -> str:
+    """``train/loss`` for ``{"subset": "train"}``; the bare name for the empty context."""
+    parts = [str(v) for _, v in sorted(ctx.items()) if isinstance(v, (str, int, float, bool))]
+    return "/".join([*parts, name]) if parts else name
+
+
+class Series:
+    """One tracked metric of a run: its name, context and points (step, value, epoch,
+    time; epoch and time None when not tracked), in step order."""
+
+    __slots__ = ("name", "context", "points")
+
+    def __init__(self, name: str, context: dict | None) -> None:
+        self.name = name
+        self.context = context  # None: the meta database did not say
+        self.points: list[tuple[int, float, float | None, float | None]] = []
+
+    @property
+    def key(self) -> str:
+        return self.name if self.context is None else _context_key(self.context, self.name)
+
+
+def read_run(path: str, problems: Problems) -> list[Series]:
+    """The metrics of the run whose sequence database is ``path`` (``seqs/chunks/<hash>``),
+    its contexts from ``meta/chunks/<hash>``; damage counted in ``problems``."""
+    path = os.path.abspath(path)
+    run = os.path.basename(path)
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(path)))
+    seqs = read_db(path, lambda k: k.startswith(b"seqs\xfe"), problems)
+    ctx_prefix = b"meta\xfechunks\xfe" + run.encode("utf-8", "replace") + b"\xfecontexts\xfe"
+    meta_dir = os.path.join(repo, "meta", "chunks", run)
+    meta = read_db(meta_dir, lambda k: k.startswith(ctx_prefix), problems) if os.path.isdir(meta_dir) else {}
+    return _series(seqs, _contexts(meta, len(ctx_prefix)), problems)
+
+
+def _contexts(meta: dict[bytes, bytes], skip: int) -> dict[int, dict]:
+    """Context id -> its dict, from the keys ``meta/chunks/<hash>/contexts/<id>/<key>``."""
+    out: dict[int, dict] = {}
+    for k, v in meta.items():
+        try:
+            parts = decode_path(k[skip:])
+        except Damage:
+            continue
+        if not parts or not isinstance(parts[0], int):
+            continue
+        ctx = out.setdefault(parts[0], {})
+        if len(parts) == 2 and isinstance(parts[1], str):
+            x = decode_value(v)
+            if x is not ... and x is not None:
+                ctx[parts[1]] = x
+    return out
+
+
+def _series(seqs: dict[bytes, bytes], contexts: dict[int, dict], problems: Problems) -> list[Series]:
+    # (version, context id, name) -> field -> element key -> value
+    cols: dict[tuple[int, int, str], dict[str, dict[int, object]]] = {}
+    for k, v in seqs.items():
+        try:
+            parts = decode_path(k)
+        except Damage:
+            problems.add("undecodable Aim key")
+            continue
+        if len(parts) == 8 and parts[1] == "v2":
+            _, _, _, _, ctx, name, fld, idx = parts
+            version = 2
+        elif len(parts) == 7 and parts[1] == "chunks":
+            _, _, _, ctx, name, fld, idx = parts
+            version = 1
+        else:
+            continue  # (array flags, other trees)
+        if not isinstance(ctx, int) or not isinstance(name, str) or not isinstance(idx, int) or fld not in FIELDS:
+            continue
+        if name.startswith(SYSTEM):
+            continue
+        x = decode_value(v)
+        if x is ...:
+            continue  # an image, a text, a distribution: not a metric
+        cols.setdefault((version, ctx, name), {}).setdefault(str(fld), {})[idx] = x
+    out: dict[tuple[int, str], Series] = {}
+    for (version, ctx, name), fields in sorted(cols.items(), key=lambda c: (c[0][2], c[0][1], c[0][0])):
+        ser = out.get((ctx, name))
+        if ser is None:
+            ser = out[(ctx, name)] = Series(name, contexts.get(ctx))
+        steps, epochs, times = fields.get("step", {}), fields.get("epoch", {}), fields.get("time", {})
+        for idx, val in fields.get("val", {}).items():
+            if isinstance(val, bool) or not isinstance(val, (int, float)):
+                if val is not None:
+                    problems.add("non-numeric metric value")
+                continue
+            step = idx if version == 1 else steps.get(idx)
+            if isinstance(step, float) and step.is_integer():
+                step = int(step)
+            if not isinstance(step, int) or int64(step) is None:
+                problems.add("Aim point without its step")
+                continue
+            ser.points.append((step, float(val), _number(epochs.get(idx)), _number(times.get(idx))))
+    for ser in out.values():
+        ser.points.sort(key=lambda p: p[0])
+    return [s for s in out.values() if s.points]
+
+
+def _number(x) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+class AimRunReader(SnapshotReader):
+    name = "aim"
+    priority = 22
+
+    @classmethod
+    def sniff_path(cls, path: str) -> float:
+        return 0.95 if os.path.isdir(path) and is_run_dir(path) else 0.0
+
+    def read_path(self, path: str) -> list[StepRecord]:
+        self.records = 0
+        self.skipped = 0
+        self.skip_reasons = {}
+        problems = Problems()
+        series = read_run(path, problems)
+        for reason, n in problems.items():
+            self.skipped += n
+            self.skip_reasons[reason] = self.skip_reasons.get(reason, 0) + n
+        run = os.path.basename(os.path.abspath(path))
+        self.run_info["aim_run"] = run
+        self._names(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(path)))), run)
+        points: Points = {}
+        for ser in series:
+            key = ser.key
+            for step, val, epoch, t in ser.points:
+                at = points.setdefault(step, [])
+                at.append((key, val))
+                if epoch is not None:
+                    at.append(("epoch", epoch))
+                if t is not None:
+                    at.append(("time", t))
+        return step_records(self, points)
+
+    def _names(self, repo: str, run: str) -> None:
+        """The run's name and experiment from the repository's ``run_metadata.sqlite``
+        (read-only, immutable: no lock, no journal written)."""
+        db = os.path.join(repo, "run_metadata.sqlite")
+        if not os.path.isfile(db):
+            return
+        try:
+            con = sqlite3.connect("file:" + quote(db) + "?mode=ro&immutable=1", uri=True)
+            try:
+                row = con.execute(
+                    "SELECT run.name, experiment.name FROM run LEFT JOIN experiment"
+                    " ON run.experiment_id = experiment.id WHERE run.hash = ?",
+                    (run,),
+                ).fetchone()
+            finally:
+                con.close()
+        except sqlite3.Error:
+            return
+        if row:
+            if row[0]:
+                self.run_info["aim_name"] = str(row[0])
+            if row[1]:
+                self.run_info["aim_experiment"] = str(row[1])
+
+    def describe(self) -> dict:
+        out = {}
+        for k in ("aim_run", "aim_name", "aim_experiment"):
+            if k in self.run_info:
+                out[k] = self.run_info[k]
+        return out
