@@ -42,6 +42,7 @@ from tsm_tui.sources.rocksdb import Damage, Problems, read_db
 
 SENTINEL = 0xFE
 SYSTEM = "__system__"  # aim's resource tracker's metrics (their steps are its own count)
+SYSTEM_PART = b"\xfe" + SYSTEM.encode()  # (a name part starts after a sentinel)
 FIELDS = ("val", "step", "epoch", "time")
 MAX_RUNS = 10000  # run directories taken from one repository (log_files.MAX_FILES likewise)
 _DOUBLE = struct.Struct("<d")
@@ -54,22 +55,20 @@ def decode_path(key: bytes) -> list[str | int]:
     starts an integer (8 bytes big-endian, then the sentinel). Raises Damage."""
     out: list[str | int] = []
     n = len(key)
-    start = p = 0
+    p = 0
+    find = key.find
     while p < n:
-        if key[p] != SENTINEL:
-            p += 1
-            continue
-        if p > start:
-            out.append(key[start:p].decode("utf-8", "replace"))
+        q = find(b"\xfe", p)
+        if q < 0:
+            raise Damage("key without its closing sentinel")
+        if q > p:
+            out.append(key[p:q].decode("utf-8", "replace"))
+            p = q + 1
         else:
             if p + 10 > n or key[p + 9] != SENTINEL:
                 raise Damage("integer key part cut short")
             out.append(_BE64.unpack_from(key, p + 1)[0])
-            p += 9
-        p += 1
-        start = p
-    if start != n:
-        raise Damage("key without its closing sentinel")
+            p += 10
     return out
 
 
@@ -148,7 +147,7 @@ def read_run(path: str, problems: Problems) -> list[Series]:
     path = os.path.abspath(path)
     run = os.path.basename(path)
     repo = os.path.dirname(os.path.dirname(os.path.dirname(path)))
-    seqs = read_db(path, lambda k: k.startswith(b"seqs\xfe"), problems)
+    seqs = read_db(path, lambda k: k.startswith(b"seqs\xfe") and SYSTEM_PART not in k, problems)
     ctx_prefix = b"meta\xfechunks\xfe" + run.encode("utf-8", "replace") + b"\xfecontexts\xfe"
     meta_dir = os.path.join(repo, "meta", "chunks", run)
     meta = read_db(meta_dir, lambda k: k.startswith(ctx_prefix), problems) if os.path.isdir(meta_dir) else {}

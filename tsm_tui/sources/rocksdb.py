@@ -195,9 +195,14 @@ def _entries(block: bytes) -> Iterator[tuple[bytes, bytes]]:
     p = 0
     key = b""
     while p < end:
-        shared, p = varint(block, p)
-        ns, p = varint(block, p)
-        vlen, p = varint(block, p)
+        # three varints; one byte each nearly always (lengths under 128): inlined
+        shared, ns, vlen = block[p], block[p + 1] if p + 1 < end else 0x80, block[p + 2] if p + 2 < end else 0x80
+        if shared | ns | vlen < 0x80:
+            p += 3
+        else:
+            shared, p = varint(block, p)
+            ns, p = varint(block, p)
+            vlen, p = varint(block, p)
         if shared > len(key) or p + ns + vlen > end:
             raise Damage("block entry out of range")
         key = key[:shared] + block[p : p + ns]
