@@ -1,10 +1,10 @@
 """Aim 3.x repositories read without Aim (sources/aim.py over sources/rocksdb.py).
 
-The repository under tests/data/aim/sdk-3.29.1/ was written by the real ``aim`` SDK
-(tests/data/aim/make_aim_repo.py: a closed run with a spike and a NaN, and a resumed run
-killed before it closed, whose last points exist only in RocksDB's write-ahead log);
-``logged.json`` beside it holds what the scripts passed to ``run.track``: the oracle
-every point read here is compared with. Damaged copies (cut, a flipped byte, garbage
+The repositories under tests/data/aim/sdk-*/ were written by the real ``aim`` SDK, 3.29.1
+(version 2 sequences) and 3.10.3 (version 1) (tests/data/aim/make_aim_repo.py: a closed run
+with a spike and a NaN, and a resumed run killed before it closed, whose last points exist
+only in RocksDB's write-ahead log); ``logged.json`` beside each holds what the scripts
+passed to ``run.track``: the oracle every point read here is compared with. Damaged copies (cut, a flipped byte, garbage
 named like RocksDB's files) give counted reasons, never a traceback."""
 
 from __future__ import annotations
@@ -61,10 +61,16 @@ def tree(root: Path) -> dict:
 
 
 # ----------------------------------------------------------------------------- the oracle
+SDKS = sorted(p.name for p in REPO.parent.glob("sdk-*"))
+
+
+@pytest.mark.parametrize("sdk", SDKS)
 @pytest.mark.parametrize("name", sorted(LOGGED))
-def test_every_point_equals_what_the_sdk_logged(name):
-    got = series(run_dir(REPO, name))
-    want = {json.dumps(json.loads(k), sort_keys=True): v for k, v in LOGGED[name]["metrics"].items()}
+def test_every_point_equals_what_the_sdk_logged(sdk, name):
+    repo = REPO.parent / sdk
+    logged = json.loads((repo / "logged.json").read_text())[name]
+    got = series(repo / ".aim" / "seqs" / "chunks" / logged["hash"])
+    want = {json.dumps(json.loads(k), sort_keys=True): v for k, v in logged["metrics"].items()}
     assert sorted(got) == sorted(want)
     for k, pts in want.items():
         assert [p[0] for p in got[k]] == [p[0] for p in pts], k
@@ -105,6 +111,17 @@ def test_a_killed_runs_last_points_come_from_its_write_ahead_log_and_the_newest_
     (loss,) = series(d).values()
     assert [s for s, _, _ in loss] == list(range(30))
     assert loss[19][1] == pytest.approx(2.31) and loss[18][1] == pytest.approx(2.64)
+
+
+def test_the_fixtures_hold_both_sequence_versions():
+    """3.29.1 keys a point by its step's hash (``seqs/v2/chunks``), 3.10.3 by its step."""
+    for sdk, prefix in (("sdk-3.29.1", b"seqs\xfev2\xfechunks\xfe"), ("sdk-3.10.3", b"seqs\xfechunks\xfe")):
+        repo = REPO.parent / sdk
+        h = json.loads((repo / "logged.json").read_text())["spiky"]["hash"]
+        keys = rocksdb.read_db(
+            str(repo / ".aim" / "seqs" / "chunks" / h), lambda k: b"\xfeval\xfe\xfe" in k, Problems()
+        )
+        assert len(keys) == 84 and all(k.startswith(prefix) for k in keys)
 
 
 def test_the_fixtures_blocks_are_snappy_compressed_and_their_checksums_verified():

@@ -1,9 +1,14 @@
-"""Make the Aim repository fixture under tests/data/aim/ with the real SDK (aim 3.x, CPU).
+"""Make the Aim repository fixtures under tests/data/aim/ with the real SDK (aim 3.x, CPU).
 
     python -m venv /tmp/aimvenv && /tmp/aimvenv/bin/pip install aim==3.29.1
     /tmp/aimvenv/bin/python tests/data/aim/make_aim_repo.py [OUT_DIR]
+    python3.9 -m venv /tmp/aimvenv_old && /tmp/aimvenv_old/bin/pip install aim==3.10.3
+    /tmp/aimvenv_old/bin/python tests/data/aim/make_aim_repo.py
 
-OUT_DIR defaults to ``tests/data/aim/sdk-<aim version>/``. Every byte under its ``.aim/``
+OUT_DIR defaults to ``tests/data/aim/sdk-<aim version>/``. Two SDK generations: 3.29.1
+writes version 2 sequences (``seqs/v2/chunks/...``, a point keyed by its step's hash, the
+step in its own array), 3.10.3 (the last before 3.11; no wheel for Python > 3.9) version 1
+(``seqs/chunks/...``, a point keyed by its step). Every byte under its ``.aim/``
 is written by ``aim`` itself (RocksDB through aimrocks); only RocksDB's text info logs
 (``LOG``, ``LOG.old.*``) and option dumps (``OPTIONS-*``) are deleted. ``aim`` is not a dependency of tsm-tui: the tests
 read the checked-in repository and compare it with ``logged.json``, the values each
