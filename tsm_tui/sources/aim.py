@@ -11,17 +11,23 @@ a type byte and the value (``0x02`` int64 little-endian, ``0x03`` double, ``0x04
 UTF-8 text, ``0x06`` / ``0x07`` an array / object follows, ``0x00`` None).
 A metric (``aim/sdk/tracker.py``, ``RunTracker._add_value``):
 
-- version 2 (int / float values, aim >= 3.?): ``seqs/v2/chunks/<hash>/<context id>/<name>/``
+- version 2 (int / float values, aim >= 3.11): ``seqs/v2/chunks/<hash>/<context id>/<name>/``
   ``{val,step,epoch,time}/<hash of the step>``: one point, its step in ``step``;
-- version 1 (older repositories): ``seqs/chunks/<hash>/<context id>/<name>/val/<step>``
-  (and ``epoch``, ``time``), the step the key itself.
+- version 1 (aim < 3.11, and any sequence of objects): ``seqs/chunks/<hash>/<context
+  id>/<name>/val/<step>`` (and ``epoch``, ``time``), the step the key itself; values that
+  are not numbers (images, texts, distributions) are passed over.
+
+Only the keys of the directory's own run are kept (``seqs/.../chunks/<hash>/``), and of
+them not Aim's resource metrics: a 7-run repository of 24 MB holds 271,560 keys, most
+of them ``__system__*``.
 
 A context id is the hash of the context dict ``run.track(..., context={"subset":
 "train"})``; the dict is in the meta database under ``meta/chunks/<hash>/contexts/<id>``.
 A metric's key here is the context's values then its name (``train/loss``,
 ``val/loss``; ``loss`` for the empty context), so the field rules read it as they
 read W&B's or TensorBoard's ``train/loss``. Aim's own resource tracker
-(``__system__cpu``, ``__system__gpu`` ...) counts its own steps and is left out.
+(``__system__cpu``, ``__system__gpu`` ...) counts its own steps and is left out. The run's
+name and experiment (``run_metadata.sqlite``, read immutable) are in the file entry.
 
 A run is one source: the directory ``seqs/chunks/<hash>/`` (``kind = "snapshot"``,
 re-read whole when its files change); a repository with seven runs is seven runs.
@@ -147,8 +153,10 @@ def read_run(path: str, problems: Problems) -> list[Series]:
     path = os.path.abspath(path)
     run = os.path.basename(path)
     repo = os.path.dirname(os.path.dirname(os.path.dirname(path)))
-    seqs = read_db(path, lambda k: k.startswith(b"seqs\xfe") and SYSTEM_PART not in k, problems)
-    ctx_prefix = b"meta\xfechunks\xfe" + run.encode("utf-8", "replace") + b"\xfecontexts\xfe"
+    h = run.encode("utf-8", "replace")
+    mine = (b"seqs\xfev2\xfechunks\xfe" + h + b"\xfe", b"seqs\xfechunks\xfe" + h + b"\xfe")  # (v2, v1)
+    seqs = read_db(path, lambda k: k.startswith(mine) and SYSTEM_PART not in k, problems)
+    ctx_prefix = b"meta\xfechunks\xfe" + h + b"\xfecontexts\xfe"
     meta_dir = os.path.join(repo, "meta", "chunks", run)
     meta = read_db(meta_dir, lambda k: k.startswith(ctx_prefix), problems) if os.path.isdir(meta_dir) else {}
     return _series(seqs, _contexts(meta, len(ctx_prefix)), problems)
