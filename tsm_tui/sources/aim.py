@@ -155,10 +155,10 @@ def read_run(path: str, problems: Problems) -> list[Series]:
     repo = os.path.dirname(os.path.dirname(os.path.dirname(path)))
     h = run.encode("utf-8", "replace")
     mine = (b"seqs\xfev2\xfechunks\xfe" + h + b"\xfe", b"seqs\xfechunks\xfe" + h + b"\xfe")  # (v2, v1)
-    seqs = read_db(path, lambda k: k.startswith(mine) and SYSTEM_PART not in k, problems)
+    seqs = read_db(path, mine, problems, skip=SYSTEM_PART)
     ctx_prefix = b"meta\xfechunks\xfe" + h + b"\xfecontexts\xfe"
     meta_dir = os.path.join(repo, "meta", "chunks", run)
-    meta = read_db(meta_dir, lambda k: k.startswith(ctx_prefix), problems) if os.path.isdir(meta_dir) else {}
+    meta = read_db(meta_dir, (ctx_prefix,), problems) if os.path.isdir(meta_dir) else {}
     return _series(seqs, _contexts(meta, len(ctx_prefix)), problems)
 
 

@@ -31,13 +31,14 @@ import heapq
 import os
 import re
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.crc32c import crc32c
 
 MAX_FILE = 512 << 20  # one SST or WAL read whole (aim's tables are <= 64 MiB: target_file_size_base)
-MAX_HELD = 512 << 20  # keys and values kept from one database (about 5M metric points)
+MAX_HELD = 512 << 20  # memory of the entries kept from one database (ours): ~1.8M keys, ~450k Aim points
+ENTRY_COST = 224  # bytes of memory an entry costs beyond its key and value (measured: 300 for a 69-byte key)
 MAX_BLOCK = 64 << 20  # one block, compressed or not (a length past it is damage, not data)
 BLOCK_MAGIC = 0x88E241B785F4CFF7  # kBlockBasedTableMagicNumber (footer of format_version >= 1)
 LEGACY_MAGIC = 0xDB4775248B80FB57  # kLegacyBlockBasedTableMagicNumber (format_version 0)
@@ -322,6 +323,9 @@ def read_sst(data: bytes, problems: Problems) -> Iterator[tuple[bytes, int, int,
 # --------------------------------------------------------------------------- WAL
 FULL, FIRST, MIDDLE, LAST = 1, 2, 3, 4
 RECYCLED = 4  # recyclable record types are 5..8 (the same four, with a log number)
+#: record types whose header holds the log number (db/log_format.h: 5-8, and 11, the
+#: recyclable user-defined-timestamp record); 9 (compression type) and 10 have none
+RECYCLABLE = frozenset({5, 6, 7, 8, 11})
 
 
 def wal_records(data: bytes, problems: Problems) -> Iterator[bytes]:
@@ -339,9 +343,9 @@ def wal_records(data: bytes, problems: Problems) -> Iterator[bytes]:
             return
         crc, length, rtype = struct.unpack_from("<IHB", data, p)
         hdr = 7
-        if rtype > RECYCLED:
+        if rtype in RECYCLABLE:  # (a recycled log's record: its log number after the type)
             hdr = 11
-            rtype -= RECYCLED
+            rtype = rtype - RECYCLED if rtype <= LAST + RECYCLED else rtype
         if rtype == 0 and length == 0:  # preallocated space: nothing more in this block
             p += left
             continue
@@ -465,32 +469,43 @@ def db_files(path: str) -> list[str]:
     return sorted((f for f in names if SST_NAME.match(f) or WAL_NAME.match(f)), key=lambda f: int(f.split(".")[0]))
 
 
-def read_db(path: str, wanted: Callable[[bytes], bool], problems: Problems) -> dict[bytes, bytes]:
-    """The live value of every key ``wanted`` keeps in the database at ``path``: the entry
-    with the highest sequence number over all its SSTs and WALs, unless a deletion or a
-    range tombstone newer than it hides it (Aim deletes a path's range before each write
-    of it). Merge entries (Aim writes none) are counted, not applied. Past ``MAX_HELD``
-    bytes of keys and values, the rest of the database is not read (said)."""
+def _upper(prefix: bytes) -> bytes:
+    """The least key above every key that starts with ``prefix`` (b"" for none)."""
+    p = prefix.rstrip(b"\xff")
+    return p[:-1] + bytes([p[-1] + 1]) if p else b""
+
+
+def read_db(path: str, prefixes: tuple[bytes, ...], problems: Problems, skip: bytes = b"") -> dict[bytes, bytes]:
+    """The live value of every key that starts with one of ``prefixes`` (and does not hold
+    ``skip``) in the database at ``path``: the entry with the highest sequence number
+    over all its SSTs and WALs, unless a deletion or a range tombstone newer than it hides
+    it (Aim deletes a path's range before each write of it). Merge entries (Aim writes
+    none) are counted, not applied. Only the tombstones that reach a prefix are kept;
+    past ``MAX_HELD`` bytes of entries the rest of the database is not read (said)."""
     newest: dict[bytes, tuple[int, int, bytes]] = {}
     tombs: list[tuple[bytes, int, bytes]] = []
     held = 0
+    bounds = [(p, _upper(p)) for p in prefixes]
 
     def take(entries: Iterator[tuple[bytes, int, int, bytes]]) -> bool:
         nonlocal held
         for k, seq, typ, v in entries:
-            if typ == T_RANGE_DELETE:
+            if typ == T_RANGE_DELETE:  # [k, v): kept when it meets a prefix's range
+                if not any(k < hi if hi else True for lo, hi in bounds if v > lo):
+                    continue
                 tombs.append((k, seq, v))
-            elif wanted(k):
+                held += len(k) + len(v) + ENTRY_COST
+            elif k.startswith(prefixes) and not (skip and skip in k):
                 old = newest.get(k)
                 if old is None:
-                    held += len(k) + len(v) + 64
+                    held += len(k) + len(v) + ENTRY_COST
                 elif seq < old[0]:
                     continue
                 newest[k] = (seq, typ, v)
             else:
                 continue
             if held > MAX_HELD:
-                problems.add(f"database holds more than {MAX_HELD >> 20} MiB of data: read up to there")
+                problems.add(f"database holds more than {MAX_HELD >> 20} MiB of entries: read up to there")
                 return False
         return True
 
