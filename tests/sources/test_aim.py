@@ -299,3 +299,15 @@ def test_snappy_streams_of_every_element_kind():
 def test_a_damaged_snappy_stream_raises_damage(bad):
     with pytest.raises(Damage):
         snappy_decompress(bad)
+
+
+def test_without_its_meta_database_a_runs_contexts_are_not_merged(tmp_path):
+    """The contexts ({"subset": "train"}, {"subset": "val"}) are in meta/chunks/<hash>/:
+    without it, the train loss (40 points) keeps the bare name and the val loss (4) is
+    another series, not points of the same one."""
+    cp = damaged(tmp_path, "spiky", lambda d: None)
+    shutil.rmtree(cp / ".aim" / "meta" / "chunks" / HASH["spiky"])
+    got = {s.key: len(s.points) for s in aim.read_run(str(run_dir(cp, "spiky")), Problems())}
+    assert got.pop("loss") == 40 and got.pop("lr") == 40
+    ((k, n),) = got.items()
+    assert n == 4 and k.startswith("context ") and k.endswith("/loss")

@@ -135,16 +135,20 @@ class Series:
     """One tracked metric of a run: its name, context and points (step, value, epoch,
     time; epoch and time None when not tracked), in step order."""
 
-    __slots__ = ("name", "context", "points")
+    __slots__ = ("name", "context", "context_id", "points", "alias")
 
-    def __init__(self, name: str, context: dict | None) -> None:
+    def __init__(self, name: str, context: dict | None, context_id: int = 0) -> None:
         self.name = name
         self.context = context  # None: the meta database did not say
+        self.context_id = context_id
         self.points: list[tuple[int, float, float | None, float | None]] = []
+        self.alias: str | None = None  # (an unknown context's name when another has the bare name)
 
     @property
     def key(self) -> str:
-        return self.name if self.context is None else _context_key(self.context, self.name)
+        if self.context is None:
+            return self.alias or self.name
+        return _context_key(self.context, self.name)
 
 
 def read_run(path: str, problems: Problems) -> list[Series]:
@@ -209,7 +213,7 @@ def _series(seqs: dict[bytes, bytes], contexts: dict[int, dict], problems: Probl
     for (version, ctx, name), fields in sorted(cols.items(), key=lambda c: (c[0][2], c[0][1], c[0][0])):
         ser = out.get((ctx, name))
         if ser is None:
-            ser = out[(ctx, name)] = Series(name, contexts.get(ctx))
+            ser = out[(ctx, name)] = Series(name, contexts.get(ctx), ctx)
         steps, epochs, times = fields.get("step", {}), fields.get("epoch", {}), fields.get("time", {})
         for idx, val in fields.get("val", {}).items():
             if isinstance(val, bool) or not isinstance(val, (int, float)):
@@ -225,7 +229,24 @@ def _series(seqs: dict[bytes, bytes], contexts: dict[int, dict], problems: Probl
             ser.points.append((step, float(val), _number(epochs.get(idx)), _number(times.get(idx))))
     for ser in out.values():
         ser.points.sort(key=lambda p: p[0])
-    return [s for s in out.values() if s.points]
+    found = [s for s in out.values() if s.points]
+    _unknown_contexts(found)
+    return found
+
+
+def _unknown_contexts(found: list[Series]) -> None:
+    """Series whose context the meta database does not give (missing, damaged): one name
+    in several contexts (``loss`` of train and of val) must not merge into one series.
+    The one with the most points keeps the bare name; the others are ``context <id>/name``
+    (read as extras)."""
+    by_name: dict[str, list[Series]] = {}
+    for s in found:
+        if s.context is None:
+            by_name.setdefault(s.name, []).append(s)
+    for group in by_name.values():
+        group.sort(key=lambda s: -len(s.points))
+        for s in group[1:]:
+            s.alias = f"context {s.context_id}/{s.name}"
 
 
 def _number(x) -> float | None:
