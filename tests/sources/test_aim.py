@@ -311,3 +311,22 @@ def test_without_its_meta_database_a_runs_contexts_are_not_merged(tmp_path):
     assert got.pop("loss") == 40 and got.pop("lr") == 40
     ((k, n),) = got.items()
     assert n == 4 and k.startswith("context ") and k.endswith("/loss")
+
+
+def test_a_reread_parses_only_the_tables_that_changed(tmp_path, monkeypatch):
+    """Live, every WAL write changes the run's directory and the run is read again: its
+    SSTs (never rewritten by RocksDB) are parsed once and kept while their inode, size
+    and mtime stay; a table that changed is parsed again."""
+    cp = damaged(tmp_path, "killed", lambda d: None)
+    d = run_dir(cp, "killed")
+    parsed = []
+    real = rocksdb.read_sst
+    monkeypatch.setattr(rocksdb, "read_sst", lambda data, p: parsed.append(len(data)) or real(data, p))
+    r = aim.AimRunReader(str(d))
+    first = [(x.step, x.loss) for x in r.read_path(str(d))]
+    n = len(parsed)
+    assert n >= 2  # (the run's SST and its meta database's)
+    assert [(x.step, x.loss) for x in r.read_path(str(d))] == first and len(parsed) == n
+    (sst,) = d.glob("*.sst")
+    os.utime(sst, ns=(sst.stat().st_atime_ns, sst.stat().st_mtime_ns + 10**9))
+    assert [(x.step, x.loss) for x in r.read_path(str(d))] == first and len(parsed) == n + 1

@@ -44,7 +44,7 @@ from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import SnapshotReader
 from tsm_tui.sources.metric_files import Points, step_records
-from tsm_tui.sources.rocksdb import Damage, Problems, read_db
+from tsm_tui.sources.rocksdb import Damage, Problems, SstCache, read_db
 
 SENTINEL = 0xFE
 SYSTEM = "__system__"  # aim's resource tracker's metrics (their steps are its own count)
@@ -151,18 +151,22 @@ class Series:
         return _context_key(self.context, self.name)
 
 
-def read_run(path: str, problems: Problems) -> list[Series]:
+def read_run(path: str, problems: Problems, caches: dict[str, SstCache] | None = None) -> list[Series]:
     """The metrics of the run whose sequence database is ``path`` (``seqs/chunks/<hash>``),
-    its contexts from ``meta/chunks/<hash>``; damage counted in ``problems``."""
+    its contexts from ``meta/chunks/<hash>``; damage counted in ``problems``. ``caches``:
+    the parsed SSTs of both databases, kept by the caller between reads (live)."""
     path = os.path.abspath(path)
     run = os.path.basename(path)
     repo = os.path.dirname(os.path.dirname(os.path.dirname(path)))
     h = run.encode("utf-8", "replace")
     mine = (b"seqs\xfev2\xfechunks\xfe" + h + b"\xfe", b"seqs\xfechunks\xfe" + h + b"\xfe")  # (v2, v1)
-    seqs = read_db(path, mine, problems, skip=SYSTEM_PART)
+    caches = {} if caches is None else caches
+    seqs = read_db(path, mine, problems, skip=SYSTEM_PART, cache=caches.setdefault("seqs", {}))
     ctx_prefix = b"meta\xfechunks\xfe" + h + b"\xfecontexts\xfe"
     meta_dir = os.path.join(repo, "meta", "chunks", run)
-    meta = read_db(meta_dir, (ctx_prefix,), problems) if os.path.isdir(meta_dir) else {}
+    meta = {}
+    if os.path.isdir(meta_dir):
+        meta = read_db(meta_dir, (ctx_prefix,), problems, cache=caches.setdefault("meta", {}))
     return _series(seqs, _contexts(meta, len(ctx_prefix)), problems)
 
 
@@ -257,6 +261,10 @@ class AimRunReader(SnapshotReader):
     name = "aim"
     priority = 22
 
+    def __init__(self, path: str = "") -> None:
+        super().__init__(path)
+        self._caches: dict[str, SstCache] = {}  # (live: each re-read parses only new tables and the WALs)
+
     @classmethod
     def sniff_path(cls, path: str) -> float:
         return 0.95 if os.path.isdir(path) and is_run_dir(path) else 0.0
@@ -266,7 +274,7 @@ class AimRunReader(SnapshotReader):
         self.skipped = 0
         self.skip_reasons = {}
         problems = Problems()
-        series = read_run(path, problems)
+        series = read_run(path, problems, self._caches)
         for reason, n in problems.items():
             self.skipped += n
             self.skip_reasons[reason] = self.skip_reasons.get(reason, 0) + n

@@ -447,17 +447,25 @@ def write_batch(rec: bytes) -> Iterator[tuple[bytes, int, int, bytes]]:
 
 
 # --------------------------------------------------------------------------- a database
-def _read_file(path: str, problems: Problems) -> bytes | None:
+Entry = tuple[bytes, int, int, bytes]
+#: a table's kept entries and what reading it found, by file name, with the file's
+#: identity (inode, size, mtime): an SST is never rewritten, so a live re-read (each new
+#: WAL write changes the directory) parses only the new tables and the WALs
+SstCache = dict[str, tuple[tuple[int, int, int], list[Entry], Problems]]
+
+
+def _read_file(path: str, problems: Problems) -> tuple[bytes | None, tuple[int, int, int]]:
     try:
         with open_regular(path) as f:
-            size = os.fstat(f.fileno()).st_size
-            if size > MAX_FILE:
+            st = os.fstat(f.fileno())
+            ident = (st.st_ino, st.st_size, st.st_mtime_ns)
+            if st.st_size > MAX_FILE:
                 problems.add(f"RocksDB file over {MAX_FILE >> 20} MiB not read")
-                return None
-            return f.read(MAX_FILE)
+                return None, ident
+            return f.read(MAX_FILE), ident
     except OSError:
         problems.add("unreadable RocksDB file")
-        return None
+        return None, (0, 0, 0)
 
 
 def db_files(path: str) -> list[str]:
@@ -475,60 +483,105 @@ def _upper(prefix: bytes) -> bytes:
     return p[:-1] + bytes([p[-1] + 1]) if p else b""
 
 
-def read_db(path: str, prefixes: tuple[bytes, ...], problems: Problems, skip: bytes = b"") -> dict[bytes, bytes]:
+class _Keep:
+    """Which entries are kept: keys under one of the prefixes (without ``skip`` in them),
+    and the range tombstones [begin, end) that reach one of the prefixes' ranges."""
+
+    def __init__(self, prefixes: tuple[bytes, ...], skip: bytes) -> None:
+        self.prefixes, self.skip = prefixes, skip
+        self.bounds = [(p, _upper(p)) for p in prefixes]
+
+    def __call__(self, entries) -> Iterator[Entry]:
+        prefixes, skip, bounds = self.prefixes, self.skip, self.bounds
+        for e in entries:
+            k, _, typ, v = e
+            if typ == T_RANGE_DELETE:
+                if any(not hi or k < hi for lo, hi in bounds if v > lo):
+                    yield e
+            elif k.startswith(prefixes) and not (skip and skip in k):
+                yield e
+
+
+def _sst(path: str, keep: _Keep, cache: SstCache | None) -> tuple[list[Entry], Problems]:
+    """An SST's kept entries and its problems (from the cache when the file is the same)."""
+    probs = Problems()
+    name = os.path.basename(path)
+    if cache is not None and name in cache:
+        try:
+            st = os.stat(path)
+            if cache[name][0] == (st.st_ino, st.st_size, st.st_mtime_ns):
+                return cache[name][1], cache[name][2]
+        except OSError:
+            pass
+    data, ident = _read_file(path, probs)
+    entries: list[Entry] = []
+    if data:
+        size = 0
+        try:
+            for e in keep(read_sst(data, probs)):
+                entries.append(e)
+                size += len(e[0]) + len(e[3]) + ENTRY_COST
+                if size > MAX_HELD:
+                    probs.add(f"SST holds more than {MAX_HELD >> 20} MiB of entries: read up to there")
+                    break
+        except Damage as e:
+            probs.add(f"unreadable SST file ({e})")
+    if cache is not None and data is not None:
+        cache[name] = (ident, entries, probs)
+    return entries, probs
+
+
+def _wal(path: str, keep: _Keep, problems: Problems) -> Iterator[Entry]:
+    data, _ = _read_file(path, problems)
+    for rec in wal_records(data or b"", problems):
+        try:
+            yield from keep(list(write_batch(rec)))
+        except Damage as e:
+            problems.add(f"damaged WAL record ({e})")
+
+
+def read_db(
+    path: str, prefixes: tuple[bytes, ...], problems: Problems, skip: bytes = b"", cache: SstCache | None = None
+) -> dict[bytes, bytes]:
     """The live value of every key that starts with one of ``prefixes`` (and does not hold
     ``skip``) in the database at ``path``: the entry with the highest sequence number
     over all its SSTs and WALs, unless a deletion or a range tombstone newer than it hides
     it (Aim deletes a path's range before each write of it). Merge entries (Aim writes
     none) are counted, not applied. Only the tombstones that reach a prefix are kept;
-    past ``MAX_HELD`` bytes of entries the rest of the database is not read (said)."""
+    past ``MAX_HELD`` bytes of entries the rest of the database is not read (said).
+    ``cache`` (kept by the caller between reads of one database): parsed SSTs."""
     newest: dict[bytes, tuple[int, int, bytes]] = {}
     tombs: list[tuple[bytes, int, bytes]] = []
     held = 0
-    bounds = [(p, _upper(p)) for p in prefixes]
-
-    def take(entries: Iterator[tuple[bytes, int, int, bytes]]) -> bool:
-        nonlocal held
-        for k, seq, typ, v in entries:
-            if typ == T_RANGE_DELETE:  # [k, v): kept when it meets a prefix's range
-                if not any(k < hi if hi else True for lo, hi in bounds if v > lo):
-                    continue
+    keep = _Keep(prefixes, skip)
+    names = db_files(path)
+    if cache is not None:
+        for gone in set(cache) - set(names):  # (compacted away)
+            del cache[gone]
+    for name in names:
+        full = os.path.join(path, name)
+        if name.endswith(".sst"):
+            entries, probs = _sst(full, keep, cache)
+            for reason, n in probs.items():
+                problems.add(reason, n)
+            it: Iterator[Entry] = iter(entries)
+        else:
+            it = _wal(full, keep, problems)
+        for k, seq, typ, v in it:
+            if typ == T_RANGE_DELETE:
                 tombs.append((k, seq, v))
                 held += len(k) + len(v) + ENTRY_COST
-            elif k.startswith(prefixes) and not (skip and skip in k):
+            else:
                 old = newest.get(k)
                 if old is None:
                     held += len(k) + len(v) + ENTRY_COST
                 elif seq < old[0]:
                     continue
                 newest[k] = (seq, typ, v)
-            else:
-                continue
             if held > MAX_HELD:
-                problems.add(f"database holds more than {MAX_HELD >> 20} MiB of entries: read up to there")
-                return False
-        return True
-
-    for name in db_files(path):
-        data = _read_file(os.path.join(path, name), problems)
-        if not data:
-            continue
-        if name.endswith(".sst"):
-            try:
-                more = take(read_sst(data, problems))
-            except Damage as e:
-                problems.add(f"unreadable SST file ({e})")
-                more = True
-        else:
-            more = True
-            for rec in wal_records(data, problems):
-                try:
-                    more = take(write_batch(rec))
-                except Damage as e:
-                    problems.add(f"damaged WAL record ({e})")
-                if not more:
-                    break
-        if not more:
+                break
+        if held > MAX_HELD:
+            problems.add(f"database holds more than {MAX_HELD >> 20} MiB of entries: read up to there")
             break
     hidden = _tombstoned(newest, tombs)
     out: dict[bytes, bytes] = {}
