@@ -330,3 +330,20 @@ def test_a_reread_parses_only_the_tables_that_changed(tmp_path, monkeypatch):
     (sst,) = d.glob("*.sst")
     os.utime(sst, ns=(sst.stat().st_atime_ns, sst.stat().st_mtime_ns + 10**9))
     assert [(x.step, x.loss) for x in r.read_path(str(d))] == first and len(parsed) == n + 1
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_the_runs_attributes_are_its_config(sdk):
+    """``run["hparams"] = {"lr": 3e-4, "batch_size": 32}`` (meta/chunks/<hash>/attrs/...)
+    goes through the config rules every tracker's config goes through."""
+    repo = REPO.parent / sdk
+    logged = json.loads((repo / "logged.json").read_text())
+    d = repo / ".aim" / "seqs" / "chunks" / logged["spiky"]["hash"]
+    r = aim.AimRunReader(str(d))
+    r.read_path(str(d))
+    assert r.run_info["peak_lr"] == 3e-4 and r.run_info["batch_size"] == 32
+    assert r.run_info["aim_name"] == "spiky" and r.run_info["aim_experiment"] == "fixtures"
+    d = repo / ".aim" / "seqs" / "chunks" / logged["killed"]["hash"]
+    r = aim.AimRunReader(str(d))
+    r.read_path(str(d))
+    assert "peak_lr" not in r.run_info  # (no attributes)

@@ -42,13 +42,17 @@ from urllib.parse import quote
 
 from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
+from tsm_tui.core.settings import LOG_FACTS, RunInfo
 from tsm_tui.sources.base import SnapshotReader
+from tsm_tui.sources.config import apply_mapping
 from tsm_tui.sources.metric_files import Points, step_records
 from tsm_tui.sources.rocksdb import Damage, Problems, SstCache, read_db
 
 SENTINEL = 0xFE
 SYSTEM = "__system__"  # aim's resource tracker's metrics (their steps are its own count)
 SYSTEM_PART = b"\xfe" + SYSTEM.encode()  # (a name part starts after a sentinel)
+SYSTEM_PARAMS = b"\xfe__system_params\xfe"  # the attributes aim adds itself (packages, environment, git)
+MAX_ATTRS = 10000  # attribute values read as the run's config (W&B's reader keeps as many)
 FIELDS = ("val", "step", "epoch", "time")
 MAX_RUNS = 10000  # run directories taken from one repository (log_files.MAX_FILES likewise)
 _DOUBLE = struct.Struct("<d")
@@ -151,10 +155,14 @@ class Series:
         return _context_key(self.context, self.name)
 
 
-def read_run(path: str, problems: Problems, caches: dict[str, SstCache] | None = None) -> list[Series]:
+def read_run(
+    path: str, problems: Problems, caches: dict[str, SstCache] | None = None, attrs: dict | None = None
+) -> list[Series]:
     """The metrics of the run whose sequence database is ``path`` (``seqs/chunks/<hash>``),
     its contexts from ``meta/chunks/<hash>``; damage counted in ``problems``. ``caches``:
-    the parsed SSTs of both databases, kept by the caller between reads (live)."""
+    the parsed SSTs of both databases, kept by the caller between reads (live). ``attrs``:
+    filled with the run's attributes (``run["hparams"] = {...}``) as a nested mapping,
+    Aim's own ``__system_params`` (packages, environment) left out."""
     path = os.path.abspath(path)
     run = os.path.basename(path)
     repo = os.path.dirname(os.path.dirname(os.path.dirname(path)))
@@ -163,19 +171,48 @@ def read_run(path: str, problems: Problems, caches: dict[str, SstCache] | None =
     caches = {} if caches is None else caches
     seqs = read_db(path, mine, problems, skip=SYSTEM_PART, cache=caches.setdefault("seqs", {}))
     ctx_prefix = b"meta\xfechunks\xfe" + h + b"\xfecontexts\xfe"
+    attr_prefix = b"meta\xfechunks\xfe" + h + b"\xfeattrs\xfe"
     meta_dir = os.path.join(repo, "meta", "chunks", run)
     meta = {}
     if os.path.isdir(meta_dir):
-        meta = read_db(meta_dir, (ctx_prefix,), problems, cache=caches.setdefault("meta", {}))
-    return _series(seqs, _contexts(meta, len(ctx_prefix)), problems)
+        wanted = (ctx_prefix, attr_prefix) if attrs is not None else (ctx_prefix,)
+        meta = read_db(meta_dir, wanted, problems, skip=SYSTEM_PARAMS, cache=caches.setdefault("meta", {}))
+    if attrs is not None:
+        _attrs(meta, attr_prefix, attrs)
+    return _series(seqs, _contexts(meta, ctx_prefix), problems)
 
 
-def _contexts(meta: dict[bytes, bytes], skip: int) -> dict[int, dict]:
+def _attrs(meta: dict[bytes, bytes], prefix: bytes, out: dict) -> None:
+    """The run's attributes (``meta/chunks/<hash>/attrs/<path>``) as a nested mapping."""
+    n = 0
+    for k, v in sorted(meta.items()):
+        if not k.startswith(prefix):
+            continue
+        try:
+            parts = decode_path(k[len(prefix) :])
+        except Damage:
+            continue
+        x = decode_value(v)
+        if not parts or x is ... or n >= MAX_ATTRS:
+            continue
+        d = out
+        for q in parts[:-1]:
+            nxt = d.get(str(q))
+            if not isinstance(nxt, dict):
+                nxt = d[str(q)] = {}
+            d = nxt
+        d[str(parts[-1])] = x
+        n += 1
+
+
+def _contexts(meta: dict[bytes, bytes], prefix: bytes) -> dict[int, dict]:
     """Context id -> its dict, from the keys ``meta/chunks/<hash>/contexts/<id>/<key>``."""
     out: dict[int, dict] = {}
     for k, v in meta.items():
+        if not k.startswith(prefix):
+            continue
         try:
-            parts = decode_path(k[skip:])
+            parts = decode_path(k[len(prefix) :])
         except Damage:
             continue
         if not parts or not isinstance(parts[0], int):
@@ -274,7 +311,9 @@ class AimRunReader(SnapshotReader):
         self.skipped = 0
         self.skip_reasons = {}
         problems = Problems()
-        series = read_run(path, problems, self._caches)
+        attrs: dict = {}
+        series = read_run(path, problems, self._caches, attrs)
+        self._config(attrs, problems)
         for reason, n in problems.items():
             self.skipped += n
             self.skip_reasons[reason] = self.skip_reasons.get(reason, 0) + n
@@ -292,6 +331,22 @@ class AimRunReader(SnapshotReader):
                 if t is not None:
                     at.append(("time", t))
         return step_records(self, points)
+
+    def _config(self, attrs: dict, problems: Problems) -> None:
+        """The run's attributes (``run["hparams"] = {"lr": ..., "batch_size": ...}``) as
+        run facts, by the config rules every tracker's config goes through."""
+        if not attrs:
+            return
+        info = RunInfo()
+        try:
+            apply_mapping(info, attrs, "aim run attributes")
+        except (RecursionError, ValueError, TypeError, OverflowError):
+            problems.add("run attributes that cannot be read")
+            return
+        for name in LOG_FACTS:
+            v = getattr(info, name)
+            if v is not None:
+                self.run_info[name] = v
 
     def _names(self, repo: str, run: str) -> None:
         """The run's name and experiment from the repository's ``run_metadata.sqlite``
