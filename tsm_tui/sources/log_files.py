@@ -17,7 +17,7 @@ import re
 
 from tsm_tui.core.frame import expand
 from tsm_tui.core.safeio import open_regular
-from tsm_tui.sources import registry
+from tsm_tui.sources import aim, registry
 from tsm_tui.sources import segments as _segments
 from tsm_tui.sources.checkpoints import checkpoint_step
 from tsm_tui.sources.config import CONFIG_NAMES
@@ -145,21 +145,30 @@ def _searched(dirnames: list[str], depth: int) -> list[str]:
 def candidate_files(root: str) -> list[str]:
     """Log-like files below ``root`` (newest first within a directory is not assumed).
 
-    Besides text logs: TensorBoard event files, MLflow ``mlflow.db``, and the
+    Besides text logs: TensorBoard event files, MLflow ``mlflow.db``, the
     directories of one file per metric (one source per run: its metric files
     together): each MLflow run's ``metrics/`` and each DVCLive directory's
-    ``plots/metrics/``.
+    ``plots/metrics/``, and each run of an Aim repository (``.aim/``, or ``root``
+    itself: its ``seqs/chunks/<hash>/``, ``sources.aim``).
     Checkpoint directories are not searched, except that the newest checkpoint's
     ``trainer_state.json`` is offered when its parent has no root copy (it holds
     the full history: the older checkpoints' copies would count steps twice).
     """
+    if aim.is_repo(root):
+        return aim.run_dirs(root)
+    if aim.is_run_dir(root):
+        return [root]
     out: list[str] = []
     for depth, dirpath, dirnames, filenames in _walk(root):
         ckpts = []
         keep = []
+        if ".aim" in dirnames and aim.is_repo(os.path.join(dirpath, ".aim")):
+            out += aim.run_dirs(os.path.join(dirpath, ".aim"))[: MAX_FILES - len(out)]
         for d in _searched(dirnames, depth):
             s = checkpoint_step(d, True)
-            if s is not None:
+            if os.path.basename(dirpath) == "chunks" and aim.is_run_dir(os.path.join(dirpath, d)):
+                out.append(os.path.join(dirpath, d))  # (the walk started inside a repository)
+            elif s is not None:
                 ckpts.append((s, d))
             elif d == "metrics" and "meta.yaml" in filenames:
                 out.append(os.path.join(dirpath, d))  # an MLflow run's metrics

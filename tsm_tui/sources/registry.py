@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from tsm_tui.sources.aim import AimRunReader
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.blocks import ComposerReader, OLMoReader
 from tsm_tui.sources.build_nanogpt import BuildNanoGPTReader
@@ -60,6 +61,7 @@ READERS: list[type[LineReader]] = sorted(
         WandbRunReader,
         MlflowFileStoreReader,
         MlflowSqliteReader,
+        AimRunReader,
         DvcliveReader,
         LlamaFactoryReader,
         JsonlReader,

@@ -59,7 +59,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from tsm_tui.sources import log_files, registry
+from tsm_tui.sources import aim, log_files, registry
 from tsm_tui.sources.checkpoints import checkpoint_step
 from tsm_tui.sources.dvclive import is_dvclive_dir
 from tsm_tui.sources.json_doc import per_split_summary
@@ -140,9 +140,9 @@ def is_wandb_run_dir(d: str) -> bool:
 
 
 def tracker_run_dir(d: str) -> bool:
-    """``d`` is a directory a tracker made for one run (W&B, MLflow, DVCLive): one
-    run, with every file under it, never split by series."""
-    return is_wandb_run_dir(d) or _is_mlflow_run(d) or is_dvclive_dir(d)
+    """``d`` is a directory a tracker made for one run (W&B, MLflow, DVCLive, an Aim
+    run's database): one run, with every file under it, never split by series."""
+    return is_wandb_run_dir(d) or _is_mlflow_run(d) or is_dvclive_dir(d) or aim.is_run_dir(d)
 
 
 def _wandb_above(path: str, top: str) -> str | None:
@@ -199,6 +199,8 @@ def run_root(path: str, top: str) -> str:
     stem = os.path.splitext(os.path.basename(path))[0]
     if _UUID.match(stem) and not os.path.isdir(path):
         return path  # modded-nanogpt: logs/<uuid>.txt is a run of its own
+    if os.path.basename(d) == "chunks" and aim.is_run_dir(path):
+        return path  # an Aim repository's run (seqs/chunks/<hash>): a run of its own
     wb = _wandb_above(path, top)
     if wb is not None:
         return wb  # files/output.log, tmp/run-<id>.wandb: the run's, wherever they sit in it
