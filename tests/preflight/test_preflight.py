@@ -296,6 +296,23 @@ def test_megatron_fp16_static_and_dynamic(tmp_path):
     assert checks(str(p))[1]["precision"].status.value == "WARN"
 
 
+def test_megatron_lengths_in_samples_are_steps_over_its_defaults(tmp_path):
+    """--train-samples and --lr-warmup-samples are steps of the global batch; Megatron's default
+    lr_warmup_iters = 0, put first, made a --lr-warmup-samples run read "no LR warm-up" (FAIL)."""
+    p = tmp_path / "a.sh"
+    p.write_text(
+        "torchrun pretrain_gpt.py --num-layers 24 --hidden-size 1024 --num-attention-heads 16 --seq-length 2048 "
+        "--micro-batch-size 4 --global-batch-size 256 --train-samples 2560000 --lr-warmup-samples 25600 "
+        "--lr 3e-4 --lr-decay-style cosine --save-interval 1000\n"
+    )
+    plan, by = checks(str(p))
+    assert (plan.total_steps, plan.warmup_steps) == (10000, 100)
+    assert by["lr_schedule"].status.value == "PASS" and "warm-up 100 steps" in by["lr_schedule"].summary
+    # --lr-warmup-iters given: it holds (the samples rule only fills what a default set)
+    p.write_text(p.read_text().replace("--lr-warmup-samples 25600", "--lr-warmup-iters 300 --lr-warmup-samples 25600"))
+    assert checks(str(p))[0].warmup_steps == 300
+
+
 def test_logging_every_500_steps_warns():
     _, by = checks("hf_logging_500")
     only({k: c.status.value for k, c in by.items()}, {"logging": "WARN"})

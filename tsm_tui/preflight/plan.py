@@ -631,8 +631,11 @@ def finalize_plan(plan: Plan) -> Plan:
         ("total_steps", getattr(plan, "_train_samples", None), "train_samples / global batch"),
         ("warmup_steps", getattr(plan, "_warmup_samples", None), "lr_warmup_samples / global batch"),
     ):
-        if getattr(plan, name) is None and samples and plan.batch_size:
-            plan.put(name, math.ceil(samples / plan.batch_size), plan.origin.get("batch_size", ""), how)
+        # (over a framework default: Megatron's lr_warmup_iters = 0 is put before this rule, and
+        # a --lr-warmup-samples run read "no LR warm-up", FAIL)
+        defaulted = "default (not set in" in plan.origin.get(name, "")
+        if (getattr(plan, name) is None or defaulted) and samples and plan.batch_size:
+            plan.put(name, math.ceil(samples / plan.batch_size), plan.origin.get("batch_size", ""), how, override=True)
     # total steps from tokens, or from epochs x dataset size
     if plan.total_steps is None and plan.total_tokens and bt:
         plan.put(
