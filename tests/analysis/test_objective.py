@@ -468,3 +468,34 @@ def test_also_checked_names_only_the_terms_of_records(tmp_path):
     res = analyze(str(p))
     (fi,) = res.run.files
     assert fi.objective is not None and "loss_cls" in fi.objective and "Negative Loss" not in fi.objective
+
+
+def _per_class(nan_term_at=(), nan_loss_at=None, n=300):
+    """A logged total beside per-class loss terms (fresh6's Aim run): a class the batch lacks
+    makes its term 0 / 0 = NaN while the total (a masked mean) stays finite."""
+    out = []
+    for s in range(1, n + 1):
+        a, b = 0.5 + 1 / s, 0.3 + 1 / s
+        extra = {"class_loss_a": a, "class_loss_b": float("nan") if s in nan_term_at else b}
+        loss = float("nan") if nan_loss_at is not None and s >= nan_loss_at else a + b
+        out.append(StepRecord(s, loss=loss, extra=extra))
+    return out
+
+
+def test_a_terms_nan_beside_a_finite_total_is_a_warning_and_the_totals_is_critical():
+    from conftest import run
+    from test_frames import run_both
+
+    mon, alerts = run(_per_class(nan_term_at=(159,)))
+    (a,) = [a for a in alerts if a.check == "nonfinite"]
+    assert a.severity.value == "warning" and a.step == 159 and "class_loss_b is NaN" in a.message
+    c = next(c for c in mon.checks() if c.id == "nonfinite")
+    assert c.status.value == "WARN" and "the loss itself finite" in c.summary
+    assert mon.state.early_trouble_step is None  # (no instability of the run's: no LR FAIL with it)
+    # the run's own NaN later: critical too, and FAIL
+    mon, alerts = run(_per_class(nan_term_at=(159, 170), nan_loss_at=200))
+    got = [(a.step, a.severity.value) for a in alerts if a.check == "nonfinite"]
+    assert got == [(159, "warning"), (200, "critical")]
+    assert next(c for c in mon.checks() if c.id == "nonfinite").status.value == "FAIL"
+    run_both(_per_class(nan_term_at=(159, 170), nan_loss_at=200))
+    run_both(_per_class(nan_term_at=(159,)))

@@ -354,6 +354,8 @@ class Monitor:
                 and a.step is not None
                 and self.state.early_trouble_step is None
                 and a.check in ("loss_spike", "nonfinite")
+                and not (a.key or "").startswith("component:")  # (a loss component's spike or NaN:
+                and a.key != "nonfinite_term"  # the objective's own, not the run's instability)
                 and self._early(a.step)
             ):
                 self.state.early_trouble_step = a.step

@@ -35,17 +35,21 @@ class _Roles:
     a few key sets, read many times)."""
 
     def __init__(self) -> None:
-        self._sets: dict[tuple, list[str]] = {}
+        self._sets: dict[tuple, dict[str, str]] = {}
 
-    def terms(self, keys) -> list[str]:
+    def roles(self, keys) -> dict[str, str]:
+        """The loss terms of the key set and their roles, in key order (a total is the loss)."""
         ks = tuple(keys)
         out = self._sets.get(ks)
         if out is None:
             if len(self._sets) >= 4096:
                 self._sets.clear()
             roles = key_roles(ks)
-            out = self._sets[ks] = [k for k in ks if roles.get(k, "total") != "total"]  # (a total is the loss)
+            out = self._sets[ks] = {k: roles[k] for k in ks if roles.get(k, "total") != "total"}
         return out
+
+    def terms(self, keys) -> list[str]:
+        return list(self.roles(keys))
 
 
 _ROLES = _Roles()
@@ -65,6 +69,18 @@ def nonfinite_terms(extra: dict | None) -> list[tuple[str, float]]:
     if not bad:
         return []
     return [(k, extra[k]) for k in loss_terms(extra) if k in bad]  # (the record's keys: a GAN's are told on all)
+
+
+#: the roles of a term of the objective (fields.key_roles): a NaN there beside a finite loss never
+#: reached the loss (a per-class loss of a class the batch lacks: 0 / 0); another model's loss (a
+#: critic's, a discriminator's) or an actor's is a model of the run gone NaN
+OBJECTIVE_TERMS = ("term", "gen_term")
+
+
+def only_objective_terms(extra: dict, keys: list[str]) -> bool:
+    """``keys`` (loss terms of ``extra``) are all terms of the objective (OBJECTIVE_TERMS)."""
+    roles = _ROLES.roles(extra)
+    return all(roles.get(k) in OBJECTIVE_TERMS for k in keys)
 
 
 #: a model output a trainer logs beside its loss (TRL DPO / PPO / GRPO: log-probs, logits,

@@ -21,6 +21,7 @@ from tsm_tui.analysis.detectors.components import (
     nonfinite_grads,
     nonfinite_outputs,
     nonfinite_terms,
+    only_objective_terms,
     output_keys,
 )
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
@@ -45,6 +46,9 @@ class NonFiniteDetector(Detector):
         self.n = 0
         self.bad = 0
         self.first: int | None = None
+        #: the first bad record that is not a loss component's NaN beside a finite loss (the
+        #: loss, the grad norm, an output or a gradient statistic): the run's own NaN, critical
+        self.first_total: int | None = None
         self.last_bad: int | None = None
         self.first_what = ""
         self.last_good_loss: float | None = None
@@ -60,6 +64,7 @@ class NonFiniteDetector(Detector):
         self.n += 1
         self._sched.update(rec.lr)
         what = None
+        term = False  # a loss component's NaN beside a finite loss only
         if _bad(rec.loss):
             what = f"loss is {fmt(rec.loss)}"
         elif _bad(rec.grad_norm):
@@ -88,6 +93,7 @@ class NonFiniteDetector(Detector):
             bad = nonfinite_terms(rec.extra)  # a loss term (a critic's loss, a component of the total)
             if bad:
                 what = f"loss component {bad[0][0]} is {fmt(bad[0][1])} while the loss is {fmt(rec.loss)}"
+                term = only_objective_terms(rec.extra, [k for k, _ in bad])
             else:
                 out = nonfinite_outputs(rec.extra)  # a model output (log-probs, rewards: TRL)
                 if out:
@@ -103,22 +109,32 @@ class NonFiniteDetector(Detector):
             if rec.loss is not None:
                 self.last_good_loss = rec.loss
             return []
-        return self._bad_record(rec, what)
+        return self._bad_record(rec, what, term)
 
-    def _bad_record(self, rec: StepRecord, what: str) -> list[Alert]:
-        """Count a non-finite record; the first one's alert."""
+    def _bad_record(self, rec: StepRecord, what: str, term: bool = False) -> list[Alert]:
+        """Count a non-finite record; the first one's alert: critical, but a warning when it
+        is a loss component's NaN beside a finite loss (a per-class loss of a class the batch
+        lacks is 0 / 0; the objective trains on: fresh6's Aim run, a component NaN at epoch 159
+        of 200 with the total finite to the end, read FAIL). The run's own first NaN after
+        such a warning is said (critical) too."""
         self.bad += 1
         self.last_bad = rec.step
-        if self.first is not None:
+        if self.first_total is not None or (term and self.first is not None):
             return []
-        self.first = rec.step
-        self.first_what = what
+        if self.first is None:
+            self.first = rec.step
+            self.first_what = what
+        if not term:
+            self.first_total = rec.step
+            if self.first != rec.step:
+                self.first_what = f"{self.first_what}; then at step {rec.step}: {what}"
         return [
             Alert(
                 self.id,
-                Severity.CRITICAL,
+                Severity.WARNING if term else Severity.CRITICAL,
                 rec.step,
-                f"Non-finite values at step {rec.step}: {what}.",
+                f"Non-finite values at step {rec.step}: {what}"
+                + (" (the loss trains on: watch it; a component of an empty selection is 0 / 0)." if term else "."),
                 value=rec.grad_norm if _bad(rec.grad_norm) and not _bad(rec.loss) else rec.loss,
                 baseline=self.last_good_loss,
                 actions=[
@@ -129,7 +145,7 @@ class NonFiniteDetector(Detector):
                     if self.state.info.precision in ("fp16", "fp16-pure")
                     else advice.check_data(rec.step),
                 ],
-                key="nonfinite",
+                key="nonfinite_term" if term else "nonfinite",
             )
         ]
 
@@ -153,9 +169,11 @@ class NonFiniteDetector(Detector):
         return bad
 
     def screen(self, fr, bad, a: int, b: int) -> np.ndarray:
-        if bad is None or self.first is not None:
+        if bad is None or self.first_total is not None:
             return NONE
-        return a + np.flatnonzero(bad[a:b])[:1]  # the first bad row says the alert
+        # the first bad row says the alert; until the run's own NaN, each bad row (a component's
+        # NaN is a warning: the next bad row may be the critical one)
+        return a + np.flatnonzero(bad[a:b])[:1]
 
     def bulk(self, fr, bad, a: int, b: int) -> None:
         if bad is None:
@@ -181,5 +199,11 @@ class NonFiniteDetector(Detector):
             return self._result(Status.SKIP, "no loss or grad norm in the log")
         if self.bad:
             tail = f", last at {self.last_bad}" if self.last_bad != self.first else ""
+            if self.first_total is None:  # loss components only, the loss finite throughout
+                return self._result(
+                    Status.WARN,
+                    f"{self.bad} record(s) with a non-finite loss component, first at step {self.first}{tail}; "
+                    "the loss itself finite",
+                )
             return self._result(Status.FAIL, f"{self.bad} non-finite record(s), first at step {self.first}{tail}")
         return self._result(Status.PASS, f"all {self.n} records finite")
