@@ -197,6 +197,29 @@ def test_noise_is_not_a_trend():
     assert check(feed(recs), "overfitting").status.value == "PASS"
 
 
+def test_a_noisy_evaluations_lucky_low_is_no_best_to_rise_from():
+    """fresh6's Aim run: a test loss jumping 0.39-1.9 around a level that falls all run (to 0.07)
+    read critical "everything gained on held-out data is lost" at epochs 5, 13, 67 and 183: three
+    values above the luckiest low are noise. Its rise must exceed 3x its own noise (log scale)."""
+    import random
+
+    rng = random.Random(3)
+    recs = []
+    for e in range(300):
+        r = StepRecord(e, loss=0.55 * math.exp(-e / 100) + 0.02)
+        r.val_loss = (0.55 * math.exp(-e / 120) + 0.05) * math.exp(rng.gauss(0, 0.3))
+        recs.append(r)
+    mon = feed(recs)
+    assert [a for a in alerts(mon, "overfitting") if a.severity.value == "critical"] == []
+    assert check(mon, "overfitting").status.value != "FAIL"
+    # the same noise on a real over-fitting (the evaluation loss doubles from its best): said
+    recs = overfit_run(n=80, best=20, rise=0.05)
+    for r in recs:
+        if r.val_loss is not None:
+            r.val_loss *= math.exp(rng.gauss(0, 0.05))
+    assert check(feed(recs), "overfitting").status.value in ("WARN", "FAIL")
+
+
 def test_a_new_run_in_the_same_file_starts_over():
     recs = overfit_run(n=26) + [
         StepRecord(s, loss=2.0 * math.exp(-s / 15), val_loss=1.4 - 0.01 * s) for s in range(1, 20)

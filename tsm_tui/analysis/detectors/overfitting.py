@@ -20,17 +20,26 @@ losses; frames go through ``update`` only at their evaluation rows.
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import replace
 
 import numpy as np
 
 from tsm_tui.analysis.detectors.base import NONE, Detector
-from tsm_tui.analysis.detectors.stats import RollingMedian
+from tsm_tui.analysis.detectors.stats import RollingMedian, diff_sd
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
 #: the first action of an over-fitting alert: the model to keep (``view`` drops it when stale)
 _KEEP = "Keep "
+#: an evaluation loss "rises" above its best only by more than NOISE_K x its own noise (the sd of
+#: its log values' first differences, robust: ``stats.diff_sd``, over the last NOISE_EVALS of them,
+#: from NOISE_MIN on): a noisy evaluation's best is a lucky low and three values above it are
+#: noise (fresh6's Aim run: test_loss 0.39-1.9 over its first 30 epochs, falling to 0.07 by its
+#: 1000th, read critical "everything gained on held-out data is lost" at epochs 5, 13, 67, 183; ours)
+NOISE_K = 3.0
+NOISE_EVALS = 32
+NOISE_MIN = 4
 
 
 class OverfittingDetector(Detector):
@@ -55,6 +64,7 @@ class OverfittingDetector(Detector):
         self.ended: tuple[int, int] | None = None  # (best step, step it ended) of the last episode that ended
         self._said_keys: set[str] = set()  # keys of the alerts said (one per best evaluation: bounded by them)
         self._revised: list[str] = []  # keys whose ``view`` changed since ``revised`` was asked
+        self._logs: deque = deque(maxlen=NOISE_EVALS)  # the last evaluation losses' logs (their noise)
 
     def update(self, rec: StepRecord) -> list[Alert]:
         x = rec.loss
@@ -69,6 +79,8 @@ class OverfittingDetector(Detector):
     def _eval(self, step: int, v: float) -> list[Alert]:
         self.evals += 1
         self.last = (step, v)
+        if v > 0:
+            self._logs.append(math.log(v))
         tr = self.train.get()
         if self.first is None:
             self.first = (step, v)
@@ -84,7 +96,7 @@ class OverfittingDetector(Detector):
             self.above, self.state_now, self.said = 0, "ok", None
             return []
         rising = (
-            v > best[1] * (1.0 + self.settings.overfit_margin)
+            v > best[1] * max(1.0 + self.settings.overfit_margin, self._noise_factor())
             if best[1] > 0
             else v > best[1] + self.settings.overfit_margin
         )
@@ -105,6 +117,12 @@ class OverfittingDetector(Detector):
             self.episodes += 1
         self.said = now
         return [self._alert(step, v, tr, now)]
+
+    def _noise_factor(self) -> float:
+        """exp(NOISE_K x the evaluation loss's noise on a log scale); 1 before NOISE_MIN values."""
+        if len(self._logs) < NOISE_MIN:
+            return 1.0
+        return math.exp(NOISE_K * diff_sd(list(self._logs)))
 
     def _keep(self) -> tuple[int, str] | None:
         """The checkpoint nearest to the best evaluation (the one to keep)."""
@@ -169,6 +187,7 @@ class OverfittingDetector(Detector):
         if self.best is not None and self.best[0] > step:
             self.first = self.best = self.last = None
             self.above, self.state_now, self.said = 0, "ok", None
+            self._logs.clear()
 
     # -- frames: only evaluation rows need update ---------------------------------------------------
     def prepare(self, fr):
