@@ -80,3 +80,34 @@ def test_save_lines(line, want):
 @pytest.mark.parametrize("line", NOT_SAVES)
 def test_lines_that_are_no_save(line):
     assert save_line(line) is None
+
+
+def test_a_save_report_is_no_training_step(tmp_path, capsys):
+    """fresh9's Hydra run printed 'Checkpoint saved -> ckpt_best.pt (epoch N, loss X)' at every
+    new best (the loss at the save) among its 'epoch N | loss X' lines: they read as 66 more
+    training steps, and the best-so-far losses set the spike baseline ("did not recover" FAILs).
+    A record's line that saves after its metrics, and the records a save line ends (a group
+    of lines before it), stay records."""
+    import json
+
+    from tsm_tui.cli import main
+    from tsm_tui.sources.checkpoint_lines import reports_a_save
+
+    assert reports_a_save("[src.transfer][INFO] - Checkpoint saved → out/ckpt_best.pt  (epoch 12, loss 2.0709e+01)")
+    assert not reports_a_save("step 1000 | loss 2.31 | saved checkpoint to out/ckpt-1000.pt")
+    assert not reports_a_save("INFO: Saved Best Model to checkpoints/best.pth!")
+    lines = []
+    for e in range(1, 31):
+        lines.append(
+            f"[2026-03-22 22:13:{e % 60:02d},314][__main__][INFO] - epoch {500 * e:6d} | loss {0.3 / e:.4e} | lr 1.00e-04"
+        )
+        if e % 3 == 0:
+            lines.append(
+                f"[2026-03-22 22:13:{e % 60:02d},400][src.transfer][INFO] - Checkpoint saved → out/ckpt_best.pt  "
+                f"(epoch {500 * e}, loss {0.3 / e:.4e})"
+            )
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    assert main([str(tmp_path), "--json"]) in (0, 1)
+    d = json.loads(capsys.readouterr().out)
+    assert d["steps"]["count"] == 30 and (d["steps"]["first"], d["steps"]["last"]) == (500, 15000)
+    assert d["run"]["checkpoints_logged"]["count"] == 10

@@ -70,6 +70,24 @@ _COUNT = re.compile(r"\d++/\d++")
 SAVE_KIND = "checkpoint_saved"  # the TextEvent kind of such a line (text_events.py)
 
 
+def reports_a_save(line: str) -> bool:
+    """The line is about a save, its numbers the save's (a line that gave a record): a save
+    before any loss it names ("Checkpoint saved -> ckpt_best.pt (epoch 12, loss 2.07e+01)":
+    the best loss at the save, not a step of training; fresh9's Hydra run printed one per new
+    best, and they read as 66 training steps among 30). A record's line that saves after its
+    metrics ("step 1000 loss 2.3 | saved ckpt-1000.pt") stays a record, and so do the records a
+    save line without a loss of its own ends (a group of lines before it)."""
+    if save_line(line) is None:
+        return False
+    low = line.lower()
+    masked = _PATH.sub(_mask, line) if ("/" in line or "\\" in line) else line
+    m = _SAVE.search(masked) or _SAVED_FILE.search(line)
+    j = low.find("loss")
+    # (a save line that names no loss gave no record itself: the records it came with are a
+    # group's it ended, "Train Loss" / "Valid Loss" lines before "Saved Best Model to ...")
+    return m is not None and 0 <= m.start() < j
+
+
 def save_line(line: str) -> tuple[str, int | None] | None:
     """(path or "", step or None) of a line that says a checkpoint was saved, or None."""
     if not ("av" in line or "AV" in line or "rot" in line or "rit" in line or "tor" in line or "RIT" in line):

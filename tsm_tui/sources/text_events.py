@@ -37,7 +37,7 @@ import re
 
 from tsm_tui.core.record import TextEvent
 from tsm_tui.core.sanitize import strip_ansi
-from tsm_tui.sources.checkpoint_lines import SAVE_KIND, save_line
+from tsm_tui.sources.checkpoint_lines import SAVE_KIND, reports_a_save, save_line
 from tsm_tui.sources.crash_patterns import (
     EXC_ENDINGS,
     EXC_LINE,
@@ -311,6 +311,8 @@ def tapped(feed):
             out = feed(self, line)
         finally:
             self._feeding = False
+        if out and ("av" in line or "AV" in line) and reports_a_save(line):
+            out = []  # (a save's report, its loss the save's: no training step; its event below)
         if out:
             tap.records(out)
             return out
