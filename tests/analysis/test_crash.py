@@ -439,7 +439,7 @@ TEXT_READERS = [c for c in registry.READERS if c.kind == "lines" and not issubcl
 
 @pytest.mark.parametrize("cls", TEXT_READERS, ids=lambda c: c.__name__)
 def test_every_text_reader_gets_the_crash_lines(cls):
-    """No reader has code for it: LineReader taps every subclass's feed."""
+    """No reader has code for it: SourceReader taps every subclass's feed."""
     got = events_of(
         [
             "Traceback (most recent call last):",

@@ -1002,7 +1002,7 @@ def test_a_new_detector_writes_nothing_for_frames():
 
         def bulk(self, fr, cx, a, q):
             for i in range(a, min(q, a + 3)):  # commits 3 rows as update would, then stops
-                self.update(fr.at(i))
+                self.update(fr.sync_row(i))
             return min(q, a + 3) if q - a > 3 else None
 
     recs = curve(1500, spikes=(700,))

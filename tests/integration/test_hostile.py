@@ -934,9 +934,9 @@ def test_numbers_a_log_says_about_the_run_are_bounded(tmp_path, name, text):
 def test_run_facts_are_bounded_in_one_place():
     from tsm_tui.core.numbers import run_fact
     from tsm_tui.core.settings import RunInfo
-    from tsm_tui.sources.base import LineReader
+    from tsm_tui.sources.base import SourceReader
 
-    r = LineReader("x")
+    r = SourceReader("x")
     for bad in (BIG, int(BIG), 1e400, float("nan"), float("inf"), -1, 0, "abc", True, None, 2.0**70):
         r.run_info["total_steps"] = bad
         r.run_info.setdefault("params", bad)

@@ -569,9 +569,9 @@ def test_records_after_a_resume_are_not_held_live():
     delivered them live: a job that resumed and logged NaN at once was never paged."""
     from tsm_tui.analysis import ordering
     from tsm_tui.core.record import StepRecord
-    from tsm_tui.sources.base import LineReader
+    from tsm_tui.sources.base import SourceReader
 
-    reader = LineReader("m.jsonl")
+    reader = SourceReader("m.jsonl")
     s = Session()
     s.feed("m.jsonl", [StepRecord(i, loss=4 - i / 1000) for i in range(1, 301)], reader)
     alerts = s.feed("m.jsonl", [StepRecord(201, loss=float("nan"))], reader)  # non-finite: at once

@@ -9,7 +9,7 @@ clean bill of health.
 The metrics a run's files carry are noted while they are read (``note_metrics``,
 called once per batch by the replay: O(1) per Frame, a few attribute reads per
 plain record, nothing once every metric has been seen); the keys come from the
-readers (``LineReader.field_keys``). The list of checks comes from the detector
+readers (``SourceReader.field_keys``). The list of checks comes from the detector
 registry (``detectors.DETECTORS``) and the run's own results, so a new check is
 covered without a word here.
 """

@@ -21,7 +21,7 @@ from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import reading
-from tsm_tui.sources.base import LineReader, channel_file
+from tsm_tui.sources.base import SourceReader, channel_file
 from tsm_tui.sources.runs import slurm_task
 
 
@@ -86,7 +86,7 @@ def rank_check(run: Run) -> RanksDetector | None:
 
 
 def _read(run: Run, session: Session, ranks: RanksDetector | None = None, on_batch=None) -> None:
-    channels: dict[str, LineReader] = {}
+    channels: dict[str, SourceReader] = {}
 
     def feed(p, batch, reader):
         split = getattr(reader, "channels", None)  # (a W&B run file: its history and its console)

@@ -18,7 +18,7 @@ from tsm_tui.core.errors import InputError
 from tsm_tui.core.sanitize import message
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources import log_files, registry
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import SourceReader
 from tsm_tui.sources.runfiles import RunFiles
 from tsm_tui.sources.runs import (
     Roots,
@@ -37,7 +37,7 @@ class Run:
     path: str
     root: str  # directory searched for checkpoints and configs
     files: list[registry.FileInfo] = field(default_factory=list)
-    readers: dict[str, LineReader] = field(default_factory=dict)
+    readers: dict[str, SourceReader] = field(default_factory=dict)
     primary: str | None = None
     config_files: list[str] = field(default_factory=list)
     files_of: RunFiles | None = None  # configs and checkpoints
@@ -61,7 +61,7 @@ class Run:
     candidates: list[str] = field(default_factory=list)
 
 
-def _rank(fi: registry.FileInfo, reader: LineReader) -> tuple:
+def _rank(fi: registry.FileInfo, reader: SourceReader) -> tuple:
     try:
         size = os.path.getsize(fi.path)
     except OSError:
@@ -146,7 +146,7 @@ def _open(spec: RunSpec, path: str, info: RunInfo, config: str | None, exclude=(
     return run
 
 
-def events_only(reader: LineReader) -> bool:
+def events_only(reader: SourceReader) -> bool:
     """A file read for its crash lines only (sources/console.py): never a run's series."""
     return bool(getattr(reader, "events_only", False))
 

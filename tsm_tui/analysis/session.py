@@ -19,7 +19,7 @@ from tsm_tui.analysis.ordering import HOLD_IDLE, Orderer
 from tsm_tui.core.record import Alert, StepRecord, TextEvent
 from tsm_tui.sources.checkpoint_lines import SAVE_KIND
 from tsm_tui.core.settings import LOG_FACTS, RunInfo, Settings
-from tsm_tui.sources.base import LineReader, channel_file
+from tsm_tui.sources.base import SourceReader, channel_file
 from tsm_tui.sources.framework_defaults import apply_defaults, framework_of, is_default
 
 CHANNEL_MARGIN = 10  # losses a console channel needs beyond its file's history to be used (ours)
@@ -31,7 +31,7 @@ AUX_KEEP = 2000  # auxiliary records (sampling steps) kept for monitors created 
 EVENTS_KEEP = 500  # text events (crash lines) kept for monitors created later
 
 
-def apply_log_info(info: RunInfo, reader: LineReader) -> None:
+def apply_log_info(info: RunInfo, reader: SourceReader) -> None:
     """What the log itself says about the run (never overrides flags or configs, only a
     framework's default), then the defaults of the framework that wrote it."""
     ri = reader.run_info
@@ -49,7 +49,7 @@ class Session:
         self.monitors: dict[str, Monitor] = {}
         #: per source: duplicates of two writers dropped, resumes told from stray lines
         self.orderers: dict[str, Orderer] = {}
-        self.readers: dict[str, LineReader] = {}
+        self.readers: dict[str, SourceReader] = {}
         self._known: dict[str, int] = {}
         self._frameworks: set[str] = set()  # frameworks whose defaults were applied
         self.primary: str | None = None
@@ -61,7 +61,7 @@ class Session:
         #: (bounded) for monitors created later
         self.events: deque[tuple[str, TextEvent]] = deque(maxlen=EVENTS_KEEP)
 
-    def monitor_for(self, source: str, reader: LineReader | None = None) -> Monitor:
+    def monitor_for(self, source: str, reader: SourceReader | None = None) -> Monitor:
         mon = self.monitors.get(source)
         if mon is None:
             mon = self.monitors[source] = Monitor(self.settings, copy.deepcopy(self.info))
@@ -85,7 +85,7 @@ class Session:
                     apply_defaults(info, fw)
         return mon
 
-    def feed(self, source: str, records, reader: LineReader | None = None) -> list[Alert]:
+    def feed(self, source: str, records, reader: SourceReader | None = None) -> list[Alert]:
         """Records (and Frames) of one source; returns the alerts to show (primary source only).
         A reader with channels (a W&B run file: its history and its console) feeds each
         channel as a source of its own, so the richest one is chosen like any file."""
@@ -99,7 +99,7 @@ class Session:
             return out
         return self._feed_source(self._continued(source, reader), records, reader)
 
-    def _continued(self, source: str, reader: LineReader | None) -> str:
+    def _continued(self, source: str, reader: SourceReader | None) -> str:
         """Live, a resumed W&B run writes a new run file in a new run dir: its records
         go on in the source of the file it continues (``reader.continues``)."""
         prev = getattr(reader, "continues", None)
@@ -108,7 +108,7 @@ class Session:
         alias = prev + source[len(reader.path) :] if source.startswith(reader.path) else prev
         return alias if alias in self.monitors else source
 
-    def _feed_source(self, source: str, records, reader: LineReader | None) -> list[Alert]:
+    def _feed_source(self, source: str, records, reader: SourceReader | None) -> list[Alert]:
         mon = self.monitor_for(source, reader)
         out: list[Alert] = []
         if getattr(reader, "kind", None) != "lines":

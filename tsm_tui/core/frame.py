@@ -85,11 +85,12 @@ class Frame:
         return [self.record(i) for i in range(self.n)]
 
     # -- the RunState as each row saw it ---------------------------------------------
-    def at(self, i: int) -> StepRecord:
-        """Set the shared RunState to row ``i``'s view and return the row's record: one
-        record object per row for every detector, as the per-record path feeds them."""
+    def sync_row(self, i: int) -> StepRecord:
+        """Set the shared RunState to row ``i``'s view (it advances state every detector
+        reads) and return the row's record: one record object per row for every detector,
+        as the per-record path feeds them."""
         fs = self._state
-        assert fs is not None, "Frame.at before the frame was bound to a RunState"
+        assert fs is not None, "Frame.sync_row before the frame was bound to a RunState"
         fs.sync(i)
         rec = fs.recs.get(i)
         if rec is None:

@@ -101,8 +101,10 @@ class RunFacts(dict):
             self[k] = v
 
 
-class LineReader:
-    """Text formats read line by line (JSONL, CSV, console logs)."""
+class SourceReader:
+    """What every reader of a source is (a text log, a binary tracker file, a file rewritten
+    whole): its records, fields, skips and run facts; ``kind`` says how it is fed. The text
+    readers are ``LineReader``s, the others ``ByteReader`` or ``SnapshotReader``."""
 
     #: how the tailer and the report feed this reader: "lines" (complete text
     #: lines), "bytes" (raw appended bytes: binary formats such as TensorBoard
@@ -413,7 +415,13 @@ class LineReader:
         return plan
 
 
-class ByteReader(LineReader):
+class LineReader(SourceReader):
+    """Text formats read line by line (JSONL, CSV, console logs): ``feed`` one line."""
+
+    kind = "lines"
+
+
+class ByteReader(SourceReader):
     """Binary append-only formats: ``feed_bytes`` gets raw appended bytes and
     keeps any incomplete record for the next call."""
 
@@ -436,7 +444,7 @@ class ByteReader(LineReader):
         raise NotImplementedError
 
 
-class SnapshotReader(LineReader):
+class SnapshotReader(SourceReader):
     """Files rewritten whole (HF trainer_state.json): ``read_all`` parses the
     current content; callers keep only records past what they already fed."""
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources import reading
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import SourceReader
 
 MAX_CHANGES = 512  # changed paths kept between two drains; beyond: "*" (everything may have changed)
 #: records waiting for the consumer before the producer pauses: memory stays bounded
@@ -31,7 +31,7 @@ MAX_QUEUED = 50_000
 @dataclass
 class Batch:
     source: str  # the file the records came from
-    reader: LineReader  # its reader (format name, priority, run_info, skipped counts)
+    reader: SourceReader  # its reader (format name, priority, run_info, skipped counts)
     #: StepRecords; a finished file's replay also carries Frames (tsm_tui.core.frame)
     records: list = field(default_factory=list)
     #: read from the history present when watching started (not new data)
@@ -121,7 +121,7 @@ class Feed:
         return notes
 
     # -- producer side ---------------------------------------------------------
-    def _put(self, source: str, reader: LineReader, records: list[StepRecord], backlog: bool = False) -> None:
+    def _put(self, source: str, reader: SourceReader, records: list[StepRecord], backlog: bool = False) -> None:
         """Queue records from the feed's own thread: it waits while MAX_QUEUED wait."""
         if not records:
             return
@@ -130,7 +130,7 @@ class Feed:
                 self._space.wait(0.5)  # backpressure: the consumer is behind
         self._append(source, reader, records, backlog)
 
-    def _append(self, source: str, reader: LineReader, records: list, backlog: bool = False) -> None:
+    def _append(self, source: str, reader: SourceReader, records: list, backlog: bool = False) -> None:
         """Queue records without waiting (a feed read in the consumer's thread bounds
         its passes itself: ``Tailer.over_budget``)."""
         if not records:
@@ -175,7 +175,7 @@ class ReplayFeed(Feed):
     ``readers`` maps file path -> reader (from ``run_open.open_run``).
     """
 
-    def __init__(self, readers: dict[str, LineReader], speed: float | None = None) -> None:
+    def __init__(self, readers: dict[str, SourceReader], speed: float | None = None) -> None:
         super().__init__()
         self.readers = readers
         self.speed = speed
@@ -194,7 +194,7 @@ class ReplayFeed(Feed):
             self.finished = True
             self.ready.set()  # a consumer asleep on ``ready`` sees the end now, not at its next tick
 
-    def _read_all(self, path: str, reader: LineReader) -> None:
+    def _read_all(self, path: str, reader: SourceReader) -> None:
         chunk: list = []  # StepRecords and Frames (the columnar fast path)
         try:
             for item in reading.read_items(path, reader):

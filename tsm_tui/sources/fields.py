@@ -417,7 +417,7 @@ def to_float(v) -> float | None:
 # Logs that print several losses and no ``loss``: RLHF / PPO (DeepSpeed-Chat
 # ``act_loss`` / ``cri_loss``, OpenRLHF ``policy_loss`` / ``critic_loss``, verl ``actor/pg_loss``),
 # detection (Ultralytics ``results.csv``: ``train/box_loss``, ``train/cls_loss``, ``train/dfl_loss``).
-# The rule (one definition, used by every reader through ``LineReader.build`` and the JSONL
+# The rule (one definition, used by every reader through ``SourceReader.build`` and the JSONL
 # fast path), in this order:
 #   1. a total, when one is logged (``loss``, ``total_loss``, ... : ALIASES above);
 #   2. else the actor's loss, when an RL log names one (a policy and its critic are two

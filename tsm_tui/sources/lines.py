@@ -45,7 +45,7 @@ class Sink(Protocol):
 
 
 class Reader(Sink, Protocol):
-    """What ``feed_lines`` / ``feed_block`` call on a reader (``sources.base.LineReader``,
+    """What ``feed_lines`` / ``feed_block`` call on a reader (``sources.base.SourceReader``,
     which imports this module)."""
 
     kind: str

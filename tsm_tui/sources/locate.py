@@ -28,7 +28,7 @@ import numpy as np
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import TextEvent
 from tsm_tui.sources import segments as _segments
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import SourceReader
 from tsm_tui.sources.lines import LineSplitter, Tally, split_block
 
 CHUNK = 1 << 20  # bytes per chunk (the replay's)
@@ -62,7 +62,7 @@ def step_lines(path: str, reader, steps, segments=()) -> dict[int, tuple[str, in
     return found
 
 
-def _one(path: str, reader: LineReader, wanted: set, arr: np.ndarray, found: dict, lines: bool) -> int:
+def _one(path: str, reader: SourceReader, wanted: set, arr: np.ndarray, found: dict, lines: bool) -> int:
     """One file in chunks; returns its number of lines."""
     base = 0  # lines before the current chunk
     split = LineSplitter(Tally())  # (what it drops was counted by the report)
@@ -84,7 +84,7 @@ def _one(path: str, reader: LineReader, wanted: set, arr: np.ndarray, found: dic
 
 
 def _chunk(
-    path: str, reader: LineReader, data: bytes, base: int, wanted: set, arr: np.ndarray, found: dict, lines: bool
+    path: str, reader: SourceReader, data: bytes, base: int, wanted: set, arr: np.ndarray, found: dict, lines: bool
 ) -> int:
     """Feed one chunk of complete lines; locate the wanted steps it holds. Returns the
     number of lines read so far."""

@@ -3,7 +3,7 @@ training loss, and ``train_loss: 0.0`` beside its validation loss (a script that
 with both keys on every row, the split it did not measure set to 0: an SSD DDP trainer under
 W&B, fresh5). The placeholder is no value.
 
-The rule (one definition, applied by every reader: ``LineReader.build``, the JSONL and W&B
+The rule (one definition, applied by every reader: ``SourceReader.build``, the JSONL and W&B
 column paths, W&B's rows):
 
 - a validation loss of exactly 0.0 in a row whose training loss is not 0.0 is a placeholder:

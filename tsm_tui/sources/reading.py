@@ -18,7 +18,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources import lines as _lines
 from tsm_tui.sources import segments as _segments
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import SourceReader
 from tsm_tui.sources.head import HOLE, skip_hole
 from tsm_tui.sources.segments import segment_fault
 
@@ -26,7 +26,7 @@ from tsm_tui.sources.segments import segment_fault
 CHUNK = 1 << 20
 
 
-def guarded_flush(reader: LineReader) -> list:
+def guarded_flush(reader: SourceReader) -> list:
     try:
         return reader.flush()
     except Exception as e:  # noqa: BLE001
@@ -34,7 +34,7 @@ def guarded_flush(reader: LineReader) -> list:
         return []
 
 
-def read_items(path: str, reader: LineReader, segments: list[str] | tuple = ()) -> Iterator:
+def read_items(path: str, reader: SourceReader, segments: list[str] | tuple = ()) -> Iterator:
     """Every record of a finished file, whatever the reader's kind, as StepRecords
     and (for the long uniform stretches of line formats) Frames, in log order.
     ``segments``: older rotated parts of the same log, read first (oldest first)."""
@@ -68,7 +68,7 @@ def read_items(path: str, reader: LineReader, segments: list[str] | tuple = ()) 
     yield from guarded_flush(reader)
 
 
-def read_segment(path: str, reader: LineReader, what: str = "rotated segment") -> Iterator:
+def read_segment(path: str, reader: SourceReader, what: str = "rotated segment") -> Iterator:
     """A rotated segment's records (no flush: the live file goes on). A segment that
     cannot be read to its end (a truncated ``.gz``, one that is not gzip, trailing
     garbage, a read error) costs that segment's rest, a counted skip: the records
@@ -79,7 +79,7 @@ def read_segment(path: str, reader: LineReader, what: str = "rotated segment") -
         reader.skip(f"{what} {os.path.basename(path)}: {segment_fault(e)}: read up to there")
 
 
-def _read_lines(path: str, reader: LineReader) -> Iterator:
+def _read_lines(path: str, reader: SourceReader) -> Iterator:
     """One text file (or ``.gz`` segment) through a line reader, in 1 MiB chunks cut
     into lines by ``sources/lines.py`` (NUL bytes dropped and counted, over-long lines
     counted and dropped, the unterminated last line read)."""
@@ -108,6 +108,6 @@ def _read_lines(path: str, reader: LineReader) -> Iterator:
             yield from _lines.feed_block(reader, last)
 
 
-def read_records(path: str, reader: LineReader) -> Iterator[StepRecord]:
+def read_records(path: str, reader: SourceReader) -> Iterator[StepRecord]:
     """Every record of a finished file, one StepRecord at a time (frames expanded)."""
     yield from expand(read_items(path, reader))

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from tsm_tui.sources.aim import AimRunReader
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import SourceReader
 from tsm_tui.sources.blocks import ComposerReader, OLMoReader
 from tsm_tui.sources.build_nanogpt import BuildNanoGPTReader
 from tsm_tui.sources.console import ConsoleReader, stream_name
@@ -54,7 +54,7 @@ from tsm_tui.sources.text_formats import (
 )
 
 # highest priority first; a file goes to the reader with the best sniff score
-READERS: list[type[LineReader]] = sorted(
+READERS: list[type[SourceReader]] = sorted(
     [
         HFTrainerStateReader,
         TensorBoardReader,
@@ -98,7 +98,7 @@ HEAD_SNIFF_LINES = 400  # lines of a head the generic text sniffer reads (KeyVal
 BINARY = "binary file (NUL bytes): not a text log"
 
 
-def register(reader: type[LineReader]) -> None:
+def register(reader: type[SourceReader]) -> None:
     """Add a reader (framework formats plug in here)."""
     if reader not in READERS:
         READERS.append(reader)
@@ -119,7 +119,7 @@ class FileInfo:
     segments: list[str] = field(default_factory=list)
     #: bytes the sniffing looked at (the tailer resumes a deep sniff from here)
     sniffed_to: int = 0
-    #: what the reader says of the file (``LineReader.describe``: the step's key, a console, an exit code)
+    #: what the reader says of the file (``SourceReader.describe``: the step's key, a console, an exit code)
     details: dict = field(default_factory=dict)
     #: the file's channel the run's checks use, when not its main one (``console``)
     channel: str | None = None
@@ -149,7 +149,7 @@ class FileInfo:
         return d
 
 
-def deep_sniff(path: str, start: int, stop: int = DEEP_BYTES) -> tuple[type[LineReader] | None, float, int]:
+def deep_sniff(path: str, start: int, stop: int = DEEP_BYTES) -> tuple[type[SourceReader] | None, float, int]:
     """Nothing recognised in the head: scan on from ``start`` in bounded windows,
     sniffing the lines that carry a metric-ish word; stop at a confident match
     (>= 0.7: a named format, or five generic hits). Returns (reader, score, offset reached)."""
@@ -167,7 +167,7 @@ def deep_sniff(path: str, start: int, stop: int = DEEP_BYTES) -> tuple[type[Line
     return best, score, reached
 
 
-def sniff(path: str, head: list[str], exclude: type | None = None) -> tuple[type[LineReader] | None, float]:
+def sniff(path: str, head: list[str], exclude: type | None = None) -> tuple[type[SourceReader] | None, float]:
     best, score = None, 0.0
     for r in READERS:
         if exclude is not None and issubclass(r, exclude):
@@ -184,7 +184,7 @@ def sniff(path: str, head: list[str], exclude: type | None = None) -> tuple[type
     return best, score
 
 
-def _console_reader(path: str, head: list[str]) -> type[LineReader] | None:
+def _console_reader(path: str, head: list[str]) -> type[SourceReader] | None:
     cls, _score = sniff(path, head)
     if cls is not None and cls.kind == "lines":
         return cls
@@ -198,7 +198,7 @@ WandbRunReader.console_sniffer = staticmethod(_console_reader)
 ConsoleReader.sniffer = staticmethod(sniff)
 
 
-def _console(path: str, info: FileInfo) -> tuple[LineReader | None, FileInfo]:
+def _console(path: str, info: FileInfo) -> tuple[SourceReader | None, FileInfo]:
     """A job's output stream in which no metrics were recognised (``job.err``, a rank's
     ``stderr.log``): read for its crash lines (sources/console.py); other files are not read."""
     if not stream_name(path):
@@ -208,7 +208,7 @@ def _console(path: str, info: FileInfo) -> tuple[LineReader | None, FileInfo]:
     return ConsoleReader(path), info
 
 
-def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileInfo]:
+def open_reader(path: str, deep_from: int = 0) -> tuple[SourceReader | None, FileInfo]:
     """The reader for ``path`` and what is known about it. ``deep_from``: a file
     sniffed before up to that offset (the tailer's retry as it grows) is searched
     on from there, not again from its start."""
@@ -282,7 +282,7 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[LineReader | None, FileI
     return cls(path), info
 
 
-def _csv_or_text(path: str, head: list[str], cls, score: float) -> tuple[type[LineReader], float]:
+def _csv_or_text(path: str, head: list[str], cls, score: float) -> tuple[type[SourceReader], float]:
     """A file whose first line reads as a CSV header: the CSV reader's, unless its rows give no
     record where another reader's lines do (a text log whose first line, or a config dump
     before its records, has commas: "[1,     0/ 2562] - train_losses - ..." is no row).

@@ -1,7 +1,7 @@
 """Text events: the lines a run writes that say how it ended (or nearly did).
 
 Every text reader's ``feed`` is tapped (``tapped``, applied by
-``LineReader.__init_subclass__``): a line that gave no record is looked at by
+``SourceReader.__init_subclass__``): a line that gave no record is looked at by
 the reader's ``TextTap``, which returns a ``TextEvent`` for a line of the crash
 table (``sources/crash_patterns.py``), delivered in place among the reader's
 records. So every text format (stdout, Slurm ``.out``, Megatron, HF stdout, the

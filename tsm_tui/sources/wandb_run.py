@@ -49,7 +49,7 @@ from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.core.settings import LOG_FACTS, RunInfo
-from tsm_tui.sources.base import CONSOLE, MAX_LINE, MAX_SAMPLE_CHARS, SAMPLE_KEYS, ByteReader, LineReader
+from tsm_tui.sources.base import CONSOLE, MAX_LINE, MAX_SAMPLE_CHARS, SAMPLE_KEYS, ByteReader, SourceReader
 from tsm_tui.sources.text_events import exit_event
 from tsm_tui.sources.config import apply_mapping
 from tsm_tui.sources.config_load import measure
@@ -529,7 +529,7 @@ class _Console:
         # the name the text readers sniff (W&B's own console file)
         self.sniff_path = os.path.join(os.path.dirname(path), "files", "output.log")
         self._sniff = sniff
-        self.reader: LineReader | None = None
+        self.reader: SourceReader | None = None
         self.head: list[str] = []
         self.partial = ""
         self.lines = 0
@@ -651,10 +651,10 @@ class WandbRunReader(ByteReader):
         return self.console._lines([tail])
 
     # -- channels: the history is this file's source, the console another -------------
-    def channels(self, items: list) -> list[tuple[str, list, LineReader]]:
+    def channels(self, items: list) -> list[tuple[str, list, SourceReader]]:
         """``items`` split by channel: ``(source, items, reader)`` each."""
         mine = [x for x in items if x.source != (self.console.source if self.console else None)]
-        out: list[tuple[str, list, LineReader]] = [(self.path, mine, self)] if mine else []
+        out: list[tuple[str, list, SourceReader]] = [(self.path, mine, self)] if mine else []
         if self.console is not None and self.console.reader is not None:
             theirs = [x for x in items if x.source == self.console.source]
             if theirs:

@@ -157,7 +157,7 @@ class Detector:
         out: list[Alert] = []
         update = self.update
         for i in range(a, b):
-            found = update(fr.at(i))
+            found = update(fr.sync_row(i))
             if found:
                 out += found
         return out

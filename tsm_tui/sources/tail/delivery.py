@@ -25,7 +25,7 @@ from typing import Iterable, Protocol, cast
 
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import StepRecord
-from tsm_tui.sources.base import ByteReader, LineReader
+from tsm_tui.sources.base import ByteReader, SourceReader
 from tsm_tui.sources.lines import LineSplitter, feed_block, feed_lines
 from tsm_tui.sources.tail.paths import short as _short
 
@@ -35,7 +35,7 @@ CHUNKED_MIN = 64 << 10  # blocks of lines at least this big go through the reade
 class Sink(Protocol):
     """Where the records go (the tailer's queue) and what is said about them."""
 
-    def put(self, source: str, reader: LineReader, records: list) -> None: ...
+    def put(self, source: str, reader: SourceReader, records: list) -> None: ...
 
     def note(self, text: str, path: str | None = None) -> None: ...
 
@@ -43,7 +43,7 @@ class Sink(Protocol):
 class Delivery:
     """The records of one logical stream (a path, whatever file sits there)."""
 
-    def __init__(self, path: str, reader: LineReader, sink: Sink) -> None:
+    def __init__(self, path: str, reader: SourceReader, sink: Sink) -> None:
         self.path = path
         self.reader = reader
         self.sink = sink

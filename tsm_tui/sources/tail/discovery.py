@@ -18,7 +18,7 @@ import os
 from typing import Protocol
 
 from tsm_tui.sources import log_files, registry
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import SourceReader
 from tsm_tui.sources.head import DEEP_BYTES
 from tsm_tui.sources.tail import rotation
 from tsm_tui.sources.tail.followed import FollowedFile
@@ -43,7 +43,7 @@ class Owner(Protocol):
 
     def known_ids(self) -> set[tuple[int, int]]: ...
 
-    def follow(self, path: str, reader: LineReader) -> FollowedFile: ...
+    def follow(self, path: str, reader: SourceReader) -> FollowedFile: ...
 
 
 class Discovery:

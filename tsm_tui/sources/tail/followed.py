@@ -39,7 +39,7 @@ from functools import partial
 from typing import Protocol, cast
 
 from tsm_tui.core.safeio import open_fd
-from tsm_tui.sources.base import LineReader, SnapshotReader
+from tsm_tui.sources.base import SourceReader, SnapshotReader
 from tsm_tui.sources.lines import LineSplitter
 from tsm_tui.sources.tail import rotation
 from tsm_tui.sources.tail.delivery import Delivery
@@ -60,7 +60,7 @@ class Host(Meter, Protocol):
 
     network: bool  # re-open at each poll (close-to-open consistency)
 
-    def put(self, source: str, reader: LineReader, records: list) -> None: ...
+    def put(self, source: str, reader: SourceReader, records: list) -> None: ...
 
     def note(self, text: str, path: str | None = None) -> None: ...
 
@@ -76,7 +76,7 @@ class Host(Meter, Protocol):
 class FollowedFile:
     """One logical stream: a path, whatever file currently sits there."""
 
-    def __init__(self, path: str, reader: LineReader, host: Host) -> None:
+    def __init__(self, path: str, reader: SourceReader, host: Host) -> None:
         self.path = path
         self.host = host
         #: the reader, the held partial line and what was delivered (``delivery.py``)
@@ -99,7 +99,7 @@ class FollowedFile:
         self.archived = False
 
     @property
-    def reader(self) -> LineReader:
+    def reader(self) -> SourceReader:
         return self.delivery.reader
 
     @property

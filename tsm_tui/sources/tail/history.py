@@ -11,7 +11,7 @@ from typing import Iterator, Protocol
 
 from tsm_tui.core.frame import Frame
 from tsm_tui.sources import reading
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import SourceReader
 from tsm_tui.sources.tail import rotation
 from tsm_tui.sources.tail.delivery import Delivery
 from tsm_tui.sources.tail.intake import IoError
@@ -24,7 +24,7 @@ BATCH = 4096  # records per batch handed over
 class Queue(Protocol):
     retired_ids: rotation.ReadIds  # rotated files read already (never read again)
 
-    def put(self, source: str, reader: LineReader, records: list) -> None: ...
+    def put(self, source: str, reader: SourceReader, records: list) -> None: ...
 
     def over_budget(self) -> bool: ...
 

@@ -17,7 +17,7 @@ import threading
 import time
 
 from tsm_tui.sources import lines as _lines
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import SourceReader
 from tsm_tui.sources.feed import MAX_QUEUED, Feed
 from tsm_tui.sources.tail import rotation
 from tsm_tui.sources.tail.discovery import Discovery
@@ -144,7 +144,7 @@ class Tailer(Feed):
         self.wakeups.poke()
 
     # -- what the followed files, discovery and the wake-ups call -------------------
-    def put(self, source: str, reader: LineReader, records: list) -> None:
+    def put(self, source: str, reader: SourceReader, records: list) -> None:
         self._append(source, reader, records, backlog=not self.caught_up.is_set())
 
     def note(self, text: str, path: str | None = None) -> None:
@@ -164,7 +164,7 @@ class Tailer(Feed):
             return True
         return False
 
-    def follow(self, path: str, reader: LineReader) -> FollowedFile:
+    def follow(self, path: str, reader: SourceReader) -> FollowedFile:
         f = self.files[path] = FollowedFile(path, reader, self)
         return f
 
