@@ -46,6 +46,11 @@ class Analysis:
     def alerts(self) -> list[Alert]:
         return self.monitor.view_alerts() + self.rank_alerts
 
+    @property
+    def info(self) -> RunInfo:
+        """What is known of the run (flags > configs > logs), as the checks judged it."""
+        return self.monitor.state.info
+
     def counts(self) -> tuple[int, int]:
         return self.monitor.counts(self.checks())
 

@@ -121,7 +121,7 @@ class Session:
         records = order.push(records)
         if reader is not None and order.counts != before:
             for k, v in order.counts.items():  # shown with the file's skip reasons
-                reader.skip_reasons[k] = reader.skip_reasons.get(k, 0) + v - before.get(k, 0)
+                reader.count_dropped(k, v - before.get(k, 0))
         return self._feed_mon(source, mon, records, reader, out)
 
     def _feed_mon(self, source: str, mon: Monitor, records, reader, out: list[Alert]) -> list[Alert]:

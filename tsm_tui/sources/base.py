@@ -229,6 +229,11 @@ class SourceReader:
         self.skipped += 1
         self.skip_reasons[reason] = self.skip_reasons.get(reason, 0) + 1
 
+    def count_dropped(self, reason: str, n: int) -> None:
+        """``n`` records of this source dropped after reading (the session's ordering:
+        a duplicate, a step out of order), said with the file's skip reasons."""
+        self.skip_reasons[reason] = self.skip_reasons.get(reason, 0) + n
+
     # -- helpers ------------------------------------------------------------------
     def field_keys(self) -> dict[str, list[str]]:
         """The log keys (JSON keys, CSV columns, TensorBoard tags, ``key: value`` labels)

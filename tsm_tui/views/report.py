@@ -180,7 +180,7 @@ def _config_notes(an: Analysis) -> list[str]:
 
 
 def _info_items(an: Analysis):
-    info = an.monitor.state.info
+    info = an.info
     for k in SHOWN_FACTS:
         v = getattr(info, k)
         if v is not None:
@@ -263,9 +263,7 @@ def same_step_spikes(results: list) -> dict:
     for r in results:
         if isinstance(r, Analysis):
             onsets[r.run.name] = {s for a in r.monitor.alerts if (s := spike_onset(a)) is not None}
-            orders[r.run.name] = data_order(
-                r.monitor.state.info, next((f.format for f in r.run.files if f.used), None), r.run.root
-            )
+            orders[r.run.name] = data_order(r.info, next((f.format for f in r.run.files if f.used), None), r.run.root)
     return {
         name: {("loss_spike", s): others for s, others in by_step.items()}
         for name, by_step in _same_step_spikes(onsets, orders).items()
