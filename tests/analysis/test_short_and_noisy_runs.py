@@ -139,3 +139,18 @@ def test_the_minimum_of_a_noisy_flat_short_log_is_no_climb():
             recs = [StepRecord(s, loss=2.0 * math.exp(rng.gauss(0, sd))) for s in range(1, 100)]
             _, alerts = run(recs)
             assert not [a for a in alerts if a.key == "loss_divergence"], (sd, seed)
+
+
+def test_near_zero_is_near_zero_for_the_losss_own_scale():
+    """fresh8's spiking ResNet: a loss that starts at 0.037 and learns down to 0.006 (test
+    accuracy 0.01 -> 0.77) read "memorisation" (below 0.01 for most of 50 values). Near zero is
+    also below 5% of the run's first loss; a cross-entropy from 2.3 to 0.005 still is."""
+    small = [StepRecord(s, loss=0.031 * math.exp(-s / 400) + 0.006, grad_norm=0.5) for s in range(1, 1501)]
+    _, alerts = run(small)
+    assert [a for a in alerts if a.check == "output_collapse"] == []
+    run_both(small)
+    ce = [StepRecord(s, loss=2.3 * math.exp(-s / 100) + 0.005, grad_norm=0.5) for s in range(1, 1501)]
+    _, alerts = run(ce)
+    (a,) = [a for a in alerts if a.check == "output_collapse"]
+    assert "memorising" in a.message
+    run_both(ce)
