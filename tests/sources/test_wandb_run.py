@@ -545,8 +545,8 @@ def test_a_hostile_run_config_is_bounded_like_every_config(monkeypatch):
     import tsm_tui.sources.wandb_run as wr
 
     reads = []
-    orig = wr.apply_mapping
-    monkeypatch.setattr(wr, "apply_mapping", lambda info, m, origin: (reads.append(len(m)), orig(info, m, origin)))
+    orig = wr.tracker_facts
+    monkeypatch.setattr(wr, "tracker_facts", lambda m, origin: (reads.append(len(m)), orig(m, origin))[1])
     r2 = WandbRunReader("x/run-abc.wandb")
     r2.feed_bytes(wb_frame([cfg([(f"k{i}", "1")]) for i in range(3000)]))
     r2.flush()

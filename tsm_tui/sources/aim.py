@@ -42,9 +42,8 @@ from urllib.parse import quote
 
 from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
-from tsm_tui.core.settings import LOG_FACTS, RunInfo
 from tsm_tui.sources.base import SnapshotReader
-from tsm_tui.sources.config import apply_mapping
+from tsm_tui.sources.config import tracker_facts
 from tsm_tui.sources.metric_files import Points, step_records
 from tsm_tui.sources.rocksdb import Damage, Problems, SstCache, read_db
 
@@ -337,16 +336,12 @@ class AimRunReader(SnapshotReader):
         run facts, by the config rules every tracker's config goes through."""
         if not attrs:
             return
-        info = RunInfo()
-        try:
-            apply_mapping(info, attrs, "aim run attributes")
-        except (RecursionError, ValueError, TypeError, OverflowError):
+        facts = tracker_facts(attrs, "aim run attributes")
+        if facts is None:
             problems.add("run attributes that cannot be read")
             return
-        for name in LOG_FACTS:
-            v = getattr(info, name)
-            if v is not None:
-                self.run_info[name] = v
+        for name, v in facts.items():
+            self.run_info[name] = v
 
     def _names(self, repo: str, run: str) -> None:
         """The run's name and experiment from the repository's ``run_metadata.sqlite``

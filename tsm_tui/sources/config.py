@@ -184,6 +184,18 @@ def _global_batch(flat: dict, fw: str | None, said: list[str]) -> tuple[str | No
     return how, gb
 
 
+def tracker_facts(mapping: dict, origin: str) -> dict | None:
+    """The run facts (``LOG_FACTS``) a tracker's config states (a W&B run's config, an Aim run's
+    attributes), by the rules every config goes through (``apply_mapping``); None when the
+    mapping cannot be read (too deep, a value no rule takes)."""
+    info = RunInfo()
+    try:
+        apply_mapping(info, mapping, origin)
+    except (RecursionError, ValueError, TypeError, OverflowError):
+        return None
+    return {name: v for name in LOG_FACTS if (v := getattr(info, name)) is not None}
+
+
 def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
     """The settings of ``mapping`` into ``info`` (values already set win), each from the
     first of its keys (sources/config_keys.KEYS, pre-flight's table) present and not null.

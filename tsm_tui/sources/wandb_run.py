@@ -48,10 +48,9 @@ from tsm_tui.core.frame import INT_FIELDS, METRIC_FIELDS, MIN_RUN, Frame
 from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
-from tsm_tui.core.settings import LOG_FACTS, RunInfo
 from tsm_tui.sources.base import CONSOLE, MAX_LINE, MAX_SAMPLE_CHARS, SAMPLE_KEYS, ByteReader, SourceReader
 from tsm_tui.sources.text_events import exit_event
-from tsm_tui.sources.config import apply_mapping
+from tsm_tui.sources.config import tracker_facts
 from tsm_tui.sources.config_load import measure
 from tsm_tui.sources.fields import field_for, normalise
 from tsm_tui.sources.placeholders import SplitPlaceholders
@@ -1021,7 +1020,6 @@ class WandbRunReader(ByteReader):
         if n == self._config_n or not (force or n <= 256 or 4 * (n - self._config_n) >= n):
             return
         self._config_n = n
-        info = RunInfo()
         # nested keys ("optimizer.lr") as the nested mapping the config rules read
         mapping: dict = {}
         for k, v in self.config.items():
@@ -1033,15 +1031,12 @@ class WandbRunReader(ByteReader):
                     nxt = d[q] = {}
                 d = nxt
             d[parts[-1]] = v
-        try:
-            apply_mapping(info, mapping, "wandb config")
-        except (RecursionError, ValueError, TypeError, OverflowError):
+        facts = tracker_facts(mapping, "wandb config")
+        if facts is None:
             self.skip("run config that cannot be read")
             return
-        for name in LOG_FACTS:
-            v = getattr(info, name)
-            if v is not None:
-                self.run_info[name] = v
+        for name, v in facts.items():
+            self.run_info[name] = v
 
     def _run(self, p: bytes, a: int, z: int) -> None:
         for f, wt, v in fields(p, a, z):
