@@ -43,7 +43,7 @@ from urllib.parse import quote
 from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import SnapshotReader
-from tsm_tui.sources.config import tracker_facts
+from tsm_tui.sources.config import put_path, tracker_facts
 from tsm_tui.sources.metric_files import Points, step_records
 from tsm_tui.sources.rocksdb import Damage, Problems, SstCache, read_db
 
@@ -181,40 +181,36 @@ def read_run(
     return _series(seqs, _contexts(meta, ctx_prefix), problems)
 
 
-def _attrs(meta: dict[bytes, bytes], prefix: bytes, out: dict) -> None:
-    """The run's attributes (``meta/chunks/<hash>/attrs/<path>``) as a nested mapping."""
-    n = 0
-    for k, v in sorted(meta.items()):
+def _under(meta: dict[bytes, bytes], prefix: bytes, items):
+    """(path parts, raw value) of the keys of ``meta`` under ``prefix`` whose path decodes,
+    in the order of ``items`` (``meta.items()``, sorted or not)."""
+    for k, v in items:
         if not k.startswith(prefix):
             continue
         try:
             parts = decode_path(k[len(prefix) :])
         except Damage:
             continue
+        if parts:
+            yield parts, v
+
+
+def _attrs(meta: dict[bytes, bytes], prefix: bytes, out: dict) -> None:
+    """The run's attributes (``meta/chunks/<hash>/attrs/<path>``) as a nested mapping."""
+    n = 0
+    for parts, v in _under(meta, prefix, sorted(meta.items())):
         x = decode_value(v)
-        if not parts or x is ... or n >= MAX_ATTRS:
+        if x is ... or n >= MAX_ATTRS:
             continue
-        d = out
-        for q in parts[:-1]:
-            nxt = d.get(str(q))
-            if not isinstance(nxt, dict):
-                nxt = d[str(q)] = {}
-            d = nxt
-        d[str(parts[-1])] = x
+        put_path(out, [str(q) for q in parts], x)
         n += 1
 
 
 def _contexts(meta: dict[bytes, bytes], prefix: bytes) -> dict[int, dict]:
     """Context id -> its dict, from the keys ``meta/chunks/<hash>/contexts/<id>/<key>``."""
     out: dict[int, dict] = {}
-    for k, v in meta.items():
-        if not k.startswith(prefix):
-            continue
-        try:
-            parts = decode_path(k[len(prefix) :])
-        except Damage:
-            continue
-        if not parts or not isinstance(parts[0], int):
+    for parts, v in _under(meta, prefix, meta.items()):
+        if not isinstance(parts[0], int):
             continue
         ctx = out.setdefault(parts[0], {})
         if len(parts) == 2 and isinstance(parts[1], str):

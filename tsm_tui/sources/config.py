@@ -184,6 +184,19 @@ def _global_batch(flat: dict, fw: str | None, said: list[str]) -> tuple[str | No
     return how, gb
 
 
+def put_path(mapping: dict, parts: list[str], value) -> None:
+    """``value`` at the nested key ``parts`` of ``mapping`` (a tracker's flat config keys,
+    W&B's "optimizer.lr" or an Aim attribute's path, as the nested mapping the config rules
+    read); a non-mapping met on the way is replaced by one."""
+    d = mapping
+    for q in parts[:-1]:
+        nxt = d.get(q)
+        if not isinstance(nxt, dict):
+            nxt = d[q] = {}
+        d = nxt
+    d[parts[-1]] = value
+
+
 def tracker_facts(mapping: dict, origin: str) -> dict | None:
     """The run facts (``LOG_FACTS``) a tracker's config states (a W&B run's config, an Aim run's
     attributes), by the rules every config goes through (``apply_mapping``); None when the

@@ -50,7 +50,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import CONSOLE, MAX_LINE, MAX_SAMPLE_CHARS, SAMPLE_KEYS, ByteReader, SourceReader
 from tsm_tui.sources.text_events import exit_event
-from tsm_tui.sources.config import tracker_facts
+from tsm_tui.sources.config import put_path, tracker_facts
 from tsm_tui.sources.config_load import measure
 from tsm_tui.sources.fields import field_for, normalise
 from tsm_tui.sources.placeholders import SplitPlaceholders
@@ -1023,14 +1023,7 @@ class WandbRunReader(ByteReader):
         # nested keys ("optimizer.lr") as the nested mapping the config rules read
         mapping: dict = {}
         for k, v in self.config.items():
-            d = mapping
-            parts = k.split(".")
-            for q in parts[:-1]:
-                nxt = d.get(q)
-                if not isinstance(nxt, dict):
-                    nxt = d[q] = {}
-                d = nxt
-            d[parts[-1]] = v
+            put_path(mapping, k.split("."), v)
         facts = tracker_facts(mapping, "wandb config")
         if facts is None:
             self.skip("run config that cannot be read")
