@@ -780,3 +780,15 @@ def test_a_grad_norm_of_exactly_zero_is_no_gradient_and_a_zero_loss_beside_it_no
     recs = [StepRecord(s, loss=1e-4, grad_norm=0.01, lr=2e-4) for s in range(10, 3010, 10)]
     _, alerts = run(recs)
     assert [a for a in alerts if a.check == "output_collapse"]
+
+
+def test_an_lr_of_0_held_before_its_warm_up_is_no_peak():
+    # Knover logs 'current lr: 0.0000000' for its first records: a hold at 0 ended the ramp
+    # with a peak of 0, and the next LR was "a jump" divided by it (ZeroDivisionError: the
+    # LR check was not checked at all)
+    recs = [StepRecord(s, loss=3.0, lr=0.0) for s in range(1, 8)]
+    recs += [StepRecord(s, loss=3.0, lr=1e-5 * min(1.0, (s - 7) / 50)) for s in range(8, 200)]
+    mon, alerts = run(recs)
+    res = next(c for c in mon.checks() if c.id == "lr_schedule")
+    assert "not checked" not in res.summary and not [a for a in alerts if a.key == "lr_jump"]
+    assert "lr_schedule" not in mon.failed

@@ -154,3 +154,46 @@ def test_near_zero_is_near_zero_for_the_losss_own_scale():
     (a,) = [a for a in alerts if a.check == "output_collapse"]
     assert "memorising" in a.message
     run_both(ce)
+
+
+def flat_after_start(n=64, every=1, first=3.0, level=2.2, sd=0.1, head=3, seed=4, lr=1e-3):
+    """``n`` losses ``every`` steps: ``head`` at ``first``, then noise around ``level`` with
+    no trend (corpus: a RetinaNet KD start of 64 steps, a detectron2 fine-tune of 50
+    records every 20 iterations, both too short for a plateau window)."""
+    rng = random.Random(seed)
+    return [
+        StepRecord(
+            i * every, loss=first if i < head else level * math.exp(rng.gauss(0, sd)), lr=lr(i) if callable(lr) else lr
+        )
+        for i in range(n)
+    ]
+
+
+def test_a_short_log_flat_after_its_start_shows_no_progress():
+    for recs in (flat_after_start(), flat_after_start(n=50, every=20, first=0.165, level=0.137, sd=0.04)):
+        mon, alerts = run(recs)
+        (a,) = _of(alerts, "plateau")
+        assert a.severity.value == "warning" and a.message.startswith("Loss no lower for ")
+        assert "A short log cannot prove a loss flat" in a.message
+        res = next(c for c in mon.checks() if c.id == "plateau")
+        assert res.status.value == "WARN" and res.summary.endswith("(a short log)")
+        assert "the last third's median" in res.summary
+        run_both(recs)
+
+
+def test_a_short_log_that_still_falls_slowly_or_converged_shows_progress():
+    rng = random.Random(7)
+    # CLIP-like: 50 epochs, strictly falling, only 1.5% over its last 60% (a line proves it)
+    slow = [StepRecord(e, loss=1.77 + 0.64 * math.exp(-e / 8) + 0.002 * rng.random()) for e in range(1, 51)]
+    # a fine-tune that learns all the way
+    learns = [StepRecord(s, loss=2.0 * math.exp(-s / 40) + 0.5 * math.exp(rng.gauss(0, 0.05))) for s in range(80)]
+    # flat at the end of a linear decay to 0: convergence, not a plateau
+    done = flat_after_start(n=80, lr=lambda i: 1e-3 * (1 - i / 80))
+    for recs in (slow, learns, done):
+        mon, alerts = run(recs)
+        assert _of(alerts, "plateau") == [], [a.message for a in _of(alerts, "plateau")]
+        assert status(mon, "plateau") != "WARN"
+        run_both(recs)
+    # fewer than 2 x MIN_RECORDS losses: not judged
+    _, alerts = run(flat_after_start(n=39))
+    assert _of(alerts, "plateau") == []

@@ -98,7 +98,9 @@ class LRScheduleDetector(Detector):
             # the ramp ends when the LR falls, or holds its maximum for a few
             # records in which steps were really taken (skipped fp16 steps do
             # not advance the scheduler, so the LR repeats during start-up)
-            if lr == self._prev_lr and not rec.skipped and lr >= self.max_lr * PEAK_TOL:
+            # (an LR of 0 held is a warm-up that has not begun, not its peak: a jump from a
+            # "peak" of 0 divided by it; Knover logs 'current lr: 0' before its warm-up)
+            if lr == self._prev_lr and not rec.skipped and lr > 0 and lr >= self.max_lr * PEAK_TOL:
                 self._hold += 1
             elif lr != self._prev_lr:
                 self._hold = 0

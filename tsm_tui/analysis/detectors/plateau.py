@@ -150,6 +150,24 @@ FLOOR_FRAC = 0.01
 #: of its level (0.007% there; a per-batch loss moves by its noise, 1-20%) may be one.
 EPOCH_RESET = 5.0
 EPOCH_SMOOTH = 1e-3
+#: a log too short or too sparse for one window of MIN_RECORDS losses (never ``judged``) is
+#: judged once, at its end, as a plateau is labelled by hand (the corpus's rule: the losses
+#: in 10 equal-count windows, flat from window o <= 4 when o..the end gains under 2%): from
+#: the earliest tenth of its losses up to SHORT_ONSET from which the rest of the log
+#: (SHORT_MIN_RECORDS losses or more) gains less than SHORT_GAIN, measured robustly: the
+#: median of its last third against the median of its first third (a least-squares line
+#: took a few early outliers for progress: a RetinaNet log flat at 2.2 with losses up to 3.4
+#: "gained" 2.5-11%), and not proven falling by such a line (``_proven_gain``: a CLIP run
+#: falling strictly, 1.5% over its last 60%, is progress). It needs 2 x SHORT_MIN_RECORDS
+#: losses, kept only while there are at most SHORT_KEEP of them (a longer log has windows). A
+#: warning only: so few losses cannot prove a loss flat, they show no progress (ours; issue
+#: 26: four corpus logs of 50-128 losses, flat after their first records, read "too few to
+#: judge a plateau": a detectron2 fine-tune, a RetinaNet KD start, a per-sample fine-tune,
+#: a Lightning CSV of 50 rows)
+SHORT_ONSET = 0.4
+SHORT_GAIN = 0.02
+SHORT_MIN_RECORDS = MIN_RECORDS
+SHORT_KEEP = 1024
 #: frames: a block completed with at most this many rows left is filled row by row (cheaper
 #: than the columnar ``_add`` for a few rows)
 SMALL_BLOCK = 12
@@ -205,6 +223,22 @@ def _rate_words(r: float, se: float, L: int) -> str:
     if r >= 1:
         return f"falls fast: more than its level per {L}-step window"
     return f"{'falls' if r >= 0 else 'rises'} {abs(r):.2%} +- {Z * se:.2%} per {L}-step window"
+
+
+def _proven_gain(pts: list[tuple[int, float]]) -> bool:
+    """A least-squares line through the losses ``pts`` (step, loss) proves a fall: its drop
+    over their span is more than Z standard errors above 0 (a slow, steady descent whose
+    thirds' medians differ by little is still progress)."""
+    t = np.array([p[0] for p in pts], dtype=float)
+    x = np.array([p[1] for p in pts], dtype=float)
+    t -= t.mean()
+    stt = float(t @ t)
+    if stt <= 0 or x.size < 3:
+        return False
+    slope = float(t @ (x - x.mean())) / stt
+    res = x - x.mean() - slope * t
+    se = math.sqrt(float(res @ res) / (x.size - 2) / stt)
+    return -slope - Z * se > 0
 
 
 class PlateauDetector(Detector):
@@ -266,6 +300,11 @@ class PlateauDetector(Detector):
         self._learned = False
         self.never: tuple[float, float, int, bool] | None = None
         self.converged_how = ""  # "with the LR decayed" / "at N% of the planned run"
+        #: a short log's plateau said at its end (``_short_plateau``): (first step, last step,
+        #: losses in it, median of its first third, of its last third); the losses and their
+        #: steps while at most SHORT_KEEP (None after)
+        self._short: tuple[int, int, int, float, float] | None = None
+        self._keep: list[tuple[int, float]] | None = []
         #: the lowest level (``_recent_level``: the mean of the newest blocks holding REF_RECORDS
         #: records) seen at a block's completion, and that block's last step
         self.best: tuple[float, int] | None = None
@@ -326,6 +365,10 @@ class PlateauDetector(Detector):
         if len(self._head) < self.settings.never_records:
             self._head.append(x)
         self._tail.append(x)
+        if self._keep is not None:
+            self._keep.append((step, x))
+            if len(self._keep) > SHORT_KEEP:
+                self._keep = None
         if x == self._same_val:
             self._same_n += 1
         else:
@@ -844,7 +887,7 @@ class PlateauDetector(Detector):
             k = min(x.size, FIRST_RECORDS - self._first_n)
             self._first_s = _seq_sum(self._first_s, x[:k])
             self._first_n += k
-        self._ends(x)
+        self._ends(x, steps)
         self._same_run(x, steps)
         if self._cap is not None:
             hit = np.flatnonzero(x > self._cap)
@@ -862,12 +905,18 @@ class PlateauDetector(Detector):
                 b.grad_sum = _seq_sum(b.grad_sum, gn)
                 b.grad_n += gn.size
 
-    def _ends(self, x: np.ndarray) -> None:
-        """The first and the last never_records losses after rows ``x``."""
+    def _ends(self, x: np.ndarray, steps: np.ndarray) -> None:
+        """The first and the last never_records losses after rows ``x`` (at ``steps``), and the
+        losses kept for a short log (SHORT_KEEP)."""
         k = self.settings.never_records - len(self._head)
         if k > 0:
             self._head += x[:k].tolist()
         self._tail.extend(x[-self.settings.never_records :].tolist())
+        if self._keep is not None:
+            if len(self._keep) + x.size > SHORT_KEEP:
+                self._keep = None
+            else:
+                self._keep += zip(steps.tolist(), x.tolist())
 
     def _lr_zeros(self, lr: np.ndarray, steps: np.ndarray) -> None:
         """The stretch of LR 0 after rows ``lr`` (steps ``steps``; NaN / Inf LRs are not
@@ -956,7 +1005,7 @@ class PlateauDetector(Detector):
         if fixed and lr is not None:
             sched.update_many(lr[:m])
         self._same_run(x[:m], steps[:m])
-        self._ends(x[:m])
+        self._ends(x[:m], steps[:m])
         return m
 
     def _from_start(self) -> bool:
@@ -1231,7 +1280,75 @@ class PlateauDetector(Detector):
             r = self._rise()
             if r is not None:
                 out.append(self._rise_alert(*r))
+        if not out:
+            out += self._short_plateau()
         return out
+
+    def _short_plateau(self) -> list[Alert]:
+        """A log never ``judged`` (too short or too sparse for a window), at its end: no
+        progress from one of its first tenths on (see SHORT_GAIN). Not for a GAN's or an RL
+        run's objective, a loss at its floor, epoch running means (flat inside an epoch by
+        construction), an LR decayed at the end (convergence), or a loss the other rules
+        already spoke of (constant, at 0, never learned, diverged)."""
+        keep = self._keep
+        if (
+            keep is None
+            or self.judged
+            or self._short is not None
+            or self._kind.kind is not None
+            or self.const is not None
+            or self.zero is not None
+            or self.never is not None
+            or self._running_means()
+            or len(keep) < 2 * SHORT_MIN_RECORDS
+        ):
+            return []
+        st = self.state
+        peak = self._peak()
+        if st.last_lr is not None and peak and st.last_lr <= self.settings.decayed_lr_frac * peak:
+            return []
+        n = len(keep)
+        for o in range(int(SHORT_ONSET * 10) + 1):
+            rest = keep[o * n // 10 :]
+            k = len(rest)
+            if k < SHORT_MIN_RECORDS:
+                break
+            a = median([x for _, x in rest[: k // 3]])
+            b = median([x for _, x in rest[k - k // 3 :]])
+            if not a > 0 or (a - b) / a >= SHORT_GAIN or _proven_gain(rest):
+                continue
+            if self._near_floor(b) or diverged(b, a, self.settings):
+                return []
+            self._short = (rest[0][0], rest[-1][0], k, a, b)
+            self.level = b
+            return [self._short_alert()]
+        return []
+
+    def _short_words(self) -> str:
+        a, now, k, first, last = self._short  # type: ignore[misc]  # (set before it is said)
+        d = (first - last) / first
+        return (
+            f"of the {k} losses since, the last third's median {fmt(last)} is "
+            f"{f'only {d:.1%} lower than' if d >= 0 else f'{-d:.1%} higher than'} the first third's {fmt(first)}"
+        )
+
+    def _short_alert(self) -> Alert:
+        a, now, k, _, _ = self._short  # type: ignore[misc]  # (set before it is said)
+        return Alert(
+            self.id,
+            Severity.WARNING,
+            now,
+            f"Loss no lower for {now - a} steps since step {a}: {self._short_words()}{self._lr_text()}. A short "
+            "log cannot prove a loss flat, but none of it shows progress.",
+            value=self.level,
+            baseline=None,
+            actions=[
+                advice.retry_from(self.state, a, "the plateau"),
+                "Check the data pipeline (repeated or shuffled-label batches) and the LR: too low "
+                "stalls, too high bounces.",
+            ],
+            key="plateau",
+        )
 
     def _rise(self, after_stall: bool = False) -> tuple[float, int, float] | None:
         """(best level, its step, the level now) when the loss has made no progress by a
@@ -1424,6 +1541,9 @@ class PlateauDetector(Detector):
 
     def on_resume(self, step: int) -> None:
         self._resumed_at = step
+        self._short = None
+        if self._keep is not None:
+            self._keep = [(t, x) for t, x in self._keep if t <= step]
         self.judged = False  # (what was judged is superseded; the kept part is judged again)
         self.blocks = [b for b in self.blocks if b.last <= step]
         self._reindex()
@@ -1549,6 +1669,11 @@ class PlateauDetector(Detector):
             )
         if self.converged_at is not None:
             return self._result(Status.PASS, f"flat since step {self.converged_at} {self.converged_how}: converged")
+        if self._short is not None:
+            a, now = self._short[:2]
+            return self._result(
+                Status.WARN, f"no progress for {now - a} steps since step {a}: {self._short_words()} (a short log)"
+            )
         if not self.judged:
             # (the steps of the blocks kept: after a resume to an earlier step, the part judged)
             kept = self.blocks + ([self._cur] if self._cur is not None else [])
