@@ -1,4 +1,4 @@
-"""Alerts past the budget (5 of one kind, the largest kept; 1,000 in all) are counted and said:
+"""Alerts past the budget (20 of one kind, 5 of a note, the largest kept; 1,000 in all) are counted and said:
 nothing the checks said is dropped in silence."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from tsm_tui.analysis.monitor import MAX_ALERTS, PER_KEY, Monitor
+from tsm_tui.analysis.monitor import MAX_ALERTS, PER_KEY, PER_KEY_INFO, Monitor
 from tsm_tui.cli import main
 from tsm_tui.core.record import Alert, Severity
 from tsm_tui.core.settings import RunInfo, Settings
@@ -16,26 +16,44 @@ from helpers import paths
 def test_repeats_past_the_budget_are_counted():
     mon = Monitor(Settings(), RunInfo())
     mon._store(
-        [Alert("grad_norm", Severity.WARNING, i, f"m{i}", value=float(i), baseline=1.0, key="k") for i in range(9)]
+        [
+            Alert("grad_norm", Severity.WARNING, i, f"m{i}", value=float(i), baseline=1.0, key="k")
+            for i in range(PER_KEY + 4)
+        ]
+        + [Alert("throughput", Severity.INFO, i, f"t{i}", value=None, baseline=None, key="t") for i in range(9)]
     )
     assert len([a for a in mon.alerts if a.key == "k"]) == PER_KEY
-    assert mon.alerts_not_kept() == 9 - PER_KEY
+    assert len([a for a in mon.alerts if a.key == "t"]) == PER_KEY_INFO
+    assert mon.alerts_not_kept() == 4 + 9 - PER_KEY_INFO
     mon._store(
         [
             Alert("crash", Severity.WARNING, i, f"c{i}", value=None, baseline=None, key=f"c{i}")
             for i in range(MAX_ALERTS)
         ]
     )
-    assert mon.alerts_not_kept() == 9 - PER_KEY + PER_KEY  # (the 5 kept of "k" pushed out by 1,000 newer)
+    # (the kept of "k" and "t" pushed out by 1,000 newer)
+    assert mon.alerts_not_kept() == 4 + 9 - PER_KEY_INFO + PER_KEY + PER_KEY_INFO
 
 
-def test_the_report_says_how_many_were_not_kept(capsys):
+def test_the_report_says_how_many_were_not_kept(capsys, tmp_path):
     run = os.path.join(paths.SAMPLES, "spike_no_recover")
     assert main([run, "--report", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["alerts_not_kept"] == 0
+    # 30 isolated grad-norm spikes, 100 steps apart: 20 kept (located), 10 counted and said
+    rows = [
+        {"step": s, "loss": 2.0 - s * 1e-4, "grad_norm": 20.0 if s % 100 == 50 else 0.5 + 0.005 * (s % 7), "lr": 1e-4}
+        for s in range(1, 3001)
+    ]
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    main([str(tmp_path), "--report", "--json"])
     d = json.loads(capsys.readouterr().out)
-    assert d["alerts_not_kept"] == 2
-    assert main([run, "--report"]) == 1
-    assert "(2 more alert(s) not kept: the 5 largest of each kind and the newest 1000 are)" in capsys.readouterr().out
+    spikes = [a for a in d["alerts"] if a["check"] == "grad_norm"]
+    assert len(spikes) == PER_KEY and d["alerts_not_kept"] == 30 - PER_KEY
+    main([str(tmp_path), "--report"])
+    assert (
+        f"({30 - PER_KEY} more alert(s) not kept: the {PER_KEY} largest of each kind ({PER_KEY_INFO} of a note) "
+        "and the newest 1000 are)"
+    ) in capsys.readouterr().out
 
 
 def test_the_report_shows_only_facts_a_log_or_config_may_state(tmp_path, capsys):

@@ -27,7 +27,12 @@ MAX_EARLIER = 8
 #: then value / baseline), listed in step order; the others are counted (``not_kept``). Ours:
 #: the newest 20 dropped a 16x spike among a run's 52 alerts (issue 26, fresh4 vae3d)
 EARLIER_ALERTS = 20
-PER_KEY = 5  # repeats of one kind of alert kept (grad-norm spikes ...)
+#: repeats of one kind of alert kept (the largest): warnings and criticals, each an incident of
+#: its own at its own step (grad-norm spikes ...), and info notes, which say the same thing
+#: again (a resume, a throughput dip). Ours: 5 of each kept only the 5 largest of a nanoGPT
+#: run's 13 grad-norm spikes (issue 26, fresh10): the other 8 were counted, never located
+PER_KEY = 20
+PER_KEY_INFO = 5
 EARLY_FRAC = 0.1  # "early in the run" for the no-warm-up escalation (ours)
 EARLY_STEPS = 500
 _NUMBERS = re.compile(r"[\w.-]*\d[\w.+-]*")
@@ -100,7 +105,8 @@ class Monitor:
         self.alerts: deque[Alert] = deque(maxlen=MAX_ALERTS)
         self.dropped_alerts = 0
         self.folded: dict[str, int] = {}
-        self._by_key: dict[str, list[Alert]] = {}  # the alerts kept of each key (at most PER_KEY)
+        self._by_key: dict[str, list[Alert]] = {}  # the alerts kept of each key (at most its budget)
+        self._budget: dict[str, int] = {}  # each key's budget (PER_KEY, PER_KEY_INFO), from its first alert
         self.records = 0
         #: distinct steps with a training loss (duplicates, eval lines at the same step,
         #: the steps a resume repeats and earlier steps revisited are not counted again)
@@ -362,10 +368,13 @@ class Monitor:
             k = a.key or a.check
             n = self.folded.get(k, 0) + 1
             self.folded[k] = n
+            cap = self._budget.get(k)
+            if cap is None:
+                cap = self._budget[k] = PER_KEY_INFO if a.severity == Severity.INFO else PER_KEY
             kept_k = self._by_key.get(k)
             if kept_k is None and n > 1:  # (keys seen once, one per spike step, are never listed)
                 kept_k = self._by_key[k] = [x for x in self.alerts if (x.key or x.check) == k]
-            if n > PER_KEY:
+            if n > cap:
                 # the budget keeps the largest: a later, larger alert of this kind takes the
                 # place of the smallest one kept (which is dropped, never changed)
                 low = min(kept_k, key=_size) if kept_k else None
@@ -386,8 +395,10 @@ class Monitor:
 
     def alerts_not_kept(self) -> int:
         """Alerts said but not kept (never silent: the report says how many): repeats of one
-        kind past PER_KEY (the largest are kept) and the oldest past MAX_ALERTS."""
-        return sum(n - PER_KEY for n in self.folded.values() if n > PER_KEY) + self.dropped_alerts
+        kind past its budget (PER_KEY, PER_KEY_INFO: the largest are kept) and the oldest past
+        MAX_ALERTS."""
+        cap = self._budget
+        return sum(n - cap.get(k, PER_KEY) for k, n in self.folded.items() if n > cap.get(k, PER_KEY)) + self.dropped_alerts
 
     def _early(self, step: int) -> bool:
         st = self.state
