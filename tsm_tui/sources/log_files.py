@@ -380,6 +380,7 @@ def _by_content(paths: list[str], seen: ContentFallback) -> list[str]:
         if (
             low.startswith((".", "events.out.tfevents."))
             or low.endswith(LOG_EXT + (".wandb",))  # (a name rule has spoken: a config, W&B's own files)
+            or is_candidate(f)  # (a rotated segment: its live file's history, never a log of its own)
             or f in CONFIG_NAMES
             or _NEVER_PEEKED.search(low)
             or low in _NOT_LOG_NAMES
