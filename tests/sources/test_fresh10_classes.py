@@ -59,6 +59,7 @@ def test_a_log_under_a_made_up_suffix_is_taken_by_its_content(tmp_path, capsys):
     assert rc in (0, 1) and rep is not None
     files = [f for f in rep["files"] if f["used"]]
     assert [os.path.basename(f["path"]) for f in files] == ["cmnli.base.ft.b"] and files[0]["format"] == "text"
+    assert files[0]["found_by"] == "content"
     assert rep["steps"]["first"] == 10 and rep["steps"]["last"] == 2200
     assert "taken by their content (cmnli.base.ft.b)" in err
 
@@ -84,6 +85,7 @@ def test_a_tree_whose_logs_are_found_by_name_reads_only_them(tmp_path, capsys):
     rc, rep, err = report(d, capsys)
     assert rc in (0, 1) and rep is not None
     assert [os.path.basename(f["path"]) for f in rep["files"] if f["used"]] == ["train.log"]
+    assert not any("found_by" in f for f in rep["files"])
     assert not any(f["path"].endswith("cmnli.base.ft.b") for f in rep["files"])
     assert "taken by their content" not in err
 

@@ -196,6 +196,15 @@ def _by_content(path: str, candidates: list[str]) -> tuple[list[str], log_files.
     return more, seen
 
 
+def _mark(runs: list[Run], more: list[str]) -> None:
+    """The files taken by their content say so (``files[].found_by`` in the JSON report)."""
+    taken = set(more)
+    for run in runs:
+        for fi in run.files:
+            if fi.path in taken:
+                fi.found_by = "content"
+
+
 def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: bool = False) -> Run:
     """PATH as one run (every file under it): files and readers; fills ``info``
     from configs and checkpoints. A directory where no file gives a series has its
@@ -206,6 +215,7 @@ def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: b
     more, seen = _by_content(os.path.abspath(path), run.candidates)
     if more:
         run = _open_one(path, info, config, more)
+        _mark([run], more)
     if run.primary is None and not run.readers and not allow_empty:
         raise nothing_readable(run.path, run.candidates, run.files, seen.passed_text())
     return run
@@ -253,6 +263,7 @@ def open_runs(
         passed = seen.passed_text()
         if more:
             runs, candidates, unread = _open_runs(path, flags, config, only, more)
+            _mark(runs, more)
     if len(runs) == 1 and (runs[0].readers or allow_empty):
         return runs
     if len(runs) == 1:
