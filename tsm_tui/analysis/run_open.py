@@ -170,17 +170,59 @@ def _choose_primary(run: Run) -> None:
         run.config_files += [c for c in used if c not in run.config_files]
 
 
-def nothing_readable(path: str, candidates: list[str], files: list[registry.FileInfo]) -> InputError:
+def nothing_readable(path: str, candidates: list[str], files: list[registry.FileInfo], passed: str = "") -> InputError:
+    """``passed``: what the content fallback passed over (``log_files.ContentFallback``)."""
+    also = f"; other files passed over: {passed}" if passed else ""
     if not candidates:
-        return InputError(f"no log files found in {path}")
+        return InputError(f"no log files found in {path}" + (f" ({also[2:]})" if also else ""))
     notes = "; ".join(f"{os.path.basename(f.path)}: {f.note}" for f in files[:3] if f.note)
-    return InputError(f"nothing readable in {path} ({notes})" if notes else f"nothing readable in {path}")
+    return InputError(f"nothing readable in {path} ({notes}{also})" if notes or also else f"nothing readable in {path}")
+
+
+def _series(runs: list[Run]) -> bool:
+    """Some run has a readable series (a primary source)."""
+    return any(r.primary is not None for r in runs)
+
+
+def _by_content(path: str, candidates: list[str]) -> tuple[list[str], log_files.ContentFallback]:
+    """Nothing under the directory ``path`` gave a series: its other small text files
+    (``log_files.content_files``), said on stderr when there are some."""
+    seen = log_files.ContentFallback()
+    if not os.path.isdir(path):
+        return [], seen
+    more = log_files.content_files(path, candidates, seen)
+    if more:
+        print(message(f"tsm-watch: {seen.note(path)}"), file=sys.stderr)
+    return more, seen
+
+
+def _mark(runs: list[Run], more: list[str]) -> None:
+    """The files taken by their content say so (``files[].found_by`` in the JSON report)."""
+    taken = set(more)
+    for run in runs:
+        for fi in run.files:
+            if fi.path in taken:
+                fi.found_by = "content"
 
 
 def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: bool = False) -> Run:
     """PATH as one run (every file under it): files and readers; fills ``info``
-    from configs and checkpoints."""
-    candidates = _candidates(path)
+    from configs and checkpoints. A directory where no file gives a series has its
+    other small text files sniffed too (``_by_content``)."""
+    run = _open_one(path, info, config)
+    if _series([run]):
+        return run
+    more, seen = _by_content(os.path.abspath(path), run.candidates)
+    if more:
+        run = _open_one(path, info, config, more)
+        _mark([run], more)
+    if run.primary is None and not run.readers and not allow_empty:
+        raise nothing_readable(run.path, run.candidates, run.files, seen.passed_text())
+    return run
+
+
+def _open_one(path: str, info: RunInfo, config: str | None, extra: list[str] | None = None) -> Run:
+    candidates = _candidates(path) + (extra or [])
     path = os.path.abspath(path)
     if os.path.isdir(path):
         spec = RunSpec(
@@ -191,8 +233,6 @@ def open_run(path: str, info: RunInfo, config: str | None = None, allow_empty: b
     run = _open(spec, path, info, config)
     run.path = path
     run.candidates = candidates
-    if run.primary is None and not run.readers and not allow_empty:
-        raise nothing_readable(path, candidates, run.files)
     return run
 
 
@@ -213,9 +253,33 @@ def open_runs(
 
     Runs with no readable file are left out (their files are listed in the
     first run's ``files`` only when PATH is one run). ``only``: the run named
-    so (its relative path, or a unique last component)."""
+    so (its relative path, or a unique last component). A directory where no
+    file gives a series has its other small text files sniffed too (``_by_content``)."""
     flags = flags or RunInfo()
-    candidates = _candidates(path)
+    runs, candidates, unread = _open_runs(path, flags, config, only)
+    passed = ""
+    if not _series(runs):
+        more, seen = _by_content(os.path.abspath(path), candidates)
+        passed = seen.passed_text()
+        if more:
+            runs, candidates, unread = _open_runs(path, flags, config, only, more)
+            _mark(runs, more)
+    if len(runs) == 1 and (runs[0].readers or allow_empty):
+        return runs
+    if len(runs) == 1:
+        raise nothing_readable(os.path.abspath(path), candidates, runs[0].files, passed)
+    out = [r for r in runs if r.primary is not None or r.readers]
+    if not out and not allow_empty:
+        raise nothing_readable(os.path.abspath(path), candidates, unread, passed)
+    return out
+
+
+def _open_runs(
+    path: str, flags: RunInfo, config: str | None, only: str | None, extra: list[str] | None = None
+) -> tuple[list[Run], list[str], list[registry.FileInfo]]:
+    """(the runs under PATH, one even when unreadable, else only those with a readable
+    file; the candidates; the unread runs' files)."""
+    candidates = _candidates(path) + (extra or [])
     path = os.path.abspath(path)
     specs = _specs(path, candidates)
     # a directory's files are one run per series (sources/runs.py: split_series)
@@ -255,9 +319,7 @@ def open_runs(
         if only is None:
             run.path = path
         run.candidates = candidates
-        if run.primary is None and not run.readers and not allow_empty:
-            raise nothing_readable(path, candidates, run.files)
-        return [run]
+        return [run], candidates, []
     runs = []
     unread: list[registry.FileInfo] = []
     for spec in specs:
@@ -267,9 +329,7 @@ def open_runs(
             continue
         run.candidates = candidates
         runs.append(run)
-    if not runs and not allow_empty:
-        raise nothing_readable(path, candidates, unread)
-    return runs
+    return runs, candidates, unread
 
 
 def pick_run(specs: list[RunSpec], name: str, path: str) -> RunSpec:

@@ -482,6 +482,14 @@ _NOT_TERM = re.compile(
     r"type|threshold|thresh|clip|init|start|warmup|decay|patience|interval|freq|every|fn|func|"
     r"function|config|cfg)(?:[_/.]|$)"
 )
+#: a ratio of two quantities, named with a word between them (``gn_over_loss``: the grad norm over the
+#: loss; ``loss_per_token``, ``loss_div_tokens``; ``A/loss`` is ``loss_role``'s statistic-of-the-loss rule,
+#: ``*_ratio`` is ``_NOT_TERM``'s): a statistic derived from the loss, never a term of the objective. A term
+#: is a quantity the loss adds up; a ratio moves whenever its other quantity does (the grad norm's spikes
+#: made ``gn_over_loss`` raise 35 loss-spike warnings on a nanoGPT-fork monitor log, fresh10), and a loss
+#: per token summed with the record's terms counts the loss twice. ``per_token_loss`` (no word before
+#: ``per``) is a loss computed per token: still a loss.
+_RATIO = re.compile(r"[^/_.][/_.](?:over|per|div|divided_by)[/_.][^/_.]")
 #: a loss by its word: ``loss``, or the name of the usual one (cross entropy, NLL: SCAN's W&B
 #: history logs ``Self-labelling cross entropy`` and nothing else)
 _TERM = re.compile(r"(?:^|[/_.])(?:loss(?:es)?|cross_?entropy|xent|nll)(?:[/_.]|$)")
@@ -539,6 +547,8 @@ def loss_role(key: str) -> str | None:
             return None
     if _NOT_TERM.search(_LOSS_FN.sub("_loss", k)):  # ("smooth_l1" is a loss's name, not a smoothed one)
         return None
+    if _RATIO.search(k):
+        return None  # a ratio with the loss (gn_over_loss, loss_per_token): derived, no term
     if "/" in k and ALIASES.get(k.rsplit("/", 1)[1]) in ("loss", "val_loss"):
         return None  # a statistic of the loss ("MovingWindowQuotient/train_loss", "ema/loss")
     words = [w for w in _SEP.split(k) if w not in _FILLER]

@@ -3,7 +3,9 @@
 ``candidate_files`` walks a tree (at most ``MAX_DEPTH`` deep, ``SKIP_DIRS`` and
 dot-directories passed over, at most ``MAX_FILES``; reaching it is said with
 ``LIMIT_NOTE``) and keeps the names a log is written under (``is_candidate``);
-a tree with none gets ``fallback_files``. ``group_sources`` makes rotated
+a tree with none gets ``fallback_files``. A tree where none of those is readable
+gets ``content_files``: its other small files that read as text (bounded, what is
+passed over counted: ``ContentFallback``). ``group_sources`` makes rotated
 segments of one log one source (``sources/segments.py``), told from per-rank
 files by their steps (``step_span``, through the file's reader). Which reader a
 file gets is ``sources/registry.py``'s; which of these files the live tailer
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 
 from tsm_tui.core.frame import expand
 from tsm_tui.core.safeio import open_regular
@@ -22,7 +25,7 @@ from tsm_tui.sources import segments as _segments
 from tsm_tui.sources.checkpoints import checkpoint_step
 from tsm_tui.sources.config import CONFIG_NAMES
 from tsm_tui.sources.dvclive import is_dvclive_dir, metrics_dir
-from tsm_tui.sources.head import strip_nul
+from tsm_tui.sources.head import WIDE_PROBE, looks_text, strip_nul, wide_encoding
 from tsm_tui.sources.samples import GENERATION_DIRS
 from tsm_tui.sources.wandb_run import same_run_files
 
@@ -219,6 +222,115 @@ _NOT_LOG_NAMES = {
 }
 MAX_FALLBACK = 20  # files taken by the fallback (ours: a run folder, not a source tree)
 
+# -- the last resort: files taken by their content -------------------------------------------
+# A log saved under a name nobody else uses (PaddleNLP's few-shot benchmark writes its Trainer
+# logs to ``results/a9/cmnli.base.ft.b``, ``a9.xbase.con``, ``a6.none``, ``logs/csldcp.1.5`` beside
+# ``fewclue_submit_examples/*_predict.json``; fresh10) is no log by any name rule. When nothing under
+# a tree is readable (no file named as a log, or none of them a training log: the predictions),
+# its other small regular files are looked at: the first PEEK_BYTES of each, and those that read
+# as text (``head.looks_text``: the sniff's own binary rule) are offered to the readers, whose
+# sniff decides, as for every file. Bounded: files named as what is never a log (``_NEVER_PEEKED``:
+# checkpoints and weights, arrays, archives, media, compiled files, source code and configs) are
+# never opened, nor files over PEEK_MAX_SIZE (a file the readers take is read to its end: a text
+# corpus of gigabytes sniffed as a log by chance would be), nor more than MAX_PEEKED files, and at
+# most MAX_FALLBACK are taken. What is passed over is counted (``ContentFallback.passed``) and said.
+# A verdict is remembered per file state (size, mtime, inode), so a live tailer's re-listing of
+# an unchanged tree opens nothing. Only for a tree where nothing was readable: a tree whose logs
+# are found by name reads exactly the files it read before (``candidate_files`` is unchanged).
+PEEK_BYTES = 4096  # bytes read of a file to tell text from binary (ours)
+PEEK_MAX_SIZE = 64 << 20  # bytes: a larger file with an unknown name is not opened (ours)
+MAX_PEEKED = 64  # files opened to be looked at, per tree listing (ours: at most 256 KiB read)
+#: endings of names that are never a text log (checked before any file is opened)
+_NEVER_PEEKED = re.compile(
+    r"\.(?:"
+    # checkpoints, weights, arrays, serialised objects (TF's model.ckpt-1000.index / .meta too)
+    r"pt|pth|ckpt|bin|safetensors|pkl|pickle|joblib|npy|npz|h5|hdf5|keras|onnx|pb|pbtxt|tflite|"
+    r"gguf|ggml|msgpack|params|pdparams|pdopt|pdmodel|pdiparams|index|meta|mdl|model|engine|plan|"
+    r"trt|ot|mar|nemo|distcp|"
+    # data sets and stores
+    r"parquet|arrow|feather|tfrecord|tfrecords|record|db|sqlite|sqlite3|lmdb|mdb|idx|zarr|"
+    r"avro|orc|hdf|mat|nc|"
+    # archives and compressed files (rotated segments of a log-named file are taken by name)
+    r"gz|tgz|bz2|xz|zst|lz4|zip|tar|7z|rar|whl|egg|jar|"
+    # media and documents
+    r"png|jpe?g|gif|bmp|tiff?|webp|svg|ico|pdf|mp[34]|wav|flac|ogg|avi|mov|mkv|webm|"
+    r"ttf|otf|woff2?|eps|ps|psd|"
+    # compiled files
+    r"so|dylib|dll|exe|o|a|pyc|pyo|class|wasm|"
+    # source code, notebooks, configs, markup, lock files
+    r"py|pyi|pyx|ipynb|sh|bash|zsh|fish|bat|ps1|c|cc|cpp|cxx|h|hh|hpp|cu|cuh|js|mjs|ts|tsx|jsx|"
+    r"java|kt|scala|go|rs|rb|pl|php|lua|r|jl|m|swift|sql|html?|css|scss|xml|"
+    r"yaml|yml|toml|ini|cfg|conf|properties|env|lock|rst|tex|bib|"
+    r"tmp|temp|swp|part|partial|pid|sock|"
+    # a git directory's pack files (a mirror, a bare repository)
+    r"pack|rev|keep|promisor"
+    r")$|~$",
+    re.I,
+)
+
+
+class ContentFallback:
+    """What the content fallback looked at in one tree listing: the files it took, and
+    those it passed over, counted by reason."""
+
+    __slots__ = ("peeked", "taken", "passed")
+
+    def __init__(self) -> None:
+        self.peeked = 0  # files opened to be looked at (a remembered verdict opens none)
+        self.taken: list[str] = []  # files taken by their content
+        self.passed: dict[str, int] = {}  # reason -> files passed over
+
+    def skip(self, why: str) -> None:
+        self.passed[why] = self.passed.get(why, 0) + 1
+
+    def passed_text(self) -> str:
+        """The files passed over, by reason ("" for none)."""
+        return ", ".join(f"{n} {why}" for why, n in self.passed.items())
+
+    def note(self, root: str) -> str | None:
+        """What the report and the tailer say, or None (the fallback took nothing and passed nothing over)."""
+        if not self.taken and not self.passed:
+            return None
+        took = (
+            f"{len(self.taken)} other file(s) taken by their content ({', '.join(_short(p) for p in self.taken[:3])}"
+            f"{' ...' if len(self.taken) > 3 else ''})"
+            if self.taken
+            else "no other file reads as text"
+        )
+        passed = self.passed_text()
+        return f"no file named as a log under {root}: {took}" + (f"; passed over: {passed}" if passed else "")
+
+
+def _short(p: str) -> str:
+    return os.path.basename(p) or p
+
+
+#: (path) -> (dev, inode, size, mtime_ns, reads as text): the content fallback's verdicts
+_PEEKS: dict[str, tuple[int, int, int, int, bool]] = {}
+PEEKS_KEPT = 4096  # verdicts remembered (then forgotten at once; ours)
+
+
+def _reads_as_text(path: str, st: os.stat_result, seen: ContentFallback) -> bool | None:
+    """The file's first PEEK_BYTES read as text (remembered per file state); None when
+    it was not opened (MAX_PEEKED reached, or unreadable)."""
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    got = _PEEKS.get(path)
+    if got is not None and got[:4] == key:
+        return got[4]
+    if seen.peeked >= MAX_PEEKED:
+        return None
+    seen.peeked += 1
+    try:
+        with open_regular(path) as f:
+            raw = f.read(PEEK_BYTES)
+    except OSError:
+        return None
+    text = wide_encoding(raw[:WIDE_PROBE]) is not None or looks_text(raw)
+    if len(_PEEKS) >= PEEKS_KEPT:
+        _PEEKS.clear()
+    _PEEKS[path] = key + (text,)
+    return text
+
 
 def fallback_files(root: str) -> list[str]:
     """A tree with no log-named file: its text files named as a log may be saved when
@@ -237,3 +349,64 @@ def fallback_files(root: str) -> list[str]:
                 if len(out) >= MAX_FALLBACK:
                     return out
     return out
+
+
+def content_files(root: str, known, seen: ContentFallback | None = None) -> list[str]:
+    """The last resort for a tree where nothing was readable: its files no name rule took
+    (not in ``known``, the tree's candidates) that read as text, at most MAX_FALLBACK (see
+    above; ``seen`` gets what was taken and passed over). Checkpoint directories are not
+    searched (their files are weights, optimizer state and tokenizer files)."""
+    seen = seen if seen is not None else ContentFallback()
+    known = set(known)
+    others: list[str] = []  # (in walk order)
+    for depth, dirpath, dirnames, filenames in _walk(root):
+        dirnames[:] = [d for d in _searched(dirnames, depth) if checkpoint_step(d, True) is None]
+        for f in sorted(filenames):
+            p = os.path.join(dirpath, f)
+            if p in known:
+                continue
+            if len(others) >= MAX_FILES:
+                seen.skip(f"past the first {MAX_FILES} files listed")
+                continue
+            others.append(p)
+    return _by_content(others, seen)
+
+
+def _by_content(paths: list[str], seen: ContentFallback) -> list[str]:
+    """The files among ``paths`` (none of them named as a log) that read as text, in order."""
+    for p in paths:
+        f = os.path.basename(p)
+        low = f.lower()
+        if (
+            low.startswith((".", "events.out.tfevents."))
+            or low.endswith(LOG_EXT + (".wandb",))  # (a name rule has spoken: a config, W&B's own files)
+            or is_candidate(f)  # (a rotated segment: its live file's history, never a log of its own)
+            or f in CONFIG_NAMES
+            or _NEVER_PEEKED.search(low)
+            or low in _NOT_LOG_NAMES
+        ):
+            seen.skip("by name (checkpoints, data, archives, code, configs)")
+            continue
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue  # (FIFOs, sockets, devices: never opened)
+        if st.st_size == 0:
+            seen.skip("empty")
+            continue
+        if st.st_size > PEEK_MAX_SIZE:
+            seen.skip(f"over {PEEK_MAX_SIZE >> 20} MiB")
+            continue
+        if len(seen.taken) >= MAX_FALLBACK:
+            seen.skip(f"past the first {MAX_FALLBACK} taken")
+            continue
+        text = _reads_as_text(p, st, seen)
+        if text is None:
+            seen.skip(f"past the first {MAX_PEEKED} opened")
+        elif not text:
+            seen.skip("binary")
+        else:
+            seen.taken.append(p)
+    return list(seen.taken)

@@ -125,6 +125,9 @@ class FileInfo:
     channel: str | None = None
     #: the training objective, when the log names several losses (fields.objective)
     objective: str | None = None
+    #: "content": a file no name rule takes, read because nothing named as a log was readable
+    #: (``log_files.content_files``)
+    found_by: str | None = None
 
     def to_json(self) -> dict:
         d = {
@@ -146,6 +149,8 @@ class FileInfo:
             d["channel"] = self.channel
         if self.objective:
             d["objective"] = self.objective
+        if self.found_by:
+            d["found_by"] = self.found_by
         return d
 
 

@@ -6,6 +6,10 @@ what is here is what following adds to them.
 
 A file that cannot be sniffed yet (empty, only a header) is tried again when it
 grows, searched on from where the last try stopped (``SNIFF_RETRY_LIMIT``).
+While none of the files found gives a series (no file named as a log, or none a
+training log), the directory's other small text files are sniffed too, by their
+content (``log_files.content_files``: bounded; each file's verdict remembered per
+file state, so re-listing an unchanged tree opens nothing); which ones is said.
 Rotated segments (``x.log.1``, ``x.log.2.gz``) are the history of their live file,
 read once before it, never followed on their own; temporary files are skipped;
 a rotated generation of a followed log that the file itself will read is not
@@ -53,6 +57,7 @@ class Discovery:
         self.pending: dict[str, tuple[int, int, int]] = {}
         self.segments: dict[str, list[str]] = {}  # live path -> older rotated segments at discovery
         self._limit_said = False
+        self._by_content: list[str] = []  # files last said to be taken by their content
         self._scan_error: str | None = None
 
     def targets(self) -> list[str]:
@@ -95,19 +100,47 @@ class Discovery:
             self.owner.note(msg)
 
     def scan(self) -> None:
-        """Follow the logs that appeared since the last scan."""
+        """Follow the logs that appeared since the last scan; while none of them gives a
+        series, the directory's other small text files too (``by_content``)."""
         files = self.owner.files
-        targets = [p for p in self.targets() if p not in files]
-        if not targets:
-            return
-        self._settle_rotations(targets)
-        known = self.owner.known_ids()
-        targets = [p for p in targets if not self._stray_generation(p)]
+        found = self.targets()
+        targets = [p for p in found if p not in files]
+        if targets:
+            self._settle_rotations(targets)
+            known = self.owner.known_ids()
+            targets = [p for p in targets if not self._stray_generation(p)]
+            self._scan_all(targets, known)
+        if not self._series() and os.path.isdir(self.owner.path):
+            more = [p for p in self.by_content(found) if p not in files]
+            if more:
+                self._scan_all(more, self.owner.known_ids())
+
+    def _scan_all(self, targets: list[str], known: set) -> None:
         for p in targets:
             try:
                 self._scan_one(p, known)
             except Exception as e:  # noqa: BLE001 - a file that breaks sniffing is skipped, not the tailer
-                self.owner.file_failed(files.get(p), p, e)
+                self.owner.file_failed(self.owner.files.get(p), p, e)
+
+    def _series(self) -> bool:
+        """A followed file gives a series (not a stream read for its crash lines only)."""
+        return any(not getattr(f.reader, "events_only", False) for f in self.owner.files.values())
+
+    def by_content(self, found: list[str]) -> list[str]:
+        """The directory's small text files no name rule took (``log_files.content_files``:
+        each file's verdict remembered per file state, so an unchanged tree opens nothing);
+        which ones is said when that set changes."""
+        seen = log_files.ContentFallback()
+        try:
+            more = log_files.content_files(self.owner.path, found, seen)
+        except Exception as e:  # noqa: BLE001 - (as a listing): the names found are still followed
+            self._scan_failed(e)
+            return []
+        more = [p for p in more if not temporary(os.path.basename(p))]
+        if more and more != self._by_content:
+            self._by_content = list(more)
+            self.owner.note(seen.note(self.owner.path) or "")
+        return more
 
     def _rotated_log_of(self, p: str) -> FollowedFile | None:
         """The followed line log that ``p`` is a rotated name of (``x.1`` beside ``x``)."""

@@ -1,0 +1,187 @@
+"""Classes the held-out set fresh10 (``bench/corpus/fresh10``, notes/fresh10.md "Every miss")
+showed: a log saved under a name no rule takes (PaddleNLP's few-shot benchmark writes its
+Trainer logs to ``results/a9/cmnli.base.ft.b``: "no log files found", exit 2), and a derived
+ratio read as a loss term (a nanoGPT-fork monitor's ``gn_over_loss``: 35 loss-spike warnings).
+
+The PaddleNLP log is LemonNoel/PaddleNLP @ 12ebe6e (Apache-2.0), committed as
+``bench/corpus/fresh10/paddlenlp_trainer_ansi_cmnli``; the monitor file is quietsmile/nanogpt
+@ fdd2fd8 (MIT), committed as ``bench/corpus/fresh10/nanogpt_jsonl_monitor_grad_spikes``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tsm_tui.cli import main
+from tsm_tui.sources import log_files
+from tsm_tui.sources.fields import field_for, key_roles, loss_role, objective
+
+from test_formats import read, write  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+F10 = ROOT / "bench" / "corpus" / "fresh10"
+CMNLI = (
+    F10 / "paddlenlp_trainer_ansi_cmnli" / "examples" / "benchmark" / "fewclue" / "results" / "a9" / "cmnli.base.ft.b"
+)
+MONITOR = F10 / "nanogpt_jsonl_monitor_grad_spikes" / "reports" / "monitor.jsonl"
+# a real TensorBoard event file (binary) from this repository's test data
+EVENTS = next((ROOT / "tests" / "data" / "frameworks" / "tensorboard_only" / "tb").glob("events.out.tfevents.*"))
+# the first lines of results/a9/fewclue_submit_examples/bustm_predict.json beside the logs (same commit)
+PREDICT = "".join(f'{{"id": {i}, "label": "{lab}"}}\n' for i, lab in zip(range(3000, 3010), "0000111110"))
+
+pytestmark = pytest.mark.skipif(not CMNLI.exists() or not MONITOR.exists(), reason="bench/corpus/fresh10 not present")
+
+
+def report(path, capsys) -> tuple[int, dict | None, str]:
+    rc = main([str(path), "--report", "--json"])
+    out, err = capsys.readouterr()
+    return rc, (json.loads(out) if rc in (0, 1) else None), err
+
+
+def a9(tmp_path: Path) -> Path:
+    """PaddleNLP's results/a9 as the repository holds it: logs under made-up suffixes beside a
+    folder of prediction files (JSON Lines, named as a log, no training metric in them)."""
+    d = tmp_path / "results" / "a9"
+    (d / "fewclue_submit_examples").mkdir(parents=True)
+    (d / "fewclue_submit_examples" / "bustm_predict.json").write_text(PREDICT)
+    shutil.copy(CMNLI, d / "cmnli.base.ft.b")
+    return d
+
+
+# ------------------------------------------------------------------ 1. logs named by nobody
+def test_a_log_under_a_made_up_suffix_is_taken_by_its_content(tmp_path, capsys):
+    rc, rep, err = report(CMNLI.parents[5], capsys)  # the committed corpus folder: one file, named .b
+    assert rc in (0, 1) and rep is not None
+    files = [f for f in rep["files"] if f["used"]]
+    assert [os.path.basename(f["path"]) for f in files] == ["cmnli.base.ft.b"] and files[0]["format"] == "text"
+    assert files[0]["found_by"] == "content"
+    assert rep["steps"]["first"] == 10 and rep["steps"]["last"] == 2200
+    assert "taken by their content (cmnli.base.ft.b)" in err
+
+
+def test_taken_by_content_when_the_log_named_files_hold_no_training_log(tmp_path, capsys):
+    # the repository's layout: the prediction .json files are the only log-named files and none
+    # of them is a training log ("nothing readable" before); the .b log beside them is read
+    d = a9(tmp_path)
+    assert log_files.candidate_files(str(d)) == [str(d / "fewclue_submit_examples" / "bustm_predict.json")]
+    rc, rep, err = report(d, capsys)
+    assert rc in (0, 1) and rep is not None
+    used = [os.path.basename(f["path"]) for f in rep["files"] if f["used"]]
+    assert used == ["cmnli.base.ft.b"] and rep["steps"]["last"] == 2200
+    assert "taken by their content (cmnli.base.ft.b)" in err
+
+
+def test_a_tree_whose_logs_are_found_by_name_reads_only_them(tmp_path, capsys):
+    # never a regression: a readable log-named file keeps the odd-named one out
+    d = a9(tmp_path)
+    log = d / "train.log"
+    lines = [ln for ln in CMNLI.read_text(encoding="utf-8").splitlines(keepends=True) if "global_step" in ln]
+    log.write_text("".join(lines[:60]))
+    rc, rep, err = report(d, capsys)
+    assert rc in (0, 1) and rep is not None
+    assert [os.path.basename(f["path"]) for f in rep["files"] if f["used"]] == ["train.log"]
+    assert not any("found_by" in f for f in rep["files"])
+    assert not any(f["path"].endswith("cmnli.base.ft.b") for f in rep["files"])
+    assert "taken by their content" not in err
+
+
+def test_checkpoints_binaries_big_and_code_files_are_never_opened(tmp_path, monkeypatch):
+    d = tmp_path / "run"
+    d.mkdir()
+    shutil.copy(CMNLI, d / "cmnli.base.ft.b")
+    shutil.copy(EVENTS, d / "model_state.pdparams")  # a checkpoint's name: never opened
+    shutil.copy(EVENTS, d / "tokens.b")  # a binary under a made-up suffix: opened, passed over
+    (d / "run_fewclue.py").write_text("loss = model(batch)\n")  # code: never opened
+    with open(d / "corpus.b", "wb") as f:  # a sparse 65 MiB file: over PEEK_MAX_SIZE, never opened
+        f.truncate(log_files.PEEK_MAX_SIZE + 1)
+    (d / "checkpoint-2200").mkdir()
+    shutil.copy(EVENTS, d / "checkpoint-2200" / "optimizer.b")  # in a checkpoint directory: never opened
+    opened: list[str] = []
+    real = log_files.open_regular
+
+    def spy(path, *a, **kw):
+        opened.append(os.path.basename(path))
+        return real(path, *a, **kw)
+
+    monkeypatch.setattr(log_files, "open_regular", spy)
+    seen = log_files.ContentFallback()
+    got = log_files.content_files(str(d), [], seen)
+    assert got == [str(d / "cmnli.base.ft.b")]
+    assert sorted(opened) == ["cmnli.base.ft.b", "tokens.b"]  # nothing else was opened
+    assert seen.passed == {
+        "by name (checkpoints, data, archives, code, configs)": 2,
+        "over 64 MiB": 1,
+        "binary": 1,
+    }
+    # the tree unchanged: a second listing (a live tailer's re-scan) opens nothing
+    opened.clear()
+    assert log_files.content_files(str(d), [], log_files.ContentFallback()) == got
+    assert opened == []
+    # a file that changes is looked at again
+    (d / "tokens.b").write_bytes(EVENTS.read_bytes()[:100])
+    log_files.content_files(str(d), [], log_files.ContentFallback())
+    assert opened == ["tokens.b"]
+
+
+def test_the_files_looked_at_are_capped(tmp_path, monkeypatch):
+    monkeypatch.setattr(log_files, "MAX_PEEKED", 3)
+    for i in range(5):
+        shutil.copy(EVENTS, tmp_path / f"part{i}.b")
+    seen = log_files.ContentFallback()
+    assert log_files.content_files(str(tmp_path), [], seen) == []
+    assert seen.peeked == 3 and seen.passed == {"binary": 3, "past the first 3 opened": 2}
+
+
+def test_nothing_readable_says_what_was_passed_over(tmp_path, capsys):
+    shutil.copy(EVENTS, tmp_path / "weights.b")
+    (tmp_path / "al").write_text("")  # an empty file with no extension (PaddleNLP's results/a1/al)
+    (tmp_path / "finetune.sh").write_text("python -u run_train.py --do_train\n")
+    rc, _, err = report(tmp_path, capsys)
+    assert rc == 2
+    assert "nothing readable" in err and "al: empty file" in err
+    assert "other files passed over: 1 by name (checkpoints, data, archives, code, configs), 1 binary" in err
+    assert "Traceback" not in err
+
+
+def test_the_tailer_follows_a_log_taken_by_its_content(tmp_path, tail):
+    d = a9(tmp_path)
+    c = tail(d)
+    assert c.wait_for(lambda: len(c.records) >= 242)
+    assert set(c.steps) == {str(d / "cmnli.base.ft.b")}
+    assert any("taken by their content (cmnli.base.ft.b)" in n for n in c.notes)
+
+
+# ------------------------------------------------------------------ 2. ratios are no loss terms
+def test_a_ratio_with_the_loss_is_no_loss_term():
+    # reports/monitor.jsonl: "gn_over_loss" is grad_norm / loss (0.2485 = 2.9661 / 11.9345 at iter 0)
+    first = json.loads(MONITOR.open(encoding="utf-8").readline())
+    assert abs(first["gn_over_loss"] - first["grad_norm"] / first["loss"]) < 1e-12
+    for key in ("gn_over_loss", "loss_per_token", "train/loss_per_sample", "loss_div_tokens", "gnOverLoss"):
+        assert loss_role(key) is None, key
+    # terms stay terms; a loss computed per token is still a loss; the other rules are unchanged
+    for key in ("aux_loss", "train/cls_loss", "per_token_loss", "overlap_loss", "loss_z"):
+        assert loss_role(key) == "term", key
+    assert loss_role("loss_ratio") is None and loss_role("gn/loss") is None
+    assert field_for("loss_scale") == "loss_scale" and loss_role("loss_scale") is None
+    assert objective(key_roles(["box_loss", "gn_over_loss", "cls_loss"])) == ("sum", ("box_loss", "cls_loss"))
+
+
+def test_the_monitor_lines_name_no_ratio_in_their_objective(tmp_path):
+    lines = MONITOR.read_text(encoding="utf-8").splitlines(keepends=True)[:800]
+    _, recs, reader = read(write(tmp_path, "monitor.jsonl", "".join(lines)))
+    assert len(recs) == 800 and recs[-1].step == 799
+    assert "gn_over_loss" not in (reader.objective_note() or "")
+
+
+def test_the_monitor_log_report_names_no_ratio_component(capsys):
+    rc, rep, _ = report(MONITOR.parent.parent, capsys)
+    assert rc in (0, 1) and rep is not None
+    assert not any("gn_over_loss" in (a.get("message") or "") for a in rep["alerts"])
+    spike = next(c for c in rep["checks"] if c["id"] == "loss_spike")
+    assert spike["status"] == "PASS"
+    assert "gn_over_loss" not in json.dumps([f.get("objective") for f in rep["files"]])
