@@ -833,3 +833,38 @@ def test_detectron2_total_loss_is_the_loss(tmp_path):
     fmt, recs, _ = read(write(tmp_path, "log.txt", text))
     assert fmt == "text" and [r.step for r in recs] == list(range(19, 400, 20))
     assert recs[0].loss == pytest.approx(2.81) and recs[0].extra.get("loss_cls") == pytest.approx(0.1)
+
+
+def _val_losses(path):
+    _, recs, r = read(path)
+    return [x.val_loss for x in recs if x.val_loss is not None], r
+
+
+def test_a_test_loss_beside_a_validation_loss_is_not_one_more_evaluation(tmp_path):
+    # a real Lightning metrics.csv (bench/corpus/fresh11, MIT): val_loss per epoch, then one
+    # test_loss row from trainer.test (0.032 after a best val_loss of 0.014): read as an
+    # evaluation it was the run's "last evaluation"; it is the test set's, not the run's
+    src = os.path.join(
+        paths.ROOT,
+        "bench/corpus/fresh11/lightning_csvlogger_cv_classifier_batch_noise/lightning_logs/version_0/metrics.csv",
+    )
+    vals, r = _val_losses(src)
+    assert len(vals) == 6 and vals[-1] == pytest.approx(0.01422041654586792)
+    assert r.field_keys()["val_loss"] == ["val_loss"]
+    # the same keys in JSON lines, the test key first: the validation key still wins
+    p = tmp_path / "metrics.jsonl"
+    rows = [
+        {"step": 1, "loss": 2.0},
+        {"step": 1, "test_loss": 3.0},
+        {"step": 2, "val_loss": 1.5},
+        {"step": 3, "loss": 1.0},
+    ]
+    p.write_text("".join(json.dumps(x) + "\n" for x in rows))
+    vals, r = _val_losses(p)
+    assert vals[-1] == 1.5 and r.field_keys()["val_loss"] == ["val_loss"]
+    # a source with only a test loss: that is its evaluation loss
+    p.write_text(
+        "".join(json.dumps(x) + "\n" for x in [{"step": s, "loss": 2.0 / s, "test_loss": 2.5 / s} for s in range(1, 5)])
+    )
+    vals, _ = _val_losses(p)
+    assert vals == [2.5, 1.25, 2.5 / 3, 0.625]

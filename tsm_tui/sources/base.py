@@ -20,6 +20,7 @@ from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.fields import (
     describe_objective,
     field_for,
+    is_test_loss,
     key_roles,
     loss_role,
     named_objective,
@@ -255,7 +256,16 @@ class SourceReader:
         try:
             return self._fields[key]
         except KeyError:
-            f = self._fields[key] = field_for(key)
+            f = field_for(key)
+            if f == "val_loss":  # a test loss is the evaluation loss only without a validation one
+                if is_test_loss(key):
+                    if any(g == "val_loss" and not is_test_loss(k) for k, g in self._fields.items()):
+                        f = None
+                else:
+                    for k, g in self._fields.items():
+                        if g == "val_loss" and is_test_loss(k):
+                            self._fields[k] = None
+            self._fields[key] = f
             return f
 
     def build(self, items, step: int | None = None, keep_extra: bool = True) -> StepRecord | None:

@@ -237,6 +237,17 @@ PART_LOSS = frozenset({"lm_loss", "train/lm_loss", "train_lm_loss", "train/ce_lo
 MEAN_LOSS = frozenset({"mean_loss", "avg_loss", "average_loss", "running_loss"})
 
 
+#: loss keys of a held-out test set: the evaluation loss only in a source that logs no
+#: validation loss (Lightning's metrics.csv holds ``val_loss`` per epoch and, after
+#: ``trainer.test``, one ``test_loss`` row: read as one more evaluation it was "the last
+#: evaluation, 2.3x the best"; fresh11's CIFAR classifier)
+TEST_LOSS = frozenset({"test_loss", "test_mean_loss", "test_avg_loss", "test/loss"})
+
+
+def is_test_loss(key: str) -> bool:
+    return normalise(key) in TEST_LOSS
+
+
 def total_over(new: str, old: str) -> bool:
     """Both keys feed the loss: does ``new`` take the place of ``old`` (a total over a term,
     the step's own loss over an interval's mean)?"""
