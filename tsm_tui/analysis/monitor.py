@@ -398,7 +398,10 @@ class Monitor:
         kind past its budget (PER_KEY, PER_KEY_INFO: the largest are kept) and the oldest past
         MAX_ALERTS."""
         cap = self._budget
-        return sum(n - cap.get(k, PER_KEY) for k, n in self.folded.items() if n > cap.get(k, PER_KEY)) + self.dropped_alerts
+        return (
+            sum(n - cap.get(k, PER_KEY) for k, n in self.folded.items() if n > cap.get(k, PER_KEY))
+            + self.dropped_alerts
+        )
 
     def _early(self, step: int) -> bool:
         st = self.state
