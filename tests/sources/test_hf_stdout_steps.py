@@ -200,3 +200,23 @@ def test_absurd_epochs_place_nothing_by_epoch(tmp_path, epochs, summary):
     p.write_text(_exit_burst(epochs, summary))
     recs, reader = _read(str(p))
     assert [r.step for r in recs] == [175, 176] and reader.step_source.startswith("counted")
+
+
+def test_a_dict_in_a_message_is_no_log_dict(tmp_path):
+    # transformers' "Updated tokens: {'bos_token_id': None, 'pad_token_id': 151643}." after a
+    # data bar (a torchrun log of bench/corpus/fresh10, its lines as printed): read as a log
+    # dict, it set the plan from that bar (40595 samples) instead of the training bar (573)
+    bar = "".join(f"处理样本: {p}%|█| {n}/40595 [00:01<00:00, 396.81it/s]\n" for p, n in ((50, 20000), (100, 40595)))
+    lines = (
+        bar + "The tokenizer has new PAD/BOS/EOS tokens that differ from the model config and generation config. "
+        "Updated tokens: {'bos_token_id': None, 'pad_token_id': 151643}.\n"
+        + "".join(f"  {s // 6}%|          | {s}/573 [14:31<12:43:55, 81.41s/it]\n" for s in range(1, 21))
+        + "{'loss': 0.0037, 'grad_norm': 0.0015739569207653403, 'learning_rate': 1.8e-06, 'epoch': 0.05}\n"
+        + "".join(f"  {s // 6}%|          | {s}/573 [14:31<12:43:55, 81.41s/it]\n" for s in range(21, 31))
+        + "{'loss': 0.0035, 'grad_norm': 0.0014034733176231384, 'learning_rate': 3.8e-06, 'epoch': 0.1}\n"
+    )
+    p = tmp_path / "finetune.log"
+    p.write_text(lines, encoding="utf-8")
+    recs, reader = _read(str(p))
+    assert [(r.step, r.loss) for r in recs if r.loss is not None] == [(20, 0.0037), (30, 0.0035)]
+    assert reader.run_info["total_steps"] == 573

@@ -35,7 +35,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.core.numbers import MAX_INT, int64
 from tsm_tui.sources.base import METRICS, LineReader
-from tsm_tui.sources.fields import field_for
+from tsm_tui.sources.fields import field_for, loss_role
 from tsm_tui.sources.generic_text import DICT_PAIR
 from tsm_tui.sources.text_groups import dict_counter
 
@@ -128,6 +128,12 @@ class HFStdoutReader(LineReader):
         j = part.find("}", m.start())
         body = part[m.start() : j + 1 if j >= 0 else len(part)]
         pairs = DICT_PAIR.findall(body)
+        if pairs and not any(field_for(k) or loss_role(k) for k, _ in pairs):
+            # a dict printed in a message, not a log dict (transformers' "Updated tokens:
+            # {'bos_token_id': None, 'pad_token_id': 151643}"): taken for one, it set the
+            # plan from the data bar drawn before it (fresh10: "40595 planned" of 573 steps)
+            self.other_lines += 1
+            pairs = []
         if pairs:
             g = GLOBAL_STEP.search(body) if "'global_step/" in body else None
             if g is not None:
