@@ -102,6 +102,7 @@ SHAPES = {
     "a number of commas in a cell": "batch 1 of epoch 1, loss 1" + ",1" * (N // 2) + "x",
     "cells of one word": "step 1, " + "a 1, " * (N // 5) + "a b 1",
     "of epoch words": "batch 1 of " * (N // 11) + "epoch x",
+    "apex overflow phrases": "Gradient overflow.  " * (N // 20) + "Skipping step, loss scaler 0 x",
 }
 #: lines before a shape that open a multi-line context, so the shape is read inside it
 CONTEXTS = {

@@ -75,8 +75,11 @@ def test_a_count_before_its_unit_word_is_the_step_of_a_progress_table(tmp_path):
     vals = [(r.step, r.val_loss) for r in recs if r.val_loss is not None]
     assert vals[0] == (1000, 4.879089684688169) and [s for s, _ in vals] == [1000, 2000, 3000, 4000, 5000, 6000]
     assert reader.run_info["total_steps"] == 100000
-    # apex's "Gradient overflow.  Skipping step, loss scaler 0 ..." names no step and no loss
-    assert not any(r.overflow for r in recs) and len(recs) == 12
+    # apex amp's "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 65536.0": a skipped
+    # fp16 step at the last step read, with the new loss scale (no loss: not a non-finite training loss)
+    over = [(r.step, r.loss_scale) for r in recs if r.overflow]
+    assert over == [(2000, 65536.0), (6000, 131072.0)] and all(r.loss is None for r in recs if r.overflow)
+    assert len(recs) == 14
 
 
 def test_the_whole_committed_progress_table_log_reads_its_100_records():
@@ -85,6 +88,7 @@ def test_the_whole_committed_progress_table_log_reads_its_100_records():
     assert fmt == "text" and len(train) == 100
     assert train[0].step == 1000 and train[-1].step == 100000 and train[-1].loss == 1.78
     assert sum(r.val_loss is not None for r in recs) == 100
+    assert sum(r.overflow for r in recs) == 38
 
 
 def test_other_units_and_tables_of_the_same_shape(tmp_path):
@@ -201,6 +205,9 @@ def test_bad_lines_of_both_classes_never_raise(tmp_path):
         "|  999999999999999999999999/ 1 steps| loss    5.0|",
         "|     9/  100 steps| loss    nan| acc: 0.1",
         "|     10/  100 steps| loss    5.0|" + " loss 1" * 20000,
+        "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 1e400",
+        "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to",
+        "Gradient overflow.  " * 5000 + "Skipping step, loss scaler 0 reducing loss scale to 2.0",
     ]
     _, recs, reader = read(write(tmp_path, "bad.log", "\n".join(lines * 3) + "\n"))
     assert any(r.loss is not None and math.isnan(r.loss) for r in recs)

@@ -16,6 +16,7 @@ DeepSpeed ``OVERFLOW!`` lines become overflow records.
 from __future__ import annotations
 
 import copy
+import math
 import re
 from itertools import chain
 
@@ -257,6 +258,9 @@ STEPLESS_MIN = 3
 _TAB_KEY = re.compile(r"[A-Za-z_][\w./\- ]*+")
 _NUM_FULL = re.compile(NUM)
 OVERFLOW = re.compile(rf"OVERFLOW!(?:.*?Attempted loss scale:\s*({NUM}),?\s*reducing to\s*({NUM}))?", re.I)
+# NVIDIA apex amp's dynamic loss scaler (apex/amp/scaler.py: "Gradient overflow.  Skipping step, loss scaler
+# {} reducing loss scale to {}"): a skipped fp16 step, the new scale (group 1; the first group is the scaler's index)
+APEX_OVERFLOW = re.compile(rf"Gradient overflow\.\s++Skipping step, loss scaler \d++ reducing loss scale to ({NUM})")
 # DeepSpeed's progress line "[Rank 0] step=10, skipped=4, lr=[...]": its ``skipped`` is the
 # engine's running total (engine.skipped_steps), not the interval's; an RLHF run's two
 # engines (actor, critic) print one line each per step
@@ -420,6 +424,10 @@ class KeyValueTextReader(LineGroups, LineReader):
         """One line read as a line (the multi-line contexts aside)."""
         if "OVERFLOW" in line:
             return self._overflow(line)
+        if "Gradient overflow" in line:
+            a = APEX_OVERFLOW.search(line)
+            if a is not None:
+                return self._apex_overflow(a)
         if "'" in line and "{" in line:
             i = line.find("{'")
             if i >= 0:
@@ -1270,6 +1278,20 @@ class KeyValueTextReader(LineGroups, LineReader):
                 rec.loss_scale = float(m.group(2))
             except ValueError:
                 pass
+        self.records += 1
+        return [rec]
+
+    def _apex_overflow(self, m) -> list[StepRecord]:
+        """apex amp's "Gradient overflow.  Skipping step, ... reducing loss scale to X": an overflow
+        record (the step skipped) at the last step read, with the new loss scale."""
+        self._no_template = True  # (its step is the last line's)
+        rec = StepRecord(step=max(self._last_step, 0), overflow=True, source=self.path)
+        try:
+            v = float(m.group(1).replace(",", ""))
+        except ValueError:
+            v = math.nan
+        if math.isfinite(v):  # ("1e400": no scale a scaler sets; the overflow is still one)
+            rec.loss_scale = v
         self.records += 1
         return [rec]
 
