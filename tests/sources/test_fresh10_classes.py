@@ -178,9 +178,10 @@ def test_the_batch_counter_starts_again_each_epoch(tmp_path):
 
 def test_a_sentence_after_a_step_gives_no_cells(tmp_path):
     # "name value" without ":" / "=" is read only where the line is a list of such cells to its end
+    # (a counter of its epoch with no metric after it heads no group: "best loss: 0.5" is not its record)
     text = "".join(
         f"step {s}, the loss is {s / 10} now\nstep {s}, saving model to ckpt 3\nbatch {s} of epoch 1, loss was "
-        f"{s / 10}\n"
+        f"{s / 10}\nsaving the model at step {s} of epoch 1\nbest loss: 0.5\n"
         for s in range(1, 8)
     )
     path = write(tmp_path, "prose.log", text)

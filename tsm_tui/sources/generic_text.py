@@ -891,7 +891,9 @@ class KeyValueTextReader(LineGroups, LineReader):
                 if s is None and " of " in line:
                     o = OF_EPOCH.search(line)
                     if o is not None:
-                        return self._epoch_counter(line, o, e_group=2, n_group=1)
+                        got = self._of_epoch(line, o)
+                        if got is not None:
+                            return got
                 return self._epoch_only(line) if s is None else self._epoch_counter(line, s)
             step = int64(m.group(1))
             if step is None:
@@ -924,11 +926,11 @@ class KeyValueTextReader(LineGroups, LineReader):
         if step is None:
             self.skip("step out of range")
             return []
-        last, own, recs, other = self._last_step, self._own_steps, self.records, self.other_lines
+        last, own, recs, other, grp = self._last_step, self._own_steps, self.records, self.other_lines, self._grp
         got = self._with_step(line, m, step)
         if not got:
             self._last_step, self._own_steps, self.records, self.other_lines = last, own, recs, other
-            self._grp = None
+            self._grp = grp
             self._ctx_sync()
             return None
         self.run_info.setdefault("total_steps", m.group(2))
@@ -1021,6 +1023,21 @@ class KeyValueTextReader(LineGroups, LineReader):
             self._ctx_sync()
             return []
         return got
+
+    def _of_epoch(self, line: str, m) -> list[StepRecord] | None:
+        """``batch n of epoch E, loss X, ...`` (OF_EPOCH): the counter placed in its epoch; None when
+        the line holds no metric (prose: "saving the model at step 100 of epoch 2"), the state as it
+        was (no placement, no group opened after it)."""
+        last, own, recs, other, skipped = self._last_step, self._own_steps, self.records, self.other_lines, self.skipped
+        saved, grp = self._epoch_saved(), self._grp
+        got = self._epoch_counter(line, m, e_group=2, n_group=1)
+        if got or self.skipped != skipped:
+            return got
+        self._last_step, self._own_steps, self.records, self.other_lines = last, own, recs, other
+        self._epoch_undo(saved)
+        self._grp = grp
+        self._ctx_sync()
+        return None
 
     def _epoch_counter(self, line: str, m, e_group: int = 1, n_group: int = 3) -> list[StepRecord]:
         """A line whose step is an epoch and a counter with no total (EPOCH_STEP; OF_EPOCH's
