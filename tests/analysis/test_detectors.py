@@ -4,6 +4,8 @@ import math
 import os
 import random
 
+import pytest
+
 from conftest import curve, run, status
 
 from tsm_tui.analysis.detectors.stats import MannKendall, RunningLine
@@ -527,6 +529,27 @@ def test_an_lr_held_far_above_its_schedule_is_a_fail():
         r.lr = 2e-2
     mon, alerts = run(recs, info=RunInfo(total_steps=1000))
     assert not [a for a in alerts if a.key == "lr_jump_held"] and status(mon, "lr_schedule") == "WARN"
+
+
+def test_a_staircase_warm_up_is_a_ramp_not_a_jump():
+    """fresh10's gpt2_chinese log (GPT2-chitchat's "batch N of epoch M, ..., lr [x]" per batch, gradient
+    accumulation 4): the LR is logged per micro-batch and the scheduler steps every 4th, so each value
+    holds 4 records (0, 0, 0, 6.5e-9 x4, 1.3e-8 x4, ...): the hold ended the ramp at 6.5e-9 and the next
+    stair read as a 2x jump held for 20+ records (a false FAIL). A rise of at most STAIR_RISE x the ramp's
+    largest rise is the ramp going on; a jump far above the stairs is still one."""
+    recs = curve(n=1600, warmup=0)
+    for first in (0, 1):  # 3 records at 0 first (the log's), or 4 (an LR of 0 held is no peak either)
+        for r in recs:
+            r.lr = 6.5e-9 * ((r.step - first) // 4)
+        mon, alerts = run(recs, info=RunInfo())
+        assert not [a for a in alerts if a.key in ("lr_jump", "lr_jump_held")]
+        assert status(mon, "lr_schedule") == "PASS"
+        assert mon.state.peak_lr == pytest.approx(6.5e-9 * ((1600 - first) // 4))
+    for r in recs[1200:]:
+        r.lr = 3e-2  # far above the stairs: a jump, held (FAIL)
+    mon, alerts = run(recs, info=RunInfo())
+    assert [a.step for a in alerts if a.key == "lr_jump"] == [recs[1200].step]
+    assert status(mon, "lr_schedule") == "FAIL"
 
 
 def _noisy_batch_loss(n=1320, every=100, level=0.004, sd=1.2, seed=7):

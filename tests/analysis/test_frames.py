@@ -372,6 +372,9 @@ LR_CASES = {
     "late_start": lambda: [StepRecord(r.step + 5000, loss=r.loss, grad_norm=r.grad_norm, lr=r.lr) for r in curve(2000)],
     # one record only after the warm-up
     "tiny": lambda: curve(3),
+    # a staircase warm-up: the LR logged per micro-batch, stepped every 4th (gradient accumulation 4),
+    # then a jump to 30x at step 1200 (lr_schedule.STAIR_RISE: the stairs are the ramp, the jump is one)
+    "staircase_from_zero_then_jump": lambda: _lr_curve(1600, lambda s: 3e-2 if s >= 1200 else 6.5e-9 * ((s - 1) // 4)),
 }
 
 

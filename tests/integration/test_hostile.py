@@ -95,6 +95,14 @@ SHAPES = {
     "epoch counters before a dict": "Epoch: " + "1 [" * (N // 3) + "{'loss': 1.0}",
     "train counters before a dict": "[Train 1/2] " * (N // 12) + "{'loss': 1.0}",
     "lr lists": "step 1 loss 1.0 " + "lr: [1, " * (N // 8),
+    # fresh10: a count before its unit word (UNIT_COUNTER) and the comma cells after a step (COMMA_CELL)
+    "a count before spaces": "| 1/" + " " * N + "x",
+    "counts before unit words": "|  1/ 2 steps|" * (N // 14) + "x",
+    "a list of ones in a cell": "batch 1 of epoch 1, loss 1.0, lr [" + "1," * (N // 2) + "x",
+    "a number of commas in a cell": "batch 1 of epoch 1, loss 1" + ",1" * (N // 2) + "x",
+    "cells of one word": "step 1, " + "a 1, " * (N // 5) + "a b 1",
+    "of epoch words": "batch 1 of " * (N // 11) + "epoch x",
+    "apex overflow phrases": "Gradient overflow.  " * (N // 20) + "Skipping step, loss scaler 0 x",
 }
 #: lines before a shape that open a multi-line context, so the shape is read inside it
 CONTEXTS = {

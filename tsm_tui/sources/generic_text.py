@@ -16,6 +16,7 @@ DeepSpeed ``OVERFLOW!`` lines become overflow records.
 from __future__ import annotations
 
 import copy
+import math
 import re
 from itertools import chain
 
@@ -150,6 +151,10 @@ EPOCH_STEP = re.compile(
     r"\[?\s*+(\d{1,3}(?:,\d{3})++|\d++)\s*+\]?(?![\d./])",
     re.I,
 )
+# a counter "of" its epoch, the word first: GPT2-chitchat's logger and its forks ("batch 1 of epoch 1, loss
+# 9.443, batch_acc 0.0, lr [0.0]", "train batch 5 of epoch 2, loss 3.1, accuracy 0.4"); groups: counter, epoch.
+# The counter is placed in its epoch as EPOCH_STEP's is (``_epoch_step``). Linear: anchored at the word, possessive runs.
+OF_EPOCH = re.compile(r"(?<![\w/])(?:batch|step|iter(?:ation)?)\s++(\d++)\s++of\s++epoch\s++(\d++)(?![\d.])", re.I)
 # ... or two bracketed numbers with no word: SwAV / DINO-style "Epoch: [3][50]\tLoss 4.2 (4.3)"
 # (groups as EPOCH_STEP's, the word empty)
 EPOCH_BRACKETS = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[\s*+(\d++)\s*+\]()\s*+\[\s*+(\d++)\s*+\](?!\s*+/)", re.I)
@@ -221,6 +226,20 @@ TORCHTUNE_BAR = re.compile(rf"^\s*+(\d{{1,9}})\|(\d++)\|Loss:\s*+({NUM})")
 # a "| name value |" field of a pipe-separated line (a custom trainer's "step 47700 | loss 1.4684 | lr
 # 1.79e-04 | grad 0.075 | 113.4k tok/s"): a name of up to three words and a number, nothing else
 PIPE_FIELD = re.compile(rf"\s*+([A-Za-z_][\w./\-]*+(?: [A-Za-z_][\w./\-]*+){{0,2}})\s++({NUM})\s*+")
+# a count before its unit word, padded, as a progress table prints it ("|     1000/  100000 steps| 14071.82
+# tokens/s| loss    5.53| acc: 0.188", a fairseq / OpenNMT-style table of a custom Transformer trainer): the
+# count is the step, the total the planned steps; its cells are read as a pipe line's (PIPE_FIELD). Not a rate
+# ("steps/s"). Linear: possessive runs, no two pieces share characters.
+UNIT_COUNTER = re.compile(r"(?<![\w./])(\d++)\s*+/\s*+(\d++)\s*+(?:steps?|iter(?:ation)?s?|updates?)\b(?!\s*+/)", re.I)
+# a cell of a comma-separated list after a step marker ("batch 1 of epoch 1, loss 9.443, batch_acc 0.0, lr [0.0]"):
+# a name of up to three words and ":" or "=", or one word and a space ("best loss is 0.1" is prose), then a
+# number or a bracketed list of numbers (the LR of each param group: the first is the LR, as LR_TUPLE reads it);
+# the cell ends at a comma or the line's end. Linear: matched at one place at a time, a list's numbers atomic (a
+# run of "1,1,1..." is read once, not retried)
+COMMA_CELL = re.compile(
+    rf"\s*+(?:({WORD}(?: {WORD}){{0,2}})\s*+[:=]\s*+|({WORD})\s++)"
+    rf"(?:\[\s*+((?>{NUM}))(?:\s*+,\s*+(?>{NUM}))*+\s*+\]|({NUM}))\s*+(?:,|$)"
+)
 # BasicSR's logger prints the LR of each param group as a tuple: "lr:(2.999e-05,)", CoreNet's as a
 # list: "LR: [1e-06, 1e-06]" (the first group's is the LR)
 LR_TUPLE = re.compile(rf"(?<![\w./\-])(lr|learning[ _]rate)\s*+[:=]\s*+[(\[]\s*+({NUM})\s*+[,\]]", re.I)
@@ -239,6 +258,9 @@ STEPLESS_MIN = 3
 _TAB_KEY = re.compile(r"[A-Za-z_][\w./\- ]*+")
 _NUM_FULL = re.compile(NUM)
 OVERFLOW = re.compile(rf"OVERFLOW!(?:.*?Attempted loss scale:\s*({NUM}),?\s*reducing to\s*({NUM}))?", re.I)
+# NVIDIA apex amp's dynamic loss scaler (apex/amp/scaler.py: "Gradient overflow.  Skipping step, loss scaler
+# {} reducing loss scale to {}"): a skipped fp16 step, the new scale (group 1; the first group is the scaler's index)
+APEX_OVERFLOW = re.compile(rf"Gradient overflow\.\s++Skipping step, loss scaler \d++ reducing loss scale to ({NUM})")
 # DeepSpeed's progress line "[Rank 0] step=10, skipped=4, lr=[...]": its ``skipped`` is the
 # engine's running total (engine.skipped_steps), not the interval's; an RLHF run's two
 # engines (actor, critic) print one line each per step
@@ -402,6 +424,10 @@ class KeyValueTextReader(LineGroups, LineReader):
         """One line read as a line (the multi-line contexts aside)."""
         if "OVERFLOW" in line:
             return self._overflow(line)
+        if "Gradient overflow" in line:
+            a = APEX_OVERFLOW.search(line)
+            if a is not None:
+                return self._apex_overflow(a)
         if "'" in line and "{" in line:
             i = line.find("{'")
             if i >= 0:
@@ -447,6 +473,12 @@ class KeyValueTextReader(LineGroups, LineReader):
                     self._no_template = True
                     return self._with_step(line, c, step)
         m = STEP.search(line)
+        if m is None and "/" in line:
+            c = UNIT_COUNTER.search(line, 0, HEADER_PREFIX + 64)
+            if c is not None and c.start() <= HEADER_PREFIX:
+                got = self._unit_counter(line, c)
+                if got is not None:
+                    return got
         if m is None and self._carry is not None and "atch" in line:
             b = BATCH_LEAD.match(line)
             if b is not None:  # "  Batch 10/1827 | Batch Loss: 11.03" under an "Epoch 2/5" header
@@ -579,6 +611,8 @@ class KeyValueTextReader(LineGroups, LineReader):
         pairs = (pairs or []) + PAIR.findall(rest)
         if rest.count("|") >= 2:
             pairs += _pipe_pairs(rest)
+        if "," in line:
+            pairs = _comma_cells(line, m.end(), pairs)
         if ":(" in rest or "=(" in rest:
             # (a list on a step line is not read: DeepSpeed's "step=1, skipped=0, lr=[1e-08, 1e-08]" of
             # two engines would become records of their own beside the run's)
@@ -854,6 +888,12 @@ class KeyValueTextReader(LineGroups, LineReader):
             m = ITER_COUNTER.search(line)
             if m is None:
                 s = EPOCH_STEP.search(line) or EPOCH_BRACKETS.search(line) or ESPNET_EPOCH.search(line)
+                if s is None and " of " in line:
+                    o = OF_EPOCH.search(line)
+                    if o is not None:
+                        got = self._of_epoch(line, o)
+                        if got is not None:
+                            return got
                 return self._epoch_only(line) if s is None else self._epoch_counter(line, s)
             step = int64(m.group(1))
             if step is None:
@@ -877,6 +917,24 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.run_info.setdefault("total_steps", per)
         self._no_template = True  # (the step is no single number of the line: no template)
         return self._with_step(line, m, step, [("epoch", m.group(1))])
+
+    def _unit_counter(self, line: str, m) -> list[StepRecord] | None:
+        """``|  1000/  100000 steps| ... | loss    5.53|`` (UNIT_COUNTER): the count is the step, its
+        total the planned steps; None when the line holds no metric (prose that counts steps: read
+        as any other line, never the header of a group)."""
+        step = int64(m.group(1))
+        if step is None:
+            self.skip("step out of range")
+            return []
+        last, own, recs, other, grp = self._last_step, self._own_steps, self.records, self.other_lines, self._grp
+        got = self._with_step(line, m, step)
+        if not got:
+            self._last_step, self._own_steps, self.records, self.other_lines = last, own, recs, other
+            self._grp = grp
+            self._ctx_sync()
+            return None
+        self.run_info.setdefault("total_steps", m.group(2))
+        return got
 
     def _batch_lead(self, line: str, m) -> list[StepRecord]:
         """A line led by ``Batch n/N`` within the epoch of the last header: the counter placed in
@@ -966,9 +1024,25 @@ class KeyValueTextReader(LineGroups, LineReader):
             return []
         return got
 
-    def _epoch_counter(self, line: str, m) -> list[StepRecord]:
-        """A line whose step is an epoch and a counter with no total (EPOCH_STEP)."""
-        e, n = int64(m.group(1)), int64(m.group(3).replace(",", ""))  # ("iter: 1,000": BasicSR)
+    def _of_epoch(self, line: str, m) -> list[StepRecord] | None:
+        """``batch n of epoch E, loss X, ...`` (OF_EPOCH): the counter placed in its epoch; None when
+        the line holds no metric (prose: "saving the model at step 100 of epoch 2"), the state as it
+        was (no placement, no group opened after it)."""
+        last, own, recs, other, skipped = self._last_step, self._own_steps, self.records, self.other_lines, self.skipped
+        saved, grp = self._epoch_saved(), self._grp
+        got = self._epoch_counter(line, m, e_group=2, n_group=1)
+        if got or self.skipped != skipped:
+            return got
+        self._last_step, self._own_steps, self.records, self.other_lines = last, own, recs, other
+        self._epoch_undo(saved)
+        self._grp = grp
+        self._ctx_sync()
+        return None
+
+    def _epoch_counter(self, line: str, m, e_group: int = 1, n_group: int = 3) -> list[StepRecord]:
+        """A line whose step is an epoch and a counter with no total (EPOCH_STEP; OF_EPOCH's
+        "batch n of epoch e" names them the other way round: its groups are given)."""
+        e, n = int64(m.group(e_group)), int64(m.group(n_group).replace(",", ""))  # ("iter: 1,000": BasicSR)
         if e is None or n is None:
             self.skip("step out of range")
             return []
@@ -977,7 +1051,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.skip("step out of range")
             return []
         self._no_template = True  # (the step is no single number of the line: no template)
-        return self._with_step(line, m, step, [("epoch", m.group(1))])
+        return self._with_step(line, m, step, [("epoch", m.group(e_group))])
 
     def _epoch_saved(self) -> EpochCounter | None:
         """A copy of the epoch counter's state (a few numbers), to undo a placement that read
@@ -1224,6 +1298,20 @@ class KeyValueTextReader(LineGroups, LineReader):
         self.records += 1
         return [rec]
 
+    def _apex_overflow(self, m) -> list[StepRecord]:
+        """apex amp's "Gradient overflow.  Skipping step, ... reducing loss scale to X": an overflow
+        record (the step skipped) at the last step read, with the new loss scale."""
+        self._no_template = True  # (its step is the last line's)
+        rec = StepRecord(step=max(self._last_step, 0), overflow=True, source=self.path)
+        try:
+            v = float(m.group(1).replace(",", ""))
+        except ValueError:
+            v = math.nan
+        if math.isfinite(v):  # ("1e400": no scale a scaler sets; the overflow is still one)
+            rec.loss_scale = v
+        self.records += 1
+        return [rec]
+
     def _info(self, line: str) -> list[StepRecord] | None:
         """What a line without a step says about the run (parameter count, arguments);
         a flavour may return records of its own for such lines."""
@@ -1277,6 +1365,33 @@ def _is_header(line: str, m) -> bool:
         return True
     tail = _UNITS.sub(" ", PAIR.sub(" ", tail))
     return not any(c.isalpha() for c in tail)
+
+
+def _comma_cells(line: str, at: int, pairs: list) -> list:
+    """``pairs`` and the cells (COMMA_CELL) of the comma-separated list that follows a step marker
+    ending at ``at`` ("batch 1 of epoch 1, loss 9.443, batch_acc 0.0, lr [0.0]"): a name and its
+    value apart by a space are read only there, where the line is that list and nothing else (every
+    cell one, to the line's end: prose after a step, "step 5, saving the model to ckpt 3", gives none);
+    a name ``pairs`` has already is not added again."""
+    c = _LIST_START.match(line, at)
+    if c is None:
+        return pairs
+    end = len(line.rstrip())
+    pos = c.end()
+    cells = []
+    while pos < end:
+        m = COMMA_CELL.match(line, pos)
+        if m is None or m.end() <= pos:
+            return pairs
+        cells.append((m.group(1) or m.group(2), m.group(3) if m.group(3) is not None else m.group(4)))
+        pos = m.end()
+    if not cells:
+        return pairs
+    have = {k for k, _ in pairs}
+    return pairs + [(k, v) for k, v in cells if k not in have]
+
+
+_LIST_START = re.compile(r"\s*+,\s*+(?=[A-Za-z_])")
 
 
 def _pipe_pairs(rest: str) -> list[tuple[str, str]]:

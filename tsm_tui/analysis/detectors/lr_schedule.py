@@ -19,6 +19,11 @@ from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 PEAK_TOL = 0.98  # LR within 2% of its max counts as "at peak"
 HOLD_RECORDS = 3  # records at the maximum that end the ramp (a constant-LR phase)
 JUMP_FACTOR = 1.5  # LR above 1.5x the warm-up peak later on: a jump, not a schedule (ours)
+#: a ramp ended by a hold whose LR then rises by at most this many times the ramp's largest rise
+#: from one record to the next is the same ramp going on, not a jump: a staircase warm-up, the LR
+#: logged per micro-batch and stepped per optimizer step (GPT2-chitchat's "lr" of every batch with
+#: gradient accumulation 4 holds each value 4 records: fresh10's gpt2_chinese log; ours)
+STAIR_RISE = 2.0
 #: a jump this few LR records after a resume is the resume's (a scheduler state not
 #: restored shows at the first records of the new segment); later, it is not (ours)
 RESUME_NEAR = 20
@@ -54,6 +59,8 @@ class LRScheduleDetector(Detector):
         self._prev_lr = -1.0
         self.ramp_done = False
         self._hold = 0
+        self._ramp_rise = 0.0  # the ramp's largest rise from one LR record to the next
+        self._held = False  # the ramp ended by a hold (not by a fall): a staircase may go on (STAIR_RISE)
         self.ramp_peak = 0.0
         self.jump_at: int | None = None
         self._over = 0  # records in a row at >= lr_fail_factor x the schedule's peak (after a jump)
@@ -85,6 +92,8 @@ class LRScheduleDetector(Detector):
             self._since_resume += 1
         if self.first_lr is None:
             self.first_lr, self.first_step = lr, rec.step
+        if self.ramp_done and self._held and not self.jump_at and self._stair(lr):
+            self.ramp_done, self._hold = False, 0  # (the next stair of the ramp: it goes on)
         if lr > self.max_lr:
             self.max_lr = lr
             self.min_after_peak = lr
@@ -98,14 +107,17 @@ class LRScheduleDetector(Detector):
             # the ramp ends when the LR falls, or holds its maximum for a few
             # records in which steps were really taken (skipped fp16 steps do
             # not advance the scheduler, so the LR repeats during start-up)
-            # (an LR of 0 held is a warm-up that has not begun, not its peak: a jump from a
-            # "peak" of 0 divided by it; Knover logs 'current lr: 0' before its warm-up)
-            if lr == self._prev_lr and not rec.skipped and lr > 0 and lr >= self.max_lr * PEAK_TOL:
+            if lr == self._prev_lr and not rec.skipped and lr >= self.max_lr * PEAK_TOL and lr > 0:
+                # (an LR of 0 held is no peak: a warm-up from 0 whose scheduler steps every few records;
+                # a ramp ended at 0 made every LR after it a jump, its size a division by 0)
                 self._hold += 1
             elif lr != self._prev_lr:
                 self._hold = 0
+                if lr > self._prev_lr >= 0:
+                    self._ramp_rise = max(self._ramp_rise, lr - self._prev_lr)
             if (0 <= lr < self._prev_lr and lr >= 0.0) or self._hold >= HOLD_RECORDS:
                 self.ramp_done = True
+                self._held = self._hold >= HOLD_RECORDS and not lr < self._prev_lr
                 self.ramp_peak = self.max_lr
         elif lr > self.ramp_peak * JUMP_FACTOR and not self.jump_at:
             self.jump_at = rec.step
@@ -148,6 +160,16 @@ class LRScheduleDetector(Detector):
         out += self._check_peak(rec)
         out += self._check_zero(rec, lr)
         return out
+
+    def _stair(self, lr: float) -> bool:
+        """``lr`` (above the jump line) is the next stair of a ramp that ended by a hold: it rose
+        from the record before by at most STAIR_RISE x the ramp's largest rise."""
+        prev = self._prev_lr
+        return (
+            lr > self.ramp_peak * JUMP_FACTOR
+            and self._ramp_rise > 0
+            and 0 <= prev < lr <= prev + STAIR_RISE * self._ramp_rise
+        )
 
     # -- columnar hooks (the driver is Detector.update_frame) -------------------------
     # The screen flags the rows where update() could do more than count the row,
@@ -269,6 +291,12 @@ class LRScheduleDetector(Detector):
         np.maximum(before, self.max_lr, out=before)
         new = np.flatnonzero(v > before)
         low, tail = self.min_after_peak, v
+        if not self.ramp_done:
+            # (rows the screen passed during the ramp rise, each above the one before and > 0: the
+            # rises update() takes, from an LR >= 0)
+            first = float(v[0] - self._prev_lr) if self._prev_lr >= 0 else 0.0
+            rise = first if v.size == 1 else float(np.diff(v).max(initial=first))
+            self._ramp_rise = max(self._ramp_rise, rise)
         if new.size:
             if not self.ramp_done:
                 self._peak_chain(v[new], steps[new])
