@@ -197,3 +197,24 @@ def test_a_short_log_that_still_falls_slowly_or_converged_shows_progress():
     # fewer than 2 x MIN_RECORDS losses: not judged
     _, alerts = run(flat_after_start(n=39))
     assert _of(alerts, "plateau") == []
+
+
+def test_a_noisy_short_log_that_learns_slowly_rarely_shows_no_progress():
+    # falls ~14% over its last 60% under per-record noise of 30%: the thirds' medians can miss
+    # the gain by chance, and the line cannot rule it out (SHORT_Z): 2 of 60 warn (16 without
+    # that bound); 0 of 60 for a loss that halves over the log
+    def warned(tau_frac, sd):
+        n_warn = 0
+        for seed in range(60):
+            rng = random.Random(f"{tau_frac}-{sd}-{seed}")
+            n = rng.choice([40, 60, 100, 150, 250])
+            recs = [
+                StepRecord(i, loss=(0.5 + 2.0 * math.exp(-i / (tau_frac * n))) * math.exp(rng.gauss(0, sd)))
+                for i in range(n)
+            ]
+            _, alerts = run(recs)
+            n_warn += any(a.check == "plateau" for a in alerts)
+        return n_warn
+
+    assert warned(3.0, 0.3) <= 2
+    assert warned(1.0, 0.3) == 0

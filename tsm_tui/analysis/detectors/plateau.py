@@ -157,7 +157,7 @@ EPOCH_SMOOTH = 1e-3
 #: (SHORT_MIN_RECORDS losses or more) gains less than SHORT_GAIN, measured robustly: the
 #: median of its last third against the median of its first third (a least-squares line
 #: took a few early outliers for progress: a RetinaNet log flat at 2.2 with losses up to 3.4
-#: "gained" 2.5-11%), and not proven falling by such a line (``_proven_gain``: a CLIP run
+#: "gained" 2.5-11%), and not proven falling by such a line (``_line_gain``: a CLIP run
 #: falling strictly, 1.5% over its last 60%, is progress). It needs 2 x SHORT_MIN_RECORDS
 #: losses, kept only while there are at most SHORT_KEEP of them (a longer log has windows). A
 #: warning only: so few losses cannot prove a loss flat, they show no progress (ours; issue
@@ -166,6 +166,11 @@ EPOCH_SMOOTH = 1e-3
 #: a Lightning CSV of 50 rows)
 SHORT_ONSET = 0.4
 SHORT_GAIN = 0.02
+#: ... and only when the line rules out a material gain (RUN_MIN_GAIN) over that stretch at
+#: one-sided 95%: its drop + SHORT_Z se under 10%. Without it, a noisy short log that learns
+#: steadily warned by chance (60 generated logs of 40-250 losses falling 14% over their last
+#: 60% with per-record noise of 30%: 16 warned; ours)
+SHORT_Z = 1.645
 SHORT_MIN_RECORDS = MIN_RECORDS
 SHORT_KEEP = 1024
 #: frames: a block completed with at most this many rows left is filled row by row (cheaper
@@ -225,20 +230,21 @@ def _rate_words(r: float, se: float, L: int) -> str:
     return f"{'falls' if r >= 0 else 'rises'} {abs(r):.2%} +- {Z * se:.2%} per {L}-step window"
 
 
-def _proven_gain(pts: list[tuple[int, float]]) -> bool:
-    """A least-squares line through the losses ``pts`` (step, loss) proves a fall: its drop
-    over their span is more than Z standard errors above 0 (a slow, steady descent whose
-    thirds' medians differ by little is still progress)."""
+def _line_gain(pts: list[tuple[int, float]]) -> tuple[float, float] | None:
+    """A least-squares line through the losses ``pts`` (step, loss): its drop over their span
+    relative to their mean, and that drop's standard error (None when it cannot be fitted)."""
     t = np.array([p[0] for p in pts], dtype=float)
     x = np.array([p[1] for p in pts], dtype=float)
     t -= t.mean()
     stt = float(t @ t)
-    if stt <= 0 or x.size < 3:
-        return False
-    slope = float(t @ (x - x.mean())) / stt
-    res = x - x.mean() - slope * t
+    m = float(x.mean())
+    if stt <= 0 or x.size < 3 or not m > 0:
+        return None
+    slope = float(t @ (x - m)) / stt
+    res = x - m - slope * t
     se = math.sqrt(float(res @ res) / (x.size - 2) / stt)
-    return -slope - Z * se > 0
+    span = float(t.max() - t.min())
+    return -slope * span / m, se * span / m
 
 
 class PlateauDetector(Detector):
@@ -1315,7 +1321,14 @@ class PlateauDetector(Detector):
                 break
             a = median([x for _, x in rest[: k // 3]])
             b = median([x for _, x in rest[k - k // 3 :]])
-            if not a > 0 or (a - b) / a >= SHORT_GAIN or _proven_gain(rest):
+            line = _line_gain(rest)
+            if (
+                not a > 0
+                or (a - b) / a >= SHORT_GAIN
+                or line is None
+                or line[0] - Z * line[1] > 0  # a line proves it falling: slow progress
+                or line[0] + SHORT_Z * line[1] >= RUN_MIN_GAIN  # too noisy to rule out a real gain
+            ):
                 continue
             if self._near_floor(b) or diverged(b, a, self.settings):
                 return []
