@@ -88,7 +88,7 @@ def test_a_folder_of_metric_files_is_one_run_joined_by_line_index(capsys):
 def test_discovery_offers_the_folder_not_its_files():
     found = log_files.candidate_files(str(ECG.parent))
     assert found == [str(ECG)]
-    assert log_files.candidate_files(str(SSD.parent)) == [str(SSD)]
+    assert log_files.candidate_files(str(SSD.parent)) == [str(SSD.parent)]  # (one file: still its folder)
 
 
 def test_two_run_folders_of_metric_files_are_two_runs(tmp_path):
@@ -176,7 +176,7 @@ def test_a_fifo_named_loss_txt_does_not_block(tmp_path, capsys):
     found = log_files.candidate_files(str(tmp_path))
     rc, rep, err = report(tmp_path, capsys)
     assert time.monotonic() - t0 < 30 and "Traceback" not in err
-    assert str(tmp_path) not in found  # (one readable file: no folder source; the FIFO is never opened)
+    assert found[0] == str(tmp_path)  # (val_loss.txt; the FIFO is never opened: said as before, "not a regular file")
     reader, info = registry.open_reader(str(tmp_path / "loss.txt"))
     assert reader is None
 
@@ -204,12 +204,18 @@ def test_a_folder_of_metric_files_is_followed_live(tmp_path, tail):
 
 
 def test_a_lone_loss_txt_is_followed_live(tmp_path, tail):
-    lines = excerpt(40).splitlines(keepends=True)
+    lines = excerpt(42).splitlines(keepends=True)
     p = tmp_path / "loss.txt"
     p.write_text("".join(lines[:10]))
     c = tail(tmp_path)
     assert c.wait_for(lambda: c.all_steps() == list(range(10))), c.notes
     with open(p, "a") as f:
-        f.write("".join(lines[10:]) + "nan\n")
+        f.write("".join(lines[10:40]) + "nan\n")
     assert c.wait_for(lambda: c.all_steps()[-1:] == [40]), c.notes
     assert c.all_steps() == list(range(41)) and math.isnan(c.records[-1].loss)
+    # a second metric file appears: the same source (the folder), the new steps only
+    (tmp_path / "val_loss.txt").write_text("".join(lines[:42]))
+    with open(p, "a") as f:
+        f.write(lines[41])
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [41]), c.notes
+    assert list(c.steps) == [str(tmp_path)] and c.records[-1].val_loss == pytest.approx(float(lines[41]))

@@ -12,11 +12,13 @@ lines keep their index, are counted and give no value).
   lines are all bare numbers (``bare_head``: NaN / inf are numbers here). A file whose
   name is no metric (``numbers.txt``, ``ids.txt``, ``labels.txt`` of bare integers) is
   never read as one: it would become a loss.
-- A folder with several such files is ONE run (as MLflow's ``metrics/<key>`` and
-  DVCLive's per-metric files are, ``sources.metric_files``): the folder is the source,
-  its files' values joined by line index into one record per line. Files in it whose
-  name is no metric are left out and named (``describe``).
-- A lone such file is a run of one series.
+- A folder with such files is ONE run (as MLflow's ``metrics/<key>`` and DVCLive's
+  per-metric files are, ``sources.metric_files``): the folder is the source, its files'
+  values joined by line index into one record per line (a lone ``loss.txt``: a run of
+  one series). The folder, not the file, is the source even for one file, so a
+  ``val_loss.txt`` that appears later in a followed folder joins the same source. Files
+  in it whose name is no metric are left out and named (``describe``).
+- A file given alone (``tsm-watch loss.txt``) is read by itself.
 - The source is re-read whole when it changes (``kind = "snapshot"``): a trainer that
   appends a line per step is followed live (the tailer delivers the steps past the
   last snapshot).
@@ -126,8 +128,8 @@ def left_out(d: str, names: list[str], taken: list[str]) -> list[str]:
 
 
 def is_bare_dir(path: str) -> bool:
-    """A folder read as one run of bare-number metric files (two or more of them)."""
-    return os.path.isdir(path) and len(bare_files(path)) >= 2
+    """A folder read as one run of bare-number metric files (one or more of them)."""
+    return os.path.isdir(path) and bool(bare_files(path))
 
 
 class BareNumbersReader(SnapshotReader):

@@ -214,8 +214,8 @@ def _bare_sources(dirpath: str, filenames: list[str], in_wandb: bool = False) ->
     ``val_loss.txt`` of one value per line) that are not offered as files of their own, and
     whether the folder is offered as one source instead. When another file of the folder named
     as a log reads as training metrics, the real log wins: the bare files are not read at all.
-    Two or more: the folder is the source (one run, joined by line index). One: the file is
-    offered as it is."""
+    Else the folder is the source (one run, its files joined by line index; one file too, so
+    that a metric file written later joins the same source when the folder is followed)."""
     if in_wandb or not any(bare_numbers.metric_name(f) for f in filenames):
         return set(), False  # (a name check only: most folders end here)
     bare = bare_numbers.bare_files(dirpath, filenames)
@@ -229,9 +229,8 @@ def _bare_sources(dirpath: str, filenames: list[str], in_wandb: bool = False) ->
             continue
         if reader is not None and not getattr(reader, "events_only", False):
             return set(bare), False  # the real log wins
-    if len(bare) >= 2:  # (the folder's other bare-number files are named by its reader, not read)
-        return set(bare) | set(bare_numbers.left_out(dirpath, filenames, bare)), True
-    return set(), False
+    # (the folder's other bare-number files are named by its reader, not read)
+    return set(bare) | set(bare_numbers.left_out(dirpath, filenames, bare)), True
 
 
 #: names a log is saved under when no log-named file is there (only then are they read):
