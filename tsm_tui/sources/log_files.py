@@ -20,7 +20,7 @@ import stat
 
 from tsm_tui.core.frame import expand
 from tsm_tui.core.safeio import open_regular
-from tsm_tui.sources import aim, registry
+from tsm_tui.sources import aim, bare_numbers, registry
 from tsm_tui.sources import segments as _segments
 from tsm_tui.sources.checkpoints import checkpoint_step
 from tsm_tui.sources.config import CONFIG_NAMES
@@ -185,9 +185,14 @@ def candidate_files(root: str) -> list[str]:
         # generations/step_<N>.txt in step order (step_20 before step_100)
         gen = os.path.basename(dirpath) in GENERATION_DIRS
         in_wandb = "wandb" in dirpath.split(os.sep)[-3:]
+        bare, as_dir = _bare_sources(dirpath, filenames, in_wandb)
+        if as_dir:
+            out.append(dirpath)  # one run: its metric files joined by line index (sources.bare_numbers)
         for f in sorted(filenames, key=natural) if gen else sorted(filenames):
             if in_wandb and (f in WANDB_DEBUG or f.startswith("debug-cli.")):
                 continue
+            if f in bare:
+                continue  # (read with their folder, or a real log beside them wins)
             if is_candidate(f):
                 out.append(os.path.join(dirpath, f))
                 if len(out) >= MAX_FILES:
@@ -199,6 +204,33 @@ def candidate_files(root: str) -> list[str]:
                     out.append(p)
                     break
     return out or fallback_files(root)
+
+
+MAX_RIVALS = 16  # other log files of a folder sniffed to tell whether a real log is beside bare-number files (ours)
+
+
+def _bare_sources(dirpath: str, filenames: list[str], in_wandb: bool = False) -> tuple[set[str], bool]:
+    """The bare-number metric files of one folder (``sources.bare_numbers``: ``loss.txt``,
+    ``val_loss.txt`` of one value per line) that are not offered as files of their own, and
+    whether the folder is offered as one source instead. When another file of the folder named
+    as a log reads as training metrics, the real log wins: the bare files are not read at all.
+    Else the folder is the source (one run, its files joined by line index; one file too, so
+    that a metric file written later joins the same source when the folder is followed)."""
+    if in_wandb or not any(bare_numbers.metric_name(f) for f in filenames):
+        return set(), False  # (a name check only: most folders end here)
+    bare = bare_numbers.bare_files(dirpath, filenames)
+    if not bare:
+        return set(), False
+    others = [f for f in sorted(filenames) if f not in bare and is_candidate(f)]
+    for f in others[:MAX_RIVALS]:
+        try:
+            reader, _ = registry.open_reader(os.path.join(dirpath, f))
+        except Exception:  # noqa: BLE001 - a file that cannot be sniffed is no rival
+            continue
+        if reader is not None and not getattr(reader, "events_only", False):
+            return set(bare), False  # the real log wins
+    # (the folder's other bare-number files are named by its reader, not read)
+    return set(bare) | set(bare_numbers.left_out(dirpath, filenames, bare)), True
 
 
 #: names a log is saved under when no log-named file is there (only then are they read):

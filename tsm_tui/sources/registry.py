@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from tsm_tui.sources.aim import AimRunReader
+from tsm_tui.sources.bare_numbers import BareNumbersReader
 from tsm_tui.sources.base import SourceReader
 from tsm_tui.sources.blocks import ComposerReader, OLMoReader
 from tsm_tui.sources.build_nanogpt import BuildNanoGPTReader
@@ -63,6 +64,7 @@ READERS: list[type[SourceReader]] = sorted(
         MlflowSqliteReader,
         AimRunReader,
         DvcliveReader,
+        BareNumbersReader,
         LlamaFactoryReader,
         JsonlReader,
         JsonArrayReader,

@@ -60,6 +60,7 @@ import re
 from dataclasses import dataclass, field
 
 from tsm_tui.sources import aim, log_files, registry
+from tsm_tui.sources.bare_numbers import is_bare_dir
 from tsm_tui.sources.checkpoints import checkpoint_step
 from tsm_tui.sources.dvclive import is_dvclive_dir
 from tsm_tui.sources.json_doc import per_split_summary
@@ -196,6 +197,8 @@ def run_root(path: str, top: str) -> str:
     if path == top:
         return top if os.path.isdir(path) else os.path.dirname(path)
     d = os.path.dirname(path)
+    if is_bare_dir(path):
+        d = path  # a folder of bare-number metric files: in its run as its files would be
     stem = os.path.splitext(os.path.basename(path))[0]
     if _UUID.match(stem) and not os.path.isdir(path):
         return path  # modded-nanogpt: logs/<uuid>.txt is a run of its own

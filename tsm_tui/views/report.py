@@ -133,6 +133,13 @@ def _details(f) -> list[str]:
         out.append(f"read after {len(f.segments)} earlier file(s) of the same log: {names}")
     if d.get("step_source"):
         out.append(f"steps from {d['step_source']}")
+    if d.get("lines_per_file"):  # (sources.bare_numbers: files of different lengths, joined by line index)
+        n = d["lines_per_file"]
+        out.append(
+            "joined by line index, files of different lengths: " + clean(", ".join(f"{k} {v}" for k, v in n.items()))
+        )
+    if d.get("left_out"):
+        out.append(f"not read: {clean(d['left_out'])}")
     if d.get("exit_code") is not None:
         out.append(f"the run ended with exit code {d['exit_code']}")
     for a in (d.get("tracker_alerts") or [])[:5]:

@@ -1,0 +1,221 @@
+"""Bare-number metric files (``sources.bare_numbers``): one value per line, the metric named by
+the file's name only, step = line index. The class the held-out set fresh12 found unread (exit 2
+"no training metrics recognised", notes/fresh12.md logs 7 and 9).
+
+Real files: ``bench/corpus/fresh12/ssd_loss_txt_bare_per_iteration/loss.txt`` (an SSD detector's
+per-iteration loss, 20,923 lines) and ``bench/corpus/fresh12/txt_folder_ecg_denoise_sigmoid_flat/
+resultsSigmoid/`` (a Keras ECG denoiser's ten per-metric files of 1,000 epochs), both committed
+there with their licences in ``bench/corpus/fresh12/SOURCES.md`` (MIT / Apache-2.0).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tsm_tui.analysis.run_open import open_runs
+from tsm_tui.cli import main
+from tsm_tui.sources import log_files, registry
+from tsm_tui.sources.bare_numbers import BareNumbersReader, bare_head, metric_name
+from tsm_tui.sources.reading import read_records
+
+ROOT = Path(__file__).resolve().parents[2]
+F12 = ROOT / "bench" / "corpus" / "fresh12"
+SSD = F12 / "ssd_loss_txt_bare_per_iteration" / "loss.txt"
+ECG = F12 / "txt_folder_ecg_denoise_sigmoid_flat" / "resultsSigmoid"
+LLMC = ROOT / "tests" / "data" / "real" / "llmc_main.log"
+
+pytestmark = pytest.mark.skipif(not SSD.exists() or not ECG.is_dir(), reason="bench/corpus/fresh12 not present")
+
+
+def report(path, capsys) -> tuple[int, dict | None, str]:
+    rc = main([str(path), "--report", "--json"])
+    out, err = capsys.readouterr()
+    return rc, (json.loads(out) if rc in (0, 1) else None), err
+
+
+def excerpt(n: int) -> str:
+    """The first ``n`` lines of the SSD loss.txt (as committed)."""
+    with open(SSD) as f:
+        return "".join(next(f) for _ in range(n))
+
+
+def used(rep: dict) -> list[dict]:
+    return [f for f in rep["files"] if f["used"]]
+
+
+# ------------------------------------------------------------------ the two real logs
+def test_a_lone_loss_txt_is_one_series_stepped_by_line_number(capsys):
+    rc, rep, err = report(SSD.parent, capsys)
+    assert rc in (0, 1) and rep is not None, err
+    (src,) = used(rep)
+    assert src["format"] == "bare-numbers" and src["records"] == 20923 and src["skipped_lines"] == 0
+    assert src["step_source"].startswith("line number")
+    assert rep["steps"]["first"] == 0 and rep["steps"]["last"] == 20922 and rep["steps"]["count"] == 20923
+    st = {c["id"]: c["status"] for c in rep["checks"]}
+    assert st["nonfinite"] == "PASS"
+
+
+def test_the_lone_file_given_alone_reads_the_same(capsys):
+    rc, rep, _ = report(SSD, capsys)
+    assert rc in (0, 1) and rep is not None
+    assert used(rep)[0]["records"] == 20923
+    recs = list(read_records(str(SSD), BareNumbersReader(str(SSD))))
+    assert [r.step for r in recs[:3]] == [0, 1, 2]
+    assert recs[0].loss == pytest.approx(21.28346061706543) and recs[-1].step == 20922
+
+
+def test_a_folder_of_metric_files_is_one_run_joined_by_line_index(capsys):
+    rc, rep, err = report(ECG.parent, capsys)
+    assert rc in (0, 1) and rep is not None, err
+    (src,) = used(rep)
+    assert src["format"] == "bare-numbers" and src["path"] == str(ECG) and src["records"] == 1000
+    assert rep["sources"]["loss"]["key"] == "loss" and rep["sources"]["val_loss"]["key"] == "val_loss"
+    # the loss terms are checked beside the total; the files named as no metric are named, not read
+    assert "mad_loss" in src["objective"] and "ssd_loss" in src["objective"]
+    assert "mean_absolute_error.txt" in src["left_out"] and "val_ssd_loss.txt" in src["left_out"]
+    assert not any(f["path"].endswith(".txt") for f in rep["files"])  # (each was a console file before)
+    st = {c["id"]: c["status"] for c in rep["checks"]}
+    assert st["plateau"] in ("WARN", "FAIL") and st["overfitting"] != "SKIP"  # labelled plateau 0..999
+
+
+def test_discovery_offers_the_folder_not_its_files():
+    found = log_files.candidate_files(str(ECG.parent))
+    assert found == [str(ECG)]
+    assert log_files.candidate_files(str(SSD.parent)) == [str(SSD.parent)]  # (one file: still its folder)
+
+
+def test_two_run_folders_of_metric_files_are_two_runs(tmp_path):
+    for name in ("exp1", "exp2"):
+        shutil.copytree(ECG, tmp_path / name)
+    assert sorted(r.name for r in open_runs(str(tmp_path))) == ["exp1", "exp2"]
+
+
+# ------------------------------------------------------------------ what is not this format
+def test_names_that_are_no_metric_are_never_a_loss(tmp_path, capsys):
+    """``numbers.txt``, ``ids.txt``, ``labels.txt`` of bare integers (and of the SSD losses
+    themselves): no name rule makes them a metric, so nothing is read as a loss."""
+    ints = "".join(f"{i}\n" for i in range(3000, 3200))
+    for name in ("numbers.txt", "ids.txt", "labels.txt"):
+        d = tmp_path / name.split(".")[0]
+        d.mkdir()
+        (d / name).write_text(ints)
+        (d / "values.txt").write_text(excerpt(200))
+        assert metric_name(name) is None
+        rc, rep, _ = report(d, capsys)
+        assert rc == 2 or not any(f["format"] == "bare-numbers" for f in rep["files"])
+    (tmp_path / "epochs").mkdir()
+    (tmp_path / "epochs" / "epoch.txt").write_text(ints)  # a field, but no run by itself
+    assert BareNumbersReader.sniff(str(tmp_path / "epochs" / "epoch.txt"), ints.splitlines()) == 0.0
+    assert metric_name("loss.txt") == "loss" and metric_name("val_loss.txt") == "val_loss"
+    assert metric_name("lr.txt") == "lr" and metric_name("grad_norm.txt") == "grad_norm"
+
+
+def test_a_file_with_text_in_its_head_is_not_this_format():
+    head = excerpt(20).splitlines()
+    assert bare_head(head) and bare_head(["nan", "-inf", "Infinity", "3.5e+01", "", "7"])
+    assert not bare_head(head[:5] + ["Epoch 1: loss 2.1"] + head[5:])
+    assert not bare_head(["", "  "])
+
+
+def test_a_real_log_beside_a_loss_txt_wins(tmp_path, capsys):
+    """A run folder with a real log and a loss.txt: the real log is the run's source; the
+    loss.txt is not read (its steps, the line index, would not be the log's)."""
+    shutil.copy(LLMC, tmp_path / "main.log")
+    (tmp_path / "loss.txt").write_text(excerpt(500))
+    (tmp_path / "val_loss.txt").write_text(excerpt(50))
+    assert log_files.candidate_files(str(tmp_path)) == [str(tmp_path / "main.log")]
+    rc, rep, _ = report(tmp_path, capsys)
+    assert rc in (0, 1) and [f["format"] for f in used(rep)] == ["llmc"]
+
+
+# ------------------------------------------------------------------ bad input never raises
+def test_bad_input_is_counted_never_raised(tmp_path, capsys):
+    head = excerpt(300)
+    d = tmp_path / "run"
+    d.mkdir()
+    # NUL bytes in the middle, a number out of range, a file that turns into text half way
+    (d / "loss.txt").write_bytes(head.encode() + b"2.5\x00\x00\n" + b"1e400\n" + b"9" * 500 + b"\n")
+    (d / "val_loss.txt").write_text(excerpt(100) + "Traceback (most recent call last):\n  File x\n" * 50)
+    (d / "lr.txt").write_text("")
+    rc, rep, err = report(d, capsys)
+    assert rc in (0, 1) and rep is not None and "Traceback" not in err
+    (src,) = used(rep)
+    assert src["format"] == "bare-numbers"
+    assert src["skip_reasons"]["line is not a bare number"] == 100
+    assert src["skip_reasons"]["number out of range"] == 2  # 1e400 and 10^500
+    assert src["skip_reasons"]["NUL bytes dropped"] == 1
+    assert rep["steps"]["first"] == 0
+
+
+def test_nan_and_inf_lines_are_values(tmp_path, capsys):
+    lines = excerpt(300).splitlines()
+    lines[250] = "nan"
+    lines[260] = "inf"
+    (tmp_path / "loss.txt").write_text("\n".join(lines) + "\n\n")
+    rc, rep, _ = report(tmp_path, capsys)
+    assert rc == 1 and rep is not None
+    (src,) = used(rep)
+    assert src["records"] == 300 and src["skip_reasons"] == {"blank line (no value; its line index kept)": 1}
+    nan = next(c for c in rep["checks"] if c["id"] == "nonfinite")
+    assert nan["status"] == "FAIL" and "250" in nan["summary"]
+
+
+def test_a_fifo_named_loss_txt_does_not_block(tmp_path, capsys):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    os.mkfifo(tmp_path / "loss.txt")
+    (tmp_path / "val_loss.txt").write_text(excerpt(50))
+    t0 = time.monotonic()
+    found = log_files.candidate_files(str(tmp_path))
+    rc, rep, err = report(tmp_path, capsys)
+    assert time.monotonic() - t0 < 30 and "Traceback" not in err
+    assert found[0] == str(tmp_path)  # (val_loss.txt; the FIFO is never opened: said as before, "not a regular file")
+    reader, info = registry.open_reader(str(tmp_path / "loss.txt"))
+    assert reader is None
+
+
+# ------------------------------------------------------------------ live
+def test_a_folder_of_metric_files_is_followed_live(tmp_path, tail):
+    """The trainer appends a line per epoch to each file: the tailer re-reads the folder and
+    delivers the new steps only."""
+    lines = excerpt(60).splitlines(keepends=True)
+    run = tmp_path / "results"
+    run.mkdir()
+    (run / "loss.txt").write_text("".join(lines[:20]))
+    (run / "val_loss.txt").write_text("".join(lines[:20]))
+    c = tail(tmp_path)
+    assert c.wait_for(lambda: c.all_steps() == list(range(20))), c.notes
+    for i in range(20, 60):
+        for name in ("loss.txt", "val_loss.txt"):
+            with open(run / name, "a") as f:
+                f.write(lines[i])
+        time.sleep(0.005)
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [59]), (c.all_steps()[-5:], c.notes)
+    assert sorted(set(c.all_steps())) == list(range(60))
+    last = c.records[-1]
+    assert last.loss == pytest.approx(float(lines[59])) and last.val_loss == pytest.approx(float(lines[59]))
+
+
+def test_a_lone_loss_txt_is_followed_live(tmp_path, tail):
+    lines = excerpt(42).splitlines(keepends=True)
+    p = tmp_path / "loss.txt"
+    p.write_text("".join(lines[:10]))
+    c = tail(tmp_path)
+    assert c.wait_for(lambda: c.all_steps() == list(range(10))), c.notes
+    with open(p, "a") as f:
+        f.write("".join(lines[10:40]) + "nan\n")
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [40]), c.notes
+    assert c.all_steps() == list(range(41)) and math.isnan(c.records[-1].loss)
+    # a second metric file appears: the same source (the folder), the new steps only
+    (tmp_path / "val_loss.txt").write_text("".join(lines[:42]))
+    with open(p, "a") as f:
+        f.write(lines[41])
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [41]), c.notes
+    assert list(c.steps) == [str(tmp_path)] and c.records[-1].val_loss == pytest.approx(float(lines[41]))
