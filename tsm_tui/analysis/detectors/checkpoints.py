@@ -34,6 +34,7 @@ class CheckpointDetector(Detector):
     label = "Checkpoints"
     short = "ckpt"
     order = 80
+    urgency = 130
     from_log = False  # judged from the checkpoints on disk and the plan (and the saves the log says)
     reads_events = True  # the log's "checkpoint saved" lines (sources/checkpoint_lines.py)
 

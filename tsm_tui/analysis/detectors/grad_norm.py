@@ -63,6 +63,7 @@ class GradNormDetector(Detector):
     core = True
     metric = "grad_norm"
     order = 20
+    urgency = 60
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

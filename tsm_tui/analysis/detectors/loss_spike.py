@@ -205,6 +205,7 @@ class LossSpikeDetector(Detector):
     core = True
     metric = "loss"
     order = 10
+    urgency = 40
 
     def __init__(self, settings, state, part: bool = False) -> None:
         super().__init__(settings, state)
