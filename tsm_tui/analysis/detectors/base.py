@@ -76,8 +76,9 @@ class Detector:
     # -- the columnar path ------------------------------------------------------------
     # One driver for every detector: ``update_frame`` below. A detector gets it by
     # defining ``bulk`` (and usually ``screen``, sometimes ``prepare``); one that
-    # defines none of them is fed its frames row by row through ``update``, so a new
-    # check writes nothing for frames and is exact from the start.
+    # defines none of them is fed its frames row by row through ``update``: exact from
+    # the start, only slower, so a check listed in ``DETECTORS`` must define ``bulk``
+    # (tests/analysis/test_frames.py test_every_detector_uses_the_driver).
     #
     # The contract (``update`` stays the only semantics; the hooks only decide which
     # rows can skip it, and must leave exactly the state ``update`` would):
