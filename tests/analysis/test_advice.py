@@ -15,7 +15,7 @@ from tsm_tui.analysis import advice
 from tsm_tui.analysis.replay import analyze
 from tsm_tui.analysis.state import RunState
 from tsm_tui.core.settings import RunInfo
-from tsm_tui.sources.config import apply_mapping, load_mapping
+from tsm_tui.sources.config import apply_mapping, load_config
 from helpers import paths
 
 ROOT = Path(paths.ROOT)
@@ -138,7 +138,7 @@ def test_megatron_arguments_header_and_args_file():
     assert st.info.beta2 == 0.95
     assert "beta2" not in advice.optimizer_state(st).split("(")[0]  # not asked to lower it
     info = RunInfo()
-    apply_mapping(info, load_mapping(str(DATA / "preflight" / "megatron_gpt_1.3b.sh")), "megatron_gpt_1.3b.sh")
+    apply_mapping(info, load_config(str(DATA / "preflight" / "megatron_gpt_1.3b.sh"))[0], "megatron_gpt_1.3b.sh")
     assert info.clip == 1.0 and info.beta2 == 0.95
     assert not contradictions(RunState(info), [advice.clip(RunState(info)), advice.optimizer_state(RunState(info))])
 
@@ -166,7 +166,7 @@ def test_an_lr_that_collapsed_is_not_told_to_lower_its_peak():
     from tsm_tui.core.settings import Settings
 
     info = RunInfo()
-    apply_mapping(info, load_mapping(str(FAULTS / "lr_collapse" / "config.json")), "config.json")
+    apply_mapping(info, load_config(str(FAULTS / "lr_collapse" / "config.json"))[0], "config.json")
     mon = Monitor(Settings(), info)
     for ln in (FAULTS / "lr_collapse" / "metrics.jsonl").read_text().splitlines()[:250]:
         d = json.loads(ln)

@@ -11,7 +11,7 @@ core/settings.py), so each question is answered here, once:
   Loss Spike check says it; the Loss Plateau check steps aside for it)?
 
 Pure functions of numbers and Settings (no run state), so each is tested at its boundaries
-(tests/test_rules.py).
+(tests/analysis/test_rules.py).
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ class Frame:
 
 
 MIN_RUN = 16  # records of one shape worth a Frame
-#: records of a frame's rows kept for the next detector fed the same rows (Frame.at)
+#: records of a frame's rows kept for the next detector fed the same rows (Frame.sync_row)
 RECS_KEPT = 1024
 
 
@@ -183,7 +183,7 @@ class FrameState:
     def __init__(self, state, fr: Frame) -> None:
         self.state = state
         self.fr = fr
-        self.recs: dict[int, StepRecord] = {}  # the rows' records built so far (Frame.at)
+        self.recs: dict[int, StepRecord] = {}  # the rows' records built so far (Frame.sync_row)
         n = fr.n
         self.records0 = state.records
         self.first = state.first_step if state.first_step is not None else int(fr.step[0])

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 
-from tsm_tui.core.frame import pack
+from tsm_tui.core.frame import METRIC_FIELDS, pack
 from tsm_tui.core.numbers import MAX_INT, int64, iso_time, run_fact
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
@@ -40,7 +40,7 @@ from tsm_tui.sources.lines import MAX_LINE as MAX_LINE  # (re-exported: where re
 from tsm_tui.sources.lines import decode_line, split_block
 from tsm_tui.sources.text_events import TextTap, tapped
 
-METRICS = frozenset({"loss", "val_loss", "grad_norm", "lr", "loss_scale"})
+METRICS = METRIC_FIELDS  # the StepRecord fields the checks judge (one set: core/frame.py)
 MAX_SNAPSHOT = 256 << 20  # bytes of a file re-read whole (trainer_state.json): memory stays bounded
 _UNSEEN = object()
 isfinite = math.isfinite

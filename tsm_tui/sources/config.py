@@ -116,12 +116,6 @@ def load_config(path: str) -> tuple[dict | None, str | None]:
     return m, None
 
 
-def load_mapping(path: str) -> dict | None:
-    """A JSON / YAML / TOML config (or an argument list) as a mapping; None when
-    it is not one or cannot be read (no exception)."""
-    return load_config(path)[0]
-
-
 #: activation checkpointing: HF, Megatron (old and new flags), DeepSpeed's section, torchtitan, Lightning / PEFT
 _GRAD_CKPT = (
     "gradient_checkpointing",

@@ -17,6 +17,7 @@ from tsm_tui.core.frame import INT_FIELDS, METRIC_FIELDS, Frame
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.fields import TIME_MS, field_for, total_over
+from tsm_tui.sources.lines import split_block
 from tsm_tui.sources.placeholders import SplitPlaceholders
 
 try:  # orjson is ~3x faster but rejects NaN; use it first and fall back.
@@ -111,10 +112,7 @@ class JsonlReader(LineReader):
             fr = self._frame(objs, flagged)
             if fr is not None:
                 return [fr]
-        lines = data.split(b"\n")
-        last_open = not data.endswith(b"\n")
-        if not last_open:
-            lines.pop()
+        lines, last_open = split_block(data)
         if not lines:
             return []
         try:

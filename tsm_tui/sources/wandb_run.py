@@ -76,7 +76,6 @@ R_HISTORY, R_SUMMARY, R_OUTPUT, R_CONFIG, R_ALERT, R_METRIC, R_OUTPUT_RAW, R_RUN
     17,
     18,
 )
-_USED = frozenset({R_HISTORY, R_SUMMARY, R_OUTPUT, R_CONFIG, R_ALERT, R_METRIC, R_OUTPUT_RAW, R_RUN, R_EXIT})
 #: the other oneof members the SDK writes (files, stats, artifacts, telemetry, final, header,
 #: footer, preempting, links, environment, output_logger, requests): read past, not counted
 _OTHER = frozenset({6, 7, 8, 9, 11, 20, 21, 22, 23, 24, 25, 26, 27, 100})

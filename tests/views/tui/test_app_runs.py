@@ -483,3 +483,38 @@ def test_one_liveness_model_for_the_dashboard_and_the_runs_table():
     a.note_checks({})
     a.planned = 100_021  # Lightning's last 0-based step is planned - 1
     assert a.ended is None and a.done and a.stalled_for(10.0 + STALL_MIN + 1, 0.0) is None
+
+
+def test_a_run_rows_worst_check_is_the_most_urgent_at_the_worst_status():
+    """Of two checks at one status the row names the one a person acts on first, by each
+    detector's ``urgency`` (detectors/base.py; no table of ids in the view): a crash before a
+    NaN before the ranks ... before the checkpoints, and a check the registry does not know
+    after all of them. A worse status wins whatever the urgency."""
+    from tsm_tui.analysis.detectors import CHECKS
+    from tsm_tui.core.record import CheckResult, Status
+    from tsm_tui.views.tui.runs import RunRow
+
+    acted_on_first = (
+        "crash",
+        "nonfinite",
+        "ranks",
+        "loss_spike",
+        "loss_scale",
+        "grad_norm",
+        "output_collapse",
+        "overfitting",
+        "lr_schedule",
+        "plateau",
+        "throughput",
+        "batch_size",
+        "checkpoints",
+    )
+    assert sorted(CHECKS, key=lambda c: CHECKS[c].urgency) == list(acted_on_first)
+    r = RunRow("r")
+    ids = ["not_a_check", *reversed(acted_on_first)]
+    for n in range(len(ids), 0, -1):
+        r.set_checks([CheckResult(c, c, Status.WARN, "") for c in ids[:n]])
+        worst = r.worst_check()
+        assert worst is not None and worst.id == ids[n - 1]
+    r.set_checks([CheckResult("crash", "c", Status.WARN, ""), CheckResult("checkpoints", "k", Status.FAIL, "")])
+    assert r.worst_check().id == "checkpoints" and r.worst() == Status.FAIL

@@ -23,7 +23,7 @@ from tsm_tui.core.settings import Settings
 
 class Detector:
     # -- what the check is called where: every view reads these (the registry,
-    # ``detectors.DETECTORS`` / ``detectors.check_meta``), none keeps a table of its own
+    # ``detectors.DETECTORS`` / ``detectors.CHECKS``), none keeps a table of its own
     #: the check id (JSON ``checks[].id``, an alert's ``check``, SARIF's ruleId): never renamed
     id: str = ""
     #: its name in reports, JSON and SARIF
@@ -40,6 +40,9 @@ class Detector:
     metric: str | None = None
     #: where it stands among the checks (reports, the check panel, JSON): lower first
     order: int = 1000
+    #: of two checks at the same status, the one the runs table names as a run's worst
+    #: (what a person acts on first): lower first
+    urgency: int = 1000
     #: a check of the run's several files together, fed by the run (``ranks``), not a
     #: check each source's Monitor runs; it is reported only when it applies
     per_run: bool = False
@@ -73,8 +76,9 @@ class Detector:
     # -- the columnar path ------------------------------------------------------------
     # One driver for every detector: ``update_frame`` below. A detector gets it by
     # defining ``bulk`` (and usually ``screen``, sometimes ``prepare``); one that
-    # defines none of them is fed its frames row by row through ``update``, so a new
-    # check writes nothing for frames and is exact from the start.
+    # defines none of them is fed its frames row by row through ``update``: exact from
+    # the start, only slower, so a check listed in ``DETECTORS`` must define ``bulk``
+    # (tests/analysis/test_frames.py test_every_detector_uses_the_driver).
     #
     # The contract (``update`` stays the only semantics; the hooks only decide which
     # rows can skip it, and must leave exactly the state ``update`` would):

@@ -26,6 +26,7 @@ class BatchSizeDetector(Detector):
     column = ("bs", "b")
     core = True
     order = 40
+    urgency = 120
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

@@ -34,6 +34,7 @@ class CheckpointDetector(Detector):
     label = "Checkpoints"
     short = "ckpt"
     order = 80
+    urgency = 130
     from_log = False  # judged from the checkpoints on disk and the plan (and the saves the log says)
     reads_events = True  # the log's "checkpoint saved" lines (sources/checkpoint_lines.py)
 
@@ -127,7 +128,7 @@ class CheckpointDetector(Detector):
     def _none_yet(self, last, first, save, total, span, limit, why) -> CheckResult:
         """Nothing on disk yet: judged against the planned saves (the config's save_steps)
         or, without them, the gap the plan allows; before the first save is due, a run
-        that has none is on plan (the verdict used to flip WARN -> PASS at its first save)."""
+        that has none is on plan (else the verdict would flip WARN -> PASS at its first save)."""
         ran = (last or first) - first
         strategy = (self.state.info.save_strategy or "").lower().rsplit(".", 1)[-1]
         if strategy == "no":  # HF save_strategy "no": no save is planned (its save_steps=500 plans none)

@@ -93,6 +93,7 @@ class CrashDetector(Detector):
     label = "Crash"
     short = "crash"
     order = 100
+    urgency = 10
     #: fed TextEvents (Monitor.feed_event), from this source and the run's other files
     reads_events = True
     #: carried over a new run in the same file (Monitor._new_run): a crashed launch is history

@@ -26,7 +26,7 @@ RATE_EVERY = 16
 #: frames: values this large could overflow the median's a + b; such frames go row by row
 _HUGE = 2.0**1022
 #: spiking records at most this many records apart are one incident: one alert (ours;
-#: a spike's grad norm often stays high for a few steps, and each used to warn)
+#: a spike's grad norm often stays high for a few steps: each would warn otherwise)
 SPIKE_GAP = 10
 #: a spike inside an open incident this many times the largest value reported for it
 #: is a new alert: the incident's peak, not folded into its onset (ours)
@@ -63,6 +63,7 @@ class GradNormDetector(Detector):
     core = True
     metric = "grad_norm"
     order = 20
+    urgency = 60
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

@@ -30,6 +30,7 @@ class LossScaleDetector(Detector):
     short = "fp16"
     metric = "loss_scale"
     order = 70
+    urgency = 50
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

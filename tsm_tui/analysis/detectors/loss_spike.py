@@ -205,6 +205,7 @@ class LossSpikeDetector(Detector):
     core = True
     metric = "loss"
     order = 10
+    urgency = 40
 
     def __init__(self, settings, state, part: bool = False) -> None:
         super().__init__(settings, state)
@@ -1160,8 +1161,8 @@ class LossSpikeDetector(Detector):
         warm = False
         if lr is not None:
             # the LR still rising (it rose within the last CLIMB_LAST records): a warm-up, whose
-            # loss may rise. (An LR held at its peak after a warm-up is no longer one: "at its
-            # largest and above its first" kept a constant-LR run's climb unsaid for good.)
+            # loss may rise. (An LR held at its peak after a warm-up is not one: "at its largest
+            # and above its first" would keep a constant-LR run's climb unsaid for good.)
             top, since = self._climb_lr or (lr, CLIMB_LAST)
             since = 0 if lr > top else since + 1
             self._climb_lr = (max(top, lr), since)

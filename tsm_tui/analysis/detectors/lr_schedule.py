@@ -46,6 +46,7 @@ class LRScheduleDetector(Detector):
     core = True
     metric = "lr"
     order = 30
+    urgency = 90
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

@@ -40,6 +40,7 @@ class NonFiniteDetector(Detector):
     short = "nan"
     column = ("nan", "n")
     order = 60
+    urgency = 20
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

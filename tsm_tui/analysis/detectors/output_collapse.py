@@ -177,6 +177,7 @@ class OutputCollapseDetector(Detector):
     label = "Outputs"
     short = "gen"
     order = 90
+    urgency = 70
     reads_samples = True
 
     def __init__(self, settings, state) -> None:

@@ -48,6 +48,7 @@ class OverfittingDetector(Detector):
     label = "Overfitting"
     short = "ovfit"
     order = 120
+    urgency = 80
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

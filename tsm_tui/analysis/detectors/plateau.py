@@ -256,6 +256,7 @@ class PlateauDetector(Detector):
     core = True
     metric = "loss"
     order = 50
+    urgency = 100
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

@@ -147,6 +147,7 @@ class RanksDetector(Detector):
     title = "Ranks"
     short = "ranks"
     order = 130
+    urgency = 30
     per_run = True
 
     def __init__(self, ranks: dict[str, int | None] | None = None) -> None:

@@ -48,6 +48,7 @@ class ThroughputDetector(Detector):
     label = "Throughput"
     short = "speed"
     order = 110
+    urgency = 110
 
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)

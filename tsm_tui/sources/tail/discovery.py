@@ -169,7 +169,7 @@ class Discovery:
         """``p`` is named as a rotated generation of a followed log that we saw rotate:
         never followed as a log of its own (its records would come a second time, or
         out of order as another source). A copy whose truncation is yet to come is
-        read when the truncation is seen (``FollowedFile._copied``)."""
+        read when the truncation is seen (``Generations.after_truncation``)."""
         f = self._rotated_log_of(p)
         return f is not None and f.rotations > 0
 

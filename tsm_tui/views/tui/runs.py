@@ -31,7 +31,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label
 
-from tsm_tui.analysis.detectors import CHECKS, DETECTORS
+from tsm_tui.analysis.detectors import CHECKS, DETECTORS, Detector
 from tsm_tui.analysis.monitor import MAX_ALERTS
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status
 from tsm_tui.views.tui.activity import STALL_FACTOR, STALL_MIN, RunActivity
@@ -42,22 +42,6 @@ from tsm_tui.views.tui.widgets import MUTED, HelpScreen, safe
 TICK = 1.0  # s between two looks at the clock (ages, "stalled")
 #: (check id, heading, letter) of the check columns: the detectors' own ``column``
 COLUMNS = tuple((d.id, *d.column) for d in DETECTORS if d.column)
-#: which of two checks with the same status a row names as its worst: what a person acts on first
-_FIRST = (
-    "crash",
-    "nonfinite",
-    "ranks",
-    "loss_spike",
-    "loss_scale",
-    "grad_norm",
-    "output_collapse",
-    "overfitting",
-    "lr_schedule",
-    "plateau",
-    "throughput",
-    "batch_size",
-    "checkpoints",
-)
 SHORT = {cid: d.short for cid, d in CHECKS.items()}
 _STYLE = {Status.FAIL: "bold $error", Status.WARN: "bold $warning", Status.PASS: "$success", Status.SKIP: MUTED}
 _LETTER = {Status.FAIL: "F", Status.WARN: "W", Status.PASS: "P", Status.SKIP: "-"}
@@ -111,7 +95,7 @@ class RunRow:
         return min(
             self.checks.values(),
             default=None,
-            key=lambda c: (-c.status.rank, _FIRST.index(c.id) if c.id in _FIRST else len(_FIRST)),
+            key=lambda c: (-c.status.rank, CHECKS[c.id].urgency if c.id in CHECKS else Detector.urgency),
         )
 
     def worst(self) -> Status:
