@@ -21,6 +21,13 @@ epoch's start to the new counter make exactly one logging interval) and not back
 first counter, is the next epoch's;
 the label is taken as one behind until it changes. A wrap out of rhythm (a restart of the
 same epoch) is left as it is: the run's resume logic judges it.
+
+A resumed log's first line may show at once that its counter is a batch index (``Epoch[97/800](20/500)``:
+20 steps cannot be the run's after 96 epochs): it is placed in its epoch from that line on, epochs counted
+from 1 (step 48020). No step is placed below 0: a relaunch from an epoch below the one counted from
+(``Epoch[1/900]`` appended to a file that began at epoch 97) counts the epochs from 1 from there on (from 0
+when it prints epoch 0). A line of another shape that names an epoch and a counter (a NaN warning) is placed
+as the records are, the state unmoved (``place``).
 """
 
 from __future__ import annotations
@@ -58,6 +65,12 @@ class EpochCounter:
         st = self._st
         if st is None:
             st = self._st = [e, e, n, None, n, None]
+            if per and e >= 2 and (n < e - 1 or (epochs and 2 * n * epochs < (e - 1) * per)):
+                # a resumed log's first line ("Epoch[97/800](20/500)"): a counter below the epochs before
+                # it (each has a step at least), or below half the share of a run total of ``per`` steps
+                # that those epochs would have taken, counts no run's steps: a batch index, and the printed
+                # length places it at once, epochs counted from 1 (48020, not 20 as the first epoch's)
+                st[0], st[3] = 1, "epoch"
         if self._lag is not None and e == self._lag:
             e += 1
         else:
@@ -91,11 +104,32 @@ class EpochCounter:
         extra = self._longer(st[1], e, n, per) if self._g0 is not None and st[3] == "epoch" else 0
         st[1], st[2] = e, n
         if st[3] == "epoch":
+            if e < st[0]:
+                # a relaunch from an epoch below the first one ("Epoch[1/900]" in a file that began at
+                # "Epoch[97/800]"): epochs are counted from 1 (from 0 once an epoch 0 is printed) from here
+                # on, never placed below step 0 ((1 - 97) x 500 gave -47980)
+                st[0] = min(e, 1)
             if epochs:
                 total = epochs * per
             step = (e - st[0]) * per + extra + n
             return (step if -MAX_INT <= step <= MAX_INT else None), total
         return n, total
+
+    def place(self, e: int, n: int) -> int:
+        """Counter ``n`` of epoch ``e`` on a line that is not the log's record line (a NaN warning's
+        "epoch 97, skip iteration 21, loss nan" beside "Epoch[97/800](20/500): Loss: ..."), placed as
+        ``step`` places the records' counters, the state unmoved: in its epoch once the counter is
+        known to be a batch index and the epoch's length is known, else ``n`` (what the records'
+        own counter is then)."""
+        st = self._st
+        if st is None or st[3] != "epoch" or not self._per:
+            return n
+        if self._lag is not None and e == self._lag:
+            e += 1
+        base = st[0] if e >= st[0] else min(e, 1)
+        extra = (self._off if e == st[1] else self._offset(e)) if self._g0 is not None else 0
+        step = (e - base) * self._per + extra + n
+        return step if -MAX_INT <= step <= MAX_INT else n
 
     def _longer(self, last: int, e: int, n: int, per: int) -> int:
         """The offset of epoch ``e`` for the epochs before it that were longer than ``per`` (their

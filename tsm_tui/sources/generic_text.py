@@ -160,6 +160,12 @@ EPOCH_STEP = re.compile(
     r"\[?\s*+(\d{1,3}(?:,\d{3})++|\d++)\s*+\]?(?![\d./])",
     re.I,
 )
+# an epoch, then a few words and no number, right before a counter (STEP) that is not a run's total: "epoch
+# 97, skip iteration 21, loss nan" (a video SR trainer's warning, its records "Epoch[97/800](20/500): Loss:");
+# not "epoch 3 ... global step 500". Searched only in the 64 characters before the counter (``_epoch_before``)
+EPOCH_BEFORE = re.compile(
+    r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\]?(?![\d.])[^\d\n]{0,40}+(?<![Gg]lobal )(?<![Tt]otal )$", re.I
+)
 # a counter "of" its epoch, the word first: GPT2-chitchat's logger and its forks ("batch 1 of epoch 1, loss
 # 9.443, batch_acc 0.0, lr [0.0]", "train batch 5 of epoch 2, loss 3.1, accuracy 0.4"); groups: counter, epoch.
 # The counter is placed in its epoch as EPOCH_STEP's is (``_epoch_step``). Linear: anchored at the word, possessive runs.
@@ -534,7 +540,28 @@ class KeyValueTextReader(LineGroups, LineReader):
                 return self._with_step(line, m, step, [("epoch", e)])
         if m.group(2):
             self.run_info.setdefault("total_steps", m.group(2))
+        if m.start() > 6 and _EPOCH_HINT.search(line, 0, m.start()):
+            got = self._epoch_before(line, m, step)
+            if got is not None:
+                return got
         return self._with_step(line, m, step)
+
+    def _epoch_before(self, line: str, m, n: int) -> list[StepRecord] | None:
+        """A counter (STEP) after an epoch a few words before it, another shape than the log's record
+        lines (a trainer's NaN warning "epoch 97, skip iteration 21, loss nan" beside its records
+        "Epoch[97/800](20/500): Loss: ..."): the counter placed in its epoch as the records' are
+        (``EpochCounter.place``: once they have shown it is a batch index and the epoch's length), the
+        counter state unmoved; None when no epoch is there (the line is read with the counter alone)."""
+        e = EPOCH_BEFORE.search(line, max(0, m.start() - 64), m.start())
+        if e is None or e.start() > HEADER_PREFIX:
+            return None
+        ep = int64(e.group(1))
+        if ep is None:
+            return None
+        self._no_template = True  # (the step depends on the records before: no template)
+        c = self.__dict__.get("_ep")
+        step = c.place(ep, n) if c is not None else n
+        return self._with_step(line, m, step, [("epoch", e.group(1))])
 
     def _dict_record(self, line: str, i: int) -> list[StepRecord] | None:
         """A printed dict at ``i`` (its pairs, an LR list or tuple after it): at the step of the
