@@ -156,14 +156,19 @@ def test_the_epoch_counter_rules():
     assert c.step(97, 800, 20, 500)[0] == 48020
     assert c.place(97, 21) == 48021
     assert c.step(1, 900, 20, 500)[0] == 20  # (was (1 - 97) x 500 + 20 = -47980)
-    assert c.step(0, 900, 20, 500)[0] == 20  # epochs counted from 0 once an epoch 0 is printed
+    assert c.step(0, 900, 20, 500)[0] == 20  # an epoch 0 printed: counted from 0 from there on
     # a first epoch that may be a global counter stays as it was (decided at the first change)
     c = EpochCounter()
     assert c.step(5, None, 100, 600)[0] == 100 and c.step(6, None, 100, 600)[0] == 700
     assert c.place(6, 150) == 750
-    assert c.step(2, None, 100, 600)[0] == 700  # below the first epoch: counted from 1, not -1700
+    # below the first epoch: counted from 0 (no total printed), not (2 - 5) x 600 + 100 = -1700
+    assert c.step(2, None, 100, 600)[0] == 1300
     c = EpochCounter()
     assert c.place(3, 7) == 7  # nothing known yet: the counter alone
+    # an epoch printed with no total counts from 0 (DETR's MetricLogger "Epoch: [13]  [   0/3684]", a run
+    # resumed at epoch 13: fresh4's label puts it at 13 x 3684 = 47892)
+    c = EpochCounter()
+    assert c.step(13, None, 0, 3684)[0] == 47892 and c.step(13, None, 100, 3684)[0] == 47992
 
 
 @pytest.mark.skipif(not NOHUP.exists(), reason="bench/corpus/fresh12 not present")

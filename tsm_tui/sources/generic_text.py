@@ -169,7 +169,9 @@ EPOCH_BEFORE = re.compile(
 # a counter "of" its epoch, the word first: GPT2-chitchat's logger and its forks ("batch 1 of epoch 1, loss
 # 9.443, batch_acc 0.0, lr [0.0]", "train batch 5 of epoch 2, loss 3.1, accuracy 0.4"); groups: counter, epoch.
 # The counter is placed in its epoch as EPOCH_STEP's is (``_epoch_step``). Linear: anchored at the word, possessive runs.
-OF_EPOCH = re.compile(r"(?<![\w/])(?:(?:mini-?)?batch|step|iter(?:ation)?)\s++(\d++)\s++of\s++epoch\s++(\d++)(?![\d.])", re.I)
+OF_EPOCH = re.compile(
+    r"(?<![\w/])(?:(?:mini-?)?batch|step|iter(?:ation)?)\s++(\d++)\s++of\s++epoch\s++(\d++)(?![\d.])", re.I
+)
 # ... or two bracketed numbers with no word: SwAV / DINO-style "Epoch: [3][50]\tLoss 4.2 (4.3)"
 # (groups as EPOCH_STEP's, the word empty)
 EPOCH_BRACKETS = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[\s*+(\d++)\s*+\]()\s*+\[\s*+(\d++)\s*+\](?!\s*+/)", re.I)
