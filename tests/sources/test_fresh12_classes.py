@@ -117,7 +117,8 @@ def test_a_minibatch_counter_is_placed_in_its_epoch():
 
 
 # ------------------------------------------------------------------ 2. a non-finite line of another shape
-HEAD = [  # nohup.out lines 10-32, as the file has them (a launch's banner lines, its records, its NaN)
+HEAD = [  # nohup.out's lines, as the file has them, a selection of its lines 9-84 (a launch's epoch / LR line,
+    # its first record, the NaN warnings of two ranks, the traceback's first and last lines, the next launch's records)
     "Epoch=97, lr=0.00063625",
     "average time cost 35.06993476019966 ms",
     "",
@@ -130,7 +131,7 @@ HEAD = [  # nohup.out lines 10-32, as the file has them (a launch's banner lines
     "2021-11-23 18:14:52 Epoch[97/800](20/500): Loss: 0.01279326",
     "2021-11-23 18:15:07 Epoch[97/800](40/500): Loss: 0.01577588",
 ]
-RELAUNCH = [  # a later launch from epoch 1 (the file's lines 5 April: "Epoch[1/900]")
+RELAUNCH = [  # a later launch from epoch 1 of 900 (nohup.out lines 25107-25108)
     "2021-11-30 18:41:38 Epoch[1/900](20/500): Loss: 0.05061171",
     "2021-11-30 18:41:51 Epoch[1/900](40/500): Loss: 0.03956886",
 ]
