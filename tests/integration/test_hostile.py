@@ -103,6 +103,11 @@ SHAPES = {
     "cells of one word": "step 1, " + "a 1, " * (N // 5) + "a b 1",
     "of epoch words": "batch 1 of " * (N // 11) + "epoch x",
     "apex overflow phrases": "Gradient overflow.  " * (N // 20) + "Skipping step, loss scaler 0 x",
+    # fresh12: numbers that end sentences (SENTENCE_STOP), an epoch a few words before a counter (EPOCH_BEFORE)
+    "sentence stops": "epoch: 1. " * (N // 10) + "x",
+    "digit stops": "loss: " + "1." * (N // 2) + " ",
+    "digits then a stop": "loss: 1" + D + ". ",
+    "epochs before a counter": "epoch 1, skip " * (N // 14) + "iteration 5, loss nan",
 }
 #: lines before a shape that open a multi-line context, so the shape is read inside it
 CONTEXTS = {

@@ -90,6 +90,15 @@ NAMED_STEP_KEYS = frozenset(
     }
 )
 _STEP_HINT = re.compile(r"(?i)step|iter|update|batch")
+# a number that ends a sentence: a print of "key: value." clauses ("epoch: 0. Minibatch: 100. Training
+# loss: 1.2873549461364746.", a denoising auto-encoder's notebook log): the full stop after a number, before a
+# space or the line's end, is punctuation (read as a space). A number only: not a word's digits ("resnet50."),
+# not the last part of a dotted run ("v1.2.3.", "10.0.0.1.", "model.100.pt"), not an ellipsis ("1.5...");
+# "1." (a float printed with no decimals) is 1 either way. Linear: a number starts after no word character
+# or dot, its runs are possessive.
+SENTENCE_STOP = re.compile(
+    r"(?<![\w.])([-+]?(?:\d++(?:\.\d++)?+(?:[eE][-+]?\d++)?+|(?:nan|NaN|inf|Inf)(?![\w])))\.(?=\s|$)"
+)
 # (a step with thousands separators, "step 1,001", is 1001, not 1)
 STEP = re.compile(
     r"(?<![\w/])(?:iteration|iter|step|it|s)(?:\s*+[:=]\s*+|(?=[^\S ]*+ )\s++)"
@@ -126,7 +135,7 @@ PERCENT_COUNTER = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d++)?%\s++(\d++)/(\d++)(?!
 # word, every run is possessive, and the counter needs its "/total".
 EPOCH_COUNTER = re.compile(
     r"(?<![\w/])(?:epoch(?:\(train\))?|train:)\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\]?"
-    r"[\s,|:\-\]\[]*+(?:(step|iter(?:ation)?|batch|it)\b\s*+[:=]?\s*+)?[\[(]?\s*+(\d++)\s*+/\s*+(\d++)(?![\d.])",
+    r"[\s,|:\-\]\[]*+(?:(step|iter(?:ation)?|(?:mini-?)?batch|it)\b\s*+[:=]?\s*+)?[\[(]?\s*+(\d++)\s*+/\s*+(\d++)(?![\d.])",
     re.I,
 )
 # a batch counter with its total leading a line of metrics, within the epoch of the last epoch header
@@ -136,7 +145,7 @@ BATCH_LEAD = re.compile(r"^\W*+batch\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*
 # the same with a bracketed epoch and no word (a custom trainer's "  [3/100] batch 50/5305 loss=-68.4"):
 # groups as EPOCH_COUNTER's; the counter's word is required here
 BRACKET_COUNTER = re.compile(
-    r"(?<![\w/])\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]\s*+(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
+    r"(?<![\w/])\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]\s*+(step|iter(?:ation)?|(?:mini-?)?batch|it)s?\b\s*+[:=]?\s*+"
     r"(\d++)\s*+/\s*+(\d++)(?![\d.])",
     re.I,
 )
@@ -147,14 +156,22 @@ BRACKET_COUNTER = re.compile(
 # value (``_epoch_step``). Linear as EPOCH_COUNTER.
 EPOCH_STEP = re.compile(
     r"(?<![\w/])(?:epoch|ep(?=\s*+[:=]))\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+\d++)?\s*+\]?[\s,|:\-\[]*+"
-    r"(?:(?:global|total|train(?:ing)?|optimi[sz]er)[ _])?(step|iter(?:ation)?|batch|it)s?\b\s*+[:=]?\s*+"
+    r"(?:(?:global|total|train(?:ing)?|optimi[sz]er)[ _])?(step|iter(?:ation)?|(?:mini-?)?batch|it)s?\b\s*+[:=]?\s*+"
     r"\[?\s*+(\d{1,3}(?:,\d{3})++|\d++)\s*+\]?(?![\d./])",
     re.I,
+)
+# an epoch, then a few words and no number, right before a counter (STEP) that is not a run's total: "epoch
+# 97, skip iteration 21, loss nan" (a video SR trainer's warning, its records "Epoch[97/800](20/500): Loss:");
+# not "epoch 3 ... global step 500". Searched only in the 64 characters before the counter (``_epoch_before``)
+EPOCH_BEFORE = re.compile(
+    r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)\]?(?![\d.])[^\d\n]{0,40}+(?<![Gg]lobal )(?<![Tt]otal )$", re.I
 )
 # a counter "of" its epoch, the word first: GPT2-chitchat's logger and its forks ("batch 1 of epoch 1, loss
 # 9.443, batch_acc 0.0, lr [0.0]", "train batch 5 of epoch 2, loss 3.1, accuracy 0.4"); groups: counter, epoch.
 # The counter is placed in its epoch as EPOCH_STEP's is (``_epoch_step``). Linear: anchored at the word, possessive runs.
-OF_EPOCH = re.compile(r"(?<![\w/])(?:batch|step|iter(?:ation)?)\s++(\d++)\s++of\s++epoch\s++(\d++)(?![\d.])", re.I)
+OF_EPOCH = re.compile(
+    r"(?<![\w/])(?:(?:mini-?)?batch|step|iter(?:ation)?)\s++(\d++)\s++of\s++epoch\s++(\d++)(?![\d.])", re.I
+)
 # ... or two bracketed numbers with no word: SwAV / DINO-style "Epoch: [3][50]\tLoss 4.2 (4.3)"
 # (groups as EPOCH_STEP's, the word empty)
 EPOCH_BRACKETS = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[\s*+(\d++)\s*+\]()\s*+\[\s*+(\d++)\s*+\](?!\s*+/)", re.I)
@@ -353,6 +370,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             t = TIME_PREFIX.match(line)
             if t is not None:  # (nnU-Net's "2024-03-01 10:00:37.123457: Epoch 3": the rest is the line)
                 line = line[t.end() :]
+        if ". " in line or line[-1:] == "." or ".\t" in line:
+            line = _sentence_stops(line)
         if not line.strip():
             return self._blank() if self._open else []
         if self._summ is not None or "ummary" in line or line[:1] in _SECTION_FIRST:
@@ -523,7 +542,28 @@ class KeyValueTextReader(LineGroups, LineReader):
                 return self._with_step(line, m, step, [("epoch", e)])
         if m.group(2):
             self.run_info.setdefault("total_steps", m.group(2))
+        if m.start() > 6 and _EPOCH_HINT.search(line, 0, m.start()):
+            got = self._epoch_before(line, m, step)
+            if got is not None:
+                return got
         return self._with_step(line, m, step)
+
+    def _epoch_before(self, line: str, m, n: int) -> list[StepRecord] | None:
+        """A counter (STEP) after an epoch a few words before it, another shape than the log's record
+        lines (a trainer's NaN warning "epoch 97, skip iteration 21, loss nan" beside its records
+        "Epoch[97/800](20/500): Loss: ..."): the counter placed in its epoch as the records' are
+        (``EpochCounter.place``: once they have shown it is a batch index and the epoch's length), the
+        counter state unmoved; None when no epoch is there (the line is read with the counter alone)."""
+        e = EPOCH_BEFORE.search(line, max(0, m.start() - 64), m.start())
+        if e is None or e.start() > HEADER_PREFIX:
+            return None
+        ep = int64(e.group(1))
+        if ep is None:
+            return None
+        self._no_template = True  # (the step depends on the records before: no template)
+        c = self.__dict__.get("_ep")
+        step = c.place(ep, n) if c is not None else n
+        return self._with_step(line, m, step, [("epoch", e.group(1))])
 
     def _dict_record(self, line: str, i: int) -> list[StepRecord] | None:
         """A printed dict at ``i`` (its pairs, an LR list or tuple after it): at the step of the
@@ -911,7 +951,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.skip("step out of range")
             return []
         word = (m.group(3) or "").lower()
-        if self._ep.mode is None and word and word != "batch" and not m.group(2):
+        if self._ep.mode is None and word and not word.endswith("batch") and not m.group(2):
             # "epoch 0, iteration 5/299" (NeMo): read as "iteration 5/299" always was, until
             # a new epoch shows whether the counter starts again
             self.run_info.setdefault("total_steps", per)
@@ -1351,6 +1391,15 @@ _SECTION_FIRST = "TtVvEeA "  # first characters of a MetricLogger evaluation's l
 
 # what may follow a header's step besides named numbers: numbers and rate units
 _UNITS = re.compile(r"[\d.,:;|()\[\]/%+-]++|\b(?:[a-z]++/s(?:ec)?+|s|ms|sec|secs)\b", re.I)
+
+
+def _sentence_stops(line: str) -> str:
+    """The line with the full stop after each number that ends a sentence (SENTENCE_STOP) read as a
+    space: ``epoch: 0. Minibatch: 100. Training loss: 1.287.`` is ``epoch: 0  Minibatch: 100  Training
+    loss: 1.287 `` (the same length: positions in the line do not move)."""
+    if SENTENCE_STOP.search(line) is None:
+        return line
+    return SENTENCE_STOP.sub(r"\1 ", line)
 
 
 def _is_header(line: str, m) -> bool:
