@@ -42,7 +42,9 @@ from tsm_tui.sources.metric_files import MAX_METRIC_BYTES
 #: extensions a bare-number metric file is written under (``np.savetxt``'s usual ``.txt``)
 BARE_EXT = (".txt",)
 #: a bare number: a decimal or float literal, or a NaN / Inf spelling
-NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|inf|infinity)", re.I)
+#: (``\d+(?:\.\d*)?``, not ``\d+\.?\d*``: the two runs of digits could split a long one every
+#: way, and a 1 MiB line of digits took minutes to refuse: tests/integration/test_hostile.py)
+NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|inf|infinity)", re.I)
 SNIFF_LINES = 50  # non-blank lines of a head that must all be bare numbers (ours)
 PEEK = 4096  # bytes read of a file to sniff it from discovery (ours)
 MAX_FILES = 64  # metric files of one folder read as one run (ours: a folder of many is no run's)
