@@ -37,7 +37,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import SnapshotReader
 from tsm_tui.sources.fields import field_for, loss_role
-from tsm_tui.sources.metric_files import MAX_METRIC_BYTES
+from tsm_tui.sources.metric_files import MAX_METRIC_BYTES, step_records
 
 #: extensions a bare-number metric file is written under (``np.savetxt``'s usual ``.txt``)
 BARE_EXT = (".txt",)
@@ -185,18 +185,13 @@ class BareNumbersReader(SnapshotReader):
         for p in paths:
             key = metric_name(os.path.basename(p)) or os.path.basename(p)
             self.lengths[key] = self._read_file(p, key, points)
-        out = []
-        for step in sorted(points):
-            rec = self.build(points[step], step=step)
-            if rec is not None:
-                out.append(rec)
-        return out
+        return step_records(self, points)
 
     def read_all(self, data: bytes) -> list[StepRecord]:
         points: dict[int, list[tuple[str, object]]] = {}
         key = metric_name(os.path.basename(self.path)) or "loss"
         self._lines(data, key, points)
-        return [r for s in sorted(points) if (r := self.build(points[s], step=s)) is not None]
+        return step_records(self, points)
 
     def _read_file(self, path: str, key: str, points: dict) -> int:
         """One metric file's values into ``points`` (line index -> (key, value)); its lines."""

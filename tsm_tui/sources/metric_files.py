@@ -8,7 +8,7 @@ one record."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
@@ -60,8 +60,8 @@ def each_metric(reader: SnapshotReader, root: str, suffix: str = "") -> Iterator
             yield key, lines
 
 
-def step_records(reader: SnapshotReader, points: Points) -> list[StepRecord]:
-    """One record per step, in step order."""
+def step_records(reader: SnapshotReader, points: Mapping[int, Sequence[tuple[str, object]]]) -> list[StepRecord]:
+    """One record per step, in step order (a step's (key, value) pairs through ``reader.build``)."""
     out = []
     for step in sorted(points):
         rec = reader.build(points[step], step=step)
