@@ -475,6 +475,79 @@ def test_a_launch_held_for_its_first_losses():
         run_both(a + b, sizes=(1, 7, 64, 10**9))
 
 
+def _appended(n_first=300, then=(), seed=5):
+    """A loss falling from ~21 to ~3 over ``n_first`` records (step = record index, as a
+    bare-number file's line number), then the records ``then`` makes of the start's curve."""
+    rng = random.Random(seed)
+    start = [21.0 * math.exp(-s / 40) + 2.0 + rng.gauss(0, 0.05) for s in range(n_first)]
+    out = [StepRecord(s, loss=v) for s, v in enumerate(start)]
+    for v in then(start, rng):
+        out.append(StepRecord(len(out), loss=v))
+    return out
+
+
+REPLAYS = {
+    # a second run appended: it replays the start (within ~10%) and goes on falling
+    "replay": lambda st, rng: [v * (1 + rng.gauss(0, 0.05)) for v in st[:200]],
+    # a one-record spike to the start level: no replay, released after a few records
+    "spike": lambda st, rng: [st[0]] + [st[-1] + rng.gauss(0, 0.05) for _ in range(80)],
+    # a divergence to the start level that stays there: no replay
+    "stuck": lambda st, rng: [st[0] + rng.gauss(0, 0.1) for _ in range(120)],
+    # a replay cut short by the end of the input (12 losses)
+    "short": lambda st, rng: st[:12],
+    # a replay with NaN among its first losses
+    "nan": lambda st, rng: st[:3] + [float("nan")] + st[3:100],
+}
+
+
+def test_a_replay_is_a_new_run_found_by_its_loss():
+    """Steps that go on with the loss back at its start and falling along the start's curve
+    (a run appended to a file with no step of its own) are a new run; a spike to the start
+    level, a divergence that stays there and a run that never fell are not
+    (analysis/launches.py, replay)."""
+    kinds = {}
+    for name, then in REPLAYS.items():
+        mon = Monitor(Settings(), RunInfo())
+        for r in _appended(then=then):
+            mon.feed(r)
+        mon.finalize()
+        kinds[name] = [(s["kind"], s["first"]) for s in mon.launches.segments]
+    assert kinds["replay"] == [("start", 0), ("new run", 300)]
+    assert kinds["short"] == [("start", 0), ("new run", 300)]
+    assert kinds["nan"] == [("start", 0), ("new run", 300)]
+    assert kinds["spike"] == [("start", 0)]
+    assert kinds["stuck"] == [("start", 0)]
+    mon = Monitor(Settings(), RunInfo())
+    for r in _appended(then=REPLAYS["replay"]):
+        mon.feed(r)
+    mon.finalize()
+    said = [a.message for a in mon.alerts if a.key == "launch:2"]
+    assert said and "the loss went back to its starting level after 0-299" in said[0]
+    assert mon.state.first_step == 300  # the checks judge the appended run
+    # the spike is still said as one, its records delivered as they were
+    mon = Monitor(Settings(), RunInfo())
+    for r in _appended(then=REPLAYS["spike"]):
+        mon.feed(r)
+    mon.finalize()
+    assert any(a.check == "loss_spike" and a.step == 300 for a in mon.alerts)
+    assert mon.records == 381 and mon.launches.pending is None
+    # a run that never learned (flat at its start level) has no start to replay
+    flat = [StepRecord(s, loss=5.0 + 0.01 * (s % 7)) for s in range(300)] + [
+        StepRecord(300 + s, loss=5.0 + 0.01 * (s % 7)) for s in range(100)
+    ]
+    mon = Monitor(Settings(), RunInfo())
+    for r in flat:
+        mon.feed(r)
+    assert [s["kind"] for s in mon.launches.segments] == ["start"]
+
+
+def test_a_replay_held_for_its_first_losses_rows_and_frames_agree():
+    """Rows and frames agree on a replay, a spike, a sustained jump, a replay cut short by the
+    end, and one with NaN among its first losses, cut into frames anywhere."""
+    for then in REPLAYS.values():
+        run_both(_appended(then=then), sizes=(1, 7, 64, 10**9))
+
+
 def test_short_log_climb():
     """The short log's climb rule (loss_spike._climbing: its first ``window`` values go record
     by record): rows and frames agree on a climb, one that comes back, one with NaN and a

@@ -57,9 +57,19 @@ def test_a_lone_loss_txt_is_one_series_stepped_by_line_number(capsys):
     (src,) = used(rep)
     assert src["format"] == "bare-numbers" and src["records"] == 20923 and src["skipped_lines"] == 0
     assert src["step_source"].startswith("line number")
-    assert rep["steps"]["first"] == 0 and rep["steps"]["last"] == 20922 and rep["steps"]["count"] == 20923
+    assert rep["steps"]["last"] == 20922 and rep["steps"]["count"] == 20923 and rep["steps"]["records"] == 20923
+    # two runs appended (the loss back at its first line's ~21 at lines 179 and 20,814, falling
+    # along the start's curve again): with no step of their own they are found by their loss
+    # (analysis/launches.py, replay), and the checks judge the last (fresh12's label: healthy;
+    # before, its jump back to ~21 read "spike at step 20814 turned into divergence", FAIL)
+    assert [(s["kind"], s["first"], s["last"]) for s in rep["launches"]] == [
+        ("start", 0, 178),
+        ("new run", 179, 20813),
+        ("new run", 20814, 20922),
+    ]
+    assert rep["steps"]["first"] == 20814
     st = {c["id"]: c["status"] for c in rep["checks"]}
-    assert st["nonfinite"] == "PASS"
+    assert st["nonfinite"] == "PASS" and st["loss_spike"] == "PASS"
 
 
 def test_the_lone_file_given_alone_reads_the_same(capsys):
@@ -151,7 +161,8 @@ def test_bad_input_is_counted_never_raised(tmp_path, capsys):
     assert src["skip_reasons"]["line is not a bare number"] == 100
     assert src["skip_reasons"]["number out of range"] == 2  # 1e400 and 10^500
     assert src["skip_reasons"]["NUL bytes dropped"] == 1
-    assert rep["steps"]["first"] == 0
+    # (the excerpt holds the SSD file's second run from line 179: the checks judge it)
+    assert [(s["kind"], s["first"]) for s in rep["launches"]] == [("start", 0), ("new run", 179)]
 
 
 def test_nan_and_inf_lines_are_values(tmp_path, capsys):

@@ -868,3 +868,25 @@ def test_a_test_loss_beside_a_validation_loss_is_not_one_more_evaluation(tmp_pat
     )
     vals, _ = _val_losses(p)
     assert vals == [2.5, 1.25, 2.5 / 3, 0.625]
+
+
+def test_a_dict_of_loss_weights_in_a_config_dump_is_no_record(tmp_path):
+    # Mask2Former's criterion printed in detectron2's model dump at each launch, as in a real
+    # log of bench/corpus/console (d2_mask2former_crashes_then_run): its loss names and weights
+    # were read as a record of loss 120.0 at every launch; a metrics dict on its own line is one
+    events = "".join(
+        f"[08/30 16:{s // 60:02d}:{s % 60:02d}] d2.utils.events INFO:  eta: 0:21:37  iter: {s}  "
+        f"total_loss: {2.0 - s / 1000:.3f}  loss_ce: 0.1  loss_mask: 0.01    time: 0.4304  lr: 2e-05  max_mem: 15320M\n"
+        for s in range(19, 400, 20)
+    )
+    dump = (
+        "  (criterion): Criterion SetCriterion\n"
+        "      matcher: Matcher HungarianMatcher\n"
+        "      weight_dict: {'loss_ce': 2.0, 'loss_mask': 5.0, 'loss_dice': 5.0, 'loss_ce_0': 2.0}\n"
+        "      loss_weights = {'loss': 1.0, 'aux_loss': 0.4}\n"
+    )
+    p = tmp_path / "log.txt"
+    p.write_text(dump + events + dump + events.replace("iter: ", "iter: 1"), encoding="utf-8")
+    _, recs, _ = read(str(p))
+    losses = [r.loss for r in recs if getattr(r, "loss", None) is not None]
+    assert len(losses) == 40 and max(losses) < 2.0

@@ -21,6 +21,24 @@ argument dump, a start banner, a traceback). What the new launch is:
 - **continue**: a banner, and the steps go on past the last one (a resume after
   a crash between two log lines): the same series.
 
+A file with no step of its own (a bare-number ``loss.txt``, prints numbered by
+line) has no step to go back: a second run appended to it shows only in its loss.
+A **replay** is a new run found by the loss alone: a record whose loss jumps back
+from the level the series reached to the level it started at (nearer, in log
+space, the median of its first ``LEVEL_N`` losses than the median of its last
+``LEVEL_N``, after the series fell to at most ``1 / LEARNED`` of its start), whose
+next losses then fall along the series' first ``REPLAY_N`` losses (each within
+``REPLAY_FAR`` x the one at the same place, all but ``REPLAY_MISS``, their median
+ratio to it within ``REPLAY_LEVEL``, and falling):
+a restart from scratch replays its start; a divergence to the initial loss (an
+LLM's ln(vocab)) stays there, and a spike comes back to the level it left. The
+candidate's records are held until that is decided (at most ``2 x REPLAY_N``
+records; a spike is released after ``REPLAY_MISS + 1`` records off the start
+curve), then delivered as a new run or as the records they were. After a
+candidate that was no replay, none is looked for in the next ``REPLAY_N``
+records (a sustained jump is judged by the loss checks, not held record by
+record).
+
 Memory: at most ``MAX_LAUNCHES`` segments kept (the first and the newest), the
 others counted.
 """
@@ -31,6 +49,8 @@ import math
 from collections import deque
 from statistics import median
 
+import numpy as np
+
 from tsm_tui.core.frame import is_resume
 from tsm_tui.core.record import StepRecord
 
@@ -39,6 +59,20 @@ MAX_LAUNCHES = 64  # launch segments kept (ours)
 #: records a launch that restarted at the beginning is held for its first LEVEL_N losses
 #: (ours: a launch that logs no loss in its first records is decided on what it has)
 PENDING = 4 * LEVEL_N
+#: a replay (a new run found by its loss alone): the series' first losses its next ones must
+#: follow (ours: fresh12's appended SSD runs replay their start within 1.2x for 20 lines)
+REPLAY_N = 20
+#: ... each within this factor of the start's loss at the same place (ours) ...
+REPLAY_FAR = 1.5
+#: ... all but this many (ours: one noisy batch is no reason to hold a spike longer) ...
+REPLAY_MISS = 2
+#: ... and on the same level: the median ratio to the start's loss at the same place within
+#: this factor (ours: fresh12's appended runs 0.98x and 1.01x; a data fault that sent a run
+#: back up to ~ln(vocab), tests/data/faults/data_fault, sits 1.2x above its start and stays)
+REPLAY_LEVEL = 1.1
+#: ... after the series fell to at most 1 / LEARNED of its start level (ours: a run that never
+#: learned has no start level to go back to)
+LEARNED = 2.0
 
 
 def _dist(a: float, b: float) -> float:
@@ -47,18 +81,32 @@ def _dist(a: float, b: float) -> float:
     return abs(a - b)
 
 
+def _ratio(v: float, h: float) -> float:
+    """log(v / h) for two positive losses; -inf for a loss at or below 0 (off any curve)."""
+    return math.log(v / h) if v > 0 and h > 0 else -math.inf
+
+
+def _jump(loss: float, h: float, t: float) -> bool:
+    """``loss`` (> 0) at least LEARNED x the reached level ``t`` and nearer (in log space)
+    the start level ``h`` than ``t``."""
+    return loss >= LEARNED * t and _dist(loss, h) <= _dist(loss, t)
+
+
 class Launches:
     def __init__(self) -> None:
         #: the file's launch segments: first / last step, records, kind
         self.segments: list[dict] = []
         self.dropped = 0
-        self._head: list[float] = []  # first losses of the series judged now
+        self._head: list[float] = []  # first (up to REPLAY_N) losses of the series judged now
         self._tail: deque[float] = deque(maxlen=LEVEL_N)
         self._first: int | None = None
         self._interval = 1
-        #: a launch that restarted at the beginning, waiting for its first losses: (its first
-        #: record, its records so far, its finite losses so far)
+        #: a launch that restarted at the beginning (or a replay candidate), waiting for its
+        #: first losses: (its first record, its records so far, its finite losses so far)
         self.pending: tuple[StepRecord, list, list[float]] | None = None
+        self._replay = False  # the pending launch is a replay candidate (found by its loss)
+        self._miss = 0  # its losses off the start's curve so far
+        self._quiet = 0  # records left in which no replay is looked for
 
     def _open(self, rec: StepRecord, kind: str) -> None:
         if len(self.segments) >= MAX_LAUNCHES:
@@ -78,6 +126,11 @@ class Launches:
                 self.wait(rec)
                 return "pending"
             kind = "resume"
+        elif rec.loss is not None and self._jumped(rec.loss):
+            self.pending = (rec, [rec], [])
+            self._replay, self._miss = True, 0
+            self.wait(rec)
+            return "pending"
         elif rec.launch:
             kind = "continue"
         else:
@@ -92,39 +145,133 @@ class Launches:
             return False
         return rec.step <= 1 or abs(rec.step - self._first) <= self._interval
 
+    def _levels(self) -> tuple[float, float] | None:
+        """(start level, reached level) when a replay can be looked for: REPLAY_N losses of
+        the start known, LEVEL_N of the end, not quiet, and the series fell to at most
+        1 / LEARNED of its start (both levels > 0)."""
+        if self._quiet or len(self._head) < REPLAY_N or len(self._tail) < LEVEL_N:
+            return None
+        h, t = median(self._head[:LEVEL_N]), median(self._tail)
+        if t <= 0 or h < LEARNED * t:
+            return None
+        return h, t
+
+    def _jumped(self, loss: float) -> bool:
+        """``loss`` (steps going on) jumped back to the series' start level: a replay candidate."""
+        if not loss > 0 or loss == math.inf or not self._tail or loss < LEARNED * min(self._tail):
+            return False  # (most records stop here: under LEARNED x the reached level's bound)
+        lv = self._levels()
+        return lv is not None and _jump(loss, *lv)
+
+    def first_jump(self, losses) -> int:
+        """Rows of a frame (no resume, no banner among them): the index of the first row
+        ``boundary`` would hold as a replay candidate, or -1. The same rule as ``_jumped``
+        row by row, with the start and end levels each row would see."""
+        if losses is None or not losses.size:
+            return -1
+        fin = np.flatnonzero(np.isfinite(losses))
+        if not fin.size:
+            return -1
+        vals = losses[fin]
+        head = (self._head + vals[: max(0, REPLAY_N - len(self._head))].tolist())[:REPLAY_N]
+        if len(head) < REPLAY_N:
+            return -1
+        h = median(head[:LEVEL_N])
+        prev = np.concatenate([np.fromiter(self._tail, float, len(self._tail)), vals])
+        m = len(self._tail)
+        k = np.arange(fin.size)  # each finite row's ordinal among the frame's finite losses
+        # the reached level each row sees: the median of the LEVEL_N finite losses before it
+        ok = m + k >= LEVEL_N
+        # ... and the start level: the head full from the losses before it
+        ok &= len(self._head) + k >= REPLAY_N
+        ok &= fin >= self._quiet
+        if not ok.any() or prev.size < LEVEL_N:
+            return -1
+        win = np.lib.stride_tricks.sliding_window_view(prev, LEVEL_N)
+        t = np.full(fin.size, np.nan)
+        t[ok] = np.median(win[(m + k - LEVEL_N)[ok]], axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            hit = ok & (t > 0) & (h >= LEARNED * t) & (vals > 0) & np.isfinite(vals) & (vals >= LEARNED * t)
+            hit &= np.abs(np.log(vals / h)) <= np.abs(np.log(vals / t))
+        idx = np.flatnonzero(hit)
+        return int(fin[idx[0]]) if idx.size else -1
+
     def wait(self, rec: StepRecord) -> bool:
         """One more record of the pending launch (its first included by ``boundary``); True
-        when it can be decided (LEVEL_N losses, or PENDING records)."""
+        when it can be decided (LEVEL_N losses, or PENDING records; a replay candidate: its
+        first REPLAY_N losses, or 2 x REPLAY_N records, or more than REPLAY_MISS losses off
+        the start's curve, or a banner's LEVEL_N losses)."""
         assert self.pending is not None
         first, recs, losses = self.pending
         if rec is not first:
             recs.append(rec)
-        if rec.loss is not None and math.isfinite(rec.loss) and len(losses) < LEVEL_N:
-            losses.append(rec.loss)
-        return len(losses) >= LEVEL_N or len(recs) >= PENDING
+        loss = rec.loss
+        if not self._replay:
+            if loss is not None and math.isfinite(loss) and len(losses) < LEVEL_N:
+                losses.append(loss)
+            return len(losses) >= LEVEL_N or len(recs) >= PENDING
+        if loss is not None and math.isfinite(loss) and len(losses) < REPLAY_N:
+            i = len(losses)
+            losses.append(loss)
+            if loss <= 0 or _dist(loss, self._head[i]) > math.log(REPLAY_FAR):
+                self._miss += 1
+        if first.launch:
+            return len(losses) >= LEVEL_N or len(recs) >= PENDING
+        return self._miss > REPLAY_MISS or len(losses) >= REPLAY_N or len(recs) >= 2 * REPLAY_N
 
-    def decide(self) -> tuple[str, list]:
-        """The pending launch's kind (``new run`` when the median of its first losses is
-        nearer the series' start level than its end level, else ``resume``) and its records;
-        its segment opens."""
+    def decide(self) -> tuple[str | None, list]:
+        """The pending launch's kind and its records. A launch back at the beginning:
+        ``new run`` when the median of its first losses is nearer the series' start level
+        than its end level, else ``resume``. A replay candidate: ``replay`` (a new run found
+        by its loss) when its losses followed the start's curve (all but REPLAY_MISS within
+        REPLAY_FAR x, their median ratio within REPLAY_LEVEL, at least 2 x LEVEL_N of them,
+        falling), or after a banner when they
+        are fresh as a new run's; else the records as they were (None; ``continue`` after a
+        banner) and no replay is looked for in the next 2 x REPLAY_N records. A new run's
+        segment opens."""
         assert self.pending is not None
         first, recs, losses = self.pending
         self.pending = None
-        fresh = False
-        if losses:
-            m, h, t = median(losses), median(self._head), median(self._tail)
-            if m > 0 and h > 0 and t > 0:  # (in log space; a signed loss on one scale, never a mix)
-                fresh = _dist(m, h) <= _dist(m, t)
+        if self._replay:
+            self._replay = False
+            if first.launch:
+                new = self._fresh(losses)
             else:
-                fresh = abs(m - h) <= abs(m - t)
-        kind = "new run" if fresh else "resume"
+                n = len(losses)
+                new = (
+                    self._miss <= REPLAY_MISS
+                    and n >= 2 * LEVEL_N
+                    and abs(median([_ratio(v, h) for v, h in zip(losses, self._head)])) <= math.log(REPLAY_LEVEL)
+                    and median(losses[-LEVEL_N:]) < median(losses[:LEVEL_N])
+                    and median(self._head[n - LEVEL_N : n]) < median(self._head[:LEVEL_N])
+                )
+            if new:
+                self._open(first, "new run")
+                return "replay", recs
+            self._quiet = 2 * REPLAY_N  # (longer than a hold: its records re-fed start none)
+            if first.launch:
+                self._open(first, "continue")
+                return "continue", recs
+            return None, recs
+        kind = "new run" if self._fresh(losses) else "resume"
         self._open(first, kind)
         return kind, recs
+
+    def _fresh(self, losses: list[float]) -> bool:
+        """The median of a launch's first losses is nearer the series' start level than the
+        level it reached (in log space; a signed loss on one scale, never a mix)."""
+        if not losses:
+            return False
+        m, h, t = median(losses), median(self._head[:LEVEL_N]), median(self._tail)
+        if m > 0 and h > 0 and t > 0:
+            return _dist(m, h) <= _dist(m, t)
+        return abs(m - h) <= abs(m - t)
 
     def new_run(self) -> None:
         """The checks start again: the levels are the new run's from here."""
         self._head, self._first, self._interval = [], None, 1
         self._tail.clear()
+        self._quiet = 0
 
     def seen(self, rec: StepRecord) -> None:
         """A record with metrics fed (after ``boundary``)."""
@@ -134,13 +281,16 @@ class Launches:
         seg["records"] += 1
         if rec.step > seg["last"]:
             seg["last"] = rec.step
+        if self._quiet:
+            self._quiet -= 1
         loss = rec.loss
         if loss is not None and math.isfinite(loss):
             self.seen_loss(rec.step, loss)
             self._tail.append(loss)
 
     def seen_frame(self, steps, losses) -> None:
-        """Rows of a frame (no boundary inside: the Monitor splits frames at resumes)."""
+        """Rows of a frame (no boundary inside: the Monitor splits frames at resumes and
+        replay candidates); the same state as ``seen`` row by row."""
         if not self.segments:
             self._open(StepRecord(int(steps[0])), "start")
         seg = self.segments[-1]
@@ -148,17 +298,17 @@ class Launches:
         top = int(steps.max())
         if top > seg["last"]:
             seg["last"] = top
+        self._quiet = max(0, self._quiet - len(steps))
         if losses is None:
             return
-        if self._first is None or len(self._head) < LEVEL_N:
-            for s, v in zip(steps[: LEVEL_N + 1].tolist(), losses[: LEVEL_N + 1].tolist()):
-                self.seen_loss(s, v)
-        for v in losses[-LEVEL_N:].tolist():
-            if math.isfinite(v):
-                self._tail.append(v)
+        fin = np.flatnonzero(np.isfinite(losses))
+        if len(self._head) < REPLAY_N:
+            for i in fin[: REPLAY_N - len(self._head)].tolist():
+                self.seen_loss(int(steps[i]), float(losses[i]))
+        self._tail.extend(losses[fin[-LEVEL_N:]].tolist())
 
     def seen_loss(self, step: int, v: float) -> None:
-        if not math.isfinite(v) or len(self._head) >= LEVEL_N:
+        if not math.isfinite(v) or len(self._head) >= REPLAY_N:
             return
         if self._first is None:
             self._first = step

@@ -152,7 +152,8 @@ class Monitor:
         kind, recs = self.launches.decide()
         out: list[Alert] = []
         first = recs[0]
-        out += self._deliver(first, True, [self._new_run(first)] if kind == "new run" else [])
+        new = [self._new_run(first, replay=kind == "replay")] if kind in ("new run", "replay") else []
+        out += self._deliver(first, True, new)
         for r in recs[1:]:
             out += self.feed(r)
         return out
@@ -207,7 +208,11 @@ class Monitor:
                 fr = fr.slice(1, fr.n)
                 continue
             r = first_resume(fr.step, self.state.last_step)
-            if r == 0:  # a resume: its own record, then the rest
+            loss = fr.cols.get("loss")
+            j = self.launches.first_jump(None if loss is None else loss[: r if r >= 0 else fr.n])
+            if j >= 0:  # a replay candidate before any resume: its own record, as a resume's
+                r = j
+            if r == 0:  # a resume (or a replay candidate): its own record, then the rest
                 out += self.feed(fr.at_plain(0))
                 fr = fr.slice(1, fr.n)
                 continue
@@ -252,7 +257,7 @@ class Monitor:
                     self._fail(d, e)
         return self._store(new)
 
-    def _new_run(self, rec: StepRecord) -> Alert:
+    def _new_run(self, rec: StepRecord, replay: bool = False) -> Alert:
         """A new run in the same file (analysis/launches.py): the checks start again on
         it; the file's counters (records, distinct steps) and its launches go on. A check
         that judges the file's history (the crash check: a launch that crashed is history
@@ -279,12 +284,19 @@ class Monitor:
         self._by_key = {}
         self.launches.new_run()
         n = len(self.launches.segments) + self.launches.dropped
+        if replay:  # (analysis/launches.py: found by its loss, the steps went on)
+            why = (
+                f"the loss went back to its starting level after {prev_first}-{prev_last} and falls "
+                f"along the start's curve again, the steps going on (a run appended to a file with "
+                f"no step of its own, or restarted from scratch)"
+            )
+        else:
+            why = f"the steps restarted after {prev_first}-{prev_last} and the loss is back at its starting level"
         return Alert(
             "resume",
             Severity.INFO,
             rec.step,
-            f"New run at step {rec.step} (launch {n} in this file): the steps restarted after "
-            f"{prev_first}-{prev_last} and the loss is back at its starting level; the checks judge "
+            f"New run at step {rec.step} (launch {n} in this file): {why}; the checks judge "
             f"this run, the launches before it are listed.",
             value=float(prev_last),
             baseline=None,

@@ -72,6 +72,17 @@ MEGATRON_MS = re.compile(rf"(elapsed time per iteration \(ms\)):\s*+({NUM})(?![\
 # a cheap necessary condition for SPACED on ASCII text, matched against the lowered
 # line (re.I over an alternation is the slowest regex here: ~10x this one)
 _SPACED_HINT = re.compile(r"(?:loss|lr|rate|norm)\s+[-+.\dni]")
+#: a dict assigned to a name of weights or coefficients (a model dump's ``weight_dict:
+#: {'loss_ce': 2.0, 'loss_mask': 5.0, ...}``, ``loss_weights = {...}``): configuration, its
+#: loss names are no losses (a detectron2 log's config print read as 120.0 losses at each launch)
+_WEIGHTS_DICT = re.compile(r"(?:weights?|weight_dict|coef\w*|lambdas?|factors?|scales?)['\"]?\s*[:=]\s*$", re.I)
+
+
+def weights_dict(line: str, i: int) -> bool:
+    """The dict that starts at ``line[i]`` is assigned to a name of weights (_WEIGHTS_DICT)."""
+    return _WEIGHTS_DICT.search(line, max(0, i - 48), i) is not None
+
+
 # step keys that name a step on their own (not "batch", "s", "it": config echoes have those)
 NAMED_STEP_KEYS = frozenset(
     {
@@ -568,7 +579,10 @@ class KeyValueTextReader(LineGroups, LineReader):
     def _dict_record(self, line: str, i: int) -> list[StepRecord] | None:
         """A printed dict at ``i`` (its pairs, an LR list or tuple after it): at the step of the
         counter printed before it (``[Train 10/1882]``, ``Epoch: 1 [116/10000000], loss:``:
-        text_groups.dict_counter), else the next record's; None when it holds no metric."""
+        text_groups.dict_counter), else the next record's; None when it holds no metric (or
+        is a dict of loss weights: _WEIGHTS_DICT)."""
+        if weights_dict(line, i):
+            return []
         c = dict_counter(line, i)
         step = None
         if c is not None:

@@ -36,7 +36,7 @@ from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.core.numbers import MAX_INT, int64
 from tsm_tui.sources.base import METRICS, LineReader
 from tsm_tui.sources.fields import field_for, loss_role
-from tsm_tui.sources.generic_text import DICT_PAIR
+from tsm_tui.sources.generic_text import DICT_PAIR, weights_dict
 from tsm_tui.sources.text_groups import dict_counter
 
 TQDM = re.compile(r"(?<!\d)(\d+)/(\d++) \[")  # linear: one attempt per digit run
@@ -76,7 +76,10 @@ class HFStdoutReader(LineReader):
 
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:
-        hits = sum(1 for ln in head[:2000] if "{'" in ln and SNIFF.search(ln))
+        hits = 0
+        for ln in head[:2000]:
+            m = SNIFF.search(ln) if "{'" in ln else None
+            hits += m is not None and not weights_dict(ln, m.start())
         if not hits:
             return 0.0
         return 0.75 + 0.2 * min(1.0, hits / 3)
@@ -128,6 +131,9 @@ class HFStdoutReader(LineReader):
         j = part.find("}", m.start())
         body = part[m.start() : j + 1 if j >= 0 else len(part)]
         pairs = DICT_PAIR.findall(body)
+        if pairs and weights_dict(part, m.start()):  # (a model dump's loss weights: generic_text.weights_dict)
+            self.other_lines += 1
+            pairs = []
         if pairs and not any(field_for(k) or loss_role(k) for k, _ in pairs):
             # a dict printed in a message, not a log dict (transformers' "Updated tokens:
             # {'bos_token_id': None, 'pad_token_id': 151643}"): taken for one, it set the
