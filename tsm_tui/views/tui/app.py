@@ -365,7 +365,7 @@ class TsmApp(App):
                     if run == self.current_run:
                         self.dashboard.alert_revised(old, row.alerts[i])
                     break
-        self.dashboard._show_pinned()  # (a revision can change the pinned alert's actions)
+        self.dashboard.show_pinned()  # (a revision can change the pinned alert's actions)
 
     def on_runs_update(self, message: RunsUpdate) -> None:
         rang = False
