@@ -20,7 +20,7 @@ def _report(path, capsys) -> tuple[int, dict | str]:
     return code, (json.loads(cap.out) if code in (0, 1) else cap.err)
 
 
-# -- A6: an epoch label that lags one record at each boundary ------------------------------------
+# -- (fresh4 §4.A6) an epoch label that lags one record at each boundary ------------------------------------
 # ppgan/engine/trainer.py's format: "Epoch: {}/{}, iter: {}/{}" then "lr: ..." and the losses
 # ("%s: %.3f"); the label is computed from the iteration before the counter moves on, so the
 # first record of each epoch still carries the last epoch's label (fresh4 paddlegan workerlog.0

@@ -33,7 +33,7 @@ def test_lightning_bar_nan_dot_zero_is_a_nan_loss():
     assert nan.status.value == "FAIL" and "first at step 1" in nan.summary
 
 
-# -- 1/2. a loss's split and granularity inside its name ------------------------------------------
+# -- a loss's split and granularity inside its name ------------------------------------------
 @pytest.mark.parametrize(
     "key,field",
     [
@@ -114,7 +114,7 @@ def report(path, capsys) -> tuple[int, dict | None, str]:
     return rc, (json.loads(out) if rc in (0, 1) else None), err
 
 
-# ------------------------------------------------------------------ 2. ratios are no loss terms
+# ------------------------------------------------------------------ ratios are no loss terms
 def test_a_ratio_with_the_loss_is_no_loss_term():
     # reports/monitor.jsonl: "gn_over_loss" is grad_norm / loss (0.2485 = 2.9661 / 11.9345 at iter 0)
     first = json.loads(MONITOR.open(encoding="utf-8").readline())

@@ -715,7 +715,7 @@ def _report(path, capsys) -> tuple[int, dict | str]:
     return code, (json.loads(cap.out) if code in (0, 1) else cap.err)
 
 
-# -- A5: a prose line naming a step between records that carry their own counter ----------------
+# -- (fresh4 §4.A5) a prose line naming a step between records that carry their own counter ----------------
 # JAX-CFD's train.py through absl logging (fresh4 jaxcfd_absl_train_dicts lines 172, 274):
 # logging.info('[Train %d/%d] %s', step, num_steps, metrics) and flax's checkpoints.py
 # "Saving checkpoint at step: %s"
@@ -768,7 +768,7 @@ def test_the_real_absl_log_reads_every_record():
     assert len(steps) == 188 and steps[0] == 10 and steps[-1] == 1880 and reader.skipped == 0
 
 
-# -- A7: summary and evaluation sections of per-epoch logs ----------------------------------------
+# -- (fresh4 §4.A7) summary and evaluation sections of per-epoch logs ----------------------------------------
 # CoreNet's engine/default_trainer.py and metrics/stats.py (fresh4 corenet_dict_losses_ansi lines
 # 1502-1607, ANSI level tags as printed by its logger): one iteration line per epoch (a global
 # counter), the epoch's training summary, the validation summary
@@ -876,7 +876,7 @@ def test_an_lr_list_on_a_deepspeed_progress_line_makes_no_record(tmp_path):
     assert not reader.skipped
 
 
-# -- 6. Lightning's progress bar -----------------------------------------------------------------------
+# -- Lightning's progress bar -----------------------------------------------------------------------
 # quoted from fresh5's wandb0210 console (Lightning 2.x, 10 training + 3 validation batches an
 # epoch): the bar is reset under the old epoch's label before the next epoch's first batch
 BAR = "Epoch {e}:  {p:>2}%|███████      | {n}/13 [00:00<00:04,  2.92it/s, loss={loss}, v_num=-100]"
@@ -1185,7 +1185,7 @@ def feed(lines: list[str]) -> list:
     return out + r.flush()
 
 
-# ------------------------------------------------------------------ 1. sentence-style print logs
+# ------------------------------------------------------------------ sentence-style print logs
 def dae_log(epochs: int = 3, per: int = 1000, every: int = 100) -> str:
     """A log in the DAE notebook's shape (written by us): a CUDA line, the notebook widget's repr, a
     record every ``every`` minibatches, a validation loss every 10 records, a torch warning."""
@@ -1263,7 +1263,7 @@ def test_a_minibatch_counter_is_placed_in_its_epoch():
     assert [r.step for r in recs] == [10, 20, 30, 40, 50, 60]
 
 
-# ------------------------------------------------------------------ 2. a non-finite line of another shape
+# ------------------------------------------------------------------ a non-finite line of another shape
 HEAD = [  # nohup.out's lines, as the file has them, a selection of its lines 9-84 (a launch's epoch / LR line,
     # its first record, the NaN warnings of two ranks, the traceback's first and last lines, the next launch's records)
     "Epoch=97, lr=0.00063625",

@@ -18,7 +18,7 @@ from tsm_tui.sources import head, registry
 FRESH4 = os.path.join(BENCH, "corpus", "fresh4")
 
 
-# -- A4: a .txt console, UTF-16 / UTF-32 text ------------------------------------------------------
+# -- (fresh4 §4.A4) UTF-16 / UTF-32 text ----------------------------------------------------
 TRACEBACK = (
     "step 1 starting\n"
     "Traceback (most recent call last):\n"

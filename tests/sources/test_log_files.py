@@ -48,7 +48,7 @@ def a9(tmp_path: Path) -> Path:
     return d
 
 
-# ------------------------------------------------------------------ 1. logs named by nobody
+# ------------------------------------------------------------------ logs named by nobody
 def test_a_log_under_a_made_up_suffix_is_taken_by_its_content(tmp_path, capsys):
     rc, rep, err = report(CMNLI.parents[5], capsys)  # the committed corpus folder: one file, named .b
     assert rc in (0, 1) and rep is not None

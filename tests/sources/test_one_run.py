@@ -540,7 +540,7 @@ def test_ludwig_results_are_two_runs_read_from_their_tensorboard():
         assert checks["overfitting"].status.value != "SKIP"
 
 
-# -- 4. a split carried by its directory -------------------------------------------------------------
+# -- a split carried by its directory -------------------------------------------------------------
 def test_graphgym_split_directories_are_one_run(tmp_path):
     """GraphGym's agg/{train,val,test}/events.*, each with a ``loss`` tag per epoch: the val and
     test splits are evaluation splits of the train run (test was a training run of its own)."""

@@ -13,7 +13,7 @@ from test_formats import read, write  # noqa: E402
 from tsm_tui.analysis.replay import analyze
 
 
-# -- 5. 0.0 placeholders of the other split ----------------------------------------------------------
+# -- 0.0 placeholders of the other split ----------------------------------------------------------
 def _rows(n_epochs=5, per=10, real_zero=False):
     out, step = [], 0
     for e in range(n_epochs):

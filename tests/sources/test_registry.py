@@ -27,7 +27,7 @@ def test_text_log_with_a_comma_legend_is_read_as_text(tmp_path):
     assert fi.format.endswith("csv")
 
 
-# -- A4: a .txt console, UTF-16 / UTF-32 text ------------------------------------------------------
+# -- (fresh4 §4.A4) a .txt console read for its crash ------------------------------------
 TRACEBACK = (
     "step 1 starting\n"
     "Traceback (most recent call last):\n"

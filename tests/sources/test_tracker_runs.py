@@ -211,7 +211,7 @@ def test_only_the_metrics_directory_of_a_dvclive_dir_is_a_candidate(tmp_path):
 DVC0 = Path(paths.DATA) / "dvclive" / "v0"
 
 
-# -- 3. DVCLive < 1.0 and millisecond timestamps ------------------------------------------------------
+# -- DVCLive < 1.0's scalars/ layout --------------------------------------------------------
 @pytest.mark.parametrize("sub,name", [("default", "dvclive"), ("named", "live")])
 def test_dvclive_0x_scalars_layout_is_one_dvclive_source(sub, name):
     """dvclive 0.12.1 (real fixture): ``<dir>/scalars/*.tsv`` + ``<dir>.json``: one source,
