@@ -349,7 +349,9 @@ async def _tui_times(path: str, frames: int) -> dict:
     run = open_run(path, info, allow_empty=True)
     session = Session(Settings(), info)
     session.set_checkpoints(info.checkpoints)
-    app = TsmApp(session, ReplayFeed(run.readers, speed=None), path=path, mode="finished", bell=False, root=run.root)
+    app = TsmApp.for_session(
+        session, ReplayFeed(run.readers, speed=None), path=path, mode="finished", bell=False, root=run.root
+    )
     res: dict = {}
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()

@@ -4,8 +4,9 @@ input and on noise. The property: no exception escapes; what cannot be read is a
 counted skip (or, for configs, a ConfigError with a message). Where a second way to the
 same answer is cheap, the answers must agree (differential oracles): a reader's chunk
 path against its per-line path and a file fed in two pieces against the file fed whole
-(the same records, field by field, and the same skip counts); sanitizing is idempotent
-and leaves no control character; a report survives a JSON round trip.
+(the same records, field by field, and the same skip counts); a snapshot read again and
+a JSON document indented or compact give the same records; sanitizing is idempotent and
+leaves no control character; a report survives a JSON round trip.
 
 Fixed time budget: ``TSM_FUZZ_EXAMPLES`` examples per test (default 60: the whole
 file runs in about a minute; README "Reliability" gives a longer run's figures).
@@ -443,11 +444,70 @@ SNAPSHOT_READERS = [
     text=st.one_of(mutated(), st.builds(lambda a, b: '{"log_history": [' + a + "]," + b + "}", mutated(), mutated()))
 )
 def test_snapshot_readers_never_raise(cls, text):
+    """No exception but ValueError (a snapshot that does not parse: the caller counts it,
+    reading.read_items, the tailer); a snapshot read again (the file rewritten unchanged: the
+    tailer reads it whole at each change and keeps the records past those it fed) gives the
+    same records."""
     r = cls("run/trainer_state.json")
+    data = text.encode("utf-8", "surrogateescape")
     try:
-        r.read_all(text.encode("utf-8", "surrogateescape"))
+        once = r.read_all(data)
     except ValueError:
-        pass  # a snapshot that does not parse: the caller counts it (reading.read_items, the tailer)
+        return
+    assert _rows(r.read_all(data)) == _rows(once)
+
+
+#: what the JSON snapshot readers' documents hold: an HF ``trainer_state.json`` (``log_history``),
+#: an array of records (Chainer's LogReport), columns (Keras' history dump), per-split statistics
+#: (Ludwig's ``training_statistics.json``); keys the frameworks write, values of every JSON type
+_KEYS = ["step", "global_step", "loss", "train_loss", "eval_loss", "val_loss", "learning_rate", "lr", "grad_norm"]
+_KEYS += ["epoch", "iteration", "main/loss", "validation/main/loss", "elapsed_time", "train/loss", "accuracy"]
+_NUMS = st.one_of(st.integers(-2, 10**6), st.floats(), st.sampled_from([0, 1, 2.5, 1e-4, 10**30]))
+_ROW = st.dictionaries(
+    st.sampled_from(_KEYS),
+    st.one_of(_NUMS, st.none(), st.booleans(), st.text(max_size=6), st.lists(_NUMS, max_size=3)),
+    max_size=6,
+)
+_SPLIT = st.dictionaries(
+    st.sampled_from(["loss", "accuracy", "combined", "lr"]),
+    st.one_of(
+        st.lists(_NUMS, max_size=6), st.dictionaries(st.sampled_from(["loss", "accuracy"]), st.lists(_NUMS, max_size=6))
+    ),
+    max_size=3,
+)
+JSON_DOCS = st.one_of(
+    st.builds(
+        lambda rows, top: {"log_history": rows, **top},
+        st.lists(_ROW, max_size=12),
+        st.dictionaries(st.sampled_from(["global_step", "max_steps", "num_train_epochs", "logging_steps"]), _NUMS),
+    ),
+    st.lists(_ROW, max_size=12),
+    st.dictionaries(st.sampled_from(_KEYS), st.lists(_NUMS, max_size=12), max_size=5),
+    st.dictionaries(st.sampled_from(["training", "validation", "test", "train"]), _SPLIT, max_size=3),
+)
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [r for r in SNAPSHOT_READERS if r.__module__.endswith(("json_doc", "hf_trainer_state"))],
+    ids=lambda c: c.__name__,
+)
+@FUZZ
+@given(doc=JSON_DOCS)
+def test_json_snapshot_readers_read_a_document_however_it_is_laid_out(cls, doc):
+    """One JSON document written compact and indented (``json.dump(..., indent=2)``, as the HF
+    Trainer writes trainer_state.json): the same records, skips and run facts, or refused both
+    ways."""
+    compact = json.dumps(doc, separators=(",", ":")).encode()
+    indented = json.dumps(doc, indent=2).encode()
+    got = []
+    for data in (compact, indented):
+        r = cls("run/trainer_state.json")
+        try:
+            got.append(_digest(r, r.read_all(data)))
+        except ValueError:
+            got.append(None)
+    assert got[0] == got[1]
 
 
 # -- config loaders (issue 32): a mutation fuzzer over every config shape the tool reads ------------

@@ -835,7 +835,7 @@ def test_the_tui_says_stopped_when_its_feed_dies(tmp_path):
             self._guarded(body)
 
     async def body():
-        app = TsmApp(Session(), Dying(), path=str(tmp_path), root=str(tmp_path), mode="live", bell=False)
+        app = TsmApp.for_session(Session(), Dying(), path=str(tmp_path), root=str(tmp_path), mode="live", bell=False)
         async with app.run_test(size=(100, 24)) as pilot:
             await pilot_until(pilot, lambda: app.feed_error is not None, 10, fail=False)
             await pilot.pause(0.3)

@@ -102,3 +102,18 @@ def test_every_non_view_module_imports_alone_without_the_ui():
     with ThreadPoolExecutor(max_workers=4) as ex:
         bad = [(m, err) for m, rc, err in ex.map(one, mods) if rc != 0]
     assert not bad, bad
+
+
+def test_the_views_read_a_monitor_through_its_read_api():
+    """A view (and the command line) reads what a Monitor observed of the run through its read
+    API (``first_step``, ``last_step``, ``planned_steps``, ``resumes``, ``saves``, ``info``), never
+    its ``state``: that RunState is the detectors' shared state, free to change with them."""
+    import ast
+
+    found = []
+    for path in sorted([*(ROOT / "tsm_tui" / "views").rglob("*.py"), ROOT / "tsm_tui" / "cli.py"]):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr == "state":
+                if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
+    assert found == []

@@ -17,10 +17,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import run, status
 from helpers import paths
 from helpers.livefiles import wb_frame, wb_history
+from test_formats import read, write  # noqa: E402
+
 from tsm_tui.core.frame import expand
 from tsm_tui.sources import json_doc, reading, registry
 from tsm_tui.sources.fields import field_for, loss_role, rl_key
@@ -335,3 +336,26 @@ def test_rl_rule_can_be_switched_off():
 
     mon, _ = run(_ppo(True), Settings(rl_loss_fails=True))
     assert status(mon, "loss_spike") == "FAIL"
+
+
+FRESH5 = Path(paths.BENCH) / "corpus" / "fresh5"
+
+
+LUDWIG = FRESH5 / "ludwig_results_two_experiment_runs" / "results"
+
+
+def test_ludwig_training_statistics_json_per_split():
+    """training_statistics.json (real): {split: {combined|feature: {metric: [per epoch]}}}: the
+    training split's combined loss, the VALIDATION split's (not test's) as the validation loss."""
+    doc = json.loads((LUDWIG / "experiment_run" / "training_statistics.json").read_text())
+    fmt, recs, _ = read(LUDWIG / "experiment_run" / "training_statistics.json")
+    assert fmt == "json-columns" and len(recs) == 16
+    assert [r.loss for r in recs] == pytest.approx(doc["training"]["combined"]["loss"])
+    assert [r.val_loss for r in recs] == pytest.approx(doc["validation"]["combined"]["loss"])
+    assert doc["validation"]["combined"]["loss"] != doc["test"]["combined"]["loss"]
+
+
+def test_a_per_split_document_without_a_validation_split_takes_test(tmp_path):
+    p = write(tmp_path, "stats.json", json.dumps({"test": {"loss": [3.0, 2.0]}, "train": {"loss": [4.0, 2.5]}}))
+    _, recs, _ = read(p)
+    assert [(r.step, r.loss, r.val_loss) for r in recs] == [(0, 4.0, 3.0), (1, 2.5, 2.0)]

@@ -8,15 +8,18 @@ from __future__ import annotations
 import os
 import sys
 
-from tsm_tui.analysis.replay import analyze
-from tsm_tui.sources import reading, registry
-from tsm_tui.core.record import TextEvent
-from tsm_tui.sources.checkpoint_lines import SAVE_KIND
-from tsm_tui.sources.generic_text import KeyValueTextReader
 from helpers import paths
 
+from tsm_tui.analysis.replay import analyze
+from tsm_tui.core.record import TextEvent
+from tsm_tui.sources import reading, registry
+from tsm_tui.sources.checkpoint_lines import SAVE_KIND
+from tsm_tui.sources.generic_text import KeyValueTextReader
+
 sys.path.insert(0, os.path.dirname(__file__))
+from helpers.paths import BENCH
 from test_fast_readers import check  # noqa: E402
+from test_formats import read, write  # noqa: E402
 
 REAL = os.path.join(paths.DATA, "real")
 
@@ -235,3 +238,36 @@ def test_knover_step_line_then_lr_and_losses():
     train = [(x.step, x.loss, x.lr) for x in recs if x.loss is not None]
     assert train == [(100, 4.0, 1e-6), (200, 3.0, 2e-6), (300, 2.0, 3e-6), (400, 1.0, 4e-6)]
     assert [(x.step, x.val_loss) for x in recs if x.val_loss is not None] == [(300, 4.0102), (300, 4.6084)]
+
+
+def test_pointnet_banner_epochs_over_a_block_of_lines():
+    # PointNet sem_seg (committed, MIT): "**** EPOCH 000 ****" / "----" / "mean loss: 2.407614" /
+    # "accuracy: 0.289210" / "----" / "eval mean loss: 43.578381" ...
+    path = os.path.join(BENCH, "corpus", "fresh2", "pointnet_tf_multiline_epochs_vkitti", "log_train.txt")
+    _, recs, _ = read(path)
+    train = [r for r in recs if r.loss is not None]
+    assert len({r.step for r in train}) == 50 and train[0].step == 0 and train[-1].step == 49
+    assert train[0].loss == 2.407614 and train[0].extra["accuracy"] == 0.28921
+    # epoch 000 twice (a first launch stopped after one epoch); the second has the evaluation
+    assert train[1].step == 0 and train[1].loss == 2.537423 and train[1].val_loss == 43.578381
+
+
+def test_a_step_key_alone_on_its_line_heads_the_losses_after_it(tmp_path):
+    # decision_mamba_multiline_blocks (committed): an offline-RL trainer's print blocks
+    blocks = []
+    for k in range(1, 41):
+        blocks.append(
+            "============================================================\n"
+            f"time elapsed: 0:{2 * k:02d}:03\nnum of updates: {1000 * k}\nret loss: {3.3 - k / 50:.5f}\n"
+            f"action loss: {0.24 - k / 500:.5f}\nstate loss: 0.11723\nexp loss: 0.01384\n"
+        )
+    _, recs, reader = read(write(tmp_path, "output.log", "".join(blocks)))
+    assert [r.step for r in recs] == [1000 * k for k in range(1, 41)]
+    # no total: the sum of the terms (the objective rule), each term checked too
+    assert abs(recs[0].loss - (3.28 + 0.238 + 0.11723 + 0.01384)) < 1e-9
+    assert "sum of ret loss + action loss + state loss + exp loss" in reader.objective_note()
+    # a step key alone with no metric after it stays nothing ("num of updates: 1000" then prose)
+    text = "".join(f"num of updates: {1000 * k}\nsaving the replay buffer\n" for k in range(1, 30))
+    text += "".join(f"step {s} loss {1 / s}\n" for s in range(1, 30))
+    _, recs, _ = read(write(tmp_path, "p.log", text))
+    assert [r.step for r in recs] == list(range(1, 30))

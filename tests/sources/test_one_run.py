@@ -12,12 +12,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import paths
+from helpers.livefiles import tb_event
+from test_formats import read  # noqa: E402
 
-from tsm_tui.analysis.replay import analyze_runs
+from tsm_tui.analysis.replay import analyze, analyze_runs
 from tsm_tui.analysis.run_open import open_runs
 from tsm_tui.cli import main
 from tsm_tui.core.steps import StepSet
-from helpers import paths
 
 RUNS = Path(paths.DATA) / "frameworks"
 DUP = "duplicate record (same step, same values: two writers in one file)"
@@ -518,3 +520,48 @@ def test_a_sparse_trainer_state_is_read_to_its_data(tmp_path, capsys):
         f.truncate(1 << 30)
     d = report(tmp_path, capsys)
     assert d["steps"]["count"] == 300
+
+
+FRESH5 = Path(paths.BENCH) / "corpus" / "fresh5"
+
+
+LUDWIG = FRESH5 / "ludwig_results_two_experiment_runs" / "results"
+
+
+def test_ludwig_results_are_two_runs_read_from_their_tensorboard():
+    """The statistics document is its run's per-epoch summary, not a second series: two runs
+    (experiment_run, experiment_run_0), each read from its per-batch TensorBoard."""
+    runs = open_runs(str(LUDWIG.parent))
+    assert sorted(os.path.basename(r.path) for r in runs) == ["experiment_run", "experiment_run_0"]
+    for an in analyze_runs(str(LUDWIG.parent)):
+        assert "tfevents" in an.run.primary
+        checks = {c.id: c for c in an.checks()}
+        assert checks["loss_spike"].summary in ("no spikes in 64 loss values", "no spikes in 72 loss values")
+        assert checks["overfitting"].status.value != "SKIP"
+
+
+# -- a split carried by its directory -------------------------------------------------------------
+def test_graphgym_split_directories_are_one_run(tmp_path):
+    """GraphGym's agg/{train,val,test}/events.*, each with a ``loss`` tag per epoch: the val and
+    test splits are evaluation splits of the train run (test was a training run of its own)."""
+    for split, base in (("train", 2.0), ("val", 2.2), ("test", 2.3)):
+        d = tmp_path / "agg" / split
+        d.mkdir(parents=True)
+        evs = [tb_event(s, "loss", base - s / 100) for s in range(30)] + [tb_event(s, "lr", 1e-3) for s in range(30)]
+        (d / "events.out.tfevents.1668069777.host").write_bytes(b"".join(evs))
+    runs = open_runs(str(tmp_path))
+    assert len(runs) == 1
+    _, recs, _ = read(tmp_path / "agg" / "test" / "events.out.tfevents.1668069777.host")
+    assert all(r.loss is None for r in recs) and len([r for r in recs if r.val_loss is not None]) == 30
+    an = analyze(str(tmp_path))
+    assert "agg/train/" in an.run.primary.replace(os.sep, "/")
+
+
+def test_lightning_under_wandb_is_judged_from_its_history():
+    """fresh5's wandb0210 (real, committed): 16 train_loss rows in the history, 1040 bar redraws
+    in the console: the history is the series; no relaunch, no "not learning" alert."""
+    an = analyze(str(FRESH5 / "wandb0210_lightning_eeg_epoch_loss"))
+    checks = {c.id: c for c in an.checks()}
+    assert an.run.primary.endswith(".wandb") and checks["loss_spike"].summary == "no spikes in 16 loss values"
+    assert not [a for a in an.alerts() if a.severity.value == "critical"]
+    assert an.monitor.state.first_step == 49

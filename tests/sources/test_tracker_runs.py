@@ -11,13 +11,15 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+from helpers import paths
+
 from tsm_tui.analysis.replay import analyze, analyze_runs
 from tsm_tui.analysis.run_open import open_runs
 from tsm_tui.cli import main
 from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.sources import log_files
 from tsm_tui.sources.runs import file_spec, run_root
-from helpers import paths
 
 WANDB = Path(paths.DATA) / "wandb" / "sdk-0.31.0" / "console_per_batch"
 DVCLIVE = Path(paths.DATA) / "dvclive"
@@ -204,3 +206,32 @@ def test_only_the_metrics_directory_of_a_dvclive_dir_is_a_candidate(tmp_path):
         (tmp_path / "job" / "mine" / f).unlink()
     found = log_files.candidate_files(str(tmp_path))
     assert len([p for p in found if p.endswith(".tsv")]) == 5 and not any(p.endswith("metrics") for p in found)
+
+
+DVC0 = Path(paths.DATA) / "dvclive" / "v0"
+
+
+# -- DVCLive < 1.0's scalars/ layout --------------------------------------------------------
+@pytest.mark.parametrize("sub,name", [("default", "dvclive"), ("named", "live")])
+def test_dvclive_0x_scalars_layout_is_one_dvclive_source(sub, name):
+    """dvclive 0.12.1 (real fixture): ``<dir>/scalars/*.tsv`` + ``<dir>.json``: one source,
+    loss, LR and eval/loss together; its Unix-millisecond timestamps as milliseconds."""
+    root = DVC0 / sub
+    found = log_files.candidate_files(str(root))
+    assert str(root / name / "scalars") in found and not any(p.endswith(".tsv") for p in found)
+    an = analyze(str(root))
+    (src,) = [f for f in an.run.files if f.used]
+    assert src.format == "dvclive" and src.records == 60
+    checks = {c.id: c for c in an.checks()}
+    assert checks["overfitting"].status.value != "SKIP" and checks["lr_schedule"].status.value != "SKIP"
+    assert [a.step for a in an.alerts() if a.check == "loss_spike"][0] == 40  # (the spike, then its recovery)
+    # 60 steps logged in well under a minute: the rate is steps per second, not per 1000 s
+    assert "steps/s" in checks["throughput"].summary and "e-" not in checks["throughput"].summary
+
+
+def test_a_scalars_directory_without_dvclive_marks_is_not_dvclive(tmp_path):
+    d = tmp_path / "job" / "mine" / "scalars"
+    d.mkdir(parents=True)
+    (d / "loss.tsv").write_text("timestamp\tstep\tloss\n1664787192871\t0\t1.0\n1664787193871\t1\t0.9\n")
+    found = log_files.candidate_files(str(tmp_path))
+    assert found == [str(d / "loss.tsv")]

@@ -5,7 +5,7 @@
 checkpoints and per-rank logs), or every run under a directory that holds several
 (or none yet: runs appear as they start), or a log file that does not exist yet.
 ``one_run`` / ``many_runs``: the same two loops for runs a view opened already (the
-TUI replays their readers).
+TUI replays their readers); ``session_loop``: one run's loop on a Session made already.
 """
 
 from __future__ import annotations
@@ -52,6 +52,21 @@ def one_run(
     )
 
 
+def session_loop(
+    session: Session,
+    feed: Feed,
+    files: RunFiles | None = None,
+    *,
+    name: str = "",
+    clock=time.monotonic,
+    checks_every: float = CHECKS_EVERY,
+) -> LiveLoop:
+    """The loop of one run whose Session is made already: a log file not written yet, or a
+    view given a Session (the TUI's ``TsmApp.for_session``: tests, bench/run.py); its side
+    ``files`` re-read when they change (None: a replay, nothing changes)."""
+    return LiveLoop(session, feed, files, polling=polling(feed), clock=clock, name=name, checks_every=checks_every)
+
+
 def many_runs(
     opts: Options,
     feed: Feed,
@@ -89,7 +104,7 @@ def open_loop(opts: Options, feed: Feed) -> LiveLoop:
     if os.path.splitext(path)[1]:  # a log file that does not exist yet
         files = RunFiles(parent, opts.info, opts.config)
         info, _ = files.read_info()
-        return LiveLoop(Session(opts.settings, info), feed, files, polling=polling(feed), name=os.path.basename(path))
+        return session_loop(Session(opts.settings, info), feed, files, name=os.path.basename(path))
     return many_runs(opts, feed, path)
 
 

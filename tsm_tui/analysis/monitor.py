@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from tsm_tui.analysis.detectors import DETECTORS
 from tsm_tui.analysis.launches import Launches
+from tsm_tui.analysis.logged_saves import LoggedSaves
 from tsm_tui.analysis.state import RunState
 from tsm_tui.core.frame import Frame, FrameState, first_resume, is_resume
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord, TextEvent
@@ -450,6 +451,36 @@ class Monitor:
         self.launches.release()
 
     # ------------------------------------------------------------------ views
+    # What the views read of the run's observed facts (``self.state`` is the detectors' shared
+    # RunState; a view reads these, never it).
+    @property
+    def info(self) -> RunInfo:
+        """What is known of the run (flags > configs > logs), as the checks judge it."""
+        return self.state.info
+
+    @property
+    def first_step(self) -> int | None:
+        return self.state.first_step
+
+    @property
+    def last_step(self) -> int | None:
+        return self.state.last_step
+
+    @property
+    def planned_steps(self) -> int | None:
+        """The steps the run's config (or its log) plans, None when nothing says."""
+        return self.state.info.total_steps
+
+    @property
+    def resumes(self) -> tuple[tuple[int, int], ...]:
+        """The resumes seen, (from step, to step), in order."""
+        return tuple(self.state.resumes)
+
+    @property
+    def saves(self) -> LoggedSaves:
+        """The checkpoint saves the log says it made."""
+        return self.state.saves
+
     def checks(self) -> list[CheckResult]:
         if self._released is not None:
             return list(self._released[0])

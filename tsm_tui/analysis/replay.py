@@ -49,7 +49,7 @@ class Analysis:
     @property
     def info(self) -> RunInfo:
         """What is known of the run (flags > configs > logs), as the checks judged it."""
-        return self.monitor.state.info
+        return self.monitor.info
 
     def counts(self) -> tuple[int, int]:
         return self.monitor.counts(self.checks())

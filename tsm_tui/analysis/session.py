@@ -219,12 +219,12 @@ class Session:
     def last_step(self) -> int | None:
         """The newest step of the run's main file (its primary monitor), None before any."""
         mon = self.monitor
-        return mon.state.last_step if mon is not None else None
+        return mon.last_step if mon is not None else None
 
     def planned_steps(self) -> int | None:
         """The steps the run's config (or its log) plans, None when nothing says."""
         mon = self.monitor
-        return mon.state.info.total_steps if mon is not None else None
+        return mon.planned_steps if mon is not None else None
 
     def set_info(self, info: RunInfo) -> None:
         """The run's configuration changed (a config file appeared or was

@@ -235,6 +235,14 @@ class Settings:
     overfit_train_fall: float = 0.005
 
 
+#: a followed run is stalled when nothing new arrived for this many times its usual interval
+#: between records (ours, from the project brief: a run that logs every 30 s is stalled after
+#: 5 min, not 1 min). One factor for the TUI's status line and runs table (floor 60 s there,
+#: ``views/tui/activity.STALL_MIN``) and the alert rule ``TsmRunStalled`` (floor 5 min for
+#: paging, ``views/prometheus_rules.STALL_MIN``); not a check's setting: no ``--set``.
+STALL_FACTOR = 10
+
+
 @dataclass
 class RunInfo:
     """What is known about the run's configuration (flags > config files > log)."""

@@ -35,6 +35,7 @@ from collections.abc import Iterator
 
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.crc32c import crc32c
+from tsm_tui.sources.wire import Damage, varint
 
 MAX_FILE = 512 << 20  # one SST or WAL read whole (aim's tables are <= 64 MiB: target_file_size_base)
 MAX_HELD = 512 << 20  # memory of the entries kept from one database (ours): ~1.8M keys, ~450k Aim points
@@ -54,31 +55,11 @@ _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
 
 
-class Damage(Exception):
-    """A file or block that does not read as RocksDB wrote it (caught per file / block)."""
-
-
 class Problems(dict):
     """Reasons something was not read, counted (``reason -> count``)."""
 
     def add(self, reason: str, n: int = 1) -> None:
         self[reason] = self.get(reason, 0) + n
-
-
-def varint(b, p: int) -> tuple[int, int]:
-    """A little-endian base-128 varint at ``p``: (value, next position)."""
-    x = shift = 0
-    while True:
-        if p >= len(b):
-            raise Damage("varint runs past the end")
-        c = b[p]
-        p += 1
-        x |= (c & 0x7F) << shift
-        if c < 0x80:
-            return x, p
-        shift += 7
-        if shift > 63:
-            raise Damage("varint too long")
 
 
 def masked(c: int) -> int:

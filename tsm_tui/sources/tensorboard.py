@@ -37,28 +37,11 @@ from tsm_tui.sources.base import METRICS, ByteReader
 from tsm_tui.sources.fields import EVAL_SCOPES
 
 from tsm_tui.sources.lines import note
+from tsm_tui.sources.wire import Damage, varint
 from tsm_tui.sources.crc32c import crc32c, masked_crc  # noqa: F401  (re-exported: tests frame records)
 
 
 # -- protobuf wire format --------------------------------------------------------------
-class _Bad(Exception):
-    pass
-
-
-def _varint(b: bytes, i: int) -> tuple[int, int]:
-    x = 0
-    shift = 0
-    while True:
-        if i >= len(b) or shift > 63:
-            raise _Bad("truncated varint")
-        c = b[i]
-        i += 1
-        x |= (c & 0x7F) << shift
-        if c < 0x80:
-            return x, i
-        shift += 7
-
-
 def _fields(b: bytes):
     """(field number, wire type, value) of a message; value is int or bytes."""
     i, n = 0, len(b)
@@ -67,10 +50,10 @@ def _fields(b: bytes):
         if key < 0x80:  # one-byte varints are the common case: no call
             i += 1
         else:
-            key, i = _varint(b, i)
+            key, i = varint(b, i)
         num, wt = key >> 3, key & 7
         if wt == 0:
-            v, i = _varint(b, i)
+            v, i = varint(b, i)
         elif wt == 1:
             v, i = b[i : i + 8], i + 8
         elif wt == 2:
@@ -78,14 +61,14 @@ def _fields(b: bytes):
             if ln < 0x80:
                 i += 1
             else:
-                ln, i = _varint(b, i)
+                ln, i = varint(b, i)
             v, i = b[i : i + ln], i + ln
         elif wt == 5:
             v, i = b[i : i + 4], i + 4
         else:
-            raise _Bad(f"wire type {wt}")
+            raise Damage(f"wire type {wt}")
         if i > n:
-            raise _Bad("truncated field")
+            raise Damage("truncated field")
         yield num, wt, v
 
 
@@ -115,7 +98,7 @@ def _tensor_scalar(b: bytes) -> float | None:
             if wt == 0:
                 x = v
             else:
-                x, _ = _varint(v, 0) if v else (None, 0)
+                x, _ = varint(v, 0) if v else (None, 0)
             if x is not None:
                 if num == 13:
                     val = struct.unpack("<e", struct.pack("<H", x & 0xFFFF))[0]
@@ -160,7 +143,7 @@ def decode_event(data: bytes) -> tuple[int, float | None, list[tuple[str, float]
                 if k == 2
                 else (st[0] & 0x7F) | (st[1] & 0x7F) << 7 | st[2] << 14
                 if k == 3
-                else _varint(st, 0)[0]
+                else varint(st, 0)[0]
             )
             if step >= 1 << 63:
                 step -= 1 << 64
@@ -314,7 +297,7 @@ class TensorBoardReader(ByteReader):
             self._resync = False
             try:
                 step, wall, scalars = decode_event(payload)
-            except (_Bad, struct.error, IndexError):
+            except (Damage, struct.error, IndexError):
                 step, wall, scalars = 0, None, None
             # the data CRC is checked for every record whose values we use (and for
             # any that does not decode); images / histograms / graphs are not used
@@ -370,7 +353,7 @@ class TensorBoardReader(ByteReader):
             p = int(starts[i]) + 12
             try:
                 st, w, sc = decode_event(buf[p : p + int(lens[i])])
-            except (_Bad, struct.error, IndexError):
+            except (Damage, struct.error, IndexError):
                 return pack(self.feed_bytes(data))  # undecodable: counted by the per-record path
             if not sc and not _file_version(buf[p : p + 32]):
                 n_other += 1

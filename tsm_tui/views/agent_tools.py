@@ -131,7 +131,7 @@ class Tools:
             verdict = "FAIL" if crit else "WARN" if warn else "NOT JUDGED" if cov["nothing_judged"] else "PASS"
             fi = next((f for f in r.run.files if f.used), None)
             worst = max(r.checks(), key=lambda c: c.status.rank)
-            st = r.monitor.state
+            mon = r.monitor
             runs.append(
                 {
                     "run": r.run.name,
@@ -140,9 +140,9 @@ class Tools:
                     "critical": crit,
                     "warnings": warn,
                     "worst": {"check": worst.id, "status": worst.status.value, "summary": clean(worst.summary)},
-                    "first_step": st.first_step,
-                    "last_step": st.last_step,
-                    "planned_steps": st.info.total_steps,
+                    "first_step": mon.first_step,
+                    "last_step": mon.last_step,
+                    "planned_steps": mon.planned_steps,
                     "format": fi.format if fi else None,
                     "source": channel_file(r.run.primary)[0] if r.run.primary else None,
                     "age_s": _age(r, now),
@@ -446,8 +446,7 @@ class Watch:
         for run, checks in up.run_checks.items():
             self.checks[run] = [{"id": c.id, "status": c.status.value, "summary": clean(c.summary)} for c in checks]
         for name, r in loop.runs.items():
-            mon = r.session.monitor
-            self.last_step[name] = mon.state.last_step if mon is not None else None
+            self.last_step[name] = r.session.last_step()
 
     def status(self) -> dict:
         with self._lock:

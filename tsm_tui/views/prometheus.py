@@ -246,8 +246,8 @@ class RunModel:
         self.primary = primary
         if primary and reader_name:
             self.formats[primary] = reader_name
-        self.last_step = mon.state.last_step
-        self.planned = mon.state.info.total_steps
+        self.last_step = mon.last_step
+        self.planned = mon.planned_steps
         for d in mon.detectors:
             if d.id == "nonfinite":
                 self.nonfinite = int(getattr(d, "bad", 0))

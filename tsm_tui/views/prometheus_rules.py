@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import json
 
-STALL_FACTOR = 10  # x the usual interval (the brief; ours)
+from tsm_tui.core.settings import STALL_FACTOR  # x the usual interval (the TUI's too)
+
 STALL_MIN = 300  # s, floor of the stall threshold (ours: checkpoint saves, evaluations)
 STALL_UNKNOWN = 900  # s, when the run's interval is not known (15 min)
 HEARTBEAT_STALE = 120  # s: 4 heartbeats (views/prometheus.py HEARTBEAT = 30 s)

@@ -40,7 +40,6 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
     else:
         lines.append("None: no check failed or warned.")
     # --- details (after the fixed shape) ---
-    st = mon.state
     lines += ["", "Run:"]
     for f in an.run.files:
         if f.used:
@@ -66,12 +65,12 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
     if len(others) > 5:
         lines.append(f"  ... and {len(others) - 5} more file(s)")
     with_loss = f", {mon.loss_steps} steps with a training loss" if mon.loss_steps != mon.records else ""
-    lines.append(f"  steps: {st.first_step}-{st.last_step} ({mon.records} records{with_loss})")
+    lines.append(f"  steps: {mon.first_step}-{mon.last_step} ({mon.records} records{with_loss})")
     if an.ranks is not None:
         lines.append(
             f"  ranks: {len(an.run.ranks)} rank logs read; the checks use {clean(_rel(an.run.primary, an.run.path))}"
         )
-    for prev, to in st.resumes:
+    for prev, to in mon.resumes:
         lines.append(f"  resumed at step {to} after reaching {prev}")
     launches = mon.launches.segments
     if len(launches) > 1:
@@ -198,30 +197,30 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
     mon = an.monitor
     checks = an.checks()
     crit, warn = mon.counts(checks)
-    st = mon.state
-    info = st.info
+    info = mon.info
     d = {
         "schema": SCHEMA,
         "path": an.run.path,
         "files": [f.to_json() for f in an.run.files],
-        "steps": {"first": st.first_step, "last": st.last_step, "count": mon.loss_steps, "records": mon.records},
+        "steps": {"first": mon.first_step, "last": mon.last_step, "count": mon.loss_steps, "records": mon.records},
         "checks": [c.to_json() for c in checks],
         "alerts": [_alert_json(a, also) for a in an.alerts()],
         "alerts_not_kept": an.monitor.alerts_not_kept(),
         "critical": crit,
         "warnings": warn,
         "actions": an.actions(),
-        "resumes": [{"from": a, "to": b} for a, b in st.resumes],
+        "resumes": [{"from": a, "to": b} for a, b in mon.resumes],
         "run": {k: v for k, v in _info_items(an)}
         | {
             "checkpoints": [{"step": s, "name": n} for s, n in info.checkpoints],
             "config_files": an.run.config_files,
         },
     }
-    if st.saves:  # (additive, schema 1: the saves the log names, when it names some)
+    saves = mon.saves
+    if saves:  # (additive, schema 1: the saves the log names, when it names some)
         d["run"]["checkpoints_logged"] = {
-            "count": st.saves.count,
-            "saves": [{"step": s, "path": p} for s, p in st.saves.kept()],
+            "count": saves.count,
+            "saves": [{"step": s, "path": p} for s, p in saves.kept()],
         }
     notes = _config_notes(an)
     if notes:  # (only when there is one: what a config had that was ignored)
@@ -309,8 +308,8 @@ def runs_table(results: list, colour: bool = False, also: dict | None = None) ->
             continue
         mon = r.monitor
         fmt_name = next((f.format for f in r.run.files if f.used), None) or "?"
-        planned = mon.state.info.total_steps
-        step = f"{mon.state.last_step}/{planned}" if planned else f"{mon.state.last_step}"
+        planned = mon.planned_steps
+        step = f"{mon.last_step}/{planned}" if planned else f"{mon.last_step}"
         checks = r.checks()
         by = {c.id: c for c in checks}
         cells = " ".join(

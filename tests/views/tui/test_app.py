@@ -63,7 +63,7 @@ def make_app(path, feed: Feed | None = None, argv: tuple = (), **kw) -> TsmApp:
     feed = feed or ReplayFeed(run.readers, speed=None)
     kw.setdefault("mode", "finished")
     kw.setdefault("bell", False)
-    return TsmApp(session, feed, path=run.path, root=run.root, **kw)
+    return TsmApp.for_session(session, feed, path=run.path, root=run.root, **kw)
 
 
 def raw_segments(app: TsmApp) -> str:

@@ -31,7 +31,7 @@ def make_app(path: Path) -> TsmApp:
     run = open_run(opts.path, info, opts.config, allow_empty=True)
     session = Session(opts.settings, info)
     session.set_checkpoints(info.checkpoints)
-    return TsmApp(
+    return TsmApp.for_session(
         session, ReplayFeed(run.readers, speed=None), path=run.path, root=run.root, mode="finished", bell=False
     )
 

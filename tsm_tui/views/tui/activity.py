@@ -13,8 +13,8 @@ The constants (all ours; README "The screen" and the runs screen's legend say th
 
 - ``STALL_MIN`` 60 s: a job that logs every few seconds and goes quiet for a minute is
   worth a look; a checkpoint save or an evaluation rarely takes longer between two lines.
-- ``STALL_FACTOR`` 10: a run that logs every 30 s is stalled after 5 min, not 1 min
-  (the alert rule ``TsmRunStalled`` uses the same 10x, with a 5 min floor for paging).
+- ``STALL_FACTOR`` 10 (``core/settings.py``, shared with the alert rule ``TsmRunStalled``,
+  which has a 5 min floor for paging): a run that logs every 30 s is stalled after 5 min, not 1 min.
 - ``RATE_HORIZON`` 30 s: long enough that a run logging every 10-20 s shows a rate, short
   enough that a slowdown shows within half a minute.
 - ``KEPT`` 64: arrival intervals (the median) and (time, step) points (the rate) kept;
@@ -27,9 +27,9 @@ import statistics
 from collections import deque
 
 from tsm_tui.core.record import CheckResult
+from tsm_tui.core.settings import STALL_FACTOR
 
 STALL_MIN = 60.0  # s (ours): see the module docstring
-STALL_FACTOR = 10.0  # x the run's median interval between live arrivals (ours)
 RATE_HORIZON = 30.0  # s: steps/s over the live records that arrived this recently (ours)
 KEPT = 64  # arrival intervals and (time, step) points kept
 
@@ -137,4 +137,4 @@ class RunActivity:
         return (s1 - s0) / (t1 - t0) if t1 > t0 and s1 >= s0 else None
 
 
-__all__ = ["RunActivity", "STALL_MIN", "STALL_FACTOR", "RATE_HORIZON", "KEPT"]
+__all__ = ["RunActivity", "STALL_MIN", "RATE_HORIZON", "KEPT"]

@@ -23,7 +23,7 @@ from textual.worker import get_current_worker
 
 from tsm_tui.analysis.run_open import open_run, open_runs
 from tsm_tui.analysis.live import LiveLoop, alert_identity
-from tsm_tui.analysis.live_open import many_runs, one_run
+from tsm_tui.analysis.live_open import many_runs, one_run, session_loop
 from tsm_tui.analysis.session import Session
 from tsm_tui.core.options import Options
 from tsm_tui.sources.feed import Feed, ReplayFeed
@@ -48,8 +48,8 @@ RUNS_BACK_KEY = ("Esc", "back to the runs screen (its filter and cursor kept)")
 
 
 class TsmApp(App):
-    """tsm-watch's dashboard. Build it with :meth:`from_options`, or directly with a
-    Session and a Feed (tests)."""
+    """tsm-watch's dashboard. Build it with :meth:`from_options`, or with :meth:`for_session`
+    on a Session and a Feed (tests)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "tsm-watch"
@@ -75,34 +75,22 @@ class TsmApp(App):
         mode: str = "live",
         bell: bool = True,
         root: str | None = None,
-        files: RunFiles | None = None,
         clock=time.monotonic,
-        live: LiveLoop | None = None,
+        live: LiveLoop,
         runs: list | None = None,
         notes: list[str] | None = None,
     ) -> None:
-        """``live``: the loop, when it is built already (several runs: ``LiveLoop.many``);
-        ``runs``: the runs known at the start; ``notes``: what the run's configs had that
-        was ignored, when no live loop re-reads them (a finished run or a replay): shown
-        once at the start."""
+        """``live``: the one live loop over ``feed`` (built by ``analysis/live_open.py``: see
+        :meth:`from_options` and :meth:`for_session`); ``runs``: the runs known at the start;
+        ``notes``: what the run's configs had that was ignored, when no live loop re-reads
+        them (a finished run or a replay): shown once at the start."""
         super().__init__()
         self.feed = feed
         self.mode = mode  # "live" | "finished" | "replay"
         self.bell_on = bell
         self.root = root
         self.clock = clock
-        if files is None and root and mode == "live":
-            files = RunFiles(root, session.info)
-        # checks reach the screen at most every MESSAGE_EVERY (a status move at once, with its
-        # alert): recomputing them more often only wakes the worker
-        self.live = live or LiveLoop(
-            session,
-            feed,
-            files,
-            clock=clock,
-            checks_every=MESSAGE_EVERY,
-            polling=getattr(feed, "poll_interval", None) is not None,
-        )
+        self.live = live
         self.bridge = LiveBridge(
             self.live, self.post_message, mode=mode, clock=clock, wall=lambda: self.wall(), notes=notes
         )
@@ -133,6 +121,28 @@ class TsmApp(App):
         """The app on a finished run, read at once and without the bell
         (screenshots, snapshot tests)."""
         return cls.from_options(Options(path=path, bell=False), mode="finished", shown=shown)
+
+    @classmethod
+    def for_session(
+        cls,
+        session: Session,
+        feed: Feed,
+        *,
+        root: str | None = None,
+        mode: str = "live",
+        files: RunFiles | None = None,
+        clock=time.monotonic,
+        **kw,
+    ) -> "TsmApp":
+        """The app on one run whose Session is made already (tests, bench/run.py): its loop
+        from ``live_open.session_loop``, with the run's side files under ``root`` re-read
+        while it is followed (``mode`` "live")."""
+        if files is None and root and mode == "live":
+            files = RunFiles(root, session.info)
+        # checks reach the screen at most every MESSAGE_EVERY (a status move at once, with its
+        # alert): recomputing them more often only wakes the worker
+        live = session_loop(session, feed, files, clock=clock, checks_every=MESSAGE_EVERY)
+        return cls(session, feed, root=root, mode=mode, clock=clock, live=live, **kw)
 
     @classmethod
     def from_options(
@@ -355,7 +365,7 @@ class TsmApp(App):
                     if run == self.current_run:
                         self.dashboard.alert_revised(old, row.alerts[i])
                     break
-        self.dashboard._show_pinned()  # (a revision can change the pinned alert's actions)
+        self.dashboard.show_pinned()  # (a revision can change the pinned alert's actions)
 
     def on_runs_update(self, message: RunsUpdate) -> None:
         rang = False

@@ -229,7 +229,7 @@ class DashboardScreen(LaidOutAtTerminalSize, Screen):
         """The terminal was resized (the app's Resize)."""
         self._plot_dirty = True
         self._fit_side()
-        self.app.call_after_refresh(self._show_pinned)  # rewrapped to the pane's new width
+        self.app.call_after_refresh(self.show_pinned)  # rewrapped to the pane's new width
         self.app.call_after_refresh(self._repaint_plots, True)
 
     # ------------------------------------------------------------ what the app tells it
@@ -349,7 +349,7 @@ class DashboardScreen(LaidOutAtTerminalSize, Screen):
         checks = self.run_checks if checks is None else checks
         self._shown_statuses, self._checks_at = [c.status for c in checks], now
         self.query_one(CheckPanel).show(checks)
-        self._show_pinned()
+        self.show_pinned()
 
     def _matches(self, a: Alert) -> bool:
         if not self.filter_text:
@@ -376,7 +376,7 @@ class DashboardScreen(LaidOutAtTerminalSize, Screen):
         )
         if lst.border_title != title:
             lst.border_title = title
-        self._show_pinned()
+        self.show_pinned()
 
     def _newest_critical(self) -> Alert | None:
         for a in reversed(self.run_alerts):
@@ -384,7 +384,7 @@ class DashboardScreen(LaidOutAtTerminalSize, Screen):
                 return a
         return None
 
-    def _show_pinned(self) -> None:
+    def show_pinned(self) -> None:
         """The newest critical alert pinned above the list, its first action under it
         (hidden while a detail is open: that shows it, or what the user chose); on a
         short screen with a FAIL the checks that pass fold into one line."""
@@ -664,7 +664,7 @@ class DashboardScreen(LaidOutAtTerminalSize, Screen):
         except NoMatches:
             return
         side.set_class(detail.has_class("-open") and self.size.height < SHORT_SCREEN, "-detail")
-        self._show_pinned()
+        self.show_pinned()
 
     def action_log_scale(self) -> None:
         self.log_scale = not self.log_scale

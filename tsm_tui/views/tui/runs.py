@@ -34,7 +34,8 @@ from textual.widgets import DataTable, Footer, Input, Label
 from tsm_tui.analysis.detectors import CHECKS, DETECTORS, Detector
 from tsm_tui.analysis.monitor import MAX_ALERTS
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status
-from tsm_tui.views.tui.activity import STALL_FACTOR, STALL_MIN, RunActivity
+from tsm_tui.core.settings import STALL_FACTOR
+from tsm_tui.views.tui.activity import STALL_MIN, RunActivity
 from tsm_tui.views.tui.fresh_size import LaidOutAtTerminalSize
 from tsm_tui.views.tui.ticker import TICK_MIN, TICK_SLACK, TICK_TRUST, Ticker, changes_in
 from tsm_tui.views.tui.widgets import MUTED, HelpScreen, safe

@@ -1,0 +1,138 @@
+"""The step of a counter printed beside an epoch (``sources/epoch_steps.py``, ``EpochCounter``): a
+batch index that starts again each epoch placed in its epoch, a label that lags one record at each
+boundary, a relaunch of an epoch, epochs longer than the first; and a real trainer's lines read
+through it (PaddleGAN's ``Epoch: e/E, iter: i/N``, from the held-out set fresh4)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_formats import read, write  # noqa: E402
+
+from tsm_tui.cli import main
+from tsm_tui.sources.epoch_steps import EpochCounter
+
+
+def _report(path, capsys) -> tuple[int, dict | str]:
+    code = main([str(path), "--report", "--json"])
+    cap = capsys.readouterr()
+    return code, (json.loads(cap.out) if code in (0, 1) else cap.err)
+
+
+# -- (fresh4 §4.A6) an epoch label that lags one record at each boundary ------------------------------------
+# ppgan/engine/trainer.py's format: "Epoch: {}/{}, iter: {}/{}" then "lr: ..." and the losses
+# ("%s: %.3f"); the label is computed from the iteration before the counter moves on, so the
+# first record of each epoch still carries the last epoch's label (fresh4 paddlegan workerlog.0
+# lines 522-536: "Epoch: 1/100, iter: 980/989", "Epoch: 1/100, iter: 1/989", "Epoch: 2/100, iter: 11/989")
+def _ppgan(epochs: int, per: int = 989, every: int = 10) -> str:
+    out = []
+    for g in range(every, epochs * per + 1, every):
+        it = (g - 1) % per + 1
+        label = (g - every - 1) // per + 1 if g > every else 1  # one interval behind
+        out.append(
+            f"[05/20 05:16:07] ppgan.engine.trainer INFO: Epoch: {label}/100, iter: {it}/{per} lr: 2.000e-04 "
+            f"perceptual: 102.727 equivariance_value: 0.110 loss: {3 - g / 10000:.4f} batch_cost: 1.31 sec "
+            f"reader_cost: 0.00 sec ips: 3.04 images/s eta: 14 days"
+        )
+    return "\n".join(out) + "\n"
+
+
+def test_a_lagging_epoch_label_is_no_resume(tmp_path, capsys):
+    p = write(tmp_path, "workerlog.0", _ppgan(3))
+    _, recs, _ = read(p)
+    steps = [r.step for r in recs]
+    assert steps == sorted(steps) and len(set(steps)) == len(steps)
+    assert steps[:3] == [10, 20, 30] and 990 in steps and steps[-1] == 2960
+    code, d = _report(p, capsys)
+    assert code in (0, 1) and not d.get("launches"), d.get("launches")
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_the_epoch_rule_takes_one_lagging_label(strict):
+    from tsm_tui.sources.epoch_steps import EpochCounter
+
+    c = EpochCounter(strict)
+    seq = [(1, 970), (1, 980), (1, 1), (2, 11), (2, 21), (2, 971), (2, 981), (2, 2), (3, 12)]
+    assert [c.step(e, 100, n, 989)[0] for e, n in seq] == [970, 980, 990, 1000, 1010, 1960, 1970, 1980, 1990]
+    assert c.mode == "epoch"
+
+
+def test_a_restart_of_the_same_epoch_is_not_taken_for_a_lag():
+    from tsm_tui.sources.epoch_steps import EpochCounter
+
+    # out of rhythm: iter 30 of 989, then iter 1 under the same label (a relaunch of epoch 1)
+    c = EpochCounter()
+    assert [c.step(1, None, n, 989)[0] for n in (10, 20, 30, 1, 11)] == [10, 20, 30, 1, 11]
+    # in rhythm but back at the run's first counter: I-JEPA relaunched epoch 2 ("[2,  2550/ 2562]"
+    # then "[2,     0/ 2562]", "[2,    25/ 2562]": fresh2 ijepa_style_multiloss_gradstats_nan)
+    c = EpochCounter()
+    seq = [(1, 0), (1, 25), (1, 2550), (2, 0), (2, 25), (2, 2525), (2, 2550), (2, 0), (2, 25)]
+    assert [c.step(e, None, n, 2562)[0] for e, n in seq][-2:] == [2562, 2587]
+    # a global counter never lags: it only grows, a smaller one is a resume
+    c = EpochCounter()
+    seq = [(1, 980), (1, 990), (2, 1000), (2, 1010), (2, 5)]
+    assert [c.step(e, None, n, None)[0] for e, n in seq] == [980, 990, 1000, 1010, 5]
+    # a validation counter of another length under the same label is no wrap of this one
+    c = EpochCounter()
+    assert [c.step(1, None, n, p)[0] for n, p in ((980, 989), (989, 989), (5, 50))] == [980, 989, 5]
+
+
+def test_epochs_longer_than_the_first_move_the_next_ones_on():
+    """fresh4 pgan_paddle_scales_resume_blowup: "[scale : iteration]" with no length printed; scale 0
+    runs 48,000 iterations, scales 1-5 96,000 each. Placed at (scale x the first one's length) the
+    later scales overlapped (3,358 of 5,278 steps); the next epoch starts past the longer one's end."""
+    from tsm_tui.sources.epoch_steps import EpochCounter
+
+    c = EpochCounter()
+    lengths = (480, 960, 960)  # a record every 10 iterations, counters 10..length
+    got = [c.step(e, None, n, None)[0] for e, ln in enumerate(lengths) for n in range(10, ln + 1, 10)]
+    assert got == list(range(10, sum(lengths) + 1, 10))
+    assert c.in_last_epoch(20) == 480 + 960 + 20
+    # back at scale 1 (a relaunch from its checkpoint): its offset found again, then scale 2's
+    assert [c.step(e, None, n, None)[0] for e, n in ((1, 500), (1, 960), (2, 10))] == [980, 1440, 1450]
+    # epochs of one length (the counter starting at 0 and at the interval) are as before
+    c = EpochCounter()
+    assert [c.step(e, None, n, None)[0] for e in (1, 2, 3) for n in (0, 50, 100)] == [
+        0,
+        50,
+        100,
+        150,
+        200,
+        250,
+        300,
+        350,
+        400,
+    ]
+    # a shorter last epoch changes nothing; a printed length is trusted as it is
+    c = EpochCounter()
+    assert [c.step(e, None, n, None)[0] for e, n in ((0, 50), (0, 100), (1, 50), (2, 50), (2, 100))] == [
+        50,
+        100,
+        150,
+        250,
+        300,
+    ]
+    c = EpochCounter()
+    assert [c.step(e, None, n, 100)[0] for e, n in ((0, 100), (1, 50), (1, 120), (2, 10))] == [100, 150, 220, 210]
+
+
+def test_the_epoch_counter_rules():
+    c = EpochCounter()
+    # a first counter that cannot count a run's steps after 96 epochs: placed in its epoch at once
+    assert c.step(97, 800, 20, 500)[0] == 48020
+    assert c.place(97, 21) == 48021
+    assert c.step(1, 900, 20, 500)[0] == 20  # (was (1 - 97) x 500 + 20 = -47980)
+    assert c.step(0, 900, 20, 500)[0] == 20  # an epoch 0 printed: counted from 0 from there on
+    # a first epoch that may be a global counter stays as it was (decided at the first change)
+    c = EpochCounter()
+    assert c.step(5, None, 100, 600)[0] == 100 and c.step(6, None, 100, 600)[0] == 700
+    assert c.place(6, 150) == 750
+    # below the first epoch: counted from 0 (no total printed), not (2 - 5) x 600 + 100 = -1700
+    assert c.step(2, None, 100, 600)[0] == 1300
+    c = EpochCounter()
+    assert c.place(3, 7) == 7  # nothing known yet: the counter alone
+    # an epoch printed with no total counts from 0 (DETR's MetricLogger "Epoch: [13]  [   0/3684]", a run
+    # resumed at epoch 13: fresh4's label puts it at 13 x 3684 = 47892)
+    c = EpochCounter()
+    assert c.step(13, None, 0, 3684)[0] == 47892 and c.step(13, None, 100, 3684)[0] == 47992

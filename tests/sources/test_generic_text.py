@@ -1,0 +1,1329 @@
+"""The generic text reader (``sources/generic_text.py``, ``KeyValueTextReader``): console logs of
+``name: value`` / ``name=value`` pairs. Counters in brackets, parentheses, after a phase word, beside
+an epoch (``ep``, ``Epoch N``, a minibatch, a progress table's count before its unit word) or
+abbreviated (``step:10K``); losses named without ``loss`` (BasicSR ``l_*``, loss functions' names, a
+GAN's terms, ``total``, MindSpore's ``loss is x``); ``| name value |`` fields, tqdm postfix metrics,
+sentences ending in a full stop, NaN inside a named list, summary and evaluation sections that are
+no training records. Real lines, quoted from the logs of ``bench/corpus`` and its held-out sets
+(committed ones read whole; private ones as short quoted lines), and lines that must NOT be read."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import pytest
+from helpers import paths
+from helpers.paths import BENCH
+from test_formats import read, write  # noqa: E402
+
+from tsm_tui.cli import main
+from tsm_tui.sources.fields import key_roles, loss_role, objective
+from tsm_tui.sources.generic_text import KeyValueTextReader, _sentence_stops
+
+CORPUS = os.path.join(BENCH, "corpus", "more")
+
+
+def _lines(text: str) -> tuple[list, KeyValueTextReader]:
+    r = KeyValueTextReader("x")
+    out = [rec for ln in text.split("\n") for rec in r.feed(ln)]
+    return out + r.flush(), r
+
+
+def _both(tmp_path, text: str, name: str = "train.log"):
+    """The records by the line path and by the replay's chunk path (templates)."""
+    by_line, _ = _lines(text)
+    _, by_chunk, reader = read(write(tmp_path, name, text))
+    return by_line, by_chunk, reader
+
+
+# -- counters ------------------------------------------------------------------------------
+def test_gluoncv_bracketed_epoch_and_batch_and_loss_function_names(tmp_path):
+    # MXNet/GluonCV SSD log (private: corpus more/gluoncv_ssd_mxnet_log)
+    text = (
+        "2020-08-31 14:53:06,644 - train_net.py[line:175] - INFO: [Epoch 0][Batch 0], Speed: 0.926 samples/sec, "
+        "CrossEntropy=1.83e+00, SmoothL1=3.00e-03, val_AP=0.136\n"
+        "2020-08-31 14:53:31,142 - train_net.py[line:175] - INFO: [Epoch 0][Batch 50], Speed: 0.563 samples/sec, "
+        "CrossEntropy=9.23e-01, SmoothL1=2.18e-03, val_AP=0.169\n"
+        "2020-08-31 14:53:54,413 - train_net.py[line:175] - INFO: [Epoch 1][Batch 0], Speed: 0.603 samples/sec, "
+        "CrossEntropy=2.98e-02, SmoothL1=2.81e-03, val_AP=0.299\n"
+    )
+    by_line, by_chunk, reader = _both(tmp_path, text)
+    for recs in (by_line, by_chunk):
+        # the batch counter starts again at epoch 1: the epoch is 50 + 50 batches long
+        assert [r.step for r in recs] == [0, 50, 100]
+        assert recs[1].loss == pytest.approx(0.923 + 0.00218)  # the sum of the two terms (no total logged)
+    assert reader.objective == ("sum", ("CrossEntropy", "SmoothL1"))
+
+
+def test_swav_epoch_and_counter_in_brackets(tmp_path):
+    # SwAV's logger (private: console/swav_cifar_restarts_epoch_iter), tab-separated, no counter total
+    text = (
+        "INFO - 09/02/20 14:18:08 - 0:00:30 - Epoch: [0][0]\tTime 5.399 (5.399)\tData 0.725 (0.725)\t"
+        "Loss 4.2811 (4.2811)\tLr: 0.0000\n"
+        "INFO - 09/02/20 14:19:41 - 0:02:03 - Epoch: [0][50]\tTime 2.376 (1.927)\tData 0.000 (0.014)\t"
+        "Loss 4.2079 (4.2377)\tLr: 0.0019\n"
+        "INFO - 09/02/20 14:21:10 - 0:03:31 - Epoch: [1][0]\tTime 1.714 (1.851)\tData 0.000 (0.007)\t"
+        "Loss 4.1233 (4.1972)\tLr: 0.0038\n"
+    )
+    recs, _ = _lines(text)
+    assert [(r.step, r.loss) for r in recs] == [(0, 4.2811), (50, 4.2079), (100, 4.1233)]
+
+
+def test_minimind_counter_in_parentheses_is_the_step():
+    # MiniMind (private: console/minimind_pretrain_epoch_paren): the epoch is [1/1], the step (10/39695)
+    recs, _ = _lines(
+        "Epoch:[1/1](10/39695), loss: 8.5371, logits_loss: 8.5371, aux_loss: 0.0000, lr: 0.00050000, "
+        "epoch_time: 130.0min\n"
+        "Epoch:[1/1](20/39695), loss: 8.2461, logits_loss: 8.2461, aux_loss: 0.0000, lr: 0.00050000, "
+        "epoch_time: 112.0min\n"
+    )
+    assert [(r.step, r.loss) for r in recs] == [(10, 8.5371), (20, 8.2461)]
+
+
+def test_basicsr_iter_with_thousands_l_terms_and_lr_tuple():
+    # IQA-PyTorch / BasicSR logger (private: more/basicsr_pyiqa_torchrun_nohup)
+    recs, r = _lines(
+        "2025-02-04 16:44:33,923 INFO: Start training from epoch: 0, iter: 0\n"
+        "2025-02-04 17:18:23,956 INFO: [basel..][epoch: 18, iter:   1,000, lr:(2.766e-05,)] [eta: 2:32:53, "
+        "time (data): 2.020 (0.524)] l_mos: 6.4552e-04 l_metric: 6.1209e-02 train_metrics/srcc: 9.7059e-01 "
+        "train_metrics/plcc: 9.8247e-01 \n"
+        "2025-02-04 17:21:20,242 INFO: [basel..][epoch: 19, iter:   1,100, lr:(2.741e-05,)] [eta: 2:27:59, "
+        "time (data): 1.758 (0.278)] l_mos: 5.1400e-04 l_metric: 5.4691e-02 train_metrics/srcc: 9.7647e-01 "
+        "train_metrics/plcc: 9.9166e-01 \n"
+    )
+    assert [r.step for r in recs] == [1000, 1100]  # the global iter, "1,000" whole
+    assert recs[0].loss == pytest.approx(6.4552e-04 + 6.1209e-02)
+    assert recs[0].lr == pytest.approx(2.766e-05)
+    assert "eta" not in recs[0].extra  # a clock ("eta: 2:32:53") is no number
+    assert r.objective == ("sum", ("l_mos", "l_metric"))
+
+
+def test_bracketed_epoch_batch_lines_beside_epoch_summaries():
+    # a custom trainer (private: more/custom_mamba_dekf_negative_loss): the per-batch lines are the
+    # series (global step (E - 1) x 5305 + b); the per-epoch summary lines are not read once they are
+    recs, _ = _lines(
+        "12:34:13 [INFO]   [1/100] batch 50/5305 loss=-108.9600 lr=1.00e-05\n"
+        "12:34:16 [INFO]   [1/100] batch 100/5305 loss=-104.5000 lr=1.00e-05\n"
+        "12:36:36 [INFO] Epoch 1/100 (127.7s) | train_loss=-89.9885 pos=1.5312 siz=-3.2146 | val_loss=-76.1845 "
+        "val_pos=1.5345 | kappa_m=0.340 kappa_s=0.038 | NaN=0\n"
+        "12:36:39 [INFO]   [2/100] batch 50/5305 loss=-70.1000 lr=3.40e-04\n"
+    )
+    assert [(r.step, r.loss) for r in recs] == [(50, -108.96), (100, -104.5), (5355, -70.1)]
+
+
+def test_dgcnn_counter_after_a_phase_word():
+    # DGCNN (private: more/dgcnn_train_epoch_lines); its "Test N, loss:" lines are validation losses
+    recs, _ = _lines(
+        "Train 0, loss: 2.689309, train acc: 0.450777, train avg acc: 0.239456\n"
+        "Test 0, loss: 2.311022, test acc: 0.502000, test avg acc: 0.301000\n"
+        "Train 1, loss: 2.184874, train acc: 0.647465, train avg acc: 0.469325\n"
+    )
+    assert [(r.step, r.loss, r.val_loss) for r in recs] == [
+        (0, 2.689309, None),
+        (0, None, 2.311022),
+        (1, 2.184874, None),
+    ]
+    # a phase word and a number in prose: no loss, no record, no step taken
+    recs, r = _lines("Test 1: passed, time: 0.5\nTraining 5 epochs, lr: 0.001\n")
+    assert recs == [] and r.records == 0
+
+
+def test_cyclegan_loss_log_generator_objective_and_epoch_length():
+    # pytorch-CycleGAN-and-pix2pix loss_log.txt (BSD, committed): "(epoch: 1, iters: 1400, ...)" then
+    # "(epoch: 2, iters: 48, ...)": the iters run on modulo the print interval, the epoch is 1452 long
+    fmt, recs, reader = read(os.path.join(CORPUS, "cyclegan_loss_log_200ep", "loss_log.txt"))
+    assert fmt == "text"
+    assert reader.objective == ("gen_sum", ("G_A", "G_B", "cycle_A", "idt_A", "cycle_B", "idt_B"))
+    steps = {r.step: r for r in recs}
+    assert 1500 in steps and 1452 + 48 == 1500
+    # the labelled generator spikes (labels.json: G_A+G_B+cycle_A+cycle_B+idt_A+idt_B at (epoch-1) x 1452 + iters)
+    assert steps[25300].loss == pytest.approx(18.897)
+    assert steps[102000].loss == pytest.approx(16.422)
+    assert steps[286800].loss == pytest.approx(14.9)
+    assert steps[25300].extra["D_A"] is not None  # the discriminator's terms are kept (checked apart)
+    assert "G_A" in reader.objective_note() and "discriminator" in reader.objective_note()
+
+
+# -- multi-line records, step-less lines, bars ---------------------------------------------
+def test_pointnet2_multiline_batches_and_eval_sections():
+    # charlesq34/pointnet2 log_train.txt (MIT, committed)
+    fmt, recs, _ = read(os.path.join(CORPUS, "pointnet2_log_train_multiline", "log", "log_train.txt"))
+    train = [r for r in recs if r.loss is not None]
+    val = [r for r in recs if r.val_loss is not None]
+    assert fmt == "text" and len(train) == 502 and len(val) == 251
+    assert (train[0].step, train[0].loss, train[0].extra["accuracy"]) == (50, 2.895573, 0.282534)
+    assert (val[0].step, val[0].val_loss) == (100, 1.511317)  # "eval mean loss" at the epoch's last step
+    assert train[2].step == 150  # "**** EPOCH 001 ****" / " ---- batch: 050 ----": epoch 1's first
+
+
+def test_stepless_lines_read_in_order_once_repeated(tmp_path):
+    # CLIP-LoRA (private: console/clip_lora_nostep_zero_loss): no step anywhere
+    body = (
+        "LR: 0.000200, Acc: 59.3750, Loss: 0.8672\n"
+        "LR: 0.000200, Acc: 43.7500, Loss: 0.9688\n"
+        "LR: 0.000200, Acc: 37.5000, Loss: 0.9565\n"
+        "LR: 0.000199, Acc: 62.5000, Loss: 0.8010\n"
+    )
+    text = (
+        "Namespace(lr=0.0002, n_iters=500, shots=16, backbone='ViT-B/16')\n"
+        + body
+        + "**** Final test accuracy: 96.87. ****\n"
+    )
+    by_line, by_chunk, reader = _both(tmp_path, text)
+    for recs in (by_line, by_chunk):
+        assert [(r.step, r.loss) for r in recs] == [(1, 0.8672), (2, 0.9688), (3, 0.9565), (4, 0.8010)]
+    assert "line order" in reader.describe()["step_source"]
+
+
+def test_stepless_lines_that_are_no_training_log_are_not_read():
+    # a summary printed once or twice, a YAML config's loss weights, an arg dump: no records
+    recs, r = _lines(
+        "Test loss: 0.3021, acc: 0.9123\nBest loss: 0.2900, acc: 0.9200\n"
+        "  loss: 1.0\n  loss: 1.0\n  loss: 1.0\n"
+        "Namespace(batch_size=96, decay_rate=0.7, learning_rate=0.001, loss=0.5)\n" * 3
+    )
+    assert recs == [] and r.records == 0
+    # a log whose lines name their step: a step-less line of numbers is no step of its own
+    recs, _ = _lines("step 1 loss=2.0\nstep 2 loss=1.9\n" + "Acc: 50.0, Loss: 0.9\n" * 3)
+    assert [r.step for r in recs] == [1, 2]
+
+
+def test_tqdm_postfix_metrics_at_the_bars_count():
+    # 3D Gaussian Splatting train.py (private: more/gaussian_splatting_tqdm_loss): one \r line
+    line = (
+        "\rTraining progress:   0%|          | 0/30000 [00:00<?, ?it/s]"
+        "\rTraining progress:   0%|          | 10/30000 [00:01<1:02:13,  8.03it/s, Loss=0.2493386]"
+        "\rTraining progress:   0%|          | 20/30000 [00:01<38:41, 12.91it/s, Loss=0.2663366]"
+        "\rTraining progress:   0%|          | 20/30000 [00:01<38:41, 12.91it/s, Loss=0.2663366]"
+        "\rTraining progress:  10%|█         | 3000/30000 [00:37<05:33, 80.96it/s, Loss=0.0360670]"
+    )
+    recs, r = _lines(line)
+    assert [(x.step, x.loss) for x in recs] == [(10, 0.2493386), (20, 0.2663366), (3000, 0.036067)]
+    assert all(x.extra is None for x in recs)  # the rate (it/s) and times are not metrics
+    assert r.run_info["total_steps"] == 30000
+    # bars without metrics in their postfix are no records
+    recs, _ = _lines(
+        "\rReading camera 1/251\rReading camera 2/251\n"
+        "Loading checkpoint shards: 100%|##########| 5/5 [00:01<00:00,  3.20it/s]\n"
+    )
+    assert recs == []
+
+
+def test_pipe_fields_name_value_and_a_generator_loss(tmp_path):
+    # a GAN trainer (private: console/custom_tse_resumes_dataloader_crash): "| loss_G -2.6541 |"
+    text = (
+        "step  705000 | phase 2 | loss_G -2.6541 | sep -2.7236 | phase_l 0.0944 | amp_l 0.0223 | rms 1.06 | "
+        "lr 1.32e-04 | rss 1283MB | 1.52s\n"
+        "step  705100 | phase 2 | loss_G 4.3104 | sep 4.2646 | phase_l 0.0870 | amp_l 0.0023 | rms 0.95 | "
+        "lr 1.32e-04 | rss 1501MB | 0.25s\n"
+        "Validation loss: 1.9943 | si_sdr: -2.25 dB | rms_ratio: 0.901 | ta_energy: -27.5 dB\n"
+    )
+    recs, r = _lines(text)
+    assert [(x.step, x.loss, x.val_loss) for x in recs] == [
+        (705000, -2.6541, None),
+        (705100, 4.3104, None),
+        (705100, None, 1.9943),
+    ]
+    assert recs[0].lr == pytest.approx(1.32e-04) and recs[0].extra["sep"] == -2.7236
+    assert "rss" not in recs[0].extra  # "1283MB" is no number
+    assert r.objective == ("gen", ("loss_G",))
+
+
+def test_pipe_field_grad_is_the_grad_norm():
+    # a custom Qwen3 trainer (private: console/custom_qwen3_resume_jump)
+    recs, _ = _lines("step   47700 | loss 1.4684 | lr 1.79e-04 | grad 0.075 | 113.4k tok/s | mfu 114.07%\n")
+    assert [(x.step, x.loss, x.grad_norm, x.lr) for x in recs] == [(47700, 1.4684, 0.075, 1.79e-04)]
+
+
+# -- the objective rule for names without "loss" -----------------------------------------------
+@pytest.mark.parametrize(
+    "key,role",
+    [
+        ("CrossEntropy", "term"),
+        ("SmoothL1", "term"),
+        ("RPN_SmoothL1", "term"),
+        ("ObjLoss", "term"),
+        ("l_mos", "term"),
+        ("l_pix", "term"),
+        ("l_g_gan", "model"),
+        ("val_CrossEntropy", None),
+        ("l_r", None),
+        ("D_A", None),
+        ("smooth_loss", None),
+        ("train_acc", None),
+    ],
+)
+def test_loss_names_without_the_word(key, role):
+    assert loss_role(key) == role
+
+
+@pytest.mark.parametrize(
+    "keys,plan",
+    [
+        (
+            ("D_A", "G_A", "cycle_A", "idt_A", "D_B", "G_B", "cycle_B", "idt_B"),
+            ("gen_sum", ("G_A", "G_B", "cycle_A", "idt_A", "cycle_B", "idt_B")),
+        ),  # CycleGAN
+        (("G_GAN", "G_L1", "D_real", "D_fake"), ("gen_sum", ("G_GAN", "G_L1"))),  # pix2pix
+        (("G_GAN", "D_real", "D_fake", "G", "NCE", "NCE_Y"), ("gen", ("G",))),  # CUT logs its generator total
+        (("Loss_D", "Loss_G", "D(x)"), ("gen", ("Loss_G",))),  # the PyTorch DCGAN example
+        (("errD", "errG"), ("gen", ("errG",))),
+        (
+            ("l_g_pix", "l_g_percep", "l_g_gan", "l_d_real", "l_d_fake"),
+            ("gen_sum", ("l_g_pix", "l_g_percep", "l_g_gan")),
+        ),
+        (("d_loss", "g_loss"), ("gen", ("g_loss",))),
+        # not a GAN: a model width and a grad norm, a bare G without a discriminator
+        (("d_model", "g_norm"), None),
+        (("G", "lr"), None),
+    ],
+)
+def test_a_gans_objective_is_its_generators(keys, plan):
+    assert objective(key_roles(keys)) == plan
+
+
+FRESH = os.path.join(BENCH, "corpus", "fresh")
+
+
+def test_escape_codes_never_reach_a_parser(tmp_path):
+    # an OSC title and a CSI erase-line around a plain key=value line (loguru, tqdm)
+    text = "".join(f"\x1b]0;train\x07\x1b[2Kstep {s} \x1b[31mloss\x1b[0m={3 - s / 10}\n" for s in range(1, 6))
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == [1, 2, 3, 4, 5] and recs[0].loss == pytest.approx(2.9)
+
+
+# -- a bare "Epoch N" as the step ---------------------------------------------------------
+def test_bare_epoch_then_separator_is_the_step(tmp_path):
+    # a custom TF loop (private: corpus fresh/tf_vit_semcom_epoch_loss_250), quoted
+    real = [
+        "Epoch 1, Loss: 0.003351, Test Loss: 0.011142, Training time: 0.98m",
+        "Epoch 2, Loss: 0.001168, Test Loss: 0.005837, Training time: 0.79m",
+        "Epoch 3, Loss: 0.001126, Test Loss: 0.010673, Training time: 0.79m",
+        "Epoch 4, Loss: 0.000875, Test Loss: 0.008987, Training time: 0.80m",
+        "Epoch 5, Loss: 0.000779, Test Loss: 0.008172, Training time: 0.80m",
+    ]
+    _, recs, reader = read(write(tmp_path, "train_log.txt", "\n".join(real) + "\n"))
+    assert [r.step for r in recs] == [1, 2, 3, 4, 5]
+    assert recs[0].loss == 0.003351 and recs[0].val_loss == 0.011142
+    assert "total_steps" not in reader.run_info  # no "/total" printed: no planned length invented
+    for form in ("Epoch {e} | loss {v} | lr 0.001", "Epoch {e}: loss={v} lr=0.001", "Epoch {e}, loss: {v}, lr: 0.001"):
+        text = "".join(form.format(e=e, v=2 - e / 10) + "\n" for e in range(1, 6))
+        _, recs, _ = read(write(tmp_path, "sep.log", text))
+        assert [r.step for r in recs] == [1, 2, 3, 4, 5], form
+        assert recs[-1].loss == pytest.approx(1.5) and recs[0].lr == 0.001
+
+
+def test_bare_epoch_with_a_batch_counter_is_not_the_global_step(tmp_path):
+    # "Epoch N, batch b/M" lines: the step is the epoch's offset plus the batch (the counter
+    # starts again each epoch), and the epoch's summary line is no record of its own
+    lines = []
+    for e in range(1, 4):
+        lines += [f"Epoch {e}, batch {b}/300, loss: {3 - e / 10 - b / 1000:.3f}" for b in (100, 200, 300)]
+        lines.append(f"Epoch {e}, Loss: {3 - e / 10:.3f}, Test Loss: 2.0")
+    _, recs, _ = read(write(tmp_path, "train.log", "\n".join(lines) + "\n"))
+    assert [r.step for r in recs] == [100, 200, 300, 400, 500, 600, 700, 800, 900]
+    assert recs[0].loss == pytest.approx(2.8)
+
+
+def test_epoch_bar_is_not_a_bare_epoch(tmp_path):
+    # Lightning's bar "Epoch 0: 100%|..." names no metric after the separator: its step is the bar's
+    from tsm_tui.sources.generic_text import EPOCH_BARE
+
+    assert EPOCH_BARE.search("Epoch 0: 100%|##########| 5/5 [00:01<00:00, loss=0.3]") is None
+    assert EPOCH_BARE.search("Epoch 12, Loss: 0.1").group(1) == "12"
+
+
+# -- counters printed abbreviated ---------------------------------------------------------
+LEROBOT = (
+    "INFO 2026-06-12 10:58:46 ot_train.py:357 step:{s} smpl:32K ep:101 epch:2.53 loss:{v:.3f} grdn:34.825 "
+    "lr:1.0e-05 updt_s:0.502 data_s:0.010"
+)
+
+
+def _fmt_big(n: int) -> str:
+    """LeRobot's ``format_big_number`` (precision 0): rounded to the nearest K, M, ..."""
+    for suffix in ("", "K", "M", "B"):
+        if abs(n) < 1000:
+            return f"{n:.0f}{suffix}"
+        n /= 1000  # type: ignore[assignment]
+    return f"{n:.0f}T"
+
+
+def test_abbreviated_step_is_placed_by_the_logs_interval(tmp_path):
+    steps = list(range(200, 4001, 200))
+    text = "".join(LEROBOT.format(s=_fmt_big(s), v=3 - s / 2000) + "\n" for s in steps)
+    assert "step:1K " in text and text.count("step:2K ") == 5  # (1600..2400 all print 2K)
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == steps
+    assert recs[-1].loss == pytest.approx(1.0) and recs[0].grad_norm == 34.825
+
+
+def test_abbreviated_step_with_no_interval_known_is_the_printed_value(tmp_path):
+    # a log that starts past 1K (a resume) has no step printed in full to learn the interval
+    # from: the printed (rounded) value is all it says; a lower-case "m" is no suffix
+    text = "".join(LEROBOT.format(s=s, v=2.0) + "\n" for s in ("10K", "10K", "11K", "12K", "12K"))
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == [10000, 10000, 11000, 12000, 12000]
+    from tsm_tui.sources.generic_text import STEP_SUFFIX
+
+    assert STEP_SUFFIX.match("m 3s", 0) is None and STEP_SUFFIX.match("K smpl", 0) is not None
+
+
+def test_lerobot_corpus_log_reads_every_step():
+    path = os.path.join(FRESH, "lerobot_act_train_log_50k", "train_log.txt")
+    fmt, recs, _ = read(path)
+    assert fmt == "text"
+    # printed 400, 600, 800, then 1K 1K 1K 2K ... 50K: a record every 200 steps
+    assert [r.step for r in recs] == list(range(400, 50001, 200))
+    assert recs[0].loss == 2.215 and recs[0].grad_norm == 49.836
+
+
+# -- a "key: a/b" field ------------------------------------------------------------------------
+# a custom LM trainer (private: fresh2/custom_lm_ep_batch_13_records), quoted: the tokens of the
+# batch out of its capacity
+CUSTOM_LM = [
+    "ep: 0, batch: 20, time: 9.17, ntokens: 485.20/513, loss: 10.984375",
+    "ep: 0, batch: 40, time: 8.38, ntokens: 431.70/513, loss: 10.976562",
+    "ep: 0, batch: 60, time: 8.35, ntokens: 428.90/513, loss: 10.984375",
+    "ep: 0, batch: 80, time: 8.46, ntokens: 513.00/513, loss: 10.914062",
+    "ep: 0, batch: 100, time: 8.55, ntokens: 438.20/513, loss: 10.312500",
+]
+
+
+def test_ratio_field_does_not_refuse_its_line(tmp_path):
+    _, recs, _ = read(write(tmp_path, "train.log", "\n".join(CUSTOM_LM) + "\n"))
+    assert [r.step for r in recs] == [20, 40, 60, 80, 100]
+    assert recs[0].loss == 10.984375 and recs[0].epoch == 0
+    assert recs[0].extra["ntokens"] == pytest.approx(485.2)  # the value, not its capacity
+
+
+def test_ep_batch_counter_starts_again_each_epoch(tmp_path):
+    # the same trainer's lines over two epochs of 100 batches: the batch counter restarts
+    text = "".join(
+        f"ep: {e}, batch: {b}, time: 8.50, ntokens: 450.00/513, loss: {9 - e - b / 1000}\n"
+        for e in range(2)
+        for b in (20, 40, 60, 80, 100)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    steps = [r.step for r in recs]
+    assert steps == sorted(steps) and len(set(steps)) == 10
+    assert steps[:5] == [20, 40, 60, 80, 100] and steps[5] > 100
+
+
+def test_ratio_is_no_separator_elsewhere(tmp_path):
+    # a step-less line whose "/" is prose, not a named number's capacity: not a record
+    text = "".join(f"loss: {1 - i / 10}, see /tmp/run{i}/ckpt\n" for i in range(6))
+    reader_fmt = None
+    try:
+        reader_fmt, recs, _ = read(write(tmp_path, "train.log", text))
+    except AssertionError:
+        recs = []  # nothing readable: open_reader refuses the file
+    assert recs == [], reader_fmt
+
+
+def test_ep_alone_is_no_epoch(tmp_path):
+    # "ep" without a step counter after it (an RL episode): not an epoch and a counter
+    text = "".join(f"ep: {e}, reward: {e / 2}, loss: {1 / (e + 1)}, step: {e * 10}\n" for e in range(6))
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == [0, 10, 20, 30, 40, 50]
+    assert all(r.epoch is None for r in recs)
+
+
+# -- a total loss named "total" ----------------------------------------------------------------
+# a RetinaNet distillation loop (private: fresh2/kd_retinanet_keyvalue_total_flat), quoted
+KD = [
+    "2026-03-24 11:15:52,482 | INFO | epoch=0 step=0 lr=0.001 total=2.192192 det=1.932989 kd=0.518404 w_l2=201.642 w_max=4.595",
+    "2026-03-24 11:15:52,861 | INFO | epoch=0 step=1 lr=0.001 total=2.234082 det=1.983843 kd=0.500477 w_l2=201.642 w_max=4.595",
+    "2026-03-24 11:15:53,407 | INFO | epoch=0 step=2 lr=0.001 total=2.284371 det=2.043554 kd=0.481633 w_l2=201.642 w_max=4.595",
+    "2026-03-24 11:15:53,782 | INFO | epoch=0 step=3 lr=0.001 total=2.177182 det=1.933845 kd=0.486675 w_l2=201.641 w_max=4.595",
+]
+
+
+def test_total_is_the_objective_when_no_loss_is_logged(tmp_path):
+    _, recs, reader = read(write(tmp_path, "train.log", "\n".join(KD) + "\n"))
+    assert [r.step for r in recs] == [0, 1, 2, 3]
+    assert [r.loss for r in recs] == [2.192192, 2.234082, 2.284371, 2.177182]
+    assert "total" not in recs[0].extra and recs[0].extra["det"] == 1.932989  # (the terms stay extras)
+    assert reader.objective_note() == "total (the logged total)"
+
+
+def test_total_beside_a_loss_is_not_the_loss(tmp_path):
+    # a logged loss is the objective; a "total" beside it stays an extra number (no loss term)
+    from tsm_tui.analysis.detectors.components import loss_terms
+
+    text = "".join(f"step={s} loss={2 - s / 10} total={5 - s / 10} det=1.5\n" for s in range(5))
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert recs[0].loss == 2.0 and recs[0].extra["total"] == 5.0
+    assert loss_terms(recs[0].extra) == []
+    # a step-less dict of parameter counts (private: fresh2/avpse_time_only_keyvalue_resume), quoted,
+    # before the run's records: its "total" is no loss
+    params = (
+        "08:34:20  Parameters: {'band_split': '35,972', 'visual_conditioning': '426,368', "
+        "'band_sequence_rnn': '4,360,704', 'mask_decoder': '7,910,428', 'total': '12,733,472'}\n"
+    )
+    _, recs, _ = read(write(tmp_path, "params.log", params + text))
+    assert [r.step for r in recs] == [0, 1, 2, 3, 4] and recs[0].loss == 2.0
+    # a name that only holds "total" is not one ("total_steps", "mem_total")
+    text = "".join(f"step={s} lr=0.001 total_steps=100 mem_total={s + 1.5}\n" for s in range(5))
+    try:
+        _, recs, _ = read(write(tmp_path, "other.log", text))
+    except AssertionError:
+        recs = []
+    assert all(r.loss is None for r in recs)
+
+
+# -- MindSpore's LossMonitor: "<name> is <value>" ----------------------------------------------
+# (private: fresh2/mindspore_lossmonitor_epoch_step), quoted: dataset sink mode prints once per
+# epoch, at the epoch's last step (LossMonitor: cur_step_in_epoch = (cur_step_num - 1) % batch_num + 1)
+MINDSPORE = [
+    "=> Total step: 18600",
+    "learning_rate 0.00101",
+    "begin train",
+    "epoch: 1 step: 62, loss is 2.279783010482788",
+    "Train epoch time: 8835.742 ms, per step time: 142.512 ms",
+    "epoch: 1 acc: 0.33482142857142855, best acc is 0.33482142857142855",
+    "epoch: 2 step: 62, loss is 2.2144224643707275",
+    "Train epoch time: 4066.611 ms, per step time: 65.591 ms",
+    "epoch: 2 acc: 0.4419642857142857, best acc is 0.4419642857142857",
+    "epoch: 3 step: 62, loss is 1.6496938467025757",
+    "Train epoch time: 4138.418 ms, per step time: 66.749 ms",
+    "epoch: 3 acc: 0.5535714285714286, best acc is 0.5535714285714286",
+]
+
+
+def test_mindspore_loss_is_read_at_the_global_step(tmp_path):
+    _, recs, _ = read(write(tmp_path, "train_log.log", "\n".join(MINDSPORE) + "\n"))
+    train = [r for r in recs if r.loss is not None]
+    assert [r.loss for r in train] == [2.279783010482788, 2.2144224643707275, 1.6496938467025757]
+    # the step within the epoch placed in its epoch: (epoch - 1) x 62 + 62
+    assert [r.step for r in train] == [62, 124, 186] and [r.epoch for r in train] == [1, 2, 3]
+    # the per-step form (LossMonitor(per_print_times=1)): the counter starts again each epoch
+    text = "".join(f"epoch: {e} step: {s}, loss is {3 - e / 10 - s / 100}\n" for e in (1, 2) for s in (1, 2, 3))
+    _, recs, _ = read(write(tmp_path, "steps.log", text))
+    assert [r.step for r in recs] == [1, 2, 3, 4, 5, 6]
+
+
+def test_name_is_value_in_prose_is_no_metric(tmp_path):
+    # "best acc is 0.33" (two words before "is") and a sentence are prose: no loss taken from them
+    text = "".join(
+        f"step {s}, lr: 0.001, best loss is {s / 10}\nstep {s}: the loss is {s / 10} now, lr: 0.001\n"
+        for s in range(1, 6)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert recs and all(r.loss is None for r in recs)
+
+
+# -- the epoch and the counter in one bracket ---------------------------------------------------
+# an I-JEPA fork (private: fresh2/ijepa_style_multiloss_gradstats_nan), quoted: a record every 25
+# iterations of 2562, then the grad_stats line of the same iteration
+IJEPA_FORK = [
+    "INFO:root:Epoch 1",
+    "INFO:root:[1,     0/ 2562] - train_losses - Parent Class: 7.679 - Children class: 0.693 -Autoencoder Loss (total): 230.668 - Reconstruction/K-Means Loss: [0.653 / 230.014] - [wd: 5.00e-02] [lr: 7.50e-05] [mem: 6.00e+04] (3043.0 ms)",
+    "INFO:root:[1,     0] grad_stats: [5.29e-04 3.07e-03] (0.00e+00, 4.16e+00)",
+    "INFO:root:[1,    25/ 2562] - train_losses - Parent Class: 7.130 - Children class: 0.695 -Autoencoder Loss (total): 350.794 - Reconstruction/K-Means Loss: [0.098 / 350.696] - [wd: 5.00e-02] [lr: 7.52e-05] [mem: 6.49e+04] (1256.1 ms)",
+    "INFO:root:[1,    25] grad_stats: [4.97e-04 2.69e-02] (0.00e+00, 3.84e+00)",
+    "INFO:root:[1,    50/ 2562] - train_losses - Parent Class: 6.805 - Children class: 0.695 -Autoencoder Loss (total): 350.852 - Reconstruction/K-Means Loss: [0.058 / 350.794] - [wd: 5.00e-02] [lr: 7.53e-05] [mem: 6.49e+04] (1215.0 ms)",
+]
+
+
+def test_ijepa_fork_bracket_counter_is_placed_in_its_epoch(tmp_path):
+    # epoch 2's first line (the same shape) after epoch 1's: step = (epoch - 1) x 2562 + iteration
+    nxt = IJEPA_FORK[1].replace("[1,     0/", "[2,     0/")
+    _, recs, reader = read(write(tmp_path, "nohup.out", "\n".join(IJEPA_FORK + [nxt]) + "\n"))
+    assert [r.step for r in recs] == [0, 25, 50, 2562]
+    assert [r.epoch for r in recs] == [1, 1, 1, 2]
+    assert recs[0].lr == 7.5e-05 and recs[0].extra["Parent Class"] == 7.679
+    # no "loss" key: the one loss the line names (with its qualifier) is the objective
+    assert recs[0].loss == 230.668 and "Loss (total)" in reader.objective_note()
+
+
+def test_ijepa_and_pytorch_tutorial_bracket_counters(tmp_path):
+    # facebookresearch/ijepa src/train.py: '[%d, %5d] loss: %.3f masks: %.1f %.1f [wd: %.2e] [lr: %.2e] ...'
+    text = "".join(
+        f"INFO:root:[{e}, {i:5d}] loss: {7.679 - e / 10 - i / 1000:.3f} masks: 68.0 44.0 [wd: 4.00e-02] "
+        f"[lr: 1.00e-04] [mem: 5.24e+04] (1100.0 ms)\n"
+        f"INFO:root:[{e}, {i:5d}] grad_stats: [1.51e-02 2.27e-02] (1.19e-02, 3.95e-02)\n"
+        for e in (1, 2)
+        for i in (0, 10, 20)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    # the counter starts again: an epoch of 30 iterations (0-29, a record every 10: epoch_steps.py)
+    assert [r.step for r in recs] == [0, 10, 20, 30, 40, 50]
+    assert recs[0].loss == pytest.approx(7.579) and recs[0].lr == 1e-4
+    # the PyTorch CIFAR-10 tutorial: print(f'[{epoch + 1}, {i + 1:5d}] loss: {running_loss / 2000:.3f}')
+    text = "".join(f"[{e}, {i:5d}] loss: {2.3 - e / 10 - i / 100000:.3f}\n" for e in (1, 2) for i in (2000, 4000, 6000))
+    _, recs, _ = read(write(tmp_path, "cifar.log", text))
+    assert [r.step for r in recs] == [2000, 4000, 6000, 8000, 10000, 12000]
+
+
+def test_bracketed_lists_are_no_counter(tmp_path):
+    # a grad_stats line alone, a config's milestones: no metric after the bracket, no record
+    text = "".join(
+        f"INFO:root:[1, {i:5d}] grad_stats: [5.29e-04 3.07e-03] (0.00e+00, 4.16e+00)\n"
+        f"milestones: [30, 60] gamma: 0.1\nstep {i} loss: {1 - i / 100}\n"
+        for i in range(6)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == [0, 1, 2, 3, 4, 5] and all(r.epoch is None for r in recs)
+
+
+def test_nan_in_a_named_list_is_a_nonfinite_value_of_that_name(tmp_path):
+    # fresh2 ijepa_style_multiloss_gradstats_nan: "[56,   775] grad_stats: [nan 1.05e-01] (0.00e+00, inf)"
+    # (the first layer's grad norm NaN) was no record: a list is no metric, but its NaN / Inf is
+    bad = "INFO:root:[2,    25] grad_stats: [nan 1.05e-01] (0.00e+00, inf)"
+    nxt = [line.replace("[1,", "[2,") for line in IJEPA_FORK[1:]]
+    nxt[3] = bad
+    _, recs, _ = read(write(tmp_path, "nohup.out", "\n".join(IJEPA_FORK + nxt) + "\n"))
+    (rec,) = [r for r in recs if r.extra and "grad_stats" in r.extra]
+    # the step as its loss line's (epoch 2, iteration 25 of the 2562 its loss lines print)
+    assert rec.step == 2562 + 25 and rec.loss is None and math.isnan(rec.extra["grad_stats"])
+    assert [r.step for r in recs if r.loss is not None] == [0, 25, 50, 2562, 2587, 2612]
+    # on a step line beside a loss: the list's name non-finite, the loss read as always
+    _, recs, _ = read(
+        write(
+            tmp_path,
+            "t.log",
+            "".join(f"step {s} loss {1 - s / 100} losses=[0.4, {'inf' if s == 3 else 0.5}]\n" for s in range(1, 6)),
+        )
+    )
+    assert [r.step for r in recs] == [1, 2, 3, 4, 5] and recs[2].extra == {"losses": math.inf}
+    assert all(r.extra is None for r in recs if r.step != 3)
+    # words in a list (a mode named "nan-safe", "info") are no numbers: no record from the line
+    _, recs, _ = read(
+        write(
+            tmp_path,
+            "w.log",
+            "".join(f"[1, {i:5d}] modes: [info nan] [skip, inf]\nstep {i} loss: 0.5\n" for i in range(5)),
+        )
+    )
+    assert all(r.extra is None for r in recs)
+
+
+def test_nan_gradient_statistic_fails_the_nonfinite_check(tmp_path):
+    from tsm_tui.analysis.replay import analyze
+
+    lines = []
+    for e in (1, 2):
+        for i in range(0, 2562, 25):
+            lines.append(
+                f"INFO:root:[{e}, {i:5d}/ 2562] - train_losses - Autoencoder Loss (total): {300 - e - i / 1000:.3f} - [lr: 7.50e-05]"
+            )
+            g = "nan" if (e, i) == (2, 775) else "4.52e-01"
+            lines.append(f"INFO:root:[{e}, {i:5d}] grad_stats: [{g} 7.39e-02] (0.00e+00, 7.59e+00)")
+    res = analyze(write(tmp_path, "nohup.out", "\n".join(lines) + "\n"))
+    c = next(c for c in res.checks() if c.id == "nonfinite")
+    assert c.status.value == "FAIL" and "first at step 3337" in c.summary
+    (a,) = [a for a in res.alerts() if a.check == "nonfinite"]
+    assert "gradient statistic grad_stats is NaN" in a.message
+
+
+# -- PaddleClas: [Train][Epoch e/E][Iter: i/N], lr(Scheduler), [Eval] batches -------------------
+PADDLECLAS = os.path.join(BENCH, "corpus", "fresh2", "paddleclas_train_log_twenty_launches", "train.log")
+
+
+def test_paddleclas_log_places_each_iteration_in_its_epoch():
+    fmt, recs, reader = read(PADDLECLAS)
+    assert fmt == "text"
+    train = [r for r in recs if r.loss is not None]
+    first = train[0]
+    # "[Train][Epoch 1/400][Iter: 0/98]lr(LinearWarmup): 0.00000204, CELoss: 6.93139, loss: 6.93139, ..."
+    assert (first.step, first.epoch, first.loss, first.lr) == (0, 1, 6.93139, 0.00000204)
+    # "[Train][Epoch 2/400][Iter: 0/98]lr(LinearWarmup): 0.00020204, ...": epoch 2 starts at 98
+    assert any(r.step == 98 and r.epoch == 2 and r.lr == 0.00020204 for r in train)
+    assert reader.run_info["total_steps"] == 400 * 98
+    # "[Eval][Epoch 1][Iter: 0/25]CELoss: 6.89671, loss: 6.89671, ...": an evaluation batch, no training
+    # step; "[Eval][Epoch 1][Avg]CELoss: 6.90268, loss: 6.90268, ...": the validation loss
+    assert not any(r.loss == 6.89671 for r in recs)
+    assert recs[next(i for i, r in enumerate(recs) if r.val_loss is not None)].val_loss == 6.90268
+    assert len({r.step for r in train}) >= 4000
+
+
+def test_scheduler_named_lr_and_eval_tags(tmp_path):
+    from tsm_tui.sources.fields import field_for
+
+    assert field_for("lr(LinearWarmup)") == "lr" and field_for("lr(Cosine)") == "lr"
+    assert field_for("lr(1)") is None and field_for("clr(Cosine)") is None
+    # an untagged line with the same counter is a training record; a "[Test]" one is not
+    text = "".join(
+        f"[Train][Epoch {e}/3][Iter: {i}/20]lr(Cosine): 0.1, loss: {3 - e / 10 - i / 100}\n"
+        f"[Test][Epoch {e}][Iter: {i}/5]loss: 9.0\n"
+        for e in (1, 2, 3)
+        for i in (0, 10)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == [0, 10, 20, 30, 40, 50] and all(r.loss < 9 for r in recs)
+
+
+# -- step-less lines under an epoch header ------------------------------------------------------
+# a W&B sweep agent's stdout (private: fresh2/gat_wandb_sweep_five_runs_loss_lines), quoted: one
+# "Loss:" line per batch, six batches an epoch, the epoch only in a header line above them
+GAT_EPOCH0 = [
+    "Epoch 0",
+    "Loss:  157.06246948242188",
+    "Loss:  128.66001892089844",
+    "Loss:  108.10821533203125",
+    "Loss:  92.78180694580078",
+    "Loss:  76.54788208007812",
+    "Loss:  74.62910461425781",
+    "Evaluating...",
+    "Epoch 1",
+    "Loss:  60.9283561706543",
+    "Loss:  51.787879943847656",
+    "Loss:  43.23619079589844",
+    "Loss:  38.94865798950195",
+    "Loss:  32.40391540527344",
+    "Loss:  26.287525177001953",
+    "Evaluating...",
+]
+
+
+def test_single_loss_lines_under_epoch_headers_are_placed_in_their_epoch(tmp_path):
+    # the tqdm bar between the header and the losses (its \r redraws) as the file has it
+    bar = "\r  0%|          | 0/6 [00:00<?, ?it/s]\r 17%|#         | 1/6 [00:04<00:22,  4.43s/it]"
+    lines = GAT_EPOCH0[:1] + [bar] + GAT_EPOCH0[1:9] + [bar] + GAT_EPOCH0[9:]
+    _, recs, reader = read(write(tmp_path, "train.out", "\n".join(lines) + "\n"))
+    assert [r.step for r in recs] == list(range(12))
+    assert [r.epoch for r in recs] == [0] * 6 + [1] * 6
+    assert recs[0].loss == 157.06246948242188 and recs[-1].loss == 26.287525177001953
+    assert "epoch headers" in reader.describe()["step_source"]
+    # with no header: line order, as for the lines of several named numbers
+    text = "".join(f"Loss: {2 - i / 100}\n" for i in range(10))
+    _, recs, _ = read(write(tmp_path, "plain.log", text))
+    assert [r.step for r in recs] == list(range(1, 11))  # (the n-th line is step n)
+
+
+def test_single_number_lines_that_are_not_a_loss_are_not_records(tmp_path):
+    # an LR echo, a "best loss" summary, a YAML config's indented loss weight, and a loss in a
+    # log whose records name their steps
+    text = "".join(f"lr: 0.001\nbest loss: {1 / (i + 1)}\n  loss: {i}.5\n" for i in range(6))
+    try:
+        _, recs, _ = read(write(tmp_path, "notes.log", text))
+    except AssertionError:
+        recs = []
+    assert recs == []
+    text = "".join(f"step {s} loss: {2 - s / 10}\nLoss: 9.5\n" for s in range(6))
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == [0, 1, 2, 3, 4, 5] and all(r.loss < 9 for r in recs)
+
+
+def _report(path, capsys) -> tuple[int, dict | str]:
+    code = main([str(path), "--report", "--json"])
+    cap = capsys.readouterr()
+    return code, (json.loads(cap.out) if code in (0, 1) else cap.err)
+
+
+# -- (fresh4 §4.A5) a prose line naming a step between records that carry their own counter ----------------
+# JAX-CFD's train.py through absl logging (fresh4 jaxcfd_absl_train_dicts lines 172, 274):
+# logging.info('[Train %d/%d] %s', step, num_steps, metrics) and flax's checkpoints.py
+# "Saving checkpoint at step: %s"
+def _absl(n: int, every: int, save_at: tuple[int, ...], counter: bool = True) -> str:
+    out = []
+    for s in range(every, n * every + 1, every):
+        head = f"[Train {s}/{n * every}] " if counter else ""
+        out.append(
+            f"I1216 14:22:57.913980 139628846601088 train.py:577] {head}{{'grads_finite': 1.0, "
+            f"'loss_scale': 1.0, 'train_loss': {0.0077 - s * 1e-6!r}}}"
+        )
+        if s in save_at:
+            out.append(f"I1216 14:32:56.861886 139628846601088 checkpoints.py:120] Saving checkpoint at step: {s}")
+    return "\n".join(out) + "\n"
+
+
+def test_a_checkpoint_line_swallows_no_record_and_the_counter_is_the_step(tmp_path):
+    _, recs, reader = read(write(tmp_path, "train_log.txt", _absl(188, 10, (1000, 1880))))
+    assert [r.step for r in recs] == list(range(10, 1881, 10))
+    assert reader.skipped == 0 and reader.inferred_steps == 0
+    assert reader.run_info.get("total_steps") in (1880, "1880")
+
+
+def test_counted_dict_records_keep_their_axis_past_a_prose_step(tmp_path):
+    # the same records without their counter: counted one by one, a "step: 100" line between them
+    # moves nothing and takes nothing
+    _, recs, reader = read(write(tmp_path, "train.log", _absl(30, 10, (100,), counter=False)))
+    assert [r.step for r in recs] == list(range(1, 31)) and reader.skipped == 0
+
+
+def test_an_evaluation_counter_before_a_dict_is_no_training_step(tmp_path):
+    text = _absl(10, 10, ()) + "I1216 14:50:00.000000 1 train.py:600] [Eval 3/10] {'eval_loss': 0.5}\n"
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs if r.loss is not None][-1] == 100
+    assert all(r.step != 3 for r in recs)
+
+
+def test_the_real_absl_log_reads_every_record():
+    p = os.path.join(
+        os.environ.get("TSM_SHARED", "/work/shared"),
+        "corpus_private",
+        "fresh4",
+        "jaxcfd_absl_train_dicts",
+        "train_log.txt",
+    )
+    if not os.path.exists(p):
+        pytest.skip("private corpus not present")
+    _, recs, reader = read(p)
+    steps = [r.step for r in recs if r.loss is not None]
+    assert len(steps) == 188 and steps[0] == 10 and steps[-1] == 1880 and reader.skipped == 0
+
+
+# -- (fresh4 §4.A7) summary and evaluation sections of per-epoch logs ----------------------------------------
+# CoreNet's engine/default_trainer.py and metrics/stats.py (fresh4 corenet_dict_losses_ansi lines
+# 1502-1607, ANSI level tags as printed by its logger): one iteration line per epoch (a global
+# counter), the epoch's training summary, the validation summary
+def _corenet(epochs: int) -> str:
+    out = []
+    it = 1
+    for e in range(epochs):
+        t, v = 4.8 - e * 0.05, 4.7 - e * 0.06
+        out += [
+            f"2024-07-17 04:40:34 - \x1b[34m\x1b[1mLOGS   \x1b[0m - Epoch: {e:3d} [{it:8d}/{10000000:8d}], loss: "
+            f"{{'classification': {t - 0.08:.4f}, 'neural_augmentation': 0.083, 'total_loss': {t:.4f}}}, "
+            f"LR: [{1e-06 * (e + 1):.2e}, {1e-06 * (e + 1):.2e}], Avg. batch load time: 165.919, Elapsed time: 180.42",
+            f"2024-07-17 04:40:58 - \x1b[34m\x1b[1mLOGS   \x1b[0m - *** Training summary for epoch {e}",
+            f"\t loss={{'classification': {t - 0.09:.4f}, 'neural_augmentation': 0.0826, 'total_loss': {t - 0.01:.4f}}}",
+            "2024-07-17 04:43:53 - \x1b[33m\x1b[1mWARNING\x1b[0m - Found recall at precision 1.0 when recall at "
+            "precision 0.5 was requested.",
+            f"2024-07-17 04:43:55 - \x1b[34m\x1b[1mLOGS   \x1b[0m - *** Validation summary for epoch {e}",
+            f"\t loss={{'classification': {v:.4f}, 'neural_augmentation': 0.0, 'total_loss': {v:.4f}}} || "
+            f"top1={{'logits': {0.9766 + e:.4f}}} || top5={{'logits': 4.8828}} || "
+            f"multiclass_classification_pr(pred=logits)={{'ODS-F1': [0.0388, 0.0416], 'AP': [0.01, 0.02]}}",
+        ]
+        it += 115
+    return "\n".join(out) + "\n"
+
+
+def test_corenet_summaries_are_no_training_records(tmp_path, capsys):
+    p = write(tmp_path, "finetune.out", _corenet(30))
+    _, recs, reader = read(p)
+    train = [r for r in recs if r.loss is not None]
+    val = [r for r in recs if r.val_loss is not None]
+    assert [r.step for r in train] == [1 + 115 * e for e in range(30)]  # the global counter
+    assert train[0].loss == pytest.approx(4.8) and train[0].lr == pytest.approx(1e-6)  # the list's first LR
+    assert [r.step for r in val] == [r.step for r in train]  # at the last training step
+    assert val[-1].val_loss == pytest.approx(4.7 - 29 * 0.06)
+    assert reader.skip_reasons == {"epoch summary lines (the epoch's averages, not a step's record)": 30}
+    code, d = _report(p, capsys)
+    checks = {c["id"]: c for c in d["checks"]}
+    assert checks["lr_schedule"]["status"] != "SKIP" and checks["overfitting"]["status"] != "SKIP"
+
+
+# DETR's util/misc.py MetricLogger.log_every ("{header}  [{i}/{n}]  eta: {eta}  {meters}  time: ...") and
+# engine.py's print("Averaged stats:", metric_logger); the header "Epoch: [13]" in training, "Test:" in
+# evaluate() (fresh4 detr_metriclogger_resume_epochs lines 18-71)
+def _metriclogger(epochs: int) -> str:
+    out = []
+    for e in range(epochs):
+        for i in list(range(0, 400, 100)) + [399]:
+            out.append(
+                f"Epoch: [{e}]  [{i:3d}/400]  eta: 0:53:34  loss: {80 - e * 5 - i / 100:.4f} ({90 - e * 5:.4f})  "
+                "time: 0.9167  data: 0.0000  max mem: 17237"
+            )
+        out += [
+            f"Epoch: [{e}] Total time: 0:53:41 (0.8744 s / it)",
+            f"Averaged stats: loss: 59.3179 ({90 - e * 5:.4f})",
+        ]
+        for i in (0, 50, 99):
+            out.append(
+                f"Test:  [{i:2d}/100]  eta: 0:22:53  loss: 108.6257 (108.6257)  time: 0.3726  data: 0.2539  max mem: 19947"
+            )
+        out += ["Test: Total time: 0:05:56 (0.0967 s / it)", f"Averaged stats: loss: 40.5374 ({100 + e:.4f})"]
+    return "\n".join(out) + "\n"
+
+
+def test_metriclogger_evaluation_is_validation(tmp_path):
+    _, recs, reader = read(write(tmp_path, "pretrain.out", _metriclogger(4)))
+    train = [r for r in recs if r.loss is not None]
+    val = [r for r in recs if r.val_loss is not None]
+    assert len(train) == 20 and all(r.loss < 81 for r in train)  # no Test: line among them
+    assert [r.val_loss for r in val] == [100, 101, 102, 103]  # the global average, not the median
+    assert [r.step for r in val] == [train[k].step for k in (4, 9, 14, 19)]
+    assert (
+        reader.skip_reasons.get("evaluation progress lines (running values; the result is read from its summary)") == 12
+    )
+
+
+def test_summary_words_elsewhere_change_nothing(tmp_path):
+    # "summary" in prose, a test counter without a colon, "Averaged stats" of training only
+    text = "".join(
+        f"step {s} loss {3 - s / 100:.3f} lr 0.0001\n"
+        + (
+            "writing summary to runs/exp1\nTest [3/10] skipped\nAveraged stats: loss: 2.0 (2.1)\n"
+            if s % 10 == 0
+            else ""
+        )
+        for s in range(1, 41)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs if r.loss is not None] == list(range(1, 41))
+    assert not any(r.val_loss is not None for r in recs)
+
+
+def test_an_lr_list_on_a_deepspeed_progress_line_makes_no_record(tmp_path):
+    # DeepSpeed-Chat step 3 (bench/corpus/console/ds_chat_step3_chatglm6b_dcu): two engines print
+    # "step=N, skipped=0, lr=[...]" between the run's own records; they stay no records
+    text = "".join(
+        f"[2023-06-26 18:44:51,546] [INFO] [logging.py:96:log_dist] [Rank 0] step={s + 1}, skipped=0, "
+        f"lr=[{(s + 1) * 1e-8:.0e}, {(s + 1) * 1e-8:.0e}], mom=[(0.9, 0.95), (0.9, 0.95)]\n"
+        * 2
+        + f"epoch: 0|step: {s}|ppo_ep: 1|act_loss: {0.3 + s / 100}|cri_loss: 2.35|unsuper_loss: 0.0\n"
+        "average reward score: -3.4609375\n" + "-" * 85 + "\n"
+        for s in range(30)
+    )
+    _, recs, reader = read(write(tmp_path, "step3.log", text))
+    assert [r.step for r in recs if r.loss is not None] == list(range(30))
+    assert not reader.skipped
+
+
+# -- Lightning's progress bar -----------------------------------------------------------------------
+# quoted from fresh5's wandb0210 console (Lightning 2.x, 10 training + 3 validation batches an
+# epoch): the bar is reset under the old epoch's label before the next epoch's first batch
+BAR = "Epoch {e}:  {p:>2}%|███████      | {n}/13 [00:00<00:04,  2.92it/s, loss={loss}, v_num=-100]"
+
+
+def test_lightning_bar_counter_restarting_each_epoch_is_no_relaunch(tmp_path):
+    lines = []
+    for e in range(3):
+        lines.append(BAR.format(e=e, p=0, n=0, loss=3.0).replace("2.92it/s", "?it/s"))
+        for n in range(1, 14):
+            lines.append(BAR.format(e=e, p=n * 7, n=n, loss=round(3.0 - e - n / 20, 2)))
+        lines.append(BAR.format(e=e, p=0, n=0, loss=1.0).replace("2.92it/s", "?it/s"))  # the reset
+    r = KeyValueTextReader(str(tmp_path / "output.log"))
+    recs = [x for ln in lines for x in r.feed(ln)] + r.flush()
+    steps = [x.step for x in recs]
+    assert steps == sorted(steps) and len(set(steps)) == 39 == r.bar_records
+    assert [x.epoch for x in recs[:14:13]] == [0.0, 1.0]
+
+
+def test_a_qualified_counter_after_the_epoch_is_the_step(tmp_path):
+    # pylogging_t5_distill (private): logging's "%(asctime)s - %(levelname)s - %(message)s"
+    text = "".join(
+        f"2024-11-05 23:17:05,224 - INFO - Epoch {1 + i // 20}, Global Batch {5 * (i + 1)}, "
+        f"Training Loss: {33 - i * 0.1:.4f}, Validation Loss: 11.8694, Validation Accuracy: 0.0000\n"
+        for i in range(40)
+    )
+    _, recs, _ = read(write(tmp_path, "training.log", text))
+    # the counter runs on across epochs (a global one): it is the step
+    assert [r.step for r in recs] == list(range(5, 201, 5))
+    assert recs[0].loss == 33.0 and recs[0].val_loss == 11.8694 and recs[-1].epoch == 2
+
+
+def test_batch_counter_leading_its_line_is_placed_in_the_header_epoch(tmp_path):
+    # pc_transformer_29_launches (private): "Epoch e/5" alone on its line, then the batches
+    out = []
+    for e in range(1, 4):
+        out.append(f"Epoch {e}/5")
+        out += [
+            f"  Batch {b}/100 | Batch Energy: 3.2260 | Batch Loss: {11 - e - b / 100:.4f}  | Perplexity: 61766.2092"
+            for b in range(10, 101, 10)
+        ]
+    out[5] = out[5].replace("Batch Loss: 9.5000", "Batch Loss: nan")  # (the log's NaN batches)
+    _, recs, _ = read(write(tmp_path, "training.log", "\n".join(out) + "\n"))
+    # 30 records, not 3: (epoch - 1) x 100 + batch
+    assert [r.step for r in recs] == [100 * (e - 1) + b for e in range(1, 4) for b in range(10, 101, 10)]
+    assert recs[0].loss == 9.9 and recs[0].epoch == 1 and recs[-1].epoch == 3
+    assert math.isnan(recs[4].loss) and recs[4].step == 50
+    # with no header a "Batch n/N" line is not taken for a step of its own; "batch 32" is a size
+    _, recs, _ = read(
+        write(tmp_path, "b.log", "".join(f"batch 32 | loss: {1 / s:.3f} | step {s}\n" for s in range(1, 30)))
+    )
+    assert [r.step for r in recs] == list(range(1, 30))
+
+
+def test_ep_with_its_total_is_an_epoch(tmp_path):
+    # dino_pretrain_collapse_then_finetune (private): print(f"dino pretrain ep {ep:2d}/{E}  loss={loss:.5f}")
+    text = "".join(f"  dino pretrain ep {e:2d}/25  loss={3.15 + e / 100:.5f}\n" for e in range(1, 26))
+    _, recs, reader = read(write(tmp_path, "ssl_dino_run.log", text))
+    assert [r.step for r in recs] == list(range(1, 26)) and recs[0].loss == 3.16
+    assert reader.run_info["total_steps"] in (25, "25")
+    # "ep" with no total stays no counter (a word, "step" abbreviated elsewhere)
+    text = "".join(f"rep {e} reps done, loss 0.5\n" for e in range(1, 6))
+    fmt, recs, _ = read(write(tmp_path, "reps.log", text + "".join(f"step {s} loss {1 / s}\n" for s in range(1, 30))))
+    assert [r.step for r in recs] == list(range(1, 30))
+
+
+def test_a_phase_word_leading_the_line_is_an_evaluation(tmp_path):
+    # fresh audio_sep_train_epoch_batches (private; Demucs / Dora's logger): the validation's
+    # batches "- Valid | Epoch 1 | 1/3" were read as training counters of another length (86 of
+    # its 86 steps read as 6, 63 records "stray"); its summary is the validation loss
+    out = ["- Training..."]
+    for e in range(1, 4):
+        out += [
+            f"- Train | Epoch {e} | {b}/573 | 1.45 it/sec | Loss {0.3 - e / 100 - b / 1e5:.4f} | Reco 0.2312 | Grad 0.1202"
+            for b in (143, 286, 429, 572)
+        ]
+        out.append(f"- Train Summary | Epoch {e} | Loss={0.3 - e / 100:.4f} | Reco=0.1994 | Grad=0.0963")
+        out += [f"- Valid | Epoch {e} | {b}/3 | 0.31 it/sec | Loss 0.2213 | Reco 0.2213 | Nsdr 3.922" for b in (1, 2)]
+        out.append(f"- Valid Summary | Epoch {e} | Loss={0.25 - e / 100:.4f} | Reco=0.2223 | Nsdr=3.8 | Best=0.2223")
+    _, recs, _ = read(write(tmp_path, "train_log.txt", "\n".join(out) + "\n"))
+    train = [r for r in recs if r.loss is not None]
+    assert [r.step for r in train] == [573 * (e - 1) + b for e in range(1, 4) for b in (143, 286, 429, 572)]
+    val = [(r.step, r.val_loss) for r in recs if r.val_loss is not None]
+    assert val == [(572, 0.24), (573 + 572, 0.23), (2 * 573 + 572, 0.22)]
+    # "val_loss: 0.3 epoch 2" and "Test 12, loss: 0.5" are not this rule's (a key; a phase counter)
+    from tsm_tui.sources.generic_text import EVAL_LEAD
+
+    assert EVAL_LEAD.match("val_loss: 0.3 epoch 2") is None and EVAL_LEAD.match("Test 12, loss: 0.5") is None
+    assert EVAL_LEAD.match("Test epoch 3: loss 0.5") is not None
+
+
+JINGJU = Path(paths.TESTS).parent / "bench" / "corpus" / "fresh10" / "apex_transformer_jingju_100k_steps"
+
+
+# apex_transformer_jingju_100k_steps (committed, Apache-2.0: zhengmidon/jingju_baseline's finetuning.log),
+# lines 1-52 verbatim but for the apex option dump, shortened
+JINGJU_HEAD = """nohup: ignoring input
+Using GPU 0 for training.
+Selected optimization level O1:  Insert automatic casts around Pytorch functions and Tensor methods.
+
+Defaults for this optimization level are:
+enabled                : True
+opt_level              : O1
+loss_scale             : dynamic
+Worker is training ...
+|     1000/  100000 steps| 14071.82 tokens/s| loss    5.53| acc: 0.188
+------validating------
+validation loss:4.879089684688169
+time usage 57.40252614021301s
+------validation complete------
+|     2000/  100000 steps| 14100.14 tokens/s| loss    4.90| acc: 0.258
+------validating------
+validation loss:4.490028438164556
+time usage 57.36634373664856s
+------validation complete------
+Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 65536.0
+|     3000/  100000 steps| 14006.17 tokens/s| loss    4.58| acc: 0.279
+------validating------
+validation loss:4.174941787740966
+time usage 57.878963470458984s
+------validation complete------
+|     4000/  100000 steps| 13979.04 tokens/s| loss    4.25| acc: 0.301
+------validating------
+validation loss:3.7817093683510423
+time usage 57.47017812728882s
+------validation complete------
+|     5000/  100000 steps| 13972.41 tokens/s| loss    3.94| acc: 0.339
+------validating------
+validation loss:3.600331609126985
+time usage 57.43608093261719s
+------validation complete------
+|     6000/  100000 steps| 13919.26 tokens/s| loss    3.78| acc: 0.355
+------validating------
+validation loss:3.4593839231206474
+time usage 57.486650466918945s
+------validation complete------
+Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 131072.0
+"""
+
+
+def test_a_count_before_its_unit_word_is_the_step_of_a_progress_table(tmp_path):
+    fmt, recs, reader = read(write(tmp_path, "finetuning.log", JINGJU_HEAD))
+    assert fmt == "text"
+    train = [r for r in recs if r.loss is not None]
+    assert [r.step for r in train] == [1000, 2000, 3000, 4000, 5000, 6000]
+    # the key and its value inside a cell apart by spaces ("loss    5.53"), or by ":" ("acc: 0.188")
+    assert [r.loss for r in train] == [5.53, 4.9, 4.58, 4.25, 3.94, 3.78] and train[0].extra == {"acc": 0.188}
+    # the throughput cell ("14071.82 tokens/s": a number before its name) is no metric of its own name
+    assert all(set(r.extra or {}) == {"acc"} for r in train)
+    # the validation loss printed on its own line is the last step's
+    vals = [(r.step, r.val_loss) for r in recs if r.val_loss is not None]
+    assert vals[0] == (1000, 4.879089684688169) and [s for s, _ in vals] == [1000, 2000, 3000, 4000, 5000, 6000]
+    assert reader.run_info["total_steps"] == 100000
+    # apex amp's "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 65536.0": a skipped
+    # fp16 step at the last step read, with the new loss scale (no loss: not a non-finite training loss)
+    over = [(r.step, r.loss_scale) for r in recs if r.overflow]
+    assert over == [(2000, 65536.0), (6000, 131072.0)] and all(r.loss is None for r in recs if r.overflow)
+    assert len(recs) == 14
+
+
+def test_the_whole_committed_progress_table_log_reads_its_100_records():
+    fmt, recs, _ = read(JINGJU / "finetuning.log")
+    train = [r for r in recs if r.loss is not None]
+    assert fmt == "text" and len(train) == 100
+    assert train[0].step == 1000 and train[-1].step == 100000 and train[-1].loss == 1.78
+    assert sum(r.val_loss is not None for r in recs) == 100
+    assert sum(r.overflow for r in recs) == 38
+
+
+def test_other_units_and_tables_of_the_same_shape(tmp_path):
+    # fairseq / OpenNMT-style tables of other trainers (shapes written here, values made up): "updates" and
+    # "iters" count steps too, a cell of "name value" or "name: value" or "name=value"
+    text = "".join(
+        f"| {s:>6d}/ 5000 updates | loss {4 - s / 1000:.3f} | ppl {2 ** (4 - s / 1000):.2f} | lr 5e-4 |\n"
+        for s in range(100, 1100, 100)
+    )
+    _, recs, reader = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == list(range(100, 1100, 100))
+    assert recs[0].loss == pytest.approx(3.9) and recs[0].lr == 5e-4 and reader.run_info["total_steps"] == 5000
+    text = "".join(f"[train] {s}/200 iters | loss={1 / s:.4f} | grad_norm 0.5\n" for s in range(1, 30))
+    _, recs, _ = read(write(tmp_path, "iters.log", text))
+    assert [r.step for r in recs] == list(range(1, 30)) and recs[0].grad_norm == 0.5
+
+
+def test_prose_that_counts_steps_is_no_record_and_no_header(tmp_path):
+    # a count of steps with no metric on its line is prose: no record, and the lines after it are not its
+    # metrics (a "step 100" alone would head them: text_groups); a rate "steps/s" is no count
+    text = "".join(
+        f"Finished {s}/1000 steps, saving a checkpoint\nbest: 0.5\nthroughput 3.2 steps/s\nspeed: {s}/1000 steps/s\n"
+        for s in range(100, 1100, 100)
+    )
+    path = write(tmp_path, "notes.log", text)
+    from tsm_tui.sources import registry
+
+    reader, fi = registry.open_reader(str(path))
+    assert reader is None or fi.format == "console", fi.note
+
+
+# -- GPT2-chitchat's logger ---------------------------------------------------------------------------
+# gpt2_chinese_pylogging_eight_launches is private (no licence found): these lines are written here in its
+# shape (GPT2-chitchat's train.py: logger.info("batch {} of epoch {}, loss {}, batch_acc {}, lr {}".format(
+# batch_idx + 1, epoch + 1, loss.item() * ..., batch_acc, scheduler.get_lr())), logging's
+# "%(asctime)s - %(levelname)s - %(message)s"), the values made up
+
+
+def _launch(batches: int, epochs: int = 1, bracket: bool = True) -> str:
+    out = [
+        "2024-02-11 20:57:54,593 - INFO - using device:cpu\n",
+        "2024-02-11 20:57:57,530 - INFO - args:Namespace(batch_size=4, epochs=100, gradient_accumulation_steps=4, "
+        "log_step=1, lr=2.6e-05, warmup_steps=4000)\n",
+        "2024-02-11 20:58:02,375 - INFO - starting training\n",
+    ]
+    k = 0
+    for e in range(1, epochs + 1):
+        for b in range(1, batches + 1):
+            lr = 6.5e-9 * (k // 4)
+            lrs = f"[{lr}]" if bracket else f"{lr}"
+            out.append(
+                f"2024-02-11 20:58:{k % 60:02d},930 - INFO - batch {b} of epoch {e}, loss {9.6 - k / 100}, "
+                f"batch_acc {k / 1000}, lr {lrs}\n"
+            )
+            k += 1
+        out.append(f"2024-02-11 21:58:03,930 - INFO - epoch {e}: loss 9.1, predict_acc 0.01\n")
+    return "".join(out)
+
+
+def test_a_batch_of_its_epoch_then_comma_cells(tmp_path):
+    _, recs, _ = read(write(tmp_path, "log/train.log", _launch(12, bracket=True) + _launch(30, bracket=False)))
+    assert [r.step for r in recs] == list(range(1, 13)) + list(range(1, 31))
+    # "loss 9.6" and "batch_acc 0.0" apart by a space; the LR a one-element list ("lr [0.0]") or a number
+    assert recs[0].loss == 9.6 and recs[0].extra == {"batch_acc": 0.0} and recs[0].lr == 0.0
+    assert recs[4].lr == 6.5e-9 and recs[-1].lr == pytest.approx(6.5e-9 * 7)
+    # each launch's first record carries the mark (its "args:Namespace(" banner)
+    assert [r.step for r in recs if r.launch] == [1, 1]
+    # the epoch's summary line ("epoch 1: loss 9.1, predict_acc 0.01") is no step
+    assert all(r.epoch == 1 for r in recs)
+
+
+def test_the_batch_counter_starts_again_each_epoch(tmp_path):
+    # epoch 2's batches come after epoch 1's: the epoch's length is its last batch logged (epoch_steps.py)
+    _, recs, _ = read(write(tmp_path, "train.log", _launch(10, epochs=3)))
+    assert [r.step for r in recs] == list(range(1, 31))
+    assert [r.epoch for r in recs] == [1] * 10 + [2] * 10 + [3] * 10
+    # a fork that names its cells in words and prints a second loss: "batch accuracy" needs its ":" (a
+    # name of several words apart from its value by a space is prose), "a_loss" is read
+    text = "".join(
+        f"batch {b} of epoch 1, loss {3 - b / 100}, acc 0.{b:02d}, lr [{b}e-06, {b}e-06], a_loss 0.{b:02d}\n"
+        for b in range(1, 21)
+    )
+    _, recs, _ = read(write(tmp_path, "fork.log", text))
+    assert [r.step for r in recs] == list(range(1, 21))
+    assert recs[4].lr == 5e-06 and recs[4].extra["acc"] == 0.05 and recs[4].extra["a_loss"] == 0.05
+
+
+def test_a_sentence_after_a_step_gives_no_cells(tmp_path):
+    # "name value" without ":" / "=" is read only where the line is a list of such cells to its end
+    # (a counter of its epoch with no metric after it heads no group: "best loss: 0.5" is not its record)
+    text = "".join(
+        f"step {s}, the loss is {s / 10} now\nstep {s}, saving model to ckpt 3\nbatch {s} of epoch 1, loss was "
+        f"{s / 10}\nsaving the model at step {s} of epoch 1\nbest loss: 0.5\n"
+        for s in range(1, 8)
+    )
+    path = write(tmp_path, "prose.log", text)
+    from tsm_tui.sources import registry
+
+    reader, fi = registry.open_reader(str(path))
+    assert reader is None or fi.format == "console", fi.note
+    # a list of cells after a step marker, on any step line: read (the whole line is cells)
+    _, recs, _ = read(write(tmp_path, "cells.log", "".join(f"step {s}, loss 1.{s}, acc 0.{s}\n" for s in range(1, 9))))
+    assert recs[0].loss == 1.1 and recs[0].extra == {"acc": 0.1}
+
+
+def test_bad_lines_of_both_classes_never_raise(tmp_path):
+    lines = [
+        "batch 3 of epoch 1, loss 9.4, batch_acc",  # truncated
+        "batch 4 of epoch 1, loss 9.4, batch_acc 0.0, lr [",
+        "batch 99999999999999999999999 of epoch 1, loss 9.4",  # a counter out of range
+        "batch 5 of epoch 99999999999999999999999, loss 9.4",
+        "batch 6 of epoch 1, loss 1e400, lr [1e400]",  # a number out of range
+        "batch 7 of epoch 1, loss nan, batch_acc 0.0, lr [nan]",
+        "batch 8 of epoch 1, loss inf, lr [" + "1," * 50000 + "x",  # a hostile list
+        "|  999999999999999999999999/ 1 steps| loss    5.0|",
+        "|     9/  100 steps| loss    nan| acc: 0.1",
+        "|     10/  100 steps| loss    5.0|" + " loss 1" * 20000,
+        "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 1e400",
+        "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to",
+        "Gradient overflow.  " * 5000 + "Skipping step, loss scaler 0 reducing loss scale to 2.0",
+    ]
+    _, recs, reader = read(write(tmp_path, "bad.log", "\n".join(lines * 3) + "\n"))
+    assert any(r.loss is not None and math.isnan(r.loss) for r in recs)
+    assert reader.skipped > 0  # (the counters out of range: counted, not read)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+NOHUP = ROOT / "bench" / "corpus" / "fresh12" / "nohup_ddp_video_sr_nan_crash_loop" / "nohup.out"
+
+
+def feed(lines: list[str]) -> list:
+    r = KeyValueTextReader("train.log")
+    r.text_tap = None  # (the records only: no crash or checkpoint lines)
+    out = []
+    for ln in lines:
+        out += r.feed(ln)
+    return out + r.flush()
+
+
+# ------------------------------------------------------------------ sentence-style print logs
+def dae_log(epochs: int = 3, per: int = 1000, every: int = 100) -> str:
+    """A log in the DAE notebook's shape (written by us): a CUDA line, the notebook widget's repr, a
+    record every ``every`` minibatches, a validation loss every 10 records, a torch warning."""
+    out = ["CUDA is supported", "HBox(children=(IntProgress(value=0, max=1000), HTML(value='')))"]
+    k = 0
+    for e in range(epochs):
+        for mb in range(0, per, every):
+            loss = 4.212063789367676 if k == 0 else 0.8 + 0.01 * (k % 7)
+            out.append(f"epoch: {e}. Minibatch: {mb}. Training loss: {loss}.")
+            if k == 0:
+                out.append(
+                    "/home/u/.local/lib/python3.6/site-packages/torch/nn/functional.py:1332: UserWarning: "
+                    "nn.functional.sigmoid is deprecated. Use torch.sigmoid instead."
+                )
+            if k % 10 == 0:
+                out.append(f"Val loss: {1038.166259765625 + k}")
+            k += 1
+    return "\n".join(out) + "\n"
+
+
+def test_a_sentence_style_log_is_read_with_its_epoch_and_minibatch(tmp_path):
+    fmt, recs, reader = read(write(tmp_path, "log/train_DAE.log", dae_log()))
+    assert fmt == "text"
+    train = [r for r in recs if r.loss is not None]
+    assert len(train) == 30
+    # the epoch's length is the first epoch's last counter plus the logging interval (900 + 100):
+    # epoch_steps.py, as every epoch / counter log whose length is not printed
+    assert [r.step for r in train[:3]] == [0, 100, 200]
+    assert train[10].step == 1000 and train[-1].step == 2 * 1000 + 900
+    assert train[0].loss == pytest.approx(4.212063789367676)
+    assert train[1].loss == pytest.approx(0.81)
+    val = [r for r in recs if r.val_loss is not None]
+    assert [r.step for r in val] == [0, 1000, 2000] and val[0].val_loss == pytest.approx(1038.166259765625)
+
+
+def test_a_sentence_style_log_is_judged(tmp_path, capsys):
+    write(tmp_path / "run", "log/train_DAE.log", dae_log(epochs=4, per=2000))
+    rc = main([str(tmp_path / "run"), "--report", "--json"])
+    rep = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1)
+    assert rep["steps"]["first"] == 0 and rep["steps"]["last"] == 3 * 2000 + 1900
+    assert rep["steps"]["count"] == 80
+
+
+@pytest.mark.parametrize(
+    "line, want",
+    [
+        ("epoch: 0. Minibatch: 100. Training loss: 1.5.", "epoch: 0  Minibatch: 100  Training loss: 1.5 "),
+        ("loss: 1. lr: 2e-05.", "loss: 1  lr: 2e-05 "),  # a float printed with no decimals: 1 either way
+        ("loss: nan.", "loss: nan "),
+        ("torch 1.13.1. CUDA 11.7.", "torch 1.13.1. CUDA 11.7 "),  # a version's last part is no number
+        ("host 10.0.0.1. port: 29500.", "host 10.0.0.1. port: 29500 "),  # an address's neither
+        ("saved model.100.pt. loss: 0.5.", "saved model.100.pt. loss: 0.5 "),
+        ("loading resnet50. done", "loading resnet50. done"),  # a word's digits
+        ("loss: 1.5... waiting", "loss: 1.5... waiting"),  # an ellipsis
+        ("step 3.5e-3.x", "step 3.5e-3.x"),  # a stop before a letter: not a sentence's end
+    ],
+)
+def test_only_a_number_that_ends_a_sentence_loses_its_stop(line, want):
+    assert _sentence_stops(line) == want
+
+
+def test_dotted_runs_are_not_read_as_numbers():
+    # (a version, an address, a file name, an ellipsis: no record, as before)
+    assert feed(["step: 5. version: 1.2.3.", "step: 6. host: 10.0.0.1.", "step: 7. saved: model.100.pt."]) == []
+    assert feed(["step: 8. loss: 1.5..."]) == []
+    (rec,) = feed(["Step 9. Loss: 0.25. Accuracy: 0.5."])
+    assert (rec.step, rec.loss) == (9, 0.25)
+
+
+def test_a_minibatch_counter_is_placed_in_its_epoch():
+    recs = feed([f"Epoch {e}, Minibatch {b}, loss: 0.{e}{b}" for e in (1, 2) for b in (10, 20, 30)])
+    assert [r.step for r in recs] == [10, 20, 30, 40, 50, 60]
+    recs = feed([f"Epoch [{e}/5], Mini-batch [{b}/30], loss: 0.5" for e in (1, 2) for b in (10, 20, 30)])
+    assert [r.step for r in recs] == [10, 20, 30, 40, 50, 60]
+
+
+# ------------------------------------------------------------------ a non-finite line of another shape
+HEAD = [  # nohup.out's lines, as the file has them, a selection of its lines 9-84 (a launch's epoch / LR line,
+    # its first record, the NaN warnings of two ranks, the traceback's first and last lines, the next launch's records)
+    "Epoch=97, lr=0.00063625",
+    "average time cost 35.06993476019966 ms",
+    "",
+    "2021-11-23 18:14:05 Epoch[97/800](20/500): Loss: 0.00826599",
+    "epoch 97, skip iteration 21, loss nan",
+    "epoch 97, skip iteration 21, loss nan",
+    "Traceback (most recent call last):",
+    '  File "main.py", line 55, in <module>',
+    "RuntimeWarning: epoch 97, iteration 21, loss nan",
+    "2021-11-23 18:14:52 Epoch[97/800](20/500): Loss: 0.01279326",
+    "2021-11-23 18:15:07 Epoch[97/800](40/500): Loss: 0.01577588",
+]
+
+
+RELAUNCH = [  # a later launch from epoch 1 of 900 (nohup.out lines 25107-25108)
+    "2021-11-30 18:41:38 Epoch[1/900](20/500): Loss: 0.05061171",
+    "2021-11-30 18:41:51 Epoch[1/900](40/500): Loss: 0.03956886",
+]
+
+
+def test_the_nan_warning_is_placed_in_its_epoch_as_the_records_are():
+    recs = feed(HEAD)
+    nan = [r for r in recs if r.loss is not None and r.loss != r.loss]
+    assert [r.step for r in nan] == [48021, 48021, 48021]
+    train = [r.step for r in recs if r.loss is not None and r.loss == r.loss]
+    assert train == [48020, 48020, 48040]  # (97 - 1) x 500 + 20: the first line shows a batch index
+
+
+def test_a_relaunch_below_the_first_epoch_is_never_placed_below_zero():
+    recs = feed(HEAD + RELAUNCH)
+    assert [r.step for r in recs[-2:]] == [20, 40]
+    assert min(r.step for r in recs) >= 0
+
+
+@pytest.mark.skipif(not NOHUP.exists(), reason="bench/corpus/fresh12 not present")
+def test_the_committed_crash_loop_log_reads_no_negative_step_and_its_first_nan_at_48021():
+    fmt, recs, _ = read(NOHUP)
+    assert fmt == "text"
+    steps = [int(s) for r in recs for s in (r.step if hasattr(r, "n") else [r.step])]
+    assert min(steps) >= 0
+    nan = [r for r in recs if not hasattr(r, "n") and r.loss is not None and r.loss != r.loss]
+    assert nan[0].step == 48021
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "epoch: 1. " * 20000 + "x",
+        "loss: " + "1." * 100000 + " ",
+        "loss: " + "1" * 200000 + ". ",
+        "epoch 1, skip " * 14000 + "iteration 5, loss nan",
+        "epoch 1 " + "a" * 200000 + " iteration 5 loss nan",
+        "Epoch[1/2](1/2): Loss: 1." + " epoch 1, iteration 1." * 9000,
+    ],
+)
+def test_hostile_sentence_lines_do_not_raise(line):
+    r = KeyValueTextReader("train.log")
+    r.feed("Epoch[97/800](20/500): Loss: 0.5")
+    r.feed(line)
+    r.feed_chunk((line + "\n").encode() * 2)
+    r.flush()

@@ -1,0 +1,48 @@
+"""Keras ``model.fit`` console output (``sources/keras_stdout.py``) with the terminal's colour codes
+kept (a ``| tee`` capture of Keras 3's bar, held-out set fresh): sniffed and read, the
+corpus log's two trainings read whole."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from helpers.paths import BENCH
+from test_formats import read, write  # noqa: E402
+
+FRESH = os.path.join(BENCH, "corpus", "fresh")
+
+
+# -- terminal escape sequences -------------------------------------------------------------
+# Keras 3 colours its bar whenever stdout is a terminal (a ``| tee`` capture keeps the codes)
+BAR3 = (
+    "\x1b[1m300/300\x1b[0m \x1b[32m" + "\u2501" * 20 + "\x1b[0m\x1b[37m\x1b[0m \x1b[1m0s\x1b[0m 228ms/step"
+    " - AUC: 0.7660 - accuracy: 0.5163 - loss: {loss:.4f}"
+)
+
+
+# the file's shape: a callback's print glued to the bar before its last redraw (with the
+# validation metrics) is drawn again on a line of its own
+GLUED = "Epoch {e} completed in 80.51s\nMetrics:\nloss: 1.1386\n"
+
+
+def test_keras3_bar_with_ansi_colours_is_sniffed_and_read(tmp_path):
+    text = "".join(
+        f"Epoch {e}/50\nEpoch {e}/50\n{BAR3.format(loss=9)}{GLUED.format(e=e)}"
+        f"{BAR3.format(loss=2 - e / 10)} - val_loss: 1.2018\n"
+        for e in range(1, 6)
+    )
+    fmt, recs, reader = read(write(tmp_path, "train.log", text))
+    assert fmt == "keras-stdout"
+    assert [r.step for r in recs] == [1, 2, 3, 4, 5]
+    assert recs[0].loss == pytest.approx(1.9) and recs[-1].loss == pytest.approx(1.5)
+    assert reader.run_info["total_steps"] == 50
+
+
+def test_keras3_ansi_corpus_log_reads_every_epoch():
+    path = os.path.join(FRESH, "keras3_stdout_ansi_two_trainings", "final_training_log.md")
+    fmt, recs, _ = read(path)
+    assert fmt == "keras-stdout"
+    # two trainings of 50 epochs in one file (the second restarts at epoch 1)
+    assert [r.step for r in recs] == list(range(1, 51)) * 2
+    assert recs[0].loss == pytest.approx(1.5257) and recs[0].val_loss == pytest.approx(1.2018)
