@@ -61,6 +61,7 @@ def _varint(b: bytes, i: int) -> tuple[int, int]:
 
 def _fields(b: bytes):
     """(field number, wire type, value) of a message; value is int or bytes."""
+    v: int | bytes
     i, n = 0, len(b)
     while i < n:
         key = b[i]
