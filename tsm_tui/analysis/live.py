@@ -129,8 +129,9 @@ class RunLive:
         #: per-rank files (two or more make the ranks check); found as they appear too
         self.ranks: RanksDetector | None = None
         self._rank_shape: str | None = None
-        for p in ranks or ():
-            self.add_rank(p, slurm_task(p, list(ranks)))
+        if ranks is not None:
+            for p in ranks:
+                self.add_rank(p, slurm_task(p, list(ranks)))
         self.rank_check: CheckResult | None = None
         self.rank_dirty = False
         self._rank_said: dict[str, tuple] = {}
@@ -419,6 +420,7 @@ class LiveLoop:
         """The run a file belongs to by the directory conventions; a run that starts
         after the watching did is created (its side files with the same rules as
         ``run_open.open_runs``: other runs' checkpoints excluded both ways)."""
+        assert self._top is not None  # (_route: a directory is watched)
         root = run_root(source, self._top)
         r = self._dir_runs.get(root)  # a sibling logger's directory of a known run
         if r is not None:
@@ -509,8 +511,8 @@ class LiveLoop:
         up.note_runs = [self._note_run(e) for e in up.notes]
         for run in self.runs.values():  # what a config had that was ignored: said once
             if run.files is not None:
-                for n in run.files.take_notes():
-                    up.notes.append(Note(n, run.files.root))
+                for text in run.files.take_notes():
+                    up.notes.append(Note(text, run.files.root))
                     up.note_runs.append(run.name)
         if self.feed.error and self.error is None:
             self.error = up.error = self.feed.error
@@ -551,11 +553,11 @@ class LiveLoop:
             mine = run.data_order()  # only runs of the same sweep (the same data order) are compared
             near = {n for n in near if n in self.runs and self.runs[n].data_order().shares_with(mine)}
             peers = sorted(near - {run.name})
-            self._spikes.setdefault(a.step, set()).add(run.name)
+            self._spikes.setdefault(onset, set()).add(run.name)  # (onset: a.step)
             for r in peers + [run.name] if peers else []:
                 n = len((near | {run.name}) - {r})
                 if n > self.shared_spikes.get(r, (0, 0))[1]:
-                    self.shared_spikes[r] = (a.step, n)
+                    self.shared_spikes[r] = (onset, n)
             if len(self._spikes) > MAX_SPIKE_STEPS:
                 self._spikes.popitem(last=False)
             if peers:

@@ -265,10 +265,11 @@ class Monitor:
         of the run after it) is carried over with its alerts."""
         st = self.state
         prev_first, prev_last = st.first_step, st.last_step
+        assert prev_last is not None  # (a new run follows records of the last one)
         text_read = st.text_read
         carried = {type(d): d for d in self._active if getattr(d, "keeps_history", False)}
         self._keep_earlier(prev_first, prev_last, {d.id for d in carried.values()})
-        st.__init__(st.info)  # in place: the views and the Session hold this object
+        st.__init__(st.info)  # type: ignore[misc]  # in place: the views and the Session hold this object
         st.text_read = text_read
         self.detectors = [carried[cls] if cls in carried else cls(self.settings, st) for cls in self._classes]
         for d in carried.values():
@@ -346,6 +347,7 @@ class Monitor:
     def _resume(self, step: int) -> Alert:
         st = self.state
         prev = st.last_step
+        assert prev is not None  # (a resume follows records)
         st.resumes.append((prev, step))
         st.last_step = step
         for d in self._active:
@@ -393,6 +395,7 @@ class Monitor:
                 low = min(kept_k, key=_size) if kept_k else None
                 if low is None or _size(a) <= _size(low):
                     continue
+                assert kept_k is not None  # (low is one of them)
                 kept_k.remove(low)
                 try:
                     self.alerts.remove(low)

@@ -165,6 +165,7 @@ def _choose_primary(run: Run) -> None:
         run.primary = best[1]
         # the config beside the chosen log (Lightning's version_N/hparams.yaml, an
         # MLflow run dir) when it is not in the run's root itself
+        assert run.files_of is not None and run.info is not None  # (_open sets them before choosing)
         found, used = run.files_of.read_info(run.primary)
         _assign(run.info, found)
         run.config_files += [c for c in used if c not in run.config_files]

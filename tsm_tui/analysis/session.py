@@ -206,9 +206,9 @@ class Session:
         readers = list({id(r): r for r in self.readers.values()}.values())
         superseded = {getattr(r, "continues", None) for r in readers}
         codes = [
-            r.exit_code
+            code
             for r in readers
-            if getattr(r, "exit_code", None) is not None and getattr(r, "path", None) not in superseded
+            if (code := getattr(r, "exit_code", None)) is not None and getattr(r, "path", None) not in superseded
         ]
         return codes[-1] if codes else None
 

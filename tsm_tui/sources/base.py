@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+from typing import Any
 
 from tsm_tui.core.frame import METRIC_FIELDS, pack
 from tsm_tui.core.numbers import MAX_INT, int64, iso_time, run_fact
@@ -42,7 +43,7 @@ from tsm_tui.sources.text_events import TextTap, tapped
 
 METRICS = METRIC_FIELDS  # the StepRecord fields the checks judge (one set: core/frame.py)
 MAX_SNAPSHOT = 256 << 20  # bytes of a file re-read whole (trainer_state.json): memory stays bounded
-_UNSEEN = object()
+_UNSEEN: Any = object()  # (a sentinel: typed Any, a lookup's default leaves the value's type as it is)
 isfinite = math.isfinite
 #: text fields that carry the run's generations (issue #8): strings (or lists of
 #: strings) under these keys become ``StepRecord.samples``
@@ -123,7 +124,7 @@ class SourceReader:
         super().__init_subclass__(**kw)
         f = cls.__dict__.get("feed")
         if f is not None and not getattr(f, "tapped", False):
-            cls.feed = tapped(f)
+            cls.feed = tapped(f)  # type: ignore[method-assign]  # (the subclass's own feed, wrapped once)
 
     def __init__(self, path: str = "") -> None:
         self.path = path

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
+from typing import ClassVar
 
 from tsm_tui.core.record import StepRecord
-from tsm_tui.sources.base import LineReader
+from tsm_tui.sources.base import LineReader, SourceReader
 
 STREAM_EXT = (".err", ".out", ".log", ".stderr", ".stdout", ".txt")
 #: ``.txt`` files that are documents, never a process's output (a run folder's requirements)
@@ -52,11 +54,11 @@ class ConsoleReader(LineReader):
     priority = -10  # never a run's source while any file has records
     #: the registry's sniffer, ``(path, lines) -> (reader class, score)``: set by the
     #: registry (which imports this module), as for a W&B run file's console
-    sniffer = None
+    sniffer: ClassVar[Callable[[str, list[str]], tuple[type[SourceReader] | None, float]] | None] = None
 
     def __init__(self, path: str = "") -> None:
         super().__init__(path)
-        self.inner: LineReader | None = None
+        self.inner: SourceReader | None = None  # (a text reader: its kind is "lines")
         self._cands: list[str] = []
         self._since = 0
 
@@ -95,7 +97,9 @@ class ConsoleReader(LineReader):
 
     def _try(self) -> list[StepRecord]:
         try:
-            cls, score = type(self).sniffer(self.path, self._cands)
+            sniffer = type(self).sniffer
+            assert sniffer is not None  # (feed calls this only with one set)
+            cls, score = sniffer(self.path, self._cands)
         except Exception:  # noqa: BLE001 - a sniffer that fails reads nothing new
             return []
         if cls is None or cls.kind != "lines" or score < SNIFF_MIN or cls is ConsoleReader:

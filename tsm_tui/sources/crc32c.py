@@ -16,13 +16,13 @@ except ImportError:  # pragma: no cover - depends on the environment
         def crc32c(data: bytes) -> int:
             return _crc.crc32c(data)
     except ImportError:
-        _TABLE = []
+        _table = []
         for _i in range(256):
             _c = _i
             for _ in range(8):
                 _c = (_c >> 1) ^ 0x82F63B78 if _c & 1 else _c >> 1
-            _TABLE.append(_c)
-        _TABLE = tuple(_TABLE)
+            _table.append(_c)
+        _TABLE = tuple(_table)
 
         def crc32c(data: bytes) -> int:
             c = 0xFFFFFFFF

@@ -61,11 +61,11 @@ class FairseqReader(LineReader):
         if "overflow" in line:
             scale = _overflow_scale(line)
             if scale is not None:
-                rec = StepRecord(
+                over = StepRecord(
                     step=max(self._last_step, 0), overflow=True, source=self.path, loss_scale=to_float(scale)
                 )
                 self.records += 1
-                return [rec]
+                return [over]
         if "num_updates" not in line:
             self.other_lines += 1
             return []

@@ -19,8 +19,10 @@ import copy
 import math
 import re
 from itertools import chain
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from tsm_tui.core.frame import INT_FIELDS, Frame
 from tsm_tui.core.record import StepRecord
@@ -319,6 +321,11 @@ _ARG_KEYS = {
 class KeyValueTextReader(LineGroups, LineReader):
     name = "text"
     priority = 5
+    # set on first use (annotations only: nothing at run time)
+    _ds: list[Any]  # DeepSpeed's skipped steps (``_ds_skipped``): [last step, engine index, engine -> last total]
+    _sl_seen: dict[tuple[str, ...], int]  # stepless records (``_stepless``): sightings per key set
+    # ... and the lines held (pairs, place) until their key set is seen STEPLESS_MIN times
+    _sl_held: list[tuple[list, tuple[int, int | None, int] | None]]
 
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:
@@ -1047,6 +1054,7 @@ class KeyValueTextReader(LineGroups, LineReader):
                 self.skip("step out of range")
                 return []
             return None
+        assert step is not None  # (a record is built only with a step)
         self._own_steps += 1
         self._no_template = True
         self._note_step(step, True)
@@ -1223,7 +1231,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         last_open = not data.endswith(b"\n")
         if not hasattr(self, "_tpls"):
             self._tpls: dict[bytes, object] = {}
-            self._tpl = None
+            self._tpl: _Template | None = None
         tpl = self._tpl
         if (
             tpl is not None and not self.launch_pending and not self._open
@@ -1315,7 +1323,7 @@ class KeyValueTextReader(LineGroups, LineReader):
                 return None
         arr = vals.reshape(n, k)
         steps = arr[:, tpl.step_col].astype(np.int64)  # digit runs: exact below 2**53
-        cols = {}
+        cols: dict[str, npt.NDArray[Any]] = {}
         for f in _NUMERIC:
             if f in tpl.cols:
                 c = arr[:, tpl.cols[f]]
@@ -1378,7 +1386,7 @@ class KeyValueTextReader(LineGroups, LineReader):
                 self.run_info.setdefault("params", v)
             except ValueError:
                 pass
-            return
+            return None
         m = ARG.match(line)
         if m and m.group(1) in _ARG_KEYS:
             key = _ARG_KEYS[m.group(1)]
@@ -1389,13 +1397,14 @@ class KeyValueTextReader(LineGroups, LineReader):
                 )
             except ValueError:
                 pass
-            return
+            return None
         if m and m.group(1) in ("fp16", "bf16") and m.group(2) == "True":
             self.run_info.setdefault("precision", m.group(1))
-            return
+            return None
         m = TOKENS_PER_ITER.search(line)
         if m:
             self.run_info.setdefault("batch_tokens", float(m.group(1).replace(",", "")))
+        return None
 
 
 #: a step header's text before the step: a timestamp / logger prefix, short (ours)
@@ -1610,7 +1619,7 @@ def learn_template(cls, path: str, line: bytes) -> _Template | None:
         ri, infoi = parse(line[: m.start()] + probe_tok + line[m.end() :])
         pieces.append(re.escape(line[pos : m.start()]))
         pos = m.end()
-        role = None
+        role: str | tuple[str, str] | None = None
         if ri is not None and _sig(ri) == sig0 and infoi == info0:
             changed = [
                 f
@@ -1672,4 +1681,4 @@ def learn_template(cls, path: str, line: bytes) -> _Template | None:
 try:
     from orjson import loads as _orjson_loads
 except ImportError:  # pragma: no cover
-    from json import loads as _orjson_loads
+    from json import loads as _orjson_loads  # type: ignore[assignment]  # (json's loads takes what orjson's is given here)

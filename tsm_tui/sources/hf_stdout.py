@@ -310,7 +310,8 @@ class HFStdoutReader(LineReader):
             self._note("inferred")
         self._interval = L
         self._train_dicts += m
-        return ([1] if first else []) + [base + (i + 1) * L for i in range(n)]
+        lead: list[int | None] = [1] if first else []
+        return lead + [base + (i + 1) * L for i in range(n)]
 
     def _by_epoch(self, train: list) -> list[int | None] | None:
         """The steps of a burst that fits no grid by the bar (flushed at the exit, not by a

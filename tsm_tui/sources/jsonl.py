@@ -8,8 +8,10 @@ and counted.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from itertools import chain
 from operator import itemgetter
+from typing import Any
 
 import numpy as np
 
@@ -20,6 +22,8 @@ from tsm_tui.sources.fields import TIME_MS, field_for, total_over
 from tsm_tui.sources.lines import split_block
 from tsm_tui.sources.placeholders import SplitPlaceholders
 
+_fast_loads: Callable[[bytes | str], Any] | None
+_FastError: type[ValueError]
 try:  # orjson is ~3x faster but rejects NaN; use it first and fall back.
     import orjson as _orjson
 
@@ -150,6 +154,7 @@ class JsonlReader(LineReader):
             or len(body) - n + 1 >= MAX_LINE
         ):
             return None
+        assert _fast_loads is not None  # (feed_chunk's columnar path: orjson is there)
         try:
             objs = _fast_loads(b"[" + body.replace(b"\n", b",") + b"]")
         except _FastError:  # NaN / Infinity, a corrupt line: line by line
@@ -163,6 +168,7 @@ class JsonlReader(LineReader):
 
     def _mixed(self, lines: list[bytes], last_open: bool, objs: list | None = None, flagged: bool = True) -> list:
         if objs is None:
+            assert _fast_loads is not None  # (feed_chunk's columnar path: orjson is there)
             objs = []
             for raw in lines:
                 try:

@@ -18,7 +18,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources import lines as _lines
 from tsm_tui.sources import segments as _segments
-from tsm_tui.sources.base import SourceReader
+from tsm_tui.sources.base import SnapshotReader, SourceReader
 from tsm_tui.sources.head import HOLE, skip_hole
 from tsm_tui.sources.segments import segment_fault
 
@@ -55,8 +55,9 @@ def read_items(path: str, reader: SourceReader, segments: list[str] | tuple = ()
                         break
                     yield from _lines.feed_block(reader, data)
             if p != path:
-                reader.next_file()
+                reader.next_file()  # type: ignore[attr-defined]  # (segments of a bytes file: W&B run files only)
     else:
+        assert isinstance(reader, SnapshotReader)  # (kind "snapshot")
         try:
             recs = reader.read_path(path)
         except OSError:

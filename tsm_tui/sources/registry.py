@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from tsm_tui.sources.aim import AimRunReader
 from tsm_tui.sources.bare_numbers import BareNumbersReader
-from tsm_tui.sources.base import SourceReader
+from tsm_tui.sources.base import ByteReader, SnapshotReader, SourceReader
 from tsm_tui.sources.blocks import ComposerReader, OLMoReader
 from tsm_tui.sources.build_nanogpt import BuildNanoGPTReader
 from tsm_tui.sources.console import ConsoleReader, stream_name
@@ -132,7 +132,7 @@ class FileInfo:
     found_by: str | None = None
 
     def to_json(self) -> dict:
-        d = {
+        d: dict[str, object] = {
             "path": self.path,
             "format": self.format,
             "records": self.records,
@@ -175,11 +175,12 @@ def deep_sniff(path: str, start: int, stop: int = DEEP_BYTES) -> tuple[type[Sour
 
 
 def sniff(path: str, head: list[str], exclude: type | None = None) -> tuple[type[SourceReader] | None, float]:
-    best, score = None, 0.0
+    best: type[SourceReader] | None = None
+    score = 0.0
     for r in READERS:
         if exclude is not None and issubclass(r, exclude):
             continue
-        if score >= 1.0 and not issubclass(r, best):
+        if score >= 1.0 and best is not None and not issubclass(r, best):
             continue  # no sniff scores above 1.0: only a more specific flavour could still win (a tie)
         try:
             s = r.sniff(path, head)
@@ -223,7 +224,7 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[SourceReader | None, Fil
     if os.path.isdir(path):
         # directory sources (an MLflow run's metrics/)
         for r in READERS:
-            if r.kind == "snapshot" and r.sniff_path(path) > 0:
+            if issubclass(r, SnapshotReader) and r.sniff_path(path) > 0:  # (kind "snapshot")
                 info.format, info.score = r.name, r.sniff_path(path)
                 return r(path), info
         info.note = "directory: not a known source"
@@ -234,7 +235,11 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[SourceReader | None, Fil
     if head is None and why == BINARY:
         # binary formats (TensorBoard events, SQLite) sniff on the raw bytes / the path
         for r in READERS:
-            s = r.sniff_bytes(path) if r.kind == "bytes" else (r.sniff_path(path) if r.kind == "snapshot" else 0.0)
+            s = (
+                r.sniff_bytes(path)
+                if issubclass(r, ByteReader)  # (kind "bytes")
+                else (r.sniff_path(path) if issubclass(r, SnapshotReader) else 0.0)
+            )
             if s > 0:
                 info.format, info.score = r.name, s
                 return r(path), info
@@ -244,7 +249,7 @@ def open_reader(path: str, deep_from: int = 0) -> tuple[SourceReader | None, Fil
         # graph as JSON, 117 KB) is still that format; the binary readers' sniffers check
         # their magic (TensorBoard: a record header's CRC; W&B: the file's magic)
         for r in READERS:
-            s = r.sniff_bytes(path) if r.kind == "bytes" else 0.0
+            s = r.sniff_bytes(path) if issubclass(r, ByteReader) else 0.0  # (kind "bytes")
             if s > 0:
                 info.format, info.score = r.name, s
                 return r(path), info

@@ -514,6 +514,7 @@ def comparable(a: Head, b: Head) -> bool:
     only then can they be told "same" or "different"."""
     if a.inferred or b.inferred or not a.steps or not b.steps:
         return False
+    assert a.first is not None and b.first is not None  # (both have steps)
     return abs(a.first - b.first) <= max(a.interval, b.interval, 1)
 
 
@@ -613,6 +614,7 @@ class Clusterer:
         p, h, d, shape = self._units[u]
         if h.inferred or not h.steps:
             return False
+        assert h.first is not None  # (it has steps)
         r = max(h.interval, c.span, 1)
         lo = bisect.bisect_left(c.firsts, (h.first - r, -1))
         for first, j in c.firsts[lo:]:
@@ -626,6 +628,7 @@ class Clusterer:
         return False
 
     def _has_comparable(self, c: _Cluster, h: Head) -> bool:
+        assert h.first is not None  # (add asks only for a head with steps)
         r = max(h.interval, c.span, 1)
         lo = bisect.bisect_left(c.firsts, (h.first - r, -1))
         return lo < len(c.firsts) and c.firsts[lo][0] <= h.first + r
@@ -665,6 +668,7 @@ class Clusterer:
         c.members.append(u)
         h = self._units[u][1]
         if h.steps and not h.inferred:
+            assert h.first is not None  # (it has steps)
             bisect.insort(c.firsts, (h.first, u))
             c.span = max(c.span, h.interval)
             for key in _keys(h):

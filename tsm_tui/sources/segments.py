@@ -111,8 +111,9 @@ def _numbered_plain(path: str) -> bool:
 
 def _judge(chain: list[str], span) -> bool | None:
     spans = [span(p) for p in chain] if span is not None else [None]
-    if all(sp is not None for sp in spans):
-        for (a0, a1), (b0, b1) in zip(spans, spans[1:]):
+    known = [sp for sp in spans if sp is not None]
+    if len(known) == len(spans):  # (every segment's span known)
+        for (a0, a1), (b0, b1) in zip(known, known[1:]):
             if not (a0 < b0 and a1 < b1):
                 return False  # not in order: ranks (they log the same steps)
             overlap = a1 - b0 + 1

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tsm_tui.sources.dvclive import is_dvclive_dir
@@ -201,6 +202,7 @@ class Merger:
         for i, s in enumerate(slots):
             if s is not None:
                 by_parent.setdefault(s.parent, []).append(i)
+        known = {i: s for i, s in enumerate(slots) if s is not None}  # (the runs in by_parent)
         parent_of = list(range(len(self.runs)))
         members: dict[int, set[str]] = {}
 
@@ -211,16 +213,16 @@ class Merger:
             return i
 
         for idx in by_parent.values():
-            if len({slots[i].slot for i in idx}) < 2:
+            if len({known[i].slot for i in idx}) < 2:
                 continue  # one logger's versions, a sweep's runs: never one job
-            for i, j in self._pairs(idx, slots):
+            for i, j in self._pairs(idx, known):
                 ri, rj = find(i), find(j)
                 if ri == rj:
                     continue
-                if slots[i].beside and slots[j].beside:
+                if known[i].beside and known[j].beside:
                     continue  # two directories beside a tracker's run: a sweep's, never one job
-                si = members.get(ri, {slots[i].slot})
-                sj = members.get(rj, {slots[j].slot})
+                si = members.get(ri, {known[i].slot})
+                sj = members.get(rj, {known[j].slot})
                 if si & sj:
                     continue  # one run per logger in a job
                 if not self._same(i, j):
@@ -232,13 +234,14 @@ class Merger:
             out.setdefault(find(i), []).append(i)
         return [sorted(g) for g in out.values() if len(g) > 1]
 
-    def _pairs(self, idx: list[int], slots: list[Slot]):
+    def _pairs(self, idx: list[int], slots: Mapping[int, Slot]):
         """Candidate pairs of one parent's runs: other slots, the same version, or
         overlapping time spans (the nearest starts first), at most MAX_PEERS per run."""
         versioned: dict[int, list[int]] = {}
         loose: list[int] = []
         for i in idx:
-            (versioned.setdefault(slots[i].version, []) if slots[i].version is not None else loose).append(i)
+            v = slots[i].version
+            (versioned.setdefault(v, []) if v is not None else loose).append(i)
         for same in versioned.values():
             for a in range(len(same)):
                 for b in same[a + 1 : a + 1 + MAX_PEERS]:
@@ -247,7 +250,8 @@ class Merger:
         if not loose:
             return
         spans = {i: span(self.runs[i]) for i in idx}
-        timed = sorted((i for i in idx if spans[i] is not None), key=lambda i: spans[i][0])
+        timed_spans = {i: s for i, s in spans.items() if s is not None}
+        timed = sorted(timed_spans, key=lambda i: timed_spans[i][0])
         pos = {i: k for k, i in enumerate(timed)}
         for i in loose:
             k = pos.get(i)
@@ -297,7 +301,9 @@ def merge(runs: list[RunSpec], top: str, readers: dict, segments: dict | None = 
             out.append(r)
         elif merged_into[i] == i:
             g = next(g for g in groups if g[0] == i)
-            out.append(_merged([runs[k] for k in g], slots[i].parent, jobs_at[slots[i].parent] == 1, top))
+            si = slots[i]
+            assert si is not None  # (a merged run has its slot)
+            out.append(_merged([runs[k] for k in g], si.parent, jobs_at[si.parent] == 1, top))
     return out, m.compared
 
 

@@ -44,6 +44,7 @@ from tsm_tui.sources.crc32c import crc32c, masked_crc  # noqa: F401  (re-exporte
 # -- protobuf wire format --------------------------------------------------------------
 def _fields(b: bytes):
     """(field number, wire type, value) of a message; value is int or bytes."""
+    v: int | bytes
     i, n = 0, len(b)
     while i < n:
         key = b[i]

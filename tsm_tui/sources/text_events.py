@@ -204,7 +204,9 @@ class TextTap:
         if self.tb_prefix and line.startswith(self.tb_prefix):
             body = line[len(self.tb_prefix) :]  # (a logger that prefixes every line of the message)
         else:
-            body = line[PREFIX.match(line).end() :]
+            m = PREFIX.match(line)
+            assert m is not None  # (PREFIX matches the empty string)
+            body = line[m.end() :]
         if not body.strip():
             return None
         if body[0] in " \t│╭╰┃╷╵" or body.startswith(("File ", "> File", "^", "~")):
@@ -229,7 +231,9 @@ class TextTap:
     def _saved(self, line: str, path: str, step: int | None) -> TextEvent | None:
         """A checkpoint save the line says (``checkpoint_lines.py``): its path and the step it
         names; the event's step is the last record's, as for any event."""
-        body = line[PREFIX.match(line).end() :]
+        m = PREFIX.match(line)
+        assert m is not None  # (PREFIX matches the empty string)
+        body = line[m.end() :]
         if _LEADERS.search(body) or _CONFIG.match(body):
             return None  # an argument dump, a printed config
         details = {"path": path[:MAX_TEXT]}
@@ -248,7 +252,9 @@ class TextTap:
         )
 
     def _anywhere(self, line: str) -> TextEvent | None:
-        k = PREFIX.match(line).end()
+        m = PREFIX.match(line)
+        assert m is not None  # (PREFIX matches the empty string)
+        k = m.end()
         body = line[k:]
         ev = self._event(line, body, _BY_WHERE["anywhere"], None)
         if ev is None:
@@ -279,6 +285,7 @@ class TextTap:
             kind, cause, what, framework = hit.id, hit.cause, hit.what, hit.framework
             lv = "warning" if level == "warning" or handled else hit.level
         else:
+            assert exception is not None  # (no pattern hit: an exception line)
             kind, cause, what, framework = "exception", "exception", exception, "Python"
             lv = level or "fatal"
         return TextEvent(

@@ -26,10 +26,12 @@ class _GenerationBlocks(KeyValueTextReader):
     blocks pay nothing; ``generating:`` is spotted where step-less lines go
     (``_info``). A step line inside an open block closes it (a lost marker)."""
 
+    MARK: re.Pattern[str]  # (each flavour's: a line that closes an open block)
+
     def _start_block(self) -> None:
         self._gen_buf: list[str] = []
         self._gen_open = False
-        self._line = self._gen_line  # instance attribute: shadows the class method
+        self._line = self._gen_line  # type: ignore[method-assign]  # instance attribute: shadows the class method
 
     def _gen_line(self, line: str) -> list[StepRecord]:
         if not self._gen_open:
@@ -158,9 +160,9 @@ class LlmcReader(_GenerationBlocks, _Flavour):
                 try:
                     v = typ(float(m.group(2)))
                 except (ValueError, OverflowError):
-                    return
+                    return None
                 if key == "total_steps" and v <= 0:
-                    return  # max_steps -1: "run the whole data set", not a total
+                    return None  # max_steps -1: "run the whole data set", not a total
                 self.run_info.setdefault(key, v)
                 return None
         return super()._info(line)

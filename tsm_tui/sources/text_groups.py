@@ -47,6 +47,7 @@ line's start with possessive runs, tables split with ``str.split``.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
 from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
@@ -146,12 +147,31 @@ class LineGroups:
     _last_step: int  # (the reader's)
     records: int
 
+    if TYPE_CHECKING:  # what the reader (KeyValueTextReader, a SourceReader) provides; nothing at run time
+        run_info: dict[str, object]
+        inferred_steps: int
+        skip_reasons: dict[str, int]
+        _no_template: bool
+
+        def skip(self, reason: str) -> None: ...
+        def field(self, key: str) -> str | None: ...
+        def build(self, items, step: int | None = None, keep_extra: bool = True) -> StepRecord | None: ...
+        def _metric_record(self, items) -> StepRecord | None: ...
+        def _ctx_on(self) -> None: ...
+        def _named_steps(self) -> bool: ...
+        def _epoch_step(self, e: int, epochs: int | None, n: int, per: int | None) -> int | None: ...
+        def _cont_pairs(self, line: str) -> list: ...
+        @staticmethod
+        def _dict_pairs(text: str) -> list: ...
+        @staticmethod
+        def _step_of_line(line: str) -> re.Match[str] | None: ...
+
     def _ctx_reset(self) -> None:
         self._cols: list[str] | None = None  # the last column header's names
-        self._grp: list | None = None  # [step, pairs, lines]
+        self._grp: list[Any] | None = None  # [step, pairs, lines]
         self._carry: tuple[int, int | None] | None = None  # (epoch, epochs) of the last epoch header
-        self._evalsec: list | None = None  # [total of its first step line or None]
-        self._tbl: list | None = None  # [pairs, section prefix]
+        self._evalsec: list[Any] | None = None  # [total of its first step line or None]
+        self._tbl: list[Any] | None = None  # [pairs, section prefix]
         self._summ: str | None = None  # "train" / "val": a summary's lines follow; "mlog": a MetricLogger evaluation
 
     # -- the wrapper's part: before a line is read as a line ---------------------------
@@ -350,6 +370,7 @@ class LineGroups:
         """A row of values under the last column header: its record, [] for a running
         bar's redraw, None when the line is not a row."""
         cols = self._cols
+        assert cols is not None  # (called while a column header is open)
         toks = line.split(None, len(cols))
         if len(toks) < len(cols) or not all(_VALUE.fullmatch(t) for t in toks[: len(cols)]):
             return None
@@ -394,6 +415,7 @@ class LineGroups:
     def _table(self, line: str) -> list[StepRecord] | None:
         """A line inside a table: None when it is not part of one (the table is dropped)."""
         tbl = self._tbl
+        assert tbl is not None  # (called while a table is open)
         if DASHES.match(line):
             self._tbl = [[], ""]  # the closing line (and maybe the next table's opening one)
             return self._table_record(tbl[0])

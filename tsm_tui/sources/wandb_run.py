@@ -41,6 +41,8 @@ import os
 import re
 import struct
 import zlib
+from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 
@@ -598,7 +600,7 @@ class WandbRunReader(ByteReader):
     priority = 26  # above TensorBoard: W&B's file holds the history and the console
     #: the text readers' sniffer, ``(path, head lines) -> reader class or None``: set by
     #: the registry (which imports this module) so the console reads like output.log
-    console_sniffer = None
+    console_sniffer: ClassVar[Callable[[str, list[str]], type[SourceReader] | None] | None] = None
 
     @classmethod
     def sniff_bytes(cls, path: str) -> float:
@@ -630,7 +632,7 @@ class WandbRunReader(ByteReader):
         self.alerts: list[tuple[int, str, str]] = []  # (step, level, title: text)
         self.resumed = False
         self.starting_step: int | None = None
-        self._keys: dict[str, tuple[str | None, bool]] = {}  # key -> (field, is a step key)
+        self._keys: dict[str, tuple[int, str | None]] = {}  # key -> (its kind K_*, its field: _kind)
         self._carry: list[StepRecord] = []  # records made between two files, delivered with the next bytes
         #: the run file this one continues (live: a resumed run's new directory)
         self.continues = previous_file(path) if path else None
@@ -694,6 +696,7 @@ class WandbRunReader(ByteReader):
             self._run(p, a, z)
         elif f == R_EXIT:
             self._exit(p, a, z)  # (the crash check reads it: a non-zero code is a crash, 0 a normal end)
+            assert self.exit_code is not None  # (_exit sets it)
             return [exit_event(self.exit_code, self._last_step if self.rows else None, self.path, "W&B")]
         elif f == R_ALERT:
             self._alert(p, a, z)

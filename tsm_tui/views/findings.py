@@ -60,6 +60,7 @@ class CiRun:
         reader = run.reader_types.get(run.primary) if run.primary else None  # (None for a channel: no lines)
         steps = {a.step for a in r.alerts if a.step is not None and a.check != "ranks"}
         if reader is not None and steps:
+            assert run.primary is not None  # (reader is the primary's)
             r.lines = step_lines(run.primary, reader, steps, run.segments.get(run.primary, ()))
         return r
 

@@ -32,6 +32,7 @@ TICK = 1.0  # longest sleep between drains (the tailer wakes the loop when data 
 
 
 def main(opts: Options) -> int:
+    assert opts.path is not None  # (cli.main: PATH is required)
     outs = outputs.build(opts, "follow", os.path.abspath(opts.path))
     printer = outs.get(Printer)
     tailer = Tailer(opts.path, poll=opts.poll)

@@ -63,6 +63,7 @@ def run(cmd: str, data: bytes, timeout: float, cancel=None) -> HookResult:
     except OSError as e:
         return HookResult(error=e.strerror or str(e))
     res = HookResult()
+    assert p.stdin is not None and p.stderr is not None  # (both pipes)
     try:
         _talk(p, data, time.monotonic() + timeout, res, cancel)
     finally:
@@ -79,6 +80,7 @@ def run(cmd: str, data: bytes, timeout: float, cancel=None) -> HookResult:
 
 
 def _talk(p: subprocess.Popen, data: bytes, deadline: float, res: HookResult, cancel) -> None:
+    assert p.stdin is not None and p.stderr is not None  # (run opens both pipes)
     err_fd, in_fd = p.stderr.fileno(), p.stdin.fileno()
     os.set_blocking(err_fd, False)
     os.set_blocking(in_fd, False)

@@ -85,11 +85,11 @@ class Incidents:
                 d["run"] = run
             if key in firing and key not in opened and key not in self.open:
                 ch = firing[key]
-                inc = self._open(key, a.step, now, paged=not from_backlog)
+                new = self._open(key, a.step, now, paged=not from_backlog)
                 opened.add(key)
-                if inc.paged:
+                if new.paged:
                     d.update(
-                        {"lifecycle": "firing", "incident": inc.id, "status": ch.status.value, "summary": ch.summary}
+                        {"lifecycle": "firing", "incident": new.id, "status": ch.status.value, "summary": ch.summary}
                     )
                     self._page(key, d, now)
                 continue

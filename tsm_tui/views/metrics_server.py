@@ -182,6 +182,7 @@ class MetricsServer:
         self._send(c)
 
     def _send(self, c: _Conn) -> None:
+        assert c.out is not None  # (called with an answer to send)
         try:
             c.sent += c.sock.send(c.out[c.sent :])
         except BlockingIOError:

@@ -84,6 +84,7 @@ class AlertHook:
             self._warn(f"--on-alert command timed out after {self.timeout:g}s for {what} (its process group was ended)")
             return
         if r.returncode != 0:
+            assert r.returncode is not None  # (None only when it did not start, timed out or was cancelled)
             self.failed += 1
             how = f"exit {r.returncode}" if r.returncode > 0 else f"killed by signal {-r.returncode}"
             tail = clean(r.last_line(), 200)

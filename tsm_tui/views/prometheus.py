@@ -42,12 +42,16 @@ import tempfile
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tsm_tui.core.errors import InputError
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.core.output import warn
 from tsm_tui.core.sanitize import clean
+
+if TYPE_CHECKING:
+    from tsm_tui.views.metrics_server import MetricsServer
 
 MIN_WRITE = 1.0  # s between two textfile writes (node_exporter reads it at each scrape, 15-60 s)
 HEARTBEAT = 30.0  # s: the file is rewritten (and the heartbeat moved) at least this often
@@ -463,7 +467,7 @@ class Exporter:
         self._write_failed = False
         self._link_said = False
         self.writes = 0
-        self._server = None
+        self._server: MetricsServer | None = None
         if self.prom_file:
             self._check_dir()
         self.registry.register(_Collector(self))
@@ -472,6 +476,7 @@ class Exporter:
             self._serve(host, port)
 
     def _check_dir(self) -> None:
+        assert self.prom_file is not None  # (called with a file)
         d = os.path.dirname(self.prom_file)
         if os.path.isdir(self.prom_file) and not os.path.islink(self.prom_file):
             raise InputError(
@@ -598,6 +603,7 @@ class Exporter:
         symbolic link at the final name, it never writes through it: a link planted
         there (node_exporter's directory is shared by every job on a node) is
         replaced by our file and said once; its target is never touched."""
+        assert self.prom_file is not None  # (called with a file)
         d, base = os.path.split(self.prom_file)
         tmp = None
         try:

@@ -4,6 +4,7 @@ object for scripts. Both are views of a finished Monitor."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors import CHECKS, DETECTORS
@@ -67,6 +68,7 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
     with_loss = f", {mon.loss_steps} steps with a training loss" if mon.loss_steps != mon.records else ""
     lines.append(f"  steps: {mon.first_step}-{mon.last_step} ({mon.records} records{with_loss})")
     if an.ranks is not None:
+        assert an.run.primary is not None  # (the ranks check reads the chosen log's ranks)
         lines.append(
             f"  ranks: {len(an.run.ranks)} rank logs read; the checks use {clean(_rel(an.run.primary, an.run.path))}"
         )
@@ -198,7 +200,7 @@ def json_report(an: Analysis, also: dict | None = None) -> dict:
     checks = an.checks()
     crit, warn = mon.counts(checks)
     info = mon.info
-    d = {
+    d: dict[str, Any] = {
         "schema": SCHEMA,
         "path": an.run.path,
         "files": [f.to_json() for f in an.run.files],

@@ -52,6 +52,8 @@ class BatchSizeDetector(Detector):
             return []
         self.alerted = True
         status, msg, actions = verdict
+        ref = self._ref()
+        assert ref is not None  # (a verdict has one)
         return [
             Alert(
                 self.id,
@@ -59,7 +61,7 @@ class BatchSizeDetector(Detector):
                 rec.step,
                 msg,
                 value=self._tokens(),
-                baseline=self._ref()[0],
+                baseline=ref[0],
                 actions=actions,
                 key="batch_size",
             )
@@ -101,8 +103,8 @@ class BatchSizeDetector(Detector):
             return a + int(judged[0]) if bad else None
         seen = self._observed(fr, a, b)[judged]  # observed_tokens as each judged row sees it
         vals, first = np.unique(seen, return_index=True)  # NaN marks "None"
-        bad = [i for v, i in zip(vals.tolist(), first.tolist()) if self._bad_verdict(None if v != v else v)]
-        return a + int(judged[min(bad)]) if bad else None
+        bad_at = [i for v, i in zip(vals.tolist(), first.tolist()) if self._bad_verdict(None if v != v else v)]
+        return a + int(judged[min(bad_at)]) if bad_at else None
 
     def _bad_verdict(self, observed: float | None) -> bool:
         keep, self.observed_tokens = self.observed_tokens, observed

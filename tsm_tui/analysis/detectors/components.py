@@ -19,10 +19,14 @@ import copy
 import math
 import re
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, Severity, Status, StepRecord
 from tsm_tui.sources.fields import key_roles
+
+if TYPE_CHECKING:
+    from tsm_tui.analysis.detectors.base import Detector
 
 MAX_TERMS = 16  # terms checked per run (a log with hundreds of *_loss keys: the first 16; ours)
 PREFIX = "Loss component "
@@ -140,10 +144,10 @@ class Components:
 
     def __init__(self, cls, settings, state) -> None:
         self._cls, self._s, self._state = cls, settings, state  # a term's detector: cls(settings, state, part=True)
-        self.parts: dict[str, object] = {}  # term -> its detector, in the order first seen
-        self._keys: dict[str, tuple[str, str]] = {}  # our alert key -> (term, the part's key)
+        self.parts: dict[str, Detector] = {}  # term -> its detector, in the order first seen
+        self._keys: dict[str, tuple[str, str | None]] = {}  # our alert key -> (term, the part's key)
 
-    def _part(self, k: str):
+    def _part(self, k: str) -> Detector | None:
         d = self.parts.get(k)
         if d is None and len(self.parts) < MAX_TERMS:
             d = self.parts[k] = self._cls(self._s, self._state, part=True)
@@ -170,6 +174,7 @@ class Components:
             d = self._part(k)
             if d is None:
                 continue
+            assert rec.extra is not None  # (its loss terms)
             found = d.update(
                 StepRecord(
                     rec.step,
@@ -190,6 +195,7 @@ class Components:
             d = self._part(k)
             if d is None:
                 continue
+            assert fr.extra is not None and fr._state is not None  # (its loss terms; a frame being driven)
             cols = {"loss": fr.extra[k]}
             for f in _CONTEXT:
                 c = fr.get(f)

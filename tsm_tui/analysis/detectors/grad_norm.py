@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from itertools import islice
+from typing import Any
 
 import numpy as np
 
@@ -231,6 +232,7 @@ class GradNormDetector(Detector):
                 self.loss_records += q - a
             self.unit.see_frame(fr.step[a:q], ep[a:q] if ep is not None else None)
             return None
+        sel: Any  # the rows [a, q): a slice, or the frame rows of the check (indexed only then)
         if idx is None:
             sel = slice(a, q)
         else:
@@ -268,6 +270,7 @@ class GradNormDetector(Detector):
         if not L0:  # no median yet (start, resume): let update take the first row
             return 0
         g0, m0 = x.item(0), med.get()
+        assert m0 is not None  # (L0 values in the window)
         if g0 > 0 and m0 > 0 and g0 >= s.grad_spike_ratio * m0 and len(self._logm) >= s.min_baseline:
             return 0  # the first row is a spike candidate (the test of update): no columns for it
         total = L0 + m
@@ -294,7 +297,7 @@ class GradNormDetector(Detector):
             pmask = st > w
             pmask[:k0] = False
         prow = None if pmask is None else np.flatnonzero(pmask)
-        npost = m - k0 if pmask is None else prow.size
+        npost = m - k0 if prow is None else prow.size  # (prow is None with pmask)
 
         # rows the bounds do not clear; blocks first (a block's max / min decides for all its rows)
         thr = s.grad_spike_ratio * lo
@@ -373,7 +376,7 @@ class GradNormDetector(Detector):
             self._over.extend(bo[:nq])
             self._high.extend(bh[:nq])
             self._tick = (self._tick + nq) % RATE_EVERY
-            if over is not None:
+            if over is not None and high is not None:  # (set together)
                 done = t <= nq
                 if done.any():
                     self.over_peak = max(self.over_peak, float(over[done].max()))

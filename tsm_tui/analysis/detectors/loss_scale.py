@@ -211,6 +211,7 @@ class LossScaleDetector(Detector):
         if self.first_step is None:
             self.first_step = fs
         if ff is not None and ff < m:
+            assert sc is not None  # (the screen sends the first finite scale to update, which sets it)
             nfin = int(np.count_nonzero(fin[p:stop])) if fin is not None else m
             late = su is None or not su[:m][fin[p:stop]].all()  # a finite row after start-up
             if late:

@@ -447,15 +447,14 @@ class LossSpikeDetector(Detector):
             )
             if pre.size:
                 stop = int(pre[0])
-        for j in np.flatnonzero(cand[:stop]):
-            j = int(j)
+        for j in np.flatnonzero(cand[:stop]).tolist():
             win = sorted(bseq[max(0, t[j] - self._med.size + 1) : t[j] + 1].tolist())
             k = len(win)
             med = win[k // 2] if k % 2 else 0.5 * (win[k // 2 - 1] + win[k // 2])
             early = self.n + j + 1 <= early_end
-            base = _local_base(med, lseq[max(0, j + L0 - LOCAL) : j + L0].tolist(), early)
+            loc_base = _local_base(med, lseq[max(0, j + L0 - LOCAL) : j + L0].tolist(), early)
             recent = (list(self._recent.values()) + fed[max(0, j - EARLY_K) : j].tolist()) if early else None
-            if self._test_window(float(fed[j]), base, bseq, t[j], recent):
+            if self._test_window(float(fed[j]), loc_base, bseq, t[j], recent):
                 stop = j
                 break
         # divergence: the exact rolling median of the undelayed window
@@ -636,8 +635,9 @@ class LossSpikeDetector(Detector):
         window's median, in robust sds of the window; a spike stays out of the window."""
         w, s = self._sig, self.settings
         if len(w) >= s.min_baseline:
-            med = w.get()
-            sd = (w.quantile(0.75) - w.quantile(0.25)) / IQR_SD
+            med, q3, q1 = w.get(), w.quantile(0.75), w.quantile(0.25)
+            assert med is not None and q3 is not None and q1 is not None  # (the window is not empty)
+            sd = (q3 - q1) / IQR_SD
             rise = x - med
             if rise >= s.spike_min_delta and sd > 0 and rise >= s.sigma * sd:
                 last, self._sig_last = self._sig_last, self.n
@@ -725,7 +725,7 @@ class LossSpikeDetector(Detector):
         now = (rec.step, _num(rec.lr), _num(rec.grad_norm), _num(rec.loss_scale))
         near, old = ctx[-(CTX_NEAR - 1) :] + [now] if CTX_NEAR > 1 else [now], ctx[: -(CTX_NEAR - 1)]
         lr_old = [c[1] for c in old if c[1] is not None]
-        lr_near = [c for c in near if c[1] is not None]
+        lr_near = [(c[0], c[1]) for c in near if c[1] is not None]  # (step, LR)
         if lr_old and lr_near:
             ref = _median(lr_old)
             hi = max(lr_near, key=lambda c: c[1])
@@ -1054,6 +1054,7 @@ class LossSpikeDetector(Detector):
         if self._paged is not None or len(self._recent) < self.settings.window:
             return []
         cur = self._recent.get()
+        assert cur is not None and rec.loss is not None  # (a full window; _update feeds a finite loss)
         if self._diverged_at is not None:
             # back below the recovery bar: the rule watches again (issue 26, fresh3: a LoRA run
             # that diverged, came back to its level for 300 steps, then climbed 3x again unsaid)
@@ -1261,8 +1262,8 @@ class LossSpikeDetector(Detector):
     def _resolve(self, inc: _Incident) -> None:
         n = len(self.moot_keys)
         inc.resolve(self.moot_keys)
-        if len(self.moot_keys) != n and inc.alert is not None:
-            self._revised.append(inc.alert.key)
+        if len(self.moot_keys) != n and inc.alert is not None and inc.alert.key is not None:
+            self._revised.append(inc.alert.key)  # (an incident's alert always has its key)
 
     def revised(self) -> list[str]:
         out, self._revised = self._revised, []
@@ -1359,6 +1360,7 @@ class LossSpikeDetector(Detector):
 
 
 def _cause_name(inc: _Incident) -> str:
+    assert inc.cause is not None  # (called for an incident with a cause)
     if inc.cause == "data" and inc.persistent:
         return f"a data fault from step {inc.onset} on"
     return CAUSES[inc.cause]

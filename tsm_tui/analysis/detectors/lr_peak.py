@@ -40,6 +40,7 @@ class SchedulePeak:
         if p is None:
             self.peak = self.prev = lr
             return
+        assert self.prev is not None  # (set with the peak)
         if self.done and self.held and lr > JUMP_FACTOR * p and self._stair(lr):
             self.done = False  # (the next stair of the ramp: it goes on)
         if not self.done:
@@ -87,6 +88,7 @@ class SchedulePeak:
             self.update(float(v[0]))
             i = 1
         if i < n and not self.done:
+            assert self.peak is not None  # (the first finite LR set it)
             if not self.rose:
                 # an LR at its first value (the peak: it never rose) only resets the hold
                 # count and becomes ``prev``, however many records hold it
@@ -125,6 +127,7 @@ class SchedulePeak:
         if i >= n:
             return None
         rest = v[i:]
+        assert self.peak is not None  # (the first finite LR set it)
         for k in np.flatnonzero(rest > self.peak).tolist():
             x = float(rest[k])
             if self.held and x > JUMP_FACTOR * self.peak:

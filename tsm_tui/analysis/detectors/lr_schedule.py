@@ -236,12 +236,14 @@ class LRScheduleDetector(Detector):
         if thr is not None or not self.ramp_done:
             runmax = np.maximum(np.maximum.accumulate(v), self.max_lr)  # max_lr after each row
         if thr is not None:
+            assert runmax is not None  # (computed above with a threshold)
             flag |= runmax >= thr
         if not self.no_warmup_alerted and self.first_lr is not None and self._starts_at_beginning():
             if self.ramp_done:  # has_warmup() cannot change: flag the NO_WARMUP_RECORDS-th record
                 if not self.first_lr < self.ramp_peak * PEAK_TOL:
                     flag[max(0, NO_WARMUP_RECORDS - self.n - 1) :] = True
             else:
+                assert runmax is not None  # (computed above while the ramp is not done)
                 nk = np.arange(self.n + 1, self.n + 1 + v.size)
                 flag |= (nk >= NO_WARMUP_RECORDS) & ~(self.first_lr < runmax * PEAK_TOL)
         hit = np.flatnonzero(flag)
@@ -341,6 +343,8 @@ class LRScheduleDetector(Detector):
         self._over += 1
         if self._over < JUMP_FAIL_RECORDS:
             return []
+        # (_over_from: set at the first record over the line; called after a jump)
+        assert self._over_from is not None and self.jump_at is not None
         self.jump_failed = (self._over_from, self._over, self.max_lr)
         r_now, r_max = lr / self.ramp_peak, self.max_lr / self.ramp_peak
         return [
@@ -372,6 +376,7 @@ class LRScheduleDetector(Detector):
         if self.n == 0 or not self._starts_at_beginning():
             return None
         peak = self.ramp_peak if self.ramp_done else self.max_lr
+        assert self.first_lr is not None  # (set with the first LR counted in n)
         return self.first_lr < peak * PEAK_TOL
 
     def _late_start(self) -> str:

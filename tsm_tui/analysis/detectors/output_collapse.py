@@ -363,6 +363,7 @@ class OutputCollapseDetector(Detector):
 
     # ------------------------------------------------------------------ samples
     def _samples(self, rec: StepRecord) -> list[Alert]:
+        assert rec.samples is not None  # (called for a record with samples)
         texts = [t for t in rec.samples[:MAX_SAMPLES] if isinstance(t, str)]
         if not texts:
             return []
@@ -383,9 +384,9 @@ class OutputCollapseDetector(Detector):
         # the best levels include the current one (a level cannot be worse than itself)
         if len(recent) >= 2:
             for k, better in (("rep4", min), ("d2", max), ("length", max), ("nonword", min), ("cce", min)):
-                v = lv.get(k)
-                if v is not None:
-                    self.best[k] = better(self.best[k], v) if k in self.best else v
+                level = lv.get(k)
+                if level is not None:
+                    self.best[k] = better(self.best[k], level) if k in self.best else level
         return out
 
     @staticmethod

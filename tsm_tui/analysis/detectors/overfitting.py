@@ -134,6 +134,7 @@ class OverfittingDetector(Detector):
         return min(cks, key=lambda c: (abs(c[0] - b), c[0] > b))
 
     def _alert(self, step: int, v: float, tr: float | None, now: str) -> Alert:
+        assert self.best is not None and self.first is not None  # (update set them before)
         b_step, b_val, b_tr = self.best
         ck = self._keep()
         keep = f"; keep {ck[1]} (step {ck[0]}), the checkpoint nearest to it" if ck else ""
@@ -217,6 +218,7 @@ class OverfittingDetector(Detector):
             return self._result(Status.SKIP, f"no training loss logged to compare its {self.evals} evaluation(s) with")
         if self.best is None:
             return self._result(Status.PASS, f"{self.evals} evaluation(s), none since the last restart")
+        assert self.first is not None and self.last is not None  # (set with the best)
         b_step, b_val, _ = self.best
         ck = self._keep()
         keep = f"; keep {ck[1]} (step {ck[0]})" if ck else ""

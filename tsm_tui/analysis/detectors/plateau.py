@@ -36,6 +36,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections import deque
 from itertools import repeat
+from typing import Any
 
 import numpy as np
 
@@ -485,6 +486,7 @@ class PlateauDetector(Detector):
         """The open block is full: into the list (neighbours merge when it is full),
         the prefix sums and the spike cap."""
         b = self._cur
+        assert b is not None  # (called with a block open)
         self._cur = None
         self.blocks.append(b)
         if len(self.blocks) > MAX_BLOCKS:
@@ -515,6 +517,7 @@ class PlateauDetector(Detector):
         if b.spk:
             return p
         n, s = b.n, b.loss_sum
+        assert self._t0 is not None  # (set with the first block)
         t = 0.5 * (b.first + b.last) - self._t0
         nt = n * t
         return (
@@ -556,6 +559,7 @@ class PlateauDetector(Detector):
         se = math.sqrt(max(between, within) / Stt)
         scale = abs(m) / L
         lb = self.blocks[-1 if end is None else end - 1]
+        assert self._t0 is not None  # (set with the first block)
         t_end = 0.5 * (lb.first + lb.last) - self._t0
         return _Fit(-slope / scale, se / scale, m + slope * (t_end - tb), W)
 
@@ -611,6 +615,7 @@ class PlateauDetector(Detector):
         if span <= 0 or step - self._same_from < CONST_FRAC * span:
             return []
         v = self._same_val
+        assert v is not None  # (set with _same_from)
         self.const = (v, self._same_from)
         self.const_floor = self._at_floor(v)
         if self.const_floor:
@@ -783,7 +788,8 @@ class PlateauDetector(Detector):
         if cx is None:
             return None
         rows = cx[0]
-        sel = slice(a, b) if rows is None else rows[slice(*np.searchsorted(rows, (a, b)))]
+        # the rows [a, b): a slice, or the frame rows of the check (indexed only then)
+        sel: Any = slice(a, b) if rows is None else rows[slice(*np.searchsorted(rows, (a, b)))]
         x = fr.cols["loss"][sel]
         m = x.size
         if not m:
@@ -1492,6 +1498,7 @@ class PlateauDetector(Detector):
             )
         if self._collapsed():
             z, total, first = self._lr_zero_from, st.info.total_steps, st.first_step or 0
+            assert z is not None  # (_collapsed: an LR at 0 from z)
             where = (
                 f"{z / total:.0%} of the planned run"
                 if total
@@ -1518,7 +1525,12 @@ class PlateauDetector(Detector):
             # the end of a decaying schedule: the LR, when logged, off its peak (a constant
             # LR, or one that jumped above its schedule, is no schedule's end)
             return st.last_lr is None or not peak or st.last_lr < PEAK_TOL * peak
-        return st.last_lr is not None and bool(peak) and st.last_lr <= self.settings.decayed_lr_frac * peak
+        return (
+            st.last_lr is not None
+            and peak is not None
+            and bool(peak)
+            and st.last_lr <= self.settings.decayed_lr_frac * peak
+        )
 
     def _collapsed(self) -> bool:
         """The LR has been 0 for ZERO_FRAC of the run so far, since a step before ZERO_END of
@@ -1596,6 +1608,7 @@ class PlateauDetector(Detector):
             )
         stuck = self._still_stuck()
         if stuck is not None:
+            assert self.const is not None  # (_still_stuck: None without a constant loss said)
             return self._result(
                 Status.FAIL,
                 f"loss exactly {fmt(self.const[0])} for {CONST_RECORDS}+ records from step {self.const[1]}, still "
@@ -1607,7 +1620,11 @@ class PlateauDetector(Detector):
         span = self._span_result(L, now, dead)
         # a run said never to learn stays so until it improves materially or its line falls
         hold = self._never_fit(now, said=True) if self.never is not None else None
-        if hold is not None and (self.never[3] or span is None or span.status != Status.FAIL):
+        if (
+            hold is not None
+            and self.never is not None
+            and (self.never[3] or span is None or span.status != Status.FAIL)
+        ):
             f = hold[0]
             a, b = median(self._head), median(self._tail)
             d = (a - b) / a
@@ -1675,10 +1692,10 @@ class PlateauDetector(Detector):
                 f"{cur / best - 1:.0%} above its best {fmt(best)} (step {at})",
             )
         if self.rising is not None:
-            a, b = self.rising
+            lo, hi = self.rising
             return self._result(
                 Status.SKIP,
-                f"loss climbing ({fmt(a)} -> {fmt(b)} over the last {L} steps): "
+                f"loss climbing ({fmt(lo)} -> {fmt(hi)} over the last {L} steps): "
                 "diverging, not flat (see Loss Spike Detection)",
             )
         if self.converged_at is not None:

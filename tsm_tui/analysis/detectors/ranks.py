@@ -33,6 +33,7 @@ from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 from tsm_tui.sources.fields import step_time_key
 
 TAIL = 100
+DTS_KEEP = 1000  # step times kept per rank
 DIVERGE = 1.5  # ours (the divergence factor of the loss-spike check)
 STRAGGLER = 1.15  # Levanter: a host's step time above 1.15x the median
 _dt_key = step_time_key  # (one list of step-time keys: sources/fields.py, shared with the throughput check)
@@ -49,7 +50,7 @@ class RankTracker:
         self.last_step: int | None = None
         self.nan_step: int | None = None
         self.losses: deque[float] = deque(maxlen=TAIL)
-        self.dts: deque[float] = deque(maxlen=1000)
+        self.dts: deque[float] = deque(maxlen=DTS_KEEP)
         self._last_time: float | None = None
         self.loss_seen = False
 
@@ -102,18 +103,19 @@ class RankTracker:
         got = _dt_key(fr.extra) if fr.extra else None
         use_dt = np.zeros(n, dtype=bool)
         if got is not None:
+            assert fr.extra is not None  # (got is read from it)
             dt = fr.extra[got[0]] * got[1]
             use_dt = np.isfinite(dt) & (dt > 0)
         t = fr.get("time")
         if t is None:
             if use_dt.any():
-                self.dts.extend(dt[use_dt][-self.dts.maxlen :].tolist())
+                self.dts.extend(dt[use_dt][-DTS_KEEP:].tolist())
             return
         # rows without a usable duration take the wall-clock time since the previous such row
         tm = ~use_dt & np.isfinite(t)
         if not tm.any():
             if use_dt.any():
-                self.dts.extend(dt[use_dt][-self.dts.maxlen :].tolist())
+                self.dts.extend(dt[use_dt][-DTS_KEEP:].tolist())
             return
         idx = np.flatnonzero(tm)
         tv = t[idx]
@@ -129,7 +131,7 @@ class RankTracker:
             vals[use_dt] = dt[use_dt]
         vals[idx[ok]] = d[ok]
         keep = vals[~np.isnan(vals)]
-        self.dts.extend(keep[-self.dts.maxlen :].tolist())
+        self.dts.extend(keep[-DTS_KEEP:].tolist())
 
     @property
     def name(self) -> str:
@@ -202,7 +204,7 @@ def summarize(trackers: list[RankTracker]) -> tuple[CheckResult, list[tuple[Aler
     nan = [t for t in trackers if t.nan_step is not None]
     if nan and len(nan) < n:
         status = Status.FAIL
-        first = min(nan, key=lambda t: t.nan_step)
+        first = min(nan, key=lambda t: t.nan_step if t.nan_step is not None else 0)  # (all set: filtered above)
         names = ", ".join(t.name for t in nan[:4]) + (f" +{len(nan) - 4}" if len(nan) > 4 else "")
         problems.append(f"NaN on {names} only (first at step {first.nan_step})")
         alerts.append(

@@ -104,11 +104,11 @@ class ThroughputDetector(Detector):
                 return None, None
             ps, pt = self.prev_step, self.prev_t
             self.prev_t, self.prev_step = t, rec.step
-            if pt is not None and rec.step > ps and t < pt:
+            if pt is not None and ps is not None and rec.step > ps and t < pt:  # (ps and pt are set together)
                 self.falls += 1
                 if self.first_fall is None:
                     self.first_fall = (rec.step, pt, t)
-            if pt is None or rec.step <= ps or not t > pt or self.not_a_clock():
+            if pt is None or ps is None or rec.step <= ps or not t > pt or self.not_a_clock():
                 return None, None
             return (rec.step - ps) / (t - pt), t - pt
         x = rec.extra.get(kind[1]) if rec.extra else None
@@ -155,6 +155,7 @@ class ThroughputDetector(Detector):
             ref.update(v)
             return []
         med = ref.get()
+        assert med is not None  # (MIN_REF values in it)
         ratio = med / v  # how many times slower than the median
         sp = self.spell
         if ratio > self.settings.throughput_cliff:
@@ -192,6 +193,7 @@ class ThroughputDetector(Detector):
         return out
 
     def _end_drop(self, step: int) -> None:
+        assert self.drop is not None  # (called while a drop is open)
         self.drops[-1] = (self.drop[0], step, self.drop[1])
         self.drop = None
 
@@ -375,6 +377,7 @@ class ThroughputDetector(Detector):
         notes = ""
         if self.pauses:
             p = self.pause_last
+            assert p is not None  # (set with every pause)
             notes = f"; {self.pauses} pause(s) it came back from (last at step {p[0]}"
             notes += f", {_secs(p[1])})" if p[1] is not None else ")"
         if self.drop is not None:

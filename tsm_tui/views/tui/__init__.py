@@ -13,6 +13,7 @@ def run_app(opts: Options, demo: str | None = None) -> int:
     if opts.prom_file or opts.metrics_port is not None:  # (imported only when asked for)
         from tsm_tui.views import outputs
 
+        assert opts.path is not None  # (cli.main: PATH is required)
         outs = outputs.build(opts, "tui", app.root or opts.path)  # the live worker feeds it
         app.exporter = outs or None
     try:

@@ -103,7 +103,12 @@ class RunActivity:
         planned - 1."""
         if self.ended == "done":
             return True
-        return bool(self.planned) and self.last_step is not None and self.last_step >= self.planned - 1
+        return (
+            self.planned is not None
+            and bool(self.planned)
+            and self.last_step is not None
+            and self.last_step >= self.planned - 1
+        )
 
     def idle(self, now: float, wall: float) -> float | None:
         """Seconds since the run wrote its last record (None before any)."""

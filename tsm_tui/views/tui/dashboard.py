@@ -81,7 +81,7 @@ def _locked(method):
     return wrapper
 
 
-class DashboardScreen(LaidOutAtTerminalSize, Screen):
+class DashboardScreen(LaidOutAtTerminalSize, Screen):  # type: ignore[misc]  # (its sync _on_resize before Screen's async one: Textual calls either)
     """A run's dashboard (the app's first screen). ``help_extra``: keys the app adds to
     its help (Esc back to the runs screen)."""
 
@@ -460,8 +460,9 @@ class DashboardScreen(LaidOutAtTerminalSize, Screen):
             state.set_class(c == cls, c)
         shown = getattr(state, "_tsm_shown", None)
         if shown is None or shown.plain != text:
-            state._tsm_shown = Content(text)
-            state.update(state._tsm_shown, layout=shown is None or len(shown.plain) != len(text))  # auto width
+            content = Content(text)
+            state._tsm_shown = content  # type: ignore[attr-defined]  # (what the label shows, kept on it)
+            state.update(content, layout=shown is None or len(shown.plain) != len(text))  # auto width
         last = self.last_step()
         parts: list = [("step ", MUTED), ("-" if last is None else str(last), "bold")]
         if self.mode != "finished":
@@ -589,8 +590,8 @@ class DashboardScreen(LaidOutAtTerminalSize, Screen):
         shown = (text.plain, tuple(text.spans))
         if getattr(focus, "_tsm_plot", None) == shown:
             return
-        focus._tsm_plot = shown
-        focus._tsm_shown = None
+        focus._tsm_plot = shown  # type: ignore[attr-defined]  # (what the plot shows, kept on it)
+        focus._tsm_shown = None  # type: ignore[attr-defined]
         focus.update(text, layout=False)
 
     # ------------------------------------------------------------ view state

@@ -45,6 +45,8 @@ TICK = 1.0  # s between two looks at the clock (ages, "stalled")
 COLUMNS = tuple((d.id, *d.column) for d in DETECTORS if d.column)
 SHORT = {cid: d.short for cid, d in CHECKS.items()}
 _STYLE = {Status.FAIL: "bold $error", Status.WARN: "bold $warning", Status.PASS: "$success", Status.SKIP: MUTED}
+#: a cell's style: one, or one per letter (the one-column checks)
+CellStyle = str | tuple[str, ...] | None
 _LETTER = {Status.FAIL: "F", Status.WARN: "W", Status.PASS: "P", Status.SKIP: "-"}
 _WORD = {Status.FAIL: "FAIL", Status.WARN: "WARN", Status.PASS: "ok", Status.SKIP: "-"}
 SORTS = ("health", "name", "step", "age")
@@ -197,7 +199,7 @@ class RunsTable(DataTable):
     ]
 
 
-class RunsScreen(LaidOutAtTerminalSize, Screen):
+class RunsScreen(LaidOutAtTerminalSize, Screen):  # type: ignore[misc]  # (its sync _on_resize before Screen's async one: Textual calls either)
     """All runs under PATH, the sick ones first. Installed once by the app: Esc back from a
     run's dashboard finds the filter, the order and the cursor as they were."""
 
@@ -232,7 +234,7 @@ class RunsScreen(LaidOutAtTerminalSize, Screen):
         self.sort_i = 0
         self._order: list[str] = []
         self._layout: tuple[int, int, bool] | None = None
-        self._shown: dict[tuple[str, str], tuple[str, str | None]] = {}
+        self._shown: dict[tuple[str, str], tuple[str, CellStyle]] = {}
         self._texts: dict[str, str] = {}
         self._n_rows = -1
         self._longest = 3
@@ -362,11 +364,11 @@ class RunsScreen(LaidOutAtTerminalSize, Screen):
             return f"exit {r.activity.exit_code} {age_text(idle)}", "bold $error"
         return age_text(idle), None
 
-    def _cells(self, r: RunRow, now: float, wall: float, cw: int, rate_col: bool) -> list[tuple[str, str, str | None]]:
+    def _cells(self, r: RunRow, now: float, wall: float, cw: int, rate_col: bool) -> list[tuple[str, str, CellStyle]]:
         """(column key, text, style) of one row."""
         w = r.worst_check()
         crit, warn = r.counts()
-        out = [
+        out: list[tuple[str, str, CellStyle]] = [
             ("age", *self._age(r, now, wall)),
             ("step", "-" if r.activity.last_step is None else str(r.activity.last_step), None),
             (

@@ -390,7 +390,7 @@ HELP_NOTES = [
 ]
 
 
-class HelpScreen(LaidOutAtTerminalSize, ModalScreen[None]):
+class HelpScreen(LaidOutAtTerminalSize, ModalScreen[None]):  # type: ignore[misc]  # (its sync _on_resize before Screen's async one: Textual calls either)
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
