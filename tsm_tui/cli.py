@@ -362,7 +362,7 @@ def _root(path: str) -> str:
 
 
 def run_report(opts: Options, out=None) -> int:
-    from tsm_tui.analysis.replay import Analysis, analyze_runs
+    from tsm_tui.analysis.replay import Analysis, RunFailure, analyze_runs
     from tsm_tui.views import report
 
     out = out or sys.stdout
@@ -403,14 +403,13 @@ def run_report(opts: Options, out=None) -> int:
     if opts.format in ("github", "sarif"):
         return _ci_report(opts, results, out)
     if len(results) == 1:
-        # (a RunFailure alone here, several runs of which one failed and the others were no runs,
-        # is not handled: the note of branch house8c says so)
-        an = results[0]
+        an = results[0]  # (an Analysis: a lone run that failed raised InputError in analyze_runs)
+        assert not isinstance(an, RunFailure)
         if opts.json:
-            out.write(report.dumps(report.json_report(an)) + "\n")  # type: ignore[arg-type]
+            out.write(report.dumps(report.json_report(an)) + "\n")
         else:
-            out.write(terminal_safe(report.text_report(an, colour=report.use_colour(out))))  # type: ignore[arg-type]
-        return EXIT_CRITICAL if an.counts()[0] else EXIT_OK  # type: ignore[union-attr]
+            out.write(terminal_safe(report.text_report(an, colour=report.use_colour(out))))
+        return EXIT_CRITICAL if an.counts()[0] else EXIT_OK
     path = os.path.abspath(opts.path)
     if opts.json:
         out.write(report.dumps(report.json_runs_report(results, path)) + "\n")

@@ -224,4 +224,6 @@ def analyze_runs(
         out.append(an)
     if not out and first is not None:
         raise first
+    if len(out) == 1 and isinstance(out[0], RunFailure):  # the one run there was failed: as for a lone run
+        raise InputError(out[0].reason)
     return out
