@@ -45,6 +45,7 @@ from tsm_tui.sources.config_keys import (
     warmup_from_ratio,
     warmup_in_tokens,
 )
+from tsm_tui.sources.framework_defaults import config_defaults, default_label
 from tsm_tui.sources.params import count_params  # noqa: F401  (re-exported: tests, older imports)
 
 
@@ -213,41 +214,6 @@ def read_plan(path: str, extra_config: str | None = None) -> Plan:
 # the values (defaults, units, the notes and the keys to name in an action).
 
 
-#: HF TrainingArguments defaults (transformers 4.x) for keys a YAML leaves out
-HF_DEFAULTS = {
-    "learning_rate": 5e-5,
-    "max_grad_norm": 1.0,
-    "logging_steps": 500,
-    "logging_nan_inf_filter": True,
-    "adam_beta1": 0.9,
-    "adam_beta2": 0.999,
-    "adam_epsilon": 1e-8,
-    "lr_scheduler_type": "linear",
-    "save_steps": 500,
-    "save_strategy": "steps",
-    "warmup_steps": 0,
-    "logging_strategy": "steps",
-}
-#: Megatron-LM arguments.py defaults for options a launch line leaves out
-MEGATRON_DEFAULTS = {
-    "clip_grad": 1.0,
-    "log_interval": 100,
-    "adam_beta1": 0.9,
-    "adam_beta2": 0.999,
-    "adam_eps": 1e-8,
-    "lr_decay_style": "linear",
-    "lr_warmup_iters": 0,
-}
-#: torchtitan JobConfig defaults (job_config.py) for keys the TOML leaves out
-TORCHTITAN_DEFAULTS = {
-    "training.max_norm": 1.0,
-    "metrics.log_freq": 10,
-    "optimizer.eps": 1e-8,
-    "optimizer.beta2": 0.95,
-    "training.mixed_precision_param": "bfloat16",
-    "checkpoint.interval": 500,
-}
-
 _FT_STAGES = ("sft", "dpo", "rm", "ppo", "kto", "orpo", "simpo", "grpo")
 
 
@@ -257,19 +223,8 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     if plan.framework is None or plan.framework == "generic":
         plan.framework = fw
     flat = flatten(mapping)
-    defaults = {
-        "hf": HF_DEFAULTS,
-        "axolotl": HF_DEFAULTS,
-        "megatron": MEGATRON_DEFAULTS,
-        "torchtitan": TORCHTITAN_DEFAULTS,
-    }.get(fw, {})
-    dflt_origin = {
-        "hf": "HF TrainingArguments",
-        "axolotl": "HF TrainingArguments",
-        "megatron": "Megatron-LM",
-        "torchtitan": "torchtitan",
-    }.get(fw, "")
-    dflt_origin = f"{dflt_origin} default (not set in {origin})"
+    defaults = config_defaults(fw)  # (sources/framework_defaults: the monitor's table too)
+    dflt_origin = f"{default_label(fw)} default (not set in {origin})"
 
     def get(*names, default=True):
         k, v = lookup(flat, *names)
