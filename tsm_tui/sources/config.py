@@ -116,22 +116,8 @@ def load_config(path: str) -> tuple[dict | None, str | None]:
     return m, None
 
 
-#: activation checkpointing: HF, Megatron (old and new flags), DeepSpeed's section, torchtitan, Lightning / PEFT
-_GRAD_CKPT = (
-    "gradient_checkpointing",
-    "recompute_activations",
-    "checkpoint_activations",
-    "recompute_granularity",
-    "activation_checkpointing.partition_activations",
-    "use_gradient_checkpointing",
-    "enable_gradient_checkpointing",
-    "activation_checkpoint.mode",
-    "ac_mode",
-)
-
-
 def _grad_checkpointing(flat: dict) -> bool | None:
-    for k in _GRAD_CKPT:
+    for k in names("grad_checkpointing"):  # (any of them set, not the first key: config_keys.KEYS)
         v = flat.get(k)
         if isinstance(v, bool):
             return v
@@ -214,7 +200,7 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
     fw = detect_framework(mapping)
     said: list[str] = []
     share: float | None = None  # a warmup_steps below 1: a share of the run
-    strategy = str(lookup(flat, "save_strategy")[1] or "").strip().lower()
+    strategy = str(read(flat, "save_strategy", fw)[1] or "").strip().lower()
     for field in _READ:
         if field == "save_steps" and strategy in _NO_STEP_SAVES:
             continue  # save_strategy "no" / "epoch": the save_steps beside it plans no save
@@ -262,7 +248,7 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
         # max_grad_norm: null / gradient_clip_val: null written out: the run does not clip
         info.set("clip", 0.0, origin)
     if info.schedule is None:
-        k, d = lookup(flat, "decay_lr")  # nanoGPT: decay_lr True is its cosine, False a constant LR
+        k, d = read(flat, "decay_lr", fw)  # nanoGPT: decay_lr True is its cosine, False a constant LR
         if isinstance(d, bool):
             info.set("schedule", "cosine" if d else "constant", origin)
     _, ratio = read(flat, "warmup_ratio", fw)
