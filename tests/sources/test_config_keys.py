@@ -95,6 +95,32 @@ def both(mapping: dict, kind: str = "") -> tuple[RunInfo, Plan]:
         ),
         # nanoGPT's decay_lr: True is its cosine (pre-flight's reading)
         ({"max_iters": 5000, "decay_lr": True, "warmup_iters": 100, "learning_rate": 6e-4}, "", {"schedule": "cosine"}),
+        # torchtitan's [checkpoint] enable_checkpoint = false: no saves, whatever interval says (the
+        # monitor read interval = 500 as saves planned); its model flavor "8B" is the model's size
+        (
+            {
+                "job": {"dump_folder": "x"},
+                "model": {"name": "llama3", "flavor": "8B"},
+                "training": {"steps": 1000},
+                "checkpoint": {"enable_checkpoint": False, "interval": 500},
+            },
+            "toml",
+            {"save_strategy": "no", "params": 8e9},
+        ),
+        # GPT-3-style lengths in tokens (Brown et al. 2020 App. B: 375M warm-up tokens, 300B in all,
+        # 0.5M per batch): steps of the batch (the monitor read neither)
+        (
+            {"batch_tokens": "0.5M", "total_tokens": "300B", "warmup_tokens": "375M", "learning_rate": 6e-4},
+            "",
+            {"total_steps": 600_000, "warmup_steps": 750},
+        ),
+        # Composer / OLMo max_duration in batches or tokens (the monitor did not read it)
+        ({"max_duration": "10000ba", "global_train_batch_size": 512}, "", {"total_steps": 10_000}),
+        (
+            {"max_duration": "2e9tok", "global_train_batch_size": 512, "max_sequence_length": 2048},
+            "",
+            {"total_steps": 1907},
+        ),
     ],
 )
 def test_monitor_and_preflight_read_one_config_one_way(mapping, kind, want):

@@ -28,6 +28,8 @@ from tsm_tui.sources.config_keys import (
     KEYS,
     PER_NODE,
     detect_framework,
+    duration,
+    flag,
     flatten,
     global_batch,
     lookup,
@@ -35,6 +37,7 @@ from tsm_tui.sources.config_keys import (
     precision,
     present,
     read,
+    steps_of_tokens,
     warmup_from_ratio,
     warmup_in_tokens,
 )
@@ -201,6 +204,12 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
     said: list[str] = []
     share: float | None = None  # a warmup_steps below 1: a share of the run
     strategy = str(read(flat, "save_strategy", fw)[1] or "").strip().lower()
+    # checkpoints switched on or off (torchtitan [checkpoint] enable_checkpoint, Lightning
+    # enable_checkpointing) when no strategy is named: off plans no save, whatever the
+    # interval beside it says (torchtitan writes interval = 500 either way)
+    switch = flag(read(flat, "checkpointing", fw)[1]) if not strategy else None
+    if switch is not None:
+        strategy = "steps" if switch else "no"
     for field in _READ:
         if field == "save_steps" and strategy in _NO_STEP_SAVES:
             continue  # save_strategy "no" / "epoch": the save_steps beside it plans no save
@@ -247,10 +256,30 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
     if info.clip is None and read(flat, "clip", fw)[0] is None and present(flat, *names("clip", fw)):
         # max_grad_norm: null / gradient_clip_val: null written out: the run does not clip
         info.set("clip", 0.0, origin)
+    if switch is not None:
+        info.set("save_strategy", strategy, origin)
     if info.schedule is None:
         k, d = read(flat, "decay_lr", fw)  # nanoGPT: decay_lr True is its cosine, False a constant LR
         if isinstance(d, bool):
             info.set("schedule", "cosine" if d else "constant", origin)
+    length = duration(read(flat, "max_duration", fw)[1])  # Composer / OLMo: "10000ba", "5e12tok"
+    if length is not None and length[0] == "steps":
+        info.set("total_steps", int(length[1]), origin)
+    bt = info.effective_batch_tokens()
+    if bt:
+        # a length in tokens is steps of the batch (config_keys.steps_of_tokens, pre-flight's rule
+        # too): GPT-3-style total_tokens / warmup_tokens, OLMo's t_warmup under units: tokens
+        t = num(read(flat, "total_tokens", fw)[1], sizes=True)
+        if t is None and length is not None and length[0] == "tokens":
+            t = length[1]
+        if info.total_steps is None and t and t > 0:
+            info.set("total_steps", steps_of_tokens(t, bt), origin)
+        kw, vw = read(flat, "warmup_steps", fw)
+        w = num(vw, sizes=True) if warmup_in_tokens(flat, kw) else None
+        if w is None:
+            w = num(read(flat, "warmup_tokens", fw)[1], sizes=True)
+        if info.warmup_steps is None and w is not None and w >= 0:
+            info.set("warmup_steps", steps_of_tokens(w, bt), origin)
     _, ratio = read(flat, "warmup_ratio", fw)
     if share is not None:  # (before a warmup_ratio beside it, as transformers v5 reads them)
         ratio = share
@@ -266,6 +295,11 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
         gc = _grad_checkpointing(plain)
         if gc is not None:
             info.set("grad_checkpointing", gc, origin)
+    if info.params is None and fw == "torchtitan":
+        flavor = read(flat, "flavor", fw)[1]  # torchtitan's model flavor "8B" ("debugmodel": no size)
+        p = num(flavor, sizes=True) if isinstance(flavor, str) else None
+        if p:
+            info.set("params", p, origin)
     if info.params is None:
         try:
             est = count_params(plain)
