@@ -276,3 +276,16 @@ def test_counts_the_two_readers_read_two_ways_before(mapping, want, said):
     notes = apply_mapping(RunInfo(), mapping, "config")
     plan_notes = [n for n in plan.notes if "not a whole number" in n]
     assert len([n for n in notes if "not a whole number" in n]) == len(plan_notes) == said, (notes, plan.notes)
+
+
+def test_a_length_in_tokens_over_a_guessed_batch_stays_unknown_to_the_monitor():
+    """A W&B run's config (corpus trackers/wandb0230_ngrc_warmup_stopped): total_tokens 1e8 over
+    local_batch_size 4 x seq_len 256 on devices it does not count. Pre-flight plans 97,656 steps
+    and says the world size is assumed 1; the monitor keeps no planned length that rests on a guess
+    (as for a parameter count on an assumed vocabulary)."""
+    mapping = {"total_tokens": 1e8, "local_batch_size": 4, "seq_len": 256, "learning_rate": 5e-4}
+    info, plan = both(mapping)
+    assert plan.total_steps == 97_656 and any("world size not given" in n for n in plan.notes)
+    assert info.batch_size == 4 and info.total_steps is None
+    info, plan = both(dict(mapping, world_size=8))  # the devices given: one reading
+    assert info.total_steps == plan.total_steps == 12_207

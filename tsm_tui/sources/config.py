@@ -146,14 +146,15 @@ def _count(v) -> int | None:
     return n if n is not None and n >= 1 else None
 
 
-def _global_batch(flat: dict, fw: str | None, said: list[str]) -> tuple[str | None, int | None]:
-    """(how, value) of the global batch from its parts when no key gives it: one device's
-    batch x accumulation x world size (config_keys.global_batch, pre-flight's rule); an
-    accumulation or a world size with a fraction is left out and said (as pre-flight)."""
+def _global_batch(flat: dict, fw: str | None, said: list[str]) -> tuple[str | None, int | None, bool]:
+    """(how, value, the world size was assumed 1) of the global batch from its parts when no
+    key gives it: one device's batch x accumulation x world size (config_keys.global_batch,
+    pre-flight's rule); an accumulation or a world size with a fraction is left out and said
+    (as pre-flight)."""
     mk, mv = read(flat, "micro_batch", fw)
     micro = _count(mv)
     if mk is None or micro is None:
-        return mk, mv  # (what is there is said or skipped as before)
+        return mk, mv, False  # (what is there is said or skipped as before)
     ak, av = read(flat, "grad_accum", fw)
     wk, wv = read(flat, "world_size", fw)
     for k, v in ((ak, av), (wk, wv)):
@@ -163,8 +164,8 @@ def _global_batch(flat: dict, fw: str | None, said: list[str]) -> tuple[str | No
     if world and wk in PER_NODE:
         nodes = _count(read(flat, "nodes", fw)[1])
         world *= nodes or 1
-    gb, how, _ = global_batch(fw, micro, mk, _count(av), ak or "accumulation", world, wk or "world size")
-    return how, gb
+    gb, how, assumed = global_batch(fw, micro, mk, _count(av), ak or "accumulation", world, wk or "world size")
+    return how, gb, assumed
 
 
 def put_path(mapping: dict, parts: list[str], value) -> None:
@@ -203,6 +204,7 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
     fw = detect_framework(mapping)
     said: list[str] = []
     share: float | None = None  # a warmup_steps below 1: a share of the run
+    guessed = False  # the global batch rests on a world size assumed 1
     strategy = str(read(flat, "save_strategy", fw)[1] or "").strip().lower()
     # checkpoints switched on or off (torchtitan [checkpoint] enable_checkpoint, Lightning
     # enable_checkpointing) when no strategy is named: off plans no save, whatever the
@@ -215,7 +217,7 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
             continue  # save_strategy "no" / "epoch": the save_steps beside it plans no save
         n, v = read(flat, field, fw)
         if field == "batch_size" and n is None:
-            n, v = _global_batch(flat, fw, said)  # (no key gives the global batch: from its parts)
+            n, v, guessed = _global_batch(flat, fw, said)  # (no key gives the global batch: from its parts)
         if field == "beta2":
             nb, b = read(flat, "betas", fw)  # torch's betas=(0.9, 0.95), before adam_beta2 (pre-flight's order)
             if isinstance(b, (list, tuple)) and len(b) == 2 and all(num(x) is not None for x in b):
@@ -266,9 +268,12 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
     if length is not None and length[0] == "steps":
         info.set("total_steps", int(length[1]), origin)
     bt = info.effective_batch_tokens()
-    if bt:
+    if bt and not (guessed and info.batch_tokens is None):
         # a length in tokens is steps of the batch (config_keys.steps_of_tokens, pre-flight's rule
-        # too): GPT-3-style total_tokens / warmup_tokens, OLMo's t_warmup under units: tokens
+        # too): GPT-3-style total_tokens / warmup_tokens, OLMo's t_warmup under units: tokens.
+        # Not over a batch whose world size was assumed 1: a planned length that rests on a guess
+        # is no fact (pre-flight says the assumption; corpus trackers/wandb0230_ngrc_warmup_stopped,
+        # 1e8 tokens over local_batch_size 4 x seq_len 256 on an unknown number of devices)
         t = num(read(flat, "total_tokens", fw)[1], sizes=True)
         if t is None and length is not None and length[0] == "tokens":
             t = length[1]
