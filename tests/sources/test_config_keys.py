@@ -95,6 +95,32 @@ def both(mapping: dict, kind: str = "") -> tuple[RunInfo, Plan]:
         ),
         # nanoGPT's decay_lr: True is its cosine (pre-flight's reading)
         ({"max_iters": 5000, "decay_lr": True, "warmup_iters": 100, "learning_rate": 6e-4}, "", {"schedule": "cosine"}),
+        # torchtitan's [checkpoint] enable_checkpoint = false: no saves, whatever interval says (the
+        # monitor read interval = 500 as saves planned); its model flavor "8B" is the model's size
+        (
+            {
+                "job": {"dump_folder": "x"},
+                "model": {"name": "llama3", "flavor": "8B"},
+                "training": {"steps": 1000},
+                "checkpoint": {"enable_checkpoint": False, "interval": 500},
+            },
+            "toml",
+            {"save_strategy": "no", "params": 8e9},
+        ),
+        # GPT-3-style lengths in tokens (Brown et al. 2020 App. B: 375M warm-up tokens, 300B in all,
+        # 0.5M per batch): steps of the batch (the monitor read neither)
+        (
+            {"batch_tokens": "0.5M", "total_tokens": "300B", "warmup_tokens": "375M", "learning_rate": 6e-4},
+            "",
+            {"total_steps": 600_000, "warmup_steps": 750},
+        ),
+        # Composer / OLMo max_duration in batches or tokens (the monitor did not read it)
+        ({"max_duration": "10000ba", "global_train_batch_size": 512}, "", {"total_steps": 10_000}),
+        (
+            {"max_duration": "2e9tok", "global_train_batch_size": 512, "max_sequence_length": 2048},
+            "",
+            {"total_steps": 1907},
+        ),
     ],
 )
 def test_monitor_and_preflight_read_one_config_one_way(mapping, kind, want):
@@ -250,3 +276,16 @@ def test_counts_the_two_readers_read_two_ways_before(mapping, want, said):
     notes = apply_mapping(RunInfo(), mapping, "config")
     plan_notes = [n for n in plan.notes if "not a whole number" in n]
     assert len([n for n in notes if "not a whole number" in n]) == len(plan_notes) == said, (notes, plan.notes)
+
+
+def test_a_length_in_tokens_over_a_guessed_batch_stays_unknown_to_the_monitor():
+    """A W&B run's config (corpus trackers/wandb0230_ngrc_warmup_stopped): total_tokens 1e8 over
+    local_batch_size 4 x seq_len 256 on devices it does not count. Pre-flight plans 97,656 steps
+    and says the world size is assumed 1; the monitor keeps no planned length that rests on a guess
+    (as for a parameter count on an assumed vocabulary)."""
+    mapping = {"total_tokens": 1e8, "local_batch_size": 4, "seq_len": 256, "learning_rate": 5e-4}
+    info, plan = both(mapping)
+    assert plan.total_steps == 97_656 and any("world size not given" in n for n in plan.notes)
+    assert info.batch_size == 4 and info.total_steps is None
+    info, plan = both(dict(mapping, world_size=8))  # the devices given: one reading
+    assert info.total_steps == plan.total_steps == 12_207

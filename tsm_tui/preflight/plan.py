@@ -26,15 +26,16 @@ from __future__ import annotations
 
 import math
 import os
-import re
+from typing import Any
 from dataclasses import dataclass, field as _field
 
 from tsm_tui.core.numbers import FACT_COUNTS, MAX_FACT_TEXT, UNSET_COUNT, run_fact, shown, unusable, whole
 from tsm_tui.core.settings import RunInfo
 from tsm_tui.sources.config import MAX_CONFIG_BYTES, ConfigError, num, parse_arg_list, read_config_file  # noqa: F401
 from tsm_tui.sources.config_keys import (
-    detect_framework,
     PER_NODE,
+    detect_framework,
+    duration,
     flag,
     flatten,
     global_batch,
@@ -42,9 +43,12 @@ from tsm_tui.sources.config_keys import (
     names,
     precision,
     present,
+    read,
+    steps_of_tokens,
     warmup_from_ratio,
     warmup_in_tokens,
 )
+from tsm_tui.sources.framework_defaults import config_defaults, default_label
 from tsm_tui.sources.params import count_params  # noqa: F401  (re-exported: tests, older imports)
 
 
@@ -78,6 +82,12 @@ class Plan(RunInfo):
     world_size: int | None = None
     finetune: bool | None = None
     framework: str | None = None
+    #: a length in samples (Megatron --train-samples, --lr-warmup-samples): steps of the global
+    #: batch once it is known (finalize_plan)
+    train_samples: int | None = None
+    warmup_samples: int | None = None
+    #: the decay horizon in tokens (value, key, file): steps of the batch once it is known
+    decay_tokens: tuple[float, str, str] | None = None
     #: config key each value was read from, for the report and the actions
     keys: dict[str, str] = _field(default_factory=dict)
     #: what the reader could not know or assumed, one sentence each
@@ -213,265 +223,234 @@ def read_plan(path: str, extra_config: str | None = None) -> Plan:
 # the values (defaults, units, the notes and the keys to name in an action).
 
 
-#: HF TrainingArguments defaults (transformers 4.x) for keys a YAML leaves out
-HF_DEFAULTS = {
-    "learning_rate": 5e-5,
-    "max_grad_norm": 1.0,
-    "logging_steps": 500,
-    "logging_nan_inf_filter": True,
-    "adam_beta1": 0.9,
-    "adam_beta2": 0.999,
-    "adam_epsilon": 1e-8,
-    "lr_scheduler_type": "linear",
-    "save_steps": 500,
-    "save_strategy": "steps",
-    "warmup_steps": 0,
-    "logging_strategy": "steps",
-}
-#: Megatron-LM arguments.py defaults for options a launch line leaves out
-MEGATRON_DEFAULTS = {
-    "clip_grad": 1.0,
-    "log_interval": 100,
-    "adam_beta1": 0.9,
-    "adam_beta2": 0.999,
-    "adam_eps": 1e-8,
-    "lr_decay_style": "linear",
-    "lr_warmup_iters": 0,
-}
-#: torchtitan JobConfig defaults (job_config.py) for keys the TOML leaves out
-TORCHTITAN_DEFAULTS = {
-    "training.max_norm": 1.0,
-    "metrics.log_freq": 10,
-    "optimizer.eps": 1e-8,
-    "optimizer.beta2": 0.95,
-    "training.mixed_precision_param": "bfloat16",
-    "checkpoint.interval": 500,
-}
-
 _FT_STAGES = ("sft", "dpo", "rm", "ppo", "kto", "orpo", "simpo", "grpo")
 
 
-def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
-    """Fill ``plan`` from one training-config mapping (values already set win)."""
-    fw = detect_framework(mapping, kind)
-    if plan.framework is None or plan.framework == "generic":
-        plan.framework = fw
-    flat = flatten(mapping)
-    defaults = {
-        "hf": HF_DEFAULTS,
-        "axolotl": HF_DEFAULTS,
-        "megatron": MEGATRON_DEFAULTS,
-        "torchtitan": TORCHTITAN_DEFAULTS,
-    }.get(fw, {})
-    dflt_origin = {
-        "hf": "HF TrainingArguments",
-        "axolotl": "HF TrainingArguments",
-        "megatron": "Megatron-LM",
-        "torchtitan": "torchtitan",
-    }.get(fw, "")
-    dflt_origin = f"{dflt_origin} default (not set in {origin})"
+class _Config:
+    """One training-config mapping as pre-flight reads it: the framework it is for, its
+    flattened keys, and the framework's defaults for the keys it leaves out."""
 
-    def get(*names, default=True):
-        k, v = lookup(flat, *names)
+    def __init__(self, plan: Plan, mapping: dict, origin: str, kind: str) -> None:
+        self.plan, self.mapping, self.origin = plan, mapping, origin
+        self.fw = detect_framework(mapping, kind)
+        if plan.framework is None or plan.framework == "generic":
+            plan.framework = self.fw
+        self.flat = flatten(mapping)
+        self.defaults = config_defaults(self.fw)  # (sources/framework_defaults: the monitor's table too)
+        self.default_origin = f"{default_label(self.fw)} default (not set in {origin})"
+
+    def get(self, *keys: str, default: bool = True) -> tuple[str | None, Any, str]:
+        """(key, value, origin) of the first of ``keys`` set, else of the first the
+        framework has a default for; a value no setting can hold is said and None."""
+        k, v = lookup(self.flat, *keys)
         if k is None and default:
-            for n in names:
-                if n in defaults:
-                    return n, defaults[n], dflt_origin
+            for n in keys:
+                if n in self.defaults:
+                    return n, self.defaults[n], self.default_origin
         if k is not None and unusable(v):  # 1e400, .inf, 400 digits: the key is ignored, and said
-            plan.note(f"{origin}: {k} = {shown(v)} ignored: not a usable number")
-            return k, None, origin
-        return k, v, origin
+            self.plan.note(f"{self.origin}: {k} = {shown(v)} ignored: not a usable number")
+            return k, None, self.origin
+        return k, v, self.origin
 
-    def put(name, value, k, o, **kw):
-        if value is not None:
-            plan.put(name, value, o, k, **kw)
+    def setting(self, name: str, default: bool = True) -> tuple[str | None, Any, str]:
+        """``get`` over the keys of ``name`` in sources/config_keys.KEYS (the monitor's table)."""
+        return self.get(*names(name, self.fw), default=default)
 
-    def count(name, k, v, o, store=True):
+    def value(self, name: str) -> tuple[str | None, Any]:
+        """(key, value) of ``name`` as written, no default, no bound."""
+        return read(self.flat, name, self.fw)
+
+    def put(self, name: str, value, key: str | None, origin: str, **kw) -> None:
+        self.plan.put(name, value, origin, key, **kw)
+
+    def count(self, name: str, k: str | None, v, o: str, store: bool = True) -> int | None:
         """A count the config gives: put (``store``) and returned when at least its
         minimum (core/numbers.FACT_COUNTS); 0 and -1 mean "not set" (HF, Lightning);
         another negative count, or one past the bound, is ignored and said."""
         n = whole(v)
         if n is None:
             if num(v) is not None:  # 2.5 steps: no count (HF reads 0.1 as a fraction of the run)
-                plan.note(f"{o}: {k} = {shown(v)} ignored: not a whole number")
+                self.plan.note(f"{o}: {k} = {shown(v)} ignored: not a whole number")
             return None
         if n < UNSET_COUNT:
-            plan.note(f"{o}: {k} = {shown(v)} ignored: a negative count")
+            self.plan.note(f"{o}: {k} = {shown(v)} ignored: a negative count")
             return None
         if n < FACT_COUNTS[name]:
             return None
         if run_fact(name, n) is None:
-            plan.note(f"{o}: {k} = {shown(v)} ignored: not a usable number")
+            self.plan.note(f"{o}: {k} = {shown(v)} ignored: not a usable number")
             return None
         if store:
-            put(name, n, k, o)
+            self.put(name, n, k, o)
         return n
 
-    # --- model size given outright (plain configs) ---------------------------
-    k, v, o = get(*names("params", fw))
+
+def _model_size(c: _Config) -> None:
+    """A model size given outright (plain configs: ``params: 7B``)."""
+    k, v, o = c.setting("params")
     p = num(v, sizes=True)
     if p and p > 0:
-        put("params", p, k, o)
+        c.put("params", p, k, o)
 
-    # --- steps, tokens, epochs ------------------------------------------------------
-    k, v, o = get(*names("total_steps", fw))
+
+def _run_length(c: _Config) -> None:
+    """Steps, tokens, samples, epochs, the dataset's size."""
+    k, v, o = c.setting("total_steps")
     n = whole(v)
     if n is not None and n <= 0 and k == "max_steps":
-        plan.note(f"{origin}: max_steps={n} means an epoch-based run")
+        c.plan.note(f"{c.origin}: max_steps={n} means an epoch-based run")
     else:
-        count("total_steps", k, v, o)
-    k, v, o = get("max_duration")
-    if isinstance(v, (str, int, float)) and v is not None:
-        s = str(v).strip().lower()
-        m = re.fullmatch(r"([\d.e+_]+)\s*(ba|tok|t|ep|sp)?", s)
-        if m:
-            x, unit = num(m.group(1)), m.group(2) or "ba"
-            if x:
-                if unit == "ba":
-                    put("total_steps", int(x), k, o)
-                elif unit in ("t", "tok"):
-                    put("total_tokens", x, k, o)
-                elif unit == "ep":
-                    put("epochs", x, k, o)
-    k, v, o = get("total_tokens", "train_tokens", "max_tokens", "num_tokens", "training_tokens", "tokens")
+        c.count("total_steps", k, v, o)
+    k, v, o = c.setting("max_duration")
+    d = duration(v)
+    if d is not None:
+        unit, x = d
+        if unit == "steps":
+            c.put("total_steps", int(x), k, o)
+        else:
+            c.put("total_tokens" if unit == "tokens" else "epochs", x, k, o)
+    k, v, o = c.setting("total_tokens")
     t = num(v, sizes=True)
     if t and t > 0:
-        put("total_tokens", t, k, o)
-    k, v, o = get("train_samples")  # Megatron --train-samples: samples over the whole run
-    ts = count("dataset_samples", k, v, o, store=False)
+        c.put("total_tokens", t, k, o)
+    k, v, o = c.setting("train_samples")
+    ts = c.count("dataset_samples", k, v, o, store=False)
     if ts:
-        plan._train_samples = ts  # type: ignore[attr-defined]
-    k, v, o = get("num_train_epochs", "num_epochs", "max_epochs", "epochs", "trainer.max_epochs")
+        c.plan.train_samples = ts
+    k, v, o = c.setting("epochs")
     e = num(v)
     if e and e > 0:
-        put("epochs", e, k, o)
-    k, v, o = get("num_train_samples", "dataset_size", "num_examples", "train_dataset_size", "num_samples")
-    count("dataset_samples", k, v, o)
+        c.put("epochs", e, k, o)
+    k, v, o = c.setting("dataset_samples")
+    c.count("dataset_samples", k, v, o)
 
-    # --- batch -------------------------------------------------------------------------
-    k, v, o = get(*names("batch_tokens", fw))
+
+def _batch(c: _Config) -> None:
+    """The batch in tokens or sequences, or its parts (one device's batch, accumulation,
+    world size), and the sequence length."""
+    k, v, o = c.setting("batch_tokens")
     bt = num(v, sizes=True)
     if bt and bt > 0:
-        put("batch_tokens", bt, k, o)
-    k, v, o = get(*names("batch_size", fw))
-    count("batch_size", k, v, o)
-    k, v, o = get(*names("micro_batch", fw))
-    count("micro_batch", k, v, o)
-    k, v, o = get(*names("grad_accum", fw))
-    count("grad_accum", k, v, o)
-    ws = None
-    k, v, o = get(*names("world_size", fw))
-    ws = count("world_size", k, v, o, store=False)
+        c.put("batch_tokens", bt, k, o)
+    for name in ("batch_size", "micro_batch", "grad_accum"):
+        k, v, o = c.setting(name)
+        c.count(name, k, v, o)
+    k, v, o = c.setting("world_size")
+    ws = c.count("world_size", k, v, o, store=False)
     if ws:
-        kn, vn, _ = get(*names("nodes", fw))
+        kn, vn, _ = c.setting("nodes")
         nodes = whole(vn)
         if nodes and nodes > 1 and k in PER_NODE:
             ws *= nodes
             k = f"{k} x {kn}"
-        put("world_size", ws, k, o)
-    k, v, o = get(*names("seq_len", fw))
-    count("seq_len", k, v, o)
+        c.put("world_size", ws, k, o)
+    k, v, o = c.setting("seq_len")
+    c.count("seq_len", k, v, o)
 
-    # --- learning rate and schedule ------------------------------------------------------
-    k, v, o = get(*names("peak_lr", fw))
+
+def _peak_lr(c: _Config) -> None:
+    k, v, o = c.setting("peak_lr")
     lr = num(v)
     if lr is not None and lr > 0:
-        put("peak_lr", lr, k, o)
-    units_tokens = str(lookup(flat, "scheduler.units", "units")[1] or "").lower() == "tokens"
-    k, v, o = get(*names("warmup_steps", fw))
+        c.put("peak_lr", lr, k, o)
+
+
+def _warmup(c: _Config) -> None:
+    """The LR warm-up in steps, as a share of the run, in tokens or in samples (steps once
+    the run's length and batch are known: finalize_plan)."""
+    plan = c.plan
+    k, v, o = c.setting("warmup_steps")
     w = num(v, sizes=True)
     if w is not None and w >= 0:
-        if warmup_in_tokens(flat, k):
-            put("warmup_tokens", w, k, o)
+        if warmup_in_tokens(c.flat, k):
+            c.put("warmup_tokens", w, k, o)
         elif whole(v, sizes=True) is None and 0 < w < 1:
             # transformers v5 reads a warmup_steps below 1 as a share of the run (warmup_ratio's
             # successor, huggingface/transformers#41326); a warmup_ratio beside it is read after
-            put("warmup_ratio", w, k, o)
+            c.put("warmup_ratio", w, k, o)
         elif whole(v, sizes=True) is None:
             plan.note(f"{o}: {k} = {shown(v)} ignored: not a whole number")
         else:
-            put("warmup_steps", whole(v, sizes=True), k, o)
+            c.put("warmup_steps", whole(v, sizes=True), k, o)
     elif w is not None and w < UNSET_COUNT:
         plan.note(f"{o}: {k} = {shown(v)} ignored: a negative count")
-    k, v, o = get("warmup_tokens", "lr_warmup_tokens")
+    k, v, o = c.setting("warmup_tokens")
     wt = num(v, sizes=True)
     if wt is not None and wt >= 0:
-        put("warmup_tokens", wt, k, o)
-    k, v, o = get(*names("warmup_ratio", fw))
+        c.put("warmup_tokens", wt, k, o)
+    k, v, o = c.setting("warmup_ratio")
     wr = num(v)
     if wr is not None and 0 < wr <= 1:
-        put("warmup_ratio", wr, k, o)
+        c.put("warmup_ratio", wr, k, o)
     elif wr is not None and wr > 1:
         plan.note(f"{o}: {k} = {shown(v)} ignored: a share of the run is at most 1")
-    k, v, o = get("lr_warmup_samples")
-    ws_samples = count("dataset_samples", k, v, o, store=False)
+    k, v, o = c.setting("warmup_samples")
+    ws_samples = c.count("dataset_samples", k, v, o, store=False)
     if ws_samples:
-        plan._warmup_samples = ws_samples  # type: ignore[attr-defined]
-    k, v, o = get(*names("schedule", fw))
+        plan.warmup_samples = ws_samples
+
+
+def _decay(c: _Config) -> None:
+    """The LR schedule, its decay horizon (in steps or tokens) and its floor."""
+    plan = c.plan
+    units_tokens = str(c.value("units")[1] or "").lower() == "tokens"
+    k, v, o = c.setting("schedule")
     if isinstance(v, str) and v.strip():
-        put("schedule", v.strip(), k, o)
+        c.put("schedule", v.strip(), k, o)
     elif v is None:
-        k2, d = lookup(flat, "decay_lr")
+        k2, d = c.value("decay_lr")
         if isinstance(flag(d), bool):
-            plan.put("schedule", "cosine" if flag(d) else "constant", origin, f"{k2}={d}")
-    k, v, o = get(
-        "lr_decay_iters",
-        "lr_decay_steps",
-        "decay_steps",
-        "scheduler.t_max",
-        "t_max",
-        "scheduler.params.total_num_steps",
-    )
+            plan.put("schedule", "cosine" if flag(d) else "constant", c.origin, f"{k2}={d}")
+    k, v, o = c.setting("decay_steps")
     ds = num(v, sizes=True)
     if ds and ds > 0:
         if units_tokens and k in ("scheduler.t_max", "t_max"):
-            plan._decay_tokens = (ds, f"{k}", origin)  # type: ignore[attr-defined]
+            plan.decay_tokens = (ds, f"{k}", c.origin)
         else:
-            put("decay_steps", int(ds), k, o)
-    k, v, o = get("lr_decay_tokens")
-    if num(v, sizes=True):
-        plan._decay_tokens = (num(v, sizes=True), k, origin)  # type: ignore[attr-defined]
-    k, v, o = get("min_lr_ratio", "alpha_f", "lr_scheduler.min_lr_factor", "min_lr_rate", "final_lr_ratio")
+            c.put("decay_steps", int(ds), k, o)
+    k, v, o = c.setting("decay_tokens")
+    dt = num(v, sizes=True)
+    if dt:
+        plan.decay_tokens = (dt, k or "", c.origin)
+    k, v, o = c.setting("min_lr_ratio")
     if num(v) is not None:
-        put("min_lr_ratio", num(v), k, o)
+        c.put("min_lr_ratio", num(v), k, o)
     else:
-        k, v, o = get("min_lr", "lr_min", "lr_scheduler.lr_min", "final_lr")
+        k, v, o = c.setting("min_lr")
         if num(v) is not None and plan.peak_lr:
-            put("min_lr_ratio", num(v) / plan.peak_lr, k, o)
+            c.put("min_lr_ratio", num(v) / plan.peak_lr, k, o)
 
-    # --- clipping --------------------------------------------------------------------------
-    clip_names = names("clip", fw)
-    k, v, o = get(*clip_names, default=False)
+
+def _clipping(c: _Config) -> None:
+    """The gradient-norm clip; a key written out as null (HF / Lightning) or false: no clipping."""
+    clip_names = names("clip", c.fw)
+    k, v, o = c.get(*clip_names, default=False)
     if k is None:
         for n in clip_names:
-            if present(flat, n):  # present and null: clipping disabled (HF / Lightning treat None as off)
-                k, v, o = n, 0.0, origin
+            if present(c.flat, n):  # present and null: clipping disabled (HF / Lightning treat None as off)
+                k, v, o = n, 0.0, c.origin
                 break
         else:
-            k, v, o = get(*clip_names)
-    c = num(v) if not isinstance(v, bool) else (None if v else 0.0)
-    if k is not None and c is not None:
-        put("clip", max(c, 0.0), k, o)
+            k, v, o = c.get(*clip_names)
+    x = num(v) if not isinstance(v, bool) else (None if v else 0.0)
+    if k is not None and x is not None:
+        c.put("clip", max(x, 0.0), k, o)
 
-    # --- precision and loss scaling -----------------------------------------------------------
-    prec, pk, po = precision(flat, get, fw)
+
+def _precision(c: _Config) -> None:
+    """bf16 / fp16 / fp16-pure / fp32 (config_keys.precision, the monitor's reading) and
+    the fp16 loss scaler: static, dynamic or off."""
+    plan, origin = c.plan, c.origin
+    prec, pk, po = precision(c.flat, c.get, c.fw)
     if prec:
-        put("precision", prec, pk, po)
-    k, v, o = get("loss_scale", "fp16.loss_scale", "static_loss_scale")
+        c.put("precision", prec, pk, po)
+    k, v, o = c.setting("loss_scale")
     ls = num(v)
     if ls is not None:
-        put("loss_scale", ls, k, o)
+        c.put("loss_scale", ls, k, o)
         if ls > 0:
             plan.put("dynamic_scaling", False, origin, f"{k}={v}")
-    k, v, o = get(
-        "dynamic_loss_scale",
-        "use_grad_scaler",
-        "grad_scaler",
-        "use_loss_scaling",
-        "loss_scaling",
-        "dynamic_loss_scaling",
-        "amp_scaler",
-    )
+    k, v, o = c.setting("dynamic_scaling")
     if v is not None:
         if isinstance(v, str) and v.lower() in ("static", "dynamic"):
             plan.put("dynamic_scaling", v.lower() == "dynamic", origin, f"{k}={v}")
@@ -480,105 +459,129 @@ def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
     if plan.precision == "fp16-pure":
         plan.put("dynamic_scaling", False, plan.origin.get("precision", origin), plan.keys.get("precision"))
 
-    # --- logging --------------------------------------------------------------------------------
-    k, v, o = get(*names("logging_steps", fw))
-    count("logging_steps", k, v, o)
-    k, v, o = get("logging_strategy")
-    if isinstance(v, str):
-        put("logging_strategy", v.lower(), k, o)
-    k, v, o = get("logging_nan_inf_filter")
-    if flag(v) is not None:
-        put("logging_nan_inf_filter", flag(v), k, o)
-    k, v, o = get("log_grad_norm", "log_grad_norms", "log_gradient_norm", "track_grad_norm")
-    if flag(v) is not None:
-        put("log_grad_norm", flag(v), k, o)
 
-    # --- checkpoints ----------------------------------------------------------------------------
-    k, v, o = get(*names("save_strategy", fw))
+def _logging(c: _Config) -> None:
+    """The logging interval and strategy, HF's NaN filter, whether the grad norm is logged."""
+    k, v, o = c.setting("logging_steps")
+    c.count("logging_steps", k, v, o)
+    k, v, o = c.setting("logging_strategy")
     if isinstance(v, str):
-        put("save_strategy", v.lower(), k, o)
-    k, v, o = get(
-        "checkpoint.enable_checkpoint", "checkpoint.enable", "enable_checkpointing", "trainer.enable_checkpointing"
-    )
+        c.put("logging_strategy", v.lower(), k, o)
+    for name in ("logging_nan_inf_filter", "log_grad_norm"):
+        k, v, o = c.setting(name)
+        if flag(v) is not None:
+            c.put(name, flag(v), k, o)
+
+
+def _checkpoints(c: _Config) -> None:
+    """When checkpoints are saved: the strategy, checkpoints on or off, the interval in
+    steps (nanoGPT: each eval; Megatron: none without --save) or in time."""
+    plan, origin = c.plan, c.origin
+    k, v, o = c.setting("save_strategy")
+    if isinstance(v, str):
+        c.put("save_strategy", v.lower(), k, o)
+    k, v, o = c.setting("checkpointing")
     if flag(v) is False:
-        put("save_strategy", "no", k, o)
+        c.put("save_strategy", "no", k, o)
     elif flag(v) is True:
-        put("save_strategy", "steps", k, o)
-    k, v, o = get(*names("save_steps", fw))
-    count("save_steps", k, v, o)
-    if fw == "nanogpt" and plan.save_steps is None:
-        k, v, o = get("eval_interval")
+        c.put("save_strategy", "steps", k, o)
+    k, v, o = c.setting("save_steps")
+    c.count("save_steps", k, v, o)
+    if c.fw == "nanogpt" and plan.save_steps is None:
+        k, v, o = c.setting("eval_interval")
         if whole(v):
-            put("save_steps", whole(v), f"{k} (nanoGPT saves at each eval)", o)
-    if fw == "megatron":
-        if not present(flat, "save"):
+            c.put("save_steps", whole(v), f"{k} (nanoGPT saves at each eval)", o)
+    if c.fw == "megatron":
+        if not present(c.flat, *names("save_dir", c.fw)):
             plan.put("save_strategy", "no", origin, "no --save")
         elif plan.save_steps is None:
             plan.put("save_strategy", "end", origin, "--save without --save-interval")
-    k, v, o = get("save_interval_hours", "checkpoint_interval_hours", "save_every_hours")
+    k, v, o = c.setting("save_hours")
     if num(v):
-        put("save_hours", num(v), k, o)
-    k, v, o = get(
-        "save_interval_minutes", "save_every_minutes", "checkpoint_interval_minutes", "train_time_interval_minutes"
-    )
+        c.put("save_hours", num(v), k, o)
+    k, v, o = c.setting("save_minutes")
     if num(v):
-        put("save_hours", num(v) / 60, k, o)
+        c.put("save_hours", num(v) / 60, k, o)
 
-    # --- optimizer ------------------------------------------------------------------------------
-    k, v, o = get("optim", "optimizer.name", "optimizer_type", "optimizer", "optimizer.type")
+
+def _optimizer(c: _Config) -> None:
+    """The optimizer's name and Adam's betas and epsilon (a ``betas`` list before the single keys)."""
+    k, v, o = c.setting("optimizer")
     if isinstance(v, str):
-        put("optimizer", v, k, o)
-    k, v, o = get(*names("betas", fw))
+        c.put("optimizer", v, k, o)
+    k, v, o = c.setting("betas")
     if isinstance(v, (list, tuple)) and len(v) == 2 and all(num(x) is not None for x in v):
-        put("beta1", num(v[0]), f"{k}[0]", o)
-        put("beta2", num(v[1]), f"{k}[1]", o)
-    k, v, o = get(*names("beta2", fw))
-    if num(v) is not None:
-        put("beta2", num(v), k, o)
-    k, v, o = get("adam_beta1", "beta1", "optimizer.beta1")
-    if num(v) is not None:
-        put("beta1", num(v), k, o)
-    k, v, o = get(*names("eps", fw))
-    if num(v) is not None:
-        put("eps", num(v), k, o)
+        c.put("beta1", num(v[0]), f"{k}[0]", o)
+        c.put("beta2", num(v[1]), f"{k}[1]", o)
+    for name in ("beta2", "beta1", "eps"):
+        k, v, o = c.setting(name)
+        if num(v) is not None:
+            c.put(name, num(v), k, o)
 
-    # --- fine-tune or pre-training ---------------------------------------------------------------
-    stage = str(lookup(flat, "stage")[1] or "").lower()
+
+def _finetune(c: _Config) -> None:
+    """Fine-tune or pre-training: LLaMA-Factory's stage, else a base model / adapter named,
+    nanoGPT's init_from."""
+    plan, origin = c.plan, c.origin
+    stage = str(c.value("stage")[1] or "").lower()
     if stage == "pt":
         plan.put("finetune", False, origin, "stage=pt")
     elif stage in _FT_STAGES:
         plan.put("finetune", True, origin, f"stage={stage}")
     else:
-        for n in (
-            "finetuning_type",
-            "adapter",
-            "base_model",
-            "model_name_or_path",
-            "pretrained_model_name_or_path",
-            "finetune",
-        ):
-            kk, vv = lookup(flat, n)
+        for n in names("finetune", c.fw):
+            kk, vv = lookup(c.flat, n)
             if vv not in (None, False, "", "none"):
                 plan.put("finetune", True, origin, f"{kk}={shown(vv, MAX_FACT_TEXT)}")
                 break
-        kk, vv = lookup(flat, "init_from")
+        kk, vv = c.value("init_from")
         if isinstance(vv, str):
             plan.put("finetune", vv != "scratch", origin, f"init_from={vv}")
 
-    # --- the model, when described inline (nanoGPT, Megatron, OLMo, Lightning) -----------------
-    if plan.params is None:
-        model = mapping.get("model") if isinstance(mapping.get("model"), dict) else mapping
-        if fw == "torchtitan":
-            flavor = str(lookup(flat, "model.flavor")[1] or "")
-            p = num(flavor, sizes=True)
-            if p:
-                plan.put("params", p, origin, f"model.flavor={flavor}")
-        else:
-            est = count_params(model, fw)
-            if est:
-                plan.put("params", est[0], origin, est[1])
-                for msg in est[2]:
-                    plan.note(msg)
+
+def _inline_model(c: _Config) -> None:
+    """The model, when the training config describes it (nanoGPT, Megatron, OLMo, Lightning;
+    torchtitan's flavor "8B") and no size was given."""
+    plan = c.plan
+    if plan.params is not None:
+        return
+    model = c.mapping.get("model") if isinstance(c.mapping.get("model"), dict) else c.mapping
+    if c.fw == "torchtitan":
+        flavor = str(c.value("flavor")[1] or "")
+        p = num(flavor, sizes=True)
+        if p:
+            plan.put("params", p, c.origin, f"model.flavor={flavor}")
+    else:
+        est = count_params(model, c.fw)
+        if est:
+            plan.put("params", est[0], c.origin, est[1])
+            for msg in est[2]:
+                plan.note(msg)
+
+
+#: the concerns of a training config, in the order they are read (a note comes out in it)
+_CONCERNS = (
+    _model_size,
+    _run_length,
+    _batch,
+    _peak_lr,
+    _warmup,
+    _decay,
+    _clipping,
+    _precision,
+    _logging,
+    _checkpoints,
+    _optimizer,
+    _finetune,
+    _inline_model,
+)
+
+
+def apply_plan(plan: Plan, mapping: dict, origin: str, kind: str = "") -> None:
+    """Fill ``plan`` from one training-config mapping (values already set win)."""
+    c = _Config(plan, mapping, origin, kind)
+    for concern in _CONCERNS:
+        concern(c)
 
 
 # --- parameter count from the architecture: tsm_tui/sources/params.py (one counter for all)
@@ -595,13 +598,6 @@ def apply_model_config(plan: Plan, mapping: dict, origin: str) -> None:
     if plan.seq_len is None and ctx:
         plan.put("seq_len", ctx, origin, "max_position_embeddings (assumed training length)")
         plan.note(f"sequence length not in the training config: assumed {ctx} from {origin}")
-
-
-def _whole(x: float):
-    """round(x); x itself when it is no finite number (``Plan.put`` says so): a
-    ratio of hostile values (1e18 tokens / 1e-320 per batch) is Inf, and
-    ``round(inf)`` was an OverflowError in ``finalize_plan``."""
-    return round(x) if math.isfinite(x) else x
 
 
 def _up(x: float):
@@ -628,8 +624,8 @@ def finalize_plan(plan: Plan) -> Plan:
     # a length in samples (Megatron --train-samples, --lr-warmup-samples) is that many steps of
     # the global batch, rounded up: one rule for the run and its warm-up
     for name, samples, how in (
-        ("total_steps", getattr(plan, "_train_samples", None), "train_samples / global batch"),
-        ("warmup_steps", getattr(plan, "_warmup_samples", None), "lr_warmup_samples / global batch"),
+        ("total_steps", plan.train_samples, "train_samples / global batch"),
+        ("warmup_steps", plan.warmup_samples, "lr_warmup_samples / global batch"),
     ):
         # (over a framework default: Megatron's lr_warmup_iters = 0 is put before this rule, and
         # a --lr-warmup-samples run read "no LR warm-up", FAIL)
@@ -640,7 +636,7 @@ def finalize_plan(plan: Plan) -> Plan:
     if plan.total_steps is None and plan.total_tokens and bt:
         plan.put(
             "total_steps",
-            _whole(plan.total_tokens / bt),
+            steps_of_tokens(plan.total_tokens, bt),
             plan.origin.get("total_tokens", ""),
             f"{plan.key('total_tokens', 'tokens')} / batch tokens",
         )
@@ -672,7 +668,7 @@ def finalize_plan(plan: Plan) -> Plan:
     ):
         plan.put(
             "warmup_steps",
-            _whole(plan.warmup_tokens / bt),
+            steps_of_tokens(plan.warmup_tokens, bt),
             plan.origin.get("warmup_tokens", ""),
             f"{plan.key('warmup_tokens', 'warmup tokens')} / batch tokens",
             override=True,
@@ -687,9 +683,9 @@ def finalize_plan(plan: Plan) -> Plan:
         )
     elif plan.warmup_ratio and not plan.total_steps and not plan.warmup_steps:
         plan.note(f"warm-up is {plan.warmup_ratio:g} of the run, but the run length is unknown")
-    dt = getattr(plan, "_decay_tokens", None)
+    dt = plan.decay_tokens
     if dt and plan.decay_steps is None and bt:
-        plan.put("decay_steps", _whole(dt[0] / bt), dt[2], f"{dt[1]} / batch tokens")
+        plan.put("decay_steps", steps_of_tokens(dt[0], bt), dt[2], f"{dt[1]} / batch tokens")
     if plan.decay_steps is None and plan.framework in ("megatron", "nanogpt") and plan.total_steps:
         # Megatron: lr_decay_iters defaults to train_iters; nanoGPT's lr_decay_iters "should be ~= max_iters"
         plan.put("decay_steps", plan.total_steps, plan.origin.get("total_steps", ""), "= total steps")

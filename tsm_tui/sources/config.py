@@ -28,6 +28,8 @@ from tsm_tui.sources.config_keys import (
     KEYS,
     PER_NODE,
     detect_framework,
+    duration,
+    flag,
     flatten,
     global_batch,
     lookup,
@@ -35,6 +37,7 @@ from tsm_tui.sources.config_keys import (
     precision,
     present,
     read,
+    steps_of_tokens,
     warmup_from_ratio,
     warmup_in_tokens,
 )
@@ -116,22 +119,8 @@ def load_config(path: str) -> tuple[dict | None, str | None]:
     return m, None
 
 
-#: activation checkpointing: HF, Megatron (old and new flags), DeepSpeed's section, torchtitan, Lightning / PEFT
-_GRAD_CKPT = (
-    "gradient_checkpointing",
-    "recompute_activations",
-    "checkpoint_activations",
-    "recompute_granularity",
-    "activation_checkpointing.partition_activations",
-    "use_gradient_checkpointing",
-    "enable_gradient_checkpointing",
-    "activation_checkpoint.mode",
-    "ac_mode",
-)
-
-
 def _grad_checkpointing(flat: dict) -> bool | None:
-    for k in _GRAD_CKPT:
+    for k in names("grad_checkpointing"):  # (any of them set, not the first key: config_keys.KEYS)
         v = flat.get(k)
         if isinstance(v, bool):
             return v
@@ -157,14 +146,15 @@ def _count(v) -> int | None:
     return n if n is not None and n >= 1 else None
 
 
-def _global_batch(flat: dict, fw: str | None, said: list[str]) -> tuple[str | None, int | None]:
-    """(how, value) of the global batch from its parts when no key gives it: one device's
-    batch x accumulation x world size (config_keys.global_batch, pre-flight's rule); an
-    accumulation or a world size with a fraction is left out and said (as pre-flight)."""
+def _global_batch(flat: dict, fw: str | None, said: list[str]) -> tuple[str | None, int | None, bool]:
+    """(how, value, the world size was assumed 1) of the global batch from its parts when no
+    key gives it: one device's batch x accumulation x world size (config_keys.global_batch,
+    pre-flight's rule); an accumulation or a world size with a fraction is left out and said
+    (as pre-flight)."""
     mk, mv = read(flat, "micro_batch", fw)
     micro = _count(mv)
     if mk is None or micro is None:
-        return mk, mv  # (what is there is said or skipped as before)
+        return mk, mv, False  # (what is there is said or skipped as before)
     ak, av = read(flat, "grad_accum", fw)
     wk, wv = read(flat, "world_size", fw)
     for k, v in ((ak, av), (wk, wv)):
@@ -174,8 +164,8 @@ def _global_batch(flat: dict, fw: str | None, said: list[str]) -> tuple[str | No
     if world and wk in PER_NODE:
         nodes = _count(read(flat, "nodes", fw)[1])
         world *= nodes or 1
-    gb, how, _ = global_batch(fw, micro, mk, _count(av), ak or "accumulation", world, wk or "world size")
-    return how, gb
+    gb, how, assumed = global_batch(fw, micro, mk, _count(av), ak or "accumulation", world, wk or "world size")
+    return how, gb, assumed
 
 
 def put_path(mapping: dict, parts: list[str], value) -> None:
@@ -214,13 +204,20 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
     fw = detect_framework(mapping)
     said: list[str] = []
     share: float | None = None  # a warmup_steps below 1: a share of the run
-    strategy = str(lookup(flat, "save_strategy")[1] or "").strip().lower()
+    guessed = False  # the global batch rests on a world size assumed 1
+    strategy = str(read(flat, "save_strategy", fw)[1] or "").strip().lower()
+    # checkpoints switched on or off (torchtitan [checkpoint] enable_checkpoint, Lightning
+    # enable_checkpointing) when no strategy is named: off plans no save, whatever the
+    # interval beside it says (torchtitan writes interval = 500 either way)
+    switch = flag(read(flat, "checkpointing", fw)[1]) if not strategy else None
+    if switch is not None:
+        strategy = "steps" if switch else "no"
     for field in _READ:
         if field == "save_steps" and strategy in _NO_STEP_SAVES:
             continue  # save_strategy "no" / "epoch": the save_steps beside it plans no save
         n, v = read(flat, field, fw)
         if field == "batch_size" and n is None:
-            n, v = _global_batch(flat, fw, said)  # (no key gives the global batch: from its parts)
+            n, v, guessed = _global_batch(flat, fw, said)  # (no key gives the global batch: from its parts)
         if field == "beta2":
             nb, b = read(flat, "betas", fw)  # torch's betas=(0.9, 0.95), before adam_beta2 (pre-flight's order)
             if isinstance(b, (list, tuple)) and len(b) == 2 and all(num(x) is not None for x in b):
@@ -261,10 +258,33 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
     if info.clip is None and read(flat, "clip", fw)[0] is None and present(flat, *names("clip", fw)):
         # max_grad_norm: null / gradient_clip_val: null written out: the run does not clip
         info.set("clip", 0.0, origin)
+    if switch is not None:
+        info.set("save_strategy", strategy, origin)
     if info.schedule is None:
-        k, d = lookup(flat, "decay_lr")  # nanoGPT: decay_lr True is its cosine, False a constant LR
+        k, d = read(flat, "decay_lr", fw)  # nanoGPT: decay_lr True is its cosine, False a constant LR
         if isinstance(d, bool):
             info.set("schedule", "cosine" if d else "constant", origin)
+    length = duration(read(flat, "max_duration", fw)[1])  # Composer / OLMo: "10000ba", "5e12tok"
+    if length is not None and length[0] == "steps":
+        info.set("total_steps", int(length[1]), origin)
+    bt = info.effective_batch_tokens()
+    if bt and not (guessed and info.batch_tokens is None):
+        # a length in tokens is steps of the batch (config_keys.steps_of_tokens, pre-flight's rule
+        # too): GPT-3-style total_tokens / warmup_tokens, OLMo's t_warmup under units: tokens.
+        # Not over a batch whose world size was assumed 1: a planned length that rests on a guess
+        # is no fact (pre-flight says the assumption; corpus trackers/wandb0230_ngrc_warmup_stopped,
+        # 1e8 tokens over local_batch_size 4 x seq_len 256 on an unknown number of devices)
+        t = num(read(flat, "total_tokens", fw)[1], sizes=True)
+        if t is None and length is not None and length[0] == "tokens":
+            t = length[1]
+        if info.total_steps is None and t and t > 0:
+            info.set("total_steps", steps_of_tokens(t, bt), origin)
+        kw, vw = read(flat, "warmup_steps", fw)
+        w = num(vw, sizes=True) if warmup_in_tokens(flat, kw) else None
+        if w is None:
+            w = num(read(flat, "warmup_tokens", fw)[1], sizes=True)
+        if info.warmup_steps is None and w is not None and w >= 0:
+            info.set("warmup_steps", steps_of_tokens(w, bt), origin)
     _, ratio = read(flat, "warmup_ratio", fw)
     if share is not None:  # (before a warmup_ratio beside it, as transformers v5 reads them)
         ratio = share
@@ -280,6 +300,11 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
         gc = _grad_checkpointing(plain)
         if gc is not None:
             info.set("grad_checkpointing", gc, origin)
+    if info.params is None and fw == "torchtitan":
+        flavor = read(flat, "flavor", fw)[1]  # torchtitan's model flavor "8B" ("debugmodel": no size)
+        p = num(flavor, sizes=True) if isinstance(flavor, str) else None
+        if p:
+            info.set("params", p, origin)
     if info.params is None:
         try:
             est = count_params(plain)

@@ -14,7 +14,10 @@ in ``warmup_from_ratio`` and the readers; the keys are here only.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
+
+from tsm_tui.core.numbers import num
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,7 @@ class Key:
     """The keys one setting is read from, in priority order."""
 
     names: tuple[str, ...]
-    #: "count" (an int), "amount" (a float), "text", "list" (Adam's betas)
+    #: "count" (an int), "amount" (a float), "text", "list" (Adam's betas), "flag" (a switch)
     kind: str = "count"
     #: "7B", "2M" are numbers here (core/numbers.num(sizes=True))
     sizes: bool = False
@@ -236,6 +239,118 @@ KEYS: dict[str, Key] = {
     ),
     "save_strategy": Key(("save_strategy",), "text"),
     "hosted_model": Key(("fine_tuned_model",), "text"),
+    #: activation (gradient) checkpointing: HF, Megatron (old and new flags), DeepSpeed's
+    #: section, torchtitan, Lightning / PEFT (the monitor's; any of them set, not the first)
+    "grad_checkpointing": Key(
+        (
+            "gradient_checkpointing",
+            "recompute_activations",
+            "checkpoint_activations",
+            "recompute_granularity",
+            "activation_checkpointing.partition_activations",
+            "use_gradient_checkpointing",
+            "enable_gradient_checkpointing",
+            "activation_checkpoint.mode",
+            "ac_mode",
+        ),
+        "flag",
+    ),
+    # --- what pre-flight reads beyond the monitor's settings (the run's length in other units,
+    # the LR schedule's decay, loss scaling, logging and checkpoint switches, the optimizer) ---
+    #: Composer's ``max_duration`` ("10000ba", "2ep", "1e9tok")
+    "max_duration": Key(("max_duration",), "text"),
+    "total_tokens": Key(
+        ("total_tokens", "train_tokens", "max_tokens", "num_tokens", "training_tokens", "tokens"),
+        "amount",
+        sizes=True,
+    ),
+    #: Megatron --train-samples: samples over the whole run
+    "train_samples": Key(("train_samples",)),
+    "epochs": Key(("num_train_epochs", "num_epochs", "max_epochs", "epochs", "trainer.max_epochs"), "amount"),
+    "dataset_samples": Key(("num_train_samples", "dataset_size", "num_examples", "train_dataset_size", "num_samples")),
+    "warmup_tokens": Key(("warmup_tokens", "lr_warmup_tokens"), "amount", sizes=True),
+    #: Megatron --lr-warmup-samples
+    "warmup_samples": Key(("lr_warmup_samples",)),
+    #: the decay horizon of the LR schedule
+    "decay_steps": Key(
+        (
+            "lr_decay_iters",
+            "lr_decay_steps",
+            "decay_steps",
+            "scheduler.t_max",
+            "t_max",
+            "scheduler.params.total_num_steps",
+        ),
+        sizes=True,
+    ),
+    "decay_tokens": Key(("lr_decay_tokens",), "amount", sizes=True),
+    #: nanoGPT's decay_lr: True is its cosine, False a constant LR
+    "decay_lr": Key(("decay_lr",), "flag"),
+    #: OLMo's scheduler units ("steps" / "tokens")
+    "units": Key(("scheduler.units", "units"), "text"),
+    "min_lr_ratio": Key(
+        ("min_lr_ratio", "alpha_f", "lr_scheduler.min_lr_factor", "min_lr_rate", "final_lr_ratio"), "amount"
+    ),
+    "min_lr": Key(("min_lr", "lr_min", "lr_scheduler.lr_min", "final_lr"), "amount"),
+    "loss_scale": Key(("loss_scale", "fp16.loss_scale", "static_loss_scale"), "amount"),
+    "dynamic_scaling": Key(
+        (
+            "dynamic_loss_scale",
+            "use_grad_scaler",
+            "grad_scaler",
+            "use_loss_scaling",
+            "loss_scaling",
+            "dynamic_loss_scaling",
+            "amp_scaler",
+        ),
+        "flag",
+    ),
+    "logging_strategy": Key(("logging_strategy",), "text"),
+    "logging_nan_inf_filter": Key(("logging_nan_inf_filter",), "flag"),
+    "log_grad_norm": Key(("log_grad_norm", "log_grad_norms", "log_gradient_norm", "track_grad_norm"), "flag"),
+    #: checkpoints on or off: torchtitan (old and new name), Lightning
+    "checkpointing": Key(
+        (
+            "checkpoint.enable_checkpoint",
+            "checkpoint.enable",
+            "enable_checkpointing",
+            "trainer.enable_checkpointing",
+        ),
+        "flag",
+    ),
+    #: Megatron's --save (no --save: no checkpoint is written)
+    "save_dir": Key(("save",), "text"),
+    #: nanoGPT saves a checkpoint at each evaluation
+    "eval_interval": Key(("eval_interval",)),
+    "save_hours": Key(("save_interval_hours", "checkpoint_interval_hours", "save_every_hours"), "amount"),
+    "save_minutes": Key(
+        (
+            "save_interval_minutes",
+            "save_every_minutes",
+            "checkpoint_interval_minutes",
+            "train_time_interval_minutes",
+        ),
+        "amount",
+    ),
+    "optimizer": Key(("optim", "optimizer.name", "optimizer_type", "optimizer", "optimizer.type"), "text"),
+    "beta1": Key(("adam_beta1", "beta1", "optimizer.beta1"), "amount"),
+    #: fine-tune or pre-training: LLaMA-Factory's stage, else the first of the markers
+    #: below set (a base model, an adapter), nanoGPT's init_from
+    "stage": Key(("stage",), "text"),
+    "finetune": Key(
+        (
+            "finetuning_type",
+            "adapter",
+            "base_model",
+            "model_name_or_path",
+            "pretrained_model_name_or_path",
+            "finetune",
+        ),
+        "text",
+    ),
+    "init_from": Key(("init_from",), "text"),
+    #: torchtitan's model flavor ("8B")
+    "flavor": Key(("model.flavor",), "text"),
     "dataset": Key(
         (
             "dataset",
@@ -394,6 +509,30 @@ def warmup_in_tokens(flat: dict, key: str | None) -> bool:
         key in ("scheduler.t_warmup", "t_warmup")
         and str(lookup(flat, "scheduler.units", "units")[1] or "").lower() == "tokens"
     )
+
+
+def duration(v) -> tuple[str, float] | None:
+    """Composer's ``max_duration`` ("10000ba", "5e12tok", "2ep"; a bare number is batches) as
+    ("steps" | "tokens" | "epochs", amount); None for anything else (samples, time)."""
+    if not isinstance(v, (str, int, float)) or isinstance(v, bool):
+        return None
+    m = re.fullmatch(r"([\d.e+_]+)\s*(ba|tok|t|ep|sp)?", str(v).strip().lower())
+    if not m:
+        return None
+    x, unit = num(m.group(1)), m.group(2) or "ba"
+    if not x:
+        return None
+    return {"ba": ("steps", x), "t": ("tokens", x), "tok": ("tokens", x), "ep": ("epochs", x)}.get(unit)
+
+
+def steps_of_tokens(tokens: float, batch_tokens: float) -> float:
+    """A length in tokens (a run's, a warm-up's, a decay's) as steps of the batch:
+    round(tokens / batch tokens); the quotient itself when it is no finite number (a ratio
+    of hostile values, 1e18 tokens / 1e-320 per batch, is Inf: the bound on a run fact
+    refuses it, where ``round(inf)`` raised OverflowError). One rule for the monitor and
+    pre-flight."""
+    x = tokens / batch_tokens
+    return round(x) if math.isfinite(x) else x
 
 
 def warmup_from_ratio(ratio: float, total_steps: int) -> int | None:
