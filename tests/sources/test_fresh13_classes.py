@@ -13,6 +13,9 @@
    ``train_loss.txt``, private, no licence: the files below are written by us in its shape).
 4. a counter written ``Training iter #N:`` (fresh14's TF1 LSTM nohup.out, private: the lines below
    are written by us in its shape: its keys, separators and test lines).
+5. a Traceback after the training's end (fresh13's TRL GRPO stdout, private: written by us in its shape):
+   its header released the HF reader's held dicts and was never looked at ("no crash or error lines");
+   now a WARN "crashed after its last record", and a crash inside a later training still a FAIL.
 """
 
 from __future__ import annotations
@@ -257,3 +260,47 @@ def test_the_tf1_nohup_shape_reads_from_a_folder(tmp_path, capsys):
     assert rep["sources"]["loss"]["key"] == "Batch Loss"
     assert (rep["steps"]["first"], rep["steps"]["last"]) == (2000, 120000)
 
+
+# ------------------------------------------------------------------ 5. a traceback after the training's end
+def trl_log(traceback_after_summary: bool, more_training: bool = False) -> str:
+    """A TRL GRPO stdout's shape (transformers 5: values quoted; written by us): a dict per step, the
+    end-of-training summary, then the script's own traceback (fresh13's: json.dump of a numpy bool)."""
+    out = []
+    for k in range(1, 41):
+        out.append(
+            f"{{'loss': '0.0{k % 9 + 1}', 'grad_norm': '0.{k % 7 + 1}', 'learning_rate': '{5e-06 - k * 1e-07:.3e}', "
+            f"'reward': '0.5', 'reward_std': '0.3536', 'kl': '0.06914', 'epoch': '{k * 0.001:.4f}'}}"
+        )
+    out.append(
+        "{'train_runtime': '6185', 'train_samples_per_second': '0.129', 'train_loss': '0.0347', 'epoch': '0.04'}"
+    )
+    if more_training:  # a second training in the same file, that crashes in its middle
+        out += [
+            f"{{'loss': '0.05', 'grad_norm': '0.2', 'learning_rate': '1e-06', 'epoch': '{k * 0.001:.4f}'}}"
+            for k in range(1, 6)
+        ]
+    tb = [
+        "Traceback (most recent call last):",
+        '  File "/input0/scripts/run_pilot.py", line 279, in run_single_training',
+        "    json.dump(cb.logs, f, indent=2)",
+        '  File "/usr/local/lib/python3.10/json/encoder.py", line 179, in default',
+        "    raise TypeError(f'Object of type {o.__class__.__name__} '",
+        "TypeError: Object of type bool_ is not JSON serializable",
+    ]
+    return "\n".join(out + (tb if traceback_after_summary or more_training else [])) + "\n"
+
+
+def test_a_traceback_after_the_training_summary_is_a_crash_after_the_last_record(tmp_path, capsys):
+    write(tmp_path / "logs", "gate2_seed44.log", trl_log(True))
+    rep = report(tmp_path, capsys)
+    crash = next(c for c in rep["checks"] if c["id"] == "crash")
+    assert crash["status"] == "WARN" and "after its last record (step 40)" in crash["summary"], crash
+    (a,) = [a for a in rep["alerts"] if a["check"] == "crash"]
+    assert a["severity"] == "warning" and a["step"] == 40 and "TypeError" in a["message"]
+
+
+def test_a_crash_in_a_training_after_a_finished_one_still_fails(tmp_path, capsys):
+    write(tmp_path / "logs", "run.log", trl_log(False, more_training=True))
+    rep = report(tmp_path, capsys)
+    crash = next(c for c in rep["checks"] if c["id"] == "crash")
+    assert crash["status"] == "FAIL" and "after its last record" not in crash["summary"], crash
