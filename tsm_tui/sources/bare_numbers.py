@@ -26,10 +26,19 @@ lines keep their index, are counted and give no value).
   only in a folder where no other file named as a log reads as training metrics.
 - A line that is not a bare number after the head (a file that turns into text half
   way) is counted, not read.
+- **One list of numbers**: what ``f.write(str(losses))`` or ``json.dump(losses, f)`` writes
+  (``[0.5557070970535278, 0.5515666007995605, ...]``, one line or one value per line, Python's
+  ``nan`` / ``inf`` and JSON's ``NaN`` / ``Infinity``, NumPy 2's ``np.float64(0.55)`` items):
+  **step = the value's index in the list, 0 = the first**. The file is streamed in chunks
+  (``LIST_CHUNK``, never ``json.load``: a list file can be large), an item longer than
+  ``MAX_ITEM`` is a counted skip that keeps its index (a 1 MiB run of digits costs one pass), an
+  item that is not a number is counted, a list cut short (no ``]``: the trainer writes it again
+  each epoch, a copy taken mid-write) gives the values it holds.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
 
@@ -45,6 +54,11 @@ BARE_EXT = (".txt",)
 #: (``\d+(?:\.\d*)?``, not ``\d+\.?\d*``: the two runs of digits could split a long one every
 #: way, and a 1 MiB line of digits took minutes to refuse: tests/integration/test_hostile.py)
 NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|inf|infinity)", re.I)
+#: a list item NumPy 2 prints for a float of its own (``str([np.float64(0.5)])``): the number inside
+NP_ITEM = re.compile(r"np\.(?:float|int)\d*\(\s*(.*?)\s*\)")
+LIST_CHUNK = 1 << 20  # bytes of a list file read at a time (ours)
+#: characters of one list item, at most (ours: a float's repr is at most 24, ``np.float64(...)`` 37)
+MAX_ITEM = 64
 SNIFF_LINES = 50  # non-blank lines of a head that must all be bare numbers (ours)
 PEEK = 4096  # bytes read of a file to sniff it from discovery (ours)
 MAX_FILES = 64  # metric files of one folder read as one run (ours: a folder of many is no run's)
@@ -70,8 +84,46 @@ def makes_run(stem: str) -> bool:
     return field_for(stem) in RUN_FIELDS or loss_role(stem) is not None
 
 
+def list_item(tok: str) -> str | None:
+    """One item of a list file as a number's text (``np.float64(0.5)`` -> ``0.5``), or None."""
+    t = tok.strip()
+    if len(t) > MAX_ITEM:
+        return None
+    if t[:3] == "np.":
+        m = NP_ITEM.fullmatch(t)
+        if m is None:
+            return None
+        t = m.group(1)
+    return t if NUMBER.fullmatch(t) else None
+
+
+def list_head(text: str, cut: bool = True) -> bool:
+    """``text`` (a file's first bytes; ``cut``: they may stop mid-file) opens one list of numbers:
+    ``[`` first, then items that are all numbers (up to SNIFF_LINES of them), at least one, and
+    nothing but blanks after its ``]``."""
+    t = text.lstrip()
+    if t[:1] != "[":
+        return False
+    body = t[1 : 1 + PEEK]
+    end = body.find("]")
+    if end >= 0:
+        if body[end + 1 :].strip():
+            return False  # ("[1, 2] [3, 4]", "[0.5] epoch 3": not one list)
+        body, cut = body[:end], False
+    items = body.split(",", SNIFF_LINES + 1)[: SNIFF_LINES + 1]
+    if cut and len(items) > 1 or len(items) > SNIFF_LINES:
+        items = items[:-1]  # (the last may be cut, or the rest of the file)
+    if items and not items[-1].strip() and end >= 0 and len(items) > 1:
+        items = items[:-1]  # (Python's trailing comma: "[0.5, 0.4,]")
+    return bool(items) and all(list_item(x) is not None for x in items)
+
+
 def bare_head(lines: list[str]) -> bool:
-    """The first (up to SNIFF_LINES) non-blank lines are all bare numbers, at least one."""
+    """The first (up to SNIFF_LINES) non-blank lines are all bare numbers, at least one; or
+    they open one list of numbers (``list_head``)."""
+    first = next((ln for ln in lines if ln.strip()), "")
+    if first.lstrip()[:1] == "[":
+        return list_head("\n".join(lines[:SNIFF_LINES]))
     n = 0
     for ln in lines:
         t = ln.strip()
@@ -100,7 +152,10 @@ def bare_content(path: str) -> bool:
         return False
     if b"\0" in raw:
         return False
-    lines = raw.decode("utf-8", "replace").split("\n")
+    text = raw.decode("utf-8", "replace")
+    if text.lstrip()[:1] == "[":
+        return list_head(text, cut=len(raw) == PEEK)
+    lines = text.split("\n")
     if len(raw) == PEEK:
         lines = lines[:-1]  # (the last line may be cut)
     return bare_head(lines)
@@ -142,6 +197,7 @@ class BareNumbersReader(SnapshotReader):
         super().__init__(path)
         self.left_out: list[str] = []
         self.lengths: dict[str, int] = {}
+        self.listed = False  # a file read was one list of numbers (its step: the list index)
 
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:
@@ -155,7 +211,12 @@ class BareNumbersReader(SnapshotReader):
         return 0.9 if is_bare_dir(path) else 0.0
 
     def describe(self) -> dict:
-        out: dict = {"step_source": "line number: step = line index in the file (0 = the first line)"}
+        how = (
+            "list index: step = the value's index in the file's list (0 = the first)"
+            if self.listed
+            else "line number: step = line index in the file (0 = the first line)"
+        )
+        out: dict = {"step_source": how}
         if len(set(self.lengths.values())) > 1:
             out["lines_per_file"] = dict(self.lengths)  # (joined by line index all the same)
         if self.left_out:
@@ -190,14 +251,22 @@ class BareNumbersReader(SnapshotReader):
     def read_all(self, data: bytes) -> list[StepRecord]:
         points: dict[int, list[tuple[str, object]]] = {}
         key = metric_name(os.path.basename(self.path)) or "loss"
-        self._lines(data, key, points)
+        if data.lstrip()[:1] == b"[":
+            fh = io.BytesIO(data)
+            self._list(fh, fh.read(PEEK), key, points)
+        else:
+            self._lines(data, key, points)
         return step_records(self, points)
 
     def _read_file(self, path: str, key: str, points: dict) -> int:
-        """One metric file's values into ``points`` (line index -> (key, value)); its lines."""
+        """One metric file's values into ``points`` (line index -> (key, value)); its lines
+        (a list file's: its items)."""
         try:
             with open_regular(path) as fh:
-                raw = fh.read(MAX_METRIC_BYTES + 1)
+                raw = fh.read(PEEK)
+                if raw.lstrip()[:1] == b"[":
+                    return self._list(fh, raw, key, points)
+                raw += fh.read(MAX_METRIC_BYTES + 1 - len(raw))
         except OSError:
             self.skip("unreadable metric file")
             return 0
@@ -205,6 +274,64 @@ class BareNumbersReader(SnapshotReader):
             self.skip(f"metric file larger than {MAX_METRIC_BYTES >> 20} MiB (read up to there)")
             raw = raw[: raw.rfind(b"\n", 0, MAX_METRIC_BYTES) + 1]
         return self._lines(raw, key, points)
+
+    def _list(self, fh, first: bytes, key: str, points: dict) -> int:
+        """A list file's items into ``points`` (item index -> (key, value)), read from ``first``
+        (the bytes already read) on through ``fh`` a chunk at a time; the number of items.
+        Memory: one chunk and one item carried over; time: one pass (``bytes.split``)."""
+        self.listed = True
+        chunk = first[first.index(b"[") + 1 :]
+        carry = b""  # the start of an item the chunk cut
+        long_item = False  # the item being carried is over MAX_ITEM: dropped (its index kept)
+        i = 0
+        seen = len(first)
+        closed = False
+        while True:
+            if b"]" in chunk:
+                chunk, closed = chunk[: chunk.index(b"]")], True
+            parts = chunk.split(b",")
+            parts[0] = carry + parts[0] if not long_item else parts[0]
+            if closed:
+                carry = b""
+                if not parts[-1].strip() and (len(parts) > 1 or i == 0):
+                    parts.pop()  # (Python's trailing comma, "[0.5, 0.4,]", or an empty list: no item)
+            else:
+                carry = parts.pop().lstrip()  # (blanks before an item are no part of it)
+            for n, tok in enumerate(parts):
+                if long_item and n == 0:
+                    long_item = False  # (the end of the over-long item: counted when it began)
+                    i += 1
+                    continue
+                i = self._item(tok, i, key, points)
+            if closed:
+                break
+            if len(carry) > MAX_ITEM and not long_item:
+                self.skip("list item too long to be a number")
+                long_item, carry = True, b""
+            elif long_item:
+                carry = b""
+            if seen >= MAX_METRIC_BYTES:
+                self.skip(f"metric file larger than {MAX_METRIC_BYTES >> 20} MiB (read up to there)")
+                break
+            chunk = fh.read(min(LIST_CHUNK, MAX_METRIC_BYTES - seen))
+            seen += len(chunk)
+            if not chunk:
+                if long_item:
+                    i += 1
+                elif carry.strip():
+                    i = self._item(carry, i, key, points)
+                self.skip("list not closed (no ']': cut short; its values read)")
+                break
+        return i
+
+    def _item(self, tok: bytes, i: int, key: str, points: dict) -> int:
+        """One list item at index ``i`` into ``points``; the next index."""
+        t = list_item(tok.replace(b"\0", b"").decode("utf-8", "replace"))
+        if t is None:
+            self.skip("blank list item (no value; its index kept)" if not tok.strip() else "list item is not a number")
+        else:
+            points.setdefault(i, []).append((key, t))
+        return i + 1
 
     def _lines(self, raw: bytes, key: str, points: dict) -> int:
         if b"\0" in raw:

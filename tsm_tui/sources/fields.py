@@ -261,6 +261,18 @@ def total_over(new: str, old: str) -> bool:
 _LR_SCHED = re.compile(r"^(?:lr|learning_rate)\([a-z]\w*\)$")
 
 
+#: a metric an RL trainer names with the model it belongs to: verl's ``actor/grad_norm``, ``actor/lr``
+#: (beside ``critic/grad_norm``, ``critic/lr`` of its value model), OpenRLHF's ``actor_lr`` /
+#: ``train/actor_lr`` (beside ``critic_lr``), TRL's ``policy/...``, DeepSpeed-Chat's ``actor_...``.
+#: The policy's (actor's) grad norm and LR are the run's: the model being trained for the task,
+#: whose loss is the objective (ACTOR_KEYS); another model's (critic, value head, reward model)
+#: are never the run's, whatever their order in a record (they stay extras, as its loss does:
+#: MODEL_WORDS). Only the grad norm and LR (ROLE_FIELDS): the actor's losses are the objective
+#: rule's (loss_role), its other names (entropy, kl, clipfrac) are not fields.
+ROLE_METRIC = re.compile(r"^(?:train(?:ing)?/)?(?:actor|policy)[/_](.+)$")
+ROLE_FIELDS = frozenset({"grad_norm", "lr"})
+
+
 def field_for(key: str) -> str | None:
     """Which StepRecord field a log key feeds (``"step"`` for step keys), or None."""
     k = normalise(key)
@@ -273,6 +285,11 @@ def field_for(key: str) -> str | None:
         return "loss"  # ("train_total_loss", "train_loss_total", "total_train_loss")
     if k.endswith(")") and _LR_SCHED.match(k):
         return "lr"
+    if k[:1] in "apt":
+        r = ROLE_METRIC.match(k)
+        if r is not None:
+            f = ALIASES.get(r.group(1))
+            return f if f in ROLE_FIELDS else None
     for p, f in PREFIXES:
         if k.startswith(p):
             # lr-AdamW/pg2 etc: only the first param group

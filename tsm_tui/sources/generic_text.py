@@ -51,6 +51,12 @@ WORD = r"[A-Za-z_][\w./\-]*+(?:\([\w/%]+\))?"
 # to the line's end: quadratic, minutes for a 1 MiB line of them)
 # (a clock is no number: "eta: 2:32:53", "time: 0:01:23" name none)
 PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?![\w.]|:\d)")
+# a NumPy scalar's repr (NumPy >= 2 prints np.float64(0.352), not 0.352): the number it holds. verl's
+# console prints its metrics dict so, one " - "-joined "key:value" per metric after "step:N"
+# ("step:1 - global_seqlen/min:158003 - actor/pg_loss:np.float64(0.0204) - actor/grad_norm:np.float64(0.72)
+# - actor/lr:np.float64(1e-06) - ..."); a printed dict's ('loss': np.float64(...)) is DICT_PAIR's too.
+# Linear: it starts only at "np.", every run is possessive.
+NP_SCALAR = re.compile(rf"(?<![\w.])np\.(?:float|int|uint)\d*+\(\s*+({NUM})\s*+\)")
 # MindSpore's LossMonitor: "epoch: 1 step: 62, loss is 2.2797" (``<name> is <value>``), a field
 # of its own: one word right after the line's start or a separator ("best acc is 0.33" is prose)
 IS_PAIR = re.compile(rf"(?:^|[,;|]\s*+)({WORD}) is ({NUM})(?![\w.]|:\d)")
@@ -113,8 +119,9 @@ SENTENCE_STOP = re.compile(
     r"(?<![\w.])([-+]?(?:\d++(?:\.\d++)?+(?:[eE][-+]?\d++)?+|(?:nan|NaN|inf|Inf)(?![\w])))\.(?=\s|$)"
 )
 # (a step with thousands separators, "step 1,001", is 1001, not 1)
+# ("#" before the counter: a TF1 LSTM's "Training iter #2000:   Batch Loss = 25.27", "Iter #5", "step #3")
 STEP = re.compile(
-    r"(?<![\w/])(?:iteration|iter|step|it|s)(?:\s*+[:=]\s*+|(?=[^\S ]*+ )\s++)"
+    r"(?<![\w/])(?:iteration|iter|step|it|s)(?:\s*+[:=]\s*+|\s*+#\s*+|(?=[^\S ]*+ )\s++)"
     r"(\d{1,3}(?:,\d{3})++|\d++)(?:\s*/\s*(\d+))?(?![\d.])",
     re.I,
 )
@@ -384,6 +391,8 @@ class KeyValueTextReader(LineGroups, LineReader):
         return self._line(line)
 
     def _line(self, line: str) -> list[StepRecord]:
+        if "np." in line:
+            line = NP_SCALAR.sub(r"\1", line)
         if line[:1].isdigit() or line[:1] == "[":
             t = TIME_PREFIX.match(line)
             if t is not None:  # (nnU-Net's "2024-03-01 10:00:37.123457: Epoch 3": the rest is the line)

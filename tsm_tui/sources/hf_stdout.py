@@ -102,6 +102,8 @@ class HFStdoutReader(LineReader):
         self.step_source: str | None = None
         self._max_burst = 0
         self._per_epoch: float | None = None  # steps per epoch, from the final summary
+        #: the trainer printed its end-of-training summary (``train_runtime``) and no training dict since
+        self.training_ended = False
 
     def feed(self, line: str) -> list[StepRecord]:
         if "\x1b" in line:
@@ -216,6 +218,7 @@ class HFStdoutReader(LineReader):
     def _dict(self, pairs: list[tuple[str, str]], body: str) -> list[StepRecord]:
         keys = [k for k, _ in pairs]
         if "train_runtime" in keys or "total_flos" in keys:
+            self.training_ended = True  # (a crash line after it: text_events.AFTER_END)
             # the final summary: its epoch at the training bar's last step gives the steps per
             # epoch that place a burst flushed at the exit (see _by_epoch)
             ep = _epoch(body)
@@ -224,6 +227,8 @@ class HFStdoutReader(LineReader):
                 self._per_epoch = bar[0] / ep
             return []
         is_eval = any(k.startswith("eval_") for k in keys)
+        if not is_eval:
+            self.training_ended = False  # (a training dict after a summary: another training in the file)
         if self._counter is not None:  # the dict names its own step (ms-swift): no burst to place
             out = self._resolve()
             rec = self._place(pairs, is_eval)

@@ -303,6 +303,10 @@ class TextTap:
         )
 
 
+#: the detail a crash line printed after the end of training carries (a reader's ``training_ended``)
+AFTER_END = "after"
+
+
 def tapped(feed):
     """``feed`` with the reader's ``TextTap`` looking at every line that gave no record."""
 
@@ -322,9 +326,20 @@ def tapped(feed):
             out = []  # (a save's report, its loss the save's: no training step; its event below)
         if out:
             tap.records(out)
+            if "Traceback" in line and TB_HEADER.search(line):
+                # a traceback's header that released records held back (the HF stdout reader keeps a
+                # step's dicts until the next line: the header after the last one gave them): the
+                # header is no record's, the traceback opens (fresh13: a TypeError after the summary)
+                tap.line(line)
             return out
         ev = tap.line(line)
-        return [ev] if ev is not None else out
+        if ev is None:
+            return out
+        if ev.level == "fatal" and getattr(self, "training_ended", False):
+            # after the trainer's end-of-training summary (HF's train_runtime dict): the training ran to its
+            # end, what came after it (writing results, an evaluation script) failed (analysis/detectors/crash.py)
+            ev.details = {**(ev.details or {}), AFTER_END: "the end-of-training summary"}
+        return [ev]
 
     tapped_feed.tapped = True
     return tapped_feed

@@ -66,6 +66,12 @@ BATCH_HEADER = re.compile(r"^\W*+batch\s*+[:=]?\s*+(\d++)(?:\s*+/\s*+(\d++))?\W*
 EVAL_BEGIN = re.compile(r"^\W*+(?:eval(?:uat\w*+)?|validat\w*+|valid|testing|test)\b[^\d\n]*+$", re.I)
 # ... and ends
 EVAL_END = re.compile(r"^\W*+(?:eval\w*+|validat\w*+|test\w*+)\s++(?:samples|end|ended|done|finished|results?)\b", re.I)
+# ... and a line naming the evaluation's end after other words: verl's "validation generation end" (printed
+# after its validation pass, before the next "step:N - ..." training line): no section opens there. Linear:
+# the words are possessive runs, each tried once from the line's start.
+EVAL_OVER = re.compile(
+    r"^\W*+(?:eval\w*+|validat\w*+|test\w*+)(?:\s++[A-Za-z_]++){0,3}?\s++(?:end|ended|done|finished)\W*+$", re.I
+)
 # a column header's names, and a row's values (a number, "1/50", "8.37G", "00:10")
 _NAME = re.compile(r"[A-Za-z_][\w./()%-]*+")
 _TWO_NAMES = re.compile(r"\s*+[A-Za-z_][\w./()%-]*+\s++[A-Za-z_]")  # (a cheap first test: two names lead)
@@ -330,7 +336,7 @@ class LineGroups:
         return True
 
     def _eval_header(self, line: str) -> bool:
-        if EVAL_BEGIN.match(line) is None:
+        if EVAL_BEGIN.match(line) is None or EVAL_OVER.match(line) is not None:
             return False
         self._ctx_on()
         self._evalsec = [None]

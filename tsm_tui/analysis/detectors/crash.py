@@ -16,7 +16,10 @@ OOM, an NCCL timeout, a segfault, the scheduler's kill, a tracker's exit code;
 - a traceback logged as a warning (torch._dynamo's ``[WARNING] Traceback``) is a WARN;
 - a line that ended the run on purpose (Ctrl-C, ``scancel``, the owner's kill) is a
   WARN ("stopped"), not a FAIL;
-- a tracker's exit code 0 says the run ended normally (``done``).
+- a tracker's exit code 0 says the run ended normally (``done``);
+- a fatal line after the trainer's end-of-training summary (HF's ``train_runtime`` dict; the reader's
+  ``training_ended``, ``text_events.AFTER_END``) is a WARN "crashed after its last record": the training
+  ran to its end, the code after it failed (fresh13: a TypeError writing the script's own JSON).
 
 Events come from every file of the run (a crash in ``job.err`` while the metrics are
 in ``job.out``): the Session hands each event to every Monitor (``own=False`` for
@@ -34,6 +37,7 @@ from tsm_tui.analysis.crash_advice import actions
 from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord, TextEvent
 from tsm_tui.sources.checkpoint_lines import SAVE_KIND
+from tsm_tui.sources.text_events import AFTER_END
 from tsm_tui.core.sanitize import clean
 
 #: which line names an incident best when several fold into one (most specific first)
@@ -78,6 +82,9 @@ class Incident:
     state: str = "open"  # open / history / survived
     until: int | None = None  # the step the run went on from
     key: str = ""
+    #: the crash came after the end of training (a reader saw the trainer's end-of-training summary
+    #: before it: text_events.AFTER_END): what, else None
+    after_end: str | None = None
     lines: list[str] = field(default_factory=list)
     #: the step is not known yet (a line from another file, read before any record):
     #: the step the run reached, at the end
@@ -194,6 +201,7 @@ class CrashDetector(Detector):
             key=f"crash:{self.incidents}",
             lines=[one_line(ev.text, 160)],
             floating=floating,
+            after_end=(ev.details or {}).get(AFTER_END),
         )
         if not own and self._went_past(ev.before):
             # another file's line (a W&B run's console, another rank) at a step this series
@@ -261,10 +269,12 @@ class CrashDetector(Detector):
         verb = "stopped" if inc.level == "stopped" else "crashed"
         what = ev.what or ev.kind
         more = f" ({inc.events} crash lines)" if inc.events > 1 else ""
+        if inc.after_end is not None:
+            where = f"after its last record (step {step}), after {inc.after_end}: the training ran to its end"
         return f"The run {verb} {where}: {what}{more}: {one_line(ev.text)}"
 
     def _alert(self, inc: Incident) -> Alert:
-        sev = Severity.CRITICAL if inc.level == "fatal" else Severity.WARNING
+        sev = Severity.CRITICAL if inc.level == "fatal" and inc.after_end is None else Severity.WARNING
         step = self._step(inc)
         return Alert(
             self.id,
@@ -277,7 +287,14 @@ class CrashDetector(Detector):
         )
 
     def _actions(self, inc: Incident) -> list[str]:
-        return actions(inc.best, self.state, self._step(inc))
+        acts = actions(inc.best, self.state, self._step(inc))
+        if inc.after_end is not None:
+            acts = [
+                "The training itself finished: check what the script does after it (saving the model, writing "
+                "results, a final evaluation) - its output may be missing - and fix that code, not the training.",
+                *acts,
+            ]
+        return acts
 
     def view(self, a: Alert) -> Alert:
         inc = next((i for i in ([self.open] if self.open else []) + self.closed if i.key == a.key), None)
@@ -321,7 +338,7 @@ class CrashDetector(Detector):
             h = hist[-1]
             tail = f"; {len(hist)} earlier crash(es), restarted (last {self._when(h)}: {h.best.what or h.best.kind})"
         if inc is not None:
-            status = Status.FAIL if inc.level == "fatal" else Status.WARN
+            status = Status.FAIL if inc.level == "fatal" and inc.after_end is None else Status.WARN
             r = self._result(status, self._headline(inc)[len("The run ") :] + tail)
             r.tag = "crashed" if inc.level == "fatal" else "stopped"
             return r
