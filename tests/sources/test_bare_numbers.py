@@ -18,11 +18,13 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.reports import report_json
+from test_formats import write  # noqa: E402
 
 from tsm_tui.analysis.run_open import open_runs
 from tsm_tui.cli import main
 from tsm_tui.sources import log_files, registry
-from tsm_tui.sources.bare_numbers import BareNumbersReader, bare_head, metric_name
+from tsm_tui.sources.bare_numbers import BareNumbersReader, bare_content, bare_head, list_head, metric_name
 from tsm_tui.sources.reading import read_records
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -230,3 +232,80 @@ def test_a_lone_loss_txt_is_followed_live(tmp_path, tail):
         f.write(lines[41])
     assert c.wait_for(lambda: c.all_steps()[-1:] == [41]), c.notes
     assert list(c.steps) == [str(tmp_path)] and c.records[-1].val_loss == pytest.approx(float(lines[41]))
+
+
+# ------------------------------------------------------------------ one list of numbers
+# A file that is one Python / JSON list (``f.write(str(losses))``; fresh14's ResNet-18 ``train_loss.txt``
+# is private, no licence: the files below are written by us in its shape).
+def resnet_losses(n: int) -> list[float]:
+    """Per-batch losses in the ResNet-18 file's range (0.27-0.75; written by us)."""
+    return [0.5 + 0.2 * math.sin(i * 1.7) + 0.00000001 * i for i in range(n)]
+
+
+def test_a_python_list_file_is_one_series_stepped_by_index(tmp_path, capsys):
+    vals = resnet_losses(3130)
+    write(tmp_path / "run", "train_loss.txt", str(vals))
+    rep = report_json(tmp_path / "run", capsys)
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["format"] == "bare-numbers" and src["records"] == 3130 and src["skipped_lines"] == 0
+    assert src["step_source"].startswith("list index")
+    assert rep["sources"]["loss"]["key"] == "train_loss"
+    assert (rep["steps"]["first"], rep["steps"]["last"]) == (0, 3129)
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("[0.5, 0.4, 0.3,]", [0.5, 0.4, 0.3]),  # Python's trailing comma
+        ("[0.5, nan, inf, 0.3]", [0.5, math.nan, math.inf, 0.3]),  # str() of a list with a NaN
+        ("[0.5, NaN, Infinity, -Infinity]", [0.5, math.nan, math.inf, -math.inf]),  # json.dump's
+        ("[np.float64(0.5), np.float64(0.4)]", [0.5, 0.4]),  # NumPy 2 scalars in a list
+        ("[\n  0.5,\n  0.4,\n  0.3\n]\n", [0.5, 0.4, 0.3]),  # json.dump(indent=2)
+        ("[0.5, 0.4, 0.3", [0.5, 0.4, 0.3]),  # cut short (a copy taken mid-write)
+    ],
+)
+def test_list_shapes(tmp_path, text, want):
+    p = write(tmp_path, "loss.txt", text)
+    assert bare_content(str(p))
+    recs = list(read_records(str(p), BareNumbersReader(str(p))))
+    got = [r.loss for r in recs]
+    assert [r.step for r in recs] == list(range(len(want)))
+    assert all((math.isnan(a) and math.isnan(b)) or a == b for a, b in zip(got, want)), got
+
+
+@pytest.mark.parametrize("text", ["[]", "[1, 2] [3]", "[0.5, 'a', 0.3]", "[0.5] epoch 3", "[tensor(0.5)]"])
+def test_what_is_not_one_list_of_numbers(tmp_path, text):
+    assert not bare_content(str(write(tmp_path, "loss.txt", text)))
+    assert not list_head(text, cut=False)
+
+
+def test_a_large_list_is_streamed_across_chunks(tmp_path):
+    vals = resnet_losses(200_000)  # ~4 MB on one line: several LIST_CHUNKs, items cut between them
+    p = write(tmp_path, "loss.txt", str(vals))
+    r = BareNumbersReader(str(p))
+    recs = r.read_path(str(p))
+    assert len(recs) == 200_000 and r.skipped == 0
+    assert [x.loss for x in recs[::9973]] == vals[::9973]
+    assert recs[-1].step == 199_999 and recs[-1].loss == vals[-1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" + b"1" * (1 << 20),  # a 1 MiB number, the list never closed
+        b"[" + b"1" * (3 << 20) + b", 0.5]",  # ... over several chunks, then a value
+        b"[" + b" " * (3 << 20) + b"0.5",  # blanks
+        b"[" + b"0.5, " * (1 << 14) + b"1" * (1 << 20),  # values, then a run of digits
+    ],
+    ids=["digits", "digits_then_value", "blanks", "values_then_digits"],
+)
+def test_hostile_list_files_are_linear_and_bounded(tmp_path, body):
+    p = tmp_path / "loss.txt"
+    p.write_bytes(body)
+    t = time.perf_counter()
+    r = BareNumbersReader(str(p))
+    recs = r.read_path(str(p))
+    assert time.perf_counter() - t < 5
+    assert len(recs) in (0, 1, 1 << 14)  # the values before the run, or the one after it
+    assert r.skipped <= 2

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 from helpers.paths import BENCH
+from helpers.reports import report_json
 from test_formats import read, write  # noqa: E402
 
 from tsm_tui.cli import main
+from tsm_tui.sources.generic_text import KeyValueTextReader
 from tsm_tui.sources.fields import field_for, key_roles, loss_role, normalise, objective, seconds
 
 FRESH = os.path.join(BENCH, "corpus", "fresh")
@@ -143,3 +146,122 @@ def test_the_monitor_log_report_names_no_ratio_component(capsys):
     spike = next(c for c in rep["checks"] if c["id"] == "loss_spike")
     assert spike["status"] == "PASS"
     assert "gn_over_loss" not in json.dumps([f.get("objective") for f in rep["files"]])
+
+
+VERL = Path(__file__).resolve().parents[2] / "bench" / "corpus" / "fresh13" / "wandb_verl_agent_distill_grad_blowup"
+VERL_RUN = VERL / "wandb" / "run-20251130_144822-gjvwlq13"
+
+
+def feed_text(lines: list[str]) -> list:
+    r = KeyValueTextReader("train.log")
+    r.text_tap = None
+    out = []
+    for ln in lines:
+        out += r.feed(ln)
+    return out + r.flush()
+
+
+# ------------------------------------------------------------------ role-prefixed names
+# RL trainers' names (verl's ``actor/grad_norm``, ``actor/lr`` beside ``critic/grad_norm``; OpenRLHF's
+# ``actor_lr`` / ``train/actor_lr``; TRL's ``policy/...``): the actor's (policy's) grad norm and LR are
+# the run's, another model's never, in every reader (``fields.ROLE_METRIC``). The verl W&B run is
+# committed (bench/corpus/fresh13/wandb_verl_agent_distill_grad_blowup, SOURCES.md: Apache-2.0).
+@pytest.mark.parametrize(
+    "key, field",
+    [
+        ("actor/grad_norm", "grad_norm"),  # verl
+        ("actor/lr", "lr"),
+        ("train/actor_lr", "lr"),  # OpenRLHF
+        ("actor_lr", "lr"),
+        ("policy/learning_rate", "lr"),
+        ("policy_grad_norm", "grad_norm"),
+        ("critic/grad_norm", None),  # another model's: never the run's
+        ("critic/lr", None),
+        ("train/critic_lr", None),
+        ("actor/pg_loss", None),  # the actor's loss is the objective rule's (loss_role), not an alias
+        ("actor/entropy", None),
+        ("actor/ppo_kl", None),
+    ],
+)
+def test_a_role_prefix_before_a_known_name(key, field):
+    assert field_for(key) == field
+
+
+def test_the_actor_loss_is_still_the_objective():
+    assert loss_role("actor/pg_loss") == "actor"
+    assert loss_role("critic/vf_loss") == "model"
+
+
+def test_the_actor_grad_norm_wins_over_the_critic_whatever_the_column_order(tmp_path):
+    # verl's key names, a critic logged before the actor (written by us)
+    rows = ["step,critic/grad_norm,critic/lr,actor/grad_norm,actor/lr,actor/pg_loss,critic/vf_loss"]
+    rows += [f"{i},{50 + i},1e-05,{0.7 + i / 100},1e-06,{0.02 + i / 1000},{1.5 - i / 100}" for i in range(1, 31)]
+    fmt, recs, _ = read(write(tmp_path, "metrics.csv", "\n".join(rows) + "\n"))
+    assert fmt == "lightning-csv" or fmt.endswith("csv")
+    r = next(r for r in recs if r.step == 10)
+    assert r.grad_norm == pytest.approx(0.8) and r.lr == pytest.approx(1e-06)
+    assert r.loss == pytest.approx(0.03)  # the actor's loss: the objective
+    assert r.extra["critic/grad_norm"] == 60
+
+
+def test_jsonl_reads_the_actor_names(tmp_path):
+    lines = [
+        json.dumps(
+            {"step": i, "critic/grad_norm": 40.0, "actor/grad_norm": 0.5, "actor/lr": 1e-6, "actor/pg_loss": -0.1}
+        )
+        for i in range(1, 21)
+    ]
+    _, recs, _ = read(write(tmp_path, "metrics.jsonl", "\n".join(lines) + "\n"))
+    assert all(r.grad_norm == 0.5 and r.lr == 1e-6 for r in recs)
+
+
+@pytest.mark.skipif(not VERL_RUN.is_dir(), reason="bench/corpus/fresh13 not present")
+def test_the_verl_wandb_file_reads_the_actor_grad_norm_and_lr(tmp_path, capsys):
+    run = tmp_path / "wandb" / VERL_RUN.name
+    shutil.copytree(VERL_RUN, run)
+    (run / "files" / "output.log").unlink()  # the .wandb file alone
+    rep = report_json(tmp_path, capsys)
+    assert rep["sources"]["grad_norm"]["key"] == "actor/grad_norm"
+    assert rep["sources"]["lr"]["key"] == "actor/lr"
+    gn = next(c for c in rep["checks"] if c["id"] == "grad_norm")
+    assert gn["status"] == "WARN" and "spike" in gn["summary"] and "not logged" not in gn["summary"]
+    # the blow-up from step 36 on (0.70-0.99 before, 10-19 from 38: notes/fresh13.md)
+    steps = [a["step"] for a in rep["alerts"] if a["check"] == "grad_norm" and a["severity"] != "info"]
+    assert any(34 <= s <= 40 for s in steps), steps
+
+
+# ------------------------------------------------------------------ verl's console lines
+# ``step:1 - global_seqlen/min:158003 - actor/pg_loss:np.float64(0.0204) - ...`` (NumPy 2 scalar
+# reprs), after a "validation generation end" line that opens no evaluation section.
+@pytest.mark.skipif(not VERL_RUN.is_dir(), reason="bench/corpus/fresh13 not present")
+def test_the_verl_console_is_read_step_by_step(tmp_path):
+    log = VERL_RUN / "files" / "output.log"
+    fmt, recs, reader = read(log)
+    train = [r for r in recs if r.loss is not None]
+    assert [r.step for r in train] == list(range(1, 60))  # step:0 is the initial validation only
+    assert all(r.val_loss is None for r in recs)  # "validation generation end" opened no evaluation
+    assert train[0].grad_norm == pytest.approx(0.7215317189693451) and train[0].lr == pytest.approx(1e-06)
+    assert train[0].loss == pytest.approx(0.02044692570699327)  # actor/pg_loss: np.float64(...) unwrapped
+    assert reader.field_keys()["grad_norm"] == ["actor/grad_norm"]
+
+
+def test_numpy_scalar_reprs_are_numbers():
+    recs = feed_text(
+        [
+            "step:3 - actor/entropy:0.2 - actor/pg_loss:np.float64(-0.395) - actor/grad_norm:np.float64(0.352)"
+            " - actor/lr:np.float64(1e-06) - response_length/mean:np.float32(970.0)",
+        ]
+    )
+    (r,) = recs
+    assert (r.step, r.loss, r.grad_norm, r.lr) == (3, -0.395, 0.352, 1e-06)
+    assert r.extra["response_length/mean"] == 970.0
+
+
+def test_a_line_naming_the_evaluations_end_opens_no_section():
+    lines = ["validation generation end"]
+    lines += [f"step:{i} - actor/pg_loss:0.{i} - actor/grad_norm:1.{i}" for i in range(1, 6)]
+    recs = feed_text(lines)
+    assert [r.step for r in recs] == [1, 2, 3, 4, 5] and all(r.val_loss is None for r in recs)
+    # a section header is still one
+    recs = feed_text(["Validation", "step:1 loss: 2.0", "Evaluation done"])
+    assert recs and recs[0].val_loss == 2.0

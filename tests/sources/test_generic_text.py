@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from helpers import paths
 from helpers.paths import BENCH
+from helpers.reports import report_json
 from test_formats import read, write  # noqa: E402
 
 from tsm_tui.cli import main
@@ -1327,3 +1328,33 @@ def test_hostile_sentence_lines_do_not_raise(line):
     r.feed(line)
     r.feed_chunk((line + "\n").encode() * 2)
     r.flush()
+
+
+# ------------------------------------------------------------------ "Training iter #N:"
+# fresh14's TF1 LSTM nohup.out is private: the lines below are written by us in its shape.
+def tf1_lines(n: int = 30) -> list[str]:
+    """The TF1 LSTM nohup's shape (written by us): a record every 2,000 iterations, a test line after it."""
+    out = ["WARNING:tensorflow:From lstm.py:88: dynamic_rnn (from tensorflow.python.ops.rnn) is deprecated."]
+    for k in range(1, n + 1):
+        out.append(
+            f"Training iter #{2000 * k}:   Batch Loss = {25.265766 - k * 0.1:.6f}, Accuracy = 0.{34 + k}00000035762787"
+        )
+        out.append(f"PERFORMANCE ON TEST SET: Batch Loss = {26.36 - k * 0.1:.4f}, Accuracy = 0.16")
+        out.append("")
+    return out
+
+
+def test_an_iter_counter_after_a_hash_is_the_step():
+    recs = [r for r in feed(tf1_lines()) if r.loss is not None]
+    assert [r.step for r in recs] == [2000 * k for k in range(1, 31)]
+    assert recs[0].loss == pytest.approx(25.165766)
+    for line, step in [("Iter #5: loss = 2.5", 5), ("step #3, loss: 1.25", 3), ("Iteration #12 loss=0.5", 12)]:
+        (r,) = feed([line])
+        assert r.step == step
+
+
+def test_the_tf1_nohup_shape_reads_from_a_folder(tmp_path, capsys):
+    write(tmp_path / "kfold3", "nohup.out", "\n".join(tf1_lines(60)) + "\n")
+    rep = report_json(tmp_path, capsys)
+    assert rep["sources"]["loss"]["key"] == "Batch Loss"
+    assert (rep["steps"]["first"], rep["steps"]["last"]) == (2000, 120000)

@@ -15,6 +15,8 @@ from tsm_tui.analysis.replay import analyze
 from tsm_tui.sources import reading, registry
 from tsm_tui.sources.hf_stdout import HFStdoutReader
 from helpers import paths
+from helpers.reports import report_json
+from test_formats import write  # noqa: E402
 
 FW = os.path.join(paths.DATA, "frameworks")
 
@@ -220,3 +222,51 @@ def test_a_dict_in_a_message_is_no_log_dict(tmp_path):
     recs, reader = _read(str(p))
     assert [(r.step, r.loss) for r in recs if r.loss is not None] == [(20, 0.0037), (30, 0.0035)]
     assert reader.run_info["total_steps"] == 573
+
+
+# ------------------------------------------------------------------ a traceback after the training's end
+# fresh13's TRL GRPO stdout (private; written by us in its shape): the Traceback header released the
+# held dicts and was never looked at; now a WARN "crashed after its last record", and a crash inside
+# a later training in the same file still a FAIL.
+def trl_log(traceback_after_summary: bool, more_training: bool = False) -> str:
+    """A TRL GRPO stdout's shape (transformers 5: values quoted; written by us): a dict per step, the
+    end-of-training summary, then the script's own traceback (fresh13's: json.dump of a numpy bool)."""
+    out = []
+    for k in range(1, 41):
+        out.append(
+            f"{{'loss': '0.0{k % 9 + 1}', 'grad_norm': '0.{k % 7 + 1}', 'learning_rate': '{5e-06 - k * 1e-07:.3e}', "
+            f"'reward': '0.5', 'reward_std': '0.3536', 'kl': '0.06914', 'epoch': '{k * 0.001:.4f}'}}"
+        )
+    out.append(
+        "{'train_runtime': '6185', 'train_samples_per_second': '0.129', 'train_loss': '0.0347', 'epoch': '0.04'}"
+    )
+    if more_training:  # a second training in the same file, that crashes in its middle
+        out += [
+            f"{{'loss': '0.05', 'grad_norm': '0.2', 'learning_rate': '1e-06', 'epoch': '{k * 0.001:.4f}'}}"
+            for k in range(1, 6)
+        ]
+    tb = [
+        "Traceback (most recent call last):",
+        '  File "/input0/scripts/run_pilot.py", line 279, in run_single_training',
+        "    json.dump(cb.logs, f, indent=2)",
+        '  File "/usr/local/lib/python3.10/json/encoder.py", line 179, in default',
+        "    raise TypeError(f'Object of type {o.__class__.__name__} '",
+        "TypeError: Object of type bool_ is not JSON serializable",
+    ]
+    return "\n".join(out + (tb if traceback_after_summary or more_training else [])) + "\n"
+
+
+def test_a_traceback_after_the_training_summary_is_a_crash_after_the_last_record(tmp_path, capsys):
+    write(tmp_path / "logs", "gate2_seed44.log", trl_log(True))
+    rep = report_json(tmp_path, capsys)
+    crash = next(c for c in rep["checks"] if c["id"] == "crash")
+    assert crash["status"] == "WARN" and "after its last record (step 40)" in crash["summary"], crash
+    (a,) = [a for a in rep["alerts"] if a["check"] == "crash"]
+    assert a["severity"] == "warning" and a["step"] == 40 and "TypeError" in a["message"]
+
+
+def test_a_crash_in_a_training_after_a_finished_one_still_fails(tmp_path, capsys):
+    write(tmp_path / "logs", "run.log", trl_log(False, more_training=True))
+    rep = report_json(tmp_path, capsys)
+    crash = next(c for c in rep["checks"] if c["id"] == "crash")
+    assert crash["status"] == "FAIL" and "after its last record" not in crash["summary"], crash
