@@ -14,6 +14,7 @@ Exit 0 when every report is identical, 1 otherwise.
 
 from __future__ import annotations
 
+import argparse
 import glob
 import json
 import os
@@ -78,10 +79,18 @@ def report(tree: str, path: str) -> tuple[int, str]:
 
 def main() -> int:
     global PREFLIGHT
-    argv = sys.argv[1:]
-    if argv and argv[0] == "--preflight":
-        PREFLIGHT, argv = True, argv[1:]
-    a, b, *extra = argv
+    ap = argparse.ArgumentParser(
+        description="tsm-watch PATH --report --json (or --preflight X --json) from two source trees "
+        "on every sample run, real log and extra path; prints the differences. "
+        "Exit 0 when every report is identical, 1 otherwise, 2 on wrong arguments."
+    )
+    ap.add_argument("--preflight", action="store_true", help="pre-flight plans of every config file instead")
+    ap.add_argument("tree_a", help="one source tree (e.g. a git worktree of the last commit)")
+    ap.add_argument("tree_b", help="the other source tree (e.g. the work tree)")
+    ap.add_argument("extra", nargs="*", default=[], help="more paths to report on")
+    args = ap.parse_args()
+    PREFLIGHT = args.preflight
+    a, b, extra = args.tree_a, args.tree_b, args.extra
     bad = 0
     ts = preflight_targets(extra) if PREFLIGHT else targets(extra)
     for t in ts:

@@ -41,15 +41,15 @@ def check_lr_schedule(plan: Plan, s: Settings) -> PreCheck:
     W, T, ft = plan.warmup_steps, plan.total_steps, bool(plan.finetune)
     wk = key(plan, "warmup_steps")
 
-    def rec_range() -> str:
-        lo, hi = max(1, round(T * WARMUP_REC[0])), max(1, round(T * WARMUP_REC[1]))
-        return f"{lo}-{hi} (2-5% of {T})"
+    def rec_range(total: int) -> str:  # (called where the run length is known)
+        lo, hi = max(1, round(total * WARMUP_REC[0])), max(1, round(total * WARMUP_REC[1]))
+        return f"{lo}-{hi} (2-5% of {total})"
 
     if W is None:
         a.info("warm-up unknown" + (f" ({plan.warmup_ratio:g} of an unknown run length)" if plan.warmup_ratio else ""))
     elif W == 0:
         what = "fine-tune" if ft else "from-scratch run"
-        act = f"set {wk} to {rec_range()}" if T else f"add a linear warm-up of 2-5% of the steps ({wk})"
+        act = f"set {wk} to {rec_range(T)}" if T else f"add a linear warm-up of 2-5% of the steps ({wk})"
         a.add(
             Status.WARN if ft else Status.FAIL,
             f"no LR warm-up ({what}): the first Adam updates hit at the peak LR",
@@ -62,13 +62,13 @@ def check_lr_schedule(plan: Plan, s: Settings) -> PreCheck:
             a.add(
                 Status.WARN,
                 f"warm-up {W} steps >= the run's {T}: the LR never leaves warm-up",
-                f"set {wk} to {rec_range()}",
+                f"set {wk} to {rec_range(T)}",
             )
         elif warmup_short(W, T, s, plan.warmup_tokens):
             a.add(
                 Status.WARN,
                 f"warm-up {W} steps is {pct(frac)} of {T} (< 1%; 2-5% recommended)",
-                f"set {wk} to {rec_range()}",
+                f"set {wk} to {rec_range(T)}",
             )
         else:
             why = ""

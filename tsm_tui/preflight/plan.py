@@ -169,7 +169,11 @@ def read_plan(path: str, extra_config: str | None = None) -> Plan:
         paths += files
     else:
         paths.append(path)
-    training, models, pickles, bad = [], [], [], []
+    # (path, mapping, kind) of each config read, training configs and model configs apart
+    training: list[tuple[str, dict, str]] = []
+    models: list[tuple[str, dict, str]] = []
+    pickles: list[str] = []
+    bad: list[ConfigError] = []
     for p in paths:
         if os.path.basename(p).lower() in _NOT_CONFIG or p.lower().endswith(".index.json"):
             continue
@@ -191,8 +195,8 @@ def read_plan(path: str, extra_config: str | None = None) -> Plan:
             f"{os.path.basename(p)} ignored: it is a pickle and is never loaded "
             "(export the arguments with TrainingArguments.to_json_string() instead)"
         )
-    for e in bad:  # named once, the plan made without it
-        plan.note(f"{os.path.basename(e.path or '')}: {e.reason}: ignored")
+    for err in bad:  # named once, the plan made without it
+        plan.note(f"{os.path.basename(err.path or '')}: {err.reason}: ignored")
     if not training and not models:
         if pickles:
             raise ConfigError(
@@ -417,8 +421,9 @@ def _decay(c: _Config) -> None:
         c.put("min_lr_ratio", num(v), k, o)
     else:
         k, v, o = c.setting("min_lr")
-        if num(v) is not None and plan.peak_lr:
-            c.put("min_lr_ratio", num(v) / plan.peak_lr, k, o)
+        min_lr = num(v)
+        if min_lr is not None and plan.peak_lr:
+            c.put("min_lr_ratio", min_lr / plan.peak_lr, k, o)
 
 
 def _clipping(c: _Config) -> None:
@@ -500,8 +505,9 @@ def _checkpoints(c: _Config) -> None:
     if num(v):
         c.put("save_hours", num(v), k, o)
     k, v, o = c.setting("save_minutes")
-    if num(v):
-        c.put("save_hours", num(v) / 60, k, o)
+    minutes = num(v)
+    if minutes:
+        c.put("save_hours", minutes / 60, k, o)
 
 
 def _optimizer(c: _Config) -> None:
@@ -545,7 +551,8 @@ def _inline_model(c: _Config) -> None:
     plan = c.plan
     if plan.params is not None:
         return
-    model = c.mapping.get("model") if isinstance(c.mapping.get("model"), dict) else c.mapping
+    inner = c.mapping.get("model")
+    model = inner if isinstance(inner, dict) else c.mapping
     if c.fw == "torchtitan":
         flavor = str(c.value("flavor")[1] or "")
         p = num(flavor, sizes=True)

@@ -21,8 +21,10 @@ def plan_from(opts: Options) -> Plan:
     path, config = opts.path, opts.config
     if not path and not config:
         raise InputError("--preflight needs PATH: a config file or a directory holding the run's config files")
+    source = path or config
+    assert source, "one of the two is set: checked just above"
     try:
-        plan = read_plan(path or config, extra_config=config if path else None)
+        plan = read_plan(source, extra_config=config if path else None)
     except ConfigError as e:
         raise InputError(str(e)) from None
     for name in ("total_steps", "warmup_steps", "params", "batch_tokens", "peak_lr"):
@@ -111,7 +113,9 @@ def main(opts: Options, out=None) -> int:
     plan = plan_from(opts)
     checks = run_checks(plan)
     if opts.json:
-        out.write(dumps(json_report(plan, checks, opts.path or opts.config)) + "\n")
+        source = opts.path or opts.config
+        assert source, "plan_from raised InputError when neither is set"
+        out.write(dumps(json_report(plan, checks, source)) + "\n")
     else:
         out.write(terminal_safe(text_report(plan, checks, colour=use_colour(out))))
     crit, _ = counts(checks)

@@ -230,10 +230,11 @@ def apply_mapping(info: RunInfo, mapping: dict, origin: str) -> list[str]:
             said.append(f"{n} = {shown(v)} ignored: not a usable number")
             continue
         if field in _TEXT:
-            if not str(v).strip():
-                continue
-            val = str(v)
-        elif field == "clip" and isinstance(v, bool):
+            if str(v).strip():
+                info.set(field, str(v), origin)  # text: none of the number rules below
+            continue
+        val: float | None  # an int for the counts (_INT)
+        if field == "clip" and isinstance(v, bool):
             if v:
                 continue  # grad_clip: true says nothing about the norm
             val = 0.0  # grad_clip: false: the run does not clip

@@ -31,6 +31,7 @@ import os
 import threading
 import time
 from collections import deque
+from typing import Any
 
 from tsm_tui.analysis.coverage import coverage
 from tsm_tui.analysis.replay import Analysis, RunFailure, analyze_runs
@@ -121,7 +122,7 @@ class Tools:
     def list_runs(self, path: str) -> dict:
         o, results = self._analyses(path)
         now = time.time()
-        runs = []
+        runs: list[dict[str, Any]] = []  # JSON rows: a failed run's row has fewer keys
         for r in rep._order(results):
             if isinstance(r, RunFailure):
                 runs.append({"run": r.run.name, "path": r.run.path, "verdict": "ERROR", "error": clean(r.reason)})
@@ -209,19 +210,27 @@ class Tools:
             raise InputError(f"points must be 1-{MAX_POINTS}: {points}")
         if start is not None and end is not None and end < start:
             raise InputError(f"end ({end}) is before start ({start})")
-        stores: dict[tuple[str, str], object] = {}
-        one = metric in FIELD_METRICS  # a record field: only its series is kept (the store keeps all)
+        # per (run, source): the one series of a record field, or else the store that keeps all
+        one = metric in FIELD_METRICS
+        kept: dict[tuple[str, str], Series] = {}
+        stores: dict[tuple[str, str], SeriesStore] = {}
 
         def on_batch(r, source, items, reader) -> None:
             split = getattr(reader, "channels", None)  # a W&B run file: history and console apart
             for src, part, _ in split(items) if split is not None else [(source, items, reader)]:
-                st = stores.get((r.name, src))
+                key = (r.name, src)
+                if one:
+                    s = kept.get(key)
+                    if s is None:
+                        s = kept[key] = Series()
+                    for it in part:
+                        _feed(s, metric, it)
+                    continue
+                st = stores.get(key)
                 if st is None:
-                    st = stores[(r.name, src)] = Series() if one else SeriesStore()
+                    st = stores[key] = SeriesStore()
                 for it in part:
-                    if one:
-                        _feed(st, metric, it)
-                    elif hasattr(it, "cols"):
+                    if hasattr(it, "cols"):
                         st.add_frame(it)
                     else:
                         st.add(it)
@@ -232,13 +241,19 @@ class Tools:
             names_ = ", ".join(r.run.name for r in results[:12])
             raise InputError(f"{o.path} holds {len(results)} runs: name one with run (runs: {names_})")
         an = done[0]
-        st = stores.get((an.run.name, an.run.primary))
-        s = st if one or st is None else st.get(metric)
-        out = {
+        primary = an.run.primary
+        assert primary is not None, "analyze_run makes an Analysis only when the run has a primary monitor"
+        s: Series | None
+        if one:
+            s = kept.get((an.run.name, primary))
+        else:
+            st = stores.get((an.run.name, primary))
+            s = st.get(metric) if st is not None else None
+        out: dict[str, Any] = {
             "path": an.run.path,
             "run": an.run.name,
             "metric": metric,
-            "source": channel_file(an.run.primary)[0],
+            "source": channel_file(primary)[0],
             "columns": ["step_lo", "step_hi", "min", "max", "last", "nonfinite"],
             "points": [],
         }

@@ -152,13 +152,15 @@ class TsmApp(App):
         run's dashboard, or the runs screen when PATH holds several."""
         if opts.demo and not opts.path:
             opts.path = demo
-        runs = open_runs(opts.path, opts.info, opts.config, allow_empty=True, only=opts.run)
+        path = opts.path
+        assert path is not None, "cli.main raised UsageError without PATH (--demo's is filled in just above)"
+        runs = open_runs(path, opts.info, opts.config, allow_empty=True, only=opts.run)
         many = len(runs) > 1
         if many:
             readers = {p: r for run in runs for p, r in run.readers.items()}
-            where = opts.path
+            where = path
         else:
-            run = open_run(runs[0].path if opts.run else opts.path, opts.fresh_info(), opts.config, allow_empty=True)
+            run = open_run(runs[0].path if opts.run else path, opts.fresh_info(), opts.config, allow_empty=True)
             readers, where = run.readers, run.path
         if mode == "finished":
             feed: Feed = ReplayFeed(readers, speed=None)
@@ -168,7 +170,7 @@ class TsmApp(App):
             feed, mode = Tailer(where, poll=opts.poll), "live"
         bell = opts.bell and mode != "finished"
         if many:
-            top = os.path.abspath(opts.path)
+            top = os.path.abspath(path)
             live = many_runs(opts, feed, top, known=runs, checks_every=MESSAGE_EVERY)
             return cls(
                 live.runs[runs[0].name].session,

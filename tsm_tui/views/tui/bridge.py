@@ -85,7 +85,7 @@ class LiveBridge:
     def __init__(
         self,
         live: LiveLoop,
-        post: Callable[[Message], None],
+        post: Callable[[Message], object],  # (what it returns is not used: App.post_message's bool)
         *,
         mode: str,
         clock: Callable[[], float],
