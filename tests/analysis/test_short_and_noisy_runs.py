@@ -187,8 +187,14 @@ def test_a_short_log_that_still_falls_slowly_or_converged_shows_progress():
     slow = [StepRecord(e, loss=1.77 + 0.64 * math.exp(-e / 8) + 0.002 * rng.random()) for e in range(1, 51)]
     # a fine-tune that learns all the way
     learns = [StepRecord(s, loss=2.0 * math.exp(-s / 40) + 0.5 * math.exp(rng.gauss(0, 0.05))) for s in range(80)]
-    # flat at the end of a linear decay to 0: convergence, not a plateau
-    done = flat_after_start(n=80, lr=lambda i: 1e-3 * (1 - i / 80))
+    # flat once the LR is decayed (a step decay to 1% of its peak where the flat stretch
+    # begins): convergence, not a plateau (the labels exempt an LR under 10% of its peak at
+    # the onset; one still high there, decaying over the flat stretch, is judged: see
+    # test_a_short_resumed_epoch_flat_while_its_lr_decays_shows_no_progress)
+    done = [
+        StepRecord(i, loss=(2.2 + 0.8 * math.exp(-i / 4)) * math.exp(rng.gauss(0, 0.05)), lr=1e-3 if i < 20 else 1e-5)
+        for i in range(80)
+    ]
     for recs in (slow, learns, done):
         mon, alerts = run(recs)
         assert _of(alerts, "plateau") == [], [a.message for a in _of(alerts, "plateau")]
