@@ -977,7 +977,11 @@ class PlateauDetector(Detector):
             self._head += x[:k].tolist()
         self._tail.extend(x[-self.settings.never_records :].tolist())
         h = _mix_many(self._keep_seen, x.size)
-        sel = np.arange(x.size) if self._keep_every == 1 else np.flatnonzero(h < np.uint64(_HASH_SPAN // self._keep_every))
+        sel = (
+            np.arange(x.size)
+            if self._keep_every == 1
+            else np.flatnonzero(h < np.uint64(_HASH_SPAN // self._keep_every))
+        )
         lrs = repeat(None) if lr is None else lr[sel].tolist()
         self._keep += zip(steps[sel].tolist(), x[sel].tolist(), lrs, h[sel].tolist())
         self._keep_seen += x.size
@@ -1787,7 +1791,8 @@ class PlateauDetector(Detector):
         if self._short is not None:
             a, now = self._short[:2]
             return self._result(
-                Status.WARN, f"no progress for {now - a} steps since step {a}: {self._short_words()} "
+                Status.WARN,
+                f"no progress for {now - a} steps since step {a}: {self._short_words()} "
                 f"({'the medians of a noisy log' if self._noisy else 'a short log'})",
             )
         if not self.judged:
