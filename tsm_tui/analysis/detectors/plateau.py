@@ -28,6 +28,13 @@ State is a bounded list of block means (at most MAX_BLOCKS; neighbours merge
 when it fills) with prefix sums of their regression moments, so memory is
 constant and a window or span is fitted in O(1) (two prefix differences and a
 bisection) once per completed block: O(1) amortised per record.
+
+What the windowed test cannot decide - a log too short or too sparse for a window, or one
+whose newest window was too noisy to tell flat from moving - the level rule judges once, at
+the end of the log (``_short_plateau``, SHORT_*), as a plateau is labelled by hand: the
+medians of its tenths, with a band from their scatter. It reads a bounded sample of the
+losses (at most 2 x SHORT_KEEP, a hash of each loss's index under a bound halved as the
+sample fills), so it too is O(1) amortised per record in bounded memory.
 """
 
 from __future__ import annotations
@@ -180,11 +187,11 @@ SHORT_WINDOWS = 10
 #: ``_flat``: a noisy descent whose estimate happens to climb shows no flatness; a few
 #: medians scatter about their line by chance). Without it, a noisy short log that learns
 #: steadily warned by chance (60 generated logs of 40-250 losses falling 14% over their last
-#: 60% with per-record noise of 30%: 16 warned). On 1,080 generated noisy logs of 20-3,000
-#: losses that fall 8-14% over their last 60% (notes/fix13b.md), the rule with both bands
-#: and |drop| warned on 28 against 31 for the windowed test with the former rule (raw line
-#: only, signed drop, 40+ losses); 20 at z 2.25, which also missed a RetinaNet-shaped log of
-#: 64 losses flat at 2.2 under 10% noise (ours)
+#: 60% with per-record noise of 30%: 16 warned). On 1,350 generated logs of 20-3,000 losses
+#: falling 8-40% over their last 60% under noise 2-30% (notes/fix13b.md), plateau alerts on 28
+#: with both bands and |drop| against 31 before (the losses' line alone, the signed drop, 40+
+#: losses, no judged log); 21 at z 2.25, which also missed a RetinaNet-shaped log of 64 losses
+#: flat at 2.2 under 10% noise (ours)
 SHORT_Z = 1.645
 SHORT_MIN_RECORDS = MIN_RECORDS
 SHORT_KEEP = 1024
