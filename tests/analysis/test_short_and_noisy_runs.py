@@ -316,3 +316,18 @@ def test_a_noisy_per_batch_loss_that_still_learns_is_not_said():
             mon, alerts = run(per_batch(gain=gain, seed=seed))
             assert _of(alerts, "plateau") == [], [a.message for a in _of(alerts, "plateau")]
             assert status(mon, "plateau") != "WARN"
+
+
+def test_a_noisy_loss_diverged_from_its_best_is_no_level_plateau():
+    """Per-batch losses that fall to 1.27, jump to ~1.9 a quarter into the log and stay there
+    (console hf_ds_bitdistiller's shape): the verdict says "rising, not flat" (the Loss Spike
+    check's), and the level rule says nothing that contradicts it."""
+    rng = random.Random(3)
+    recs = [
+        StepRecord(i, loss=(1.27 + 1.5 * math.exp(-i / 60) if i < 450 else 1.95) * math.exp(rng.gauss(0, 0.25)))
+        for i in range(1800)
+    ]
+    mon, alerts = run(recs)
+    res = next(c for c in mon.checks() if c.id == "plateau")
+    assert "rising, not flat" in res.summary, res.summary
+    assert not any(a.message.startswith("Loss no lower") for a in _of(alerts, "plateau"))

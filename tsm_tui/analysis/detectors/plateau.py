@@ -1398,6 +1398,9 @@ class PlateauDetector(Detector):
             or (noisy and self._converged())
         ):
             return []
+        cur = self._recent_level()
+        if cur is not None and self.best is not None and diverged(cur, self.best[0], self.settings):
+            return []  # (the verdict says "rising, not flat": the Loss Spike check's)
         peak = self._peak()
         n = len(keep)
         for o in range(int(SHORT_ONSET * SHORT_WINDOWS) + 1):
