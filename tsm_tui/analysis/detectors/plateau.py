@@ -191,7 +191,7 @@ SHORT_WINDOWS = 10
 #: estimate comes out as a rise: issue 26's turngpt CSV of 50 rows, MetaMath's 128 per-step
 #: losses). Without a bound, a noisy short log that learns steadily warned by chance (60
 #: generated logs of 40-250 losses falling 14% over their last 60% with per-record noise of
-#: 30%: 16 warned). On 1,350 generated logs of 20-3,000 losses falling 8-40% over their last
+#: 30%: 16 warned). On 1,350 generated logs of 20-3,000 losses falling 8-33% over their last
 #: 60% under noise 2-30% (notes/fix13b.md), plateau alerts on 35 against 31 before this rule
 #: read judged logs and logs of 20-39 losses; 40 with SHORT_Z for the level's band too, 75
 #: with either line's bound enough (ours)
