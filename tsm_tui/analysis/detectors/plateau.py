@@ -28,6 +28,13 @@ State is a bounded list of block means (at most MAX_BLOCKS; neighbours merge
 when it fills) with prefix sums of their regression moments, so memory is
 constant and a window or span is fitted in O(1) (two prefix differences and a
 bisection) once per completed block: O(1) amortised per record.
+
+What the windowed test cannot decide - a log too short or too sparse for a window, or one
+whose newest window was too noisy to tell flat from moving - the level rule judges once, at
+the end of the log (``_short_plateau``, SHORT_*), as a plateau is labelled by hand: the
+medians of its tenths, with a band from their scatter. It reads a bounded sample of the
+losses (at most 2 x SHORT_KEEP, a hash of each loss's index under a bound halved as the
+sample fills), so it too is O(1) amortised per record in bounded memory.
 """
 
 from __future__ import annotations
@@ -151,26 +158,44 @@ FLOOR_FRAC = 0.01
 #: of its level (0.007% there; a per-batch loss moves by its noise, 1-20%) may be one.
 EPOCH_RESET = 5.0
 EPOCH_SMOOTH = 1e-3
-#: a log too short or too sparse for one window of MIN_RECORDS losses (never ``judged``) is
-#: judged once, at its end, as a plateau is labelled by hand (the corpus's rule: the losses
-#: in 10 equal-count windows, flat from window o <= 4 when o..the end gains under 2%): from
-#: the earliest tenth of its losses up to SHORT_ONSET from which the rest of the log
-#: (SHORT_MIN_RECORDS losses or more) gains less than SHORT_GAIN, measured robustly: the
-#: median of its last third against the median of its first third (a least-squares line
-#: took a few early outliers for progress: a RetinaNet log flat at 2.2 with losses up to 3.4
-#: "gained" 2.5-11%), and not proven falling by such a line (``_line_gain``: a CLIP run
-#: falling strictly, 1.5% over its last 60%, is progress). It needs 2 x SHORT_MIN_RECORDS
-#: losses, kept only while there are at most SHORT_KEEP of them (a longer log has windows). A
-#: warning only: so few losses cannot prove a loss flat, they show no progress (ours; issue
-#: 26: four corpus logs of 50-128 losses, flat after their first records, read "too few to
-#: judge a plateau": a detectron2 fine-tune, a RetinaNet KD start, a per-sample fine-tune,
-#: a Lightning CSV of 50 rows)
+#: the level rule (``_level_plateau``), judged once, at the end of a log on which the windowed
+#: test could not decide: a log too short or too sparse for one window of MIN_RECORDS losses
+#: (never ``judged``: a per-epoch log of 31 epochs, 33 losses every 50 steps), or a judged
+#: log whose newest window was too noisy to tell flat from moving (per-batch losses: its
+#: rate's band +-26% against a 1% bar) with nothing else said. As a plateau is labelled by
+#: hand (the corpus's rule: the losses in SHORT_WINDOWS equal-count windows, flat from window
+#: o <= 4 when o..the end gains under 2%): from the earliest tenth of its losses up to
+#: SHORT_ONSET from which the rest of the log (SHORT_MIN_RECORDS losses or more) gains less
+#: than SHORT_GAIN, measured robustly: the median of its last third against the median of
+#: its first third (a least-squares line through the losses took a few early outliers for
+#: progress: a RetinaNet log flat at 2.2 with losses up to 3.4 "gained" 2.5-11%, and a line
+#: through 6,000 per-batch losses "proved" a 1% drift), and not proven falling by a line
+#: through the medians of those windows, its band from the scatter of the medians about it,
+#: not from the per-record noise (``_median_line``: a CLIP run falling strictly, 1.5% over
+#: its last 60%, is progress). It needs SHORT_MIN_RECORDS losses (the labels' 20 points),
+#: from a sample of at most 2 x SHORT_KEEP of them (every 2^k-th loss: bounded memory, O(1)
+#: amortised). A warning only: the rule shows no progress, it cannot prove a loss flat
+#: (ours; issue 26: four corpus logs of 50-128 losses, flat after their first records, read
+#: "too few to judge a plateau": a detectron2 fine-tune, a RetinaNet KD start, a per-sample
+#: fine-tune, a Lightning CSV of 50 rows; fresh13 / fresh14: a 31-epoch GAT CSV, a resumed
+#: TRL epoch of 33 losses, per-batch losses of an LSTM and of LLaDA read "too noisy")
 SHORT_ONSET = 0.4
 SHORT_GAIN = 0.02
-#: ... and only when the line rules out a material gain (RUN_MIN_GAIN) over that stretch at
-#: one-sided 95%: its drop + SHORT_Z se under 10%. Without it, a noisy short log that learns
-#: steadily warned by chance (60 generated logs of 40-250 losses falling 14% over their last
-#: 60% with per-record noise of 30%: 16 warned; ours)
+SHORT_WINDOWS = 10
+#: ... and only when a material change (RUN_MIN_GAIN) over that stretch is ruled out, one
+#: of two ways. The level: neither line proves the loss moving (Z), and |the medians' line's
+#: drop| + Z se under 10%, se the larger of the medians' line's and the losses' line's (an
+#: equivalence test, as ``_flat``: a noisy descent whose estimate happens to climb shows no
+#: flatness; a few medians scatter about their line by chance). Or, for a log of 2 x
+#: SHORT_MIN_RECORDS losses or more that was never judged (the short-log rule as it was),
+#: the losses' line: its drop + SHORT_Z se under 10% at one-sided 95% (a noisy flat log whose
+#: estimate comes out as a rise: issue 26's turngpt CSV of 50 rows, MetaMath's 128 per-step
+#: losses). Without a bound, a noisy short log that learns steadily warned by chance (60
+#: generated logs of 40-250 losses falling 14% over their last 60% with per-record noise of
+#: 30%: 16 warned). On 1,350 generated logs of 20-3,000 losses falling 8-33% over their last
+#: 60% under noise 2-30% (notes/fix13b.md), plateau alerts on 35 against 31 before this rule
+#: read judged logs and logs of 20-39 losses; 40 with SHORT_Z for the level's band too, 75
+#: with either line's bound enough (ours)
 SHORT_Z = 1.645
 SHORT_MIN_RECORDS = MIN_RECORDS
 SHORT_KEEP = 1024
@@ -231,7 +256,42 @@ def _rate_words(r: float, se: float, L: int) -> str:
     return f"{'falls' if r >= 0 else 'rises'} {abs(r):.2%} +- {Z * se:.2%} per {L}-step window"
 
 
-def _line_gain(pts: list[tuple[int, float]]) -> tuple[float, float] | None:
+_HASH_SPAN = 1 << 64
+_M64 = _HASH_SPAN - 1
+
+
+def _mix(i: int) -> int:
+    """SplitMix64's finaliser of ``i``: a well-mixed 64-bit hash of a loss's index."""
+    z = (i + 0x9E3779B97F4A7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def _mix_many(i0: int, m: int) -> np.ndarray:
+    """``_mix`` of the indices ``i0`` .. ``i0 + m - 1`` (uint64 arithmetic wraps as the mask does)."""
+    z = np.arange(i0, i0 + m, dtype=np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _median_line(keep: list[tuple[int, float, float | None, int]], o: int) -> tuple[float, float] | None:
+    """The losses ``keep`` (step, loss, LR) in SHORT_WINDOWS equal-count windows: a
+    least-squares line through the medians of windows ``o``.. the last, at their middle
+    steps (``_line_gain``): its drop over them and its standard error, from the scatter of
+    the medians about the line, not from the per-record noise (None when it cannot be
+    fitted)."""
+    n = len(keep)
+    pts = []
+    for w in range(o, SHORT_WINDOWS):
+        part = keep[w * n // SHORT_WINDOWS : (w + 1) * n // SHORT_WINDOWS]
+        if part:
+            pts.append((0.5 * (part[0][0] + part[-1][0]), median([p[1] for p in part])))
+    return _line_gain(pts)
+
+
+def _line_gain(pts: list[tuple[float, float]]) -> tuple[float, float] | None:
     """A least-squares line through the losses ``pts`` (step, loss): its drop over their span
     relative to their mean, and that drop's standard error (None when it cannot be fitted)."""
     t = np.array([p[0] for p in pts], dtype=float)
@@ -312,7 +372,12 @@ class PlateauDetector(Detector):
         #: losses in it, median of its first third, of its last third); the losses and their
         #: steps while at most SHORT_KEEP (None after)
         self._short: tuple[int, int, int, float, float] | None = None
-        self._keep: list[tuple[int, float]] | None = []
+        self._noisy = False  # ... said of a judged log whose windows were too noisy (not a short one)
+        #: a sample of the finite losses as (step, loss, LR or None, hash of the loss's index):
+        #: those whose hash is under 2^64 / _keep_every (``_mix``), at most 2 x SHORT_KEEP
+        self._keep: list[tuple[int, float, float | None, int]] = []
+        self._keep_every = 1
+        self._keep_seen = 0  # finite losses offered to the sample
         #: the lowest level (``_recent_level``: the mean of the newest blocks holding REF_RECORDS
         #: records) seen at a block's completion, and that block's last step
         self.best: tuple[float, int] | None = None
@@ -373,10 +438,12 @@ class PlateauDetector(Detector):
         if len(self._head) < self.settings.never_records:
             self._head.append(x)
         self._tail.append(x)
-        if self._keep is not None:
-            self._keep.append((step, x))
-            if len(self._keep) > SHORT_KEEP:
-                self._keep = None
+        h = _mix(self._keep_seen)
+        if h < _HASH_SPAN // self._keep_every:
+            self._keep.append((step, x, lr, h))
+            if len(self._keep) > 2 * SHORT_KEEP:
+                self._thin()
+        self._keep_seen += 1
         if x == self._same_val:
             self._same_n += 1
         else:
@@ -900,7 +967,7 @@ class PlateauDetector(Detector):
             k = min(x.size, FIRST_RECORDS - self._first_n)
             self._first_s = _seq_sum(self._first_s, x[:k])
             self._first_n += k
-        self._ends(x, steps)
+        self._ends(x, steps, lr)
         self._same_run(x, steps)
         if self._cap is not None:
             hit = np.flatnonzero(x > self._cap)
@@ -918,18 +985,32 @@ class PlateauDetector(Detector):
                 b.grad_sum = _seq_sum(b.grad_sum, gn)
                 b.grad_n += gn.size
 
-    def _ends(self, x: np.ndarray, steps: np.ndarray) -> None:
-        """The first and the last never_records losses after rows ``x`` (at ``steps``), and the
-        losses kept for a short log (SHORT_KEEP)."""
+    def _ends(self, x: np.ndarray, steps: np.ndarray, lr: np.ndarray | None = None) -> None:
+        """The first and the last never_records losses after rows ``x`` (at ``steps``, LRs
+        ``lr``), and the sample of losses the level rule reads (SHORT_KEEP)."""
         k = self.settings.never_records - len(self._head)
         if k > 0:
             self._head += x[:k].tolist()
         self._tail.extend(x[-self.settings.never_records :].tolist())
-        if self._keep is not None:
-            if len(self._keep) + x.size > SHORT_KEEP:
-                self._keep = None
-            else:
-                self._keep += zip(steps.tolist(), x.tolist())
+        h = _mix_many(self._keep_seen, x.size)
+        sel = (
+            np.arange(x.size)
+            if self._keep_every == 1
+            else np.flatnonzero(h < np.uint64(_HASH_SPAN // self._keep_every))
+        )
+        lrs = repeat(None) if lr is None else lr[sel].tolist()
+        self._keep += zip(steps[sel].tolist(), x[sel].tolist(), lrs, h[sel].tolist())
+        self._keep_seen += x.size
+        while len(self._keep) > 2 * SHORT_KEEP:
+            self._thin()
+
+    def _thin(self) -> None:
+        """Keep the losses of the sample whose hash is under half the bound (about every other
+        one, as a row by row sample would keep them: the hash is of the loss's index, so no
+        period of the data, a batch order, aliases with the sample)."""
+        self._keep_every *= 2
+        cut = _HASH_SPAN // self._keep_every
+        self._keep = [k for k in self._keep if k[3] < cut]
 
     def _lr_zeros(self, lr: np.ndarray, steps: np.ndarray) -> None:
         """The stretch of LR 0 after rows ``lr`` (steps ``steps``; NaN / Inf LRs are not
@@ -1018,7 +1099,7 @@ class PlateauDetector(Detector):
         if fixed and lr is not None:
             sched.update_many(lr[:m])
         self._same_run(x[:m], steps[:m])
-        self._ends(x[:m], steps[:m])
+        self._ends(x[:m], steps[:m], None if lr is None else lr[:m])
         return m
 
     def _from_start(self) -> bool:
@@ -1298,57 +1379,98 @@ class PlateauDetector(Detector):
         return out
 
     def _short_plateau(self) -> list[Alert]:
-        """A log never ``judged`` (too short or too sparse for a window), at its end: no
-        progress from one of its first tenths on (see SHORT_GAIN). Not for a GAN's or an RL
-        run's objective, a loss at its floor, epoch running means (flat inside an epoch by
-        construction), an LR decayed at the end (convergence), or a loss the other rules
-        already spoke of (constant, at 0, never learned, diverged)."""
+        """The level rule (SHORT_GAIN), at the end of a log the windowed test could not decide:
+        never ``judged`` (too short or too sparse for a window), or judged with its newest
+        window too noisy to tell flat from moving and nothing else said (``_undecided``): no
+        progress from one of its first tenths on. Not for a GAN's or an RL run's objective, a
+        loss at its floor, epoch running means (flat inside an epoch by construction), an LR
+        at decayed_lr_frac of its peak or less over most of the flat stretch (its median:
+        convergence, as the labels exempt an LR decayed at the onset; one still high there
+        that decays over the stretch is judged, as the windowed test keeps a plateau proven
+        while the LR was high; a judged log: also an LR decayed at its end, or the end of its
+        plan), or a loss the other rules already spoke of (constant, at 0, never learned,
+        diverged)."""
         keep = self._keep
+        noisy = self.judged
         if (
-            keep is None
-            or self.judged
+            (noisy and not self._undecided())
             or self._short is not None
             or self._kind.kind is not None
             or self.const is not None
             or self.zero is not None
             or self.never is not None
             or self._running_means()
-            or len(keep) < 2 * SHORT_MIN_RECORDS
+            or len(keep) < SHORT_MIN_RECORDS
+            or (noisy and self._converged())
         ):
             return []
-        st = self.state
+        cur = self._recent_level()
+        if cur is not None and self.best is not None and diverged(cur, self.best[0], self.settings):
+            return []  # (the verdict says "rising, not flat": the Loss Spike check's)
         peak = self._peak()
-        if st.last_lr is not None and peak and st.last_lr <= self.settings.decayed_lr_frac * peak:
-            return []
         n = len(keep)
-        for o in range(int(SHORT_ONSET * 10) + 1):
-            rest = keep[o * n // 10 :]
+        for o in range(int(SHORT_ONSET * SHORT_WINDOWS) + 1):
+            i0 = o * n // SHORT_WINDOWS
+            rest = keep[i0:]
             k = len(rest)
             if k < SHORT_MIN_RECORDS:
                 break
-            a = median([x for _, x in rest[: k // 3]])
-            b = median([x for _, x in rest[k - k // 3 :]])
-            line = _line_gain(rest)
-            if (
-                not a > 0
-                or (a - b) / a >= SHORT_GAIN
-                or line is None
-                or line[0] - Z * line[1] > 0  # a line proves it falling: slow progress
-                or line[0] + SHORT_Z * line[1] >= RUN_MIN_GAIN  # too noisy to rule out a real gain
-            ):
+            a = median([p[1] for p in rest[: k // 3]])
+            b = median([p[1] for p in rest[k - k // 3 :]])
+            line, raw = _median_line(keep, o), _line_gain([(p[0], p[1]) for p in rest])
+            if not a > 0 or (a - b) / a >= SHORT_GAIN or line is None or raw is None:
                 continue
-            if self._near_floor(b) or diverged(b, a, self.settings):
+            # the level proven within RUN_MIN_GAIN either way: neither the medians' line nor the
+            # losses' proves it moving (falling: slow progress; climbing: not flat either, the
+            # rise rule's or Loss Spike's), and |the medians' line's drop| + SHORT_Z x the wider
+            # band of the two under RUN_MIN_GAIN (a few medians scatter about theirs by chance)
+            level = (
+                abs(line[0]) - Z * line[1] <= 0
+                and abs(raw[0]) - Z * raw[1] <= 0
+                and abs(line[0]) + Z * max(line[1], raw[1]) < RUN_MIN_GAIN
+            )
+            # ... or, for a short log of 2 x SHORT_MIN_RECORDS losses or more (never judged), the
+            # losses' line neither proves it falling nor leaves room for a RUN_MIN_GAIN gain: a
+            # noisy flat log whose estimate comes out as a rise (the short-log rule's own test)
+            short = (
+                not noisy
+                and n >= 2 * SHORT_MIN_RECORDS
+                and raw[0] - Z * raw[1] <= 0
+                and raw[0] + SHORT_Z * raw[1] < RUN_MIN_GAIN
+            )
+            if not (level or short):
+                continue
+            lrs = [p[2] for p in rest if p[2] is not None and math.isfinite(p[2])]
+            if (
+                self._near_floor(b)
+                or diverged(b, a, self.settings)
+                or (peak and lrs and median(lrs) <= self.settings.decayed_lr_frac * peak)
+            ):
                 return []
-            self._short = (rest[0][0], rest[-1][0], k, a, b)
+            self._short = (rest[0][0], max(rest[-1][0], self.state.last_step or 0), k * self._keep_every, a, b)
+            self._noisy = noisy
             self.level = b
             return [self._short_alert()]
         return []
+
+    def _undecided(self) -> bool:
+        """A judged log whose newest window was too noisy to tell flat from moving, with no
+        plateau open (proven or said), none that ended, no convergence, no climb."""
+        w = self._win
+        return (
+            w is not None
+            and not w[2]
+            and not (self.warned or self.failed or self._proven)
+            and self.longest is None
+            and self.converged_at is None
+            and self.rising is None
+        )
 
     def _short_words(self) -> str:
         a, now, k, first, last = self._short  # type: ignore[misc]  # (set before it is said)
         d = (first - last) / first
         return (
-            f"of the {k} losses since, the last third's median {fmt(last)} is "
+            f"of the {'~' if self._keep_every > 1 else ''}{k} losses since, the last third's median {fmt(last)} is "
             f"{f'only {d:.1%} lower than' if d >= 0 else f'{-d:.1%} higher than'} the first third's {fmt(first)}"
         )
 
@@ -1358,8 +1480,13 @@ class PlateauDetector(Detector):
             self.id,
             Severity.WARNING,
             now,
-            f"Loss no lower for {now - a} steps since step {a}: {self._short_words()}{self._lr_text()}. A short "
-            "log cannot prove a loss flat, but none of it shows progress.",
+            f"Loss no lower for {now - a} steps since step {a}: {self._short_words()}{self._lr_text()}. "
+            + (
+                "Its per-record noise hides the trend of any one window, but the medians of its tenths show no "
+                "progress."
+                if self._noisy
+                else "A short log cannot prove a loss flat, but none of it shows progress."
+            ),
             value=self.level,
             baseline=None,
             actions=[
@@ -1568,8 +1695,7 @@ class PlateauDetector(Detector):
     def on_resume(self, step: int) -> None:
         self._resumed_at = step
         self._short = None
-        if self._keep is not None:
-            self._keep = [(t, x) for t, x in self._keep if t <= step]
+        self._keep = [k for k in self._keep if k[0] <= step]
         self.judged = False  # (what was judged is superseded; the kept part is judged again)
         self.blocks = [b for b in self.blocks if b.last <= step]
         self._reindex()
@@ -1703,7 +1829,9 @@ class PlateauDetector(Detector):
         if self._short is not None:
             a, now = self._short[:2]
             return self._result(
-                Status.WARN, f"no progress for {now - a} steps since step {a}: {self._short_words()} (a short log)"
+                Status.WARN,
+                f"no progress for {now - a} steps since step {a}: {self._short_words()} "
+                f"({'the medians of a noisy log' if self._noisy else 'a short log'})",
             )
         if not self.judged:
             # (the steps of the blocks kept: after a resume to an earlier step, the part judged)
