@@ -45,6 +45,15 @@ ABS_MIN_VALUES = 10
 #: (ours: 31 differences, enough for a MAD; the loss spike check's EARLY_K is 30)
 ROBUST_LEVEL = 9
 ROBUST_NOISE = 32
+#: ... leaving out values below 1 / ROBUST_LOW of the level: a second population, not noise
+#: around it (an RL run's steps whose group had no reward difference, zero advantage: a grad
+#: norm ~10x below its neighbours; fresh13's GRPO runs, 6 of 32 such values, doubled the noise
+#: and hid a 15x spike). Ours; only when they are a population of their own: at least
+#: ROBUST_LOW_MIN of them (one or two are a heavy-tailed noise's own, and the MAD is not moved by
+#: them), at most half, and at least 3x as many as the values ROBUST_LOW x above the level (a
+#: heavy-tailed noise strays as far both ways: the --grad sweep's log-sd 0.5 runs)
+ROBUST_LOW = 6.0
+ROBUST_LOW_MIN = 3
 #: a spike the OLMo-core rule finds is said against the local median when the rolling
 #: median lags this far above it (a falling level; ours)
 LOCAL_LAG = 2.0
@@ -189,6 +198,12 @@ class GradNormDetector(Detector):
         n = len(logs)
         tail = list(islice(logs, max(0, n - ROBUST_NOISE), n))
         level = median(tail[-ROBUST_LEVEL:])
+        cut = math.log(ROBUST_LOW)
+        kept = [v for v in tail if v >= level - cut]
+        lows = len(tail) - len(kept)
+        if lows >= ROBUST_LOW_MIN and lows <= len(tail) // 2 and 3 * sum(v > level + cut for v in tail) <= lows:
+            tail = kept  # (the level and the noise are the main population's)
+            level = median(tail[-ROBUST_LEVEL:])
         base = math.exp(level)
         if g < s.grad_robust_ratio * base:
             return None
