@@ -265,3 +265,29 @@ def test_a_line_naming_the_evaluations_end_opens_no_section():
     # a section header is still one
     recs = feed_text(["Validation", "step:1 loss: 2.0", "Evaluation done"])
     assert recs and recs[0].val_loss == 2.0
+
+
+# ------------------------------------------------------------------ plural names of a history's lists
+@pytest.mark.parametrize(
+    "key, field",
+    [
+        ("train_losses", "loss"),
+        ("losses", "loss"),
+        ("epoch_losses", "loss"),
+        ("val_losses", "val_loss"),
+        ("validation_losses", "val_loss"),
+        ("g_losses", None),  # a GAN's generator: a model's loss (loss_role), never the run's alias
+    ],
+)
+def test_a_plural_loss_name_is_its_singulars(key, field):
+    assert field_for(key) == field
+
+
+def test_a_json_history_of_loss_lists_is_read(tmp_path, capsys):
+    # fresh16's results/training_history.json (MIT, committed): {"train_losses": [...], "val_losses":
+    # [...]} of a 50-epoch diffusion loop; "nothing readable" while the plural names were unknown
+    src = Path(BENCH) / "corpus" / "fresh16" / "json_history_preference_diffusion_lists"
+    shutil.copytree(src, tmp_path / "run")
+    rep = report_json(tmp_path / "run", capsys)
+    assert rep["steps"]["records"] == 50
+    assert {c["id"]: c["status"] for c in rep["checks"]}["overfitting"] == "PASS"  # the val losses read
