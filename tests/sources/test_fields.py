@@ -267,7 +267,7 @@ def test_a_line_naming_the_evaluations_end_opens_no_section():
     assert recs and recs[0].val_loss == 2.0
 
 
-# ------------------------------------------------------------------ plural names of a history's lists
+# ------------------------------------------------------------------ plural names of a history's lists, glued abbreviations
 @pytest.mark.parametrize(
     "key, field",
     [
@@ -277,9 +277,14 @@ def test_a_line_naming_the_evaluations_end_opens_no_section():
         ("val_losses", "val_loss"),
         ("validation_losses", "val_loss"),
         ("g_losses", None),  # a GAN's generator: a model's loss (loss_role), never the run's alias
+        ("trloss", "loss"),  # glued abbreviations (fresh15's GNN print: "trloss: 1.4891, ... valloss:")
+        ("trainloss", "loss"),
+        ("valloss", "val_loss"),
+        ("validloss", "val_loss"),
+        ("evalloss", "val_loss"),
     ],
 )
-def test_a_plural_loss_name_is_its_singulars(key, field):
+def test_plural_and_glued_loss_names(key, field):
     assert field_for(key) == field
 
 

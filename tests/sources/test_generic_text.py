@@ -1358,3 +1358,31 @@ def test_the_tf1_nohup_shape_reads_from_a_folder(tmp_path, capsys):
     rep = report_json(tmp_path, capsys)
     assert rep["sources"]["loss"]["key"] == "Batch Loss"
     assert (rep["steps"]["first"], rep["steps"]["last"]) == (2000, 120000)
+
+
+# ------------------------------------------------------------------ W&B's console lines
+def test_wandb_run_summary_flushed_among_the_steps_is_no_record(tmp_path):
+    # nanoGPT under nohup with wandb on (fresh15's held-out log, this shape): W&B's exit block
+    # ("wandb: Run history:" sparklines, "wandb: Run summary:" key / value lines) was flushed
+    # between "iter 2906" and "iter 2907"; its "iter 3000" was read as a record, then 2907 as a
+    # step going back: a phantom resume, and the LR from the summary line only
+    it = "".join(f"iter {s}: loss {2.0 - s / 5000:.4f}, time 25.31ms, mfu 0.06%\n" for s in range(0, 50))
+    block = (
+        "wandb: \n"
+        "wandb: Run history:\n"
+        "wandb:            iter ▁▁▁▂▂▂▂▂▂▃▃▃▃▃▃▄▄▄▄▄▅▅▅▅▅▅▆▆▆▆▆▆▇▇▇▇▇███\n"
+        "wandb:      train/loss █▆▅▅▅▅▄▄▅▄▄▅▄▄▄▄▃▃▂▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁\n"
+        "wandb: \n"
+        "wandb: Run summary:\n"
+        "wandb:            iter 3000\n"
+        "wandb:              lr 0.0001\n"
+        "wandb:      train/loss 0.02522\n"
+        "wandb:        val/loss 0.85618\n"
+        "wandb: \n"
+    )
+    rest = "".join(f"iter {s}: loss {2.0 - s / 5000:.4f}, time 25.31ms, mfu 0.06%\n" for s in range(50, 60))
+    p = write(tmp_path, "train_output.log", it + block + rest)
+    fmt, recs, _ = read(p)
+    steps = [r.step for r in recs if getattr(r, "loss", None) is not None]
+    assert fmt == "nanogpt" and steps == list(range(60))
+    assert all(getattr(r, "lr", None) is None for r in recs)

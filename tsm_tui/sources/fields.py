@@ -38,6 +38,8 @@ ALIASES = {
     # loss
     "loss": "loss",
     "train_loss": "loss",
+    "trloss": "loss",  # glued abbreviations ("Epoch: 01, trloss: 1.4891, ... valloss: 0.7609")
+    "trainloss": "loss",
     "loss_train": "loss",  # LitGPT's "loss train: 2.033, val: n/a"
     "lm_loss": "loss",
     "trl": "loss",
@@ -72,6 +74,9 @@ ALIASES = {
     "total_loss": "loss",
     # validation loss
     "val_loss": "val_loss",
+    "valloss": "val_loss",
+    "validloss": "val_loss",
+    "evalloss": "val_loss",
     "tel": "val_loss",
     "eval_loss": "val_loss",
     "validation_loss": "val_loss",

@@ -391,6 +391,11 @@ class KeyValueTextReader(LineGroups, LineReader):
         return self._line(line)
 
     def _line(self, line: str) -> list[StepRecord]:
+        if line.startswith("wandb:"):
+            # W&B's own console lines (its run history / run summary at exit: "wandb:  iter 3000",
+            # "wandb: train/loss 0.02522", flushed among the program's lines): never a record. Read
+            # as one, the summary's "iter 3000" between iter 2906 and 2907 made a resume (fresh15)
+            return []
         if "np." in line:
             line = NP_SCALAR.sub(r"\1", line)
         if line[:1].isdigit() or line[:1] == "[":
