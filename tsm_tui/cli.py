@@ -1,9 +1,11 @@
 """Command line: ``tsm-watch PATH [--report] [--json] ...``.
 
-Every flag is defined once, in ``FLAGS``: its argparse spelling, its type, its
-help and where its value goes (an ``Options`` field, a ``Settings`` threshold
-or a ``RunInfo`` value that overrides the run's files). ``options_from`` turns
-the parsed namespace into typed ``Options``; the views get those.
+Every flag is defined once, as a ``Flag`` (core/flags.py): its argparse spelling,
+its type, its help and where its value goes (an ``Options`` field, a ``Settings``
+threshold or a ``RunInfo`` value that overrides the run's files). The command
+line's own flags are ``FLAGS``; an exporter declares its flags on its class
+(``FLAGS``, views/outputs.py), and ``all_flags`` places them among these.
+``options_from`` turns the parsed namespace into typed ``Options``; the views get those.
 
 Exit codes: 0 no critical issue; 1 critical issues found; 2 usage or input
 error (one line on stderr, never a traceback).
@@ -14,17 +16,25 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
 
 from tsm_tui import __version__
 from tsm_tui.core.errors import EXIT_CRITICAL, EXIT_OK, EXIT_USAGE, InputError, UsageError, error_line
+from tsm_tui.core.flags import Flag, choice, nonneg_int, positive_float, positive_int, size
 from tsm_tui.core.options import Options
 from tsm_tui.core.sanitize import message, terminal_safe
 from tsm_tui.core.settings import Settings
 
-__all__ = ["main", "build_parser", "options_from", "parse", "FLAGS", "EXIT_OK", "EXIT_CRITICAL", "EXIT_USAGE"]
-
-_SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+__all__ = [
+    "main",
+    "build_parser",
+    "options_from",
+    "parse",
+    "FLAGS",
+    "all_flags",
+    "EXIT_OK",
+    "EXIT_CRITICAL",
+    "EXIT_USAGE",
+]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,112 +42,16 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def size(text: str) -> float:
-    """125M, 7B, 1.3e9, 0.5M, 4,194,304 -> float."""
-    t = text.strip().replace(",", "").replace("_", "")
-    mult = 1.0
-    if t and t[-1].lower() in _SUFFIX:
-        mult = _SUFFIX[t[-1].lower()]
-        t = t[:-1]
-    try:
-        v = float(t) * mult
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r} (e.g. 125M, 7B, 1.3e9)") from None
-    return _finite(v, text, "positive")
-
-
-# The flags' argparse types share their rules, each written once here with its message: a
-# number is finite (size above, *_float below), an integer is read as a number first (1e3,
-# 2.0) and stays below 2^62, a word is one of its choices.
-
-
-def _finite(v: float, text: str, what: str) -> float:
-    """``v`` (read from ``text``) if finite and ``what`` it must be: "positive" (> 0) or
-    "non-negative" (>= 0)."""
-    if not ((v > 0 if what == "positive" else v >= 0) and v < float("inf")):
-        raise argparse.ArgumentTypeError(f"must be a {what} finite number: {text!r}")
-    return v
-
-
-def _number(text: str, what: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    return _finite(v, text, what)
-
-
-def _integer(text: str, least: int, what: str) -> int:
-    try:
-        v = int(float(text))
-    except (ValueError, OverflowError):
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < least or v >= 1 << 62:
-        raise argparse.ArgumentTypeError(f"must be a {what} integer below 2^62: {text!r}")
-    return v
-
-
-def _choice(text: str, choices: tuple[str, ...]) -> str:
-    if text not in choices:
-        raise argparse.ArgumentTypeError(f"{text!r}: choose from {', '.join(choices)}")
-    return text
-
-
-def positive_int(text: str) -> int:
-    return _integer(text, 1, "positive")
-
-
-def nonneg_int(text: str) -> int:
-    return _integer(text, 0, "non-negative")
-
-
-def port(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= v <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a port number 0-65535 (0: any free port): {text!r}")
-    return v
-
-
 PRINTABLE = ("prometheus-rules", "grafana-dashboard", "skill")
 FORMATS = ("text", "json", "github", "sarif")
 
 
 def report_format(text: str) -> str:
-    return _choice(text, FORMATS)
+    return choice(text, FORMATS)
 
 
 def printable(text: str) -> str:
-    return _choice(text, PRINTABLE)
-
-
-def nonneg_float(text: str) -> float:
-    return _number(text, "non-negative")
-
-
-def positive_float(text: str) -> float:
-    return _number(text, "positive")
-
-
-@dataclass(frozen=True)
-class Flag:
-    """One command-line flag and where its value goes.
-
-    ``to`` is ``"options.<field>"``, ``"settings.<field>"`` (a threshold; its
-    default is the Settings default) or ``"info.<field>"`` (a fact about the
-    run that overrides what its files say; origin "command line").
-    """
-
-    name: str
-    to: str
-    help: str
-    group: str = "mode"
-    type: object = None
-    metavar: str | None = None
-    store_true: bool = False
-    default: object = None
+    return choice(text, PRINTABLE)
 
 
 _D = Settings()
@@ -171,54 +85,7 @@ FLAGS: tuple[Flag, ...] = (
         type=positive_float,
         metavar="SECONDS",
     ),
-    Flag(
-        "--on-alert",
-        "options.on_alert",
-        "run CMD for each incident of the run: a page when a check fails, one when it resolves (event JSON on stdin)",
-        metavar="CMD",
-    ),
-    Flag(
-        "--alert-cooldown",
-        "options.alert_cooldown",
-        "--on-alert: one page per incident of a check; it resolves after SECONDS below FAIL, and "
-        f"repeats within SECONDS are not paged (default {_O.alert_cooldown:g}; 0 pages every critical alert)",
-        type=nonneg_float,
-        metavar="SECONDS",
-        default=_O.alert_cooldown,
-    ),
     Flag("--no-bell", "options.no_bell", "TUI: no terminal bell on a new FAIL", store_true=True),
-    Flag(
-        "--prom-file",
-        "options.prom_file",
-        "write the verdicts as Prometheus metrics to PATH (node_exporter textfile collector: *.prom), "
-        "atomically, at most once a second",
-        group="export",
-        metavar="PATH",
-    ),
-    Flag(
-        "--metrics-port",
-        "options.metrics_port",
-        "serve the metrics on http://HOST:PORT/metrics (with --follow or the TUI)",
-        group="export",
-        type=port,
-        metavar="PORT",
-    ),
-    Flag(
-        "--metrics-host",
-        "options.metrics_host",
-        f"address for --metrics-port (default {_O.metrics_host})",
-        group="export",
-        metavar="HOST",
-        default=_O.metrics_host,
-    ),
-    Flag(
-        "--run-label",
-        "options.run_label",
-        "the run label of the exported metrics (default: the run directory's name; several runs "
-        "under PATH are NAME/<run>): tell apart jobs whose directories share a name",
-        group="export",
-        metavar="NAME",
-    ),
     Flag(
         "--print",
         "options.print_what",
@@ -290,6 +157,26 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--peak-lr", "info.peak_lr", "planned peak learning rate", group="run", type=positive_float),
 )
 
+# The exporters' flags of a group go before this flag of ours (a group not named here: at the end),
+# so ``--help`` lists them where they have always been.
+_EXPORTERS_BEFORE = {"--no-bell": "mode", "--print": "export"}
+
+
+def all_flags() -> tuple[Flag, ...]:
+    """``FLAGS`` with the exporters' flags (views/outputs.py) placed by ``_EXPORTERS_BEFORE``."""
+    from tsm_tui.views import outputs  # (no Textual: the subscribers import the core only)
+
+    theirs = outputs.flags()
+    placed = set(_EXPORTERS_BEFORE.values())
+    out: list[Flag] = []
+    for f in FLAGS:
+        group = _EXPORTERS_BEFORE.get(f.name)
+        if group is not None:
+            out += [e for e in theirs if e.group == group]
+        out.append(f)
+    return tuple(out + [e for e in theirs if e.group not in placed])
+
+
 _GROUPS = {
     "mode": "mode",
     "export": "Prometheus / Grafana (README: Many jobs)",
@@ -313,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", help="a log file or a run directory (searched recursively)")
     p.add_argument("--version", action="version", version=f"tsm-watch {__version__}")
     groups = {k: p.add_argument_group(title) for k, title in _GROUPS.items()}
-    for f in FLAGS:
+    for f in all_flags():
         kw: dict = {"help": f.help, "dest": _dest(f)}
         if f.store_true:
             kw["action"] = "store_true"
@@ -331,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
 def options_from(ns: argparse.Namespace) -> Options:
     """The parsed flags as typed Options (thresholds into Settings, run facts into RunInfo)."""
     o = Options(path=ns.path, debug=bool(getattr(ns, "debug", False)))
-    for f in FLAGS:
+    for f in all_flags():
         v = getattr(ns, _dest(f))
         where, attr = f.to.split(".", 1)
         if where == "settings":
@@ -340,6 +227,8 @@ def options_from(ns: argparse.Namespace) -> Options:
         elif where == "info":
             if v is not None:
                 o.info.set(attr, v, "command line", override=True)
+        elif where == "exports":
+            o.exports[attr] = v
         elif attr == "no_bell":
             o.bell = not v
         else:

@@ -235,3 +235,29 @@ def test_a_scalars_directory_without_dvclive_marks_is_not_dvclive(tmp_path):
     (d / "loss.tsv").write_text("timestamp\tstep\tloss\n1664787192871\t0\t1.0\n1664787193871\t1\t0.9\n")
     found = log_files.candidate_files(str(tmp_path))
     assert found == [str(d / "loss.tsv")]
+
+
+def test_each_trackers_run_folder_is_declared_by_its_own_reader():
+    """The folder rules are the readers' (``run_dir``, ``source_dir``, ``root_sources``,
+    sources/base.py): each real run folder is claimed by its format's reader alone, and
+    the walk (log_files.py) and the runs (runs.py) name no directory format's module."""
+    from tsm_tui.sources import registry, runs
+
+    aim_repo = Path(paths.DATA) / "aim" / "sdk-3.29.1" / ".aim"
+    aim_runs = next(r for r in registry.READERS if r.name == "aim").root_sources(str(aim_repo))
+    assert aim_runs
+    mlflow = Path(paths.DATA) / "frameworks" / "mlflow_csv" / "mlruns" / "366629257501740856"
+    folders = {
+        "wandb": run_dir(WANDB),
+        "dvclive": DVCLIVE / "spike" / "dvclive",
+        "mlflow": next(d for d in mlflow.iterdir() if (d / "meta.yaml").is_file()),
+        "aim": Path(aim_runs[0]),
+    }
+    for fmt, d in folders.items():
+        assert [r.name for r in registry.READERS if r.run_dir(str(d))] == [fmt], d
+        assert runs.tracker_run_dir(str(d))
+    assert [r.name for r in registry.READERS if r.run_dir_deep] == ["wandb"]
+    for module in ("log_files.py", "runs.py"):
+        text = (Path(paths.ROOT) / "tsm_tui" / "sources" / module).read_text()
+        for name in ("aim", "dvclive", "mlflow"):
+            assert f"sources.{name} import" not in text and f"import {name}" not in text, (module, name)

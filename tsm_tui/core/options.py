@@ -43,6 +43,9 @@ class Options:
     #: ``--format``: text, json (= ``--json``), github (Actions workflow commands), sarif (SARIF 2.1.0)
     format: str | None = None
     debug: bool = False
+    #: the values of an exporter's own flags (``Flag(..., "exports.<key>")`` on its class,
+    #: views/outputs.py): a new exporter's flag needs no field here
+    exports: dict[str, object] = field(default_factory=dict)
 
     def fresh_info(self) -> RunInfo:
         """A copy of the flags' RunInfo for one run (configs and logs add to it)."""

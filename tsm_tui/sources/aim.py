@@ -292,6 +292,22 @@ def _number(x) -> float | None:
 class AimRunReader(SnapshotReader):
     name = "aim"
     priority = 22
+    hidden_dirs = (".aim",)
+
+    @classmethod
+    def run_dir(cls, d: str) -> bool:
+        return is_run_dir(d)
+
+    @classmethod
+    def source_dir(cls, dirpath: str, name: str, filenames: list[str]) -> bool:
+        # (a walk started inside a repository)
+        return os.path.basename(dirpath) == "chunks" and is_run_dir(os.path.join(dirpath, name))
+
+    @classmethod
+    def root_sources(cls, d: str) -> list[str] | None:
+        if is_repo(d):
+            return run_dirs(d)
+        return [d] if is_run_dir(d) else None
 
     def __init__(self, path: str = "") -> None:
         super().__init__(path)

@@ -151,6 +151,34 @@ class SourceReader:
         self._objectives: dict[tuple, tuple | None] = {}
         self.placeholders = SplitPlaceholders()  # (sources.placeholders)
 
+    # -- a directory-shaped format (a tracker's folder for one run), declared here by its
+    # reader: the walk for sources (sources/log_files.py) and the runs (sources/runs.py) ask
+    # every registered reader, so a new one is its module and its registry entry
+    #: every file at any depth under its run directory is that run's (W&B's ``files/``,
+    #: ``tmp/``): a file's run is looked for above any directory; else a file's climb to its
+    #: run stops at the run directory (MLflow, DVCLive)
+    run_dir_deep = False
+    #: dot-directories (passed over by the walk) looked into with ``root_sources`` (Aim's ``.aim``)
+    hidden_dirs: tuple[str, ...] = ()
+
+    @classmethod
+    def run_dir(cls, d: str) -> bool:
+        """``d`` is a directory this format's tracker made for one run: one run, with every file
+        under it, never split by series (``runs.tracker_run_dir``)."""
+        return False
+
+    @classmethod
+    def source_dir(cls, dirpath: str, name: str, filenames: list[str]) -> bool:
+        """The sub-directory ``name`` of ``dirpath`` (which holds ``filenames``) is one source of
+        this format, read whole and not walked (an MLflow run's ``metrics/``)."""
+        return False
+
+    @classmethod
+    def root_sources(cls, d: str) -> list[str] | None:
+        """``d`` is this format's store: its sources, found without a walk (Aim's repository:
+        its runs), else None."""
+        return None
+
     # -- sniffing ---------------------------------------------------------------
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:

@@ -67,6 +67,16 @@ class DvcliveReader(SnapshotReader):
     priority = 22
 
     @classmethod
+    def run_dir(cls, d: str) -> bool:
+        return is_dvclive_dir(d)
+
+    @classmethod
+    def source_dir(cls, dirpath: str, name: str, filenames: list[str]) -> bool:
+        if name == "metrics":  # plots/metrics/ (DVCLive >= 1.0)
+            return os.path.basename(dirpath) == "plots" and is_dvclive_dir(os.path.dirname(dirpath))
+        return name == "scalars" and metrics_dir(dirpath) == os.path.join(dirpath, name)  # (DVCLive < 1.0)
+
+    @classmethod
     def sniff_path(cls, path: str) -> float:
         path = path.rstrip(os.sep)
         up = os.path.dirname(path)

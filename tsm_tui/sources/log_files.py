@@ -20,11 +20,10 @@ import stat
 
 from tsm_tui.core.frame import expand
 from tsm_tui.core.safeio import open_regular
-from tsm_tui.sources import aim, bare_numbers, registry
+from tsm_tui.sources import bare_numbers, registry
 from tsm_tui.sources import segments as _segments
 from tsm_tui.sources.checkpoints import checkpoint_step
 from tsm_tui.sources.config import CONFIG_NAMES
-from tsm_tui.sources.dvclive import is_dvclive_dir, metrics_dir
 from tsm_tui.sources.head import WIDE_PROBE, looks_text, strip_nul, wide_encoding
 from tsm_tui.sources.samples import GENERATION_DIRS
 from tsm_tui.sources.wandb_run import same_run_files
@@ -157,28 +156,27 @@ def candidate_files(root: str) -> list[str]:
     ``trainer_state.json`` is offered when its parent has no root copy (it holds
     the full history: the older checkpoints' copies would count steps twice).
     """
-    if aim.is_repo(root):
-        return aim.run_dirs(root)
-    if aim.is_run_dir(root):
-        return [root]
+    # (a directory-shaped format's rules are its reader's: ``root_sources``, ``hidden_dirs``,
+    # ``source_dir`` on every registered reader, sources/base.py)
+    readers = list(registry.READERS)
+    for r in readers:
+        found = r.root_sources(root)
+        if found is not None:
+            return found
+    hidden = [(h, r) for r in readers for h in r.hidden_dirs]
     out: list[str] = []
     for depth, dirpath, dirnames, filenames in _walk(root):
         ckpts = []
         keep = []
-        if ".aim" in dirnames and aim.is_repo(os.path.join(dirpath, ".aim")):
-            out += aim.run_dirs(os.path.join(dirpath, ".aim"))[: MAX_FILES - len(out)]
+        for h, r in hidden:
+            if h in dirnames:
+                out += (r.root_sources(os.path.join(dirpath, h)) or [])[: MAX_FILES - len(out)]
         for d in _searched(dirnames, depth):
             s = checkpoint_step(d, True)
-            if os.path.basename(dirpath) == "chunks" and aim.is_run_dir(os.path.join(dirpath, d)):
-                out.append(os.path.join(dirpath, d))  # (the walk started inside a repository)
+            if any(r.source_dir(dirpath, d, filenames) for r in readers):
+                out.append(os.path.join(dirpath, d))  # an MLflow run's metrics, a DVCLive directory's ...
             elif s is not None:
                 ckpts.append((s, d))
-            elif d == "metrics" and "meta.yaml" in filenames:
-                out.append(os.path.join(dirpath, d))  # an MLflow run's metrics
-            elif d == "metrics" and os.path.basename(dirpath) == "plots" and is_dvclive_dir(os.path.dirname(dirpath)):
-                out.append(os.path.join(dirpath, d))  # a DVCLive directory's metrics
-            elif d == "scalars" and metrics_dir(dirpath) == os.path.join(dirpath, d):
-                out.append(os.path.join(dirpath, d))  # a DVCLive < 1.0 directory's metrics
             else:
                 keep.append(d)
         dirnames[:] = keep

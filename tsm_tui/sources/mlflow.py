@@ -31,9 +31,22 @@ from tsm_tui.sources.fields import to_float
 from tsm_tui.sources.metric_files import Points, each_metric, step_records
 
 
+def is_run_dir(d: str) -> bool:
+    """``d`` is a file store's run: ``mlruns/<exp>/<run_id>/`` (``meta.yaml`` beside ``metrics/``)."""
+    return os.path.isfile(os.path.join(d, "meta.yaml")) and os.path.isdir(os.path.join(d, "metrics"))
+
+
 class MlflowFileStoreReader(SnapshotReader):
     name = "mlflow"
     priority = 22
+
+    @classmethod
+    def run_dir(cls, d: str) -> bool:
+        return is_run_dir(d)
+
+    @classmethod
+    def source_dir(cls, dirpath: str, name: str, filenames: list[str]) -> bool:
+        return name == "metrics" and "meta.yaml" in filenames  # a run's metrics
 
     @classmethod
     def sniff_path(cls, path: str) -> float:

@@ -59,10 +59,9 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from tsm_tui.sources import aim, log_files, registry
+from tsm_tui.sources import log_files, registry
 from tsm_tui.sources.bare_numbers import is_bare_dir
 from tsm_tui.sources.checkpoints import checkpoint_step
-from tsm_tui.sources.dvclive import is_dvclive_dir
 from tsm_tui.sources.json_doc import per_split_summary
 from tsm_tui.sources.wandb_run import run_dir_id
 
@@ -122,35 +121,20 @@ def _checkpoint_dir(name: str) -> bool:
     return checkpoint_step(name, True) is not None and not _VERSION.match(name)
 
 
-def _is_mlflow_run(d: str) -> bool:
-    return os.path.isfile(os.path.join(d, "meta.yaml")) and os.path.isdir(os.path.join(d, "metrics"))
-
-
-def is_wandb_run_dir(d: str) -> bool:
-    """W&B's ``run-<time>-<id>/`` (``offline-run-*``): under ``wandb/``, or moved out
-    of it with its layout (``files/`` or ``run-<id>.wandb``)."""
-    name = os.path.basename(d)
-    if not name.startswith(("run-", "offline-run-")):
-        return False
-    if os.path.basename(os.path.dirname(d)) == "wandb":
-        return True
-    rid = run_dir_id(name)
-    return rid is not None and (
-        os.path.isdir(os.path.join(d, "files")) or os.path.isfile(os.path.join(d, f"run-{rid[1]}.wandb"))
-    )
-
-
 def tracker_run_dir(d: str) -> bool:
     """``d`` is a directory a tracker made for one run (W&B, MLflow, DVCLive, an Aim
-    run's database): one run, with every file under it, never split by series."""
-    return is_wandb_run_dir(d) or _is_mlflow_run(d) or is_dvclive_dir(d) or aim.is_run_dir(d)
+    run's database: the registered readers' ``run_dir``): one run, with every file under
+    it, never split by series."""
+    return any(r.run_dir(d) for r in registry.READERS)
 
 
-def _wandb_above(path: str, top: str) -> str | None:
-    """The W&B run directory (``top`` itself, or one below it) that ``path`` is in, if any."""
+def _deep_run_above(path: str, top: str) -> str | None:
+    """The run directory of a format whose files at any depth are its run's (W&B's:
+    ``run_dir_deep``; ``top`` itself, or one below it) that ``path`` is in, if any."""
+    deep = [r for r in registry.READERS if r.run_dir_deep]
     d = os.path.dirname(path)
     while d == top or (len(d) > len(top) and d.startswith(top + os.sep)):
-        if is_wandb_run_dir(d):
+        if any(r.run_dir(d) for r in deep):
             return d
         if d == top:
             break
@@ -202,18 +186,18 @@ def run_root(path: str, top: str) -> str:
     stem = os.path.splitext(os.path.basename(path))[0]
     if _UUID.match(stem) and not os.path.isdir(path):
         return path  # modded-nanogpt: logs/<uuid>.txt is a run of its own
-    if os.path.basename(d) == "chunks" and aim.is_run_dir(path):
-        return path  # an Aim repository's run (seqs/chunks/<hash>): a run of its own
-    wb = _wandb_above(path, top)
-    if wb is not None:
-        return wb  # files/output.log, tmp/run-<id>.wandb: the run's, wherever they sit in it
+    if os.path.isdir(path) and tracker_run_dir(path):
+        return path  # a source that is a tracker's run directory (Aim's seqs/chunks/<hash>): a run of its own
+    deep = _deep_run_above(path, top)
+    if deep is not None:
+        return deep  # W&B's files/output.log, tmp/run-<id>.wandb: the run's, wherever they sit in it
     while len(d) > len(top) and d.startswith(top + os.sep):
         name = os.path.basename(d)
         parent = os.path.dirname(d)
         pname = os.path.basename(parent)
         if pname == "lightning_logs" and _VERSION.match(name):
             return d
-        if _is_mlflow_run(d) or is_dvclive_dir(d):
+        if tracker_run_dir(d):  # (MLflow's, DVCLive's: the climb stops at it)
             return d
         if _climbs(name, pname):
             d = parent
@@ -230,8 +214,9 @@ def climb(d: str) -> str:
     ``exp/logs`` -> ``exp``, ``job/rank_3`` -> ``job``, ``wandb/run-X/tmp`` -> ``wandb/run-X``."""
     d = os.path.abspath(d)
     up = d
+    deep = [r for r in registry.READERS if r.run_dir_deep]
     while os.path.dirname(up) != up:  # inside a W&B run dir (files/, tmp/): that run dir
-        if is_wandb_run_dir(up):
+        if any(r.run_dir(up) for r in deep):
             return up
         up = os.path.dirname(up)
     while True:

@@ -43,16 +43,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tsm_tui.sources.dvclive import is_dvclive_dir
+from tsm_tui.sources.mlflow import is_run_dir as _is_mlflow_run
 from tsm_tui.sources.runs import (
     Head,
     RunSpec,
-    _is_mlflow_run,
     head_of,
-    is_wandb_run_dir,
     rank_groups,
     relation,
     run_name,
 )
+from tsm_tui.sources.wandb_run import is_wandb_run_dir
 
 _VERSION = re.compile(r"^version_(\d+)$")
 MAX_PEERS = 8  # other runs of one parent a run is compared with (ours: a job has a few loggers)

@@ -109,6 +109,20 @@ def run_dir_id(dirname: str) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
+def is_wandb_run_dir(d: str) -> bool:
+    """W&B's ``run-<time>-<id>/`` (``offline-run-*``): under ``wandb/``, or moved out
+    of it with its layout (``files/`` or ``run-<id>.wandb``)."""
+    name = os.path.basename(d)
+    if not name.startswith(("run-", "offline-run-")):
+        return False
+    if os.path.basename(os.path.dirname(d)) == "wandb":
+        return True
+    rid = run_dir_id(name)
+    return rid is not None and (
+        os.path.isdir(os.path.join(d, "files")) or os.path.isfile(os.path.join(d, f"run-{rid[1]}.wandb"))
+    )
+
+
 def same_run_files(paths: list[str]) -> dict[str, list[str]]:
     """W&B run files of one run id written into several run dirs (``resume=``): each
     group oldest first, keyed by the newest file."""
@@ -598,9 +612,14 @@ class WandbRunReader(ByteReader):
 
     name = "wandb"
     priority = 26  # above TensorBoard: W&B's file holds the history and the console
+    run_dir_deep = True  # (files/output.log, tmp/, logs/: the run's, wherever they sit in it)
     #: the text readers' sniffer, ``(path, head lines) -> reader class or None``: set by
     #: the registry (which imports this module) so the console reads like output.log
     console_sniffer: ClassVar[Callable[[str, list[str]], type[SourceReader] | None] | None] = None
+
+    @classmethod
+    def run_dir(cls, d: str) -> bool:
+        return is_wandb_run_dir(d)
 
     @classmethod
     def sniff_bytes(cls, path: str) -> float:

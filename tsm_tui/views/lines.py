@@ -90,6 +90,8 @@ class Printer:
             self._emit(self.err, message(f"# {where}{text}"))  # (notes name files: one cleaner for those)
 
     # -- the live loop's subscriber
+    FLAGS: tuple = ()  # (none of its own: ``--follow`` and ``--json`` are the command line's modes)
+
     @classmethod
     def wanted(cls, opts, view: str) -> bool:
         return view == "follow"

@@ -5,10 +5,13 @@ Prometheus metrics (``--prom-file`` / ``--metrics-port``, views/prometheus.py).
 Each is a *subscriber*: ``start(loop, say)`` once before the first step (``say``:
 a note for the person watching), ``update(up, loop)`` with every ``LiveUpdate``,
 ``close()`` at exit; ``wanted(opts, view)`` says whether the options ask for it in
-a view (``"follow"`` or ``"tui"``) and ``from_options(opts, root)`` makes it.
-``EXPORTERS`` lists them in the order they see each update (the lines first: what
-is printed of a pass does not wait for a page or a file write). A new exporter is
-its module and one entry here (and its flag, if it has one: a ``cli.FLAGS`` row).
+a view (``"follow"`` or ``"tui"``) and ``from_options(opts, root)`` makes it; its
+class attribute ``FLAGS`` declares its command-line flags (``core.flags.Flag`` rows:
+the command line adds them to its parser and fills ``Options`` from them, an
+``Options`` field or, for a flag of a new exporter, ``Flag(..., "exports.<key>")``:
+``opts.exports[key]``). ``EXPORTERS`` lists them in the order they see each update
+(the lines first: what is printed of a pass does not wait for a page or a file
+write). A new exporter, with its flags, is its module and one entry here.
 """
 
 from __future__ import annotations
@@ -18,6 +21,11 @@ from tsm_tui.views.pages import Pages
 from tsm_tui.views.prometheus import Metrics
 
 EXPORTERS: tuple = (Printer, Pages, Metrics)
+
+
+def flags() -> tuple:
+    """The exporters' flags (``Flag`` rows), in ``EXPORTERS`` order."""
+    return tuple(f for cls in EXPORTERS for f in cls.FLAGS)
 
 
 class Outputs:

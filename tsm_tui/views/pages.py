@@ -18,7 +18,8 @@ import queue
 import sys
 import threading
 
-from tsm_tui.analysis.live_open import caught_up
+from tsm_tui.core.flags import Flag, nonneg_float
+from tsm_tui.core.options import Options
 from tsm_tui.core.output import warn
 from tsm_tui.core.sanitize import clean
 from tsm_tui.views import hookrun
@@ -141,6 +142,26 @@ class Pages:
         self.incidents = Incidents(self.hook.submit, cooldown)
         self.live = False  # something past the history present at the start arrived
 
+    #: its flags (the command line adds them to its parser and fills ``Options`` from them)
+    FLAGS = (
+        Flag(
+            "--on-alert",
+            "options.on_alert",
+            "run CMD for each incident of the run: a page when a check fails, one when it resolves "
+            "(event JSON on stdin)",
+            metavar="CMD",
+        ),
+        Flag(
+            "--alert-cooldown",
+            "options.alert_cooldown",
+            "--on-alert: one page per incident of a check; it resolves after SECONDS below FAIL, and "
+            f"repeats within SECONDS are not paged (default {Options.alert_cooldown:g}; 0 pages every critical alert)",
+            type=nonneg_float,
+            metavar="SECONDS",
+            default=Options.alert_cooldown,
+        ),
+    )
+
     @classmethod
     def wanted(cls, opts, view: str) -> bool:
         return view == "follow" and bool(opts.on_alert)  # (the TUI pages nobody: its bell rings)
@@ -158,6 +179,8 @@ class Pages:
         self.live = self.live or any(not b.backlog for b in up.batches)
         # a config or checkpoint written after the start is news (a late config
         # with no warm-up turns the LR check to FAIL with no new log line)
+        from tsm_tui.analysis.live_open import caught_up  # (here: the parser reads this module's FLAGS)
+
         self.live = self.live or (caught_up(loop) and bool(up.changed))
         backlog = all(b.backlog for b in up.batches) if up.batches else not self.live
         if up.alerts or up.statuses:

@@ -45,7 +45,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tsm_tui.core.errors import InputError
+from tsm_tui.core.flags import Flag, port
 from tsm_tui.core.frame import Frame
+from tsm_tui.core.options import Options
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.core.output import warn
 from tsm_tui.core.sanitize import clean
@@ -394,6 +396,42 @@ class Metrics:
     def __init__(self, exporter: "Exporter", path: str, root: str) -> None:
         self.exporter, self.path, self.root = exporter, path, root
         exporter.watch(path)
+
+    #: its flags (the command line adds them to its parser and fills ``Options`` from them)
+    FLAGS = (
+        Flag(
+            "--prom-file",
+            "options.prom_file",
+            "write the verdicts as Prometheus metrics to PATH (node_exporter textfile collector: *.prom), "
+            "atomically, at most once a second",
+            group="export",
+            metavar="PATH",
+        ),
+        Flag(
+            "--metrics-port",
+            "options.metrics_port",
+            "serve the metrics on http://HOST:PORT/metrics (with --follow or the TUI)",
+            group="export",
+            type=port,
+            metavar="PORT",
+        ),
+        Flag(
+            "--metrics-host",
+            "options.metrics_host",
+            f"address for --metrics-port (default {Options.metrics_host})",
+            group="export",
+            metavar="HOST",
+            default=Options.metrics_host,
+        ),
+        Flag(
+            "--run-label",
+            "options.run_label",
+            "the run label of the exported metrics (default: the run directory's name; several runs "
+            "under PATH are NAME/<run>): tell apart jobs whose directories share a name",
+            group="export",
+            metavar="NAME",
+        ),
+    )
 
     @classmethod
     def wanted(cls, opts, view: str) -> bool:

@@ -1,0 +1,75 @@
+"""An exporter's flags are declared on its class (``FLAGS``, views/outputs.py): the command
+line adds them to its parser where they have always been in ``--help`` and fills ``Options``
+from them; a new exporter's flag fills ``Options.exports`` (no field, no ``cli`` row)."""
+
+from __future__ import annotations
+
+import os
+
+from tsm_tui import cli
+from tsm_tui.core.flags import Flag
+from tsm_tui.views import outputs
+from tsm_tui.views.pages import Pages
+from tsm_tui.views.prometheus import Metrics
+
+from helpers import paths
+
+RUN = os.path.join(paths.ROOT, "sample_runs", "fp16_loss_scale")
+
+
+def _section(help_text: str, title: str) -> list[str]:
+    """The flags listed in one ``--help`` section, in order."""
+    body = help_text.split(f"\n{title}:\n", 1)[1].split("\n\n", 1)[0]
+    return [line.split()[0] for line in body.splitlines() if line.startswith("  --")]
+
+
+def test_the_exporters_flags_keep_their_place_in_help():
+    text = cli.build_parser().format_help()
+    mode = _section(text, "mode")
+    assert mode[mode.index("--poll") :] == ["--poll", "--on-alert", "--alert-cooldown", "--no-bell", "--run"]
+    assert _section(text, "Prometheus / Grafana (README: Many jobs)") == [
+        "--prom-file",
+        "--metrics-port",
+        "--metrics-host",
+        "--run-label",
+        "--print",
+    ]
+    names = [f.name for f in cli.all_flags()]
+    assert len(names) == len(set(names))
+    assert {f.name for f in Pages.FLAGS} | {f.name for f in Metrics.FLAGS} <= set(names)
+
+
+def test_the_exporters_flags_fill_their_options():
+    o = cli.parse([RUN, "--on-alert", "cat", "--alert-cooldown", "5", "--prom-file", "x.prom", "--run-label", "j"])
+    assert (o.on_alert, o.alert_cooldown, o.prom_file, o.run_label) == ("cat", 5.0, "x.prom", "j")
+    assert (o.metrics_port, o.metrics_host, o.exports) == (None, "127.0.0.1", {})
+    assert [type(s) for s in outputs.build(o, "follow", RUN).subscribers] == [outputs.Printer, Pages, Metrics]
+
+
+class _Tally:
+    """A new exporter with a flag of its own, declared on its class only."""
+
+    FLAGS = (Flag("--tally-every", "exports.tally_every", "count updates", group="export", type=int, metavar="N"),)
+
+    def __init__(self, every: int) -> None:
+        self.every = every
+
+    @classmethod
+    def wanted(cls, opts, view: str) -> bool:
+        return opts.exports.get("tally_every") is not None
+
+    @classmethod
+    def from_options(cls, opts, root: str) -> "_Tally":
+        return cls(opts.exports["tally_every"])
+
+
+def test_a_new_exporters_flag_needs_no_cli_row_and_no_options_field(monkeypatch):
+    monkeypatch.setattr(outputs, "EXPORTERS", (*outputs.EXPORTERS, _Tally))
+    text = cli.build_parser().format_help()
+    assert _section(text, "Prometheus / Grafana (README: Many jobs)")[-2:] == ["--tally-every", "--print"]
+    o = cli.parse([RUN, "--tally-every", "3"])
+    assert o.exports == {"tally_every": 3}
+    built = outputs.build(o, "follow", RUN)
+    assert built.get(_Tally).every == 3
+    assert cli.parse([RUN]).exports == {"tally_every": None}
+    assert outputs.build(cli.parse([RUN]), "follow", RUN).get(_Tally) is None
