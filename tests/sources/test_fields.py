@@ -272,7 +272,7 @@ def test_a_line_naming_the_evaluations_end_opens_no_section():
     "key, field",
     [
         ("train_losses", "loss"),
-        ("losses", "loss"),
+        ("losses", None),  # a bare list name: a record's terms (``losses=[0.4, inf]``), not the loss
         ("epoch_losses", "loss"),
         ("val_losses", "val_loss"),
         ("validation_losses", "val_loss"),

@@ -286,8 +286,8 @@ def field_for(key: str) -> str | None:
     f = ALIASES.get(k) or ALIASES.get(k.replace("_", "-"))
     if f:
         return f
-    if k.endswith("losses"):  # a list's name: "train_losses", "val_losses" (a history of each)
-        return field_for(k[:-2])
+    if k.endswith("_losses"):  # a list's name: "train_losses", "val_losses" (a history of each;
+        return field_for(k[:-2])  # a bare "losses" is a list of terms, its NaN said by its name)
     if "loss" in k and _TOTAL_WORDS.issuperset(_SEP.split(k)) and not _split_twice(k):
         return "loss"  # ("train_total_loss", "train_loss_total", "total_train_loss")
     if k.endswith(")") and _LR_SCHED.match(k):
