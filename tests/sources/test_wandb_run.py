@@ -141,6 +141,26 @@ def test_a_run_resumed_into_a_second_run_dir_is_one_run(sdk):
     assert not an.monitor.state.resumes
 
 
+@pytest.mark.parametrize("sdk", SDKS)
+def test_a_run_resumed_within_the_same_second_is_one_run(tmp_path, sdk):
+    # the SDK names the second run dir of a run resumed within the same second with "-1" appended
+    # (offline-run-20261206_045320-tsmresume1-1, its file still run-tsmresume1.wandb: seen in CI,
+    # where make_wandb_runs.py's two launches met in one second): one run, the suffixed dir the newer
+    d = tmp_path / "resumed"
+    shutil.copytree(DATA / sdk / "resumed", d)
+    first, second = sorted((d / "wandb").iterdir())
+    second.rename(d / "wandb" / (first.name + "-1"))
+    runs = open_runs(str(d))
+    assert len(runs) == 1
+    an = analyze_runs(str(d))[0]
+    assert (an.monitor.state.first_step, an.monitor.state.last_step, an.monitor.records) == (0, 119, 120)
+    # a run id of its own that ends in "-1" (its run file says so) is that id, not a resume
+    (d / "wandb" / (first.name + "-1")).rename(d / "wandb" / "offline-run-20261206_045320-exp-1")
+    solo = d / "wandb" / "offline-run-20261206_045320-exp-1"
+    (solo / "run-tsmresume1.wandb").rename(solo / "run-exp-1.wandb")
+    assert len(open_runs(str(d))) == 2
+
+
 def test_latest_run_link_and_debug_logs_are_not_a_run(tmp_path):
     d = tmp_path / "proj"
     shutil.copytree(DATA / SDKS[-1] / "plain_nan", d)

@@ -391,7 +391,7 @@ def _join_resumed_wandb(by_root: dict[str, list[str]]) -> None:
     for root in by_root:
         if os.path.basename(os.path.dirname(root)) != "wandb":
             continue
-        rid = run_dir_id(os.path.basename(root))
+        rid = run_dir_id(os.path.basename(root), root)
         if rid is not None:
             by_id.setdefault((os.path.dirname(root), rid[1]), []).append((rid[0], root))
     for group in by_id.values():

@@ -103,10 +103,23 @@ SNIFF_AT = (20, 200, 1000, MAX_HEAD_LINES)
 _RUN_DIR = re.compile(r"^(?:offline-)?run-(\d{8}_\d{6})-([A-Za-z0-9_-]+)$")
 
 
-def run_dir_id(dirname: str) -> tuple[str, str] | None:
-    """``(time, run id)`` of a W&B run directory name (``offline-run-20261205_003803-abc123``)."""
+_SUFFIX = re.compile(r"^(.+)-(\d{1,4})$")
+
+
+def run_dir_id(dirname: str, d: str | None = None) -> tuple[str, str] | None:
+    """``(time, run id)`` of a W&B run directory name (``offline-run-20261205_003803-abc123``).
+    A run resumed within the same second gets its name with ``-1`` (``-2`` ...) appended by
+    the SDK (``offline-run-20261206_045320-abc123-1``): with the directory ``d`` given, its run
+    file (``run-abc123.wandb``) says the id, and the time sorts after the first's."""
     m = _RUN_DIR.match(dirname)
-    return (m.group(1), m.group(2)) if m else None
+    if m is None:
+        return None
+    t, rid = m.group(1), m.group(2)
+    s = _SUFFIX.match(rid) if d is not None else None
+    if s is not None and d is not None and not os.path.isfile(os.path.join(d, f"run-{rid}.wandb")):
+        if os.path.isfile(os.path.join(d, f"run-{s.group(1)}.wandb")):
+            return f"{t}-{int(s.group(2)):04d}", s.group(1)
+    return t, rid
 
 
 def is_wandb_run_dir(d: str) -> bool:
@@ -117,7 +130,7 @@ def is_wandb_run_dir(d: str) -> bool:
         return False
     if os.path.basename(os.path.dirname(d)) == "wandb":
         return True
-    rid = run_dir_id(name)
+    rid = run_dir_id(name, d)
     return rid is not None and (
         os.path.isdir(os.path.join(d, "files")) or os.path.isfile(os.path.join(d, f"run-{rid[1]}.wandb"))
     )
@@ -129,7 +142,7 @@ def same_run_files(paths: list[str]) -> dict[str, list[str]]:
     by_id: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for p in paths:
         d = os.path.dirname(p)
-        rid = run_dir_id(os.path.basename(d))
+        rid = run_dir_id(os.path.basename(d), d)
         if rid is None or not os.path.basename(p).endswith(".wandb"):
             continue
         by_id.setdefault((os.path.dirname(d), rid[1]), []).append((rid[0], p))
@@ -140,7 +153,7 @@ def previous_file(path: str) -> str | None:
     """The run file this one continues: the newest older run dir of the same run id
     beside it (a run resumed into a new directory), or None."""
     d = os.path.dirname(path)
-    rid = run_dir_id(os.path.basename(d))
+    rid = run_dir_id(os.path.basename(d), d)
     if rid is None:
         return None
     parent = os.path.dirname(d)
@@ -150,7 +163,7 @@ def previous_file(path: str) -> str | None:
         return None
     best = None
     for n in names:
-        r = run_dir_id(n)
+        r = run_dir_id(n, os.path.join(parent, n))
         if r is not None and r[1] == rid[1] and r[0] < rid[0] and (best is None or r[0] > best[0]):
             f = os.path.join(parent, n, os.path.basename(path))
             if os.path.isfile(f):
