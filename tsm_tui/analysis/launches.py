@@ -35,9 +35,9 @@ LLM's ln(vocab)) stays there, and a spike comes back to the level it left. The
 candidate's records are held until that is decided (at most ``2 x REPLAY_N``
 records; a spike is released after ``REPLAY_MISS + 1`` records off the start
 curve), then delivered as a new run or as the records they were. After a
-candidate that was no replay, none is looked for in the next ``REPLAY_N``
-records (a sustained jump is judged by the loss checks, not held record by
-record).
+candidate that was no replay, none is looked for in the next ``2 x REPLAY_N``
+records (longer than a hold: a sustained jump is judged by the loss checks, not
+held record by record, and the records re-fed after a hold start no new one).
 
 Memory: at most ``MAX_LAUNCHES`` segments kept (the first and the newest), the
 others counted.
