@@ -10,7 +10,6 @@ there with their licences in ``bench/corpus/fresh12/SOURCES.md`` (MIT / Apache-2
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import shutil
@@ -18,11 +17,10 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers.reports import report_json
+from helpers.reports import report_json, report_rc
 from test_formats import write  # noqa: E402
 
 from tsm_tui.analysis.run_open import open_runs
-from tsm_tui.cli import main
 from tsm_tui.sources import log_files, registry
 from tsm_tui.sources.bare_numbers import BareNumbersReader, bare_content, bare_head, list_head, metric_name
 from tsm_tui.sources.reading import read_records
@@ -34,12 +32,6 @@ ECG = F12 / "txt_folder_ecg_denoise_sigmoid_flat" / "resultsSigmoid"
 LLMC = ROOT / "tests" / "data" / "real" / "llmc_main.log"
 
 pytestmark = pytest.mark.skipif(not SSD.exists() or not ECG.is_dir(), reason="bench/corpus/fresh12 not present")
-
-
-def report(path, capsys) -> tuple[int, dict | None, str]:
-    rc = main([str(path), "--report", "--json"])
-    out, err = capsys.readouterr()
-    return rc, (json.loads(out) if rc in (0, 1) else None), err
 
 
 def excerpt(n: int) -> str:
@@ -54,7 +46,7 @@ def used(rep: dict) -> list[dict]:
 
 # ------------------------------------------------------------------ the two real logs
 def test_a_lone_loss_txt_is_one_series_stepped_by_line_number(capsys):
-    rc, rep, err = report(SSD.parent, capsys)
+    rc, rep, err = report_rc(SSD.parent, capsys)
     assert rc in (0, 1) and rep is not None, err
     (src,) = used(rep)
     assert src["format"] == "bare-numbers" and src["records"] == 20923 and src["skipped_lines"] == 0
@@ -75,7 +67,7 @@ def test_a_lone_loss_txt_is_one_series_stepped_by_line_number(capsys):
 
 
 def test_the_lone_file_given_alone_reads_the_same(capsys):
-    rc, rep, _ = report(SSD, capsys)
+    rc, rep, _ = report_rc(SSD, capsys)
     assert rc in (0, 1) and rep is not None
     assert used(rep)[0]["records"] == 20923
     recs = list(read_records(str(SSD), BareNumbersReader(str(SSD))))
@@ -84,7 +76,7 @@ def test_the_lone_file_given_alone_reads_the_same(capsys):
 
 
 def test_a_folder_of_metric_files_is_one_run_joined_by_line_index(capsys):
-    rc, rep, err = report(ECG.parent, capsys)
+    rc, rep, err = report_rc(ECG.parent, capsys)
     assert rc in (0, 1) and rep is not None, err
     (src,) = used(rep)
     assert src["format"] == "bare-numbers" and src["path"] == str(ECG) and src["records"] == 1000
@@ -120,7 +112,7 @@ def test_names_that_are_no_metric_are_never_a_loss(tmp_path, capsys):
         (d / name).write_text(ints)
         (d / "values.txt").write_text(excerpt(200))
         assert metric_name(name) is None
-        rc, rep, _ = report(d, capsys)
+        rc, rep, _ = report_rc(d, capsys)
         assert rc == 2 or not any(f["format"] == "bare-numbers" for f in rep["files"])
     (tmp_path / "epochs").mkdir()
     (tmp_path / "epochs" / "epoch.txt").write_text(ints)  # a field, but no run by itself
@@ -143,7 +135,7 @@ def test_a_real_log_beside_a_loss_txt_wins(tmp_path, capsys):
     (tmp_path / "loss.txt").write_text(excerpt(500))
     (tmp_path / "val_loss.txt").write_text(excerpt(50))
     assert log_files.candidate_files(str(tmp_path)) == [str(tmp_path / "main.log")]
-    rc, rep, _ = report(tmp_path, capsys)
+    rc, rep, _ = report_rc(tmp_path, capsys)
     assert rc in (0, 1) and [f["format"] for f in used(rep)] == ["llmc"]
 
 
@@ -156,7 +148,7 @@ def test_bad_input_is_counted_never_raised(tmp_path, capsys):
     (d / "loss.txt").write_bytes(head.encode() + b"2.5\x00\x00\n" + b"1e400\n" + b"9" * 500 + b"\n")
     (d / "val_loss.txt").write_text(excerpt(100) + "Traceback (most recent call last):\n  File x\n" * 50)
     (d / "lr.txt").write_text("")
-    rc, rep, err = report(d, capsys)
+    rc, rep, err = report_rc(d, capsys)
     assert rc in (0, 1) and rep is not None and "Traceback" not in err
     (src,) = used(rep)
     assert src["format"] == "bare-numbers"
@@ -172,7 +164,7 @@ def test_nan_and_inf_lines_are_values(tmp_path, capsys):
     lines[250] = "nan"
     lines[260] = "inf"
     (tmp_path / "loss.txt").write_text("\n".join(lines) + "\n\n")
-    rc, rep, _ = report(tmp_path, capsys)
+    rc, rep, _ = report_rc(tmp_path, capsys)
     assert rc == 1 and rep is not None
     (src,) = used(rep)
     assert src["records"] == 300 and src["skip_reasons"] == {"blank line (no value; its line index kept)": 1}
@@ -187,7 +179,7 @@ def test_a_fifo_named_loss_txt_does_not_block(tmp_path, capsys):
     (tmp_path / "val_loss.txt").write_text(excerpt(50))
     t0 = time.monotonic()
     found = log_files.candidate_files(str(tmp_path))
-    rc, rep, err = report(tmp_path, capsys)
+    rc, rep, err = report_rc(tmp_path, capsys)
     assert time.monotonic() - t0 < 30 and "Traceback" not in err
     assert found[0] == str(tmp_path)  # (val_loss.txt; the FIFO is never opened: said as before, "not a regular file")
     reader, info = registry.open_reader(str(tmp_path / "loss.txt"))

@@ -5,19 +5,12 @@ through it (PaddleGAN's ``Epoch: e/E, iter: i/N``, from the held-out set fresh4)
 
 from __future__ import annotations
 
-import json
 
 import pytest
+from helpers.reports import report_or_err
 from test_formats import read, write  # noqa: E402
 
-from tsm_tui.cli import main
 from tsm_tui.sources.epoch_steps import EpochCounter
-
-
-def _report(path, capsys) -> tuple[int, dict | str]:
-    code = main([str(path), "--report", "--json"])
-    cap = capsys.readouterr()
-    return code, (json.loads(cap.out) if code in (0, 1) else cap.err)
 
 
 # -- (fresh4 §4.A6) an epoch label that lags one record at each boundary ------------------------------------
@@ -44,7 +37,7 @@ def test_a_lagging_epoch_label_is_no_resume(tmp_path, capsys):
     steps = [r.step for r in recs]
     assert steps == sorted(steps) and len(set(steps)) == len(steps)
     assert steps[:3] == [10, 20, 30] and 990 in steps and steps[-1] == 2960
-    code, d = _report(p, capsys)
+    code, d = report_or_err(p, capsys)
     assert code in (0, 1) and not d.get("launches"), d.get("launches")
 
 

@@ -11,11 +11,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers.reports import report_json, report_rc
 from helpers.paths import BENCH
-from helpers.reports import report_json
 from test_formats import read, write  # noqa: E402
 
-from tsm_tui.cli import main
 from tsm_tui.sources.generic_text import KeyValueTextReader
 from tsm_tui.sources.fields import field_for, key_roles, loss_role, normalise, objective, seconds
 
@@ -111,12 +110,6 @@ F10 = ROOT / "bench" / "corpus" / "fresh10"
 MONITOR = F10 / "nanogpt_jsonl_monitor_grad_spikes" / "reports" / "monitor.jsonl"
 
 
-def report(path, capsys) -> tuple[int, dict | None, str]:
-    rc = main([str(path), "--report", "--json"])
-    out, err = capsys.readouterr()
-    return rc, (json.loads(out) if rc in (0, 1) else None), err
-
-
 # ------------------------------------------------------------------ ratios are no loss terms
 def test_a_ratio_with_the_loss_is_no_loss_term():
     # reports/monitor.jsonl: "gn_over_loss" is grad_norm / loss (0.2485 = 2.9661 / 11.9345 at iter 0)
@@ -140,7 +133,7 @@ def test_the_monitor_lines_name_no_ratio_in_their_objective(tmp_path):
 
 
 def test_the_monitor_log_report_names_no_ratio_component(capsys):
-    rc, rep, _ = report(MONITOR.parent.parent, capsys)
+    rc, rep, _ = report_rc(MONITOR.parent.parent, capsys)
     assert rc in (0, 1) and rep is not None
     assert not any("gn_over_loss" in (a.get("message") or "") for a in rep["alerts"])
     spike = next(c for c in rep["checks"] if c["id"] == "loss_spike")

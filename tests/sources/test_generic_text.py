@@ -15,9 +15,9 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers.reports import report_json, report_or_err
 from helpers import paths
 from helpers.paths import BENCH
-from helpers.reports import report_json
 from test_formats import read, write  # noqa: E402
 
 from tsm_tui.cli import main
@@ -710,12 +710,6 @@ def test_single_number_lines_that_are_not_a_loss_are_not_records(tmp_path):
     assert [r.step for r in recs] == [0, 1, 2, 3, 4, 5] and all(r.loss < 9 for r in recs)
 
 
-def _report(path, capsys) -> tuple[int, dict | str]:
-    code = main([str(path), "--report", "--json"])
-    cap = capsys.readouterr()
-    return code, (json.loads(cap.out) if code in (0, 1) else cap.err)
-
-
 # -- (fresh4 §4.A5) a prose line naming a step between records that carry their own counter ----------------
 # JAX-CFD's train.py through absl logging (fresh4 jaxcfd_absl_train_dicts lines 172, 274):
 # logging.info('[Train %d/%d] %s', step, num_steps, metrics) and flax's checkpoints.py
@@ -805,7 +799,7 @@ def test_corenet_summaries_are_no_training_records(tmp_path, capsys):
     assert [r.step for r in val] == [r.step for r in train]  # at the last training step
     assert val[-1].val_loss == pytest.approx(4.7 - 29 * 0.06)
     assert reader.skip_reasons == {"epoch summary lines (the epoch's averages, not a step's record)": 30}
-    code, d = _report(p, capsys)
+    code, d = report_or_err(p, capsys)
     checks = {c["id"]: c for c in d["checks"]}
     assert checks["lr_schedule"]["status"] != "SKIP" and checks["overfitting"]["status"] != "SKIP"
 

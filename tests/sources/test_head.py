@@ -5,34 +5,20 @@ encoding only taken on its evidence."""
 from __future__ import annotations
 
 import codecs
-import json
 import os
 
 import pytest
 from helpers.paths import BENCH
+from helpers.reports import report_or_err
 from test_formats import read  # noqa: E402
+from test_registry import TRACEBACK  # noqa: E402
 
-from tsm_tui.cli import main
 from tsm_tui.sources import head, registry
 
 FRESH4 = os.path.join(BENCH, "corpus", "fresh4")
 
 
 # -- (fresh4 §4.A4) UTF-16 / UTF-32 text ----------------------------------------------------
-TRACEBACK = (
-    "step 1 starting\n"
-    "Traceback (most recent call last):\n"
-    '  File "train_gpt.py", line 1, in <module>\n'
-    "RuntimeError: No available kernel. Aborting execution.\n"
-)
-
-
-def _report(path, capsys) -> tuple[int, dict | str]:
-    code = main([str(path), "--report", "--json"])
-    cap = capsys.readouterr()
-    return code, (json.loads(cap.out) if code in (0, 1) else cap.err)
-
-
 @pytest.mark.parametrize(
     "enc,bom",
     [
@@ -48,7 +34,7 @@ def test_a_tiny_wide_text_file_is_text_not_binary(tmp_path, capsys, enc, bom):
     p.write_bytes(bom + TRACEBACK.replace("\n", "\r\n").encode(enc))
     h = head.sample_head(str(p), registry.BINARY)
     assert h.lines is not None and h.lines[0] == "step 1 starting" and h.hole == 0
-    code, d = _report(p, capsys)
+    code, d = report_or_err(p, capsys)
     assert code == 1, d
     c = next(c for c in d["checks"] if c["id"] == "crash")
     assert c["status"] == "FAIL" and "No available kernel" in c["summary"]
@@ -81,7 +67,7 @@ def test_the_real_powershell_capture_reports_its_crash(capsys):
     p = os.path.join(FRESH4, "paramgolf_utf16_powershell_crash", "training_output.txt")
     if not os.path.exists(p):
         pytest.skip("bench/corpus/fresh4 not present")
-    code, d = _report(p, capsys)
+    code, d = report_or_err(p, capsys)
     assert code == 1
     c = next(c for c in d["checks"] if c["id"] == "crash")
     assert c["status"] == "FAIL" and "No available kernel" in c["summary"]

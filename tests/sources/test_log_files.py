@@ -5,12 +5,11 @@ capped, what was passed over is said, and the tailer follows a log found so."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
 
-from tsm_tui.cli import main
+from helpers.reports import report_rc
 from tsm_tui.sources import log_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,12 +31,6 @@ EVENTS = next((ROOT / "tests" / "data" / "frameworks" / "tensorboard_only" / "tb
 PREDICT = "".join(f'{{"id": {i}, "label": "{lab}"}}\n' for i, lab in zip(range(3000, 3010), "0000111110"))
 
 
-def report(path, capsys) -> tuple[int, dict | None, str]:
-    rc = main([str(path), "--report", "--json"])
-    out, err = capsys.readouterr()
-    return rc, (json.loads(out) if rc in (0, 1) else None), err
-
-
 def a9(tmp_path: Path) -> Path:
     """PaddleNLP's results/a9 as the repository holds it: logs under made-up suffixes beside a
     folder of prediction files (JSON Lines, named as a log, no training metric in them)."""
@@ -50,7 +43,7 @@ def a9(tmp_path: Path) -> Path:
 
 # ------------------------------------------------------------------ logs named by nobody
 def test_a_log_under_a_made_up_suffix_is_taken_by_its_content(tmp_path, capsys):
-    rc, rep, err = report(CMNLI.parents[5], capsys)  # the committed corpus folder: one file, named .b
+    rc, rep, err = report_rc(CMNLI.parents[5], capsys)  # the committed corpus folder: one file, named .b
     assert rc in (0, 1) and rep is not None
     files = [f for f in rep["files"] if f["used"]]
     assert [os.path.basename(f["path"]) for f in files] == ["cmnli.base.ft.b"] and files[0]["format"] == "text"
@@ -64,7 +57,7 @@ def test_taken_by_content_when_the_log_named_files_hold_no_training_log(tmp_path
     # of them is a training log ("nothing readable" before); the .b log beside them is read
     d = a9(tmp_path)
     assert log_files.candidate_files(str(d)) == [str(d / "fewclue_submit_examples" / "bustm_predict.json")]
-    rc, rep, err = report(d, capsys)
+    rc, rep, err = report_rc(d, capsys)
     assert rc in (0, 1) and rep is not None
     used = [os.path.basename(f["path"]) for f in rep["files"] if f["used"]]
     assert used == ["cmnli.base.ft.b"] and rep["steps"]["last"] == 2200
@@ -77,7 +70,7 @@ def test_a_tree_whose_logs_are_found_by_name_reads_only_them(tmp_path, capsys):
     log = d / "train.log"
     lines = [ln for ln in CMNLI.read_text(encoding="utf-8").splitlines(keepends=True) if "global_step" in ln]
     log.write_text("".join(lines[:60]))
-    rc, rep, err = report(d, capsys)
+    rc, rep, err = report_rc(d, capsys)
     assert rc in (0, 1) and rep is not None
     assert [os.path.basename(f["path"]) for f in rep["files"] if f["used"]] == ["train.log"]
     assert not any("found_by" in f for f in rep["files"])
@@ -136,7 +129,7 @@ def test_nothing_readable_says_what_was_passed_over(tmp_path, capsys):
     shutil.copy(EVENTS, tmp_path / "weights.b")
     (tmp_path / "al").write_text("")  # an empty file with no extension (PaddleNLP's results/a1/al)
     (tmp_path / "finetune.sh").write_text("python -u run_train.py --do_train\n")
-    rc, _, err = report(tmp_path, capsys)
+    rc, _, err = report_rc(tmp_path, capsys)
     assert rc == 2
     assert "nothing readable" in err and "al: empty file" in err
     assert "other files passed over: 1 by name (checkpoints, data, archives, code, configs), 1 binary" in err

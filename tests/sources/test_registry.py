@@ -4,12 +4,10 @@ extension, and documents named ``.txt`` are no consoles (held-out sets fresh2, f
 
 from __future__ import annotations
 
-import json
 
 import pytest
+from helpers.reports import report_or_err
 from test_formats import read, write  # noqa: E402
-
-from tsm_tui.cli import main
 
 
 # -- a file the CSV reader takes and reads nothing from ----------------------------------------
@@ -36,15 +34,9 @@ TRACEBACK = (
 )
 
 
-def _report(path, capsys) -> tuple[int, dict | str]:
-    code = main([str(path), "--report", "--json"])
-    cap = capsys.readouterr()
-    return code, (json.loads(cap.out) if code in (0, 1) else cap.err)
-
-
 @pytest.mark.parametrize("name", ["training_output.txt", "train.log", "cout.txt", "console-rank0.txt"])
 def test_a_console_with_a_crash_and_no_metric_is_read_for_it_whatever_its_extension(tmp_path, capsys, name):
-    code, d = _report(write(tmp_path, name, TRACEBACK), capsys)
+    code, d = report_or_err(write(tmp_path, name, TRACEBACK), capsys)
     assert code == 1, d
     c = next(c for c in d["checks"] if c["id"] == "crash")
     assert (
@@ -55,12 +47,12 @@ def test_a_console_with_a_crash_and_no_metric_is_read_for_it_whatever_its_extens
 
 
 def test_a_txt_with_nothing_says_it_was_read_for_crash_lines(tmp_path, capsys):
-    code, err = _report(write(tmp_path, "output.txt", "loading data\nbuilding model\n"), capsys)
+    code, err = report_or_err(write(tmp_path, "output.txt", "loading data\nbuilding model\n"), capsys)
     assert code == 2 and "read for crash lines only" in err
 
 
 @pytest.mark.parametrize("name", ["requirements.txt", "README.txt", "notes.txt", "vocab.txt", "LICENSE.txt"])
 def test_documents_named_txt_are_not_consoles(tmp_path, capsys, name):
     # a quoted traceback in notes or a requirements list is no crash of a run
-    code, err = _report(write(tmp_path, name, TRACEBACK), capsys)
+    code, err = report_or_err(write(tmp_path, name, TRACEBACK), capsys)
     assert code == 2 and "crash lines" not in err
