@@ -188,13 +188,21 @@ class Launches:
         if not ok.any() or prev.size < LEVEL_N:
             return -1
         win = np.lib.stride_tricks.sliding_window_view(prev, LEVEL_N)
-        t = np.full(fin.size, np.nan)
-        t[ok] = np.median(win[(m + k - LEVEL_N)[ok]], axis=1)
+        rows = np.flatnonzero(ok)
+        at = m + rows - LEVEL_N  # each row's window of the LEVEL_N losses before it
+        # (most rows stop here, as in _jumped: under LEARNED x the smallest of those losses,
+        # a bound of their median from below; the medians are taken of the rest only)
+        low = np.minimum.reduce([prev[i : i + len(win)] for i in range(LEVEL_N)])  # each window's smallest
+        rows = rows[(vals[rows] > 0) & (vals[rows] >= LEARNED * low[at])]
+        if not rows.size:
+            return -1
+        v = vals[rows]
+        t = np.partition(win[m + rows - LEVEL_N], LEVEL_N // 2, axis=1)[:, LEVEL_N // 2]  # their medians
         with np.errstate(invalid="ignore", divide="ignore"):
-            hit = ok & (t > 0) & (h >= LEARNED * t) & (vals > 0) & np.isfinite(vals) & (vals >= LEARNED * t)
-            hit &= np.abs(np.log(vals / h)) <= np.abs(np.log(vals / t))
+            hit = (t > 0) & (h >= LEARNED * t) & (v >= LEARNED * t)
+            hit &= np.abs(np.log(v / h)) <= np.abs(np.log(v / t))
         idx = np.flatnonzero(hit)
-        return int(fin[idx[0]]) if idx.size else -1
+        return int(fin[rows[idx[0]]]) if idx.size else -1
 
     def wait(self, rec: StepRecord) -> bool:
         """One more record of the pending launch (its first included by ``boundary``); True
