@@ -317,6 +317,40 @@ def test_bare_epoch_then_separator_is_the_step(tmp_path):
         assert recs[-1].loss == pytest.approx(1.5) and recs[0].lr == 0.001
 
 
+def test_an_epoch_with_a_phase_word_before_its_metrics(tmp_path):
+    # a Python logging loop (private: corpus fresh15/logging_epoch_loss_stroke_clf_constant), its shape:
+    # a phase word between the epoch and the metrics; "validation" makes the loss the validation loss
+    lines = []
+    for e in range(4):
+        t = f"2023-10-05 18:4{e}:40,153 - INFO - "
+        lines += [
+            f"{t}epoch: {e} start, learning rate: 0.01",
+            f"{t}epoch: {e} end, loss: {2.2 - e / 10:.4f}",
+            f"{t}epoch: {e} validation, acc: 0.60, loss: {2.3 - e / 20:.4f}",
+            f"{t}epoch: {e} model saved",
+        ]
+    _, recs, reader = read(write(tmp_path, "train.log", "\n".join(lines) + "\n"))
+    assert [r.loss for r in recs if r.loss is not None] == pytest.approx([2.2, 2.1, 2.0, 1.9])
+    assert [r.step for r in recs if r.loss is not None] == [0, 1, 2, 3]
+    assert [r.val_loss for r in recs if r.val_loss is not None] == pytest.approx([2.3, 2.25, 2.2, 2.15])
+    assert [r.step for r in recs if r.lr is not None] == [0, 1, 2, 3]
+    assert not any(r.loss is not None and r.val_loss is not None for r in recs)  # (no train loss from an eval line)
+    for form, kind in (
+        ("Epoch {e} train: loss={v}", "loss"),
+        ("epoch {e} [val] | loss {v}", "val_loss"),
+        ("Epoch {e} finished, Loss: {v}", "loss"),
+        ("epoch_{e} test, loss: {v}", "val_loss"),
+    ):
+        text = "".join(form.format(e=e, v=2 - e / 10) + "\n" for e in range(1, 6))
+        _, recs, _ = read(write(tmp_path, "p.log", text))
+        assert [r.step for r in recs] == [1, 2, 3, 4, 5], form
+        assert getattr(recs[-1], kind) == pytest.approx(1.5), form
+    # a word that is no phase: no step read from it (prose, a progress count)
+    text = "".join(f"epoch {e} saved to ckpt, size: {e * 3}\nEpoch {e} progress: 100/2000\n" for e in range(1, 6))
+    _, recs, _ = read(write(tmp_path, "n.log", text))
+    assert recs == []
+
+
 def test_bare_epoch_with_a_batch_counter_is_not_the_global_step(tmp_path):
     # "Epoch N, batch b/M" lines: the step is the epoch's offset plus the batch (the counter
     # starts again each epoch), and the epoch's summary line is no record of its own

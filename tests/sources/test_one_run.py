@@ -321,6 +321,38 @@ def test_a_new_run_appended_without_banner_is_judged_alone(tmp_path, capsys):
     assert d["steps"]["first"] == 1 and d["steps"]["last"] == 200
 
 
+def test_a_relaunch_that_logged_no_loss_leaves_the_run_before_it_judged(tmp_path, capsys):
+    """A launch back at step 0 whose records carry no loss (its LR printed, then the file ends: it died,
+    or is still starting) shows nothing of what it is: not judged, said, and the run before it is the
+    one the checks judge (here a loss that never moves: a plateau FAIL), not a resume to step 0 that
+    leaves nothing to judge."""
+    lines = []
+    for e in range(60):
+        lines += [f"epoch: {e} start, learning rate: 0.01", f"epoch: {e} end, loss: 2.1657{e % 3}"]
+    lines += [
+        "Traceback (most recent call last):",
+        "RuntimeError: CUDA out of memory.",
+        "epoch: 0 start, learning rate: 0.01",
+    ]
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    d = report(tmp_path / "train.log", capsys)
+    assert [(s["kind"], s["first"], s["last"], s["records"]) for s in d["launches"]] == [
+        ("start", 0, 59, 120),
+        ("no loss", 0, 0, 1),
+    ]
+    assert d["steps"]["first"] == 0 and d["steps"]["last"] == 59
+    assert next(c for c in d["checks"] if c["id"] == "plateau")["status"] == "FAIL"
+    assert main([str(tmp_path / "train.log"), "--report"]) == 1  # (EXIT_CRITICAL)
+    out = capsys.readouterr().out
+    assert "the checks judge the run that logged losses" in out
+    assert "the launch at step 0 logged no loss or grad norm (1 record(s)): not judged" in out
+    # a relaunch whose loss is NaN from its first record is judged (a NaN is a loss): never hidden
+    lines[-1:] = ["epoch: 0 start, learning rate: 0.01", "epoch: 0 end, loss: nan", "epoch: 1 end, loss: nan"]
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    d = report(tmp_path / "train.log", capsys)
+    assert next(c for c in d["checks"] if c["id"] == "nonfinite")["status"] == "FAIL"
+
+
 def test_an_earlier_runs_findings_are_said_outside_the_verdict(tmp_path, capsys):
     """The first run's NaN is not the new run's verdict, but it is said: the earlier run's
     checks at its end (``earlier_runs``), in the JSON and the text report."""

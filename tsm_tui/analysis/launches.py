@@ -19,7 +19,13 @@ argument dump, a start banner, a traceback). What the new launch is:
   loaded, or the step counter restarted with the loss where it was): the run
   goes on, the checks judge the resumed whole (the Monitor's resume);
 - **continue**: a banner, and the steps go on past the last one (a resume after
-  a crash between two log lines): the same series.
+  a crash between two log lines): the same series;
+- **no loss**: a launch back at the beginning whose held records (``PENDING``, or all
+  there were when the input ended) carry no loss and no gradient norm, not even a NaN
+  (a relaunch that printed its LR and died, an evaluation-only run appended): nothing
+  shows what it is, and it holds nothing the checks judge; its records are not
+  delivered (the Monitor counts them), the run before it stays the one judged, and the
+  next record that goes back starts a launch again.
 
 A file with no step of its own (a bare-number ``loss.txt``, prints numbered by
 line) has no step to go back: a second run appended to it shows only in its loss.
@@ -261,6 +267,11 @@ class Launches:
                 self._open(first, "continue")
                 return "continue", recs
             return None, recs
+        if not any(r.loss is not None or r.grad_norm is not None for r in recs):
+            self._open(first, "no loss")
+            self.segments[-1]["records"] = len(recs)
+            self.segments[-1]["last"] = max(r.step for r in recs)
+            return "no loss", recs
         kind = "new run" if self._fresh(losses) else "resume"
         self._open(first, kind)
         return kind, recs
@@ -285,6 +296,8 @@ class Launches:
         """A record with metrics fed (after ``boundary``)."""
         if not self.segments:
             self._open(rec, "start")
+        elif self.segments[-1]["kind"] == "no loss":
+            self._open(rec, "continue")  # (the run before the launch that logged no loss goes on)
         seg = self.segments[-1]
         seg["records"] += 1
         if rec.step > seg["last"]:
@@ -301,6 +314,8 @@ class Launches:
         replay candidates); the same state as ``seen`` row by row."""
         if not self.segments:
             self._open(StepRecord(int(steps[0])), "start")
+        elif self.segments[-1]["kind"] == "no loss":
+            self._open(StepRecord(int(steps[0])), "continue")
         seg = self.segments[-1]
         seg["records"] += len(steps)
         top = int(steps.max())

@@ -151,6 +151,8 @@ class Monitor:
         if self.launches.pending is None:
             return []
         kind, recs = self.launches.decide()
+        if kind == "no loss":
+            return []  # (its records are counted in its segment, said with the launches)
         out: list[Alert] = []
         first = recs[0]
         new = [self._new_run(first, replay=kind == "replay")] if kind in ("new run", "replay") else []

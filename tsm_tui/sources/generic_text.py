@@ -258,6 +258,19 @@ EPOCH_BARE = re.compile(
     r"(?<![\w/])epoch_?+\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+\])?(?:\s*+[,|:]\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=))",
     re.I,
 )
+# ... or with a phase word between the epoch and its metrics, the record's kind (a Python logging loop's
+# "epoch: 0 start, learning rate: 0.01", "epoch: 0 end, loss: 2.166", "epoch: 0 validation, acc: 0.60,
+# loss: 2.153"; "Epoch 3 train: loss=0.4", "epoch 3 [val] | loss 0.5"): the epoch is the step, an evaluation
+# phase's loss the validation loss (group 2 names the phase); the same rule, only while no line named another
+# step. A word outside the list ("Epoch 0 progress: 100/2000", "epoch 3 saved to ckpt, size: 3") is no phase
+PHASE_WORDS = r"start(?:ed)?|begin|end(?:ed)?|done|finished|complete(?:d)?|summary|results?|stats|train(?:ing)?|"
+EVAL_PHASES = r"val(?:id(?:ation)?)?|eval(?:uation)?|test(?:ing)?|dev"
+EPOCH_PHASE = re.compile(
+    rf"(?<![\w/])epoch_?+\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+\])?\s++\[?({PHASE_WORDS}{EVAL_PHASES})\]?"
+    r"\s*+[,|:]\s*+(?=[A-Za-z])",
+    re.I,
+)
+_EVAL_PHASE = re.compile(rf"(?:{EVAL_PHASES})$", re.I)
 # torchtune's progress bar: "<epoch>|<global step>|Loss: <loss>:  0%|...| 5/1617 [...]"
 TORCHTUNE_BAR = re.compile(rf"^\s*+(\d{{1,9}})\|(\d++)\|Loss:\s*+({NUM})")
 # a "| name value |" field of a pipe-separated line (a custom trainer's "step 47700 | loss 1.4684 | lr
@@ -930,13 +943,15 @@ class KeyValueTextReader(LineGroups, LineReader):
         step of its own."""
         if self.records != getattr(self, "_epoch_records", 0) or _STEP_HINT.search(line) or STEP.search(line):
             return None  # (a record with a step of its own was read: an epoch line is a summary)
-        m = EPOCH_ONLY.search(line) or EPOCH_BARE.search(line)
+        m = EPOCH_ONLY.search(line) or EPOCH_BARE.search(line) or EPOCH_PHASE.search(line)
         if m is None:
             return None
         e = int64(m.group(1))
         if e is None:
             self.skip("step out of range")
             return []
+        if m.re is EPOCH_PHASE and _EVAL_PHASE.match(m.group(2)):
+            return self._eval_phase(line, m, e)
         got = self._with_step(line, m, e)
         if got:
             self._epoch_records = self.records
@@ -944,6 +959,23 @@ class KeyValueTextReader(LineGroups, LineReader):
                 self.run_info.setdefault("total_steps", m.group(2))
             self._no_template = True
         return got
+
+    def _eval_phase(self, line: str, m, e: int) -> list[StepRecord]:
+        """An epoch's evaluation line (EPOCH_PHASE with an evaluation word): its loss, however named,
+        is the validation loss at that epoch; no loss: no record (an accuracy alone is no training metric)."""
+        self._no_template = True
+        rest = line[m.end() :]
+        rec = self.build(PAIR.findall(rest) or SPACED.findall(rest), step=e)
+        if rec is None:
+            self.other_lines += 1
+            return []
+        val = rec.val_loss if rec.val_loss is not None else rec.loss
+        if val is None:
+            self.records -= 1  # (built, not kept)
+            self.other_lines += 1
+            return []
+        self._epoch_records = self.records
+        return [StepRecord(e, val_loss=val, source=rec.source)]
 
     def _epoch_line(self, line: str) -> list[StepRecord] | None:
         """A line whose step is an epoch and a counter (EPOCH_COUNTER, ITER_COUNTER),

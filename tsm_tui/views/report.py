@@ -83,8 +83,16 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
             f"the checks judge the new run from step {new[-1]['first']} and what follows it"
             if new
             else "the checks judge the resumed whole"
+            if any(s["kind"] == "resume" for s in launches)
+            else "the checks judge the run that logged losses"
         )
         lines.append(f"  launches: {len(launches) + mon.launches.dropped} in this file ({segs}{more}); {judged}")
+        for s in launches:
+            if s["kind"] == "no loss":
+                lines.append(
+                    f"  the launch at step {s['first']} logged no loss or grad norm ({s['records']} record(s)): "
+                    "not judged (it died or was stopped before its first loss, or is still starting)"
+                )
     if mon.earlier_runs:
         lines.append("  earlier runs in this file (not in the verdict; what their checks said at their end):")
         for r in mon.earlier_runs:
