@@ -736,6 +736,22 @@ def test_a_bad_batch_in_the_first_records_is_a_spike():
     assert not [a for a in alerts if a.check == "loss_spike" and a.step < 25]
 
 
+def test_a_blow_up_in_the_first_records_is_a_spike():
+    """fresh18's LR scan: 2.74 at the third record, 1.44e11 at the fourth, then NaN: before 10
+    values no test looked (the NaN check caught the NaN, the blow-up before it was "no spikes").
+    From the 4th record, 100x above every earlier value is a blow-up; a start's own swings (its
+    first loss the highest, a 3x bump) are none."""
+    recs = [StepRecord(50 * i, loss=v) for i, v in enumerate([5.1, 3.4, 2.74, 1.44e11], 1)]
+    recs += [StepRecord(250, loss=float("nan"))]
+    mon, alerts = run(recs)
+    spikes = [a for a in alerts if a.check == "loss_spike"]
+    assert [a.step for a in spikes] == [200] and "1.44e11 vs baseline" in spikes[0].message
+    assert "e10x" in spikes[0].message  # (a huge ratio said with 4 significant digits, not 46180945801.3x)
+    start = [StepRecord(i, loss=v) for i, v in enumerate([9.0, 4.0, 3.0, 9.5, 2.5, 2.4, 2.3, 2.2, 2.1, 2.0, 1.9], 1)]
+    mon, alerts = run(start)
+    assert [a for a in alerts if a.check == "loss_spike"] == []
+
+
 def test_a_noisy_flat_loss_back_at_its_level_after_a_dip_is_no_damage():
     """A per-batch loss flat at ~2.9 with values 1.1-4.2 dips for 5 records; the median of the
     last 5 values (meant for a fast first descent) is the spike baseline, and the loss's own

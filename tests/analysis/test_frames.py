@@ -257,6 +257,11 @@ CASES = {
         StepRecord(r.step, loss=r.loss * (7 if r.step in (11, 15) else 1), grad_norm=r.grad_norm, lr=r.lr)
         for r in curve(600, noise=0.06, seed=5)
     ],
+    # a blow-up at the 4th record (an LR scan's run: 2.74 -> 1.44e11), before the early test's 10 values
+    "early_blowup": lambda: [
+        StepRecord(r.step, loss=r.loss * (1e10 if r.step == 4 else 1), grad_norm=r.grad_norm, lr=r.lr)
+        for r in curve(300, noise=0.02, seed=6)
+    ],
     "spike_no_recover": lambda: [
         StepRecord(r.step, loss=r.loss * (4 if r.step > 1200 else 1), grad_norm=r.grad_norm, lr=r.lr)
         for r in curve(3000)

@@ -176,6 +176,23 @@ def test_eval_loss_rising_with_the_training_loss_is_no_overfit():
     assert check(feed(recs), "overfitting").status.value == "PASS"
 
 
+def test_eval_loss_blowing_up_with_a_training_spike_is_no_overfit():
+    """fresh18's LR scan: both losses fall, then blow up together at the end (train 2.1 -> 1e7 ->
+    9e15, evaluation the same): the training median of the window still sits below its level at
+    the best evaluation, but the training loss now is far above it. A blow-up (the Loss Spike
+    check's), not over-fitting: no "stop early, add regularisation"."""
+    recs = []
+    for s in range(50, 601, 50):
+        recs += [StepRecord(s, loss=4.5 - s / 300), StepRecord(s, val_loss=4.5 - s / 300 + 0.01)]
+    for s, v in ((650, 1.4e7), (700, 1.5e9), (750, 1.9e8), (800, 2.1e12)):
+        recs += [StepRecord(s, loss=v), StepRecord(s, val_loss=v)]
+    mon = feed(recs)
+    c = check(mon, "overfitting")
+    assert c.status.value == "PASS" and "rose with the training loss" in c.summary
+    assert alerts(mon, "overfitting") == []
+    assert check(mon, "loss_spike").status.value in ("WARN", "FAIL")
+
+
 def test_a_flat_training_loss_wobbling_is_no_fall():
     """fresh7 wandb_0_12_gnn_flat_loss: a training loss flat at ~15200 (its median wobbling 15205 ->
     15195, 0.07%) beside a noisy evaluation loss was said to over-fit, critical, several times."""

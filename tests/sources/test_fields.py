@@ -289,3 +289,40 @@ def test_a_json_history_of_loss_lists_is_read(tmp_path, capsys):
     rep = report_json(tmp_path / "run", capsys)
     assert rep["steps"]["records"] == 50
     assert {c["id"]: c["status"] for c in rep["checks"]}["overfitting"] == "PASS"  # the val losses read
+
+
+def test_a_split_key_makes_an_evaluation_records_loss_the_validation_loss(tmp_path):
+    """fresh18's CS336 runs: one metrics.jsonl holds {"step": 50, "split": "train", "loss": 4.51}
+    and {"step": 50, "split": "val", "loss": 4.51}; read as one loss series, every step was a
+    duplicate and the evaluations' losses training losses. The split's value scopes the record."""
+    rows = []
+    for s in (50, 100, 150):
+        rows.append({"step": s, "split": "train", "loss": 5.0 - s / 100, "learning_rate": 1e-3})
+        rows.append({"step": s, "split": "val", "loss": 5.5 - s / 100, "learning_rate": 1e-3})
+    _, recs, reader = read(write(tmp_path, "metrics.jsonl", "".join(json.dumps(r) + "\n" for r in rows)))
+    assert [(r.step, r.loss, r.val_loss) for r in recs] == [
+        (50, 4.5, None),
+        (50, None, 5.0),
+        (100, 4.0, None),
+        (100, None, 4.5),
+        (150, 3.5, None),
+        (150, None, 4.0),
+    ]
+    assert not reader.skip_reasons
+    # a PyTorch tutorial's CSV: epoch,phase,loss,acc (any of the split words; "test" an evaluation)
+    text = "epoch,phase,loss,acc\n" + "".join(
+        f"{e},train,{2 - e / 10},0.5\n{e},{'test' if e % 2 else 'Validation'},{2.2 - e / 10},0.4\n" for e in range(1, 5)
+    )
+    _, recs, _ = read(write(tmp_path, "log.csv", text))
+    assert [r.loss for r in recs if r.loss is not None] == pytest.approx([1.9, 1.8, 1.7, 1.6])
+    assert [r.val_loss for r in recs if r.val_loss is not None] == pytest.approx([2.1, 2.0, 1.9, 1.8])
+    # a "mode" that names no split (a run's "mode": "pretrain") changes nothing
+    rows = [{"step": s, "mode": "pretrain", "loss": 3.0} for s in (1, 2)]
+    _, recs, _ = read(write(tmp_path, "m.jsonl", "".join(json.dumps(r) + "\n" for r in rows)))
+    assert [r.loss for r in recs] == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("key", ["grad_norm_pre_clip", "grad_norm_before_clip", "unclipped_grad_norm"])
+def test_the_grad_norm_before_clipping_is_the_grad_norm(key):
+    assert field_for(key) == "grad_norm"
+    assert field_for("grad_norm_post_clip") is None  # (held at the clip threshold: it hides a spike)

@@ -5,6 +5,7 @@ capped, what was passed over is said, and the tailer follows a log found so."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -142,3 +143,38 @@ def test_the_tailer_follows_a_log_taken_by_its_content(tmp_path, tail):
     assert c.wait_for(lambda: len(c.records) >= 242)
     assert set(c.steps) == {str(d / "cmnli.base.ft.b")}
     assert any("taken by their content (cmnli.base.ft.b)" in n for n in c.notes)
+
+
+def test_logs_deeper_than_the_first_search_are_found(tmp_path, capsys):
+    """fresh18: a course repository's LR-scan runs at artifacts/experiments/logs_tracker/results/
+    <study>/runs/<run>/metrics.jsonl, seven levels below the folder given, read "no log files found"
+    (the walk stopped at MAX_DEPTH). A tree with nothing above that depth is searched deeper."""
+    deep = tmp_path.joinpath(*[f"d{i}" for i in range(log_files.MAX_DEPTH + 1)])
+    deep.mkdir(parents=True)
+    rows = [{"step": s, "split": "train", "loss": 4.0 - s / 100} for s in range(1, 60)]
+    (deep / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert log_files.candidate_files(str(tmp_path)) == [str(deep / "metrics.jsonl")]
+    code, rep, _ = report_rc(tmp_path, capsys)
+    assert code in (0, 1) and rep is not None and rep["steps"]["count"] == 59
+    # a log within MAX_DEPTH: the deeper one is not looked for (the first search found one)
+    (tmp_path / "d0" / "train.log").write_text("step 1 loss 2.0\n")
+    assert log_files.candidate_files(str(tmp_path)) == [str(tmp_path / "d0" / "train.log")]
+
+
+F18 = ROOT / "bench" / "corpus" / "fresh18" / "jsonl_runs_cs336_nonorm_lr_scan_blowup_nan"
+
+
+def test_a_run_folders_other_file_with_a_metric_the_log_lacks_is_said(capsys):
+    """fresh18 (MIT, committed): a run folder's metrics.jsonl (train and val records, a "split"
+    key) beside diagnostics.jsonl (grad_norm_pre_clip). The report reads the first and says that
+    the second holds the grad norm it lacks (not joined: one file is a run's series); the
+    evaluation loss blowing up with the training loss is no over-fitting."""
+    from tsm_tui.cli import main
+
+    run = next(F18.glob("**/runs/*lr1p5e-03"))
+    assert main([str(run), "--report"]) == 1
+    out = capsys.readouterr().out
+    assert "val_loss <- 'val/loss'" in out
+    assert "diagnostics.jsonl: [jsonl], 20 records, not used (another file was chosen); it holds grad norm" in out
+    assert "[PASS] Over-fitting" in out and "rose with the training loss" in out
+    assert "[FAIL] NaN/Inf Values" in out

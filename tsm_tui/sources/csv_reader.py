@@ -22,7 +22,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.epoch_steps import EpochCounter
-from tsm_tui.sources.fields import field_for, loss_role
+from tsm_tui.sources.fields import SPLIT_KEYS, field_for, loss_role, split_scoped
 
 
 #: a number standing alone in a cell ("Loss 6.9e+00 (6.9e+00)", "Epoch: [0][ 50/1000]"), not
@@ -69,6 +69,7 @@ class CsvReader(LineReader):
         self.header: list[str] | None = None
         self._step_col: int | None = None
         self._epoch_col: int | None = None
+        self._split = False  # a split / phase column (fields.split_scoped)
         self._delim = ","
         self._row = 0  # data rows read (the step of a table with no step column)
         #: the step column beside an epoch column: a global step or a batch index within each
@@ -127,6 +128,8 @@ class CsvReader(LineReader):
             self._row += 1
             step = self._row
         items = [(h, c) for h, c in zip(self.header, row) if c != ""]
+        if self._split:
+            items = split_scoped(items)  # (a phase column: an evaluation row's loss is the validation loss)
         rec = self.build(items, step=step)
         if rec is not None and self._step_col is None and self._epoch_col is None:
             self.inferred_steps += 1
@@ -158,6 +161,7 @@ class CsvReader(LineReader):
         self._step_col = fields.index("step") if "step" in fields else None
         low = [h.lower() for h in self.header]
         self._epoch_col = low.index("epoch") if "epoch" in low else None
+        self._split = not SPLIT_KEYS.isdisjoint(low)
 
 
 def _delimiter(header: str) -> str | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TypeVar
 
 #: counters whose name says they are one (a loop's "batch_index=640 loss=..."): step keys that
 #: name a step on their own in a text line too (generic_text.NAMED_STEP_KEYS)
@@ -114,6 +115,14 @@ ALIASES = {
     "train/gradient_norm": "grad_norm",
     "grad_2.0_norm/total": "grad_norm",
     "train/grad_2.0_norm_total": "grad_norm",
+    # the norm before clipping is the one that spikes (a custom loop's diagnostics.jsonl logs
+    # grad_norm_pre_clip beside grad_norm_post_clip, which clipping holds at the threshold: not read)
+    "grad_norm_pre_clip": "grad_norm",
+    "grad_norm_before_clip": "grad_norm",
+    "pre_clip_grad_norm": "grad_norm",
+    "grad_norm_preclip": "grad_norm",
+    "unclipped_grad_norm": "grad_norm",
+    "grad_norm_unclipped": "grad_norm",
     # a bare "grad" beside a step's loss is its norm (a custom trainer's "| loss 1.47 | lr 1.8e-04 | grad 0.075 |")
     "grad": "grad_norm",
     # learning rate
@@ -322,6 +331,24 @@ _TOTAL_WORDS = frozenset({"train", "training", "total", "loss", "overall", ""})
 #: ``validation/main/loss``, ``val/train/loss``-style nesting, ``test/...``)
 TRAIN_SCOPES = frozenset({"main", "train", "training", "tr"})
 EVAL_SCOPES = frozenset({"validation", "val", "valid", "eval", "evaluation", "test", "dev"})
+#: a record whose split is a value of a key of its own (a custom JSONL's ``{"step": 50, "split": "val",
+#: "loss": 4.51}`` beside ``"split": "train"`` at the same step; a CSV's ``epoch,phase,loss,acc`` of a
+#: PyTorch tutorial loop; mmcv's ``"mode": "val"``): an evaluation split's metrics are read as if
+#: scoped ``val/<key>`` (its loss the validation loss, never a second training loss at that step)
+SPLIT_KEYS = frozenset({"split", "phase", "mode", "stage", "subset"})
+_V = TypeVar("_V")
+_EVAL_SPLITS = EVAL_SCOPES | {"evaluation", "testing", "validate"}
+
+
+def split_scoped(items: list[tuple[str, _V]]) -> list[tuple[str, _V]]:
+    """``items`` (key, value) of one record, its metrics scoped ``val/`` when a SPLIT_KEYS key
+    names an evaluation split (its step keys and the split key as they were); else unchanged."""
+    for k, v in items:
+        if isinstance(v, str) and k.lower() in SPLIT_KEYS and v.strip().lower() in _EVAL_SPLITS:
+            return [(n, x) if n == k or field_for(n) == "step" else (f"val/{n}", x) for n, x in items]
+    return items
+
+
 #: scopes that name the whole objective (Ludwig's ``combined/``: the sum over its output features)
 TOTAL_SCOPES = frozenset({"combined", "total"})
 

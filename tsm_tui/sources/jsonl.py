@@ -18,7 +18,7 @@ import numpy as np
 from tsm_tui.core.frame import INT_FIELDS, METRIC_FIELDS, Frame
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import MAX_LINE, LineReader
-from tsm_tui.sources.fields import TIME_MS, field_for, total_over
+from tsm_tui.sources.fields import SPLIT_KEYS, TIME_MS, field_for, split_scoped, total_over
 from tsm_tui.sources.lines import split_block
 from tsm_tui.sources.placeholders import SplitPlaceholders
 
@@ -311,7 +311,10 @@ class JsonlReader(LineReader):
         # the decoders build plain dicts only: a type test in C, no generator per line
         if dict in map(type, obj.values()):
             obj = flatten(obj)
-        rec = self.build(obj.items())
+        if not SPLIT_KEYS.isdisjoint(obj):  # (a record of an evaluation split: its loss is the validation loss)
+            rec = self.build(split_scoped(list(obj.items())))
+        else:
+            rec = self.build(obj.items())
         if rec is None:
             return []
         return [rec]

@@ -1,6 +1,7 @@
 """Which files of a tree are a run's logs, and which of them are one log.
 
-``candidate_files`` walks a tree (at most ``MAX_DEPTH`` deep, ``SKIP_DIRS`` and
+``candidate_files`` walks a tree (at most ``MAX_DEPTH`` deep, ``DEEP_DEPTH`` when nothing is found
+above that; ``SKIP_DIRS`` and
 dot-directories passed over, at most ``MAX_FILES``; reaching it is said with
 ``LIMIT_NOTE``) and keeps the names a log is written under (``is_candidate``);
 a tree with none gets ``fallback_files``. A tree where none of those is readable
@@ -38,6 +39,12 @@ LIMIT_NOTE = (
     "(point tsm-watch at a smaller directory, or use --run)"
 )
 MAX_DEPTH = 6
+#: a tree with no log file in its first MAX_DEPTH levels is searched again down to this depth
+#: (ours; fresh18: a course's LR-scan runs at artifacts/experiments/logs_tracker/results/<study>/
+#: runs/<run>/metrics.jsonl, seven levels below the folder pointed at, read "no log files found"),
+#: visiting at most DEEP_DIRS directories (a dataset's nested folders are no reason to hang)
+DEEP_DEPTH = 16
+DEEP_DIRS = 20000
 
 
 #: W&B's own diagnostics (``wandb/debug.log``, ``run-*/logs/debug-internal.log``, links
@@ -136,10 +143,10 @@ def _walk(root: str):
         yield dirpath.count(os.sep) - base, dirpath, dirnames, filenames
 
 
-def _searched(dirnames: list[str], depth: int) -> list[str]:
+def _searched(dirnames: list[str], depth: int, max_depth: int = MAX_DEPTH) -> list[str]:
     """The sub-directories of a directory ``depth`` below the root that are searched, by
-    name: none at ``MAX_DEPTH``, never ``SKIP_DIRS`` or a dot-directory."""
-    if depth >= MAX_DEPTH:
+    name: none at ``max_depth``, never ``SKIP_DIRS`` or a dot-directory."""
+    if depth >= max_depth:
         return []
     return [d for d in sorted(dirnames) if d not in SKIP_DIRS and not d.startswith(".")]
 
@@ -158,20 +165,34 @@ def candidate_files(root: str) -> list[str]:
     """
     # (a directory-shaped format's rules are its reader's: ``root_sources``, ``hidden_dirs``,
     # ``source_dir`` on every registered reader, sources/base.py)
-    readers = list(registry.READERS)
-    for r in readers:
+    for r in registry.READERS:
         found = r.root_sources(root)
         if found is not None:
             return found
+    out, cut = _candidates_to(root, MAX_DEPTH)
+    if not out and cut:
+        out, _ = _candidates_to(root, DEEP_DEPTH, DEEP_DIRS)  # (logs deeper than MAX_DEPTH: DEEP_DEPTH)
+    return out or fallback_files(root)
+
+
+def _candidates_to(root: str, max_depth: int, max_dirs: int | None = None) -> tuple[list[str], bool]:
+    """``candidate_files`` down to ``max_depth`` levels (and at most ``max_dirs`` directories):
+    what it found, and whether a directory was left unsearched at that depth."""
+    readers = list(registry.READERS)
     hidden = [(h, r) for r in readers for h in r.hidden_dirs]
     out: list[str] = []
-    for depth, dirpath, dirnames, filenames in _walk(root):
+    cut = False
+    for n_dirs, (depth, dirpath, dirnames, filenames) in enumerate(_walk(root)):
+        if max_dirs is not None and n_dirs >= max_dirs:
+            break
         ckpts = []
         keep = []
         for h, r in hidden:
             if h in dirnames:
                 out += (r.root_sources(os.path.join(dirpath, h)) or [])[: MAX_FILES - len(out)]
-        for d in _searched(dirnames, depth):
+        searched = _searched(dirnames, depth, max_depth)
+        cut = cut or (depth >= max_depth and any(d not in SKIP_DIRS and not d.startswith(".") for d in dirnames))
+        for d in searched:
             s = checkpoint_step(d, True)
             if any(r.source_dir(dirpath, d, filenames) for r in readers):
                 out.append(os.path.join(dirpath, d))  # an MLflow run's metrics, a DVCLive directory's ...
@@ -194,14 +215,14 @@ def candidate_files(root: str) -> list[str]:
             if is_candidate(f):
                 out.append(os.path.join(dirpath, f))
                 if len(out) >= MAX_FILES:
-                    return out
+                    return out, cut
         if ckpts and "trainer_state.json" not in filenames:
             for _, d in sorted(ckpts, reverse=True):
                 p = os.path.join(dirpath, d, "trainer_state.json")
                 if os.path.isfile(p):
                     out.append(p)
                     break
-    return out or fallback_files(root)
+    return out, cut
 
 
 MAX_RIVALS = 16  # other log files of a folder sniffed to tell whether a real log is beside bare-number files (ours)

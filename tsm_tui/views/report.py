@@ -60,6 +60,9 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
             what = f"[{f.format}], {f.records} records, another rank (read for the ranks check)"
         elif f.format:
             what = f"[{f.format}], {f.records} records, not used (another file was chosen)"
+            lacks = [LABEL[m] for m in cov["unread"] if m in an.run.metrics.get(f.path, ())]
+            if lacks:
+                what += f"; it holds {', '.join(lacks)}, which the chosen log lacks: not joined to its series"
         else:
             what = f.note or "not read"
         lines.append(f"  also: {clean(_rel(f.path, an.run.path))}: {clean(what)}")

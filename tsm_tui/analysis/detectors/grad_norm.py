@@ -431,7 +431,7 @@ class GradNormDetector(Detector):
             g,
             med,
             f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)} "
-            f"({g / med:.1f}x, {z:.0f} sigma), after the grad norm had come back to its level since the "
+            f"({times(g / med)}x, {z:.0f} sigma), after the grad norm had come back to its level since the "
             f"spike at step {prev} (incident since step {inc[0]}).",
             rec.step,
         )
@@ -442,7 +442,7 @@ class GradNormDetector(Detector):
             g,
             inc[3],
             f"Gradient-norm spike incident since step {inc[0]} grew: {fmt(g)} at step "
-            f"{rec.step} vs median {fmt(inc[3])} ({g / inc[3]:.1f}x, {z:.0f} sigma).",
+            f"{rec.step} vs median {fmt(inc[3])} ({times(g / inc[3])}x, {z:.0f} sigma).",
             inc[0],
         )
 
@@ -467,7 +467,7 @@ class GradNormDetector(Detector):
             g,
             med,
             f"Gradient-norm spike at step {rec.step}: {fmt(g)} vs median {fmt(med)}{of} "
-            f"({g / med:.1f}x, {z:.0f} sigma). The grad norm usually leads the loss: watch the next steps.",
+            f"({times(g / med)}x, {z:.0f} sigma). The grad norm usually leads the loss: watch the next steps.",
             rec.step,
         )
 
@@ -631,7 +631,7 @@ class GradNormDetector(Detector):
         if self.spikes:
             n = len(self.spikes)
             big = sorted(self.spikes, key=lambda i: -(i[1] / i[3]))[:3] if n > 3 else self.spikes
-            st = ", ".join(f"{i[0]} ({i[1] / i[3]:.1f}x" + (f" at {i[2]})" if i[2] != i[0] else ")") for i in big)
+            st = ", ".join(f"{i[0]} ({times(i[1] / i[3])}x" + (f" at {i[2]})" if i[2] != i[0] else ")") for i in big)
             problems.append(f"{n} spike(s), the largest at step {st}" if n > 3 else f"{n} spike(s) at step {st}")
         if self.vanished_at is not None:
             problems.append(f"vanishing at step {self.vanished_at}")

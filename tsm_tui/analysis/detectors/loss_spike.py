@@ -91,6 +91,12 @@ EARLY_MIN = 20
 #: the noise floor of the first records' robust test (settings.spike_early_*), in log units:
 #: a smooth first descent has near-equal differences, whose MAD is ~0 (ours: 5%)
 EARLY_SD_FLOOR = 0.05
+#: ... and before spike_early_min values, from the BLOWUP_MIN-th record on: a loss BLOWUP_RATIO x
+#: above every earlier value is a blow-up, never a start's noise (a start's first loss is its
+#: highest; ours, the grad-norm rule's "max / median in the hundreds is never noise"; fresh18: an
+#: LR scan's run logged 2.74 at its third record and 1.44e11 at its fourth, then NaN)
+BLOWUP_MIN = 4
+BLOWUP_RATIO = 100.0
 #: records of context (LR, grad norm, loss scale) kept to tell the cause of a spike
 #: (ours: 16 covers the few records over which a grad norm climbs before the loss,
 #: and leaves 11 older ones for the reference level)
@@ -345,6 +351,13 @@ class LossSpikeDetector(Detector):
             is_spike, ratio, z = self._early_test(x, base, prev)
             if is_spike:
                 out += self._on_spike(rec, x, base, ratio, z)
+        elif BLOWUP_MIN <= self.n <= self.settings.spike_early_min and len(self._recent) >= BLOWUP_MIN - 1:
+            prev = list(self._recent.values())
+            base = _median(prev)
+            top = max(prev)
+            if top > 0 and x >= BLOWUP_RATIO * top and x - top >= self.settings.spike_min_delta:
+                is_spike = True
+                out += self._on_spike(rec, x, base, x / base, math.inf)
         inc = self._incident
         if inc is not None:
             out += self._track(inc, rec, x, is_spike)
@@ -452,6 +465,7 @@ class LossSpikeDetector(Detector):
                         & (fed[:e] - lmin[:e] >= s.spike_min_delta)
                     )
                     | ((nth > s.spike_early_min) & (nth <= EARLY_MIN))  # (the first records' test: a few rows)
+                    | ((nth >= BLOWUP_MIN) & (nth <= s.spike_early_min))  # (... and the blow-up test)
                 )
             )
             if pre.size:
@@ -625,7 +639,7 @@ class LossSpikeDetector(Detector):
             self.id,
             Severity.WARNING,
             rec.step,
-            f"Loss spike at step {rec.step}: {fmt(x)} vs baseline {fmt(med)} ({ratio:.1f}x{zs}).{cause} "
+            f"Loss spike at step {rec.step}: {fmt(x)} vs baseline {fmt(med)} ({_times(ratio)}x{zs}).{cause} "
             f"Spikes that recover are normal; watching for recovery within {self.settings.recovery_steps} steps.",
             value=x,
             baseline=med,
@@ -763,7 +777,7 @@ class LossSpikeDetector(Detector):
                 return
             if ref > 0 and now[2] >= GN_SPIKE * ref:
                 inc.cause = "data"
-                inc.evidence = f"the grad norm spiked on the same step ({now[2] / ref:.1f}x)"
+                inc.evidence = f"the grad norm spiked on the same step ({_times(now[2] / ref)}x)"
                 return
 
     def _settle_cause(self, inc: _Incident, took: int) -> None:
@@ -994,7 +1008,7 @@ class LossSpikeDetector(Detector):
             Severity.CRITICAL,
             rec.step,
             f"Loss above {SUSTAIN_FACTOR:g}x its baseline for {inc.high_run} records since the spike at step "
-            f"{inc.onset}: {fmt(x)} vs {fmt(inc.baseline)} ({x / inc.baseline:.1f}x). A sustained excursion is "
+            f"{inc.onset}: {fmt(x)} vs {fmt(inc.baseline)} ({_times(x / inc.baseline)}x). A sustained excursion is "
             f"divergence in progress (llm-foundry's KillLossSpike stops the run here).{cause}",
             value=x,
             baseline=inc.baseline,
@@ -1098,7 +1112,7 @@ class LossSpikeDetector(Detector):
                     Severity.CRITICAL,
                     rec.step,
                     f"Loss is diverging: rolling median {fmt(cur)} at step {rec.step} vs its best "
-                    f"{fmt(best)} at step {onset} ({cur / best:.1f}x).",
+                    f"{fmt(best)} at step {onset} ({_times(cur / best)}x).",
                     value=cur,
                     baseline=best,
                     actions=self._climb_actions(onset),
@@ -1206,8 +1220,8 @@ class LossSpikeDetector(Detector):
                 Severity.CRITICAL,
                 rec.step,
                 f"Loss is diverging: a steady climb, no spike: the median of its last {CLIMB_LAST} values "
-                f"{fmt(level)} at step {rec.step} is {level / low[0]:.1f}x its lowest {fmt(low[0])} (step {low[1]}), "
-                f"and a line through its {c.n} values from there climbs {rise:.1f}x"
+                f"{fmt(level)} at step {rec.step} is {_times(level / low[0])}x its lowest {fmt(low[0])} (step {low[1]}), "
+                f"and a line through its {c.n} values from there climbs {_times(rise)}x"
                 + (f" ({b / se:.1f} standard errors" if se > 0 else " (")
                 + f"; Mann-Kendall z {mk.z():.1f}).",
                 value=level,

@@ -38,6 +38,12 @@ _KEEP = "Keep "
 #: noise (fresh6's Aim run: test_loss 0.39-1.9 over its first 30 epochs, falling to 0.07 by its
 #: 1000th, read critical "everything gained on held-out data is lost" at epochs 5, 13, 67, 183; ours)
 NOISE_K = 3.0
+#: the training loss now is the median of its last RECENT values: an evaluation loss that rises
+#: while that is divergence_factor x above the training level at the best evaluation rises with
+#: the training loss (a blow-up: the Loss Spike check's), not over-fitting (ours; fresh18: an LR scan
+#: whose train and validation losses both went to 9e15, read "evaluation loss back above its first
+#: value" with "stop early, add regularisation")
+RECENT = 3
 NOISE_EVALS = 32
 NOISE_MIN = 4
 
@@ -53,6 +59,7 @@ class OverfittingDetector(Detector):
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)
         self.train = RollingMedian(self.settings.overfit_train_window)
+        self.recent = RollingMedian(RECENT)  # the training loss now (a spike of its own shows here)
         self.evals = 0
         self.trained = False  # a finite training loss was seen (without one there is nothing to compare)
         self.first: tuple[int, float] | None = None  # (step, eval loss)
@@ -71,6 +78,7 @@ class OverfittingDetector(Detector):
         x = rec.loss
         if x is not None and math.isfinite(x):
             self.train.update(x)
+            self.recent.update(x)
             self.trained = True
         v = rec.val_loss
         if v is None or not math.isfinite(v):
@@ -102,7 +110,10 @@ class OverfittingDetector(Detector):
             else v > best[1] + self.settings.overfit_margin
         )
         falling = (
-            tr is not None and best[2] is not None and tr < best[2] - abs(best[2]) * self.settings.overfit_train_fall
+            tr is not None
+            and best[2] is not None
+            and tr < best[2] - abs(best[2]) * self.settings.overfit_train_fall
+            and not self._train_blew_up(best[2])
         )
         if rising and falling:
             self.above += 1
@@ -118,6 +129,12 @@ class OverfittingDetector(Detector):
             self.episodes += 1
         self.said = now
         return [self._alert(step, v, tr, now)]
+
+    def _train_blew_up(self, level: float) -> bool:
+        """The training loss now (RECENT) divergence_factor x above ``level`` (the training level
+        at the best evaluation): the evaluation loss rises with it."""
+        now = self.recent.get()
+        return now is not None and level > 0 and now > level * self.settings.divergence_factor
 
     def _noise_factor(self) -> float:
         """exp(NOISE_K x the evaluation loss's noise on a log scale); 1 before NOISE_MIN values."""
@@ -208,6 +225,7 @@ class OverfittingDetector(Detector):
         x = x[np.isfinite(x)]
         if x.size:
             self.train.extend(x)
+            self.recent.extend(x[-RECENT:])
             self.trained = True
 
     # -- the check -----------------------------------------------------------------------------------
@@ -239,6 +257,9 @@ class OverfittingDetector(Detector):
         note = ""
         if self.ended is not None:
             note = f"; an over-fitting stretch after step {self.ended[0]} ended at step {self.ended[1]}"
+        b_tr = self.best[2]
+        if b_tr is not None and self.last[1] > b_val and self._train_blew_up(b_tr):
+            note += ": it rose with the training loss (a blow-up, not over-fitting: see Loss Spike Detection)"
         return self._result(
             Status.PASS,
             f"{self.evals} evaluation(s), best {fmt(b_val)} at step {b_step}, last {fmt(self.last[1])}{note}",
