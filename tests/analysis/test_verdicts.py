@@ -621,6 +621,26 @@ def test_a_gans_rising_generator_loss_is_never_a_fail():
     )
 
 
+def test_a_gans_rising_generator_loss_is_no_instability_against_a_missing_warm_up():
+    """fresh4's PaddleGAN distillation: a constant LR (no warm-up) and a generator loss rising 1.5x in
+    the first 10% of the plan, said as a GAN's warning, read "no warm-up, and instability at step
+    3170" (critical): the adversarial rise is not the instability a warm-up prevents. A plain run's
+    early spike still is."""
+    import random as _r
+
+    for gan in (True, False):
+        rng = _r.Random(3)
+        mon, alerts = Monitor(Settings(), RunInfo(total_steps=5000)), []
+        for s in range(420):
+            g = (0.72 + 1.8 * min(1.0, s / 100)) * math.exp(rng.gauss(0, 0.15))
+            extra = {"Disc Loss": 1.4 - min(1.1, s / 100)} if gan else None
+            alerts += mon.feed(StepRecord(step=s, loss=g, lr=2e-4, extra=extra))
+        alerts += mon.finalize()
+        lr = check(mon, "lr_schedule")
+        assert lr.status.value == ("WARN" if gan else "FAIL"), (gan, lr.summary)
+        assert lr.summary.startswith("no warm-up" if gan else "no warm-up, and instability at step")
+
+
 def test_steps_past_the_plan_are_never_more_than_all_of_it():
     # TRL under nohup, its steps counted 145 apart: "flat since step 14830 at 1214% of the
     # planned run: converged". Past the plan, the plan or the step axis is wrong: said so

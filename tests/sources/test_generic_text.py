@@ -1414,3 +1414,58 @@ def test_wandb_run_summary_flushed_among_the_steps_is_no_record(tmp_path):
     steps = [r.step for r in recs if getattr(r, "loss", None) is not None]
     assert fmt == "nanogpt" and steps == list(range(60))
     assert all(getattr(r, "lr", None) is None for r in recs)
+
+
+def test_leading_bracketed_counters_are_the_step(tmp_path):
+    """Two or more bracketed counters lead the line, then its metrics: the PyTorch DCGAN example's
+    "[0/5][50/1583]\\tLoss_D: ...\\tLoss_G: ..." (epoch from 0, 1583 batches an epoch) and LEADS'
+    "[66][66/1200][1/1] | loss: 1.905e+03 | ..." (fresh17, MIT: one full batch an epoch, the epoch is
+    the step), read "no training metrics recognised". An evaluation line among them whose numbers are
+    no metric opens no group that swallows the records after it."""
+    text = "".join(
+        f"[{e}/5][{b}/1583]\tLoss_D: 1.2\tLoss_G: {5 - e - b / 2000:.4f}\tD(x): 0.5\tD(G(z)): 0.4 / 0.3\n"
+        for e in range(3)
+        for b in (0, 50, 100)
+    )
+    _, recs, _ = read(write(tmp_path, "dcgan.log", text))
+    assert [r.step for r in recs] == [0, 50, 100, 1583, 1633, 1683, 3166, 3216, 3266]
+    path = os.path.join(BENCH, "corpus", "fresh17", "print_leads_neural_ode_loss_blowup", "exp", "LongRun", "log.txt")
+    _, recs, _ = read(path)
+    losses = [(r.step, r.loss) for r in recs if r.loss is not None]
+    assert len(losses) == 1200 and losses[0] == (1, 0.09959) and losses[-1][0] == 1200
+    assert dict(losses)[77] == 1.122e14  # (the blow-up of its environment 0, epochs 66-77)
+    # one bracket, or brackets with no total after the first: no step from them
+    _, recs, _ = read(write(tmp_path, "one.log", "[3/100] loss: 0.5\n[1][2] loss: 0.4\n"))
+    assert recs == []
+
+
+def test_a_phase_words_full_stop_and_an_abbreviated_name(tmp_path):
+    """TransReID's logger: "Epoch[2] done. Loss: 8.670 (Base: 7.850, ...), Acc: 2.708%, Lr: 2.03e-04"
+    (fresh17's SDF-Net log read nothing); an MT fine-tune's "Epoch: 1 | Step: 100 | Avg. loss: 30.605"."""
+    text = "".join(
+        f"2026-05-27 20:50:{e:02d} transreid.train INFO: Epoch[{e}] done. Loss: {12 - e:.3f} (Base: 9.860, "
+        f"Orth: 1.742), Acc: 0.208%, Lr: 1.04e-04\n"
+        for e in range(1, 6)
+    )
+    _, recs, _ = read(write(tmp_path, "train_log.txt", text))
+    assert [(r.step, r.loss, r.lr) for r in recs][:2] == [(1, 11.0, 1.04e-4), (2, 10.0, 1.04e-4)]
+    text = "".join(f"Epoch: 1 | Step: {s} | Avg. loss: {30 - s / 100:.3f}\n" for s in (100, 200, 300))
+    _, recs, _ = read(write(tmp_path, "train2.log", text))
+    assert [(r.step, r.loss) for r in recs] == [(100, 29.0), (200, 28.0), (300, 27.0)]
+
+
+def test_a_phase_worded_epoch_header_and_its_metrics_on_the_next_lines(tmp_path):
+    """ST-GCN / mmskeleton's print_log (fresh17, its 25 launches): "[03.24.23|09:56:11] Training epoch: 0"
+    then "[03.24.23|09:56:31] \\tmean_loss: nan"; every 5 epochs "Eval epoch: 4" and its mean_loss (the
+    validation loss). Read "too few records for a log": the first NaN at epoch 0 was never seen."""
+    lines = []
+    for e in range(6):
+        lines += [f"[03.24.23|09:5{e}:11] Training epoch: {e}", f"[03.24.23|09:5{e}:31] \tmean_loss: nan"]
+        lines += [f"[03.24.23|09:5{e}:31] Time consumption:", f"[03.24.23|09:5{e}:31] Done."]
+        if e == 4:
+            lines += ["[03.24.23|09:57:51] Eval epoch: 4", "[03.24.23|09:58:13] \tmean_loss: 5.99"]
+            lines += ["[03.24.23|09:58:13] \tTop1: 0.00%", "[03.24.23|09:58:13] Done."]
+    _, recs, _ = read(write(tmp_path, "log.txt", "\n".join(lines) + "\n"))
+    train = [r.step for r in recs if r.loss is not None]
+    assert train == [0, 1, 2, 3, 4, 5] and all(math.isnan(r.loss) for r in recs if r.loss is not None)
+    assert [(r.step, r.val_loss) for r in recs if r.val_loss is not None] == [(4, 5.99)]

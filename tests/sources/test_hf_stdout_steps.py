@@ -270,3 +270,25 @@ def test_a_crash_in_a_training_after_a_finished_one_still_fails(tmp_path, capsys
     rep = report_json(tmp_path, capsys)
     crash = next(c for c in rep["checks"] if c["id"] == "crash")
     assert crash["status"] == "FAIL" and "after its last record" not in crash["summary"], crash
+
+
+def test_a_step_named_on_the_line_before_a_dict_is_its_step(capsys):
+    """fresh17 GraphRetro's nohup.out (MIT, committed): "After 201 steps, Global Step: 201", a memory
+    line, then "Train Metrics so far: {'loss': 2.2425, 'accuracy': 0.1364}"; an epoch's summary dict
+    after "-------- Completed Epoch: 1 Global Step: 1250 ----". Counted, its 800 dicts read as steps
+    1-800 of a 125,000-step run; and its config dump ({'model': 'lg_ind', ..., 'lr': 0.001}) was an
+    LR record whose "no warm-up" failed the healthy run."""
+    path = os.path.join(paths.BENCH, "corpus", "fresh17", "nohup_graphretro_gnn_dict_metrics", "nohup.out")
+    recs, reader = _read(path)
+    losses = [(r.step, r.loss) for r in recs if r.loss is not None]
+    assert losses[:5] == [(1, 5.6897), (201, 2.2425), (401, 1.9807), (601, 1.7859), (801, 1.626)]
+    assert (1250, 1.4009) in losses and losses[-1][0] == 125000 and len(losses) == 800
+    assert not any(r.lr is not None for r in recs)  # (the config dump is no record)
+    assert reader.step_source.startswith("the step named on a line of its own")
+    d = report_json(path, capsys)
+    assert not [c for c in d["checks"] if c["status"] == "FAIL"]
+    # a dict alone, no step line before it: still by the bar or counted, as before
+    r = HFStdoutReader("x")
+    r.feed("Global Step: 40")
+    assert r.feed("{'loss': 2.0, 'epoch': 0.1}")[0].step == 40
+    assert r.feed("{'loss': 1.9, 'epoch': 0.2}")[0].step == 41  # (named once: the next dict is counted on)

@@ -369,6 +369,13 @@ class Monitor:
             key=f"resume:{step}",
         )
 
+    def _judged_by_reward(self) -> bool:
+        """An RL run's or a GAN's objective (the Loss Spike check's ``rl``: its findings are warnings,
+        its rise as the discriminator learns no instability of the run): no evidence against a
+        missing warm-up (fresh4's PaddleGAN distillation: a generator term's 1.5x rise at step 3170
+        read "no warm-up, and instability", critical)."""
+        return any(getattr(d, "rl", False) for d in self.detectors if d.id == "loss_spike")
+
     def _store(self, alerts: list[Alert]) -> list[Alert]:
         kept = []
         for a in alerts:
@@ -379,6 +386,7 @@ class Monitor:
                 and a.check in ("loss_spike", "nonfinite")
                 and not (a.key or "").startswith("component:")  # (a loss component's spike or NaN:
                 and a.key != "nonfinite_term"  # the objective's own, not the run's instability)
+                and not (a.check == "loss_spike" and self._judged_by_reward())
                 and self._early(a.step)
             ):
                 self.state.early_trouble_step = a.step

@@ -239,8 +239,12 @@ _NORM = re.compile(r"[\s\-]+")
 
 def normalise(key: str) -> str:
     """Lower case, runs of spaces and dashes as one "_"; a trailing ":" or "=" dropped (a
-    tracker key copied from a print: W&B history's ``train loss:``, fresh7)."""
-    return _NORM.sub("_", key.strip().rstrip(":=").rstrip().lower())
+    tracker key copied from a print: W&B history's ``train loss:``, fresh7); an abbreviation's
+    dot before a space dropped (``Avg. loss``: fresh17's MT fine-tune printed it so)."""
+    k = key.strip().rstrip(":=").rstrip().lower()
+    if ". " in k:
+        k = k.replace(". ", " ")
+    return _NORM.sub("_", k)
 
 
 #: loss keys that name one term of the objective (the language-model / cross-entropy term):

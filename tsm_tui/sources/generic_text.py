@@ -87,8 +87,25 @@ _WEIGHTS_DICT = re.compile(r"(?:weights?|weight_dict|coef\w*|lambdas?|factors?|s
 
 
 def weights_dict(line: str, i: int) -> bool:
-    """The dict that starts at ``line[i]`` is assigned to a name of weights (_WEIGHTS_DICT)."""
-    return _WEIGHTS_DICT.search(line, max(0, i - 48), i) is not None
+    """The dict that starts at ``line[i]`` is assigned to a name of weights (_WEIGHTS_DICT), or is a
+    configuration dump (CONFIG_VALUE)."""
+    if _WEIGHTS_DICT.search(line, max(0, i - 48), i) is not None:
+        return True
+    n = 0
+    for _ in CONFIG_VALUE.finditer(line, i):
+        n += 1
+        if n >= CONFIG_VALUES:
+            return True
+    return False
+
+
+#: a printed dict with CONFIG_VALUES or more values that are words or booleans is a configuration
+#: (a script's ``print(vars(args))``: ``{'model': 'lg_ind', 'rnn_type': 'gru', ..., 'lr': 0.001}``,
+#: read as an LR-only record whose "no warm-up" failed a healthy GNN run: fresh17 GraphRetro), not
+#: a step's metrics: a trainer's dict holds numbers (transformers >= 5 quotes them: '5.381'), at
+#: most a mode word ({'mode': 'train', ...}) or None (ours)
+CONFIG_VALUE = re.compile(r"'[^'\n]{1,64}+':\s*+(?:'(?![-+.\d]|nan'|inf')[^'\n]{0,256}+'|True\b|False\b)")
+CONFIG_VALUES = 2
 
 
 # step keys that name a step on their own (not "batch", "s", "it": config echoes have those)
@@ -130,7 +147,9 @@ STEP = re.compile(
 # 10:00:37 - loss: 0.5". The message is read as the line: the line-start rules (an epoch
 # header, a step-less loss, a column header) see it. Linear: anchored, fixed widths.
 TIME_PREFIX = re.compile(
-    r"\[?\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?(?::| -| \|)?[ \t]++"
+    r"(?:\[?\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?(?::| -| \|)?"
+    # (ST-GCN / mmskeleton's print_log: "[03.24.23|09:56:11] Training epoch: 0")
+    r"|\[\d\d\.\d\d\.\d\d\|\d\d:\d\d:\d\d\])[ \t]++"
     # ... and the logger's fields after it: Python logging's "- INFO -" / "- root - INFO -" /
     # "[INFO]:", loguru's "| INFO     | __main__:train:58 -"
     r"(?:(?:[\w.]{1,40}\s++-\s++)?\[?(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\]?\s*+(?:[-|:]\s*+)?"
@@ -206,6 +225,12 @@ PHASE_COUNTER = re.compile(
 PAIR_COUNTER = re.compile(
     r"(?:^|(?<=[:\s]))\[\s*+(\d++),\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\](?=\s*+[-|:]?\s*+[A-Za-z])"
 )
+# a line that starts with two or more bracketed counters, then its metrics: the PyTorch DCGAN
+# example's "[0/5][50/1583]\tLoss_D: 1.74\tLoss_G: 5.07", LEADS' "[66][66/1200][1/1] | loss: 1.9e+03 |
+# loss_train: ..." (fresh17: "no training metrics recognised"). The first bracket is the epoch, the
+# last one with a total the counter within it (``_lead_brackets``). Linear: anchored, possessive runs
+LEAD_BRACKETS = re.compile(r"^\s*+((?:\[\s*+\d++(?:\s*+/\s*+\d++)?+\s*+\]\s*+){2,6}+)(?=[-|:\s]*+[A-Za-z])")
+_BRACKET = re.compile(r"\[\s*+(\d++)(?:\s*+/\s*+(\d++))?+\s*+\]")
 # a name and its qualifier in parentheses: "Autoencoder Loss (total): 230.668" (PAIR takes no key
 # there: the ")" stands between the name and the value)
 QUALIFIED = re.compile(rf"(?<![\w./\-])((?:{WORD} ){{1,4}})\(([\w/%]+)\)\s*+[:=]\s*+({NUM})(?![\w.]|:\d)")
@@ -260,14 +285,15 @@ EPOCH_BARE = re.compile(
 )
 # ... or with a phase word between the epoch and its metrics, the record's kind (a Python logging loop's
 # "epoch: 0 start, learning rate: 0.01", "epoch: 0 end, loss: 2.166", "epoch: 0 validation, acc: 0.60,
-# loss: 2.153"; "Epoch 3 train: loss=0.4", "epoch 3 [val] | loss 0.5"): the epoch is the step, an evaluation
+# loss: 2.153"; "Epoch 3 train: loss=0.4", "epoch 3 [val] | loss 0.5"; TransReID's "Epoch[2] done. Loss: 8.670
+# (Base: 7.850, ...), Acc: 2.708%, Lr: 2.03e-04"): the epoch is the step, an evaluation
 # phase's loss the validation loss (group 2 names the phase); the same rule, only while no line named another
 # step. A word outside the list ("Epoch 0 progress: 100/2000", "epoch 3 saved to ckpt, size: 3") is no phase
 PHASE_WORDS = r"start(?:ed)?|begin|end(?:ed)?|done|finished|complete(?:d)?|summary|results?|stats|train(?:ing)?|"
 EVAL_PHASES = r"val(?:id(?:ation)?)?|eval(?:uation)?|test(?:ing)?|dev"
 EPOCH_PHASE = re.compile(
     rf"(?<![\w/])epoch_?+\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+\])?\s++\[?({PHASE_WORDS}{EVAL_PHASES})\]?"
-    r"\s*+[,|:]\s*+(?=[A-Za-z])",
+    r"\s*+[,|:.]\s*+(?=[A-Za-z])",
     re.I,
 )
 _EVAL_PHASE = re.compile(rf"(?:{EVAL_PHASES})$", re.I)
@@ -460,6 +486,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             m = EPOCH_COUNTER.search(line) or ITER_COUNTER.search(line) or EPOCH_ONLY.search(line)
         if m is None and "atch" in line:
             m = BATCH_HEADER.match(line) or BATCH_LEAD.match(line)
+        if m is None and "][" in line:
+            m = LEAD_BRACKETS.match(line)
         return m
 
     @staticmethod
@@ -526,6 +554,12 @@ class KeyValueTextReader(LineGroups, LineReader):
             c = CLU_STEP.search(line, 0, HEADER_PREFIX + 16)
             if c is not None:
                 got = self._clu(line, c)
+                if got is not None:
+                    return got
+        if "][" in line:
+            b = LEAD_BRACKETS.match(line)
+            if b is not None:
+                got = self._lead_brackets(line, b)
                 if got is not None:
                     return got
         if "% " in line and "/" in line:
@@ -837,14 +871,16 @@ class KeyValueTextReader(LineGroups, LineReader):
         if not pairs:
             return None
         fields = [self.field(k) for k, _ in pairs]
-        if "val_loss" in fields and "loss" not in fields:
+        in_eval = self._evalsec is not None and "loss" in fields  # (an evaluation section's loss: ST-GCN's
+        if ("val_loss" in fields and "loss" not in fields) or in_eval:  # "Eval epoch: 4" / "\tmean_loss: 5.99")
             if self.records == 0 or self._last_step < 0:
                 return None
             rec = self.build(pairs, step=self._last_step)
             if rec is None:
                 return None
             self._no_template = True
-            return [StepRecord(rec.step, val_loss=rec.val_loss, source=rec.source)] if rec.val_loss is not None else []
+            val = rec.val_loss if rec.val_loss is not None else rec.loss if in_eval else None
+            return [StepRecord(rec.step, val_loss=val, source=rec.source)] if val is not None else []
         if (
             "loss" not in fields
             or (len(pairs) < 2 and not STEPLESS_LOSS.match(line))
@@ -1173,6 +1209,25 @@ class KeyValueTextReader(LineGroups, LineReader):
             self._ep = saved
         else:
             self.__dict__.pop("_ep", None)
+
+    def _lead_brackets(self, line: str, m) -> list[StepRecord] | None:
+        """LEAD_BRACKETS: the first bracket is the epoch (its total the planned epochs), the last
+        one with a total the counter within it (a counter of 1 in 1, a full batch an epoch: the
+        epoch is the step); None when no bracket after the first has a total."""
+        got = [(int64(a), int64(b) if b else None) for a, b in _BRACKET.findall(m.group(1))]
+        inner = next(((n, t) for n, t in reversed(got[1:]) if t is not None), None)
+        e, epochs = got[0]
+        if inner is None or e is None:
+            return None
+        n, per = inner
+        if n is None or per is None:
+            return None
+        self._no_template = True  # (the step is no single number of the line)
+        step = e if per == 1 else self._epoch_step(e, epochs, n, per)
+        if step is None:
+            self.skip("step out of range")
+            return []
+        return self._with_step(line, m, step, [("epoch", str(e))])
 
     def _epoch_step(self, e: int, epochs: int | None, n: int, per: int | None) -> int | None:
         """The step of counter ``n`` (of ``per``) in epoch ``e`` (sources/epoch_steps.py: a

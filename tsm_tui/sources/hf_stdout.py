@@ -58,6 +58,14 @@ SNIFF = re.compile(r"\{'(?:loss|grad_norm|learning_rate|eval_loss|train_runtime)
 LOGGING_STEPS = re.compile(r"\blogging_steps\s*+[=:]\s*+(\d++)")
 FIRST_STEP = re.compile(r"\blogging_first_step\s*+[=:]\s*+(True|False|true|false)")
 EPOCH = re.compile(r"'epoch':\s*'?([-+]?\d[\d.eE+-]*)")
+#: a line that ends with a named step ("After 201 steps, Global Step: 201", "step 1200"): the step of
+#: the dict printed after it (a custom loop's "Train Metrics so far: {'loss': 2.24, ...}" on a line
+#: of its own, two lines later: fresh17 GraphRetro read its 700 dicts by count, steps 1-800 for
+#: 1-124951; "-------- Completed Epoch: 1 Global Step: 1250 -----"). Linear: the digits end the line but
+#: for its decoration, one attempt per step word
+STEP_LINE = re.compile(
+    r"(?i)(?:global[ _]?step|(?<![\w/])step|(?<![\w/])iter(?:ation)?)\s*+[:=#]?\s*+(\d{1,15})[\s.)\-=*#]*+$"
+)
 #: a dict at step 1 (logging_first_step) has an epoch at most this share of the next one's
 #: (the next is at logging_steps >= 2 otherwise twice the first; ours)
 FIRST_STEP_RATIO = 0.34
@@ -90,6 +98,7 @@ class HFStdoutReader(LineReader):
         self._last_bar: tuple[int, int] | None = None  # (total, counter) of the last one drawn
         self._train: tuple[int, int] | None = None  # the training bar's (total, counter) at the last dict
         self._counter: int | None = None  # ms-swift's own step (global_step/max_steps)
+        self._named: int | None = None  # a step named on a line of its own since the last dict (STEP_LINE)
         self._interval: int | None = None
         self.other_lines = 0
         #: dicts waiting for the end of their burst: (pairs, is a training dict, epoch)
@@ -121,6 +130,10 @@ class HFStdoutReader(LineReader):
                 out = self._resolve()  # a bar or other text: the burst has ended
             if "logging_" in part:
                 self._args(part)
+            if "tep" in part or "ter" in part:
+                n = STEP_LINE.search(part)
+                if n is not None:
+                    self._named = int64(n.group(1))
             self._bar(part)
             return out
         if self._held and part[:i].strip():
@@ -153,6 +166,10 @@ class HFStdoutReader(LineReader):
             if c is not None and c[0] is None and not any(k.startswith("eval_") for k, _ in pairs):
                 self._counter = c[1]
                 self.run_info.setdefault("total_steps", c[2])
+            elif g is None and self._named is not None and not any(k.startswith("eval_") for k, _ in pairs):
+                self._counter = self._named  # (the step named on a line before it: STEP_LINE)
+                self._note("named")
+            self._named = None
             out += self._dict(pairs, body)
         if j >= 0:
             tail = part[j + 1 :]
@@ -379,8 +396,9 @@ class HFStdoutReader(LineReader):
             "epoch": "the dicts' epoch x the steps per epoch (the final summary's epoch at the training bar's "
             "last step), one logging interval apart (stdout was block-buffered and flushed at the exit)",
             "counted": "counted (no step in the dicts, no training bar, no logging_steps printed)",
+            "named": "the step named on a line of its own before each dict ('Global Step: 201')",
         }
-        rank = ("bar", "interval", "inferred", "epoch", "counted")
+        rank = ("named", "bar", "interval", "inferred", "epoch", "counted")
         cur = self.step_source
         if cur is None or rank.index(how) > next((rank.index(k) for k, v in says.items() if v == cur), -1):
             self.step_source = says[how]

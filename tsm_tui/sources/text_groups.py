@@ -58,7 +58,11 @@ MAX_GROUP_LINES = 32  # continuation lines in one group (a header followed by a 
 MAX_GROUP_PAIRS = 256  # named numbers kept per group or table (memory stays bounded; ours)
 # an epoch header alone on its line: "Epoch 2/5", "Epoch [2/5]", "=== Epoch 2/5 ==="
 # (or with no total: PointNet++'s "**** EPOCH 000 ****")
-EPOCH_HEADER = re.compile(r"^\W*+epoch\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\]?\W*+$", re.I)
+# (or after a phase word: ST-GCN / mmskeleton's "Training epoch: 0", "Eval epoch: 4": group 1)
+EPOCH_HEADER = re.compile(
+    r"^\W*+(?:(train\w*+|eval\w*+|valid\w*+|test\w*+)\s++)?epoch\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\]?\W*+$",
+    re.I,
+)
 # a batch counter alone on its line, within the epoch of the last header: PointNet++'s
 # " ---- batch: 050 ----" (then "mean loss: 2.89" / "accuracy: 0.28" on the next lines)
 BATCH_HEADER = re.compile(r"^\W*+batch\s*+[:=]?\s*+(\d++)(?:\s*+/\s*+(\d++))?\W*+$", re.I)
@@ -306,7 +310,13 @@ class LineGroups:
         m = EPOCH_HEADER.match(line)
         if m is None:
             return False
-        e, total = int64(m.group(1)), int64(m.group(2)) if m.group(2) else None
+        if m.group(1) and not m.group(1).lower().startswith("train"):
+            # an evaluation's epoch header (ST-GCN's "Eval epoch: 4", its mean_loss on the next line):
+            # an evaluation section, its loss the validation loss at the last training step
+            self._ctx_on()
+            self._evalsec = [None]
+            return True
+        e, total = int64(m.group(2)), int64(m.group(3)) if m.group(3) else None
         if e is None:
             self.skip("step out of range")
             return True
