@@ -635,6 +635,13 @@ class WandbRunReader(ByteReader):
         return is_wandb_run_dir(d)
 
     @classmethod
+    def logger_slot(cls, d: str) -> tuple[str, str, bool] | None:
+        if not is_wandb_run_dir(d):
+            return None
+        up = os.path.dirname(d)  # P/wandb/run-*, or a run dir moved to P/run-*
+        return (os.path.dirname(up) if os.path.basename(up) == "wandb" else up), "wandb", True
+
+    @classmethod
     def sniff_bytes(cls, path: str) -> float:
         if not path.endswith(".wandb"):
             return 0.0
