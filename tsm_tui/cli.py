@@ -256,39 +256,20 @@ def run_report(opts: Options, out=None) -> int:
 
     out = out or sys.stdout
     assert opts.path is not None  # (main: PATH is required)
-    exp = None
-    if opts.prom_file:  # checked (directory writable) before the runs are read
-        from tsm_tui.views import prometheus
+    from tsm_tui.views import outputs
 
-        # a one-shot export: the rules' stall and heartbeat checks do not apply to it
-        exp = prometheus.Exporter(opts.prom_file, run_label=opts.run_label, following=False)
-    top = _root(opts.path)
-
-    def _name(run) -> str:
-        # the watched path's own run (one run, or the root of several) is named after the path
-        own = os.path.abspath(run.root or top) == top
-        assert exp is not None and opts.path is not None  # (the callbacks are passed only with an exporter)
-        return exp.name_for("" if own else run.name, opts.path)
-
-    def on_batch(run, source, items, reader) -> None:  # the last values (loss, grad norm, LR ...)
-        assert exp is not None  # (passed only with an exporter)
-        exp.run(_name(run), top).observe(source, items, True, getattr(reader, "name", None))
-
-    def on_run(an) -> None:  # (before the run is compacted: the exporter reads its detectors)
-        assert exp is not None  # (passed only with an exporter)
-        exp.from_analysis(_name(an.run), top, an)
-
+    # the exporters' parts in the report, made before the runs are read (their errors first: a file they cannot write)
+    exports = outputs.for_report(opts, _root(opts.path))
     results = analyze_runs(
         opts.path,
         opts.settings,
         opts.info,
         opts.config,
         only=opts.run,
-        on_batch=on_batch if exp is not None else None,
-        on_run=on_run if exp is not None else None,
+        on_batch=exports.batch if exports else None,
+        on_run=exports.finished if exports else None,
     )
-    if exp is not None:
-        exp.close()
+    exports.close()
     if opts.format in ("github", "sarif"):
         return _ci_report(opts, results, out)
     if len(results) == 1:
@@ -342,21 +323,27 @@ def _check_format(opts: Options) -> None:
         opts.report = opts.report or not opts.follow and not opts.preflight
 
 
-def _check_export(opts: Options) -> None:
+def _check_print(opts: Options) -> None:
     if opts.print_what and opts.path:
         raise UsageError("--print takes no PATH: tsm-watch --print prometheus-rules > tsm-rules.yml")
-    exporting = opts.prom_file or opts.metrics_port is not None
-    if opts.run_label and not exporting:
-        raise UsageError("--run-label names the run in the exported metrics: use it with --prom-file or --metrics-port")
-    if exporting and opts.preflight:
-        raise UsageError("--prom-file / --metrics-port work with --follow, --report or the TUI, not --preflight")
-    if opts.metrics_port is not None and not opts.follow and (opts.report or opts.json or not sys.stdout.isatty()):
-        raise UsageError("--metrics-port needs --follow or the TUI (a report exits at once: use --prom-file)")
+
+
+def _view(opts: Options) -> str:
+    """What the options ask for, as the exporters' usage rules see it (before ``--format``'s
+    and ``--print``'s own): "preflight", "follow", "report" or "tui"."""
+    if opts.preflight:
+        return "preflight"
+    if opts.follow:
+        return "follow"
+    return "report" if opts.report or opts.json or not sys.stdout.isatty() else "tui"
 
 
 def dispatch(opts: Options) -> int:
     # views are imported when chosen, so ``--help`` and ``--report`` never load Textual
-    _check_export(opts)
+    from tsm_tui.views import outputs  # (loaded already: the parser reads the exporters' flags)
+
+    _check_print(opts)
+    outputs.check(opts, _view(opts))
     _check_format(opts)
     if opts.print_what == "skill":
         from tsm_tui.views import skill

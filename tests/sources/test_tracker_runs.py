@@ -261,3 +261,32 @@ def test_each_trackers_run_folder_is_declared_by_its_own_reader():
         text = (Path(paths.ROOT) / "tsm_tui" / "sources" / module).read_text()
         for name in ("aim", "dvclive", "mlflow"):
             assert f"sources.{name} import" not in text and f"import {name}" not in text, (module, name)
+
+
+def test_where_a_trackers_run_sits_among_its_jobs_loggers_is_its_readers_say():
+    """``logger_slot`` (sources/base.py): a tracker's run folder says which directory its
+    job's loggers share and its slot there (siblings.py joins the loggers of one job); each
+    real run folder is placed by its own reader alone, an Aim run by none (its own files),
+    and siblings.py names no directory format's module."""
+    from tsm_tui.sources import registry, siblings
+    from tsm_tui.sources.runs import RunSpec
+
+    mlflow = Path(paths.DATA) / "frameworks" / "mlflow_csv"
+    mlflow_run = next(d for d in (mlflow / "mlruns" / "366629257501740856").iterdir() if (d / "meta.yaml").is_file())
+    aim_repo = Path(paths.DATA) / "aim" / "sdk-3.29.1" / ".aim"
+    aim_run = next(r for r in registry.READERS if r.name == "aim").root_sources(str(aim_repo))[0]
+    folders = {
+        run_dir(WANDB): ("wandb", (str(WANDB), "wandb", True)),
+        DVCLIVE / "spike" / "dvclive": ("dvclive", (str(DVCLIVE / "spike"), "dvclive", True)),
+        mlflow_run: ("mlflow", (str(mlflow), "mlruns", False)),
+        Path(aim_run): (None, None),
+    }
+    for d, (fmt, slot) in folders.items():
+        said = {r.name: r.logger_slot(str(d)) for r in registry.READERS if r.logger_slot(str(d)) is not None}
+        assert said == ({fmt: slot} if fmt else {}), d
+        s = siblings.slot_of(RunSpec("x", str(d), [], path=str(d)), paths.ROOT)
+        assert s is not None
+        assert (s.parent, s.slot, s.tracker) == (slot or (str(d), ".", False)), d
+    text = (Path(paths.ROOT) / "tsm_tui" / "sources" / "siblings.py").read_text()
+    for name in ("aim", "dvclive", "mlflow", "wandb_run"):
+        assert f"sources.{name} import" not in text and f"import {name}" not in text, name

@@ -179,6 +179,16 @@ class SourceReader:
         its runs), else None."""
         return None
 
+    @classmethod
+    def logger_slot(cls, d: str) -> tuple[str, str, bool] | None:
+        """Where ``d``, a run directory of this format, sits among its job's loggers
+        (``sources/siblings.py`` joins sibling loggers of one job into one run):
+        ``(P, slot, tracker)``: the directory P the job's loggers share, the name of
+        ``d``'s logger slot under P, and whether ``d`` is a tracker's run (a directory run
+        of P, such as the HF Trainer's ``output_dir``, is then a slot of P beside it). None:
+        not this format's run directory, or the plain case (its own files: slot "." of ``d``)."""
+        return None
+
     # -- sniffing ---------------------------------------------------------------
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:

@@ -71,6 +71,10 @@ class DvcliveReader(SnapshotReader):
         return is_dvclive_dir(d)
 
     @classmethod
+    def logger_slot(cls, d: str) -> tuple[str, str, bool] | None:
+        return (os.path.dirname(d), os.path.basename(d), True) if is_dvclive_dir(d) else None  # P/dvclive
+
+    @classmethod
     def source_dir(cls, dirpath: str, name: str, filenames: list[str]) -> bool:
         if name == "metrics":  # plots/metrics/ (DVCLive >= 1.0)
             return os.path.basename(dirpath) == "plots" and is_dvclive_dir(os.path.dirname(dirpath))

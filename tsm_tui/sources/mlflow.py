@@ -45,6 +45,13 @@ class MlflowFileStoreReader(SnapshotReader):
         return is_run_dir(d)
 
     @classmethod
+    def logger_slot(cls, d: str) -> tuple[str, str, bool] | None:
+        if not is_run_dir(d):
+            return None
+        store = os.path.dirname(os.path.dirname(d))  # P/<mlruns>/<exp>/<run_id>
+        return os.path.dirname(store), os.path.basename(store), False
+
+    @classmethod
     def source_dir(cls, dirpath: str, name: str, filenames: list[str]) -> bool:
         return name == "metrics" and "meta.yaml" in filenames  # a run's metrics
 

@@ -42,8 +42,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tsm_tui.sources.dvclive import is_dvclive_dir
-from tsm_tui.sources.mlflow import is_run_dir as _is_mlflow_run
+from tsm_tui.sources import registry
 from tsm_tui.sources.runs import (
     Head,
     RunSpec,
@@ -52,7 +51,6 @@ from tsm_tui.sources.runs import (
     relation,
     run_name,
 )
-from tsm_tui.sources.wandb_run import is_wandb_run_dir
 
 _VERSION = re.compile(r"^version_(\d+)$")
 MAX_PEERS = 8  # other runs of one parent a run is compared with (ours: a job has a few loggers)
@@ -71,7 +69,9 @@ class Slot:
 
 
 def slot_of(spec: RunSpec, top: str) -> Slot | None:
-    """Where a run sits among its job's loggers, or None (not a logger directory)."""
+    """Where a run sits among its job's loggers, or None (not a logger directory): a
+    ``version_N`` of a logger, a tracker's run directory (its reader's ``logger_slot``:
+    W&B, DVCLive, MLflow), else its own files (slot "." of its directory)."""
     root = os.path.abspath(spec.root)
     if not os.path.isdir(spec.path) or os.path.abspath(spec.path) != root:
         return None  # a file that is a run among others' (split_series): not a logger directory
@@ -81,15 +81,11 @@ def slot_of(spec: RunSpec, top: str) -> Slot | None:
     if m:
         p = os.path.dirname(up)
         return Slot(p, os.path.basename(up), int(m.group(1))) if _within(p, top) else None
-    if is_wandb_run_dir(root):  # P/wandb/run-*, or a run dir moved to P/run-*
-        p = os.path.dirname(up) if os.path.basename(up) == "wandb" else up
-        return Slot(p, "wandb", None, tracker=True) if _within(p, top) else None
-    if is_dvclive_dir(root):
-        return Slot(up, name, None, tracker=True) if _within(up, top) else None
-    if _is_mlflow_run(root):
-        store = os.path.dirname(up)
-        p = os.path.dirname(store)
-        return Slot(p, os.path.basename(store), None) if _within(p, top) else None
+    for reader in registry.READERS:  # a tracker's run directory: its reader says (``logger_slot``)
+        slot = reader.logger_slot(root)
+        if slot is not None:
+            p, logger, tracker = slot
+            return Slot(p, logger, None, tracker=tracker) if _within(p, top) else None
     return Slot(root, ".", None)
 
 

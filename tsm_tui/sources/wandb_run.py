@@ -56,6 +56,7 @@ from tsm_tui.sources.config import put_path, tracker_facts
 from tsm_tui.sources.config_load import measure
 from tsm_tui.sources.fields import field_for, normalise
 from tsm_tui.sources.placeholders import SplitPlaceholders
+from tsm_tui.sources.wire import Damage, varint
 
 MAGIC = b":W&B\xe1\xbe"
 KNOWN_VERSION = 0
@@ -171,26 +172,8 @@ def previous_file(path: str) -> str | None:
     return best[1] if best else None
 
 
-class _Bad(Exception):
+class _Bad(Damage):
     """A record whose protobuf does not decode."""
-
-
-def _varint(b: bytes, i: int) -> tuple[int, int]:
-    x = b[i]
-    if x < 0x80:
-        return x, i + 1
-    r = x & 0x7F
-    s = 7
-    i += 1
-    while True:
-        x = b[i]
-        r |= (x & 0x7F) << s
-        i += 1
-        if x < 0x80:
-            return r, i
-        s += 7
-        if s > 63:
-            raise _Bad("varint too long")
 
 
 def fields(b: bytes, i: int = 0, end: int | None = None):
@@ -198,17 +181,17 @@ def fields(b: bytes, i: int = 0, end: int | None = None):
     numbers, (start, end) offsets for length-delimited fields."""
     n = len(b) if end is None else end
     while i < n:
-        key, i = _varint(b, i)
+        key, i = varint(b, i)
         f, wt = key >> 3, key & 7
         if wt == 2:
-            ln, i = _varint(b, i)
+            ln, i = varint(b, i)
             j = i + ln
             if j > n:
                 raise _Bad("field past the end of its message")
             yield f, 2, (i, j)
             i = j
         elif wt == 0:
-            v, i = _varint(b, i)
+            v, i = varint(b, i)
             yield f, 0, v
         elif wt == 1:
             if i + 8 > n:
@@ -232,14 +215,14 @@ def record_body(p: bytes) -> tuple[int, int, int] | None:
         if key < 0x80:
             i += 1
         else:
-            key, i = _varint(p, i)
+            key, i = varint(p, i)
         f, wt = key >> 3, key & 7
         if wt == 2:
             ln = p[i]
             if ln < 0x80:
                 i += 1
             else:
-                ln, i = _varint(p, i)
+                ln, i = varint(p, i)
             j = i + ln
             if j > n:
                 raise _Bad("field past the end of the record")
@@ -247,7 +230,7 @@ def record_body(p: bytes) -> tuple[int, int, int] | None:
                 return f, i, j
             i = j
         elif wt == 0:
-            _, i = _varint(p, i)
+            _, i = varint(p, i)
         elif wt == 1:
             i += 8
         elif wt == 5:
@@ -302,7 +285,7 @@ def _history_items(p: bytes, a: int, z: int) -> tuple[list[tuple[str, object]], 
         t = p[i]
         ln = p[i + 1]
         if ln >= 0x80:
-            ln, s = _varint(p, i + 1)
+            ln, s = varint(p, i + 1)
         else:
             s = i + 2
         j = s + ln
@@ -336,7 +319,7 @@ def _history_items(p: bytes, a: int, z: int) -> tuple[list[tuple[str, object]], 
             if ln:
                 if p[s] != 0x08:
                     raise _Slow
-                x, _ = _varint(p, s + 1)
+                x, _ = varint(p, s + 1)
                 step = x - (1 << 64) if x >= 1 << 63 else x
         elif t == 0x92 or t == 0xC2:  # (HistoryRecord._info = 200)
             pass
@@ -635,6 +618,13 @@ class WandbRunReader(ByteReader):
         return is_wandb_run_dir(d)
 
     @classmethod
+    def logger_slot(cls, d: str) -> tuple[str, str, bool] | None:
+        if not is_wandb_run_dir(d):
+            return None
+        up = os.path.dirname(d)  # P/wandb/run-*, or a run dir moved to P/run-*
+        return (os.path.dirname(up) if os.path.basename(up) == "wandb" else up), "wandb", True
+
+    @classmethod
     def sniff_bytes(cls, path: str) -> float:
         if not path.endswith(".wandb"):
             return 0.0
@@ -710,7 +700,7 @@ class WandbRunReader(ByteReader):
                         out.append(rec)
                 else:
                     out += self._other(f, p, a, z)
-            except (_Bad, IndexError, struct.error):
+            except (Damage, IndexError, struct.error):  # (Damage: _Bad, a varint past the end)
                 self.skip("record that does not decode")
         return out
 
@@ -778,7 +768,7 @@ class WandbRunReader(ByteReader):
                         console += got
                     continue
                 row = self._decode_row(p, a, z)
-            except (_Bad, IndexError, struct.error):
+            except (Damage, IndexError, struct.error):  # (Damage: _Bad, a varint past the end)
                 self.skip("record that does not decode")
                 continue
             if row is None:

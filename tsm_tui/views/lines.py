@@ -20,6 +20,7 @@ import sys
 from tsm_tui.core.output import use_colour
 from tsm_tui.core.record import Alert
 from tsm_tui.core.sanitize import clean, json_safe, message, terminal_safe
+from tsm_tui.views.subscriber import Subscriber
 
 _COLOURS = {"critical": "\x1b[31;1m", "warning": "\x1b[33m", "info": "\x1b[2m"}
 _RESET = "\x1b[0m"
@@ -34,7 +35,7 @@ def alert_event(a: Alert, run: str | None) -> dict:
     return d
 
 
-class Printer:
+class Printer(Subscriber):
     def __init__(self, as_json: bool, out=None, err=None) -> None:
         self.json = as_json
         self.out = out or sys.stdout
@@ -90,7 +91,7 @@ class Printer:
             self._emit(self.err, message(f"# {where}{text}"))  # (notes name files: one cleaner for those)
 
     # -- the live loop's subscriber
-    FLAGS: tuple = ()  # (none of its own: ``--follow`` and ``--json`` are the command line's modes)
+    # (no FLAGS of its own: ``--follow`` and ``--json`` are the command line's modes)
 
     @classmethod
     def wanted(cls, opts, view: str) -> bool:
@@ -100,9 +101,6 @@ class Printer:
     def from_options(cls, opts, root: str) -> "Printer":
         return cls(opts.json)
 
-    def start(self, loop, say) -> None:
-        pass
-
     def update(self, up, loop) -> None:
         self.many = len(loop.runs) > 1  # text lines name the run once there are several
         for a, _backlog, run in up.alerts:
@@ -111,6 +109,3 @@ class Printer:
             self.source(ev, run)
         for ch in up.statuses:
             self.status(ch.check, ch.status.value, ch.previous.value, ch.summary, ch.step, ch.run)
-
-    def close(self) -> None:
-        pass

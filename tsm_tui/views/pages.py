@@ -24,6 +24,7 @@ from tsm_tui.core.output import warn
 from tsm_tui.core.sanitize import clean
 from tsm_tui.views import hookrun
 from tsm_tui.views.incidents import Incidents
+from tsm_tui.views.subscriber import Subscriber
 
 HOOK_TIMEOUT = 30.0
 HOOK_QUEUE = 100
@@ -133,7 +134,7 @@ def _what(payload: dict) -> str:
     return what
 
 
-class Pages:
+class Pages(Subscriber):
     """The live loop's subscriber for ``--on-alert``: its updates through the incident
     policy (views/incidents.py) to the hook."""
 
@@ -169,9 +170,6 @@ class Pages:
     @classmethod
     def from_options(cls, opts, root: str) -> "Pages":
         return cls(opts.on_alert, opts.alert_cooldown)
-
-    def start(self, loop, say) -> None:
-        pass
 
     def update(self, up, loop) -> None:
         # the backlog read at start is printed but not paged: a restart

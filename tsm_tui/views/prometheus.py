@@ -44,13 +44,14 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tsm_tui.core.errors import InputError
+from tsm_tui.core.errors import InputError, UsageError
 from tsm_tui.core.flags import Flag, port
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.options import Options
 from tsm_tui.core.record import Alert, CheckResult, Status
 from tsm_tui.core.output import warn
 from tsm_tui.core.sanitize import clean
+from tsm_tui.views.subscriber import ReportHook, Subscriber
 
 if TYPE_CHECKING:
     from tsm_tui.views.metrics_server import MetricsServer
@@ -388,9 +389,10 @@ def families(snaps: dict[str, RunSnapshot]) -> list:
     return out
 
 
-class Metrics:
+class Metrics(Subscriber):
     """``--prom-file`` / ``--metrics-port``: the live loop's subscriber (views/outputs.py
-    builds it): the verdicts as Prometheus metrics, refreshed from every step of the loop.
+    builds it): the verdicts as Prometheus metrics, refreshed from every step of the loop;
+    with ``--report``, ``--prom-file`` is written once (``ReportMetrics``).
     ``path``: what the view watches (its own run's label); ``root``: where its runs are."""
 
     def __init__(self, exporter: "Exporter", path: str, root: str) -> None:
@@ -434,8 +436,25 @@ class Metrics:
     )
 
     @classmethod
+    def check(cls, opts, view: str) -> None:
+        exporting = opts.prom_file or opts.metrics_port is not None
+        if opts.run_label and not exporting:
+            raise UsageError(
+                "--run-label names the run in the exported metrics: use it with --prom-file or --metrics-port"
+            )
+        if exporting and view == "preflight":
+            raise UsageError("--prom-file / --metrics-port work with --follow, --report or the TUI, not --preflight")
+        if opts.metrics_port is not None and view == "report":
+            raise UsageError("--metrics-port needs --follow or the TUI (a report exits at once: use --prom-file)")
+
+    @classmethod
     def wanted(cls, opts, view: str) -> bool:
         return bool(opts.prom_file or opts.metrics_port is not None)
+
+    @classmethod
+    def for_report(cls, opts, root: str) -> "ReportMetrics | None":
+        # checked (directory writable) before the runs are read
+        return ReportMetrics(opts.prom_file, opts.run_label, opts.path, root) if opts.prom_file else None
 
     @classmethod
     def from_options(cls, opts, root: str) -> "Metrics":
@@ -454,6 +473,30 @@ class Metrics:
     def update(self, up, loop) -> None:
         self.exporter.update(up, loop, self.root)
         self.exporter.publish()
+
+    def close(self) -> None:
+        self.exporter.close()
+
+
+class ReportMetrics(ReportHook):
+    """``--report --prom-file``: the finished runs exported once (the rules' stall and
+    heartbeat checks do not apply to it: ``following=False``). ``path``: what the report
+    reads (its own run's label); ``root``: the directory of its runs."""
+
+    def __init__(self, prom_file: str, run_label: str | None, path: str, root: str) -> None:
+        self.exporter = Exporter(prom_file, run_label=run_label, following=False)
+        self.path, self.root = path, root
+
+    def _name(self, run) -> str:
+        # the watched path's own run (one run, or the root of several) is named after the path
+        own = os.path.abspath(run.root or self.root) == self.root
+        return self.exporter.name_for("" if own else run.name, self.path)
+
+    def batch(self, run, source: str, items: list, reader) -> None:  # the last values (loss, grad norm, LR ...)
+        self.exporter.run(self._name(run), self.root).observe(source, items, True, getattr(reader, "name", None))
+
+    def finished(self, an) -> None:  # (before the run is compacted: the exporter reads its detectors)
+        self.exporter.from_analysis(self._name(an.run), self.root, an)
 
     def close(self) -> None:
         self.exporter.close()
