@@ -329,8 +329,8 @@ def _check_print(opts: Options) -> None:
 
 
 def _view(opts: Options) -> str:
-    """What the options ask for, as the exporters' usage rules see it (before ``--format``'s
-    and ``--print``'s own): "preflight", "follow", "report" or "tui"."""
+    """What the options ask for, as the exporters' usage rules see it (after ``--format``'s,
+    which may make a report): "preflight", "follow", "report" or "tui"."""
     if opts.preflight:
         return "preflight"
     if opts.follow:
@@ -343,8 +343,8 @@ def dispatch(opts: Options) -> int:
     from tsm_tui.views import outputs  # (loaded already: the parser reads the exporters' flags)
 
     _check_print(opts)
+    _check_format(opts)  # (first: --format json / text / github / sarif make a report, which the exporters' rules see)
     outputs.check(opts, _view(opts))
-    _check_format(opts)
     if opts.print_what == "skill":
         from tsm_tui.views import skill
 

@@ -146,3 +146,13 @@ def test_the_command_line_names_no_exporter():
         assert name not in src, name
     for name in ("prom_file", "metrics_port", "metrics_host", "run_label", "on_alert", "alert_cooldown"):
         assert name not in src and "--" + name.replace("_", "-") not in src, name
+
+
+def test_a_report_format_is_a_report_to_the_exporters_rules(monkeypatch, capsys):
+    """On a terminal, ``--format json`` (or text / github / sarif) makes a report, as ``--json`` does:
+    ``--metrics-port`` is refused with it as with ``--json`` (the rules ran before the format made
+    the report: the port was taken, then silently never served)."""
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    for fmt in (["--json"], ["--format", "json"], ["--format", "text"], ["--format", "github"], ["--format", "sarif"]):
+        assert cli.main([RUN, *fmt, "--metrics-port", "0"]) == 2, fmt
+        assert "--metrics-port needs --follow or the TUI" in capsys.readouterr().err
