@@ -1434,8 +1434,9 @@ def test_leading_bracketed_counters_are_the_step(tmp_path):
     losses = [(r.step, r.loss) for r in recs if r.loss is not None]
     assert len(losses) == 1200 and losses[0] == (1, 0.09959) and losses[-1][0] == 1200
     assert dict(losses)[77] == 1.122e14  # (the blow-up of its environment 0, epochs 66-77)
-    # one bracket, or brackets with no total after the first: no step from them
-    _, recs, _ = read(write(tmp_path, "one.log", "[3/100] loss: 0.5\n[1][2] loss: 0.4\n"))
+    # brackets with no total after the first: no step from them (one bracket is a leading count, as
+    # "[3/100] loss: 0.5" is step 3 of 100: test_a_counter_leading_a_line_of_named_metrics)
+    _, recs, _ = read(write(tmp_path, "one.log", "[1][2] loss: 0.4\n[1][3] loss: 0.3\n"))
     assert recs == []
 
 
@@ -1469,3 +1470,37 @@ def test_a_phase_worded_epoch_header_and_its_metrics_on_the_next_lines(tmp_path)
     train = [r.step for r in recs if r.loss is not None]
     assert train == [0, 1, 2, 3, 4, 5] and all(math.isnan(r.loss) for r in recs if r.loss is not None)
     assert [(r.step, r.val_loss) for r in recs if r.val_loss is not None] == [(4, 5.99)]
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "{n} loss: {v} lr: 0.001",  # print(step, "loss:", loss, "lr:", lr)
+        "{n}\tloss={v}\tlr=0.001",
+        "#{n} loss {v}",
+        "({n}) loss: {v}",
+        "Batch {n}/1000 Loss {v}",  # (no epoch header before it)
+        "update {n}, loss {v}",  # an RL loop's update counter
+        "Step[{n}/1000] loss={v}",
+        "global_step {n}: loss {v}",
+        "[{n}/1000] Loss_D: 1.2 Loss_G: {v}",
+    ],
+)
+def test_a_counter_leading_a_line_of_named_metrics(tmp_path, form):
+    """Shapes of quick scripts' prints that no rule took (fresh17's held-out logs showed two of them):
+    the count that leads the line is the step. (An epoch before a loss named right after it, "Epoch: 3
+    Loss: 0.41", is not read as the step: a per-batch print repeats its epoch, "epoch: 0 loss: 0.69" 40
+    times; such lines are counted, as before.)"""
+    text = "".join(form.format(n=n, v=round(3 - i / 10, 2)) + "\n" for i, n in enumerate(range(10, 130, 10)))
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs if r.loss is not None] == list(range(10, 130, 10)), form
+
+
+@pytest.mark.parametrize(
+    "form",
+    ["{n} files copied, 3 skipped", "2024 was a year: loss {v}", "Epoch {n} progress: 100/2000", "{n}: {v}"],
+)
+def test_prose_that_starts_with_a_number_is_no_record(tmp_path, form):
+    text = "".join(form.format(n=n, v=3 - i / 10) + "\n" for i, n in enumerate(range(10, 130, 10)))
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r for r in recs if r.loss is not None] == []

@@ -231,6 +231,16 @@ PAIR_COUNTER = re.compile(
 # last one with a total the counter within it (``_lead_brackets``). Linear: anchored, possessive runs
 LEAD_BRACKETS = re.compile(r"^\s*+((?:\[\s*+\d++(?:\s*+/\s*+\d++)?+\s*+\]\s*+){2,6}+)(?=[-|:\s]*+[A-Za-z])")
 _BRACKET = re.compile(r"\[\s*+(\d++)(?:\s*+/\s*+(\d++))?+\s*+\]")
+# a counter leading the line, then named metrics, where STEP finds none: a bare number ("100 loss: 2.31
+# lr: 0.001", "#100 loss 2.31", "(100) loss: 2.31": a script's print(step, "loss:", loss); only on a line
+# naming a loss) or a step word STEP does not take ("update 10, loss 2.3" of an RL loop, "global_step 10:
+# loss 2.3", "Step[10/1000] loss=2.3", "Batch 10/1000 Loss 2.3" with no epoch header). Group 1 is the
+# word, 2 the count, 3 its total. Linear: anchored, possessive runs, no two pieces share characters
+LEAD_COUNTER = re.compile(
+    r"^\s*+[#(\[]?+\s*+(?:(global[ _]?step|update|n_iter|step|iter(?:ation)?|batch) *+[:=#\[]?+ *+)?+"
+    r"(\d{1,15}+)(?:\s*+/\s*+(\d{1,15}+))?+(?:\s*+[)\]])?+(?:\s*+[:,|\-])?+\s++(?=[A-Za-z_])",
+    re.I,
+)
 # a name and its qualifier in parentheses: "Autoencoder Loss (total): 230.668" (PAIR takes no key
 # there: the ")" stands between the name and the value)
 QUALIFIED = re.compile(rf"(?<![\w./\-])((?:{WORD} ){{1,4}})\(([\w/%]+)\)\s*+[:=]\s*+({NUM})(?![\w.]|:\d)")
@@ -584,6 +594,11 @@ class KeyValueTextReader(LineGroups, LineReader):
         if m is None:
             if self._eval_header(line) or (self._carry is not None and "atch" in line and self._batch_header(line)):
                 return []
+            c = LEAD_COUNTER.match(line)
+            if c is not None and (c.group(1) or self._bare_ok() and _bare_counted(line, c.end())):
+                got = self._lead_counter(line, c)
+                if got is not None:
+                    return got
             rec = self._named_step(line)
             if rec is not None:
                 return [rec]
@@ -1210,6 +1225,29 @@ class KeyValueTextReader(LineGroups, LineReader):
         else:
             self.__dict__.pop("_ep", None)
 
+    def _bare_ok(self) -> bool:
+        """A bare leading count is the step only in a file whose records all came from such counts
+        so far: in a log of other records, a number at a line's start is a wrapped line's tail
+        (detectron2's "...: 0.1" / "465  focal_loss_1: 0.1197 ..." read as step 465)."""
+        return self.records == self.__dict__.get("_bare_records", 0)
+
+    def _lead_counter(self, line: str, m) -> list[StepRecord] | None:
+        """LEAD_COUNTER: the count is the step (its total the planned steps); None when the line
+        holds no metric (read on as any other line: never the header of a group)."""
+        step = int64(m.group(2))
+        if step is None:
+            return None
+        n, grp, other = self.records, self._grp, self.other_lines
+        got = self._with_step(line, m, step)
+        if self.records == n:  # (no metric: as if never tried; no group opened by it)
+            self._grp, self.other_lines = grp, other
+            return None
+        if m.group(3):
+            self.run_info.setdefault("total_steps", m.group(3))
+        if not m.group(1):
+            self._bare_records = self.records
+        return got
+
     def _lead_brackets(self, line: str, m) -> list[StepRecord] | None:
         """LEAD_BRACKETS: the first bracket is the epoch (its total the planned epochs), the last
         one with a total the counter within it (a counter of 1 in 1, a full batch an epoch: the
@@ -1608,6 +1646,15 @@ def _nonfinite_lists(rest: str) -> list[tuple[str, str]]:
         if bad is not None and not re.search(r"[A-Za-z]{2,}", _NONFINITE_TOKEN.sub("", body)):
             out.append((name, bad.group()))
     return out
+
+
+def _bare_counted(line: str, at: int) -> bool:
+    """After a bare leading count (LEAD_COUNTER with no word), named numbers only, a loss among
+    them ("100 loss: 2.31 lr: 0.001", "#100 loss 2.31"): not prose that starts with a number."""
+    rest = line[at:]
+    if "oss" not in rest and "OSS" not in rest:
+        return False
+    return _SEPARATORS.fullmatch(TOKEN_SPACED.sub("", PAIR.sub("", rest))) is not None
 
 
 def _only_pairs(line: str) -> bool:
