@@ -1484,6 +1484,8 @@ def test_a_phase_worded_epoch_header_and_its_metrics_on_the_next_lines(tmp_path)
         "Step[{n}/1000] loss={v}",
         "global_step {n}: loss {v}",
         "[{n}/1000] Loss_D: 1.2 Loss_G: {v}",
+        "Ep {n}: loss={v}",
+        "ep {n}, loss {v}",
     ],
 )
 def test_a_counter_leading_a_line_of_named_metrics(tmp_path, form):

@@ -274,7 +274,7 @@ ESPNET_EPOCH = re.compile(r"(?<![\w/])(\d++)epoch:train:\d++-()(\d++)batch:")
 # to the nearest thousand): the suffix after STEP's digits (a lower-case "m" is minutes, "b" bytes)
 STEP_SUFFIX = re.compile(r"[KkMB](?![\w.])")
 _EPOCH_HINT = re.compile(
-    r"(?i)epoch|(?<![\w/])ep\s*+[:=]\s*+\d++\s*+[,|]\s*+(?:batch|step|iter)|(?<![\w/])ep\s*+\d++\s*+/\s*+\d|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)"
+    r"(?i)epoch|(?<![\w/])ep\s*+[:=]\s*+\d++\s*+[,|]\s*+(?:batch|step|iter)|(?<![\w/])ep\s*+\d++\s*+(?:/\s*+\d|[:,|])|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)"
 )
 # an epoch with its total and no counter, the only step a per-epoch log has:
 # "Epoch 3/120, loss=0.41, val_loss=0.45", "dino pretrain ep  1/25  loss=3.156" (``ep`` with a total)
@@ -285,12 +285,12 @@ EPOCH_ONLY = re.compile(
 # ... or with no total, when a separator and a name follow (a hand-written loop's
 # "Epoch 1, Loss: 0.003351, Test Loss: 0.011142", "Epoch 3 | loss 0.4", "Epoch 3: loss=0.4"),
 # or a space and a "name=value" ("epoch 3 loss=0.4", "[epoch0] trian_loss=315.7"; not t5x's
-# "Epoch 0 progress: 100/2000");
+# "Epoch 0 progress: 100/2000"; "Ep 3: loss=0.41", an "ep" before its separator);
 # not a bar's "Epoch 1: 100%|..."); the same rule: only while no line named another step.
 # An epoch with a batch counter ("Epoch 3, batch 100/600") is EPOCH_COUNTER's / EPOCH_STEP's,
 # tried first: its step is the epoch's offset plus the batch (``_epoch_step``)
 EPOCH_BARE = re.compile(
-    r"(?<![\w/])epoch_?+\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+\])?(?:\s*+[,|:]\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=))",
+    r"(?<![\w/])(?:epoch_?+|ep(?=\s*+\d++\s*+[,|:]))\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+\])?(?:\s*+[,|:]\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=))",
     re.I,
 )
 # ... or with a phase word between the epoch and its metrics, the record's kind (a Python logging loop's
