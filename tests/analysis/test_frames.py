@@ -480,6 +480,26 @@ def test_a_launch_held_for_its_first_losses():
         run_both(a + b, sizes=(1, 7, 64, 10**9))
 
 
+def test_a_launch_said_no_loss_while_live_that_then_logs_losses_is_one_launch():
+    """Live: a relaunch that printed its LR and no loss for the idle wait is settled as "no loss"
+    (not judged); when its losses come, from its own first step on, it is that launch (a new run
+    here), not one more: two launches in the file, not three."""
+    mon = Monitor(Settings(), RunInfo())
+    for s in range(1, 301):
+        mon.feed(StepRecord(s, loss=5.0 * math.exp(-s / 100) + 1.0, lr=1e-4))
+    mon.feed(StepRecord(1, lr=1e-4))
+    assert mon.launches.pending is not None
+    mon.settle()  # (the session's idle release)
+    assert [sg["kind"] for sg in mon.launches.segments] == ["start", "no loss"]
+    for s in range(1, 101):
+        mon.feed(StepRecord(s, loss=5.9 - s / 200, lr=1e-4))
+    mon.finalize()
+    assert [(sg["kind"], sg["first"], sg["last"]) for sg in mon.launches.segments] == [
+        ("start", 1, 300),
+        ("new run", 1, 100),
+    ]
+
+
 def _appended(n_first=300, then=(), seed=5):
     """A loss falling from ~21 to ~3 over ``n_first`` records (step = record index, as a
     bare-number file's line number), then the records ``then`` makes of the start's curve."""

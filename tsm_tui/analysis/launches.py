@@ -115,6 +115,15 @@ class Launches:
         self._quiet = 0  # records left in which no replay is looked for
 
     def _open(self, rec: StepRecord, kind: str) -> None:
+        stub = self.segments[-1] if self.segments and self.segments[-1]["kind"] == "no loss" else None
+        if stub is not None and kind in ("new run", "resume") and rec.step >= stub["first"]:
+            # (live: a launch held past the idle wait with no loss was said "no loss"; its losses came
+            # later, from its own first step on: the same launch, not one more)
+            self.segments.pop()
+            self.segments.append(
+                {"first": stub["first"], "last": max(stub["last"], rec.step), "records": stub["records"], "kind": kind}
+            )
+            return
         if len(self.segments) >= MAX_LAUNCHES:
             self.segments.pop(1)  # the first is kept (where the file started), then the newest
             self.dropped += 1
