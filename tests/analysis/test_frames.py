@@ -1190,3 +1190,21 @@ def test_rolling_bulk_operations_match_updates():
             assert rates[k] == a.get()
         b.extend(hits)
         assert list(a.values()) == list(b.values()) and a.get() == b.get()
+
+
+def test_a_relaunch_that_logs_its_lr_every_step_and_its_loss_less_often_is_judged():
+    """The LR logged every step, the loss every 50: after a restart the first 20 records held have
+    an LR and no loss while the input goes on. They are decided as before (a resume, delivered: the
+    LR check sees them), not "no loss" (that is said only when the input ended or went quiet)."""
+    recs = []
+    for s in range(1, 401):
+        recs.append(StepRecord(s, lr=1e-4 * min(1.0, s / 20), loss=(3.0 - s / 400) if s % 50 == 0 else None))
+    recs += [
+        StepRecord(s, lr=1e-4 * min(1.0, s / 20), loss=(2.0 - s / 800) if s % 50 == 0 else None) for s in range(1, 201)
+    ]
+    mon = Monitor(Settings(), RunInfo())
+    for r in recs:
+        mon.feed(r)
+    mon.finalize()
+    kinds = [sg["kind"] for sg in mon.launches.segments]
+    assert "no loss" not in kinds and len(kinds) == 2

@@ -20,12 +20,15 @@ argument dump, a start banner, a traceback). What the new launch is:
   goes on, the checks judge the resumed whole (the Monitor's resume);
 - **continue**: a banner, and the steps go on past the last one (a resume after
   a crash between two log lines): the same series;
-- **no loss**: a launch back at the beginning whose held records (``PENDING``, or all
-  there were when the input ended) carry no loss and no gradient norm, not even a NaN
-  (a relaunch that printed its LR and died, an evaluation-only run appended): nothing
-  shows what it is, and it holds nothing the checks judge; its records are not
-  delivered (the Monitor counts them), the run before it stays the one judged, and the
-  next record that goes back starts a launch again.
+- **no loss**: a launch back at the beginning whose records, when the input ended (or,
+  live, went quiet for the idle wait) before its first losses, carry no loss and no
+  gradient norm, not even a NaN (a relaunch that printed its LR and died, an
+  evaluation-only run appended): nothing shows what it is, and it holds nothing the
+  checks judge; its records are not delivered (its segment counts them), the run before
+  it stays the one judged, and the next record that goes back starts a launch again,
+  the same launch when it starts at or after that one (live: its losses came after the
+  wait). ``PENDING`` records with no loss while the input goes on (an LR logged every
+  step, the loss every 50) are decided as before: a resume.
 
 A file with no step of its own (a bare-number ``loss.txt``, prints numbered by
 line) has no step to go back: a second run appended to it shows only in its loss.
@@ -242,7 +245,7 @@ class Launches:
             return len(losses) >= LEVEL_N or len(recs) >= PENDING
         return self._miss > REPLAY_MISS or len(losses) >= REPLAY_N or len(recs) >= 2 * REPLAY_N
 
-    def decide(self) -> tuple[str | None, list]:
+    def decide(self, ended: bool = True) -> tuple[str | None, list]:
         """The pending launch's kind and its records. A launch back at the beginning:
         ``new run`` when the median of its first losses is nearer the series' start level
         than its end level, else ``resume``. A replay candidate: ``replay`` (a new run found
@@ -250,8 +253,9 @@ class Launches:
         REPLAY_FAR x, their median ratio within REPLAY_LEVEL, at least 2 x LEVEL_N of them,
         falling), or after a banner when they
         are fresh as a new run's; else the records as they were (None; ``continue`` after a
-        banner) and no replay is looked for in the next 2 x REPLAY_N records. A new run's
-        segment opens."""
+        banner) and no replay is looked for in the next 2 x REPLAY_N records. A launch back
+        at the beginning with no loss and no grad norm when the input ``ended`` (or went quiet):
+        ``no loss``. A new run's segment opens."""
         assert self.pending is not None
         first, recs, losses = self.pending
         self.pending = None
@@ -276,7 +280,7 @@ class Launches:
                 self._open(first, "continue")
                 return "continue", recs
             return None, recs
-        if not any(r.loss is not None or r.grad_norm is not None for r in recs):
+        if ended and not any(r.loss is not None or r.grad_norm is not None for r in recs):
             self._open(first, "no loss")
             self.segments[-1]["records"] = len(recs)
             self.segments[-1]["last"] = max(r.step for r in recs)

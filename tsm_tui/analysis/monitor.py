@@ -133,7 +133,7 @@ class Monitor:
             return self.feed_event(rec)
         la = self.launches
         if la.pending is not None:  # a launch held for its first losses (analysis/launches.py)
-            return self.settle() if la.wait(rec) else []
+            return self.settle(ended=False) if la.wait(rec) else []
         metrics = rec.has_metrics()
         new: list[Alert] = []
         if metrics:
@@ -145,12 +145,12 @@ class Monitor:
                 new.append(self._new_run(rec))
         return self._deliver(rec, metrics, new)
 
-    def settle(self) -> list[Alert]:
+    def settle(self, ended: bool = True) -> list[Alert]:
         """The launch held for its first losses, decided (a new run or a resume) and its
         records delivered; [] when none is held."""
         if self.launches.pending is None:
             return []
-        kind, recs = self.launches.decide()
+        kind, recs = self.launches.decide(ended)
         if kind == "no loss":
             return []  # (its records are counted in its segment, said with the launches)
         out: list[Alert] = []
