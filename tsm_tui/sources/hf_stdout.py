@@ -166,7 +166,12 @@ class HFStdoutReader(LineReader):
             if c is not None and c[0] is None and not any(k.startswith("eval_") for k, _ in pairs):
                 self._counter = c[1]
                 self.run_info.setdefault("total_steps", c[2])
-            elif g is None and self._named is not None and not any(k.startswith("eval_") for k, _ in pairs):
+            elif (
+                g is None
+                and self._named is not None
+                and self._last_bar is None  # (a training bar's counter is the step where there is one)
+                and not any(k.startswith("eval_") for k, _ in pairs)
+            ):
                 self._counter = self._named  # (the step named on a line before it: STEP_LINE)
                 self._note("named")
             self._named = None
