@@ -301,3 +301,20 @@ def test_hostile_list_files_are_linear_and_bounded(tmp_path, body):
     assert time.perf_counter() - t < 5
     assert len(recs) in (0, 1, 1 << 14)  # the values before the run, or the one after it
     assert r.skipped <= 2
+
+
+def test_a_json_list_named_as_a_metrics_history(tmp_path, capsys):
+    """fresh19's Gemma fine-tune saved json.dump(losses) as loss_history.json (one list, indented):
+    read "no training metrics recognised". A .json list is a list file too, and a name's history
+    suffix names the metric before it."""
+    assert metric_name("loss_history.json") == "loss" and metric_name("lr_values.txt") == "lr"
+    assert metric_name("history.json") is None and metric_name("config.json") is None
+    losses = [13.66, 13.69, 12.98] + [5.2 - i / 1000 for i in range(60)] + [9.9, 4.1, 4.0]
+    (tmp_path / "loss_history.json").write_text("[\n" + ",\n".join(f"  {v}" for v in losses) + "\n]\n")
+    d = report_json(tmp_path, capsys)
+    assert d["steps"]["count"] == len(losses)
+    # a .json of records named as a metric is still read as records (its content decides)
+    (tmp_path / "loss_history.json").write_text(
+        "".join(f'{{"step": {i}, "loss": {v}}}\n' for i, v in enumerate(losses))
+    )
+    assert not bare_content(str(tmp_path / "loss_history.json"))

@@ -6,6 +6,7 @@ Keys quoted from real logs (Lightning, Ludwig, a nanoGPT fork's monitor of the h
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -326,3 +327,20 @@ def test_a_split_key_makes_an_evaluation_records_loss_the_validation_loss(tmp_pa
 def test_the_grad_norm_before_clipping_is_the_grad_norm(key):
     assert field_for(key) == "grad_norm"
     assert field_for("grad_norm_post_clip") is None  # (held at the clip threshold: it hides a spike)
+
+
+def test_a_training_loss_per_epoch_is_the_loss_of_a_csv_with_no_other(tmp_path):
+    """fresh19's EEG transformer (Lightning CSVLogger, on_step=False): epoch,step,train_acc_epoch,
+    train_loss_epoch,val_acc,val_loss. train_loss_epoch is no loss beside a per-step series (a
+    summary on its own axis); alone, it is the loss (its 402 NaN epochs read "nothing judged")."""
+    rows = ["epoch,step,train_acc_epoch,train_loss_epoch,val_acc,val_loss"]
+    for e in range(4):
+        rows += [f"{e},{2 * e + 2},,,0.24,1.38", f"{e},{2 * e + 2},0.27,{1.38 - e / 100 if e < 3 else 'nan'},,"]
+    _, recs, _ = read(write(tmp_path, "metrics.csv", "\n".join(rows) + "\n"))
+    train = [r.loss for r in recs if r.loss is not None]
+    assert train[:3] == pytest.approx([1.38, 1.37, 1.36]) and math.isnan(train[3])
+    rows = ["epoch,step,train_loss_step,train_loss_epoch"] + [
+        f"0,{s},{2 - s / 100},{'' if s < 9 else 1.9}" for s in range(10)
+    ]
+    _, recs, _ = read(write(tmp_path, "m2.csv", "\n".join(rows) + "\n"))
+    assert [r.loss for r in recs][:2] == [2.0, 1.99] and len([r for r in recs if r.loss is not None]) == 10

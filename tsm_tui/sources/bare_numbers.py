@@ -49,7 +49,10 @@ from tsm_tui.sources.fields import field_for, loss_role
 from tsm_tui.sources.metric_files import MAX_METRIC_BYTES, step_records
 
 #: extensions a bare-number metric file is written under (``np.savetxt``'s usual ``.txt``)
-BARE_EXT = (".txt",)
+BARE_EXT = (".txt", ".json")
+#: a metric's history named as such (``loss_history.json``: a JSON list of every step's loss, fresh19's
+#: Gemma fine-tune read "no training metrics recognised"): the metric is the name before the suffix
+HISTORY_SUFFIXES = ("_history", "_hist", "_list", "_values", "_curve", "_log")
 #: a bare number: a decimal or float literal, or a NaN / Inf spelling
 #: (``\d+(?:\.\d*)?``, not ``\d+\.?\d*``: the two runs of digits could split a long one every
 #: way, and a 1 MiB line of digits took minutes to refuse: tests/integration/test_hostile.py)
@@ -67,13 +70,18 @@ RUN_FIELDS = frozenset({"loss", "val_loss", "lr", "grad_norm", "loss_scale"})
 
 
 def metric_name(filename: str) -> str | None:
-    """The metric a bare-number file is named after (``loss.txt`` -> ``loss``), or None when
+    """The metric a bare-number file is named after (``loss.txt`` -> ``loss``, ``loss_history.json``
+    -> ``loss``: a list file), or None when
     its name is no metric's: only a name that maps to a record field (``fields.field_for``)
     or that is a training loss term (``fields.loss_role``) is one."""
     low = filename.lower()
     if not low.endswith(BARE_EXT) or low.startswith("."):
         return None
-    stem = filename[: -len(".txt")]
+    stem = filename[: filename.rfind(".")]
+    for suffix in HISTORY_SUFFIXES:
+        if stem.lower().endswith(suffix) and len(stem) > len(suffix):
+            stem = stem[: -len(suffix)]
+            break
     if not stem or field_for(stem) is None and loss_role(stem) is None:
         return None
     return stem

@@ -22,7 +22,7 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.epoch_steps import EpochCounter
-from tsm_tui.sources.fields import SPLIT_KEYS, field_for, loss_role, split_scoped
+from tsm_tui.sources.fields import SPLIT_KEYS, epoch_train_loss, field_for, loss_role, split_scoped
 
 
 #: a number standing alone in a cell ("Loss 6.9e+00 (6.9e+00)", "Epoch: [0][ 50/1000]"), not
@@ -162,6 +162,10 @@ class CsvReader(LineReader):
         low = [h.lower() for h in self.header]
         self._epoch_col = low.index("epoch") if "epoch" in low else None
         self._split = not SPLIT_KEYS.isdisjoint(low)
+        if "loss" not in fields:  # (no per-step loss: a training loss per epoch is the loss)
+            at = next((h for h, f in zip(self.header, fields) if f is None and epoch_train_loss(h)), None)
+            if at is not None:
+                self._fields[at] = "loss"
 
 
 def _delimiter(header: str) -> str | None:

@@ -381,6 +381,23 @@ _GRAIN = frozenset({"step", "batch", "iter", "epoch"})
 _STAT = frozenset({"mean", "avg", "average", "running"})
 
 
+def epoch_train_loss(key: str) -> bool:
+    """A training loss per epoch (Lightning's ``train_loss_epoch``, ``epoch_train_loss``,
+    ``loss_epoch``): not the loss beside a per-step series (``_split_named``), the loss of a file
+    that logs no other (a CSVLogger run with ``on_step=False``: fresh19's EEG transformer, its
+    402 NaN epochs read "nothing judged")."""
+    k = normalise(key)
+    if "/" in k:
+        return False
+    words = k.split("_")
+    return (
+        words.count("loss") == 1
+        and "epoch" in words
+        and all(w in TRAIN_SCOPES or w in _GRAIN or w in _STAT or w == "loss" for w in words)
+        and not any(w in ("step", "batch", "iter") for w in words)
+    )
+
+
 def _split_named(k: str) -> str | None:
     """A loss whose name carries its split and granularity as words, in any order
     (Lightning's ``valid_loss_epoch`` / ``train_loss_step``, Ludwig's TensorBoard
