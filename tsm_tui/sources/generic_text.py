@@ -1016,17 +1016,10 @@ class KeyValueTextReader(LineGroups, LineReader):
         is the validation loss at that epoch; no loss: no record (an accuracy alone is no training metric)."""
         self._no_template = True
         rest = line[m.end() :]
-        rec = self.build(PAIR.findall(rest) or SPACED.findall(rest), step=e)
-        if rec is None:
-            self.other_lines += 1
-            return []
-        val = rec.val_loss if rec.val_loss is not None else rec.loss
-        if val is None:
-            self.records -= 1  # (built, not kept)
-            self.other_lines += 1
-            return []
-        self._epoch_records = self.records
-        return [StepRecord(e, val_loss=val, source=rec.source)]
+        got = self._validation_at(PAIR.findall(rest) or SPACED.findall(rest), e)
+        if got:
+            self._epoch_records = self.records
+        return got
 
     def _epoch_line(self, line: str) -> list[StepRecord] | None:
         """A line whose step is an epoch and a counter (EPOCH_COUNTER, ITER_COUNTER),
@@ -1115,17 +1108,21 @@ class KeyValueTextReader(LineGroups, LineReader):
         if EPOCH_COUNTER.search(line, t.start()) or self.records == 0 or self._last_step < 0:
             self.other_lines += 1
             return []
-        last = self._last_step
-        rec = self.build(PAIR.findall(line, t.end()), step=last)
+        return self._validation_at(PAIR.findall(line, t.end()), self._last_step)
+
+    def _validation_at(self, pairs: list, step: int) -> list[StepRecord]:
+        """``pairs`` at ``step`` as an evaluation's record: its validation loss, else its loss, as
+        the validation loss; none (counted among the other lines) when it holds neither."""
+        rec = self.build(pairs, step=step)
         if rec is None:
             self.other_lines += 1
             return []
         val = rec.val_loss if rec.val_loss is not None else rec.loss
         if val is None:
-            self.records -= 1
+            self.records -= 1  # (built, not kept)
             self.other_lines += 1
             return []
-        return [StepRecord(last, val_loss=val, source=rec.source)]
+        return [StepRecord(step, val_loss=val, source=rec.source)]
 
     def _clu(self, line: str, m) -> list[StepRecord] | None:
         """A line led by a bracketed counter (CLU_STEP): its step, its named values (not another

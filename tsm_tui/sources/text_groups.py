@@ -313,8 +313,7 @@ class LineGroups:
         if m.group(1) and not m.group(1).lower().startswith("train"):
             # an evaluation's epoch header (ST-GCN's "Eval epoch: 4", its mean_loss on the next line):
             # an evaluation section, its loss the validation loss at the last training step
-            self._ctx_on()
-            self._evalsec = [None]
+            self._open_eval()
             return True
         e, total = int64(m.group(2)), int64(m.group(3)) if m.group(3) else None
         if e is None:
@@ -348,9 +347,13 @@ class LineGroups:
     def _eval_header(self, line: str) -> bool:
         if EVAL_BEGIN.match(line) is None or EVAL_OVER.match(line) is not None:
             return False
+        self._open_eval()
+        return True
+
+    def _open_eval(self) -> None:
+        """An evaluation section begins (its counter's total, if any, fixed by its first step line)."""
         self._ctx_on()
         self._evalsec = [None]
-        return True
 
     def _in_eval(self, total: int | None) -> bool:
         """A step line inside an evaluation section (the first one's total fixes the
