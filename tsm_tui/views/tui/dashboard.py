@@ -384,6 +384,12 @@ class DashboardScreen(LaidOutAtTerminalSize, Screen):  # type: ignore[misc]  # (
                 return a
         return None
 
+    def _short(self) -> bool:
+        """A short terminal: the app's size, known from the start (the screen's own is 0
+        until its first layout, and a pin shown then was wrapped for a short screen
+        and kept so: a snapshot test saw it one run in five)."""
+        return self.app.size.height < SHORT_SCREEN
+
     def show_pinned(self) -> None:
         """The newest critical alert pinned above the list, its first action under it
         (hidden while a detail is open: that shows it, or what the user chose); on a
@@ -395,7 +401,7 @@ class DashboardScreen(LaidOutAtTerminalSize, Screen):  # type: ignore[misc]  # (
         except NoMatches:  # the screen is being torn down
             return
         a = None if detail.has_class("-open") else self._newest_critical()
-        short = self.size.height < SHORT_SCREEN
+        short = self._short()
         pin.show(a, lines=2 if short else 3)
         panel.set_compact(short and (a is not None or panel.failing()))
 
@@ -664,7 +670,7 @@ class DashboardScreen(LaidOutAtTerminalSize, Screen):  # type: ignore[misc]  # (
             detail = self.query_one(AlertDetail)
         except NoMatches:
             return
-        side.set_class(detail.has_class("-open") and self.size.height < SHORT_SCREEN, "-detail")
+        side.set_class(detail.has_class("-open") and self._short(), "-detail")
         self.show_pinned()
 
     def action_log_scale(self) -> None:

@@ -14,7 +14,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -331,9 +333,13 @@ def pinned_text(a: Alert, width: int, lines: int = 2) -> Content:
     return Content.assemble(*body[:-1])
 
 
-class PinnedAlert(Static):
+class PinnedAlert(Widget):
     """The newest critical alert of the run, pinned above the alert list: a FAIL is read
-    on the first screen, whatever the list shows (``c`` opens its detail)."""
+    on the first screen, whatever the list shows (``c`` opens its detail).
+
+    Its text is wrapped by Textual's layout, not by a guess: ``get_content_height`` and
+    ``render`` wrap it at the width the layout gives (a ``Static`` updated with text
+    wrapped at a guessed width kept the height of the guess once shown: two blank rows)."""
 
     DEFAULT_CSS = """
     PinnedAlert { display: none; height: auto; border: round $error; padding: 0 0; }
@@ -343,26 +349,37 @@ class PinnedAlert(Static):
     alert: Alert | None = None
     lines = 2
 
-    def on_resize(self) -> None:
-        """Shown for the first time (its width was not known while hidden), or the pane moved."""
-        if self.alert is not None:
-            self.show(self.alert, self.lines)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._shown: tuple | None = None  # what is on screen: (alert, its first action, lines)
+        self._text: tuple[int, Content] | None = None  # the text wrapped at a width
 
     def show(self, a: Alert | None, lines: int = 2) -> None:
-        width = self.content_size.width or 36
-        self.lines = lines
-        key = (id(a), a.actions[0] if a is not None and a.actions else None, width, lines)
         self.set_class(a is not None, "-open")
-        if getattr(self, "_key", None) == key:
+        key = (id(a), a.actions[0] if a is not None and a.actions else None, lines)
+        if self._shown == key:
             return
-        self._key = key
-        self.alert = a
+        self._shown, self._text = key, None
+        self.alert, self.lines = a, lines
         if a is None:
             return
         n = len(a.actions)
         self.border_title = f"{SEV_WORD[a.severity]} step {'-' if a.step is None else a.step}"
         self.border_subtitle = f"c: detail{f', {n} actions' if n > 1 else ''}"
-        self.update(pinned_text(a, width, lines))
+        self.refresh(layout=True)
+
+    def _wrapped_at(self, width: int) -> Content:
+        if self.alert is None:
+            return Content("")
+        if self._text is None or self._text[0] != width:
+            self._text = (width, pinned_text(self.alert, width, self.lines))
+        return self._text[1]
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self._wrapped_at(width).get_height({}, width) if self.alert is not None else 0
+
+    def render(self) -> Content:
+        return self._wrapped_at(self.content_size.width)
 
 
 # ----------------------------------------------------------------------- help
