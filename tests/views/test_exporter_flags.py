@@ -156,3 +156,25 @@ def test_a_report_format_is_a_report_to_the_exporters_rules(monkeypatch, capsys)
     for fmt in (["--json"], ["--format", "json"], ["--format", "text"], ["--format", "github"], ["--format", "sarif"]):
         assert cli.main([RUN, *fmt, "--metrics-port", "0"]) == 2, fmt
         assert "--metrics-port needs --follow or the TUI" in capsys.readouterr().err
+
+
+def test_on_alert_is_refused_where_nothing_would_be_paged(monkeypatch, capsys):
+    """``--on-alert`` pages while following only; with a report, a pre-flight check or the TUI
+    it was silently ignored (a CI job thought it would be paged). Refused with why, before
+    anything is read; ``--alert-cooldown`` without ``--on-alert`` too."""
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    cases = [
+        (["--report"], "its exit code is 1 when a check FAILs"),
+        (["--json"], "its exit code is 1 when a check FAILs"),
+        (["--format", "github"], "its exit code is 1 when a check FAILs"),
+        (["--preflight"], "a pre-flight check reads a config"),
+        ([], "the TUI rings its bell"),
+    ]
+    for extra, why in cases:
+        assert cli.main([RUN, *extra, "--on-alert", "cat"]) == 2, extra
+        err = capsys.readouterr().err
+        assert err.startswith("tsm-watch: --on-alert pages while following: add --follow") and why in err, err
+    assert cli.main([RUN, "--report", "--alert-cooldown", "5"]) == 2
+    assert "use it with --on-alert" in capsys.readouterr().err
+    o = cli.parse([RUN, "--follow", "--on-alert", "cat", "--alert-cooldown", "5"])
+    assert [type(s) for s in outputs.build(o, "follow", RUN).subscribers][-1] is Pages

@@ -18,6 +18,7 @@ import queue
 import sys
 import threading
 
+from tsm_tui.core.errors import UsageError
 from tsm_tui.core.flags import Flag, nonneg_float
 from tsm_tui.core.options import Options
 from tsm_tui.core.output import warn
@@ -164,8 +165,24 @@ class Pages(Subscriber):
     )
 
     @classmethod
+    def check(cls, opts, view: str) -> None:
+        """Pages are sent while following only: elsewhere the flag was silently ignored (a
+        report is judged once, its exit code says FAIL; the TUI rings its bell)."""
+        if opts.on_alert and view != "follow":
+            how = {
+                "report": "a report is judged once: its exit code is 1 when a check FAILs",
+                "preflight": "a pre-flight check reads a config, no run",
+                "tui": "the TUI rings its bell on a new FAIL",
+            }.get(view, "")
+            raise UsageError(
+                f"--on-alert pages while following: add --follow ({how})" if how else "--on-alert needs --follow"
+            )
+        if opts.alert_cooldown != Options.alert_cooldown and not opts.on_alert:
+            raise UsageError("--alert-cooldown spaces the pages of --on-alert: use it with --on-alert")
+
+    @classmethod
     def wanted(cls, opts, view: str) -> bool:
-        return view == "follow" and bool(opts.on_alert)  # (the TUI pages nobody: its bell rings)
+        return view == "follow" and bool(opts.on_alert)
 
     @classmethod
     def from_options(cls, opts, root: str) -> "Pages":
