@@ -925,6 +925,37 @@ def test_lightning_bar_counter_restarting_each_epoch_is_no_relaunch(tmp_path):
     assert [x.epoch for x in recs[:14:13]] == [0.0, 1.0]
 
 
+def test_a_train_bar_drawn_anew_under_each_epoch_header_and_an_eval_bar(tmp_path, capsys):
+    """A DDP script's stdout (fresh19 tqdm_ddp_poster_adapter_flat, private): a timestamped
+    "===== Epoch e/3 =====" header (its zone named in the brackets), an "eval:" bar, then a
+    "train:" bar from 1 again, tqdm's \r redraws kept in one line under nohup. The train bar's
+    count is a batch of the header's epoch (it was read as a launch each epoch, 21 of them, and
+    the eval bar's losses as training losses); the finished eval bar (drawn twice) is one
+    validation loss at the last training step."""
+
+    def bar(desc, n, tot, loss):
+        post = f", loss={loss:.4f}, lp_real=0.8205" if loss is not None else ""
+        return f"\r{desc}: {100 * n // tot:3d}%|#         | {n}/{tot} [00:20<01:07, 1.25it/s{post}]"
+
+    out = []
+    for e in range(1, 4):
+        out.append(f"[2026-04-15 01:{e:02d}:27 \u5317\u4eac\u65f6\u95f4] ===== Epoch {e}/3 =====")
+        out.append("".join([bar("eval", 0, 4, None)] + [bar("eval", n, 4, 0.5 - e / 100) for n in (1, 2, 3, 4, 4)]))
+        draws = [bar("train", 0, 5, None)]
+        for n in range(1, 6):
+            draws += [bar("train", n - 1, 5, 0.6 - e / 10 - n / 100), bar("train", n, 5, 0.6 - e / 10 - n / 100)]
+        out.append("".join(draws))
+    _, recs, _ = read(write(tmp_path, "train.log", "\n".join(out) + "\n"))
+    train = [(r.step, r.epoch) for r in recs if r.loss is not None]
+    assert train == [(5 * (e - 1) + n, e) for e in range(1, 4) for n in range(1, 6)]
+    assert recs[0].loss == pytest.approx(0.49)  # epoch 1's first batch, not the eval bar's 0.49 of its pass
+    # the eval bar before any training is no record; the next ones at the end of the epoch before
+    assert [(r.step, r.val_loss) for r in recs if r.val_loss is not None] == [(5, 0.48), (10, 0.47)]
+    report = report_json(str(tmp_path), capsys)
+    assert report["steps"]["first"] == 1 and report["steps"]["last"] == 15, report["steps"]
+    assert not report.get("launches") and not report.get("resumes"), sorted(report)  # (one launch: none listed)
+
+
 def test_a_qualified_counter_after_the_epoch_is_the_step(tmp_path):
     # pylogging_t5_distill (private): logging's "%(asctime)s - %(levelname)s - %(message)s"
     text = "".join(

@@ -147,7 +147,9 @@ STEP = re.compile(
 # 10:00:37 - loss: 0.5". The message is read as the line: the line-start rules (an epoch
 # header, a step-less loss, a column header) see it. Linear: anchored, fixed widths.
 TIME_PREFIX = re.compile(
-    r"(?:\[?\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?(?::| -| \|)?"
+    r"(?:\[?\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
+    # (a zone named inside the brackets: "[2026-04-15 01:06:27 UTC]", "[... 北京时间]")
+    r"(?: [^\W\d_]{1,16}(?=\]))?\]?(?::| -| \|)?"
     # (ST-GCN / mmskeleton's print_log: "[03.24.23|09:56:11] Training epoch: 0")
     r"|\[\d\d\.\d\d\.\d\d\|\d\d:\d\d:\d\d\])[ \t]++"
     # ... and the logger's fields after it: Python logging's "- INFO -" / "- root - INFO -" /
@@ -334,6 +336,8 @@ LR_TUPLE = re.compile(rf"(?<![\w./\-])(lr|learning[ _]rate)\s*+[:=]\s*+[(\[]\s*+
 BAR_COUNT = re.compile(r"(?<![\d/])(\d++)/(\d++)\s*+$")
 BAR_RATE = re.compile(r"(?:it|s)/(?:s|it),\s*+")
 BAR_EPOCH = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+(\d++)", re.I)
+#: an evaluation's bar: its description names one ("eval:", "Validation", "val", "test")
+BAR_EVAL = re.compile(r"\W*+(?:eval\w*+|valid\w*+|val|test\w*+)\b", re.I)
 #: a step-less line that is a loss and nothing else ("Loss:  157.06", one per batch): a record
 #: as a line of several named numbers is (below); another single number (an LR echo) is not
 STEPLESS_LOSS = re.compile(r"^(?:train(?:ing)?[ _])?loss\s*+[:=]", re.I)  # (indented: a config's "  loss: 1.0")
@@ -845,6 +849,16 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.skip("step out of range")
             return []
         self._no_template = True
+        if BAR_EVAL.match(line, 0, c.start()):
+            # an evaluation's bar ("eval:  40%|...| 20/50 [..., loss=0.42]"): its postfix at the
+            # end of the pass (the count at its total) is the validation loss at the last
+            # training step; its redraws before that are no training records
+            done = (self._last_step, total)  # (tqdm draws a finished bar twice: at its last update and at close)
+            if n != total or self.records == 0 or self._last_step < 0 or done == self.__dict__.get("_eval_bar"):
+                self.other_lines += 1
+                return []
+            self._eval_bar = done
+            return self._validation_at(pairs, self._last_step)
         if n == self.__dict__.get("_bar_n") or (n == 0 and total):
             # a redraw at the same count is the same step; a bar at 0 of N is a bar (re)drawn
             # before its first batch (Lightning resets the bar at each epoch's end under the old
@@ -859,6 +873,16 @@ class KeyValueTextReader(LineGroups, LineReader):
                 self.skip("step out of range")
                 return []
             pairs.append(("epoch", e.group(1)))
+        elif self._carry is not None:
+            # a bar drawn anew each epoch under an epoch header ("===== Epoch 2/10 =====",
+            # then "train:  0%| 1/200 [...]"): its count is a batch of that epoch, not a
+            # step back at 1 (each epoch read as a new launch)
+            ep, epochs = self._carry
+            step = self._epoch_step(ep, epochs, n, total)
+            if step is None:
+                self.skip("step out of range")
+                return []
+            pairs.append(("epoch", str(ep)))
         else:
             step = n
             self.run_info.setdefault("total_steps", total)

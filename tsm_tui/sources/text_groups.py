@@ -66,6 +66,9 @@ EPOCH_HEADER = re.compile(
 # a batch counter alone on its line, within the epoch of the last header: PointNet++'s
 # " ---- batch: 050 ----" (then "mean loss: 2.89" / "accuracy: 0.28" on the next lines)
 BATCH_HEADER = re.compile(r"^\W*+batch\s*+[:=]?\s*+(\d++)(?:\s*+/\s*+(\d++))?\W*+$", re.I)
+# a tqdm bar ("train:  10%|█   | 20/200 [00:36<05:33, 1.2it/s, loss=0.42]"): a record of its own
+# (its count), never the continuation of an epoch header's group
+BAR_LINE = re.compile(r"\|\s*+\d++/\d++\s*+\[")
 # an evaluation starts: a line naming it with no digit (a header)
 EVAL_BEGIN = re.compile(r"^\W*+(?:eval(?:uat\w*+)?|validat\w*+|valid|testing|test)\b[^\d\n]*+$", re.I)
 # ... and ends
@@ -271,6 +274,7 @@ class LineGroups:
             or EPOCH_HEADER.match(line)
             or self._step_of_line(line) is not None
             or ("{'" in line and self._own_dict_record(line))
+            or (("it/s" in line or "s/it" in line) and BAR_LINE.search(line) is not None)
         )
 
     def _own_dict_record(self, line: str) -> bool:
