@@ -571,10 +571,45 @@ class GradNormDetector(Detector):
             return None
         return self.n_post_high / self.n_post, self.n_post_over / self.n_post
 
+    def _untaken_max(self) -> float | None:
+        """The run's median when its largest grad norm is grad_huge_ratio x above it, no spike
+        rule took that value and it came after the first grad_robust_min values (start-up):
+        a stretch of high values each near the ones before it (issue 26: never a bare PASS for
+        a max in the hundreds of the median); else None."""
+        med = self._med.get()
+        if (
+            med
+            and med > 0
+            and self.max_gn >= self.settings.grad_huge_ratio * med
+            and not any(i[2] == self.max_step for i in self.spikes)
+            and self.max_n > self.settings.grad_robust_min
+        ):
+            return med
+        return None
+
     def finalize(self) -> list[Alert]:
+        out: list[Alert] = []
+        med = self._untaken_max()
+        if med is not None and self.max_step is not None:
+            # the summary says where; so does an alert (the feed, --json and the scorer see alerts)
+            out.append(
+                Alert(
+                    self.id,
+                    Severity.WARNING,
+                    self.max_step,
+                    f"Grad norm {fmt(self.max_gn)} at step {self.max_step}: {times(self.max_gn / med)}x the "
+                    f"median of the last {len(self._med)} values ({fmt(med)}), in a stretch of high values "
+                    "that no spike rule took (each near the ones before it). Look at that stretch: the grad "
+                    "norm usually leads the loss.",
+                    value=self.max_gn,
+                    baseline=med,
+                    actions=[advice.clip(self.state), advice.check_data(self.max_step)],
+                    key="grad_spike",
+                )
+            )
         lv = self._abs_levels()
         if lv is None:
-            return []
+            return out
         high, over = lv
         values = f"the {self.n_post} values logged after warm-up"
         alert = self._rate_alert(
@@ -586,12 +621,12 @@ class GradNormDetector(Detector):
             lambda: values,
         )
         if alert is None:
-            return []
+            return out
         if alert.key == "grad_high":  # the share of the whole log is the peak the summary says
             self.high_peak = high
         else:
             self.over_peak = over
-        return [alert]
+        return out + [alert]
 
     def _not_logged(self) -> CheckResult:
         """No grad norm beside the loss. A WARN where the training loop could log it (an LLM run
@@ -642,7 +677,7 @@ class GradNormDetector(Detector):
             and med > 0
             and self.max_gn >= self.settings.grad_huge_ratio * med
             and not any(i[2] == self.max_step for i in self.spikes)
-        ):
+        ):  # (past the start-up values: _untaken_max, also an alert at the end)
             # never a bare PASS for a max in the hundreds of the median: where it was, and
             # why no spike rule took it (issue 26)
             top += f" at step {self.max_step} ({times(self.max_gn / med)}x the median)"
