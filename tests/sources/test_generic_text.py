@@ -956,6 +956,70 @@ def test_a_train_bar_drawn_anew_under_each_epoch_header_and_an_eval_bar(tmp_path
     assert not report.get("launches") and not report.get("resumes"), sorted(report)  # (one launch: none listed)
 
 
+def _desc_bars(desc, epochs=3, per=40, stop=None):
+    """A training loop's tqdm bar per epoch under nohup (one line of \r redraws each, tqdm's
+    default format), its loss in the description (``pbar.set_description(...)``): batch k's
+    loss is drawn at count k - 1 (set_description refreshes) and again at k (the update)."""
+    out = []
+    for e in range(epochs):
+        draws = []
+        for k in range(1, (stop if stop and e == epochs - 1 else per) + 1):
+            loss = 3.0 - (e * per + k) / 100
+            for n in (k - 1, k):
+                draws.append(f"\r{desc(e, loss)}: {100 * n // per:3d}%|#         | {n}/{per} [00:10<00:12,  4.50it/s]")
+        out.append("".join(draws))
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize(
+    "desc",
+    [
+        lambda e, x: f"Epoch {e} loss {x:.4f}",
+        lambda e, x: f"loss: {x:.4f}",
+        lambda e, x: f"train loss: {x:.4f} | lr: 1.0e-04",
+        lambda e, x: f"accuracy: 0.5000, loss: {x:.4f} ||",  # AllenNLP's
+        lambda e, x: f"Train Epoch {e + 1}/3 [loss={x:.3f}]",
+    ],
+)
+def test_a_loss_in_a_bars_description(tmp_path, desc):
+    """``pbar.set_description(f"... loss {loss:.4f}")``, the way many a training loop shows its
+    loss, was "no training metrics recognised" (exit 2); a bar drawn anew each epoch with no
+    epoch named anywhere was one launch per epoch. Each count's first drawing is its batch's
+    loss; a finished bar of the same total starting again is the next epoch."""
+    _, recs, _ = read(write(tmp_path, "train.log", _desc_bars(desc)))
+    assert [r.step for r in recs] == list(range(1, 121))
+    assert [r.loss for r in recs[:3]] == pytest.approx([2.99, 2.98, 2.97], abs=1e-3)
+    assert recs[-1].loss == pytest.approx(1.80, abs=1e-3)
+
+
+def test_a_bar_that_stopped_short_and_starts_again_is_a_relaunch(tmp_path, capsys):
+    # the script died at batch 25 of 40 and was started again: the steps go back (a launch),
+    # not on (the next epoch)
+    text = _desc_bars(lambda e, x: f"loss {x + 0.1:.4f}", epochs=1, stop=25)
+    text += _desc_bars(lambda e, x: f"loss {x:.4f}", epochs=2)
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == list(range(1, 26)) + list(range(1, 81))
+    report = report_json(str(tmp_path), capsys)
+    assert [(x["first"], x["last"]) for x in report["launches"]] == [(1, 25), (1, 80)]
+
+
+def test_iters_counter_and_double_pipes_with_two_word_loss_terms(tmp_path, capsys):
+    """fresh20's CIRKD Slurm .out (private): "Iters: 10/20000 || Lr: 0.019992 || Task Loss: 3.2864 ||
+    KD Loss: 1.6073|| Cost Time: 0:00:20 || ...": "Iters" was no step word (exit 2, "no training
+    metrics recognised"). Two loss terms and no total: their sum is the objective, said."""
+    text = "".join(
+        f"2023-10-02 23:08:57,029 semantic_segmentation INFO: Iters: {i}/20000 || Lr: 0.0199 || "
+        f"Task Loss: {3.0 + i / 1000:.4f} || KD Loss: {1.6 - i / 2000:.4f}|| Cost Time: 0:00:20 || "
+        "Estimated Time: 11:13:35\n"
+        for i in range(10, 1010, 10)
+    )
+    _, recs, _ = read(write(tmp_path, "train.out", text))
+    assert [r.step for r in recs] == list(range(10, 1010, 10))
+    assert recs[0].lr == 0.0199 and recs[0].loss == pytest.approx(3.01 + 1.595)
+    d = report_json(str(tmp_path), capsys)
+    assert d["files"][0]["objective"] == "sum of Task Loss + KD Loss (no total logged)", d["files"]
+
+
 def test_a_qualified_counter_after_the_epoch_is_the_step(tmp_path):
     # pylogging_t5_distill (private): logging's "%(asctime)s - %(levelname)s - %(message)s"
     text = "".join(

@@ -292,3 +292,29 @@ def test_a_step_named_on_the_line_before_a_dict_is_its_step(capsys):
     r.feed("Global Step: 40")
     assert r.feed("{'loss': 2.0, 'epoch': 0.1}")[0].step == 40
     assert r.feed("{'loss': 1.9, 'epoch': 0.2}")[0].step == 41  # (named once: the next dict is counted on)
+
+
+def test_a_step_or_epoch_named_before_a_dict_on_its_line_is_its_step(tmp_path, capsys):
+    """fresh20's Titans log (private): Python logging's "%(asctime)s - %(name)s - %(levelname)s -
+    %(message)s" with "Epoch 59: {'loss': 5.25}", nine launches appended. Counted, its 246 dicts
+    were steps 1-246, one series: the relaunches read as a spike and a divergence (a FAIL), the
+    second launch's spikes placed at the wrong steps. The named epoch is the step; back: a launch."""
+    lines = []
+    for launch, epochs in enumerate((40, 2, 30)):
+        for e in range(epochs):
+            loss = 10.6 / (1 + e / 3) + launch * 0.01
+            if launch == 2 and e == 25:
+                loss *= 6  # a spike of the third launch, at its epoch 25
+            lines.append(f"2025-02-22 12:15:{e % 60:02d},882 - titans_training - INFO - Epoch {e}: {{'loss': {loss}}}")
+    path = str(write(tmp_path, "train.log", "\n".join(lines) + "\n"))
+    recs, reader = _read(path)
+    assert [r.step for r in recs] == list(range(40)) + [0, 1] + list(range(30))
+    assert reader.step_source.startswith("the step or epoch named before each dict on its line")
+    d = report_json(str(tmp_path), capsys)
+    assert [(x["first"], x["last"]) for x in d["launches"]] == [(0, 39), (0, 1), (0, 29)]
+    assert [a["step"] for a in d["alerts"] if a["check"] == "loss_spike" and a["severity"] != "info"] == [25]
+    # "step 1200 | {...}" and "iter 30: {...}" alike; an eval dict keeps the last training step
+    r = HFStdoutReader("x")
+    assert r.feed("step 1200 | {'loss': 2.0}")[0].step == 1200
+    assert r.feed("iter 1300: {'loss': 1.9}")[0].step == 1300
+    assert r.feed("{'eval_loss': 2.1}")[0].step == 1300

@@ -212,7 +212,11 @@ def _sacred(run: Path, n: int = 100) -> None:
     (run / "run.json").write_text(json.dumps({"status": "COMPLETED", "command": "train", "heartbeat": "x"}, indent=2))
     (run / "cout.txt").write_text(
         "INFO - tgne - Running command 'train'\nINFO - tgne - Started run with ID \"3\"\n"
-        + "".join(f"\rloss: {42087.7 / (1 + i):.4f}:   {i}%|  | {i}/100 [00:00<?, ?it/s]" for i in range(n))
+        # (its tqdm bar's description: the loss of step i at the bar's count i + 1)
+        + "".join(
+            f"\rloss: {42087.7 / (1 + i / 10) + 4000:.4f}:   {i + 1}%|  | {i + 1}/100 [00:00<00:00, 99.0it/s]"
+            for i in range(n)
+        )
         + "\nINFO - tgne - Completed after 0:00:02\n"
     )
 

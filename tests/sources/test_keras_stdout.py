@@ -46,3 +46,28 @@ def test_keras3_ansi_corpus_log_reads_every_epoch():
     # two trainings of 50 epochs in one file (the second restarts at epoch 1)
     assert [r.step for r in recs] == list(range(1, 51)) * 2
     assert recs[0].loss == pytest.approx(1.5257) and recs[0].val_loss == pytest.approx(1.2018)
+
+
+def test_validation_metrics_drawn_after_a_print_broke_the_bar(tmp_path):
+    """fresh20's Mask R-CNN nohup.out (private): Keras 2 draws the finished bar ("145/145 ... -
+    ETA: 0s - loss: ...") before validation runs; a data generator's print ended that line, and the
+    bar drawn again after validation, with its val_* metrics, came on the next. Only the first was
+    read: 23 epochs of val_loss were "not in the log"."""
+    bs = "\x08" * 40
+    out = []
+    for e in range(1, 4):
+        loss, val = 0.2 - e / 100, 0.3 - e / 200
+        out.append(f"Epoch {e}/3")
+        out.append(
+            f"{bs}144/145 [============================>.] - ETA: 1s - batch: 71.5000 - loss: {loss:.4f}"
+            f"{bs}145/145 [==============================] - ETA: 0s - batch: 72.0000 - loss: {loss:.4f}"
+        )
+        out.append("current root: /data/train")
+        out.append(
+            f"{bs}145/145 [==============================] - 309s 2s/step - batch: 72.0000 - loss: {loss:.4f} - "
+            f"mrcnn_mask_loss: 0.0537 - val_loss: {val:.4f} - val_mrcnn_mask_loss: 0.0702"
+        )
+    name, recs, _ = read(write(tmp_path, "nohup.out", "\n".join(out) + "\n"))
+    assert name == "keras-stdout"
+    assert [(r.step, r.loss) for r in recs if r.loss is not None] == [(1, 0.19), (2, 0.18), (3, 0.17)]
+    assert [(r.step, r.val_loss) for r in recs if r.val_loss is not None] == [(1, 0.295), (2, 0.29), (3, 0.285)]

@@ -136,9 +136,11 @@ SENTENCE_STOP = re.compile(
     r"(?<![\w.])([-+]?(?:\d++(?:\.\d++)?+(?:[eE][-+]?\d++)?+|(?:nan|NaN|inf|Inf)(?![\w])))\.(?=\s|$)"
 )
 # (a step with thousands separators, "step 1,001", is 1001, not 1)
-# ("#" before the counter: a TF1 LSTM's "Training iter #2000:   Batch Loss = 25.27", "Iter #5", "step #3")
+# ("#" before the counter: a TF1 LSTM's "Training iter #2000:   Batch Loss = 25.27", "Iter #5", "step #3";
+# CIRKD's "Iters: 10/20000 || ...", with its total only: "Num Iters: 4425" is a plan; never a command
+# line's flag: "--train-iters 500")
 STEP = re.compile(
-    r"(?<![\w/])(?:iteration|iter|step|it|s)(?:\s*+[:=]\s*+|\s*+#\s*+|(?=[^\S ]*+ )\s++)"
+    r"(?<![\w/\-])(?:iteration|iters(?=\s*+[:=]\s*+\d++\s*+/)|iter|step|it|s)(?:\s*+[:=]\s*+|\s*+#\s*+|(?=[^\S ]*+ )\s++)"
     r"(\d{1,3}(?:,\d{3})++|\d++)(?:\s*/\s*(\d+))?(?![\d.])",
     re.I,
 )
@@ -335,7 +337,7 @@ LR_TUPLE = re.compile(rf"(?<![\w./\-])(lr|learning[ _]rate)\s*+[:=]\s*+[(\[]\s*+
 # ("Training progress:  10%|█   | 3000/30000 [00:37<05:33, 80.96it/s, Loss=0.0360670]")
 BAR_COUNT = re.compile(r"(?<![\d/])(\d++)/(\d++)\s*+$")
 BAR_RATE = re.compile(r"(?:it|s)/(?:s|it),\s*+")
-BAR_EPOCH = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+(\d++)", re.I)
+BAR_EPOCH = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)", re.I)
 #: an evaluation's bar: its description names one ("eval:", "Validation", "val", "test")
 BAR_EVAL = re.compile(r"\W*+(?:eval\w*+|valid\w*+|val|test\w*+)\b", re.I)
 #: a step-less line that is a loss and nothing else ("Loss:  157.06", one per batch): a record
@@ -552,7 +554,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             t = TORCHTUNE_BAR.match(line)
             if t is not None:
                 return self._bar_step(t)
-        if "/s," in line or "/it," in line:
+        if "/s," in line or "/it," in line or ("%|" in line and ("it/s]" in line or "s/it]" in line)):
             got = self._bar_postfix(line)
             if got is not None:
                 return got
@@ -836,14 +838,17 @@ class KeyValueTextReader(LineGroups, LineReader):
         i = line.rfind(" [")
         if i < 0:
             return None
-        r = BAR_RATE.search(line, i)
         c = BAR_COUNT.search(line, 0, i)
         j = line.rfind("]")
-        if r is None or c is None or j < r.end():
+        if c is None or j < i:
             return None
-        pairs = PAIR.findall(line, r.end(), j)
+        r = BAR_RATE.search(line, i, j)
+        pairs = PAIR.findall(line, r.end(), j) if r is not None else []
         if not pairs:
-            return None
+            # ... or in its description (tqdm's set_description: "Epoch 3 loss 0.4321:  45%|...")
+            pairs = _bar_description_pairs(line, c.start())
+            if not pairs:
+                return None
         n, total = int64(c.group(1)), int64(c.group(2))
         if n is None or total is None:
             self.skip("step out of range")
@@ -859,14 +864,15 @@ class KeyValueTextReader(LineGroups, LineReader):
                 return []
             self._eval_bar = done
             return self._validation_at(pairs, self._last_step)
-        if n == self.__dict__.get("_bar_n") or (n == 0 and total):
-            # a redraw at the same count is the same step; a bar at 0 of N is a bar (re)drawn
-            # before its first batch (Lightning resets the bar at each epoch's end under the old
-            # epoch's label: "Epoch 0: 0/13" after "Epoch 0: 13/13"), no step
+        e = BAR_EPOCH.search(line, 0, c.start())
+        at = (e.group(1) if e is not None else self._carry, n)
+        if at == self.__dict__.get("_bar_n") or (n == 0 and total):
+            # a redraw at the same count (of the same epoch) is the same step; a bar at 0 of N
+            # is a bar (re)drawn before its first batch (Lightning resets the bar at each epoch's
+            # end under the old epoch's label: "Epoch 0: 0/13" after "Epoch 0: 13/13"), no step
             self.other_lines += 1
             return []
-        self._bar_n = n
-        e = BAR_EPOCH.search(line, 0, c.start())
+        self._bar_n = at
         if e is not None:
             step = self._epoch_step(int(e.group(1)), None, n, total)
             if step is None:
@@ -884,8 +890,7 @@ class KeyValueTextReader(LineGroups, LineReader):
                 return []
             pairs.append(("epoch", str(ep)))
         else:
-            step = n
-            self.run_info.setdefault("total_steps", total)
+            step = self._bar_epochs(n, total)
         rec = self.build(pairs, step=step)
         if rec is None:
             self.other_lines += 1
@@ -893,6 +898,23 @@ class KeyValueTextReader(LineGroups, LineReader):
         self._own_steps += 1
         self.bar_records += 1
         return [rec]
+
+    def _bar_epochs(self, n: int, total: int) -> int:
+        """The step of count ``n`` of a bar that names no epoch: ``n``, plus the lengths of the
+        bars of the same total before it that finished (their count reached their total) when
+        it starts again (``for epoch in range(E): for batch in tqdm(loader)``: each epoch's bar
+        from 1 was read as a launch). A bar that stopped short and starts again is a relaunch
+        (its steps go back). The total is the run's planned steps until a bar starts again."""
+        last = self.__dict__.get("_bar_last")
+        off = self.__dict__.get("_bar_off", 0)
+        if last is not None and last[0] == last[1] == total and n < total:
+            off = self._bar_off = off + total
+            if self.run_info.get("total_steps") == total:
+                del self.run_info["total_steps"]  # (one epoch's length, not the run's)
+        self._bar_last = (n, total)
+        if off == 0:
+            self.run_info.setdefault("total_steps", total)
+        return off + n
 
     def _stepless(self, line: str) -> list[StepRecord] | None:
         """A line without a step of its own (none of the above): a phase word and its counter
@@ -1667,6 +1689,20 @@ def _nonfinite_lists(rest: str) -> list[tuple[str, str]]:
         if bad is not None and not re.search(r"[A-Za-z]{2,}", _NONFINITE_TOKEN.sub("", body)):
             out.append((name, bad.group()))
     return out
+
+
+def _bar_description_pairs(line: str, end: int) -> list:
+    """The named numbers of a tqdm bar's description (the text before its percentage, up to
+    ``end``, the bar's count): ``pbar.set_description(f"Epoch {e} loss {loss:.4f}")``, the way
+    many a training loop shows its loss (``loss: 0.43``, ``train loss: 0.43 | lr: 1e-4``,
+    AllenNLP's ``accuracy: 0.50, loss: 0.43 ||``)."""
+    k = line.rfind("%|", 0, end)
+    if k < 0:
+        return []
+    desc = line[:k].rstrip("0123456789. ").rstrip(":| ")
+    pairs = PAIR.findall(desc)
+    named = {normalise(n) for n, _ in pairs}
+    return pairs + [(n, v) for n, v in SPACED.findall(desc) if normalise(n) not in named]
 
 
 def _bare_counted(line: str, at: int) -> bool:

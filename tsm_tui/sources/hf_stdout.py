@@ -66,6 +66,14 @@ EPOCH = re.compile(r"'epoch':\s*'?([-+]?\d[\d.eE+-]*)")
 STEP_LINE = re.compile(
     r"(?i)(?:global[ _]?step|(?<![\w/])step|(?<![\w/])iter(?:ation)?)\s*+[:=#]?\s*+(\d{1,15})[\s.)\-=*#]*+$"
 )
+#: ... and a step or an epoch named just before the dict on its own line ("INFO - Epoch 59: {'loss':
+#: 5.25}", "step 1200 | {'loss': ...}"): the dict's step (fresh20's Titans log: its 246 dicts were
+#: counted 1-246, nine launches of epochs 0-99 read as one series). Anchored at the dict's start
+#: (the search runs backwards over a bounded span): linear.
+NAMED_BEFORE = re.compile(
+    r"(?i)(?<![\w/])(?:global[ _]?step|step|iter(?:ation)?|epoch)\s*+[:=#]?\s*+(\d{1,15})\s*+[:|,\-]?\s*+$"
+)
+NAMED_SPAN = 48  # characters before the dict searched (ours: a word, a number and separators)
 #: a dict at step 1 (logging_first_step) has an epoch at most this share of the next one's
 #: (the next is at logging_steps >= 2 otherwise twice the first; ours)
 FIRST_STEP_RATIO = 0.34
@@ -99,6 +107,7 @@ class HFStdoutReader(LineReader):
         self._train: tuple[int, int] | None = None  # the training bar's (total, counter) at the last dict
         self._counter: int | None = None  # ms-swift's own step (global_step/max_steps)
         self._named: int | None = None  # a step named on a line of its own since the last dict (STEP_LINE)
+        self._own: int | None = None  # the step named just before the dict on its line (NAMED_BEFORE)
         self._interval: int | None = None
         self.other_lines = 0
         #: dicts waiting for the end of their burst: (pairs, is a training dict, epoch)
@@ -166,6 +175,14 @@ class HFStdoutReader(LineReader):
             if c is not None and c[0] is None and not any(k.startswith("eval_") for k, _ in pairs):
                 self._counter = c[1]
                 self.run_info.setdefault("total_steps", c[2])
+            elif (
+                c is None
+                and g is None
+                and (own := _named_before(part, i)) is not None
+                and not any(k.startswith("eval_") for k, _ in pairs)
+            ):
+                self._own = own  # a logger's "Epoch 59: {'loss': 5.25}": the step the line names
+                self._note("before")
             elif (
                 g is None
                 and self._named is not None
@@ -251,6 +268,11 @@ class HFStdoutReader(LineReader):
         is_eval = any(k.startswith("eval_") for k in keys)
         if not is_eval:
             self.training_ended = False  # (a training dict after a summary: another training in the file)
+        if self._own is not None:  # the line names the dict's step: taken as it is (back: a relaunch)
+            step, self._own = self._own, None
+            out = self._resolve()
+            rec = self._place(pairs, is_eval, step=step)
+            return out + ([rec] if rec is not None else [])
         if self._counter is not None:  # the dict names its own step (ms-swift): no burst to place
             out = self._resolve()
             rec = self._place(pairs, is_eval)
@@ -402,8 +424,9 @@ class HFStdoutReader(LineReader):
             "last step), one logging interval apart (stdout was block-buffered and flushed at the exit)",
             "counted": "counted (no step in the dicts, no training bar, no logging_steps printed)",
             "named": "the step named on a line of its own before each dict ('Global Step: 201')",
+            "before": "the step or epoch named before each dict on its line ('Epoch 59: {...}')",
         }
-        rank = ("named", "bar", "interval", "inferred", "epoch", "counted")
+        rank = ("before", "named", "bar", "interval", "inferred", "epoch", "counted")
         cur = self.step_source
         if cur is None or rank.index(how) > next((rank.index(k) for k, v in says.items() if v == cur), -1):
             self.step_source = says[how]
@@ -495,3 +518,9 @@ def _grid(span: int, n: int, L: int | None) -> tuple[int, bool] | None:
     if len({f[0] for f in fits}) == 1:
         return fits[0]
     return None
+
+
+def _named_before(part: str, i: int) -> int | None:
+    """The step or epoch named right before the dict at ``i`` (NAMED_BEFORE), or None."""
+    m = NAMED_BEFORE.search(part, max(0, i - NAMED_SPAN), i)
+    return int64(m.group(1)) if m is not None else None

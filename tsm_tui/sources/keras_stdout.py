@@ -50,6 +50,7 @@ class KerasProgressReader(LineReader):
     def __init__(self, path: str = "") -> None:
         super().__init__(path)
         self._epoch: int | None = None
+        self._done: int | None = None  # the epoch read without its validation metrics (they may follow)
         self.other_lines = 0
 
     def feed(self, line: str) -> list[StepRecord]:
@@ -61,10 +62,10 @@ class KerasProgressReader(LineReader):
             if epoch is None:
                 self.skip("step out of range")
                 return []
-            self._epoch = epoch
+            self._epoch, self._done = epoch, None
             self.run_info.setdefault("total_steps", m.group(2))  # (bounded where run facts are kept)
             return []
-        if self._epoch is None or " - " not in line:
+        if (self._epoch is None and self._done is None) or " - " not in line:
             self.other_lines += 1
             return []
         # the bar's last redraw on the line (\r or backspaces between redraws)
@@ -72,8 +73,17 @@ class KerasProgressReader(LineReader):
         b = BAR.search(part)
         if b is None or b.group(1) != b.group(2):
             return []  # an epoch still running (or not a bar)
-        rec = self.build(METRIC.findall(part, b.end()), step=self._epoch)
+        pairs = METRIC.findall(part, b.end())
+        if self._epoch is None:
+            # the epoch's bar drawn complete once more, after its validation (a print of the data
+            # generator broke the line between): its val_* metrics, at the epoch's step
+            step, self._done = self._done, None
+            val = [(k, v) for k, v in pairs if k.startswith("val_")]
+            rec = self.build(val, step=step) if val else None
+            return [rec] if rec is not None else []
+        rec = self.build(pairs, step=self._epoch)
         if rec is None:
             return []
-        self._epoch = None  # one record per epoch
+        # one record per epoch (its validation still to come when it has none)
+        self._epoch, self._done = None, (None if any(k.startswith("val_") for k, _ in pairs) else self._epoch)
         return [rec]

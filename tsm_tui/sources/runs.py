@@ -517,7 +517,18 @@ def relation(a: Head, b: Head, numbered: bool) -> str:
     ok = sum(1 for s in common if agree(la[s], lb[s]))
     if ok >= AGREE * len(common):
         return "same"
-    return "different" if ok < DISAGREE * len(common) else "same"
+    if ok < DISAGREE * len(common) and not any(_shifted(la, b, d) for d in (1, -1)):
+        return "different"
+    return "same"
+
+
+def _shifted(la: dict, b: Head, d: int) -> bool:
+    """``b``'s losses are ``la``'s one step on (``d``): one run counted from 0 in one file and
+    from 1 in the other (a tracker's ``step`` from 0 beside its console's tqdm count from 1:
+    Sacred's metrics.json and cout.txt)."""
+    lb = b.by_step
+    common = [s for s in b.steps if s + d in la]
+    return len(common) >= 2 and sum(1 for s in common if agree(la[s + d], lb[s])) >= AGREE * len(common)
 
 
 def numbered_siblings(p: str, q: str) -> bool:
