@@ -873,3 +873,20 @@ def test_an_lr_of_0_held_before_its_warm_up_is_no_peak():
     res = next(c for c in mon.checks() if c.id == "lr_schedule")
     assert "not checked" not in res.summary and not [a for a in alerts if a.key == "lr_jump"]
     assert "lr_schedule" not in mon.failed
+
+
+def test_a_blow_up_two_records_after_the_loss_came_back_is_its_own_spike():
+    # fresh20's BEV log (MIT, committed), one launch logged every 10 steps: 2.63 -> 339,967 at
+    # 180 -> 2.61, 2.54 -> 339,316 at 210 -> 2.64. The 210 blow-up was folded into the 180 one
+    # (three records back were needed); two in a row, every one back, are enough
+    rng = random.Random(3)
+    recs = [StepRecord(s, loss=2.6 + rng.gauss(0, 0.05)) for s in range(0, 310, 10)]
+    for s, v in ((180, 339967.3), (210, 339315.8)):
+        recs[s // 10].loss = v
+    _, alerts = run(recs)
+    spikes = [(a.step, a.severity.value) for a in alerts if a.check == "loss_spike" and a.severity.value != "info"]
+    assert spikes == [(180, "warning"), (210, "warning")], spikes
+    # one record back in between is still the same spike (a blow-up's own noise)
+    recs[20].loss = 339000.0  # step 200 up too: 190 alone is back
+    _, alerts = run(recs)
+    assert [a.step for a in alerts if a.check == "loss_spike" and a.severity.value != "info"] == [180]

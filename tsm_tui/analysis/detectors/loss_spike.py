@@ -43,6 +43,10 @@ GAN_NOTE = (
     "a warning, not a failure"
 )
 RECOVERY_RECORDS = 3  # consecutive records back near baseline
+#: ... and a blow-up (BLOWUP_RATIO x the baseline) after this many records that are all back near it
+#: is a spike of its own in the incident (``_again``), not a part of the one before (ours: two in a
+#: row under the bar; a noisy loss's spikes need RECOVERY_RECORDS)
+BACK_MIN = 2
 IF_NOT_RECOVERED = "If it does not recover: "
 SKIP_BATCH = "Inspect and skip the batch(es)"
 #: a sustained excursion: the loss above 2x its pre-spike baseline for more than 4
@@ -608,7 +612,7 @@ class LossSpikeDetector(Detector):
             return []
         inc = self._incident
         if inc is not None:
-            back, prev = self._back_since(inc), inc.last_spike
+            back, prev = self._back_since(inc, x), inc.last_spike
             inc.spike_records += 1
             inc.ok_run = 0
             inc.last_spike = rec.step
@@ -949,19 +953,24 @@ class LossSpikeDetector(Detector):
             return out + self._fail(inc, rec, x, f"has not recovered {rec.step - inc.onset} steps later")
         return out
 
-    def _back_since(self, inc: _Incident) -> bool:
+    def _back_since(self, inc: _Incident, x: float) -> bool:
         """The loss back at its level since the newest spiking record: the median of the
         RECOVERY_RECORDS records since then within recovery_factor x the baseline or the
         pre-spike window's upper quartile (``_back_by_median``'s bar). A single-batch loss
         scatters above 1.25x its median by its noise alone, so RECOVERY_RECORDS in a row
         under it may not come before its next spike (``_again``). Not a recovery: a noisy
-        loss settled higher has such medians now and then."""
+        loss settled higher has such medians now and then. ``x``: the new spike's value (a
+        blow-up needs fewer records back: BACK_MIN)."""
         h = inc.since
-        return (
-            len(h) >= RECOVERY_RECORDS
-            and inc.baseline > 0
-            and _median(h) <= max(inc.baseline * self.settings.recovery_factor, inc.noise_hi)
-        )
+        if inc.baseline <= 0:
+            return False
+        bar = max(inc.baseline * self.settings.recovery_factor, inc.noise_hi)
+        # ... or, before a blow-up (BLOWUP_RATIO x the baseline: never a noisy loss's own), BACK_MIN
+        # records in a row, every one of them back (a log written every 10 steps: 2.63 -> 339,967 at
+        # 180 -> 2.61, 2.54 -> 339,316 at 210 was one spike: fresh20's BEV log)
+        if len(h) >= RECOVERY_RECORDS and _median(h) <= bar:
+            return True
+        return x >= BLOWUP_RATIO * inc.baseline and len(h) >= BACK_MIN and max(h) <= bar
 
     def _back_by_median(self, inc: _Incident) -> bool:
         """At the recovery deadline: the median of the last SUSTAIN_RECORDS records is back
