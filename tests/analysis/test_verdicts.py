@@ -750,3 +750,24 @@ def test_an_unproven_plateau_does_not_read_still_improving():
     res = check(mon, "plateau")
     assert not res.summary.startswith("loss still improving"), res.summary
     assert res.summary.startswith("no plateau proven: the newest window's loss") or res.status.value != "PASS"
+
+
+def test_early_is_never_the_whole_of_a_short_run():
+    """fresh22's 500-step LM fine-tune (held out, healthy): a constant LR and its epoch-maximum bump
+    at step 476 read "no warm-up, and instability at step 476" (a FAIL): "early" was the first 500
+    steps, the whole run. Early is at most a quarter of a planned run (monitor.EARLY_SHORT); a spike
+    at step 100 of that run is still early, and long runs keep 500 steps or 10% of the plan."""
+    for spike_at, total, want in ((476, 500, "WARN"), (100, 500, "FAIL"), (450, 5000, "FAIL"), (600, 5000, "WARN")):
+        rng = random.Random(5)
+        mon = Monitor(Settings(), RunInfo(total_steps=total))
+        for s in range(1, min(total, 700) + 1):
+            loss = (2.0 + 3.0 * math.exp(-s / 60)) * math.exp(rng.gauss(0, 0.02))
+            if s == spike_at:
+                loss *= 4
+            mon.feed(StepRecord(step=s, loss=loss, lr=3e-3))
+        mon.finalize()
+        lr = check(mon, "lr_schedule")
+        assert lr.status.value == want, (spike_at, total, lr.summary)
+        assert lr.summary.startswith(
+            "no warm-up" if want == "WARN" else f"no warm-up, and instability at step {spike_at}"
+        )

@@ -597,3 +597,23 @@ def test_lightning_under_wandb_is_judged_from_its_history():
     assert an.run.primary.endswith(".wandb") and checks["loss_spike"].summary == "no spikes in 16 loss values"
     assert not [a for a in an.alerts() if a.severity.value == "critical"]
     assert an.monitor.state.first_step == 49
+
+
+def test_two_writers_whose_copies_differ_only_in_their_pace_are_duplicates(tmp_path, capsys):
+    """fresh22's ms-swift logging.jsonl (Apache-2.0, committed): every record written twice, the
+    copies differing in ``train_speed(iter/s)`` only: 5,918 records for 2,957 steps, fed twice to
+    the checks (the grad-norm check's windows halved). The pace (speed, time, memory) of a copy is
+    its writer's own: the metrics decide what a duplicate is."""
+    rows = []
+    for i, s in enumerate(range(5, 1005, 5)):
+        rec = {"loss": 2.0 - i / 400, "grad_norm": 1.0 + (i % 7) / 10, "learning_rate": 1e-5, "global_step": s}
+        rows.append(json.dumps({**rec, "train_speed(iter/s)": 0.3 + i / 1000, "memory(GiB)": 12.5}))
+        rows.append(json.dumps({**rec, "train_speed(iter/s)": 0.4 + i / 1000, "memory(GiB)": 12.7}))
+    (tmp_path / "logging.jsonl").write_text("\n".join(rows) + "\n")
+    d = report(tmp_path, capsys)
+    assert d["files"][0]["skip_reasons"] == {DUP: 200}
+    assert d["steps"]["count"] == 200 and d["steps"]["records"] == 200 and not d["resumes"]
+    # a copy whose loss differs is no duplicate (two runs, or a resume): kept
+    rows[1] = rows[1].replace('"loss": 2.0', '"loss": 2.5')
+    (tmp_path / "logging.jsonl").write_text("\n".join(rows) + "\n")
+    assert report(tmp_path, capsys)["files"][0]["skip_reasons"] == {DUP: 199}

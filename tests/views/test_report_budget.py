@@ -1,12 +1,12 @@
-"""Alerts past the budget (20 of one kind, 5 of a note, the largest kept; 1,000 in all) are counted and said:
-nothing the checks said is dropped in silence."""
+"""Alerts past the budget (20 of one kind, its first 3 and its largest, 5 of a note; 1,000 in all) are
+counted and said: nothing the checks said is dropped in silence."""
 
 from __future__ import annotations
 
 import json
 import os
 
-from tsm_tui.analysis.monitor import MAX_ALERTS, PER_KEY, PER_KEY_INFO, Monitor
+from tsm_tui.analysis.monitor import FIRST_KEPT, MAX_ALERTS, PER_KEY, PER_KEY_INFO, Monitor
 from tsm_tui.cli import main
 from tsm_tui.core.record import Alert, Severity
 from tsm_tui.core.settings import RunInfo, Settings
@@ -22,7 +22,9 @@ def test_repeats_past_the_budget_are_counted():
         ]
         + [Alert("throughput", Severity.INFO, i, f"t{i}", value=None, baseline=None, key="t") for i in range(9)]
     )
-    assert len([a for a in mon.alerts if a.key == "k"]) == PER_KEY
+    kept = sorted(a.step for a in mon.alerts if a.key == "k")
+    # the first FIRST_KEPT (where the series began), then the largest
+    assert len(kept) == PER_KEY and kept[:FIRST_KEPT] == list(range(FIRST_KEPT)) and kept[FIRST_KEPT] == 4 + FIRST_KEPT
     assert len([a for a in mon.alerts if a.key == "t"]) == PER_KEY_INFO
     assert mon.alerts_not_kept() == 4 + 9 - PER_KEY_INFO
     mon._store(
@@ -51,8 +53,8 @@ def test_the_report_says_how_many_were_not_kept(capsys, tmp_path):
     assert len(spikes) == PER_KEY and d["alerts_not_kept"] == 30 - PER_KEY
     main([str(tmp_path), "--report"])
     assert (
-        f"({30 - PER_KEY} more alert(s) not kept: the {PER_KEY} largest of each kind ({PER_KEY_INFO} of a note) "
-        "and the newest 1000 are)"
+        f"({30 - PER_KEY} more alert(s) not kept: {PER_KEY} of each kind, its first {FIRST_KEPT} and its largest "
+        f"({PER_KEY_INFO} of a note), and the newest 1000 are)"
     ) in capsys.readouterr().out
 
 

@@ -34,8 +34,16 @@ EARLIER_ALERTS = 20
 #: run's 13 grad-norm spikes (issue 26, fresh10): the other 8 were counted, never located
 PER_KEY = 20
 PER_KEY_INFO = 5
+#: ... of which the first few of each kind are never displaced by larger ones: where a series of
+#: incidents began is what a rollback needs (ours: fresh22's InternVL2 run, 93 grad-norm spikes,
+#: kept only its 20 largest, all past step 7000; the first, at 5730, was counted, not located)
+FIRST_KEPT = 3
 EARLY_FRAC = 0.1  # "early in the run" for the no-warm-up escalation (ours)
 EARLY_STEPS = 500
+#: ... but never more than this share of a planned run: in a 500-step fine-tune the first 500
+#: steps are the whole run, and its epoch-maximum bump at step 476 was "no warm-up, and
+#: instability at step 476", a FAIL of a healthy run (fresh22, held out). Ours.
+EARLY_SHORT = 0.25
 _NUMBERS = re.compile(r"[\w.-]*\d[\w.+-]*")
 _SEV_RANK = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
@@ -107,6 +115,8 @@ class Monitor:
         self.dropped_alerts = 0
         self.folded: dict[str, int] = {}
         self._by_key: dict[str, list[Alert]] = {}  # the alerts kept of each key (at most its budget)
+        #: the first FIRST_KEPT alerts of each kind, by id: never displaced (bounded: 3 per kind)
+        self._pinned: dict[int, Alert] = {}
         self._budget: dict[str, int] = {}  # each key's budget (PER_KEY, PER_KEY_INFO), from its first alert
         self.records = 0
         #: distinct steps with a training loss (duplicates, eval lines at the same step,
@@ -402,7 +412,8 @@ class Monitor:
             if n > cap:
                 # the budget keeps the largest: a later, larger alert of this kind takes the
                 # place of the smallest one kept (which is dropped, never changed)
-                low = min(kept_k, key=_size) if kept_k else None
+                pinned = self._pinned
+                low = min((x for x in kept_k if id(x) not in pinned), key=_size, default=None) if kept_k else None
                 if low is None or _size(a) <= _size(low):
                     continue
                 assert kept_k is not None  # (low is one of them)
@@ -411,6 +422,8 @@ class Monitor:
                     self.alerts.remove(low)
                 except ValueError:  # already pushed out by MAX_ALERTS
                     pass
+            if n <= FIRST_KEPT and a.severity != Severity.INFO:
+                self._pinned[id(a)] = a  # (held: its id is never another alert's)
             if kept_k is not None:
                 kept_k.append(a)
             if len(self.alerts) == self.alerts.maxlen:
@@ -433,7 +446,7 @@ class Monitor:
         st = self.state
         first = st.first_step or 0
         total = st.info.total_steps
-        horizon = max(EARLY_STEPS, EARLY_FRAC * total) if total else EARLY_STEPS
+        horizon = max(min(EARLY_STEPS, EARLY_SHORT * total), EARLY_FRAC * total) if total else EARLY_STEPS
         return step - first <= horizon
 
     # ------------------------------------------------------------------ end

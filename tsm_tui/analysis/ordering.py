@@ -44,6 +44,7 @@ step for the last ``LAG`` steps and at most ``CONFIRM`` held records.
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections import OrderedDict
 
@@ -74,6 +75,12 @@ DUP = "duplicate record (same step, same values: two writers in one file)"
 STRAY = "stray record of a lagging writer (step back, then forward again)"
 
 
+#: extras that say how fast or when, not what was learned: two writers of one record print their
+#: own (ms-swift writes each record twice, its train_speed(iter/s) differing: fresh22's InternVL2 log
+#: held 5,918 records for 2,957 steps and the grad-norm check's windows were halved). Linear.
+_PACE = re.compile(r"speed|per_sec|/s(?:ec)?\b|throughput|time|elapsed|remaining|eta\b|mem", re.I)
+
+
 def _sig(r: StepRecord) -> tuple:
     return (
         r.loss,
@@ -88,7 +95,7 @@ def _sig(r: StepRecord) -> tuple:
         r.epoch,
         r.val_loss,
         r.loss_missing,
-        tuple(sorted(r.extra.items())) if r.extra else (),
+        tuple(sorted((k, v) for k, v in r.extra.items() if not _PACE.search(k))) if r.extra else (),
         tuple(r.samples) if r.samples else None,
     )
 
@@ -317,7 +324,8 @@ class Orderer:
         same = np.zeros(fr.n, dtype=bool)
         if fr.n > 1:
             eq = step[1:] == step[:-1]
-            for col in list(fr.cols.values()) + (list(fr.extra.values()) if fr.extra else []):
+            extra = [v for k, v in fr.extra.items() if not _PACE.search(k)] if fr.extra else []
+            for col in list(fr.cols.values()) + extra:
                 if not eq.any():
                     break
                 a, b = col[1:], col[:-1]

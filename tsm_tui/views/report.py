@@ -9,7 +9,7 @@ from typing import Any
 from tsm_tui.core.numbers import fmt
 from tsm_tui.analysis.detectors import CHECKS, DETECTORS
 from tsm_tui.analysis.coverage import LABEL, METRICS, coverage, sources
-from tsm_tui.analysis.monitor import MAX_ALERTS, PER_KEY, PER_KEY_INFO
+from tsm_tui.analysis.monitor import FIRST_KEPT, MAX_ALERTS, PER_KEY, PER_KEY_INFO
 from tsm_tui.analysis.replay import Analysis, RunFailure
 from tsm_tui.analysis.sweep import also_text, data_order, near_steps, spike_onset
 from tsm_tui.analysis.sweep import same_step_spikes as _same_step_spikes
@@ -125,7 +125,8 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
         gone = an.monitor.alerts_not_kept()
         if gone:
             lines.append(
-                f"  ({gone} more alert(s) not kept: the {PER_KEY} largest of each kind ({PER_KEY_INFO} of a note) and the newest {MAX_ALERTS} are)"
+                f"  ({gone} more alert(s) not kept: {PER_KEY} of each kind, its first {FIRST_KEPT} and its largest "
+                f"({PER_KEY_INFO} of a note), and the newest {MAX_ALERTS} are)"
             )
     return "\n".join(lines) + "\n"
 
