@@ -1020,6 +1020,25 @@ def test_iters_counter_and_double_pipes_with_two_word_loss_terms(tmp_path, capsy
     assert d["files"][0]["objective"] == "sum of Task Loss + KD Loss (no total logged)", d["files"]
 
 
+def test_a_config_section_named_eval_does_not_make_later_training_lines_validation(tmp_path):
+    """paddle_vinvl's workerlog (console, committed): its config dump has an "EVAL:" section, read as an
+    evaluation's start; it stayed open over the training lines after it, and an epoch's "** ** Epoch
+    [1] done! Training loss: 0.02386 ** **" was a validation loss. A training record closes it."""
+    text = "EVAL:\n  CHECKPOINT_DIR: \n  DEV: minival\n" + "".join(
+        f"02/13/2022 23:58:26 - INFO - Epoch: [1], step: [{s}], lr: 0.000019, batch_loss: 0.03, avg_loss: 0.0239\n"
+        for s in range(100, 4500, 100)
+    )
+    text += "02/13/2022 23:58:43 - INFO - ** ** Epoch [1] done! Training loss: 0.02386 ** **\n"
+    _, recs, _ = read(write(tmp_path, "workerlog.0", text))
+    assert [r.step for r in recs if r.loss is not None] == list(range(100, 4500, 100))
+    assert not [r for r in recs if r.val_loss is not None]
+    # an evaluation section that is one still gives its loss as the validation loss
+    text = "".join(f"step {s} loss: {2 - s / 1000}\n" for s in range(10, 60, 10))
+    text += "Evaluating\nmean_loss: 1.99\n"
+    _, recs, _ = read(write(tmp_path, "b.log", text))
+    assert [(r.step, r.val_loss) for r in recs if r.val_loss is not None] == [(50, 1.99)]
+
+
 def test_a_qualified_counter_after_the_epoch_is_the_step(tmp_path):
     # pylogging_t5_distill (private): logging's "%(asctime)s - %(levelname)s - %(message)s"
     text = "".join(

@@ -470,6 +470,11 @@ class KeyValueTextReader(LineGroups, LineReader):
             taken, pre = self._before(line)
             if not taken:
                 out = [] if line[0] in " \tEeSsIi" and self._column_header(line) else self._line1(line)
+                if self._evalsec is not None and any(r.loss is not None for r in out):
+                    # a training record: the evaluation is over (a config's "EVAL:" section, read as
+                    # one's start, made an epoch's "done! Training loss: 0.024" a validation loss
+                    # 100 training lines later: paddle_vinvl's workerlog)
+                    self._evalsec = None
                 pre = pre + out if pre else out
             self._ctx_sync()
             return pre
