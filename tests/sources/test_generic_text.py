@@ -1039,6 +1039,67 @@ def test_a_config_section_named_eval_does_not_make_later_training_lines_validati
     assert [(r.step, r.val_loss) for r in recs if r.val_loss is not None] == [(50, 1.99)]
 
 
+def test_an_lr_printed_as_zero_with_fixed_decimals_and_a_pprinted_config(tmp_path):
+    """fresh22's verl PPO console (private): Ray's prefix, a pprint-ed Hydra config whose nested
+    "'optim': {'lr': 1e-06," was read as an LR record (a 'warm-up' at steps 1-2), then every step's
+    "actor/lr:0.000" (1e-6 printed with 3 decimals) read as an LR of 0: "LR 0 since step 101, wasted
+    compute". The nested dict is configuration; "0.000" is below the print's precision, not 0."""
+    pre = "\x1b[36m(TaskRunner pid=14640)\x1b[0m "
+    text = pre + "{'actor_rollout_ref': {'actor': {'clip_ratio': 0.2,\n"
+    text += pre + "                                  'optim': {'lr': 1e-06,\n"
+    text += pre + "                                            'weight_decay': 0.01},\n"
+    text += "".join(
+        f"{pre}step:{s} - actor/pg_loss:{0.01 * (s % 3) - 0.01} - actor/lr:0.000 - critic/lr:0.000 - "
+        f"actor/grad_norm:{0.5 + s / 1000}\n"
+        for s in range(101, 161)
+    )
+    path = write(tmp_path, "train.log", text)
+    _, recs, reader = read(path)
+    assert [r.step for r in recs] == list(range(101, 161)) and not any(r.lr is not None for r in recs)
+    assert reader.skip_reasons.get("LR printed as 0.000 (below its printed precision: not read as 0)") == 60
+    # a real 0 stays 0: "0.0", "0", "0e+00", "0.000000e+00"
+    for zero in ("0.0", "0", "0e+00", "0.000000e+00"):
+        _, recs, _ = read(write(tmp_path, "z.log", "".join(f"step {s} loss: 1.0 lr: {zero}\n" for s in range(1, 4))))
+        assert [r.lr for r in recs] == [0.0, 0.0, 0.0], zero
+
+
+def test_fresh23_print_shapes(tmp_path):
+    """fresh23 (held out, measured on a5014d6: 5/12 formats), four of its unread shapes:
+    Keras 2 verbose=2 with ModelCheckpoint(verbose=1) lines between the header and the metrics (read as
+    epoch records of val_acc: the file unread); a logger's time prefix glued to its message and an
+    "Epoch: 0002" header over "iter:0020" counters that start again each epoch (60 launches of 7
+    steps); a TF1 loop's "current step: 58035th step" over "batch loss:0.0047"; Paddle's "avg loss so
+    far is 0.1097" after "Epoch 0, Step 25, ..."."""
+    keras = "".join(
+        f"Epoch {e}/3\nEpoch {e - 1:05d}: val_acc improved from -inf to 0.69706, saving model to w.hdf5\n"
+        f"300s - loss: {3.4 - e / 10:.4f} - acc: 0.7004 - val_loss: 3.4281 - val_acc: 0.6971\n"
+        for e in range(1, 4)
+    )
+    _, recs, _ = read(write(tmp_path, "keras.log", keras))
+    assert [(r.step, r.loss) for r in recs] == [(1, 3.3), (2, 3.2), (3, 3.1)]
+    gcn = "".join(
+        f"[2022-06-26 21:02:45,778]Epoch: {e:04d}\n"
+        + "".join(
+            f"[2022-06-26 21:02:49,172]iter:{i:04d} loss_train: {2 - e / 10:.4f} acc_train: 0.35\n"
+            for i in (20, 40, 60)
+        )
+        for e in range(1, 4)
+    )
+    _, recs, _ = read(write(tmp_path, "gcn.log", gcn))
+    assert [r.step for r in recs] == [20, 40, 60, 80, 100, 120, 140, 160, 180]
+    tf1 = "".join(f"current step: {s}th step\nbatch loss:{4 - s / 100}\n" for s in range(1, 30))
+    _, recs, _ = read(write(tmp_path, "tf1.log", tf1))
+    assert [r.step for r in recs] == list(range(1, 30)) and recs[0].loss == 3.99
+    paddle = "".join(
+        f"Epoch {e}, Step {s}, total used time 7.17 (s), avg loss so far is {0.1 / (1 + e + s / 100)}\n"
+        for e in range(3)
+        for s in (25, 50, 75, 100, 125)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", paddle))
+    assert [r.step for r in recs] == [125 * e + s for e in range(3) for s in (25, 50, 75, 100, 125)]
+    assert recs[0].loss == pytest.approx(0.1 / 1.25)
+
+
 def test_a_qualified_counter_after_the_epoch_is_the_step(tmp_path):
     # pylogging_t5_distill (private): logging's "%(asctime)s - %(levelname)s - %(message)s"
     text = "".join(

@@ -38,8 +38,12 @@ from tsm_tui.sources.head import skip_hole
 from tsm_tui.sources.placeholders import SplitPlaceholders
 from tsm_tui.sources.launches import is_banner, may_hold_banner
 from tsm_tui.sources.lines import MAX_LINE as MAX_LINE  # (re-exported: where readers found it)
-from tsm_tui.sources.lines import decode_line, split_block
+from tsm_tui.sources.lines import decode_line, note, split_block
 from tsm_tui.sources.text_events import TextTap, tapped
+
+#: an LR printed as 0 with fixed decimals ("0.000"): below the print's precision, not read (note)
+ROUNDED_LR = "LR printed as 0.000 (below its printed precision: not read as 0)"
+COARSE_ZERO = frozenset(("0.000", "0.0000"))
 
 METRICS = METRIC_FIELDS  # the StepRecord fields the checks judge (one set: core/frame.py)
 MAX_SNAPSHOT = 256 << 20  # bytes of a file re-read whole (trainer_state.json): memory stays bounded
@@ -370,6 +374,12 @@ class SourceReader:
                 continue
             if f == "time" and x > TIME_MS:
                 x = seconds(x)  # Unix milliseconds
+            if f == "lr" and x == 0.0 and tv is str and v in COARSE_ZERO:
+                # "0.000": an LR printed with 3 or 4 fixed decimals, below their precision, not 0
+                # (verl's "actor/lr:0.000" for 1e-6: "LR 0 since step 101, wasted compute"); not read.
+                # (With more decimals a 0 is a warm-up's start: PaddleOCR's "lr: 0.000000")
+                note(self, ROUNDED_LR)
+                continue
             if getattr(rec, f) is None:  # first alias wins (loss before train_loss ...)
                 setattr(rec, f, x)
                 if f == "loss":

@@ -60,6 +60,10 @@ NP_SCALAR = re.compile(rf"(?<![\w.])np\.(?:float|int|uint)\d*+\(\s*+({NUM})\s*+\
 # MindSpore's LossMonitor: "epoch: 1 step: 62, loss is 2.2797" (``<name> is <value>``), a field
 # of its own: one word right after the line's start or a separator ("best acc is 0.33" is prose)
 IS_PAIR = re.compile(rf"(?:^|[,;|]\s*+)({WORD}) is ({NUM})(?![\w.]|:\d)")
+# ... and a loss named in words before "is", as a field of its own: Paddle's "avg loss so far is 0.1097",
+# "train loss is 0.12", "val loss is 0.3" (bounded name: linear)
+IS_FIELD = re.compile(rf"(?:^|[,;|])\s*+([A-Za-z][A-Za-z _]{{0,40}}?)\s++is\s++({NUM})\s*+(?=[,;|.]|$)")
+_EVAL_WORD = re.compile(r"\b(?:val|valid|validation|eval|dev)\b", re.I)
 # a dict repr: 'key': value
 # (transformers >= 5 prints the values as strings: {'loss': '5.381', ...})
 DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
@@ -153,7 +157,7 @@ TIME_PREFIX = re.compile(
     # (a zone named inside the brackets: "[2026-04-15 01:06:27 UTC]", "[... 北京时间]")
     r"(?: [^\W\d_]{1,16}(?=\]))?\]?(?::| -| \|)?"
     # (ST-GCN / mmskeleton's print_log: "[03.24.23|09:56:11] Training epoch: 0")
-    r"|\[\d\d\.\d\d\.\d\d\|\d\d:\d\d:\d\d\])[ \t]++"
+    r"|\[\d\d\.\d\d\.\d\d\|\d\d:\d\d:\d\d\])(?:(?<=\])[ \t]*+|[ \t]++)"
     # ... and the logger's fields after it: Python logging's "- INFO -" / "- root - INFO -" /
     # "[INFO]:", loguru's "| INFO     | __main__:train:58 -"
     r"(?:(?:[\w.]{1,40}\s++-\s++)?\[?(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\]?\s*+(?:[-|:]\s*+)?"
@@ -285,6 +289,13 @@ _EPOCH_HINT = re.compile(
 # (read so while the file has shown no other step)
 EPOCH_ONLY = re.compile(
     r"(?<![\w/])(?:epoch|ep(?=\s*+\d++\s*+/\s*+\d))\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I
+)
+# Keras's callbacks with verbose=1, their epoch zero-padded to 5 digits and no total ("Epoch 00003:
+# val_acc improved from 0.69 to 0.70, saving model to w.hdf5", "... did not improve", "Epoch 00012:
+# ReduceLROnPlateau reducing learning rate to 1e-05.", "Epoch 00030: early stopping"): no record, no epoch
+# (read as epoch records of val_acc, the file's metric lines under "Epoch 1/100" were lost). Anchored.
+KERAS_CALLBACK = re.compile(
+    r"Epoch \d{5}: (?:\w+ (?:improved|did not improve)|ReduceLROnPlateau|early stopping|saving model)"
 )
 # ... or with no total, when a separator and a name follow (a hand-written loop's
 # "Epoch 1, Loss: 0.003351, Test Loss: 0.011142", "Epoch 3 | loss 0.4", "Epoch 3: loss=0.4"),
@@ -465,6 +476,9 @@ class KeyValueTextReader(LineGroups, LineReader):
             got = self._summary(line)  # (summary and evaluation sections: text_groups.py)
             if got is not None:
                 return got
+        if line[:7] == "Epoch 0" and KERAS_CALLBACK.match(line):
+            self.other_lines += 1  # (Keras's ModelCheckpoint / EarlyStopping / ReduceLROnPlateau says)
+            return []
         pre: list[StepRecord] = []
         if self._open:  # a record spread over lines may be open (text_groups.py)
             taken, pre = self._before(line)
@@ -638,8 +652,8 @@ class KeyValueTextReader(LineGroups, LineReader):
                 if got is not None:
                     return got
                 self._evalsec = None  # a step line with no metric: a training header, the evaluation is over
-            if self._carry is not None and total:  # a counter within the epoch of the last header
-                e, epochs = self._carry
+            if self._carry is not None:  # a counter within the epoch of the last header
+                e, epochs = self._carry  # (with no total, the first epoch's last counter is its length)
                 step = self._epoch_step(e, epochs, step, total)
                 if step is None:
                     self.skip("step out of range")
@@ -676,6 +690,11 @@ class KeyValueTextReader(LineGroups, LineReader):
         text_groups.dict_counter), else the next record's; None when it holds no metric (or
         is a dict of loss weights: _WEIGHTS_DICT)."""
         if weights_dict(line, i):
+            return []
+        if line.find("}", i) < 0 and line[:i].rstrip().endswith("':"):
+            # a dict nested in another, printed over lines ("'optim': {'lr': 1e-06," in verl's
+            # pprint-ed Hydra config, under Ray's "(TaskRunner pid=..)" prefix): configuration
+            self.other_lines += 1
             return []
         c = dict_counter(line, i)
         step = None
@@ -774,6 +793,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             pairs += _step_times(rest)
         if " is " in rest:
             pairs += IS_PAIR.findall(rest)
+            if "loss" in rest and not any("loss" in k.lower() for k, _ in pairs):
+                pairs += _is_losses(rest)
         if " (" in rest:
             pairs = _qualified(rest, pairs)
         bad = (
@@ -1612,6 +1633,22 @@ def _sentence_stops(line: str) -> str:
     return SENTENCE_STOP.sub(r"\1 ", line)
 
 
+#: an ordinal's suffix after a step's number, the step word again ("1st step", "58035th step", a
+#: "%dth step" print's "1th", "2th"), to the line's end. Anchored, linear.
+ORDINAL_STEP = re.compile(r"(?:st|nd|rd|th)(?:\s++(?:step|iter(?:ation)?)s?)?\s*+[.:]?\s*+$", re.I)
+
+
+def _is_losses(text: str) -> list:
+    """The losses named in words before "is" (IS_FIELD): the training loss, a validation or a test
+    loss as their words say."""
+    out = []
+    for name, v in IS_FIELD.findall(text):
+        low = name.lower()
+        if "loss" in low:
+            out.append(("val_loss" if _EVAL_WORD.search(low) else "test_loss" if "test" in low else "loss", v))
+    return out
+
+
 def _is_header(line: str, m) -> bool:
     """A line whose step ends it, or is followed by named numbers only (``Step 100``,
     ``INFO global step: 100``, Knover's ``[train][1] progress: 1/1 step: 100, time: 6.1,
@@ -1622,6 +1659,9 @@ def _is_header(line: str, m) -> bool:
     tail = line[m.end() :]
     if not any(c.isalpha() for c in tail):
         return True
+    o = ORDINAL_STEP.match(tail)
+    if o is not None and o.end() == len(tail):
+        return True  # (a TF1 loop's "current step: 58035th step": the ordinal's suffix, the word again)
     tail = _UNITS.sub(" ", PAIR.sub(" ", tail))
     return not any(c.isalpha() for c in tail)
 
