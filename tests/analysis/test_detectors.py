@@ -890,3 +890,21 @@ def test_a_blow_up_two_records_after_the_loss_came_back_is_its_own_spike():
     recs[20].loss = 339000.0  # step 200 up too: 190 alone is back
     _, alerts = run(recs)
     assert [a.step for a in alerts if a.check == "loss_spike" and a.severity.value != "info"] == [180]
+
+
+def test_a_plateau_after_learning_with_no_lr_and_no_plan_is_a_warning():
+    # fresh23's PredNet (held out, healthy): 0.110 -> 0.022, then flat after an LR step printed in
+    # prose only; no LR series, no planned steps: converged or stalled cannot be told (FAIL before)
+    rng = random.Random(2)
+    recs = [
+        StepRecord(s, loss=(0.022 + 0.09 * math.exp(-s / 1500)) * math.exp(rng.gauss(0, 0.004)))
+        for s in range(25, 18775, 25)
+    ]
+    mon, alerts = run(recs)
+    c = next(c for c in mon.checks() if c.id == "plateau")
+    assert c.status.value == "WARN" and "converged or stalled cannot be told" in c.summary, c.summary
+    # the same run with its LR logged, constant: the plateau is proven a stall (FAIL)
+    for r in recs:
+        r.lr = 1e-3
+    mon, alerts = run(recs)
+    assert next(c for c in mon.checks() if c.id == "plateau").status.value == "FAIL"

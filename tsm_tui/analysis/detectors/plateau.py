@@ -654,9 +654,17 @@ class PlateauDetector(Detector):
         said to be improving slowly, not flat (issue 26: "slow steady progress is not a
         plateau"). A run that has improved: its bars already are FLOOR / PACE (``_bar``)."""
         if self._learned or self._gained(f.level):  # (improved materially at some block: it learned)
-            return True, None
+            # ... unless neither an LR nor a plan is known: a run that learned and then went flat may
+            # have converged (its schedule's end) as well as stalled, and nothing tells which (fresh23's
+            # PredNet: 0.110 -> 0.022, flat after an LR step the log prints only in prose): a WARN
+            return not self._blind(), None
         strict = abs(f.r) + Z * f.se < FLOOR * self._bar(f.level)[1]
         return strict, (f.r if f.r - Z * f.se > 0 else None)
+
+    def _blind(self) -> bool:
+        """No LR logged and no planned steps known: convergence cannot be told from a stall."""
+        st = self.state
+        return st.last_lr is None and self._peak() is None and st.progress() is None
 
     def _moving(self, f: _Fit, reported: bool = False) -> bool:
         """Measurably improving (beyond the bar for this run's progress), or climbing
@@ -1786,7 +1794,8 @@ class PlateauDetector(Detector):
                         f"improving only {self._slow:.2%} per {L}-step window for {dur} "
                         f"steps since step {self.start}{dead}",
                     )
-                return self._result(Status.WARN, f"flat for {dur} steps since step {self.start}{dead}")
+                blind = " (no LR or planned steps logged: converged or stalled cannot be told)" if self._blind() else ""
+                return self._result(Status.WARN, f"flat for {dur} steps since step {self.start}{dead}{blind}")
         return None
 
     def _rest(self, L: int) -> CheckResult:
