@@ -1100,6 +1100,22 @@ def test_fresh23_print_shapes(tmp_path):
     assert recs[0].loss == pytest.approx(0.1 / 1.25)
 
 
+def test_mxnet_speedometer_batch_ranges(tmp_path):
+    """fresh23's SSH face detector (MIT, committed): MXNet's Speedometer prints "Epoch[5] Batch [0-40]"
+    (auto_reset=False; "[20-40]" with it): the range's end is the batch count. Read as its start (0),
+    each epoch's records fell on one step (3,052 records on 39 steps)."""
+    for reset in (False, True):
+        text = "".join(
+            f"2018-10-11 09:16:49,200 INFO - Epoch[{e}] Batch [{b - 20 if reset else 0}-{b}]\tSpeed: 25.77 "
+            f"samples/sec\tM0_RPNAcc=0.996745\tM0_RPNL1BboxLoss={0.08 - e / 1000 - b / 100000:.6f}\n"
+            for e in range(5, 8)
+            for b in range(20, 101, 20)
+        )
+        _, recs, _ = read(write(tmp_path, f"train{reset}.log", text))
+        steps = [r.step for r in recs]
+        assert len(set(steps)) == 15 and steps == sorted(steps), (reset, steps)
+
+
 def test_a_qualified_counter_after_the_epoch_is_the_step(tmp_path):
     # pylogging_t5_distill (private): logging's "%(asctime)s - %(levelname)s - %(message)s"
     text = "".join(

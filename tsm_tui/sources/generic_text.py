@@ -62,8 +62,12 @@ NP_SCALAR = re.compile(rf"(?<![\w.])np\.(?:float|int|uint)\d*+\(\s*+({NUM})\s*+\
 IS_PAIR = re.compile(rf"(?:^|[,;|]\s*+)({WORD}) is ({NUM})(?![\w.]|:\d)")
 # ... and a loss named in words before "is", as a field of its own: Paddle's "avg loss so far is 0.1097",
 # "train loss is 0.12", "val loss is 0.3" (bounded name: linear)
-IS_FIELD = re.compile(rf"(?:^|[,;|])\s*+([A-Za-z][A-Za-z _]{{0,40}}?)\s++is\s++({NUM})\s*+(?=[,;|.]|$)")
+IS_FIELD = re.compile(
+    rf"(?:^|[,;|])\s*+([A-Za-z][A-Za-z _]{{0,40}}?)\s++is\s++({NUM})(?![\d.]\d)\s*+(?=[,;|]|\.(?!\d)|$)"
+)
 _EVAL_WORD = re.compile(r"\b(?:val|valid|validation|eval|dev)\b", re.I)
+#: ... not a best-so-far or a target named so: prose ("best loss is 0.33", MindSpore's logs)
+_NOT_CURRENT = re.compile(r"\b(?:best|min(?:imum)?|lowest|highest|max(?:imum)?|prev(?:ious)?|target|initial)\b", re.I)
 # a dict repr: 'key': value
 # (transformers >= 5 prints the values as strings: {'loss': '5.381', ...})
 DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
@@ -204,9 +208,11 @@ BRACKET_COUNTER = re.compile(
 EPOCH_STEP = re.compile(
     r"(?<![\w/])(?:epoch|ep(?=\s*+[:=]))\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+\d++)?\s*+\]?[\s,|:\-\[]*+"
     r"(?:(?:global|total|train(?:ing)?|optimi[sz]er)[ _])?(step|iter(?:ation)?|(?:mini-?)?batch|it)s?\b\s*+[:=]?\s*+"
-    r"\[?\s*+(\d{1,3}(?:,\d{3})++|\d++)\s*+\]?(?![\d./])",
+    r"\[?\s*+(?:\d++\s*+-\s*+)?(\d{1,3}(?:,\d{3})++|\d++)\s*+\]?(?![\d./])",
     re.I,
 )
+# (MXNet's Speedometer prints a range, "Epoch[5] Batch [0-40]" (or "[20-40]" with auto_reset): its end
+# is the batch count; read as 0, an epoch's 80 records fell on one step)
 # an epoch, then a few words and no number, right before a counter (STEP) that is not a run's total: "epoch
 # 97, skip iteration 21, loss nan" (a video SR trainer's warning, its records "Epoch[97/800](20/500): Loss:");
 # not "epoch 3 ... global step 500". Searched only in the 64 characters before the counter (``_epoch_before``)
@@ -1644,7 +1650,7 @@ def _is_losses(text: str) -> list:
     out = []
     for name, v in IS_FIELD.findall(text):
         low = name.lower()
-        if "loss" in low:
+        if "loss" in low and not _NOT_CURRENT.search(low):
             out.append(("val_loss" if _EVAL_WORD.search(low) else "test_loss" if "test" in low else "loss", v))
     return out
 
