@@ -78,7 +78,7 @@ STRAY = "stray record of a lagging writer (step back, then forward again)"
 #: extras that say how fast or when, not what was learned: two writers of one record print their
 #: own (ms-swift writes each record twice, its train_speed(iter/s) differing: fresh22's InternVL2 log
 #: held 5,918 records for 2,957 steps and the grad-norm check's windows were halved). Linear.
-_PACE = re.compile(r"speed|per_sec|/s(?:ec)?\b|throughput|time|elapsed|remaining|eta\b|mem", re.I)
+_PACE = re.compile(r"speed|per_sec|/s(?:ec)?\b|throughput|time|elapsed|remaining|\beta\b|mem", re.I)
 
 
 def _sig(r: StepRecord) -> tuple:
