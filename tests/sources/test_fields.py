@@ -329,6 +329,15 @@ def test_the_grad_norm_before_clipping_is_the_grad_norm(key):
     assert field_for("grad_norm_post_clip") is None  # (held at the clip threshold: it hides a spike)
 
 
+@pytest.mark.parametrize("key", ["grad_norm_avg", "avg_grad_norm", "grad_norm_mean", "mean_grad_norm"])
+def test_the_grad_norm_averaged_over_the_logging_interval_is_the_grad_norm(key, tmp_path):
+    # fresh23's TinyRefine CSV (private): "grad_norm_avg" every 100 steps read "grad norm not logged"
+    assert field_for(key) == "grad_norm"
+    rows = [f"step,loss,{key}"] + [f"{s},{3 - s / 1000},{18.8 - s / 100}" for s in range(100, 1100, 100)]
+    _, recs, _ = read(write(tmp_path, "training_history.csv", "\n".join(rows) + "\n"))
+    assert [r.grad_norm for r in recs[:2]] == [17.8, 16.8]
+
+
 def test_a_training_loss_per_epoch_is_the_loss_of_a_csv_with_no_other(tmp_path):
     """fresh19's EEG transformer (Lightning CSVLogger, on_step=False): epoch,step,train_acc_epoch,
     train_loss_epoch,val_acc,val_loss. train_loss_epoch is no loss beside a per-step series (a

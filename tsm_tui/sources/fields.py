@@ -115,6 +115,11 @@ ALIASES = {
     "train/gradient_norm": "grad_norm",
     "grad_2.0_norm/total": "grad_norm",
     "train/grad_2.0_norm_total": "grad_norm",
+    # the mean over the logging interval (fresh23's TinyRefine CSV: grad_norm_avg every 100 steps)
+    "grad_norm_avg": "grad_norm",
+    "avg_grad_norm": "grad_norm",
+    "grad_norm_mean": "grad_norm",
+    "mean_grad_norm": "grad_norm",
     # the norm before clipping is the one that spikes (a custom loop's diagnostics.jsonl logs
     # grad_norm_pre_clip beside grad_norm_post_clip, which clipping holds at the threshold: not read)
     "grad_norm_pre_clip": "grad_norm",
