@@ -8,7 +8,7 @@ import os
 
 from tsm_tui.analysis.monitor import FIRST_KEPT, MAX_ALERTS, PER_KEY, PER_KEY_INFO, Monitor
 from tsm_tui.cli import main
-from tsm_tui.core.record import Alert, Severity
+from tsm_tui.core.record import Alert, Severity, StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
 from helpers import paths
 
@@ -74,3 +74,21 @@ def test_the_report_shows_only_facts_a_log_or_config_may_state(tmp_path, capsys)
     got = json.loads(capsys.readouterr().out)["run"]
     assert got["total_steps"] == 40 and got["warmup_steps"] == 4 and got["clip"] == 0.5
     assert list(k for k in got if k in SHOWN_FACTS) == [k for k in SHOWN_FACTS if k in got]
+
+
+def test_the_first_alerts_kept_go_with_their_run():
+    """The first FIRST_KEPT alerts of each kind are held against larger ones (never displaced); a new
+    run in the file lets the old run's go with its alerts: held over hundreds of relaunches, they
+    grew without bound."""
+    mon = Monitor(Settings(), RunInfo())
+    for _launch in range(50):
+        mon.feed(StepRecord(10, loss=2.0))  # (a run with records, then its alerts)
+        mon._store(
+            [
+                Alert("grad_norm", Severity.WARNING, i, f"m{i}", value=float(i), baseline=1.0, key="k")
+                for i in range(FIRST_KEPT + 2)
+            ]
+        )
+        assert len(mon._pinned) == FIRST_KEPT
+        mon._new_run(StepRecord(1, loss=2.0))  # (grad_norm carries no file history: its alerts go)
+    assert len(mon._pinned) == 0

@@ -296,6 +296,8 @@ class Monitor:
         self.dropped_alerts = 0
         self.folded = {k: v for k, v in self.folded.items() if k in keys}
         self._by_key = {}
+        kept_ids = {id(a) for a in kept}  # (the run's pinned alerts go with it: bounded over launches)
+        self._pinned = {i: a for i, a in self._pinned.items() if i in kept_ids}
         self.launches.new_run()
         n = len(self.launches.segments) + self.launches.dropped
         if replay:  # (analysis/launches.py: found by its loss, the steps went on)
@@ -473,6 +475,7 @@ class Monitor:
         self.detectors = []
         self._active = []
         self._by_key = {}
+        self._pinned = {}
         self.alerts = list(self.alerts)  # type: ignore[assignment]  # (no alert is stored any more)
         self.launches.release()
 

@@ -482,7 +482,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             got = self._summary(line)  # (summary and evaluation sections: text_groups.py)
             if got is not None:
                 return got
-        if line[:7] == "Epoch 0" and KERAS_CALLBACK.match(line):
+        if line.startswith("Epoch 0") and KERAS_CALLBACK.match(line):
             self.other_lines += 1  # (Keras's ModelCheckpoint / EarlyStopping / ReduceLROnPlateau says)
             return []
         pre: list[StepRecord] = []
