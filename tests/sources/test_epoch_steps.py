@@ -7,7 +7,7 @@ from __future__ import annotations
 
 
 import pytest
-from helpers.reports import report_or_err
+from helpers.reports import report_json, report_or_err
 from test_formats import read, write  # noqa: E402
 
 from tsm_tui.sources.epoch_steps import EpochCounter
@@ -129,3 +129,83 @@ def test_the_epoch_counter_rules():
     # resumed at epoch 13: fresh4's label puts it at 13 x 3684 = 47892)
     c = EpochCounter()
     assert c.step(13, None, 0, 3684)[0] == 47892 and c.step(13, None, 100, 3684)[0] == 47992
+
+
+# -- per-batch prints that name only their epoch (EpochRepeats; fresh23's RoViQA log, class C) ----------------
+# RoViQA's train.py under nohup: a tqdm bar ("\r  0%|   | 4/2889 [...]") on stderr, one
+# print(f"Epoch [{epoch+1}/{num_epochs}], Batch Loss: {loss.item()}") per batch on stdout, and an
+# "Epoch [e/5], Average Loss: X" summary after each epoch; 2,889 batches an epoch. Before: "nothing readable".
+def _batch_prints(fmt: str, epochs: int = 5, per: int = 40, spike: int | None = None, summary: bool = True) -> str:
+    out, i = [], 0
+    for e in range(1, epochs + 1):
+        bar = "".join(f"\r  {n * 100 // per:2d}%|          | {n}/{per} [00:01<1:14:39,  1.55s/it]" for n in range(3))
+        out.append(bar)
+        for _ in range(per):
+            i += 1
+            loss = 3.0 / (1 + i / 50) + 0.01 * (i % 7)
+            if i == spike:
+                loss *= 8
+            out.append(fmt.format(e=e, loss=loss))
+        if summary:
+            out.append(f"Epoch [{e}/{epochs}], Average Loss: {1.5 / e:.4f}")
+            out.append("Validation Accuracy: 30.6753")
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        "Epoch [{e}/5], Batch Loss: {loss}",  # RoViQA's ("Batch" names the loss, not a counter)
+        "Epoch [{e}/5], Loss: {loss:.4f}",
+        "Epoch {e}, Loss: {loss:.4f}",
+        "Epoch {e}/5 - loss: {loss:.4f}",
+        "Epoch {e} | loss {loss:.4f} | lr 0.001",
+        "[Epoch {e}] train loss: {loss:.4f}",
+        "epoch {e} loss {loss:.4f}",
+    ],
+)
+def test_per_batch_prints_naming_only_their_epoch_are_counted(tmp_path, capsys, fmt):
+    p = write(tmp_path, "train.log", _batch_prints(fmt, spike=130))
+    _, recs, reader = read(p)
+    train = [r for r in recs if r.loss is not None]
+    assert [r.step for r in train] == list(range(1, 201))  # 5 epochs x 40, the summaries not among them
+    assert "first epoch + n" in reader.describe()["step_source"]
+    assert "total_steps" not in reader.run_info  # (5 is the epochs, not the steps)
+    d = report_json(p, capsys)
+    assert d["steps"]["count"] == 200
+    spike = next(c for c in d["checks"] if c["id"] == "loss_spike")
+    assert spike["status"] in ("WARN", "FAIL") and "130" in spike["summary"], spike
+
+
+def test_epoch_summaries_stay_at_their_epoch(tmp_path):
+    # one line an epoch, or a training and an evaluation line with the same names: the epoch is the step
+    one = "".join(f"Epoch [{e}/40], Loss: {2 / e:.4f}\n" for e in range(1, 41))
+    _, recs, reader = read(write(tmp_path, "a.log", one))
+    assert [r.step for r in recs] == list(range(1, 41)) and int(reader.run_info["total_steps"]) == 40
+    two = "".join(f"Epoch {e}, loss: {2 / e:.4f}\nEpoch {e}, loss: {2.2 / e:.4f}\n" for e in range(1, 41))
+    _, recs, _ = read(write(tmp_path, "b.log", two))
+    assert sorted({r.step for r in recs}) == list(range(1, 41))
+    # the last held line of a file that ends in the middle of a row comes out at its epoch's step
+    tail = one + "Epoch [41/40], Loss: 0.04\nEpoch [41/40], Loss: 0.04\n"
+    _, recs, _ = read(write(tmp_path, "c.log", tail))
+    assert [r.step for r in recs][-2:] == [41, 41]
+
+
+def test_epoch_repeats_rule():
+    from tsm_tui.core.record import StepRecord
+    from tsm_tui.sources.epoch_steps import EpochRepeats
+
+    rep = EpochRepeats()
+
+    def take(e, loss=None, val=None, names=("loss",)):
+        got = rep.take(StepRecord(e, loss=loss, val_loss=val), e, names)
+        return None if got is None else [r.step for r in got]
+
+    assert take(0, 1.0) == [0]
+    assert take(0, 1.0) == []  # the second of a row: held
+    assert take(0, 1.0) == [1, 2] and rep.counting  # the third: batches, counted from the first epoch
+    assert take(0, 1.0) == [3] and take(1, 1.0) == [4]
+    assert take(1, 0.5, names=("average loss",)) is None  # a summary beside them: dropped
+    assert take(1, val=0.7, names=("val_loss",)) == [4]  # a validation loss alone: at the last step
+    assert take(0, 1.0) == [0] and take(0, 1.0) == [1]  # an epoch below the last: a new launch from its epoch
+    assert rep.release() == []

@@ -34,6 +34,11 @@ as the records are, the state unmoved (``place``).
 from __future__ import annotations
 
 from tsm_tui.core.numbers import MAX_INT
+from tsm_tui.core.record import StepRecord
+
+#: records in a row naming the same epoch and fields that make them per-batch prints, not epoch
+#: summaries (ours: a training and an evaluation line with the same names give two an epoch)
+REPEATS = 3
 
 
 class EpochCounter:
@@ -188,3 +193,71 @@ def _origin(epochs: int | None) -> int:
     ``range(start, epochs)`` index). Only a resumed log's placement needs it (a log that starts at its
     first epoch counts from there)."""
     return 1 if epochs else 0
+
+
+class EpochRepeats:
+    """Records whose only step is their epoch, in order: per-batch prints that name only their
+    epoch (``Epoch [1/5], Batch Loss: 10.75`` 2,889 times an epoch, ``Epoch 3, Loss: 0.41``) are
+    told from epoch summaries by repetition. REPEATS records in a row with the same epoch and the
+    same fields are batches, and counted from there on: the k-th record from the first of the row
+    is step ``first epoch + k`` (an epoch below the last one starts a new launch, counted from its
+    epoch again); a record with other fields beside them is an epoch summary (``Epoch [1/5], Average
+    Loss: 0.35``: not one of the series) or, a validation loss alone, a validation at the last
+    step counted. Fewer in a row are what they were: records at their epoch's step (a training and
+    an evaluation line with the same names give two an epoch). The second of a row is held until
+    the third shows which (``held``)."""
+
+    def __init__(self) -> None:
+        self.counting = False
+        self._last: tuple | None = None  # (epoch, fields) of the last record
+        self._same = 0  # records in a row with them
+        self._held: list[StepRecord] = []  # the row's records after its first, at most REPEATS - 2
+        self._sig: tuple = ()
+        self._epoch = 0
+        self._base = 0
+        self._k = 0
+
+    def take(self, rec: StepRecord, e: int, names: tuple = ()) -> list[StepRecord] | None:
+        """The records to give for ``rec`` (read at step ``e`` from a line naming ``names``): []
+        while held; None when it is not one of the counted series (a summary beside them: the
+        caller drops it)."""
+        sig = (names, _fields(rec))
+        if self.counting:
+            if sig != self._sig:
+                if rec.loss is None and rec.val_loss is not None:
+                    rec.step = self._base + self._k
+                    return [rec]
+                return None
+            if e < self._epoch:
+                self._base, self._k = e, 0
+            else:
+                self._k += 1
+            self._epoch = e
+            rec.step = self._base + self._k
+            return [rec]
+        if (e, sig) != self._last:
+            out = self.release()
+            self._last, self._same = (e, sig), 1
+            out.append(rec)
+            return out
+        self._same += 1
+        if self._same < REPEATS:
+            self._held.append(rec)
+            return []
+        self.counting, self._sig, self._epoch, self._base = True, sig, e, e
+        out = self._held + [rec]
+        self._held = []
+        for k, r in enumerate(out, 1):
+            r.step = e + k
+        self._k = len(out)
+        return out
+
+    def release(self) -> list[StepRecord]:
+        """The held records, at their epoch's step (the row ended short of REPEATS, or the log did)."""
+        out, self._held = self._held, []
+        return out
+
+
+def _fields(rec: StepRecord) -> tuple:
+    names = tuple(f for f in ("loss", "val_loss", "lr", "grad_norm") if getattr(rec, f) is not None)
+    return names + tuple(sorted(rec.extra)) if rec.extra else names

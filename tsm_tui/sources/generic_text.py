@@ -28,7 +28,7 @@ from tsm_tui.core.frame import INT_FIELDS, Frame
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.core.numbers import int64
-from tsm_tui.sources.epoch_steps import EpochCounter
+from tsm_tui.sources.epoch_steps import REPEATS, EpochCounter, EpochRepeats
 from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.line_clock import DayClock, clock_column, line_clock
@@ -134,6 +134,9 @@ NAMED_STEP_KEYS = frozenset(
     }
 )
 _STEP_HINT = re.compile(r"(?i)step|iter|update|batch")
+# ... a counter's word, not a loss's name ("Epoch [1/5], Batch Loss: 10.75": a per-batch print, its epoch
+# the only counter; EpochRepeats counts them)
+_COUNTER_HINT = re.compile(r"(?i)(?:step|iter|update|batch)(?![\s_-]*+loss)")
 # a number that ends a sentence: a print of "key: value." clauses ("epoch: 0. Minibatch: 100. Training
 # loss: 1.2873549461364746.", a denoising auto-encoder's notebook log): the full stop after a number, before a
 # space or the line's end, is punctuation (read as a space). A number only: not a word's digits ("resnet50."),
@@ -305,13 +308,15 @@ KERAS_CALLBACK = re.compile(
 )
 # ... or with no total, when a separator and a name follow (a hand-written loop's
 # "Epoch 1, Loss: 0.003351, Test Loss: 0.011142", "Epoch 3 | loss 0.4", "Epoch 3: loss=0.4"),
+# a closing bracket and a name ("[Epoch 3] train loss: 0.4"), a space and a loss ("epoch 3 loss 0.4"),
 # or a space and a "name=value" ("epoch 3 loss=0.4", "[epoch0] trian_loss=315.7"; not t5x's
 # "Epoch 0 progress: 100/2000"; "Ep 3: loss=0.41", an "ep" before its separator);
 # not a bar's "Epoch 1: 100%|..."); the same rule: only while no line named another step.
 # An epoch with a batch counter ("Epoch 3, batch 100/600") is EPOCH_COUNTER's / EPOCH_STEP's,
 # tried first: its step is the epoch's offset plus the batch (``_epoch_step``)
 EPOCH_BARE = re.compile(
-    r"(?<![\w/])(?:epoch_?+|ep(?=\s*+\d++\s*+[,|:]))\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+\])?(?:\s*+[,|:]\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=))",
+    r"(?<![\w/])(?:epoch_?+|ep(?=\s*+\d++\s*+[,|:]))\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+\])?(?:\s*+[,|:]\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=)"
+    r"|(?<=\])\s++(?=[A-Za-z])|\s++(?=(?:train(?:ing)?[ _])?loss\s*+[:=]?\s*+[-+.\dnNiI]))",
     re.I,
 )
 # ... or with a phase word between the epoch and its metrics, the record's kind (a Python logging loop's
@@ -402,6 +407,7 @@ class KeyValueTextReader(LineGroups, LineReader):
     priority = 5
     # set on first use (annotations only: nothing at run time)
     _ds: list[Any]  # DeepSpeed's skipped steps (``_ds_skipped``): [last step, engine index, engine -> last total]
+    _rep: EpochRepeats  # records whose step is their epoch (``_epoch_repeats``)
     _sl_seen: dict[tuple[str, ...], int]  # stepless records (``_stepless``): sightings per key set
     # ... and the lines held (pairs, place) until their key set is seen STEPLESS_MIN times
     _sl_held: list[tuple[list, tuple[int, int | None, int] | None]]
@@ -544,7 +550,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         return pairs
 
     def flush(self) -> list[StepRecord]:
-        out = self._close_group()
+        out = self._close_group() + self._release_repeats()
         if self._tbl is not None:
             out += self._table_record(self._tbl[0])
             self._tbl = None
@@ -552,6 +558,13 @@ class KeyValueTextReader(LineGroups, LineReader):
 
     def idle(self) -> list[StepRecord]:
         return self._close_group() + super().idle()
+
+    def _release_repeats(self) -> list[StepRecord]:
+        rep = self.__dict__.get("_rep")
+        out = rep.release() if rep is not None else []
+        self.records += len(out)
+        self._own_steps += len(out)
+        return out
 
     def _line1(self, line: str) -> list[StepRecord]:
         """One line read as a line (the multi-line contexts aside)."""
@@ -1054,7 +1067,14 @@ class KeyValueTextReader(LineGroups, LineReader):
     def describe(self) -> dict:
         """How the steps were taken when no line named one (``step_source``)."""
         d = super().describe()
-        if self.__dict__.get("_sl_n") and "_sl_epoch" in self.__dict__:
+        rep = self.__dict__.get("_rep")
+        if rep is not None and rep.counting:
+            d["step_source"] = (
+                "line order: the log's lines name only their epoch, repeated on "
+                f"{REPEATS} or more lines in a row (per-batch prints): the n-th such line "
+                "from the first is step first epoch + n"
+            )
+        elif self.__dict__.get("_sl_n") and "_sl_epoch" in self.__dict__:
             d["step_source"] = (
                 "epoch headers: the log's lines of named numbers name no step (the n-th such line under "
                 f"'Epoch E' is placed in epoch E; read once {STEPLESS_MIN} lines name the same numbers)"
@@ -1070,7 +1090,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         """``Epoch 3/120, loss=0.41`` (or ``Epoch 3, loss=0.41``): the epoch is the step,
         its total (if printed) the planned steps, while no line of the file has named a
         step of its own."""
-        if self.records != getattr(self, "_epoch_records", 0) or _STEP_HINT.search(line) or STEP.search(line):
+        if self.records != getattr(self, "_epoch_records", 0) or _COUNTER_HINT.search(line) or STEP.search(line):
             return None  # (a record with a step of its own was read: an epoch line is a summary)
         m = EPOCH_ONLY.search(line) or EPOCH_BARE.search(line) or EPOCH_PHASE.search(line)
         if m is None:
@@ -1083,11 +1103,35 @@ class KeyValueTextReader(LineGroups, LineReader):
             return self._eval_phase(line, m, e)
         got = self._with_step(line, m, e)
         if got:
+            got = self._epoch_repeats(got, e, tuple(k.lower() for k, _ in PAIR.findall(line, m.end())))
             self._epoch_records = self.records
-            if m.re is EPOCH_ONLY:
+            if m.re is EPOCH_ONLY and not self._rep.counting:
                 self.run_info.setdefault("total_steps", m.group(2))
             self._no_template = True
         return got
+
+    def _epoch_repeats(self, got: list[StepRecord], e: int, names: tuple) -> list[StepRecord]:
+        """Records whose step is their epoch, through EpochRepeats (epoch_steps.py): per-batch prints
+        that name only their epoch counted, summaries beside them dropped; the counters kept true."""
+        rep = self.__dict__.get("_rep")
+        if rep is None:
+            rep = self._rep = EpochRepeats()
+        was = rep.counting
+        out: list[StepRecord] = []
+        for rec in got:
+            r = rep.take(rec, e, names)
+            if r is None:
+                self.other_lines += 1  # (an epoch summary beside per-batch records)
+            else:
+                out += r
+        if rep.counting and not was:
+            self.run_info.pop("total_steps", None)  # (the epochs, not the steps counted)
+        n = len(out) - len(got)
+        self.records += n
+        self._own_steps += n
+        if out:
+            self._last_step = out[-1].step
+        return out
 
     def _eval_phase(self, line: str, m, e: int) -> list[StepRecord]:
         """An epoch's evaluation line (EPOCH_PHASE with an evaluation word): its loss, however named,
