@@ -426,6 +426,32 @@ def test_a_chained_traceback_keeps_the_warning_level():
     assert [e.level for e in got] == ["warning", "warning"]
 
 
+@pytest.mark.parametrize(
+    "header",
+    [
+        "0: Exception ignored in atexit callback: <function matmul_ext_update_autotune_table at 0x7f1473053100>",
+        "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f01>",
+        "Exception ignored in thread started by: <function worker at 0x7f02>",
+    ],
+)
+def test_a_traceback_the_interpreter_swallowed_is_a_warning(header):
+    """fresh24's DeepSpeed-Ulysses run (srun --label): all 500 iterations and the summary, then three
+    atexit callbacks failed writing Triton's autotune cache on NFS ("Exception ignored in atexit
+    callback", a traceback, FileNotFoundError): read "[FAIL] Crash - crashed at step 499", exit 1."""
+    pre = header[: header.index("Exception")]
+    lines = [
+        header,
+        pre + "Traceback (most recent call last):",
+        pre + '  File "/deepspeed/ops/transformer/inference/triton/matmul_ext.py", line 480, in update',
+        pre + "    fp16_matmul._update_autotune_table()",
+        pre + "FileNotFoundError: [Errno 2] No such file or directory: 'a.pickle.tmp' -> 'a.pickle'",
+    ]
+    assert [e.level for e in events_of(lines)] == ["warning"]
+    # the next traceback, with no such line before it, is the run's crash again
+    got = events_of(lines + ["step 5 loss 2.0", "Traceback (most recent call last):", "ValueError: ours"])
+    assert [e.level for e in got] == ["warning", "fatal"]
+
+
 def test_an_exit_code_recorded_by_a_tracker():
     assert (exit_event(0, 10, "x", "W&B").cause, exit_event(0, 10, "x", "W&B").level) == ("done", "info")
     assert (exit_event(1, 10, "x", "W&B").cause, exit_event(1, 10, "x", "W&B").level) == ("exit", "fatal")

@@ -193,6 +193,28 @@ def test_grad_norm_spike_and_not_logged():
     assert c.status.value == "WARN" and "flying blind" in c.summary
 
 
+@pytest.mark.parametrize("frames", [False, True])
+def test_a_grad_norm_never_finite_is_logged_not_missing(tmp_path, capsys, frames):
+    """fresh24's torchtitan run: ``grad_norm`` inf on all 101 records read "grad norm not logged: flying
+    blind" beside the NaN/Inf FAIL it caused. Per record (text lines) and columnar (JSON lines frames)."""
+    import json
+
+    from helpers.reports import report_json
+
+    if frames:
+        p = tmp_path / "metrics.jsonl"
+        p.write_text(
+            "".join(json.dumps({"step": s, "loss": 11.76, "grad_norm": float("inf")}) + "\n" for s in range(1, 102))
+        )
+    else:
+        p = tmp_path / "train.log"
+        p.write_text("".join(f"step: {s}  loss: 11.7600  grad_norm: inf  lr: 1e-4\n" for s in range(1, 102)))
+    d = report_json(str(p), capsys)
+    g = next(c for c in d["checks"] if c["id"] == "grad_norm")
+    assert g["status"] == "WARN" and "never finite: NaN / Inf in all 101 records" in g["summary"], g
+    assert next(c for c in d["checks"] if c["id"] == "nonfinite")["status"] == "FAIL"
+
+
 def test_grad_norm_frequently_above_5_says_lower_lr():
     recs = curve()
     for r in recs:

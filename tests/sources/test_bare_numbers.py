@@ -318,3 +318,25 @@ def test_a_json_list_named_as_a_metrics_history(tmp_path, capsys):
         "".join(f'{{"step": {i}, "loss": {v}}}\n' for i, v in enumerate(losses))
     )
     assert not bare_content(str(tmp_path / "loss_history.json"))
+
+
+@pytest.mark.parametrize("name", ["loss.log", "loss.csv", "train_loss.dat"])
+def test_a_logging_handlers_bare_loss_log_is_read(tmp_path, capsys, name):
+    """fresh26: ``logging.FileHandler('loss.log')`` with a bare "%(message)s" format, one loss a line,
+    read "nothing readable" (only ``.txt`` / ``.json`` were bare-number files); a run at LR 0 never learns."""
+    p = tmp_path / "run" / name
+    p.parent.mkdir()
+    p.write_text("".join(f"{0.41 + 0.002 * ((i * 7) % 5):.6f}\n" for i in range(282)))
+    d = report_json(str(p.parent), capsys)
+    assert d["steps"]["count"] == 282
+    plateau = next(c for c in d["checks"] if c["id"] == "plateau")
+    assert plateau["status"] in ("WARN", "FAIL"), plateau
+
+
+def test_a_text_log_named_loss_log_is_not_bare_numbers(tmp_path):
+    p = tmp_path / "loss.log"
+    p.write_text("".join(f"epoch {e}, loss: {1 / e:.4f}\n" for e in range(1, 30)))
+    from tsm_tui.sources import registry
+
+    reader, _ = registry.open_reader(str(p))
+    assert reader is not None and reader.name != "bare-numbers"

@@ -209,3 +209,17 @@ def test_epoch_repeats_rule():
     assert take(1, val=0.7, names=("val_loss",)) == [4]  # a validation loss alone: at the last step
     assert take(0, 1.0) == [0] and take(0, 1.0) == [1]  # an epoch below the last: a new launch from its epoch
     assert rep.release() == []
+
+
+def test_an_epoch_then_named_averages_with_no_separator(tmp_path):
+    """fresh26's Tacotron log: "Epoch 1 average loss:  0.3384, average mel loss: 0.1814, average linear
+    loss: 0.1571", one line an epoch, read "nothing readable" (a comma after the epoch was needed)."""
+    text = "".join(
+        f"Epoch {e} average loss:  {0.34 / e:.6f}, average mel loss: {0.18 / e:.6f}, average linear loss: {0.15 / e:.6f}\n"
+        for e in range(1, 41)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    assert [(r.step, round(r.loss, 6)) for r in recs][:2] == [(1, 0.34), (2, 0.17)] and len(recs) == 40
+    # prose after an epoch is still no record
+    _, recs, _ = read(write(tmp_path, "b.log", text + "Epoch 41 started with 3 workers\n"))
+    assert len(recs) == 40

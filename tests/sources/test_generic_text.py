@@ -1677,6 +1677,14 @@ def test_a_phase_worded_epoch_header_and_its_metrics_on_the_next_lines(tmp_path)
         "[{n}/1000] Loss_D: 1.2 Loss_G: {v}",
         "Ep {n}: loss={v}",
         "ep {n}, loss {v}",
+        # fresh25: MAML's bracketed iteration with a unit on a value, darknet's two shapes, a double dash
+        "[{n}/100000] batch loss : {v} | time : 4.9s",
+        "{n}: {v}, {v} avg, 0.000100 rate, 10.471825 seconds, {n} images",
+        " {n}: {v}, {v} avg loss, 0.001000 rate, 3.2 seconds, 64 images, 10.5 hours left",
+        "Epoch {n} -- loss: {v}",
+        "epoch 1, phase train, step {n}, loss_train, {v}",  # a name, a comma, its value
+        "[INFO 12/08/2022 05:05:48 AM step {n} loss: {v}",  # a level-first prefix, 12-hour clock, no "]"
+        "2021-11-02 10:00:00: Epoch {n} finished -- Train loss: {v} - Val loss: 0.9109 -- Elapsed time: 16.1s",
     ],
 )
 def test_a_counter_leading_a_line_of_named_metrics(tmp_path, form):
@@ -1697,3 +1705,31 @@ def test_prose_that_starts_with_a_number_is_no_record(tmp_path, form):
     text = "".join(form.format(n=n, v=3 - i / 10) + "\n" for i, n in enumerate(range(10, 130, 10)))
     _, recs, _ = read(write(tmp_path, "train.log", text))
     assert [r for r in recs if r.loss is not None] == []
+
+
+def test_darknets_line_gives_the_batch_loss_its_average_and_the_lr(tmp_path):
+    text = "".join(
+        f"Region 16 Avg IOU: -nan, Class: -nan, Obj: -nan, No Obj: 0.000098, .5R: -nan, .75R: -nan,  count: 0\n"
+        f"{n}: {5 + n % 3:.6f}, {5.5:.6f} avg, 0.000100 rate, 10.471825 seconds, {n} images\nLoaded: 0.000177 seconds\n"
+        for n in range(6001, 6041)
+    )
+    _, recs, reader = read(write(tmp_path, "train.log", text))
+    assert [r.step for r in recs] == list(range(6001, 6041))
+    assert recs[0].loss == 5 + 6001 % 3 and recs[0].lr == 1e-4 and recs[0].extra["avg"] == 5.5
+    assert all(math.isfinite(r.loss) for r in recs)  # (the regions' "-nan" are no loss)
+
+
+def test_epoch_headers_behind_a_level_first_prefix(tmp_path):
+    """fresh25's YOLO-style logger: "[INFO 12/08/2022 05:05:48 AM ########EPOCH 1/100 ########" then
+    "[INFO ... AM Mean loss 159.87": the prefix hid the headers (1 of 688 records read)."""
+    pre = "[INFO 12/08/2022 05:{:02d}:48 AM "
+    lines = []
+    for e in range(1, 31):
+        lines.append(pre.format(e) + f"########EPOCH {e}/100 ########")
+        lines.append(pre.format(e) + "Train mAP: <function mean_average_precision at 0x7f93f7bcb130>")
+        lines.append(pre.format(e) + f"Mean loss {900 / e:.4f}")
+    _, recs, _ = read(write(tmp_path, "yolo.log", "\n".join(lines) + "\n"))
+    train = [r for r in recs if r.loss is not None]
+    assert len(train) == 30 and [r.loss for r in train][:2] == [900.0, 450.0]
+    steps = [r.step for r in train]
+    assert steps == sorted(steps) and len(set(steps)) == 30

@@ -71,3 +71,24 @@ def test_validation_metrics_drawn_after_a_print_broke_the_bar(tmp_path):
     assert name == "keras-stdout"
     assert [(r.step, r.loss) for r in recs if r.loss is not None] == [(1, 0.19), (2, 0.18), (3, 0.17)]
     assert [(r.step, r.val_loss) for r in recs if r.val_loss is not None] == [(1, 0.295), (2, 0.29), (3, 0.285)]
+
+
+def test_the_lr_a_callback_prints_after_the_validation_is_read(tmp_path):
+    """fresh26's PBS job outputs (Keras 3 under TF, ReduceLROnPlateau): the epoch's bar drawn complete,
+    then drawn again after validation with "- val_loss: ... - lr: 1.0000e-04"; only the val_* metrics
+    of that second line were kept: "LR not logged" beside an LR cut from 1e-4 to 5e-5."""
+    bs = "\x08" * 40
+    out = []
+    for e in range(1, 5):
+        lr = 1e-4 if e < 3 else 5e-5
+        out.append(f"Epoch {e}/4")
+        out.append(
+            f"{bs}297/297 [==============================] - ETA: 0s - loss: {0.2 - e / 100:.4f} - accuracy: 0.9"
+        )
+        out.append(
+            f"{bs}297/297 [==============================] - 126s 129ms/step - loss: {0.2 - e / 100:.4f}"
+            f" - accuracy: 0.9 - val_loss: 0.0564 - val_accuracy: 0.9486 - lr: {lr:.4e}"
+        )
+    _, recs, _ = read(write(tmp_path, "job.o250130", "\n".join(out) + "\n"))
+    assert [(r.step, r.lr) for r in recs if r.lr is not None] == [(1, 1e-4), (2, 1e-4), (3, 5e-5), (4, 5e-5)]
+    assert len([r for r in recs if r.val_loss is not None]) == 4

@@ -617,3 +617,36 @@ def test_two_writers_whose_copies_differ_only_in_their_pace_are_duplicates(tmp_p
     rows[1] = rows[1].replace('"loss": 2.0', '"loss": 2.5')
     (tmp_path / "logging.jsonl").write_text("\n".join(rows) + "\n")
     assert report(tmp_path, capsys)["files"][0]["skip_reasons"] == {DUP: 199}
+
+
+def test_a_json_log_of_one_object_an_epoch_is_stepped_by_its_epoch(tmp_path, capsys):
+    """DETR / MAE / DeiT's ``log.txt``: one JSON object an epoch ``{"epoch": e, "train_loss": ..., "train_lr":
+    ..., "test_loss": ...}`` and no step key: fresh25's ECG DETR log (two launches, the second from epoch 0)
+    read steps 1-300 by count, its second launch's epochs 110-159 as steps 211-260; ``train_lr`` was no LR."""
+    from helpers.reports import report_json
+
+    _json = json
+
+    rows = [
+        {"epoch": e, "train_loss": 12.0 / (1 + e), "train_lr": 1e-3, "test_loss": 13.0 / (1 + e), "n_params": 8970324}
+        for e in range(50)
+    ] + [{"epoch": e, "train_loss": 11.0 / (1 + e), "train_lr": 1e-3, "test_loss": 12.0 / (1 + e)} for e in range(30)]
+    p = tmp_path / "outputs" / "log.txt"
+    p.parent.mkdir()
+    p.write_text("".join(_json.dumps(r) + "\n" for r in rows))
+    d = report_json(str(p.parent), capsys)
+    assert (d["steps"]["first"], d["steps"]["last"]) == (0, 29)
+    assert [(x["first"], x["last"]) for x in d["launches"]] == [(0, 49), (0, 29)]
+    assert d["sources"]["lr"]["key"] == "train_lr" and d["sources"]["val_loss"]["key"] == "test_loss"
+    assert d["files"][0]["step_source"] == "the epoch key: one record an epoch, no step key"
+
+
+def test_fractional_epochs_are_no_steps(tmp_path):
+    # HF-style records with a fractional epoch that reaches 1.0: counted, never stepped back to 1
+    rows = [{"loss": 2.0 - i / 100, "epoch": round(i / 20, 2)} for i in range(1, 41)]
+    p = tmp_path / "metrics.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from test_formats import read
+
+    _, recs, _ = read(p)
+    assert [r.step for r in recs] == list(range(1, 41))

@@ -48,8 +48,9 @@ from tsm_tui.sources.base import SnapshotReader
 from tsm_tui.sources.fields import field_for, loss_role
 from tsm_tui.sources.metric_files import MAX_METRIC_BYTES, step_records
 
-#: extensions a bare-number metric file is written under (``np.savetxt``'s usual ``.txt``)
-BARE_EXT = (".txt", ".json")
+#: extensions a bare-number metric file is written under (``np.savetxt``'s usual ``.txt``; a logging
+#: FileHandler's ``loss.log`` with a bare "%(message)s" format, fresh26's: "nothing readable"; ``.csv``, ``.dat``)
+BARE_EXT = (".txt", ".json", ".log", ".csv", ".dat")
 #: a metric's history named as such (``loss_history.json``: a JSON list of every step's loss, fresh19's
 #: Gemma fine-tune read "no training metrics recognised"): the metric is the name before the suffix
 HISTORY_SUFFIXES = ("_history", "_hist", "_list", "_values", "_curve", "_log")

@@ -119,6 +119,7 @@ ALIASES = {
     "grad_norm_avg": "grad_norm",
     "avg_grad_norm": "grad_norm",
     "grad_norm_mean": "grad_norm",
+    "train_grad_norm": "grad_norm",  # (MAE's log.txt: the epoch's mean)
     "mean_grad_norm": "grad_norm",
     # the norm before clipping is the one that spikes (a custom loop's diagnostics.jsonl logs
     # grad_norm_pre_clip beside grad_norm_post_clip, which clipping holds at the threshold: not read)
@@ -145,6 +146,9 @@ ALIASES = {
     "current_learning_rate": "lr",  # nnU-Net's "Current learning rate: 0.00991"
     "epoch_learning_rate": "lr",
     "epoch_lr": "lr",
+    # DETR / MAE / DeiT's log.txt prefixes each epoch's training averages with "train_" (fresh25)
+    "train_lr": "lr",
+    "train_learning_rate": "lr",
     "batch_learning_rate": "lr",
     # fp16
     "loss_scale": "loss_scale",
@@ -152,6 +156,7 @@ ALIASES = {
     "loss_scaler": "loss_scale",
     "grad_scale": "loss_scale",
     "fp16_grad_scale": "loss_scale",
+    "train_loss_scale": "loss_scale",
     "train/loss_scale": "loss_scale",
     "number_of_skipped_iterations": "skipped",
     "skipped": "skipped",

@@ -164,7 +164,11 @@ TIME_PREFIX = re.compile(
     # (a zone named inside the brackets: "[2026-04-15 01:06:27 UTC]", "[... 北京时间]")
     r"(?: [^\W\d_]{1,16}(?=\]))?\]?(?::| -| \|)?"
     # (ST-GCN / mmskeleton's print_log: "[03.24.23|09:56:11] Training epoch: 0")
-    r"|\[\d\d\.\d\d\.\d\d\|\d\d:\d\d:\d\d\])(?:(?<=\])[ \t]*+|[ \t]++)"
+    r"|\[\d\d\.\d\d\.\d\d\|\d\d:\d\d:\d\d\]"
+    # (the level first, a US date and a 12-hour clock, the bracket left open: fresh25's YOLO logger
+    # "[INFO 12/08/2022 05:05:48 AM ########EPOCH 1/100 ########")
+    r"|\[(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL) \d\d/\d\d/\d{4} \d\d:\d\d:\d\d(?: [AP]M)?\]?)"
+    r"(?:(?<=\])[ \t]*+|[ \t]++)"
     # ... and the logger's fields after it: Python logging's "- INFO -" / "- root - INFO -" /
     # "[INFO]:", loguru's "| INFO     | __main__:train:58 -"
     r"(?:(?:[\w.]{1,40}\s++-\s++)?\[?(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\]?\s*+(?:[-|:]\s*+)?"
@@ -306,33 +310,40 @@ EPOCH_ONLY = re.compile(
 KERAS_CALLBACK = re.compile(
     r"Epoch \d{5}: (?:\w+ (?:improved|did not improve)|ReduceLROnPlateau|early stopping|saving model)"
 )
-# ... or with no total, when a separator and a name follow (a hand-written loop's
+# ... or with no total, when a separator (a dash or two too: "Epoch 1 -- loss: 0.5") and a name follow (a hand-written loop's
 # "Epoch 1, Loss: 0.003351, Test Loss: 0.011142", "Epoch 3 | loss 0.4", "Epoch 3: loss=0.4"),
-# a closing bracket and a name ("[Epoch 3] train loss: 0.4"), a space and a loss ("epoch 3 loss 0.4"),
+# a closing bracket and a name ("[Epoch 3] train loss: 0.4"), a space and a loss ("epoch 3 loss 0.4", up
+# to three words before it: "Epoch 1 average loss:  0.3384, average mel loss: 0.1814", Tacotron's),
 # or a space and a "name=value" ("epoch 3 loss=0.4", "[epoch0] trian_loss=315.7"; not t5x's
 # "Epoch 0 progress: 100/2000"; "Ep 3: loss=0.41", an "ep" before its separator);
 # not a bar's "Epoch 1: 100%|..."); the same rule: only while no line named another step.
 # An epoch with a batch counter ("Epoch 3, batch 100/600") is EPOCH_COUNTER's / EPOCH_STEP's,
 # tried first: its step is the epoch's offset plus the batch (``_epoch_step``)
 EPOCH_BARE = re.compile(
-    r"(?<![\w/])(?:epoch_?+|ep(?=\s*+\d++\s*+[,|:]))\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+\])?(?:\s*+[,|:]\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=)"
-    r"|(?<=\])\s++(?=[A-Za-z])|\s++(?=(?:train(?:ing)?[ _])?loss\s*+[:=]?\s*+[-+.\dnNiI]))",
+    r"(?<![\w/])(?:epoch_?+|ep(?=\s*+\d++\s*+[,|:]))\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+\])?(?:\s*+(?:[,|:]|--?+)\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=)"
+    r"|(?<=\])\s++(?=[A-Za-z])|\s++(?=(?:[A-Za-z]++[ _]){0,3}loss\s*+[:=]?\s*+[-+.\dnNiI]))",
     re.I,
 )
 # ... or with a phase word between the epoch and its metrics, the record's kind (a Python logging loop's
 # "epoch: 0 start, learning rate: 0.01", "epoch: 0 end, loss: 2.166", "epoch: 0 validation, acc: 0.60,
 # loss: 2.153"; "Epoch 3 train: loss=0.4", "epoch 3 [val] | loss 0.5"; TransReID's "Epoch[2] done. Loss: 8.670
-# (Base: 7.850, ...), Acc: 2.708%, Lr: 2.03e-04"): the epoch is the step, an evaluation
+# (Base: 7.850, ...), Acc: 2.708%, Lr: 2.03e-04"; "Epoch 1 finished -- Train loss: 0.5385 - Val loss: 0.9109 --
+# Elapsed time: 16.1s", fresh25's UNet trainer): the epoch is the step, an evaluation
 # phase's loss the validation loss (group 2 names the phase); the same rule, only while no line named another
 # step. A word outside the list ("Epoch 0 progress: 100/2000", "epoch 3 saved to ckpt, size: 3") is no phase
 PHASE_WORDS = r"start(?:ed)?|begin|end(?:ed)?|done|finished|complete(?:d)?|summary|results?|stats|train(?:ing)?|"
 EVAL_PHASES = r"val(?:id(?:ation)?)?|eval(?:uation)?|test(?:ing)?|dev"
 EPOCH_PHASE = re.compile(
     rf"(?<![\w/])epoch_?+\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+\])?\s++\[?({PHASE_WORDS}{EVAL_PHASES})\]?"
-    r"\s*+[,|:.]\s*+(?=[A-Za-z])",
+    r"\s*+(?:[,|:.]|--?+)\s*+(?=[A-Za-z])",
     re.I,
 )
 _EVAL_PHASE = re.compile(rf"(?:{EVAL_PHASES})$", re.I)
+# Darknet's (pjreddie's and AlexeyAB's YOLO trainer) line per iteration: "6001: 5.444418, 5.444418 avg,
+# 0.000100 rate, 10.471825 seconds, 6001 images" (AlexeyAB: "... avg loss, ..., 64 images, 10.5 hours left"):
+# the iteration, the batch's loss, its running average, the LR, the batch's seconds (fresh25: "nothing
+# readable": a bare "N:" is no step and the names follow their values)
+DARKNET = re.compile(rf"^\s*+(\d{{1,12}}+): ?({NUM}), ?({NUM}) avg(?: loss)?, ?({NUM}) rate(?:, ?({NUM}) seconds)?")
 # torchtune's progress bar: "<epoch>|<global step>|Loss: <loss>:  0%|...| 5/1617 [...]"
 TORCHTUNE_BAR = re.compile(rf"^\s*+(\d{{1,9}})\|(\d++)\|Loss:\s*+({NUM})")
 # a "| name value |" field of a pipe-separated line (a custom trainer's "step 47700 | loss 1.4684 | lr
@@ -344,12 +355,13 @@ PIPE_FIELD = re.compile(rf"\s*+([A-Za-z_][\w./\-]*+(?: [A-Za-z_][\w./\-]*+){{0,2
 # ("steps/s"). Linear: possessive runs, no two pieces share characters.
 UNIT_COUNTER = re.compile(r"(?<![\w./])(\d++)\s*+/\s*+(\d++)\s*+(?:steps?|iter(?:ation)?s?|updates?)\b(?!\s*+/)", re.I)
 # a cell of a comma-separated list after a step marker ("batch 1 of epoch 1, loss 9.443, batch_acc 0.0, lr [0.0]"):
-# a name of up to three words and ":" or "=", or one word and a space ("best loss is 0.1" is prose), then a
+# a name of up to three words and ":" or "=", or one word and a space ("best loss is 0.1" is prose) or a comma
+# before a number (fresh25's U-Net: "epoch 1, phase train, step 10, loss_train, 0.833"), then a
 # number or a bracketed list of numbers (the LR of each param group: the first is the LR, as LR_TUPLE reads it);
 # the cell ends at a comma or the line's end. Linear: matched at one place at a time, a list's numbers atomic (a
 # run of "1,1,1..." is read once, not retried)
 COMMA_CELL = re.compile(
-    rf"\s*+(?:({WORD}(?: {WORD}){{0,2}})\s*+[:=]\s*+|({WORD})\s++)"
+    rf"\s*+(?:({WORD}(?: {WORD}){{0,2}})\s*+[:=]\s*+|({WORD})(?:\s++|\s*+,\s*+(?=[-+.\d])))"
     rf"(?:\[\s*+((?>{NUM}))(?:\s*+,\s*+(?>{NUM}))*+\s*+\]|({NUM}))\s*+(?:,|$)"
 )
 # BasicSR's logger prints the LR of each param group as a tuple: "lr:(2.999e-05,)", CoreNet's as a
@@ -364,7 +376,14 @@ BAR_EPOCH = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[?\s*+(\d++)", re.I)
 BAR_EVAL = re.compile(r"\W*+(?:eval\w*+|valid\w*+|val|test\w*+)\b", re.I)
 #: a step-less line that is a loss and nothing else ("Loss:  157.06", one per batch): a record
 #: as a line of several named numbers is (below); another single number (an LR echo) is not
-STEPLESS_LOSS = re.compile(r"^(?:train(?:ing)?[ _])?loss\s*+[:=]", re.I)  # (indented: a config's "  loss: 1.0")
+STEPLESS_LOSS = re.compile(
+    r"^(?:(?:train(?:ing)?|mean|avg|average|running|epoch|batch)[ _])?loss\s*+[:=]", re.I
+)  # (indented: a config's "  loss: 1.0")
+# ... or a space between them, the loss alone on its line (fresh25's YOLO logger: "Mean loss 864.39" once an
+# epoch, no counter anywhere; counted once it repeats, as the lines above)
+STEPLESS_SPACED = re.compile(
+    rf"^((?:(?:train(?:ing)?|mean|avg|average|running|epoch|batch)[ _])?loss)\s++({NUM})\s*+$", re.I
+)
 #: repeated step-less lines of named numbers needed before they are records (ours: a summary
 #: line or a config echo printed once or twice is no training log)
 STEPLESS_MIN = 3
@@ -570,6 +589,10 @@ class KeyValueTextReader(LineGroups, LineReader):
         """One line read as a line (the multi-line contexts aside)."""
         if "OVERFLOW" in line:
             return self._overflow(line)
+        if " rate," in line and " avg" in line:
+            d = DARKNET.match(line)
+            if d is not None:
+                return self._darknet(d)
         if "Gradient overflow" in line:
             a = APEX_OVERFLOW.search(line)
             if a is not None:
@@ -974,24 +997,31 @@ class KeyValueTextReader(LineGroups, LineReader):
         if "oss" not in line and "OSS" not in line:
             return None
         pairs = PAIR.findall(line)
+        spaced = False
         if not pairs:
-            return None
+            m = STEPLESS_SPACED.match(line)
+            if m is None:
+                return None
+            pairs, spaced = [(m.group(1), m.group(2))], True  # ("Mean loss 864.39": alone on its line)
         fields = [self.field(k) for k, _ in pairs]
         in_eval = self._evalsec is not None and "loss" in fields  # (an evaluation section's loss: ST-GCN's
         if ("val_loss" in fields and "loss" not in fields) or in_eval:  # "Eval epoch: 4" / "\tmean_loss: 5.99")
             if self.records == 0 or self._last_step < 0:
                 return None
+            bare = self.__dict__.get("_bare_records") == self.records
             rec = self.build(pairs, step=self._last_step)
             if rec is None:
                 return None
+            if bare:  # (a validation between bare-count records: MAML's "[1/100000] mean test loss : 4.78 -> 4.47")
+                self._bare_records = self.records
             self._no_template = True
             val = rec.val_loss if rec.val_loss is not None else rec.loss if in_eval else None
             return [StepRecord(rec.step, val_loss=val, source=rec.source)] if val is not None else []
         if (
             "loss" not in fields
-            or (len(pairs) < 2 and not STEPLESS_LOSS.match(line))
+            or (len(pairs) < 2 and not spaced and not STEPLESS_LOSS.match(line))
             or self.records != self.__dict__.get("_sl_n", 0)
-            or not _only_pairs(line)
+            or not (spaced or _only_pairs(line))
         ):
             return None
         self._no_template = True
@@ -1190,6 +1220,23 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.run_info.setdefault("total_steps", per)
         self._no_template = True  # (the step is no single number of the line: no template)
         return self._with_step(line, m, step, [("epoch", m.group(1))])
+
+    def _darknet(self, d) -> list[StepRecord]:
+        """Darknet's line (DARKNET): the batch's loss, its running average, the LR and the batch's
+        seconds at the iteration that leads it."""
+        step = int64(d.group(1))
+        if step is None:
+            self.skip("step out of range")
+            return []
+        self._no_template = True
+        pairs = [("loss", d.group(2)), ("avg", d.group(3)), ("lr", d.group(4))]
+        if d.group(5):
+            pairs.append(("step_time", d.group(5)))
+        rec = self.build(pairs, step=step)
+        if rec is None:
+            return []
+        self._own_steps += 1
+        return [rec]
 
     def _unit_counter(self, line: str, m) -> list[StepRecord] | None:
         """``|  1000/  100000 steps| ... | loss    5.53|`` (UNIT_COUNTER): the count is the step, its
@@ -1806,7 +1853,13 @@ def _bare_counted(line: str, at: int) -> bool:
     rest = line[at:]
     if "oss" not in rest and "OSS" not in rest:
         return False
+    if "s" in rest or "%" in rest:
+        rest = _UNIT.sub(r"\1", rest)  # ("| time : 4.9s", MAML's "[6300/100000] batch loss : 5.502 | time : 4.9s")
     return _SEPARATORS.fullmatch(TOKEN_SPACED.sub("", PAIR.sub("", rest))) is not None
+
+
+#: a unit glued to a number (``4.9s``, ``120ms``, ``93.5%``): the number is a value all the same
+_UNIT = re.compile(r"(\d)(?:ms|us|secs?|s|min|h|%)(?![\w.])")
 
 
 def _only_pairs(line: str) -> bool:

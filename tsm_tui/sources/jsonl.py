@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tsm_tui.core.frame import INT_FIELDS, METRIC_FIELDS, Frame
+from tsm_tui.core.numbers import MAX_INT
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.fields import SPLIT_KEYS, TIME_MS, field_for, split_scoped, total_over
@@ -94,6 +95,10 @@ class JsonlReader(LineReader):
         super().__init__(path)
         self._count = 0
         self._plans: dict[tuple, tuple | None] = {}
+        #: records stepped by their epoch (``_epoch_step``): None until one is, False once two in a
+        #: row named the same epoch
+        self._epochs: bool | None = None
+        self._epoch_last: int | None = None
 
     # -- replay fast path ------------------------------------------------------------
     def feed_chunk(self, data: bytes) -> list:
@@ -311,10 +316,36 @@ class JsonlReader(LineReader):
         # the decoders build plain dicts only: a type test in C, no generator per line
         if dict in map(type, obj.values()):
             obj = flatten(obj)
+        inferred = self.inferred_steps
         if not SPLIT_KEYS.isdisjoint(obj):  # (a record of an evaluation split: its loss is the validation loss)
             rec = self.build(split_scoped(list(obj.items())))
         else:
             rec = self.build(obj.items())
         if rec is None:
             return []
+        if self.inferred_steps != inferred and self._epochs is not False:
+            self._epoch_step(rec, obj.get("epoch"))
         return [rec]
+
+    def _epoch_step(self, rec: StepRecord, e) -> None:
+        """A record with no step key but a whole ``epoch`` (DETR / MAE / DeiT's ``log.txt``: one JSON
+        object an epoch, ``{"epoch": 0, "train_loss": ..., "train_lr": ...}``): the epoch is its step,
+        while no two records in a row name the same epoch (then they are counted, from there on); an
+        epoch below the last one starts again (a new launch appended). Counted before: fresh25's
+        DETR log read its epochs 110-159 as steps 211-260."""
+        if type(e) is float and e.is_integer():
+            e = int(e)
+        if type(e) is not int or not 0 <= e <= MAX_INT or e == self._epoch_last:
+            # decided on the first record: a fractional epoch (HF's 0.01, 0.02 ... that reach 1.0) or
+            # none is no step; two records in a row of one epoch are several an epoch: counted
+            self._epochs = False
+            return
+        self._epochs, self._epoch_last = True, e
+        rec.step = self._last_step = e
+        self.inferred_steps -= 1
+
+    def describe(self) -> dict:
+        d = super().describe()
+        if self._epochs:
+            d["step_source"] = "the epoch key: one record an epoch, no step key"
+        return d

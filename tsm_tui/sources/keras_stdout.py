@@ -24,6 +24,9 @@ from tsm_tui.sources.generic_text import NUM
 EPOCH = re.compile(r"^\s*+Epoch (\d++)/(\d++)\s*+$")
 BAR = re.compile(r"(?<!\d)(\d++)/(\d++) (?:\[[=>.]*+\]|[━─\u2501\u2578\u257a]++)")
 METRIC = re.compile(rf" - (\w+): ({NUM})(?![\w.])")
+#: the LR Keras prints after the epoch's metrics (ReduceLROnPlateau / LearningRateScheduler: ``lr``,
+#: Keras 3: ``learning_rate``)
+LR_KEYS = ("lr", "learning_rate")
 SNIFF_BAR = re.compile(r"(?<!\d)\d++/\d++ (?:\[[=>.]*+\]|━)")
 
 
@@ -76,10 +79,11 @@ class KerasProgressReader(LineReader):
         pairs = METRIC.findall(part, b.end())
         if self._epoch is None:
             # the epoch's bar drawn complete once more, after its validation (a print of the data
-            # generator broke the line between): its val_* metrics, at the epoch's step
+            # generator broke the line between): its val_* metrics, at the epoch's step, and the LR
+            # a callback adds after them (ReduceLROnPlateau's "- lr: 1.0000e-04", fresh26's PBS logs)
             step, self._done = self._done, None
-            val = [(k, v) for k, v in pairs if k.startswith("val_")]
-            rec = self.build(val, step=step) if val else None
+            val = [(k, v) for k, v in pairs if k.startswith("val_") or k in LR_KEYS]
+            rec = self.build(val, step=step) if any(k.startswith("val_") for k, _ in val) else None
             return [rec] if rec is not None else []
         rec = self.build(pairs, step=self._epoch)
         if rec is None:

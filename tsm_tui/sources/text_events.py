@@ -133,7 +133,7 @@ class TextTap:
     """One reader's look at its lines: an open traceback, an argument dump, the last
     record's step. O(1) per line; nothing kept but a few flags and a prefix."""
 
-    __slots__ = ("source", "tb", "tb_prefix", "tb_junk", "args", "after", "chain", "chain_left")
+    __slots__ = ("source", "tb", "tb_prefix", "tb_junk", "args", "after", "chain", "chain_left", "ignored")
 
     def __init__(self, source: str) -> None:
         self.source = source
@@ -144,6 +144,8 @@ class TextTap:
         self.after: int | None = None  # the step of the last record this reader gave
         self.chain: str | None = None  # the level of the traceback that just ended (a chained one follows)
         self.chain_left = 0
+        #: the line before was Python's "Exception ignored in ...": the traceback after it was swallowed
+        self.ignored = False
 
     def records(self, out: list) -> None:
         """The reader gave records for a line: the run went on (no traceback is open)."""
@@ -172,6 +174,7 @@ class TextTap:
             line = line[line.rfind("\r") + 1 :]
         if self.tb is not None:
             return self._in_traceback(line)
+        ignored, self.ignored = self.ignored, False
         saved = save_line(line)
         if saved is not None:
             return self._saved(line, *saved)
@@ -185,14 +188,22 @@ class TextTap:
             return None
         h = TB_HEADER.search(line)
         if h is not None:
-            self._open(line, h.start())
+            self._open(line, h.start(), ignored)
+            return None
+        if "Exception ignored" in line:
+            # Python's "Exception ignored in: <function X.__del__>", "... in atexit callback: <...>",
+            # "... in thread started by: ...": the interpreter printed an exception it swallowed (at
+            # exit, in a finaliser); the run went on, or had ended (fresh24's Ulysses run: three
+            # atexit autotune-cache writes failed after its 500 iterations and read "crashed")
+            self.ignored = True
             return None
         return self._anywhere(line)
 
-    def _open(self, line: str, at: int) -> None:
+    def _open(self, line: str, at: int, ignored: bool = False) -> None:
         """A traceback's header at ``line[at:]``: the level of its logger (a chained
-        traceback keeps the level of the one before it) and the per-line prefix."""
-        if TB_WARNING.search(line, 0, at):
+        traceback keeps the level of the one before it; one after "Exception ignored in"
+        is a warning) and the per-line prefix."""
+        if ignored or TB_WARNING.search(line, 0, at):
             self.tb = "warning"
         else:
             self.tb = self.chain or "fatal"

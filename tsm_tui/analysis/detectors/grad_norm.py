@@ -54,6 +54,11 @@ ROBUST_NOISE = 32
 #: heavy-tailed noise strays as far both ways: the --grad sweep's log-sd 0.5 runs)
 ROBUST_LOW = 6.0
 ROBUST_LOW_MIN = 3
+#: the robust-noise rule (settings.py grad_median_*) takes a value at least 2x the median of the 3
+#: before it, spikes among them: a jump (in one record or two: fresh24's bursts rise over two), not the
+#: next step of a climb (a grad norm rising 1.12x a step to 300x its median and back has no one record
+#: that is a spike: the check says where its max was) nor a level the norm holds after a jump; ours
+MEDIAN_JUMP = 2.0
 #: a spike the OLMo-core rule finds is said against the local median when the rolling
 #: median lags this far above it (a falling level; ours)
 LOCAL_LAG = 2.0
@@ -102,6 +107,8 @@ class GradNormDetector(Detector):
         self.max_step: int | None = None  # the step of the largest value, and its ordinal
         self.max_n = 0
         self._tick = 0
+        self.n_bad = 0  # grad norms logged as NaN / Inf (the NaN/Inf check judges them; never "not logged")
+        self._raw: list[float] = []  # the last 3 values > 0, spikes among them (MEDIAN_JUMP)
 
     def _post_warmup(self, rec: StepRecord) -> bool:
         w = self.state.info.warmup_steps
@@ -115,6 +122,8 @@ class GradNormDetector(Detector):
         self.unit.see(rec.step, rec.epoch)
         g = rec.grad_norm
         if g is None or not math.isfinite(g):
+            if g is not None:
+                self.n_bad += 1
             return []
         self.n += 1
         self._sched.update(rec.lr)
@@ -148,6 +157,8 @@ class GradNormDetector(Detector):
             self._med.update(g)
             if g > 0:
                 self._logm.update(math.log(g))
+        if g > 0:
+            self._raw = (self._raw + [g])[-3:]  # (every value, spikes too: MEDIAN_JUMP's)
         w = self.state.info.warmup_steps
         if w is None or rec.step > w:
             self.n_post += 1
@@ -167,7 +178,9 @@ class GradNormDetector(Detector):
         """(baseline, z, local) when ``g`` (> 0; the window's median ``med`` > 0) is a
         spike, else None. The OLMo-core rule: >= grad_spike_ratio x the rolling median
         and >= sigma standard deviations of the last sigma_window log values above their
-        mean. The robust rule (``_robust``), from grad_robust_min values on: what the
+        mean; or, that sd inflated by earlier bursts, >= grad_median_ratio x the median and
+        >= grad_median_z units of their trend-free noise (``diff_sd``). The robust rule
+        (``_robust``), from grad_robust_min values on: what the
         first catches late or not at all while the level moves (the initial fall), and
         its baseline when the level has fallen LOCAL_LAG x below the rolling median."""
         s = self.settings
@@ -180,11 +193,24 @@ class GradNormDetector(Detector):
                 if r is not None and r[0] * LOCAL_LAG < med:  # said against the level it left
                     return r[0], r[1], True
                 return med, z, False
+            last = self._last_spike_n  # (a quiet series' burst: never inside an open incident, a blow-up's)
+            median_hit = g >= s.grad_median_ratio * med and robust_ok and (last is None or self.n - last > SPIKE_GAP)
+        else:
+            median_hit = False
         # (the window's minimum bounds the local median from below: most records stop here)
         if robust_ok and g >= s.grad_robust_ratio * self._med.sorted_values()[0]:
             r = self._robust(g)
             if r is not None:
                 return r[0], r[1], True
+        if median_hit:  # (after the robust rule: a spike in a falling level is said against its local median)
+            lg = math.log(g)
+            # a jump from the values just before it (spikes too), not a ramp's next step nor a level held
+            if self._raw and g >= MEDIAN_JUMP * median(self._raw):
+                logs = list(self._logm.values())
+                sd = diff_sd(logs)
+                zr = (lg - math.log(med)) / sd if sd > 1e-12 else math.inf
+                if zr >= s.grad_median_z:
+                    return med, zr, False
         return None
 
     def _robust(self, g: float) -> tuple[float, float] | None:
@@ -261,6 +287,8 @@ class GradNormDetector(Detector):
                 self._sched.update_many(lr[sel][:stop])
         # the frame row of the first grad norm not committed (q: all of them)
         s = q if stop == xs.size else (a + stop if idx is None else int(sel[stop]))
+        if idx is not None:  # (the committed rows' NaN / Inf: the rows from s on go through update)
+            self.n_bad += (s - a) - int(np.count_nonzero(np.isfinite(g[a:s])))
         if "loss" in fr.cols:  # every committed row, finite grad norm or not, is a loss record
             self.loss_records += s - a
         self.unit.see_frame(fr.step[a:s], ep[a:s] if ep is not None else None)
@@ -386,6 +414,7 @@ class GradNormDetector(Detector):
         if not pos.min() > 0:
             pos = x[:q][x[:q] > 0][-self._logm.size :]
         self._logm.extend(list(map(math.log, pos.tolist())))
+        self._raw = (self._raw + pos[-3:].tolist())[-3:]
         nq = max(0, q - k0) if prow is None else int(np.searchsorted(prow, q))  # post rows committed
         if nq:
             self._over.extend(bo[:nq])
@@ -560,6 +589,7 @@ class GradNormDetector(Detector):
         self.unit.on_resume()
         self._med.clear()
         self._logm.clear()
+        self._raw = []
         self._vanish_run = 0
 
     def _abs_levels(self) -> tuple[float, float] | None:
@@ -649,6 +679,13 @@ class GradNormDetector(Detector):
 
     def result(self) -> CheckResult:
         if self.n == 0:
+            if self.n_bad:
+                # (fresh24's torchtitan run: grad_norm inf on all 101 records read "not logged: flying blind")
+                return self._result(
+                    Status.WARN,
+                    f"grad norm logged, never finite: NaN / Inf in all {self.n_bad} records (the NaN/Inf check "
+                    "judges them; an fp16 overflow skips such steps, a bf16 / fp32 run has none)",
+                )
             if self.loss_records:
                 return self._not_logged()
             return self._result(Status.SKIP, "no grad norm or loss in the log")
