@@ -752,3 +752,19 @@ def test_a_crash_before_any_step_then_steps_is_a_relaunch_not_a_survived_traceba
     assert "restarted" in c.summary and "survived" not in c.summary
     # (paged when its line was read, as live; never a "survived" warning after it)
     assert [a.severity.value for a in an.monitor.alerts if a.check == "crash"] == ["critical"]
+
+
+def test_a_kill_glued_to_a_tqdm_redraw_is_seen(tmp_path, capsys):
+    """fresh29's GAN run on Slurm: tqdm never wrote its newline, slurmstepd's cancel line came right after
+    the bar's "]": the bar's record hid it ("no crash or error lines")."""
+    from helpers.reports import report_json
+
+    bars = "".join(
+        f"\r{n * 100 // 496:3d}%|###  | {n}/496 [15:35<10:25,  2.53s/it, loss={2.0 - n / 1000:.4f}]"
+        for n in range(1, 250)
+    )
+    p = tmp_path / "slurm-5270.out"
+    p.write_text(bars + "slurmstepd: error: *** JOB 5270 ON gpu02 CANCELLED AT 2024-02-18T04:48:59 ***\n")
+    d = report_json(str(p), capsys)
+    crash = next(c for c in d["checks"] if c["id"] == "crash")
+    assert crash["status"] in ("WARN", "FAIL") and "cancelled" in crash["summary"], crash

@@ -1208,3 +1208,33 @@ def test_a_relaunch_that_logs_its_lr_every_step_and_its_loss_less_often_is_judge
     mon.finalize()
     kinds = [sg["kind"] for sg in mon.launches.segments]
     assert "no loss" not in kinds and len(kinds) == 2
+
+
+def test_a_collapse_to_the_start_level_with_the_logs_own_steps_is_no_new_run(tmp_path, capsys):
+    """fresh29's EC trainer: the loss falls 2.08 -> 0.5, collapses back to ln 8 at step 2940 and learns
+    again along the same curve, its steps going on (2920, 2930, 2940): read "new run from step 2940",
+    the collapse unsaid. A replay (a new run found by its loss alone) is for a file whose steps its
+    reader counted, after a launch banner, or the start's very losses again."""
+    from helpers.reports import report_json
+
+    def curve(k):
+        return 0.5 + 1.58 * math.exp(-k / 40)
+
+    lines = [f"global step {s} | mode train | loss {curve(s // 10):.4f}" for s in range(0, 2940, 10)]
+    # (it learns again, not the same losses: a replay of the very losses with its step counter continued
+    # is a relaunch with the same seed, fresh16's)
+    lines += [
+        f"global step {s} | mode train | loss {1.04 * curve((s - 2940) // 12):.4f}" for s in range(2940, 8200, 10)
+    ]
+    p = tmp_path / "train.out"
+    p.write_text("\n".join(lines) + "\n")
+    d = report_json(str(p), capsys)
+    assert not d.get("launches") and d["steps"]["first"] == 0
+    spike = next(c for c in d["checks"] if c["id"] == "loss_spike")
+    assert spike["status"] in ("WARN", "FAIL") and "2940" in spike["summary"], spike
+    # the same losses numbered by their line (no step of their own): a run appended, found by its loss
+    q = tmp_path / "b" / "loss.txt"
+    q.parent.mkdir()
+    q.write_text("".join(f"{curve(k):.4f}\n" for k in range(294)) + "".join(f"{curve(k):.4f}\n" for k in range(526)))
+    d = report_json(str(q.parent), capsys)
+    assert [x["kind"] for x in d["launches"]] == ["start", "new run"]

@@ -1733,3 +1733,94 @@ def test_epoch_headers_behind_a_level_first_prefix(tmp_path):
     assert len(train) == 30 and [r.loss for r in train][:2] == [900.0, 450.0]
     steps = [r.step for r in train]
     assert steps == sorted(steps) and len(set(steps)) == 30
+
+
+def test_a_phase_named_on_a_step_line_is_an_evaluation(tmp_path, capsys):
+    """fresh29's EC trainer: "epoch 0 | global step 40 | mode validation | loss 2.07" lines were training
+    records, and the last one, after "Best model stats:", a resume to step 0 that left the plateau
+    check nothing to judge."""
+    lines = []
+    for s in range(0, 2000, 10):
+        lines.append(
+            f"09-01-21 17:54:03 - epoch {s // 1000} | global step {s} | mode train | loss {2.08 - 0.3 * (s < 300)} | accuracy 12.5"
+        )
+        if s % 400 == 0:
+            lines.append(
+                f"09-01-21 18:03:35 - epoch {s // 1000} | global step {s} | mode validation | loss 2.0794 | accuracy 12.7"
+            )
+    lines += [
+        "09-03-21 05:57:52 - Best model stats: ",
+        "09-03-21 05:57:52 - epoch 0 | global step 0 | mode validation | loss 2.0797",
+    ]
+    _, recs, _ = read(write(tmp_path, "train.out", "\n".join(lines) + "\n"))
+    train = [r.step for r in recs if r.loss is not None]
+    assert train == list(range(0, 2000, 10))
+    assert [r.step for r in recs if r.val_loss is not None][-1] == 1990  # (the last training step)
+    d = report_json(str(tmp_path / "train.out"), capsys)
+    assert not d.get("launches") and d["steps"]["last"] == 1990
+
+
+def test_train_ep_is_a_counter(tmp_path):
+    # SSDA-MME's print: "S real T sketch Train Ep: 3500 lr0.00798 \t Loss Classification: 8.31 Loss T 0.11 Method MME"
+    text = "".join(
+        f"S real T sketch Train Ep: {s} lr0.00798 \t Loss Classification: {3 - s / 5000:.6f} Loss T 0.109691 Method MME\n"
+        for s in range(0, 6600, 100)
+    )
+    _, recs, _ = read(write(tmp_path, "source_weigh_more.out", text))
+    assert [r.step for r in recs if r.loss is not None] == list(range(0, 6600, 100))
+
+
+def test_fresh27_shapes(tmp_path):
+    """fresh27's held-out shapes: a date in angle brackets between the counter and the loss (SimCLR's
+    logger), an epoch in parentheses (an NTM copy task), TF Estimator's evaluation dict (its "loss" was
+    a training record: a spike "still open" at the end)."""
+    text = "".join(
+        f"DEBUG:root:@rank0 Epoch: {e}\t<2021-11-28 01:09:18> loss: {8 - e / 100:.4f}\n" for e in range(1, 41)
+    )
+    _, recs, _ = read(write(tmp_path, "training.log", text))
+    assert [r.step for r in recs] == list(range(1, 41))
+    text = "".join(f"Epoch: ({e}), Loss : {5 / (e + 1):.6f} , acc: 48.4%\n" for e in range(40))
+    _, recs, _ = read(write(tmp_path, "log.txt", text))
+    assert [r.step for r in recs] == list(range(40))
+    lines = [f"INFO:tensorflow:loss = {1 / (s + 1):.5f}, step = {s * 100} (162.563 sec)" for s in range(20)]
+    lines.append(
+        "INFO:tensorflow:Saving dict for global step 1900: eval_accuracy = 0.85, eval_loss = 0.7217, "
+        "global_step = 1900, loss = 0.7219"
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", "\n".join(lines) + "\n"))
+    assert [r.step for r in recs if r.loss is not None] == [s * 100 for s in range(20)]
+    assert [(r.step, r.val_loss) for r in recs if r.val_loss is not None] == [(1900, 0.7217)]
+
+
+def test_a_log_whose_head_is_something_else(tmp_path, capsys):
+    """fresh27's Torch7 run: optim.Logger's header and 5,000 bare numbers written over the start of the
+    cmd:log file, its keyed lines after them: "too few records for a log (notes?)"."""
+    head = "RNN training error vs. #iterations\t\n" + "".join(f" {7.19e6 / (i + 1):.4e}\t\n" for i in range(5000))
+    body = "".join(
+        f"2016-09-03 15:22:35[outputs/rnn,model=rnn Deep Head Motion Control]:  Epoch 5, iter = {i}, "
+        f"Loss = {14000 + (i % 7)}, lr = 0.0010 \n"
+        for i in range(466, 1000)
+    )
+    p = write(tmp_path, "log.txt", head + body)
+    d = report_json(str(p), capsys)
+    assert d["steps"]["first"] == 466 and d["steps"]["count"] == 534
+
+
+def test_ultralytics_rows_under_their_header_past_the_head(tmp_path, capsys):
+    """fresh29's Slurm log of a YOLOv8 run: each epoch's row is redrawn with "\\r" after its column header,
+    324 redraws on one physical line (42 KiB): the head held the header, not a whole row, and the deep
+    search looked only at lines with a metric word (the headers): "nothing readable"."""
+    head = "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size\n"
+    out = ["Ultralytics YOLOv8.0.20 Python-3.10.12 torch-2.0.1 CUDA:0\n" * 3]
+    for e in range(1, 21):
+        loss = 3.0 / e
+        redraws = "".join(
+            f"\r       {e}/20      4.81G      {loss:.4f}      {loss / 2:.4f}      {loss / 3:.4f}        605        640: "
+            f"{n * 100 // 600:3d}%|##########| {n}/600 [03:33<00:00,  1.62s/it]"
+            for n in range(601)
+        )
+        out.append("\n" + head + "\r  0%|          | 0/600 [00:00<?, ?it/s]" + redraws + "\n")
+        out.append("                   all          6        404      0.733      0.544      0.648      0.216\n")
+    p = write(tmp_path, "job.out", "".join(out))
+    d = report_json(str(p), capsys)
+    assert (d["steps"]["first"], d["steps"]["last"], d["steps"]["count"]) == (1, 20, 20)

@@ -32,7 +32,9 @@ argument dump, a start banner, a traceback). What the new launch is:
 
 A file with no step of its own (a bare-number ``loss.txt``, prints numbered by
 line) has no step to go back: a second run appended to it shows only in its loss.
-A **replay** is a new run found by the loss alone: a record whose loss jumps back
+A **replay** is a new run found by the loss alone (in a file whose steps its reader counted, after
+a launch banner, or replaying the start's very losses: with the log's own steps going on, a loss
+back at its start that learns again is a collapse): a record whose loss jumps back
 from the level the series reached to the level it started at (nearer, in log
 space, the median of its first ``LEVEL_N`` losses than the median of its last
 ``LEVEL_N``, after the series fell to at most ``1 / LEARNED`` of its start), whose
@@ -84,6 +86,11 @@ REPLAY_LEVEL = 1.1
 LEARNED = 2.0
 
 
+#: ... with the log's own steps and no banner, each of the new losses within 1% of the start's at the
+#: same place (log ratio): the same losses again, a deterministic relaunch (ours)
+REPLAY_SAME = math.log(1.01)
+
+
 def _dist(a: float, b: float) -> float:
     if a > 0 and b > 0:
         return abs(math.log(a / b))
@@ -105,6 +112,14 @@ class Launches:
     def __init__(self) -> None:
         #: the file's launch segments: first / last step, records, kind
         self.segments: list[dict] = []
+        #: the source's steps are the log's own (a step key, a counter), not its reader's count: a replay
+        #: (a new run found by its loss alone) then needs a launch banner or a replay of the start's very
+        #: losses (REPLAY_SAME: a relaunch with the same seed, its step counter continued, fresh16); else
+        #: a loss back at its start with the steps going on at their interval is the run's collapse, not
+        #: a new run (fresh29's EC trainer: ln 8 at step 2940 after 0.44-0.54, steps 2920, 2930, 2940:
+        #: read "new run", the collapse unsaid). Set by the Session from the reader (``step_source``);
+        #: True where nothing says
+        self.counted_steps = True
         self.dropped = 0
         self._head: list[float] = []  # first (up to REPLAY_N) losses of the series judged now
         self._tail: deque[float] = deque(maxlen=LEVEL_N)
@@ -271,6 +286,9 @@ class Launches:
                     and abs(median([_ratio(v, h) for v, h in zip(losses, self._head)])) <= math.log(REPLAY_LEVEL)
                     and median(losses[-LEVEL_N:]) < median(losses[:LEVEL_N])
                     and median(self._head[n - LEVEL_N : n]) < median(self._head[:LEVEL_N])
+                    and (
+                        self.counted_steps or max(abs(_ratio(v, h)) for v, h in zip(losses, self._head)) <= REPLAY_SAME
+                    )
                 )
             if new:
                 self._open(first, "new run")

@@ -127,6 +127,10 @@ class Session:
     def _feed_mon(self, source: str, mon: Monitor, records, reader, out: list[Alert]) -> list[Alert]:
         if getattr(reader, "kind", None) == "lines":
             mon.state.text_read = True
+        if reader is not None and hasattr(reader, "describe"):  # (a caller's own reader may have neither)
+            mon.launches.counted_steps = (
+                bool(getattr(reader, "inferred_steps", 0)) or "step_source" in reader.describe()
+            )
         shared: list[Alert] = []
         for r in records:
             if type(r) is Frame:

@@ -151,7 +151,7 @@ SENTENCE_STOP = re.compile(
 # CIRKD's "Iters: 10/20000 || ...", with its total only: "Num Iters: 4425" is a plan; never a command
 # line's flag: "--train-iters 500")
 STEP = re.compile(
-    r"(?<![\w/\-])(?:iteration|iters(?=\s*+[:=]\s*+\d++\s*+/)|iter|step|it|s)(?:\s*+[:=]\s*+|\s*+#\s*+|(?=[^\S ]*+ )\s++)"
+    r"(?<![\w/\-])(?:iteration|iters(?=\s*+[:=]\s*+\d++\s*+/)|iter|step|it|s|ep(?=\s*+[:=]))(?:\s*+[:=]\s*+|\s*+#\s*+|(?=[^\S ]*+ )\s++)"
     r"(\d{1,3}(?:,\d{3})++|\d++)(?:\s*/\s*(\d+))?(?![\d.])",
     re.I,
 )
@@ -174,6 +174,8 @@ TIME_PREFIX = re.compile(
     r"(?:(?:[\w.]{1,40}\s++-\s++)?\[?(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\]?\s*+(?:[-|:]\s*+)?"
     r"(?:[\w.<>]++:[\w.<>]++:\d++\s++-\s++)?)?"
 )
+# a date and time in angle brackets inside a line, between its counter and its values: no value
+ANGLE_TIME = re.compile(r"<\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?>")
 # a bracketed counter leading the message, then named values: CLU's LoggingWriter
 # (clu/metric_writers/logging_writer.py: "[%d]%s %s", Flax's examples, t5x, scenic), after absl's
 # prefix: "I1205 10:00:00.000000 140 logging_writer.py:48] [100] learning_rate=0.0001,
@@ -312,6 +314,7 @@ KERAS_CALLBACK = re.compile(
 )
 # ... or with no total, when a separator (a dash or two too: "Epoch 1 -- loss: 0.5") and a name follow (a hand-written loop's
 # "Epoch 1, Loss: 0.003351, Test Loss: 0.011142", "Epoch 3 | loss 0.4", "Epoch 3: loss=0.4"),
+# the epoch in parentheses ("Epoch: (656), Loss : 1.18 , acc: 96.97%", fresh27's NTM copy task),
 # a closing bracket and a name ("[Epoch 3] train loss: 0.4"), a space and a loss ("epoch 3 loss 0.4", up
 # to three words before it: "Epoch 1 average loss:  0.3384, average mel loss: 0.1814", Tacotron's),
 # or a space and a "name=value" ("epoch 3 loss=0.4", "[epoch0] trian_loss=315.7"; not t5x's
@@ -320,7 +323,7 @@ KERAS_CALLBACK = re.compile(
 # An epoch with a batch counter ("Epoch 3, batch 100/600") is EPOCH_COUNTER's / EPOCH_STEP's,
 # tried first: its step is the epoch's offset plus the batch (``_epoch_step``)
 EPOCH_BARE = re.compile(
-    r"(?<![\w/])(?:epoch_?+|ep(?=\s*+\d++\s*+[,|:]))\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+\])?(?:\s*+(?:[,|:]|--?+)\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=)"
+    r"(?<![\w/])(?:epoch_?+|ep(?=\s*+\d++\s*+[,|:]))\s*+[:=]?\s*+[\[(]?\s*+(\d++)(?:\s*+[\])])?(?:\s*+(?:[,|:]|--?+)\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=)"
     r"|(?<=\])\s++(?=[A-Za-z])|\s++(?=(?:[A-Za-z]++[ _]){0,3}loss\s*+[:=]?\s*+[-+.\dnNiI]))",
     re.I,
 )
@@ -339,6 +342,8 @@ EPOCH_PHASE = re.compile(
     re.I,
 )
 _EVAL_PHASE = re.compile(rf"(?:{EVAL_PHASES})$", re.I)
+# a field naming the line's phase, an evaluation ("mode validation", "phase: val", "split=test")
+PHASE_FIELD = re.compile(rf"(?<![\w/])(?:mode|phase|split)\s*+[:=]?\s*+(?:{EVAL_PHASES})\b", re.I)
 # Darknet's (pjreddie's and AlexeyAB's YOLO trainer) line per iteration: "6001: 5.444418, 5.444418 avg,
 # 0.000100 rate, 10.471825 seconds, 6001 images" (AlexeyAB: "... avg loss, ..., 64 images, 10.5 hours left"):
 # the iteration, the batch's loss, its running average, the LR, the batch's seconds (fresh25: "nothing
@@ -495,6 +500,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             return []
         if "np." in line:
             line = NP_SCALAR.sub(r"\1", line)
+        if "<" in line and ">" in line:
+            line = ANGLE_TIME.sub(" ", line)  # (fresh27's SimCLR: "Epoch: 1\t<2021-11-28 01:09:18> loss: 8.36")
         if line[:1].isdigit() or line[:1] == "[":
             t = TIME_PREFIX.match(line)
             if t is not None:  # (nnU-Net's "2024-03-01 10:00:37.123457: Epoch 3": the rest is the line)
@@ -547,7 +554,7 @@ class KeyValueTextReader(LineGroups, LineReader):
     @staticmethod
     def _step_of_line(line: str):
         """A step of the line's own (a step key, or an epoch and its counter or total)."""
-        m = STEP.search(line)
+        m = _step_match(line)
         if m is None and _EPOCH_HINT.search(line):
             m = EPOCH_COUNTER.search(line) or ITER_COUNTER.search(line) or EPOCH_ONLY.search(line)
         if m is None and "atch" in line:
@@ -647,7 +654,7 @@ class KeyValueTextReader(LineGroups, LineReader):
                     self.run_info.setdefault("total_steps", c.group(2))
                     self._no_template = True
                     return self._with_step(line, c, step)
-        m = STEP.search(line)
+        m = _step_match(line)
         if m is None and "/" in line:
             c = UNIT_COUNTER.search(line, 0, HEADER_PREFIX + 64)
             if c is not None and c.start() <= HEADER_PREFIX:
@@ -813,8 +820,14 @@ class KeyValueTextReader(LineGroups, LineReader):
             out.append(StepRecord(r.step, val_loss=val, source=r.source))
         return out
 
-    def _with_step(self, line: str, m, step: int, pairs: list | None = None) -> list[StepRecord]:
+    def _with_step(self, line: str, m, step: int, pairs: list | None = None, phase: bool = True) -> list[StepRecord]:
         """The record of a line whose step ``m`` matched: its other pairs are the metrics."""
+        if phase and (
+            ("ode" in line or "hase" in line or "plit" in line)
+            and PHASE_FIELD.search(line)
+            or "Saving dict for global step" in line  # (TF Estimator's evaluation: "... eval_loss = 0.72, loss = 0.72")
+        ):
+            return self._phase_eval(line, m, pairs)
         abbr, self._step_abbr = self._step_abbr, False
         rest = line[: m.start()] + " " + line[m.end() :]
         pairs = (pairs or []) + PAIR.findall(rest)
@@ -861,6 +874,25 @@ class KeyValueTextReader(LineGroups, LineReader):
         if rec.loss is None and rec.val_loss is None and _is_megatron_train(line):
             rec.loss_missing = True
         return [rec]
+
+    def _phase_eval(self, line: str, m, pairs: list | None) -> list[StepRecord]:
+        """A step line that names its phase, an evaluation (PHASE_FIELD: "mode validation"): its loss is
+        a validation loss at the last training step, never a training record (fresh29's EC trainer:
+        65 "epoch 0 | global step 0 | mode validation | loss 2.0797" lines were training losses, the
+        last, after "Best model stats:", a resume to step 0 that left the plateau check nothing)."""
+        prev = self._last_step
+        got = self._with_step(line, m, max(prev, 0), pairs, phase=False)
+        self._last_step = prev
+        self._own_steps -= len(got)
+        out = []
+        for r in got:
+            val = r.val_loss if r.val_loss is not None else r.loss
+            if val is None:
+                self.records -= 1
+                continue
+            out.append(StepRecord(r.step, val_loss=val, source=r.source))
+        self._no_template = True
+        return out
 
     def _nonfinite_record(self, step: int, bad: list[tuple[str, str]]) -> StepRecord:
         """The record of a line whose only numbers are named lists, one holding a NaN / Inf
@@ -1860,6 +1892,17 @@ def _bare_counted(line: str, at: int) -> bool:
 
 #: a unit glued to a number (``4.9s``, ``120ms``, ``93.5%``): the number is a value all the same
 _UNIT = re.compile(r"(\d)(?:ms|us|secs?|s|min|h|%)(?![\w.])")
+
+
+def _step_match(line: str):
+    """STEP's match in ``line``: an ``Ep:`` counter only when no other step word follows it (an RL
+    loop's "ep: 3, reward: 1.5, loss: 0.2, step: 30": the step is 30)."""
+    m = STEP.search(line)
+    if m is not None and m.group()[:2] in ("ep", "Ep", "EP"):
+        later = STEP.search(line, m.end())
+        if later is not None:
+            return later
+    return m
 
 
 def _only_pairs(line: str) -> bool:

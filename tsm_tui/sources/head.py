@@ -23,6 +23,8 @@
 
 from __future__ import annotations
 
+import re
+
 import codecs
 import os
 from dataclasses import dataclass
@@ -212,6 +214,9 @@ def deep_lines(path: str, start: int, stop: int = DEEP_BYTES):
         return
 
 
+_DIGIT = re.compile(rb"\d")
+
+
 def _hinted(buf: bytes) -> list[str]:
     """The complete lines of ``buf`` (which ends with a newline) that carry a metric word."""
     buf, _ = strip_nul(buf)
@@ -220,8 +225,15 @@ def _hinted(buf: bytes) -> list[str]:
     for lit in _HINTS:
         i = low.find(lit)
         while i >= 0 and len(starts) < DEEP_LINES:
-            starts.add(low.rfind(b"\n", 0, i) + 1)
-            i = low.find(lit, low.find(b"\n", i) + 1)
+            s0 = low.rfind(b"\n", 0, i) + 1
+            starts.add(s0)
+            e = low.find(b"\n", i) + 1
+            if lit == b"loss" and 0 < e < len(low) and low.find(b"\n", e) > 0 and not _DIGIT.search(low, s0, e):
+                # ... and the line after a column header's, a line of names with no number (Ultralytics'
+                # "Epoch GPU_mem box_loss ...": its rows, under it, name nothing: fresh29's Slurm log read
+                # "nothing readable")
+                starts.add(e)
+            i = low.find(lit, e)
     return [
         strip_ansi(buf[a : buf.find(b"\n", a)].decode("utf-8", "replace")).rstrip("\r")
         for a in sorted(starts)[:DEEP_LINES]

@@ -313,6 +313,7 @@ def _csv_or_text(path: str, head: list[str], cls, score: float) -> tuple[type[So
 _NOT_LOG_JSON = re.compile(r"^(?:expected|labels?)[^/]*\.json$|summary[^/]*\.json$", re.I)
 PROSE_EXT = (".txt", ".md")
 PROSE_MIN = 0.7  # the generic text reader's score for 5 record lines in the head (fewer: notes, not a log; ours)
+PROSE_RECORDS = 5  # ... or as many records after the head
 
 
 def not_a_log(path: str, head: list[str], cls, score: float, more: bool, end: int = 0) -> str | None:
@@ -338,9 +339,26 @@ def not_a_log(path: str, head: list[str], cls, score: float, more: bool, end: in
         if len(lines) == 1 and not more:
             return "one JSON object, not a series of records"
     if cls is KeyValueTextReader and path.lower().endswith(PROSE_EXT) and score < PROSE_MIN:
-        if not _nonfinite_loss(path, head, cls, more, end):
+        if not _nonfinite_loss(path, head, cls, more, end) and not _records_after(path, cls, more, end):
             return "too few records for a log (notes?)"
     return None
+
+
+def _records_after(path: str, cls, more: bool, end: int) -> bool:
+    """PROSE_RECORDS records of ``cls`` in the lines after the head that carry a metric word (up to
+    ``DEEP_BYTES``): a log whose head is something else (fresh27's Torch7 run: optim.Logger's 5,000
+    bare numbers written over the start of the cmd:log file, its 4,534 records after them)."""
+    if not more:
+        return False
+    probe = cls(path)
+    probe.text_tap = None
+    n = 0
+    for lines, _ in deep_lines(path, end, DEEP_BYTES):
+        for ln in lines:
+            n += len(probe.feed(ln))
+            if n >= PROSE_RECORDS:
+                return True
+    return False
 
 
 def _nonfinite_loss(path: str, head: list[str], cls, more: bool, end: int) -> bool:

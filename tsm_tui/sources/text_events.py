@@ -337,6 +337,15 @@ def tapped(feed):
             out = []  # (a save's report, its loss the save's: no training step; its event below)
         if out:
             tap.records(out)
+            if "%|" in line and "]" in line:
+                # a kill printed after a tqdm redraw that never got its newline (the process was killed
+                # mid-epoch): "... 249/496 [15:35<10:25,  2.53s/it]slurmstepd: error: *** JOB 5270 ON gpu02
+                # CANCELLED AT ... ***" (fresh29: the bar's record hid it, "no crash or error lines")
+                tail = line[line.rfind("]") + 1 :]
+                if tail.strip() and _gate(tail):
+                    ev = tap.line(tail)
+                    if ev is not None:
+                        return out + [ev]
             if "Traceback" in line and TB_HEADER.search(line):
                 # a traceback's header that released records held back (the HF stdout reader keeps a
                 # step's dicts until the next line: the header after the last one gave them): the
