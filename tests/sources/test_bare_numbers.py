@@ -340,3 +340,12 @@ def test_a_text_log_named_loss_log_is_not_bare_numbers(tmp_path):
 
     reader, _ = registry.open_reader(str(p))
     assert reader is not None and reader.name != "bare-numbers"
+
+
+def test_the_plain_plural_losses_txt(tmp_path, capsys):
+    # fresh31: "losses.txt" (the commonest name of all) was no metric name; "train_losses.txt" was
+    p = tmp_path / "run" / "losses.txt"
+    p.parent.mkdir()
+    p.write_text("".join(f"{1.06 + 0.01 * ((i * 7) % 5):.6f}\n" for i in range(300)))
+    d = report_json(str(p.parent), capsys)
+    assert d["steps"]["count"] == 300 and d["sources"]["loss"]["key"] == "loss"

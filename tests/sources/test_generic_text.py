@@ -1824,3 +1824,27 @@ def test_ultralytics_rows_under_their_header_past_the_head(tmp_path, capsys):
     p = write(tmp_path, "job.out", "".join(out))
     d = report_json(str(p), capsys)
     assert (d["steps"]["first"], d["steps"]["last"], d["steps"]["count"]) == (1, 20, 20)
+
+
+def test_fresh31_32_shapes(tmp_path):
+    """Held-out shapes of fresh31 / fresh32: an outer counter with no total then one with a total (the
+    ChineseNER family's "iteration:5 step:300/1044": the iteration is an epoch); np.savetxt's "#" header;
+    a GAN's named losses with no step ("Discriminator Loss: D  | Generator Loss: G" after "Training on
+    Batch b"), counted."""
+    lines = [
+        f"2018-07-05 20:56:51,323 - log\\train.log - INFO - iteration:{it} step:{s}/1044, NER loss:{20 / (it * 10 + s / 100):.6f}"
+        for it in range(1, 4)
+        for s in range(100, 1001, 100)
+    ]
+    _, recs, _ = read(write(tmp_path, "train.log", "\n".join(lines) + "\n"))
+    steps = [r.step for r in recs]
+    assert len(set(steps)) == 30 and steps == sorted(steps) and steps[:2] == [100, 200]
+    text = "#epoch train_loss val_loss\n" + "".join(f"{e} {4 / (e + 1)} {4.1 / (e + 1)}\n" for e in range(40))
+    _, recs, _ = read(write(tmp_path, "losses.txt", text))
+    assert [r.step for r in recs] == list(range(40)) and recs[1].val_loss == 4.1 / 2
+    text = "".join(
+        f"Training on Batch {b % 25}\nDiscriminator Loss: {1.4 - b / 1000}  | Generator Loss: {0.6 + b / 1000}\n"
+        for b in range(100)
+    )
+    _, recs, _ = read(write(tmp_path, "output.log", text))
+    assert [r.step for r in recs] == list(range(1, 101))

@@ -83,6 +83,8 @@ def metric_name(filename: str) -> str | None:
         if stem.lower().endswith(suffix) and len(stem) > len(suffix):
             stem = stem[: -len(suffix)]
             break
+    if stem.lower() == "losses":
+        return "loss"  # (the plain plural: "losses.txt", the commonest name of all, fresh31; "train_losses" had a role)
     if not stem or field_for(stem) is None and loss_role(stem) is None:
         return None
     return stem

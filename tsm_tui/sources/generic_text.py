@@ -521,7 +521,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         if self._open:  # a record spread over lines may be open (text_groups.py)
             taken, pre = self._before(line)
             if not taken:
-                out = [] if line[0] in " \tEeSsIi" and self._column_header(line) else self._line1(line)
+                out = [] if line[0] in " \tEeSsIi#" and self._column_header(line) else self._line1(line)
                 if self._evalsec is not None and any(r.loss is not None for r in out):
                     # a training record: the evaluation is over (a config's "EVAL:" section, read as
                     # one's start, made an epoch's "done! Training loss: 0.024" a validation loss
@@ -532,7 +532,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             return pre
         if line[0] in "- " and self._table_start(line):
             return []
-        if line[0] in " \tEeSsIi" and self._column_header(line):
+        if line[0] in " \tEeSsIi#" and self._column_header(line):
             return []
         return self._line1(line)
 
@@ -708,6 +708,19 @@ class KeyValueTextReader(LineGroups, LineReader):
                     self.skip("step out of range")
                     return []
                 return self._with_step(line, m, step, [("epoch", e)])
+        if not m.group(2) and "/" in line:
+            inner = STEP.search(line, m.end(), m.end() + 32)
+            if inner is not None and inner.group(2):
+                # an outer counter with no total, then a counter with one: the outer is an epoch, the inner
+                # its batch (the ChineseNER family's "iteration:5 step:300/1044, NER loss: 2.3": about ten
+                # records an "iteration" had collapsed onto its number, fresh32)
+                n, per = int64(inner.group(1).replace(",", "")), int64(inner.group(2))
+                s2 = self._epoch_step(step, None, n, per) if n is not None and per else None
+                if s2 is None:
+                    self.skip("step out of range")
+                    return []
+                self._no_template = True
+                return self._with_step(line, inner, s2, [("epoch", str(step))])
         if m.group(2):
             self.run_info.setdefault("total_steps", m.group(2))
         if m.start() > 6 and _EPOCH_HINT.search(line, 0, m.start()):
@@ -1050,7 +1063,10 @@ class KeyValueTextReader(LineGroups, LineReader):
             val = rec.val_loss if rec.val_loss is not None else rec.loss if in_eval else None
             return [StepRecord(rec.step, val_loss=val, source=rec.source)] if val is not None else []
         if (
-            "loss" not in fields
+            (
+                "loss" not in fields
+                and not any(("oss" in k or "OSS" in k) and f is None for (k, _), f in zip(pairs, fields))
+            )
             or (len(pairs) < 2 and not spaced and not STEPLESS_LOSS.match(line))
             or self.records != self.__dict__.get("_sl_n", 0)
             or not (spaced or _only_pairs(line))

@@ -375,6 +375,8 @@ class LineGroups:
 
     # -- column headers and their rows ----------------------------------------------------------
     def _column_header(self, line: str) -> bool:
+        if line[:1] == "#":
+            line = line[1:]  # (np.savetxt(..., header="epoch train_loss val_loss") writes "#epoch train_loss ...")
         if ":" in line or "=" in line or "," in line or _TWO_NAMES.match(line) is None:
             return False  # (no name holds these, a row of names starts with two: metric lines leave here)
         toks = line.split(None, MAX_COLUMNS)
