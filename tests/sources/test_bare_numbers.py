@@ -349,3 +349,27 @@ def test_the_plain_plural_losses_txt(tmp_path, capsys):
     p.write_text("".join(f"{1.06 + 0.01 * ((i * 7) % 5):.6f}\n" for i in range(300)))
     d = report_json(str(p.parent), capsys)
     assert d["steps"]["count"] == 300 and d["sources"]["loss"]["key"] == "loss"
+
+
+def test_rows_of_numbers_in_a_loss_file(tmp_path, capsys):
+    """fresh31: np.savetxt("losses.txt", np.c_[train, val, epoch]) and a "loss<TAB>x" file read "nothing
+    readable" (only one number a line was bare): the first column is the file's metric at its line; a
+    first column of whole numbers rising on every row is the step, the second the metric."""
+    p = tmp_path / "a" / "losses.txt"
+    p.parent.mkdir()
+    p.write_text("".join(f"{700 / (e + 1):.6f}\t{50 - e / 10:.6f}\t{e}\n" for e in range(91)))
+    d = report_json(str(p.parent), capsys)
+    assert (d["steps"]["first"], d["steps"]["last"], d["steps"]["count"]) == (0, 90, 91)
+    assert "first column is the file's metric" in d["files"][0]["step_source"]
+    q = tmp_path / "b" / "loss.csv"
+    q.parent.mkdir()
+    q.write_text("".join(f"{s},{2 / (s + 1):.5f}\n" for s in range(10, 510, 10)))
+    d = report_json(str(q.parent), capsys)
+    assert (d["steps"]["first"], d["steps"]["last"]) == (10, 500)
+    # rows of different widths are no bare-number file (a table of another shape)
+    r = tmp_path / "c" / "loss.txt"
+    r.parent.mkdir()
+    r.write_text("0.5\t1\n0.4\t2\t3\n" * 30)
+    from tsm_tui.sources.bare_numbers import bare_content
+
+    assert not bare_content(str(r))

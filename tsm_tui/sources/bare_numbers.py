@@ -54,6 +54,11 @@ BARE_EXT = (".txt", ".json", ".log", ".csv", ".dat")
 #: a metric's history named as such (``loss_history.json``: a JSON list of every step's loss, fresh19's
 #: Gemma fine-tune read "no training metrics recognised"): the metric is the name before the suffix
 HISTORY_SUFFIXES = ("_history", "_hist", "_list", "_values", "_curve", "_log")
+#: rows of several numbers (``numbers_row``): at most this many columns, separated by tabs, commas or
+#: spaces (ours: a train / val / epoch table is 3; more is a table of its own that needs its header)
+MAX_COLUMNS = 4
+_ROW_SEP = re.compile(r"\s*+[\t,]\s*+|\s++")
+_WHOLE = re.compile(r"[+-]?\d{1,18}")
 #: a bare number: a decimal or float literal, or a NaN / Inf spelling
 #: (``\d+(?:\.\d*)?``, not ``\d+\.?\d*``: the two runs of digits could split a long one every
 #: way, and a 1 MiB line of digits took minutes to refuse: tests/integration/test_hostile.py)
@@ -136,16 +141,28 @@ def bare_head(lines: list[str]) -> bool:
     if first.lstrip()[:1] == "[":
         return list_head("\n".join(lines[:SNIFF_LINES]))
     n = 0
+    width = None
     for ln in lines:
         t = ln.strip()
         if not t:
             continue
-        if not NUMBER.fullmatch(t):
-            return False
+        row = [t] if NUMBER.fullmatch(t) else numbers_row(t)
+        if row is None or width not in (None, len(row)):
+            return False  # (not numbers, or rows of different widths: a table of another shape)
+        width = len(row)
         n += 1
         if n >= SNIFF_LINES:
             break
     return n > 0
+
+
+def numbers_row(t: str) -> list[str] | None:
+    """A line of 2 to MAX_COLUMNS numbers and nothing else (tab-, comma- or space-separated: what
+    ``np.savetxt("losses.txt", np.c_[train, val])`` writes), or None."""
+    parts = _ROW_SEP.split(t, MAX_COLUMNS)
+    if not 2 <= len(parts) <= MAX_COLUMNS or not all(NUMBER.fullmatch(p) for p in parts):
+        return None
+    return parts
 
 
 def is_bare_file(path: str) -> bool:
@@ -209,6 +226,7 @@ class BareNumbersReader(SnapshotReader):
         self.left_out: list[str] = []
         self.lengths: dict[str, int] = {}
         self.listed = False  # a file read was one list of numbers (its step: the list index)
+        self.columns: str | None = None  # rows of several numbers: which column was read (``_rows``)
 
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:
@@ -227,6 +245,10 @@ class BareNumbersReader(SnapshotReader):
             if self.listed
             else "line number: step = line index in the file (0 = the first line)"
         )
+        if self.columns == "step, then the metric":
+            how = "rows of numbers: the first column (a whole number rising on every row) is the step, the second the metric"
+        elif self.columns:
+            how += "; rows of several numbers: the first column is the file's metric, the others are not read"
         out: dict = {"step_source": how}
         if len(set(self.lengths.values())) > 1:
             out["lines_per_file"] = dict(self.lengths)  # (joined by line index all the same)
@@ -350,13 +372,33 @@ class BareNumbersReader(SnapshotReader):
             raw = raw.replace(b"\0", b"")
         lines = raw.decode("utf-8", "replace").splitlines()
         full = NUMBER.fullmatch
+        rows: list[tuple[int, list[str]]] = []
         for i, ln in enumerate(lines):
             t = ln.strip()
             if not t:
                 self.skip("blank line (no value; its line index kept)")
                 continue
             if not full(t):
-                self.skip("line is not a bare number")
+                row = numbers_row(t)
+                if row is None:
+                    self.skip("line is not a bare number")
+                    continue
+                rows.append((i, row))
                 continue
             points.setdefault(i, []).append((key, t))  # (a string: build says 1e400 is out of range)
+        if rows:
+            self._rows(rows, key, points)
         return len(lines)
+
+    def _rows(self, rows: list[tuple[int, list[str]]], key: str, points: dict) -> None:
+        """Rows of numbers (``numbers_row``): the first column is the file's metric, at its line
+        index; when that column is a whole number rising on every row, it is the step and the second
+        the metric (``np.savetxt`` of ``np.c_[steps, losses]``). Said in ``step_source``."""
+        firsts = [r[0] for _, r in rows]
+        stepped = all(_WHOLE.fullmatch(v) for v in firsts) and all(int(a) < int(b) for a, b in zip(firsts, firsts[1:]))
+        self.columns = "step, then the metric" if stepped else "the metric, then other columns"
+        for i, r in rows:
+            if stepped:
+                points.setdefault(int(r[0]), []).append((key, r[1]))
+            else:
+                points.setdefault(i, []).append((key, r[0]))

@@ -1064,8 +1064,10 @@ class KeyValueTextReader(LineGroups, LineReader):
             return [StepRecord(rec.step, val_loss=val, source=rec.source)] if val is not None else []
         if (
             (
+                # (no loss field: two unmapped loss terms or more, a GAN's, the objective rule picks one;
+                # "Best loss: 0.29, acc: 0.92" alone is a summary)
                 "loss" not in fields
-                and not any(("oss" in k or "OSS" in k) and f is None for (k, _), f in zip(pairs, fields))
+                and sum(("oss" in k or "OSS" in k) and f is None for (k, _), f in zip(pairs, fields)) < 2
             )
             or (len(pairs) < 2 and not spaced and not STEPLESS_LOSS.match(line))
             or self.records != self.__dict__.get("_sl_n", 0)
