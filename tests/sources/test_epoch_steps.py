@@ -207,6 +207,10 @@ def test_epoch_repeats_rule():
     assert take(0, 1.0) == [3] and take(1, 1.0) == [4]
     assert take(1, 0.5, names=("average loss",)) is None  # a summary beside them: dropped
     assert take(1, val=0.7, names=("val_loss",)) == [4]  # a validation loss alone: at the last step
+    got = rep.take(StepRecord(1, loss=0.5, val_loss=0.6), 1, ("avg loss", "val loss"))
+    assert got is not None and [(r.step, r.loss, r.val_loss) for r in got] == [
+        (4, None, 0.6)
+    ]  # (a summary's validation)
     assert take(0, 1.0) == [0] and take(0, 1.0) == [1]  # an epoch below the last: a new launch from its epoch
     assert rep.release() == []
 

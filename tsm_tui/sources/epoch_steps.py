@@ -202,8 +202,8 @@ class EpochRepeats:
     same fields are batches, and counted from there on: the k-th record from the first of the row
     is step ``first epoch + k`` (an epoch below the last one starts a new launch, counted from its
     epoch again); a record with other fields beside them is an epoch summary (``Epoch [1/5], Average
-    Loss: 0.35``: not one of the series) or, a validation loss alone, a validation at the last
-    step counted. Fewer in a row are what they were: records at their epoch's step (a training and
+    Loss: 0.35``: not one of the series; its validation loss, if it has one, at the last step
+    counted). Fewer in a row are what they were: records at their epoch's step (a training and
     an evaluation line with the same names give two an epoch). The second of a row is held until
     the third shows which (``held``)."""
 
@@ -224,9 +224,8 @@ class EpochRepeats:
         sig = (names, _fields(rec))
         if self.counting:
             if sig != self._sig:
-                if rec.loss is None and rec.val_loss is not None:
-                    rec.step = self._base + self._k
-                    return [rec]
+                if rec.val_loss is not None:  # (an epoch's summary with its validation: the validation kept)
+                    return [StepRecord(self._base + self._k, val_loss=rec.val_loss, source=rec.source)]
                 return None
             if e < self._epoch:
                 self._base, self._k = e, 0
