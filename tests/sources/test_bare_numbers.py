@@ -366,6 +366,15 @@ def test_rows_of_numbers_in_a_loss_file(tmp_path, capsys):
     q.write_text("".join(f"{s},{2 / (s + 1):.5f}\n" for s in range(10, 510, 10)))
     d = report_json(str(q.parent), capsys)
     assert (d["steps"]["first"], d["steps"]["last"]) == (10, 500)
+    # whole numbers that start again (runs appended): the second column is the loss, at its line
+    s2 = tmp_path / "s" / "loss_log.txt"
+    s2.parent.mkdir()
+    s2.write_text("".join(f"{n},{3 / (n + 1):.5f}\n" for n in range(32, 80)) * 2)
+    from tsm_tui.sources import reading, registry
+
+    reader, _ = registry.open_reader(str(s2.parent))
+    vals = [r.loss for r in reading.read_records(str(s2.parent), reader) if r.loss is not None]
+    assert len(vals) == 96 and max(vals) < 0.1  # (never a step read as a loss)
     # rows of different widths are no bare-number file (a table of another shape)
     r = tmp_path / "c" / "loss.txt"
     r.parent.mkdir()

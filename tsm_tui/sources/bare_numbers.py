@@ -247,6 +247,8 @@ class BareNumbersReader(SnapshotReader):
         )
         if self.columns == "step, then the metric":
             how = "rows of numbers: the first column (a whole number rising on every row) is the step, the second the metric"
+        elif self.columns == "a step that starts again, then the metric":
+            how += "; rows of a step that starts again (runs appended) and the metric: the second column read"
         elif self.columns:
             how += "; rows of several numbers: the first column is the file's metric, the others are not read"
         out: dict = {"step_source": how}
@@ -392,13 +394,22 @@ class BareNumbersReader(SnapshotReader):
 
     def _rows(self, rows: list[tuple[int, list[str]]], key: str, points: dict) -> None:
         """Rows of numbers (``numbers_row``): the first column is the file's metric, at its line
-        index; when that column is a whole number rising on every row, it is the step and the second
-        the metric (``np.savetxt`` of ``np.c_[steps, losses]``). Said in ``step_source``."""
+        index; when that column holds whole numbers and the second does not, the second is the
+        metric (``np.savetxt`` of ``np.c_[steps, losses]``), at the first column's step when it rises
+        on every row, else at its line index (a step that starts again: runs appended to the file,
+        fresh33's two-column files read their steps as the loss). Said in ``step_source``."""
         firsts = [r[0] for _, r in rows]
-        stepped = all(_WHOLE.fullmatch(v) for v in firsts) and all(int(a) < int(b) for a, b in zip(firsts, firsts[1:]))
-        self.columns = "step, then the metric" if stepped else "the metric, then other columns"
+        whole = all(_WHOLE.fullmatch(v) for v in firsts) and not all(_WHOLE.fullmatch(r[1]) for _, r in rows)
+        rising = whole and all(int(a) < int(b) for a, b in zip(firsts, firsts[1:]))
+        self.columns = (
+            "step, then the metric"
+            if rising
+            else "a step that starts again, then the metric"
+            if whole
+            else "the metric, then other columns"
+        )
         for i, r in rows:
-            if stepped:
+            if rising:
                 points.setdefault(int(r[0]), []).append((key, r[1]))
             else:
-                points.setdefault(i, []).append((key, r[0]))
+                points.setdefault(i, []).append((key, r[1] if whole else r[0]))
