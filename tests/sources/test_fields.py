@@ -353,3 +353,12 @@ def test_a_training_loss_per_epoch_is_the_loss_of_a_csv_with_no_other(tmp_path):
     ]
     _, recs, _ = read(write(tmp_path, "m2.csv", "\n".join(rows) + "\n"))
     assert [r.loss for r in recs][:2] == [2.0, 1.99] and len([r for r in recs if r.loss is not None]) == 10
+
+
+def test_rllib_learner_stats_keys():
+    # RLlib's progress.csv (fresh34): the learner's stats under a path of its policy
+    from tsm_tui.sources.fields import field_for
+
+    assert field_for("info/learner/default_policy/learner_stats/total_loss") == "loss"
+    assert field_for("info/learner/default_policy/learner_stats/cur_lr") == "lr"
+    assert field_for("info/learner/default_policy/learner_stats/grad_gnorm") == "grad_norm"

@@ -120,6 +120,7 @@ ALIASES = {
     "avg_grad_norm": "grad_norm",
     "grad_norm_mean": "grad_norm",
     "train_grad_norm": "grad_norm",  # (MAE's log.txt: the epoch's mean)
+    "grad_gnorm": "grad_norm",  # (RLlib's learner_stats: the global norm of the gradients)
     "mean_grad_norm": "grad_norm",
     # the norm before clipping is the one that spikes (a custom loop's diagnostics.jsonl logs
     # grad_norm_pre_clip beside grad_norm_post_clip, which clipping holds at the threshold: not read)
@@ -309,6 +310,10 @@ def field_for(key: str) -> str | None:
     f = ALIASES.get(k) or ALIASES.get(k.replace("_", "-"))
     if f:
         return f
+    if "learner_stats/" in k:
+        # RLlib's progress.csv / result.json: "info/learner/<policy>/learner_stats/total_loss", ".../cur_lr"
+        # (fresh34: the PPO trial read "LR not logged"; its total_loss beside policy_loss and vf_loss)
+        return field_for(k[k.rindex("learner_stats/") + len("learner_stats/") :])
     if k.endswith("_losses"):  # a list's name: "train_losses", "val_losses" (a history of each;
         return field_for(k[:-2])  # a bare "losses" is a list of terms, its NaN said by its name)
     if "loss" in k and _TOTAL_WORDS.issuperset(_SEP.split(k)) and not _split_twice(k):
