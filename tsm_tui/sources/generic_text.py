@@ -815,13 +815,21 @@ class KeyValueTextReader(LineGroups, LineReader):
         """A step line inside an evaluation section: its loss is a validation loss at the
         last training step (the counter is the evaluation's); None when the line has no
         metric (a training step's header: the section is over)."""
-        prev = self._last_step
         other = self.other_lines
-        got = self._with_step(line, m, max(prev, 0))
-        self._last_step = prev
-        if not got:
+        out = self._at_last_step(line, m)
+        if out is None:
             self.other_lines = other
             self._grp = None
+        return out
+
+    def _at_last_step(self, line: str, m, pairs: list | None = None) -> list[StepRecord] | None:
+        """The records of a step line read as validations at the last training step (the line's own
+        counter is no training step: an evaluation section's, a phase's): each one's loss, however
+        named, its validation loss; None when the line gives no record."""
+        prev = self._last_step
+        got = self._with_step(line, m, max(prev, 0), pairs, phase=False)
+        self._last_step = prev
+        if not got:
             return None
         self._own_steps -= len(got)
         out = []
@@ -893,19 +901,8 @@ class KeyValueTextReader(LineGroups, LineReader):
         a validation loss at the last training step, never a training record (fresh29's EC trainer:
         65 "epoch 0 | global step 0 | mode validation | loss 2.0797" lines were training losses, the
         last, after "Best model stats:", a resume to step 0 that left the plateau check nothing)."""
-        prev = self._last_step
-        got = self._with_step(line, m, max(prev, 0), pairs, phase=False)
-        self._last_step = prev
-        self._own_steps -= len(got)
-        out = []
-        for r in got:
-            val = r.val_loss if r.val_loss is not None else r.loss
-            if val is None:
-                self.records -= 1
-                continue
-            out.append(StepRecord(r.step, val_loss=val, source=r.source))
         self._no_template = True
-        return out
+        return self._at_last_step(line, m, pairs) or []
 
     def _nonfinite_record(self, step: int, bad: list[tuple[str, str]]) -> StepRecord:
         """The record of a line whose only numbers are named lists, one holding a NaN / Inf

@@ -339,47 +339,33 @@ def not_a_log(path: str, head: list[str], cls, score: float, more: bool, end: in
         if len(lines) == 1 and not more:
             return "one JSON object, not a series of records"
     if cls is KeyValueTextReader and path.lower().endswith(PROSE_EXT) and score < PROSE_MIN:
-        if not _nonfinite_loss(path, head, cls, more, end) and not _records_after(path, cls, more, end):
+        if not _a_log_after_all(path, head, cls, more, end):
             return "too few records for a log (notes?)"
     return None
 
 
-def _records_after(path: str, cls, more: bool, end: int) -> bool:
-    """PROSE_RECORDS records of ``cls`` in the lines after the head that carry a metric word (up to
-    ``DEEP_BYTES``): a log whose head is something else (fresh27's Torch7 run: optim.Logger's 5,000
-    bare numbers written over the start of the cmd:log file, its 4,534 records after them)."""
+def _a_log_after_all(path: str, head: list[str], cls, more: bool, end: int) -> bool:
+    """A record of ``cls`` read from the head, or from the lines after it that carry a metric word
+    (up to ``DEEP_BYTES``, when the file goes on), has a NaN / Inf loss (a run that is NaN from its
+    first steps is short and the most urgent one to report); or the lines after the head hold
+    PROSE_RECORDS records (a log whose head is something else: fresh27's Torch7 run, optim.Logger's
+    5,000 bare numbers written over the start of the cmd:log file, its 4,534 records after them).
+    One probe, one pass over the deep lines."""
+    probe = cls(path)
+    probe.text_tap = None  # (a probe: the run's text events are read with the file)
+    for ln in head:
+        for r in probe.feed(ln):
+            if r.loss is not None and not math.isfinite(r.loss):
+                return True
     if not more:
         return False
-    probe = cls(path)
-    probe.text_tap = None
     n = 0
     for lines, _ in deep_lines(path, end, DEEP_BYTES):
         for ln in lines:
-            n += len(probe.feed(ln))
-            if n >= PROSE_RECORDS:
-                return True
-    return False
-
-
-def _nonfinite_loss(path: str, head: list[str], cls, more: bool, end: int) -> bool:
-    """A record of ``cls`` read from the head (and, when the file goes on, from the lines
-    after it that carry a metric word, up to ``DEEP_BYTES``) has a NaN / Inf loss."""
-    probe = cls(path)
-    probe.text_tap = None  # (a probe: the run's text events are read with the file)
-
-    def bad(lines: list[str]) -> bool:
-        for ln in lines:
             for r in probe.feed(ln):
-                if r.loss is not None and not math.isfinite(r.loss):
+                n += 1
+                if n >= PROSE_RECORDS or r.loss is not None and not math.isfinite(r.loss):
                     return True
-        return False
-
-    if bad(head):
-        return True
-    if more:
-        for lines, _ in deep_lines(path, end, DEEP_BYTES):
-            if bad(lines):
-                return True
     return False
 
 
