@@ -289,7 +289,8 @@ def test_launches_appended_to_one_slurm_out(capsys):
         ("new run", 1, 40, 40),
     ]
     assert d["steps"]["first"] == 1 and d["steps"]["last"] == 40  # the judged run
-    assert d["steps"]["records"] == 220 and d["steps"]["count"] == 150  # the whole file
+    # the whole file: each run's steps (10 + 150 + 40: the resume's 51-70 counted once)
+    assert d["steps"]["records"] == 220 and d["steps"]["count"] == 200
     assert d["resumes"] == []  # (the resume 70 -> 51 belongs to an earlier run)
     assert "skip_reasons" not in d["files"][0]  # no launch taken for a second writer's copies
     assert main([str(RUNS / "launches" / "slurm-4242.out"), "--report"]) in (0, 1)

@@ -120,8 +120,11 @@ class Monitor:
         self._budget: dict[str, int] = {}  # each key's budget (PER_KEY, PER_KEY_INFO), from its first alert
         self.records = 0
         #: distinct steps with a training loss (duplicates, eval lines at the same step,
-        #: the steps a resume repeats and earlier steps revisited are not counted again)
+        #: the steps a resume repeats and earlier steps revisited are not counted again) of
+        #: this run, and those of the runs a new run in the same file replaced (their steps
+        #: are other trainings' steps: a sweep's or a queue's runs each count; issue 26)
         self._loss_steps = StepSet()
+        self._banked_steps = 0
         #: the file's launch segments; a new run restarts the checks (analysis/launches.py)
         self.launches = Launches()
         #: runs of this file that a new run replaced, with what their checks said (newest last)
@@ -133,8 +136,13 @@ class Monitor:
 
     @property
     def loss_steps(self) -> int:
-        """Distinct steps with a training loss (``core.steps.StepSet``)."""
-        return self._loss_steps.count
+        """Distinct steps with a training loss (``core.steps.StepSet``), over the file's runs."""
+        return self._banked_steps + self._loss_steps.count
+
+    @property
+    def earlier_steps(self) -> int:
+        """Of ``loss_steps``, those of the runs a new run in this file replaced."""
+        return self._banked_steps
 
     # ------------------------------------------------------------------ feed
     def feed(self, rec: StepRecord) -> list[Alert]:
@@ -281,6 +289,8 @@ class Monitor:
         text_read = st.text_read
         carried = {type(d): d for d in self._active if getattr(d, "keeps_history", False)}
         self._keep_earlier(prev_first, prev_last, {d.id for d in carried.values()})
+        self._banked_steps += self._loss_steps.count
+        self._loss_steps = StepSet()
         st.__init__(st.info)  # type: ignore[misc]  # in place: the views and the Session hold this object
         st.text_read = text_read
         self.detectors = [carried[cls] if cls in carried else cls(self.settings, st) for cls in self._classes]
@@ -398,6 +408,7 @@ class Monitor:
                 and a.check in ("loss_spike", "nonfinite")
                 and not (a.key or "").startswith("component:")  # (a loss component's spike or NaN:
                 and a.key != "nonfinite_term"  # the objective's own, not the run's instability)
+                and a.key != "loss_creep"  # (a slow climb is not the instability a missing warm-up causes)
                 and not (a.check == "loss_spike" and self._judged_by_reward())
                 and self._early(a.step)
             ):

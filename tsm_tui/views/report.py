@@ -68,7 +68,11 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
         lines.append(f"  also: {clean(_rel(f.path, an.run.path))}: {clean(what)}")
     if len(others) > 5:
         lines.append(f"  ... and {len(others) - 5} more file(s)")
-    with_loss = f", {mon.loss_steps} steps with a training loss" if mon.loss_steps != mon.records else ""
+    with_loss = (
+        f", {mon.loss_steps} steps with a training loss" if mon.loss_steps != mon.records or mon.earlier_steps else ""
+    )
+    if mon.earlier_steps:  # (a new run in the file: the counts are the file's, first-last the judged run's)
+        with_loss += f": this run's {mon.loss_steps - mon.earlier_steps}, the runs' before it {mon.earlier_steps}"
     lines.append(f"  steps: {mon.first_step}-{mon.last_step} ({mon.records} records{with_loss})")
     if an.ranks is not None:
         assert an.run.primary is not None  # (the ranks check reads the chosen log's ranks)
