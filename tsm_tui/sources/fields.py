@@ -59,6 +59,12 @@ ALIASES = {
     "train/total_loss": "loss",
     "train/loss_total": "loss",
     "loss/total": "loss",
+    # "trn" for train (DeePMD-kit's lcurve.out: "#  step  rmse_val  rmse_trn  rmse_e_val ...  lr", the
+    # RMSE of the weighted energy / force loss on the training batch: its training objective's
+    # measure; rmse_e_trn / rmse_f_trn are its terms)
+    "trn_loss": "loss",
+    "loss_trn": "loss",
+    "rmse_trn": "loss",
     # the loss over the logging interval, as printed (PointNet++ "mean loss: 2.89"): the training loss
     # when the record has no plain "loss" (a plain one is read first: fields.MEAN_LOSS, total_over)
     "mean_loss": "loss",
@@ -75,6 +81,7 @@ ALIASES = {
     "total_loss": "loss",
     # validation loss
     "val_loss": "val_loss",
+    "rmse_val": "val_loss",
     "valloss": "val_loss",
     "validloss": "val_loss",
     "evalloss": "val_loss",
@@ -153,6 +160,7 @@ ALIASES = {
     "batch_learning_rate": "lr",
     # fp16
     "loss_scale": "loss_scale",
+    "amp_scaler": "loss_scale",  # Coqui trainer's GradScaler scale ("| > amp_scaler: 1024.00000")
     "scale": "loss_scale",
     "loss_scaler": "loss_scale",
     "grad_scale": "loss_scale",
@@ -342,8 +350,9 @@ def _split_twice(k: str) -> bool:
     return any(s in splits for s in scopes) and any(w in splits for w in name.split("_"))
 
 
-#: the words of a name that says "the training loss, in total" in any order
-_TOTAL_WORDS = frozenset({"train", "training", "total", "loss", "overall", ""})
+#: the words of a name that says "the training loss, in total" in any order (icefall / k2 recipes
+#: write "tot_loss")
+_TOTAL_WORDS = frozenset({"train", "training", "total", "tot", "loss", "overall", ""})
 
 #: ``/``-separated scopes a tracker puts before a metric's name: the training model's
 #: (Chainer's ``main/loss``, ``training/loss``) and evaluation's (Chainer's
@@ -615,11 +624,12 @@ def _key(key: str) -> str:
 #: a key only a reinforcement-learning run logs: a reward or an episode return (not DPO's
 #: ``rewards/chosen``: a preference loss is a supervised one), a policy / value / critic /
 #: actor loss, PPO's approx_kl or a ``ppo/`` scope (stable-baselines3, TRL, DeepSpeed-Chat,
-#: OpenRLHF, verl names)
+#: OpenRLHF, verl names); the value head's explained variance before / after an update
+#: (AlphaZero_Gomoku and its forks: self-play, its loss rises as its data improves; fresh19)
 _RL_KEY = re.compile(
     r"(?:^|[/_.])(?:reward|ep_rew_mean|ep_rew|episode_reward|episode_return|ep_ret|"
     r"policy_(?:gradient_)?loss|pg_loss|value_loss|vf_loss|critic_loss|cri_loss|actor_loss|"
-    r"act_loss|approx_kl|ppo|ploss|vloss)(?:[/_.]|$)"
+    r"act_loss|approx_kl|ppo|ploss|vloss|explained_var_old|explained_var_new)(?:[/_.]|$)"
 )
 
 

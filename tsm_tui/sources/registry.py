@@ -41,6 +41,10 @@ from tsm_tui.sources.mlflow import MlflowFileStoreReader, MlflowSqliteReader
 from tsm_tui.sources.samples import GenerationTextReader, SamplesJsonlReader
 from tsm_tui.sources.structured import KerasCsvReader, LightningCsvReader, LlamaFactoryReader, WandbSummaryReader
 from tsm_tui.sources.tensorboard import TensorBoardReader
+from tsm_tui.sources.tb_export import TbExportCsvReader
+from tsm_tui.sources.deepxde import DeepXDEReader
+from tsm_tui.sources.darts import DartsReader
+from tsm_tui.sources.coqui import CoquiTrainerReader
 from tsm_tui.sources.yolo_results_txt import YoloResultsTxtReader
 from tsm_tui.sources.wandb_run import WandbRunReader
 from tsm_tui.sources.text_formats import (
@@ -71,6 +75,10 @@ READERS: list[type[SourceReader]] = sorted(
         JsonColumnsReader,
         LightningCsvReader,
         KerasCsvReader,
+        TbExportCsvReader,
+        DeepXDEReader,
+        DartsReader,
+        CoquiTrainerReader,
         CsvReader,
         YoloResultsTxtReader,
         OLMoReader,
