@@ -119,6 +119,12 @@ CLIMB_LAST = 3
 #: measured from the start raised 2 and 0 divergences, from the low at z 3.5: 4 and 2, at 4.0:
 #: 0 and 0; fresh8's Whisper climb: z 5.1)
 CLIMB_AFTER_LOW_Z = 4.0
+#: a loss whose first value is under this level has its spike floor scaled down by it (_delta; ours:
+#: a cross-entropy starts at ln(classes) >= 0.69, the 0.05 floor was set for such losses)
+FLOOR_LEVEL = 1.0
+#: ... and a loss whose baseline is near zero is back once within this share of the spike's excursion
+#: above it (ours: a 36x burst of a regression loss that stays at 0.03 is 90% of its excursion: not back)
+BACK_SHARE = 0.05
 CTX_NEAR = 5  # the records just before the onset (and the onset) vs the older ones (ours)
 LR_JUMP = 1.5  # LR above 1.5x its level before: a jump (as lr_schedule.JUMP_FACTOR; ours)
 GN_SPIKE = 3.0  # grad norm >= 3x its level on the onset step (grad_spike_ratio)
@@ -260,6 +266,7 @@ class LossSpikeDetector(Detector):
         self._med = RollingMedian(base_len)
         self._logm = RollingMoments(base_len)
         self._recent = RollingMedian(settings.window)  # undelayed, for divergence
+        self._first: float | None = None  # the first loss > 0 (the spike floor's scale: _delta)
         self._best_med: float | None = None
         self._best_step: int | None = None
         self._incident: _Incident | None = None
@@ -338,6 +345,8 @@ class LossSpikeDetector(Detector):
             return []
         self.n += 1
         self._last = rec
+        if self._first is None and x > 0:
+            self._first = x
         if x < 0 or self.signed:
             if not self.signed:  # the window so far is the signed rule's first baseline
                 self.signed = True
@@ -349,7 +358,7 @@ class LossSpikeDetector(Detector):
         if pg is not None:
             if x > pg.peak:
                 pg.peak, pg.peak_step = x, rec.step
-            self._paged_ok = self._paged_ok + 1 if x <= pg.baseline * self.settings.recovery_factor else 0
+            self._paged_ok = self._paged_ok + 1 if x <= self._back_bar(pg.baseline) else 0
             if self._paged_ok >= RECOVERY_RECORDS:
                 self._paged, self._paged_ok = None, 0
         out: list[Alert] = []
@@ -376,7 +385,7 @@ class LossSpikeDetector(Detector):
             prev = list(self._recent.values())
             base = _median(prev)
             top = max(prev)
-            if top > 0 and x >= BLOWUP_RATIO * top and x - top >= self.settings.spike_min_delta:
+            if top > 0 and x >= BLOWUP_RATIO * top and x - top >= self._delta():
                 is_spike = True
                 out += self._on_spike(rec, x, base, x / base, math.inf)
         inc = self._incident
@@ -450,6 +459,10 @@ class LossSpikeDetector(Detector):
         s = self.settings
         fed = xs
         m = fed.size
+        if self._first is None:
+            pos = fed[fed > 0]
+            if pos.size:
+                self._first = float(pos[0])
         nd, held = self._delay.n, len(self._delay)
         # the delay passes values on unchanged while nothing spikes
         outs = self._delay.outputs(fed)
@@ -472,7 +485,8 @@ class LossSpikeDetector(Detector):
         lb = np.minimum(lb, lmin)
         # the window's minimum bounds its median from below: a row below 1.3x the
         # minimum or within spike_min_delta of it cannot pass the spike test
-        cand = (count >= s.min_baseline) & (t >= 0) & (fed >= SIGMA_MIN_RATIO * lb) & (fed - lb >= s.spike_min_delta)
+        delta = self._delta()
+        cand = (count >= s.min_baseline) & (t >= 0) & (fed >= SIGMA_MIN_RATIO * lb) & (fed - lb >= delta)
         stop = m
         # before the baseline window has filled, a row 1.3x over its last LOCAL values
         # goes through update() (the early test; see EARLY_K)
@@ -487,7 +501,7 @@ class LossSpikeDetector(Detector):
                         (nth > EARLY_MIN)
                         & (lpos[:e] >= LOCAL - 1)
                         & (fed[:e] >= SIGMA_MIN_RATIO * lmin[:e])
-                        & (fed[:e] - lmin[:e] >= s.spike_min_delta)
+                        & (fed[:e] - lmin[:e] >= delta)
                     )
                     | ((nth > s.spike_early_min) & (nth <= EARLY_MIN))  # (the first records' test: a few rows)
                     | ((nth >= BLOWUP_MIN) & (nth <= s.spike_early_min))  # (... and the blow-up test)
@@ -510,7 +524,7 @@ class LossSpikeDetector(Detector):
         stop = min(stop, div_stop)
         pg = self._paged
         if pg is not None:  # the row at which the paged incident recovers goes through update()
-            ok = fed <= pg.baseline * s.recovery_factor
+            ok = fed <= self._back_bar(pg.baseline)
             bad = np.flatnonzero(~ok)
             # length of the run of ok rows ending at each row (carrying the one before)
             last_bad = np.full(m, -1, dtype=np.int64)
@@ -557,7 +571,7 @@ class LossSpikeDetector(Detector):
         window rebuilt from the baseline sequence up to index ``t`` (and ``recent``:
         the undelayed values before the row, in the initial descent)."""
         s = self.settings
-        if x - med < s.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
+        if x - med < self._delta() or med <= 0 or x < SIGMA_MIN_RATIO * med:
             return False
         ratio = x / med
         n_old = len(self._med)
@@ -608,7 +622,7 @@ class LossSpikeDetector(Detector):
 
     def _test(self, x: float, med: float, recent=None, window: bool = True) -> tuple[bool, float, float]:
         # both rules need x >= 1.3 x median: most records stop here, no log()
-        if x - med < self.settings.spike_min_delta or med <= 0 or x < SIGMA_MIN_RATIO * med:
+        if x - med < self._delta() or med <= 0 or x < SIGMA_MIN_RATIO * med:
             return False, 0.0, 0.0
         ratio = x / med
         z = -math.inf
@@ -627,7 +641,7 @@ class LossSpikeDetector(Detector):
         """The test of the first EARLY_MIN records (settings.spike_early_*): >= spike_early_ratio
         x the median of every earlier value and >= sigma noise units above it in log units."""
         s = self.settings
-        if med <= 0 or x < s.spike_early_ratio * med or x - med < s.spike_min_delta:
+        if med <= 0 or x < s.spike_early_ratio * med or x - med < self._delta():
             return False, 0.0, 0.0
         logs = [math.log(v) for v in prev if v > 0]
         sd = max(diff_sd(logs) if len(logs) >= 3 else 0.0, EARLY_SD_FLOOR)
@@ -942,7 +956,7 @@ class LossSpikeDetector(Detector):
                 # the pre-spike baseline: a loss settled at 1.4x is one, and that is the damage)
                 return out + self._fail(inc, rec, x, "did not recover", damaged=level)
         if not spiking:
-            inc.ok_run = inc.ok_run + 1 if x <= base * self.settings.recovery_factor else 0
+            inc.ok_run = inc.ok_run + 1 if x <= self._back_bar(base, inc.peak) else 0
             if rec.step != inc.onset:
                 inc.since = (inc.since + [x])[-RECOVERY_RECORDS:]
         else:
@@ -973,7 +987,7 @@ class LossSpikeDetector(Detector):
                 )
             ]
         if rec.step - inc.onset >= self.settings.recovery_steps:
-            if base > 0 and x <= base * self.settings.recovery_factor:
+            if base > 0 and x <= self._back_bar(base, inc.peak):
                 return out  # this record is back at the baseline: "not recovered" waits for one that is not
             if base > 0 and inc.peak < DEADLINE_FAIL_RATIO * base:
                 return out  # a rise under 2x: the deadline alone fails none (DEADLINE_FAIL_RATIO)
@@ -990,6 +1004,27 @@ class LossSpikeDetector(Detector):
             return out + self._fail(inc, rec, x, f"has not recovered {rec.step - inc.onset} steps later")
         return out
 
+    def _delta(self) -> float:
+        """The spike floor in loss units (settings.spike_min_delta), scaled down for a loss whose
+        first value is under FLOOR_LEVEL: a bump of 0.05 is noise at a cross-entropy's scale, not at
+        a regression's that starts at 0.01 (fresh40: a 36x burst from 0.0009 to 0.033 read "no
+        spikes"; the same file x1000 FAILed)."""
+        f = self._first
+        d = self.settings.spike_min_delta
+        return d * f / FLOOR_LEVEL if f is not None and f < FLOOR_LEVEL else d
+
+    def _back_bar(self, base: float, peak: float | None = None) -> float:
+        """Back from a spike: within recovery_factor x the baseline, or within the spike floor above
+        it (``_delta``: a loss that would not have been a spike there is back); and, for a baseline
+        near zero at a cross-entropy's scale (under settings.spike_min_delta), within BACK_SHARE of
+        the excursion above it (``peak``): a loss at 1e-10 that spikes to 1 and is back at 1e-4
+        has recovered (fresh39's grokking runs, fresh28's TFT outlier batches at 0.005 -> 55 ->
+        0.014: each recovered spike had stayed "open" and swallowed the next)."""
+        bar = max(base * self.settings.recovery_factor, base + self._delta())
+        if peak is not None and base < self.settings.spike_min_delta:
+            bar = max(bar, base + BACK_SHARE * (peak - base))
+        return bar
+
     def _back_since(self, inc: _Incident, x: float) -> bool:
         """The loss back at its level since the newest spiking record: the median of the
         RECOVERY_RECORDS records since then within recovery_factor x the baseline or the
@@ -1001,7 +1036,7 @@ class LossSpikeDetector(Detector):
         h = inc.since
         if inc.baseline <= 0:
             return False
-        bar = max(inc.baseline * self.settings.recovery_factor, inc.noise_hi)
+        bar = max(self._back_bar(inc.baseline, inc.peak), inc.noise_hi)
         # ... or, before a blow-up (BLOWUP_RATIO x the baseline: never a noisy loss's own), BACK_MIN
         # records in a row, every one of them back (a log written every 10 steps: 2.63 -> 339,967 at
         # 180 -> 2.61, 2.54 -> 339,316 at 210 was one spike: fresh20's BEV log)
@@ -1026,7 +1061,7 @@ class LossSpikeDetector(Detector):
         # per-batch loss of log-sd ~0.4 every 100 steps: five records 500 steps after a 2.9x spike, median
         # 1.78 against a bar of 1.68, FAILed "has not recovered" on noise)
         spread = inc.baseline * math.exp(MEDIAN_SE_Z * 1.2533 * inc.noise_sd / math.sqrt(len(h)))
-        return _median(h) <= max(inc.baseline * self.settings.recovery_factor, inc.noise_hi, spread)
+        return _median(h) <= max(self._back_bar(inc.baseline, inc.peak), inc.noise_hi, spread)
 
     def _settled(self, inc: _Incident, blocks: int) -> float | None:
         """The level the loss settled at, when the last ``blocks`` block medians since
@@ -1038,7 +1073,7 @@ class LossSpikeDetector(Detector):
         # bound "worse" too: a per-batch loss back at its own level after the 5-record dip it
         # was judged against is no damage: fresh5's seq2seq run, "settled at ~2.84, 1.96x its 1.45")
         rf = self.settings.recovery_factor
-        bar = max(b * rf, max(inc.noise_hi, inc.window * rf) if inc.noisy else 0.0)
+        bar = max(self._back_bar(b, inc.peak), max(inc.noise_hi, inc.window * rf) if inc.noisy else 0.0)
         if len(m) < blocks or b <= 0 or not (bar < m[-1] < b * SUSTAIN_FACTOR):
             return None
         return m[-1] if abs(m[-1] - m[0]) <= SETTLE_REL * m[0] else None
@@ -1147,10 +1182,7 @@ class LossSpikeDetector(Detector):
             if inc is not None:
                 m = inc.meds
                 level = m[-1] if len(m) >= 2 and m[-1] <= m[-2] * (1 + SETTLE_REL) else None
-                if (
-                    level is not None
-                    and inc.baseline * self.settings.recovery_factor < level < inc.baseline * SUSTAIN_FACTOR
-                ):
+                if level is not None and self._back_bar(inc.baseline, inc.peak) < level < inc.baseline * SUSTAIN_FACTOR:
                     return self._fail(inc, rec, rec.loss, "did not recover", damaged=level)
                 return self._fail(inc, rec, rec.loss, "turned into divergence", diverged=True)
             self.failed += 1
@@ -1370,7 +1402,7 @@ class LossSpikeDetector(Detector):
             return []  # too few records since the onset to tell: still open at the end
         level = _median(list(self._recent.values())[-min(BLOCK, inc.records) :])
         if level > max(
-            inc.baseline * self.settings.recovery_factor, inc.noise_hi if inc.noisy else 0.0
+            self._back_bar(inc.baseline, inc.peak), inc.noise_hi if inc.noisy else 0.0
         ):  # (as _back_by_median)
             return self._fail(
                 inc,
