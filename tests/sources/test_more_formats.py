@@ -168,3 +168,186 @@ def test_darts_lines_without_names(tmp_path, capsys):
     assert rep["steps"]["last"] > 11 * 350  # (the counter placed in its epoch: batches of the epochs before)
     assert rep["sources"]["lr"]["key"] == "lr" and rep["sources"]["val_loss"]["key"] == "val_loss"
     assert check(rep, "overfitting")["status"] in ("PASS", "WARN")
+
+
+def test_pix2pix_loss_log_iters_restart_each_epoch(tmp_path, capsys):
+    """CycleGAN / pix2pix's loss_log.txt on a small set: printed every 100 samples, so the epochs
+    between two lines are not printed and the first change of epoch shows the counter rising
+    (4 -> 8): it is taken for a global step until it starts again at a later epoch, then placed
+    in its epoch (96 lines are 96 steps, not 6 steps and 15 resumes)."""
+    rng = random.Random(4)
+    rows = ["================ Training Loss (Sat Jun 18 08:01:30 2022) ================\r"]
+    total, epoch_len = 0, 25
+    for epoch in range(1, 400):
+        for it in range(1, epoch_len + 1):
+            total += 1
+            if total % 100 == 0 and len(rows) <= 96:
+                g = 20 * math.exp(-total / 3000) * math.exp(rng.gauss(0, 0.2))
+                rows.append(
+                    f"(epoch: {epoch}, iters: {it - it % 4 or 4}, time: 0.095, data: 0.200) G_GAN: {0.6 + rng.random() / 5:.3f} "
+                    f"G_L1: {g:.3f} D_real: {0.5 + rng.random() / 5:.3f} D_fake: {0.5 + rng.random() / 5:.3f} \r"
+                )
+    (tmp_path / "loss_log.txt").write_text("\n".join(rows) + "\n")
+    rep = report(tmp_path / "loss_log.txt", capsys)
+    assert rep["steps"]["count"] == 96
+    assert rep["resumes"] == [] and "launches" not in rep
+
+
+def test_a_time_field_first_and_an_iters_average_loss(tmp_path, capsys):
+    """fresh35's ORPO loop: "time:<date>, <clock>, iters:N, iters_average_Loss:X, ...": the time
+    is the line's prefix, ``iters`` the step, the interval's average the loss."""
+    rows = ["time:2024-03-23, 04:24:46, batch_size:2, trainable_parameters_num:463987712, warmup_steps:2000"]
+    for i in range(1, 41):
+        rows.append(
+            f"time:2024-03-23, 04:{i:02d}:58, iters:{500 * i}, iters_average_Loss:{1.4 - 0.004 * i:.4f}, "
+            f"iters_average_logprobability_for_Positive:{-1.4 + 0.004 * i:.4f}, iters_average_Log_Odds_Ratio:-0.7254"
+        )
+    (tmp_path / "sft_log.txt").write_text("\n".join(rows) + "\n")
+    rep = report(tmp_path / "sft_log.txt", capsys)
+    assert rep["sources"]["loss"]["key"] == "iters_average_Loss"
+    assert rep["steps"] == {"first": 500, "last": 20000, "count": 40, "records": 40}
+
+
+def test_a_space_aligned_table_with_camel_case_names_and_a_timestamp_column(tmp_path, capsys):
+    """The PyTorch Mario tutorial's MetricLogger: a header of camelCase names (MeanLoss,
+    MeanReward: an RL run), rows ending in an ISO time."""
+    rows = [
+        f"{'Episode':>8}{'Step':>8}{'Epsilon':>10}{'MeanReward':>15}{'MeanLength':>15}{'MeanLoss':>15}"
+        f"{'MeanQValue':>15}{'TimeDelta':>15}{'Time':>20}"
+    ]
+    for e in range(60):
+        rows.append(
+            f"{e:8d}{1500 + 900 * e:8d}{0.1:10.3f}{300 + e:15.3f}{800.0:15.3f}{0.2 + 0.01 * e:15.3f}"
+            f"{0.5:15.3f}{9.1:15.3f}{'2025-04-25T14:49:52':>20}"
+        )
+    d = tmp_path / "checkpoints" / "2025-04-25T14-49-43"
+    d.mkdir(parents=True)
+    (d / "log").write_text("\n".join(rows) + "\n")
+    rep = report(d / "log", capsys)
+    assert rep["sources"]["loss"]["key"] == "MeanLoss"
+    assert rep["steps"]["count"] == 60
+    assert check(rep, "loss_spike")["status"] != "FAIL"  # (an RL run: MeanReward)
+
+
+def test_a_relaunch_at_a_later_epoch_is_no_wrapping_counter(tmp_path, capsys):
+    """A counter that ran up within one epoch (PaddleOCR's "epoch: [1/75], global_step: 2300") and
+    drops at a later epoch ("epoch: [26/50], global_step: 10") is a relaunch, not a batch index:
+    the step stays the counter (fresh20's workerlog)."""
+    rows = []
+    for s in range(10, 210, 10):  # (a counter that runs on across the first change of epoch: global)
+        rows.append(
+            f"[2026/04/23 18:52:01] ppocr INFO: epoch: [{1 + s // 110}/200], global_step: {s}, lr: 0.000002, loss: {3 - s / 500:.6f}"
+        )
+    for s in range(10, 2310, 10):
+        rows.append(
+            f"[2026/04/27 15:23:08] ppocr INFO: epoch: [1/75], global_step: {s}, lr: 0.000011, loss: {2 - s / 5000:.6f}"
+        )
+    for s in range(10, 110, 10):
+        rows.append(
+            f"[2026/05/05 17:53:07] ppocr INFO: epoch: [26/50], global_step: {s}, lr: 0.000053, loss: {0.86 - s / 5000:.6f}"
+        )
+    (tmp_path / "train.log").write_text("\n".join(rows) + "\n")
+    rep = report(tmp_path / "train.log", capsys)
+    assert max(s["last"] for s in rep["launches"]) <= 2300  # (never (26 - 1) x 2300 + 10)
+
+
+def test_spacy_training_table(tmp_path, capsys):
+    """spaCy v3's table: "E  #  LOSS TOK2VEC  LOSS NER  ENTS_F ...": the "#" column is the step,
+    the components' losses (names of two words) summed."""
+    rows = [
+        "=========================== Initializing pipeline ===========================",
+        "✔ Initialized pipeline",
+        "ℹ Pipeline: ['tok2vec', 'ner']",
+        "E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  ENTS_P  ENTS_R  SCORE ",
+        "---  ------  ------------  --------  ------  ------  ------  ------",
+    ]
+    for i in range(60):
+        rows.append(
+            f"{i // 10:3d}  {i * 200:6d}  {50 * math.exp(-i / 20) + 5:12.2f}  {800 * math.exp(-i / 15) + 40:8.2f}"
+            f"  {min(90, i * 2):6.2f}  50.00  40.00  {min(0.9, i / 60):6.2f}"
+        )
+    (tmp_path / "train.log").write_text("\n".join(rows) + "\n")
+    rep = report(tmp_path / "train.log", capsys)
+    assert rep["steps"] == {"first": 0, "last": 11800, "count": 60, "records": 60}
+    assert "LOSS_TOK2VEC + LOSS_NER" in used(rep)["objective"]
+
+
+def test_kohya_and_opennmt_names(tmp_path, capsys):
+    kohya = [
+        f"steps:  {i:3d}%|██        | {i + 1}/100 [00:{i % 60:02d}<01:00,  1.00it/s, avr_loss={0.12 - i / 2000:.4f}]"
+        for i in range(100)
+    ]
+    (tmp_path / "k.log").write_text("\r".join(kohya) + "\n")
+    rep = report(tmp_path / "k.log", capsys)
+    assert rep["sources"]["loss"]["key"] == "avr_loss"
+    onmt = [
+        f"[2023-05-01 12:00:00,000 INFO] Step {100 * (i + 1)}/200000; acc: {10 + i / 2:.2f}; ppl: {math.exp(6 - i / 30):.2f}; "
+        f"xent: {6 - i / 30:.2f}; lr: 0.00010; sents:   12000; bsz: 3000/3000/50; 12000/12000 tok/s;   {30 * i} sec;"
+        for i in range(60)
+    ]
+    (tmp_path / "o.log").write_text("\n".join(onmt) + "\n")
+    rep = report(tmp_path / "o.log", capsys)
+    assert rep["sources"]["loss"]["key"] == "xent" and rep["steps"]["count"] == 60
+
+
+def test_a_history_nested_in_a_result_object(capsys):
+    """huggingface/peft's benchmark result (MIT, bench/corpus/fresh39): the per-step records are
+    the list at train_info/metrics, their keys with spaces ("train loss")."""
+    d = os.path.join(paths.ROOT, "bench", "corpus", "fresh39", "peft_results_unilora_plateau")
+    rep = report(d, capsys)
+    f = used(rep)
+    assert f["format"] == "json-nested"
+    assert rep["sources"]["loss"]["key"] == "train loss"
+    assert rep["steps"]["first"] == 250 and rep["steps"]["last"] == 5000
+    assert check(rep, "plateau")["status"] in ("WARN", "FAIL")  # (labelled: no progress after step 250)
+
+
+def test_a_notebook_table_after_prose(capsys):
+    """An Unsloth notebook's output pasted into a .txt (MIT, bench/corpus/fresh39): the banner, a
+    progress line, then HF's NotebookProgressCallback table ("Step<TAB>Training Loss"), then the
+    TrainOutput summary (its metrics dict no step's)."""
+    d = os.path.join(paths.ROOT, "bench", "corpus", "fresh39", "unsloth_notebook_table_qwen3_medqa_healthy")
+    rep = report(d, capsys)
+    assert rep["sources"]["loss"]["key"] == "Training Loss"
+    assert rep["steps"]["count"] >= 50 and rep["steps"]["first"] == 10
+
+
+def test_losses_named_by_their_split_beside_a_step_list(tmp_path, capsys):
+    """{"steps": [...], "train": [...], "val": [...]} with the validation list 100x shorter (an
+    evaluation every 100 steps): placed every 100 steps, not at steps 0-49."""
+    steps = list(range(5000))
+    train = [3 * math.exp(-s / 800) + 0.5 for s in steps]
+    val = [3 * math.exp(-s / 800) + 0.6 + (s / 5000) ** 2 * 3 for s in steps[::100]]
+    (tmp_path / "loss_log.json").write_text(json.dumps({"steps": steps, "train": train, "val": val}))
+    rep = report(tmp_path / "loss_log.json", capsys)
+    assert rep["sources"]["loss"]["key"] == "train" and rep["sources"]["val_loss"]["key"] == "val"
+    assert rep["steps"]["count"] == 5000
+    ov = [a for a in rep["alerts"] if a["check"] == "overfitting" and a["severity"] != "info"]
+    assert ov and all(a["step"] % 100 == 0 for a in ov)
+
+
+def test_tensorboardx_export_scalars_to_json(capsys):
+    """tensorboardX's writer.export_scalars_to_json (BSD-3, bench/corpus/fresh41): keys
+    "<logdir>/data/<main tag>/<tag>: " holding [wall time, step, value] points."""
+    d = os.path.join(paths.ROOT, "bench", "corpus", "fresh41", "tbx_json_awd_lstm_423_epochs_healthy")
+    rep = report(d, capsys)
+    assert used(rep)["format"] == "json-columns"
+    assert rep["sources"]["loss"]["key"] == "trn_loss" and rep["sources"]["val_loss"]["key"] == "val_loss"
+    assert rep["steps"] == {"first": 1, "last": 423, "count": 423, "records": 423}
+
+
+def test_tensor_reprs_and_a_total_named_all_loss(tmp_path, capsys):
+    """A print loop that prints its tensors ("loss: tensor(0.6931, grad_fn=<...>)", TF2's
+    "tf.Tensor(8.07, shape=(), dtype=float32)"), and a total named all_loss beside its terms."""
+    rows = []
+    for i in range(1, 61):
+        t = 0.7 * math.exp(-i / 30)
+        rows.append(
+            f"epoch 1 step {10 * i} all_loss: tensor({2 * t + 0.1:.4f}, device='cuda:0', grad_fn=<AddBackward0>) "
+            f"cls_loss: tf.Tensor({t:.4f}, shape=(), dtype=float32) box_loss: tensor({t + 0.1:.4f})"
+        )
+    (tmp_path / "train.log").write_text("\n".join(rows) + "\n")
+    rep = report(tmp_path / "train.log", capsys)
+    assert rep["steps"]["count"] == 60
+    assert rep["sources"]["loss"]["key"] == "all_loss"
+    assert used(rep)["objective"].startswith("all_loss (the logged total)")

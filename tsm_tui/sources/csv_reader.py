@@ -33,6 +33,10 @@ from tsm_tui.sources.fields import SPLIT_KEYS, epoch_train_loss, field_for, loss
 _VALUE = re.compile(r"(?<![\w.\-/@])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w\-/@]|\.\w)")
 
 
+#: a cell that holds a name and its value (``epoch0is:tf.Tensor(8.07``, ``loss: 2.3``): no header's
+_PAIR_IN_CELL = re.compile(r"[:=](?:\s++|[A-Za-z_.]++\(\s*+)[-+]?\d")  # (not "mAP_0.5:0.95": a range)
+
+
 class CsvReader(LineReader):
     name = "csv"
     priority = 15
@@ -51,6 +55,8 @@ class CsvReader(LineReader):
             return 0.0
         if sum(1 for h in header if _VALUE.search(h)) * 2 > len(header):
             return 0.0  # a log line whose fields are tab / comma separated, not a header (see _VALUE)
+        if any(_PAIR_IN_CELL.search(h) for h in header):
+            return 0.0  # a named value in a cell ("loss:tf.Tensor(8.07, shape=(), ...)"): a log line, not names
         fields = [field_for(h) for h in header]
         if not any(f and f != "step" for f in fields) and not any(loss_role(h) for h in header):
             return 0.0

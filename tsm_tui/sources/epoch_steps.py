@@ -59,6 +59,8 @@ class EpochCounter:
         self._extra: dict[int, int] = {}
         self._mx = 0
         self._off = 0  # the current epoch's offset
+        self._gmax = 0  # the largest counter while it is taken for a global step ...
+        self._glines = self._gnew = 0  # ... its lines, and those whose epoch moved on
         self._from = 0  # the epochs' origin the last line showed (``_origin``)
 
     @property
@@ -94,6 +96,23 @@ class EpochCounter:
             st[3] = "epoch" if (n < st[2] if self.strict else n <= st[2]) else "global"
             if st[3] == "global" and per:
                 total = per
+        elif st[3] == "global" and e > st[1] and n < st[2] and not per and 2 * self._gnew >= self._glines:
+            # a counter taken for a global step that starts again at a later epoch: a batch index after
+            # all. pix2pix / CycleGAN's loss_log.txt prints every 100 samples of a small set, "(epoch: 5,
+            # iters: 4" then "(epoch: 9, iters: 8": the epochs between were not printed, so its first
+            # change of epoch looked like a counter running on (fresh34: 96 records read as 12 steps and
+            # 7 resumes). Only while the epoch moved on at least every other line: a counter that ran up
+            # within one epoch is a global step, and its drop at a later epoch a relaunch (fresh20's
+            # PaddleOCR workerlog: "epoch: [1/75], global_step: 2300" then "epoch: [26/50], global_step:
+            # 10"). The epoch's length is the largest counter seen; the steps said before stay (they are
+            # below every step of the later epochs)
+            st[3] = "epoch"
+            if self._per is None:
+                self._per = max(self._gmax, st[2])
+        if st[3] == "global" or st[3] is None:
+            self._gmax = max(self._gmax, n)
+            self._glines += 1
+            self._gnew += e != st[1]
         if per is None:
             if st[3] is None:
                 st[5] = st[2] if n != st[2] else st[5]

@@ -21,6 +21,7 @@ STEP_KEYS = {
     "iter",
     "iteration",
     "iterations",
+    "iters",  # ("time:2024-03-23, 04:31:58, iters:1000, iters_average_Loss:1.4231": fresh35's ORPO loop)
     "it",
     "s",
     "global_step",
@@ -63,6 +64,10 @@ ALIASES = {
     # RMSE of the weighted energy / force loss on the training batch: its training objective's
     # measure; rmse_e_trn / rmse_f_trn are its terms)
     "trn_loss": "loss",
+    # kohya-ss sd-scripts' bar postfix ("steps: 10%| 100/1000 [..., avr_loss=0.102]": its running
+    # average, the only loss it prints); OpenNMT-py's "Step 100/200000; acc: 10.5; ppl: 500.2; xent: 6.2"
+    "avr_loss": "loss",
+    "xent": "loss",
     "loss_trn": "loss",
     "rmse_trn": "loss",
     # the loss over the logging interval, as printed (PointNet++ "mean loss: 2.89"): the training loss
@@ -260,10 +265,34 @@ def normalise(key: str) -> str:
     """Lower case, runs of spaces and dashes as one "_"; a trailing ":" or "=" dropped (a
     tracker key copied from a print: W&B history's ``train loss:``, fresh7); an abbreviation's
     dot before a space dropped (``Avg. loss``: fresh17's MT fine-tune printed it so)."""
-    k = key.strip().rstrip(":=").rstrip().lower()
+    k = key.strip().rstrip(":=：").rstrip().lower()
     if ". " in k:
         k = k.replace(". ", " ")
+    if k and k[-1] >= "\u4e00":
+        k = _cjk(k)
     return _NORM.sub("_", k)
+
+
+#: the words of a Chinese log's metric names, as the field table's (fresh41: "平均总损失：0.2961 |
+#: 扩散损失：0.1918", "学习率"); longest first, each a word of its own after the swap
+_CJK_WORDS = (
+    ("梯度范数", " grad_norm "),
+    ("学习率", " lr "),
+    ("损失函数", " loss "),
+    ("损失", " loss "),
+    ("验证", " val "),
+    ("训练", " train "),
+    ("平均", " avg "),
+    ("总", " total "),
+)
+
+
+def _cjk(k: str) -> str:
+    """``k`` with the Chinese words of a metric name as the field table's English ones."""
+    for zh, en in _CJK_WORDS:
+        if zh in k:
+            k = k.replace(zh, en)
+    return k.strip()
 
 
 #: loss keys that name one term of the objective (the language-model / cross-entropy term):
@@ -337,7 +366,12 @@ def field_for(key: str) -> str | None:
         if k.startswith(p):
             # lr-AdamW/pg2 etc: only the first param group
             return f if ("/pg" not in k or k.endswith("/pg1")) and "momentum" not in k else None
-    return _scoped(k) or _split_named(k)
+    f = _scoped(k) or _split_named(k)
+    if f is None and _CAMEL.search(key):
+        # a camelCase name ("MeanLoss" of the PyTorch Mario tutorial's MetricLogger, "TrainLoss",
+        # "LearningRate"): the same name with its words apart
+        return field_for(_CAMEL.sub("_", key))
+    return f
 
 
 def _split_twice(k: str) -> bool:
@@ -351,8 +385,10 @@ def _split_twice(k: str) -> bool:
 
 
 #: the words of a name that says "the training loss, in total" in any order (icefall / k2 recipes
-#: write "tot_loss")
-_TOTAL_WORDS = frozenset({"train", "training", "total", "tot", "loss", "overall", ""})
+#: write "tot_loss"; a loop's "iters_average_Loss", fresh35: the loss averaged over its interval)
+_TOTAL_WORDS = frozenset(
+    {"train", "training", "total", "tot", "loss", "overall", "average", "avg", "mean", "running", "iters", "all", ""}
+)
 
 #: ``/``-separated scopes a tracker puts before a metric's name: the training model's
 #: (Chainer's ``main/loss``, ``training/loss``) and evaluation's (Chainer's
@@ -580,14 +616,15 @@ MODEL_WORDS = (
     "generator",
     "dis",
 )
-#: a loss that is not a training term: validation / test, statistics over it, a scale
+#: a loss that is not a training term: validation / test, statistics over it, a scale, a share of
+#: samples (``frac_loss_zero``: the share whose loss is 0, rising as the run learns; fresh39)
 _NOT_TERM = re.compile(
     r"^(?:val|valid|validation|eval|test|dev)(?:[/_.]|$)|(?:^|[/_.])(?:val|valid|validation|eval|"
     r"test)[/_.]|(?:^|[_/.])(?:avg|mean|ema|running|smooth(?:ed)?|std|var|min|max|scale|scaler|"
-    r"epoch|step|weight|coef|coeff|ratio|sum|total|ppl|perplexity|acc|accuracy|count|num|rate|"
+    r"epoch|step|weight|coef|coeff|ratio|sum|total|all|ppl|perplexity|acc|accuracy|count|num|rate|"
     r"norm|grad|time|ms|scaling|factor|alpha|beta|gamma|lambda|lamda|temperature|temp|margin|eps|epsilon|"
     r"type|threshold|thresh|clip|init|start|warmup|decay|patience|interval|freq|every|fn|func|"
-    r"function|config|cfg)(?:[_/.]|$)"
+    r"function|config|cfg|frac|fraction|pct|percent|share)(?:[_/.]|$)"
 )
 #: a ratio of two quantities, named with a word between them (``gn_over_loss``: the grad norm over the
 #: loss; ``loss_per_token``, ``loss_div_tokens``; ``A/loss`` is ``loss_role``'s statistic-of-the-loss rule,
@@ -635,7 +672,7 @@ _RL_KEY = re.compile(
 
 def rl_key(key: str) -> bool:
     """``key`` is one only a reinforcement-learning run logs (``_RL_KEY``)."""
-    return _RL_KEY.search(normalise(key)) is not None
+    return _RL_KEY.search(_key(key)) is not None  # ("MeanReward": the Mario tutorial's MetricLogger)
 
 
 def loss_role(key: str) -> str | None:

@@ -57,6 +57,12 @@ PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?!
 # - actor/lr:np.float64(1e-06) - ..."); a printed dict's ('loss': np.float64(...)) is DICT_PAIR's too.
 # Linear: it starts only at "np.", every run is possessive.
 NP_SCALAR = re.compile(rf"(?<![\w.])np\.(?:float|int|uint)\d*+\(\s*+({NUM})\s*+\)")
+#: full-width punctuation of a CJK log as the ASCII the pairs are read by (the names stay: fields.normalise)
+_FULLWIDTH = str.maketrans({"：": ": ", "，": ", ", "；": "; ", "（": " (", "）": ") ", "｜": " | "})
+# a framework's scalar tensor printed as it is (a print loop's "loss: tensor(0.6931, grad_fn=<NllLossBackward0>)",
+# "tensor(2.31, device='cuda:0')", TF2's "tf.Tensor(8.074845, shape=(), dtype=float32)", fresh40): its number
+# (a tensor of several numbers is not one). Linear: the arguments hold no parenthesis but an empty "()"
+TENSOR_SCALAR = re.compile(rf"(?<![\w.])(?:tf\.Tensor|tensor|Tensor)\(\s*+({NUM})\s*+(?:,(?:[^()\n]|\(\))*+)?\)")
 # MindSpore's LossMonitor: "epoch: 1 step: 62, loss is 2.2797" (``<name> is <value>``), a field
 # of its own: one word right after the line's start or a separator ("best acc is 0.33" is prose)
 IS_PAIR = re.compile(rf"(?:^|[,;|]\s*+)({WORD}) is ({NUM})(?![\w.]|:\d)")
@@ -167,7 +173,9 @@ TIME_PREFIX = re.compile(
     r"|\[\d\d\.\d\d\.\d\d\|\d\d:\d\d:\d\d\]"
     # (the level first, a US date and a 12-hour clock, the bracket left open: fresh25's YOLO logger
     # "[INFO 12/08/2022 05:05:48 AM ########EPOCH 1/100 ########")
-    r"|\[(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL) \d\d/\d\d/\d{4} \d\d:\d\d:\d\d(?: [AP]M)?\]?)"
+    r"|\[(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL) \d\d/\d\d/\d{4} \d\d:\d\d:\d\d(?: [AP]M)?\]?"
+    # (the time as the line's first field: fresh35's ORPO loop, "time:2024-03-23, 04:31:58, iters:1000, ...")
+    r"|(?:time|date|datetime|timestamp)\s*+[:=]\s*+\d{4}[-/]\d\d[-/]\d\d(?:,?[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)?,)"
     r"(?:(?<=\])[ \t]*+|[ \t]++)"
     # ... and the logger's fields after it: Python logging's "- INFO -" / "- root - INFO -" /
     # "[INFO]:", loguru's "| INFO     | __main__:train:58 -"
@@ -500,9 +508,13 @@ class KeyValueTextReader(LineGroups, LineReader):
             return []
         if "np." in line:
             line = NP_SCALAR.sub(r"\1", line)
+        if "ensor(" in line:
+            line = TENSOR_SCALAR.sub(r"\1", line)
+        if "：" in line or "，" in line:
+            line = line.translate(_FULLWIDTH)  # (a Chinese log's "平均总损失：0.2961，扩散损失：0.1918")
         if "<" in line and ">" in line:
             line = ANGLE_TIME.sub(" ", line)  # (fresh27's SimCLR: "Epoch: 1\t<2021-11-28 01:09:18> loss: 8.36")
-        if line[:1].isdigit() or line[:1] == "[":
+        if line[:1].isdigit() or line[:1] == "[" or line.startswith(("time", "date")):
             t = TIME_PREFIX.match(line)
             if t is not None:  # (nnU-Net's "2024-03-01 10:00:37.123457: Epoch 3": the rest is the line)
                 line = line[t.end() :]

@@ -92,12 +92,18 @@ class HFStdoutReader(LineReader):
 
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:
-        hits = 0
+        hits = summaries = 0
         for ln in head[:2000]:
             m = SNIFF.search(ln) if "{'" in ln else None
-            hits += m is not None and not weights_dict(ln, m.start())
+            if m is not None and not weights_dict(ln, m.start()):
+                hits += 1
+                summaries += m.group().startswith("{'train_runtime'")
         if not hits:
             return 0.0
+        if hits == summaries:
+            # only the end-of-training summary (a notebook's TrainOutput(..., metrics={'train_runtime': ...})
+            # after a table of the losses, fresh39): no dict of a step; another reader reads the steps
+            return 0.3
         return 0.75 + 0.2 * min(1.0, hits / 3)
 
     def __init__(self, path: str = "") -> None:

@@ -1,6 +1,6 @@
 """Metrics saved as ONE JSON document that the run rewrites whole (snapshot readers).
 
-Two shapes, each found by its structure, never by a file name:
+Three shapes, each found by its structure, never by a file name:
 
 * **An array of records** (``JsonArrayReader``): Chainer's LogReport ``results/log``
   (``[{"main/loss": 0.05, "epoch": 0, "iteration": 10, "elapsed_time": 1.26}, ...]``, the
@@ -17,6 +17,13 @@ Two shapes, each found by its structure, never by a file name:
   epoch, is the step). Points of one step from the different metrics merge into one record.
   Such a document cannot be streamed: it is parsed whole up to ``MAX_DOC_BYTES``; a larger
   one is refused, a counted skip saying so.
+
+* **A history nested in a result object** (``JsonNestedListReader``): a run-summary document whose
+  per-step records are a list of objects some levels down (huggingface/peft's benchmark results,
+  ``{"run_info": {...}, "train_info": {"metrics": [{"step": 250, "train loss": 1.33, ...}]}}``;
+  harnesses' ``history`` / ``results`` lists): the longest list (at most MAX_DEPTH levels down) of
+  objects holding a metric, read as the array shape's elements; parsed whole up to
+  ``MAX_DOC_BYTES``.
 
 Keys go through the field table (``fields.field_for``: ``main/loss`` is the loss,
 ``validation/main/loss`` the validation loss). Bare ``NaN`` / ``Infinity`` are read (Python's
@@ -59,6 +66,7 @@ def _skip_ws(text: str, pos: int = 0) -> int:
 
 _NEXT = re.compile(r",\s*(?=\{)")  # the start of the next element of an array of objects
 _COLUMNS = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*+"\s*:\s*\{\s*"(?:steps|values|timestamps)"\s*:\s*\[')
+_TBX = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*+"\s*:\s*\[\s*\[\s*-?\d')
 _LIST = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*+"\s*:\s*\[\s*(?:-?\d|NaN|-?Infinity)')
 #: a per-split statistics document: ``{"training": {"combined": {"loss": [`` (Ludwig's
 #: training_statistics.json), ``{"validation": {"loss": [``
@@ -232,8 +240,14 @@ class JsonColumnsReader(SnapshotReader):
         if _COLUMNS.match(text):
             # {name: {steps, values, timestamps}}: a metric per key (any name: Sacred's are the script's)
             return 0.9
+        if _TBX.match(text) and any(_metric_key(_tbx_name(m.group(1))) for m in _KEY_LIST.finditer(text)):
+            return 0.9  # tensorboardX's export_scalars_to_json: {"<logdir>/<tag>": [[wall, step, value], ..]}
         if _LIST.match(text) and any(_metric_key(m.group(1)) for m in _KEY_LIST.finditer(text)):
             return 0.85  # {"loss": [..], "val_loss": [..]}: a history dump
+        if _LIST.match(text):
+            keys = {m.group(1).lower() for m in _KEY_LIST.finditer(text)}
+            if keys & STEP_LISTS and keys & set(SPLIT_NAMES):
+                return 0.8  # {"steps": [..], "train": [..], "val": [..]}: losses named by their split only
         if _SPLITS.match(text) and any(_metric_key(m.group(1)) for m in _KEY_LIST.finditer(text)):
             return 0.8  # {"training": {"combined": {"loss": [..]}}, "validation": ...}: per split
         return 0.0
@@ -268,6 +282,8 @@ class JsonColumnsReader(SnapshotReader):
             self.skip("not a JSON object of metrics")
             return []
         points: dict[int, list[tuple[str, object]]] = {}
+        if _tbx_doc(doc):
+            return _tbx_records(self, doc)
         # plain lists with a column named for the epoch (a history's "epoch_seconds", "epoch_time")
         # and none that is the epoch: one row per epoch, its index the epoch (step_unit.py)
         per_epoch = (
@@ -275,8 +291,23 @@ class JsonColumnsReader(SnapshotReader):
             and any("epoch" in normalise(str(k)) for k in doc)
             and not any(self.field(str(k)) in ("epoch", "step") for k in doc)
         )
+        # a step list beside the columns ({"steps": [0, 1, ...], "train": [..], "val": [..]}): the steps of
+        # the lists as long as it; a list k times shorter is one value every k of them (an evaluation
+        # every eval_interval steps: a char-GPT's 50 validation losses beside 5,000 training ones, fresh39)
+        shared = next((doc[k] for k in doc if str(k).lower() in STEP_LISTS and isinstance(doc[k], list)), None)
+        named = not any(self.field(str(k)) in ("loss", "val_loss") for k in doc)
         for name, col in _columns(doc):
-            if isinstance(col, dict) and isinstance(col.get("values"), list):
+            if shared is not None and col is shared:
+                continue
+            if named and str(name).lower() in SPLIT_NAMES:
+                self._fields[name] = SPLIT_NAMES[str(name).lower()]  # (a loss named by its split only: "train")
+            if isinstance(col, list) and shared is not None:
+                k = len(shared) // len(col) if col else 0
+                if k >= 1 and len(col) * k <= len(shared):
+                    values, steps = col, shared[::k][: len(col)]
+                else:
+                    values, steps = col, range(len(col))
+            elif isinstance(col, dict) and isinstance(col.get("values"), list):
                 values = col["values"]
                 steps = col.get("steps")
                 if not isinstance(steps, list):
@@ -302,6 +333,23 @@ class JsonColumnsReader(SnapshotReader):
                 out.append(rec)
         return out
 
+
+def _tbx_doc(doc: dict) -> bool:
+    """tensorboardX's ``export_scalars_to_json``: every value a list of [wall time, step, value]."""
+    return bool(doc) and all(
+        isinstance(v, list) and v and isinstance(v[0], list) and len(v[0]) == 3 for v in doc.values()
+    )
+
+
+def _tbx_name(key: str) -> str:
+    """The tag of a tensorboardX export's key ``<logdir>/<main tag>/<tag>`` (``: `` after it in
+    ``add_scalars``' keys): its last component."""
+    return key.strip().rstrip(":").strip().rsplit("/", 1)[-1]
+
+
+#: the names of a columns document's own step list, and the losses named by their split alone
+STEP_LISTS = frozenset({"steps", "step", "iters", "iterations", "iteration"})
+SPLIT_NAMES = {"train": "loss", "training": "loss", "val": "val_loss", "valid": "val_loss", "validation": "val_loss"}
 
 #: levels of nesting a columns document is read through (``split/feature/metric``: Ludwig's 3)
 MAX_DEPTH = 4
@@ -335,3 +383,137 @@ def per_split_summary(path: str, reader) -> bool:
     except OSError:
         return False
     return _SPLITS.match(text) is not None
+
+
+#: a key and the start of a list of objects, anywhere in the head (the nested shape's sniff)
+_LIST_OF_OBJECTS = re.compile(r'"((?:[^"\\]|\\.){1,200}+)"\s*:\s*\[\s*\{')
+
+
+def _tbx_records(reader: SnapshotReader, doc: dict) -> list[StepRecord]:
+    """tensorboardX's export: each key's [wall, step, value] points under its tag (the key's last
+    component); keys of several log dirs: the one with the most loss points is read, the others'
+    points counted (other runs)."""
+    runs: dict[str, list[tuple[str, list]]] = {}
+    for key, pts in doc.items():
+        k = key.strip().rstrip(":").strip()
+        runs.setdefault(k.rsplit("/", 1)[0] if "/" in k else "", []).append((_tbx_name(key), pts))
+    # (add_scalars nests one level more: "<logdir>/data/<main tag>/<tag>": a run is the keys' longest
+    # common prefix of path components, not each key's parent)
+    prefixes = list(runs)
+    if len(prefixes) > 1:
+        common = (
+            os.path.commonpath(prefixes)
+            if all(p.startswith("/") == prefixes[0].startswith("/") for p in prefixes)
+            else ""
+        )
+        if common and any(p == common or p.startswith(common + "/") for p in prefixes):
+            merged: list[tuple[str, list]] = [x for p in prefixes for x in runs[p]]
+            runs = {common: merged}
+
+    def loss_points(r: str) -> int:
+        return sum(len(p) for n, p in runs[r] if reader.field(n) == "loss")
+
+    best = max(runs, key=loss_points)
+    for r, cols in runs.items():
+        if r != best:
+            reader.count_dropped(f"points of another run ({r!r}: not the one read)", sum(len(p) for _, p in cols))
+    points: dict[int, list[tuple[str, object]]] = {}
+    for name, pts in runs[best]:
+        for e in pts:
+            if not (isinstance(e, list) and len(e) == 3):
+                reader.skip("bad point")
+                continue
+            step = int64(e[1]) if isinstance(e[1], (int, float)) and not isinstance(e[1], bool) else None
+            if step is None:
+                reader.skip("bad step")
+                continue
+            points.setdefault(step, []).append((name, e[2]))
+    out = []
+    for step in sorted(points):
+        rec = reader.build(points[step], step=step)
+        if rec is not None:
+            out.append(rec)
+    return out
+
+
+class JsonNestedListReader(SnapshotReader):
+    """A result object whose per-step records are a list of objects some levels down."""
+
+    name = "json-nested"
+    priority = 18  # (below the array and the columns shapes, which look at the top level)
+
+    @classmethod
+    def sniff(cls, path: str, head: list[str]) -> float:
+        text = _head_text(head)
+        if text[_skip_ws(text) : _skip_ws(text) + 1] != "{":
+            return 0.0
+        for m in _LIST_OF_OBJECTS.finditer(text):
+            i = m.end() - 1
+            try:
+                obj, _ = _DECODER.raw_decode(text, i)
+            except (ValueError, RecursionError):
+                continue  # (its first element is longer than the head)
+            if isinstance(obj, dict) and any(_metric_key(k) for k in flatten(obj)):
+                return 0.7
+        return 0.0
+
+    def read_path(self, path: str) -> list[StepRecord]:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_DOC_BYTES:
+                _reset(self)
+                self.skip(
+                    f"JSON document of {size / (1 << 20):.0f} MiB: over the {MAX_DOC_BYTES >> 20} MiB parsed, not read"
+                )
+                return []
+            data = f.read(MAX_DOC_BYTES + 1)
+        return self.read_all(data)
+
+    def read_all(self, data: bytes) -> list[StepRecord]:
+        _reset(self)
+        if len(data) > MAX_DOC_BYTES:
+            self.skip(f"JSON document over {MAX_DOC_BYTES >> 20} MiB: not read")
+            return []
+        try:
+            doc = json.loads(data.replace(b"\0", b"").decode("utf-8", "replace"), parse_float=_parse_float)
+        except RecursionError:
+            self.skip("JSON nested too deeply")
+            return []
+        except ValueError:
+            self.skip("invalid JSON (file being rewritten?)")
+            return []
+        found = _longest_list(doc, MAX_DEPTH)
+        if found is None:
+            self.skip("no list of metric records in the JSON document")
+            return []
+        where, items = found
+        self.where = where
+        out: list[StepRecord] = []
+        for obj in items:
+            if not isinstance(obj, dict):
+                self.skip("list element is not an object")
+                continue
+            rec = self.build(flatten(obj).items())
+            if rec is not None:
+                out.append(rec)
+        return out
+
+    def describe(self) -> dict:
+        where = getattr(self, "where", None)
+        return {"step_source": f"the records of the list at {where} of the JSON document"} if where else {}
+
+
+def _longest_list(doc, depth: int, at: str = "") -> tuple[str, list] | None:
+    """(path, list) of the longest list of objects holding a metric in ``doc``, ``depth`` levels down
+    at most (the first of equal ones); None when there is none."""
+    best: tuple[str, list] | None = None
+    if isinstance(doc, dict) and depth > 0:
+        for k, v in doc.items():
+            here = f"{at}/{k}"
+            if isinstance(v, list) and v and isinstance(v[0], dict) and any(_metric_key(x) for x in flatten(v[0])):
+                cand: tuple[str, list] | None = (here, v)
+            else:
+                cand = _longest_list(v, depth - 1, here)
+            if cand is not None and (best is None or len(cand[1]) > len(best[1])):
+                best = cand
+    return best

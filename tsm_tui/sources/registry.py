@@ -33,7 +33,7 @@ from tsm_tui.sources.head import (
 )
 from tsm_tui.sources.hf_trainer_state import HFTrainerStateReader
 from tsm_tui.sources.dvclive import DvcliveReader
-from tsm_tui.sources.json_doc import JsonArrayReader, JsonColumnsReader
+from tsm_tui.sources.json_doc import JsonArrayReader, JsonColumnsReader, JsonNestedListReader
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.keras_stdout import KerasProgressReader
 from tsm_tui.sources.generic_text import KeyValueTextReader
@@ -73,6 +73,7 @@ READERS: list[type[SourceReader]] = sorted(
         JsonlReader,
         JsonArrayReader,
         JsonColumnsReader,
+        JsonNestedListReader,
         LightningCsvReader,
         KerasCsvReader,
         TbExportCsvReader,

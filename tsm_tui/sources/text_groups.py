@@ -81,9 +81,15 @@ EVAL_OVER = re.compile(
 )
 # a column header's names, and a row's values (a number, "1/50", "8.37G", "00:10")
 _NAME = re.compile(r"[A-Za-z_][\w./()%-]*+")
+_TAB_NAME = re.compile(r"[A-Za-z_][\w./()% -]*+")  # (a tab-separated header's: "Training Loss")
 _TWO_NAMES = re.compile(r"\s*+[A-Za-z_][\w./()%-]*+\s++[A-Za-z_]")  # (a cheap first test: two names lead)
 _VALUE = re.compile(r"[-+]?(?:\d[\d.]*+(?:[eE][-+]?\d++)?+[A-Za-z%]?+(?:/\d++)?+|nan|inf)(?::\d++)*+:?", re.I)
 COLUMN_STEPS = ("epoch", "step", "iter", "iteration")
+SPACY_HEADER = re.compile(r"^E\s++#\s++(?=LOSS )")
+SPACY_LOSS = re.compile(r"\bLOSS ([A-Z][\w-]*+)")
+# an ISO date and time under a column (the PyTorch Mario tutorial's MetricLogger: "... 8.927
+# 2025-04-25T14:49:52"): a row's value, not a metric's (it holds ":", left as "00:10" is)
+_STAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d++)?")
 MAX_COLUMNS = 32  # names in a column header (a wider line is not one; ours)
 _NOT_FINITE = ("nan", "inf", "+inf", "-inf", "+nan", "-nan")
 # a progress bar after a row: "640: 100% ━━━ 75/75" (complete when the count reaches the total)
@@ -180,7 +186,8 @@ class LineGroups:
         def _step_of_line(line: str) -> re.Match[str] | None: ...
 
     def _ctx_reset(self) -> None:
-        self._cols: list[str] | None = None  # the last column header's names
+        self._cols: list[str] | None = None  # the last column header's names ...
+        self._cols_tabbed = False  # ... apart by tabs (names may hold spaces)
         self._grp: list[Any] | None = None  # [step, pairs, lines]
         self._carry: tuple[int, int | None] | None = None  # (epoch, epochs) of the last epoch header
         self._evalsec: list[Any] | None = None  # [total of its first step line or None]
@@ -375,20 +382,33 @@ class LineGroups:
 
     # -- column headers and their rows ----------------------------------------------------------
     def _column_header(self, line: str) -> bool:
-        if line[:1] == "#":
+        sp = SPACY_HEADER.match(line) if line[:1] == "E" else None
+        if sp is not None:
+            # spaCy v3's training table: "E    #       LOSS TOK2VEC  LOSS NER  ENTS_F ..." (the epoch, the
+            # step, a loss per pipeline component: names of two words)
+            line = "epoch step " + SPACY_LOSS.sub(r"LOSS_\1", line[sp.end() :])
+        elif line[:1] == "#":
             line = line[1:]  # (np.savetxt(..., header="epoch train_loss val_loss") writes "#epoch train_loss ...")
         if ":" in line or "=" in line or "," in line or _TWO_NAMES.match(line) is None:
             return False  # (no name holds these, a row of names starts with two: metric lines leave here)
-        toks = line.split(None, MAX_COLUMNS)
-        if not 3 <= len(toks) <= MAX_COLUMNS or not all(_NAME.fullmatch(t) for t in toks):
-            return False
+        tabbed = "\t" in line.strip()
+        if tabbed:
+            # a table copied from a notebook's output (HF's NotebookProgressCallback: "Step\tTraining
+            # Loss\tValidation Loss"): its names hold spaces, its cells are apart by tabs, two columns do
+            toks = [t.strip() for t in line.strip().split("\t", MAX_COLUMNS)]
+            if not 2 <= len(toks) <= MAX_COLUMNS or not all(_TAB_NAME.fullmatch(t) for t in toks):
+                return False
+        else:
+            toks = line.split(None, MAX_COLUMNS)
+            if not 3 <= len(toks) <= MAX_COLUMNS or not all(_NAME.fullmatch(t) for t in toks):
+                return False
         low = [t.lower() for t in toks]
         if not any(t in COLUMN_STEPS for t in low):
             return False
         if not any(self.field(t) in ("loss", "val_loss", "grad_norm", "lr") or loss_role(t) for t in toks):
             return False
         self._ctx_on()
-        self._cols = toks
+        self._cols, self._cols_tabbed = toks, tabbed
         return True
 
     def _column_row(self, line: str) -> list[StepRecord] | None:
@@ -396,8 +416,16 @@ class LineGroups:
         bar's redraw, None when the line is not a row."""
         cols = self._cols
         assert cols is not None  # (called while a column header is open)
-        toks = line.split(None, len(cols))
-        if len(toks) < len(cols) or not all(_VALUE.fullmatch(t) for t in toks[: len(cols)]):
+        blank: set[int] = set()
+        if self._cols_tabbed:
+            # (a notebook's empty cells: "No log" before the first evaluation: no value, not no row)
+            toks = [t.strip() for t in line.strip().split("\t", len(cols))]
+            blank = {i for i, t in enumerate(toks) if t in ("", "No log")}
+        else:
+            toks = line.split(None, len(cols))
+        if len(toks) < len(cols) or not all(
+            i in blank or _VALUE.fullmatch(t) or _STAMP.fullmatch(t) for i, t in enumerate(toks[: len(cols)])
+        ):
             return None
         rest = toks[len(cols)] if len(toks) > len(cols) else ""
         if rest:
@@ -407,16 +435,26 @@ class LineGroups:
             if last is None or last.group(1) != last.group(2):
                 return []  # a bar still running: its values are running means
         items, step = [], None
-        for name, v in zip(cols, toks):
+        # the step column: a step / iteration one over the epoch when the header has both ("epoch step
+        # LOSS_NER ...": spaCy's; the epoch stays an item)
+        lows = [c.lower() for c in cols]
+        at = next((i for i, c in enumerate(lows) if c in COLUMN_STEPS and c != "epoch"), None)
+        if at is None:
+            at = next(i for i, c in enumerate(lows) if c in COLUMN_STEPS)
+        for i, (name, v) in enumerate(zip(cols, toks)):
+            if i in blank:
+                continue
             v = v.rstrip(":")
-            low = name.lower()
-            if low in COLUMN_STEPS and step is None:
+            if i == at:
                 n, _, total = v.partition("/")
                 step = int64(n) if n.isdigit() else None
                 if step is None:
                     return None
                 if total.isdigit():
                     self.run_info.setdefault("total_steps", total)
+                continue
+            if lows[i] == "epoch" and v.isdigit():
+                items.append(("epoch", v))
                 continue
             if (v[-1:].isalpha() and v.lower() not in _NOT_FINITE) or ":" in v or v[-1:] == "%":
                 continue  # 8.37G, 00:10, 85%: not a metric's number (a NaN loss is kept)
