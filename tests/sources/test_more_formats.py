@@ -351,3 +351,15 @@ def test_tensor_reprs_and_a_total_named_all_loss(tmp_path, capsys):
     assert rep["steps"]["count"] == 60
     assert rep["sources"]["loss"]["key"] == "all_loss"
     assert used(rep)["objective"].startswith("all_loss (the logged total)")
+
+
+def test_tensorboardx_export_of_two_runs_reads_one(tmp_path, capsys):
+    """Two log dirs in one export holding the same tag ("runs/a/loss", "runs/b/loss") are two runs:
+    one is read, the other's points counted, never merged step by step."""
+    doc = {}
+    for run, scale in (("runs/a", 1.0), ("runs/b", 3.0)):
+        doc[f"{run}/loss"] = [[1.7e9 + s, s, scale * math.exp(-s / 50) + 0.1] for s in range(1, 101)]
+    (tmp_path / "all_scalars.json").write_text(json.dumps(doc))
+    rep = report(tmp_path, capsys)
+    assert rep["steps"]["count"] == 100
+    assert used(rep)["skip_reasons"] == {"points of another run ('runs/b': not the one read)": 100}

@@ -399,16 +399,14 @@ def _tbx_records(reader: SnapshotReader, doc: dict) -> list[StepRecord]:
         runs.setdefault(k.rsplit("/", 1)[0] if "/" in k else "", []).append((_tbx_name(key), pts))
     # (add_scalars nests one level more: "<logdir>/data/<main tag>/<tag>": a run is the keys' longest
     # common prefix of path components, not each key's parent)
+    # (and two log dirs holding the same tags, "runs/a/loss" and "runs/b/loss", are two runs: never merged)
     prefixes = list(runs)
-    if len(prefixes) > 1:
-        common = (
-            os.path.commonpath(prefixes)
-            if all(p.startswith("/") == prefixes[0].startswith("/") for p in prefixes)
-            else ""
-        )
-        if common and any(p == common or p.startswith(common + "/") for p in prefixes):
-            merged: list[tuple[str, list]] = [x for p in prefixes for x in runs[p]]
-            runs = {common: merged}
+    names = [n for p in prefixes for n, _ in runs[p]]
+    if len(prefixes) > 1 and len(set(names)) == len(names):
+        same_root = all(p.startswith("/") == prefixes[0].startswith("/") for p in prefixes)
+        common = os.path.commonpath(prefixes) if same_root else ""
+        if common:
+            runs = {common: [x for p in prefixes for x in runs[p]]}
 
     def loss_points(r: str) -> int:
         return sum(len(p) for n, p in runs[r] if reader.field(n) == "loss")

@@ -187,7 +187,8 @@ class LineGroups:
 
     def _ctx_reset(self) -> None:
         self._cols: list[str] | None = None  # the last column header's names ...
-        self._cols_tabbed = False  # ... apart by tabs (names may hold spaces)
+        self._cols_tabbed = False  # ... apart by tabs (names may hold spaces) ...
+        self._cols_step: tuple[int | None, int | None] = (None, None)  # ... the step's column, the epoch's
         self._grp: list[Any] | None = None  # [step, pairs, lines]
         self._carry: tuple[int, int | None] | None = None  # (epoch, epochs) of the last epoch header
         self._evalsec: list[Any] | None = None  # [total of its first step line or None]
@@ -409,6 +410,11 @@ class LineGroups:
             return False
         self._ctx_on()
         self._cols, self._cols_tabbed = toks, tabbed
+        # the step column: a step / iteration one over the epoch when the header has both ("epoch step
+        # LOSS_NER ...": spaCy's; the epoch then stays an item of the row)
+        at = next((i for i, c in enumerate(low) if c in COLUMN_STEPS and c != "epoch"), None)
+        ep = low.index("epoch") if "epoch" in low else None
+        self._cols_step = (at, ep) if at is not None else (ep, None)
         return True
 
     def _column_row(self, line: str) -> list[StepRecord] | None:
@@ -435,12 +441,7 @@ class LineGroups:
             if last is None or last.group(1) != last.group(2):
                 return []  # a bar still running: its values are running means
         items, step = [], None
-        # the step column: a step / iteration one over the epoch when the header has both ("epoch step
-        # LOSS_NER ...": spaCy's; the epoch stays an item)
-        lows = [c.lower() for c in cols]
-        at = next((i for i, c in enumerate(lows) if c in COLUMN_STEPS and c != "epoch"), None)
-        if at is None:
-            at = next(i for i, c in enumerate(lows) if c in COLUMN_STEPS)
+        at, epoch_at = self._cols_step
         for i, (name, v) in enumerate(zip(cols, toks)):
             if i in blank:
                 continue
@@ -453,7 +454,7 @@ class LineGroups:
                 if total.isdigit():
                     self.run_info.setdefault("total_steps", total)
                 continue
-            if lows[i] == "epoch" and v.isdigit():
+            if i == epoch_at and v.isdigit():
                 items.append(("epoch", v))
                 continue
             if (v[-1:].isalpha() and v.lower() not in _NOT_FINITE) or ":" in v or v[-1:] == "%":
