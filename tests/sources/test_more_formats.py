@@ -363,3 +363,22 @@ def test_tensorboardx_export_of_two_runs_reads_one(tmp_path, capsys):
     rep = report(tmp_path, capsys)
     assert rep["steps"]["count"] == 100
     assert used(rep)["skip_reasons"] == {"points of another run ('runs/b': not the one read)": 100}
+
+
+def test_launches_printed_two_ways(tmp_path, capsys):
+    """A first launch prints "Epoch 1/5 | Batch 10 | Loss" (a counter), the later ones only their
+    epoch and a percent ("Epoch 1/5 | Progreso: 0.1% | Loss"): an epoch line beside counted records
+    is a summary, but three in a row naming the same epoch are per-batch prints again (fresh41)."""
+    rows = ["2026-01-27 15:06:21 [INFO] [TrainModule]: Iniciando entrenamiento. Total de muestras: 174189"]
+    rows += [
+        f"2026-01-27 15:06:23 [INFO] [TrainModule]: Epoch 1/5 | Batch {b} | Loss: {8.7 - b / 100:.4f}" for b in (0, 10)
+    ]
+    for _launch in range(3):
+        rows.append("2026-01-27 15:07:37 [INFO] [TrainModule]: Instanciando el Modelo GPT...")
+        rows += [
+            f"2026-01-27 15:09:41 [INFO] [TrainModule]: Epoch 1/5 | Progreso: {i / 10:.1f}% | Loss: {8.7 * math.exp(-i / 40):.4f}"
+            for i in range(60)
+        ]
+    (tmp_path / "train.log").write_text("\n".join(rows) + "\n")
+    rep = report(tmp_path / "train.log", capsys)
+    assert used(rep)["records"] >= 2 + 3 * 60 - 6

@@ -1179,11 +1179,33 @@ class KeyValueTextReader(LineGroups, LineReader):
         """``Epoch 3/120, loss=0.41`` (or ``Epoch 3, loss=0.41``): the epoch is the step,
         its total (if printed) the planned steps, while no line of the file has named a
         step of its own."""
-        if self.records != getattr(self, "_epoch_records", 0) or _COUNTER_HINT.search(line) or STEP.search(line):
-            return None  # (a record with a step of its own was read: an epoch line is a summary)
+        if _COUNTER_HINT.search(line) or STEP.search(line):
+            return None
         m = EPOCH_ONLY.search(line) or EPOCH_BARE.search(line) or EPOCH_PHASE.search(line)
         if m is None:
             return None
+        if self.records != getattr(self, "_epoch_records", 0):
+            # a record with a step of its own was read: an epoch line is a summary ... unless REPEATS
+            # lines in a row name the same epoch and names with no such record between: per-batch
+            # prints of a launch printed another way (fresh41: a first launch's "Epoch 1/5 | Batch 10 |
+            # Loss" lines, then 29 launches of "Epoch 1/5 | Progreso: 0.1% | Loss": 2 of 2,338 read)
+            names = tuple(k.lower() for k, _ in PAIR.findall(line, m.end()))
+            if not any(self.field(k) == "loss" or loss_role(k) for k in names):
+                return None  # (a loss's prints only: DDP ranks repeat an epoch's "Epoch=97, lr=1e-4" line)
+            sig = (m.group(1), names)
+            run: tuple[int, tuple, list[str]] | None = self.__dict__.get("_eo_run")
+            if run is None or run[0] != self.records or run[1] != sig:
+                run = (self.records, sig, [])
+                self.__dict__["_eo_run"] = run
+            run[2].append(line)
+            if len(run[2]) < REPEATS:
+                return None
+            self._epoch_records = self.records
+            self.__dict__["_eo_run"] = None
+            out: list[StepRecord] = []
+            for ln in run[2]:
+                out += self._epoch_only(ln) or []
+            return out
         e = int64(m.group(1))
         if e is None:
             self.skip("step out of range")
