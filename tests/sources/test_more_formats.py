@@ -382,3 +382,76 @@ def test_launches_printed_two_ways(tmp_path, capsys):
     (tmp_path / "train.log").write_text("\n".join(rows) + "\n")
     rep = report(tmp_path / "train.log", capsys)
     assert used(rep)["records"] >= 2 + 3 * 60 - 6
+
+
+def test_marian_training_and_validation_lines(tmp_path, capsys):
+    rows = ["[2019-03-31 05:30:16] [marian] Marian v1.7.6 02f4af4 2018-12-12 18:51:10 -0800"]
+    for i in range(1, 61):
+        up = 500 * i
+        rows.append(
+            f"[2019-03-31 08:00:53] Ep. 1 : Up. {up} : Sen. {up * 128:,} : Cost {3 * math.exp(-i / 30) + 1:.8f} : "
+            f"Time 4664.34s : 1843.45 words/s : L.r. {3e-4 * min(1, i / 8):.4e}"
+        )
+        if i % 10 == 0:
+            rows.append(
+                f"[2019-03-31 10:44:59] [valid] Ep. 1 : Up. {up} : ce-mean-words : {2.5 * math.exp(-i / 40) + 1:.5f} : new best"
+            )
+            rows.append(f"[2019-03-31 10:45:03] [valid] Ep. 1 : Up. {up} : perplexity : {math.exp(1.5):.5f} : new best")
+    (tmp_path / "train.log").write_text("\n".join(rows) + "\n")
+    rep = report(tmp_path / "train.log", capsys)
+    assert used(rep)["format"] == "marian"
+    assert rep["steps"]["count"] == 60 and rep["steps"]["last"] == 30000
+    assert {"loss", "val_loss", "lr"} <= set(rep["sources"])
+
+
+def test_pymarl_recent_stats_at_t_env(tmp_path, capsys):
+    """PyMARL's "Recent Stats | t_env: N | Episode: M" header, then tab-separated stats lines."""
+    rows = []
+    for i in range(1, 41):
+        t = 10000 * i + 344
+        rows += [
+            f"[INFO 20:02:37] my_main t_env: {t - 9000} / 2050000",
+            f"[INFO 20:04:23] my_main Recent Stats | t_env: {t:>10} | Episode: {208 * i:>8}",
+            f"battle_won_mean:           0.0353\tentropy_loss:              0.0089\tep_length_mean:           49.5465",
+            f"grad_norm:                 {0.5 + i / 100:.4f}\tloss:                      {0.1 + i / 400:.4f}\tmi_loss:                   0.0012",
+            "return_mean:               1.5204\treturn_std:                3.4601\ttarget_mean:               0.0377",
+            "",
+        ]
+    (tmp_path / "cout.txt").write_text("\n".join(rows) + "\n")
+    rep = report(tmp_path / "cout.txt", capsys)
+    assert rep["steps"]["first"] == 10344 and rep["steps"]["count"] == 40
+
+
+def test_opennmt_validation_without_a_counter_ends_at_the_next_training_step(tmp_path, capsys):
+    """OpenNMT-py prints "valid's transforms: TransformPipe()" (an evaluation's start, no number), its
+    results with no counter, then "Step 10050/100000": counting to the training's planned steps, that
+    line is training again (1,797 of 2,000 steps had been read as evaluations: fresh44)."""
+    rows = []
+    for i in range(1, 101):
+        rows.append(
+            f"[2024-01-09 20:28:58,917 INFO] Step {50 * i}/100000; acc:  46.42; ppl:  9.64; xent: {3 - i / 100:.2f}; lr: 0.00100; 5316/13020 tok/s;    975 sec"
+        )
+        if i % 20 == 0:
+            rows += [
+                "[2024-01-09 20:29:03,624 INFO] valid's transforms: TransformPipe()",
+                f"[2024-01-09 20:29:07,747 INFO] Validation perplexity: {16 - i / 10:.4f}",
+                "[2024-01-09 20:29:07,747 INFO] Validation accuracy: 47.103",
+            ]
+    (tmp_path / "train.log").write_text("\n".join(rows) + "\n")
+    rep = report(tmp_path / "train.log", capsys)
+    assert rep["steps"]["count"] == 100
+
+
+def test_a_minute_clock_and_a_logger_field_before_the_level(tmp_path, capsys):
+    """fresh43's PINN logger: "2025-06-30 15:26 - function:Train - INFO - [Train] epoch:1, ..."."""
+    rows = []
+    for e in range(1, 61):
+        rows.append(
+            f"2025-06-30 15:26 - function:Train - INFO - [Train] epoch:{e}, lr:0.002000, total loss:{2928 * math.exp(-e / 5) + 1:.6f}"
+        )
+        rows.append(
+            f"2025-06-30 15:26 - function:Train - INFO - [Valid] epoch:{e}, MSE: {837 * math.exp(-e / 5) + 1:.4f}"
+        )
+    (tmp_path / "text log.txt").write_text("\n".join(rows) + "\n")
+    rep = report(tmp_path / "text log.txt", capsys)
+    assert rep["steps"]["count"] == 60 and rep["sources"]["loss"]["key"] == "total loss"

@@ -22,6 +22,7 @@ STEP_KEYS = {
     "iteration",
     "iterations",
     "iters",  # ("time:2024-03-23, 04:31:58, iters:1000, iters_average_Loss:1.4231": fresh35's ORPO loop)
+    "t_env",  # (PyMARL's "Recent Stats | t_env:  30592 | Episode:  624", its stats on the lines after: fresh44)
     "it",
     "s",
     "global_step",

@@ -136,10 +136,13 @@ NAMED_STEP_KEYS = frozenset(
         "train/step",
         "train/global_step",
         "trainer/global_step",
+        "t_env",  # (PyMARL: "Recent Stats | t_env:  30592 | Episode:  624", the stats on the lines after)
         *COUNTER_KEYS,
     }
 )
-_STEP_HINT = re.compile(r"(?i)step|iter|update|batch")
+_STEP_HINT = re.compile(r"(?i)step|iter|update|batch|t_env")
+#: counts beside a step key on a header line (PyMARL's "| Episode: 624"): no metric of the record
+_HEADER_COUNTS = frozenset({"episode", "episodes", "epoch"})
 # ... a counter's word, not a loss's name ("Epoch [1/5], Batch Loss: 10.75": a per-batch print, its epoch
 # the only counter; EpochRepeats counts them)
 _COUNTER_HINT = re.compile(r"(?i)(?:step|iter|update|batch)(?![\s_-]*+loss)")
@@ -166,7 +169,7 @@ STEP = re.compile(
 # 10:00:37 - loss: 0.5". The message is read as the line: the line-start rules (an epoch
 # header, a step-less loss, a column header) see it. Linear: anchored, fixed widths.
 TIME_PREFIX = re.compile(
-    r"(?:\[?\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
+    r"(?:\[?\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d(?::\d\d(?:[.,]\d{1,9})?)?(?:Z|[+-]\d\d:?\d\d)?"
     # (a zone named inside the brackets: "[2026-04-15 01:06:27 UTC]", "[... 北京时间]")
     r"(?: [^\W\d_]{1,16}(?=\]))?\]?(?::| -| \|)?"
     # (ST-GCN / mmskeleton's print_log: "[03.24.23|09:56:11] Training epoch: 0")
@@ -179,7 +182,7 @@ TIME_PREFIX = re.compile(
     r"(?:(?<=\])[ \t]*+|[ \t]++)"
     # ... and the logger's fields after it: Python logging's "- INFO -" / "- root - INFO -" /
     # "[INFO]:", loguru's "| INFO     | __main__:train:58 -"
-    r"(?:(?:[\w.]{1,40}\s++-\s++)?\[?(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\]?\s*+(?:[-|:]\s*+)?"
+    r"(?:(?:[\w.]{1,40}(?::[\w.]{1,40})?\s++-\s++)?\[?(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\]?\s*+(?:[-|:]\s*+)?"
     r"(?:[\w.<>]++:[\w.<>]++:\d++\s++-\s++)?)?"
 )
 # a date and time in angle brackets inside a line, between its counter and its values: no value
@@ -1585,7 +1588,12 @@ class KeyValueTextReader(LineGroups, LineReader):
         if not any(normalise(k) in NAMED_STEP_KEYS for k, _ in pairs):
             return None
         rec = self._metric_record(pairs)
-        if rec is None and len(pairs) == 1 and self._evalsec is None and _only_pairs(line):
+        if rec is not None or self._evalsec is not None:
+            return rec
+        counts = [p for p in pairs if normalise(p[0]) in _HEADER_COUNTS]
+        if len(pairs) - len(counts) == 1 and (counts or _only_pairs(line)):
+            pairs = [p for p in pairs if p not in counts]
+        if len(pairs) == 1 and normalise(pairs[0][0]) in NAMED_STEP_KEYS and (counts or _only_pairs(line)):
             # the step key alone on its line ("num of updates: 1000", then "ret loss: 3.34" and
             # "action loss: 0.24" on the lines after it): a header whose metrics follow (text_groups)
             v = pairs[0][1].replace(",", "")

@@ -45,6 +45,7 @@ from tsm_tui.sources.tb_export import TbExportCsvReader
 from tsm_tui.sources.deepxde import DeepXDEReader
 from tsm_tui.sources.darts import DartsReader
 from tsm_tui.sources.coqui import CoquiTrainerReader
+from tsm_tui.sources.marian import MarianReader
 from tsm_tui.sources.yolo_results_txt import YoloResultsTxtReader
 from tsm_tui.sources.wandb_run import WandbRunReader
 from tsm_tui.sources.text_formats import (
@@ -80,6 +81,7 @@ READERS: list[type[SourceReader]] = sorted(
         DeepXDEReader,
         DartsReader,
         CoquiTrainerReader,
+        MarianReader,
         CsvReader,
         YoloResultsTxtReader,
         OLMoReader,

@@ -374,6 +374,12 @@ class LineGroups:
         if sec is None:
             return False
         if sec[0] is None:
+            if total is not None and str(total) == str(self.run_info.get("total_steps")):
+                # counting to the training's planned steps: the training's next step, not an evaluation's
+                # (OpenNMT-py's "valid's transforms: TransformPipe()" line, then its validation results
+                # with no counter, then "Step 10050/100000": 1,797 of 2,000 steps read as evaluations)
+                self._evalsec = None
+                return False
             sec[0] = total if total is not None else -1
             return True
         if total is not None and sec[0] != -1 and total != sec[0]:
