@@ -412,7 +412,7 @@ def test_pymarl_recent_stats_at_t_env(tmp_path, capsys):
         rows += [
             f"[INFO 20:02:37] my_main t_env: {t - 9000} / 2050000",
             f"[INFO 20:04:23] my_main Recent Stats | t_env: {t:>10} | Episode: {208 * i:>8}",
-            f"battle_won_mean:           0.0353\tentropy_loss:              0.0089\tep_length_mean:           49.5465",
+            "battle_won_mean:           0.0353\tentropy_loss:              0.0089\tep_length_mean:           49.5465",
             f"grad_norm:                 {0.5 + i / 100:.4f}\tloss:                      {0.1 + i / 400:.4f}\tmi_loss:                   0.0012",
             "return_mean:               1.5204\treturn_std:                3.4601\ttarget_mean:               0.0377",
             "",
