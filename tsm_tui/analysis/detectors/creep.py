@@ -29,6 +29,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from tsm_tui.analysis.detectors.stats import MannKendall
 from tsm_tui.analysis.detectors.stats import median as _median
 
@@ -107,42 +109,79 @@ class Creep:
         self.lrs: list[float | None] = []  # the LR at each block's end (None: not logged)
         self.size = 1  # records per block
         self.n = 0  # records pushed in this stretch
-        self._buf: list[float] = []  # log-losses of the run of SUB being filled
+        self._raw: list[float] = []  # the losses of the run of SUB being filled (its log taken once)
         self._sub_sum = 0.0  # sum of the medians of the block's completed runs of SUB
         self._sub_n = 0
-        self._filled = 0  # records in the block being filled
+        self._filled = 0  # records of completed runs in the block being filled
         self._lr: float | None = None
+        self._step = 0  # the step of the last record pushed
         self.said: Climb | None = None
-        self._last4: list[float] = []  # the last 4 log-losses
+        self._last4 = np.empty(0)  # the last 4 log-losses
         self._s1 = self._s2 = 0.0  # sums of the squared second differences at lags 1 and 2
+
+    def _run_len(self) -> int:
+        """Records of the run being filled: SUB, or what is left of a block of fewer."""
+        return min(SUB, self.size - self._filled)
 
     def push(self, step: int, x: float, lr: float | None) -> Climb | None:
         """Feed one finite loss (one <= 0 is left out: no ratio scale); a Climb the first time
-        the test passes in this stretch."""
+        the test passes in this stretch. The work is done once per run of records (``_run``),
+        the same for a frame's rows (``push_many``)."""
         if not x > 0:
             return None
-        y = math.log(x)
-        w = self._last4
-        if len(w) == 4:
-            d1 = y - 2 * w[3] + w[2]
-            d2 = y - 2 * w[2] + w[0]
-            self._s1 += d1 * d1
-            self._s2 += d2 * d2
-            del w[0]
-        w.append(y)
-        self._buf.append(y)
-        self.n += 1
-        self._filled += 1
         if lr is not None and math.isfinite(lr):
             self._lr = lr
-        if len(self._buf) == min(self.size, SUB):
-            self._sub_sum += _median(self._buf)
-            self._sub_n += 1
-            self._buf.clear()
+        self._raw.append(x)
+        self._step = step
+        if len(self._raw) < self._run_len():
+            return None
+        return self._run()
+
+    def push_many(self, steps: np.ndarray, xs: np.ndarray, lrs: np.ndarray | None) -> Climb | None:
+        """``push`` for each row, run by run (the same arithmetic as row by row); the first Climb."""
+        keep = xs > 0
+        if not keep.all():
+            steps, xs = steps[keep], xs[keep]
+            lrs = lrs[keep] if lrs is not None else None
+        hit: Climb | None = None
+        i, m = 0, xs.size
+        while i < m:
+            take = min(m - i, self._run_len() - len(self._raw))
+            j = i + take
+            if lrs is not None:
+                ok = lrs[i:j]
+                ok = ok[np.isfinite(ok)]
+                if ok.size:
+                    self._lr = float(ok[-1])
+            self._raw.extend(xs[i:j].tolist())
+            self._step = int(steps[j - 1])
+            i = j
+            if len(self._raw) >= self._run_len():
+                got = self._run()
+                if got is not None and hit is None:
+                    hit = got
+        return hit
+
+    def _run(self) -> Climb | None:
+        """A run of records complete: its log-losses' median into the block, their second differences
+        into the correlation's sums; a block complete: its level, and the test."""
+        y = np.log(np.asarray(self._raw, dtype=float))
+        self._raw.clear()
+        w = np.concatenate((self._last4, y))
+        if w.size >= 5:
+            d1 = w[4:] - 2 * w[3:-1] + w[2:-2]
+            d2 = w[4:] - 2 * w[2:-2] + w[:-4]
+            self._s1 += float(d1 @ d1)
+            self._s2 += float(d2 @ d2)
+        self._last4 = w[-4:]
+        self.n += y.size
+        self._filled += y.size
+        self._sub_sum += _median(y.tolist())  # (a Python sort of <= SUB values: np.median's overhead is 10x)
+        self._sub_n += 1
         if self._filled < self.size:
             return None
         self.levels.append(self._sub_sum / self._sub_n)
-        self.steps.append(step)
+        self.steps.append(self._step)
         self.lrs.append(self._lr)
         self._sub_sum, self._sub_n, self._filled = 0.0, 0, 0
         if len(self.levels) >= 2 * MAX_BLOCKS:
@@ -161,18 +200,6 @@ class Creep:
             return None
         self.said = self.test()
         return self.said
-
-    def push_many(self, steps: list, xs: list, lrs: list | None) -> tuple[int, Climb] | None:
-        """``push`` for each row (the same arithmetic, in order); the first hit and its row."""
-        push = self.push
-        for j, x in enumerate(xs):
-            hit = push(steps[j], x, None if lrs is None else lrs[j])
-            if hit is not None:
-                rest = range(j + 1, len(xs))
-                for i in rest:  # (said: the rest only fill the blocks)
-                    push(steps[i], xs[i], None if lrs is None else lrs[i])
-                return j, hit
-        return None
 
     def _merge(self) -> None:
         """Neighbouring blocks merged in pairs: the record count per block doubles."""
@@ -205,6 +232,10 @@ class Creep:
         K = len(L)
         if self.n < CREEP_MIN_RECORDS or K < CREEP_MIN_BLOCKS + 3:
             return None
+        k = max(3, K // 10)
+        now = _median(L[-k:])
+        if now - min(L) < math.log1p(CREEP_MIN):
+            return None  # (no rise of CREEP_MIN above the lowest level: a falling or flat loss stops here)
         corr = self.correlation()
         if (corr > SHORT_CORR) if self.size == 1 else (self.size < CORR_BLOCKS * corr):
             return None  # (levels still correlated: a wander could pass for a climb)
@@ -212,8 +243,6 @@ class Creep:
         m = min(range(K - 1), key=smooth.__getitem__)
         if K - 1 - m < CREEP_MIN_BLOCKS or (K - 1 - m) * self.size < CREEP_SHARE * self.n:
             return None
-        k = max(3, K // 10)
-        now = _median(L[-k:])
         low = smooth[m]
         rise = now - low
         if rise < math.log1p(CREEP_MIN) or math.exp(now) - math.exp(low) < CREEP_MIN_DELTA:

@@ -559,11 +559,9 @@ class LossSpikeDetector(Detector):
                 self._best_med, self._best_step = best
             if self._creep is not None:
                 rows = idx[:stop]
-                got = self._creep.push_many(
-                    fr.step[rows].tolist(), fed[:stop].tolist(), lr[rows].tolist() if lr is not None else None
-                )
+                got = self._creep.push_many(fr.step[rows], fed[:stop], lr[rows] if lr is not None else None)
                 if got is not None:
-                    self._creep_pending += self._creep_alert(got[1])
+                    self._creep_pending += self._creep_alert(got)
         return stop
 
     def _test_window(self, x: float, med: float, bseq, t: int, recent=None) -> bool:
