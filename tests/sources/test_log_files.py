@@ -85,7 +85,7 @@ def test_checkpoints_binaries_big_and_code_files_are_never_opened(tmp_path, monk
     shutil.copy(CMNLI, d / "cmnli.base.ft.b")
     shutil.copy(EVENTS, d / "model_state.pdparams")  # a checkpoint's name: never opened
     shutil.copy(EVENTS, d / "tokens.b")  # a binary under a made-up suffix: opened, passed over
-    (d / "run_fewclue.py").write_text("loss = model(batch)\n")  # code: never opened
+    (d / "run_fewclue.py").write_text("loss = model(batch)\n")  # code: its first line read, Python: passed over
     with open(d / "corpus.b", "wb") as f:  # a sparse 65 MiB file: over PEEK_MAX_SIZE, never opened
         f.truncate(log_files.PEEK_MAX_SIZE + 1)
     (d / "checkpoint-2200").mkdir()
@@ -101,7 +101,8 @@ def test_checkpoints_binaries_big_and_code_files_are_never_opened(tmp_path, monk
     seen = log_files.ContentFallback()
     got = log_files.content_files(str(d), [], seen)
     assert got == [str(d / "cmnli.base.ft.b")]
-    assert sorted(opened) == ["cmnli.base.ft.b", "tokens.b"]  # nothing else was opened
+    # nothing else was opened (a .py once, for its first line: a log saved under a code name is read)
+    assert sorted(opened) == ["cmnli.base.ft.b", "run_fewclue.py", "tokens.b"]
     assert seen.passed == {
         "by name (checkpoints, data, archives, code, configs)": 2,
         "over 64 MiB": 1,

@@ -455,3 +455,18 @@ def test_a_minute_clock_and_a_logger_field_before_the_level(tmp_path, capsys):
     (tmp_path / "text log.txt").write_text("\n".join(rows) + "\n")
     rep = report(tmp_path / "text log.txt", capsys)
     assert rep["steps"]["count"] == 60 and rep["sources"]["loss"]["key"] == "total loss"
+
+
+def test_a_log_saved_under_a_code_name(tmp_path, capsys):
+    """A tree where nothing is named as a log: a .py whose first line is no Python (a nohup output
+    saved as nohuo.train.py, fresh43; a trainer_state.json written to __init__.py, fresh30) is read
+    by its content; the real Python source beside it is not."""
+    d = tmp_path / "src" / "models"
+    d.mkdir(parents=True)
+    (d / "model.py").write_text("import torch\n\n\ndef train(loss):\n    print('epoch 1, iter 10, loss', loss)\n")
+    rows = [f"epoch {1 + i // 50}, iter {i % 50 + 1}, loss {3 * math.exp(-i / 300) + 0.5:.4f}" for i in range(400)]
+    (d / "nohuo.train.py").write_text("\n".join(rows) + "\n")
+    rep = report(tmp_path, capsys)
+    f = used(rep)
+    assert f["path"].endswith("nohuo.train.py") and rep["steps"]["records"] == 400
+    assert not any(x["path"].endswith("model.py") and x.get("used") for x in rep["files"])

@@ -423,6 +423,48 @@ def content_files(root: str, known, seen: ContentFallback | None = None) -> list
     return _by_content(others, seen)
 
 
+#: the first line of Python source: a comment, an import, a definition, a decorator, a docstring, a
+#: statement, a name assigned, called or annotated (a log saved under a ``.py`` name starts otherwise)
+_PY_START = re.compile(
+    r"""^(?:#|import\s|from\s|def\s|class\s|async\s|@|\"\"\"|\'\'\'|if\s|for\s|while\s|with\s|try:|"""
+    r"""return\b|print\(|[A-Za-z_][\w.]*\s*(?:=|\(|:|\[))"""
+)
+
+
+#: (path) -> (dev, inode, size, mtime_ns, not Python): ``_saved_as_code``'s verdicts
+_CODE_PEEKS: dict[str, tuple[int, int, int, int, bool]] = {}
+
+
+def _saved_as_code(path: str) -> bool:
+    """A file named as Python source whose first line is not Python: a log saved under a code name
+    (a ``trainer_state.json`` written to ``__init__.py``: fresh30; a ``nohuo.train.py`` nohup output:
+    fresh43). Only the content fallback asks (a tree where nothing else was readable); its first
+    PEEK_BYTES read once per file state (remembered, as ``_reads_as_text``'s verdicts)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    got = _CODE_PEEKS.get(path)
+    if got is not None and got[:4] == key:
+        return got[4]
+    verdict = False
+    try:
+        with open_regular(path) as f:
+            head = f.read(PEEK_BYTES)
+    except OSError:
+        return False
+    for ln in head.decode("utf-8", "replace").splitlines():
+        t = ln.strip()
+        if t:
+            verdict = _PY_START.match(t) is None
+            break
+    if len(_CODE_PEEKS) >= PEEKS_KEPT:
+        _CODE_PEEKS.clear()
+    _CODE_PEEKS[path] = key + (verdict,)
+    return verdict
+
+
 def _by_content(paths: list[str], seen: ContentFallback) -> list[str]:
     """The files among ``paths`` (none of them named as a log) that read as text, in order."""
     for p in paths:
@@ -433,7 +475,7 @@ def _by_content(paths: list[str], seen: ContentFallback) -> list[str]:
             or low.endswith(LOG_EXT + (".wandb",))  # (a name rule has spoken: a config, W&B's own files)
             or is_candidate(f)  # (a rotated segment: its live file's history, never a log of its own)
             or f in CONFIG_NAMES
-            or _NEVER_PEEKED.search(low)
+            or (_NEVER_PEEKED.search(low) and not (low.endswith(".py") and _saved_as_code(p)))
             or low in _NOT_LOG_NAMES
         ):
             seen.skip("by name (checkpoints, data, archives, code, configs)")
