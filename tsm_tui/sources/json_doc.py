@@ -45,6 +45,7 @@ from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import MAX_LINE, METRICS, SnapshotReader
 from tsm_tui.sources.fields import field_for, loss_role, normalise, split_rank
 from tsm_tui.sources.jsonl import _parse_float, flatten
+from tsm_tui.sources.metric_files import read_whole, step_records
 
 #: a columns document parsed whole: the largest (ours: a Sacred metrics.json of ~1M points per
 #: metric; json's objects take ~8x the text, so ~0.5 GB at this bound)
@@ -88,6 +89,25 @@ def _head_text(head: list[str]) -> str:
         if n >= HEAD_CHARS:
             break
     return "\n".join(out)
+
+
+def _too_big(size: int, what: str) -> str:
+    return f"JSON document of {size / (1 << 20):.0f} MiB: over the {MAX_DOC_BYTES >> 20} MiB {what}, not read"
+
+
+def _document(reader: SnapshotReader, data: bytes) -> object | None:
+    """A document parsed whole (its counts this reading's), or None, the reason a counted skip."""
+    _reset(reader)
+    if len(data) > MAX_DOC_BYTES:
+        reader.skip(f"JSON document over {MAX_DOC_BYTES >> 20} MiB: not read")
+        return None
+    try:
+        return json.loads(data.replace(b"\0", b"").decode("utf-8", "replace"), parse_float=_parse_float)
+    except RecursionError:
+        reader.skip("JSON nested too deeply")
+    except ValueError:
+        reader.skip("invalid JSON (file being rewritten?)")
+    return None
 
 
 def _reset(reader: SnapshotReader) -> None:
@@ -253,30 +273,13 @@ class JsonColumnsReader(SnapshotReader):
         return 0.0
 
     def read_path(self, path: str) -> list[StepRecord]:
-        with open_regular(path) as f:
-            size = os.fstat(f.fileno()).st_size
-            if size > MAX_DOC_BYTES:
-                _reset(self)
-                self.skip(
-                    f"JSON document of {size / (1 << 20):.0f} MiB: over the {MAX_DOC_BYTES >> 20} MiB "
-                    f"a per-metric columns file is parsed in, not read"
-                )
-                return []
-            data = f.read(MAX_DOC_BYTES + 1)
-        return self.read_all(data)
+        _reset(self)
+        data = read_whole(self, path, MAX_DOC_BYTES, lambda n: _too_big(n, "a per-metric columns file is parsed in"))
+        return [] if data is None else self.read_all(data)
 
     def read_all(self, data: bytes) -> list[StepRecord]:
-        _reset(self)
-        if len(data) > MAX_DOC_BYTES:
-            self.skip(f"JSON document over {MAX_DOC_BYTES >> 20} MiB: not read")
-            return []
-        try:
-            doc = json.loads(data.replace(b"\0", b"").decode("utf-8", "replace"), parse_float=_parse_float)
-        except RecursionError:
-            self.skip("JSON nested too deeply")
-            return []
-        except ValueError:
-            self.skip("invalid JSON (file being rewritten?)")
+        doc = _document(self, data)
+        if doc is None:
             return []
         if not isinstance(doc, dict):
             self.skip("not a JSON object of metrics")
@@ -426,12 +429,7 @@ def _tbx_records(reader: SnapshotReader, doc: dict) -> list[StepRecord]:
                 reader.skip("bad step")
                 continue
             points.setdefault(step, []).append((name, e[2]))
-    out = []
-    for step in sorted(points):
-        rec = reader.build(points[step], step=step)
-        if rec is not None:
-            out.append(rec)
-    return out
+    return step_records(reader, points)
 
 
 class JsonNestedListReader(SnapshotReader):
@@ -456,29 +454,13 @@ class JsonNestedListReader(SnapshotReader):
         return 0.0
 
     def read_path(self, path: str) -> list[StepRecord]:
-        with open_regular(path) as f:
-            size = os.fstat(f.fileno()).st_size
-            if size > MAX_DOC_BYTES:
-                _reset(self)
-                self.skip(
-                    f"JSON document of {size / (1 << 20):.0f} MiB: over the {MAX_DOC_BYTES >> 20} MiB parsed, not read"
-                )
-                return []
-            data = f.read(MAX_DOC_BYTES + 1)
-        return self.read_all(data)
+        _reset(self)
+        data = read_whole(self, path, MAX_DOC_BYTES, lambda n: _too_big(n, "parsed"))
+        return [] if data is None else self.read_all(data)
 
     def read_all(self, data: bytes) -> list[StepRecord]:
-        _reset(self)
-        if len(data) > MAX_DOC_BYTES:
-            self.skip(f"JSON document over {MAX_DOC_BYTES >> 20} MiB: not read")
-            return []
-        try:
-            doc = json.loads(data.replace(b"\0", b"").decode("utf-8", "replace"), parse_float=_parse_float)
-        except RecursionError:
-            self.skip("JSON nested too deeply")
-            return []
-        except ValueError:
-            self.skip("invalid JSON (file being rewritten?)")
+        doc = _document(self, data)
+        if doc is None:
             return []
         found = _longest_list(doc, MAX_DEPTH)
         if found is None:

@@ -8,7 +8,7 @@ one record."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
@@ -68,3 +68,15 @@ def step_records(reader: SnapshotReader, points: Mapping[int, Sequence[tuple[str
         if rec is not None:
             out.append(rec)
     return out
+
+
+def read_whole(reader: SnapshotReader, path: str, limit: int, too_big: Callable[[int], str]) -> bytes | None:
+    """A document parsed whole: the file's first ``limit + 1`` bytes (the parser refuses more), or
+    None when the file is larger, ``too_big(size)`` the reason (a counted skip of this reading)."""
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            reader.skipped, reader.skip_reasons = 0, {}
+            reader.skip(too_big(size))
+            return None
+        return f.read(limit + 1)

@@ -30,10 +30,9 @@ import re
 
 from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
-from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import METRICS, SnapshotReader
 from tsm_tui.sources.fields import field_for, loss_role
-from tsm_tui.sources.metric_files import step_records
+from tsm_tui.sources.metric_files import read_whole, step_records
 
 #: an export parsed whole: the largest (ours: ~1M points of ~60 bytes)
 MAX_DOC_BYTES = 64 << 20
@@ -101,17 +100,16 @@ class TbExportCsvReader(SnapshotReader):
         return 0.9 if any(_metric(t) for t in tags) else 0.0
 
     def read_path(self, path: str) -> list[StepRecord]:
-        with open_regular(path) as f:
-            size = os.fstat(f.fileno()).st_size
-            if size > MAX_DOC_BYTES:
-                self.skipped, self.skip_reasons = 0, {}
-                self.skip(
-                    f"TensorBoard CSV export of {size / (1 << 20):.0f} MiB: over the {MAX_DOC_BYTES >> 20} MiB "
-                    "an export is parsed in, not read"
-                )
-                return []
-            data = f.read(MAX_DOC_BYTES + 1)
-        return self.read_all(data)
+        data = read_whole(
+            self,
+            path,
+            MAX_DOC_BYTES,
+            lambda n: (
+                f"TensorBoard CSV export of {n / (1 << 20):.0f} MiB: over the {MAX_DOC_BYTES >> 20} MiB "
+                "an export is parsed in, not read"
+            ),
+        )
+        return [] if data is None else self.read_all(data)
 
     def read_all(self, data: bytes) -> list[StepRecord]:
         self.skipped, self.skip_reasons = 0, {}
