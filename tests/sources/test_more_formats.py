@@ -12,22 +12,11 @@ import math
 import os
 import random
 
-from tsm_tui.cli import main
 
 from helpers import paths
+from test_real_shapes import report, used
 
 DEEPMD = os.path.join(paths.ROOT, "bench", "corpus", "fresh37", "deepmd_lcurve_starter_kit_healthy")
-
-
-def report(path, capsys) -> dict:
-    rc = main([str(path), "--report", "--json"])
-    out = capsys.readouterr().out
-    assert rc in (0, 1), out
-    return json.loads(out)
-
-
-def used(d: dict) -> dict:
-    return next(f for f in d["files"] if f["used"])
 
 
 def check(d: dict, cid: str) -> dict:

@@ -6,25 +6,17 @@ the UI files are written here in the UI's exact shape (the corpus's are private)
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import random
 
-from tsm_tui.cli import main
 from tsm_tui.sources import registry
 from tsm_tui.sources.tb_export import TbExportCsvReader
 
 from helpers import paths
+from test_real_shapes import report
 
 VALLEX = os.path.join(paths.ROOT, "bench", "corpus", "fresh33", "tensorboard_export_csv_vallex_tags_plateau")
-
-
-def report(path, capsys) -> dict:
-    rc = main([str(path), "--report", "--json"])
-    out = capsys.readouterr().out
-    assert rc in (0, 1), out
-    return json.loads(out)
 
 
 def ui_export(path, launches, seed=1) -> None:
