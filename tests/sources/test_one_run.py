@@ -365,10 +365,23 @@ def test_an_earlier_runs_findings_are_said_outside_the_verdict(tmp_path, capsys)
     assert (run["first_step"], run["last_step"]) == (1, 300)
     assert {c["id"]: c["status"] for c in run["checks"]}["nonfinite"] == "FAIL"
     assert any(a["check"] == "nonfinite" and a["step"] == 280 for a in run["alerts"])
+    # ... and its alerts are in the alert list, after the judged run's, each marked with its run
+    # (fresh46: the NaN of the first of 33 PINN runs appended to one file was in a summary line only)
+    (nan,) = [a for a in d["alerts"] if a["check"] == "nonfinite"]
+    assert nan["step"] == 280 and nan["earlier_run"] == "steps 1-300"
+    assert nan["message"].startswith("(an earlier run in this file, steps 1-300) ")
+    marks = ["earlier_run" in a for a in d["alerts"]]
+    assert marks == sorted(marks)  # (the judged run's first)
+    assert d["critical"] == 0
     assert main([str(tmp_path / "m.jsonl"), "--report"]) == 0  # (the verdict: the last run's)
     out = capsys.readouterr().out
     assert "earlier runs in this file" in out and "steps 1-300: " in out, out[-3000:]
     assert "NaN/Inf Values FAIL: 1 non-finite record(s), first at step 280" in out
+    assert "step 280: (an earlier run in this file, steps 1-300) " in out
+    # the CI formats report the judged run's findings: the earlier run's NaN is no annotation
+    assert main([str(tmp_path / "m.jsonl"), "--report", "--format", "github"]) == 0
+    notes = [x for x in capsys.readouterr().out.splitlines() if x.startswith(("::error", "::warning", "::notice"))]
+    assert notes and not any("earlier run" in x for x in notes)
 
 
 def test_an_earlier_runs_largest_alerts_are_kept_and_the_rest_counted():

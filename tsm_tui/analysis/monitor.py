@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 from tsm_tui.analysis.detectors import DETECTORS
@@ -98,6 +98,13 @@ class EarlierRun:
             "alerts": [a.to_json() for a in self.alerts],
             "alerts_not_kept": self.not_kept,
         }
+
+    def marked_alerts(self) -> list[Alert]:
+        """Its alerts as the run's alert list shows them: each says the run it belongs to."""
+        run = f"steps {self.first_step}-{self.last_step}"
+        return [
+            replace(a, earlier=run, message=f"(an earlier run in this file, {run}) {a.message}") for a in self.alerts
+        ]
 
 
 class Monitor:

@@ -44,7 +44,11 @@ class Analysis:
         return list(self._checks)
 
     def alerts(self) -> list[Alert]:
-        return self.monitor.view_alerts() + self.rank_alerts
+        """The run's alerts, then those of the earlier runs a new run in the same file replaced
+        (marked so: not in the verdict, which judges the last run, but never out of the alert list;
+        fresh46's 33 PINN runs appended to one file had their NaN and spikes in a summary line only)."""
+        earlier = [a for r in self.monitor.earlier_runs for a in r.marked_alerts()]
+        return self.monitor.view_alerts() + self.rank_alerts + earlier
 
     @property
     def info(self) -> RunInfo:

@@ -121,6 +121,9 @@ class Alert:
     key: str | None = None
     #: what kind of event it most likely is (loss spikes: data / optimizer / lr / fp16)
     cause: str | None = None
+    #: the earlier run of the file it was found in ("steps 0-7900": a run a new run in the same file
+    #: replaced, analysis/monitor.EarlierRun), None for the run the verdict judges
+    earlier: str | None = None
 
     def to_json(self) -> dict:
         out = {
@@ -134,6 +137,8 @@ class Alert:
         }
         if self.cause:
             out["cause"] = self.cause
+        if self.earlier:
+            out["earlier_run"] = self.earlier
         return out
 
 

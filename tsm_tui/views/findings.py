@@ -55,7 +55,9 @@ class CiRun:
     @classmethod
     def of(cls, an: Analysis, name: str | None = None) -> "CiRun":
         checks = an.checks()
-        r = cls(an, name, checks, coverage(an, checks), [a for a in an.alerts() if a.severity != Severity.INFO])
+        # (an earlier run of the file is no finding of the run judged: the report lists it)
+        alerts = [a for a in an.alerts() if a.severity != Severity.INFO and a.earlier is None]
+        r = cls(an, name, checks, coverage(an, checks), alerts)
         run = an.run
         reader = run.reader_types.get(run.primary) if run.primary else None  # (None for a channel: no lines)
         steps = {a.step for a in r.alerts if a.step is not None and a.check != "ranks"}
