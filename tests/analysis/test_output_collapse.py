@@ -324,6 +324,12 @@ def test_memorisation_warns():
     # a healthy curve well above 0.01 does not
     c, al = _oc(_mon([StepRecord(s, loss=2.0 + 1 / s) for s in range(1, 600)]))
     assert c.status == Status.SKIP and al == []
+    # nor a fit whose eval loss is as low (a regression's MSE on held-out data: fresh47's Keras LSTM)
+    recs = [StepRecord(s + 1, loss=x) for s, x in enumerate(losses)]
+    for r in recs:
+        r.val_loss = 1.5 * r.loss
+    c, al = _oc(_mon(recs))
+    assert c.status == Status.SKIP and al == []
 
 
 @pytest.mark.skipif(not LLAMA_FACTORY.exists(), reason="shared real logs not present")

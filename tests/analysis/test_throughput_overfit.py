@@ -169,6 +169,26 @@ def test_back_above_its_first_value_is_a_fail():
     assert [a.severity.value for a in alerts(mon, "overfitting")] == ["warning", "critical"]
 
 
+def test_a_first_evaluation_that_stays_the_best_fails_only_when_that_lasts():
+    """Nothing gained, nothing lost: three noisy evaluations above a best that was the first are a
+    warning (fresh47's Keras LSTM read critical at epoch 3 of a healthy 1,000-epoch run); ten in a
+    row while the training loss falls are a run that never generalised: a failure."""
+    rows = []
+    for e in range(60):
+        r = StepRecord(e, loss=2.0 * math.exp(-e / 15))
+        r.val_loss = [0.143, 0.164, 0.161, 0.161, 0.157][e] if e < 5 else 0.15 - 0.002 * e
+        rows.append(r)
+    mon = feed(rows)
+    assert [a.severity.value for a in alerts(mon, "overfitting")] == ["warning"]
+    assert check(mon, "overfitting").status.value == "PASS"
+    rows = [StepRecord(e, loss=2.0 * math.exp(-e / 15)) for e in range(30)]
+    for e, r in enumerate(rows):
+        r.val_loss = 1.0 if e == 0 else 1.1 + 0.01 * e
+    mon = feed(rows)
+    assert [a.severity.value for a in alerts(mon, "overfitting")] == ["warning", "critical"]
+    assert check(mon, "overfitting").status.value == "FAIL"
+
+
 def test_eval_loss_rising_with_the_training_loss_is_no_overfit():
     recs = overfit_run(n=40)
     for r in recs:
