@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -318,3 +319,21 @@ def test_a_step_or_epoch_named_before_a_dict_on_its_line_is_its_step(tmp_path, c
     assert r.feed("step 1200 | {'loss': 2.0}")[0].step == 1200
     assert r.feed("iter 1300: {'loss': 1.9}")[0].step == 1300
     assert r.feed("{'eval_loss': 2.1}")[0].step == 1300
+
+
+def test_dicts_without_bars_are_placed_by_the_final_summary(tmp_path):
+    """stdout captured apart from tqdm's stderr (a Slurm .out, nohup with 2>/dev/null): only the dicts
+    and the final summary. The summary's steps (train_runtime x train_steps_per_second) over its epoch
+    place the dicts on the run's logging grid (fresh42's ChatMD fine-tune: a grad spike at 2510 read
+    at 251); the same log still being written (no summary yet) is counted, and says so."""
+    with open(os.path.join(FW, "hf_nohup", "train.log"), encoding="utf-8") as f:
+        text = f.read()
+    dicts = [d for d in re.findall(r"\{'[^{}]*\}", text) if "loss'" in d or "'train_runtime'" in d]
+    path = tmp_path / "slurm-1.out"
+    path.write_text("".join(d + "\n" for d in dicts))
+    recs, reader = _read(str(path))
+    assert _got(recs) == _truth("hf_nohup")
+    assert "final summary" in reader.step_source
+    path.write_text("".join(d + "\n" for d in dicts[:-1]))  # (live: no summary yet)
+    recs, reader = _read(str(path))
+    assert [r.step for r in recs][:3] == [1, 2, 3] and reader.step_source.startswith("counted")

@@ -16,6 +16,8 @@ import random
 from helpers import paths
 from test_real_shapes import report, used
 
+from tsm_tui.cli import main
+
 DEEPMD = os.path.join(paths.ROOT, "bench", "corpus", "fresh37", "deepmd_lcurve_starter_kit_healthy")
 
 
@@ -459,3 +461,203 @@ def test_a_log_saved_under_a_code_name(tmp_path, capsys):
     f = used(rep)
     assert f["path"].endswith("nohuo.train.py") and rep["steps"]["records"] == 400
     assert not any(x["path"].endswith("model.py") and x.get("used") for x in rep["files"])
+
+
+def test_a_loss_named_by_its_split_or_a_short_name(tmp_path, capsys):
+    """A hand-written loop names its training loss by the split alone ("epoch 206 | train 1.1158 (seg
+    0.0765, thick 1.0393) | val 1.3227 | lr 3.91e-06", fresh43; "Epoch 3: train 0.53, val 0.61";
+    "epoch=3 train=0.53"; the evaluation split word beside it the validation loss) or by the loss function's short name, spaced ("step 10 ce 2.29", "mse 0.03",
+    "nll 2.28 kl 0.1"): each is the objective, said so; a spike in it is found. A count under a split
+    word ("train 50000 samples") is no loss."""
+    shapes = {
+        "pipe": "epoch {e} | train {l:.4f} (seg 0.0765, thick {t:.4f}) | val {v:.4f} | lr 3.91e-06 | epoch time 12m 50s",
+        "colon": "Epoch {e}: train {l:.4f}, val {v:.4f}",
+        "equals": "epoch={e} train={l:.4f} val={v:.4f}",
+        "ce": "step {s} ce {l:.4f} acc 0.41",
+        "mse": "epoch {e}, mse {l:.5f}",
+        "nll": "iter {s} nll {l:.4f} kl 0.1",
+    }
+    for name, fmt in shapes.items():
+        rows = []
+        for i in range(200):
+            loss = 2.0 * math.exp(-i / 60) + 0.3 + 0.01 * ((i * 7) % 5)
+            if i == 120:
+                loss *= 6
+            rows.append(fmt.format(e=i + 1, s=10 * (i + 1), l=loss, t=loss - 0.07, v=loss + 0.1))
+        d = tmp_path / name
+        d.mkdir()
+        (d / "train.log").write_text("\n".join(rows) + "\n")
+        rep = report(d, capsys)
+        assert rep["steps"]["count"] == 200, name
+        objective = used(rep)["objective"]
+        key = {"pipe": "train", "colon": "train", "equals": "train"}.get(name, name)
+        assert objective.startswith(f"{key} ("), (name, objective)
+        spikes = [a["step"] for a in rep["alerts"] if a["check"] == "loss_spike"]
+        assert spikes and spikes[0] == (121 if name in ("pipe", "colon", "equals", "mse") else 1210), (name, spikes)
+        if key == "train":  # (its sibling, the bare evaluation split word, is the validation loss)
+            assert check(rep, "overfitting")["status"] == "PASS", name
+    d = tmp_path / "counts"
+    d.mkdir()
+    (d / "train.log").write_text(
+        "".join(f"epoch {e}: train 50000, val 10000 | train:  {e}%|###\n" for e in range(1, 60))
+    )
+    rc = main([str(d), "--report", "--json"])
+    capsys.readouterr()
+    assert rc == 2
+
+
+def test_gradient_boosting_rounds(tmp_path, capsys):
+    """XGBoost's, LightGBM's and CatBoost's per-round lines, among a script's other prints: the training
+    set's loss metric is the loss (a score such as AUC never is), the other set's the validation loss, the
+    round the step; the report says which set it took."""
+    shapes = {
+        "xgb": (
+            "[{r}]\ttrain-auc:0.9{r:03d}\ttrain-logloss:{l:.5f}\teval-auc:0.8\teval-logloss:{v:.5f}",
+            "train logloss",
+        ),
+        "lgb": (
+            "[{r}]\ttraining's binary_logloss: {l:.6g}\tvalid_1's binary_logloss: {v:.6g}",
+            "training binary_logloss",
+        ),
+        "sk": ("[{r}]\tvalidation_0-rmse:{l:.5f}\tvalidation_1-rmse:{v:.5f}", "validation_0 rmse"),
+        "cat": ("{r}:\tlearn: {l:.7f}\ttest: {v:.7f}\tbest: {v:.7f} ({r})\ttotal: 59.6ms\tremaining: 5.9s", "learn"),
+    }
+    for name, (fmt, objective) in shapes.items():
+        rows = ["Fitting the model ...", "[10:32:11] WARNING: using the default evaluation metric"]
+        for r in range(0, 300, 3):
+            loss = 0.7 * math.exp(-r / 80) + 0.05
+            rows.append(fmt.format(r=r, l=loss, v=loss + 0.02 + r / 3000))
+        rows.append("Best iteration: 297")
+        d = tmp_path / name
+        d.mkdir()
+        (d / "train.log").write_text("\n".join(rows) + "\n")
+        rep = report(d, capsys)
+        assert rep["steps"]["count"] == 100 and rep["steps"]["last"] == 297, name
+        assert used(rep)["objective"].startswith(objective + " ("), (name, used(rep)["objective"])
+        assert check(rep, "overfitting")["status"] in ("WARN", "PASS"), name  # (the validation loss is read)
+        assert check(rep, "overfitting")["status"] != "SKIP", name
+
+
+def test_chinese_metric_names(tmp_path, capsys):
+    """A Chinese print loop's names ("训练损失: 0.52, 验证损失: 0.61", with ASCII or full-width punctuation)
+    are the training and validation losses."""
+    for name, fmt in {
+        "ascii": "Epoch {e}, 训练损失: {l:.4f}, 验证损失: {v:.4f}",
+        "fullwidth": "第{e}轮，训练损失：{l:.4f}，验证损失：{v:.4f}，epoch {e}",
+    }.items():
+        rows = [fmt.format(e=e, l=2 * math.exp(-e / 20) + 0.2, v=2 * math.exp(-e / 20) + 0.3) for e in range(1, 61)]
+        d = tmp_path / name
+        d.mkdir()
+        (d / "log.txt").write_text("\n".join(rows) + "\n", encoding="utf-8")
+        rep = report(d, capsys)
+        assert rep["steps"]["count"] == 60, name
+        assert rep["sources"]["loss"]["key"] == "train_loss" and rep["sources"]["val_loss"]["key"] == "val_loss", name
+
+
+def test_dl4j_scores_a_qualified_loss_and_a_vae_total(tmp_path, capsys):
+    """Deeplearning4j's "Score at iteration N is X" is the loss at N; a loss named by what it is of
+    with a hyperparameter's word ("train_eps_loss", a diffusion model's noise loss) is a loss; a VAE's
+    ELBO is the total of its own terms, never summed with them, and its validation ELBO the
+    validation loss (fresh46, fresh47)."""
+    d = tmp_path / "dl4j"
+    d.mkdir()
+    (d / "train.log").write_text(
+        "".join(
+            f"06:38:16.402 [main] INFO org.deeplearning4j.optimize.listeners.ScoreIterationListener - "
+            f"Score at iteration {100 * i} is {1 + math.exp(-i / 20):.16f}\n"
+            for i in range(100)
+        )
+    )
+    rep = report(d, capsys)
+    assert rep["steps"]["count"] == 100 and rep["steps"]["last"] == 9900
+    d = tmp_path / "eps"
+    d.mkdir()
+    (d / "train.log").write_text(
+        "".join(
+            f"Epoch {e}/2000 train_eps_loss={1 + math.exp(-e / 20):.6f} val_mae={'inf' if e == 1 else '3.2'} lr=0.001\n"
+            for e in range(1, 100)
+        )
+    )
+    rep = report(d, capsys)
+    assert rep["steps"]["count"] == 99 and used(rep)["objective"].startswith("train_eps_loss (")
+    d = tmp_path / "vae"
+    d.mkdir()
+    (d / "train.log").write_text(
+        "".join(
+            f"ITER {500 * i} TRAINING (phase 1). loss_vae: {0.5 + math.exp(-i / 20):.4f}; loss_recon: "
+            f"{0.4 + math.exp(-i / 20):.4f}; loss_kl: {280 + i % 5:.4f}; loss_mmd: -1.9777; Grad_norm: 6.5e+00\n"
+            for i in range(100)
+        )
+    )
+    rep = report(d, capsys)
+    assert used(rep)["objective"].startswith("loss_vae (the logged total)")
+    assert next(c for c in rep["checks"] if c["id"] == "plateau")["status"] == "PASS"  # (the KL's flat ~280 is no loss)
+    d = tmp_path / "elbo"
+    d.mkdir()
+    rows = ["epoch,step,train_elbo_loss,train_recon_loss,val_elbo_loss"]
+    rows += [
+        f"{i // 10},{i},{1 + math.exp(-i / 20):.4f},{0.5 + math.exp(-i / 20):.4f},{1.1 + math.exp(-i / 20):.4f}"
+        for i in range(100)
+    ]
+    (d / "metrics.csv").write_text("\n".join(rows) + "\n")
+    rep = report(d, capsys)
+    assert rep["sources"]["loss"]["key"] == "train_elbo_loss" and rep["sources"]["val_loss"]["key"] == "val_elbo_loss"
+
+
+def test_vits_family_loss_lists(tmp_path, capsys):
+    """VITS / so-vits-svc log their losses as an unnamed list after "Train Epoch: N [P%]" (the
+    discriminator's, then the generator's terms, the global step, the LR), later so-vits-svc as
+    "Losses: [...], step: N, lr: X": the generator's terms are the objective, the discriminator's
+    loss checked apart; a list on any other line is no record."""
+    rows = ["2023-02-18 17:28:03,219\t32k\tINFO\t{'train': {'log_interval': 200, 'epochs': 10000, 'batch_size': 12}}"]
+    for i in range(60):
+        t = math.exp(-i / 30)
+        rows.append(f"2023-02-18 17:38:38,439\t32k\tINFO\tTrain Epoch: {1 + 4 * i} [0%]")
+        rows.append(
+            f"2023-02-18 17:38:38,439\t32k\tINFO\t[{2.5 + 0.1 * t:.4f}, {2.4 + t:.4f}, {5 + t:.4f}, "
+            f"{18 + 10 * t:.4f}, {1 + t:.4f}, {200 * i}, 9.99e-05]"
+        )
+        rows.append("2023-02-18 17:38:40,000\t32k\tINFO\t[0.5, 0.5, 0.5, 0.5, 0.5, 7, 1.0]")  # (no record)
+        if i % 10 == 9:  # (its "iteration" is the epoch, the file name's number the step)
+            rows.append(
+                f"2023-02-18 17:39:00,000\t32k\tINFO\tSaving model and optimizer state at iteration {1 + 4 * i} "
+                f"to ./logs\\32k\\G_{200 * i}.pth"
+            )
+    d = tmp_path / "old"
+    d.mkdir()
+    (d / "train.log").write_text("\n".join(rows) + "\n")
+    rep = report(d, capsys)
+    assert rep["steps"]["count"] == 60 and rep["steps"]["last"] == 11800
+    assert used(rep)["objective"].startswith(
+        "sum of loss_g_adv + loss_fm + loss_mel + loss_kl (a GAN's generator terms"
+    )
+    assert "loss_disc" in used(rep)["objective"]
+    assert rep["run"]["checkpoints_logged"]["saves"][-1]["step"] == 11800
+    rows = [
+        f"2023-05-01 10:00:00,000 44k INFO Losses: [2.41, 2.5, {6 + math.exp(-i / 30):.3f}, {20 + 5 * math.exp(-i / 30):.3f}, 1.1], "
+        f"step: {100 * i}, lr: 1e-4, reference_loss: 31.1"
+        for i in range(60)
+    ]
+    d = tmp_path / "new"
+    d.mkdir()
+    (d / "train.log").write_text("\n".join(rows) + "\n")
+    rep = report(d, capsys)
+    assert rep["steps"]["count"] == 60 and rep["steps"]["last"] == 5900
+    assert used(rep)["objective"].startswith("sum of loss_g_adv + loss_fm + loss_mel + loss_kl")
+
+
+def test_a_loss_said_in_a_sentence_about_its_epoch(tmp_path, capsys):
+    """ "The loss of epoch 3 is 0.52", "Training loss after epoch 3 = 0.52", and a print glued by string
+    concatenation, "The loss of epoch0is:tf.Tensor(8.07, ...)" (fresh40's TF2 poetry model), are the loss at
+    that epoch."""
+    for name, fmt in {
+        "of": "The loss of epoch {e} is {l:.4f}",
+        "after": "Training loss after epoch {e} = {l:.4f}, val loss {v:.4f}",
+        "glued": "The loss of epoch{e}is:tf.Tensor({l:.6f}, shape=(), dtype=float32)",
+    }.items():
+        d = tmp_path / name
+        d.mkdir()
+        rows = [fmt.format(e=e, l=2 * math.exp(-e / 20) + 1, v=2 * math.exp(-e / 20) + 1.2) for e in range(60)]
+        (d / "training_loss.txt").write_text("\n".join(rows) + "\n")
+        rep = report(d, capsys)
+        assert rep["steps"]["count"] == 60 and rep["steps"]["last"] == 59, name

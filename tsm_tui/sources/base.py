@@ -26,7 +26,8 @@ from tsm_tui.sources.fields import (
     loss_role,
     named_objective,
     objective,
-    SYMBOL_KEY,
+    counted_name,
+    phase_val,
     TIME_MS,
     overflowed,
     seconds,
@@ -394,6 +395,8 @@ class SourceReader:
             if x is not None:
                 rec.loss = x
                 got = True
+                if rec.val_loss is None and self.objective is not None and self.objective[0] == "named":
+                    rec.val_loss = phase_val(self.objective[1][0], extra)
         if rec.val_loss is not None and rec.loss is not None:
             self.placeholders.record(rec, self)
         if not got:
@@ -434,7 +437,7 @@ class SourceReader:
         if how == "actor" or how == "gen" or how == "total":
             return extra.pop(keys[0])
         x = extra[keys[0]]
-        if how == "named" and keys[0] == SYMBOL_KEY and x >= 8 and x.is_integer():
+        if how == "named" and counted_name(keys[0], x):
             return None  # ("L=512": a length, not the loss's symbol; a loss of exactly 1.0 or 0.0 is one)
         for k in keys[1:]:
             x = x + extra[k]
@@ -449,7 +452,9 @@ class SourceReader:
         terms = [k for k, f in self._fields.items() if f is None and loss_role(k) is not None]
         if checked is not None:
             terms = [k for k in terms if k in checked]
-        if self.objective is not None:
+        if self.objective is not None and not (
+            self.objective[0] == "named" and any(f == "loss" for f in self._fields.values())
+        ):  # (a name chosen before the file's first "loss": nanoGPT's "[eval] iter 0: train 9.86 val 9.85")
             how, keys = self.objective
             return describe_objective(how, keys, [k for k in terms if k not in keys])
         if not terms:

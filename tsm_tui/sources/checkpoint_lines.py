@@ -36,9 +36,12 @@ _NOT = re.compile(
 )
 _PLAN = re.compile(r"(?i)\b(?:every|interval|frequency)\b")  # anywhere on the line: a plan, not a save
 #: a path: a token with a slash, or a file name with a checkpoint's extension; else the word
-#: after "to" / "at" / "in" (nanoGPT's "saving checkpoint to out-shakespeare-char")
+#: after "to" / "at" / "in" (nanoGPT's "saving checkpoint to out-shakespeare-char"). (A file name's
+#: dotted parts are taken one by one: a run of name characters taken whole, dots with it, left no
+#: extension to match, and "saved checkpoint_epoch0213.pth + updated loss_history.csv/png" named the
+#: plot: fresh43)
 _PATH = re.compile(
-    r"""(?<![\w"'])["']?((?:[A-Za-z]:)?[\w.~\-]*+[/\\][^\s"',;()]++|[\w.\-]++\.(?:pt|pth|ckpt|bin|safetensors|pdparams|h5|keras|npz|pkl|msgpack))"""
+    r"""(?<![\w"'])["']?((?:[A-Za-z]:)?[\w.~\-]*+[/\\][^\s"',;()]++|(?:[\w\-]++\.)++(?:pt|pth|ckpt|bin|safetensors|pdparams|h5|keras|npz|pkl|msgpack)\b)"""
 )
 _CKPT_FILE = r"(?:pt|pth|ckpt|bin|safetensors|pdparams|h5|keras|msgpack)"
 _SAVED_FILE = re.compile(
@@ -62,6 +65,10 @@ _STEP = re.compile(
     r"(?i)(?:\b(?:global[ _]step|step|iteration|iter)s?\b\s*+[:=#]?\s*+|checkpoint[-_]|ckpt[-_]|step_?|iter_?)0*+(\d{1,12})\b"
 )
 
+#: the VITS family's save (VITS, so-vits-svc, Bert-VITS2: ``utils.save_checkpoint`` logs "Saving model and
+#: optimizer state at iteration {epoch} to ./logs/32k/G_{global_step}.pth"): its "iteration" is the epoch, the
+#: file name's number the step (fresh25: saves read at "steps" up to 401 of a 20,000-step run)
+_VITS_SAVE = re.compile(r"optimizer state at iteration \d++ to \S*?[GD]_(\d{1,12}+)\.pth\b")
 #: a tqdm bar (transformers v5 draws one per save: "Writing model shards: 100%|#####| 1/1
 #: [00:00<00:00, 485.23it/s]", at 0% and at 100%) and a count written n/N
 _BAR = re.compile(r"(\d{1,3})%\|")
@@ -110,6 +117,9 @@ def save_line(line: str) -> tuple[str, int | None] | None:
         path = p.group(1).rstrip(".:") if p is not None else ""
         if _COUNT.fullmatch(path):
             path = ""  # "3/10": a count, not a path
+    v = _VITS_SAVE.search(line) if "optimizer state at iteration" in line else None
+    if v is not None:
+        return path, int(v.group(1))
     s = _STEP.search(line, m.start())
     step = int(s.group(1)) if s is not None else None
     return path, step

@@ -296,6 +296,28 @@ def _cjk(k: str) -> str:
     return k.strip()
 
 
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]++")
+
+
+def _cjk_run(m: re.Match) -> str:
+    words = _cjk(m.group()).split()
+    return "_".join(words) if all(w.isascii() for w in words) else m.group()
+
+
+#: an epoch counted in Chinese: "第3轮", "第 3 个 epoch", "第3代"
+_CJK_EPOCH = re.compile(r"第\s*+(\d{1,9}+)\s*+(?:轮|代|个\s*+epoch\b)")
+
+
+def cjk_names(line: str) -> str:
+    """A line's Chinese metric names as the field table's English words, each one name ("Epoch 1,
+    训练损失: 0.52, 验证损失: 0.61" -> "Epoch 1, train_loss: 0.52, val_loss: 0.61"), and its epoch
+    ("第3轮" -> "epoch 3"): the pairs are read by names that start with a Latin letter. A name with a
+    word the table lacks stays as it is."""
+    if "第" in line:
+        line = _CJK_EPOCH.sub(r"epoch \1 ", line)
+    return _CJK_RUN.sub(_cjk_run, line)
+
+
 #: loss keys that name one term of the objective (the language-model / cross-entropy term):
 #: when a record logs a total beside one (Knover: ``lm_loss: 2.1, bow_loss: 3.0, loss: 5.1``),
 #: the total is the loss whatever their order; alone (Megatron's ``lm loss``) it is the loss
@@ -440,6 +462,11 @@ def _scoped(k: str) -> str | None:
 #: Ludwig's ``batch_`` / ``epoch_`` prefixes) and a statistic over the logging interval
 _GRAIN = frozenset({"step", "batch", "iter", "epoch"})
 _STAT = frozenset({"mean", "avg", "average", "running"})
+#: a VAE's objective by its name: the ELBO (or its negative) is the total of its reconstruction and KL
+#: terms (fresh46's ``loss_vae`` beside ``loss_recon`` and ``loss_kl``, fresh47's ``train_elbo_loss`` beside
+#: ``train_recon_loss``: summed with its own terms they counted the reconstruction twice and read the
+#: KL's ~280 as the loss); one such word and nothing but training / loss words
+_MODEL_TOTAL = frozenset({"elbo", "nelbo", "negelbo", "vae"})
 
 
 def epoch_train_loss(key: str) -> bool:
@@ -492,8 +519,8 @@ def _split_named(k: str) -> str | None:
             split = "eval" if w in EVAL_SCOPES else "train"
         elif w in _GRAIN:
             grain = w
-        elif not (w in _STAT or (w == "reg" and before[i + 1 : i + 2] == ["mean"])):
-            return None
+        elif not (w in _STAT or w in _MODEL_TOTAL or (w == "reg" and before[i + 1 : i + 2] == ["mean"])):
+            return None  # (a VAE's "val_elbo_loss" is its validation loss: _MODEL_TOTAL)
     for w in after:
         grain = w
     if split is not None and any(s in TRAIN_SCOPES or s in EVAL_SCOPES for s in scopes):
@@ -627,6 +654,14 @@ _NOT_TERM = re.compile(
     r"type|threshold|thresh|clip|init|start|warmup|decay|patience|interval|freq|every|fn|func|"
     r"function|config|cfg|frac|fraction|pct|percent|share)(?:[_/.]|$)"
 )
+#: a word that names a hyperparameter or a quantity elsewhere (``_NOT_TERM``) right before the final
+#: "loss" names what the loss is of: a diffusion model's noise-prediction ``train_eps_loss`` (fresh46:
+#: its only loss, "0 steps with a training loss"), a capsule net's ``margin_loss``, a depth model's
+#: ``grad_loss``, a surface's ``norm_loss``, crowd counting's ``count_loss``: a term of the objective
+_QUALIFIER = re.compile(
+    r"(^|[/_.])(?:eps|epsilon|margin|temperature|temp|alpha|beta|gamma|lambda|lamda|threshold|thresh|norm|"
+    r"grad|time|count|num|rate|type)[_.](loss(?:es)?)$"
+)
 #: a ratio of two quantities, named with a word between them (``gn_over_loss``: the grad norm over the
 #: loss; ``loss_per_token``, ``loss_div_tokens``; ``A/loss`` is ``loss_role``'s statistic-of-the-loss rule,
 #: ``*_ratio`` is ``_NOT_TERM``'s): a statistic derived from the loss, never a term of the objective. A term
@@ -691,8 +726,8 @@ def loss_role(key: str) -> str | None:
         k = _key(key)
         if k in ALIASES or not (_TERM.search(k) or _NAMED_LOSS.search(k)):
             return None
-    if _NOT_TERM.search(_LOSS_FN.sub("_loss", k)):  # ("smooth_l1" is a loss's name, not a smoothed one)
-        return None
+    if _NOT_TERM.search(_QUALIFIER.sub(r"\1q_\2", _LOSS_FN.sub("_loss", k))):
+        return None  # ("smooth_l1" is a loss's name, not a smoothed one; "eps_loss" a loss, not an epsilon)
     if _RATIO.search(k):
         return None  # a ratio with the loss (gn_over_loss, loss_per_token): derived, no term
     if "/" in k and ALIASES.get(k.rsplit("/", 1)[1]) in ("loss", "val_loss"):
@@ -778,6 +813,11 @@ class ObjectiveKind:
         return self.kind
 
 
+def _model_total(key: str) -> bool:
+    words = [w for w in _SEP.split(normalise(key)) if w not in _FILLER and w not in ("total", "neg")]
+    return len(words) == 1 and words[0] in _MODEL_TOTAL
+
+
 def key_roles(keys) -> dict[str, str]:
     """The loss roles of a record's extra keys (``loss_role`` per key), a GAN's recognised on the
     record: its generator's keys get ``"gen"`` (the total) or ``"gen_term"``, its discriminator's
@@ -790,7 +830,7 @@ def key_roles(keys) -> dict[str, str]:
             continue
         r = loss_role(k)
         if r is not None:
-            roles[k] = r
+            roles[k] = "total" if r == "term" and _model_total(k) else r
         g = _gan_side(k)
         if g is not None:
             sides[k] = g
@@ -834,14 +874,48 @@ def objective(roles: dict[str, str]) -> tuple[str, tuple[str, ...]] | None:
     return None
 
 
+#: a bare split word as the name of the training loss: a hand-written loop's "epoch 206 | train 1.1158 |
+#: val 1.3227 | lr 3.91e-06", "Epoch 3: train 0.53, val 0.61", "epoch=1 train=2.33 val=2.43" (fresh43's
+#: mass-flow emulator read nothing). A count is no loss ("train: 50000" samples, a bar's "train: 62%"): an
+#: integer value is not read (``objective_value``), as the symbol "L" of a length
+PHASE_OBJECTIVE = r"^(?:train|training|trn)$"
+_PHASE_OBJECTIVE = re.compile(PHASE_OBJECTIVE)
+
+
+def phase_word(key: str) -> bool:
+    """``key`` is a bare training split word (PHASE_OBJECTIVE)."""
+    return _PHASE_OBJECTIVE.match(_key(key)) is not None
+
+
+def phase_val(objective: str, extra: dict) -> float | None:
+    """Beside a bare training split word as the objective (PHASE_OBJECTIVE), the bare evaluation split
+    word's value ("| train 1.1158 | val 1.3227 |"): the validation loss; else None."""
+    if not phase_word(objective):
+        return None
+    for k, v in extra.items():
+        if _key(k) in EVAL_SCOPES and not counted_name("train", v):
+            return v
+    return None
+
+
+def counted_name(key: str, x: float) -> bool:
+    """``x`` under ``key`` is a count, not the named objective's value: the symbol "L" at an integer
+    from 8 on (a length), a bare split word at any integer ("train: 50000" samples, a bar's "train:
+    0%|...": fresh46's diffusion capture read 110 losses of 0)."""
+    if not x.is_integer():
+        return False
+    return (key == SYMBOL_KEY and x >= 8) or phase_word(key)
+
+
 #: names a training objective goes by when no key says "loss" (a file that logs no loss, total or
 #: term, anywhere), in order of preference: a cost (TF1-era tutorials' "Epoch: 0001 cost= 2.30",
 #: "train_cost"; not a time's: "batch_cost", "reader_cost"), bits per dimension (PixelCNN, Glow),
 #: a training error metric (a regression's or a least-squares fit's "RMSE: 0.57": mean squared
 #: error, its root, mean absolute error), the loss's symbol "L" (a rate-distortion codec's "L=0.35
-#: D=0.34 R=0.45 bpp"; an integer from 8 on there is a length, no loss: ``objective_value``). A validation /
-#: test one is none of them (a split word is no prefix here). (ours, issue 26: fresh4's Fortran fit
-#: and compression logs were "nothing readable")
+#: D=0.34 R=0.45 bpp"; an integer from 8 on there is a length, no loss: ``objective_value``), a
+#: cross-entropy's short name ("step 10 ce 2.29 acc 0.41", "nll 2.28 kl 0.12"), a bare training split
+#: word (PHASE_OBJECTIVE). A validation / test one is none of them (a split word is no prefix here).
+#: (ours, issue 26: fresh4's Fortran fit and compression logs were "nothing readable")
 _PREFIX = r"^(?:(?:train|training|tr|avg|average|mean|total)[/_.])?"
 _NAMED_OBJECTIVES = (
     (re.compile(_PREFIX + r"cost$"), "a cost"),
@@ -849,6 +923,8 @@ _NAMED_OBJECTIVES = (
     (re.compile(_PREFIX + r"mse$"), "a training error metric"),
     (re.compile(_PREFIX + r"rmse$"), "a training error metric"),
     (re.compile(_PREFIX + r"mae$"), "a training error metric"),
+    (re.compile(_PREFIX + r"(?:ce|nll|bce)$"), "a cross-entropy"),
+    (_PHASE_OBJECTIVE, "the training split's number"),
 )
 SYMBOL_KEY = "L"
 

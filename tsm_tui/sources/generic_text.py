@@ -32,7 +32,18 @@ from tsm_tui.sources.epoch_steps import REPEATS, EpochCounter, EpochRepeats
 from tsm_tui.sources.launches import may_hold_banner
 from tsm_tui.sources.base import MAX_LINE, LineReader
 from tsm_tui.sources.line_clock import DayClock, clock_column, line_clock
-from tsm_tui.sources.fields import COUNTER_KEYS, STEP_KEYS, field_for, loss_role, normalise
+from tsm_tui.sources.fields import (
+    COUNTER_KEYS,
+    EVAL_SCOPES,
+    STEP_KEYS,
+    SYMBOL_KEY,
+    cjk_names,
+    field_for,
+    loss_role,
+    named_objective,
+    normalise,
+    phase_word,
+)
 from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups, dict_counter
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
 
@@ -63,6 +74,14 @@ _FULLWIDTH = str.maketrans({"：": ": ", "，": ", ", "；": "; ", "（": " (", 
 # "tensor(2.31, device='cuda:0')", TF2's "tf.Tensor(8.074845, shape=(), dtype=float32)", fresh40): its number
 # (a tensor of several numbers is not one). Linear: the arguments hold no parenthesis but an empty "()"
 TENSOR_SCALAR = re.compile(rf"(?<![\w.])(?:tf\.Tensor|tensor|Tensor)\(\s*+({NUM})\s*+(?:,(?:[^()\n]|\(\))*+)?\)")
+# a loss said in a sentence about its step: "The loss of epoch 3 is 0.52", "loss for step 100: 2.1",
+# "Training loss after epoch 3 = 0.52", a print glued by string concatenation "The loss of epoch0is:"
+# (fresh40's TF2 poetry model; "loss at step N" is read as it is): rewritten as "epoch 3, loss: 0.52".
+# Linear: anchored at the word "loss", every run possessive, the number's end checked once
+LOSS_OF = re.compile(
+    rf"(?i)\b((?:(?:train(?:ing)?|val(?:idation)?|valid|test|eval|average|avg|mean|total)\s++)?loss)\s++"
+    rf"(?:of|for|in|after)\s++(epoch|step|iter(?:ation)?|batch)\s*+(\d{{1,12}}+)\s*+(?:is\b\s*+[:=]?|[:=])\s*+({NUM})(?![\w.])"
+)
 # MindSpore's LossMonitor: "epoch: 1 step: 62, loss is 2.2797" (``<name> is <value>``), a field
 # of its own: one word right after the line's start or a separator ("best acc is 0.33" is prose)
 IS_PAIR = re.compile(rf"(?:^|[,;|]\s*+)({WORD}) is ({NUM})(?![\w.]|:\d)")
@@ -71,6 +90,9 @@ IS_PAIR = re.compile(rf"(?:^|[,;|]\s*+)({WORD}) is ({NUM})(?![\w.]|:\d)")
 IS_FIELD = re.compile(
     rf"(?:^|[,;|])\s*+([A-Za-z][A-Za-z _]{{0,40}}?)\s++is\s++({NUM})(?![\d.]\d)\s*+(?=[,;|]|\.(?!\d)|$)"
 )
+# Deeplearning4j's ScoreIterationListener: "... ScoreIterationListener - Score at iteration 100 is 1.39" (its
+# score is the network's loss; the step word and number are the step match's, gone from the text): fresh46
+DL4J_SCORE = re.compile(rf"\bScore at\s++is ({NUM})(?![\w.])")
 _EVAL_WORD = re.compile(r"\b(?:val|valid|validation|eval|dev)\b", re.I)
 #: ... not a best-so-far or a target named so: prose ("best loss is 0.33", MindSpore's logs)
 _NOT_CURRENT = re.compile(r"\b(?:best|min(?:imum)?|lowest|highest|max(?:imum)?|prev(?:ious)?|target|initial)\b", re.I)
@@ -93,7 +115,7 @@ MS_PAIR = re.compile(rf"(?<![\w.])([A-Za-z_]\w*+)(?:\s*+[:=]\s*+|\s++)({NUM})\s?
 MEGATRON_MS = re.compile(rf"(elapsed time per iteration \(ms\)):\s*+({NUM})(?![\w.])")
 # a cheap necessary condition for SPACED on ASCII text, matched against the lowered
 # line (re.I over an alternation is the slowest regex here: ~10x this one)
-_SPACED_HINT = re.compile(r"(?:loss|lr|rate|norm)\s+[-+.\dni]")
+_SPACED_HINT = re.compile(r"(?:loss|lr|rate|norm|\b(?:mse|mae|nll|b?ce|cost|train|training|trn))\s+[-+.\dni]")
 #: a dict assigned to a name of weights or coefficients (a model dump's ``weight_dict:
 #: {'loss_ce': 2.0, 'loss_mask': 5.0, ...}``, ``loss_weights = {...}``): configuration, its
 #: loss names are no losses (a detectron2 log's config print read as 120.0 losses at each launch)
@@ -513,8 +535,12 @@ class KeyValueTextReader(LineGroups, LineReader):
             line = NP_SCALAR.sub(r"\1", line)
         if "ensor(" in line:
             line = TENSOR_SCALAR.sub(r"\1", line)
-        if "：" in line or "，" in line:
-            line = line.translate(_FULLWIDTH)  # (a Chinese log's "平均总损失：0.2961，扩散损失：0.1918")
+        if "oss " in line and ("of " in line or "for " in line or "in " in line or "after " in line):
+            line = LOSS_OF.sub(r"\2 \3, \1: \4", line)
+        if not line.isascii():
+            if "：" in line or "，" in line:
+                line = line.translate(_FULLWIDTH)  # (a Chinese log's "平均总损失：0.2961，扩散损失：0.1918")
+            line = cjk_names(line)
         if "<" in line and ">" in line:
             line = ANGLE_TIME.sub(" ", line)  # (fresh27's SimCLR: "Epoch: 1\t<2021-11-28 01:09:18> loss: 8.36")
         if line[:1].isdigit() or line[:1] == "[" or line.startswith(("time", "date")):
@@ -884,6 +910,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             pairs += _step_times(rest)
         if " is " in rest:
             pairs += IS_PAIR.findall(rest)
+            if "Score at" in rest:
+                pairs += [("loss", v) for v in DL4J_SCORE.findall(rest)]
             if "loss" in rest and not any("loss" in k.lower() for k, _ in pairs):
                 pairs += _is_losses(rest)
         if " (" in rest:
@@ -1906,9 +1934,16 @@ def _qualified(rest: str, pairs: list) -> list:
 
 
 def _spaced_losses(text: str, pairs: list) -> list:
-    """The ``<name>loss<...> <number>`` pairs of ``text`` (TOKEN_SPACED) that ``pairs`` lacks."""
+    """The ``<name>loss<...> <number>`` pairs of ``text`` (TOKEN_SPACED) that ``pairs`` lacks, and those
+    named as an objective goes by when no key says loss (``fields.named_objective``: "mse 0.031",
+    "nll 2.28", "| train 1.1158 |"; the symbol "L" needs its "=")."""
     have = {k for k, _ in pairs}
-    return [(k, v) for k, v in TOKEN_SPACED.findall(text) if "loss" in k.lower() and k not in have]
+    spaced = [(k, v) for k, v in TOKEN_SPACED.findall(text) if k not in have]
+    out = [(k, v) for k, v in spaced if "loss" in k.lower() or (k != SYMBOL_KEY and named_objective((k,)) is not None)]
+    if any(phase_word(k) for k, _ in out + pairs):
+        # a bare training split word's sibling: the bare evaluation split word ("| val 1.3227 (seg ...) |")
+        out += [(k, v) for k, v in spaced if normalise(k) in EVAL_SCOPES]
+    return out
 
 
 def _nonfinite_lists(rest: str) -> list[tuple[str, str]]:

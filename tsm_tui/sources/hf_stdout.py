@@ -29,9 +29,11 @@ final summary (``train_runtime``, run-average ``train_loss``) is not a step.
 
 from __future__ import annotations
 
+import os
 import re
 
 from tsm_tui.core.record import StepRecord
+from tsm_tui.core.safeio import open_regular
 from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.core.numbers import MAX_INT, int64
 from tsm_tui.sources.base import METRICS, LineReader
@@ -84,6 +86,20 @@ EPOCH_ROUNDING = 0.005
 EPOCH_SPREAD = 0.05
 MAX_EPOCHS = 1e6  # an epoch beyond this (or NaN, inf) places nothing
 MAX_HELD = 4096  # dicts held in one burst (an 8 KiB buffer holds ~40; a log without bars: then by count)
+#: a finished log's end-of-training summary ("{'train_runtime': 15475.849, 'train_samples_per_second': 13.153,
+#: 'train_steps_per_second': 0.822, 'train_loss': 0.1479, 'epoch': 20.0}"), looked for in its last SUMMARY_TAIL bytes
+#: when it is opened: its steps (runtime x steps per second) over its epoch are the steps per epoch that
+#: place a log's dicts when no bar counts them (stdout captured apart from tqdm's stderr: a Slurm .out,
+#: nohup with 2>/dev/null, disable_tqdm)
+SUMMARY = re.compile(
+    r"\{'train_runtime':\s*+'?([\d.]+)'?,[^}]{0,200}?'train_steps_per_second':\s*+'?([\d.]+)'?,[^}]{0,200}?"
+    r"'epoch':\s*+'?([\d.]+)'?\s*+\}"
+)
+SUMMARY_TAIL = 8192
+#: ... and the dicts so placed: one interval apart from the start, the interval the epochs show (a round
+#: one within EPOCH_SPREAD of it, else the nearest integer), the last dict's grid step within this share of
+#: its epoch x the steps per epoch (the summary's steps per second has 3 decimals: 0.06% at 0.822; ours)
+SUMMARY_FIT = 0.02
 
 
 class HFStdoutReader(LineReader):
@@ -126,6 +142,10 @@ class HFStdoutReader(LineReader):
         self.step_source: str | None = None
         self._max_burst = 0
         self._per_epoch: float | None = None  # steps per epoch, from the final summary
+        #: steps per epoch from the summary at the end of the file when it was opened (``_peek``): places
+        #: the dicts of a log with no bar (``_by_summary``)
+        self._summary_per_epoch = _peek(path)
+        self._epoch_placed = 0.0  # the epoch of the last dict placed by it
         #: the trainer printed its end-of-training summary (``train_runtime``) and no training dict since
         self.training_ended = False
 
@@ -283,8 +303,8 @@ class HFStdoutReader(LineReader):
             out = self._resolve()
             rec = self._place(pairs, is_eval)
             return out + ([rec] if rec is not None else [])
-        if (not is_eval and self._last_bar is not None) or self._held:
-            # (a log without any bar has nothing to place a burst by: no holding)
+        if (not is_eval and (self._last_bar is not None or self._summary_per_epoch is not None)) or self._held:
+            # (a log without any bar has nothing to place a burst by, but the summary: no holding)
             if not self._held:
                 self._anchor = self._train_counter() if not is_eval else None
             elif self._anchor is None and not is_eval:
@@ -351,6 +371,12 @@ class HFStdoutReader(LineReader):
                 if self._logging_steps is None:
                     self._note("inferred")
                 base = (c if at_bar else c - L) - n * L  # (a resume, a gap: placed by the bar)
+        if c is None and L is None and self._summary_per_epoch is not None:
+            got_steps = self._by_summary(train, first)
+            if got_steps is not None:
+                self._train_dicts += m
+                self._note("summary")
+                return got_steps
         if L is None:
             steps = self._by_epoch(train)
             self._train_dicts += m
@@ -403,6 +429,38 @@ class HFStdoutReader(LineReader):
         self._interval = steps[1] - steps[0]
         return list(steps)
 
+    def _by_summary(self, train: list, first: bool) -> list[int | None] | None:
+        """The steps of a burst in a log with no bar (SUMMARY): one interval apart after the last dict
+        placed, the interval the epochs show over the summary's steps per epoch (a round one close to
+        it first); None when an epoch is missing or the last dict's step does not fit its epoch."""
+        per = self._summary_per_epoch
+        eps = [h[2] for h in train]
+        if per is None or any(e is None or not 0 <= e < MAX_EPOCHS for e in eps):
+            return None
+        base = self._last_step if self._train_dicts else 0
+        span = (eps[-1] - (self._epoch_placed if self._train_dicts else 0.0)) * per
+        if not 1 <= span / len(train) <= MAX_INT:
+            return None
+        if self._train_dicts == 0 and self._first_step is None:
+            # (a dict at step 1, logging_first_step: its epoch under half an interval; 2-decimal epochs
+            # round step 1 of a long epoch to 0.0, as they round step 10)
+            first = len(train) > 1 and eps[0] * per < span / len(train) / 2
+        lead: list[int | None] = [1] if first else []
+        n = len(train) - len(lead)
+        if n < 1:
+            return None
+        guess = span / n
+        lo, hi = guess * (1 - EPOCH_SPREAD), guess * (1 + EPOCH_SPREAD)
+        fits = sorted(r for r in _round_numbers(hi) if lo <= r <= hi)
+        L = min(fits, key=lambda r: abs(r - guess)) if fits else max(1, round(guess))
+        steps = [base + (i + 1) * L for i in range(n)]
+        at = eps[-1] * per
+        if abs(steps[-1] - at) > max(SUMMARY_FIT * at, EPOCH_ROUNDING * per + L):
+            return None
+        self._interval = L
+        self._epoch_placed = eps[-1]
+        return lead + steps  # type: ignore[operator]
+
     def _first_dict(self, train: list, c: int | None, L: int | None) -> bool:
         """The first training dict is at step 1 (``logging_first_step``): printed in the
         log; else its epoch a small share of the next dict's; else (HF rounded the epochs
@@ -428,11 +486,13 @@ class HFStdoutReader(LineReader):
             "bar's advance since the previous burst / its dicts, or the interval earlier bursts fitted)",
             "epoch": "the dicts' epoch x the steps per epoch (the final summary's epoch at the training bar's "
             "last step), one logging interval apart (stdout was block-buffered and flushed at the exit)",
+            "summary": "the dicts' order x the logging interval their epochs show over the steps per epoch of the "
+            "final summary (train_runtime x train_steps_per_second over its epoch; no training bar in the log)",
             "counted": "counted (no step in the dicts, no training bar, no logging_steps printed)",
             "named": "the step named on a line of its own before each dict ('Global Step: 201')",
             "before": "the step or epoch named before each dict on its line ('Epoch 59: {...}')",
         }
-        rank = ("before", "named", "bar", "interval", "inferred", "epoch", "counted")
+        rank = ("before", "named", "bar", "interval", "inferred", "epoch", "summary", "counted")
         cur = self.step_source
         if cur is None or rank.index(how) > next((rank.index(k) for k, v in says.items() if v == cur), -1):
             self.step_source = says[how]
@@ -488,6 +548,37 @@ def _epoch(body: str) -> float | None:
         return float(e.group(1)) if e else None
     except ValueError:
         return None
+
+
+def _peek(path: str) -> float | None:
+    """The steps per epoch of the end-of-training summary in the last SUMMARY_TAIL bytes of the file at
+    ``path`` (SUMMARY), or None (no such file, a live log not finished yet, no summary)."""
+    if not path:
+        return None
+    try:
+        f = open_regular(path)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(f.fileno()).st_size
+        f.seek(max(0, size - SUMMARY_TAIL))
+        tail = f.read(SUMMARY_TAIL).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        f.close()
+    found = list(SUMMARY.finditer(tail))
+    m = found[-1] if found else None  # (the last one: the run that ends the file)
+    if m is None:
+        return None
+    try:
+        runtime, sps, epoch = float(m.group(1)), float(m.group(2)), float(m.group(3))
+    except ValueError:
+        return None
+    steps = runtime * sps
+    if not (0 < epoch < MAX_EPOCHS and 1 <= steps <= MAX_INT):
+        return None
+    return steps / epoch
 
 
 def _round_numbers(upto: float) -> list[int]:

@@ -43,6 +43,8 @@ from tsm_tui.sources.structured import KerasCsvReader, LightningCsvReader, Llama
 from tsm_tui.sources.tensorboard import TensorBoardReader
 from tsm_tui.sources.tb_export import TbExportCsvReader
 from tsm_tui.sources.deepxde import DeepXDEReader
+from tsm_tui.sources.boosting import BoostingReader
+from tsm_tui.sources.vits import VitsReader
 from tsm_tui.sources.darts import DartsReader
 from tsm_tui.sources.coqui import CoquiTrainerReader
 from tsm_tui.sources.marian import MarianReader
@@ -80,6 +82,8 @@ READERS: list[type[SourceReader]] = sorted(
         TbExportCsvReader,
         DeepXDEReader,
         DartsReader,
+        BoostingReader,
+        VitsReader,
         CoquiTrainerReader,
         MarianReader,
         CsvReader,
