@@ -64,3 +64,30 @@ def test_grokking_slingshots_each_recover_and_each_is_said(capsys):
     assert rc in (0, 1)
     onsets = {a["step"] for a in rep["alerts"] if a["check"] == "loss_spike" and a["severity"] == "warning"}
     assert {24000, 25400, 33700} <= onsets
+
+
+def _opening_transient(spikes: dict[int, float], seed: int = 3) -> list[float]:
+    """A run whose first records are far above its level (3.1e8, 432, 137, 0.48, 26.5: a Theano char-NER
+    log, fresh29), then ~0.3 with 1% noise; ``spikes``: record index -> factor."""
+    rng = random.Random(seed)
+    out = [3.1e8, 432.0, 137.0, 0.48, 26.5]
+    for i in range(5, 300):
+        x = (0.3 + 0.1 * math.exp(-i / 40)) * math.exp(rng.gauss(0, 0.01))
+        out.append(x * spikes.get(i, 1.0))
+    return out
+
+
+def test_a_spike_is_judged_against_a_robust_spread_when_the_window_holds_outliers():
+    """The baseline window still holding a run's first records (or another outlier it kept) has an sd of
+    log-losses many times its robust spread: after two blow-ups of 6e6x (records 36 and 42, fresh29's
+    char-NER log), a 9x and a 27x spike at records 62 and 69 were under 2.5 of those sd and read
+    nothing. Against the robust spread (CONTAMINATED) they are spikes; the run without them raises
+    only the blow-ups; rows and frames agree."""
+    blowups = {35: 6.5e6, 41: 6e6}
+    mon = _feed(_opening_transient(blowups | {61: 9.0, 68: 27.0}))
+    said = [a.step for a in mon.alerts if a.check == "loss_spike" and a.severity.value == "warning"]
+    assert 62 in said and 69 in said, said
+    mon = _feed(_opening_transient(blowups))
+    assert [a.step for a in mon.alerts if a.check == "loss_spike" and a.severity.value != "info"] == [36, 42]
+    xs = _opening_transient(blowups | {61: 9.0, 68: 27.0})
+    run_both([StepRecord(i + 1, loss=x) for i, x in enumerate(xs)])

@@ -145,7 +145,6 @@ class HFStdoutReader(LineReader):
         #: steps per epoch from the summary at the end of the file when it was opened (``_peek``): places
         #: the dicts of a log with no bar (``_by_summary``)
         self._summary_per_epoch = _peek(path)
-        self._epoch_placed = 0.0  # the epoch of the last dict placed by it
         #: the trainer printed its end-of-training summary (``train_runtime``) and no training dict since
         self.training_ended = False
 
@@ -161,7 +160,7 @@ class HFStdoutReader(LineReader):
         i = part.find("{'")
         out: list[StepRecord] = []
         if i < 0:
-            if self._held and part.strip():
+            if self._held and part.strip() and not self._whole_run():
                 out = self._resolve()  # a bar or other text: the burst has ended
             if "logging_" in part:
                 self._args(part)
@@ -171,7 +170,7 @@ class HFStdoutReader(LineReader):
                     self._named = int64(n.group(1))
             self._bar(part)
             return out
-        if self._held and part[:i].strip():
+        if self._held and part[:i].strip() and not self._whole_run():
             out = self._resolve()
         self._bar(part[:i])
         m = DICT_START.search(part, i)
@@ -429,19 +428,27 @@ class HFStdoutReader(LineReader):
         self._interval = steps[1] - steps[0]
         return list(steps)
 
+    def _whole_run(self) -> bool:
+        """A log with no bar and a final summary (``_peek``): its dicts are held as one burst, the
+        whole run, until the file ends (or MAX_HELD), other text between them notwithstanding."""
+        return self._summary_per_epoch is not None and self._last_bar is None
+
     def _by_summary(self, train: list, first: bool) -> list[int | None] | None:
-        """The steps of a burst in a log with no bar (SUMMARY): one interval apart after the last dict
-        placed, the interval the epochs show over the summary's steps per epoch (a round one close to
-        it first); None when an epoch is missing or the last dict's step does not fit its epoch."""
+        """The steps of the training dicts of a log with no bar, held whole and ended by its summary
+        (SUMMARY): one interval apart, the interval the epochs show over the summary's steps per epoch
+        (a round one close to it first); None when the burst is not the whole run (more than MAX_HELD
+        dicts, or no summary after them), an epoch is missing or goes back (several launches: the
+        summary is the last one's), or the last dict's step does not fit its epoch."""
         per = self._summary_per_epoch
         eps = [h[2] for h in train]
-        if per is None or any(e is None or not 0 <= e < MAX_EPOCHS for e in eps):
+        if per is None or self._train_dicts or not self.training_ended:
             return None
-        base = self._last_step if self._train_dicts else 0
-        span = (eps[-1] - (self._epoch_placed if self._train_dicts else 0.0)) * per
+        if any(e is None or not 0 <= e < MAX_EPOCHS for e in eps) or any(b < a for a, b in zip(eps, eps[1:])):
+            return None
+        span = eps[-1] * per
         if not 1 <= span / len(train) <= MAX_INT:
             return None
-        if self._train_dicts == 0 and self._first_step is None:
+        if self._first_step is None:
             # (a dict at step 1, logging_first_step: its epoch under half an interval; 2-decimal epochs
             # round step 1 of a long epoch to 0.0, as they round step 10)
             first = len(train) > 1 and eps[0] * per < span / len(train) / 2
@@ -453,12 +460,10 @@ class HFStdoutReader(LineReader):
         lo, hi = guess * (1 - EPOCH_SPREAD), guess * (1 + EPOCH_SPREAD)
         fits = sorted(r for r in _round_numbers(hi) if lo <= r <= hi)
         L = min(fits, key=lambda r: abs(r - guess)) if fits else max(1, round(guess))
-        steps = [base + (i + 1) * L for i in range(n)]
-        at = eps[-1] * per
-        if abs(steps[-1] - at) > max(SUMMARY_FIT * at, EPOCH_ROUNDING * per + L):
+        steps = [(i + 1) * L for i in range(n)]
+        if abs(steps[-1] - span) > max(SUMMARY_FIT * span, EPOCH_ROUNDING * per + L):
             return None
         self._interval = L
-        self._epoch_placed = eps[-1]
         return lead + steps  # type: ignore[operator]
 
     def _first_dict(self, train: list, c: int | None, L: int | None) -> bool:

@@ -125,6 +125,15 @@ FLOOR_LEVEL = 1.0
 #: ... and a loss whose baseline is near zero is back once within this share of the spike's excursion
 #: above it (ours: a 36x burst of a regression loss that stays at 0.03 is 90% of its excursion: not back)
 BACK_SHARE = 0.05
+#: a baseline window whose sd of log-losses is this many times its robust spread (1.4826 x MAD) holds
+#: outliers (a run's first records, an earlier blow-up that entered it): a value at the seed rule's
+#: ratio (spike_factor) is then judged against the robust spread too (``_contaminated_z``), never a
+#: smaller one (the 6-sigma rule keeps the window's sd: at 3x and for every ratio, per-batch losses with
+#: heavy tails raised dozens of 1.3-2x warnings on 20 corpus logs; ours: a normal law's sd is its robust
+#: spread, a Student t with 3 degrees of freedom's ~1.7x of it; fresh29's char-NER window, 3.1e8 among
+#: 0.3s, far more)
+CONTAMINATED = 5.0
+CONTAMINATED_MIN = 20  # values a window needs for its MAD (ours: the label rule's median wants 10, a MAD more)
 CTX_NEAR = 5  # the records just before the onset (and the onset) vs the older ones (ours)
 LR_JUMP = 1.5  # LR above 1.5x its level before: a jump (as lr_schedule.JUMP_FACTOR; ours)
 GN_SPIKE = 3.0  # grad norm >= 3x its level on the onset step (grad_spike_ratio)
@@ -580,6 +589,9 @@ class LossSpikeDetector(Detector):
             sd = _detrended_sd(recent)
             if sd is not None:
                 z = max(z, math.log(ratio) / sd if sd > 1e-12 else math.inf)
+        if ratio >= s.spike_factor and z < s.spike_min_z:
+            zr = _contaminated_z(x, bseq[max(0, t - self._med.size + 1) : t + 1].tolist(), std)
+            z = max(z, zr) if zr is not None else z
         return (ratio >= s.spike_factor and z >= s.spike_min_z) or (z >= s.sigma and ratio >= SIGMA_MIN_RATIO)
 
     def _divergence_scan(self, fr, idx, xs, stop: int):
@@ -631,6 +643,9 @@ class LossSpikeDetector(Detector):
             sd = _detrended_sd(recent)
             if sd is not None:
                 z = max(z, math.log(ratio) / sd if sd > 1e-12 else math.inf)
+        if window and ratio >= self.settings.spike_factor and z < self.settings.spike_min_z:
+            zr = _contaminated_z(x, self._med.values(), std)  # (the seed rule's z only: see CONTAMINATED)
+            z = max(z, zr) if zr is not None else z
         seed = ratio >= self.settings.spike_factor and z >= self.settings.spike_min_z
         sigma = z >= self.settings.sigma and ratio >= SIGMA_MIN_RATIO
         return (seed or sigma), ratio, z
@@ -1564,6 +1579,22 @@ def _local_base(med: float, loc, early: bool = True) -> float:
         return med
     lm = _median(loc)
     return lm if lm * LOCAL_LAG < med else med
+
+
+def _contaminated_z(x: float, window, std: float) -> float | None:
+    """``x``'s z against the window's robust spread (1.4826 x the MAD of its log values, about their
+    median) when the window's sd is CONTAMINATED x that spread or more: a window holding a run's first
+    records (a Theano char-NER log opening at 3.1e8, 432, 137 before settling at 0.3: its 9.4x and
+    27x spikes at records 62 and 69 were under 2.5 sd) or another outlier the baseline kept; None
+    for a window whose sd is its spread (the moments' z stands), or too few positive values."""
+    logs = [math.log(v) for v in window if v > 0]
+    if len(logs) < CONTAMINATED_MIN:
+        return None
+    m = _median(logs)
+    mad = 1.4826 * _median([abs(v - m) for v in logs])
+    if not mad > 1e-12 or std < CONTAMINATED * mad:
+        return None
+    return (math.log(x) - m) / mad
 
 
 def _detrended_sd(values) -> float | None:
