@@ -10,6 +10,7 @@ there with their licences in ``bench/corpus/fresh12/SOURCES.md`` (MIT / Apache-2
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import shutil
@@ -382,3 +383,29 @@ def test_rows_of_numbers_in_a_loss_file(tmp_path, capsys):
     from tsm_tui.sources.bare_numbers import bare_content
 
     assert not bare_content(str(r))
+
+
+def test_numpy_arrays_named_as_metrics(tmp_path, capsys):
+    """``np.save("train_losses.npy", losses)`` beside ``val_losses.npy``: a folder of bare-number metric
+    files in NumPy's format, read without unpickling (an object array is refused), the index the step;
+    a file given alone too. A 2-D array or a header that is no NumPy header is not read."""
+    import numpy as np
+
+    from tsm_tui.cli import main
+
+    losses = np.array([2.0 * math.exp(-i / 60) + 0.3 for i in range(200)])
+    losses[120] *= 6
+    np.save(tmp_path / "train_losses.npy", losses)
+    np.save(tmp_path / "val_losses.npy", losses[:200] + 0.1)
+    assert main([str(tmp_path), "--report", "--json"]) in (0, 1)
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["steps"]["count"] == 200 and rep["sources"]["val_loss"]["key"] == "val_losses"
+    assert [a["step"] for a in rep["alerts"] if a["check"] == "loss_spike"][:1] == [120]
+    assert main([str(tmp_path / "train_losses.npy"), "--report", "--json"]) in (0, 1)
+    assert json.loads(capsys.readouterr().out)["steps"]["count"] == 200
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    np.save(bad / "loss.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    np.save(bad / "lr.npy", np.zeros((3, 4)))
+    assert main([str(bad), "--report"]) == 2
+    assert "no log files found" in capsys.readouterr().err

@@ -661,3 +661,52 @@ def test_a_loss_said_in_a_sentence_about_its_epoch(tmp_path, capsys):
         (d / "training_loss.txt").write_text("\n".join(rows) + "\n")
         rep = report(d, capsys)
         assert rep["steps"]["count"] == 60 and rep["steps"]["last"] == 59, name
+
+
+def test_other_languages_episodes_and_bracketed_values(tmp_path, capsys):
+    """A print loop in another language ("Época 3, pérdida: 0.52", "Эпоха 3, потери: 0.52", "에폭 3, 손실:
+    0.52", "エポック 3, 損失: 0.52"), an RL loop's "Episode 3 | Reward: 10.0 | Loss: 0.52", "[epoch 3] [loss:
+    0.52] [val: 0.6]", "Loss at epoch 3: 0.52" and "Training Loss (epoch 3): 0.52": the loss at its epoch."""
+    shapes = {
+        "es": "Época {e}, pérdida: {l:.4f}",
+        "ru": "Эпоха {e}, потери: {l:.4f}",
+        "ko": "에폭 {e}, 손실: {l:.4f}",
+        "ja": "エポック {e}, 損失: {l:.4f}",
+        "fr": "Époque {e} - perte: {l:.4f}",
+        "rl": "Episode {e} | Reward: {r:.1f} | Loss: {l:.4f}",
+        "brackets": "[epoch {e}] [loss: {l:.4f}] [val: {v:.4f}]",
+        "at": "Loss at epoch {e}: {l:.4f}",
+        "paren": "Training Loss (epoch {e}): {l:.4f}",
+    }
+    for name, fmt in shapes.items():
+        d = tmp_path / name
+        d.mkdir()
+        rows = [fmt.format(e=e, l=2 * math.exp(-e / 20) + 1, v=2 * math.exp(-e / 20) + 1.2, r=e) for e in range(1, 61)]
+        (d / "train.log").write_text("\n".join(rows) + "\n", encoding="utf-8")
+        rep = report(d, capsys)
+        assert rep["steps"]["count"] == 60 and rep["steps"]["last"] == 60, name
+
+
+def test_tables_and_records_of_other_shapes(tmp_path, capsys):
+    """A CSV whose loss column is named as an objective goes by ("step,mse"), a semicolon-separated one
+    with decimal commas ("2,3019" is 2.3019, never 23019), a loop's own two-column "epoch loss" header
+    before its "1 0.5432" rows, and JSON lines that hold their metrics in a container
+    ({"step": 10, "metrics": {"train": {"loss": 2.31}}}): each read whole, the spike at its step."""
+    losses = [2.0 * math.exp(-i / 60) + 0.3 + 0.01 * (i % 3) for i in range(200)]
+    losses[120] *= 6
+    files = {
+        "mse/results.csv": "step,mse\n" + "".join(f"{10 * (i + 1)},{x:.4f}\n" for i, x in enumerate(losses)),
+        "semi/log.csv": "epoch;loss\n" + "".join(f"{i + 1};{x:.4f}\n".replace(".", ",") for i, x in enumerate(losses)),
+        "table/train.log": "epoch loss\n" + "".join(f"{i + 1} {x:.4f}\n" for i, x in enumerate(losses)),
+        "nested/metrics.jsonl": "".join(
+            json.dumps({"step": 10 * (i + 1), "metrics": {"train": {"loss": x}}}) + "\n" for i, x in enumerate(losses)
+        ),
+    }
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir()
+        p.write_text(text)
+        rep = report(p.parent, capsys)
+        assert rep["steps"]["count"] == 200, rel
+        spikes = [a for a in rep["alerts"] if a["check"] == "loss_spike" and a["severity"] == "warning"]
+        assert spikes and spikes[0]["step"] in (121, 1210) and spikes[0]["value"] < 20, (rel, spikes[:1])

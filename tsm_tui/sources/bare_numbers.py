@@ -42,6 +42,8 @@ import io
 import os
 import re
 
+import numpy as np
+
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import SnapshotReader
@@ -50,7 +52,11 @@ from tsm_tui.sources.metric_files import MAX_METRIC_BYTES, step_records
 
 #: extensions a bare-number metric file is written under (``np.savetxt``'s usual ``.txt``; a logging
 #: FileHandler's ``loss.log`` with a bare "%(message)s" format, fresh26's: "nothing readable"; ``.csv``, ``.dat``)
-BARE_EXT = (".txt", ".json", ".log", ".csv", ".dat")
+BARE_EXT = (".txt", ".json", ".log", ".csv", ".dat", ".npy")
+#: NumPy's own format (``np.save("train_losses.npy", losses)``): a 1-D array of numbers (or one column /
+#: one row), read with ``allow_pickle=False`` (never an object array), memory-mapped, at most
+#: MAX_METRIC_BYTES of it (ours: a binary file the text readers cannot take; the index is the step)
+NPY_MAGIC = b"\x93NUMPY"
 #: a metric's history named as such (``loss_history.json``: a JSON list of every step's loss, fresh19's
 #: Gemma fine-tune read "no training metrics recognised"): the metric is the name before the suffix
 HISTORY_SUFFIXES = ("_history", "_hist", "_list", "_values", "_curve", "_log")
@@ -178,6 +184,8 @@ def bare_content(path: str) -> bool:
             raw = f.read(PEEK)
     except OSError:
         return False
+    if raw.startswith(NPY_MAGIC):
+        return _npy_shape(raw) is not None
     if b"\0" in raw:
         return False
     text = raw.decode("utf-8", "replace")
@@ -187,6 +195,27 @@ def bare_content(path: str) -> bool:
     if len(raw) == PEEK:
         lines = lines[:-1]  # (the last line may be cut)
     return bare_head(lines)
+
+
+def _npy_shape(raw: bytes) -> int | None:
+    """The number of values of a ``.npy`` file whose first bytes are ``raw``: a 1-D array of real
+    numbers (or one column / one row of them), or None (an object, string, complex or 2-D array, a
+    header that is no NumPy header)."""
+    try:
+        fh = io.BytesIO(raw)
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
+        else:
+            shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
+    except (ValueError, OSError, SyntaxError, TypeError):
+        return None
+    if dtype.kind not in "fiub" or dtype.hasobject:
+        return None
+    n = int(np.prod(shape)) if shape else 1
+    if len(shape) > 2 or (len(shape) == 2 and min(shape) != 1) or n < 1:
+        return None
+    return n
 
 
 def bare_files(d: str, names: list[str] | None = None) -> list[str]:
@@ -226,6 +255,7 @@ class BareNumbersReader(SnapshotReader):
         self.left_out: list[str] = []
         self.lengths: dict[str, int] = {}
         self.listed = False  # a file read was one list of numbers (its step: the list index)
+        self.arrays = False  # ... a NumPy array (``.npy``: its step the array index)
         self.columns: str | None = None  # rows of several numbers: which column was read (``_rows``)
 
     @classmethod
@@ -237,11 +267,15 @@ class BareNumbersReader(SnapshotReader):
 
     @classmethod
     def sniff_path(cls, path: str) -> float:
+        if path.lower().endswith(".npy"):  # (a binary file: the text sniffers never see it)
+            return 0.9 if os.path.isfile(path) and is_bare_file(path) else 0.0
         return 0.9 if is_bare_dir(path) else 0.0
 
     def describe(self) -> dict:
         how = (
-            "list index: step = the value's index in the file's list (0 = the first)"
+            "array index: step = the value's index in the NumPy array (0 = the first)"
+            if self.arrays
+            else "list index: step = the value's index in the file's list (0 = the first)"
             if self.listed
             else "line number: step = line index in the file (0 = the first line)"
         )
@@ -286,7 +320,9 @@ class BareNumbersReader(SnapshotReader):
     def read_all(self, data: bytes) -> list[StepRecord]:
         points: dict[int, list[tuple[str, object]]] = {}
         key = metric_name(os.path.basename(self.path)) or "loss"
-        if data.lstrip()[:1] == b"[":
+        if data.startswith(NPY_MAGIC):
+            self._npy(io.BytesIO(data), data[:PEEK], key, points)
+        elif data.lstrip()[:1] == b"[":
             fh = io.BytesIO(data)
             self._list(fh, fh.read(PEEK), key, points)
         else:
@@ -299,6 +335,8 @@ class BareNumbersReader(SnapshotReader):
         try:
             with open_regular(path) as fh:
                 raw = fh.read(PEEK)
+                if raw.startswith(NPY_MAGIC):
+                    return self._npy(fh, raw, key, points)
                 if raw.lstrip()[:1] == b"[":
                     return self._list(fh, raw, key, points)
                 raw += fh.read(MAX_METRIC_BYTES + 1 - len(raw))
@@ -309,6 +347,33 @@ class BareNumbersReader(SnapshotReader):
             self.skip(f"metric file larger than {MAX_METRIC_BYTES >> 20} MiB (read up to there)")
             raw = raw[: raw.rfind(b"\n", 0, MAX_METRIC_BYTES) + 1]
         return self._lines(raw, key, points)
+
+    def _npy(self, fh, first: bytes, key: str, points: dict) -> int:
+        """A ``.npy`` array's values into ``points`` (index -> (key, value)): at most MAX_METRIC_BYTES of
+        it (the rest counted), read through ``fh`` after its header (never unpickled)."""
+        self.arrays = True
+        n = _npy_shape(first)
+        if n is None:
+            self.skip("not a 1-D numeric NumPy array")
+            return 0
+        try:
+            fh.seek(0)
+            version = np.lib.format.read_magic(fh)
+            if version == (1, 0):
+                _, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+            else:
+                _, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+            keep = min(n, MAX_METRIC_BYTES // max(1, dtype.itemsize))
+            data = fh.read(keep * dtype.itemsize)
+            values = np.frombuffer(data[: len(data) - len(data) % dtype.itemsize], dtype=dtype)
+        except (ValueError, OSError, SyntaxError, TypeError):
+            self.skip("unreadable NumPy array")
+            return 0
+        if keep < n:
+            self.skip(f"metric file larger than {MAX_METRIC_BYTES >> 20} MiB (read up to there)")
+        for i, v in enumerate(values.astype(float).tolist()):
+            points.setdefault(i, []).append((key, v))
+        return n
 
     def _list(self, fh, first: bytes, key: str, points: dict) -> int:
         """A list file's items into ``points`` (item index -> (key, value)), read from ``first``

@@ -22,7 +22,15 @@ from tsm_tui.core.record import StepRecord
 from tsm_tui.core.numbers import int64
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.epoch_steps import EpochCounter
-from tsm_tui.sources.fields import SPLIT_KEYS, epoch_train_loss, field_for, loss_role, split_scoped
+from tsm_tui.sources.fields import (
+    SPLIT_KEYS,
+    SYMBOL_KEY,
+    epoch_train_loss,
+    field_for,
+    loss_role,
+    named_objective,
+    split_scoped,
+)
 
 
 #: a number standing alone in a cell ("Loss 6.9e+00 (6.9e+00)", "Epoch: [0][ 50/1000]"), not
@@ -58,11 +66,14 @@ class CsvReader(LineReader):
         if any(_PAIR_IN_CELL.search(h) for h in header):
             return 0.0  # a named value in a cell ("loss:tf.Tensor(8.07, shape=(), ...)"): a log line, not names
         fields = [field_for(h) for h in header]
-        if not any(f and f != "step" for f in fields) and not any(loss_role(h) for h in header):
+        # (a column named as an objective goes by when no name says loss: "step,mse", "epoch,cost")
+        named = named_objective(tuple(h.strip() for h in header if h.strip() != SYMBOL_KEY)) is not None
+        if not any(f and f != "step" for f in fields) and not any(loss_role(h) for h in header) and not named:
             return 0.0
         if not (
             "step" in fields
             or "epoch" in [h.strip().lower() for h in header]
+            or named
             or any(f in ("loss", "val_loss") or (f is None and loss_role(h)) for f, h in zip(fields, header))
         ):
             return 0.0  # (a table with no step needs a loss: its rows are then the steps)
@@ -93,6 +104,9 @@ class CsvReader(LineReader):
         except csv.Error:
             self.skip("malformed CSV")
             return []
+        if self._delim == ";" and "," in line:
+            # (a semicolon-separated file's decimal comma: "2,3019" is 2.3019, never 23019)
+            row = [c.replace(",", ".") if _DECIMAL_COMMA.fullmatch(c.strip()) else c for c in row]
         if self.header is None:
             self._set_header(row)
             return []
@@ -174,12 +188,18 @@ class CsvReader(LineReader):
                 self._fields[at] = "loss"
 
 
+_DECIMAL_COMMA = re.compile(r"[-+]?\d++,\d++(?:[eE][-+]?\d++)?")
+
+
 def _delimiter(header: str) -> str | None:
-    """ "," for a CSV header, tab for a tab-separated one, else None."""
+    """ "," for a CSV header, tab for a tab-separated one, ";" for a semicolon-separated one (a spreadsheet
+    saved where the comma is the decimal mark, pandas' ``sep=";"``), else None."""
     if "," in header:
         return ","
     if "\t" in header:
         return "\t"
+    if ";" in header:
+        return ";"
     return None
 
 

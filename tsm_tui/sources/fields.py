@@ -65,6 +65,11 @@ ALIASES = {
     # RMSE of the weighted energy / force loss on the training batch: its training objective's
     # measure; rmse_e_trn / rmse_f_trn are its terms)
     "trn_loss": "loss",
+    # the loss in German, French, Portuguese, Italian (the other languages' words: fields.foreign_names)
+    "verlust": "loss",
+    "perte": "loss",
+    "perda": "loss",
+    "perdita": "loss",
     # kohya-ss sd-scripts' bar postfix ("steps: 10%| 100/1000 [..., avr_loss=0.102]": its running
     # average, the only loss it prints); OpenNMT-py's "Step 100/200000; acc: 10.5; ppl: 500.2; xent: 6.2"
     "avr_loss": "loss",
@@ -279,6 +284,8 @@ def normalise(key: str) -> str:
 _CJK_WORDS = (
     ("梯度范数", " grad_norm "),
     ("学习率", " lr "),
+    ("学習率", " lr "),  # (Japanese, traditional Chinese)
+    ("損失", " loss "),
     ("损失函数", " loss "),
     ("损失", " loss "),
     ("验证", " val "),
@@ -304,17 +311,46 @@ def _cjk_run(m: re.Match) -> str:
     return "_".join(words) if all(w.isascii() for w in words) else m.group()
 
 
+#: the loss, epoch and step words of logs written in other languages, as English (a print loop's own
+#: words: "Época 3, pérdida: 0.52", "Эпоха 3, потери: 0.52", "에폭 3, 손실: 0.52", "エポック 3, 損失: 0.52");
+#: the ones written in ASCII are aliases (``verlust``, ``perte``, ``perda``, ``perdita``)
+_FOREIGN = {
+    "pérdida": "loss",
+    "Pérdida": "Loss",
+    "época": "epoch",
+    "Época": "Epoch",
+    "époque": "epoch",
+    "Époque": "Epoch",
+    "étape": "step",
+    "Étape": "Step",
+    "потери": "loss",
+    "Потери": "Loss",
+    "потеря": "loss",
+    "Потеря": "Loss",
+    "эпоха": "epoch",
+    "Эпоха": "Epoch",
+    "шаг": "step",
+    "Шаг": "Step",
+    "エポック": "epoch",
+    "ステップ": "step",
+    "손실": "loss",
+    "에폭": "epoch",
+    "에포크": "epoch",
+    "스텝": "step",
+}
+_FOREIGN_RUN = re.compile("|".join(sorted(map(re.escape, _FOREIGN), key=len, reverse=True)))
 #: an epoch counted in Chinese: "第3轮", "第 3 个 epoch", "第3代"
 _CJK_EPOCH = re.compile(r"第\s*+(\d{1,9}+)\s*+(?:轮|代|个\s*+epoch\b)")
 
 
-def cjk_names(line: str) -> str:
+def foreign_names(line: str) -> str:
     """A line's Chinese metric names as the field table's English words, each one name ("Epoch 1,
-    训练损失: 0.52, 验证损失: 0.61" -> "Epoch 1, train_loss: 0.52, val_loss: 0.61"), and its epoch
-    ("第3轮" -> "epoch 3"): the pairs are read by names that start with a Latin letter. A name with a
-    word the table lacks stays as it is."""
+    训练损失: 0.52, 验证损失: 0.61" -> "Epoch 1, train_loss: 0.52, val_loss: 0.61"), its epoch ("第3轮" ->
+    "epoch 3"), and the loss, epoch and step words of other languages (_FOREIGN): the pairs are read by
+    names that start with a Latin letter. A name with a word the table lacks stays as it is."""
     if "第" in line:
         line = _CJK_EPOCH.sub(r"epoch \1 ", line)
+    line = _FOREIGN_RUN.sub(lambda m: _FOREIGN[m.group()], line)
     return _CJK_RUN.sub(_cjk_run, line)
 
 
@@ -362,9 +398,27 @@ ROLE_METRIC = re.compile(r"^(?:train(?:ing)?/)?(?:actor|policy)[/_](.+)$")
 ROLE_FIELDS = frozenset({"grad_norm", "lr"})
 
 
+#: the first scope of a nested record's keys that only holds its metrics (a custom logger's
+#: ``{"step": 10, "metrics": {"train": {"loss": 2.31}}}``, flattened ``metrics/train/loss``): no scope of
+#: its own, the key is what it holds
+CONTAINER_SCOPES = frozenset({"metrics", "metric", "scalars", "scalar", "logs", "log", "stats", "values"})
+
+
+def _unwrapped(k: str) -> str:
+    """A normalised key without its leading container scopes (CONTAINER_SCOPES)."""
+    while "/" in k:
+        head, rest = k.split("/", 1)
+        if head not in CONTAINER_SCOPES or not rest:
+            break
+        k = rest
+    return k
+
+
 def field_for(key: str) -> str | None:
     """Which StepRecord field a log key feeds (``"step"`` for step keys), or None."""
     k = normalise(key)
+    if "/" in k and k.split("/", 1)[0] in CONTAINER_SCOPES:
+        return field_for(_unwrapped(k))
     if k in STEP_KEYS:
         return "step"
     f = ALIASES.get(k) or ALIASES.get(k.replace("_", "-"))
@@ -716,6 +770,8 @@ def loss_role(key: str) -> str | None:
     ``"actor"``, ``"model"`` (another model's loss), ``"term"`` (a term of the objective),
     or None (not a training loss term: the total, a validation loss, an average, a scale ...)."""
     k = normalise(key)
+    if "/" in k and k.split("/", 1)[0] in CONTAINER_SCOPES:
+        return loss_role(_unwrapped(k))
     if k in ACTOR_KEYS:
         return "actor"
     if _YOLO10_TERM.match(k):

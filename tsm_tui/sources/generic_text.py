@@ -37,7 +37,7 @@ from tsm_tui.sources.fields import (
     EVAL_SCOPES,
     STEP_KEYS,
     SYMBOL_KEY,
-    cjk_names,
+    foreign_names,
     field_for,
     loss_role,
     named_objective,
@@ -75,12 +75,14 @@ _FULLWIDTH = str.maketrans({"：": ": ", "，": ", ", "；": "; ", "（": " (", 
 # (a tensor of several numbers is not one). Linear: the arguments hold no parenthesis but an empty "()"
 TENSOR_SCALAR = re.compile(rf"(?<![\w.])(?:tf\.Tensor|tensor|Tensor)\(\s*+({NUM})\s*+(?:,(?:[^()\n]|\(\))*+)?\)")
 # a loss said in a sentence about its step: "The loss of epoch 3 is 0.52", "loss for step 100: 2.1",
-# "Training loss after epoch 3 = 0.52", a print glued by string concatenation "The loss of epoch0is:"
+# "Training loss after epoch 3 = 0.52", "Loss at epoch 3: 0.52", "Training Loss (epoch 3): 0.52", a print
+# glued by string concatenation "The loss of epoch0is:"
 # (fresh40's TF2 poetry model; "loss at step N" is read as it is): rewritten as "epoch 3, loss: 0.52".
 # Linear: anchored at the word "loss", every run possessive, the number's end checked once
 LOSS_OF = re.compile(
     rf"(?i)\b((?:(?:train(?:ing)?|val(?:idation)?|valid|test|eval|average|avg|mean|total)\s++)?loss)\s++"
-    rf"(?:of|for|in|after)\s++(epoch|step|iter(?:ation)?|batch)\s*+(\d{{1,12}}+)\s*+(?:is\b\s*+[:=]?|[:=])\s*+({NUM})(?![\w.])"
+    rf"(?:(?:of|for|in|after|at)\s++|\(\s*+)(epoch|step|iter(?:ation)?|batch)\s*+(\d{{1,12}}+)\s*+\)?\s*+"
+    rf"(?:is\b\s*+[:=]?|[:=])\s*+({NUM})(?![\w.])"
 )
 # MindSpore's LossMonitor: "epoch: 1 step: 62, loss is 2.2797" (``<name> is <value>``), a field
 # of its own: one word right after the line's start or a separator ("best acc is 0.33" is prose)
@@ -290,10 +292,12 @@ _BRACKET = re.compile(r"\[\s*+(\d++)(?:\s*+/\s*+(\d++))?+\s*+\]")
 # a counter leading the line, then named metrics, where STEP finds none: a bare number ("100 loss: 2.31
 # lr: 0.001", "#100 loss 2.31", "(100) loss: 2.31": a script's print(step, "loss:", loss); only on a line
 # naming a loss) or a step word STEP does not take ("update 10, loss 2.3" of an RL loop, "global_step 10:
-# loss 2.3", "Step[10/1000] loss=2.3", "Batch 10/1000 Loss 2.3" with no epoch header). Group 1 is the
+# loss 2.3", "Step[10/1000] loss=2.3", "Batch 10/1000 Loss 2.3" with no epoch header; an RL loop's
+# "Episode 10 | Reward: 10.0 | Loss: 0.52": leading the line only, PyMARL's "t_env: N | Episode: M" names
+# its step first). Group 1 is the
 # word, 2 the count, 3 its total. Linear: anchored, possessive runs, no two pieces share characters
 LEAD_COUNTER = re.compile(
-    r"^\s*+[#(\[]?+\s*+(?:(global[ _]?step|update|n_iter|step|iter(?:ation)?|batch) *+[:=#\[]?+ *+)?+"
+    r"^\s*+[#(\[]?+\s*+(?:(global[ _]?step|update|n_iter|step|iter(?:ation)?|batch|episode) *+[:=#\[]?+ *+)?+"
     r"(\d{1,15}+)(?:\s*+/\s*+(\d{1,15}+))?+(?:\s*+[)\]])?+(?:\s*+[:,|\-])?+\s++(?=[A-Za-z_])",
     re.I,
 )
@@ -357,7 +361,8 @@ KERAS_CALLBACK = re.compile(
 # tried first: its step is the epoch's offset plus the batch (``_epoch_step``)
 EPOCH_BARE = re.compile(
     r"(?<![\w/])(?:epoch_?+|ep(?=\s*+\d++\s*+[,|:]))\s*+[:=]?\s*+[\[(]?\s*+(\d++)(?:\s*+[\])])?(?:\s*+(?:[,|:]|--?+)\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=)"
-    r"|(?<=\])\s++(?=[A-Za-z])|\s++(?=(?:[A-Za-z]++[ _]){0,3}loss\s*+[:=]?\s*+[-+.\dnNiI]))",
+    r"|(?<=\])\s++(?=[A-Za-z])|\s++(?=(?:[A-Za-z]++[ _]){0,3}loss\s*+[:=]?\s*+[-+.\dnNiI])"
+    r"|\s*+(?=\[\s*+[A-Za-z][\w ]{0,40}+[:=]\s*+[-+.\dnNiI]))",
     re.I,
 )
 # ... or with a phase word between the epoch and its metrics, the record's kind (a Python logging loop's
@@ -535,12 +540,14 @@ class KeyValueTextReader(LineGroups, LineReader):
             line = NP_SCALAR.sub(r"\1", line)
         if "ensor(" in line:
             line = TENSOR_SCALAR.sub(r"\1", line)
-        if "oss " in line and ("of " in line or "for " in line or "in " in line or "after " in line):
+        if "oss " in line and (
+            " of " in line or "for " in line or "in " in line or "ter " in line or "at " in line or "(" in line
+        ):
             line = LOSS_OF.sub(r"\2 \3, \1: \4", line)
         if not line.isascii():
             if "：" in line or "，" in line:
                 line = line.translate(_FULLWIDTH)  # (a Chinese log's "平均总损失：0.2961，扩散损失：0.1918")
-            line = cjk_names(line)
+            line = foreign_names(line)
         if "<" in line and ">" in line:
             line = ANGLE_TIME.sub(" ", line)  # (fresh27's SimCLR: "Epoch: 1\t<2021-11-28 01:09:18> loss: 8.36")
         if line[:1].isdigit() or line[:1] == "[" or line.startswith(("time", "date")):

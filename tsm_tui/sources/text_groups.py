@@ -407,7 +407,9 @@ class LineGroups:
                 return False
         else:
             toks = line.split(None, MAX_COLUMNS)
-            if not 3 <= len(toks) <= MAX_COLUMNS or not all(_NAME.fullmatch(t) for t in toks):
+            # (two names do: a loop's own "epoch loss" header before its "1 0.5432" rows; a step word and a
+            # loss, below, and its rows must follow)
+            if not 2 <= len(toks) <= MAX_COLUMNS or not all(_NAME.fullmatch(t) for t in toks):
                 return False
         low = [t.lower() for t in toks]
         if not any(t in COLUMN_STEPS for t in low):
