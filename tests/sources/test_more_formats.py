@@ -710,3 +710,21 @@ def test_tables_and_records_of_other_shapes(tmp_path, capsys):
         assert rep["steps"]["count"] == 200, rel
         spikes = [a for a in rep["alerts"] if a["check"] == "loss_spike" and a["severity"] == "warning"]
         assert spikes and spikes[0]["step"] in (121, 1210) and spikes[0]["value"] < 20, (rel, spikes[:1])
+
+
+def test_long_form_json_lines(tmp_path, capsys):
+    """One metric a line, named by a key ({"name": "loss", "step": 10, "value": 2.31}, a tracker's export,
+    a logger's log(name, value, step)): the lines of one step are its record (loss, LR and validation loss
+    together), the last one given when the file ends."""
+    rows = []
+    for i in range(200):
+        x = 2.0 * math.exp(-i / 60) + 0.3 + (1.5 if i == 120 else 0.0)
+        rows.append(json.dumps({"name": "train/loss", "step": 10 * (i + 1), "value": x, "timestamp": 1.7e9 + i}))
+        rows.append(json.dumps({"name": "lr", "step": 10 * (i + 1), "value": 1e-4, "timestamp": 1.7e9 + i}))
+        if i % 20 == 19:
+            rows.append(json.dumps({"tag": "val/loss", "step": 10 * (i + 1), "value": x + 0.1}))
+    (tmp_path / "metrics.jsonl").write_text("\n".join(rows) + "\n")
+    rep = report(tmp_path, capsys)
+    assert rep["steps"]["count"] == 200 and rep["steps"]["last"] == 2000
+    assert rep["sources"]["lr"]["key"] == "lr" and rep["sources"]["val_loss"]["key"] == "val/loss"
+    assert [a["step"] for a in rep["alerts"] if a["check"] == "loss_spike"][:1] == [1210]

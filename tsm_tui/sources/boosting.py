@@ -21,12 +21,13 @@ from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import LineReader
 
+# (every regex here is anchored and possessive / atomic: linear in the line's length)
 _NUM = r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|-?nan|-?inf"
 #: XGBoost: "[N]" then tab-separated "set-metric:value"
-XGB = re.compile(rf"^\[(\d{{1,9}})\]((?:\t[\w.]++-[\w@.\-]+:(?:{_NUM}))+)\s*$")
+XGB = re.compile(rf"^\[(\d{{1,9}})\]((?:\t[\w.]++-[\w@.\-]++:(?>{_NUM}))++)\s*+$")
 XGB_CELL = re.compile(rf"\t([\w.]++)-([\w@.\-]+):({_NUM})")
 #: LightGBM: "[N]" then tab-separated "set's metric: value"
-LGB = re.compile(rf"^\[(\d{{1,9}})\]((?:\t[\w.\-]++'s [\w@.\-]+:\s?(?:{_NUM}))+)\s*$")
+LGB = re.compile(rf"^\[(\d{{1,9}})\]((?:\t[\w.\-]++'s [\w@.\-]++:\s?(?>{_NUM}))++)\s*+$")
 LGB_CELL = re.compile(rf"\t([\w.\-]++)'s ([\w@.\-]+):\s?({_NUM})")
 #: CatBoost: "N:" then "learn: v" and, with an eval set, "test: v" ("best: v (i)", times follow)
 CAT = re.compile(rf"^(\d{{1,9}}):\tlearn:\s*+({_NUM})(?:\ttest:\s*+({_NUM}))?(?:\t|\s*$)")

@@ -54,6 +54,13 @@ def _loads(line: str):
     return json.loads(line, parse_float=_parse_float)
 
 
+#: keys that name the metric of a long-form line (one metric a line: ``{"name": "loss", "step": 10,
+#: "value": 2.31}``, a tracker's export, a logger's ``log(name, value, step)``), and the most keys such a
+#: line holds (the name, the value, a step, a time or two)
+LONG_NAMES = ("name", "tag", "metric", "key")
+LONG_MAX_KEYS = 6
+
+
 def flatten(d: dict, prefix: str = "", out: dict | None = None) -> dict:
     if out is None:
         out = {}
@@ -99,6 +106,8 @@ class JsonlReader(LineReader):
         #: row named the same epoch
         self._epochs: bool | None = None
         self._epoch_last: int | None = None
+        #: a long-form file's record being gathered (``_long_form``): its step value and its pairs
+        self._long: tuple[object, dict] | None = None
 
     # -- replay fast path ------------------------------------------------------------
     def feed_chunk(self, data: bytes) -> list:
@@ -316,6 +325,10 @@ class JsonlReader(LineReader):
         # the decoders build plain dicts only: a type test in C, no generator per line
         if dict in map(type, obj.values()):
             obj = flatten(obj)
+        if "value" in obj:
+            long = self._long_form(obj)
+            if long is not None:
+                return long
         inferred = self.inferred_steps
         if not SPLIT_KEYS.isdisjoint(obj):  # (a record of an evaluation split: its loss is the validation loss)
             rec = self.build(split_scoped(list(obj.items())))
@@ -326,6 +339,40 @@ class JsonlReader(LineReader):
         if self.inferred_steps != inferred and self._epochs is not False:
             self._epoch_step(rec, obj.get("epoch"))
         return [rec]
+
+    def _long_form(self, obj: dict) -> list[StepRecord] | None:
+        """One metric a line, named by a key (``{"name": "loss", "step": 10, "value": 2.31}``; LONG_NAMES):
+        the lines of one step gathered into its record, given when the step changes (or the file ends);
+        None for a line of another shape."""
+        if len(obj) > LONG_MAX_KEYS:
+            return None
+        name = next((obj[k] for k in LONG_NAMES if type(obj.get(k)) is str), None)
+        if name is None or not name.strip():
+            return None
+        rest = {k: v for k, v in obj.items() if k not in LONG_NAMES and k != "value"}
+        if any(self.field(k) not in ("step", "time") for k in rest):
+            return None  # (another key with a value of its own: no long form)
+        step = next((v for k, v in rest.items() if self.field(k) == "step"), None)
+        out: list[StepRecord] = []
+        if self._long is not None and self._long[0] != step:
+            out = self._long_record()
+        if self._long is None:
+            self._long = (step, dict(rest))
+        self._long[1][name] = obj["value"]
+        return out
+
+    def _long_record(self) -> list[StepRecord]:
+        held, self._long = self._long, None
+        if held is None:
+            return []
+        rec = self.build(held[1].items())
+        return [rec] if rec is not None else []
+
+    def flush(self) -> list[StepRecord]:
+        return self._long_record() + super().flush()
+
+    def idle(self) -> list[StepRecord]:
+        return self._long_record() + super().idle()
 
     def _epoch_step(self, rec: StepRecord, e) -> None:
         """A record with no step key but a whole ``epoch`` (DETR / MAE / DeiT's ``log.txt``: one JSON
