@@ -337,3 +337,20 @@ def test_dicts_without_bars_are_placed_by_the_final_summary(tmp_path):
     path.write_text("".join(d + "\n" for d in dicts[:-1]))  # (live: no summary yet)
     recs, reader = _read(str(path))
     assert [r.step for r in recs][:3] == [1, 2, 3] and reader.step_source.startswith("counted")
+
+
+def test_a_slurm_out_of_dicts_alone_gets_the_steps_the_run_logged(capsys):
+    """A real transformers 5 Trainer run (300 steps logged every 10, random bytes at step 150) under
+    Slurm: stdout in slurm-123.out (its dicts and final summary alone), stderr with the bars in
+    slurm-123.err. The dicts get their logged steps from the summary; the spike is said at 150."""
+    path = os.path.join(FW, "hf_slurm_out", "slurm-123.out")
+    recs, reader = _read(path)
+    with open(os.path.join(FW, "hf_slurm_out_truth.json")) as f:
+        truth = [(e["step"], e["loss"]) for e in json.load(f) if "loss" in e]
+    got = [(r.step, r.loss) for r in recs if r.loss is not None]
+    assert [s for s, _ in got] == [s for s, _ in truth]
+    assert all(abs(a - b) <= 5e-4 * abs(b) for (_, a), (_, b) in zip(got, truth))  # (printed with 4 digits)
+    assert "final summary" in reader.step_source
+    d = report_json(os.path.join(FW, "hf_slurm_out"), capsys)
+    assert d["steps"]["last"] == 300
+    assert 150 in [a["step"] for a in d["alerts"] if a["check"] in ("loss_spike", "grad_norm")]

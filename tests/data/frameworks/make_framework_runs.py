@@ -22,7 +22,9 @@ vocabulary 256):
   ``hf_nohup_every_step/``: 300 steps logged every step (random bytes at step 150), so
   ~40 KiB of dicts arrive in bursts of ~8 KiB during the run. ``hf_nohup_off_grid/``: 175
   steps logged every 50 (no step 1): the 3 dicts reach the file at the exit with the bar at
-  175, which no logging grid ends on (TRL's DPO run in bench/corpus/fresh2). Only ``train.log`` is kept;
+  175, which no logging grid ends on (TRL's DPO run in bench/corpus/fresh2). ``hf_slurm_out/``: 300
+  steps logged every 10 (random bytes at step 150), stdout and stderr in two files as Slurm writes
+  them (``slurm-123.out``: the dicts and the final summary alone; ``slurm-123.err``: the bars). Only the logs are kept;
   the true steps (``trainer_state.json``'s log history) go to ``<name>_truth.json`` beside
   this script, for the tests.
 - ``tensorboard_only/``: a plain torch loop with ``SummaryWriter``: loss as a
@@ -120,7 +122,11 @@ NOHUP = {
     "hf_nohup": (700, 10, 300, True),
     "hf_nohup_every_step": (300, 1, 150, True),
     "hf_nohup_off_grid": (175, 50, 100, False),
+    "hf_slurm_out": (300, 10, 150, False),
 }
+#: fixtures whose stdout and stderr go to two files, as Slurm's --output / --error write them: the
+#: dicts alone in slurm-123.out, tqdm's bars in slurm-123.err (issue 26: placed by the final summary)
+SPLIT_STREAMS = {"hf_slurm_out"}
 
 
 def hf_nohup_run(out: str) -> None:
@@ -571,6 +577,16 @@ def main() -> None:
                     check=True,
                     env=env,
                 )
+        elif name in SPLIT_STREAMS:  # as Slurm runs it: stdout to slurm-123.out, stderr to slurm-123.err
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+            with open(os.path.join(out, "slurm-123.out"), "w") as o, open(os.path.join(out, "slurm-123.err"), "w") as e:
+                subprocess.run(
+                    [sys.executable, __file__, "hf-nohup-child", out], stdout=o, stderr=e, check=True, env=env
+                )
+            for f in os.listdir(out):
+                if not f.startswith("slurm-123."):
+                    p = os.path.join(out, f)
+                    shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
         elif name in NOHUP:  # as nohup runs it: stdout to a file, buffered; stderr too, unbuffered
             with open(os.path.join(out, "train.log"), "w") as log:
                 env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
