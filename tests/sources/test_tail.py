@@ -542,3 +542,28 @@ def test_the_newest_tensorboard_step_is_delivered_when_the_file_goes_quiet(tmp_p
     append(p, tb_event(101, "train/loss", 1.0) + tb_event(101, "train/grad_norm", 0.5))
     assert c.wait_for(lambda: c.all_steps()[-1:] == [101], timeout=5)
     assert c.all_steps() == list(range(1, 102))
+
+
+def test_held_hf_dicts_and_a_long_form_step_are_delivered_when_the_file_goes_quiet(tmp_path, tail):
+    """A line reader that holds records back (``holds_lines``) gets the tailer's idle call as a byte
+    reader does: an HF burst after its last bar, and a long-form JSONL file's newest step, are seen
+    live once the file is quiet (before: the last burst of a live HF log waited for the next line,
+    and a finished bar-less Slurm .out, held whole, showed nothing)."""
+    from helpers.livefiles import append
+
+    hf = tmp_path / "hf"
+    hf.mkdir()
+    append(
+        hf / "train.log",
+        "\r 10%|#  | 10/100 [00:01<00:09,  9.9it/s]{'loss': 2.0, 'grad_norm': 1.0, 'epoch': 0.1}\n",
+        "w",
+    )
+    c = tail(hf)
+    assert c.wait_for(lambda: c.all_steps() == [10], timeout=10), c.notes
+    lf = tmp_path / "lf"
+    lf.mkdir()
+    rows = "".join(json.dumps({"name": "loss", "step": s, "value": 3 - s / 100}) + "\n" for s in range(1, 31))
+    append(lf / "metrics.jsonl", rows, "w")
+    c = tail(lf)
+    assert c.wait_for(lambda: c.all_steps()[-1:] == [30], timeout=10), (c.all_steps()[-3:], c.notes)
+    assert c.all_steps() == list(range(1, 31))

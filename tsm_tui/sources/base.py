@@ -118,6 +118,10 @@ class SourceReader:
     #: event files) or "snapshot" (the whole file re-read when it changes, e.g.
     #: HF trainer_state.json; the caller drops steps it has already seen)
     kind = "lines"
+    #: a line reader that holds records back until more input shows where they end (HF stdout's
+    #: buffered bursts, a long-form JSONL step): live, ``idle`` is asked for them once the file has
+    #: been quiet for the tailer's IDLE_FLUSH, as a byte reader's are (tail/followed.py)
+    holds_lines = False
     #: format name shown in the report
     name = "text"
     #: preference when several readers could read a file (higher wins)

@@ -104,6 +104,7 @@ SUMMARY_FIT = 0.02
 
 class HFStdoutReader(LineReader):
     name = "hf-stdout"
+    holds_lines = True  # (a burst held until it ends: delivered live when the file goes quiet)
     priority = 8
 
     @classmethod

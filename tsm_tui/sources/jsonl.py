@@ -76,6 +76,7 @@ def flatten(d: dict, prefix: str = "", out: dict | None = None) -> dict:
 class JsonlReader(LineReader):
     name = "jsonl"
     priority = 20
+    holds_lines = True  # (a long-form step held until the next: delivered live when the file goes quiet)
 
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:

@@ -4,7 +4,8 @@ last look, whatever happened to the file in between.
 A poll ``stat``s the path and asks the file's ``Identity`` (``identity.py``: which
 file, which of its bytes were read; pure) what that means, then:
 
-- nothing new -> a byte reader's held-back record is delivered after IDLE_FLUSH;
+- nothing new -> a byte reader's held-back record is delivered after IDLE_FLUSH (and a line
+  reader's that holds records back: ``holds_lines``, HF stdout's bursts);
 - truncation (size below the offset), or a rewrite in place (the first bytes or
   the bytes just before the offset changed: Lightning's metrics.csv when a column
   appears) -> a fresh reader from offset 0, and the records the file already gave
@@ -190,7 +191,9 @@ class FollowedFile:
     def idle(self) -> None:
         """No new bytes for IDLE_FLUSH seconds: what the reader holds back waiting for
         more (TensorBoard's newest step) is delivered (a final NaN is seen live)."""
-        if self.reader.kind != "bytes" or time.monotonic() - self.active_at < IDLE_FLUSH:
+        if self.reader.kind != "bytes" and not getattr(self.reader, "holds_lines", False):
+            return
+        if time.monotonic() - self.active_at < IDLE_FLUSH:
             return
         self.delivery.idle()
 
