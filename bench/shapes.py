@@ -83,6 +83,8 @@ LINES = {
     "kv_semicolon": "epoch={e}; loss={l:.4f}; val={v:.4f}",
     "upper": "ITER {s} LOSS {l:.4f}",
     "at_step": "loss = {l:.4f} @ step {s}",
+    "german": "Epoche {e}, Verlust: {l:.4f}",
+    "validation_marker": "step {s:>6} | loss: {l:.4f}\n=== Validation checkpoint ===",
     "spanish": "Época {e}, pérdida: {l:.4f}",
     "french": "Époque {e} - perte: {l:.4f}",
     "russian": "Эпоха {e}, потери: {l:.4f}",

@@ -673,6 +673,7 @@ def test_other_languages_episodes_and_bracketed_values(tmp_path, capsys):
         "ko": "에폭 {e}, 손실: {l:.4f}",
         "ja": "エポック {e}, 損失: {l:.4f}",
         "fr": "Époque {e} - perte: {l:.4f}",
+        "de": "Epoche {e}, Verlust: {l:.4f}",
         "rl": "Episode {e} | Reward: {r:.1f} | Loss: {l:.4f}",
         "brackets": "[epoch {e}] [loss: {l:.4f}] [val: {v:.4f}]",
         "at": "Loss at epoch {e}: {l:.4f}",
@@ -728,3 +729,21 @@ def test_long_form_json_lines(tmp_path, capsys):
     assert rep["steps"]["count"] == 200 and rep["steps"]["last"] == 2000
     assert rep["sources"]["lr"]["key"] == "lr" and rep["sources"]["val_loss"]["key"] == "val/loss"
     assert [a["step"] for a in rep["alerts"] if a["check"] == "loss_spike"][:1] == [1210]
+
+
+def test_a_validation_header_that_prints_nothing_does_not_swallow_the_training_lines(tmp_path, capsys):
+    """ "=== Validation checkpoint ===" after each "step 25 | loss: 2.87" line opened an evaluation
+    section from which every later training line was read as a validation at step 25. A step line past
+    the last training step, printed by the training's own format, is training; an evaluation at the
+    training's step ("Validation:" then the same format at step 300) is still the validation loss."""
+    rows = []
+    for s in range(25, 2501, 25):
+        rows.append(
+            f"2025-10-09 15:39:52,850 - INFO - step {s:>6} | loss: {3 * math.exp(-s / 800) + 0.5:.4f} | lr: 0.001"
+        )
+        rows.append("2025-10-09 15:39:52,851 - INFO - === Validation checkpoint ===")
+    rows += ["Validation:", "step   2500 | loss: 0.9000 | lr: 0.001"]
+    (tmp_path / "train.log").write_text("\n".join(rows) + "\n")
+    rep = report(tmp_path, capsys)
+    assert rep["steps"]["count"] == 100 and rep["steps"]["last"] == 2500
+    assert check(rep, "overfitting")["status"] != "SKIP" or rep["sources"].get("val_loss") is not None

@@ -544,6 +544,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             " of " in line or "for " in line or "in " in line or "ter " in line or "at " in line or "(" in line
         ):
             line = LOSS_OF.sub(r"\2 \3, \1: \4", line)
+        if "poche" in line:  # (German's "Epoche 3, Verlust: 0.52": the other languages' words are non-ASCII)
+            line = line.replace("Epoche", "Epoch").replace("epoche", "epoch")
         if not line.isascii():
             if "：" in line or "，" in line:
                 line = line.translate(_FULLWIDTH)  # (a Chinese log's "平均总损失：0.2961，扩散损失：0.1918")
@@ -745,10 +747,13 @@ class KeyValueTextReader(LineGroups, LineReader):
         if self._open:
             total = int64(m.group(2)) if m.group(2) else None
             if self._evalsec is not None and self._in_eval(total):
-                got = self._eval_record(line, m)
-                if got is not None:
-                    return got
-                self._evalsec = None  # a step line with no metric: a training header, the evaluation is over
+                if self._training_again(line, step):
+                    self._evalsec = None  # (read below as the training line it is)
+                else:
+                    got = self._eval_record(line, m)
+                    if got is not None:
+                        return got
+                    self._evalsec = None  # a step line with no metric: a training header, the evaluation is over
             if self._carry is not None:  # a counter within the epoch of the last header
                 e, epochs = self._carry  # (with no total, the first epoch's last counter is its length)
                 step = self._epoch_step(e, epochs, step, total)
@@ -859,6 +864,18 @@ class KeyValueTextReader(LineGroups, LineReader):
             self._step_gap = step - prev
         self._step_prev, self._step_exact = step, exact
 
+    def _training_again(self, line: str, step: int) -> bool:
+        """A step line inside an evaluation section that is a training line: its step past the last
+        training record's, printed by the same format (``_print_format``). A header that prints nothing of
+        its own ("=== Validation checkpoint ===" after each "step 25 | loss: 2.87" line) had opened a
+        section from which every later training line was read as a validation at step 25; an evaluation
+        at the training's step ("Validation:" then "step 300 | loss: 2.0" under "step 300 | loss: 1.5")
+        stays one."""
+        prev = self.__dict__.get("_train_line")
+        if prev is None or step <= self._last_step:
+            return False
+        return _print_format(line) == _print_format(prev)
+
     def _eval_record(self, line: str, m) -> list[StepRecord] | None:
         """A step line inside an evaluation section: its loss is a validation loss at the
         last training step (the counter is the evaluation's); None when the line has no
@@ -940,6 +957,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             return []
         self._own_steps += 1
         self._note_step(step, not abbr)
+        if phase:
+            self._train_line = line  # (its print format: _training_again)
         if rec.skipped is not None and "skipped=" in line and DS_PROGRESS.search(line):
             rec.skipped = self._ds_skipped(step, rec.skipped)
         if rec.loss is None and rec.val_loss is None and _is_megatron_train(line):
@@ -1912,6 +1931,16 @@ def _comma_cells(line: str, at: int, pairs: list) -> list:
 
 
 _LIST_START = re.compile(r"\s*+,\s*+(?=[A-Za-z_])")
+
+
+#: what a line's print format blurs: its numbers (and NaN / Inf) and its runs of spaces (a padded "step    100")
+_FORMAT_NUM = re.compile(r"(?i)[-+]?(?:\d++(?:[.,:]\d++)*+(?:e[-+]?\d++)?|nan|inf)")
+_FORMAT_SPACE = re.compile(r"\s++")
+
+
+def _print_format(line: str) -> str:
+    """``line`` with its numbers as "#" and its spaces as one: the print format it came from."""
+    return _FORMAT_SPACE.sub(" ", _FORMAT_NUM.sub("#", line)).strip()
 
 
 def _pipe_pairs(rest: str) -> list[tuple[str, str]]:
