@@ -25,6 +25,14 @@ def check(d: dict, cid: str) -> dict:
     return next(c for c in d["checks"] if c["id"] == cid)
 
 
+def log_report(tmp_path, name: str, text: str, capsys, file: str = "train.log") -> dict:
+    """``text`` written as ``<tmp_path>/<name>/<file>`` (UTF-8), and the report on that folder."""
+    d = tmp_path / name
+    d.mkdir()
+    (d / file).write_text(text, encoding="utf-8")
+    return report(d, capsys)
+
+
 def test_deepxde_loss_dat_sums_its_training_terms(tmp_path, capsys):
     """``np.savetxt`` under DeepXDE's header: the step as %.18e, 3 training terms, the same 3 on
     the test points, one metric; a 60x burst in one term at step 40000 is a spike of the sum."""
@@ -38,10 +46,7 @@ def test_deepxde_loss_dat_sums_its_training_terms(tmp_path, capsys):
         test = [t * 1.1 for t in terms]
         vals = [step, *terms, *test, 0.01]
         rows.append(" ".join(f"{v:.18e}" for v in vals) + " ")
-    d = tmp_path / "model"
-    d.mkdir()
-    (d / "loss.dat").write_text("\n".join(rows) + "\n")
-    rep = report(d, capsys)
+    rep = log_report(tmp_path, "model", "\n".join(rows) + "\n", capsys, file="loss.dat")
     f = used(rep)
     assert f["format"] == "deepxde" and f["records"] == 101
     assert rep["steps"] == {"first": 0, "last": 100000, "count": 101, "records": 101}
@@ -484,10 +489,7 @@ def test_a_loss_named_by_its_split_or_a_short_name(tmp_path, capsys):
             if i == 120:
                 loss *= 6
             rows.append(fmt.format(e=i + 1, s=10 * (i + 1), l=loss, t=loss - 0.07, v=loss + 0.1))
-        d = tmp_path / name
-        d.mkdir()
-        (d / "train.log").write_text("\n".join(rows) + "\n")
-        rep = report(d, capsys)
+        rep = log_report(tmp_path, name, "\n".join(rows) + "\n", capsys)
         assert rep["steps"]["count"] == 200, name
         objective = used(rep)["objective"]
         key = {"pipe": "train", "colon": "train", "equals": "train"}.get(name, name)
@@ -528,10 +530,7 @@ def test_gradient_boosting_rounds(tmp_path, capsys):
             loss = 0.7 * math.exp(-r / 80) + 0.05
             rows.append(fmt.format(r=r, l=loss, v=loss + 0.02 + r / 3000))
         rows.append("Best iteration: 297")
-        d = tmp_path / name
-        d.mkdir()
-        (d / "train.log").write_text("\n".join(rows) + "\n")
-        rep = report(d, capsys)
+        rep = log_report(tmp_path, name, "\n".join(rows) + "\n", capsys)
         assert rep["steps"]["count"] == 100 and rep["steps"]["last"] == 297, name
         assert used(rep)["objective"].startswith(objective + " ("), (name, used(rep)["objective"])
         assert check(rep, "overfitting")["status"] in ("WARN", "PASS"), name  # (the validation loss is read)
@@ -546,10 +545,7 @@ def test_chinese_metric_names(tmp_path, capsys):
         "fullwidth": "第{e}轮，训练损失：{l:.4f}，验证损失：{v:.4f}，epoch {e}",
     }.items():
         rows = [fmt.format(e=e, l=2 * math.exp(-e / 20) + 0.2, v=2 * math.exp(-e / 20) + 0.3) for e in range(1, 61)]
-        d = tmp_path / name
-        d.mkdir()
-        (d / "log.txt").write_text("\n".join(rows) + "\n", encoding="utf-8")
-        rep = report(d, capsys)
+        rep = log_report(tmp_path, name, "\n".join(rows) + "\n", capsys, file="log.txt")
         assert rep["steps"]["count"] == 60, name
         assert rep["sources"]["loss"]["key"] == "train_loss" and rep["sources"]["val_loss"]["key"] == "val_loss", name
 
@@ -559,48 +555,33 @@ def test_dl4j_scores_a_qualified_loss_and_a_vae_total(tmp_path, capsys):
     with a hyperparameter's word ("train_eps_loss", a diffusion model's noise loss) is a loss; a VAE's
     ELBO is the total of its own terms, never summed with them, and its validation ELBO the
     validation loss (fresh46, fresh47)."""
-    d = tmp_path / "dl4j"
-    d.mkdir()
-    (d / "train.log").write_text(
-        "".join(
-            f"06:38:16.402 [main] INFO org.deeplearning4j.optimize.listeners.ScoreIterationListener - "
-            f"Score at iteration {100 * i} is {1 + math.exp(-i / 20):.16f}\n"
-            for i in range(100)
-        )
+    dl4j = "".join(
+        f"06:38:16.402 [main] INFO org.deeplearning4j.optimize.listeners.ScoreIterationListener - "
+        f"Score at iteration {100 * i} is {1 + math.exp(-i / 20):.16f}\n"
+        for i in range(100)
     )
-    rep = report(d, capsys)
+    rep = log_report(tmp_path, "dl4j", dl4j, capsys)
     assert rep["steps"]["count"] == 100 and rep["steps"]["last"] == 9900
-    d = tmp_path / "eps"
-    d.mkdir()
-    (d / "train.log").write_text(
-        "".join(
-            f"Epoch {e}/2000 train_eps_loss={1 + math.exp(-e / 20):.6f} val_mae={'inf' if e == 1 else '3.2'} lr=0.001\n"
-            for e in range(1, 100)
-        )
+    eps = "".join(
+        f"Epoch {e}/2000 train_eps_loss={1 + math.exp(-e / 20):.6f} val_mae={'inf' if e == 1 else '3.2'} lr=0.001\n"
+        for e in range(1, 100)
     )
-    rep = report(d, capsys)
+    rep = log_report(tmp_path, "eps", eps, capsys)
     assert rep["steps"]["count"] == 99 and used(rep)["objective"].startswith("train_eps_loss (")
-    d = tmp_path / "vae"
-    d.mkdir()
-    (d / "train.log").write_text(
-        "".join(
-            f"ITER {500 * i} TRAINING (phase 1). loss_vae: {0.5 + math.exp(-i / 20):.4f}; loss_recon: "
-            f"{0.4 + math.exp(-i / 20):.4f}; loss_kl: {280 + i % 5:.4f}; loss_mmd: -1.9777; Grad_norm: 6.5e+00\n"
-            for i in range(100)
-        )
+    vae = "".join(
+        f"ITER {500 * i} TRAINING (phase 1). loss_vae: {0.5 + math.exp(-i / 20):.4f}; loss_recon: "
+        f"{0.4 + math.exp(-i / 20):.4f}; loss_kl: {280 + i % 5:.4f}; loss_mmd: -1.9777; Grad_norm: 6.5e+00\n"
+        for i in range(100)
     )
-    rep = report(d, capsys)
+    rep = log_report(tmp_path, "vae", vae, capsys)
     assert used(rep)["objective"].startswith("loss_vae (the logged total)")
     assert next(c for c in rep["checks"] if c["id"] == "plateau")["status"] == "PASS"  # (the KL's flat ~280 is no loss)
-    d = tmp_path / "elbo"
-    d.mkdir()
     rows = ["epoch,step,train_elbo_loss,train_recon_loss,val_elbo_loss"]
     rows += [
         f"{i // 10},{i},{1 + math.exp(-i / 20):.4f},{0.5 + math.exp(-i / 20):.4f},{1.1 + math.exp(-i / 20):.4f}"
         for i in range(100)
     ]
-    (d / "metrics.csv").write_text("\n".join(rows) + "\n")
-    rep = report(d, capsys)
+    rep = log_report(tmp_path, "elbo", "\n".join(rows) + "\n", capsys, file="metrics.csv")
     assert rep["sources"]["loss"]["key"] == "train_elbo_loss" and rep["sources"]["val_loss"]["key"] == "val_elbo_loss"
 
 
@@ -623,10 +604,7 @@ def test_vits_family_loss_lists(tmp_path, capsys):
                 f"2023-02-18 17:39:00,000\t32k\tINFO\tSaving model and optimizer state at iteration {1 + 4 * i} "
                 f"to ./logs\\32k\\G_{200 * i}.pth"
             )
-    d = tmp_path / "old"
-    d.mkdir()
-    (d / "train.log").write_text("\n".join(rows) + "\n")
-    rep = report(d, capsys)
+    rep = log_report(tmp_path, "old", "\n".join(rows) + "\n", capsys)
     assert rep["steps"]["count"] == 60 and rep["steps"]["last"] == 11800
     assert used(rep)["objective"].startswith(
         "sum of loss_g_adv + loss_fm + loss_mel + loss_kl (a GAN's generator terms"
@@ -638,10 +616,7 @@ def test_vits_family_loss_lists(tmp_path, capsys):
         f"step: {100 * i}, lr: 1e-4, reference_loss: 31.1"
         for i in range(60)
     ]
-    d = tmp_path / "new"
-    d.mkdir()
-    (d / "train.log").write_text("\n".join(rows) + "\n")
-    rep = report(d, capsys)
+    rep = log_report(tmp_path, "new", "\n".join(rows) + "\n", capsys)
     assert rep["steps"]["count"] == 60 and rep["steps"]["last"] == 5900
     assert used(rep)["objective"].startswith("sum of loss_g_adv + loss_fm + loss_mel + loss_kl")
 
@@ -655,11 +630,8 @@ def test_a_loss_said_in_a_sentence_about_its_epoch(tmp_path, capsys):
         "after": "Training loss after epoch {e} = {l:.4f}, val loss {v:.4f}",
         "glued": "The loss of epoch{e}is:tf.Tensor({l:.6f}, shape=(), dtype=float32)",
     }.items():
-        d = tmp_path / name
-        d.mkdir()
         rows = [fmt.format(e=e, l=2 * math.exp(-e / 20) + 1, v=2 * math.exp(-e / 20) + 1.2) for e in range(60)]
-        (d / "training_loss.txt").write_text("\n".join(rows) + "\n")
-        rep = report(d, capsys)
+        rep = log_report(tmp_path, name, "\n".join(rows) + "\n", capsys, file="training_loss.txt")
         assert rep["steps"]["count"] == 60 and rep["steps"]["last"] == 59, name
 
 
@@ -680,11 +652,8 @@ def test_other_languages_episodes_and_bracketed_values(tmp_path, capsys):
         "paren": "Training Loss (epoch {e}): {l:.4f}",
     }
     for name, fmt in shapes.items():
-        d = tmp_path / name
-        d.mkdir()
         rows = [fmt.format(e=e, l=2 * math.exp(-e / 20) + 1, v=2 * math.exp(-e / 20) + 1.2, r=e) for e in range(1, 61)]
-        (d / "train.log").write_text("\n".join(rows) + "\n", encoding="utf-8")
-        rep = report(d, capsys)
+        rep = log_report(tmp_path, name, "\n".join(rows) + "\n", capsys)
         assert rep["steps"]["count"] == 60 and rep["steps"]["last"] == 60, name
 
 
