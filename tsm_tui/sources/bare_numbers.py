@@ -197,12 +197,11 @@ def bare_content(path: str) -> bool:
     return bare_head(lines)
 
 
-def _npy_shape(raw: bytes) -> int | None:
-    """The number of values of a ``.npy`` file whose first bytes are ``raw``: a 1-D array of real
-    numbers (or one column / one row of them), or None (an object, string, complex or 2-D array, a
-    header that is no NumPy header)."""
+def _npy_header(fh):
+    """(number of values, dtype) of the ``.npy`` file read through ``fh`` (its header read, ``fh`` left
+    at its data): a 1-D array of real numbers (or one column / one row of them); None for an object,
+    string, complex or 2-D array, or a header that is no NumPy header."""
     try:
-        fh = io.BytesIO(raw)
         version = np.lib.format.read_magic(fh)
         if version == (1, 0):
             shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
@@ -215,7 +214,13 @@ def _npy_shape(raw: bytes) -> int | None:
     n = int(np.prod(shape)) if shape else 1
     if len(shape) > 2 or (len(shape) == 2 and min(shape) != 1) or n < 1:
         return None
-    return n
+    return n, dtype
+
+
+def _npy_shape(raw: bytes) -> int | None:
+    """The number of values of a ``.npy`` file whose first bytes are ``raw`` (``_npy_header``), or None."""
+    got = _npy_header(io.BytesIO(raw))
+    return got[0] if got is not None else None
 
 
 def bare_files(d: str, names: list[str] | None = None) -> list[str]:
@@ -321,7 +326,7 @@ class BareNumbersReader(SnapshotReader):
         points: dict[int, list[tuple[str, object]]] = {}
         key = metric_name(os.path.basename(self.path)) or "loss"
         if data.startswith(NPY_MAGIC):
-            self._npy(io.BytesIO(data), data[:PEEK], key, points)
+            self._npy(io.BytesIO(data), key, points)
         elif data.lstrip()[:1] == b"[":
             fh = io.BytesIO(data)
             self._list(fh, fh.read(PEEK), key, points)
@@ -336,7 +341,7 @@ class BareNumbersReader(SnapshotReader):
             with open_regular(path) as fh:
                 raw = fh.read(PEEK)
                 if raw.startswith(NPY_MAGIC):
-                    return self._npy(fh, raw, key, points)
+                    return self._npy(fh, key, points)
                 if raw.lstrip()[:1] == b"[":
                     return self._list(fh, raw, key, points)
                 raw += fh.read(MAX_METRIC_BYTES + 1 - len(raw))
@@ -348,21 +353,17 @@ class BareNumbersReader(SnapshotReader):
             raw = raw[: raw.rfind(b"\n", 0, MAX_METRIC_BYTES) + 1]
         return self._lines(raw, key, points)
 
-    def _npy(self, fh, first: bytes, key: str, points: dict) -> int:
+    def _npy(self, fh, key: str, points: dict) -> int:
         """A ``.npy`` array's values into ``points`` (index -> (key, value)): at most MAX_METRIC_BYTES of
         it (the rest counted), read through ``fh`` after its header (never unpickled)."""
         self.arrays = True
-        n = _npy_shape(first)
-        if n is None:
-            self.skip("not a 1-D numeric NumPy array")
-            return 0
         try:
             fh.seek(0)
-            version = np.lib.format.read_magic(fh)
-            if version == (1, 0):
-                _, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-            else:
-                _, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+            got = _npy_header(fh)
+            if got is None:
+                self.skip("not a 1-D numeric NumPy array")
+                return 0
+            n, dtype = got
             keep = min(n, MAX_METRIC_BYTES // max(1, dtype.itemsize))
             data = fh.read(keep * dtype.itemsize)
             values = np.frombuffer(data[: len(data) - len(data) % dtype.itemsize], dtype=dtype)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 
-from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import LineReader
 
@@ -37,16 +36,16 @@ _TRAIN_SETS = frozenset({"train", "training", "learn", "dtrain", "train_set"})
 SNIFF_ROWS = 3  # round lines a head needs (ours)
 
 
-def _cells(line: str) -> tuple[int, list[tuple[str, str, str]]] | None:
-    """(round, [(set, metric, value)]) of an XGBoost or LightGBM round line, or None."""
+def _cells(line: str) -> tuple[str, int, list[tuple[str, str, str]]] | None:
+    """(library, round, [(set, metric, value)]) of an XGBoost or LightGBM round line, or None."""
     if not line.startswith("["):
         return None
     m = XGB.match(line)
     if m is not None:
-        return int(m.group(1)), XGB_CELL.findall(m.group(2))
+        return "XGBoost", int(m.group(1)), XGB_CELL.findall(m.group(2))
     m = LGB.match(line)
     if m is not None:
-        return int(m.group(1)), LGB_CELL.findall(m.group(2))
+        return "LightGBM", int(m.group(1)), LGB_CELL.findall(m.group(2))
     return None
 
 
@@ -69,10 +68,10 @@ class BoostingReader(LineReader):
         s = line.rstrip("\r\n")
         c = _cells(s)
         if c is not None:
-            n, cells = c
+            lib, n, cells = c
             if self._plan is None:
                 self._plan = _plan(cells)
-                self._lib = "XGBoost" if "-" in s.split("\t", 2)[1].split(":")[0] and "'s " not in s else "LightGBM"
+                self._lib = lib
             if self._plan is None:
                 return []
             tr, metric, va, _ = self._plan
@@ -93,11 +92,7 @@ class BoostingReader(LineReader):
         return []
 
     def _round(self, n: int, items: list[tuple[str, object]]) -> list[StepRecord]:
-        step = int64(n)
-        if step is None:
-            self.skip("step out of range")
-            return []
-        rec = self.build(items, step=step)
+        rec = self.build(items, step=n)  # (a round has at most 9 digits: always in range)
         return [rec] if rec is not None else []
 
     def objective_note(self, checked: set[str] | None = None) -> str | None:

@@ -92,6 +92,9 @@ IS_PAIR = re.compile(rf"(?:^|[,;|]\s*+)({WORD}) is ({NUM})(?![\w.]|:\d)")
 IS_FIELD = re.compile(
     rf"(?:^|[,;|])\s*+([A-Za-z][A-Za-z _]{{0,40}}?)\s++is\s++({NUM})(?![\d.]\d)\s*+(?=[,;|]|\.(?!\d)|$)"
 )
+# LOSS_OF's words between spaces, or its parenthesis: looked for before LOSS_OF runs (the guard's substrings
+# "in " matched every "train loss" line)
+_LOSS_OF_HINT = re.compile(r"\s(?:of|for|in|after|at)\s|\(")
 # Deeplearning4j's ScoreIterationListener: "... ScoreIterationListener - Score at iteration 100 is 1.39" (its
 # score is the network's loss; the step word and number are the step match's, gone from the text): fresh46
 DL4J_SCORE = re.compile(rf"\bScore at\s++is ({NUM})(?![\w.])")
@@ -540,9 +543,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             line = NP_SCALAR.sub(r"\1", line)
         if "ensor(" in line:
             line = TENSOR_SCALAR.sub(r"\1", line)
-        if "oss " in line and (
-            " of " in line or "for " in line or "in " in line or "ter " in line or "at " in line or "(" in line
-        ):
+        if "oss " in line and _LOSS_OF_HINT.search(line):
             line = LOSS_OF.sub(r"\2 \3, \1: \4", line)
         if "poche" in line:  # (German's "Epoche 3, Verlust: 0.52": the other languages' words are non-ASCII)
             line = line.replace("Epoche", "Epoch").replace("epoche", "epoch")
