@@ -12,6 +12,8 @@ import math
 import os
 import random
 
+import pytest
+
 
 from helpers import paths
 from test_real_shapes import report, used
@@ -716,3 +718,116 @@ def test_a_validation_header_that_prints_nothing_does_not_swallow_the_training_l
     rep = report(tmp_path, capsys)
     assert rep["steps"]["count"] == 100 and rep["steps"]["last"] == 2500
     assert check(rep, "overfitting")["status"] != "SKIP" or rep["sources"].get("val_loss") is not None
+
+
+def test_launches_appended_after_a_validation_header_that_prints_nothing(tmp_path, capsys):
+    """A launch's last "=== Validation checkpoint ===" opened an evaluation section that never closed:
+    the next launches' "  data: loss=nan, weight=35" lines became validation losses and their "Epoch 0 |
+    Total:" lines epoch summaries; then the one-record launches' "Epoch 0" lines, hundreds of lines
+    apart, were counted as the per-batch prints of one epoch (a NaN at step 1, a spike at step 30 for
+    epoch 3000). A section with no record for EVAL_SILENT_LINES lines is over, and records that far
+    apart are no row."""
+
+    def banner(t: str) -> list[str]:
+        out = [f"2025-10-09 {t},252 - pinnx - INFO - PINNx v1.0.0 initialized successfully"]
+        out += [f"2025-10-09 {t},300 - root - INFO - setting {i}: {i * 0.5}" for i in range(160)]
+        out.append(f"2025-10-09 {t},400 - root - INFO - [DEBUG] Loss dict at epoch 0:")
+        for name in ("data", "momentum_x", "continuity", "prior"):
+            v = "nan" if t == "16:57:30" else "12.5"
+            out.append(f"2025-10-09 {t},401 - root - INFO -   {name}: loss={v}, weight=35.07, has_nan=False")
+        out += [f"2025-10-09 {t},500 - root - INFO -   device_{i}: mps, precision float32" for i in range(60)]
+        return out
+
+    def epoch(t: str, e: int, total: float) -> list[str]:
+        return [
+            f"2025-10-09 {t},155 - __main__ - INFO - Epoch {e:>6} | Total: {total:.6f} | Residual: {total * 9:.6f}"
+            " | BC: 1.02 | Data: 0.5 | Time: 1.7s",
+            f"2025-10-09 {t},156 - __main__ - INFO - === Validation checkpoint ===",
+        ]
+
+    rows = banner("15:39:10")
+    for e in range(0, 300, 25):
+        rows += epoch("15:40:00", e, 40 * math.exp(-e / 100) + 10)
+    rows.append("2025-10-09 15:43:22,251 - __main__ - INFO - Training completed in 225.8s")
+    for t in ("16:57:30", "16:59:25", "17:01:02"):  # three launches that die at their first epoch
+        rows += banner(t)
+        rows += epoch(t, 0, float("nan"))[:1]
+    rows += banner("18:00:00")
+    for e in range(0, 8000, 100):
+        rows += epoch("18:10:00", e, (786.4 if e == 3000 else 12 * math.exp(-e / 4000) + 8))
+    rep = log_report(tmp_path, "pinn", "\n".join(rows) + "\n", capsys)
+    assert rep["steps"]["first"] == 0 and rep["steps"]["last"] == 7900
+    spikes = [a["step"] for a in rep["alerts"] if a["check"] == "loss_spike" and not a.get("earlier_run")]
+    assert spikes[:1] == [3000]
+    nonfinite = [a for a in rep["alerts"] if a["check"] == "nonfinite"]
+    assert nonfinite and all(a["step"] == 0 for a in nonfinite)
+    assert sum(f["records"] for f in rep["files"]) == 12 + 3 + 80
+    assert check(rep, "overfitting")["status"] == "SKIP"  # (no validation loss: the "loss=" lines are none)
+
+
+def _falling(n: int = 120, spike_at: int = 70) -> list[float]:
+    """A falling loss with one 6x spike (the shapes' series)."""
+    xs = [2.0 * math.exp(-i / 30) + 0.3 for i in range(n)]
+    xs[spike_at] *= 6
+    return xs
+
+
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        "Epoch [{e}]--->loss: {x:.4f}",  # (fresh42's ReID log writes "Epoch [1]--->Tloss: 2.31")
+        "epoch {e} -> loss {x:.4f}",
+        "Epoch {e} => loss: {x:.4f}",
+        "Epoch {e}, loss: tensor([{x:.4f}], device='cuda:0')",
+        "epoch {e} loss [{x:.4f}]",
+        "Epoch {e:04d} in static KGE | Ave Loss: {x:.4f}",
+    ],
+)
+def test_print_shapes_arrows_one_element_lists_and_words_before_a_pipe(tmp_path, capsys, fmt):
+    """An arrow between the epoch and the name, a value printed as a one-element list or tensor, a few
+    words of the epoch's own before a pipe: each line one record at its epoch, the spike at its epoch."""
+    text = "".join(fmt.format(e=i + 1, x=x) + "\n" for i, x in enumerate(_falling()))
+    rep = log_report(tmp_path, "run", text, capsys)
+    assert rep["steps"] == {"first": 1, "last": 120, "count": 120, "records": 120}
+    assert [a["step"] for a in rep["alerts"] if a["check"] == "loss_spike"][:1] == [71]
+
+
+def test_an_arrow_between_two_numbers_is_a_change_not_a_separator(tmp_path, capsys):
+    """ "loss: 2.40 -> 2.10" is a value and what it became: the line's loss is its first number (the
+    arrow rule needs a name after it); the spike is in the first numbers only."""
+    smooth = _falling(spike_at=0)
+    text = "".join(
+        f"step {10 * (i + 1)} loss: {x:.4f} -> {y:.4f}\n" for i, (x, y) in enumerate(zip(_falling(), smooth))
+    )
+    rep = log_report(tmp_path, "run", text, capsys)
+    assert rep["steps"]["count"] == 120
+    assert [a["step"] for a in rep["alerts"] if a["check"] == "loss_spike"][:1] == [710]
+
+
+def test_records_glued_without_a_newline_are_cut_apart(tmp_path, capsys):
+    """A loop that prints with end="" glues its records onto one line ("... train_acc: 0.3898epoch: 2/1000,
+    train_loss: ..."): each is a record; the lead again after a word ("| best epoch 2") is the line's own."""
+    recs = [f"epoch: {i + 1}/120, train_loss: {x:.4f}, train_acc: 0.{i:04d}" for i, x in enumerate(_falling())]
+    text = "".join(recs[:10]) + "\n" + "".join(recs[10:]) + "\n"
+    rep = log_report(tmp_path, "run", text, capsys)
+    assert rep["steps"] == {"first": 1, "last": 120, "count": 120, "records": 120}
+    assert [a["step"] for a in rep["alerts"] if a["check"] == "loss_spike"][:1] == [71]
+    own = "".join(f"epoch: {i + 1}/120, train_loss: {x:.4f}, best epoch: {i}\n" for i, x in enumerate(_falling()))
+    rep = log_report(tmp_path, "own", own, capsys)
+    assert rep["steps"]["count"] == 120
+
+
+def test_a_bar_redrawn_on_one_unterminated_line_after_a_header_is_read(tmp_path, capsys):
+    """A Lightning bar redrawn with \\r, with no newline at its end (a job killed mid-epoch), after a few
+    header lines: the head holds the header only and the deep search never read the unterminated last
+    line ("nothing readable", fresh50's U-Net log of 990 steps on one 214 KB line)."""
+    xs = _falling(990, 500)
+    bar = "\r".join(
+        f"Epoch 0:  {s * 100 // 4347:>2}%|#         | {s}/4347 [01:41<1:36:07,  1.35s/it, loss={x:.3f}, v_num=2]"
+        for s, x in enumerate(xs, 1)
+    )
+    head = "GPU available: True, used: True\n" + "".join(f"{i} | layer{i} | Conv2d | 1.2 K\n" for i in range(8))
+    rep = log_report(
+        tmp_path, "run", head + "\rValidation sanity check: 0it [00:00, ?it/s]\r" + bar, capsys, "train.out"
+    )
+    assert rep["steps"]["count"] == 990

@@ -39,6 +39,11 @@ from tsm_tui.core.record import StepRecord
 #: records in a row naming the same epoch and fields that make them per-batch prints, not epoch
 #: summaries (ours: a training and an evaluation line with the same names give two an epoch)
 REPEATS = 3
+#: other lines between two records that break their row: per-batch prints come a line or a report apart
+#: (fresh29's Theano char-NER: a 37-line confusion matrix between its rounds, all "Epoch: 1"), the "Epoch 0"
+#: of launches that died at their first epoch hundreds apart (ours: fresh46's PINN log of 33 launches, ~470
+#: lines of start-up each, whose one-record launches had been counted as the batches of epoch 0)
+ROW_GAP = 128
 
 
 class EpochCounter:
@@ -235,12 +240,17 @@ class EpochRepeats:
         self._epoch = 0
         self._base = 0
         self._k = 0
+        self._at = 0  # the reader's count of other lines at the last record
 
-    def take(self, rec: StepRecord, e: int, names: tuple = ()) -> list[StepRecord] | None:
-        """The records to give for ``rec`` (read at step ``e`` from a line naming ``names``): []
+    def take(self, rec: StepRecord, e: int, names: tuple = (), at: int = 0) -> list[StepRecord] | None:
+        """The records to give for ``rec`` (read at step ``e`` from a line naming ``names``, ``at`` the
+        reader's count of other lines so far: more than ROW_GAP since the last record break a row): []
         while held; None when it is not one of the counted series (a summary beside them: the
         caller drops it)."""
         sig = (names, _fields(rec))
+        if at - self._at > ROW_GAP and not self.counting:
+            self._last = None
+        self._at = at
         if self.counting:
             if sig != self._sig:
                 if rec.val_loss is not None:  # (an epoch's summary with its validation: the validation kept)

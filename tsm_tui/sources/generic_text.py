@@ -74,6 +74,16 @@ _FULLWIDTH = str.maketrans({"：": ": ", "，": ", ", "；": "; ", "（": " (", 
 # "tensor(2.31, device='cuda:0')", TF2's "tf.Tensor(8.074845, shape=(), dtype=float32)", fresh40): its number
 # (a tensor of several numbers is not one). Linear: the arguments hold no parenthesis but an empty "()"
 TENSOR_SCALAR = re.compile(rf"(?<![\w.])(?:tf\.Tensor|tensor|Tensor)\(\s*+({NUM})\s*+(?:,(?:[^()\n]|\(\))*+)?\)")
+# a value printed as a one-element list or tensor ("loss: [0.4123]", "loss: tensor([0.4123])", numpy's
+# "loss [0.4123]", ours: bench/shapes.py): the number, after a name (a float only: "Epoch [3]" stays as
+# it is, a counter)
+ONE_LIST = re.compile(
+    r"(?<=[A-Za-z_()])(\s*+[:=]?\s*+)\[\s*+([-+]?(?:\d++\.\d*+(?:[eE][-+]?\d++)?|\d++[eE][-+]?\d++|nan|inf))\s*+,?\s*+\]"
+)
+# an arrow between a counter or a value and the name after it ("Epoch [3]--->loss: 0.51", "epoch 3 -> loss
+# 0.5", "Epoch 3 => loss: 0.4", ours: fresh42's ReID log, bench/shapes.py): a separator ("4.78 -> 4.47"
+# between two numbers, a change, stays)
+ARROW_SEP = re.compile(r"\s*+(?:-++|=++)>\s*+(?=[A-Za-z])")
 # a loss said in a sentence about its step: "The loss of epoch 3 is 0.52", "loss for step 100: 2.1",
 # "Training loss after epoch 3 = 0.52", "Loss at epoch 3: 0.52", "Training Loss (epoch 3): 0.52", a print
 # glued by string concatenation "The loss of epoch0is:"
@@ -365,7 +375,9 @@ KERAS_CALLBACK = re.compile(
 EPOCH_BARE = re.compile(
     r"(?<![\w/])(?:epoch_?+|ep(?=\s*+\d++\s*+[,|:]))\s*+[:=]?\s*+[\[(]?\s*+(\d++)(?:\s*+[\])])?(?:\s*+(?:[,|:]|--?+)\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=)"
     r"|(?<=\])\s++(?=[A-Za-z])|\s++(?=(?:[A-Za-z]++[ _]){0,3}loss\s*+[:=]?\s*+[-+.\dnNiI])"
-    r"|\s*+(?=\[\s*+[A-Za-z][\w ]{0,40}+[:=]\s*+[-+.\dnNiI]))",
+    r"|\s*+(?=\[\s*+[A-Za-z][\w ]{0,40}+[:=]\s*+[-+.\dnNiI])"
+    # a few words of the epoch's own, then a pipe ("Epoch 0003 in static KGE | Ave Loss: 8.85", fresh48)
+    r"|\s++(?=(?:[A-Za-z][\w.]*+\s++){1,4}\|\s*+[A-Za-z]))",
     re.I,
 )
 # ... or with a phase word between the epoch and its metrics, the record's kind (a Python logging loop's
@@ -521,6 +533,10 @@ class KeyValueTextReader(LineGroups, LineReader):
     def _feed(self, line: str) -> list[StepRecord]:
         if "\x1b" in line:
             line = strip_ansi(line)
+        if len(line) >= GLUED_MIN and line[:1].isalpha():
+            parts = _glued(line)
+            if parts is not None:
+                return [r for p in parts for r in self._feed(p)]
         if "\r" in line:
             # a bar's redraws, each read as a line; an empty piece ("\r" before the first
             # redraw) is no blank line (a blank line closes a group or a table of columns)
@@ -541,8 +557,12 @@ class KeyValueTextReader(LineGroups, LineReader):
             return []
         if "np." in line:
             line = NP_SCALAR.sub(r"\1", line)
+        if "[" in line and "]" in line:
+            line = ONE_LIST.sub(r"\1\2", line)
         if "ensor(" in line:
             line = TENSOR_SCALAR.sub(r"\1", line)
+        if ">" in line and ("->" in line or "=>" in line):
+            line = ARROW_SEP.sub(" : ", line)
         if "oss " in line and _LOSS_OF_HINT.search(line):
             line = LOSS_OF.sub(r"\2 \3, \1: \4", line)
         if "poche" in line:  # (German's "Epoche 3, Verlust: 0.52": the other languages' words are non-ASCII)
@@ -748,7 +768,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         if self._open:
             total = int64(m.group(2)) if m.group(2) else None
             if self._evalsec is not None and self._in_eval(total):
-                if self._training_again(line, step):
+                if self._training_again(line, step, total):
                     self._evalsec = None  # (read below as the training line it is)
                 else:
                     got = self._eval_record(line, m)
@@ -865,15 +885,17 @@ class KeyValueTextReader(LineGroups, LineReader):
             self._step_gap = step - prev
         self._step_prev, self._step_exact = step, exact
 
-    def _training_again(self, line: str, step: int) -> bool:
-        """A step line inside an evaluation section that is a training line: its step past the last
-        training record's, printed by the same format (``_print_format``). A header that prints nothing of
-        its own ("=== Validation checkpoint ===" after each "step 25 | loss: 2.87" line) had opened a
-        section from which every later training line was read as a validation at step 25; an evaluation
-        at the training's step ("Validation:" then "step 300 | loss: 2.0" under "step 300 | loss: 1.5")
-        stays one."""
+    def _training_again(self, line: str, step: int, total: int | None) -> bool:
+        """A step line inside an evaluation section that is a training line: printed by the same format
+        as the last training record (``_print_format``), its step past that record's, or before it with
+        no total of its own (a new launch's "Epoch 0 | Total: nan" in one file, not an evaluation's
+        counter "[1/50]", whose total is its own). A header that prints nothing of its own ("===
+        Validation checkpoint ===" after each "step 25 | loss: 2.87" line) had opened a section from
+        which every later training line was read as a validation at step 25 (fresh46's PINN log of 33
+        launches: the last launch's section took the next 32); an evaluation at the training's step
+        ("Validation:" then "step 300 | loss: 2.0" under "step 300 | loss: 1.5") stays one."""
         prev = self.__dict__.get("_train_line")
-        if prev is None or step <= self._last_step:
+        if prev is None or step == self._last_step or step < self._last_step and total is not None:
             return False
         return _print_format(line) == _print_format(prev)
 
@@ -958,8 +980,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             return []
         self._own_steps += 1
         self._note_step(step, not abbr)
-        if phase:
-            self._train_line = line  # (its print format: _training_again)
+        if phase and rec.loss is not None:
+            self._train_line = line  # (its print format: _training_again; a "Checkpoint saved at epoch 50" is none)
         if rec.skipped is not None and "skipped=" in line and DS_PROGRESS.search(line):
             rec.skipped = self._ds_skipped(step, rec.skipped)
         if rec.loss is None and rec.val_loss is None and _is_megatron_train(line):
@@ -1288,7 +1310,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         was = rep.counting
         out: list[StepRecord] = []
         for rec in got:
-            r = rep.take(rec, e, names)
+            r = rep.take(rec, e, names, self.other_lines)
             if r is None:
                 self.other_lines += 1  # (an epoch summary beside per-batch records)
             else:
@@ -1937,6 +1959,36 @@ _LIST_START = re.compile(r"\s*+,\s*+(?=[A-Za-z_])")
 #: what a line's print format blurs: its numbers (and NaN / Inf) and its runs of spaces (a padded "step    100")
 _FORMAT_NUM = re.compile(r"(?i)[-+]?(?:\d++(?:[.,:]\d++)*+(?:e[-+]?\d++)?|nan|inf)")
 _FORMAT_SPACE = re.compile(r"\s++")
+
+
+#: a line this long may hold records glued without a newline (``_glued``; ours: the shortest such record
+#: line seen is ~60 characters, two of them more)
+GLUED_MIN = 80
+#: the words a record line starts with before its first number ("epoch: ", "Epoch [", "step ")
+_GLUED_LEAD = re.compile(r"[A-Za-z][A-Za-z_ -]{2,30}?(?:[:=#]\s*+|\s*+\[\s*+|\s++)(?=\d)")
+
+
+def _glued(line: str) -> list[str] | None:
+    """The records of a line that holds its own lead again right after a value ("epoch: 1/1000,
+    train_loss: 6.84, train_acc: 0.3898epoch: 2/1000, train_loss: 6.41, ...": a loop that prints with
+    ``end=""``, fresh50's log of 13 launches, 256 records on one line read as one), cut before each
+    repeat; None when it holds none (the lead again after a word, "| best epoch 2", is the line's own)."""
+    m = _GLUED_LEAD.match(line)
+    if m is None:
+        return None
+    lead = m.group(0)
+    cuts = []
+    i = line.find(lead, m.end())
+    while i > 0:
+        j = i - 1
+        while j > 0 and line[j] == " ":
+            j -= 1
+        if line[j].isdigit() or line[j] == "%":
+            cuts.append(i)
+        i = line.find(lead, i + len(lead))
+    if not cuts:
+        return None
+    return [line[a:b] for a, b in zip([0, *cuts], [*cuts, len(line)])]
 
 
 def _print_format(line: str) -> str:

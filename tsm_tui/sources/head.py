@@ -198,6 +198,10 @@ def deep_lines(path: str, start: int, stop: int = DEEP_BYTES):
             while pos < stop and taken < DEEP_MAX_LINES:
                 data = f.read(DEEP_WINDOW)
                 if not data:
+                    if carry.strip():
+                        # the file's unterminated last line (a job killed mid-bar: a tqdm line of \r redraws
+                        # with no newline after it, fresh50's Lightning log: "nothing readable")
+                        yield _hinted(carry + b"\n"), pos
                     return
                 buf = carry + data
                 j = buf.rfind(b"\n")

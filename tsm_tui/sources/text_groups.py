@@ -55,6 +55,7 @@ from tsm_tui.sources.fields import loss_role
 from tsm_tui.sources.lines import note
 
 MAX_GROUP_LINES = 32  # continuation lines in one group (a header followed by a long listing: closed there)
+EVAL_SILENT_LINES = 64  # lines an evaluation section runs with no record before it is over (ours: fresh46's PINN log)
 MAX_GROUP_PAIRS = 256  # named numbers kept per group or table (memory stays bounded; ours)
 # an epoch header alone on its line: "Epoch 2/5", "Epoch [2/5]", "=== Epoch 2/5 ==="
 # (or with no total: PointNet++'s "**** EPOCH 000 ****")
@@ -191,7 +192,7 @@ class LineGroups:
         self._cols_step: tuple[int | None, int | None] = (None, None)  # ... the step's column, the epoch's
         self._grp: list[Any] | None = None  # [step, pairs, lines]
         self._carry: tuple[int, int | None] | None = None  # (epoch, epochs) of the last epoch header
-        self._evalsec: list[Any] | None = None  # [total of its first step line or None]
+        self._evalsec: list[Any] | None = None  # [total of its first step line or None, records, lines since one]
         self._tbl: list[Any] | None = None  # [pairs, section prefix]
         self._summ: str | None = None  # "train" / "val": a summary's lines follow; "mlog": a MetricLogger evaluation
 
@@ -218,9 +219,21 @@ class LineGroups:
                     grp[2].append(line)
                     return True, []
             out = self._close_group()
-        if self._evalsec is not None and (EVAL_END.match(line) or EPOCH_HEADER.match(line)):
-            self._evalsec = None
+        sec = self._evalsec
+        if sec is not None:
+            if EVAL_END.match(line) or EPOCH_HEADER.match(line) or self._eval_silent(sec):
+                self._evalsec = None
         return False, out
+
+    def _eval_silent(self, sec: list[Any]) -> bool:
+        """An evaluation section that has read no record for EVAL_SILENT_LINES lines is over: a header
+        that prints nothing of its own ("=== Validation checkpoint ===", the last of a launch) had kept
+        one open across the next launches of the file, every "loss=" line of theirs a validation loss."""
+        if self.records != sec[1]:
+            sec[1], sec[2] = self.records, 0
+            return False
+        sec[2] += 1
+        return sec[2] > EVAL_SILENT_LINES
 
     # -- summary sections -----------------------------------------------------------------
     def _summary(self, line: str) -> list[StepRecord] | None:
@@ -365,7 +378,7 @@ class LineGroups:
     def _open_eval(self) -> None:
         """An evaluation section begins (its counter's total, if any, fixed by its first step line)."""
         self._ctx_on()
-        self._evalsec = [None]
+        self._evalsec = [None, self.records, 0]
 
     def _in_eval(self, total: int | None) -> bool:
         """A step line inside an evaluation section (the first one's total fixes the
