@@ -781,6 +781,7 @@ def _falling(n: int = 120, spike_at: int = 70) -> list[float]:
         "Epoch {e}, loss: tensor([{x:.4f}], device='cuda:0')",
         "epoch {e} loss [{x:.4f}]",
         "Epoch {e:04d} in static KGE | Ave Loss: {x:.4f}",
+        "Epoch {e} @ 10:27 PM : {x:.4f} C.E. Loss, 94.28% Accuracy",  # (a value before its name: fresh50)
     ],
 )
 def test_print_shapes_arrows_one_element_lists_and_words_before_a_pipe(tmp_path, capsys, fmt):
@@ -831,3 +832,57 @@ def test_a_bar_redrawn_on_one_unterminated_line_after_a_header_is_read(tmp_path,
         tmp_path, "run", head + "\rValidation sanity check: 0it [00:00, ?it/s]\r" + bar, capsys, "train.out"
     )
     assert rep["steps"]["count"] == 990
+
+
+def test_a_file_of_many_launches_keeps_the_earlier_run_with_the_only_nan(tmp_path, capsys):
+    """Past MAX_EARLIER earlier runs, the one counted (not kept) is one whose failures another kept run
+    says too: the single NaN launch among a dozen launches stuck at a constant loss stays listed (the
+    oldest went first, and with it the NaN of fresh49's file of 158 launches)."""
+    rows = []
+    for k in range(14):
+        for e in range(40):
+            if k == 2:
+                v = "nan"
+            elif k == 13:
+                v = f"{2 * math.exp(-e / 10) + 0.3:.4f}"
+            else:
+                v = f"{7.783 + 0.001 * k:.4f}"
+            rows.append(f"epoch:{e} loss:{v}")
+    rep = log_report(tmp_path, "run", "\n".join(rows) + "\n", capsys, "train_loss.txt")
+    assert len(rep["earlier_runs"]) == 8 and rep["earlier_runs_not_kept"] >= 2
+    nan = [a for a in rep["alerts"] if a["check"] == "nonfinite"]
+    assert nan and nan[0].get("earlier_run")
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "[2019-01-22 08:38:54.241]  Exiting due to exception: Found Inf or NaN global norm. : Tensor had Inf values",
+        "RuntimeError: The total norm of order 2.0 for gradients from `parameters` is non-finite, so it cannot be "
+        "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
+        "`error_if_nonfinite=False`",
+    ],
+)
+def test_an_error_that_the_grad_norm_was_not_finite_is_a_non_finite_grad_norm(tmp_path, capsys, error):
+    """TF's clip_by_global_norm and PyTorch's clip_grad_norm_(error_if_nonfinite=True) raise when the
+    gradients' norm is Inf / NaN: the NaN check says so at the last step read (it read "all finite"),
+    once (TF prints the message where it was raised and again after its traceback)."""
+    rows = [f"[2019-01-22 08:38:06.126]  Step {50 * i}   [0.780 sec/step, loss={1 / i:.5f}]" for i in range(1, 60)]
+    rows += [error, "Traceback (most recent call last):", '  File "train.py", line 150, in <module>', error]
+    rep = log_report(tmp_path, "run", "\n".join(rows) + "\n", capsys)
+    nan = [a for a in rep["alerts"] if a["check"] == "nonfinite"]
+    assert [a["step"] for a in nan] == [2950] and "grad norm" in nan[0]["message"]
+
+
+def test_a_distributed_warning_the_run_went_on_after_is_no_crash(tmp_path, capsys):
+    """torch elastic logs a missed keep-alive heartbeat at WARNING level, naming RendezvousTimeoutError, and
+    the run goes on: a warning, not a crash at that step (fresh50's CNN read "crashed at step 38")."""
+    warn = (
+        "WARNING:torch.distributed.elastic.rendezvous.dynamic_rendezvous:The node 'c3.cluster_776435_0' has "
+        "failed to send a keep-alive heartbeat to the rendezvous '3062713' due to an error of type "
+        "RendezvousTimeoutError."
+    )
+    rows = [f"epoch {e} loss {2 * math.exp(-e / 10) + 0.3:.4f}" for e in range(40)]
+    rows[30:30] = [warn] * 3
+    rep = log_report(tmp_path, "run", "\n".join(rows) + "\n", capsys, "train.out")
+    assert check(rep, "crash")["status"] == "WARN"

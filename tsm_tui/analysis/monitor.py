@@ -21,8 +21,9 @@ from tsm_tui.core.settings import RunInfo, Settings
 from tsm_tui.core.steps import StepSet
 
 MAX_ALERTS = 1000  # alerts kept; older ones are counted, not stored
-#: earlier runs of a file kept with their findings (a new run restarts the checks); older
-#: ones are counted (ours: a Slurm .out of smoke tests and relaunches rarely holds more)
+#: earlier runs of a file kept with their findings (a new run restarts the checks); past it the
+#: least of them (``_weight``) is counted, not kept (ours: a Slurm .out of smoke tests and relaunches
+#: rarely holds more; fresh49's file of 158 launches lost the NaN of launch 33 when the oldest went)
 MAX_EARLIER = 8
 #: warnings and criticals kept of each earlier run: the largest (``_size``: criticals first,
 #: then value / baseline), listed in step order; the others are counted (``not_kept``). Ours:
@@ -67,6 +68,19 @@ def _largest(alerts: list[Alert], n: int) -> tuple[tuple[Alert, ...], int]:
     return tuple(alerts[i] for i in sorted(top)), len(alerts) - n
 
 
+def _least(runs: list[EarlierRun]) -> int:
+    """The earlier run to count, not keep, when there are too many: the oldest of those whose failures
+    another kept run says too, fewest failures, fewest alerts (fresh49's file of 158 launches: the one NaN
+    launch among runs whose plateaus failed went with the oldest)."""
+    failed = [r.failed() for r in runs]
+
+    def weight(i: int) -> tuple[int, int, int]:
+        others = frozenset().union(*(f for j, f in enumerate(failed) if j != i))
+        return len(failed[i] - others), len(failed[i]), len(runs[i].alerts) + runs[i].not_kept
+
+    return min(range(len(runs)), key=weight)
+
+
 def _view(d, a: Alert) -> Alert:
     try:
         return d.view(a)
@@ -98,6 +112,12 @@ class EarlierRun:
             "alerts": [a.to_json() for a in self.alerts],
             "alerts_not_kept": self.not_kept,
         }
+
+    def failed(self) -> frozenset[str]:
+        """The checks it failed or raised a critical alert in."""
+        return frozenset(c.id for c in self.checks if c.status == Status.FAIL) | frozenset(
+            a.check for a in self.alerts if a.severity == Severity.CRITICAL
+        )
 
     def marked_alerts(self) -> list[Alert]:
         """Its alerts as the run's alert list shows them: each says the run it belongs to."""
@@ -358,10 +378,10 @@ class Monitor:
         alerts = [a for a in self.view_alerts() + end if a.check not in carried and a.severity != Severity.INFO]
         if not checks and not alerts:
             return
-        if len(self.earlier_runs) >= MAX_EARLIER:
-            self.earlier_runs.pop(0)
-            self.earlier_dropped += 1
         self.earlier_runs.append(EarlierRun(first, last, checks, *_largest(alerts, EARLIER_ALERTS)))
+        if len(self.earlier_runs) > MAX_EARLIER:
+            self.earlier_runs.pop(_least(self.earlier_runs))
+            self.earlier_dropped += 1
 
     def feed_event(self, ev: TextEvent, own: bool = True) -> list[Alert]:
         """A text event (a crash line) of this source (``own``) or of another file of the

@@ -80,6 +80,17 @@ TENSOR_SCALAR = re.compile(rf"(?<![\w.])(?:tf\.Tensor|tensor|Tensor)\(\s*+({NUM}
 ONE_LIST = re.compile(
     r"(?<=[A-Za-z_()])(\s*+[:=]?\s*+)\[\s*+([-+]?(?:\d++\.\d*+(?:[eE][-+]?\d++)?|\d++[eE][-+]?\d++|nan|inf))\s*+,?\s*+\]"
 )
+# an error that says the gradients' norm was not finite (TF's tf.clip_by_global_norm: "Found Inf or NaN
+# global norm. : Tensor had Inf values"; PyTorch's clip_grad_norm_(error_if_nonfinite=True): "The total norm
+# of order 2.0 for gradients from `parameters` is non-finite, so it cannot be clipped"): the run's grad norm
+# at its last step was Inf / NaN (fresh49's VAE-Tacotron: a crash the NaN check read "all finite")
+NONFINITE_NORM = re.compile(r"Found Inf or NaN global norm|gradients from `?parameters`? is non-finite")
+# a value before its name ("Epoch 0 @ 10:27 PM : 0.9816 C.E. Loss, 94.28% Accuracy", fresh50; "iter 3, 0.52
+# loss"): rewritten name first; never when a number follows the name ("0.5 val loss 0.6": the name's own)
+VALUE_FIRST = re.compile(
+    r"(?<![\w.:])([-+]?\d++\.\d++(?:[eE][-+]?\d++)?|nan|inf)\s++((?:[A-Za-z][\w.]*+\s++){0,3}?[A-Za-z_.]{0,40}[Ll]oss(?:es)?+)\b"
+    r"(?!\s*+[:=]?\s*+[-+.\d])"
+)
 # an arrow between a counter or a value and the name after it ("Epoch [3]--->loss: 0.51", "epoch 3 -> loss
 # 0.5", "Epoch 3 => loss: 0.4", ours: fresh42's ReID log, bench/shapes.py): a separator ("4.78 -> 4.47"
 # between two numbers, a change, stays)
@@ -224,6 +235,8 @@ TIME_PREFIX = re.compile(
 )
 # a date and time in angle brackets inside a line, between its counter and its values: no value
 ANGLE_TIME = re.compile(r"<\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?>")
+# ... or a clock time after "@" ("Epoch 0 @ 10:27 PM : 0.98 C.E. Loss", fresh50): no value either
+AT_TIME = re.compile(r"\s*+@\s*+\d{1,2}:\d\d(?::\d\d(?:[.,]\d{1,9})?)?(?:\s*+[AaPp][Mm]\b)?")
 # a bracketed counter leading the message, then named values: CLU's LoggingWriter
 # (clu/metric_writers/logging_writer.py: "[%d]%s %s", Flax's examples, t5x, scenic), after absl's
 # prefix: "I1205 10:00:00.000000 140 logging_writer.py:48] [100] learning_rate=0.0001,
@@ -555,6 +568,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             # "wandb: train/loss 0.02522", flushed among the program's lines): never a record. Read
             # as one, the summary's "iter 3000" between iter 2906 and 2907 made a resume (fresh15)
             return []
+        if ("global norm" in line or "non-finite" in line) and NONFINITE_NORM.search(line) is not None:
+            return self._nonfinite_norm(line)
         if "np." in line:
             line = NP_SCALAR.sub(r"\1", line)
         if "[" in line and "]" in line:
@@ -563,6 +578,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             line = TENSOR_SCALAR.sub(r"\1", line)
         if ">" in line and ("->" in line or "=>" in line):
             line = ARROW_SEP.sub(" : ", line)
+        if "oss" in line and VALUE_FIRST.search(line) is not None:
+            line = VALUE_FIRST.sub(r"\2: \1", line)
         if "oss " in line and _LOSS_OF_HINT.search(line):
             line = LOSS_OF.sub(r"\2 \3, \1: \4", line)
         if "poche" in line:  # (German's "Epoche 3, Verlust: 0.52": the other languages' words are non-ASCII)
@@ -573,6 +590,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             line = foreign_names(line)
         if "<" in line and ">" in line:
             line = ANGLE_TIME.sub(" ", line)  # (fresh27's SimCLR: "Epoch: 1\t<2021-11-28 01:09:18> loss: 8.36")
+        if "@" in line:
+            line = AT_TIME.sub("", line)
         if line[:1].isdigit() or line[:1] == "[" or line.startswith(("time", "date")):
             t = TIME_PREFIX.match(line)
             if t is not None:  # (nnU-Net's "2024-03-01 10:00:37.123457: Epoch 3": the rest is the line)
@@ -995,6 +1014,18 @@ class KeyValueTextReader(LineGroups, LineReader):
         last, after "Best model stats:", a resume to step 0 that left the plateau check nothing)."""
         self._no_template = True
         return self._at_last_step(line, m, pairs) or []
+
+    def _nonfinite_norm(self, line: str) -> list[StepRecord]:
+        """NONFINITE_NORM's error: a grad norm of Inf (NaN when the line says NaN or neither) at the last
+        step read, once a step (TF prints it twice: where it was raised, and after the traceback)."""
+        self.other_lines += 1
+        step = self._last_step
+        if self.records == 0 or self.__dict__.get("_norm_said") == step:
+            return []
+        self._norm_said = step
+        v = math.inf if "Inf values" in line else math.nan
+        self.records += 1
+        return [StepRecord(step, grad_norm=v, source=self.path)]
 
     def _nonfinite_record(self, step: int, bad: list[tuple[str, str]]) -> StepRecord:
         """The record of a line whose only numbers are named lists, one holding a NaN / Inf

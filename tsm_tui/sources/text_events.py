@@ -287,7 +287,14 @@ class TextTap:
                     if text[m.start() - 1] in "'\"":
                         return None  # a quoted value (a printed config, echoed code)
                     lead = text[: m.start()].rstrip()
-                    handled = p.cause in _MESSAGE_CAUSES and p.level == "fatal" and not _fatal_lead(lead)
+                    handled = (
+                        (p.cause in _MESSAGE_CAUSES or TB_WARNING.search(lead) is not None)
+                        and p.level == "fatal"
+                        and not _fatal_lead(lead)
+                    )
+                    # (a logger's WARNING before the message: torch elastic's "WARNING:...:The node .. has
+                    # failed to send a keep-alive heartbeat .. RendezvousTimeoutError.", a run that went on
+                    # for 9 epochs, fresh50: no crash)
                 hit = p
                 break
         if hit is None and exception is None:

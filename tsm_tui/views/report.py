@@ -110,7 +110,7 @@ def text_report(an: Analysis, colour: bool = False, also: dict | None = None) ->
                     f"      ({len(r.alerts)} of its {len(r.alerts) + r.not_kept} alerts kept: the largest; see --json)"
                 )
         if mon.earlier_dropped:
-            lines.append(f"    ({mon.earlier_dropped} older run(s) not kept)")
+            lines.append(f"    ({mon.earlier_dropped} more run(s) with fewer findings not kept)")
     known = [f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in _info_items(an)]
     if known:
         lines.append("  config: " + ", ".join(known))
