@@ -91,6 +91,21 @@ LINES = {
     "portuguese": "Época {e} - perda: {l:.4f}",
     "korean": "에폭 {e}, 손실: {l:.4f}",
     "japanese": "エポック {e}, 損失: {l:.4f}",
+    # the second batch (round 9's held-out logs and what print loops print beside them)
+    "arrow_tloss": "Epoch [{e}]--->Tloss: {l:.4f}",
+    "arrow": "epoch {e} -> loss {l:.4f}",
+    "fat_arrow": "Epoch {e} => loss: {l:.4f}",
+    "tensor_list": "epoch: {e} loss: tensor([{l:.4f}], device='cuda:0')",
+    "numpy_list": "epoch {e} loss [{l:.4f}]",
+    "value_first": "Epoch {e} @ 10:27 PM : {l:.4f} C.E. Loss, 94.28% Accuracy",
+    "epoch_words_pipe": "Epoch {e:04d} in static KGE | Ave Loss: {l:.4f}",
+    "json_in_text": '2024-01-01 00:00:00 INFO metrics: {{"epoch": {e}, "loss": {l:.4f}}}',
+    "caffe2_blob": "Tensor loss of type float. Dims: (): {l:.5f}",
+    "loss_tensor": "Epoch {e} loss tensor({l:.4f}, device='cuda:0', grad_fn=<NllLossBackward0>)",
+    "mnist_example": "Train Epoch: {e} [{b}/60000 (50%)]\tLoss: {l:.6f}",
+    "sklearn_mlp": "Iteration {e}, loss = {l:.8f}",
+    "pyg": "Epoch: {e:03d}, Loss: {l:.4f}, Train: 0.9000, Val: 0.8000, Test: 0.7000",
+    "lightning_bar": "Epoch {e}: 100%|##########| 100/100 [00:01<00:00, 50.00it/s, loss={l:.3f}, v_num=0]",
 }
 #: whole files: (file name, header or None, row format)
 FILES = {
@@ -109,9 +124,35 @@ FILES = {
     "jsonl_string_numbers": ("log.jsonl", None, '{{"step": "{s}", "loss": "{l:.4f}"}}'),
     "jsonl_split": ("log.jsonl", None, '{{"step": {s}, "split": "train", "loss": {l:.6f}}}'),
     "jsonl_name_value": ("metrics.jsonl", None, '{{"name": "loss", "step": {s}, "value": {l:.6f}}}'),
+    "txt_epoch_hyphen": ("loss.txt", None, "{e:04d}-{l:.4f}"),
+    "fastai_table": (
+        "train.log",
+        "epoch     train_loss  valid_loss  accuracy  time",
+        "{i:<9} {l:<11.6f} {v:<11.6f} 0.8  00:10",
+    ),
+    "yolov5_stdout": (
+        "train.log",
+        "      Epoch    GPU_mem   box_loss   obj_loss   cls_loss  Instances       Size",
+        "      {i}/199      3.5G     {l:.4f}    0.03120    0.01234         50        640",
+    ),
 }
-#: shapes known not to be read (none now): kept apart so that a change that reads one shows
-KNOWN: dict[str, tuple[str, str | None, str]] = {}
+#: shapes known not to be read: kept apart so that a change that reads one shows (the second batch's rest:
+#: none of them in the corpus; a tqdm bar with a loss glued after it, a loss with its epoch in parentheses
+#: after it, a glued "E001", allennlp's bar, a percent before the loss, a loss in a sentence, one-bracket
+#: GAN pairs with D(x) terms, pytorch-a2c-ppo's three-line update, a markdown table, CatBoost's TSV (its
+#: catboost_training.json is read), a pandas index column)
+KNOWN: dict[str, tuple[str, str | None, str]] = {
+    "tqdm_glued": ("train.log", None, "{b}it [00:10,  2.38it/s]{l:.4f}"),
+    "loss_paren_epoch_after": ("train.log", None, "train loss = {l:.4f} (epoch {e})"),
+    "glued_epoch_letter": ("train.log", None, "E{e:03d} trn_loss={l:.4f} val_loss={v:.4f}"),
+    "allennlp": ("train.log", None, "loss: {l:.4f} ||: 100%|##########| 100/100 [00:01<00:00, 50.00it/s]"),
+    "percent_epoch": ("train.log", None, "Epoch {e} [100%] loss={l:.4f}"),
+    "loss_sentence_was": ("train.log", None, "At epoch {e} the training loss was {l:.4f}"),
+    "gan_one_bracket": ("train.log", None, "[{e}/200] Loss_D: {v:.4f} Loss_G: {l:.4f} D(x): 0.5 D(G(z)): 0.4 / 0.3"),
+    "markdown_table": ("train.md", "| Epoch | Train Loss | Val Loss |\n|---|---|---|", "| {e} | {l:.4f} | {v:.4f} |"),
+    "catboost_tsv": ("catboost_info/learn_error.tsv", "iter\tLogloss", "{i}\t{l:.6f}"),
+    "csv_pandas_unnamed": ("loss.csv", "Unnamed: 0,0", "{i},{l:.4f}"),
+}
 
 
 def _series(n: int = 200, seed: int = 1) -> list[float]:
@@ -146,7 +187,7 @@ def write(root: str) -> dict[str, str]:
         out[name] = d
     for name, (fn, header, fmt) in {**FILES, **KNOWN}.items():
         d = os.path.join(root, name)
-        os.makedirs(d)
+        os.makedirs(os.path.join(d, os.path.dirname(fn)), exist_ok=True)
         rows = ([header] if header is not None else []) + [fmt.format(**_values(i, x)) for i, x in enumerate(xs)]
         with open(os.path.join(d, fn), "w", encoding="utf-8") as f:
             f.write("\n".join(rows) + "\n")

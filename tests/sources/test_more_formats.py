@@ -775,13 +775,14 @@ def _falling(n: int = 120, spike_at: int = 70) -> list[float]:
 @pytest.mark.parametrize(
     "fmt",
     [
-        "Epoch [{e}]--->loss: {x:.4f}",  # (fresh42's ReID log writes "Epoch [1]--->Tloss: 2.31")
+        "Epoch [{e}]--->Tloss: {x:.4f}",  # (fresh42's ReID log; "Tloss" a loop's one-letter split)
         "epoch {e} -> loss {x:.4f}",
         "Epoch {e} => loss: {x:.4f}",
         "Epoch {e}, loss: tensor([{x:.4f}], device='cuda:0')",
         "epoch {e} loss [{x:.4f}]",
         "Epoch {e:04d} in static KGE | Ave Loss: {x:.4f}",
         "Epoch {e} @ 10:27 PM : {x:.4f} C.E. Loss, 94.28% Accuracy",  # (a value before its name: fresh50)
+        '2024-01-01 00:00:00 INFO metrics: {{"epoch": {e}, "loss": {x:.4f}}}',  # (its whole epoch the step)
     ],
 )
 def test_print_shapes_arrows_one_element_lists_and_words_before_a_pipe(tmp_path, capsys, fmt):
@@ -886,3 +887,109 @@ def test_a_distributed_warning_the_run_went_on_after_is_no_crash(tmp_path, capsy
     rows[30:30] = [warn] * 3
     rep = log_report(tmp_path, "run", "\n".join(rows) + "\n", capsys, "train.out")
     assert check(rep, "crash")["status"] == "WARN"
+
+
+def test_a_stage_that_starts_far_below_the_run_it_follows_is_a_new_run(tmp_path, capsys):
+    """A stacked auto-encoder pre-trains layer after layer, each from epoch 0, layer 1's cost 40x below
+    layer 0's: the step went back to the start at a loss far below anything the series reached, so no
+    resume of it (a resume starts where it stopped), which had overwritten layer 0's 100 steps."""
+    rows = []
+    for layer, level in (("0", 0.3), ("1", 0.005), ("final", 0.4)):
+        rows += [
+            f"Pre-training layer {layer}, epoch {e}, cost  {level * (1 + math.exp(-e / 20)):.6f}" for e in range(100)
+        ]
+    rep = log_report(tmp_path, "run", "\n".join(rows) + "\n", capsys, "slurm.out")
+    assert [s["kind"] for s in rep["launches"]] == ["start", "new run", "new run"]
+
+
+def test_a_banner_then_steps_far_past_the_last_is_a_new_run(tmp_path, capsys):
+    """keithito Tacotron prints "Starting new training run" at each launch; a launch that then logs step
+    75001 after one that stopped at 514 loaded another run's checkpoint: a new run (the checks judge it
+    alone), not the first one continued across a 74,000-step gap that hid its plateau."""
+    rows = ["Starting new training run"]
+    rows += [
+        f"[2025-06-06 18:23:24.672]  Step {s}     [4.755 sec/step, loss={0.5 / s**0.2:.5f}]" for s in range(1, 515)
+    ]
+    rows += ["", "-" * 20, "Starting new training run", "-" * 20]
+    rows += [f"[2025-06-07 06:45:58.952]  Step {s}     [4.7 sec/step, loss=0.1{s % 7}]" for s in range(75001, 76166)]
+    rep = log_report(tmp_path, "run", "\n".join(rows) + "\n", capsys)
+    assert [s["kind"] for s in rep["launches"]][:2] == ["start", "new run"]
+    assert rep["steps"]["first"] == 75001
+    assert check(rep, "plateau")["status"] in ("WARN", "FAIL")
+
+
+def _catboost_json(n: int, spike_at: int | None = None) -> str:
+    """``catboost_info/catboost_training.json`` as CatBoost writes it: a meta object (its metrics, which to
+    maximise and which to minimise) and one object per round, values in the metric lists' order."""
+    meta = (
+        '{\n"meta":{"test_sets":["test"],"test_metrics":[{"best_value":"Max","name":"TotalF1"},'
+        '{"best_value":"Min","name":"MultiClass"}],"learn_metrics":[{"best_value":"Max","name":"TotalF1"},'
+        '{"best_value":"Min","name":"MultiClass"}],"launch_mode":"Train","parameters":"",'
+        f'"iteration_count":{n},"learn_sets":["learn"],"name":"experiment"}},\n"iterations":[\n'
+    )
+    rows = []
+    for i in range(n):
+        x = 0.7 * math.exp(-i / 40) + 0.05
+        if i == spike_at:
+            x *= 6
+        rows.append(
+            f'{{"learn":[0.99,{x:.10f}],"iteration":{i},"passed_time":{0.01 * i:.4f},'
+            f'"remaining_time":{0.01 * (n - i):.4f},"test":[1,{x * 1.1:.10f}]}}'
+        )
+    return meta + ",\n".join(rows) + "\n]}"
+
+
+def test_catboost_training_json_reads_the_metric_to_minimise(tmp_path, capsys):
+    """Every CatBoost fit writes catboost_info/ (TSVs naming no loss, and this JSON): the loss is the learn
+    metric to minimise (MultiClass, not TotalF1), its test value the validation loss, the round the step,
+    iteration_count the plan; a spike in it is found."""
+    d = tmp_path / "tabular" / "catboost_info"
+    d.mkdir(parents=True)
+    (d / "catboost_training.json").write_text(_catboost_json(200, spike_at=120))
+    (d / "learn_error.tsv").write_text("iter\tTotalF1\tMultiClass\n0\t0.99\t0.70\n")
+    rep = report(tmp_path / "tabular", capsys)
+    f = used(rep)
+    assert f["format"] == "catboost" and f["records"] == 200
+    assert rep["sources"]["loss"]["key"] == "MultiClass" and rep["sources"]["val_loss"]["key"] == "test/MultiClass"
+    assert [a["step"] for a in rep["alerts"] if a["check"] == "loss_spike"][:1] == [120]
+
+
+def test_catboost_training_json_cut_short_keeps_the_rounds_before_the_cut(tmp_path, capsys):
+    """A fit in progress (or killed): the file ends inside a round; the rounds before it are read and the
+    cut is a counted skip."""
+    text = _catboost_json(100)
+    cut = text[: text.index('"iteration":60,') + 5]
+    rep = log_report(tmp_path, "run", cut, capsys, "catboost_training.json")
+    f = used(rep)
+    assert f["records"] == 60 and f["skipped_lines"] == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt", "first"),
+    [
+        ("loss.txt", "{e:04d}-{x:.4f}", 1),  # (an improved YOLOv3's epoch-hyphen-loss file, fresh40)
+        ("loss.log", "Tensor loss of type float. Dims: (): {x:.5f}", 1),  # (Caffe2's printed blob, fresh32)
+    ],
+)
+def test_epoch_hyphen_files_and_caffe2_blob_prints(tmp_path, capsys, name, fmt, first):
+    """Two shapes of held-out logs that read "nothing readable": each line one record, the spike found."""
+    text = "".join(fmt.format(e=i + 1, x=x) + "\n" for i, x in enumerate(_falling()))
+    rep = log_report(tmp_path, "run", text, capsys, name)
+    assert rep["steps"]["count"] == 120 and rep["steps"]["first"] == first
+    assert [a["step"] for a in rep["alerts"] if a["check"] == "loss_spike"][:1] == [71]
+
+
+def test_a_log_of_one_record_an_epoch_is_judged_in_windows_of_epochs(tmp_path, capsys):
+    """200 epochs of a KGE pre-training, a fast drop over the first 20 and flat for the last 180 (fresh48):
+    one 200-step window held the whole run, its early drop in every fit ("too noisy to tell flat"); a log
+    whose step is its epoch has a window of 20 epochs (or 20% of the run), and the plateau is said."""
+    rng = random.Random(3)
+    rows = [
+        f"2023-11-11 16:00:52,586 - INFO: Epoch {e:04d} in static KGE | Ave Loss: "
+        f"{(8.85 - 0.09 * e if e < 20 else 7.03) + rng.gauss(0, 0.01):.4f} "
+        for e in range(200)
+    ]
+    rep = log_report(tmp_path, "kge", "\n".join(rows) + "\n", capsys, "pretrain.log")
+    assert rep["steps"]["count"] == 200
+    c = check(rep, "plateau")
+    assert c["status"] in ("WARN", "FAIL"), c

@@ -67,6 +67,11 @@ from tsm_tui.core.record import StepRecord
 
 LEVEL_N = 5  # losses at a series' start and end whose median is its level (ours: trainproof's dead-run rule uses 5)
 MAX_LAUNCHES = 64  # launch segments kept (ours)
+#: a launch banner, then a step this many times the last one: a new run from another run's checkpoint (ours)
+AHEAD = 10
+#: a launch back at the beginning whose first losses are this many times below both the series' start
+#: and end levels is a new run, never a resume (ours: a resume starts near where it stopped)
+OFF_SCALE = 5.0
 #: records a launch that restarted at the beginning is held for its first LEVEL_N losses
 #: (ours: a launch that logs no loss in its first records is decided on what it has)
 PENDING = 4 * LEVEL_N
@@ -165,7 +170,10 @@ class Launches:
             self.wait(rec)
             return "pending"
         elif rec.launch:
-            kind = "continue"
+            # a banner, then steps far past the last one: a checkpoint of another run was loaded (fresh49's
+            # Tacotron fine-tune: 514 steps abandoned, then a pre-trained model's step 75001), not this one
+            # resumed after a crash (which goes on from its last save, at or before its last step)
+            kind = "new run" if rec.step > AHEAD * max(last_step, 1) else "continue"
         else:
             return None
         self._open(rec, kind)
@@ -314,7 +322,10 @@ class Launches:
             return False
         m, h, t = median(losses), median(self._head[:LEVEL_N]), median(self._tail)
         if m > 0 and h > 0 and t > 0:
-            return _dist(m, h) <= _dist(m, t)
+            # ... or far below both: a resume starts where its run stopped, so a launch at a fraction of
+            # anything the series reached is another objective (fresh50's stacked auto-encoder: layer 1's
+            # pre-training at 0.0049 after layer 0's 0.18, read as its resume, 100 of its steps overwritten)
+            return _dist(m, h) <= _dist(m, t) or m * OFF_SCALE < min(h, t)
         return abs(m - h) <= abs(m - t)
 
     def new_run(self) -> None:

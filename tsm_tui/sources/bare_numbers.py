@@ -65,6 +65,9 @@ HISTORY_SUFFIXES = ("_history", "_hist", "_list", "_values", "_curve", "_log")
 MAX_COLUMNS = 4
 _ROW_SEP = re.compile(r"\s*+[\t,]\s*+|\s++")
 _WHOLE = re.compile(r"[+-]?\d{1,18}")
+#: a counter, a hyphen and a decimal with no space (``0001-64.5714``: an improved-YOLOv3 loss.txt, fresh40,
+#: one epoch a line): two columns, never a subtraction (no log writes one)
+_COUNTER_DASH = re.compile(r"(\d{1,9})-(\d++\.\d++(?:[eE][+-]?\d++)?)")
 #: a bare number: a decimal or float literal, or a NaN / Inf spelling
 #: (``\d+(?:\.\d*)?``, not ``\d+\.?\d*``: the two runs of digits could split a long one every
 #: way, and a 1 MiB line of digits took minutes to refuse: tests/integration/test_hostile.py)
@@ -166,6 +169,9 @@ def numbers_row(t: str) -> list[str] | None:
     """A line of 2 to MAX_COLUMNS numbers and nothing else (tab-, comma- or space-separated: what
     ``np.savetxt("losses.txt", np.c_[train, val])`` writes), or None."""
     parts = _ROW_SEP.split(t, MAX_COLUMNS)
+    if len(parts) == 1 and "-" in t:
+        m = _COUNTER_DASH.fullmatch(t)
+        return list(m.groups()) if m is not None else None
     if not 2 <= len(parts) <= MAX_COLUMNS or not all(NUMBER.fullmatch(p) for p in parts):
         return None
     return parts

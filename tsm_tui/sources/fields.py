@@ -65,6 +65,10 @@ ALIASES = {
     # RMSE of the weighted energy / force loss on the training batch: its training objective's
     # measure; rmse_e_trn / rmse_f_trn are its terms)
     "trn_loss": "loss",
+    # a hand-written loop's one-letter split before "loss" ("Epoch [3]--->Tloss: 2.31", fresh42's ReID log;
+    # "tloss" / "vloss" beside each other in print loops)
+    "tloss": "loss",
+    "vloss": "val_loss",
     # the loss in German, French, Portuguese, Italian (the other languages' words: fields.foreign_names)
     "verlust": "loss",
     "perte": "loss",

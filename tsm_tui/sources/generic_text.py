@@ -85,11 +85,15 @@ ONE_LIST = re.compile(
 # of order 2.0 for gradients from `parameters` is non-finite, so it cannot be clipped"): the run's grad norm
 # at its last step was Inf / NaN (fresh49's VAE-Tacotron: a crash the NaN check read "all finite")
 NONFINITE_NORM = re.compile(r"Found Inf or NaN global norm|gradients from `?parameters`? is non-finite")
+# a Caffe2 workspace blob printed as it is ("Tensor loss of type float. Dims: (): 2.36932", fresh32's MNIST
+# tutorial, one a training iteration): its name and its scalar
+CAFFE2_BLOB = re.compile(r"\bTensor (\w++) of type \w++\. Dims: \(\s*+\): ")
 # a value before its name ("Epoch 0 @ 10:27 PM : 0.9816 C.E. Loss, 94.28% Accuracy", fresh50; "iter 3, 0.52
-# loss"): rewritten name first; never when a number follows the name ("0.5 val loss 0.6": the name's own)
+# loss"): rewritten name first; never when a number or a separator follows the name ("0.5 val loss 0.6",
+# "0.99 losses=[0.4, 0.5]": the name's own), nor in Darknet's line (DARKNET: "5.44, 5.44 avg loss," its own)
 VALUE_FIRST = re.compile(
     r"(?<![\w.:])([-+]?\d++\.\d++(?:[eE][-+]?\d++)?|nan|inf)\s++((?:[A-Za-z][\w.]*+\s++){0,3}?[A-Za-z_.]{0,40}[Ll]oss(?:es)?+)\b"
-    r"(?!\s*+[:=]?\s*+[-+.\d])"
+    r"(?!\s*+[:=(\[]|\s*+[-+.\d])"
 )
 # an arrow between a counter or a value and the name after it ("Epoch [3]--->loss: 0.51", "epoch 3 -> loss
 # 0.5", "Epoch 3 => loss: 0.4", ours: fresh42's ReID log, bench/shapes.py): a separator ("4.78 -> 4.47"
@@ -572,13 +576,15 @@ class KeyValueTextReader(LineGroups, LineReader):
             return self._nonfinite_norm(line)
         if "np." in line:
             line = NP_SCALAR.sub(r"\1", line)
+        if "Dims: (" in line:
+            line = CAFFE2_BLOB.sub(r"\1: ", line)
         if "[" in line and "]" in line:
             line = ONE_LIST.sub(r"\1\2", line)
         if "ensor(" in line:
             line = TENSOR_SCALAR.sub(r"\1", line)
         if ">" in line and ("->" in line or "=>" in line):
             line = ARROW_SEP.sub(" : ", line)
-        if "oss" in line and VALUE_FIRST.search(line) is not None:
+        if "oss" in line and VALUE_FIRST.search(line) is not None and DARKNET.match(line) is None:
             line = VALUE_FIRST.sub(r"\2: \1", line)
         if "oss " in line and _LOSS_OF_HINT.search(line):
             line = LOSS_OF.sub(r"\2 \3, \1: \4", line)
@@ -1323,7 +1329,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             return []
         if m.re is EPOCH_PHASE and _EVAL_PHASE.match(m.group(2)):
             return self._eval_phase(line, m, e)
-        got = self._with_step(line, m, e)
+        got = self._with_step(line, m, e, [("epoch", m.group(1))])  # (its step is an epoch: step_unit.py)
         if got:
             got = self._epoch_repeats(got, e, tuple(k.lower() for k, _ in PAIR.findall(line, m.end())))
             self._epoch_records = self.records
@@ -1655,6 +1661,10 @@ class KeyValueTextReader(LineGroups, LineReader):
             return self._metric_record(items)
         m = STEP.search(line, 0, i)
         if m is None:
+            e = obj.get("epoch")
+            if type(e) is int and e >= 0:  # (its epoch, a whole number, is its step: a DETR-style log line)
+                self._no_template = True
+                return self._metric_record(items + [("step", e)])
             return None
         step = int64(m.group(1).replace(",", ""))
         if step is None:

@@ -16,7 +16,7 @@ Trainer's ``***** Running training *****``, Megatron's ``---- arguments ----`` a
 ``> initializing torch distributed``, Lightning's ``GPU available:``, W&B's
 ``wandb: Tracking run with wandb``, nanoGPT's ``Initializing a new model from
 scratch`` / ``Resuming training from``, a script's ``Resuming from <checkpoint>`` (a real
-corpus log: a resume after a native crash that printed no traceback), torchtitan's ``Starting job:``, torchrun's
+corpus log: a resume after a native crash that printed no traceback), torchtitan's ``Starting job:``, keithito Tacotron's (and its forks') ``Starting new training run``, torchrun's
 ``Setting OMP_NUM_THREADS environment variable``, DeepSpeed's launcher
 ``[launch.py:...] ... WORLD INFO DICT``.
 """
@@ -38,6 +38,7 @@ KEYS = (
     "a new model from",
     "Resuming ",
     "Starting job",
+    "new training run",
     "OMP_NUM_THREADS",
     "WORLD INFO",
 )
@@ -45,7 +46,7 @@ KEYS = (
 LAUNCH = re.compile(
     r"Namespace\(|Traceback \(most recent call last\)|\*{5} Running training \*{5}|-{6,} arguments -{6,}"
     r"|> initializing torch distributed|GPU available: (?:True|False)|wandb: Tracking run with wandb"
-    r"|Initializing a new model from scratch|Resuming training from|^Resuming from \S|Starting job: "
+    r"|Initializing a new model from scratch|Resuming training from|^Resuming from \S|Starting job: |Starting new training run"
     r"|Setting OMP_NUM_THREADS environment variable|WORLD INFO DICT"
 )
 

@@ -44,6 +44,7 @@ from tsm_tui.sources.tensorboard import TensorBoardReader
 from tsm_tui.sources.tb_export import TbExportCsvReader
 from tsm_tui.sources.deepxde import DeepXDEReader
 from tsm_tui.sources.boosting import BoostingReader
+from tsm_tui.sources.catboost_json import CatBoostJsonReader
 from tsm_tui.sources.vits import VitsReader
 from tsm_tui.sources.darts import DartsReader
 from tsm_tui.sources.coqui import CoquiTrainerReader
@@ -83,6 +84,7 @@ READERS: list[type[SourceReader]] = sorted(
         DeepXDEReader,
         DartsReader,
         BoostingReader,
+        CatBoostJsonReader,
         VitsReader,
         CoquiTrainerReader,
         MarianReader,

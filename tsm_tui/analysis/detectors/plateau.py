@@ -52,6 +52,7 @@ from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.analysis.detectors.lr_schedule import JUMP_FACTOR, PEAK_TOL, ZERO_END, ZERO_FRAC
 from tsm_tui.analysis.detectors.stats import median
+from tsm_tui.analysis.detectors.step_unit import StepUnit
 from tsm_tui.analysis.rules import diverged
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.numbers import times as _times
@@ -60,6 +61,8 @@ from tsm_tui.sources.fields import ObjectiveKind
 
 MAX_BLOCKS = 32
 MIN_RECORDS = 20  # fewer records in the window cannot tell flat from noisy (ours)
+#: the window of a log whose step is an epoch, in epochs (ours: MIN_RECORDS records, one an epoch)
+EPOCH_WINDOW = MIN_RECORDS
 #: confidence of the rate's bounds: one-sided z of the normal (2.25: ~98.8%; ours: the
 #: bounds are looked at once per block, at up to four starts; on 480 generated healthy
 #: runs the repeated looks raised a plateau alert on 6 at 2.0, 2 at 2.25, 1 at 2.5, for
@@ -394,6 +397,7 @@ class PlateauDetector(Detector):
         self._ep_rep = False
         self._ep_chg: tuple[tuple[int, float] | None, tuple[int, float] | None] = (None, None)  # (step, epoch)
         self._ep_first: float | None = None
+        self._unit = StepUnit(settings)  # a step of the log is an epoch: the window in epochs (window_steps)
         #: the loss before, and the sums and counts of its changes inside an epoch and at a change
         self._ep_x = 0.0
         self._ep_d = [0.0, 0.0]
@@ -461,9 +465,10 @@ class PlateauDetector(Detector):
         return b.n >= self.block_size
 
     def _epoch(self, e: float, step: int, x: float) -> None:
-        """One loss ``x``'s epoch number (EPOCH_RESET)."""
+        """One loss ``x``'s epoch number (EPOCH_RESET; a step that is an epoch: ``window_steps``)."""
         if not math.isfinite(e):
             return
+        self._unit.see(step, e)
         if e != math.floor(e):
             self._ep_whole = False
         if self._ep is not None:
@@ -487,6 +492,7 @@ class PlateauDetector(Detector):
             ep, steps, x = ep[ok], steps[ok], x[ok]
             if not ep.size:
                 return
+        self._unit.see_frame(steps, ep)
         if self._ep is None:
             self._ep_first = float(ep[0])
         if self._ep_whole and not bool((ep == np.floor(ep)).all()):
@@ -1267,7 +1273,12 @@ class PlateauDetector(Detector):
         on half its span and raised 5-10 more plateau alerts on 96 slow, steady descents
         of bench/quality.py --sweeps.)"""
         span = (self.state.last_step or 0) - (self.state.first_step or 0) + self._before_log()
-        return max(self.settings.plateau_steps, int(0.2 * span))
+        base = self.settings.plateau_steps
+        if self._unit.epochs() is not None:
+            # one record an epoch (step_unit.py): a window of EPOCH_WINDOW epochs, not of 200 (a 200-epoch log
+            # fitted in one window, its early drop in every fit: fresh48's KGE pre-training, flat for 180 epochs)
+            base = min(base, EPOCH_WINDOW)
+        return max(base, int(0.2 * span))
 
     def _evaluate(self, now: int) -> list[Alert]:
         """The evaluation at the completion of a block (the record at step ``now``)."""
@@ -1702,6 +1713,7 @@ class PlateauDetector(Detector):
 
     def on_resume(self, step: int) -> None:
         self._resumed_at = step
+        self._unit.on_resume()
         self._short = None
         self._keep = [k for k in self._keep if k[0] <= step]
         self.judged = False  # (what was judged is superseded; the kept part is judged again)
