@@ -13,6 +13,7 @@ from tsm_tui.sources import reading, registry
 from tsm_tui.sources.head import HOLE
 from tsm_tui.sources.jsonl import JsonlReader
 from tsm_tui.sources.lines import (
+    CR_CUT,
     LONG_LINE,
     MAX_LINE,
     NON_UTF8,
@@ -209,3 +210,25 @@ def test_the_tailer_and_the_replay_read_the_same_records(tmp_path, cut):
         f.feed_lines(data[i : i + cut])
     assert host.got == want
     assert f.reader.skip_reasons == replay.skip_reasons and f.reader.skipped == replay.skipped
+
+
+def test_a_bar_redrawn_past_cr_cut_gives_its_redraws_as_it_is_drawn():
+    """A bar redrawn with \\r and no newline for a whole epoch (tqdm, Lightning): once the held line passes
+    CR_CUT its redraws up to the last \\r are lines (live: read as drawn, not at the epoch's end), none empty,
+    the redraw being drawn held; past MAX_LINE nothing is dropped. A CRLF split between two pushes is not
+    cut apart."""
+    bar = [
+        f"Epoch 0:  2%|#   | {s}/90000 [01:41<1:36:07,  1.35s/it, loss={1 / s:.4f}]".encode() for s in range(1, 20001)
+    ]
+    data = b"\r" + b"\r".join(bar)  # ~1.6 MB, past MAX_LINE, no newline yet
+    sink = Tally()
+    sp = LineSplitter(sink)
+    got = []
+    for i in range(0, len(data), 4096):
+        got += sp.push(data[i : i + 4096]).split(b"\n")[:-1]
+    assert got and got[0] == bar[0] and all(g in bar for g in got) and len(got) < len(bar)
+    assert b"\r" not in b"".join(got) and len(sp.partial) <= CR_CUT + 4096
+    got += sp.push(b"\n").split(b"\n")[:-1]  # the epoch's newline: the rest, one line of redraws
+    assert b"\r".join(got) == b"\r".join(bar) and not sink.skip_reasons
+    lines, sink = split([b"x" * (CR_CUT + 10) + b"\r", b"\nnext\n"])
+    assert lines == ["x" * (CR_CUT + 10), "next"]
