@@ -306,10 +306,7 @@ class BareNumbersReader(SnapshotReader):
         return out
 
     def read_path(self, path: str) -> list[StepRecord]:
-        self.records = 0
-        self.skipped = 0
-        self.skip_reasons = {}
-        self._last_step = 0
+        self.restart()
         self.lengths = {}
         if os.path.isdir(path):
             try:

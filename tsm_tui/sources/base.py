@@ -529,6 +529,14 @@ class SnapshotReader(SourceReader):
     def read_all(self, data: bytes) -> list[StepRecord]:
         raise NotImplementedError
 
+    def restart(self) -> None:
+        """A snapshot is read whole each time: the counts are this reading's."""
+        self.records = 0
+        self.skipped = 0
+        self.skip_reasons = {}
+        self._last_step = 0
+        self.inferred_steps = 0
+
     @classmethod
     def sniff_path(cls, path: str) -> float:
         """Sources that are not one text file (an MLflow ``metrics/`` directory, a

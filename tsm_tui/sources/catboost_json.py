@@ -56,10 +56,7 @@ class CatBoostJsonReader(SnapshotReader):
         return 0.0
 
     def read_all(self, data: bytes) -> list[StepRecord]:
-        self.records = 0
-        self.skipped = 0
-        self.skip_reasons = {}
-        self._last_step = 0
+        self.restart()
         text = data.decode("utf-8", "replace")
         m = _META.search(text)
         if m is None:

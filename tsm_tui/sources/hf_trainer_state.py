@@ -46,10 +46,7 @@ class HFTrainerStateReader(SnapshotReader):
         return 0.0
 
     def read_all(self, data: bytes) -> list[StepRecord]:
-        self.records = 0
-        self.skipped = 0
-        self.skip_reasons = {}
-        self._last_step = 0
+        self.restart()
         try:
             state = json.loads(data.decode("utf-8", "replace"))
         except ValueError:

@@ -97,7 +97,7 @@ def _too_big(size: int, what: str) -> str:
 
 def _document(reader: SnapshotReader, data: bytes) -> object | None:
     """A document parsed whole (its counts this reading's), or None, the reason a counted skip."""
-    _reset(reader)
+    reader.restart()
     if len(data) > MAX_DOC_BYTES:
         reader.skip(f"JSON document over {MAX_DOC_BYTES >> 20} MiB: not read")
         return None
@@ -108,15 +108,6 @@ def _document(reader: SnapshotReader, data: bytes) -> object | None:
     except ValueError:
         reader.skip("invalid JSON (file being rewritten?)")
     return None
-
-
-def _reset(reader: SnapshotReader) -> None:
-    """A snapshot is read whole each time: the counts are this reading's."""
-    reader.records = 0
-    reader.skipped = 0
-    reader.skip_reasons = {}
-    reader._last_step = 0
-    reader.inferred_steps = 0
 
 
 class JsonArrayReader(SnapshotReader):
@@ -154,7 +145,7 @@ class JsonArrayReader(SnapshotReader):
         return self._records(io.BytesIO(data))
 
     def _records(self, f) -> list[StepRecord]:
-        _reset(self)
+        self.restart()
         out: list[StepRecord] = []
         for obj in self._elements(f):
             if not isinstance(obj, dict):
@@ -273,7 +264,7 @@ class JsonColumnsReader(SnapshotReader):
         return 0.0
 
     def read_path(self, path: str) -> list[StepRecord]:
-        _reset(self)
+        self.restart()
         data = read_whole(self, path, MAX_DOC_BYTES, lambda n: _too_big(n, "a per-metric columns file is parsed in"))
         return [] if data is None else self.read_all(data)
 
@@ -454,7 +445,7 @@ class JsonNestedListReader(SnapshotReader):
         return 0.0
 
     def read_path(self, path: str) -> list[StepRecord]:
-        _reset(self)
+        self.restart()
         data = read_whole(self, path, MAX_DOC_BYTES, lambda n: _too_big(n, "parsed"))
         return [] if data is None else self.read_all(data)
 
