@@ -67,8 +67,10 @@ from tsm_tui.core.record import StepRecord
 
 LEVEL_N = 5  # losses at a series' start and end whose median is its level (ours: trainproof's dead-run rule uses 5)
 MAX_LAUNCHES = 64  # launch segments kept (ours)
-#: a launch banner, then a step this many times the last one: a new run from another run's checkpoint (ours)
+#: a launch banner, then a step this many times the last one and AHEAD_MIN steps past it: a new run from another
+#: run's checkpoint (ours: a log of a few records, its last step 0 or 1, resumed at step 11 is no new run)
 AHEAD = 10
+AHEAD_MIN = 1000
 #: a launch back at the beginning whose first losses are this many times below both the series' start
 #: and end levels is a new run, never a resume (ours: a resume starts near where it stopped)
 OFF_SCALE = 5.0
@@ -173,7 +175,8 @@ class Launches:
             # a banner, then steps far past the last one: a checkpoint of another run was loaded (fresh49's
             # Tacotron fine-tune: 514 steps abandoned, then a pre-trained model's step 75001), not this one
             # resumed after a crash (which goes on from its last save, at or before its last step)
-            kind = "new run" if rec.step > AHEAD * max(last_step, 1) else "continue"
+            far = rec.step > AHEAD * max(last_step, 1) and rec.step - last_step >= AHEAD_MIN
+            kind = "new run" if far else "continue"
         else:
             return None
         self._open(rec, kind)

@@ -22,7 +22,7 @@ from tsm_tui.core.steps import StepSet
 
 MAX_ALERTS = 1000  # alerts kept; older ones are counted, not stored
 #: earlier runs of a file kept with their findings (a new run restarts the checks); past it the
-#: least of them (``_weight``) is counted, not kept (ours: a Slurm .out of smoke tests and relaunches
+#: least of them (``_least``) is counted, not kept (ours: a Slurm .out of smoke tests and relaunches
 #: rarely holds more; fresh49's file of 158 launches lost the NaN of launch 33 when the oldest went)
 MAX_EARLIER = 8
 #: warnings and criticals kept of each earlier run: the largest (``_size``: criticals first,
