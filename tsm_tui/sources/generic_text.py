@@ -77,9 +77,8 @@ TENSOR_SCALAR = re.compile(rf"(?<![\w.])(?:tf\.Tensor|tensor|Tensor)\(\s*+({NUM}
 # a value printed as a one-element list or tensor ("loss: [0.4123]", "loss: tensor([0.4123])", numpy's
 # "loss [0.4123]", ours: bench/shapes.py): the number, after a name (a float only: "Epoch [3]" stays as
 # it is, a counter)
-ONE_LIST = re.compile(
-    r"(?<=[A-Za-z_()])(\s*+[:=]?\s*+)\[\s*+([-+]?(?:\d++\.\d*+(?:[eE][-+]?\d++)?|\d++[eE][-+]?\d++|nan|inf))\s*+,?\s*+\]"
-)
+_ONE_FLOAT = r"[-+]?(?:\d++\.\d*+(?:[eE][-+]?\d++)?|\d++[eE][-+]?\d++|nan|inf)"  # (a float: never a counter)
+ONE_LIST = re.compile(rf"(?<=[A-Za-z_()])(\s*+[:=]?\s*+)\[\s*+({_ONE_FLOAT})\s*+,?\s*+\]")
 # an error that says the gradients' norm was not finite (TF's tf.clip_by_global_norm: "Found Inf or NaN
 # global norm. : Tensor had Inf values"; PyTorch's clip_grad_norm_(error_if_nonfinite=True): "The total norm
 # of order 2.0 for gradients from `parameters` is non-finite, so it cannot be clipped"): the run's grad norm
@@ -584,13 +583,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             line = TENSOR_SCALAR.sub(r"\1", line)
         if ">" in line and ("->" in line or "=>" in line):
             line = ARROW_SEP.sub(" : ", line)
-        if (
-            "oss" in line
-            and _value_first_hint(line)
-            and VALUE_FIRST.search(line) is not None
-            and DARKNET.match(line) is None
-        ):
-            line = VALUE_FIRST.sub(r"\2: \1", line)
+        if "oss" in line and _value_first_hint(line) and DARKNET.match(line) is None:
+            line = VALUE_FIRST.sub(r"\2: \1", line)  # (no match: the line as it was)
         if "oss " in line and _LOSS_OF_HINT.search(line):
             line = LOSS_OF.sub(r"\2 \3, \1: \4", line)
         if "poche" in line:  # (German's "Epoche 3, Verlust: 0.52": the other languages' words are non-ASCII)
@@ -2014,7 +2008,7 @@ GLUED_MIN = 80
 _GLUED_LEAD = re.compile(r"[A-Za-z][A-Za-z_ -]{2,30}?(?:[:=#]\s*+|\s*+\[\s*+|\s++)(?=\d)")
 
 
-_FLOAT_ONLY = re.compile(r"\s*+[-+]?(?:\d++\.\d*+(?:[eE][-+]?\d++)?|\d++[eE][-+]?\d++|nan|inf)\s*+,?\s*+")
+_FLOAT_ONLY = re.compile(rf"\s*+{_ONE_FLOAT}\s*+,?\s*+")  # (what ONE_LIST's brackets hold)
 
 
 def _one_list_hint(line: str) -> bool:
