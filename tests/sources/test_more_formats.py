@@ -993,3 +993,14 @@ def test_a_log_of_one_record_an_epoch_is_judged_in_windows_of_epochs(tmp_path, c
     assert rep["steps"]["count"] == 200
     c = check(rep, "plateau")
     assert c["status"] in ("WARN", "FAIL"), c
+
+
+def test_catboost_training_json_a_number_too_big_for_a_float_is_out_of_range(tmp_path, capsys):
+    """A round whose loss is 1e400 (no float holds it) is a counted "number out of range", as in every
+    JSON reader, never an Inf loss (the NaN/Inf check's FAIL)."""
+    text = _catboost_json(60).replace('"learn":[0.99,', '"learn":[0.99,1e400,', 1)
+    text = text.replace('"learn":[0.99,1e400,0.', '"learn":[0.99,1e400],"x":[0.', 1)
+    rep = log_report(tmp_path, "run", text, capsys, "catboost_training.json")
+    f = used(rep)
+    assert f["records"] == 59 and f["skip_reasons"] == {"number out of range": 1}
+    assert check(rep, "nonfinite")["status"] == "PASS"

@@ -19,11 +19,14 @@ import re
 from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import SnapshotReader
+from tsm_tui.sources.jsonl import _parse_float
 
 _META = re.compile(r'"meta"\s*:\s*\{')
 _ITERATIONS = re.compile(r'"iterations"\s*:\s*\[')
 _NEXT = re.compile(r"\s*,?\s*")
-_DECODER = json.JSONDecoder()
+#: the JSON readers' float rule (jsonl._parse_float): a number too big for a float stays its text, a counted
+#: "number out of range" in build, never an Inf loss
+_DECODER = json.JSONDecoder(parse_float=_parse_float)
 
 
 def _objective(meta: dict, key: str) -> tuple[int, str] | None:
@@ -37,11 +40,13 @@ def _objective(meta: dict, key: str) -> tuple[int, str] | None:
     return None
 
 
-def _value(row: object, i: int) -> float | None:
+def _value(row: object, i: int) -> object | None:
+    """The ``i``-th value of a round's list: a number, or the text of one too big for a float (build counts
+    it out of range); None when there is none."""
     if not isinstance(row, list) or i >= len(row):
         return None
     v = row[i]
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+    return v if isinstance(v, (int, float, str)) and not isinstance(v, bool) else None
 
 
 class CatBoostJsonReader(SnapshotReader):
