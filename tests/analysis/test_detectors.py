@@ -930,3 +930,51 @@ def test_a_plateau_after_learning_with_no_lr_and_no_plan_is_a_warning():
         r.lr = 1e-3
     mon, alerts = run(recs)
     assert next(c for c in mon.checks() if c.id == "plateau").status.value == "FAIL"
+
+
+def test_a_climb_the_loss_came_back_from_to_new_lows_is_a_warning():
+    """fresh51's per-batch T5 fine-tune: within each epoch the loss creeps up as it memorises (the rolling
+    median 1.6x its best), each epoch lower than the last. The climb is said when it happens (critical); once
+    the loss has come back and gone on to new lows (NEW_LOWS x its best before the climb), the verdict is a
+    WARN "a passing climb", not "diverged, then came back" (FAIL)."""
+    rng = random.Random(3)
+    xs = []
+    for epoch in range(8):
+        level = 0.5 * 0.55**epoch
+        for b in range(300):
+            creep = 1 + 1.2 * b / 300 if epoch == 2 else 1.0  # epoch 2 climbs within itself, 2.2x by its end
+            xs.append(level * creep * math.exp(rng.gauss(0, 0.2)))
+    recs = [StepRecord(i + 1, loss=x) for i, x in enumerate(xs)]
+    mon, alerts = run(recs)
+    assert [a for a in alerts if a.check == "loss_spike" and a.severity.value == "critical"]
+    c = next(c for c in mon.checks() if c.id == "loss_spike")
+    assert c.status.value == "WARN" and "a passing climb" in c.summary, c.summary
+    # ... but a climb that came back only to its old level stays a FAIL
+    ys = xs[:900] + [0.1781 * 1.15 * math.exp(rng.gauss(0, 0.2)) for _ in range(600)]  # (1.15x its best before)
+    mon, alerts = run([StepRecord(i + 1, loss=x) for i, x in enumerate(ys)])
+    c = next(c for c in mon.checks() if c.id == "loss_spike")
+    assert c.status.value == "FAIL" and "then came back" in c.summary, c.summary
+
+
+def test_a_burst_of_a_smooth_loss_that_fell_by_decades_is_a_spike_under_the_floor():
+    """fresh37's PINN (139 -> 2e-5) and fresh40's modal GNN (0.0009): the spike floor of the first value
+    (0.05) kept their 36x-124x bursts unsaid ("no spikes"). A rise far out of a smooth series' own noise
+    (6 sigma of its log-losses, 2.5x) is a spike whatever its size (SMOOTH_FLOOR)."""
+    rng = random.Random(4)
+    xs = [(100 * math.exp(-i / 20) + 1e-3) * math.exp(rng.gauss(0, 0.02)) for i in range(600)]  # (flat at 1e-3)
+    for k, f in ((400, 8), (401, 36), (402, 20), (403, 6), (404, 2)):
+        xs[k] *= f
+    mon, alerts = run([StepRecord(i + 1, loss=x) for i, x in enumerate(xs)])
+    spikes = [a for a in alerts if a.check == "loss_spike" and a.severity.value != "info"]
+    assert spikes and spikes[0].step == 401, [(a.step, a.message) for a in alerts]
+
+
+def test_a_memorised_per_batch_loss_near_zero_keeps_its_bumps_under_the_floor():
+    """A per-batch cross-entropy memorised to ~0.004 whose batches scatter 3-8x (log noise ~0.6): its bumps
+    are under the 0.05 floor and far from 6 sigma of that noise: no spike."""
+    rng = random.Random(5)
+    xs = [2.3 * math.exp(-i / 30) + 0.004 * math.exp(rng.gauss(0, 0.6)) for i in range(1500)]
+    mon, alerts = run([StepRecord(i + 1, loss=x) for i, x in enumerate(xs)])
+    assert not [a for a in alerts if a.check == "loss_spike" and a.severity.value != "info"], [
+        (a.step, a.message) for a in alerts if a.check == "loss_spike"
+    ]

@@ -186,9 +186,27 @@ def test_epoch_summaries_stay_at_their_epoch(tmp_path):
     _, recs, _ = read(write(tmp_path, "b.log", two))
     assert sorted({r.step for r in recs}) == list(range(1, 41))
     # the last held line of a file that ends in the middle of a row comes out at its epoch's step
-    tail = one + "Epoch [41/40], Loss: 0.04\nEpoch [41/40], Loss: 0.04\n"
+    tail = one + "Epoch [41/40], Loss: 0.04\nEpoch [41/40], Loss: 0.05\n"
     _, recs, _ = read(write(tmp_path, "c.log", tail))
     assert [r.step for r in recs][-2:] == [41, 41]
+    # ... but the same line twice is one record, the second a counted skip (a notebook's output saved twice)
+    _, recs, reader = read(write(tmp_path, "d.log", one + "Epoch [41/40], Loss: 0.04\nEpoch [41/40], Loss: 0.04\n"))
+    assert [r.step for r in recs][-2:] == [40, 41]
+    assert reader.skip_reasons == {"the previous line printed again (a record of no step of its own)": 1}
+
+
+def test_epoch_lines_printed_twice_and_one_epoch_trainings_are_no_batches(tmp_path):
+    """fresh52's temporal GNN notebook: three trainings of one epoch each print "Epoch 1/12: Train Loss=...,
+    Val Loss=inf" (a validation loss: an epoch's summary, never a batch), and a cell's every epoch line twice
+    (the same values: one record). Nothing is counted as per-batch prints."""
+    text = "".join(
+        f"Training model {m}...\nEpoch 1/12: Train Loss={0.69 - m / 100:.4f}, Val Loss=inf\n" for m in range(3)
+    )
+    text += "".join(f"Epoch {e}/10: Train Loss={1 / e:.4f}, Val Loss=nan\n" * 2 for e in range(1, 11))
+    _, recs, reader = read(write(tmp_path, "nb.log", text))
+    assert "step_source" not in reader.describe()
+    assert [r.step for r in recs if r.loss is not None][-10:] == list(range(1, 11))
+    assert reader.skip_reasons == {"the previous line printed again (a record of no step of its own)": 10}
 
 
 def test_epoch_repeats_rule():
@@ -202,9 +220,10 @@ def test_epoch_repeats_rule():
         return None if got is None else [r.step for r in got]
 
     assert take(0, 1.0) == [0]
-    assert take(0, 1.0) == []  # the second of a row: held
-    assert take(0, 1.0) == [1, 2] and rep.counting  # the third: batches, counted from the first epoch
-    assert take(0, 1.0) == [3] and take(1, 1.0) == [4]
+    assert take(0, 1.0) is None and rep.duplicates == 1  # the same line again: no record
+    assert take(0, 1.01) == []  # the second of a row: held
+    assert take(0, 1.02) == [1, 2] and rep.counting  # the third: batches, counted from the first epoch
+    assert take(0, 1.0) == [3] and take(1, 1.0) == [4]  # (counting: equal values are batches too)
     assert take(1, 0.5, names=("average loss",)) is None  # a summary beside them: dropped
     assert take(1, val=0.7, names=("val_loss",)) == [4]  # a validation loss alone: at the last step
     got = rep.take(StepRecord(1, loss=0.5, val_loss=0.6), 1, ("avg loss", "val loss"))

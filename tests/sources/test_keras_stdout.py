@@ -92,3 +92,29 @@ def test_the_lr_a_callback_prints_after_the_validation_is_read(tmp_path):
     _, recs, _ = read(write(tmp_path, "job.o250130", "\n".join(out) + "\n"))
     assert [(r.step, r.lr) for r in recs if r.lr is not None] == [(1, 1e-4), (2, 1e-4), (3, 5e-5), (4, 5e-5)]
     assert len([r for r in recs if r.val_loss is not None]) == 4
+
+
+# -- fit(verbose=2): one line an epoch, no bar ------------------------------------------------
+@pytest.mark.parametrize(
+    "line",
+    [
+        # TF 2.x (fresh52's Colab notebook): the count, the epoch's time, the metrics, then the timings
+        "51/51 - 30s - loss: {loss:.4f} - auc: 0.5451 - val_loss: 0.3100 - val_auc: 0.5730 - 30s/epoch - 588ms/step",
+        # Keras 2: no count
+        " - 5s - loss: {loss:.4f} - acc: 0.9012 - val_loss: 0.3100 - val_acc: 0.8800",
+        # Keras 3: the timings first
+        "1875/1875 - 3s - 1ms/step - accuracy: 0.8612 - loss: {loss:.4f} - val_accuracy: 0.85 - val_loss: 0.3100",
+    ],
+)
+def test_fit_verbose_2_lines_with_warnings_between_are_read(tmp_path, line):
+    warn = (
+        "/usr/local/lib/python3.7/dist-packages/ipykernel_launcher.py:13: UserWarning: `Model.predict_generator` "
+        "is deprecated\n  del sys.path[0]\n | val_auc: 0.6297926593210245\n"
+    )
+    text = "".join(f"Epoch {e}/15\n{warn}{line.format(loss=0.7 * 0.9**e)}\n" for e in range(1, 16))
+    fmt, recs, reader = read(write(tmp_path, "train.log", text))
+    assert fmt == "keras-stdout"
+    train = [r for r in recs if r.loss is not None]
+    assert [r.step for r in train] == list(range(1, 16))
+    assert train[0].loss == pytest.approx(0.63) and train[0].val_loss == pytest.approx(0.31)
+    assert reader.run_info["total_steps"] == 15

@@ -1004,3 +1004,62 @@ def test_catboost_training_json_a_number_too_big_for_a_float_is_out_of_range(tmp
     f = used(rep)
     assert f["records"] == 59 and f["skip_reasons"] == {"number out of range": 1}
     assert check(rep, "nonfinite")["status"] == "PASS"
+
+
+def test_a_name_before_the_epoch_tells_trainings_apart(tmp_path, capsys):
+    """fresh51's char-LM log: a script trains four models for 1, then 2, then 5 epochs, one line an epoch,
+    each line named by its training (``LSTM_e1 Epoch 1: Loss = 4.18``). Four ``Epoch 1`` lines in a row are
+    four trainings, not per-batch prints of one epoch: each is a launch of its own."""
+    lines = []
+    for plan in (1, 2, 5):
+        for i, model in enumerate(("LSTM", "Transformer_L2", "Transformer_L4", "Transformer_L6")):
+            for e in range(1, plan + 1):
+                lines.append(f"{model}_e{plan} Epoch {e}: Loss = {4.2 - 0.3 * i - 0.1 * e:.4f}")
+            lines.append(f"Saved checkpoint to checkpoints/{model}_e{plan}_epoch{plan}.pt")
+    rep = log_report(tmp_path, "lm", "\n".join(lines) + "\n", capsys, file="train_log.txt")
+    assert used(rep)["records"] == 32
+    assert "step_source" not in used(rep)  # (no "steps from line order": no per-batch counting)
+    assert len(rep["launches"]) == 12, rep["launches"]
+
+
+def test_per_batch_prints_under_a_timestamp_are_still_counted(tmp_path, capsys):
+    """The name before an epoch is its words with more letters than digits: a timestamp that changes on
+    every line is none, so per-batch prints that name only their epoch are still counted as batches."""
+    lines = [
+        f"2024-03-0{1 + i // 3000} 12:{(i // 60) % 60:02d}:{i % 60:02d},{i % 1000:03d} - INFO - Epoch {1 + i // 100}, Loss: "
+        f"{3 * math.exp(-i / 300) + 0.1:.4f}"
+        for i in range(600)
+    ]
+    rep = log_report(tmp_path, "ts", "\n".join(lines) + "\n", capsys)
+    assert rep["steps"]["count"] == 600
+
+
+def test_a_crash_after_the_planned_last_step_is_after_the_training(tmp_path, capsys):
+    """Keras' ``Epoch 1000/1000`` then ``model.save_weights`` failing (fresh52's BrainNetCNN notebook): the
+    training ran to its plan, the code after it failed: a WARN, not "crashed at step 1000" (FAIL). A crash one
+    epoch short of the plan is still the training's crash."""
+    bar = "2000/2000 [==============================] - 1s - loss: {:.4f} - acc: 0.99\n"
+    tb = (
+        'Traceback (most recent call last):\n  File "train.py", line 40, in <module>\n'
+        "    model.save_weights('w.h5')\nOSError: Unable to create file (unable to truncate a file which is already open)\n"
+    )
+    for last, status in ((30, "WARN"), (29, "FAIL")):
+        text = "".join(f"Epoch {e}/30\n" + bar.format(1 / e) for e in range(1, last + 1)) + tb
+        rep = log_report(tmp_path, f"k{last}", text, capsys)
+        crash = check(rep, "crash")
+        assert crash["status"] == status, crash
+        assert ("planned end (step 30 of 30)" in crash["summary"]) == (status == "WARN"), crash
+
+
+def test_fit_called_again_after_its_planned_last_epoch_is_a_new_run(tmp_path, capsys):
+    """fresh52's notebook trains six auto-encoders in a loop, each ``fit(epochs=25)``: ``Epoch 25/25`` then
+    ``Epoch 1/25``. A run that reached its planned last step and starts again at its beginning is a new run,
+    even when its losses cannot tell (the next model's first loss near the last one's level), never a resume
+    of the last one (its 25 epochs overwritten)."""
+    bar = "1053/1053 [==============================] - 9s 8ms/step - loss: {:.4f} - val_loss: {:.4f}\n"
+    text = ""
+    for start in (0.043, 0.0166, 0.0174):  # (the second and third start near the first one's end)
+        text += "".join(f"Epoch {e}/25\n" + bar.format(start * (0.4 + 0.6 / e), 0.05) for e in range(1, 26))
+    rep = log_report(tmp_path, "ae", text, capsys)
+    assert [s["kind"] for s in rep["launches"]] == ["start", "new run", "new run"], rep["launches"]
+    assert rep["steps"]["count"] == 75

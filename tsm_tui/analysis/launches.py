@@ -154,18 +154,24 @@ class Launches:
             self.dropped += 1
         self.segments.append({"first": rec.step, "last": rec.step, "records": 0, "kind": kind})
 
-    def boundary(self, rec: StepRecord, last_step: int | None) -> str | None:
-        """Where ``rec`` (a record with metrics) starts a new launch, its kind; else None."""
+    def boundary(self, rec: StepRecord, last_step: int | None, planned: int | None = None) -> str | None:
+        """Where ``rec`` (a record with metrics) starts a new launch, its kind; else None. ``planned``: the
+        run's planned last step, when known (a run that reached it and starts again at its beginning is
+        a new one: nothing was left to resume)."""
         if last_step is None:
             if not self.segments:
                 self._open(rec, "start")
             return None
         if is_resume(rec.step, last_step) or (rec.launch and rec.step == last_step):
-            if self._at_start(rec):
+            if planned is not None and last_step == planned and planned > 1 and rec.step <= 1:
+                # (Keras' "Epoch 25/25" then "Epoch 1/25": fit() called again, fresh52's six auto-encoders)
+                kind = "new run"
+            elif self._at_start(rec):
                 self.pending = (rec, [rec], [])
                 self.wait(rec)
                 return "pending"
-            kind = "resume"
+            else:
+                kind = "resume"
         elif rec.loss is not None and self._jumped(rec.loss):
             self.pending = (rec, [rec], [])
             self._replay, self._miss = True, 0
@@ -328,7 +334,14 @@ class Launches:
             # ... or far below both: a resume starts where its run stopped, so a launch at a fraction of
             # anything the series reached is another objective (fresh50's stacked auto-encoder: layer 1's
             # pre-training at 0.0049 after layer 0's 0.18, read as its resume, 100 of its steps overwritten)
-            return _dist(m, h) <= _dist(m, t) or m * OFF_SCALE < min(h, t)
+            if _dist(m, h) <= _dist(m, t) or m * OFF_SCALE < min(h, t):
+                return True
+            # ... or its first loss back at the series' first, LEARNED x above the reached level (a resume starts
+            # where its run stopped): the median of its first losses is already past a fast first drop (fresh52's
+            # notebook calling Keras' fit() for six auto-encoders: 0.045 at epoch 1, 0.015 from epoch 2, read as a
+            # resume of the last one, its 25 epochs overwritten)
+            f, h0 = losses[0], self._head[0]
+            return f > 0 and h0 > 0 and _jump(f, h0, t)
         return abs(m - h) <= abs(m - t)
 
     def new_run(self) -> None:

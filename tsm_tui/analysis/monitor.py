@@ -182,7 +182,7 @@ class Monitor:
         metrics = rec.has_metrics()
         new: list[Alert] = []
         if metrics:
-            kind = la.boundary(rec, self.state.last_step)
+            kind = la.boundary(rec, self.state.last_step, self.state.info.total_steps)
             if kind == "pending":
                 self._pending_since = time.monotonic()
                 return []

@@ -125,8 +125,8 @@ class Session:
         return self._feed_mon(source, mon, records, reader, out)
 
     def _feed_mon(self, source: str, mon: Monitor, records, reader, out: list[Alert]) -> list[Alert]:
-        if getattr(reader, "kind", None) == "lines":
-            mon.state.text_read = True
+        if getattr(reader, "kind", None) == "lines" or getattr(reader, "reads_text", False):
+            mon.state.text_read = True  # (a notebook's outputs are text its reader looked at: reads_text)
         if reader is not None and hasattr(reader, "describe"):  # (a caller's own reader may have neither)
             mon.launches.counted_steps = (
                 bool(getattr(reader, "inferred_steps", 0)) or "step_source" in reader.describe()

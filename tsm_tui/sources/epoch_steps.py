@@ -233,7 +233,7 @@ class EpochRepeats:
 
     def __init__(self) -> None:
         self.counting = False
-        self._last: tuple | None = None  # (epoch, fields) of the last record
+        self._last: tuple | None = None  # (epoch, fields, tag) of the last record
         self._same = 0  # records in a row with them
         self._held: list[StepRecord] = []  # the row's records after its first, at most REPEATS - 2
         self._sig: tuple = ()
@@ -241,8 +241,10 @@ class EpochRepeats:
         self._base = 0
         self._k = 0
         self._at = 0  # the reader's count of other lines at the last record
+        self._values: tuple | None = None  # the last record's values (_values), before a row is counted
+        self.duplicates = 0  # records dropped as the previous line printed again
 
-    def take(self, rec: StepRecord, e: int, names: tuple = (), at: int = 0) -> list[StepRecord] | None:
+    def take(self, rec: StepRecord, e: int, names: tuple = (), at: int = 0, tag: str = "") -> list[StepRecord] | None:
         """The records to give for ``rec`` (read at step ``e`` from a line naming ``names``, ``at`` the
         reader's count of other lines so far: more than ROW_GAP since the last record break a row): []
         while held; None when it is not one of the counted series (a summary beside them: the
@@ -263,9 +265,19 @@ class EpochRepeats:
             self._epoch = e
             rec.step = self._base + self._k
             return [rec]
-        if (e, sig) != self._last:
+        if (e, sig, tag) == self._last and _values(rec) == self._values:
+            # the same line again (a notebook's output saved twice, a logger with two handlers): no batch of its
+            # own (fresh52's temporal GNN cell, every epoch line twice); the caller counts it
+            self.duplicates += 1
+            return None
+        self._values = _values(rec)
+        if (e, sig, tag) != self._last or rec.val_loss is not None:
+            # (the tag only until the row is counted: a row's lines are one training's, told apart by their
+            # letters before the epoch; once counting, a weekday in a timestamp may change at midnight.) A
+            # record with a validation loss is an epoch's summary, never a batch: three one-epoch trainings'
+            # "Epoch 1/12: Train Loss=0.69, Val Loss=inf" lines are no row (fresh52)
             out = self.release()
-            self._last, self._same = (e, sig), 1
+            self._last, self._same = (e, sig, tag), 1
             out.append(rec)
             return out
         self._same += 1
@@ -284,6 +296,15 @@ class EpochRepeats:
         """The held records, at their epoch's step (the row ended short of REPEATS, or the log did)."""
         out, self._held = self._held, []
         return out
+
+
+def _values(rec: StepRecord) -> tuple:
+    """A record's values, to tell the same line printed twice."""
+    vals = (rec.loss, rec.val_loss, rec.lr, rec.grad_norm) + (tuple(sorted(rec.extra.items())) if rec.extra else ())
+    return tuple(_NAN if v != v else v for v in vals)  # (NaN is no value equal to itself: "nan" twice is the same)
+
+
+_NAN = "nan"
 
 
 def _fields(rec: StepRecord) -> tuple:

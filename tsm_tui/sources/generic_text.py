@@ -495,6 +495,23 @@ _ARG_KEYS = {
 }
 
 
+TAGS_KEPT = 256  # names before an epoch remembered (_tag_launch; ours: a bound, a script trains a few models)
+_EVAL_TAG = re.compile(r"(?i)\b(?:test|val|valid|validation|eval|evaluation|dev)\b")
+
+
+def _tag(line: str, end: int) -> str:
+    """The words of ``line`` before ``end`` (its epoch's number): what names the training a line is of
+    (``LSTM_e1 Epoch 1:`` / ``Transformer_L2_e1 Epoch 1:``: four trainings of one epoch each, not four batches
+    of epoch 1; fresh51's char-LM log of 16 trainings). A word is kept when it has more letters than digits,
+    so a timestamp (``2024-01-01T12:00:01``), a clock or a counter before the epoch is no part of it."""
+    out = []
+    for w in line[: min(end, 96)].split():
+        letters = sum(c.isalpha() for c in w)
+        if letters > sum(c.isdigit() for c in w):
+            out.append(w)
+    return " ".join(out)
+
+
 class KeyValueTextReader(LineGroups, LineReader):
     name = "text"
     priority = 5
@@ -1330,24 +1347,32 @@ class KeyValueTextReader(LineGroups, LineReader):
             return self._eval_phase(line, m, e)
         got = self._with_step(line, m, e, [("epoch", m.group(1))])  # (its step is an epoch: step_unit.py)
         if got:
-            got = self._epoch_repeats(got, e, tuple(k.lower() for k, _ in PAIR.findall(line, m.end())))
+            got = self._epoch_repeats(
+                got, e, tuple(k.lower() for k, _ in PAIR.findall(line, m.end())), _tag(line, m.start(1))
+            )
             self._epoch_records = self.records
             if m.re is EPOCH_ONLY and not self._rep.counting:
                 self.run_info.setdefault("total_steps", m.group(2))
             self._no_template = True
         return got
 
-    def _epoch_repeats(self, got: list[StepRecord], e: int, names: tuple) -> list[StepRecord]:
+    def _epoch_repeats(self, got: list[StepRecord], e: int, names: tuple, tag: str = "") -> list[StepRecord]:
         """Records whose step is their epoch, through EpochRepeats (epoch_steps.py): per-batch prints
-        that name only their epoch counted, summaries beside them dropped; the counters kept true."""
+        that name only their epoch counted, summaries beside them dropped; the counters kept true.
+        ``tag``: the letters before the epoch (a run's name: ``LSTM_e1 Epoch 1:``)."""
         rep = self.__dict__.get("_rep")
         if rep is None:
             rep = self._rep = EpochRepeats()
         was = rep.counting
+        if tag and not was:
+            self._tag_launch(got, e, tag)
         out: list[StepRecord] = []
         for rec in got:
-            r = rep.take(rec, e, names, self.other_lines)
-            if r is None:
+            dup = rep.duplicates
+            r = rep.take(rec, e, names, self.other_lines, tag)
+            if r is None and rep.duplicates != dup:
+                self.skip("the previous line printed again (a record of no step of its own)")
+            elif r is None:
                 self.other_lines += 1  # (an epoch summary beside per-batch records)
             else:
                 out += r
@@ -1359,6 +1384,26 @@ class KeyValueTextReader(LineGroups, LineReader):
         if out:
             self._last_step = out[-1].step
         return out
+
+    def _tag_launch(self, got: list[StepRecord], e: int, tag: str) -> None:
+        """A record whose epoch is at or below the last one's, under a name before its epoch never seen
+        before (``Transformer_L4_e1 Epoch 1:`` after ``Transformer_L2_e1 Epoch 1:``), starts a new launch
+        (``launch``, as after a banner): each training of a script that trains several models in turn.
+        An evaluation's name (``Test Epoch 1:``) is none. At most TAGS_KEPT names are remembered."""
+        seen = self.__dict__.get("_tags")
+        last = self.__dict__.get("_tag_epoch")
+        self._tag_epoch = e
+        if seen is None:
+            self._tags = {tag}
+            return
+        if tag in seen or len(seen) >= TAGS_KEPT or _EVAL_TAG.search(tag) is not None:
+            return
+        seen.add(tag)
+        if last is not None and e <= last:
+            for rec in got:
+                if rec.has_metrics():
+                    rec.launch = True
+                    return
 
     def _eval_phase(self, line: str, m, e: int) -> list[StepRecord]:
         """An epoch's evaluation line (EPOCH_PHASE with an evaluation word): its loss, however named,

@@ -28,6 +28,10 @@ METRIC = re.compile(rf" - (\w+): ({NUM})(?![\w.])")
 #: Keras 3: ``learning_rate``)
 LR_KEYS = ("lr", "learning_rate")
 SNIFF_BAR = re.compile(r"(?<!\d)\d++/\d++ (?:\[[=>.]*+\]|━)")
+#: ``fit(verbose=2)``: no bar, one line an epoch, its timings before the metrics: ``51/51 - 30s - loss: 0.61 -
+#: auc: 0.54 - val_loss: 0.29 - 30s/epoch - 588ms/step`` (TF 2), `` - 5s - loss: 0.2 - acc: 0.9`` (Keras 2, no
+#: count), ``1875/1875 - 3s - 1ms/step - accuracy: 0.86 - loss: 0.49`` (Keras 3); fresh52's cough notebook
+VERBOSE2 = re.compile(r"^\s*+(?:\d++/\d++ )?(?:- \d++(?:\.\d++)?[mu]?s(?:/(?:step|epoch|sample))? )++(?=- \w+: )")
 
 
 class KerasProgressReader(LineReader):
@@ -41,8 +45,10 @@ class KerasProgressReader(LineReader):
             if "Epoch" in ln and EPOCH.match(ln):
                 ep += 1
             elif " - " in ln and (" - loss: " in ln or " - accuracy: " in ln):
-                b = SNIFF_BAR.search(ln)
-                if b is not None and (ln.find(" - loss: ", b.end()) >= 0 or ln.find(" - accuracy: ", b.end()) >= 0):
+                b = SNIFF_BAR.search(ln) or VERBOSE2.match(ln)
+                if b is not None and (
+                    ln.find(" - loss: ", b.end() - 1) >= 0 or ln.find(" - accuracy: ", b.end() - 1) >= 0
+                ):
                     bar += 1
             if ep >= 3 and bar >= 3:
                 break
@@ -74,9 +80,15 @@ class KerasProgressReader(LineReader):
         # the bar's last redraw on the line (\r or backspaces between redraws)
         part = re.split(r"[\r\x08]+", line.strip("\r\x08"))[-1]
         b = BAR.search(part)
-        if b is None or b.group(1) != b.group(2):
-            return []  # an epoch still running (or not a bar)
-        pairs = METRIC.findall(part, b.end())
+        if b is None:
+            v = VERBOSE2.match(part)  # (verbose=2: the epoch's one line, complete)
+            if v is None:
+                return []
+            pairs = METRIC.findall(part, v.end() - 1)
+        elif b.group(1) != b.group(2):
+            return []  # an epoch still running
+        else:
+            pairs = METRIC.findall(part, b.end())
         if self._epoch is None:
             # the epoch's bar drawn complete once more, after its validation (a print of the data
             # generator broke the line between): its val_* metrics, at the epoch's step, and the LR

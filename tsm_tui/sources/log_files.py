@@ -475,7 +475,11 @@ def _by_content(paths: list[str], seen: ContentFallback) -> list[str]:
             or low.endswith(LOG_EXT + (".wandb",))  # (a name rule has spoken: a config, W&B's own files)
             or is_candidate(f)  # (a rotated segment: its live file's history, never a log of its own)
             or f in CONFIG_NAMES
-            or (_NEVER_PEEKED.search(low) and not (low.endswith(".py") and _saved_as_code(p)))
+            or (
+                _NEVER_PEEKED.search(low)
+                and not (low.endswith(".py") and _saved_as_code(p))
+                and not low.endswith(".ipynb")  # (a notebook's outputs may hold the log: sources/notebook.py)
+            )
             or low in _NOT_LOG_NAMES
         ):
             seen.skip("by name (checkpoints, data, archives, code, configs)")

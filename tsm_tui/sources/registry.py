@@ -45,6 +45,7 @@ from tsm_tui.sources.tb_export import TbExportCsvReader
 from tsm_tui.sources.deepxde import DeepXDEReader
 from tsm_tui.sources.boosting import BoostingReader
 from tsm_tui.sources.catboost_json import CatBoostJsonReader
+from tsm_tui.sources.notebook import NotebookReader
 from tsm_tui.sources.vits import VitsReader
 from tsm_tui.sources.darts import DartsReader
 from tsm_tui.sources.coqui import CoquiTrainerReader
@@ -85,6 +86,7 @@ READERS: list[type[SourceReader]] = sorted(
         DartsReader,
         BoostingReader,
         CatBoostJsonReader,
+        NotebookReader,
         VitsReader,
         CoquiTrainerReader,
         MarianReader,
@@ -219,6 +221,18 @@ def _console_reader(path: str, head: list[str]) -> type[SourceReader] | None:
 
 # the console inside a W&B run file reads like its files/output.log
 WandbRunReader.console_sniffer = staticmethod(_console_reader)
+
+
+def _notebook_text_reader(path: str, lines: list[str]) -> type[SourceReader] | None:
+    """The line reader a notebook's output text calls for (its head, then its lines that carry a
+    metric word, as a file's deep search), or None: no training metrics in it."""
+    cls, _score = sniff(path, lines[:HEAD_SNIFF_LINES])
+    if cls is None and len(lines) > HEAD_SNIFF_LINES:
+        cls, _score = sniff(path, hinted_lines(lines)[:2000])
+    return cls if cls is not None and cls.kind == "lines" else None
+
+
+NotebookReader.text_sniffer = staticmethod(_notebook_text_reader)
 # a stream file's lines are sniffed again as they come (metrics after a long preamble)
 ConsoleReader.sniffer = staticmethod(sniff)
 

@@ -362,10 +362,16 @@ def tapped(feed):
         ev = tap.line(line)
         if ev is None:
             return out
-        if ev.level == "fatal" and getattr(self, "training_ended", False):
-            # after the trainer's end-of-training summary (HF's train_runtime dict): the training ran to its
-            # end, what came after it (writing results, an evaluation script) failed (analysis/detectors/crash.py)
-            ev.details = {**(ev.details or {}), AFTER_END: "the end-of-training summary"}
+        if ev.level == "fatal":
+            if getattr(self, "training_ended", False):
+                # after the trainer's end-of-training summary (HF's train_runtime dict): the training ran to its
+                # end, what came after it (writing results, an evaluation script) failed (analysis/detectors/crash.py)
+                ev.details = {**(ev.details or {}), AFTER_END: "the end-of-training summary"}
+            elif tap.after is not None and tap.after > 0 and tap.after == self.run_info.get("total_steps"):
+                # the last record is the planned last step (Keras' "Epoch 1000/1000", a step N/N): the training
+                # ran to its end, the code after it failed (fresh52: model.save_weights' IOError after 1,000
+                # epochs read "crashed at step 1000"); exactly the plan, so a total in other units never matches
+                ev.details = {**(ev.details or {}), AFTER_END: f"its planned end (step {tap.after} of {tap.after})"}
         return [ev]
 
     tapped_feed.tapped = True

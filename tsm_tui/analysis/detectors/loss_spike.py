@@ -83,6 +83,11 @@ UPPER_QUARTILE_Z = 0.674
 NOISE_SHARE = 0.5
 SETTLE_BLOCKS = 3
 SETTLE_REL = 0.03
+#: a divergence the loss came back from and then went on to a rolling median at most NEW_LOWS x its best before
+#: the climb is a passing climb: the verdict is a WARN, not a FAIL (its alerts stay as they were raised). Ours:
+#: fresh51's per-batch T5 fine-tune over 20 epochs climbs 1.6x within an epoch as it memorises, each epoch lower
+#: than the last (0.088 before the climb, 0.0038 at the end) and read "loss diverged ... then came back" (FAIL)
+NEW_LOWS = 0.9
 #: the spike baseline is the smaller of the delayed window's median and the median of
 #: the last LOCAL values: during a fast initial descent the delayed median lags far
 #: above the loss and hides a bad batch (ours)
@@ -122,6 +127,14 @@ CLIMB_AFTER_LOW_Z = 4.0
 #: a loss whose first value is under this level has its spike floor scaled down by it (_delta; ours:
 #: a cross-entropy starts at ln(classes) >= 0.69, the 0.05 floor was set for such losses)
 FLOOR_LEVEL = 1.0
+#: SMOOTH_FLOOR: a rise under the spike floor is still a spike when it is >= SMOOTH_RATIO x the median, >= the
+#: floor scaled to the loss's level (the floor x median / FLOOR_LEVEL) and >= settings.sigma (6) of the window's
+#: log-loss noise (OLMo-core's 6 sigma): a loss that fell by decades (a PINN from 139 to 2e-5, a modal GNN's
+#: 0.0009) keeps the first value's floor, so a 36x or 56x burst of a smooth series read "no spikes" (fresh37,
+#: fresh40); the noise of a memorised per-batch loss near 0 keeps such bumps under 6 sigma (ours). 4x, not the
+#: seed rule's 2.5x (the first records' spike_early_ratio): at 2.5x, healthy logs' 2.5x bumps of a loss near 0
+#: warned (fresh16's U-Net CSV) and a PINN's earlier small bumps opened an incident that hid two labelled spikes
+SMOOTH_RATIO = 4.0
 #: ... and a loss whose baseline is near zero is back once within this share of the spike's excursion
 #: above it (ours: a 36x burst of a regression loss that stays at 0.03 is 90% of its excursion: not back)
 BACK_SHARE = 0.05
@@ -286,6 +299,7 @@ class LossSpikeDetector(Detector):
         self._last: StepRecord | None = None
         self._diverged_at: int | None = None
         self._diverged_first: int | None = None  # the onset of the first divergence (the verdict says it)
+        self._diverged_best: float | None = None  # the rolling median's best before it (NEW_LOWS)
         self._loc: deque = deque(maxlen=LOCAL)  # the last values fed to the baseline, undelayed
         #: (step, lr, grad norm, loss scale) of the last CTX records with a finite loss
         self._ctx: deque = deque(maxlen=CTX)
@@ -495,7 +509,9 @@ class LossSpikeDetector(Detector):
         # the window's minimum bounds its median from below: a row below 1.3x the
         # minimum or within spike_min_delta of it cannot pass the spike test
         delta = self._delta()
-        cand = (count >= s.min_baseline) & (t >= 0) & (fed >= SIGMA_MIN_RATIO * lb) & (fed - lb >= delta)
+        # (under the floor, a row SMOOTH_FLOOR x its level above it may still be a smooth series' spike)
+        floor = np.minimum(delta, delta * np.maximum(lb, 0.0) / FLOOR_LEVEL) if self._smooth_ok() else delta
+        cand = (count >= s.min_baseline) & (t >= 0) & (fed >= SIGMA_MIN_RATIO * lb) & (fed - lb >= floor)
         stop = m
         # before the baseline window has filled, a row 1.3x over its last LOCAL values
         # goes through update() (the early test; see EARLY_K)
@@ -578,7 +594,10 @@ class LossSpikeDetector(Detector):
         window rebuilt from the baseline sequence up to index ``t`` (and ``recent``:
         the undelayed values before the row, in the initial descent)."""
         s = self.settings
-        if x - med < self._delta() or med <= 0 or x < SIGMA_MIN_RATIO * med:
+        if med <= 0 or x < SIGMA_MIN_RATIO * med:
+            return False
+        small = x - med < self._delta()
+        if small and not self._smooth_candidate(x, med):
             return False
         ratio = x / med
         n_old = len(self._med)
@@ -592,6 +611,8 @@ class LossSpikeDetector(Detector):
         if ratio >= s.spike_factor and z < s.spike_min_z:
             zr = _contaminated_z(x, bseq[max(0, t - self._med.size + 1) : t + 1].tolist(), std)
             z = max(z, zr) if zr is not None else z
+        if small:
+            return ratio >= SMOOTH_RATIO and z >= s.sigma
         return (ratio >= s.spike_factor and z >= s.spike_min_z) or (z >= s.sigma and ratio >= SIGMA_MIN_RATIO)
 
     def _divergence_scan(self, fr, idx, xs, stop: int):
@@ -632,7 +653,10 @@ class LossSpikeDetector(Detector):
 
     def _test(self, x: float, med: float, recent=None, window: bool = True) -> tuple[bool, float, float]:
         # both rules need x >= 1.3 x median: most records stop here, no log()
-        if x - med < self._delta() or med <= 0 or x < SIGMA_MIN_RATIO * med:
+        if med <= 0 or x < SIGMA_MIN_RATIO * med:
+            return False, 0.0, 0.0
+        small = x - med < self._delta()
+        if small and not self._smooth_candidate(x, med):
             return False, 0.0, 0.0
         ratio = x / med
         z = -math.inf
@@ -646,6 +670,8 @@ class LossSpikeDetector(Detector):
         if window and ratio >= self.settings.spike_factor and z < self.settings.spike_min_z:
             zr = _contaminated_z(x, self._med.values(), std)  # (the seed rule's z only: see CONTAMINATED)
             z = max(z, zr) if zr is not None else z
+        if small:  # (under the floor: only a jump far out of a smooth series' own noise, SMOOTH_FLOOR)
+            return ratio >= SMOOTH_RATIO and z >= self.settings.sigma, ratio, z
         seed = ratio >= self.settings.spike_factor and z >= self.settings.spike_min_z
         sigma = z >= self.settings.sigma and ratio >= SIGMA_MIN_RATIO
         return (seed or sigma), ratio, z
@@ -1026,6 +1052,17 @@ class LossSpikeDetector(Detector):
         d = self.settings.spike_min_delta
         return d * f / FLOOR_LEVEL if f is not None and f < FLOOR_LEVEL else d
 
+    def _smooth_ok(self) -> bool:
+        """The floor may be scaled to the loss's level (SMOOTH_FLOOR): the loss fell below FLOOR_LEVEL and
+        its first value's floor (``_delta``) is above its level's; a signed objective never."""
+        return not self.signed
+
+    def _smooth_candidate(self, x: float, med: float) -> bool:
+        """A rise under the spike floor (``_delta``) that may still be a spike: the baseline is under
+        FLOOR_LEVEL and the rise is at least the floor scaled to that level (SMOOTH_FLOOR); the caller then
+        asks a z of settings.sigma (6) on the log scale and SMOOTH_RATIO x."""
+        return self._smooth_ok() and med < FLOOR_LEVEL and x - med >= self._delta() * med / FLOOR_LEVEL
+
     def _back_bar(self, base: float, peak: float | None = None) -> float:
         """Back from a spike: within recovery_factor x the baseline, or within the spike floor above
         it (``_delta``: a loss that would not have been a spike there is back); and, for a baseline
@@ -1191,6 +1228,7 @@ class LossSpikeDetector(Detector):
             self._diverged_at = rec.step
             if self._diverged_first is None:
                 self._diverged_first = self._best_step or rec.step
+                self._diverged_best = best
             inc = self._incident
             if inc is not None:
                 m = inc.meds
@@ -1351,6 +1389,7 @@ class LossSpikeDetector(Detector):
         self._best_med, self._best_step = low
         if self._diverged_first is None:
             self._diverged_first = low[1]
+            self._diverged_best = low[0]
         self.failed += 1
         return [
             Alert(
@@ -1378,7 +1417,7 @@ class LossSpikeDetector(Detector):
         self._delay.clear()
         self._recent.clear()
         self._best_med = self._best_step = None
-        self._diverged_at = self._diverged_first = None
+        self._diverged_at = self._diverged_first = self._diverged_best = None
         self._climb_reset()
         if self._creep is not None:
             self._creep.reset()
@@ -1513,6 +1552,13 @@ class LossSpikeDetector(Detector):
         if creep and self.creep_div:
             return self._result(Status.FAIL, f"{creep}: a slow divergence")
         if self._diverged_first is not None:
+            low, before = self._best_med, self._diverged_best
+            if self._diverged_at is None and low is not None and before is not None and low <= NEW_LOWS * before:
+                return self._result(
+                    Status.WARN,
+                    f"loss climbed from step {self._diverged_first}, came back and went on to new lows "
+                    f"({fmt(low)} at step {self._best_step}, {fmt(before)} before the climb): a passing climb",
+                )
             return self._result(Status.FAIL, f"loss diverged from step {self._diverged_first}, then came back")
         if creep and not n_inc:
             return self._result(Status.WARN, creep)
