@@ -29,9 +29,9 @@ import os
 import re
 from typing import Callable, ClassVar
 
+from tsm_tui.core.frame import expand
 from tsm_tui.core.record import StepRecord, TextEvent
 from tsm_tui.sources.base import SnapshotReader, SourceReader
-from tsm_tui.sources.lines import MAX_LINE
 from tsm_tui.sources.text_events import AFTER_END
 
 _MARKS = ('"nbformat"', '"cells"', '"worksheets"')
@@ -152,29 +152,28 @@ class NotebookReader(SnapshotReader):
             return []
         cells = notebook_cells(doc)
         self.code_cells = len(cells)
-        texts: list[list[str]] = []  # the lines of each code cell's outputs
+        texts: list[str] = []  # each code cell's outputs as one text of whole lines
         for cell in cells:
             outs = cell.get("outputs")
             # a cell's outputs are one text (a stream is saved in pieces that need not end a line)
             text = "".join(output_text(o) for o in (outs if isinstance(outs, list) else ()) if isinstance(o, dict))
             if text:
-                texts.append((text if text.endswith("\n") else text + "\n").split("\n")[:-1])
-        lines = [ln for t in texts for ln in t]
-        self.output_lines = len(lines)
+                texts.append(text if text.endswith("\n") else text + "\n")
+        self.output_lines = sum(t.count("\n") for t in texts)
         sniffer = type(self).text_sniffer
+        lines = [ln for t in texts for ln in t.split("\n")[:-1]] if sniffer is not None else []
         cls = sniffer(self.path[: -len(".ipynb")] + ".log", lines) if sniffer is not None and lines else None
+        del lines
         if cls is None:
             return []  # (describe says so: no training metrics in its outputs)
         inner = self.inner = cls(self.path)
         out: list = []
         trained = False  # a cell before this one gave records
         for t in texts:
-            got: list = []
-            for ln in t:
-                if len(ln) > MAX_LINE:
-                    inner.skip(f"line longer than {MAX_LINE >> 20} MiB")
-                    continue
-                got += inner.take_line(ln, inner.feed(ln))  # (a launch banner marks the next record)
+            # a cell's lines as a file's chunk: the reader's columnar path where it has one, launch banners
+            # marked, over-long lines counted (sources/lines.py), as a replay reads a file
+            # (a snapshot's records one by one: the tailer keeps the steps it has delivered, core.frame.expand)
+            got = list(expand(inner.feed_chunk(t.encode("utf-8", "replace"))))
             mine = any(type(r) is not TextEvent for r in got)
             if trained and not mine:
                 _after_training(got)
