@@ -30,6 +30,8 @@ def test_follow_json_spike_alert_and_sigterm(tmp_path, follow):
     assert f.wait_for(lambda: any('"loss_spike"' in x and '"alert"' in x for x in f.out)), (f.out, f.err)
     latency = time.monotonic() - t0
     assert latency < WAIT
+    # (the check's status line follows its alert line: read both, a loaded machine can come between them)
+    assert f.wait_for(lambda: any('"status"' in x and '"loss_spike"' in x and '"WARN"' in x for x in f.out)), f.out
     objs = f.json()
     alert = next(o for o in objs if o["event"] == "alert" and o["check"] == "loss_spike")
     assert alert["step"] == 201 and alert["severity"] in ("warning", "critical")
