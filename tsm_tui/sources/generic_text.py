@@ -1359,7 +1359,7 @@ class KeyValueTextReader(LineGroups, LineReader):
     def _epoch_repeats(self, got: list[StepRecord], e: int, names: tuple, tag: str = "") -> list[StepRecord]:
         """Records whose step is their epoch, through EpochRepeats (epoch_steps.py): per-batch prints
         that name only their epoch counted, summaries beside them dropped; the counters kept true.
-        ``tag``: the letters before the epoch (a run's name: ``LSTM_e1 Epoch 1:``)."""
+        ``tag``: the words before the epoch (``_tag``: a training's name, ``LSTM_e1 Epoch 1:``)."""
         rep = self.__dict__.get("_rep")
         if rep is None:
             rep = self._rep = EpochRepeats()

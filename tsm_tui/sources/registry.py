@@ -233,6 +233,7 @@ def _notebook_text_reader(path: str, lines: list[str]) -> type[SourceReader] | N
 
 
 NotebookReader.text_sniffer = staticmethod(_notebook_text_reader)
+
 # a stream file's lines are sniffed again as they come (metrics after a long preamble)
 ConsoleReader.sniffer = staticmethod(sniff)
 

@@ -127,13 +127,13 @@ CLIMB_AFTER_LOW_Z = 4.0
 #: a loss whose first value is under this level has its spike floor scaled down by it (_delta; ours:
 #: a cross-entropy starts at ln(classes) >= 0.69, the 0.05 floor was set for such losses)
 FLOOR_LEVEL = 1.0
-#: SMOOTH_FLOOR: a rise under the spike floor is still a spike when it is >= SMOOTH_RATIO x the median, >= the
-#: floor scaled to the loss's level (the floor x median / FLOOR_LEVEL) and >= settings.sigma (6) of the window's
-#: log-loss noise (OLMo-core's 6 sigma): a loss that fell by decades (a PINN from 139 to 2e-5, a modal GNN's
-#: 0.0009) keeps the first value's floor, so a 36x or 56x burst of a smooth series read "no spikes" (fresh37,
-#: fresh40); the noise of a memorised per-batch loss near 0 keeps such bumps under 6 sigma (ours). 4x, not the
-#: seed rule's 2.5x (the first records' spike_early_ratio): at 2.5x, healthy logs' 2.5x bumps of a loss near 0
-#: warned (fresh16's U-Net CSV) and a PINN's earlier small bumps opened an incident that hid two labelled spikes
+#: a rise under the spike floor is still a spike (the smooth-series rule) when it is >= SMOOTH_RATIO x the
+#: median, >= the floor scaled to the loss's level (the floor x median / FLOOR_LEVEL) and >= settings.sigma (6)
+#: of the window's log-loss noise (OLMo-core's 6 sigma): a loss that fell by decades (a PINN from 139 to 2e-5, a
+#: modal GNN's 0.0009) keeps the first value's floor, so a 36x or 56x burst of a smooth series read "no spikes"
+#: (fresh37, fresh40); the noise of a memorised per-batch loss near 0 keeps such bumps under 6 sigma (ours). 4x
+#: (the first records' spike_early_ratio), not the seed rule's 2.5x: at 2.5x, a healthy U-Net CSV's 2.5x bump
+#: near 0 warned (fresh16) and a PINN's earlier small bumps opened an incident that hid two labelled spikes
 SMOOTH_RATIO = 4.0
 #: ... and a loss whose baseline is near zero is back once within this share of the spike's excursion
 #: above it (ours: a 36x burst of a regression loss that stays at 0.03 is 90% of its excursion: not back)
@@ -509,7 +509,7 @@ class LossSpikeDetector(Detector):
         # the window's minimum bounds its median from below: a row below 1.3x the
         # minimum or within spike_min_delta of it cannot pass the spike test
         delta = self._delta()
-        # (under the floor, a row SMOOTH_FLOOR x its level above it may still be a smooth series' spike)
+        # (under the floor, a row the floor x its level above it may still be a smooth series' spike: SMOOTH_RATIO)
         floor = np.minimum(delta, delta * np.maximum(lb, 0.0) / FLOOR_LEVEL) if self._smooth_ok() else delta
         cand = (count >= s.min_baseline) & (t >= 0) & (fed >= SIGMA_MIN_RATIO * lb) & (fed - lb >= floor)
         stop = m
@@ -670,7 +670,7 @@ class LossSpikeDetector(Detector):
         if window and ratio >= self.settings.spike_factor and z < self.settings.spike_min_z:
             zr = _contaminated_z(x, self._med.values(), std)  # (the seed rule's z only: see CONTAMINATED)
             z = max(z, zr) if zr is not None else z
-        if small:  # (under the floor: only a jump far out of a smooth series' own noise, SMOOTH_FLOOR)
+        if small:  # (under the floor: only a jump far out of a smooth series' own noise, SMOOTH_RATIO)
             return ratio >= SMOOTH_RATIO and z >= self.settings.sigma, ratio, z
         seed = ratio >= self.settings.spike_factor and z >= self.settings.spike_min_z
         sigma = z >= self.settings.sigma and ratio >= SIGMA_MIN_RATIO
@@ -1053,13 +1053,13 @@ class LossSpikeDetector(Detector):
         return d * f / FLOOR_LEVEL if f is not None and f < FLOOR_LEVEL else d
 
     def _smooth_ok(self) -> bool:
-        """The floor may be scaled to the loss's level (SMOOTH_FLOOR): the loss fell below FLOOR_LEVEL and
-        its first value's floor (``_delta``) is above its level's; a signed objective never."""
+        """The smooth-series rule (SMOOTH_RATIO) may look under the floor: never for a signed objective
+        (its spikes are judged on a robust sd above its median, not on ratios)."""
         return not self.signed
 
     def _smooth_candidate(self, x: float, med: float) -> bool:
         """A rise under the spike floor (``_delta``) that may still be a spike: the baseline is under
-        FLOOR_LEVEL and the rise is at least the floor scaled to that level (SMOOTH_FLOOR); the caller then
+        FLOOR_LEVEL and the rise is at least the floor scaled to that level (SMOOTH_RATIO's rule); the caller then
         asks a z of settings.sigma (6) on the log scale and SMOOTH_RATIO x."""
         return self._smooth_ok() and med < FLOOR_LEVEL and x - med >= self._delta() * med / FLOOR_LEVEL
 
