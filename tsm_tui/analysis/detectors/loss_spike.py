@@ -509,9 +509,16 @@ class LossSpikeDetector(Detector):
         # the window's minimum bounds its median from below: a row below 1.3x the
         # minimum or within spike_min_delta of it cannot pass the spike test
         delta = self._delta()
-        # (under the floor, a row the floor x its level above it may still be a smooth series' spike: SMOOTH_RATIO)
-        floor = np.minimum(delta, delta * np.maximum(lb, 0.0) / FLOOR_LEVEL) if self._smooth_ok() else delta
-        cand = (count >= s.min_baseline) & (t >= 0) & (fed >= SIGMA_MIN_RATIO * lb) & (fed - lb >= floor)
+        over = fed - lb >= delta
+        if self._smooth_ok():
+            # (under the floor, a row SMOOTH_RATIO x its window's minimum and the floor x that level above it may
+            # still be a smooth series' spike: only those, so a noisy loss near 0 costs no more candidates)
+            over |= (
+                (fed >= SMOOTH_RATIO * lb)
+                & (lb < FLOOR_LEVEL)
+                & (fed - lb >= delta * np.maximum(lb, 0.0) / FLOOR_LEVEL)
+            )
+        cand = (count >= s.min_baseline) & (t >= 0) & (fed >= SIGMA_MIN_RATIO * lb) & over
         stop = m
         # before the baseline window has filled, a row 1.3x over its last LOCAL values
         # goes through update() (the early test; see EARLY_K)
@@ -1061,7 +1068,12 @@ class LossSpikeDetector(Detector):
         """A rise under the spike floor (``_delta``) that may still be a spike: the baseline is under
         FLOOR_LEVEL and the rise is at least the floor scaled to that level (SMOOTH_RATIO's rule); the caller then
         asks a z of settings.sigma (6) on the log scale and SMOOTH_RATIO x."""
-        return self._smooth_ok() and med < FLOOR_LEVEL and x - med >= self._delta() * med / FLOOR_LEVEL
+        return (
+            self._smooth_ok()
+            and med < FLOOR_LEVEL
+            and x >= SMOOTH_RATIO * med
+            and x - med >= self._delta() * med / FLOOR_LEVEL
+        )
 
     def _back_bar(self, base: float, peak: float | None = None) -> float:
         """Back from a spike: within recovery_factor x the baseline, or within the spike floor above
