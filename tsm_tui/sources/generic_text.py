@@ -496,7 +496,7 @@ _ARG_KEYS = {
 
 
 TAGS_KEPT = 256  # names before an epoch remembered (_tag_launch; ours: a bound, a script trains a few models)
-_EVAL_TAG = re.compile(r"(?i)\b(?:test|val|valid|validation|eval|evaluation|dev)\b")
+_WORD = re.compile(r"\w+")
 
 
 def _tag(line: str, end: int) -> str:
@@ -1396,7 +1396,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         if seen is None:
             self._tags = {tag}
             return
-        if tag in seen or len(seen) >= TAGS_KEPT or _EVAL_TAG.search(tag) is not None:
+        if tag in seen or len(seen) >= TAGS_KEPT or any(w in EVAL_SCOPES for w in _WORD.findall(tag.lower())):
             return
         seen.add(tag)
         if last is not None and e <= last:

@@ -31,11 +31,11 @@ from typing import Callable, ClassVar
 
 from tsm_tui.core.frame import expand
 from tsm_tui.core.record import StepRecord, TextEvent
+from tsm_tui.core.sanitize import strip_ansi
 from tsm_tui.sources.base import SnapshotReader, SourceReader
 from tsm_tui.sources.text_events import AFTER_END
 
 _MARKS = ('"nbformat"', '"cells"', '"worksheets"')
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _ROW = re.compile(r"<tr\b[^>]*>(.*?)</tr\s*>", re.S | re.I)
 _CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]\s*>", re.S | re.I)
 _TAG = re.compile(r"<[^>]*>")
@@ -80,7 +80,7 @@ def output_text(out: dict) -> str:
     if kind == "error":
         tb = out.get("traceback")
         if isinstance(tb, list):
-            return _ANSI.sub("", "\n".join(s for s in tb if isinstance(s, str))) + "\n"
+            return strip_ansi("\n".join(s for s in tb if isinstance(s, str))) + "\n"
         return f"{out.get('ename', 'Error')}: {out.get('evalue', '')}\n"
     if kind in ("execute_result", "display_data", "pyout"):
         got = out.get("data")
@@ -161,9 +161,9 @@ class NotebookReader(SnapshotReader):
                 texts.append(text if text.endswith("\n") else text + "\n")
         self.output_lines = sum(t.count("\n") for t in texts)
         sniffer = type(self).text_sniffer
-        lines = [ln for t in texts for ln in t.split("\n")[:-1]] if sniffer is not None else []
-        cls = sniffer(self.path[: -len(".ipynb")] + ".log", lines) if sniffer is not None and lines else None
-        del lines
+        if sniffer is None or not texts:
+            return []
+        cls = sniffer(self.path[: -len(".ipynb")] + ".log", [ln for t in texts for ln in t.split("\n")[:-1]])
         if cls is None:
             return []  # (describe says so: no training metrics in its outputs)
         inner = self.inner = cls(self.path)

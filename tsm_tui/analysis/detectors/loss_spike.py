@@ -601,10 +601,8 @@ class LossSpikeDetector(Detector):
         window rebuilt from the baseline sequence up to index ``t`` (and ``recent``:
         the undelayed values before the row, in the initial descent)."""
         s = self.settings
-        if med <= 0 or x < SIGMA_MIN_RATIO * med:
-            return False
-        small = x - med < self._delta()
-        if small and not self._smooth_candidate(x, med):
+        small = self._floor_gate(x, med)
+        if small is None:
             return False
         ratio = x / med
         n_old = len(self._med)
@@ -659,11 +657,8 @@ class LossSpikeDetector(Detector):
         return stop_at, best
 
     def _test(self, x: float, med: float, recent=None, window: bool = True) -> tuple[bool, float, float]:
-        # both rules need x >= 1.3 x median: most records stop here, no log()
-        if med <= 0 or x < SIGMA_MIN_RATIO * med:
-            return False, 0.0, 0.0
-        small = x - med < self._delta()
-        if small and not self._smooth_candidate(x, med):
+        small = self._floor_gate(x, med)  # (most records stop here, no log())
+        if small is None:
             return False, 0.0, 0.0
         ratio = x / med
         z = -math.inf
@@ -1063,6 +1058,15 @@ class LossSpikeDetector(Detector):
         """The smooth-series rule (SMOOTH_RATIO) may look under the floor: never for a signed objective
         (its spikes are judged on a robust sd above its median, not on ratios)."""
         return not self.signed
+
+    def _floor_gate(self, x: float, med: float) -> bool | None:
+        """The spike tests' first gate (``_test``, ``_test_window``): None when ``x`` cannot be a spike (both
+        rules need x >= 1.3 x the median, and a rise of the spike floor, ``_delta``, or the smooth-series
+        rule's under it); else whether the rise is under the floor (then only that rule may say it)."""
+        if med <= 0 or x < SIGMA_MIN_RATIO * med:
+            return None
+        small = x - med < self._delta()
+        return None if small and not self._smooth_candidate(x, med) else small
 
     def _smooth_candidate(self, x: float, med: float) -> bool:
         """A rise under the spike floor (``_delta``) that may still be a spike: the baseline is under
