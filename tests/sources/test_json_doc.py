@@ -363,3 +363,68 @@ def test_a_per_split_document_without_a_validation_split_takes_test(tmp_path):
     p = write(tmp_path, "stats.json", json.dumps({"test": {"loss": [3.0, 2.0]}, "train": {"loss": [4.0, 2.5]}}))
     _, recs, _ = read(p)
     assert [(r.step, r.loss, r.val_loss) for r in recs] == [(0, 4.0, 3.0), (1, 2.5, 2.0)]
+
+
+DLLOGGER_V0 = (
+    Path(paths.BENCH) / "corpus" / "fresh25" / "dllogger_v0_json_object_tacotron2_healthy" / "output" / "nvlog.json"
+)
+
+
+def test_dllogger_v0_column_groups_real_file():
+    """The 2019 NVIDIA DLLogger's one JSON object (a real Tacotron2 nvlog.json, BSD-3-Clause,
+    committed under bench/corpus/fresh25): groups ``epoch`` and ``iter``, each with its own step list
+    ``x``; the iterations a list per epoch restarting at 0. The iteration group is read (7 epochs of 390),
+    its steps the position; the per-epoch validation loss lands on each epoch's last iteration."""
+    recs, r = _read(DLLOGGER_V0)
+    assert r.name == "json-columns"
+    assert [x.step for x in recs] == list(range(2730))
+    vals = [(x.step, x.val_loss) for x in recs if x.val_loss is not None]
+    assert [s for s, _ in vals] == [390 * (e + 1) - 1 for e in range(7)]
+    assert r.describe()["step_source"] == "the position in /iter's per-epoch lists (their step restarts each epoch)"
+    rep = _report(DLLOGGER_V0.parent)
+    assert rep["steps"]["count"] == 2730
+    assert next(c for c in rep["checks"] if c["id"] == "nonfinite")["status"] == "PASS"
+
+
+def test_column_groups_shapes(tmp_path):
+    """The same shape written small: rising steps are kept as they are; a group of another step unit
+    (an evaluation every 50 of 200 steps, not one per epoch list) is counted, never read as steps;
+    a column of another length is a counted skip; a NaN in the loss is a NaN at its step."""
+    loss = [2.0 - i / 200 for i in range(200)]
+    loss[150] = float("nan")
+    doc = {
+        "run": {"args": {"lr": 0.1}},
+        "eval": {"x": [50, 100, 150, 200], "val_iter_loss": [1.9, 1.6, 1.4, 1.2]},
+        "iter": {"x": [10 * (i + 1) for i in range(200)], "train_iteration_loss": loss, "grad_norm": [1.0] * 5},
+    }
+    p = tmp_path / "nvlog.json"
+    p.write_text(json.dumps(doc, indent=4))
+    recs, r = _read(p)
+    assert r.name == "json-columns"
+    assert [x.step for x in recs] == [10 * (i + 1) for i in range(200)]
+    assert math.isnan(recs[150].loss) and recs[150].step == 1510
+    assert r.skip_reasons == {
+        "/iter/grad_norm: 5 values for 200 steps (not read)": 1,
+        "points of /eval (another step unit than /iter's)": 4,
+    }
+    assert r.describe()["step_source"] == "the step list of /iter"
+
+
+def test_tbx_export_of_an_epoch_loss_only(tmp_path):
+    """tensorboardX's export_scalars_to_json of a run that logs its loss once an epoch under its own
+    name (``Epoch_loss/train_tensor_epoch_loss``, fresh41's shape): that is the objective (a training
+    loss per epoch, the file's only loss), said so; its spike at epoch 180 is found."""
+    pre = "runs/Feb04_11-02-47_host/Epoch_loss/"
+    train = [[1.6e9 + i, i, 0.9 * math.exp(-i / 60) + 0.1 + 0.002 * (i % 3)] for i in range(250)]
+    train[180][2] *= 6
+    doc = {pre + "train_tensor_epoch_loss": train, pre + "val_tensor_epoch_loss": [[1.6e9, 0, 1.0]]}
+    (tmp_path / "all_scalars.json").write_text(json.dumps(doc))
+    rep = _report(tmp_path)
+    used = next(f for f in rep["files"] if f["used"])
+    assert used["format"] == "json-columns" and rep["steps"]["count"] == 250
+    assert used["objective"] == "train_tensor_epoch_loss (a training loss per epoch: no loss logged)"
+    assert any(a["check"] == "loss_spike" and a["step"] == 180 for a in rep["alerts"])
+    assert field_for("train_tensor_epoch_loss") is None  # (beside a per-step loss it is no step's loss)
+    assert not any(
+        json_doc.epoch_train_loss(k) for k in ("val_tensor_epoch_loss", "train_tensor_step_loss", "train_x1_epoch_loss")
+    )

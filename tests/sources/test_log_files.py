@@ -162,6 +162,25 @@ def test_logs_deeper_than_the_first_search_are_found(tmp_path, capsys):
     assert log_files.candidate_files(str(tmp_path)) == [str(tmp_path / "d0" / "train.log")]
 
 
+def test_a_log_saved_under_a_fallback_name_deeper_than_the_first_search(tmp_path, capsys):
+    """fresh54: PyTorch's word_language_model output saved as ``checkpoint_notes/model_RNN_RELU_epochs_5.md``
+    inside an unpacked wheel, seven levels below the folder given: no log-named file anywhere, and the
+    fallback's names (a ``.md``, a job output) were looked for only MAX_DEPTH deep ("no log files found").
+    They are looked for as deep as the log names are; its NaN from the first record is the FAIL."""
+    deep = tmp_path.joinpath(*[f"d{i}" for i in range(log_files.MAX_DEPTH + 1)])
+    deep.mkdir(parents=True)
+    rows = [
+        f"| epoch {1 + i // 14:3d} | {200 * (1 + i % 14):5d}/ 2983 batches | lr 20.0000 | loss   nan | ppl    nan"
+        for i in range(28)
+    ]
+    (deep / "model_RNN_RELU_epochs_5.md").write_text("Namespace(lr=20, epochs=2)\n" + "\n".join(rows) + "\n")
+    (tmp_path / "d0" / "README.md").write_text("# notes\n\nSee the chapter.\n")
+    assert log_files.candidate_files(str(tmp_path))[-1] == str(deep / "model_RNN_RELU_epochs_5.md")
+    code, rep, _ = report_rc(tmp_path, capsys)
+    assert code == 1 and rep["steps"]["count"] == 28
+    assert next(c for c in rep["checks"] if c["id"] == "nonfinite")["status"] == "FAIL"
+
+
 F18 = ROOT / "bench" / "corpus" / "fresh18" / "jsonl_runs_cs336_nonorm_lr_scan_blowup_nan"
 
 

@@ -1022,6 +1022,25 @@ def test_a_name_before_the_epoch_tells_trainings_apart(tmp_path, capsys):
     assert len(rep["launches"]) == 12, rep["launches"]
 
 
+def test_a_new_training_name_back_at_epoch_1_is_a_new_run(tmp_path, capsys):
+    """The same script's 10-epoch trainings (the real log's numbers): the Transformer's first losses (3.67,
+    3.37, ...) sit nearer the LSTM's end (3.59) than its start (4.17), so the losses alone read a resume that
+    overwrote the LSTM's epochs; its new name says another training: every launch is a new run and every
+    step is counted."""
+    losses = {
+        "LSTM_e10": [4.1710, 3.7619, 3.6925, 3.6583, 3.6370, 3.6222, 3.6112, 3.6027, 3.5958, 3.5901],
+        "Transformer_L2_e10": [3.6661, 3.3729, 3.3131, 3.2788, 3.2558, 3.2379, 3.2241, 3.2129, 3.2033, 3.1950],
+        "Transformer_L4_e10": [3.4599, 3.1294, 3.0495, 3.0019, 2.9694, 2.9461, 2.9286, 2.9149, 2.9038, 2.8947],
+    }
+    lines = []
+    for name, vals in losses.items():
+        lines += [f"{name} Epoch {e}: Loss = {v:.4f}" for e, v in enumerate(vals, 1)]
+        lines += [f"Saved checkpoint to checkpoints/{name}_epoch10.pt", f"[{name}] Temperature=0.7", "", ""]
+    rep = log_report(tmp_path, "lm", "\n".join(lines) + "\n", capsys, file="train_log.txt")
+    assert [s["kind"] for s in rep["launches"]] == ["start", "new run", "new run"]
+    assert rep["steps"]["count"] == 30
+
+
 def test_per_batch_prints_under_a_timestamp_are_still_counted(tmp_path, capsys):
     """The name before an epoch is its words with more letters than digits: a timestamp that changes on
     every line is none, so per-batch prints that name only their epoch are still counted as batches."""
@@ -1063,3 +1082,102 @@ def test_fit_called_again_after_its_planned_last_epoch_is_a_new_run(tmp_path, ca
     rep = log_report(tmp_path, "ae", text, capsys)
     assert [s["kind"] for s in rep["launches"]] == ["start", "new run", "new run"], rep["launches"]
     assert rep["steps"]["count"] == 75
+
+
+def test_trainings_run_to_their_plan_one_after_another(tmp_path, capsys):
+    """fresh52's GNN notebook: ``Epoch 10/10`` then ``Epoch 1/10`` under a new model's banner, the LSTM going
+    NaN at epoch 4, the GRU and the TGAN NaN from epoch 1 (here the LSTM planned 12 epochs: the plans differ,
+    the file's first is no help). A training that ran to its plan and a first epoch again is a launch; with no
+    finite loss to tell a resume, each is a new run: all 32 epochs counted, none overwritten."""
+    lines = []
+    for model, vals in (
+        ("LSTM", [0.3641, 0.0675, 0.0136] + [math.nan] * 9),
+        ("GRU", [math.nan] * 10),
+        ("TGAN", [math.nan] * 10),
+    ):
+        lines += ["=" * 50, f"\U0001f680 Training {model} for {len(vals)} epochs..."]
+        auc = 0.5 if model == "TGAN" else 0.0  # (records alike to the step are one writer's copies)
+        lines += [
+            f"Epoch {e}/{len(vals)}: Train Loss={v:.4f}, Val Loss=nan, Val AUC={auc:.4f}" for e, v in enumerate(vals, 1)
+        ]
+        lines += [f"\u2705 {model} final validation AUC: 0.0000", ""]
+    rep = log_report(tmp_path, "nb", "\n".join(lines) + "\n", capsys)
+    assert [s["kind"] for s in rep["launches"]] == ["start", "new run", "new run"]
+    assert rep["steps"]["count"] == 32
+    assert check(rep, "nonfinite")["status"] == "FAIL"
+
+
+def test_a_validation_note_between_epoch_lines_leaves_them_records(tmp_path, capsys):
+    """fresh54's nohup capture: ``Epoch e/100 - Train Loss: X, Val Loss: Y`` per epoch, and after each best
+    epoch a note ``  保存最佳模型 (val_loss=Y)`` (no step of its own, a validation loss only). The note is no
+    per-batch print beside the epochs: every epoch line stays a record (the notes had made them summaries,
+    100 epochs read as 1)."""
+    lines = ["nohup: ignoring input", "Using device: cuda (vocab_size=58101, device=cuda:4)"]
+    best = math.inf
+    for e in range(1, 41):
+        tl = 5 * math.exp(-e / 10) + 1
+        vl = tl * 1.1 + (0.3 if e % 7 == 0 else 0.0)
+        lines.append(f"Epoch {e}/100 - Train Loss: {tl:.4f}, Val Loss: {vl:.4f}")
+        if vl < best:
+            best = vl
+            lines.append(f"  \u4fdd\u5b58\u6700\u4f73\u6a21\u578b (val_loss={vl:.4f})")
+    rep = log_report(tmp_path, "mt", "\n".join(lines) + "\n", capsys)
+    assert rep["steps"]["count"] == 40 and rep["steps"]["last"] == 40
+    assert check(rep, "plateau")["status"] == "PASS"
+
+
+def test_a_log_in_romanian(tmp_path, capsys):
+    """fresh54's char-LM log, its words Romanian and written in ASCII (``pas`` the step, ``pierdere`` the
+    loss) and the gradient norm as its symbol ``|g|`` between column bars: read as the English would be
+    (it read "no training metrics recognised")."""
+    lines = ["corpus  : 372,451 tokeni antrenare / 19,602 validare", "vocabular: 45 caractere", ""]
+    for i in range(60):
+        lines.append(
+            f"pas {20 * i:5d} | pierdere {3.7 * math.exp(-i / 15) + 0.3:.4f} | lr 4.00e-03 | |g|  {0.5 + 0.01 * i:.2f} |  {3.2 * i:5.1f}s"
+        )
+    rep = log_report(tmp_path, "ro", "\n".join(lines) + "\n", capsys)
+    assert rep["steps"] == {"first": 0, "last": 1180, "count": 60, "records": 60}
+    assert rep["sources"]["loss"]["key"] == "pierdere" and rep["sources"]["grad_norm"]["key"] == "gnorm"
+
+
+def test_deepxde_loss_dat_renamed_without_its_header():
+    """fresh55 (MIT, committed): a DeepXDE loss.dat its authors kept as ``case_3_1_loss.dat`` with the header
+    line gone: np.savetxt's "%.18e" rows, the step first. Read as DeepXDE's (it was "no training metrics
+    recognised"); a table of other numbers under another name is not taken for one."""
+    d = os.path.join(paths.ROOT, "bench", "corpus", "fresh55", "deepxde_loss_dat_elasticity_three_spikes")
+    f = os.path.join(d, "manuscript_pinns", "plots", "case_3_1_loss.dat")
+    from tsm_tui.sources import registry
+
+    r, _ = registry.open_reader(f)
+    assert r is not None and r.name == "deepxde"
+    with open(f, encoding="utf-8") as fh:
+        head = fh.read().splitlines()
+    from tsm_tui.sources.deepxde import DeepXDEReader
+
+    assert DeepXDEReader.sniff("/x/results.dat", head) == 0.0  # (no "loss" in the name)
+    assert DeepXDEReader.sniff("/x/loss.dat", [" ".join(ln.split()[:1]) for ln in head]) == 0.0  # (a step alone)
+    assert DeepXDEReader.sniff("/x/loss.dat", head[:1] + head[2:3] + head[1:2]) == 0.0  # (steps not rising)
+
+
+def test_mmcv_json_log_iter_counts_within_its_epoch(tmp_path, capsys):
+    """MMCV / MMDetection 2.x ``<timestamp>.log.json`` (fresh55's rotated-detection runs): ``iter`` counts
+    within each ``epoch`` (10, 20, ... 150, then 10 again), an evaluation line per epoch (``"mode": "val"``,
+    its ``iter`` the evaluation's own count), launches appended. Read as the step, every epoch was a
+    relaunch (46 "launches", a NaN at epoch 4 said at step 140); the step is the epochs before times their
+    length plus ``iter``, and the NaN is where it is."""
+    rows = [{"env_info": "sys.platform: linux", "seed": 0}]
+    for launch in range(2):
+        for e in range(1, 6):
+            for it in range(10, 160, 10):
+                loss = 2 * math.exp(-((e - 1) * 150 + it) / 300) + 0.1 + 0.003 * launch  # (another seed)
+                if launch == 1 and e == 4 and it >= 140:
+                    loss = math.nan
+                rows.append({"mode": "train", "epoch": e, "iter": it, "lr": 0.001, "loss": loss, "grad_norm": 1.5})
+            rows.append({"mode": "val", "epoch": e, "iter": 40, "lr": 0.001, "mAP": 0.25 + 0.05 * e})
+    text = "".join(json.dumps(r) + "\n" for r in rows)
+    rep = log_report(tmp_path, "mm", text, capsys, file="20241201_101010.log.json")
+    assert rep["steps"]["first"] == 10 and rep["steps"]["last"] == 750
+    assert [s["kind"] for s in rep["launches"]] == ["start", "new run"]
+    nan = check(rep, "nonfinite")
+    assert nan["status"] == "FAIL" and "first at step 590" in nan["summary"]
+    assert "counts within each epoch" in used(rep)["step_source"]

@@ -12,7 +12,11 @@ argument dump, a start banner, a traceback). What the new launch is:
   -0.090, then 0.106) nearer (in log space) to the level the series started at (median
   of its first ``LEVEL_N`` losses) than to the level it had reached (median of its last
   ``LEVEL_N``). The decision waits for those losses (``pending``: at most ``PENDING``
-  records, or the end of the input); the Monitor holds the launch's records until then.
+  records, the end of the input, or the next launch: a record going back below the held
+  ones, or a banner); the Monitor holds the launch's records until then. A launch that a
+  banner (or a new training's name) marked and that has no finite loss when decided is a
+  new run: nothing shows it goes on from where the run stopped. A launch under a training's
+  name never seen before (``rec.named``) back at the beginning is a new run at once.
   Nothing was resumed: the checks judge the new run alone, and the launches before it
   are reported as segments;
 - **resume**: the step went back but not to a fresh start (a checkpoint was
@@ -166,6 +170,15 @@ class Launches:
             if planned is not None and last_step == planned and planned > 1 and rec.step <= 1:
                 # (Keras' "Epoch 25/25" then "Epoch 1/25": fit() called again, fresh52's six auto-encoders)
                 kind = "new run"
+            elif rec.named and (rec.step <= 1 or self._at_start(rec)):
+                # a training under a name never seen before, back at its start: another training by the
+                # script's own words, whatever its loss (fresh51's char-LMs: Transformer_L2_e10 after
+                # LSTM_e10, its first losses nearer the LSTM's end than its start, read as its resume)
+                kind = "new run"
+            elif rec.launch and rec.step <= 1 and not self._head:
+                # (marked, back at the start, after a run with not one finite loss: no level says it goes on;
+                # fresh52's TGAN after its all-NaN GRU)
+                kind = "new run"
             elif self._at_start(rec):
                 self.pending = (rec, [rec], [])
                 self.wait(rec)
@@ -254,6 +267,17 @@ class Launches:
         idx = np.flatnonzero(hit)
         return int(fin[rows[idx[0]]]) if idx.size else -1
 
+    def interrupts(self, rec: StepRecord) -> bool:
+        """``rec`` (a record with metrics) starts one more launch while one is held: its step goes
+        back below the held launch's records, or a banner marks it. The held launch is then decided on
+        the losses it has (a 1-epoch training of a script that trains 16 in turn has one; fresh51's
+        char-LM log: each launch swallowed the next ones, 42 of its 68 steps read) and ``rec`` is a
+        boundary of its own."""
+        if self.pending is None:
+            return False
+        recs = self.pending[1]
+        return rec.launch or is_resume(rec.step, max(r.step for r in recs))
+
     def wait(self, rec: StepRecord) -> bool:
         """One more record of the pending launch (its first included by ``boundary``); True
         when it can be decided (LEVEL_N losses, or PENDING records; a replay candidate: its
@@ -320,7 +344,10 @@ class Launches:
             self.segments[-1]["records"] = len(recs)
             self.segments[-1]["last"] = max(r.step for r in recs)
             return "no loss", recs
-        kind = "new run" if self._fresh(losses) else "resume"
+        # (a banner or a new training's name marked it, its step went back to the start, and not one finite
+        # loss says it goes on from where the run stopped: a new process from its start; fresh52's GRU and
+        # TGAN launches, NaN from epoch 1, were read as resumes of the LSTM before them)
+        kind = "new run" if self._fresh(losses) or (first.launch and not losses) else "resume"
         self._open(first, kind)
         return kind, recs
 

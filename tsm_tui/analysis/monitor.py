@@ -5,6 +5,7 @@ and the Textual app all drive this one class.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections import deque
@@ -45,6 +46,11 @@ EARLY_STEPS = 500
 #: steps are the whole run, and its epoch-maximum bump at step 476 was "no warm-up, and
 #: instability at step 476", a FAIL of a healthy run (fresh22, held out). Ours.
 EARLY_SHORT = 0.25
+#: ... and a loss spike at least this many times its baseline: the instability a missing warm-up causes
+#: is a jump, not a 1.4x bump its noise makes 6 sigma (fresh55's detection fine-tune, healthy: "no warm-up,
+#: and instability at step 390", a FAIL, for 0.415 vs 0.305); 2x: the sustained excursion of llm-foundry's
+#: loss-spike callback (the recovery rule's bar too)
+EARLY_RATIO = 2.0
 _NUMBERS = re.compile(r"[\w.-]*\d[\w.+-]*")
 _SEV_RANK = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
@@ -90,6 +96,15 @@ def _view(d, a: Alert) -> Alert:
 
 def _alert_step(a: Alert) -> int:
     return a.step if a.step is not None else -1
+
+
+def _jumped(a: Alert) -> bool:
+    """A spike's alert at least EARLY_RATIO x its baseline; any other loss-spike check alert (a
+    divergence, a signed loss's spike, one that says no ratio) as it is."""
+    v, b = a.value, a.baseline
+    if not (a.key or "").startswith("loss_spike") or v is None or b is None or not (b > 0) or not math.isfinite(v):
+        return True
+    return v >= EARLY_RATIO * b
 
 
 @dataclass(frozen=True)
@@ -177,9 +192,11 @@ class Monitor:
         if type(rec) is TextEvent:
             return self.feed_event(rec)
         la = self.launches
-        if la.pending is not None:  # a launch held for its first losses (analysis/launches.py)
-            return self.settle(ended=False) if la.wait(rec) else []
         metrics = rec.has_metrics()
+        if la.pending is not None:  # a launch held for its first losses (analysis/launches.py)
+            if metrics and la.interrupts(rec):  # (one more launch: the held one decided on what it has)
+                return self.settle(ended=False) + self.feed(rec)
+            return self.settle(ended=False) if la.wait(rec) else []
         new: list[Alert] = []
         if metrics:
             kind = la.boundary(rec, self.state.last_step, self.state.info.total_steps)
@@ -437,6 +454,7 @@ class Monitor:
                 and a.key != "nonfinite_term"  # the objective's own, not the run's instability)
                 and a.key != "loss_creep"  # (a slow climb is not the instability a missing warm-up causes)
                 and not (a.check == "loss_spike" and self._judged_by_reward())
+                and not (a.check == "loss_spike" and not _jumped(a))
                 and self._early(a.step)
             ):
                 self.state.early_trouble_step = a.step

@@ -45,6 +45,9 @@ class StepRecord:
     samples: list[str] | None = None
     #: the first record after a launch banner (a new process wrote from here: sources/launches.py)
     launch: bool = False
+    #: ... marked by a training's name never seen before (``LSTM_e2 Epoch 1:`` after ``LSTM_e1 Epoch 1:``:
+    #: sources/generic_text.py): another training by the script's own words, ``launch`` set too
+    named: bool = False
 
     def has_metrics(self) -> bool:
         return (

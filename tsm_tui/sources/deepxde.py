@@ -16,12 +16,17 @@ metrics or more would be read with its first metric as a term (said in ``describ
 from __future__ import annotations
 
 import math
+import os
+import re
 
 from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import LineReader
 
 HEADER = "# step, loss_train, loss_test, metrics_test"
+#: a number as np.savetxt writes it by default ("%.18e"), and the rows of a headerless file looked at
+_SAVETXT = re.compile(r"[-+]?\d\.\d{18}e[-+]\d{2,3}|[-+]?(?:nan|inf)", re.I)
+SNIFF_ROWS = 20
 MAX_COLUMNS = 1024  # a wider row is not one (bounded work per line; ours)
 
 
@@ -32,7 +37,23 @@ class DeepXDEReader(LineReader):
     @classmethod
     def sniff(cls, path: str, head: list[str]) -> float:
         first = next((ln.strip() for ln in head if ln.strip()), "")
-        return 0.95 if first == HEADER else 0.0
+        if first == HEADER:
+            return 0.95
+        # the same rows with the header gone, under a name that says "loss" (fresh55's case_3_1_loss.dat,
+        # kept for a manuscript's plots): np.savetxt's "%.18e" in every column, the first a whole step
+        # rising row to row, at least a step and two terms a row
+        name = os.path.basename(path).lower()
+        if not (name.endswith(".dat") and "loss" in name):
+            return 0.0
+        rows = [ln.split() for ln in head[:SNIFF_ROWS] if ln.strip()]
+        if len(rows) < 2 or any(len(r) < 3 or len(r) != len(rows[0]) for r in rows):
+            return 0.0
+        if not all(_SAVETXT.fullmatch(t) for r in rows for t in r):
+            return 0.0
+        steps = [float(r[0]) for r in rows]
+        if not all(x.is_integer() for x in steps) or any(b <= a for a, b in zip(steps, steps[1:])):
+            return 0.0
+        return 0.6
 
     def __init__(self, path: str = "") -> None:
         super().__init__(path)

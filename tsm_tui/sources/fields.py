@@ -23,6 +23,13 @@ STEP_KEYS = {
     "iterations",
     "iters",  # ("time:2024-03-23, 04:31:58, iters:1000, iters_average_Loss:1.4231": fresh35's ORPO loop)
     "t_env",  # (PyMARL's "Recent Stats | t_env:  30592 | Episode:  624", its stats on the lines after: fresh44)
+    # the step in Romanian / French, Spanish, Italian / Portuguese, German, Polish / Czech, Dutch (see "pierdere")
+    "pas",
+    "paso",
+    "passo",
+    "schritt",
+    "krok",
+    "stap",
     "it",
     "s",
     "global_step",
@@ -69,11 +76,24 @@ ALIASES = {
     # "tloss" / "vloss" beside each other in print loops)
     "tloss": "loss",
     "vloss": "val_loss",
-    # the loss in German, French, Portuguese, Italian (the other languages' words: fields.foreign_names)
+    # the loss in German, French, Portuguese, Italian, Romanian, Dutch, Polish, Indonesian / Malay and
+    # Spanish and Turkish written without their accents (the other languages' words: fields.foreign_names;
+    # fresh54's Romanian char-LM "pas 20 | pierdere 3.01 | lr 8.4e-04 | |g| 0.33" read nothing)
     "verlust": "loss",
     "perte": "loss",
     "perda": "loss",
     "perdita": "loss",
+    "pierdere": "loss",
+    "verlies": "loss",
+    "strata": "loss",
+    "kerugian": "loss",
+    "perdida": "loss",
+    "kayip": "loss",
+    # ... and the validation in Romanian, Italian, Spanish (the word alone names the validation loss:
+    # "-> validare 0.5589 nats")
+    "validare": "val_loss",
+    "validazione": "val_loss",
+    "validacion": "val_loss",
     # kohya-ss sd-scripts' bar postfix ("steps: 10%| 100/1000 [..., avr_loss=0.102]": its running
     # average, the only loss it prints); OpenNMT-py's "Step 100/200000; acc: 10.5; ppl: 500.2; xent: 6.2"
     "avr_loss": "loss",
@@ -111,6 +131,7 @@ ALIASES = {
     "lm_loss_validation": "val_loss",
     "lm_loss_validation/lm_loss_validation": "val_loss",
     "epoch_val_loss": "val_loss",
+    "val_iter_loss": "val_loss",  # (NVIDIA DLLogger 0.x, DeepLearningExamples Tacotron2 2019: per epoch)
     "lm_loss_value": "val_loss",
     "eval/lm_loss": "val_loss",
     "val/lm_loss": "val_loss",
@@ -485,12 +506,20 @@ _V = TypeVar("_V")
 _EVAL_SPLITS = EVAL_SCOPES | {"evaluation", "testing", "validate"}
 
 
+def eval_split(items) -> str | None:
+    """The SPLIT_KEYS key of one record's (key, value) ``items`` that names an evaluation split, or None."""
+    for k, v in items:
+        if isinstance(v, str) and k.lower() in SPLIT_KEYS and v.strip().lower() in _EVAL_SPLITS:
+            return k
+    return None
+
+
 def split_scoped(items: list[tuple[str, _V]]) -> list[tuple[str, _V]]:
     """``items`` (key, value) of one record, its metrics scoped ``val/`` when a SPLIT_KEYS key
     names an evaluation split (its step keys and the split key as they were); else unchanged."""
-    for k, v in items:
-        if isinstance(v, str) and k.lower() in SPLIT_KEYS and v.strip().lower() in _EVAL_SPLITS:
-            return [(n, x) if n == k or field_for(n) == "step" else (f"val/{n}", x) for n, x in items]
+    k = eval_split(items)
+    if k is not None:
+        return [(n, x) if n == k or field_for(n) == "step" else (f"val/{n}", x) for n, x in items]
     return items
 
 
@@ -536,10 +565,14 @@ def epoch_train_loss(key: str) -> bool:
     if "/" in k:
         return False
     words = k.split("_")
+    # (one word more of any other kind: tensorboardX's "train_tensor_epoch_loss", fresh41's prior net,
+    # its only loss; never an evaluation's, a step's or a batch's)
+    other = [w for w in words if not (w in TRAIN_SCOPES or w in _GRAIN or w in _STAT or w == "loss")]
     return (
         words.count("loss") == 1
         and "epoch" in words
-        and all(w in TRAIN_SCOPES or w in _GRAIN or w in _STAT or w == "loss" for w in words)
+        and len(other) <= 1
+        and not any(w in EVAL_SCOPES or not w.isalpha() for w in other)
         and not any(w in ("step", "batch", "iter") for w in words)
     )
 
@@ -992,6 +1025,9 @@ SYMBOL_KEY = "L"
 def named_objective(keys) -> tuple[str, tuple[str, ...]] | None:
     """``("named", (key,))`` of the preferred name among ``keys`` a training objective goes by
     when no key says loss (``_NAMED_OBJECTIVES``), or None."""
+    for k in keys:
+        if epoch_train_loss(k):  # (a training loss per epoch, the file's only loss)
+            return "named", (k,)
     normal = [(k, _key(k)) for k in keys]
     for rx, _ in _NAMED_OBJECTIVES:
         for k, n in normal:
@@ -1001,6 +1037,8 @@ def named_objective(keys) -> tuple[str, tuple[str, ...]] | None:
 
 
 def _named_what(key: str) -> str:
+    if epoch_train_loss(key):
+        return "a training loss per epoch"
     n = _key(key)
     return next((what for rx, what in _NAMED_OBJECTIVES if rx.match(n)), "the loss's symbol")
 

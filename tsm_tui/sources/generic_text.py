@@ -69,6 +69,10 @@ PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?!
 # Linear: it starts only at "np.", every run is possessive.
 NP_SCALAR = re.compile(rf"(?<![\w.])np\.(?:float|int|uint)\d*+\(\s*+({NUM})\s*+\)")
 #: full-width punctuation of a CJK log as the ASCII the pairs are read by (the names stay: fields.normalise)
+#: the step in other languages, written in ASCII, before its number (fields.STEP_KEYS has them as keys):
+#: Romanian / French "pas", Spanish "paso", Italian / Portuguese "passo", German "Schritt", Polish / Czech
+#: "krok", Dutch "stap" (fresh54's "pas    20 | pierdere 3.0124 | lr 8.40e-04": the step patterns are English)
+_FOREIGN_STEP = re.compile(r"\b(?:[Pp]as(?:so|o)?|[Ss]chritt|[Kk]rok|[Ss]tap)(?=\s*+[:=]?\s*+\d)")
 _FULLWIDTH = str.maketrans({"：": ": ", "，": ", ", "；": "; ", "（": " (", "）": ") ", "｜": " | "})
 # a framework's scalar tensor printed as it is (a print loop's "loss: tensor(0.6931, grad_fn=<NllLossBackward0>)",
 # "tensor(2.31, device='cuda:0')", TF2's "tf.Tensor(8.074845, shape=(), dtype=float32)", fresh40): its number
@@ -554,7 +558,14 @@ class KeyValueTextReader(LineGroups, LineReader):
         self._clock: DayClock | None = DayClock()
 
     def feed(self, line: str) -> list[StepRecord]:
+        own, recs, ep = self._own_steps, self.records, self.__dict__.get("_epoch_records")
         out = self._feed(line)
+        if out and ep == recs and own == self._own_steps and self.__dict__.get("_epoch_records") == ep:
+            if all(r.loss is None and r.grad_norm is None for r in out):
+                # an evaluation's note of no step of its own after an epoch record ("  保存最佳模型
+                # (val_loss=2.59)" after each best epoch): no per-batch print beside the epoch lines, which
+                # stay the records (``_epoch_only``: fresh54's 100 epochs read as 1, its notes as 72 at step 1)
+                self._epoch_records = self.records
         if out and self._clock is not None:
             # the line's own clock (line_clock.py)
             t = self._clock.at(line) if line[:1].isdigit() or line[:1] in "[ " else None
@@ -606,6 +617,10 @@ class KeyValueTextReader(LineGroups, LineReader):
             line = LOSS_OF.sub(r"\2 \3, \1: \4", line)
         if "poche" in line:  # (German's "Epoche 3, Verlust: 0.52": the other languages' words are non-ASCII)
             line = line.replace("Epoche", "Epoch").replace("epoche", "epoch")
+        if ("as" in line or "chritt" in line or "rok" in line or "tap" in line) and _FOREIGN_STEP.search(line):
+            line = _FOREIGN_STEP.sub("step", line)
+        if "|g|" in line:  # (the gradient's norm as its symbol, between column bars: "| |g|  0.33 |")
+            line = line.replace("|g|", " gnorm ")
         if not line.isascii():
             if "：" in line or "，" in line:
                 line = line.translate(_FULLWIDTH)  # (a Chinese log's "平均总损失：0.2961，扩散损失：0.1918")
@@ -742,6 +757,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             got = self._epoch_line(line)
             if got is not None:
                 return got
+        elif "pisode" in line and self._epoch_header(line):  # ("Starting episode 3/100" alone: text_groups.py)
+            return []
         if "," in line and "[" in line:
             p = PAIR_COUNTER.search(line, 0, HEADER_PREFIX + 16)
             if p is not None and p.start() <= HEADER_PREFIX:
@@ -1353,8 +1370,23 @@ class KeyValueTextReader(LineGroups, LineReader):
             self._epoch_records = self.records
             if m.re is EPOCH_ONLY and not self._rep.counting:
                 self.run_info.setdefault("total_steps", m.group(2))
+                self._plan_launch(got, e, m.group(2))
             self._no_template = True
         return got
+
+    def _plan_launch(self, got: list[StepRecord], e: int, total: str) -> None:
+        """``Epoch 1/10`` after an ``Epoch 10/10``: the training before ran to its own plan and one starts
+        again from its first epoch (a notebook training its models one after another, Keras' ``fit()``
+        called again): its first record is a launch (``launch``, as after a banner; what it is, a new run
+        or the same model trained on, the launches rule tells from its losses). The plans may differ from
+        launch to launch (the file's ``total_steps`` is its first)."""
+        ended = self.__dict__.get("_plan_end", False)
+        n = int64(total)
+        self._plan_end = n is not None and n > 1 and e == n
+        if ended and e <= 1:
+            rec = next((r for r in got if r.has_metrics()), None)
+            if rec is not None:
+                rec.launch = True
 
     def _epoch_repeats(self, got: list[StepRecord], e: int, names: tuple, tag: str = "") -> list[StepRecord]:
         """Records whose step is their epoch, through EpochRepeats (epoch_steps.py): per-batch prints
@@ -1402,7 +1434,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         if last is not None and e <= last:
             for rec in got:
                 if rec.has_metrics():
-                    rec.launch = True
+                    rec.launch = rec.named = True
                     return
 
     def _eval_phase(self, line: str, m, e: int) -> list[StepRecord]:

@@ -16,7 +16,10 @@ Three shapes, each found by its structure, never by a file name:
   (``{"loss": [...], "val_loss": [...]}``: the index, 0-based as Keras' CSVLogger writes the
   epoch, is the step). Points of one step from the different metrics merge into one record.
   Such a document cannot be streamed: it is parsed whole up to ``MAX_DOC_BYTES``; a larger
-  one is refused, a counted skip saying so.
+  one is refused, a counted skip saying so. Also groups of columns, each beside its own step
+  list (the 2019 NVIDIA DLLogger's ``nvlog.json``: ``{"run": {...}, "epoch": {"x": [0, 1, ..],
+  "train_epoch_avg_loss": [..]}, "iter": {"x": [[0..389], [0..389], ..], "train_iteration_loss":
+  [[..], ..]}}``, a list per epoch): ``_column_groups``.
 
 * **A history nested in a result object** (``JsonNestedListReader``): a run-summary document whose
   per-step records are a list of objects some levels down (huggingface/peft's benchmark results,
@@ -43,7 +46,7 @@ from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import MAX_LINE, METRICS, SnapshotReader
-from tsm_tui.sources.fields import field_for, loss_role, normalise, split_rank
+from tsm_tui.sources.fields import epoch_train_loss, field_for, loss_role, normalise, split_rank
 from tsm_tui.sources.jsonl import _parse_float, flatten
 from tsm_tui.sources.metric_files import read_whole, step_records
 
@@ -73,12 +76,15 @@ _LIST = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*+"\s*:\s*\[\s*(?:-?\d|NaN|-?Infin
 #: training_statistics.json), ``{"validation": {"loss": [``
 _SPLITS = re.compile(r'\A\s*\{\s*"(?:train|training|validation|valid|val|eval|evaluation|test|dev)"\s*:\s*\{\s*"')
 _KEY_LIST = re.compile(r'"((?:[^"\\]|\\.){1,200}+)"\s*:\s*\[')
+#: a group of columns beside its own step list, anywhere in the head: ``"iter": {"x": [`` (DLLogger 0.x)
+_GROUP = re.compile(r'"(?:[^"\\]|\\.){1,200}+"\s*:\s*\{\s*"(?:x|steps?|iters?|iterations?)"\s*:\s*\[')
 
 
 def _metric_key(k: str) -> bool:
-    """A key the readers read as a metric (a field, or a loss term / another model's loss)."""
+    """A key the readers read as a metric (a field, a loss term / another model's loss, a training loss
+    per epoch: the objective of a file that logs no other)."""
     f = field_for(k)
-    return f in METRICS or (f is None and loss_role(k) is not None)
+    return f in METRICS or (f is None and (loss_role(k) is not None or epoch_train_loss(k)))
 
 
 def _head_text(head: list[str]) -> str:
@@ -261,6 +267,9 @@ class JsonColumnsReader(SnapshotReader):
                 return 0.8  # {"steps": [..], "train": [..], "val": [..]}: losses named by their split only
         if _SPLITS.match(text) and any(_metric_key(m.group(1)) for m in _KEY_LIST.finditer(text)):
             return 0.8  # {"training": {"combined": {"loss": [..]}}, "validation": ...}: per split
+        if text[_skip_ws(text) : _skip_ws(text) + 1] == "{" and _GROUP.search(text):
+            if any(_metric_key(m.group(1)) for m in _KEY_LIST.finditer(text)):
+                return 0.8  # {"epoch": {"x": [..], "train_epoch_avg_loss": [..]}, "iter": ..}: groups with steps
         return 0.0
 
     def read_path(self, path: str) -> list[StepRecord]:
@@ -278,6 +287,9 @@ class JsonColumnsReader(SnapshotReader):
         points: dict[int, list[tuple[str, object]]] = {}
         if _tbx_doc(doc):
             return _tbx_records(self, doc)
+        groups = _column_groups(doc, MAX_DEPTH)
+        if groups and not any(isinstance(c, list) for c in doc.values()):
+            return self._group_records(groups)
         # plain lists with a column named for the epoch (a history's "epoch_seconds", "epoch_time")
         # and none that is the epoch: one row per epoch, its index the epoch (step_unit.py)
         per_epoch = (
@@ -327,6 +339,87 @@ class JsonColumnsReader(SnapshotReader):
                 out.append(rec)
         return out
 
+    def _group_records(self, groups: list[tuple[str, list, dict]]) -> list[StepRecord]:
+        """Groups of columns, each with its own step list (``_column_groups``): the group with the
+        most training-loss points (then points) is read; a step list of one list per epoch is read in order, its steps the
+        position from the first (the per-epoch lists restart at 0: ``epoch x iterations + x`` for full
+        epochs) unless they rise across the lists. A coarser group with one entry per such list (the
+        per-epoch averages, the validation loss) lands on each list's last step; any other group's
+        points are counted, not read (another step unit)."""
+
+        def loss_points(g: tuple[str, list, dict]) -> tuple[int, int]:
+            train = sum(len(_flat(c)) for n, c in g[2].items() if self.field(n) == "loss" or loss_role(n))
+            return train, sum(len(_flat(c)) for c in g[2].values())
+
+        best = max(groups, key=loss_points)
+        where, steps, cols = best
+        self.where = where
+        nested = bool(steps) and all(isinstance(x, list) for x in steps)
+        flat = _flat(steps)
+        nums = [int64(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None for x in flat]
+        rising = all(a is not None for a in nums) and all(b > a for a, b in zip(nums, nums[1:]))  # type: ignore[operator]
+        at = [int(x) for x in nums] if rising else list(range(len(flat)))  # type: ignore[arg-type]
+        if not rising and nested:
+            self.step_note = f"the position in {where}'s per-epoch lists (their step restarts each epoch)"
+        points: dict[int, list[tuple[str, object]]] = {}
+        for name, col in cols.items():
+            vals = _flat(col)
+            if len(vals) != len(at):
+                self.skip(f"{where}/{name}: {len(vals)} values for {len(at)} steps (not read)")
+                continue
+            for s, v in zip(at, vals):
+                points.setdefault(s, []).append((name, v))
+        # each per-epoch list's last step, for a coarser group with one entry per list
+        ends, i = [], 0
+        for inner in steps if nested else []:
+            i += len(inner)
+            if inner:
+                ends.append(at[i - 1])
+        for g_where, g_steps, g_cols in groups:
+            if g_where == where:
+                continue
+            n = sum(len(_flat(c)) for c in g_cols.values())
+            if nested and not any(isinstance(x, list) for x in g_steps) and 0 < len(g_steps) <= len(ends):
+                for name, col in g_cols.items():
+                    if len(col) == len(g_steps):
+                        for k, v in enumerate(col):
+                            points.setdefault(ends[k], []).append((name, v))
+                    else:
+                        self.count_dropped(f"{g_where}/{name}: not one value per epoch", len(col))
+            elif n:
+                self.count_dropped(f"points of {g_where} (another step unit than {where}'s)", n)
+        return step_records(self, points)
+
+    def describe(self) -> dict:
+        out = {}
+        if getattr(self, "where", None):
+            out["step_source"] = getattr(self, "step_note", None) or f"the step list of {self.where}"
+        return out
+
+
+def _flat(col: list) -> list:
+    """A column as one list: a list of lists (one per epoch) joined in order."""
+    if col and all(isinstance(x, list) for x in col):
+        return [v for inner in col for v in inner]
+    return col
+
+
+def _column_groups(doc, depth: int, at: str = "") -> list[tuple[str, list, dict]]:
+    """(path, step list, {name: column}) for each object (``depth`` levels down at most) holding a step
+    list (``x``, ``steps``, ``iteration``, ...) and at least one metric list beside it."""
+    out: list[tuple[str, list, dict]] = []
+    if not isinstance(doc, dict) or depth <= 0:
+        return out
+    key = next((k for k in doc if str(k).lower() in GROUP_STEPS and isinstance(doc[k], list)), None)
+    if key is not None:
+        cols = {str(k): v for k, v in doc.items() if k != key and isinstance(v, list) and _metric_key(str(k))}
+        if cols:
+            out.append((at or "/", doc[key], cols))
+    for k, v in doc.items():
+        if isinstance(v, dict):
+            out += _column_groups(v, depth - 1, f"{at}/{k}")
+    return out
+
 
 def _tbx_doc(doc: dict) -> bool:
     """tensorboardX's ``export_scalars_to_json``: every value a list of [wall time, step, value]."""
@@ -343,6 +436,8 @@ def _tbx_name(key: str) -> str:
 
 #: the names of a columns document's own step list, and the losses named by their split alone
 STEP_LISTS = frozenset({"steps", "step", "iters", "iterations", "iteration"})
+#: ... and of a column group's (``_column_groups``; DLLogger 0.x names it ``x``)
+GROUP_STEPS = STEP_LISTS | {"x", "iter"}
 SPLIT_NAMES = {"train": "loss", "training": "loss", "val": "val_loss", "valid": "val_loss", "validation": "val_loss"}
 
 #: levels of nesting a columns document is read through (``split/feature/metric``: Ludwig's 3)

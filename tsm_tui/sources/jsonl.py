@@ -19,7 +19,8 @@ from tsm_tui.core.frame import INT_FIELDS, METRIC_FIELDS, Frame
 from tsm_tui.core.numbers import MAX_INT
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources.base import MAX_LINE, LineReader
-from tsm_tui.sources.fields import SPLIT_KEYS, TIME_MS, field_for, split_scoped, total_over
+from tsm_tui.sources.epoch_steps import EpochCounter
+from tsm_tui.sources.fields import SPLIT_KEYS, TIME_MS, eval_split, field_for, split_scoped, total_over
 from tsm_tui.sources.lines import split_block
 from tsm_tui.sources.placeholders import SplitPlaceholders
 
@@ -109,6 +110,10 @@ class JsonlReader(LineReader):
         self._epoch_last: int | None = None
         #: a long-form file's record being gathered (``_long_form``): its step value and its pairs
         self._long: tuple[object, dict] | None = None
+        #: a step key beside a whole ``epoch`` key: a global step, or a counter that starts again each
+        #: epoch (MMCV's ``{"mode": "train", "epoch": 3, "iter": 140, ...}``), told at the first change of
+        #: epoch (epoch_steps.py: the rule the text and CSV readers use); None until a record has both
+        self._ecount: EpochCounter | None = None
 
     # -- replay fast path ------------------------------------------------------------
     def feed_chunk(self, data: bytes) -> list:
@@ -281,6 +286,11 @@ class JsonlReader(LineReader):
         if not np.isfinite(arr).all():
             return None  # "nan" / "1e400" strings: the per-line path tells an NaN from a number out of range
         steps = arr[:, step_i]
+        e = fields.get("epoch")
+        if e is not None and (self._ecount is None or self._ecount.mode != "global"):
+            ev = arr[:, e]
+            if np.array_equal(ev, np.floor(ev)):
+                return None  # (whole epochs beside the step key: ``_within_epoch`` tells what the step is)
         ints = [i for f, i in fields.items() if f in INT_FIELDS]
         if not np.isfinite(steps).all() or (ints and not np.isfinite(arr[:, ints]).all()):
             return None  # the per-line path skips non-finite steps and counters
@@ -337,9 +347,34 @@ class JsonlReader(LineReader):
             rec = self.build(obj.items())
         if rec is None:
             return []
-        if self.inferred_steps != inferred and self._epochs is not False:
-            self._epoch_step(rec, obj.get("epoch"))
+        if self.inferred_steps != inferred:
+            if self._epochs is not False:
+                self._epoch_step(rec, obj.get("epoch"))
+        elif "epoch" in obj:
+            self._within_epoch(rec, obj)
         return [rec]
+
+    def _within_epoch(self, rec: StepRecord, obj: dict) -> None:
+        """A record whose step key sits beside a whole epoch: its step through the epoch counter
+        (``_ecount``). A counter that starts again each epoch (MMCV's ``iter``; read as the step, every
+        epoch was a relaunch, fresh55's detection log 46 "launches" and its NaN at step 140 for 1070)
+        becomes ``(epoch - first) x epoch length + counter``; a global one stays. An evaluation split's
+        record (MMCV's ``"mode": "val"``: its ``iter`` is the evaluation's own count) is at the last
+        training step once the counter is known to be a batch index."""
+        e = obj["epoch"]
+        if type(e) is float and e.is_integer():
+            e = int(e)
+        if type(e) is not int or not 0 <= e <= MAX_INT:
+            return
+        if eval_split(obj.items()) is not None:
+            if self._ecount is not None and self._ecount.mode == "epoch" and self._last_step is not None:
+                rec.step = self._last_step
+            return
+        if self._ecount is None:
+            self._ecount = EpochCounter()
+        step = self._ecount.step(e, None, rec.step, None)[0]
+        if step is not None:
+            rec.step = self._last_step = step
 
     def _long_form(self, obj: dict) -> list[StepRecord] | None:
         """One metric a line, named by a key (``{"name": "loss", "step": 10, "value": 2.31}``; LONG_NAMES):
@@ -396,4 +431,9 @@ class JsonlReader(LineReader):
         d = super().describe()
         if self._epochs:
             d["step_source"] = "the epoch key: one record an epoch, no step key"
+        elif self._ecount is not None and self._ecount.mode == "epoch":
+            d["step_source"] = (
+                "the epoch and the step key: the step key counts within each epoch, so the step is the "
+                "batches of the epochs before plus it"
+            )
         return d

@@ -172,6 +172,8 @@ def candidate_files(root: str) -> list[str]:
     out, cut = _candidates_to(root, MAX_DEPTH)
     if not out and cut:
         out, _ = _candidates_to(root, DEEP_DEPTH, DEEP_DIRS)  # (logs deeper than MAX_DEPTH: DEEP_DEPTH)
+        if not out:  # (... and so are the fallback's names: fresh54's console output saved as a .md 7 deep)
+            return fallback_files(root, DEEP_DEPTH, DEEP_DIRS)
     return out or fallback_files(root)
 
 
@@ -383,13 +385,16 @@ def _reads_as_text(path: str, st: os.stat_result, seen: ContentFallback) -> bool
     return text
 
 
-def fallback_files(root: str) -> list[str]:
+def fallback_files(root: str, max_depth: int = MAX_DEPTH, max_dirs: int | None = None) -> list[str]:
     """A tree with no log-named file: its text files named as a log may be saved when
     nobody chose the name (``_FALLBACK_NAME``), at most ``MAX_FALLBACK``; the readers'
-    sniff still decides (a ``.md`` with fewer than five records is prose: ``not_a_log``)."""
+    sniff still decides (a ``.md`` with fewer than five records is prose: ``not_a_log``).
+    Searched ``max_depth`` levels down (at most ``max_dirs`` directories)."""
     out: list[str] = []
-    for depth, dirpath, dirnames, filenames in _walk(root):
-        dirnames[:] = _searched(dirnames, depth)
+    for n_dirs, (depth, dirpath, dirnames, filenames) in enumerate(_walk(root)):
+        if max_dirs is not None and n_dirs >= max_dirs:
+            break
+        dirnames[:] = _searched(dirnames, depth, max_depth)
         for f in sorted(filenames):
             if (
                 _FALLBACK_NAME.search(f)

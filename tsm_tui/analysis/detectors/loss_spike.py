@@ -159,6 +159,11 @@ SLOW_RECOVERY = 50  # steps: a recovery slower than this points at the optimizer
 #: stable, what it is fed changed; optimizer-state trouble keeps the grad norm up (ours)
 DATA_SETTLE = 3
 DATA_GN = 8  # grad norms of the incident kept for that test
+#: a spike inside an incident gone critical (folded in, no alert) that is this many times the largest
+#: value said of the incident, and as many times the loss a record before it, gets one alert of its own
+#: (ours: the critical alert says where the trouble began; a jump 56x past it later is news a rollback
+#: needs; a blow-up's record-by-record climb is the incident itself)
+PAGED_REALERT = 10.0
 #: a signed objective (PPO's policy loss, a log-likelihood: it goes below 0) has no ratio
 #: scale: a spike there is a rise above the median of the last ``window`` values by >= sigma
 #: robust standard deviations (the window's interquartile range / IQR_SD, the IQR of a
@@ -297,6 +302,7 @@ class LossSpikeDetector(Detector):
         self.recovered = 0
         self.failed = 0
         self._last: StepRecord | None = None
+        self._before: float | None = None
         self._diverged_at: int | None = None
         self._diverged_first: int | None = None  # the onset of the first divergence (the verdict says it)
         self._diverged_best: float | None = None  # the rolling median's best before it (NEW_LOWS)
@@ -367,6 +373,8 @@ class LossSpikeDetector(Detector):
         if x is None or not math.isfinite(x):
             return []
         self.n += 1
+        last = self._last
+        self._before = last.loss if last is not None else None  # (the loss a record before: PAGED_REALERT's jump)
         self._last = rec
         if self._first is None and x > 0:
             self._first = x
@@ -578,7 +586,9 @@ class LossSpikeDetector(Detector):
                 a, b = int(idx[0]), int(idx[stop - 1]) + 1
                 self._sched.update_many(lr[a:b] if b - a == stop else lr[idx[:stop]])
             self.n += stop
+            prev = self._last
             self._last = fr.record(int(idx[stop - 1]))
+            self._before = float(fed[stop - 2]) if stop >= 2 else (prev.loss if prev is not None else None)
             k_out = max(0, held + stop - nd)  # values out of the delay after these rows
             self._delay.extend(fed[:stop])
             self._med.extend(outs[:k_out])
@@ -691,7 +701,15 @@ class LossSpikeDetector(Detector):
         return z >= s.sigma, ratio, z
 
     def _on_spike(self, rec, x, med, ratio, z) -> list[Alert]:
-        if self._paged is not None:  # still the incident that went critical: folded in
+        pg = self._paged
+        if pg is not None:  # still the incident that went critical: folded in ...
+            b = self._before
+            if x >= PAGED_REALERT * pg.alerted and b is not None and 0 < b and x >= PAGED_REALERT * b:
+                # ... but a spike far above anything said of it, in one jump from the record before, is said
+                # where it is (fresh56's retina PINN: a 3,568 at step 39149 inside the climb after a 63.4 burst
+                # at 37299, never located); a blow-up's climb, record by record, stays folded
+                pg.alerted = x
+                return [self._grew(pg, rec, x, z)]
             return []
         inc = self._incident
         if inc is not None:
