@@ -1181,3 +1181,29 @@ def test_mmcv_json_log_iter_counts_within_its_epoch(tmp_path, capsys):
     nan = check(rep, "nonfinite")
     assert nan["status"] == "FAIL" and "first at step 590" in nan["summary"]
     assert "counts within each epoch" in used(rep)["step_source"]
+
+
+def test_an_rl_loop_counts_its_steps_within_each_episode(tmp_path, capsys):
+    """fresh55's DQN trader (Python logging): ``Starting episode e/30`` alone, then ``Step s: Loss=X`` every
+    100 steps with ``s`` starting again each episode, then an ``Episode e/30 - ... - Avg Loss: X`` summary, and a
+    traceback after the last. The episode is carried to the counter (199 "launches" before); the summaries,
+    an episode number among steps, are strays, the last one too (it had been "a resume" judged alone)."""
+    t = "2025-02-11 18:29:31,677 - __main__ - INFO - "
+    lines = []
+    for e in range(1, 31):
+        lines.append(f"{t}Starting episode {e}/30")
+        for s in range(1, 1000, 100):
+            lines.append(f"{t}Step {s}: Loss={1.5 + 0.2 * e + 0.1 * math.sin(s):.4f}")
+        lines.append(
+            f"{t}Episode {e}/30 - Steps: 1000 - Reward: {400 + e:.2f} - Avg Loss: {1.5 + 0.2 * e:.4f} - Epsilon: 0.100"
+        )
+    lines += [
+        f"{t.replace('INFO', 'ERROR')}Traceback (most recent call last):",
+        '  File "train_rl_strategy.py", line 387, in <module>',
+        "IndexError: index 1208 is out of bounds for axis 0 with size 1208",
+    ]
+    rep = log_report(tmp_path, "dqn", "\n".join(lines) + "\n", capsys, file="training.log")
+    assert rep["steps"]["count"] == 300 and rep["steps"]["last"] > 29 * 900
+    assert "launches" not in rep  # (one launch: nothing to list)
+    assert used(rep)["skip_reasons"].get("stray record of a lagging writer (step back, then forward again)", 0) >= 29
+    assert check(rep, "crash")["status"] in ("WARN", "FAIL")

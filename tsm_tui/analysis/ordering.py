@@ -18,7 +18,8 @@ every flush. Per source, before its Monitor:
   below the old maximum, the held records are delivered (the Monitor sees the
   resume at the first of them). A record back at or past the old maximum first
   means the held ones were stray lines of a lagging writer: dropped and counted
-  (``STRAY``). At the end of the input (``flush``) held records are a resume.
+  (``STRAY``). At the end of the input (``flush``) held records are a resume (fewer than
+  ``CONFIRM`` of them after ``STRAYS_SEEN`` strays: strays too).
 
 A confirmed resume starts a new segment, but the lagging writer is still printing
 the end of the old one: the old segment's memory is kept (tagged as the previous
@@ -54,6 +55,7 @@ from tsm_tui.core.frame import Frame, first_resume
 from tsm_tui.core.record import StepRecord
 
 CONFIRM = 3  # records staying below the old maximum that make a resume (ours)
+STRAYS_SEEN = 3  # strays counted before held records at the end of the input are strays too (ours)
 # records (steps) looked back on for the duplicate test: two writers' copies of a line
 # come within this many records of each other (their buffers lag by a few KiB); a
 # resume that goes back further is a resume even when the repeated steps print the
@@ -367,8 +369,15 @@ class Orderer:
                 self._last_time = t
 
     def flush(self) -> list:
-        """End of the input: records still held stayed back to the end (a resume)."""
+        """End of the input: records still held stayed back to the end (a resume), unless fewer than
+        CONFIRM of them in a file whose lines going back were strays STRAYS_SEEN times before: one
+        more stray (a DQN loop's "Episode e/100 ... Avg Loss" summary after its steps, 99 of them strays
+        mid-file: the last one, at the end, read as a resume that the checks judged alone)."""
         out: list = []
         if self.held:
-            self._confirm(out)
+            if len(self.held) < CONFIRM and self.counts.get(STRAY, 0) >= STRAYS_SEEN:
+                self._count(STRAY, len(self.held))
+                self.held = []
+            else:
+                self._confirm(out)
         return out
