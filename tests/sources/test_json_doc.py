@@ -428,3 +428,18 @@ def test_tbx_export_of_an_epoch_loss_only(tmp_path):
     assert not any(
         json_doc.epoch_train_loss(k) for k in ("val_tensor_epoch_loss", "train_tensor_step_loss", "train_x1_epoch_loss")
     )
+
+
+def test_tbx_export_tag_with_fractional_steps_is_no_series(tmp_path):
+    """fresh59's MNIST export: ``test_loss`` written with the loss as the step and the epoch as the value
+    (``[wall, 102.47, 0.0]``). A global step is a whole number: that tag is counted, not read as the
+    evaluation loss (it had made an "over-fitting" warning)."""
+    pre = "data/2epoch(MNIST)/"
+    doc = {
+        pre + "training_loss": [[1.5e9 + i, i, 2.3 * math.exp(-i / 50) + 0.1] for i in range(200)],
+        pre + "test_loss": [[1.5e9 + e, 100.0 - 3.7 * e + 0.47, float(e)] for e in range(20)],
+    }
+    (tmp_path / "all_scalars.json").write_text(json.dumps(doc))
+    recs, r = _read(tmp_path / "all_scalars.json")
+    assert len(recs) == 200 and not any(x.val_loss is not None for x in recs)
+    assert r.skip_reasons == {"test_loss: steps that are not whole numbers (step and value swapped?)": 20}

@@ -1207,3 +1207,73 @@ def test_an_rl_loop_counts_its_steps_within_each_episode(tmp_path, capsys):
     assert "launches" not in rep  # (one launch: nothing to list)
     assert used(rep)["skip_reasons"].get("stray record of a lagging writer (step back, then forward again)", 0) >= 29
     assert check(rep, "crash")["status"] in ("WARN", "FAIL")
+
+
+def test_spinning_up_progress_steps_are_its_environment_steps(tmp_path, capsys):
+    """OpenAI Spinning Up's ``progress.txt`` (fresh58's DDPG / PPO / TRPO runs): one row an epoch with the
+    environment steps so far (``TotalEnvInteracts``; forks write ``total-env-interacts``, ``Time Steps``).
+    Those are the run's steps, as SB3's ``time/total_timesteps`` is (the epoch was read as the step)."""
+    for col in ("TotalEnvInteracts", "total-env-interacts", "Time Steps"):
+        rows = ["\t".join(["Epoch", "AverageEpRet", col, "LossV", "Time"])]
+        rows += [f"{e}\t{-400 + 3 * e:.3f}\t{4000 * e}\t{50.0 / e + 1:.4f}\t{19.5 * e:.2f}" for e in range(1, 51)]
+        d = tmp_path / col.replace(" ", "_")
+        d.mkdir()
+        (d / "progress.txt").write_text("\n".join(rows) + "\n")
+        rep = report(d, capsys)
+        assert rep["steps"]["first"] == 4000 and rep["steps"]["last"] == 200000, col
+
+
+def test_a_nan_the_loop_skipped_is_said(tmp_path, capsys):
+    """fresh57's Unsloth loop: a NaN batch is skipped with ``[WARNING] NaN loss detected! Skipping batch.``
+    and the bar's loss postfix keeps its last finite value: no record holds a NaN ("all 806 records
+    finite"). The line is the NaN/Inf check's: a warning at the last record's step, the check WARN."""
+    lines = []
+    for i in range(1, 81):
+        lines.append(f"Training:   {i}%|  | {i}/80 [00:{i:02d}<00:10, 1.0it/s, Loss={3 * math.exp(-i / 30) + 0.5:.4f}]")
+        if i in (25, 40):
+            lines.append("[WARNING] NaN loss detected! Skipping batch.")
+    rep = log_report(tmp_path, "nan", "\n".join(lines) + "\n", capsys)
+    nf = check(rep, "nonfinite")
+    assert nf["status"] == "WARN" and "skipped 2 non-finite loss(es), first at step 25" in nf["summary"]
+    assert check(rep, "crash")["status"] == "PASS"
+
+
+def test_yolov5_console_old_header_and_a_cut_bar(tmp_path, capsys):
+    """YOLOv5's console, two shapes of fresh58: before v6.1 its header names the loss terms without "loss"
+    (``Epoch gpu_mem box obj cls labels img_size``: "no training metrics recognised"); a Kaggle notebook's
+    saved output kept only the row and the first character of its last bar redraw (``... 151 640: 1``: taken
+    for a running bar, none read). Both read an epoch a row; a row whose bar still runs stays a running mean."""
+    old = ["     Epoch   gpu_mem       box       obj       cls    labels  img_size"]
+    old += [
+        f"   {e}/59     3.3G   {0.1 * math.exp(-e / 20):.5f}   {0.07 * math.exp(-e / 30):.5f}   0.04322        33       640"
+        for e in range(60)
+    ]
+    rep = log_report(tmp_path, "v5old", "\n".join(old) + "\n", capsys, file="README.md")
+    assert rep["steps"]["count"] == 60 and "box_loss + obj_loss + cls_loss" in used(rep)["objective"]
+    cut = []
+    for e in range(40):
+        cut += ["      Epoch    GPU_mem   box_loss   obj_loss   cls_loss  Instances       Size"]
+        cut += [
+            f"     {e}/3999      10.7G    {0.09 * math.exp(-e / 15):.5f}    0.02383    0.02846        151        640: 1"
+        ]
+        cut += ["                 Class     Images  Instances          P          R      mAP50   mAP50-95: 1", ""]
+    rep = log_report(tmp_path, "v5cut", "\n".join(cut) + "\n", capsys, file="train_output.log")
+    assert rep["steps"]["count"] == 40
+    run = ["      Epoch    GPU_mem   box_loss   obj_loss   cls_loss  Instances       Size"]
+    run += [
+        f"     0/3999      10.7G    {0.09 - 0.005 * i:.4f}    0.02383    0.02846        151        640:  {10 * i}%|#   | {i}/10 [00:{i:02d}<00:10]"
+        for i in range(1, 11)
+    ]
+    rep = log_report(tmp_path, "v5run", "\n".join(run) + "\n", capsys, file="train_output.log")
+    assert rep["steps"]["count"] == 1 and used(rep)["records"] == 1  # (the complete bar's row only)
+
+
+def test_spinning_up_objective_is_the_actors_loss():
+    """Spinning Up's DDPG / PPO columns: the actor's ``LossPi`` (``pi-loss`` in forks) beside the critic's
+    ``LossQ`` / ``LossV`` and their changes over an update (``DeltaLossPi``): the objective is the actor's loss
+    (the rule's "else the actor loss"), the critic's is checked too, a change is no term of anything."""
+    from tsm_tui.sources.fields import key_roles, loss_role, objective
+
+    assert objective(key_roles(("LossPi", "LossQ", "DeltaLossPi", "DeltaLossQ"))) == ("actor", ("LossPi",))
+    assert objective(key_roles(("pi-loss", "v-loss"))) == ("actor", ("pi-loss",))
+    assert loss_role("DeltaLossV") is None and loss_role("LossV") == "term"

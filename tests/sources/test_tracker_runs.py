@@ -195,6 +195,17 @@ def test_hf_end_of_training_summary_in_dvclive_is_not_a_step(capsys):
     assert d["steps"]["first"] == 0 and d["steps"]["last"] == 149
 
 
+def test_hf_end_of_training_summary_under_its_flat_names_is_not_a_step(capsys):
+    """fresh59's dvclive_hf_nomelt_full_healthy (corpus, committed): this DVCLiveCallback logged the summary
+    as ``train_runtime`` / ``train_loss`` (no ``train/`` scope) at step 741, one past the last log: the
+    run-average 0.564 after a loss of 0.22 was "a spike still open at the end of the log"."""
+    d = report(CORPUS / "fresh59" / "dvclive_hf_nomelt_full_healthy", capsys)
+    (src,) = [f for f in d["files"] if f["format"]]
+    assert src["format"] == "dvclive" and d["steps"]["last"] == 740
+    assert "end-of-training summary (HF train_runtime): not a step" in src["skip_reasons"]
+    assert next(c for c in d["checks"] if c["id"] == "loss_spike")["status"] == "PASS"
+
+
 def test_only_the_metrics_directory_of_a_dvclive_dir_is_a_candidate(tmp_path):
     shutil.copytree(DVCLIVE / "spike", tmp_path / "job")
     found = log_files.candidate_files(str(tmp_path))

@@ -23,6 +23,13 @@ STEP_KEYS = {
     "iterations",
     "iters",  # ("time:2024-03-23, 04:31:58, iters:1000, iters_average_Loss:1.4231": fresh35's ORPO loop)
     "t_env",  # (PyMARL's "Recent Stats | t_env:  30592 | Episode:  624", its stats on the lines after: fresh44)
+    # an RL run's environment steps, its step as SB3's total_timesteps is (OpenAI Spinning Up's progress.txt
+    # "TotalEnvInteracts", its "total-env-interacts" and "Time Steps" forks, RLlib's "timesteps_total"; read by
+    # their Epoch column, fresh58's five progress files had every event on another axis than the run's steps)
+    "totalenvinteracts",
+    "total_env_interacts",
+    "time_steps",
+    "timesteps_total",
     # the step in Romanian / French, Spanish, Italian / Portuguese, German, Polish / Czech, Dutch (see "pierdere")
     "pas",
     "paso",
@@ -704,6 +711,9 @@ ACTOR_KEYS = frozenset(
     {
         "act_loss",
         "ploss",  # a PPO loop's "ploss=-0.0165 vloss= 19.1"
+        "losspi",  # (OpenAI Spinning Up's progress.txt "LossPi" beside "LossQ" / "LossV"; its forks' "pi-loss")
+        "pi_loss",
+        "loss_pi",
         "actor_loss",
         "actor/loss",
         "actor/pg_loss",
@@ -811,6 +821,8 @@ def loss_role(key: str) -> str | None:
         return loss_role(_unwrapped(k))
     if k in ACTOR_KEYS:
         return "actor"
+    if k.startswith("delta"):
+        return None  # a loss's change over an update (Spinning Up's "DeltaLossPi", "DeltaLossV"), no term of it
     if _YOLO10_TERM.match(k):
         return "term"
     if k in ALIASES or k in STEP_KEYS or _scoped(k):

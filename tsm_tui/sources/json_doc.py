@@ -506,6 +506,12 @@ def _tbx_records(reader: SnapshotReader, doc: dict) -> list[StepRecord]:
             reader.count_dropped(f"points of another run ({r!r}: not the one read)", sum(len(p) for _, p in cols))
     points: dict[int, list[tuple[str, object]]] = {}
     for name, pts in runs[best]:
+        if any(isinstance(e, list) and len(e) == 3 and isinstance(e[1], float) and not e[1].is_integer() for e in pts):
+            # a global step is a whole number: a tag whose steps are not is no series of steps (fresh59's MNIST
+            # export: its test_loss written as add_scalar(tag, epoch, loss), the loss as the step, the epoch as
+            # the value: read as the evaluation loss, "over-fitting")
+            reader.count_dropped(f"{name}: steps that are not whole numbers (step and value swapped?)", len(pts))
+            continue
         for e in pts:
             if not (isinstance(e, list) and len(e) == 3):
                 reader.skip("bad point")

@@ -178,6 +178,8 @@ class TextTap:
         saved = save_line(line)
         if saved is not None:
             return self._saved(line, *saved)
+        if ("kip" in line or "KIP" in line) and NAN_SKIP.search(line):
+            return self._nan_skipped(line)
         if not _gate(line):
             if "-- arguments --" in line:
                 self.args = True
@@ -242,23 +244,33 @@ class TextTap:
     def _saved(self, line: str, path: str, step: int | None) -> TextEvent | None:
         """A checkpoint save the line says (``checkpoint_lines.py``): its path and the step it
         names; the event's step is the last record's, as for any event."""
+        details = {"path": path[:MAX_TEXT]}
+        if step is not None:
+            details["step"] = str(step)
+        return self._info(line, SAVE_KIND, "checkpoint", "a checkpoint saved", details)
+
+    def _nan_skipped(self, line: str) -> TextEvent | None:
+        """A loop's own guard saying it skipped a non-finite loss (``NAN_SKIP``): at the last record's
+        step, the NaN/Inf check's (a loop that skips NaN batches never prints a nan value)."""
+        return self._info(line, NAN_SKIP_KIND, "nonfinite", "a non-finite loss skipped by the loop")
+
+    def _info(self, line: str, kind: str, cause: str, what: str, details: dict | None = None) -> TextEvent | None:
+        """An ``info`` event of ``kind`` at the last record's step; none for a line of an argument dump
+        or a printed config."""
         m = PREFIX.match(line)
         assert m is not None  # (PREFIX matches the empty string)
         body = line[m.end() :]
         if _LEADERS.search(body) or _CONFIG.match(body):
             return None  # an argument dump, a printed config
-        details = {"path": path[:MAX_TEXT]}
-        if step is not None:
-            details["step"] = str(step)
         return TextEvent(
             self.after if self.after is not None else 0,
             source=self.source,
-            kind=SAVE_KIND,
-            cause="checkpoint",
+            kind=kind,
+            cause=cause,
             level="info",
             text=line.strip()[:MAX_TEXT],
             before=self.after,
-            what="a checkpoint saved",
+            what=what,
             details=details,
         )
 
@@ -323,6 +335,15 @@ class TextTap:
 
 #: the detail a crash line printed after the end of training carries (a reader's ``training_ended``)
 AFTER_END = "after"
+#: a loop's guard that skipped a step for a non-finite loss: "NaN loss detected! Skipping batch.", "loss is
+#: nan, skipping this step", "Skipping batch 25: inf loss" (fresh57's Unsloth loop: 12 such lines, the bar's
+#: loss postfix kept its last finite value, "all 806 records finite"); a kind of its own: the NaN/Inf
+#: check's, not the crash check's
+NAN_SKIP_KIND = "nonfinite_skipped"
+NAN_SKIP = re.compile(
+    r"(?i)(?=[^\n]{0,200}?\bskip(?:s|ped|ping)?\b)"
+    r"[^\n]{0,200}?(?:\b(?:nan|inf|non-?finite)\b[^\n]{0,30}?\bloss\b|\bloss\b[^\n]{0,30}?\b(?:nan|inf|non-?finite)\b)"
+)
 
 
 def tapped(feed):

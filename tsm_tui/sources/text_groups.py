@@ -89,6 +89,9 @@ _TAB_NAME = re.compile(r"[A-Za-z_][\w./()% -]*+")  # (a tab-separated header's: 
 _TWO_NAMES = re.compile(r"\s*+[A-Za-z_][\w./()%-]*+\s++[A-Za-z_]")  # (a cheap first test: two names lead)
 _VALUE = re.compile(r"[-+]?(?:\d[\d.]*+(?:[eE][-+]?\d++)?+[A-Za-z%]?+(?:/\d++)?+|nan|inf)(?::\d++)*+:?", re.I)
 COLUMN_STEPS = ("epoch", "step", "iter", "iteration")
+#: YOLOv5's console header before v6.1 names its three loss terms and their sum without "loss" (fresh58: a
+#: log pasted into a README read "no training metrics recognised"); beside "gpu_mem" they are read so
+YOLO5_TERMS = {"box": "box_loss", "obj": "obj_loss", "cls": "cls_loss", "total": "total_loss"}
 SPACY_HEADER = re.compile(r"^E\s++#\s++(?=LOSS )")
 SPACY_LOSS = re.compile(r"\bLOSS ([A-Z][\w-]*+)")
 # an ISO date and time under a column (the PyTorch Mario tutorial's MetricLogger: "... 8.927
@@ -428,6 +431,8 @@ class LineGroups:
             if not 2 <= len(toks) <= MAX_COLUMNS or not all(_NAME.fullmatch(t) for t in toks):
                 return False
         low = [t.lower() for t in toks]
+        if "gpu_mem" in low:  # (YOLOv5 before v6.1: "Epoch gpu_mem box obj cls [total] labels img_size": its losses)
+            toks = [YOLO5_TERMS.get(t, n) for t, n in zip(low, toks)]
         if not any(t in COLUMN_STEPS for t in low):
             return False
         if not any(self.field(t) in ("loss", "val_loss", "grad_norm", "lr") or loss_role(t) for t in toks):
@@ -462,8 +467,12 @@ class LineGroups:
             last = None
             for last in _BAR_COUNT.finditer(rest):  # noqa: B007  (the bar's count is the last "n/total")
                 pass
-            if last is None or last.group(1) != last.group(2):
+            if last is not None and last.group(1) != last.group(2):
                 return []  # a bar still running: its values are running means
+            if last is None and ("%" in rest or "|" in rest):
+                return []  # (... one with no count yet)
+            # (a bar cut before its count, "640: 1": a saved notebook output kept the row's first characters
+            # of its last redraw only, fresh58's Kaggle YOLOv5 run: the row is the epoch's only state)
         items, step = [], None
         at, epoch_at = self._cols_step
         for i, (name, v) in enumerate(zip(cols, toks)):

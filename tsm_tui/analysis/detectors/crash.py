@@ -37,6 +37,7 @@ from tsm_tui.analysis.crash_advice import actions
 from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord, TextEvent
 from tsm_tui.sources.checkpoint_lines import SAVE_KIND
+from tsm_tui.sources.text_events import NAN_SKIP_KIND
 from tsm_tui.sources.text_events import AFTER_END
 from tsm_tui.core.sanitize import clean
 
@@ -164,8 +165,8 @@ class CrashDetector(Detector):
 
     # -- events --------------------------------------------------------------------------------
     def event(self, ev: TextEvent, own: bool) -> list[Alert]:
-        if ev.kind == SAVE_KIND:
-            return []  # (a checkpoint save: the Checkpoints check's)
+        if ev.kind == SAVE_KIND or ev.kind == NAN_SKIP_KIND:
+            return []  # (a checkpoint save: the Checkpoints check's; a NaN the loop skipped: the NaN/Inf check's)
         self.events += 1
         if ev.cause == "done":
             self.done = ev

@@ -1048,14 +1048,24 @@ class LossSpikeDetector(Detector):
         if rec.step - inc.onset >= self.settings.recovery_steps:
             if base > 0 and x <= self._back_bar(base, inc.peak):
                 return out  # this record is back at the baseline: "not recovered" waits for one that is not
-            if base > 0 and inc.peak < DEADLINE_FAIL_RATIO * base:
-                return out  # a rise under 2x: the deadline alone fails none (DEADLINE_FAIL_RATIO)
-            if inc.records <= SUSTAIN_RECORDS and base > 0 and x < SUSTAIN_FACTOR * base:
+            if base > 0 and inc.peak < DEADLINE_FAIL_RATIO * inc.level():
+                # a rise under 2x (of the level the excursion rule doubles: a noisy window's upper quartile,
+                # fresh58's per-batch DeePMD RMSE peaking at 2.6x a 0.117 baseline in a window scattering
+                # 0.08-0.23): the deadline alone fails none (DEADLINE_FAIL_RATIO)
+                return out
+            if inc.records <= SUSTAIN_RECORDS and base > 0 and x < SUSTAIN_FACTOR * inc.level():
                 # a sparse log: the deadline (in steps) came a record or two after the onset, and one
                 # record of a noisy loss is no level: the median of SUSTAIN_RECORDS records after the
                 # onset judges it (_back_by_median; fresh37's DeePMD lcurve, a per-batch RMSE every
                 # 1,000 steps: 0.147 two records after a 2.6x spike, 1.29x a baseline whose own
-                # records scatter 0.100-0.156, FAILed "has not recovered")
+                # records scatter 0.100-0.156, FAILed "has not recovered"); 2x the level the excursion rule
+                # doubles (a noisy window's upper quartile: fresh58's DeePMD lcurves, a record 2.5x a low local
+                # baseline two records after the onset, in a window that scatters 0.14-0.64, FAILed)
+                return out
+            if inc.noisy and x < SUSTAIN_FACTOR * inc.level():
+                # a noisy window's loss (its spread is noise, not a descent): one record under 2x the level the
+                # excursion rule doubles is its scatter, no failure (fresh58's per-batch DeePMD RMSE: 0.235 five
+                # records after a 2.6x spike, 1.6x that level, FAILed "has not recovered"; the next were back)
                 return out
             m = inc.meds
             if len(m) >= 2 and m[-1] > m[-2] * (1 + SETTLE_REL) and base > 0 and x > SUSTAIN_FACTOR * base:

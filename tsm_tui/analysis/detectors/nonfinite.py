@@ -26,7 +26,9 @@ from tsm_tui.analysis.detectors.components import (
 )
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
-from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
+from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord, TextEvent
+from tsm_tui.core.sanitize import message
+from tsm_tui.sources.text_events import NAN_SKIP_KIND
 
 
 def _bad(x: float | None) -> bool:
@@ -42,8 +44,13 @@ class NonFiniteDetector(Detector):
     order = 60
     urgency = 20
 
+    #: a loop's "NaN loss detected! Skipping batch." lines (sources/text_events.NAN_SKIP_KIND)
+    reads_events = True
+
     def __init__(self, settings, state) -> None:
         super().__init__(settings, state)
+        self.skipped = 0  # steps the loop said it skipped for a non-finite loss ...
+        self.first_skip: int | None = None  # ... the first one's step
         self.n = 0
         self.bad = 0
         self.first: int | None = None
@@ -150,6 +157,29 @@ class NonFiniteDetector(Detector):
             )
         ]
 
+    def event(self, ev: TextEvent, own: bool) -> list[Alert]:
+        """The loop's own guard skipped a non-finite loss: a NaN the records never show (the loop
+        prints no nan value). A warning at the last record's step, the first time; the check WARNs
+        (FAILs on a NaN it reads, as ever)."""
+        if ev.kind != NAN_SKIP_KIND or not own:
+            return []
+        self.skipped += 1
+        if self.first_skip is not None:
+            return []
+        step = self.state.last_step if self.state.last_step is not None else ev.before
+        self.first_skip = step if step is not None else 0
+        return [
+            Alert(
+                self.id,
+                Severity.WARNING,
+                step,
+                f"The training loop skipped a non-finite loss at step {self.first_skip} (its own guard: "
+                f"{message(ev.text, 120)}): the records show no NaN, the run had one.",
+                actions=[advice.lower_lr(self.state, peak=self._sched.peak), advice.clip(self.state)],
+                key="nonfinite_skipped",
+            )
+        ]
+
     # -- columnar hooks (the driver is Detector.update_frame) -------------------------
     # Only the first bad record raises an alert (through update()); other rows are
     # counted: bad ones (non-finite loss or grad norm, nan_iters > 0) and the last
@@ -207,4 +237,10 @@ class NonFiniteDetector(Detector):
                     "the loss itself finite",
                 )
             return self._result(Status.FAIL, f"{self.bad} non-finite record(s), first at step {self.first}{tail}")
+        if self.skipped:
+            return self._result(
+                Status.WARN,
+                f"all {self.n} records finite, but the loop skipped {self.skipped} non-finite loss(es), "
+                f"first at step {self.first_skip}",
+            )
         return self._result(Status.PASS, f"all {self.n} records finite")
