@@ -1268,12 +1268,10 @@ def test_yolov5_console_old_header_and_a_cut_bar(tmp_path, capsys):
     assert rep["steps"]["count"] == 1 and used(rep)["records"] == 1  # (the complete bar's row only)
 
 
-def test_spinning_up_objective_is_the_actors_loss():
-    """Spinning Up's DDPG / PPO columns: the actor's ``LossPi`` (``pi-loss`` in forks) beside the critic's
-    ``LossQ`` / ``LossV`` and their changes over an update (``DeltaLossPi``): the objective is the actor's loss
-    (the rule's "else the actor loss"), the critic's is checked too, a change is no term of anything."""
+def test_spinning_up_loss_changes_are_no_terms():
+    """Spinning Up's PPO / VPG columns: ``LossPi`` and ``LossV`` beside their changes over an update
+    (``DeltaLossPi``, ``DeltaLossV``): a change is no term of the objective (the sum of all four was judged)."""
     from tsm_tui.sources.fields import key_roles, loss_role, objective
 
-    assert objective(key_roles(("LossPi", "LossQ", "DeltaLossPi", "DeltaLossQ"))) == ("actor", ("LossPi",))
-    assert objective(key_roles(("pi-loss", "v-loss"))) == ("actor", ("pi-loss",))
+    assert objective(key_roles(("LossPi", "LossV", "DeltaLossPi", "DeltaLossV"))) == ("sum", ("LossPi", "LossV"))
     assert loss_role("DeltaLossV") is None and loss_role("LossV") == "term"

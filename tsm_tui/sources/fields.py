@@ -711,9 +711,6 @@ ACTOR_KEYS = frozenset(
     {
         "act_loss",
         "ploss",  # a PPO loop's "ploss=-0.0165 vloss= 19.1"
-        "losspi",  # (OpenAI Spinning Up's progress.txt "LossPi" beside "LossQ" / "LossV"; its forks' "pi-loss")
-        "pi_loss",
-        "loss_pi",
         "actor_loss",
         "actor/loss",
         "actor/pg_loss",
