@@ -270,9 +270,8 @@ class Launches:
     def interrupts(self, rec: StepRecord) -> bool:
         """``rec`` (a record with metrics) starts one more launch while one is held: its step goes
         back below the held launch's records, or a banner marks it. The held launch is then decided on
-        the losses it has (a 1-epoch training of a script that trains 16 in turn has one; fresh51's
-        char-LM log: each launch swallowed the next ones, 42 of its 68 steps read) and ``rec`` is a
-        boundary of its own."""
+        its own losses (a 1-epoch training of a script that trains 16 in turn has one: it was decided on
+        the next trainings' losses, held with it) and ``rec`` is a boundary of its own."""
         if self.pending is None:
             return False
         recs = self.pending[1]
