@@ -60,10 +60,11 @@ MAX_GROUP_PAIRS = 256  # named numbers kept per group or table (memory stays bou
 # an epoch header alone on its line: "Epoch 2/5", "Epoch [2/5]", "=== Epoch 2/5 ==="
 # (or with no total: PointNet++'s "**** EPOCH 000 ****")
 # (or after a phase word: ST-GCN / mmskeleton's "Training epoch: 0", "Eval epoch: 4": group 1)
-# (or after "Starting" / "Beginning", or an RL loop's episode: fresh55's DQN "Starting episode 3/100" then
-# "Step 101: Loss=2.99", the step counting within the episode)
+# (or an RL loop's episode, "Starting" / "Beginning" before it: fresh55's DQN "Starting episode 3/100" then
+# "Step 101: Loss=2.99", the step counting within the episode; a loop's "Starting epoch 3" before its own
+# "Epoch 3 finished -- Train loss: X" lines is no header: fresh25's U-Net log, its epochs then read per step)
 EPOCH_HEADER = re.compile(
-    r"^\W*+(?:(?:start(?:ing)?+|begin(?:ning)?+)\s++)?(?:(train\w*+|eval\w*+|valid\w*+|test\w*+)\s++)?"
+    r"^\W*+(?:(?:start(?:ing)?+|begin(?:ning)?+)\s++(?=episode))?(?:(train\w*+|eval\w*+|valid\w*+|test\w*+)\s++)?"
     r"(?:epoch|episode)\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\]?\W*+$",
     re.I,
 )
