@@ -391,8 +391,8 @@ class JsonColumnsReader(SnapshotReader):
         return step_records(self, points)
 
     def describe(self) -> dict:
-        out = {}
-        if getattr(self, "where", None):
+        out = super().describe()
+        if getattr(self, "where", None):  # (a document of column groups: _group_records)
             out["step_source"] = getattr(self, "step_note", None) or f"the step list of {self.where}"
         return out
 
