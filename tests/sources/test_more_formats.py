@@ -1275,3 +1275,21 @@ def test_spinning_up_loss_changes_are_no_terms():
 
     assert objective(key_roles(("LossPi", "LossV", "DeltaLossPi", "DeltaLossV"))) == ("sum", ("LossPi", "LossV"))
     assert loss_role("DeltaLossV") is None and loss_role("LossV") == "term"
+
+
+def test_pixelnerf_trainer_lines(tmp_path, capsys):
+    """pixelNeRF's trainer (fresh39's ViT run): ``E e B b loss rc:X rf:Y t:Z  lr L`` every 2 batches, the
+    epoch and batch as letters, ``t`` the total of the coarse and fine terms; ``*** Eval: E e B b loss ...``
+    every 50 batches; the file cut inside its last line. It read "no training metrics recognised"."""
+    lines = ["EXPERIMENT NAME: srn_car_exp", "* Config file: conf/exp/srn.conf"]
+    for e in range(3):
+        for b in range(0, 100, 2):
+            rc, rf = 0.2 * math.exp(-(e * 100 + b) / 150) + 0.01, 0.22 * math.exp(-(e * 100 + b) / 150) + 0.01
+            lines.append(f"E {e} B {b} loss rc:{rc} rf:{rf} t:{rc + rf}  lr 0.0001")
+            if b % 50 == 0:
+                lines.append(f"*** Eval: E {e} B {b} loss rc:{rc * 1.1} rf:{rf * 1.1} t:{(rc + rf) * 1.1}  lr 0.0001")
+    text = "\n".join(lines) + "\nE 3 B 0 loss rc:0.02 rf:0.02 t:0.04  lr "
+    rep = log_report(tmp_path, "pn", text, capsys, file="vit.log")
+    assert rep["steps"]["count"] == 151
+    assert "loss_rc, loss_rf" in used(rep)["objective"]
+    assert "val_loss" in rep["sources"]  # (the evaluation lines: the validation loss at the last training step)

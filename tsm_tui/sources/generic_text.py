@@ -69,6 +69,20 @@ PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?!
 # Linear: it starts only at "np.", every run is possessive.
 NP_SCALAR = re.compile(rf"(?<![\w.])np\.(?:float|int|uint)\d*+\(\s*+({NUM})\s*+\)")
 #: full-width punctuation of a CJK log as the ASCII the pairs are read by (the names stay: fields.normalise)
+#: pixelNeRF's trainer (its forks' too): "E 3 B 120 loss rc:0.021 rf:0.019 t:0.040  lr 0.0001", the epoch and
+#: the batch as letters, the loss dict's coarse / fine terms and "t" their total; an evaluation's line after
+#: "*** Eval: " (fresh39: "no training metrics recognised in the first 2.6 MiB"). Read as "epoch 3 batch 120
+#: loss_rc: 0.021 loss_rf: 0.019 loss: 0.040 lr: 0.0001". Anchored, possessive: linear.
+_PIXELNERF = re.compile(r"^(\*\*\* Eval: )?E (\d++) B (\d++) loss ((?:\w++:\S++\s++)++)lr(?:\s++(\S++))?")
+_PIXELNERF_TERM = re.compile(r"(\w++):(\S++)")
+
+
+def _pixelnerf(m: re.Match) -> str:
+    terms = " ".join(f"{'loss' if k == 't' else 'loss_' + k}: {v}" for k, v in _PIXELNERF_TERM.findall(m.group(4)))
+    lr = f" lr: {m.group(5)}" if m.group(5) else ""
+    return f"{m.group(1) or ''}epoch {m.group(2)} batch {m.group(3)} {terms}{lr}"
+
+
 #: the step in other languages, written in ASCII, before its number (fields.STEP_KEYS has them as keys):
 #: Romanian / French "pas", Spanish "paso", Italian / Portuguese "passo", German "Schritt", Polish / Czech
 #: "krok", Dutch "stap" (fresh54's "pas    20 | pierdere 3.0124 | lr 8.40e-04": the step patterns are English)
@@ -615,6 +629,10 @@ class KeyValueTextReader(LineGroups, LineReader):
             line = VALUE_FIRST.sub(r"\2: \1", line)  # (no match: the line as it was)
         if "oss " in line and _LOSS_OF_HINT.search(line):
             line = LOSS_OF.sub(r"\2 \3, \1: \4", line)
+        if line[:2] == "E " or line[:4] == "*** ":
+            px = _PIXELNERF.match(line)
+            if px is not None:
+                line = _pixelnerf(px)
         if "poche" in line:  # (German's "Epoche 3, Verlust: 0.52": the other languages' words are non-ASCII)
             line = line.replace("Epoche", "Epoch").replace("epoche", "epoch")
         if ("as" in line or "chritt" in line or "rok" in line or "tap" in line) and _FOREIGN_STEP.search(line):
