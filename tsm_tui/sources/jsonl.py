@@ -74,6 +74,14 @@ def flatten(d: dict, prefix: str = "", out: dict | None = None) -> dict:
     return out
 
 
+def _whole_epoch(e) -> int | None:
+    """A JSON ``epoch`` value as a whole epoch number (``3`` or ``3.0``), else None (a fraction, a string,
+    out of range)."""
+    if type(e) is float and e.is_integer():
+        e = int(e)
+    return e if type(e) is int and 0 <= e <= MAX_INT else None
+
+
 class JsonlReader(LineReader):
     name = "jsonl"
     priority = 20
@@ -361,10 +369,8 @@ class JsonlReader(LineReader):
         becomes ``(epoch - first) x epoch length + counter``; a global one stays. An evaluation split's
         record (MMCV's ``"mode": "val"``: its ``iter`` is the evaluation's own count) is at the last
         training step once the counter is known to be a batch index."""
-        e = obj["epoch"]
-        if type(e) is float and e.is_integer():
-            e = int(e)
-        if type(e) is not int or not 0 <= e <= MAX_INT:
+        e = _whole_epoch(obj["epoch"])
+        if e is None:
             return
         if eval_split(obj.items()) is not None:
             if self._ecount is not None and self._ecount.mode == "epoch" and self._last_step is not None:
@@ -416,9 +422,8 @@ class JsonlReader(LineReader):
         while no two records in a row name the same epoch (then they are counted, from there on); an
         epoch below the last one starts again (a new launch appended). Counted before: fresh25's
         DETR log read its epochs 110-159 as steps 211-260."""
-        if type(e) is float and e.is_integer():
-            e = int(e)
-        if type(e) is not int or not 0 <= e <= MAX_INT or e == self._epoch_last:
+        e = _whole_epoch(e)
+        if e is None or e == self._epoch_last:
             # decided on the first record: a fractional epoch (HF's 0.01, 0.02 ... that reach 1.0) or
             # none is no step; two records in a row of one epoch are several an epoch: counted
             self._epochs = False
