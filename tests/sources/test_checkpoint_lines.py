@@ -111,3 +111,32 @@ def test_a_save_report_is_no_training_step(tmp_path, capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["steps"]["count"] == 30 and (d["steps"]["first"], d["steps"]["last"]) == (500, 15000)
     assert d["run"]["checkpoints_logged"]["count"] == 10
+
+
+def test_a_models_generated_sample_is_no_save(tmp_path, capsys):
+    """fresh60's build-nanogpt run prints its model's samples among the steps ("rank 1 sample 0:
+    Hello, I'm a language model, and I'm writing this ... in school"): the model's words, not the
+    run's. The verb and "model" of a sample read as a save named "school" at the last step; a real
+    save line beside them is still one."""
+    import json
+
+    from tsm_tui.cli import main
+
+    lines = []
+    for s in range(1, 401):
+        lines.append(f"step {s:5d} | loss: {4.0 - s / 400:.6f} | lr 6.0000e-04 | norm: 0.3300 | dt: 1760.61ms")
+        if s % 100 == 0:
+            lines.append(
+                f"rank 0 sample {s // 100}: Hello, I'm a language model, and I'm writing this with the kids in school"
+            )
+            lines.append("sample 1: Hello, I'm a language model, and we stored the weights in school")
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    assert main([str(tmp_path), "--json"]) in (0, 1)
+    d = json.loads(capsys.readouterr().out)
+    assert d["steps"]["count"] == 400
+    assert not (d["run"].get("checkpoints_logged") or {}).get("count")
+    lines.insert(250, "saving checkpoint to log/model_00250.pt")
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    assert main([str(tmp_path), "--json"]) in (0, 1)
+    d = json.loads(capsys.readouterr().out)
+    assert d["run"]["checkpoints_logged"]["count"] == 1

@@ -1116,6 +1116,29 @@ def test_mxnet_speedometer_batch_ranges(tmp_path):
         assert len(set(steps)) == 15 and steps == sorted(steps), (reset, steps)
 
 
+def test_mxnet_speedometer_one_metric_a_line(tmp_path):
+    """fresh61's MXNet SSD (Module.fit with three metrics): the Speedometer prints each metric of a batch
+    on a line of its own under the same "Epoch[e] Batch [b]" ("Train-Acc=", "Train-ObjectAcc=", then
+    "Train-SmoothL1="), and the epoch's result as "Epoch[e] Train-SmoothL1=". A first line with no loss
+    was a header whose group took every later line of the epoch (the counter was no step of a line's
+    own): 776 batch records read as 257. Each batch is a record, at its step in the epoch."""
+    lines = []
+    for e in range(3):
+        for b in range(20, 401, 20):
+            for name, v in (("Acc", 0.5), ("ObjectAcc", 0.1), ("SmoothL1", 2.0 / (1 + e + b / 400))):
+                lines.append(f"Epoch[{e}] Batch [{b}]\tSpeed: 36.22 samples/sec\tTrain-{name}={v:.6f}")
+        lines += [
+            f"Epoch[{e}] Train-Acc=0.9",
+            f"Epoch[{e}] Train-SmoothL1={2.0 / (2 + e):.6f}",
+            f"Epoch[{e}] Time cost=106.6",
+        ]
+    _, recs, _ = read(write(tmp_path, "train.log", "\n".join(lines) + "\n"))
+    losses = [r for r in recs if r.loss is not None]
+    steps = [r.step for r in losses]
+    assert len(losses) == 60 and steps == sorted(steps) and len(set(steps)) == 60, steps[:25]
+    assert losses[0].loss == pytest.approx(2.0 / 1.05) and losses[-1].loss == pytest.approx(2.0 / 4.0)
+
+
 def test_a_qualified_counter_after_the_epoch_is_the_step(tmp_path):
     # pylogging_t5_distill (private): logging's "%(asctime)s - %(levelname)s - %(message)s"
     text = "".join(

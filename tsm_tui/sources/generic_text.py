@@ -701,7 +701,12 @@ class KeyValueTextReader(LineGroups, LineReader):
         """A step of the line's own (a step key, or an epoch and its counter or total)."""
         m = _step_match(line)
         if m is None and _EPOCH_HINT.search(line):
-            m = EPOCH_COUNTER.search(line) or ITER_COUNTER.search(line) or EPOCH_ONLY.search(line)
+            m = (
+                EPOCH_COUNTER.search(line)
+                or ITER_COUNTER.search(line)
+                or EPOCH_STEP.search(line)
+                or EPOCH_ONLY.search(line)
+            )
         if m is None and "atch" in line:
             m = BATCH_HEADER.match(line) or BATCH_LEAD.match(line)
         if m is None and "][" in line:

@@ -61,6 +61,10 @@ _EXC_PATTERNS = _BY_WHERE["exception"] + _BY_WHERE["anywhere"]
 _LEADERS = re.compile(r"\S \.{3,}+ ")
 #: a printed config's line: an indented key, or a quoted key (JSON, a dict, YAML)
 _CONFIG = re.compile(r"\s++[a-z_][\w.-]*+\s*+[:=](?:\s|$)|\s*+[\"'][\w .-]++[\"']\s*+:")
+#: a model's generation printed by the loop (nanoGPT / build-nanogpt's "rank 0 sample 3: Hello, I'm a language
+#: model, ... writing ...", "sample 2: ...", "Generated: ...", "completion 1: ..."): the model's words, never the
+#: run's (fresh60: a sample's "I'm a language model ... writing ... in school" was a checkpoint save "school")
+_GENERATION = re.compile(r"(?i)\s*+(?:rank\s*+\d++\s++)?(?:samples?|generat(?:ed|ion)|completion)\s*+\d*+\s*+[:>]")
 #: a banner's line: boxed in one decoration character
 _BANNER = re.compile(r"\s*+([#=|!])\1*+ ")
 #: what may stand before an error message that is the error itself: an exception's name,
@@ -260,8 +264,8 @@ class TextTap:
         m = PREFIX.match(line)
         assert m is not None  # (PREFIX matches the empty string)
         body = line[m.end() :]
-        if _LEADERS.search(body) or _CONFIG.match(body):
-            return None  # an argument dump, a printed config
+        if _LEADERS.search(body) or _CONFIG.match(body) or _GENERATION.match(body):
+            return None  # an argument dump, a printed config, a model's generation
         return TextEvent(
             self.after if self.after is not None else 0,
             source=self.source,
@@ -282,8 +286,8 @@ class TextTap:
         ev = self._event(line, body, _BY_WHERE["anywhere"], None)
         if ev is None:
             return None
-        if _LEADERS.search(body) or _CONFIG.match(body) or _BANNER.match(body):
-            return None  # an argument dump, a printed config, a banner: not the run speaking
+        if _LEADERS.search(body) or _CONFIG.match(body) or _BANNER.match(body) or _GENERATION.match(body):
+            return None  # an argument dump, a printed config, a banner, a generation: not the run speaking
         return ev
 
     def _event(
