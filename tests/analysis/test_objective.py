@@ -499,3 +499,28 @@ def test_a_terms_nan_beside_a_finite_total_is_a_warning_and_the_totals_is_critic
     assert next(c for c in mon.checks() if c.id == "nonfinite").status.value == "FAIL"
     run_both(_per_class(nan_term_at=(159, 170), nan_loss_at=200))
     run_both(_per_class(nan_term_at=(159,)))
+
+
+def test_an_energy_is_the_objective_of_a_predictive_coding_run(tmp_path):
+    """fresh60's predictive-coding transformer logs "Batch 10/5258 | Batch Energy: 1.77 | Perplexity: 2e5"
+    per batch and "Epoch 1/20 | Train Energy: ... | Val Energy: ..." per epoch, the word "loss" nowhere:
+    "no training metrics recognised" (exit 2). The energy such a model minimises is its objective; an
+    error metric of a predicted energy ("energy_mae") is none, nor a validation one."""
+    from tsm_tui.sources.fields import named_objective
+
+    assert named_objective(("Batch Energy", "Perplexity")) == ("named", ("Batch Energy",))
+    assert named_objective(("Val Energy", "energy_mae", "e_rmse_energy")) is None
+    lines = []
+    for e in range(1, 4):
+        lines.append(f"2025-10-24 12:03:07,024 - INFO - Epoch {e}/3")
+        for b in range(10, 170, 10):
+            lines.append(
+                f"2025-10-24 12:04:20,563 - INFO -   Batch {b}/165 | Batch Energy: {1.4 - 0.05 * e - b / 4000:.4f}"
+                f" | Perplexity: {1000 - e - b / 10:.4f}"
+            )
+    p = _w(tmp_path, "training.log", "\n".join(lines) + "\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "tsm_tui", "--report", str(p)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode in (0, 1) and "objective: Batch Energy (an energy: no loss logged)" in out.stdout, out.stdout
+    assert "48 records" in out.stdout or "48 steps" in out.stdout, out.stdout

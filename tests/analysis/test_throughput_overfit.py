@@ -276,3 +276,25 @@ def test_report_json_on_a_keras_csvlogger(tmp_path, capsys):
     d = json.loads(capsys.readouterr().out)
     c = next(c for c in d["checks"] if c["id"] == "overfitting")
     assert c["status"] == "WARN" and c["title"] == "Over-fitting"
+
+
+def test_an_rl_runs_val_loss_is_its_critics_loss_not_an_evaluation(tmp_path, capsys):
+    """fresh62's ModuMorph PPO logs ``pi_loss`` and ``val_loss`` (the value function's loss) each
+    update: its value loss rising while the policy loss fell read FAIL "everything gained on held-out
+    data is lost". In a reinforcement-learning run the check does not judge it, and says why; the same
+    numbers under a supervised run's names still FAIL."""
+    rows = overfit_run(n=40, back_above=True)
+    for r in rows:
+        r.extra = {"pi_loss": r.loss}
+    mon = feed(rows)
+    c = check(mon, "overfitting")
+    assert c.status.value == "SKIP" and "reinforcement-learning run" in c.summary and "40 " in c.summary
+    assert not alerts(mon, "overfitting")
+    assert check(feed(overfit_run(n=40, back_above=True)), "overfitting").status.value == "FAIL"
+    # and read from a file: a CSV of PPO's columns, judged through frames
+    lines = ["step,pi_loss,val_loss,entropy"] + [f"{r.step},{r.loss},{r.val_loss},0.5" for r in rows]
+    (tmp_path / "progress.csv").write_text("\n".join(lines) + "\n")
+    assert main([str(tmp_path), "--json"]) in (0, 1)
+    d = json.loads(capsys.readouterr().out)
+    ov = next(c for c in d["checks"] if c["id"] == "overfitting")
+    assert ov["status"] == "SKIP" and "reinforcement-learning" in ov["summary"], ov

@@ -571,3 +571,35 @@ def test_a_hostile_run_config_is_bounded_like_every_config(monkeypatch):
     r2.feed_bytes(wb_frame([cfg([(f"k{i}", "1")]) for i in range(3000)]))
     r2.flush()
     assert 256 < len(reads) < 256 + 20 and reads[-1] == 3000
+
+
+def test_a_row_without_the_scripts_step_key_stays_on_its_axis():
+    """fresh62's 3DINO runs log ``iteration`` (10 x the row) with every training row, then a test row
+    without it: its ``_step`` (136) was read as a step back from 1250, a resume, and the plateau judged
+    that one row. A row that lacks the step key the rows before it had is at that key's last value."""
+    recs = [wb_history(s, {"train/loss": 2.0 + 1.0 / (s + 1), "iteration": 10 * s}) for s in range(126)]
+    recs.append(wb_history(126, {"test/loss": 2.5}))
+    r = WandbRunReader("x/run-abc.wandb")
+    got = [(x.step, x.val_loss) for x in list(expand(r.feed_chunk(wb_frame(recs)))) + r.flush()]
+    assert [s for s, _ in got] == [10 * s for s in range(126)] + [1250] and got[-1][1] == 2.5
+    assert r.step_source == "iteration" and not r.skip_reasons
+
+
+def test_a_ppo_runs_mean_losses_are_its_terms():
+    """fresh62's pendulum PPO logs ``train/mean value loss`` and ``train/mean policy loss`` (the means over
+    an update's minibatches) and no other loss: its 627 rows read as none ("nothing judged"). A mean
+    of a named term, the word first, is the term: the policy loss is the objective, the value loss checked."""
+    from tsm_tui.sources.fields import loss_role
+
+    assert loss_role("train/mean policy loss") == "actor" and loss_role("train/mean value loss") == "model"
+    assert loss_role("avg_kl_loss") == "term"
+    # a statistic of the total is still none ("mean_loss", "loss_mean", "train/avg_loss")
+    assert loss_role("train/mean_loss") is None and loss_role("loss_mean") is None
+    recs = [
+        wb_history(
+            s, {"train/mean value loss": 1.0 / (s + 1), "train/mean policy loss": -0.01, "train/timesteps": 2048 * s}
+        )
+        for s in range(40)
+    ]
+    got, why = _rows(wb_frame(recs))
+    assert len(got) == 40 and not why

@@ -752,6 +752,11 @@ _NOT_TERM = re.compile(
     r"type|threshold|thresh|clip|init|start|warmup|decay|patience|interval|freq|every|fn|func|"
     r"function|config|cfg|frac|fraction|pct|percent|share)(?:[_/.]|$)"
 )
+#: a mean / average of a named loss term over the update's minibatches, the word first (a PPO loop's
+#: "train/mean value loss", "train/mean policy loss": every loss key of fresh62's pendulum run, whose
+#: 627 W&B rows read as none): the term itself, as "train/value loss" is ("mean_loss", "loss_mean",
+#: "ep_mean_loss": a statistic of the total, no term: ``_NOT_TERM``)
+_MEAN_OF = re.compile(r"(^|[/_.])(?:mean|avg|average)_(?=[a-z][a-z0-9]*+_loss(?:es)?$)")
 #: a word that names a hyperparameter or a quantity elsewhere (``_NOT_TERM``) right before the final
 #: "loss" names what the loss is of: a diffusion model's noise-prediction ``train_eps_loss`` (fresh46:
 #: its only loss, "0 steps with a training loss"), a capsule net's ``margin_loss``, a depth model's
@@ -795,11 +800,11 @@ def _key(key: str) -> str:
 #: a key only a reinforcement-learning run logs: a reward or an episode return (not DPO's
 #: ``rewards/chosen``: a preference loss is a supervised one), a policy / value / critic /
 #: actor loss, PPO's approx_kl or a ``ppo/`` scope (stable-baselines3, TRL, DeepSpeed-Chat,
-#: OpenRLHF, verl names); the value head's explained variance before / after an update
+#: OpenRLHF, verl names; ModuMorph's and Spinning Up's ``pi_loss`` / ``LossPi``); the value head's explained variance before / after an update
 #: (AlphaZero_Gomoku and its forks: self-play, its loss rises as its data improves; fresh19)
 _RL_KEY = re.compile(
     r"(?:^|[/_.])(?:reward|ep_rew_mean|ep_rew|episode_reward|episode_return|ep_ret|"
-    r"policy_(?:gradient_)?loss|pg_loss|value_loss|vf_loss|critic_loss|cri_loss|actor_loss|"
+    r"policy_(?:gradient_)?loss|pg_loss|pi_loss|loss_pi|value_loss|vf_loss|critic_loss|cri_loss|actor_loss|"
     r"act_loss|approx_kl|ppo|ploss|vloss|explained_var_old|explained_var_new)(?:[/_.]|$)"
 )
 
@@ -816,6 +821,8 @@ def loss_role(key: str) -> str | None:
     k = normalise(key)
     if "/" in k and k.split("/", 1)[0] in CONTAINER_SCOPES:
         return loss_role(_unwrapped(k))
+    if _MEAN_OF.search(k):
+        return loss_role(_MEAN_OF.sub(r"\1", k, count=1))
     if k in ACTOR_KEYS:
         return "actor"
     if k.startswith("delta"):
@@ -1016,7 +1023,10 @@ def counted_name(key: str, x: float) -> bool:
 #: error, its root, mean absolute error), the loss's symbol "L" (a rate-distortion codec's "L=0.35
 #: D=0.34 R=0.45 bpp"; an integer from 8 on there is a length, no loss: ``objective_value``), a
 #: cross-entropy's short name ("step 10 ce 2.29 acc 0.41", "nll 2.28 kl 0.12"), a bare training split
-#: word (PHASE_OBJECTIVE). A validation / test one is none of them (a split word is no prefix here).
+#: word (PHASE_OBJECTIVE), an energy (a predictive-coding or energy-based model's objective: fresh60's PC
+#: transformer prints "Batch 10/5258 | Batch Energy: 1.77 | Perplexity: 2e5" and nothing named loss; a
+#: quantity's error is no energy: "energy_mae", "e_rmse" are error metrics of their own).
+#: A validation / test one is none of them (a split word is no prefix here).
 #: (ours, issue 26: fresh4's Fortran fit and compression logs were "nothing readable")
 _PREFIX = r"^(?:(?:train|training|tr|avg|average|mean|total)[/_.])?"
 _NAMED_OBJECTIVES = (
@@ -1026,6 +1036,7 @@ _NAMED_OBJECTIVES = (
     (re.compile(_PREFIX + r"rmse$"), "a training error metric"),
     (re.compile(_PREFIX + r"mae$"), "a training error metric"),
     (re.compile(_PREFIX + r"(?:ce|nll|bce)$"), "a cross-entropy"),
+    (re.compile(r"^(?:(?:train|training|tr|batch|avg|average|mean|total)[/_.])?(?:free_)?energy$"), "an energy"),
     (_PHASE_OBJECTIVE, "the training split's number"),
 )
 SYMBOL_KEY = "L"

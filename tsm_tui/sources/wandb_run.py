@@ -645,6 +645,8 @@ class WandbRunReader(ByteReader):
         self.step_metric: str | None = None
         self._step_declared = False
         self._step_last: float | None = None
+        #: the last step a framework's or the script's own step key gave a row (``_pick_step``)
+        self._key_last: float | None = None
         #: which key the steps come from, said in the report's file entry
         self.step_source: str | None = None
         self.config: dict[str, object] = {}
@@ -938,7 +940,12 @@ class WandbRunReader(ByteReader):
         """The row's step: the run's declared step metric (``define_metric``; a row without
         it carries its last value, as ``step_sync`` does), else a framework's step key
         (``train/global_step``), else a step the script logs itself (``step``,
-        ``iteration``), else ``_step`` (W&B's row counter), else the record's number."""
+        ``iteration``), else ``_step`` (W&B's row counter), else the record's number. A row
+        without the step key the rows before it had (a final evaluation logged with
+        ``wandb.log({"test/loss": x})`` after rows of ``iteration``) is at that key's last value,
+        as ``step_sync`` does: its ``_step`` is another axis (fresh62's 3DINO runs: 125 rows at
+        ``iteration`` 10..1250, then a test row at ``_step`` 136 read as a resume, and the plateau
+        judged that one row)."""
         by = None
         if self.step_metric is not None:
             by = declared if declared is not None else self._step_last
@@ -946,11 +953,13 @@ class WandbRunReader(ByteReader):
                 self._step_last = by
                 self._said(f"{self.step_metric} (declared with define_metric)")
         if by is None and framework is not None:
-            by = framework
+            by = self._key_last = framework
             self._said(fw_key)
         if by is None and own is not None:
-            by = own
+            by = self._key_last = own
             self._said(own_key)
+        if by is None and self._key_last is not None:
+            by = self._key_last
         if by is None:
             by = wandb_step if wandb_step is not None else float(wire)
             self._said("_step")

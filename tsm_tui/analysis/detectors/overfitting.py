@@ -29,6 +29,7 @@ from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.analysis.detectors.stats import RollingMedian, diff_sd
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
+from tsm_tui.sources.fields import ObjectiveKind
 
 #: the first action of an over-fitting alert: the model to keep (``view`` drops it when stale)
 _KEEP = "Keep "
@@ -79,8 +80,13 @@ class OverfittingDetector(Detector):
         self._said_keys: set[str] = set()  # keys of the alerts said (one per best evaluation: bounded by them)
         self._revised: list[str] = []  # keys whose ``view`` changed since ``revised`` was asked
         self._logs: deque = deque(maxlen=NOISE_EVALS)  # the last evaluation losses' logs (their noise)
+        #: a reinforcement-learning run's records (a policy / value loss, a reward): its ``val_loss`` is the
+        #: value function's loss (ModuMorph's PPO: ``pi_loss``, ``val_loss``), no held-out evaluation
+        self._kind = ObjectiveKind()
+        self.rl_values = 0  # such values read in an RL run's records (not judged)
 
     def update(self, rec: StepRecord) -> list[Alert]:
+        kind = self._kind.see(rec.extra) if rec.extra else self._kind.kind
         x = rec.loss
         if x is not None and math.isfinite(x):
             self.train.update(x)
@@ -88,6 +94,9 @@ class OverfittingDetector(Detector):
             self.trained = True
         v = rec.val_loss
         if v is None or not math.isfinite(v):
+            return []
+        if kind == "rl":
+            self.rl_values += 1
             return []
         return self._eval(rec.step, v)
 
@@ -219,6 +228,10 @@ class OverfittingDetector(Detector):
 
     # -- frames: only evaluation rows need update ---------------------------------------------------
     def prepare(self, fr):
+        if fr.extra and self._kind.see(fr.extra) == "rl":
+            v = fr.get("val_loss")
+            self.rl_values += 0 if v is None else int(np.count_nonzero(np.isfinite(v)))
+            return None
         return fr.get("val_loss")
 
     def screen(self, fr, cx, a: int, b: int) -> np.ndarray:
@@ -239,6 +252,12 @@ class OverfittingDetector(Detector):
 
     # -- the check -----------------------------------------------------------------------------------
     def result(self) -> CheckResult:
+        if self._kind.kind == "rl" and self.rl_values:
+            return self._result(
+                Status.SKIP,
+                f"a reinforcement-learning run: its {self.rl_values} evaluation-named loss value(s) are the value "
+                "function's (critic's) loss, not a held-out evaluation",
+            )
         if self.evals == 0:
             return self._result(Status.SKIP, "no evaluation / validation loss logged")
         if not self.trained:
