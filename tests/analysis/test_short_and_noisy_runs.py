@@ -337,3 +337,28 @@ def test_a_noisy_loss_diverged_from_its_best_is_no_level_plateau():
     res = next(c for c in mon.checks() if c.id == "plateau")
     assert "rising, not flat" in res.summary, res.summary
     assert not any(a.message.startswith("Loss no lower") for a in _of(alerts, "plateau"))
+
+
+def resumed_gpt2_epoch(drop=0.13, seed=5):
+    """A log that starts at step 19,072 (a resume of a GPT-2 run: the second epoch) and logs every step
+    to 38,145: the loss falls ``drop`` from 3.12 on a cosine LR (3.4e-4 to 6e-5), noise 1.2% a step."""
+    rng = random.Random(seed)
+    out = []
+    for s in range(19072, 38146):
+        u = (s - 19072) / 19073
+        lr = 6e-5 + (3.4e-4 - 6e-5) * 0.5 * (1 + math.cos(math.pi * u))
+        out.append(StepRecord(s, loss=(3.12 - drop * u) * math.exp(rng.gauss(0, 0.012)), lr=lr))
+    return out
+
+
+def test_a_resumed_run_that_falls_slowly_all_the_way_is_no_failed_plateau():
+    """fresh60's resumed build-nanogpt epoch (3.12 -> 2.99, every tenth lower) FAILed "flat for 19073
+    steps": a 640-step window at its start proved it flat and the verdict kept that. Judged whole at the
+    end, the span is proven falling and has gained 2% or more (the labels' bar for no progress): slow
+    progress, a WARN that says so. A resumed run that really stays flat still FAILs."""
+    mon, _ = run(resumed_gpt2_epoch())
+    res = next(c for c in mon.checks() if c.id == "plateau")
+    assert res.status.value == "WARN" and "slow progress, not a plateau" in res.summary, res.summary
+    mon, _ = run(resumed_gpt2_epoch(drop=0.0))
+    res = next(c for c in mon.checks() if c.id == "plateau")
+    assert res.status.value == "FAIL" and res.summary.startswith("flat for"), res.summary

@@ -652,6 +652,32 @@ class PlateauDetector(Detector):
             rel = min(rel, RUN_MIN_GAIN * self.window_steps() / (total - now))
         return rel, rel
 
+    def _span_gain(self, L: int) -> tuple[float, float] | None:
+        """(improvement per window, over the whole span) of a plateau said flat whose span, judged
+        whole at the end, is proven falling and has gained SHORT_GAIN or more since its start (the
+        labels' bar for no progress): slow steady progress, not a plateau (issue 26; fresh60's resumed
+        GPT-2 epoch, 3.12 -> 2.99 over 19,073 steps with every tenth lower, FAILed "flat for 19073
+        steps" from a 640-step window at its start). None otherwise."""
+        if self.start is None:
+            return None
+        k = bisect_left(self._lasts, self.start)
+        if k < len(self.blocks) and self.blocks[k].first < self.start:
+            k += 1
+        now = self.state.last_step or 0
+        f = self._fit(k, L)
+        if f is None or not f.r - Z * f.se > 0:
+            return None
+        gain = f.r * (now - self.start) / L
+        # ... and its second half by as much on its own (the labels' bar: W4 -> W9 under 2% is no
+        # progress): a span that fell at its head (the end of the descent) and hardly since is a plateau
+        # (paramgolf's 10B-token run, 2.7% over a span from step 12,800 of 329,000; a resumed Qwen3
+        # launch, 3.5% over the span, 1.9% over its second half)
+        mid = bisect_left(self._lasts, (self.start + now) // 2)
+        h = self._fit(mid + 1, L) if mid + 1 < len(self.blocks) else None
+        if h is None or not h.r - Z * h.se > 0 or h.r * (now - self.blocks[mid + 1].first) / L < SHORT_GAIN:
+            return None
+        return (f.r, gain) if gain >= SHORT_GAIN else None
+
     def _strictly_flat(self, f: _Fit) -> tuple[bool, float | None]:
         """(the span may FAIL, its improvement per window when it is slow): a run that has
         not materially improved since its start is proven flat below its bar, which a
@@ -1796,6 +1822,14 @@ class PlateauDetector(Detector):
             if self._collapsed():
                 dead += f"; LR 0 since step {self._lr_zero_from}: the schedule ended before the run"
             if self.failed or (self._proven and dur >= 2 * L and self._strict):
+                slow = self._span_gain(L)
+                if slow is not None:
+                    r, gain = slow
+                    return self._result(
+                        Status.WARN,
+                        f"improving only {r:.2%} per {L}-step window since step {self.start}, {gain:.1%} over "
+                        f"those {dur} steps: slow progress, not a plateau{dead}",
+                    )
                 return self._result(
                     Status.FAIL, f"flat for {dur} steps since step {self.start} at ~{fmt(self.level)}{dead}"
                 )
