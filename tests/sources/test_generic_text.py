@@ -1139,6 +1139,38 @@ def test_mxnet_speedometer_one_metric_a_line(tmp_path):
     assert losses[0].loss == pytest.approx(2.0 / 1.05) and losses[-1].loss == pytest.approx(2.0 / 4.0)
 
 
+def test_mlx_lm_validation_lines_are_no_training_losses(tmp_path):
+    """fresh63's MLX-LM LoRA log: "Iter 200: Val loss 0.351, Val took 8.840s" beside "Iter 200: Train loss 0.030,
+    Learning Rate 1.000e-04, ...". The spaced pair "Val loss" was read, and its tail word "loss 0.351" again as
+    a training loss at that step: 10 phantom spikes (0.351 against a baseline of 0.035)."""
+    lines = ["Iter 1: Val loss 1.896, Val took 8.128s"]
+    for i in range(10, 1010, 10):
+        if i % 200 == 0:
+            lines.append(f"Iter {i}: Val loss {0.4 - i / 10000:.3f}, Val took 8.840s")
+        lines.append(
+            f"Iter {i}: Train loss {0.75 * 0.999**i:.3f}, Learning Rate 1.000e-04, It/sec 1.035, Tokens/sec 485.9"
+        )
+    _, recs, _ = read(write(tmp_path, "train.log", "\n".join(lines) + "\n"))
+    train = [r for r in recs if r.loss is not None]
+    val = [r for r in recs if r.val_loss is not None]
+    assert len(train) == 100 and all(r.val_loss is None for r in train)
+    assert [r.step for r in val] == [1, 200, 400, 600, 800, 1000] and all(r.loss is None for r in val)
+
+
+def test_a_second_level_tag_after_the_loggers_is_part_of_the_prefix(tmp_path):
+    """fresh63's CLoRA run logs through a logger that re-prints the script's own tagged lines:
+    "[2025-07-07 12:01:34,174] INFO: [INFO] loss: 2.8619, orth_loss: 0.0018, total_loss: 2.8637, grad_norm: 21.1250",
+    no step anywhere: "no training metrics recognised" (exit 2). The second tag is the prefix's too."""
+    text = "".join(
+        f"[2025-07-07 12:{i // 60 % 60:02d}:{i % 60:02d},174] INFO: [INFO] loss: {2.9 - i / 1000:.4f}, orth_loss: 0.0018, "
+        f"total_loss: {2.9018 - i / 1000:.4f}, grad_norm: 21.1250\n"
+        for i in range(60)
+    )
+    _, recs, _ = read(write(tmp_path, "train.log", text))
+    losses = [r for r in recs if r.loss is not None]
+    assert len(losses) == 60 and losses[0].loss == pytest.approx(2.9) and losses[0].grad_norm == 21.125
+
+
 def test_a_qualified_counter_after_the_epoch_is_the_step(tmp_path):
     # pylogging_t5_distill (private): logging's "%(asctime)s - %(levelname)s - %(message)s"
     text = "".join(

@@ -97,6 +97,32 @@ def test_chainer_report_reads_every_step():
     assert {c["id"]: c["status"] for c in rep["checks"]}["overfitting"] != "SKIP"  # the validation loss is read
 
 
+def test_an_array_of_sparse_records_whose_first_holds_no_metric(tmp_path):
+    """fresh65's CS336 LM logger writes one JSON array of sparse records: the model's size first, then the
+    LR, then the losses, several records a step, and a run summary at the end ({"summary/final_train_loss":
+    ...}). The sniffer looked at the first element only: "no training metrics recognised" (exit 2). The
+    first elements in the head are looked through; a run's summary of the loss is no term of it."""
+    recs = [
+        {"step": 0, "timestamp": 1.0, "model/total_parameters": 22696448},
+        {"step": 0, "learning_rate/group_0": 0.0},
+    ]
+    for s in range(0, 500, 10):
+        recs.append({"step": s, "train/loss": 9.3 * math.exp(-s / 200) + 1.0, "train/grad_norm_before_clip": 1.5})
+        recs.append({"step": s, "learning_rate/group_0": 3e-4})
+    recs.append({"step": 490, "summary/final_train_loss": 1.08})
+    p = tmp_path / "logs" / "metrics.json"
+    p.parent.mkdir()
+    p.write_text(json.dumps(recs, indent=2))
+    got, r = _read(p)
+    assert r.name == "json-array"
+    losses = [x for x in got if x.loss is not None]
+    assert len(losses) == 50 and losses[0].loss == pytest.approx(10.3)
+    assert loss_role("summary/final_train_loss") is None and loss_role("best_loss") is None
+    rep = _report(tmp_path)
+    used = next(f for f in rep["files"] if f["used"])
+    assert rep["steps"]["count"] == 50 and "objective" not in used, used  # ('train/loss' is the loss itself)
+
+
 def test_a_cut_array_keeps_what_came_before(tmp_path):
     data = CHAINER.read_bytes()
     for cut in (len(data) // 2, len(data) - 3, data.index(b'"main/loss"', 5000) + 5):

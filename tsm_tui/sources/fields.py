@@ -743,14 +743,15 @@ MODEL_WORDS = (
     "dis",
 )
 #: a loss that is not a training term: validation / test, statistics over it, a scale, a share of
-#: samples (``frac_loss_zero``: the share whose loss is 0, rising as the run learns; fresh39)
+#: samples (``frac_loss_zero``: the share whose loss is 0, rising as the run learns; fresh39), a run's
+#: summary of it (``summary/final_train_loss``, ``best_loss``: fresh65's CS336 LM named its objective so)
 _NOT_TERM = re.compile(
     r"^(?:val|valid|validation|eval|test|dev)(?:[/_.]|$)|(?:^|[/_.])(?:val|valid|validation|eval|"
     r"test)[/_.]|(?:^|[_/.])(?:avg|mean|ema|running|smooth(?:ed)?|std|var|min|max|scale|scaler|"
     r"epoch|step|weight|coef|coeff|ratio|sum|total|all|ppl|perplexity|acc|accuracy|count|num|rate|"
     r"norm|grad|time|ms|scaling|factor|alpha|beta|gamma|lambda|lamda|temperature|temp|margin|eps|epsilon|"
     r"type|threshold|thresh|clip|init|start|warmup|decay|patience|interval|freq|every|fn|func|"
-    r"function|config|cfg|frac|fraction|pct|percent|share)(?:[_/.]|$)"
+    r"function|config|cfg|frac|fraction|pct|percent|share|final|best|summary)(?:[_/.]|$)"
 )
 #: a mean / average of a named loss term over the update's minibatches, the word first (a PPO loop's
 #: "train/mean value loss", "train/mean policy loss": every loss key of fresh62's pendulum run, whose

@@ -250,8 +250,10 @@ TIME_PREFIX = re.compile(
     r"|(?:time|date|datetime|timestamp)\s*+[:=]\s*+\d{4}[-/]\d\d[-/]\d\d(?:,?[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)?,)"
     r"(?:(?<=\])[ \t]*+|[ \t]++)"
     # ... and the logger's fields after it: Python logging's "- INFO -" / "- root - INFO -" /
-    # "[INFO]:", loguru's "| INFO     | __main__:train:58 -"
+    # "[INFO]:", loguru's "| INFO     | __main__:train:58 -"; a second bracketed level when a logger
+    # re-prints a script's own tagged lines (fresh63's CLoRA: "[2025-07-07 12:01:34,174] INFO: [INFO] loss: 2.86")
     r"(?:(?:[\w.]{1,40}(?::[\w.]{1,40})?\s++-\s++)?\[?(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\]?\s*+(?:[-|:]\s*+)?"
+    r"(?:\[(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\]\s*+(?:[-|:]\s*+)?)?"
     r"(?:[\w.<>]++:[\w.<>]++:\d++\s++-\s++)?)?"
 )
 # a date and time in angle brackets inside a line, between its counter and its values: no value
@@ -2201,7 +2203,10 @@ def _spaced_losses(text: str, pairs: list) -> list:
     named as an objective goes by when no key says loss (``fields.named_objective``: "mse 0.031",
     "nll 2.28", "| train 1.1158 |"; the symbol "L" needs its "=")."""
     have = {k for k, _ in pairs}
-    spaced = [(k, v) for k, v in TOKEN_SPACED.findall(text) if k not in have]
+    # (nor the tail word of a pair already read with the same value: MLX-LM's "Iter 200: Val loss 0.351" is
+    # the pair "Val loss", its "loss 0.351" no training loss beside it: fresh63's 10 phantom spikes)
+    tails = {(k.lower().rsplit(None, 1)[-1], v) for k, v in pairs if " " in k}
+    spaced = [(k, v) for k, v in TOKEN_SPACED.findall(text) if k not in have and (k.lower(), v) not in tails]
     out = [(k, v) for k, v in spaced if "loss" in k.lower() or (k != SYMBOL_KEY and named_objective((k,)) is not None)]
     if any(phase_word(k) for k, _ in out + pairs):
         # a bare training split word's sibling: the bare evaluation split word ("| val 1.3227 (seg ...) |")

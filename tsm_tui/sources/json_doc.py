@@ -57,6 +57,7 @@ MAX_DOC_BYTES = 64 << 20
 MAX_ELEMENT = MAX_LINE
 CHUNK = 1 << 20
 HEAD_CHARS = 64 << 10  # characters of the head the sniffers parse
+SNIFF_ELEMENTS = 8  # an array's elements (in the head) the sniffer looks through for a metric (ours)
 
 _DECODER = json.JSONDecoder(parse_float=_parse_float)
 _WS = re.compile(r"\s*")
@@ -129,17 +130,25 @@ class JsonArrayReader(SnapshotReader):
         if text[i : i + 1] != "[":
             return 0.0
         i = _skip_ws(text, i + 1)
-        if text[i : i + 1] != "{":
-            return 0.0
-        try:
-            obj, _ = _DECODER.raw_decode(text, i)
-        except (ValueError, RecursionError):
-            return 0.0  # (the first element is longer than the head: not sniffed)
-        if not isinstance(obj, dict):
-            return 0.0
-        flat = flatten(obj)
-        if any(_metric_key(k) and isinstance(v, (int, float)) and not isinstance(v, bool) for k, v in flat.items()):
-            return 0.9
+        # the first SNIFF_ELEMENTS elements in the head: a logger's sparse records put the model's size or
+        # the LR first and the loss in a later element (fresh65's CS336 LM: {"step": 0, "model/total_parameters":
+        # ...}, {"step": 0, "learning_rate/group_0": 0.0}, then {"step": 0, "train/loss": 9.29, ...})
+        for _ in range(SNIFF_ELEMENTS):
+            if text[i : i + 1] != "{":
+                return 0.0
+            try:
+                obj, i = _DECODER.raw_decode(text, i)
+            except (ValueError, RecursionError):
+                return 0.0  # (the element is longer than the head: not sniffed)
+            if not isinstance(obj, dict):
+                return 0.0
+            flat = flatten(obj)
+            if any(_metric_key(k) and isinstance(v, (int, float)) and not isinstance(v, bool) for k, v in flat.items()):
+                return 0.9
+            i = _skip_ws(text, i)
+            if text[i : i + 1] != ",":
+                return 0.0
+            i = _skip_ws(text, i + 1)
         return 0.0
 
     def read_path(self, path: str) -> list[StepRecord]:
