@@ -14,6 +14,7 @@ from tsm_tui.analysis.detectors.references import (
     deepseek_batch_tokens,
     gpt3_batch_tokens,
     gpt3_lr,
+    sgd_range,
 )
 from tsm_tui.core.record import Status
 from tsm_tui.core.settings import Settings
@@ -117,7 +118,14 @@ def check_lr_schedule(plan: Plan, s: Settings) -> PreCheck:
     # peak LR against model size
     ref = lr_ref(plan)
     lr = plan.peak_lr
-    if lr and ref:
+    if lr and ref and sgd_range(None, plan.optimizer):
+        # (only a named SGD-like optimizer: a config that names none gets its framework's default, AdamW in
+        # HF / Megatron / torchtitan, and an LR of 0.1 there is the mistake this check is for)
+        a.info(
+            f"peak LR {fmt(lr)}: optimizer {plan.optimizer}; the size references (GPT-3 Table 2.1, DeepSeek) "
+            "are fitted on Adam runs"
+        )
+    elif lr and ref:
         ratio = lr / ref[0]
         lk = key(plan, "peak_lr")
         also = (

@@ -124,6 +124,16 @@ CLIMB_LAST = 3
 #: measured from the start raised 2 and 0 divergences, from the low at z 3.5: 4 and 2, at 4.0:
 #: 0 and 0; fresh8's Whisper climb: z 5.1)
 CLIMB_AFTER_LOW_Z = 4.0
+#: ... or a jump that stayed: on a log whose first value is its lowest, every value after it at least
+#: JUMP_STAYED x it for divergence_short_min values, and within 2x of each other (a level, not a noisy
+#: per-batch series whose first value was a lucky low: log-sd 0.8 made 3 of 300 flat runs "jump" at 2x):
+#: a step up to a higher level the line's and the ranks' tests do not prove a climb of (it is flat after
+#: the jump, or falls a little). Ours; fresh65's QLoRA run at LR 5: 1.64 at step 1, then 11.8, 11.6, 10.4
+#: and 10.3735 to the end (10 values, 6.3x), read "no spikes in 10 loss values"; a resumed Qwen3 launch
+#: whose first value is the checkpoint's 1.47 and the rest ~14 (9.4x). Not 2x (the labels' spike bar): a
+#: run's first loss is often below its next ones when they start (DINO's loss rises as its teacher warms,
+#: 2.1x; a diffusion LM's first batch 2.4x below the rest: fresh6, fresh36, both then learn)
+JUMP_STAYED = 3.0
 #: a loss whose first value is under this level has its spike floor scaled down by it (_delta; ours:
 #: a cross-entropy starts at ln(classes) >= 0.69, the 0.05 floor was set for such losses)
 FLOOR_LEVEL = 1.0
@@ -1372,6 +1382,9 @@ class LossSpikeDetector(Detector):
         self._climb_mk = MannKendall() if self._climb is not None else None
         self._climb_low = self._climb_lr = None
         self._climb_first: int | None = None  # the step of the stretch's first value
+        self._climb_min = self._climb_max = (
+            math.inf
+        )  # the smallest / largest value after the stretch's low (JUMP_STAYED)
         self._climb_last.clear()
 
     def _climbing(self, rec: StepRecord, x: float) -> list[Alert]:
@@ -1396,10 +1409,14 @@ class LossSpikeDetector(Detector):
             low = self._climb_low = (x, rec.step)
             c = self._climb = RunningLine()
             mk = self._climb_mk = MannKendall()
+            self._climb_min = self._climb_max = math.inf
         else:
             if low is None:
                 low = self._climb_low = (x, rec.step)
                 self._climb_first = rec.step
+            else:
+                self._climb_min = min(self._climb_min, x)
+                self._climb_max = x if self._climb_max == math.inf else max(self._climb_max, x)
             c.update(math.log(x))
             mk.update(x)
         self._climb_last.append(x)
@@ -1427,7 +1444,12 @@ class LossSpikeDetector(Detector):
         rise = math.exp(b * (c.n - 1))
         # (after a low that is not the first value, a longer rank proof: CLIMB_AFTER_LOW_Z)
         rank_z = s.divergence_short_rank_z if low[1] == self._climb_first else CLIMB_AFTER_LOW_Z
-        if b < s.divergence_short_z * se or rise < s.divergence_factor or mk.z() < rank_z:
+        jumped = (
+            low[1] == self._climb_first
+            and self._climb_min >= JUMP_STAYED * low[0]
+            and self._climb_max < 2.0 * self._climb_min
+        )
+        if not jumped and (b < s.divergence_short_z * se or rise < s.divergence_factor or mk.z() < rank_z):
             return []
         self._diverged_at = rec.step
         self._best_med, self._best_step = low
@@ -1435,6 +1457,22 @@ class LossSpikeDetector(Detector):
             self._diverged_first = low[1]
             self._diverged_best = low[0]
         self.failed += 1
+        if jumped and not (b >= s.divergence_short_z * se and rise >= s.divergence_factor and mk.z() >= rank_z):
+            return [
+                Alert(
+                    self.id,
+                    Severity.CRITICAL,
+                    rec.step,
+                    f"Loss jumped and stayed up: every one of its {c.n - 1} values after its first "
+                    f"{fmt(low[0])} (step {low[1]}) is at least {_times(self._climb_min / low[0])}x it; the "
+                    f"median of the last {CLIMB_LAST} is {fmt(level)} ({_times(level / low[0])}x): divergence "
+                    "from the start, not a spike it recovered from.",
+                    value=level,
+                    baseline=low[0],
+                    actions=self._climb_actions(low[1]),
+                    key="loss_divergence",
+                )
+            ]
         return [
             Alert(
                 self.id,

@@ -12,7 +12,7 @@ import numpy as np
 from tsm_tui.analysis import advice
 from tsm_tui.analysis.detectors.base import NONE, Detector
 from tsm_tui.core.numbers import fmt
-from tsm_tui.analysis.detectors.references import gpt3_lr_fit, lr_reference
+from tsm_tui.analysis.detectors.references import gpt3_lr_fit, lr_reference, sgd_range
 from tsm_tui.analysis.rules import lr_ratio_line, lr_ratio_status, warmup_short
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 
@@ -251,7 +251,7 @@ class LRScheduleDetector(Detector):
 
     def _peak_threshold(self) -> float | None:
         """The maximum LR above which _check_peak raises its next alert."""
-        if self.lr_alerted == "critical":
+        if self.lr_alerted == "critical" or not self.ramp_done:
             return None
         ref = self._lr_ref()
         if ref is None:
@@ -436,7 +436,9 @@ class LRScheduleDetector(Detector):
         self.no_warmup_alerted = True
         acts, high = [advice.warmup(self.state)], ""
         p = self.state.info.params
-        if p:  # how high the LR it starts at is: the size reference, extrapolated below its range if need be
+        if (
+            p and not self._sgd_range()
+        ):  # how high the LR it starts at is: the size reference, extrapolated below its range if need be
             ref = self._lr_ref() or (gpt3_lr_fit(p), "the GPT-3 Table 2.1 fit extrapolated to this size")
             r = self.max_lr / ref[0]
             if lr_ratio_status(r, self.settings) != Status.PASS:
@@ -453,7 +455,8 @@ class LRScheduleDetector(Detector):
                 Severity.WARNING,
                 rec.step,
                 f"No LR warm-up: the LR starts at its peak {fmt(self.max_lr)} at step {self.first_step}. "
-                f"Warm-up is mandatory: early Adam updates are large and can destabilise the run.{high}",
+                f"Warm-up is mandatory: early {'' if self._sgd_range() else 'Adam '}updates are large and can "
+                f"destabilise the run.{high}",
                 value=self.first_lr,
                 baseline=self.max_lr,
                 actions=acts,
@@ -462,9 +465,15 @@ class LRScheduleDetector(Detector):
         ]
 
     # -- peak vs size ------------------------------------------------------------
-    def _lr_ref(self):
+    def _sgd_range(self, final: bool = False) -> bool:
+        """The peak is in SGD's range (``references.sgd_range``: a run that learns at it outweighs a
+        config that names Adam); at the verdict (``final``), only on a run with no early instability
+        (the alerts while it runs look at the LR alone: the same on records and on frames)."""
+        return sgd_range(self.max_lr, unstable=final and self.state.early_trouble_step is not None)
+
+    def _lr_ref(self, final: bool = False):
         p = self.state.info.params
-        if not p:
+        if not p or self._sgd_range(final):
             return None
         total, _ = self._total()
         bt = self.state.info.effective_batch_tokens()
@@ -472,7 +481,9 @@ class LRScheduleDetector(Detector):
         return lr_reference(p, tokens)
 
     def _check_peak(self, rec) -> list[Alert]:
-        if self.lr_alerted == "critical":
+        if self.lr_alerted == "critical" or not self.ramp_done:
+            # (the peak is judged once the ramp has ended: an SGD warm-up to 0.1 passed 10x an Adam
+            # reference at 0.0066 on its way up, and a ramp's LRs are not its peak)
             return []
         ref = self._lr_ref()
         st = lr_ratio_status(self.max_lr / ref[0], self.settings) if ref is not None else Status.PASS
@@ -595,7 +606,7 @@ class LRScheduleDetector(Detector):
         """A peak LR against the size reference (``lr_ratio_status``) and as the summary
         says it; None without a reference (the model size unknown). One for the logged
         peak and the config's."""
-        ref = self._lr_ref()
+        ref = self._lr_ref(final=True)
         if ref is None:
             return None
         r = peak / ref[0]
@@ -682,7 +693,12 @@ class LRScheduleDetector(Detector):
         elif self.jump_at is not None:  # the schedule's peak, not the jump's
             parts.append(f"peak {fmt(self.ramp_peak)}")
         elif not cut:  # (a ramp cut by the end of the log has no peak yet: its LR is said above)
-            parts.append(f"peak {fmt(self.max_lr)}")
+            sgd = (
+                " (SGD's range: the size references are Adam's)"
+                if self.state.info.params and self._sgd_range(final=True)
+                else ""
+            )
+            parts.append(f"peak {fmt(self.max_lr)}{sgd}")
         if self.jump_at is not None:
             status = max(status, Status.WARN, key=lambda s: s.rank)
             jump = f"LR jumped {self.max_lr / self.ramp_peak:.0f}x to {fmt(self.max_lr)} at step {self.jump_at}"

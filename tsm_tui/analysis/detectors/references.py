@@ -47,6 +47,25 @@ def gpt3_lr(params: float) -> tuple[float, str]:
     return gpt3_lr_fit(params), "GPT-3 Table 2.1 fit"
 
 
+#: a peak LR at or above this is SGD's range (ResNet's 0.1, OpenNMT-py's default SGD at 1.0), not an
+#: Adam-family one (GPT-3 Table 2.1 peaks at 6e-4; no published Adam recipe comes near 0.05). The size
+#: references above are fitted on Adam runs. Ours; fresh44's OpenNMT notebook, lr 1.0 halving to 0.0156
+#: over 100k steps while its loss fell 10.3 -> 0.55, read FAIL "peak 1 = 1370.6x GPT-3 fit"
+SGD_LR = 0.05
+_SGD_NAMES = ("sgd", "momentum", "nesterov", "lars")
+
+
+def sgd_range(lr: float | None, optimizer: str | None = None, unstable: bool = False) -> bool:
+    """The size references (Adam's) do not judge this LR: the optimizer is named SGD-like, or the
+    LR is in SGD's range (SGD_LR) and nothing says Adam: no optimizer named, or a run that learns at it
+    with no early instability (``unstable``: an Adam run at such an LR blows up, and then the LR is the
+    suspect; a config that names Adam beside a healthy run at LR 1 is another run's, or a factor's)."""
+    name = (optimizer or "").lower()
+    if any(x in name for x in _SGD_NAMES):
+        return True
+    return lr is not None and lr >= SGD_LR and not unstable
+
+
 #: below these the published fits are extrapolated too far to judge a run by
 MIN_PARAMS = 10e6  # GPT-3 Table 2.1 starts at 125M; its log-log fit holds roughly to ~10M
 MIN_COMPUTE = 1e16  # DeepSeek's fit used 1e17-2e19 FLOPs
