@@ -583,6 +583,12 @@ def test_a_row_without_the_scripts_step_key_stays_on_its_axis():
     got = [(x.step, x.val_loss) for x in list(expand(r.feed_chunk(wb_frame(recs)))) + r.flush()]
     assert [s for s, _ in got] == [10 * s for s in range(126)] + [1250] and got[-1][1] == 2.5
     assert r.step_source == "iteration" and not r.skip_reasons
+    # a counter on the evaluation rows only: the training rows keep their _step (never folded onto one)
+    recs = [wb_history(s, {"train/loss": 2.0 + 1.0 / (s + 1)}) for s in range(50)]
+    recs[10:10] = [wb_history(10, {"val/loss": 2.4, "iteration": 100})]
+    r = WandbRunReader("x/run-abc.wandb")
+    got = [x.step for x in list(expand(r.feed_chunk(wb_frame(recs)))) + r.flush() if x.loss is not None]
+    assert got == list(range(50))
 
 
 def test_a_ppo_runs_mean_losses_are_its_terms():

@@ -647,6 +647,7 @@ class WandbRunReader(ByteReader):
         self._step_last: float | None = None
         #: the last step a framework's or the script's own step key gave a row (``_pick_step``)
         self._key_last: float | None = None
+        self._keyed_rows = 0  # rows with such a key minus rows without one
         #: which key the steps come from, said in the report's file entry
         self.step_source: str | None = None
         self.config: dict[str, object] = {}
@@ -941,24 +942,29 @@ class WandbRunReader(ByteReader):
         it carries its last value, as ``step_sync`` does), else a framework's step key
         (``train/global_step``), else a step the script logs itself (``step``,
         ``iteration``), else ``_step`` (W&B's row counter), else the record's number. A row
-        without the step key the rows before it had (a final evaluation logged with
-        ``wandb.log({"test/loss": x})`` after rows of ``iteration``) is at that key's last value,
-        as ``step_sync`` does: its ``_step`` is another axis (fresh62's 3DINO runs: 125 rows at
-        ``iteration`` 10..1250, then a test row at ``_step`` 136 read as a resume, and the plateau
-        judged that one row)."""
+        without the step key that most rows before it had (a final evaluation logged with
+        ``wandb.log({"test/loss": x})`` after rows of ``iteration``) is at that key's last value, as
+        ``step_sync`` does: its ``_step`` is another axis (fresh62's 3DINO runs: 125 rows at
+        ``iteration`` 10..1250, then test and summary rows at ``_step`` 136 read as a resume, and the
+        plateau judged one row). While most rows lack the key (a script that puts its counter on its
+        evaluation rows only), a row without it keeps its ``_step``: the training rows are never folded
+        onto one step."""
         by = None
         if self.step_metric is not None:
             by = declared if declared is not None else self._step_last
             if by is not None:
                 self._step_last = by
                 self._said(f"{self.step_metric} (declared with define_metric)")
+        keyed = by is None and (framework is not None or own is not None)
+        if by is None:
+            self._keyed_rows += 1 if keyed else -1
         if by is None and framework is not None:
             by = self._key_last = framework
             self._said(fw_key)
         if by is None and own is not None:
             by = self._key_last = own
             self._said(own_key)
-        if by is None and self._key_last is not None:
+        if by is None and self._key_last is not None and self._keyed_rows > 0:
             by = self._key_last
         if by is None:
             by = wandb_step if wandb_step is not None else float(wire)

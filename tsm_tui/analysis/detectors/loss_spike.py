@@ -125,7 +125,7 @@ CLIMB_LAST = 3
 #: 0 and 0; fresh8's Whisper climb: z 5.1)
 CLIMB_AFTER_LOW_Z = 4.0
 #: ... or a jump that stayed: on a log whose first value is its lowest, every value after it at least
-#: JUMP_STAYED x it for divergence_short_min values, and within 2x of each other (a level, not a noisy
+#: JUMP_STAYED x it for divergence_short_min values, and within JUMP_SPREAD x of each other (a level, not a noisy
 #: per-batch series whose first value was a lucky low: log-sd 0.8 made 3 of 300 flat runs "jump" at 2x):
 #: a step up to a higher level the line's and the ranks' tests do not prove a climb of (it is flat after
 #: the jump, or falls a little). Ours; fresh65's QLoRA run at LR 5: 1.64 at step 1, then 11.8, 11.6, 10.4
@@ -134,6 +134,7 @@ CLIMB_AFTER_LOW_Z = 4.0
 #: run's first loss is often below its next ones when they start (DINO's loss rises as its teacher warms,
 #: 2.1x; a diffusion LM's first batch 2.4x below the rest: fresh6, fresh36, both then learn)
 JUMP_STAYED = 3.0
+JUMP_SPREAD = 2.0
 #: a loss whose first value is under this level has its spike floor scaled down by it (_delta; ours:
 #: a cross-entropy starts at ln(classes) >= 0.69, the 0.05 floor was set for such losses)
 FLOOR_LEVEL = 1.0
@@ -1382,9 +1383,8 @@ class LossSpikeDetector(Detector):
         self._climb_mk = MannKendall() if self._climb is not None else None
         self._climb_low = self._climb_lr = None
         self._climb_first: int | None = None  # the step of the stretch's first value
-        self._climb_min = self._climb_max = (
-            math.inf
-        )  # the smallest / largest value after the stretch's low (JUMP_STAYED)
+        # the smallest / largest value after the stretch's low (JUMP_STAYED, JUMP_SPREAD)
+        self._climb_min = self._climb_max = math.inf
         self._climb_last.clear()
 
     def _climbing(self, rec: StepRecord, x: float) -> list[Alert]:
@@ -1447,7 +1447,7 @@ class LossSpikeDetector(Detector):
         jumped = (
             low[1] == self._climb_first
             and self._climb_min >= JUMP_STAYED * low[0]
-            and self._climb_max < 2.0 * self._climb_min
+            and self._climb_max < JUMP_SPREAD * self._climb_min
         )
         if not jumped and (b < s.divergence_short_z * se or rise < s.divergence_factor or mk.z() < rank_z):
             return []

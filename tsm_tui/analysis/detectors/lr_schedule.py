@@ -436,9 +436,9 @@ class LRScheduleDetector(Detector):
         self.no_warmup_alerted = True
         acts, high = [advice.warmup(self.state)], ""
         p = self.state.info.params
-        if (
-            p and not self._sgd_range()
-        ):  # how high the LR it starts at is: the size reference, extrapolated below its range if need be
+        # how high the LR it starts at is: the size reference, extrapolated below its range if need be
+        # (none for an LR in SGD's range: the references are Adam's)
+        if p and not self._sgd_range():
             ref = self._lr_ref() or (gpt3_lr_fit(p), "the GPT-3 Table 2.1 fit extrapolated to this size")
             r = self.max_lr / ref[0]
             if lr_ratio_status(r, self.settings) != Status.PASS:
