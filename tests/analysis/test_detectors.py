@@ -121,20 +121,22 @@ def test_short_log_steady_climb_is_divergence():
 def test_short_log_jump_that_stayed_is_divergence():
     """fresh65's QLoRA run at LR 5 (trainer_state.json, 10 records): 1.637 at step 1, then 11.8, 11.6, 10.38
     and 10.3735 to the end: no climb the line or the ranks prove (flat after the jump), too few values for a
-    spike's baseline: "no spikes in 10 loss values". Every value after the first at least 2x it for
-    divergence_short_min values is a jump that stayed: divergence."""
+    spike's baseline: "no spikes in 10 loss values". Every value after the first at least 3x it (and within
+    2x of each other) for divergence_short_min values is a jump that stayed: divergence."""
     qlora = [1.637, 11.8069, 11.6046, 10.3829] + [10.3735] * 6
     mon, alerts = run(_short(qlora, lr=lambda i: 5.0, step=1))
     div = [a for a in alerts if a.key == "loss_divergence"]
     assert [(a.step, a.severity.value) for a in div] == [(8, "critical")]
     assert "jumped and stayed up" in div[0].message and "6.3x" in div[0].message
     assert status(mon, "loss_spike") == "FAIL"
-    # one value under 2x the first among them (a noisy batch, a recovery): no jump that stayed
+    # one value under 3x the first among them (a noisy batch, a recovery): no jump that stayed
     mon, alerts = run(_short([1.637, 11.8, 11.6, 3.0] + [10.37] * 6, lr=lambda i: 5.0, step=1))
     assert not [a for a in alerts if a.key == "loss_divergence"]
-    # a first value 1.5x under the rest: under the bar
-    mon, alerts = run(_short([1.0] + [1.5] * 9, step=1))
-    assert status(mon, "loss_spike") == "PASS"
+    # a first value 1.5x or 2.4x under the rest (a diffusion LM's first batch, DINO's warming teacher): under
+    # the bar
+    for after in (1.5, 2.4):
+        mon, alerts = run(_short([1.0] + [after] * 9, step=1))
+        assert status(mon, "loss_spike") == "PASS"
 
 
 def test_short_log_climb_statistics():
