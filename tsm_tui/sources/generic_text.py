@@ -68,7 +68,6 @@ PAIR = re.compile(rf"(?<![\w./\-])({WORD}(?: {WORD}){{0,4}})\s*[:=]\s*({NUM})(?!
 # - actor/lr:np.float64(1e-06) - ..."); a printed dict's ('loss': np.float64(...)) is DICT_PAIR's too.
 # Linear: it starts only at "np.", every run is possessive.
 NP_SCALAR = re.compile(rf"(?<![\w.])np\.(?:float|int|uint)\d*+\(\s*+({NUM})\s*+\)")
-#: full-width punctuation of a CJK log as the ASCII the pairs are read by (the names stay: fields.normalise)
 #: pixelNeRF's trainer (its forks' too): "E 3 B 120 loss rc:0.021 rf:0.019 t:0.040  lr 0.0001", the epoch and
 #: the batch as letters, the loss dict's coarse / fine terms and "t" their total; an evaluation's line after
 #: "*** Eval: " (fresh39: "no training metrics recognised in the first 2.6 MiB"). Read as "epoch 3 batch 120
@@ -87,6 +86,7 @@ def _pixelnerf(m: re.Match) -> str:
 #: Romanian / French "pas", Spanish "paso", Italian / Portuguese "passo", German "Schritt", Polish / Czech
 #: "krok", Dutch "stap" (fresh54's "pas    20 | pierdere 3.0124 | lr 8.40e-04": the step patterns are English)
 _FOREIGN_STEP = re.compile(r"\b(?:[Pp]as(?:so|o)?|[Ss]chritt|[Kk]rok|[Ss]tap)(?=\s*+[:=]?\s*+\d)")
+#: full-width punctuation of a CJK log as the ASCII the pairs are read by (the names stay: fields.normalise)
 _FULLWIDTH = str.maketrans({"：": ": ", "，": ", ", "；": "; ", "（": " (", "）": ") ", "｜": " | "})
 # a framework's scalar tensor printed as it is (a print loop's "loss: tensor(0.6931, grad_fn=<NllLossBackward0>)",
 # "tensor(2.31, device='cuda:0')", TF2's "tf.Tensor(8.074845, shape=(), dtype=float32)", fresh40): its number

@@ -65,6 +65,14 @@ _CONFIG = re.compile(r"\s++[a-z_][\w.-]*+\s*+[:=](?:\s|$)|\s*+[\"'][\w .-]++[\"'
 #: model, ... writing ...", "sample 2: ...", "Generated: ...", "completion 1: ..."): the model's words, never the
 #: run's (fresh60: a sample's "I'm a language model ... writing ... in school" was a checkpoint save "school")
 _GENERATION = re.compile(r"(?i)\s*+(?:rank\s*+\d++\s++)?(?:samples?|generat(?:ed|ion)|completion)\s*+\d*+\s*+[:>]")
+
+
+def _not_the_run(body: str) -> bool:
+    """A line's message (after its prefix) that is not the run speaking: an argument dump, a printed
+    config, a model's generation."""
+    return _LEADERS.search(body) is not None or _CONFIG.match(body) is not None or _GENERATION.match(body) is not None
+
+
 #: a banner's line: boxed in one decoration character
 _BANNER = re.compile(r"\s*+([#=|!])\1*+ ")
 #: what may stand before an error message that is the error itself: an exception's name,
@@ -264,7 +272,7 @@ class TextTap:
         m = PREFIX.match(line)
         assert m is not None  # (PREFIX matches the empty string)
         body = line[m.end() :]
-        if _LEADERS.search(body) or _CONFIG.match(body) or _GENERATION.match(body):
+        if _not_the_run(body):
             return None  # an argument dump, a printed config, a model's generation
         return TextEvent(
             self.after if self.after is not None else 0,
@@ -286,8 +294,8 @@ class TextTap:
         ev = self._event(line, body, _BY_WHERE["anywhere"], None)
         if ev is None:
             return None
-        if _LEADERS.search(body) or _CONFIG.match(body) or _BANNER.match(body) or _GENERATION.match(body):
-            return None  # an argument dump, a printed config, a banner, a generation: not the run speaking
+        if _not_the_run(body) or _BANNER.match(body):
+            return None  # an argument dump, a printed config, a generation, a banner: not the run speaking
         return ev
 
     def _event(

@@ -955,9 +955,8 @@ class WandbRunReader(ByteReader):
             if by is not None:
                 self._step_last = by
                 self._said(f"{self.step_metric} (declared with define_metric)")
-        keyed = by is None and (framework is not None or own is not None)
         if by is None:
-            self._keyed_rows += 1 if keyed else -1
+            self._keyed_rows += 1 if framework is not None or own is not None else -1
         if by is None and framework is not None:
             by = self._key_last = framework
             self._said(fw_key)

@@ -652,6 +652,15 @@ class PlateauDetector(Detector):
             rel = min(rel, RUN_MIN_GAIN * self.window_steps() / (total - now))
         return rel, rel
 
+    def _span_first(self) -> int:
+        """The first block of the open plateau's span (a block that merged records from before its
+        start is left out)."""
+        assert self.start is not None  # (called with a plateau open)
+        k = bisect_left(self._lasts, self.start)
+        if k < len(self.blocks) and self.blocks[k].first < self.start:
+            k += 1
+        return k
+
     def _span_gain(self, L: int) -> tuple[float, float] | None:
         """(improvement per window, over the whole span) of a plateau said flat whose span, judged
         whole at the end, is proven falling and has gained SHORT_GAIN or more since its start (the
@@ -660,11 +669,8 @@ class PlateauDetector(Detector):
         steps" from a 640-step window at its start). None otherwise."""
         if self.start is None:
             return None
-        k = bisect_left(self._lasts, self.start)
-        if k < len(self.blocks) and self.blocks[k].first < self.start:
-            k += 1
         now = self.state.last_step or 0
-        f = self._fit(k, L)
+        f = self._fit(self._span_first(), L)
         if f is None or not f.r - Z * f.se > 0:
             return None
         gain = f.r * (now - self.start) / L
@@ -1349,11 +1355,8 @@ class PlateauDetector(Detector):
             jb = bisect_right(self._lasts, self.start - 1 - L)
             fb = self._fit(jb, L, j) if j - jb >= 3 and blocks[jb].first <= self.start - 0.8 * L else None
             self._pace = fb.r if fb is not None and fb.r - Z * fb.se > 0 else None  # (measurably improving)
-        # the whole span of the open plateau: the same test closes it (a block that
-        # merged records from before its start is left out)
-        k = bisect_left(self._lasts, self.start)
-        if k < len(blocks) and blocks[k].first < self.start:
-            k += 1
+        # the whole span of the open plateau: the same test closes it
+        k = self._span_first()
         f = self._fit(k, L)
         if f is None:
             return []
