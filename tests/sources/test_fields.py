@@ -69,10 +69,28 @@ def test_lightning_bar_nan_dot_zero_is_a_nan_loss():
         ("train_val_loss", None),  # two splits: nobody's
         ("ema/train_loss", None),
         ("train/train_loss", None),  # HF's run average at its end (a split named twice)
+        # the split after the word (fresh67: "loss_val", "loss_test" were terms of the objective)
+        ("loss_val", "val_loss"),
+        ("loss_valid", "val_loss"),
+        ("loss_test", "val_loss"),
+        ("loss_dev", "val_loss"),
+        ("loss_val_epoch", "val_loss"),
+        ("loss_tr", "loss"),
+        ("loss_val_step", None),
+        ("loss_train_epoch", None),
+        ("loss_val_train", None),  # two splits: nobody's
     ],
 )
 def test_split_and_granularity_words_in_a_loss_name(key, field):
     assert field_for(key) == field
+    if field is not None:
+        assert loss_role(key) is None  # (a split's loss is never a term of the objective)
+
+
+@pytest.mark.parametrize("key", ["total/steps", "total/timesteps", "time/total_timesteps"])
+def test_the_baselines_loggers_step_columns(key):
+    # OpenAI baselines' DDPG progress.csv: "total/steps" beside "total/epochs" (fresh67: read by row index)
+    assert field_for(key) == "step"
 
 
 def test_millisecond_timestamps_in_any_reader(tmp_path):

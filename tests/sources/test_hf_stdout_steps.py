@@ -354,3 +354,31 @@ def test_a_slurm_out_of_dicts_alone_gets_the_steps_the_run_logged(capsys):
     d = report_json(os.path.join(FW, "hf_slurm_out"), capsys)
     assert d["steps"]["last"] == 300
     assert 150 in [a["step"] for a in d["alerts"] if a["check"] in ("loss_spike", "grad_norm")]
+
+
+def test_dicts_before_a_bar_snapshot_are_placed_by_the_summary_read_past_generations(tmp_path):
+    """A training script whose callback tests the model every 100 steps: the dicts of those steps
+    come first, then a snapshot of the bar printed with the test ("100/700 [...]=== INFERENCE TEST
+    ==="), the generations, and after the final summary ~9 KiB more of them (fresh66's TRL log: its
+    200 dicts read at steps 1-900 "counted" for 5-1000, the summary past the 8 KiB looked at). The
+    first block has no bar before it: its epochs x the summary's steps per epoch place it; the
+    blocks after it follow the bar."""
+    with open(os.path.join(FW, "hf_nohup", "train.log"), encoding="utf-8") as f:
+        text = f.read()
+    dicts = [d for d in re.findall(r"\{'[^{}]*\}", text) if "'loss'" in d or "'train_runtime'" in d]
+    train, summary = [d for d in dicts if "'train_runtime'" not in d], dicts[-1]
+    with open(os.path.join(FW, "hf_nohup_truth.json")) as f:  # (the layout below leaves out step 1's dict)
+        truth = [e["step"] for e in json.load(f) if "loss" in e and e["step"] != 1]
+    lines = []
+    for i, d in enumerate(train[1:], 1):  # (every 10 steps: 10, 20, ...)
+        lines.append(d)
+        if i % 10 == 0:
+            lines.append(f" {i * 10 // 7}%|####| {i * 10}/700 [01:11<11:13,  1.34it/s]=== INFERENCE TEST ===")
+            lines += ["user prompt : tell me a story", "answer : once upon a time"] * 3
+    lines.append(summary)
+    lines += ["user prompt : what is your name?", "answer : " + "my name is a model " * 20] * 40
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(lines) + "\n")
+    recs, reader = _read(str(path))
+    assert [r.step for r in recs if r.loss is not None] == truth
+    assert "steps per epoch of the final summary" in reader.step_source

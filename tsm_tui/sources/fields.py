@@ -50,6 +50,10 @@ STEP_KEYS = {
     "train/step",
     "total_timesteps",
     "time/total_timesteps",
+    # OpenAI baselines' logger (DDPG / HER progress.csv: "total/steps" beside "total/epochs", "total/episodes";
+    # fresh67's two DDPG runs read on the row index, every event 2,000x early)
+    "total/steps",
+    "total/timesteps",
 }
 ALIASES = {
     # loss
@@ -607,9 +611,14 @@ def _split_named(k: str) -> str | None:
         return None
     at = words.index("loss")
     before, after = words[:at], words[at + 1 :]
-    if any(w not in _GRAIN for w in after):
-        return None
     split = grain = None
+    for w in after:  # (a split after the word too: "loss_val", "loss_test_epoch" were terms of the objective)
+        if w in EVAL_SCOPES or w in TRAIN_SCOPES:
+            if split is not None or grain is not None:
+                return None
+            split = "eval" if w in EVAL_SCOPES else "train"
+        elif w not in _GRAIN:
+            return None
     for i, w in enumerate(before):
         if w in EVAL_SCOPES or w in TRAIN_SCOPES:
             if split is not None:
@@ -620,7 +629,8 @@ def _split_named(k: str) -> str | None:
         elif not (w in _STAT or w in _MODEL_TOTAL or (w == "reg" and before[i + 1 : i + 2] == ["mean"])):
             return None  # (a VAE's "val_elbo_loss" is its validation loss: _MODEL_TOTAL)
     for w in after:
-        grain = w
+        if w in _GRAIN:
+            grain = w
     if split is not None and any(s in TRAIN_SCOPES or s in EVAL_SCOPES for s in scopes):
         return None  # a split named twice: HF's train/train_loss is the run's average at its end
     if any(s in EVAL_SCOPES for s in scopes):
@@ -830,7 +840,7 @@ def loss_role(key: str) -> str | None:
         return None  # a loss's change over an update (Spinning Up's "DeltaLossPi", "DeltaLossV"), no term of it
     if _YOLO10_TERM.match(k):
         return "term"
-    if k in ALIASES or k in STEP_KEYS or _scoped(k):
+    if k in ALIASES or k in STEP_KEYS or _scoped(k) or _split_named(k):
         return None
     if not _TERM.search(k):
         k = _key(key)

@@ -95,7 +95,9 @@ SUMMARY = re.compile(
     r"\{'train_runtime':\s*+'?([\d.]+)'?,[^}]{0,200}?'train_steps_per_second':\s*+'?([\d.]+)'?,[^}]{0,200}?"
     r"'epoch':\s*+'?([\d.]+)'?\s*+\}"
 )
-SUMMARY_TAIL = 8192
+#: (64 KiB: a script that tests the model after training prints its generations after the summary,
+#: fresh66's TRL log 9 KiB of them; ours)
+SUMMARY_TAIL = 65536
 #: ... and the dicts so placed: one interval apart from the start, the interval the epochs show (a round
 #: one within EPOCH_SPREAD of it, else the nearest integer), the last dict's grid step within this share of
 #: its epoch x the steps per epoch (the summary's steps per second has 3 decimals: 0.06% at 0.822; ours)
@@ -381,7 +383,7 @@ class HFStdoutReader(LineReader):
             steps = self._by_epoch(train)
             self._train_dicts += m
             if steps is not None:
-                self._note("epoch")
+                self._note("epoch" if self._per_epoch else "epoch_summary")
                 return steps
             self._note("counted")
             return [1] + [None] * (m - 1) if first else [None] * m
@@ -398,8 +400,12 @@ class HFStdoutReader(LineReader):
         """The steps of a burst that fits no grid by the bar (flushed at the exit, not by a
         dict's write: TRL's 3 dicts at 50, 100, 150 with the bar at its end, 175): each
         dict's epoch x the steps per epoch (the final summary's), on the grid of one logging
-        interval the epochs show; None when an epoch is missing or the dicts do not fit."""
-        per = self._per_epoch
+        interval the epochs show; None when an epoch is missing or the dicts do not fit. The
+        summary read at the end of a finished log when it was opened (``_peek``) gives them too:
+        a burst ended by text with no bar drawn before it (a callback's snapshot of the bar printed
+        after its dicts, "100/1000 [...]=== INFERENCE TEST ===": fresh66's TRL log, counted 1-900
+        for 5-1000)."""
+        per = self._per_epoch or self._summary_per_epoch
         eps = [h[2] for h in train]
         if per is None or len(eps) < 2 or any(e is None or not 0 < e < MAX_EPOCHS for e in eps):
             return None
@@ -492,13 +498,15 @@ class HFStdoutReader(LineReader):
             "bar's advance since the previous burst / its dicts, or the interval earlier bursts fitted)",
             "epoch": "the dicts' epoch x the steps per epoch (the final summary's epoch at the training bar's "
             "last step), one logging interval apart (stdout was block-buffered and flushed at the exit)",
+            "epoch_summary": "the dicts' epoch x the steps per epoch of the final summary (train_runtime x "
+            "train_steps_per_second over its epoch), one logging interval apart (no training bar drawn before them)",
             "summary": "the dicts' order x the logging interval their epochs show over the steps per epoch of the "
             "final summary (train_runtime x train_steps_per_second over its epoch; no training bar in the log)",
             "counted": "counted (no step in the dicts, no training bar, no logging_steps printed)",
             "named": "the step named on a line of its own before each dict ('Global Step: 201')",
             "before": "the step or epoch named before each dict on its line ('Epoch 59: {...}')",
         }
-        rank = ("before", "named", "bar", "interval", "inferred", "epoch", "summary", "counted")
+        rank = ("before", "named", "bar", "interval", "inferred", "epoch", "epoch_summary", "summary", "counted")
         cur = self.step_source
         if cur is None or rank.index(how) > next((rank.index(k) for k, v in says.items() if v == cur), -1):
             self.step_source = says[how]
