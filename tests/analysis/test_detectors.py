@@ -66,18 +66,22 @@ def test_spike_that_does_not_recover_fails_after_recovery_window():
 def test_a_far_larger_spike_inside_an_incident_gone_critical_is_located():
     """fresh56's retina PINN: a burst that never recovered (critical), the loss noisy at its new level, then a
     single row 1,650x that level (3,568 vs ~2). Folded into the critical incident it was never said where it
-    was; a spike PAGED_REALERT x the largest value said of the incident gets one alert at its step. One 3x
-    the largest said stays folded (no alert per wobble of a blown-up run)."""
+    was; a spike PAGED_REALERT x the largest value said of the incident gets one alert at its step. One 4x
+    the new level is a spike against that level (LEVEL_N: said as one, not as the incident growing); the new
+    level's own noise says nothing (no alert per wobble of a blown-up run)."""
     recs = curve()
     for r in recs:
         if r.step >= 900:
             r.loss *= 3.0
-    recs[1499].loss *= 4.0  # (step 1500: 4x the new level, 12x the old one: folded)
+    recs[1499].loss *= 4.0  # (step 1500: 4x the new level, 12x the old one)
     recs[1699].loss *= 60.0  # (step 1700: 60x the new level)
     mon, alerts = run(recs, settings=Settings(recovery_steps=300))
     spikes = [a for a in alerts if a.check == "loss_spike"]
     assert any(a.severity.value == "critical" and 900 <= a.step <= 1200 for a in spikes)
-    assert [a.step for a in spikes if a.step >= 1300] == [1700]
+    assert [(a.step, a.key.split(":")[0]) for a in spikes if a.step >= 1300] == [
+        (1500, "loss_spike_level"),
+        (1700, "loss_spike_grew"),
+    ]
     assert "grew" in next(a for a in spikes if a.step == 1700).message
 
 

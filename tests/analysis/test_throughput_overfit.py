@@ -10,6 +10,7 @@ import os
 
 
 from tsm_tui.analysis.monitor import Monitor
+from tsm_tui.analysis.replay import analyze
 from tsm_tui.cli import main
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.settings import RunInfo, Settings
@@ -187,6 +188,48 @@ def test_a_first_evaluation_that_stays_the_best_fails_only_when_that_lasts():
     mon = feed(rows)
     assert [a.severity.value for a in alerts(mon, "overfitting")] == ["warning", "critical"]
     assert check(mon, "overfitting").status.value == "FAIL"
+
+
+def test_an_evaluation_excursion_on_its_way_back_is_no_overfit_and_a_stretch_back_at_the_best_ends():
+    """fresh67's NumPy MLP (evaluations every 5 epochs): a validation loss at its best 1.469, then 5.89,
+    2.25, 1.85 (each lower than the one before) and 1.47-1.55 for the last 35 epochs read critical
+    "everything gained on held-out data is lost" at the third and kept FAIL "back above its first value
+    (1.522 ... vs 1.707)". Falling back is no rise; back within the bar of the best for as many
+    evaluations as it took to say it, a stretch that was said is no FAIL, and ends within 2% of it."""
+    vals = {5: 1.707, 10: 1.60, 15: 1.55, 20: 1.52, 25: 1.50, 30: 1.48, 35: 1.47, 40: 1.475, 45: 1.469}
+    vals.update({50: 1.48, 55: 5.89, 60: 2.25, 65: 1.85})
+    vals.update({e: 1.475 + 0.01 * (e % 3) for e in range(70, 101, 5)})
+    rows = []
+    for e in range(1, 101):
+        r = StepRecord(e, loss=1.6 - 0.002 * e)
+        r.val_loss = vals.get(e)
+        rows.append(r)
+    mon = feed(rows)
+    assert alerts(mon, "overfitting") == []
+    assert check(mon, "overfitting").status.value == "PASS"
+    vals.update({55: 1.85, 60: 2.25, 65: 5.89})  # the same values rising: said, critical at the third
+    for r in rows:
+        r.val_loss = vals.get(r.step)
+    mon = feed(rows)
+    assert [(a.step, a.severity.value) for a in alerts(mon, "overfitting")] == [(65, "critical")]
+    c = check(mon, "overfitting")  # ... and back within 2% of the best for the last 35 epochs: it ended
+    assert c.status.value == "PASS" and c.summary.endswith("an over-fitting stretch after step 45 ended at step 80")
+    for r in rows:  # back under its first value but 3-4% above the best: no longer FAIL, still above it
+        if r.step >= 70 and r.val_loss is not None:
+            r.val_loss += 0.04
+    c = check(feed(rows), "overfitting")
+    assert c.status.value == "WARN" and c.summary.startswith("evaluation loss rising since its best 1.469 at step 45")
+
+
+def test_a_rise_that_peaked_is_still_over_fitting():
+    """The excursion rule is for a stretch that jumped from the best's level: fresh52's real ECG ResNet
+    (Keras CSVLogger) rises 0.25-0.40 after its best 0.176 at epoch 6, then 0.885, 0.636, 0.430: its
+    stretch (above the noise bar from epoch 13) began 2x above the best, and it over-fits."""
+    p = os.path.join(ROOT, "bench", "corpus", "fresh52", "keras_csvlogger_ecg_resnet_overfit")
+    an = analyze(p)
+    said = [(a.step, a.severity.value) for a in an.monitor.alerts if a.check == "overfitting"]
+    assert said == [(15, "warning")]
+    assert check(an.monitor, "overfitting").status.value == "WARN"
 
 
 def test_eval_loss_rising_with_the_training_loss_is_no_overfit():

@@ -335,7 +335,8 @@ class PlateauDetector(Detector):
         self.n = 0
         self.start: int | None = None  # current (candidate) plateau's first step
         self.level: float | None = None
-        self.longest: tuple[int, int] | None = None  # (start, end) of the longest reported stall that ended
+        #: (start, end, level) of the longest reported stall that ended
+        self.longest: tuple[int, int, float | None] | None = None
         self.warned = False  # the current plateau raised its warning / critical alert
         self.failed = False
         self.dead_hint = False
@@ -1732,7 +1733,7 @@ class PlateauDetector(Detector):
         next plateau is a new one, reported afresh."""
         if self.start is not None and (self.warned or self.failed):
             if self.longest is None or now - self.start > self.longest[1] - self.longest[0]:
-                self.longest = (self.start, now)
+                self.longest = (self.start, now, self.level)
         self.start = None
         self.warned = self.failed = False
         self.dead_hint = False
@@ -1820,7 +1821,7 @@ class PlateauDetector(Detector):
         if self.start is not None and (reported or (self._proven and not self._converged())):
             dur = now - self.start
             if self.longest is not None:  # an earlier stall of the same run: it never really moved on
-                a, b = self.longest
+                a, b, _ = self.longest
                 dead += f"; flat for {b - a} steps from step {a} before"
             if self._collapsed():
                 dead += f"; LR 0 since step {self._lr_zero_from}: the schedule ended before the run"
@@ -1857,7 +1858,7 @@ class PlateauDetector(Detector):
                 f"(step {self.best[1]}): rising, not flat (see Loss Spike Detection)",
             )
         if self.longest is not None:  # a stall that ended by itself is history, not a fault
-            a, b = self.longest
+            a, b, lv = self.longest
             r = self._rise(after_stall=True)
             if r is not None:  # ... unless it ended by climbing ("then improved" it was)
                 best, at, cur = r
@@ -1865,6 +1866,18 @@ class PlateauDetector(Detector):
                     Status.WARN,
                     f"stalled for {b - a} steps from step {a}, then rose: loss {fmt(cur)}, "
                     f"{cur / best - 1:.0%} above its best {fmt(best)} (step {at})",
+                )
+            cur = self._recent_level()
+            if lv is not None and lv > 0 and cur is not None and cur > (1 - SHORT_GAIN) * lv:
+                # ... unless the loss never got SHORT_GAIN below the stall's level (the labels' bar for
+                # no progress): the stall ended by a creep its own test could measure, not by learning
+                # (fresh68's LSTM: flat at 5.22 from step 33,700, 5.16 at the end of 111,600 steps,
+                # 1.2% lower, read "then improved", PASS)
+                since = f"only {1 - cur / lv:.1%} lower since" if cur < lv else "no lower since"
+                return self._result(
+                    Status.WARN,
+                    f"stalled for {b - a} steps from step {a} at ~{fmt(lv)}, and {since} (~{fmt(cur)}): "
+                    "barely moving, not recovered",
                 )
             return self._result(Status.PASS, f"stalled for {b - a} steps from step {a}, then improved")
         r = self._rise()
