@@ -191,13 +191,15 @@ IQR_SD = 1.349
 #: at every target-network sync after an incident opened at episode 11). The level is the median of
 #: the last LEVEL_N values as they came (the labels' rule: 2x the median of the previous 50, spikes
 #: in it), of those since the incident's onset only (the new level, not the climb to it), from
-#: LEVEL_MIN of them on; a value spike_factor x it, spike_min_delta above it and spike_min_z units of the window's
-#: noise above it (``diff_sd`` of its log values: robust to the level moving), in a jump from the value
-#: before it of SIGMA_MIN_RATIO x at least and as many units of the spread of those steps beyond their
-#: median step (a blow-up's steady climb, 5% a record, is the incident itself: its steps are its trend)
-#: opens a burst: one warning a burst; not in a GAN's run (its losses burst as its two models play: the
-#: labels' conventions call those ambiguous; fresh7's DCGAN, paged from a first loss of 0.0008, said 272)
-#: (ours)
+#: LEVEL_MIN of them on; and for ``window`` records after a paged incident came back, of those since
+#: the return (the rolling baseline, rebuilt at the page, still holds the incident's level:
+#: ``_level_ref``). A value spike_factor x it, spike_min_delta above it and spike_min_z units of the
+#: window's noise above it (``diff_sd`` of its log values: robust to the level moving), in a jump
+#: from the value before it of SIGMA_MIN_RATIO x at least and as many units of the spread of those
+#: steps beyond their median step (a blow-up's steady climb, 5% a record, is the incident itself: its
+#: steps are its trend) opens a burst: one warning a burst; not in a GAN's run (its losses burst as
+#: its two models play: the labels' conventions call those ambiguous; fresh7's DCGAN, paged from a
+#: first loss of 0.0008, said 272) (ours)
 LEVEL_N = 50
 LEVEL_MIN = 20  # values the level needs (ours: the label rule's median wants 10; a quartile more)
 CAUSES = {
@@ -326,6 +328,7 @@ class LossSpikeDetector(Detector):
         self._recent = RollingMedian(settings.window)  # undelayed, for divergence
         self._lvl: deque = deque(maxlen=LEVEL_N)  # the last LEVEL_N values as they came (LEVEL_N)
         self._lvl_hit: int | None = None  # self.n at the last record over that level
+        self._lvl_after: tuple[int, _Incident] | None = None  # (self.n at the return, the paged incident) (LEVEL_N)
         self._first: float | None = None  # the first loss > 0 (the spike floor's scale: _delta)
         self._best_med: float | None = None
         self._best_step: int | None = None
@@ -424,6 +427,9 @@ class LossSpikeDetector(Detector):
                 pg.peak, pg.peak_step = x, rec.step
             self._paged_ok = self._paged_ok + 1 if x <= self._back_bar(pg.baseline) else 0
             if self._paged_ok >= RECOVERY_RECORDS:
+                # back: the rolling baseline still holds the incident's level for a window; the level rule
+                # (LEVEL_N) judges the values since the loss came back until it has refilled
+                self._lvl_after = (self.n - RECOVERY_RECORDS, pg)
                 self._paged, self._paged_ok = None, 0
         out: list[Alert] = []
         med = self._med.get()
@@ -453,9 +459,9 @@ class LossSpikeDetector(Detector):
                 is_spike = True
                 out += self._on_spike(rec, x, base, x / base, math.inf)
         inc = self._incident
-        crit = self._paged if self._paged is not None else (inc if inc is not None and inc.excursion else None)
-        if crit is not None:
-            out += self._level_spike(rec, x, crit, said=bool(out))
+        lv = self._level_ref()
+        if lv is not None:
+            out += self._level_spike(rec, x, *lv, said=bool(out))
         if inc is not None:
             out += self._track(inc, rec, x, is_spike)
         # spiking values do not enter the baseline (ZClip feeds the clipped value)
@@ -611,6 +617,9 @@ class LossSpikeDetector(Detector):
             hit = np.flatnonzero(run >= RECOVERY_RECORDS)
             if hit.size:
                 stop = min(stop, int(hit[0]))
+        if self._lvl_after is not None and self.n - self._lvl_after[0] > self.settings.window:
+            self._lvl_after = None  # (its window is over: _level_ref)
+        if pg is not None or self._lvl_after is not None:
             # ... and so does a row that may spike against the level since (LEVEL_N): the minimum of the
             # last LEVEL_N values bounds their median (and that of any tail of them) from below
             L0 = len(self._lvl)
@@ -851,13 +860,30 @@ class LossSpikeDetector(Detector):
         w.update(x)
         return []
 
-    def _level_spike(self, rec: StepRecord, x: float, inc: _Incident, said: bool) -> list[Alert]:
-        """A spike against the level the loss is at inside an incident gone critical (LEVEL_N): one
-        warning for the first record of a burst over it; nothing when this record said something."""
+    def _level_ref(self) -> tuple[_Incident, int, bool] | None:
+        """(incident, record count from which the level is taken, after it) while LEVEL_N's rule judges: an
+        incident gone critical (paged, or its excursion said: the values since its onset), or a window of
+        records after a paged one came back (the values since: the rolling baseline still holds the
+        incident's level, fresh64's A2C value loss back from 1e5 to 10-800 with 28-46x spikes unsaid)."""
+        if self._paged is not None:
+            return self._paged, self._paged.n0, False
+        inc = self._incident
+        if inc is not None and inc.excursion is not None:
+            return inc, inc.n0, False
+        after = self._lvl_after
+        if after is not None:
+            if self.n - after[0] <= self.settings.window:
+                return after[1], after[0], True
+            self._lvl_after = None
+        return None
+
+    def _level_spike(self, rec: StepRecord, x: float, inc: _Incident, n0: int, after: bool, said: bool) -> list[Alert]:
+        """A spike against the level the loss is at inside an incident gone critical, or just after a paged one
+        (LEVEL_N): one warning for the first record of a burst over it; nothing when this record said something."""
         s = self.settings
         if self.rl_note is GAN_NOTE:
             return []  # (a GAN's losses burst as its two models play: adversarial, not a fault; the labels' too)
-        k = min(len(self._lvl), self.n - inc.n0)  # the values since the onset: the level it is at now
+        k = min(len(self._lvl), self.n - n0)  # the values since the onset (or the return): the level it is at now
         if k < LEVEL_MIN:
             return []
         w = list(islice(self._lvl, len(self._lvl) - k, None))
@@ -886,8 +912,14 @@ class LossSpikeDetector(Detector):
                 Severity.WARNING,
                 rec.step,
                 f"Loss spike at step {rec.step}: {fmt(x)} vs {fmt(med)}, the median of the last {len(w)} values "
-                f"({_times(x / med)}x{zs}), inside the incident since step {inc.onset} (the loss is at a new level: "
-                "spikes against it are said).",
+                f"({_times(x / med)}x{zs}), "
+                + (
+                    f"after the loss came back from the incident since step {inc.onset} (the baseline still holds "
+                    "the incident's level: spikes against the level since are said)."
+                    if after
+                    else f"inside the incident since step {inc.onset} (the loss is at a new level: spikes against it "
+                    "are said)."
+                ),
                 value=x,
                 baseline=med,
                 actions=[advice.clip(self.state)],
@@ -1577,6 +1609,7 @@ class LossSpikeDetector(Detector):
         if self.parts is not None:
             self.parts.on_resume(step)
         self._paged, self._paged_ok = None, 0  # a restart from a checkpoint ends it
+        self._lvl_after = None
         self._med.clear()
         self._logm.clear()
         self._delay.clear()
