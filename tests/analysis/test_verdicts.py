@@ -141,6 +141,28 @@ def test_spikes_against_the_new_level_after_a_critical_incident_are_said():
     assert [k for _, k in _new_level_run(set(), sd=0.3)] == [k for _, k in head]
 
 
+def test_a_spike_soon_after_a_paged_incident_came_back_is_said():
+    # a blow-up to 50x for 150 records (paged), then back at its level: the rolling baseline still holds the
+    # blow-up's values for a window, so a 4x spike 30 records after the return was unsaid (fresh64's A2C value
+    # loss back from 1e5 to 10-800, fresh58's PPO value loss back from 3e5 with 90x bursts); the level rule
+    # judges the values since the return for a window
+    def run(spikes, sd=0.05):
+        rng = random.Random(1)
+        mon = Monitor(Settings(), RunInfo())
+        out = []
+        for s in range(1, 1001):
+            x = (100.0 if 400 <= s < 550 else 2.0) * math.exp(rng.gauss(0, sd))
+            out += mon.feed(StepRecord(s, loss=x * (4 if s in spikes else 1)))
+        out += mon.finalize()
+        return [(a.step, a.key.split(":")[0]) for a in out if a.check == "loss_spike"]
+
+    got = run({580, 900})
+    assert (580, "loss_spike_level") in got and (900, "loss_spike") in got
+    assert not any(k == "loss_spike_level" for _, k in run(set())) and not any(
+        k == "loss_spike_level" for _, k in run(set(), sd=0.3)
+    )
+
+
 def test_a_bad_batch_that_never_recovers_is_not_a_bad_batch():
     # audit B10: the onset (grad norm 3x on the same step) says "a bad batch"; the loss
     # stays above 2x for 5 records and settles at 1.5x: the cause is revised (the LR is
@@ -469,6 +491,47 @@ def test_a_stall_that_ended_is_improved_only_when_the_loss_got_below_its_level()
     alerts, res = run(4.8)  # 7.6% below the stall's level: it improved
     assert alerts == [(8650, "warning")]
     assert (res.status.value, res.summary) == ("PASS", "stalled for 30550 steps from step 4020, then improved")
+
+
+def test_a_noisy_loss_that_made_no_progress_for_most_of_its_plan_is_said():
+    # fresh70's MAML: a per-batch loss falling to ~1.05 by 30% of its 100,000 planned iterations, then window
+    # medians wandering 1.00-1.13 to the end (no LR logged) read "no plateau proven ... too noisy": its level
+    # too noisy to bound within 10%, the end of its plan taken for convergence. No gain at all over the
+    # stretch is a WARN; the end of a plan exempts only a stretch that begins there (its converged tail)
+    from tsm_tui.analysis.detectors.plateau import PlateauDetector
+
+    def run(total):
+        rng = random.Random(3)
+        mon = Monitor(Settings(), RunInfo(total_steps=total), detectors=[PlateauDetector])
+        out = []
+        for i in range(1000):
+            s = i * 100
+            lvl = 1.05 + 3.6 * math.exp(-s / 8000) + 0.06 * math.sin(s / 9000)
+            out += mon.feed(StepRecord(s, loss=lvl * math.exp(rng.gauss(0, 0.45))))
+        out += mon.finalize()
+        return of(out, "plateau"), check(mon, "plateau")
+
+    for total in (100000, None):
+        alerts, res = run(total)
+        assert alerts == [(99900, "warning")]
+        assert res.status.value == "WARN" and res.summary.startswith("no progress for 69900 steps since step 30000")
+
+
+def test_about_one_record_an_epoch_is_no_running_mean():
+    # a Lightning CSV of a PINN: the per-step loss every 50 steps of 63-step epochs, one 125.8 blow-up at an
+    # epoch change: the mean change at a change (the blow-up in it) was 49x the mean inside an epoch and the
+    # log was read as epochs' running means (no plateau rule for it). Fewer records inside epochs than epoch
+    # changes: no window lies inside one epoch, so no running means
+    from tsm_tui.analysis.detectors.plateau import PlateauDetector
+
+    mon = Monitor(Settings(), RunInfo(), detectors=[PlateauDetector])
+    rng = random.Random(2)
+    for i in range(1, 1261):
+        s = 50 * i - 1
+        x = 125.8 if i == 323 else 0.05 * math.exp(rng.gauss(0, 0.1))
+        mon.feed(StepRecord(s, loss=x, epoch=float(s // 63)))
+    det = mon.detectors[0]
+    assert det._epochs_whole() and not det._running_means()
 
 
 def test_rising_means_diverged_by_the_loss_spike_rule():

@@ -531,7 +531,11 @@ class PlateauDetector(Detector):
         """The losses look like each epoch's running mean (EPOCH_RESET): whole epochs, several
         records to one, and a loss that jumps at an epoch change, barely moving inside one."""
         (di, dc), (ni, nc) = self._ep_d, self._ep_n
-        if not (self._epochs_whole() and ni > 0):
+        if not (self._epochs_whole() and ni > 0) or ni < nc:
+            # (fewer records inside epochs than epoch changes: about one record an epoch, so no window lies
+            # inside one; the sums are no test then, one spike at a change outweighs the rest: fresh71's
+            # Lightning CSV, a PINN's per-step loss every 50 steps of 63-step epochs, a 125.8 blow-up at a
+            # change, read as running means and never judged by the level rule)
             return False
         if nc == 0:  # (no epoch change yet: as smooth as a running mean)
             return di < EPOCH_SMOOTH * abs(self._ep_x) * ni
@@ -1450,8 +1454,14 @@ class PlateauDetector(Detector):
             or self.never is not None
             or self._running_means()
             or len(keep) < SHORT_MIN_RECORDS
-            or (noisy and self._converged())
         ):
+            return []
+        # a judged log that converged: by its LR (decayed) it is exempt; by its plan (end_progress reached), only
+        # a stretch that begins at the end of the plan is its converged tail (fresh70's MAML: flat from 30% of its
+        # 100,000 planned iterations to the end, no LR logged, read "no plateau proven"; the labels exempt an LR
+        # decayed at the onset, not the end of a plan)
+        tail = self._plan_tail() if noisy and self._converged() else None
+        if noisy and self._converged() and tail is None:
             return []
         cur = self._recent_level()
         if cur is not None and self.best is not None and diverged(cur, self.best[0], self.settings):
@@ -1462,8 +1472,8 @@ class PlateauDetector(Detector):
             i0 = o * n // SHORT_WINDOWS
             rest = keep[i0:]
             k = len(rest)
-            if k < SHORT_MIN_RECORDS:
-                break
+            if k < SHORT_MIN_RECORDS or (tail is not None and rest[0][0] >= tail):
+                break  # (too few; or the stretch begins at the plan's end: its converged tail)
             a = median([p[1] for p in rest[: k // 3]])
             b = median([p[1] for p in rest[k - k // 3 :]])
             line, raw = _median_line(keep, o), _line_gain([(p[0], p[1]) for p in rest])
@@ -1487,7 +1497,12 @@ class PlateauDetector(Detector):
                 and raw[0] - Z * raw[1] <= 0
                 and raw[0] + SHORT_Z * raw[1] < RUN_MIN_GAIN
             )
-            if not (level or short):
+            # ... or, for a judged log too noisy to bound its level (its window medians wander more than the band:
+            # fresh70's MAML batch loss, medians 1.00-1.13 over 70% of the run), no gain at all: the last third's
+            # median not below the first third's, and neither line proving it moving either way (a climb is the
+            # rise rule's: a drift up under its bar is not "no progress")
+            none = noisy and b >= a and all(abs(g[0]) - Z * g[1] <= 0 for g in (line, raw))
+            if not (level or short or none):
                 continue
             lrs = [p[2] for p in rest if p[2] is not None and math.isfinite(p[2])]
             if (
@@ -1501,6 +1516,17 @@ class PlateauDetector(Detector):
             self.level = b
             return [self._short_alert()]
         return []
+
+    def _plan_tail(self) -> int | None:
+        """The step from which a log converged by its plan (end_progress of the planned steps reached, the LR
+        not decayed) is its converged tail: end_progress x the plan; None when it converged otherwise."""
+        st = self.state
+        total, prog, peak = st.info.total_steps, st.progress(), self._peak()
+        if not total or prog is None or prog < self.settings.end_progress:
+            return None
+        if st.last_lr is not None and peak and st.last_lr <= self.settings.decayed_lr_frac * peak:
+            return None  # (the LR decayed: convergence by it)
+        return int(self.settings.end_progress * total)
 
     def _undecided(self) -> bool:
         """A judged log whose newest window was too noisy to tell flat from moving, with no
