@@ -380,3 +380,25 @@ def test_rllib_learner_stats_keys():
     assert field_for("info/learner/default_policy/learner_stats/total_loss") == "loss"
     assert field_for("info/learner/default_policy/learner_stats/cur_lr") == "lr"
     assert field_for("info/learner/default_policy/learner_stats/grad_gnorm") == "grad_norm"
+
+
+def test_a_log_of_perplexity_alone_is_read_as_its_log(tmp_path, capsys):
+    # fresh69's NMTGMinor prints "Epoch 1, 100/1056; ; ppl: <151 digits>.00 ; lr: 1.0" and no loss: nothing
+    # was read. A training perplexity is the exp of the per-token cross-entropy: its log is the loss
+    from tsm_tui.cli import main
+
+    p = tmp_path / "train.log"
+    lines = [f"Epoch  1, {i:5d}/ 1056; ; ppl: {v:.2f} ; lr: 1.0000000" for i, v in ((1, 16615.48), (100, 2.07e151))]
+    p.write_text("\n".join(lines + ["Epoch  1,   200/ 1056; ; ppl: " + "6" * 282 + ".00 ; lr: 1.0000000"]) + "\n")
+    main([str(p), "--report", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert d["steps"]["count"] == 3
+    (f,) = [f for f in d["files"] if f.get("used")]
+    assert f["objective"] == "ppl (a perplexity, read as its log, the cross-entropy: no loss logged)"
+    from tsm_tui.sources import reading, registry
+
+    reader, _ = registry.open_reader(str(p))
+    got = [r.loss for r in reading.read_records(str(p), reader)]
+    want = [math.log(16615.48), math.log(2.07e151), math.log(float("6" * 282))]
+    assert all(math.isclose(a, b, rel_tol=1e-6) for a, b in zip(got, want)) and len(got) == 3
+    assert field_for("val_ppl") is None and loss_role("ppl") is None  # (never a term beside a loss)

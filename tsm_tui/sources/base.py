@@ -27,6 +27,7 @@ from tsm_tui.sources.fields import (
     named_objective,
     objective,
     counted_name,
+    perplexity_named,
     phase_val,
     TIME_MS,
     overflowed,
@@ -443,6 +444,9 @@ class SourceReader:
         x = extra[keys[0]]
         if how == "named" and counted_name(keys[0], x):
             return None  # ("L=512": a length, not the loss's symbol; a loss of exactly 1.0 or 0.0 is one)
+        if how == "named" and perplexity_named(keys[0]):
+            # (its log, the cross-entropy; NaN and inf stay what they are, a perplexity under 1 is no perplexity)
+            return math.log(x) if x >= 1.0 else (x if x != x else None)
         for k in keys[1:]:
             x = x + extra[k]
         return x

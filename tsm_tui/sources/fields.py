@@ -1034,12 +1034,13 @@ def counted_name(key: str, x: float) -> bool:
 #: error, its root, mean absolute error), the loss's symbol "L" (a rate-distortion codec's "L=0.35
 #: D=0.34 R=0.45 bpp"; an integer from 8 on there is a length, no loss: ``objective_value``), a
 #: cross-entropy's short name ("step 10 ce 2.29 acc 0.41", "nll 2.28 kl 0.12"), a bare training split
-#: word (PHASE_OBJECTIVE), an energy (a predictive-coding or energy-based model's objective: fresh60's PC
+#: word (PHASE_OBJECTIVE), a perplexity (last; its log), an energy (a predictive-coding or energy-based model's objective: fresh60's PC
 #: transformer prints "Batch 10/5258 | Batch Energy: 1.77 | Perplexity: 2e5" and nothing named loss; a
 #: quantity's error is no energy: "energy_mae", "e_rmse" are error metrics of their own).
 #: A validation / test one is none of them (a split word is no prefix here).
 #: (ours, issue 26: fresh4's Fortran fit and compression logs were "nothing readable")
 _PREFIX = r"^(?:(?:train|training|tr|avg|average|mean|total)[/_.])?"
+PERPLEXITY = "a perplexity, read as its log, the cross-entropy"
 _NAMED_OBJECTIVES = (
     (re.compile(_PREFIX + r"cost$"), "a cost"),
     (re.compile(_PREFIX + r"(?:bpd|bits_per_dim)$"), "bits per dimension"),
@@ -1049,6 +1050,9 @@ _NAMED_OBJECTIVES = (
     (re.compile(_PREFIX + r"(?:ce|nll|bce)$"), "a cross-entropy"),
     (re.compile(r"^(?:(?:train|training|tr|batch|avg|average|mean|total)[/_.])?(?:free_)?energy$"), "an energy"),
     (_PHASE_OBJECTIVE, "the training split's number"),
+    # last: a training perplexity, the exp of the per-token cross-entropy: its log is that loss (fresh69's
+    # NMTGMinor prints "Epoch 1, 100/1056; ; ppl: 2.1e151 ; lr: 1.0" and no loss: nothing was read)
+    (re.compile(_PREFIX + r"(?:ppl|perplexity)$"), PERPLEXITY),
 )
 SYMBOL_KEY = "L"
 
@@ -1065,6 +1069,11 @@ def named_objective(keys) -> tuple[str, tuple[str, ...]] | None:
             if rx.match(n):
                 return "named", (k,)
     return ("named", (SYMBOL_KEY,)) if SYMBOL_KEY in keys else None
+
+
+def perplexity_named(key: str) -> bool:
+    """``key`` names a training perplexity, an objective read as its log (_NAMED_OBJECTIVES)."""
+    return _named_what(key) == PERPLEXITY
 
 
 def _named_what(key: str) -> str:
