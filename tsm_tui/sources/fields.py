@@ -1034,9 +1034,10 @@ def counted_name(key: str, x: float) -> bool:
 #: error, its root, mean absolute error), the loss's symbol "L" (a rate-distortion codec's "L=0.35
 #: D=0.34 R=0.45 bpp"; an integer from 8 on there is a length, no loss: ``objective_value``), a
 #: cross-entropy's short name ("step 10 ce 2.29 acc 0.41", "nll 2.28 kl 0.12"), a bare training split
-#: word (PHASE_OBJECTIVE), a perplexity (last; its log), an energy (a predictive-coding or energy-based model's objective: fresh60's PC
+#: word (PHASE_OBJECTIVE), an energy (a predictive-coding or energy-based model's objective: fresh60's PC
 #: transformer prints "Batch 10/5258 | Batch Energy: 1.77 | Perplexity: 2e5" and nothing named loss; a
-#: quantity's error is no energy: "energy_mae", "e_rmse" are error metrics of their own).
+#: quantity's error is no energy: "energy_mae", "e_rmse" are error metrics of their own), and last a
+#: perplexity (read as its log: ``SourceReader.objective_value``).
 #: A validation / test one is none of them (a split word is no prefix here).
 #: (ours, issue 26: fresh4's Fortran fit and compression logs were "nothing readable")
 _PREFIX = r"^(?:(?:train|training|tr|avg|average|mean|total)[/_.])?"

@@ -75,7 +75,7 @@ class OverfittingDetector(Detector):
         self.best: tuple[int, float, float | None] | None = None  # (step, eval loss, train level then)
         self.last: tuple[int, float] | None = None
         self.above = 0  # evaluations in a row above the best by the margin, with the training loss lower
-        self.calm = 0  # evaluations in a row within the margin of the best (an over-fitting stretch ends)
+        self.calm = 0  # evaluations in a row within the bar of the best, not rising (a stretch said ends)
         self.low = math.inf  # the lowest evaluation loss of the stretch above the best so far
         self.jumped = False  # the stretch began right after an evaluation back at the best's level
         self.state_now = "ok"  # ok / warn / fail

@@ -1460,9 +1460,11 @@ class PlateauDetector(Detector):
         # a stretch that begins at the end of the plan is its converged tail (fresh70's MAML: flat from 30% of its
         # 100,000 planned iterations to the end, no LR logged, read "no plateau proven"; the labels exempt an LR
         # decayed at the onset, not the end of a plan)
-        tail = self._plan_tail() if noisy and self._converged() else None
-        if noisy and self._converged() and tail is None:
-            return []
+        tail = None
+        if noisy and self._converged():
+            tail = self._plan_tail()
+            if tail is None:
+                return []
         cur = self._recent_level()
         if cur is not None and self.best is not None and diverged(cur, self.best[0], self.settings):
             return []  # (the verdict says "rising, not flat": the Loss Spike check's)
