@@ -29,7 +29,15 @@ from tsm_tui.analysis.detectors.creep import Climb, Creep
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.numbers import times as _times
-from tsm_tui.analysis.detectors.stats import Delay, MannKendall, RollingMedian, RollingMoments, RunningLine, diff_sd
+from tsm_tui.analysis.detectors.stats import (
+    Delay,
+    MannKendall,
+    RollingMedian,
+    RollingMoments,
+    RunningLine,
+    diff_sd,
+    diff_spread,
+)
 from tsm_tui.analysis.detectors.grad_norm import PEAK_REALERT, SPIKE_GAP
 from tsm_tui.analysis.detectors.stats import median as _median
 from tsm_tui.analysis.rules import back_from_divergence, diverged
@@ -894,10 +902,9 @@ class LossSpikeDetector(Detector):
         if len(logs) < LEVEL_MIN:
             return []
         # the noise of the log values' steps, about their median step (a steady climb's steps are its trend):
-        # the value must stand spike_min_z of it above the level, and jump as far from the value before it
-        d = sorted(b - a for a, b in zip(logs, logs[1:]))
-        mid = _median(d)
-        spread = 1.4826 * _median(sorted(abs(e - mid) for e in d))
+        # the value must stand spike_min_z of it (as ``diff_sd``) above the level, and jump as far from the value
+        # before it
+        mid, spread = diff_spread(logs)
         z = math.log(x / med) / spread * math.sqrt(2.0) if spread > 1e-12 else math.inf
         jump = (math.log(x) - logs[-1] - mid) / spread if spread > 1e-12 else math.inf
         if z < s.spike_min_z or jump < s.spike_min_z or x < SIGMA_MIN_RATIO * math.exp(logs[-1]):
@@ -1499,7 +1506,7 @@ class LossSpikeDetector(Detector):
         self._climb_low = self._climb_lr = None
         self._climb_first: int | None = None  # the step of the stretch's first value
         # the smallest / largest value after the stretch's low (JUMP_STAYED, JUMP_SPREAD)
-        self._climb_min = self._climb_max = math.inf
+        self._climb_min, self._climb_max = math.inf, -math.inf
         self._climb_last.clear()
 
     def _climbing(self, rec: StepRecord, x: float) -> list[Alert]:
@@ -1524,14 +1531,14 @@ class LossSpikeDetector(Detector):
             low = self._climb_low = (x, rec.step)
             c = self._climb = RunningLine()
             mk = self._climb_mk = MannKendall()
-            self._climb_min = self._climb_max = math.inf
+            self._climb_min, self._climb_max = math.inf, -math.inf
         else:
             if low is None:
                 low = self._climb_low = (x, rec.step)
                 self._climb_first = rec.step
             else:
                 self._climb_min = min(self._climb_min, x)
-                self._climb_max = x if self._climb_max == math.inf else max(self._climb_max, x)
+                self._climb_max = max(self._climb_max, x)
             c.update(math.log(x))
             mk.update(x)
         self._climb_last.append(x)

@@ -120,14 +120,20 @@ def median(xs) -> float:
     return srt[k // 2] if k % 2 else 0.5 * (srt[k // 2 - 1] + srt[k // 2])
 
 
+def diff_spread(v) -> tuple[float, float]:
+    """(median, 1.4826 x MAD) of a series' first differences: its trend per step and the robust
+    spread of its steps about it. ``v`` needs at least 2 values."""
+    d = [b - a for a, b in zip(v, v[1:])]
+    m = median(d)
+    return m, 1.4826 * median([abs(e - m) for e in d])
+
+
 def diff_sd(v) -> float:
     """The noise of a series free of its trend and of its outliers: 1.4826 x the MAD of
     its first differences / sqrt 2 (the sd of i.i.d. noise; a slow trend moves the
     differences' median, not their spread, and a spike is one or two outlying
     differences the MAD ignores). ``v`` needs at least 2 values."""
-    d = sorted(b - a for a, b in zip(v, v[1:]))
-    m = median(d)
-    return 1.4826 * median([abs(e - m) for e in d]) / math.sqrt(2.0)
+    return diff_spread(v)[1] / math.sqrt(2.0)
 
 
 def mean_std(xs) -> tuple[float, float]:
