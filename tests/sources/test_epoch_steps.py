@@ -246,3 +246,103 @@ def test_an_epoch_then_named_averages_with_no_separator(tmp_path):
     # prose after an epoch is still no record
     _, recs, _ = read(write(tmp_path, "b.log", text + "Epoch 41 started with 3 workers\n"))
     assert len(recs) == 40
+
+
+def _ddp_log(ranks: int, epochs: int, spike: int, run: str, t0: float, lr: str = "0.002000") -> str:
+    """A DDP script whose Python logger runs on every rank (PyISV's shape): each prose line once from each
+    rank, an epoch's training, validation and LR lines once from each, values differing by a rank's own
+    batches; the loss 3x its level at epoch ``spike``."""
+    import datetime as dt
+
+    def stamp(t: float) -> str:
+        d = dt.datetime(2025, 5, 12) + dt.timedelta(seconds=t)
+        return d.strftime("%Y-%m-%d %H:%M:%S,") + f"{int(t * 1000) % 1000:03d} - INFO - "
+
+    out, t = [], t0
+    for _ in range(ranks):
+        out.append(stamp(t) + f"Run ID: {run}")
+    for _ in range(ranks):
+        out.append(stamp(t) + "Learning rate scheduler enabled: MultiStepLR with milestones [100, 250]")
+        out.append(stamp(t) + "=== START EPOCH 0 ===")
+    for e in range(epochs):
+        t += 4.0
+        level = 0.2 + 2.0 / (e + 1) ** 1.5
+        for r in range(ranks):
+            loss = level * (3.0 if e == spike else 1.0) * (1 + 0.01 * ((r * 7 + e) % 5 - 2))
+            out.append(stamp(t + r * 0.003) + f"END TRAIN LOOP EPOCH {e}, Loss: {loss:.4f}")
+        for r in range(ranks):
+            out.append(stamp(t + 0.6 + r * 0.003) + f"END VALIDATION EPOCH {e}, Validation Loss: {level / 4:.4f}")
+            out.append(stamp(t + 0.6 + r * 0.003) + f"END EPOCH {e}: Learning rate = {lr}, Elapsed time = 3.9{r}s")
+            out.append(stamp(t + 0.6 + r * 0.003) + f"=== START EPOCH {e + 1} ===")
+    return "\n".join(out) + "\n"
+
+
+def test_a_log_printed_by_every_ddp_rank_is_one_record_an_epoch(tmp_path, capsys):
+    """fresh67's PyISV: 4 DDP ranks each log every line; an epoch's "END TRAIN LOOP EPOCH 63, Loss" came 4 times
+    and was read as 4 per-batch prints (every alert at ~4x its epoch: a spike at epoch 63 said at step 252). The
+    prose lines, 4 times each, tell the 4 processes: each epoch is one record, the other ranks' lines counted
+    skips. A relaunch appended 15 minutes later at the same constant LR keeps its LR (its "Learning rate =
+    0.002" lines had been taken for a lagging writer's copies of the first launch's)."""
+    text = _ddp_log(4, 60, 30, "run1", 0.0) + _ddp_log(4, 50, 41, "run2", 900.0)
+    p = write(tmp_path, "train_autoencoder_log.txt", text)
+    _, recs, reader = read(p)
+    train = [r.step for r in recs if r.loss is not None]
+    assert train == list(range(60)) + list(range(50))
+    assert [r.step for r in recs if r.val_loss is not None] == train  # one evaluation an epoch
+    assert [r.step for r in recs if r.lr is not None] == train
+    copies = reader.skip_reasons["another rank's line of the same epoch (the log is printed by 4 processes)"]
+    assert copies == 3 * 3 * 110  # (the training, evaluation and LR lines of 3 more ranks, 110 epochs)
+    assert "printed by 4 processes" in reader.describe()["step_source"]
+    d = report_json(p, capsys)
+    spike = next(c for c in d["checks"] if c["id"] == "loss_spike")
+    assert "41" in spike["summary"] and spike["status"] == "WARN", spike
+    lr = next(c for c in d["checks"] if c["id"] == "lr_schedule")
+    assert lr["status"] != "SKIP", lr  # (the relaunch's LR read)
+    earlier = [a for a in d["alerts"] if a["check"] == "loss_spike" and "earlier run" in a["message"]]
+    assert [a["step"] for a in earlier] == [30], earlier  # (the first launch's spike, at its epoch)
+
+
+def test_per_batch_prints_with_prose_once_are_still_batches(tmp_path):
+    """The ranks rule needs the prose lines repeated: a single process's per-batch prints of 4 a epoch, its
+    banners once each, stay batches (counted)."""
+    lines = ["Run ID: solo", "Learning rate scheduler enabled", "=== START EPOCH 0 ==="]
+    for e in range(20):
+        lines += [f"Epoch {e}, Loss: {2 / (e + 1) + b / 100:.4f}" for b in range(4)]
+        lines.append(f"=== START EPOCH {e + 1} ===")
+    _, recs, reader = read(write(tmp_path, "solo.log", "\n".join(lines) + "\n"))
+    assert [r.step for r in recs if r.loss is not None] == list(range(80))
+    assert "first epoch + n" in reader.describe()["step_source"]
+
+
+def test_epoch_repeats_rule_with_ranks():
+    from tsm_tui.core.record import StepRecord
+    from tsm_tui.sources.epoch_steps import EpochRepeats
+
+    rep = EpochRepeats()
+
+    def take(e, loss=None, val=None, names=("loss",)):
+        got = rep.take(StepRecord(e, loss=loss, val_loss=val), e, names, ranks=4)
+        return None if got is None else [r.step for r in got]
+
+    assert take(0, 1.0) == [0]
+    assert take(0, 1.01) == [] and take(0, 1.0) == [] and take(0, 1.02) == []  # the other ranks': held
+    assert take(0, val=0.5, names=("val",)) == [0] and rep.rank_copies == 3  # the row was one epoch
+    assert take(0, val=0.51, names=("val",)) is None and rep.rank_copies == 4  # another rank's evaluation
+    assert take(1, 0.9) == [1] and take(1, 0.91) == [] and take(1, 0.92) == [] and take(1, 0.93) == []
+    assert take(1, 0.94) == [2, 3, 4, 5] and rep.counting  # a fifth line of the epoch: batches after all
+
+
+def test_a_banner_of_each_relaunch_is_no_rank_copy(tmp_path):
+    """Relaunches of one script print its banners and the same crash again, far apart: no evidence of ranks
+    (three crashed launches, each line 3 times in the file, had made a later launch's per-batch prints, 3 an
+    epoch, one record an epoch)."""
+    crash = ["Run ID: same", "Loading data from ./data", "Model built", "Traceback (most recent call last):"]
+    crash += [f'  File "train.py", line {100 + k}, in step_{k}' for k in range(15)] + [
+        "RuntimeError: CUDA out of memory"
+    ]
+    lines = crash * 3
+    for e in range(12):
+        lines += [f"Epoch {e}, loss: {2 / (e + 1) + b / 100:.4f}" for b in range(3)]
+    _, recs, reader = read(write(tmp_path, "relaunch.log", "\n".join(lines) + "\n"))
+    assert [r.step for r in recs if r.loss is not None] == list(range(36))
+    assert "first epoch + n" in reader.describe()["step_source"]

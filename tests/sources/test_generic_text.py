@@ -179,6 +179,44 @@ def test_stepless_lines_read_in_order_once_repeated(tmp_path):
     assert "line order" in reader.describe()["step_source"]
 
 
+def test_stepless_two_word_losses_and_an_evaluation_between_epochs(tmp_path):
+    """fresh27's NumPy CNN: "train mean loss: 2.3026" alone on its line (two words before "loss"), a counter
+    line and an accuracy line around it, and "eval mean loss" after each epoch: exit 2 "nothing readable"
+    (two words were not a loss's name), then 17 of 187 records (the evaluation ended the series)."""
+    text = ""
+    for e in range(3):
+        text += f"------------start train {e}/3----------\n"
+        for b in range(1, 6):
+            text += f"-----------train loss & acc-----------\n{b * 100}/500 (batchs) completed!\n"
+            text += f"train mean loss: {2.3 / (e * 5 + b):.4f}\ntrain accuracy: 0.{e}{b}\n"
+        text += f"------------start eval----------\neval mean loss: {0.4 / (e + 1):.4f}\neval accuracy: 0.9\n"
+    by_line, by_chunk, reader = _both(tmp_path, text)
+    for recs in (by_line, by_chunk):
+        train = [(r.step, r.loss) for r in recs if r.loss is not None]
+        assert train == [(k, round(2.3 / k, 4)) for k in range(1, 16)]
+        assert [(r.step, r.val_loss) for r in recs if r.val_loss is not None] == [(5, 0.4), (10, 0.2), (15, 0.1333)]
+    assert "line order" in reader.describe()["step_source"]
+
+
+@pytest.mark.parametrize("sep", ["  ", ": "])
+def test_a_loss_split_by_one_letter_is_a_pair(tmp_path, sep):
+    """fresh67's ConvLSTM: "epoch          0  loss_t  734.32562  loss_v  720.33147  loss_min  9999.00000", one line
+    an epoch, read nothing (exit 2). ``loss_t`` beside ``loss_v`` is the training and the validation loss; a
+    ``loss_v`` with no ``loss_t`` (an RL critic's value loss) is not a validation loss."""
+    text = "".join(
+        f"epoch {e:10d}  loss_t{sep}{700 - e:.5f}  loss_v{sep}{690 - e:.5f}  loss_min{sep}9999.00000\n"
+        for e in range(30)
+    )
+    by_line, by_chunk, reader = _both(tmp_path, text)
+    for recs in (by_line, by_chunk):
+        assert [(r.step, r.loss, r.val_loss) for r in recs][:2] == [(0, 700.0, 690.0), (1, 699.0, 689.0)]
+        assert len(recs) == 30
+    keys = reader.field_keys()
+    assert keys["loss"] == ["loss_t"] and keys["val_loss"] == ["loss_v"]
+    recs, _ = _lines("".join(f"step {k} loss_pi: 0.{k} loss_v: {k}.5\n" for k in range(1, 5)))
+    assert all(r.val_loss is None for r in recs)
+
+
 def test_stepless_lines_that_are_no_training_log_are_not_read():
     # a summary printed once or twice, a YAML config's loss weights, an arg dump: no records
     recs, r = _lines(
@@ -1903,3 +1941,29 @@ def test_fresh31_32_shapes(tmp_path):
     )
     _, recs, _ = read(write(tmp_path, "output.log", text))
     assert [r.step for r in recs] == list(range(1, 101))
+
+
+def _openai_table(step: int, loss: float, lg: float) -> str:
+    rows = [("grad_norm", 0.07), ("lg_loss_scale", lg), ("loss", loss), ("samples", step * 64), ("step", step)]
+    bar = "-" * 28 + "\n"
+    return bar + "".join(f"| {k:<13} | {v:<8.3g} |\n" for k, v in rows) + bar
+
+
+def test_guided_diffusion_fp16_overflows_and_log2_loss_scale(tmp_path, capsys):
+    """fresh73's guided-diffusion runs (OpenAI's logger: a table a logging interval, fp16_util's MixedPrecisionTrainer):
+    ``lg_loss_scale`` is the loss scale's log2 (the FP16 check read "no loss scale logged"), and "Found NaN, decreased
+    lg_loss_scale to 23.776" is a step skipped for an fp16 overflow (read as nothing: the log.txt beside the run's
+    progress.csv, the same records, was passed over with the overflows only it holds)."""
+    text = "Logging to ./results\ntraining...\n"
+    for k in range(40):
+        text += _openai_table(k * 10, 1.0 / (k + 1), 20 + k * 0.1)
+        if k in (12, 30):
+            text += f"Found NaN, decreased lg_loss_scale to {20 + k * 0.1 - 1:.3f}\n"
+    _, recs, _ = read(write(tmp_path, "log.txt", text))
+    scales = [r.loss_scale for r in recs if r.loss is not None]
+    assert scales[0] == 2.0**20 and scales[10] == pytest.approx(2.0**21)
+    over = [(r.step, r.loss_scale) for r in recs if r.overflow]
+    assert over == [(120, pytest.approx(2.0**20.2)), (300, pytest.approx(2.0**22))]
+    d = report_json(str(tmp_path / "log.txt"), capsys)
+    fp16 = next(c for c in d["checks"] if c["id"] == "loss_scale")
+    assert fp16["status"] != "SKIP" and "2 skipped step(s)" in fp16["summary"], fp16

@@ -157,6 +157,7 @@ class Orderer:
         self._prev_until = 0
         self.pushed_at = 0.0  # monotonic time of the last push (``release``)
         self._last_time: float | None = None  # the newest timestamp of a delivered record
+        self._last_clock: float | None = None  # ... and the newest clock of its line (line_clock.py)
 
     def _count(self, why: str, n: int = 1) -> None:
         self.counts[why] = self.counts.get(why, 0) + n
@@ -188,6 +189,9 @@ class Orderer:
         t = r.time
         if t is not None and t == t and (self._last_time is None or t > self._last_time):
             self._last_time = t
+        c = r.clock
+        if c is not None and c == c and (self._last_clock is None or c > self._last_clock):
+            self._last_clock = c
         self._remember(r.step, _sig(r))
         if self.first_step is None:
             self.first_step = r.step
@@ -235,14 +239,15 @@ class Orderer:
             return
         self._seen += 1
         sig = _sig(r)
-        prev = self._last_sig(r.step)
+        fresh = self._no_copy(r)
+        prev = None if fresh else self._last_sig(r.step)
         if prev is not None and _same(prev, sig):
             self._dup(r.step)
             return
         if r.launch or self._written_later(r):  # a new process wrote from here (sources/launches.py)
             self._launch(r, out)
             return
-        if self._lagging_copy(r, sig):
+        if not fresh and self._lagging_copy(r, sig):
             self._dup(r.step)
             return
         if self.max_step is None or r.step >= self.max_step:
@@ -269,6 +274,15 @@ class Orderer:
             and r.step < self.max_step
             and t > last + LATER
         )
+
+    def _no_copy(self, r: StepRecord) -> bool:
+        """``r``'s line was printed LATER past every record delivered (its clock, line_clock.py): no
+        writer's copy of one of them, whose line a rank prints when it logs the step, not when its
+        buffer reaches the file. (A relaunch of a constant-LR run prints "END EPOCH 0: Learning rate
+        = 0.002" again 15 minutes later: taken for a copy of the old launch's record, the relaunch's
+        LR was lost; fresh67's PyISV.)"""
+        c, last = r.clock, self._last_clock
+        return c is not None and last is not None and c > last + LATER
 
     def _launch(self, r: StepRecord, out: list) -> None:
         """The first record after a launch banner (not a copy of a recent record): records
@@ -367,6 +381,11 @@ class Orderer:
             t = float(np.nanmax(tc))
             if self._last_time is None or t > self._last_time:
                 self._last_time = t
+        cc = fr.cols.get("clock")
+        if cc is not None and cc.size and not np.isnan(cc).all():
+            c = float(np.nanmax(cc))
+            if self._last_clock is None or c > self._last_clock:
+                self._last_clock = c
 
     def flush(self) -> list:
         """End of the input: records still held stayed back to the end (a resume), unless fewer than

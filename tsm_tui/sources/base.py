@@ -22,6 +22,8 @@ from tsm_tui.sources.fields import (
     describe_objective,
     field_for,
     is_test_loss,
+    letter_split,
+    LOG2_SCALE,
     key_roles,
     loss_role,
     named_objective,
@@ -380,6 +382,8 @@ class SourceReader:
                 continue
             if f == "time" and x > TIME_MS:
                 x = seconds(x)  # Unix milliseconds
+            elif f == "loss_scale" and k in LOG2_SCALE:
+                x = 2.0**x if not x >= 1024 else math.inf  # (its log2: fields.LOG2_SCALE)
             if f == "lr" and x == 0.0 and tv is str and v in COARSE_ZERO:
                 # "0.000": an LR printed with 3 or 4 fixed decimals, below their precision, not 0
                 # (verl's "actor/lr:0.000" for 1e-6: "LR 0 since step 101, wasted compute"); not read.
@@ -395,6 +399,11 @@ class SourceReader:
                 loss_key = k
             if f in METRICS:
                 got = True
+        if rec.loss is None and extra is not None and (pair := letter_split(extra)) is not None:
+            tk, vk = pair  # (read from here on as named: fields.LETTER_SPLIT)
+            fields[tk], fields[vk] = "loss", "val_loss"
+            rec.loss, rec.val_loss = extra.pop(tk), extra.pop(vk)
+            got = True
         if rec.loss is None and extra is not None:
             x = self.objective_value(extra, step is not None)
             if x is not None:

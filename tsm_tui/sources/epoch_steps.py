@@ -44,6 +44,8 @@ REPEATS = 3
 #: of launches that died at their first epoch hundreds apart (ours: fresh46's PINN log of 33 launches, ~470
 #: lines of start-up each, whose one-record launches had been counted as the batches of epoch 0)
 ROW_GAP = 128
+#: kinds of line remembered for another rank's copies (``EpochRepeats._copy``; ours: a bound, a log has a few)
+SHAPES_KEPT = 64
 
 
 class EpochCounter:
@@ -229,7 +231,13 @@ class EpochRepeats:
     Loss: 0.35``: not one of the series; its validation loss, if it has one, at the last step
     counted). Fewer in a row are what they were: records at their epoch's step (a training and
     an evaluation line with the same names give two an epoch). The second of a row is held until
-    the third shows which (``held``)."""
+    the third shows which (``held``).
+
+    A log written by ``ranks`` processes (DDP ranks that each print: the reader's ``_ranks``) prints an
+    epoch's line once from each: a row of exactly ``ranks`` lines (values differing by a rank's own
+    batches, or the same) is one record, the first line read (PyISV's "END TRAIN LOOP EPOCH 63, Loss"
+    4 times an epoch had been read as 4 batches: every alert at ~4x its epoch); the others are
+    ``rank_copies``. A row longer than that is per-batch prints, as ever."""
 
     def __init__(self) -> None:
         self.counting = False
@@ -243,13 +251,22 @@ class EpochRepeats:
         self._at = 0  # the reader's count of other lines at the last record
         self._values: tuple | None = None  # the last record's values (_values), before a row is counted
         self.duplicates = 0  # records dropped as the previous line printed again
+        self._row = 0  # lines in the current row, its duplicates too
+        self._ranks = 1  # the processes printing the log, as last told
+        self.rank_copies = 0  # records dropped as another rank's line of an epoch
+        self._seen: dict[tuple, tuple[int, int]] = {}  # line kinds of no loss: (epoch, times read) (``_copy``)
 
-    def take(self, rec: StepRecord, e: int, names: tuple = (), at: int = 0, tag: str = "") -> list[StepRecord] | None:
+    def take(
+        self, rec: StepRecord, e: int, names: tuple = (), at: int = 0, tag: str = "", ranks: int = 1
+    ) -> list[StepRecord] | None:
         """The records to give for ``rec`` (read at step ``e`` from a line naming ``names``, ``at`` the
-        reader's count of other lines so far: more than ROW_GAP since the last record break a row): []
-        while held; None when it is not one of the counted series (a summary beside them: the
-        caller drops it)."""
+        reader's count of other lines so far: more than ROW_GAP since the last record break a row;
+        ``ranks`` the processes printing the log): [] while held; None when it is not one of the
+        counted series (a summary beside them: the caller drops it)."""
+        self._ranks = ranks
         sig = (names, _fields(rec))
+        if ranks > 1 and rec.loss is None and self._copy(e, (sig, tag), ranks):
+            return None
         if at - self._at > ROW_GAP and not self.counting:
             self._last = None
         self._at = at
@@ -269,6 +286,7 @@ class EpochRepeats:
             # the same line again (a notebook's output saved twice, a logger with two handlers): no batch of its
             # own (fresh52's temporal GNN cell, every epoch line twice); the caller counts it
             self.duplicates += 1
+            self._row += 1  # (one of the row's lines: two ranks may print the same value)
             return None
         self._values = _values(rec)
         if (e, sig, tag) != self._last or rec.val_loss is not None:
@@ -277,11 +295,12 @@ class EpochRepeats:
             # record with a validation loss is an epoch's summary, never a batch: three one-epoch trainings'
             # "Epoch 1/12: Train Loss=0.69, Val Loss=inf" lines are no row (fresh52)
             out = self.release()
-            self._last, self._same = (e, sig, tag), 1
+            self._last, self._same, self._row = (e, sig, tag), 1, 1
             out.append(rec)
             return out
         self._same += 1
-        if self._same < REPEATS:
+        self._row += 1
+        if self._same < REPEATS or self._row <= ranks:
             self._held.append(rec)
             return []
         self.counting, self._sig, self._epoch, self._base = True, sig, e, e
@@ -292,9 +311,27 @@ class EpochRepeats:
         self._k = len(out)
         return out
 
+    def _copy(self, e: int, key: tuple, ranks: int) -> bool:
+        """Whether a record of no training loss (an epoch's evaluation, its LR line) is another rank's copy
+        of one already read: its kind of line seen at the same epoch fewer than ``ranks`` times (the ranks'
+        lines interleave: "END VALIDATION EPOCH 9", "END EPOCH 9: Learning rate" from each in turn)."""
+        seen = self._seen.get(key)
+        if seen is not None and seen[0] == e and seen[1] < ranks:
+            self._seen[key] = (e, seen[1] + 1)
+            self.rank_copies += 1
+            return True
+        if len(self._seen) >= SHAPES_KEPT:
+            self._seen.clear()
+        self._seen[key] = (e, 1)
+        return False
+
     def release(self) -> list[StepRecord]:
-        """The held records, at their epoch's step (the row ended short of REPEATS, or the log did)."""
+        """The held records, at their epoch's step (the row ended short of REPEATS, or the log did);
+        none when the row was one line from each rank (``rank_copies``)."""
         out, self._held = self._held, []
+        if out and self._ranks > 1 and self._row == self._ranks:
+            self.rank_copies += len(out)
+            return []
         return out
 
 

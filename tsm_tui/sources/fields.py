@@ -214,6 +214,7 @@ ALIASES = {
     "fp16_grad_scale": "loss_scale",
     "train_loss_scale": "loss_scale",
     "train/loss_scale": "loss_scale",
+    "lg_loss_scale": "loss_scale",  # (its log2: LOG2_SCALE)
     "number_of_skipped_iterations": "skipped",
     "skipped": "skipped",
     "skipped_iterations": "skipped",
@@ -403,6 +404,24 @@ MEAN_LOSS = frozenset({"mean_loss", "avg_loss", "average_loss", "running_loss"})
 #: ``trainer.test``, one ``test_loss`` row: read as one more evaluation it was "the last
 #: evaluation, 2.3x the best"; fresh11's CIFAR classifier)
 TEST_LOSS = frozenset({"test_loss", "test_mean_loss", "test_avg_loss", "test/loss"})
+
+
+#: loss scales logged as their base-2 logarithm: OpenAI's improved- / guided-diffusion fp16 trainer's
+#: ``lg_loss_scale`` (20 = 2**20); read as the scale itself
+LOG2_SCALE = frozenset({"lg_loss_scale"})
+
+
+#: a loss split by one letter after it: ``loss_t`` / ``loss_v`` in one record are the training and the
+#: validation loss (fresh67's ConvLSTM "epoch 0  loss_t 734.3  loss_v 720.3  loss_min 9999": exit 2). Only as a
+#: pair: ``loss_v`` alone is an RL critic's value loss (Spinning Up's LossV), ``loss_t`` alone a loss at time t
+LETTER_SPLIT = ("loss_t", "loss_v")
+
+
+def letter_split(extra: dict) -> tuple[str, str] | None:
+    """The (training, validation) keys of a LETTER_SPLIT pair among a record's unmapped numbers, or None."""
+    keys = {normalise(k): k for k in extra}
+    t, v = (keys.get(n) for n in LETTER_SPLIT)
+    return (t, v) if t is not None and v is not None else None
 
 
 def is_test_loss(key: str) -> bool:

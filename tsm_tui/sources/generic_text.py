@@ -162,7 +162,9 @@ MS_PAIR = re.compile(rf"(?<![\w.])([A-Za-z_]\w*+)(?:\s*+[:=]\s*+|\s++)({NUM})\s?
 MEGATRON_MS = re.compile(rf"(elapsed time per iteration \(ms\)):\s*+({NUM})(?![\w.])")
 # a cheap necessary condition for SPACED on ASCII text, matched against the lowered
 # line (re.I over an alternation is the slowest regex here: ~10x this one)
-_SPACED_HINT = re.compile(r"(?:loss|lr|rate|norm|\b(?:mse|mae|nll|b?ce|cost|train|training|trn))\s+[-+.\dni]")
+_SPACED_HINT = re.compile(
+    r"(?:loss(?:_[a-z])?|lr|rate|norm|\b(?:mse|mae|nll|b?ce|cost|train|training|trn))\s+[-+.\dni]"
+)
 #: a dict assigned to a name of weights or coefficients (a model dump's ``weight_dict:
 #: {'loss_ce': 2.0, 'loss_mask': 5.0, ...}``, ``loss_weights = {...}``): configuration, its
 #: loss names are no losses (a detectron2 log's config print read as 120.0 losses at each launch)
@@ -410,7 +412,7 @@ KERAS_CALLBACK = re.compile(
 # tried first: its step is the epoch's offset plus the batch (``_epoch_step``)
 EPOCH_BARE = re.compile(
     r"(?<![\w/])(?:epoch_?+|ep(?=\s*+\d++\s*+[,|:]))\s*+[:=]?\s*+[\[(]?\s*+(\d++)(?:\s*+[\])])?(?:\s*+(?:[,|:]|--?+)\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=)"
-    r"|(?<=\])\s++(?=[A-Za-z])|\s++(?=(?:[A-Za-z]++[ _]){0,3}loss\s*+[:=]?\s*+[-+.\dnNiI])"
+    r"|(?<=\])\s++(?=[A-Za-z])|\s++(?=(?:[A-Za-z]++[ _]){0,3}loss(?:_[a-z]{1,3})?\s*+[:=]?\s*+[-+.\dnNiI])"
     r"|\s*+(?=\[\s*+[A-Za-z][\w ]{0,40}+[:=]\s*+[-+.\dnNiI])"
     # a few words of the epoch's own, then a pipe ("Epoch 0003 in static KGE | Ave Loss: 8.85", fresh48)
     r"|\s++(?=(?:[A-Za-z][\w.]*+\s++){1,4}\|\s*+[A-Za-z]))",
@@ -471,12 +473,12 @@ BAR_EVAL = re.compile(r"\W*+(?:eval\w*+|valid\w*+|val|test\w*+)\b", re.I)
 #: a step-less line that is a loss and nothing else ("Loss:  157.06", one per batch): a record
 #: as a line of several named numbers is (below); another single number (an LR echo) is not
 STEPLESS_LOSS = re.compile(
-    r"^(?:(?:train(?:ing)?|mean|avg|average|running|epoch|batch)[ _])?loss\s*+[:=]", re.I
-)  # (indented: a config's "  loss: 1.0")
+    r"^(?:(?:train(?:ing)?|mean|avg|average|running|epoch|batch)[ _]){0,2}loss\s*+[:=]", re.I
+)  # (indented: a config's "  loss: 1.0"; two words: fresh27's NumPy CNN "train mean loss: 2.3026")
 # ... or a space between them, the loss alone on its line (fresh25's YOLO logger: "Mean loss 864.39" once an
 # epoch, no counter anywhere; counted once it repeats, as the lines above)
 STEPLESS_SPACED = re.compile(
-    rf"^((?:(?:train(?:ing)?|mean|avg|average|running|epoch|batch)[ _])?loss)\s++({NUM})\s*+$", re.I
+    rf"^((?:(?:train(?:ing)?|mean|avg|average|running|epoch|batch)[ _]){{0,2}}loss)\s++({NUM})\s*+$", re.I
 )
 #: repeated step-less lines of named numbers needed before they are records (ours: a summary
 #: line or a config echo printed once or twice is no training log)
@@ -488,6 +490,9 @@ OVERFLOW = re.compile(rf"OVERFLOW!(?:.*?Attempted loss scale:\s*({NUM}),?\s*redu
 # NVIDIA apex amp's dynamic loss scaler (apex/amp/scaler.py: "Gradient overflow.  Skipping step, loss scaler
 # {} reducing loss scale to {}"): a skipped fp16 step, the new scale (group 1; the first group is the scaler's index)
 APEX_OVERFLOW = re.compile(rf"Gradient overflow\.\s++Skipping step, loss scaler \d++ reducing loss scale to ({NUM})")
+# OpenAI improved- / guided-diffusion's fp16 trainer (fp16_util.MixedPrecisionTrainer): a step whose gradients
+# overflowed is skipped and "Found NaN, decreased lg_loss_scale to 23.776" logged (the scale's log2; fresh73)
+LG_OVERFLOW = re.compile(rf"Found NaN, decreased lg_loss_scale to ({NUM})")
 # DeepSpeed's progress line "[Rank 0] step=10, skipped=4, lr=[...]": its ``skipped`` is the
 # engine's running total (engine.skipped_steps), not the interval's; an RLHF run's two
 # engines (actor, critic) print one line each per step
@@ -516,6 +521,19 @@ _ARG_KEYS = {
 
 
 TAGS_KEPT = 256  # names before an epoch remembered (_tag_launch; ours: a bound, a script trains a few models)
+#: a log written by N processes that each print (DDP ranks with a logger on every rank) has each of its
+#: prose lines N times: the first RANK_SAMPLE prose lines (no record; their time of day aside, as a rank's
+#: clock differs by milliseconds) tell N once RANK_TEXTS texts with letters are seen, N when at least
+#: RANK_SHARE of those texts came exactly N times (ours: PyISV's 4 ranks, "Run ID", "=== START EPOCH 0 ==="
+#: 4 times each; a single process's banners come once or a varying number of times). A text's copies count
+#: within RANK_NEAR lines of its first (ranks print a line at about the same time: their copies interleave or
+#: come in blocks of a rank's few lines); one that comes again further on is a banner or a crash of each launch
+#: (a relaunch loop prints the same traceback each time) and no evidence. Ours
+RANK_SAMPLE = 64
+RANK_NEAR = 16
+RANK_TEXTS = 3
+RANK_SHARE = 0.75
+RANK_MAX = 64  # (ours: a bound on the ranks believed; a text more often than that is no rank's copy)
 _WORD = re.compile(r"\w+")
 
 
@@ -572,10 +590,17 @@ class KeyValueTextReader(LineGroups, LineReader):
         #: a line's leading date / time of day, its records' ``clock`` (None: not read, the
         #: template probe: the clock's digits are free text, ``_frame`` adds its column)
         self._clock: DayClock | None = DayClock()
+        self._prose: dict[str, tuple[int, int]] = {}  # prose texts: (times, first line; ``_ranks``)
+        self._line_no = 0
+        self._prose_n = 0
+        self._nranks: int | None = None
 
     def feed(self, line: str) -> list[StepRecord]:
-        own, recs, ep = self._own_steps, self.records, self.__dict__.get("_epoch_records")
+        own, recs, ep, other = self._own_steps, self.records, self.__dict__.get("_epoch_records"), self.other_lines
         out = self._feed(line)
+        self._line_no += 1
+        if self.other_lines == other + 1 and self._prose_n < RANK_SAMPLE:
+            self._prose_note(line)
         if out and ep == recs and own == self._own_steps and self.__dict__.get("_epoch_records") == ep:
             if all(r.loss is None and r.grad_norm is None for r in out):
                 # an evaluation's note of no step of its own after an epoch record ("  保存最佳模型
@@ -683,6 +708,31 @@ class KeyValueTextReader(LineGroups, LineReader):
             return []
         return self._line1(line)
 
+    def _prose_note(self, line: str) -> None:
+        """Count a prose line's text for ``_ranks`` (the first RANK_SAMPLE with letters)."""
+        t = TIME_PREFIX.match(line) if line[:1].isdigit() or line[:1] == "[" else None
+        text = (line[t.end() :] if t is not None else line).strip()
+        if sum(c.isalpha() for c in text[:64]) < 3:
+            return  # (a rule of dashes, a bare number: no evidence)
+        self._prose_n += 1
+        n, first = self._prose.get(text, (0, self._line_no))
+        if n >= 0:  # (-1: it came again far on, for good)
+            self._prose[text] = (n + 1 if self._line_no - first <= RANK_NEAR else -1, first)
+
+    def _ranks(self) -> int:
+        """The processes printing this log (``RANK_*``): N > 1 when the prose seen so far came N times
+        a text; 1 otherwise. Decided once RANK_TEXTS texts are seen (1 until then)."""
+        k = self._nranks
+        if k is not None:
+            return k
+        counts = [n for n, _ in self._prose.values() if n > 0]  # (-1: a text that came again far on)
+        if len(counts) < RANK_TEXTS:
+            return 1
+        top = max(set(counts), key=counts.count)
+        share = counts.count(top) / len(counts)
+        k = self._nranks = top if 2 <= top <= RANK_MAX and share >= RANK_SHARE else 1
+        return k
+
     def _ctx_on(self) -> None:
         self._open = True
 
@@ -739,7 +789,11 @@ class KeyValueTextReader(LineGroups, LineReader):
 
     def _release_repeats(self) -> list[StepRecord]:
         rep = self.__dict__.get("_rep")
-        out = rep.release() if rep is not None else []
+        if rep is None:
+            return []
+        copies = rep.rank_copies
+        out = rep.release()
+        self._rank_skips(copies)
         self.records += len(out)
         self._own_steps += len(out)
         return out
@@ -756,6 +810,10 @@ class KeyValueTextReader(LineGroups, LineReader):
             a = APEX_OVERFLOW.search(line)
             if a is not None:
                 return self._apex_overflow(a)
+        if "Found NaN" in line:
+            a = LG_OVERFLOW.search(line)
+            if a is not None:
+                return self._apex_overflow(a, log2=True)
         if "'" in line and "{" in line:
             i = line.find("{'")
             if i >= 0:
@@ -1238,11 +1296,14 @@ class KeyValueTextReader(LineGroups, LineReader):
             if self.records == 0 or self._last_step < 0:
                 return None
             bare = self.__dict__.get("_bare_records") == self.records
+            series = self.__dict__.get("_sl_n") == self.records
             rec = self.build(pairs, step=self._last_step)
             if rec is None:
                 return None
             if bare:  # (a validation between bare-count records: MAML's "[1/100000] mean test loss : 4.78 -> 4.47")
                 self._bare_records = self.records
+            if series:  # (... or between step-less ones: fresh27's NumPy CNN, "eval mean loss" after each epoch's
+                self._sl_n = self.records  # "train mean loss" lines had ended the series at its first epoch)
             self._no_template = True
             val = rec.val_loss if rec.val_loss is not None else rec.loss if in_eval else None
             return [StepRecord(rec.step, val_loss=val, source=rec.source)] if val is not None else []
@@ -1332,7 +1393,12 @@ class KeyValueTextReader(LineGroups, LineReader):
         """How the steps were taken when no line named one (``step_source``)."""
         d = super().describe()
         rep = self.__dict__.get("_rep")
-        if rep is not None and rep.counting:
+        if rep is not None and rep.rank_copies and not rep.counting:
+            d["step_source"] = (
+                f"epochs: the log is printed by {self._nranks} processes (DDP ranks: every prose line "
+                f"{self._nranks} times), an epoch's line once from each: the first of them is read"
+            )
+        elif rep is not None and rep.counting:
             d["step_source"] = (
                 "line order: the log's lines name only their epoch, repeated on "
                 f"{REPEATS} or more lines in a row (per-batch prints): the n-th such line "
@@ -1424,9 +1490,14 @@ class KeyValueTextReader(LineGroups, LineReader):
         if tag and not was:
             self._tag_launch(got, e, tag)
         out: list[StepRecord] = []
+        ranks = self._ranks()
         for rec in got:
-            dup = rep.duplicates
-            r = rep.take(rec, e, names, self.other_lines, tag)
+            dup, copies = rep.duplicates, rep.rank_copies
+            r = rep.take(rec, e, names, self.other_lines, tag, ranks)
+            if rep.rank_copies != copies:
+                self._rank_skips(copies)
+                if r is None:
+                    continue
             if r is None and rep.duplicates != dup:
                 self.skip("the previous line printed again (a record of no step of its own)")
             elif r is None:
@@ -1441,6 +1512,11 @@ class KeyValueTextReader(LineGroups, LineReader):
         if out:
             self._last_step = out[-1].step
         return out
+
+    def _rank_skips(self, before: int) -> None:
+        """Count the epoch lines EpochRepeats dropped as other ranks' copies since ``before``."""
+        for _ in range(self._rep.rank_copies - before):
+            self.skip(f"another rank's line of the same epoch (the log is printed by {self._nranks} processes)")
 
     def _tag_launch(self, got: list[StepRecord], e: int, tag: str) -> None:
         """A record whose epoch is at or below the last one's, under a name before its epoch never seen
@@ -1458,8 +1534,8 @@ class KeyValueTextReader(LineGroups, LineReader):
         seen.add(tag)
         if last is not None and e <= last:
             for rec in got:
-                if rec.has_metrics():
-                    rec.launch = rec.named = True
+                if rec.loss is not None:  # (a training's loss line: "END EPOCH 0: Learning rate" after
+                    rec.launch = rec.named = True  # "END TRAIN LOOP EPOCH 0, Loss" is the same training's)
                     return
 
     def _eval_phase(self, line: str, m, e: int) -> list[StepRecord]:
@@ -1973,13 +2049,16 @@ class KeyValueTextReader(LineGroups, LineReader):
         self.records += 1
         return [rec]
 
-    def _apex_overflow(self, m) -> list[StepRecord]:
-        """apex amp's "Gradient overflow.  Skipping step, ... reducing loss scale to X": an overflow
-        record (the step skipped) at the last step read, with the new loss scale."""
+    def _apex_overflow(self, m, log2: bool = False) -> list[StepRecord]:
+        """apex amp's "Gradient overflow.  Skipping step, ... reducing loss scale to X" (or
+        guided-diffusion's "Found NaN, decreased lg_loss_scale to X", ``log2``: X is the scale's
+        log2): an overflow record (the step skipped) at the last step read, with the new loss scale."""
         self._no_template = True  # (its step is the last line's)
         rec = StepRecord(step=max(self._last_step, 0), overflow=True, source=self.path)
         try:
             v = float(m.group(1).replace(",", ""))
+            if log2:
+                v = 2.0**v if v < 1024 else math.nan
         except ValueError:
             v = math.nan
         if math.isfinite(v):  # ("1e400": no scale a scaler sets; the overflow is still one)

@@ -296,7 +296,9 @@ class LossScaleDetector(Detector):
         if self.worst != Status.PASS:
             return self._result(self.worst, "; ".join(list(dict.fromkeys(self.reasons))[:3]))
         extra = f", {self.backoffs} back-off(s) after start-up" if self.backoffs else ""
+        # (an overflow line is a skipped step the counters may not show: apex's, guided-diffusion's "Found NaN")
+        skipped = max(self.skipped_total, self.overflows)
         return self._result(
             Status.PASS,
-            f"scale {fmt(self.scale)} (max {fmt(self.max_scale)}){extra}, {self.skipped_total} skipped step(s)",
+            f"scale {fmt(self.scale)} (max {fmt(self.max_scale)}){extra}, {skipped} skipped step(s)",
         )
