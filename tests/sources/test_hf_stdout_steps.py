@@ -382,3 +382,35 @@ def test_dicts_before_a_bar_snapshot_are_placed_by_the_summary_read_past_generat
     recs, reader = _read(str(path))
     assert [r.step for r in recs if r.loss is not None] == truth
     assert "steps per epoch of the final summary" in reader.step_source
+
+
+def _wandb_console(spike_at: int) -> str:
+    """A W&B console capture (files/output.log) of an HF Trainer run logging every step: the bar drawn now and
+    then ("  2%|▏ | 8/500 [...]"), each dict after the bar of its step, the dict of a step whose bar was drawn lost
+    (the capture keeps the bar's redraw); the LR rises by 1e-5 a step (warm-up)."""
+    out = ["  0%|          | 0/500 [00:00<?, ?it/s]"]
+    step, bars = 0, [8, 14, 19, 28, 34, 41, 47, 52, 61, 66, 75, 80]
+    for b in bars:
+        for k in range(step + 1, b):
+            g = 40.0 if k == spike_at else 1.0 + 0.1 * (k % 3)
+            out.append(
+                f"{{'loss': {3 - k / 100:.4f}, 'grad_norm': {g}, 'learning_rate': {k * 1e-5:.5g}, 'epoch': 0.0}}"
+            )
+        step = b
+        out.append(f"  {b * 100 // 500}%|▏         | {b}/500 [00:05<10:18,  3.16it/s]")
+    return "\n".join(out) + "\n"
+
+
+def test_dicts_between_bars_of_a_capture_that_lost_lines(tmp_path, capsys):
+    """fresh72's ViVidBot W&B output.log: dicts between the bar's counters 0, 8, 14, 19 ... of 1963 (each after the
+    bar of its step; no logging_steps printed, epochs 0.0) were counted onto steps 1-541 for 169 dicts (a spike at
+    step 131 said at 420). Each burst is placed by the bar's counters around it, one interval apart: the LR's steps.
+    (A lagging capture whose bursts end at the bar's counter, fresh7's, gets within 3 steps of its LR's on the real
+    file; this synthetic one, one dict of each burst lost, is fitted by the block-buffered grid first.)"""
+    p = str(write(tmp_path, "output.log", _wandb_console(spike_at=37)))
+    recs = [r for r in _read(p)[0] if r.loss is not None]
+    assert [r.step for r in recs] == [round(r.lr / 1e-5) for r in recs]
+    d = report_json(p, capsys)
+    assert "lost lines" in d["files"][0]["step_source"]
+    grad = next(c for c in d["checks"] if c["id"] == "grad_norm")
+    assert "37" in grad["summary"], grad

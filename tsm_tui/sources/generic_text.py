@@ -531,6 +531,7 @@ TAGS_KEPT = 256  # names before an epoch remembered (_tag_launch; ours: a bound,
 #: (a relaunch loop prints the same traceback each time) and no evidence. Ours
 RANK_SAMPLE = 64
 RANK_NEAR = 16
+RANK_TEXT = 256  # characters of a prose line compared (a bound: a 1 MiB line is no bigger a key)
 RANK_TEXTS = 3
 RANK_SHARE = 0.75
 RANK_MAX = 64  # (ours: a bound on the ranks believed; a text more often than that is no rank's copy)
@@ -711,7 +712,7 @@ class KeyValueTextReader(LineGroups, LineReader):
     def _prose_note(self, line: str) -> None:
         """Count a prose line's text for ``_ranks`` (the first RANK_SAMPLE with letters)."""
         t = TIME_PREFIX.match(line) if line[:1].isdigit() or line[:1] == "[" else None
-        text = (line[t.end() :] if t is not None else line).strip()
+        text = (line[t.end() :] if t is not None else line).strip()[:RANK_TEXT]
         if sum(c.isalpha() for c in text[:64]) < 3:
             return  # (a rule of dashes, a bare number: no evidence)
         self._prose_n += 1

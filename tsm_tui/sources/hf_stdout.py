@@ -144,6 +144,7 @@ class HFStdoutReader(LineReader):
         #: how the steps were derived (the report's ``step_source``); None until a dict is placed
         self.step_source: str | None = None
         self._max_burst = 0
+        self._after_bar = False  # bursts placed by the bars around them (``_between``): no exact grid fits
         self._per_epoch: float | None = None  # steps per epoch, from the final summary
         #: steps per epoch from the summary at the end of the file when it was opened (``_peek``): places
         #: the dicts of a log with no bar (``_by_summary``)
@@ -164,7 +165,7 @@ class HFStdoutReader(LineReader):
         out: list[StepRecord] = []
         if i < 0:
             if self._held and part.strip() and not self._whole_run():
-                out = self._resolve()  # a bar or other text: the burst has ended
+                out = self._resolve(self._next_bar(part))  # a bar or other text: the burst has ended
             if "logging_" in part:
                 self._args(part)
             if "tep" in part or "ter" in part:
@@ -174,7 +175,7 @@ class HFStdoutReader(LineReader):
             self._bar(part)
             return out
         if self._held and part[:i].strip() and not self._whole_run():
-            out = self._resolve()
+            out = self._resolve(self._next_bar(part[:i]))
         self._bar(part[:i])
         m = DICT_START.search(part, i)
         if m is None:
@@ -249,24 +250,19 @@ class HFStdoutReader(LineReader):
         return self._resolve() + super().idle()
 
     def _bar(self, text: str) -> None:
-        if "/" not in text or " [" not in text:
-            return
-        found = list(TQDM.finditer(text))
-        for m in found[-MAX_BARS_PER_PART:]:  # (one bar per redraw; a line of thousands costs no more)
-            n, total = int64(m.group(1)), int64(m.group(2))
-            if n is None or total is None or total <= 0:
-                continue
-            a = m.start()
-            label = text[max(0, a - 120) : a]
-            label = label[max(label.rfind("]"), label.rfind("\r")) + 1 :]
-            end = text.find("]", m.end(), m.end() + 120)
-            rate = text[m.end() : end if end >= 0 else m.end() + 120]
-            if DATA_BAR.search(label) or any((u or v) != "it" for u, v in _UNIT.findall(rate)):
-                continue  # a data or evaluation bar: its counter is no step
+        for total, n in _step_bars(text):
             if total not in self._bars and len(self._bars) >= MAX_BARS:
                 self._bars.clear()
             self._bars[total] = n
             self._last_bar = (total, n)
+
+    def _next_bar(self, text: str) -> int | None:
+        """The counter of the training bar (the anchor's) drawn in ``text``, which ends a burst; None if none."""
+        bar = self._train or self._last_bar
+        if bar is None:
+            return None
+        got = [n for total, n in _step_bars(text) if total == bar[0]]
+        return got[-1] if got else None
 
     def _train_counter(self) -> int | None:
         """The training bar's counter for a training dict (see the module docstring)."""
@@ -318,14 +314,15 @@ class HFStdoutReader(LineReader):
         rec = self._place(pairs, is_eval)
         return [rec] if rec is not None else []
 
-    def _resolve(self) -> list[StepRecord]:
+    def _resolve(self, nxt: int | None = None) -> list[StepRecord]:
         """Place the held burst: its training dicts' steps (see the module docstring),
-        then every dict of it in order (an evaluation dict at the training step before it)."""
+        then every dict of it in order (an evaluation dict at the training step before it).
+        ``nxt``: the training bar's counter drawn right after the burst, if one ended it."""
         held, self._held = self._held, []
         if not held:
             return []
         train = [h for h in held if h[1]]
-        steps = self._burst_steps(train) if train else []
+        steps = self._burst_steps(train, nxt) if train else []
         out: list[StepRecord] = []
         it = iter(steps)
         for pairs, is_train, _ in held:
@@ -338,12 +335,15 @@ class HFStdoutReader(LineReader):
         self._anchor = None
         return out
 
-    def _burst_steps(self, train: list) -> list[int | None]:
+    def _burst_steps(self, train: list, nxt: int | None = None) -> list[int | None]:
         m = len(train)
         prev = self._last_step if self._train_dicts else 0
         c = self._anchor
         L = self._logging_steps
         self._max_burst = max(self._max_burst, m)
+        if self._after_bar and (placed := self._between(m, c, nxt, prev)) is not None:
+            self._train_dicts += m
+            return placed
         if m == 1 and not (self._train_dicts == 0 and self._first_step):
             self._train_dicts += 1
             if c is not None and c > prev:
@@ -381,9 +381,12 @@ class HFStdoutReader(LineReader):
                 return got_steps
         if L is None:
             steps = self._by_epoch(train)
+            if steps is None and not first and (steps := self._between(m, c, nxt, prev)) is not None:
+                self._after_bar = True  # (and from here on: lines were lost, no grid fits)
             self._train_dicts += m
             if steps is not None:
-                self._note("epoch" if self._per_epoch else "epoch_summary")
+                if not self._after_bar:
+                    self._note("epoch" if self._per_epoch else "epoch_summary")
                 return steps
             self._note("counted")
             return [1] + [None] * (m - 1) if first else [None] * m
@@ -395,6 +398,37 @@ class HFStdoutReader(LineReader):
         self._train_dicts += m
         lead: list[int | None] = [1] if first else []
         return lead + [base + (i + 1) * L for i in range(n)]
+
+    def _between(self, m: int, c: int | None, nxt: int | None, prev: int) -> list[int | None] | None:
+        """The steps of a burst of ``m`` dicts after the training bar's counter ``c`` (``nxt``: its counter
+        drawn after the burst) when no exact logging grid fits them: a console capture that lost some
+        lines (W&B's output.log keeps a bar's redraw over the dict printed with it), its stdout lagging
+        the bar by a few steps or not. One logging interval apart: ending at ``c`` (the dicts of the steps
+        the bar has counted, printed after it) when that stays past the last step placed, else starting
+        after ``c`` (each dict after the bar of its step) when they fit before ``nxt``; None otherwise, and
+        for a burst no bar follows (flushed at the exit).
+        The interval: the one earlier bursts had, else the largest round one the room allows (fresh72's
+        ViVidBot runs: 169 dicts between bars 0, 8, 14, 19 ... of 1963, the LR rising one warm-up step a
+        dict, were counted 1-541; fresh7's: 92 dicts ending at bars 98, 101, 105 ... counted 1-181 for 1-131)."""
+        if c is None or nxt is None or c < prev or nxt <= c:
+            return None  # (a burst at the exit, no bar after it: the summary's or counted)
+        room = max((c - prev) / m, (nxt - c) / m)
+        if room < 1:
+            return None
+        L = (
+            self._interval
+            if self._interval and self._interval <= room
+            else max(n for n in _round_numbers(room) if n <= room)
+        )
+        if c - (m - 1) * L > prev:
+            steps: list[int | None] = [c - (m - 1 - i) * L for i in range(m)]
+        elif c + m * L <= nxt:
+            steps = [c + (i + 1) * L for i in range(m)]
+        else:
+            return None
+        self._interval = L
+        self._note("after_bar")
+        return steps
 
     def _by_epoch(self, train: list) -> list[int | None] | None:
         """The steps of a burst that fits no grid by the bar (flushed at the exit, not by a
@@ -503,10 +537,24 @@ class HFStdoutReader(LineReader):
             "summary": "the dicts' order x the logging interval their epochs show over the steps per epoch of the "
             "final summary (train_runtime x train_steps_per_second over its epoch; no training bar in the log)",
             "counted": "counted (no step in the dicts, no training bar, no logging_steps printed)",
+            "after_bar": "the training bar's counter drawn before each burst of dicts, the dicts one logging interval "
+            "apart ending at it, or after it when they would reach back past the dicts before (a console capture "
+            "that lost lines, as W&B's output.log: no exact logging grid fits the bursts)",
             "named": "the step named on a line of its own before each dict ('Global Step: 201')",
             "before": "the step or epoch named before each dict on its line ('Epoch 59: {...}')",
         }
-        rank = ("before", "named", "bar", "interval", "inferred", "epoch", "epoch_summary", "summary", "counted")
+        rank = (
+            "before",
+            "named",
+            "bar",
+            "interval",
+            "inferred",
+            "after_bar",
+            "epoch",
+            "epoch_summary",
+            "summary",
+            "counted",
+        )
         cur = self.step_source
         if cur is None or rank.index(how) > next((rank.index(k) for k, v in says.items() if v == cur), -1):
             self.step_source = says[how]
@@ -593,6 +641,26 @@ def _peek(path: str) -> float | None:
     if not (0 < epoch < MAX_EPOCHS and 1 <= steps <= MAX_INT):
         return None
     return steps / epoch
+
+
+def _step_bars(text: str):
+    """(total, counter) of each bar in ``text`` that counts steps (not a data or evaluation bar: its
+    label or its unit says so), the last MAX_BARS_PER_PART of them."""
+    if "/" not in text or " [" not in text:
+        return
+    found = list(TQDM.finditer(text))
+    for m in found[-MAX_BARS_PER_PART:]:  # (one bar per redraw; a line of thousands costs no more)
+        n, total = int64(m.group(1)), int64(m.group(2))
+        if n is None or total is None or total <= 0:
+            continue
+        a = m.start()
+        label = text[max(0, a - 120) : a]
+        label = label[max(label.rfind("]"), label.rfind("\r")) + 1 :]
+        end = text.find("]", m.end(), m.end() + 120)
+        rate = text[m.end() : end if end >= 0 else m.end() + 120]
+        if DATA_BAR.search(label) or any((u or v) != "it" for u, v in _UNIT.findall(rate)):
+            continue  # a data or evaluation bar: its counter is no step
+        yield total, n
 
 
 def _round_numbers(upto: float) -> list[int]:
