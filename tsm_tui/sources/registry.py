@@ -45,6 +45,7 @@ from tsm_tui.sources.tb_export import TbExportCsvReader
 from tsm_tui.sources.deepxde import DeepXDEReader
 from tsm_tui.sources.boosting import BoostingReader
 from tsm_tui.sources.catboost_json import CatBoostJsonReader
+from tsm_tui.sources.mlperf import MlperfReader
 from tsm_tui.sources.notebook import NotebookReader
 from tsm_tui.sources.vits import VitsReader
 from tsm_tui.sources.darts import DartsReader
@@ -92,6 +93,7 @@ READERS: list[type[SourceReader]] = sorted(
         MarianReader,
         CsvReader,
         YoloResultsTxtReader,
+        MlperfReader,
         OLMoReader,
         ComposerReader,
         FairseqReader,
