@@ -889,3 +889,23 @@ def test_early_is_never_the_whole_of_a_short_run():
         assert lr.summary.startswith(
             "no warm-up" if want == "WARN" else f"no warm-up, and instability at step {spike_at}"
         )
+
+
+@pytest.mark.parametrize("per_epoch", [True, False])
+def test_a_spike_an_epoch_after_the_last_one_came_back_is_its_own(per_epoch):
+    """fresh77's FER CNN (one record an epoch, W&B): bursts at epochs 66 and 69 with the loss back at its level at 68,
+    and 134 / 137 with 136 back, were one incident each (the "came back" rule asks 3 records). In a log of one
+    record an epoch one record back is a whole epoch: the second burst is said. A per-step log keeps the rule."""
+    mon = Monitor(Settings(), RunInfo())
+    alerts: list[Alert] = []
+    rnd = random.Random(3)
+    for s in range(1, 121):
+        loss = 1.8 * (1 + 0.01 * rnd.uniform(-1, 1))
+        if s in (66, 67):
+            loss = 12.0
+        if s == 69:
+            loss = 9.0
+        alerts += mon.feed(StepRecord(step=s, loss=loss, epoch=float(s) if per_epoch else None))
+    alerts += mon.finalize()
+    steps = [a.step for a in alerts if a.check == "loss_spike" and a.message.startswith("Loss spike at step")]
+    assert steps == ([66, 69] if per_epoch else [66]), [(a.step, a.key, a.message[:60]) for a in alerts]

@@ -27,6 +27,7 @@ from tsm_tui.analysis.detectors.base import NONE, ROWS, Detector
 from tsm_tui.analysis.detectors.components import Components
 from tsm_tui.analysis.detectors.creep import Climb, Creep
 from tsm_tui.analysis.detectors.lr_peak import SchedulePeak
+from tsm_tui.analysis.detectors.step_unit import StepUnit
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.numbers import times as _times
 from tsm_tui.analysis.detectors.stats import (
@@ -313,6 +314,7 @@ class LossSpikeDetector(Detector):
         #: term's own detector (``part``) has none
         self.parts = None if part else Components(type(self), settings, state)
         self._in_frame = False
+        self.unit = StepUnit(settings)  # a step of the log is an epoch: one record back is a whole epoch (_back_since)
         #: the loss went below 0: a signed objective (PPO's policy loss, a log-likelihood),
         #: not on a ratio scale, so the ratio rules (spike, divergence) stay silent (ours)
         self.signed = False
@@ -376,6 +378,7 @@ class LossSpikeDetector(Detector):
 
     # ------------------------------------------------------------------ update
     def update(self, rec: StepRecord) -> list[Alert]:
+        self.unit.see(rec.step, rec.epoch)
         if rec.extra and not self.rl:
             self._see_keys(rec.extra)
         out = self._update(rec)
@@ -526,6 +529,9 @@ class LossSpikeDetector(Detector):
 
     def bulk(self, fr, rows, a: int, q: int) -> int | None:
         loss = fr.get("loss")
+        ep = fr.get("epoch")
+        if ep is not None:
+            self.unit.see_frame(fr.step[a:q], ep[a:q])  # (rows update takes later see them again: harmless)
         if loss is None:
             return None
         idx = np.arange(a, q) if rows is None else rows[slice(*np.searchsorted(rows, (a, q)))]
@@ -1269,6 +1275,10 @@ class LossSpikeDetector(Detector):
         # 180 -> 2.61, 2.54 -> 339,316 at 210 was one spike: fresh20's BEV log)
         if len(h) >= RECOVERY_RECORDS and _median(h) <= bar:
             return True
+        if h and self.unit.epochs() is not None and max(h) <= bar:
+            # a log of one record an epoch: a whole epoch back at its level is back (fresh77's FER CNN: bursts
+            # at epochs 66, 69 and 74 with the loss at its level between, read as one; ours)
+            return True
         return x >= BLOWUP_RATIO * inc.baseline and len(h) >= BACK_MIN and max(h) <= bar
 
     def _back_by_median(self, inc: _Incident) -> bool:
@@ -1613,6 +1623,7 @@ class LossSpikeDetector(Detector):
         ]
 
     def on_resume(self, step: int) -> None:
+        self.unit.on_resume()
         if self.parts is not None:
             self.parts.on_resume(step)
         self._paged, self._paged_ok = None, 0  # a restart from a checkpoint ends it
