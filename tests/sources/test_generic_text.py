@@ -1967,3 +1967,72 @@ def test_guided_diffusion_fp16_overflows_and_log2_loss_scale(tmp_path, capsys):
     d = report_json(str(tmp_path / "log.txt"), capsys)
     fp16 = next(c for c in d["checks"] if c["id"] == "loss_scale")
     assert fp16["status"] != "SKIP" and "2 skipped step(s)" in fp16["summary"], fp16
+
+
+def test_the_bert_fine_tuning_tutorials_epoch_blocks(tmp_path):
+    """fresh78's BERT run (Chris McCormick's fine-tuning tutorial loop, three trainings in one file): an epoch
+    header, batch progress lines, then "  Average training loss: 0.77" and "  Validation Loss: 0.60", indented.
+    Read nothing (exit 2: indented, a config's "  loss: 1.0" looks alike); then, unindented, the first two
+    epochs' validation losses were lost while their losses were held for STEPLESS_MIN lines. Under an epoch
+    header a step-less loss line is that epoch's, read at once; an indented one with no header stays unread."""
+    body = ""
+    for e in range(1, 5):
+        body += f"\n======== Epoch {e} / 4 ========\nTraining...\n"
+        body += "".join(f"  Batch   {b:>3}  of  1,832.    Elapsed: 0:00:20.\n" for b in range(50, 300, 50))
+        body += (
+            f"\n  Average training loss: {0.8 - e / 10:.2f}\n  Training epcoh took: 0:12:09\n\nRunning Validation...\n"
+        )
+        body += f"  Accuracy: 0.79\n  Validation Loss: {0.6 - e / 50:.2f}\n  Validation took: 0:00:27\n"
+    by_line, by_chunk, reader = _both(tmp_path, body)
+    for recs in (by_line, by_chunk):
+        assert [(r.step, r.loss) for r in recs if r.loss is not None] == [(0, 0.7), (1, 0.6), (2, 0.5), (3, 0.4)]
+        assert [(r.step, r.val_loss) for r in recs if r.val_loss is not None] == [
+            (0, 0.58),
+            (1, 0.56),
+            (2, 0.54),
+            (3, 0.52),
+        ]
+    assert "epoch headers" in reader.describe()["step_source"]
+    recs, _ = _lines("".join(f"model:\n  name: m{k}\n  loss: 1.0\n" for k in range(5)))
+    assert recs == []
+
+
+def test_a_plural_step_word_before_its_count_and_a_comma(tmp_path):
+    """fresh79's TF1 loop: "Steps 10, Total time 1.94, data 0.02%. Loss 1.008e+02 lr 1.000e-04" read nothing."""
+    text = "".join(
+        f"*Dec01-2040*  2019-12-01 12:41:{k:02d} Steps {10 * k}, Total time 1.94, data 0.02%. Loss {100 / k:.3e} lr 1.000e-04\n"
+        for k in range(1, 23)
+    )
+    by_line, by_chunk, _ = _both(tmp_path, text)
+    for recs in (by_line, by_chunk):
+        assert [r.step for r in recs] == [10 * k for k in range(1, 23)] and recs[0].loss == 100.0
+
+
+def _ssd_launch(lr0: float, first: int, every: int, n: int, peak: float) -> str:
+    """One launch of lufficc/SSD's trainer: its yacs config dump (a ``TEST:`` key among them), then its lines."""
+    text = "2025-04-05 00:03:04,739 SSD INFO: Using 1 GPUs\n2025-04-05 00:03:04,740 SSD INFO: Arguments: "
+    text += f"Namespace(config_file='configs/vgg_ssd300.yaml', local_rank=0, log_step={every}, save_step=250)\n"
+    text += "2025-04-05 00:03:04,740 SSD INFO: Running with config:\nSOLVER:\n  BATCH_SIZE: 2\n"
+    text += f"  LR: {peak}\n  MAX_ITER: 6800\nTEST:\n  BATCH_SIZE: 10\n  NMS_THRESHOLD: 0.45\n"
+    text += "SSD.trainer INFO: Start training ...\n"
+    for k in range(n):
+        it = first + k * every
+        lr = min(peak, lr0 + (peak - lr0) * k / 5)
+        text += f"2025-04-05 00:03:{k % 60:02d},854 SSD.trainer INFO: iter: {it:06d}, lr: {lr:.5f}, "
+        text += f"total_loss: {16 - k * 0.1:.3f} ({16 - k * 0.05:.3f}), reg_loss: 6.684 (6.684), time: 0.875 (0.875)\n"
+    return text
+
+
+def test_a_yacs_test_key_opens_no_evaluation_and_a_relaunch_at_another_lr_is_a_new_run(tmp_path, capsys):
+    """fresh79's lufficc/SSD logs (12 and 21 launches): the yacs config dump's ``TEST:`` key opened an evaluation
+    section, and every training line after it was read as a validation loss ("0 steps with a training loss"). Read,
+    a relaunch at 50x the LR the run before it had logged (another config, starting at its own first logging step)
+    was taken for a resume whose "LR jumped 50x" FAILed the healthy log: it is a new run."""
+    text = _ssd_launch(4e-5, 10, 10, 15, 1e-4) + _ssd_launch(2e-3, 50, 50, 30, 5e-3)
+    p = write(tmp_path, "log.txt", text)
+    _, recs, _ = read(p)
+    assert len([r for r in recs if r.loss is not None]) == 45 and all(r.val_loss is None for r in recs)
+    d = report_json(p, capsys)
+    assert [s["kind"] for s in d["launches"]] == ["start", "new run"], d["launches"]
+    lr = next(c for c in d["checks"] if c["id"] == "lr_schedule")
+    assert lr["status"] != "FAIL" and "jumped" not in lr["summary"], lr

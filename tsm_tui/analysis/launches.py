@@ -78,6 +78,11 @@ AHEAD_MIN = 1000
 #: a launch back at the beginning whose first losses are this many times below both the series' start
 #: and end levels is a new run, never a resume (ours: a resume starts near where it stopped)
 OFF_SCALE = 5.0
+#: ... and one whose LR (the median of its first logged LRs) is this many times above the highest LR the series
+#: logged is a new configuration, never a resume: a resume's scheduler restarts its warm-up, or goes on, below its
+#: peak (ours: fresh79's SSD log of 21 launches, a relaunch at LR 0.002-0.005 after a run that peaked at 1e-4, read
+#: as a resume whose "LR jumped 50x" FAILed the healthy log)
+LR_NEW = 10.0
 #: records a launch that restarted at the beginning is held for its first LEVEL_N losses
 #: (ours: a launch that logs no loss in its first records is decided on what it has)
 PENDING = 4 * LEVEL_N
@@ -142,6 +147,8 @@ class Launches:
         self._replay = False  # the pending launch is a replay candidate (found by its loss)
         self._miss = 0  # its losses off the start's curve so far
         self._quiet = 0  # records left in which no replay is looked for
+        self._lr_max = 0.0  # the highest finite LR the series judged now logged (LR_NEW) ...
+        self._lr_n = 0  # ... and how many it logged
 
     def _open(self, rec: StepRecord, kind: str) -> None:
         stub = self.segments[-1] if self.segments and self.segments[-1]["kind"] == "no loss" else None
@@ -179,6 +186,8 @@ class Launches:
                 # (marked, back at the start, after a run with not one finite loss: no level says it goes on;
                 # fresh52's TGAN after its all-NaN GRU)
                 kind = "new run"
+            elif self._new_lr([rec]):
+                kind = "new run"  # (its LR far above any the run had: another configuration, LR_NEW)
             elif self._at_start(rec):
                 self.pending = (rec, [rec], [])
                 self.wait(rec)
@@ -346,9 +355,17 @@ class Launches:
         # (a banner or a new training's name marked it, its step went back to the start, and not one finite
         # loss says it goes on from where the run stopped: a new process from its start; fresh52's GRU and
         # TGAN launches, NaN from epoch 1, were read as resumes of the LSTM before them)
-        kind = "new run" if self._fresh(losses) or (first.launch and not losses) else "resume"
+        kind = "new run" if self._fresh(losses) or (first.launch and not losses) or self._new_lr(recs) else "resume"
         self._open(first, kind)
         return kind, recs
+
+    def _new_lr(self, recs: list) -> bool:
+        """The launch's LR (the median of the LRs of its first LEVEL_N training records) is LR_NEW x above any
+        of the LEVEL_N or more the series logged (an LR-only line, an epoch's LR printed among its batches, is
+        no launch's evidence: fresh2's MAE log, its last epoch's LR line read as a new run of one record)."""
+        lrs = [r.lr for r in recs if r.lr is not None and r.loss is not None and math.isfinite(r.lr) and r.lr > 0]
+        lrs = lrs[:LEVEL_N]
+        return bool(lrs) and self._lr_n >= LEVEL_N and median(lrs) >= LR_NEW * self._lr_max
 
     def _fresh(self, losses: list[float]) -> bool:
         """The median of a launch's first losses is nearer the series' start level than the
@@ -375,6 +392,7 @@ class Launches:
         self._head, self._first, self._interval = [], None, 1
         self._tail.clear()
         self._quiet = 0
+        self._lr_max, self._lr_n = 0.0, 0
 
     def seen(self, rec: StepRecord) -> None:
         """A record with metrics fed (after ``boundary``)."""
@@ -388,14 +406,23 @@ class Launches:
             seg["last"] = rec.step
         if self._quiet:
             self._quiet -= 1
+        lr = rec.lr
+        if lr is not None and math.isfinite(lr):
+            self._lr_n += 1
+            self._lr_max = max(self._lr_max, lr)
         loss = rec.loss
         if loss is not None and math.isfinite(loss):
             self.seen_loss(rec.step, loss)
             self._tail.append(loss)
 
-    def seen_frame(self, steps, losses) -> None:
+    def seen_frame(self, steps, losses, lrs=None) -> None:
         """Rows of a frame (no boundary inside: the Monitor splits frames at resumes and
         replay candidates); the same state as ``seen`` row by row."""
+        if lrs is not None and lrs.size:
+            fin = lrs[np.isfinite(lrs)]
+            if fin.size:
+                self._lr_n += int(fin.size)
+                self._lr_max = max(self._lr_max, float(fin.max()))
         if not self.segments:
             self._open(StepRecord(int(steps[0])), "start")
         elif self.segments[-1]["kind"] == "no loss":

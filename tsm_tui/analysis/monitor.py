@@ -286,7 +286,7 @@ class Monitor:
         return out
 
     def _feed_part(self, fr: Frame) -> list[Alert]:
-        self.launches.seen_frame(fr.step, fr.cols.get("loss"))
+        self.launches.seen_frame(fr.step, fr.cols.get("loss"), fr.cols.get("lr"))
         fs = fr._state = FrameState(self.state, fr)
         self.records += fr.n
         if "loss" in fr.cols:

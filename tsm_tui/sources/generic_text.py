@@ -231,10 +231,11 @@ SENTENCE_STOP = re.compile(
 # CIRKD's "Iters: 10/20000 || ...", with its total only: "Num Iters: 4425" is a plan; never a command
 # line's flag: "--train-iters 500")
 STEP = re.compile(
-    r"(?<![\w/\-])(?:iteration|iters(?=\s*+[:=]\s*+\d++\s*+/)|iter|step|it|s|ep(?=\s*+[:=]))(?:\s*+[:=]\s*+|\s*+#\s*+|(?=[^\S ]*+ )\s++)"
+    r"(?<![\w/\-])(?:iteration|iters(?=\s*+[:=]\s*+\d++\s*+/)|iter|steps(?=\s++\d++,)|step|it|s|ep(?=\s*+[:=]))(?:\s*+[:=]\s*+|\s*+#\s*+|(?=[^\S ]*+ )\s++)"
     r"(\d{1,3}(?:,\d{3})++|\d++)(?:\s*/\s*(\d+))?(?![\d.])",
     re.I,
 )
+# ("Steps 10, Total time 1.94, ... Loss 1.008e+02": a plural before its count and a comma, fresh79's TF1 loop)
 # a date and time alone before the message, as a logger writes it: nnU-Net's print_to_log_file
 # ("2024-03-01 10:00:37.123457: train_loss -0.53"), "[2024-03-01 10:00:37] Epoch 3", "2024-03-01
 # 10:00:37 - loss: 0.5". The message is read as the line: the line-start rules (an epoch
@@ -1315,7 +1316,9 @@ class KeyValueTextReader(LineGroups, LineReader):
                 "loss" not in fields
                 and sum(("oss" in k or "OSS" in k) and f is None for (k, _), f in zip(pairs, fields)) < 2
             )
-            or (len(pairs) < 2 and not spaced and not STEPLESS_LOSS.match(line))
+            # (indented under an epoch header: the BERT fine-tuning tutorial's "  Average training loss: 0.77" after
+            # "======== Epoch 1 / 4 ========"; a config's indented "  loss: 1.0" is under none)
+            or (len(pairs) < 2 and not spaced and not STEPLESS_LOSS.match(line.lstrip() if self._carry else line))
             or self.records != self.__dict__.get("_sl_n", 0)
             or not (spaced or _only_pairs(line))
         ):
@@ -1330,11 +1333,14 @@ class KeyValueTextReader(LineGroups, LineReader):
         if len(seen) < 64 or keys in seen:
             seen[keys] = cnt
         at = self._stepless_place()
-        if cnt < STEPLESS_MIN:
+        # (under an epoch header the line is that epoch's: read at once, its evaluation after it at its step; the
+        # BERT tutorial's 4 epochs had lost their first two "Validation Loss" lines while the losses were held)
+        need = 1 if at is not None else STEPLESS_MIN
+        if cnt < need:
             self._sl_held.append((pairs, at))  # (at most STEPLESS_MIN - 1 per key set, 64 key sets)
             self.other_lines += 1
             return []
-        held = [h for h in self._sl_held if tuple(k for k, _ in h[0]) == keys] if cnt == STEPLESS_MIN else []
+        held = [h for h in self._sl_held if tuple(k for k, _ in h[0]) == keys] if cnt == need else []
         if held:
             self._sl_held = [h for h in self._sl_held if tuple(k for k, _ in h[0]) != keys]
             self.other_lines -= len(held)
@@ -1408,7 +1414,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         elif self.__dict__.get("_sl_n") and "_sl_epoch" in self.__dict__:
             d["step_source"] = (
                 "epoch headers: the log's lines of named numbers name no step (the n-th such line under "
-                f"'Epoch E' is placed in epoch E; read once {STEPLESS_MIN} lines name the same numbers)"
+                "'Epoch E' is placed in epoch E, read at once)"
             )
         elif self.__dict__.get("_sl_n"):
             d["step_source"] = (

@@ -76,6 +76,9 @@ BATCH_HEADER = re.compile(r"^\W*+batch\s*+[:=]?\s*+(\d++)(?:\s*+/\s*+(\d++))?\W*
 BAR_LINE = re.compile(r"\|\s*+\d++/\d++\s*+\[")
 # an evaluation starts: a line naming it with no digit (a header)
 EVAL_BEGIN = re.compile(r"^\W*+(?:eval(?:uat\w*+)?|validat\w*+|valid|testing|test)\b[^\d\n]*+$", re.I)
+# ... unless it is a config's key and its entries (yacs: "TEST:", then "  BATCH_SIZE: 10")
+YACS_KEY = re.compile(r"^[A-Z][A-Z0-9_]*+:\s*+$")
+YACS_ENTRY = re.compile(r"^\s++[A-Z][A-Z0-9_]*+:\s")
 # ... and ends
 EVAL_END = re.compile(r"^\W*+(?:eval\w*+|validat\w*+|test\w*+)\s++(?:samples|end|ended|done|finished|results?)\b", re.I)
 # ... and a line naming the evaluation's end after other words: verl's "validation generation end" (printed
@@ -228,9 +231,20 @@ class LineGroups:
             out = self._close_group()
         sec = self._evalsec
         if sec is not None:
-            if EVAL_END.match(line) or EPOCH_HEADER.match(line) or self._eval_silent(sec):
+            if EVAL_END.match(line) or EPOCH_HEADER.match(line) or self._eval_silent(sec) or self._yacs_section(line):
                 self._evalsec = None
         return False, out
+
+    def _yacs_section(self, line: str) -> bool:
+        """The section just opened is a config's (a yacs / YAML dump's upper-case ``TEST:`` key, its entries
+        indented upper-case keys: detectron2, maskrcnn-benchmark, SSD print theirs at each launch), no
+        evaluation: fresh79's SSD logs read every training line after it as a validation loss."""
+        return (
+            self.__dict__.get("_evalsec_key", False)
+            and self._evalsec is not None
+            and self._evalsec[1] == self.records
+            and YACS_ENTRY.match(line) is not None
+        )
 
     def _eval_silent(self, sec: list[Any]) -> bool:
         """An evaluation section that has read no record for EVAL_SILENT_LINES lines is over: a header
@@ -380,6 +394,7 @@ class LineGroups:
         if EVAL_BEGIN.match(line) is None or EVAL_OVER.match(line) is not None:
             return False
         self._open_eval()
+        self._evalsec_key = YACS_KEY.match(line) is not None  # (``_yacs_section``)
         return True
 
     def _open_eval(self) -> None:
