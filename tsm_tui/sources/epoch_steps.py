@@ -243,7 +243,7 @@ class EpochRepeats:
         self.counting = False
         self._last: tuple | None = None  # (epoch, fields, tag) of the last record
         self._same = 0  # records in a row with them
-        self._held: list[StepRecord] = []  # the row's records after its first, at most REPEATS - 2
+        self._held: list[StepRecord] = []  # the row's records after its first, at most max(REPEATS - 2, ranks - 1)
         self._sig: tuple = ()
         self._epoch = 0
         self._base = 0
