@@ -24,6 +24,7 @@ from tsm_tui.sources.fields import (
     is_test_loss,
     letter_split,
     LOG2_SCALE,
+    scale_of_log2,
     key_roles,
     loss_role,
     named_objective,
@@ -383,7 +384,7 @@ class SourceReader:
             if f == "time" and x > TIME_MS:
                 x = seconds(x)  # Unix milliseconds
             elif f == "loss_scale" and k in LOG2_SCALE:
-                x = 2.0**x if not x >= 1024 else math.inf  # (its log2: fields.LOG2_SCALE)
+                x = scale_of_log2(x)  # (its log2: fields.LOG2_SCALE)
             if f == "lr" and x == 0.0 and tv is str and v in COARSE_ZERO:
                 # "0.000": an LR printed with 3 or 4 fixed decimals, below their precision, not 0
                 # (verl's "actor/lr:0.000" for 1e-6: "LR 0 since step 101, wasted compute"); not read.

@@ -411,6 +411,11 @@ TEST_LOSS = frozenset({"test_loss", "test_mean_loss", "test_avg_loss", "test/los
 LOG2_SCALE = frozenset({"lg_loss_scale"})
 
 
+def scale_of_log2(x: float) -> float:
+    """The loss scale a logged log2 of it stands for: 2**x; inf past a float's range (1024 and up), NaN kept."""
+    return 2.0**x if not x >= 1024 else math.inf
+
+
 #: a loss split by one letter after it: ``loss_t`` / ``loss_v`` in one record are the training and the
 #: validation loss (fresh67's ConvLSTM "epoch 0  loss_t 734.3  loss_v 720.3  loss_min 9999": exit 2). Only as a
 #: pair: ``loss_v`` alone is an RL critic's value loss (Spinning Up's LossV), ``loss_t`` alone a loss at time t

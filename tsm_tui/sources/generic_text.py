@@ -43,6 +43,7 @@ from tsm_tui.sources.fields import (
     named_objective,
     normalise,
     phase_word,
+    scale_of_log2,
 )
 from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups, dict_counter
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
@@ -2065,7 +2066,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         try:
             v = float(m.group(1).replace(",", ""))
             if log2:
-                v = 2.0**v if v < 1024 else math.nan
+                v = scale_of_log2(v)  # (inf past a float's range: no scale set, the overflow still one)
         except ValueError:
             v = math.nan
         if math.isfinite(v):  # ("1e400": no scale a scaler sets; the overflow is still one)
