@@ -164,19 +164,21 @@ class HFStdoutReader(LineReader):
         i = part.find("{'")
         out: list[StepRecord] = []
         if i < 0:
+            bars = list(_step_bars(part))  # (parsed once: the burst's end and the bars' state)
             if self._held and part.strip() and not self._whole_run():
-                out = self._resolve(self._next_bar(part))  # a bar or other text: the burst has ended
+                out = self._resolve(self._next_bar(bars))  # a bar or other text: the burst has ended
             if "logging_" in part:
                 self._args(part)
             if "tep" in part or "ter" in part:
                 n = STEP_LINE.search(part)
                 if n is not None:
                     self._named = int64(n.group(1))
-            self._bar(part)
+            self._bar(bars)
             return out
+        bars = list(_step_bars(part[:i]))
         if self._held and part[:i].strip() and not self._whole_run():
-            out = self._resolve(self._next_bar(part[:i]))
-        self._bar(part[:i])
+            out = self._resolve(self._next_bar(bars))
+        self._bar(bars)
         m = DICT_START.search(part, i)
         if m is None:
             self.other_lines += 1
@@ -226,7 +228,7 @@ class HFStdoutReader(LineReader):
             tail = part[j + 1 :]
             if self._held and tail.strip():
                 out += self._resolve()
-            self._bar(tail)
+            self._bar(list(_step_bars(tail)))
         return out
 
     def _args(self, text: str) -> None:
@@ -249,19 +251,21 @@ class HFStdoutReader(LineReader):
     def idle(self) -> list[StepRecord]:
         return self._resolve() + super().idle()
 
-    def _bar(self, text: str) -> None:
-        for total, n in _step_bars(text):
+    def _bar(self, bars: list[tuple[int, int]]) -> None:
+        """The state of the step-counting bars drawn (``_step_bars``)."""
+        for total, n in bars:
             if total not in self._bars and len(self._bars) >= MAX_BARS:
                 self._bars.clear()
             self._bars[total] = n
             self._last_bar = (total, n)
 
-    def _next_bar(self, text: str) -> int | None:
-        """The counter of the training bar (the anchor's) drawn in ``text``, which ends a burst; None if none."""
+    def _next_bar(self, bars: list[tuple[int, int]]) -> int | None:
+        """The counter of the training bar (the anchor's) among ``bars`` drawn after a burst, which ends it;
+        None if none."""
         bar = self._train or self._last_bar
         if bar is None:
             return None
-        got = [n for total, n in _step_bars(text) if total == bar[0]]
+        got = [n for total, n in bars if total == bar[0]]
         return got[-1] if got else None
 
     def _train_counter(self) -> int | None:
