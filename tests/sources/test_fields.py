@@ -130,6 +130,25 @@ MONITOR = F10 / "nanogpt_jsonl_monitor_grad_spikes" / "reports" / "monitor.jsonl
 
 
 # ------------------------------------------------------------------ ratios are no loss terms
+def test_a_loss_named_with_its_unit_is_the_loss():
+    """A prose name that says what the loss is averaged over ("loss per token", GNTPP's "... Log-Loss per
+    event") is that loss; a ratio key written as one word (``loss_per_token``, below) is not."""
+    assert field_for(normalise("loss per token")) == "loss"
+    assert field_for(normalise("Train Loss per event")) == "loss"
+    assert field_for(normalise("val loss per sample")) == "val_loss"
+    assert normalise("loss per second") == "loss_per_second"  # (not a unit a loss is averaged over)
+    assert loss_role("loss_per_token") is None
+
+
+def test_lightnings_fit_stage_scope_is_the_training():
+    """stable-pretraining's CSVLogger names the training stage ``fit/`` (``fit/loss_step`` beside a probe's
+    ``train/inet_probe_loss_step``: fresh83's LeJEPA run read "no loss values in the log")."""
+    assert field_for("fit/loss_step") == "loss" and field_for("fit/loss") == "loss"
+    assert field_for("fit/loss_epoch") is None  # (a summary beside the per-step series, as train/loss_epoch)
+    roles = key_roles(["fit/loss_step", "fit/inv_step", "fit/sigreg_step", "train/inet_probe_loss_step"])
+    assert "fit/loss_step" not in roles  # (the loss itself, no term)
+
+
 def test_a_ratio_with_the_loss_is_no_loss_term():
     # reports/monitor.jsonl: "gn_over_loss" is grad_norm / loss (0.2485 = 2.9661 / 11.9345 at iter 0)
     first = json.loads(MONITOR.open(encoding="utf-8").readline())

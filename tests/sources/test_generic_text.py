@@ -963,6 +963,30 @@ def test_lightning_bar_counter_restarting_each_epoch_is_no_relaunch(tmp_path):
     assert [x.epoch for x in recs[:14:13]] == [0.0, 1.0]
 
 
+#: Lightning 1.x (TQDMProgressBar, refresh every 50 batches, 336 training + 59 validation batches an epoch)
+#: in a nohup capture (fresh81's dialogue generator): each epoch's bar first drawn finished under the new
+#: epoch's label, each position drawn twice (the old postfix, then the new)
+OLD_BAR = "Epoch {e}: {p:>3}%|█▎        | {n}/395 [24:56<2:52:06, 29.93s/it, loss={loss}, v_num=0]"
+
+
+def test_a_finished_bar_drawn_under_the_next_epochs_label_is_no_step(tmp_path):
+    lines, loss = [], 3.0
+    for e in range(4):
+        if e:
+            lines.append(OLD_BAR.format(e=e, p=100, n=395, loss=loss))  # (the last epoch's bar, the new label)
+        for n in range(50, 351, 50):
+            lines.append(OLD_BAR.format(e=e, p=n * 100 // 395, n=n, loss=loss))
+            loss = round(loss * 0.97, 3)
+            lines.append(OLD_BAR.format(e=e, p=n * 100 // 395, n=n, loss=loss))
+        lines.append(OLD_BAR.format(e=e, p=100, n=395, loss=loss))
+    r = KeyValueTextReader(str(tmp_path / "train.log"))
+    recs = [x for ln in lines for x in r.feed(ln)] + r.flush()
+    steps = [x.step for x in recs]
+    # read as epoch e's end, each epoch went back a whole epoch ("resumed at step 445 after reaching 790")
+    assert steps == sorted(steps) and len(set(steps)) == len(steps) == 4 * 8
+    assert steps[-1] == 4 * 395 and steps[7:9] == [395, 395 + 50] and r.other_lines == 3 + 4 * 7
+
+
 def test_a_train_bar_drawn_anew_under_each_epoch_header_and_an_eval_bar(tmp_path, capsys):
     """A DDP script's stdout (fresh19 tqdm_ddp_poster_adapter_flat, private): a timestamped
     "===== Epoch e/3 =====" header (its zone named in the brackets), an "eval:" bar, then a
@@ -1756,6 +1780,23 @@ def test_a_phase_worded_epoch_header_and_its_metrics_on_the_next_lines(tmp_path)
     assert [(r.step, r.val_loss) for r in recs if r.val_loss is not None] == [(4, 5.99)]
 
 
+def test_an_epoch_header_that_never_moves_is_no_step(tmp_path):
+    """fresh82's GNN loop prints "Epoch: 0-----" above every one of its losses (the epoch never moves):
+    from the fourth header of the same epoch in a row, the records' ordinal is the step (read at step 0,
+    1,924 of its 2,966 records were dropped as a second writer's copies). A header repeated once (the
+    training block and the evaluation block of one epoch) stays the step."""
+    sep = "=" * 40
+    text = "".join(
+        f"{sep}\nEpoch: 0{'-' * 29}\nTrain_loss: {0.6 * 0.99**i if i % 7 else 0.0}\n{sep}\n" for i in range(50)
+    )
+    _, recs, _ = read(write(tmp_path, "graph_model_train.log", text))
+    steps = [r.step for r in recs if r.loss is not None]
+    assert len(steps) == 50 and steps[3:] == list(range(3, 50)) and steps[:3] == [0, 0, 0]
+    text = "".join(f"Epoch: {e}\ntrain loss: {2 - e / 50}\nEpoch: {e}\nval loss: {2.1 - e / 50}\n" for e in range(30))
+    _, recs, _ = read(write(tmp_path, "two_blocks.log", text))
+    assert [r.step for r in recs if r.loss is not None] == list(range(30))
+
+
 @pytest.mark.parametrize(
     "form",
     [
@@ -1778,6 +1819,8 @@ def test_a_phase_worded_epoch_header_and_its_metrics_on_the_next_lines(tmp_path)
         "epoch 1, phase train, step {n}, loss_train, {v}",  # a name, a comma, its value
         "[INFO 12/08/2022 05:05:48 AM step {n} loss: {v}",  # a level-first prefix, 12-hour clock, no "]"
         "2021-11-02 10:00:00: Epoch {n} finished -- Train loss: {v} - Val loss: 0.9109 -- Elapsed time: 16.1s",
+        # fresh81: Sockeye's epoch and batch letters (the batch counted over the run), a perplexity its only metric
+        "[INFO:sockeye.training] E=0 B={n}\ts/sec=309.73 tok/sec=4673.93 u/sec=0.45\tppl={v}",
     ],
 )
 def test_a_counter_leading_a_line_of_named_metrics(tmp_path, form):

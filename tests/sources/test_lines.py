@@ -16,6 +16,7 @@ from tsm_tui.sources.lines import (
     CR_CUT,
     LONG_LINE,
     MAX_LINE,
+    GBK_TEXT,
     NON_UTF8,
     LineSplitter,
     Tally,
@@ -128,6 +129,15 @@ def test_invalid_utf8_is_replaced_and_counted_and_the_line_still_read():
     enc = "\u00e9t\u00e9\n".encode()
     lines, sink = split([enc[:1], enc[1:]])
     assert lines == ["\u00e9t\u00e9"] and sink.skip_reasons == {}
+
+
+def test_gbk_chinese_lines_are_decoded_as_gbk_and_latin1_stays_replaced():
+    """A line of GBK Chinese (a log written on a Chinese Windows machine) is decoded as GBK and counted;
+    Latin-1 bytes, whose lone accents GBK would pair with the ASCII letter after them, stay replaced."""
+    zh = "当前Batch：10/6035 | 当前损失值：10.113"
+    lines, sink = split([zh.encode("gbk") + b"\n", "caf\u00e9 \u00e9t\u00e9\n".encode("latin-1")])
+    assert lines == [zh, "caf\ufffd \ufffdt\ufffd"]
+    assert sink.skip_reasons == {GBK_TEXT: 1, NON_UTF8: 1} and sink.skipped == 0
 
 
 def test_reset_after_a_truncation_and_carry_across_a_copytruncate():

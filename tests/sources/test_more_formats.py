@@ -552,6 +552,31 @@ def test_chinese_metric_names(tmp_path, capsys):
         assert rep["sources"]["loss"]["key"] == "train_loss" and rep["sources"]["val_loss"]["key"] == "val_loss", name
 
 
+def test_gbk_log_and_a_counter_before_its_epoch(tmp_path, capsys):
+    """A print loop's "Batch: 10/600 | epoch: 0/5 | loss: ..." places the batch in its epoch (the counter
+    first; read as a bare counter, each epoch was a resume at step 10), in English or in Chinese written
+    in GBK (fresh78's GPT-2 medical QA log: "当前Batch：10/6035 | 当前epoch:0/50 | 当前损失值：10.113 |
+    当前准确率：0.00%", "nothing readable"); the GBK lines are counted in the report."""
+    for name, fmt, enc in (
+        ("en", "Batch: {b}/600 | epoch: {e}/5 | loss: {l:.4f} | acc: 12.5%", "utf-8"),
+        ("zh", "当前Batch：{b}/600 | 当前epoch:{e}/5 | 当前损失值：{l:.4f} | 当前准确率：12.50%", "gbk"),
+    ):
+        rows = ["模型训练开始，起始时间：2024-07-13 06:23:43.091239"]
+        rows += [
+            fmt.format(b=b, e=e, l=3 * math.exp(-(600 * e + b) / 900) + 1) for e in range(3) for b in range(10, 601, 10)
+        ]
+        path = tmp_path / name
+        path.mkdir()
+        (path / "train_log.txt").write_bytes(("\n".join(rows) + "\n").encode(enc))
+        rep = report(path, capsys)
+        assert rep["steps"]["count"] == 180 and rep["steps"]["first"] == 10 and rep["steps"]["last"] == 1800, name
+        assert rep["sources"]["loss"]["key"] == "loss", name
+        assert check(rep, "plateau")["status"] == "PASS", name
+    main([str(tmp_path / "zh"), "--report"])
+    out = capsys.readouterr().out
+    assert "GBK-encoded lines (Chinese, decoded as GBK, not UTF-8): 181" in out
+
+
 def test_dl4j_scores_a_qualified_loss_and_a_vae_total(tmp_path, capsys):
     """Deeplearning4j's "Score at iteration N is X" is the loss at N; a loss named by what it is of
     with a hyperparameter's word ("train_eps_loss", a diffusion model's noise loss) is a loss; a VAE's

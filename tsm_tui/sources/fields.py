@@ -313,13 +313,30 @@ def normalise(key: str) -> str:
         k = k.replace(". ", " ")
     if k and k[-1] >= "\u4e00":
         k = _cjk(k)
+    if " per " in k and "loss" in k:
+        k = _PER_UNIT.sub("", k)
     return _NORM.sub("_", k)
+
+
+#: a loss named with the unit it is averaged over ("loss per token", GNTPP's "Train Negative Overall
+#: Log-Loss per event: 4.14", fresh73: "nothing readable"): the loss itself
+_PER_UNIT = re.compile(
+    r" per (?:token|event|sample|example|char(?:acter)?|word|frame|item|instance|seq(?:uence)?|pixel|image|batch)s?$"
+)
 
 
 #: the words of a Chinese log's metric names, as the field table's (fresh41: "平均总损失：0.2961 |
 #: 扩散损失：0.1918", "学习率"); longest first, each a word of its own after the swap
 _CJK_WORDS = (
     ("梯度范数", " grad_norm "),
+    ("损失值", " loss "),  # (fresh78's "当前损失值：10.113": the current loss's value)
+    ("当前", " "),  # ("current": 当前Batch, 当前epoch)
+    ("准确率", " acc "),
+    ("正确率", " acc "),
+    ("批次", " batch "),
+    ("迭代", " iter "),
+    ("步数", " step "),
+    ("轮次", " epoch "),
     ("学习率", " lr "),
     ("学習率", " lr "),  # (Japanese, traditional Chinese)
     ("損失", " loss "),
@@ -474,11 +491,19 @@ def _unwrapped(k: str) -> str:
     return k
 
 
+#: a Lightning stage's name as the scope of a metric: ``fit/`` is the training's (stable-pretraining's
+#: LeJEPA CSVLogger: ``fit/loss_step``, ``fit/loss_epoch`` beside ``train/inet_probe_loss_step``, a probe's;
+#: fresh83: "no loss values in the log")
+STAGE_SCOPE = "fit/"
+
+
 def field_for(key: str) -> str | None:
     """Which StepRecord field a log key feeds (``"step"`` for step keys), or None."""
     k = normalise(key)
     if "/" in k and k.split("/", 1)[0] in CONTAINER_SCOPES:
         return field_for(_unwrapped(k))
+    if k.startswith(STAGE_SCOPE):
+        return field_for("train/" + k[len(STAGE_SCOPE) :])
     if k in STEP_KEYS:
         return "step"
     f = ALIASES.get(k) or ALIASES.get(k.replace("_", "-"))
@@ -856,6 +881,8 @@ def loss_role(key: str) -> str | None:
     k = normalise(key)
     if "/" in k and k.split("/", 1)[0] in CONTAINER_SCOPES:
         return loss_role(_unwrapped(k))
+    if k.startswith(STAGE_SCOPE):
+        return loss_role("train/" + k[len(STAGE_SCOPE) :])
     if _MEAN_OF.search(k):
         return loss_role(_MEAN_OF.sub(r"\1", k, count=1))
     if k in ACTOR_KEYS:

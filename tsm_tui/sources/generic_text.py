@@ -322,6 +322,15 @@ EPOCH_BEFORE = re.compile(
 OF_EPOCH = re.compile(
     r"(?<![\w/])(?:(?:mini-?)?batch|step|iter(?:ation)?)\s++(\d++)\s++of\s++epoch\s++(\d++)(?![\d.])", re.I
 )
+# a counter with its total, then its epoch, the counter first: a print loop's "Batch: 10/6035 | epoch: 0/50 |
+# loss: 10.11" (fresh78's GPT-2 medical QA, its words Chinese: "当前Batch：10/6035 | 当前epoch:0/50 | 当前损失值：...";
+# read as a bare counter, every epoch "resumed at step 10"). Groups: word, counter, its total, epoch, epochs.
+# Linear: anchored at the word, possessive runs, the separators a bounded run
+COUNTER_EPOCH = re.compile(
+    r"(?<![\w/])((?:mini-?)?batch|step|iter(?:ation)?)\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?"
+    r"[\s,|;\-]{1,8}+epoch\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?+(?![\d.])",
+    re.I,
+)
 # ... or two bracketed numbers with no word: SwAV / DINO-style "Epoch: [3][50]\tLoss 4.2 (4.3)"
 # (groups as EPOCH_STEP's, the word empty)
 EPOCH_BRACKETS = re.compile(r"(?<![\w/])epoch\s*+[:=]?\s*+\[\s*+(\d++)\s*+\]()\s*+\[\s*+(\d++)\s*+\](?!\s*+/)", re.I)
@@ -383,11 +392,14 @@ ITER_COUNTER = re.compile(r"(?<![\w/])iter(?:\(train\))?\s*+\[\s*+(\d++)\s*+/\s*
 # ESPnet2's trainer: "1epoch:train:101-200batch: iter_time=..., loss=36.2, ..." (the records of
 # a range of batches within the epoch, said at its last one; groups as EPOCH_STEP's, no word)
 ESPNET_EPOCH = re.compile(r"(?<![\w/])(\d++)epoch:train:\d++-()(\d++)batch:")
+# Sockeye's (and MXNet-era NMT trainers') "E=0 B=50\ts/sec=309.73 ...\tppl=1457.87": the epoch and the batch
+# counted over the run, upper case, one letter each (fresh81: "nothing readable"); groups as EPOCH_STEP's
+EB_LETTERS = re.compile(r"(?<![\w/])E=(\d++)\s++()B=(\d++)(?![\d.])")
 # a step printed abbreviated (LeRobot's ``format_big_number``: "step:1K", "step:50K", rounded
 # to the nearest thousand): the suffix after STEP's digits (a lower-case "m" is minutes, "b" bytes)
 STEP_SUFFIX = re.compile(r"[KkMB](?![\w.])")
 _EPOCH_HINT = re.compile(
-    r"(?i)epoch|(?<![\w/])ep\s*+[:=]\s*+\d++\s*+[,|]\s*+(?:batch|step|iter)|(?<![\w/])ep\s*+\d++\s*+(?:/\s*+\d|[:,|])|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)"
+    r"(?i)epoch|(?<![\w/])e=\d++\s++b=\d|(?<![\w/])ep\s*+[:=]\s*+\d++\s*+[,|]\s*+(?:batch|step|iter)|(?<![\w/])ep\s*+\d++\s*+(?:/\s*+\d|[:,|])|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)"
 )
 # an epoch with its total and no counter, the only step a per-epoch log has:
 # "Epoch 3/120, loss=0.41, val_loss=0.45", "dino pretrain ep  1/25  loss=3.156" (``ep`` with a total)
@@ -586,6 +598,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         #: records read from a progress bar's postfix (tqdm redraws: a running mean in Lightning's bar):
         #: a tracker's own history of the same run is the better series (analysis/session.py)
         self.bar_records = 0
+        self._bar_pairs: list = []  # the metrics of the last bar record (a finished bar drawn again: _bar_postfix)
         self._step_prev: int | None = None  # the last step a line named (``_note_step``)
         self._step_gap = 0  # the interval between the last two steps printed in full
         self._step_exact = False  # the last step was printed in full
@@ -1224,7 +1237,17 @@ class KeyValueTextReader(LineGroups, LineReader):
             return self._validation_at(pairs, self._last_step)
         e = BAR_EPOCH.search(line, 0, c.start())
         at = (e.group(1) if e is not None else self._carry, n)
-        if at == self.__dict__.get("_bar_n") or (n == 0 and total):
+        last = self.__dict__.get("_bar_n")
+        if n == total and last is not None and last[1] == total and last[0] != at[0] and pairs == self._bar_pairs:
+            # a finished bar drawn again under the next epoch's label, its count and postfix the last
+            # epoch's (Lightning names the new epoch before it resets the bar: "Epoch 11: 100%| 395/395
+            # ... loss=1.82" after "Epoch 10: 100%| 395/395 ... loss=1.82"): no step of the new epoch
+            # (read as its end, every epoch went back a whole epoch: fresh81's "resumed at step 445 after
+            # reaching 790", 98 times)
+            self._bar_n = at
+            self.other_lines += 1
+            return []
+        if at == last or (n == 0 and total):
             # a redraw at the same count (of the same epoch) is the same step; a bar at 0 of N
             # is a bar (re)drawn before its first batch (Lightning resets the bar at each epoch's
             # end under the old epoch's label: "Epoch 0: 0/13" after "Epoch 0: 13/13"), no step
@@ -1255,6 +1278,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             return []
         self._own_steps += 1
         self.bar_records += 1
+        self._bar_pairs = pairs[:-1] if e is not None or self._carry is not None else pairs
         return [rec]
 
     def _bar_epochs(self, n: int, total: int) -> int:
@@ -1573,7 +1597,16 @@ class KeyValueTextReader(LineGroups, LineReader):
         if m is None:
             m = ITER_COUNTER.search(line)
             if m is None:
-                s = EPOCH_STEP.search(line) or EPOCH_BRACKETS.search(line) or ESPNET_EPOCH.search(line)
+                s = (
+                    EPOCH_STEP.search(line)
+                    or EPOCH_BRACKETS.search(line)
+                    or ESPNET_EPOCH.search(line)
+                    or ("B=" in line and EB_LETTERS.search(line) or None)
+                )
+                if s is None:
+                    c = COUNTER_EPOCH.search(line)
+                    if c is not None:
+                        return self._counter_epoch(line, c)
                 if s is None and " of " in line:
                     o = OF_EPOCH.search(line)
                     if o is not None:
@@ -1746,6 +1779,18 @@ class KeyValueTextReader(LineGroups, LineReader):
         self._grp = grp
         self._ctx_sync()
         return None
+
+    def _counter_epoch(self, line: str, m) -> list[StepRecord]:
+        """``batch n/N | epoch e[/E]`` (COUNTER_EPOCH): the counter placed in its epoch as EPOCH_COUNTER's is."""
+        e, n, per = int64(m.group(4)), int64(m.group(2)), int64(m.group(3))
+        step = None
+        if e is not None and n is not None and per is not None and per > 0:
+            step = self._epoch_step(e, int64(m.group(5)) if m.group(5) else None, n, per)
+        if step is None:
+            self.skip("step out of range")
+            return []
+        self._no_template = True  # (the step is no single number of the line: no template)
+        return self._with_step(line, m, step, [("epoch", m.group(4))])
 
     def _epoch_counter(self, line: str, m, e_group: int = 1, n_group: int = 3) -> list[StepRecord]:
         """A line whose step is an epoch and a counter with no total (EPOCH_STEP; OF_EPOCH's

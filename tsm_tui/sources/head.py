@@ -103,14 +103,42 @@ def strip_nul(data: bytes) -> tuple[bytes, int]:
     return out, len(data) - len(out)
 
 
+def gb_text(raw: bytes) -> str | None:
+    """``raw`` (bytes that are not UTF-8) as Chinese text in GBK / GB18030, Windows' code page in
+    China (a print loop's log written there, its names Chinese: fresh78's GPT-2 medical QA, "nothing
+    readable"); None unless every character beyond ASCII is one of GB2312's (its hanzi, CJK and
+    full-width punctuation), so Latin-1 text, whose lone accented bytes pair with the ASCII letter
+    after them in GBK, stays what it was (UTF-8 with the bad bytes replaced)."""
+    try:
+        text = raw.decode("gb18030")
+        text.encode("gb2312")
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return None
+    return text
+
+
+def decode_text(raw: bytes) -> str:
+    """One line's bytes as text: UTF-8, else GBK Chinese (``gb_text``), else UTF-8 with the bad bytes
+    replaced (the sniffers' decode; ``sources.lines.decode_line`` is the readers' and counts)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        gb = gb_text(raw)
+        return gb if gb is not None else raw.decode("utf-8", "replace")
+
+
 def looks_text(raw: bytes) -> bool:
-    """Text once the NUL runs are gone: few control bytes, mostly valid UTF-8."""
+    """Text once the NUL runs are gone: few control bytes, mostly valid UTF-8 (or GBK Chinese)."""
     sample = raw[:HEAD_BYTES]
     if not sample:
         return False
     bad = len(sample) - len(sample.translate(None, _CTRL))
-    bad += sample.decode("utf-8", "replace").count("\ufffd")
-    return bad <= BINARY_FRAC * len(sample)
+    if bad > BINARY_FRAC * len(sample):
+        return False
+    text = sample.decode("utf-8", "replace")
+    if "\ufffd" in text:
+        text = "\n".join(decode_text(ln) for ln in sample[: sample.rfind(b"\n") + 1 or None].split(b"\n"))
+    return bad + text.count("\ufffd") <= BINARY_FRAC * len(sample)
 
 
 def skip_hole(f, path: str) -> int:
@@ -179,12 +207,10 @@ def sample_head(path: str, binary_reason: str) -> Head:
         return Head([], None, end, more, hole)
     if hole and not looks_text(raw):
         return Head(None, binary_reason)
-    text = raw.decode("utf-8", "replace")
-    lines = text.split("\n")
-    if more and len(lines) > 1:
-        cut = lines.pop()  # the cut last line would not parse
-        end -= len(cut.encode("utf-8", "replace"))
-    return Head([strip_ansi(ln).rstrip("\r") for ln in lines], None, end, more, hole)
+    rows = raw.split(b"\n")
+    if more and len(rows) > 1:
+        end -= len(rows.pop())  # the cut last line would not parse
+    return Head([strip_ansi(decode_text(ln)).rstrip("\r") for ln in rows], None, end, more, hole)
 
 
 def deep_lines(path: str, start: int, stop: int = DEEP_BYTES):
@@ -238,10 +264,7 @@ def _hinted(buf: bytes) -> list[str]:
                 # "nothing readable")
                 starts.add(e)
             i = low.find(lit, e)
-    return [
-        strip_ansi(buf[a : buf.find(b"\n", a)].decode("utf-8", "replace")).rstrip("\r")
-        for a in sorted(starts)[:DEEP_LINES]
-    ]
+    return [strip_ansi(decode_text(buf[a : buf.find(b"\n", a)])).rstrip("\r") for a in sorted(starts)[:DEEP_LINES]]
 
 
 def hinted_lines(lines: list[str]) -> list[str]:

@@ -167,6 +167,12 @@ def _table_row(line: str) -> tuple[str, str] | None:
     return (k, parts[2].strip()) if k else None
 
 
+#: an epoch header that names the same epoch above this many records in a row (each header with a
+#: record after it) has stopped being a step: the records' ordinal is (ours: a per-epoch log whose
+#: training and evaluation blocks each repeat the epoch's header shows it twice, never three times)
+FROZEN_HEADERS = 3
+
+
 class LineGroups:
     """The multi-line state of a generic text reader (mixed into KeyValueTextReader;
     the reader provides ``_cont_pairs(line)``, ``_dict_pairs(text)``, ``build`` and ``_ctx_on``)."""
@@ -369,8 +375,20 @@ class LineGroups:
         self._carry = (e, total)
         self._evalsec = None
         if not self._named_steps():  # a per-epoch log: the epoch is the step of what follows
-            self._grp = [e, [], [], total]
+            self._grp = [self._header_step(e), [], [], total]
         return True
+
+    def _header_step(self, e: int) -> int:
+        """The step of the record under an epoch header of epoch ``e``: ``e``, unless the header
+        printed the same epoch before FROZEN_HEADERS records in a row: an epoch that never moves
+        is no step, the record's ordinal is (fresh82's GNN loop prints "Epoch: 0-----" above each of
+        its 2,966 losses: read at step 0, 1,924 of them dropped as a second writer's copies)."""
+        rep = self.__dict__.get("_hdr_rep")  # (epoch, headers of it in a row with a record each, records then)
+        if rep is not None and rep[1] >= FROZEN_HEADERS:
+            return self.records  # (frozen: for the rest of the file)
+        n = rep[1] + 1 if rep is not None and rep[0] == e and self.records > rep[2] else 0
+        self._hdr_rep = (e, n, self.records)
+        return self.records if n >= FROZEN_HEADERS else e
 
     def _batch_header(self, line: str) -> bool:
         """A batch counter alone on its line after an epoch header: a step (the epoch's
