@@ -362,3 +362,76 @@ def test_a_resumed_run_that_falls_slowly_all_the_way_is_no_failed_plateau():
     mon, _ = run(resumed_gpt2_epoch(drop=0.0))
     res = next(c for c in mon.checks() if c.id == "plateau")
     assert res.status.value == "FAIL" and res.summary.startswith("flat for"), res.summary
+
+
+#: fresh82's speech run (one launch of a grid, one Avg_loss an epoch): learns 0.734 -> 0.399 by epoch 8,
+#: then rises over five epochs to ~0.84 and holds there, above where it began, to epoch 40
+ROSE = [0.734, 0.557, 0.492, 0.452, 0.447, 0.413, 0.407, 0.399, 0.484, 0.532, 0.602, 0.780, 0.837, 0.837]
+ROSE += [0.839, 0.836, 0.830, 0.826, 0.845, 0.845, 0.844, 0.840, 0.841, 0.836, 0.834, 0.838, 0.836, 0.835]
+ROSE += [0.831, 0.839, 0.837, 0.836, 0.838, 0.835, 0.831, 0.829, 0.838, 0.830, 0.822, 0.822]
+
+
+def test_a_short_log_that_learned_then_rose_and_stayed_above_its_start_is_diverging():
+    # the line's and the ranks' tests fail on a rise that then holds (Mann-Kendall z 3.1 at most from the
+    # low); every one of the last 8 values >= 1.5x the level at the low, above the start: divergence
+    recs = [StepRecord(e, loss=x) for e, x in enumerate(ROSE, start=1)]
+    mon, alerts = run(recs)
+    (d,) = [a for a in alerts if a.key == "loss_divergence"]
+    assert d.severity.value == "critical" and d.step == 19, d.step  # (8 values in a row from epoch 12)
+    assert "Loss rose and stayed up" in d.message and "level at its low 0.407 (step 8)" in d.message
+    assert status(mon, "loss_spike") == "FAIL"
+    run_both(recs)
+
+
+def test_a_noisy_flat_or_falling_short_log_never_rose_and_stayed():
+    # flat lognormal logs (their low an extreme of the noise) and logs that fall then sit flat (their level
+    # below where they began): never "rose and stayed"
+    for sd in (0.05, 0.1, 0.2, 0.3):
+        for seed in range(60):
+            rng = random.Random(f"stay-{sd}-{seed}")
+            flat = [StepRecord(s, loss=2.0 * math.exp(rng.gauss(0, sd))) for s in range(1, 99)]
+            fall = [
+                StepRecord(s, loss=(0.5 + 1.5 * math.exp(-s / 6)) * math.exp(rng.gauss(0, sd))) for s in range(1, 99)
+            ]
+            for recs in (flat, fall):
+                _, alerts = run(recs)
+                assert not [a for a in alerts if "rose and stayed" in a.message], (sd, seed)
+
+
+def test_a_gans_generator_loss_that_rises_is_not_said_never_to_learn(tmp_path):
+    # a WGAN's generator loss rises as its critic learns (fresh82's 27 launches: "loss never measurably
+    # improved since step 1 ... not learning", a FAIL on a healthy run): no never-learned verdict on it
+    rng = random.Random(1)
+    lines = ["TRAIN started at Fri Oct 24 19:45:03 2025"]
+    for e in range(1, 101):
+        g = 3.7 - 3.2 * math.exp(-(e - 1) / 1.5) + 0.25 * math.sin(e / 6) + rng.gauss(0, 0.08)
+        lines.append(f"Epoch {e}/100 | D_loss={-3.5 + rng.gauss(0, 0.3):.4f} | G_loss={g:.4f} | Time=10.83s")
+    (tmp_path / "train_log.txt").write_text("\n".join(lines) + "\n")
+    an = analyze(str(tmp_path))
+    plateau = next(c for c in an.checks() if c.id == "plateau")
+    assert plateau.status.value == "PASS" and "not learning" not in plateau.summary, plateau.summary
+
+
+def test_a_grad_norm_spike_after_the_first_records_transient_is_found():
+    # fresh83's W&B run: 78, 89, 3060, 10979, 49, 24, 6123 ... before the grad norm settles at ~2; its first
+    # records' differences stayed in the robust rule's noise window and hid a 17x spike at step 37
+    head = [78.4, 89.1, 3060.5, 10979.4, 49.4, 24.1, 6123.9, 54.8, 7.5, 5.6, 46.8, 5.2, 6.2, 3.6, 16.6, 2.9]
+    head += [5.6, 4.3, 2.3, 2.6, 2.9, 2.9, 2.7, 3.1, 97.3, 6.8, 2.1, 3.9, 2.3, 2.3, 1.9, 2.0, 1.9, 2.1, 2.3, 2.3]
+    rng = random.Random(5)
+    tail = [36.4] + [2.0 * math.exp(rng.gauss(0, 0.08)) for _ in range(40)]
+    recs = [StepRecord(s, loss=1.5 - s / 200, grad_norm=g) for s, g in enumerate(head + tail, start=1)]
+    _, alerts = run(recs)
+    steps = [a.step for a in alerts if a.check == "grad_norm" and "spike" in a.message.lower()]
+    assert 37 in steps and 25 in steps, steps
+    run_both(recs)
+
+
+def test_a_flat_run_that_ends_in_nan_is_judged_up_to_its_last_finite_loss():
+    # fresh83's Octree run: flat for 369 steps, then NaN to step 774; the plateau is the finite losses'
+    # ("Loss never improved in 774 steps", said at 774), the NaN tail the NaN/Inf check's
+    recs = stuck_epochs(40) + [StepRecord(e, loss=math.nan, lr=1e-3) for e in range(40, 80)]
+    mon, alerts = run(recs)
+    (a,) = _of(alerts, "plateau")
+    assert a.step == 39 and "Loss never improved in 39 steps since step 0" in a.message
+    assert status(mon, "nonfinite") == "FAIL"
+    run_both(recs)

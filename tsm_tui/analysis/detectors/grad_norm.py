@@ -64,6 +64,24 @@ MEDIAN_JUMP = 2.0
 LOCAL_LAG = 2.0
 
 
+#: the robust rule's noise is its newer half's when that is this many times calmer than the whole
+#: window's: the first records' transient (a grad norm of 78, 3060, 10979, 49, 6123 ... before it settles
+#: at ~2) left its differences in the window for 32 records and hid a 17x spike at step 37 (fresh83's
+#: W&B run; issue 26: "a sigma inflated by the first records' transient must not hide a spike"). Ours:
+#: a stationary noise's two halves are rarely 2x apart (a 16-difference MAD's sd is ~30% of it)
+CALMER = 2.0
+
+
+def _calm_sd(tail: list[float]) -> float:
+    """``diff_sd`` of ``tail``, or of its newer half when that is CALMER x calmer (a transient left behind)."""
+    sd = diff_sd(tail)
+    if len(tail) >= ROBUST_NOISE:
+        new = diff_sd(tail[len(tail) // 2 :])
+        if CALMER * new <= sd:
+            return new
+    return sd
+
+
 #: a grad norm of exactly 0 in every one of at least this many records is no gradient at all
 #: (fresh6's LoRA run: loss 0.0 and grad norm 0.0 for 100 records read "PASS - median 0, max 0"; ours)
 ZERO_RECORDS = 20
@@ -233,7 +251,7 @@ class GradNormDetector(Detector):
         base = math.exp(level)
         if g < s.grad_robust_ratio * base:
             return None
-        sd = diff_sd(tail)
+        sd = _calm_sd(tail)
         z = (math.log(g) - level) / sd if sd > 1e-12 else math.inf
         if z >= s.sigma or g >= s.grad_huge_ratio * base or (g >= s.grad_wild_ratio * base and z >= s.sigma / 2):
             return base, z

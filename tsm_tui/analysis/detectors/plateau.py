@@ -674,7 +674,7 @@ class PlateauDetector(Detector):
         steps" from a 640-step window at its start). None otherwise."""
         if self.start is None:
             return None
-        now = self.state.last_step or 0
+        now = self._now()
         f = self._fit(self._span_first(), L)
         if f is None or not f.r - Z * f.se > 0:
             return None
@@ -1217,9 +1217,16 @@ class PlateauDetector(Detector):
 
     def _never_watch(self) -> bool:
         """The never-learned rule may still speak at a block's end: not said critical, the
-        run has not improved materially at any block, FIRST_RECORDS losses in. Never turns
+        run has not improved materially at any block, FIRST_RECORDS losses in; not for a GAN's or an
+        RL run's objective (a WGAN's generator loss rises as its critic learns: fresh82's 27 healthy
+        launches FAILed "not learning"; the labels exempt adversarial objectives). Never turns
         on again once off (the frames path completes blocks in bulk only while it is off)."""
-        return (self.never is None or not self.never[3]) and not self._learned and self._first_n >= FIRST_RECORDS
+        return (
+            (self.never is None or not self.never[3])
+            and not self._learned
+            and self._first_n >= FIRST_RECORDS
+            and self._kind.kind is None
+        )
 
     def _zero_watch(self) -> bool:
         """``_zero_floor`` may still speak: not said, and no constant 0 or constant at the floor said."""
@@ -1417,11 +1424,18 @@ class PlateauDetector(Detector):
             return [self._alert(Severity.WARNING, now, dur, lr_txt, hint)]
         return []
 
+    def _now(self) -> int:
+        """The step of the newest finite loss: the check judges the losses, and a NaN tail after them is
+        the NaN/Inf check's (fresh83's Octree run, NaN from step 369 to 774: "Loss never improved in
+        774 steps", said at 774); the log's last step while no loss came."""
+        b = self._cur if self._cur is not None and self._cur.n else (self.blocks[-1] if self.blocks else None)
+        return b.last if b is not None else (self.state.last_step or 0)
+
     def finalize(self) -> list[Alert]:
         """The log ended with a plateau proven but not yet said (its proof came within
         CONFIRM of the end), or a run that never learned: the report's verdict gets its
         alert and actions."""
-        out = self._never_learned(self.state.last_step or 0, end=True)
+        out = self._never_learned(self._now(), end=True)
         out += self._plateau_at_end()
         if not out:
             r = self._rise()
@@ -1513,7 +1527,7 @@ class PlateauDetector(Detector):
                 or (peak and lrs and median(lrs) <= self.settings.decayed_lr_frac * peak)
             ):
                 return []
-            self._short = (rest[0][0], max(rest[-1][0], self.state.last_step or 0), k * self._keep_every, a, b)
+            self._short = (rest[0][0], max(rest[-1][0], self._now()), k * self._keep_every, a, b)
             self._noisy = noisy
             self.level = b
             return [self._short_alert()]
@@ -1595,7 +1609,7 @@ class PlateauDetector(Detector):
             return None
         if after_stall and best[1] > self.longest[1]:  # type: ignore[index]
             return None  # (a new best after the stall: it improved)
-        now = self.state.last_step or 0
+        now = self._now()
         if now - best[1] < 2 * self.window_steps() or diverged(cur, best[0], self.settings):
             return None
         n = sd = 0.0
@@ -1611,7 +1625,7 @@ class PlateauDetector(Detector):
         return (best[0], best[1], cur) if cur >= bar else None
 
     def _rise_alert(self, best: float, at: int, cur: float) -> Alert:
-        now = self.state.last_step or 0
+        now = self._now()
         return Alert(
             self.id,
             Severity.WARNING,
@@ -1640,7 +1654,7 @@ class PlateauDetector(Detector):
     def _plateau_at_end(self) -> list[Alert]:
         if self.start is None or self.warned or self.failed or not self._proven or self._converged():
             return []
-        now = self.state.last_step or 0
+        now = self._now()
         dur, L = now - self.start, self.window_steps()
         if dur < L:
             return []
@@ -1798,7 +1812,7 @@ class PlateauDetector(Detector):
         if self.n < MIN_RECORDS:
             return self._result(Status.SKIP, f"{self.n} loss values: too few to judge")
         L = self.window_steps()
-        now = self.state.last_step or 0
+        now = self._now()
         dead = "; grad norm collapsed (dead units / optimizer state?)" if self.dead_hint else ""
         if self.const is not None and self._same_val == self.const[0] and self._same_from == self.const[1]:
             if self.const_floor:
@@ -1913,7 +1927,7 @@ class PlateauDetector(Detector):
             best, at, cur = r
             return self._result(
                 Status.WARN,
-                f"no progress for {(self.state.last_step or 0) - at} steps: loss {fmt(cur)}, "
+                f"no progress for {self._now() - at} steps: loss {fmt(cur)}, "
                 f"{cur / best - 1:.0%} above its best {fmt(best)} (step {at})",
             )
         if self.rising is not None:
