@@ -1780,6 +1780,27 @@ def test_a_phase_worded_epoch_header_and_its_metrics_on_the_next_lines(tmp_path)
     assert [(r.step, r.val_loss) for r in recs if r.val_loss is not None] == [(4, 5.99)]
 
 
+def test_a_validation_perplexity_is_the_validation_loss_as_its_log(tmp_path):
+    """OpenNMT-py prints "Validation perplexity: 74.75" and no validation loss (fresh81: over-fitting SKIP "no
+    evaluation / validation loss logged"): its log, at the last step read; a file that logs a validation loss
+    keeps it (the perplexity beside it stays an extra)."""
+    lines = []
+    for i in range(1, 41):
+        lines.append(
+            f"[2025-09-21 08:39:16,816 INFO] Step {50 * i}/ 5000; acc:  20.18; ppl: {900 / i:.2f}; xent: "
+            f"{math.log(900 / i):.2f}; lr: 0.00020; 4466/6179 tok/s;     32 sec"
+        )
+        if i % 10 == 0:
+            lines.append(f"[2025-09-21 08:43:41,636 INFO] Validation perplexity: {1000 / i:.4f}")
+    _, recs, reader = read(write(tmp_path, "onmt/train.log", "\n".join(lines) + "\n"))
+    val = [(r.step, round(r.val_loss, 4)) for r in recs if r.val_loss is not None]
+    assert val == [(500 * k, round(math.log(float(f"{1000 / (10 * k):.4f}")), 4)) for k in range(1, 5)]
+    assert reader.field_keys()["val_loss"] == ["Validation perplexity"]
+    both = [ln.replace("Validation perplexity: ", "Validation loss: 3.2, Validation perplexity: ") for ln in lines]
+    _, recs, reader = read(write(tmp_path, "both/train.log", "\n".join(both) + "\n"))
+    assert [r.val_loss for r in recs if r.val_loss is not None] == [3.2] * 4
+
+
 def test_an_epoch_header_that_never_moves_is_no_step(tmp_path):
     """fresh82's GNN loop prints "Epoch: 0-----" above every one of its losses (the epoch never moves):
     from the fourth header of the same epoch in a row, the records' ordinal is the step (read at step 0,

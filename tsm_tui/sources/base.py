@@ -31,6 +31,7 @@ from tsm_tui.sources.fields import (
     objective,
     counted_name,
     perplexity_named,
+    val_perplexity,
     phase_val,
     TIME_MS,
     overflowed,
@@ -299,6 +300,10 @@ class SourceReader:
                 out.setdefault(f, []).append(k)
             elif k in SAMPLE_KEYS:
                 out.setdefault("samples", []).append(k)
+        if "val_loss" not in out:  # (a validation perplexity read as its log: _val_perplexity)
+            ppl = [k for k, f in self._fields.items() if f is None and val_perplexity(k)]
+            if ppl:
+                out["val_loss"] = ppl
         ks = out.get("loss")
         if ks and len(ks) > 1:  # the key the loss is read from first (a total before its lm_loss term)
             out["loss"] = sorted(ks, key=lambda k: any(total_over(o, k) for o in ks))
@@ -412,6 +417,11 @@ class SourceReader:
                 got = True
                 if rec.val_loss is None and self.objective is not None and self.objective[0] == "named":
                     rec.val_loss = phase_val(self.objective[1][0], extra)
+        if rec.val_loss is None and extra is not None and not self._val_logged:
+            x = self._val_perplexity(extra)
+            if x is not None:
+                rec.val_loss = x
+                got = True
         if rec.val_loss is not None and rec.loss is not None:
             self.placeholders.record(rec, self)
         if not got:
@@ -434,6 +444,21 @@ class SourceReader:
             rec.samples = samples
         self.records += 1
         return rec
+
+    @property
+    def _val_logged(self) -> bool:
+        """The file logs a validation loss of its own (a key read as one)."""
+        return "val_loss" in self._fields.values()
+
+    @staticmethod
+    def _val_perplexity(extra: dict) -> float | None:
+        """The validation loss a record's validation perplexity stands for (``fields.val_perplexity``): its
+        log, the cross-entropy (NaN / inf kept; under 1 no perplexity: None); the key leaves the extras."""
+        for k in extra:
+            if val_perplexity(k):
+                x = extra.pop(k)
+                return math.log(x) if x >= 1.0 else (x if x != x else None)
+        return None
 
     def objective_value(self, extra: dict, stepped: bool = True) -> float | None:
         """The objective of a record that logs no total, from its extras (the rule:

@@ -1123,6 +1123,17 @@ def named_objective(keys) -> tuple[str, tuple[str, ...]] | None:
     return ("named", (SYMBOL_KEY,)) if SYMBOL_KEY in keys else None
 
 
+#: a validation perplexity: the exp of the validation cross-entropy, read as its log where a file logs no
+#: validation loss (OpenNMT-py's "Validation perplexity: 74.75", Sockeye's "Validation-ppl=149.86": fresh81,
+#: their over-fitting check SKIP "no evaluation / validation loss logged")
+_VAL_PPL = re.compile(r"^(?:validation|valid|val|eval|evaluation|dev)[/_.](?:ppl|perplexity)$")
+
+
+def val_perplexity(key: str) -> bool:
+    """``key`` names a validation perplexity (_VAL_PPL)."""
+    return _VAL_PPL.match(normalise(key)) is not None
+
+
 def perplexity_named(key: str) -> bool:
     """``key`` names a training perplexity, an objective read as its log (_NAMED_OBJECTIVES)."""
     return _named_what(key) == PERPLEXITY

@@ -44,6 +44,7 @@ from tsm_tui.sources.fields import (
     normalise,
     phase_word,
     scale_of_log2,
+    val_perplexity,
 )
 from tsm_tui.sources.text_groups import BATCH_HEADER, LineGroups, dict_counter
 from tsm_tui.sources.jsonl import _loads as _json_loads, flatten as _flatten
@@ -1308,7 +1309,8 @@ class KeyValueTextReader(LineGroups, LineReader):
         m = PHASE_COUNTER.search(line)
         if m is not None and m.start() <= HEADER_PREFIX:
             return self._phase_record(line, m)
-        if "oss" not in line and "OSS" not in line:
+        ppl = "erplexity" in line or "ppl" in line  # (a validation perplexity: fields.val_perplexity)
+        if "oss" not in line and "OSS" not in line and not ppl:
             return None
         pairs = PAIR.findall(line)
         spaced = False
@@ -1317,7 +1319,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             if m is None:
                 return None
             pairs, spaced = [(m.group(1), m.group(2))], True  # ("Mean loss 864.39": alone on its line)
-        fields = [self.field(k) for k, _ in pairs]
+        fields = [self.field(k) or ("val_loss" if ppl and val_perplexity(k) else None) for k, _ in pairs]
         in_eval = self._evalsec is not None and "loss" in fields  # (an evaluation section's loss: ST-GCN's
         if ("val_loss" in fields and "loss" not in fields) or in_eval:  # "Eval epoch: 4" / "\tmean_loss: 5.99")
             if self.records == 0 or self._last_step < 0:
