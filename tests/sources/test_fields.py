@@ -421,3 +421,19 @@ def test_a_log_of_perplexity_alone_is_read_as_its_log(tmp_path, capsys):
     want = [math.log(16615.48), math.log(2.07e151), math.log(float("6" * 282))]
     assert all(math.isclose(a, b, rel_tol=1e-6) for a, b in zip(got, want)) and len(got) == 3
     assert field_for("val_ppl") is None and loss_role("ppl") is None  # (never a term beside a loss)
+
+
+@pytest.mark.parametrize(
+    "key, field",
+    [
+        ("grad_2_norm_step", "grad_norm"),  # (fresh86's DiffWave CSVLogger: "not in the log: grad norm")
+        ("grad_2_norm", "grad_norm"),
+        ("grad_norm_step", "grad_norm"),
+        ("train/grad_norm_step", "grad_norm"),
+        ("grad_2.0_norm_total_step", "grad_norm"),
+        ("grad_2_norm_epoch", None),  # (the epoch's mean beside the per-step series)
+        ("grad_norm_epoch", None),
+    ],
+)
+def test_lightnings_step_suffix_on_a_grad_norm(key, field):
+    assert field_for(key) == field

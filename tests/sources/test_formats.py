@@ -745,6 +745,21 @@ def test_csv_batch_column_that_counts_within_each_epoch(tmp_path):
     assert [r.step for r in recs][-3:] == [21, 22, 23]
 
 
+def test_a_second_table_written_into_a_csv_is_counted_not_a_new_header(tmp_path):
+    # rllab's logger (fresh85's OptionGAN progress.csv): a 3-column table's header, then its rows between
+    # the main table's; read as a new header, every later row of the main table was "wrong number of cells"
+    main = "SurrogateLoss,vf_loss,Entropy,Iteration"
+    rows = [f"{2 - i / 10},{0.3 + i / 50},4.2,{i}" for i in range(8)]
+    other = ["MeanGateDist,MinGateDist,MaxGateDist"] + ["[0.27 0.72],[0.16 0.61],[0.38 0.83]"] * 7
+    lines = [main, rows[0]] + [x for pair in zip(other, rows[1:]) for x in pair]
+    _, recs, reader = read(write(tmp_path, "progress.csv", "\n".join(lines) + "\n"))
+    assert [r.step for r in recs] == list(range(8)) and reader.skipped == 7  # (its header and 6 rows)
+    # Lightning's rewrite with a new column (a header sharing the old names) still replaces the header
+    text = "step,train_loss\n0,2.0\n1,1.9\nstep,train_loss,val_loss\n0,2.0,\n1,1.9,\n1,,2.1\n2,1.8,\n"
+    _, recs, reader = read(write(tmp_path, "metrics.csv", text))
+    assert [r.val_loss for r in recs if r.val_loss is not None] == [2.1] and reader.skipped == 0
+
+
 def test_csv_global_step_beside_the_epoch_is_taken_as_it_is(tmp_path):
     # Lightning CSVLogger's 'step' counts on across epochs: never offset
     text = "epoch,step,train_loss\n" + "".join(f"{s // 10},{s},{3 - s / 100}\n" for s in range(40))

@@ -89,6 +89,7 @@ class CsvReader(LineReader):
         self._split = False  # a split / phase column (fields.split_scoped)
         self._delim = ","
         self._row = 0  # data rows read (the step of a table with no step column)
+        self._other_width: int | None = None  # the width of a second table written into the file (OTHER_TABLE)
         #: the step column beside an epoch column: a global step or a batch index within each
         #: epoch (strict: Lightning's epoch-end row repeats its global step under the next epoch)
         self._epochs = EpochCounter(strict=True)
@@ -113,9 +114,20 @@ class CsvReader(LineReader):
         if row == self.header:
             return []  # the header again (Lightning's rewrite, a concatenated file)
         if len(row) != len(self.header):
+            if len(row) == self._other_width:
+                self.skip(OTHER_TABLE)
+                return []
             # Lightning rewrites the file with a new header when a column appears:
             # a row that looks like a header replaces the old one
             if all(field_for(c) is not None or not _is_number(c) for c in row) and not any(_is_number(c) for c in row):
+                if self.records and self.header is not None and not set(self.header) & {c.strip() for c in row}:
+                    # ... but a header with none of the table's names, after its records, is a second table's
+                    # written into the same file, its rows between the table's (rllab's logger: OptionGAN's
+                    # "MeanGateDist,MinGateDist,MaxGateDist" under a 30-column progress.csv: fresh85, every
+                    # row after it "wrong number of cells")
+                    self._other_width = len(row)
+                    self.skip(OTHER_TABLE)
+                    return []
                 self._set_header(row)
                 return []
             self.skip("wrong number of cells")
@@ -188,6 +200,7 @@ class CsvReader(LineReader):
                 self._fields[at] = "loss"
 
 
+OTHER_TABLE = "a second table's line (another header and its rows between the table's)"
 _DECIMAL_COMMA = re.compile(r"[-+]?\d++,\d++(?:[eE][-+]?\d++)?")
 
 

@@ -165,6 +165,8 @@ ALIASES = {
     "gradient_norm": "grad_norm",
     "grad_l2_norm": "grad_norm",
     "grad_2.0_norm_total": "grad_norm",
+    "grad_2_norm": "grad_norm",  # (Lightning's grad_norm(model, norm_type=2) logged by hand: fresh86's DiffWave CSVs)
+    "grad_2_norm_total": "grad_norm",
     "grad_norm/total": "grad_norm",
     "train/gradient_norm": "grad_norm",
     "grad_2.0_norm/total": "grad_norm",
@@ -528,6 +530,11 @@ def field_for(key: str) -> str | None:
         if k.startswith(p):
             # lr-AdamW/pg2 etc: only the first param group
             return f if ("/pg" not in k or k.endswith("/pg1")) and "momentum" not in k else None
+    if k.endswith("_step") and "norm" in k:
+        # Lightning's granularity suffix on a grad norm logged with on_step=True ("grad_2_norm_step"; its
+        # "_epoch" twin is the epoch's mean, no step's value: not read)
+        if field_for(k[:-5]) == "grad_norm":
+            return "grad_norm"
     f = _scoped(k) or _split_named(k)
     if f is None and _CAMEL.search(key):
         # a camelCase name ("MeanLoss" of the PyTorch Mario tutorial's MetricLogger, "TrainLoss",
