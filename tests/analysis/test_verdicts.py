@@ -63,9 +63,11 @@ def test_spike_no_recover_sample_is_critical_at_1020_and_plateau_does_not_call_i
 # -- 2. lasting damage is not recovery --------------------------------------------------------
 def test_lr_bump_for_the_rest_of_the_run_is_lasting_damage_with_its_cause():
     mon, alerts = feed("case_lr_bump_damaged")
-    assert of(alerts, "loss_spike") == [(801, "warning"), (805, "critical"), (851, "warning")]  # one page per incident
+    # one page per incident; the damage is said once the new level holds the middle of the rolling window (its
+    # median crossed at 851: a median alone jumps between the two modes of a mixed loss, fresh85's MONAI run)
+    assert of(alerts, "loss_spike") == [(801, "warning"), (805, "critical"), (866, "warning")]
     dmg = [a for a in alerts if a.check == "loss_spike"][-1]
-    assert "lasting damage" in dmg.message and "1.6" in dmg.message and dmg.cause == "lr"
+    assert "lasting damage" in dmg.message and "1.55x" in dmg.message and dmg.cause == "lr"  # (settled at 2.9: 1.51x)
     assert dmg.actions[0].startswith("Restart from the last checkpoint before step 801")
     assert dmg.actions[1].startswith("Restore the LR schedule: the LR went from")
     res = check(mon, "loss_spike")
@@ -169,7 +171,7 @@ def test_a_bad_batch_that_never_recovers_is_not_a_bad_batch():
     # not logged, so an LR change cannot be ruled out) and "skip the batch" goes
     mon, alerts = feed("case_damage_no_lr")
     ls = [a for a in alerts if a.check == "loss_spike"]
-    assert [(a.step, a.cause) for a in ls] == [(1201, "data"), (1205, "optimizer"), (1251, "optimizer")]
+    assert [(a.step, a.cause) for a in ls] == [(1201, "data"), (1205, "optimizer"), (1269, "optimizer")]
     assert "the LR is not logged, so an LR change cannot be ruled out" in ls[1].message
     assert check(mon, "loss_spike").summary.endswith("lasting damage; likely optimizer state")
     assert not any(x.startswith("Inspect and skip the batch") for x in mon.actions())

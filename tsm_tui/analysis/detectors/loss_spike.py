@@ -38,6 +38,7 @@ from tsm_tui.analysis.detectors.stats import (
     RunningLine,
     diff_sd,
     diff_spread,
+    iqm_of,
 )
 from tsm_tui.analysis.detectors.grad_norm import PEAK_REALERT, SPIKE_GAP
 from tsm_tui.analysis.detectors.stats import median as _median
@@ -357,6 +358,8 @@ class LossSpikeDetector(Detector):
         self._lvl_after: tuple[int, _Incident] | None = None  # (self.n at the return, the paged incident) (LEVEL_N)
         self._first: float | None = None  # the first loss > 0 (the spike floor's scale: _delta)
         self._best_med: float | None = None
+        #: the middle half's mean (stats.iqm_of) of the window whose median was the best (_middle_moved)
+        self._best_iqm: float | None = None
         self._best_step: int | None = None
         self._incident: _Incident | None = None
         self.incidents: list[_Incident] = []
@@ -685,7 +688,7 @@ class LossSpikeDetector(Detector):
             self._loc.extend(fed[max(0, stop - LOCAL) : stop].tolist())
             self._ctx.extend(_ctx_rows(fr, idx[max(0, stop - CTX) : stop]))
             if best is not None:
-                self._best_med, self._best_step = best
+                self._best_med, self._best_step, self._best_iqm = best
             if self._creep is not None:
                 rows = idx[:stop]
                 got = self._creep.push_many(fr.step[rows], fed[:stop], lr[rows] if lr is not None else None)
@@ -716,6 +719,18 @@ class LossSpikeDetector(Detector):
         if small:
             return ratio >= SMOOTH_RATIO and z >= s.sigma
         return (ratio >= s.spike_factor and z >= s.spike_min_z) or (z >= s.sigma and ratio >= SIGMA_MIN_RATIO)
+
+    def _middle_moved(self) -> bool:
+        """The level rose with the rolling median: the window's interquartile mean (stats.iqm_of)
+        ``diverged`` from the best window's too (unknown: True). A loss of two modes mixed (per-case
+        losses with a batch of 1, some cases stuck at ~0.52 while the others fall to ~0.2) has a median
+        that jumps from one mode to the other as their shares cross a half (fresh85's MONAI spleen run:
+        "diverging" 1.6x and 1.5x on a healthy run whose epoch means rose 29%); the middle half of the
+        window moves with the shares. A loss that climbs moves both; one that shifts to a higher level
+        is said once the new level holds the middle of the window (a 1.5x shift: ~15 records after its
+        median crossed, in a window of 100). Ours."""
+        q, qb = self._recent.iqm(), self._best_iqm
+        return q is None or qb is None or bool(diverged(q, qb, self.settings))
 
     def _divergence_scan(self, fr, idx, xs, stop: int):
         """First row (before ``stop``) where ``_divergence`` would
@@ -750,7 +765,14 @@ class LossSpikeDetector(Detector):
         u = np.flatnonzero(upd[:end])
         if u.size:
             j = int(u[-1])
-            best = (float(c[j]), int(fr.step[idx[v0 + j]]))
+            # (the best window's middle half: the window after row v0 + j, as update() would see it)
+            L0 = len(self._recent)
+            seq = np.concatenate((np.fromiter(self._recent.values(), float, L0), xs[: v0 + j + 1]))
+            best = (
+                float(c[j]),
+                int(fr.step[idx[v0 + j]]),
+                iqm_of(np.sort(seq[max(0, seq.size - self._recent.size) :])),
+            )
         return stop_at, best
 
     def _test(self, x: float, med: float, recent=None, window: bool = True) -> tuple[bool, float, float]:
@@ -1373,7 +1395,7 @@ class LossSpikeDetector(Detector):
             # a loss settled at a worse level: that level is the reference from now on (the
             # rolling median against the pre-spike best would call it divergence again)
             self._recent.clear()
-            self._best_med = self._best_step = None
+            self._best_med = self._best_step = self._best_iqm = None
         else:  # diverging or not recovered: the same incident until the loss is back
             self._paged, self._paged_ok = inc, 0
         b = inc.baseline
@@ -1425,9 +1447,10 @@ class LossSpikeDetector(Detector):
             return []
         if self._best_med is None or cur < self._best_med:
             self._best_med, self._best_step = cur, rec.step
+            self._best_iqm = self._recent.iqm()
             return []
         best = self._best_med
-        if diverged(cur, best, self.settings):
+        if diverged(cur, best, self.settings) and self._middle_moved():
             self._diverged_at = rec.step
             if self._diverged_first is None:
                 self._diverged_first = self._best_step or rec.step
@@ -1648,6 +1671,7 @@ class LossSpikeDetector(Detector):
             return []
         self._diverged_at = rec.step
         self._best_med, self._best_step = low
+        self._best_iqm = None  # (a short log's low, no window's)
         if self._diverged_first is None:
             self._diverged_first = low[1]
             self._diverged_best = low[0]
@@ -1714,7 +1738,7 @@ class LossSpikeDetector(Detector):
         self._logm.clear()
         self._delay.clear()
         self._recent.clear()
-        self._best_med = self._best_step = None
+        self._best_med = self._best_step = self._best_iqm = None
         self._diverged_at = self._diverged_first = self._diverged_best = None
         self._climb_reset()
         if self._creep is not None:

@@ -17,6 +17,16 @@ import bottleneck as bn
 import numpy as np
 
 
+def iqm_of(ordered) -> float:
+    """The interquartile mean of ``ordered`` (ascending, not empty; a list or an array): the mean of
+    its middle half, exactly rounded (the same number from a record's window and a frame's). A level
+    that moves smoothly where the median of a two-mode window jumps from one mode to the other."""
+    n = len(ordered)
+    a, b = n // 4, n - n // 4
+    mid = ordered[a:b]
+    return math.fsum(mid.tolist() if isinstance(mid, np.ndarray) else mid) / (b - a)
+
+
 class RollingMedian:
     """Median of the last ``size`` values: a deque for order, a sorted list for rank.
 
@@ -92,6 +102,10 @@ class RollingMedian:
     def sorted_values(self) -> list[float]:
         """The window in ascending order (read-only)."""
         return self._sorted
+
+    def iqm(self) -> float | None:
+        """The mean of the window's middle half (``iqm_of``); None while it is empty."""
+        return iqm_of(self._sorted) if self._sorted else None
 
     def get(self) -> float | None:
         n = len(self._sorted)
