@@ -382,6 +382,43 @@ def test_launches_printed_two_ways(tmp_path, capsys):
     assert used(rep)["records"] >= 2 + 3 * 60 - 6
 
 
+def test_a_gans_relaunches_under_a_banner_are_new_runs(tmp_path, capsys):
+    """A WGAN print loop launched 5 times into one file, each launch under its "TRAIN started at" banner from
+    epoch 1 and stopped at epoch 30 of 100: a generator loss may start where the last run ended (it does not
+    fall as a GAN learns), so the level test read such launches as resumes and their epochs overwrote each
+    other (fresh82's grid: 27 launches read as 14)."""
+    rng = random.Random(4)
+    rows = []
+    for launch in range(5):
+        rows.append(f"TRAIN started at Fri Oct 24 1{launch}:45:03 2025")
+        for e in range(1, 31):  # (launches 0, 2, 4 from ~0.05, as their critic learns; 1 and 3 from ~3.4)
+            g = (3.5 - 3.4 * math.exp(-e / 3) if launch % 2 == 0 else 3.5 + 0.2 * math.sin(e / 4)) + rng.gauss(0, 0.05)
+            rows.append(f"Epoch {e}/100 | D_loss={-3.5 + rng.gauss(0, 0.3):.4f} | G_loss={g:.4f} | Time=10.83s")
+    (tmp_path / "train_log.txt").write_text("\n".join(rows) + "\n")
+    main([str(tmp_path), "--report"])
+    out = capsys.readouterr().out
+    assert "launches: 5 in this file (start 1-30, new run 1-30, new run 1-30, new run 1-30, new run 1-30)" in out, out
+
+
+@pytest.mark.parametrize(
+    "line, banner",
+    [
+        ("TRAIN started at Fri Oct 24 19:45:03 2025", True),
+        ("2024-05-01 10:00:00 INFO Training started at 2024-05-01", True),
+        ("Starting training...", True),
+        ("Start training", True),
+        ("Starting training epoch 3", False),  # (a loop's per-epoch line: no new process)
+        ("Start training: epoch 1", False),
+        ("epoch 3 started at 10:00:02", False),
+        ("restarted at step 500", False),
+    ],
+)
+def test_a_scripts_own_start_line_is_a_launch_banner(line, banner):
+    from tsm_tui.sources.launches import is_banner
+
+    assert is_banner(line) is banner
+
+
 def test_marian_training_and_validation_lines(tmp_path, capsys):
     rows = ["[2019-03-31 05:30:16] [marian] Marian v1.7.6 02f4af4 2018-12-12 18:51:10 -0800"]
     for i in range(1, 61):

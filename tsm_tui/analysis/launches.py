@@ -68,6 +68,7 @@ import numpy as np
 
 from tsm_tui.core.frame import is_resume
 from tsm_tui.core.record import StepRecord
+from tsm_tui.sources.fields import ObjectiveKind
 
 LEVEL_N = 5  # losses at a series' start and end whose median is its level (ours: trainproof's dead-run rule uses 5)
 MAX_LAUNCHES = 64  # launch segments kept (ours)
@@ -149,6 +150,8 @@ class Launches:
         self._quiet = 0  # records left in which no replay is looked for
         self._lr_max = 0.0  # the highest finite LR the series judged now logged (LR_NEW) ...
         self._lr_n = 0  # ... and how many it logged
+        #: a GAN's or an RL run's objective: its level says nothing of a restart (``decide``)
+        self.kind = ObjectiveKind()
 
     def _open(self, rec: StepRecord, kind: str) -> None:
         stub = self.segments[-1] if self.segments and self.segments[-1]["kind"] == "no loss" else None
@@ -355,7 +358,15 @@ class Launches:
         # (a banner or a new training's name marked it, its step went back to the start, and not one finite
         # loss says it goes on from where the run stopped: a new process from its start; fresh52's GRU and
         # TGAN launches, NaN from epoch 1, were read as resumes of the LSTM before them)
-        kind = "new run" if self._fresh(losses) or (first.launch and not losses) or self._new_lr(recs) else "resume"
+        # (... or a banner marked it and the objective is a GAN's or an RL run's: their losses do not fall as a run
+        # learns, so a fresh start is at the level the last run reached; fresh82's WGAN grid, 27 launches each
+        # from epoch 1 under 'TRAIN started at', read as 14, its runs' epochs overwritten)
+        adversarial = first.launch and self.kind.kind is not None
+        kind = (
+            "new run"
+            if self._fresh(losses) or (first.launch and not losses) or self._new_lr(recs) or adversarial
+            else "resume"
+        )
         self._open(first, kind)
         return kind, recs
 
@@ -396,6 +407,8 @@ class Launches:
 
     def seen(self, rec: StepRecord) -> None:
         """A record with metrics fed (after ``boundary``)."""
+        if rec.extra:
+            self.kind.see(rec.extra)
         if not self.segments:
             self._open(rec, "start")
         elif self.segments[-1]["kind"] == "no loss":

@@ -286,6 +286,8 @@ class Monitor:
         return out
 
     def _feed_part(self, fr: Frame) -> list[Alert]:
+        if fr.extra:
+            self.launches.kind.see(fr.extra)
         self.launches.seen_frame(fr.step, fr.cols.get("loss"), fr.cols.get("lr"))
         fs = fr._state = FrameState(self.state, fr)
         self.records += fr.n

@@ -18,7 +18,8 @@ Trainer's ``***** Running training *****``, Megatron's ``---- arguments ----`` a
 scratch`` / ``Resuming training from``, a script's ``Resuming from <checkpoint>`` (a real
 corpus log: a resume after a native crash that printed no traceback), torchtitan's ``Starting job:``, keithito Tacotron's (and its forks') ``Starting new training run``, torchrun's
 ``Setting OMP_NUM_THREADS environment variable``, DeepSpeed's launcher
-``[launch.py:...] ... WORLD INFO DICT``.
+``[launch.py:...] ... WORLD INFO DICT``, a script's own ``TRAIN started at <date>`` / ``Start training`` /
+``Starting training`` (fresh82's WGAN grid printed one above each of its 27 launches).
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ KEYS = (
     "new training run",
     "OMP_NUM_THREADS",
     "WORLD INFO",
+    "started at",
+    "tart training",
+    "tarting training",
 )
 
 LAUNCH = re.compile(
@@ -48,6 +52,7 @@ LAUNCH = re.compile(
     r"|> initializing torch distributed|GPU available: (?:True|False)|wandb: Tracking run with wandb"
     r"|Initializing a new model from scratch|Resuming training from|^Resuming from \S|Starting job: |Starting new training run"
     r"|Setting OMP_NUM_THREADS environment variable|WORLD INFO DICT"
+    r"|(?i:\b(?:train(?:ing)? started at|start(?:ing)? training\b(?![\s:]*+(?:epoch|step|iter|batch|round)))\b)"
 )
 
 _KEYS_B = tuple(k.encode() for k in KEYS)
