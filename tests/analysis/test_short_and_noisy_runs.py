@@ -467,3 +467,18 @@ def test_a_median_jumping_between_two_modes_is_no_divergence():
     _, alerts = run(climb)
     assert [a for a in alerts if a.key == "loss_divergence"]
     run_both(climb)
+
+
+def test_the_never_learned_rule_counts_steps_not_each_ranks_records():
+    # fresh88's 8-rank IPU benchmark: 80 records of 10 steps, flat, FAILed "not learning"; 20 steps are needed,
+    # however many ranks print each
+    def ranks(steps, seed=0):
+        rng = random.Random(seed)
+        return [StepRecord(s, loss=3.8 * math.exp(rng.gauss(0, 0.01))) for s in range(steps) for _ in range(8)]
+
+    mon, alerts = run(ranks(10))
+    assert not _of(alerts, "plateau") and status(mon, "plateau") == "SKIP"
+    run_both(ranks(10))
+    mon, alerts = run(ranks(40))
+    assert [a for a in _of(alerts, "plateau") if "never improved" in a.message]
+    run_both(ranks(40))

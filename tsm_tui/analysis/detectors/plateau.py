@@ -353,6 +353,10 @@ class PlateauDetector(Detector):
         self._strict = True
         self._slow: float | None = None  # the improvement per window of a slow span
         self._first_n = 0  # the run's first level: mean of its first FIRST_RECORDS losses
+        #: steps with a loss, each counted once (the highest so far, and how many times it rose): the never-learned
+        #: rule's length is in steps (fresh88's 8-rank IPU benchmark, 80 records of 10 steps, FAILed "not learning")
+        self._step_hi: int | None = None
+        self._steps_n = 0
         self._first_s = 0.0
         self._same_val: float | None = None  # the current run of identical loss values
         self._same_from: int | None = None
@@ -437,6 +441,9 @@ class PlateauDetector(Detector):
         if self._cap is not None and x > self._cap:
             self._spike_at = step
             b.spk += 1
+        if self._step_hi is None or step > self._step_hi:
+            self._step_hi = step
+            self._steps_n += 1
         if self._first_n < FIRST_RECORDS:
             self._first_n += 1
             self._first_s += x
@@ -1004,6 +1011,16 @@ class PlateauDetector(Detector):
         hit = np.flatnonzero((n >= CONST_RECORDS) & (span > 0) & ~(steps - src < CONST_FRAC * span))
         return int(hit[0]) if hit.size else None
 
+    def _count_steps(self, steps) -> None:
+        """``_row``'s count of the steps above every one before them, and the highest, for rows of a frame."""
+        if not steps.size:
+            return
+        lo = self._step_hi
+        seq = steps if lo is None else np.concatenate((np.array([lo], dtype=steps.dtype), steps))
+        hi = np.maximum.accumulate(seq)
+        self._steps_n += int(np.count_nonzero(hi[1:] > hi[:-1])) + (1 if lo is None else 0)
+        self._step_hi = int(hi[-1])
+
     def _add(self, x, steps, gn, lr=None) -> None:
         if self._t0 is None:
             self._t0 = int(steps[0])
@@ -1014,6 +1031,7 @@ class PlateauDetector(Detector):
         if b is None:
             b = self._cur = _Block(int(steps[0]))
         self.n += x.size
+        self._count_steps(steps)
         if self._first_n < FIRST_RECORDS:
             k = min(x.size, FIRST_RECORDS - self._first_n)
             self._first_s = _seq_sum(self._first_s, x[:k])
@@ -1131,6 +1149,7 @@ class PlateauDetector(Detector):
                 b.spk = int(hit.size)
                 self._spike_at = int(steps[i * bs + int(hit[-1])])
             self.n += bs
+            self._count_steps(steps[i * bs : (i + 1) * bs])
             if lr is not None:
                 if not fixed:
                     sched.update_many(lr[i * bs : (i + 1) * bs])
@@ -1186,7 +1205,7 @@ class PlateauDetector(Detector):
         check); NEVER_MIN_RECORDS losses in a log that starts at the run's beginning and
         has not improved materially at any block. (Judged on the run as a whole only, see
         ``_never_learned``: a run that ends inside its warm-up never learned either.)"""
-        if self._learned or self._first_n < FIRST_RECORDS or self.n < NEVER_MIN_RECORDS:
+        if self._learned or self._first_n < FIRST_RECORDS or self._steps_n < NEVER_MIN_RECORDS:
             return None
         span = now - (self._t0 if self._t0 is not None else now)
         f = self._fit(0, span) if span > 0 else None
@@ -1468,6 +1487,7 @@ class PlateauDetector(Detector):
             or self.never is not None
             or self._running_means()
             or len(keep) < SHORT_MIN_RECORDS
+            or self._steps_n < SHORT_MIN_RECORDS  # (steps, not records: 8 ranks printing 10 steps are 10)
         ):
             return []
         # a judged log that converged: by its LR (decayed) it is exempt; by its plan (end_progress reached), only
