@@ -437,3 +437,14 @@ def test_a_log_of_perplexity_alone_is_read_as_its_log(tmp_path, capsys):
 )
 def test_lightnings_step_suffix_on_a_grad_norm(key, field):
     assert field_for(key) == field
+
+
+def test_a_sum_beside_unnamed_loss_terms_is_the_total(tmp_path):
+    """TabDDPM prints its two diffusion terms and their sum ("Step 500/30000 MLoss: 0.0 GLoss: 0.2917 Sum: 0.2917",
+    fresh88: exit 2): the sum is the loss, as a bare "total" is."""
+    text = "".join(
+        f"Step {500 * i}/30000 MLoss: 0.0 GLoss: {0.3 - i / 1000:.4f} Sum: {0.3 - i / 1000:.4f}\n" for i in range(1, 41)
+    )
+    fmt, recs, reader = read(write(tmp_path, "results/training_log.txt", text))
+    assert [r.step for r in recs] == [500 * i for i in range(1, 41)]
+    assert recs[0].loss == 0.299 and reader.objective == ("total", ("Sum",))
