@@ -113,6 +113,10 @@ class RunFacts(dict):
             self[k] = v
 
 
+#: extra keys whose "is it a validation perplexity" answer a reader remembers (bounded; ours)
+PPL_KEYS = 4096
+
+
 class SourceReader:
     """What every reader of a source is (a text log, a binary tracker file, a file rewritten
     whole): its records, fields, skips and run facts; ``kind`` says how it is fed. The text
@@ -150,6 +154,7 @@ class SourceReader:
         self.skip_reasons: dict[str, int] = {}
         self.run_info: dict[str, object] = RunFacts()
         self._fields: dict[str, str | None] = {}
+        self._ppl: dict[str, bool] = {}  # extra key -> a validation perplexity (``_val_perplexity``)
         self._last_step = 0
         #: records whose step was inferred by counting (the log names none)
         self.inferred_steps = 0
@@ -417,7 +422,7 @@ class SourceReader:
                 got = True
                 if rec.val_loss is None and self.objective is not None and self.objective[0] == "named":
                     rec.val_loss = phase_val(self.objective[1][0], extra)
-        if rec.val_loss is None and extra is not None and not self._val_logged:
+        if rec.val_loss is None and extra is not None:
             x = self._val_perplexity(extra)
             if x is not None:
                 rec.val_loss = x
@@ -445,17 +450,20 @@ class SourceReader:
         self.records += 1
         return rec
 
-    @property
-    def _val_logged(self) -> bool:
-        """The file logs a validation loss of its own (a key read as one)."""
-        return "val_loss" in self._fields.values()
-
-    @staticmethod
-    def _val_perplexity(extra: dict) -> float | None:
-        """The validation loss a record's validation perplexity stands for (``fields.val_perplexity``): its
-        log, the cross-entropy (NaN / inf kept; under 1 no perplexity: None); the key leaves the extras."""
+    def _val_perplexity(self, extra: dict) -> float | None:
+        """The validation loss a record's validation perplexity stands for (``fields.val_perplexity``) in a
+        file that logs no validation loss of its own: its log, the cross-entropy (NaN / inf kept; under 1 no
+        perplexity: None); the key leaves the extras. Each key is looked at once (``_ppl``)."""
+        seen = self._ppl
         for k in extra:
-            if val_perplexity(k):
+            hit = seen.get(k)
+            if hit is None:
+                hit = val_perplexity(k)
+                if len(seen) < PPL_KEYS:
+                    seen[k] = hit
+            if hit:
+                if "val_loss" in self._fields.values():
+                    return None  # (the file's own validation loss: the perplexity stays an extra)
                 x = extra.pop(k)
                 return math.log(x) if x >= 1.0 else (x if x != x else None)
         return None

@@ -1603,7 +1603,7 @@ class KeyValueTextReader(LineGroups, LineReader):
                     EPOCH_STEP.search(line)
                     or EPOCH_BRACKETS.search(line)
                     or ESPNET_EPOCH.search(line)
-                    or ("B=" in line and EB_LETTERS.search(line) or None)
+                    or (EB_LETTERS.search(line) if "B=" in line else None)
                 )
                 if s is None:
                     c = COUNTER_EPOCH.search(line)
