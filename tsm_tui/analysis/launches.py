@@ -428,9 +428,11 @@ class Launches:
             self.seen_loss(rec.step, loss)
             self._tail.append(loss)
 
-    def seen_frame(self, steps, losses, lrs=None) -> None:
+    def seen_frame(self, steps, losses, lrs=None, extra=None) -> None:
         """Rows of a frame (no boundary inside: the Monitor splits frames at resumes and
-        replay candidates); the same state as ``seen`` row by row."""
+        replay candidates); the same state as ``seen`` row by row (``extra``: the frame's extra columns)."""
+        if extra:
+            self.kind.see(extra)
         if lrs is not None and lrs.size:
             fin = lrs[np.isfinite(lrs)]
             if fin.size:

@@ -286,9 +286,7 @@ class Monitor:
         return out
 
     def _feed_part(self, fr: Frame) -> list[Alert]:
-        if fr.extra:
-            self.launches.kind.see(fr.extra)
-        self.launches.seen_frame(fr.step, fr.cols.get("loss"), fr.cols.get("lr"))
+        self.launches.seen_frame(fr.step, fr.cols.get("loss"), fr.cols.get("lr"), fr.extra)
         fs = fr._state = FrameState(self.state, fr)
         self.records += fr.n
         if "loss" in fr.cols:

@@ -117,14 +117,20 @@ def gb_text(raw: bytes) -> str | None:
     return text
 
 
+def not_utf8(raw: bytes) -> tuple[str, bool]:
+    """Bytes that are not UTF-8 as text: GBK Chinese (``gb_text``; True), else UTF-8 with the bad bytes
+    replaced (False). The one fallback of the sniffers (``decode_text``) and the readers
+    (``sources.lines.decode_line``, which counts which it was)."""
+    gb = gb_text(raw)
+    return (gb, True) if gb is not None else (raw.decode("utf-8", "replace"), False)
+
+
 def decode_text(raw: bytes) -> str:
-    """One line's bytes as text: UTF-8, else GBK Chinese (``gb_text``), else UTF-8 with the bad bytes
-    replaced (the sniffers' decode; ``sources.lines.decode_line`` is the readers' and counts)."""
+    """One line's bytes as text: UTF-8, else ``not_utf8``'s (the sniffers' decode)."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        gb = gb_text(raw)
-        return gb if gb is not None else raw.decode("utf-8", "replace")
+        return not_utf8(raw)[0]
 
 
 def looks_text(raw: bytes) -> bool:

@@ -12,7 +12,7 @@ bytes into lines with these rules:
 - a line longer than ``MAX_LINE`` is counted once (``LONG_LINE``) and never parsed:
   an unfinished one is dropped up to its newline as it comes (memory stays bounded);
 - bytes that are not UTF-8 are replaced and counted (``NON_UTF8``); the line is read; a line
-  that is GBK Chinese instead (``sources.head.gb_text``) is decoded as such and counted (``GBK_TEXT``);
+  that is GBK Chinese instead (``sources.head.not_utf8``) is decoded as such and counted (``GBK_TEXT``);
 - a UTF-16 / UTF-32 file (``sources.head.wide_encoding``: by its byte-order mark, or
   BOM-less UTF-16 LE ASCII) is transcoded to UTF-8 before it is cut (its NUL bytes are
   text, not a hole);
@@ -32,7 +32,7 @@ from typing import Protocol
 
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.core.sanitize import strip_ansi
-from tsm_tui.sources.head import HOLE, WIDE_PROBE, gb_text, strip_nul, wide_encoding
+from tsm_tui.sources.head import HOLE, WIDE_PROBE, not_utf8, strip_nul, wide_encoding
 
 MAX_LINE = 1 << 20  # 1 MiB: longer lines are counted as skipped, never parsed
 #: a held line longer than this that holds carriage returns is a bar's redraws (tqdm, Keras and Lightning
@@ -99,13 +99,8 @@ def decode_line(raw: bytes, sink: Sink, last_open: bool = False) -> str:
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError:
-        gb = gb_text(raw)
-        if gb is None:
-            line = raw.decode("utf-8", "replace")
-            note(sink, NON_UTF8)
-        else:
-            line = gb
-            note(sink, GBK_TEXT)
+        line, gbk = not_utf8(raw)
+        note(sink, GBK_TEXT if gbk else NON_UTF8)
     if "\x1b" in line or not line.isascii():  # (inlined fast path: no call for a plain line)
         line = strip_ansi(line)
     return line.rstrip("\r")

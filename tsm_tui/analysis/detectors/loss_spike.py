@@ -1560,18 +1560,20 @@ class LossSpikeDetector(Detector):
         self._climb_start: list[float] = []  # the stretch's first STAYED_START values
         self._climb_seen = 0  # values of the stretch so far
         self._climb_low_at = 0  # ... when its low came
-        #: the low's neighbours: [the value before it, the low, the value after it] (a None until seen)
-        self._climb_around: list[float | None] = [None, None, None]
+        #: the value before the low (None: the low is the stretch's first), and the low's level once the value
+        #: after it came: the median of the three (STAYED_START)
+        self._climb_before: float | None = None
+        self._climb_base: float | None = None
         #: the values in a row, newest last, at or above divergence_factor x the low's level (STAYED_START):
         #: (how many, their smallest, their largest, their newest divergence_short_min)
         self._climb_stay: tuple[int, float, float, deque] | None = None
 
     def _stay_update(self, x: float) -> None:
         """The run of values above the low's level (STAYED_START), with ``x`` the newest value."""
-        around = self._climb_around
-        if around[2] is None or around[0] is None:
+        base = self._climb_base
+        if base is None:
             return
-        if x < self.settings.divergence_factor * _median([around[0], around[1], around[2]]):
+        if x < self.settings.divergence_factor * base:
             self._climb_stay = None
             return
         st = self._climb_stay
@@ -1586,7 +1588,8 @@ class LossSpikeDetector(Detector):
         if low[1] == self._climb_first or st is None or len(self._climb_start) < STAYED_START:
             return False
         n, lo, hi, newest = st
-        base = _median([v for v in self._climb_around if v is not None])
+        base = self._climb_base
+        assert base is not None  # (a run of them: counted against it)
         start = _median(self._climb_start)
         return (
             n
@@ -1619,11 +1622,12 @@ class LossSpikeDetector(Detector):
             c = self._climb = RunningLine()
             mk = self._climb_mk = MannKendall()
             self._climb_min, self._climb_max = math.inf, -math.inf
-            self._climb_around = [self._climb_last[-1] if self._climb_last else None, x, None]
-            self._climb_low_at, self._climb_stay = self._climb_seen + 1, None
+            self._climb_before = self._climb_last[-1] if self._climb_last else None
+            self._climb_base = self._climb_stay = None
+            self._climb_low_at = self._climb_seen + 1
         else:
-            if self._climb_around[1] is not None and self._climb_around[2] is None:
-                self._climb_around[2] = x
+            if self._climb_seen == self._climb_low_at and self._climb_before is not None and low is not None:
+                self._climb_base = _median([self._climb_before, low[0], x])  # (the value after the low)
             self._stay_update(x)
             if low is None:
                 low = self._climb_low = (x, rec.step)
@@ -1679,7 +1683,8 @@ class LossSpikeDetector(Detector):
         proven = b >= s.divergence_short_z * se and rise >= s.divergence_factor and mk.z() >= rank_z
         if stayed and not proven:
             n, lo, _, newest = self._climb_stay  # type: ignore[misc]  # (stayed: a run of them)
-            base = _median([v for v in self._climb_around if v is not None])
+            base = self._climb_base
+            assert base is not None  # (a run of them: counted against it)
             return [
                 Alert(
                     self.id,
