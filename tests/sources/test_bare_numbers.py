@@ -409,3 +409,17 @@ def test_numpy_arrays_named_as_metrics(tmp_path, capsys):
     np.save(bad / "lr.npy", np.zeros((3, 4)))
     assert main([str(bad), "--report"]) == 2
     assert "no log files found" in capsys.readouterr().err
+
+
+def test_a_counter_a_colon_and_a_value_a_line_is_a_step_and_its_loss(tmp_path, capsys):
+    # fresh91's MCNet loss.txt: f"{step}:{loss}" every 10 steps ("0:0.462047"), read "no training metrics
+    # recognised" (exit 2); a clock (no decimals) is never such a line
+    d = tmp_path / "logs"
+    d.mkdir()
+    (d / "loss.txt").write_text("".join(f"{10 * i}:{0.5 - 0.001 * i:.6f}\n" for i in range(100)))
+    rc, rep, err = report_rc(d, capsys)
+    assert rc in (0, 1) and rep is not None, err
+    assert rep["steps"]["first"] == 0 and rep["steps"]["last"] == 990 and rep["steps"]["count"] == 100
+    (d / "loss.txt").write_text("".join(f"12:{i:02d}\n" for i in range(100)))
+    rc, rep, err = report_rc(d, capsys)
+    assert rep is None or rep["steps"]["count"] != 100

@@ -1355,3 +1355,41 @@ def test_pixelnerf_trainer_lines(tmp_path, capsys):
     assert rep["steps"]["count"] == 151
     assert "loss_rc, loss_rf" in used(rep)["objective"]
     assert "val_loss" in rep["sources"]  # (the evaluation lines: the validation loss at the last training step)
+
+
+def test_hf_example_scripts_logging_lines_with_a_month_first_date_and_a_plural_step_word(tmp_path, capsys):
+    """fresh90's XLM fine-tune (PaddleNLP's example, HF's ``logging.basicConfig`` format
+    "%(asctime)s - %(levelname)s - %(name)s - %(message)s", datefmt "%m/%d/%Y %H:%M:%S"):
+    ``04/12/2022 15:25:49 - INFO - __main__ - global_steps 50 loss: 7.46472330``, 12,137 of them among its
+    argument echo and evaluation blocks, read "no training metrics recognised" (exit 2). The month-first
+    date, the logger's name after the level and the plural step word are each read."""
+    lines = ["04/12/2022 15:25:25 - INFO - __main__ - learning_rate: 2e-06"]
+    for i in range(1, 61):
+        lines.append(
+            f"04/12/2022 15:{25 + i // 60:02d}:{i % 60:02d} - INFO - __main__ - global_steps {50 * i} loss: {2.0 + 1.0 / i:.8f}"
+        )
+    rep = log_report(tmp_path, "xlm", "\n".join(lines) + "\n", capsys, file="run.log")
+    assert rep["steps"]["count"] == 60 and rep["steps"]["first"] == 50 and rep["steps"]["last"] == 3000
+    # the ISO date and the singular word under the same logger fields, and the word with no logger at all
+    for n, line in enumerate(
+        ("2022-04-12 15:25:49 - INFO - __main__ - global_step {s} loss: {x}", "steps {s} loss: {x}")
+    ):
+        text = "\n".join(line.format(s=10 * i, x=f"{2.0 + 1.0 / i:.4f}") for i in range(1, 41)) + "\n"
+        rep = log_report(tmp_path, f"v{n}", text, capsys, file="run.log")
+        assert rep["steps"]["count"] == 40 and rep["steps"]["last"] == 400, line
+
+
+def test_starting_epoch_with_its_total_heads_a_counter_that_starts_again_each_epoch(tmp_path, capsys):
+    """fresh91's R-CNN loop: "Starting Epoch e/10" alone, then "Iteration i, Loss: X" every 100 iterations,
+    the count starting again at 1 each epoch; read as three launches of 10 steps (the 15,493x spike at
+    epoch 2's last iteration unseen, "no spikes in 27 loss values"). The header carries its epoch."""
+    lines = ["Starting Epoch 1/10"]
+    for e in range(1, 4):
+        lines.append(f"Starting Epoch {e}/10")
+        for i in range(1, 1000, 100):
+            x = 28428.4 if (e, i) == (2, 901) else 1.5 / e + 0.01 * (i % 7)
+            lines.append(f"Iteration {i}, Loss: {x}")
+    rep = log_report(tmp_path, "rcnn", "\n".join(lines) + "\n", capsys, file="training_log.txt")
+    assert rep["steps"]["count"] == 30 and "launches" not in rep
+    assert check(rep, "loss_spike")["status"] in ("WARN", "FAIL")
+    assert any(a["check"] == "loss_spike" and 1800 <= a["step"] <= 2000 for a in rep["alerts"]), rep["alerts"]

@@ -65,9 +65,11 @@ HISTORY_SUFFIXES = ("_history", "_hist", "_list", "_values", "_curve", "_log")
 MAX_COLUMNS = 4
 _ROW_SEP = re.compile(r"\s*+[\t,]\s*+|\s++")
 _WHOLE = re.compile(r"[+-]?\d{1,18}")
-#: a counter, a hyphen and a decimal with no space (``0001-64.5714``: an improved-YOLOv3 loss.txt, fresh40,
-#: one epoch a line): two columns, never a subtraction (no log writes one)
-_COUNTER_DASH = re.compile(r"(\d{1,9})-(\d++\.\d++(?:[eE][+-]?\d++)?)")
+#: a counter, a hyphen or a colon and a decimal with no space (``0001-64.5714``: an improved-YOLOv3
+#: loss.txt, fresh40, one epoch a line; ``10:0.334265``: fresh91's MCNet loss.txt, ``f"{step}:{loss}"``
+#: every 10 steps, "no training metrics recognised"): two columns, never a subtraction or a clock (no log
+#: writes one; a clock's minutes have no decimals)
+_COUNTER_DASH = re.compile(r"(\d{1,9})[-:](\d++\.\d++(?:[eE][+-]?\d++)?)")
 #: a bare number: a decimal or float literal, or a NaN / Inf spelling
 #: (``\d+(?:\.\d*)?``, not ``\d+\.?\d*``: the two runs of digits could split a long one every
 #: way, and a 1 MiB line of digits took minutes to refuse: tests/integration/test_hostile.py)
@@ -169,7 +171,7 @@ def numbers_row(t: str) -> list[str] | None:
     """A line of 2 to MAX_COLUMNS numbers and nothing else (tab-, comma- or space-separated: what
     ``np.savetxt("losses.txt", np.c_[train, val])`` writes), or None."""
     parts = _ROW_SEP.split(t, MAX_COLUMNS)
-    if len(parts) == 1 and "-" in t:
+    if len(parts) == 1 and ("-" in t or ":" in t):
         m = _COUNTER_DASH.fullmatch(t)
         return list(m.groups()) if m is not None else None
     if not 2 <= len(parts) <= MAX_COLUMNS or not all(NUMBER.fullmatch(p) for p in parts):

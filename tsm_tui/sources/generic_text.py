@@ -243,7 +243,9 @@ STEP = re.compile(
 # 10:00:37 - loss: 0.5". The message is read as the line: the line-start rules (an epoch
 # header, a step-less loss, a column header) see it. Linear: anchored, fixed widths.
 TIME_PREFIX = re.compile(
-    r"(?:\[?\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d(?::\d\d(?:[.,]\d{1,9})?)?(?:Z|[+-]\d\d:?\d\d)?"
+    # (or the day first / the month first, as HF's example scripts' logging.basicConfig datefmt
+    # "%m/%d/%Y %H:%M:%S" writes it: "04/12/2022 15:25:49 - INFO - __main__ - global_steps 50 loss: 7.46")
+    r"(?:\[?(?:\d{4}[-/]\d\d[-/]\d\d|\d\d/\d\d/\d{4})[ T]\d\d:\d\d(?::\d\d(?:[.,]\d{1,9})?)?(?:Z|[+-]\d\d:?\d\d)?"
     # (a zone named inside the brackets: "[2026-04-15 01:06:27 UTC]", "[... 北京时间]")
     r"(?: [^\W\d_]{1,16}(?=\]))?\]?(?::| -| \|)?"
     # (ST-GCN / mmskeleton's print_log: "[03.24.23|09:56:11] Training epoch: 0")
@@ -255,9 +257,11 @@ TIME_PREFIX = re.compile(
     r"|(?:time|date|datetime|timestamp)\s*+[:=]\s*+\d{4}[-/]\d\d[-/]\d\d(?:,?[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)?,)"
     r"(?:(?<=\])[ \t]*+|[ \t]++)"
     # ... and the logger's fields after it: Python logging's "- INFO -" / "- root - INFO -" /
+    # "- INFO - __main__ -" (HF's example scripts: the level, then the logger's name) /
     # "[INFO]:", loguru's "| INFO     | __main__:train:58 -"; a second bracketed level when a logger
     # re-prints a script's own tagged lines (fresh63's CLoRA: "[2025-07-07 12:01:34,174] INFO: [INFO] loss: 2.86")
     r"(?:(?:[\w.]{1,40}(?::[\w.]{1,40})?\s++-\s++)?\[?(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\]?\s*+(?:[-|:]\s*+)?"
+    r"(?:[\w.]{1,40}+\s++-\s++(?=[A-Za-z_]))?"
     r"(?:\[(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\]\s*+(?:[-|:]\s*+)?)?"
     r"(?:[\w.<>]++:[\w.<>]++:\d++\s++-\s++)?)?"
 )
@@ -360,7 +364,7 @@ _BRACKET = re.compile(r"\[\s*+(\d++)(?:\s*+/\s*+(\d++))?+\s*+\]")
 # its step first). Group 1 is the
 # word, 2 the count, 3 its total. Linear: anchored, possessive runs, no two pieces share characters
 LEAD_COUNTER = re.compile(
-    r"^\s*+[#(\[]?+\s*+(?:(global[ _]?step|update|n_iter|step|iter(?:ation)?|batch|episode) *+[:=#\[]?+ *+)?+"
+    r"^\s*+[#(\[]?+\s*+(?:(global[ _]?steps?|update|n_iter|steps?|iter(?:ation)?|batch|episode) *+[:=#\[]?+ *+)?+"
     r"(\d{1,15}+)(?:\s*+/\s*+(\d{1,15}+))?+(?:\s*+[)\]])?+(?:\s*+[:,|\-])?+\s++(?=[A-Za-z_])",
     re.I,
 )

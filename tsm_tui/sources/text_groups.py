@@ -62,9 +62,11 @@ MAX_GROUP_PAIRS = 256  # named numbers kept per group or table (memory stays bou
 # (or after a phase word: ST-GCN / mmskeleton's "Training epoch: 0", "Eval epoch: 4": group 1)
 # (or an RL loop's episode, "Starting" / "Beginning" before it: fresh55's DQN "Starting episode 3/100" then
 # "Step 101: Loss=2.99", the step counting within the episode; a loop's "Starting epoch 3" before its own
-# "Epoch 3 finished -- Train loss: X" lines is no header: fresh25's U-Net log, its epochs then read per step)
+# "Epoch 3 finished -- Train loss: X" lines is no header: fresh25's U-Net log, its epochs then read per step;
+# one with its total is: fresh91's R-CNN loop, "Starting Epoch 2/10" then "Iteration 101, Loss: 1.81", the
+# iteration counting within the epoch, read as three launches of 10 steps)
 EPOCH_HEADER = re.compile(
-    r"^\W*+(?:(?:start(?:ing)?+|begin(?:ning)?+)\s++(?=episode))?(?:(train\w*+|eval\w*+|valid\w*+|test\w*+)\s++)?"
+    r"^\W*+(?:(?:start(?:ing)?+|begin(?:ning)?+)\s++(?=episode|epoch\s*+[:=]?\s*+\[?\s*+\d++\s*+/))?(?:(train\w*+|eval\w*+|valid\w*+|test\w*+)\s++)?"
     r"(?:epoch|episode)\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\]?\W*+$",
     re.I,
 )
