@@ -7,6 +7,7 @@ import random
 import pytest
 
 from conftest import curve, run, status
+from test_frames import run_both
 
 from tsm_tui.analysis.detectors.stats import MannKendall, RunningLine
 from tsm_tui.core.record import StepRecord
@@ -453,6 +454,27 @@ def test_plateau_vs_convergence():
             r.lr = 1.5e-5
     mon, alerts = run(recs)
     assert status(mon, "plateau") == "PASS"
+
+
+def test_an_lr_cut_after_the_loss_went_flat_is_no_convergence():
+    # ReduceLROnPlateau cuts the LR because the loss stopped improving (fresh88's SchNetPack runs, flat at
+    # the peak LR 0.01 from epoch 9, cut 10x each 10 epochs: "flat since step 9 with the LR decayed:
+    # converged"): the labels exempt an LR decayed at the onset, not one cut after it
+    recs = curve(n=1500)
+    for r in recs:
+        if r.step > 400:
+            r.loss = 5.0 * (1 + 0.01 * math.sin(r.step))
+            r.lr = 3e-4 * 0.1 ** ((r.step - 400) // 150)  # (at the peak for 150 steps, then cut 10x each 150)
+    mon, alerts = run(recs)
+    res = next(c for c in mon.checks() if c.id == "plateau")
+    assert res.status.value in ("WARN", "FAIL") and "converged" not in res.summary, res.summary
+    assert [a for a in alerts if a.check == "plateau"]
+    run_both(recs, sizes=(7, 1000, 10**9))
+    # the same cuts in a log resumed after the peak (its first LR is no peak): converged, as before
+    resumed = [StepRecord(r.step + 5000, loss=r.loss, lr=r.lr) for r in recs if r.step > 400]
+    mon, _ = run(resumed)
+    res = next(c for c in mon.checks() if c.id == "plateau")
+    assert "converged" in res.summary, res.summary
 
 
 def test_loss_scale_collapse_and_startup_backoffs():

@@ -398,6 +398,79 @@ def test_a_noisy_flat_or_falling_short_log_never_rose_and_stayed():
                 assert not [a for a in alerts if "rose and stayed" in a.message], (sd, seed)
 
 
+#: fresh89's wav2vec2 CTC fine-tune (trainer_state.json, a loss every 50 steps): 11,383 -> 883 at step 2150,
+#: then 2.7x up for 11 records, then back to ~1,060: each value under 2x the median of the descent before it
+CLEAR = [11383, 3551, 3555, 3614, 3595, 3401, 3285, 3177, 3134, 3059, 3242, 3093, 3103, 2981, 2800, 2569, 2223]
+CLEAR += [2015, 1863, 1712, 1665, 1528, 1465, 1442, 1524, 1331, 1392, 1350, 1284, 1235, 1185, 1087, 1072, 1125]
+CLEAR += [1077, 1127, 1075, 1047, 1093, 1021, 998, 933, 883, 893, 1163, 1473, 1625, 1958, 1605, 1759, 1891, 2397]
+CLEAR += [2167, 1679, 1565, 1475, 1221, 1248, 1140, 1074, 1061]
+
+
+def test_a_short_log_that_rose_clear_of_its_noise_is_diverging_even_when_it_comes_back():
+    recs = [StepRecord(50 * i, loss=float(x)) for i, x in enumerate(CLEAR, start=1)]
+    mon, alerts = run(recs)
+    (d,) = [a for a in alerts if a.key == "loss_divergence"]
+    # 8 values in a row >= 1.5x the low's level 893 (step 2150) from step 2300: said at 2650
+    assert d.severity.value == "critical" and d.step == 2650, d.step
+    assert "Loss rose and stayed up" in d.message and "units of its noise before the low" in d.message
+    assert "level at its low 893 (step 2150)" in d.message
+    run_both(recs)
+    # the same climb in a noisy per-batch log (log-sd 0.3 before the low) is within its noise: not said
+    rng = random.Random(3)
+    noisy = [StepRecord(50 * i, loss=x * math.exp(rng.gauss(0, 0.3))) for i, x in enumerate(CLEAR[:43], start=1)]
+    noisy += recs[43:]
+    _, alerts = run(noisy)
+    assert not [a for a in alerts if "units of its noise" in a.message]
+
+
+def test_a_jump_to_a_lasting_level_is_diverging_whether_or_not_the_run_had_learned():
+    # fresh91's MMEngine detector: five records at ~1.8, then 24.2 when extra heads switch on and ~18-21 to the
+    # end; the low's level was no learned one, so the bar is 3x (JUMP_STAYED), 6 noise units above it
+    xs = [2.447, 1.831, 1.830, 1.840, 1.756, 24.23, 21.50, 20.73, 19.84, 19.30, 18.89, 18.53, 18.20, 17.96, 17.82]
+    recs = [StepRecord(50 + 68 * i, loss=x) for i, x in enumerate(xs)]
+    mon, alerts = run(recs)
+    (d,) = [a for a in alerts if a.key == "loss_divergence"]
+    assert d.step == 866 and "units of its noise before the low" in d.message, (d.step, d.message)
+    run_both(recs)
+    # fresh90's LSTM at LR 0.1: ln 6 at iteration 0, then 8-31 for 20 records (wider than JUMP_SPREAD): a jump
+    # out of the first value after 16 of them, 7 sds of their log-values above it
+    xs = [1.796, 18.30, 31.04, 24.26, 16.56, 16.95, 14.47, 17.60, 18.20, 17.09, 10.94, 13.20, 17.46, 17.19, 12.17]
+    xs += [20.40, 14.05, 16.91, 8.234, 19.11, 15.34]
+    recs = [StepRecord(10 * i, loss=x) for i, x in enumerate(xs)]
+    mon, alerts = run(recs)
+    (d,) = [a for a in alerts if a.key == "loss_divergence"]
+    assert d.step == 160 and "jumped and stayed up" in d.message, (d.step, d.message)
+    # the same values after a first one within their noise: nothing
+    _, alerts = run([StepRecord(10 * i, loss=x) for i, x in enumerate([9.0] + xs[1:])])
+    assert not [a for a in alerts if a.key == "loss_divergence"]
+
+
+def test_a_lucky_low_first_value_of_a_noisy_log_is_no_jump():
+    # per-batch noise (lognormal, log-sd 0.8-1.5), some of whose first values are their lowest by far (values
+    # that spread wider than JUMP_SPREAD): no divergence
+    for sd in (0.8, 1.0, 1.5):
+        for seed in range(150):
+            rng = random.Random(f"jump-{sd}-{seed}")
+            recs = [StepRecord(s, loss=2.0 * math.exp(rng.gauss(0, sd))) for s in range(1, 40)]
+            _, alerts = run(recs)
+            assert not [a for a in alerts if "jumped and stayed up" in a.message], (sd, seed)
+
+
+def test_noisy_short_logs_never_rose_clear_of_their_noise():
+    # flat lognormal logs, and logs that fall then sit flat, at every noise level: the high stretches are
+    # the noise's own, never sigma units of it above the low's level
+    for sd in (0.02, 0.05, 0.1, 0.2, 0.3, 0.5):
+        for seed in range(40):
+            rng = random.Random(f"clear-{sd}-{seed}")
+            flat = [StepRecord(s, loss=2.0 * math.exp(rng.gauss(0, sd))) for s in range(1, 99)]
+            fall = [
+                StepRecord(s, loss=(0.5 + 1.5 * math.exp(-s / 10)) * math.exp(rng.gauss(0, sd))) for s in range(1, 99)
+            ]
+            for recs in (flat, fall):
+                _, alerts = run(recs)
+                assert not [a for a in alerts if a.key == "loss_divergence"], (sd, seed)
+
+
 def test_a_gans_generator_loss_that_rises_is_not_said_never_to_learn(tmp_path):
     # a WGAN's generator loss rises as its critic learns (fresh82's 27 launches: "loss never measurably
     # improved since step 1 ... not learning", a FAIL on a healthy run): no never-learned verdict on it

@@ -109,6 +109,11 @@ CONFIRM = 1 / 4
 #: to 10% passes 20% of its peak at 69% of the run, a linear decay at 80%, WSD later);
 #: earlier, an LR at ~0 is a frozen scheduler / dead optimizer state
 CONVERGE_PROGRESS = 0.6
+#: a schedule that holds its LR between changes (ReduceLROnPlateau's cuts, a step schedule) changes it
+#: on at most this share of the pairs of consecutive LRs logged; a cosine or linear decay changes it on
+#: nearly every one (ours: fresh88's SchNetPack run, ReduceLROnPlateau x0.8 every 6 epochs, 17%). Only
+#: such a schedule's decay after a plateau began at the peak is a reaction to it (``_cut_after_onset``)
+LR_STEPPED = 0.5
 #: a run whose loss has improved by less than this share of its first level since a
 #: log that starts at the beginning has not materially learned: it must improve by
 #: plateau_rel per window to count as moving, or, with a plan, by what would gain this
@@ -213,7 +218,7 @@ def _seq_sum(s: float, x: np.ndarray) -> float:
 
 
 class _Block:
-    __slots__ = ("first", "last", "loss_sum", "loss_sumsq", "n", "grad_sum", "grad_n", "spk", "zeros")
+    __slots__ = ("first", "last", "loss_sum", "loss_sumsq", "n", "grad_sum", "grad_n", "spk", "zeros", "lr")
 
     def __init__(self, step: int) -> None:
         self.first = self.last = step
@@ -224,6 +229,14 @@ class _Block:
         self.grad_n = 0
         self.spk = 0  # losses above the spike cap in it
         self.zeros = 0  # losses of exactly 0 in it
+        self.lr: float | None = None  # the first finite LR logged in it
+
+    def see_lr(self, lr: np.ndarray | None) -> None:
+        """The block's first finite LR, from LRs ``lr`` of its rows (when it has none yet)."""
+        if self.lr is None and lr is not None:
+            ok = np.flatnonzero(np.isfinite(lr))
+            if ok.size:
+                self.lr = float(lr[ok[0]])
 
     def merge(self, o: "_Block") -> None:
         self.last = o.last
@@ -234,6 +247,8 @@ class _Block:
         self.grad_n += o.grad_n
         self.spk += o.spk
         self.zeros += o.zeros
+        if self.lr is None:
+            self.lr = o.lr
 
 
 class _Fit:
@@ -368,6 +383,9 @@ class PlateauDetector(Detector):
         self.rising: tuple[float, float] | None = None  # the last window climbed: (from, to) levels
         self.lr_early: float | None = None  # progress at which a decayed LR was seen too early
         self._lr_zero_from: int | None = None  # the first step of the current stretch of LR 0
+        #: the last finite LR, the pairs of consecutive finite LRs and how many of them differ (LR_STEPPED)
+        self._lr_last: float | None = None
+        self._lr_pairs = self._lr_moves = 0
         #: never learned (settings.never_*): the first and the last never_records losses, the
         #: run has materially improved at some block (a latch: then it learned), and what
         #: was said: (median first, median last, step, critical)
@@ -431,6 +449,10 @@ class PlateauDetector(Detector):
             self._t0 = step
         self._sched.update(lr)
         if lr is not None and math.isfinite(lr):
+            if self._lr_last is not None:
+                self._lr_pairs += 1
+                self._lr_moves += lr != self._lr_last
+            self._lr_last = lr
             if lr != 0:
                 self._lr_zero_from = None
             elif self._lr_zero_from is None:
@@ -438,6 +460,8 @@ class PlateauDetector(Detector):
         b = self._cur
         if b is None:
             b = self._cur = _Block(step)
+        if b.lr is None and lr is not None and math.isfinite(lr):
+            b.lr = lr
         if self._cap is not None and x > self._cap:
             self._spike_at = step
             b.spk += 1
@@ -1030,6 +1054,7 @@ class PlateauDetector(Detector):
         b = self._cur
         if b is None:
             b = self._cur = _Block(int(steps[0]))
+        b.see_lr(lr)
         self.n += x.size
         self._count_steps(steps)
         if self._first_n < FIRST_RECORDS:
@@ -1087,6 +1112,12 @@ class PlateauDetector(Detector):
         ok = np.flatnonzero(np.isfinite(lr))
         if not ok.size:
             return
+        v = lr[ok]
+        if self._lr_last is not None:
+            v = np.concatenate(([self._lr_last], v))
+        self._lr_pairs += v.size - 1
+        self._lr_moves += int(np.count_nonzero(v[1:] != v[:-1]))
+        self._lr_last = float(v[-1])
         nz = ok[lr[ok] != 0]
         if nz.size and nz[-1] == ok[-1]:  # (the usual case: the last LR is not 0)
             self._lr_zero_from = None
@@ -1151,6 +1182,7 @@ class PlateauDetector(Detector):
             self.n += bs
             self._count_steps(steps[i * bs : (i + 1) * bs])
             if lr is not None:
+                b.see_lr(lr[i * bs : (i + 1) * bs])
                 if not fixed:
                     sched.update_many(lr[i * bs : (i + 1) * bs])
                 self._lr_zeros(lr[i * bs : (i + 1) * bs], steps[i * bs : (i + 1) * bs])
@@ -1768,7 +1800,26 @@ class PlateauDetector(Detector):
             and peak is not None
             and bool(peak)
             and st.last_lr <= self.settings.decayed_lr_frac * peak
+            and not self._cut_after_onset(peak)
         )
+
+    def _cut_after_onset(self, peak: float) -> bool:
+        """The LR was still at its peak (PEAK_TOL) when the open plateau began, and a schedule that holds
+        its LR between changes (LR_STEPPED) cut it only after: ReduceLROnPlateau cutting the LR *because*
+        the loss stopped improving, or a step that did not move a loss already stuck at the peak. Its
+        flat tail is a plateau, not convergence (the labels exempt only an LR decayed at the onset;
+        issue 26: fresh88's SchNetPack QM9 run, flat at 2x its best from epoch 9 at the peak LR 0.01
+        while ReduceLROnPlateau cut it to 1e-6, read "flat since step 9 with the LR decayed:
+        converged"). A planned decay (a cosine, a linear decay: the loss settles as the LR anneals) is
+        convergence, as before: at 20% of the peak instead of PEAK_TOL, a continued pre-training whose
+        loss eases from 44% of its linear decay FAILed "flat for 4860 steps" (real_logs2's llamafactory
+        run), and without LR_STEPPED a GRPO run's noisy objective on a cosine from its warm-up warned.
+        Only in a log from the run's start: a resumed log's first LR is no peak (fresh43's resume at
+        3.9e-6, halved each 6 epochs, FAILed "flat for 41 steps")."""
+        if self.start is None or not self._from_start() or self._lr_moves > LR_STEPPED * self._lr_pairs:
+            return False
+        lr = next((b.lr for b in self.blocks[self._span_first() :] if b.lr is not None), None)
+        return lr is not None and lr >= PEAK_TOL * peak
 
     def _collapsed(self) -> bool:
         """The LR has been 0 for ZERO_FRAC of the run so far, since a step before ZERO_END of
