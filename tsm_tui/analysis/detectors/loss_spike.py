@@ -1744,69 +1744,65 @@ class LossSpikeDetector(Detector):
             n, lo, _, newest = self._climb_stay  # type: ignore[misc]  # (stayed: a run of them)
             base = self._climb_base
             assert base is not None  # (a run of them: counted against it)
-            return [
-                Alert(
-                    self.id,
-                    Severity.CRITICAL,
-                    rec.step,
-                    f"Loss rose and stayed up: each of its last {n} values is at least "
-                    f"{_times(lo / base)}x its level at its low {fmt(base)} (step {low[1]}), the median of the "
-                    f"newest {len(newest)} {fmt(_median(list(newest)))} above the {fmt(_median(self._climb_start))} "
-                    "it began at: the run undid what it learned (divergence, not a spike it recovered from).",
-                    value=level,
-                    baseline=base,
-                    actions=self._climb_actions(low[1]),
-                    key="loss_divergence",
-                )
-            ]
+            return self._climb_alert(
+                rec,
+                level,
+                base,
+                low[1],
+                f"Loss rose and stayed up: each of its last {n} values is at least "
+                f"{_times(lo / base)}x its level at its low {fmt(base)} (step {low[1]}), the median of the "
+                f"newest {len(newest)} {fmt(_median(list(newest)))} above the {fmt(_median(self._climb_start))} "
+                "it began at: the run undid what it learned (divergence, not a spike it recovered from).",
+            )
         if clear and not proven:
             n, lo, _, _ = self._climb_stay  # type: ignore[misc]  # (clear: a run of them)
             base = self._climb_base
             assert base is not None and self._climb_noise is not None  # (clear: both known)
             noise = max(self._climb_noise, EARLY_SD_FLOOR)
-            return [
-                Alert(
-                    self.id,
-                    Severity.CRITICAL,
-                    rec.step,
-                    f"Loss rose and stayed up: each of its last {n} values is at least {_times(lo / base)}x its "
-                    f"level at its low {fmt(base)} (step {low[1]}), {math.log(lo / base) / noise:.0f} units of its "
-                    "noise before the low above it: divergence, not a spike it recovered from.",
-                    value=level,
-                    baseline=base,
-                    actions=self._climb_actions(low[1]),
-                    key="loss_divergence",
-                )
-            ]
+            return self._climb_alert(
+                rec,
+                level,
+                base,
+                low[1],
+                f"Loss rose and stayed up: each of its last {n} values is at least {_times(lo / base)}x its "
+                f"level at its low {fmt(base)} (step {low[1]}), {math.log(lo / base) / noise:.0f} units of its "
+                "noise before the low above it: divergence, not a spike it recovered from.",
+            )
         if jumped and not proven:
-            return [
-                Alert(
-                    self.id,
-                    Severity.CRITICAL,
-                    rec.step,
-                    f"Loss jumped and stayed up: every one of its {c.n - 1} values after its first "
-                    f"{fmt(low[0])} (step {low[1]}) is at least {_times(self._climb_min / low[0])}x it; the "
-                    f"median of the last {CLIMB_LAST} is {fmt(level)} ({_times(level / low[0])}x): divergence "
-                    "from the start, not a spike it recovered from.",
-                    value=level,
-                    baseline=low[0],
-                    actions=self._climb_actions(low[1]),
-                    key="loss_divergence",
-                )
-            ]
+            return self._climb_alert(
+                rec,
+                level,
+                low[0],
+                low[1],
+                f"Loss jumped and stayed up: every one of its {c.n - 1} values after its first "
+                f"{fmt(low[0])} (step {low[1]}) is at least {_times(self._climb_min / low[0])}x it; the "
+                f"median of the last {CLIMB_LAST} is {fmt(level)} ({_times(level / low[0])}x): divergence "
+                "from the start, not a spike it recovered from.",
+            )
+        return self._climb_alert(
+            rec,
+            level,
+            low[0],
+            low[1],
+            f"Loss is diverging: a steady climb, no spike: the median of its last {CLIMB_LAST} values "
+            f"{fmt(level)} at step {rec.step} is {_times(level / low[0])}x its lowest {fmt(low[0])} (step {low[1]}), "
+            f"and a line through its {c.n} values from there climbs {_times(rise)}x"
+            + (f" ({b / se:.1f} standard errors" if se > 0 else " (")
+            + f"; Mann-Kendall z {mk.z():.1f}).",
+        )
+
+    def _climb_alert(self, rec: StepRecord, level: float, base: float, low_step: int, msg: str) -> list[Alert]:
+        """The short log's divergence, said once (critical): ``level`` against ``base``, rolled back to before the
+        low at ``low_step``."""
         return [
             Alert(
                 self.id,
                 Severity.CRITICAL,
                 rec.step,
-                f"Loss is diverging: a steady climb, no spike: the median of its last {CLIMB_LAST} values "
-                f"{fmt(level)} at step {rec.step} is {_times(level / low[0])}x its lowest {fmt(low[0])} (step {low[1]}), "
-                f"and a line through its {c.n} values from there climbs {_times(rise)}x"
-                + (f" ({b / se:.1f} standard errors" if se > 0 else " (")
-                + f"; Mann-Kendall z {mk.z():.1f}).",
+                msg,
                 value=level,
-                baseline=low[0],
-                actions=self._climb_actions(low[1]),
+                baseline=base,
+                actions=self._climb_actions(low_step),
                 key="loss_divergence",
             )
         ]
