@@ -1370,6 +1370,10 @@ def test_hf_example_scripts_logging_lines_with_a_month_first_date_and_a_plural_s
         )
     rep = log_report(tmp_path, "xlm", "\n".join(lines) + "\n", capsys, file="run.log")
     assert rep["steps"]["count"] == 60 and rep["steps"]["first"] == 50 and rep["steps"]["last"] == 3000
+    # the lines' clock is their time of day (a month-first or a day-first date cannot be told apart): 50 steps a
+    # second
+    tp = check(rep, "throughput")
+    assert tp["summary"].startswith("median 50 steps/s (log line timestamps)"), tp
     # the ISO date and the singular word under the same logger fields, and the word with no logger at all
     for n, line in enumerate(
         ("2022-04-12 15:25:49 - INFO - __main__ - global_step {s} loss: {x}", "steps {s} loss: {x}")
