@@ -423,3 +423,14 @@ def test_a_counter_a_colon_and_a_value_a_line_is_a_step_and_its_loss(tmp_path, c
     (d / "loss.txt").write_text("".join(f"12:{i:02d}\n" for i in range(100)))
     rc, rep, err = report_rc(d, capsys)
     assert rep is None or rep["steps"]["count"] != 100
+
+
+def test_a_counter_word_glued_to_loss_names_the_loss(tmp_path, capsys):
+    # fresh94's ConvLSTM loop: "iterloss_log.txt", one float a line (as "iter_loss" apart), read "no training
+    # metrics recognised"
+    d = tmp_path / "log"
+    d.mkdir()
+    (d / "iterloss_log.txt").write_text("".join(f"{5.0 - 0.001 * i:.6f}\n" for i in range(300)))
+    rc, rep, err = report_rc(d, capsys)
+    assert rc in (0, 1) and rep is not None, err
+    assert rep["steps"]["count"] == 300 and rep["sources"]["loss"]["key"] == "iterloss", rep["sources"]

@@ -1397,3 +1397,22 @@ def test_starting_epoch_with_its_total_heads_a_counter_that_starts_again_each_ep
     assert rep["steps"]["count"] == 30 and "launches" not in rep
     assert check(rep, "loss_spike")["status"] in ("WARN", "FAIL")
     assert any(a["check"] == "loss_spike" and 1800 <= a["step"] <= 2000 for a in rep["alerts"]), rep["alerts"]
+
+
+def test_rwkv_lm_train_log_is_read_with_each_new_run_a_launch(tmp_path, capsys):
+    """RWKV-LM's out/train_log.txt (trainer.py: "NEW RUN <timestamp>" and the args dict at each launch, then
+    "<epoch> <loss> <ppl> <lr> <datetime> <epoch of this launch>" each mini-epoch; RWKV-LM's README prints
+    such lines). fresh93's RWKV-PEFT log of 14 launches read "no training metrics recognised"; identical
+    values in two launches are two launches, not a second writer's copies (each line's own time)."""
+    lines = []
+    for day, losses in ((27, (1.179688, 0.515625, 0.339844)), (28, (1.179688, 0.515625, 0.339844, 0.251953))):
+        lines.append(f"NEW RUN 2025-05-{day}-10-32-22")
+        lines.append(
+            "{'load_model': 'rwkv.pth', 'proj_dir': 'out', 'epoch_steps': 100, 'lr_init': 6e-05, 'warmup_steps': 10}"
+        )
+        for e, x in enumerate(losses):
+            lines.append(f"{e} {x:.6f} {math.exp(x):.4f} 0.00001000 2025-05-{day} 10:{33 + e:02d}:28.237880 {e}")
+    rep = log_report(tmp_path, "rwkv", "\n".join(lines) + "\n", capsys, file="train_log.txt")
+    assert rep["steps"]["records"] == 7 and rep["steps"]["first"] == 0 and rep["steps"]["last"] == 3
+    assert [(s["kind"], s["first"], s["last"]) for s in rep["launches"]] == [("start", 0, 2), ("new run", 0, 3)]
+    assert check(rep, "throughput")["summary"].startswith("median 0.01667 steps/s"), check(rep, "throughput")

@@ -61,6 +61,12 @@ ALIASES = {
     "train_loss": "loss",
     "trloss": "loss",  # glued abbreviations ("Epoch: 01, trloss: 1.4891, ... valloss: 0.7609")
     "trainloss": "loss",
+    # ... a counter's word glued to it, as "iter_loss" / "batch_loss" apart (fresh94's ConvLSTM loop:
+    # np.savetxt-style "iterloss_log.txt", one float a line, "no training metrics recognised")
+    "iterloss": "loss",
+    "steploss": "loss",
+    "batchloss": "loss",
+    "epochloss": "loss",
     "loss_train": "loss",  # LitGPT's "loss train: 2.033, val: n/a"
     "lm_loss": "loss",
     "trl": "loss",

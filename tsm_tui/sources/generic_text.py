@@ -459,6 +459,14 @@ PHASE_FIELD = re.compile(rf"(?<![\w/])(?:mode|phase|split)\s*+[:=]?\s*+(?:{EVAL_
 # the iteration, the batch's loss, its running average, the LR, the batch's seconds (fresh25: "nothing
 # readable": a bare "N:" is no step and the names follow their values)
 DARKNET = re.compile(rf"^\s*+(\d{{1,12}}+): ?({NUM}), ?({NUM}) avg(?: loss)?, ?({NUM}) rate(?:, ?({NUM}) seconds)?")
+# RWKV-LM's train_log.txt (RWKV-v4 to v7, RWKV-PEFT, RWKV-infctx: trainer.py's on_train_epoch_end writes
+# f"{epoch_begin + current_epoch} {epoch_loss:.6f} {exp(epoch_loss):.4f} {lr:.8f} {datetime.now()} {current_epoch}"
+# after a "NEW RUN <timestamp>" line and its args dict): the mini-epoch (epoch_steps optimizer steps each) is
+# the step, then its mean loss, the perplexity of it, the LR, the time, the epoch of this launch (fresh93's
+# RWKV-PEFT log of 14 launches: "no training metrics recognised"). Anchored, possessive: linear.
+RWKV_EPOCH = re.compile(
+    rf"^(\d{{1,12}}+) ({NUM}) ({NUM}) ({NUM}) (\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d++)?) \d{{1,12}}+\s*+$"
+)
 # torchtune's progress bar: "<epoch>|<global step>|Loss: <loss>:  0%|...| 5/1617 [...]"
 TORCHTUNE_BAR = re.compile(rf"^\s*+(\d{{1,9}})\|(\d++)\|Loss:\s*+({NUM})")
 # a "| name value |" field of a pipe-separated line (a custom trainer's "step 47700 | loss 1.4684 | lr
@@ -827,6 +835,10 @@ class KeyValueTextReader(LineGroups, LineReader):
             d = DARKNET.match(line)
             if d is not None:
                 return self._darknet(d)
+        if line[:1].isdigit() and line.count(" ") >= 5:
+            r = RWKV_EPOCH.match(line)
+            if r is not None:
+                return self._rwkv(r)
         if "Gradient overflow" in line:
             a = APEX_OVERFLOW.search(line)
             if a is not None:
@@ -1657,6 +1669,23 @@ class KeyValueTextReader(LineGroups, LineReader):
         rec = self.build(pairs, step=step)
         if rec is None:
             return []
+        self._own_steps += 1
+        return [rec]
+
+    def _rwkv(self, r) -> list[StepRecord]:
+        """RWKV-LM's mini-epoch line (RWKV_EPOCH): its mean loss and the LR at the mini-epoch that leads it
+        (the perplexity is exp of the loss: nothing of its own), its time the record's clock."""
+        step = int64(r.group(1))
+        if step is None:
+            self.skip("step out of range")
+            return []
+        self._no_template = True
+        rec = self.build([("loss", r.group(2)), ("lr", r.group(4))], step=step)
+        if rec is None:
+            return []
+        got = line_clock(r.group(5))  # (its time: a relaunch's lines are no copies of the last launch's)
+        if got is not None:
+            rec.clock = got[0]
         self._own_steps += 1
         return [rec]
 

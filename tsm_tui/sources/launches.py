@@ -19,7 +19,8 @@ scratch`` / ``Resuming training from``, a script's ``Resuming from <checkpoint>`
 corpus log: a resume after a native crash that printed no traceback), torchtitan's ``Starting job:``, keithito Tacotron's (and its forks') ``Starting new training run``, torchrun's
 ``Setting OMP_NUM_THREADS environment variable``, DeepSpeed's launcher
 ``[launch.py:...] ... WORLD INFO DICT``, a script's own ``TRAIN started at <date>`` / ``Start training`` /
-``Starting training`` (fresh82's WGAN grid printed one above each of its 27 launches).
+``Starting training`` (fresh82's WGAN grid printed one above each of its 27 launches), RWKV-LM's
+``NEW RUN <timestamp>`` at the head of each launch's lines in its train_log.txt (fresh93: 14 of them).
 """
 
 from __future__ import annotations
@@ -45,13 +46,14 @@ KEYS = (
     "started at",
     "tart training",
     "tarting training",
+    "NEW RUN ",
 )
 
 LAUNCH = re.compile(
     r"Namespace\(|Traceback \(most recent call last\)|\*{5} Running training \*{5}|-{6,} arguments -{6,}"
     r"|> initializing torch distributed|GPU available: (?:True|False)|wandb: Tracking run with wandb"
     r"|Initializing a new model from scratch|Resuming training from|^Resuming from \S|Starting job: |Starting new training run"
-    r"|Setting OMP_NUM_THREADS environment variable|WORLD INFO DICT"
+    r"|Setting OMP_NUM_THREADS environment variable|WORLD INFO DICT|^NEW RUN \d{4}-\d\d-\d\d-\d\d-\d\d-\d\d"
     r"|(?i:\b(?:train(?:ing)? started at|start(?:ing)? training\b(?![\s:]*+(?:epoch|step|iter|batch|round)))\b)"
 )
 
