@@ -469,3 +469,30 @@ def test_tbx_export_tag_with_fractional_steps_is_no_series(tmp_path):
     recs, r = _read(tmp_path / "all_scalars.json")
     assert len(recs) == 200 and not any(x.val_loss is not None for x in recs)
     assert r.skip_reasons == {"test_loss: steps that are not whole numbers (step and value swapped?)": 20}
+
+
+def test_tbx_export_with_the_split_after_the_metric_and_per_class_tags(tmp_path):
+    """fresh98's VGG export (the PyTorch TensorBoard tutorial's tags): ``<run>|vgg|cifar10/Loss/train`` and
+    ``.../Loss/validate`` beside ``Topk_Accuracy/Training/Top1`` and per-class accuracies, read "no training
+    metrics recognised" (its tag was the last component, "train"). The split after the metric's name is read,
+    and the add_scalars tags under the run's own directory are no other run's points."""
+    pre = "runs/Aug14_14-27-55|vgg|cifar10/"
+    doc = {
+        pre + "Loss/train": [[1.5e9 + i, i, 1.9 * math.exp(-i / 40) + 0.1] for i in range(160)],
+        pre + "Loss/validate": [[1.5e9 + i, i, 2.0 * math.exp(-i / 40) + 0.3] for i in range(160)],
+        pre + "Topk_Accuracy/Training/Top1": [[1.5e9 + i, i, 0.5] for i in range(160)],
+        pre + "Topk_Accuracy/Validation/Top1": [[1.5e9 + i, i, 0.4] for i in range(160)],
+        pre + "Classes_Accuracy/Training/cat": [[1.5e9 + i, i, 0.3] for i in range(160)],
+    }
+    (tmp_path / "all_scalars.json").write_text(json.dumps(doc))
+    rep = _report(tmp_path)
+    used = next(f for f in rep["files"] if f["used"])
+    assert used["format"] == "json-columns" and rep["steps"]["count"] == 160
+    assert rep["sources"]["loss"]["key"] == "Loss/train" and rep["sources"]["val_loss"]["key"] == "Loss/validate"
+    assert not used.get("skip_reasons"), used
+    assert [field_for(k) for k in ("Loss/test", "loss/val", "lr/train", "main/loss")] == [
+        "val_loss",
+        "val_loss",
+        "lr",
+        "loss",
+    ]

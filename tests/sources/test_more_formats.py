@@ -1416,3 +1416,17 @@ def test_rwkv_lm_train_log_is_read_with_each_new_run_a_launch(tmp_path, capsys):
     assert rep["steps"]["records"] == 7 and rep["steps"]["first"] == 0 and rep["steps"]["last"] == 3
     assert [(s["kind"], s["first"], s["last"]) for s in rep["launches"]] == [("start", 0, 2), ("new run", 0, 3)]
     assert check(rep, "throughput")["summary"].startswith("median 0.01667 steps/s"), check(rep, "throughput")
+
+
+def test_a_log_record_glued_to_a_tqdm_bar_takes_its_own_step(tmp_path, capsys):
+    """fresh96's SambaNova BERT console: the tqdm bar's redraw and the logger's record on one line with no
+    newline between ("Iteration:  13%|#  | 321/2552 [05:02<32:00,  1.16it/s]2024-04-06 18:32:42,002 - ... -
+    epoch:0|local_step:322|global_step:322|average_loss:9.01663|..."): the record's global_step is its step,
+    not the bar's count (the steps had read 13-20)."""
+    lines = []
+    for i in range(321, 361):
+        bar = f"Iteration:  13%|#         | {i}/2552 [05:02<32:00,  1.16it/s]"
+        rec = f"2024-04-06 18:32:42,002 - bert_mlperf_trainer - info     - epoch:0|local_step:{i + 1}|global_step:{i + 1}|"
+        lines.append(bar + rec + f"average_loss:{9.0 - 0.01 * (i - 321):.5f}|learning_rate:4.49e-06")
+    rep = log_report(tmp_path, "bert", "\n".join(lines) + "\n", capsys, file="console.log")
+    assert rep["steps"]["first"] == 322 and rep["steps"]["last"] == 361 and rep["steps"]["count"] == 40

@@ -569,7 +569,7 @@ _TOTAL_WORDS = frozenset(
 #: (Chainer's ``main/loss``, ``training/loss``) and evaluation's (Chainer's
 #: ``validation/main/loss``, ``val/train/loss``-style nesting, ``test/...``)
 TRAIN_SCOPES = frozenset({"main", "train", "training", "tr"})
-EVAL_SCOPES = frozenset({"validation", "val", "valid", "eval", "evaluation", "test", "dev"})
+EVAL_SCOPES = frozenset({"validation", "validate", "val", "valid", "eval", "evaluation", "test", "dev"})
 #: a record whose split is a value of a key of its own (a custom JSONL's ``{"step": 50, "split": "val",
 #: "loss": 4.51}`` beside ``"split": "train"`` at the same step; a CSV's ``epoch,phase,loss,acc`` of a
 #: PyTorch tutorial loop; mmcv's ``"mode": "val"``): an evaluation split's metrics are read as if
@@ -600,6 +600,14 @@ def split_scoped(items: list[tuple[str, _V]]) -> list[tuple[str, _V]]:
 TOTAL_SCOPES = frozenset({"combined", "total"})
 
 
+#: a split written after the metric's name, as the PyTorch TensorBoard tutorial tags them (``Loss/train``,
+#: ``Loss/test``; fresh98's tensorboardX export, ``<run>/Loss/train`` and ``<run>/Loss/validate``): read as
+#: ``train/Loss``, ``test/Loss`` (never Chainer's ``main``: its ``main/loss`` is the scope first)
+SPLIT_AFTER = frozenset(
+    {"train", "training", "val", "valid", "validation", "validate", "eval", "evaluation", "test", "dev"}
+)
+
+
 def _scoped(k: str) -> str | None:
     """A name the table lacks, read as scopes over a name it has: every scope a training
     or evaluation word (anything else, ``ema/loss``, ``model_2/loss``, is another quantity).
@@ -608,6 +616,8 @@ def _scoped(k: str) -> str | None:
     if "/" not in k:
         return None
     *scopes, name = k.split("/")
+    if len(scopes) == 1 and name in SPLIT_AFTER and scopes[0] not in SPLIT_AFTER:
+        return _scoped(f"{name}/{scopes[0]}")  # (the split after the metric's name: SPLIT_AFTER)
     f = ALIASES.get(name)
     if f is None or f == "val_loss" or not scopes or name.split("_", 1)[0] in TRAIN_SCOPES:
         return None  # (HF's TensorBoard train/train_loss is the run's average at its end, not a step's)

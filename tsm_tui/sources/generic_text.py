@@ -467,6 +467,15 @@ DARKNET = re.compile(rf"^\s*+(\d{{1,12}}+): ?({NUM}), ?({NUM}) avg(?: loss)?, ?(
 RWKV_EPOCH = re.compile(
     rf"^(\d{{1,12}}+) ({NUM}) ({NUM}) ({NUM}) (\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d++)?) \d{{1,12}}+\s*+$"
 )
+# a tqdm bar with no postfix whose line a logger's record continues with no newline between (the bar's
+# redraw and a log line on one terminal line: fresh96's SambaNova BERT console, "Iteration:  13%|█▎  |
+# 321/2552 [05:02<32:00,  1.16it/s]2024-04-06 18:32:42,002 - ... - epoch:0|local_step:322|global_step:322|
+# average_loss:9.01663|..."): the record is the rest of the line, its own step key its step (the bar's count,
+# one behind, had made the steps 13-20). Only a bar that leads its line (a record's own line with a bar glued
+# after it keeps its record). Linear: anchored, the description's run bounded, the others possessive.
+BAR_GLUED = re.compile(
+    r"^[^|\n]{0,40}\d{1,3}%\|[^|\n]{0,160}+\|\s*+\d++/\d++\s*+\[[^\]\n]{0,80}+(?<=it/s|s/it)\](?=\S)"
+)
 # torchtune's progress bar: "<epoch>|<global step>|Loss: <loss>:  0%|...| 5/1617 [...]"
 TORCHTUNE_BAR = re.compile(rf"^\s*+(\d{{1,9}})\|(\d++)\|Loss:\s*+({NUM})")
 # a "| name value |" field of a pipe-separated line (a custom trainer's "step 47700 | loss 1.4684 | lr
@@ -829,6 +838,11 @@ class KeyValueTextReader(LineGroups, LineReader):
 
     def _line1(self, line: str) -> list[StepRecord]:
         """One line read as a line (the multi-line contexts aside)."""
+        if "it/s]" in line or "s/it]" in line:
+            g = BAR_GLUED.match(line)
+            if g is not None and any(c.isdigit() for c in line[g.end() : g.end() + 64]):
+                # (the bar before it has nothing to read: BAR_GLUED; a redraw's leftover, "]/s]", is no record)
+                return self._line(line[g.end() :])
         if "OVERFLOW" in line:
             return self._overflow(line)
         if " rate," in line and " avg" in line:

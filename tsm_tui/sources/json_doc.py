@@ -46,7 +46,7 @@ from tsm_tui.core.numbers import int64
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import MAX_LINE, METRICS, SnapshotReader
-from tsm_tui.sources.fields import epoch_train_loss, field_for, loss_role, normalise, split_rank
+from tsm_tui.sources.fields import SPLIT_AFTER, epoch_train_loss, field_for, loss_role, normalise, split_rank
 from tsm_tui.sources.jsonl import _parse_float, flatten
 from tsm_tui.sources.metric_files import read_whole, step_records
 
@@ -439,8 +439,12 @@ def _tbx_doc(doc: dict) -> bool:
 
 def _tbx_name(key: str) -> str:
     """The tag of a tensorboardX export's key ``<logdir>/<main tag>/<tag>`` (``: `` after it in
-    ``add_scalars``' keys): its last component."""
-    return key.strip().rstrip(":").strip().rsplit("/", 1)[-1]
+    ``add_scalars``' keys): its last component, with the one before it when that is a split
+    (``<logdir>/Loss/train``: ``Loss/train``, fields.SPLIT_AFTER)."""
+    parts = key.strip().rstrip(":").strip().rsplit("/", 2)
+    if len(parts) == 3 and parts[2].lower() in SPLIT_AFTER:
+        return f"{parts[1]}/{parts[2]}"
+    return parts[-1]
 
 
 #: the names of a columns document's own step list, and the losses named by their split alone
@@ -494,7 +498,8 @@ def _tbx_records(reader: SnapshotReader, doc: dict) -> list[StepRecord]:
     runs: dict[str, list[tuple[str, list]]] = {}
     for key, pts in doc.items():
         k = key.strip().rstrip(":").strip()
-        runs.setdefault(k.rsplit("/", 1)[0] if "/" in k else "", []).append((_tbx_name(key), pts))
+        name = _tbx_name(key)
+        runs.setdefault(k[: len(k) - len(name)].rstrip("/"), []).append((name, pts))
     # (add_scalars nests one level more: "<logdir>/data/<main tag>/<tag>": a run is the keys' longest
     # common prefix of path components, not each key's parent)
     # (and two log dirs holding the same tags, "runs/a/loss" and "runs/b/loss", are two runs: never merged)
@@ -511,7 +516,7 @@ def _tbx_records(reader: SnapshotReader, doc: dict) -> list[StepRecord]:
 
     best = max(runs, key=loss_points)
     for r, cols in runs.items():
-        if r != best:
+        if r != best and not r.startswith(best + "/"):  # (a main tag under the run's own dir: its add_scalars)
             reader.count_dropped(f"points of another run ({r!r}: not the one read)", sum(len(p) for _, p in cols))
     points: dict[int, list[tuple[str, object]]] = {}
     for name, pts in runs[best]:
