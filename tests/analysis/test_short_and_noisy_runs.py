@@ -471,6 +471,25 @@ def test_noisy_short_logs_never_rose_clear_of_their_noise():
                 assert not [a for a in alerts if a.key == "loss_divergence"], (sd, seed)
 
 
+#: fresh98's fastai tabular run (DVCLive, one train loss an epoch): a start that blew up (1.3e8 -> 1.6e9), down to
+#: ~4.5e5 by epoch 10, then flat and noisy for 30 epochs
+BLEW_UP = [1.27e8, 1.58e9, 6.97e8, 2.63e8, 6.93e8, 9.01e7, 1.48e8, 3.14e7, 9.15e6, 2.45e6, 5.04e5, 4.40e5, 5.14e5]
+BLEW_UP += [3.89e5, 3.97e5, 5.26e5, 4.22e5, 3.93e5, 3.91e5, 3.83e5, 2.52e5, 3.82e5, 4.58e5, 5.09e5, 4.00e5, 3.53e5]
+BLEW_UP += [4.30e5, 6.77e5, 2.75e5, 6.18e5, 4.46e5, 3.06e5, 3.07e5, 5.59e5, 6.78e5, 5.45e5, 3.11e5, 3.98e5, 5.79e5]
+BLEW_UP += [5.37e5, 4.30e5, 4.93e5]
+
+
+def test_a_flat_tail_after_a_start_that_blew_up_is_no_loss_at_its_floor():
+    # the level 4.5e5 is 0.2% of the first 20 losses' mean (the blow-up's), "at its floor" by it; of their
+    # median (5.8e6) it is 8%: the flat tail is judged, and the frames' path judges it as the records' does (it
+    # had skipped every evaluation of a log of one record an epoch shorter than 0.8 x plateau_steps)
+    recs = [StepRecord(e, loss=x, epoch=float(e)) for e, x in enumerate(BLEW_UP)]
+    mon, alerts = run(recs)
+    (p,) = [a for a in alerts if a.check == "plateau"]
+    assert p.severity.value == "warning" and "no progress" in p.message, p.message
+    run_both(recs)
+
+
 def test_a_gans_generator_loss_that_rises_is_not_said_never_to_learn(tmp_path):
     # a WGAN's generator loss rises as its critic learns (fresh82's 27 launches: "loss never measurably
     # improved since step 1 ... not learning", a FAIL on a healthy run): no never-learned verdict on it

@@ -373,6 +373,7 @@ class PlateauDetector(Detector):
         self._step_hi: int | None = None
         self._steps_n = 0
         self._first_s = 0.0
+        self._firsts: list[float] = []  # ... and those losses (the floor's robust first level: ``_near_floor``)
         self._same_val: float | None = None  # the current run of identical loss values
         self._same_from: int | None = None
         self._same_n = 0
@@ -471,6 +472,7 @@ class PlateauDetector(Detector):
         if self._first_n < FIRST_RECORDS:
             self._first_n += 1
             self._first_s += x
+            self._firsts.append(x)
         if len(self._head) < self.settings.never_records:
             self._head.append(x)
         self._tail.append(x)
@@ -812,9 +814,14 @@ class PlateauDetector(Detector):
         return self._first_s / self._first_n if self._first_n else None
 
     def _near_floor(self, x: float | None) -> bool:
-        """``x`` within FLOOR_FRAC of a positive first level, and not below 0."""
-        first = self._first_level()
-        return x is not None and first is not None and first > 0 and 0 <= x <= FLOOR_FRAC * first
+        """``x`` within FLOOR_FRAC of a positive first level, and not below 0. The first level here is
+        the median of the first FIRST_RECORDS losses: a start that blew up (fresh98's fastai run,
+        1.3e8 -> 1.6e9 -> 5e5 in 10 epochs, then flat at ~4.5e5 for 30) has a mean that puts any later
+        level "at its floor", and a plateau there was never judged."""
+        if x is None or not self._firsts:
+            return False
+        first = median(self._firsts)
+        return first > 0 and 0 <= x <= FLOOR_FRAC * first
 
     def _at_floor(self, v: float) -> bool:
         """A constant loss ``v`` at the floor of what its log prints (FLOOR_FRAC), after a loss
@@ -1001,10 +1008,13 @@ class PlateauDetector(Detector):
 
     def _idle(self, now: int) -> bool:
         """``_evaluate(now)`` would change nothing, with no candidate open: the blocks
-        span less than 0.8 x plateau_steps (<= 0.8 x the window: it cannot be judged,
-        see ``_evaluate``) and the early-LR check cannot fire (no plan, or said)."""
+        span less than 0.8 x the window's base (<= 0.8 x the window: it cannot be judged,
+        see ``_evaluate``) and the early-LR check cannot fire (no plan, or said). (The base,
+        not plateau_steps: a log of one record an epoch has a window of EPOCH_WINDOW epochs, and
+        the frames' path skipped every evaluation of fresh98's 42-epoch DVCLive run that the
+        records' path made: "still improving" from its first window's fall of 1e9 to 5e5.)"""
         blocks = self.blocks
-        return (not blocks or now - blocks[0].first < 0.8 * self.settings.plateau_steps) and (
+        return (not blocks or now - blocks[0].first < 0.8 * self._window_base()) and (
             self.lr_early is not None or not self.state.info.total_steps
         )
 
@@ -1060,6 +1070,7 @@ class PlateauDetector(Detector):
         if self._first_n < FIRST_RECORDS:
             k = min(x.size, FIRST_RECORDS - self._first_n)
             self._first_s = _seq_sum(self._first_s, x[:k])
+            self._firsts += x[:k].tolist()
             self._first_n += k
         self._ends(x, steps, lr)
         self._same_run(x, steps)
@@ -1368,12 +1379,14 @@ class PlateauDetector(Detector):
         on half its span and raised 5-10 more plateau alerts on 96 slow, steady descents
         of bench/quality.py --sweeps.)"""
         span = (self.state.last_step or 0) - (self.state.first_step or 0) + self._before_log()
+        return max(self._window_base(), int(0.2 * span))
+
+    def _window_base(self) -> int:
+        """The shortest window: plateau_steps, or EPOCH_WINDOW epochs for a log of one record an epoch
+        (step_unit.py; not 200: a 200-epoch log fitted in one window, its early drop in every fit:
+        fresh48's KGE pre-training, flat for 180 epochs)."""
         base = self.settings.plateau_steps
-        if self._unit.epochs() is not None:
-            # one record an epoch (step_unit.py): a window of EPOCH_WINDOW epochs, not of 200 (a 200-epoch log
-            # fitted in one window, its early drop in every fit: fresh48's KGE pre-training, flat for 180 epochs)
-            base = min(base, EPOCH_WINDOW)
-        return max(base, int(0.2 * span))
+        return min(base, EPOCH_WINDOW) if self._unit.epochs() is not None else base
 
     def _evaluate(self, now: int) -> list[Alert]:
         """The evaluation at the completion of a block (the record at step ``now``)."""
@@ -1526,8 +1539,11 @@ class PlateauDetector(Detector):
         # a stretch that begins at the end of the plan is its converged tail (fresh70's MAML: flat from 30% of its
         # 100,000 planned iterations to the end, no LR logged, read "no plateau proven"; the labels exempt an LR
         # decayed at the onset, not the end of a plan)
+        # ... unless it was judged on less than two windows (a log of 20 epochs and a window of EPOCH_WINDOW: its
+        # one window is no history of a convergence; the LR over the flat stretch decides, as for a log never
+        # judged: fresh64's YOLOv8 fine-tunes, flat from epoch 1 while the LR decays linearly to lrf)
         tail = None
-        if noisy and self._converged():
+        if noisy and self._converged() and self._now() - (self._t0 or 0) >= 2 * self.window_steps():
             tail = self._plan_tail()
             if tail is None:
                 return []
