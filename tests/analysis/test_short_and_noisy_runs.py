@@ -383,17 +383,21 @@ def test_a_short_log_that_learned_then_rose_and_stayed_above_its_start_is_diverg
     run_both(recs)
 
 
+def _flat_and_falling(tag: str, sd: float, tau: float) -> tuple[list[StepRecord], list[StepRecord]]:
+    """Two short logs of 98 values under lognormal noise of log-sd ``sd`` (seeded by ``tag``): one flat at 2.0 (its
+    low an extreme of the noise), one that falls from 2.0 (time constant ``tau``) to sit flat at 0.5 (its level
+    below where it began)."""
+    rng = random.Random(tag)
+    flat = [StepRecord(s, loss=2.0 * math.exp(rng.gauss(0, sd))) for s in range(1, 99)]
+    fall = [StepRecord(s, loss=(0.5 + 1.5 * math.exp(-s / tau)) * math.exp(rng.gauss(0, sd))) for s in range(1, 99)]
+    return flat, fall
+
+
 def test_a_noisy_flat_or_falling_short_log_never_rose_and_stayed():
-    # flat lognormal logs (their low an extreme of the noise) and logs that fall then sit flat (their level
-    # below where they began): never "rose and stayed"
+    # flat lognormal logs and logs that fall then sit flat: never "rose and stayed"
     for sd in (0.05, 0.1, 0.2, 0.3):
         for seed in range(60):
-            rng = random.Random(f"stay-{sd}-{seed}")
-            flat = [StepRecord(s, loss=2.0 * math.exp(rng.gauss(0, sd))) for s in range(1, 99)]
-            fall = [
-                StepRecord(s, loss=(0.5 + 1.5 * math.exp(-s / 6)) * math.exp(rng.gauss(0, sd))) for s in range(1, 99)
-            ]
-            for recs in (flat, fall):
+            for recs in _flat_and_falling(f"stay-{sd}-{seed}", sd, 6):
                 _, alerts = run(recs)
                 assert not [a for a in alerts if "rose and stayed" in a.message], (sd, seed)
 
@@ -461,12 +465,7 @@ def test_noisy_short_logs_never_rose_clear_of_their_noise():
     # the noise's own, never sigma units of it above the low's level
     for sd in (0.02, 0.05, 0.1, 0.2, 0.3, 0.5):
         for seed in range(40):
-            rng = random.Random(f"clear-{sd}-{seed}")
-            flat = [StepRecord(s, loss=2.0 * math.exp(rng.gauss(0, sd))) for s in range(1, 99)]
-            fall = [
-                StepRecord(s, loss=(0.5 + 1.5 * math.exp(-s / 10)) * math.exp(rng.gauss(0, sd))) for s in range(1, 99)
-            ]
-            for recs in (flat, fall):
+            for recs in _flat_and_falling(f"clear-{sd}-{seed}", sd, 10):
                 _, alerts = run(recs)
                 assert not [a for a in alerts if a.key == "loss_divergence"], (sd, seed)
 

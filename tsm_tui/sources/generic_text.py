@@ -1224,13 +1224,19 @@ class KeyValueTextReader(LineGroups, LineReader):
     def _bar_step(self, t) -> list[StepRecord]:
         """torchtune's bar: the global step and the loss (the bar's own counter is the
         epoch's batch, its rate and times are not metrics)."""
-        step = int64(t.group(2))
-        if step is None:
-            self.skip("step out of range")
-            return []
-        self._no_template = True
-        rec = self.build([("loss", t.group(3)), ("epoch", t.group(1))], step=step)
+        rec = self._fixed_record(t.group(2), [("loss", t.group(3)), ("epoch", t.group(1))])
         return [rec] if rec is not None else []
+
+    def _fixed_record(self, step: str, pairs: list) -> StepRecord | None:
+        """The record of a line whose format fixes where each number is (torchtune's bar, darknet's line,
+        RWKV-LM's): ``pairs`` at the step ``step`` spells; None when that step is out of range (a counted
+        skip) or the pairs hold no metric. Such a line is no template's (its step is no single number)."""
+        n = int64(step)
+        if n is None:
+            self.skip("step out of range")
+            return None
+        self._no_template = True
+        return self.build(pairs, step=n)
 
     def _bar_postfix(self, line: str) -> list[StepRecord] | None:
         """A tqdm bar whose postfix holds metrics (``| 3000/30000 [00:37<05:33, 80.96it/s,
@@ -1672,15 +1678,10 @@ class KeyValueTextReader(LineGroups, LineReader):
     def _darknet(self, d) -> list[StepRecord]:
         """Darknet's line (DARKNET): the batch's loss, its running average, the LR and the batch's
         seconds at the iteration that leads it."""
-        step = int64(d.group(1))
-        if step is None:
-            self.skip("step out of range")
-            return []
-        self._no_template = True
         pairs = [("loss", d.group(2)), ("avg", d.group(3)), ("lr", d.group(4))]
         if d.group(5):
             pairs.append(("step_time", d.group(5)))
-        rec = self.build(pairs, step=step)
+        rec = self._fixed_record(d.group(1), pairs)
         if rec is None:
             return []
         self._own_steps += 1
@@ -1689,12 +1690,7 @@ class KeyValueTextReader(LineGroups, LineReader):
     def _rwkv(self, r) -> list[StepRecord]:
         """RWKV-LM's mini-epoch line (RWKV_EPOCH): its mean loss and the LR at the mini-epoch that leads it
         (the perplexity is exp of the loss: nothing of its own), its time the record's clock."""
-        step = int64(r.group(1))
-        if step is None:
-            self.skip("step out of range")
-            return []
-        self._no_template = True
-        rec = self.build([("loss", r.group(2)), ("lr", r.group(4))], step=step)
+        rec = self._fixed_record(r.group(1), [("loss", r.group(2)), ("lr", r.group(4))])
         if rec is None:
             return []
         got = line_clock(r.group(5))  # (its time: a relaunch's lines are no copies of the last launch's)

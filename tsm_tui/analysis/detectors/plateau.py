@@ -367,13 +367,13 @@ class PlateauDetector(Detector):
         #: flat within FLOOR of the bar, or (``_slow``) found it still measurably improving
         self._strict = True
         self._slow: float | None = None  # the improvement per window of a slow span
-        self._first_n = 0  # the run's first level: mean of its first FIRST_RECORDS losses
         #: steps with a loss, each counted once (the highest so far, and how many times it rose): the never-learned
         #: rule's length is in steps (fresh88's 8-rank IPU benchmark, 80 records of 10 steps, FAILed "not learning")
         self._step_hi: int | None = None
         self._steps_n = 0
-        self._first_s = 0.0
-        self._firsts: list[float] = []  # ... and those losses (the floor's robust first level: ``_near_floor``)
+        #: the run's first FIRST_RECORDS losses: its first level is their mean (``_first_level``), the floor's
+        #: their median (``_near_floor``)
+        self._firsts: list[float] = []
         self._same_val: float | None = None  # the current run of identical loss values
         self._same_from: int | None = None
         self._same_n = 0
@@ -469,9 +469,7 @@ class PlateauDetector(Detector):
         if self._step_hi is None or step > self._step_hi:
             self._step_hi = step
             self._steps_n += 1
-        if self._first_n < FIRST_RECORDS:
-            self._first_n += 1
-            self._first_s += x
+        if len(self._firsts) < FIRST_RECORDS:
             self._firsts.append(x)
         if len(self._head) < self.settings.never_records:
             self._head.append(x)
@@ -621,7 +619,7 @@ class PlateauDetector(Detector):
             # block mean of a noisy loss is its luckiest block, and a loss printed near
             # zero (2e-4 vs 4e-4) would read "1.6x its best"
             self.best = (lvl, b.last)
-        if not self._learned and self._first_n >= FIRST_RECORDS:
+        if not self._learned and len(self._firsts) >= FIRST_RECORDS:
             self._learned = lvl is not None and self._gained(lvl)
 
     def _prefix(self, p: tuple, b: _Block) -> tuple:
@@ -811,7 +809,7 @@ class PlateauDetector(Detector):
 
     def _first_level(self) -> float | None:
         """The run's first level: the mean of its first FIRST_RECORDS losses (None before one)."""
-        return self._first_s / self._first_n if self._first_n else None
+        return sum(self._firsts) / len(self._firsts) if self._firsts else None
 
     def _near_floor(self, x: float | None) -> bool:
         """``x`` within FLOOR_FRAC of a positive first level, and not below 0. The first level here is
@@ -973,7 +971,7 @@ class PlateauDetector(Detector):
                 return a + c if rows is None else int(sel[c])
             e = c + 1
             bs = self.block_size
-            if e - pos == bs and bs > SMALL_BLOCK and self._first_n >= FIRST_RECORDS:
+            if e - pos == bs and bs > SMALL_BLOCK and len(self._firsts) >= FIRST_RECORDS:
                 k = min((m - pos) // bs, MAX_BLOCKS + 1 - len(self.blocks))  # whole blocks, up to a merge
                 if k > 1:
                     pos += self._blocks(
@@ -1067,11 +1065,8 @@ class PlateauDetector(Detector):
         b.see_lr(lr)
         self.n += x.size
         self._count_steps(steps)
-        if self._first_n < FIRST_RECORDS:
-            k = min(x.size, FIRST_RECORDS - self._first_n)
-            self._first_s = _seq_sum(self._first_s, x[:k])
-            self._firsts += x[:k].tolist()
-            self._first_n += k
+        if len(self._firsts) < FIRST_RECORDS:
+            self._firsts += x[: FIRST_RECORDS - len(self._firsts)].tolist()
         self._ends(x, steps, lr)
         self._same_run(x, steps)
         if self._cap is not None:
@@ -1248,7 +1243,7 @@ class PlateauDetector(Detector):
         check); NEVER_MIN_RECORDS losses in a log that starts at the run's beginning and
         has not improved materially at any block. (Judged on the run as a whole only, see
         ``_never_learned``: a run that ends inside its warm-up never learned either.)"""
-        if self._learned or self._first_n < FIRST_RECORDS or self._steps_n < NEVER_MIN_RECORDS:
+        if self._learned or len(self._firsts) < FIRST_RECORDS or self._steps_n < NEVER_MIN_RECORDS:
             return None
         span = now - (self._t0 if self._t0 is not None else now)
         f = self._fit(0, span) if span > 0 else None
@@ -1286,7 +1281,7 @@ class PlateauDetector(Detector):
         return (
             (self.never is None or not self.never[3])
             and not self._learned
-            and self._first_n >= FIRST_RECORDS
+            and len(self._firsts) >= FIRST_RECORDS
             and self._kind.kind is None
         )
 
