@@ -125,3 +125,47 @@ def test_rows_and_frames_agree_on_a_creep():
     run_both(recs, sizes=(1, 7, 64, 1000, 10**9))
     short = [StepRecord(i + 1, loss=x) for i, x in enumerate(_climb(50, 0.4, 0.02))]
     run_both(short, sizes=(1, 7, 10**9))
+
+
+# fresh98's NumPy MLP epoch losses (W&B train_loss of two sweep runs): the lowest after epoch 2 / 4,
+# then higher at every epoch to the last
+CLIMB_EPOCHS = [0.4312, 0.3542, 0.3879, 0.4048, 0.4443, 0.5393, 0.5636, 0.6131, 0.6727, 0.7818]
+LATE_RISE_EPOCHS = [0.3881, 0.2518, 0.2343, 0.2240, 0.2321, 0.2440, 0.2486, 0.2692, 0.2949, 0.3105]
+
+
+def test_a_short_log_rising_at_every_record_from_its_low_is_a_climb_by_order():
+    hit = _said(LATE_RISE_EPOCHS)
+    assert hit is not None and hit.rises == 6 and hit.low == pytest.approx(0.2240) and hit.low_step == 4
+    mon = _monitor(LATE_RISE_EPOCHS)
+    ls = next(c for c in mon.checks() if c.id == "loss_spike")
+    assert ls.status.name == "WARN" and "creeping up" in ls.summary
+    (a,) = [a for a in mon.alerts if a.key == "loss_creep"]
+    assert "6 rises in a row" in a.message and a.severity.name == "WARNING"
+
+    mon = _monitor(CLIMB_EPOCHS)  # 1.9x its low: a slow divergence
+    ls = next(c for c in mon.checks() if c.id == "loss_spike")
+    assert ls.status.name == "FAIL" and "slow divergence" in ls.summary
+    run_both([StepRecord(i + 1, loss=x) for i, x in enumerate(LATE_RISE_EPOCHS)], sizes=(1, 3, 10**9))
+
+
+def test_a_short_climb_by_order_needs_six_rises_to_the_end_a_tenth_up_and_no_lr_rise():
+    assert _said(LATE_RISE_EPOCHS[1:-1] + [0.25]) is None  # (fell at the end: no climb to its last record)
+    assert _said(LATE_RISE_EPOCHS[:-1]) is None  # (5 rises after the low)
+    flat = [1.0, 0.9, 0.8, 0.801, 0.802, 0.803, 0.804, 0.805, 0.806, 0.807]  # 7 rises, 0.9% up: no climb
+    assert _said(flat) is None
+    lrs = [1e-4 * (t + 1) for t in range(10)]  # (a warm-up's LR, still rising: its loss may rise)
+    assert _said(LATE_RISE_EPOCHS, lrs) is None
+    assert _said(LATE_RISE_EPOCHS, [1e-3] * 10) is not None
+
+
+def test_short_noisy_or_falling_logs_are_never_a_climb_by_order():
+    """Noise's chance of a climb by order from its lowest record to its last is about 1 / (n x 6!)."""
+    said = 0
+    for seed in range(300):
+        rng = random.Random(seed)
+        for n in (8, 12, 20, 40, 63):
+            for sd in (0.02, 0.1, 0.4):
+                flat = [math.exp(rng.gauss(0, sd)) for _ in range(n)]
+                fall = [math.exp(-2 * t / n + rng.gauss(0, sd)) for t in range(n)]
+                said += (_said(flat) is not None) + (_said(fall) is not None)
+    assert said == 0

@@ -61,6 +61,12 @@ CREEP_MIN_BLOCKS = 4
 CREEP_MIN_DELTA = 0.02
 #: records before the rule judges (ours: one MIN_RECORDS window of the plateau check)
 CREEP_MIN_RECORDS = 20
+#: ... but a short log (its records are its levels) whose loss rose at each of its last STEADY_RISES
+#: records or more, from its lowest on, climbs by its order alone: 7 values in increasing order have
+#: chance 1 / 7! = 1 / 5040 among exchangeable noise, where the rank test of 7 values cannot pass (its
+#: z is at most 3.0). (ours; issue 26, fresh98: a NumPy MLP's epoch loss rose at each of its last 6
+#: and 8 epochs of 10, to 1.39x and 2.2x its low, and no rule judged a log that short)
+STEADY_RISES = 6
 #: an LR this factor above its value at the low: a warm-up or a restart, whose loss may rise
 #: (as lr_schedule.JUMP_FACTOR; ours)
 LR_RISE = 1.5
@@ -86,7 +92,7 @@ SHORT_CORR = 1.3 / 0.7
 @dataclass(frozen=True)
 class Climb:
     """A creep found: the low (value, the step its block ends at), the level now and its step,
-    the rise's size in noise units and the rank test's z."""
+    the rise's size in noise units and the rank test's z (or, a short log's, its rises in a row)."""
 
     low: float
     low_step: int
@@ -95,6 +101,7 @@ class Climb:
     noise_units: float
     rank_z: float
     records: int
+    rises: int = 0  # (found by order, STEADY_RISES: the rises in a row from the low; 0: by the rank test)
 
 
 class Creep:
@@ -230,6 +237,10 @@ class Creep:
         """The creep test over the completed blocks (see the module's docstring)."""
         L = self.levels
         K = len(L)
+        if self.size == 1 and K > STEADY_RISES:
+            hit = self._steady()
+            if hit is not None:
+                return hit
         if self.n < CREEP_MIN_RECORDS or K < CREEP_MIN_BLOCKS + 3:
             return None
         k = max(3, K // 10)
@@ -270,6 +281,35 @@ class Creep:
             noise_units=rise / sd if sd > 0 else math.inf,
             rank_z=z,
             records=(K - 1 - m) * self.size,
+        )
+
+    def _steady(self) -> Climb | None:
+        """A short log's climb by order (STEADY_RISES): its records (the levels) rose at each one from its
+        lowest to its last, STEADY_RISES times or more, its level now (the median of the last 3) CREEP_MIN and
+        CREEP_MIN_DELTA above the lowest, the LR not risen since (a warm-up's loss may rise)."""
+        L = self.levels
+        K = len(L)
+        m = min(range(K), key=L.__getitem__)
+        if K - 1 - m < STEADY_RISES or any(L[i + 1] <= L[i] for i in range(m, K - 1)):
+            return None
+        low, now = L[m], _median(L[-3:])
+        if now - low < math.log1p(CREEP_MIN) or math.exp(now) - math.exp(low) < CREEP_MIN_DELTA:
+            return None
+        lr0, lr1 = self.lrs[m], self.lrs[-1]
+        if lr0 is not None and lr1 is not None and lr0 > 0 and lr1 > LR_RISE * lr0:
+            return None
+        mk = MannKendall()
+        for v in L[m:]:
+            mk.update(v)
+        return Climb(
+            low=math.exp(low),
+            low_step=self.steps[m],
+            level=math.exp(now),
+            step=self.steps[-1],
+            noise_units=math.inf,
+            rank_z=mk.z(),
+            records=K - 1 - m,
+            rises=K - 1 - m,
         )
 
 

@@ -1552,7 +1552,12 @@ class LossSpikeDetector(Detector):
                 c.step,
                 f"Loss creeping up: its level {fmt(c.level)} at step {c.step} is {ratio - 1:.0%} above "
                 f"its low {fmt(c.low)} (step {c.low_step}) and has climbed since, over {c.records} records "
-                f"({c.noise_units:.1f} noise units; Mann-Kendall z {c.rank_z:.1f}): {how}.",
+                + (
+                    f"(higher at each of them: {c.rises} rises in a row)"
+                    if c.rises
+                    else f"({c.noise_units:.1f} noise units; Mann-Kendall z {c.rank_z:.1f})"
+                )
+                + f": {how}.",
                 value=c.level,
                 baseline=c.low,
                 actions=[
