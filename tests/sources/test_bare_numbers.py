@@ -434,3 +434,46 @@ def test_a_counter_word_glued_to_loss_names_the_loss(tmp_path, capsys):
     rc, rep, err = report_rc(d, capsys)
     assert rc in (0, 1) and rep is not None, err
     assert rep["steps"]["count"] == 300 and rep["sources"]["loss"]["key"] == "iterloss", rep["sources"]
+
+
+def test_a_step_word_a_counter_a_colon_and_a_value_a_line(tmp_path, capsys):
+    # fresh100's BBDM train_loss.txt: f"epoch {e}:{loss}" ("epoch 0:1655.5953185476483"), exit 2 before
+    d = tmp_path / "results"
+    d.mkdir()
+    (d / "train_loss.txt").write_text("".join(f"epoch {e}:{1655.59 / (1 + e):.10f}\n" for e in range(89)))
+    rc, rep, err = report_rc(d, capsys)
+    assert rc in (0, 1) and rep is not None, err
+    assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (0, 88, 89)
+    assert rep["sources"]["loss"]["key"] == "train_loss"
+    (d / "train_loss.txt").write_text("".join(f"epoch {e}: done in 12:{e % 60:02d}\n" for e in range(89)))
+    rc, rep, err = report_rc(d, capsys)
+    assert rep is None or rep["steps"]["count"] != 89  # (prose with a clock: no counter and value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ",".join(f'"{v}"' for v in (5.889, 6.09, 6.33, 6.57, 6.62, 6.49)),  # fresh100's losses.csv: quoted cells
+        ",".join(str(v) for v in (5.889, 6.09, 6.33, 6.57, 6.62, 6.49)) + "\n",
+        ", ".join(str(v) for v in (5.889, 6.09, 6.33, 6.57, 6.62, 6.49)) + ",\n\n",  # a trailing comma
+    ],
+)
+def test_one_row_of_numbers_is_one_series_stepped_by_position(tmp_path, text):
+    p = write(tmp_path, "losses.csv", text)
+    assert bare_content(str(p))
+    r = BareNumbersReader(str(p))
+    recs = r.read_path(str(p))
+    assert [x.step for x in recs] == list(range(6)) and [x.loss for x in recs] == [5.889, 6.09, 6.33, 6.57, 6.62, 6.49]
+    assert r.skipped == 0 and r.describe()["step_source"].startswith("row position")
+
+
+def test_a_long_row_is_streamed_and_rows_of_a_table_are_not_one_row(tmp_path, capsys):
+    vals = resnet_losses(19_901)  # (fresh100's file: 19,901 quoted values on one line, ~400 KB)
+    write(tmp_path / "results", "losses.csv", ",".join(f'"{v}"' for v in vals))
+    rep = report_json(tmp_path / "results", capsys)
+    assert rep["steps"]["count"] == 19_901 and rep["steps"]["last"] == 19_900
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert src["skipped_lines"] == 0 and src["step_source"].startswith("row position")
+    # two rows of six: a table (or a matrix), not one series; a row with a word in it is no row of numbers
+    assert not bare_content(str(write(tmp_path, "a/loss.csv", "1,2,3,4,5,6\n7,8,9,10,11,12\n")))
+    assert not bare_content(str(write(tmp_path, "b/loss.csv", "1,2,3,loss,5,6\n")))

@@ -2100,3 +2100,37 @@ def test_a_yacs_test_key_opens_no_evaluation_and_a_relaunch_at_another_lr_is_a_n
     assert [s["kind"] for s in d["launches"]] == ["start", "new run"], d["launches"]
     lr = next(c for c in d["checks"] if c["id"] == "lr_schedule")
     assert lr["status"] != "FAIL" and "jumped" not in lr["summary"], lr
+
+
+@pytest.mark.parametrize(
+    "tail,secs",
+    [
+        ("| 179s elapsed", 179.0),  # (fresh99's tiny LM: the name after its number)
+        ("| elapsed: 12.5s", 12.5),
+        ("time elapsed 3.2 min", 192.0),
+        ("Elapsed time: 0:03:12", 192.0),
+        ("elapsed_time=1.5h", 5400.0),
+        ("elapsed: 42", 42.0),  # (no unit: seconds, a pair as it is)
+    ],
+)
+def test_the_elapsed_time_with_its_unit_is_the_records_time(tmp_path, tail, secs):
+    p = write(
+        tmp_path, "train_log.txt", "".join(f"step {s} | loss {3 - s / 100:.3f} | {tail}\n" for s in range(10, 90, 10))
+    )
+    _, recs, _ = read(p)
+    assert [r.step for r in recs] == list(range(10, 90, 10))
+    assert all(r.time == pytest.approx(secs) for r in recs)
+
+
+def test_a_stall_between_elapsed_times_is_a_pause_of_the_throughput_check(tmp_path, capsys):
+    """fresh99's shape: "[Phase 3]   step  3250/5000 | loss 0.109 | lr 2.07e-04 | 410s elapsed", then the next
+    record 28 minutes later; without a clock the check read "no step time ... logged"."""
+    lines, t = [], 0.0
+    for s in range(50, 5001, 50):
+        t += 1700.0 if s == 3300 else 5.0
+        lines.append(
+            f"[Phase 3]   step {s:5d}/5000 | loss {2.0 * 0.9995**s + 0.1:.3f} | lr 3.00e-04 | {t:.0f}s elapsed\n"
+        )
+    rep = report_json(write(tmp_path, "results/train_log.txt", "".join(lines)), capsys)
+    tp = next(c for c in rep["checks"] if c["id"] == "throughput")
+    assert tp["status"] != "SKIP" and "pause" in tp["summary"] and "step 3300, 28.3 min" in tp["summary"], tp

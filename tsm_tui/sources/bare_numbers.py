@@ -68,8 +68,11 @@ _WHOLE = re.compile(r"[+-]?\d{1,18}")
 #: a counter, a hyphen or a colon and a decimal with no space (``0001-64.5714``: an improved-YOLOv3
 #: loss.txt, fresh40, one epoch a line; ``10:0.334265``: fresh91's MCNet loss.txt, ``f"{step}:{loss}"``
 #: every 10 steps, "no training metrics recognised"): two columns, never a subtraction or a clock (no log
-#: writes one; a clock's minutes have no decimals)
-_COUNTER_DASH = re.compile(r"(\d{1,9})[-:](\d++\.\d++(?:[eE][+-]?\d++)?)")
+#: writes one; a clock's minutes have no decimals); the counter may follow a step word (``epoch 0:1655.5953``:
+#: fresh100's BBDM train_loss.txt, ``f"epoch {e}:{loss}"``, "nothing readable")
+_COUNTER_DASH = re.compile(
+    r"(?:(?:epoch|step|iter(?:ation)?+|it|batch)\s*+)?(\d{1,9})[-:](\d++\.\d++(?:[eE][+-]?\d++)?)", re.I
+)
 #: a bare number: a decimal or float literal, or a NaN / Inf spelling
 #: (``\d+(?:\.\d*)?``, not ``\d+\.?\d*``: the two runs of digits could split a long one every
 #: way, and a 1 MiB line of digits took minutes to refuse: tests/integration/test_hostile.py)
@@ -116,6 +119,8 @@ def list_item(tok: str) -> str | None:
     t = tok.strip()
     if len(t) > MAX_ITEM:
         return None
+    if t[:1] == '"' and t[-1:] == '"' and len(t) > 1:
+        t = t[1:-1].strip()  # (a CSV writer's quoted cell: a one-row file's "5.889","6.090")
     if t[:3] == "np.":
         m = NP_ITEM.fullmatch(t)
         if m is None:
@@ -145,12 +150,37 @@ def list_head(text: str, cut: bool = True) -> bool:
     return bool(items) and all(list_item(x) is not None for x in items)
 
 
+def row_head(text: str, cut: bool = True) -> bool:
+    """``text`` (a file's first bytes; ``cut``: they may stop mid-file) opens one row of numbers: the whole
+    series on one line, more than MAX_COLUMNS comma-separated numbers (each may be double-quoted; up to
+    SNIFF_LINES of them looked at) and nothing but blanks after that line. What ``f.write(",".join(...))`` or
+    a CSV writer's ``writerow(losses)`` writes (fresh100's losses.csv: 19,901 quoted values on one line,
+    "no training metrics recognised"); read as a list without its brackets (``_list``)."""
+    t = text.lstrip()
+    nl = t.find("\n")
+    if nl >= 0:
+        if t[nl:].strip():
+            return False  # (rows of a table, a matrix: not one series)
+        t, cut = t[:nl], False
+    items = t.split(",", SNIFF_LINES + 1)
+    if len(items) <= MAX_COLUMNS:
+        return False
+    items = items[:SNIFF_LINES]
+    if cut and len(items) > 1:
+        items = items[:-1]  # (the last may be cut)
+    if not items[-1].strip() and len(items) > 1:
+        items = items[:-1]  # (a trailing comma)
+    return all(list_item(x) is not None for x in items)
+
+
 def bare_head(lines: list[str]) -> bool:
     """The first (up to SNIFF_LINES) non-blank lines are all bare numbers, at least one; or
-    they open one list of numbers (``list_head``)."""
+    they open one list of numbers (``list_head``), or are one row of them (``row_head``)."""
     first = next((ln for ln in lines if ln.strip()), "")
     if first.lstrip()[:1] == "[":
         return list_head("\n".join(lines[:SNIFF_LINES]))
+    if first.count(",") >= MAX_COLUMNS and row_head("\n".join(lines[:SNIFF_LINES])):
+        return True
     n = 0
     width = None
     for ln in lines:
@@ -171,7 +201,7 @@ def numbers_row(t: str) -> list[str] | None:
     """A line of 2 to MAX_COLUMNS numbers and nothing else (tab-, comma- or space-separated: what
     ``np.savetxt("losses.txt", np.c_[train, val])`` writes), or None."""
     parts = _ROW_SEP.split(t, MAX_COLUMNS)
-    if len(parts) == 1 and ("-" in t or ":" in t):
+    if (len(parts) == 1 or t[:1].isalpha()) and ("-" in t or ":" in t):
         m = _COUNTER_DASH.fullmatch(t)
         return list(m.groups()) if m is not None else None
     if not 2 <= len(parts) <= MAX_COLUMNS or not all(NUMBER.fullmatch(p) for p in parts):
@@ -199,10 +229,17 @@ def bare_content(path: str) -> bool:
     text = raw.decode("utf-8", "replace")
     if text.lstrip()[:1] == "[":
         return list_head(text, cut=len(raw) == PEEK)
+    if row_head(text, cut=len(raw) == PEEK):
+        return True
     lines = text.split("\n")
     if len(raw) == PEEK:
         lines = lines[:-1]  # (the last line may be cut)
     return bare_head(lines)
+
+
+def _is_row(raw: bytes) -> bool:
+    """The bytes ``raw`` (a file's first PEEK) open one row of numbers (``row_head``)."""
+    return raw.count(b",") >= MAX_COLUMNS and row_head(raw.decode("utf-8", "replace"), cut=len(raw) >= PEEK)
 
 
 def _npy_header(fh):
@@ -267,7 +304,8 @@ class BareNumbersReader(SnapshotReader):
         super().__init__(path)
         self.left_out: list[str] = []
         self.lengths: dict[str, int] = {}
-        self.listed = False  # a file read was one list of numbers (its step: the list index)
+        self.listed = False  # a file read was one list of numbers (its step: the list index) ...
+        self.row = False  # ... one row of them (its step: the position in the row)
         self.arrays = False  # ... a NumPy array (``.npy``: its step the array index)
         self.columns: str | None = None  # rows of several numbers: which column was read (``_rows``)
 
@@ -289,7 +327,9 @@ class BareNumbersReader(SnapshotReader):
             "array index: step = the value's index in the NumPy array (0 = the first)"
             if self.arrays
             else "list index: step = the value's index in the file's list (0 = the first)"
-            if self.listed
+            if self.listed and not self.row
+            else "row position: step = the value's position in the file's one row of numbers (0 = the first)"
+            if self.row
             else "line number: step = line index in the file (0 = the first line)"
         )
         if self.columns == "step, then the metric":
@@ -332,7 +372,7 @@ class BareNumbersReader(SnapshotReader):
         key = metric_name(os.path.basename(self.path)) or "loss"
         if data.startswith(NPY_MAGIC):
             self._npy(io.BytesIO(data), key, points)
-        elif data.lstrip()[:1] == b"[":
+        elif data.lstrip()[:1] == b"[" or _is_row(data[:PEEK]):
             fh = io.BytesIO(data)
             self._list(fh, fh.read(PEEK), key, points)
         else:
@@ -347,7 +387,7 @@ class BareNumbersReader(SnapshotReader):
                 raw = fh.read(PEEK)
                 if raw.startswith(NPY_MAGIC):
                     return self._npy(fh, key, points)
-                if raw.lstrip()[:1] == b"[":
+                if raw.lstrip()[:1] == b"[" or _is_row(raw):
                     return self._list(fh, raw, key, points)
                 raw += fh.read(MAX_METRIC_BYTES + 1 - len(raw))
         except OSError:
@@ -383,18 +423,22 @@ class BareNumbersReader(SnapshotReader):
 
     def _list(self, fh, first: bytes, key: str, points: dict) -> int:
         """A list file's items into ``points`` (item index -> (key, value)), read from ``first``
-        (the bytes already read) on through ``fh`` a chunk at a time; the number of items.
+        (the bytes already read) on through ``fh`` a chunk at a time; the number of items. A row
+        file (``row_head``) is a list without brackets, ended by its line's end.
         Memory: one chunk and one item carried over; time: one pass (``bytes.split``)."""
         self.listed = True
-        chunk = first[first.index(b"[") + 1 :]
+        row = first.lstrip()[:1] != b"["
+        self.row = self.row or row
+        end = b"\n" if row else b"]"
+        chunk = first.lstrip() if row else first[first.index(b"[") + 1 :]
         carry = b""  # the start of an item the chunk cut
         long_item = False  # the item being carried is over MAX_ITEM: dropped (its index kept)
         i = 0
         seen = len(first)
         closed = False
         while True:
-            if b"]" in chunk:
-                chunk, closed = chunk[: chunk.index(b"]")], True
+            if end in chunk:
+                chunk, closed = chunk[: chunk.index(end)], True
             parts = chunk.split(b",")
             parts[0] = carry + parts[0] if not long_item else parts[0]
             if closed:
@@ -426,7 +470,8 @@ class BareNumbersReader(SnapshotReader):
                     i += 1
                 elif carry.strip():
                     i = self._item(carry, i, key, points)
-                self.skip("list not closed (no ']': cut short; its values read)")
+                if not row:  # (a row's last line may have no newline)
+                    self.skip("list not closed (no ']': cut short; its values read)")
                 break
         return i
 

@@ -244,6 +244,14 @@ ALIASES = {
     "timestamp": "time",
     "_timestamp": "time",
     "wall_time": "time",
+    # (the seconds since the run began: a clock that starts at 0; generic_text.ELAPSED reads its spellings
+    # with a unit. A duration per interval logged under the name falls as often as it rises: the throughput
+    # check then takes it for no clock, as mmengine's ``time``)
+    "elapsed": "time",
+    "elapsed_time": "time",
+    "time_elapsed": "time",
+    "elapsed_s": "time",
+    "elapsed_sec": "time",
 }
 #: a step's duration, as logs name it (Megatron's "elapsed time per iteration (ms)", nanoGPT's
 #: "time 1234.5ms", modded-nanogpt's step_avg, llm.c / others' "dt"): seconds = value x scale

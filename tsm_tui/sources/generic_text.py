@@ -268,6 +268,31 @@ TIME_PREFIX = re.compile(
 # a date and time in angle brackets inside a line, between its counter and its values: no value
 ANGLE_TIME = re.compile(r"<\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?>")
 # ... or a clock time after "@" ("Epoch 0 @ 10:27 PM : 0.98 C.E. Loss", fresh50): no value either
+#: the run's elapsed time with a unit or as a clock, its name before or after it ("step 2000/5000 | loss 0.182 |
+#: 179s elapsed", fresh99's tiny LM; "elapsed: 12.5s", "time elapsed 3.2 min", "Elapsed time: 0:03:12"): read as
+#: "elapsed: <seconds>" (the pairs take no number with a unit glued to it, nor a clock), the record's time, so the
+#: throughput check has a clock (a 28-minute stall between two records of that log was "no step time logged")
+_DUR_UNIT = r"(ms|s|secs?+|seconds?+|m|mins?+|minutes?+|h|hrs?+|hours?+)"
+ELAPSED = re.compile(
+    r"(?<![\w./-])(?:(?:time[ _]elapsed|elapsed(?:[ _]time)?+)\s*+[:=]?\s*+"
+    rf"(?:(\d++(?:\.\d++)?+)\s*+{_DUR_UNIT}|(\d++):(\d\d):(\d\d(?:\.\d++)?+))"
+    rf"|(\d++(?:\.\d++)?+)\s*+{_DUR_UNIT}\s++elapsed)(?![\w.])",
+    re.I,
+)
+_DUR_SECONDS = {"ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def _elapsed(m: re.Match) -> str:
+    """ELAPSED's match as "elapsed: <seconds>"."""
+    if m.group(3) is not None:
+        secs = int(m.group(3)) * 3600 + int(m.group(4)) * 60 + float(m.group(5))
+    else:
+        v, unit = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(6), m.group(7))
+        u = unit.lower()
+        secs = float(v) * _DUR_SECONDS["ms" if u == "ms" else u[0]]
+    return f"elapsed: {secs:g}"
+
+
 AT_TIME = re.compile(r"\s*+@\s*+\d{1,2}:\d\d(?::\d\d(?:[.,]\d{1,9})?)?(?:\s*+[AaPp][Mm]\b)?")
 # a bracketed counter leading the message, then named values: CLU's LoggingWriter
 # (clu/metric_writers/logging_writer.py: "[%d]%s %s", Flax's examples, t5x, scenic), after absl's
@@ -712,6 +737,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             line = ANGLE_TIME.sub(" ", line)  # (fresh27's SimCLR: "Epoch: 1\t<2021-11-28 01:09:18> loss: 8.36")
         if "@" in line:
             line = AT_TIME.sub("", line)
+        if "lapsed" in line:
+            line = ELAPSED.sub(_elapsed, line)
         if line[:1].isdigit() or line[:1] == "[" or line.startswith(("time", "date")):
             t = TIME_PREFIX.match(line)
             if t is not None:  # (nnU-Net's "2024-03-01 10:00:37.123457: Epoch 3": the rest is the line)
