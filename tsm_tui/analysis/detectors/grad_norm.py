@@ -36,6 +36,11 @@ PEAK_REALERT = 2.0
 #: BACK_RECORDS values since the previous spiking record within recovery_factor x the
 #: baseline (the loss spike check's RECOVERY_RECORDS and bar; ours)
 BACK_RECORDS = 3
+#: ... or as few as BACK_MIN records since it, every one of them within that bar (ours: a sparse log's
+#: bursts two records apart, every 50 steps, were one incident from its first burst to its largest, 1,050
+#: steps later, with no alert at the largest: fresh101's HF run, 2.7e6 at 2550, 2.47e6 at 2700, 9.7e6 at
+#: 3600 after 0.24 and 0.18)
+BACK_MIN = 2
 #: a log too short for the rolling rates (fewer than ``window`` post-warm-up values, e.g.
 #: excerpts in short blocks) is judged on all its values at the end, from this many (ours)
 ABS_MIN_VALUES = 10
@@ -155,7 +160,11 @@ class GradNormDetector(Detector):
             base, z, local = hit
             last = self._last_spike_n
             self._last_spike_n = self.n
-            back = len(self._since) >= BACK_RECORDS and median(self._since) <= self.settings.recovery_factor * base
+            bar = self.settings.recovery_factor * base
+            since = self._since
+            back = (len(since) >= BACK_RECORDS and median(since) <= bar) or (
+                len(since) >= BACK_MIN and max(since) <= bar
+            )
             self._since = []
             if last is not None and self.n - last <= SPIKE_GAP:
                 inc = self.spikes[-1]  # the same incident: a new alert only for a much larger peak
