@@ -477,3 +477,41 @@ def test_a_long_row_is_streamed_and_rows_of_a_table_are_not_one_row(tmp_path, ca
     # two rows of six: a table (or a matrix), not one series; a row with a word in it is no row of numbers
     assert not bare_content(str(write(tmp_path, "a/loss.csv", "1,2,3,4,5,6\n7,8,9,10,11,12\n")))
     assert not bare_content(str(write(tmp_path, "b/loss.csv", "1,2,3,loss,5,6\n")))
+
+
+@pytest.mark.parametrize(
+    "name,metric,index",
+    [
+        ("train_loss2.txt", "train_loss", 2),  # (fresh103's pose model: its sick re-run's file)
+        ("val_loss-run2.txt", "val_loss", 2),
+        ("loss12.csv", "loss", 12),
+        ("loss.txt", "loss", None),
+        ("fc1_loss.txt", "fc1_loss", None),  # (a metric's own name: no run number)
+        ("ids3.txt", None, None),  # (no metric before the number)
+        ("layer1.txt", None, None),
+    ],
+)
+def test_a_run_number_after_a_metrics_name(name, metric, index):
+    from tsm_tui.sources.bare_numbers import run_index
+
+    assert metric_name(name) == metric
+    assert run_index(name) == index
+
+
+def test_a_second_runs_file_is_read_alone_and_named_beside_the_first(tmp_path, capsys):
+    run2 = [2.4 * math.exp(-i / 200) + 0.5 for i in range(300)]
+    run1 = [3.0 * math.exp(-i / 200) + 0.4 for i in range(200)]
+    d = tmp_path / "logs"
+    write(d, "train_loss2.txt", "".join(f"{v:.6f}\n" for v in run2))
+    rep = report_json(d, capsys)
+    assert rep["steps"]["count"] == 300 and rep["sources"]["loss"]["key"] == "train_loss"
+    # beside the first run's train_loss.txt: that one is the folder's run, the re-run's file is named, never
+    # joined to it by line index
+    write(d, "train_loss.txt", "".join(f"{v:.6f}\n" for v in run1))
+    rep = report_json(d, capsys)
+    assert rep["steps"]["count"] == 200
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert "train_loss2.txt" in src["other_runs"]
+    # ... and given alone it is read
+    rep = report_json(d / "train_loss2.txt", capsys)
+    assert rep["steps"]["count"] == 300

@@ -104,9 +104,33 @@ def metric_name(filename: str) -> str | None:
             break
     if stem.lower() == "losses":
         return "loss"  # (the plain plural: "losses.txt", the commonest name of all, fresh31; "train_losses" had a role)
-    if not stem or field_for(stem) is None and loss_role(stem) is None:
-        return None
+    if not _is_metric(stem):
+        m = RUN_INDEX.search(stem)
+        if m is None or m.start() == 0 or not _is_metric(stem[: m.start()]):
+            return None
+        stem = stem[: m.start()]  # (a second run's file: "train_loss2.txt" is train_loss's; ``run_index``)
     return stem
+
+
+#: a run's number after a metric's name (``train_loss2.txt``, ``loss_3.txt``, ``val_loss-run2.txt``: a re-run's
+#: file beside the first one's; fresh103's pose model, its sick re-run's train_loss2.txt "nothing readable")
+RUN_INDEX = re.compile(r"[_\-.]?+(?:run|trial|seed|v)?+[_\-]?+\d{1,3}$", re.I)
+
+
+def _is_metric(stem: str) -> bool:
+    return bool(stem) and (field_for(stem) is not None or loss_role(stem) is not None)
+
+
+def run_index(filename: str) -> int | None:
+    """The run number a metric file's name ends with (``train_loss2.txt`` -> 2), None when it has none
+    (``loss.txt``; ``fc1_loss.txt``'s is no metric's suffix: its whole stem names the metric)."""
+    stem = filename[: filename.rfind(".")] if "." in filename else filename
+    if _is_metric(stem):
+        return None
+    m = RUN_INDEX.search(stem)
+    if m is None or m.start() == 0 or not _is_metric(stem[: m.start()]):
+        return None
+    return int(re.sub(r"\D", "", m.group()))
 
 
 def makes_run(stem: str) -> bool:
@@ -280,7 +304,30 @@ def bare_files(d: str, names: list[str] | None = None) -> list[str]:
     out = [f for f in out if bare_content(os.path.join(d, f))][:MAX_FILES]
     if not any(makes_run(metric_name(f) or "") for f in out):
         return []
-    return out
+    return _one_run(out)
+
+
+def _one_run(files: list[str]) -> list[str]:
+    """One file per metric: where two name the same one (``train_loss.txt`` and ``train_loss2.txt``, a re-run's
+    beside the first run's), the one without a run number, else the lowest number; the others are other runs'
+    (``other_runs``), never joined into this one by line index."""
+    best: dict[str, str] = {}
+    for f in files:
+        k = metric_name(f) or f
+        cur = best.get(k)
+        if cur is None or (run_index(f) or 0) < (run_index(cur) or 0):
+            best[k] = f
+    keep = set(best.values())
+    return [f for f in files if f in keep]
+
+
+def other_runs(d: str, names: list[str], taken: list[str]) -> list[str]:
+    """The bare-number files of a folder named as a metric the run read (``taken``) already has: other runs'
+    files (``train_loss2.txt`` beside ``train_loss.txt``), named, not read."""
+    got = set(taken)
+    have = {metric_name(f) for f in taken}
+    cands = [f for f in sorted(names) if f not in got and metric_name(f) in have]
+    return [f for f in cands[:MAX_FILES] if bare_content(os.path.join(d, f))]
 
 
 def left_out(d: str, names: list[str], taken: list[str]) -> list[str]:
@@ -303,6 +350,7 @@ class BareNumbersReader(SnapshotReader):
     def __init__(self, path: str = "") -> None:
         super().__init__(path)
         self.left_out: list[str] = []
+        self.other_runs: list[str] = []  # files of the same metrics, other runs' (``other_runs``): named, not read
         self.lengths: dict[str, int] = {}
         self.listed = False  # a file read was one list of numbers (its step: the list index) ...
         self.row = False  # ... one row of them (its step: the position in the row)
@@ -345,6 +393,11 @@ class BareNumbersReader(SnapshotReader):
             out["left_out"] = f"named as no metric: {', '.join(self.left_out[:8])}" + (
                 " ..." if len(self.left_out) > 8 else ""
             )
+        if self.other_runs:
+            out["other_runs"] = (
+                f"another run's file of the same metric, not read (give it to tsm-watch alone to read it): "
+                f"{', '.join(self.other_runs[:8])}" + (" ..." if len(self.other_runs) > 8 else "")
+            )
         return out
 
     def read_path(self, path: str) -> list[StepRecord]:
@@ -358,6 +411,7 @@ class BareNumbersReader(SnapshotReader):
                 return []
             files = bare_files(path, names)
             self.left_out = left_out(path, names, files)
+            self.other_runs = other_runs(path, names, files)
             paths = [os.path.join(path, f) for f in files]
         else:
             paths = [path]

@@ -242,7 +242,8 @@ def _bare_sources(dirpath: str, filenames: list[str], in_wandb: bool = False) ->
     bare = bare_numbers.bare_files(dirpath, filenames)
     if not bare:
         return set(), False
-    others = [f for f in sorted(filenames) if f not in bare and is_candidate(f)]
+    runs = bare_numbers.other_runs(dirpath, filenames, bare)  # (a re-run's file of the same metric: no rival log)
+    others = [f for f in sorted(filenames) if f not in bare and f not in runs and is_candidate(f)]
     for f in others[:MAX_RIVALS]:
         try:
             reader, _ = registry.open_reader(os.path.join(dirpath, f))
@@ -251,7 +252,7 @@ def _bare_sources(dirpath: str, filenames: list[str], in_wandb: bool = False) ->
         if reader is not None and not getattr(reader, "events_only", False):
             return set(bare), False  # the real log wins
     # (the folder's other bare-number files are named by its reader, not read)
-    return set(bare) | set(bare_numbers.left_out(dirpath, filenames, bare)), True
+    return set(bare) | set(bare_numbers.left_out(dirpath, filenames, bare)) | set(runs), True
 
 
 #: names a log is saved under when no log-named file is there (only then are they read):
