@@ -10,6 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 from helpers.reports import report_rc
 from tsm_tui.sources import log_files
 
@@ -198,3 +199,37 @@ def test_a_run_folders_other_file_with_a_metric_the_log_lacks_is_said(capsys):
     assert "diagnostics.jsonl: [jsonl], 20 records, not used (another file was chosen); it holds grad norm" in out
     assert "[PASS] Over-fitting" in out and "rose with the training loss" in out
     assert "[FAIL] NaN/Inf Values" in out
+
+
+@pytest.mark.parametrize(
+    "name,step",
+    [
+        ("checkpoint-500", 500),
+        ("global_step100", 100),
+        ("iter_0001000", 1000),
+        ("step_200", 200),
+        ("epoch=0-step=100.ckpt", 100),  # (DeepSpeed's Lightning checkpoint: a directory)
+        ("model_1000", 1000),
+        ("ckpt-5", 5),
+        ("model3_depth_ablation_one_epoch", None),  # (fresh102: a run's folder, not checkpoint 3)
+        ("run_step5_lr3e-4", None),
+        ("best_model", None),
+    ],
+)
+def test_a_directory_is_a_checkpoint_only_when_its_whole_name_is_one(name, step):
+    from tsm_tui.sources.checkpoints import checkpoint_step
+
+    assert checkpoint_step(name, True) == step
+
+
+def test_logs_in_a_run_folder_named_like_a_checkpoint_are_found(tmp_path):
+    # fresh102's nanoGPT depth ablation: model3_depth_ablation_one_epoch/training_logs/main_38k_train_log.txt read
+    # "no log files found" (the folder skipped as checkpoint 3); checkpoint-500/ beside it still is one
+    log = tmp_path / "model3_depth_ablation_one_epoch" / "training_logs" / "train_log.txt"
+    log.parent.mkdir(parents=True)
+    log.write_text("".join(f"step {s} | loss {3 - s / 1000:.4f}\n" for s in range(0, 1000, 10)))
+    ck = tmp_path / "checkpoint-500"
+    ck.mkdir()
+    (ck / "train_log.txt").write_text("step 1 | loss 2.0\n")
+    got = log_files.candidate_files(str(tmp_path))
+    assert str(log) in got and not any("checkpoint-500" in p for p in got)

@@ -20,18 +20,30 @@ _PATTERNS = [
     re.compile(r"^(?:ckpt|model|checkpoint|state)[_\-]?(\d+)"),
 ]
 _EXT = (".pt", ".pth", ".ckpt", ".safetensors", ".bin", ".distcp", "")
+#: a directory is a checkpoint when its whole name is one (after a checkpoint extension: DeepSpeed's
+#: Lightning ``epoch=0-step=100.ckpt/``): a run's folder that only starts like one is searched
+#: (fresh102's ``model3_depth_ablation_one_epoch/training_logs/``, skipped as checkpoint 3: "no log files found")
+_DIR_PATTERNS = [
+    re.compile(r"^checkpoint[-_](\d+)$"),
+    re.compile(r"^global_step(\d+)$"),
+    re.compile(r"^iter_(\d+)$"),
+    re.compile(r"(?:^|[=_\-])step[=_\-]?(\d+)$"),
+    re.compile(r"^(?:ckpt|model|checkpoint|state)[_\-]?(\d+)$"),
+]
 MAX_ENTRIES = 20000  # bound the walk on huge dirs
 
 
 def checkpoint_step(name: str, is_dir: bool) -> int | None:
     base = name
-    if not is_dir:
-        low = name.lower()
-        ext = next((e for e in _EXT if e and low.endswith(e)), None)
+    low = name.lower()
+    ext = next((e for e in _EXT if e and low.endswith(e)), None)
+    if is_dir:
+        base = name[: -len(ext)] if ext is not None else name
+    else:
         if ext is None:
             return None
         base = name[: -len(ext)]
-    for pat in _PATTERNS:
+    for pat in _DIR_PATTERNS if is_dir else _PATTERNS:
         m = pat.search(base)
         if m:
             return int64(m.group(1))
