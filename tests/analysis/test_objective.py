@@ -524,3 +524,61 @@ def test_an_energy_is_the_objective_of_a_predictive_coding_run(tmp_path):
     )
     assert out.returncode in (0, 1) and "objective: Batch Energy (an energy: no loss logged)" in out.stdout, out.stdout
     assert "48 records" in out.stdout or "48 steps" in out.stdout, out.stdout
+
+
+def _init_row(nan0: dict, step0: int = 0, loss0: float = 5.19):
+    """fresh102's grokking CSV shape: an evaluation at initialisation (step 0) whose gradient and update norms
+    are NaN (no gradient yet), then a record every 100 steps."""
+    recs = [StepRecord(step0, loss=loss0, grad_norm=nan0.pop("grad_norm", None), extra=dict(nan0))]
+    for s in range(100, 5001, 100):
+        recs.append(
+            StepRecord(
+                s,
+                loss=0.5 + 4 * math.exp(-s / 800),
+                extra={"hidden_gradient_norm": 0.02, "auxiliary_gradient_norm": 0.6},
+            )
+        )
+    return recs
+
+
+@pytest.mark.parametrize(
+    "row0,verdict",
+    [
+        ({"hidden_gradient_norm": math.nan, "auxiliary_gradient_norm": math.nan}, "PASS"),  # before any update
+        ({"grad_norm": math.nan}, "PASS"),
+        ({"hidden_gradient_norm": math.nan, "auxiliary_gradient_norm": 0.6}, "FAIL"),  # one computed: a real NaN
+        ({"hidden_gradient_norm": math.nan, "auxiliary_gradient_norm": math.nan, "step0": 1}, "FAIL"),  # step 1
+        ({"hidden_gradient_norm": math.nan, "auxiliary_gradient_norm": math.nan, "loss0": math.nan}, "FAIL"),
+    ],
+)
+def test_nan_gradient_statistics_of_a_record_logged_before_any_update_are_placeholders(row0, verdict):
+    from tsm_tui.analysis.monitor import Monitor
+
+    step0, loss0 = row0.pop("step0", 0), row0.pop("loss0", 5.19)
+    recs = _init_row(dict(row0), step0, loss0)
+    mon = Monitor(Settings(), RunInfo())
+    alerts = [a for r in recs for a in mon.feed(r)] + mon.finalize()
+    c = next(c for c in mon.checks() if c.id == "nonfinite")
+    assert c.status.value == verdict, c.summary
+    assert bool([a for a in alerts if a.check == "nonfinite"]) == (verdict == "FAIL")
+    if verdict == "PASS":
+        assert "NaN at step 0 only: logged before any update" in c.summary
+    run_both(_init_row(dict(row0), step0, loss0))
+
+
+def test_nan_gradient_statistics_at_epoch_0_of_an_epoch_log_are_the_runs():
+    """fresh25's MAE run logs one record an epoch from epoch 0: its grad norm Inf there is the mean over the
+    epoch's updates (an fp16 overflow), not a placeholder: the next record, one step on, tells (FAIL at 0)."""
+    from tsm_tui.analysis.monitor import Monitor
+
+    recs = [StepRecord(0, loss=0.48, grad_norm=math.inf)] + [
+        StepRecord(e, loss=0.48 - e / 100, grad_norm=1.0) for e in range(1, 16)
+    ]
+    for one in (recs, recs[:1]):  # (a log of that one record: told at its end)
+        mon = Monitor(Settings(), RunInfo())
+        alerts = [a for r in one for a in mon.feed(r)] + mon.finalize()
+        c = next(c for c in mon.checks() if c.id == "nonfinite")
+        assert c.status.value == "FAIL" and c.summary.startswith("1 non-finite record(s), first at step 0"), c.summary
+        (a,) = [a for a in alerts if a.check == "nonfinite"]
+        assert a.step == 0 and "grad norm is Inf" in a.message
+    run_both(recs)

@@ -61,6 +61,11 @@ class NonFiniteDetector(Detector):
         self.first_what = ""
         self.last_good_loss: float | None = None
         self._sched = SchedulePeak()  # the LR schedule's peak, for "lower the peak LR" (a jump is not it)
+        #: the log's first record was logged before any update, its gradient statistics NaN placeholders
+        #: (``_before_any_update``): said in the verdict, not counted ...
+        self.placeholder = False
+        #: ... known at the next record: that first record, held until then
+        self._held: StepRecord | None = None
 
     def update(self, rec: StepRecord) -> list[Alert]:
         if rec.loss is None and rec.grad_norm is None and not rec.nan_iters and not rec.loss_missing:
@@ -71,6 +76,33 @@ class NonFiniteDetector(Detector):
             return self._bad_record(rec, f"gradient statistic {grads[0][0]} is {fmt(grads[0][1])}")
         self.n += 1
         self._sched.update(rec.lr)
+        out = self._judge_held(rec) if self._held is not None else []
+        if self._before_any_update(rec):
+            self._held = rec
+            return out
+        return out + self._update(rec)
+
+    def _judge_held(self, rec: StepRecord) -> list[Alert]:
+        """The record after a held first one (``_before_any_update``): a step more than one past it whose
+        gradient statistics are finite proves the first logged before any update (a placeholder); else (an
+        epoch log's epoch 0, whose mean over its updates overflowed: fresh25's MAE run) it was a NaN of the
+        run, said now at its own step."""
+        held = self._held
+        assert held is not None  # (called when held)
+        self._held = None
+        ex = rec.extra or {}
+        stats = [ex[k] for k in grad_keys(ex)] + ([rec.grad_norm] if rec.grad_norm is not None else [])
+        if rec.step > held.step + 1 and stats and all(math.isfinite(v) for v in stats):
+            self.placeholder = True
+            self.last_good_loss = held.loss
+            return []
+        return self._update(held)
+
+    def finalize(self) -> list[Alert]:
+        held, self._held = self._held, None  # (a log of that one record: no next one to tell)
+        return self._update(held) if held is not None else []
+
+    def _update(self, rec: StepRecord) -> list[Alert]:
         what = None
         term = False  # a loss component's NaN beside a finite loss only
         if _bad(rec.loss):
@@ -118,6 +150,19 @@ class NonFiniteDetector(Detector):
                 self.last_good_loss = rec.loss
             return []
         return self._bad_record(rec, what, term)
+
+    def _before_any_update(self, rec: StepRecord) -> bool:
+        """The log's first record, at step 0, logged before any update (an evaluation at initialisation):
+        its loss and outputs finite and EVERY gradient statistic of it (the grad norm, gradient and update
+        norms) NaN / Inf: no gradient exists yet, the NaN is a placeholder, not the run's (ours: fresh102's
+        grokking CSVs, row 0 of step 0 with NaN gradient and Muon update norms, read FAIL)."""
+        if rec.step != 0 or self.n != 1 or rec.nan_iters or rec.loss_missing or _bad(rec.loss) or rec.loss is None:
+            return False
+        ex = rec.extra or {}
+        vals = [ex[k] for k in grad_keys(ex)] + ([rec.grad_norm] if rec.grad_norm is not None else [])
+        if not vals or any(math.isfinite(v) for v in vals):
+            return False
+        return not nonfinite_terms(ex) and not nonfinite_outputs(ex)
 
     def _bad_record(self, rec: StepRecord, what: str, term: bool = False) -> list[Alert]:
         """Count a non-finite record; the first one's alert: critical, but a warning when it
@@ -200,6 +245,8 @@ class NonFiniteDetector(Detector):
         return bad
 
     def screen(self, fr, bad, a: int, b: int) -> np.ndarray:
+        if self._held is not None:
+            return np.array([a])  # (the next row tells the held one: ``_judge_held``)
         if bad is None or self.first_total is not None:
             return NONE
         # the first bad row says the alert; until the run's own NaN, each bad row (a component's
@@ -242,5 +289,11 @@ class NonFiniteDetector(Detector):
                 Status.WARN,
                 f"all {self.n} records finite, but the loop skipped {self.skipped} non-finite loss(es), "
                 f"first at step {self.first_skip}",
+            )
+        if self.placeholder:
+            return self._result(
+                Status.PASS,
+                f"the loss finite in all {self.n} records; the gradient statistics NaN at step 0 only: logged "
+                "before any update (no gradient yet), not a NaN of the run",
             )
         return self._result(Status.PASS, f"all {self.n} records finite")
