@@ -125,3 +125,33 @@ def test_lightning_1x_valid_loss_epoch_is_the_validation_loss():
     assert len([r for r in recs if r.val_loss is not None]) == 2
     keys = reader.field_keys()
     assert keys["loss"] == ["train_loss_step"] and keys["val_loss"] == ["valid_loss_epoch"]
+
+
+@pytest.mark.parametrize(
+    "tags,objective",
+    [
+        # YOLOv5-style trainers: three loss terms and the LR groups once per epoch, no total (fresh107's yolov4-tiny)
+        (("train/box_loss", "train/obj_loss", "train/cls_loss", "x/lr0"), "sum"),
+        # Stable-Baselines3 SAC: the actor's and the critic's losses, the LR (fresh107's SAC runs)
+        (("train/actor_loss", "train/critic_loss", "train/ent_coef_loss", "train/learning_rate"), "actor"),
+    ],
+)
+def test_loss_terms_without_a_total_make_the_objective_at_every_step(tmp_path, tags, objective):
+    """Steps that all carry the same tags took the columnar path, which made a Frame of the LR and left the
+    terms as extras: no loss but at the file's last step (read one step of 922, of 32)."""
+    evs = []
+    for s in range(60):
+        for j, t in enumerate(tags):
+            v = 1e-3 if "lr" in t or "learning_rate" in t else (0.5 + j / 10) * (1 + 2 * 0.97**s)
+            evs.append(tb_event(s, t, v))
+    p = tmp_path / "runs" / "events.out.tfevents.1.host"
+    p.parent.mkdir()
+    p.write_bytes(b"".join(evs))
+    _, recs, reader = read(p)
+    losses = [r for r in recs if r.loss is not None]
+    assert [r.step for r in losses] == list(range(60))
+    terms = [t for t in tags if "loss" in t]
+    first = [(0.5 + j / 10) * 3 for j, t in enumerate(tags) if "loss" in t]
+    want = sum(first) if objective == "sum" else first[0]
+    assert losses[0].loss == pytest.approx(want, rel=1e-6)
+    assert reader.objective is not None and reader.objective[0] == objective and reader.objective[1][0] == terms[0]

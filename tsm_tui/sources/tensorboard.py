@@ -34,7 +34,7 @@ from tsm_tui.core.frame import MIN_RUN, Frame, pack
 from tsm_tui.core.record import StepRecord
 from tsm_tui.sources import tb_columns as tbc
 from tsm_tui.sources.base import METRICS, ByteReader
-from tsm_tui.sources.fields import EVAL_SCOPES
+from tsm_tui.sources.fields import EVAL_SCOPES, loss_role
 
 from tsm_tui.sources.lines import note
 from tsm_tui.sources.wire import Damage, varint
@@ -468,6 +468,11 @@ class TensorBoardReader(ByteReader):
                 cols[f] = j  # first alias wins
             if f in METRICS:
                 got = True
+        if "loss" not in cols and any(loss_role(t) is not None for t in extra):
+            # terms of a loss and no loss (YOLOv5's train/box_loss, obj_loss, cls_loss; SB3's train/actor_loss and
+            # critic_loss): ``build`` makes the objective of them (fields.objective), record by record (fresh107: a
+            # 922-epoch yolov4-tiny file read one step, two SB3 SAC files and a YOLOv10 one a loss at one step)
+            return None
         for t in seq:
             if len(self.tags) < 200:
                 self.tags.add(t)
