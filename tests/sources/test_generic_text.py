@@ -2134,3 +2134,38 @@ def test_a_stall_between_elapsed_times_is_a_pause_of_the_throughput_check(tmp_pa
     rep = report_json(write(tmp_path, "results/train_log.txt", "".join(lines)), capsys)
     tp = next(c for c in rep["checks"] if c["id"] == "throughput")
     assert tp["status"] != "SKIP" and "pause" in tp["summary"] and "step 3300, 28.3 min" in tp["summary"], tp
+
+
+def test_norms_between_bars_and_a_splits_line_with_no_step(tmp_path, capsys):
+    """simple-nmt's console (fresh105: "no training metrics recognised", exit 2): "Epoch 1 - |param|=6.52e+02
+    |g_param|=2.04e+05 loss=4.2095e+00 ppl=67.32" (the gradient's norm as a symbol between bars), then
+    "Validation - loss=3.5795e+00 ppl=35.86 best_loss=inf best_ppl=inf" (the split's line: its losses were prose)."""
+    lines = []
+    for e in range(1, 31):
+        lines.append(f"Epoch {e} - |param|=6.52e+02 |g_param|={2e5 / e:.2e} loss={4.2 * 0.97**e:.4e} ppl=67.32   \n")
+        lines.append(f"Validation - loss={3.6 * 0.98**e:.4e} ppl=35.86 best_loss=inf best_ppl=inf   \n")
+    rep = report_json(write(tmp_path, "run/train.log", "".join(lines)), capsys)
+    assert rep["steps"]["count"] == 30
+    assert rep["sources"]["loss"]["key"] == "loss" and rep["sources"]["grad_norm"]["key"] == "grad_norm"
+    assert rep["sources"]["val_loss"]["key"] == "validation_loss"
+
+
+def test_a_splits_lines_under_an_epoch_header_are_its_losses():
+    # fresh105's LNN console: "[Epoch 1] Dataset: QUICKDRAW | Method: LSTM", then "TRAIN | Acc: 0.3260 | Loss:
+    # 1.8273" and "TEST  | Acc: 0.5391 | Loss: 1.3037": the test line's loss is the validation loss, never the loss
+    r = KeyValueTextReader("x.log")
+    out = []
+    for e in range(1, 6):
+        for ln in (
+            f"[Epoch {e}] Dataset: QUICKDRAW | Method: LSTM",
+            f"TRAIN | Acc: 0.{e}260 | Loss: {2 - e / 10:.4f}",
+            f"TEST  | Acc: 0.{e}391 | Loss: {1.5 - e / 10:.4f}",
+            "------------------------------",
+        ):
+            out += r.feed(ln + "\n")
+    out += r.flush()
+    train = [(x.step, x.loss) for x in out if x.loss is not None]
+    val = [(x.step, x.val_loss) for x in out if x.val_loss is not None]
+    assert train == [(e, pytest.approx(2 - e / 10)) for e in range(1, 6)]
+    # (the first two epochs' test lines come before the lines' pattern is known: held, then counted as prose)
+    assert val == [(e, pytest.approx(1.5 - e / 10)) for e in range(3, 6)]

@@ -293,6 +293,34 @@ def _elapsed(m: re.Match) -> str:
     return f"elapsed: {secs:g}"
 
 
+#: a split's line with no step: its split word, a dash, a colon or a bar, then named numbers (simple-nmt's
+#: "Validation - loss=3.5795e+00 ppl=35.86 best_loss=inf"; "TRAIN | Acc: 0.3260 | Loss: 1.8273" and "TEST  | Acc:
+#: 0.5391 | Loss: 1.3037" under an "[Epoch 1] Dataset: QUICKDRAW | Method: LSTM" header, fresh105: prose, the losses
+#: never read): every name after it is the split's ("validation_loss=3.5795e+00 validation_ppl=35.86 ...")
+SPLIT_LEAD = re.compile(
+    r"(train(?:ing)?+|valid(?:ation)?+|val|eval(?:uation)?+|test)\s*+[-:|]\s++(?=[A-Za-z_]\w*+\s*+[=:]\s*+[-+.\d])",
+    re.I,
+)
+_SPLIT_NAME = re.compile(r"(?<![\w./\-])([A-Za-z_][\w./\-]*+)(?=\s*+[:=])")
+
+
+def _split_keys(m: re.Match, line: str) -> str:
+    """SPLIT_LEAD's line with its split word before every name after it."""
+    w = m.group(1).lower()
+    return _SPLIT_NAME.sub(lambda n: f"{w}_{n.group(1)}", line[m.end() :])
+
+
+#: a norm written as its symbol, a name between bars then "=" (simple-nmt's "Epoch 1 - |param|=6.52e+02
+#: |g_param|=2.04e+05 loss=4.2095e+00 ppl=67.32", fresh105: "no training metrics recognised"): the name's norm,
+#: a gradient's (``g_``) the grad norm
+NORM_BARS = re.compile(r"\|(\w{1,40}+)\|(?==)")
+
+
+def _norm_bars(m: re.Match) -> str:
+    name = m.group(1)
+    return " grad_norm" if name == "g" or name.startswith(("g_", "grad")) else f" {name}_norm"
+
+
 AT_TIME = re.compile(r"\s*+@\s*+\d{1,2}:\d\d(?::\d\d(?:[.,]\d{1,9})?)?(?:\s*+[AaPp][Mm]\b)?")
 # a bracketed counter leading the message, then named values: CLU's LoggingWriter
 # (clu/metric_writers/logging_writer.py: "[%d]%s %s", Flax's examples, t5x, scenic), after absl's
@@ -729,6 +757,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             line = _FOREIGN_STEP.sub("step", line)
         if "|g|" in line:  # (the gradient's norm as its symbol, between column bars: "| |g|  0.33 |")
             line = line.replace("|g|", " gnorm ")
+        if "|=" in line:
+            line = NORM_BARS.sub(_norm_bars, line)
         if not line.isascii():
             if "：" in line or "，" in line:
                 line = line.translate(_FULLWIDTH)  # (a Chinese log's "平均总损失：0.2961，扩散损失：0.1918")
@@ -959,6 +989,8 @@ class KeyValueTextReader(LineGroups, LineReader):
                 got = self._lead_counter(line, c)
                 if got is not None:
                     return got
+            if line[:1] in "VvEeTt" and (sl := SPLIT_LEAD.match(line)) is not None:
+                line = _split_keys(sl, line)  # ("Validation - loss=3.58": the split's loss)
             rec = self._named_step(line)
             if rec is not None:
                 return [rec]
