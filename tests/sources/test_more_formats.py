@@ -1430,3 +1430,31 @@ def test_a_log_record_glued_to_a_tqdm_bar_takes_its_own_step(tmp_path, capsys):
         lines.append(bar + rec + f"average_loss:{9.0 - 0.01 * (i - 321):.5f}|learning_rate:4.49e-06")
     rep = log_report(tmp_path, "bert", "\n".join(lines) + "\n", capsys, file="console.log")
     assert rep["steps"]["first"] == 322 and rep["steps"]["last"] == 361 and rep["steps"]["count"] == 40
+
+
+def test_a_wandb_chart_export_reads_its_first_run_and_names_the_others(tmp_path, capsys):
+    """W&B's "Download CSV" of a chart: "Step", then per run "<run> - train/loss" with "__MIN" / "__MAX"
+    companions, ten runs side by side (fresh105: "no training metrics recognised", exit 2)."""
+    import csv
+    import io
+
+    from helpers.reports import report_json
+
+    runs = ["lmbda0_lr5e5", "lmbda1_lr1e4", "lmbda1_bs16"]
+    buf = io.StringIO()
+    w = csv.writer(buf, quoting=csv.QUOTE_ALL)
+    w.writerow(["Step"] + [f"{r} - train/loss{s}" for r in runs for s in ("", "__MIN", "__MAX")])
+    for s in range(200):
+        row = [str(s)]
+        for j, _ in enumerate(runs):
+            v = "" if (j == 0 and s % 2) else f"{(0.4 + j) * 0.99**s:.4f}"
+            row += [v, v, v]
+        w.writerow(row)
+    p = tmp_path / "export" / "train-loss.csv"
+    p.parent.mkdir()
+    p.write_text(buf.getvalue())
+    rep = report_json(p.parent, capsys)
+    assert rep["steps"]["count"] == 100 and rep["steps"]["last"] == 198  # (the first run's steps only)
+    assert rep["sources"]["loss"]["key"] == "train/loss"
+    (src,) = [f for f in rep["files"] if f["used"]]
+    assert "W&B chart export" in src["step_source"] and "lmbda1_lr1e4, lmbda1_bs16" in src["step_source"]

@@ -41,6 +41,32 @@ from tsm_tui.sources.fields import (
 _VALUE = re.compile(r"(?<![\w.\-/@])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w\-/@]|\.\w)")
 
 
+#: a W&B chart's CSV export ("Download CSV" of a panel): "Step", then per run "<run> - <metric>" and its
+#: "__MIN" / "__MAX" companions (the band of a smoothed or grouped line), several runs side by side
+#: (fresh105's "lmbda0_lr5e5_steps20k - train/loss", ten runs: "no training metrics recognised")
+WANDB_EXPORT = re.compile(r"(.+?) - (\S.*?)(__MIN|__MAX)?")
+
+
+def wandb_export(header: list[str]) -> tuple[str, list[str | None], list[str]] | None:
+    """A W&B chart export's header (WANDB_EXPORT): (the first run's name, the header with that run's metric
+    names and None for every other cell but the step, the other runs' names); None for another header."""
+    runs: list[str] = []
+    out: list[str | None] = []
+    for h in header:
+        if field_for(h) == "step":
+            out.append(h)
+            continue
+        m = WANDB_EXPORT.fullmatch(h)
+        if m is None:
+            return None
+        if m.group(1) not in runs:
+            runs.append(m.group(1))
+        out.append(m.group(2) if m.group(1) == runs[0] and m.group(3) is None else None)
+    if not runs or len(out) == len([c for c in out if c is not None and field_for(c) == "step"]):
+        return None
+    return runs[0], out, runs[1:]
+
+
 #: a cell that holds a name and its value (``epoch0is:tf.Tensor(8.07``, ``loss: 2.3``): no header's
 _PAIR_IN_CELL = re.compile(r"[:=](?:\s++|[A-Za-z_.]++\(\s*+)[-+]?\d")  # (not "mAP_0.5:0.95": a range)
 
@@ -61,6 +87,9 @@ class CsvReader(LineReader):
             header = next(csv.reader([lines[0]], delimiter=delim))
         except csv.Error:
             return 0.0
+        exported = wandb_export([h.strip() for h in header])
+        if exported is not None:
+            header = [h for h in exported[1] if h is not None]
         if sum(1 for h in header if _VALUE.search(h)) * 2 > len(header):
             return 0.0  # a log line whose fields are tab / comma separated, not a header (see _VALUE)
         if any(_PAIR_IN_CELL.search(h) for h in header):
@@ -77,7 +106,7 @@ class CsvReader(LineReader):
             or any(f in ("loss", "val_loss") or (f is None and loss_role(h)) for f, h in zip(fields, header))
         ):
             return 0.0  # (a table with no step needs a loss: its rows are then the steps)
-        n = len(header)
+        n = len(exported[1]) if exported is not None else len(header)
         good = sum(1 for ln in lines[1:20] if len(_cells(ln, delim) or ()) == n)
         return 0.4 + 0.5 * good / max(1, len(lines[1:20]))
 
@@ -93,6 +122,9 @@ class CsvReader(LineReader):
         #: the step column beside an epoch column: a global step or a batch index within each
         #: epoch (strict: Lightning's epoch-end row repeats its global step under the next epoch)
         self._epochs = EpochCounter(strict=True)
+        #: a W&B chart export (``wandb_export``): the cells read (the first run's), its name, the other runs
+        self._keep: list[bool] | None = None
+        self.export: tuple[str, list[str]] | None = None
 
     def feed(self, line: str) -> list[StepRecord]:
         line = line.rstrip("\r")
@@ -159,7 +191,10 @@ class CsvReader(LineReader):
             # dump): the data row's number, rows without a metric counted too
             self._row += 1
             step = self._row
-        items = [(h, c) for h, c in zip(self.header, row) if c != ""]
+        if self._keep is not None:
+            items = [(h, c) for h, c, k in zip(self.header, row, self._keep) if k and c != ""]
+        else:
+            items = [(h, c) for h, c in zip(self.header, row) if c != ""]
         if self._split:
             items = split_scoped(items)  # (a phase column: an evaluation row's loss is the validation loss)
         rec = self.build(items, step=step)
@@ -179,6 +214,13 @@ class CsvReader(LineReader):
         return self._epochs.step(int(epoch), None, raw, None)[0]
 
     def describe(self) -> dict:
+        if self.export is not None:
+            first, others = self.export
+            more = f"; the other {len(others)} not read: {', '.join(others[:6])}" + (" ..." if len(others) > 6 else "")
+            return {
+                "step_source": f"W&B chart export: the Step column of run '{first}' (the file's first of "
+                f"{len(others) + 1} run(s){more if others else ''})"
+            }
         if self._epochs.mode != "epoch" or self.header is None or self._step_col is None or self._epoch_col is None:
             return {}
         b, e = self.header[self._step_col], self.header[self._epoch_col]
@@ -189,6 +231,13 @@ class CsvReader(LineReader):
 
     def _set_header(self, row: list[str]) -> None:
         self.header = [h.strip() for h in row]
+        exported = wandb_export(self.header)
+        self._keep = None
+        if exported is not None:
+            first, names, others = exported
+            self.export = (first, others)
+            self._keep = [n is not None for n in names]
+            self.header = [n if n is not None else h for n, h in zip(names, self.header)]
         fields = [self.field(h) for h in self.header]  # (cached per name: a header of 300k cells)
         self._step_col = fields.index("step") if "step" in fields else None
         low = [h.lower() for h in self.header]
