@@ -2169,3 +2169,45 @@ def test_a_splits_lines_under_an_epoch_header_are_its_losses():
     assert train == [(e, pytest.approx(2 - e / 10)) for e in range(1, 6)]
     # (the first two epochs' test lines come before the lines' pattern is known: held, then counted as prose)
     assert val == [(e, pytest.approx(1.5 - e / 10)) for e in range(3, 6)]
+
+
+def test_an_epoch_opening_a_line_is_its_own_step_after_a_step_line_with_no_loss():
+    # fresh109's CLDOT loss_log.txt opens with "Epoch 49,test_rmse: 0.95,..." (no loss: a step line that opens a
+    # group), then "Epoch 1,train_rmse: 2.2065,...,Total Loss: 4.7224," lines: each was taken for its continuation,
+    # every one folded into one record at 49 ("too few records for a log")
+    r = KeyValueTextReader("x.log")
+    out = r.feed("Epoch 49,test_rmse: 0.9539,test_pcc: 0.93666,test_r_2: 0.87728\n")
+    for e in range(1, 31):
+        out += r.feed(
+            f"Epoch {e},train_rmse: {2.2 - e / 100:.4f},train_pcc: 0.84511,Total Loss: {4.7 - e / 10:.4f}, \n"
+        )
+        out += r.feed(f"Epoch {e},test_rmse: {1.9 - e / 100:.4f},test_pcc: 0.87945\n")
+    out += r.flush()
+    train = [(x.step, x.loss) for x in out if x.loss is not None]
+    assert train == [(e, pytest.approx(4.7 - e / 10)) for e in range(1, 31)]
+
+
+def test_names_and_values_in_turn_between_commas():
+    # fresh109's NeRF trainer: "Step, 0, Loss, 0.1142, PSNR, 9.42, StepTime, 5.42, TrainTime, 5.42," ("no training
+    # steps found", 165 lines skipped); prose with commas stays prose
+    r = KeyValueTextReader("x.log")
+    out = []
+    for s in range(40):
+        out += r.feed(f"Step, {s}, Loss, {0.12 - s / 1e4:.6f}, PSNR, 9.42, StepTime, 3.9, TrainTime, {4 * s:.2f},\n")
+    out += r.feed("Loading scenes, lights, cameras, and rays\n")
+    out += r.flush()
+    assert [(x.step, x.loss) for x in out] == [(s, pytest.approx(0.12 - s / 1e4)) for s in range(40)]
+
+
+def test_a_tab_separated_table_with_no_step_column_is_read_by_row(tmp_path, capsys):
+    """bearpaw's pytorch-classification Logger (copied into many repositories): "==>Arguments:" and its key:value
+    lines, then "Learning Rate\\tTrain Loss\\tValid Loss\\tTrain Acc.\\tValid Acc." and one tab-separated row an
+    epoch (fresh109's two CS385 logs: "no training metrics recognised"); the step is the row's number."""
+    lines = ["==>Arguments:\n", "arch:deep\n", "epochs:100\n", "lr:0.01\n", "==>Training log:\n"]
+    lines.append("Learning Rate\tTrain Loss\tValid Loss\tTrain Acc.\tValid Acc.\t\n")
+    for e in range(60):
+        lines.append(f"0.010000\t{2.3 - e / 100:.6f}\t{2.25 - e / 120:.6f}\t{17 + e / 2:.6f}\t{18 + e / 2:.6f}\t\n")
+    rep = report_json(write(tmp_path, "checkpoints/deep/log.txt", "".join(lines)), capsys)
+    assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (1, 60, 60)
+    assert rep["sources"]["loss"]["key"] == "Train Loss" and rep["sources"]["val_loss"]["key"] == "Valid Loss"
+    assert rep["sources"]["lr"]["key"] == "Learning Rate"

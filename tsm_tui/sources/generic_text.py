@@ -310,6 +310,33 @@ def _split_keys(m: re.Match, line: str) -> str:
     return _SPLIT_NAME.sub(lambda n: f"{w}_{n.group(1)}", line[m.end() :])
 
 
+#: names and values in turn between commas, no ":" or "=" (a NeRF trainer's "Step, 0, Loss, 0.1142, PSNR, 9.42,
+#: StepTime, 5.42, TrainTime, 5.42,", fresh109: "no training steps found", 165 lines skipped): read as pairs
+_ALT_NAME = re.compile(r"[A-Za-z_][\w./\-]{0,40}+(?: [A-Za-z_][\w./\-]{0,40}+){0,3}+")
+_ALT_VALUE = re.compile(r"[-+]?(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][-+]?\d++)?+|[-+]?(?:nan|inf)", re.I)
+
+
+def _header_start(line: str) -> bool:
+    """``line`` may be a column header (text_groups ``_column_header``): it starts with a step column's
+    name (epoch, step, iter), a blank or a "#", or its names are apart by tabs (a header with no step
+    column: bearpaw's pytorch-classification Logger, "Learning Rate\tTrain Loss\tValid Loss ...")."""
+    return line[0] in " \tEeSsIi#" or "\t" in line
+
+
+def _alternating(line: str) -> str:
+    """``line`` as "name: value" pairs when it is names and values in turn between commas (at least two of
+    each, a trailing comma allowed), else ``line`` as it is."""
+    cells = [c.strip() for c in line.split(",")]
+    if cells and not cells[-1]:
+        cells.pop()
+    if len(cells) < 4 or len(cells) % 2:
+        return line
+    names, values = cells[0::2], cells[1::2]
+    if not all(_ALT_NAME.fullmatch(n) for n in names) or not all(_ALT_VALUE.fullmatch(v) for v in values):
+        return line
+    return ", ".join(f"{n}: {v}" for n, v in zip(names, values))
+
+
 #: a norm written as its symbol, a name between bars then "=" (simple-nmt's "Epoch 1 - |param|=6.52e+02
 #: |g_param|=2.04e+05 loss=4.2095e+00 ppl=67.32", fresh105: "no training metrics recognised"): the name's norm,
 #: a gradient's (``g_``) the grad norm
@@ -462,6 +489,10 @@ _EPOCH_HINT = re.compile(
 # an epoch with its total and no counter, the only step a per-epoch log has:
 # "Epoch 3/120, loss=0.41, val_loss=0.45", "dino pretrain ep  1/25  loss=3.156" (``ep`` with a total)
 # (read so while the file has shown no other step)
+#: a line that opens with its epoch and no total, then a separator and a named value ("Epoch 1,train_rmse: 2.2065,
+#: ...,Total Loss: 4.7224", fresh109's CLDOT loss_log.txt; not "Epoch 5 completed | train_loss=..."): the line's own step, never the continuation of an earlier step line's group (after
+#: "Epoch 49,test_rmse: 0.95" with no loss, every later line was folded into one record at 49)
+EPOCH_LEAD = re.compile(r"\W{0,3}+epoch\s*+[:=#]?\s*+(\d++)\s*+[,;|:\-]\s*+[A-Za-z_][\w ]{0,40}?[:=]", re.I)
 EPOCH_ONLY = re.compile(
     r"(?<![\w/])(?:epoch|ep(?=\s*+\d++\s*+/\s*+\d))\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I
 )
@@ -759,6 +790,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             line = line.replace("|g|", " gnorm ")
         if "|=" in line:
             line = NORM_BARS.sub(_norm_bars, line)
+        if line[:1].isalpha() and line.count(",") >= 3 and ":" not in line and "=" not in line:
+            line = _alternating(line)
         if not line.isascii():
             if "：" in line or "，" in line:
                 line = line.translate(_FULLWIDTH)  # (a Chinese log's "平均总损失：0.2961，扩散损失：0.1918")
@@ -788,7 +821,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         if self._open:  # a record spread over lines may be open (text_groups.py)
             taken, pre = self._before(line)
             if not taken:
-                out = [] if line[0] in " \tEeSsIi#" and self._column_header(line) else self._line1(line)
+                out = [] if _header_start(line) and self._column_header(line) else self._line1(line)
                 if self._evalsec is not None and any(r.loss is not None for r in out):
                     # a training record: the evaluation is over (a config's "EVAL:" section, read as
                     # one's start, made an epoch's "done! Training loss: 0.024" a validation loss
@@ -799,7 +832,7 @@ class KeyValueTextReader(LineGroups, LineReader):
             return pre
         if line[0] in "- " and self._table_start(line):
             return []
-        if line[0] in " \tEeSsIi#" and self._column_header(line):
+        if _header_start(line) and self._column_header(line):
             return []
         return self._line1(line)
 
@@ -858,6 +891,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             m = BATCH_HEADER.match(line) or BATCH_LEAD.match(line)
         if m is None and "][" in line:
             m = LEAD_BRACKETS.match(line)
+        if m is None and line[:1] in "Ee[( " and _EPOCH_HINT.search(line, 0, 24):
+            m = EPOCH_LEAD.match(line)
         return m
 
     @staticmethod

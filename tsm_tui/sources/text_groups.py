@@ -208,6 +208,7 @@ class LineGroups:
         self._cols: list[str] | None = None  # the last column header's names ...
         self._cols_tabbed = False  # ... apart by tabs (names may hold spaces) ...
         self._cols_step: tuple[int | None, int | None] = (None, None)  # ... the step's column, the epoch's
+        self._cols_rows = 0  # ... rows read under a header with no step column (their number is the step)
         self._grp: list[Any] | None = None  # [step, pairs, lines]
         self._carry: tuple[int, int | None] | None = None  # (epoch, epochs) of the last epoch header
         self._evalsec: list[Any] | None = None  # [total of its first step line or None, records, lines since one]
@@ -469,7 +470,11 @@ class LineGroups:
         low = [t.lower() for t in toks]
         if "gpu_mem" in low:  # (YOLOv5 before v6.1: "Epoch gpu_mem box obj cls [total] labels img_size": its losses)
             toks = [YOLO5_TERMS.get(t, n) for t, n in zip(low, toks)]
-        if not any(t in COLUMN_STEPS for t in low):
+        stepped = any(t in COLUMN_STEPS for t in low)
+        if not stepped and not (tabbed and any(self.field(t) == "loss" for t in toks)):
+            # (with no step column only a tab-separated header with the loss: bearpaw's pytorch-classification
+            # Logger, "Learning Rate\tTrain Loss\tValid Loss\tTrain Acc.\tValid Acc.", one row an epoch; fresh109:
+            # "no training metrics recognised")
             return False
         if not any(self.field(t) in ("loss", "val_loss", "grad_norm", "lr") or loss_role(t) for t in toks):
             return False
@@ -480,6 +485,7 @@ class LineGroups:
         at = next((i for i, c in enumerate(low) if c in COLUMN_STEPS and c != "epoch"), None)
         ep = low.index("epoch") if "epoch" in low else None
         self._cols_step = (at, ep) if at is not None else (ep, None)
+        self._cols_rows = 0  # (a header with no step column: its rows are numbered from 1)
         return True
 
     def _column_row(self, line: str) -> list[StepRecord] | None:
@@ -529,9 +535,15 @@ class LineGroups:
             if (v[-1:].isalpha() and v.lower() not in _NOT_FINITE) or ":" in v or v[-1:] == "%":
                 continue  # 8.37G, 00:10, 85%: not a metric's number (a NaN loss is kept)
             items.append((name, v))
+        numbered = step is None and at is None and epoch_at is None
+        if numbered:
+            self._cols_rows += 1
+            step = self._cols_rows
         if step is None:
             return None
         rec = self.build(items, step=step)
+        if rec is not None and numbered:
+            self.inferred_steps += 1  # (the report says the steps are the rows' numbers)
         if rec is None:
             return []
         self._no_template = True
