@@ -105,10 +105,10 @@ def metric_name(filename: str) -> str | None:
     if stem.lower() == "losses":
         return "loss"  # (the plain plural: "losses.txt", the commonest name of all, fresh31; "train_losses" had a role)
     if not _is_metric(stem):
-        m = RUN_INDEX.search(stem)
-        if m is None or m.start() == 0 or not _is_metric(stem[: m.start()]):
+        split = _run_split(stem)
+        if split is None:
             return None
-        stem = stem[: m.start()]  # (a second run's file: "train_loss2.txt" is train_loss's; ``run_index``)
+        stem = split[0]  # (a second run's file: "train_loss2.txt" is train_loss's; ``run_index``)
     return stem
 
 
@@ -121,16 +121,21 @@ def _is_metric(stem: str) -> bool:
     return bool(stem) and (field_for(stem) is not None or loss_role(stem) is not None)
 
 
+def _run_split(stem: str) -> tuple[str, int] | None:
+    """(the metric's name, the run's number) of a stem that is a metric's name and a run's number (RUN_INDEX),
+    else None."""
+    m = RUN_INDEX.search(stem)
+    if m is None or m.start() == 0 or not _is_metric(stem[: m.start()]):
+        return None
+    return stem[: m.start()], int(re.sub(r"\D", "", m.group()))
+
+
 def run_index(filename: str) -> int | None:
     """The run number a metric file's name ends with (``train_loss2.txt`` -> 2), None when it has none
     (``loss.txt``; ``fc1_loss.txt``'s is no metric's suffix: its whole stem names the metric)."""
     stem = filename[: filename.rfind(".")] if "." in filename else filename
-    if _is_metric(stem):
-        return None
-    m = RUN_INDEX.search(stem)
-    if m is None or m.start() == 0 or not _is_metric(stem[: m.start()]):
-        return None
-    return int(re.sub(r"\D", "", m.group()))
+    split = None if _is_metric(stem) else _run_split(stem)
+    return split[1] if split is not None else None
 
 
 def makes_run(stem: str) -> bool:

@@ -316,13 +316,6 @@ _ALT_NAME = re.compile(r"[A-Za-z_][\w./\-]{0,40}+(?: [A-Za-z_][\w./\-]{0,40}+){0
 _ALT_VALUE = re.compile(r"[-+]?(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][-+]?\d++)?+|[-+]?(?:nan|inf)", re.I)
 
 
-def _header_start(line: str) -> bool:
-    """``line`` may be a column header (text_groups ``_column_header``): it starts with a step column's
-    name (epoch, step, iter), a blank or a "#", or its names are apart by tabs (a header with no step
-    column: bearpaw's pytorch-classification Logger, "Learning Rate\tTrain Loss\tValid Loss ...")."""
-    return line[0] in " \tEeSsIi#" or "\t" in line
-
-
 def _alternating(line: str) -> str:
     """``line`` as "name: value" pairs when it is names and values in turn between commas (at least two of
     each, a trailing comma allowed), else ``line`` as it is."""
@@ -335,6 +328,13 @@ def _alternating(line: str) -> str:
     if not all(_ALT_NAME.fullmatch(n) for n in names) or not all(_ALT_VALUE.fullmatch(v) for v in values):
         return line
     return ", ".join(f"{n}: {v}" for n, v in zip(names, values))
+
+
+def _header_start(line: str) -> bool:
+    """``line`` may be a column header (text_groups ``_column_header``): it starts with a step column's
+    name (epoch, step, iter), a blank or a "#", or its names are apart by tabs (a header with no step
+    column: bearpaw's pytorch-classification Logger, "Learning Rate\tTrain Loss\tValid Loss ...")."""
+    return line[0] in " \tEeSsIi#" or "\t" in line
 
 
 #: a norm written as its symbol, a name between bars then "=" (simple-nmt's "Epoch 1 - |param|=6.52e+02
@@ -490,8 +490,9 @@ _EPOCH_HINT = re.compile(
 # "Epoch 3/120, loss=0.41, val_loss=0.45", "dino pretrain ep  1/25  loss=3.156" (``ep`` with a total)
 # (read so while the file has shown no other step)
 #: a line that opens with its epoch and no total, then a separator and a named value ("Epoch 1,train_rmse: 2.2065,
-#: ...,Total Loss: 4.7224", fresh109's CLDOT loss_log.txt; not "Epoch 5 completed | train_loss=..."): the line's own step, never the continuation of an earlier step line's group (after
-#: "Epoch 49,test_rmse: 0.95" with no loss, every later line was folded into one record at 49)
+#: ...,Total Loss: 4.7224", fresh109's CLDOT loss_log.txt; not "Epoch 5 completed | train_loss=..."): the line's
+#: own step, never the continuation of an earlier step line's group (after "Epoch 49,test_rmse: 0.95" with no
+#: loss, every later line was folded into one record at 49)
 EPOCH_LEAD = re.compile(r"\W{0,3}+epoch\s*+[:=#]?\s*+(\d++)\s*+[,;|:\-]\s*+[A-Za-z_][\w ]{0,40}?[:=]", re.I)
 EPOCH_ONLY = re.compile(
     r"(?<![\w/])(?:epoch|ep(?=\s*+\d++\s*+/\s*+\d))\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I
