@@ -448,3 +448,11 @@ def test_a_sum_beside_unnamed_loss_terms_is_the_total(tmp_path):
     fmt, recs, reader = read(write(tmp_path, "results/training_log.txt", text))
     assert [r.step for r in recs] == [500 * i for i in range(1, 41)]
     assert recs[0].loss == 0.299 and reader.objective == ("total", ("Sum",))
+
+
+def test_the_trainers_own_scope_is_trainings():
+    # fresh113's MDLM Lightning CSV: "trainer/loss" and "trainer/lr" on rows of their own (the reader took the
+    # epoch-level "train/nll" and said "LR not logged")
+    from tsm_tui.sources.fields import field_for
+
+    assert [field_for(k) for k in ("trainer/loss", "trainer/lr", "trainer/global_step")] == ["loss", "lr", "step"]

@@ -2211,3 +2211,16 @@ def test_a_tab_separated_table_with_no_step_column_is_read_by_row(tmp_path, caps
     assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (1, 60, 60)
     assert rep["sources"]["loss"]["key"] == "Train Loss" and rep["sources"]["val_loss"]["key"] == "Valid Loss"
     assert rep["sources"]["lr"]["key"] == "Learning Rate"
+
+
+def test_a_bracketed_epoch_after_a_clock_is_its_lines_own_step(tmp_path, capsys):
+    # fresh112's Siamese log: "[2025-10-08 20:42:06] [Epoch 1] train_loss=0.139715", then "[...] [Epoch 1] val
+    # ROC-AUC=0.8064 ..." (no loss) and an "[INFO] Saved new best model" line: every later epoch was folded into
+    # epoch 1's group ("too few records for a log")
+    lines = []
+    for e in range(1, 16):
+        lines.append(f"[2025-10-08 20:{e:02d}:06] [Epoch {e}] train_loss={0.1397 - e / 1e4:.6f}\n")
+        lines.append(f"[2025-10-08 20:{e:02d}:20] [Epoch {e}] val ROC-AUC=0.8064 EER=0.2675 thr=-0.8045\n")
+        lines.append(f"[2025-10-08 20:{e:02d}:21] [INFO] Saved new best model at epoch {e}, AUC=0.8064\n")
+    rep = report_json(write(tmp_path, "outputs/train_log.txt", "".join(lines)), capsys)
+    assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (1, 15, 15)

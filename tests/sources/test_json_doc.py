@@ -496,3 +496,18 @@ def test_tbx_export_with_the_split_after_the_metric_and_per_class_tags(tmp_path)
         "lr",
         "loss",
     ]
+
+
+def test_a_history_of_lists_after_a_few_scalars(tmp_path):
+    """fresh112's triplet metrics.json: {"epochs": 200, "train_loss": [...], "pos_dist": [...], ...} read "no training
+    metrics recognised" (the sniffer wanted a list first); the scalars are notes beside the columns."""
+    doc = {"epochs": 60, "name": "triplet", "train_loss": [1.19 - i / 100 for i in range(60)], "pos_dist": [0.5] * 60}
+    fmt, recs, _ = read(write(tmp_path, "training_logs/metrics.json", json.dumps(doc, indent=4)))
+    assert fmt == "json-columns"
+    assert [r.step for r in recs] == list(range(60)) and recs[3].loss == pytest.approx(1.16)
+    # (a config whose lists are no metric's stays no history)
+    cfg = {"lr": 0.001, "betas": [0.9, 0.999], "milestones": [30, 60]}
+    p = write(tmp_path, "cfg/config.json", json.dumps(cfg))
+    from tsm_tui.sources.json_doc import JsonColumnsReader
+
+    assert JsonColumnsReader.sniff(str(p), p.read_text().splitlines()) == 0.0

@@ -575,8 +575,9 @@ _TOTAL_WORDS = frozenset(
 
 #: ``/``-separated scopes a tracker puts before a metric's name: the training model's
 #: (Chainer's ``main/loss``, ``training/loss``) and evaluation's (Chainer's
-#: ``validation/main/loss``, ``val/train/loss``-style nesting, ``test/...``)
-TRAIN_SCOPES = frozenset({"main", "train", "training", "tr"})
+#: ``validation/main/loss``, ``val/train/loss``-style nesting, ``test/...``); the trainer's own
+#: (``trainer/loss``, ``trainer/lr``: fresh113's MDLM Lightning CSV read its epoch-level ``train/nll`` instead)
+TRAIN_SCOPES = frozenset({"main", "train", "training", "tr", "trainer"})
 EVAL_SCOPES = frozenset({"validation", "validate", "val", "valid", "eval", "evaluation", "test", "dev"})
 #: a record whose split is a value of a key of its own (a custom JSONL's ``{"step": 50, "split": "val",
 #: "loss": 4.51}`` beside ``"split": "train"`` at the same step; a CSV's ``epoch,phase,loss,acc`` of a

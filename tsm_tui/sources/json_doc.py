@@ -72,7 +72,12 @@ def _skip_ws(text: str, pos: int = 0) -> int:
 _NEXT = re.compile(r",\s*(?=\{)")  # the start of the next element of an array of objects
 _COLUMNS = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*+"\s*:\s*\{\s*"(?:steps|values|timestamps)"\s*:\s*\[')
 _TBX = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*+"\s*:\s*\[\s*\[\s*-?\d')
-_LIST = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*+"\s*:\s*\[\s*(?:-?\d|NaN|-?Infinity)')
+#: ... (a few scalars may come first: fresh112's triplet metrics.json, {"epochs": 200, "train_loss": [...], ...},
+#: "no training metrics recognised")
+_SCALAR_ENTRY = (
+    r'\s*+"(?:[^"\\]|\\.){1,200}+"\s*+:\s*+(?:-?[\d.eE+-]{1,40}+|"(?:[^"\\]|\\.){0,200}+"|true|false|null)\s*+,'
+)
+_LIST = re.compile(r"\A\s*\{(?:" + _SCALAR_ENTRY + r'){0,8}+\s*"(?:[^"\\]|\\.)*+"\s*:\s*\[\s*(?:-?\d|NaN|-?Infinity)')
 #: a per-split statistics document: ``{"training": {"combined": {"loss": [`` (Ludwig's
 #: training_statistics.json), ``{"validation": {"loss": [``
 _SPLITS = re.compile(r'\A\s*\{\s*"(?:train|training|validation|valid|val|eval|evaluation|test|dev)"\s*:\s*\{\s*"')
