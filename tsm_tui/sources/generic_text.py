@@ -491,9 +491,8 @@ _EPOCH_HINT = re.compile(
 # (read so while the file has shown no other step)
 #: a line that opens with its epoch and no total, then a named value ("Epoch 1,train_rmse: 2.2065,...,Total Loss:
 #: 4.7224", fresh109's CLDOT loss_log.txt; "[Epoch 2] train_loss=0.1396" after a clock, fresh112's Siamese log; not
-#: "Epoch 5 completed | train_loss=..."): the line's
-#: own step, never the continuation of an earlier step line's group (after "Epoch 49,test_rmse: 0.95" with no
-#: loss, every later line was folded into one record at 49)
+#: "Epoch 5 completed | train_loss=..."): the line's own step, never the continuation of an earlier step line's
+#: group (after "Epoch 49,test_rmse: 0.95" with no loss, every later line was folded into one record at 49)
 EPOCH_LEAD = re.compile(r"\W{0,3}+epoch\s*+[:=#]?\s*+(\d++)\s*+[\])]?\s*+[,;|:\-]?\s*+[A-Za-z_][\w ]{0,40}?[:=]", re.I)
 EPOCH_ONLY = re.compile(
     r"(?<![\w/])(?:epoch|ep(?=\s*+\d++\s*+/\s*+\d))\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I
