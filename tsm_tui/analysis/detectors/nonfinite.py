@@ -35,6 +35,12 @@ def _bad(x: float | None) -> bool:
     return x is not None and not math.isfinite(x)
 
 
+def _grad_stats(rec: StepRecord) -> list[float]:
+    """A record's gradient statistics: its grad norm and its extras that name one (``grad_keys``)."""
+    ex = rec.extra or {}
+    return [ex[k] for k in grad_keys(ex)] + ([rec.grad_norm] if rec.grad_norm is not None else [])
+
+
 class NonFiniteDetector(Detector):
     id = "nonfinite"
     title = "NaN/Inf Values"
@@ -90,8 +96,7 @@ class NonFiniteDetector(Detector):
         held = self._held
         assert held is not None  # (called when held)
         self._held = None
-        ex = rec.extra or {}
-        stats = [ex[k] for k in grad_keys(ex)] + ([rec.grad_norm] if rec.grad_norm is not None else [])
+        stats = _grad_stats(rec)
         if rec.step > held.step + 1 and stats and all(math.isfinite(v) for v in stats):
             self.placeholder = True
             self.last_good_loss = held.loss
@@ -158,11 +163,10 @@ class NonFiniteDetector(Detector):
         grokking CSVs, row 0 of step 0 with NaN gradient and Muon update norms, read FAIL)."""
         if rec.step != 0 or self.n != 1 or rec.nan_iters or rec.loss_missing or _bad(rec.loss) or rec.loss is None:
             return False
-        ex = rec.extra or {}
-        vals = [ex[k] for k in grad_keys(ex)] + ([rec.grad_norm] if rec.grad_norm is not None else [])
+        vals = _grad_stats(rec)
         if not vals or any(math.isfinite(v) for v in vals):
             return False
-        return not nonfinite_terms(ex) and not nonfinite_outputs(ex)
+        return not nonfinite_terms(rec.extra) and not nonfinite_outputs(rec.extra)
 
     def _bad_record(self, rec: StepRecord, what: str, term: bool = False) -> list[Alert]:
         """Count a non-finite record; the first one's alert: critical, but a warning when it
