@@ -12,10 +12,14 @@ import os
 import re
 from tsm_tui.core.numbers import int64
 
-_PATTERNS = [
+#: whole names (a file's or a directory's alike) ...
+_WHOLE = [
     re.compile(r"^checkpoint[-_](\d+)$"),
     re.compile(r"^global_step(\d+)$"),
     re.compile(r"^iter_(\d+)$"),
+]
+#: ... and a file's name that holds a step or starts with a checkpoint word and a number
+_PATTERNS = _WHOLE + [
     re.compile(r"step[=_\-]?(\d+)"),
     re.compile(r"^(?:ckpt|model|checkpoint|state)[_\-]?(\d+)"),
 ]
@@ -23,10 +27,7 @@ _EXT = (".pt", ".pth", ".ckpt", ".safetensors", ".bin", ".distcp", "")
 #: a directory is a checkpoint when its whole name is one (after a checkpoint extension: DeepSpeed's
 #: Lightning ``epoch=0-step=100.ckpt/``): a run's folder that only starts like one is searched
 #: (fresh102's ``model3_depth_ablation_one_epoch/training_logs/``, skipped as checkpoint 3: "no log files found")
-_DIR_PATTERNS = [
-    re.compile(r"^checkpoint[-_](\d+)$"),
-    re.compile(r"^global_step(\d+)$"),
-    re.compile(r"^iter_(\d+)$"),
+_DIR_PATTERNS = _WHOLE + [
     re.compile(r"(?:^|[=_\-])step[=_\-]?(\d+)$"),
     re.compile(r"^(?:ckpt|model|checkpoint|state)[_\-]?(\d+)$"),
 ]
