@@ -2224,3 +2224,87 @@ def test_a_bracketed_epoch_after_a_clock_is_its_lines_own_step(tmp_path, capsys)
         lines.append(f"[2025-10-08 20:{e:02d}:21] [INFO] Saved new best model at epoch {e}, AUC=0.8064\n")
     rep = report_json(write(tmp_path, "outputs/train_log.txt", "".join(lines)), capsys)
     assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (1, 15, 15)
+
+
+def test_a_json_object_printed_under_a_step_header_is_its_record(tmp_path, capsys):
+    """robomimic's console: "Train Epoch N", then the epoch's metrics as json.dumps(indent=4) prints them
+    ("{", '    "Loss": 0.3287,', ..., "}"), then "Epoch N Memory Usage: 8403 MB" (fresh112: "no training metrics
+    recognised"); "Policy_Grad_Norms" is the policy's gradient norm."""
+    lines = ["============= Model Summary =============\n", "BC_RNN (\n", "  ModuleDict(\n", ")\n"]
+    for e in range(1, 9):
+        m = {"Cosine_Loss": 0.09 / e, "L1_Loss": 0.15 / e, "Loss": 0.33 / e, "Policy_Grad_Norms": 0.2 / e**3}
+        m["Time_Epoch"] = 3.8
+        lines += [f"Train Epoch {e}\n", json.dumps(m, indent=4) + "\n", f"\nEpoch {e} Memory Usage: 8403 MB\n\n"]
+    lines.append("finished run successfully!\n")
+    rep = report_json(write(tmp_path, "checkpoints/train_log.txt", "".join(lines)), capsys)
+    assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (1, 8, 8)
+    assert rep["sources"]["loss"]["key"] == "Loss" and rep["sources"]["grad_norm"]["key"] == "Policy_Grad_Norms"
+    # (a JSON entry is read only as a whole line continuing a record: a prose line quoting one is no record)
+    recs, _ = _lines('Note: set "lr": 0.1 in the config\nstep 5 loss=2.0\n')
+    assert [(r.step, r.loss, r.lr) for r in recs] == [(5, 2.0, None)]
+
+
+def test_an_epoch_and_its_counter_in_one_bracket_after_a_colon(tmp_path, capsys):
+    """ezpz / ai4sci trainers behind Hydra's coloured prefix: "[0] [1/5: 5120 / 160145 (3%)] epoch=1.0000 dt=0.52
+    running_loss=0.0004 batch_loss=0.0114" (fresh111: "no training metrics recognised"): epoch 1 of 5, sample 5120 of
+    160145 (the step is the epoch's offset plus the counter, as "Epoch [1/5], Step [100/600]" is)."""
+    head = "\x1b[36m2022-11-12 16:51:42,092\x1b[0m][\x1b[34mai4sci.trainer\x1b[0m][\x1b[32mINFO\x1b[0m] - [0] "
+    lines = [json.dumps({"data": {"batch_size": 512}}, indent=4) + "\n"] * 3
+    for e in range(3):
+        for n in range(0, 160145, 5120):
+            loss = 0.0147 - e / 1000 - n / 1e8
+            lines.append(
+                f"[{head}[{e}/5: {n} / 160145 ({n * 100 // 160145}%)] epoch={e}.0000 dt=0.5444 "
+                f"running_loss={n / 1e7:.4f} batch_loss={loss:.4f} acc=0.0001\n"
+            )
+        lines.append("[2022-11-12 16:56:37,563][__main__][INFO] - [TRAIN]  loss=0.0016  acc=0%\n")
+    rep = report_json(write(tmp_path, "homework/training.txt", "".join(lines)), capsys)
+    assert (rep["steps"]["first"], rep["steps"]["count"]) == (0, 96)
+    assert rep["steps"]["last"] == 2 * 160145 + 158720
+    assert rep["sources"]["loss"]["key"] == "batch_loss"
+
+
+def test_an_aligned_table_whose_names_hold_blanks_and_symbols(tmp_path, capsys):
+    """A table printed with padded columns: names of two words ("Train Loss") or symbols ("W/D/L(this iter)",
+    "mean|TD|", "|dW|": fresh112's TD-leaf self-play log, "no training metrics recognised"), cells apart by two
+    blanks or more; a cell of other text with a digit ("2/0/2", "0.9 min") is no metric and no reason to drop
+    the row."""
+    lines = ["TD-Leaf self-play training: depth=2 lambda=0.7 lr=0.001\n"]
+    lines.append(
+        "iter  games  positions  avg_plies  W/D/L(this iter)   mean|TD|   loss_before  loss_after  |dW|     elapsed\n"
+    )
+    for i in range(1, 38):
+        lines.append(
+            f"{i:4d}  {4 * i:5d}  {300 * i:9d}  {96.2:9.1f}  2/0/2  {0.336:18.3f}  {10 / i:11.4f}  "
+            f"{9 / i:10.4f}  {0.048:6.3f}  {0.9 * i:7.1f} min\n"
+        )
+    lines.append("Done: 37 iterations\n")
+    rep = report_json(write(tmp_path, "outputs/training_log.txt", "".join(lines)), capsys)
+    assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (1, 37, 37)
+    # ... and one whose names a plain split reads as other columns: the first row decides
+    t = ["Epoch    Train Loss    Val Loss    Val Acc\n"]
+    t += [f"{e:5d}    {2 / e:10.4f}    {2.2 / e:8.4f}    {0.5 + e / 50:7.3f}\n" for e in range(1, 21)]
+    rep = report_json(write(tmp_path / "b", "log.txt", "".join(t)), capsys)
+    assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (1, 20, 20)
+    assert rep["sources"]["loss"]["key"] == "Train Loss" and rep["sources"]["val_loss"]["key"] == "Val Loss"
+    # (a plain table is read as before: names apart by single blanks, the same columns either way)
+    t = ["epoch   loss   acc\n"] + [f"{e:5d}   {1 / e:.4f}   0.5\n" for e in range(1, 21)]
+    rep = report_json(write(tmp_path / "c", "log.txt", "".join(t)), capsys)
+    assert rep["steps"]["count"] == 20 and rep["sources"]["loss"]["key"] == "loss"
+
+
+def test_an_epoch_header_with_a_note_in_parentheses_places_its_counters(tmp_path, capsys):
+    """fresh114's nohup console: "Epoch 2/25 (device=cuda)", then "  step 00020: loss=0.0817" restarting at 20 each
+    epoch: the header was not read (its note), each epoch a launch of its own, 174 of 1,450 steps judged. A note
+    with a float in it holds a metric ("Epoch 3 (lr=0.001)"): no header."""
+    lines = ["nohup: ignoring input\n"]
+    for e in range(1, 6):
+        lines.append(f"Epoch {e}/5 (device=cuda)\n")
+        lines += [f"  step {s:05d}: loss={1 / (e + s / 1000):.4f}\n" for s in range(20, 1001, 20)]
+        lines.append("  Val | mean=13.03 median=1.00\n")
+    rep = report_json(write(tmp_path, "train.log", "".join(lines)), capsys)
+    assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (20, 5000, 250)
+    from tsm_tui.sources.text_groups import EPOCH_HEADER
+
+    assert EPOCH_HEADER.match("Epoch 2/25 (device=cuda:0)") and EPOCH_HEADER.match("Epoch 3 (train)")
+    assert EPOCH_HEADER.match("Epoch 3 (lr=0.001)") is None

@@ -511,3 +511,40 @@ def test_a_history_of_lists_after_a_few_scalars(tmp_path):
     from tsm_tui.sources.json_doc import JsonColumnsReader
 
     assert JsonColumnsReader.sniff(str(p), p.read_text().splitlines()) == 0.0
+
+
+def test_a_shorter_list_beside_a_per_step_loss_is_placed_on_its_steps(tmp_path, capsys):
+    """fresh114's GPT-2 QAT stats: {"iteration_losses": [3,000], "validation_losses": [29], "best_iteration": 1700, ...}
+    with no step list: the 29 evaluations were read at steps 0-28 ("best 1.054 at step 16"), beside 3,000
+    training steps. A list much shorter than the training loss is one value every interval over its steps:
+    3,000 / (29 + 1) = 100, none at 0 and none at the end (the run's own best_iteration, 1,700, is the 17th);
+    "iteration_losses" is the training loss (a granularity word), "learning_rates" the LR."""
+    from helpers.reports import report_json
+
+    val = [1.15 - i / 100 if i <= 16 else 0.99 + (i - 16) / 100 for i in range(29)]
+    doc = {
+        "iteration_losses": [3.0 / (1 + i / 50) for i in range(3000)],
+        "validation_losses": val,
+        "learning_rates": [1e-4] * 3000,
+        "cycle_metrics": [{"cycle": c, "avg_loss": 4.0} for c in range(59)],
+        "best_val_loss": min(val),
+        "best_iteration": 1700,
+    }
+    fmt, recs, _ = read(write(tmp_path, "a/stats.json", json.dumps(doc)))
+    assert fmt == "json-columns"
+    vals = [(r.step, r.val_loss) for r in recs if r.val_loss is not None]
+    assert [s for s, _ in vals] == list(range(100, 3000, 100))
+    assert min(vals, key=lambda t: t[1])[0] == 1700
+    assert all(r.lr == 1e-4 for r in recs if r.loss is not None)
+    rep = report_json(tmp_path / "a", capsys)
+    assert rep["sources"]["loss"]["key"] == "iteration_losses"
+    (f,) = [f for f in rep["files"] if f["used"]]
+    assert "29 values one every 100 steps" in f["step_source"]
+    # (no exact division: one at the end of each interval, the index counting from 0)
+    doc = {"train_loss": [1.0] * 1000, "val_loss": [1.0] * 30}
+    _, recs, _ = read(write(tmp_path, "b/stats.json", json.dumps(doc)))
+    assert [r.step for r in recs if r.val_loss is not None][:3] == [32, 65, 98]
+    # (lists of one length stay one a step: a Keras history)
+    doc = {"loss": [1.0 - i / 100 for i in range(20)], "val_loss": [1.1 - i / 100 for i in range(20)]}
+    _, recs, _ = read(write(tmp_path, "c/history.json", json.dumps(doc)))
+    assert [r.step for r in recs] == list(range(20)) and all(r.val_loss is not None for r in recs)

@@ -1458,3 +1458,27 @@ def test_a_wandb_chart_export_reads_its_first_run_and_names_the_others(tmp_path,
     assert rep["sources"]["loss"]["key"] == "train/loss"
     (src,) = [f for f in rep["files"] if f["used"]]
     assert "W&B chart export" in src["step_source"] and "lmbda1_lr1e4, lmbda1_bs16" in src["step_source"]
+
+
+def test_a_csv_header_whose_names_hold_an_interval(tmp_path, capsys):
+    """A Lightning CSVLogger of a loss per diffusion-time bin: quoted names with commas and numbers,
+    "train/auxiliary_loss t=[0.00,0.25)" (fresh113: "no training metrics recognised": most header cells held a
+    number, the mark of a log line's fields); an interval's bounds are the name's."""
+    import csv
+    import io
+
+    from helpers.reports import report_json
+
+    bins = ["[0.00,0.25)", "[0.25,0.50)", "[0.50,0.75)", "[0.75,1.00)"]
+    names = [f"train/{t}_loss t={b}" for t in ("aux", "atom", "rots") for b in bins]
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["epoch", "step", "train/loss"] + names)
+    for s in range(49, 5000, 50):
+        w.writerow([s // 1000, s, f"{5 / (1 + s / 500):.4f}"] + [f"{1 / (1 + s / 400):.4f}"] * len(names))
+    p = tmp_path / "lightning_logs" / "version_7" / "metrics.csv"
+    p.parent.mkdir(parents=True)
+    p.write_text(buf.getvalue())
+    rep = report_json(tmp_path, capsys)
+    assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (49, 4999, 100)
+    assert rep["sources"]["loss"]["key"] == "train/loss"

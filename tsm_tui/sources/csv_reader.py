@@ -39,6 +39,16 @@ from tsm_tui.sources.fields import (
 #: example, mmcv's "Epoch [1][50/1000]\tlr: ...", Swin's "Train: [0/300][100/1251]\t..."),
 #: not a header (a header names its columns)
 _VALUE = re.compile(r"(?<![\w.\-/@])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w\-/@]|\.\w)")
+#: ... but an interval in a name is the name's ("train/loss t=[0.00,0.25)": a loss per diffusion-time
+#: bin of a Lightning CSVLogger, quoted for its comma; fresh113: "no training metrics recognised")
+_INTERVAL = re.compile(r"[\[(]\s*+[-+]?[\d.]++\s*+,\s*+[-+]?[\d.]++\s*+[\])]")
+
+
+def _value_cell(h: str) -> bool:
+    """A header cell holding a number of its own (``_VALUE``), an interval's bounds aside."""
+    if "," in h:
+        h = _INTERVAL.sub("", h)
+    return _VALUE.search(h) is not None
 
 
 #: a W&B chart's CSV export ("Download CSV" of a panel): "Step", then per run "<run> - <metric>" and its
@@ -90,7 +100,7 @@ class CsvReader(LineReader):
         exported = wandb_export([h.strip() for h in header])
         if exported is not None:
             header = [h for h in exported[1] if h is not None]
-        if sum(1 for h in header if _VALUE.search(h)) * 2 > len(header):
+        if sum(1 for h in header if _value_cell(h)) * 2 > len(header):
             return 0.0  # a log line whose fields are tab / comma separated, not a header (see _VALUE)
         if any(_PAIR_IN_CELL.search(h) for h in header):
             return 0.0  # a named value in a cell ("loss:tf.Tensor(8.07, shape=(), ...)"): a log line, not names

@@ -160,6 +160,7 @@ ALIASES = {
     "test_avg_loss": "val_loss",
     # gradient norm
     "grad_norm": "grad_norm",
+    "grad_norms": "grad_norm",  # (robomimic's "Policy_Grad_Norms": the policy's total, ROLE_METRIC)
     "gnorm": "grad_norm",
     "grdn": "grad_norm",  # LeRobot's train log ("loss:2.215 grdn:49.836 lr:1.0e-05")
     "total_grad_norm": "grad_norm",
@@ -197,6 +198,8 @@ ALIASES = {
     # learning rate
     "lr": "lr",
     "learning_rate": "lr",
+    "learning_rates": "lr",  # (a history's list of them: fresh114's GPT-2 QAT stats JSON)
+    "lrs": "lr",
     "train/learning_rate": "lr",
     "optim/lr": "lr",
     "train/lr": "lr",
@@ -639,7 +642,7 @@ def _scoped(k: str) -> str | None:
 
 #: words of a loss's name that say its granularity (Lightning's ``_step`` / ``_epoch`` suffixes,
 #: Ludwig's ``batch_`` / ``epoch_`` prefixes) and a statistic over the logging interval
-_GRAIN = frozenset({"step", "batch", "iter", "epoch"})
+_GRAIN = frozenset({"step", "batch", "iter", "iteration", "epoch"})
 _STAT = frozenset({"mean", "avg", "average", "running"})
 #: a VAE's objective by its name: the ELBO (or its negative) is the total of its reconstruction and KL
 #: terms (fresh46's ``loss_vae`` beside ``loss_recon`` and ``loss_kl``, fresh47's ``train_elbo_loss`` beside

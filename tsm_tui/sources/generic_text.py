@@ -148,6 +148,9 @@ _NOT_CURRENT = re.compile(r"\b(?:best|min(?:imum)?|lowest|highest|max(?:imum)?|p
 # a dict repr: 'key': value
 # (transformers >= 5 prints the values as strings: {'loss': '5.381', ...})
 DICT_PAIR = re.compile(rf"'([^']+)':\s*'?(?:np\.float\d*\(|tensor\()?({NUM})")
+# a JSON object's entry on a line of its own ('    "Loss": 0.33,' of a json.dumps(indent=4) under
+# a step's header): a named number of the record it continues
+JSON_ENTRY = re.compile(rf'^\s*+"({WORD})"\s*+:\s*+({NUM})\s*+,?\s*+$')
 # space-separated metrics nanoGPT prints ("loss 4.2082", "train loss 4.23, val loss 4.25")
 # ("norm 3.9078": llm.c's stdout prints the grad norm so)
 SPACED = re.compile(
@@ -381,6 +384,13 @@ BRACKET_COUNTER = re.compile(
     r"(?<![\w/])\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]\s*+(step|iter(?:ation)?|(?:mini-?)?batch|it)s?\b\s*+[:=]?\s*+"
     r"(\d++)\s*+/\s*+(\d++)(?![\d.])",
     re.I,
+)
+# the epoch with its total, a colon, then the counter with its total and often its percentage, in one
+# bracket and no word: ezpz / ai4sci trainers' "[0] [1/5: 5120 / 160145 (3%)] epoch=1.0000 dt=0.52
+# batch_loss=0.0114" (the MNIST example's "[5120/60000 (9%)]" with its epoch inside; fresh111: "no training
+# metrics recognised"). Groups as EPOCH_COUNTER's, the word empty. Linear: anchored at "[", possessive runs
+EPOCH_COLON = re.compile(
+    r"\[\s*+(\d++)\s*+/\s*+(\d++)\s*+:()\s*+(\d++)\s*+/\s*+(\d++)\s*+(?:\(\s*+\d++(?:\.\d++)?+\s*+%\s*+\)\s*+)?+\]"
 )
 # an epoch and a counter with no total: "Epoch: [1], step: [100], lr: ..." (PaddleNLP's
 # logger), "Epoch 2 Step 300 loss 1.2", "Epoch 1, Global Batch 5, Training Loss: 33.2" (a qualifier
@@ -904,6 +914,8 @@ class KeyValueTextReader(LineGroups, LineReader):
     def _cont_pairs(self, line: str) -> list:
         """The named numbers of a line that continues a record (no step of its own)."""
         pairs = PAIR.findall(line)
+        if not pairs and '"' in line:
+            pairs = JSON_ENTRY.findall(line)
         if not line.isascii() or _SPACED_HINT.search(line.lower()):
             pairs += SPACED.findall(line)
         return pairs
@@ -982,6 +994,10 @@ class KeyValueTextReader(LineGroups, LineReader):
                 return got
         elif "pisode" in line and self._epoch_header(line):  # ("Starting episode 3/100" alone: text_groups.py)
             return []
+        if ": " in line and "/" in line and "[" in line:
+            c = EPOCH_COLON.search(line, 0, HEADER_PREFIX + 48)
+            if c is not None and c.start() <= HEADER_PREFIX:
+                return self._epoch_counted(line, c)
         if "," in line and "[" in line:
             p = PAIR_COUNTER.search(line, 0, HEADER_PREFIX + 16)
             if p is not None and p.start() <= HEADER_PREFIX:
@@ -1726,7 +1742,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         t = EVAL_LEAD.match(line)
         if t is not None:
             return self._eval_tagged(line, t)
-        m = EPOCH_COUNTER.search(line) or BRACKET_COUNTER.search(line)
+        m = EPOCH_COUNTER.search(line) or BRACKET_COUNTER.search(line) or EPOCH_COLON.search(line)
         if m is None:
             m = ITER_COUNTER.search(line)
             if m is None:
@@ -1754,6 +1770,11 @@ class KeyValueTextReader(LineGroups, LineReader):
             self.run_info.setdefault("total_steps", m.group(2))
             self._no_template = True
             return self._with_step(line, m, step)
+        return self._epoch_counted(line, m)
+
+    def _epoch_counted(self, line: str, m: re.Match) -> list[StepRecord]:
+        """The line at the step of its epoch and counter (groups as EPOCH_COUNTER's: epoch, epochs,
+        the counter's word, the counter, its total), placed by ``_epoch_step``."""
         e, n, per = int64(m.group(1)), int64(m.group(4)), int64(m.group(5))
         if e is None or n is None or per is None or per <= 0:
             self.skip("step out of range")

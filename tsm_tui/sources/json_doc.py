@@ -316,6 +316,7 @@ class JsonColumnsReader(SnapshotReader):
         # every eval_interval steps: a char-GPT's 50 validation losses beside 5,000 training ones, fresh39)
         shared = next((doc[k] for k in doc if str(k).lower() in STEP_LISTS and isinstance(doc[k], list)), None)
         named = not any(self.field(str(k)) in ("loss", "val_loss") for k in doc)
+        axis = self._loss_axis(doc) if shared is None and not per_epoch else 0
         for name, col in _columns(doc):
             if shared is not None and col is shared:
                 continue
@@ -335,7 +336,7 @@ class JsonColumnsReader(SnapshotReader):
                 elif len(steps) != len(values):
                     self.skip(f"{len(steps)} steps for {len(values)} values (the shorter is read)")
             elif isinstance(col, list):
-                values, steps = col, range(len(col))
+                values, steps = col, _spaced(len(col), axis)
             else:
                 continue  # (a scalar or a note beside the columns)
             for s, v in zip(steps, values):
@@ -352,6 +353,18 @@ class JsonColumnsReader(SnapshotReader):
                     rec.epoch = float(step)
                 out.append(rec)
         return out
+
+    def _loss_axis(self, doc: dict) -> int:
+        """The steps of a history of lists with no step list whose training loss is one a step: its
+        length, when a shorter list is there to place on it (``_spaced``); else 0."""
+        lens = {str(k): len(c) for k, c in doc.items() if isinstance(c, list) and c and _number(c[0])}
+        n = max((m for k, m in lens.items() if self.field(k) == "loss"), default=0)
+        short = [m for m in lens.values() if 2 <= m <= n // 2]
+        if not short:
+            return 0
+        placed = ", ".join(f"{m} values one every {_interval(m, n)} steps" for m in sorted(set(short)))
+        self.step_note = f"a list's index; shorter lists over the training loss's {n} steps ({placed})"
+        return n
 
     def _group_records(self, groups: list[tuple[str, list, dict]]) -> list[StepRecord]:
         """Groups of columns, each with its own step list (``_column_groups``): the group with the
@@ -408,7 +421,31 @@ class JsonColumnsReader(SnapshotReader):
         out = super().describe()
         if getattr(self, "where", None):  # (a document of column groups: _group_records)
             out["step_source"] = getattr(self, "step_note", None) or f"the step list of {self.where}"
+        elif getattr(self, "step_note", None):  # (a history of lists placed on its loss's steps: _loss_axis)
+            out["step_source"] = self.step_note
         return out
+
+
+def _number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _interval(m: int, n: int) -> int:
+    """The steps between ``m`` evaluations over ``n`` training steps: none at step 0 and none at the
+    end when ``n`` is a whole number of ``m + 1`` intervals (a loop of range(n) that evaluates at each
+    multiple of the interval but 0: fresh114's GPT-2 runs, 29 over 3,000, their best at 1,700), else one
+    at the end of each of ``m`` intervals."""
+    return n // (m + 1) if n % (m + 1) == 0 else max(1, round(n / m))
+
+
+def _spaced(m: int, n: int) -> range:
+    """The steps of a list of ``m`` values over a training loss of ``n`` (``_interval``); its index
+    when it is not much shorter (or ``n`` is 0: no loss list to place it on)."""
+    if not (2 <= m <= n // 2):
+        return range(m)
+    k = _interval(m, n)
+    start = k if n % (m + 1) == 0 else k - 1  # (the end of each interval: the list's index counts from 0)
+    return range(start, start + m * k, k)
 
 
 def _flat(col: list) -> list:

@@ -64,10 +64,13 @@ MAX_GROUP_PAIRS = 256  # named numbers kept per group or table (memory stays bou
 # "Step 101: Loss=2.99", the step counting within the episode; a loop's "Starting epoch 3" before its own
 # "Epoch 3 finished -- Train loss: X" lines is no header: fresh25's U-Net log, its epochs then read per step;
 # one with its total is: fresh91's R-CNN loop, "Starting Epoch 2/10" then "Iteration 101, Loss: 1.81", the
-# iteration counting within the epoch, read as three launches of 10 steps)
+# iteration counting within the epoch, read as three launches of 10 steps); a note in parentheses after it
+# holds no metric's value (fresh114's "Epoch 2/25 (device=cuda)", then "  step 00020: loss=0.0817": each epoch
+# read as a launch), a float in it is one ("Epoch 3 (lr=0.001)": no header)
 EPOCH_HEADER = re.compile(
     r"^\W*+(?:(?:start(?:ing)?+|begin(?:ning)?+)\s++(?=episode|epoch\s*+[:=]?\s*+\[?\s*+\d++\s*+/))?(?:(train\w*+|eval\w*+|valid\w*+|test\w*+)\s++)?"
-    r"(?:epoch|episode)\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\]?\W*+$",
+    r"(?:epoch|episode)\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+/\s*+(\d++))?\s*+\]?"
+    r"(?:\s*+\((?![^()\n]{0,64}?[:=]\s*+[-+]?\d*+\.\d)[A-Za-z_][\w.:=/ ,-]{0,63}+\))?\W*+$",
     re.I,
 )
 # a batch counter alone on its line, within the epoch of the last header: PointNet++'s
@@ -93,6 +96,19 @@ EVAL_OVER = re.compile(
 _NAME = re.compile(r"[A-Za-z_][\w./()%-]*+")
 _TAB_NAME = re.compile(r"[A-Za-z_][\w./()% -]*+")  # (a tab-separated header's: "Training Loss")
 _TWO_NAMES = re.compile(r"\s*+[A-Za-z_][\w./()%-]*+\s++[A-Za-z_]")  # (a cheap first test: two names lead)
+
+
+def _yolo5_names(toks: list[str]) -> list[str]:
+    """YOLOv5's (before v6.1) header, "Epoch gpu_mem box obj cls [total] labels img_size", with its losses' names."""
+    low = [t.lower() for t in toks]
+    return [YOLO5_TERMS.get(t, n) for t, n in zip(low, toks)] if "gpu_mem" in low else toks
+
+
+# an aligned table's header and rows: cells apart by two or more blanks, a name of several words or
+# symbols ("Train Loss", "W/D/L(this iter)", "mean|TD|", "|dW|"); its rows' cells may be no number
+# ("2/0/2", "0.9 min": skipped, only when they hold a digit)
+_ALIGNED = re.compile(r"\s{2,}+|\t")
+_ALIGNED_NAME = re.compile(r"[A-Za-z_|][\w./()%|-]*+(?: [\w./()%|-]++){0,4}+")
 _VALUE = re.compile(r"[-+]?(?:\d[\d.]*+(?:[eE][-+]?\d++)?+[A-Za-z%]?+(?:/\d++)?+|nan|inf)(?::\d++)*+:?", re.I)
 COLUMN_STEPS = ("epoch", "step", "iter", "iteration")
 #: YOLOv5's console header before v6.1 names its three loss terms and their sum without "loss" (fresh58: a
@@ -111,6 +127,10 @@ DASHES = re.compile(r"^\s*+-{8,}+\s*+$")  # (not llm.c's "+----+----+" header bo
 # a short rule inside a group (PointNet's "----" between "**** EPOCH 000 ****" and "mean loss: 2.41"):
 # no line of the record, no end of it (a long one, DASHES, ends it)
 RULE = re.compile(r"^\s*+[-=*_~.]{1,7}+\s*+$")
+# a printed JSON object's brace alone on its line inside a group (robomimic prints "Train Epoch 1",
+# then its metrics with json.dumps(indent=4): "{", '    "Loss": 0.33,', ..., "}"): no line of the
+# record, no end of it
+BRACE = re.compile(r"^\s*+[{}],?\s*+$")
 # a training counter in brackets just before a printed dict record: an absl trainer's
 # "[Train 10/1882] {'grads_finite': 1.0, 'train_loss': 0.0077}", CoreNet's "Epoch:   1 [
 # 116/10000000], loss: {'classification': 4.72, 'total_loss': 4.79}" (the epoch, the counter and
@@ -207,6 +227,8 @@ class LineGroups:
     def _ctx_reset(self) -> None:
         self._cols: list[str] | None = None  # the last column header's names ...
         self._cols_tabbed = False  # ... apart by tabs (names may hold spaces) ...
+        self._cols_aligned = False  # ... or by two blanks or more (names may hold one: ``_ALIGNED``) ...
+        self._cols_alt: list[str] | None = None  # ... the names so split, when they differ from a plain split's
         self._cols_step: tuple[int | None, int | None] = (None, None)  # ... the step's column, the epoch's
         self._cols_rows = 0  # ... rows read under a header with no step column (their number is the step)
         self._grp: list[Any] | None = None  # [step, pairs, lines]
@@ -229,7 +251,7 @@ class LineGroups:
                 return True, got
         grp = self._grp
         if grp is not None:
-            if RULE.match(line):
+            if RULE.match(line) or BRACE.match(line):
                 return True, []
             if len(grp[2]) < MAX_GROUP_LINES and self._is_continuation(line):
                 pairs = self._cont_pairs(line)
@@ -465,32 +487,79 @@ class LineGroups:
             toks = line.split(None, MAX_COLUMNS)
             # (two names do: a loop's own "epoch loss" header before its "1 0.5432" rows; a step word and a
             # loss, below, and its rows must follow)
-            if not 2 <= len(toks) <= MAX_COLUMNS or not all(_NAME.fullmatch(t) for t in toks):
+            plain = 2 <= len(toks) <= MAX_COLUMNS and all(_NAME.fullmatch(t) for t in toks)
+            alt = self._aligned_names(line, len(toks))
+            if not plain:
+                if alt is None or not self._column_names(alt, False):
+                    return False
+                toks, alt = alt, None
+                self._set_columns(toks, False, aligned=True)
+                return True
+            if alt is not None and not self._column_names(alt, False):
+                alt = None
+            if not self._column_names(toks, False):
                 return False
+            self._set_columns(toks, False, alt=alt)
+            return True
+        if not self._column_names(toks, tabbed):
+            return False
+        self._set_columns(toks, tabbed)
+        return True
+
+    @staticmethod
+    def _aligned_names(line: str, plain: int) -> list[str] | None:
+        """The names of an aligned header (``_ALIGNED``) when one holds a blank or a symbol a plain
+        name does not (else None: the plain split's are the same names)."""
+        s = line.strip()
+        if "  " not in s:
+            return None
+        toks = _ALIGNED.split(s, MAX_COLUMNS)
+        if len(toks) == plain or not 2 <= len(toks) <= MAX_COLUMNS:
+            return None
+        return toks if all(_ALIGNED_NAME.fullmatch(t) for t in toks) else None
+
+    def _column_names(self, toks: list[str], tabbed: bool) -> bool:
+        """``toks`` name a table's columns: a step column (or, tab-separated, a loss) and a metric."""
+        toks = _yolo5_names(toks)
         low = [t.lower() for t in toks]
-        if "gpu_mem" in low:  # (YOLOv5 before v6.1: "Epoch gpu_mem box obj cls [total] labels img_size": its losses)
-            toks = [YOLO5_TERMS.get(t, n) for t, n in zip(low, toks)]
         stepped = any(t in COLUMN_STEPS for t in low)
         if not stepped and not (tabbed and any(self.field(t) == "loss" for t in toks)):
             # (with no step column only a tab-separated header with the loss: bearpaw's pytorch-classification
             # Logger, "Learning Rate\tTrain Loss\tValid Loss\tTrain Acc.\tValid Acc.", one row an epoch; fresh109:
             # "no training metrics recognised")
             return False
-        if not any(self.field(t) in ("loss", "val_loss", "grad_norm", "lr") or loss_role(t) for t in toks):
-            return False
+        return any(self.field(t) in ("loss", "val_loss", "grad_norm", "lr") or loss_role(t) for t in toks)
+
+    def _set_columns(self, toks: list[str], tabbed: bool, aligned: bool = False, alt: list[str] | None = None) -> None:
+        """A column header's names are the table's (its rows follow: ``_column_row``)."""
         self._ctx_on()
-        self._cols, self._cols_tabbed = toks, tabbed
+        toks = _yolo5_names(toks)
+        low = [t.lower() for t in toks]
+        self._cols, self._cols_tabbed, self._cols_aligned, self._cols_alt = toks, tabbed, aligned, alt
         # the step column: a step / iteration one over the epoch when the header has both ("epoch step
         # LOSS_NER ...": spaCy's; the epoch then stays an item of the row)
         at = next((i for i, c in enumerate(low) if c in COLUMN_STEPS and c != "epoch"), None)
         ep = low.index("epoch") if "epoch" in low else None
         self._cols_step = (at, ep) if at is not None else (ep, None)
         self._cols_rows = 0  # (a header with no step column: its rows are numbered from 1)
-        return True
 
     def _column_row(self, line: str) -> list[StepRecord] | None:
         """A row of values under the last column header: its record, [] for a running
-        bar's redraw, None when the line is not a row."""
+        bar's redraw, None when the line is not a row. A header whose names an aligned split
+        reads otherwise (``_cols_alt``) is read so from its first row that fits only that."""
+        got = self._column_row1(line)
+        alt = self._cols_alt
+        if alt is not None:
+            self._cols_alt = None  # (the first row decides)
+            if got is None:
+                cols = self._cols
+                self._set_columns(alt, False, aligned=True)
+                got = self._column_row1(line)
+                if got is None:
+                    self._set_columns(cols or [], False, alt=alt)  # (no row of either: as it was)
+        return got
+
+    def _column_row1(self, line: str) -> list[StepRecord] | None:
         cols = self._cols
         assert cols is not None  # (called while a column header is open)
         blank: set[int] = set()
@@ -498,6 +567,14 @@ class LineGroups:
             # (a notebook's empty cells: "No log" before the first evaluation: no value, not no row)
             toks = [t.strip() for t in line.strip().split("\t", len(cols))]
             blank = {i for i, t in enumerate(toks) if t in ("", "No log")}
+        elif self._cols_aligned:
+            toks = _ALIGNED.split(line.strip(), len(cols))
+            if len(toks) != len(cols):
+                toks = line.split(None, len(cols))  # (cells wide enough to touch: one blank between)
+                if len(toks) != len(cols):
+                    return None
+            # (a cell of other text holding a digit, "2/0/2", "0.9 min": no metric's number, not no row)
+            blank = {i for i, t in enumerate(toks) if not _VALUE.fullmatch(t) and any(c.isdigit() for c in t)}
         else:
             toks = line.split(None, len(cols))
         if len(toks) < len(cols) or not all(
