@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from tsm_tui.core.frame import Frame
 from tsm_tui.core.record import Alert, Severity, Status, StepRecord
-from tsm_tui.sources.fields import key_roles
+from tsm_tui.sources.fields import gan_key, key_roles
 
 if TYPE_CHECKING:
     from tsm_tui.analysis.detectors.base import Detector
@@ -151,6 +151,8 @@ class Components:
         d = self.parts.get(k)
         if d is None and len(self.parts) < MAX_TERMS:
             d = self.parts[k] = self._cls(self._s, self._state, part=True)
+            if gan_key(k):  # a GAN's term bursts as its two models play: judged as a GAN's objective is
+                d.see_keys((k,))
         return d
 
     def _said(self, k: str, alerts: list[Alert]) -> list[Alert]:

@@ -250,6 +250,9 @@ IQR_SD = 1.349
 #: its two models play: the labels' conventions call those ambiguous; fresh7's DCGAN, paged from a
 #: first loss of 0.0008, said 272) (ours)
 LEVEL_N = 50
+#: values since the newest spike said that a later spike inside the same open incident must jump from
+#: to be said (``_apart``; ours: RECOVERY_RECORDS, the records a recovery needs)
+APART_RECORDS = 3
 LEVEL_MIN = 20  # values the level needs (ours: the label rule's median wants 10; a quartile more)
 CAUSES = {
     "data": "a bad batch",
@@ -286,6 +289,8 @@ class _Incident:
         "noise_hi",
         "alerted",
         "since",
+        "said_since",
+        "said_at",
         "noisy",
         "window",
         "noise_sd",
@@ -318,6 +323,9 @@ class _Incident:
         self.noise_hi = baseline  # the pre-spike window's upper quartile (_back_by_median)
         self.alerted = value  # the largest value an alert said for this incident (PEAK_REALERT)
         self.since: list[float] = []  # the last RECOVERY_RECORDS values since the newest spiking record
+        #: the values since the newest spike an alert said (not it; the last LEVEL_N: ``_apart``)
+        self.said_since: deque[float] = deque(maxlen=LEVEL_N)
+        self.said_at = onset  # the step of that spike
         self.noisy = False  # the pre-spike window's spread is noise, not a descent (NOISE_SHARE)
         self.noise_sd = 0.0  # ... and then its detrended sd of log-loss (_back_by_median)
         self.window = baseline  # the delayed window's median at the onset (the baseline may be LOCAL's)
@@ -422,7 +430,7 @@ class LossSpikeDetector(Detector):
     def update(self, rec: StepRecord) -> list[Alert]:
         self.unit.see(rec.step, rec.epoch)
         if rec.extra and not self.rl:
-            self._see_keys(rec.extra)
+            self.see_keys(rec.extra)
         out = self._update(rec)
         if self._creep_pending:  # (said by the bulk rows before this one: they come first)
             out, self._creep_pending = self._creep_pending + out, []
@@ -432,7 +440,7 @@ class LossSpikeDetector(Detector):
                 out = out + more
         return self._rl_cap(out) if self.rl and out else out
 
-    def _see_keys(self, extra) -> None:
+    def see_keys(self, extra) -> None:
         """Is this a reinforcement-learning run, or a GAN's? (fields.ObjectiveKind)"""
         kind = self._kind.see(extra)
         if kind is not None and not self.settings.rl_loss_fails:
@@ -548,7 +556,7 @@ class LossSpikeDetector(Detector):
         # (the rows the driver feeds to update: their loss terms go by frame, after_frame)
         self._in_frame = True
         if fr.extra and not self.rl:
-            self._see_keys(fr.extra)  # (alerts come from update, which caps them)
+            self.see_keys(fr.extra)  # (alerts come from update, which caps them)
         loss = fr.get("loss")
         if loss is None:
             return None
@@ -859,6 +867,8 @@ class LossSpikeDetector(Detector):
                 return [self._grew(inc, rec, x, z)]
             if back:  # the loss had come back to its level: a spike of its own, in the same incident
                 return [self._again(inc, rec, x, z, prev)]
+            if self._apart(inc, x):  # ... or had held a level far below this value since the last one said
+                return [self._apart_alert(inc, rec, x, z)]
             return []
         inc = self._incident = _Incident(rec.step, med, x)
         inc.window = max(med, self._med.get() or med)
@@ -1017,6 +1027,30 @@ class LossSpikeDetector(Detector):
             f"loss_spike_again:{rec.step}",
         )
 
+    def _apart(self, inc: _Incident, x: float) -> bool:
+        """A spike inside the open incident that jumps from the level the loss has held since the newest
+        spike said (APART_RECORDS values at least): spike_factor x their median and PEAK_REALERT x their
+        largest. A loss whose first spike left it at a higher level (not back: ``_back_since``) folded
+        every later spike into that one (fresh116's offline-RL critic: 25.9x at step 46, the loss at
+        ~1.7x its baseline since, 12.8x at 56 and 24.5x at 68 unsaid)."""
+        h = inc.said_since
+        if len(h) < APART_RECORDS or self.rl_note is GAN_NOTE:
+            return False  # (a GAN's losses burst as its two models play: as ``_level_spike``)
+        return x >= self.settings.spike_factor * _median(list(h)) and x >= PEAK_REALERT * max(h)
+
+    def _apart_alert(self, inc: _Incident, rec: StepRecord, x: float, z: float) -> Alert:
+        """The alert of ``_apart``'s spike."""
+        h = list(inc.said_since)
+        return self._inside(
+            inc,
+            rec,
+            x,
+            f"Loss spike at step {rec.step}: {fmt(x)} vs baseline {fmt(inc.baseline)} "
+            f"({_ratio(x, inc.baseline, z)}), a jump from ~{fmt(_median(h))}, the loss's level over the "
+            f"{len(h)} records since the spike at step {inc.said_at} (incident since step {inc.onset}).",
+            f"loss_spike_apart:{rec.step}",
+        )
+
     def _grew(self, inc: _Incident, rec: StepRecord, x: float, z: float) -> Alert:
         """A spike inside the open incident PEAK_REALERT x the largest value said for it
         (issue 26: a 7.7x loss spike at step 190 of a run whose 3.7x spike at step 98 was
@@ -1033,6 +1067,8 @@ class LossSpikeDetector(Detector):
     def _inside(self, inc: _Incident, rec: StepRecord, x: float, msg: str, key: str) -> Alert:
         """A warning for a spike inside the open incident (the onset's alert carries the
         rest of the actions: one incident)."""
+        inc.said_since.clear()
+        inc.said_at = rec.step
         return Alert(
             self.id,
             Severity.WARNING,
@@ -1220,6 +1256,8 @@ class LossSpikeDetector(Detector):
                 inc.since = (inc.since + [x])[-RECOVERY_RECORDS:]
         else:
             inc.since = []
+        if rec.step != inc.said_at:
+            inc.said_since.append(x)
         if inc.ok_run >= RECOVERY_RECORDS or (
             rec.step - inc.onset >= self.settings.recovery_steps and self._back_by_median(inc)
         ):
