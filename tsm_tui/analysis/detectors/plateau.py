@@ -135,6 +135,13 @@ NEVER_MIN_RECORDS = MIN_RECORDS
 #: labels; any constant: frozen weights or a logging bug) (ours)
 CONST_RECORDS = 20
 CONST_FRAC = 0.1
+#: ... and in a short log (under CONST_RECORDS / SHORT_CONST_SHARE losses so far), the very same value for
+#: SHORT_CONST records in a row that are SHORT_CONST_SHARE of its losses: a warning, the log being short
+#: (ours; fresh116's BERT run, a training loss of exactly 0 in all of its 10 epochs, and fresh115's AlexNet,
+#: 6.906539 = ln 1000 for 8 of its 10 records, read "too few to judge"); not an RL run's or a GAN's objective
+#: (TRL's GRPO loss prints 0.0 by construction: fresh30's healthy pilot)
+SHORT_CONST = 8
+SHORT_CONST_SHARE = 0.8
 #: after the constant-loss alert, a loss that stays within this share of the constant is still
 #: stuck (bf16 keeps 8 significant bits: 9.625 and 9.6875 are neighbours, 0.65% apart; ours)
 CONST_BAND = 0.01
@@ -215,6 +222,12 @@ SMALL_BLOCK = 12
 def _seq_sum(s: float, x: np.ndarray) -> float:
     """``s + x[0] + x[1] + ...`` added left to right, as a loop of ``s += v`` does."""
     return float(np.concatenate(([s], x)).cumsum()[-1])
+
+
+def _short_const(n, seen):
+    """``n`` identical losses in a row are SHORT_CONST_SHARE of the ``seen`` so far, in a short log (CONST_RECORDS
+    / SHORT_CONST_SHARE losses at most): the short log's constant rule (scalars or arrays)."""
+    return (n >= SHORT_CONST_SHARE * seen) & (seen < CONST_RECORDS / SHORT_CONST_SHARE)
 
 
 class _Block:
@@ -379,6 +392,7 @@ class PlateauDetector(Detector):
         self._same_n = 0
         self._before_same: float | None = None  # the loss just before the current run of identical ones
         self.const: tuple[float, int] | None = None  # (value, first step) of a constant loss
+        self.const_short = False  # ... said by the short log's rule (SHORT_CONST): a warning
         self.const_floor = False  # ... at the floor of what the log prints (FLOOR_FRAC): a warning
         self.zero: tuple[int, int, int] | None = None  # loss 0 at its floor (ZERO_SHARE): (since, zeros, records)
         self.rising: tuple[float, float] | None = None  # the last window climbed: (from, to) levels
@@ -436,7 +450,7 @@ class PlateauDetector(Detector):
         if rec.epoch is not None:
             self._epoch(rec.epoch, rec.step, x)
         full = self._row(x, rec.step, rec.grad_norm, rec.lr)
-        out = self._constant(rec.step) if self._same_n >= CONST_RECORDS and self.const is None else []
+        out = self._constant(rec.step) if self._same_n >= SHORT_CONST and self._const_open() else []
         if not full:
             return out
         self._complete()
@@ -758,15 +772,23 @@ class PlateauDetector(Detector):
     def _constant(self, step: int) -> list[Alert]:
         """The very same loss for CONST_RECORDS records and CONST_FRAC of the run so far
         (checked at every record: a loss of 0 is said at once, not at a block's end)."""
-        if self.const is not None or self._same_n < CONST_RECORDS or self._same_from is None:
+        if not self._const_open() or self._same_n < SHORT_CONST or self._same_from is None:
             return []
-        span = step - (self.state.first_step or 0)
-        if span <= 0 or step - self._same_from < CONST_FRAC * span:
-            return []
+        short = self._same_n < CONST_RECORDS
+        if self.const is not None and (short or self.const[1] != self._same_from):
+            return []  # (said by the short rule: said again only as the long rule's, of the same run)
+        if short:
+            if self._kind.kind is not None or not _short_const(self._same_n, self._keep_seen):
+                return []  # (an RL run's loss of exactly 0 is GRPO's by construction: fresh30's healthy pilot)
+        else:
+            span = step - (self.state.first_step or 0)
+            if span <= 0 or step - self._same_from < CONST_FRAC * span:
+                return []
         v = self._same_val
         assert v is not None  # (set with _same_from)
         self.const = (v, self._same_from)
         self.const_floor = self._at_floor(v)
+        self.const_short = short and not self.const_floor  # (a floor's warning is all a constant there gets)
         if self.const_floor:
             return [
                 self._floor_alert(
@@ -782,26 +804,32 @@ class PlateauDetector(Detector):
         return [
             Alert(
                 self.id,
-                Severity.CRITICAL,
+                Severity.WARNING if short else Severity.CRITICAL,
                 step,
-                f"Loss exactly {fmt(v)} for {self._same_n} records since step {self._same_from}: the model is not "
-                f"learning ({why}).",
+                f"Loss exactly {fmt(v)} for {self._same_n} records since step {self._same_from}"
+                + (f" ({self._same_n} of the log's {self._keep_seen})" if short else "")
+                + f": the model is not learning ({why}).",
                 value=v,
                 baseline=None,
                 actions=[
                     "Check the loss computation and the labels (masking, padding, label shift) on one batch by hand.",
                     "Check that optimizer steps are applied (grad norm, skipped steps, frozen parameters).",
                 ],
-                key="plateau_const",
+                key="plateau_const_short" if short else "plateau_const",
             )
         ]
+
+    def _const_open(self) -> bool:
+        """The constant-loss rule may still speak: nothing said, or only the short log's warning (the
+        long rule's critical alert follows when the run of the same value goes on: CONST_RECORDS)."""
+        return self.const is None or self.const_short
 
     def _still_stuck(self) -> float | None:
         """After the constant-loss alert, the run of identical values broke but the loss stayed
         at that value within CONST_BAND (a bf16 loss printed as 9.625 / 9.6875, the two
         representable values around it): the largest relative distance of the last losses
         from it, or None (it moved on, or the constant was a floor)."""
-        if self.const is None or self.const_floor or not self.const[0] or not self._tail:
+        if self.const is None or self.const_floor or self.const_short or not self.const[0] or not self._tail:
             return None
         v = self.const[0]
         dev = max(abs(x - v) for x in self._tail) / abs(v)
@@ -907,7 +935,7 @@ class PlateauDetector(Detector):
             # a candidate is open (or the run may be found never to learn, or its loss at
             # 0): the evaluation at the block's end can raise the alert
             flag = k + self.block_size - (self._cur.n if self._cur is not None else 0) - 1
-        if self.const is None and flag > k:
+        if self._const_open() and flag > k:
             x = fr.cols["loss"][k : min(flag, e)] if rows is None else fr.cols["loss"][rows[k : min(flag, e)]]
             st = fr.step[k : k + x.size] if rows is None else fr.step[rows[k : k + x.size]]
             r = self._const_row(x, st, first)
@@ -1021,7 +1049,7 @@ class PlateauDetector(Detector):
         alert (the same value CONST_RECORDS times in a row, over CONST_FRAC of the
         run), or None."""
         carry = self._same_n if x[0] == self._same_val else 0
-        if carry + 1 < CONST_RECORDS and not (x[1:] == x[:-1]).any():  # every row differs from the one before
+        if carry + 1 < SHORT_CONST and not (x[1:] == x[:-1]).any():  # every row differs from the one before
             return None
         ch = np.flatnonzero(x[1:] != x[:-1])  # a new run of equal values begins after these
         starts = ch + 1  # where a new run of equal values begins
@@ -1030,7 +1058,7 @@ class PlateauDetector(Detector):
             int(np.diff(starts).max()) if starts.size > 1 else 0,
             x.size - int(starts[-1]) if starts.size else 0,
         )
-        if longest < CONST_RECORDS:
+        if longest < SHORT_CONST:
             return None
         idx = np.arange(x.size)
         begin = np.zeros(x.size, dtype=np.int64)
@@ -1040,7 +1068,11 @@ class PlateauDetector(Detector):
         n = np.where(cont, carry + idx + 1, idx - begin + 1)
         src = np.where(cont, self._same_from if self._same_from is not None else 0, steps[begin])
         span = steps - first
-        hit = np.flatnonzero((n >= CONST_RECORDS) & (span > 0) & ~(steps - src < CONST_FRAC * span))
+        long_hit = (n >= CONST_RECORDS) & (span > 0) & ~(steps - src < CONST_FRAC * span)
+        short_hit = (n >= SHORT_CONST) & (n < CONST_RECORDS) & _short_const(n, self._keep_seen + idx + 1)
+        if self._kind.kind is not None:
+            short_hit[:] = False
+        hit = np.flatnonzero(long_hit | short_hit)
         return int(hit[0]) if hit.size else None
 
     def _count_steps(self, steps) -> None:
@@ -1891,12 +1923,19 @@ class PlateauDetector(Detector):
             self._close(step)
 
     def result(self) -> CheckResult:
-        if self.n < MIN_RECORDS:
+        const = self.const is not None and self._same_val == self.const[0] and self._same_from == self.const[1]
+        if self.n < MIN_RECORDS and not const:
             return self._result(Status.SKIP, f"{self.n} loss values: too few to judge")
         L = self.window_steps()
         now = self._now()
         dead = "; grad norm collapsed (dead units / optimizer state?)" if self.dead_hint else ""
-        if self.const is not None and self._same_val == self.const[0] and self._same_from == self.const[1]:
+        if const and self.const is not None:
+            if self.const_short and not self.const_floor:
+                return self._result(
+                    Status.WARN,
+                    f"loss exactly {fmt(self.const[0])} since step {self.const[1]} ({self._same_n} of "
+                    f"{self.n} records, a short log): not learning",
+                )
             if self.const_floor:
                 return self._result(
                     Status.WARN,
