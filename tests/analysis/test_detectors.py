@@ -772,6 +772,27 @@ def test_a_far_larger_spike_inside_an_open_incident_is_said():
     assert [a.step for a in alerts if a.check == "loss_spike" and a.severity.value == "warning"] == [600]
 
 
+def test_a_spike_that_jumps_from_the_level_held_inside_an_open_incident_is_said():
+    """fresh116's offline-RL critic loss (~1,100, noisy): 27.5x at step 46, the loss then at ~1.7x its baseline (not
+    back: the incident stays open), 12.8x at 56 and 35x at 68 were folded into the first, unsaid. A spike
+    spike_factor x the median and 2x the largest of the values since the last spike said is its own."""
+    rng = random.Random(3)
+    recs = [StepRecord(step=s, loss=1100 * math.exp(rng.gauss(0, 0.3))) for s in range(1, 121)]
+    for r in recs:
+        if r.step > 46:
+            r.loss *= 1.7
+    jumps = {46: 30873.0, 56: 15703.0, 63: 49653.0, 68: 40013.0}
+    for r in recs:
+        r.loss = jumps.get(r.step, r.loss)
+    mon, alerts = run(recs)
+    said = [a.step for a in alerts if a.check == "loss_spike" and a.severity.value == "warning"]
+    assert {46, 56, 68} <= set(said), said
+    apart = next(a for a in alerts if a.check == "loss_spike" and a.step == 56)
+    assert "a jump from" in apart.message and "since the spike at step 46" in apart.message
+    run_both(recs)
+    # (a burst of 3x values a few records apart, the level between at the baseline, stays one alert: above)
+
+
 # --------------------------------------------------------------------------- the registry's names
 def test_every_check_names_itself_for_every_view():
     """The registry finds every check module, and each check's names fit where the views
@@ -963,6 +984,28 @@ def test_a_constant_loss_that_then_wobbles_at_its_precision_stays_not_learning()
     moved = recs + [StepRecord(len(recs) + i + 1, loss=9.0 - 0.05 * i, lr=1e-5) for i in range(10)]
     mon, _ = run(moved)
     assert "still within 1%" not in next(c for c in mon.checks() if c.id == "plateau").summary
+
+
+def test_a_short_log_whose_loss_never_changes_is_not_learning():
+    """fresh116's BERT sentiment run: a training loss of exactly 0.0 in all 10 of its epochs read "10 loss values:
+    too few to judge" (the constant rule wants 20 records). In a short log, SHORT_CONST identical losses in a row
+    that are most of it are said (a warning: the log is short); a short log that learned first is not."""
+    from test_frames import run_both
+
+    recs = [StepRecord(e, loss=0.0, val_loss=0.83, lr=2e-5) for e in range(10)]
+    mon, alerts = run(recs)
+    res = next(c for c in mon.checks() if c.id == "plateau")
+    assert res.status.value == "WARN" and "loss exactly 0 since step 0" in res.summary
+    assert [(a.step, a.severity.value) for a in alerts if a.check == "plateau"] == [(7, "warning")]
+    run_both(recs)
+    stuck = [StepRecord(e, loss=0.6931 if e > 1 else 0.70 - e / 100) for e in range(12)]
+    assert status(run(stuck)[0], "plateau") == "WARN"
+    run_both(stuck)
+    # (a descent, then 7 equal values at the end of 12: under the share, not said; a log of 0.25 printed with 2
+    # decimals after it learned is a floor the long rules judge)
+    learned = [StepRecord(e, loss=1.0 - e / 10) for e in range(5)] + [StepRecord(e, loss=0.25) for e in range(5, 12)]
+    assert [a for a in run(learned)[1] if a.check == "plateau"] == []
+    run_both(learned)
 
 
 def test_a_warm_up_cut_by_the_end_of_the_log_is_not_judged_short():

@@ -1238,3 +1238,26 @@ def test_a_collapse_to_the_start_level_with_the_logs_own_steps_is_no_new_run(tmp
     q.write_text("".join(f"{curve(k):.4f}\n" for k in range(294)) + "".join(f"{curve(k):.4f}\n" for k in range(526)))
     d = report_json(str(q.parent), capsys)
     assert [x["kind"] for x in d["launches"]] == ["start", "new run"]
+
+
+def test_ordering_reads_a_repeated_loss_alike_row_by_row_and_in_frames():
+    """ordering.REPEAT: a record right after one of its step with the same loss and other values delivers those
+    values without the loss, whether the rows come one by one or in Frames of any size (a frame holding such a
+    pair, or starting with one after the record before it, is taken row by row)."""
+    from tsm_tui.analysis.ordering import REPEAT, Orderer
+    from tsm_tui.core.frame import expand
+
+    recs = []
+    for s in range(1, 61):
+        recs.append(StepRecord(s, loss=2.0 - s / 100, lr=1e-3))
+        if s % 3 == 0:
+            recs.append(StepRecord(s, loss=2.0 - s / 100, lr=2e-3))  # (same shape: inside a frame)
+    want = None
+    for size in (1, 7, 64, 10**9):
+        o = Orderer()
+        got = [(r.step, r.loss, r.lr) for r in expand(o.push(to_items(recs, size)) + o.flush())]
+        assert o.counts == {REPEAT: 20}
+        if want is None:
+            want = got
+        assert got == want, size
+    assert want[3] == (3, None, 2e-3) and sum(1 for _, x, _ in want if x is not None) == 60

@@ -664,3 +664,27 @@ def test_fractional_epochs_are_no_steps(tmp_path):
 
     _, recs, _ = read(p)
     assert [r.step for r in recs] == list(range(1, 41))
+
+
+# ----------------------------------------------------------------------------- a step printed twice
+def test_a_steps_loss_printed_again_with_more_values_is_read_once(tmp_path, capsys):
+    """fresh116's console (a W&B run's output.log): "Epoch [1/100], Loss: 0.6966, Accuracy: 50.09%" then "Epoch
+    [1/100], Train Loss: 0.6966, Train Accuracy: 50.09%, Val Loss: 0.6930, ...": each epoch's loss was read twice
+    (200 losses for 100 epochs). The second line's loss is the one read already; its other values are kept."""
+    from tsm_tui.analysis.ordering import REPEAT
+
+    lines = []
+    for e in range(1, 101):
+        loss = 0.697 - e / 1000
+        lines.append(f"Epoch [{e}/100], Loss: {loss:.4f}, Accuracy: 50.09%\n")
+        lines.append(
+            f"Epoch [{e}/100], Train Loss: {loss:.4f}, Train Accuracy: 50.09%, Val Loss: {0.69 - e / 2000:.4f}, "
+            "Val Accuracy: 52.45%\n"
+        )
+    (tmp_path / "output.log").write_text("".join(lines))
+    d = report(tmp_path / "output.log", capsys)
+    assert d["steps"]["first"] == 1 and d["steps"]["last"] == 100
+    checks = {c["id"]: c for c in d["checks"]}
+    assert checks["loss_spike"]["summary"] == "no spikes in 100 loss values"
+    assert d["files"][0]["skip_reasons"] == {REPEAT: 100}
+    assert checks["overfitting"]["status"] != "SKIP"  # (the second line's validation loss is read)

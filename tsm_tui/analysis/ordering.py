@@ -44,6 +44,8 @@ step for the last ``LAG`` steps and at most ``CONFIRM`` held records.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import math
 import re
 import time
@@ -75,6 +77,12 @@ HOLD_IDLE = 2.0
 LATER = 1.0
 DUP = "duplicate record (same step, same values: two writers in one file)"
 STRAY = "stray record of a lagging writer (step back, then forward again)"
+#: a record right after one of its step with the same loss and other values: the step's line printed
+#: again with more of its values ("Epoch [1/100], Loss: 0.6966, Accuracy: 50.09%" then "Epoch [1/100],
+#: Train Loss: 0.6966, ..., Val Loss: 0.6930"): its loss is the one read already, the rest is delivered
+#: (fresh116's console read each epoch's loss twice, 200 losses for 100 epochs, and won over the
+#: run's W&B history)
+REPEAT = "loss printed again at its step with more values (the loss read once, the values kept)"
 
 
 #: extras that say how fast or when, not what was learned: two writers of one record print their
@@ -158,6 +166,7 @@ class Orderer:
         self.pushed_at = 0.0  # monotonic time of the last push (``release``)
         self._last_time: float | None = None  # the newest timestamp of a delivered record
         self._last_clock: float | None = None  # ... and the newest clock of its line (line_clock.py)
+        self._last_loss: tuple[int, float] | None = None  # (step, loss) of the last record delivered (REPEAT)
 
     def _count(self, why: str, n: int = 1) -> None:
         self.counts[why] = self.counts.get(why, 0) + n
@@ -186,6 +195,11 @@ class Orderer:
 
     def _deliver(self, r: StepRecord, out: list) -> None:
         out.append(r)
+        x, last = r.loss, self._last_loss
+        if x is not None and x == x:
+            self._last_loss = (r.step, x)
+        elif last is None or last[0] != r.step:  # (a record of the step with no loss keeps the step's)
+            self._last_loss = None
         t = r.time
         if t is not None and t == t and (self._last_time is None or t > self._last_time):
             self._last_time = t
@@ -244,6 +258,11 @@ class Orderer:
         if prev is not None and _same(prev, sig):
             self._dup(r.step)
             return
+        if r.loss is not None and self._last_loss == (r.step, r.loss) and not (r.launch or fresh):
+            self._count(REPEAT)
+            r = replace(r, loss=None)
+            if not r.has_metrics():
+                return
         if r.launch or self._written_later(r):  # a new process wrote from here (sources/launches.py)
             self._launch(r, out)
             return
@@ -331,7 +350,13 @@ class Orderer:
         return out
 
     def _frame(self, fr: Frame, out: list) -> None:
-        if self.held or fr.n == 0 or self._prev is not None or first_resume(fr.step, self.max_step) >= 0:
+        if (
+            self.held
+            or fr.n == 0
+            or self._prev is not None
+            or first_resume(fr.step, self.max_step) >= 0
+            or self._repeats(fr)
+        ):
             for i in range(fr.n):
                 self._record(fr.record(i), out)
             return
@@ -368,6 +393,9 @@ class Orderer:
                 fr.source,
             )
         out.append(fr)
+        x = fr.cols.get("loss")
+        end = float(x[-1]) if x is not None else math.nan
+        self._last_loss = (int(fr.step[-1]), end) if end == end else None
         self.older, self.recent, self.tail = self.recent if self.recent else self.older, OrderedDict(), fr
         self._delivered += fr.n
         self._tail_seq = self._delivered
@@ -386,6 +414,17 @@ class Orderer:
             c = float(np.nanmax(cc))
             if self._last_clock is None or c > self._last_clock:
                 self._last_clock = c
+
+    def _repeats(self, fr: Frame) -> bool:
+        """A row of ``fr`` may repeat the loss of the record before it at its step (REPEAT): read row
+        by row (a full copy of the row before, a duplicate, aside)."""
+        x = fr.cols.get("loss")
+        if x is None:
+            return False
+        last = self._last_loss
+        if last is not None and last == (int(fr.step[0]), float(x[0])):
+            return True
+        return fr.n > 1 and bool(np.any((fr.step[1:] == fr.step[:-1]) & (x[1:] == x[:-1])))
 
     def flush(self) -> list:
         """End of the input: records still held stayed back to the end (a resume), unless fewer than
