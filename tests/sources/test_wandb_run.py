@@ -609,3 +609,22 @@ def test_a_ppo_runs_mean_losses_are_its_terms():
     ]
     got, why = _rows(wb_frame(recs))
     assert len(got) == 40 and not why
+
+
+def test_a_console_read_beside_the_chosen_history_counts_as_read(tmp_path):
+    """A W&B run file whose history is chosen over its console channel: the console was read all the same, so
+    the Crash check judges it ("no crash or error lines"), not "no console output read" (fresh71's PaiNN run,
+    once its console no longer read each epoch's loss twice)."""
+    recs = []
+    for s in range(60):
+        recs.append(wb_history(s, {"train_loss": 2.0 - s / 100, "val loss": 2.1 - s / 120}))
+        recs.append(wb_output(f"Epoch {s + 1}/1000 finished\n"))
+    d = tmp_path / "wandb" / "run-20231124_143910-1dm6u6x4"
+    d.mkdir(parents=True)
+    (d / "run-1dm6u6x4.wandb").write_bytes(wb_frame(recs))
+    p = subprocess.run(CLI + [str(tmp_path), "--report", "--json"], capture_output=True, text=True, timeout=60)
+    rep = json.loads(p.stdout)
+    (used,) = [f for f in rep["files"] if f["used"]]
+    assert used["format"] == "wandb" and rep["steps"]["count"] == 60
+    crash = next(c for c in rep["checks"] if c["id"] == "crash")
+    assert crash["status"] == "PASS", crash

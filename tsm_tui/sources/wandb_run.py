@@ -635,6 +635,13 @@ class WandbRunReader(ByteReader):
             return 0.0
         return 0.97 if head[:6] == MAGIC else 0.0
 
+    @property
+    def reads_text(self) -> bool:
+        """The run's console was read (its lines looked at for crash lines, whichever channel the checks
+        judge: a history chosen over its console, or a console of no metrics, is no "no console output
+        read")."""
+        return self.console is not None and self.console.lines > 0
+
     def __init__(self, path: str = "") -> None:
         super().__init__(path)
         self.framer = Framer(self.skip)
