@@ -421,10 +421,13 @@ class Orderer:
         x = fr.cols.get("loss")
         if x is None:
             return False
-        last = self._last_loss
-        if last is not None and last == (int(fr.step[0]), float(x[0])):
-            return True
-        return fr.n > 1 and bool(np.any((fr.step[1:] == fr.step[:-1]) & (x[1:] == x[:-1])))
+        last, s0 = self._last_loss, int(fr.step[0])
+        if last is not None and last[0] == s0 and (last[1] == float(x[0]) or x[0] != x[0]):
+            return True  # (a NaN loss at the step keeps the step's loss for the record after it: _deliver)
+        if fr.n < 2:
+            return False
+        same = fr.step[1:] == fr.step[:-1]
+        return bool(np.any(same & ((x[1:] == x[:-1]) | np.isnan(x[1:]))))
 
     def flush(self) -> list:
         """End of the input: records still held stayed back to the end (a resume), unless fewer than

@@ -137,9 +137,8 @@ CONST_RECORDS = 20
 CONST_FRAC = 0.1
 #: ... and in a short log (under CONST_RECORDS / SHORT_CONST_SHARE losses so far), the very same value for
 #: SHORT_CONST records in a row that are SHORT_CONST_SHARE of its losses: a warning, the log being short
-#: (ours; fresh116's BERT run, a training loss of exactly 0 in all of its 10 epochs, and fresh115's AlexNet,
-#: 6.906539 = ln 1000 for 8 of its 10 records, read "too few to judge"); not an RL run's or a GAN's objective
-#: (TRL's GRPO loss prints 0.0 by construction: fresh30's healthy pilot)
+#: (ours; fresh116's BERT run, a training loss of exactly 0 in all of its 10 epochs, read "too few to judge");
+#: not an RL run's or a GAN's objective (TRL's GRPO loss prints 0.0 by construction: fresh30's healthy pilot)
 SHORT_CONST = 8
 SHORT_CONST_SHARE = 0.8
 #: after the constant-loss alert, a loss that stays within this share of the constant is still
