@@ -2308,3 +2308,21 @@ def test_an_epoch_header_with_a_note_in_parentheses_places_its_counters(tmp_path
 
     assert EPOCH_HEADER.match("Epoch 2/25 (device=cuda:0)") and EPOCH_HEADER.match("Epoch 3 (train)")
     assert EPOCH_HEADER.match("Epoch 3 (lr=0.001)") is None
+
+
+def test_a_duration_named_like_a_step_is_no_step(tmp_path, capsys):
+    """MGPT's console (fresh117): "[6300/72000 (Shard 300/3000 |   8%)] LR:2.99e-04 Fwd:3ms Loss:146ms Opt:190ms |
+    Step:523ms | Loss: 1.9373 | Val: 1.8382": "Step:523ms" is the step's duration, not its number (the steps
+    collapsed onto timings, "resumed at step 523 after reaching 688"); the bracketed counter leading the line,
+    with its note in parentheses, is the step."""
+    lines = ["Step       Progress & Timings                      Train Loss   Val Loss\n"]
+    for i, s in enumerate(range(6001, 9000, 300)):
+        lines.append(
+            f"[{s}/72000 (Shard {s - 6000}/3000 |   8%)] LR:2.99e-04 Fwd:3ms Loss:{140 + i}ms Opt:190ms | "
+            f"Step:{500 + 37 * (i % 5)}ms | Loss: {1.9 - i / 100:.4f} | Val: 1.8382\n"
+        )
+    rep = report_json(write(tmp_path, "logs/log_two.txt", "".join(lines)), capsys)
+    assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (6001, 8701, 10)
+    assert rep["resumes"] == [] and rep["sources"]["loss"]["key"] == "Loss"
+    recs, _ = _lines("step 500 loss=2.0\nstep 510 loss=1.9\n")
+    assert [r.step for r in recs] == [500, 510]  # (a step word and its number as before)

@@ -237,7 +237,7 @@ SENTENCE_STOP = re.compile(
 # line's flag: "--train-iters 500")
 STEP = re.compile(
     r"(?<![\w/\-])(?:iteration|iters(?=\s*+[:=]\s*+\d++\s*+/)|iter|steps(?=\s++\d++,)|step|it|s|ep(?=\s*+[:=]))(?:\s*+[:=]\s*+|\s*+#\s*+|(?=[^\S ]*+ )\s++)"
-    r"(\d{1,3}(?:,\d{3})++|\d++)(?:\s*/\s*(\d+))?(?![\d.])",
+    r"(\d{1,3}(?:,\d{3})++|\d++)(?:\s*/\s*(\d+))?(?![\d.])(?!(?:ms|s|secs?|mins?)\b)",
     re.I,
 )
 # ("Steps 10, Total time 1.94, ... Loss 1.008e+02": a plural before its count and a comma, fresh79's TF1 loop)
@@ -455,7 +455,7 @@ _BRACKET = re.compile(r"\[\s*+(\d++)(?:\s*+/\s*+(\d++))?+\s*+\]")
 # word, 2 the count, 3 its total. Linear: anchored, possessive runs, no two pieces share characters
 LEAD_COUNTER = re.compile(
     r"^\s*+[#(\[]?+\s*+(?:(global[ _]?steps?|update|n_iter|steps?|iter(?:ation)?|batch|episode) *+[:=#\[]?+ *+)?+"
-    r"(\d{1,15}+)(?:\s*+/\s*+(\d{1,15}+))?+(?:\s*+[)\]])?+(?:\s*+[:,|\-])?+\s++(?=[A-Za-z_])",
+    r"(\d{1,15}+)(?:\s*+/\s*+(\d{1,15}+))?+(?:\s++\([^()\n]{0,64}+\))?+(?:\s*+[)\]])?+(?:\s*+[:,|\-])?+\s++(?=[A-Za-z_])",
     re.I,
 )
 # a name and its qualifier in parentheses: "Autoencoder Loss (total): 230.668" (PAIR takes no key
