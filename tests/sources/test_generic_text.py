@@ -2326,3 +2326,97 @@ def test_a_duration_named_like_a_step_is_no_step(tmp_path, capsys):
     assert rep["resumes"] == [] and rep["sources"]["loss"]["key"] == "Loss"
     recs, _ = _lines("step 500 loss=2.0\nstep 510 loss=1.9\n")
     assert [r.step for r in recs] == [500, 510]  # (a step word and its number as before)
+
+
+def test_a_source_files_line_number_is_no_metric():
+    """A Python warning's location ("C:\\...\\torch\\optim\\lr_scheduler.py:232: UserWarning: ...") between a loop's
+    lines: "lr_scheduler.py" was read as an LR ("lr_" prefix) of 232, a warm-up peaking at a rate the run never
+    had (fresh121's five-fold GNN log). A source file's name is no metric."""
+    text = "".join(
+        f"step {e} | loss={0.26 - e / 1000:.4f} tr_auc=0.49 | val_auc=0.37 | 2.1s\n"
+        + (
+            "C:\\Users\\x\\.venv\\lib\\site-packages\\torch\\optim\\lr_scheduler.py:232: UserWarning: The epoch "
+            "parameter in `scheduler.step()` was not necessary\n"
+            if e % 3 == 0
+            else ""
+        )
+        for e in range(1, 31)
+    )
+    recs, _ = _lines(text)
+    assert recs and all(r.lr is None for r in recs)
+    from tsm_tui.sources.fields import field_for
+
+    assert field_for("lr_scheduler.py") is None and field_for("lr_AdamW") == "lr"
+
+
+def test_the_cs230_starter_codes_epoch_header_and_split_metric_lines(tmp_path, capsys):
+    """Stanford CS230's starter code (forked widely): "%(asctime)s:%(levelname)s: %(message)s", the level glued to the
+    time's colon ("2018-07-27 17:05:58,802:INFO: Epoch 1/10"), then "- Train metrics: accuracy: 0.398 ; loss: 1.542"
+    and "- Eval metrics: accuracy: 0.224 ; loss: 2.692" (fresh121: 1 of 10 epochs read, no validation loss)."""
+    lines = ["2018-07-27 17:05:58,048:INFO: Starting training for 12 epoch(s)\n"]
+    for e in range(1, 13):
+        lines.append(f"2018-07-27 17:{e:02d}:58,802:INFO: Epoch {e}/12\n")
+        lines.append(
+            f"2018-07-27 17:{e:02d}:59,821:INFO: - Train metrics: accuracy: 0.398 ; loss: {1.5 - e / 20:.3f}\n"
+        )
+        lines.append(f"2018-07-27 17:{e:02d}:59,855:INFO: - Eval metrics: accuracy: 0.224 ; loss: {2.7 - e / 30:.3f}\n")
+        lines.append(
+            f"2018-07-27 17:{e:02d}:59,856:INFO: - Found new best accuracy, saving in best_weights/after-epoch-{e}\n"
+        )
+    rep = report_json(write(tmp_path, "experiments/base_model/train.log", "".join(lines)), capsys)
+    assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (1, 12, 12)
+    assert rep["sources"]["loss"]["key"] == "train_loss" and rep["sources"]["val_loss"]["key"] == "eval_loss"
+
+
+def test_a_counter_ending_a_line_of_metrics_is_its_step(tmp_path, capsys):
+    """The PyTorch quickstart tutorial's training loop prints "loss: 2.303864  [   64/60000]" (samples seen in the
+    epoch), under "Epoch 1" and a rule of dashes, with "Test Error: / Accuracy: 50.0%, Avg loss: 2.0" after each
+    epoch; fresh120's MindSpore port prints it after a clock under "Epoch: 1 " headers ("no training steps found").
+    The counter is the step within the header's epoch (or, with no header, the epoch its restarts count)."""
+    lines = []
+    for e in range(1, 6):
+        lines.append(f"Epoch {e}\n-------------------------------\n")
+        lines += [f"loss: {2.3 / (e + i / 60000):>7f}  [{i:>5d}/60000]\n" for i in range(0, 60000, 6400)]
+        lines.append(f"Test Error: \n Accuracy: 50.0%, Avg loss: {2.0 / e:>8f} \n\n")
+    rep = report_json(write(tmp_path / "a", "out.txt", "".join(lines)), capsys)
+    assert (rep["steps"]["first"], rep["steps"]["last"]) == (0, 4 * 60000 + 57600) and rep["steps"]["count"] == 50
+    assert rep["sources"]["loss"]["key"] == "loss" and "val_loss" in rep["sources"]
+    bare = [
+        f"2023-08-07 15:56:18 - loss: {2.3 / (e + 1 + i / 437):.6f}  [{i:>5d}/  437]\n"
+        for e in range(4)
+        for i in range(0, 437, 100)
+    ]
+    rep = report_json(write(tmp_path / "b", "run.txt", "".join(bare)), capsys)
+    assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (0, 3 * 437 + 400, 20)
+    assert rep["resumes"] == []
+    # (a line that only ends in such a bracket, no loss before it, is none: ezpz's rank lines)
+    recs, _ = _lines("[2025-11-23 23:04:37,387346][I][ezpz/dist:1509:setup_torch] ['x3206c0s37b1n0'][1/7]\n")
+    assert recs == []
+
+
+def test_the_epochs_number_before_its_word(tmp_path, capsys):
+    """MaxwellNet's logger: "INFO [Train] 12 epoch. Loss: 397.46155" (fresh120: "no training metrics recognised")."""
+    lines = [
+        f"Tue, 16 May 2023 01:43:{e:02d} train_maxwellnet.py[line:142] INFO [Train] {e} epoch. Loss: {400 - e:.5f}\n"
+        for e in range(1, 41)
+    ]
+    rep = report_json(write(tmp_path, "logs/maxwellnet.log", "".join(lines)), capsys)
+    assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (1, 40, 40)
+    recs, _ = _lines("We trained for 3 epoch and stopped.\nstep 5 loss=2.0\n")
+    assert [r.step for r in recs] == [5]  # (prose with an epoch count and no named number after it: no record)
+
+
+def test_an_epoch_and_its_total_each_in_brackets(tmp_path, capsys):
+    """A logger's "Epoch [0]/[199] \\t Training Phase Loss: 0.0699 \\t Accuracy: 0.5862" (fresh121's ResNet log of three
+    launches: 0 of 300 epochs read); its "Current batch:200/1600  loss:[ 0.59]" lines between are no epoch's."""
+    lines = []
+    for e in range(60):
+        lines += [
+            f"2018-01-27 10:38:45,165 INFO    : train --- Current batch:{b}/1600  loss:[ 0.59]\n" for b in (200, 400)
+        ]
+        lines.append(
+            f"2018-01-27 10:42:38,904 INFO    : Epoch [{e}]/[199] \t Training Phase Loss: {0.07 - e / 1e4:.6f} \t Accuracy: 0.58\n"
+        )
+        lines.append(f"2018-01-27 10:42:38,956 INFO    : Save module: checkpoints/{e}_train_state.pth\n")
+    rep = report_json(write(tmp_path, "logs/resnet.log", "".join(lines)), capsys)
+    assert (rep["steps"]["first"], rep["steps"]["last"], rep["steps"]["count"]) == (0, 59, 60)

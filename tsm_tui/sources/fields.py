@@ -516,9 +516,17 @@ def _unwrapped(k: str) -> str:
 STAGE_SCOPE = "fit/"
 
 
+#: a source file's name (a warning's "...\\torch\\optim\\lr_scheduler.py:232: UserWarning": its line number
+#: after a colon reads as a named number): no metric, whatever its name starts with (fresh121: an "lr" series
+#: of 232s from "lr_scheduler.py", a warm-up peaking at a rate the run never had)
+_SOURCE_FILE = re.compile(r"\.(?:py|pyx|pyi|ipynb|c|cc|cpp|cu|cuh|h|hpp|java|js|ts|rs|go|jl|lua|sh)$")
+
+
 def field_for(key: str) -> str | None:
     """Which StepRecord field a log key feeds (``"step"`` for step keys), or None."""
     k = normalise(key)
+    if "." in k and _SOURCE_FILE.search(k):
+        return None
     if "/" in k and k.split("/", 1)[0] in CONTAINER_SCOPES:
         return field_for(_unwrapped(k))
     if k.startswith(STAGE_SCOPE):

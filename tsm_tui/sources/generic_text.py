@@ -258,7 +258,9 @@ TIME_PREFIX = re.compile(
     r"|\[(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL) \d\d/\d\d/\d{4} \d\d:\d\d:\d\d(?: [AP]M)?\]?"
     # (the time as the line's first field: fresh35's ORPO loop, "time:2024-03-23, 04:31:58, iters:1000, ...")
     r"|(?:time|date|datetime|timestamp)\s*+[:=]\s*+\d{4}[-/]\d\d[-/]\d\d(?:,?[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)?,)"
-    r"(?:(?<=\])[ \t]*+|[ \t]++)"
+    # (or the level glued to the time's colon: the CS230 starter code's "%(asctime)s:%(levelname)s: %(message)s",
+    # "2018-07-27 17:05:58,802:INFO: Epoch 1/10"; fresh121: 1 of 10 epochs read)
+    r"(?:(?<=\])[ \t]*+|[ \t]++|(?<=:)(?=(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL):))"
     # ... and the logger's fields after it: Python logging's "- INFO -" / "- root - INFO -" /
     # "- INFO - __main__ -" (HF's example scripts: the level, then the logger's name) /
     # "[INFO]:", loguru's "| INFO     | __main__:train:58 -"; a second bracketed level when a logger
@@ -301,7 +303,8 @@ def _elapsed(m: re.Match) -> str:
 #: 0.5391 | Loss: 1.3037" under an "[Epoch 1] Dataset: QUICKDRAW | Method: LSTM" header, fresh105: prose, the losses
 #: never read): every name after it is the split's ("validation_loss=3.5795e+00 validation_ppl=35.86 ...")
 SPLIT_LEAD = re.compile(
-    r"(train(?:ing)?+|valid(?:ation)?+|val|eval(?:uation)?+|test)\s*+[-:|]\s++(?=[A-Za-z_]\w*+\s*+[=:]\s*+[-+.\d])",
+    r"(train(?:ing)?+|valid(?:ation)?+|val|eval(?:uation)?+|test)(?:\s++(?:metrics|results|stats|set))?+\s*+[-:|]\s++"
+    r"(?=[A-Za-z_]\w*+\s*+[=:]\s*+[-+.\d])",
     re.I,
 )
 _SPLIT_NAME = re.compile(r"(?<![\w./\-])([A-Za-z_][\w./\-]*+)(?=\s*+[:=])")
@@ -391,6 +394,18 @@ BRACKET_COUNTER = re.compile(
 # metrics recognised"). Groups as EPOCH_COUNTER's, the word empty. Linear: anchored at "[", possessive runs
 EPOCH_COLON = re.compile(
     r"\[\s*+(\d++)\s*+/\s*+(\d++)\s*+:()\s*+(\d++)\s*+/\s*+(\d++)\s*+(?:\(\s*+\d++(?:\.\d++)?+\s*+%\s*+\)\s*+)?+\]"
+)
+# a counter with its total in brackets ending a line of named metrics: the PyTorch quickstart tutorial's
+# "loss: 2.303864  [   64/60000]" (samples seen in the epoch; fresh120's MindSpore port, "2023-08-07 15:56:18 -
+# loss: 4.521990  [  100/  437]" under "Epoch: 1" headers: "no training steps found"). Placed in the epoch of
+# the last epoch header, or counted as epochs by its restarts (``_trail_counter``). Linear: anchored at the end
+TRAIL_COUNTER = re.compile(r"\[\s*+(\d++)\s*+/\s*+(\d++)\s*+\]\s*+$")
+# the epoch's number before its word, then a named number: MaxwellNet's logger "INFO [Train] 12 epoch. Loss:
+# 397.46" (fresh120: "no training metrics recognised"); an ordinal too ("3rd epoch, loss=0.5"). Group 1 is
+# the epoch. Linear: possessive runs, the name a bounded run
+NUM_EPOCH = re.compile(
+    r"(?:^|(?<=[\]\s]))(\d{1,9}+)(?:st|nd|rd|th)?+\s++epoch\b\.?+\s*+[,:|\-]?\s*+(?=[A-Za-z_][\w ]{0,40}+[:=]\s*+[-+.\d])",
+    re.I,
 )
 # an epoch and a counter with no total: "Epoch: [1], step: [100], lr: ..." (PaddleNLP's
 # logger), "Epoch 2 Step 300 loss 1.2", "Epoch 1, Global Batch 5, Training Loss: 33.2" (a qualifier
@@ -505,7 +520,8 @@ _EPOCH_HINT = re.compile(
 #: group (after "Epoch 49,test_rmse: 0.95" with no loss, every later line was folded into one record at 49)
 EPOCH_LEAD = re.compile(r"\W{0,3}+epoch\s*+[:=#]?\s*+(\d++)\s*+[\])]?\s*+[,;|:\-]?\s*+[A-Za-z_][\w ]{0,40}?[:=]", re.I)
 EPOCH_ONLY = re.compile(
-    r"(?<![\w/])(?:epoch|ep(?=\s*+\d++\s*+/\s*+\d))\s*+[:=]?\s*+\[?\s*+(\d++)\s*+/\s*+(\d++)\s*+\]?(?![\d.])", re.I
+    r"(?<![\w/])(?:epoch|ep(?=\s*+\d++\s*+/\s*+\d))\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?\s*+/\s*+\[?\s*+(\d++)\s*+\]?(?![\d.])",
+    re.I,
 )
 # Keras's callbacks with verbose=1, their epoch zero-padded to 5 digits and no total ("Epoch 00003:
 # val_acc improved from 0.69 to 0.70, saving model to w.hdf5", "... did not improve", "Epoch 00012:
@@ -913,6 +929,11 @@ class KeyValueTextReader(LineGroups, LineReader):
 
     def _cont_pairs(self, line: str) -> list:
         """The named numbers of a line that continues a record (no step of its own)."""
+        t = line.lstrip(" \t-*>")
+        if t[:1] in "VvEeTt" and (sl := SPLIT_LEAD.match(t)) is not None:
+            # a split's line under a step's header (the CS230 starter code's "Epoch 3/10", then "- Train metrics:
+            # accuracy: 0.662 ; loss: 0.917" and "- Eval metrics: ... ; loss: 1.217"): its names are the split's
+            line = _split_keys(sl, t)
         pairs = PAIR.findall(line)
         if not pairs and '"' in line:
             pairs = JSON_ENTRY.findall(line)
@@ -1023,6 +1044,12 @@ class KeyValueTextReader(LineGroups, LineReader):
                     self._no_template = True
                     return self._with_step(line, c, step)
         m = _step_match(line)
+        if m is None and line[-1:] in "] " and "/" in line:
+            t = TRAIL_COUNTER.search(line)
+            if t is not None:
+                got = self._trail_counter(line, t)
+                if got is not None:
+                    return got
         if m is None and "/" in line:
             c = UNIT_COUNTER.search(line, 0, HEADER_PREFIX + 64)
             if c is not None and c.start() <= HEADER_PREFIX:
@@ -1603,7 +1630,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         step of its own."""
         if _COUNTER_HINT.search(line) or STEP.search(line):
             return None
-        m = EPOCH_ONLY.search(line) or EPOCH_BARE.search(line) or EPOCH_PHASE.search(line)
+        m = EPOCH_ONLY.search(line) or EPOCH_BARE.search(line) or EPOCH_PHASE.search(line) or NUM_EPOCH.search(line)
         if m is None:
             return None
         if self.records != getattr(self, "_epoch_records", 0):
@@ -1771,6 +1798,32 @@ class KeyValueTextReader(LineGroups, LineReader):
             self._no_template = True
             return self._with_step(line, m, step)
         return self._epoch_counted(line, m)
+
+    def _trail_counter(self, line: str, t: re.Match) -> list[StepRecord] | None:
+        """A line of named metrics ending in a counter with its total (TRAIL_COUNTER): the record at the
+        counter placed in the epoch of the last epoch header, or, with none, in the epoch its restarts count
+        (a counter below the one before, to the same total, is the next epoch); None when no named number
+        comes before it, a loss among them (a line that only ends in a bracket: ezpz's rank lines,
+        "[I][ezpz/dist:1509:setup_torch] ['x3206c0s37b1n0'][1/7]", are no record)."""
+        if "oss" not in line[: t.start()].lower() or PAIR.search(line, 0, t.start()) is None:
+            return None
+        n, per = int64(t.group(1)), int64(t.group(2))
+        if n is None or per is None or per <= 0 or n > per:
+            return None
+        if self._carry is not None:
+            e, epochs = self._carry
+        else:
+            last = self.__dict__.get("_trail")  # (epoch, last counter, its total)
+            e, epochs = 0, None
+            if last is not None:
+                e = last[0] + (1 if n < last[1] and per == last[2] else 0)
+            self._trail = (e, n, per)
+        step = self._epoch_step(e, epochs, n, per)
+        if step is None:
+            self.skip("step out of range")
+            return []
+        self._no_template = True  # (the step depends on the lines before: no template)
+        return self._with_step(line, t, step, [("epoch", e)])
 
     def _epoch_counted(self, line: str, m: re.Match) -> list[StepRecord]:
         """The line at the step of its epoch and counter (groups as EPOCH_COUNTER's: epoch, epochs,
