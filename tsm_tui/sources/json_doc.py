@@ -148,7 +148,7 @@ class JsonArrayReader(SnapshotReader):
             if not isinstance(obj, dict):
                 return 0.0
             flat = flatten(obj)
-            if any(_metric_key(k) and isinstance(v, (int, float)) and not isinstance(v, bool) for k, v in flat.items()):
+            if any(_metric_key(k) and _number(v) for k, v in flat.items()):
                 return 0.9
             i = _skip_ws(text, i)
             if text[i : i + 1] != ",":
@@ -340,7 +340,7 @@ class JsonColumnsReader(SnapshotReader):
             else:
                 continue  # (a scalar or a note beside the columns)
             for s, v in zip(steps, values):
-                step = int64(s) if isinstance(s, (int, float)) and not isinstance(s, bool) else None
+                step = int64(s) if _number(s) else None
                 if step is None:
                     self.skip("bad step")
                     continue
@@ -383,7 +383,7 @@ class JsonColumnsReader(SnapshotReader):
         self.where = where
         nested = bool(steps) and all(isinstance(x, list) for x in steps)
         flat = _flat(steps)
-        nums = [int64(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None for x in flat]
+        nums = [int64(x) if _number(x) else None for x in flat]
         rising = all(a is not None for a in nums) and all(b > a for a, b in zip(nums, nums[1:]))  # type: ignore[operator]
         at = [int(x) for x in nums] if rising else list(range(len(flat)))  # type: ignore[arg-type]
         if not rising and nested:
@@ -427,6 +427,7 @@ class JsonColumnsReader(SnapshotReader):
 
 
 def _number(x: object) -> bool:
+    """``x`` is a JSON number (a bool is no number here)."""
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
@@ -572,7 +573,7 @@ def _tbx_records(reader: SnapshotReader, doc: dict) -> list[StepRecord]:
             if not (isinstance(e, list) and len(e) == 3):
                 reader.skip("bad point")
                 continue
-            step = int64(e[1]) if isinstance(e[1], (int, float)) and not isinstance(e[1], bool) else None
+            step = int64(e[1]) if _number(e[1]) else None
             if step is None:
                 reader.skip("bad step")
                 continue

@@ -867,8 +867,9 @@ class LossSpikeDetector(Detector):
                 return [self._grew(inc, rec, x, z)]
             if back:  # the loss had come back to its level: a spike of its own, in the same incident
                 return [self._again(inc, rec, x, z, prev)]
-            if self._apart(inc, x):  # ... or had held a level far below this value since the last one said
-                return [self._apart_alert(inc, rec, x, z)]
+            level = self._apart(inc, x)
+            if level is not None:  # ... or had held a level far below this value since the last one said
+                return [self._apart_alert(inc, rec, x, z, level)]
             return []
         inc = self._incident = _Incident(rec.step, med, x)
         inc.window = max(med, self._med.get() or med)
@@ -1027,27 +1028,27 @@ class LossSpikeDetector(Detector):
             f"loss_spike_again:{rec.step}",
         )
 
-    def _apart(self, inc: _Incident, x: float) -> bool:
+    def _apart(self, inc: _Incident, x: float) -> float | None:
         """A spike inside the open incident that jumps from the level the loss has held since the newest
         spike said (APART_RECORDS values at least): spike_factor x their median and PEAK_REALERT x their
-        largest. A loss whose first spike left it at a higher level (not back: ``_back_since``) folded
+        largest; that level (their median), else None. A loss whose first spike left it at a higher level (not back: ``_back_since``) folded
         every later spike into that one (fresh116's offline-RL critic: 25.9x at step 46, the loss at
         ~1.7x its baseline since, 12.8x at 56 and 24.5x at 68 unsaid)."""
         h = inc.said_since
         if len(h) < APART_RECORDS or self.rl_note is GAN_NOTE:
-            return False  # (a GAN's losses burst as its two models play: as ``_level_spike``)
-        return x >= self.settings.spike_factor * _median(list(h)) and x >= PEAK_REALERT * max(h)
+            return None  # (a GAN's losses burst as its two models play: as ``_level_spike``)
+        level = _median(list(h))
+        return level if x >= self.settings.spike_factor * level and x >= PEAK_REALERT * max(h) else None
 
-    def _apart_alert(self, inc: _Incident, rec: StepRecord, x: float, z: float) -> Alert:
-        """The alert of ``_apart``'s spike."""
-        h = list(inc.said_since)
+    def _apart_alert(self, inc: _Incident, rec: StepRecord, x: float, z: float, level: float) -> Alert:
+        """The alert of ``_apart``'s spike, ``level`` the one it jumped from."""
         return self._inside(
             inc,
             rec,
             x,
             f"Loss spike at step {rec.step}: {fmt(x)} vs baseline {fmt(inc.baseline)} "
-            f"({_ratio(x, inc.baseline, z)}), a jump from ~{fmt(_median(h))}, the loss's level over the "
-            f"{len(h)} records since the spike at step {inc.said_at} (incident since step {inc.onset}).",
+            f"({_ratio(x, inc.baseline, z)}), a jump from ~{fmt(level)}, the loss's level over the "
+            f"{len(inc.said_since)} records since the spike at step {inc.said_at} (incident since step {inc.onset}).",
             f"loss_spike_apart:{rec.step}",
         )
 

@@ -1067,11 +1067,10 @@ class PlateauDetector(Detector):
         n = np.where(cont, carry + idx + 1, idx - begin + 1)
         src = np.where(cont, self._same_from if self._same_from is not None else 0, steps[begin])
         span = steps - first
-        long_hit = (n >= CONST_RECORDS) & (span > 0) & ~(steps - src < CONST_FRAC * span)
-        short_hit = (n >= SHORT_CONST) & (n < CONST_RECORDS) & _short_const(n, self._keep_seen + idx + 1)
-        if self._kind.kind is not None:
-            short_hit[:] = False
-        hit = np.flatnonzero(long_hit | short_hit)
+        said = (n >= CONST_RECORDS) & (span > 0) & ~(steps - src < CONST_FRAC * span)
+        if self._kind.kind is None:  # (the short log's rule: not an RL run's or a GAN's objective, as _constant)
+            said |= (n >= SHORT_CONST) & (n < CONST_RECORDS) & _short_const(n, self._keep_seen + idx + 1)
+        hit = np.flatnonzero(said)
         return int(hit[0]) if hit.size else None
 
     def _count_steps(self, steps) -> None:
