@@ -1330,6 +1330,50 @@ def test_yolov5_console_old_header_and_a_cut_bar(tmp_path, capsys):
     assert rep["steps"]["count"] == 1 and used(rep)["records"] == 1  # (the complete bar's row only)
 
 
+def test_yolov3_family_table_with_a_batch_counter_behind_a_logger(tmp_path, capsys):
+    """ultralytics/yolov3's console table and its forks' (fresh121's JDE log, "no training metrics
+    recognised"): ``Epoch Batch box conf id total nTargets time`` behind a logger's date and level, the loss
+    terms named without "loss" beside a targets' count, rows ``0/29  40/165 ...`` every 40 batches, the header
+    again each epoch and an evaluation table between. Each row is a step, the batch counter placed in its
+    epoch (not the epoch's number, not the counter alone); the epochs' total is no planned step count."""
+    head = (
+        "2021-01-25 05:58:00 [INFO]:    Epoch       Batch       box      conf        id     total  nTargets      time"
+    )
+    lines = []
+    for e in range(6):
+        lines += [head, "=" * 40, "dataset summary"]
+        for b in range(0, 165, 40):
+            t = 150 * math.exp(-(e * 165 + b) / 200) - 6
+            lines.append(
+                f"2021-01-25 06:{e:02d}:{b // 10:02d} [INFO]: {e:>6}/29 {b:>9}/165 {0.17:9.3g} {1.9:9.3g} "
+                f"{18.7:9.3g} {t:9.3g} {81.4:9.3g} {7.12:9.3g}"
+            )
+        lines += [
+            "      Image      Total          P          R        mAP",
+            "         32      30353          0          0          0       2.14s",
+        ]
+    rep = log_report(tmp_path, "jde", "\n".join(lines) + "\n", capsys, file="log_train.txt")
+    assert rep["steps"]["count"] == 30
+    assert (rep["steps"]["first"], rep["steps"]["last"]) == (0, 5 * 165 + 160)
+    assert "total_loss" in used(rep)["objective"]
+    assert rep["run"]["total_steps"] == 29 * 165  # (the epochs' total times the counter's, not 29)
+
+
+def test_date_digits_run_together_before_an_epoch_header(tmp_path, capsys):
+    """A logger whose date's digits run together, ``%Y%m%d-%H:%M:%S`` (fresh121's ShuffleFaceNet: "nothing
+    readable"): ``20200204-19:54:00 Train Epoch: 1/70 ...``, then the epoch's ``total_loss`` on the next line.
+    The time is the line's prefix (the header carries its epoch to the loss) and the record's clock."""
+    lines = []
+    for e in range(1, 31):
+        lines.append(f"202002{4 + e // 24:02d}-{e % 24:02d}:54:00 Train Epoch: {e}/70 ...")
+        lines.append(
+            f"202002{4 + e // 24:02d}-{e % 24:02d}:59:01     total_loss: {25 * math.exp(-e / 20):.4f} time: 5m 1s"
+        )
+    rep = log_report(tmp_path, "sfn", "\n".join(lines) + "\n", capsys, file="log.log")
+    assert rep["steps"]["count"] == 30 and (rep["steps"]["first"], rep["steps"]["last"]) == (1, 30)
+    assert check(rep, "throughput")["status"] == "PASS" and "log line timestamps" in check(rep, "throughput")["summary"]
+
+
 def test_spinning_up_loss_changes_are_no_terms():
     """Spinning Up's PPO / VPG columns: ``LossPi`` and ``LossV`` beside their changes over an update
     (``DeltaLossPi``, ``DeltaLossV``): a change is no term of the objective (the sum of all four was judged)."""

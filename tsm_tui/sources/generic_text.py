@@ -253,6 +253,9 @@ TIME_PREFIX = re.compile(
     r"(?: [^\W\d_]{1,16}(?=\]))?\]?(?::| -| \|)?"
     # (ST-GCN / mmskeleton's print_log: "[03.24.23|09:56:11] Training epoch: 0")
     r"|\[\d\d\.\d\d\.\d\d\|\d\d:\d\d:\d\d\]"
+    # (the date's digits run together, "%Y%m%d-%H:%M:%S": fresh121's ShuffleFaceNet logger, "20200204-19:54:00
+    # Train Epoch: 1/70 ...", read nothing)
+    r"|(?:19|20)\d\d[01]\d[0-3]\d[-_ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?"
     # (the level first, a US date and a 12-hour clock, the bracket left open: fresh25's YOLO logger
     # "[INFO 12/08/2022 05:05:48 AM ########EPOCH 1/100 ########")
     r"|\[(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL) \d\d/\d\d/\d{4} \d\d:\d\d:\d\d(?: [AP]M)?\]?"

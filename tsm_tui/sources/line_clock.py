@@ -1,6 +1,6 @@
 """The wall-clock time a log line starts with, for the records read from it: Python logging's
 ``2026-03-24 11:15:52,482 | INFO | ...``, mmengine's ``2023/06/06 21:59:33 - mmengine - ...``,
-ISO ``2026-03-24T11:15:52``, HF's example scripts' ``04/12/2022 15:25:49 - INFO - ...`` (its time of
+ISO ``2026-03-24T11:15:52``, the date's digits run together ``20200204-19:54:00``, HF's example scripts' ``04/12/2022 15:25:49 - INFO - ...`` (its time of
 day), or a bare time of day ``08:35:31  step=100 ...`` (optionally in
 ``[...]``). The throughput check takes a record's time as a timestamp; a line's clock is one
 (fresh2: kd_retinanet and avpse read "no step time, throughput or record timestamps logged").
@@ -20,7 +20,7 @@ import numpy as np
 #: time of day only: month first or day first cannot be told from one line, and a file read both ways would
 #: jump by months; ``DayClock`` carries the days)
 _CLOCK = re.compile(
-    r"\s{0,4}\[?(?:(\d{4})[-/](\d\d)[-/](\d\d)[ T]|\d\d/\d\d/\d{4}[ T])?(\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?(?![\d:])"
+    r"\s{0,4}\[?(?:(\d{4})[-/]?(\d\d)[-/]?(\d\d)[-_ T]|\d\d/\d\d/\d{4}[ T])?(\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?(?![\d:])"
 )
 HALF_DAY = 43200.0
 

@@ -99,9 +99,14 @@ _TWO_NAMES = re.compile(r"\s*+[A-Za-z_][\w./()%-]*+\s++[A-Za-z_]")  # (a cheap f
 
 
 def _yolo5_names(toks: list[str]) -> list[str]:
-    """YOLOv5's (before v6.1) header, "Epoch gpu_mem box obj cls [total] labels img_size", with its losses' names."""
+    """A YOLO-family console header with its losses' names: YOLOv5's (before v6.1) "Epoch gpu_mem box obj
+    cls [total] labels img_size", ultralytics/yolov3's "Epoch Batch xy wh conf cls total nTargets time" and its
+    forks' (JDE's "Epoch Batch box conf id total nTargets time"): beside "gpu_mem", or "total" and a targets'
+    count, the loss terms are read so."""
     low = [t.lower() for t in toks]
-    return [YOLO5_TERMS.get(t, n) for t, n in zip(low, toks)] if "gpu_mem" in low else toks
+    if "gpu_mem" not in low and not ("total" in low and ("ntargets" in low or "targets" in low)):
+        return toks
+    return [YOLO5_TERMS.get(t, n) for t, n in zip(low, toks)]
 
 
 # an aligned table's header and rows: cells apart by two or more blanks, a name of several words or
@@ -113,7 +118,10 @@ _VALUE = re.compile(r"[-+]?(?:\d[\d.]*+(?:[eE][-+]?\d++)?+[A-Za-z%]?+(?:/\d++)?+
 COLUMN_STEPS = ("epoch", "step", "iter", "iteration")
 #: YOLOv5's console header before v6.1 names its three loss terms and their sum without "loss" (fresh58: a
 #: log pasted into a README read "no training metrics recognised"); beside "gpu_mem" they are read so
-YOLO5_TERMS = {"box": "box_loss", "obj": "obj_loss", "cls": "cls_loss", "total": "total_loss"}
+YOLO5_TERMS = {
+    **{t: f"{t}_loss" for t in ("box", "obj", "cls", "conf", "xy", "wh", "id", "giou")},
+    "total": "total_loss",
+}
 SPACY_HEADER = re.compile(r"^E\s++#\s++(?=LOSS )")
 SPACY_LOSS = re.compile(r"\bLOSS ([A-Z][\w-]*+)")
 # an ISO date and time under a column (the PyTorch Mario tutorial's MetricLogger: "... 8.927
@@ -231,6 +239,7 @@ class LineGroups:
         self._cols_alt: list[str] | None = None  # ... the names so split, when they differ from a plain split's
         self._cols_step: tuple[int | None, int | None] = (None, None)  # ... the step's column, the epoch's
         self._cols_rows = 0  # ... rows read under a header with no step column (their number is the step)
+        self._cols_batch: int | None = None  # ... a batch counter's column beside the epoch's
         self._grp: list[Any] | None = None  # [step, pairs, lines]
         self._carry: tuple[int, int | None] | None = None  # (epoch, epochs) of the last epoch header
         self._evalsec: list[Any] | None = None  # [total of its first step line or None, records, lines since one]
@@ -541,6 +550,10 @@ class LineGroups:
         at = next((i for i, c in enumerate(low) if c in COLUMN_STEPS and c != "epoch"), None)
         ep = low.index("epoch") if "epoch" in low else None
         self._cols_step = (at, ep) if at is not None else (ep, None)
+        # a batch counter with its total beside the epoch ("Epoch Batch ...", rows "0/29  40/165 ...":
+        # ultralytics/yolov3's and its forks'; fresh121's JDE log read nothing): the row's step is the counter
+        # placed in its epoch (``_epoch_step``); a "batch" cell with no total is no counter (a batch size)
+        self._cols_batch = low.index("batch") if at is None and ep is not None and "batch" in low else None
         self._cols_rows = 0  # (a header with no step column: its rows are numbered from 1)
 
     def _column_row(self, line: str) -> list[StepRecord] | None:
@@ -594,6 +607,7 @@ class LineGroups:
             # of its last redraw only, fresh58's Kaggle YOLOv5 run: the row is the epoch's only state)
         items, step = [], None
         at, epoch_at = self._cols_step
+        batch_at, counter, planned = self._cols_batch, None, None
         for i, (name, v) in enumerate(zip(cols, toks)):
             if i in blank:
                 continue
@@ -603,15 +617,24 @@ class LineGroups:
                 step = int64(n) if n.isdigit() else None
                 if step is None:
                     return None
-                if total.isdigit():
-                    self.run_info.setdefault("total_steps", total)
+                planned = total if total.isdigit() else None
                 continue
+            if i == batch_at:
+                n, _, total = v.partition("/")
+                if n.isdigit() and total.isdigit():
+                    counter = (int(n), int(total))
+                    continue
             if i == epoch_at and v.isdigit():
                 items.append(("epoch", v))
                 continue
             if (v[-1:].isalpha() and v.lower() not in _NOT_FINITE) or ":" in v or v[-1:] == "%":
                 continue  # 8.37G, 00:10, 85%: not a metric's number (a NaN loss is kept)
             items.append((name, v))
+        if counter is not None and step is not None:
+            epochs = int(planned) if planned is not None else None
+            step = self._epoch_step(int(step), epochs, *counter)  # (the epoch's total is no step's)
+        elif planned is not None:
+            self.run_info.setdefault("total_steps", planned)
         numbered = step is None and at is None and epoch_at is None
         if numbered:
             self._cols_rows += 1
