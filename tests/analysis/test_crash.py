@@ -195,6 +195,7 @@ REAL = [
     ("srun: error: nid01934: tasks 2,4-5,7: Terminated", "srun_task", "fatal"),
     ("TERM_THREADLIMIT: job killed after reaching LSF thread limit.", "lsf_term", "fatal"),
     ("TERM_OWNER: job killed by owner.", "lsf_owner", "stopped"),
+    ("[rank: 0] Received SIGTERM: 15", "sigterm_received", "stopped"),  # (Lightning's signal connector)
     ("Exited with exit code 143.", "lsf_exit", "fatal"),
     ("=>> PBS: job killed: walltime 86415 exceeded limit 86400", "pbs_walltime", "fatal"),
     (
@@ -351,6 +352,14 @@ def events_of(lines: list[str], cls=KeyValueTextReader) -> list[TextEvent]:
 
 
 # -- the table --------------------------------------------------------------------------------
+def test_a_crash_line_glued_to_a_progress_bar_redraw():
+    """Lightning's "[rank: 0] Received SIGTERM: 15" glued to the bar's last redraw (no newline between: fresh123's
+    fc_mlp console, "no crash or error lines"): the run stopped; the event's text is the message, not the bar."""
+    bar = "Epoch 63:  29%|##8       | 8/28 [00:01<00:03,  6.04it/s, v_num=48, train_loss=0.123]"
+    got = events_of([bar + "[rank: 0] Received SIGTERM: 15"])
+    assert [(e.kind, e.level, e.text) for e in got] == [("sigterm_received", "stopped", "Received SIGTERM: 15")]
+
+
 def test_every_row_has_an_id_a_cause_a_framework_and_a_source():
     ids = [p.id for p in PATTERNS]
     assert len(ids) == len(set(ids))

@@ -589,6 +589,118 @@ def test_chinese_metric_names(tmp_path, capsys):
         assert rep["sources"]["loss"]["key"] == "train_loss" and rep["sources"]["val_loss"]["key"] == "val_loss", name
 
 
+def test_a_group_of_values_named_by_a_loss_word(tmp_path, capsys):
+    """A loss's parts grouped under a loss word: bracketed pairs (fresh118's Jittor VSR log, GBK: a counter,
+    "进度: [100/4018]", "预计剩余时间: 125.5分钟", then "Loss: [total: 0.0739][L1: 0.0492][cycle: 0.0193]";
+    "nothing readable") or a printed dict (``losses: {'total': .., 'l1': ..}``). The group's names are the
+    loss's: its total the objective, the others its terms; a group with no total is the sum of its terms."""
+    rows = ["Epoch   0 with Lr 1.00e-4"]
+    for i in range(1, 41):
+        t = 0.08 * math.exp(-i / 20) + 0.02
+        rows.append(
+            f"[{100 * i}/4018 ({2.5 * i:.1f}%)]\t进度: [{100 * i}/4018]\t预计剩余时间: {125.5 - i:.1f}分钟\tPSNR: 23.00\t"
+            f"Loss: [total: {t:.4f}][L1: {0.6 * t:.4f}][cycle: {0.3 * t:.4f}][mid: 0.0000]"
+        )
+    path = tmp_path / "jittor"
+    path.mkdir()
+    (path / "log.txt").write_bytes(("\n".join(rows) + "\n").encode("gbk"))
+    rep = report(path, capsys)
+    assert rep["steps"]["count"] == 40 and (rep["steps"]["first"], rep["steps"]["last"]) == (100, 4000)
+    assert rep["sources"]["loss"]["key"] == "loss_total"
+    dicts = [
+        f"Iter {100 * i} losses: {{'l1': {math.exp(-i / 20):.4f}, 'perc': {0.5 * math.exp(-i / 20):.4f}}}"
+        for i in range(1, 41)
+    ]
+    rep = log_report(tmp_path, "dict", "\n".join(dicts) + "\n", capsys)
+    assert rep["steps"]["count"] == 40 and (rep["steps"]["first"], rep["steps"]["last"]) == (100, 4000)
+    assert "loss_l1 + loss_perc" in used(rep)["objective"]
+
+
+def test_glue_factory_logger(tmp_path, capsys):
+    """glue-factory's trainer (fresh123's LightGlue fine-tune: "nothing readable"): a logger's date, name and level
+    in one bracket, "[E e | it i]" (the epoch's letter, the iteration within it), then the loss's parts as
+    "name value" pairs in braces; "[Validation] {..., loss/total v, ...}" after each epoch. Each iteration placed
+    in its epoch, the total the objective, the validation's total the validation loss."""
+    rows = ["[07/26/2025 10:27:00 gluefactory INFO] Starting experiment sp+lg_da_megadepth"]
+    for e in range(4):
+        for it in range(0, 1001, 100):
+            t = 1.6 * math.exp(-(e * 1001 + it) / 2000) + 0.3
+            rows.append(
+                f"[07/26/2025 10:{e + 28}:16 gluefactory INFO] [E {e} | it {it}] loss {{total {t:.3E}, last {0.6 * t:.3E}, "
+                f"nll_pos {0.9 * t:.3E}, num_matchable 4.883E+02}}"
+            )
+        rows.append(
+            f"[07/26/2025 10:{e + 28}:50 gluefactory INFO] [Validation] {{match_recall 6.318E-01, loss/total {t + 0.1:.3E}, "
+            f"loss/last {t:.3E}}}"
+        )
+    rep = log_report(tmp_path, "gf", "\n".join(rows) + "\n", capsys, file="finetune.log")
+    # (an epoch's length not printed: the counter's last value and its interval, 1,100 steps)
+    assert rep["steps"]["first"] == 0 and rep["steps"]["last"] == 3 * 1100 + 1000 and not rep["resumes"]
+    assert rep["sources"]["loss"]["key"] == "loss_total"
+    assert check(rep, "overfitting")["status"] != "SKIP" and "4 evaluation(s)" in check(rep, "overfitting")["summary"]
+
+
+def test_more_epoch_and_step_shapes(tmp_path, capsys):
+    """Shapes of fresh123 / fresh124's unread logs, each a class: an epoch and its total said with "of" between
+    tab-separated "name=value" cells ("Epoch 0 of 250 \t lr=[1e-05] \t loss=0.50 \t val_loss=0.44"); a counter's
+    word glued to its number, then "name:value" cells ("Epoch1 Time:178.1s Data:47.8s Loss:5.5364 Xent:5.26");
+    a loss said of an iteration however its word is spelt ("train loss of iteraction 2:0.79384094"); a step line
+    whose rate is glued to its number ("[TRAIN] Epoch 000 | batch 0010/9565 (  0.1%) | 0.539s/batch"), its
+    metrics on the lines after it."""
+    loss = [2 * math.exp(-i / 15) + 0.2 for i in range(60)]
+    shapes = {
+        "of": (
+            ["Starting Segmentation training"]
+            + [
+                f"Epoch {i} of 250 \t lr=[{1e-5 * (1 - i / 250):.6g}] \t loss={v} \t val_loss={v + 0.05} \t val_iou=0.36"
+                for i, v in enumerate(loss)
+            ],
+            (0, 59),
+        ),
+        "glued": (
+            [
+                f"Epoch{i + 1} Time:178.1s Data:47.8s Loss:{v:.4f} Xent:{0.9 * v:.4f} Acc:12.89% "
+                for i, v in enumerate(loss)
+            ],
+            (1, 60),
+        ),
+        "spelt": (
+            ["Initial loss after 1:2.2"] + [f"train loss of iteraction {i + 2}:{v:.8f}" for i, v in enumerate(loss)],
+            (2, 61),
+        ),
+        "rate": (
+            [
+                ln
+                for i, v in enumerate(loss)
+                for ln in (
+                    f"[TRAIN] Epoch 000 | batch {10 * (i + 1):04d}/9565 (  {i / 10:.1f}%) | 0.539s/batch",
+                    f"[TRAIN] mean acc: {0.1 + i / 100:.6f}",
+                    f"[TRAIN] mean loss: {v:.6f}",
+                )
+            ],
+            (10, 600),
+        ),
+    }
+    for name, (rows, span) in shapes.items():
+        rep = log_report(tmp_path, name, "\n".join(rows) + "\n", capsys)
+        assert rep["steps"]["count"] == 60 and (rep["steps"]["first"], rep["steps"]["last"]) == span, name
+        assert check(rep, "loss_spike")["status"] == "PASS", name
+
+
+def test_a_bare_number_file_named_with_a_runs_number_first(tmp_path, capsys):
+    """``60loss_history.txt`` (a Keras script's np.savetxt, the run's epochs first in its name; fresh124: "nothing
+    readable", the same bytes as ``loss_history.txt`` read): the name's metric is the loss, the number a run's."""
+    from tsm_tui.sources.bare_numbers import metric_name, run_index
+
+    assert (metric_name("60loss_history.txt"), run_index("60loss_history.txt")) == ("loss", 60)
+    assert metric_name("2024.txt") is None and metric_name("ids_1.txt") is None
+    d = tmp_path / "lstm"
+    d.mkdir()
+    (d / "60loss_history.txt").write_text("".join(f"{0.2 * math.exp(-i / 500) + 0.01:.18e}\n" for i in range(300)))
+    rep = report(d, capsys)
+    assert rep["steps"]["count"] == 300 and rep["sources"]["loss"]["key"] == "loss"
+
+
 def test_gbk_log_and_a_counter_before_its_epoch(tmp_path, capsys):
     """A print loop's "Batch: 10/600 | epoch: 0/5 | loss: ..." places the batch in its epoch (the counter
     first; read as a bare counter, each epoch was a resume at step 10), in English or in Chinese written
@@ -962,6 +1074,36 @@ def test_a_stage_that_starts_far_below_the_run_it_follows_is_a_new_run(tmp_path,
         ]
     rep = log_report(tmp_path, "run", "\n".join(rows) + "\n", capsys, "slurm.out")
     assert [s["kind"] for s in rep["launches"]] == ["start", "new run", "new run"]
+
+
+def test_a_lightning_bar_showing_an_epochs_metrics_and_a_second_phase_after_a_run_that_never_learned(tmp_path, capsys):
+    """Lightning's bar with ``self.log(..., on_epoch=True, prog_bar=True)``: every redraw of epoch e shows epoch
+    e-1's train_loss (fresh123's probe run: 28 records an epoch of one value, "loss exactly 0.706 for 20 records"
+    warned on a number the run printed once). One record an epoch, at its first count. Then a second phase from
+    "Epoch 0" after a first that never learned (stuck at ln 2): its loss cannot tell a resume from a new start,
+    the step back at the beginning does; read as a resume, the first phase's "not learning" verdict was lost."""
+
+    def bar(e, n, post):
+        return f"Epoch {e}: {100 * n // 28:3d}%|#         | {n}/28 [00:00<00:20,  1.31it/s, v_num=28{post}]"
+
+    rows = ["Phase 1: Linear probe  (25 epochs, LR=0.001)"]
+    for e in range(25):
+        post = (
+            f", val_loss={0.691 + 0.001 * (e % 2):.3f}, train_loss={0.700 - 0.0004 * e + 0.002 * (3 * e % 5):.4f}"
+            if e
+            else ""
+        )
+        rows += [bar(e, n, post) for n in range(1, 29) for _ in range(2)]
+    rows.append("Phase 2: Fine-tune  (50 epochs, LR=0.0001)")
+    for e in range(8):
+        post = f", val_loss=0.69, train_loss={(0.693, 0.691, 0.692, 0.69, 0.689, 0.66, 0.63)[e - 1]:.3f}" if e else ""
+        rows += [bar(e, n, post) for n in range(1, 29)]
+    rep = log_report(tmp_path, "bar", "\r".join(rows) + "\n", capsys, file="finetune.log")
+    assert [s["kind"] for s in rep["launches"]] == ["start", "new run"]
+    assert [s["records"] for s in rep["launches"]] == [24, 7]  # (one an epoch: epoch 0's bar shows none)
+    early = [a for a in rep["alerts"] if "an earlier run" in a["message"]]
+    assert any(a["check"] == "plateau" and "not learning" in a["message"] for a in early)
+    assert not any("exactly" in a["message"] for a in rep["alerts"])
 
 
 def test_a_banner_then_steps_far_past_the_last_is_a_new_run(tmp_path, capsys):

@@ -121,13 +121,21 @@ def _is_metric(stem: str) -> bool:
     return bool(stem) and (field_for(stem) is not None or loss_role(stem) is not None)
 
 
+#: ... or before it (``60loss_history.txt``, ``2_train_loss.txt``: a run's or an experiment's number first;
+#: fresh124's Keras LSTM runs, "nothing readable" where the same bytes as ``loss_history.txt`` were read)
+RUN_PREFIX = re.compile(r"^\d{1,4}+[_\-.]?+(?=[A-Za-z])")
+
+
 def _run_split(stem: str) -> tuple[str, int] | None:
-    """(the metric's name, the run's number) of a stem that is a metric's name and a run's number (RUN_INDEX),
-    else None."""
+    """(the metric's name, the run's number) of a stem that is a metric's name and a run's number (RUN_INDEX,
+    RUN_PREFIX), else None."""
     m = RUN_INDEX.search(stem)
-    if m is None or m.start() == 0 or not _is_metric(stem[: m.start()]):
-        return None
-    return stem[: m.start()], int(re.sub(r"\D", "", m.group()))
+    if m is not None and m.start() > 0 and _is_metric(stem[: m.start()]):
+        return stem[: m.start()], int(re.sub(r"\D", "", m.group()))
+    p = RUN_PREFIX.match(stem)
+    if p is not None and _is_metric(stem[p.end() :]):
+        return stem[p.end() :], int(re.sub(r"\D", "", p.group()))
+    return None
 
 
 def run_index(filename: str) -> int | None:

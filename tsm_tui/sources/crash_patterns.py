@@ -321,6 +321,17 @@ PATTERNS: tuple[CrashPattern, ...] = (
         what="LSF ended the job",
     ),
     CrashPattern(
+        "sigterm_received",
+        "scheduler",
+        "PyTorch Lightning (its signal connector)",
+        r"Received SIGTERM: \d++",
+        "https://github.com/Lightning-AI/pytorch-lightning/blob/master/src/lightning/pytorch/trainer/connectors/"
+        "signal_connector.py (_sigterm_notifier_fn); corpus:fresh123/lightning_tqdm_fc_mlp_late_jump (glued to the "
+        "last bar redraw)",
+        level="stopped",
+        what="the process received SIGTERM (a scheduler's time limit or preemption, or a kill)",
+    ),
+    CrashPattern(
         "lsf_owner",
         "scheduler",
         "LSF",
@@ -460,7 +471,7 @@ GATE = re.compile(
     r"|NCCL|Watchdog|Some NCCL|DataLoader|Caught|Unexpected|Current loss|Minimum loss|PytorchStream"
     r"|No space|Disk quota|Fatal|Segmentation|Bus error|Aborted|Illegal|Floating|TERM_|PBS:|Out of memory"
     r"|Out Of Memory|Detected|DefaultCPU|SignalException|ChildFailed|KeyboardInterrupt|MemoryError|Stack \("
-    r"|Timeout \("
+    r"|Timeout \(|Received SIGTERM"
 )
 GATE_LOWER = (
     "srun: error",

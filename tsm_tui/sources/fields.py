@@ -365,6 +365,14 @@ _CJK_WORDS = (
     ("训练", " train "),
     ("平均", " avg "),
     ("总", " total "),
+    # (a progress field and its time left, a duration's unit glued to its number: fresh118's Jittor log,
+    # "进度: [100/4018]\t预计剩余时间: 125.5分钟" -> "progress: [100/4018]\teta: 125.5min")
+    ("预计剩余时间", " eta "),
+    ("剩余时间", " eta "),
+    ("进度", " progress "),
+    ("分钟", " min "),
+    ("小时", " h "),
+    ("秒", " s "),
 )
 
 

@@ -120,12 +120,13 @@ VALUE_FIRST = re.compile(
 ARROW_SEP = re.compile(r"\s*+(?:-++|=++)>\s*+(?=[A-Za-z])")
 # a loss said in a sentence about its step: "The loss of epoch 3 is 0.52", "loss for step 100: 2.1",
 # "Training loss after epoch 3 = 0.52", "Loss at epoch 3: 0.52", "Training Loss (epoch 3): 0.52", a print
-# glued by string concatenation "The loss of epoch0is:"
+# glued by string concatenation "The loss of epoch0is:", an iteration's word however spelt ("train loss of
+# iteraction 2:0.7938", fresh124's miRNA GNN: "nothing readable")
 # (fresh40's TF2 poetry model; "loss at step N" is read as it is): rewritten as "epoch 3, loss: 0.52".
 # Linear: anchored at the word "loss", every run possessive, the number's end checked once
 LOSS_OF = re.compile(
     rf"(?i)\b((?:(?:train(?:ing)?|val(?:idation)?|valid|test|eval|average|avg|mean|total)\s++)?loss)\s++"
-    rf"(?:(?:of|for|in|after|at)\s++|\(\s*+)(epoch|step|iter(?:ation)?|batch)\s*+(\d{{1,12}}+)\s*+\)?\s*+"
+    rf"(?:(?:of|for|in|after|at)\s++|\(\s*+)(epoch|step|iter[a-z]{{0,8}}+|batch)\s*+(\d{{1,12}}+)\s*+\)?\s*+"
     rf"(?:is\b\s*+[:=]?|[:=])\s*+({NUM})(?![\w.])"
 )
 # MindSpore's LossMonitor: "epoch: 1 step: 62, loss is 2.2797" (``<name> is <value>``), a field
@@ -139,6 +140,16 @@ IS_FIELD = re.compile(
 # LOSS_OF's words between spaces, or its parenthesis: looked for before LOSS_OF runs (the guard's substrings
 # "in " matched every "train loss" line)
 _LOSS_OF_HINT = re.compile(r"\s(?:of|for|in|after|at)\s|\(")
+
+
+def _loss_of(m: re.Match) -> str:
+    """LOSS_OF's match as "epoch 3, loss: 0.52" (an iteration's word as "iter")."""
+    word = m.group(2)
+    if word[:4].lower() == "iter":
+        word = "iter"
+    return f"{word} {m.group(3)}, {m.group(1)}: {m.group(4)}"
+
+
 # Deeplearning4j's ScoreIterationListener: "... ScoreIterationListener - Score at iteration 100 is 1.39" (its
 # score is the network's loss; the step word and number are the step match's, gone from the text): fresh46
 DL4J_SCORE = re.compile(rf"\bScore at\s++is ({NUM})(?![\w.])")
@@ -174,6 +185,46 @@ _SPACED_HINT = re.compile(
 #: {'loss_ce': 2.0, 'loss_mask': 5.0, ...}``, ``loss_weights = {...}``): configuration, its
 #: loss names are no losses (a detectron2 log's config print read as 120.0 losses at each launch)
 _WEIGHTS_DICT = re.compile(r"(?:weights?|weight_dict|coef\w*|lambdas?|factors?|scales?)['\"]?\s*[:=]\s*$", re.I)
+
+
+#: a group of values named by a loss word just before it: a printed dict (``losses: {'total': 0.07, 'l1': 0.05}``)
+#: or bracketed pairs (``Loss: [total: 0.0739][L1: 0.0492][cycle: 0.0193]``, fresh118's Jittor VSR log: "nothing
+#: readable"): its bare names are the loss's, "loss_total" its total and "loss_l1" a term (``loss_named``)
+LOSS_GROUP = re.compile(r"(?<![\w/])loss(?:es)?(?:_dict)?['\"]?\s*+[:=]\s*+$", re.I)
+LOSS_BRACKETS = re.compile(
+    rf"(?<![\w/])loss(?:es)?\s*+[:=]\s*+((?:\[\s*+[A-Za-z][\w.-]{{0,30}}+\s*+:\s*+{NUM}\s*+\]\s*+){{2,16}})", re.I
+)
+BRACKET_PAIR = re.compile(rf"\[\s*+([A-Za-z][\w.-]{{0,30}}+)\s*+:\s*+({NUM})\s*+\]")
+
+
+#: a group of "name value" pairs in braces, no colon (glue-factory's logger: "[E 0 | it 100] loss {total 1.250E+00,
+#: last 6.716E-01, ...}", "[Validation] {match_recall 6.318E-01, ..., loss/total 1.967E+00}"; fresh123: "nothing
+#: readable"): read as "name: value" pairs, a loss word's group as its loss's (``loss_named``)
+SPACED_BRACES = re.compile(
+    rf"(?:(?<![\w/])(loss(?:es)?)\s*+)?\{{((?:\s*+[A-Za-z][\w/.-]{{0,40}}+\s++{NUM}\s*+,){{0,63}}+"
+    rf"\s*+[A-Za-z][\w/.-]{{0,40}}+\s++{NUM}\s*+)\}}",
+    re.I,
+)
+_SPACED_PAIR = re.compile(rf"([A-Za-z][\w/.-]{{0,40}}+)\s++({NUM})")
+
+
+def _spaced_braces(m: re.Match) -> str:
+    pairs = _SPACED_PAIR.findall(m.group(2))
+    return ", ".join(f"{k}: {v}" for k, v in (loss_named(pairs) if m.group(1) else pairs))
+
+
+def loss_named(pairs: list) -> list:
+    """The pairs of a group named by a loss word (LOSS_GROUP, LOSS_BRACKETS, SPACED_BRACES) as the loss's own
+    ("total" -> "loss_total", "l1" -> "loss_l1"), when none of them is named as a loss already (CoreNet's
+    ``loss: {'classification': 4.73, 'neural_augmentation': 0.08, 'total_loss': 4.81}`` names its total: as
+    it is, its other keys no terms, as before)."""
+    if any("loss" in k.lower() for k, _ in pairs):
+        return pairs
+    return [(f"loss_{k}", v) for k, v in pairs]
+
+
+def _loss_brackets(m: re.Match) -> str:
+    return " ".join(f"{k}: {v}" for k, v in loss_named(BRACKET_PAIR.findall(m.group(1)))) + " "
 
 
 def weights_dict(line: str, i: int) -> bool:
@@ -249,8 +300,9 @@ TIME_PREFIX = re.compile(
     # (or the day first / the month first, as HF's example scripts' logging.basicConfig datefmt
     # "%m/%d/%Y %H:%M:%S" writes it: "04/12/2022 15:25:49 - INFO - __main__ - global_steps 50 loss: 7.46")
     r"(?:\[?(?:\d{4}[-/]\d\d[-/]\d\d|\d\d/\d\d/\d{4})[ T]\d\d:\d\d(?::\d\d(?:[.,]\d{1,9})?)?(?:Z|[+-]\d\d:?\d\d)?"
-    # (a zone named inside the brackets: "[2026-04-15 01:06:27 UTC]", "[... 北京时间]")
-    r"(?: [^\W\d_]{1,16}(?=\]))?\]?(?::| -| \|)?"
+    # (a zone named inside the brackets: "[2026-04-15 01:06:27 UTC]", "[... 北京时间]"; or the logger's name and
+    # level: glue-factory's "[07/26/2025 10:28:16 gluefactory INFO]", fresh123)
+    r"(?:(?: [\w.-]{1,40}+)? (?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)(?=\])| [^\W\d_]{1,16}(?=\]))?\]?(?::| -| \|)?"
     # (ST-GCN / mmskeleton's print_log: "[03.24.23|09:56:11] Training epoch: 0")
     r"|\[\d\d\.\d\d\.\d\d\|\d\d:\d\d:\d\d\]"
     # (the date's digits run together, "%Y%m%d-%H:%M:%S": fresh121's ShuffleFaceNet logger, "20200204-19:54:00
@@ -357,6 +409,12 @@ def _norm_bars(m: re.Match) -> str:
     return " grad_norm" if name == "g" or name.startswith(("g_", "grad")) else f" {name}_norm"
 
 
+#: a bar's records held at most while its postfix repeats (``_bar_hold``; ours: an epoch's bar of a few thousand
+#: batches; a longer run of one value is given as it is)
+BAR_HOLD = 10_000
+#: a counter's word glued to its number at the line's start, a person re-ID trainer's print ("Epoch1 Time:178.1s
+#: Data:47.8s Loss:5.5364 Xent:5.2602 Htri:0.2762 Acc:12.89%", fresh124: "nothing readable"): the word and number apart
+GLUED_COUNTER = re.compile(r"(Epoch|epoch|EPOCH|Iter|iter|Iteration|iteration|Step|step)\d{1,9}+(?=[\s:,|]|$)")
 AT_TIME = re.compile(r"\s*+@\s*+\d{1,2}:\d\d(?::\d\d(?:[.,]\d{1,9})?)?(?:\s*+[AaPp][Mm]\b)?")
 # a bracketed counter leading the message, then named values: CLU's LoggingWriter
 # (clu/metric_writers/logging_writer.py: "[%d]%s %s", Flax's examples, t5x, scenic), after absl's
@@ -469,11 +527,11 @@ _BRACKET = re.compile(r"\[\s*+(\d++)(?:\s*+/\s*+(\d++))?+\s*+\]")
 # naming a loss) or a step word STEP does not take ("update 10, loss 2.3" of an RL loop, "global_step 10:
 # loss 2.3", "Step[10/1000] loss=2.3", "Batch 10/1000 Loss 2.3" with no epoch header; an RL loop's
 # "Episode 10 | Reward: 10.0 | Loss: 0.52": leading the line only, PyMARL's "t_env: N | Episode: M" names
-# its step first). Group 1 is the
-# word, 2 the count, 3 its total. Linear: anchored, possessive runs, no two pieces share characters
+# its step first; a CJK name after the counter, fresh118's Jittor log "[100/4018 (2.5%)]\t进度: [100/4018]\t...
+# Loss: [total: 0.0739]..."). Group 1 is the word, 2 the count, 3 its total. Linear: anchored, possessive runs, no two pieces share characters
 LEAD_COUNTER = re.compile(
     r"^\s*+[#(\[]?+\s*+(?:(global[ _]?steps?|update|n_iter|steps?|iter(?:ation)?|batch|episode) *+[:=#\[]?+ *+)?+"
-    r"(\d{1,15}+)(?:\s*+/\s*+(\d{1,15}+))?+(?:\s++\([^()\n]{0,64}+\))?+(?:\s*+[)\]])?+(?:\s*+[:,|\-])?+\s++(?=[A-Za-z_])",
+    r"(\d{1,15}+)(?:\s*+/\s*+(\d{1,15}+))?+(?:\s++\([^()\n]{0,64}+\))?+(?:\s*+[)\]])?+(?:\s*+[:,|\-])?+\s++(?=[A-Za-z_\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])",
     re.I,
 )
 # a name and its qualifier in parentheses: "Autoencoder Loss (total): 230.668" (PAIR takes no key
@@ -491,6 +549,9 @@ _NONFINITE_TOKEN = re.compile(r"(?<![\w.])[-+]?(?:nan|inf(?:inity)?)(?![\w.])", 
 # a bracketed phase tag before an epoch counter: PaddleClas' "[Eval][Epoch 1][Iter: 0/25]CELoss: ..." is
 # a batch of the evaluation (its loss no training step's), "[Eval][Epoch 1][Avg]CELoss: ..., loss: 6.90"
 # the evaluation's loss
+#: a line that opens with an evaluation's tag in brackets and no step ("[Validation] {match_recall 6.3E-01, ...,
+#: loss/total 1.967E+00}"): its losses are the evaluation's, at the last training step
+EVAL_BRACKET = re.compile(r"\s*+\[(?:eval(?:uation)?|valid(?:ation)?|val|test)\]\s", re.I)
 EVAL_TAG = re.compile(r"\[(?:eval|valid(?:ation)?|val|test)\]\s*+\[\s*+epoch", re.I)
 # ... or a phase word leading the line before its epoch (Demucs / Dora's "- Valid | Epoch 1 | 2/3 | ... |
 # Loss 0.2213", "- Valid Summary | Epoch 1 | Loss=0.2223"; "Test epoch 3: loss 0.5"): the same, an
@@ -508,14 +569,18 @@ ESPNET_EPOCH = re.compile(r"(?<![\w/])(\d++)epoch:train:\d++-()(\d++)batch:")
 # Sockeye's (and MXNet-era NMT trainers') "E=0 B=50\ts/sec=309.73 ...\tppl=1457.87": the epoch and the batch
 # counted over the run, upper case, one letter each (fresh81: "nothing readable"); groups as EPOCH_STEP's
 EB_LETTERS = re.compile(r"(?<![\w/])E=(\d++)\s++()B=(\d++)(?![\d.])")
+# glue-factory's trainer: "[E 0 | it 100] loss {total 1.250E+00, ...}" (the epoch's letter, then its iteration;
+# fresh123: read as "it 100" alone, every epoch a launch); groups as EPOCH_STEP's
+E_IT = re.compile(r"\[E (\d++) \| it ()(\d++)\]")
 # a step printed abbreviated (LeRobot's ``format_big_number``: "step:1K", "step:50K", rounded
 # to the nearest thousand): the suffix after STEP's digits (a lower-case "m" is minutes, "b" bytes)
 STEP_SUFFIX = re.compile(r"[KkMB](?![\w.])")
 _EPOCH_HINT = re.compile(
-    r"(?i)epoch|(?<![\w/])e=\d++\s++b=\d|(?<![\w/])ep\s*+[:=]\s*+\d++\s*+[,|]\s*+(?:batch|step|iter)|(?<![\w/])ep\s*+\d++\s*+(?:/\s*+\d|[:,|])|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)"
+    r"(?i)epoch|(?<![\w/])e=\d++\s++b=\d|\[E \d++ \| it |(?<![\w/])ep\s*+[:=]\s*+\d++\s*+[,|]\s*+(?:batch|step|iter)|(?<![\w/])ep\s*+\d++\s*+(?:/\s*+\d|[:,|])|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)"
 )
 # an epoch with its total and no counter, the only step a per-epoch log has:
-# "Epoch 3/120, loss=0.41, val_loss=0.45", "dino pretrain ep  1/25  loss=3.156" (``ep`` with a total)
+# "Epoch 3/120, loss=0.41, val_loss=0.45", "dino pretrain ep  1/25  loss=3.156" (``ep`` with a total),
+# "Epoch 0 of 250 \t lr=[1e-05] \t loss=0.50" (fresh123's Slurm segmentation runs: "nothing readable")
 # (read so while the file has shown no other step)
 #: a line that opens with its epoch and no total, then a named value ("Epoch 1,train_rmse: 2.2065,...,Total Loss:
 #: 4.7224", fresh109's CLDOT loss_log.txt; "[Epoch 2] train_loss=0.1396" after a clock, fresh112's Siamese log; not
@@ -523,7 +588,7 @@ _EPOCH_HINT = re.compile(
 #: group (after "Epoch 49,test_rmse: 0.95" with no loss, every later line was folded into one record at 49)
 EPOCH_LEAD = re.compile(r"\W{0,3}+epoch\s*+[:=#]?\s*+(\d++)\s*+[\])]?\s*+[,;|:\-]?\s*+[A-Za-z_][\w ]{0,40}?[:=]", re.I)
 EPOCH_ONLY = re.compile(
-    r"(?<![\w/])(?:epoch|ep(?=\s*+\d++\s*+/\s*+\d))\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?\s*+/\s*+\[?\s*+(\d++)\s*+\]?(?![\d.])",
+    r"(?<![\w/])(?:epoch|ep(?=\s*+\d++\s*+/\s*+\d))\s*+[:=]?\s*+\[?\s*+(\d++)\s*+\]?\s*+(?:/|of(?=\s))\s*+\[?\s*+(\d++)\s*+\]?(?![\d.])",
     re.I,
 )
 # Keras's callbacks with verbose=1, their epoch zero-padded to 5 digits and no total ("Epoch 00003:
@@ -538,7 +603,7 @@ KERAS_CALLBACK = re.compile(
 # the epoch in parentheses ("Epoch: (656), Loss : 1.18 , acc: 96.97%", fresh27's NTM copy task),
 # a closing bracket and a name ("[Epoch 3] train loss: 0.4"), a space and a loss ("epoch 3 loss 0.4", up
 # to three words before it: "Epoch 1 average loss:  0.3384, average mel loss: 0.1814", Tacotron's),
-# or a space and a "name=value" ("epoch 3 loss=0.4", "[epoch0] trian_loss=315.7"; not t5x's
+# or a space and a "name=value" or "name:value" ("epoch 3 loss=0.4", "[epoch0] trian_loss=315.7"; not t5x's
 # "Epoch 0 progress: 100/2000"; "Ep 3: loss=0.41", an "ep" before its separator);
 # not a bar's "Epoch 1: 100%|..."); the same rule: only while no line named another step.
 # An epoch with a batch counter ("Epoch 3, batch 100/600") is EPOCH_COUNTER's / EPOCH_STEP's,
@@ -548,7 +613,10 @@ EPOCH_BARE = re.compile(
     r"|(?<=\])\s++(?=[A-Za-z])|\s++(?=(?:[A-Za-z]++[ _]){0,3}loss(?:_[a-z]{1,3})?\s*+[:=]?\s*+[-+.\dnNiI])"
     r"|\s*+(?=\[\s*+[A-Za-z][\w ]{0,40}+[:=]\s*+[-+.\dnNiI])"
     # a few words of the epoch's own, then a pipe ("Epoch 0003 in static KGE | Ave Loss: 8.85", fresh48)
-    r"|\s++(?=(?:[A-Za-z][\w.]*+\s++){1,4}\|\s*+[A-Za-z]))",
+    r"|\s++(?=(?:[A-Za-z][\w.]*+\s++){1,4}\|\s*+[A-Za-z])"
+    # a name glued to its colon and a number ("Epoch1 Time:178.1s Data:47.8s Loss:5.5364", a person re-ID trainer's,
+    # its counter apart by GLUED_COUNTER: fresh124)
+    r"|\s++(?=[A-Za-z_][\w./\-]*+:[-+.\d]))",
     re.I,
 )
 # ... or with a phase word between the epoch and its metrics, the record's kind (a Python logging loop's
@@ -734,6 +802,9 @@ class KeyValueTextReader(LineGroups, LineReader):
         #: records read from a progress bar's postfix (tqdm redraws: a running mean in Lightning's bar):
         #: a tracker's own history of the same run is the better series (analysis/session.py)
         self.bar_records = 0
+        #: a bar's last values (epoch, pairs, records held while they repeat, the run began its epoch's bar): _bar_hold
+        self._bar_run: list[Any] | None = None
+        self._bar_epochal = False  # ... an epoch's held repeats were dropped: the bar shows its epoch's values
         self._bar_pairs: list = []  # the metrics of the last bar record (a finished bar drawn again: _bar_postfix)
         self._step_prev: int | None = None  # the last step a line named (``_note_step``)
         self._step_gap = 0  # the interval between the last two steps printed in full
@@ -782,9 +853,18 @@ class KeyValueTextReader(LineGroups, LineReader):
                 return self._line("")
             out: list[StepRecord] = []
             for part in parts:
-                out += self._line(part)
+                out += self._line_after_held(part)
             return out
-        return self._line(line)
+        return self._line_after_held(line)
+
+    def _line_after_held(self, line: str) -> list[StepRecord]:
+        """``_line``'s records, after the bar's held ones (``_bar_hold``) when another line gives records: they
+        were each batch's, and come first (its step order; a validation at the last step had overtaken them)."""
+        got = self._line(line)
+        run = self._bar_run
+        if got and run is not None and run[2]:  # (_bar_hold gives records only with nothing held left)
+            got, run[2] = run[2] + got, []
+        return got
 
     def _line(self, line: str) -> list[StepRecord]:
         if line.startswith("wandb:"):
@@ -807,11 +887,13 @@ class KeyValueTextReader(LineGroups, LineReader):
         if "oss" in line and _value_first_hint(line) and DARKNET.match(line) is None:
             line = VALUE_FIRST.sub(r"\2: \1", line)  # (no match: the line as it was)
         if "oss " in line and _LOSS_OF_HINT.search(line):
-            line = LOSS_OF.sub(r"\2 \3, \1: \4", line)
+            line = LOSS_OF.sub(_loss_of, line)
         if line[:2] == "E " or line[:4] == "*** ":
             px = _PIXELNERF.match(line)
             if px is not None:
                 line = _pixelnerf(px)
+        if line[:1] in "EeIiSs" and (g := GLUED_COUNTER.match(line)) is not None:
+            line = f"{g.group(1)} {line[g.end(1) :]}"  # ("Epoch1 Time:178.1s ... Loss:5.5364": the counter apart)
         if "poche" in line:  # (German's "Epoche 3, Verlust: 0.52": the other languages' words are non-ASCII)
             line = line.replace("Epoche", "Epoch").replace("epoche", "epoch")
         if ("as" in line or "chritt" in line or "rok" in line or "tap" in line) and _FOREIGN_STEP.search(line):
@@ -830,6 +912,10 @@ class KeyValueTextReader(LineGroups, LineReader):
             line = ANGLE_TIME.sub(" ", line)  # (fresh27's SimCLR: "Epoch: 1\t<2021-11-28 01:09:18> loss: 8.36")
         if "@" in line:
             line = AT_TIME.sub("", line)
+        if "][" in line:
+            line = LOSS_BRACKETS.sub(_loss_brackets, line)
+        if "{" in line and ":" not in line[line.find("{") :]:
+            line = SPACED_BRACES.sub(_spaced_braces, line)
         if "lapsed" in line:
             line = ELAPSED.sub(_elapsed, line)
         if line[:1].isdigit() or line[:1] == "[" or line.startswith(("time", "date")):
@@ -945,7 +1031,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         return pairs
 
     def flush(self) -> list[StepRecord]:
-        out = self._close_group() + self._release_repeats()
+        out = self._close_group() + self._release_repeats() + self._bar_release()
         if self._tbl is not None:
             out += self._table_record(self._tbl[0])
             self._tbl = None
@@ -1170,8 +1256,17 @@ class KeyValueTextReader(LineGroups, LineReader):
             if step is None:
                 self.skip("step out of range")
                 return []
+        elif (m := STEP.search(line, 0, i)) is not None:
+            # (a step word before it, "Iter 100 losses: {...}", is its step, as a JSON object's: _json_in_line)
+            step = int64(m.group(1).replace(",", ""))
+            if step is None:
+                self.skip("step out of range")
+                return []
         pairs = DICT_PAIR.findall(line[i:])
         j = line.find("}", i)
+        if LOSS_GROUP.search(line, max(0, i - 24), i) is not None:
+            own = len(DICT_PAIR.findall(line, i, j + 1)) if j > 0 else len(pairs)
+            pairs = loss_named(pairs[:own]) + pairs[own:]
         if j > 0 and ("[" in line[j:] or "(" in line[j:]):
             t = LR_TUPLE.search(line, j)  # CoreNet's "LR: [1e-06, 1e-06]"
             if t is not None:
@@ -1184,6 +1279,8 @@ class KeyValueTextReader(LineGroups, LineReader):
                 self.run_info.setdefault("total_steps", c[2])
             else:
                 self._no_template = True  # (the step is no single number of the line)
+            self._own_steps += 1
+        elif step is not None:
             self._own_steps += 1
         return [rec]
 
@@ -1457,7 +1554,53 @@ class KeyValueTextReader(LineGroups, LineReader):
         self._own_steps += 1
         self.bar_records += 1
         self._bar_pairs = pairs[:-1] if e is not None or self._carry is not None else pairs
-        return [rec]
+        return self._bar_hold(rec, at[0], self._bar_pairs) if e is not None else [rec]
+
+    def _bar_hold(self, rec: StepRecord, epoch, pairs: list) -> list[StepRecord]:
+        """A bar's record (one that names its epoch), held while its postfix repeats the one before in the same
+        epoch (BAR_HOLD). Values
+        unchanged over an epoch's whole bar that change with the next epoch are the epoch's, drawn at each of its
+        batches (Lightning's ``self.log(..., on_epoch=True, prog_bar=True)`` shows the last epoch's train_loss at
+        every batch of the next: fresh123's probe run read each epoch's loss 28 times and warned "loss exactly
+        0.706 for 20 records"): one record an epoch, its first, the held ones counted as other lines. Values that
+        change within the epoch, or stay the same into the next (a loss stuck at NaN), were each batch's: the
+        held records are given then, in order."""
+        run = self._bar_run
+        if run is not None and run[1] == pairs and len(run[2]) < BAR_HOLD:
+            if run[0] == epoch:
+                run[2].append(rec)
+                return []
+            held = run[2]  # (the same values into the next epoch: each batch's)
+            self._bar_run = [epoch, pairs, [], False]
+            return held + [rec]
+        out: list[StepRecord] = []
+        if run is not None and run[2]:
+            if run[0] != epoch and run[3]:
+                self._bar_drop(run[2])
+            else:
+                out = run[2]
+        first = run is None or run[0] != epoch  # (this record opens its epoch's bar)
+        self._bar_run = [epoch, pairs, [], first]
+        return out + [rec]
+
+    def _bar_drop(self, held: list[StepRecord]) -> None:
+        """The held repeats of an epoch's values: no records (counted as other lines)."""
+        self._bar_epochal = True
+        self.other_lines += len(held)
+        self._own_steps -= len(held)
+        self.bar_records -= len(held)
+
+    def _bar_release(self) -> list[StepRecord]:
+        """At the end of the input: the held records, given, or dropped when the log has shown its bar's values
+        to be an epoch's (``_bar_hold``) and the run held began its epoch."""
+        run = self._bar_run
+        if run is None or not run[2]:
+            return []
+        held, run[2] = run[2], []
+        if run[3] and self._bar_epochal:
+            self._bar_drop(held)
+            return []
+        return held
 
     def _bar_epochs(self, n: int, total: int) -> int:
         """The step of count ``n`` of a bar that names no epoch: ``n``, plus the lengths of the
@@ -1497,7 +1640,10 @@ class KeyValueTextReader(LineGroups, LineReader):
                 return None
             pairs, spaced = [(m.group(1), m.group(2))], True  # ("Mean loss 864.39": alone on its line)
         fields = [self.field(k) or ("val_loss" if ppl and val_perplexity(k) else None) for k, _ in pairs]
-        in_eval = self._evalsec is not None and "loss" in fields  # (an evaluation section's loss: ST-GCN's
+        # (an evaluation section's loss, or a line tagged as an evaluation's: glue-factory's "[Validation] {...,
+        # loss/total 1.967E+00, ...}", fresh123)
+        in_eval = (self._evalsec is not None or EVAL_BRACKET.match(line) is not None) and "loss" in fields
+        # (an evaluation section's loss: ST-GCN's
         if ("val_loss" in fields and "loss" not in fields) or in_eval:  # "Eval epoch: 4" / "\tmean_loss: 5.99")
             if self.records == 0 or self._last_step < 0:
                 return None
@@ -1781,6 +1927,7 @@ class KeyValueTextReader(LineGroups, LineReader):
                     or EPOCH_BRACKETS.search(line)
                     or ESPNET_EPOCH.search(line)
                     or (EB_LETTERS.search(line) if "B=" in line else None)
+                    or (E_IT.search(line, 0, HEADER_PREFIX + 24) if "[E " in line else None)
                 )
                 if s is None:
                     c = COUNTER_EPOCH.search(line)
@@ -2374,8 +2521,12 @@ HEADER_PREFIX = 80
 _SECTION_FIRST = "TtVvEeA "  # first characters of a MetricLogger evaluation's lines (text_groups.MLOG_EVAL)
 
 
-# what may follow a header's step besides named numbers: numbers and rate units
-_UNITS = re.compile(r"[\d.,:;|()\[\]/%+-]++|\b(?:[a-z]++/s(?:ec)?+|s|ms|sec|secs)\b", re.I)
+# what may follow a header's step besides named numbers: numbers and rate units, glued to the number or not
+# (fresh124's RandLA-Net: "[TRAIN] Epoch 000 | batch 0010/9565 (  0.1%) | 0.539s/batch", its metrics on the
+# next lines: "0.539s" had been a word, the step line no header, "too few records")
+_UNITS = re.compile(
+    r"[\d.,:;|()\[\]/%+-]++|(?:\b|(?<=\d))(?:[a-z]++/s(?:ec)?+|(?:s|ms|sec)/[a-z]++|s|ms|sec|secs)\b", re.I
+)
 
 
 def _sentence_stops(line: str) -> str:
@@ -2594,13 +2745,16 @@ def _bare_counted(line: str, at: int) -> bool:
     rest = line[at:]
     if "oss" not in rest and "OSS" not in rest:
         return False
-    if "s" in rest or "%" in rest:
+    if "s" in rest or "%" in rest or "min" in rest or "h" in rest:
         rest = _UNIT.sub(r"\1", rest)  # ("| time : 4.9s", MAML's "[6300/100000] batch loss : 5.502 | time : 4.9s")
+    if ": [" in rest:
+        rest = _COUNTER_FIELD.sub("", rest)  # (a progress field, "progress: [100/4018]": no metric, no prose)
     return _SEPARATORS.fullmatch(TOKEN_SPACED.sub("", PAIR.sub("", rest))) is not None
 
 
 #: a unit glued to a number (``4.9s``, ``120ms``, ``93.5%``): the number is a value all the same
 _UNIT = re.compile(r"(\d)(?:ms|us|secs?|s|min|h|%)(?![\w.])")
+_COUNTER_FIELD = re.compile(r"(?<![\w.])\w{1,40}+\s*+:\s*+\[\s*+\d++\s*+/\s*+\d++\s*+\]")
 
 
 def _step_match(line: str):
