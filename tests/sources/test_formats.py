@@ -223,6 +223,22 @@ def test_fairseq_simple_json_legacy_and_overflow(tmp_path):
     assert recs[4].grad_norm == 0.309
 
 
+def test_fairseq_hydra_logger_names_its_lines_in_brackets(tmp_path):
+    """fairseq-hydra's logging ("[2022-06-06 09:20:28,960][valid][INFO] - {...}", fresh123's wav2vec2 run): the
+    logger's name in brackets, not between bars. Its validation lines are the validation loss at their update
+    (they had been read as none: Over-fitting "no evaluation loss logged"), its epoch summaries no steps."""
+    text = (
+        '[2022-06-06 09:18:44,886][train_inner][INFO] - {"epoch": 1, "update": 0.252, "loss": "0.264", '
+        '"num_updates": "200", "lr": "1.099e-06", "gnorm": "0.149"}\n'
+        '[2022-06-06 09:20:28,960][valid][INFO] - {"epoch": 1, "valid_loss": "0.267", "valid_ce_loss": "0.531", '
+        '"valid_num_updates": "794"}\n'
+        '[2022-06-06 09:20:29,100][train][INFO] - {"epoch": 1, "train_loss": "0.263", "train_num_updates": "794"}\n'
+    )
+    fmt, recs, _ = read(write(tmp_path, "train.out", text))
+    assert fmt == "fairseq"
+    assert [(r.step, r.loss, r.val_loss) for r in recs] == [(200, 0.264, None), (794, None, 0.267)]
+
+
 def test_composer_blocks(tmp_path):
     text = "Run name: x\n" + "".join(
         f"[batch={i}/4800]:\n\t Train time/batch: {i - 1}\n\t Train loss/train/total: {11 - i / 10}\n"

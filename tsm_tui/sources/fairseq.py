@@ -2,6 +2,7 @@
 
     2025-10-15 11:33:32 | INFO | train_inner | epoch 001:    100 / 487 loss=4.655, ..., num_updates=100, lr=0.0005, gnorm=1.2, loss_scale=8
     2020-02-07 13:21:07 | INFO | train_inner | {"epoch": 1, "loss": "11.049", "gnorm": "3.1", "num_updates": "100", ...}
+    [2022-06-06 09:20:28,960][valid][INFO] - {"epoch": 1, "valid_loss": "0.267", ..., "valid_num_updates": "794"}
     | epoch 022 | loss 3.882 | nll_loss 2.204 | ... | num_updates 5586 | lr 0.000846 | gnorm 0.309 | loss_scale 1.000
     ... | fairseq.trainer | NOTE: gradient overflow detected, ignoring gradient, setting loss scale to: 64.0
 
@@ -70,9 +71,11 @@ class FairseqReader(LineReader):
             self.other_lines += 1
             return []
         kind = "train_inner"
-        for k in ("| train_inner |", "| valid |", "| train |"):
+        for k in ("| train_inner |", "| valid |", "| train |", "[train_inner]", "[valid]", "[train]"):
+            # (a logger's name between bars, or in brackets as fairseq-hydra's logging prints it:
+            # "[2022-06-06 09:20:28,960][valid][INFO] - {...}"; fresh123: its validation losses unread)
             if k in line:
-                kind = k.strip("| ").strip()
+                kind = k.strip("|[] ")
                 break
         i = line.find("{")
         if i >= 0 and line.rstrip().endswith("}"):
