@@ -772,6 +772,46 @@ def test_a_far_larger_spike_inside_an_open_incident_is_said():
     assert [a.step for a in alerts if a.check == "loss_spike" and a.severity.value == "warning"] == [600]
 
 
+def _grpo(n: int, nan_kl_until: int = 0, nan_grad_at: tuple = ()) -> list[StepRecord]:
+    """A GRPO run's records as TRL / Unsloth log them: a loss of exactly 0 by construction (the policy term's mean
+    advantage is 0, the KL term starts at 0), a reward that climbs, a KL (NaN before the reference is computed)."""
+    out = []
+    for i in range(n):
+        s = 5 * (i + 1)
+        out.append(
+            StepRecord(
+                step=s,
+                loss=0.0,
+                grad_norm=math.nan if s in nan_grad_at else 0.12 + 0.01 * (i % 3),
+                lr=1.5e-5,
+                extra={"reward": 1.0 + i / n, "reward_std": 0.7, "kl": math.nan if s <= nan_kl_until else 0.005},
+            )
+        )
+    return out
+
+
+def test_an_rl_objective_of_exactly_zero_is_no_stuck_or_memorised_loss():
+    """GRPO's loss is exactly 0 by construction (fresh126's Unsloth GRPO runs: "loss exactly 0 since step 3:
+    not learning" FAIL, "training loss ~0: memorisation" WARN): an RL objective's 0 is neither; the reward
+    says how it learns. Both paths say the same."""
+    recs = _grpo(120)
+    mon, alerts = run(recs)
+    assert status(mon, "plateau") != "FAIL" and status(mon, "output_collapse") != "WARN"
+    assert not [a for a in alerts if a.check in ("plateau", "output_collapse")]
+    run_both(_grpo(120))
+
+
+def test_a_grad_norm_nan_after_a_side_metrics_nan_is_said_where_it_begins():
+    """fresh126's GRPO runs: ``kl`` NaN from the first record (before the reference model is computed), the grad
+    norm NaN from step 140: only step 3 was said. The loss's or the grad norm's own first NaN is said too."""
+    recs = _grpo(60, nan_kl_until=20, nan_grad_at=(140, 145, 200))
+    mon, alerts = run(recs)
+    said = [(a.step, a.severity.value) for a in alerts if a.check == "nonfinite"]
+    assert said == [(5, "critical"), (140, "critical")]
+    assert status(mon, "nonfinite") == "FAIL"
+    run_both(_grpo(60, nan_kl_until=20, nan_grad_at=(140, 145, 200)))
+
+
 def test_a_spike_said_on_its_sigma_that_grows_past_the_spike_factor_is_said_again():
     """fresh125's Qwen LoRA trainer_state (a loss every 5 steps at ~0.54): a 1.8x rise at 2675 said on its sigma,
     the loss back near its level for two records, then 2.8x at 2700, folded into the incident unsaid (the run's

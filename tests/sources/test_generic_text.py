@@ -1963,6 +1963,25 @@ def test_a_log_whose_head_is_something_else(tmp_path, capsys):
     assert d["steps"]["first"] == 466 and d["steps"]["count"] == 534
 
 
+def test_a_logs_records_spaced_by_chatter_in_its_head(tmp_path, capsys):
+    """fresh43's normalizing-flow log: a YAML config, then each epoch's line after 100 "sim N" lines. The sniffer's
+    first lines held one record, the file's 1,200-line head eleven: "too few records for a log (notes?)". A head with
+    five records is a log (fewer: notes, as before)."""
+    rows = ["### Experiment Configuration ###", "model:", "  nflow: 60", "", "### Training Log ###"]
+    for e in range(11):
+        rows += [f"sim  {i}" for i in range(1, 101)]
+        rows.append(
+            f"epoch: {e}, loss: {7.94 + 1.6 * e:.2f}, loss2: 0.28, pf:0.00e+00, loss data: -10.51, logdet: -0.31"
+        )
+    p = write(tmp_path, "exp_1_nflow60.txt", "\n".join(rows) + "\n")
+    d = report_json(str(p), capsys)
+    assert d["steps"]["count"] == 11 and d["steps"]["last"] == 10
+    p = write(
+        tmp_path, "notes.txt", "\n".join(rows[:5] + [f"sim {i}" for i in range(500)] + ["epoch: 0, loss: 7.9"]) + "\n"
+    )
+    assert main([str(p), "--report"]) == 2 and "too few records for a log" in capsys.readouterr().err
+
+
 def test_ultralytics_rows_under_their_header_past_the_head(tmp_path, capsys):
     """fresh29's Slurm log of a YOLOv8 run: each epoch's row is redrawn with "\\r" after its column header,
     324 redraws on one physical line (42 KiB): the head held the header, not a whole row, and the deep

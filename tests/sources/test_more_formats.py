@@ -687,6 +687,96 @@ def test_more_epoch_and_step_shapes(tmp_path, capsys):
         assert check(rep, "loss_spike")["status"] == "PASS", name
 
 
+def _lightning_csv(path, base: str, epochs: int, steps_per_epoch: int, every: int, val: str | None = None) -> None:
+    """A Lightning CSVLogger metrics.csv of a loss logged with on_step and on_epoch: a row per logged step
+    (``<base>_step``, every ``every`` steps), a row per epoch end (``<base>_epoch``, and ``val`` if named)."""
+    head = ([val] if val else []) + ["epoch", "step", f"{base}_epoch", f"{base}_step"]
+    rows = [",".join(head)]
+    step = 0
+    for e in range(epochs):
+        for _ in range(steps_per_epoch):
+            step += 1
+            if step % every == 0:
+                rows.append(
+                    ",".join(
+                        ([""] if val else []) + [str(e), str(step - 1), "", f"{2 * math.exp(-step / 300) + 0.1:.4f}"]
+                    )
+                )
+        loss = 2 * math.exp(-step / 300) + 0.1
+        if val:
+            rows.append(",".join([f"{loss + 0.05:.4f}", str(e), str(step - 1), "", ""]))
+        rows.append(",".join(([""] if val else []) + [str(e), str(step - 1), f"{loss:.4f}", ""]))
+    path.mkdir(parents=True)
+    (path / "metrics.csv").write_text("\n".join(rows) + "\n")
+
+
+def test_lightning_csv_takes_the_fuller_of_a_losss_step_and_epoch_columns(tmp_path, capsys):
+    """Lightning's ``train/loss_step`` (every log_every_n_steps) and ``train/loss_epoch`` (each epoch's mean):
+    the step column is the loss, unless the file holds twice as many epoch values (fresh128's latent-diffusion
+    runs, one step an epoch logged every 50: "no spikes in 2 loss values" where 100 epoch losses held 14 spikes).
+    A loss named after its function (``train_cross_entropy_step`` / ``_epoch``, fresh128's CamVid run: "no
+    training steps found") is the loss too, ``val_cross_entropy`` its validation loss."""
+    _lightning_csv(tmp_path / "sparse", "train/loss", epochs=100, steps_per_epoch=1, every=50)
+    rep = report(tmp_path / "sparse", capsys)
+    assert rep["sources"]["loss"]["key"] == "train/loss_epoch" and rep["steps"]["count"] == 100
+    _lightning_csv(tmp_path / "dense", "train/loss", epochs=10, steps_per_epoch=100, every=10)
+    rep = report(tmp_path / "dense", capsys)
+    assert rep["sources"]["loss"]["key"] == "train/loss_step"
+    _lightning_csv(
+        tmp_path / "ce", "train_cross_entropy", epochs=50, steps_per_epoch=22, every=50, val="val_cross_entropy"
+    )
+    rep = report(tmp_path / "ce", capsys)
+    assert rep["sources"]["loss"]["key"] == "train_cross_entropy_epoch"
+    assert rep["sources"]["val_loss"]["key"] == "val_cross_entropy"
+
+
+def test_folds_that_restart_their_epochs_are_runs(tmp_path, capsys):
+    """A cross-validation script's "[Fold f Ep e] tr_loss=... | val_auc=..." lines (fresh121's five-fold GNN, read
+    20 of its 318 records: "Ep 001]" was no epoch before its bracket): each fold a run of its epochs, a new run
+    at each fold's first epoch."""
+    rows = []
+    for fold in (1, 2, 3):
+        rows += [f"Fold {fold}: train=113 (pos=33, neg=80) | val=29 (pos=9, neg=20)"]
+        rows += [
+            f"  [Fold {fold} Ep {e:03d}] tr_loss={0.26 * math.exp(-e / (12 + fold)) + 0.05:.4f} tr_auc=0.49 | val_auc=0.37 | 2.1s"
+            for e in range(1, 41)
+        ]
+    rep = log_report(tmp_path, "cv", "\n".join(rows) + "\n", capsys, file="log_train.txt")
+    assert [s["kind"] for s in rep["launches"]] == ["start", "new run", "new run"]
+    assert [s["records"] for s in rep["launches"]] == [40, 40, 40] and rep["sources"]["loss"]["key"] == "tr_loss"
+
+
+def test_round_35_console_shapes(tmp_path, capsys):
+    """Round 35's unread consoles, each a class: an extended XYZ header printed in a MACE console's preamble
+    ("Properties=species:S:1:pos:R:3": "S:1" had been step 1, the 500 epoch lines after it a summary's);
+    a Keras-style bar's redraw with an epoch's summary glued to its last number ("mean_acc: 0.797767Epoch
+    [2/50],  Loss: 4.6121,": fresh126's UAMFD consoles); an epoch's participle phase ("Epoch 0 trained with
+    loss: ...", "Epoch 0 evaluated with loss: ...": the second the validation loss, fresh127's lung U-Net)."""
+    rows = [
+        '结构1 注释头: Lattice="26.8 0.0 0.0" Properties=species:S:1:pos:R:3:forces:R:3 energy=-39243.02 pbc="T T T"'
+    ]
+    rows += [
+        f"2026-06-27 22:{e % 60:02d}:29.547 INFO: Epoch {e}: head: Default, loss={0.4 * math.exp(-e / 30) + 0.01:.8f}, "
+        "RMSE_E_per_atom=  404.34 meV, RMSE_F=  197.77 meV / A"
+        for e in range(60)
+    ]
+    rep = log_report(tmp_path, "mace", "\n".join(rows) + "\n", capsys, file="std.out")
+    assert rep["steps"]["count"] == 60 and (rep["steps"]["first"], rep["steps"]["last"]) == (0, 59)
+    bar = "   70/10009 [..........] - ETA: 12:28 - CE_loss: 0.595023 - mean_acc: 0.782109"
+    rows = [f"{bar}Epoch [{e}/50],  Loss: {4.6 * math.exp(-e / 30):.4f}, Train_Acc: 0.8061," for e in range(2, 42)]
+    rep = log_report(tmp_path, "keras_bar", "\n".join(rows) + "\n", capsys, file="record.txt")
+    assert rep["steps"]["count"] == 40 and rep["sources"]["loss"]["key"] == "Loss"
+    rows = []
+    for e in range(30):
+        rows.append(f"Epoch {e} trained with loss: {0.02 * math.exp(-e / 5) + 1e-4}. The running time is 4073.88.")
+        rows.append(
+            f"Epoch {e} evaluated with loss: {3e-4 + 1e-5 * e}, dice score: 1.1e-05. The running time is 713.2."
+        )
+    rep = log_report(tmp_path, "unet", "\n".join(rows) + "\n", capsys, file="train.out")
+    assert rep["steps"]["count"] == 30 and "val_loss" in rep["sources"]
+    assert check(rep, "overfitting")["status"] == "FAIL"  # (the validation loss rose all along: over-fitting)
+
+
 def test_a_bare_number_file_named_with_a_runs_number_first(tmp_path, capsys):
     """``60loss_history.txt`` (a Keras script's np.savetxt, the run's epochs first in its name; fresh124: "nothing
     readable", the same bytes as ``loss_history.txt`` read): the name's metric is the loss, the number a run's."""

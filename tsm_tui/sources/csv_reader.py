@@ -20,6 +20,7 @@ import re
 
 from tsm_tui.core.record import StepRecord
 from tsm_tui.core.numbers import int64
+from tsm_tui.core.safeio import open_regular
 from tsm_tui.sources.base import LineReader
 from tsm_tui.sources.epoch_steps import EpochCounter
 from tsm_tui.sources.fields import (
@@ -253,11 +254,70 @@ class CsvReader(LineReader):
         low = [h.lower() for h in self.header]
         self._epoch_col = low.index("epoch") if "epoch" in low else None
         self._split = not SPLIT_KEYS.isdisjoint(low)
+        if self._twins(fields):
+            return
         if "loss" not in fields:  # (no per-step loss: a training loss per epoch is the loss)
             at = next((h for h, f in zip(self.header, fields) if f is None and epoch_train_loss(h)), None)
             if at is not None:
                 self._fields[at] = "loss"
 
+    def _twins(self, fields: list[str | None]) -> bool:
+        """The training loss logged as a ``_step`` and an ``_epoch`` column (TWIN_FULLER, TWIN_THIN): one is the
+        loss, the other no field. A loss named after its function (``train_cross_entropy_step``: no
+        "loss" in it, fresh128's CamVid run read "no training steps found") is one too when no column is the
+        loss, and its validation twin (``val_cross_entropy``) the validation loss when none is named. True
+        when a pair was found."""
+        assert self.header is not None
+        names = self.header
+        at = {h: i for i, h in enumerate(names)}
+        for i, (h, f) in enumerate(zip(names, fields)):
+            if not h.endswith("_step") or (j := at.get(h[:-5] + "_epoch")) is None:
+                continue
+            base = h[:-5]
+            if f != "loss" and not ("loss" not in fields and f is None and loss_role(base) == "term"):
+                continue
+            n_step, n_epoch = self._filled(i, j)
+            thin = n_step < TWIN_THIN and n_epoch >= TWIN_FULLER * max(n_step, 1)
+            take, other = (j, i) if thin else (i, j)
+            self._fields[names[take]] = "loss"
+            self._fields[names[other]] = None
+            if "val_loss" not in fields:
+                bare = _TWIN_SCOPE.sub("", base)
+                for v in (f"val_{bare}", f"valid_{bare}", f"val/{bare}", f"validation_{bare}"):
+                    if v in at and fields[at[v]] is None:
+                        self._fields[v] = "val_loss"
+                        break
+            return True
+        return False
+
+    def _filled(self, i: int, j: int) -> tuple[int, int]:
+        """The non-empty cells of columns ``i`` and ``j`` in the file's first TWIN_PEEK bytes ((0, 0) when
+        it cannot be read: a stream)."""
+        n_i = n_j = 0
+        try:
+            with open_regular(self.path) as f:
+                text = f.read(TWIN_PEEK).decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return 0, 0
+        width = len(self.header or ())
+        for row in csv.reader(text.splitlines()[1:], delimiter=self._delim):
+            if len(row) == width:
+                n_i += bool(row[i].strip())
+                n_j += bool(row[j].strip())
+        return n_i, n_j
+
+
+#: Lightning logs a loss with on_step and on_epoch as two columns, ``<name>_step`` (every log_every_n_steps)
+#: and ``<name>_epoch`` (each epoch's mean): the step column is the loss (its raw values: a batch's spike, which
+#: an epoch's mean smooths away) unless it holds fewer than TWIN_THIN values (half the spike rules' window of 100:
+#: ours) and the epoch column TWIN_FULLER x as many (a run of a few steps an epoch logged every 50: fresh128's
+#: latent-diffusion runs, 2 step values beside 100 epoch values, read "no spikes in 2 loss values"; fresh71's PINA
+#: runs, 140 step values beside 1,000 epoch means, keep their steps: the means hid a burst), counted in the file's
+#: first TWIN_PEEK bytes when the header is read (a live file with no rows yet keeps the step column; ours)
+TWIN_FULLER = 2.0
+TWIN_THIN = 50
+TWIN_PEEK = 4 << 20
+_TWIN_SCOPE = re.compile(r"^(?:train(?:ing)?|tr)[/_.]", re.I)
 
 OTHER_TABLE = "a second table's line (another header and its rows between the table's)"
 _DECIMAL_COMMA = re.compile(r"[-+]?\d++,\d++(?:[eE][-+]?\d++)?")

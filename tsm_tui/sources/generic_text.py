@@ -287,11 +287,13 @@ SENTENCE_STOP = re.compile(
 # CIRKD's "Iters: 10/20000 || ...", with its total only: "Num Iters: 4425" is a plan; never a command
 # line's flag: "--train-iters 500")
 STEP = re.compile(
-    r"(?<![\w/\-])(?:iteration|iters(?=\s*+[:=]\s*+\d++\s*+/)|iter|steps(?=\s++\d++,)|step|it|s|ep(?=\s*+[:=]))(?:\s*+[:=]\s*+|\s*+#\s*+|(?=[^\S ]*+ )\s++)"
+    r"(?<![\w/\-])(?:iteration|iters(?=\s*+[:=]\s*+\d++\s*+/)|iter|steps(?=\s++\d++,)|step|it|(?<!:)s|ep(?=\s*+[:=]))(?:\s*+[:=]\s*+|\s*+#\s*+|(?=[^\S ]*+ )\s++)"
     r"(\d{1,3}(?:,\d{3})++|\d++)(?:\s*/\s*(\d+))?(?![\d.])(?!(?:ms|s|secs?|mins?)\b)",
     re.I,
 )
-# ("Steps 10, Total time 1.94, ... Loss 1.008e+02": a plural before its count and a comma, fresh79's TF1 loop)
+# ("Steps 10, Total time 1.94, ... Loss 1.008e+02": a plural before its count and a comma, fresh79's TF1 loop;
+# "s" is no step inside a colon-separated spec: an extended XYZ header's "Properties=species:S:1:pos:R:3" printed
+# in a MACE console's preamble read as step 1, and the epochs after it as a summary: fresh127, 1 of 500 read)
 # a date and time alone before the message, as a logger writes it: nnU-Net's print_to_log_file
 # ("2024-03-01 10:00:37.123457: train_loss -0.53"), "[2024-03-01 10:00:37] Epoch 3", "2024-03-01
 # 10:00:37 - loss: 0.5". The message is read as the line: the line-start rules (an epoch
@@ -409,6 +411,10 @@ def _norm_bars(m: re.Match) -> str:
     return " grad_norm" if name == "g" or name.startswith(("g_", "grad")) else f" {name}_norm"
 
 
+#: an epoch's summary glued to the number a progress bar's redraw ended with, no newline between (a Keras-style
+#: bar's "... mean_acc: 0.797767Epoch [2/50],  Loss: 4.6121, Train_Acc: 0.8061,": fresh126's UAMFD consoles, read
+#: 0 and 33 of their epochs)
+GLUED_EPOCH = re.compile(r"(?<=\d)(?=(?:Epoch|EPOCH) ?[\[(:]? ?\d)")
 #: a bar's records held at most while its postfix repeats (``_bar_hold``; ours: an epoch's bar of a few thousand
 #: batches; a longer run of one value is given as it is)
 BAR_HOLD = 10_000
@@ -576,7 +582,7 @@ E_IT = re.compile(r"\[E (\d++) \| it ()(\d++)\]")
 # to the nearest thousand): the suffix after STEP's digits (a lower-case "m" is minutes, "b" bytes)
 STEP_SUFFIX = re.compile(r"[KkMB](?![\w.])")
 _EPOCH_HINT = re.compile(
-    r"(?i)epoch|(?<![\w/])e=\d++\s++b=\d|\[E \d++ \| it |(?<![\w/])ep\s*+[:=]\s*+\d++\s*+[,|]\s*+(?:batch|step|iter)|(?<![\w/])ep\s*+\d++\s*+(?:/\s*+\d|[:,|])|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)"
+    r"(?i)epoch|(?<![\w/])e=\d++\s++b=\d|\[E \d++ \| it |(?<![\w/])ep\s*+[:=]\s*+\d++\s*+[,|]\s*+(?:batch|step|iter)|(?<![\w/])ep\s*+\d++\s*+(?:/\s*+\d|[:,|\]])|train:|iter\(|iter\s*+\[|\d\s*+\]\s*+(?:step|iter|batch|it)"
 )
 # an epoch with its total and no counter, the only step a per-epoch log has:
 # "Epoch 3/120, loss=0.41, val_loss=0.45", "dino pretrain ep  1/25  loss=3.156" (``ep`` with a total),
@@ -609,7 +615,7 @@ KERAS_CALLBACK = re.compile(
 # An epoch with a batch counter ("Epoch 3, batch 100/600") is EPOCH_COUNTER's / EPOCH_STEP's,
 # tried first: its step is the epoch's offset plus the batch (``_epoch_step``)
 EPOCH_BARE = re.compile(
-    r"(?<![\w/])(?:epoch_?+|ep(?=\s*+\d++\s*+[,|:]))\s*+[:=]?\s*+[\[(]?\s*+(\d++)(?:\s*+[\])])?(?:\s*+(?:[,|:]|--?+)\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=)"
+    r"(?<![\w/])(?:epoch_?+|ep(?=\s*+\d++\s*+[,|:\]]))\s*+[:=]?\s*+[\[(]?\s*+(\d++)(?:\s*+[\])])?(?:\s*+(?:[,|:]|--?+)\s*+(?=[A-Za-z])|\s++(?=[A-Za-z_][\w./\-]*+\s*+=)"
     r"|(?<=\])\s++(?=[A-Za-z])|\s++(?=(?:[A-Za-z]++[ _]){0,3}loss(?:_[a-z]{1,3})?\s*+[:=]?\s*+[-+.\dnNiI])"
     r"|\s*+(?=\[\s*+[A-Za-z][\w ]{0,40}+[:=]\s*+[-+.\dnNiI])"
     # a few words of the epoch's own, then a pipe ("Epoch 0003 in static KGE | Ave Loss: 8.85", fresh48)
@@ -626,11 +632,13 @@ EPOCH_BARE = re.compile(
 # Elapsed time: 16.1s", fresh25's UNet trainer): the epoch is the step, an evaluation
 # phase's loss the validation loss (group 2 names the phase); the same rule, only while no line named another
 # step. A word outside the list ("Epoch 0 progress: 100/2000", "epoch 3 saved to ckpt, size: 3") is no phase
-PHASE_WORDS = r"start(?:ed)?|begin|end(?:ed)?|done|finished|complete(?:d)?|summary|results?|stats|train(?:ing)?|"
-EVAL_PHASES = r"val(?:id(?:ation)?)?|eval(?:uation)?|test(?:ing)?|dev"
+# (or a participle, then "with": "Epoch 0 trained with loss: 0.0197. ...", "Epoch 0 evaluated with loss: 0.00034,
+# dice score: ...", fresh127's lung U-Net: its validation losses unread, Over-fitting "no evaluation loss logged")
+PHASE_WORDS = r"start(?:ed)?|begin|end(?:ed)?|done|finished|complete(?:d)?|summary|results?|stats|train(?:ing|ed)?|"
+EVAL_PHASES = r"val(?:id(?:ation|ated)?)?|eval(?:uation|uated)?|test(?:ing|ed)?|dev"
 EPOCH_PHASE = re.compile(
     rf"(?<![\w/])epoch_?+\s*+[:=]?\s*+\[?\s*+(\d++)(?:\s*+\])?\s++\[?({PHASE_WORDS}{EVAL_PHASES})\]?"
-    r"\s*+(?:[,|:.]|--?+)\s*+(?=[A-Za-z])",
+    r"(?:\s*+(?:[,|:.]|--?+)\s*+|\s++with\s++)(?=[A-Za-z])",
     re.I,
 )
 _EVAL_PHASE = re.compile(rf"(?:{EVAL_PHASES})$", re.I)
@@ -859,7 +867,10 @@ class KeyValueTextReader(LineGroups, LineReader):
 
     def _line_after_held(self, line: str) -> list[StepRecord]:
         """``_line``'s records, after the bar's held ones (``_bar_hold``) when another line gives records: they
-        were each batch's, and come first (its step order; a validation at the last step had overtaken them)."""
+        were each batch's, and come first (its step order; a validation at the last step had overtaken them).
+        An epoch's line glued to a number before it (GLUED_EPOCH) is a line of its own."""
+        if "poch" in line and (g := GLUED_EPOCH.search(line, 1)) is not None:
+            return self._line_after_held(line[: g.start()]) + self._line_after_held(line[g.start() :])
         got = self._line(line)
         run = self._bar_run
         if got and run is not None and run[2]:  # (_bar_hold gives records only with nothing held left)
@@ -1779,7 +1790,7 @@ class KeyValueTextReader(LineGroups, LineReader):
         step of its own."""
         if _COUNTER_HINT.search(line) or STEP.search(line):
             return None
-        m = EPOCH_ONLY.search(line) or EPOCH_BARE.search(line) or EPOCH_PHASE.search(line) or NUM_EPOCH.search(line)
+        m = EPOCH_ONLY.search(line) or EPOCH_PHASE.search(line) or EPOCH_BARE.search(line) or NUM_EPOCH.search(line)
         if m is None:
             return None
         if self.records != getattr(self, "_epoch_records", 0):

@@ -387,13 +387,18 @@ def _a_log_after_all(path: str, head: list[str], cls, more: bool, end: int) -> b
     One probe, one pass over the deep lines."""
     probe = cls(path)
     probe.text_tap = None  # (a probe: the run's text events are read with the file)
+    n = 0
     for ln in head:
         for r in probe.feed(ln):
+            n += 1
             if r.loss is not None and not math.isfinite(r.loss):
                 return True
+    if n >= PROSE_RECORDS:
+        # (the head's own records, past the sniffer's first lines: fresh43's normalizing-flow log, 100 "sim N"
+        # lines between its epochs' records, 11 in a head of 1,200 lines, read "too few records (notes?)")
+        return True
     if not more:
         return False
-    n = 0
     for lines, _ in deep_lines(path, end, DEEP_BYTES):
         for ln in lines:
             for r in probe.feed(ln):

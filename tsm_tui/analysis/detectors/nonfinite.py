@@ -63,6 +63,10 @@ class NonFiniteDetector(Detector):
         #: the first bad record that is not a loss component's NaN beside a finite loss (the
         #: loss, the grad norm, an output or a gradient statistic): the run's own NaN, critical
         self.first_total: int | None = None
+        #: the first record whose loss or grad norm itself is non-finite (a NaN iteration, a missing loss): said
+        #: too when a model output's or a gradient statistic's NaN came first (fresh126's GRPO runs: a NaN ``kl``
+        #: from step 3, the grad norm NaN from step 140 never said where it began)
+        self.first_core: int | None = None
         self.last_bad: int | None = None
         self.first_what = ""
         self.last_good_loss: float | None = None
@@ -154,7 +158,8 @@ class NonFiniteDetector(Detector):
             if rec.loss is not None:
                 self.last_good_loss = rec.loss
             return []
-        return self._bad_record(rec, what, term)
+        core = _bad(rec.loss) or _bad(rec.grad_norm) or bool(rec.nan_iters) or (rec.loss_missing and not rec.skipped)
+        return self._bad_record(rec, what, term, core)
 
     def _before_any_update(self, rec: StepRecord) -> bool:
         """The log's first record, at step 0, logged before any update (an evaluation at initialisation):
@@ -168,14 +173,22 @@ class NonFiniteDetector(Detector):
             return False
         return not nonfinite_terms(rec.extra) and not nonfinite_outputs(rec.extra)
 
-    def _bad_record(self, rec: StepRecord, what: str, term: bool = False) -> list[Alert]:
+    def _bad_record(self, rec: StepRecord, what: str, term: bool = False, core: bool = False) -> list[Alert]:
         """Count a non-finite record; the first one's alert: critical, but a warning when it
         is a loss component's NaN beside a finite loss (a per-class loss of a class the batch
         lacks is 0 / 0; the objective trains on: fresh6's Aim run, a component NaN at epoch 159
         of 200 with the total finite to the end, read FAIL). The run's own first NaN after
-        such a warning is said (critical) too."""
+        such a warning is said (critical) too, and so is the first NaN of the loss or the grad
+        norm itself (``core``) after a model output's or a gradient statistic's (``first_core``)."""
         self.bad += 1
         self.last_bad = rec.step
+        if core and self.first_core is None:
+            self.first_core = rec.step
+            if self.first_total is not None:
+                self.first_what = f"{self.first_what}; the loss / grad norm itself from step {rec.step}: {what}"
+                return [
+                    self._alert(rec, what, False, f" (after the non-finite values said at step {self.first_total})")
+                ]
         if self.first_total is not None or (term and self.first is not None):
             return []
         if self.first is None:
@@ -185,26 +198,25 @@ class NonFiniteDetector(Detector):
             self.first_total = rec.step
             if self.first != rec.step:
                 self.first_what = f"{self.first_what}; then at step {rec.step}: {what}"
-        return [
-            Alert(
-                self.id,
-                Severity.WARNING if term else Severity.CRITICAL,
-                rec.step,
-                f"Non-finite values at step {rec.step}: {what}"
-                + (" (the loss trains on: watch it; a component of an empty selection is 0 / 0)." if term else "."),
-                value=rec.grad_norm if _bad(rec.grad_norm) and not _bad(rec.loss) else rec.loss,
-                baseline=self.last_good_loss,
-                actions=[
-                    advice.rollback(self.state, rec.step, "the first NaN"),
-                    advice.lower_lr(self.state, peak=self._sched.peak),
-                    advice.clip(self.state),
-                    advice.bf16()
-                    if self.state.info.precision in ("fp16", "fp16-pure")
-                    else advice.check_data(rec.step),
-                ],
-                key="nonfinite_term" if term else "nonfinite",
-            )
-        ]
+        return [self._alert(rec, what, term)]
+
+    def _alert(self, rec: StepRecord, what: str, term: bool, note: str = "") -> Alert:
+        return Alert(
+            self.id,
+            Severity.WARNING if term else Severity.CRITICAL,
+            rec.step,
+            f"Non-finite values at step {rec.step}: {what}{note}"
+            + (" (the loss trains on: watch it; a component of an empty selection is 0 / 0)." if term else "."),
+            value=rec.grad_norm if _bad(rec.grad_norm) and not _bad(rec.loss) else rec.loss,
+            baseline=self.last_good_loss,
+            actions=[
+                advice.rollback(self.state, rec.step, "the first NaN"),
+                advice.lower_lr(self.state, peak=self._sched.peak),
+                advice.clip(self.state),
+                advice.bf16() if self.state.info.precision in ("fp16", "fp16-pure") else advice.check_data(rec.step),
+            ],
+            key="nonfinite_term" if term else ("nonfinite_core" if note else "nonfinite"),
+        )
 
     def event(self, ev: TextEvent, own: bool) -> list[Alert]:
         """The loop's own guard skipped a non-finite loss: a NaN the records never show (the loop
@@ -243,23 +255,29 @@ class NonFiniteDetector(Detector):
                 bad |= ~np.isfinite(col)
         if nan_iters is not None:
             bad |= nan_iters != 0
+        core = bad.copy()  # (the loss, the grad norm, a NaN iteration: ``first_core``)
         if fr.extra and (loss is not None or gn is not None):
             for k in loss_terms(fr.extra) + output_keys(fr.extra) + grad_keys(fr.extra):
                 bad |= ~np.isfinite(fr.extra[k])
-        return bad
+        return bad, core
 
-    def screen(self, fr, bad, a: int, b: int) -> np.ndarray:
+    def screen(self, fr, masks, a: int, b: int) -> np.ndarray:
         if self._held is not None:
             return np.array([a])  # (the next row tells the held one: ``_judge_held``)
-        if bad is None or self.first_total is not None:
+        if masks is None:
             return NONE
+        bad, core = masks
+        if self.first_total is not None:
+            # (the loss's or the grad norm's own first NaN after another's: said where it is, as update() does)
+            return NONE if self.first_core is not None else a + np.flatnonzero(core[a:b])[:1]
         # the first bad row says the alert; until the run's own NaN, each bad row (a component's
         # NaN is a warning: the next bad row may be the critical one)
         return a + np.flatnonzero(bad[a:b])[:1]
 
-    def bulk(self, fr, bad, a: int, b: int) -> None:
-        if bad is None:
+    def bulk(self, fr, masks, a: int, b: int) -> None:
+        if masks is None:
             return
+        bad = masks[0]
         loss = fr.get("loss")
         bad = bad[a:b]
         nbad = int(np.count_nonzero(bad))

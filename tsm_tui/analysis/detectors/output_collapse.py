@@ -69,6 +69,7 @@ from tsm_tui.analysis.detectors.base import Detector
 from tsm_tui.core.numbers import fmt
 from tsm_tui.core.record import Alert, CheckResult, Severity, Status, StepRecord
 from tsm_tui.core.sanitize import clean
+from tsm_tui.sources.fields import ObjectiveKind
 
 HISTORY = 50  # sampling steps kept
 LEVEL = 3  # sampling steps in a level (median)
@@ -206,6 +207,10 @@ class OutputCollapseDetector(Detector):
         #: the memorisation rule has spoken (``memo``), or found the eval loss as low as the training
         #: loss when it would have (MEMO_HELD_OUT: a fit that generalises): judged once
         self._memo_judged = False
+        #: MEMO_RL: a reinforcement-learning objective (a reward, a KL, a policy loss beside it: fields.rl_key) near 0 is
+        #: no memorisation: GRPO's loss is ~0 by construction (fresh126's Unsloth GRPO run, "training loss ~0 since
+        #: step 57: memorisation"); the rule does not judge such a run
+        self._kind = ObjectiveKind()
 
     # ------------------------------------------------------------------ update
     def update(self, rec: StepRecord) -> list[Alert]:
@@ -214,6 +219,8 @@ class OutputCollapseDetector(Detector):
             out = self._samples(rec)
         x = rec.loss
         g = rec.grad_norm
+        if rec.extra and not self._memo_judged and self._kind.see(rec.extra) == "rl":
+            self._memo_judged = True  # (an RL objective near 0 is no memorised data: MEMO_RL)
         # loss 0.0 beside a NaN/Inf grad norm is a dead run (HF's NaN filter), not
         # memorisation: the NaN check reports it; beside a grad norm of 0 nothing is trained
         # (every label masked): the plateau and grad-norm checks say it
@@ -257,6 +264,8 @@ class OutputCollapseDetector(Detector):
     def prepare(self, fr):
         """The watched ``extra`` series of this frame: (key, kind)."""
         watched = []
+        if fr.extra and not self._memo_judged and self._kind.see(fr.extra) == "rl":
+            self._memo_judged = True  # (as update(): MEMO_RL)
         if fr.extra:
             keys = self._keys
             for k in fr.extra:  # what update() does on the first row

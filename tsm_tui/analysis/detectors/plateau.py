@@ -785,6 +785,8 @@ class PlateauDetector(Detector):
                 return []
         v = self._same_val
         assert v is not None  # (set with _same_from)
+        if v == 0 and self._kind.kind == "rl":
+            return []  # (an RL run's loss of exactly 0 is GRPO's by construction, however long: fresh126's runs)
         self.const = (v, self._same_from)
         self.const_floor = self._at_floor(v)
         self.const_short = short and not self.const_floor  # (a floor's warning is all a constant there gets)
@@ -1068,6 +1070,8 @@ class PlateauDetector(Detector):
         src = np.where(cont, self._same_from if self._same_from is not None else 0, steps[begin])
         span = steps - first
         said = (n >= CONST_RECORDS) & (span > 0) & ~(steps - src < CONST_FRAC * span)
+        if self._kind.kind == "rl":
+            said &= x != 0  # (as _constant: an RL run's loss of exactly 0)
         if self._kind.kind is None:  # (the short log's rule: not an RL run's or a GAN's objective, as _constant)
             said |= (n >= SHORT_CONST) & (n < CONST_RECORDS) & _short_const(n, self._keep_seen + idx + 1)
         hit = np.flatnonzero(said)
