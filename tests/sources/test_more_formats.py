@@ -777,6 +777,23 @@ def test_round_35_console_shapes(tmp_path, capsys):
     assert check(rep, "overfitting")["status"] == "FAIL"  # (the validation loss rose all along: over-fitting)
 
 
+def test_a_month_day_clock_and_a_duration_in_seconds(tmp_path, capsys):
+    """fresh130's T2ICount logger: "04-06 22:00:33, Epoch 0 Train, reg:0.3237, ..., mse:100.34, Cost: 715.7 sec"
+    (the month and day with no year, a comma after the time: 1 of 105 epochs read) and the epoch's duration in
+    seconds named "Cost", read as the run's objective ("a cost: no loss logged"): a named number whose unit
+    word is seconds is no metric's value."""
+    rows = []
+    for e in range(40):
+        rows.append(f"04-06 21:{e % 60:02d}:37, {'-' * 50}Epoch:{e}/299{'-' * 50}")
+        rows.append(
+            f"04-06 22:{e % 60:02d}:33, Epoch {e} Train, reg:0.3237, RRC_stage1:0.78, mae:84.73, "
+            f"mse:{100 * math.exp(-e / 20) + 10:.2f}, Cost: {700 + e % 3 * 40:.1f} sec "
+        )
+    rep = log_report(tmp_path, "t2i", "\n".join(rows) + "\n", capsys, file="train.log")
+    assert rep["steps"]["count"] == 40 and (rep["steps"]["first"], rep["steps"]["last"]) == (0, 39)
+    assert "Cost" not in used(rep)["objective"]
+
+
 def test_a_bare_number_file_named_with_a_runs_number_first(tmp_path, capsys):
     """``60loss_history.txt`` (a Keras script's np.savetxt, the run's epochs first in its name; fresh124: "nothing
     readable", the same bytes as ``loss_history.txt`` read): the name's metric is the loss, the number a run's."""

@@ -301,10 +301,11 @@ STEP = re.compile(
 TIME_PREFIX = re.compile(
     # (or the day first / the month first, as HF's example scripts' logging.basicConfig datefmt
     # "%m/%d/%Y %H:%M:%S" writes it: "04/12/2022 15:25:49 - INFO - __main__ - global_steps 50 loss: 7.46")
-    r"(?:\[?(?:\d{4}[-/]\d\d[-/]\d\d|\d\d/\d\d/\d{4})[ T]\d\d:\d\d(?::\d\d(?:[.,]\d{1,9})?)?(?:Z|[+-]\d\d:?\d\d)?"
+    # (or the month and day alone, "%m-%d %H:%M:%S," then the message: fresh130's T2ICount logger)
+    r"(?:\[?(?:\d{4}[-/]\d\d[-/]\d\d|\d\d/\d\d/\d{4}|[01]\d-[0-3]\d(?= \d\d:\d\d:\d\d,))[ T]\d\d:\d\d(?::\d\d(?:[.,]\d{1,9})?)?(?:Z|[+-]\d\d:?\d\d)?"
     # (a zone named inside the brackets: "[2026-04-15 01:06:27 UTC]", "[... 北京时间]"; or the logger's name and
     # level: glue-factory's "[07/26/2025 10:28:16 gluefactory INFO]", fresh123)
-    r"(?:(?: [\w.-]{1,40}+)? (?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)(?=\])| [^\W\d_]{1,16}(?=\]))?\]?(?::| -| \|)?"
+    r"(?:(?: [\w.-]{1,40}+)? (?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)(?=\])| [^\W\d_]{1,16}(?=\]))?\]?(?::| -| \||,)?"
     # (ST-GCN / mmskeleton's print_log: "[03.24.23|09:56:11] Training epoch: 0")
     r"|\[\d\d\.\d\d\.\d\d\|\d\d:\d\d:\d\d\]"
     # (the date's digits run together, "%Y%m%d-%H:%M:%S": fresh121's ShuffleFaceNet logger, "20200204-19:54:00
@@ -342,6 +343,9 @@ ELAPSED = re.compile(
     re.I,
 )
 _DUR_SECONDS = {"ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+#: a named number in seconds, the unit a word after it ("Cost: 715.7 sec", fresh130's T2ICount epoch line: the
+#: epoch's duration was read as the run's objective, "a cost: no loss logged"): its name gets the unit, no metric's
+SECONDS_PAIR = re.compile(rf"(?<![\w./-])([A-Za-z][\w]{{0,30}}+)\s*+[:=]\s*+({NUM})\s++(?:sec|secs|seconds)\b")
 
 
 def _elapsed(m: re.Match) -> str:
@@ -929,6 +933,8 @@ class KeyValueTextReader(LineGroups, LineReader):
             line = SPACED_BRACES.sub(_spaced_braces, line)
         if "lapsed" in line:
             line = ELAPSED.sub(_elapsed, line)
+        if "sec" in line:
+            line = SECONDS_PAIR.sub(r"\1_sec: \2", line)  # ("Cost: 715.7 sec": a duration, no objective)
         if line[:1].isdigit() or line[:1] == "[" or line.startswith(("time", "date")):
             t = TIME_PREFIX.match(line)
             if t is not None:  # (nnU-Net's "2024-03-01 10:00:37.123457: Epoch 3": the rest is the line)
