@@ -538,7 +538,8 @@ _BRACKET = re.compile(r"\[\s*+(\d++)(?:\s*+/\s*+(\d++))?+\s*+\]")
 # loss 2.3", "Step[10/1000] loss=2.3", "Batch 10/1000 Loss 2.3" with no epoch header; an RL loop's
 # "Episode 10 | Reward: 10.0 | Loss: 0.52": leading the line only, PyMARL's "t_env: N | Episode: M" names
 # its step first; a CJK name after the counter, fresh118's Jittor log "[100/4018 (2.5%)]\t进度: [100/4018]\t...
-# Loss: [total: 0.0739]..."). Group 1 is the word, 2 the count, 3 its total. Linear: anchored, possessive runs, no two pieces share characters
+# Loss: [total: 0.0739]..."). Group 1 is the word, 2 the count, 3 its total. Linear: anchored, possessive runs,
+# no two pieces share characters
 LEAD_COUNTER = re.compile(
     r"^\s*+[#(\[]?+\s*+(?:(global[ _]?steps?|update|n_iter|steps?|iter(?:ation)?|batch|episode) *+[:=#\[]?+ *+)?+"
     r"(\d{1,15}+)(?:\s*+/\s*+(\d{1,15}+))?+(?:\s++\([^()\n]{0,64}+\))?+(?:\s*+[)\]])?+(?:\s*+[:,|\-])?+\s++(?=[A-Za-z_\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])",
