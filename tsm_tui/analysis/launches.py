@@ -84,8 +84,9 @@ OFF_SCALE = 5.0
 #: peak (ours: fresh79's SSD log of 21 launches, a relaunch at LR 0.002-0.005 after a run that peaked at 1e-4, read
 #: as a resume whose "LR jumped 50x" FAILed the healthy log)
 LR_NEW = 10.0
-#: ... and one after a series that never learned (its reached level within this share of its start level, either
-#: way: a series that rose further tells by its loss, as any other): its
+#: ... and one after a series that never learned (its reached level not below its start level by more than this
+#: share; a series that rose counts: a band either way read 2 logs of restarted folds and launches, fresh50's whale
+#: and EEG logs, as resumes again, their formats lost, no event gained): its
 #: loss cannot tell a resume from a new start, the step back at the beginning does (a resume loads a checkpoint
 #: past it); read as a resume, the run before it was superseded with its verdict (ours, from the dead-run rule's
 #: 5%: fresh123's Lightning probe stuck at ln 2 for 25 epochs, then its fine-tune from "Epoch 0": its
@@ -395,7 +396,7 @@ class Launches:
             # ... or far below both: a resume starts where its run stopped, so a launch at a fraction of
             # anything the series reached is another objective (fresh50's stacked auto-encoder: layer 1's
             # pre-training at 0.0049 after layer 0's 0.18, read as its resume, 100 of its steps overwritten)
-            if _dist(m, h) <= _dist(m, t) or m * OFF_SCALE < min(h, t) or abs(t - h) <= NEVER_LEARNED * h:
+            if _dist(m, h) <= _dist(m, t) or m * OFF_SCALE < min(h, t) or t >= (1 - NEVER_LEARNED) * h:
                 return True
             # ... or its first loss back at the series' first, LEARNED x above the reached level (a resume starts
             # where its run stopped): the median of its first losses is already past a fast first drop (fresh52's
