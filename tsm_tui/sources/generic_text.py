@@ -1576,9 +1576,8 @@ class KeyValueTextReader(LineGroups, LineReader):
 
     def _bar_hold(self, rec: StepRecord, epoch, pairs: list) -> list[StepRecord]:
         """A bar's record (one that names its epoch), held while its postfix repeats the one before in the same
-        epoch (BAR_HOLD). Values
-        unchanged over an epoch's whole bar that change with the next epoch are the epoch's, drawn at each of its
-        batches (Lightning's ``self.log(..., on_epoch=True, prog_bar=True)`` shows the last epoch's train_loss at
+        epoch (BAR_HOLD). Values unchanged over an epoch's whole bar that change with the next epoch are the
+        epoch's, drawn at each of its batches (Lightning's ``self.log(..., on_epoch=True, prog_bar=True)`` shows the last epoch's train_loss at
         every batch of the next: fresh123's probe run read each epoch's loss 28 times and warned "loss exactly
         0.706 for 20 records"): one record an epoch, its first, the held ones counted as other lines. Values that
         change within the epoch, or stay the same into the next (a loss stuck at NaN), were each batch's: the
