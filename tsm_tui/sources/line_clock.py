@@ -1,8 +1,8 @@
 """The wall-clock time a log line starts with, for the records read from it: Python logging's
 ``2026-03-24 11:15:52,482 | INFO | ...``, mmengine's ``2023/06/06 21:59:33 - mmengine - ...``,
-ISO ``2026-03-24T11:15:52``, the date's digits run together ``20200204-19:54:00``, HF's example scripts' ``04/12/2022 15:25:49 - INFO - ...`` (its time of
-day), or a bare time of day ``08:35:31  step=100 ...`` (optionally in
-``[...]``). The throughput check takes a record's time as a timestamp; a line's clock is one
+ISO ``2026-03-24T11:15:52``, the date's digits run together ``20200204-19:54:00``, HF's example
+scripts' ``04/12/2022 15:25:49 - INFO - ...`` (its time of day), or a bare time of day
+``08:35:31  step=100 ...`` (optionally in ``[...]``). The throughput check takes a record's time as a timestamp; a line's clock is one
 (fresh2: kd_retinanet and avpse read "no step time, throughput or record timestamps logged").
 
 A bare time of day has no date: ``DayClock`` adds a day each time it goes back by more than
